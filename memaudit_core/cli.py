@@ -1,0 +1,550 @@
+"""The ``memaudit`` command (also ``python -m memaudit_core``).
+
+Human-readable output by default, one JSON object on stdout with ``--json``. User mistakes
+(missing file, bad package, unknown writer, bad option) print a clear message on stderr and exit
+with status 2; a package that fails validation prints one line per problem. ``--debug`` shows
+tracebacks for unexpected errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .errors import MemAuditError, PackageError
+
+EXIT_USER_ERROR = 2
+
+
+# --------------------------------------------------------------------------- parsing helpers
+
+
+def parse_number_list(text: str, what: str = "budgets") -> list[float]:
+    """Parse ``"2,4,8"`` or ``"1:10"`` (step 1) or ``"0:20:5"`` into numbers.
+
+    Examples
+    --------
+    >>> parse_number_list("2,4,8.5")
+    [2.0, 4.0, 8.5]
+    >>> parse_number_list("0:20:5")
+    [0.0, 5.0, 10.0, 15.0, 20.0]
+    """
+    values: list[float] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            if ":" in part:
+                bits = [float(b) for b in part.split(":")]
+                if len(bits) == 2:
+                    bits.append(1.0)
+                if len(bits) != 3 or bits[2] <= 0:
+                    raise ValueError
+                start, stop, step = bits
+                n = int(math.floor((stop - start) / step + 1e-9)) + 1
+                values.extend(start + i * step for i in range(max(n, 0)))
+            else:
+                values.append(float(part))
+        except ValueError:
+            raise MemAuditError(
+                f"--{what}: cannot read {part!r}; use a comma list like 2,4,8 or a range like 0:20:5"
+            ) from None
+    bad = [v for v in values if not math.isfinite(v) or v < 0]
+    if bad:
+        raise MemAuditError(f"--{what}: values must be finite numbers >= 0, got {bad[0]!r}")
+    if not values:
+        raise MemAuditError(f"--{what}: no values given")
+    return values
+
+
+def parse_seeds(text: str) -> list[int]:
+    """Parse ``"0-499"`` or ``"1,2,5"`` (or a mix) into seeds.
+
+    Examples
+    --------
+    >>> parse_seeds("0-3,7")
+    [0, 1, 2, 3, 7]
+    """
+    seeds: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            if "-" in part[1:]:
+                a, b = part.split("-", 1) if not part.startswith("-") else (part, "")
+                lo, hi = int(a), int(b)
+                if hi < lo:
+                    raise ValueError
+                seeds.extend(range(lo, hi + 1))
+            else:
+                seeds.append(int(part))
+        except ValueError:
+            raise MemAuditError(f"--seeds: cannot read {part!r}; use A-B or a comma list") from None
+    if not seeds:
+        raise MemAuditError("--seeds: no seeds given")
+    return seeds
+
+
+def parse_params(items: Sequence[str]) -> dict[str, str]:
+    params: dict[str, str] = {}
+    for item in items or ():
+        if "=" not in item:
+            raise MemAuditError(f"--param {item!r}: use key=value")
+        key, value = item.split("=", 1)
+        params[key.strip()] = value.strip()
+    return params
+
+
+def _split_names(text: str | None) -> list[str]:
+    return [t.strip() for t in (text or "").split(",") if t.strip()]
+
+
+class Progress:
+    """A small progress bar on stderr, drawn only when it is worth it."""
+
+    def __init__(self, label: str, enabled: bool) -> None:
+        self.label = label
+        self.enabled = enabled
+        self.last = 0.0
+        self.start = time.perf_counter()
+        self.drawn = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled or total <= 0:
+            return
+        now = time.perf_counter()
+        if done < total and now - self.last < 0.2:
+            return
+        if not self.drawn and done < total and now - self.start < 0.5:
+            return  # short runs finish before a bar would help
+        self.last = now
+        width = 30
+        filled = int(width * done / total)
+        bar = "#" * filled + "-" * (width - filled)
+        sys.stderr.write(f"\r{self.label} [{bar}] {done}/{total} {now - self.start:5.1f}s")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+        self.drawn = True
+
+
+def _fmt(x: float | None, digits: int = 4) -> str:
+    if x is None:
+        return "n/a"
+    if isinstance(x, float) and not math.isfinite(x):
+        return str(x)
+    return f"{x:.{digits}f}".rstrip("0").rstrip(".") if isinstance(x, float) else str(x)
+
+
+def _emit(obj: dict[str, Any], as_json: bool, human: str) -> None:
+    if as_json:
+        json.dump(obj, sys.stdout, indent=2, default=_json_default)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(human.rstrip("\n") + "\n")
+
+
+def _json_default(o: Any) -> Any:
+    if hasattr(o, "to_dict"):
+        return o.to_dict()
+    if hasattr(o, "tolist"):
+        return o.tolist()
+    if isinstance(o, set | frozenset | tuple):
+        return list(o)
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> str:
+    widths = [len(h) for h in headers]
+    for row in rows:
+        for i, cell in enumerate(row):
+            widths[i] = max(widths[i], len(cell))
+    line = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
+    out = [line, "  ".join("-" * w for w in widths)]
+    for row in rows:
+        out.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)))
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from .package import load_package
+
+    try:
+        pkg = load_package(args.package)
+    except PackageError as exc:
+        if args.json:
+            _emit(
+                {
+                    "valid": False,
+                    "file": exc.source,
+                    "problems": [
+                        {"path": p.path, "rule": p.rule, "message": p.message, "value": p.value}
+                        for p in exc.problems
+                    ],
+                },
+                True,
+                "",
+            )
+        for line in exc.lines():
+            print(line, file=sys.stderr)
+        return EXIT_USER_ERROR
+    summary = {
+        "valid": True,
+        "file": str(args.package),
+        "id": pkg.id,
+        "content_hash": pkg.content_hash(),
+        "experiences": len(pkg.experiences),
+        "candidates": len(pkg.candidates),
+        "units": len(pkg.units),
+        "queries": len(pkg.queries),
+        "stores": len(pkg.stores),
+        "total_cost": pkg.total_cost(),
+        "warnings": list(pkg.warnings),
+    }
+    human = (
+        f"{args.package}: valid package {pkg.id!r} — {len(pkg.experiences)} experiences, "
+        f"{len(pkg.candidates)} candidates, {len(pkg.units)} units, {len(pkg.queries)} queries, "
+        f"{len(pkg.stores)} stores; total cost {_fmt(pkg.total_cost())} {pkg.cost_unit}"
+    )
+    for w in pkg.warnings:
+        print(f"{args.package}: warning: {w}", file=sys.stderr)
+    _emit(summary, args.json, human)
+    return 0
+
+
+def _load(path: str):
+    from .package import load_package
+
+    return load_package(path)
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    from .analysis import compile_cached
+    from .solvers import solve
+
+    pkg = _load(args.package)
+    budget = pkg.default_budget() if args.budget is None else args.budget
+    inst = compile_cached(pkg).pool_instance(args.pool)
+    res = solve(
+        inst,
+        budget,
+        solver=args.solver,
+        time_limit=args.time_limit,
+        node_limit=args.node_limit,
+    )
+    d = res.to_dict()
+    cert = res.certificate
+    lines = [
+        f"package {pkg.id!r} ({args.package}), pool {args.pool}, budget {_fmt(budget)} {pkg.cost_unit}",
+        f"{res.label}: F = {_fmt(res.value, 6)}   cost {_fmt(res.cost)}   solver {res.solver}"
+        f"   {res.time_s * 1000:.1f} ms",
+    ]
+    if not res.certified:
+        lines.append(
+            f"NOT certified: status {res.status}, proven bound {_fmt(res.bound, 6)}, "
+            f"gap {_fmt(res.gap * 100, 3)}%" + (f" — {cert.reason}" if cert and cert.reason else "")
+        )
+    else:
+        checks = ", ".join(f"{c.engine}={_fmt(c.value, 6)}" for c in cert.checks)
+        lines.append(f"certified: {checks}")
+    lines.append("selected: " + (", ".join(res.selected) or "(nothing)"))
+    _emit(d, args.json, "\n".join(lines))
+    return 0
+
+
+def _evaluation_human(ev: Any, pkg: Any) -> str:
+    lines = [
+        f"{ev.label} on {pkg.id!r} at budget {_fmt(ev.budget)} {pkg.cost_unit}",
+        f"F = {_fmt(ev.value, 6)}   {ev.opt_label} = {_fmt(ev.opt_value, 6)}   "
+        f"ratio = {ev.ratio_text}   cost used {_fmt(ev.cost)}",
+        "selected: " + (", ".join(ev.selected) or "(nothing)"),
+        "optimum:  " + (", ".join(ev.opt_selected) or "(nothing)"),
+    ]
+    for note in ev.notes:
+        lines.append(f"note: {note}")
+    lines.append("")
+    lines.append("value by unit kind")
+    lines.append(
+        _table(
+            ["kind", "weight", "store", "optimum", "lost"],
+            [
+                [k.kind, _fmt(k.weight, 3), _fmt(k.store_value, 3), _fmt(k.opt_value, 3), _fmt(k.lost, 3)]
+                for k in ev.kind_rows
+            ],
+        )
+    )
+    lost = [u for u in ev.unit_rows if u.lost > 1e-9]
+    if lost:
+        lines.append("")
+        lines.append("units the store missed (by value lost)")
+        lost.sort(key=lambda u: -u.lost)
+        lines.append(
+            _table(
+                ["unit", "kind", "weight", "store cov", "opt cov", "lost"],
+                [
+                    [u.unit_id, u.kind, _fmt(u.weight, 3), _fmt(u.store_coverage, 3),
+                     _fmt(u.opt_coverage, 3), _fmt(u.lost, 3)]
+                    for u in lost[:20]
+                ],
+            )
+        )
+    return "\n".join(lines)
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from .analysis import score
+
+    if (args.writer is None) == (args.store is None):
+        raise MemAuditError("score: give exactly one of --writer NAME or --store ID")
+    pkg = _load(args.package)
+    budget = pkg.default_budget() if args.budget is None else args.budget
+    ev = score(pkg, budget, writer=args.writer, store_id=args.store, solver=args.solver,
+               time_limit=args.time_limit)
+    _emit(ev.to_dict(), args.json, _evaluation_human(ev, pkg))
+    return 0
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from .analysis import sweep
+    from .generators import generate
+    from .writers import WRITERS
+
+    packages = []
+    if args.family:
+        if args.packages:
+            raise MemAuditError("sweep: give package files or --family, not both")
+        seeds = parse_seeds(args.seeds or "0")
+        params = parse_params(args.param)
+        packages = [generate(args.family, seed=s, **params) for s in seeds]
+    else:
+        if not args.packages:
+            raise MemAuditError("sweep: give one or more package files, or --family NAME --seeds A-B")
+        packages = [_load(p) for p in args.packages]
+    if args.budgets:
+        budgets = parse_number_list(args.budgets)
+    else:
+        budgets = sorted({b for p in packages for b in p.budget_grid()})
+    writers = _split_names(args.writers) if args.writers is not None else list(WRITERS)
+    ablations = _split_names(args.ablations)
+    stores = _split_names(args.stores)
+    progress = Progress("sweep", enabled=not args.quiet)
+    t0 = time.perf_counter()
+    result = sweep(packages, budgets, writers, stores=stores, ablations=ablations,
+                   solver=args.solver, progress=progress)
+    elapsed = time.perf_counter() - t0
+    out = result.to_dict()
+    out["elapsed_s"] = elapsed
+    if args.output:
+        _write_rows_csv(Path(args.output), result.to_csv_rows())
+    headers = ["method", "budget", "n", "mean ratio", "95% CI", "min", "max"]
+    rows = [
+        [s.method, _fmt(s.budget), str(s.n), _fmt(s.mean_ratio, 3),
+         f"[{_fmt(s.ci_low, 3)}, {_fmt(s.ci_high, 3)}]", _fmt(s.min_ratio, 3), _fmt(s.max_ratio, 3)]
+        for s in result.summary
+    ]
+    human = (
+        f"{len(packages)} package(s) x {len(budgets)} budget(s), {len(result.rows)} rows in "
+        f"{elapsed:.2f} s\n" + _table(headers, rows)
+    )
+    if args.output:
+        human += f"\nrows written to {args.output}"
+    _emit(out, args.json, human)
+    return 0
+
+
+def _write_rows_csv(path: Path, rows: list[dict[str, Any]]) -> None:
+    import csv
+
+    try:
+        with path.open("w", newline="", encoding="utf-8") as fh:
+            if not rows:
+                return
+            writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+    except OSError as exc:
+        raise MemAuditError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from .generators import FAMILIES, generate
+    from .package import dumps_package
+
+    if args.list or not args.family:
+        if not args.list:
+            raise MemAuditError("generate: name a FAMILY (see `memaudit generate --list`)")
+        listing = []
+        for fam in FAMILIES.values():
+            listing.append(
+                {
+                    "family": fam.name,
+                    "seeded": fam.seeded,
+                    "description": fam.description,
+                    "params": {k: {"default": v, "help": fam.param_help.get(k, "")}
+                               for k, v in fam.defaults().items()},
+                }
+            )
+        human = []
+        for item in listing:
+            seeded = "seeded" if item["seeded"] else "seed-invariant"
+            human.append(f"{item['family']} ({seeded}): {item['description']}")
+            for k, v in item["params"].items():
+                human.append(f"    --param {k}={v['default']}    {v['help']}")
+        _emit({"families": listing}, args.json, "\n".join(human))
+        return 0
+    pkg = generate(args.family, seed=args.seed, **parse_params(args.param))
+    text = dumps_package(pkg)
+    if args.output in (None, "-"):
+        sys.stdout.write(text)
+        return 0
+    try:
+        Path(args.output).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise MemAuditError(f"cannot write {args.output}: {exc.strerror}") from None
+    print(
+        f"wrote {args.output}: {pkg.id} — {len(pkg.experiences)} experiences, "
+        f"{len(pkg.candidates)} candidates, {len(pkg.units)} units",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def cmd_writers(args: argparse.Namespace) -> int:
+    from .writers import WRITERS
+
+    listing = [{"name": w.name, "kind": w.kind, "description": w.description} for w in WRITERS.values()]
+    human = _table(["writer", "kind", "description"], [[w["name"], w["kind"], w["description"]]
+                                                      for w in listing])
+    _emit({"writers": listing}, args.json, human)
+    return 0
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from .package import package_json_schema
+
+    json.dump(package_json_schema(), sys.stdout, indent=2)
+    sys.stdout.write("\n")
+    return 0
+
+
+# --------------------------------------------------------------------------- wiring
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .solvers import SOLVER_CHOICES
+
+    parser = argparse.ArgumentParser(
+        prog="memaudit",
+        description="Score LLM memory stores against the exact, certified optimum of a package.",
+    )
+    parser.add_argument("--debug", action="store_true", help="show tracebacks for unexpected errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+
+    def solver_opts(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--solver", choices=SOLVER_CHOICES, default="auto")
+        p.add_argument("--time-limit", type=float, default=None, metavar="S",
+                       help="seconds; a limited run reports incumbent, bound and gap")
+
+    p = sub.add_parser("validate", help="check a package; one line per problem")
+    p.add_argument("package")
+    common(p)
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("solve", help="certified optimum at a budget")
+    p.add_argument("package")
+    p.add_argument("--budget", type=float, default=None, help="default: the package's budget")
+    p.add_argument("--pool", default="full", choices=["full", "no_validity", "generic"])
+    p.add_argument("--node-limit", type=int, default=None)
+    solver_opts(p)
+    common(p)
+    p.set_defaults(func=cmd_solve)
+
+    p = sub.add_parser("score", help="a writer's or a store's F, OPT, ratio and per-unit losses")
+    p.add_argument("package")
+    p.add_argument("--budget", type=float, default=None)
+    p.add_argument("--writer", default=None)
+    p.add_argument("--store", default=None)
+    solver_opts(p)
+    common(p)
+    p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser("sweep", help="ratios over budgets and packages (or a family's seeds)")
+    p.add_argument("packages", nargs="*")
+    p.add_argument("--family", default=None)
+    p.add_argument("--seeds", default=None, help="e.g. 0-499")
+    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--budgets", default=None, help="e.g. 2,4,8,16 or 0:20:2")
+    p.add_argument("--writers", default=None, help="comma list (default: all reference writers)")
+    p.add_argument("--stores", default=None, help="comma list of package store ids")
+    p.add_argument("--ablations", default=None, help="comma list: no_validity,generic")
+    p.add_argument("-o", "--output", default=None, help="also write per-row CSV here")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    solver_opts(p)
+    common(p)
+    p.set_defaults(func=cmd_sweep)
+
+    p = sub.add_parser("generate", help="write a generated package")
+    p.add_argument("family", nargs="?")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("-o", "--output", default=None, help="file (default: stdout)")
+    p.add_argument("--list", action="store_true", help="describe families and parameters")
+    common(p)
+    p.set_defaults(func=cmd_generate)
+
+    p = sub.add_parser("writers", help="list the reference writers")
+    common(p)
+    p.set_defaults(func=cmd_writers)
+
+    p = sub.add_parser("schema", help="print the package JSON Schema")
+    p.set_defaults(func=cmd_schema)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help(sys.stderr)
+        return EXIT_USER_ERROR
+    try:
+        return int(args.func(args) or 0)
+    except PackageError as exc:
+        for line in exc.lines():
+            print(line, file=sys.stderr)
+        return EXIT_USER_ERROR
+    except MemAuditError as exc:
+        print(f"memaudit: error: {exc}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except KeyboardInterrupt:
+        print("memaudit: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # a bug, not a user error: say so, show details only on --debug
+        if args.debug:
+            raise
+        print(
+            f"memaudit: internal error: {type(exc).__name__}: {exc} (rerun with --debug for the "
+            "traceback, and please report it)",
+            file=sys.stderr,
+        )
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

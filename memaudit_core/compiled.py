@@ -1,0 +1,280 @@
+"""A frozen, array-backed instance compiled once from a package.
+
+Solvers, writers and analyses never read the package objects: they read a
+:class:`CompiledInstance`. Candidates are laid out in canonical order — groups in arrival order
+(experience time, then experience id), and inside a group by (cost, id) — so that
+``group_start[g]:group_start[g + 1]`` is group ``g``'s slice and every tie rule that says
+"arrival order" or "(cost, id)" is simply "lower index first".
+
+Examples
+--------
+>>> from memaudit_core.generators import generate
+>>> inst = compile_package(generate("update_chain"))
+>>> inst.n_candidates, inst.n_groups, inst.n_units
+(18, 4, 7)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import scipy.sparse as sp
+
+from .errors import UnknownNameError
+from .package import GENERIC_TYPES, VALIDITY_TYPES, Package, Store
+
+#: Named candidate pools used by ablations: pool name -> predicate over candidate type.
+POOLS = {
+    "full": lambda t: True,
+    "no_validity": lambda t: t not in VALIDITY_TYPES,
+    "generic": lambda t: t in GENERIC_TYPES,
+}
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class CompiledInstance:
+    """Frozen arrays for one package (or a pool / union derived from it).
+
+    Attributes
+    ----------
+    candidate_ids, candidate_types : tuple of str
+        In canonical order (groups in arrival order; inside a group by (cost, id)).
+    cost : ndarray of float, shape (n,)
+    group_idx : ndarray of int, shape (n,)
+        Position of each candidate's group in ``group_ids``.
+    group_start : ndarray of int, shape (G + 1,)
+        Group ``g`` holds candidates ``group_start[g]:group_start[g + 1]``.
+    group_ids : tuple of str
+        Experience ids in arrival order (external memories get singleton groups at the end).
+    unit_ids, unit_kinds : tuple of str
+    weight : ndarray of float, shape (R,)
+    coverage : scipy.sparse.csr_array, shape (n, R)
+    is_external : ndarray of bool, shape (n,)
+        True for external memories added by a union package.
+    """
+
+    package_id: str
+    content_hash: str
+    saturation: str
+    pool: str
+    candidate_ids: tuple[str, ...]
+    candidate_types: tuple[str, ...]
+    candidate_times: np.ndarray
+    cost: np.ndarray
+    group_idx: np.ndarray
+    group_start: np.ndarray
+    group_ids: tuple[str, ...]
+    unit_ids: tuple[str, ...]
+    unit_kinds: tuple[str, ...]
+    weight: np.ndarray
+    coverage: sp.csr_array
+    is_external: np.ndarray
+    group_capacity: int = 1
+    _index: dict[str, int] = field(default_factory=dict, repr=False)
+
+    # ------------------------------------------------------------------ sizes and lookups
+    @property
+    def n_candidates(self) -> int:
+        return len(self.candidate_ids)
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.group_ids)
+
+    @property
+    def n_units(self) -> int:
+        return len(self.unit_ids)
+
+    @property
+    def total_cost(self) -> float:
+        return float(self.cost.sum())
+
+    @cached_property
+    def unit_index(self) -> dict[str, int]:
+        return {u: i for i, u in enumerate(self.unit_ids)}
+
+    @cached_property
+    def coverage_csc(self) -> sp.csc_array:
+        return sp.csc_array(self.coverage)
+
+    @cached_property
+    def coverage_dense(self) -> np.ndarray:
+        return _frozen(self.coverage.toarray())
+
+    @cached_property
+    def nnz_row(self) -> np.ndarray:
+        """Candidate index of each stored coverage entry (for bincount-style reductions)."""
+        counts = np.diff(self.coverage.indptr)
+        return _frozen(np.repeat(np.arange(self.n_candidates), counts))
+
+    def candidate_idx(self, candidate_id: str) -> int:
+        try:
+            return self._index[candidate_id]
+        except KeyError:
+            raise UnknownNameError(f"unknown candidate id {candidate_id!r}") from None
+
+    def indices(self, candidate_ids: Iterable[str]) -> np.ndarray:
+        return np.array(sorted(self.candidate_idx(c) for c in candidate_ids), dtype=np.int64)
+
+    def ids(self, selected_idx: Iterable[int]) -> tuple[str, ...]:
+        return tuple(self.candidate_ids[i] for i in sorted(int(i) for i in selected_idx))
+
+    def group_slice(self, group_pos: int) -> range:
+        return range(int(self.group_start[group_pos]), int(self.group_start[group_pos + 1]))
+
+    def selection_cost(self, selected_idx: Sequence[int] | np.ndarray) -> float:
+        idx = np.asarray(selected_idx, dtype=np.int64)
+        return float(self.cost[idx].sum()) if idx.size else 0.0
+
+    def is_feasible(self, selected_idx: Sequence[int] | np.ndarray, budget: float) -> bool:
+        """Budget (with a 1e-9 relative tolerance) and at most ``group_capacity`` per group."""
+        idx = np.asarray(selected_idx, dtype=np.int64)
+        if idx.size == 0:
+            return True
+        if len(set(idx.tolist())) != idx.size:
+            return False
+        if self.selection_cost(idx) > budget + 1e-9 * max(1.0, abs(budget)):
+            return False
+        counts = np.bincount(self.group_idx[idx], minlength=self.n_groups)
+        return bool(counts.max() <= self.group_capacity)
+
+    # ------------------------------------------------------------------ derived instances
+    def restrict(self, keep: np.ndarray, pool: str) -> CompiledInstance:
+        """The same instance with only the candidates where ``keep`` is True (groups kept)."""
+        keep = np.asarray(keep, dtype=bool)
+        idx = np.flatnonzero(keep)
+        counts = np.bincount(self.group_idx[idx], minlength=self.n_groups)
+        group_start = np.concatenate([[0], np.cumsum(counts)])
+        return CompiledInstance(
+            package_id=self.package_id,
+            content_hash=self.content_hash,
+            saturation=self.saturation,
+            pool=pool,
+            candidate_ids=tuple(self.candidate_ids[i] for i in idx),
+            candidate_types=tuple(self.candidate_types[i] for i in idx),
+            candidate_times=_frozen(self.candidate_times[idx]),
+            cost=_frozen(self.cost[idx]),
+            group_idx=_frozen(self.group_idx[idx]),
+            group_start=_frozen(group_start.astype(np.int64)),
+            group_ids=self.group_ids,
+            unit_ids=self.unit_ids,
+            unit_kinds=self.unit_kinds,
+            weight=self.weight,
+            coverage=sp.csr_array(self.coverage[idx]),
+            is_external=_frozen(self.is_external[idx]),
+            group_capacity=self.group_capacity,
+            _index={self.candidate_ids[i]: k for k, i in enumerate(idx)},
+        )
+
+    def pool_instance(self, pool: str) -> CompiledInstance:
+        """Restrict to a named pool ('full', 'no_validity', 'generic')."""
+        if pool == self.pool or pool == "full":
+            return self
+        if pool not in POOLS:
+            raise UnknownNameError(f"unknown pool {pool!r} (known: {', '.join(POOLS)})")
+        keep = np.array([POOLS[pool](t) for t in self.candidate_types], dtype=bool)
+        return self.restrict(keep, pool)
+
+    def without_types(self, types: Iterable[str]) -> CompiledInstance:
+        removed = frozenset(types)
+        keep = np.array([t not in removed for t in self.candidate_types], dtype=bool)
+        return self.restrict(keep, "without:" + ",".join(sorted(removed)))
+
+    def with_capacity(self, k: int) -> CompiledInstance:
+        """The same instance allowing up to ``k`` candidates per group."""
+        from dataclasses import replace
+
+        if k < 1:
+            raise ValueError("group capacity must be at least 1")
+        return replace(self, group_capacity=int(k))
+
+
+def _arrival_key(time: float, exp_id: str) -> tuple[float, str]:
+    return (time, exp_id)
+
+
+def compile_package(
+    package: Package,
+    *,
+    external: Store | None = None,
+    include_package_candidates: bool = True,
+) -> CompiledInstance:
+    """Compile a package (optionally the union package P+(Y) with an external store).
+
+    Parameters
+    ----------
+    package : Package
+    external : Store, optional
+        A store with external memories; each memory becomes a candidate in its own singleton
+        group (group id ``"<store id>/<memory id>"``) placed after the package's groups.
+    include_package_candidates : bool
+        False compiles only the external memories (for the upper-pruned bound over the store).
+    """
+    weights = package.unit_weights()
+    unit_ids = tuple(u.id for u in package.units)
+    unit_pos = {u: i for i, u in enumerate(unit_ids)}
+    exp_time = {e.id: e.time for e in package.experiences}
+    experiences = sorted(package.experiences, key=lambda e: _arrival_key(e.time, e.id))
+    group_ids = [e.id for e in experiences]
+    group_pos = {g: i for i, g in enumerate(group_ids)}
+
+    rows: list[tuple[int, float, str, str, float, dict[str, float], bool, float]] = []
+    if include_package_candidates:
+        for c in package.candidates:
+            rows.append(
+                (group_pos[c.experience], c.cost, c.id, c.type, exp_time[c.experience], c.coverage, False, 0)
+            )
+    if external is not None:
+        for m in external.memories:
+            group_pos[f"{external.id}/{m.id}"] = len(group_ids)
+            group_ids.append(f"{external.id}/{m.id}")
+            rows.append(
+                (group_pos[f"{external.id}/{m.id}"], m.cost, m.id, "external", np.inf, m.coverage, True, 0)
+            )
+    rows.sort(key=lambda r: (r[0], r[1], r[2]))
+
+    n = len(rows)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    indices: list[int] = []
+    data: list[float] = []
+    for i, row in enumerate(rows):
+        cov = sorted((unit_pos[u], v) for u, v in row[5].items() if v > 0)
+        indices.extend(p for p, _ in cov)
+        data.extend(v for _, v in cov)
+        indptr[i + 1] = len(indices)
+    coverage = sp.csr_array(
+        (np.asarray(data, dtype=np.float64), np.asarray(indices, dtype=np.int32), indptr),
+        shape=(n, len(unit_ids)),
+    )
+    group_idx = np.array([r[0] for r in rows], dtype=np.int64)
+    counts = np.bincount(group_idx, minlength=len(group_ids)) if n else np.zeros(len(group_ids), int)
+    group_start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    candidate_ids = tuple(r[2] for r in rows)
+    return CompiledInstance(
+        package_id=package.id,
+        content_hash=package.content_hash(),
+        saturation=package.saturation,
+        pool="full" if external is None else f"union:{external.id}",
+        candidate_ids=candidate_ids,
+        candidate_types=tuple(r[3] for r in rows),
+        candidate_times=_frozen(np.array([r[4] for r in rows], dtype=np.float64)),
+        cost=_frozen(np.array([r[1] for r in rows], dtype=np.float64)),
+        group_idx=_frozen(group_idx),
+        group_start=_frozen(group_start),
+        group_ids=tuple(group_ids),
+        unit_ids=unit_ids,
+        unit_kinds=tuple(u.kind for u in package.units),
+        weight=_frozen(np.array([weights[u] for u in unit_ids], dtype=np.float64)),
+        coverage=coverage,
+        is_external=_frozen(np.array([r[6] for r in rows], dtype=bool)),
+        _index={cid: i for i, cid in enumerate(candidate_ids)},
+    )

@@ -1,0 +1,61 @@
+"""The small exception hierarchy that the CLI and the app catch for user errors.
+
+Everything a user can cause (a bad file, an unknown writer, an impossible option) raises a
+subclass of :class:`MemAuditError`; anything else is a bug and may surface as a traceback.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class MemAuditError(Exception):
+    """Base class for every error caused by user input or user choices."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One validation problem, located by a JSON path inside a named source."""
+
+    path: str
+    rule: str
+    message: str
+    value: object = None
+
+    def format(self, source: str | None = None) -> str:
+        where = f"{source}: " if source else ""
+        shown = ""
+        if self.value is not None:
+            text = repr(self.value)
+            shown = f" (got {text[:80]}{'...' if len(text) > 80 else ''})"
+        return f"{where}{self.path}: {self.message}{shown} [rule: {self.rule}]"
+
+
+class PackageError(MemAuditError):
+    """A package (or export) that cannot be loaded; carries every problem found."""
+
+    def __init__(self, source: str, problems: list[Problem]):
+        self.source = source
+        self.problems = list(problems)
+        lines = [p.format(source) for p in self.problems]
+        head = f"{source}: {len(self.problems)} problem(s) found"
+        super().__init__(head + "\n" + "\n".join(lines))
+
+    def lines(self) -> list[str]:
+        return [p.format(self.source) for p in self.problems]
+
+
+class UnknownNameError(MemAuditError):
+    """An unknown writer, solver, family, store, saturation or parameter name."""
+
+
+class SolverError(MemAuditError):
+    """A solver failed in a way the user must see (e.g. exact solvers disagree)."""
+
+
+class SolverDisagreementError(SolverError):
+    """Two exact solvers returned different optimal values: never hidden."""
+
+
+class WriterError(MemAuditError):
+    """A writer returned an invalid store (unknown ids, two per group, over budget)."""

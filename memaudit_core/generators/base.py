@@ -1,0 +1,27 @@
+"""The family record shared by every generator module."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..package import Package
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    build: Callable[..., Package]
+    seeded: bool
+    description: str
+    param_help: dict[str, str] = field(default_factory=dict)
+
+    def defaults(self) -> dict[str, Any]:
+        sig = inspect.signature(self.build)
+        return {
+            k: p.default
+            for k, p in sig.parameters.items()
+            if k != "seed" and p.default is not inspect.Parameter.empty
+        }

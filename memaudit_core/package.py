@@ -1,0 +1,953 @@
+"""Package format v1: typed model, loading, validation, saving and the content hash.
+
+A package is one JSON document (DESIGN.md section 3). :func:`parse_package` validates a decoded
+document and lists *every* problem with its JSON path, the offending value and the rule broken;
+nothing is clamped or dropped silently. :func:`load_package` reads a file (or, through the
+artifact importer, a coverage-package folder or zip). :func:`package_to_dict` and
+:func:`save_package` write the canonical form back, and :func:`content_hash` is a stable hash of
+that canonical form, used as the cache key everywhere.
+
+Examples
+--------
+>>> pkg = parse_package({
+...     "memaudit": 1, "id": "tiny",
+...     "experiences": [{"id": "e1", "time": 0}],
+...     "units": [{"id": "r1", "kind": "fact", "weight": 2.0}],
+...     "candidates": [{"id": "e1:fact", "experience": "e1", "type": "atomic_fact",
+...                     "cost": 1, "coverage": {"r1": 1.0}}],
+... })
+>>> pkg.unit_weights()
+{'r1': 2.0}
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import PackageError, Problem
+
+FORMAT_VERSION = 1
+SATURATIONS = ("cap1", "linear", "log1p")
+VALIDITY_TYPES = frozenset({"tombstone", "compound_update"})
+GENERIC_TYPES = frozenset({"raw_span", "atomic_fact", "summary"})
+UNIT_KINDS = (
+    "current_truth",
+    "invalidation",
+    "stale",
+    "temporal_order",
+    "temporal_interval",
+    "fact",
+    "preference",
+    "context",
+    "abstention",
+    "provenance",
+)
+CANDIDATE_TYPES = (
+    "raw_span",
+    "atomic_fact",
+    "summary",
+    "tombstone",
+    "compound_update",
+    "graph_edge",
+    "interval_fact",
+    "skill",
+    "rule",
+    "abstention",
+    "uncertainty",
+    "compound_evidence",
+)
+
+
+@dataclass(frozen=True)
+class Experience:
+    id: str
+    time: float
+    session: str | None = None
+    text: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Unit:
+    id: str
+    kind: str = "fact"
+    text: str = ""
+    weight: float | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Query:
+    id: str
+    requires: tuple[str, ...]
+    text: str = ""
+    answer: str = ""
+    weight: float = 1.0
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    id: str
+    experience: str
+    type: str
+    cost: float
+    coverage: dict[str, float]
+    text: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ExternalMemory:
+    """A memory written by an external system; not a package candidate (union package)."""
+
+    id: str
+    cost: float
+    coverage: dict[str, float]
+    text: str = ""
+    created_at: str | None = None
+    salience: float | None = None
+    status: str = "active"
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Store:
+    """A written store: package candidates it selects and/or external memories."""
+
+    id: str
+    label: str = ""
+    system: str | None = None
+    select: tuple[str, ...] = ()
+    memories: tuple[ExternalMemory, ...] = ()
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_external(self) -> bool:
+        return bool(self.memories)
+
+    @property
+    def display_name(self) -> str:
+        return self.label or self.id
+
+
+@dataclass(frozen=True)
+class Package:
+    """A validated package. Build it with :func:`parse_package` or :func:`load_package`."""
+
+    id: str
+    experiences: tuple[Experience, ...]
+    units: tuple[Unit, ...]
+    candidates: tuple[Candidate, ...]
+    queries: tuple[Query, ...] = ()
+    stores: tuple[Store, ...] = ()
+    title: str = ""
+    description: str = ""
+    cost_unit: str = "units"
+    saturation: str = "cap1"
+    budget: float | None = None
+    budgets: tuple[float, ...] = ()
+    meta: dict[str, Any] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+    source: str = "<memory>"
+
+    def unit_weights(self) -> dict[str, float]:
+        """Resolved weights: explicit weight, else the sum of requiring queries' weights."""
+        from_queries: dict[str, float] = {}
+        for query in self.queries:
+            for unit_id in query.requires:
+                from_queries[unit_id] = from_queries.get(unit_id, 0.0) + query.weight
+        return {
+            u.id: (u.weight if u.weight is not None else from_queries.get(u.id, 0.0))
+            for u in self.units
+        }
+
+    def total_cost(self) -> float:
+        return float(sum(c.cost for c in self.candidates))
+
+    def default_budget(self) -> float:
+        """The package's budget, else 10% of the total candidate cost (rounded up)."""
+        if self.budget is not None:
+            return float(self.budget)
+        return float(math.ceil(0.1 * self.total_cost()))
+
+    def budget_grid(self) -> tuple[float, ...]:
+        """The package's grid, else 1%, 2%, 5%, 10%, 20%, 50% of the total cost."""
+        if self.budgets:
+            return tuple(float(b) for b in self.budgets)
+        total = self.total_cost()
+        grid = sorted({float(math.ceil(f * total)) for f in (0.01, 0.02, 0.05, 0.1, 0.2, 0.5)})
+        return tuple(grid)
+
+    def store(self, store_id: str) -> Store:
+        from .errors import UnknownNameError
+
+        for s in self.stores:
+            if s.id == store_id:
+                return s
+        known = ", ".join(s.id for s in self.stores) or "none"
+        raise UnknownNameError(f"unknown store {store_id!r} in package {self.id!r} (known: {known})")
+
+    def content_hash(self) -> str:
+        return content_hash(self)
+
+
+# --------------------------------------------------------------------------- validation
+
+
+class _Checker:
+    """Collects problems while walking a decoded JSON document."""
+
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+
+    def add(self, path: str, rule: str, message: str, value: object = None) -> None:
+        self.problems.append(Problem(path, rule, message, value))
+
+    def string(self, obj: dict, key: str, path: str, required: bool, default: str = "") -> str:
+        if key not in obj or obj[key] is None:
+            if required:
+                self.add(f"{path}.{key}", "required", f"missing required field '{key}'")
+            return default
+        value = obj[key]
+        if not isinstance(value, str):
+            self.add(f"{path}.{key}", "type", "must be a string", value)
+            return default
+        if required and not value.strip():
+            self.add(f"{path}.{key}", "non-empty", "must be a non-empty string", value)
+        return value
+
+    def number(
+        self,
+        obj: dict,
+        key: str,
+        path: str,
+        *,
+        required: bool,
+        minimum: float | None = None,
+        exclusive_minimum: float | None = None,
+        maximum: float | None = None,
+        rule: str = "number",
+    ) -> float | None:
+        if key not in obj or obj[key] is None:
+            if required:
+                self.add(f"{path}.{key}", "required", f"missing required field '{key}'")
+            return None
+        return self.check_number(
+            obj[key],
+            f"{path}.{key}",
+            minimum=minimum,
+            exclusive_minimum=exclusive_minimum,
+            maximum=maximum,
+            rule=rule,
+        )
+
+    def check_number(
+        self,
+        value: object,
+        path: str,
+        *,
+        minimum: float | None = None,
+        exclusive_minimum: float | None = None,
+        maximum: float | None = None,
+        rule: str = "number",
+    ) -> float | None:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            self.add(path, "type", "must be a number", value)
+            return None
+        value = float(value)
+        if not math.isfinite(value):
+            self.add(path, "finite", "must be a finite number (NaN and infinity are not allowed)", value)
+            return None
+        if exclusive_minimum is not None and not value > exclusive_minimum:
+            self.add(path, rule, f"must be greater than {exclusive_minimum:g}", value)
+            return None
+        if minimum is not None and value < minimum:
+            self.add(path, rule, f"must be at least {minimum:g}", value)
+            return None
+        if maximum is not None and value > maximum:
+            self.add(path, rule, f"must be at most {maximum:g}", value)
+            return None
+        return value
+
+    def array(self, obj: dict, key: str, path: str, required: bool) -> list:
+        if key not in obj or obj[key] is None:
+            if required:
+                self.add(f"{path}.{key}", "required", f"missing required array '{key}'")
+            return []
+        value = obj[key]
+        if not isinstance(value, list):
+            self.add(f"{path}.{key}", "type", "must be an array", type(value).__name__)
+            return []
+        return value
+
+    def mapping(self, obj: dict, key: str, path: str) -> dict:
+        value = obj.get(key)
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            self.add(f"{path}.{key}", "type", "must be an object", type(value).__name__)
+            return {}
+        return value
+
+    def ids(self, items: list, path: str, what: str) -> list[str | None]:
+        """Validate each item's id; report duplicates. Returns ids aligned with items."""
+        seen: dict[str, int] = {}
+        out: list[str | None] = []
+        for i, item in enumerate(items):
+            item_path = f"{path}[{i}]"
+            if not isinstance(item, dict):
+                self.add(item_path, "type", f"each {what} must be an object", type(item).__name__)
+                out.append(None)
+                continue
+            item_id = self.string(item, "id", item_path, required=True)
+            if not item_id:
+                out.append(None)
+                continue
+            if item_id in seen:
+                self.add(
+                    f"{item_path}.id",
+                    "unique-id",
+                    f"duplicate {what} id (first used at {path}[{seen[item_id]}])",
+                    item_id,
+                )
+            else:
+                seen[item_id] = i
+            out.append(item_id)
+        return out
+
+    def coverage(self, obj: dict, path: str, unit_ids: set[str]) -> dict[str, float]:
+        cov_path = f"{path}.coverage"
+        raw = obj.get("coverage")
+        if raw is None:
+            self.add(cov_path, "required", "missing required object 'coverage' (use {} for none)")
+            return {}
+        if not isinstance(raw, dict):
+            self.add(cov_path, "type", "must be an object mapping unit ids to numbers", raw)
+            return {}
+        out: dict[str, float] = {}
+        for unit_id, value in raw.items():
+            cell = f"{cov_path}[{json.dumps(unit_id)}]"
+            if unit_id not in unit_ids:
+                self.add(cell, "known-unit", "coverage refers to an unknown unit", unit_id)
+                continue
+            number = self.check_number(value, cell, minimum=0.0, maximum=1.0, rule="coverage-range")
+            if number is not None:
+                out[unit_id] = number
+        return out
+
+
+def _known_keys(checker: _Checker, obj: dict, path: str, allowed: set[str]) -> None:
+    for key in obj:
+        if key not in allowed:
+            checker.add(
+                f"{path}.{key}",
+                "known-field",
+                "unknown field (put extra data under 'meta')",
+                key,
+            )
+
+
+_TOP_KEYS = {
+    "memaudit",
+    "id",
+    "title",
+    "description",
+    "cost_unit",
+    "objective",
+    "budget",
+    "budgets",
+    "experiences",
+    "units",
+    "queries",
+    "candidates",
+    "stores",
+    "meta",
+    "$schema",
+}
+
+
+def parse_package(doc: object, source: str = "<memory>") -> Package:
+    """Validate a decoded JSON document and return a :class:`Package`.
+
+    Raises
+    ------
+    PackageError
+        Listing every problem found, each with its JSON path, value and rule.
+    """
+    checker = _Checker()
+    if not isinstance(doc, dict):
+        checker.add("$", "type", "a package must be a JSON object", type(doc).__name__)
+        raise PackageError(source, checker.problems)
+
+    _known_keys(checker, doc, "$", _TOP_KEYS)
+    version = doc.get("memaudit")
+    if version is None:
+        checker.add("$.memaudit", "required", "missing format version field 'memaudit' (expected 1)")
+    elif isinstance(version, bool) or version != FORMAT_VERSION:
+        checker.add(
+            "$.memaudit", "format-version", f"unsupported format version (expected {FORMAT_VERSION})", version
+        )
+    package_id = checker.string(doc, "id", "$", required=True)
+    title = checker.string(doc, "title", "$", required=False)
+    description = checker.string(doc, "description", "$", required=False)
+    cost_unit = checker.string(doc, "cost_unit", "$", required=False, default="units") or "units"
+
+    objective = checker.mapping(doc, "objective", "$")
+    saturation = "cap1"
+    if objective:
+        _known_keys(checker, objective, "$.objective", {"saturation"})
+        if "saturation" in objective:
+            sat = objective["saturation"]
+            if sat not in SATURATIONS:
+                checker.add(
+                    "$.objective.saturation",
+                    "known-saturation",
+                    f"unknown saturation (known: {', '.join(SATURATIONS)})",
+                    sat,
+                )
+            else:
+                saturation = sat
+
+    budget = checker.number(doc, "budget", "$", required=False, minimum=0.0, rule="budget-range")
+    budgets: list[float] = []
+    for i, b in enumerate(checker.array(doc, "budgets", "$", required=False)):
+        value = checker.check_number(b, f"$.budgets[{i}]", minimum=0.0, rule="budget-range")
+        if value is not None:
+            budgets.append(value)
+
+    meta = checker.mapping(doc, "meta", "$")
+
+    # experiences
+    exp_items = checker.array(doc, "experiences", "$", required=True)
+    exp_ids = checker.ids(exp_items, "$.experiences", "experience")
+    experiences: list[Experience] = []
+    for i, (item, exp_id) in enumerate(zip(exp_items, exp_ids, strict=True)):
+        if exp_id is None:
+            continue
+        path = f"$.experiences[{i}]"
+        _known_keys(checker, item, path, {"id", "time", "session", "text", "meta"})
+        time = checker.number(item, "time", path, required=False)
+        session = checker.string(item, "session", path, required=False, default="") or None
+        text = checker.string(item, "text", path, required=False)
+        emeta = checker.mapping(item, "meta", path)
+        experiences.append(
+            Experience(exp_id, float(i) if time is None else time, session, text, emeta)
+        )
+    known_exp = {e.id for e in experiences}
+
+    # units
+    unit_items = checker.array(doc, "units", "$", required=True)
+    unit_id_list = checker.ids(unit_items, "$.units", "unit")
+    units: list[Unit] = []
+    for i, (item, unit_id) in enumerate(zip(unit_items, unit_id_list, strict=True)):
+        if unit_id is None:
+            continue
+        path = f"$.units[{i}]"
+        _known_keys(checker, item, path, {"id", "kind", "text", "weight", "meta"})
+        kind = checker.string(item, "kind", path, required=False, default="fact") or "fact"
+        text = checker.string(item, "text", path, required=False)
+        weight = checker.number(item, "weight", path, required=False, minimum=0.0, rule="weight-range")
+        units.append(Unit(unit_id, kind, text, weight, checker.mapping(item, "meta", path)))
+    known_units = {u.id for u in units}
+
+    # queries
+    query_items = checker.array(doc, "queries", "$", required=False)
+    query_ids = checker.ids(query_items, "$.queries", "query")
+    queries: list[Query] = []
+    for i, (item, query_id) in enumerate(zip(query_items, query_ids, strict=True)):
+        if query_id is None:
+            continue
+        path = f"$.queries[{i}]"
+        _known_keys(checker, item, path, {"id", "text", "answer", "requires", "weight", "meta"})
+        text = checker.string(item, "text", path, required=False)
+        answer_raw = item.get("answer")
+        answer = "" if answer_raw is None else str(answer_raw)
+        weight = checker.number(item, "weight", path, required=False, minimum=0.0, rule="weight-range")
+        requires: list[str] = []
+        for j, unit_id in enumerate(checker.array(item, "requires", path, required=True)):
+            if not isinstance(unit_id, str):
+                checker.add(f"{path}.requires[{j}]", "type", "must be a unit id string", unit_id)
+            elif unit_id not in known_units:
+                checker.add(f"{path}.requires[{j}]", "known-unit", "requires an unknown unit", unit_id)
+            else:
+                requires.append(unit_id)
+        queries.append(
+            Query(
+                query_id,
+                tuple(requires),
+                text,
+                answer,
+                1.0 if weight is None else weight,
+                checker.mapping(item, "meta", path),
+            )
+        )
+
+    # candidates
+    cand_items = checker.array(doc, "candidates", "$", required=True)
+    cand_ids = checker.ids(cand_items, "$.candidates", "candidate")
+    candidates: list[Candidate] = []
+    for i, (item, cand_id) in enumerate(zip(cand_items, cand_ids, strict=True)):
+        if cand_id is None:
+            continue
+        path = f"$.candidates[{i}]"
+        _known_keys(
+            checker, item, path, {"id", "experience", "type", "text", "cost", "coverage", "meta"}
+        )
+        exp_id = checker.string(item, "experience", path, required=True)
+        if exp_id and exp_id not in known_exp:
+            checker.add(f"{path}.experience", "known-experience", "refers to an unknown experience", exp_id)
+        cand_type = checker.string(item, "type", path, required=True)
+        text = checker.string(item, "text", path, required=False)
+        cost = checker.number(item, "cost", path, required=True, exclusive_minimum=0.0, rule="cost-positive")
+        coverage = checker.coverage(item, path, known_units)
+        cmeta = checker.mapping(item, "meta", path)
+        candidates.append(Candidate(cand_id, exp_id, cand_type, cost or 0.0, coverage, text, cmeta))
+    group_of = {c.id: c.experience for c in candidates}
+
+    # stores
+    store_items = checker.array(doc, "stores", "$", required=False)
+    store_ids = checker.ids(store_items, "$.stores", "store")
+    stores: list[Store] = []
+    cand_id_set = set(group_of)
+    for i, (item, store_id) in enumerate(zip(store_items, store_ids, strict=True)):
+        if store_id is None:
+            continue
+        path = f"$.stores[{i}]"
+        _known_keys(checker, item, path, {"id", "label", "system", "select", "memories", "meta"})
+        label = checker.string(item, "label", path, required=False)
+        system = checker.string(item, "system", path, required=False, default="") or None
+        select: list[str] = []
+        used_groups: dict[str, str] = {}
+        for j, cand_id in enumerate(checker.array(item, "select", path, required=False)):
+            sel_path = f"{path}.select[{j}]"
+            if not isinstance(cand_id, str):
+                checker.add(sel_path, "type", "must be a candidate id string", cand_id)
+                continue
+            if cand_id not in cand_id_set:
+                checker.add(sel_path, "known-candidate", "selects an unknown candidate", cand_id)
+                continue
+            if cand_id in select:
+                checker.add(sel_path, "unique-selection", "selects the same candidate twice", cand_id)
+                continue
+            group = group_of[cand_id]
+            if group in used_groups:
+                checker.add(
+                    sel_path,
+                    "one-per-group",
+                    f"selects a second candidate of experience {group!r} "
+                    f"(already holds {used_groups[group]!r})",
+                    cand_id,
+                )
+                continue
+            used_groups[group] = cand_id
+            select.append(cand_id)
+        mem_items = checker.array(item, "memories", path, required=False)
+        mem_ids = checker.ids(mem_items, f"{path}.memories", "memory")
+        memories: list[ExternalMemory] = []
+        for j, (mem, mem_id) in enumerate(zip(mem_items, mem_ids, strict=True)):
+            if mem_id is None:
+                continue
+            mpath = f"{path}.memories[{j}]"
+            _known_keys(
+                checker,
+                mem,
+                mpath,
+                {"id", "text", "cost", "coverage", "created_at", "salience", "status", "meta"},
+            )
+            if mem_id in cand_id_set:
+                checker.add(
+                    f"{mpath}.id",
+                    "unique-id",
+                    "external memory id collides with a package candidate id",
+                    mem_id,
+                )
+            text = checker.string(mem, "text", mpath, required=False)
+            cost = checker.number(mem, "cost", mpath, required=True, exclusive_minimum=0.0, rule="cost-positive")
+            coverage = checker.coverage(mem, mpath, known_units)
+            created_at = checker.string(mem, "created_at", mpath, required=False, default="") or None
+            salience = checker.number(mem, "salience", mpath, required=False)
+            status = checker.string(mem, "status", mpath, required=False, default="active") or "active"
+            mem_meta = checker.mapping(mem, "meta", mpath)
+            memories.append(
+                ExternalMemory(mem_id, cost or 0.0, coverage, text, created_at, salience, status, mem_meta)
+            )
+        store_meta = checker.mapping(item, "meta", path)
+        stores.append(Store(store_id, label, system, tuple(select), tuple(memories), store_meta))
+
+    _report_non_finite(checker, doc)
+    if checker.problems:
+        raise PackageError(source, checker.problems)
+
+    warnings: list[str] = []
+    package = Package(
+        id=package_id,
+        experiences=tuple(experiences),
+        units=tuple(units),
+        candidates=tuple(candidates),
+        queries=tuple(queries),
+        stores=tuple(stores),
+        title=title,
+        description=description,
+        cost_unit=cost_unit,
+        saturation=saturation,
+        budget=budget,
+        budgets=tuple(budgets),
+        meta=meta,
+        source=source,
+    )
+    weights = package.unit_weights()
+    required_by_query = {r for q in package.queries for r in q.requires}
+    for unit in package.units:
+        if unit.weight is None and unit.id not in required_by_query:
+            warnings.append(f"unit {unit.id!r} has no weight and no query requires it: it weighs 0")
+    if not package.candidates:
+        warnings.append("the package has no candidates: every optimum is 0")
+    if weights and all(w == 0 for w in weights.values()):
+        warnings.append("every unit weighs 0: every optimum is 0 and ratios are n/a")
+    object.__setattr__(package, "warnings", tuple(warnings))
+    return package
+
+
+def _report_non_finite(checker: _Checker, doc: object) -> None:
+    """NaN or infinity anywhere (meta included) is an error; known fields already said so."""
+    reported = {p.path for p in checker.problems}
+    stack: list[tuple[str, object]] = [("$", doc)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if path.endswith(".coverage"):
+                    sub = f"{path}[{json.dumps(key)}]"
+                else:
+                    sub = f"{path}.{key}"
+                stack.append((sub, value))
+        elif isinstance(node, list):
+            stack.extend((f"{path}[{i}]", v) for i, v in enumerate(node))
+        elif isinstance(node, float) and not math.isfinite(node) and path not in reported:
+            checker.add(path, "finite", "NaN and infinity are not allowed anywhere in a package", node)
+
+
+# --------------------------------------------------------------------------- loading / saving
+
+
+def parse_json_text(text: str, source: str) -> object:
+    """Decode JSON text; a syntax error or truncation becomes a located :class:`PackageError`."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        rule = "truncated" if exc.pos >= len(text.rstrip()) else "json-syntax"
+        message = (
+            "file ends before the JSON document is complete (truncated?)"
+            if rule == "truncated"
+            else f"not valid JSON: {exc.msg}"
+        )
+        raise PackageError(
+            source, [Problem(f"$ (line {exc.lineno}, column {exc.colno})", rule, message)]
+        ) from None
+
+
+def loads_package(data: bytes | str, source: str = "<upload>") -> Package:
+    """Parse a package from JSON bytes or text (e.g. an upload)."""
+    if isinstance(data, bytes):
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise PackageError(
+                source, [Problem("$", "utf-8", f"file is not UTF-8 text (byte {exc.start})")]
+            ) from None
+    else:
+        text = data
+    return parse_package(parse_json_text(text, source), source)
+
+
+def load_package(path: str | Path) -> Package:
+    """Load and validate a package file (``.json``), or an artifact folder / zip.
+
+    Raises
+    ------
+    PackageError
+        For a missing file, bad JSON or any validation problem.
+    """
+    p = Path(path)
+    source = str(path)
+    if not p.exists():
+        raise PackageError(source, [Problem("$", "file-exists", "no such file or folder")])
+    if p.is_dir() or p.suffix.lower() == ".zip":
+        from .importers.artifact import load_artifact_package
+
+        return load_artifact_package(p)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise PackageError(source, [Problem("$", "readable", f"cannot read file: {exc.strerror}")]) from None
+    return loads_package(data, source)
+
+
+def _clean_number(x: float) -> int | float:
+    return int(x) if float(x).is_integer() and abs(x) < 2**53 else float(x)
+
+
+def package_to_dict(package: Package) -> dict[str, Any]:
+    """The canonical JSON form of a package (what :func:`save_package` writes)."""
+    doc: dict[str, Any] = {"memaudit": FORMAT_VERSION, "id": package.id}
+    if package.title:
+        doc["title"] = package.title
+    if package.description:
+        doc["description"] = package.description
+    doc["cost_unit"] = package.cost_unit
+    doc["objective"] = {"saturation": package.saturation}
+    if package.budget is not None:
+        doc["budget"] = _clean_number(package.budget)
+    if package.budgets:
+        doc["budgets"] = [_clean_number(b) for b in package.budgets]
+    doc["experiences"] = [
+        {
+            "id": e.id,
+            "time": _clean_number(e.time),
+            **({"session": e.session} if e.session else {}),
+            **({"text": e.text} if e.text else {}),
+            **({"meta": e.meta} if e.meta else {}),
+        }
+        for e in package.experiences
+    ]
+    doc["units"] = [
+        {
+            "id": u.id,
+            "kind": u.kind,
+            **({"text": u.text} if u.text else {}),
+            **({"weight": _clean_number(u.weight)} if u.weight is not None else {}),
+            **({"meta": u.meta} if u.meta else {}),
+        }
+        for u in package.units
+    ]
+    if package.queries:
+        doc["queries"] = [
+            {
+                "id": q.id,
+                **({"text": q.text} if q.text else {}),
+                **({"answer": q.answer} if q.answer else {}),
+                "requires": list(q.requires),
+                "weight": _clean_number(q.weight),
+                **({"meta": q.meta} if q.meta else {}),
+            }
+            for q in package.queries
+        ]
+    doc["candidates"] = [
+        {
+            "id": c.id,
+            "experience": c.experience,
+            "type": c.type,
+            **({"text": c.text} if c.text else {}),
+            "cost": _clean_number(c.cost),
+            "coverage": {k: _clean_number(v) for k, v in c.coverage.items()},
+            **({"meta": c.meta} if c.meta else {}),
+        }
+        for c in package.candidates
+    ]
+    if package.stores:
+        doc["stores"] = [_store_to_dict(s) for s in package.stores]
+    if package.meta:
+        doc["meta"] = package.meta
+    return doc
+
+
+def _store_to_dict(store: Store) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": store.id}
+    if store.label:
+        out["label"] = store.label
+    if store.system:
+        out["system"] = store.system
+    if store.select or not store.memories:
+        out["select"] = list(store.select)
+    if store.memories:
+        mems = []
+        for m in store.memories:
+            mem: dict[str, Any] = {"id": m.id}
+            if m.text:
+                mem["text"] = m.text
+            mem["cost"] = _clean_number(m.cost)
+            mem["coverage"] = {k: _clean_number(v) for k, v in m.coverage.items()}
+            if m.created_at:
+                mem["created_at"] = m.created_at
+            if m.salience is not None:
+                mem["salience"] = _clean_number(m.salience)
+            if m.status != "active":
+                mem["status"] = m.status
+            if m.meta:
+                mem["meta"] = m.meta
+            mems.append(mem)
+        out["memories"] = mems
+    if store.meta:
+        out["meta"] = store.meta
+    return out
+
+
+def dumps_package(package: Package, indent: int | None = 2) -> str:
+    return json.dumps(package_to_dict(package), indent=indent, ensure_ascii=False) + "\n"
+
+
+def save_package(package: Package, path: str | Path) -> None:
+    """Write the canonical JSON form (UTF-8, indented, trailing newline)."""
+    Path(path).write_text(dumps_package(package), encoding="utf-8")
+
+
+def content_hash(package: Package) -> str:
+    """A stable SHA-256 over the canonical form (key order and formatting do not matter)."""
+    canonical = json.dumps(
+        package_to_dict(package), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def replace_package(package: Package, **changes: Any) -> Package:
+    """A copy with some fields changed, re-validated through the canonical form."""
+    from dataclasses import replace
+
+    return parse_package(package_to_dict(replace(package, **changes)), package.source)
+
+
+# --------------------------------------------------------------------------- JSON Schema
+
+
+def _coverage_schema() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "description": "unit id -> coverage in [0, 1]",
+        "additionalProperties": {"type": "number", "minimum": 0, "maximum": 1},
+    }
+
+
+def package_json_schema() -> dict[str, Any]:
+    """The published JSON Schema (draft 2020-12) of package format v1.
+
+    Cross-references (unknown ids, one candidate per group in a store) and non-finite numbers
+    are checked by :func:`parse_package` only; JSON Schema cannot express them.
+    """
+    ident = {"type": "string", "minLength": 1}
+    number = {"type": "number"}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://memaudit.dev/schema/package-v1.json",
+        "title": "MemAudit package v1",
+        "type": "object",
+        "required": ["memaudit", "id", "experiences", "units", "candidates"],
+        "additionalProperties": False,
+        "properties": {
+            "$schema": {"type": "string"},
+            "memaudit": {"const": FORMAT_VERSION},
+            "id": ident,
+            "title": {"type": "string"},
+            "description": {"type": "string"},
+            "cost_unit": {"type": "string"},
+            "objective": {
+                "type": "object",
+                "additionalProperties": False,
+                "properties": {"saturation": {"enum": list(SATURATIONS)}},
+            },
+            "budget": {"type": "number", "minimum": 0},
+            "budgets": {"type": "array", "items": {"type": "number", "minimum": 0}},
+            "experiences": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["id"],
+                    "additionalProperties": False,
+                    "properties": {
+                        "id": ident,
+                        "time": number,
+                        "session": {"type": "string"},
+                        "text": {"type": "string"},
+                        "meta": {"type": "object"},
+                    },
+                },
+            },
+            "units": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["id"],
+                    "additionalProperties": False,
+                    "properties": {
+                        "id": ident,
+                        "kind": {"type": "string", "examples": list(UNIT_KINDS)},
+                        "text": {"type": "string"},
+                        "weight": {"type": "number", "minimum": 0},
+                        "meta": {"type": "object"},
+                    },
+                },
+            },
+            "queries": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["id", "requires"],
+                    "additionalProperties": False,
+                    "properties": {
+                        "id": ident,
+                        "text": {"type": "string"},
+                        "answer": {"type": ["string", "number"]},
+                        "requires": {"type": "array", "items": ident},
+                        "weight": {"type": "number", "minimum": 0},
+                        "meta": {"type": "object"},
+                    },
+                },
+            },
+            "candidates": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["id", "experience", "type", "cost", "coverage"],
+                    "additionalProperties": False,
+                    "properties": {
+                        "id": ident,
+                        "experience": ident,
+                        "type": {"type": "string", "examples": list(CANDIDATE_TYPES)},
+                        "text": {"type": "string"},
+                        "cost": {"type": "number", "exclusiveMinimum": 0},
+                        "coverage": _coverage_schema(),
+                        "meta": {"type": "object"},
+                    },
+                },
+            },
+            "stores": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["id"],
+                    "additionalProperties": False,
+                    "properties": {
+                        "id": ident,
+                        "label": {"type": "string"},
+                        "system": {"type": "string"},
+                        "select": {"type": "array", "items": ident, "uniqueItems": True},
+                        "memories": {
+                            "type": "array",
+                            "items": {
+                                "type": "object",
+                                "required": ["id", "cost", "coverage"],
+                                "additionalProperties": False,
+                                "properties": {
+                                    "id": ident,
+                                    "text": {"type": "string"},
+                                    "cost": {"type": "number", "exclusiveMinimum": 0},
+                                    "coverage": _coverage_schema(),
+                                    "created_at": {"type": "string"},
+                                    "salience": number,
+                                    "status": {"type": "string"},
+                                    "meta": {"type": "object"},
+                                },
+                            },
+                        },
+                        "meta": {"type": "object"},
+                    },
+                },
+            },
+            "meta": {"type": "object"},
+        },
+    }

@@ -1,0 +1,238 @@
+"""Exact solvers behind one entry point, :func:`solve`, and the solver registry.
+
+Every engine (``bnb``, ``milp``, ``enum``, ``brute``) is a function
+``engine(inst, budget, *, time_limit, node_limit, incumbent_idx) -> RawSolution`` registered in
+:data:`ENGINES`. :func:`solve` runs the chosen engine (``auto`` picks by size), re-evaluates F on
+the returned selection, optionally cross-checks with a second exact engine, and attaches a
+:class:`~memaudit_core.solvers.certify.Certificate`. Only a proven result is certified; a
+disagreement between exact engines raises :class:`~memaudit_core.errors.SolverDisagreementError`.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..compiled import CompiledInstance
+from ..errors import MemAuditError, UnknownNameError
+from ..objective import evaluate
+
+RESULT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class RawSolution:
+    """What an engine returns before certification.
+
+    ``status`` is ``"optimal"`` only when the engine *proved* optimality; otherwise ``"limit"``
+    (a node / time limit stopped it) with ``bound`` a proven upper bound on OPT.
+    """
+
+    selected_idx: tuple[int, ...]
+    value: float
+    bound: float
+    status: str
+    nodes: int = 0
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+Engine = Callable[..., RawSolution]
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """A frozen, versioned solve result (``to_dict()`` gives plain JSON)."""
+
+    value: float
+    selected: tuple[str, ...]
+    selected_idx: tuple[int, ...]
+    cost: float
+    budget: float
+    status: str
+    bound: float
+    gap: float
+    solver: str
+    time_s: float
+    nodes: int
+    pool: str
+    saturation: str
+    package_id: str
+    content_hash: str
+    certificate: Any  # Certificate (kept loose to avoid an import cycle)
+    result_version: int = RESULT_VERSION
+
+    @property
+    def certified(self) -> bool:
+        return bool(self.certificate is not None and self.certificate.certified)
+
+    @property
+    def is_optimal(self) -> bool:
+        return self.status == "optimal"
+
+    @property
+    def label(self) -> str:
+        """'OPT' only when certified; otherwise say what the number is."""
+        if self.certified:
+            return "OPT"
+        if self.status == "optimal":
+            return "optimal (uncertified)"
+        return "incumbent"
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {
+            "result_version": self.result_version,
+            "package_id": self.package_id,
+            "content_hash": self.content_hash,
+            "pool": self.pool,
+            "saturation": self.saturation,
+            "budget": self.budget,
+            "value": self.value,
+            "selected": list(self.selected),
+            "cost": self.cost,
+            "status": self.status,
+            "certified": self.certified,
+            "label": self.label,
+            "bound": self.bound,
+            "gap": self.gap,
+            "solver": self.solver,
+            "time_s": self.time_s,
+            "nodes": self.nodes,
+        }
+        out["certificate"] = self.certificate.to_dict() if self.certificate is not None else None
+        return out
+
+
+ENGINES: dict[str, Engine] = {}
+
+
+def register_engine(name: str) -> Callable[[Engine], Engine]:
+    def deco(fn: Engine) -> Engine:
+        ENGINES[name] = fn
+        return fn
+
+    return deco
+
+
+def _load_engines() -> None:
+    # Import for side effects: each module registers its engine.
+    from . import bnb, brute, enum, milp  # noqa: F401
+
+
+SOLVER_CHOICES = ("auto", "bnb", "milp", "enum", "brute")
+
+
+def relative_gap(value: float, bound: float) -> float:
+    """(bound - value) / max(|value|, 1e-12), 0 when bound <= value (up to rounding)."""
+    if not math.isfinite(bound):
+        return math.inf
+    diff = bound - value
+    if diff <= 1e-12 * max(1.0, abs(value)):
+        return 0.0
+    return diff / max(abs(value), 1e-12)
+
+
+def _check_budget(budget: float) -> float:
+    try:
+        b = float(budget)
+    except (TypeError, ValueError):
+        raise MemAuditError(f"budget must be a number, got {budget!r}") from None
+    if not math.isfinite(b) or b < 0:
+        raise MemAuditError(f"budget must be a finite number >= 0, got {budget!r}")
+    return b
+
+
+def run_engine(
+    name: str,
+    inst: CompiledInstance,
+    budget: float,
+    *,
+    time_limit: float | None = None,
+    node_limit: int | None = None,
+    incumbent_idx: tuple[int, ...] | None = None,
+) -> tuple[RawSolution, float]:
+    """Run one registered engine; returns the raw solution and its wall time in seconds."""
+    if not ENGINES:
+        _load_engines()
+    if name not in ENGINES:
+        raise UnknownNameError(f"unknown solver {name!r} (known: {', '.join(SOLVER_CHOICES)})")
+    t0 = time.perf_counter()
+    raw = ENGINES[name](
+        inst, budget, time_limit=time_limit, node_limit=node_limit, incumbent_idx=incumbent_idx
+    )
+    return raw, time.perf_counter() - t0
+
+
+def solve(
+    inst: CompiledInstance,
+    budget: float,
+    solver: str = "auto",
+    *,
+    time_limit: float | None = None,
+    node_limit: int | None = None,
+    cross_check: bool | None = None,
+    incumbent_idx: tuple[int, ...] | None = None,
+) -> SolveResult:
+    """Exact optimum of F over budget-feasible stores, with a certificate.
+
+    Parameters
+    ----------
+    inst : CompiledInstance
+    budget : float
+        Storage budget B >= 0.
+    solver : {'auto', 'bnb', 'milp', 'enum', 'brute'}
+        ``auto`` picks by size and saturation (see :func:`memaudit_core.solvers.certify.choose`).
+    time_limit, node_limit : optional
+        Limits; a limited run reports incumbent, proven bound and gap, status ``"limit"``.
+    cross_check : bool, optional
+        Also run a second exact engine and require agreement. ``None`` (default) lets ``auto``
+        cross-check when that is cheap.
+    incumbent_idx : tuple of int, optional
+        A known feasible selection (e.g. the optimum at a smaller budget) to start from.
+
+    Returns
+    -------
+    SolveResult
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> from memaudit_core.compiled import compile_package
+    >>> res = solve(compile_package(generate("update_chain")), 6)
+    >>> round(res.value, 6), res.certified
+    (7.735, True)
+    """
+    from .certify import solve_certified
+
+    budget = _check_budget(budget)
+    return solve_certified(
+        inst,
+        budget,
+        solver,
+        time_limit=time_limit,
+        node_limit=node_limit,
+        cross_check=cross_check,
+        incumbent_idx=incumbent_idx,
+    )
+
+
+def recompute(inst: CompiledInstance, selected_idx: tuple[int, ...]) -> float:
+    return evaluate(inst, np.asarray(selected_idx, dtype=np.int64))
+
+
+__all__ = [
+    "ENGINES",
+    "RESULT_VERSION",
+    "RawSolution",
+    "SOLVER_CHOICES",
+    "SolveResult",
+    "asdict",
+    "register_engine",
+    "relative_gap",
+    "run_engine",
+    "solve",
+]

@@ -1,0 +1,140 @@
+"""Helpers for the real-Chromium browser tests (see tests/conftest.py for the fixtures).
+
+Import in tests as ``from browser_utils import wait_idle`` (tests/ is on pytest's pythonpath).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+# Streamlit's root element carries data-test-script-state
+# ("initial" | "running" | "notRunning" | "rerunRequested" | ...).
+_IDLE_JS = """() => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (!app) return false;
+    const state = app.getAttribute('data-test-script-state');
+    if (state !== null && state !== 'notRunning') return false;
+    return !document.querySelector('[data-testid="stStatusWidget"]');
+}"""
+
+
+def wait_idle(page, timeout_ms: int = 60_000, settle_ms: int = 300) -> None:
+    """Wait until the Streamlit app is rendered and no script run is in progress.
+
+    Waits for ``[data-testid=stApp]``, then until the script state is ``notRunning`` and no
+    ``[data-testid=stStatusWidget]`` exists, and requires that to still hold ``settle_ms``
+    later (a rerun can start right after a widget change).
+    """
+    deadline = time.monotonic() + timeout_ms / 1000
+    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout_ms)
+    while True:
+        remaining = max(1, int((deadline - time.monotonic()) * 1000))
+        page.wait_for_function(_IDLE_JS, timeout=remaining)
+        page.wait_for_timeout(settle_ms)
+        if page.evaluate(_IDLE_JS):
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"Streamlit app not idle after {timeout_ms} ms")
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_streamlit(log_path: Path, port: int | None = None, timeout_s: float = 60.0):
+    """Start ``streamlit run app.py`` on 127.0.0.1; return (process, base_url) once healthy."""
+    port = port or free_port()
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.headless",
+        "true",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+    ]
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    log = open(log_path, "wb")  # closed by stop_streamlit
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen(
+        cmd,
+        cwd=REPO_ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        env=env,
+    )
+    proc._memaudit_log = log  # type: ignore[attr-defined]
+    base_url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + timeout_s
+    while True:
+        if proc.poll() is not None:
+            stop_streamlit(proc)
+            raise RuntimeError(
+                f"streamlit exited with code {proc.returncode} before becoming healthy; "
+                f"log:\n{_tail(log_path)}"
+            )
+        try:
+            with urllib.request.urlopen(f"{base_url}/_stcore/health", timeout=2) as r:
+                if r.read().decode().strip() == "ok":
+                    return proc, base_url
+        except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+            pass
+        if time.monotonic() > deadline:
+            stop_streamlit(proc)
+            raise RuntimeError(
+                f"streamlit not healthy after {timeout_s:.0f} s; log:\n{_tail(log_path)}"
+            )
+        time.sleep(0.2)
+
+
+def stop_streamlit(proc: subprocess.Popen) -> None:
+    """SIGTERM the server process, wait up to 10 s, then SIGKILL it (this PID only)."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+    log = getattr(proc, "_memaudit_log", None)
+    if log is not None and not log.closed:
+        log.close()
+
+
+def _tail(path: Path, n: int = 60) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-n:])
+    except OSError:
+        return "<no log>"
