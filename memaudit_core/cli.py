@@ -305,6 +305,8 @@ def _evaluation_human(ev: Any, pkg: Any) -> str:
 def cmd_score(args: argparse.Namespace) -> int:
     from .analysis import score
 
+    if getattr(args, "external", None) is not None or getattr(args, "format", None) is not None:
+        return _score_external(args)
     if (args.writer is None) == (args.store is None):
         raise MemAuditError("score: give exactly one of --writer NAME or --store ID")
     pkg = _load(args.package)
@@ -312,6 +314,93 @@ def cmd_score(args: argparse.Namespace) -> int:
     ev = score(pkg, budget, writer=args.writer, store_id=args.store, solver=args.solver,
                time_limit=args.time_limit)
     _emit(ev.to_dict(), args.json, _evaluation_human(ev, pkg))
+    return 0
+
+
+def _score_external(args: argparse.Namespace) -> int:
+    """``score PACKAGE --external EXPORT --format FMT``: import the export as an external
+    store, add it to the package (re-validated) and score it in the union package."""
+    from .analysis import score
+    from .importers import load_external_store
+    from .package import replace_package
+
+    if args.external is None or args.format is None:
+        raise MemAuditError("score: --external EXPORT and --format mem0|letta|amem|zep go together")
+    if args.writer is not None or args.store is not None:
+        raise MemAuditError("score: --external cannot be combined with --writer or --store")
+    if args.history is not None and args.format != "mem0":
+        raise MemAuditError("score: --history applies to --format mem0 only")
+    pkg = _load(args.package)
+    budget = pkg.default_budget() if args.budget is None else args.budget
+    taken = {s.id for s in pkg.stores}
+    store_id, k = args.format, 2
+    while store_id in taken:
+        store_id, k = f"{args.format}-{k}", k + 1
+    store = load_external_store(args.external, args.format, cost_rule=args.cost_rule,
+                                store_id=store_id, package=pkg, history=args.history)
+    pkg = replace_package(pkg, stores=pkg.stores + (store,))
+    meta = store.meta
+    source = args.external
+    for w in meta.get("warnings", []):
+        print(f"{source}: warning: {w}", file=sys.stderr)
+    if meta.get("coverage") == "needs annotation":
+        print(
+            f"{source}: note: no memory links to this package's units or experiences, so no "
+            "memory covers anything (coverage 'needs annotation') and F = 0. Confirm coverage "
+            "(suggestions: memaudit_core.importers.suggest_coverage) to score it.",
+            file=sys.stderr,
+        )
+    if not store.memories:
+        print(f"{source}: note: the export holds no memories (as kept)", file=sys.stderr)
+    ev = score(pkg, budget, store_id=store.id, solver=args.solver, time_limit=args.time_limit)
+    out = ev.to_dict()
+    summary = {
+        "id": store.id, "file": str(source), "format": args.format,
+        "format_version": meta.get("format_version"), "cost_rule": meta.get("cost_rule"),
+        "coverage": meta.get("coverage"), "memories": len(store.memories),
+        "deleted": len(meta.get("deleted", [])),
+        "superseded": sum(1 for m in store.memories if m.status == "superseded"),
+    }
+    out["external_store"] = summary
+    head = (
+        f"external store {store.id!r} from {source} ({args.format} {summary['format_version']}): "
+        f"{summary['memories']} memories costed by {summary['cost_rule']}, "
+        f"{summary['superseded']} superseded kept, {summary['deleted']} deleted not kept; "
+        f"coverage: {summary['coverage']}"
+    )
+    _emit(out, args.json, head + "\n" + _evaluation_human(ev, pkg))
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """``import FORMAT SOURCE -o PACKAGE.json``: artifact folder/zip, LoCoMo, LongMemEval."""
+    from .importers import import_package
+    from .package import dumps_package
+
+    pkg = import_package(args.format, args.source, instance=args.instance,
+                         cost_rule=args.cost_rule)
+    text = dumps_package(pkg)
+    if args.output in (None, "-"):
+        sys.stdout.write(text)
+    else:
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise MemAuditError(f"cannot write {args.output}: {exc.strerror}") from None
+    warnings = list(pkg.meta.get("warnings", [])) + list(pkg.warnings)
+    for w in warnings[:20]:
+        print(f"{args.source}: warning: {w}", file=sys.stderr)
+    if len(warnings) > 20:
+        print(f"{args.source}: ... {len(warnings) - 20} more warning(s) in the package meta",
+              file=sys.stderr)
+    where = "stdout" if args.output in (None, "-") else args.output
+    print(
+        f"imported {args.format} {args.source} -> {where}: {pkg.id} "
+        f"({pkg.meta.get('format_version')}) — {len(pkg.experiences)} experiences, "
+        f"{len(pkg.candidates)} candidates, {len(pkg.units)} units, {len(pkg.queries)} queries, "
+        f"{len(pkg.stores)} store(s)",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -478,6 +567,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--budget", type=float, default=None)
     p.add_argument("--writer", default=None)
     p.add_argument("--store", default=None)
+    p.add_argument("--external", default=None, metavar="EXPORT",
+                   help="a memory-system export to score as an external store")
+    p.add_argument("--format", default=None, choices=["mem0", "letta", "amem", "zep"],
+                   help="the export's format (with --external)")
+    p.add_argument("--cost-rule", default="words", metavar="RULE",
+                   help="cost of each external memory: words, chars, utf8_bytes, "
+                   "bytes_overhead, tokens_o200k, tokens_cl100k (default words)")
+    p.add_argument("--history", default=None, metavar="FILE",
+                   help="mem0 only: history rows (JSON) or history.db")
     solver_opts(p)
     common(p)
     p.set_defaults(func=cmd_score)
@@ -505,6 +603,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--list", action="store_true", help="describe families and parameters")
     common(p)
     p.set_defaults(func=cmd_generate)
+
+    p = sub.add_parser("import", help="convert an artifact folder/zip, LoCoMo or LongMemEval file "
+                       "into a package")
+    p.add_argument("format", choices=["artifact", "locomo", "longmemeval"])
+    p.add_argument("source", help="folder, zip or JSON file")
+    p.add_argument("-o", "--output", default=None, help="package file (default: stdout)")
+    p.add_argument("--instance", default=None, metavar="ID",
+                   help="LoCoMo sample_id / LongMemEval question_id (required when the file "
+                   "holds several)")
+    p.add_argument("--cost-rule", default="words", metavar="RULE",
+                   help="candidate cost rule for locomo / longmemeval (default words)")
+    p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("writers", help="list the reference writers")
     common(p)

@@ -181,8 +181,17 @@ class CompiledInstance:
             return self
         if pool not in POOLS:
             raise UnknownNameError(f"unknown pool {pool!r} (known: {', '.join(POOLS)})")
-        keep = np.array([POOLS[pool](t) for t in self.candidate_types], dtype=bool)
-        return self.restrict(keep, pool)
+        # The instance is immutable, so a pool is built once: sweeps and the no_validity_gvt
+        # writer ask for the same pool at every budget.
+        cached = self._pool_cache.get(pool)
+        if cached is None:
+            keep = np.array([POOLS[pool](t) for t in self.candidate_types], dtype=bool)
+            cached = self._pool_cache[pool] = self.restrict(keep, pool)
+        return cached
+
+    @cached_property
+    def _pool_cache(self) -> dict[str, CompiledInstance]:
+        return {}
 
     def without_types(self, types: Iterable[str]) -> CompiledInstance:
         removed = frozenset(types)

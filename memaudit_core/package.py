@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -191,13 +192,32 @@ class Package:
             if s.id == store_id:
                 return s
         known = ", ".join(s.id for s in self.stores) or "none"
-        raise UnknownNameError(f"unknown store {store_id!r} in package {self.id!r} (known: {known})")
+        raise UnknownNameError(
+            f"unknown store {store_id!r} in package {self.id!r} (known: {known})"
+        )
 
     def content_hash(self) -> str:
         return content_hash(self)
 
 
 # --------------------------------------------------------------------------- validation
+
+
+def _json_type(value: object) -> str:
+    """The JSON name of a decoded value's type (for messages in plain words)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
 
 
 class _Checker:
@@ -260,20 +280,26 @@ class _Checker:
         if isinstance(value, bool) or not isinstance(value, int | float):
             self.add(path, "type", "must be a number", value)
             return None
-        value = float(value)
-        if not math.isfinite(value):
-            self.add(path, "finite", "must be a finite number (NaN and infinity are not allowed)", value)
+        try:
+            number = float(value)
+        except OverflowError:
+            self.add(path, "finite", "must be a finite number (this one is too large)", value)
             return None
-        if exclusive_minimum is not None and not value > exclusive_minimum:
+        if not math.isfinite(number):
+            self.add(
+                path, "finite", "must be a finite number (NaN and infinity are not allowed)", value
+            )
+            return None
+        if exclusive_minimum is not None and not number > exclusive_minimum:
             self.add(path, rule, f"must be greater than {exclusive_minimum:g}", value)
             return None
-        if minimum is not None and value < minimum:
+        if minimum is not None and number < minimum:
             self.add(path, rule, f"must be at least {minimum:g}", value)
             return None
-        if maximum is not None and value > maximum:
+        if maximum is not None and number > maximum:
             self.add(path, rule, f"must be at most {maximum:g}", value)
             return None
-        return value
+        return number
 
     def array(self, obj: dict, key: str, path: str, required: bool) -> list:
         if key not in obj or obj[key] is None:
@@ -282,7 +308,7 @@ class _Checker:
             return []
         value = obj[key]
         if not isinstance(value, list):
-            self.add(f"{path}.{key}", "type", "must be an array", type(value).__name__)
+            self.add(f"{path}.{key}", "type", "must be an array", _json_type(value))
             return []
         return value
 
@@ -291,7 +317,7 @@ class _Checker:
         if value is None:
             return {}
         if not isinstance(value, dict):
-            self.add(f"{path}.{key}", "type", "must be an object", type(value).__name__)
+            self.add(f"{path}.{key}", "type", "must be an object", _json_type(value))
             return {}
         return value
 
@@ -302,7 +328,7 @@ class _Checker:
         for i, item in enumerate(items):
             item_path = f"{path}[{i}]"
             if not isinstance(item, dict):
-                self.add(item_path, "type", f"each {what} must be an object", type(item).__name__)
+                self.add(item_path, "type", f"each {what} must be an object", _json_type(item))
                 out.append(None)
                 continue
             item_id = self.string(item, "id", item_path, required=True)
@@ -321,7 +347,8 @@ class _Checker:
             out.append(item_id)
         return out
 
-    def coverage(self, obj: dict, path: str, unit_ids: set[str]) -> dict[str, float]:
+    def coverage(self, obj: dict, path: str, unit_ids: set[str] | None) -> dict[str, float]:
+        """Check a coverage row; ``unit_ids=None`` skips the reference check (no usable units)."""
         cov_path = f"{path}.coverage"
         raw = obj.get("coverage")
         if raw is None:
@@ -333,7 +360,7 @@ class _Checker:
         out: dict[str, float] = {}
         for unit_id, value in raw.items():
             cell = f"{cov_path}[{json.dumps(unit_id)}]"
-            if unit_id not in unit_ids:
+            if unit_ids is not None and unit_id not in unit_ids:
                 self.add(cell, "known-unit", "coverage refers to an unknown unit", unit_id)
                 continue
             number = self.check_number(value, cell, minimum=0.0, maximum=1.0, rule="coverage-range")
@@ -346,7 +373,7 @@ def _known_keys(checker: _Checker, obj: dict, path: str, allowed: set[str]) -> N
     for key in obj:
         if key not in allowed:
             checker.add(
-                f"{path}.{key}",
+                _child_path(path, key),
                 "known-field",
                 "unknown field (put extra data under 'meta')",
                 key,
@@ -382,16 +409,21 @@ def parse_package(doc: object, source: str = "<memory>") -> Package:
     """
     checker = _Checker()
     if not isinstance(doc, dict):
-        checker.add("$", "type", "a package must be a JSON object", type(doc).__name__)
+        checker.add("$", "type", "a package must be a JSON object", _json_type(doc))
         raise PackageError(source, checker.problems)
 
     _known_keys(checker, doc, "$", _TOP_KEYS)
     version = doc.get("memaudit")
     if version is None:
-        checker.add("$.memaudit", "required", "missing format version field 'memaudit' (expected 1)")
+        checker.add(
+            "$.memaudit", "required", "missing format version field 'memaudit' (expected 1)"
+        )
     elif isinstance(version, bool) or version != FORMAT_VERSION:
         checker.add(
-            "$.memaudit", "format-version", f"unsupported format version (expected {FORMAT_VERSION})", version
+            "$.memaudit",
+            "format-version",
+            f"unsupported format version (expected {FORMAT_VERSION})",
+            version,
         )
     package_id = checker.string(doc, "id", "$", required=True)
     title = checker.string(doc, "title", "$", required=False)
@@ -423,12 +455,16 @@ def parse_package(doc: object, source: str = "<memory>") -> Package:
 
     meta = checker.mapping(doc, "meta", "$")
 
+    # Items whose id is missing or invalid are still checked field by field (every problem is
+    # listed), but they are not added to the package. When a whole array is missing or is not
+    # an array, references into it are not checked: each would only repeat that one problem.
+
     # experiences
     exp_items = checker.array(doc, "experiences", "$", required=True)
     exp_ids = checker.ids(exp_items, "$.experiences", "experience")
     experiences: list[Experience] = []
     for i, (item, exp_id) in enumerate(zip(exp_items, exp_ids, strict=True)):
-        if exp_id is None:
+        if not isinstance(item, dict):
             continue
         path = f"$.experiences[{i}]"
         _known_keys(checker, item, path, {"id", "time", "session", "text", "meta"})
@@ -436,78 +472,109 @@ def parse_package(doc: object, source: str = "<memory>") -> Package:
         session = checker.string(item, "session", path, required=False, default="") or None
         text = checker.string(item, "text", path, required=False)
         emeta = checker.mapping(item, "meta", path)
-        experiences.append(
-            Experience(exp_id, float(i) if time is None else time, session, text, emeta)
-        )
-    known_exp = {e.id for e in experiences}
+        if exp_id is not None:
+            experiences.append(
+                Experience(exp_id, float(i) if time is None else time, session, text, emeta)
+            )
+    known_exp = {e.id for e in experiences} if _is_array(doc, "experiences") else None
 
     # units
     unit_items = checker.array(doc, "units", "$", required=True)
     unit_id_list = checker.ids(unit_items, "$.units", "unit")
     units: list[Unit] = []
     for i, (item, unit_id) in enumerate(zip(unit_items, unit_id_list, strict=True)):
-        if unit_id is None:
+        if not isinstance(item, dict):
             continue
         path = f"$.units[{i}]"
         _known_keys(checker, item, path, {"id", "kind", "text", "weight", "meta"})
         kind = checker.string(item, "kind", path, required=False, default="fact") or "fact"
         text = checker.string(item, "text", path, required=False)
-        weight = checker.number(item, "weight", path, required=False, minimum=0.0, rule="weight-range")
-        units.append(Unit(unit_id, kind, text, weight, checker.mapping(item, "meta", path)))
-    known_units = {u.id for u in units}
+        weight = checker.number(
+            item, "weight", path, required=False, minimum=0.0, rule="weight-range"
+        )
+        umeta = checker.mapping(item, "meta", path)
+        if unit_id is not None:
+            units.append(Unit(unit_id, kind, text, weight, umeta))
+    known_units = {u.id for u in units} if _is_array(doc, "units") else None
 
     # queries
     query_items = checker.array(doc, "queries", "$", required=False)
     query_ids = checker.ids(query_items, "$.queries", "query")
     queries: list[Query] = []
     for i, (item, query_id) in enumerate(zip(query_items, query_ids, strict=True)):
-        if query_id is None:
+        if not isinstance(item, dict):
             continue
         path = f"$.queries[{i}]"
         _known_keys(checker, item, path, {"id", "text", "answer", "requires", "weight", "meta"})
         text = checker.string(item, "text", path, required=False)
         answer_raw = item.get("answer")
-        answer = "" if answer_raw is None else str(answer_raw)
-        weight = checker.number(item, "weight", path, required=False, minimum=0.0, rule="weight-range")
+        answer = ""
+        if isinstance(answer_raw, str):
+            answer = answer_raw
+        elif isinstance(answer_raw, int | float) and not isinstance(answer_raw, bool):
+            answer = str(answer_raw)
+        elif answer_raw is not None:
+            checker.add(f"{path}.answer", "type", "must be a string or a number", answer_raw)
+        weight = checker.number(
+            item, "weight", path, required=False, minimum=0.0, rule="weight-range"
+        )
         requires: list[str] = []
         for j, unit_id in enumerate(checker.array(item, "requires", path, required=True)):
             if not isinstance(unit_id, str):
                 checker.add(f"{path}.requires[{j}]", "type", "must be a unit id string", unit_id)
-            elif unit_id not in known_units:
-                checker.add(f"{path}.requires[{j}]", "known-unit", "requires an unknown unit", unit_id)
+            elif known_units is not None and unit_id not in known_units:
+                checker.add(
+                    f"{path}.requires[{j}]", "known-unit", "requires an unknown unit", unit_id
+                )
+            elif unit_id in requires:
+                checker.add(
+                    f"{path}.requires[{j}]",
+                    "unique-requirement",
+                    "requires the same unit twice (it would count the query's weight twice)",
+                    unit_id,
+                )
             else:
                 requires.append(unit_id)
-        queries.append(
-            Query(
-                query_id,
-                tuple(requires),
-                text,
-                answer,
-                1.0 if weight is None else weight,
-                checker.mapping(item, "meta", path),
+        qmeta = checker.mapping(item, "meta", path)
+        if query_id is not None:
+            queries.append(
+                Query(
+                    query_id,
+                    tuple(requires),
+                    text,
+                    answer,
+                    1.0 if weight is None else weight,
+                    qmeta,
+                )
             )
-        )
 
     # candidates
     cand_items = checker.array(doc, "candidates", "$", required=True)
     cand_ids = checker.ids(cand_items, "$.candidates", "candidate")
     candidates: list[Candidate] = []
     for i, (item, cand_id) in enumerate(zip(cand_items, cand_ids, strict=True)):
-        if cand_id is None:
+        if not isinstance(item, dict):
             continue
         path = f"$.candidates[{i}]"
         _known_keys(
             checker, item, path, {"id", "experience", "type", "text", "cost", "coverage", "meta"}
         )
         exp_id = checker.string(item, "experience", path, required=True)
-        if exp_id and exp_id not in known_exp:
-            checker.add(f"{path}.experience", "known-experience", "refers to an unknown experience", exp_id)
+        if exp_id and known_exp is not None and exp_id not in known_exp:
+            checker.add(
+                f"{path}.experience", "known-experience", "refers to an unknown experience", exp_id
+            )
         cand_type = checker.string(item, "type", path, required=True)
         text = checker.string(item, "text", path, required=False)
-        cost = checker.number(item, "cost", path, required=True, exclusive_minimum=0.0, rule="cost-positive")
+        cost = checker.number(
+            item, "cost", path, required=True, exclusive_minimum=0.0, rule="cost-positive"
+        )
         coverage = checker.coverage(item, path, known_units)
         cmeta = checker.mapping(item, "meta", path)
-        candidates.append(Candidate(cand_id, exp_id, cand_type, cost or 0.0, coverage, text, cmeta))
+        if cand_id is not None:
+            candidates.append(
+                Candidate(cand_id, exp_id, cand_type, cost or 0.0, coverage, text, cmeta)
+            )
     group_of = {c.id: c.experience for c in candidates}
 
     # stores
@@ -515,8 +582,9 @@ def parse_package(doc: object, source: str = "<memory>") -> Package:
     store_ids = checker.ids(store_items, "$.stores", "store")
     stores: list[Store] = []
     cand_id_set = set(group_of)
+    cands_usable = _is_array(doc, "candidates")
     for i, (item, store_id) in enumerate(zip(store_items, store_ids, strict=True)):
-        if store_id is None:
+        if not isinstance(item, dict):
             continue
         path = f"$.stores[{i}]"
         _known_keys(checker, item, path, {"id", "label", "system", "select", "memories", "meta"})
@@ -529,11 +597,16 @@ def parse_package(doc: object, source: str = "<memory>") -> Package:
             if not isinstance(cand_id, str):
                 checker.add(sel_path, "type", "must be a candidate id string", cand_id)
                 continue
-            if cand_id not in cand_id_set:
-                checker.add(sel_path, "known-candidate", "selects an unknown candidate", cand_id)
-                continue
             if cand_id in select:
-                checker.add(sel_path, "unique-selection", "selects the same candidate twice", cand_id)
+                checker.add(
+                    sel_path, "unique-selection", "selects the same candidate twice", cand_id
+                )
+                continue
+            if cand_id not in cand_id_set:
+                if cands_usable:
+                    checker.add(
+                        sel_path, "known-candidate", "selects an unknown candidate", cand_id
+                    )
                 continue
             group = group_of[cand_id]
             if group in used_groups:
@@ -551,7 +624,7 @@ def parse_package(doc: object, source: str = "<memory>") -> Package:
         mem_ids = checker.ids(mem_items, f"{path}.memories", "memory")
         memories: list[ExternalMemory] = []
         for j, (mem, mem_id) in enumerate(zip(mem_items, mem_ids, strict=True)):
-            if mem_id is None:
+            if not isinstance(mem, dict):
                 continue
             mpath = f"{path}.memories[{j}]"
             _known_keys(
@@ -560,7 +633,7 @@ def parse_package(doc: object, source: str = "<memory>") -> Package:
                 mpath,
                 {"id", "text", "cost", "coverage", "created_at", "salience", "status", "meta"},
             )
-            if mem_id in cand_id_set:
+            if mem_id is not None and mem_id in cand_id_set:
                 checker.add(
                     f"{mpath}.id",
                     "unique-id",
@@ -568,17 +641,29 @@ def parse_package(doc: object, source: str = "<memory>") -> Package:
                     mem_id,
                 )
             text = checker.string(mem, "text", mpath, required=False)
-            cost = checker.number(mem, "cost", mpath, required=True, exclusive_minimum=0.0, rule="cost-positive")
-            coverage = checker.coverage(mem, mpath, known_units)
-            created_at = checker.string(mem, "created_at", mpath, required=False, default="") or None
-            salience = checker.number(mem, "salience", mpath, required=False)
-            status = checker.string(mem, "status", mpath, required=False, default="active") or "active"
-            mem_meta = checker.mapping(mem, "meta", mpath)
-            memories.append(
-                ExternalMemory(mem_id, cost or 0.0, coverage, text, created_at, salience, status, mem_meta)
+            cost = checker.number(
+                mem, "cost", mpath, required=True, exclusive_minimum=0.0, rule="cost-positive"
             )
+            coverage = checker.coverage(mem, mpath, known_units)
+            created_at = (
+                checker.string(mem, "created_at", mpath, required=False, default="") or None
+            )
+            salience = checker.number(mem, "salience", mpath, required=False)
+            status = (
+                checker.string(mem, "status", mpath, required=False, default="active") or "active"
+            )
+            mem_meta = checker.mapping(mem, "meta", mpath)
+            if mem_id is not None:
+                memories.append(
+                    ExternalMemory(
+                        mem_id, cost or 0.0, coverage, text, created_at, salience, status, mem_meta
+                    )
+                )
         store_meta = checker.mapping(item, "meta", path)
-        stores.append(Store(store_id, label, system, tuple(select), tuple(memories), store_meta))
+        if store_id is not None:
+            stores.append(
+                Store(store_id, label, system, tuple(select), tuple(memories), store_meta)
+            )
 
     _report_non_finite(checker, doc)
     if checker.problems:
@@ -614,42 +699,138 @@ def parse_package(doc: object, source: str = "<memory>") -> Package:
     return package
 
 
+def _is_array(doc: dict, key: str) -> bool:
+    return isinstance(doc.get(key), list)
+
+
 def _report_non_finite(checker: _Checker, doc: object) -> None:
-    """NaN or infinity anywhere (meta included) is an error; known fields already said so."""
-    reported = {p.path for p in checker.problems}
+    """NaN or infinity anywhere (meta included) is an error, and so is a key that appears twice
+    in one JSON object (the decoder would silently keep only the last value) and text holding an
+    unpaired surrogate escape such as ``"\\ud83d"`` (valid JSON, but not text: it cannot be
+    hashed or saved as UTF-8).
+
+    A non-finite value already shown by an earlier problem at the same path is not repeated.
+    """
+    shown = {
+        p.path
+        for p in checker.problems
+        if isinstance(p.value, float) and not math.isfinite(p.value)
+    }
     stack: list[tuple[str, object]] = [("$", doc)]
     while stack:
         path, node = stack.pop()
         if isinstance(node, dict):
+            for key in getattr(node, "duplicate_keys", ()):
+                checker.add(
+                    _child_path(path, key),
+                    "duplicate-key",
+                    "this key appears more than once in the same JSON object "
+                    "(only one value could be kept)",
+                    key,
+                )
             for key, value in node.items():
-                if path.endswith(".coverage"):
-                    sub = f"{path}[{json.dumps(key)}]"
-                else:
-                    sub = f"{path}.{key}"
+                sub = _child_path(path, key)
+                if not _is_text(key):
+                    checker.add(sub, "unicode", _SURROGATE_MESSAGE.format("key"), key)
                 stack.append((sub, value))
         elif isinstance(node, list):
             stack.extend((f"{path}[{i}]", v) for i, v in enumerate(node))
-        elif isinstance(node, float) and not math.isfinite(node) and path not in reported:
-            checker.add(path, "finite", "NaN and infinity are not allowed anywhere in a package", node)
+        elif isinstance(node, float) and not math.isfinite(node) and path not in shown:
+            checker.add(
+                path, "finite", "NaN and infinity are not allowed anywhere in a package", node
+            )
+        elif isinstance(node, str) and not _is_text(node):
+            checker.add(path, "unicode", _SURROGATE_MESSAGE.format("text"), node)
+
+
+_SURROGATE_MESSAGE = (
+    "this {} contains an unpaired surrogate escape (like \\ud83d), which is not valid Unicode text"
+)
+
+
+def _is_text(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _child_path(path: str, key: str) -> str:
+    """``path.key``; coverage keys (unit ids) and keys that are not valid text in brackets."""
+    if path.endswith(".coverage") or not _is_text(key):
+        return f"{path}[{json.dumps(key)}]"
+    return f"{path}.{key}"
+
+
+class _ObjectWithDuplicateKeys(dict):
+    """A decoded JSON object in which some key appeared more than once (last value kept)."""
+
+    duplicate_keys: tuple[str, ...] = ()
+
+
+def _object_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    duplicates: list[str] = []
+    for key, value in pairs:
+        if key in out and key not in duplicates:
+            duplicates.append(key)
+        out[key] = value
+    if not duplicates:
+        return out
+    marked = _ObjectWithDuplicateKeys(out)
+    marked.duplicate_keys = tuple(duplicates)
+    return marked
 
 
 # --------------------------------------------------------------------------- loading / saving
 
 
+# What is left at the error position when a file is cut inside a number or a literal
+# ("1." / "2e" / "-" / "tr" / "nul" / "Infin" ...).
+_PARTIAL_TAIL = re.compile(
+    r"(\.[0-9]*)?([eE][+-]?[0-9]*)?|-|-?I(n(f(i(n(i(ty?)?)?)?)?)?)?|N(a)?|t(r(u)?)?|f(a(l(s)?)?)?|n(u(l)?)?"
+)
+
+
 def parse_json_text(text: str, source: str) -> object:
-    """Decode JSON text; a syntax error or truncation becomes a located :class:`PackageError`."""
+    """Decode JSON text; a syntax error or truncation becomes a located :class:`PackageError`.
+
+    NaN / Infinity literals are decoded (so that validation can name where they are) and keys
+    repeated inside one object are remembered (validation reports them).
+    """
+    if not text.strip():
+        raise PackageError(
+            source, [Problem("$", "empty", "the file is empty (expected a JSON object)")]
+        )
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_object_pairs)
     except json.JSONDecodeError as exc:
-        rule = "truncated" if exc.pos >= len(text.rstrip()) else "json-syntax"
+        truncated = (
+            exc.pos >= len(text.rstrip())
+            or exc.msg.startswith("Unterminated string")
+            or _PARTIAL_TAIL.fullmatch(text[exc.pos :].rstrip()) is not None
+        )
+        rule = "truncated" if truncated else "json-syntax"
         message = (
             "file ends before the JSON document is complete (truncated?)"
-            if rule == "truncated"
+            if truncated
             else f"not valid JSON: {exc.msg}"
         )
         raise PackageError(
             source, [Problem(f"$ (line {exc.lineno}, column {exc.colno})", rule, message)]
         ) from None
+    except RecursionError:
+        raise PackageError(
+            source, [Problem("$", "json-depth", "the JSON document is nested too deeply to read")]
+        ) from None
+    except ValueError as exc:  # an integer literal longer than Python's digit limit
+        message = (
+            "not valid JSON: a number has too many digits to read"
+            if "digits" in str(exc)
+            else f"not valid JSON: {exc}"
+        )
+        raise PackageError(source, [Problem("$", "json-syntax", message)]) from None
 
 
 def loads_package(data: bytes | str, source: str = "<upload>") -> Package:
@@ -685,7 +866,9 @@ def load_package(path: str | Path) -> Package:
     try:
         data = p.read_bytes()
     except OSError as exc:
-        raise PackageError(source, [Problem("$", "readable", f"cannot read file: {exc.strerror}")]) from None
+        raise PackageError(
+            source, [Problem("$", "readable", f"cannot read file: {exc.strerror}")]
+        ) from None
     return loads_package(data, source)
 
 

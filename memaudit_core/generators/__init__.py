@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import MemAuditError, UnknownNameError
 from ..package import Package
-from . import paper
+from . import event_graph, paper, stress, synthetic
 from .base import Family
 
 
@@ -57,13 +57,7 @@ register_family(
 )
 
 # Other generator modules each expose FAMILY_RECORDS: list[Family].
-for _module_name in ("stress", "event_graph"):
-    try:
-        _module = __import__(f"{__name__}.{_module_name}", fromlist=["FAMILY_RECORDS"])
-    except ModuleNotFoundError as _exc:  # pragma: no cover - only while a module is absent
-        if _exc.name != f"{__name__}.{_module_name}":
-            raise
-        continue
+for _module in (stress, event_graph, synthetic):
     for _family in _module.FAMILY_RECORDS:
         register_family(_family)
 

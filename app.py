@@ -1,0 +1,94 @@
+"""MemAudit app — Overview (home page): what the package holds, OPT at the budget with its
+certificate, and every reference writer's and package store's ratio."""
+
+import pandas as pd
+import streamlit as st
+
+from memaudit_ui import cached, figures, render
+from memaudit_ui.frame import frame, md_escape
+
+ctx = frame("Overview")
+pkg = ctx.package
+ov = cached.overview(pkg, pkg.content_hash(), ctx.budget)
+stats, opt = ov.stats, ov.opt
+
+st.title("Overview")
+st.markdown(f"**{md_escape(stats.title)}** · `{stats.package_id}`")
+if stats.description:
+    st.text(stats.description)
+for warning in stats.warnings:
+    st.warning(warning)
+
+cols = st.columns(6)
+cols[0].metric("Experiences", stats.n_experiences)
+cols[1].metric("Candidates", stats.n_candidates)
+cols[2].metric("Evidence units", stats.n_units)
+cols[3].metric("Queries", stats.n_queries)
+cols[4].metric(f"Total cost ({stats.cost_unit})", f"{stats.total_cost:g}")
+cols[5].metric(f"Budget ({stats.cost_unit})", f"{ctx.budget:g}")
+
+st.subheader(f"Optimum at budget {ctx.budget:g}")
+c1, c2, c3 = st.columns([1, 1, 3])
+c1.metric(opt.label, f"{opt.value:.4f}")
+c2.metric(f"Cost used ({stats.cost_unit})", f"{opt.cost:g}")
+cert = opt.certificate
+if opt.certified:
+    checks = ", ".join(f"{c.engine} = {c.value:.6f} ({c.time_s * 1000:.0f} ms)" for c in cert.checks)
+    c3.success(f"Certified optimal — {checks}; F recomputed on the returned store.")
+else:
+    c3.warning(
+        f"Not certified ({opt.status}): incumbent {opt.value:.6f}, proven bound {opt.bound:.6f}, "
+        f"gap {opt.gap * 100:.3f}%. {cert.reason if cert else ''}"
+    )
+with st.expander(f"Optimal store ({len(opt.selected)} memories)"):
+    st.text("\n".join(opt.selected) or "(empty: nothing worth storing fits the budget)")
+
+st.subheader("Writers and stores against the optimum")
+evals = ov.evaluations
+labels = [e.label for e in evals]
+fig = figures.ratio_bars(
+    labels,
+    [e.ratio for e in evals],
+    [e.source_kind for e in evals],
+    f"Ratio F / OPT at budget {ctx.budget:g} {stats.cost_unit}",
+    present=ctx.present,
+)
+render.chart(fig, "overview_ratios", f"{stats.package_id}-ratios-B{ctx.budget:g}")
+rows = pd.DataFrame(
+    {
+        "writer / store": labels,
+        "kind": [e.source_kind for e in evals],
+        "F": [round(e.value, 6) for e in evals],
+        "ratio": [e.ratio_text for e in evals],
+        f"cost ({stats.cost_unit})": [e.cost for e in evals],
+        "memories": [len(e.selected) for e in evals],
+        "notes": [" ".join(e.notes) for e in evals],
+    }
+)
+render.table(rows, "overview_table", f"{stats.package_id}-scores-B{ctx.budget:g}")
+if any(e.ratio is None for e in evals):
+    st.info("Ratios are n/a where OPT is 0: nothing of value fits this budget.")
+
+st.subheader("What the package holds")
+a, b = st.columns(2)
+with a:
+    types, counts = zip(*stats.candidates_by_type, strict=True) if stats.candidates_by_type else ((), ())
+    render.chart(
+        figures.count_bars(types, counts, "Candidates by type", "candidate type", ctx.present),
+        "overview_types",
+        f"{stats.package_id}-candidate-types",
+    )
+with b:
+    kinds = [k for k, _, _ in stats.units_by_kind]
+    render.chart(
+        figures.count_bars(kinds, [n for _, n, _ in stats.units_by_kind], "Evidence units by kind",
+                           "unit kind", ctx.present, color="#3a9d5d"),
+        "overview_kinds",
+        f"{stats.package_id}-unit-kinds",
+    )
+render.chart(
+    figures.cost_histogram(stats.candidate_costs, stats.candidate_types, stats.cost_unit,
+                           "Candidate cost distribution", ctx.present),
+    "overview_costs",
+    f"{stats.package_id}-costs",
+)

@@ -1,0 +1,921 @@
+"""Store evaluation, per-unit loss attribution, union packages, ablations and sweeps.
+
+Everything here reads a :class:`~memaudit_core.package.Package`, compiles it once (cached by
+content hash, :func:`compile_cached`), and returns frozen result records with ``to_dict()``:
+
+- :func:`score` — one store (a reference writer's, a package store, or an external export)
+  against the optimum at one budget, with per-unit and per-kind loss attribution and
+  plain-language notes (:class:`StoreEvaluation`);
+- :func:`opt_at` / :func:`ablation_opt` — the optimum over the full or a filtered candidate pool;
+- :func:`sweep` — ratios for many packages x budgets x methods, with bootstrap summaries
+  (:class:`SweepResult`).
+
+A ratio is F(store) / OPT(B). When OPT(B) = 0 no store has any value and the ratio is
+undefined: it is ``None`` here and shown as ``"n/a"``, never a silent 0 or 1.
+
+Examples
+--------
+>>> from memaudit_core.generators import generate
+>>> ev = score(generate("update_chain"), 6, writer="density")
+>>> ev.ratio_text, ev.opt_label
+('0.730', 'OPT')
+>>> [(k.kind, round(k.store_value, 3)) for k in ev.kind_rows]
+[('current_truth', 0.0), ('invalidation', 5.55), ('stale', 0.1)]
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .compiled import CompiledInstance, compile_package
+from .errors import MemAuditError, UnknownNameError
+from .objective import coverage_of, evaluate, get_saturation
+from .package import Package, Store
+from .solvers import SolveResult, solve
+from .writers import get_writer, run_writer
+
+#: Kinds shown first, in this order (the validity story); other kinds follow alphabetically.
+KIND_ORDER = ("current_truth", "invalidation", "temporal_order", "temporal_interval", "stale")
+
+#: Ablation method name -> candidate pool (see :data:`memaudit_core.compiled.POOLS`).
+ABLATIONS = {"no_validity_opt": "no_validity", "generic_opt": "generic"}
+
+#: OPT at or below this is treated as 0 (ratio undefined).
+ZERO_OPT = 1e-12
+
+_BOOTSTRAP_RESAMPLES = 1000
+_BOOTSTRAP_SEED = 0
+
+
+# --------------------------------------------------------------------------- result records
+
+
+@dataclass(frozen=True)
+class UnitRow:
+    """One evidence unit: what the store and the optimum cover, and what the store lost.
+
+    ``store_coverage`` / ``opt_coverage`` are the raw summed coverage z (may exceed 1);
+    values are w * h(z). ``lost = opt_value - store_value`` can be negative where the store
+    covers a unit the optimum chose to leave uncovered.
+    """
+
+    unit_id: str
+    kind: str
+    text: str
+    weight: float
+    store_coverage: float
+    opt_coverage: float
+    store_value: float
+    opt_value: float
+    lost: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "unit_id": self.unit_id,
+            "kind": self.kind,
+            "text": self.text,
+            "weight": self.weight,
+            "store_coverage": self.store_coverage,
+            "opt_coverage": self.opt_coverage,
+            "store_value": self.store_value,
+            "opt_value": self.opt_value,
+            "lost": self.lost,
+        }
+
+
+@dataclass(frozen=True)
+class KindRow:
+    """Unit rows of one kind added up (weight, store value, optimum value, lost)."""
+
+    kind: str
+    weight: float
+    store_value: float
+    opt_value: float
+    lost: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "weight": self.weight,
+            "store_value": self.store_value,
+            "opt_value": self.opt_value,
+            "lost": self.lost,
+        }
+
+
+@dataclass(frozen=True)
+class StoreEvaluation:
+    """One store scored against the optimum at one budget.
+
+    Attributes
+    ----------
+    source_kind : {'writer', 'store', 'external'}
+        A reference writer's store, a package store selecting package candidates, or a store
+        holding external memories (scored in the union package P+(Y)).
+    value : float
+        F of the kept store (after recency pruning when the store was over budget).
+    opt : SolveResult
+        The denominator: OPT over the package, or over P+(Y) for an external store.
+    ratio : float or None
+        ``value / opt_value``; None when the optimum is 0 (``ratio_text`` is then ``"n/a"``).
+    over_budget, pruned : bool, str or None
+        Whether the store as written exceeded the budget, and how it was cut (``"recency"``).
+    store_cost : float
+        Cost of the store as written (``cost`` is the kept part's).
+    dropped : tuple of str
+        Ids removed by pruning.
+    package_opt_value, package_ratio, package_ratio_text
+        External stores only: OPT over the package candidates alone and F / that optimum,
+        which may exceed 1 (``notes`` then says why).
+    notes : tuple of str
+        Plain-language explanations for a reader (undefined ratio, pruning, uncertified
+        denominator, ratio above 1, ...).
+    unit_rows, kind_rows
+        Per-unit and per-kind attribution; store values sum to ``value``, optimum values to
+        ``opt_value`` and ``lost`` to ``opt_value - value``.
+    """
+
+    package_id: str
+    content_hash: str
+    label: str
+    source_kind: str
+    budget: float
+    value: float
+    opt: SolveResult
+    opt_value: float
+    opt_certified: bool
+    opt_label: str
+    ratio: float | None
+    ratio_text: str
+    cost: float
+    selected: tuple[str, ...]
+    opt_selected: tuple[str, ...]
+    over_budget: bool
+    pruned: str | None
+    notes: tuple[str, ...]
+    unit_rows: tuple[UnitRow, ...]
+    kind_rows: tuple[KindRow, ...]
+    writer: str | None = None
+    store_id: str | None = None
+    store_cost: float = 0.0
+    dropped: tuple[str, ...] = ()
+    package_opt_value: float | None = None
+    package_ratio: float | None = None
+    package_ratio_text: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "package_id": self.package_id,
+            "content_hash": self.content_hash,
+            "label": self.label,
+            "source_kind": self.source_kind,
+            "writer": self.writer,
+            "store_id": self.store_id,
+            "budget": self.budget,
+            "value": self.value,
+            "opt_value": self.opt_value,
+            "opt_certified": self.opt_certified,
+            "opt_label": self.opt_label,
+            "ratio": self.ratio,
+            "ratio_text": self.ratio_text,
+            "cost": self.cost,
+            "store_cost": self.store_cost,
+            "selected": list(self.selected),
+            "opt_selected": list(self.opt_selected),
+            "over_budget": self.over_budget,
+            "pruned": self.pruned,
+            "dropped": list(self.dropped),
+            "package_opt_value": self.package_opt_value,
+            "package_ratio": self.package_ratio,
+            "package_ratio_text": self.package_ratio_text,
+            "notes": list(self.notes),
+            "opt": self.opt.to_dict(),
+            "unit_rows": [r.to_dict() for r in self.unit_rows],
+            "kind_rows": [r.to_dict() for r in self.kind_rows],
+        }
+
+
+@dataclass(frozen=True)
+class SweepRow:
+    """One (package, budget, method) measurement.
+
+    For a writer or store, ``value`` is F of its (kept) store and ``opt`` the optimum it is
+    compared with (over P+(Y) for external stores). For an ablation, ``value`` is the pool's
+    optimum and ``opt`` the full optimum. ``certified`` is True only when every optimum in
+    the row is certified.
+    """
+
+    package_id: str
+    seed: int | None
+    family: str | None
+    budget: float
+    method: str
+    value: float
+    opt: float
+    ratio: float | None
+    certified: bool
+    cost: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "package_id": self.package_id,
+            "seed": self.seed,
+            "family": self.family,
+            "budget": self.budget,
+            "method": self.method,
+            "value": self.value,
+            "opt": self.opt,
+            "ratio": self.ratio,
+            "certified": self.certified,
+            "cost": self.cost,
+        }
+
+
+@dataclass(frozen=True)
+class SummaryRow:
+    """Ratios of one method at one budget over the swept packages.
+
+    ``n`` counts rows with a defined ratio (the sample behind the mean and the CI);
+    ``n_undefined`` counts rows where OPT = 0, which are left out (as in the paper's means).
+    The statistics are None when ``n == 0``. The 95% CI is a percentile bootstrap of the mean
+    (1000 resamples, seed 0); it equals the mean when ``n == 1``.
+    """
+
+    method: str
+    budget: float
+    n: int
+    n_undefined: int
+    mean_ratio: float | None
+    min_ratio: float | None
+    max_ratio: float | None
+    ci_low: float | None
+    ci_high: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "budget": self.budget,
+            "n": self.n,
+            "n_undefined": self.n_undefined,
+            "mean_ratio": self.mean_ratio,
+            "min_ratio": self.min_ratio,
+            "max_ratio": self.max_ratio,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+        }
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """All sweep rows plus one :class:`SummaryRow` per (method, budget)."""
+
+    rows: tuple[SweepRow, ...]
+    summary: tuple[SummaryRow, ...]
+    methods: tuple[str, ...]
+    budgets: tuple[float, ...]
+    n_packages: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "n_packages": self.n_packages,
+            "budgets": list(self.budgets),
+            "methods": list(self.methods),
+            "summary": [s.to_dict() for s in self.summary],
+            "rows": [r.to_dict() for r in self.rows],
+        }
+
+    def to_csv_rows(self) -> list[dict[str, Any]]:
+        """Flat per-row dicts for :class:`csv.DictWriter` (None is written as an empty cell)."""
+        return [r.to_dict() for r in self.rows]
+
+    def summary_csv_rows(self) -> list[dict[str, Any]]:
+        """Flat summary dicts for :class:`csv.DictWriter`."""
+        return [s.to_dict() for s in self.summary]
+
+
+# --------------------------------------------------------------------------- compile cache
+
+_CACHE_SIZE = 64
+_cache: OrderedDict[tuple[str, str | None], CompiledInstance] = OrderedDict()
+_cache_lock = threading.Lock()  # the app serves several sessions from threads
+
+
+def _cached(key: tuple[str, str | None], build: Callable[[], CompiledInstance]) -> CompiledInstance:
+    with _cache_lock:
+        inst = _cache.get(key)
+        if inst is not None:
+            _cache.move_to_end(key)
+            return inst
+    inst = build()  # outside the lock: compiling may take a while on large packages
+    with _cache_lock:
+        _cache[key] = inst
+        _cache.move_to_end(key)
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return inst
+
+
+def compile_cached(package: Package) -> CompiledInstance:
+    """Compile a package once per content hash (a small LRU shared by the CLI and the app).
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> compile_cached(generate("update_chain")) is compile_cached(generate("update_chain"))
+    True
+    """
+    return _cached((package.content_hash(), None), lambda: compile_package(package))
+
+
+def compile_union_cached(package: Package, store: Store) -> CompiledInstance:
+    """The union package P+(Y) of a package and one of its external stores, cached."""
+    return _cached(
+        (package.content_hash(), store.id), lambda: compile_package(package, external=store)
+    )
+
+
+# --------------------------------------------------------------------------- optima
+
+
+def opt_at(
+    inst: CompiledInstance,
+    budget: float,
+    solver: str = "auto",
+    time_limit: float | None = None,
+    *,
+    incumbent_idx: tuple[int, ...] | None = None,
+) -> SolveResult:
+    """The optimum at one budget: a thin wrapper on :func:`memaudit_core.solvers.solve`.
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> res = opt_at(compile_cached(generate("update_chain")), 3)
+    >>> round(res.value, 6), res.label
+    (5.55, 'OPT')
+    """
+    return solve(inst, budget, solver, time_limit=time_limit, incumbent_idx=incumbent_idx)
+
+
+def _pool_name(pool: str) -> str:
+    if pool in ABLATIONS:
+        return ABLATIONS[pool]
+    if pool in ABLATIONS.values() or pool == "full":
+        return pool
+    known = ", ".join([*ABLATIONS, *ABLATIONS.values()])
+    raise UnknownNameError(f"unknown ablation pool {pool!r} (known: {known})")
+
+
+def ablation_opt(
+    inst: CompiledInstance,
+    pool: str,
+    budget: float,
+    solver: str = "auto",
+    time_limit: float | None = None,
+) -> SolveResult:
+    """OPT over a filtered candidate pool (``no_validity`` / ``generic``, or the method names
+    ``no_validity_opt`` / ``generic_opt``). Its ``selected_idx`` are positions in the pool.
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> inst = compile_cached(generate("update_chain"))
+    >>> round(ablation_opt(inst, "no_validity", 3).value / opt_at(inst, 3).value, 3)
+    0.486
+    """
+    return solve(inst.pool_instance(_pool_name(pool)), budget, solver, time_limit=time_limit)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _check_budget(budget: float) -> float:
+    try:
+        b = float(budget)
+    except (TypeError, ValueError):
+        raise MemAuditError(f"budget must be a number, got {budget!r}") from None
+    if not math.isfinite(b) or b < 0:
+        raise MemAuditError(f"budget must be a finite number >= 0, got {budget!r}")
+    return b
+
+
+def _budget_limit(budget: float) -> float:
+    return budget + 1e-9 * max(1.0, abs(budget))
+
+
+def _ratio(value: float, opt: float) -> float | None:
+    return None if opt <= ZERO_OPT else value / opt
+
+
+def ratio_text(ratio: float | None, digits: int = 3) -> str:
+    """``"n/a"`` for an undefined ratio, else the ratio with ``digits`` decimals.
+
+    >>> ratio_text(None), ratio_text(0.7301)
+    ('n/a', '0.730')
+    """
+    return "n/a" if ratio is None else f"{ratio:.{digits}f}"
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def kind_sort_key(kind: str) -> tuple[int, str]:
+    """Sort key putting :data:`KIND_ORDER` first, then other kinds alphabetically."""
+    return (KIND_ORDER.index(kind), "") if kind in KIND_ORDER else (len(KIND_ORDER), kind)
+
+
+def _attribution(
+    inst: CompiledInstance,
+    package: Package,
+    store_idx: Sequence[int],
+    opt_idx: Sequence[int],
+) -> tuple[tuple[UnitRow, ...], tuple[KindRow, ...]]:
+    h = get_saturation(inst.saturation).h
+    z_store = coverage_of(inst, store_idx)
+    z_opt = coverage_of(inst, opt_idx)
+    v_store = inst.weight * h(z_store)
+    v_opt = inst.weight * h(z_opt)
+    texts = {u.id: u.text for u in package.units}
+    unit_rows = tuple(
+        UnitRow(
+            unit_id=uid,
+            kind=inst.unit_kinds[r],
+            text=texts.get(uid, ""),
+            weight=float(inst.weight[r]),
+            store_coverage=float(z_store[r]),
+            opt_coverage=float(z_opt[r]),
+            store_value=float(v_store[r]),
+            opt_value=float(v_opt[r]),
+            lost=float(v_opt[r] - v_store[r]),
+        )
+        for r, uid in enumerate(inst.unit_ids)
+    )
+    kinds = sorted(set(inst.unit_kinds), key=kind_sort_key)
+    kind_arr = np.array(inst.unit_kinds, dtype=object)
+    kind_rows = []
+    for kind in kinds:
+        m = kind_arr == kind
+        s, o = float(v_store[m].sum()), float(v_opt[m].sum())
+        kind_rows.append(KindRow(kind, float(inst.weight[m].sum()), s, o, o - s))
+    return unit_rows, tuple(kind_rows)
+
+
+def _prune_by_order(
+    inst: CompiledInstance, ordered_idx: Sequence[int], budget: float
+) -> tuple[list[int], list[int]]:
+    """Walk ``ordered_idx`` (most recent first) keeping each item that still fits."""
+    limit = _budget_limit(budget)
+    kept: list[int] = []
+    dropped: list[int] = []
+    spent = 0.0
+    for i in ordered_idx:
+        c = float(inst.cost[i])
+        if spent + c <= limit:
+            kept.append(i)
+            spent += c
+        else:
+            dropped.append(i)
+    return kept, dropped
+
+
+def _package_recency_order(inst: CompiledInstance, idx: Iterable[int]) -> list[int]:
+    # Newest experience first, then cheaper, then id.
+    return sorted(
+        idx,
+        key=lambda i: (-float(inst.candidate_times[i]), float(inst.cost[i]), inst.candidate_ids[i]),
+    )
+
+
+def _store_members(inst: CompiledInstance, store: Store) -> tuple[list[int], str]:
+    """The store's candidates in ``inst``, most recent first, and how "recent" was decided.
+
+    External memories come first (they are what the system wrote over the whole stream; the
+    compiled instance also dates them after every experience), newest ``created_at`` first
+    when every memory has one (ISO-8601 strings sort by time), else in reverse list order
+    (exports list memories oldest first). Selected package candidates follow, newest
+    experience first, then cheaper, then id.
+    """
+    mems = list(store.memories)
+    if mems and all(m.created_at for m in mems):
+        order = sorted(range(len(mems)), key=lambda j: (mems[j].created_at, j), reverse=True)
+        how = "newest created_at first"
+    else:
+        order = list(range(len(mems)))[::-1]
+        how = "last listed first" if mems else "newest experience first, then cheaper, then id"
+    members = [inst.candidate_idx(mems[j].id) for j in order]
+    members += _package_recency_order(inst, (inst.candidate_idx(c) for c in store.select))
+    return members, how
+
+
+def _denominator_notes(opt: SolveResult, value: float, budget: float, what: str) -> list[str]:
+    notes: list[str] = []
+    if opt.value <= ZERO_OPT:
+        notes.append(
+            f"{what} is 0 at budget {_fmt(budget)}: no feasible store has any value here (nothing "
+            "that fits covers a unit with positive weight), so the ratio is undefined (n/a)."
+        )
+        return notes
+    if not opt.certified:
+        notes.append(
+            f"The denominator is {opt.label} ({_fmt(opt.value)}), not a certified optimum "
+            f"(status {opt.status}, proven upper bound {_fmt(opt.bound)}, gap "
+            f"{opt.gap * 100:.3g}%). The true ratio lies between F / bound = "
+            f"{value / opt.bound if opt.bound > 0 else float('nan'):.3f} and the ratio shown."
+        )
+    if value > opt.value * (1 + 1e-9) + 1e-12:
+        notes.append(
+            f"The store's value {_fmt(value)} exceeds the denominator {_fmt(opt.value)}: this can "
+            "only happen because the denominator is not proven optimal."
+        )
+    return notes
+
+
+# --------------------------------------------------------------------------- score
+
+
+def score(
+    package: Package,
+    budget: float,
+    *,
+    writer: str | None = None,
+    store_id: str | None = None,
+    solver: str = "auto",
+    time_limit: float | None = None,
+) -> StoreEvaluation:
+    """Score one store against the optimum at ``budget``, with loss attribution.
+
+    Parameters
+    ----------
+    package : Package
+    budget : float
+        Budget B >= 0 in the package's cost unit.
+    writer : str, optional
+        A reference writer (:data:`memaudit_core.writers.WRITERS`); its store is written now.
+    store_id : str, optional
+        A store in ``package.stores``. Exactly one of ``writer`` / ``store_id`` is required.
+    solver, time_limit
+        Passed to :func:`memaudit_core.solvers.solve`.
+
+    Returns
+    -------
+    StoreEvaluation
+
+    Notes
+    -----
+    A store that costs more than B is cut to the subset it would keep: most recent first
+    (package candidates by experience time, then cost, then id; external memories by
+    ``created_at`` or, without it, last listed first), each item kept when it still fits.
+    ``over_budget`` / ``pruned`` / ``notes`` say so.
+
+    A store with external memories is scored in the union package P+(Y): each memory becomes a
+    candidate in its own group, and the ratio is F(Y') / OPT_{P+}(B). The package-candidate
+    ratio F(Y') / OPT_P(B) is also reported; it may exceed 1.
+
+    Raises
+    ------
+    MemAuditError
+        Neither or both of ``writer`` / ``store_id``; a bad budget.
+    UnknownNameError
+        An unknown writer or store.
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> ev = score(generate("temporal_interval"), 13, writer="gvt")
+    >>> ev.ratio_text, round(ev.value, 3), round(ev.opt_value, 3)
+    ('0.905', 9.625, 10.635)
+    """
+    if (writer is None) == (store_id is None):
+        raise MemAuditError("score: give exactly one of writer=NAME or store_id=ID")
+    budget = _check_budget(budget)
+    inst = compile_cached(package)
+    notes: list[str] = []
+    over_budget = False
+    pruned: str | None = None
+    dropped: tuple[str, ...] = ()
+    package_opt_value = package_ratio = None
+
+    if writer is not None:
+        get_writer(writer)  # unknown name -> UnknownNameError before any work
+        res = run_writer(writer, inst, budget)
+        eval_inst, kept = inst, list(res.selected_idx)
+        store_cost = res.cost
+        source_kind, label = "writer", writer
+    else:
+        store = package.store(store_id)
+        label = store.display_name
+        if store.is_external:
+            eval_inst = compile_union_cached(package, store)
+            source_kind = "external"
+        else:
+            eval_inst = inst
+            source_kind = "store"
+        members, how = _store_members(eval_inst, store)
+        store_cost = float(eval_inst.cost[members].sum()) if members else 0.0
+        kept = members
+        if store_cost > _budget_limit(budget):
+            kept, lost_idx = _prune_by_order(eval_inst, members, budget)
+            over_budget, pruned = True, "recency"
+            dropped = tuple(eval_inst.candidate_ids[i] for i in lost_idx)
+            notes.append(
+                f"The store as written costs {_fmt(store_cost)}, more than the budget "
+                f"{_fmt(budget)}. It was pruned by recency ({how}; each memory kept if it still "
+                f"fit): kept {len(kept)} of {len(members)}, dropped {', '.join(dropped)}."
+            )
+        if source_kind == "external":
+            notes.append(
+                f"External store: its {len(store.memories)} memories are not package candidates, "
+                "so each was added as a candidate in its own group (union package P+). The ratio "
+                "compares with the optimum over package candidates and these memories together."
+            )
+
+    kept = sorted(kept)
+    value = evaluate(eval_inst, kept)
+    cost = float(eval_inst.cost[kept].sum()) if kept else 0.0
+    opt = opt_at(eval_inst, budget, solver, time_limit)
+    ratio = _ratio(value, opt.value)
+    what = "OPT over the union package" if source_kind == "external" else "OPT"
+    notes.extend(_denominator_notes(opt, value, budget, what))
+
+    if source_kind == "external":
+        package_opt = opt_at(inst, budget, solver, time_limit)
+        package_opt_value = package_opt.value
+        package_ratio = _ratio(value, package_opt.value)
+        outside = [eval_inst.candidate_ids[i] for i in kept if eval_inst.is_external[i]]
+        if package_ratio is not None and package_ratio > 1 + 1e-9:
+            notes.append(
+                f"Against the package-only optimum ({_fmt(package_opt.value)}) this store scores "
+                f"{package_ratio:.3f}, above 1: it holds memories outside the package's candidate "
+                f"pool ({', '.join(outside) or 'none kept'}) that cover evidence more cheaply or "
+                "more completely than any package candidate, so it can beat the package-only "
+                "optimum. The union ratio is the fair comparison."
+            )
+        elif package_ratio is None:
+            notes.append(
+                "The package-only optimum is 0 at this budget, so the package-candidate ratio is "
+                "undefined (n/a)."
+            )
+
+    unit_rows, kind_rows = _attribution(eval_inst, package, kept, opt.selected_idx)
+    return StoreEvaluation(
+        package_id=package.id,
+        content_hash=inst.content_hash,
+        label=label,
+        source_kind=source_kind,
+        budget=budget,
+        value=value,
+        opt=opt,
+        opt_value=opt.value,
+        opt_certified=opt.certified,
+        opt_label=opt.label,
+        ratio=ratio,
+        ratio_text=ratio_text(ratio),
+        cost=cost,
+        selected=eval_inst.ids(kept),
+        opt_selected=tuple(opt.selected),
+        over_budget=over_budget,
+        pruned=pruned,
+        notes=tuple(notes),
+        unit_rows=unit_rows,
+        kind_rows=kind_rows,
+        writer=writer,
+        store_id=store_id,
+        store_cost=store_cost,
+        dropped=dropped,
+        package_opt_value=package_opt_value,
+        package_ratio=package_ratio,
+        package_ratio_text=None if source_kind != "external" else ratio_text(package_ratio),
+    )
+
+
+# --------------------------------------------------------------------------- sweep
+
+
+def _bootstrap_ci(values: np.ndarray) -> tuple[float, float]:
+    n = values.size
+    mean = float(values.mean())
+    if n == 1:
+        return mean, mean
+    # A fresh generator per summary row: a row's CI does not depend on which rows came first.
+    rng = np.random.default_rng(_BOOTSTRAP_SEED)
+    draws = rng.integers(0, n, size=(_BOOTSTRAP_RESAMPLES, n))
+    means = values[draws].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def summarize(
+    rows: Sequence[SweepRow], methods: Sequence[str], budgets: Sequence[float]
+) -> tuple[SummaryRow, ...]:
+    """One :class:`SummaryRow` per (method, budget), methods in the given order."""
+    grouped: dict[tuple[str, float], list[float | None]] = {}
+    for row in rows:
+        grouped.setdefault((row.method, row.budget), []).append(row.ratio)
+    out = []
+    for method in methods:
+        for budget in budgets:
+            ratios = grouped.get((method, budget), [])
+            defined = np.array([r for r in ratios if r is not None], dtype=float)
+            n_undef = len(ratios) - defined.size
+            if defined.size == 0:
+                out.append(SummaryRow(method, budget, 0, n_undef, None, None, None, None, None))
+                continue
+            low, high = _bootstrap_ci(defined)
+            out.append(
+                SummaryRow(
+                    method,
+                    budget,
+                    int(defined.size),
+                    n_undef,
+                    float(defined.mean()),
+                    float(defined.min()),
+                    float(defined.max()),
+                    low,
+                    high,
+                )
+            )
+    return tuple(out)
+
+
+def _best_incumbent(
+    candidates: Iterable[tuple[float, tuple[int, ...]] | None],
+) -> tuple[int, ...] | None:
+    """The highest-value feasible selection among ``(value, selection)`` pairs."""
+    best = max((c for c in candidates if c is not None), key=lambda c: c[0], default=None)
+    return None if best is None else best[1]
+
+
+def _sweep_row(
+    package_id: str,
+    seed: int | None,
+    family: str | None,
+    method: str,
+    value: float,
+    opt: float,
+    certified: bool,
+    cost: float,
+    budget: float,
+) -> SweepRow:
+    return SweepRow(
+        package_id, seed, family, budget, method, value, opt, _ratio(value, opt), certified, cost
+    )
+
+
+def sweep(
+    packages: Sequence[Package],
+    budgets: Sequence[float],
+    writers: Sequence[str],
+    *,
+    stores: Sequence[str] = (),
+    ablations: Sequence[str] = (),
+    solver: str = "auto",
+    time_limit: float | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> SweepResult:
+    """Ratios of writers, stores and ablations over packages x budgets.
+
+    Parameters
+    ----------
+    packages : sequence of Package
+    budgets : sequence of float
+        Solved in ascending order (duplicates dropped): the optimum at a smaller budget is
+        feasible at a larger one and is passed to the solver as its starting incumbent, along
+        with the best writer store at the current budget.
+    writers : sequence of str
+        Reference writer names, e.g. ``["gvt", "density"]``.
+    stores : sequence of str, optional
+        Store ids. A package without that store contributes no row for it; an id found in no
+        package is an error. External stores are scored in their union package.
+    ablations : sequence of str, optional
+        ``no_validity_opt`` and / or ``generic_opt``: the pool's OPT divided by the full OPT.
+    solver, time_limit
+        Passed to :func:`memaudit_core.solvers.solve`.
+    progress : callable, optional
+        ``progress(done, total)`` after each (package, budget).
+
+    Returns
+    -------
+    SweepResult
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> res = sweep([generate("update_chain")], [3, 6], ["gvt", "density"],
+    ...             ablations=["no_validity_opt"])
+    >>> [(s.method, s.budget, round(s.mean_ratio, 3)) for s in res.summary]
+    [('gvt', 3.0, 1.0), ('gvt', 6.0, 1.0), ('density', 3.0, 0.351), ('density', 6.0, 0.73), \
+('no_validity_opt', 3.0, 0.486), ('no_validity_opt', 6.0, 0.513)]
+    """
+    writers = list(writers)
+    for name in writers:
+        get_writer(name)
+    for name in ablations:
+        if name not in ABLATIONS:
+            raise UnknownNameError(f"unknown ablation {name!r} (known: {', '.join(ABLATIONS)})")
+    missing = [s for s in stores if not any(st.id == s for p in packages for st in p.stores)]
+    if missing:
+        raise UnknownNameError(
+            f"store(s) {', '.join(map(repr, missing))} found in none of the swept packages"
+        )
+    grid = sorted({_check_budget(b) for b in budgets})
+    methods = (*writers, *stores, *ablations)
+    rows: list[SweepRow] = []
+    total = len(packages) * len(grid)
+    done = 0
+    for package in packages:
+        inst = compile_cached(package)
+        seed = package.meta.get("seed")
+        seed = seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+        family = package.meta.get("generator")
+        family = family if isinstance(family, str) else None
+        pkg_stores = {s.id: s for s in package.stores}
+        row = functools.partial(_sweep_row, package.id, seed, family)
+
+        # Optima at the previous (smaller) budget, as (value, selection): still feasible now,
+        # and F does not depend on the budget, so their values carry over unchanged.
+        prev_opt: tuple[float, tuple[int, ...]] | None = None
+        prev_pool: dict[str, tuple[float, tuple[int, ...]]] = {}
+        prev_union: dict[str, tuple[float, tuple[int, ...]]] = {}
+        for budget in grid:
+            results = [run_writer(w, inst, budget) for w in writers]
+            incumbent = _best_incumbent([prev_opt, *((r.value, r.selected_idx) for r in results)])
+            opt = solve(inst, budget, solver, time_limit=time_limit, incumbent_idx=incumbent)
+            prev_opt = (opt.value, tuple(opt.selected_idx))
+            for res in results:
+                rows.append(row(res.writer, res.value, opt.value, opt.certified, res.cost, budget))
+            for sid in stores:
+                store = pkg_stores.get(sid)
+                if store is None:
+                    continue
+                if store.is_external:
+                    union = compile_union_cached(package, store)
+                    members, _ = _store_members(union, store)
+                    kept, _ = _prune_by_order(union, members, budget)
+                    kept_t = tuple(sorted(kept))
+                    value = evaluate(union, kept_t)
+                    inc = _best_incumbent([prev_union.get(sid), (value, kept_t)])
+                    u_opt = solve(union, budget, solver, time_limit=time_limit, incumbent_idx=inc)
+                    prev_union[sid] = (u_opt.value, tuple(u_opt.selected_idx))
+                    denom, cert = u_opt.value, u_opt.certified
+                    cost = float(union.cost[list(kept_t)].sum()) if kept_t else 0.0
+                else:
+                    members, _ = _store_members(inst, store)
+                    kept, _ = _prune_by_order(inst, members, budget)
+                    value, denom, cert = evaluate(inst, kept), opt.value, opt.certified
+                    cost = float(inst.cost[kept].sum()) if kept else 0.0
+                rows.append(row(sid, value, denom, cert, cost, budget))
+            for name in ablations:
+                pool = inst.pool_instance(ABLATIONS[name])
+                inc = _best_incumbent([prev_pool.get(name)])
+                p_opt = solve(pool, budget, solver, time_limit=time_limit, incumbent_idx=inc)
+                prev_pool[name] = (p_opt.value, tuple(p_opt.selected_idx))
+                rows.append(
+                    row(
+                        name,
+                        p_opt.value,
+                        opt.value,
+                        opt.certified and p_opt.certified,
+                        p_opt.cost,
+                        budget,
+                    )
+                )
+            done += 1
+            if progress is not None:
+                progress(done, total)
+    return SweepResult(
+        rows=tuple(rows),
+        summary=summarize(rows, methods, grid),
+        methods=methods,
+        budgets=tuple(grid),
+        n_packages=len(packages),
+    )
+
+
+__all__ = [
+    "ABLATIONS",
+    "KIND_ORDER",
+    "KindRow",
+    "StoreEvaluation",
+    "SummaryRow",
+    "SweepResult",
+    "SweepRow",
+    "UnitRow",
+    "ablation_opt",
+    "compile_cached",
+    "compile_union_cached",
+    "kind_sort_key",
+    "opt_at",
+    "ratio_text",
+    "score",
+    "summarize",
+    "sweep",
+]

@@ -1,0 +1,166 @@
+"""Importers: memory-system exports -> external stores, datasets -> packages.
+
+Two kinds of import:
+
+- **Stores** (:data:`STORE_FORMATS`): what a memory system wrote, read into a
+  :class:`~memaudit_core.package.Store` of external memories (:func:`load_external_store`).
+  Each memory is costed by a cost rule (:mod:`memaudit_core.costs`, recorded in
+  ``store.meta["cost_rule"]``) and gets coverage from its provenance links when a package is
+  given (:mod:`.coverage`); otherwise ``store.meta["coverage"] == "needs annotation"``.
+  Scoring adds the store to a package and evaluates it in the union package P+(Y).
+- **Packages** (:data:`PACKAGE_FORMATS`): the original artifact's coverage-package folder or
+  zip, and LoCoMo / LongMemEval-style benchmark files (:func:`import_package`).
+
+Every importer records the detected format version (``meta["format_version"]``) and rejects
+what it cannot read with a :class:`~memaudit_core.errors.PackageError` naming the file, the
+JSON path and the rule.
+
+Examples
+--------
+>>> sorted(STORE_FORMATS), sorted(PACKAGE_FORMATS)
+(['amem', 'letta', 'mem0', 'zep'], ['artifact', 'locomo', 'longmemeval'])
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..costs import get_cost_rule
+from ..errors import UnknownNameError
+from ..package import Package, Store
+from ._common import check_store_id
+from .coverage import coverage_from_links, suggest_coverage, suggest_store_coverage
+
+STORE_FORMATS = frozenset({"mem0", "letta", "amem", "zep"})
+PACKAGE_FORMATS = frozenset({"artifact", "locomo", "longmemeval"})
+
+
+def load_external_store(
+    path: str | Path,
+    fmt: str,
+    *,
+    cost_rule: str = "words",
+    store_id: str | None = None,
+    package: Package | None = None,
+    history: str | Path | list | None = None,
+) -> Store:
+    """Read a memory-system export into an external store.
+
+    Parameters
+    ----------
+    path : str or Path
+        The export file.
+    fmt : {'mem0', 'letta', 'amem', 'zep'}
+    cost_rule : str
+        A name in :data:`memaudit_core.costs.COST_RULES` (default ``"words"``).
+    store_id : str, optional
+        Default: the format name.
+    package : Package, optional
+        When given, provenance links that match the package's unit or experience ids become
+        coverage (see :func:`memaudit_core.importers.coverage.coverage_from_links`).
+    history : path or list, optional
+        Mem0 only: history rows (JSON) or a ``history.db`` SQLite file.
+
+    Returns
+    -------
+    Store
+        ``meta`` holds ``format``, ``format_version``, ``cost_rule``, ``coverage`` and
+        format-specific counts (deleted memories, messages, relations...).
+
+    Raises
+    ------
+    UnknownNameError
+        Unknown format or cost rule.
+    PackageError
+        The export cannot be read; every problem located by file, JSON path and rule.
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "mem0.json"
+    >>> _ = f.write_text(json.dumps([{"id": "m1", "memory": "Prefers tea"}]))
+    >>> s = load_external_store(f, "mem0", cost_rule="chars")
+    >>> s.id, s.meta["format_version"], s.meta["cost_rule"], s.memories[0].cost
+    ('mem0', '1.0', 'chars', 11.0)
+    """
+    if fmt not in STORE_FORMATS:
+        raise UnknownNameError(
+            f"unknown export format {fmt!r} (known: {', '.join(sorted(STORE_FORMATS))})"
+        )
+    get_cost_rule(cost_rule)  # fail fast, before reading anything
+    check_store_id(store_id, str(path))
+    if history is not None and fmt != "mem0":
+        raise UnknownNameError(f"history is only read for mem0 exports, not {fmt!r}")
+    kwargs = {"cost_rule": cost_rule, "store_id": store_id, "package": package}
+    if fmt == "mem0":
+        from .mem0 import load_mem0_store
+
+        return load_mem0_store(path, history=history, **kwargs)
+    if fmt == "letta":
+        from .letta import load_letta_store
+
+        return load_letta_store(path, **kwargs)
+    if fmt == "amem":
+        from .amem import load_amem_store
+
+        return load_amem_store(path, **kwargs)
+    from .zep import load_zep_store
+
+    return load_zep_store(path, **kwargs)
+
+
+def import_package(
+    fmt: str, source: str | Path, *, instance: str | None = None, cost_rule: str = "words"
+) -> Package:
+    """Import a package from a dataset or artifact format.
+
+    Parameters
+    ----------
+    fmt : {'artifact', 'locomo', 'longmemeval'}
+    source : str or Path
+        Folder / zip (artifact) or JSON file (locomo, longmemeval; a LoCoMo zip of flat files).
+    instance : str, optional
+        LoCoMo ``sample_id`` or LongMemEval ``question_id``; required when the file holds
+        more than one. Not used by ``artifact``.
+    cost_rule : str
+        Candidate cost rule for locomo / longmemeval (the artifact carries its own costs).
+
+    Returns
+    -------
+    Package
+
+    Raises
+    ------
+    UnknownNameError
+        Unknown format or cost rule.
+    PackageError
+        Located problems.
+    """
+    if fmt not in PACKAGE_FORMATS:
+        raise UnknownNameError(
+            f"unknown package format {fmt!r} (known: {', '.join(sorted(PACKAGE_FORMATS))})"
+        )
+    if fmt == "artifact":
+        if instance is not None:
+            raise UnknownNameError("--instance does not apply to the artifact format")
+        from .artifact import load_artifact_package
+
+        return load_artifact_package(source)
+    if fmt == "locomo":
+        from .locomo import import_locomo
+
+        return import_locomo(source, instance=instance, cost_rule=cost_rule)
+    from .longmemeval import import_longmemeval
+
+    return import_longmemeval(source, instance=instance, cost_rule=cost_rule)
+
+
+__all__ = [
+    "PACKAGE_FORMATS",
+    "STORE_FORMATS",
+    "coverage_from_links",
+    "import_package",
+    "load_external_store",
+    "suggest_coverage",
+    "suggest_store_coverage",
+]

@@ -1,0 +1,440 @@
+"""Shared plumbing for the importers: located problems, file reading, times, store assembly.
+
+Every importer reports what it cannot read as a :class:`~memaudit_core.errors.PackageError`
+whose problems name the file (the error's source), a JSON path inside it and the rule broken,
+e.g. ``export.json: $.results[2].memory: missing the memory text [rule: required]``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, NoReturn
+
+from ..costs import EmptyTextError, cost_of, get_cost_rule
+from ..errors import PackageError, Problem
+from ..package import ExternalMemory, Package, Store
+
+PICKLE_SUFFIXES = (".pkl", ".pickle", ".pck", ".joblib")
+
+#: Keys never copied into meta: vectors and hashes (they are not memory content).
+STRIP_KEYS = frozenset(
+    {
+        "embedding",
+        "embeddings",
+        "vector",
+        "vectors",
+        "fact_embedding",
+        "name_embedding",
+        "summary_embedding",
+        "page_embedding",
+        "knowledge_embedding",
+        "text_lemmatized",
+        "embedding_config",
+    }
+)
+
+
+class Collector:
+    """Collects located problems for one source file."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.problems: list[Problem] = []
+
+    def add(self, path: str, rule: str, message: str, value: object = None) -> None:
+        self.problems.append(Problem(path, rule, message, value))
+
+    def raise_if_any(self) -> None:
+        if self.problems:
+            raise PackageError(self.source, self.problems)
+
+
+def fail(source: str | Path, path: str, rule: str, message: str, value: object = None) -> NoReturn:
+    """Raise a one-problem :class:`PackageError`."""
+    raise PackageError(str(source), [Problem(path, rule, message, value)])
+
+
+def json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def looks_like_pickle(path: Path, head: bytes) -> bool:
+    """True for a pickle by name or by its protocol marker (``0x80`` + protocol 2..5)."""
+    return path.suffix.lower() in PICKLE_SUFFIXES or (
+        len(head) >= 2 and head[0] == 0x80 and 2 <= head[1] <= 5
+    )
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """Read a file, refusing missing files, folders and pickles with a located message."""
+    p = Path(path)
+    if not p.exists():
+        fail(p, "$", "file-exists", "no such file or folder")
+    if p.is_dir():
+        fail(p, "$", "file-type", "expected a file, got a folder")
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        fail(p, "$", "readable", f"cannot read file: {exc.strerror}")
+    if looks_like_pickle(p, data[:2]):
+        fail(
+            p,
+            "$",
+            "no-pickle",
+            "pickle files are refused: unpickling runs code from the file. Export the notes as "
+            "JSON instead (a list of note dicts, or a Chroma collection.get() dump)",
+        )
+    return data
+
+
+def decode_text(data: bytes, source: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        fail(source, "$", "utf-8", f"file is not UTF-8 text (byte {exc.start})")
+
+
+def _plain_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    return dict(pairs)
+
+
+def parse_json(text: str, source: str) -> Any:
+    """Decode JSON; syntax errors and truncation become located problems.
+
+    Uses the package loader's messages (``truncated`` / ``json-syntax`` with line and column).
+    """
+    from ..package import parse_json_text
+
+    doc = parse_json_text(text, source)
+    return _plainify(doc)
+
+
+def _plainify(node: Any) -> Any:
+    # parse_json_text marks objects with repeated keys with a dict subclass; exports keep the
+    # last value (as every JSON reader does) and the marker must not leak into packages.
+    if isinstance(node, dict):
+        return {k: _plainify(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_plainify(v) for v in node]
+    return node
+
+
+def load_json_file(path: str | Path) -> Any:
+    """Read, refuse pickles, decode UTF-8 and parse JSON with located errors."""
+    data = read_bytes(path)
+    return parse_json(decode_text(data, str(path)), str(path))
+
+
+# --------------------------------------------------------------------------- values
+
+
+def clean_meta(value: Any) -> Any:
+    """A JSON-safe copy for ``meta``: vectors dropped, non-finite numbers kept as strings.
+
+    Package validation rejects NaN / infinity anywhere, so a stray ``NaN`` in an export's
+    metadata is kept visibly as the string ``"NaN"`` rather than dropped.
+    """
+    if isinstance(value, dict):
+        return {str(k): clean_meta(v) for k, v in value.items() if k not in STRIP_KEYS}
+    if isinstance(value, list | tuple):
+        return [clean_meta(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    return value
+
+
+def finite_number(value: Any) -> float | None:
+    """A finite float, else None (booleans are not numbers)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        x = float(value)
+    except OverflowError:
+        return None
+    return x if math.isfinite(x) else None
+
+
+_AMEM_STAMP = re.compile(r"^\d{12}$")
+_FREE_FORMATS = (
+    "%I:%M %p on %d %B, %Y",  # LoCoMo session date, as A-mem LoCoMo runs store it
+    "%Y-%m-%d %H:%M:%S",  # MemoryOS and friends (naive)
+    "%Y/%m/%d %H:%M",
+)
+
+
+@dataclass(frozen=True)
+class Time:
+    """A normalised timestamp: ISO text (UTC, or naive when the zone is unknown)."""
+
+    iso: str | None
+    naive: bool = False
+    raw: Any = None
+
+
+def normalise_time(raw: Any, *, naive_is_utc: bool = False) -> Time:
+    """Normalise an export's timestamp.
+
+    Aware times become UTC ISO-8601 (``2026-11-30T13:04:56.378713+00:00``). Naive times are
+    UTC when ``naive_is_utc`` (documented for Letta legacy files), else kept naive (no zone is
+    guessed). Numbers are epoch seconds, or milliseconds when larger than 1e11. Unreadable
+    values give ``Time(None, raw=value)``.
+
+    Examples
+    --------
+    >>> normalise_time("2025-09-01T10:00:00-07:00").iso
+    '2025-09-01T17:00:00+00:00'
+    >>> normalise_time("202305081356")
+    Time(iso='2023-05-08T13:56:00', naive=True, raw='202305081356')
+    """
+    if raw is None or raw == "":
+        return Time(None)
+    dt: datetime | None = None
+    number = finite_number(raw)
+    if number is not None:
+        seconds = number / 1000.0 if abs(number) > 1e11 else number
+        try:
+            dt = datetime.fromtimestamp(seconds, UTC)
+        except (OverflowError, OSError, ValueError):
+            return Time(None, raw=raw)
+    elif isinstance(raw, str):
+        text = raw.strip()
+        if _AMEM_STAMP.match(text):
+            try:
+                dt = datetime.strptime(text, "%Y%m%d%H%M")
+            except ValueError:
+                return Time(None, raw=raw)
+        else:
+            try:
+                dt = datetime.fromisoformat(text)
+            except ValueError:
+                for fmt in _FREE_FORMATS:
+                    try:
+                        dt = datetime.strptime(text, fmt)
+                        break
+                    except ValueError:
+                        continue
+        if dt is None:
+            return Time(None, raw=raw)
+    else:
+        return Time(None, raw=raw)
+    if dt.tzinfo is None:
+        if naive_is_utc:
+            return Time(dt.replace(tzinfo=UTC).isoformat(), raw=raw)
+        return Time(dt.isoformat(), naive=True, raw=raw)
+    return Time(dt.astimezone(UTC).isoformat(), raw=raw)
+
+
+def split_refs(value: Any) -> list[str]:
+    """Provenance references from a string (split on ``;``, ``,`` and whitespace) or a list."""
+    if isinstance(value, str):
+        return [t for t in re.split(r"[;,\s]+", value) if t]
+    if isinstance(value, list | tuple):
+        out: list[str] = []
+        for v in value:
+            out.extend(split_refs(v))
+        return out
+    if isinstance(value, int) and not isinstance(value, bool):
+        return [str(value)]
+    return []
+
+
+#: Metadata keys read as provenance links (unit ids, dia_ids, experience / session ids).
+LINK_KEYS = (
+    "units",
+    "unit_ids",
+    "unit_id",
+    "unit",
+    "evidence",
+    "evidence_ids",
+    "dia_id",
+    "dia_ids",
+    "provenance",
+    "source_ids",
+    "experience",
+    "experience_id",
+    "experiences",
+    "session",
+    "session_id",
+    "sessions",
+)
+
+
+def links_from(meta: Any) -> list[str]:
+    """Provenance references found under :data:`LINK_KEYS` in a metadata dict."""
+    if not isinstance(meta, dict):
+        return []
+    out: list[str] = []
+    for key in LINK_KEYS:
+        if key in meta:
+            for ref in split_refs(meta[key]):
+                if ref not in out:
+                    out.append(ref)
+    return out
+
+
+# --------------------------------------------------------------------------- store assembly
+
+
+@dataclass
+class Record:
+    """One memory read from an export, before costing.
+
+    ``path`` locates the record in the file; ``text_path`` its text field and ``id_path`` its
+    id field (default ``path + ".id"``).
+    """
+
+    id: Any
+    text: Any
+    path: str
+    text_path: str
+    id_path: str | None = None
+    created_at: str | None = None
+    salience: float | None = None
+    status: str = "active"
+    meta: dict[str, Any] = field(default_factory=dict)
+    links: list[str] = field(default_factory=list)
+
+
+def build_store(
+    records: Iterable[Record],
+    *,
+    collector: Collector,
+    system: str,
+    format_version: str,
+    cost_rule: str,
+    store_id: str | None,
+    package: Package | None,
+    label: str = "",
+    meta: dict[str, Any] | None = None,
+) -> Store:
+    """Check, cost and assemble records into a :class:`Store`.
+
+    Problems (missing or duplicate ids, empty or non-string texts) are collected with their
+    paths and raised together. Coverage comes from provenance links when ``package`` is given
+    (:func:`memaudit_core.importers.coverage.coverage_from_links`); otherwise it is empty and
+    ``store.meta["coverage"]`` says ``"needs annotation"``.
+    """
+    from .coverage import coverage_from_links
+
+    rule = get_cost_rule(cost_rule)
+    seen: dict[str, str] = {}
+    memories: list[ExternalMemory] = []
+    counts = {"unit-links": 0, "experience-links": 0, "none": 0}
+    for rec in records:
+        mem_id = rec.id
+        if isinstance(mem_id, int) and not isinstance(mem_id, bool):
+            mem_id = str(mem_id)
+        id_path = rec.id_path or f"{rec.path}.id"
+        if mem_id is None or (isinstance(mem_id, str) and not mem_id.strip()):
+            collector.add(id_path, "required", "the memory has no id", mem_id)
+            continue
+        if not isinstance(mem_id, str):
+            collector.add(id_path, "type", "the memory id must be a string", mem_id)
+            continue
+        if mem_id in seen:
+            collector.add(
+                id_path, "unique-id", f"duplicate memory id (first used at {seen[mem_id]})", mem_id
+            )
+            continue
+        seen[mem_id] = rec.path
+        if rec.text is None:
+            collector.add(rec.text_path, "required", "missing the memory text")
+            continue
+        if not isinstance(rec.text, str):
+            collector.add(rec.text_path, "type", "the memory text must be a string", rec.text)
+            continue
+        try:
+            cost = cost_of(rec.text, rule.name)
+        except EmptyTextError:
+            collector.add(
+                rec.text_path,
+                "non-empty-text",
+                "the memory text is empty or only whitespace: it cannot be costed (costs must "
+                "be > 0); remove the record or give it text",
+                rec.text,
+            )
+            continue
+        mem_meta = dict(rec.meta)
+        coverage: dict[str, float] = {}
+        if rec.links:
+            mem_meta["links"] = list(rec.links)
+        if package is not None and rec.links:
+            coverage, source = coverage_from_links(rec.links, package)
+            counts[source] += 1
+            if source != "none":
+                mem_meta["coverage_source"] = source
+        else:
+            counts["none"] += 1
+        memories.append(
+            ExternalMemory(
+                id=mem_id,
+                cost=cost,
+                coverage=coverage,
+                text=rec.text,
+                created_at=rec.created_at,
+                salience=rec.salience,
+                status=rec.status,
+                meta=mem_meta,
+            )
+        )
+    collector.raise_if_any()
+    store_meta: dict[str, Any] = {
+        "format": system,
+        "format_version": format_version,
+        "source_file": collector.source,
+        "cost_rule": rule.name,
+        "cost_rule_detail": rule.detail,
+    }
+    if package is None or (counts["unit-links"] == 0 and counts["experience-links"] == 0):
+        store_meta["coverage"] = "needs annotation"
+    else:
+        parts = []
+        if counts["unit-links"]:
+            parts.append(f"{counts['unit-links']} from unit links (exact)")
+        if counts["experience-links"]:
+            parts.append(
+                f"{counts['experience-links']} from experience links (upper estimate: the best "
+                "coverage of that experience's package candidates)"
+            )
+        if counts["none"]:
+            parts.append(f"{counts['none']} without links (needs annotation)")
+        store_meta["coverage"] = "from provenance links: " + "; ".join(parts)
+        store_meta["coverage_package"] = package.id
+    store_meta.update(meta or {})
+    return Store(
+        id=store_id or system,
+        label=label or f"{system} export",
+        system=system,
+        memories=tuple(memories),
+        meta=clean_meta(store_meta),
+    )
+
+
+def check_store_id(store_id: str | None, source: str) -> None:
+    if store_id is not None and (not isinstance(store_id, str) or not store_id.strip()):
+        fail(source, "$", "store-id", "the store id must be a non-empty string", store_id)
+
+
+def dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)

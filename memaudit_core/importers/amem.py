@@ -1,0 +1,247 @@
+"""A-mem (agentic memory) notes -> an external store.
+
+Accepted inputs (``store.meta["format_version"]``):
+
+===================  =========================================================================
+``notes-list``       a JSON list of note dicts (``MemoryNote`` fields: ``id``, ``content``,
+                     ``keywords``, ``links``, ``retrieval_count``, ``timestamp``,
+                     ``last_accessed``, ``context``, ``evolution_history``, ``category``,
+                     ``tags``; the paper code adds ``importance_score``)
+``notes-dict``       a JSON object mapping note id -> note dict (``AgenticMemorySystem.memories``
+                     saved as JSON)
+``chroma-get``       a Chroma ``collection.get(include=["documents", "metadatas"])`` dump:
+                     ``{"ids": [...], "documents": [...], "metadatas": [...]}``
+===================  =========================================================================
+
+Chroma metadata comes back as strings: list fields (``keywords``, ``tags``, ``links``,
+``evolution_history``) are decoded from their JSON strings and ``retrieval_count`` /
+``importance_score`` back to numbers. A value that does not decode is kept as the string.
+
+**Pickles are refused** (``.pkl`` / ``.pickle`` or a pickle header): unpickling runs code from
+the file. Convert the paper repo's cached pickles to JSON in a trusted environment first.
+
+``timestamp`` (``YYYYMMDDHHMM``, naive local time, or the free LoCoMo session text) becomes a
+naive ISO ``created_at``: A-mem records no zone, so none is guessed
+(``store.meta["time_zone"] == "naive"``). ``importance_score`` becomes the salience.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..package import Package, Store
+from ._common import (
+    Collector,
+    Record,
+    build_store,
+    clean_meta,
+    fail,
+    finite_number,
+    json_type,
+    links_from,
+    load_json_file,
+    normalise_time,
+)
+
+_LIST_FIELDS = ("keywords", "tags", "links", "evolution_history")
+_NUMBER_FIELDS = ("retrieval_count", "importance_score")
+_NOTE_FIELDS = (
+    "keywords",
+    "links",
+    "retrieval_count",
+    "last_accessed",
+    "context",
+    "evolution_history",
+    "category",
+    "tags",
+    "importance_score",
+)
+
+
+def coerce_chroma_metadata(meta: dict[str, Any]) -> dict[str, Any]:
+    """Undo Chroma's stringification of A-mem note metadata.
+
+    Examples
+    --------
+    >>> coerce_chroma_metadata({"keywords": '["cat", "pet"]', "retrieval_count": "3"})
+    {'keywords': ['cat', 'pet'], 'retrieval_count': 3}
+    """
+    out = dict(meta)
+    for key in _LIST_FIELDS:
+        value = out.get(key)
+        if isinstance(value, str):
+            try:
+                decoded = json.loads(value)
+            except ValueError:
+                continue
+            if isinstance(decoded, list | dict):
+                out[key] = decoded
+    for key in _NUMBER_FIELDS:
+        value = out.get(key)
+        if isinstance(value, str):
+            try:
+                number = float(value)
+            except ValueError:
+                continue
+            out[key] = int(number) if number.is_integer() and "." not in value else number
+    return out
+
+
+def _note_record(
+    note_id: Any, text: Any, note: dict[str, Any], path: str, text_path: str, id_path: str
+) -> tuple[Record, bool]:
+    meta: dict[str, Any] = {"kind": "note"}
+    for key in _NOTE_FIELDS:
+        if key in note and note[key] is not None:
+            meta[key] = clean_meta(note[key])
+    t = normalise_time(note.get("timestamp"))
+    if note.get("timestamp") is not None:
+        meta["timestamp_raw"] = note["timestamp"]
+    salience = finite_number(note.get("importance_score"))
+    links = links_from(note.get("metadata") if isinstance(note.get("metadata"), dict) else note)
+    return (
+        Record(
+            id=note_id,
+            text=text,
+            path=path,
+            text_path=text_path,
+            id_path=id_path,
+            created_at=t.iso,
+            salience=salience,
+            meta=meta,
+            links=links,
+        ),
+        t.naive,
+    )
+
+
+def load_amem_store(
+    path: str | Path,
+    *,
+    cost_rule: str = "words",
+    store_id: str | None = None,
+    package: Package | None = None,
+) -> Store:
+    """Read A-mem notes (JSON list / dict, or a Chroma ``get()`` dump) into a store.
+
+    Parameters
+    ----------
+    path : str or Path
+    cost_rule, store_id, package
+        As :func:`memaudit_core.importers.load_external_store`.
+
+    Returns
+    -------
+    Store
+
+    Raises
+    ------
+    PackageError
+        A pickle, a wrong shape, missing ``content``, misaligned Chroma arrays.
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "c.json"
+    >>> dump = {"ids": ["n1"], "documents": ["Caroline joined a support group."],
+    ...         "metadatas": [{"tags": '["community"]', "timestamp": "202305081356"}]}
+    >>> _ = f.write_text(json.dumps(dump))
+    >>> s = load_amem_store(f)
+    >>> s.meta["format_version"], s.memories[0].meta["tags"], s.memories[0].created_at
+    ('chroma-get', ['community'], '2023-05-08T13:56:00')
+    """
+    source = str(path)
+    doc = load_json_file(path)
+    col = Collector(source)
+    records: list[Record] = []
+    naive = False
+    if isinstance(doc, dict) and "ids" in doc and ("documents" in doc or "metadatas" in doc):
+        version = "chroma-get"
+        ids, docs, metas = doc.get("ids"), doc.get("documents"), doc.get("metadatas")
+        for key, value in (("ids", ids), ("documents", docs)):
+            if not isinstance(value, list):
+                fail(
+                    source,
+                    f"$.{key}",
+                    "type",
+                    f"'{key}' must be an array (did you include documents in collection.get()?)",
+                    json_type(value),
+                )
+        if metas is None:
+            metas = [None] * len(ids)
+        if not isinstance(metas, list):
+            fail(source, "$.metadatas", "type", "'metadatas' must be an array", json_type(metas))
+        for key, value in (("documents", docs), ("metadatas", metas)):
+            if len(value) != len(ids):
+                fail(
+                    source,
+                    f"$.{key}",
+                    "aligned",
+                    f"'{key}' has {len(value)} entries but 'ids' "
+                    f"has {len(ids)}: the arrays must line up",
+                )
+        for i, (note_id, text, meta) in enumerate(zip(ids, docs, metas, strict=True)):
+            if meta is not None and not isinstance(meta, dict):
+                col.add(
+                    f"$.metadatas[{i}]",
+                    "type",
+                    "metadata must be an object or null",
+                    json_type(meta),
+                )
+                continue
+            note = coerce_chroma_metadata(meta or {})
+            rec, was_naive = _note_record(
+                note_id, text, note, f"$.ids[{i}]", f"$.documents[{i}]", f"$.ids[{i}]"
+            )
+            records.append(rec)
+            naive |= was_naive
+    elif isinstance(doc, list | dict):
+        if isinstance(doc, list):
+            version = "notes-list"
+            items = [(None, note, f"$[{i}]") for i, note in enumerate(doc)]
+        else:
+            version = "notes-dict"
+            items = [(key, note, f"$[{json.dumps(key)}]") for key, note in doc.items()]
+        for key, note, npath in items:
+            if not isinstance(note, dict):
+                col.add(npath, "type", "each note must be an object", json_type(note))
+                continue
+            note_id = note.get("id", key)
+            if key is not None and "id" in note and note["id"] != key:
+                col.add(
+                    f"{npath}.id",
+                    "consistent-id",
+                    f"note id differs from its key {key!r}",
+                    note["id"],
+                )
+                continue
+            rec, was_naive = _note_record(
+                note_id, note.get("content"), note, npath, f"{npath}.content", f"{npath}.id"
+            )
+            records.append(rec)
+            naive |= was_naive
+    else:
+        fail(
+            source,
+            "$",
+            "amem-shape",
+            "an A-mem export must be a list of notes, an object of "
+            "notes by id, or a Chroma get() dump",
+            json_type(doc),
+        )
+    meta: dict[str, Any] = {"deleted": [], "note": "A-mem deletes are hard deletes: no tombstones"}
+    if naive:
+        meta["time_zone"] = "naive"
+    return build_store(
+        records,
+        collector=col,
+        system="amem",
+        format_version=version,
+        cost_rule=cost_rule,
+        store_id=store_id,
+        package=package,
+        label="A-mem export",
+        meta=meta,
+    )

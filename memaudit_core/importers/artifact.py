@@ -1,0 +1,448 @@
+"""The original MemAudit artifact's coverage-package directory -> a :class:`Package`.
+
+A coverage package is a folder (or a zip of one, possibly nested one level) holding JSON Lines
+files, one record per line:
+
+=========================  ===================================================================
+file                       fields (aliases accepted in brackets)
+=========================  ===================================================================
+``experiences.jsonl``      ``experience_id`` [id], ``time_index`` [time, t], ``text``
+                           [content], ``session`` [session_id]
+``evidence_units.jsonl``   ``unit_id`` [id], ``kind`` [type, unit_kind], ``weight`` [w],
+                           ``text`` [description, content]
+``queries.jsonl``          ``query_id`` [id], ``required_units`` [requires, units, unit_ids],
+                           ``weight``, ``text`` [question, query], ``answer`` (optional file)
+``candidate_memories.jsonl``  ``candidate_id`` [id], ``experience_id`` [experience, group,
+                           group_id], ``representation`` [type, kind], ``text`` [content],
+                           ``cost``
+``coverage_matrix.jsonl``  ``candidate_id`` [candidate], ``unit_id`` [unit], ``value``
+                           [coverage, a]
+``meta.json``              optional: ``id``, ``title``, ``description``, ``cost_unit``,
+                           ``budget``, ``budgets``, ``saturation``; other keys go to meta
+=========================  ===================================================================
+
+Other fields of a record are kept in that item's ``meta``. The package is validated by
+:func:`~memaudit_core.package.parse_package`, and every problem is reported at the file and
+line it comes from, with the field name as written there: e.g.
+``coverage_matrix.jsonl:12.value: must be at most 1 [rule: coverage-range]``. A coverage
+cell given twice is an error (``unique-cell``), not silently overwritten.
+
+Examples
+--------
+>>> import json, tempfile, pathlib
+>>> d = pathlib.Path(tempfile.mkdtemp()) / "tiny"
+>>> d.mkdir()
+>>> def put(name, rows):
+...     _ = (d / name).write_text("".join(json.dumps(r) + "\\n" for r in rows))
+>>> put("experiences.jsonl", [{"experience_id": "e1", "time_index": 0, "text": "hi"}])
+>>> put("evidence_units.jsonl", [{"unit_id": "r1", "kind": "fact", "weight": 1}])
+>>> put("candidate_memories.jsonl", [{"candidate_id": "c1", "experience_id": "e1",
+...      "representation": "atomic_fact", "text": "hi", "cost": 1}])
+>>> put("coverage_matrix.jsonl", [{"candidate_id": "c1", "unit_id": "r1", "value": 1.0}])
+>>> pkg = load_artifact_package(d)
+>>> pkg.id, pkg.candidates[0].coverage
+('tiny', {'r1': 1.0})
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from ..errors import PackageError, Problem
+from ..package import Package, parse_package
+
+REQUIRED_FILES = (
+    "experiences.jsonl",
+    "evidence_units.jsonl",
+    "candidate_memories.jsonl",
+    "coverage_matrix.jsonl",
+)
+OPTIONAL_FILES = ("queries.jsonl",)
+MANIFESTS = ("meta.json", "manifest.json", "package.json")
+
+# doc field -> accepted source names, first match wins.
+_EXP = {
+    "id": ("experience_id", "id"),
+    "time": ("time_index", "time", "t"),
+    "session": ("session", "session_id"),
+    "text": ("text", "content"),
+}
+_UNIT = {
+    "id": ("unit_id", "id"),
+    "kind": ("kind", "type", "unit_kind"),
+    "weight": ("weight", "w"),
+    "text": ("text", "description", "content"),
+}
+_QUERY = {
+    "id": ("query_id", "id"),
+    "requires": ("required_units", "requires", "units", "unit_ids"),
+    "weight": ("weight",),
+    "text": ("text", "question", "query"),
+    "answer": ("answer",),
+}
+_CAND = {
+    "id": ("candidate_id", "id"),
+    "experience": ("experience_id", "experience", "group", "group_id"),
+    "type": ("representation", "type", "kind"),
+    "text": ("text", "content"),
+    "cost": ("cost",),
+}
+_COV = {
+    "candidate": ("candidate_id", "candidate"),
+    "unit": ("unit_id", "unit"),
+    "value": ("value", "coverage", "a"),
+}
+_MANIFEST_KEYS = ("id", "title", "description", "cost_unit", "budget", "budgets")
+
+
+@dataclass
+class _Loc:
+    file: str
+    line: int
+    fields: dict[str, str] = field(default_factory=dict)  # doc field -> source field
+
+    def path(self, rest: str = "") -> str:
+        return f"{self.file}:{self.line}{rest}"
+
+
+class _Source:
+    """Read named members from a folder or a zip."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.source = str(path)
+        self.members: dict[str, Any] = {}
+        if path.is_dir():
+            for name in (*REQUIRED_FILES, *OPTIONAL_FILES, *MANIFESTS):
+                if (path / name).is_file():
+                    self.members[name] = path / name
+            return
+        try:
+            with zipfile.ZipFile(path) as zf:
+                self._scan_zip(zf)
+        except (zipfile.BadZipFile, OSError) as exc:
+            raise PackageError(
+                self.source, [Problem("$", "zip", f"not a readable zip: {exc}")]
+            ) from None
+
+    def _scan_zip(self, zf: zipfile.ZipFile) -> None:
+        wanted = set(REQUIRED_FILES) | set(OPTIONAL_FILES) | set(MANIFESTS)
+        found: dict[str, list[str]] = {}
+        for info in zf.infolist():
+            if info.is_dir():
+                continue
+            parts = PurePosixPath(info.filename).parts
+            if "__MACOSX" in parts or len(parts) > 3:
+                continue
+            name = parts[-1]
+            if name in wanted:
+                found.setdefault(name, []).append(info.filename)
+        for name, members in found.items():
+            if len(members) > 1:
+                raise PackageError(
+                    self.source,
+                    [
+                        Problem(
+                            name,
+                            "unique-file",
+                            "the zip holds this file more than once "
+                            f"({', '.join(members)}): zip one package per file",
+                            members,
+                        )
+                    ],
+                )
+            self.members[name] = zf.read(members[0])
+
+    def read(self, name: str) -> str:
+        member = self.members[name]
+        try:
+            data = member.read_bytes() if isinstance(member, Path) else member
+        except OSError as exc:
+            raise PackageError(
+                self.source, [Problem(name, "readable", f"cannot read: {exc}")]
+            ) from None
+        try:
+            return data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise PackageError(
+                self.source, [Problem(name, "utf-8", f"not UTF-8 text (byte {exc.start})")]
+            ) from None
+
+
+def _records(src: _Source, name: str, problems: list[Problem]) -> list[tuple[int, dict]]:
+    if name not in src.members:
+        return []
+    out: list[tuple[int, dict]] = []
+    text = src.read(name)
+    lines = text.split("\n")
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            last = all(not rest.strip() for rest in lines[n:])
+            truncated = last and not text.endswith("\n")
+            problems.append(
+                Problem(
+                    f"{name}:{n}",
+                    "truncated" if truncated else "json-syntax",
+                    "the last line ends before its JSON object is complete (truncated?)"
+                    if truncated
+                    else f"not valid JSON: {exc.msg} (column {exc.colno})",
+                )
+            )
+            continue
+        except RecursionError:
+            problems.append(Problem(f"{name}:{n}", "json-depth", "nested too deeply to read"))
+            continue
+        if not isinstance(obj, dict):
+            problems.append(
+                Problem(
+                    f"{name}:{n}", "type", "each line must be a JSON object", type(obj).__name__
+                )
+            )
+            continue
+        out.append((n, obj))
+    return out
+
+
+def _map(obj: dict, spec: dict[str, tuple[str, ...]], loc: _Loc) -> dict[str, Any]:
+    item: dict[str, Any] = {}
+    used: set[str] = set()
+    for target, names in spec.items():
+        for src_name in names:
+            if src_name in obj:
+                item[target] = obj[src_name]
+                loc.fields[target] = src_name
+                used.update(n for n in names if n in obj)
+                break
+    extras = {k: v for k, v in obj.items() if k not in used and k != "meta"}
+    meta = dict(obj["meta"]) if isinstance(obj.get("meta"), dict) else {}
+    if "meta" in obj and not isinstance(obj["meta"], dict):
+        extras["meta"] = obj["meta"]
+    for k, v in extras.items():
+        meta[k] = v
+        loc.fields[f"meta.{k}"] = k
+    if meta:
+        item["meta"] = meta
+    return item
+
+
+_ITEM_PATH = re.compile(r"^\$\.(experiences|units|queries|candidates)\[(\d+)\](.*)$")
+_FIELD = re.compile(r"^\.([A-Za-z_][A-Za-z0-9_]*)(.*)$")
+_COV_CELL = re.compile(r'^\.coverage\[(".*")\]$')
+
+
+def _translate(
+    problem: Problem,
+    locs: dict[str, list[_Loc]],
+    cov_locs: dict[tuple[int, str], _Loc],
+    manifest: str | None,
+) -> Problem:
+    m = _ITEM_PATH.match(problem.path)
+    if not m:
+        if problem.path.startswith("$.") and manifest:
+            return Problem(
+                f"{manifest}{problem.path[1:]}", problem.rule, problem.message, problem.value
+            )
+        return problem
+    section, idx, rest = m.group(1), int(m.group(2)), m.group(3)
+    loc = locs[section][idx]
+    cell = _COV_CELL.match(rest)
+    if section == "candidates" and cell:
+        unit = json.loads(cell.group(1))
+        cloc = cov_locs.get((idx, unit))
+        if cloc is not None:
+            key = "unit" if problem.rule == "known-unit" else "value"
+            return Problem(
+                cloc.path("." + cloc.fields.get(key, key)),
+                problem.rule,
+                problem.message,
+                problem.value,
+            )
+    fm = _FIELD.match(rest)
+    if fm:
+        name, tail = fm.group(1), fm.group(2)
+        if name == "meta":
+            sub = _FIELD.match(tail)
+            if sub and f"meta.{sub.group(1)}" in loc.fields:
+                return Problem(
+                    loc.path("." + loc.fields[f"meta.{sub.group(1)}"] + sub.group(2)),
+                    problem.rule,
+                    problem.message,
+                    problem.value,
+                )
+        src = loc.fields.get(name)
+        if src is None:
+            src = _default_name(section, name)
+        rest = f".{src}{tail}"
+    return Problem(loc.path(rest), problem.rule, problem.message, problem.value)
+
+
+def _default_name(section: str, name: str) -> str:
+    spec = {"experiences": _EXP, "units": _UNIT, "queries": _QUERY, "candidates": _CAND}[section]
+    return spec.get(name, (name,))[0]
+
+
+def load_artifact_package(path: str | Path) -> Package:
+    """Load a coverage-package folder or zip as a validated :class:`Package`.
+
+    Parameters
+    ----------
+    path : str or Path
+        A folder holding the JSONL files, or a ``.zip`` of it.
+
+    Returns
+    -------
+    Package
+        ``meta["source_format"] == "artifact"``; ``meta["format_version"]`` names the layout.
+
+    Raises
+    ------
+    PackageError
+        A missing file, a bad line, or any validation problem, located as ``file:line.field``.
+    """
+    p = Path(path)
+    source = str(path)
+    if not p.exists():
+        raise PackageError(source, [Problem("$", "file-exists", "no such file or folder")])
+    src = _Source(p)
+    problems: list[Problem] = []
+    for name in REQUIRED_FILES:
+        if name not in src.members:
+            problems.append(Problem(name, "required-file", "missing from the coverage package"))
+    if problems:
+        raise PackageError(source, problems)
+
+    manifest_name = next((m for m in MANIFESTS if m in src.members), None)
+    manifest: dict[str, Any] = {}
+    if manifest_name:
+        try:
+            manifest = json.loads(src.read(manifest_name))
+        except json.JSONDecodeError as exc:
+            raise PackageError(
+                source,
+                [
+                    Problem(
+                        f"{manifest_name} (line {exc.lineno})",
+                        "json-syntax",
+                        f"not valid JSON: {exc.msg}",
+                    )
+                ],
+            ) from None
+        if not isinstance(manifest, dict):
+            raise PackageError(
+                source,
+                [Problem(manifest_name, "type", "must be a JSON object", type(manifest).__name__)],
+            )
+
+    locs: dict[str, list[_Loc]] = {"experiences": [], "units": [], "queries": [], "candidates": []}
+    doc: dict[str, Any] = {"memaudit": 1}
+    doc["id"] = manifest.get("id") or re.sub(r"\s+", "-", p.stem if p.is_file() else p.name)
+    for key in _MANIFEST_KEYS[1:]:
+        if key in manifest:
+            doc[key] = manifest[key]
+    if "saturation" in manifest:
+        doc["objective"] = {"saturation": manifest["saturation"]}
+    files = (
+        ("experiences", "experiences.jsonl", _EXP),
+        ("units", "evidence_units.jsonl", _UNIT),
+        ("queries", "queries.jsonl", _QUERY),
+        ("candidates", "candidate_memories.jsonl", _CAND),
+    )
+    counts: dict[str, int] = {}
+    for section, name, spec in files:
+        items = []
+        rows = _records(src, name, problems)
+        counts[name] = len(rows)
+        for line, obj in rows:
+            loc = _Loc(name, line)
+            item = _map(obj, spec, loc)
+            if section == "candidates":
+                item["coverage"] = {}
+            items.append(item)
+            locs[section].append(loc)
+        if items or section != "queries":
+            doc[section] = items
+
+    cand_index: dict[str, int] = {}
+    for i, cand in enumerate(doc["candidates"]):
+        if isinstance(cand.get("id"), str):
+            cand_index.setdefault(cand["id"], i)
+    cov_locs: dict[tuple[int, str], _Loc] = {}
+    cov_rows = _records(src, "coverage_matrix.jsonl", problems)
+    counts["coverage_matrix.jsonl"] = len(cov_rows)
+    for line, obj in cov_rows:
+        loc = _Loc("coverage_matrix.jsonl", line)
+        cell = _map(obj, _COV, loc)
+        cand_id, unit_id = cell.get("candidate"), cell.get("unit")
+        missing = [k for k in ("candidate", "unit", "value") if k not in cell]
+        if missing:
+            for k in missing:
+                problems.append(
+                    Problem(
+                        loc.path("." + _COV[k][0]),
+                        "required",
+                        f"missing required field '{_COV[k][0]}'",
+                    )
+                )
+            continue
+        if not isinstance(cand_id, str) or cand_id not in cand_index:
+            problems.append(
+                Problem(
+                    loc.path("." + loc.fields["candidate"]),
+                    "known-candidate",
+                    "coverage for an unknown candidate",
+                    cand_id,
+                )
+            )
+            continue
+        if not isinstance(unit_id, str) or not unit_id:
+            problems.append(
+                Problem(
+                    loc.path("." + loc.fields["unit"]), "type", "must be a unit id string", unit_id
+                )
+            )
+            continue
+        idx = cand_index[cand_id]
+        if (idx, unit_id) in cov_locs:
+            first = cov_locs[(idx, unit_id)]
+            problems.append(
+                Problem(
+                    loc.path(""),
+                    "unique-cell",
+                    f"coverage of ({cand_id}, {unit_id}) given twice (first at {first.path()})",
+                    cell["value"],
+                )
+            )
+            continue
+        cov_locs[(idx, unit_id)] = loc
+        doc["candidates"][idx]["coverage"][unit_id] = cell["value"]
+
+    if problems:
+        raise PackageError(source, problems)
+    pmeta = {
+        k: v
+        for k, v in manifest.items()
+        if k not in _MANIFEST_KEYS and k not in ("saturation", "meta")
+    }
+    if isinstance(manifest.get("meta"), dict):
+        pmeta.update(manifest["meta"])
+    pmeta.update(
+        source_format="artifact",
+        format_version="coverage-package-jsonl",
+        container="zip" if p.is_file() else "folder",
+        line_counts=counts,
+    )
+    doc["meta"] = pmeta
+    try:
+        return parse_package(doc, source)
+    except PackageError as exc:
+        translated = [_translate(pr, locs, cov_locs, manifest_name) for pr in exc.problems]
+        raise PackageError(source, translated) from None

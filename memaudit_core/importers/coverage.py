@@ -1,0 +1,194 @@
+"""Coverage for external memories: from provenance links, and lexical *suggestions*.
+
+An external memory counts in the union package only through its coverage row. Two sources:
+
+- **Provenance links** (:func:`coverage_from_links`), counted. A link equal to a package unit
+  id (e.g. a LoCoMo ``dia_id`` kept in Mem0 metadata) gives coverage 1.0 on that unit: exact.
+  When a memory has no unit link but links to experiences (session ids, episode names), its
+  row is the element-wise best coverage of those experiences' package candidates: an *upper
+  estimate* of what a memory written from them can cover, labelled as such per memory
+  (``meta["coverage_source"] == "experience-links"``) and in ``store.meta["coverage"]``.
+- **Lexical suggestions** (:func:`suggest_coverage`), never counted: token overlap between
+  the memory text and each unit's text (or the texts of the candidates that cover it). They
+  are returned separately for an annotator to confirm; importers never write them into
+  coverage.
+
+Examples
+--------
+>>> from memaudit_core.package import parse_package
+>>> pkg = parse_package({"memaudit": 1, "id": "p",
+...     "experiences": [{"id": "s1", "time": 0}],
+...     "units": [{"id": "D1:1", "text": "Ann: I adopted a cat named Miso.", "weight": 1}],
+...     "candidates": [{"id": "s1:raw", "experience": "s1", "type": "raw_span", "cost": 7,
+...                     "coverage": {"D1:1": 1.0}}]})
+>>> coverage_from_links(["D1:1"], pkg)
+({'D1:1': 1.0}, 'unit-links')
+>>> suggest_coverage("Ann adopted a cat called Miso", pkg)
+{'D1:1': 0.8}
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from ..package import Package, Store
+
+#: Suggestions below this overlap are not returned.
+DEFAULT_THRESHOLD = 0.3
+
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+_STOPWORDS = frozenset(
+    """a an the and or but if of to in on at by for with from as is are was were be been being
+    am i me my we our you your he him his she her it its they them their this that these those
+    do does did have has had not no so than then there here what which who whom when where why
+    how all any some just also very can will would could should may might must shall into out up
+    about over after before again once only own same too s t don now""".split()
+)
+
+
+def tokens(text: str) -> set[str]:
+    """Lower-cased content tokens (words of 2+ characters that are not stopwords).
+
+    Examples
+    --------
+    >>> sorted(tokens("I moved to Lisbon in 2024!"))
+    ['2024', 'lisbon', 'moved']
+    """
+    return {
+        t
+        for t in (m.group(0).lower() for m in _TOKEN.finditer(text or ""))
+        if len(t) >= 2 and t not in _STOPWORDS
+    }
+
+
+def coverage_from_links(links: Iterable[str], package: Package) -> tuple[dict[str, float], str]:
+    """Coverage derived from provenance links, and which kind of link it came from.
+
+    Parameters
+    ----------
+    links : iterable of str
+        References kept by the memory system (unit ids, dia_ids, experience ids...).
+    package : Package
+
+    Returns
+    -------
+    coverage : dict
+        Unit id -> coverage in [0, 1].
+    source : {'unit-links', 'experience-links', 'none'}
+        Unit links win: experience links are used only when no link names a unit.
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> pkg = generate("update_chain")
+    >>> coverage_from_links(["no-such-id"], pkg)
+    ({}, 'none')
+    """
+    links = list(links)
+    unit_ids = {u.id for u in package.units}
+    hit_units = [ref for ref in links if ref in unit_ids]
+    if hit_units:
+        return {u: 1.0 for u in dict.fromkeys(hit_units)}, "unit-links"
+    exp_ids = {e.id for e in package.experiences}
+    hit_exps = set(ref for ref in links if ref in exp_ids)
+    if not hit_exps:
+        return {}, "none"
+    coverage: dict[str, float] = {}
+    for cand in package.candidates:
+        if cand.experience in hit_exps:
+            for unit, value in cand.coverage.items():
+                if value > coverage.get(unit, 0.0):
+                    coverage[unit] = value
+    return coverage, "experience-links"
+
+
+def _reference_texts(package: Package) -> dict[str, list[str]]:
+    """Per unit: its own text, else the texts of the candidates covering it at >= 0.5."""
+    refs: dict[str, list[str]] = {u.id: [u.text] for u in package.units if u.text.strip()}
+    own = set(refs)
+    for cand in package.candidates:
+        if not cand.text.strip():
+            continue
+        for unit, value in cand.coverage.items():
+            if unit not in own and value >= 0.5:
+                refs.setdefault(unit, []).append(cand.text)
+    return {u: [t for t in texts if t] for u, texts in refs.items()}
+
+
+def suggest_coverage(
+    memory_text: str,
+    package: Package,
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    top: int | None = 10,
+) -> dict[str, float]:
+    """Lexical coverage **suggestions** for one memory (never counted until confirmed).
+
+    For each unit, the score is the largest share of a reference text's content tokens that
+    also occur in the memory text, over the unit's own text or, when the unit has none, the
+    texts of the candidates that cover it at >= 0.5. Scores are rounded to 2 decimals.
+
+    Parameters
+    ----------
+    memory_text : str
+    package : Package
+    threshold : float
+        Smallest score returned (default 0.3).
+    top : int or None
+        At most this many units, best first (None: all).
+
+    Returns
+    -------
+    dict
+        Unit id -> suggested coverage in (0, 1], best first. A *suggestion* only: write it into
+        a store's coverage after an annotator confirms it.
+
+    Examples
+    --------
+    >>> from memaudit_core.package import parse_package
+    >>> pkg = parse_package({"memaudit": 1, "id": "p", "experiences": [{"id": "e1"}],
+    ...     "units": [{"id": "r1", "text": "Maya moved to Lisbon", "weight": 1}],
+    ...     "candidates": []})
+    >>> suggest_coverage("Maya now lives in Lisbon", pkg)
+    {'r1': 0.67}
+    """
+    mem = tokens(memory_text)
+    if not mem:
+        return {}
+    scores: dict[str, float] = {}
+    for unit_id, texts in _reference_texts(package).items():
+        best = 0.0
+        for text in texts:
+            ref = tokens(text)
+            if ref:
+                best = max(best, len(ref & mem) / len(ref))
+        if best >= threshold and best > 0:
+            scores[unit_id] = round(best, 2)
+    ordered = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+    if top is not None:
+        ordered = ordered[:top]
+    return dict(ordered)
+
+
+def suggest_store_coverage(
+    store: Store, package: Package, *, threshold: float = DEFAULT_THRESHOLD, top: int | None = 5
+) -> dict[str, dict[str, float]]:
+    """:func:`suggest_coverage` for every memory of an external store (memory id -> row).
+
+    Memories whose coverage is already set are skipped. Suggestions only: nothing is written.
+    """
+    return {
+        m.id: suggest_coverage(m.text, package, threshold=threshold, top=top)
+        for m in store.memories
+        if not m.coverage
+    }
+
+
+__all__ = [
+    "DEFAULT_THRESHOLD",
+    "coverage_from_links",
+    "suggest_coverage",
+    "suggest_store_coverage",
+    "tokens",
+]

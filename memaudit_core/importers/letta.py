@@ -1,0 +1,359 @@
+"""Letta / MemGPT exports -> an external store.
+
+Accepted inputs (``store.meta["format_version"]``):
+
+===================  =========================================================================
+``af-v2``            Agent File, current layout: top-level ``agents`` and ``blocks`` (with
+                     ``metadata.revision_id`` recorded when present)
+``af-legacy``        Agent File, letta 0.6.x layout: a single agent with ``core_memory``
+                     (its ``version`` is recorded)
+``passages``         the archival-memory REST list (``GET /v1/agents/{id}/archival-memory``):
+                     a list of passages with ``text`` (or ``{"passages": [...]}``)
+===================  =========================================================================
+
+Agent files that are JSON-encoded twice (the file decodes to a string holding JSON) are
+decoded again (``store.meta["double_encoded"]``).
+
+Memories:
+
+- **core memory**: each block ``value`` is split into lines; every non-empty line is one memory
+  with id ``block-<label>-<k>`` (``k`` counts the block's non-empty lines from 0). When two
+  blocks share a label, the second one's ids read ``block-<label>.2-<k>`` and so on. A block
+  whose value is empty yields no memory (a block is a container, not a memory).
+- **archival passages**: one memory per passage (its ``id``; ``text``). A passage with
+  ``is_deleted: true`` is not part of the store as kept; it is listed in
+  ``store.meta["deleted"]``. Embeddings are dropped.
+- **messages** (recall memory) are not memories: ``store.meta["messages"]`` counts them, and
+  ``store.meta["memory_edits"]`` counts memory-editing tool calls (``core_memory_replace``,
+  ``core_memory_append``, ``memory_replace``, ``memory_insert``, ``archival_memory_insert``...).
+
+Times are UTC ISO; legacy naive times are read as UTC (as the Agent File writer produced them).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..package import Package, Store
+from ._common import (
+    Collector,
+    Record,
+    build_store,
+    clean_meta,
+    fail,
+    json_type,
+    links_from,
+    load_json_file,
+    normalise_time,
+    parse_json,
+)
+
+_EDIT_TOOLS = (
+    "core_memory_replace",
+    "core_memory_append",
+    "memory_replace",
+    "memory_insert",
+    "memory_rethink",
+    "memory_apply_patch",
+    "archival_memory_insert",
+)
+
+
+def _decode_twice(doc: Any, source: str) -> tuple[Any, bool]:
+    if isinstance(doc, str):
+        return parse_json(doc, f"{source} (decoded string)"), True
+    return doc, False
+
+
+def _block_records(
+    blocks: list[Any], base: str, col: Collector
+) -> tuple[list[Record], dict[str, int]]:
+    records: list[Record] = []
+    label_seen: dict[str, int] = {}
+    for b, block in enumerate(blocks):
+        bpath = f"{base}[{b}]"
+        if not isinstance(block, dict):
+            col.add(bpath, "type", "each block must be an object", json_type(block))
+            continue
+        label = block.get("label")
+        if not isinstance(label, str) or not label.strip():
+            col.add(f"{bpath}.label", "required", "a block needs a string 'label'", label)
+            continue
+        value = block.get("value")
+        if value is None:
+            col.add(f"{bpath}.value", "required", "a block needs a 'value' (its text)")
+            continue
+        if not isinstance(value, str):
+            col.add(f"{bpath}.value", "type", "a block's value must be a string", json_type(value))
+            continue
+        label_seen[label] = label_seen.get(label, 0) + 1
+        tag = label if label_seen[label] == 1 else f"{label}.{label_seen[label]}"
+        t = normalise_time(block.get("created_at") or block.get("updated_at"), naive_is_utc=True)
+        meta_src = block.get("metadata", block.get("metadata_"))
+        k = 0
+        for n, line in enumerate(value.split("\n")):
+            if not line.strip():
+                continue
+            records.append(
+                Record(
+                    id=f"block-{tag}-{k}",
+                    text=line.strip(),
+                    path=bpath,
+                    text_path=f"{bpath}.value (line {n + 1})",
+                    created_at=t.iso,
+                    meta={
+                        "kind": "block_line",
+                        "block": block.get("id"),
+                        "label": label,
+                        "line": n + 1,
+                        **({"limit": block["limit"]} if "limit" in block else {}),
+                        **({"read_only": block["read_only"]} if block.get("read_only") else {}),
+                    },
+                    links=links_from(meta_src),
+                )
+            )
+            k += 1
+    return records, label_seen
+
+
+def _message_text(msg: dict[str, Any]) -> str:
+    content = msg.get("content", msg.get("text"))
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return ""
+
+
+def _count_messages(messages: Any) -> tuple[int, dict[str, int], int]:
+    """(messages, per-role counts, memory-edit tool calls)."""
+    if not isinstance(messages, list):
+        return 0, {}, 0
+    roles: dict[str, int] = {}
+    edits = 0
+    for msg in messages:
+        if not isinstance(msg, dict):
+            continue
+        role = str(msg.get("role", "?"))
+        roles[role] = roles.get(role, 0) + 1
+        for call in msg.get("tool_calls") or []:
+            if not isinstance(call, dict):
+                continue
+            fn = call.get("function") if isinstance(call.get("function"), dict) else {}
+            name = fn.get("name") or call.get("name")
+            if name in _EDIT_TOOLS:
+                edits += 1
+    return sum(roles.values()), roles, edits
+
+
+def _passage_records(
+    items: list[Any], base: str, col: Collector
+) -> tuple[list[Record], list[dict[str, Any]]]:
+    records: list[Record] = []
+    deleted: list[dict[str, Any]] = []
+    for i, p in enumerate(items):
+        ppath = f"{base}[{i}]"
+        if not isinstance(p, dict):
+            col.add(ppath, "type", "each passage must be an object", json_type(p))
+            continue
+        text_key = "text" if "text" in p or "content" not in p else "content"
+        t = normalise_time(p.get("created_at") or p.get("timestamp"), naive_is_utc=True)
+        meta: dict[str, Any] = {"kind": "passage"}
+        for key in (
+            "archive_id",
+            "file_id",
+            "file_name",
+            "source_id",
+            "tags",
+            "metadata",
+            "updated_at",
+        ):
+            if p.get(key) not in (None, [], {}):
+                meta[key] = clean_meta(p[key])
+        if p.get("metadata_") and "metadata" not in meta:
+            meta["metadata"] = clean_meta(p["metadata_"])
+        links = links_from(p.get("metadata") or p.get("metadata_"))
+        for tag in p.get("tags") or []:
+            if isinstance(tag, str) and tag not in links:
+                links.append(tag)
+        if p.get("is_deleted"):
+            deleted.append(
+                {
+                    "id": p.get("id"),
+                    "text": p.get(text_key),
+                    "status": "deleted",
+                    "deleted_at": normalise_time(p.get("updated_at")).iso,
+                }
+            )
+            continue
+        records.append(
+            Record(
+                id=p.get("id"),
+                text=p.get(text_key),
+                path=ppath,
+                text_path=f"{ppath}.{text_key}",
+                created_at=t.iso,
+                meta=meta,
+                links=links,
+            )
+        )
+    return records, deleted
+
+
+def load_letta_store(
+    path: str | Path,
+    *,
+    cost_rule: str = "words",
+    store_id: str | None = None,
+    package: Package | None = None,
+) -> Store:
+    """Read a Letta Agent File (``.af``, v2 or legacy) or an archival-passages dump.
+
+    Parameters
+    ----------
+    path : str or Path
+    cost_rule, store_id, package
+        As :func:`memaudit_core.importers.load_external_store`.
+
+    Returns
+    -------
+    Store
+        Block lines and/or passages; ``meta["messages"]`` counts the recall messages.
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "a.af"
+    >>> af = {"agents": [{"id": "agent-0", "block_ids": ["block-0"], "messages": []}],
+    ...       "blocks": [{"id": "block-0", "label": "human", "value": "Name: Sam\\nLikes tea"}]}
+    >>> _ = f.write_text(json.dumps(json.dumps(af)))  # double-encoded, as some files are
+    >>> s = load_letta_store(f)
+    >>> [m.id for m in s.memories], s.meta["double_encoded"]
+    (['block-human-0', 'block-human-1'], True)
+    """
+    source = str(path)
+    doc, twice = _decode_twice(load_json_file(path), source)
+    col = Collector(source)
+    meta: dict[str, Any] = {"double_encoded": twice}
+    records: list[Record] = []
+    deleted: list[dict[str, Any]] = []
+
+    if isinstance(doc, dict) and "agents" in doc:
+        agents = doc["agents"]
+        if not isinstance(agents, list):
+            fail(source, "$.agents", "type", "'agents' must be an array", json_type(agents))
+        blocks = doc.get("blocks", [])
+        if not isinstance(blocks, list):
+            fail(source, "$.blocks", "type", "'blocks' must be an array", json_type(blocks))
+        revision = (
+            (doc.get("metadata") or {}).get("revision_id")
+            if isinstance(doc.get("metadata"), dict)
+            else None
+        )
+        version = "af-v2"
+        meta["revision_id"] = revision
+        records, labels = _block_records(blocks, "$.blocks", col)
+        n_msgs, roles, edits = 0, {}, 0
+        for a, agent in enumerate(agents):
+            if not isinstance(agent, dict):
+                col.add(f"$.agents[{a}]", "type", "each agent must be an object", json_type(agent))
+                continue
+            n, r, e = _count_messages(agent.get("messages"))
+            n_msgs += n
+            edits += e
+            for k, v in r.items():
+                roles[k] = roles.get(k, 0) + v
+        meta.update(
+            agents=[a.get("name") or a.get("id") for a in agents if isinstance(a, dict)],
+            blocks=len(blocks),
+            messages=n_msgs,
+            message_roles=roles,
+            memory_edits=edits,
+        )
+        for key in ("passages", "archival_memory"):  # not in .af today, but accept if present
+            if isinstance(doc.get(key), list):
+                more, gone = _passage_records(doc[key], f"$.{key}", col)
+                records += more
+                deleted += gone
+    elif isinstance(doc, dict) and "core_memory" in doc:
+        blocks = doc["core_memory"]
+        if not isinstance(blocks, list):
+            fail(
+                source,
+                "$.core_memory",
+                "type",
+                "'core_memory' must be an array of blocks",
+                json_type(blocks),
+            )
+        version = "af-legacy"
+        meta["letta_version"] = doc.get("version")
+        records, _ = _block_records(blocks, "$.core_memory", col)
+        n, roles, edits = _count_messages(doc.get("messages"))
+        meta.update(
+            agents=[doc.get("name")],
+            blocks=len(blocks),
+            messages=n,
+            message_roles=roles,
+            memory_edits=edits,
+        )
+    elif isinstance(doc, list) or (isinstance(doc, dict) and isinstance(doc.get("passages"), list)):
+        items, base = (doc, "$") if isinstance(doc, list) else (doc["passages"], "$.passages")
+        if items and all(
+            isinstance(p, dict) and "text" not in p and "content" not in p for p in items
+        ):
+            fail(
+                source,
+                f"{base}[0].text",
+                "required",
+                "a passage needs its 'text' (is this a Letta archival-memory list?)",
+            )
+        version = "passages"
+        records, deleted = _passage_records(items, base, col)
+        meta["messages"] = 0
+    else:
+        fail(
+            source,
+            "$",
+            "letta-shape",
+            "not a Letta export: expected an Agent File with 'agents' (v2) or 'core_memory' "
+            "(legacy), or a list of archival passages",
+            json_type(doc) if not isinstance(doc, dict) else sorted(doc)[:8],
+        )
+    meta["deleted"] = deleted
+    return build_store(
+        records,
+        collector=col,
+        system="letta",
+        format_version=version,
+        cost_rule=cost_rule,
+        store_id=store_id,
+        package=package,
+        label="Letta export",
+        meta=meta,
+    )
+
+
+def message_texts(path: str | Path) -> list[str]:
+    """The recall messages' texts of an Agent File (reported separately, never memories)."""
+    doc, _ = _decode_twice(load_json_file(path), str(path))
+    msgs: list[Any] = []
+    if isinstance(doc, dict) and isinstance(doc.get("agents"), list):
+        for agent in doc["agents"]:
+            if isinstance(agent, dict) and isinstance(agent.get("messages"), list):
+                msgs += agent["messages"]
+    elif isinstance(doc, dict) and isinstance(doc.get("messages"), list):
+        msgs = doc["messages"]
+    out = []
+    for m in msgs:
+        if isinstance(m, dict):
+            text = _message_text(m)
+            try:  # legacy user turns are JSON strings {"type": "user_message", "message": ...}
+                inner = json.loads(text)
+                if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+                    text = inner["message"]
+            except (ValueError, TypeError):
+                pass
+            out.append(text)
+    return out

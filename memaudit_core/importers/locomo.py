@@ -1,0 +1,586 @@
+"""LoCoMo-style conversations -> a package (plus the observations as a reference store).
+
+Input (``meta["format_version"]``):
+
+- ``locomo10-array``: a JSON array of samples (``sample_id``, ``conversation``, ``qa``,
+  ``observation``, ``session_summary``, ``event_summary``), as in ``data/locomo10.json``; a
+  single sample object is accepted too;
+- ``locomo-flat``: the older per-conversation layout with every key at the top level
+  (``session_1``, ``session_1_date_time``, ``qa``, ``session_1_observation``,
+  ``session_1_summary``, ...): one such JSON file, or the zip of them (sample ids from the file
+  names when missing).
+
+**Instance choice**: ``instance`` is a ``sample_id``. A file with one conversation needs none;
+with several, it is required and the error lists the available ids.
+
+Mapping:
+
+- experiences: one per session list ``session_<N>`` (sorted numerically, so ``session_10``
+  follows ``session_9``), id ``session_<N>``, time ``N``, text ``"Speaker: text"`` lines;
+  ``session_<N>_date_time`` (``"1:56 pm on 8 May, 2023"``) is kept raw and as ISO in meta.
+  Date keys without a turn list (real files have them) are reported in ``meta["warnings"]``.
+- units: the evidence turns, id = ``dia_id``; kind by the QA categories that cite the turn:
+  ``temporal_order`` if any question of category 2 (temporal) needs it, else ``fact`` if any
+  of 1, 3, 4 does, else ``abstention`` (category 5, adversarial). A unit's weight is the number
+  of questions that need it (query weight 1 each; no explicit unit weight).
+- queries: one per QA item (``q<k>``, 1-based), requiring its resolved evidence; the raw
+  category and its label (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5
+  adversarial: a label table, the data does not state it) are in meta. Int answers become text.
+- candidates: per session one ``raw_span`` (the whole session, covering all its evidence turns
+  at 1.0) and, when ``session_summary`` has the session, one ``summary`` covering them at 0.5.
+  Costs follow ``cost_rule`` (default words).
+- store ``observations``: the ``observation`` facts, one memory each (``obs-<N>-<k>``, dated
+  by their session), whose coverage is 1.0 on the evidence units they link to. Links to turns
+  that no question cites cover nothing (those turns are not units).
+
+Evidence strings are normalised as the real file needs: each entry is split on ``[;,\\s]+``
+and every piece matched against ``D:?(\\d+):0*(\\d+)`` -> ``D<s>:<t>`` (so ``"D8:6; D9:17"``,
+``"D:11:26"`` and ``"D30:05"`` all resolve). A piece that does not parse (a bare ``"D"``) or
+names no turn is recorded in ``meta["warnings"]`` with the question it came from; never
+silently dropped.
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ..costs import EmptyTextError, cost_of, get_cost_rule
+from ..package import Package, parse_package
+from ._common import Collector, fail, json_type, load_json_file, parse_json, read_bytes
+
+CATEGORY_LABELS = {
+    1: "multi-hop",
+    2: "temporal",
+    3: "open-domain",
+    4: "single-hop",
+    5: "adversarial",
+}
+_DIA = re.compile(r"^D:?(\d+):0*(\d+)$")
+_SESSION = re.compile(r"^session_(\d+)$")
+_DATE = re.compile(r"^session_(\d+)_date_time$")
+SUMMARY_COVERAGE = 0.5
+
+
+def normalise_evidence(entry: Any) -> tuple[list[str], list[str]]:
+    """Split one evidence entry into normalised dia ids and unreadable pieces.
+
+    Examples
+    --------
+    >>> normalise_evidence("D8:6; D9:17")
+    (['D8:6', 'D9:17'], [])
+    >>> normalise_evidence("D:11:26"), normalise_evidence("D30:05"), normalise_evidence("D")
+    ((['D11:26'], []), (['D30:5'], []), ([], ['D']))
+    """
+    if isinstance(entry, int | float) and not isinstance(entry, bool):
+        entry = str(entry)
+    if not isinstance(entry, str):
+        return [], [repr(entry)]
+    ok: list[str] = []
+    bad: list[str] = []
+    for piece in re.split(r"[;,\s]+", entry.strip()):
+        if not piece:
+            continue
+        m = _DIA.match(piece)
+        if m:
+            ok.append(f"D{int(m.group(1))}:{int(m.group(2))}")
+        else:
+            bad.append(piece)
+    return ok, bad
+
+
+def _parse_date(text: Any) -> str | None:
+    if not isinstance(text, str):
+        return None
+    try:
+        return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").isoformat()
+    except ValueError:
+        return None
+
+
+def _flat_to_nested(sample: dict[str, Any], fallback_id: str) -> dict[str, Any]:
+    conv = {
+        k: v
+        for k, v in sample.items()
+        if _SESSION.match(k) or _DATE.match(k) or k in ("speaker_a", "speaker_b")
+    }
+    obs = {k: v for k, v in sample.items() if k.endswith("_observation")}
+    summ = {k: v for k, v in sample.items() if re.match(r"^session_\d+_summary$", k)}
+    return {
+        "sample_id": sample.get("sample_id", fallback_id),
+        "conversation": conv,
+        "qa": sample.get("qa", []),
+        "observation": obs,
+        "session_summary": summ,
+    }
+
+
+def _is_flat(sample: Any) -> bool:
+    return (
+        isinstance(sample, dict)
+        and "conversation" not in sample
+        and any(_SESSION.match(k) for k in sample)
+    )
+
+
+def _read_samples(path: Path) -> tuple[list[tuple[dict[str, Any], str]], str]:
+    """[(sample, JSON path of the sample)], format version."""
+    source = str(path)
+    if path.suffix.lower() == ".zip":
+        read_bytes(path)
+        samples = []
+        try:
+            with zipfile.ZipFile(path) as zf:
+                names = sorted(
+                    n for n in zf.namelist() if n.endswith(".json") and "__MACOSX" not in n
+                )
+                for name in names:
+                    text = zf.read(name).decode("utf-8-sig")
+                    doc = parse_json(text, f"{source}:{name}")
+                    if not _is_flat(doc):
+                        fail(
+                            source,
+                            name,
+                            "locomo-shape",
+                            "expected one flat LoCoMo "
+                            "conversation per file (session_<N> keys at the top level)",
+                        )
+                    samples.append((_flat_to_nested(doc, Path(name).stem), name))
+        except (zipfile.BadZipFile, UnicodeDecodeError) as exc:
+            fail(source, "$", "zip", f"not a readable zip of LoCoMo files: {exc}")
+        if not samples:
+            fail(source, "$", "locomo-shape", "the zip holds no .json conversation files")
+        return samples, "locomo-flat"
+    doc = load_json_file(path)
+    if _is_flat(doc):
+        return [(_flat_to_nested(doc, path.stem), "$")], "locomo-flat"
+    if isinstance(doc, dict) and "conversation" in doc:
+        return [(doc, "$")], "locomo10-array"
+    if not isinstance(doc, list):
+        fail(
+            source,
+            "$",
+            "locomo-shape",
+            "a LoCoMo file must be an array of samples (or one "
+            "sample) with 'conversation' and 'qa'",
+            json_type(doc),
+        )
+    out = []
+    for i, sample in enumerate(doc):
+        if not isinstance(sample, dict):
+            fail(source, f"$[{i}]", "type", "each sample must be an object", json_type(sample))
+        if "conversation" not in sample:
+            fail(
+                source,
+                f"$[{i}].conversation",
+                "required",
+                "a LoCoMo sample needs 'conversation' (its sessions)",
+            )
+        out.append((sample, f"$[{i}]"))
+    if not out:
+        fail(source, "$", "non-empty", "the file holds no conversations")
+    return out, "locomo10-array"
+
+
+def _pick(samples: list[tuple[dict[str, Any], str]], instance: str | None, source: str):
+    ids = [str(s.get("sample_id", f"#{i}")) for i, (s, _) in enumerate(samples)]
+    if instance is None:
+        if len(samples) == 1:
+            return samples[0], ids
+        fail(
+            source,
+            "$",
+            "instance-required",
+            f"the file holds {len(samples)} conversations: choose one with --instance "
+            f"(available: {', '.join(ids)})",
+        )
+    for (sample, spath), sid in zip(samples, ids, strict=True):
+        if sid == instance:
+            return (sample, spath), ids
+    fail(
+        source,
+        "$",
+        "known-instance",
+        f"no conversation with sample_id {instance!r} (available: {', '.join(ids)})",
+        instance,
+    )
+
+
+def import_locomo(
+    source: str | Path, *, instance: str | None = None, cost_rule: str = "words"
+) -> Package:
+    """Build a package from one LoCoMo conversation.
+
+    Parameters
+    ----------
+    source : str or Path
+        ``locomo10.json``-style array, one sample, a flat-layout file, or a zip of those.
+    instance : str, optional
+        The ``sample_id``; required when the file holds more than one conversation.
+    cost_rule : str
+        Candidate and observation cost rule (:data:`memaudit_core.costs.COST_RULES`).
+
+    Returns
+    -------
+    Package
+        With the store ``observations`` when the sample has observation facts.
+
+    Raises
+    ------
+    PackageError
+        Unreadable file, wrong shape, unknown or missing instance, turns without text...
+    """
+    path = Path(source)
+    src = str(source)
+    rule = get_cost_rule(cost_rule)
+    samples, version = _read_samples(path)
+    (sample, spath), ids = _pick(samples, instance, src)
+    col = Collector(src)
+    warnings: list[str] = []
+    sid = str(sample.get("sample_id", "conversation"))
+
+    conv = sample.get("conversation")
+    if not isinstance(conv, dict):
+        fail(
+            src,
+            f"{spath}.conversation",
+            "type",
+            "'conversation' must be an object",
+            json_type(conv),
+        )
+    session_nums = sorted(int(m.group(1)) for k in conv if (m := _SESSION.match(k)))
+    date_nums = sorted(int(m.group(1)) for k in conv if (m := _DATE.match(k)))
+    extra_dates = [n for n in date_nums if n not in session_nums]
+    if extra_dates:
+        warnings.append(
+            f"{len(extra_dates)} session date key(s) have no turn list (sessions "
+            f"{extra_dates[0]}..{extra_dates[-1]}); only sessions with turns are experiences"
+        )
+    undated = [n for n in session_nums if n not in date_nums]
+    if undated:
+        warnings.append(f"session(s) {', '.join(map(str, undated))} have no date_time key")
+
+    turns: dict[str, dict[str, Any]] = {}
+    experiences = []
+    session_turns: dict[int, list[str]] = {}
+    for n in session_nums:
+        key = f"session_{n}"
+        tpath = f"{spath}.conversation.{key}"
+        items = conv[key]
+        if not isinstance(items, list):
+            col.add(tpath, "type", "a session must be a list of turns", json_type(items))
+            continue
+        lines = []
+        session_turns[n] = []
+        for k, turn in enumerate(items):
+            path_k = f"{tpath}[{k}]"
+            if not isinstance(turn, dict):
+                col.add(path_k, "type", "each turn must be an object", json_type(turn))
+                continue
+            text = turn.get("text")
+            if text is None and turn.get("blip_caption"):
+                text = f"[shares an image: {turn['blip_caption']}]"
+            if not isinstance(text, str):
+                col.add(
+                    f"{path_k}.text",
+                    "required" if text is None else "type",
+                    "a turn needs its 'text' string",
+                    text,
+                )
+                continue
+            dia_raw = turn.get("dia_id")
+            dias, _bad = normalise_evidence(dia_raw) if dia_raw is not None else ([], [])
+            if len(dias) != 1:
+                col.add(f"{path_k}.dia_id", "dia-id", "a turn needs a dia_id like 'D1:3'", dia_raw)
+                continue
+            dia = dias[0]
+            if dia in turns:
+                warnings.append(
+                    f"{path_k}: dia_id {dia} repeats an earlier turn; the first is "
+                    "kept as the evidence unit"
+                )
+                continue
+            speaker = turn.get("speaker") or "?"
+            turns[dia] = {"session": n, "speaker": speaker, "text": text}
+            session_turns[n].append(dia)
+            lines.append(f"{speaker}: {text}")
+        date_raw = conv.get(f"session_{n}_date_time")
+        emeta: dict[str, Any] = {"turns": len(session_turns[n])}
+        if date_raw is not None:
+            emeta["date_time"] = date_raw
+            iso = _parse_date(date_raw)
+            if iso:
+                emeta["date"] = iso
+            else:
+                warnings.append(f"session_{n}_date_time {date_raw!r} does not parse")
+        experiences.append(
+            {"id": key, "time": n, "session": key, "text": "\n".join(lines), "meta": emeta}
+        )
+    col.raise_if_any()
+
+    # queries and evidence
+    qa = sample.get("qa", [])
+    if not isinstance(qa, list):
+        fail(src, f"{spath}.qa", "type", "'qa' must be an array", json_type(qa))
+    queries = []
+    unit_cats: dict[str, set[int]] = {}
+    for k, item in enumerate(qa):
+        qpath = f"{spath}.qa[{k}]"
+        if not isinstance(item, dict):
+            col.add(qpath, "type", "each QA item must be an object", json_type(item))
+            continue
+        qid = f"q{k + 1}"
+        evidence = item.get("evidence", [])
+        if isinstance(evidence, str):
+            evidence = [evidence]
+        if not isinstance(evidence, list):
+            col.add(
+                f"{qpath}.evidence",
+                "type",
+                "evidence must be a list of dia ids",
+                json_type(evidence),
+            )
+            continue
+        requires: list[str] = []
+        for e_i, entry in enumerate(evidence):
+            ok, bad = normalise_evidence(entry)
+            for piece in bad:
+                warnings.append(
+                    f"{qid} ({qpath}.evidence[{e_i}]): unreadable evidence "
+                    f"reference {piece!r} in {entry!r}"
+                )
+            for dia in ok:
+                if dia not in turns:
+                    warnings.append(
+                        f"{qid} ({qpath}.evidence[{e_i}]): evidence {dia} "
+                        f"(from {entry!r}) names no turn of {sid}"
+                    )
+                elif dia not in requires:
+                    requires.append(dia)
+        if not evidence:
+            warnings.append(f"{qid} ({qpath}): no evidence listed")
+        category = item.get("category")
+        cat = category if isinstance(category, int) and not isinstance(category, bool) else None
+        for dia in requires:
+            unit_cats.setdefault(dia, set()).add(cat if cat is not None else 0)
+        answer = item.get("answer")
+        qmeta: dict[str, Any] = {
+            "category": category,
+            "category_label": CATEGORY_LABELS.get(cat, "unknown"),
+            "evidence_raw": evidence,
+        }
+        if "adversarial_answer" in item:
+            qmeta["adversarial_answer"] = item["adversarial_answer"]
+        if answer is not None and not isinstance(answer, str):
+            qmeta["answer_type"] = json_type(answer)
+            answer = str(answer)
+        question = item.get("question")
+        queries.append(
+            {
+                "id": qid,
+                **({"text": question} if isinstance(question, str) else {}),
+                **({"answer": answer} if isinstance(answer, str) else {}),
+                "requires": requires,
+                "weight": 1,
+                "meta": qmeta,
+            }
+        )
+    col.raise_if_any()
+
+    units = []
+    for dia, cats in sorted(unit_cats.items(), key=lambda kv: _dia_key(kv[0])):
+        if 2 in cats:
+            kind = "temporal_order"
+        elif cats & {1, 3, 4, 0}:
+            kind = "fact"
+        else:
+            kind = "abstention"
+        t = turns[dia]
+        units.append(
+            {
+                "id": dia,
+                "kind": kind,
+                "text": f"{t['speaker']}: {t['text']}",
+                "meta": {
+                    "session": f"session_{t['session']}",
+                    "speaker": t["speaker"],
+                    "categories": sorted(cats),
+                },
+            }
+        )
+    unit_ids = {u["id"] for u in units}
+
+    candidates = []
+    summaries = sample.get("session_summary") or {}
+    if not isinstance(summaries, dict):
+        warnings.append("session_summary is not an object; summaries ignored")
+        summaries = {}
+    for exp in experiences:
+        n = exp["time"]
+        ev_units = [d for d in session_turns[n] if d in unit_ids]
+        if exp["text"].strip():
+            candidates.append(
+                {
+                    "id": f"{exp['id']}:raw",
+                    "experience": exp["id"],
+                    "type": "raw_span",
+                    "text": exp["text"],
+                    "cost": cost_of(exp["text"], rule.name),
+                    "coverage": {d: 1.0 for d in ev_units},
+                }
+            )
+        else:
+            warnings.append(f"{exp['id']} has no turns with text: no raw_span candidate")
+        summary = summaries.get(f"session_{n}_summary")
+        if isinstance(summary, str) and summary.strip():
+            candidates.append(
+                {
+                    "id": f"{exp['id']}:summary",
+                    "experience": exp["id"],
+                    "type": "summary",
+                    "text": summary,
+                    "cost": cost_of(summary, rule.name),
+                    "coverage": {d: SUMMARY_COVERAGE for d in ev_units},
+                }
+            )
+
+    stores = []
+    observations = sample.get("observation") or {}
+    dates = {e["time"]: e["meta"].get("date") for e in experiences}
+    memories = _observations(observations, spath, turns, unit_ids, rule.name, warnings, col)
+    for mem in memories:  # date each fact by its session (naive, as LoCoMo dates are)
+        n = int(mem["meta"]["session"].split("_")[1])
+        if dates.get(n):
+            mem["created_at"] = dates[n]
+    col.raise_if_any()
+    if memories:
+        stores.append(
+            {
+                "id": "observations",
+                "label": "LoCoMo observations",
+                "system": "locomo-observation",
+                "memories": memories,
+                "meta": {
+                    "format": "locomo",
+                    "format_version": version,
+                    "cost_rule": rule.name,
+                    "cost_rule_detail": rule.detail,
+                    "coverage": "from evidence links (1.0 on each linked evidence unit)",
+                },
+            }
+        )
+
+    doc = {
+        "memaudit": 1,
+        "id": f"locomo-{sid}",
+        "title": f"LoCoMo conversation {sid}",
+        "description": f"{len(experiences)} sessions, {len(units)} evidence turns, "
+        f"{len(queries)} questions (imported from {path.name})",
+        "cost_unit": rule.name,
+        "experiences": experiences,
+        "units": units,
+        "queries": queries,
+        "candidates": candidates,
+        "stores": stores,
+        "meta": {
+            "source_format": "locomo",
+            "format_version": version,
+            "source_file": path.name,
+            "instance": sid,
+            "instances": ids,
+            "cost_rule": rule.name,
+            "category_labels": {str(k): v for k, v in CATEGORY_LABELS.items()},
+            "summary_coverage": SUMMARY_COVERAGE,
+            "speakers": [conv.get("speaker_a"), conv.get("speaker_b")],
+            "warnings": warnings,
+        },
+    }
+    return parse_package(doc, src)
+
+
+def _dia_key(dia: str) -> tuple[int, int]:
+    m = _DIA.match(dia)
+    return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+
+
+def _observations(
+    observations: Any,
+    spath: str,
+    turns: dict[str, Any],
+    unit_ids: set[str],
+    rule: str,
+    warnings: list[str],
+    col: Collector,
+) -> list[dict[str, Any]]:
+    if not isinstance(observations, dict):
+        warnings.append("observation is not an object; no observations store")
+        return []
+    out = []
+    keyed = []
+    for key, per_speaker in observations.items():
+        m = re.match(r"^session_(\d+)_observation$", key)
+        if not m:
+            warnings.append(f"observation key {key!r} is not session_<N>_observation; skipped")
+            continue
+        keyed.append((int(m.group(1)), key, per_speaker))
+    for n, key, per_speaker in sorted(keyed):
+        opath = f"{spath}.observation.{key}"
+        if not isinstance(per_speaker, dict):
+            col.add(
+                opath,
+                "type",
+                "must map speaker -> list of [fact, evidence]",
+                json_type(per_speaker),
+            )
+            continue
+        k = 0
+        for speaker, facts in per_speaker.items():
+            if not isinstance(facts, list):
+                col.add(
+                    f"{opath}.{speaker}",
+                    "type",
+                    "must be a list of [fact, evidence]",
+                    json_type(facts),
+                )
+                continue
+            for j, fact in enumerate(facts):
+                fpath = f"{opath}.{speaker}[{j}]"
+                if not (isinstance(fact, list) and len(fact) >= 1):
+                    col.add(
+                        fpath, "type", "an observation is [fact_text, dia_id or [dia_ids]]", fact
+                    )
+                    continue
+                text = fact[0]
+                links = fact[1] if len(fact) > 1 else []
+                dias: list[str] = []
+                for entry in links if isinstance(links, list) else [links]:
+                    ok, bad = normalise_evidence(entry)
+                    for piece in bad:
+                        warnings.append(f"{fpath}: unreadable evidence link {piece!r}")
+                    for dia in ok:
+                        if dia not in turns:
+                            warnings.append(f"{fpath}: evidence link {dia} names no turn")
+                        elif dia not in dias:
+                            dias.append(dia)
+                if not isinstance(text, str):
+                    col.add(f"{fpath}[0]", "type", "the observation text must be a string", text)
+                    continue
+                try:
+                    cost = cost_of(text, rule)
+                except EmptyTextError:
+                    col.add(f"{fpath}[0]", "non-empty-text", "empty observation text", text)
+                    continue
+                out.append(
+                    {
+                        "id": f"obs-{n}-{k}",
+                        "text": text,
+                        "cost": cost,
+                        "coverage": {d: 1.0 for d in dias if d in unit_ids},
+                        "meta": {"session": f"session_{n}", "speaker": speaker, "evidence": dias},
+                    }
+                )
+                k += 1
+    return out

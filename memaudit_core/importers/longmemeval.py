@@ -1,0 +1,546 @@
+"""LongMemEval-style instances -> one package per question, read by streaming.
+
+Input: the JSON array of instances (``longmemeval_oracle.json``, ``_s_cleaned.json``,
+``_m_cleaned.json``) or one instance object. Each instance has ``question_id``,
+``question_type``, ``question``, ``answer``, ``question_date``, ``haystack_session_ids``,
+``haystack_dates``, ``haystack_sessions`` (a list of sessions, each a list of turns
+``{role, content, has_answer?}``) and ``answer_session_ids``.
+
+**Streaming**: the top-level array is decoded one instance at a time with
+:meth:`json.JSONDecoder.raw_decode` over a growing text buffer (:func:`iter_instances`), and
+reading stops at the requested instance, so a 278 MB ``_s`` file is never held whole and the
+instances after the chosen one are not decoded (at most one more chunk of text is read).
+``instance`` (a ``question_id``) is required when the file holds more than one instance; the
+error then lists the ids.
+
+Mapping:
+
+- experiences: one per haystack session, id = session id, sorted by ``haystack_dates``
+  (``"2023/05/30 (Tue) 23:40"``; the oracle file is not sorted), ``time`` = rank; text =
+  ``"role: content"`` lines.
+- units: turns with ``has_answer: true`` (a missing flag is false), id
+  ``<session_id>_<turn_index + 1>`` (the index counts all turns of the session). Kinds:
+  ``abstention`` for ``_abs`` questions; for ``knowledge-update``, the has_answer turns of the
+  latest session holding any are ``current_truth`` and those of earlier sessions ``stale``
+  (explicit weight :data:`STALE_WEIGHT`, not required by the query: the question asks for the
+  latest value); ``temporal_order`` for ``temporal-reasoning``; ``preference`` for
+  ``single-session-preference``; ``fact`` otherwise. When no turn is flagged but the instance
+  names ``answer_session_ids``, each such session becomes one session-level unit
+  ``<session_id>_session`` (kind as above) so the question is not left without evidence.
+- query: one, id = ``question_id``, requiring every non-stale unit (answer coerced to text).
+- candidates: per session a ``raw_span`` covering its units at 1.0; per has_answer turn an
+  ``atomic_fact`` with the turn text covering its unit at 1.0. Costs follow ``cost_rule``.
+
+Anything odd (answer sessions that are not in the haystack, abstention instances without
+evidence, unparsable dates) is listed in ``meta["warnings"]``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ..costs import cost_of, get_cost_rule
+from ..errors import PackageError, Problem
+from ..package import Package, parse_package
+from ._common import Collector, fail, json_type, read_bytes
+
+STALE_WEIGHT = 0.25
+CHUNK = 1 << 20  # characters read at a time
+_WEEKDAY = re.compile(r"\s*\([A-Za-z]{3}\)\s*")
+
+
+def parse_lme_date(text: Any) -> datetime | None:
+    """Parse ``"2023/05/30 (Tue) 23:40"`` (the weekday is ignored, so no locale matters).
+
+    Examples
+    --------
+    >>> parse_lme_date("2023/05/30 (Tue) 23:40").isoformat()
+    '2023-05-30T23:40:00'
+    """
+    if not isinstance(text, str):
+        return None
+    cleaned = _WEEKDAY.sub(" ", text).strip()
+    for fmt in ("%Y/%m/%d %H:%M", "%Y/%m/%d"):
+        try:
+            return datetime.strptime(cleaned, fmt)
+        except ValueError:
+            continue
+    return None
+
+
+def iter_instances(
+    path: str | Path, chunk: int | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(index, instance)`` from a JSON array file without reading it whole.
+
+    A file holding one JSON object yields it as index 0. Decoding problems raise a located
+    :class:`PackageError` (``$[k]`` and the line), as soon as they are met.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "x.json"
+    >>> _ = f.write_text('[{"question_id": "a"}, {"question_id": "b"}]')
+    >>> [inst["question_id"] for _, inst in iter_instances(f, chunk=4)]
+    ['a', 'b']
+    """
+    source = str(path)
+    p = Path(path)
+    read_bytes_head(p)
+    decoder = json.JSONDecoder()
+    with p.open("r", encoding="utf-8-sig", errors="strict", newline="") as fh:
+        reader = _Buffer(fh, chunk or CHUNK, source)
+        first = reader.next_char()
+        if first == "{":
+            yield 0, reader.decode_value(decoder, "$")
+            if reader.next_char() != "":
+                reader.error("$", "json-syntax", "extra data after the instance object")
+            return
+        if first != "[":
+            reader.error(
+                "$",
+                "longmemeval-shape",
+                "expected a JSON array of instances (or one instance object)",
+                first or "empty file",
+            )
+        reader.pos += 1
+        index = 0
+        if reader.next_char() == "]":
+            return
+        while True:
+            value = reader.decode_value(decoder, f"$[{index}]")
+            if not isinstance(value, dict):
+                reader.error(
+                    f"$[{index}]", "type", "each instance must be an object", json_type(value)
+                )
+            yield index, value
+            index += 1
+            sep = reader.next_char()
+            if sep == ",":
+                reader.pos += 1
+                continue
+            if sep == "]":
+                return
+            if sep == "":
+                reader.error(
+                    f"$[{index}]",
+                    "truncated",
+                    "file ends before the JSON array is complete (truncated?)",
+                )
+            reader.error(f"$[{index}]", "json-syntax", "expected ',' or ']' between instances", sep)
+
+
+def _layout(path: str | Path) -> str:
+    """``longmemeval-array`` or ``longmemeval-object`` from the first non-blank character."""
+    with Path(path).open("r", encoding="utf-8-sig", errors="replace") as fh:
+        while True:
+            ch = fh.read(1)
+            if not ch or not ch.isspace():
+                return "longmemeval-object" if ch == "{" else "longmemeval-array"
+
+
+def read_bytes_head(p: Path) -> None:
+    """Existence / folder / pickle checks without reading the whole file."""
+    if not p.exists() or p.is_dir():
+        read_bytes(p)  # raises the located message
+    with p.open("rb") as fh:
+        head = fh.read(2)
+    from ._common import looks_like_pickle
+
+    if looks_like_pickle(p, head):
+        read_bytes(p)
+
+
+class _Buffer:
+    """A text buffer over a file that grows on demand and forgets what was decoded."""
+
+    def __init__(self, fh: Any, chunk: int, source: str) -> None:
+        self.fh = fh
+        self.chunk = chunk
+        self.source = source
+        self.buf = ""
+        self.pos = 0
+        self.eof = False
+        self.lines_before = 0  # newlines in text already discarded
+
+    def _more(self, at_least: int) -> bool:
+        """Read at least ``at_least`` more characters, forgetting the decoded prefix.
+
+        At the end of the file nothing changes (so error positions stay valid).
+        """
+        if self.eof:
+            return False
+        try:
+            data = self.fh.read(max(self.chunk, at_least))
+        except UnicodeDecodeError as exc:
+            self.error("$", "utf-8", f"file is not UTF-8 text ({exc.reason})")
+        if not data:
+            self.eof = True
+            return False
+        if self.pos:
+            self.lines_before += self.buf.count("\n", 0, self.pos)
+            self.buf = self.buf[self.pos :]
+            self.pos = 0
+        self.buf += data
+        return True
+
+    def next_char(self) -> str:
+        """Skip whitespace; the next character ('' at the end of the file)."""
+        while True:
+            while self.pos < len(self.buf) and self.buf[self.pos] in " \t\r\n":
+                self.pos += 1
+            if self.pos < len(self.buf):
+                return self.buf[self.pos]
+            if not self._more(self.chunk):
+                return ""
+
+    def decode_value(self, decoder: json.JSONDecoder, path: str) -> Any:
+        self.next_char()  # raw_decode does not skip leading whitespace
+        while True:
+            try:
+                value, end = decoder.raw_decode(self.buf, self.pos)
+            except json.JSONDecodeError as exc:
+                # Incomplete so far: read more (doubling keeps this linear) and retry.
+                if self._more(len(self.buf) - self.pos):
+                    continue
+                line = self.lines_before + self.buf.count("\n", 0, exc.pos) + 1
+                truncated = exc.pos >= len(self.buf.rstrip()) or exc.msg.startswith("Unterminated")
+                self.error(
+                    f"{path} (line {line})",
+                    "truncated" if truncated else "json-syntax",
+                    "file ends before this instance is complete (truncated?)"
+                    if truncated
+                    else f"not valid JSON: {exc.msg}",
+                )
+            except RecursionError:
+                self.error(path, "json-depth", "nested too deeply to read")
+            if end >= len(self.buf) and not self.eof and isinstance(value, int | float):
+                self._more(self.chunk)  # a number cut by the chunk boundary: re-decode
+                continue
+            self.pos = end
+            return value
+
+    def error(self, path: str, rule: str, message: str, value: object = None) -> None:
+        raise PackageError(self.source, [Problem(path, rule, message, value)])
+
+
+def find_instance(
+    path: str | Path, instance: str | None
+) -> tuple[int, dict[str, Any], list[str] | None]:
+    """The instance with ``question_id == instance`` (reading stops there).
+
+    Without ``instance`` the file must hold exactly one. Returns (index, instance, ids seen or
+    None when stopped early).
+    """
+    source = str(path)
+    if instance is not None:
+        seen = 0
+        for index, inst in iter_instances(path):
+            seen += 1
+            if inst.get("question_id") == instance:
+                return index, inst, None
+        fail(
+            source,
+            "$",
+            "known-instance",
+            f"no instance with question_id {instance!r} among {seen} instance(s)",
+            instance,
+        )
+    ids: list[str] = []
+    first: tuple[int, dict[str, Any]] | None = None
+    for index, inst in iter_instances(path):
+        ids.append(str(inst.get("question_id", f"#{index}")))
+        if first is None:
+            first = (index, inst)
+    if len(ids) == 1 and first is not None:
+        return first[0], first[1], ids
+    if not ids:
+        fail(source, "$", "non-empty", "the file holds no instances")
+    shown = ", ".join(ids[:10]) + (f", ... ({len(ids)} in all)" if len(ids) > 10 else "")
+    fail(
+        source,
+        "$",
+        "instance-required",
+        f"the file holds {len(ids)} instances: choose one with --instance QUESTION_ID "
+        f"(available: {shown})",
+    )
+
+
+def import_longmemeval(
+    source: str | Path, *, instance: str | None = None, cost_rule: str = "words"
+) -> Package:
+    """Build the package of one LongMemEval question (streaming the file).
+
+    Parameters
+    ----------
+    source : str or Path
+    instance : str, optional
+        ``question_id``; required when the file holds several instances.
+    cost_rule : str
+        See :data:`memaudit_core.costs.COST_RULES`.
+
+    Returns
+    -------
+    Package
+
+    Raises
+    ------
+    PackageError
+        Truncated or malformed JSON, wrong shapes, misaligned haystack arrays, unknown instance.
+    """
+    rule = get_cost_rule(cost_rule)
+    src = str(source)
+    index, inst, _ = find_instance(source, instance)
+    base = f"$[{index}]"
+    col = Collector(src)
+    warnings: list[str] = []
+
+    qid = inst.get("question_id")
+    if not isinstance(qid, str) or not qid.strip():
+        fail(src, f"{base}.question_id", "required", "an instance needs a string question_id", qid)
+    qtype = inst.get("question_type")
+    if not isinstance(qtype, str):
+        col.add(f"{base}.question_type", "required", "an instance needs a question_type", qtype)
+    arrays = {}
+    for key in ("haystack_session_ids", "haystack_dates", "haystack_sessions"):
+        value = inst.get(key)
+        if not isinstance(value, list):
+            col.add(
+                f"{base}.{key}",
+                "required" if value is None else "type",
+                f"'{key}' must be an array",
+                json_type(value),
+            )
+        arrays[key] = value if isinstance(value, list) else []
+    col.raise_if_any()
+    sids, dates, sessions = (
+        arrays["haystack_session_ids"],
+        arrays["haystack_dates"],
+        arrays["haystack_sessions"],
+    )
+    if not (len(sids) == len(dates) == len(sessions)):
+        fail(
+            src,
+            f"{base}.haystack_sessions",
+            "aligned",
+            f"haystack arrays must line up: {len(sids)} session ids, {len(dates)} dates, "
+            f"{len(sessions)} sessions",
+        )
+    abstention = qid.endswith("_abs")
+
+    # experiences, sorted by date (stable)
+    order = list(range(len(sids)))
+    parsed = [parse_lme_date(d) for d in dates]
+    bad_dates = [i for i, d in enumerate(parsed) if d is None]
+    if bad_dates:
+        warnings.append(
+            f"{len(bad_dates)} haystack date(s) do not parse (first: "
+            f"{dates[bad_dates[0]]!r}); those sessions keep their list position"
+        )
+    else:
+        order.sort(key=lambda i: parsed[i])
+    exp_ids: dict[int, str] = {}
+    used: set[str] = set()
+    experiences = []
+    turn_units: list[tuple[int, int, int, str, str]] = []  # (rank, pos, turn, uid, text)
+    session_texts: dict[int, str] = {}
+    for rank, i in enumerate(order):
+        sid = sids[i]
+        if not isinstance(sid, str) or not sid.strip():
+            col.add(f"{base}.haystack_session_ids[{i}]", "type", "session ids must be strings", sid)
+            continue
+        eid = sid
+        k = 2
+        while eid in used:
+            eid = f"{sid}#{k}"
+            k += 1
+        if eid != sid:
+            warnings.append(f"session id {sid!r} repeats; this copy is {eid!r}")
+        used.add(eid)
+        exp_ids[i] = eid
+        turns = sessions[i]
+        if not isinstance(turns, list):
+            col.add(
+                f"{base}.haystack_sessions[{i}]",
+                "type",
+                "a session must be a list of turns",
+                json_type(turns),
+            )
+            continue
+        lines = []
+        for t, turn in enumerate(turns):
+            tpath = f"{base}.haystack_sessions[{i}][{t}]"
+            if not isinstance(turn, dict):
+                col.add(tpath, "type", "each turn must be an object", json_type(turn))
+                continue
+            content = turn.get("content")
+            if not isinstance(content, str):
+                col.add(
+                    f"{tpath}.content",
+                    "required" if content is None else "type",
+                    "a turn needs its 'content' string",
+                    content,
+                )
+                continue
+            role = turn.get("role", "?")
+            lines.append(f"{role}: {content}")
+            if turn.get("has_answer") is True:
+                turn_units.append((rank, i, t, f"{eid}_{t + 1}", f"{role}: {content}"))
+        session_texts[i] = "\n".join(lines)
+        emeta: dict[str, Any] = {"date_raw": dates[i], "turns": len(turns)}
+        if parsed[i] is not None:
+            emeta["date"] = parsed[i].isoformat()
+        experiences.append(
+            {"id": eid, "time": rank, "session": sid, "text": session_texts[i], "meta": emeta}
+        )
+    col.raise_if_any()
+
+    answer_sids = inst.get("answer_session_ids") or []
+    if not isinstance(answer_sids, list):
+        warnings.append("answer_session_ids is not a list; ignored")
+        answer_sids = []
+    missing = [s for s in answer_sids if s not in sids]
+    if missing:
+        warnings.append(f"answer session(s) not in the haystack: {', '.join(map(str, missing))}")
+
+    def base_kind() -> str:
+        if abstention:
+            return "abstention"
+        return {
+            "temporal-reasoning": "temporal_order",
+            "single-session-preference": "preference",
+        }.get(str(qtype), "fact")
+
+    units: list[dict[str, Any]] = []
+    unit_session: dict[str, int] = {}
+    if turn_units:
+        latest = max(rank for rank, *_ in turn_units)
+        for rank, i, t, uid, text in turn_units:
+            kind = base_kind()
+            weight = None
+            if qtype == "knowledge-update" and not abstention:
+                kind = "current_truth" if rank == latest else "stale"
+                weight = STALE_WEIGHT if kind == "stale" else None
+            units.append(
+                {
+                    "id": uid,
+                    "kind": kind,
+                    "text": text,
+                    **({"weight": weight} if weight is not None else {}),
+                    "meta": {"session": exp_ids[i], "turn": t + 1},
+                }
+            )
+            unit_session[uid] = i
+        if qtype == "knowledge-update" and len({r for r, *_ in turn_units}) < 2:
+            warnings.append(
+                "knowledge-update question whose evidence sits in one session: no "
+                "older value to mark stale"
+            )
+    else:
+        for s in answer_sids:
+            if s in sids:
+                i = sids.index(s)
+                uid = f"{exp_ids[i]}_session"
+                units.append(
+                    {
+                        "id": uid,
+                        "kind": base_kind(),
+                        "text": "",
+                        "meta": {"session": exp_ids[i], "level": "session"},
+                    }
+                )
+                unit_session[uid] = i
+        if units:
+            warnings.append(
+                "no turn is flagged has_answer: the answer sessions are the evidence "
+                "units (session level)"
+            )
+        else:
+            warnings.append(
+                "no evidence (no has_answer turn, no answer session): OPT is 0 and "
+                "ratios are n/a"
+                + (" — expected for some abstention questions" if abstention else "")
+            )
+
+    requires = [u["id"] for u in units if u["kind"] != "stale"]
+    answer = inst.get("answer")
+    qmeta: dict[str, Any] = {
+        "question_type": qtype,
+        "question_date": inst.get("question_date"),
+        "answer_session_ids": answer_sids,
+        "abstention": abstention,
+    }
+    if answer is not None and not isinstance(answer, str):
+        qmeta["answer_type"] = json_type(answer)
+        answer = (
+            json.dumps(answer, ensure_ascii=False)
+            if isinstance(answer, list | dict)
+            else str(answer)
+        )
+    question = inst.get("question")
+    query = {
+        "id": qid,
+        **({"text": question} if isinstance(question, str) else {}),
+        **({"answer": answer} if isinstance(answer, str) else {}),
+        "requires": requires,
+        "weight": 1,
+        "meta": qmeta,
+    }
+
+    candidates = []
+    for i in order:
+        if i not in exp_ids or not session_texts.get(i, "").strip():
+            continue
+        eid = exp_ids[i]
+        cov = {u["id"]: 1.0 for u in units if unit_session[u["id"]] == i}
+        candidates.append(
+            {
+                "id": f"{eid}:raw",
+                "experience": eid,
+                "type": "raw_span",
+                "text": session_texts[i],
+                "cost": cost_of(session_texts[i], rule.name),
+                "coverage": cov,
+            }
+        )
+    for _rank, i, _t, uid, text in turn_units:
+        candidates.append(
+            {
+                "id": f"{uid}:fact",
+                "experience": exp_ids[i],
+                "type": "atomic_fact",
+                "text": text,
+                "cost": cost_of(text, rule.name),
+                "coverage": {uid: 1.0},
+            }
+        )
+
+    doc = {
+        "memaudit": 1,
+        "id": f"longmemeval-{qid}",
+        "title": f"LongMemEval {qid} ({qtype})",
+        "description": f"{len(experiences)} haystack sessions, {len(units)} evidence unit(s)",
+        "cost_unit": rule.name,
+        "experiences": experiences,
+        "units": units,
+        "queries": [query],
+        "candidates": candidates,
+        "meta": {
+            "source_format": "longmemeval",
+            "format_version": _layout(source),
+            "source_file": Path(source).name,
+            "instance": qid,
+            "instance_index": index,
+            "question_type": qtype,
+            "abstention": abstention,
+            "stale_weight": STALE_WEIGHT,
+            "cost_rule": rule.name,
+            "warnings": warnings,
+        },
+    }
+    return parse_package(doc, src)

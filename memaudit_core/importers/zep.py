@@ -1,0 +1,211 @@
+"""Zep / Graphiti fact edges -> an external store.
+
+Accepted inputs (``store.meta["format_version"]``):
+
+=====================  =======================================================================
+``graphiti-edges``     a list of ``EntityEdge.model_dump(mode="json")`` dicts (``uuid``,
+                       ``fact``, ``episodes``, ``created_at``, ``valid_at``, ``invalid_at``,
+                       ``expired_at``, ...), or ``{"edges": [...], "episodes": [...],
+                       "nodes": [...]}`` holding them with episodic / entity nodes
+``zep-v4``             the same with Zep Cloud v4 field names (``episode_uuids``,
+                       ``graph_uuid``, ``source_node_name`` ...)
+=====================  =======================================================================
+
+One memory per edge: id ``uuid``, text ``fact``. Graphiti is bi-temporal and keeps
+contradicted facts, so does this importer:
+
+- ``expired_at`` set (system time: the store invalidated it) -> the fact is **superseded**:
+  kept, ``status="superseded"``, with ``valid_at`` / ``invalid_at`` / ``expired_at`` in meta.
+- ``invalid_at`` alone (world time: "lived in Berlin until 2022") is *not* a deletion or a
+  supersession: the edge stays ``active``; the times are in meta.
+
+Provenance: the edge's episode uuids, plus, when the dump includes ``episodes``, their names
+(and ``episode_metadata`` links such as ``dia_id``), so a package whose experiences are named
+like the episodes gets coverage from them. Entity-node summaries are not memories; their count
+is ``store.meta["node_summaries"]``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..package import Package, Store
+from ._common import (
+    Collector,
+    Record,
+    build_store,
+    clean_meta,
+    fail,
+    finite_number,
+    json_type,
+    links_from,
+    load_json_file,
+    normalise_time,
+    split_refs,
+)
+
+_V4_FIELDS = (
+    "episode_uuids",
+    "graph_uuid",
+    "source_node_name",
+    "target_node_name",
+    "hyperedge_uuid",
+)
+_KEEP = (
+    "name",
+    "group_id",
+    "graph_uuid",
+    "source_node_uuid",
+    "target_node_uuid",
+    "source_node_name",
+    "target_node_name",
+    "attributes",
+    "scope",
+    "reference_time",
+)
+
+
+def _episode_links(episodes: list[Any], col: Collector) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for i, ep in enumerate(episodes):
+        if not isinstance(ep, dict):
+            col.add(f"$.episodes[{i}]", "type", "each episode must be an object", json_type(ep))
+            continue
+        uuid = ep.get("uuid")
+        if not isinstance(uuid, str):
+            continue
+        refs = [uuid]
+        if isinstance(ep.get("name"), str):
+            refs.append(ep["name"])
+        refs += links_from(ep.get("episode_metadata"))
+        out[uuid] = refs
+    return out
+
+
+def load_zep_store(
+    path: str | Path,
+    *,
+    cost_rule: str = "words",
+    store_id: str | None = None,
+    package: Package | None = None,
+) -> Store:
+    """Read Graphiti / Zep fact edges into a store (superseded facts kept and marked).
+
+    Parameters
+    ----------
+    path : str or Path
+    cost_rule, store_id, package
+        As :func:`memaudit_core.importers.load_external_store`.
+
+    Returns
+    -------
+    Store
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "edges.json"
+    >>> edges = [{"uuid": "e1", "fact": "Alice lives in Berlin",
+    ...           "valid_at": "2023-06-01T00:00:00Z", "invalid_at": "2024-03-01T00:00:00Z",
+    ...           "expired_at": "2024-03-01T10:00:05Z"},
+    ...          {"uuid": "e2", "fact": "Alice lives in Lisbon"}]
+    >>> _ = f.write_text(json.dumps(edges))
+    >>> [(m.id, m.status) for m in load_zep_store(f).memories]
+    [('e1', 'superseded'), ('e2', 'active')]
+    """
+    source = str(path)
+    doc = load_json_file(path)
+    col = Collector(source)
+    episodes: dict[str, list[str]] = {}
+    n_summaries = 0
+    if isinstance(doc, list):
+        edges, base = doc, "$"
+    elif isinstance(doc, dict) and "edges" in doc:
+        edges, base = doc["edges"], "$.edges"
+        if not isinstance(edges, list):
+            fail(source, "$.edges", "type", "'edges' must be an array", json_type(edges))
+        if isinstance(doc.get("episodes"), list):
+            episodes = _episode_links(doc["episodes"], col)
+        nodes = doc.get("nodes")
+        if isinstance(nodes, list):
+            n_summaries = sum(1 for n in nodes if isinstance(n, dict) and n.get("summary"))
+    else:
+        fail(
+            source,
+            "$",
+            "zep-shape",
+            "a Zep / Graphiti export must be a list of edges or an object with 'edges'",
+            json_type(doc) if not isinstance(doc, dict) else sorted(doc),
+        )
+    version = "graphiti-edges"
+    if any(isinstance(e, dict) and any(k in e for k in _V4_FIELDS) for e in edges):
+        version = "zep-v4"
+
+    records: list[Record] = []
+    superseded = 0
+    for i, edge in enumerate(edges):
+        epath = f"{base}[{i}]"
+        if not isinstance(edge, dict):
+            col.add(epath, "type", "each edge must be an object", json_type(edge))
+            continue
+        if "fact" not in edge:
+            col.add(
+                f"{epath}.fact",
+                "required",
+                "an edge needs its 'fact' text (is this a node or another system's export?)",
+            )
+            continue
+        meta: dict[str, Any] = {"kind": "edge"}
+        for key in _KEEP:
+            if edge.get(key) not in (None, {}, []):
+                meta[key] = clean_meta(edge[key])
+        for key in ("valid_at", "invalid_at", "expired_at"):
+            raw = edge.get(key)
+            if raw is not None:
+                t = normalise_time(raw)
+                meta[key] = t.iso if t.iso else raw
+        status = "active"
+        if edge.get("expired_at"):
+            status = "superseded"
+            superseded += 1
+        ep_ids = split_refs(edge.get("episodes", edge.get("episode_uuids")))
+        links: list[str] = []
+        for ep in ep_ids:
+            for ref in episodes.get(ep, [ep]):
+                if ref not in links:
+                    links.append(ref)
+        if ep_ids:
+            meta["episodes"] = ep_ids
+        salience = finite_number(edge.get("score", edge.get("relevance")))
+        records.append(
+            Record(
+                id=edge.get("uuid"),
+                text=edge.get("fact"),
+                path=epath,
+                text_path=f"{epath}.fact",
+                id_path=f"{epath}.uuid",
+                created_at=normalise_time(edge.get("created_at")).iso,
+                salience=salience,
+                status=status,
+                meta=meta,
+                links=links,
+            )
+        )
+    meta = {
+        "deleted": [],
+        "superseded": superseded,
+        "episodes": len(episodes),
+        "node_summaries": n_summaries,
+    }
+    return build_store(
+        records,
+        collector=col,
+        system="zep",
+        format_version=version,
+        cost_rule=cost_rule,
+        store_id=store_id,
+        package=package,
+        label="Zep / Graphiti export",
+        meta=meta,
+    )

@@ -1,0 +1,146 @@
+"""Page-sized, frozen results that the app (and the CLI) render without computing.
+
+Each function here bundles one view's worth of core results — e.g. :func:`overview` gives the
+package statistics, the certified optimum at a budget and every writer's and store's score —
+so a page makes one cached call and only lays the result out.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from .analysis import StoreEvaluation, compile_cached, opt_at, score
+from .package import Package
+from .solvers import SolveResult
+from .writers import WRITERS
+
+
+@dataclass(frozen=True)
+class PackageStats:
+    """What a package holds (no solving)."""
+
+    package_id: str
+    title: str
+    description: str
+    cost_unit: str
+    saturation: str
+    content_hash: str
+    n_experiences: int
+    n_sessions: int
+    n_candidates: int
+    n_units: int
+    n_queries: int
+    n_stores: int
+    total_cost: float
+    default_budget: float
+    budget_grid: tuple[float, ...]
+    candidates_by_type: tuple[tuple[str, int], ...]
+    units_by_kind: tuple[tuple[str, int, float], ...]
+    candidate_costs: tuple[float, ...]
+    candidate_types: tuple[str, ...]
+    warnings: tuple[str, ...]
+    generator: str | None
+    seed: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "package_id": self.package_id,
+            "title": self.title,
+            "cost_unit": self.cost_unit,
+            "saturation": self.saturation,
+            "content_hash": self.content_hash,
+            "experiences": self.n_experiences,
+            "sessions": self.n_sessions,
+            "candidates": self.n_candidates,
+            "units": self.n_units,
+            "queries": self.n_queries,
+            "stores": self.n_stores,
+            "total_cost": self.total_cost,
+            "default_budget": self.default_budget,
+            "budget_grid": list(self.budget_grid),
+            "candidates_by_type": dict(self.candidates_by_type),
+            "units_by_kind": {k: {"count": n, "weight": w} for k, n, w in self.units_by_kind},
+            "warnings": list(self.warnings),
+            "generator": self.generator,
+            "seed": self.seed,
+        }
+
+
+def package_stats(package: Package) -> PackageStats:
+    """Counts by candidate type and unit kind, costs, sessions and provenance.
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> stats = package_stats(generate("update_chain"))
+    >>> stats.n_candidates, dict(stats.candidates_by_type)["tombstone"]
+    (18, 3)
+    """
+    weights = package.unit_weights()
+    by_type = Counter(c.type for c in package.candidates)
+    kind_count: Counter[str] = Counter()
+    kind_weight: dict[str, float] = {}
+    for u in package.units:
+        kind_count[u.kind] += 1
+        kind_weight[u.kind] = kind_weight.get(u.kind, 0.0) + weights[u.id]
+    seed = package.meta.get("seed") if isinstance(package.meta, dict) else None
+    return PackageStats(
+        package_id=package.id,
+        title=package.title or package.id,
+        description=package.description,
+        cost_unit=package.cost_unit,
+        saturation=package.saturation,
+        content_hash=package.content_hash(),
+        n_experiences=len(package.experiences),
+        n_sessions=len({e.session for e in package.experiences if e.session}),
+        n_candidates=len(package.candidates),
+        n_units=len(package.units),
+        n_queries=len(package.queries),
+        n_stores=len(package.stores),
+        total_cost=package.total_cost(),
+        default_budget=package.default_budget(),
+        budget_grid=package.budget_grid(),
+        candidates_by_type=tuple(by_type.most_common()),
+        units_by_kind=tuple((k, kind_count[k], kind_weight[k]) for k, _ in kind_count.most_common()),
+        candidate_costs=tuple(c.cost for c in package.candidates),
+        candidate_types=tuple(c.type for c in package.candidates),
+        warnings=package.warnings,
+        generator=package.meta.get("generator") if isinstance(package.meta, dict) else None,
+        seed=seed if isinstance(seed, int) else None,
+    )
+
+
+@dataclass(frozen=True)
+class Overview:
+    """Package statistics, the optimum at a budget and every writer's / store's score."""
+
+    stats: PackageStats
+    budget: float
+    opt: SolveResult
+    evaluations: tuple[StoreEvaluation, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "stats": self.stats.to_dict(),
+            "budget": self.budget,
+            "opt": self.opt.to_dict(),
+            "evaluations": [e.to_dict() for e in self.evaluations],
+        }
+
+
+def overview(package: Package, budget: float, solver: str = "auto") -> Overview:
+    """Everything the Overview page shows, computed once.
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> ov = overview(generate("update_chain"), 6)
+    >>> ov.opt.certified, [e.writer for e in ov.evaluations][:2]
+    (True, ['gvt', 'density'])
+    """
+    opt = opt_at(compile_cached(package), budget, solver=solver)
+    evaluations = [score(package, budget, writer=name, solver=solver) for name in WRITERS]
+    evaluations += [score(package, budget, store_id=s.id, solver=solver) for s in package.stores]
+    return Overview(package_stats(package), float(budget), opt, tuple(evaluations))

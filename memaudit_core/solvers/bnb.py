@@ -1,0 +1,675 @@
+"""Engine ``bnb``: the product's own exact branch-and-bound.
+
+The search enumerates stores as sets of *items* — one candidate per group (or, for group
+capacity k > 1, one subset of at most k candidates per group) — in group order: a node is a
+partial store S plus the first group still open, and its children add one item from that group
+or any later one (discarding the groups in between). Every store is reached exactly once.
+
+Ingredients, in the order they run:
+
+* **Presolve** (exact): drop units of zero weight and units no kept candidate covers;
+  candidates over budget; candidates whose singleton value F({u}) <= 1e-12; and, for
+  capacity 1, candidates dominated inside their group (an earlier sibling — lower (cost, id) —
+  covers at least as much on every unit). None of these can be in the tie-break winner.
+* **Incumbent**: the best of a cost-benefit greedy, a value greedy, the best singleton and the
+  caller's ``incumbent_idx``.
+* **Bound** at each node, valid for every concave saturation h with h(0) = 0, the minimum of
+  (a) a multiple-choice knapsack over the node's *marginal gains* (submodularity: the gain of a
+  set is at most the sum of its members' gains), solved exactly by dynamic programming over
+  costs rounded *down* to a grid (a relaxation, so still an upper bound; exact when the costs
+  are integers), which is never weaker than the fractional (LP) knapsack bound when costs are
+  integral; and (b) the suffix max-coverage bound
+  sum_r w_r (h(z_r + M_r) - h(z_r)) with M_r the sum over later groups of the largest a_ur.
+  Children inherit their parent's gains as valid (looser) bounds, so each child is tested
+  before any work is spent on it.
+* **Tie-break** (matches :mod:`.brute`): higher value, then lower cost, then the smaller tuple of
+  candidate ids. Subtrees whose bound can only *tie* the incumbent are explored only while
+  their minimum possible cost does not exceed the incumbent's.
+* **Limits**: a node or time limit stops the search with status ``"limit"``; the reported bound
+  is the maximum of the incumbent and the bounds of every subtree left open.
+
+Examples
+--------
+>>> from memaudit_core.generators import generate
+>>> from memaudit_core.compiled import compile_package
+>>> raw = solve_bnb(compile_package(generate("update_chain")), 6)
+>>> round(raw.value, 6), raw.status
+(7.735, 'optimal')
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..compiled import CompiledInstance
+from ..errors import SolverError
+from ..objective import GAIN_EPS, get_saturation
+from . import RawSolution, register_engine
+from .enum import TIE, budget_with_tolerance, selection_key
+
+#: Refuse capacity-k instances whose per-group subsets exceed this many items.
+MAX_ITEMS = 200_000
+#: Largest knapsack-DP capacity (cells) for integral costs; beyond it a grid is used.
+DP_MAX_CELLS = 256
+#: The knapsack DP runs only up to this many items (it costs a Python loop per item).
+DP_MAX_ITEMS = 400
+GAIN_LP_WITH_THETA = True
+#: Instances with at least this many items optimise the combined bound's multipliers.
+THETA_MIN_ITEMS = 40
+#: Positions (in descending ratio order) of the budget multipliers tried by the LP bound.
+_LAMBDA_PICKS = np.array([0, 1, 2, 3, 4, 6, 8, 11, 15, 20, 27, 36, 48, 64, 90, 128, 256])
+#: Largest suffix max-coverage matrix (groups x units) kept in memory.
+MAX_SUFFIX_CELLS = 4_000_000
+#: Scales tried to make costs integral (costs in halves, tenths, cents, ...).
+_COST_SCALES = (1, 2, 4, 5, 10, 20, 100)
+
+
+class _Limit(Exception):
+    """Raised through the recursion when a node or time limit is hit."""
+
+    def __init__(self, open_bound: float):
+        super().__init__("limit")
+        self.open_bound = open_bound
+
+
+@dataclass
+class _Model:
+    """The presolved instance: items (options) by group, sparse coverage over kept units."""
+
+    inst: CompiledInstance
+    b_eff: float
+    items: list[tuple[int, ...]]
+    cost: np.ndarray
+    group: np.ndarray
+    gstart: np.ndarray
+    indptr: np.ndarray
+    cols: np.ndarray
+    data: np.ndarray
+    weight: np.ndarray
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return len(self.items)
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.gstart) - 1
+
+
+def _presolve(inst: CompiledInstance, b_eff: float, order: str) -> _Model:
+    h = get_saturation(inst.saturation).h
+    n = inst.n_candidates
+    units = np.flatnonzero(inst.weight > 0)
+    cov = sp.csr_array(inst.coverage[:, units]) if units.size < inst.n_units else inst.coverage
+    w = inst.weight[units]
+    rows = np.repeat(np.arange(n), np.diff(cov.indptr))
+    single = np.bincount(rows, weights=w[cov.indices] * h(cov.data), minlength=n)
+    keep = (inst.cost <= b_eff) & (single > GAIN_EPS)
+    stats = {
+        "candidates": n,
+        "over_budget": int(np.count_nonzero(inst.cost > b_eff)),
+        "zero_value": int(np.count_nonzero((inst.cost <= b_eff) & (single <= GAIN_EPS))),
+        "dominated": 0,
+        "zero_weight_units": int(inst.n_units - units.size),
+    }
+
+    def row(i: int) -> dict[int, float]:
+        lo, hi = cov.indptr[i], cov.indptr[i + 1]
+        return dict(zip(cov.indices[lo:hi].tolist(), cov.data[lo:hi].tolist(), strict=True))
+
+    cap = inst.group_capacity
+    groups: list[list[tuple[tuple[int, ...], float, dict[int, float]]]] = []
+    for g in range(inst.n_groups):
+        members = [i for i in inst.group_slice(g) if keep[i]]
+        if not members:
+            continue
+        rows_g = {i: row(i) for i in members}
+        if cap == 1:
+            # Canonical order inside a group is (cost, id), so an earlier survivor that covers
+            # at least as much is never worse under the tie-break; comparing against survivors
+            # only is enough because dominance is transitive.
+            survivors: list[int] = []
+            for j in members:
+                rj = rows_g[j]
+                if any(all(rows_g[i].get(r, 0.0) >= a for r, a in rj.items()) for i in survivors):
+                    stats["dominated"] += 1
+                else:
+                    survivors.append(j)
+            items = [((i,), float(inst.cost[i]), rows_g[i]) for i in survivors]
+        else:
+            items = []
+            for k in range(1, min(cap, len(members)) + 1):
+                for combo in itertools.combinations(members, k):
+                    c = float(sum(inst.cost[i] for i in combo))
+                    if c > b_eff:
+                        continue
+                    merged: dict[int, float] = {}
+                    for i in combo:
+                        for r, a in rows_g[i].items():
+                            merged[r] = merged.get(r, 0.0) + a
+                    items.append((combo, c, merged))
+            items.sort(key=lambda it: (it[1], selection_key(inst, it[0])))
+        groups.append(items)
+    total = sum(len(g) for g in groups)
+    if total > MAX_ITEMS:
+        raise SolverError(
+            f"bnb: {total} group subsets at capacity {cap} exceed {MAX_ITEMS}; use 'milp'"
+        )
+    if order in ("ratio", "value", "mix") and groups:
+        # Most valuable(-per-cost) groups first: strong early decisions tighten the bound.
+        def score(it):
+            v = sum(w[r] * float(h(a)) for r, a in it[2].items())
+            return v / it[1] if order == "ratio" else v if order == "value" else v * v / it[1]
+
+        best = [max(score(it) for it in g) for g in groups]
+        groups = [groups[k] for k in sorted(range(len(groups)), key=lambda k: -best[k])]
+    used_units = sorted({r for g in groups for it in g for r in it[2]})
+    remap = {r: k for k, r in enumerate(used_units)}
+    items_list: list[tuple[int, ...]] = []
+    cost_list: list[float] = []
+    group_list: list[int] = []
+    indptr = [0]
+    cols: list[int] = []
+    data: list[float] = []
+    gstart = [0]
+    for gpos, g in enumerate(groups):
+        for idx, c, cv in g:
+            items_list.append(idx)
+            cost_list.append(c)
+            group_list.append(gpos)
+            for r, a in sorted(cv.items()):
+                cols.append(remap[r])
+                data.append(a)
+            indptr.append(len(cols))
+        gstart.append(len(items_list))
+    stats["items"] = len(items_list)
+    stats["groups"] = len(groups)
+    stats["units"] = len(used_units)
+    return _Model(
+        inst=inst,
+        b_eff=b_eff,
+        items=items_list,
+        cost=np.asarray(cost_list, dtype=np.float64),
+        group=np.asarray(group_list, dtype=np.int64),
+        gstart=np.asarray(gstart, dtype=np.int64),
+        indptr=np.asarray(indptr, dtype=np.int64),
+        cols=np.asarray(cols, dtype=np.int64),
+        data=np.asarray(data, dtype=np.float64),
+        weight=np.asarray(w[used_units] if used_units else [], dtype=np.float64),
+        stats=stats,
+    )
+
+
+class _Search:
+    """Depth-first branch-and-bound over a presolved :class:`_Model`."""
+
+    def __init__(self, m: _Model, time_limit: float | None, node_limit: int | None):
+        self.m = m
+        self.h = get_saturation(m.inst.saturation).h
+        self.wcol = m.weight[m.cols]
+        self.nnz_start = m.indptr[:-1]
+        self.deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
+        self.node_limit = node_limit
+        self.nodes = 0
+        self.best_value = -math.inf
+        self.best_cost = math.inf
+        self.best_items: tuple[int, ...] | None = None
+        self._best_key: tuple[str, ...] | None = None
+        n, G = m.n, m.n_groups
+        # Exact knapsack DP when costs are (scaled) integers on a small grid; otherwise the
+        # fractional knapsack bound (Lagrangian in the budget) alone.
+        self.scale = None
+        for s in _COST_SCALES:
+            sc = m.cost * s
+            if np.all(np.abs(sc - np.round(sc)) <= 1e-9 * np.maximum(1.0, sc)) and m.b_eff * s <= DP_MAX_CELLS:
+                self.scale = float(s)
+                self.cq_list = np.round(sc).astype(np.int64).tolist()
+                break
+        self.use_dp = self.scale is not None and n <= DP_MAX_ITEMS
+        self.cost_list = m.cost.tolist()
+        self.group_list = m.group.tolist()
+        self.gstart_list = m.gstart.tolist()
+        cmin = np.full(G + 1, math.inf)
+        for g in range(G - 1, -1, -1):
+            lo, hi = self.gstart_list[g], self.gstart_list[g + 1]
+            cmin[g] = min(cmin[g + 1], float(m.cost[lo:hi].min()))
+        self.cmin = cmin.tolist()
+        R = m.weight.size
+        self.suffix = None
+        if (G + 1) * R <= MAX_SUFFIX_CELLS and n:
+            gmax = np.zeros((G + 1, R))
+            np.maximum.at(gmax, (np.repeat(m.group, np.diff(m.indptr)), m.cols), m.data)
+            self.suffix = np.cumsum(gmax[::-1], axis=0)[::-1]
+        self.item_cols = [m.cols[m.indptr[v] : m.indptr[v + 1]] for v in range(n)]
+        self.item_data = [m.data[m.indptr[v] : m.indptr[v + 1]] for v in range(n)]
+        # Per-unit multipliers of the combined bound (1 = plain marginal-gain knapsack).
+        self.refine_depth = -1
+        self.refine_iterations = 0
+
+    # ------------------------------------------------------------------ incumbent
+    def selection(self, items: tuple[int, ...] | list[int]) -> tuple[int, ...]:
+        return tuple(sorted(i for v in items for i in self.m.items[v]))
+
+    def offer(self, value: float, cost: float, items: list[int] | tuple[int, ...]) -> None:
+        """Keep (value, cost, items) if it beats the incumbent under the tie-break."""
+        bv = self.best_value
+        if value > bv + TIE:
+            pass
+        elif value < bv - TIE:
+            return
+        elif cost < self.best_cost - TIE:
+            pass
+        elif cost > self.best_cost + TIE:
+            return
+        else:
+            key = selection_key(self.m.inst, self.selection(items))
+            if self._best_key is None:
+                self._best_key = selection_key(self.m.inst, self.selection(self.best_items))
+            if key >= self._best_key:
+                return
+        self.best_value, self.best_cost = value, cost
+        self.best_items = tuple(items)
+        self._best_key = None
+
+    def gain_entries(self, z: np.ndarray, s0: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per-entry marginal gains w_r (h(z_r + a_ur) - h(z_r)) from item ``s0`` on."""
+        m = self.m
+        e0 = int(m.indptr[s0])
+        cols = m.cols[e0:]
+        zc = z[cols]
+        h = self.h
+        per = self.wcol[e0:] * (h(zc + m.data[e0:]) - h(zc))
+        return per, cols, self.nnz_start[s0:] - e0
+
+    def gains(self, z: np.ndarray, s0: int = 0) -> np.ndarray:
+        per, _, starts = self.gain_entries(z, s0)
+        return np.add.reduceat(per, starts)
+
+    def greedy(self, by_ratio: bool) -> None:
+        m = self.m
+        z = np.zeros(m.weight.size)
+        used = np.zeros(m.n_groups, dtype=bool)
+        cost, value, chosen = 0.0, 0.0, []
+        while True:
+            g = self.gains(z)
+            ok = (~used[m.group]) & (m.cost <= m.b_eff - cost) & (g > GAIN_EPS)
+            if not ok.any():
+                break
+            score = np.where(ok, g / m.cost if by_ratio else g, -np.inf)
+            v = int(np.argmax(score))
+            chosen.append(v)
+            used[m.group[v]] = True
+            cost += float(m.cost[v])
+            value += float(g[v])
+            z[self.item_cols[v]] += self.item_data[v]
+        self.offer(value, cost, chosen)
+
+    def local_search(self, max_rounds: int = 50) -> None:
+        """Improve the incumbent by best-improvement add / swap moves (value must rise).
+
+        A move removes at most one item and adds one from a group the store does not use (or
+        from the removed item's group); each round evaluates every removal with one vectorised
+        gain pass.
+        """
+        m = self.m
+        if self.best_items is None or m.n == 0:
+            return
+        items = list(self.best_items)
+        for _ in range(max_rounds):
+            z = np.zeros(m.weight.size)
+            for v in items:
+                z[self.item_cols[v]] += self.item_data[v]
+            base = float(np.dot(m.weight, self.h(z)))
+            cost = float(sum(self.cost_list[v] for v in items))
+            used = np.zeros(m.n_groups, dtype=bool)
+            used[[self.group_list[v] for v in items]] = True
+            best_gain, best_move = TIE, None
+            for out in [None, *items]:
+                zz, lost, c, free = z, 0.0, cost, used
+                if out is not None:
+                    zz = z.copy()
+                    zz[self.item_cols[out]] -= self.item_data[out]
+                    lost = base - float(np.dot(m.weight, self.h(zz)))
+                    c = cost - self.cost_list[out]
+                    free = used.copy()
+                    free[self.group_list[out]] = False
+                g = self.gains(zz)
+                ok = (~free[m.group]) & (m.cost <= m.b_eff - c) & (g > GAIN_EPS)
+                if out is not None:
+                    ok[out] = False
+                if not ok.any():
+                    continue
+                v = int(np.argmax(np.where(ok, g, -np.inf)))
+                if g[v] - lost > best_gain:
+                    best_gain, best_move = g[v] - lost, (out, v)
+            if best_move is None:
+                break
+            out, v = best_move
+            if out is not None:
+                items.remove(out)
+            items.append(v)
+            items.sort()
+            self.offer(self.value_of(tuple(items)), float(sum(self.cost_list[u] for u in items)), items)
+
+    def value_of(self, items: tuple[int, ...]) -> float:
+        z = np.zeros(self.m.weight.size)
+        for v in items:
+            z[self.item_cols[v]] += self.item_data[v]
+        return float(np.dot(self.m.weight, self.h(z)))
+
+    # ------------------------------------------------------------------ bounds
+    def lp_bounds(self, prof, cost_s, ok, rel, b, gs_rel):
+        """Fractional multiple-choice knapsack bounds via its Lagrangian dual in the budget.
+
+        For any lam >= 0, lam * b + sum_g max(0, max_u (p_u - lam c_u)) bounds the knapsack
+        optimum (weak duality), so a small grid of lam values, minimised per child, is valid.
+        Returns (bound for the whole suffix, bound for each child's remaining suffix).
+        """
+        ratio = np.sort(prof[ok] / cost_s[ok])[::-1]
+        lam = np.concatenate([ratio[_LAMBDA_PICKS[_LAMBDA_PICKS < ratio.size]], [0.0]])
+        P = np.where(ok[:, None], prof[:, None] - cost_s[:, None] * lam[None, :], 0.0)
+        gm = np.maximum.reduceat(P, gs_rel, axis=0)
+        np.maximum(gm, 0.0, out=gm)
+        suf = np.zeros((gm.shape[0] + 1, lam.size))
+        np.cumsum(gm[::-1], axis=0, out=suf[-2::-1])
+        node_lp = float((lam * b + suf[0]).min())
+        child = ((b - cost_s)[:, None] * lam[None, :] + suf[rel]).min(axis=1)
+        return node_lp, child
+
+    def dp_bounds(self, g, prof, cost_s, ok, b):
+        """Exact (integral-cost) multiple-choice knapsack bounds by dynamic programming."""
+        G = self.m.n_groups
+        gs, cq, s0 = self.gstart_list, self.cq_list, self.gstart_list[g]
+        qb = int(math.floor(b * self.scale + 1e-7))
+        pl = prof.tolist()
+        okl = ok.tolist()
+        cs = cost_s.tolist()
+        child = [0.0] * len(pl)
+        prev = np.zeros(qb + 1)
+        for gg in range(G - 1, g - 1, -1):
+            lo, hi = gs[gg], gs[gg + 1]
+            for v in range(lo, hi):
+                k = v - s0
+                if okl[k]:
+                    child[k] = prev[int(math.floor((b - cs[k]) * self.scale + 1e-7))]
+            cur = prev.copy()
+            for v in range(lo, hi):
+                c = cq[v]
+                if c > qb:
+                    break
+                if okl[v - s0]:
+                    np.maximum(cur[c:], prev[: qb + 1 - c] + pl[v - s0], out=cur[c:])
+            prev = cur
+        return float(prev[qb]), np.asarray(child)
+
+    def node(self, g: int, z: np.ndarray, value: float, cost: float, theta: np.ndarray | None):
+        """Gains, child bounds and node bound for the node (S, g).
+
+        The child bound of item u is value + gain(u) + an upper bound on what groups after
+        u's group can add at the child's residual budget, computed from this node's gains
+        (gains only shrink deeper, by submodularity, so the parent's numbers stay valid).
+        """
+        m = self.m
+        s0 = self.gstart_list[g]
+        b = m.b_eff - cost
+        per, cols, starts = self.gain_entries(z, s0)
+        gains = np.add.reduceat(per, starts)
+        cost_s = m.cost[s0:]
+        ok = (cost_s <= b) & (gains > GAIN_EPS)
+        rel = m.group[s0:] - g + 1
+        gs_rel = m.gstart[g:-1] - s0
+        if theta is None or GAIN_LP_WITH_THETA:
+            node_b, ext = self.lp_bounds(gains, cost_s, ok, rel, b, gs_rel)
+        else:
+            node_b, ext = math.inf, np.full(cost_s.size, np.inf)
+        if self.suffix is not None:
+            h = self.h
+            phi = m.weight * (h(z + self.suffix[g:]) - h(z))
+            sc = phi.sum(axis=1)
+            np.minimum(ext, sc[rel], out=ext)
+            node_b = min(node_b, float(sc[0]))
+            if theta is not None:
+                # Combined bound: sum_r (1 - theta_r) Phi_r + knapsack over theta-weighted gains.
+                const = sc - phi @ theta
+                prof = np.add.reduceat(per * theta[cols], starts)
+                if self.use_dp:
+                    nb, ch = self.dp_bounds(g, prof, cost_s, ok, b)
+                else:
+                    nb, ch = self.lp_bounds(prof, cost_s, ok, rel, b, gs_rel)
+                np.minimum(ext, ch + const[rel], out=ext)
+                node_b = min(node_b, nb + float(const[0]))
+        if self.use_dp and theta is None:
+            nb, ch = self.dp_bounds(g, gains, cost_s, ok, b)
+            np.minimum(ext, ch, out=ext)
+            node_b = min(node_b, nb)
+        cb = np.where(ok, value + gains + ext, -np.inf)
+        return gains, cb, value + node_b
+
+    def optimize_theta(
+        self, g: int, z: np.ndarray, cost: float, theta: np.ndarray, target: float, iterations: int
+    ) -> tuple[float, np.ndarray]:
+        """Subgradient descent on theta for the combined bound of node (S, g).
+
+        L(theta, lam) = sum_r (1 - theta_r) Phi_r + lam b + sum_g max(0, max_u p_u - lam c_u),
+        p_u = sum_r theta_r g_ur, bounds what groups g.. can add for every theta in [0, 1]^R
+        and lam >= 0; its minimum equals the LP relaxation with coverage caps. Returns the best
+        (bound on the extension, theta) seen; any theta is valid, so no convergence is needed.
+        """
+        m = self.m
+        s0 = self.gstart_list[g]
+        per, cols, starts = self.gain_entries(z, s0)
+        phi = m.weight * (self.h(z + self.suffix[g]) - self.h(z))
+        phi_sum = float(phi.sum())
+        b = m.b_eff - cost
+        gs = m.gstart[g:-1] - s0
+        cost_s = m.cost[s0:]
+        grp = m.group[s0:] - g
+        ok0 = cost_s <= b
+        entry_item = np.repeat(np.arange(cost_s.size), np.diff(m.indptr[s0:]))
+        best, best_theta = math.inf, theta
+        step, stall = 1.0, 0
+        for _ in range(iterations):
+            prof = np.add.reduceat(per * theta[cols], starts)
+            ok = ok0 & (prof > 0)
+            if not ok.any():
+                bound = phi_sum - float(phi @ theta)
+                if bound < best:
+                    best, best_theta = bound, theta
+                break
+            ratio = np.sort(prof[ok] / cost_s[ok])[::-1]
+            lam = np.concatenate([ratio[_LAMBDA_PICKS[_LAMBDA_PICKS < ratio.size]], [0.0]])
+            P = np.where(ok[:, None], prof[:, None] - cost_s[:, None] * lam[None, :], 0.0)
+            gm = np.maximum(np.maximum.reduceat(P, gs, axis=0), 0.0)
+            vals = lam * b + gm.sum(axis=0)
+            k = int(np.argmin(vals))
+            bound = float(vals[k]) + phi_sum - float(phi @ theta)
+            if bound < best - 1e-9:
+                best, best_theta, stall = bound, theta, 0
+            else:
+                stall += 1
+                if stall >= 5:
+                    step *= 0.6
+                    stall = 0
+            # Items attaining their group's maximum at the chosen lam form the subgradient.
+            picked = ok & (P[:, k] >= gm[grp, k] - 1e-12) & (P[:, k] > 0)
+            grad = -phi.copy()
+            sel = picked[entry_item]
+            np.add.at(grad, cols[sel], per[sel])
+            nrm = float(grad @ grad)
+            if nrm <= 1e-18 or bound <= target + 1e-9:
+                break
+            theta = np.clip(theta - step * (bound - target) / nrm * grad, 0.0, 1.0)
+        return best, best_theta
+
+    # ------------------------------------------------------------------ search
+    def check_limits(self, open_bound: float) -> None:
+        if self.node_limit is not None and self.nodes >= self.node_limit:
+            raise _Limit(open_bound)
+        if self.deadline is not None and time.perf_counter() >= self.deadline:
+            raise _Limit(open_bound)
+
+    def visit(
+        self, g: int, z: np.ndarray, value: float, cost: float, chosen: list[int], theta
+    ) -> None:
+        self.nodes += 1
+        if theta is not None and len(chosen) <= self.refine_depth and self.suffix is not None:
+            _, theta = self.optimize_theta(
+                g, z, cost, theta, self.best_value - value, self.refine_iterations
+            )
+        gains, cb, node_bound = self.node(g, z, value, cost, theta)
+        bv = self.best_value
+        guard = 1e-11 * max(1.0, abs(bv))
+        cand = np.flatnonzero(cb >= bv - TIE - guard)
+        if cand.size == 0:
+            return
+        cand = cand[np.argsort(-cb[cand], kind="stable")]
+        s0 = self.gstart_list[g]
+        cbl = cb[cand].tolist()
+        gl = gains[cand].tolist()
+        G = self.m.n_groups
+        b_eff = self.m.b_eff
+        for k, cbk, gk in zip(cand.tolist(), cbl, gl, strict=True):
+            bv = self.best_value
+            guard = 1e-11 * max(1.0, abs(bv))
+            if cbk < bv - TIE - guard:
+                break
+            v = s0 + k
+            cv = cost + self.cost_list[v]
+            vv = value + gk
+            chosen.append(v)
+            self.offer(vv, cv, chosen)
+            gn = self.group_list[v] + 1
+            if gn < G and self.cmin[gn] <= b_eff - cv:
+                bv = self.best_value
+                guard = 1e-11 * max(1.0, abs(bv))
+                beat = cbk > bv + TIE - guard
+                tie = cbk >= bv - TIE - guard and cv + self.cmin[gn] <= self.best_cost + TIE
+                if beat or tie:
+                    try:
+                        self.check_limits(cbk)
+                        zn = z.copy()
+                        zn[self.item_cols[v]] += self.item_data[v]
+                        self.visit(gn, zn, vv, cv, chosen, theta)
+                    except _Limit as lim:
+                        # What is left open here lies inside this node: its bound caps it.
+                        lim.open_bound = min(node_bound, max(lim.open_bound, cbk))
+                        raise
+            chosen.pop()
+
+
+@register_engine("bnb")
+def solve_bnb(
+    inst: CompiledInstance,
+    budget: float,
+    *,
+    time_limit: float | None = None,
+    node_limit: int | None = None,
+    incumbent_idx: tuple[int, ...] | None = None,
+    order: str = "arrival",
+    theta_iterations: int = 150,
+    refine_depth: int = 0,
+    refine_iterations: int = 10,
+) -> RawSolution:
+    """Exact branch-and-bound (see the module docstring).
+
+    Parameters
+    ----------
+    inst : CompiledInstance
+    budget : float
+    time_limit : float, optional
+        Seconds; on expiry the result has status ``"limit"`` and a proven bound.
+    node_limit : int, optional
+        Maximum number of search nodes (the root counts as one).
+    incumbent_idx : tuple of int, optional
+        A known feasible selection to start from (ignored if infeasible).
+    order : {'arrival', 'ratio'}
+        Group order of the search; it changes speed, never the result.
+    theta_iterations : int
+        Subgradient steps for the root multipliers of the combined bound (larger instances).
+
+    Returns
+    -------
+    RawSolution
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> from memaudit_core.compiled import compile_package
+    >>> inst = compile_package(generate("temporal_interval"))
+    >>> raw = solve_bnb(inst, 13)
+    >>> round(raw.value, 6), inst.ids(raw.selected_idx)[:2]
+    (10.635, ('e1_summary', 'e2_atomic_fact'))
+    """
+    t0 = time.perf_counter()
+    b_eff = budget_with_tolerance(budget)
+    model = _presolve(inst, b_eff, order)
+    search = _Search(model, time_limit, node_limit)
+    detail: dict[str, Any] = {"presolve": model.stats, "order": order}
+    search.offer(0.0, 0.0, [])
+    if model.n:
+        search.greedy(by_ratio=True)
+        search.greedy(by_ratio=False)
+        if model.n >= THETA_MIN_ITEMS:
+            search.local_search()
+    detail["greedy_value"] = search.best_value
+    # The caller's incumbent lives outside the reduced model: keep it aside and compare at the end.
+    given = None
+    if incumbent_idx is not None and len(incumbent_idx) and inst.is_feasible(incumbent_idx, budget):
+        from ..objective import evaluate
+
+        sel = tuple(sorted(int(i) for i in incumbent_idx))
+        given = (evaluate(inst, sel), inst.selection_cost(sel), sel)
+        if given[0] > search.best_value + TIE:
+            # Let the search prune against it; it may not be representable as items.
+            search.best_value = given[0]
+            search.best_cost = given[1]
+            search.best_items = None
+            search._best_key = selection_key(inst, sel)
+    status, bound = "optimal", None
+    if model.n:
+        z0 = np.zeros(model.weight.size)
+        _, _, root_bound = search.node(0, z0, 0.0, 0.0, None)
+        theta = None
+        if model.n >= THETA_MIN_ITEMS and search.suffix is not None and root_bound > search.best_value + TIE:
+            tb, theta = search.optimize_theta(
+                0, z0, 0.0, np.ones(model.weight.size), search.best_value, theta_iterations
+            )
+            root_bound = min(root_bound, tb)
+            search.refine_depth, search.refine_iterations = refine_depth, refine_iterations
+        detail["root_bound"] = root_bound
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, model.n_groups * 2 + 200))
+        try:
+            search.visit(0, z0, 0.0, 0.0, [], theta)
+        except _Limit as lim:
+            status = "limit"
+            bound = max(min(lim.open_bound, root_bound), search.best_value)
+        finally:
+            sys.setrecursionlimit(limit)
+    if search.best_items is None:
+        value, sel = given[0], given[2]
+    else:
+        sel = search.selection(search.best_items)
+        value = search.value_of(search.best_items)
+        if given is not None and given[2] != sel:
+            # Compare the caller's store with the search's best under the same tie-break.
+            gv, gc, gs = given
+            if gv > value + TIE or (
+                abs(gv - value) <= TIE
+                and (gc < search.best_cost - TIE or (abs(gc - search.best_cost) <= TIE and selection_key(inst, gs) < selection_key(inst, sel)))
+            ):
+                value, sel = gv, gs
+    value = max(value, 0.0)
+    if bound is None:
+        bound = value
+    detail["time_s"] = time.perf_counter() - t0
+    return RawSolution(sel, value, max(bound, value), status, nodes=search.nodes, detail=detail)

@@ -1,0 +1,270 @@
+"""Engine ``milp``: the exact optimum by mixed-integer programming in HiGHS (highspy).
+
+Formulation (saturation ``cap1``)::
+
+    max  sum_r w_r y_r
+    s.t. y_r - sum_u a_ur x_u <= 0        for every unit r kept as a y column
+         sum_u c_u x_u        <= B        (one knapsack row, B with the 1e-9 tolerance)
+         sum_{u in g} x_u     <= k        for every group g with more than k candidates
+         x_u in {0, 1},  0 <= y_r <= 1
+
+Maximisation pushes y_r up to min(1, sum_u a_ur x_u), so only the x columns are integer.
+Exact reductions: units of zero weight, units no affordable candidate covers and candidates
+over budget are left out; when k = 1 and every candidate covering unit r sits in one group,
+sum_u a_ur x_u <= 1 and the unit's term is linear, so it moves into the x objective and needs no
+y column. Saturation ``linear`` has no y columns at all. ``log1p`` is not linear-representable
+here and is refused with :class:`~memaudit_core.errors.SolverError`.
+
+Both ``mip_rel_gap`` and ``mip_abs_gap`` are set to 0 (HiGHS defaults are 1e-4 and 1e-6, which
+would accept a non-optimal store as "optimal"); HiGHS then stops only when its dual bound meets
+the incumbent up to its own feasibility tolerances. The *model* status is read (a run status of
+OK says nothing about optimality), with the dual bound and node count.
+
+Examples
+--------
+>>> from memaudit_core.generators import generate
+>>> from memaudit_core.compiled import compile_package
+>>> raw = solve_milp(compile_package(generate("update_chain")), 6)
+>>> round(raw.value, 6), raw.status
+(7.735, 'optimal')
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..compiled import CompiledInstance
+from ..errors import SolverError
+from . import RawSolution, register_engine
+from .enum import budget_with_tolerance
+
+#: Saturations the MILP formulation can express exactly.
+SUPPORTED_SATURATIONS = ("cap1", "linear")
+
+
+_BANNER_SHOWN = False
+
+
+def _highspy():
+    try:
+        import highspy
+    except ImportError as exc:  # pragma: no cover - highspy is a hard requirement
+        raise SolverError("the 'milp' solver needs highspy (pip install highspy)") from exc
+    return highspy
+
+
+def _new_highs(highspy):
+    """A silent Highs object.
+
+    HiGHS prints a copyright banner on C-level stdout when the first instance in a process is
+    created, before any option can be set; that would corrupt JSON written to stdout by the
+    CLI, so file descriptor 1 is pointed at /dev/null for that one construction.
+    """
+    global _BANNER_SHOWN
+    if _BANNER_SHOWN:
+        h = highspy.Highs()
+    else:
+        sys.stdout.flush()
+        saved = os.dup(1)
+        try:
+            with open(os.devnull, "w") as null:
+                os.dup2(null.fileno(), 1)
+                h = highspy.Highs()
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+        _BANNER_SHOWN = True
+    h.setOptionValue("output_flag", False)
+    return h
+
+
+def build_model(inst: CompiledInstance, budget: float) -> dict[str, Any]:
+    """Arrays of the MILP (CSC matrix, bounds, objective) and the column -> candidate map.
+
+    Returns a dict with ``cand`` (candidate index of each x column), ``n_y``, ``col_cost``,
+    ``col_upper``, ``row_upper``, ``start``, ``index``, ``value`` (CSC, columns x then y).
+    """
+    b_eff = budget_with_tolerance(budget)
+    cand = np.flatnonzero(inst.cost <= b_eff)
+    cov = sp.csc_array(inst.coverage[cand]) if cand.size else sp.csc_array((0, inst.n_units))
+    w = inst.weight
+    covered = np.diff(cov.indptr) > 0
+    units = np.flatnonzero(covered & (w > 0))
+    groups = inst.group_idx[cand]
+    linear_units = np.zeros(inst.n_units, dtype=bool)
+    if inst.saturation == "linear":
+        linear_units[units] = True
+    elif inst.group_capacity == 1 and units.size:
+        # A unit whose covering candidates share one group can never have z_r > 1.
+        col_rows = np.repeat(np.arange(inst.n_units), np.diff(cov.indptr))
+        g_of_entry = groups[cov.indices]
+        gmin = np.full(inst.n_units, np.iinfo(np.int64).max)
+        gmax = np.full(inst.n_units, -1)
+        np.minimum.at(gmin, col_rows, g_of_entry)
+        np.maximum.at(gmax, col_rows, g_of_entry)
+        linear_units[units] = gmin[units] == gmax[units]
+    y_units = units[~linear_units[units]]
+    lin = units[linear_units[units]]
+    csr = sp.csr_array(cov)
+    x_cost = csr[:, lin] @ w[lin] if lin.size else np.zeros(cand.size)
+
+    n_x, n_y = cand.size, y_units.size
+    # Rows: one per y unit, the knapsack row, then the group rows that can bind.
+    counts = np.bincount(groups, minlength=inst.n_groups) if n_x else np.zeros(inst.n_groups, int)
+    binding = np.flatnonzero(counts > inst.group_capacity)
+    group_row = np.full(inst.n_groups, -1)
+    group_row[binding] = n_y + 1 + np.arange(binding.size)
+    n_rows = n_y + 1 + binding.size
+
+    blocks = []
+    a_y = csr[:, y_units].T.tocoo() if n_y else None  # (n_y x n_x)
+    if a_y is not None and a_y.nnz:
+        blocks.append((a_y.row, a_y.col, -a_y.data))
+    blocks.append((np.full(n_x, n_y), np.arange(n_x), inst.cost[cand]))
+    in_row = group_row[groups] >= 0
+    blocks.append((group_row[groups][in_row], np.arange(n_x)[in_row], np.ones(int(in_row.sum()))))
+    blocks.append((np.arange(n_y), n_x + np.arange(n_y), np.ones(n_y)))
+    rows = np.concatenate([b[0] for b in blocks]).astype(np.int64)
+    cols = np.concatenate([b[1] for b in blocks]).astype(np.int64)
+    vals = np.concatenate([b[2] for b in blocks]).astype(np.float64)
+    A = sp.csc_array((vals, (rows, cols)), shape=(n_rows, n_x + n_y))
+    A.sort_indices()
+    row_upper = np.concatenate(
+        [np.zeros(n_y), [b_eff], np.full(binding.size, float(inst.group_capacity))]
+    )
+    return {
+        "cand": cand,
+        "n_x": n_x,
+        "n_y": n_y,
+        "col_cost": np.concatenate([x_cost, w[y_units]]),
+        "col_upper": np.ones(n_x + n_y),
+        "row_upper": row_upper,
+        "start": A.indptr.astype(np.int32),
+        "index": A.indices.astype(np.int32),
+        "value": A.data,
+        "n_rows": n_rows,
+    }
+
+
+@register_engine("milp")
+def solve_milp(
+    inst: CompiledInstance,
+    budget: float,
+    *,
+    time_limit: float | None = None,
+    node_limit: int | None = None,
+    incumbent_idx: tuple[int, ...] | None = None,
+) -> RawSolution:
+    """Solve the MILP with HiGHS; status ``"optimal"`` only on a proven optimum.
+
+    Parameters
+    ----------
+    inst : CompiledInstance
+        Saturation ``cap1`` or ``linear``.
+    budget : float
+    time_limit : float, optional
+        Seconds (HiGHS ``time_limit``).
+    node_limit : int, optional
+        Branch-and-bound nodes (HiGHS ``mip_max_nodes``).
+    incumbent_idx : tuple of int, optional
+        A feasible selection passed as a MIP start.
+
+    Returns
+    -------
+    RawSolution
+        ``value`` is HiGHS's objective value, ``bound`` its dual bound, ``nodes`` its node count.
+
+    Raises
+    ------
+    SolverError
+        For saturation ``log1p``, or when HiGHS ends in any status other than optimal or a
+        limit (e.g. a solve error).
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> from memaudit_core.compiled import compile_package
+    >>> raw = solve_milp(compile_package(generate("temporal_interval")), 13)
+    >>> round(raw.value, 6), round(raw.bound, 6)
+    (10.635, 10.635)
+    """
+    if inst.saturation not in SUPPORTED_SATURATIONS:
+        raise SolverError(
+            f"the 'milp' solver supports saturations {', '.join(SUPPORTED_SATURATIONS)} only; "
+            f"saturation {inst.saturation!r} (h(z) = ln(1 + z)) is not linear-representable here: "
+            "use solver 'bnb' or 'auto'"
+        )
+    model = build_model(inst, budget)
+    n_x, n_y = model["n_x"], model["n_y"]
+    detail: dict[str, Any] = {"columns": n_x + n_y, "rows": model["n_rows"], "y_columns": n_y}
+    if n_x == 0:
+        return RawSolution((), 0.0, 0.0, "optimal", nodes=0, detail=detail)
+    highspy = _highspy()
+    lp = highspy.HighsLp()
+    lp.num_col_ = n_x + n_y
+    lp.num_row_ = model["n_rows"]
+    lp.sense_ = highspy.ObjSense.kMaximize
+    lp.col_cost_ = model["col_cost"]
+    lp.col_lower_ = np.zeros(n_x + n_y)
+    lp.col_upper_ = model["col_upper"]
+    lp.row_lower_ = np.full(model["n_rows"], -highspy.kHighsInf)
+    lp.row_upper_ = model["row_upper"]
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.num_col_ = n_x + n_y
+    lp.a_matrix_.num_row_ = model["n_rows"]
+    lp.a_matrix_.start_ = model["start"]
+    lp.a_matrix_.index_ = model["index"]
+    lp.a_matrix_.value_ = model["value"]
+    lp.integrality_ = [highspy.HighsVarType.kInteger] * n_x + [highspy.HighsVarType.kContinuous] * n_y
+
+    h = _new_highs(highspy)
+    # Exactness: no relative or absolute gap is accepted (defaults 1e-4 / 1e-6).
+    h.setOptionValue("mip_rel_gap", 0.0)
+    h.setOptionValue("mip_abs_gap", 0.0)
+    if time_limit is not None:
+        h.setOptionValue("time_limit", float(max(time_limit, 0.0)))
+    if node_limit is not None:
+        h.setOptionValue("mip_max_nodes", int(max(node_limit, 0)))
+    status = h.passModel(lp)
+    if status == highspy.HighsStatus.kError:
+        raise SolverError("HiGHS rejected the model (passModel returned an error)")
+    if incumbent_idx:
+        pos = {int(c): k for k, c in enumerate(model["cand"])}
+        start = [pos[int(i)] for i in incumbent_idx if int(i) in pos]
+        if len(start) == len(incumbent_idx) and inst.is_feasible(incumbent_idx, budget):
+            h.setSolution(len(start), np.asarray(start, dtype=np.int32), np.ones(len(start)))
+            detail["mip_start"] = True
+    h.run()
+    ms = h.getModelStatus()
+    info = h.getInfo()
+    detail["model_status"] = h.modelStatusToString(ms)
+    S = highspy.HighsModelStatus
+    has_solution = int(info.primal_solution_status) == 2
+    if ms == S.kOptimal:
+        run_status = "optimal"
+    elif ms in (S.kTimeLimit, S.kIterationLimit, S.kSolutionLimit, S.kInterrupt, S.kHighsInterrupt):
+        run_status = "limit"
+    else:
+        raise SolverError(f"HiGHS ended with model status {h.modelStatusToString(ms)!r}")
+    nodes = int(info.mip_node_count)
+    dual = float(info.mip_dual_bound)
+    if has_solution:
+        x = np.asarray(h.getSolution().col_value[:n_x])
+        chosen = tuple(sorted(int(c) for c in model["cand"][x > 0.5]))
+        value = float(info.objective_function_value)
+    else:
+        # No incumbent yet: the empty store is always feasible.
+        chosen, value = (), 0.0
+    if run_status == "optimal" and not has_solution:
+        raise SolverError("HiGHS reported optimal without a primal solution")
+    bound = dual if math.isfinite(dual) else float(np.sum(model["col_cost"]))
+    detail["objective_function_value"] = value
+    detail["mip_dual_bound"] = dual
+    detail["mip_gap"] = float(info.mip_gap)
+    return RawSolution(chosen, max(value, 0.0), max(bound, value), run_status, nodes=nodes, detail=detail)

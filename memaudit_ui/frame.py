@@ -1,0 +1,247 @@
+"""The shared frame every page calls first: page config, sidebar and shared choices.
+
+Pages live in Streamlit's ``pages/`` folder (no ``st.navigation``; DESIGN.md section 8), so a
+cold deep link may run a page without ``app.py``. Everything a page needs therefore happens
+here: URL -> state on a session's first run, the sidebar (navigation, package picker with
+upload, budget slider, writer / store picker, presentation toggle), and state -> URL.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+from memaudit_core.errors import MemAuditError, PackageError
+from memaudit_core.package import Package
+from memaudit_core.writers import WRITERS
+
+from . import sources, state
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+#: (script path relative to the repo root, label) in sidebar order.
+PAGES = [
+    ("app.py", "Overview"),
+    ("pages/1_Budget_sweep.py", "Budget sweep"),
+    ("pages/2_Compare.py", "Compare"),
+    ("pages/3_Evidence_explorer.py", "Evidence explorer"),
+    ("pages/4_External_stores.py", "External stores"),
+    ("pages/5_Ablations_and_sensitivity.py", "Ablations & sensitivity"),
+    ("pages/6_Certification.py", "Certification"),
+    ("pages/7_Generator.py", "Generator"),
+]
+
+PRESENT_CSS = """
+<style>
+html, body, [data-testid="stAppViewContainer"] { font-size: 20px; }
+[data-testid="stMetricValue"] { font-size: 3rem; }
+h1 { font-size: 3rem !important; }
+</style>
+"""
+
+
+@dataclass(frozen=True)
+class Frame:
+    """What a page gets from the frame."""
+
+    package_key: str
+    package: Package
+    budget: float
+    store_key: str
+    present: bool
+
+    @property
+    def store_label(self) -> str:
+        return store_label(self.package, self.store_key)
+
+
+def store_options(package: Package) -> list[str]:
+    return [f"store:{s.id}" for s in package.stores] + [f"writer:{w}" for w in WRITERS]
+
+
+def store_label(package: Package, key: str) -> str:
+    kind, _, name = key.partition(":")
+    if kind == "store":
+        for s in package.stores:
+            if s.id == name:
+                suffix = " (external)" if s.is_external else ""
+                return f"store · {s.display_name}{suffix}"
+        return f"store · {name}"
+    info = WRITERS.get(name)
+    return f"writer · {name}" + (f" ({info.kind})" if info else "")
+
+
+def default_store_key(package: Package) -> str:
+    for s in package.stores:
+        if not s.is_external:
+            return f"store:{s.id}"
+    return "writer:gvt"
+
+
+def budget_step(package: Package) -> float:
+    costs = [c.cost for c in package.candidates]
+    if all(float(c).is_integer() for c in costs):
+        return 1.0
+    return 0.1 if package.total_cost() < 500 else 1.0
+
+
+def _sync_widget(widget_key: str, value: object) -> None:
+    # Seed the widget from the canonical key before drawing it (widget state is per page).
+    if st.session_state.get(widget_key) != value:
+        st.session_state[widget_key] = value
+
+
+def _set_from_widget(canonical: str, widget_key: str) -> None:
+    st.session_state[canonical] = st.session_state[widget_key]
+
+
+def _on_package_change() -> None:
+    st.session_state["ma_package"] = st.session_state["w_package"]
+    st.session_state["ma_budget"] = None  # the new package's default budget
+    st.session_state["ma_store"] = None
+
+
+def _handle_upload() -> None:
+    upload = st.session_state.get("w_upload")
+    if upload is None:
+        return
+    try:
+        key, pkg = sources.register_upload(upload.name, upload.getvalue())
+    except PackageError as exc:
+        st.session_state["ma_upload_error"] = (exc.source, exc.lines())
+        return
+    st.session_state.pop("ma_upload_error", None)
+    extras = st.session_state.setdefault("ma_extra_packages", [])
+    if key not in extras:
+        extras.append(key)
+    st.session_state["ma_package"] = key
+    st.session_state["ma_budget"] = None
+    st.session_state["ma_store"] = None
+
+
+def _resolve_package() -> tuple[str, Package]:
+    key = st.session_state.get("ma_package") or sources.default_package_key()
+    try:
+        pkg = sources.load_by_key(key)
+    except MemAuditError as exc:
+        st.error(f"Could not open the package from the link ({key}): {exc}")
+        key = sources.default_package_key()
+        pkg = sources.load_by_key(key)
+    st.session_state["ma_package"] = key
+    return key, pkg
+
+
+def frame(page_title: str) -> Frame:
+    """Draw the shared sidebar and return the current choices. Call first on every page."""
+    state.init_from_url()
+    present = bool(st.session_state.get("ma_present", False))
+    st.set_page_config(
+        page_title=f"MemAudit · {page_title}",
+        layout="wide",
+        initial_sidebar_state="collapsed" if present else "expanded",
+    )
+    if present:
+        st.markdown(PRESENT_CSS, unsafe_allow_html=True)
+    problem = st.session_state.pop("ma_url_problem", None)
+    if problem:
+        st.warning(problem)
+
+    key, pkg = _resolve_package()
+    with st.sidebar:
+        st.markdown("### MemAudit")
+        for path, label in PAGES:
+            if (REPO_ROOT / path).exists():
+                st.page_link(path, label=label)
+        st.divider()
+
+        options = list(sources.sample_files())
+        for extra in st.session_state.get("ma_extra_packages", []):
+            if extra not in options:
+                options.append(extra)
+        if key not in options:
+            options.append(key)
+        _sync_widget("w_package", key)
+        st.selectbox(
+            "Package",
+            options,
+            key="w_package",
+            format_func=sources.describe_key,
+            on_change=_on_package_change,
+            help="Bundled samples, your uploads and packages made on the Generator page.",
+        )
+        st.file_uploader(
+            "Upload a package (.json)",
+            type=["json"],
+            key="w_upload",
+            on_change=_handle_upload,
+            help=f"Validated before use; files above {sources.MAX_UPLOAD_MB} MB are refused.",
+        )
+        upload_error = st.session_state.get("ma_upload_error")
+        if upload_error:
+            source, lines = upload_error
+            st.error(
+                f"{source} was not loaded ({len(lines)} problem(s)); the previous package "
+                "stays open.\n\n" + "\n".join(f"- {_md_escape(line)}" for line in lines[:30])
+            )
+
+        total = pkg.total_cost()
+        budget = st.session_state.get("ma_budget")
+        if budget is None or not math.isfinite(budget) or budget < 0:
+            budget = pkg.default_budget()
+        step = budget_step(pkg)
+        upper = max(total, budget, step)
+        _sync_widget("w_budget", float(budget))
+        st.slider(
+            f"Budget ({pkg.cost_unit})",
+            min_value=0.0,
+            max_value=float(upper),
+            step=step,
+            key="w_budget",
+            on_change=_set_from_widget,
+            args=("ma_budget", "w_budget"),
+            help=f"0 to the total candidate cost ({total:g}); the package default is "
+            f"{pkg.default_budget():g}.",
+        )
+        budget = float(st.session_state["w_budget"])
+        st.session_state["ma_budget"] = budget
+
+        opts = store_options(pkg)
+        store_key = st.session_state.get("ma_store")
+        if store_key not in opts:
+            store_key = default_store_key(pkg)
+        _sync_widget("w_store", store_key)
+        st.selectbox(
+            "Writer / store",
+            opts,
+            key="w_store",
+            format_func=lambda k: store_label(pkg, k),
+            on_change=_set_from_widget,
+            args=("ma_store", "w_store"),
+        )
+        store_key = st.session_state["w_store"]
+        st.session_state["ma_store"] = store_key
+
+        _sync_widget("w_present", present)
+        st.toggle(
+            "Presentation mode",
+            key="w_present",
+            on_change=_set_from_widget,
+            args=("ma_present", "w_present"),
+            help="Larger text and charts for talks; kept in the link.",
+        )
+    state.sync_url()
+    return Frame(key, pkg, budget, store_key, present)
+
+
+_MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:=")
+
+
+def _md_escape(text: str) -> str:
+    """Escape Markdown so package-provided text renders literally."""
+    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text)
+
+
+md_escape = _md_escape

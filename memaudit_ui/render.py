@@ -1,0 +1,64 @@
+"""Rendering helpers: charts with PNG / SVG download, tables with CSV download, safe text.
+
+Static images come from kaleido (which finds Debian's chromium by itself) and are produced
+only when the user clicks, through Streamlit's deferred download data.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+_SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def safe_filename(text: str) -> str:
+    return _SAFE.sub("-", text).strip("-") or "memaudit"
+
+
+def _image(fig: go.Figure, fmt: str) -> Callable[[], bytes]:
+    def make() -> bytes:
+        return fig.to_image(format=fmt, width=1400, height=int(fig.layout.height or 500) + 100,
+                            scale=1)
+
+    return make
+
+
+def chart(fig: go.Figure, key: str, filename: str, *, selectable: bool = False):
+    """Show a figure with PNG and SVG download buttons; returns the selection state if any."""
+    kwargs = {"on_select": "rerun", "selection_mode": ("points",)} if selectable else {}
+    event = st.plotly_chart(
+        fig,
+        key=key,
+        config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}},
+        **kwargs,
+    )
+    name = safe_filename(filename)
+    cols = st.columns([1, 1, 6])
+    cols[0].download_button("PNG", _image(fig, "png"), file_name=f"{name}.png",
+                            mime="image/png", key=f"{key}_png", on_click="ignore", icon=":material/download:")
+    cols[1].download_button("SVG", _image(fig, "svg"), file_name=f"{name}.svg",
+                            mime="image/svg+xml", key=f"{key}_svg", on_click="ignore", icon=":material/download:")
+    return event
+
+
+def table(df: pd.DataFrame, key: str, filename: str, **kwargs) -> None:
+    """Show a dataframe (text is never interpreted) with a CSV download button."""
+    st.dataframe(df, key=key, hide_index=True, **kwargs)
+    st.download_button(
+        "CSV",
+        df.to_csv(index=False).encode("utf-8"),
+        file_name=f"{safe_filename(filename)}.csv",
+        mime="text/csv",
+        key=f"{key}_csv",
+        on_click="ignore",
+        icon=":material/download:",
+    )
+
+
+def ratio_text(ratio: float | None) -> str:
+    return "n/a" if ratio is None else f"{ratio:.3f}"

@@ -1,0 +1,132 @@
+"""Where the app's packages come from: bundled samples, uploads and generated families.
+
+Every package has a *package key* that goes into the URL:
+
+- ``sample:<file stem>`` — a file in ``sample_packages/``;
+- ``gen:<family>:<seed>`` (optionally ``:<k=v;k=v>``) — regenerated on demand, so a link to a
+  generated package works in any fresh browser;
+- ``upload:<hash prefix>`` — an uploaded file, kept in a server-wide registry so a link works
+  for as long as the server runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import streamlit as st
+
+from memaudit_core.errors import MemAuditError, PackageError, Problem
+from memaudit_core.generators import generate
+from memaudit_core.package import Package, load_package, loads_package
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SAMPLES_DIR = REPO_ROOT / "sample_packages"
+DEFAULT_SAMPLE = "sample:travel-assistant"
+#: Uploads above this many megabytes are refused with a message (configurable per call).
+MAX_UPLOAD_MB = 50
+
+
+def sample_files() -> dict[str, Path]:
+    return {f"sample:{p.stem}": p for p in sorted(SAMPLES_DIR.glob("*.json"))}
+
+
+def default_package_key() -> str:
+    samples = sample_files()
+    if DEFAULT_SAMPLE in samples:
+        return DEFAULT_SAMPLE
+    if samples:
+        return next(iter(samples))
+    return "gen:memaudit-small:0"
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _load_sample(path_str: str, mtime_ns: int) -> Package:
+    return load_package(path_str)
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _generate(family: str, seed: int, params_text: str) -> Package:
+    params = dict(item.split("=", 1) for item in params_text.split(";") if item)
+    return generate(family, seed=seed, **params)
+
+
+@st.cache_resource(show_spinner=False)
+def _upload_registry() -> dict[str, Package]:
+    # Server-wide and read-only once stored: packages are frozen dataclasses.
+    return {}
+
+
+def generated_key(family: str, seed: int, params: dict[str, object] | None = None) -> str:
+    params_text = ";".join(f"{k}={v}" for k, v in sorted((params or {}).items()))
+    return f"gen:{family}:{int(seed)}" + (f":{params_text}" if params_text else "")
+
+
+def load_by_key(key: str) -> Package:
+    """The package behind a package key.
+
+    Raises
+    ------
+    MemAuditError
+        For an unknown or stale key (e.g. an upload from a previous server run).
+    """
+    kind, _, rest = key.partition(":")
+    if kind == "sample":
+        path = sample_files().get(key)
+        if path is None:
+            raise MemAuditError(f"no sample package named {rest!r} in sample_packages/")
+        return _load_sample(str(path), path.stat().st_mtime_ns)
+    if kind == "gen":
+        family, _, tail = rest.partition(":")
+        seed_text, _, params_text = tail.partition(":")
+        try:
+            seed = int(seed_text or 0)
+        except ValueError:
+            raise MemAuditError(f"bad seed {seed_text!r} in package key {key!r}") from None
+        return _generate(family, seed, params_text)
+    if kind == "upload":
+        pkg = _upload_registry().get(rest)
+        if pkg is None:
+            raise MemAuditError(
+                "this link points to an uploaded package that this server no longer holds; "
+                "upload the file again"
+            )
+        return pkg
+    raise MemAuditError(f"unknown package key {key!r} (expected sample:, gen: or upload:)")
+
+
+def register_upload(name: str, data: bytes, max_mb: float = MAX_UPLOAD_MB) -> tuple[str, Package]:
+    """Validate an uploaded file and register it; returns (package key, package).
+
+    Raises
+    ------
+    PackageError
+        For a file that is too large or fails validation (every problem listed).
+    """
+    if len(data) > max_mb * 1024 * 1024:
+        raise PackageError(
+            name,
+            [
+                Problem(
+                    "$",
+                    "upload-size",
+                    f"file is {len(data) / 1e6:.1f} MB; uploads above {max_mb:g} MB are refused",
+                )
+            ],
+        )
+    pkg = loads_package(data, source=name)
+    digest = hashlib.sha256(data).hexdigest()[:16]
+    _upload_registry()[digest] = pkg
+    return f"upload:{digest}", pkg
+
+
+def describe_key(key: str) -> str:
+    kind, _, rest = key.partition(":")
+    if kind == "sample":
+        return f"sample · {rest}"
+    if kind == "gen":
+        return "generated · " + rest.replace(":", " seed ", 1)
+    if kind == "upload":
+        pkg = _upload_registry().get(rest)
+        return f"upload · {pkg.id if pkg else rest}"
+    return key

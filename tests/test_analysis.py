@@ -1,0 +1,412 @@
+"""Store evaluation (score), loss attribution, union packages, ablations and sweeps."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from memaudit_core.analysis import (
+    ABLATIONS,
+    KIND_ORDER,
+    StoreEvaluation,
+    ablation_opt,
+    compile_cached,
+    kind_sort_key,
+    opt_at,
+    ratio_text,
+    score,
+    sweep,
+)
+from memaudit_core.errors import MemAuditError, UnknownNameError
+from memaudit_core.generators import generate
+from memaudit_core.package import Package, parse_package
+from memaudit_core.solvers.brute import brute_force
+
+
+def build(experiences, candidates, units, stores=(), pid="t", meta=None) -> Package:
+    """experiences: [(id, time)]; candidates: [(id, exp, type, cost, cov)];
+    units: [(id, kind, weight)]; stores: raw store dicts."""
+    doc = {
+        "memaudit": 1,
+        "id": pid,
+        "experiences": [{"id": e, "time": t} for e, t in experiences],
+        "units": [{"id": u, "kind": k, "weight": w, "text": f"text of {u}"} for u, k, w in units],
+        "candidates": [
+            {"id": c, "experience": e, "type": ty, "cost": cost, "coverage": cov}
+            for c, e, ty, cost, cov in candidates
+        ],
+        "stores": list(stores),
+    }
+    if meta:
+        doc["meta"] = meta
+    return parse_package(doc)
+
+
+def _independent_unit_values(pkg: Package, selected_ids) -> dict[str, float]:
+    """w * min(1, z) per unit straight from the package objects (cap1)."""
+    cov = {c.id: c.coverage for c in pkg.candidates}
+    for store in pkg.stores:
+        cov.update({m.id: m.coverage for m in store.memories})
+    z: dict[str, float] = {}
+    for cid in selected_ids:
+        for u, a in cov[cid].items():
+            z[u] = z.get(u, 0.0) + a
+    weights = pkg.unit_weights()
+    return {u: weights[u] * min(1.0, z.get(u, 0.0)) for u in weights}
+
+
+# --------------------------------------------------------------------------- attribution
+
+
+@pytest.mark.parametrize("writer", ["density", "recency_raw", "gvt"])
+@pytest.mark.parametrize("budget", [4, 8])
+def test_unit_rows_sum_to_store_value_and_opt(writer, budget):
+    pkg = generate("memaudit-small", seed=5)
+    ev = score(pkg, budget, writer=writer)
+    assert ev.source_kind == "writer" and ev.label == writer and ev.writer == writer
+    assert sum(r.store_value for r in ev.unit_rows) == pytest.approx(ev.value, abs=1e-9)
+    assert sum(r.opt_value for r in ev.unit_rows) == pytest.approx(ev.opt_value, abs=1e-9)
+    assert sum(r.lost for r in ev.unit_rows) == pytest.approx(ev.opt_value - ev.value, abs=1e-9)
+    assert sum(k.store_value for k in ev.kind_rows) == pytest.approx(ev.value, abs=1e-9)
+    assert sum(k.lost for k in ev.kind_rows) == pytest.approx(ev.opt_value - ev.value, abs=1e-9)
+    # Per-unit values agree with a computation from the package objects alone.
+    store_vals = _independent_unit_values(pkg, ev.selected)
+    opt_vals = _independent_unit_values(pkg, ev.opt_selected)
+    for row in ev.unit_rows:
+        assert row.store_value == pytest.approx(store_vals[row.unit_id], abs=1e-12)
+        assert row.opt_value == pytest.approx(opt_vals[row.unit_id], abs=1e-12)
+        assert row.text  # unit text carried through from the package
+    # The denominator is the exact optimum (independent brute force).
+    brute, _ = brute_force(compile_cached(pkg), budget)
+    assert ev.opt_value == pytest.approx(brute, abs=1e-9)
+    assert ev.ratio == pytest.approx(ev.value / brute)
+    assert ev.opt_certified and ev.opt_label == "OPT"
+
+
+def test_kind_rows_order_and_coverage_columns():
+    pkg = generate("temporal_interval")
+    ev = score(pkg, 6, writer="density")
+    kinds = [k.kind for k in ev.kind_rows]
+    assert kinds == ["current_truth", "invalidation", "temporal_interval", "stale", "fact"]
+    assert sorted(["zeta", "stale", "alpha", "current_truth"], key=kind_sort_key) == [
+        "current_truth",
+        "stale",
+        "alpha",
+        "zeta",
+    ]
+    assert KIND_ORDER[:2] == ("current_truth", "invalidation")
+    weights = pkg.unit_weights()
+    assert {r.unit_id: r.weight for r in ev.unit_rows} == pytest.approx(weights)
+    # Raw coverage z is reported unclipped.
+    pkg2 = build(
+        [("e1", 0), ("e2", 1)],
+        [
+            ("e1_a", "e1", "atomic_fact", 1, {"u": 0.75}),
+            ("e2_a", "e2", "atomic_fact", 1, {"u": 0.75}),
+        ],
+        [("u", "fact", 2.0)],
+        stores=[{"id": "both", "select": ["e1_a", "e2_a"]}],
+    )
+    ev2 = score(pkg2, 2, store_id="both")
+    (row,) = ev2.unit_rows
+    assert row.store_coverage == pytest.approx(1.5) and row.store_value == pytest.approx(2.0)
+
+
+def test_lost_can_be_negative_where_store_covers_what_opt_skips():
+    pkg = build(
+        [("e1", 0), ("e2", 1)],
+        [
+            ("e1_a", "e1", "atomic_fact", 1, {"big": 1}),
+            ("e2_a", "e2", "atomic_fact", 1, {"small": 1}),
+        ],
+        [("big", "current_truth", 3.0), ("small", "stale", 1.0)],
+        stores=[{"id": "s", "select": ["e2_a"]}],
+    )
+    ev = score(pkg, 1, store_id="s")
+    lost = {r.unit_id: r.lost for r in ev.unit_rows}
+    assert lost == pytest.approx({"big": 3.0, "small": -1.0})
+    assert ev.ratio == pytest.approx(1 / 3) and ev.ratio_text == "0.333"
+
+
+# --------------------------------------------------------------------------- undefined ratio
+
+
+def test_ratio_is_none_when_opt_is_zero():
+    pkg = build(
+        [("e1", 0)],
+        [("e1_a", "e1", "atomic_fact", 1, {"u": 1})],
+        [("u", "fact", 0.0), ("v", "context", 0.0)],
+        stores=[{"id": "s", "select": ["e1_a"]}],
+    )
+    for ev in (score(pkg, 5, writer="gvt"), score(pkg, 5, store_id="s")):
+        assert ev.opt_value == 0.0
+        assert ev.ratio is None and ev.ratio_text == "n/a"
+        assert any("undefined" in n and "n/a" in n for n in ev.notes)
+    assert ratio_text(None) == "n/a" and ratio_text(1.0) == "1.000"
+
+
+def test_zero_budget_gives_undefined_ratio():
+    ev = score(generate("update_chain"), 0, writer="gvt")
+    assert ev.ratio is None and ev.selected == () and ev.opt_selected == ()
+
+
+# --------------------------------------------------------------------------- package stores
+
+
+def _four_step_package(costs=(2, 2, 2, 2)):
+    exps = [(f"e{t}", t) for t in range(4)]
+    cands = [(f"e{t}_fact", f"e{t}", "atomic_fact", costs[t], {f"u{t}": 1}) for t in range(4)]
+    units = [(f"u{t}", "fact", 1.0) for t in range(4)]
+    store = {"id": "all", "label": "Keeps everything", "select": [c[0] for c in cands]}
+    return build(exps, cands, units, stores=[store])
+
+
+def test_store_within_budget_is_not_pruned():
+    ev = score(_four_step_package(), 8, store_id="all")
+    assert ev.source_kind == "store" and ev.label == "Keeps everything" and ev.store_id == "all"
+    assert not ev.over_budget and ev.pruned is None and ev.dropped == ()
+    assert ev.ratio == pytest.approx(1.0) and ev.cost == 8
+
+
+def test_over_budget_store_is_recency_pruned_with_a_note():
+    ev = score(_four_step_package(), 5, store_id="all")
+    assert ev.over_budget and ev.pruned == "recency"
+    assert set(ev.selected) == {"e3_fact", "e2_fact"}  # newest experiences first
+    assert set(ev.dropped) == {"e1_fact", "e0_fact"}
+    assert ev.store_cost == 8 and ev.cost == 4
+    assert ev.value == pytest.approx(2.0)
+    note = " ".join(ev.notes)
+    assert "pruned by recency" in note and "e1_fact" in note and "8" in note
+
+
+def test_pruning_keeps_later_items_that_still_fit():
+    # Newest e3 (2) fits, e2 (3) does not, e1 (1) still fits, e0 (2) does not.
+    ev = score(_four_step_package(costs=(2, 1, 3, 2)), 3, store_id="all")
+    assert set(ev.selected) == {"e3_fact", "e1_fact"}
+    assert set(ev.dropped) == {"e2_fact", "e0_fact"}
+
+
+def test_score_argument_errors():
+    pkg = _four_step_package()
+    with pytest.raises(MemAuditError):
+        score(pkg, 3)
+    with pytest.raises(MemAuditError):
+        score(pkg, 3, writer="gvt", store_id="all")
+    with pytest.raises(UnknownNameError):
+        score(pkg, 3, writer="nope")
+    with pytest.raises(UnknownNameError):
+        score(pkg, 3, store_id="nope")
+    with pytest.raises(MemAuditError):
+        score(pkg, -1, writer="gvt")
+
+
+# --------------------------------------------------------------------------- external stores
+
+
+def _union_package():
+    return build(
+        [("e1", 0), ("e2", 1)],
+        [
+            ("e1_raw", "e1", "raw_span", 4, {"a": 1, "b": 1}),
+            ("e1_fact", "e1", "atomic_fact", 2, {"a": 1}),
+            ("e2_fact", "e2", "atomic_fact", 2, {"b": 1}),
+        ],
+        [("a", "current_truth", 2.0), ("b", "invalidation", 1.0)],
+        stores=[
+            {
+                "id": "mem0",
+                "label": "Mem0 export",
+                "system": "mem0",
+                "memories": [
+                    {"id": "m1", "text": "everything", "cost": 1, "coverage": {"a": 1, "b": 1}}
+                ],
+            },
+            {
+                "id": "dated",
+                "memories": [
+                    {
+                        "id": "m_new",
+                        "cost": 2,
+                        "coverage": {"b": 1},
+                        "created_at": "2024-06-01T00:00:00Z",
+                    },
+                    {
+                        "id": "m_old",
+                        "cost": 2,
+                        "coverage": {"a": 1},
+                        "created_at": "2024-01-01T00:00:00Z",
+                    },
+                ],
+            },
+            {
+                "id": "undated",
+                "memories": [
+                    {"id": "first", "cost": 2, "coverage": {"a": 1}},
+                    {"id": "second", "cost": 2, "coverage": {"b": 0.5}},
+                ],
+            },
+            {
+                "id": "mixed",
+                "select": ["e1_fact"],
+                "memories": [{"id": "mx", "cost": 1, "coverage": {"b": 1}}],
+            },
+        ],
+    )
+
+
+def test_union_store_can_beat_the_package_only_optimum_and_says_why():
+    pkg = _union_package()
+    ev = score(pkg, 2, store_id="mem0")
+    assert ev.source_kind == "external" and ev.label == "Mem0 export"
+    assert ev.selected == ("m1",) and ev.value == pytest.approx(3.0)
+    # Union optimum may use the memory itself: the union ratio is 1.
+    assert ev.opt_value == pytest.approx(3.0) and ev.ratio == pytest.approx(1.0)
+    # Package-only optimum at B = 2 is one atomic fact (a, weight 2).
+    assert ev.package_opt_value == pytest.approx(2.0)
+    assert ev.package_ratio == pytest.approx(1.5) and ev.package_ratio_text == "1.500"
+    notes = " ".join(ev.notes)
+    assert "outside the package's candidate pool" in notes and "m1" in notes
+    assert "union package" in notes
+
+
+def test_external_store_without_gain_over_package_has_no_beat_note():
+    pkg = _union_package()
+    ev = score(pkg, 4, store_id="undated")
+    assert ev.package_ratio is not None and ev.package_ratio <= 1
+    assert not any("outside the package's candidate pool" in n for n in ev.notes)
+
+
+def test_external_pruning_by_created_at_then_by_list_order():
+    pkg = _union_package()
+    dated = score(pkg, 3, store_id="dated")
+    assert dated.selected == ("m_new",) and dated.dropped == ("m_old",) and dated.over_budget
+    assert any("created_at" in n for n in dated.notes)
+    undated = score(pkg, 3, store_id="undated")
+    assert undated.selected == ("second",) and undated.dropped == ("first",)
+    assert any("last listed first" in n for n in undated.notes)
+
+
+def test_store_with_selected_candidates_and_memories():
+    pkg = _union_package()
+    ev = score(pkg, 3, store_id="mixed")
+    assert set(ev.selected) == {"e1_fact", "mx"} and not ev.over_budget
+    assert ev.value == pytest.approx(3.0) and ev.ratio == pytest.approx(1.0)
+    # Over budget: the external memory is treated as the most recent item.
+    ev = score(pkg, 2, store_id="mixed")
+    assert ev.selected == ("mx",) and ev.dropped == ("e1_fact",)
+
+
+def test_evaluations_serialise_to_json():
+    pkg = _union_package()
+    for ev in (score(pkg, 2, store_id="mem0"), score(generate("update_chain"), 6, writer="gvt")):
+        assert isinstance(ev, StoreEvaluation)
+        d = json.loads(json.dumps(ev.to_dict()))
+        assert d["ratio_text"] == ev.ratio_text
+        assert len(d["unit_rows"]) == len(ev.unit_rows) and d["opt"]["value"] == pytest.approx(
+            ev.opt_value
+        )
+
+
+# --------------------------------------------------------------------------- caching / optima
+
+
+def test_compile_cached_reuses_by_content_hash():
+    a = compile_cached(generate("memaudit-small", seed=1))
+    assert compile_cached(generate("memaudit-small", seed=1)) is a
+    assert compile_cached(generate("memaudit-small", seed=2)) is not a
+
+
+def test_opt_at_and_ablation_opt_against_brute_force():
+    inst = compile_cached(generate("update_chain"))
+    for budget in (3, 6, 13):
+        assert opt_at(inst, budget).value == pytest.approx(brute_force(inst, budget)[0])
+        for method, pool in ABLATIONS.items():
+            expected = brute_force(inst.pool_instance(pool), budget)[0]
+            assert ablation_opt(inst, method, budget).value == pytest.approx(expected)
+            assert ablation_opt(inst, pool, budget).value == pytest.approx(expected)
+    with pytest.raises(UnknownNameError):
+        ablation_opt(inst, "no_tombstones", 3)
+
+
+# --------------------------------------------------------------------------- sweep
+
+
+def _zero_package():
+    return build(
+        [("e1", 0)],
+        [("e1_a", "e1", "atomic_fact", 1, {"u": 1})],
+        [("u", "fact", 0.0)],
+        pid="zero",
+    )
+
+
+def test_sweep_rows_summary_counts_and_order():
+    packages = [
+        generate("memaudit-small", seed=0),
+        generate("memaudit-small", seed=1),
+        _zero_package(),
+    ]
+    calls = []
+    res = sweep(
+        packages,
+        [6, 2, 6],
+        ["density", "gvt"],
+        ablations=["generic_opt", "no_validity_opt"],
+        progress=lambda done, total: calls.append((done, total)),
+    )
+    assert res.budgets == (2.0, 6.0)
+    assert res.methods == ("density", "gvt", "generic_opt", "no_validity_opt")
+    assert len(res.rows) == 3 * 2 * 4
+    assert calls[-1] == (6, 6) and len(calls) == 6
+    assert [(s.method, s.budget) for s in res.summary] == [
+        (m, b) for m in res.methods for b in (2.0, 6.0)
+    ]
+    for s in res.summary:
+        assert s.n == 2 and s.n_undefined == 1  # the zero package has OPT = 0
+        assert s.min_ratio <= s.ci_low <= s.mean_ratio <= s.ci_high <= s.max_ratio
+    by_key = {(r.package_id, r.budget, r.method): r for r in res.rows}
+    zero = by_key[("zero", 2.0, "gvt")]
+    assert zero.ratio is None and zero.opt == 0.0 and zero.seed is None and zero.family is None
+    row = by_key[("memaudit-small-s1", 6.0, "gvt")]
+    assert row.seed == 1 and row.family == "memaudit-small" and row.certified
+    # The sweep's ratios agree with score() (independent code path for the store).
+    ev = score(packages[1], 6, writer="density")
+    assert by_key[("memaudit-small-s1", 6.0, "density")].ratio == pytest.approx(ev.ratio)
+    csv_rows = res.to_csv_rows()
+    assert len(csv_rows) == len(res.rows) and set(csv_rows[0]) >= {"method", "ratio", "seed"}
+    json.dumps(res.to_dict())
+
+
+def test_sweep_summary_single_package_ci_equals_mean_and_all_undefined():
+    res = sweep([generate("update_chain")], [6], ["density"])
+    (s,) = res.summary
+    assert s.n == 1 and s.ci_low == s.ci_high == s.mean_ratio == pytest.approx(5.65 / 7.735)
+    res = sweep([_zero_package()], [3], ["gvt"])
+    (s,) = res.summary
+    assert s.n == 0 and s.n_undefined == 1 and s.mean_ratio is None and s.ci_low is None
+
+
+def test_sweep_bootstrap_is_seeded_and_reproducible():
+    packages = [generate("memaudit-small", seed=s) for s in range(12)]
+    a = sweep(packages, [4], ["density"]).summary[0]
+    b = sweep(packages, [4], ["density"]).summary[0]
+    assert (a.ci_low, a.ci_high) == (b.ci_low, b.ci_high)
+    assert a.ci_low < a.mean_ratio < a.ci_high
+
+
+def test_sweep_stores_and_errors():
+    union = _union_package()
+    res = sweep([union, _four_step_package()], [2], ["gvt"], stores=["mem0", "all"])
+    assert res.methods == ("gvt", "mem0", "all")
+    mem0 = [r for r in res.rows if r.method == "mem0"]
+    assert len(mem0) == 1 and mem0[0].ratio == pytest.approx(1.0)  # union ratio, as in score()
+    all_rows = [r for r in res.rows if r.method == "all"]
+    assert len(all_rows) == 1 and all_rows[0].cost == 2  # pruned to what fits
+    assert all_rows[0].ratio == pytest.approx(score(_four_step_package(), 2, store_id="all").ratio)
+    with pytest.raises(UnknownNameError):
+        sweep([union], [2], ["gvt"], stores=["letta"])
+    with pytest.raises(UnknownNameError):
+        sweep([union], [2], ["gvt"], ablations=["no_validity"])
+    with pytest.raises(UnknownNameError):
+        sweep([union], [2], ["gtv"])
