@@ -9,8 +9,8 @@ from memaudit_ui.frame import frame, md_escape
 
 ctx = frame("Overview")
 pkg = ctx.package
-ov = cached.overview(pkg, pkg.content_hash(), ctx.budget)
-stats, opt = ov.stats, ov.opt
+content_hash = pkg.content_hash()
+stats = cached.package_stats(pkg, content_hash)
 
 st.title("Overview")
 st.markdown(f"**{md_escape(stats.title)}** · `{stats.package_id}`")
@@ -19,21 +19,39 @@ if stats.description:
 for warning in stats.warnings:
     st.warning(warning)
 
-cols = st.columns(6)
-cols[0].metric("Experiences", stats.n_experiences)
-cols[1].metric("Candidates", stats.n_candidates)
-cols[2].metric("Evidence units", stats.n_units)
-cols[3].metric("Queries", stats.n_queries)
-cols[4].metric(f"Total cost ({stats.cost_unit})", f"{stats.total_cost:g}")
-cols[5].metric(f"Budget ({stats.cost_unit})", f"{ctx.budget:g}")
+# Presentation mode: fewer, larger items per row and one chart per row.
+metrics_per_row = 3 if ctx.present else 6
+counts = [
+    ("Experiences", f"{stats.n_experiences:,}"),
+    ("Candidates", f"{stats.n_candidates:,}"),
+    ("Evidence units", f"{stats.n_units:,}"),
+    ("Queries", f"{stats.n_queries:,}"),
+    (f"Total cost ({stats.cost_unit})", f"{stats.total_cost:,.6g}"),
+    (f"Budget ({stats.cost_unit})", f"{ctx.budget:g}"),
+]
+for start in range(0, len(counts), metrics_per_row):
+    for col, (label, value) in zip(
+        st.columns(metrics_per_row), counts[start : start + metrics_per_row], strict=False
+    ):
+        col.metric(label, value)
+
+# Drawn after the package summary, so a slow solve never leaves a blank page.
+ov = cached.overview(pkg, content_hash, ctx.budget)
+opt = ov.opt
 
 st.subheader(f"Optimum at budget {ctx.budget:g}")
-c1, c2, c3 = st.columns([1, 1, 3])
+if ctx.present:
+    c1, c2 = st.columns(2)
+    c3 = st.container()
+else:
+    c1, c2, c3 = st.columns([1, 1, 3])
 c1.metric(opt.label, f"{opt.value:.4f}")
 c2.metric(f"Cost used ({stats.cost_unit})", f"{opt.cost:g}")
 cert = opt.certificate
 if opt.certified:
-    checks = ", ".join(f"{c.engine} = {c.value:.6f} ({c.time_s * 1000:.0f} ms)" for c in cert.checks)
+    checks = ", ".join(
+        f"{c.engine} = {c.value:.6f} ({c.time_s * 1000:.0f} ms)" for c in cert.checks
+    )
     c3.success(f"Certified optimal — {checks}; F recomputed on the returned store.")
 else:
     c3.warning(
@@ -70,25 +88,37 @@ if any(e.ratio is None for e in evals):
     st.info("Ratios are n/a where OPT is 0: nothing of value fits this budget.")
 
 st.subheader("What the package holds")
-a, b = st.columns(2)
-with a:
-    types, counts = zip(*stats.candidates_by_type, strict=True) if stats.candidates_by_type else ((), ())
-    render.chart(
-        figures.count_bars(types, counts, "Candidates by type", "candidate type", ctx.present),
-        "overview_types",
-        f"{stats.package_id}-candidate-types",
-    )
-with b:
-    kinds = [k for k, _, _ in stats.units_by_kind]
-    render.chart(
-        figures.count_bars(kinds, [n for _, n, _ in stats.units_by_kind], "Evidence units by kind",
-                           "unit kind", ctx.present, color="#3a9d5d"),
-        "overview_kinds",
-        f"{stats.package_id}-unit-kinds",
-    )
+types, type_counts = (
+    zip(*stats.candidates_by_type, strict=True) if stats.candidates_by_type else ((), ())
+)
+kinds = [k for k, _, _ in stats.units_by_kind]
+type_fig = figures.count_bars(
+    types, type_counts, "Candidates by type", "candidate type", ctx.present
+)
+kind_fig = figures.count_bars(
+    kinds,
+    [n for _, n, _ in stats.units_by_kind],
+    "Evidence units by kind",
+    "unit kind",
+    ctx.present,
+    color="#3a9d5d",
+)
+if ctx.present:  # one chart per row, full width
+    left = right = st.container()
+else:
+    left, right = st.columns(2)
+with left:
+    render.chart(type_fig, "overview_types", f"{stats.package_id}-candidate-types")
+with right:
+    render.chart(kind_fig, "overview_kinds", f"{stats.package_id}-unit-kinds")
 render.chart(
-    figures.cost_histogram(stats.candidate_costs, stats.candidate_types, stats.cost_unit,
-                           "Candidate cost distribution", ctx.present),
+    figures.cost_histogram(
+        stats.candidate_costs,
+        stats.candidate_types,
+        stats.cost_unit,
+        "Candidate cost distribution",
+        ctx.present,
+    ),
     "overview_costs",
     f"{stats.package_id}-costs",
 )

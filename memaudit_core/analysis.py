@@ -30,7 +30,7 @@ import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -335,10 +335,29 @@ def compile_cached(package: Package) -> CompiledInstance:
     return _cached((package.content_hash(), None), lambda: compile_package(package))
 
 
+#: Memory statuses that mean the system removed the memory: it is not part of the store.
+DELETED_STATUSES = frozenset({"deleted"})
+
+
+def is_deleted(memory: Any) -> bool:
+    """True for an external memory whose status says it was deleted (case-insensitive)."""
+    return str(memory.status).strip().lower() in DELETED_STATUSES
+
+
+def store_as_kept(store: Store) -> Store:
+    """The store without its deleted memories (superseded ones stay: the system holds them)."""
+    if not any(is_deleted(m) for m in store.memories):
+        return store
+    return replace(store, memories=tuple(m for m in store.memories if not is_deleted(m)))
+
+
 def compile_union_cached(package: Package, store: Store) -> CompiledInstance:
-    """The union package P+(Y) of a package and one of its external stores, cached."""
+    """The union package P+(Y) of a package and one of its external stores, cached.
+
+    Deleted memories are not part of the store (:func:`store_as_kept`)."""
     return _cached(
-        (package.content_hash(), store.id), lambda: compile_package(package, external=store)
+        (package.content_hash(), store.id),
+        lambda: compile_package(package, external=store_as_kept(store)),
     )
 
 
@@ -504,7 +523,7 @@ def _store_members(inst: CompiledInstance, store: Store) -> tuple[list[int], str
     (exports list memories oldest first). Selected package candidates follow, newest
     experience first, then cheaper, then id.
     """
-    mems = list(store.memories)
+    mems = list(store_as_kept(store).memories)
     if mems and all(m.created_at for m in mems):
         order = sorted(range(len(mems)), key=lambda j: (mems[j].created_at, j), reverse=True)
         how = "newest created_at first"
@@ -632,10 +651,13 @@ def score(
                 f"fit): kept {len(kept)} of {len(members)}, dropped {', '.join(dropped)}."
             )
         if source_kind == "external":
+            n_live = len(store_as_kept(store).memories)
+            n_deleted = len(store.memories) - n_live
             notes.append(
-                f"External store: its {len(store.memories)} memories are not package candidates, "
+                f"External store: its {n_live} memories are not package candidates, "
                 "so each was added as a candidate in its own group (union package P+). The ratio "
                 "compares with the optimum over package candidates and these memories together."
+                + (f" {n_deleted} deleted memories are not part of it." if n_deleted else "")
             )
 
     kept = sorted(kept)
@@ -902,6 +924,7 @@ def sweep(
 
 __all__ = [
     "ABLATIONS",
+    "DELETED_STATUSES",
     "KIND_ORDER",
     "KindRow",
     "StoreEvaluation",
@@ -912,10 +935,12 @@ __all__ = [
     "ablation_opt",
     "compile_cached",
     "compile_union_cached",
+    "is_deleted",
     "kind_sort_key",
     "opt_at",
     "ratio_text",
     "score",
+    "store_as_kept",
     "summarize",
     "sweep",
 ]

@@ -313,8 +313,66 @@ def cmd_score(args: argparse.Namespace) -> int:
     budget = pkg.default_budget() if args.budget is None else args.budget
     ev = score(pkg, budget, writer=args.writer, store_id=args.store, solver=args.solver,
                time_limit=args.time_limit)
+    if ev.source_kind == "external":
+        out, human = _with_union(ev, pkg, args)
+        _emit(out, args.json, human)
+        return 0
     _emit(ev.to_dict(), args.json, _evaluation_human(ev, pkg))
     return 0
+
+
+#: Union metrics copied to the top level of ``score --json`` for external stores.
+UNION_KEYS = ("union_ratio", "package_ratio", "upper_pruned", "extraction", "selection",
+              "recency_pruned", "salience_pruned", "notes")
+
+
+def _union_human(rep: Any) -> str:
+    """The union metrics block of ``score`` for an external store."""
+    from .analysis import ratio_text
+
+    unit = rep.cost_unit
+    up = rep.upper
+    lines = [
+        f"union metrics for {rep.label!r} ({rep.n_memories} memories, {_fmt(rep.store_cost)} "
+        f"{unit} as written; budget {_fmt(rep.budget)})",
+        f"  kept F(Y') = {_fmt(rep.value, 6)} ({len(rep.kept)} memories, {_fmt(rep.cost)} {unit}, "
+        f"{'whole store' if rep.keep_rule == 'all' else rep.keep_rule + '-pruned'})",
+        f"  union ratio     F(Y') / OPT_P+ = {ratio_text(rep.union_ratio)}   "
+        f"({rep.union_opt.label}_P+ = {_fmt(rep.union_opt_value, 6)})",
+        f"  package ratio   F(Y') / OPT_P  = {ratio_text(rep.package_ratio)}   "
+        f"({rep.package_opt.label}_P = {_fmt(rep.package_opt_value, 6)})",
+        f"  upper-pruned    {_fmt(up.value, 6)} ({up.label}, exact over subsets of the store: "
+        + (", ".join(up.selected) or "nothing fits") + ")",
+        f"  extraction      upper / OPT_P+ = {ratio_text(rep.extraction)}",
+        f"  selection       F(Y') / upper  = {ratio_text(rep.selection)}",
+    ]
+    for pr in (rep.recency, rep.salience):
+        if pr is not None:
+            lines.append(
+                f"  {pr.rule}-pruned: F = {_fmt(pr.value, 6)}, union ratio "
+                f"{ratio_text(pr.union_ratio)}, selection {ratio_text(pr.selection)}; kept "
+                + (", ".join(pr.kept) or "nothing")
+            )
+    lines.extend(f"note: {n}" for n in rep.notes)
+    return "\n".join(lines)
+
+
+def _with_union(ev: Any, pkg: Any, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    """``score`` output for an external store: the evaluation plus the union metrics."""
+    from dataclasses import replace
+
+    from .union import union_report
+
+    rep = union_report(pkg, ev.store_id, ev.budget, salience_field=args.salience_field,
+                       solver=args.solver, time_limit=args.time_limit)
+    out = ev.to_dict()
+    out["evaluation_notes"] = out.pop("notes")
+    union = rep.to_dict()
+    for key in UNION_KEYS:
+        out[key] = union[key]
+    out["union"] = union
+    human = _union_human(rep) + "\n\n" + _evaluation_human(replace(ev, notes=()), pkg)
+    return out, human
 
 
 def _score_external(args: argparse.Namespace) -> int:
@@ -353,7 +411,7 @@ def _score_external(args: argparse.Namespace) -> int:
     if not store.memories:
         print(f"{source}: note: the export holds no memories (as kept)", file=sys.stderr)
     ev = score(pkg, budget, store_id=store.id, solver=args.solver, time_limit=args.time_limit)
-    out = ev.to_dict()
+    out, union_human = _with_union(ev, pkg, args)
     summary = {
         "id": store.id, "file": str(source), "format": args.format,
         "format_version": meta.get("format_version"), "cost_rule": meta.get("cost_rule"),
@@ -368,7 +426,7 @@ def _score_external(args: argparse.Namespace) -> int:
         f"{summary['superseded']} superseded kept, {summary['deleted']} deleted not kept; "
         f"coverage: {summary['coverage']}"
     )
-    _emit(out, args.json, head + "\n" + _evaluation_human(ev, pkg))
+    _emit(out, args.json, head + "\n" + union_human)
     return 0
 
 
@@ -407,8 +465,12 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_sweep(args: argparse.Namespace) -> int:
     from .analysis import sweep
     from .generators import generate
+    from .suites import cli_sweep_suite, wants_suite
     from .writers import WRITERS
 
+    if wants_suite(args):  # folders, lists, several families, --workers, --out, ...
+        return cli_sweep_suite(args)
+    args.family = args.family[0] if args.family else None
     packages = []
     if args.family:
         if args.packages:
@@ -450,6 +512,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         human += f"\nrows written to {args.output}"
     _emit(out, args.json, human)
     return 0
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from .audit import cli_audit
+
+    return cli_audit(args)
 
 
 def _write_rows_csv(path: Path, rows: list[dict[str, Any]]) -> None:
@@ -576,13 +644,18 @@ def build_parser() -> argparse.ArgumentParser:
                    "bytes_overhead, tokens_o200k, tokens_cl100k (default words)")
     p.add_argument("--history", default=None, metavar="FILE",
                    help="mem0 only: history rows (JSON) or history.db")
+    p.add_argument("--salience-field", default=None, metavar="FIELD",
+                   help="external stores: read salience from this (dotted) memory meta field "
+                   "instead of the memory's salience, for the salience-pruned selection")
     solver_opts(p)
     common(p)
     p.set_defaults(func=cmd_score)
 
     p = sub.add_parser("sweep", help="ratios over budgets and packages (or a family's seeds)")
-    p.add_argument("packages", nargs="*")
-    p.add_argument("--family", default=None)
+    p.add_argument("packages", nargs="*", help="package files, folders or .txt lists of paths")
+    p.add_argument("--family", action="append", default=[], metavar="NAME[:SEEDS]",
+                   help="a generated family, optionally with seeds (memaudit-small:0-99); "
+                   "repeatable")
     p.add_argument("--seeds", default=None, help="e.g. 0-499")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--budgets", default=None, help="e.g. 2,4,8,16 or 0:20:2")
@@ -593,7 +666,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     solver_opts(p)
     common(p)
+    from .suites import add_suite_arguments
+
+    add_suite_arguments(p)
     p.set_defaults(func=cmd_sweep)
+
+    p = sub.add_parser("audit", help="run bnb and milp on many instances and compare (exit 1 "
+                       "on any disagreement)")
+    from .audit import add_audit_arguments
+
+    add_audit_arguments(p)
+    common(p)
+    p.set_defaults(func=cmd_audit)
 
     p = sub.add_parser("generate", help="write a generated package")
     p.add_argument("family", nargs="?")

@@ -21,3 +21,201 @@ def overview(_package: Package, content_hash: str, budget: float) -> reports.Ove
 @st.cache_data(show_spinner=False, max_entries=64)
 def package_stats(_package: Package, content_hash: str) -> reports.PackageStats:
     return reports.package_stats(_package)
+
+
+@st.cache_data(show_spinner="Summarising the package…", max_entries=32)
+def package_stats_by_key(_package: Package, package_key: str) -> reports.PackageStats:
+    """:func:`package_stats` keyed by a package key whose content is fixed by the key itself.
+
+    For ``gen:`` keys (a generated package is a pure function of family, seed and parameters),
+    this skips hashing the canonical JSON, which takes about a second at 10,000 experiences.
+    """
+    return reports.package_stats(_package)
+
+
+@st.cache_data(show_spinner="Solving the optimum and explaining the store…", max_entries=128)
+def compare_view(_package: Package, content_hash: str, budget: float, store_key: str):
+    """:func:`memaudit_core.explain.compare_view` for a frame store key."""
+    from memaudit_core import explain
+
+    return explain.view_for_key(_package, budget, store_key, view="compare")
+
+
+@st.cache_data(show_spinner="Preparing the evidence views…", max_entries=128)
+def evidence_view(
+    _package: Package,
+    content_hash: str,
+    budget: float,
+    store_key: str,
+    kinds: tuple[str, ...] | None,
+    focus_unit: str | None,
+):
+    """:func:`memaudit_core.explain.evidence_view` for a frame store key."""
+    from memaudit_core import explain
+
+    return explain.view_for_key(
+        _package, budget, store_key, view="evidence", kinds=kinds, focus_unit=focus_unit
+    )
+
+
+# --------------------------------------------------------------------------- budget curves
+# Progress callbacks are passed as ``_progress`` (not hashed). A cache hit never calls them.
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def budget_curve(
+    _package: Package,
+    content_hash: str,
+    budgets: tuple[float, ...],
+    methods: tuple[str, ...],
+    ablations: tuple[str, ...],
+    _progress=None,
+):
+    """:func:`memaudit_core.curves.budget_curve` keyed by content hash, grid and methods."""
+    from memaudit_core import curves
+
+    return curves.budget_curve(
+        _package, budgets, methods, ablations=ablations, progress=_progress
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def family_band(
+    family: str,
+    seeds: tuple[int, ...],
+    params: tuple[tuple[str, object], ...],
+    budgets: tuple[float, ...],
+    methods: tuple[str, ...],
+    ablations: tuple[str, ...],
+    _progress=None,
+):
+    """:func:`memaudit_core.curves.family_band`; generated packages are fixed by family, seeds
+    and parameters, so those are the key."""
+    from memaudit_core import curves
+
+    return curves.family_band(
+        family, seeds, dict(params), budgets, methods, ablations=ablations, progress=_progress
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def certification_report(
+    _package: Package,
+    content_hash: str,
+    budgets: tuple[float, ...],
+    engines: tuple[str, ...],
+    time_limit: float,
+    _progress=None,
+):
+    """:func:`memaudit_core.curves.certification_report` keyed by content hash and settings."""
+    from memaudit_core import curves
+
+    return curves.certification_report(
+        _package, budgets, engines=engines, time_limit=time_limit, progress=_progress
+    )
+
+
+# --------------------------------------------------------------------------- external stores
+
+
+@st.cache_data(show_spinner="Scoring the store in its union package…", max_entries=128)
+def union_report(
+    _package: Package,
+    content_hash: str,
+    store_id: str,
+    budget: float,
+    salience_field: str | None = None,
+    keep: str = "recency",
+):
+    """:func:`memaudit_core.union.union_report` keyed by content hash, store and budget."""
+    from memaudit_core import union
+
+    return union.union_report(
+        _package, store_id, budget, salience_field=salience_field, keep=keep
+    )
+
+
+@st.cache_data(show_spinner="Solving kept vs upper-pruned across budgets…", max_entries=32)
+def union_curve(
+    _package: Package,
+    content_hash: str,
+    store_ids: tuple[str, ...],
+    budgets: tuple[float, ...],
+    salience_field: str | None = None,
+    keep: str = "recency",
+):
+    """:func:`memaudit_core.union.union_curve` keyed by content hash, stores and budgets."""
+    from memaudit_core import union
+
+    return union.union_curve(
+        _package, store_ids, budgets, keep=keep, salience_field=salience_field
+    )
+
+
+@st.cache_data(show_spinner="Computing coverage suggestions…", max_entries=64)
+def annotation_grid(
+    _package: Package, content_hash: str, store_id: str, units: tuple[str, ...] | None
+):
+    """:func:`memaudit_core.union.annotation_grid` for one store of the package."""
+    from memaudit_core import union
+
+    return union.annotation_grid(_package, _package.store(store_id), units)
+
+
+@st.cache_data(show_spinner="Reading the export…", max_entries=32)
+def import_export(
+    _package: Package,
+    content_hash: str,
+    data: bytes,
+    filename: str,
+    fmt: str,
+    cost_rule: str,
+    store_id: str,
+):
+    """:func:`memaudit_core.importers.load_external_store` on uploaded bytes.
+
+    The bytes go to a temporary file named like the upload (so pickles are refused by name
+    too); problems are reported against the upload's name, not the temporary path.
+    """
+    import tempfile
+    from pathlib import Path
+
+    from memaudit_core.errors import PackageError
+    from memaudit_core.importers import load_external_store
+
+    name = Path(filename).name or "export.json"
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / name
+        path.write_bytes(data)
+        try:
+            store = load_external_store(
+                path, fmt, cost_rule=cost_rule, store_id=store_id, package=_package
+            )
+        except PackageError as exc:
+            raise PackageError(name, exc.problems) from None
+    meta = dict(store.meta)
+    meta["source_file"] = name
+    from dataclasses import replace
+
+    return replace(store, meta=meta)
+
+
+def progress_bar(label: str):
+    """An ``st.progress`` bar and a ``progress(done, total)`` callback to pass as ``_progress``.
+
+    The callback updates the bar in the caller's context (a :mod:`contextvars` copy taken
+    here, outside any cached function), so the update is not recorded as part of the cached
+    function's output: a cache hit neither replays stale progress nor fails with
+    ``CacheReplayClosureError`` (the bar is a block created outside the function).
+    Call ``bar.empty()`` when done.
+    """
+    import contextvars
+
+    bar = st.progress(0.0, text=label)
+    outer = contextvars.copy_context()
+
+    def update(done: int, total: int) -> None:
+        frac = min(max(done / total, 0.0), 1.0) if total else 1.0
+        outer.run(bar.progress, frac, text=f"{label} ({done} of {total})")
+
+    return bar, update

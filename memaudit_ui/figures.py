@@ -41,11 +41,20 @@ def base_layout(fig: go.Figure, title: str, present: bool = False, height: int =
     fig.update_layout(
         title={"text": title, "font": {"size": size + 5}},
         font={"size": size},
-        height=int(height * (1.35 if present else 1.0)),
+        height=max(int(height * 1.35), 560) if present else height,
         margin={"l": 70, "r": 30, "t": 70, "b": 60},
         template="plotly_white",
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "right", "x": 1},
     )
+    if present:
+        # Streamlit's chart theme shrinks tick labels (12 px); for the back of the room set
+        # them explicitly, except where a builder already chose a size.
+        def _ticks(axis) -> None:
+            if axis.tickfont.size is None:
+                axis.update(tickfont={"size": size - 3})
+
+        fig.for_each_xaxis(_ticks)
+        fig.for_each_yaxis(_ticks)
     return fig
 
 
@@ -121,3 +130,603 @@ def count_bars(labels: Sequence[str], counts: Sequence[int], title: str, axis: s
     fig.update_xaxes(title_text=axis)
     fig.update_yaxes(title_text="count")
     return base_layout(fig, title, present, height=340)
+
+
+# --------------------------------------------------------------------------- Compare / Evidence
+
+#: Marker symbol and colour per candidate type (timeline; open vocabulary, unknown -> default).
+TYPE_SYMBOLS = {
+    "raw_span": "square",
+    "atomic_fact": "circle",
+    "summary": "diamond",
+    "tombstone": "x",
+    "compound_update": "star",
+    "graph_edge": "triangle-up",
+    "interval_fact": "hexagon",
+    "skill": "pentagon",
+    "rule": "triangle-down",
+    "abstention": "cross",
+    "uncertainty": "hourglass",
+    "compound_evidence": "star-diamond",
+    "external": "circle-open",
+}
+TYPE_COLORS = {
+    "raw_span": "#7f7f7f",
+    "atomic_fact": "#3a9d5d",
+    "summary": "#c7a76c",
+    "tombstone": "#c43c39",
+    "compound_update": "#1b4f8a",
+    "graph_edge": "#8e5bb5",
+    "interval_fact": "#b07cc6",
+    "skill": "#4bb3c8",
+    "rule": "#6b6b6b",
+    "abstention": "#e07b39",
+    "uncertainty": "#d4a017",
+    "compound_evidence": "#2a7f7f",
+    "external": "#8e5bb5",
+}
+#: Graph layer colours (experience -> candidate -> unit -> query).
+LAYER_COLORS = {
+    "experience": "#9e9e9e",
+    "candidate": "#c7a76c",
+    "unit": "#3a9d5d",
+    "query": "#4bb3c8",
+}
+
+
+def bucket_value_bars(
+    buckets: Sequence[str],
+    store_values: Sequence[float],
+    opt_values: Sequence[float],
+    store_name: str,
+    opt_name: str,
+    title: str,
+    present: bool = False,
+) -> go.Figure:
+    """Grouped bars per unit-kind bucket: value the store keeps vs the optimum, loss labelled."""
+    lost = [o - s for s, o in zip(store_values, opt_values, strict=True)]
+    fig = go.Figure()
+    fig.add_bar(x=list(buckets), y=list(opt_values), name=opt_name, marker_color=COLORS["opt"],
+                text=[f"{v:.3g}" for v in opt_values], textposition="outside", cliponaxis=False)
+    fig.add_bar(
+        x=list(buckets), y=list(store_values), name=store_name, marker_color=COLORS["writer"],
+        text=[f"{s:.3g} (lost {d:.3g})" if d > 1e-9 else f"{s:.3g}"
+              for s, d in zip(store_values, lost, strict=True)],
+        textposition="outside", cliponaxis=False, textfont={"size": 20 if present else 14},
+    )
+    fig.update_traces(textfont={"size": 20 if present else 14})
+    top = max([0.0, *store_values, *opt_values])
+    fig.update_layout(barmode="group", bargap=0.25)
+    fig.update_xaxes(title_text="evidence unit kind")
+    fig.update_yaxes(title_text="value kept (weighted coverage, F units)",
+                     range=[0, top * 1.2 if top > 0 else 1])
+    base_layout(fig, title, present, height=460)
+    return _explain_fonts(fig, present)
+
+
+def coverage_heatmap(hm, title: str, present: bool = False) -> go.Figure:
+    """Candidates x units coverage a_ur with a store / optimum membership strip on the left.
+
+    ``hm`` is a :class:`memaudit_core.explain.HeatmapData`.
+    """
+    from plotly.subplots import make_subplots
+
+    n_rows, n_cols = len(hm.row_ids), len(hm.col_ids)
+    fig = make_subplots(rows=1, cols=2, shared_yaxes=True, column_widths=[0.06, 0.94],
+                        horizontal_spacing=0.006)
+    strip = [[1 if s else 0, 2 if o else 0]
+             for s, o in zip(hm.row_in_store, hm.row_in_opt, strict=True)]
+    off = "#f1f1f1"
+    fig.add_trace(
+        go.Heatmap(
+            z=strip, x=["store", "OPT"], y=list(hm.row_labels), zmin=0, zmax=2,
+            colorscale=[[0, off], [0.33, off], [0.33, COLORS["writer"]], [0.66, COLORS["writer"]],
+                        [0.66, COLORS["opt"]], [1, COLORS["opt"]]],
+            showscale=False, xgap=1, ygap=1,
+            hovertext=[[f"{rid}: {'in' if s else 'not in'} the store",
+                        f"{rid}: {'in' if o else 'not in'} the optimum"]
+                       for rid, s, o in zip(hm.row_ids, hm.row_in_store, hm.row_in_opt,
+                                            strict=True)],
+            hoverinfo="text",
+        ),
+        row=1, col=1,
+    )
+    fig.add_trace(
+        go.Heatmap(
+            z=[list(r) for r in hm.z], x=list(hm.col_ids), y=list(hm.row_labels), zmin=0, zmax=1,
+            colorscale="Blues", xgap=1, ygap=1,
+            hovertext=[list(r) for r in hm.hover], hoverinfo="text",
+            colorbar={"title": {"text": "coverage a<sub>ur</sub>", "side": "right"},
+                      "len": min(0.5, 260 / max(1, 24 * n_rows)) if n_rows > 12 else 0.45,
+                      "y": 0.0, "yanchor": "bottom", "x": 1.02, "xanchor": "left",
+                      "thickness": 18},
+        ),
+        row=1, col=2,
+    )
+    # Kind groups: a coloured band above the columns and separators between groups.
+    for kind, j0, j1 in hm.kind_spans:
+        color = KIND_COLORS.get(kind, "#555")
+        fig.add_shape(type="rect", xref="x2", yref="paper", x0=j0 - 0.5, x1=j1 + 0.5,
+                      y0=1.003, y1=1.0 + min(0.03, 12 / max(300, 18 * n_rows)),
+                      fillcolor=color, line_width=0)
+        if j0 > 0:
+            fig.add_shape(type="line", xref="x2", yref="paper", x0=j0 - 0.5, x1=j0 - 0.5,
+                          y0=0, y1=1, line={"color": "#333", "width": 1.5})
+    for kind in dict.fromkeys(hm.col_kinds):  # legend entries for the band colours
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=kind,
+                                 marker={"symbol": "square", "size": 14,
+                                         "color": KIND_COLORS.get(kind, "#555")},
+                                 legendgroup="kinds", legendgrouptitle_text="unit kind"),
+                      row=1, col=2)
+    base = 22 if present else 15
+    tick = 14 if n_cols <= 25 else 12 if n_cols <= 60 else 10
+    row_tick = 14 if n_rows <= 40 else 12 if n_rows <= 90 else 10
+    row_px = 26 if n_rows <= 40 else 18 if n_rows <= 90 else 14
+    fig.update_xaxes(title_text="evidence unit (grouped by kind)", tickangle=-50,
+                     tickfont={"size": tick + (4 if present else 0)}, row=1, col=2)
+    fig.update_xaxes(tickangle=-50, tickfont={"size": tick + (4 if present else 0)}, row=1, col=1)
+    fig.update_yaxes(autorange="reversed", tickfont={"size": row_tick + (4 if present else 0)},
+                     title_text="candidate (S = store, O = optimum)", row=1, col=1)
+    fig.update_yaxes(autorange="reversed", row=1, col=2)
+    label_px = 0 if n_cols > 80 else (7 if n_cols <= 25 else 8) * max(len(c) for c in hm.col_ids)
+    height = 220 + row_px * max(n_rows, 10) + label_px
+    base_layout(fig, title, present, height=min(height, 3200))
+    _explain_fonts(fig, present)
+    angle = -45 if n_cols <= 25 else -90
+    fig.update_xaxes(tickfont={"size": tick + (4 if present else 0)}, tickangle=angle,
+                     automargin=True)
+    if n_cols > 80:  # too narrow for readable ids: hover gives them
+        fig.update_xaxes(showticklabels=False, row=1, col=2,
+                         title_text="evidence units, grouped by kind (hover a cell for its id)")
+    fig.update_yaxes(tickfont={"size": row_tick + (4 if present else 0)}, row=1, col=1)
+    fig.update_layout(
+        font={"size": base},
+        margin={"l": 10, "r": 190, "t": 90, "b": 40},
+        legend={"orientation": "v", "yanchor": "top", "y": 1.0, "xanchor": "left", "x": 1.02,
+                "font": {"size": base - 1}},
+        plot_bgcolor="white",
+    )
+    return fig
+
+
+def store_timeline(tl, title: str, present: bool = False) -> go.Figure:
+    """What each store wrote per experience ("tombstone timeline").
+
+    ``tl`` is a :class:`memaudit_core.explain.TimelineData`. One row per store, a marker per
+    memory at its experience's time; symbol and colour give the candidate type.
+    """
+    fig = go.Figure()
+    exp_row = "experiences"
+    fig.add_trace(go.Scatter(
+        x=[e[1] for e in tl.experiences], y=[exp_row] * len(tl.experiences), mode="markers",
+        name="experience", marker={"symbol": "line-ns-open", "size": 16, "color": "#9e9e9e",
+                                   "line": {"width": 2}},
+        hovertext=[f"{e[0]} (time {e[1]:g})<br>{e[2]}" for e in tl.experiences],
+        hoverinfo="text",
+    ))
+    for ctype in tl.types:
+        pts = [p for p in tl.points if p.type == ctype]
+        fig.add_trace(go.Scatter(
+            x=[p.time for p in pts], y=[p.row for p in pts], mode="markers", name=ctype,
+            marker={"symbol": TYPE_SYMBOLS.get(ctype, "circle"), "size": 15 if not present else 20,
+                    "color": TYPE_COLORS.get(ctype, "#555"), "line": {"width": 1, "color": "#222"}},
+            hovertext=[f"{p.row}<br>{p.experience_id} (time {p.time:g}) → {p.candidate_id}"
+                       f"<br>{p.type}, cost {p.cost:g}<br>{p.text}" for p in pts],
+            hoverinfo="text",
+        ))
+    rows = [exp_row, *tl.rows]
+    fig.update_yaxes(categoryorder="array", categoryarray=rows, autorange="reversed",
+                     title_text="store", automargin=True)
+    if len(tl.experiences) <= 25:  # label each experience on the axis
+        fig.update_xaxes(tickvals=[e[1] for e in tl.experiences],
+                         ticktext=[f"{e[0]}<br>t={e[1]:g}" for e in tl.experiences])
+    fig.update_xaxes(title_text="experience (time index)", showgrid=True)
+    base_layout(fig, title, present, height=190 + 62 * len(rows))
+    _explain_fonts(fig, present)
+    fig.update_layout(legend={"orientation": "v", "yanchor": "top", "y": 1.0, "xanchor": "left",
+                              "x": 1.01, "title": {"text": "memory type"}},
+                      margin={"l": 70, "r": 200, "t": 70, "b": 60})
+    return fig
+
+
+def evidence_graph(gd, title: str, present: bool = False) -> go.Figure:
+    """Layered experience -> candidate -> unit -> query graph (``gd``: explain.GraphData)."""
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=list(gd.edge_x), y=list(gd.edge_y), mode="lines", name="link",
+                             line={"color": "#c8c8c8", "width": 1}, hoverinfo="skip"))
+    if gd.focus_edge_x:
+        fig.add_trace(go.Scatter(x=list(gd.focus_edge_x), y=list(gd.focus_edge_y), mode="lines",
+                                 name="link of the focus unit",
+                                 line={"color": COLORS["lost"], "width": 2.5}, hoverinfo="skip"))
+    show_text = gd.n_nodes <= 100
+    # Labels as annotations on a translucent white box, so links do not run through the text:
+    # (xanchor, yanchor, xshift, yshift) per layer, clear of the membership outlines.
+    placement = {"experience": ("right", "middle", -12, 0), "candidate": ("left", "middle", 17, 0),
+                 "unit": ("center", "bottom", 0, 9), "query": ("left", "middle", 11, 0)}
+    for layer in ("experience", "candidate", "unit", "query"):
+        idx = [i for i, ly in enumerate(gd.node_layers) if ly == layer]
+        if not idx:
+            continue
+        if show_text:
+            xa, ya, dx, dy = placement[layer]
+            for i in idx:
+                fig.add_annotation(x=gd.node_x[i], y=gd.node_y[i], text=gd.node_labels[i],
+                                   showarrow=False, xanchor=xa, yanchor=ya, xshift=dx, yshift=dy,
+                                   font={"size": 13 if not present else 18, "color": "#222"},
+                                   bgcolor="rgba(255,255,255,0.85)", borderpad=1)
+        fig.add_trace(go.Scatter(
+            x=[gd.node_x[i] for i in idx], y=[gd.node_y[i] for i in idx],
+            mode="markers", name=layer,
+            marker={"size": 14 if not present else 18, "color": LAYER_COLORS[layer],
+                    "line": {"width": 1, "color": "#333"}},
+            hovertext=[gd.node_hover[i] for i in idx], hoverinfo="text",
+        ))
+    for flag, name, symbol, color, size in (
+        (gd.node_in_store, "held by the store", "square-open", COLORS["writer"], 24),
+        (gd.node_in_opt, "held by the optimum", "diamond-open", COLORS["opt"], 30),
+    ):
+        idx = [i for i, f in enumerate(flag) if f]
+        fig.add_trace(go.Scatter(
+            x=[gd.node_x[i] for i in idx], y=[gd.node_y[i] for i in idx], mode="markers",
+            name=name, marker={"symbol": symbol, "size": size, "color": color,
+                               "line": {"width": 3, "color": color}},
+            hovertext=[gd.node_hover[i] for i in idx], hoverinfo="text",
+        ))
+    names = {"experience": "experiences", "candidate": "candidate memories",
+             "unit": "evidence units", "query": "queries"}
+    fig.update_xaxes(tickvals=[x for _, x in gd.layer_x],
+                     ticktext=[names[n] for n, _ in gd.layer_x],
+                     title_text="layer (experience → candidate → unit → query)", showgrid=False,
+                     zeroline=False)
+    fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, title_text="")
+    layer_sizes = [sum(1 for ly in gd.node_layers if ly == n) for n in names]
+    height = max(480, 170 + (36 if show_text else 22) * max(layer_sizes, default=1))
+    base_layout(fig, title, present, height=min(height, 2400))
+    _explain_fonts(fig, present)
+    plot_px = max(200, min(height, 2400) - 190)
+    fig.update_layout(legend={"orientation": "h", "yanchor": "top", "y": -80 / plot_px,
+                              "xanchor": "left", "x": 0},
+                      margin={"l": 40, "r": 40, "t": 70, "b": 120})
+    if gd.layer_x:
+        xs = [x for _, x in gd.layer_x]
+        pad = 0.22 * (max(xs) - min(xs) or 1)
+        fig.update_xaxes(range=[min(xs) - pad, max(xs) + pad])
+    return fig
+
+
+# --------------------------------------------------------------------------- budget curves
+# (Budget sweep and Certification pages; builders take memaudit_core.curves results.)
+
+#: Line colours for writers / stores on the budget curves (colour-blind-safe, distinct
+#: from the OPT blue and the ablation grey).
+METHOD_PALETTE = (
+    "#e07b39",
+    "#3a9d5d",
+    "#8e5bb5",
+    "#c43c39",
+    "#4bb3c8",
+    "#c7a76c",
+    "#d35fb7",
+    "#6b6b6b",
+)
+ENGINE_COLORS = {"bnb": "#1b4f8a", "milp": "#e07b39", "enum": "#3a9d5d", "brute": "#8e5bb5"}
+ENGINE_NAMES = {"bnb": "branch-and-bound", "milp": "HiGHS MILP", "enum": "enumeration"}
+
+
+def _plain(text: str) -> str:
+    """Package-provided text for plotly labels: escape its pseudo-HTML (<b>, <a href>, ...)."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _method_colors(methods) -> dict[str, str]:
+    colors, k = {}, 0
+    for m in methods:
+        if m.kind == "ablation":
+            colors[m.key] = COLORS["ablation"]
+        else:
+            colors[m.key] = METHOD_PALETTE[k % len(METHOD_PALETTE)]
+            k += 1
+    return colors
+
+
+def _rgba(hex_color: str, alpha: float) -> str:
+    h = hex_color.lstrip("#")
+    r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def _legend_below(fig: go.Figure, present: bool) -> None:
+    # Many curves: a legend above the plot would collide with the title on a projector.
+    fig.update_layout(
+        legend={"orientation": "h", "yanchor": "top", "y": -0.2, "xanchor": "left", "x": 0},
+        margin={"b": 150 if present else 120},
+    )
+
+
+def _mark_budget(fig: go.Figure, budget: float | None, unit: str) -> None:
+    if budget is None:
+        return
+    fig.add_vline(x=budget, line_dash="dot", line_color="#999")
+    # Label above the plot area, where no curve can run into it.
+    fig.add_annotation(
+        x=budget,
+        y=1.0,
+        yref="paper",
+        yanchor="bottom",
+        showarrow=False,
+        text=f"sidebar B = {budget:g} {unit}",
+        font={"color": "#666"},
+    )
+
+
+def budget_value_curve(curve, title: str, present: bool = False, current_budget=None):
+    """F vs budget: OPT solid (filled markers = certified; hollow markers with an error bar up to
+    the proven bound = uncertified incumbent), writers / stores as lines, ablations dashed.
+
+    Every point carries ``customdata = [store_key or "", budget]`` for click-to-compare.
+    """
+    fig = go.Figure()
+    opt = curve.opt
+    xs = [p.budget for p in opt]
+    fig.add_scatter(
+        x=xs,
+        y=[p.value for p in opt],
+        mode="lines+markers",
+        name="OPT (certified)" if curve.all_certified else "OPT / incumbent",
+        # Wide line and large markers underneath: a writer that matches OPT (drawn on top,
+        # thinner) leaves a visible blue halo instead of hiding the optimum.
+        line={"color": COLORS["opt"], "width": 7},
+        marker={
+            "size": 15,
+            "color": [COLORS["opt"] if p.certified else "white" for p in opt],
+            "line": {"color": COLORS["opt"], "width": 2},
+            "symbol": ["circle" if p.certified else "circle-open" for p in opt],
+        },
+        customdata=[["", p.budget, p.label, p.bound] for p in opt],
+        hovertemplate="%{customdata[2]}<br>B = %{x:g}<br>value = %{y:.4f}"
+        "<br>proven bound = %{customdata[3]:.4f}<extra></extra>",
+    )
+    uncert = [p for p in opt if not p.certified]
+    if uncert:
+        fig.add_scatter(
+            x=[p.budget for p in uncert],
+            y=[p.value for p in uncert],
+            mode="markers",
+            name="uncertified: incumbent ○ with proven bound ┬",
+            marker={"size": 13, "symbol": "circle-open", "color": COLORS["opt"],
+                    "line": {"width": 2}},
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": [max(p.bound - p.value, 0.0) for p in uncert],
+                "arrayminus": [0.0] * len(uncert),
+                "color": COLORS["bound"],
+                "thickness": 3,
+                "width": 10,
+            },
+            customdata=[["", p.budget, p.label, p.bound] for p in uncert],
+            hovertemplate="incumbent %{y:.4f}<br>proven bound %{customdata[3]:.4f}"
+            "<br>B = %{x:g}<extra></extra>",
+        )
+    colors = _method_colors(curve.methods)
+    for m in curve.methods:
+        pts = curve.series(m.key)
+        dashed = m.kind == "ablation"
+        fig.add_scatter(
+            x=[p.budget for p in pts],
+            y=[p.value for p in pts],
+            mode="lines+markers",
+            name=_plain(m.label),
+            line={"color": colors[m.key], "width": 3, "dash": "dash" if dashed else "solid"},
+            marker={"size": 8 if dashed else 10, "symbol": "diamond" if dashed else "circle"},
+            customdata=[[m.store_key or "", p.budget, p.ratio_text] for p in pts],
+            hovertemplate="%{fullData.name}<br>B = %{x:g}<br>F = %{y:.4f}"
+            "<br>ratio = %{customdata[2]}<extra></extra>",
+        )
+    unit = curve.cost_unit
+    fig.update_xaxes(title_text=f"budget B ({unit})")
+    fig.update_yaxes(title_text="F (weighted evidence value)", rangemode="tozero")
+    _mark_budget(fig, current_budget, unit)
+    base_layout(fig, _plain(title), present, height=480)
+    _legend_below(fig, present)
+    return fig
+
+
+def budget_ratio_curve(curve, title: str, present: bool = False, current_budget=None):
+    """Ratio F / OPT vs budget per method; undefined ratios (OPT = 0) leave a gap."""
+    fig = go.Figure()
+    colors = _method_colors(curve.methods)
+    top = 1.0
+    for m in curve.methods:
+        pts = curve.series(m.key)
+        top = max([top] + [p.ratio for p in pts if p.ratio is not None])
+        dashed = m.kind == "ablation"
+        fig.add_scatter(
+            x=[p.budget for p in pts],
+            y=[p.ratio for p in pts],
+            mode="lines+markers",
+            name=_plain(m.label),
+            line={"color": colors[m.key], "width": 3, "dash": "dash" if dashed else "solid"},
+            marker={"size": 8 if dashed else 10, "symbol": "diamond" if dashed else "circle"},
+            customdata=[[m.store_key or "", p.budget, p.value] for p in pts],
+            hovertemplate="%{fullData.name}<br>B = %{x:g}<br>ratio = %{y:.3f}"
+            "<br>F = %{customdata[2]:.4f}<extra></extra>",
+            connectgaps=False,
+        )
+    fig.add_hline(y=1.0, line_dash="dash", line_color=COLORS["opt"],
+                  annotation_text="OPT = 1", annotation_position="top right")
+    unit = curve.cost_unit
+    fig.update_xaxes(title_text=f"budget B ({unit})")
+    fig.update_yaxes(title_text="ratio F / OPT (1 = optimal)", range=[0, top * 1.15])
+    _mark_budget(fig, current_budget, unit)
+    base_layout(fig, _plain(title), present, height=440)
+    _legend_below(fig, present)
+    return fig
+
+
+def family_band_curve(band, title: str, cost_unit: str = "units", present: bool = False):
+    """Mean ratio per method over seeds with its 95% bootstrap band (shaded)."""
+    fig = go.Figure()
+    colors = _method_colors(band.methods)
+    for m in band.methods:
+        rows = [r for r in band.series(m.key) if r.mean_ratio is not None]
+        if not rows:
+            continue
+        xs = [r.budget for r in rows]
+        color = colors[m.key]
+        fig.add_scatter(x=xs, y=[r.ci_high for r in rows], mode="lines",
+                        line={"width": 0, "color": color}, legendgroup=m.key,
+                        showlegend=False, hoverinfo="skip")
+        fig.add_scatter(x=xs, y=[r.ci_low for r in rows], mode="lines",
+                        line={"width": 0, "color": color}, fill="tonexty",
+                        fillcolor=_rgba(color, 0.18), legendgroup=m.key,
+                        showlegend=False, hoverinfo="skip")
+        fig.add_scatter(
+            x=xs,
+            y=[r.mean_ratio for r in rows],
+            mode="lines+markers",
+            name=_plain(m.label),
+            legendgroup=m.key,
+            line={"color": color, "width": 3, "dash": "dash" if m.kind == "ablation" else "solid"},
+            marker={"size": 9},
+            customdata=[[r.ci_low, r.ci_high, r.n] for r in rows],
+            hovertemplate="%{fullData.name}<br>B = %{x:g}<br>mean ratio = %{y:.3f}"
+            "<br>95% CI [%{customdata[0]:.3f}, %{customdata[1]:.3f}]"
+            "<br>seeds with OPT > 0: %{customdata[2]}<extra></extra>",
+        )
+    # A legend entry explaining the shading.
+    fig.add_scatter(x=[None], y=[None], mode="lines", name="shaded: 95% bootstrap CI of the mean",
+                    line={"width": 10, "color": _rgba("#888888", 0.3)}, hoverinfo="skip")
+    fig.add_hline(y=1.0, line_dash="dash", line_color=COLORS["opt"],
+                  annotation_text="OPT = 1", annotation_position="top right")
+    fig.update_xaxes(title_text=f"budget B ({cost_unit})")
+    top = max([1.0] + [r.ci_high for r in band.rows if r.ci_high is not None])
+    fig.update_yaxes(title_text="mean ratio F / OPT over seeds", range=[0, top * 1.15])
+    base_layout(fig, _plain(title), present, height=440)
+    _legend_below(fig, present)
+    return fig
+
+
+def engine_time_curve(report, title: str, present: bool = False):
+    """Wall time per engine vs budget (log y); hollow markers = stopped at the time limit."""
+    fig = go.Figure()
+    for engine in report.engines:
+        name = ENGINE_NAMES.get(engine, engine)
+        if not report.applicable(engine):
+            note = next((e.note for r in report.rows for e in r.runs
+                         if e.engine == engine and e.note), "n/a")
+            fig.add_scatter(x=[None], y=[None], mode="markers", name=f"{name}: {note}",
+                            marker={"color": "#bbb"}, hoverinfo="skip")
+            continue
+        pts = [(r.budget, r.run(engine)) for r in report.rows]
+        pts = [(b, e) for b, e in pts if e is not None and e.time_s is not None]
+        color = ENGINE_COLORS.get(engine, "#555")
+        fig.add_scatter(
+            x=[b for b, _ in pts],
+            y=[max(e.time_s, 1e-4) for _, e in pts],
+            mode="lines+markers",
+            name=name,
+            line={"color": color, "width": 3},
+            marker={
+                "size": 12,
+                "color": ["white" if e.hit_limit else color for _, e in pts],
+                "symbol": ["circle-open" if e.hit_limit else "circle" for _, e in pts],
+                "line": {"color": color, "width": 2},
+            },
+            customdata=[[e.status, e.nodes] for _, e in pts],
+            hovertemplate=f"{name}<br>B = %{{x:g}}<br>time = %{{y:.3g}} s"
+            "<br>status %{customdata[0]}, nodes %{customdata[1]}<extra></extra>",
+        )
+    budgets = [r.budget for r in report.rows]
+    if report.time_limit and budgets:
+        # A trace, not add_hline: annotations on a log axis take log10 coordinates.
+        fig.add_scatter(
+            x=[min(budgets), max(budgets)],
+            y=[report.time_limit, report.time_limit],
+            mode="lines",
+            name=f"time limit ({report.time_limit:g} s)",
+            line={"color": COLORS["lost"], "dash": "dash", "width": 2},
+            hoverinfo="skip",
+        )
+    fig.update_xaxes(title_text=f"budget B ({report.cost_unit})")
+    # One labelled tick per decade (no "2" / "5" minor labels), plain numbers (no SI "m"/"μ").
+    fig.update_yaxes(title_text="wall time per solve (s, log scale)", type="log", dtick=1,
+                     tickformat="~g")
+    base_layout(fig, _plain(title), present, height=420)
+    _legend_below(fig, present)
+    return fig
+
+
+# --------------------------------------------------------------------------- External stores
+
+#: One colour per memory system (unknown systems cycle through the fallback palette).
+SYSTEM_COLORS = {"mem0": "#d1495b", "letta": "#2e86ab", "amem": "#8e5bb5", "zep": "#3a9d5d"}
+_SYSTEM_FALLBACK = ("#e07b39", "#c7a76c", "#4bb3c8", "#6b6b6b", "#b07cc6")
+
+
+def union_curve_lines(
+    rows: Sequence,
+    title: str,
+    cost_unit: str,
+    budget: float | None = None,
+    present: bool = False,
+) -> go.Figure:
+    """Kept F(Y') (solid) vs the exact upper-pruned bound (dashed) per external store across
+    budgets, one colour per system; OPT over the package candidates as a grey dotted line.
+
+    ``rows`` are :class:`memaudit_core.union.UnionCurveRow`. Points where the store's smallest
+    memory exceeds the budget (a cost effect) get an ``x`` marker.
+    """
+    import html
+
+    fig = go.Figure()
+    stores = list(dict.fromkeys(r.store_id for r in rows))
+    for k, sid in enumerate(stores):
+        pts = [r for r in rows if r.store_id == sid]
+        color = SYSTEM_COLORS.get(pts[0].system or "", _SYSTEM_FALLBACK[k % len(_SYSTEM_FALLBACK)])
+        name = html.escape(pts[0].label)
+        xs = [r.budget for r in pts]
+        fig.add_scatter(
+            x=xs, y=[r.kept_value for r in pts], mode="lines+markers", name=f"{name}: kept",
+            legendgroup=sid, line={"color": color, "width": 3},
+            marker={
+                "size": [14 if r.cost_effect else 9 for r in pts],
+                "symbol": ["x" if r.cost_effect else "circle" for r in pts],
+            },
+            hovertemplate="budget %{x}<br>kept F(Y') %{y:.4g}<extra>" + name + "</extra>",
+        )
+        fig.add_scatter(
+            x=xs, y=[r.upper_value for r in pts], mode="lines+markers",
+            name=f"{name}: upper-pruned", legendgroup=sid,
+            line={"color": color, "width": 2, "dash": "dash"},
+            marker={"size": 7, "symbol": "circle-open"},
+            hovertemplate="budget %{x}<br>upper-pruned %{y:.4g}<extra>" + name + "</extra>",
+        )
+    opt = {r.budget: r.package_opt_value for r in rows}
+    if opt:
+        xs = sorted(opt)
+        fig.add_scatter(
+            x=xs, y=[opt[b] for b in xs], mode="lines", name="OPT (package candidates)",
+            line={"color": "#555555", "width": 2, "dash": "dot"},
+            hovertemplate="budget %{x}<br>OPT_P %{y:.4g}<extra></extra>",
+        )
+    if budget is not None:
+        fig.add_vline(x=budget, line_color="#999999", line_width=1,
+                      annotation_text=f"budget {budget:g}", annotation_position="top left")
+    fig.update_xaxes(title_text=f"budget ({cost_unit})")
+    fig.update_yaxes(title_text="F (weighted evidence coverage)", rangemode="tozero")
+    fig = base_layout(fig, title, present, height=480)
+    fig.update_layout(
+        legend={"orientation": "v", "yanchor": "top", "y": 1, "xanchor": "left", "x": 1.02},
+        margin={"r": 260},
+    )
+    return fig
+
+
+def _explain_fonts(fig: go.Figure, present: bool = False) -> go.Figure:
+    """Explicit tick, axis-title and legend sizes (the app theme would otherwise shrink them)."""
+    size = 20 if present else 14
+    fig.update_xaxes(tickfont={"size": size}, title_font={"size": size + 1})
+    fig.update_yaxes(tickfont={"size": size}, title_font={"size": size + 1})
+    fig.update_layout(legend_font={"size": size}, legend_title_font={"size": size})
+    return fig

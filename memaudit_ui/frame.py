@@ -37,7 +37,7 @@ PAGES = [
 PRESENT_CSS = """
 <style>
 html, body, [data-testid="stAppViewContainer"] { font-size: 20px; }
-[data-testid="stMetricValue"] { font-size: 3rem; }
+[data-testid="stMetricValue"] { font-size: 2.6rem; }
 h1 { font-size: 3rem !important; }
 </style>
 """
@@ -89,9 +89,14 @@ def budget_step(package: Package) -> float:
 
 
 def _sync_widget(widget_key: str, value: object) -> None:
-    # Seed the widget from the canonical key before drawing it (widget state is per page).
-    if st.session_state.get(widget_key) != value:
-        st.session_state[widget_key] = value
+    """Seed a widget from its canonical key, every run, before the widget is drawn.
+
+    Always assign, never "only if different": a widget's id includes the page, so after a page
+    switch ``st.session_state[widget_key]`` can still report the previous page's widget value
+    while the new page's widget would start from its default (seen in a real browser: the
+    budget dropped to 0 on switching pages).
+    """
+    st.session_state[widget_key] = value
 
 
 def _set_from_widget(canonical: str, widget_key: str) -> None:
@@ -106,12 +111,16 @@ def _on_package_change() -> None:
 
 def _handle_upload() -> None:
     upload = st.session_state.get("w_upload")
-    if upload is None:
+    if upload is None:  # the file was removed from the uploader
+        st.session_state.pop("ma_upload_error", None)
         return
     try:
-        key, pkg = sources.register_upload(upload.name, upload.getvalue())
+        key, _pkg = sources.register_upload(upload.name, upload.getvalue())
     except PackageError as exc:
         st.session_state["ma_upload_error"] = (exc.source, exc.lines())
+        return
+    except MemAuditError as exc:
+        st.session_state["ma_upload_error"] = (upload.name, [str(exc)])
         return
     st.session_state.pop("ma_upload_error", None)
     extras = st.session_state.setdefault("ma_extra_packages", [])
@@ -127,11 +136,88 @@ def _resolve_package() -> tuple[str, Package]:
     try:
         pkg = sources.load_by_key(key)
     except MemAuditError as exc:
-        st.error(f"Could not open the package from the link ({key}): {exc}")
-        key = sources.default_package_key()
-        pkg = sources.load_by_key(key)
+        fallback = sources.default_package_key()
+        state.add_problem(
+            f"Could not open the package {_md_escape_inline(key)}: {_md_escape_inline(str(exc))}. "
+            f"Showing {_md_escape_inline(fallback)} at its default budget instead."
+        )
+        key, pkg = fallback, sources.load_by_key(fallback)
+        # The budget and store were meant for the package that failed.
+        st.session_state["ma_budget"] = None
+        st.session_state["ma_store"] = None
     st.session_state["ma_package"] = key
     return key, pkg
+
+
+def _fitting_step(step: float, budget: float) -> float:
+    """The package step, or a finer one on which ``budget`` lies (e.g. 6.5 from a link)."""
+    for candidate in (step, step / 2, step / 10, step / 100):
+        ratio = budget / candidate
+        if abs(ratio - round(ratio)) < 1e-9:
+            return candidate
+    return step
+
+
+def _resolve_budget(pkg: Package) -> float:
+    budget = st.session_state.get("ma_budget")
+    from_url = st.session_state.pop("ma_budget_from_url", False)
+    if budget is None or not math.isfinite(budget) or budget < 0:
+        return pkg.default_budget()
+    total = pkg.total_cost()
+    if budget > total and total > 0:
+        if from_url:
+            state.add_problem(
+                f"budget={budget:g} in the link is above the package's total candidate cost "
+                f"({total:g} {_md_escape_inline(pkg.cost_unit)}); every candidate fits, so the budget "
+                f"is set to {total:g}."
+            )
+        return state.normalise_budget(total)
+    return float(budget)
+
+
+def _budget_slider(pkg: Package, budget: float) -> float:
+    total = pkg.total_cost()
+    step = _fitting_step(budget_step(pkg), budget)
+    upper = max(total, budget, step)
+    _sync_widget("w_budget", float(budget))
+    st.slider(
+        f"Budget ({pkg.cost_unit})",
+        min_value=0.0,
+        max_value=float(upper),
+        step=step,
+        format="%g",
+        key="w_budget",
+        on_change=_set_from_widget,
+        args=("ma_budget", "w_budget"),
+        help=f"0 to the total candidate cost ({total:g}); the package default is "
+        f"{pkg.default_budget():g}. Keyboard: focus the slider, then the arrow keys.",
+    )
+    return state.normalise_budget(st.session_state["w_budget"])
+
+
+def _store_picker(pkg: Package) -> str:
+    opts = store_options(pkg)
+    store_key = st.session_state.get("ma_store")
+    from_url = st.session_state.pop("ma_store_from_url", False)
+    if store_key not in opts:
+        if store_key is not None and from_url:
+            state.add_problem(
+                f"store={_md_escape_inline(str(store_key))} in the link is not a store of this package "
+                "or a reference writer; showing the default."
+            )
+        store_key = default_store_key(pkg)
+    _sync_widget("w_store", store_key)
+    st.selectbox(
+        "Writer / store",
+        opts,
+        key="w_store",
+        format_func=lambda k: store_label(pkg, k),
+        on_change=_set_from_widget,
+        args=("ma_store", "w_store"),
+        help="The store the pages score: one of the package's stores or a reference writer "
+        "run at the budget.",
+    )
+    return st.session_state["w_store"]
 
 
 def frame(page_title: str) -> Frame:
@@ -144,10 +230,7 @@ def frame(page_title: str) -> Frame:
         initial_sidebar_state="collapsed" if present else "expanded",
     )
     if present:
-        st.markdown(PRESENT_CSS, unsafe_allow_html=True)
-    problem = st.session_state.pop("ma_url_problem", None)
-    if problem:
-        st.warning(problem)
+        st.html(PRESENT_CSS)
 
     key, pkg = _resolve_package()
     with st.sidebar:
@@ -182,46 +265,16 @@ def frame(page_title: str) -> Frame:
         upload_error = st.session_state.get("ma_upload_error")
         if upload_error:
             source, lines = upload_error
+            shown = "\n".join(f"- {_md_escape(line)}" for line in lines[:30])
+            more = f"\n- … and {len(lines) - 30} more" if len(lines) > 30 else ""
             st.error(
-                f"{source} was not loaded ({len(lines)} problem(s)); the previous package "
-                "stays open.\n\n" + "\n".join(f"- {_md_escape(line)}" for line in lines[:30])
+                f"**{_md_escape_inline(source)} was not loaded** ({len(lines)} problem(s)); the "
+                f"previous package stays open.\n\n{shown}{more}"
             )
 
-        total = pkg.total_cost()
-        budget = st.session_state.get("ma_budget")
-        if budget is None or not math.isfinite(budget) or budget < 0:
-            budget = pkg.default_budget()
-        step = budget_step(pkg)
-        upper = max(total, budget, step)
-        _sync_widget("w_budget", float(budget))
-        st.slider(
-            f"Budget ({pkg.cost_unit})",
-            min_value=0.0,
-            max_value=float(upper),
-            step=step,
-            key="w_budget",
-            on_change=_set_from_widget,
-            args=("ma_budget", "w_budget"),
-            help=f"0 to the total candidate cost ({total:g}); the package default is "
-            f"{pkg.default_budget():g}.",
-        )
-        budget = float(st.session_state["w_budget"])
+        budget = _budget_slider(pkg, _resolve_budget(pkg))
         st.session_state["ma_budget"] = budget
-
-        opts = store_options(pkg)
-        store_key = st.session_state.get("ma_store")
-        if store_key not in opts:
-            store_key = default_store_key(pkg)
-        _sync_widget("w_store", store_key)
-        st.selectbox(
-            "Writer / store",
-            opts,
-            key="w_store",
-            format_func=lambda k: store_label(pkg, k),
-            on_change=_set_from_widget,
-            args=("ma_store", "w_store"),
-        )
-        store_key = st.session_state["w_store"]
+        store_key = _store_picker(pkg)
         st.session_state["ma_store"] = store_key
 
         _sync_widget("w_present", present)
@@ -230,8 +283,11 @@ def frame(page_title: str) -> Frame:
             key="w_present",
             on_change=_set_from_widget,
             args=("ma_present", "w_present"),
-            help="Larger text and charts for talks; kept in the link.",
+            help="Larger text and charts, one chart per screen, sidebar collapsed; kept in the "
+            "link as present=1.",
         )
+    for problem in state.pop_problems():
+        st.warning(problem, icon=":material/link_off:")
     state.sync_url()
     return Frame(key, pkg, budget, store_key, present)
 
@@ -245,3 +301,10 @@ def _md_escape(text: str) -> str:
 
 
 md_escape = _md_escape
+
+_MD_INLINE_SPECIAL = set("\\`*_{}[]()#+!|<>~$")
+
+
+def _md_escape_inline(text: str) -> str:
+    """Escape Markdown inside a line (keeps ``.``, ``-`` and ``:`` readable in raw text)."""
+    return "".join("\\" + ch if ch in _MD_INLINE_SPECIAL else ch for ch in text)

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from urllib.parse import quote, unquote
 
 import streamlit as st
 
 from memaudit_core.errors import MemAuditError, PackageError, Problem
-from memaudit_core.generators import generate
+from memaudit_core.generators import FAMILIES, generate
 from memaudit_core.package import Package, load_package, loads_package
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -45,10 +46,30 @@ def _load_sample(path_str: str, mtime_ns: int) -> Package:
     return load_package(path_str)
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
+def parse_params(params_text: str) -> dict[str, str]:
+    """``k=v;k=v`` (values percent-encoded by :func:`generated_key`) -> {k: v}.
+
+    Raises
+    ------
+    MemAuditError
+        For an item without ``=``.
+    """
+    params: dict[str, str] = {}
+    for item in params_text.split(";"):
+        if not item:
+            continue
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise MemAuditError(
+                f"bad generator parameter {item!r} in a package key (expected name=value)"
+            )
+        params[unquote(name)] = unquote(value)
+    return params
+
+
+@st.cache_resource(show_spinner="Generating the package…", max_entries=32)
 def _generate(family: str, seed: int, params_text: str) -> Package:
-    params = dict(item.split("=", 1) for item in params_text.split(";") if item)
-    return generate(family, seed=seed, **params)
+    return generate(family, seed=seed, **parse_params(params_text))
 
 
 @st.cache_resource(show_spinner=False)
@@ -57,9 +78,35 @@ def _upload_registry() -> dict[str, Package]:
     return {}
 
 
+def _param_text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)  # round-trips exactly
+    return str(value)
+
+
 def generated_key(family: str, seed: int, params: dict[str, object] | None = None) -> str:
-    params_text = ";".join(f"{k}={v}" for k, v in sorted((params or {}).items()))
+    """The package key of a generated package: ``gen:<family>:<seed>[:k=v;k=v]``.
+
+    Parameters equal to the family's defaults are left out (one key per package), and values
+    are percent-encoded where they contain ``;``, ``=``, ``%`` or ``:``.
+    """
+    fam = FAMILIES.get(family)
+    defaults = fam.defaults() if fam is not None else {}
+    items = []
+    for name, value in sorted((params or {}).items()):
+        if name in defaults and _same(value, defaults[name]):
+            continue
+        items.append(f"{quote(name, safe='')}={quote(_param_text(value), safe=',.-_')}")
+    params_text = ";".join(items)
     return f"gen:{family}:{int(seed)}" + (f":{params_text}" if params_text else "")
+
+
+def _same(value: object, default: object) -> bool:
+    if isinstance(default, bool) or isinstance(value, bool):
+        return value is default
+    return type(value) is type(default) and value == default
 
 
 def load_by_key(key: str) -> Package:
@@ -125,7 +172,13 @@ def describe_key(key: str) -> str:
     if kind == "sample":
         return f"sample · {rest}"
     if kind == "gen":
-        return "generated · " + rest.replace(":", " seed ", 1)
+        family, _, tail = rest.partition(":")
+        seed_text, _, params_text = tail.partition(":")
+        try:
+            params = ", ".join(f"{k}={v}" for k, v in parse_params(params_text).items())
+        except MemAuditError:
+            params = params_text
+        return f"generated · {family} seed {seed_text or 0}" + (f" ({params})" if params else "")
     if kind == "upload":
         pkg = _upload_registry().get(rest)
         return f"upload · {pkg.id if pkg else rest}"

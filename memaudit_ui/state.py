@@ -3,10 +3,14 @@
 Shared choices live under keys that are *not* widget keys (Streamlit drops a widget's state
 when the page that drew it is left). Each run, the frame copies them into the URL so any view
 can be shared as a link, and a fresh session reads them back from the URL.
+
+Parameters in the URL that are not declared here (a page's own, e.g. a selected unit) are left
+alone by :func:`sync_url`, so a page can read them after calling the frame.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +23,11 @@ URL_KEYS = {
     "ma_store": "store",
     "ma_present": "present",
 }
+#: Session-state key holding the problems found in the link (shown once by the frame).
+PROBLEMS_KEY = "ma_url_problems"
+#: Significant digits kept for a budget, in the session and in the URL alike, so a link
+#: reproduces exactly the budget the session used (slider floats such as 0.30000000000000004).
+BUDGET_DIGITS = 12
 
 
 @dataclass(frozen=True)
@@ -29,22 +38,53 @@ class Choices:
     present: bool
 
 
+def normalise_budget(value: float) -> float:
+    return float(f"{float(value):.{BUDGET_DIGITS}g}")
+
+
+def parse_budget(text: str) -> tuple[float | None, str | None]:
+    """A budget from the URL: (value, None) or (None, why it was ignored)."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None, f"ignored budget={text!r} in the link: not a number"
+    if not math.isfinite(value):
+        return None, f"ignored budget={text!r} in the link: not a finite number"
+    if value < 0:
+        return None, f"ignored budget={text!r} in the link: a budget cannot be negative"
+    return normalise_budget(value), None
+
+
+def add_problem(message: str) -> None:
+    st.session_state.setdefault(PROBLEMS_KEY, []).append(message)
+
+
+def pop_problems() -> list[str]:
+    return st.session_state.pop(PROBLEMS_KEY, None) or []
+
+
 def init_from_url() -> None:
     """On a session's first run, seed the declared keys from the URL query string."""
     state = st.session_state
     if state.get("ma_initialised"):
         return
     params = st.query_params
-    if "package" in params:
+    if params.get("package"):
         state["ma_package"] = params["package"]
     if "budget" in params:
-        try:
-            state["ma_budget"] = float(params["budget"])
-        except ValueError:
-            state["ma_url_problem"] = f"ignored budget={params['budget']!r} in the link (not a number)"
-    if "store" in params:
+        budget, problem = parse_budget(params["budget"])
+        if problem:
+            add_problem(problem)
+        else:
+            state["ma_budget"] = budget
+            state["ma_budget_from_url"] = True
+    if params.get("store"):
         state["ma_store"] = params["store"]
-    state["ma_present"] = params.get("present", "0") in ("1", "true", "yes")
+        state["ma_store_from_url"] = True
+    present = params.get("present", "0").lower()
+    if present not in ("0", "1", "true", "false", "yes", "no", ""):
+        add_problem(f"ignored present={params['present']!r} in the link: use present=1")
+    state["ma_present"] = present in ("1", "true", "yes")
     state["ma_initialised"] = True
 
 
@@ -58,25 +98,38 @@ def choices() -> Choices:
     )
 
 
-def _url_value(value: Any) -> str:
+def url_value(value: Any) -> str:
     if isinstance(value, bool):
         return "1" if value else "0"
     if isinstance(value, float):
-        return f"{value:g}"
+        if value.is_integer() and abs(value) < 1e15:
+            return str(int(value))
+        return f"{value:.{BUDGET_DIGITS}g}"
     return str(value)
 
 
-def sync_url(extra: dict[str, str] | None = None) -> None:
-    """Mirror the declared keys (and page-specific extras) into the URL."""
+_url_value = url_value
+
+
+def sync_url(extra: dict[str, str | None] | None = None) -> None:
+    """Mirror the declared keys (and page-specific extras) into the URL.
+
+    Undeclared parameters already in the URL are kept; an ``extra`` value of ``None`` removes
+    that parameter.
+    """
     state = st.session_state
+    current = st.query_params.to_dict()
     wanted: dict[str, str] = {}
     for key, param in URL_KEYS.items():
         value = state.get(key)
         if value is None or (param == "present" and not value):
             continue
-        wanted[param] = _url_value(value)
-    if extra:
-        wanted.update({k: v for k, v in extra.items() if v is not None})
-    current = st.query_params.to_dict()
+        wanted[param] = url_value(value)
+    wanted.update({k: v for k, v in current.items() if k not in URL_KEYS.values()})
+    for k, v in (extra or {}).items():
+        if v is None:
+            wanted.pop(k, None)
+        else:
+            wanted[k] = v
     if current != wanted:
         st.query_params.from_dict(wanted)

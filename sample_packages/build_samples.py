@@ -1,8 +1,9 @@
 """Regenerate the generated sample packages in this folder.
 
-The hand-written samples (``veg-to-pescatarian.json``, ``travel-assistant.json``) are source
-files and are never touched. Every other sample is rebuilt from a registered family with a fixed
-seed and written in canonical form (:func:`memaudit_core.package.save_package`). The event-graph
+The hand-written samples (``veg-to-pescatarian.json``, ``travel-assistant.json`` and the
+external-stores demo ``external-stores-demo.json``) are source files and are never touched.
+Every other sample is rebuilt from a registered family with a fixed seed and written in
+canonical form (:func:`memaudit_core.package.save_package`). The event-graph
 samples are built only when the ``event_graph`` family is registered.
 
 Usage::
@@ -27,6 +28,10 @@ from memaudit_core.package import Package, dumps_package, save_package  # noqa: 
 
 #: Hand-written samples: source files, validated but never regenerated.
 HAND_WRITTEN = ("veg-to-pescatarian.json", "travel-assistant.json")
+
+#: Hand-written samples whose stores are external memory stores (union scoring demos); they
+#: carry no writer stores, so the three-writer checks of HAND_WRITTEN do not apply.
+EXTERNAL_DEMOS = ("external-stores-demo.json",)
 
 #: (file name, family, seed, params) of every generated sample.
 GENERATED: tuple[tuple[str, str, int, dict[str, Any]], ...] = (

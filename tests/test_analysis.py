@@ -297,6 +297,29 @@ def test_store_with_selected_candidates_and_memories():
     assert ev.selected == ("mx",) and ev.dropped == ("e1_fact",)
 
 
+def test_deleted_memories_are_not_part_of_the_store():
+    pkg = build(
+        [("e1", 0)],
+        [("e1_fact", "e1", "atomic_fact", 2, {"a": 1})],
+        [("a", "current_truth", 2.0), ("b", "invalidation", 1.0)],
+        stores=[
+            {
+                "id": "exp",
+                "memories": [
+                    {"id": "gone", "cost": 1, "coverage": {"a": 1, "b": 1}, "status": "deleted"},
+                    {"id": "kept", "cost": 1, "coverage": {"b": 1}, "status": "superseded"},
+                ],
+            }
+        ],
+    )
+    ev = score(pkg, 3, store_id="exp")
+    assert ev.selected == ("kept",) and ev.value == pytest.approx(1.0)
+    union = compile_cached(pkg)  # the package alone has no external candidates
+    assert "gone" not in union.candidate_ids
+    assert ev.opt_value == pytest.approx(3.0)  # e1_fact + kept; the deleted memory is no candidate
+    assert any("deleted" in n for n in ev.notes)
+
+
 def test_evaluations_serialise_to_json():
     pkg = _union_package()
     for ev in (score(pkg, 2, store_id="mem0"), score(generate("update_chain"), 6, writer="gvt")):

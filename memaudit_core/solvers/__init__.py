@@ -156,7 +156,8 @@ def run_engine(
     incumbent_idx: tuple[int, ...] | None = None,
 ) -> tuple[RawSolution, float]:
     """Run one registered engine; returns the raw solution and its wall time in seconds."""
-    if not ENGINES:
+    if name not in ENGINES:
+        # Importing one engine module (e.g. .enum) registers only that engine.
         _load_engines()
     if name not in ENGINES:
         raise UnknownNameError(f"unknown solver {name!r} (known: {', '.join(SOLVER_CHOICES)})")

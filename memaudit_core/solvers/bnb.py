@@ -11,16 +11,19 @@ Ingredients, in the order they run:
   candidates over budget; candidates whose singleton value F({u}) <= 1e-12; and, for
   capacity 1, candidates dominated inside their group (an earlier sibling — lower (cost, id) —
   covers at least as much on every unit). None of these can be in the tie-break winner.
-* **Incumbent**: the best of a cost-benefit greedy, a value greedy, the best singleton and the
-  caller's ``incumbent_idx``.
-* **Bound** at each node, valid for every concave saturation h with h(0) = 0, the minimum of
-  (a) a multiple-choice knapsack over the node's *marginal gains* (submodularity: the gain of a
-  set is at most the sum of its members' gains), solved exactly by dynamic programming over
-  costs rounded *down* to a grid (a relaxation, so still an upper bound; exact when the costs
-  are integers), which is never weaker than the fractional (LP) knapsack bound when costs are
-  integral; and (b) the suffix max-coverage bound
-  sum_r w_r (h(z_r + M_r) - h(z_r)) with M_r the sum over later groups of the largest a_ur.
-  Children inherit their parent's gains as valid (looser) bounds, so each child is tested
+* **Incumbent**: the better of a cost-benefit greedy and a value greedy (whose first pick is
+  the best singleton), improved by add / swap local search on larger instances, or the
+  caller's ``incumbent_idx`` when that is better.
+* **Bound** at each node (valid for every concave h with h(0) = 0), the minimum of:
+  (a) a multiple-choice knapsack over the node's *marginal gains* — by submodularity the gain of
+  a set is at most the sum of its members' gains — bounded by the Lagrangian dual of its LP
+  relaxation (``lam * b + sum_g max(0, max_u gain_u - lam c_u)`` for a grid of ``lam``) and,
+  when costs are small integers (after scaling), by the exact knapsack DP; (b) the suffix
+  max-coverage bound ``sum_r w_r (h(z_r + M_r) - h(z_r))`` with ``M_r`` the sum over later
+  groups of the largest ``a_ur``; and at the root (c) the combined bound
+  ``sum_r (1 - theta_r) Phi_r + knapsack(sum_r theta_r g_ur)`` with per-unit multipliers
+  ``theta`` fitted by subgradient steps, whose optimum matches the MILP's LP relaxation.
+  Child bounds reuse the parent's gains (gains only shrink deeper), so every child is tested
   before any work is spent on it.
 * **Tie-break** (matches :mod:`.brute`): higher value, then lower cost, then the smaller tuple of
   candidate ids. Subtrees whose bound can only *tie* the incumbent are explored only while
@@ -43,7 +46,8 @@ import itertools
 import math
 import sys
 import time
-from dataclasses import dataclass, field
+import weakref
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -61,11 +65,14 @@ MAX_ITEMS = 200_000
 DP_MAX_CELLS = 256
 #: The knapsack DP runs only up to this many items (it costs a Python loop per item).
 DP_MAX_ITEMS = 400
-GAIN_LP_WITH_THETA = True
+#: Group orders for the search (the result never depends on it).
+GROUP_ORDERS = ("value_ratio", "ratio", "arrival")
 #: Instances with at least this many items optimise the combined bound's multipliers.
 THETA_MIN_ITEMS = 40
 #: Positions (in descending ratio order) of the budget multipliers tried by the LP bound.
 _LAMBDA_PICKS = np.array([0, 1, 2, 3, 4, 6, 8, 11, 15, 20, 27, 36, 48, 64, 90, 128, 256])
+#: Extra budget multipliers tried between the best grid point's neighbours.
+_LAMBDA_REFINE = 14
 #: Largest suffix max-coverage matrix (groups x units) kept in memory.
 MAX_SUFFIX_CELLS = 4_000_000
 #: Scales tried to make costs integral (costs in halves, tenths, cents, ...).
@@ -105,7 +112,61 @@ class _Model:
         return len(self.gstart) - 1
 
 
+_BASE_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def _presolve(inst: CompiledInstance, b_eff: float, order: str) -> _Model:
+    """The presolved model at budget ``b_eff`` (capacity 1: a cached base, filtered by cost).
+
+    For capacity 1 nothing but the cost filter depends on the budget — a dominating sibling
+    never costs more than the candidate it dominates — so the expensive part is built once
+    per instance and group order, and budget sweeps only filter arrays.
+    """
+    if order not in GROUP_ORDERS:
+        raise ValueError(f"unknown group order {order!r} (known: {', '.join(GROUP_ORDERS)})")
+    if inst.group_capacity > 1:
+        return _build_model(inst, b_eff, order)
+    per_inst = _BASE_CACHE.setdefault(inst, {})
+    base = per_inst.get(order)
+    if base is None:
+        base = per_inst[order] = _build_model(inst, math.inf, order)
+    return _restrict(base, b_eff)
+
+
+def _restrict(base: _Model, b_eff: float) -> _Model:
+    keep = base.cost <= b_eff
+    stats = dict(base.stats)
+    stats["over_budget"] = int(np.count_nonzero(base.inst.cost > b_eff))
+    if keep.all():
+        stats["items"], stats["groups"] = base.n, base.n_groups
+        return replace(base, b_eff=b_eff, stats=stats)
+    idx = np.flatnonzero(keep)
+    old_group = base.group[idx]
+    group = (
+        np.cumsum(np.concatenate([[0], old_group[1:] != old_group[:-1]])) if idx.size else old_group
+    )
+    n_groups = int(group[-1]) + 1 if idx.size else 0
+    lengths = np.diff(base.indptr)
+    entries = np.repeat(keep, lengths)
+    stats["items"], stats["groups"] = int(idx.size), n_groups
+    return _Model(
+        inst=base.inst,
+        b_eff=b_eff,
+        items=[base.items[i] for i in idx.tolist()],
+        cost=base.cost[idx],
+        group=group.astype(np.int64),
+        gstart=np.concatenate([[0], np.cumsum(np.bincount(group, minlength=n_groups))]).astype(
+            np.int64
+        ),
+        indptr=np.concatenate([[0], np.cumsum(lengths[idx])]).astype(np.int64),
+        cols=base.cols[entries],
+        data=base.data[entries],
+        weight=base.weight,
+        stats=stats,
+    )
+
+
+def _build_model(inst: CompiledInstance, b_eff: float, order: str) -> _Model:
     h = get_saturation(inst.saturation).h
     n = inst.n_candidates
     units = np.flatnonzero(inst.weight > 0)
@@ -164,11 +225,12 @@ def _presolve(inst: CompiledInstance, b_eff: float, order: str) -> _Model:
         raise SolverError(
             f"bnb: {total} group subsets at capacity {cap} exceed {MAX_ITEMS}; use 'milp'"
         )
-    if order in ("ratio", "value", "mix") and groups:
-        # Most valuable(-per-cost) groups first: strong early decisions tighten the bound.
+    if order != "arrival" and groups:
+        # Groups with the most valuable, cost-efficient items first: the subtrees that hold
+        # good stores are searched early and the cheap tails are pruned by the bound.
         def score(it):
             v = sum(w[r] * float(h(a)) for r, a in it[2].items())
-            return v / it[1] if order == "ratio" else v if order == "value" else v * v / it[1]
+            return v / it[1] if order == "ratio" else v * v / it[1]
 
         best = [max(score(it) for it in g) for g in groups]
         groups = [groups[k] for k in sorted(range(len(groups)), key=lambda k: -best[k])]
@@ -230,9 +292,12 @@ class _Search:
         self.scale = None
         for s in _COST_SCALES:
             sc = m.cost * s
-            if np.all(np.abs(sc - np.round(sc)) <= 1e-9 * np.maximum(1.0, sc)) and m.b_eff * s <= DP_MAX_CELLS:
+            if (
+                np.all(np.abs(sc - np.round(sc)) <= 1e-9 * np.maximum(1.0, sc))
+                and m.b_eff * s <= DP_MAX_CELLS
+            ):
                 self.scale = float(s)
-                self.cq_list = np.round(sc).astype(np.int64).tolist()
+                self.cq = np.round(sc).astype(np.int64)
                 break
         self.use_dp = self.scale is not None and n <= DP_MAX_ITEMS
         self.cost_list = m.cost.tolist()
@@ -251,9 +316,6 @@ class _Search:
             self.suffix = np.cumsum(gmax[::-1], axis=0)[::-1]
         self.item_cols = [m.cols[m.indptr[v] : m.indptr[v + 1]] for v in range(n)]
         self.item_data = [m.data[m.indptr[v] : m.indptr[v + 1]] for v in range(n)]
-        # Per-unit multipliers of the combined bound (1 = plain marginal-gain knapsack).
-        self.refine_depth = -1
-        self.refine_iterations = 0
 
     # ------------------------------------------------------------------ incumbent
     def selection(self, items: tuple[int, ...] | list[int]) -> tuple[int, ...]:
@@ -325,6 +387,8 @@ class _Search:
             return
         items = list(self.best_items)
         for _ in range(max_rounds):
+            if self.out_of_time():
+                break
             z = np.zeros(m.weight.size)
             for v in items:
                 z[self.item_cols[v]] += self.item_data[v]
@@ -358,7 +422,9 @@ class _Search:
                 items.remove(out)
             items.append(v)
             items.sort()
-            self.offer(self.value_of(tuple(items)), float(sum(self.cost_list[u] for u in items)), items)
+            self.offer(
+                self.value_of(tuple(items)), float(sum(self.cost_list[u] for u in items)), items
+            )
 
     def value_of(self, items: tuple[int, ...]) -> float:
         z = np.zeros(self.m.weight.size)
@@ -367,92 +433,104 @@ class _Search:
         return float(np.dot(self.m.weight, self.h(z)))
 
     # ------------------------------------------------------------------ bounds
-    def lp_bounds(self, prof, cost_s, ok, rel, b, gs_rel):
+    def lp_bounds(self, prof, cost, seg_start, next_seg, b):
         """Fractional multiple-choice knapsack bounds via its Lagrangian dual in the budget.
 
         For any lam >= 0, lam * b + sum_g max(0, max_u (p_u - lam c_u)) bounds the knapsack
         optimum (weak duality), so a small grid of lam values, minimised per child, is valid.
-        Returns (bound for the whole suffix, bound for each child's remaining suffix).
+        Items are the node's usable ones, grouped in segments; returns (bound for the whole
+        suffix, bound for what the groups after each item's group can add at its residual).
         """
-        ratio = np.sort(prof[ok] / cost_s[ok])[::-1]
+        ratio = np.sort(prof / cost)[::-1]
         lam = np.concatenate([ratio[_LAMBDA_PICKS[_LAMBDA_PICKS < ratio.size]], [0.0]])
-        P = np.where(ok[:, None], prof[:, None] - cost_s[:, None] * lam[None, :], 0.0)
-        gm = np.maximum.reduceat(P, gs_rel, axis=0)
+        P = prof[:, None] - cost[:, None] * lam[None, :]
+        gm = np.maximum.reduceat(P, seg_start, axis=0)
         np.maximum(gm, 0.0, out=gm)
+        vals = lam * b + gm.sum(axis=0)
+        # The dual is convex in lam: refine between the best grid point's neighbours, where
+        # the minimum lies, so the node bound gets close to the exact LP value.
+        k = int(np.argmin(vals))
+        hi = lam[max(k - 1, 0)]
+        lo = lam[min(k + 1, lam.size - 1)]
+        if hi > lo:
+            fine = np.linspace(lo, hi, _LAMBDA_REFINE + 2)[1:-1]
+            lam = np.concatenate([lam, fine])
+            Pf = prof[:, None] - cost[:, None] * fine[None, :]
+            gf = np.maximum.reduceat(Pf, seg_start, axis=0)
+            np.maximum(gf, 0.0, out=gf)
+            gm = np.concatenate([gm, gf], axis=1)
         suf = np.zeros((gm.shape[0] + 1, lam.size))
         np.cumsum(gm[::-1], axis=0, out=suf[-2::-1])
         node_lp = float((lam * b + suf[0]).min())
-        child = ((b - cost_s)[:, None] * lam[None, :] + suf[rel]).min(axis=1)
+        child = ((b - cost)[:, None] * lam[None, :] + suf[next_seg]).min(axis=1)
         return node_lp, child
 
-    def dp_bounds(self, g, prof, cost_s, ok, b):
-        """Exact (integral-cost) multiple-choice knapsack bounds by dynamic programming."""
-        G = self.m.n_groups
-        gs, cq, s0 = self.gstart_list, self.cq_list, self.gstart_list[g]
+    def dp_bounds(self, prof, cost, cq, seg_start, b):
+        """Exact (integral-cost) multiple-choice knapsack bounds by dynamic programming.
+
+        Segments are processed from the last group backwards; before a segment's own items
+        enter the table, the table holds the best over later groups, which is each of its
+        items' child bound.
+        """
         qb = int(math.floor(b * self.scale + 1e-7))
-        pl = prof.tolist()
-        okl = ok.tolist()
-        cs = cost_s.tolist()
+        pl, cl, ql = prof.tolist(), cost.tolist(), cq.tolist()
         child = [0.0] * len(pl)
+        bounds = [*seg_start.tolist(), len(pl)]
         prev = np.zeros(qb + 1)
-        for gg in range(G - 1, g - 1, -1):
-            lo, hi = gs[gg], gs[gg + 1]
-            for v in range(lo, hi):
-                k = v - s0
-                if okl[k]:
-                    child[k] = prev[int(math.floor((b - cs[k]) * self.scale + 1e-7))]
+        for j in range(len(bounds) - 2, -1, -1):
+            lo, hi = bounds[j], bounds[j + 1]
+            for k in range(lo, hi):
+                child[k] = prev[int(math.floor((b - cl[k]) * self.scale + 1e-7))]
             cur = prev.copy()
-            for v in range(lo, hi):
-                c = cq[v]
-                if c > qb:
-                    break
-                if okl[v - s0]:
-                    np.maximum(cur[c:], prev[: qb + 1 - c] + pl[v - s0], out=cur[c:])
+            for k in range(lo, hi):
+                c = ql[k]
+                np.maximum(cur[c:], prev[: qb + 1 - c] + pl[k], out=cur[c:])
             prev = cur
         return float(prev[qb]), np.asarray(child)
 
     def node(self, g: int, z: np.ndarray, value: float, cost: float, theta: np.ndarray | None):
-        """Gains, child bounds and node bound for the node (S, g).
+        """Usable items, their gains and child bounds, and the node bound for node (S, g).
 
-        The child bound of item u is value + gain(u) + an upper bound on what groups after
+        The child bound of item u is value + gain(u) + an upper bound on what the groups after
         u's group can add at the child's residual budget, computed from this node's gains
         (gains only shrink deeper, by submodularity, so the parent's numbers stay valid).
+        Only items that fit the residual budget and have a positive gain are usable.
         """
         m = self.m
         s0 = self.gstart_list[g]
         b = m.b_eff - cost
         per, cols, starts = self.gain_entries(z, s0)
         gains = np.add.reduceat(per, starts)
-        cost_s = m.cost[s0:]
-        ok = (cost_s <= b) & (gains > GAIN_EPS)
-        rel = m.group[s0:] - g + 1
-        gs_rel = m.gstart[g:-1] - s0
-        if theta is None or GAIN_LP_WITH_THETA:
-            node_b, ext = self.lp_bounds(gains, cost_s, ok, rel, b, gs_rel)
-        else:
-            node_b, ext = math.inf, np.full(cost_s.size, np.inf)
+        idx = np.flatnonzero((m.cost[s0:] <= b) & (gains > GAIN_EPS))
+        if idx.size == 0:
+            return idx, gains[:0], gains[:0], value
+        c_ok = m.cost[s0 + idx]
+        p_ok = gains[idx]
+        t_ok = m.group[s0 + idx] - g
+        seg_start = np.flatnonzero(np.concatenate([[True], t_ok[1:] != t_ok[:-1]]))
+        next_seg = np.searchsorted(t_ok[seg_start], t_ok + 1)
+        node_b, ext = self.lp_bounds(p_ok, c_ok, seg_start, next_seg, b)
+        if self.use_dp and theta is None:
+            nb, ch = self.dp_bounds(p_ok, c_ok, self.cq[s0 + idx], seg_start, b)
+            np.minimum(ext, ch, out=ext)
+            node_b = min(node_b, nb)
         if self.suffix is not None:
             h = self.h
             phi = m.weight * (h(z + self.suffix[g:]) - h(z))
             sc = phi.sum(axis=1)
-            np.minimum(ext, sc[rel], out=ext)
+            np.minimum(ext, sc[t_ok + 1], out=ext)
             node_b = min(node_b, float(sc[0]))
             if theta is not None:
                 # Combined bound: sum_r (1 - theta_r) Phi_r + knapsack over theta-weighted gains.
                 const = sc - phi @ theta
-                prof = np.add.reduceat(per * theta[cols], starts)
+                prof = np.add.reduceat(per * theta[cols], starts)[idx]
                 if self.use_dp:
-                    nb, ch = self.dp_bounds(g, prof, cost_s, ok, b)
+                    nb, ch = self.dp_bounds(prof, c_ok, self.cq[s0 + idx], seg_start, b)
                 else:
-                    nb, ch = self.lp_bounds(prof, cost_s, ok, rel, b, gs_rel)
-                np.minimum(ext, ch + const[rel], out=ext)
+                    nb, ch = self.lp_bounds(prof, c_ok, seg_start, next_seg, b)
+                np.minimum(ext, ch + const[t_ok + 1], out=ext)
                 node_b = min(node_b, nb + float(const[0]))
-        if self.use_dp and theta is None:
-            nb, ch = self.dp_bounds(g, gains, cost_s, ok, b)
-            np.minimum(ext, ch, out=ext)
-            node_b = min(node_b, nb)
-        cb = np.where(ok, value + gains + ext, -np.inf)
-        return gains, cb, value + node_b
+        return idx, p_ok, value + p_ok + ext, value + node_b
 
     def optimize_theta(
         self, g: int, z: np.ndarray, cost: float, theta: np.ndarray, target: float, iterations: int
@@ -478,6 +556,8 @@ class _Search:
         best, best_theta = math.inf, theta
         step, stall = 1.0, 0
         for _ in range(iterations):
+            if self.out_of_time():
+                break
             prof = np.add.reduceat(per * theta[cols], starts)
             ok = ok0 & (prof > 0)
             if not ok.any():
@@ -511,6 +591,9 @@ class _Search:
         return best, best_theta
 
     # ------------------------------------------------------------------ search
+    def out_of_time(self) -> bool:
+        return self.deadline is not None and time.perf_counter() >= self.deadline
+
     def check_limits(self, open_bound: float) -> None:
         if self.node_limit is not None and self.nodes >= self.node_limit:
             raise _Limit(open_bound)
@@ -521,28 +604,24 @@ class _Search:
         self, g: int, z: np.ndarray, value: float, cost: float, chosen: list[int], theta
     ) -> None:
         self.nodes += 1
-        if theta is not None and len(chosen) <= self.refine_depth and self.suffix is not None:
-            _, theta = self.optimize_theta(
-                g, z, cost, theta, self.best_value - value, self.refine_iterations
-            )
-        gains, cb, node_bound = self.node(g, z, value, cost, theta)
+        idx, gains, cb, node_bound = self.node(g, z, value, cost, theta if not chosen else None)
         bv = self.best_value
         guard = 1e-11 * max(1.0, abs(bv))
-        cand = np.flatnonzero(cb >= bv - TIE - guard)
-        if cand.size == 0:
+        keep = np.flatnonzero(cb >= bv - TIE - guard)
+        if keep.size == 0:
             return
-        cand = cand[np.argsort(-cb[cand], kind="stable")]
+        keep = keep[np.argsort(-cb[keep], kind="stable")]
         s0 = self.gstart_list[g]
-        cbl = cb[cand].tolist()
-        gl = gains[cand].tolist()
         G = self.m.n_groups
         b_eff = self.m.b_eff
-        for k, cbk, gk in zip(cand.tolist(), cbl, gl, strict=True):
+        for k, cbk, gk in zip(
+            (idx[keep] + s0).tolist(), cb[keep].tolist(), gains[keep].tolist(), strict=True
+        ):
             bv = self.best_value
             guard = 1e-11 * max(1.0, abs(bv))
             if cbk < bv - TIE - guard:
                 break
-            v = s0 + k
+            v = k
             cv = cost + self.cost_list[v]
             vv = value + gk
             chosen.append(v)
@@ -574,10 +653,8 @@ def solve_bnb(
     time_limit: float | None = None,
     node_limit: int | None = None,
     incumbent_idx: tuple[int, ...] | None = None,
-    order: str = "arrival",
+    order: str = "value_ratio",
     theta_iterations: int = 150,
-    refine_depth: int = 0,
-    refine_iterations: int = 10,
 ) -> RawSolution:
     """Exact branch-and-bound (see the module docstring).
 
@@ -591,8 +668,9 @@ def solve_bnb(
         Maximum number of search nodes (the root counts as one).
     incumbent_idx : tuple of int, optional
         A known feasible selection to start from (ignored if infeasible).
-    order : {'arrival', 'ratio'}
-        Group order of the search; it changes speed, never the result.
+    order : {'value_ratio', 'ratio', 'arrival'}
+        Group order of the search; it changes speed, never the result. ``value_ratio``
+        (default) sorts groups by the best F({u})^2 / c_u, ``ratio`` by F({u}) / c_u.
     theta_iterations : int
         Subgradient steps for the root multipliers of the combined bound (larger instances).
 
@@ -607,7 +685,7 @@ def solve_bnb(
     >>> inst = compile_package(generate("temporal_interval"))
     >>> raw = solve_bnb(inst, 13)
     >>> round(raw.value, 6), inst.ids(raw.selected_idx)[:2]
-    (10.635, ('e1_summary', 'e2_atomic_fact'))
+    (10.635, ('interval_0_interval_fact', 'interval_1_summary'))
     """
     t0 = time.perf_counter()
     b_eff = budget_with_tolerance(budget)
@@ -637,14 +715,17 @@ def solve_bnb(
     status, bound = "optimal", None
     if model.n:
         z0 = np.zeros(model.weight.size)
-        _, _, root_bound = search.node(0, z0, 0.0, 0.0, None)
+        root_bound = search.node(0, z0, 0.0, 0.0, None)[3]
         theta = None
-        if model.n >= THETA_MIN_ITEMS and search.suffix is not None and root_bound > search.best_value + TIE:
+        if (
+            model.n >= THETA_MIN_ITEMS
+            and search.suffix is not None
+            and root_bound > search.best_value + TIE
+        ):
             tb, theta = search.optimize_theta(
                 0, z0, 0.0, np.ones(model.weight.size), search.best_value, theta_iterations
             )
             root_bound = min(root_bound, tb)
-            search.refine_depth, search.refine_iterations = refine_depth, refine_iterations
         detail["root_bound"] = root_bound
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, model.n_groups * 2 + 200))
@@ -665,7 +746,13 @@ def solve_bnb(
             gv, gc, gs = given
             if gv > value + TIE or (
                 abs(gv - value) <= TIE
-                and (gc < search.best_cost - TIE or (abs(gc - search.best_cost) <= TIE and selection_key(inst, gs) < selection_key(inst, sel)))
+                and (
+                    gc < search.best_cost - TIE
+                    or (
+                        abs(gc - search.best_cost) <= TIE
+                        and selection_key(inst, gs) < selection_key(inst, sel)
+                    )
+                )
             ):
                 value, sel = gv, gs
     value = max(value, 0.0)

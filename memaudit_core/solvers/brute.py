@@ -32,7 +32,9 @@ def brute_force(inst: CompiledInstance, budget: float) -> tuple[float, tuple[int
     cov = inst.coverage
     for i in range(inst.n_candidates):
         lo, hi = cov.indptr[i], cov.indptr[i + 1]
-        rows.append({int(c): float(v) for c, v in zip(cov.indices[lo:hi], cov.data[lo:hi], strict=True)})
+        rows.append(
+            {int(c): float(v) for c, v in zip(cov.indices[lo:hi], cov.data[lo:hi], strict=True)}
+        )
     weights = [float(w) for w in inst.weight]
     cap = inst.group_capacity
     group_options = []
@@ -70,6 +72,8 @@ def brute_force(inst: CompiledInstance, budget: float) -> tuple[float, tuple[int
 
 
 @register_engine("brute")
-def solve_brute(inst, budget, *, time_limit=None, node_limit=None, incumbent_idx=None) -> RawSolution:
+def solve_brute(
+    inst, budget, *, time_limit=None, node_limit=None, incumbent_idx=None
+) -> RawSolution:
     value, chosen = brute_force(inst, budget)
     return RawSolution(chosen, value, value, "optimal", nodes=0, detail={"method": "exhaustive"})

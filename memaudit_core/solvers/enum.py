@@ -31,8 +31,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..compiled import CompiledInstance
+from ..errors import SolverError
 from ..objective import get_saturation
 from . import RawSolution, register_engine
+
+
+class EnumerationTooLarge(SolverError, ValueError):
+    """Enumeration refused: too many combinations (a ValueError and a user-facing SolverError)."""
+
 
 #: Largest number of group-option combinations the engine accepts.
 ENUM_MAX_COMBINATIONS = 300_000
@@ -62,7 +68,7 @@ def selection_key(inst: CompiledInstance, selected_idx: Sequence[int]) -> tuple[
     >>> from memaudit_core.compiled import compile_package
     >>> inst = compile_package(generate("update_chain"))
     >>> selection_key(inst, [8, 3])
-    ('e1_atomic_fact', 'e2_tombstone')
+    ('update_1_tombstone', 'update_2_tombstone')
     """
     return tuple(inst.candidate_ids[i] for i in sorted(int(i) for i in selected_idx))
 
@@ -104,28 +110,62 @@ def group_options(inst: CompiledInstance, budget_eff: float) -> list[list[tuple[
     return out
 
 
-def _count_within(inst: CompiledInstance, budget_eff: float) -> int:
+#: Cells of the counting DP behind :func:`combination_count`.
+_COUNT_CELLS = 512
+
+
+def _product_within(inst: CompiledInstance, budget_eff: float) -> float:
     cost = inst.cost
     cap = inst.group_capacity
-    total = 1
+    total = 1.0
     for g in range(inst.n_groups):
         m = int(np.count_nonzero(cost[inst.group_start[g] : inst.group_start[g + 1]] <= budget_eff))
         total *= sum(math.comb(m, k) for k in range(0, min(cap, m) + 1))
     return total
 
 
-def combination_count(inst: CompiledInstance, budget: float | None = None) -> int:
-    """Size of the group-option product (candidates over ``budget`` left out), cheaply.
+def _count_within(inst: CompiledInstance, budget_eff: float) -> int:
+    """Upper bound on the number of combinations with cost <= budget_eff.
 
-    It counts subsets by size only, so for capacity > 1 it can overcount a little (subsets
-    over budget are still counted); it never undercounts.
+    The plain product of per-group option counts, tightened by a counting DP over costs
+    rounded *down* to a grid (so every feasible combination is counted; exact when costs are
+    integers and the budget is at most the grid size).
+    """
+    product = _product_within(inst, budget_eff)
+    if product <= 1 or not math.isfinite(budget_eff) or inst.group_capacity > 1:
+        return int(min(product, 1e18))
+    cells = _COUNT_CELLS
+    costs = inst.cost
+    integral = bool(np.all(costs == np.round(costs))) and budget_eff <= cells
+    scale = 1.0 if integral else cells / max(budget_eff, 1e-300)
+    q_max = int(math.floor(budget_eff * scale + 1e-7))
+    cq = np.maximum(np.floor(costs * scale + (1e-7 if integral else -1e-7)), 0).astype(np.int64)
+    counts = np.zeros(q_max + 1)
+    counts[0] = 1.0
+    for g in range(inst.n_groups):
+        new = counts.copy()
+        for i in inst.group_slice(g):
+            c = int(cq[i])
+            if c <= q_max:
+                new[c:] += counts[: q_max + 1 - c]
+        counts = new
+    return int(min(product, counts.sum(), 1e18))
+
+
+def combination_count(inst: CompiledInstance, budget: float | None = None) -> int:
+    """An upper bound on the number of stores enumeration would build at ``budget``, cheaply.
+
+    Without a budget it is the group-option product. With one it also counts, by a DP over
+    costs rounded down, the combinations that fit (exact for small integer costs). For
+    capacity > 1 it counts subsets by size only. It never undercounts.
 
     Examples
     --------
     >>> from memaudit_core.generators import generate
     >>> from memaudit_core.compiled import compile_package
-    >>> combination_count(compile_package(generate("update_chain")))
-    480
+    >>> inst = compile_package(generate("update_chain"))
+    >>> combination_count(inst), combination_count(inst, 3)
+    (864, 28)
     """
     b = math.inf if budget is None else budget_with_tolerance(budget)
     return _count_within(inst, b)
@@ -137,7 +177,7 @@ class _Enumeration:
     def __init__(self, inst: CompiledInstance, budget_eff: float):
         count = _count_within(inst, budget_eff)
         if count > ENUM_MAX_COMBINATIONS:
-            raise ValueError(
+            raise EnumerationTooLarge(
                 f"enum refuses {count} combinations (max {ENUM_MAX_COMBINATIONS}); "
                 "use the 'bnb' or 'milp' solver"
             )
@@ -149,7 +189,7 @@ class _Enumeration:
         covered = dense[used].sum(axis=0) > 0 if used else np.zeros(inst.n_units, bool)
         units = np.flatnonzero(covered & (inst.weight > 0))
         if count * max(1, units.size) > ENUM_MAX_CELLS:
-            raise ValueError(
+            raise EnumerationTooLarge(
                 f"enum refuses {count} combinations x {units.size} units; "
                 "use the 'bnb' or 'milp' solver"
             )
@@ -163,7 +203,9 @@ class _Enumeration:
         self._steps: list[tuple[np.ndarray, np.ndarray]] = []
         for opts in self.options:
             o_cost = np.array([sum(float(inst.cost[i]) for i in o) for o in opts])
-            o_cov = np.array([sub[list(o)].sum(axis=0) if o else np.zeros(units.size) for o in opts])
+            o_cov = np.array(
+                [sub[list(o)].sum(axis=0) if o else np.zeros(units.size) for o in opts]
+            )
             new_cost = cost[:, None] + o_cost[None, :]
             rows, cols = np.nonzero(new_cost <= budget_eff)
             cost = new_cost[rows, cols]
@@ -185,7 +227,9 @@ class _Enumeration:
             rows = parent[rows]
         out = []
         for j in range(chosen.shape[1]):
-            picked = [i for pos in range(chosen.shape[0]) for i in self.options[pos][chosen[pos, j]]]
+            picked = [
+                i for pos in range(chosen.shape[0]) for i in self.options[pos][chosen[pos, j]]
+            ]
             out.append(tuple(sorted(picked)))
         return out
 
@@ -210,8 +254,9 @@ def enumerate_best(inst: CompiledInstance, budget: float) -> tuple[float, tuple[
 
     Raises
     ------
-    ValueError
-        Above :data:`ENUM_MAX_COMBINATIONS` combinations.
+    EnumerationTooLarge
+        (a ``ValueError`` and a ``SolverError``) above :data:`ENUM_MAX_COMBINATIONS`
+        combinations.
     """
     en = _Enumeration(inst, budget_with_tolerance(budget))
     row = en.best_among(np.arange(en.cost.size))
@@ -255,7 +300,9 @@ def enum_all_budgets(
 
 
 @register_engine("enum")
-def solve_enum(inst, budget, *, time_limit=None, node_limit=None, incumbent_idx=None) -> RawSolution:
+def solve_enum(
+    inst, budget, *, time_limit=None, node_limit=None, incumbent_idx=None
+) -> RawSolution:
     """Exhaustive enumeration (limits are ignored: it either finishes or refuses).
 
     Examples
@@ -268,5 +315,10 @@ def solve_enum(inst, budget, *, time_limit=None, node_limit=None, incumbent_idx=
     """
     value, chosen, count = enumerate_best(inst, budget)
     return RawSolution(
-        chosen, value, value, "optimal", nodes=count, detail={"method": "enumeration", "combinations": count}
+        chosen,
+        value,
+        value,
+        "optimal",
+        nodes=count,
+        detail={"method": "enumeration", "combinations": count},
     )

@@ -17,8 +17,10 @@ here and is refused with :class:`~memaudit_core.errors.SolverError`.
 
 Both ``mip_rel_gap`` and ``mip_abs_gap`` are set to 0 (HiGHS defaults are 1e-4 and 1e-6, which
 would accept a non-optimal store as "optimal"); HiGHS then stops only when its dual bound meets
-the incumbent up to its own feasibility tolerances. The *model* status is read (a run status of
-OK says nothing about optimality), with the dual bound and node count.
+the incumbent up to its own feasibility tolerances, which are tightened to 1e-9 so that the
+reported objective matches F of the returned store to ~1e-11 relative. The *model* status is
+read (a run status of OK says nothing about optimality), with the dual bound and node count. A
+limit hit before any incumbent returns the empty store (always feasible) and the dual bound.
 
 Examples
 --------
@@ -46,6 +48,8 @@ from .enum import budget_with_tolerance
 
 #: Saturations the MILP formulation can express exactly.
 SUPPORTED_SATURATIONS = ("cap1", "linear")
+#: HiGHS primal / MIP feasibility tolerance (defaults 1e-7 / 1e-6).
+FEASIBILITY_TOLERANCE = 1e-9
 
 
 _BANNER_SHOWN = False
@@ -221,12 +225,19 @@ def solve_milp(
     lp.a_matrix_.start_ = model["start"]
     lp.a_matrix_.index_ = model["index"]
     lp.a_matrix_.value_ = model["value"]
-    lp.integrality_ = [highspy.HighsVarType.kInteger] * n_x + [highspy.HighsVarType.kContinuous] * n_y
+    lp.integrality_ = [highspy.HighsVarType.kInteger] * n_x + [
+        highspy.HighsVarType.kContinuous
+    ] * n_y
 
     h = _new_highs(highspy)
     # Exactness: no relative or absolute gap is accepted (defaults 1e-4 / 1e-6).
     h.setOptionValue("mip_rel_gap", 0.0)
     h.setOptionValue("mip_abs_gap", 0.0)
+    # With the default feasibility tolerances (1e-6 / 1e-7) HiGHS may let y_r exceed
+    # sum_u a_ur x_u by 1e-6 and report an objective above F(X) by ~1e-8 relative, which the
+    # certificate's 1e-9 recompute check rejects; 1e-9 removes that and cost no time in tests.
+    h.setOptionValue("mip_feasibility_tolerance", FEASIBILITY_TOLERANCE)
+    h.setOptionValue("primal_feasibility_tolerance", FEASIBILITY_TOLERANCE)
     if time_limit is not None:
         h.setOptionValue("time_limit", float(max(time_limit, 0.0)))
     if node_limit is not None:
@@ -267,4 +278,6 @@ def solve_milp(
     detail["objective_function_value"] = value
     detail["mip_dual_bound"] = dual
     detail["mip_gap"] = float(info.mip_gap)
-    return RawSolution(chosen, max(value, 0.0), max(bound, value), run_status, nodes=nodes, detail=detail)
+    return RawSolution(
+        chosen, max(value, 0.0), max(bound, value), run_status, nodes=nodes, detail=detail
+    )

@@ -1,0 +1,796 @@
+"""Certification audit: both exact engines on many instances, every difference shown.
+
+``memaudit audit`` (and :func:`audit`) runs the product's branch-and-bound (``bnb``) and the
+HiGHS MILP (``milp``) *directly* — not through :func:`memaudit_core.solvers.solve`, so the
+audit does not trust the certificate logic it checks — on every distinct instance of a suite
+(see :mod:`memaudit_core.suites` for sources, workers, Dask and resume), and reports matches,
+the largest difference, times, and every disagreement.
+
+What is counted
+---------------
+An *instance* is ``(instance hash, pool, budget)``. The instance hash
+(:func:`memaudit_core.suites.instance_hash`) covers what the solvers see — saturation, unit
+weights, groups with their candidates' types, costs and coverage — and leaves out names,
+texts and ``meta``. So a seed-invariant family (``update_chain``) is one instance however many
+seeds are listed, and identical instances drawn by different seeds are solved once. The report
+gives all three counts: sources listed, distinct packages (content hash, which includes the
+seed in ``meta``) and distinct instances.
+
+For each instance both engines run; each returned store is checked feasible and its F
+recomputed (:func:`memaudit_core.objective.evaluate`). The engines *agree* when both proved
+optimality and the recomputed values differ by at most 1e-9 relative. A run stopped by a
+limit is *unproven* (not a disagreement); an engine that cannot take the instance (``milp``
+under ``log1p``) is *skipped*. Every disagreement is written to ``disagreements/`` in the
+output folder: the package JSON with its ``budget`` set to the instance's budget (so
+``memaudit solve FILE --pool POOL --solver bnb|milp`` reproduces it) and a JSON record of both
+engines' answers.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from .errors import MemAuditError, SolverError, UnknownNameError
+from .package import Package
+from .suites import (
+    IndexEntry,
+    PackageSource,
+    Progress,
+    _load_checked,
+    _md_table,
+    collect_sources,
+    instance_hash,
+    render_figures,
+    run_suite,
+    task_key,
+    write_table,
+)
+
+ENGINES = ("bnb", "milp")
+POOLS = ("full", "no_validity", "generic")
+#: Relative tolerance of agreement (DESIGN.md section 5).
+AGREE_TOL = 1e-9
+
+
+def _rel_tol(v: float) -> float:
+    return AGREE_TOL * max(1.0, abs(v))
+
+
+def audit_instance(inst: Any, budget: float, time_limit: float | None = None) -> dict[str, Any]:
+    """Both engines on one compiled instance at one budget; a flat, JSON-ready record."""
+    from .objective import evaluate
+    from .solvers import run_engine
+
+    rec: dict[str, Any] = {}
+    values: dict[str, float] = {}
+    proven = True
+    problems: list[str] = []
+    for eng in ENGINES:
+        try:
+            raw, secs = run_engine(eng, inst, budget, time_limit=time_limit)
+        except SolverError as exc:
+            rec.update(
+                {
+                    f"{eng}_status": "skipped",
+                    f"{eng}_value": None,
+                    f"{eng}_reported": None,
+                    f"{eng}_time_s": None,
+                    f"{eng}_nodes": None,
+                    f"{eng}_cost": None,
+                }
+            )
+            problems.append(f"{eng} skipped: {exc}")
+            continue
+        sel = tuple(int(i) for i in raw.selected_idx)
+        feasible = inst.is_feasible(sel, budget)
+        value = evaluate(inst, sel)
+        if not feasible:
+            problems.append(f"{eng} returned an infeasible store")
+        if abs(value - raw.value) > _rel_tol(value):
+            problems.append(f"{eng} reported {raw.value!r} but its store is worth {value!r}")
+        rec.update(
+            {
+                f"{eng}_status": raw.status if feasible else "infeasible",
+                f"{eng}_value": value,
+                f"{eng}_reported": raw.value,
+                f"{eng}_bound": raw.bound,
+                f"{eng}_time_s": secs,
+                f"{eng}_nodes": int(raw.nodes),
+                f"{eng}_cost": inst.selection_cost(sel),
+                f"{eng}_selected": list(inst.ids(sel)),
+            }
+        )
+        values[eng] = value
+        proven = proven and raw.status == "optimal" and feasible
+    if len(values) == len(ENGINES):
+        diff = abs(values["bnb"] - values["milp"])
+        rec["abs_diff"] = diff
+        rec["rel_diff"] = diff / max(1.0, abs(values["bnb"]), abs(values["milp"]))
+        if not proven:
+            rec["outcome"] = "unproven"
+        elif diff <= _rel_tol(max(values.values())) and not problems:
+            rec["outcome"] = "agree"
+        else:
+            rec["outcome"] = "disagree"
+    else:
+        rec["abs_diff"] = rec["rel_diff"] = None
+        rec["outcome"] = "skipped"
+    rec["problems"] = problems
+    return rec
+
+
+def _audit_worker(jobs: list[tuple], spec: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    from .analysis import compile_cached
+
+    out = []
+    for src, text, content_hash, tasks in jobs:
+        pkg = _load_checked(src, text, content_hash)
+        inst = compile_cached(pkg)
+        for key, budget, method in tasks:
+            pool = method.removeprefix("audit:")
+            out.append((key, audit_instance(inst.pool_instance(pool), budget, spec["time_limit"])))
+    return out
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    """One audited instance (instance hash, pool, budget) with both engines' answers."""
+
+    instance_hash: str
+    pool: str
+    budget: float
+    n_sources: int
+    source: str
+    package_id: str
+    family: str | None
+    outcome: str
+    bnb_value: float | None
+    milp_value: float | None
+    abs_diff: float | None
+    rel_diff: float | None
+    bnb_time_s: float | None
+    milp_time_s: float | None
+    bnb_status: str
+    milp_status: str
+    bnb_nodes: int | None
+    milp_nodes: int | None
+    problems: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "instance_hash": self.instance_hash,
+            "pool": self.pool,
+            "budget": self.budget,
+            "n_sources": self.n_sources,
+            "source": self.source,
+            "package_id": self.package_id,
+            "family": self.family,
+            "outcome": self.outcome,
+            "bnb_value": self.bnb_value,
+            "milp_value": self.milp_value,
+            "abs_diff": self.abs_diff,
+            "rel_diff": self.rel_diff,
+            "bnb_time_s": self.bnb_time_s,
+            "milp_time_s": self.milp_time_s,
+            "bnb_status": self.bnb_status,
+            "milp_status": self.milp_status,
+            "bnb_nodes": self.bnb_nodes,
+            "milp_nodes": self.milp_nodes,
+            "problems": "; ".join(self.problems),
+        }
+
+
+@dataclass(frozen=True)
+class FamilyCount:
+    """Sources of one family (or ``files``) and how many distinct instances they hold."""
+
+    family: str
+    n_sources: int
+    n_packages: int
+    n_instances: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "family": self.family,
+            "n_sources": self.n_sources,
+            "n_packages": self.n_packages,
+            "n_instances": self.n_instances,
+        }
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    """The audit's counts, agreement, differences and times.
+
+    Attributes
+    ----------
+    n_sources, n_packages, n_instances : int
+        Sources listed; distinct packages (content hash); distinct instances (instance hash).
+    n_tasks : int
+        Distinct audited instances ``(instance hash, pool, budget)``; ``n_agree +
+        n_disagree + n_unproven + n_skipped == n_tasks`` when complete.
+    max_abs_diff, max_rel_diff : float or None
+        Largest difference between the engines' recomputed values over the tasks where both
+        ran.
+    bnb_time_s, milp_time_s : tuple (total, mean, max)
+    disagreements : tuple of AuditRow
+        Every disagreement (also written to ``disagreements/`` when there is an output folder).
+    """
+
+    n_sources: int
+    n_packages: int
+    n_instances: int
+    n_tasks: int
+    pools: tuple[str, ...]
+    budgets: tuple[float, ...]
+    n_agree: int
+    n_disagree: int
+    n_unproven: int
+    n_skipped: int
+    max_abs_diff: float | None
+    max_rel_diff: float | None
+    bnb_time_s: tuple[float, float, float]
+    milp_time_s: tuple[float, float, float]
+    families: tuple[FamilyCount, ...]
+    rows: tuple[AuditRow, ...]
+    disagreements: tuple[AuditRow, ...]
+    executed: int
+    reused: int
+    complete: bool
+    elapsed_s: float
+    backend: str
+    out: str | None
+    files: tuple[str, ...]
+    notes: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return self.complete and self.n_disagree == 0
+
+    def to_dict(self, rows: bool = True) -> dict[str, Any]:
+        out = {
+            "suite": "audit",
+            "ok": self.ok,
+            "n_sources": self.n_sources,
+            "n_packages": self.n_packages,
+            "n_instances": self.n_instances,
+            "n_tasks": self.n_tasks,
+            "pools": list(self.pools),
+            "budgets": list(self.budgets),
+            "n_agree": self.n_agree,
+            "n_disagree": self.n_disagree,
+            "n_unproven": self.n_unproven,
+            "n_skipped": self.n_skipped,
+            "max_abs_diff": self.max_abs_diff,
+            "max_rel_diff": self.max_rel_diff,
+            "bnb_time_s": dict(zip(("total", "mean", "max"), self.bnb_time_s, strict=True)),
+            "milp_time_s": dict(zip(("total", "mean", "max"), self.milp_time_s, strict=True)),
+            "families": [f.to_dict() for f in self.families],
+            "disagreements": [d.to_dict() for d in self.disagreements],
+            "executed": self.executed,
+            "reused": self.reused,
+            "complete": self.complete,
+            "elapsed_s": self.elapsed_s,
+            "backend": self.backend,
+            "out": self.out,
+            "files": list(self.files),
+            "notes": list(self.notes),
+        }
+        if rows:
+            out["rows"] = [r.to_dict() for r in self.rows]
+        return out
+
+
+def _times(values: Sequence[float | None]) -> tuple[float, float, float]:
+    vals = [v for v in values if v is not None]
+    if not vals:
+        return (0.0, 0.0, 0.0)
+    return (float(sum(vals)), float(sum(vals) / len(vals)), float(max(vals)))
+
+
+def _check_pools(pools: Sequence[str]) -> tuple[str, ...]:
+    out = []
+    for p in pools:
+        name = p.removesuffix("_opt")
+        if name not in POOLS:
+            raise UnknownNameError(f"unknown pool {p!r} (known: {', '.join(POOLS)})")
+        out.append(name)
+    if not out:
+        raise MemAuditError("no pools given")
+    return tuple(dict.fromkeys(out))
+
+
+def _budgets(budgets: Sequence[float] | None) -> tuple[float, ...] | None:
+    if budgets is None:
+        return None
+    from .analysis import _check_budget
+
+    grid = tuple(sorted({_check_budget(b) for b in budgets}))
+    if not grid:
+        raise MemAuditError("no budgets given")
+    return grid
+
+
+def audit(
+    paths: Sequence[str] = (),
+    families: Sequence[str] = (),
+    *,
+    seeds: Sequence[int] | None = None,
+    params: dict[str, str] | None = None,
+    budgets: Sequence[float] | None = None,
+    pools: Sequence[str] = ("full",),
+    time_limit: float | None = None,
+    out: str | Path | None = None,
+    workers: int = 1,
+    scheduler: Any = None,
+    resume: bool = True,
+    max_tasks: int | None = None,
+    figures: bool = True,
+    progress: Progress = None,
+    sources: Sequence[PackageSource] | None = None,
+) -> AuditReport:
+    """Run ``bnb`` and ``milp`` on every distinct instance of a suite and compare.
+
+    Parameters are those of :func:`memaudit_core.suites.sweep_suite` (sources, workers, Dask
+    scheduler, output folder, resume, task limit, figures) plus ``pools`` (``full``,
+    ``no_validity``, ``generic``) and ``time_limit`` per engine run. Without ``budgets`` each
+    package's own budget grid is used.
+
+    Examples
+    --------
+    >>> rep = audit(families=["update_chain:0-4"], budgets=[3, 6])
+    >>> rep.n_sources, rep.n_instances, rep.n_tasks, rep.n_agree, rep.n_disagree
+    (5, 1, 2, 2, 0)
+    """
+    srcs = (
+        tuple(sources) if sources is not None else collect_sources(paths, families, seeds, params)
+    )
+    pool_names = _check_pools(pools)
+    grid = _budgets(budgets)
+    spec = {"time_limit": time_limit}
+    config = {"time_limit": time_limit, "engines": list(ENGINES)}
+
+    def plan(entry: IndexEntry) -> list[tuple[str, float, str]]:
+        bs = grid if grid is not None else entry.budgets
+        return [(entry.instance_hash, b, f"audit:{p}") for p in pool_names for b in bs]
+
+    run = run_suite(
+        "audit",
+        srcs,
+        plan,
+        _audit_worker,
+        spec,
+        config,
+        out=out,
+        workers=workers,
+        scheduler=scheduler,
+        resume=resume,
+        max_tasks=max_tasks,
+        progress=progress,
+    )
+    return _report(run, srcs, pool_names, grid, out, figures)
+
+
+def _report(
+    run: Any,
+    srcs: Sequence[PackageSource],
+    pool_names: tuple[str, ...],
+    grid: tuple[float, ...] | None,
+    out: str | Path | None,
+    figures: bool,
+) -> AuditReport:
+    entries = run.entries
+    share: dict[str, int] = {}
+    for e in entries:
+        share[e.instance_hash] = share.get(e.instance_hash, 0) + 1
+    rows: list[AuditRow] = []
+    for t in run.tasks:
+        res = run.results.get(t.key)
+        if res is None:
+            continue
+        e = entries[t.source_index]
+        rows.append(
+            AuditRow(
+                instance_hash=e.instance_hash,
+                pool=t.method.removeprefix("audit:"),
+                budget=t.budget,
+                n_sources=share[e.instance_hash],
+                source=e.label,
+                package_id=e.package_id,
+                family=e.family,
+                outcome=res["outcome"],
+                bnb_value=res.get("bnb_value"),
+                milp_value=res.get("milp_value"),
+                abs_diff=res.get("abs_diff"),
+                rel_diff=res.get("rel_diff"),
+                bnb_time_s=res.get("bnb_time_s"),
+                milp_time_s=res.get("milp_time_s"),
+                bnb_status=res.get("bnb_status", "?"),
+                milp_status=res.get("milp_status", "?"),
+                bnb_nodes=res.get("bnb_nodes"),
+                milp_nodes=res.get("milp_nodes"),
+                problems=tuple(res.get("problems", ())),
+            )
+        )
+    count = {
+        o: sum(1 for r in rows if r.outcome == o)
+        for o in ("agree", "disagree", "unproven", "skipped", "error")
+    }
+    diffs = [r.abs_diff for r in rows if r.abs_diff is not None]
+    rdiffs = [r.rel_diff for r in rows if r.rel_diff is not None]
+    fams: dict[str, list[IndexEntry]] = {}
+    for e in entries:
+        fams.setdefault(e.family or "files", []).append(e)
+    families = tuple(
+        FamilyCount(
+            name, len(es), len({e.content_hash for e in es}), len({e.instance_hash for e in es})
+        )
+        for name, es in fams.items()
+    )
+    disagreements = tuple(r for r in rows if r.outcome in ("disagree", "error"))
+    notes: list[str] = []
+    if run.discarded_lines:
+        notes.append(f"{run.discarded_lines} torn journal line(s) dropped (an interrupted write)")
+    if not run.complete:
+        notes.append(
+            f"incomplete: {len(rows)} of {len(run.tasks)} instances audited; rerun with the same "
+            "--out to resume"
+        )
+    skipped_why = sorted({p for r in rows for p in r.problems if "skipped" in p})
+    notes.extend(skipped_why[:5])
+    budgets_used = grid if grid is not None else tuple(sorted({t.budget for t in run.tasks}))
+    report = AuditReport(
+        n_sources=len(srcs),
+        n_packages=len({e.content_hash for e in entries}),
+        n_instances=len({e.instance_hash for e in entries}),
+        n_tasks=len(run.tasks),
+        pools=pool_names,
+        budgets=budgets_used,
+        n_agree=count["agree"],
+        n_disagree=count["disagree"] + count["error"],
+        n_unproven=count["unproven"],
+        n_skipped=count["skipped"],
+        max_abs_diff=max(diffs) if diffs else None,
+        max_rel_diff=max(rdiffs) if rdiffs else None,
+        bnb_time_s=_times([r.bnb_time_s for r in rows]),
+        milp_time_s=_times([r.milp_time_s for r in rows]),
+        families=families,
+        rows=tuple(rows),
+        disagreements=disagreements,
+        executed=run.executed,
+        reused=run.reused,
+        complete=run.complete,
+        elapsed_s=run.elapsed_s,
+        backend=run.backend,
+        out=None if out is None else str(out),
+        files=(),
+        notes=tuple(notes),
+    )
+    if out is not None and run.complete:
+        files, more = write_audit_outputs(report, run, srcs, Path(out), figures=figures)
+        report = replace(report, files=tuple(files), notes=report.notes + tuple(more))
+    return report
+
+
+def save_disagreement(package: Package, row: AuditRow, folder: Path) -> list[str]:
+    """Write the package (budget set to the instance's) and a record of both answers."""
+    import json
+
+    from .package import dumps_package
+
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = f"{row.instance_hash[:12]}-{row.pool}-B{row.budget:g}"
+    pkg_path = folder / f"{stem}.package.json"
+    rec_path = folder / f"{stem}.json"
+    pkg_path.write_text(dumps_package(replace(package, budget=row.budget)), encoding="utf-8")
+    rec = row.to_dict()
+    rec["reproduce"] = (
+        f"memaudit solve {pkg_path.name} --pool {row.pool} --solver bnb ; "
+        f"memaudit solve {pkg_path.name} --pool {row.pool} --solver milp"
+    )
+    rec_path.write_text(json.dumps(rec, indent=2) + "\n", encoding="utf-8")
+    return [str(pkg_path), str(rec_path)]
+
+
+def audit_figure(report: AuditReport) -> Any:
+    import plotly.graph_objects as go
+
+    pts = [r for r in report.rows if r.bnb_time_s and r.milp_time_s]
+    fig = go.Figure()
+    for outcome, color in (
+        ("agree", "#3a9d5d"),
+        ("unproven", "#e07b39"),
+        ("disagree", "#c43c39"),
+        ("error", "#c43c39"),
+    ):
+        sel = [r for r in pts if r.outcome == outcome]
+        if not sel:
+            continue
+        fig.add_scatter(
+            x=[r.bnb_time_s * 1000 for r in sel],
+            y=[r.milp_time_s * 1000 for r in sel],
+            mode="markers",
+            name=f"{outcome} ({len(sel)})",
+            marker={"color": color, "size": 7},
+            text=[f"{r.source} {r.pool} B={r.budget:g}" for r in sel],
+        )
+    if pts:
+        lo = min(min(r.bnb_time_s, r.milp_time_s) for r in pts) * 1000
+        hi = max(max(r.bnb_time_s, r.milp_time_s) for r in pts) * 1000
+        fig.add_scatter(
+            x=[lo, hi],
+            y=[lo, hi],
+            mode="lines",
+            name="equal time",
+            line={"dash": "dash", "color": "#888"},
+        )
+    fig.update_xaxes(type="log", title_text="bnb time (ms)")
+    fig.update_yaxes(type="log", title_text="milp time (ms)")
+    fig.update_layout(
+        title=f"Solve time per instance ({report.n_tasks} instances)", template="plotly_white"
+    )
+    return fig
+
+
+def write_audit_outputs(
+    report: AuditReport,
+    run: Any,
+    srcs: Sequence[PackageSource],
+    out: Path,
+    *,
+    figures: bool = True,
+) -> tuple[list[str], list[str]]:
+    """instances / sources tables (CSV + Parquet), disagreement files, report.md, figure."""
+    out.mkdir(parents=True, exist_ok=True)
+    files = write_table(
+        [r.to_dict() for r in report.rows], out / "instances", list(AuditRow.__dataclass_fields__)
+    )
+    files += write_table(
+        [
+            e.to_dict()
+            | {"budgets": ",".join(f"{b:g}" for b in e.budgets), "stores": ",".join(e.stores)}
+            for e in run.entries
+        ],
+        out / "sources",
+        list(IndexEntry.__dataclass_fields__)[:-1],
+    )
+    by_hash = {e.instance_hash: i for i, e in enumerate(run.entries)}
+    for row in report.disagreements:
+        i = by_hash[row.instance_hash]
+        pkg = srcs[i].load()
+        files += save_disagreement(pkg, row, out / "disagreements")
+    notes: list[str] = []
+    fig_line = ""
+    if figures and report.rows:
+        png = out / "figures" / "solve_times.png"
+        notes = render_figures([(audit_figure(report), png)])
+        if not notes:
+            files.append(str(png))
+            fig_line = "![Solve time per instance](figures/solve_times.png)\n"
+    elif not figures:
+        notes = ["figures not rendered (--no-figures)"]
+    fam_table = _md_table(
+        ["family / files", "sources", "distinct packages", "distinct instances"],
+        [
+            [f.family, str(f.n_sources), str(f.n_packages), str(f.n_instances)]
+            for f in report.families
+        ],
+    )
+    bt, mt = report.bnb_time_s, report.milp_time_s
+    dis = (
+        "\n".join(
+            f"- {r.source} ({r.instance_hash[:12]}), pool {r.pool}, budget {r.budget:g}: "
+            f"bnb {r.bnb_value!r} vs milp {r.milp_value!r} — "
+            f"{'; '.join(r.problems) or 'values differ'}"
+            for r in report.disagreements
+        )
+        or "None."
+    )
+    text = (
+        "# MemAudit certification audit\n\n"
+        f"**{'PASS' if report.ok else 'FAIL' if report.complete else 'INCOMPLETE'}** — "
+        f"{report.n_agree} of {report.n_tasks} distinct instances agree, "
+        f"{report.n_disagree} disagree, {report.n_unproven} unproven (limits), "
+        f"{report.n_skipped} skipped.\n\n"
+        f"- sources listed: {report.n_sources}; distinct packages (content hash): "
+        f"{report.n_packages}; distinct instances (instance hash): {report.n_instances}\n"
+        f"- audited instances = instance x pool ({', '.join(report.pools)}) x budget "
+        f"({', '.join(f'{b:g}' for b in report.budgets)}): {report.n_tasks}\n"
+        f"- largest difference between the engines: {_g(report.max_abs_diff)} absolute, "
+        f"{_g(report.max_rel_diff)} relative (tolerance {AGREE_TOL:g} relative)\n"
+        f"- bnb time: total {bt[0]:.3f} s, mean {bt[1] * 1000:.2f} ms, max {bt[2] * 1000:.2f} ms\n"
+        f"- milp time: total {mt[0]:.3f} s, mean {mt[1] * 1000:.2f} ms, max "
+        f"{mt[2] * 1000:.2f} ms\n"
+        f"- ran on: {report.backend}; wall time {report.elapsed_s:.2f} s; {report.executed} "
+        f"instance(s) solved now, {report.reused} reused from the journal\n\n"
+        "An instance is (instance hash, pool, budget); the instance hash leaves out names, texts "
+        "and meta, so seed-invariant families count once and identical instances across seeds "
+        "are solved once. Both engines are run directly and F is recomputed on each store.\n\n"
+        f"{fam_table}\n\n## Disagreements\n\n{dis}\n\n{fig_line}"
+        + "".join(f"\n> Note: {n}\n" for n in [*report.notes, *notes])
+        + "\nFiles: instances.csv / instances.parquet (one row per audited instance), "
+        "sources.csv / sources.parquet (each source's hashes), disagreements/ (package + "
+        "budget for each disagreement), journal.jsonl (resume).\n"
+    )
+    (out / "report.md").write_text(text, encoding="utf-8")
+    files.append(str(out / "report.md"))
+    return files, notes
+
+
+def _g(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.3g}"
+
+
+def audit_summary_for_package(
+    package: Package,
+    budgets: Sequence[float] | None = None,
+    pools: Sequence[str] = ("full",),
+    *,
+    time_limit: float | None = None,
+    progress: Progress = None,
+) -> AuditReport:
+    """The audit of one package in this process (for the Certification page).
+
+    Budgets default to the package's grid. Same counts and rows as :func:`audit` (one source,
+    so one package and one instance); nothing is written.
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> rep = audit_summary_for_package(generate("temporal_interval"), [3, 6, 13])
+    >>> rep.n_tasks, rep.n_agree, rep.max_abs_diff < 1e-9
+    (3, 3, True)
+    """
+    from .analysis import compile_cached
+    from .suites import SuiteRun, TaskSpec, _index_one
+
+    t0 = time.perf_counter()
+    pool_names = _check_pools(pools)
+    grid = _budgets(budgets) or tuple(float(b) for b in package.budget_grid())
+    src = PackageSource("file", f"<{package.id}>")
+    entry = replace(_index_one(_Given(package), None), source=src.key, label=package.id)
+    inst = compile_cached(package)
+    tasks, results = [], {}
+    total = len(pool_names) * len(grid)
+    for p in pool_names:
+        pool_inst = inst.pool_instance(p)
+        for b in grid:
+            key = task_key(entry.instance_hash, b, f"audit:{p}")
+            tasks.append(TaskSpec(key, 0, b, f"audit:{p}"))
+            results[key] = audit_instance(pool_inst, b, time_limit)
+            if progress is not None:
+                progress(len(tasks), total)
+    run = SuiteRun(
+        (entry,),
+        tuple(tasks),
+        results,
+        len(tasks),
+        0,
+        True,
+        time.perf_counter() - t0,
+        "1 process (in-app)",
+        0,
+    )
+    return _report(run, (src,), pool_names, grid, None, False)
+
+
+class _Given:
+    """A stand-in source that returns a package already in memory."""
+
+    def __init__(self, package: Package):
+        self.package = package
+        self.key = f"<{package.id}>"
+        self.label = package.id
+
+    def load(self, text: str | None = None) -> Package:
+        return self.package
+
+
+__all__ = [
+    "AGREE_TOL",
+    "AuditReport",
+    "AuditRow",
+    "ENGINES",
+    "FamilyCount",
+    "POOLS",
+    "audit",
+    "audit_instance",
+    "audit_summary_for_package",
+    "instance_hash",
+    "save_disagreement",
+]
+
+
+# --------------------------------------------------------------------------- CLI glue
+
+
+def add_audit_arguments(p: Any) -> None:
+    """Arguments of ``memaudit audit``."""
+    from .suites import add_suite_arguments
+
+    p.add_argument(
+        "packages",
+        nargs="*",
+        metavar="PACKAGES",
+        help="package files, folders (*.json inside) or .txt lists of paths",
+    )
+    p.add_argument(
+        "--family",
+        action="append",
+        default=[],
+        metavar="NAME[:SEEDS]",
+        help="a generated family, optionally with seeds (memaudit-small:0-99); repeatable",
+    )
+    p.add_argument("--seeds", default=None, help="seeds for --family without its own, e.g. 0-99")
+    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument(
+        "--budgets", default=None, help="e.g. 1,4,7,15 (default: each package's budget grid)"
+    )
+    p.add_argument(
+        "--pools", default="full", help="comma list of candidate pools: full, no_validity, generic"
+    )
+    p.add_argument(
+        "--time-limit",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds per engine run; a limited run counts as unproven",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_suite_arguments(p)
+
+
+def cli_audit(args: Any) -> int:
+    """``memaudit audit``: exit status 0 when every instance agrees, 1 on any disagreement."""
+    from .cli import Progress as Bar
+    from .cli import _emit, _split_names, _table, parse_number_list
+    from .suites import cli_sources
+
+    rep = audit(
+        sources=cli_sources(args),
+        budgets=parse_number_list(args.budgets) if args.budgets else None,
+        pools=_split_names(args.pools),
+        time_limit=args.time_limit,
+        out=args.out,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        resume=not args.fresh,
+        max_tasks=args.max_tasks,
+        figures=not args.no_figures,
+        progress=Bar("audit", enabled=not args.quiet),
+    )
+    bt, mt = rep.bnb_time_s, rep.milp_time_s
+    verdict = "PASS" if rep.ok else ("FAIL" if rep.complete else "INCOMPLETE")
+    lines = [
+        f"{verdict}: {rep.n_agree} of {rep.n_tasks} distinct instances agree, "
+        f"{rep.n_disagree} disagree, {rep.n_unproven} unproven, {rep.n_skipped} skipped",
+        f"sources {rep.n_sources}, distinct packages {rep.n_packages}, distinct instances "
+        f"{rep.n_instances}; pools {', '.join(rep.pools)}; budgets "
+        f"{', '.join(f'{b:g}' for b in rep.budgets)}",
+        f"max difference {_g(rep.max_abs_diff)} (relative {_g(rep.max_rel_diff)})",
+        f"bnb {bt[0]:.3f} s total (mean {bt[1] * 1000:.2f} ms, max {bt[2] * 1000:.1f} ms); "
+        f"milp {mt[0]:.3f} s total (mean {mt[1] * 1000:.2f} ms, max {mt[2] * 1000:.1f} ms)",
+        f"{rep.executed} solved now, {rep.reused} reused; {rep.elapsed_s:.2f} s on {rep.backend}",
+        "",
+        _table(
+            ["family / files", "sources", "packages", "instances"],
+            [
+                [f.family, str(f.n_sources), str(f.n_packages), str(f.n_instances)]
+                for f in rep.families
+            ],
+        ),
+    ]
+    for r in rep.disagreements:
+        lines.append(
+            f"DISAGREEMENT {r.source} pool {r.pool} budget {r.budget:g}: bnb {r.bnb_value!r} "
+            f"milp {r.milp_value!r} {'; '.join(r.problems)}"
+        )
+    lines.extend(f"note: {n}" for n in rep.notes)
+    if rep.files:
+        lines.append(f"wrote {len(rep.files)} file(s) to {rep.out} (report: {rep.out}/report.md)")
+    _emit(rep.to_dict(), args.json, "\n".join(lines))
+    return 0 if rep.n_disagree == 0 else 1

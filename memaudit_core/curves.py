@@ -1,0 +1,1109 @@
+"""Budget curves, seed-family bands and the solver certification audit.
+
+Three page-sized, frozen results (each with ``to_dict()``) behind the app's Budget sweep and
+Certification pages and usable from the CLI:
+
+- :func:`budget_curve` — OPT(B) and each chosen writer's / store's F(B) and ratio over a budget
+  grid for one package, plus ablation optima (:class:`BudgetCurve`);
+- :func:`family_band` — the mean ratio per method and budget over many seeds of a generated
+  family, with a 95% bootstrap band (:class:`FamilyBand`);
+- :func:`certification_report` — B&B and HiGHS MILP run independently at every budget: values,
+  bounds, gaps, times, node counts, agreement and a certified flag per budget
+  (:class:`CertificationReport`).
+
+Methods are named by the app's store keys: ``"writer:<name>"`` for a reference writer and
+``"store:<id>"`` for a store in the package (a bare writer name or store id is accepted too).
+Ablations are ``"no_validity_opt"`` / ``"generic_opt"`` (:data:`memaudit_core.analysis.ABLATIONS`).
+
+Examples
+--------
+>>> from memaudit_core.generators import generate
+>>> curve = budget_curve(generate("update_chain"), [3, 6, 13], ["writer:gvt", "writer:density"])
+>>> [(p.budget, round(p.value, 3), p.label) for p in curve.opt]
+[(3.0, 5.55, 'OPT'), (6.0, 7.735, 'OPT'), (13.0, 8.025, 'OPT')]
+>>> [p.ratio_text for p in curve.series("writer:density")]
+['0.351', '0.730', '0.704']
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .analysis import ABLATIONS, compile_cached, opt_at, ratio_text, summarize, sweep
+from .errors import MemAuditError, SolverError, UnknownNameError
+from .generators import FAMILIES, generate
+from .package import Package
+from .solvers import recompute, relative_gap, run_engine
+from .writers import WRITERS
+
+Progress = Callable[[int, int], None]
+
+#: Two values agree when they differ by at most this, relative (DESIGN.md section 5).
+AGREEMENT_TOL = 1e-9
+#: Shown in the MILP column for saturations the MILP cannot express.
+MILP_NA = "n/a (MILP covers cap1 and linear)"
+#: Budgets in one curve / report at most (a typo in a range should not start a day-long run).
+MAX_BUDGETS = 200
+#: Seeds in one family band at most.
+MAX_SEEDS = 500
+
+ENGINE_LABELS = {"bnb": "branch-and-bound", "milp": "HiGHS MILP", "enum": "enumeration"}
+
+ABLATION_LABELS = {
+    "no_validity_opt": "OPT without validity types",
+    "generic_opt": "OPT over generic types only",
+}
+
+
+# --------------------------------------------------------------------------- method keys
+
+
+@dataclass(frozen=True)
+class Method:
+    """One curve: a reference writer, a package store or an ablation optimum."""
+
+    key: str  # "writer:gvt", "store:<id>" or "ablation:no_validity_opt"
+    name: str  # writer name, store id or ablation name (as in SweepRow.method)
+    kind: str  # "writer" | "store" | "external" | "ablation"
+    label: str
+
+    @property
+    def store_key(self) -> str | None:
+        """The app's store key (``writer:`` / ``store:``), None for an ablation."""
+        return None if self.kind == "ablation" else self.key
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"key": self.key, "name": self.name, "kind": self.kind, "label": self.label}
+
+
+def resolve_methods(
+    package: Package | None, methods: Sequence[str], ablations: Sequence[str] = ()
+) -> tuple[Method, ...]:
+    """Parse method keys (duplicates dropped, order kept), then ablations.
+
+    ``package`` may be None for a family band; store keys are then kept as given and checked
+    against the generated packages.
+
+    Raises
+    ------
+    UnknownNameError
+        For an unknown writer, store (when ``package`` is given) or ablation.
+    """
+    stores = {s.id: s for s in package.stores} if package is not None else {}
+    out: dict[str, Method] = {}
+    for raw in methods:
+        kind, sep, name = str(raw).partition(":")
+        if not sep:
+            name = kind
+            if name in WRITERS:
+                kind = "writer"
+            elif name in stores:
+                kind = "store"
+            else:
+                raise UnknownNameError(f"unknown writer or store {raw!r}")
+        if kind == "writer":
+            if name not in WRITERS:
+                raise UnknownNameError(f"unknown writer {name!r} (known: {', '.join(WRITERS)})")
+            method = Method(f"writer:{name}", name, "writer", name)
+        elif kind == "store":
+            store = stores.get(name)
+            if package is not None and store is None:
+                known = ", ".join(stores) or "none"
+                raise UnknownNameError(
+                    f"unknown store {name!r} in package {package.id!r} (known: {known})"
+                )
+            external = store is not None and store.is_external
+            label = store.display_name if store is not None else name
+            method = Method(
+                f"store:{name}",
+                name,
+                "external" if external else "store",
+                label + (" (external, union ratio)" if external else ""),
+            )
+        else:
+            raise UnknownNameError(f"method {raw!r} must look like writer:NAME or store:ID")
+        out.setdefault(method.key, method)
+    for name in ablations:
+        if name not in ABLATIONS:
+            raise UnknownNameError(f"unknown ablation {name!r} (known: {', '.join(ABLATIONS)})")
+        out.setdefault(
+            f"ablation:{name}",
+            Method(f"ablation:{name}", name, "ablation", ABLATION_LABELS.get(name, name)),
+        )
+    return tuple(out.values())
+
+
+def budget_range(start: float, stop: float, step: float) -> tuple[float, ...]:
+    """``start, start + step, ...`` up to ``stop`` inclusive (floating noise rounded away).
+
+    >>> budget_range(0, 10, 2.5)
+    (0.0, 2.5, 5.0, 7.5, 10.0)
+
+    Raises
+    ------
+    MemAuditError
+        For a non-positive step, ``stop < start``, a negative start or more than
+        :data:`MAX_BUDGETS` budgets.
+    """
+    vals = [float(start), float(stop), float(step)]
+    if not all(math.isfinite(v) for v in vals):
+        raise MemAuditError("budget range: start, stop and step must be finite numbers")
+    start, stop, step = vals
+    if start < 0:
+        raise MemAuditError(f"budget range: start must be >= 0, got {start:g}")
+    if step <= 0:
+        raise MemAuditError(f"budget range: step must be > 0, got {step:g}")
+    if stop < start:
+        raise MemAuditError(f"budget range: stop ({stop:g}) is below start ({start:g})")
+    n = int(math.floor((stop - start) / step + 1e-9)) + 1
+    if n > MAX_BUDGETS:
+        raise MemAuditError(
+            f"budget range {start:g}..{stop:g} step {step:g} has {n} budgets; "
+            f"at most {MAX_BUDGETS} are allowed (use a larger step)"
+        )
+    return tuple(round(start + i * step, 9) for i in range(n))
+
+
+def _grid(budgets: Sequence[float]) -> tuple[float, ...]:
+    grid: set[float] = set()
+    for b in budgets:
+        try:
+            v = float(b)
+        except (TypeError, ValueError):
+            raise MemAuditError(f"budget must be a number, got {b!r}") from None
+        if not math.isfinite(v) or v < 0:
+            raise MemAuditError(f"budget must be a finite number >= 0, got {b!r}")
+        grid.add(v)
+    if not grid:
+        raise MemAuditError("the budget grid is empty")
+    if len(grid) > MAX_BUDGETS:
+        raise MemAuditError(f"{len(grid)} budgets; at most {MAX_BUDGETS} are allowed")
+    return tuple(sorted(grid))
+
+
+def _split(methods: Sequence[Method]) -> tuple[list[str], list[str], list[str]]:
+    writers = [m.name for m in methods if m.kind == "writer"]
+    stores = [m.name for m in methods if m.kind in ("store", "external")]
+    ablations = [m.name for m in methods if m.kind == "ablation"]
+    return writers, stores, ablations
+
+
+def _sweep_rows(
+    packages: Sequence[Package],
+    grid: Sequence[float],
+    methods: Sequence[Method],
+    solver: str,
+    time_limit: float | None,
+    progress: Progress | None,
+):
+    """analysis.sweep rows keyed by method key (store ids that clash with a writer or an
+    ablation name are swept separately, since SweepRow.method is a bare name)."""
+    writers, stores, ablations = _split(methods)
+    clash = [s for s in stores if s in writers or s in ablations]
+    plain = [s for s in stores if s not in clash]
+    main = sweep(
+        packages,
+        grid,
+        writers,
+        stores=plain,
+        ablations=ablations,
+        solver=solver,
+        time_limit=time_limit,
+        progress=progress,
+    )
+    name_to_key = {
+        m.name: m.key for m in methods if not (m.name in clash and m.kind in ("store", "external"))
+    }
+    keyed = [(name_to_key[r.method], r) for r in main.rows]
+    if clash:
+        extra = sweep(packages, grid, [], stores=clash, solver=solver, time_limit=time_limit)
+        keyed += [(f"store:{r.method}", r) for r in extra.rows]
+    return keyed
+
+
+# --------------------------------------------------------------------------- budget curve
+
+
+@dataclass(frozen=True)
+class OptPoint:
+    """The optimum at one budget: ``value`` is OPT when ``certified``, else an incumbent with a
+    proven upper ``bound`` and relative ``gap``."""
+
+    budget: float
+    value: float
+    bound: float
+    gap: float
+    status: str
+    certified: bool
+    label: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "budget": self.budget,
+            "value": self.value,
+            "bound": self.bound,
+            "gap": self.gap,
+            "status": self.status,
+            "certified": self.certified,
+            "label": self.label,
+        }
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    """One method at one budget. For an ablation ``value`` is the pool's optimum; for an
+    external store ``opt`` is the union-package optimum (its ratio is the union ratio)."""
+
+    method_key: str
+    label: str
+    kind: str
+    budget: float
+    value: float
+    opt: float
+    ratio: float | None
+    ratio_text: str
+    certified: bool
+    cost: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "method": self.method_key,
+            "label": self.label,
+            "kind": self.kind,
+            "budget": self.budget,
+            "value": self.value,
+            "opt": self.opt,
+            "ratio": self.ratio,
+            "ratio_text": self.ratio_text,
+            "certified": self.certified,
+            "cost": self.cost,
+        }
+
+
+@dataclass(frozen=True)
+class BudgetCurve:
+    """OPT(B) and every chosen method's F(B) and ratio over a budget grid of one package."""
+
+    package_id: str
+    content_hash: str
+    cost_unit: str
+    saturation: str
+    budgets: tuple[float, ...]
+    methods: tuple[Method, ...]
+    opt: tuple[OptPoint, ...]
+    points: tuple[CurvePoint, ...]
+    notes: tuple[str, ...]
+    time_s: float
+
+    @property
+    def all_certified(self) -> bool:
+        return all(p.certified for p in self.opt)
+
+    def series(self, method_key: str) -> tuple[CurvePoint, ...]:
+        """The points of one method, in budget order."""
+        return tuple(p for p in self.points if p.method_key == method_key)
+
+    def opt_rows(self) -> list[dict[str, Any]]:
+        """One flat row per budget (for a table / CSV)."""
+        return [
+            {
+                "budget": p.budget,
+                "label": p.label,
+                "value": p.value,
+                "bound": p.bound,
+                "gap": p.gap,
+                "certified": p.certified,
+            }
+            for p in self.opt
+        ]
+
+    def point_rows(self) -> list[dict[str, Any]]:
+        """One flat row per (budget, method), budgets first (for a table / CSV)."""
+        order = {m.key: i for i, m in enumerate(self.methods)}
+        rows = sorted(self.points, key=lambda p: (p.budget, order[p.method_key]))
+        return [
+            {
+                "budget": p.budget,
+                "method": p.label,
+                "key": p.method_key,
+                "F": p.value,
+                "OPT": p.opt,
+                "ratio": p.ratio_text,
+                "certified": p.certified,
+                "cost": p.cost,
+            }
+            for p in rows
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "package_id": self.package_id,
+            "content_hash": self.content_hash,
+            "cost_unit": self.cost_unit,
+            "saturation": self.saturation,
+            "budgets": list(self.budgets),
+            "methods": [m.to_dict() for m in self.methods],
+            "opt": [p.to_dict() for p in self.opt],
+            "points": [p.to_dict() for p in self.points],
+            "notes": list(self.notes),
+            "time_s": self.time_s,
+        }
+
+
+def budget_curve(
+    package: Package,
+    budgets: Sequence[float],
+    methods: Sequence[str],
+    *,
+    ablations: Sequence[str] = ("no_validity_opt",),
+    solver: str = "auto",
+    time_limit: float | None = None,
+    progress: Progress | None = None,
+) -> BudgetCurve:
+    """OPT(B), F(B) and ratio of every method over a budget grid.
+
+    Parameters
+    ----------
+    package : Package
+    budgets : sequence of float
+        Solved in ascending order (duplicates dropped). :func:`memaudit_core.analysis.sweep`
+        does the work and passes the optimum at a smaller budget on as the incumbent at the
+        next one.
+    methods : sequence of str
+        ``"writer:<name>"`` / ``"store:<id>"`` keys (bare names accepted).
+    ablations : sequence of str
+        Ablation optima to draw (default: the no-validity optimum).
+    solver, time_limit
+        Passed to the solvers. With a time limit an optimum may be uncertified: its point then
+        carries the incumbent, the proven bound and the gap.
+    progress : callable, optional
+        ``progress(done, total)``.
+
+    Returns
+    -------
+    BudgetCurve
+    """
+    t0 = time.perf_counter()
+    grid = _grid(budgets)
+    chosen = resolve_methods(package, methods, ablations)
+    inst = compile_cached(package)
+    total = len(grid) + 1
+    keyed = (
+        _sweep_rows(
+            [package],
+            grid,
+            chosen,
+            solver,
+            time_limit,
+            None if progress is None else (lambda d, t: progress(d, total)),
+        )
+        if chosen
+        else []
+    )
+    by_key = {m.key: m for m in chosen}
+
+    # The full optimum per budget, as the sweep saw it. Writer and package-store rows carry
+    # it with its certificate flag; a certified ablation row implies a certified full optimum.
+    known: dict[float, tuple[float, bool]] = {}
+    for key, row in keyed:
+        kind = by_key[key].kind
+        if kind in ("writer", "store") or (kind == "ablation" and row.certified):
+            prev = known.get(row.budget)
+            known[row.budget] = (row.opt, row.certified or (prev is not None and prev[1]))
+    opt_points: list[OptPoint] = []
+    notes: list[str] = []
+    incumbent: tuple[int, ...] | None = None
+    for b in grid:
+        hit = known.get(b)
+        if hit is not None and hit[1]:
+            opt_points.append(OptPoint(b, hit[0], hit[0], 0.0, "optimal", True, "OPT"))
+            continue
+        # Not seen or not certified: solve it here for the incumbent, bound and gap.
+        res = opt_at(inst, b, solver, time_limit, incumbent_idx=incumbent)
+        incumbent = tuple(res.selected_idx)
+        opt_points.append(
+            OptPoint(b, res.value, res.bound, res.gap, res.status, res.certified, res.label)
+        )
+    uncertified = [p for p in opt_points if not p.certified]
+    if uncertified:
+        notes.append(
+            f"{len(uncertified)} of {len(grid)} optima are not certified (limit reached): "
+            "their points show the incumbent with its proven upper bound, and ratios at those "
+            "budgets are against the incumbent."
+        )
+    points = []
+    for key, row in keyed:
+        m = by_key[key]
+        points.append(
+            CurvePoint(
+                key,
+                m.label,
+                m.kind,
+                row.budget,
+                row.value,
+                row.opt,
+                row.ratio,
+                ratio_text(row.ratio),
+                row.certified,
+                row.cost,
+            )
+        )
+    if any(p.ratio is None for p in points):
+        zero = sorted({p.budget for p in points if p.ratio is None})
+        notes.append(
+            "OPT is 0 at budget(s) " + ", ".join(f"{b:g}" for b in zero) + ": nothing of value "
+            "fits, so the ratio is undefined (n/a) there."
+        )
+    if any(m.kind == "external" for m in chosen):
+        notes.append(
+            "External stores are compared with the optimum of their union package P+ (package "
+            "candidates plus the store's memories), so their ratio denominator differs from OPT."
+        )
+    if progress is not None:
+        progress(total, total)
+    return BudgetCurve(
+        package_id=package.id,
+        content_hash=inst.content_hash,
+        cost_unit=package.cost_unit,
+        saturation=package.saturation,
+        budgets=grid,
+        methods=chosen,
+        opt=tuple(opt_points),
+        points=tuple(points),
+        notes=tuple(notes),
+        time_s=time.perf_counter() - t0,
+    )
+
+
+# --------------------------------------------------------------------------- family band
+
+
+@dataclass(frozen=True)
+class FamilySource:
+    """Where a generated package came from (``package.meta``)."""
+
+    family: str
+    seed: int
+    params: tuple[tuple[str, Any], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"family": self.family, "seed": self.seed, "params": dict(self.params)}
+
+
+def family_source(package: Package) -> FamilySource | None:
+    """The seeded family behind a generated package, or None (not generated, unknown family,
+    or a seed-invariant family where a seed range would repeat one package).
+
+    >>> from memaudit_core.generators import generate
+    >>> family_source(generate("memaudit-small", seed=3)).family
+    'memaudit-small'
+    >>> family_source(generate("update_chain")) is None
+    True
+    """
+    meta = package.meta if isinstance(package.meta, dict) else {}
+    family, seed = meta.get("generator"), meta.get("seed")
+    params = meta.get("params") or {}
+    if not isinstance(family, str) or family not in FAMILIES or not FAMILIES[family].seeded:
+        return None
+    if not isinstance(seed, int) or isinstance(seed, bool) or not isinstance(params, dict):
+        return None
+    defaults = FAMILIES[family].defaults()
+    if any(k not in defaults for k in params):
+        return None
+    return FamilySource(family, seed, tuple(sorted(params.items())))
+
+
+@dataclass(frozen=True)
+class BandRow:
+    """One method at one budget over the seeds: mean ratio and its 95% bootstrap CI.
+
+    ``n`` counts seeds with OPT > 0 (a defined ratio); ``n_undefined`` those with OPT = 0.
+    """
+
+    method_key: str
+    label: str
+    kind: str
+    budget: float
+    n: int
+    n_undefined: int
+    mean_ratio: float | None
+    ci_low: float | None
+    ci_high: float | None
+    min_ratio: float | None
+    max_ratio: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "method": self.method_key,
+            "label": self.label,
+            "kind": self.kind,
+            "budget": self.budget,
+            "n": self.n,
+            "n_undefined": self.n_undefined,
+            "mean_ratio": self.mean_ratio,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "min_ratio": self.min_ratio,
+            "max_ratio": self.max_ratio,
+        }
+
+
+@dataclass(frozen=True)
+class FamilyBand:
+    """Mean ratio per method and budget over seeds of a generated family."""
+
+    family: str
+    params: tuple[tuple[str, Any], ...]
+    seeds: tuple[int, ...]
+    budgets: tuple[float, ...]
+    methods: tuple[Method, ...]
+    rows: tuple[BandRow, ...]
+    n_uncertified: int
+    notes: tuple[str, ...]
+    time_s: float
+
+    def series(self, method_key: str) -> tuple[BandRow, ...]:
+        return tuple(r for r in self.rows if r.method_key == method_key)
+
+    def table_rows(self) -> list[dict[str, Any]]:
+        """One flat row per (budget, method), methods in their given order."""
+        order = {m.key: i for i, m in enumerate(self.methods)}
+        return [
+            {
+                "budget": r.budget,
+                "method": r.label,
+                "seeds with OPT > 0": r.n,
+                "seeds with OPT = 0": r.n_undefined,
+                "mean ratio": r.mean_ratio,
+                "CI 2.5%": r.ci_low,
+                "CI 97.5%": r.ci_high,
+                "min": r.min_ratio,
+                "max": r.max_ratio,
+            }
+            for r in sorted(self.rows, key=lambda r: (r.budget, order[r.method_key]))
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "family": self.family,
+            "params": dict(self.params),
+            "seeds": list(self.seeds),
+            "budgets": list(self.budgets),
+            "methods": [m.to_dict() for m in self.methods],
+            "rows": [r.to_dict() for r in self.rows],
+            "n_uncertified": self.n_uncertified,
+            "notes": list(self.notes),
+            "time_s": self.time_s,
+        }
+
+
+def family_band(
+    family: str,
+    seeds: Sequence[int],
+    params: dict[str, Any] | Sequence[tuple[str, Any]] | None,
+    budgets: Sequence[float],
+    methods: Sequence[str],
+    *,
+    ablations: Sequence[str] = ("no_validity_opt",),
+    solver: str = "auto",
+    time_limit: float | None = None,
+    progress: Progress | None = None,
+) -> FamilyBand:
+    """Mean ratio and 95% bootstrap band per method over ``seeds`` of a seeded family.
+
+    Each seed's package is generated with ``params`` and swept with
+    :func:`memaudit_core.analysis.sweep`; the band is its per-(method, budget) summary
+    (percentile bootstrap of the mean, 1000 resamples, seed 0; seeds with OPT = 0 are left out
+    and counted). Store keys are kept only when some generated package has that store.
+
+    Raises
+    ------
+    MemAuditError
+        An unknown or seed-invariant family, no seeds, or more than :data:`MAX_SEEDS`.
+
+    Examples
+    --------
+    >>> band = family_band("memaudit-small", range(5), {}, [6], ["writer:gvt"], ablations=())
+    >>> r = band.rows[0]
+    >>> r.n, round(r.mean_ratio, 3)
+    (5, 1.0)
+    """
+    t0 = time.perf_counter()
+    if family not in FAMILIES:
+        raise UnknownNameError(f"unknown family {family!r} (known: {', '.join(sorted(FAMILIES))})")
+    if not FAMILIES[family].seeded:
+        raise MemAuditError(
+            f"family {family!r} does not depend on its seed: a seed range would repeat one package"
+        )
+    seed_list = tuple(dict.fromkeys(int(s) for s in seeds))
+    if not seed_list:
+        raise MemAuditError("family band: no seeds given")
+    if len(seed_list) > MAX_SEEDS:
+        raise MemAuditError(f"family band: {len(seed_list)} seeds; at most {MAX_SEEDS} allowed")
+    param_items = tuple(sorted(dict(params or {}).items()))
+    grid = _grid(budgets)
+    chosen = resolve_methods(None, methods, ablations)
+    n_seeds = len(seed_list)
+    total = n_seeds * (len(grid) + 1)
+    packages = []
+    for i, seed in enumerate(seed_list):
+        packages.append(generate(family, seed=seed, **dict(param_items)))
+        if progress is not None:
+            progress(i + 1, total)
+    notes: list[str] = []
+    present = {s.id for p in packages for s in p.stores}
+    dropped = [m for m in chosen if m.kind in ("store", "external") and m.name not in present]
+    if dropped:
+        notes.append(
+            "No generated package has store(s) "
+            + ", ".join(m.name for m in dropped)
+            + "; they are left out of the band."
+        )
+        chosen = tuple(m for m in chosen if m not in dropped)
+    keyed = (
+        _sweep_rows(
+            packages,
+            grid,
+            chosen,
+            solver,
+            time_limit,
+            None if progress is None else (lambda d, t: progress(n_seeds + d, total)),
+        )
+        if chosen
+        else []
+    )
+    by_key = {m.key: m for m in chosen}
+    # summarize() groups by SweepRow.method: give it the method keys instead of bare names.
+    rows = [replace(r, method=k) for k, r in keyed]
+    summary = summarize(rows, [m.key for m in chosen], grid)
+    band_rows = tuple(
+        BandRow(
+            s.method,
+            by_key[s.method].label,
+            by_key[s.method].kind,
+            s.budget,
+            s.n,
+            s.n_undefined,
+            s.mean_ratio,
+            s.ci_low,
+            s.ci_high,
+            s.min_ratio,
+            s.max_ratio,
+        )
+        for s in summary
+    )
+    n_uncert = sum(1 for r in rows if not r.certified)
+    if n_uncert:
+        notes.append(f"{n_uncert} of {len(rows)} measurements rest on an uncertified optimum.")
+    if any(r.n_undefined for r in band_rows):
+        notes.append(
+            "Seeds where OPT = 0 at a budget have no ratio there; they are counted in "
+            "'seeds with OPT = 0' and left out of the mean."
+        )
+    if progress is not None:
+        progress(total, total)
+    return FamilyBand(
+        family=family,
+        params=param_items,
+        seeds=seed_list,
+        budgets=grid,
+        methods=chosen,
+        rows=band_rows,
+        n_uncertified=n_uncert,
+        notes=tuple(notes),
+        time_s=time.perf_counter() - t0,
+    )
+
+
+# --------------------------------------------------------------------------- certification
+
+
+@dataclass(frozen=True)
+class EngineRun:
+    """One engine at one budget, run cold (no incumbent passed in) so engines stay independent.
+
+    ``applicable`` is False when the engine cannot express the objective (MILP on ``log1p``);
+    ``error`` holds the message when the engine failed. ``certified`` means: proven optimal,
+    zero gap, the returned store is feasible and F recomputed on it equals the reported value.
+    """
+
+    engine: str
+    applicable: bool
+    status: str
+    value: float | None
+    recomputed: float | None
+    bound: float | None
+    gap: float | None
+    time_s: float | None
+    nodes: int | None
+    selected: tuple[str, ...]
+    feasible: bool
+    certified: bool
+    hit_limit: bool
+    error: str | None = None
+    note: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "engine": self.engine,
+            "applicable": self.applicable,
+            "status": self.status,
+            "value": self.value,
+            "recomputed": self.recomputed,
+            "bound": self.bound,
+            "gap": self.gap,
+            "time_s": self.time_s,
+            "nodes": self.nodes,
+            "selected": list(self.selected),
+            "feasible": self.feasible,
+            "certified": self.certified,
+            "hit_limit": self.hit_limit,
+            "error": self.error,
+            "note": self.note,
+        }
+
+
+@dataclass(frozen=True)
+class CertRow:
+    """All engines at one budget.
+
+    ``agreement`` is the largest relative difference between the engines' recomputed values
+    (None with fewer than two results). ``disagreement`` is True when the results contradict
+    each other: two proven optima differ by more than :data:`AGREEMENT_TOL` relative, or one
+    engine's store beats another's proven bound. ``certified`` needs every applicable engine
+    certified and no disagreement.
+    """
+
+    budget: float
+    runs: tuple[EngineRun, ...]
+    agreement: float | None
+    disagreement: bool
+    certified: bool
+    message: str
+
+    def run(self, engine: str) -> EngineRun | None:
+        return next((r for r in self.runs if r.engine == engine), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "budget": self.budget,
+            "runs": [r.to_dict() for r in self.runs],
+            "agreement": self.agreement,
+            "disagreement": self.disagreement,
+            "certified": self.certified,
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True)
+class CertificationReport:
+    """Every engine at every budget of a grid, with a verdict per budget."""
+
+    package_id: str
+    content_hash: str
+    saturation: str
+    cost_unit: str
+    engines: tuple[str, ...]
+    time_limit: float | None
+    rows: tuple[CertRow, ...]
+    time_s: float
+
+    @property
+    def n_certified(self) -> int:
+        return sum(1 for r in self.rows if r.certified)
+
+    @property
+    def disagreements(self) -> tuple[CertRow, ...]:
+        return tuple(r for r in self.rows if r.disagreement)
+
+    @property
+    def errors(self) -> tuple[tuple[float, EngineRun], ...]:
+        return tuple((r.budget, e) for r in self.rows for e in r.runs if e.error)
+
+    @property
+    def all_certified(self) -> bool:
+        return bool(self.rows) and self.n_certified == len(self.rows)
+
+    @property
+    def max_agreement(self) -> float | None:
+        vals = [r.agreement for r in self.rows if r.agreement is not None]
+        return max(vals) if vals else None
+
+    def banner(self) -> tuple[str, tuple[str, ...]]:
+        """The verdict as ``(level, messages)``, level ``"error"`` (a disagreement or a failed
+        engine: one message per problem, with both values), ``"success"`` or ``"warning"``."""
+        name = ENGINE_LABELS.get
+        n = len(self.rows)
+        errors = []
+        for row in self.disagreements:
+            values = " vs ".join(
+                f"{name(r.engine, r.engine)} = {r.recomputed:.9g}"
+                + ("" if r.status == "optimal" else f" (bound {r.bound:.9g})")
+                for r in row.runs
+                if r.recomputed is not None
+            )
+            errors.append(f"Budget {row.budget:g}: the engines DISAGREE: {values}. {row.message}.")
+        for budget, run in self.errors:
+            errors.append(f"Budget {budget:g}: {name(run.engine, run.engine)} failed: {run.error}")
+        if errors:
+            return "error", tuple(errors)
+        used = [name(e, e) for e in self.engines if self.applicable(e)]
+        if self.all_certified:
+            agree = self.max_agreement
+            if len(used) > 1:
+                how = f"{' and '.join(used)} proved the same optimum at every budget" + (
+                    " (identical values)"
+                    if agree == 0
+                    else f" (largest relative difference {agree:.1e})"
+                )
+            else:
+                how = f"{used[0] if used else 'the engine'} proved optimality at every budget"
+            return "success", (
+                f"All {n} budgets certified: {how}; F was recomputed on every returned store.",
+            )
+        limit = f"the {self.time_limit:g} s limit" if self.time_limit else "a limit"
+        return "warning", (
+            f"{self.n_certified} of {n} budgets certified. At the others an engine stopped at "
+            f"{limit}: see incumbent, bound and gap in the table. No OPT is claimed there.",
+        )
+
+    def applicable(self, engine: str) -> bool:
+        return any(e.engine == engine and e.applicable for r in self.rows for e in r.runs)
+
+    def table_rows(self) -> list[dict[str, Any]]:
+        """One flat row per budget. An engine that is not applicable to this package gets a
+        single text column instead of its numbers (e.g. :data:`MILP_NA`)."""
+        out = []
+        for row in self.rows:
+            flat: dict[str, Any] = {
+                "budget": row.budget,
+                "certified": "yes" if row.certified else "no",
+                "max rel. difference": row.agreement,
+            }
+            for engine in self.engines:
+                run = row.run(engine)
+                if not self.applicable(engine):
+                    flat[engine] = run.note if run is not None and run.note else "n/a"
+                    continue
+                if run is None:
+                    continue
+                flat[f"{engine} value"] = run.value
+                flat[f"{engine} bound"] = run.bound
+                # A relative gap over a zero incumbent is meaningless: leave it empty.
+                has_gap = run.gap is not None and (run.value or 0.0) > 1e-12
+                flat[f"{engine} gap"] = run.gap if has_gap or run.gap == 0.0 else None
+                flat[f"{engine} time (s)"] = run.time_s
+                flat[f"{engine} nodes"] = run.nodes
+                flat[f"{engine} status"] = run.error and f"error: {run.error}" or run.status
+            flat["verdict"] = row.message
+            out.append(flat)
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "package_id": self.package_id,
+            "content_hash": self.content_hash,
+            "saturation": self.saturation,
+            "engines": list(self.engines),
+            "time_limit": self.time_limit,
+            "n_certified": self.n_certified,
+            "n_disagreements": len(self.disagreements),
+            "rows": [r.to_dict() for r in self.rows],
+            "time_s": self.time_s,
+        }
+
+
+def _rel_diff(a: float, b: float) -> float:
+    return abs(a - b) / max(abs(a), abs(b), 1e-12)
+
+
+def _no_run(
+    engine: str, status: str, *, applicable: bool, note: str | None = None, error: str | None = None
+) -> EngineRun:
+    return EngineRun(
+        engine=engine,
+        applicable=applicable,
+        status=status,
+        value=None,
+        recomputed=None,
+        bound=None,
+        gap=None,
+        time_s=None,
+        nodes=None,
+        selected=(),
+        feasible=False,
+        certified=False,
+        hit_limit=False,
+        error=error,
+        note=note,
+    )
+
+
+def _engine_run(inst, engine: str, budget: float, time_limit: float | None) -> EngineRun:
+    if engine == "milp":
+        from .solvers.milp import SUPPORTED_SATURATIONS
+
+        if inst.saturation not in SUPPORTED_SATURATIONS:
+            return _no_run(engine, "n/a", applicable=False, note=MILP_NA)
+    try:
+        raw, wall = run_engine(engine, inst, budget, time_limit=time_limit)
+    except SolverError as exc:
+        return _no_run(engine, "error", applicable=True, error=str(exc))
+    sel = tuple(sorted(int(i) for i in raw.selected_idx))
+    value = float(raw.value)
+    recomputed = recompute(inst, sel)
+    feasible = inst.is_feasible(sel, budget)
+    gap = relative_gap(value, raw.bound)
+    recompute_ok = _rel_diff(recomputed, value) <= AGREEMENT_TOL
+    certified = raw.status == "optimal" and gap == 0.0 and recompute_ok and feasible
+    note = None
+    if not feasible:
+        note = "the returned store is not feasible at this budget"
+    elif not recompute_ok:
+        note = f"reported {value:.9g} but F recomputed on its store is {recomputed:.9g}"
+    elif raw.status != "optimal":
+        note = "limit reached: incumbent and proven bound reported"
+    return EngineRun(
+        engine=engine,
+        applicable=True,
+        status=raw.status,
+        value=value,
+        recomputed=recomputed,
+        bound=float(raw.bound),
+        gap=gap,
+        time_s=wall,
+        nodes=int(raw.nodes),
+        selected=inst.ids(sel),
+        feasible=feasible,
+        certified=certified,
+        hit_limit=raw.status != "optimal",
+        note=note,
+    )
+
+
+def _verdict(budget: float, runs: Sequence[EngineRun]) -> CertRow:
+    done = [r for r in runs if r.applicable and r.error is None and r.feasible]
+    values = [r.recomputed for r in done if r.recomputed is not None]
+    agreement = None
+    if len(values) >= 2:
+        agreement = _rel_diff(max(values), min(values))
+    disagreement = False
+    clash = ""
+    for a in done:
+        for b in done:
+            if a is b:
+                continue
+            # a's store is feasible, so its value is a lower bound on OPT; b's bound is an
+            # upper bound (equal to its value when b proved optimality).
+            if a.recomputed - b.bound > AGREEMENT_TOL * max(abs(a.recomputed), abs(b.bound), 1.0):
+                disagreement = True
+                what = "optimum" if b.status == "optimal" else "bound"
+                clash = (
+                    f"{a.engine} found a store worth {a.recomputed:.9g}, above {b.engine}'s proven "
+                    f"{what} {b.bound:.9g}"
+                )
+    applicable = [r for r in runs if r.applicable]
+    problems = [r for r in applicable if r.error or not r.feasible]
+    certified = bool(applicable) and not disagreement and all(r.certified for r in applicable)
+    if disagreement:
+        message = "DISAGREEMENT: " + clash
+    elif problems:
+        message = "; ".join(f"{r.engine}: {r.error or r.note}" for r in problems)
+    elif certified:
+        message = "certified: " + " = ".join(r.engine for r in applicable) + " (proven optimal)"
+    else:
+        limited = [r for r in applicable if not r.certified]
+        proven = [r for r in applicable if r.certified]
+        message = "not certified: " + ", ".join(
+            f"{r.engine} stopped at the limit (incumbent {r.value:.6g}, bound {r.bound:.6g})"
+            for r in limited
+        )
+        if proven:
+            message += (
+                "; "
+                + ", ".join(f"{r.engine} proved {r.recomputed:.6g} optimal" for r in proven)
+                + " (no independent cross-check)"
+            )
+    return CertRow(budget, tuple(runs), agreement, disagreement, certified, message)
+
+
+def certification_report(
+    package: Package,
+    budgets: Sequence[float],
+    *,
+    engines: Sequence[str] = ("bnb", "milp"),
+    time_limit: float | None = 30,
+    progress: Progress | None = None,
+) -> CertificationReport:
+    """Run every engine independently at every budget and cross-check the results.
+
+    Each engine runs cold (no incumbent), with ``time_limit`` seconds per run; a limited run
+    reports incumbent, proven bound and gap. Values are re-evaluated with F on the returned
+    store. A budget is certified when every applicable engine proved optimality with zero gap
+    on a feasible store whose recomputed F matches, and the engines agree within
+    :data:`AGREEMENT_TOL` relative. MILP is not applicable to ``log1p`` packages.
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> rep = certification_report(generate("update_chain"), [3, 6, 13])
+    >>> [(r.budget, round(r.run("bnb").value, 3), r.certified) for r in rep.rows]
+    [(3.0, 5.55, True), (6.0, 7.735, True), (13.0, 8.025, True)]
+    """
+    t0 = time.perf_counter()
+    grid = _grid(budgets)
+    engines = tuple(dict.fromkeys(engines))
+    if not engines:
+        raise MemAuditError("certification report: no engines given")
+    if time_limit is not None and (not math.isfinite(time_limit) or time_limit <= 0):
+        raise MemAuditError(f"time limit must be a positive number of seconds, got {time_limit!r}")
+    inst = compile_cached(package)
+    total = len(grid) * len(engines)
+    done = 0
+    rows = []
+    for b in grid:
+        runs = []
+        for engine in engines:
+            runs.append(_engine_run(inst, engine, b, time_limit))
+            done += 1
+            if progress is not None:
+                progress(done, total)
+        rows.append(_verdict(b, runs))
+    return CertificationReport(
+        package_id=package.id,
+        content_hash=inst.content_hash,
+        saturation=package.saturation,
+        cost_unit=package.cost_unit,
+        engines=engines,
+        time_limit=time_limit,
+        rows=tuple(rows),
+        time_s=time.perf_counter() - t0,
+    )
+
+
+__all__ = [
+    "ABLATION_LABELS",
+    "AGREEMENT_TOL",
+    "BandRow",
+    "BudgetCurve",
+    "CertRow",
+    "CertificationReport",
+    "CurvePoint",
+    "ENGINE_LABELS",
+    "EngineRun",
+    "FamilyBand",
+    "FamilySource",
+    "MILP_NA",
+    "Method",
+    "OptPoint",
+    "budget_curve",
+    "budget_range",
+    "certification_report",
+    "family_band",
+    "family_source",
+    "resolve_methods",
+]

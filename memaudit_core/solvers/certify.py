@@ -1,0 +1,402 @@
+"""Certification: run the exact engines, re-check what they claim, and record the evidence.
+
+:func:`solve_certified` is what :func:`memaudit_core.solvers.solve` calls. It runs the primary
+engine (``auto`` picks one with :func:`choose`), recomputes F of the returned store with
+:func:`memaudit_core.objective.evaluate`, checks feasibility, optionally runs a second exact
+engine (:func:`cross_engine`), and records a :class:`Certificate`.
+
+A result is **certified** only when the primary engine proved optimality (status
+``"optimal"``), its bound meets its value (gap <= 1e-9 relative), the recomputed F equals the
+reported value within 1e-9 relative and — when a cross-check ran — the second engine also proved
+optimality and both agree within 1e-9 relative. Exact engines that disagree raise
+:class:`~memaudit_core.errors.SolverDisagreementError`; an engine that returns an infeasible
+store raises :class:`~memaudit_core.errors.SolverError`. Neither is ever hidden.
+
+Examples
+--------
+>>> from memaudit_core.generators import generate
+>>> from memaudit_core.compiled import compile_package
+>>> res = solve_certified(compile_package(generate("temporal_interval")), 13)
+>>> round(res.value, 6), res.label, res.solver, res.certificate.agreement
+(10.635, 'OPT', 'bnb', True)
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..compiled import CompiledInstance
+from ..errors import SolverDisagreementError, SolverError, UnknownNameError
+from ..objective import evaluate
+from . import (
+    SOLVER_CHOICES,
+    RawSolution,
+    SolveResult,
+    _check_budget,
+    relative_gap,
+    run_engine,
+)
+from .enum import ENUM_MAX_COMBINATIONS, budget_with_tolerance, combination_count
+from .milp import SUPPORTED_SATURATIONS
+
+#: Relative tolerance for "equal" values (recompute, gap and engine agreement).
+VALUE_RTOL = 1e-9
+#: ``auto`` enumerates when the group-option product is at most this large.
+ENUM_AUTO_MAX = 20_000
+#: ``auto`` cross-checks with ``enum`` up to this many combinations.
+ENUM_CROSS_MAX = 100_000
+#: ``auto`` cross-checks ``bnb`` with ``milp`` up to this many candidates.
+MILP_CROSS_MAX_CANDIDATES = 60
+#: ``auto`` prefers ``bnb`` while (affordable candidates) x (expected store size) is at most
+#: this; beyond it HiGHS's cuts win (see the measurements in the solver report).
+BNB_AUTO_WORK = 1000
+
+
+def rel_diff(a: float, b: float) -> float:
+    """|a - b| / max(1, |a|, |b|): the relative difference used by every check.
+
+    Examples
+    --------
+    >>> rel_diff(100.0, 100.0 + 1e-8) < 1e-9
+    True
+    """
+    return abs(a - b) / max(1.0, abs(a), abs(b))
+
+
+@dataclass(frozen=True)
+class EngineCheck:
+    """What one engine reported, and what re-checking its store found."""
+
+    engine: str
+    status: str
+    value: float
+    bound: float
+    gap: float
+    time_s: float
+    nodes: int
+    recomputed_value: float
+    feasible: bool
+    n_selected: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "engine": self.engine,
+            "status": self.status,
+            "value": self.value,
+            "bound": self.bound,
+            "gap": self.gap,
+            "time_s": self.time_s,
+            "nodes": self.nodes,
+            "recomputed_value": self.recomputed_value,
+            "feasible": self.feasible,
+            "n_selected": self.n_selected,
+        }
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """The evidence behind a result's label.
+
+    Attributes
+    ----------
+    certified : bool
+        True only when every condition in the module docstring holds.
+    reason : str
+        Why it is not certified ("" when it is); notes otherwise.
+    checks : tuple of EngineCheck
+        The primary engine first, then the cross-check (if any).
+    recomputed_value : float
+        F of the returned store, recomputed from the compiled instance.
+    agreement : bool or None
+        Whether both engines proved the same optimum; None when no cross-check concluded.
+    max_rel_diff : float
+        Largest relative difference among values that must agree (reported vs recomputed,
+        and engine vs engine).
+    """
+
+    certified: bool
+    reason: str
+    checks: tuple[EngineCheck, ...]
+    recomputed_value: float
+    agreement: bool | None
+    max_rel_diff: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "certified": self.certified,
+            "reason": self.reason,
+            "checks": [c.to_dict() for c in self.checks],
+            "recomputed_value": self.recomputed_value,
+            "agreement": self.agreement,
+            "max_rel_diff": self.max_rel_diff,
+        }
+
+
+def _expected_picks(inst: CompiledInstance, budget: float) -> tuple[int, float]:
+    b_eff = budget_with_tolerance(budget)
+    afford = inst.cost <= b_eff
+    n = int(np.count_nonzero(afford))
+    if n == 0:
+        return 0, 0.0
+    picks = min(
+        float(inst.n_groups * inst.group_capacity), b_eff / float(np.median(inst.cost[afford]))
+    )
+    return n, max(picks, 1.0)
+
+
+def choose(inst: CompiledInstance, budget: float) -> str:
+    """The engine ``auto`` runs first.
+
+    ``enum`` when the group-option product is tiny; ``bnb`` for ``log1p`` (the MILP cannot
+    express it) and for small / medium instances; ``milp`` for large ones, where HiGHS's cutting
+    planes beat the branch-and-bound. Size is measured as affordable candidates times the
+    expected store size (budget over the median affordable cost).
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> from memaudit_core.compiled import compile_package
+    >>> inst = compile_package(generate("temporal_interval"))
+    >>> choose(inst, 2), choose(inst, 13)
+    ('enum', 'bnb')
+    """
+    if combination_count(inst, budget) <= ENUM_AUTO_MAX:
+        return "enum"
+    if inst.saturation not in SUPPORTED_SATURATIONS:
+        return "bnb"
+    if inst.group_capacity > 1:
+        # Subsets per group multiply the branch-and-bound's items; HiGHS handles k directly.
+        return "milp"
+    n, picks = _expected_picks(inst, budget)
+    return "bnb" if n * picks <= BNB_AUTO_WORK else "milp"
+
+
+def cross_engine(
+    inst: CompiledInstance, budget: float, primary: str, *, explicit: bool
+) -> str | None:
+    """The second exact engine for a cross-check, or None when none is suitable.
+
+    Without an explicit request only cheap checks run: ``enum`` on small products, ``bnb``
+    after ``enum``, and ``milp`` on instances of at most 60 candidates. An explicit request
+    takes any other engine that can handle the instance.
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> from memaudit_core.compiled import compile_package
+    >>> inst = compile_package(generate("memaudit-small", seed=0))
+    >>> cross_engine(inst, 16, "bnb", explicit=False), cross_engine(inst, 2, "enum", explicit=False)
+    ('enum', 'bnb')
+    """
+    if primary == "enum":
+        return "bnb"
+    combos = combination_count(inst, budget)
+    if combos <= (ENUM_MAX_COMBINATIONS if explicit else ENUM_CROSS_MAX):
+        return "enum"
+    milp_ok = inst.saturation in SUPPORTED_SATURATIONS
+    if (
+        primary != "milp"
+        and milp_ok
+        and (explicit or inst.n_candidates <= MILP_CROSS_MAX_CANDIDATES)
+    ):
+        return "milp"
+    if explicit and primary != "bnb":
+        return "bnb"
+    return None
+
+
+def _check(
+    inst: CompiledInstance, budget: float, engine: str, raw: RawSolution, t: float
+) -> EngineCheck:
+    sel = tuple(int(i) for i in raw.selected_idx)
+    recomputed = evaluate(inst, np.asarray(sel, dtype=np.int64))
+    feasible = inst.is_feasible(sel, budget) and all(0 <= i < inst.n_candidates for i in sel)
+    return EngineCheck(
+        engine=engine,
+        status=raw.status,
+        value=float(raw.value),
+        bound=float(raw.bound),
+        gap=relative_gap(float(raw.value), float(raw.bound)),
+        time_s=t,
+        nodes=int(raw.nodes),
+        recomputed_value=recomputed,
+        feasible=feasible,
+        n_selected=len(sel),
+    )
+
+
+def _require_feasible(
+    inst: CompiledInstance, budget: float, check: EngineCheck, raw: RawSolution
+) -> None:
+    if not check.feasible:
+        raise SolverError(
+            f"solver {check.engine!r} returned an infeasible store for budget {budget:g} "
+            f"(cost {inst.selection_cost(raw.selected_idx):g}, {check.n_selected} candidates): "
+            "this is a solver bug"
+        )
+
+
+def solve_certified(
+    inst: CompiledInstance,
+    budget: float,
+    solver: str = "auto",
+    *,
+    time_limit: float | None = None,
+    node_limit: int | None = None,
+    cross_check: bool | None = None,
+    incumbent_idx: tuple[int, ...] | None = None,
+) -> SolveResult:
+    """Solve, re-check and certify (see the module docstring for the rules).
+
+    Parameters
+    ----------
+    inst : CompiledInstance
+    budget : float
+    solver : {'auto', 'bnb', 'milp', 'enum', 'brute'}
+        The primary engine; ``auto`` uses :func:`choose`.
+    time_limit, node_limit : optional
+        Passed to each engine run.
+    cross_check : bool, optional
+        True: run a second exact engine (:func:`cross_engine`); False: never; None: only
+        when ``solver`` is ``auto`` and the check is cheap.
+    incumbent_idx : tuple of int, optional
+        A known feasible selection (warm start for bnb and milp).
+
+    Returns
+    -------
+    SolveResult
+        ``value`` is the recomputed F of the returned store; ``solver`` the primary engine.
+
+    Raises
+    ------
+    SolverDisagreementError
+        Two exact engines proved different optima (or contradict each other's bounds).
+    SolverError
+        An engine returned an infeasible store, or cannot handle the instance.
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> from memaudit_core.compiled import compile_package
+    >>> inst = compile_package(generate("update_chain"))
+    >>> res = solve_certified(inst, 13, "bnb", cross_check=True)
+    >>> round(res.value, 6), res.certified, [c.engine for c in res.certificate.checks]
+    (8.025, True, ['bnb', 'enum'])
+    """
+    t0 = time.perf_counter()
+    budget = _check_budget(budget)
+    if solver not in SOLVER_CHOICES:
+        raise UnknownNameError(f"unknown solver {solver!r} (known: {', '.join(SOLVER_CHOICES)})")
+    primary = choose(inst, budget) if solver == "auto" else solver
+    limits = {"time_limit": time_limit, "node_limit": node_limit}
+    try:
+        raw, t1 = run_engine(primary, inst, budget, incumbent_idx=incumbent_idx, **limits)
+    except ValueError as exc:  # enum / brute refuse large instances
+        raise SolverError(f"solver {primary!r} cannot handle this instance: {exc}") from exc
+    first = _check(inst, budget, primary, raw, t1)
+    _require_feasible(inst, budget, first, raw)
+    value = first.recomputed_value
+    checks = [first]
+    reasons: list[str] = []
+    diffs = [rel_diff(first.value, value)]
+    if raw.status != "optimal":
+        reasons.append(f"{primary} stopped at a {raw.status} before proving optimality")
+    if diffs[0] > VALUE_RTOL:
+        reasons.append(f"{primary} reported {first.value!r} but the store's F is {value!r}")
+    bound = float(raw.bound)
+    if bound < value - VALUE_RTOL * max(1.0, abs(value)):
+        reasons.append(f"{primary}'s bound {bound!r} is below the store's F {value!r}")
+    bound = max(bound, value)
+    gap = relative_gap(value, bound)
+    if raw.status == "optimal" and (bound - value) > VALUE_RTOL * max(1.0, abs(value)):
+        reasons.append(f"{primary} claims optimality with a gap of {gap:.3g}")
+
+    agreement: bool | None = None
+    wants_cross = cross_check if cross_check is not None else solver == "auto"
+    second = (
+        cross_engine(inst, budget, primary, explicit=bool(cross_check)) if wants_cross else None
+    )
+    if wants_cross and second is None and cross_check:
+        reasons.append("no second exact engine can handle this instance")
+    if second is not None and raw.status != "optimal":
+        reasons.append(f"cross-check by {second} skipped: the primary result is not proven")
+        second = None
+    if second is not None:
+        try:
+            raw2, t2 = run_engine(second, inst, budget, **limits)
+        except (ValueError, SolverError) as exc:
+            reasons.append(f"cross-check by {second} could not run: {exc}")
+            raw2 = None
+        if raw2 is not None:
+            other = _check(inst, budget, second, raw2, t2)
+            _require_feasible(inst, budget, other, raw2)
+            checks.append(other)
+            tol = VALUE_RTOL * max(1.0, abs(value))
+            if raw2.status == "optimal":
+                pair = (
+                    rel_diff(first.value, other.value),
+                    rel_diff(value, other.recomputed_value),
+                    rel_diff(other.value, other.recomputed_value),
+                )
+                diffs.extend(pair)
+                if max(pair[:2]) > VALUE_RTOL:
+                    raise SolverDisagreementError(
+                        f"exact solvers disagree at budget {budget:g}: {primary} found "
+                        f"{first.value!r} (store F {value!r}), {second} found {other.value!r} "
+                        f"(store F {other.recomputed_value!r}); relative difference "
+                        f"{max(pair[:2]):.3g} > {VALUE_RTOL:g}"
+                    )
+                if pair[2] > VALUE_RTOL:
+                    reasons.append(
+                        f"{second} reported {other.value!r} but its store's F is "
+                        f"{other.recomputed_value!r}"
+                    )
+                else:
+                    agreement = True
+            else:
+                if (
+                    other.recomputed_value > value + tol
+                    or value > max(other.bound, other.recomputed_value) + tol
+                ):
+                    raise SolverDisagreementError(
+                        f"exact solvers contradict each other at budget {budget:g}: {primary} "
+                        f"proved {value!r}, {second} (stopped at a limit) has a store worth "
+                        f"{other.recomputed_value!r} and a bound {other.bound!r}"
+                    )
+                reasons.append(
+                    f"cross-check by {second} stopped at a limit (consistent but inconclusive)"
+                )
+
+    certified = not reasons
+    certificate = Certificate(
+        certified=certified,
+        reason="; ".join(reasons),
+        checks=tuple(checks),
+        recomputed_value=value,
+        agreement=agreement,
+        max_rel_diff=max(diffs) if diffs else 0.0,
+    )
+    sel = tuple(sorted(int(i) for i in raw.selected_idx))
+    return SolveResult(
+        value=value,
+        selected=inst.ids(sel),
+        selected_idx=sel,
+        cost=inst.selection_cost(sel),
+        budget=budget,
+        status=raw.status,
+        bound=bound,
+        gap=gap if math.isfinite(gap) else math.inf,
+        solver=primary,
+        time_s=time.perf_counter() - t0,
+        nodes=int(raw.nodes),
+        pool=inst.pool,
+        saturation=inst.saturation,
+        package_id=inst.package_id,
+        content_hash=inst.content_hash,
+        certificate=certificate,
+    )

@@ -1,0 +1,1239 @@
+"""Suites: sweeps and audits over many packages, in parallel, resumable, with a report.
+
+A *suite* runs one kind of work (``sweep`` or ``audit``) over package *sources*:
+
+- package files, folders (every ``*.json`` directly inside, sorted) and list files (``.txt``:
+  one path per line, relative to the list; ``#`` starts a comment);
+- generated families with seed ranges, e.g. ``memaudit-small:0-99`` (``update_chain`` alone
+  means its default seed, or the ``--seeds`` given).
+
+Work is split into **tasks** keyed by ``(hash, budget, method)``: for a sweep the hash is the
+package's content hash and the method a writer, store or ablation; for an audit the hash is
+the :func:`instance_hash` and the method ``audit:<pool>``. Identical keys run once, whatever
+how many sources share them.
+
+Execution
+---------
+1. *Index*: every source is loaded once (in parallel) to learn its hashes and budget grid.
+2. *Plan*: the tasks of every source, deduplicated by key; tasks already in the journal are
+   skipped (resume).
+3. *Run*: pending tasks are grouped by package (one package's tasks share its optimum and its
+   incumbents across budgets) and the packages cut into chunks, about four per worker. Chunks
+   run inline (``workers=1``), in a :class:`concurrent.futures.ProcessPoolExecutor`
+   (``workers=N``) or on a Dask distributed cluster (``scheduler=ADDRESS`` or a ``Client``).
+   Each finished chunk's task results are appended to ``journal.jsonl`` in the output folder
+   and flushed, so an interrupted suite resumes from what was written: on restart, tasks whose
+   key is in the journal are not run again. A torn last line (a kill mid-write) is dropped.
+4. *Report*: rows to CSV and Parquet, a short ``report.md`` with figures (PNG via kaleido; if
+   kaleido fails the report says so and has no figure).
+
+The journal starts with a header holding the settings that change results (solver, time
+limit); resuming with other settings is refused rather than mixing results. On a Dask cluster
+the workers must have ``memaudit`` installed; package files are read by the client and
+shipped, so workers need no shared filesystem.
+
+Examples
+--------
+>>> res = sweep_suite(families=["update_chain"], budgets=[3, 6], writers=["gvt"],
+...                   ablations=["no_validity"])
+>>> [(r.method, r.budget, round(r.ratio, 3)) for r in res.rows]  # doctest: +NORMALIZE_WHITESPACE
+[('gvt', 3.0, 1.0), ('no_validity_opt', 3.0, 0.486),
+ ('gvt', 6.0, 1.0), ('no_validity_opt', 6.0, 0.513)]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import multiprocessing
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import MemAuditError, UnknownNameError
+from .package import Package
+
+JOURNAL = "journal.jsonl"
+JOURNAL_VERSION = 1
+#: Chunks per worker (more balance the load, fewer cut the overhead).
+CHUNKS_PER_WORKER = 4
+
+Progress = Callable[[int, int], None] | None
+
+
+# --------------------------------------------------------------------------- sources
+
+
+@dataclass(frozen=True)
+class PackageSource:
+    """Where one package comes from: a file, or a family with a seed and parameters."""
+
+    kind: str  # "file" | "family"
+    ref: str  # absolute path, or family name
+    seed: int | None = None
+    params: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def key(self) -> str:
+        if self.kind == "file":
+            return f"file:{self.ref}"
+        extra = ";".join(f"{k}={v}" for k, v in self.params)
+        return f"family:{self.ref}:{self.seed}" + (f":{extra}" if extra else "")
+
+    @property
+    def label(self) -> str:
+        if self.kind == "file":
+            return Path(self.ref).name
+        return f"{self.ref}:{self.seed}"
+
+    def load(self, text: str | None = None) -> Package:
+        """The package (``text`` is the file's content when it was shipped to a worker)."""
+        if self.kind == "family":
+            from .generators import generate
+
+            return generate(self.ref, seed=int(self.seed or 0), **dict(self.params))
+        from .package import load_package, loads_package
+
+        if text is not None:
+            return loads_package(text, source=self.ref)
+        return load_package(self.ref)
+
+
+def parse_family_spec(
+    spec: str, seeds: Sequence[int] | None = None, params: dict[str, str] | None = None
+) -> list[PackageSource]:
+    """``NAME`` or ``NAME:SEEDS`` (``0-99``, ``1,2,5``) into sources.
+
+    A spec without seeds uses ``seeds`` (the ``--seeds`` option), else seed 0.
+
+    Examples
+    --------
+    >>> [s.key for s in parse_family_spec("update_chain:0-1")]
+    ['family:update_chain:0', 'family:update_chain:1']
+    """
+    from .cli import parse_seeds
+    from .generators import FAMILIES
+
+    name, sep, seed_text = spec.partition(":")
+    name = name.strip()
+    if name not in FAMILIES:
+        raise UnknownNameError(f"unknown family {name!r} (known: {', '.join(sorted(FAMILIES))})")
+    family_seeds = parse_seeds(seed_text) if sep else list(seeds or [0])
+    items = tuple(sorted((params or {}).items()))
+    # Validate parameters once, before any work (unknown names, bad values).
+    if items:
+        from .generators import generate
+
+        generate(name, seed=family_seeds[0], **dict(items))
+    return [PackageSource("family", name, int(s), items) for s in family_seeds]
+
+
+def _expand_path(text: str) -> list[PackageSource]:
+    path = Path(text).expanduser()
+    if not path.exists():
+        raise MemAuditError(f"{text}: no such file or folder")
+    if path.is_dir():
+        files = sorted(p for p in path.glob("*.json") if p.is_file())
+        if not files:
+            raise MemAuditError(f"{text}: the folder holds no *.json package file")
+        return [PackageSource("file", str(p.resolve())) for p in files]
+    if path.suffix.lower() == ".txt":
+        out: list[PackageSource] = []
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            item = line.split("#", 1)[0].strip()
+            if not item:
+                continue
+            target = Path(item) if Path(item).is_absolute() else path.parent / item
+            if not target.exists():
+                raise MemAuditError(f"{text}:{n}: {item}: no such file or folder")
+            out.extend(_expand_path(str(target)))
+        return out
+    return [PackageSource("file", str(path.resolve()))]
+
+
+def collect_sources(
+    paths: Sequence[str] = (),
+    families: Sequence[str] = (),
+    seeds: Sequence[int] | None = None,
+    params: dict[str, str] | None = None,
+) -> tuple[PackageSource, ...]:
+    """Files, folders, list files and family specs into a list of sources (order kept,
+    exact repeats dropped)."""
+    out: list[PackageSource] = []
+    for p in paths:
+        out.extend(_expand_path(p))
+    for spec in families:
+        out.extend(parse_family_spec(spec, seeds, params))
+    if not out:
+        raise MemAuditError("no packages: give package files / folders, or --family NAME[:SEEDS]")
+    return tuple(dict.fromkeys(out))
+
+
+# --------------------------------------------------------------------------- instance hash
+
+
+def instance_hash(package: Package) -> str:
+    """SHA-256 of the optimisation instance a package defines, names and texts left out.
+
+    Covered: the saturation, the resolved unit weights in unit order, and the groups in
+    arrival order (experience time, then id), each as the sorted list of its candidates'
+    (type, cost, coverage by unit position). Not covered: ids, texts, titles, queries beyond
+    the weights they give, stores, budgets and ``meta`` (generator, parameters, seed). So a
+    seed-invariant family gives one instance for every seed, and two seeds of a seeded family
+    that happen to draw the same numbers count once.
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> instance_hash(generate("update_chain", seed=1)) == instance_hash(generate("update_chain"))
+    True
+    """
+    weights = package.unit_weights()
+    unit_pos = {u.id: i for i, u in enumerate(package.units)}
+    members: dict[str, list[Any]] = {e.id: [] for e in package.experiences}
+    for c in package.candidates:
+        cov = sorted((unit_pos[u], float(v)) for u, v in c.coverage.items() if v > 0)
+        members[c.experience].append([c.type, float(c.cost), cov])
+    groups = [
+        sorted(members[e.id], key=lambda m: json.dumps(m))
+        for e in sorted(package.experiences, key=lambda e: (e.time, e.id))
+    ]
+    doc = {
+        "saturation": package.saturation,
+        "weights": [float(weights[u.id]) for u in package.units],
+        "groups": groups,
+    }
+    text = json.dumps(doc, separators=(",", ":"), sort_keys=True)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class IndexEntry:
+    """What a source holds, learnt by loading it once."""
+
+    source: str
+    label: str
+    package_id: str
+    content_hash: str
+    instance_hash: str
+    seed: int | None
+    family: str | None
+    budgets: tuple[float, ...]
+    stores: tuple[str, ...]
+    external_stores: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "label": self.label,
+            "package_id": self.package_id,
+            "content_hash": self.content_hash,
+            "instance_hash": self.instance_hash,
+            "seed": self.seed,
+            "family": self.family,
+            "budgets": list(self.budgets),
+            "stores": list(self.stores),
+        }
+
+
+def _index_one(src: PackageSource, text: str | None) -> IndexEntry:
+    pkg = src.load(text)
+    seed = pkg.meta.get("seed")
+    seed = seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+    family = pkg.meta.get("generator")
+    return IndexEntry(
+        source=src.key,
+        label=src.label,
+        package_id=pkg.id,
+        content_hash=pkg.content_hash(),
+        instance_hash=instance_hash(pkg),
+        seed=seed,
+        family=family if isinstance(family, str) else None,
+        budgets=tuple(float(b) for b in pkg.budget_grid()),
+        stores=tuple(s.id for s in pkg.stores),
+        external_stores=tuple(s.id for s in pkg.stores if s.is_external),
+    )
+
+
+def _index_worker(
+    chunk: tuple[int, list[tuple[PackageSource, str | None]]],
+) -> tuple[int, list[IndexEntry]]:
+    idx, items = chunk
+    return idx, [_index_one(src, text) for src, text in items]
+
+
+# --------------------------------------------------------------------------- journal
+
+
+def task_key(hash_: str, budget: float, method: str) -> str:
+    """The journal key of one task: ``hash|budget|method`` (budget as a float repr)."""
+    return f"{hash_}|{float(budget)!r}|{method}"
+
+
+class Journal:
+    """Append-only JSONL of task results in an output folder (or in memory without one)."""
+
+    def __init__(self, out: Path | None, suite: str, config: dict[str, Any], resume: bool):
+        self.path = None if out is None else out / JOURNAL
+        self.done: dict[str, dict[str, Any]] = {}
+        self.discarded = 0
+        self._fh = None
+        header = {"t": "header", "suite": suite, "version": JOURNAL_VERSION, "config": config}
+        if self.path is None:
+            return
+        out.mkdir(parents=True, exist_ok=True)
+        if self.path.exists() and not resume:
+            self.path.unlink()
+        if self.path.exists():
+            self._read(header)
+        else:
+            with self.path.open("w", encoding="utf-8") as fh:
+                fh.write(json.dumps(header) + "\n")
+        self._fh = self.path.open("a", encoding="utf-8")
+
+    def _read(self, header: dict[str, Any]) -> None:
+        assert self.path is not None
+        raw = self.path.read_bytes()
+        good_end = 0
+        first = True
+        pos = 0
+        while pos < len(raw):
+            nl = raw.find(b"\n", pos)
+            if nl < 0:  # a torn last line (killed mid-write): drop it
+                self.discarded += 1
+                break
+            line = raw[pos:nl]
+            pos = nl + 1
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                self.discarded += 1
+                continue
+            if first:
+                first = False
+                if rec.get("t") != "header" or rec.get("suite") != header["suite"]:
+                    raise MemAuditError(
+                        f"{self.path}: not a {header['suite']} journal; use another --out folder "
+                        "or start afresh (--fresh)"
+                    )
+                if rec.get("config") != header["config"]:
+                    raise MemAuditError(
+                        f"{self.path}: written with other settings ({rec.get('config')}) than "
+                        f"now ({header['config']}); resuming would mix results. Use another "
+                        "--out folder or start afresh (--fresh)"
+                    )
+            elif rec.get("t") == "task":
+                self.done[rec["key"]] = rec["result"]
+            good_end = pos
+        if first:  # empty or unreadable header: start over
+            self.path.write_text(json.dumps(header) + "\n", encoding="utf-8")
+            return
+        if good_end < len(raw):
+            with self.path.open("r+b") as fh:
+                fh.truncate(good_end)
+
+    def record(self, items: Iterable[tuple[str, dict[str, Any]]]) -> int:
+        n = 0
+        lines = []
+        for key, result in items:
+            if key in self.done:
+                raise MemAuditError(f"internal error: task {key} ran twice")
+            self.done[key] = result
+            lines.append(json.dumps({"t": "task", "key": key, "result": result}))
+            n += 1
+        if self._fh is not None and lines:
+            self._fh.write("\n".join(lines) + "\n")
+            self._fh.flush()
+        return n
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+
+# --------------------------------------------------------------------------- backends
+
+
+def _pool_context() -> multiprocessing.context.BaseContext:
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def _chunked(items: list[Any], n_chunks: int) -> list[list[Any]]:
+    if not items:
+        return []
+    n_chunks = max(1, min(n_chunks, len(items)))
+    size = math.ceil(len(items) / n_chunks)
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+class _Backend:
+    """Runs ``fn(chunk, **kwargs)`` over chunks and yields results as they finish."""
+
+    def __init__(self, workers: int, scheduler: Any = None):
+        if int(workers) != workers or workers < 1:
+            raise MemAuditError(f"--workers must be an integer >= 1, got {workers!r}")
+        self.workers = int(workers)
+        self.scheduler = scheduler
+        self.client = None
+        self._own_client = False
+        self._pool: ProcessPoolExecutor | None = None
+        if scheduler is not None:
+            self.kind = "dask"
+        elif self.workers > 1:
+            self.kind = "processes"
+        else:
+            self.kind = "inline"
+
+    @property
+    def slots(self) -> int:
+        if self.kind == "dask":
+            try:
+                return max(1, sum(self.client.nthreads().values()))
+            except Exception:  # pragma: no cover - an unusual client
+                return max(1, self.workers)
+        return self.workers
+
+    def __enter__(self) -> _Backend:
+        if self.kind == "dask":
+            try:
+                from dask.distributed import Client
+            except ImportError:  # pragma: no cover - a declared dependency
+                raise MemAuditError(
+                    "--scheduler needs dask[distributed] (pip install 'dask[distributed]')"
+                ) from None
+            if isinstance(self.scheduler, str):
+                try:
+                    self.client = Client(self.scheduler, timeout="30s")
+                except OSError as exc:
+                    raise MemAuditError(
+                        f"cannot reach the Dask scheduler at {self.scheduler}: {exc}"
+                    ) from None
+                self._own_client = True
+            else:
+                self.client = self.scheduler
+        elif self.kind == "processes":
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=_pool_context())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+        if self._own_client and self.client is not None:
+            self.client.close()
+        self.client = None
+
+    def map(self, fn: Callable[..., Any], chunks: list[Any], **kwargs: Any):
+        if not chunks:
+            return
+        if self.kind == "inline":
+            for chunk in chunks:
+                yield fn(chunk, **kwargs)
+        elif self.kind == "processes":
+            assert self._pool is not None
+            futures = [self._pool.submit(fn, chunk, **kwargs) for chunk in chunks]
+            try:
+                for fut in as_completed(futures):
+                    yield fut.result()
+            finally:
+                for fut in futures:
+                    fut.cancel()
+        else:
+            from dask.distributed import as_completed as dask_completed
+
+            futures = self.client.map(fn, chunks, pure=False, **kwargs)
+            try:
+                for fut in dask_completed(futures):
+                    yield fut.result()
+            finally:
+                for fut in futures:
+                    fut.cancel()
+
+    def describe(self) -> str:
+        if self.kind == "dask":
+            where = self.scheduler if isinstance(self.scheduler, str) else "a Dask client"
+            return f"dask ({where}, {self.slots} worker thread(s))"
+        if self.kind == "processes":
+            return f"{self.workers} worker processes"
+        return "1 process"
+
+
+# --------------------------------------------------------------------------- the runner
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """One task: which hash / budget / method, computed from which source."""
+
+    key: str
+    source_index: int
+    budget: float
+    method: str
+
+
+@dataclass(frozen=True)
+class SuiteRun:
+    """What :func:`run_suite` did: the index, every task's result, and the bookkeeping.
+
+    ``executed`` counts tasks run now, ``reused`` tasks found in the journal; ``complete`` is
+    False when ``max_tasks`` stopped the run early (the rest resumes on the next run).
+    """
+
+    entries: tuple[IndexEntry, ...]
+    tasks: tuple[TaskSpec, ...]
+    results: dict[str, dict[str, Any]] = field(repr=False)
+    executed: int
+    reused: int
+    complete: bool
+    elapsed_s: float
+    backend: str
+    discarded_lines: int
+
+
+def run_suite(
+    suite: str,
+    sources: Sequence[PackageSource],
+    plan: Callable[[IndexEntry], list[tuple[str, float, str]]],
+    worker: Callable[..., list[tuple[str, dict[str, Any]]]],
+    spec: dict[str, Any],
+    config: dict[str, Any],
+    *,
+    out: str | Path | None = None,
+    workers: int = 1,
+    scheduler: Any = None,
+    resume: bool = True,
+    max_tasks: int | None = None,
+    progress: Progress = None,
+) -> SuiteRun:
+    """Index, plan, deduplicate, skip what the journal holds, run the rest in chunks.
+
+    ``plan(entry)`` lists ``(hash, budget, method)`` for one source; ``worker(jobs, spec=...)``
+    runs a chunk of jobs ``(source, text, content_hash, [(key, budget, method), ...])`` and
+    returns ``[(key, result), ...]`` (module-level functions, so processes and Dask can run
+    them).
+    """
+    t0 = time.perf_counter()
+    out_dir = None if out is None else Path(out)
+    journal = Journal(out_dir, suite, config, resume)
+    try:
+        with _Backend(workers, scheduler) as backend:
+            ship = backend.kind == "dask"
+            texts = {s.key: _read_text(s) if ship else None for s in sources}
+            items = [(s, texts[s.key]) for s in sources]
+            # The index keeps source order: chunks are contiguous and numbered.
+            chunks = list(enumerate(_chunked(items, backend.slots * CHUNKS_PER_WORKER)))
+            parts: dict[int, list[IndexEntry]] = {}
+            for idx, res in backend.map(_index_worker, chunks):
+                parts[idx] = res
+            entries: list[IndexEntry] = [e for idx, _ in chunks for e in parts[idx]]
+
+            tasks: list[TaskSpec] = []
+            seen: set[str] = set()
+            for i, entry in enumerate(entries):
+                for hash_, budget, method in plan(entry):
+                    key = task_key(hash_, budget, method)
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    tasks.append(TaskSpec(key, i, float(budget), method))
+            pending = [t for t in tasks if t.key not in journal.done]
+            reused = len(tasks) - len(pending)
+            if max_tasks is not None:
+                pending = pending[: max(0, int(max_tasks))]
+            by_source: dict[int, list[TaskSpec]] = {}
+            for t in pending:
+                by_source.setdefault(t.source_index, []).append(t)
+            jobs = [
+                (
+                    sources[i],
+                    texts[sources[i].key],
+                    entries[i].content_hash,
+                    [(t.key, t.budget, t.method) for t in ts],
+                )
+                for i, ts in by_source.items()
+            ]
+            done = reused
+            total = len(tasks)
+            executed = 0
+            if progress is not None:
+                progress(done, total)
+            for res in backend.map(
+                worker, _chunked(jobs, backend.slots * CHUNKS_PER_WORKER), spec=spec
+            ):
+                n = journal.record(res)
+                executed += n
+                done += n
+                if progress is not None:
+                    progress(done, total)
+            describe = backend.describe()
+    finally:
+        journal.close()
+    complete = all(t.key in journal.done for t in tasks)
+    return SuiteRun(
+        entries=tuple(entries),
+        tasks=tuple(tasks),
+        results=dict(journal.done),
+        executed=executed,
+        reused=reused,
+        complete=complete,
+        elapsed_s=time.perf_counter() - t0,
+        backend=describe,
+        discarded_lines=journal.discarded,
+    )
+
+
+def _read_text(src: PackageSource) -> str | None:
+    if src.kind != "file":
+        return None
+    try:
+        return Path(src.ref).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise MemAuditError(f"cannot read {src.ref}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise MemAuditError(f"{src.ref}: not UTF-8 text") from None
+
+
+def _load_checked(src: PackageSource, text: str | None, content_hash: str) -> Package:
+    pkg = src.load(text)
+    if pkg.content_hash() != content_hash:
+        raise MemAuditError(f"{src.ref}: the package changed while the suite ran; rerun it")
+    return pkg
+
+
+# --------------------------------------------------------------------------- sweep suites
+
+
+ABLATION_ALIASES = {
+    "no_validity": "no_validity_opt",
+    "no_validity_opt": "no_validity_opt",
+    "generic": "generic_opt",
+    "generic_opt": "generic_opt",
+}
+
+
+def normalize_ablations(names: Iterable[str]) -> tuple[str, ...]:
+    out = []
+    for n in names:
+        if n not in ABLATION_ALIASES:
+            raise UnknownNameError(
+                f"unknown ablation {n!r} (known: no_validity, generic, no_validity_opt, "
+                "generic_opt)"
+            )
+        out.append(ABLATION_ALIASES[n])
+    return tuple(dict.fromkeys(out))
+
+
+@dataclass(frozen=True)
+class SuiteRow:
+    """One (source, budget, method) row of a sweep suite (see :class:`analysis.SweepRow`)."""
+
+    source: str
+    package_id: str
+    content_hash: str
+    seed: int | None
+    family: str | None
+    budget: float
+    method: str
+    value: float
+    opt: float
+    ratio: float | None
+    certified: bool
+    cost: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "package_id": self.package_id,
+            "content_hash": self.content_hash,
+            "seed": self.seed,
+            "family": self.family,
+            "budget": self.budget,
+            "method": self.method,
+            "value": self.value,
+            "opt": self.opt,
+            "ratio": self.ratio,
+            "certified": self.certified,
+            "cost": self.cost,
+        }
+
+
+@dataclass(frozen=True)
+class SweepSuiteResult:
+    """A sweep suite's rows, summary and bookkeeping (``files`` are the outputs written)."""
+
+    rows: tuple[SuiteRow, ...]
+    summary: tuple[Any, ...]  # analysis.SummaryRow
+    methods: tuple[str, ...]
+    budgets: tuple[float, ...]
+    n_sources: int
+    n_packages: int
+    n_tasks: int
+    executed: int
+    reused: int
+    complete: bool
+    elapsed_s: float
+    backend: str
+    out: str | None
+    files: tuple[str, ...]
+    notes: tuple[str, ...]
+
+    @property
+    def throughput(self) -> float:
+        """Sources per second of wall time."""
+        return self.n_sources / self.elapsed_s if self.elapsed_s > 0 else math.inf
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "suite": "sweep",
+            "n_sources": self.n_sources,
+            "n_packages": self.n_packages,
+            "n_tasks": self.n_tasks,
+            "executed": self.executed,
+            "reused": self.reused,
+            "complete": self.complete,
+            "elapsed_s": self.elapsed_s,
+            "backend": self.backend,
+            "out": self.out,
+            "files": list(self.files),
+            "notes": list(self.notes),
+            "methods": list(self.methods),
+            "budgets": list(self.budgets),
+            "summary": [s.to_dict() for s in self.summary],
+            "rows": [r.to_dict() for r in self.rows],
+        }
+
+
+def _sweep_worker(jobs: list[tuple], spec: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    out: list[tuple[str, dict[str, Any]]] = []
+    for src, text, content_hash, tasks in jobs:
+        pkg = _load_checked(src, text, content_hash)
+        out.extend(sweep_package_tasks(pkg, tasks, spec))
+    return out
+
+
+def sweep_package_tasks(
+    package: Package, tasks: Sequence[tuple[str, float, str]], spec: dict[str, Any]
+) -> list[tuple[str, dict[str, Any]]]:
+    """Run one package's pending sweep tasks ``(key, budget, method)``.
+
+    Mirrors :func:`memaudit_core.analysis.sweep` for one package, but only for the pending
+    methods: budgets ascend, each optimum (and the best writer store) seeds the next solve.
+    """
+    from .analysis import (
+        ABLATIONS,
+        _best_incumbent,
+        _prune_by_order,
+        _ratio,
+        _store_members,
+        compile_cached,
+        compile_union_cached,
+    )
+    from .objective import evaluate
+    from .solvers import solve
+    from .writers import run_writer
+
+    solver, time_limit = spec["solver"], spec["time_limit"]
+    writers = set(spec["writers"])
+    inst = compile_cached(package)
+    stores = {s.id: s for s in package.stores}
+    by_budget: dict[float, list[tuple[str, str]]] = {}
+    for key, budget, method in tasks:
+        by_budget.setdefault(float(budget), []).append((key, method))
+    out: list[tuple[str, dict[str, Any]]] = []
+    prev_opt = None
+    prev_pool: dict[str, tuple[float, tuple[int, ...]]] = {}
+    prev_union: dict[str, tuple[float, tuple[int, ...]]] = {}
+
+    def rec(value: float, opt: float, certified: bool, cost: float) -> dict[str, Any]:
+        return {
+            "value": value,
+            "opt": opt,
+            "ratio": _ratio(value, opt),
+            "certified": bool(certified),
+            "cost": cost,
+        }
+
+    for budget in sorted(by_budget):
+        items = by_budget[budget]
+        methods = {m for _, m in items}
+        w_results = {w: run_writer(w, inst, budget) for w in spec["writers"] if w in methods}
+        inc = _best_incumbent([prev_opt, *((r.value, r.selected_idx) for r in w_results.values())])
+        opt = solve(inst, budget, solver, time_limit=time_limit, incumbent_idx=inc)
+        prev_opt = (opt.value, tuple(opt.selected_idx))
+        for key, method in items:
+            if method in writers:
+                r = w_results[method]
+                out.append((key, rec(r.value, opt.value, opt.certified, r.cost)))
+            elif method in ABLATIONS:
+                pool = inst.pool_instance(ABLATIONS[method])
+                p_opt = solve(
+                    pool,
+                    budget,
+                    solver,
+                    time_limit=time_limit,
+                    incumbent_idx=_best_incumbent([prev_pool.get(method)]),
+                )
+                prev_pool[method] = (p_opt.value, tuple(p_opt.selected_idx))
+                out.append(
+                    (
+                        key,
+                        rec(p_opt.value, opt.value, opt.certified and p_opt.certified, p_opt.cost),
+                    )
+                )
+            else:
+                store = stores[method.removeprefix("store:")]
+                sid = store.id
+                if store.is_external:
+                    union = compile_union_cached(package, store)
+                    members, _ = _store_members(union, store)
+                    kept, _ = _prune_by_order(union, members, budget)
+                    kept_t = tuple(sorted(kept))
+                    value = evaluate(union, kept_t)
+                    u_inc = _best_incumbent([prev_union.get(sid), (value, kept_t)])
+                    u_opt = solve(union, budget, solver, time_limit=time_limit, incumbent_idx=u_inc)
+                    prev_union[sid] = (u_opt.value, tuple(u_opt.selected_idx))
+                    cost = float(union.cost[list(kept_t)].sum()) if kept_t else 0.0
+                    out.append((key, rec(value, u_opt.value, u_opt.certified, cost)))
+                else:
+                    members, _ = _store_members(inst, store)
+                    kept, _ = _prune_by_order(inst, members, budget)
+                    cost = float(inst.cost[kept].sum()) if kept else 0.0
+                    out.append((key, rec(evaluate(inst, kept), opt.value, opt.certified, cost)))
+    return out
+
+
+def sweep_suite(
+    paths: Sequence[str] = (),
+    families: Sequence[str] = (),
+    *,
+    seeds: Sequence[int] | None = None,
+    params: dict[str, str] | None = None,
+    budgets: Sequence[float] | None = None,
+    writers: Sequence[str] | None = None,
+    stores: Sequence[str] = (),
+    ablations: Sequence[str] = (),
+    solver: str = "auto",
+    time_limit: float | None = None,
+    out: str | Path | None = None,
+    workers: int = 1,
+    scheduler: Any = None,
+    resume: bool = True,
+    max_tasks: int | None = None,
+    figures: bool = True,
+    progress: Progress = None,
+    sources: Sequence[PackageSource] | None = None,
+) -> SweepSuiteResult:
+    """Ratios of writers, stores and ablations over many packages, in parallel and resumable.
+
+    Parameters
+    ----------
+    paths, families, seeds, params
+        Package sources (see :func:`collect_sources`), or ``sources`` directly.
+    budgets : sequence of float, optional
+        The same budgets for every package; default: each package's own budget grid.
+    writers : sequence of str, optional
+        Default: every reference writer.
+    stores, ablations
+        As in :func:`memaudit_core.analysis.sweep` (ablations accept ``no_validity`` /
+        ``generic`` too). A package without a named store has no row for it.
+    solver, time_limit
+        Passed to the solver (and part of the journal's settings).
+    out : path, optional
+        Output folder: ``journal.jsonl`` (resume), ``rows.csv`` / ``rows.parquet``,
+        ``summary.csv`` / ``summary.parquet``, ``report.md`` and ``figures/``.
+    workers, scheduler
+        ``workers > 1``: a local process pool; ``scheduler``: a Dask scheduler address (or a
+        ``dask.distributed.Client``).
+    resume : bool
+        Keep and reuse the journal in ``out`` (default); False starts afresh.
+    max_tasks : int, optional
+        Run at most this many pending tasks now (the rest resumes later).
+    figures : bool
+        Render report figures (PNG via kaleido).
+    progress : callable, optional
+        ``progress(done, total)`` over tasks.
+
+    Returns
+    -------
+    SweepSuiteResult
+    """
+    from .analysis import summarize
+    from .writers import WRITERS, get_writer
+
+    srcs = (
+        tuple(sources) if sources is not None else collect_sources(paths, families, seeds, params)
+    )
+    names = tuple(WRITERS) if writers is None else tuple(writers)
+    for w in names:
+        get_writer(w)
+    abl = normalize_ablations(ablations)
+    grid = None
+    if budgets is not None:
+        from .analysis import _check_budget
+
+        grid = tuple(sorted({_check_budget(b) for b in budgets}))
+        if not grid:
+            raise MemAuditError("no budgets given")
+    store_ids = tuple(dict.fromkeys(stores))
+    spec = {"solver": solver, "time_limit": time_limit, "writers": list(names)}
+    config = {"solver": solver, "time_limit": time_limit}
+
+    def plan(entry: IndexEntry) -> list[tuple[str, float, str]]:
+        bs = grid if grid is not None else entry.budgets
+        methods = [*names, *(f"store:{s}" for s in store_ids if s in entry.stores), *abl]
+        return [(entry.content_hash, b, m) for b in bs for m in methods]
+
+    run = run_suite(
+        "sweep",
+        srcs,
+        plan,
+        _sweep_worker,
+        spec,
+        config,
+        out=out,
+        workers=workers,
+        scheduler=scheduler,
+        resume=resume,
+        max_tasks=max_tasks,
+        progress=progress,
+    )
+    missing = [s for s in store_ids if not any(s in e.stores for e in run.entries)]
+    if missing:
+        raise UnknownNameError(
+            f"store(s) {', '.join(map(repr, missing))} found in none of the swept packages"
+        )
+    method_names = (*names, *store_ids, *abl)
+    rows: list[SuiteRow] = []
+    for entry in run.entries:
+        bs = grid if grid is not None else entry.budgets
+        for b in bs:
+            for m in (*names, *(f"store:{s}" for s in store_ids if s in entry.stores), *abl):
+                res = run.results.get(task_key(entry.content_hash, b, m))
+                if res is None:
+                    continue
+                rows.append(
+                    SuiteRow(
+                        entry.label,
+                        entry.package_id,
+                        entry.content_hash,
+                        entry.seed,
+                        entry.family,
+                        float(b),
+                        m.removeprefix("store:"),
+                        res["value"],
+                        res["opt"],
+                        res["ratio"],
+                        res["certified"],
+                        res["cost"],
+                    )
+                )
+    all_budgets = tuple(sorted({r.budget for r in rows}))
+    summary = summarize(rows, method_names, all_budgets)
+    notes: list[str] = []
+    if run.discarded_lines:
+        notes.append(f"{run.discarded_lines} torn journal line(s) dropped (an interrupted write)")
+    if not run.complete:
+        notes.append(
+            f"incomplete: {len(run.results)} of {len(run.tasks)} tasks done; rerun with the same "
+            "--out to resume"
+        )
+    result = SweepSuiteResult(
+        rows=tuple(rows),
+        summary=summary,
+        methods=method_names,
+        budgets=all_budgets,
+        n_sources=len(srcs),
+        n_packages=len({e.content_hash for e in run.entries}),
+        n_tasks=len(run.tasks),
+        executed=run.executed,
+        reused=run.reused,
+        complete=run.complete,
+        elapsed_s=run.elapsed_s,
+        backend=run.backend,
+        out=None if out is None else str(out),
+        files=(),
+        notes=tuple(notes),
+    )
+    if out is not None and run.complete:
+        files, fig_notes = write_sweep_outputs(result, Path(out), figures=figures)
+        from dataclasses import replace
+
+        result = replace(result, files=tuple(files), notes=result.notes + tuple(fig_notes))
+    return result
+
+
+# --------------------------------------------------------------------------- outputs
+
+
+def write_table(
+    rows: Sequence[dict[str, Any]], path_stem: Path, columns: Sequence[str]
+) -> list[str]:
+    """``<stem>.csv`` and ``<stem>.parquet`` from flat rows (None -> empty / null)."""
+    import pandas as pd
+
+    df = pd.DataFrame(list(rows), columns=list(columns))
+    csv_path = path_stem.with_suffix(".csv")
+    pq_path = path_stem.with_suffix(".parquet")
+    try:
+        df.to_csv(csv_path, index=False)
+        df.to_parquet(pq_path, index=False, engine="pyarrow")
+    except OSError as exc:
+        raise MemAuditError(f"cannot write {path_stem}: {exc.strerror}") from None
+    return [str(csv_path), str(pq_path)]
+
+
+def render_figures(figs: Sequence[tuple[Any, Path]]) -> list[str]:
+    """Write plotly figures as PNG (kaleido); returns notes (empty when all went well)."""
+    if not figs:
+        return []
+    for _, path in figs:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        import plotly.io as pio
+
+        if hasattr(pio, "write_images"):
+            pio.write_images(
+                [f for f, _ in figs], [str(p) for _, p in figs], width=1100, height=560
+            )
+        else:  # pragma: no cover - older plotly
+            for fig, path in figs:
+                fig.write_image(str(path), width=1100, height=560)
+    except Exception as exc:  # kaleido / chromium trouble must not lose the results
+        return [f"figures not rendered: kaleido failed ({type(exc).__name__}: {exc})"]
+    return []
+
+
+def _md_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    out = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    out.extend("| " + " | ".join(r) + " |" for r in rows)
+    return "\n".join(out)
+
+
+def _f(x: float | None, digits: int = 3) -> str:
+    return "n/a" if x is None else f"{x:.{digits}f}"
+
+
+def sweep_figure(result: SweepSuiteResult) -> Any:
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for method in result.methods:
+        pts = [s for s in result.summary if s.method == method and s.mean_ratio is not None]
+        if not pts:
+            continue
+        fig.add_scatter(
+            x=[s.budget for s in pts],
+            y=[s.mean_ratio for s in pts],
+            mode="lines+markers",
+            name=method,
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": [s.ci_high - s.mean_ratio for s in pts],
+                "arrayminus": [s.mean_ratio - s.ci_low for s in pts],
+            },
+        )
+    fig.add_hline(y=1.0, line_dash="dash", annotation_text="OPT")
+    fig.update_layout(
+        title=f"Mean ratio F / OPT over {result.n_sources} package(s) (95% bootstrap CI)",
+        xaxis_title="budget",
+        yaxis_title="mean ratio F / OPT",
+        template="plotly_white",
+    )
+    return fig
+
+
+def write_sweep_outputs(
+    result: SweepSuiteResult, out: Path, *, figures: bool = True
+) -> tuple[list[str], list[str]]:
+    """rows / summary as CSV + Parquet, a Markdown report and its figure."""
+    out.mkdir(parents=True, exist_ok=True)
+    files = write_table(
+        [r.to_dict() for r in result.rows], out / "rows", list(SuiteRow.__dataclass_fields__)
+    )
+    from .analysis import SummaryRow
+
+    files += write_table(
+        [s.to_dict() for s in result.summary],
+        out / "summary",
+        list(SummaryRow.__dataclass_fields__),
+    )
+    notes: list[str] = []
+    fig_line = ""
+    if figures and result.rows:
+        png = out / "figures" / "mean_ratio.png"
+        notes = render_figures([(sweep_figure(result), png)])
+        if not notes:
+            files.append(str(png))
+            fig_line = "![Mean ratio by budget](figures/mean_ratio.png)\n"
+    elif not figures:
+        notes = ["figures not rendered (--no-figures)"]
+    table = _md_table(
+        ["method", "budget", "n", "mean ratio", "95% CI", "min", "max", "n/a"],
+        [
+            [
+                s.method,
+                f"{s.budget:g}",
+                str(s.n),
+                _f(s.mean_ratio),
+                f"[{_f(s.ci_low)}, {_f(s.ci_high)}]",
+                _f(s.min_ratio),
+                _f(s.max_ratio),
+                str(s.n_undefined),
+            ]
+            for s in result.summary
+        ],
+    )
+    text = (
+        "# MemAudit sweep suite\n\n"
+        f"- packages: {result.n_sources} source(s), {result.n_packages} distinct by content "
+        "hash\n"
+        f"- tasks (content hash x budget x method): {result.n_tasks} — {result.executed} run "
+        f"now, {result.reused} reused from the journal\n"
+        f"- ran on: {result.backend}; wall time {result.elapsed_s:.2f} s "
+        f"({result.throughput:.1f} packages/s)\n"
+        f"- methods: {', '.join(result.methods)}\n\n"
+        "Ratios are F / OPT with OPT the certified optimum; n/a rows (OPT = 0) are left out of "
+        "the means and counted in the last column.\n\n"
+        f"{table}\n\n{fig_line}"
+        + "".join(f"\n> Note: {n}\n" for n in [*result.notes, *notes])
+        + "\nFiles: rows.csv / rows.parquet (one row per package, budget and method), "
+        "summary.csv / summary.parquet, journal.jsonl (resume).\n"
+    )
+    (out / "report.md").write_text(text, encoding="utf-8")
+    files.append(str(out / "report.md"))
+    return files, notes
+
+
+__all__ = [
+    "IndexEntry",
+    "Journal",
+    "PackageSource",
+    "SuiteRow",
+    "SuiteRun",
+    "SweepSuiteResult",
+    "collect_sources",
+    "instance_hash",
+    "normalize_ablations",
+    "parse_family_spec",
+    "render_figures",
+    "run_suite",
+    "sweep_package_tasks",
+    "sweep_suite",
+    "task_key",
+    "write_table",
+]
+
+
+# --------------------------------------------------------------------------- CLI glue
+
+
+def add_suite_arguments(p: Any) -> None:
+    """Options shared by ``memaudit sweep`` (suite mode) and ``memaudit audit``."""
+    p.add_argument(
+        "--out",
+        default=None,
+        metavar="DIR",
+        help="output folder: CSV + Parquet, report.md with figures, and a journal "
+        "that lets an interrupted run resume",
+    )
+    p.add_argument(
+        "--workers", type=int, default=1, metavar="N", help="local worker processes (default 1)"
+    )
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="run on a Dask distributed cluster, e.g. tcp://host:8786 (workers need "
+        "memaudit installed)",
+    )
+    p.add_argument(
+        "--fresh",
+        action="store_true",
+        help="ignore and replace the journal in --out instead of resuming",
+    )
+    p.add_argument(
+        "--max-tasks",
+        type=int,
+        default=None,
+        metavar="N",
+        help="run at most N pending tasks now; the rest resumes on the next run",
+    )
+    p.add_argument("--no-figures", action="store_true", help="no PNG figures in the report")
+
+
+def wants_suite(args: Any) -> bool:
+    """True when ``memaudit sweep`` was given any suite option (else the plain sweep runs)."""
+    fams = list(args.family or [])
+    if args.out or args.workers != 1 or args.scheduler or args.max_tasks is not None:
+        return True
+    if len(fams) > 1 or any(":" in f for f in fams):
+        return True
+    return any(Path(p).is_dir() or p.lower().endswith(".txt") for p in args.packages)
+
+
+def cli_sources(args: Any) -> tuple[PackageSource, ...]:
+    from .cli import parse_params, parse_seeds
+
+    seeds = parse_seeds(args.seeds) if args.seeds else None
+    return collect_sources(args.packages, args.family or [], seeds, parse_params(args.param))
+
+
+def cli_sweep_suite(args: Any) -> int:
+    """``memaudit sweep`` with suite options (folders, lists, families, workers, --out)."""
+    from .cli import Progress as Bar
+    from .cli import _emit, _fmt, _split_names, _table, parse_number_list
+
+    budgets = parse_number_list(args.budgets) if args.budgets else None
+    res = sweep_suite(
+        sources=cli_sources(args),
+        budgets=budgets,
+        writers=_split_names(args.writers) if args.writers is not None else None,
+        stores=_split_names(args.stores),
+        ablations=_split_names(args.ablations),
+        solver=args.solver,
+        time_limit=args.time_limit,
+        out=args.out,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        resume=not args.fresh,
+        max_tasks=args.max_tasks,
+        figures=not args.no_figures,
+        progress=Bar("sweep", enabled=not args.quiet),
+    )
+    if args.output:
+        import csv
+
+        with open(args.output, "w", newline="", encoding="utf-8") as fh:
+            w = csv.DictWriter(fh, fieldnames=list(SuiteRow.__dataclass_fields__))
+            w.writeheader()
+            w.writerows(r.to_dict() for r in res.rows)
+    rows = [
+        [
+            s.method,
+            _fmt(s.budget),
+            str(s.n),
+            _fmt(s.mean_ratio, 3),
+            f"[{_fmt(s.ci_low, 3)}, {_fmt(s.ci_high, 3)}]",
+            _fmt(s.min_ratio, 3),
+            _fmt(s.max_ratio, 3),
+        ]
+        for s in res.summary
+    ]
+    human = (
+        f"{res.n_sources} package(s) ({res.n_packages} distinct), {res.n_tasks} tasks: "
+        f"{res.executed} run now, {res.reused} reused; {res.elapsed_s:.2f} s on {res.backend}\n"
+        + _table(["method", "budget", "n", "mean ratio", "95% CI", "min", "max"], rows)
+    )
+    for note in res.notes:
+        human += f"\nnote: {note}"
+    if res.files:
+        human += f"\nwrote {len(res.files)} file(s) to {res.out} (report: {res.out}/report.md)"
+    _emit(res.to_dict(), args.json, human)
+    return 0

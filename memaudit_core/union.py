@@ -1,0 +1,1287 @@
+"""Union scoring of external stores: P+(Y), the exact upper-pruned bound and pruning policies.
+
+An external store Y (a Mem0 / Letta / A-Mem / Zep export) holds memories that are not package
+candidates. DESIGN.md section 2 scores it in the **union package** P+(Y): every memory becomes a
+candidate in its own singleton group, with its own cost and coverage row. At a budget B:
+
+- Y' is the budget-feasible subset of Y the store keeps: all of Y when it fits, else Y cut by
+  a pruning policy (``recency``: newest ``created_at`` first, each memory kept while it still
+  fits; ``salience``: highest salience first);
+- **union ratio** = F(Y') / OPT_{P+}(B), the fair comparison;
+- **package-candidate ratio** = F(Y') / OPT_P(B). It may exceed 1 (a memory can be cheaper than
+  every package candidate for the same evidence, or merge evidence of several experiences, which
+  one candidate per experience cannot); :attr:`UnionReport.notes` then says why;
+- **upper-pruned bound** = the *exact* max of F over budget-feasible subsets of Y, solved by
+  compiling the memories alone (each its own group) and calling
+  :func:`memaudit_core.solvers.solve` -- never a greedy pick;
+- the split **extraction** = upper / OPT_{P+} (how good the written memories can be at B) and
+  **selection** = F(Y') / upper (how well the kept part uses them); n/a when a denominator is 0.
+
+Memories with status ``"deleted"`` are not part of the store; ``"superseded"`` ones are (they are
+flagged). A store whose smallest memory costs more than B scores 0: a *cost* effect, not a
+content effect, and the notes say so.
+
+:func:`union_curve` gives kept / upper-pruned / OPT values per store across budgets, and the
+annotation helpers (:func:`annotation_grid`, :func:`coverage_changes`,
+:func:`apply_annotations`) back the External stores page's coverage editor.
+
+Examples
+--------
+>>> from memaudit_core.package import parse_package
+>>> pkg = parse_package({"memaudit": 1, "id": "tiny",
+...     "experiences": [{"id": "e1", "time": 0}],
+...     "units": [{"id": "r1", "weight": 1.0}, {"id": "r2", "weight": 1.0}],
+...     "candidates": [{"id": "e1:raw", "experience": "e1", "type": "raw_span", "cost": 4,
+...                     "coverage": {"r1": 1.0, "r2": 1.0}}],
+...     "stores": [{"id": "ext", "memories": [
+...         {"id": "m1", "cost": 2, "coverage": {"r1": 1.0}, "created_at": "2024-01-01"},
+...         {"id": "m2", "cost": 2, "coverage": {"r2": 0.5}, "created_at": "2024-01-02"}]}]})
+>>> rep = union_report(pkg, "ext", 2)
+>>> rep.kept, rep.value, rep.upper_value, rep.union_opt_value
+(('m2',), 0.5, 1.0, 1.0)
+>>> rep.union_ratio, rep.extraction, rep.selection, rep.package_ratio
+(0.5, 1.0, 0.5, None)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from .analysis import (
+    _budget_limit,
+    _cached,
+    _check_budget,
+    _ratio,
+    _store_members,
+    compile_cached,
+    compile_union_cached,
+    is_deleted,
+    ratio_text,
+    store_as_kept,
+)
+from .compiled import CompiledInstance, compile_package
+from .errors import MemAuditError, UnknownNameError
+from .objective import evaluate, singleton_values
+from .package import Package, Store, replace_package
+from .solvers import SolveResult, solve
+
+#: Pruning policies for a store that costs more than the budget.
+KEEP_RULES = ("recency", "salience")
+
+#: Coverage choices offered to annotators: label -> coverage value.
+COVERAGE_CHOICES: dict[str, float] = {"full": 1.0, "partial": 0.5, "none": 0.0}
+
+#: "Apply suggestions" maps a lexical score to a choice: >= this is full, else partial.
+SUGGESTION_FULL_AT = 0.75
+
+_TOL = 1e-9
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.6g}"
+
+
+# --------------------------------------------------------------------------- result records
+
+
+@dataclass(frozen=True)
+class PrunedSelection:
+    """The store cut to the budget by one policy, and its score.
+
+    Attributes
+    ----------
+    rule : {'recency', 'salience'}
+    order : str
+        How the order was decided (e.g. "newest created_at first").
+    kept, dropped : tuple of str
+        Memory ids kept (walking the order, each kept while it still fits) and left out.
+    value, cost : float
+        F and cost of the kept memories.
+    union_ratio : float or None
+        value / OPT_{P+}(B).
+    selection : float or None
+        value / upper-pruned bound (None when the bound is 0).
+    """
+
+    rule: str
+    order: str
+    kept: tuple[str, ...]
+    dropped: tuple[str, ...]
+    value: float
+    cost: float
+    union_ratio: float | None
+    selection: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "order": self.order,
+            "kept": list(self.kept),
+            "dropped": list(self.dropped),
+            "value": self.value,
+            "cost": self.cost,
+            "union_ratio": self.union_ratio,
+            "selection": self.selection,
+        }
+
+
+@dataclass(frozen=True)
+class UnionMemoryRow:
+    """One memory of the store (as kept: deleted ones are not listed) and where it ends up."""
+
+    id: str
+    text: str
+    cost: float
+    status: str
+    created_at: str | None
+    salience: float | None
+    units_covered: int
+    alone_value: float
+    kept: bool
+    in_upper: bool
+    in_recency: bool
+    in_salience: bool
+    in_union_opt: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "text": self.text,
+            "cost": self.cost,
+            "status": self.status,
+            "created_at": self.created_at,
+            "salience": self.salience,
+            "units_covered": self.units_covered,
+            "alone_value": self.alone_value,
+            "kept": self.kept,
+            "in_upper": self.in_upper,
+            "in_recency": self.in_recency,
+            "in_salience": self.in_salience,
+            "in_union_opt": self.in_union_opt,
+        }
+
+
+@dataclass(frozen=True)
+class UnionReport:
+    """An external store scored in its union package at one budget.
+
+    Attributes
+    ----------
+    kept, value, cost : the store as kept at the budget (Y') and its F and cost.
+    keep_rule : {'all', 'recency', 'salience'}
+        'all' when the whole store fits, else the pruning policy that cut it.
+    union_opt, package_opt : SolveResult
+        OPT_{P+}(B) and OPT_P(B) (package candidates only).
+    upper : SolveResult
+        The exact upper-pruned bound: max F over budget-feasible subsets of the store's
+        memories (``upper.selected`` are memory ids).
+    union_ratio, package_ratio, extraction, selection : float or None
+        None when the denominator is 0 (shown as "n/a").
+    recency, salience : PrunedSelection or None
+        The store cut by each policy when it is over budget (None when it fits; ``salience``
+        is also None when no memory has a salience).
+    cost_effect : bool
+        True when the smallest memory costs more than the budget: the store scores 0 because
+        of cost, not content.
+    deleted, superseded : tuple of str
+        Memories marked deleted (left out of the store) and superseded (kept, flagged).
+    full_value : float
+        F of the whole store, ignoring the budget.
+    notes : tuple of str
+        Plain-language explanations (pruning, cost effect, ratio above 1, n/a, uncertified).
+    """
+
+    package_id: str
+    content_hash: str
+    store_id: str
+    label: str
+    system: str | None
+    budget: float
+    cost_unit: str
+    n_memories: int
+    deleted: tuple[str, ...]
+    superseded: tuple[str, ...]
+    store_cost: float
+    full_value: float
+    min_memory_cost: float | None
+    over_budget: bool
+    cost_effect: bool
+    keep_rule: str
+    kept: tuple[str, ...]
+    value: float
+    cost: float
+    union_opt: SolveResult
+    package_opt: SolveResult
+    upper: SolveResult
+    union_ratio: float | None
+    package_ratio: float | None
+    extraction: float | None
+    selection: float | None
+    recency: PrunedSelection | None
+    salience: PrunedSelection | None
+    salience_field: str | None
+    memory_rows: tuple[UnionMemoryRow, ...]
+    notes: tuple[str, ...]
+
+    @property
+    def union_opt_value(self) -> float:
+        return self.union_opt.value
+
+    @property
+    def package_opt_value(self) -> float:
+        return self.package_opt.value
+
+    @property
+    def upper_value(self) -> float:
+        return self.upper.value
+
+    @property
+    def certified(self) -> bool:
+        """True when OPT_{P+}, OPT_P and the upper-pruned bound are all certified."""
+        return self.union_opt.certified and self.package_opt.certified and self.upper.certified
+
+    @property
+    def union_ratio_text(self) -> str:
+        return ratio_text(self.union_ratio)
+
+    @property
+    def package_ratio_text(self) -> str:
+        return ratio_text(self.package_ratio)
+
+    @property
+    def extraction_text(self) -> str:
+        return ratio_text(self.extraction)
+
+    @property
+    def selection_text(self) -> str:
+        return ratio_text(self.selection)
+
+    def upper_dict(self) -> dict[str, Any]:
+        up = self.upper
+        return {
+            "value": up.value,
+            "selected": list(up.selected),
+            "cost": up.cost,
+            "certified": up.certified,
+            "label": up.label,
+            "status": up.status,
+            "bound": up.bound,
+            "gap": up.gap,
+            "solver": up.solver,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "package_id": self.package_id,
+            "content_hash": self.content_hash,
+            "store_id": self.store_id,
+            "label": self.label,
+            "system": self.system,
+            "budget": self.budget,
+            "cost_unit": self.cost_unit,
+            "union_ratio": self.union_ratio,
+            "package_ratio": self.package_ratio,
+            "upper_pruned": self.upper_dict(),
+            "extraction": self.extraction,
+            "selection": self.selection,
+            "recency_pruned": None if self.recency is None else self.recency.to_dict(),
+            "salience_pruned": None if self.salience is None else self.salience.to_dict(),
+            "notes": list(self.notes),
+            "value": self.value,
+            "cost": self.cost,
+            "kept": list(self.kept),
+            "keep_rule": self.keep_rule,
+            "union_opt_value": self.union_opt.value,
+            "union_opt_label": self.union_opt.label,
+            "union_opt_selected": list(self.union_opt.selected),
+            "package_opt_value": self.package_opt.value,
+            "package_opt_label": self.package_opt.label,
+            "certified": self.certified,
+            "n_memories": self.n_memories,
+            "store_cost": self.store_cost,
+            "full_value": self.full_value,
+            "min_memory_cost": self.min_memory_cost,
+            "over_budget": self.over_budget,
+            "cost_effect": self.cost_effect,
+            "deleted": list(self.deleted),
+            "superseded": list(self.superseded),
+            "salience_field": self.salience_field,
+            "memories": [r.to_dict() for r in self.memory_rows],
+        }
+
+
+@dataclass(frozen=True)
+class UnionCurveRow:
+    """One (store, budget) point of the "kept vs upper-pruned" chart."""
+
+    store_id: str
+    label: str
+    system: str | None
+    budget: float
+    kept_value: float
+    upper_value: float
+    union_opt_value: float
+    package_opt_value: float
+    union_ratio: float | None
+    extraction: float | None
+    selection: float | None
+    cost_effect: bool
+    certified: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "store_id": self.store_id,
+            "label": self.label,
+            "system": self.system,
+            "budget": self.budget,
+            "kept_value": self.kept_value,
+            "upper_value": self.upper_value,
+            "union_opt_value": self.union_opt_value,
+            "package_opt_value": self.package_opt_value,
+            "union_ratio": self.union_ratio,
+            "extraction": self.extraction,
+            "selection": self.selection,
+            "cost_effect": self.cost_effect,
+            "certified": self.certified,
+        }
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def external_stores(package: Package) -> tuple[Store, ...]:
+    """The package's stores that hold external memories (in package order)."""
+    return tuple(s for s in package.stores if s.is_external)
+
+
+def _external_store(package: Package, store_id: str) -> Store:
+    store = package.store(store_id)
+    if not store.is_external:
+        raise MemAuditError(
+            f"store {store_id!r} selects package candidates and holds no external memories: "
+            "score it with score(); union scoring is for external stores"
+        )
+    if store.select:
+        raise MemAuditError(
+            f"store {store_id!r} mixes package candidates ({len(store.select)}) with external "
+            "memories; union scoring needs a store of external memories only"
+        )
+    return store
+
+
+def _upper_instance(package: Package, store: Store) -> CompiledInstance:
+    """The store's memories alone (deleted ones left out), each in its own group; cached."""
+    return _cached(
+        # A tuple, so no store id can collide with this key (union keys are store ids).
+        (package.content_hash(), ("upper", store.id)),  # type: ignore[arg-type]
+        lambda: compile_package(
+            package, external=store_as_kept(store), include_package_candidates=False
+        ),
+    )
+
+
+def memory_salience(memory: Any, field: str | None = None) -> float | None:
+    """A memory's salience: ``memory.salience``, or a (dotted) ``meta`` field when named.
+
+    Numbers and numeric strings count; anything else (missing, text, NaN) is None.
+
+    Examples
+    --------
+    >>> from memaudit_core.package import ExternalMemory
+    >>> m = ExternalMemory("m1", 3, {}, salience=0.4, meta={"a": {"importance": "7"}})
+    >>> memory_salience(m), memory_salience(m, "a.importance"), memory_salience(m, "b")
+    (0.4, 7.0, None)
+    """
+    if field is None:
+        value: Any = memory.salience
+    else:
+        value = memory.meta
+        for part in field.split("."):
+            if not isinstance(value, Mapping) or part not in value:
+                return None
+            value = value[part]
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            return None
+    if not isinstance(value, int | float):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def _fit(order: Sequence[str], cost: Mapping[str, float], budget: float) -> tuple[list, list]:
+    """Walk ``order`` keeping each memory that still fits."""
+    limit = _budget_limit(budget)
+    kept: list[str] = []
+    dropped: list[str] = []
+    spent = 0.0
+    for mid in order:
+        if spent + cost[mid] <= limit:
+            kept.append(mid)
+            spent += cost[mid]
+        else:
+            dropped.append(mid)
+    return kept, dropped
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """Budget-independent pieces of one store's union evaluation."""
+
+    store: Store
+    live: Store
+    union: CompiledInstance
+    upper_inst: CompiledInstance
+    ids: tuple[str, ...]
+    cost: dict[str, float]
+    store_cost: float
+    min_cost: float | None
+    recency_order: tuple[str, ...]
+    recency_how: str
+    salience_order: tuple[str, ...] | None
+    salience_how: str
+    salience_values: dict[str, float | None]
+    n_missing_salience: int
+    full_value: float
+    alone: dict[str, float]
+    covered: dict[str, int]
+
+    def union_idx(self, ids: Iterable[str]) -> tuple[int, ...]:
+        return tuple(sorted(self.union.candidate_idx(i) for i in ids))
+
+    def upper_idx(self, ids: Iterable[str]) -> tuple[int, ...]:
+        return tuple(sorted(self.upper_inst.candidate_idx(i) for i in ids))
+
+
+def _prepare(package: Package, store: Store, salience_field: str | None) -> _Prepared:
+    live = store_as_kept(store)
+    union = compile_union_cached(package, store)
+    upper_inst = _upper_instance(package, store)
+    ids = tuple(m.id for m in live.memories)
+    cost = {m.id: float(m.cost) for m in live.memories}
+    members, how = _store_members(union, live)
+    recency = tuple(union.candidate_ids[i] for i in members)
+    position = {mid: k for k, mid in enumerate(recency)}
+    sal = {m.id: memory_salience(m, salience_field) for m in live.memories}
+    n_missing = sum(1 for v in sal.values() if v is None)
+    if ids and n_missing < len(ids):
+        # Highest salience first; ties and memories without one follow recency.
+        sal_order: tuple[str, ...] | None = tuple(
+            sorted(
+                ids,
+                key=lambda mid: (sal[mid] is None, -(sal[mid] or 0.0), position[mid]),
+            )
+        )
+        source = f"meta field {salience_field!r}" if salience_field else "salience"
+        sal_how = f"highest {source} first (ties and missing: {how})"
+    else:
+        sal_order = None
+        sal_how = ""
+    singles = singleton_values(union)
+    alone = {mid: float(singles[union.candidate_idx(mid)]) for mid in ids}
+    covered = {m.id: sum(1 for v in m.coverage.values() if v > 0) for m in live.memories}
+    return _Prepared(
+        store=store,
+        live=live,
+        union=union,
+        upper_inst=upper_inst,
+        ids=ids,
+        cost=cost,
+        store_cost=float(sum(cost.values())),
+        min_cost=min(cost.values()) if cost else None,
+        recency_order=recency,
+        recency_how=how,
+        salience_order=sal_order,
+        salience_how=sal_how,
+        salience_values=sal,
+        n_missing_salience=n_missing,
+        full_value=evaluate(union, [union.candidate_idx(i) for i in ids]),
+        alone=alone,
+        covered=covered,
+    )
+
+
+def _pruned(
+    prep: _Prepared,
+    rule: str,
+    order: Sequence[str],
+    how: str,
+    budget: float,
+    union_opt: float,
+    upper: float,
+) -> PrunedSelection:
+    kept, dropped = _fit(order, prep.cost, budget)
+    value = evaluate(prep.union, prep.union_idx(kept))
+    return PrunedSelection(
+        rule=rule,
+        order=how,
+        kept=tuple(kept),
+        dropped=tuple(dropped),
+        value=value,
+        cost=float(sum(prep.cost[m] for m in kept)),
+        union_ratio=_ratio(value, union_opt),
+        selection=_ratio(value, upper),
+    )
+
+
+@dataclass(frozen=True)
+class _Solved:
+    kept: tuple[str, ...]
+    keep_rule: str
+    value: float
+    upper: SolveResult
+    union_opt: SolveResult
+
+
+def _solve_at(
+    prep: _Prepared,
+    budget: float,
+    keep: str,
+    solver: str,
+    time_limit: float | None,
+    prev_upper: tuple[str, ...] | None = None,
+    prev_union: tuple[int, ...] | None = None,
+) -> _Solved:
+    over = prep.store_cost > _budget_limit(budget)
+    if not over:
+        kept, keep_rule = list(prep.ids), "all"
+    elif keep == "salience" and prep.salience_order is not None:
+        kept, keep_rule = _fit(prep.salience_order, prep.cost, budget)[0], "salience"
+    else:
+        kept, keep_rule = _fit(prep.recency_order, prep.cost, budget)[0], "recency"
+    value = evaluate(prep.union, prep.union_idx(kept))
+
+    # Exact upper-pruned bound; start from the best known feasible subset of the store.
+    starts = [kept, _fit(prep.recency_order, prep.cost, budget)[0]]
+    if prep.salience_order is not None:
+        starts.append(_fit(prep.salience_order, prep.cost, budget)[0])
+    if prev_upper is not None:
+        starts.append(list(prev_upper))
+    best = max(starts, key=lambda s: evaluate(prep.upper_inst, prep.upper_idx(s)))
+    upper = solve(
+        prep.upper_inst,
+        budget,
+        solver,
+        time_limit=time_limit,
+        incumbent_idx=prep.upper_idx(best),
+    )
+    # The upper-pruned store is feasible in P+(Y): a starting incumbent for OPT_{P+}.
+    inc = prep.union_idx(upper.selected)
+    if prev_union is not None and evaluate(prep.union, prev_union) > evaluate(prep.union, inc):
+        inc = prev_union
+    union_opt = solve(prep.union, budget, solver, time_limit=time_limit, incumbent_idx=inc)
+    return _Solved(tuple(kept), keep_rule, value, upper, union_opt)
+
+
+def _uncertified_note(what: str, res: SolveResult) -> str:
+    return (
+        f"{what} is {res.label} ({_fmt(res.value)}), not a certified optimum (status "
+        f"{res.status}, proven upper bound {_fmt(res.bound)}, gap {res.gap * 100:.3g}%): the "
+        "ratios built on it are estimates."
+    )
+
+
+# --------------------------------------------------------------------------- union_report
+
+
+def union_report(
+    package: Package,
+    store_id: str,
+    budget: float,
+    *,
+    salience_field: str | None = None,
+    keep: str = "recency",
+    solver: str = "auto",
+    time_limit: float | None = None,
+) -> UnionReport:
+    """Score an external store in its union package at one budget.
+
+    Parameters
+    ----------
+    package : Package
+    store_id : str
+        A store of ``package`` holding external memories.
+    budget : float
+        Budget B >= 0 in the package's cost unit.
+    salience_field : str, optional
+        Read salience from this (dotted) ``meta`` field instead of ``ExternalMemory.salience``.
+    keep : {'recency', 'salience'}
+        The policy that defines Y' when the store is over budget (default recency, as
+        :func:`memaudit_core.analysis.score`). Both pruned selections are reported either way.
+    solver, time_limit
+        Passed to :func:`memaudit_core.solvers.solve`.
+
+    Returns
+    -------
+    UnionReport
+
+    Raises
+    ------
+    UnknownNameError
+        Unknown store or keep rule.
+    MemAuditError
+        A store without external memories, or mixing them with package candidates; a bad
+        budget.
+    """
+    budget = _check_budget(budget)
+    if keep not in KEEP_RULES:
+        raise UnknownNameError(f"unknown keep rule {keep!r} (known: {', '.join(KEEP_RULES)})")
+    store = _external_store(package, store_id)
+    prep = _prepare(package, store, salience_field)
+    solved = _solve_at(prep, budget, keep, solver, time_limit)
+    package_opt = solve(compile_cached(package), budget, solver, time_limit=time_limit)
+    return _build_report(package, prep, budget, solved, package_opt, salience_field)
+
+
+def _build_report(
+    package: Package,
+    prep: _Prepared,
+    budget: float,
+    solved: _Solved,
+    package_opt: SolveResult,
+    salience_field: str | None,
+) -> UnionReport:
+    store, unit = prep.store, package.cost_unit
+    upper, union_opt = solved.upper, solved.union_opt
+    value, kept = solved.value, solved.kept
+    over = prep.store_cost > _budget_limit(budget)
+    cost_effect = prep.min_cost is not None and prep.min_cost > _budget_limit(budget)
+    union_ratio = _ratio(value, union_opt.value)
+    package_ratio = _ratio(value, package_opt.value)
+    extraction = _ratio(upper.value, union_opt.value)
+    selection = _ratio(value, upper.value)
+
+    recency = salience = None
+    if over:
+        recency = _pruned(
+            prep,
+            "recency",
+            prep.recency_order,
+            prep.recency_how,
+            budget,
+            union_opt.value,
+            upper.value,
+        )
+        if prep.salience_order is not None:
+            salience = _pruned(
+                prep,
+                "salience",
+                prep.salience_order,
+                prep.salience_how,
+                budget,
+                union_opt.value,
+                upper.value,
+            )
+
+    deleted = tuple(m.id for m in store.memories if is_deleted(m))
+    superseded = tuple(m.id for m in prep.live.memories if m.status.lower() == "superseded")
+    notes: list[str] = []
+    name = store.display_name
+    if deleted:
+        one = len(deleted) == 1
+        notes.append(
+            f"{len(deleted)} {'memory is' if one else 'memories are'} marked deleted "
+            f"({', '.join(deleted)}): the system removed {'it' if one else 'them'}, so "
+            f"{'it is' if one else 'they are'} not part of the store and "
+            f"{'was' if one else 'were'} left out (no cost, no coverage)."
+        )
+    if superseded:
+        one = len(superseded) == 1
+        kept_sup = [m for m in superseded if m in kept]
+        notes.append(
+            f"{len(superseded)} {'memory is' if one else 'memories are'} marked superseded "
+            f"({', '.join(superseded)}): the system still holds {'it' if one else 'them'}, so "
+            f"{'it is' if one else 'they are'} part of the store, {'costs' if one else 'cost'} "
+            f"budget and {'counts' if one else 'count'} through {'its' if one else 'their'} "
+            f"coverage {'row' if one else 'rows'} ({len(kept_sup)} kept at this budget)."
+        )
+    if not prep.ids:
+        notes.append(f"{name} holds no memories (as kept): F = 0 at every budget.")
+    elif not any(prep.covered.values()):
+        notes.append(
+            f"No memory of {name} covers any evidence unit yet (coverage needs annotation), so "
+            "every selection of it scores F = 0. Confirm coverage to score it."
+        )
+    if cost_effect:
+        cheapest = min(prep.ids, key=lambda m: (prep.cost[m], m))
+        notes.append(
+            f"Every memory of {name} costs more than the budget {_fmt(budget)} {unit} (the "
+            f"smallest, {cheapest}, costs {_fmt(prep.cost[cheapest])}), so nothing fits and the "
+            "store scores 0. This is a cost effect, not a content effect: the memories are too "
+            f"long for this budget (the whole store would be worth F = {_fmt(prep.full_value)} "
+            "without a budget)."
+        )
+    elif over:
+        rule_text = {"recency": prep.recency_how, "salience": prep.salience_how}[solved.keep_rule]
+        notes.append(
+            f"The store as written costs {_fmt(prep.store_cost)} {unit}, more than the budget "
+            f"{_fmt(budget)}. Y' is the store pruned by {solved.keep_rule} ({rule_text}; each "
+            f"memory kept while it still fits): {len(kept)} of {len(prep.ids)} memories kept."
+        )
+    if over and salience is None and prep.ids:
+        src = f"meta field {salience_field!r}" if salience_field else "a salience"
+        notes.append(f"No memory has {src}, so there is no salience-pruned selection.")
+    elif over and prep.n_missing_salience:
+        n = prep.n_missing_salience
+        notes.append(
+            f"{n} memor{'y has' if n == 1 else 'ies have'} no salience; salience pruning places "
+            f"{'it' if n == 1 else 'them'} last."
+        )
+    if union_opt.value <= 1e-12:
+        notes.append(
+            f"OPT over the union package is 0 at budget {_fmt(budget)}: nothing that fits covers "
+            "a unit of positive weight, so the union ratio and extraction are undefined (n/a)."
+        )
+    if upper.value <= 1e-12 and not cost_effect and prep.ids:
+        notes.append(
+            "The upper-pruned bound is 0 (no affordable subset of the store has any value), so "
+            "selection = kept / upper is undefined (n/a)."
+        )
+    elif upper.value <= 1e-12 and cost_effect:
+        notes.append("Selection = kept / upper is undefined (n/a): the upper-pruned bound is 0.")
+    if package_ratio is not None and package_ratio > 1 + _TOL:
+        notes.append(_above_one_note(package, prep, kept, value, package_opt))
+    elif package_ratio is None:
+        notes.append(
+            "OPT over the package candidates alone is 0 at this budget, so the package-candidate "
+            "ratio is undefined (n/a)."
+        )
+    if (
+        union_ratio is not None
+        and extraction is not None
+        and selection is not None
+        and union_ratio < 1 - 1e-6
+    ):
+        lost_extraction = 1 - extraction
+        lost_selection = extraction * (1 - selection)
+        main = "extraction" if lost_extraction >= lost_selection else "selection"
+        notes.append(
+            f"Union ratio {union_ratio:.3f} = extraction {extraction:.3f} x selection "
+            f"{selection:.3f}. Mostly {main}: "
+            + (
+                "even the best affordable subset of these memories falls short of OPT over the "
+                "union, so the memories as written miss evidence (or cost too much for it)."
+                if main == "extraction"
+                else "better memories exist in the store than the ones it keeps at this budget "
+                "(the upper-pruned subset keeps " + ", ".join(upper.selected) + ")."
+            )
+        )
+    for what, res in (
+        ("OPT over the union package", union_opt),
+        ("The upper-pruned bound", upper),
+        ("OPT over the package candidates", package_opt),
+    ):
+        if not res.certified:
+            notes.append(_uncertified_note(what, res))
+
+    kept_set = set(kept)
+    upper_set, union_set = set(upper.selected), set(union_opt.selected)
+    rec_set = set(recency.kept) if recency else set(kept)
+    sal_set = set(salience.kept) if salience else (set(kept) if not over else set())
+    rows = tuple(
+        UnionMemoryRow(
+            id=m.id,
+            text=m.text,
+            cost=float(m.cost),
+            status=m.status,
+            created_at=m.created_at,
+            salience=prep.salience_values[m.id],
+            units_covered=prep.covered[m.id],
+            alone_value=prep.alone[m.id],
+            kept=m.id in kept,
+            in_upper=m.id in upper_set,
+            in_recency=m.id in rec_set,
+            in_salience=m.id in sal_set,
+            in_union_opt=m.id in union_set,
+        )
+        for m in prep.live.memories
+    )
+    return UnionReport(
+        package_id=package.id,
+        content_hash=package.content_hash(),
+        store_id=store.id,
+        label=store.display_name,
+        system=store.system,
+        budget=budget,
+        cost_unit=unit,
+        n_memories=len(prep.ids),
+        deleted=deleted,
+        superseded=superseded,
+        store_cost=prep.store_cost,
+        full_value=prep.full_value,
+        min_memory_cost=prep.min_cost,
+        over_budget=over,
+        cost_effect=cost_effect,
+        keep_rule=solved.keep_rule,
+        kept=tuple(m for m in prep.ids if m in kept_set),
+        value=value,
+        cost=float(sum(prep.cost[m] for m in kept)),
+        union_opt=union_opt,
+        package_opt=package_opt,
+        upper=upper,
+        union_ratio=union_ratio,
+        package_ratio=package_ratio,
+        extraction=extraction,
+        selection=selection,
+        recency=recency,
+        salience=salience,
+        salience_field=salience_field,
+        memory_rows=rows,
+        notes=tuple(notes),
+    )
+
+
+def _above_one_note(
+    package: Package, prep: _Prepared, kept: Sequence[str], value: float, package_opt: SolveResult
+) -> str:
+    """Why F(Y') beats the package-only optimum: cheaper evidence, or merged experiences."""
+    base = compile_cached(package)
+    singles = singleton_values(base)
+    densities = [
+        float(singles[i] / base.cost[i]) for i in range(base.n_candidates) if base.cost[i] > 0
+    ]
+    best_pkg = max(densities, default=0.0)
+    cheaper = sorted(
+        (m for m in kept if prep.cost[m] > 0 and prep.alone[m] / prep.cost[m] > best_pkg + _TOL),
+        key=lambda m: -prep.alone[m] / prep.cost[m],
+    )
+    unit = package.cost_unit
+    head = (
+        f"Package-candidate ratio {value / package_opt.value:.3f} is above 1: F(Y') = "
+        f"{_fmt(value)} exceeds OPT over the package candidates ({_fmt(package_opt.value)}) "
+        "because the store's memories are not package candidates. "
+    )
+    if cheaper:
+        shown = ", ".join(
+            f"{m} ({prep.alone[m] / prep.cost[m]:.3g} value per {unit.rstrip('s')})"
+            for m in cheaper[:4]
+        )
+        why = (
+            f"Its memories are cheaper than any package candidate for the same evidence: {shown} "
+            f"against at most {best_pkg:.3g} per {unit.rstrip('s')} for a package candidate."
+        )
+    else:
+        why = (
+            "Its memories combine evidence that one candidate per experience cannot (a memory "
+            "may merge several experiences, and each memory is its own group)."
+        )
+    return (
+        head + why + " The union ratio, against OPT over package candidates and these memories "
+        "together, is the fair comparison."
+    )
+
+
+# --------------------------------------------------------------------------- union_curve
+
+
+def union_curve(
+    package: Package,
+    store_ids: Sequence[str] | None = None,
+    budgets: Sequence[float] | None = None,
+    *,
+    keep: str = "recency",
+    salience_field: str | None = None,
+    solver: str = "auto",
+    time_limit: float | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[UnionCurveRow, ...]:
+    """Kept value vs the exact upper-pruned bound per external store across budgets.
+
+    Parameters
+    ----------
+    package : Package
+    store_ids : sequence of str, optional
+        Default: every external store of the package.
+    budgets : sequence of float, optional
+        Default: the package's budget grid. Solved in ascending order; each optimum is the
+        starting incumbent at the next budget.
+    keep, salience_field, solver, time_limit
+        As in :func:`union_report`.
+    progress : callable, optional
+        ``progress(done, total)`` after each (store, budget).
+
+    Returns
+    -------
+    tuple of UnionCurveRow
+        Store-major, budgets ascending.
+    """
+    if keep not in KEEP_RULES:
+        raise UnknownNameError(f"unknown keep rule {keep!r} (known: {', '.join(KEEP_RULES)})")
+    ids = [s.id for s in external_stores(package)] if store_ids is None else list(store_ids)
+    stores = [_external_store(package, sid) for sid in ids]
+    grid = sorted(
+        {_check_budget(b) for b in (package.budget_grid() if budgets is None else budgets)}
+    )
+    base = compile_cached(package)
+    package_opts: dict[float, SolveResult] = {}
+    prev: tuple[int, ...] | None = None
+    for b in grid:
+        package_opts[b] = solve(base, b, solver, time_limit=time_limit, incumbent_idx=prev)
+        prev = tuple(package_opts[b].selected_idx)
+    rows: list[UnionCurveRow] = []
+    total, done = len(stores) * len(grid), 0
+    for store in stores:
+        prep = _prepare(package, store, salience_field)
+        prev_upper: tuple[str, ...] | None = None
+        prev_union: tuple[int, ...] | None = None
+        for b in grid:
+            s = _solve_at(prep, b, keep, solver, time_limit, prev_upper, prev_union)
+            prev_upper, prev_union = s.upper.selected, tuple(s.union_opt.selected_idx)
+            p_opt = package_opts[b]
+            rows.append(
+                UnionCurveRow(
+                    store_id=store.id,
+                    label=store.display_name,
+                    system=store.system,
+                    budget=b,
+                    kept_value=s.value,
+                    upper_value=s.upper.value,
+                    union_opt_value=s.union_opt.value,
+                    package_opt_value=p_opt.value,
+                    union_ratio=_ratio(s.value, s.union_opt.value),
+                    extraction=_ratio(s.upper.value, s.union_opt.value),
+                    selection=_ratio(s.value, s.upper.value),
+                    cost_effect=prep.min_cost is not None and prep.min_cost > _budget_limit(b),
+                    certified=s.upper.certified and s.union_opt.certified and p_opt.certified,
+                )
+            )
+            done += 1
+            if progress is not None:
+                progress(done, total)
+    return tuple(rows)
+
+
+# --------------------------------------------------------------------------- annotation
+
+
+def coverage_label(value: float) -> str:
+    """The annotator's label for a coverage value: full / partial / none, else the number.
+
+    >>> coverage_label(1.0), coverage_label(0.5), coverage_label(0), coverage_label(0.8)
+    ('full', 'partial', 'none', '0.8')
+    """
+    for label, v in COVERAGE_CHOICES.items():
+        if abs(float(value) - v) <= _TOL:
+            return label
+    return f"{float(value):g}"
+
+
+def parse_coverage(value: object) -> float:
+    """A coverage value from a label (full / partial / none) or a number in [0, 1].
+
+    >>> parse_coverage("full"), parse_coverage("0.25"), parse_coverage(None)
+    (1.0, 0.25, 0.0)
+    """
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return 0.0
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in COVERAGE_CHOICES:
+            return COVERAGE_CHOICES[text]
+        if text == "":
+            return 0.0
+        try:
+            number = float(text)
+        except ValueError:
+            raise MemAuditError(
+                f"coverage {value!r} is not one of {', '.join(COVERAGE_CHOICES)} or a number"
+            ) from None
+    elif isinstance(value, bool) or not isinstance(value, int | float):
+        raise MemAuditError(f"coverage {value!r} is not a number")
+    else:
+        number = float(value)
+    if not (math.isfinite(number) and 0.0 <= number <= 1.0):
+        raise MemAuditError(f"coverage must be in [0, 1], got {value!r}")
+    return number
+
+
+@dataclass(frozen=True)
+class AnnotationChange:
+    """One annotation decision: a memory's coverage of a unit changed from old to new."""
+
+    who: str
+    when: str
+    store_id: str
+    memory_id: str
+    unit_id: str
+    old: float
+    new: float
+    suggested: float | None = None
+    via: str = "editor"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "who": self.who,
+            "when": self.when,
+            "store": self.store_id,
+            "memory": self.memory_id,
+            "unit": self.unit_id,
+            "old": self.old,
+            "new": self.new,
+            "old_label": coverage_label(self.old),
+            "new_label": coverage_label(self.new),
+            "suggested": self.suggested,
+            "via": self.via,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> AnnotationChange:
+        return cls(
+            who=str(d["who"]),
+            when=str(d["when"]),
+            store_id=str(d["store"]),
+            memory_id=str(d["memory"]),
+            unit_id=str(d["unit"]),
+            old=float(d["old"]),
+            new=float(d["new"]),
+            suggested=None if d.get("suggested") is None else float(d["suggested"]),
+            via=str(d.get("via", "editor")),
+        )
+
+
+@dataclass(frozen=True)
+class AnnotationRow:
+    """One memory in the coverage editor: its fields, a label per unit and its suggestions."""
+
+    memory_id: str
+    text: str
+    cost: float
+    status: str
+    created_at: str | None
+    salience: float | None
+    cells: dict[str, str]
+    suggestion: dict[str, float]
+
+    @property
+    def suggestion_text(self) -> str:
+        return "; ".join(f"{u}: {s:.2f}" for u, s in self.suggestion.items())
+
+
+@dataclass(frozen=True)
+class AnnotationGrid:
+    """The coverage editor's content for one store: rows = memories, columns = units."""
+
+    store_id: str
+    unit_ids: tuple[str, ...]
+    unit_help: dict[str, str]
+    options: dict[str, tuple[str, ...]]
+    rows: tuple[AnnotationRow, ...]
+
+
+def annotation_grid(
+    package: Package,
+    store: Store,
+    units: Sequence[str] | None = None,
+    *,
+    suggest: bool = True,
+) -> AnnotationGrid:
+    """Rows for a coverage editor: each memory's coverage label per unit, plus suggestions.
+
+    Deleted memories are listed too (their status says so); they do not count when scored.
+    ``options[unit]`` holds full / partial / none plus any other value already present in
+    that column (e.g. 0.8 from provenance links), so the editor can show it unchanged.
+    Suggestions come from :func:`memaudit_core.importers.suggest_coverage` and are never
+    counted until an annotator confirms them.
+    """
+    from .importers import suggest_coverage
+
+    known = {u.id: u for u in package.units}
+    unit_ids = tuple(units) if units is not None else tuple(known)
+    missing = [u for u in unit_ids if u not in known]
+    if missing:
+        raise UnknownNameError(f"unknown unit(s): {', '.join(missing)}")
+    options: dict[str, tuple[str, ...]] = {}
+    for u in unit_ids:
+        extra = sorted(
+            {coverage_label(m.coverage[u]) for m in store.memories if u in m.coverage}
+            - set(COVERAGE_CHOICES)
+        )
+        options[u] = (*COVERAGE_CHOICES, *extra)
+    rows = tuple(
+        AnnotationRow(
+            memory_id=m.id,
+            text=m.text,
+            cost=float(m.cost),
+            status=m.status,
+            created_at=m.created_at,
+            salience=m.salience,
+            cells={u: coverage_label(m.coverage.get(u, 0.0)) for u in unit_ids},
+            suggestion=suggest_coverage(m.text, package, top=5) if suggest else {},
+        )
+        for m in store.memories
+    )
+    unit_help = {u: f"{known[u].kind}: {known[u].text}" for u in unit_ids}
+    return AnnotationGrid(store.id, unit_ids, unit_help, options, rows)
+
+
+def _now() -> str:
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
+
+
+def coverage_changes(
+    store: Store,
+    edits: Mapping[str, Mapping[str, object]],
+    *,
+    who: str,
+    when: str | None = None,
+    suggestions: Mapping[str, Mapping[str, float]] | None = None,
+    via: str = "editor",
+) -> tuple[AnnotationChange, ...]:
+    """Decisions for the cells of ``edits`` (memory id -> unit id -> label or number) that
+    differ from the store's current coverage. ``suggestions`` records the suggestion shown
+    for each changed cell, if any."""
+    when = when or _now()
+    by_id = {m.id: m for m in store.memories}
+    changes: list[AnnotationChange] = []
+    for mem_id, cells in edits.items():
+        if mem_id not in by_id:
+            raise UnknownNameError(f"store {store.id!r} has no memory {mem_id!r}")
+        current = by_id[mem_id].coverage
+        for unit_id, raw in cells.items():
+            new, old = parse_coverage(raw), float(current.get(unit_id, 0.0))
+            if abs(new - old) <= _TOL:
+                continue
+            sug = (suggestions or {}).get(mem_id, {}).get(unit_id)
+            changes.append(
+                AnnotationChange(who, when, store.id, mem_id, unit_id, old, new, sug, via)
+            )
+    return tuple(changes)
+
+
+def suggestion_changes(
+    package: Package,
+    store: Store,
+    *,
+    who: str,
+    when: str | None = None,
+    memory_ids: Sequence[str] | None = None,
+) -> tuple[AnnotationChange, ...]:
+    """Decisions that confirm every lexical suggestion of the chosen memories (an explicit
+    annotator action): score >= :data:`SUGGESTION_FULL_AT` -> full, else partial. Cells that
+    already hold a value are left alone."""
+    from .importers import suggest_coverage
+
+    wanted = set(memory_ids) if memory_ids is not None else None
+    edits: dict[str, dict[str, float]] = {}
+    shown: dict[str, dict[str, float]] = {}
+    for m in store.memories:
+        if wanted is not None and m.id not in wanted:
+            continue
+        sug = suggest_coverage(m.text, package, top=5)
+        shown[m.id] = sug
+        cells = {
+            u: (1.0 if s >= SUGGESTION_FULL_AT else 0.5)
+            for u, s in sug.items()
+            if m.coverage.get(u, 0.0) <= _TOL
+        }
+        if cells:
+            edits[m.id] = cells
+    return coverage_changes(
+        store, edits, who=who, when=when, suggestions=shown, via="suggestion confirmed"
+    )
+
+
+def apply_annotations(store: Store, changes: Iterable[AnnotationChange]) -> Store:
+    """The store with the decisions applied in order (coverage 0 removes the cell) and
+    appended to ``meta["annotation_log"]``; ``meta["coverage"]`` says it was annotated."""
+    changes = list(changes)
+    if not changes:
+        return store
+    coverage = {m.id: dict(m.coverage) for m in store.memories}
+    for ch in changes:
+        if ch.memory_id not in coverage:
+            raise UnknownNameError(f"store {store.id!r} has no memory {ch.memory_id!r}")
+        row = coverage[ch.memory_id]
+        if ch.new <= _TOL:
+            row.pop(ch.unit_id, None)
+        else:
+            row[ch.unit_id] = float(ch.new)
+    memories = tuple(replace(m, coverage=coverage[m.id]) for m in store.memories)
+    meta = dict(store.meta)
+    log = list(meta.get("annotation_log") or [])
+    log.extend(ch.to_dict() for ch in changes)
+    meta["annotation_log"] = log
+    previous = meta.get("coverage")
+    meta["coverage"] = f"annotated ({len(log)} decision{'s' if len(log) != 1 else ''})"
+    if previous and not str(previous).startswith("annotated"):
+        meta["coverage_before_annotation"] = previous
+    return replace(store, memories=memories, meta=meta)
+
+
+def with_store(package: Package, store: Store) -> Package:
+    """The package with ``store`` replacing the store of the same id (or appended), validated.
+
+    Raises
+    ------
+    PackageError
+        When the result does not validate (e.g. coverage of an unknown unit).
+    """
+    stores = list(package.stores)
+    for k, s in enumerate(stores):
+        if s.id == store.id:
+            stores[k] = store
+            break
+    else:
+        stores.append(store)
+    return replace_package(package, stores=tuple(stores))
+
+
+def with_stores(package: Package, stores: Sequence[Store]) -> Package:
+    """:func:`with_store` for several stores at once (validated once)."""
+    current = list(package.stores)
+    index = {s.id: k for k, s in enumerate(current)}
+    for store in stores:
+        if store.id in index:
+            current[index[store.id]] = store
+        else:
+            index[store.id] = len(current)
+            current.append(store)
+    return replace_package(package, stores=tuple(current))
+
+
+def unique_store_id(package: Package, wanted: str, taken: Iterable[str] = ()) -> str:
+    """``wanted``, or ``wanted-2``, ``wanted-3``... if the package (or ``taken``) has that id.
+
+    >>> from memaudit_core.generators import generate
+    >>> unique_store_id(generate("update_chain"), "mem0")
+    'mem0'
+    """
+    taken = {s.id for s in package.stores} | set(taken)
+    out, k = wanted, 2
+    while out in taken:
+        out, k = f"{wanted}-{k}", k + 1
+    return out
+
+
+__all__ = [
+    "COVERAGE_CHOICES",
+    "KEEP_RULES",
+    "AnnotationChange",
+    "AnnotationGrid",
+    "AnnotationRow",
+    "PrunedSelection",
+    "UnionCurveRow",
+    "UnionMemoryRow",
+    "UnionReport",
+    "annotation_grid",
+    "apply_annotations",
+    "coverage_changes",
+    "coverage_label",
+    "external_stores",
+    "memory_salience",
+    "parse_coverage",
+    "suggestion_changes",
+    "union_curve",
+    "union_report",
+    "unique_store_id",
+    "with_store",
+    "with_stores",
+]

@@ -1,0 +1,128 @@
+"""Compare: one store against the optimum at the budget — what it kept, what it missed, and what
+the optimum kept instead."""
+
+import pandas as pd
+import streamlit as st
+
+from memaudit_ui import cached, figures, render
+from memaudit_ui.frame import frame, md_escape
+
+ctx = frame("Compare")
+pkg = ctx.package
+cv = cached.compare_view(pkg, pkg.content_hash(), ctx.budget, ctx.store_key)
+unit = cv.cost_unit
+opt_name = cv.opt_name
+
+st.title("Compare: store vs optimum")
+st.markdown(
+    f"**{md_escape(ctx.store_label)}** against the "
+    f"{'certified optimum' if cv.opt_certified else 'best known store (not proven optimal)'} "
+    f"at budget **{ctx.budget:g} {md_escape(unit)}** · `{cv.package_id}`"
+)
+
+cols = st.columns(4)
+cols[0].metric("F (store)", f"{cv.value:.4f}", help="F of the store as kept at this budget.")
+if cv.opt_certified:
+    cols[1].metric("OPT", f"{cv.opt_value:.4f}", help="Certified optimum at this budget.")
+else:
+    cols[1].metric(
+        "incumbent",
+        f"{cv.opt_value:.4f}",
+        delta=f"bound {cv.opt_bound:.4f}",
+        delta_color="off",
+        help=f"Not proven optimal (status {cv.opt_status}); proven upper bound "
+        f"{cv.opt_bound:.6f}, gap {cv.opt_gap * 100:.3g}%.",
+    )
+cols[2].metric(
+    f"Ratio F / {opt_name}",
+    cv.ratio_text,
+    help="n/a when the optimum is 0 (nothing of value fits the budget).",
+)
+cols[3].metric(
+    f"Cost used ({unit})",
+    f"{cv.cost:g} of {ctx.budget:g}",
+    help=f"The optimum uses {cv.opt_cost:g} {unit}.",
+)
+
+if cv.notes:
+    st.subheader("Notes")
+    with st.container(border=True):
+        for note in cv.notes:
+            st.text(note)
+
+st.subheader("Why this score")
+with st.container(border=True):
+    for paragraph in cv.explanation:
+        st.text(paragraph)
+
+st.subheader("Value by unit kind")
+buckets = cv.bucket_rows
+render.chart(
+    figures.bucket_value_bars(
+        [b.bucket for b in buckets],
+        [b.store_value for b in buckets],
+        [b.opt_value for b in buckets],
+        cv.label,
+        opt_name,
+        f"Value kept by unit kind at budget {ctx.budget:g} {unit}: {cv.label} vs {opt_name}",
+        present=ctx.present,
+    ),
+    "compare_kinds",
+    f"{cv.package_id}-{cv.label}-kinds-B{ctx.budget:g}",
+)
+st.caption(
+    "Bars show each kind's value w·h(z) summed over its units; the store's bar is labelled with "
+    "the value it lost against the optimum. Buckets: current truth; invalidation / tombstones; "
+    "temporal order (temporal_order and temporal_interval units); stale; other (every other kind)."
+)
+kind_df = pd.DataFrame(cv.bucket_table())
+render.table(
+    kind_df,
+    "compare_kind_table",
+    f"{cv.package_id}-{cv.label}-kinds-B{ctx.budget:g}",
+    column_config={
+        c: st.column_config.NumberColumn(format="%.4f")
+        for c in ("weight", "store value", f"{opt_name} value", "value lost")
+    },
+)
+
+st.subheader("Evidence units, by value lost")
+unit_df = pd.DataFrame(cv.unit_table())
+number = st.column_config.NumberColumn
+render.table(
+    unit_df,
+    "compare_units",
+    f"{cv.package_id}-{cv.label}-units-B{ctx.budget:g}",
+    height=min(35 * (len(unit_df) + 1) + 3, 740),
+    column_config={
+        "store coverage": number(format="%.3f", help="Summed coverage z (may exceed 1)."),
+        f"{opt_name} coverage": number(format="%.3f"),
+        "store value": number(format="%.4f", help="w · h(z) for the store."),
+        f"{opt_name} value": number(format="%.4f"),
+        "value lost": number(
+            format="%.4f",
+            help="Optimum's value minus the store's; negative where the store covers more.",
+        ),
+        "weight": number(format="%.3f"),
+    },
+)
+st.caption(
+    f"Sorted by value lost (largest first). Value lost = {opt_name}'s value on the unit minus the "
+    f"store's; the column adds up to {opt_name} − F = {cv.opt_value - cv.value:.4f}. Click a "
+    "column header to re-sort."
+)
+
+st.subheader("Side by side, per experience (arrival order)")
+exp_df = pd.DataFrame(cv.experience_table(display=True))
+render.table(
+    exp_df,
+    "compare_experiences",
+    f"{cv.package_id}-{cv.label}-side-by-side-B{ctx.budget:g}",
+    height=min(35 * (len(exp_df) + 1) + 3, 740),
+)
+st.caption(
+    "Marginal value of a memory u in a store X = F(X) − F(X − {u}): the value the store would "
+    "lose if that memory alone were removed (the other memories stay). F is submodular, so a "
+    "store's marginal values add up to at most its F — two memories covering the same unit each "
+    "look less valuable than the pair. Empty cells: nothing written for that experience."
+)

@@ -1,0 +1,163 @@
+"""Evidence explorer: evidence units by kind, one unit's candidates and queries, the coverage
+heatmap, what each store wrote per experience, and the experience -> candidate -> unit -> query
+graph."""
+
+import pandas as pd
+import streamlit as st
+
+from memaudit_ui import cached, figures, render
+from memaudit_ui.frame import frame, md_escape
+
+ctx = frame("Evidence explorer")
+pkg = ctx.package
+
+# Page-local widget state (read before the call, written back sanitised before drawing).
+kinds_state = st.session_state.get("ev_kinds")
+view = cached.evidence_view(
+    pkg,
+    pkg.content_hash(),
+    ctx.budget,
+    ctx.store_key,
+    None if kinds_state is None else tuple(kinds_state),
+    st.session_state.get("ev_focus"),
+)
+st.session_state["ev_kinds"] = list(view.kinds)
+st.session_state["ev_focus"] = view.focus_unit
+opt_name = view.opt_name
+number = st.column_config.NumberColumn
+
+st.title("Evidence explorer")
+st.markdown(
+    f"Store **{md_escape(ctx.store_label)}** and the "
+    f"{'certified optimum' if opt_name == 'OPT' else 'best known store (not proven optimal)'} "
+    f"at budget **{ctx.budget:g} {md_escape(view.cost_unit)}** · `{view.package_id}`"
+)
+
+left, right = st.columns([3, 2])
+left.multiselect(
+    "Unit kinds",
+    list(view.all_kinds),
+    key="ev_kinds",
+    help="Which evidence unit kinds to show in the unit list, the heatmap and the graph.",
+)
+right.selectbox(
+    "Focus unit",
+    list(view.unit_ids),
+    key="ev_focus",
+    format_func=view.unit_labels().get,
+    help="Defaults to the unit where the store loses the most against the optimum.",
+)
+
+if not view.units:
+    st.info("No evidence units match the kind filter: pick at least one kind.")
+    st.stop()
+
+st.subheader(f"Evidence units ({len(view.units)})")
+render.table(
+    pd.DataFrame(view.unit_table()),
+    "evidence_units",
+    f"{view.package_id}-units",
+    column_config={
+        "weight": number(format="%.3f"),
+        "store coverage": number(format="%.3f"),
+        f"{opt_name} coverage": number(format="%.3f"),
+        "value lost": number(format="%.4f", help=f"{opt_name}'s value minus the store's."),
+    },
+)
+
+focus = view.focus
+st.subheader("Focus unit")
+st.text(f"{focus.unit_id} ({focus.kind})")
+if focus.text:
+    st.text(focus.text)
+cols = st.columns(4)
+cols[0].metric("Weight", f"{focus.weight:.3g}")
+cols[1].metric("Store coverage", f"{focus.store_coverage:.3g}")
+cols[2].metric(f"{opt_name} coverage", f"{focus.opt_coverage:.3g}")
+cols[3].metric("Value lost", f"{focus.lost:.4g}")
+
+a, b = st.columns([3, 2])
+with a:
+    st.markdown(f"**Candidates covering it** ({len(view.focus_candidates)})")
+    if view.focus_candidates:
+        render.table(
+            pd.DataFrame(view.candidate_table()),
+            "evidence_candidates",
+            f"{view.package_id}-{view.focus_unit}-candidates",
+            column_config={
+                "coverage a_ur": st.column_config.ProgressColumn(
+                    format="%.2f", min_value=0.0, max_value=1.0
+                ),
+                "cost": number(format="%g"),
+                "time": number(format="%g"),
+            },
+        )
+    else:
+        st.text("No candidate covers this unit: no store can earn its value.")
+with b:
+    st.markdown(f"**Queries requiring it** ({len(view.focus_queries)})")
+    if view.focus_queries:
+        render.table(
+            pd.DataFrame(view.query_table()),
+            "evidence_queries",
+            f"{view.package_id}-{view.focus_unit}-queries",
+            column_config={"weight": number(format="%g")},
+        )
+    else:
+        st.text("No query requires this unit (its weight is given explicitly or is 0).")
+
+st.subheader("Coverage heatmap")
+hm = view.heatmap
+if hm.message:
+    st.info(md_escape(hm.message))
+render.chart(
+    figures.coverage_heatmap(
+        hm,
+        f"Coverage a_ur: {len(hm.row_ids)} candidates × {len(hm.col_ids)} units",
+        present=ctx.present,
+    ),
+    "evidence_heatmap",
+    f"{view.package_id}-coverage-heatmap",
+)
+st.caption(
+    "Rows: candidates in arrival order (experience time), then by (cost, id). The strip on the "
+    "left and the tags mark membership: [S] kept by the store, [O] kept by the optimum. Columns: "
+    "evidence units grouped by kind (coloured band and separators). Hover a cell for the "
+    "candidate, the unit and both texts."
+)
+
+st.subheader("Timeline: what each store wrote per experience")
+tl = view.timeline
+if tl.message:
+    st.info(md_escape(tl.message))
+render.chart(
+    figures.store_timeline(
+        tl,
+        f"Memory written per experience at budget {ctx.budget:g} {view.cost_unit}",
+        present=ctx.present,
+    ),
+    "evidence_timeline",
+    f"{view.package_id}-timeline-B{ctx.budget:g}",
+)
+st.caption(
+    "One row per store: the chosen store, the optimum and every package store (kept at this "
+    "budget). Marker shape and colour give the memory type — look for where a store writes a "
+    "tombstone or compound update when a fact changes. Hover a marker for the memory text."
+)
+
+st.subheader("Graph: experience → candidate → unit → query")
+gd = view.graph
+if gd.message:
+    st.info(md_escape(gd.message))
+render.chart(
+    figures.evidence_graph(
+        gd, f"Evidence graph ({gd.n_nodes} nodes, {gd.n_edges} links)", present=ctx.present
+    ),
+    "evidence_graph",
+    f"{view.package_id}-graph",
+)
+st.caption(
+    "Links: experience → the candidates written from it → the units each candidate covers "
+    "(a_ur > 0) → the queries requiring each unit. Red links touch the focus unit; squares mark "
+    "the store's memories, diamonds the optimum's."
+)

@@ -1,0 +1,479 @@
+"""External stores: score a memory system's store in the union package P+(Y), split a low score
+into extraction and selection, annotate each memory's coverage and save it as a new package."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pandas as pd
+import streamlit as st
+
+from memaudit_core.costs import COST_RULES
+from memaudit_core.errors import MemAuditError, PackageError
+from memaudit_core.importers import STORE_FORMATS
+from memaudit_core.package import dumps_package
+from memaudit_core.union import (
+    AnnotationChange,
+    apply_annotations,
+    coverage_changes,
+    external_stores,
+    suggestion_changes,
+    unique_store_id,
+    with_stores,
+)
+from memaudit_ui import cached, figures, render
+from memaudit_ui.frame import frame, md_escape
+from memaudit_ui.sources import MAX_UPLOAD_MB
+
+#: Session-state keys of this page (not widget keys, so they survive leaving the page).
+ANN_KEYS = {
+    "ma_ann_imports": "package hash -> {store id: {'digest', 'store'}} of uploaded exports",
+    "ma_ann_logs": "'<package hash>:<store id>' -> annotation decisions (AnnotationChange dicts)",
+    "ma_ann_store": "'<package hash>:<store id>' of the store shown",
+    "ma_ann_who": "annotator name written into the log",
+    "ma_ann_salience": "meta field read as salience ('' = the memory's salience)",
+    "ma_ann_keep": "policy defining Y' when the store is over budget (recency / salience)",
+    "ma_ann_editor_version": "bumped after each edit so the editor redraws from the log",
+}
+SUGGESTION_COL = "suggestion (not counted until confirmed)"
+FORMATS = [f for f in ("mem0", "letta", "amem", "zep") if f in STORE_FORMATS]
+RULES = [name for name, rule in COST_RULES.items() if rule.available]
+
+ctx = frame("External stores")
+pkg = ctx.package
+phash = pkg.content_hash()
+state = st.session_state
+imports = state.setdefault("ma_ann_imports", {}).setdefault(phash, {})
+logs = state.setdefault("ma_ann_logs", {})
+state.setdefault("ma_ann_who", "annotator")
+state.setdefault("ma_ann_salience", "")
+state.setdefault("ma_ann_keep", "recency")
+state.setdefault("ma_ann_editor_version", 0)
+
+
+def _sync(widget: str, value: object) -> None:
+    if state.get(widget) != value:
+        state[widget] = value
+
+
+def _copy(canonical: str, widget: str) -> None:
+    state[canonical] = state[widget]
+
+
+def _log_key(store_id: str) -> str:
+    return f"{phash}:{store_id}"
+
+
+def _changes(store_id: str) -> list[AnnotationChange]:
+    return [AnnotationChange.from_dict(d) for d in logs.get(_log_key(store_id), [])]
+
+
+def _record(store_id: str, changes) -> None:
+    if changes:
+        logs.setdefault(_log_key(store_id), []).extend(c.to_dict() for c in changes)
+        state["ma_ann_editor_version"] += 1
+
+
+st.title("External stores (union scoring)")
+st.markdown(
+    "An external store is what a memory system (Mem0, Letta, A-Mem, Zep) actually wrote. Its "
+    "memories are not package candidates, so each becomes a candidate in its own group: the "
+    "**union package** P+. The **union ratio** F(Y') / OPT over P+ is the fair score; the "
+    "**upper-pruned bound** (the exact best affordable subset of the store) splits a low score "
+    "into **extraction** (upper / OPT+: are the right memories written at all?) and "
+    "**selection** (F(Y') / upper: does the store keep the right ones at this budget?)."
+)
+
+# --------------------------------------------------------------------------- load an export
+
+with st.expander("Load a memory-system export next to this package", expanded=False):
+    c1, c2, c3 = st.columns([3, 1, 1])
+    upload = c1.file_uploader(
+        "Export file (.json)",
+        type=["json"],
+        key="w_ext_upload",
+        help=f"Read by the importer of the chosen format; pickles are refused; files above "
+        f"{MAX_UPLOAD_MB} MB are refused. The package file itself is never changed.",
+    )
+    fmt = c2.selectbox("Format", FORMATS, key="w_ext_format")
+    rule = c3.selectbox(
+        "Cost rule",
+        RULES,
+        key="w_ext_cost_rule",
+        format_func=lambda r: f"{r} — {COST_RULES[r].description}",
+        help="How each memory is costed, in the package's unit.",
+    )
+    if upload is not None:
+        data = upload.getvalue()
+        digest = hashlib.sha256(data).hexdigest()[:16]
+        found = next(
+            (sid for sid, item in imports.items() if item["digest"] == (digest, fmt, rule)),
+            None,
+        )
+        if len(data) > MAX_UPLOAD_MB * 1024 * 1024:
+            st.error(f"The file is larger than {MAX_UPLOAD_MB} MB and was not read.")
+        elif found is None:
+            store_id = unique_store_id(pkg, fmt, taken=imports)
+            try:
+                new_store = cached.import_export(pkg, phash, data, upload.name, fmt, rule, store_id)
+            except PackageError as exc:
+                lines = exc.lines()
+                st.error(
+                    f"The export was not loaded as {fmt} ({len(lines)} problem(s)); nothing was "
+                    "added.\n\n" + "\n".join(f"- {md_escape(line)}" for line in lines[:30])
+                )
+            except MemAuditError as exc:
+                st.error(f"The export was not loaded: {md_escape(str(exc))}")
+            else:
+                if new_store.memories:
+                    imports[store_id] = {"digest": (digest, fmt, rule), "store": new_store}
+                    state["ma_ann_store"] = _log_key(store_id)
+                    found = store_id
+                else:
+                    st.warning("The export holds no memories (as kept): nothing to score.")
+        if found is not None:
+            meta = imports[found]["store"].meta
+            st.success(
+                f"Loaded as store `{found}`: {len(imports[found]['store'].memories)} memories "
+                f"costed by {meta.get('cost_rule')}. Annotate its coverage below."
+            )
+            st.text(f"coverage: {meta.get('coverage', '')}")
+            for warning in meta.get("warnings", [])[:10]:
+                st.text(f"warning: {warning}")
+
+# --------------------------------------------------------------------------- the store shown
+
+base_stores = {s.id: s for s in external_stores(pkg)}
+base_stores.update({sid: item["store"] for sid, item in imports.items()})
+
+if not base_stores:
+    st.info(
+        "This package has no external stores. Load an export above, or open the sample "
+        "package 'external-stores-demo' (Mem0, Letta and A-Mem stores of one story)."
+    )
+else:
+    working = [apply_annotations(s, _changes(sid)) for sid, s in base_stores.items()]
+    try:
+        wpkg = with_stores(pkg, working)
+    except PackageError as exc:  # e.g. an imported store that no longer fits the package
+        st.error(
+            "The annotated stores do not validate against this package:\n\n"
+            + "\n".join(f"- {md_escape(line)}" for line in exc.lines()[:30])
+        )
+        st.stop()
+    whash = wpkg.content_hash()
+    ids = list(base_stores)
+    sidebar_choice = ctx.store_key.partition(":")[2] if ctx.store_key.startswith("store:") else ""
+    current = state.get("ma_ann_store", "")
+    if current.partition(":")[0] != phash or current.partition(":")[2] not in ids:
+        current = _log_key(sidebar_choice if sidebar_choice in ids else ids[0])
+    state["ma_ann_store"] = current
+    _sync("w_ext_store", current.partition(":")[2])
+
+    st.subheader("Store and scoring options")
+    o1, o2, o3, o4 = st.columns([2, 1, 1, 1])
+    o1.selectbox(
+        "External store",
+        ids,
+        key="w_ext_store",
+        format_func=lambda sid: (
+            f"{sid} · {base_stores[sid].display_name}"
+            + (" (loaded export)" if sid in imports else "")
+        ),
+        on_change=lambda: state.__setitem__("ma_ann_store", _log_key(state["w_ext_store"])),
+    )
+    store_id = state["w_ext_store"]
+    _sync("w_ext_keep", state["ma_ann_keep"])
+    o2.radio(
+        "Y' when over budget",
+        ["recency", "salience"],
+        key="w_ext_keep",
+        on_change=_copy,
+        args=("ma_ann_keep", "w_ext_keep"),
+        help="Which memories the store keeps when it does not fit: newest created_at first, "
+        "or highest salience first. Both pruned selections are shown below either way.",
+    )
+    _sync("w_ext_salience", state["ma_ann_salience"])
+    o3.text_input(
+        "Salience meta field",
+        key="w_ext_salience",
+        on_change=_copy,
+        args=("ma_ann_salience", "w_ext_salience"),
+        help="Empty: the memory's salience. Otherwise a (dotted) field of each memory's meta, "
+        "e.g. importance_score.",
+    )
+    _sync("w_ext_who", state["ma_ann_who"])
+    o4.text_input(
+        "Annotator",
+        key="w_ext_who",
+        on_change=_copy,
+        args=("ma_ann_who", "w_ext_who"),
+        help="Written into the annotation log with each decision.",
+    )
+    salience_field = state["ma_ann_salience"].strip() or None
+    rep = cached.union_report(
+        wpkg, whash, store_id, ctx.budget, salience_field, state["ma_ann_keep"]
+    )
+    unit = rep.cost_unit
+
+    # ----------------------------------------------------------------------- metrics
+    st.subheader(f"Union metrics at budget {ctx.budget:g} {unit}")
+    m = st.columns(6)
+    m[0].metric(
+        "Union ratio",
+        rep.union_ratio_text,
+        help="F(Y') / OPT over the union package P+ (package candidates and these memories). "
+        "n/a when that optimum is 0.",
+    )
+    m[1].metric(
+        "Package ratio",
+        rep.package_ratio_text,
+        help="F(Y') / OPT over the package candidates alone. It can exceed 1: see the notes.",
+    )
+    m[2].metric(
+        "Upper-pruned",
+        f"{rep.upper_value:.4g}",
+        help="Exact maximum of F over subsets of this store that fit the budget (solved, not "
+        f"greedy; {rep.upper.label}).",
+    )
+    m[3].metric("Extraction", rep.extraction_text, help="upper-pruned / OPT+ (n/a if OPT+ = 0)")
+    m[4].metric("Selection", rep.selection_text, help="F(Y') / upper-pruned (n/a if upper = 0)")
+    m[5].metric(
+        "Kept F(Y')",
+        f"{rep.value:.4g}",
+        help=f"{len(rep.kept)} of {rep.n_memories} memories, {rep.cost:g} {unit}.",
+    )
+    n = st.columns(6)
+    n[0].metric(f"{rep.union_opt.label} over P+", f"{rep.union_opt_value:.4g}")
+    n[1].metric(f"{rep.package_opt.label} (package only)", f"{rep.package_opt_value:.4g}")
+    n[2].metric(f"Store cost ({unit})", f"{rep.store_cost:g}", help="As written, deleted excluded.")
+    n[3].metric("Memories kept", f"{len(rep.kept)} of {rep.n_memories}")
+    n[4].metric("Superseded", len(rep.superseded), help="Still held by the system: they count.")
+    n[5].metric("Deleted (left out)", len(rep.deleted))
+
+    if rep.cost_effect:
+        st.warning(
+            "Cost effect: every memory of this store is longer than the budget, so nothing fits "
+            "and it scores 0. That says nothing about what the memories cover; raise the budget "
+            "to see their content score."
+        )
+    if rep.package_ratio is not None and rep.package_ratio > 1:
+        st.info(
+            "Why is the package ratio above 1? The optimum over package candidates can only use "
+            "the package's own candidates (one per experience). This store's memories are "
+            "outside that pool, and some cover the same evidence more cheaply (or merge several "
+            "experiences), so they beat it. Compare against the union optimum instead."
+        )
+    with st.container(border=True):
+        st.caption("Notes")
+        for note in rep.notes:
+            st.text(note)
+
+    # ----------------------------------------------------------------------- memories
+    st.subheader("Memories and the selections that keep them")
+    rows = rep.memory_rows
+    columns = {
+        "memory": [r.id for r in rows],
+        "text": [r.text for r in rows],
+        "status": [r.status for r in rows],
+        f"cost ({unit})": [r.cost for r in rows],
+        "units covered": [r.units_covered for r in rows],
+        "F alone": [round(r.alone_value, 4) for r in rows],
+        "kept (Y')": [r.kept for r in rows],
+        "upper-pruned": [r.in_upper for r in rows],
+    }
+    if rep.recency is not None:
+        columns["recency-pruned"] = [r.in_recency for r in rows]
+    if rep.salience is not None:
+        columns["salience-pruned"] = [r.in_salience for r in rows]
+    columns["in OPT+"] = [r.in_union_opt for r in rows]
+    columns["created_at"] = [r.created_at or "" for r in rows]
+    if any(r.salience is not None for r in rows):
+        columns["salience"] = [r.salience for r in rows]
+    mem_df = pd.DataFrame(columns)
+    render.table(
+        mem_df,
+        "ext_memories",
+        f"{rep.package_id}-{store_id}-memories-B{ctx.budget:g}",
+        column_config={"text": st.column_config.TextColumn("text", width="large")},
+    )
+    pruned = [p for p in (rep.recency, rep.salience) if p is not None]
+    if pruned:
+        pr_df = pd.DataFrame(
+            {
+                "policy": [p.rule for p in pruned],
+                "order": [p.order for p in pruned],
+                "F": [round(p.value, 4) for p in pruned],
+                "union ratio": [p.union_ratio for p in pruned],
+                "selection": [p.selection for p in pruned],
+                f"cost ({unit})": [p.cost for p in pruned],
+                "kept": [", ".join(p.kept) for p in pruned],
+                "dropped": [", ".join(p.dropped) for p in pruned],
+            }
+        )
+        st.caption("The store is over budget: each pruning policy's selection, scored.")
+        render.table(pr_df, "ext_pruned", f"{rep.package_id}-{store_id}-pruned-B{ctx.budget:g}")
+
+    # ----------------------------------------------------------------------- coverage editor
+    st.subheader("Coverage of each memory")
+    st.caption(
+        "Choose full (1.0), partial (0.5) or none (0) per memory and evidence unit. The "
+        "suggestion column is a lexical guess: it is not counted until you set the cell (or "
+        "confirm all suggestions). Every change is logged and the metrics above update."
+    )
+    wstore = wpkg.store(store_id)
+    all_units = [u.id for u in wpkg.units]
+    units: tuple[str, ...] | None = None
+    if len(all_units) > 16:
+        used = [u for u in all_units if any(u in mm.coverage for mm in wstore.memories)]
+        chosen = st.multiselect(
+            "Units shown in the editor",
+            all_units,
+            default=used[:16] or all_units[:16],
+            key=f"w_ext_units_{store_id}",
+        )
+        units = tuple(chosen)
+    grid = cached.annotation_grid(wpkg, whash, store_id, units)
+    row_ids = [r.memory_id for r in grid.rows]
+    grid_df = pd.DataFrame(
+        [
+            {
+                "memory": r.memory_id,
+                "text": r.text,
+                SUGGESTION_COL: r.suggestion_text,
+                "status": r.status,
+                **r.cells,
+            }
+            for r in grid.rows
+        ]
+    )
+    column_config = {
+        u: st.column_config.SelectboxColumn(
+            u, options=list(grid.options[u]), required=True, help=grid.unit_help[u]
+        )
+        for u in grid.unit_ids
+    }
+    column_config["memory"] = st.column_config.TextColumn("memory", pinned=True)
+    column_config["text"] = st.column_config.TextColumn("text", width="medium")
+    column_config[SUGGESTION_COL] = st.column_config.TextColumn(SUGGESTION_COL, width=300)
+    editor_key = f"w_ext_editor_{store_id}_{state['ma_ann_editor_version']}"
+    suggestions = {r.memory_id: r.suggestion for r in grid.rows}
+
+    def _on_edit(key: str, sid: str, rows: list[str], store, shown) -> None:
+        edited = state.get(key, {}).get("edited_rows", {})
+        edits = {rows[int(pos)]: cells for pos, cells in edited.items()}
+        try:
+            changes = coverage_changes(
+                store, edits, who=state["ma_ann_who"] or "annotator", suggestions=shown
+            )
+        except MemAuditError as exc:
+            state["ma_ann_edit_error"] = str(exc)
+            return
+        _record(sid, changes)
+
+    st.data_editor(
+        grid_df,
+        key=editor_key,
+        hide_index=True,
+        disabled=["memory", "text", SUGGESTION_COL, "status"],
+        column_config=column_config,
+        on_change=_on_edit,
+        args=(editor_key, store_id, row_ids, wstore, suggestions),
+    )
+    edit_error = state.pop("ma_ann_edit_error", None)
+    if edit_error:
+        st.error(md_escape(edit_error))
+    b1, b2, _ = st.columns([2, 2, 3])
+    if b1.button(
+        "Confirm all suggestions",
+        key="w_ext_confirm",
+        help="Sets each suggested "
+        "cell that is still empty to full (score >= 0.75) or partial; logged.",
+    ):
+        _record(
+            store_id,
+            suggestion_changes(wpkg, wstore, who=state["ma_ann_who"] or "annotator"),
+        )
+        st.rerun()
+    if b2.button(
+        "Discard this session's annotations",
+        key="w_ext_discard",
+        disabled=not logs.get(_log_key(store_id)),
+    ):
+        logs.pop(_log_key(store_id), None)
+        state["ma_ann_editor_version"] += 1
+        st.rerun()
+
+    # ----------------------------------------------------------------------- save
+    st.subheader("Save")
+    log_rows = list(wstore.meta.get("annotation_log", []))
+    session_n = len(logs.get(_log_key(store_id), []))
+    st.caption(
+        f"{session_n} decision(s) in this session for this store ({len(log_rows)} in its log). "
+        "The download is a new package file with every external store shown here (loaded "
+        "exports included) and each store's annotation log in its meta; the original package "
+        "is never overwritten. Open the new file with the sidebar's upload to continue."
+    )
+    s1, s2, _ = st.columns([2, 2, 3])
+    s1.download_button(
+        "Annotated package (JSON)",
+        dumps_package(wpkg).encode("utf-8"),
+        file_name=render.safe_filename(f"{wpkg.id}-annotated") + ".json",
+        mime="application/json",
+        key="w_ext_save",
+        on_click="ignore",
+        icon=":material/download:",
+    )
+    log_df = pd.DataFrame(
+        log_rows,
+        columns=[
+            "who",
+            "when",
+            "store",
+            "memory",
+            "unit",
+            "old",
+            "new",
+            "old_label",
+            "new_label",
+            "suggested",
+            "via",
+        ],
+    )
+    s2.download_button(
+        "Annotation log (CSV)",
+        log_df.to_csv(index=False).encode("utf-8"),
+        file_name=render.safe_filename(f"{wpkg.id}-{store_id}-annotation-log") + ".csv",
+        mime="text/csv",
+        key="w_ext_log_csv",
+        on_click="ignore",
+        icon=":material/download:",
+    )
+    if log_rows:
+        st.dataframe(log_df.tail(20), hide_index=True, key="ext_log_tail")
+
+    # ----------------------------------------------------------------------- across budgets
+    st.subheader("Kept vs upper-pruned per system across budgets")
+    budgets = tuple(sorted({*wpkg.budget_grid(), float(ctx.budget)}))
+    curve = cached.union_curve(
+        wpkg, whash, tuple(ids), budgets, salience_field, state["ma_ann_keep"]
+    )
+    render.chart(
+        figures.union_curve_lines(
+            curve,
+            "Kept F(Y') (solid) vs exact upper-pruned bound (dashed) per external store",
+            unit,
+            budget=ctx.budget,
+            present=ctx.present,
+        ),
+        "ext_curve",
+        f"{wpkg.id}-external-kept-vs-upper",
+    )
+    st.caption(
+        "Solid: what each store keeps at the budget. Dashed: the best it could keep from its "
+        "own memories (exact). The gap between them is selection; the gap from dashed up to "
+        "the union optimum is extraction. Grey dotted: OPT over the package candidates. An x "
+        "marks a budget below the store's smallest memory (cost effect)."
+    )
+    curve_df = pd.DataFrame([r.to_dict() for r in curve])
+    render.table(curve_df, "ext_curve_table", f"{wpkg.id}-external-kept-vs-upper")

@@ -1,0 +1,322 @@
+"""Real-Chromium tests of the Streamlit app: deep links, URL state, sidebar, upload, presentation.
+
+AppTest always runs ``app.py`` first, so it cannot see the bugs of Streamlit's legacy ``pages/``
+mode, where a cold deep link runs only the requested page file. These tests drive Debian's
+Chromium against a live server (fixtures in ``conftest.py``) and check that the URL alone
+reproduces a view: package, budget, store and page.
+
+Two servers are used, to keep the suite short:
+
+- ``cold_server`` (this module) is started just for :func:`test_cold_deep_link`. Its pages are
+  visited in order, each in a *fresh browser context*: a new context is a new Streamlit session
+  whose first run is the requested page, never ``app.py``, which is what the legacy-mode bug
+  needs. Only the first visit also meets a cold process (imports, caches); starting a server per
+  page would triple the suite's time without exercising any other code path.
+- ``streamlit_server`` (session fixture) serves every other test.
+
+Screenshots of every page go to ``test-output/screenshots/`` (the ``artifacts_dir`` fixture).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from browser_utils import REPO_ROOT, start_streamlit, stop_streamlit, wait_idle
+from playwright.sync_api import Page, expect
+from streamlit.source_util import page_icon_and_name
+
+from memaudit_ui.frame import PAGES
+
+#: Every page file that exists, the home page first; (script, URL path).
+PAGE_FILES = ["app.py"] + sorted(
+    str(p.relative_to(REPO_ROOT)) for p in (REPO_ROOT / "pages").glob("*.py")
+)
+#: Generous: the first visit of a cold server imports the solvers and fills the caches.
+LOAD_TIMEOUT_MS = 120_000
+
+PACKAGE = "sample:update_chain"
+# update_chain (the paper's family, seed-invariant): OPT(6) = 7.735, OPT(7) = 7.835; the density
+# writer keeps 5.65 at both, so its ratio moves from 0.730 to 0.721.
+BUDGET = 6
+STORE = "writer:density"
+DEEP_QUERY = f"package={PACKAGE}&budget={BUDGET}&store={STORE}"
+
+
+def url_path(script: str) -> str:
+    """The URL path Streamlit's legacy pages/ mode serves a script at (pages/2_Compare.py ->
+    /Compare), computed with Streamlit's own rule."""
+    if script == "app.py":
+        return "/"
+    return "/" + page_icon_and_name(Path(script))[1]
+
+
+def query(page: Page) -> dict[str, str]:
+    return {k: v[-1] for k, v in parse_qs(urlsplit(page.url).query).items()}
+
+
+def settle(page: Page, timeout_ms: int = LOAD_TIMEOUT_MS) -> None:
+    """Idle script, then every plotly chart drawn (charts render after the run ends)."""
+    wait_idle(page, timeout_ms=timeout_ms)
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
+                 .every(c => c.querySelector('.main-svg'))""",
+        timeout=timeout_ms,
+    )
+
+
+def open_view(page: Page, base_url: str, path: str, query_text: str = DEEP_QUERY) -> None:
+    page.goto(f"{base_url}{path}?{query_text}" if query_text else f"{base_url}{path}")
+    expect(page.locator("h1").first).to_be_visible(timeout=LOAD_TIMEOUT_MS)
+    settle(page)
+
+
+def assert_no_traceback(page: Page) -> None:
+    exceptions = page.get_by_test_id("stException")
+    assert exceptions.count() == 0, exceptions.first.inner_text()[:2000]
+
+
+def sidebar(page: Page):
+    return page.get_by_test_id("stSidebar")
+
+
+def budget_slider(page: Page):
+    # Streamlit 1.67 draws the slider with react-aria: a visually hidden <input type=range>
+    # (implicit ARIA role "slider") carries the focus and the value.
+    return sidebar(page).get_by_test_id("stSlider").locator("input[type=range]")
+
+
+def selectbox_text(page: Page, label: str) -> str:
+    # A react-aria combobox: the shown choice is the value of an <input role=combobox>.
+    return sidebar(page).get_by_role("combobox", name=label, exact=True).input_value()
+
+
+def metric_value(page: Page, label: str) -> str:
+    metric = page.get_by_test_id("stMetric").filter(
+        has=page.get_by_test_id("stMetricLabel").get_by_text(label, exact=True)
+    )
+    return metric.first.get_by_test_id("stMetricValue").inner_text()
+
+
+def full_screenshot(page: Page, path: Path) -> None:
+    """A screenshot of the whole page: Streamlit scrolls inside its main block, so grow the
+    viewport to the content's height first (a plain full_page shot stops at the viewport)."""
+    viewport = page.viewport_size or {"width": 1400, "height": 1000}
+    height = page.evaluate(
+        """() => Math.max(...['stMain', 'stSidebarContent'].map(id => {
+              const el = document.querySelector(`[data-testid="${id}"]`);
+              return el ? el.scrollHeight : 0; }), 600)"""
+    )
+    page.set_viewport_size({"width": viewport["width"], "height": min(int(height) + 40, 12_000)})
+    try:
+        settle(page)
+        page.screenshot(path=str(path), full_page=True)
+    finally:
+        page.set_viewport_size(viewport)
+
+
+# --------------------------------------------------------------------------- cold deep links
+
+
+@pytest.fixture(scope="module")
+def cold_server():
+    """A server of its own, first hit by test_cold_deep_link (see the module docstring)."""
+    proc, base_url = start_streamlit(REPO_ROOT / "test-output" / "streamlit-cold.log")
+    try:
+        yield base_url
+    finally:
+        stop_streamlit(proc)
+
+
+@pytest.mark.parametrize("script", PAGE_FILES)
+def test_cold_deep_link(cold_server, browser, artifacts_dir, script):
+    """A link opened in a fresh session shows that page with the link's package, budget and
+    store, without running app.py first, and keeps all three in the URL."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    try:
+        open_view(page, cold_server, url_path(script))
+        assert_no_traceback(page)
+        assert urlsplit(page.url).path == url_path(script)
+        assert query(page) == {"package": PACKAGE, "budget": str(BUDGET), "store": STORE}
+        expect(budget_slider(page)).to_have_value(str(BUDGET))
+        assert "update_chain" in selectbox_text(page, "Package")
+        assert "density" in selectbox_text(page, "Writer / store")
+        # The page's own link is the current one in the sidebar navigation.
+        assert page.title().startswith("MemAudit")
+        name = "Overview" if script == "app.py" else Path(script).stem
+        full_screenshot(page, artifacts_dir / f"{name}.png")
+    finally:
+        context.close()
+
+
+# --------------------------------------------------------------------------- URL and sidebar
+
+
+def _first_existing(*scripts: str) -> str:
+    return next((s for s in scripts if (REPO_ROOT / s).exists()), "app.py")
+
+
+def test_budget_slider_updates_metrics_and_url(streamlit_server, page):
+    script = _first_existing("pages/2_Compare.py")
+    open_view(page, streamlit_server, url_path(script))
+    opt_before = metric_value(page, "OPT")
+    assert opt_before.startswith("7.735"), opt_before
+
+    slider = budget_slider(page)
+    slider.focus()
+    slider.press("ArrowRight")
+    expect(page).to_have_url(re.compile(r"[?&]budget=7(&|$)"), timeout=LOAD_TIMEOUT_MS)
+    expect(slider).to_have_value("7")
+    settle(page)
+    expect(
+        page.get_by_test_id("stMetric").filter(has_text="OPT").first.get_by_test_id("stMetricValue")
+    ).to_have_text(re.compile(r"^7\.835"), timeout=LOAD_TIMEOUT_MS)
+    if script != "app.py":  # Compare shows the store's ratio too
+        assert metric_value(page, "Ratio F / OPT") == "0.721"
+    assert_no_traceback(page)
+
+    slider.focus()
+    slider.press("ArrowLeft")
+    expect(page).to_have_url(re.compile(r"[?&]budget=6(&|$)"), timeout=LOAD_TIMEOUT_MS)
+    settle(page)
+    expect(page.get_by_test_id("stMetricValue").first).to_be_visible()
+    assert metric_value(page, "OPT").startswith("7.735")
+
+
+def test_sidebar_navigation_keeps_package_budget_and_store(streamlit_server, page):
+    open_view(page, streamlit_server, "/")
+    slider = budget_slider(page)
+    slider.focus()
+    slider.press("ArrowRight")
+    expect(page).to_have_url(re.compile(r"[?&]budget=7(&|$)"), timeout=LOAD_TIMEOUT_MS)
+    settle(page)
+
+    # Every page in sidebar order, then back to the Overview.
+    labels = dict(PAGES)
+    order = PAGE_FILES[1:] + ["app.py"]
+    for script in order:
+        sidebar(page).get_by_role("link", name=labels[script], exact=True).click()
+        expect(page).to_have_url(
+            re.compile(re.escape(url_path(script)) + r"\?"), timeout=LOAD_TIMEOUT_MS
+        )
+        expect(page.locator("h1").first).to_be_visible(timeout=LOAD_TIMEOUT_MS)
+        settle(page)
+        assert_no_traceback(page)
+        assert query(page) == {"package": PACKAGE, "budget": "7", "store": STORE}, script
+        expect(budget_slider(page)).to_have_value("7")
+        assert "update_chain" in selectbox_text(page, "Package"), script
+        assert "density" in selectbox_text(page, "Writer / store"), script
+
+
+@pytest.mark.parametrize(
+    ("query_text", "message"),
+    [
+        (f"package={PACKAGE}&budget=abc", "budget='abc'"),
+        (f"package={PACKAGE}&budget=-3", "cannot be negative"),
+        ("package=sample:no-such-sample&budget=6", "Could not open the package"),
+        ("package=upload:0123456789abcdef", "upload the file again"),
+        (f"package={PACKAGE}&store=writer:nope", "store=writer:nope"),
+    ],
+)
+def test_bad_link_warns_without_traceback(streamlit_server, page, query_text, message):
+    script = _first_existing("pages/2_Compare.py")
+    open_view(page, streamlit_server, url_path(script), query_text)
+    assert_no_traceback(page)
+    warning = page.get_by_test_id("stAlert").filter(has_text=message)
+    expect(warning).to_be_visible()
+    # The view falls back to something valid and the URL says what it shows.
+    q = query(page)
+    assert q["package"].startswith("sample:")
+    assert float(q["budget"]) >= 0
+    expect(budget_slider(page)).to_have_value(re.compile(r"^\d+(\.\d+)?$"))
+
+
+# --------------------------------------------------------------------------- upload
+
+
+def test_malformed_upload_lists_problems_and_keeps_package(streamlit_server, page, tmp_path):
+    open_view(page, streamlit_server, "/")
+    doc = json.loads((REPO_ROOT / "tests" / "malformed" / "_base_valid.json").read_text())
+    doc["candidates"][0]["cost"] = -2
+    doc["candidates"][1]["coverage"] = {"u:meal:old": 1.5}
+    bad = tmp_path / "two-problems.json"
+    bad.write_text(json.dumps(doc))
+
+    page.get_by_test_id("stFileUploader").locator("input[type=file]").set_input_files(str(bad))
+    error = sidebar(page).get_by_test_id("stAlert").filter(has_text="was not loaded")
+    expect(error).to_be_visible(timeout=LOAD_TIMEOUT_MS)
+    settle(page)
+    text = error.inner_text()
+    assert "two-problems.json" in text and "2 problem(s)" in text, text
+    assert "$.candidates[0].cost" in text and "$.candidates[1].coverage" in text, text
+    assert_no_traceback(page)
+    assert query(page)["package"] == PACKAGE
+    assert "update_chain" in selectbox_text(page, "Package")
+    assert metric_value(page, "OPT").startswith("7.735")
+
+
+# --------------------------------------------------------------------------- presentation
+
+
+def test_presentation_mode_from_cold_link(streamlit_server, page, artifacts_dir):
+    open_view(page, streamlit_server, "/", f"package={PACKAGE}&budget={BUDGET}&present=1")
+    assert_no_traceback(page)
+    assert query(page).get("present") == "1"
+    box = sidebar(page).bounding_box()
+    assert box is None or box["x"] + box["width"] <= 1, f"sidebar not collapsed: {box}"
+    metric_px = page.get_by_test_id("stMetricValue").first.evaluate(
+        "e => parseFloat(getComputedStyle(e).fontSize)"
+    )
+    assert metric_px >= 48, metric_px
+    tick_px = page.locator(".js-plotly-plot .ytick text").first.evaluate(
+        "e => parseFloat(e.style.fontSize || getComputedStyle(e).fontSize)"
+    )
+    assert tick_px >= 18, tick_px
+    # One chart per row: the two "What the package holds" charts are stacked, not side by side.
+    boxes = [c.bounding_box() for c in page.get_by_test_id("stPlotlyChart").all()]
+    xs = {round(b["x"]) for b in boxes if b}
+    assert len(xs) == 1, f"charts side by side in presentation mode: {boxes}"
+    full_screenshot(page, artifacts_dir / "Overview-present.png")
+
+
+# --------------------------------------------------------------------------- generator
+
+
+def test_generator_preview_error_and_open(streamlit_server, page, artifacts_dir):
+    open_view(page, streamlit_server, "/Generator", f"package={PACKAGE}&budget={BUDGET}")
+    page.get_by_role("combobox", name="Family", exact=True).click()
+    page.get_by_role("option", name=re.compile(r"^event_graph")).click()
+    settle(page)
+    field = page.get_by_role("spinbutton", name="n_experiences")
+    field.fill("30")
+    # A bad parameter: a clear message, no traceback.
+    rate = page.get_by_role("spinbutton", name="distractor_rate")
+    rate.fill("1.5")
+    page.get_by_role("button", name="Preview").click()
+    expect(page.get_by_test_id("stAlert").filter(has_text="distractor_rate")).to_be_visible(
+        timeout=LOAD_TIMEOUT_MS
+    )
+    assert_no_traceback(page)
+
+    rate.fill("0.2")
+    page.get_by_role("button", name="Preview").click()
+    expect(page.get_by_test_id("stMetric").filter(has_text="Experiences")).to_contain_text(
+        "30", timeout=LOAD_TIMEOUT_MS
+    )
+    settle(page)
+    assert_no_traceback(page)
+    full_screenshot(page, artifacts_dir / "7_Generator-preview.png")
+
+    page.get_by_role("button", name="Open in the app").click()
+    expect(page).to_have_url(re.compile(r"/\?package=gen"), timeout=LOAD_TIMEOUT_MS)
+    expect(page.get_by_role("heading", name="Overview")).to_be_visible(timeout=LOAD_TIMEOUT_MS)
+    settle(page)
+    assert_no_traceback(page)
+    assert query(page)["package"] == "gen:event_graph:0:n_experiences=30"
+    assert "event_graph" in selectbox_text(page, "Package")
+    expect(page.get_by_test_id("stMetric").filter(has_text="Experiences")).to_contain_text("30")

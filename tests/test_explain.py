@@ -1,0 +1,528 @@
+"""Compare / Evidence-explorer views (memaudit_core.explain) and their two app pages.
+
+Numbers are checked against :func:`memaudit_core.analysis.score` and against independent
+plain-Python recomputations from the package objects (never against the views' own output).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from memaudit_core.analysis import kind_sort_key, score
+from memaudit_core.errors import MemAuditError
+from memaudit_core.explain import (
+    GRAPH_MAX_NODES,
+    HEATMAP_FILTER_ROWS,
+    HEATMAP_MAX_COLS,
+    HEATMAP_MAX_ROWS,
+    bucket_of,
+    compare_view,
+    evidence_view,
+    parse_store_key,
+    view_for_key,
+)
+from memaudit_core.package import Package, load_package, parse_package
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLES = REPO / "sample_packages"
+
+
+def sample(stem: str) -> Package:
+    return load_package(SAMPLES / f"{stem}.json")
+
+
+# --------------------------------------------------------------------------- independent oracle
+
+
+def _coverage_rows(pkg: Package) -> dict[str, dict[str, float]]:
+    rows = {c.id: dict(c.coverage) for c in pkg.candidates}
+    for store in pkg.stores:
+        rows.update({m.id: dict(m.coverage) for m in store.memories})
+    return rows
+
+
+def plain_f(pkg: Package, ids) -> float:
+    """F (cap1) from the package's own dicts, no compiled arrays."""
+    assert pkg.saturation == "cap1"
+    rows = _coverage_rows(pkg)
+    z: dict[str, float] = {}
+    for cid in ids:
+        for u, a in rows[cid].items():
+            z[u] = z.get(u, 0.0) + a
+    weights = pkg.unit_weights()
+    return sum(w * min(1.0, z.get(u, 0.0)) for u, w in weights.items())
+
+
+def plain_unit_values(pkg: Package, ids) -> dict[str, float]:
+    rows = _coverage_rows(pkg)
+    z: dict[str, float] = {}
+    for cid in ids:
+        for u, a in rows[cid].items():
+            z[u] = z.get(u, 0.0) + a
+    return {u: w * min(1.0, z.get(u, 0.0)) for u, w in pkg.unit_weights().items()}
+
+
+CASES = [
+    ("update_chain", 6, {"writer": "density"}),
+    ("veg-to-pescatarian", 12, {"store_id": "fact-only"}),
+    ("veg-to-pescatarian", 6, {"store_id": "raw-logger"}),
+    ("travel-assistant", 40, {"store_id": "raw-logger"}),
+    ("travel-assistant", 20, {"store_id": "validity-aware"}),  # over budget: pruned
+    ("memaudit-small-s0", 6, {"writer": "density"}),
+    ("temporal_interval", 13, {"writer": "gvt"}),
+]
+
+
+# --------------------------------------------------------------------------- CompareView
+
+
+@pytest.mark.parametrize(("stem", "budget", "who"), CASES)
+def test_compare_view_agrees_with_score(stem, budget, who):
+    pkg = sample(stem)
+    cv = compare_view(pkg, budget, **who)
+    ev = score(pkg, budget, **who)
+    assert cv.value == pytest.approx(ev.value, abs=1e-12)
+    assert cv.opt_value == pytest.approx(ev.opt_value, abs=1e-12)
+    assert cv.ratio_text == ev.ratio_text and cv.opt_label == ev.opt_label
+    assert cv.cost == pytest.approx(ev.cost) and cv.notes == ev.notes
+    by_id = {u.unit_id: u for u in cv.unit_rows}
+    assert set(by_id) == {u.unit_id for u in ev.unit_rows}
+    for ur in ev.unit_rows:
+        assert by_id[ur.unit_id].lost == pytest.approx(ur.lost, abs=1e-12)
+        assert by_id[ur.unit_id].store_value == pytest.approx(ur.store_value, abs=1e-12)
+    for kr in ev.kind_rows:  # bucket sums agree with score's kind rows
+        bucket = next(b for b in cv.bucket_rows if b.bucket == bucket_of(kr.kind))
+        assert kr.kind in bucket.kinds
+
+
+@pytest.mark.parametrize(("stem", "budget", "who"), CASES)
+def test_compare_view_independent_recomputation(stem, budget, who):
+    pkg = sample(stem)
+    cv = compare_view(pkg, budget, **who)
+    store_ids = cv.evaluation.selected
+    opt_ids = cv.evaluation.opt_selected
+    # F and OPT from plain dicts.
+    assert cv.value == pytest.approx(plain_f(pkg, store_ids), abs=1e-9)
+    assert cv.opt_value == pytest.approx(plain_f(pkg, opt_ids), abs=1e-9)
+    # Unit losses add up to OPT - F and each matches the plain per-unit values.
+    assert sum(u.lost for u in cv.unit_rows) == pytest.approx(cv.opt_value - cv.value, abs=1e-9)
+    s_vals, o_vals = plain_unit_values(pkg, store_ids), plain_unit_values(pkg, opt_ids)
+    for u in cv.unit_rows:
+        assert u.lost == pytest.approx(o_vals[u.unit_id] - s_vals[u.unit_id], abs=1e-9)
+    # Sorted by loss.
+    losses = [u.lost for u in cv.unit_rows]
+    assert losses == sorted(losses, reverse=True)
+    # Bucket rows add up to the totals.
+    assert sum(b.store_value for b in cv.bucket_rows) == pytest.approx(cv.value, abs=1e-9)
+    assert sum(b.opt_value for b in cv.bucket_rows) == pytest.approx(cv.opt_value, abs=1e-9)
+    # Marginal values by brute evaluation: F(X) - F(X - u).
+    for side, ids in (("store", store_ids), ("opt", opt_ids)):
+        cells = [m for r in cv.experience_rows for m in getattr(r, side) if m.kept]
+        assert sorted(m.candidate_id for m in cells) == sorted(ids)
+        full = plain_f(pkg, ids)
+        for m in cells:
+            rest = [c for c in ids if c != m.candidate_id]
+            assert m.marginal == pytest.approx(full - plain_f(pkg, rest), abs=1e-9), m
+        # Submodularity: marginals add up to at most F.
+        assert sum(m.marginal for m in cells) <= full + 1e-9
+    # Experience rows follow arrival order (time, id).
+    exp_rows = [r for r in cv.experience_rows if not r.external]
+    order = sorted(pkg.experiences, key=lambda e: (e.time, e.id))
+    assert [r.experience_id for r in exp_rows] == [e.id for e in order]
+    # Table helpers: one row per experience / unit.
+    assert len(cv.experience_table()) == len(cv.experience_rows)
+    assert [r["unit"] for r in cv.unit_table()] == [u.unit_id for u in cv.unit_rows]
+
+
+def test_compare_view_covered_by_lists_match_the_coverage_dicts():
+    pkg = sample("travel-assistant")
+    cv = compare_view(pkg, 40, store_id="raw-logger")
+    rows = _coverage_rows(pkg)
+    for u in cv.unit_rows:
+        expect = sorted(c for c in cv.evaluation.opt_selected if rows[c].get(u.unit_id, 0) > 0)
+        assert sorted(u.opt_covered_by) == expect
+        expect = sorted(c for c in cv.evaluation.selected if rows[c].get(u.unit_id, 0) > 0)
+        assert sorted(u.store_covered_by) == expect
+
+
+def test_explanation_for_density_on_update_chain_names_the_missed_units():
+    pkg = sample("update_chain")
+    cv = compare_view(pkg, 6, writer="density")
+    # The paper's density ratio on update_chain at budget 6.
+    assert cv.ratio_text == "0.730" and cv.opt_label == "OPT"
+    text = "\n".join(cv.explanation)
+    missed = [u for u in cv.unit_rows if u.lost > 1e-9]
+    assert missed
+    for u in missed:  # every unit the store lost value on is named ...
+        assert u.unit_id in text
+        for cid in u.opt_covered_by:  # ... with the optimum's memory that covered it
+            assert cid in text
+    # What the store spent its budget on instead: its memories outside the optimum.
+    for cid in set(cv.evaluation.selected) - set(cv.evaluation.opt_selected):
+        assert cid in text
+    assert "0.730" in text and "Instead" in text
+
+
+def test_explanation_names_missed_invalidation_units_and_the_optimums_memories():
+    # memaudit-small seed 0, density at B = 6: both preference invalidations are missed.
+    pkg = sample("memaudit-small-s0")
+    cv = compare_view(pkg, 6, writer="density")
+    inval = [u for u in cv.unit_rows if u.kind == "invalidation" and u.lost > 1e-9]
+    assert {u.unit_id for u in inval} == {"invalid:pref:0:0", "invalid:pref:0:1"}
+    para = next(p for p in cv.explanation if "invalidation unit" in p)
+    assert "missed 2 invalidation units" in para
+    lost = sum(u.lost for u in inval)
+    assert f"losing {lost:.4g}" in para
+    for u in inval:
+        assert u.unit_id in para
+        for cid in u.opt_covered_by:
+            assert cid in para
+    # The store spent its budget on atomic facts the optimum did not keep.
+    spent = next(p for p in cv.explanation if p.startswith("Instead"))
+    assert "atomic_fact" in spent
+
+
+def test_explanation_for_the_fact_only_store_on_the_paper_example():
+    cv = compare_view(sample("veg-to-pescatarian"), 12, store_id="fact-only")
+    text = " ".join(cv.explanation)
+    assert "u:meal:invalid" in text and "e4:update" in text
+
+
+def test_pruned_store_lists_dropped_memories_and_notes_verbatim():
+    pkg = sample("travel-assistant")
+    cv = compare_view(pkg, 20, store_id="validity-aware")
+    assert cv.evaluation.over_budget and cv.evaluation.dropped
+    dropped = [m.candidate_id for r in cv.experience_rows for m in r.store if not m.kept]
+    assert sorted(dropped) == sorted(cv.evaluation.dropped)
+    assert any("pruned by recency" in n for n in cv.notes)
+    assert cv.store_cost > 20 >= cv.cost
+
+
+def test_zero_budget_ratio_is_na_and_explained():
+    cv = compare_view(sample("update_chain"), 0, writer="gvt")
+    assert cv.ratio is None and cv.ratio_text == "n/a"
+    assert "undefined (n/a)" in cv.explanation[0]
+
+
+def test_optimal_store_loses_nothing():
+    cv = compare_view(sample("update_chain"), 6, writer="gvt")
+    assert cv.ratio_text == "1.000"
+    assert any("loses nothing" in p for p in cv.explanation)
+
+
+def _external_package() -> Package:
+    doc = json.loads((SAMPLES / "veg-to-pescatarian.json").read_text())
+    doc["stores"].append(
+        {
+            "id": "mem0",
+            "label": "Mem0 export",
+            "system": "mem0",
+            "memories": [
+                {
+                    "id": "m1",
+                    "text": "pescatarian now, no longer vegetarian",
+                    "cost": 4,
+                    "coverage": {"u:meal:current": 1, "u:meal:invalid": 1},
+                },
+                {"id": "m2", "text": "window seat", "cost": 2, "coverage": {"u:seat": 1}},
+            ],
+        }
+    )
+    return parse_package(doc)
+
+
+def test_external_store_is_compared_in_the_union_package():
+    pkg = _external_package()
+    cv = compare_view(pkg, 6, store_id="mem0")
+    assert cv.source_kind == "external"
+    ext = [r for r in cv.experience_rows if r.external]
+    assert {m.candidate_id for r in ext for m in r.store} == {"m1", "m2"}
+    assert sum(u.lost for u in cv.unit_rows) == pytest.approx(cv.opt_value - cv.value)
+    assert cv.value == pytest.approx(plain_f(pkg, ["m1", "m2"]))
+    assert any("union package" in n for n in cv.notes)
+    # Evidence view on the same store: external memories are covering candidates.
+    view = evidence_view(pkg, 6, store_id="mem0", focus_unit="u:meal:invalid")
+    ids = {c.candidate_id for c in view.focus_candidates}
+    assert "m1" in ids and any(c.in_store for c in view.focus_candidates if c.candidate_id == "m1")
+    assert "external memories" in view.timeline.message
+
+
+def test_store_key_parsing():
+    assert parse_store_key("writer:gvt") == ("gvt", None)
+    assert parse_store_key("store:a:b") == (None, "a:b")
+    with pytest.raises(MemAuditError):
+        parse_store_key("gvt")
+    with pytest.raises(MemAuditError):
+        view_for_key(sample("update_chain"), 6, "writer:gvt", view="nope")
+
+
+# --------------------------------------------------------------------------- EvidenceView
+
+
+def test_covering_candidates_match_the_coverage_dicts():
+    pkg = sample("veg-to-pescatarian")
+    exp_of = {c.id: c.experience for c in pkg.candidates}
+    ev = score(pkg, 12, store_id="fact-only")
+    for unit in pkg.units:
+        view = evidence_view(pkg, 12, store_id="fact-only", focus_unit=unit.id)
+        assert view.focus_unit == unit.id
+        expect = {
+            c.id: c.coverage[unit.id] for c in pkg.candidates if c.coverage.get(unit.id, 0) > 0
+        }
+        got = {c.candidate_id: c.coverage for c in view.focus_candidates}
+        assert got == pytest.approx(expect)
+        for c in view.focus_candidates:
+            assert c.experience_id == exp_of[c.candidate_id]
+            assert c.in_store == (c.candidate_id in ev.selected)
+            assert c.in_opt == (c.candidate_id in ev.opt_selected)
+        queries = {q.id for q in pkg.queries if unit.id in q.requires}
+        assert {q.query_id for q in view.focus_queries} == queries
+
+
+def test_heatmap_equals_the_dense_coverage():
+    pkg = sample("veg-to-pescatarian")
+    view = evidence_view(pkg, 12, store_id="raw-logger")
+    hm = view.heatmap
+    # Rows: every candidate, experiences in arrival order then (cost, id).
+    t = {e.id: e.time for e in pkg.experiences}
+    rows = sorted(pkg.candidates, key=lambda c: (t[c.experience], c.experience, c.cost, c.id))
+    assert hm.row_ids == tuple(c.id for c in rows)
+    # Columns: every unit grouped by kind (kind order, then package order).
+    units = sorted(enumerate(pkg.units), key=lambda iu: (kind_sort_key(iu[1].kind), iu[0]))
+    assert hm.col_ids == tuple(u.id for _, u in units)
+    dense = np.array([[c.coverage.get(u.id, 0.0) for _, u in units] for c in rows])
+    assert np.array_equal(np.array(hm.z), dense)
+    ev = score(pkg, 12, store_id="raw-logger")
+    for rid, label, s, o in zip(
+        hm.row_ids, hm.row_labels, hm.row_in_store, hm.row_in_opt, strict=True
+    ):
+        assert s == (rid in ev.selected) and o == (rid in ev.opt_selected)
+        tag = "+".join(t for t, on in (("S", s), ("O", o)) if on)
+        assert label == (f"{rid} [{tag}]" if tag else rid)
+    spans = [k for k, _, _ in hm.kind_spans]
+    assert len(spans) == len(set(spans))  # each kind is one contiguous group
+    assert hm.message == ""
+
+
+def test_kind_filter_restricts_units_heatmap_and_graph():
+    pkg = sample("travel-assistant")
+    view = evidence_view(pkg, 40, store_id="raw-logger", kinds=["invalidation"])
+    assert view.kinds == ("invalidation",)
+    assert {u.kind for u in view.units} == {"invalidation"}
+    assert set(view.heatmap.col_kinds) == {"invalidation"}
+    unit_nodes = [
+        lab
+        for lab, ly in zip(view.graph.node_labels, view.graph.node_layers, strict=True)
+        if ly == "unit"
+    ]
+    assert set(unit_nodes) <= set(view.unit_ids)
+    # The default focus is the filtered unit with the largest loss.
+    assert view.focus.lost == max(u.lost for u in view.units)
+    # A focus outside the filter falls back to the default.
+    other = evidence_view(
+        pkg, 40, store_id="raw-logger", kinds=["invalidation"], focus_unit="u:trip"
+    )
+    assert other.focus_unit == view.focus_unit
+    # Empty filter: nothing; a filter from another package: everything.
+    assert evidence_view(pkg, 40, store_id="raw-logger", kinds=[]).units == ()
+    assert len(evidence_view(pkg, 40, store_id="raw-logger", kinds=["nope"]).units) == len(
+        pkg.units
+    )
+
+
+def test_timeline_rows_and_points():
+    pkg = sample("travel-assistant")
+    view = evidence_view(pkg, 40, store_id="raw-logger")
+    tl = view.timeline
+    # The chosen store, the optimum, and every other package store.
+    assert len(tl.rows) == 2 + len(pkg.stores) - 1
+    assert tl.rows[0].startswith("Raw logger") and tl.rows[1] == "OPT"
+    ev = score(pkg, 40, store_id="raw-logger")
+    chosen = sorted(p.candidate_id for p in tl.points if p.row == tl.rows[0])
+    assert chosen == sorted(ev.selected)
+    assert sorted(p.candidate_id for p in tl.points if p.row == "OPT") == sorted(ev.opt_selected)
+    exp_time = {e.id: e.time for e in pkg.experiences}
+    cand_exp = {c.id: c.experience for c in pkg.candidates}
+    for p in tl.points:
+        assert p.experience_id == cand_exp[p.candidate_id] and p.time == exp_time[p.experience_id]
+    assert len(tl.experiences) == len(pkg.experiences)
+    # A writer as the chosen store: every package store is listed after the optimum.
+    wv = evidence_view(pkg, 40, writer="gvt")
+    assert len(wv.timeline.rows) == 2 + len(pkg.stores)
+
+
+def test_graph_counts_on_veg_to_pescatarian():
+    pkg = sample("veg-to-pescatarian")
+    view = evidence_view(pkg, 12, store_id="validity-aware")
+    gd = view.graph
+    unit_ids = {u.id for u in pkg.units}
+    covering = [c for c in pkg.candidates if any(a > 0 for a in c.coverage.values())]
+    n_exp = len({c.experience for c in covering})
+    n_queries = len([q for q in pkg.queries if set(q.requires) & unit_ids])
+    assert gd.n_nodes == n_exp + len(covering) + len(pkg.units) + n_queries
+    n_cov = sum(1 for c in covering for a in c.coverage.values() if a > 0)
+    n_req = sum(len(q.requires) for q in pkg.queries)
+    assert gd.n_edges == len(covering) + n_cov + n_req
+    assert gd.message == ""
+    # Edge polylines: three entries per edge (x0, x1, None).
+    assert len(gd.edge_x) + len(gd.focus_edge_x) == 3 * gd.n_edges
+    assert {ly for ly in gd.node_layers} == {"experience", "candidate", "unit", "query"}
+    # Rebuild the same graph with networkx directly and compare degree sequences.
+    g = nx.DiGraph()
+    for c in covering:
+        g.add_edge(("e", c.experience), ("c", c.id))
+        for u, a in c.coverage.items():
+            if a > 0:
+                g.add_edge(("c", c.id), ("u", u))
+    for q in pkg.queries:
+        for u in q.requires:
+            g.add_edge(("u", u), ("q", q.id))
+    g.add_nodes_from(("u", u) for u in unit_ids)
+    assert (g.number_of_nodes(), g.number_of_edges()) == (gd.n_nodes, gd.n_edges)
+
+
+def test_big_package_caps_heatmap_and_restricts_graph():
+    pkg = sample("event-graph-50")
+    assert len(pkg.candidates) > HEATMAP_FILTER_ROWS
+    view = evidence_view(pkg, pkg.default_budget(), writer="density")
+    hm = view.heatmap
+    assert len(hm.row_ids) <= HEATMAP_MAX_ROWS and len(hm.col_ids) <= HEATMAP_MAX_COLS
+    assert "candidates" in hm.message
+    assert all(max(row) > 0 for row in hm.z)  # only candidates covering a shown unit
+    # Rows covering the focus unit are kept first.
+    focus_cov = {c.candidate_id for c in view.focus_candidates}
+    assert focus_cov <= set(hm.row_ids)
+    gd = view.graph
+    assert gd.n_nodes <= GRAPH_MAX_NODES and view.focus_unit in gd.node_labels
+    assert "neighbourhood" in gd.message
+
+
+def test_views_serialise():
+    pkg = sample("veg-to-pescatarian")
+    json.dumps(compare_view(pkg, 12, store_id="raw-logger").to_dict())
+    json.dumps(evidence_view(pkg, 12, store_id="raw-logger").to_dict())
+
+
+# --------------------------------------------------------------------------- app pages
+
+PAGE_SAMPLES = [
+    "veg-to-pescatarian",
+    "travel-assistant",
+    "update_chain",
+    "memaudit-small-s0",
+    "temporal_interval",
+]
+
+
+def _page(
+    page: str, package_key: str, store: str | None = None, budget: float | None = None
+) -> AppTest:
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    at.query_params["package"] = package_key
+    if store:
+        at.query_params["store"] = store
+    if budget is not None:
+        at.query_params["budget"] = str(budget)
+    at.run()
+    at.switch_page(page).run()
+    return at
+
+
+def _no_errors(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+@pytest.mark.parametrize("stem", PAGE_SAMPLES)
+def test_compare_page_renders(stem):
+    at = _page("pages/2_Compare.py", f"sample:{stem}")
+    _no_errors(at)
+    labels = [m.label for m in at.metric]
+    assert "F (store)" in labels and ("OPT" in labels or "incumbent" in labels)
+    assert len(at.dataframe) >= 3
+
+
+def test_compare_page_numbers_match_the_core():
+    at = _page("pages/2_Compare.py", "sample:update_chain", store="writer:density", budget=6)
+    _no_errors(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["OPT"] == "7.7350" and metrics["Ratio F / OPT"] == "0.730"
+    texts = " ".join(t.value for t in at.text)
+    assert "missed" in texts and "v_3" in texts
+    units = at.dataframe[1].value
+    assert list(units["value lost"]) == sorted(units["value lost"], reverse=True)
+
+
+def test_compare_page_switching_store_in_the_sidebar():
+    at = _page("pages/2_Compare.py", "sample:travel-assistant", store="store:raw-logger", budget=40)
+    _no_errors(at)
+    before = {m.label: m.value for m in at.metric}["Ratio F / OPT"]
+    at.selectbox(key="w_store").select("store:validity-aware").run()
+    _no_errors(at)
+    after = {m.label: m.value for m in at.metric}["Ratio F / OPT"]
+    expect = score(sample("travel-assistant"), 40, store_id="validity-aware").ratio_text
+    assert before != after == expect
+
+
+@pytest.mark.parametrize("stem", PAGE_SAMPLES)
+def test_evidence_page_kind_filter_and_focus(stem):
+    at = _page("pages/3_Evidence_explorer.py", f"sample:{stem}")
+    _no_errors(at)
+    kinds = at.multiselect(key="ev_kinds")
+    all_kinds = list(kinds.options)
+    assert list(kinds.value) == all_kinds
+    # Filter to one kind (invalidation when the package has it).
+    kind = "invalidation" if "invalidation" in all_kinds else all_kinds[0]
+    kinds.set_value([kind]).run()
+    _no_errors(at)
+    focus = at.selectbox(key="ev_focus")
+    pkg = sample(stem)
+    of_kind = [u.id for u in pkg.units if u.kind == kind]
+    assert sorted(focus.options) == sorted(f"{u} · {kind}" for u in of_kind)
+    # Pick the last unit of that kind as the focus.
+    focus.select(of_kind[-1]).run()
+    _no_errors(at)
+    assert at.session_state["ev_focus"] == of_kind[-1]
+    assert any(of_kind[-1] in t.value for t in at.text)
+    # Clearing the filter shows a message, not an error.
+    at.multiselect(key="ev_kinds").set_value([]).run()
+    _no_errors(at)
+    assert any("kind filter" in i.value for i in at.info)
+
+
+def test_evidence_page_candidate_table_matches_the_package():
+    at = _page("pages/3_Evidence_explorer.py", "sample:veg-to-pescatarian", store="store:fact-only")
+    _no_errors(at)
+    at.selectbox(key="ev_focus").select("u:meal:invalid").run()
+    _no_errors(at)
+    pkg = sample("veg-to-pescatarian")
+    expect = {c.id for c in pkg.candidates if c.coverage.get("u:meal:invalid", 0) > 0}
+    tables = [d.value for d in at.dataframe]
+    cand = next(t for t in tables if "coverage a_ur" in t.columns)
+    assert set(cand["candidate"]) == expect
+    queries = next(t for t in tables if "answer" in t.columns)
+    assert set(queries["query"]) == {"q1", "q2"}
+
+
+def test_evidence_page_big_sample_shows_cap_messages():
+    at = _page("pages/3_Evidence_explorer.py", "sample:event-graph-50", store="writer:density")
+    _no_errors(at)
+    infos = " ".join(i.value for i in at.info)
+    assert "candidates" in infos and "neighbourhood" in infos
+
+
+@pytest.mark.parametrize("page", ["pages/2_Compare.py", "pages/3_Evidence_explorer.py"])
+def test_pages_with_an_external_store(page):
+    if not (SAMPLES / "external-stores-demo.json").exists():
+        pytest.skip("no external-stores sample")
+    at = _page(page, "sample:external-stores-demo", store="store:mem0")
+    _no_errors(at)
+    if page.endswith("Compare.py"):
+        table = next(d.value for d in at.dataframe if "match" in d.value.columns)
+        assert any(str(e).startswith("mem0/") for e in table["experience"])

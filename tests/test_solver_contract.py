@@ -1,0 +1,381 @@
+"""One contract for every exact engine: brute, enum, bnb, milp and auto.
+
+Exactness is checked against independent oracles: brute force (plain-Python F, every store)
+on small hypothesis packages, the other exact engine (bnb vs HiGHS) on larger random packages,
+and values published with the paper on its families. Certificates, limits, disagreements and
+group capacity 2 are covered too.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memaudit_core.compiled import compile_package
+from memaudit_core.errors import SolverDisagreementError, SolverError
+from memaudit_core.generators import generate
+from memaudit_core.objective import evaluate
+from memaudit_core.package import parse_package
+from memaudit_core.solvers import ENGINES, RawSolution, run_engine, solve
+from memaudit_core.solvers.brute import brute_force
+from memaudit_core.solvers.certify import choose, cross_engine
+from memaudit_core.solvers.enum import enum_all_budgets, enumerate_best
+
+ENGINE_NAMES = ["brute", "enum", "bnb", "milp", "auto"]
+MILP_SATURATIONS = {"cap1", "linear"}
+HYPO = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+# --------------------------------------------------------------------------- packages
+def package_doc(groups, units, saturation, pid="hyp"):
+    """A package dict: ``groups`` is a list of groups, each a list of (cost, {unit: a})."""
+    return {
+        "memaudit": 1,
+        "id": pid,
+        "objective": {"saturation": saturation},
+        "experiences": [{"id": f"e{g}", "time": g} for g in range(len(groups))],
+        "units": [{"id": f"u{r}", "weight": w} for r, w in enumerate(units)],
+        "candidates": [
+            {
+                "id": f"g{g}c{k}",
+                "experience": f"e{g}",
+                "type": "atomic_fact",
+                "cost": c,
+                "coverage": {f"u{r}": a for r, a in cov.items()},
+            }
+            for g, members in enumerate(groups)
+            for k, (c, cov) in enumerate(members)
+        ],
+    }
+
+
+@st.composite
+def small_packages(draw, saturations=("cap1", "linear", "log1p"), nice=False):
+    """(instance, budget): 1..5 groups of 1..4 candidates over 1..6 units.
+
+    Includes float costs, zero weights, candidates with empty coverage, budget 0, budgets
+    above the total cost and candidates costlier than the budget. ``nice`` draws dyadic
+    numbers so that ties are exact (for tie-break checks).
+    """
+    saturation = draw(st.sampled_from(saturations))
+    n_units = draw(st.integers(1, 6))
+    if nice:
+        weight = st.sampled_from([0.0, 0.5, 1.0, 2.0])
+        cost = st.integers(1, 5).map(float)
+        cover = st.sampled_from([0.25, 0.5, 0.75, 1.0])
+    else:
+        weight = st.one_of(st.just(0.0), st.floats(0.05, 3.0))
+        cost = st.one_of(st.integers(1, 6).map(float), st.floats(0.1, 6.0))
+        cover = st.one_of(st.just(1.0), st.floats(0.01, 1.0))
+    units = [draw(weight) for _ in range(n_units)]
+    groups = []
+    for _ in range(draw(st.integers(1, 5))):
+        members = []
+        for _ in range(draw(st.integers(1, 4))):
+            covered = draw(
+                st.lists(st.integers(0, n_units - 1), max_size=min(3, n_units), unique=True)
+            )
+            members.append((draw(cost), {r: draw(cover) for r in covered}))
+        groups.append(members)
+    inst = compile_package(parse_package(package_doc(groups, units, saturation)))
+    total = inst.total_cost
+    budget = draw(
+        st.one_of(
+            st.just(0.0),
+            st.just(total + 1.0),
+            st.floats(0.0, total) if not nice else st.integers(0, int(total)).map(float),
+            st.just(float(inst.cost.max()) - 1e-3),
+        )
+    )
+    return inst, max(budget, 0.0)
+
+
+def random_instance(seed, groups, units, budget_frac, saturation="cap1", per_group=4):
+    """The benchmark family: each candidate covers 3-12 units with a ~ U(0.1, 1), cost ~
+    U(1, 10), weights ~ U(0.5, 2); budget = fraction x groups x mean cost."""
+    rng = np.random.default_rng(seed)
+    w = rng.uniform(0.5, 2.0, units)
+    grp, costs = [], []
+    for _ in range(groups):
+        members = []
+        for _ in range(per_group):
+            m = int(rng.integers(3, 13))
+            us = rng.choice(units, size=m, replace=False)
+            vals = rng.uniform(0.1, 1.0, m)
+            c = float(rng.uniform(1, 10))
+            costs.append(c)
+            members.append((c, {int(u): float(v) for u, v in zip(us, vals, strict=True)}))
+        grp.append(members)
+    doc = package_doc(grp, [float(x) for x in w], saturation, pid=f"rand-{seed}")
+    return compile_package(parse_package(doc)), budget_frac * groups * float(np.mean(costs))
+
+
+def supported(engine, inst):
+    return engine != "milp" or inst.saturation in MILP_SATURATIONS
+
+
+def assert_valid_result(inst, budget, res, expected):
+    assert res.value == pytest.approx(expected, rel=1e-9, abs=1e-9)
+    assert inst.is_feasible(res.selected_idx, budget)
+    assert evaluate(inst, res.selected_idx) == pytest.approx(res.value, rel=1e-9, abs=1e-12)
+    assert res.cost == pytest.approx(inst.selection_cost(res.selected_idx))
+    assert res.selected == inst.ids(res.selected_idx)
+    assert res.status == "optimal" and res.certified and res.label == "OPT"
+    assert res.bound >= res.value - 1e-9 and res.gap <= 1e-9
+    json.dumps(res.to_dict())  # plain JSON all the way down
+
+
+# --------------------------------------------------------------------------- contract
+@pytest.mark.parametrize("engine", ENGINE_NAMES)
+@HYPO
+@given(case=small_packages())
+def test_engine_matches_brute_force(engine, case):
+    inst, budget = case
+    if not supported(engine, inst):
+        with pytest.raises(SolverError, match="log1p"):
+            solve(inst, budget, engine)
+        return
+    best, _ = brute_force(inst, budget)
+    res = solve(inst, budget, engine)
+    assert_valid_result(inst, budget, res, best)
+
+
+@pytest.mark.parametrize("engine", ["enum", "bnb", "auto"])
+@HYPO
+@given(case=small_packages(nice=True))
+def test_tie_break_matches_brute_force(engine, case):
+    """Higher value, then lower cost, then smaller tuple of candidate ids — like brute."""
+    inst, budget = case
+    best, chosen = brute_force(inst, budget)
+    res = solve(inst, budget, engine)
+    assert res.value == pytest.approx(best, abs=1e-9)
+    assert res.selected_idx == chosen
+
+
+@pytest.mark.parametrize("engine", ["enum", "bnb", "milp"])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=small_packages(saturations=("cap1", "linear")))
+def test_group_capacity_two_matches_brute_force(engine, case):
+    inst, budget = case
+    inst2 = inst.with_capacity(2)
+    best, _ = brute_force(inst2, budget)
+    res = solve(inst2, budget, engine)
+    assert_valid_result(inst2, budget, res, best)
+    assert (
+        np.bincount(inst2.group_idx[list(res.selected_idx)], minlength=inst2.n_groups).max(
+            initial=0
+        )
+        <= 2
+    )
+
+
+@pytest.mark.parametrize("saturation", ["cap1", "log1p"])
+def test_group_capacity_two_bnb_and_enum_on_a_family(saturation):
+    inst = compile_package(generate("update_chain")).with_capacity(2)
+    for budget in (3, 6, 13):
+        expected, _ = brute_force(inst, budget)
+        for engine in ("bnb", "enum", "auto"):
+            assert solve(inst, budget, engine).value == pytest.approx(expected, abs=1e-9)
+
+
+# --------------------------------------------------------------------------- published values
+PUBLISHED = {
+    "update_chain": {3: 5.55, 6: 7.735, 13: 8.025},
+    "temporal_interval": {3: 3.2, 6: 6.0, 13: 10.635},
+}
+
+
+@pytest.mark.parametrize("engine", ENGINE_NAMES)
+@pytest.mark.parametrize("family", sorted(PUBLISHED))
+def test_published_paper_values(engine, family):
+    inst = compile_package(generate(family))
+    for budget, value in PUBLISHED[family].items():
+        res = solve(inst, budget, engine)
+        assert res.value == pytest.approx(value, abs=1e-9), (family, budget, engine)
+        assert res.label == "OPT"
+
+
+def test_enum_all_budgets_matches_single_solves():
+    inst = compile_package(generate("memaudit-small", seed=4))
+    budgets = [0, 1, 2, 3.5, 4, 8, 16, 100]
+    sweep = enum_all_budgets(inst, budgets)
+    for b, (value, chosen) in zip(budgets, sweep, strict=True):
+        single = enumerate_best(inst, b)
+        assert value == pytest.approx(single[0], abs=1e-12)
+        assert chosen == single[1]
+        if b in (2, 3.5, 8):
+            assert chosen == brute_force(inst, b)[1]
+
+
+# --------------------------------------------------------------------------- larger instances
+@pytest.mark.parametrize(
+    "seed,groups,units,frac,saturation",
+    [
+        (0, 30, 60, 0.05, "cap1"),
+        (1, 30, 60, 0.10, "cap1"),
+        (2, 60, 120, 0.05, "cap1"),
+        (3, 40, 100, 0.05, "linear"),
+    ],
+)
+def test_bnb_and_milp_agree_on_larger_random_packages(seed, groups, units, frac, saturation):
+    inst, budget = random_instance(seed, groups, units, frac, saturation)
+    res_bnb = solve(inst, budget, "bnb")
+    res_milp = solve(inst, budget, "milp")
+    assert res_bnb.certified and res_milp.certified
+    assert res_bnb.value == pytest.approx(res_milp.value, rel=1e-7)
+    assert inst.is_feasible(res_bnb.selected_idx, budget)
+
+
+def test_bnb_incumbent_and_group_order_do_not_change_the_result():
+    inst, budget = random_instance(5, 25, 50, 0.1)
+    base = run_engine("bnb", inst, budget)[0]
+    from memaudit_core.solvers.bnb import solve_bnb
+
+    for order in ("arrival", "ratio"):
+        other = solve_bnb(inst, budget, order=order)
+        assert other.value == pytest.approx(base.value, abs=1e-9)
+        assert other.selected_idx == base.selected_idx
+    warm = solve_bnb(inst, budget, incumbent_idx=base.selected_idx)
+    assert warm.selected_idx == base.selected_idx
+    # A warm start that is optimal at a smaller budget stays feasible and helps only.
+    low = solve_bnb(inst, budget * 0.5)
+    assert solve_bnb(inst, budget, incumbent_idx=low.selected_idx).value == pytest.approx(
+        base.value
+    )
+
+
+# --------------------------------------------------------------------------- limits
+@pytest.fixture(scope="module")
+def large():
+    return random_instance(11, 60, 120, 0.10)
+
+
+@pytest.mark.parametrize(
+    "engine,limits",
+    [
+        ("bnb", {"node_limit": 1}),
+        ("bnb", {"time_limit": 1e-3}),
+        ("milp", {"node_limit": 1}),
+        ("milp", {"time_limit": 0.05}),
+        ("auto", {"node_limit": 1}),
+    ],
+)
+def test_limited_runs_report_incumbent_and_bound(large, engine, limits):
+    inst, budget = large
+    res = solve(inst, budget, engine, **limits)
+    assert res.status == "limit"
+    assert not res.certified and res.label != "OPT"
+    assert res.bound >= res.value
+    assert math.isfinite(res.bound) and res.gap > 0
+    assert inst.is_feasible(res.selected_idx, budget)
+    assert "limit" in res.certificate.reason
+    assert res.to_dict()["label"] == "incumbent"
+
+
+def test_limited_bound_is_a_real_upper_bound():
+    inst, budget = random_instance(7, 30, 60, 0.1)
+    opt = solve(inst, budget, "milp").value
+    for limits in ({"node_limit": 1}, {"node_limit": 20}):
+        res = solve(inst, budget, "bnb", **limits)
+        assert res.value <= opt + 1e-9 <= res.bound + 2e-9
+
+
+# --------------------------------------------------------------------------- certificate
+def _fake(real, *, value_shift=0.0, selection=None, status="optimal"):
+    def engine(inst, budget, **kw):
+        raw = real(inst, budget, **kw)
+        sel = raw.selected_idx if selection is None else selection
+        return RawSolution(tuple(sel), raw.value + value_shift, raw.bound + value_shift, status)
+
+    return engine
+
+
+def test_disagreeing_engines_raise(monkeypatch):
+    inst = compile_package(generate("update_chain"))
+    monkeypatch.setitem(ENGINES, "enum", _fake(ENGINES["enum"], selection=()))
+    with pytest.raises(SolverDisagreementError, match="disagree") as err:
+        solve(inst, 6, "bnb", cross_check=True)
+    assert "7.73" in str(err.value) and "0.0" in str(err.value)
+
+
+def test_wrong_reported_value_is_a_disagreement(monkeypatch):
+    inst = compile_package(generate("temporal_interval"))
+    assert cross_engine(inst, 13, "bnb", explicit=True) == "enum"
+    # Same (optimal) store, but the reported value is off: the engines' claims disagree.
+    monkeypatch.setitem(ENGINES, "enum", _fake(ENGINES["enum"], value_shift=0.5))
+    with pytest.raises(SolverDisagreementError, match="11.135"):
+        solve(inst, 13, "bnb", cross_check=True)
+
+
+def test_primary_misreport_is_not_certified(monkeypatch):
+    inst = compile_package(generate("update_chain"))
+    monkeypatch.setitem(ENGINES, "bnb", _fake(ENGINES["bnb"], value_shift=1e-3))
+    res = solve(inst, 6, "bnb", cross_check=False)
+    assert not res.certified and "reported" in res.certificate.reason
+    assert res.value == pytest.approx(7.735)  # the store's true F, not the misreport
+
+
+def test_infeasible_store_is_an_error(monkeypatch):
+    inst = compile_package(generate("update_chain"))
+    monkeypatch.setitem(
+        ENGINES, "bnb", _fake(ENGINES["bnb"], selection=tuple(range(inst.n_candidates)))
+    )
+    with pytest.raises(SolverError, match="infeasible"):
+        solve(inst, 6, "bnb")
+
+
+def test_certificate_records_checks_and_serialises():
+    inst = compile_package(generate("memaudit-small", seed=1))
+    res = solve(inst, 16, "auto")
+    cert = res.certificate
+    assert res.solver == choose(inst, 16)
+    assert cert.certified and cert.reason == "" and cert.agreement is True
+    assert len(cert.checks) == 2 and cert.checks[0].engine == res.solver
+    assert cert.recomputed_value == res.value and cert.max_rel_diff <= 1e-9
+    d = cert.to_dict()
+    assert set(d) == {
+        "certified",
+        "reason",
+        "checks",
+        "recomputed_value",
+        "agreement",
+        "max_rel_diff",
+    }
+    assert set(d["checks"][0]) >= {"engine", "status", "value", "bound", "gap", "time_s", "nodes"}
+    json.dumps(res.to_dict())
+
+
+def test_milp_refuses_log1p_with_a_clear_message():
+    inst = compile_package(parse_package(package_doc([[(1.0, {0: 1.0})]], [1.0], "log1p")))
+    with pytest.raises(SolverError, match="log1p.*bnb"):
+        run_engine("milp", inst, 1.0)
+    assert solve(inst, 1.0, "auto").value == pytest.approx(math.log(2.0))
+
+
+def test_auto_rule():
+    small = compile_package(generate("memaudit-small", seed=0))
+    assert choose(small, 2) == "enum"
+    mid, b_mid = random_instance(0, 30, 60, 0.05)
+    big, b_big = random_instance(0, 200, 400, 0.10)
+    assert choose(mid, b_mid) == "bnb"
+    assert choose(big, b_big) == "milp"
+    log_big, b_log = random_instance(0, 200, 400, 0.10, saturation="log1p")
+    assert choose(log_big, b_log) == "bnb"
+
+
+def test_enum_and_brute_refuse_large_instances_cleanly(large):
+    inst, budget = large
+    from memaudit_core.solvers.enum import EnumerationTooLarge
+
+    with pytest.raises(ValueError):
+        run_engine("enum", inst, budget)
+    with pytest.raises(EnumerationTooLarge):
+        run_engine("enum", inst, budget)
+    for engine in ("enum", "brute"):
+        with pytest.raises(SolverError, match="cannot handle|refuses"):
+            solve(inst, budget, engine)
