@@ -36,11 +36,12 @@ from typing import Any
 import numpy as np
 
 from .compiled import CompiledInstance, compile_package
-from .errors import MemAuditError, UnknownNameError
+from .errors import MemAuditError, UnknownNameError, WriterError
 from .objective import coverage_of, evaluate, get_saturation
 from .package import Package, Store
+from .plugins import prefetch, remember_package
 from .solvers import SolveResult, solve
-from .writers import get_writer, run_writer
+from .writers import WriterFailure, get_writer, run_writer
 
 #: Kinds shown first, in this order (the validity story); other kinds follow alphabetically.
 KIND_ORDER = ("current_truth", "invalidation", "temporal_order", "temporal_interval", "stale")
@@ -282,10 +283,13 @@ class SweepResult:
     methods: tuple[str, ...]
     budgets: tuple[float, ...]
     n_packages: int
+    #: Writers that failed on a (package, budget); their rows are missing, the sweep went on.
+    errors: tuple[WriterFailure, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "n_packages": self.n_packages,
+            "errors": [e.to_dict() for e in self.errors],
             "budgets": list(self.budgets),
             "methods": list(self.methods),
             "summary": [s.to_dict() for s in self.summary],
@@ -332,7 +336,9 @@ def compile_cached(package: Package) -> CompiledInstance:
     >>> compile_cached(generate("update_chain")) is compile_cached(generate("update_chain"))
     True
     """
-    return _cached((package.content_hash(), None), lambda: compile_package(package))
+    inst = _cached((package.content_hash(), None), lambda: compile_package(package))
+    remember_package(package, inst.content_hash)  # blind plugin writers read its texts
+    return inst
 
 
 #: Memory statuses that mean the system removed the memory: it is not part of the store.
@@ -578,7 +584,8 @@ def score(
     budget : float
         Budget B >= 0 in the package's cost unit.
     writer : str, optional
-        A reference writer (:data:`memaudit_core.writers.WRITERS`); its store is written now.
+        A reference or plugin writer (:func:`memaudit_core.writers.get_writer`); its store is
+        written now (a blind plugin in an isolated worker, see :mod:`memaudit_core.plugins`).
     store_id : str, optional
         A store in ``package.stores``. Exactly one of ``writer`` / ``store_id`` is required.
     solver, time_limit
@@ -625,7 +632,7 @@ def score(
 
     if writer is not None:
         get_writer(writer)  # unknown name -> UnknownNameError before any work
-        res = run_writer(writer, inst, budget)
+        res = run_writer(writer, inst, budget, package=package)
         eval_inst, kept = inst, list(res.selected_idx)
         store_cost = res.cost
         source_kind, label = "writer", writer
@@ -813,7 +820,9 @@ def sweep(
         feasible at a larger one and is passed to the solver as its starting incumbent, along
         with the best writer store at the current budget.
     writers : sequence of str
-        Reference writer names, e.g. ``["gvt", "density"]``.
+        Reference or plugin writer names, e.g. ``["gvt", "density", "recency"]``. A writer
+        that fails on a (package, budget) — an invalid answer, an exception, a timeout — has
+        no row there; the failure is in ``SweepResult.errors`` and the sweep goes on.
     stores : sequence of str, optional
         Store ids. A package without that store contributes no row for it; an id found in no
         package is an error. External stores are scored in their union package.
@@ -840,9 +849,13 @@ def sweep(
     writers = list(writers)
     for name in writers:
         get_writer(name)
+    # Accept pool names ("no_validity") as well as method names ("no_validity_opt").
+    pool_to_method = {pool: method for method, pool in ABLATIONS.items()}
+    ablations = [pool_to_method.get(name, name) for name in ablations]
     for name in ablations:
         if name not in ABLATIONS:
-            raise UnknownNameError(f"unknown ablation {name!r} (known: {', '.join(ABLATIONS)})")
+            known = ", ".join([*ABLATIONS, *pool_to_method])
+            raise UnknownNameError(f"unknown ablation {name!r} (known: {known})")
     missing = [s for s in stores if not any(st.id == s for p in packages for st in p.stores)]
     if missing:
         raise UnknownNameError(
@@ -851,6 +864,7 @@ def sweep(
     grid = sorted({_check_budget(b) for b in budgets})
     methods = (*writers, *stores, *ablations)
     rows: list[SweepRow] = []
+    failures: list[WriterFailure] = []
     total = len(packages) * len(grid)
     done = 0
     for package in packages:
@@ -867,8 +881,14 @@ def sweep(
         prev_opt: tuple[float, tuple[int, ...]] | None = None
         prev_pool: dict[str, tuple[float, tuple[int, ...]]] = {}
         prev_union: dict[str, tuple[float, tuple[int, ...]]] = {}
+        prefetch(package, inst, writers, grid)  # one worker per blind writer, all budgets
         for budget in grid:
-            results = [run_writer(w, inst, budget) for w in writers]
+            results = []
+            for w in writers:  # a failing writer is reported; the others go on
+                try:
+                    results.append(run_writer(w, inst, budget, package=package))
+                except WriterError as exc:
+                    failures.append(WriterFailure.from_error(package.id, seed, budget, w, exc))
             incumbent = _best_incumbent([prev_opt, *((r.value, r.selected_idx) for r in results)])
             opt = solve(inst, budget, solver, time_limit=time_limit, incumbent_idx=incumbent)
             prev_opt = (opt.value, tuple(opt.selected_idx))
@@ -919,6 +939,7 @@ def sweep(
         methods=methods,
         budgets=tuple(grid),
         n_packages=len(packages),
+        errors=tuple(failures),
     )
 
 

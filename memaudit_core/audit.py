@@ -42,6 +42,7 @@ from .suites import (
     Progress,
     _load_checked,
     _md_table,
+    _portable_errors,
     collect_sources,
     instance_hash,
     render_figures,
@@ -68,14 +69,17 @@ def audit_instance(inst: Any, budget: float, time_limit: float | None = None) ->
     rec: dict[str, Any] = {}
     values: dict[str, float] = {}
     proven = True
+    errors = 0
     problems: list[str] = []
     for eng in ENGINES:
         try:
             raw, secs = run_engine(eng, inst, budget, time_limit=time_limit)
-        except SolverError as exc:
+        except Exception as exc:  # an engine failure is a finding, not a reason to stop
+            skipped = isinstance(exc, SolverError)
+            status = "skipped" if skipped else "error"
             rec.update(
                 {
-                    f"{eng}_status": "skipped",
+                    f"{eng}_status": status,
                     f"{eng}_value": None,
                     f"{eng}_reported": None,
                     f"{eng}_time_s": None,
@@ -83,7 +87,10 @@ def audit_instance(inst: Any, budget: float, time_limit: float | None = None) ->
                     f"{eng}_cost": None,
                 }
             )
-            problems.append(f"{eng} skipped: {exc}")
+            problems.append(
+                f"{eng} skipped: {exc}" if skipped else f"{eng} failed: {type(exc).__name__}: {exc}"
+            )
+            errors += 0 if skipped else 1
             continue
         sel = tuple(int(i) for i in raw.selected_idx)
         feasible = inst.is_feasible(sel, budget)
@@ -118,7 +125,7 @@ def audit_instance(inst: Any, budget: float, time_limit: float | None = None) ->
             rec["outcome"] = "disagree"
     else:
         rec["abs_diff"] = rec["rel_diff"] = None
-        rec["outcome"] = "skipped"
+        rec["outcome"] = "error" if errors else "skipped"
     rec["problems"] = problems
     return rec
 
@@ -127,12 +134,14 @@ def _audit_worker(jobs: list[tuple], spec: dict[str, Any]) -> list[tuple[str, di
     from .analysis import compile_cached
 
     out = []
-    for src, text, content_hash, tasks in jobs:
-        pkg = _load_checked(src, text, content_hash)
-        inst = compile_cached(pkg)
-        for key, budget, method in tasks:
-            pool = method.removeprefix("audit:")
-            out.append((key, audit_instance(inst.pool_instance(pool), budget, spec["time_limit"])))
+    with _portable_errors():
+        for src, text, content_hash, tasks in jobs:
+            pkg = _load_checked(src, text, content_hash)
+            inst = compile_cached(pkg)
+            for key, budget, method in tasks:
+                pool = method.removeprefix("audit:")
+                rec = audit_instance(inst.pool_instance(pool), budget, spec["time_limit"])
+                out.append((key, rec))
     return out
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -144,6 +145,18 @@ def _fmt(x: float | None, digits: int = 4) -> str:
     return f"{x:.{digits}f}".rstrip("0").rstrip(".") if isinstance(x, float) else str(x)
 
 
+def _id_list(ids: Sequence[str], limit: int = 25) -> str:
+    if not ids:
+        return "(nothing)"
+    shown = ", ".join(ids[:limit])
+    more = len(ids) - limit
+    return shown + (f", ... (+{more} more; --json lists all)" if more > 0 else "")
+
+
+def _ratio3(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.3f}"
+
+
 def _emit(obj: dict[str, Any], as_json: bool, human: str) -> None:
     if as_json:
         json.dump(obj, sys.stdout, indent=2, default=_json_default)
@@ -258,7 +271,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     else:
         checks = ", ".join(f"{c.engine}={_fmt(c.value, 6)}" for c in cert.checks)
         lines.append(f"certified: {checks}")
-    lines.append("selected: " + (", ".join(res.selected) or "(nothing)"))
+    lines.append("selected: " + _id_list(res.selected))
     _emit(d, args.json, "\n".join(lines))
     return 0
 
@@ -268,8 +281,8 @@ def _evaluation_human(ev: Any, pkg: Any) -> str:
         f"{ev.label} on {pkg.id!r} at budget {_fmt(ev.budget)} {pkg.cost_unit}",
         f"F = {_fmt(ev.value, 6)}   {ev.opt_label} = {_fmt(ev.opt_value, 6)}   "
         f"ratio = {ev.ratio_text}   cost used {_fmt(ev.cost)}",
-        "selected: " + (", ".join(ev.selected) or "(nothing)"),
-        "optimum:  " + (", ".join(ev.opt_selected) or "(nothing)"),
+        "selected: " + _id_list(ev.selected),
+        "optimum:  " + _id_list(ev.opt_selected),
     ]
     for note in ev.notes:
         lines.append(f"note: {note}")
@@ -302,11 +315,46 @@ def _evaluation_human(ev: Any, pkg: Any) -> str:
     return "\n".join(lines)
 
 
+def _plugin_writers(args: argparse.Namespace) -> list[str]:
+    """Register ``--writer-module`` specs (and ``--writer-timeout``); return their names."""
+    from . import plugins
+
+    if getattr(args, "writer_timeout", None) is not None:
+        if not args.writer_timeout > 0:
+            raise MemAuditError("--writer-timeout must be a positive number of seconds")
+        plugins.DEFAULT_TIMEOUT = float(args.writer_timeout)
+    specs = list(args.writer_module or ())
+    names = [plugins.register_module_writer(spec).name for spec in specs]
+    if specs:  # sweep pool processes (suites) register them again from the environment
+        known = os.environ.get(plugins.WRITER_MODULES_ENV, "").split(",")
+        merged = dict.fromkeys(filter(None, known + specs))
+        os.environ[plugins.WRITER_MODULES_ENV] = ",".join(merged)
+    return names
+
+
+def _report_writer_failures(failures: Sequence[Any], debug: bool) -> None:
+    """One stderr line per failing writer (first failure, with its count); tracebacks only
+    with ``--debug``."""
+    by_writer: dict[str, list[Any]] = {}
+    for f in failures:
+        by_writer.setdefault(f.writer, []).append(f)
+    for fs in by_writer.values():
+        first = fs[0]
+        more = f" (failed on {len(fs)} package x budget cells in all)" if len(fs) > 1 else ""
+        print(f"memaudit: writer error on {first.package_id}: {first.message}{more}",
+              file=sys.stderr)
+        if debug and first.traceback:
+            print(first.traceback.rstrip("\n"), file=sys.stderr)
+
+
 def cmd_score(args: argparse.Namespace) -> int:
     from .analysis import score
 
     if getattr(args, "external", None) is not None or getattr(args, "format", None) is not None:
         return _score_external(args)
+    plugin_names = _plugin_writers(args)
+    if args.writer is None and args.store is None and len(plugin_names) == 1:
+        args.writer = plugin_names[0]
     if (args.writer is None) == (args.store is None):
         raise MemAuditError("score: give exactly one of --writer NAME or --store ID")
     pkg = _load(args.package)
@@ -465,9 +513,13 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_sweep(args: argparse.Namespace) -> int:
     from .analysis import sweep
     from .generators import generate
-    from .suites import cli_sweep_suite, wants_suite
+    from .suites import cli_sweep_suite, normalize_ablations, wants_suite
     from .writers import WRITERS
 
+    plugin_names = _plugin_writers(args)
+    if plugin_names:  # --writer-module writers join the named (or default) writers
+        named = _split_names(args.writers) if args.writers is not None else list(WRITERS)
+        args.writers = ",".join(dict.fromkeys([*named, *plugin_names]))
     if wants_suite(args):  # folders, lists, several families, --workers, --out, ...
         return cli_sweep_suite(args)
     args.family = args.family[0] if args.family else None
@@ -487,7 +539,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     else:
         budgets = sorted({b for p in packages for b in p.budget_grid()})
     writers = _split_names(args.writers) if args.writers is not None else list(WRITERS)
-    ablations = _split_names(args.ablations)
+    ablations = list(normalize_ablations(_split_names(args.ablations)))
     stores = _split_names(args.stores)
     progress = Progress("sweep", enabled=not args.quiet)
     t0 = time.perf_counter()
@@ -500,8 +552,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         _write_rows_csv(Path(args.output), result.to_csv_rows())
     headers = ["method", "budget", "n", "mean ratio", "95% CI", "min", "max"]
     rows = [
-        [s.method, _fmt(s.budget), str(s.n), _fmt(s.mean_ratio, 3),
-         f"[{_fmt(s.ci_low, 3)}, {_fmt(s.ci_high, 3)}]", _fmt(s.min_ratio, 3), _fmt(s.max_ratio, 3)]
+        [s.method, _fmt(s.budget), str(s.n), _ratio3(s.mean_ratio),
+         f"[{_ratio3(s.ci_low)}, {_ratio3(s.ci_high)}]", _ratio3(s.min_ratio), _ratio3(s.max_ratio)]
         for s in result.summary
     ]
     human = (
@@ -510,7 +562,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     )
     if args.output:
         human += f"\nrows written to {args.output}"
+    if result.errors:
+        human += (f"\n{len(result.errors)} writer run(s) failed; their rows are missing "
+                  "(details on stderr)")
     _emit(out, args.json, human)
+    _report_writer_failures(result.errors, args.debug)
     return 0
 
 
@@ -578,12 +634,24 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 def cmd_writers(args: argparse.Namespace) -> int:
-    from .writers import WRITERS
+    from .plugins import DISCOVERY_WARNINGS
+    from .writers import all_writers
 
-    listing = [{"name": w.name, "kind": w.kind, "description": w.description} for w in WRITERS.values()]
-    human = _table(["writer", "kind", "description"], [[w["name"], w["kind"], w["description"]]
-                                                      for w in listing])
-    _emit({"writers": listing}, args.json, human)
+    _plugin_writers(args)
+    listing = [
+        {"name": w.name, "kind": w.kind, "source": w.source, "spec": w.spec,
+         "description": w.description}
+        for w in all_writers().values()
+    ]
+    human = _table(
+        ["writer", "kind", "source", "description"],
+        [[w["name"], w["kind"], w["source"], w["description"]] for w in listing],
+    )
+    human += ("\n\nblind: sees only experiences, candidate texts / types / costs and the budget, "
+              "in an isolated worker; oracle: reads exact package weights and coverage")
+    for warning in DISCOVERY_WARNINGS:
+        print(f"memaudit: warning: {warning}", file=sys.stderr)
+    _emit({"writers": listing, "warnings": list(DISCOVERY_WARNINGS)}, args.json, human)
     return 0
 
 
@@ -611,6 +679,13 @@ def build_parser() -> argparse.ArgumentParser:
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--json", action="store_true", help="one JSON object on stdout")
 
+    def writer_module_opts(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--writer-module", action="append", default=[], metavar="MODULE:FUNCTION",
+                       help="a plugin writer package.module:function (repeatable); blind "
+                       "writers run in an isolated worker that sees no weights or coverage")
+        p.add_argument("--writer-timeout", type=float, default=None, metavar="S",
+                       help="per-call timeout of a blind plugin writer (default 60)")
+
     def solver_opts(p: argparse.ArgumentParser) -> None:
         p.add_argument("--solver", choices=SOLVER_CHOICES, default="auto")
         p.add_argument("--time-limit", type=float, default=None, metavar="S",
@@ -635,6 +710,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--budget", type=float, default=None)
     p.add_argument("--writer", default=None)
     p.add_argument("--store", default=None)
+    writer_module_opts(p)
     p.add_argument("--external", default=None, metavar="EXPORT",
                    help="a memory-system export to score as an external store")
     p.add_argument("--format", default=None, choices=["mem0", "letta", "amem", "zep"],
@@ -660,6 +736,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--budgets", default=None, help="e.g. 2,4,8,16 or 0:20:2")
     p.add_argument("--writers", default=None, help="comma list (default: all reference writers)")
+    writer_module_opts(p)
     p.add_argument("--stores", default=None, help="comma list of package store ids")
     p.add_argument("--ablations", default=None, help="comma list: no_validity,generic")
     p.add_argument("-o", "--output", default=None, help="also write per-row CSV here")
@@ -700,7 +777,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="candidate cost rule for locomo / longmemeval (default words)")
     p.set_defaults(func=cmd_import)
 
-    p = sub.add_parser("writers", help="list the reference writers")
+    p = sub.add_parser("writers", help="list the reference and plugin writers (name, kind, source)")
+    p.add_argument("--writer-module", action="append", default=[], metavar="MODULE:FUNCTION",
+                   help="also register and list this plugin writer (repeatable)")
     common(p)
     p.set_defaults(func=cmd_writers)
 
@@ -723,6 +802,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USER_ERROR
     except MemAuditError as exc:
         print(f"memaudit: error: {exc}", file=sys.stderr)
+        plugin_tb = getattr(exc, "plugin_traceback", None)
+        if plugin_tb:  # a plugin writer's own traceback: only on request
+            if args.debug:
+                print(plugin_tb.rstrip("\n"), file=sys.stderr)
+            else:
+                print("memaudit: (rerun with --debug for the writer's traceback)", file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         print("memaudit: interrupted", file=sys.stderr)

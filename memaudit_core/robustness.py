@@ -784,10 +784,15 @@ def cost_rule_sensitivity(
 class CapacityPoint:
     """OPT with up to k candidates per group against OPT with one, at one budget.
 
-    ``opt_k`` is the agreed value of the exact engines (``engine_values``); ``agree`` is
-    False when they differ by more than 1e-9 relative (never hidden: ``notes`` says so).
-    ``gain = opt_k / opt_1`` is None when OPT(1) is 0. ``multi_groups`` counts groups holding
-    more than one candidate in the k-optimum.
+    ``opt_k`` is the best store value found at capacity k; it is OPT(k) when ``proven`` (at
+    least one exact engine proved optimality). ``engine_values`` / ``engine_status`` /
+    ``engine_bounds`` / ``engine_times`` hold each engine's recomputed value, status
+    (``optimal``, ``limit``), proven bound and wall time. ``cross_checked`` is True when two
+    engines both proved optimality; ``agree`` is False when the engines contradict each other
+    (two optima more than 1e-9 relative apart, or a limited engine whose incumbent exceeds
+    the optimum or whose bound falls below it) and None when only one engine ran. ``gain =
+    opt_k / opt_1`` is None when OPT(1) is 0. ``multi_groups`` counts groups holding more
+    than one candidate in the k-store.
     """
 
     budget: float
@@ -795,25 +800,35 @@ class CapacityPoint:
     opt_k: float
     gain: float | None
     certified_1: bool
-    engine_values: tuple[tuple[str, float | None], ...]
+    engine_values: tuple[tuple[str, float], ...]
     engine_status: tuple[tuple[str, str], ...]
+    engine_bounds: tuple[tuple[str, float], ...]
     engine_times: tuple[tuple[str, float], ...]
     agree: bool | None
+    cross_checked: bool
     proven: bool
     multi_groups: int
     selected_k: tuple[str, ...]
+
+    @property
+    def label(self) -> str:
+        """'OPT' when proven, else 'incumbent'."""
+        return "OPT" if self.proven else "incumbent"
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "budget": self.budget,
             "opt_1": self.opt_1,
             "opt_k": self.opt_k,
+            "label": self.label,
             "gain": self.gain,
             "certified_1": self.certified_1,
             "engine_values": dict(self.engine_values),
             "engine_status": dict(self.engine_status),
+            "engine_bounds": dict(self.engine_bounds),
             "engine_times": dict(self.engine_times),
             "agree": self.agree,
+            "cross_checked": self.cross_checked,
             "proven": self.proven,
             "multi_groups": self.multi_groups,
             "selected_k": list(self.selected_k),
@@ -845,6 +860,10 @@ class CapacitySensitivity:
         }
 
 
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+
+
 def capacity_sensitivity(
     package: Package,
     budgets: Iterable[float] | None = None,
@@ -853,6 +872,7 @@ def capacity_sensitivity(
     engines: Sequence[str] = CAPACITY_ENGINES,
     solver: str = "auto",
     time_limit: float | None = None,
+    engine_time_limit: float | None = None,
     progress: Progress = None,
 ) -> CapacitySensitivity:
     """OPT with group capacity ``k`` (``inst.with_capacity(k)``) vs OPT with capacity 1.
@@ -860,19 +880,23 @@ def capacity_sensitivity(
     OPT(1) comes from :func:`memaudit_core.solvers.solve` (certified as usual). OPT(k) is
     solved by every engine in ``engines`` (default both exact engines, ``bnb`` and ``milp``);
     each returned store is checked feasible at capacity k and its F recomputed, and the
-    engines must agree within 1e-9 relative. An engine that cannot run the instance (``milp``
-    under ``log1p``, ``bnb`` past its subset limit) is skipped with a note.
+    engines must not contradict each other (see :class:`CapacityPoint`). ``engine_time_limit``
+    (seconds, default ``time_limit``) bounds each engine run: a run stopped by it reports its
+    incumbent and bound, and another engine's proof still makes the point OPT. An engine that
+    cannot take the instance (``milp`` under ``log1p``, ``bnb`` past its subset limit) is
+    skipped with a note.
 
     Examples
     --------
     >>> from memaudit_core.generators import generate
     >>> cap = capacity_sensitivity(generate("update_chain"), [6])
     >>> p = cap.points[0]
-    >>> round(p.opt_1, 3), round(p.opt_k, 3), p.agree
-    (7.735, 8.97, True)
+    >>> round(p.opt_1, 3), round(p.opt_k, 3), p.agree, p.cross_checked
+    (7.735, 7.85, True, True)
     """
     if int(k) != k or k < 1:
         raise MemAuditError(f"group capacity k must be an integer >= 1, got {k!r}")
+    limit = time_limit if engine_time_limit is None else engine_time_limit
     grid = _budgets(package, budgets)
     inst = _compile(package)
     inst_k = inst.with_capacity(int(k))
@@ -881,21 +905,17 @@ def capacity_sensitivity(
     prev1: tuple[int, ...] | None = None
     prevk: tuple[int, ...] | None = None
     skipped: dict[str, str] = {}
+    limited: set[str] = set()
     for step, budget in enumerate(grid):
         opt1 = solve(inst, budget, solver, time_limit=time_limit, incumbent_idx=prev1)
         prev1 = tuple(opt1.selected_idx)
-        values: list[tuple[str, float | None]] = []
-        status: list[tuple[str, str]] = []
-        times: list[tuple[str, float]] = []
-        best_sel: tuple[int, ...] = ()
-        best_val = -math.inf
-        proven = True
+        runs: list[tuple[str, float, str, float, float, tuple[int, ...]]] = []
         for eng in engines:
             if eng in skipped:
                 continue
             try:
                 raw, secs = run_engine(
-                    eng, inst_k, budget, time_limit=time_limit, incumbent_idx=prevk or prev1
+                    eng, inst_k, budget, time_limit=limit, incumbent_idx=prevk or prev1
                 )
             except SolverError as exc:
                 skipped[eng] = str(exc)
@@ -906,59 +926,74 @@ def capacity_sensitivity(
                     f"engine {eng} returned a store infeasible at capacity {k}, budget {budget:g}"
                 )
             value = evaluate(inst_k, sel)
-            if abs(value - raw.value) > 1e-9 * max(1.0, abs(value)):
+            if not _close(value, raw.value):
                 notes.append(
                     f"budget {budget:g}: {eng} reported {raw.value:.12g} but its store is worth "
                     f"{value:.12g} (recomputed)"
                 )
-            values.append((eng, value))
-            status.append((eng, raw.status))
-            times.append((eng, secs))
-            proven = proven and raw.status == "optimal"
-            if value > best_val:
-                best_val, best_sel = value, sel
-        if not values:
+            if raw.status != "optimal":
+                limited.add(eng)
+            runs.append((eng, value, raw.status, max(raw.bound, value), secs, sel))
+        if not runs:
             raise SolverError(
                 f"no exact engine could solve capacity {k}: "
                 + "; ".join(f"{e}: {m}" for e, m in skipped.items())
             )
-        vals = [v for _, v in values if v is not None]
-        agree = None
-        if len(vals) >= 2:
-            spread = max(vals) - min(vals)
-            agree = spread <= 1e-9 * max(1.0, abs(max(vals)))
-            if not agree and proven:
+        best = max(runs, key=lambda r: r[1])
+        optimal = [r for r in runs if r[2] == "optimal"]
+        proven = bool(optimal)
+        agree: bool | None = None
+        if len(runs) >= 2:
+            agree = True
+            if len(optimal) >= 2 and not all(_close(r[1], optimal[0][1]) for r in optimal):
+                agree = False
+            if optimal:
+                opt_val = max(r[1] for r in optimal)
+                for r in runs:
+                    if r[1] > opt_val + 1e-9 * max(1.0, opt_val) or r[3] < opt_val - 1e-9 * max(
+                        1.0, opt_val
+                    ):
+                        agree = False
+            if agree is False:
                 notes.append(
                     f"DISAGREEMENT at budget {budget:g}: "
-                    + ", ".join(f"{e} = {v:.12g}" for e, v in values)
+                    + ", ".join(
+                        f"{e} = {v:.12g} ({st}, bound {b:.12g})" for e, v, st, b, _, _ in runs
+                    )
                 )
-        prevk = best_sel
-        counts = (
-            np.bincount(inst_k.group_idx[list(best_sel)], minlength=inst_k.n_groups)
-            if (best_sel)
-            else np.zeros(1, int)
-        )
+        prevk = best[5]
+        sel = list(best[5])
+        counts = np.bincount(inst_k.group_idx[sel], minlength=inst_k.n_groups) if sel else None
         points.append(
             CapacityPoint(
                 budget=budget,
                 opt_1=opt1.value,
-                opt_k=best_val,
-                gain=_ratio(best_val, opt1.value),
+                opt_k=best[1],
+                gain=_ratio(best[1], opt1.value),
                 certified_1=opt1.certified,
-                engine_values=tuple(values),
-                engine_status=tuple(status),
-                engine_times=tuple(times),
+                engine_values=tuple((r[0], r[1]) for r in runs),
+                engine_status=tuple((r[0], r[2]) for r in runs),
+                engine_bounds=tuple((r[0], r[3]) for r in runs),
+                engine_times=tuple((r[0], r[4]) for r in runs),
                 agree=agree,
+                cross_checked=len(optimal) >= 2,
                 proven=proven,
-                multi_groups=int((counts > 1).sum()),
-                selected_k=inst_k.ids(best_sel),
+                multi_groups=0 if counts is None else int((counts > 1).sum()),
+                selected_k=inst_k.ids(sel),
             )
         )
         _tick(progress, step + 1, len(grid))
     for eng, msg in skipped.items():
         notes.append(f"{eng} skipped: {msg}")
+    for eng in sorted(limited):
+        notes.append(
+            f"{eng} stopped at its time limit ({limit:g} s) at some budget(s): its incumbent and "
+            "bound are shown and checked against the other engine."
+            if limit is not None
+            else f"{eng} stopped at a limit at some budget(s)."
+        )
     if any(not p.proven for p in points):
-        notes.append("Some capacity-k runs hit a limit: their values are incumbents, not OPT.")
+        notes.append("Some capacity-k values are incumbents (no engine proved them optimal).")
     return CapacitySensitivity(
         package_id=package.id,
         content_hash=inst.content_hash,

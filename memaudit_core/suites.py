@@ -50,6 +50,7 @@ import multiprocessing
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,6 +62,8 @@ JOURNAL = "journal.jsonl"
 JOURNAL_VERSION = 1
 #: Chunks per worker (more balance the load, fewer cut the overhead).
 CHUNKS_PER_WORKER = 4
+#: Most packages in one chunk (a chunk's results reach the journal together).
+MAX_CHUNK = 50
 
 Progress = Callable[[int, int], None] | None
 
@@ -259,11 +262,24 @@ def _index_one(src: PackageSource, text: str | None) -> IndexEntry:
     )
 
 
+@contextmanager
+def _portable_errors():
+    """Re-raise user errors as a plain :class:`MemAuditError` (message kept): some subclasses
+    (``PackageError``) do not survive pickling back from a worker process."""
+    try:
+        yield
+    except MemAuditError as exc:
+        if type(exc) is MemAuditError:
+            raise
+        raise MemAuditError(str(exc)) from None
+
+
 def _index_worker(
     chunk: tuple[int, list[tuple[PackageSource, str | None]]],
 ) -> tuple[int, list[IndexEntry]]:
     idx, items = chunk
-    return idx, [_index_one(src, text) for src, text in items]
+    with _portable_errors():
+        return idx, [_index_one(src, text) for src, text in items]
 
 
 # --------------------------------------------------------------------------- journal
@@ -364,11 +380,12 @@ def _pool_context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
-def _chunked(items: list[Any], n_chunks: int) -> list[list[Any]]:
+def _chunked(items: list[Any], slots: int) -> list[list[Any]]:
+    """Contiguous chunks: about :data:`CHUNKS_PER_WORKER` per worker slot, at most
+    :data:`MAX_CHUNK` items each (so the journal is written, and progress shown, often)."""
     if not items:
         return []
-    n_chunks = max(1, min(n_chunks, len(items)))
-    size = math.ceil(len(items) / n_chunks)
+    size = max(1, min(MAX_CHUNK, math.ceil(len(items) / (max(1, slots) * CHUNKS_PER_WORKER))))
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
@@ -527,7 +544,7 @@ def run_suite(
             texts = {s.key: _read_text(s) if ship else None for s in sources}
             items = [(s, texts[s.key]) for s in sources]
             # The index keeps source order: chunks are contiguous and numbered.
-            chunks = list(enumerate(_chunked(items, backend.slots * CHUNKS_PER_WORKER)))
+            chunks = list(enumerate(_chunked(items, backend.slots)))
             parts: dict[int, list[IndexEntry]] = {}
             for idx, res in backend.map(_index_worker, chunks):
                 parts[idx] = res
@@ -563,9 +580,7 @@ def run_suite(
             executed = 0
             if progress is not None:
                 progress(done, total)
-            for res in backend.map(
-                worker, _chunked(jobs, backend.slots * CHUNKS_PER_WORKER), spec=spec
-            ):
+            for res in backend.map(worker, _chunked(jobs, backend.slots), spec=spec):
                 n = journal.record(res)
                 executed += n
                 done += n
@@ -601,7 +616,8 @@ def _read_text(src: PackageSource) -> str | None:
 
 def _load_checked(src: PackageSource, text: str | None, content_hash: str) -> Package:
     pkg = src.load(text)
-    if pkg.content_hash() != content_hash:
+    # A generated package is a pure function of its source; a file may have been edited.
+    if src.kind == "file" and pkg.content_hash() != content_hash:
         raise MemAuditError(f"{src.ref}: the package changed while the suite ran; rerun it")
     return pkg
 
@@ -711,9 +727,10 @@ class SweepSuiteResult:
 
 def _sweep_worker(jobs: list[tuple], spec: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     out: list[tuple[str, dict[str, Any]]] = []
-    for src, text, content_hash, tasks in jobs:
-        pkg = _load_checked(src, text, content_hash)
-        out.extend(sweep_package_tasks(pkg, tasks, spec))
+    with _portable_errors():
+        for src, text, content_hash, tasks in jobs:
+            pkg = _load_checked(src, text, content_hash)
+            out.extend(sweep_package_tasks(pkg, tasks, spec))
     return out
 
 

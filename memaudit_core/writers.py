@@ -1,4 +1,4 @@
-"""Reference writers (DESIGN.md section 6) behind one registry, :data:`WRITERS`.
+"""Reference writers (DESIGN.md section 6) and plugin writers behind one registry.
 
 A writer turns a compiled instance and a budget into a store: a set of candidate positions that
 respects the budget (1e-9 relative tolerance) and the group capacity (one candidate per
@@ -14,6 +14,15 @@ Shared rules:
   ordered by (cost, id), so "smaller id" in a tie rule is "lower position" in the instance;
 - floating-point ties (within 1e-12 relative) are ties, so a tie rule decides them rather than
   the last bit of a sum.
+
+Plugin writers (:mod:`memaudit_core.plugins`) live in the same registry, one tier down:
+:data:`WRITERS` *iterates* the reference writers only (the default set of sweeps, the overview,
+robustness checks and benchmarks), while *looking a name up* in it (``name in WRITERS``,
+``WRITERS[name]``, :func:`get_writer`) also finds plugin writers — bundled examples, the
+``memaudit.writers`` entry points, ``--writer-module`` registrations and ``module:function``
+names. :func:`all_writers` lists both tiers. ``WriterInfo.kind`` is ``"oracle"`` (reads exact
+package marginals in-process) or ``"blind"`` (sees only a blind view, runs in an isolated
+worker).
 
 Examples
 --------
@@ -58,15 +67,28 @@ class WriterInfo:
     description : str
         One plain-language sentence for menus and tooltips.
     kind : str
-        ``"oracle"`` for writers that read exact package marginals (every reference writer).
+        ``"oracle"`` for writers that read exact package marginals (every reference writer),
+        ``"blind"`` for plugin writers that see only the blind view.
     fn : callable
-        ``fn(inst, budget) -> tuple[int, ...]`` of selected candidate positions.
+        ``fn(inst, budget) -> tuple[int, ...]`` of selected candidate positions (reference
+        writers); for plugins a callable run through :func:`run_writer`.
+    source : str
+        ``"reference"``, ``"bundled example"``, ``"entry point (<dist>)"`` or
+        ``"--writer-module <spec>"``.
+    spec : str or None
+        ``package.module:function`` of a plugin writer.
     """
 
     name: str
     description: str
     kind: str
     fn: WriterFn
+    source: str = "reference"
+    spec: str | None = None
+
+    @property
+    def is_plugin(self) -> bool:
+        return self.source != "reference"
 
 
 @dataclass(frozen=True)
@@ -395,13 +417,75 @@ def _no_validity_gvt(inst: CompiledInstance, budget: float) -> tuple[int, ...]:
     return tuple(sorted(inst.candidate_idx(pool.candidate_ids[i]) for i in picked))
 
 
-WRITERS: dict[str, WriterInfo] = {}
+class _Registry(dict[str, WriterInfo]):
+    """Reference writers as a dict; name lookups fall through to the plugin tier.
+
+    Iteration, ``len``, ``keys`` / ``values`` / ``items`` see the reference writers only, so
+    every "all writers" default stays the seven oracle reference writers. ``in``, ``[]`` and
+    ``get`` also resolve plugin writers (see :func:`get_writer`).
+    """
+
+    def __contains__(self, name: object) -> bool:
+        if dict.__contains__(self, name):
+            return True
+        return isinstance(name, str) and _find_plugin(name) is not None
+
+    def __getitem__(self, name: str) -> WriterInfo:
+        if dict.__contains__(self, name):
+            return dict.__getitem__(self, name)
+        info = _find_plugin(name) if isinstance(name, str) else None
+        if info is None:
+            raise KeyError(name)
+        return info
+
+    def get(self, name: str, default: WriterInfo | None = None) -> WriterInfo | None:  # type: ignore[override]
+        try:
+            return self[name]
+        except KeyError:
+            return default
+
+
+#: The reference writers (iteration) with plugin lookups (``in`` / ``[]`` / ``get``).
+WRITERS: _Registry = _Registry()
+#: Plugin writers by name, in registration order.
+PLUGIN_WRITERS: dict[str, WriterInfo] = {}
 
 
 def register_writer(info: WriterInfo) -> WriterInfo:
-    """Add a writer to :data:`WRITERS` (the one registry the CLI, app and sweeps read)."""
-    WRITERS[info.name] = info
+    """Add a reference writer to :data:`WRITERS`."""
+    dict.__setitem__(WRITERS, info.name, info)
     return info
+
+
+def register_plugin_writer(info: WriterInfo) -> WriterInfo:
+    """Add a plugin writer (see :func:`memaudit_core.plugins.register_module_writer`)."""
+    if dict.__contains__(WRITERS, info.name):
+        raise UnknownNameError(f"writer name {info.name!r} is taken by a reference writer")
+    PLUGIN_WRITERS[info.name] = info
+    return info
+
+
+def _find_plugin(name: str) -> WriterInfo | None:
+    """A plugin writer by name: registered, discovered (bundled / entry points), or a
+    ``module:function`` name registered on first use."""
+    from . import plugins
+
+    info = PLUGIN_WRITERS.get(name)
+    if info is not None:
+        return info
+    plugins.discover()
+    info = PLUGIN_WRITERS.get(name)
+    if info is not None:
+        return info
+    for other in PLUGIN_WRITERS.values():
+        if other.spec == name:
+            return other
+    if plugins.looks_like_spec(name):
+        try:
+            return plugins.register_module_writer(name)
+        except plugins.PluginWriterError:
+            return None
+    return None
 
 
 for _info in (
@@ -444,34 +528,72 @@ for _info in (
 
 
 def writer_names() -> tuple[str, ...]:
-    """Registered writer names in registration order."""
+    """Reference writer names in registration order."""
     return tuple(WRITERS)
 
 
+def all_writers() -> dict[str, WriterInfo]:
+    """Reference writers, then plugin writers (bundled examples and entry points discovered)."""
+    from . import plugins
+
+    plugins.discover()
+    return {**dict(WRITERS.items()), **PLUGIN_WRITERS}
+
+
 def get_writer(name: str) -> WriterInfo:
-    """Look a writer up by name.
+    """Look a writer up by name: a reference writer or a plugin writer.
+
+    A ``package.module:function`` name that is not registered yet is registered as a plugin
+    writer on first use (its module is described in a worker, never imported here when blind).
 
     Raises
     ------
     UnknownNameError
         Naming the known writers.
+    PluginWriterError
+        A ``module:function`` name whose module or function cannot be loaded.
     """
-    try:
-        return WRITERS[name]
-    except KeyError:
-        raise UnknownNameError(f"unknown writer {name!r} (known: {', '.join(WRITERS)})") from None
+    if dict.__contains__(WRITERS, name):
+        return dict.__getitem__(WRITERS, name)
+    from . import plugins
+
+    info = PLUGIN_WRITERS.get(name)
+    if info is None:
+        plugins.discover()
+        info = PLUGIN_WRITERS.get(name)
+    if info is None and plugins.looks_like_spec(name):
+        info = next((w for w in PLUGIN_WRITERS.values() if w.spec == name), None)
+        if info is None:
+            info = plugins.register_module_writer(name)  # load errors surface here
+    if info is None:
+        known = ", ".join([*WRITERS, *PLUGIN_WRITERS])
+        raise UnknownNameError(f"unknown writer {name!r} (known: {known})")
+    return info
 
 
-def run_writer(name: str, inst: CompiledInstance, budget: float) -> WriterResult:
+def run_writer(
+    name: str,
+    inst: CompiledInstance,
+    budget: float,
+    *,
+    package: Any | None = None,
+    timeout: float | None = None,
+) -> WriterResult:
     """Run a registered writer and return its store with F recomputed independently.
 
     Parameters
     ----------
     name : str
-        A key of :data:`WRITERS`.
+        A reference or plugin writer (see :func:`get_writer`).
     inst : CompiledInstance
     budget : float
         Budget B >= 0 (same units as candidate costs).
+    package : Package, optional
+        Blind plugin writers need the package's texts for their view; without it they look
+        the package up by content hash (registered by ``analysis.compile_cached``).
+    timeout : float, optional
+        Per-call timeout for a blind writer (default
+        :data:`memaudit_core.plugins.DEFAULT_TIMEOUT`).
 
     Returns
     -------
@@ -484,7 +606,9 @@ def run_writer(name: str, inst: CompiledInstance, budget: float) -> WriterResult
     MemAuditError
         For a budget that is not a finite number >= 0.
     WriterError
-        If the writer broke the budget or the group capacity (a bug in a writer).
+        If the writer broke the budget or the group capacity (a bug in a writer); for a
+        plugin writer a :class:`~memaudit_core.plugins.PluginWriterError` with the offending
+        ids, also when it raised, crashed or timed out.
 
     Examples
     --------
@@ -502,7 +626,12 @@ def run_writer(name: str, inst: CompiledInstance, budget: float) -> WriterResult
         raise MemAuditError(f"budget must be a number, got {budget!r}") from None
     if not math.isfinite(b) or b < 0:
         raise MemAuditError(f"budget must be a finite number >= 0, got {budget!r}")
-    selected = tuple(sorted(int(i) for i in info.fn(inst, b)))
+    if info.is_plugin:
+        from .plugins import run_plugin
+
+        selected = run_plugin(info, inst, b, package=package, timeout=timeout)
+    else:
+        selected = tuple(sorted(int(i) for i in info.fn(inst, b)))
     idx = np.asarray(selected, dtype=np.int64)
     cost = float(inst.cost[idx].sum()) if selected else 0.0
     if not inst.is_feasible(idx, b):
@@ -520,12 +649,61 @@ def run_writer(name: str, inst: CompiledInstance, budget: float) -> WriterResult
     )
 
 
+@dataclass(frozen=True)
+class WriterFailure:
+    """A writer that failed on one (package, budget) of a sweep; the sweep went on."""
+
+    package_id: str
+    seed: int | None
+    budget: float
+    writer: str
+    kind: str
+    reason: str
+    message: str
+    offending: tuple[str, ...] = ()
+    traceback: str | None = None
+
+    @classmethod
+    def from_error(
+        cls, package_id: str, seed: int | None, budget: float, writer: str, exc: WriterError
+    ) -> WriterFailure:
+        info = WRITERS.get(writer)
+        return cls(
+            package_id=package_id,
+            seed=seed,
+            budget=float(budget),
+            writer=writer,
+            kind=info.kind if info is not None else "?",
+            reason=getattr(exc, "reason", "invalid_store"),
+            message=str(exc),
+            offending=tuple(getattr(exc, "offending", ())),
+            traceback=getattr(exc, "plugin_traceback", None),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "package_id": self.package_id,
+            "seed": self.seed,
+            "budget": self.budget,
+            "writer": self.writer,
+            "kind": self.kind,
+            "reason": self.reason,
+            "error": self.message,
+            "offending": list(self.offending),
+            "traceback": self.traceback,
+        }
+
+
 __all__ = [
+    "PLUGIN_WRITERS",
     "TIE_TOL",
     "WRITERS",
+    "WriterFailure",
     "WriterInfo",
     "WriterResult",
+    "all_writers",
     "get_writer",
+    "register_plugin_writer",
     "register_writer",
     "run_writer",
     "writer_names",

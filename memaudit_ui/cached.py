@@ -219,3 +219,73 @@ def progress_bar(label: str):
         outer.run(bar.progress, frac, text=f"{label} ({done} of {total})")
 
     return bar, update
+
+
+# ---------------------------------------------------------------- ablations & sensitivity
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def ablation_curve(
+    _package: Package,
+    content_hash: str,
+    budgets: tuple[float, ...],
+    removed_types: tuple[str, ...] | None,
+    preset: str | None,
+    _progress=None,
+):
+    """:func:`memaudit_core.robustness.ablation_curve` keyed by content hash, grid and pool."""
+    from memaudit_core import robustness
+
+    return robustness.ablation_curve(
+        _package, budgets, removed_types, preset=preset, progress=_progress
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def cost_rule_sensitivity(
+    _package: Package,
+    content_hash: str,
+    budgets: tuple[float, ...],
+    rules: tuple[str, ...],
+    _progress=None,
+):
+    """:func:`memaudit_core.robustness.cost_rule_sensitivity` (every reference writer)."""
+    from memaudit_core import robustness
+
+    return robustness.cost_rule_sensitivity(_package, budgets, rules, progress=_progress)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def capacity_sensitivity(
+    _package: Package,
+    content_hash: str,
+    budgets: tuple[float, ...],
+    k: int,
+    engine_time_limit: float,
+    _progress=None,
+):
+    """:func:`memaudit_core.robustness.capacity_sensitivity` (bnb and milp on OPT(k))."""
+    from memaudit_core import robustness
+
+    return robustness.capacity_sensitivity(
+        _package, budgets, k, engine_time_limit=engine_time_limit, progress=_progress
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def noise_sensitivity(
+    _package: Package,
+    content_hash: str,
+    mode: str,
+    level: float,
+    draws: int,
+    seed: int,
+    budgets: tuple[float, ...],
+    _progress=None,
+):
+    """:func:`memaudit_core.robustness.noise_sensitivity` keyed by every draw setting."""
+    from memaudit_core import robustness
+
+    return robustness.noise_sensitivity(
+        _package, mode, level, draws, seed, budgets, progress=_progress
+    )

@@ -730,3 +730,129 @@ def _explain_fonts(fig: go.Figure, present: bool = False) -> go.Figure:
     fig.update_yaxes(tickfont={"size": size}, title_font={"size": size + 1})
     fig.update_layout(legend_font={"size": size}, legend_title_font={"size": size})
     return fig
+
+
+# ---------------------------------------------------------------- Ablations & sensitivity
+
+#: Dash styles for successive ablation pools on one chart.
+_POOL_DASHES = ("dash", "dot", "dashdot", "longdash", "longdashdot")
+
+
+def ablation_value_chart(curves: Sequence, title: str, cost_unit: str, present: bool = False):
+    """Full OPT (solid) and each ablation pool's OPT (dashed) against the budget."""
+    fig = go.Figure()
+    if curves:
+        pts = curves[0].points
+        fig.add_scatter(
+            x=[p.budget for p in pts], y=[p.full_opt for p in pts], mode="lines+markers",
+            name="OPT (all candidates)", line={"color": COLORS["opt"], "width": 4},
+            marker={"size": 10},
+            hovertemplate="B = %{x:g}<br>OPT = %{y:.4g}<extra></extra>",
+        )
+    for k, curve in enumerate(curves):
+        color = METHOD_PALETTE[k % len(METHOD_PALETTE)]
+        fig.add_scatter(
+            x=[p.budget for p in curve.points], y=[p.pool_opt for p in curve.points],
+            mode="lines+markers", name=f"OPT {_plain(curve.pool)}",
+            line={"color": color, "width": 3, "dash": _POOL_DASHES[k % len(_POOL_DASHES)]},
+            marker={"size": 9},
+            customdata=[["n/a" if p.drop is None else f"{p.drop:.1%}"] for p in curve.points],
+            hovertemplate="B = %{x:g}<br>pool OPT = %{y:.4g}<br>drop %{customdata[0]}"
+            "<extra></extra>",
+        )
+    fig.update_xaxes(title_text=f"budget B ({cost_unit})")
+    fig.update_yaxes(title_text="OPT (weighted evidence coverage)", rangemode="tozero")
+    base_layout(fig, _plain(title), present, height=440)
+    _legend_below(fig, present)
+    return fig
+
+
+def ablation_drop_chart(curves: Sequence, title: str, cost_unit: str, present: bool = False):
+    """Drop 1 - pool OPT / full OPT per budget, grouped by pool; n/a where OPT = 0."""
+    fig = go.Figure()
+    for k, curve in enumerate(curves):
+        fig.add_bar(
+            x=[f"{p.budget:g}" for p in curve.points],
+            y=[0 if p.drop is None else p.drop for p in curve.points],
+            text=["n/a" if p.drop is None else f"{p.drop:.1%}" for p in curve.points],
+            textposition="outside", cliponaxis=False, name=_plain(curve.pool),
+            marker_color=METHOD_PALETTE[k % len(METHOD_PALETTE)],
+        )
+    fig.update_layout(barmode="group")
+    fig.update_xaxes(title_text=f"budget B ({cost_unit})", type="category")
+    top = max([0.1] + [p.drop for c in curves for p in c.points if p.drop is not None])
+    fig.update_yaxes(title_text="drop 1 − pool OPT / OPT", tickformat=".0%",
+                     range=[0, min(1.0, top) * 1.2])
+    return base_layout(fig, _plain(title), present, height=400)
+
+
+def cost_rule_ratio_chart(sens, title: str, present: bool = False):
+    """Mean ratio per writer (over the budgets) under each cost rule, grouped bars."""
+    fig = go.Figure()
+    rules = [r for r in sens.rules if r.available]
+    for k, rule in enumerate(rules):
+        means = dict(rule.mean_ratio)
+        fig.add_bar(
+            x=list(sens.writers), y=[means.get(w) or 0 for w in sens.writers],
+            text=["n/a" if means.get(w) is None else f"{means[w]:.2f}" for w in sens.writers],
+            textposition="outside", cliponaxis=False, name=rule.rule,
+            marker_color=COLORS["opt"] if k == 0 else METHOD_PALETTE[(k - 1) % len(METHOD_PALETTE)],
+        )
+    fig.update_layout(barmode="group")
+    fig.update_xaxes(title_text="reference writer")
+    fig.update_yaxes(title_text="mean ratio F / OPT over the budgets", range=[0, 1.2])
+    base_layout(fig, _plain(title), present, height=440)
+    _legend_below(fig, present)
+    return fig
+
+
+def capacity_chart(cap, title: str, cost_unit: str, present: bool = False):
+    """OPT with one candidate per group vs OPT with up to k, against the budget.
+
+    Hollow markers on the k-curve: no engine proved the value (an incumbent).
+    """
+    pts = cap.points
+    fig = go.Figure()
+    fig.add_scatter(
+        x=[p.budget for p in pts], y=[p.opt_1 for p in pts], mode="lines+markers",
+        name="OPT, one per group (k = 1)", line={"color": COLORS["opt"], "width": 4},
+        marker={"size": 10},
+    )
+    color = COLORS["writer"]
+    fig.add_scatter(
+        x=[p.budget for p in pts], y=[p.opt_k for p in pts], mode="lines+markers",
+        name=f"OPT, up to {cap.k} per group (k = {cap.k})",
+        line={"color": color, "width": 3, "dash": "dash"},
+        marker={"size": 11, "symbol": ["circle" if p.proven else "circle-open" for p in pts],
+                "color": [color if p.proven else "white" for p in pts],
+                "line": {"color": color, "width": 2}},
+        customdata=[["n/a" if p.gain is None else f"{p.gain:.3f}", p.label] for p in pts],
+        hovertemplate="B = %{x:g}<br>%{customdata[1]} = %{y:.4g}<br>OPT(k)/OPT(1) = "
+        "%{customdata[0]}<extra></extra>",
+    )
+    fig.update_xaxes(title_text=f"budget B ({cost_unit})")
+    fig.update_yaxes(title_text="OPT (weighted evidence coverage)", rangemode="tozero")
+    base_layout(fig, _plain(title), present, height=420)
+    _legend_below(fig, present)
+    return fig
+
+
+def noise_delta_bars(ns, title: str, present: bool = False):
+    """Mean |Δ ratio| per writer under coverage noise (error bar up to the largest |Δ|)."""
+    rows = ns.writer_rows
+    means = [r.mean_abs_delta or 0.0 for r in rows]
+    fig = go.Figure(
+        go.Bar(
+            x=[r.writer for r in rows], y=means,
+            error_y={"type": "data", "symmetric": False,
+                     "array": [max((r.max_abs_delta or 0.0) - m, 0.0) for r, m in
+                               zip(rows, means, strict=True)],
+                     "arrayminus": [0.0] * len(rows), "color": "#999"},
+            text=["n/a" if r.mean_abs_delta is None else f"{r.mean_abs_delta:.3f}" for r in rows],
+            textposition="outside", cliponaxis=False, marker_color=COLORS["writer"],
+            name="mean |Δ ratio|",
+        )
+    )
+    fig.update_xaxes(title_text="reference writer")
+    fig.update_yaxes(title_text="mean |noisy ratio − clean ratio|", rangemode="tozero")
+    return base_layout(fig, _plain(title), present, height=420)

@@ -16,7 +16,7 @@ import streamlit as st
 
 from memaudit_core.errors import MemAuditError, PackageError
 from memaudit_core.package import Package
-from memaudit_core.writers import WRITERS
+from memaudit_core.writers import WRITERS, all_writers
 
 from . import sources, state
 
@@ -59,7 +59,9 @@ class Frame:
 
 
 def store_options(package: Package) -> list[str]:
-    return [f"store:{s.id}" for s in package.stores] + [f"writer:{w}" for w in WRITERS]
+    # Reference writers, then plugin writers (bundled examples, entry points, registered
+    # modules); store_label shows each writer's kind (oracle / blind).
+    return [f"store:{s.id}" for s in package.stores] + [f"writer:{w}" for w in all_writers()]
 
 
 def store_label(package: Package, key: str) -> str:
@@ -168,8 +170,8 @@ def _resolve_budget(pkg: Package) -> float:
         if from_url:
             state.add_problem(
                 f"budget={budget:g} in the link is above the package's total candidate cost "
-                f"({total:g} {_md_escape_inline(pkg.cost_unit)}); every candidate fits, so the budget "
-                f"is set to {total:g}."
+                f"({total:g} {_md_escape_inline(pkg.cost_unit)}); every candidate fits, so the "
+                f"budget is set to {total:g}."
             )
         return state.normalise_budget(total)
     return float(budget)
@@ -202,8 +204,8 @@ def _store_picker(pkg: Package) -> str:
     if store_key not in opts:
         if store_key is not None and from_url:
             state.add_problem(
-                f"store={_md_escape_inline(str(store_key))} in the link is not a store of this package "
-                "or a reference writer; showing the default."
+                f"store={_md_escape_inline(str(store_key))} in the link is not a store of this "
+                "package or a reference writer; showing the default."
             )
         store_key = default_store_key(pkg)
     _sync_widget("w_store", store_key)
@@ -214,7 +216,8 @@ def _store_picker(pkg: Package) -> str:
         format_func=lambda k: store_label(pkg, k),
         on_change=_set_from_widget,
         args=("ma_store", "w_store"),
-        help="The store the pages score: one of the package's stores or a reference writer "
+        help="The store the pages score: one of the package's stores, a reference writer or a "
+        "plugin writer (blind: sees only texts, types and costs; oracle: exact marginals) "
         "run at the budget.",
     )
     return st.session_state["w_store"]
@@ -289,7 +292,40 @@ def frame(page_title: str) -> Frame:
     for problem in state.pop_problems():
         st.warning(problem, icon=":material/link_off:")
     state.sync_url()
+    _check_plugin_writer(pkg, budget, store_key, page_title)
     return Frame(key, pkg, budget, store_key, present)
+
+
+#: Pages that score the sidebar's store: a failing plugin writer stops them with its error.
+STORE_PAGES = {"Compare", "Evidence explorer"}
+
+
+def _check_plugin_writer(pkg: Package, budget: float, store_key: str, page_title: str) -> None:
+    """Run a plugin writer once (cached by content hash, writer and budget in
+    :mod:`memaudit_core.plugins`, so reruns spawn no worker) and show its error, if any,
+    without a traceback."""
+    kind, _, name = store_key.partition(":")
+    info = WRITERS.get(name) if kind == "writer" else None
+    if info is None or not info.is_plugin:
+        return
+    from memaudit_core.analysis import compile_cached
+    from memaudit_core.writers import run_writer
+
+    try:
+        run_writer(name, compile_cached(pkg), budget, package=pkg)
+    except MemAuditError as exc:
+        offending = getattr(exc, "offending", ())
+        extra = (
+            f"\n\nOffending: {_md_escape_inline(', '.join(offending[:20]))}" if offending else ""
+        )
+        st.error(
+            f"**The {info.kind} writer {_md_escape_inline(name)} failed at budget {budget:g}.**"
+            f"\n\n{_md_escape_inline(str(exc))}{extra}\n\nPick another writer or store in the "
+            "sidebar.",
+            icon=":material/extension_off:",
+        )
+        if page_title in STORE_PAGES:
+            st.stop()
 
 
 _MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:=")

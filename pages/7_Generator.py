@@ -14,7 +14,7 @@ from memaudit_ui import cached, figures, render, sources
 from memaudit_ui.frame import frame, md_escape
 
 #: Rows shown in each sample table (the full package can be large).
-SAMPLE_ROWS = 12
+SAMPLE_ROWS = 10
 #: Non-widget key holding the last previewed spec (widget state is dropped between pages).
 SPEC_KEY = "ma_gen_spec"
 
@@ -27,78 +27,100 @@ st.caption(
     "family, seed and parameters, so its link works on any server."
 )
 
+#: Non-widget mirror of the inputs (widget key -> value). Widget state is dropped when the
+#: user leaves the page, and a stale ``st.session_state[widget_key]`` can outlive it, so the
+#: widgets are assigned from this mirror on every run and the mirror is updated in callbacks.
+INPUTS_KEY = "ma_gen_inputs"
+
 spec: dict[str, Any] | None = st.session_state.get(SPEC_KEY)
+inputs: dict[str, Any] = st.session_state.setdefault(INPUTS_KEY, {})
 names = list(FAMILIES)
-if "gen_family" not in st.session_state:
-    st.session_state["gen_family"] = spec["family"] if spec else names[0]
+
+
+def _remember(*keys: str) -> None:
+    for key in keys:
+        if key in st.session_state:
+            inputs[key] = st.session_state[key]
+
+
+st.session_state["gen_family"] = inputs.get("gen_family", spec["family"] if spec else names[0])
 family = st.selectbox(
     "Family",
     names,
     key="gen_family",
-    format_func=lambda n: f"{n} — {FAMILIES[n].description}",
+    on_change=_remember,
+    args=("gen_family",),
+    help="Every registered generator family; its parameters appear below.",
 )
 fam = FAMILIES[family]
+st.caption(md_escape(fam.description))
 defaults = fam.defaults()
 previous = spec if spec and spec["family"] == family else None
+seed_key = f"gen_{family}_seed"
+param_keys = {name: f"gen_{family}_{name}" for name in defaults}
 
 
-def _seed_widget(key: str, value: object) -> None:
-    # Seed a widget from the last preview (or the default) without passing value= as well.
-    if key not in st.session_state:
-        st.session_state[key] = value
+def _assign(key: str, default: object) -> None:
+    st.session_state[key] = inputs.get(key, default)
 
 
-def _param_input(name: str, default: object) -> object:
-    key = f"gen_{family}_{name}"
-    value = previous["params"].get(name, default) if previous else default
-    _seed_widget(key, value)
+def _param_input(name: str, default: object) -> None:
+    key = param_keys[name]
+    _assign(key, default)
     help_text = fam.param_help.get(name, "") + f" (default: {default!r})"
     if isinstance(default, bool):
-        return st.checkbox(name, key=key, help=help_text)
-    if isinstance(default, int):
-        return int(st.number_input(name, step=1, key=key, help=help_text))
-    if isinstance(default, float):
+        st.checkbox(name, key=key, help=help_text)
+    elif isinstance(default, int):
+        st.number_input(name, step=1, key=key, help=help_text)
+    elif isinstance(default, float):
         step = 0.05 if abs(default) <= 1 else 0.5
-        return float(st.number_input(name, step=step, format="%g", key=key, help=help_text))
-    return st.text_input(name, key=key, help=help_text)
+        st.number_input(name, step=step, format="%g", key=key, help=help_text)
+    else:
+        st.text_input(name, key=key, help=help_text)
+
+
+def _on_preview() -> None:
+    """Runs before the script, with the submitted values: remember them, fix the spec."""
+    _remember(seed_key, *param_keys.values())
+    seed = int(st.session_state[seed_key]) if fam.seeded else 0
+    params: dict[str, object] = {}
+    for name, default in defaults.items():
+        value = st.session_state[param_keys[name]]
+        params[name] = type(default)(value) if isinstance(default, int | float) else value
+    st.session_state[SPEC_KEY] = {
+        "family": family,
+        "seed": seed,
+        "params": params,
+        "key": sources.generated_key(family, seed, params),
+    }
 
 
 with st.form(f"gen_form_{family}"):
-    seed_key = f"gen_{family}_seed"
-    _seed_widget(seed_key, previous["seed"] if previous else 0)
-    seed = int(
-        st.number_input(
-            "Seed",
-            min_value=0,
-            max_value=2**31 - 1,
-            step=1,
-            key=seed_key,
-            disabled=not fam.seeded,
-            help="Every random draw derives from this seed."
-            if fam.seeded
-            else "This family is seed-invariant: every seed gives the same package.",
-        )
-    )
-    if not fam.seeded:
-        seed = 0
-    params: dict[str, object] = {}
-    items = list(defaults.items())
-    for start in range(0, len(items), 3):
-        for col, (name, default) in zip(st.columns(3), items[start : start + 3], strict=False):
+    _assign(seed_key, 0)
+    fields: list[tuple[str, object]] = [("Seed", None), *defaults.items()]
+    for start in range(0, len(fields), 3):
+        for col, (name, default) in zip(st.columns(3), fields[start : start + 3], strict=False):
             with col:
-                params[name] = _param_input(name, default)
-    if not items:
-        st.caption("This family has no parameters.")
-    if st.form_submit_button("Preview", type="primary", icon=":material/visibility:"):
-        spec = {
-            "family": family,
-            "seed": seed,
-            "params": params,
-            "key": sources.generated_key(family, seed, params),
-        }
-        st.session_state[SPEC_KEY] = spec
-        previous = spec
+                if name == "Seed" and default is None:
+                    st.number_input(
+                        "Seed",
+                        min_value=0,
+                        max_value=2**31 - 1,
+                        step=1,
+                        key=seed_key,
+                        disabled=not fam.seeded,
+                        help="Every random draw derives from this seed."
+                        if fam.seeded
+                        else "This family is seed-invariant: every seed gives the same package.",
+                    )
+                else:
+                    _param_input(name, default)
+    st.form_submit_button(
+        "Preview", type="primary", icon=":material/visibility:", on_click=_on_preview
+    )
 
+spec = st.session_state.get(SPEC_KEY)
+previous = spec if spec and spec["family"] == family else None
 if previous is None:
     st.info("Set the parameters and press **Preview**.")
     st.stop()

@@ -146,10 +146,17 @@ def test_cold_deep_link(cold_server, browser, artifacts_dir, script):
         expect(budget_slider(page)).to_have_value(str(BUDGET))
         assert "update_chain" in selectbox_text(page, "Package")
         assert "density" in selectbox_text(page, "Writer / store")
-        # The page's own link is the current one in the sidebar navigation.
         assert page.title().startswith("MemAudit")
         name = "Overview" if script == "app.py" else Path(script).stem
         full_screenshot(page, artifacts_dir / f"{name}.png")
+
+        # The same link again in a new session: now every cached result is a hit (replayed
+        # cache entries fail differently from first computations).
+        page.reload()
+        expect(page.locator("h1").first).to_be_visible(timeout=LOAD_TIMEOUT_MS)
+        settle(page)
+        assert_no_traceback(page)
+        expect(budget_slider(page)).to_have_value(str(BUDGET))
     finally:
         context.close()
 
@@ -224,8 +231,9 @@ def test_sidebar_navigation_keeps_package_budget_and_store(streamlit_server, pag
     ],
 )
 def test_bad_link_warns_without_traceback(streamlit_server, page, query_text, message):
-    script = _first_existing("pages/2_Compare.py")
-    open_view(page, streamlit_server, url_path(script), query_text)
+    # The frame handles the link the same way on every page; the Generator page solves
+    # nothing, so these cases stay fast.
+    open_view(page, streamlit_server, url_path(_first_existing("pages/7_Generator.py")), query_text)
     assert_no_traceback(page)
     warning = page.get_by_test_id("stAlert").filter(has_text=message)
     expect(warning).to_be_visible()
@@ -269,10 +277,14 @@ def test_presentation_mode_from_cold_link(streamlit_server, page, artifacts_dir)
     assert query(page).get("present") == "1"
     box = sidebar(page).bounding_box()
     assert box is None or box["x"] + box["width"] <= 1, f"sidebar not collapsed: {box}"
-    metric_px = page.get_by_test_id("stMetricValue").first.evaluate(
-        "e => parseFloat(getComputedStyle(e).fontSize)"
+    # Larger metrics (the frame's presentation CSS) and larger chart ticks (figures.base_layout).
+    page.wait_for_function(
+        """() => {
+            const m = document.querySelector('[data-testid="stMetricValue"]');
+            return m && parseFloat(getComputedStyle(m).fontSize) >= 48;
+        }""",
+        timeout=15_000,
     )
-    assert metric_px >= 48, metric_px
     tick_px = page.locator(".js-plotly-plot .ytick text").first.evaluate(
         "e => parseFloat(e.style.fontSize || getComputedStyle(e).fontSize)"
     )

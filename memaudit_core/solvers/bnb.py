@@ -3,17 +3,20 @@
 The search enumerates stores as sets of *items* — one candidate per group (or, for group
 capacity k > 1, one subset of at most k candidates per group) — in group order: a node is a
 partial store S plus the first group still open, and its children add one item from that group
-or any later one (discarding the groups in between). Every store is reached exactly once.
+or any later one (discarding the groups in between). This is the "discard, or take one candidate
+of the next group" tree with its chains of discards collapsed into single steps; every store is
+reached exactly once. Groups are searched in a heuristic order (best F({u})^2 / c_u first) that
+changes speed only; ``order="arrival"`` gives the plain arrival order.
 
 Ingredients, in the order they run:
 
-* **Presolve** (exact): drop units of zero weight and units no kept candidate covers;
-  candidates over budget; candidates whose singleton value F({u}) <= 1e-12; and, for
+* **Presolve** (exact): drop units of zero weight and units nobody covers; candidates over
+  budget; candidates whose singleton value F({u}) <= 1e-12; and, for
   capacity 1, candidates dominated inside their group (an earlier sibling — lower (cost, id) —
   covers at least as much on every unit). None of these can be in the tie-break winner.
-* **Incumbent**: the better of a cost-benefit greedy and a value greedy (whose first pick is
-  the best singleton), improved by add / swap local search on larger instances, or the
-  caller's ``incumbent_idx`` when that is better.
+* **Incumbent**: the better of a cost-benefit greedy and the best singleton — on larger
+  instances also a value greedy and add / swap local search — or the caller's
+  ``incumbent_idx`` when that is better.
 * **Bound** at each node (valid for every concave h with h(0) = 0), the minimum of:
   (a) a multiple-choice knapsack over the node's *marginal gains* — by submodularity the gain of
   a set is at most the sum of its members' gains — bounded by the Lagrangian dual of its LP
@@ -25,9 +28,11 @@ Ingredients, in the order they run:
   ``theta`` fitted by subgradient steps, whose optimum matches the MILP's LP relaxation.
   Child bounds reuse the parent's gains (gains only shrink deeper), so every child is tested
   before any work is spent on it.
-* **Tie-break** (matches :mod:`.brute`): higher value, then lower cost, then the smaller tuple of
-  candidate ids. Subtrees whose bound can only *tie* the incumbent are explored only while
-  their minimum possible cost does not exceed the incumbent's.
+* **Pruning and tie-break** (matches :mod:`.brute`): higher value, then lower cost, then the
+  smaller tuple of candidate ids. A subtree is pruned when its bound is below the incumbent
+  (beyond the 1e-12 tie tolerance and a 1e-11 relative guard against rounding in the bound);
+  one whose bound can only *tie* the incumbent is explored only while its cheapest possible
+  store does not cost more than the incumbent.
 * **Limits**: a node or time limit stops the search with status ``"limit"``; the reported bound
   is the maximum of the incumbent and the bounds of every subtree left open.
 
@@ -293,7 +298,8 @@ class _Search:
         for s in _COST_SCALES:
             sc = m.cost * s
             if (
-                np.all(np.abs(sc - np.round(sc)) <= 1e-9 * np.maximum(1.0, sc))
+                # 1e-12 keeps the rounding error of all items far below the DP's 1e-7 slack.
+                np.all(np.abs(sc - np.round(sc)) <= 1e-12 * np.maximum(1.0, sc))
                 and m.b_eff * s <= DP_MAX_CELLS
             ):
                 self.scale = float(s)
@@ -374,6 +380,13 @@ class _Search:
             value += float(g[v])
             z[self.item_cols[v]] += self.item_data[v]
         self.offer(value, cost, chosen)
+
+    def best_singleton(self) -> None:
+        m = self.m
+        g = self.gains(np.zeros(m.weight.size))
+        v = int(np.argmax(np.where(m.cost <= m.b_eff, g, -np.inf)))
+        if g[v] > GAIN_EPS and m.cost[v] <= m.b_eff:
+            self.offer(float(g[v]), float(m.cost[v]), [v])
 
     def local_search(self, max_rounds: int = 50) -> None:
         """Improve the incumbent by best-improvement add / swap moves (value must rise).
@@ -509,11 +522,11 @@ class _Search:
         t_ok = m.group[s0 + idx] - g
         seg_start = np.flatnonzero(np.concatenate([[True], t_ok[1:] != t_ok[:-1]]))
         next_seg = np.searchsorted(t_ok[seg_start], t_ok + 1)
-        node_b, ext = self.lp_bounds(p_ok, c_ok, seg_start, next_seg, b)
         if self.use_dp and theta is None:
-            nb, ch = self.dp_bounds(p_ok, c_ok, self.cq[s0 + idx], seg_start, b)
-            np.minimum(ext, ch, out=ext)
-            node_b = min(node_b, nb)
+            # The exact integer knapsack is never above its LP relaxation: no LP needed.
+            node_b, ext = self.dp_bounds(p_ok, c_ok, self.cq[s0 + idx], seg_start, b)
+        else:
+            node_b, ext = self.lp_bounds(p_ok, c_ok, seg_start, next_seg, b)
         if self.suffix is not None:
             h = self.h
             phi = m.weight * (h(z + self.suffix[g:]) - h(z))
@@ -695,8 +708,9 @@ def solve_bnb(
     search.offer(0.0, 0.0, [])
     if model.n:
         search.greedy(by_ratio=True)
-        search.greedy(by_ratio=False)
+        search.best_singleton()
         if model.n >= THETA_MIN_ITEMS:
+            search.greedy(by_ratio=False)
             search.local_search()
     detail["greedy_value"] = search.best_value
     # The caller's incumbent lives outside the reduced model: keep it aside and compare at the end.
@@ -727,15 +741,15 @@ def solve_bnb(
             )
             root_bound = min(root_bound, tb)
         detail["root_bound"] = root_bound
-        limit = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(limit, model.n_groups * 2 + 200))
+        # One frame per chosen item. The limit is only ever raised, never restored, so that
+        # concurrent searches (app threads) cannot lower it under each other.
+        if sys.getrecursionlimit() < model.n_groups * 2 + 200:
+            sys.setrecursionlimit(model.n_groups * 2 + 200)
         try:
             search.visit(0, z0, 0.0, 0.0, [], theta)
         except _Limit as lim:
             status = "limit"
             bound = max(min(lim.open_bound, root_bound), search.best_value)
-        finally:
-            sys.setrecursionlimit(limit)
     if search.best_items is None:
         value, sel = given[0], given[2]
     else:

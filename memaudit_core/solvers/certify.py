@@ -149,7 +149,7 @@ def _expected_picks(inst: CompiledInstance, budget: float) -> tuple[int, float]:
     return n, max(picks, 1.0)
 
 
-def choose(inst: CompiledInstance, budget: float) -> str:
+def choose(inst: CompiledInstance, budget: float, *, combos: int | None = None) -> str:
     """The engine ``auto`` runs first.
 
     ``enum`` when the group-option product is tiny; ``bnb`` for ``log1p`` (the MILP cannot
@@ -165,7 +165,9 @@ def choose(inst: CompiledInstance, budget: float) -> str:
     >>> choose(inst, 2), choose(inst, 13)
     ('enum', 'bnb')
     """
-    if combination_count(inst, budget) <= ENUM_AUTO_MAX:
+    if combos is None:
+        combos = combination_count(inst, budget)
+    if combos <= ENUM_AUTO_MAX:
         return "enum"
     if inst.saturation not in SUPPORTED_SATURATIONS:
         return "bnb"
@@ -177,7 +179,12 @@ def choose(inst: CompiledInstance, budget: float) -> str:
 
 
 def cross_engine(
-    inst: CompiledInstance, budget: float, primary: str, *, explicit: bool
+    inst: CompiledInstance,
+    budget: float,
+    primary: str,
+    *,
+    explicit: bool,
+    combos: int | None = None,
 ) -> str | None:
     """The second exact engine for a cross-check, or None when none is suitable.
 
@@ -195,7 +202,8 @@ def cross_engine(
     """
     if primary == "enum":
         return "bnb"
-    combos = combination_count(inst, budget)
+    if combos is None:
+        combos = combination_count(inst, budget)
     if combos <= (ENUM_MAX_COMBINATIONS if explicit else ENUM_CROSS_MAX):
         return "enum"
     milp_ok = inst.saturation in SUPPORTED_SATURATIONS
@@ -292,7 +300,8 @@ def solve_certified(
     budget = _check_budget(budget)
     if solver not in SOLVER_CHOICES:
         raise UnknownNameError(f"unknown solver {solver!r} (known: {', '.join(SOLVER_CHOICES)})")
-    primary = choose(inst, budget) if solver == "auto" else solver
+    combos = combination_count(inst, budget)
+    primary = choose(inst, budget, combos=combos) if solver == "auto" else solver
     limits = {"time_limit": time_limit, "node_limit": node_limit}
     try:
         raw, t1 = run_engine(primary, inst, budget, incumbent_idx=incumbent_idx, **limits)
@@ -318,9 +327,9 @@ def solve_certified(
 
     agreement: bool | None = None
     wants_cross = cross_check if cross_check is not None else solver == "auto"
-    second = (
-        cross_engine(inst, budget, primary, explicit=bool(cross_check)) if wants_cross else None
-    )
+    second = None
+    if wants_cross:
+        second = cross_engine(inst, budget, primary, explicit=bool(cross_check), combos=combos)
     if wants_cross and second is None and cross_check:
         reasons.append("no second exact engine can handle this instance")
     if second is not None and raw.status != "optimal":

@@ -142,14 +142,16 @@ def _count_within(inst: CompiledInstance, budget_eff: float) -> int:
     cq = np.maximum(np.floor(costs * scale + (1e-7 if integral else -1e-7)), 0).astype(np.int64)
     counts = np.zeros(q_max + 1)
     counts[0] = 1.0
-    for g in range(inst.n_groups):
-        new = counts.copy()
-        for i in inst.group_slice(g):
-            c = int(cq[i])
-            if c <= q_max:
-                new[c:] += counts[: q_max + 1 - c]
-        counts = new
-    return int(min(product, counts.sum(), 1e18))
+    with np.errstate(over="ignore", invalid="ignore"):  # huge counts may overflow to inf
+        for g in range(inst.n_groups):
+            new = counts.copy()
+            for i in inst.group_slice(g):
+                c = int(cq[i])
+                if c <= q_max:
+                    new[c:] += counts[: q_max + 1 - c]
+            counts = new
+        total = float(counts.sum())
+    return int(min(product, total if math.isfinite(total) else math.inf, 1e18))
 
 
 def combination_count(inst: CompiledInstance, budget: float | None = None) -> int:
@@ -174,8 +176,8 @@ def combination_count(inst: CompiledInstance, budget: float | None = None) -> in
 class _Enumeration:
     """All budget-feasible combinations: cost, value and the option chosen in each group."""
 
-    def __init__(self, inst: CompiledInstance, budget_eff: float):
-        count = _count_within(inst, budget_eff)
+    def __init__(self, inst: CompiledInstance, budget_eff: float, count: int | None = None):
+        count = _count_within(inst, budget_eff) if count is None else count
         if count > ENUM_MAX_COMBINATIONS:
             raise EnumerationTooLarge(
                 f"enum refuses {count} combinations (max {ENUM_MAX_COMBINATIONS}); "
@@ -201,11 +203,17 @@ class _Enumeration:
         z = np.zeros((1, units.size))
         # Parent pointers per group step; a selection is rebuilt only for the few rows asked.
         self._steps: list[tuple[np.ndarray, np.ndarray]] = []
+        zero = np.zeros((1, units.size))
         for opts in self.options:
-            o_cost = np.array([sum(float(inst.cost[i]) for i in o) for o in opts])
-            o_cov = np.array(
-                [sub[list(o)].sum(axis=0) if o else np.zeros(units.size) for o in opts]
-            )
+            if inst.group_capacity == 1:
+                members = [o[0] for o in opts[1:]]
+                o_cost = np.concatenate([[0.0], inst.cost[members]])
+                o_cov = np.concatenate([zero, sub[members]])
+            else:
+                o_cost = np.array([float(inst.cost[list(o)].sum()) for o in opts])
+                o_cov = np.array(
+                    [sub[list(o)].sum(axis=0) if o else np.zeros(units.size) for o in opts]
+                )
             new_cost = cost[:, None] + o_cost[None, :]
             rows, cols = np.nonzero(new_cost <= budget_eff)
             cost = new_cost[rows, cols]

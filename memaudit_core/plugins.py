@@ -1,0 +1,1511 @@
+"""Plugin writers: the writer protocol, the blind view, the isolated worker and discovery.
+
+A **writer plugin** is a Python callable that decides what to keep. It comes in two kinds:
+
+``blind`` (the default)
+    ``fn(view) -> list[str]``. ``view`` is a :class:`BlindView`: the experiences (id, time,
+    session, text) and the candidates (id, experience, type, text, cost), the budget, the cost
+    unit and the group capacity — what a deployed memory writer could see. The callable returns
+    the ids of the candidates it keeps. It never runs in the process that holds the package: a
+    fresh worker process (``python -P -s -c <bootstrap>``, see :func:`_worker_main`) receives
+    only the serialised view as JSON on stdin, imports the writer's module by name, calls it and
+    writes the answer back on a private pipe.
+
+``oracle``
+    ``fn(inst, budget) -> list[str]`` with the
+    :class:`~memaudit_core.compiled.CompiledInstance` (exact weights and coverage). Calibration
+    baselines such as GVT need exact marginals; such writers run in-process like the reference
+    writers and are labelled ``oracle`` everywhere (CLI listing, app picker, sweep output).
+
+What a blind worker can and cannot see
+--------------------------------------
+- Its stdin carries ``{"op", "specs", "view", "budgets", "grant"}``: the view holds ids, times,
+  sessions, texts, types and costs only — no units, queries, weights, coverage, stores, package
+  title, description, meta or id, and never the package file's path. Its argv is
+  ``[python, -P, -s, -c, <fixed bootstrap code>]``; its environment is a fixed minimal set
+  (locale, hash seed, no bytecode writing) built from scratch, not a filtered copy of ours; its
+  cwd is a fresh empty temporary directory (removed afterwards); only fds 0-2 are inherited
+  (stdin is re-pointed at ``/dev/null`` once the request is read, stdout at stderr, the answer
+  pipe is a private duplicate). The worker imports only the standard library and this module (which
+  imports only the standard library and :mod:`memaudit_core.errors` at module level) before
+  the writer's module: ``memaudit_core.package`` / ``compiled`` / ``analysis`` and numpy are not
+  loaded.
+- On Linux with Landlock (kernel >= 5.13, used when present), the worker then sandboxes itself
+  before importing the writer: it may read only the Python installation (stdlib and
+  site-packages), system libraries, the writer's own module or package, and ``memaudit_core``;
+  it may list (not read) the directories that hold them; it may write only its temporary
+  directory and ``/dev/null``. ``/proc`` (the parent's cmdline, environ, fds and memory),
+  ``/tmp``, home directories and the package file are out of reach; where the ABI allows it, TCP
+  bind/connect, abstract unix sockets and signals to processes outside the sandbox are denied,
+  and ptrace of the parent is refused by Landlock itself.
+- Threat model: the writer is untrusted code that should not *learn* hidden package data
+  through any in-process route. Without Landlock (older kernels, macOS) the worker is an
+  ordinary process of the same OS user: it could read files the user can read or inspect other
+  processes of that user through ``/proc``. Nothing we send points to the package file, but a
+  writer that *re-derives* a public package (e.g. regenerates a seeded family and matches its
+  candidate texts) is out of scope, as are ids and texts that spell out the answer: the view
+  shows what the package author wrote in them.
+
+The parent never imports a blind writer's module (its import-time code could otherwise walk
+the parent's memory): its name, kind and description come from a ``describe`` call to a worker.
+
+Answers are validated in the parent (:func:`validate_answer`): an unknown id, a duplicate id,
+more candidates of one experience than the group capacity, a non-list answer or non-string
+items, or an over-budget selection raise :class:`PluginWriterError` (a
+:class:`~memaudit_core.errors.WriterError`) carrying the offending ids; a writer that raises,
+crashes or exceeds the per-call timeout (default 60 s) raises the same error with the plugin's
+traceback in ``.plugin_traceback``.
+
+Blind runs are cached by (digest of the view, writer, module file stamp, budget) in a small
+LRU — a blind writer sees nothing else, so the same view gives the same answer — and the app's
+reruns spawn no worker; a sweep sends all its budgets for one package to one worker
+(:func:`prefetch`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import sys
+import threading
+import time
+import traceback
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from .errors import MemAuditError, WriterError
+
+#: Entry-point group for installed writers (``[project.entry-points."memaudit.writers"]``).
+ENTRY_POINT_GROUP = "memaudit.writers"
+#: Comma-separated ``module:function`` specs registered by ``discover`` (the CLI sets it for
+#: ``--writer-module``, so sweep pool processes know those writers too). Never passed to a
+#: blind worker, whose environment is built from scratch.
+WRITER_MODULES_ENV = "MEMAUDIT_WRITER_MODULES"
+#: Per-call timeout for a blind writer, in seconds.
+DEFAULT_TIMEOUT = 60.0
+#: Writer kinds.
+KINDS = ("oracle", "blind")
+#: Version of the parent <-> worker JSON protocol.
+PROTOCOL = 1
+
+_REPR_MAX = 80
+
+
+# --------------------------------------------------------------------------- the blind view
+
+
+@dataclass(frozen=True, slots=True)
+class ExperienceView:
+    """One experience as a writer sees it."""
+
+    id: str
+    time: float
+    session: str | None
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateView:
+    """One candidate memory as a writer sees it (no coverage)."""
+
+    id: str
+    experience: str
+    type: str
+    text: str
+    cost: float
+
+
+@dataclass(frozen=True, slots=True)
+class BlindView:
+    """The read-only view a blind writer receives.
+
+    ``experiences`` are in arrival order (time, then id); ``candidates`` are grouped by
+    experience in that order and inside an experience ordered by (cost, id). A feasible answer
+    keeps at most ``group_capacity`` candidates per experience and costs at most ``budget``
+    (1e-9 relative tolerance).
+
+    Examples
+    --------
+    >>> view = BlindView.from_payload(
+    ...     {"cost_unit": "words", "group_capacity": 1,
+    ...      "experiences": [{"id": "e1", "time": 0, "session": None, "text": "hi"}],
+    ...      "candidates": [{"id": "e1:raw", "experience": "e1", "type": "raw_span",
+    ...                      "text": "hi", "cost": 1}]},
+    ...     budget=3)
+    >>> [c.id for c in view.candidates_of("e1")], view.budget
+    (['e1:raw'], 3.0)
+    """
+
+    experiences: tuple[ExperienceView, ...]
+    candidates: tuple[CandidateView, ...]
+    budget: float
+    cost_unit: str
+    group_capacity: int = 1
+    _experience_index: Mapping[str, ExperienceView] = field(init=False, repr=False, compare=False)
+    _candidate_index: Mapping[str, CandidateView] = field(init=False, repr=False, compare=False)
+    _groups: Mapping[str, tuple[CandidateView, ...]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        groups: dict[str, list[CandidateView]] = {e.id: [] for e in self.experiences}
+        for c in self.candidates:
+            groups.setdefault(c.experience, []).append(c)
+        object.__setattr__(
+            self, "_experience_index", MappingProxyType({e.id: e for e in self.experiences})
+        )
+        object.__setattr__(
+            self, "_candidate_index", MappingProxyType({c.id: c for c in self.candidates})
+        )
+        object.__setattr__(
+            self, "_groups", MappingProxyType({k: tuple(v) for k, v in groups.items()})
+        )
+
+    # ---------------------------------------------------------------- lookups
+    def experience(self, experience_id: str) -> ExperienceView:
+        return self._experience_index[experience_id]
+
+    def candidate(self, candidate_id: str) -> CandidateView:
+        return self._candidate_index[candidate_id]
+
+    def candidates_of(self, experience_id: str) -> tuple[CandidateView, ...]:
+        """The candidates of one experience, cheapest first (ties by id)."""
+        return self._groups.get(experience_id, ())
+
+    def newest_first(self) -> tuple[ExperienceView, ...]:
+        """Experiences newest first (time descending, then id)."""
+        return tuple(sorted(self.experiences, key=lambda e: (-e.time, e.id)))
+
+    def fits(self, spent: float, cost: float) -> bool:
+        """Whether ``cost`` more still fits the budget after ``spent`` (same tolerance as F)."""
+        return spent + cost <= self.budget + 1e-9 * max(1.0, abs(self.budget))
+
+    # ---------------------------------------------------------------- (de)serialisation
+    @classmethod
+    def from_payload(cls, payload: Mapping[str, Any], budget: float) -> BlindView:
+        return cls(
+            experiences=tuple(
+                ExperienceView(str(e["id"]), float(e["time"]), e.get("session"), str(e["text"]))
+                for e in payload["experiences"]
+            ),
+            candidates=tuple(
+                CandidateView(
+                    str(c["id"]),
+                    str(c["experience"]),
+                    str(c["type"]),
+                    str(c["text"]),
+                    float(c["cost"]),
+                )
+                for c in payload["candidates"]
+            ),
+            budget=float(budget),
+            cost_unit=str(payload["cost_unit"]),
+            group_capacity=int(payload.get("group_capacity", 1)),
+        )
+
+
+def blind_writer(
+    name: str | None = None, description: str | None = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator naming a blind writer: ``@blind_writer("recency")`` sets ``fn.name``,
+    ``fn.kind = "blind"`` and (optionally) ``fn.description``."""
+
+    def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
+        if name is not None:
+            fn.name = name  # type: ignore[attr-defined]
+        fn.kind = "blind"  # type: ignore[attr-defined]
+        if description is not None:
+            fn.description = description  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+def oracle_writer(
+    name: str | None = None, description: str | None = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator for an oracle plugin ``fn(inst, budget) -> list of candidate ids``: it runs
+    in-process with the compiled instance (exact marginals) and is labelled ``oracle``."""
+
+    def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
+        if name is not None:
+            fn.name = name  # type: ignore[attr-defined]
+        fn.kind = "oracle"  # type: ignore[attr-defined]
+        if description is not None:
+            fn.description = description  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class PluginWriterError(WriterError):
+    """A plugin writer failed: a bad answer, an exception, a crash or a timeout.
+
+    Attributes
+    ----------
+    writer : str
+    reason : str
+        ``not_a_list``, ``not_a_string``, ``duplicate_id``, ``unknown_id``, ``group_capacity``,
+        ``over_budget``, ``raised``, ``timeout``, ``crashed``, ``load`` (the module or function
+        could not be loaded), ``no_view`` (a blind writer run without its package) or
+        ``protocol``.
+    offending : tuple of str
+        The ids at fault (for a non-list answer or non-string items: their short reprs).
+    problems : tuple of (rule, ids)
+        Every answer rule broken, in the order checked.
+    budget : float or None
+    plugin_traceback : str or None
+        The plugin's traceback (shown by the CLI only with ``--debug``).
+    """
+
+    def __init__(
+        self,
+        writer: str,
+        message: str,
+        *,
+        reason: str,
+        offending: Sequence[str] = (),
+        problems: Sequence[tuple[str, tuple[str, ...]]] = (),
+        budget: float | None = None,
+        plugin_traceback: str | None = None,
+    ) -> None:
+        self.writer = writer
+        self.reason = reason
+        self.offending = tuple(offending)
+        self.problems = tuple(problems)
+        self.budget = budget
+        self.plugin_traceback = plugin_traceback
+        at = f" at budget {budget:g}" if budget is not None else ""
+        super().__init__(f"writer {writer!r}{at}: {message}")
+
+
+def _short(obj: Any) -> str:
+    try:
+        text = repr(obj)
+    except Exception:  # noqa: BLE001 - a hostile __repr__
+        text = f"<{type(obj).__name__}>"
+    return text if len(text) <= _REPR_MAX else text[: _REPR_MAX - 3] + "..."
+
+
+def _answer_payload(answer: Any) -> dict[str, Any]:
+    """A JSON-safe description of a writer's return value (built where the writer ran)."""
+    if isinstance(answer, list | tuple):
+        items: list[str] = []
+        bad: list[str] = []
+        for x in answer:
+            if isinstance(x, str):
+                items.append(str.__str__(x))
+            else:
+                bad.append(_short(x))
+        return {"type": type(answer).__name__, "items": items, "bad": bad}
+    return {"type": type(answer).__name__, "items": None, "repr": _short(answer)}
+
+
+def _ids_text(ids: Sequence[str], limit: int = 12) -> str:
+    shown = ", ".join(ids[:limit])
+    return shown + (f", ... ({len(ids) - limit} more)" if len(ids) > limit else "")
+
+
+def validate_answer(
+    writer: str,
+    payload: Mapping[str, Any],
+    candidates: Mapping[str, tuple[str, float]],
+    budget: float,
+    group_capacity: int = 1,
+) -> tuple[str, ...]:
+    """Check a writer's answer against the view it was given; return the kept ids.
+
+    Parameters
+    ----------
+    payload : mapping
+        :func:`_answer_payload` of the writer's return value.
+    candidates : mapping
+        Candidate id -> (experience id, cost) for the candidates the writer could choose.
+
+    Raises
+    ------
+    PluginWriterError
+        With every broken rule in ``.problems`` and the offending ids in ``.offending``.
+    """
+    if payload.get("items") is None:
+        got = payload.get("type", "?")
+        raise PluginWriterError(
+            writer,
+            f"must return a list of candidate id strings, got {got} {payload.get('repr', '')}",
+            reason="not_a_list",
+            offending=(str(payload.get("repr", got)),),
+            problems=(("not_a_list", (str(payload.get("repr", got)),)),),
+            budget=budget,
+        )
+    items: list[str] = list(payload["items"])
+    problems: list[tuple[str, tuple[str, ...]]] = []
+    lines: list[str] = []
+    bad = tuple(payload.get("bad") or ())
+    if bad:
+        problems.append(("not_a_string", bad))
+        lines.append(f"items that are not candidate id strings: {_ids_text(list(bad))}")
+    seen: set[str] = set()
+    dups: list[str] = []
+    unique: list[str] = []
+    for cid in items:
+        if cid in seen:
+            if cid not in dups:
+                dups.append(cid)
+        else:
+            seen.add(cid)
+            unique.append(cid)
+    if dups:
+        problems.append(("duplicate_id", tuple(dups)))
+        lines.append(f"duplicate ids: {_ids_text(dups)}")
+    unknown = [c for c in unique if c not in candidates]
+    if unknown:
+        problems.append(("unknown_id", tuple(unknown)))
+        lines.append(f"unknown candidate ids: {_ids_text(unknown)}")
+    known = [c for c in unique if c in candidates]
+    by_group: dict[str, list[str]] = {}
+    for cid in known:
+        by_group.setdefault(candidates[cid][0], []).append(cid)
+    crowded = [(g, ids) for g, ids in by_group.items() if len(ids) > group_capacity]
+    if crowded:
+        ids = tuple(c for _, group_ids in crowded for c in group_ids)
+        problems.append(("group_capacity", ids))
+        per = "; ".join(f"experience {g}: {', '.join(gids)}" for g, gids in crowded[:6])
+        lines.append(f"more than {group_capacity} candidate(s) of one experience ({per})")
+    cost = math.fsum(candidates[c][1] for c in known)
+    if cost > budget + 1e-9 * max(1.0, abs(budget)):
+        problems.append(("over_budget", tuple(known)))
+        lines.append(
+            f"the selection costs {cost:g}, more than the budget {budget:g}: {_ids_text(known)}"
+        )
+    if problems:
+        offending: list[str] = []
+        for _, ids in problems:
+            offending.extend(i for i in ids if i not in offending)
+        raise PluginWriterError(
+            writer,
+            "invalid answer — " + "; ".join(lines),
+            reason=problems[0][0],
+            offending=offending,
+            problems=problems,
+            budget=budget,
+        )
+    return tuple(unique)
+
+
+# --------------------------------------------------------------------------- specs
+
+
+@dataclass(frozen=True)
+class PluginSpec:
+    """``package.module:function`` (the function may be a dotted attribute path)."""
+
+    module: str
+    function: str
+
+    @property
+    def text(self) -> str:
+        return f"{self.module}:{self.function}"
+
+    @classmethod
+    def parse(cls, text: str) -> PluginSpec:
+        raw = str(text).strip()
+        raw = raw.split("[", 1)[0].strip()  # entry-point extras: "mod:fn [extra]"
+        module, sep, function = raw.partition(":")
+        ok = bool(sep and module and function) and all(
+            part.isidentifier() for part in [*module.split("."), *function.split(".")]
+        )
+        if not ok:
+            raise PluginWriterError(
+                str(text),
+                "a writer module must look like package.module:function",
+                reason="load",
+            )
+        return cls(module.strip(), function.strip())
+
+
+def looks_like_spec(name: str) -> bool:
+    try:
+        PluginSpec.parse(name)
+    except PluginWriterError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class _Location:
+    sys_path: tuple[str, ...]  # entries the worker needs in front of its sys.path
+    read: tuple[str, ...]  # files / directories the worker may read
+    list_only: tuple[str, ...]  # directories it may list (to import from them)
+    stamp: tuple[Any, ...]  # changes when the module's file changes
+
+
+def _locate(spec: PluginSpec) -> _Location:
+    """Where ``spec.module`` lives, found *without* executing any of its code."""
+    import importlib.machinery
+    import importlib.util
+
+    top = spec.module.split(".")[0]
+    try:
+        top_spec = importlib.util.find_spec(top)  # top-level name: finders only, nothing runs
+    except (ImportError, ValueError) as exc:
+        raise PluginWriterError(
+            spec.text, f"cannot find module {top!r}: {exc}", reason="load"
+        ) from None
+    if top_spec is None:
+        raise PluginWriterError(
+            spec.text,
+            f"cannot find module {top!r} on the Python path (sys.path)",
+            reason="load",
+        )
+    if top_spec.submodule_search_locations:
+        places = [str(p) for p in top_spec.submodule_search_locations]
+    elif top_spec.origin and os.path.exists(top_spec.origin):
+        places = [top_spec.origin]
+    else:
+        places = []
+    places = [os.path.abspath(p) for p in places]
+    parents = sorted({os.path.dirname(p) for p in places})
+    # The module's own file, for the cache stamp (PathFinder with explicit paths imports
+    # nothing).
+    origin = top_spec.origin
+    search = top_spec.submodule_search_locations
+    parts = spec.module.split(".")
+    for depth in range(1, len(parts)):
+        if not search:
+            origin = None
+            break
+        sub = importlib.machinery.PathFinder.find_spec(".".join(parts[: depth + 1]), list(search))
+        if sub is None:
+            origin = None
+            break
+        origin, search = sub.origin, sub.submodule_search_locations
+    stamp: tuple[Any, ...] = (spec.text,)
+    if origin and os.path.exists(origin):
+        st = os.stat(origin)
+        stamp = (spec.text, origin, st.st_mtime_ns, st.st_size)
+    return _Location(
+        sys_path=tuple(parents), read=tuple(places), list_only=tuple(parents), stamp=stamp
+    )
+
+
+# --------------------------------------------------------------------------- worker side
+
+
+_BOOTSTRAP = (
+    "import json,sys;sys.path[:0]=json.loads(sys.stdin.readline());"
+    "import memaudit_core.plugins as p;p._worker_main()"
+)
+
+# Landlock (linux/landlock.h).
+_LL_CREATE, _LL_ADD_RULE, _LL_RESTRICT = 444, 445, 446
+_LL_EXECUTE, _LL_WRITE_FILE, _LL_READ_FILE, _LL_READ_DIR = 1, 2, 4, 8
+_LL_TRUNCATE, _LL_IOCTL_DEV = 1 << 14, 1 << 15
+_PR_SET_NO_NEW_PRIVS = 38
+_SYSTEM_LIB_DIRS = (
+    "/lib",
+    "/lib64",
+    "/usr/lib",
+    "/usr/lib64",
+    "/usr/local/lib",
+    "/usr/share/zoneinfo",
+    "/etc/ld.so.cache",
+)
+
+
+def _landlock(read: Iterable[str], list_only: Iterable[str], write: Iterable[str]) -> str:
+    """Sandbox this process with Landlock; return a short status (never raises)."""
+    if not sys.platform.startswith("linux"):
+        return "none (not Linux)"
+    try:
+        import ctypes
+        import struct
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.syscall.restype = ctypes.c_long
+        abi = libc.syscall(_LL_CREATE, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+        if abi < 1:
+            return "none (Landlock unavailable)"
+        fs = (1 << 13) - 1
+        if abi >= 2:
+            fs |= 1 << 13  # REFER
+        if abi >= 3:
+            fs |= _LL_TRUNCATE
+        if abi >= 5:
+            fs |= _LL_IOCTL_DEV
+        net = 3 if abi >= 4 else 0  # BIND_TCP | CONNECT_TCP
+        scoped = 3 if abi >= 6 else 0  # abstract unix sockets | signals
+        attr = struct.pack("QQQ", fs, net, scoped)
+        buf = ctypes.create_string_buffer(attr, len(attr))
+        rs = libc.syscall(_LL_CREATE, buf, ctypes.c_size_t(len(attr)), ctypes.c_uint32(0))
+        if rs < 0:
+            return f"none (Landlock error {os.strerror(ctypes.get_errno())})"
+        file_rights = (
+            _LL_EXECUTE
+            | _LL_WRITE_FILE
+            | _LL_READ_FILE
+            | (fs & _LL_TRUNCATE)
+            | (fs & _LL_IOCTL_DEV)
+        )
+
+        def allow(path: str, rights: int) -> None:
+            try:
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                return
+            try:
+                if not os.path.isdir(path):
+                    rights &= file_rights
+                rule = ctypes.create_string_buffer(struct.pack("=Qi", rights, fd), 12)
+                libc.syscall(
+                    _LL_ADD_RULE, ctypes.c_int(rs), ctypes.c_int(1), rule, ctypes.c_uint32(0)
+                )
+            finally:
+                os.close(fd)
+
+        reading = _LL_EXECUTE | _LL_READ_FILE | _LL_READ_DIR
+        for path in list_only:
+            allow(path, _LL_READ_DIR)
+        for path in read:
+            allow(path, reading)
+        for path in write:
+            allow(path, fs & ~_LL_EXECUTE)
+        allow("/dev/null", _LL_READ_FILE | _LL_WRITE_FILE | (fs & _LL_TRUNCATE))
+        allow("/dev/urandom", _LL_READ_FILE)
+        libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+        if libc.syscall(_LL_RESTRICT, ctypes.c_int(rs), ctypes.c_uint32(0)) < 0:
+            err = os.strerror(ctypes.get_errno())
+            os.close(rs)
+            return f"none (Landlock restrict failed: {err})"
+        os.close(rs)
+        return f"landlock-abi{abi}"
+    except Exception as exc:  # noqa: BLE001 - sandboxing is best effort
+        return f"none ({type(exc).__name__})"
+
+
+def _python_dirs() -> list[str]:
+    """The Python installation: stdlib, extension modules and site-packages (not sys.path
+    entries added for plugins, which may hold other files)."""
+    import sysconfig
+
+    dirs = set()
+    for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}:
+        dirs.add(os.path.join(prefix, "lib"))
+        dirs.add(os.path.join(prefix, "lib64"))
+    paths = sysconfig.get_paths()
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        if key in paths:
+            dirs.add(paths[key])
+    return sorted(d for d in dirs if os.path.exists(d))
+
+
+def _load_function(spec: PluginSpec) -> Callable[..., Any]:
+    import importlib
+
+    obj: Any = importlib.import_module(spec.module)
+    for part in spec.function.split("."):
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise TypeError(f"{spec.text} is a {type(obj).__name__}, not a callable")
+    return obj
+
+
+def _describe_function(spec: PluginSpec, fn: Callable[..., Any]) -> dict[str, Any]:
+    kind = getattr(fn, "kind", "blind")
+    name = getattr(fn, "name", None) or spec.text
+    description = getattr(fn, "description", None)
+    if not description:
+        doc = (getattr(fn, "__doc__", None) or "").strip()
+        description = doc.splitlines()[0].strip() if doc else ""
+    return {"name": str(name), "kind": str(kind), "description": str(description)}
+
+
+def _plugin_traceback(exc: BaseException) -> str:
+    """The exception's traceback without the worker's own frames."""
+    tb = traceback.TracebackException.from_exception(exc)
+    here = os.path.abspath(__file__)
+    frames = [f for f in tb.stack if os.path.abspath(f.filename) != here]
+    tb.stack = traceback.StackSummary.from_list(frames)
+    return "".join(tb.format())
+
+
+def _worker_main() -> None:
+    """Entry of the worker process (see the module docstring for what it can see)."""
+    request = json.loads(sys.stdin.read())
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)  # the writer's prints go to stderr, not into the protocol
+    sys.stdout = sys.stderr
+    sys.argv = ["memaudit-writer-worker"]
+
+    def send(obj: dict[str, Any]) -> None:
+        out.write(json.dumps(obj) + "\n")
+        out.flush()
+
+    scratch = request["scratch"]  # an empty directory made (and removed) by the parent
+    os.chdir(scratch)
+    grant = request.get("grant") or {}
+    here = os.path.dirname(os.path.abspath(__file__))
+    sandbox = "off"
+    if grant.get("sandbox", True):
+        sandbox = _landlock(
+            read=[*_python_dirs(), *_SYSTEM_LIB_DIRS, here, *grant.get("read", [])],
+            list_only=grant.get("list", []),
+            write=[scratch],
+        )
+    specs = [PluginSpec.parse(s) for s in request["specs"]]
+
+    if request["op"] == "describe":
+        for spec in specs:
+            try:
+                info = _describe_function(spec, _load_function(spec))
+                send({"event": "described", "ok": True, "spec": spec.text, **info})
+            except BaseException as exc:  # noqa: BLE001 - report whatever the plugin raised
+                send(
+                    {
+                        "event": "described",
+                        "ok": False,
+                        "spec": spec.text,
+                        "error": f"{type(exc).__name__}: {exc}",
+                        "traceback": _plugin_traceback(exc),
+                    }
+                )
+        send({"event": "done", "sandbox": sandbox})
+        return
+
+    payload = request["view"]
+    budgets = request["budgets"]
+    del request
+    try:
+        fn = _load_function(specs[0])
+    except BaseException as exc:  # noqa: BLE001
+        send(
+            {
+                "event": "load_error",
+                "error": f"{type(exc).__name__}: {exc}",
+                "traceback": _plugin_traceback(exc),
+                "sandbox": sandbox,
+            }
+        )
+        return
+    send({"event": "ready", "sandbox": sandbox})
+    for k, budget in enumerate(budgets):
+        view = BlindView.from_payload(payload, budget)
+        t0 = time.perf_counter()
+        try:
+            answer = fn(view)
+        except BaseException as exc:  # noqa: BLE001
+            send(
+                {
+                    "event": "result",
+                    "i": k,
+                    "ok": False,
+                    "error": f"{type(exc).__name__}: {exc}",
+                    "traceback": _plugin_traceback(exc),
+                    "seconds": time.perf_counter() - t0,
+                }
+            )
+            continue
+        send(
+            {
+                "event": "result",
+                "i": k,
+                "ok": True,
+                "answer": _answer_payload(answer),
+                "seconds": time.perf_counter() - t0,
+            }
+        )
+        del view, answer
+
+
+# --------------------------------------------------------------------------- parent side
+
+
+@dataclass
+class WorkerStats:
+    """Counters for tests and benchmarks (per parent process)."""
+
+    spawns: int = 0
+    calls: int = 0
+    spawn_seconds: float = 0.0
+    cache_hits: int = 0
+    last_sandbox: str = ""
+
+
+WORKER_STATS = WorkerStats()
+_stats_lock = threading.Lock()
+
+
+def _worker_env() -> dict[str, str]:
+    """A fixed minimal environment (built from scratch, nothing copied from ours)."""
+    return {
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "PYTHONHASHSEED": "0",  # set iteration order is the same in every run (CLI = app)
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONIOENCODING": "utf-8",
+        "PYTHONUTF8": "1",
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+    }
+
+
+def _core_root() -> str:
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _kill_group(proc: Any) -> None:
+    """Kill the worker and anything it started (it leads its own session)."""
+    import signal
+
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (OSError, AttributeError):
+        proc.kill()
+
+
+def _run_worker(
+    request: dict[str, Any],
+    locations: Sequence[_Location],
+    *,
+    timeout: float,
+    expect: int,
+    label: str,
+) -> tuple[list[dict[str, Any] | None], dict[str, Any]]:
+    """Spawn one worker, send ``request``, collect ``expect`` per-call outcomes.
+
+    Returns ``(outcomes, status)``; ``outcomes[k]`` is None when call ``k`` never ran (an
+    earlier call timed out or the worker died), and ``status`` says why.
+    """
+    import queue
+    import shutil
+    import subprocess
+    import tempfile
+
+    sys_path = [p for loc in locations for p in loc.sys_path]
+    sys_path.append(_core_root())  # memaudit_core itself when it is not installed
+    request = dict(request)
+    request["grant"] = {
+        "read": sorted({p for loc in locations for p in loc.read}),
+        "list": sorted({p for loc in locations for p in loc.list_only} | {_core_root()}),
+        "sandbox": request.get("grant", {}).get("sandbox", True),
+    }
+    scratch = tempfile.mkdtemp(prefix="memaudit-writer-")
+    request["scratch"] = scratch
+    data = json.dumps(sys_path) + "\n" + json.dumps(request)
+    stderr = tempfile.TemporaryFile()
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-P", "-s", "-c", _BOOTSTRAP],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        env=_worker_env(),
+        cwd=scratch,
+        close_fds=True,
+        start_new_session=True,
+    )
+    with _stats_lock:
+        WORKER_STATS.spawns += 1
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def pump() -> None:
+        assert proc.stdout is not None
+        for raw in proc.stdout:
+            lines.put(raw.decode("utf-8", "replace"))
+        lines.put(None)
+
+    reader = threading.Thread(target=pump, daemon=True)
+    reader.start()
+    status: dict[str, Any] = {"sandbox": "", "error": None, "traceback": None}
+    outcomes: list[dict[str, Any] | None] = [None] * expect
+    try:
+        try:
+            assert proc.stdin is not None
+            proc.stdin.write(data.encode("utf-8"))
+            proc.stdin.close()
+        except (BrokenPipeError, OSError):
+            pass
+        got = 0
+        ready = request["op"] == "describe"
+        first = True
+        while got < expect or not ready:
+            try:
+                line = lines.get(timeout=timeout)
+            except queue.Empty:
+                what = "loading the module" if not ready else f"call {got + 1}"
+                status["error"] = f"timed out after {timeout:g} s ({what})"
+                status["reason"] = "timeout"
+                break
+            if line is None:
+                status["error"] = "the worker process exited before answering"
+                status["reason"] = "crashed"
+                break
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                status["error"] = f"unreadable message from the worker: {line[:80]!r}"
+                status["reason"] = "protocol"
+                break
+            if first:
+                with _stats_lock:
+                    WORKER_STATS.spawn_seconds += time.perf_counter() - t0
+                first = False
+            event = msg.get("event")
+            if event in ("ready", "done"):
+                ready = True
+                status["sandbox"] = msg.get("sandbox", "")
+                if event == "done":
+                    break
+            elif event == "load_error":
+                status.update(
+                    error=f"cannot load {label}: {msg.get('error')}",
+                    traceback=msg.get("traceback"),
+                    reason="load",
+                    sandbox=msg.get("sandbox", ""),
+                )
+                break
+            elif event in ("result", "described"):
+                idx = int(msg.get("i", got))
+                if 0 <= idx < expect and outcomes[idx] is None:
+                    outcomes[idx] = msg
+                    got += 1
+            else:
+                status["error"] = f"unexpected message from the worker: {line[:80]!r}"
+                status["reason"] = "protocol"
+                break
+    finally:
+        if proc.poll() is None:
+            if status.get("error"):
+                _kill_group(proc)
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                _kill_group(proc)
+                proc.wait()
+        if status.get("reason") == "crashed":
+            stderr.seek(0)
+            tail = stderr.read()[-2000:].decode("utf-8", "replace").strip()
+            status["error"] += f" (exit status {proc.returncode})"
+            if tail:
+                status["traceback"] = tail
+        stderr.close()
+        shutil.rmtree(scratch, ignore_errors=True)
+    with _stats_lock:
+        WORKER_STATS.calls += sum(o is not None for o in outcomes)
+        WORKER_STATS.last_sandbox = status.get("sandbox", "")
+    return outcomes, status
+
+
+# ----------------------------------------------------------------- package -> view
+
+
+_packages: OrderedDict[str, Any] = OrderedDict()  # content hash -> weakref to Package
+_packages_lock = threading.Lock()
+_PACKAGES_MAX = 64
+
+
+def remember_package(package: Any, content_hash: str) -> None:
+    """Let blind writers find the texts of a compiled package (by content hash, weakly).
+
+    :func:`memaudit_core.analysis.compile_cached` calls this, so code that only holds a
+    compiled instance (robustness checks, suites) can still run blind writers on it.
+    """
+    import weakref
+
+    with _packages_lock:
+        _packages[content_hash] = weakref.ref(package)
+        _packages.move_to_end(content_hash)
+        while len(_packages) > _PACKAGES_MAX:
+            _packages.popitem(last=False)
+
+
+def _find_package(content_hash: str) -> Any | None:
+    with _packages_lock:
+        ref = _packages.get(content_hash)
+    return ref() if ref is not None else None
+
+
+def _package_for(inst: Any) -> Any | None:
+    """The registered package whose texts a blind view of ``inst`` shows.
+
+    By content hash; else for derived instances — robustness's perturbed copies extend the
+    hash, re-costed packages keep the package id and every candidate id and text — the most
+    recent registered package with the same id that holds every candidate of ``inst``. The
+    view always takes candidates and costs from the instance, only texts from the package.
+    """
+    found = _find_package(inst.content_hash) or _find_package(inst.content_hash[:64])
+    if found is not None:
+        return found
+    with _packages_lock:
+        refs = list(_packages.values())[::-1]
+    wanted = {
+        c for c, ext in zip(inst.candidate_ids, inst.is_external.tolist(), strict=True) if not ext
+    }
+    for ref in refs:
+        pkg = ref()
+        if pkg is not None and pkg.id == inst.package_id:
+            if wanted <= {c.id for c in pkg.candidates}:
+                return pkg
+    return None
+
+
+@dataclass(frozen=True)
+class _ViewSource:
+    payload: dict[str, Any]  # JSON-ready, without the budget
+    candidates: Mapping[str, tuple[str, float]]  # id -> (experience, cost)
+    key: str  # digest of the payload: same view, same answer (the writer sees nothing else)
+
+
+_views: OrderedDict[tuple[Any, ...], _ViewSource] = OrderedDict()
+_views_lock = threading.Lock()
+
+
+def _instance_key(inst: Any) -> tuple[Any, ...]:
+    return (
+        inst.content_hash,
+        inst.pool,
+        int(inst.group_capacity),
+        int(inst.n_candidates),
+        hash(inst.cost.tobytes()),
+    )
+
+
+def view_payload(package: Any, inst: Any | None = None) -> dict[str, Any]:
+    """The JSON the worker receives (no budget): what :class:`BlindView` holds.
+
+    With ``inst``, only candidates of that (possibly pool-restricted) instance are shown and
+    its group capacity is used; external memories of a union instance are never shown.
+    """
+    return _view_source(package, inst).payload
+
+
+def _view_source(package: Any, inst: Any | None) -> _ViewSource:
+    key = _instance_key(inst) if inst is not None else (package.content_hash(), "full", 1, -1)
+    with _views_lock:
+        src = _views.get(key)
+        if src is not None:
+            _views.move_to_end(key)
+            return src
+    exps = sorted(package.experiences, key=lambda e: (float(e.time), e.id))
+    if inst is None:
+        order = {e.id: k for k, e in enumerate(exps)}
+        rows = sorted(
+            ((c.id, c.experience, c.type, c.text, float(c.cost)) for c in package.candidates),
+            key=lambda r: (order.get(r[1], len(order)), r[4], r[0]),
+        )
+        capacity = 1
+    else:
+        # The instance decides which candidates exist (pools drop some, union instances add
+        # external memories, which are never shown) and what they cost; the package only
+        # supplies texts. Instance order is already (arrival, cost, id).
+        texts = {c.id: c.text for c in package.candidates}
+        rows = [
+            (cid, inst.group_ids[g], ctype, texts.get(cid, ""), cost)
+            for cid, g, ctype, cost, ext in zip(
+                inst.candidate_ids,
+                inst.group_idx.tolist(),
+                inst.candidate_types,
+                inst.cost.tolist(),
+                inst.is_external.tolist(),
+                strict=True,
+            )
+            if not ext and cid in texts
+        ]
+        capacity = int(inst.group_capacity)
+    payload = {
+        "protocol": PROTOCOL,
+        "cost_unit": str(package.cost_unit),
+        "group_capacity": capacity,
+        "experiences": [
+            {"id": e.id, "time": float(e.time), "session": e.session, "text": e.text} for e in exps
+        ],
+        "candidates": [
+            {"id": cid, "experience": exp, "type": ctype, "text": text, "cost": cost}
+            for cid, exp, ctype, text, cost in rows
+        ],
+    }
+    digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()
+    src = _ViewSource(
+        payload,
+        MappingProxyType({cid: (exp, cost) for cid, exp, _, _, cost in rows}),
+        digest,
+    )
+    with _views_lock:
+        _views[key] = src
+        while len(_views) > 8:
+            _views.popitem(last=False)
+    return src
+
+
+def blind_view(package: Any, budget: float, inst: Any | None = None) -> BlindView:
+    """The :class:`BlindView` a blind writer would receive (for tests and in-process use)."""
+    return BlindView.from_payload(view_payload(package, inst), budget)
+
+
+# ----------------------------------------------------------------- run cache
+
+
+_CACHE_SIZE = 512
+_cache: OrderedDict[tuple[Any, ...], tuple[str, ...] | PluginWriterError] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def _cache_get(key: tuple[Any, ...]) -> tuple[str, ...] | PluginWriterError | None:
+    with _cache_lock:
+        hit = _cache.get(key)
+        if hit is not None:
+            _cache.move_to_end(key)
+            WORKER_STATS.cache_hits += 1
+        return hit
+
+
+def _cache_put(key: tuple[Any, ...], value: tuple[str, ...] | PluginWriterError) -> None:
+    with _cache_lock:
+        _cache[key] = value
+        _cache.move_to_end(key)
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+
+
+def clear_cache() -> None:
+    """Forget cached plugin runs (e.g. after editing a plugin in a long-lived process)."""
+    with _cache_lock:
+        _cache.clear()
+
+
+def _norm_budget(budget: float) -> float:
+    return float(f"{float(budget):.12g}")
+
+
+def _run_key(
+    name: str, spec: str, stamp: tuple[Any, ...], inst_key: tuple[Any, ...], budget: float
+) -> tuple[Any, ...]:
+    return (inst_key, name, spec, stamp, _norm_budget(budget))
+
+
+def run_blind_batch(
+    name: str,
+    spec: str,
+    inst: Any,
+    budgets: Sequence[float],
+    *,
+    package: Any | None = None,
+    timeout: float | None = None,
+    sandbox: bool = True,
+) -> list[tuple[str, ...] | PluginWriterError]:
+    """Run a blind writer at several budgets in one worker; validated ids or the error per
+    budget (cached)."""
+    timeout = DEFAULT_TIMEOUT if timeout is None else float(timeout)
+    pspec = PluginSpec.parse(spec)
+    loc = _locate(pspec)
+    if package is None:
+        package = _package_for(inst)
+        if package is None:
+            err = PluginWriterError(
+                name,
+                "a blind writer needs the package's texts: pass package= (or compile the "
+                "package with memaudit_core.analysis.compile_cached first)",
+                reason="no_view",
+            )
+            return [err for _ in budgets]
+    src = _view_source(package, inst)
+    keys = [_run_key(name, spec, loc.stamp, src.key, b) for b in budgets]
+    results: list[tuple[str, ...] | PluginWriterError | None] = [_cache_get(k) for k in keys]
+    todo = sorted({_norm_budget(b) for b, r in zip(budgets, results, strict=True) if r is None})
+    if todo:
+        outcomes, status = _run_worker(
+            {
+                "op": "run",
+                "specs": [spec],
+                "view": src.payload,
+                "budgets": todo,
+                "grant": {"sandbox": sandbox},
+            },
+            [loc],
+            timeout=timeout,
+            expect=len(todo),
+            label=spec,
+        )
+        fresh: dict[float, tuple[str, ...] | PluginWriterError] = {}
+        stopped = False
+        for b, out in zip(todo, outcomes, strict=True):
+            key = _run_key(name, spec, loc.stamp, src.key, b)
+            if out is None:
+                if stopped and status.get("reason") != "load":
+                    # An earlier call timed out or the worker died: this one never ran.
+                    fresh[b] = PluginWriterError(
+                        name,
+                        f"not run: the worker stopped at an earlier budget ({status['error']})",
+                        reason="skipped",
+                        budget=b,
+                    )
+                    continue  # not cached: a later call may run it
+                stopped = True
+                fresh[b] = PluginWriterError(
+                    name,
+                    status.get("error") or "no answer from the worker",
+                    reason=status.get("reason") or "crashed",
+                    budget=b,
+                    plugin_traceback=status.get("traceback"),
+                )
+            elif not out.get("ok"):
+                fresh[b] = PluginWriterError(
+                    name,
+                    f"raised {out.get('error')}",
+                    reason="raised",
+                    budget=b,
+                    plugin_traceback=out.get("traceback"),
+                )
+            else:
+                try:
+                    fresh[b] = validate_answer(
+                        name, out["answer"], src.candidates, b, int(src.payload["group_capacity"])
+                    )
+                except PluginWriterError as exc:
+                    fresh[b] = exc
+            # Errors are cached too: an app rerun must not wait for a 60 s timeout again.
+            _cache_put(key, fresh[b])
+        results = [
+            r if r is not None else fresh[_norm_budget(b)]
+            for b, r in zip(budgets, results, strict=True)
+        ]
+    return results  # type: ignore[return-value]
+
+
+def run_plugin(
+    info: Any,
+    inst: Any,
+    budget: float,
+    *,
+    package: Any | None = None,
+    timeout: float | None = None,
+) -> tuple[int, ...]:
+    """Run a plugin writer (blind: in a worker; oracle: in-process); validated positions."""
+    if info.kind == "blind":
+        (res,) = run_blind_batch(
+            info.name, info.spec, inst, [budget], package=package, timeout=timeout
+        )
+        if isinstance(res, PluginWriterError):
+            raise res
+        ids = res
+    else:
+        candidates = {
+            cid: (inst.group_ids[int(g)], float(c))
+            for cid, g, c in zip(
+                inst.candidate_ids, inst.group_idx.tolist(), inst.cost.tolist(), strict=True
+            )
+        }
+        try:
+            answer = info.fn(inst, budget)
+        except MemAuditError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the plugin's bug, reported as its error
+            raise PluginWriterError(
+                info.name,
+                f"raised {type(exc).__name__}: {exc}",
+                reason="raised",
+                budget=budget,
+                plugin_traceback=_plugin_traceback(exc),
+            ) from exc
+        ids = validate_answer(
+            info.name, _answer_payload(answer), candidates, budget, int(inst.group_capacity)
+        )
+    return tuple(sorted(inst.candidate_idx(c) for c in ids))
+
+
+def prefetch(
+    package: Any,
+    inst: Any,
+    writers: Iterable[str],
+    budgets: Sequence[float],
+    *,
+    timeout: float | None = None,
+) -> None:
+    """Run every blind writer among ``writers`` at all ``budgets`` in one worker each, so the
+    per-budget :func:`~memaudit_core.writers.run_writer` calls that follow hit the cache."""
+    from .writers import get_writer
+
+    for name in dict.fromkeys(writers):
+        info = get_writer(name)
+        if info.kind == "blind" and info.spec:
+            try:
+                run_blind_batch(name, info.spec, inst, budgets, package=package, timeout=timeout)
+            except PluginWriterError:
+                pass  # reported by the per-budget run that follows
+
+
+# ----------------------------------------------------------------- discovery
+
+
+@dataclass(frozen=True)
+class _Bundled:
+    name: str
+    spec: str
+    description: str
+
+
+#: Bundled example writers (also declared as entry points in pyproject.toml; registered from
+#: here too, so they are found before the package is re-installed).
+BUNDLED = (
+    _Bundled(
+        "recency",
+        "memaudit_core.example_writers:recency",
+        "Blind: newest experiences first, the cheapest candidate of each while it fits.",
+    ),
+    _Bundled(
+        "compact_validity",
+        "memaudit_core.example_writers:compact_validity",
+        "Blind: newest first, preferring tombstones / compound updates, then atomic facts, "
+        "then the cheapest candidate.",
+    ),
+    _Bundled(
+        "estimated_gvt",
+        "memaudit_core.example_writers:estimated_gvt",
+        "Blind: GVT thresholds on a value estimate from visible features (type priors x "
+        "numbers / dates / negation words, word-overlap redundancy).",
+    ),
+)
+
+_describe_cache: dict[tuple[Any, ...], dict[str, Any]] = {}
+_discovery_lock = threading.RLock()
+_discovered = False
+#: Problems met while discovering entry points (shown by ``memaudit writers``).
+DISCOVERY_WARNINGS: list[str] = []
+
+
+def describe(specs: Sequence[str], *, timeout: float | None = None) -> list[dict[str, Any]]:
+    """Name, kind and description of each ``module:function``, read in one worker (the
+    parent never imports a blind writer's module). Failed loads come back with ``ok`` False.
+    """
+    timeout = DEFAULT_TIMEOUT if timeout is None else float(timeout)
+    parsed = [PluginSpec.parse(s) for s in specs]
+    locs = [_locate(p) for p in parsed]
+    out: list[dict[str, Any] | None] = [_describe_cache.get(loc.stamp) for loc in locs]
+    todo = [k for k, o in enumerate(out) if o is None]
+    if todo:
+        outcomes, status = _run_worker(
+            {"op": "describe", "specs": [parsed[k].text for k in todo]},
+            [locs[k] for k in todo],
+            timeout=timeout,
+            expect=len(todo),
+            label=", ".join(parsed[k].text for k in todo),
+        )
+        for k, res in zip(todo, outcomes, strict=True):
+            if res is None:
+                res = {
+                    "ok": False,
+                    "spec": parsed[k].text,
+                    "error": status.get("error") or "no answer from the worker",
+                    "traceback": status.get("traceback"),
+                }
+            else:
+                _describe_cache[locs[k].stamp] = res
+            out[k] = res
+    return [dict(o) for o in out if o is not None]
+
+
+def _make_info(name: str, spec: str, kind: str, description: str, source: str) -> Any:
+    from .writers import WriterInfo
+
+    if kind not in KINDS:
+        raise PluginWriterError(
+            spec, f"kind must be one of {', '.join(KINDS)}, got {kind!r}", reason="load"
+        )
+    if kind == "oracle":
+        # Oracle writers see everything anyway: they run in-process with the instance.
+        try:
+            fn = _load_function(PluginSpec.parse(spec))
+        except Exception as exc:  # noqa: BLE001
+            raise PluginWriterError(
+                name,
+                f"cannot load {spec}: {type(exc).__name__}: {exc}",
+                reason="load",
+                plugin_traceback=_plugin_traceback(exc),
+            ) from exc
+    else:
+        fn = _BlindRunner(name, spec)
+    return WriterInfo(name, description, kind, fn, source=source, spec=spec)
+
+
+class _BlindRunner:
+    """``fn(inst, budget)`` for a blind writer (finds the package by content hash)."""
+
+    def __init__(self, name: str, spec: str) -> None:
+        self.name, self.spec = name, spec
+
+    def __call__(self, inst: Any, budget: float) -> tuple[int, ...]:
+        from .writers import get_writer
+
+        return run_plugin(get_writer(self.name), inst, budget)
+
+    def __repr__(self) -> str:
+        return f"<blind writer {self.name} ({self.spec}) run in a worker>"
+
+
+def register_module_writer(
+    spec: str, *, source: str | None = None, timeout: float | None = None
+) -> Any:
+    """Register ``package.module:function`` (e.g. from ``--writer-module``) and return its
+    :class:`~memaudit_core.writers.WriterInfo`. The name is the function's ``name`` attribute
+    or the spec itself; the kind its ``kind`` attribute (default ``blind``).
+
+    Raises
+    ------
+    PluginWriterError
+        When the module or function cannot be loaded (traceback in ``.plugin_traceback``) or
+        the name is taken by another writer.
+    """
+    from .writers import PLUGIN_WRITERS, WRITERS, register_plugin_writer
+
+    parsed = PluginSpec.parse(spec)
+    with _discovery_lock:
+        for info in PLUGIN_WRITERS.values():
+            if info.spec == parsed.text:
+                return info
+        (desc,) = describe([parsed.text], timeout=timeout)
+        if not desc.get("ok"):
+            raise PluginWriterError(
+                parsed.text,
+                f"cannot load the writer: {desc.get('error')}",
+                reason="load",
+                plugin_traceback=desc.get("traceback"),
+            )
+        name = desc["name"]
+        if dict.__contains__(WRITERS, name):
+            raise PluginWriterError(
+                parsed.text, f"the name {name!r} is taken by a reference writer", reason="load"
+            )
+        other = PLUGIN_WRITERS.get(name)
+        if other is not None and other.spec != parsed.text:
+            raise PluginWriterError(
+                parsed.text,
+                f"the name {name!r} is taken by {other.spec} ({other.source})",
+                reason="load",
+            )
+        info = _make_info(
+            name,
+            parsed.text,
+            desc["kind"],
+            desc.get("description", ""),
+            source or f"--writer-module {parsed.text}",
+        )
+        return register_plugin_writer(info)
+
+
+def discover(*, force: bool = False) -> None:
+    """Register the bundled examples and the ``memaudit.writers`` entry points (once)."""
+    global _discovered
+    from importlib.metadata import entry_points
+
+    from .writers import PLUGIN_WRITERS, WRITERS, register_plugin_writer
+
+    with _discovery_lock:
+        if _discovered and not force:
+            return
+        _discovered = True
+        bundled = {b.spec: b for b in BUNDLED}
+        for b in BUNDLED:
+            if b.name not in PLUGIN_WRITERS:
+                register_plugin_writer(
+                    _make_info(b.name, b.spec, "blind", b.description, "bundled example")
+                )
+        # --writer-module specs of a parent CLI process (suite sweeps run in pool processes).
+        for spec in filter(None, os.environ.get(WRITER_MODULES_ENV, "").split(",")):
+            try:
+                register_module_writer(spec)
+            except PluginWriterError as exc:
+                DISCOVERY_WARNINGS.append(str(exc))
+        try:
+            eps = list(entry_points(group=ENTRY_POINT_GROUP))
+        except Exception as exc:  # noqa: BLE001 - broken metadata must not break the tool
+            DISCOVERY_WARNINGS.append(f"cannot read entry points: {exc}")
+            return
+        pending: list[tuple[str, str, str]] = []
+        for ep in eps:
+            dist = getattr(getattr(ep, "dist", None), "name", None) or "?"
+            try:
+                spec = PluginSpec.parse(ep.value).text
+            except PluginWriterError:
+                DISCOVERY_WARNINGS.append(
+                    f"entry point {ep.name} = {ep.value!r} ({dist}): not a module:function"
+                )
+                continue
+            if spec in bundled:
+                continue  # the bundled examples, installed
+            if dict.__contains__(WRITERS, ep.name) or ep.name in PLUGIN_WRITERS:
+                DISCOVERY_WARNINGS.append(
+                    f"entry point {ep.name} = {spec} ({dist}) ignored: the name is taken"
+                )
+                continue
+            pending.append((ep.name, spec, f"entry point ({dist})"))
+        if not pending:
+            return
+        try:
+            descs = describe([spec for _, spec, _ in pending])
+        except PluginWriterError as exc:
+            DISCOVERY_WARNINGS.append(str(exc))
+            return
+        for (name, spec, source), desc in zip(pending, descs, strict=True):
+            if not desc.get("ok"):
+                DISCOVERY_WARNINGS.append(
+                    f"entry point {name} = {spec} could not be loaded: {desc.get('error')}"
+                )
+                continue
+            try:
+                register_plugin_writer(
+                    _make_info(name, spec, desc["kind"], desc.get("description", ""), source)
+                )
+            except PluginWriterError as exc:
+                DISCOVERY_WARNINGS.append(str(exc))
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
+    """``python -m memaudit_core.plugins worker`` runs the worker loop on stdin/stdout."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["worker"]:
+        sys.path[:0] = json.loads(sys.stdin.readline())
+        import memaudit_core.plugins as plugins  # the importable module, not __main__
+
+        plugins._worker_main()
+        return 0
+    print("usage: python -m memaudit_core.plugins worker", file=sys.stderr)
+    return 2
+
+
+__all__ = [
+    "BUNDLED",
+    "DEFAULT_TIMEOUT",
+    "ENTRY_POINT_GROUP",
+    "KINDS",
+    "WORKER_STATS",
+    "BlindView",
+    "CandidateView",
+    "ExperienceView",
+    "PluginSpec",
+    "PluginWriterError",
+    "blind_view",
+    "blind_writer",
+    "clear_cache",
+    "describe",
+    "discover",
+    "oracle_writer",
+    "prefetch",
+    "register_module_writer",
+    "remember_package",
+    "run_blind_batch",
+    "run_plugin",
+    "validate_answer",
+    "view_payload",
+]
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(_main())

@@ -1,0 +1,326 @@
+"""Ablations & sensitivity: OPT over filtered candidate pools against the full OPT across the
+package's budget grid, and how the optimum and the writers' ratios react to cost rules, group
+capacity and coverage-label noise."""
+
+import pandas as pd
+import streamlit as st
+
+from memaudit_core import robustness
+from memaudit_core.costs import COST_RULES, available_cost_rules
+from memaudit_ui import cached, figures, render
+from memaudit_ui.frame import frame, md_escape
+
+#: Packages this small (candidates x budgets) compute every sensitivity on sight; larger ones
+#: wait for a Run button so a page visit stays quick.
+AUTO_RUN_WORK = 200
+#: Seconds per engine run for OPT(k) (a stopped run reports incumbent and bound).
+CAPACITY_TIME_LIMIT = 10.0
+
+ctx = frame("Ablations & sensitivity")
+pkg = ctx.package
+unit = pkg.cost_unit
+content_hash = pkg.content_hash()
+grid = tuple(pkg.budget_grid())
+auto = len(pkg.candidates) * len(grid) <= AUTO_RUN_WORK
+number = st.column_config.NumberColumn
+
+
+def fmt(x, digits: int = 3) -> str:
+    return "n/a" if x is None else f"{x:.{digits}f}"
+
+
+def armed(name: str, label: str, help_text: str) -> bool:
+    """True once the user asked for this analysis on this package (or it is small enough)."""
+    flag = f"abl_run_{name}_{content_hash}"
+    if auto or st.session_state.get(flag):
+        return True
+    if st.button(label, key=f"abl_btn_{name}", help=help_text, type="primary"):
+        st.session_state[flag] = True
+        return True
+    return False
+
+
+st.title("Ablations & sensitivity")
+st.markdown(
+    f"**{md_escape(pkg.title or pkg.id)}** · `{pkg.id}` · budgets "
+    + ", ".join(f"{b:g}" for b in grid)
+    + f" {md_escape(unit)} (the package's grid)"
+)
+
+# ------------------------------------------------------------------ ablations
+st.header("Ablations: OPT over a filtered candidate pool")
+st.caption(
+    "A drop (1 − pool OPT / OPT) shows how much of the optimum depends on candidates the pool "
+    "lacks: a candidate-generation bottleneck, not a selection one. no_validity removes "
+    "tombstone and compound_update; generic keeps only raw_span, atomic_fact and summary."
+)
+types = sorted({c.type for c in pkg.candidates})
+a1, a2 = st.columns(2)
+presets = a1.multiselect(
+    "Presets", list(robustness.PRESETS), default=["no_validity"], key="abl_presets"
+)
+removed = a2.multiselect(
+    "Or remove your own set of candidate types",
+    types,
+    default=[],
+    key="abl_removed",
+    help="One extra curve: OPT without every type chosen here.",
+)
+bar, tick = cached.progress_bar("Solving the full and the filtered optimum over the grid")
+curves = [cached.ablation_curve(pkg, content_hash, grid, None, p, _progress=tick) for p in presets]
+if removed:
+    curves.append(
+        cached.ablation_curve(pkg, content_hash, grid, tuple(removed), None, _progress=tick)
+    )
+bar.empty()
+if not curves:
+    st.info("Choose a preset or some candidate types to remove.")
+else:
+    for curve in curves:
+        for note in curve.notes:
+            st.info(f"{curve.pool}: {md_escape(note)}")
+    left, right = st.columns(2)
+    with left:
+        render.chart(
+            figures.ablation_value_chart(
+                curves, f"Full vs filtered OPT · {pkg.id}", unit, ctx.present
+            ),
+            "abl_value",
+            f"{pkg.id}-ablation-opt",
+        )
+    with right:
+        render.chart(
+            figures.ablation_drop_chart(
+                curves, f"Drop 1 − pool OPT / OPT · {pkg.id}", unit, ctx.present
+            ),
+            "abl_drop",
+            f"{pkg.id}-ablation-drop",
+        )
+    render.table(
+        pd.DataFrame(
+            [
+                {
+                    "pool": c.pool,
+                    "removed types": ", ".join(c.removed_types) or "(none)",
+                    "budget": p.budget,
+                    "OPT": p.full_opt,
+                    "pool OPT": p.pool_opt,
+                    "pool / OPT": fmt(p.ratio),
+                    "drop": fmt(p.drop),
+                    "labels": f"{p.full_label} / {p.pool_label}",
+                }
+                for c in curves
+                for p in c.points
+            ]
+        ),
+        "abl_table",
+        f"{pkg.id}-ablations",
+        column_config={
+            "budget": number(f"budget ({unit})", format="%g"),
+            "OPT": number(format="%.6f"),
+            "pool OPT": number(format="%.6f"),
+        },
+    )
+
+# ------------------------------------------------------------------ sensitivity
+st.header("Sensitivity")
+tab_cost, tab_cap, tab_noise = st.tabs(["Cost rules", "Group capacity", "Coverage noise"])
+
+with tab_cost:
+    rule_text = robustness.BUDGET_RULE[:1].upper() + robustness.BUDGET_RULE[1:]
+    st.caption(
+        "Candidate costs recomputed from candidate text by each rule; OPT and every writer "
+        f"re-solved. {rule_text}. Candidates without text keep their stored cost. "
+        "Ranking agreement: Kendall tau between the writers' ranking (by mean ratio) under the "
+        "rule and as stored."
+    )
+    usable = set(available_cost_rules())
+    options = [robustness.AS_STORED, *COST_RULES]
+    rules = st.multiselect(
+        "Cost rules",
+        options,
+        default=list(robustness.default_cost_rules()),
+        key="abl_rules",
+        format_func=lambda r: (
+            r if r == robustness.AS_STORED or r in usable else f"{r} (unavailable)"
+        ),
+    )
+    if armed("cost", "Run cost-rule sensitivity", "Re-solves OPT and every writer per rule."):
+        bar, tick = cached.progress_bar("Re-costing and re-solving per rule and budget")
+        sens = cached.cost_rule_sensitivity(pkg, content_hash, grid, tuple(rules), _progress=tick)
+        bar.empty()
+        ok = [r for r in sens.rules if r.available]
+        for r in sens.rules:
+            if not r.available:
+                st.warning(f"{r.rule}: {r.note}")
+        render.chart(
+            figures.cost_rule_ratio_chart(
+                sens, f"Mean ratio per writer and cost rule · {pkg.id}", ctx.present
+            ),
+            "abl_cost_chart",
+            f"{pkg.id}-cost-rules",
+        )
+        st.subheader("Ratio per writer (mean over the budgets)")
+        render.table(
+            pd.DataFrame(
+                [
+                    {"writer": w, **{r.rule: fmt(dict(r.mean_ratio)[w]) for r in ok}}
+                    for w in sens.writers
+                ]
+            ),
+            "abl_cost_ratio",
+            f"{pkg.id}-cost-rule-ratios",
+        )
+        st.subheader("Does the writers' ranking hold?")
+        render.table(
+            pd.DataFrame(
+                [
+                    {
+                        "rule": r.rule,
+                        "Kendall tau vs as stored": fmt(r.tau),
+                        "ranking holds at every budget": {True: "yes", False: "no"}.get(
+                            r.rankings_hold, "n/a"
+                        ),
+                        "budget scale": f"x{r.scale:.4g}",
+                        "re-costed": r.n_recosted,
+                        "kept stored cost": r.n_kept_stored,
+                        "note": r.note,
+                    }
+                    for r in ok
+                ]
+            ),
+            "abl_cost_rank",
+            f"{pkg.id}-cost-rule-ranking",
+        )
+        with st.expander("Every writer, budget and rule"):
+            render.table(
+                pd.DataFrame([row.to_dict() for r in ok for row in r.rows]),
+                "abl_cost_rows",
+                f"{pkg.id}-cost-rule-rows",
+            )
+
+with tab_cap:
+    st.caption(
+        "OPT when a store may keep up to k candidates of one experience, against the one-per-"
+        "group optimum. OPT(k) is solved by both exact engines (branch-and-bound and HiGHS) and "
+        f"cross-checked; each engine run stops after {CAPACITY_TIME_LIMIT:g} s with its "
+        "incumbent and bound."
+    )
+    k = int(
+        st.columns(4)[0].number_input(
+            "Group capacity k", min_value=2, max_value=5, value=2, step=1, key="abl_k"
+        )
+    )
+    if armed("cap", "Run capacity sensitivity", "Solves OPT(k) with bnb and milp per budget."):
+        bar, tick = cached.progress_bar(f"Solving OPT(k = {k}) and OPT(k = 1) per budget")
+        cap = cached.capacity_sensitivity(
+            pkg, content_hash, grid, k, CAPACITY_TIME_LIMIT, _progress=tick
+        )
+        bar.empty()
+        for note in cap.notes:
+            (st.error if "DISAGREEMENT" in note else st.info)(md_escape(note))
+        render.chart(
+            figures.capacity_chart(cap, f"OPT with k = {k} vs k = 1 · {pkg.id}", unit, ctx.present),
+            "abl_cap_chart",
+            f"{pkg.id}-capacity-k{k}",
+        )
+        render.table(
+            pd.DataFrame(
+                [
+                    {
+                        "budget": p.budget,
+                        "OPT(k=1)": p.opt_1,
+                        f"value (k={k})": p.opt_k,
+                        "label": p.label,
+                        "OPT(k)/OPT(1)": fmt(p.gain),
+                        "groups with >1": p.multi_groups,
+                        "engines": ", ".join(
+                            f"{e} {v:.6g} ({s})"
+                            for (e, v), (_, s) in zip(p.engine_values, p.engine_status, strict=True)
+                        ),
+                        "engines agree": {True: "yes", False: "NO", None: "n/a"}[p.agree],
+                    }
+                    for p in cap.points
+                ]
+            ),
+            "abl_cap_table",
+            f"{pkg.id}-capacity-k{k}",
+            column_config={
+                "budget": number(f"budget ({unit})", format="%g"),
+                "OPT(k=1)": number(format="%.6f"),
+                f"value (k={k})": number(format="%.6f"),
+            },
+        )
+
+with tab_noise:
+    st.caption(
+        "Coverage labels perturbed, OPT and every writer re-solved, per seeded draw. flip: each "
+        "covered cell, with probability = level, is dropped or moved to a unit its candidate "
+        "does not cover (half and half); shrink: with probability = level, multiplied by "
+        "U(0.5, 1); jitter: N(0, σ = level) added to every covered cell, clipped to [0, 1]."
+    )
+    n1, n2, n3, n4 = st.columns(4)
+    mode = n1.selectbox("Mode", list(robustness.NOISE_MODES), index=1, key="abl_noise_mode")
+    level = n2.number_input(
+        "Level",
+        min_value=0.0,
+        max_value=1.0,
+        value=0.2,
+        step=0.05,
+        key="abl_noise_level",
+        help="Probability per cell (flip, shrink) or σ (jitter).",
+    )
+    draws = int(
+        n3.number_input(
+            "Draws", min_value=1, max_value=200, value=20, step=5, key="abl_noise_draws"
+        )
+    )
+    seed = int(n4.number_input("Seed", min_value=0, value=0, step=1, key="abl_noise_seed"))
+    if armed("noise", "Run noise sensitivity", "Re-solves OPT and every writer per draw."):
+        bar, tick = cached.progress_bar(f"Perturbing and re-solving {draws} draw(s)")
+        ns = cached.noise_sensitivity(
+            pkg, content_hash, mode, float(level), draws, seed, grid, _progress=tick
+        )
+        bar.empty()
+        m1, m2, m3, m4 = st.columns(4)
+        m1.metric(
+            "Mean Kendall tau",
+            fmt(ns.mean_tau),
+            help="Clean vs noisy writer ranking, per budget and draw.",
+        )
+        m2.metric("Lowest tau", fmt(ns.min_tau))
+        m3.metric(
+            "Ranking unchanged",
+            "n/a" if ns.same_ranking_share is None else f"{ns.same_ranking_share:.0%}",
+        )
+        m4.metric("Mean |Δ OPT| / OPT", fmt(ns.mean_opt_change))
+        st.caption(
+            f"{ns.mean_cells_changed:.1f} of {ns.n_cells} covered cells changed per draw on "
+            f"average; {ns.draws} draw(s) x {len(ns.budgets)} budget(s), seed {ns.seed}."
+        )
+        render.chart(
+            figures.noise_delta_bars(
+                ns,
+                f"Mean |Δ ratio| per writer · {mode} {level:g} · tau {fmt(ns.mean_tau, 2)}",
+                ctx.present,
+            ),
+            "abl_noise_chart",
+            f"{pkg.id}-noise-{mode}-{level:g}",
+        )
+        render.table(
+            pd.DataFrame(
+                [
+                    {
+                        "writer": r.writer,
+                        "clean mean ratio": fmt(r.clean_mean_ratio),
+                        "noisy mean ratio": fmt(r.noisy_mean_ratio),
+                        "mean |Δ ratio|": fmt(r.mean_abs_delta),
+                        "max |Δ ratio|": fmt(r.max_abs_delta),
+                        "pairs": r.n,
+                    }
+                    for r in ns.writer_rows
+                ]
+            ),
+            "abl_noise_table",
+            f"{pkg.id}-noise-{mode}-{level:g}",
+        )

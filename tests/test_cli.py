@@ -1,0 +1,163 @@
+"""The `memaudit` CLI: JSON contracts, exit codes, user mistakes, and the paper's published
+values reproduced end to end through the command line.
+
+The expected numbers below come from the paper (reference/PAPER_FAMILIES.md), an independent
+source, never from this code's earlier output.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memaudit_core.cli import main, parse_number_list, parse_seeds
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLES = REPO / "sample_packages"
+MALFORMED = REPO / "tests" / "malformed"
+
+
+def run_json(capsys, *argv: str) -> dict:
+    code = main([*argv, "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return json.loads(out)
+
+
+# (family, budget) -> (OPT, gvt ratio, density ratio, no_validity_opt ratio), from the paper.
+PUBLISHED = {
+    ("update_chain", 3): (5.55, 1.000, 0.351, 0.486),
+    ("update_chain", 6): (7.735, 1.000, 0.730, 0.513),
+    ("update_chain", 13): (8.025, 1.000, 0.704, 0.698),
+    ("temporal_interval", 3): (3.2, 1.000, 0.914, 0.656),
+    ("temporal_interval", 6): (6.0, 1.000, 0.662, 0.700),
+    ("temporal_interval", 13): (10.635, 0.905, 0.924, 0.831),
+}
+
+
+@pytest.mark.parametrize(("family", "budget"), sorted(PUBLISHED))
+def test_published_values_through_the_cli(capsys, tmp_path, family, budget):
+    opt, gvt, density, no_validity = PUBLISHED[(family, budget)]
+    path = tmp_path / f"{family}.json"
+    assert main(["generate", family, "--seed", "0", "-o", str(path)]) == 0
+    capsys.readouterr()
+
+    solved = run_json(capsys, "solve", str(path), "--budget", str(budget))
+    assert solved["value"] == pytest.approx(opt, abs=1e-9)
+    assert solved["certified"] is True and solved["status"] == "optimal"
+
+    for writer, expected in (("gvt", gvt), ("density", density)):
+        scored = run_json(capsys, "score", str(path), "--budget", str(budget), "--writer", writer)
+        assert round(scored["ratio"], 3) == pytest.approx(expected, abs=1e-12)
+        assert scored["opt"]["value"] == pytest.approx(opt, abs=1e-9)
+
+    swept = run_json(
+        capsys, "sweep", str(path), "--budgets", str(budget), "--writers", "gvt,density",
+        "--ablations", "no_validity,generic", "--quiet",
+    )
+    by_method = {row["method"]: row for row in swept["summary"]}
+    assert round(by_method["no_validity_opt"]["mean_ratio"], 3) == pytest.approx(no_validity)
+    assert round(by_method["density"]["mean_ratio"], 3) == pytest.approx(density)
+
+
+def test_published_memaudit_small_means_through_the_cli(capsys):
+    swept = run_json(
+        capsys, "sweep", "--family", "memaudit-small", "--seeds", "0-499", "--budgets", "6",
+        "--writers", "gvt,density", "--ablations", "no_validity", "--quiet",
+    )
+    means = {row["method"]: row for row in swept["summary"]}
+    assert round(means["gvt"]["mean_ratio"], 3) == 1.000
+    assert round(means["density"]["mean_ratio"], 3) == 0.398
+    assert round(means["no_validity_opt"]["mean_ratio"], 3) == 0.650
+    assert all(row["n"] == 500 for row in swept["summary"])
+    assert {"method", "budget", "n", "mean_ratio"} <= set(swept["summary"][0])
+
+
+def test_solve_json_keys_and_limited_run(capsys):
+    pkg = str(SAMPLES / "travel-assistant.json")
+    out = run_json(capsys, "solve", pkg, "--budget", "40", "--solver", "milp")
+    assert {"value", "selected", "cost", "status", "certified", "bound", "solver"} <= set(out)
+    assert out["cost"] <= 40 + 1e-9
+    limited = run_json(capsys, "solve", pkg, "--budget", "40", "--solver", "bnb", "--node-limit", "1")
+    assert limited["bound"] >= limited["value"] - 1e-9
+    if limited["status"] != "optimal":
+        assert limited["certified"] is False and limited["label"] != "OPT"
+
+
+def test_score_store_has_breakdown(capsys):
+    out = run_json(capsys, "score", str(SAMPLES / "veg-to-pescatarian.json"), "--store",
+                   json.loads((SAMPLES / "veg-to-pescatarian.json").read_text())["stores"][0]["id"])
+    assert {"value", "opt", "ratio", "selected", "unit_rows", "kind_rows"} <= set(out)
+    lost = sum(r["lost"] for r in out["unit_rows"])
+    assert lost == pytest.approx(out["opt"]["value"] - out["value"], abs=1e-9)
+
+
+def test_validate_good_and_every_malformed_file(capsys):
+    assert main(["validate", str(SAMPLES / "update_chain.json")]) == 0
+    capsys.readouterr()
+    expected = json.loads((MALFORMED / "EXPECTED.json").read_text())
+    for name, exp in expected.items():
+        code = main(["validate", str(MALFORMED / name)])
+        _, err = capsys.readouterr()
+        assert code == 2, name
+        lines = [line for line in err.splitlines() if line.strip()]
+        assert lines, name
+        assert all(str(MALFORMED / name) in line for line in lines), name
+        assert any(exp["rule"] in line for line in lines), (name, lines)
+        assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["solve", "no-such-file.json", "--budget", "3"],
+        ["score", "sample_packages/update_chain.json", "--budget", "3", "--writer", "nope"],
+        ["score", "sample_packages/update_chain.json", "--budget", "3", "--store", "nope"],
+        ["score", "sample_packages/update_chain.json", "--budget", "3"],
+        ["solve", "sample_packages/update_chain.json", "--budget", "-1"],
+        ["sweep", "--family", "no-such-family", "--seeds", "0-1", "--budgets", "2"],
+        ["sweep", "--family", "memaudit-small", "--seeds", "5-1", "--budgets", "2"],
+        ["sweep", "sample_packages/update_chain.json", "--budgets", "two"],
+        ["generate", "memaudit-small", "--param", "no_such=1"],
+        ["generate", "memaudit-small", "--param", "normal_count=many"],
+    ],
+)
+def test_user_mistakes_exit_2_without_traceback(capsys, argv):
+    code = main([REPO.joinpath(a).as_posix() if a.startswith("sample_packages") else a for a in argv])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert "Traceback" not in err and err.strip()
+
+
+def test_console_script_and_module_entry_point_agree():
+    args = ["solve", str(SAMPLES / "update_chain.json"), "--budget", "6", "--json"]
+    via_module = subprocess.run([sys.executable, "-m", "memaudit_core", *args],
+                                capture_output=True, text=True, check=True)
+    exe = Path(sys.executable).parent / "memaudit"
+    via_script = subprocess.run([str(exe), *args], capture_output=True, text=True, check=True)
+    a, b = json.loads(via_module.stdout), json.loads(via_script.stdout)
+    assert a["value"] == b["value"] == pytest.approx(7.735)
+    bad = subprocess.run([sys.executable, "-m", "memaudit_core", "validate",
+                          str(MALFORMED / "cost_zero.json")], capture_output=True, text=True)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_generate_is_deterministic_and_lists_families(capsys, tmp_path):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    assert main(["generate", "memaudit-small", "--seed", "4", "-o", str(a)]) == 0
+    assert main(["generate", "memaudit-small", "--seed", "4", "-o", str(b)]) == 0
+    assert a.read_bytes() == b.read_bytes()
+    capsys.readouterr()
+    listing = run_json(capsys, "generate", "--list")
+    from memaudit_core.generators import FAMILIES
+
+    assert {f["family"] for f in listing["families"]} == set(FAMILIES)
+
+
+def test_number_and_seed_parsers():
+    assert parse_number_list("0:4:2") == [0.0, 2.0, 4.0]
+    assert parse_seeds("0-2,9") == [0, 1, 2, 9]
