@@ -116,6 +116,24 @@ class CompiledInstance:
         counts = np.diff(self.coverage.indptr)
         return _frozen(np.repeat(np.arange(self.n_candidates), counts))
 
+    @cached_property
+    def fingerprint(self) -> str:
+        """A digest of everything the optimum depends on (arrays, ids, saturation, capacity).
+
+        Two instances with the same fingerprint have the same optimum at every budget, so
+        results can be cached on it even for derived pools and union packages.
+        """
+        import hashlib
+
+        h = hashlib.blake2b(digest_size=16)
+        for arr in (self.cost, self.group_idx, self.weight, self.coverage.indptr,
+                    self.coverage.indices, self.coverage.data):
+            h.update(np.ascontiguousarray(arr).tobytes())
+            h.update(b"|")
+        h.update("\x1f".join(self.candidate_ids).encode("utf-8"))
+        h.update(f"|{self.saturation}|{self.group_capacity}|{self.n_units}".encode())
+        return h.hexdigest()
+
     def candidate_idx(self, candidate_id: str) -> int:
         try:
             return self._index[candidate_id]

@@ -197,7 +197,12 @@ class Package:
         )
 
     def content_hash(self) -> str:
-        return content_hash(self)
+        # Frozen and immutable by contract, so the hash is computed once per object.
+        cached = self.__dict__.get("_content_hash")
+        if cached is None:
+            cached = content_hash(self)
+            object.__setattr__(self, "_content_hash", cached)
+        return cached
 
 
 # --------------------------------------------------------------------------- validation

@@ -130,8 +130,13 @@ class Overview:
         }
 
 
-def overview(package: Package, budget: float, solver: str = "auto") -> Overview:
+def overview(
+    package: Package, budget: float, solver: str = "auto", time_limit: float | None = None
+) -> Overview:
     """Everything the Overview page shows, computed once.
+
+    A ``time_limit`` (seconds per solve) keeps huge packages responsive: the optimum is then
+    reported as an incumbent with its proven bound, never as OPT.
 
     Examples
     --------
@@ -140,7 +145,13 @@ def overview(package: Package, budget: float, solver: str = "auto") -> Overview:
     >>> ov.opt.certified, [e.writer for e in ov.evaluations][:2]
     (True, ['gvt', 'density'])
     """
-    opt = opt_at(compile_cached(package), budget, solver=solver)
-    evaluations = [score(package, budget, writer=name, solver=solver) for name in WRITERS]
-    evaluations += [score(package, budget, store_id=s.id, solver=solver) for s in package.stores]
+    opt = opt_at(compile_cached(package), budget, solver=solver, time_limit=time_limit)
+    evaluations = [
+        score(package, budget, writer=name, solver=solver, time_limit=time_limit)
+        for name in WRITERS
+    ]
+    evaluations += [
+        score(package, budget, store_id=s.id, solver=solver, time_limit=time_limit)
+        for s in package.stores
+    ]
     return Overview(package_stats(package), float(budget), opt, tuple(evaluations))

@@ -10,12 +10,15 @@ from __future__ import annotations
 import streamlit as st
 
 from memaudit_core import reports
+
+#: Per-solve time limit in the app: past it a page shows incumbent, bound and gap, not OPT.
+APP_TIME_LIMIT_S = 20.0
 from memaudit_core.package import Package
 
 
 @st.cache_data(show_spinner="Solving the optimum and scoring every writer…", max_entries=256)
 def overview(_package: Package, content_hash: str, budget: float) -> reports.Overview:
-    return reports.overview(_package, budget)
+    return reports.overview(_package, budget, time_limit=APP_TIME_LIMIT_S)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

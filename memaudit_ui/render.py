@@ -38,10 +38,11 @@ def chart(fig: go.Figure, key: str, filename: str, *, selectable: bool = False):
         **kwargs,
     )
     name = safe_filename(filename)
-    cols = st.columns([1, 1, 6])
-    cols[0].download_button("PNG", _image(fig, "png"), file_name=f"{name}.png",
+    # A horizontal container keeps both labels readable even inside half-width columns.
+    row = st.container(horizontal=True, gap="small")
+    row.download_button("PNG", _image(fig, "png"), file_name=f"{name}.png",
                             mime="image/png", key=f"{key}_png", on_click="ignore", icon=":material/download:")
-    cols[1].download_button("SVG", _image(fig, "svg"), file_name=f"{name}.svg",
+    row.download_button("SVG", _image(fig, "svg"), file_name=f"{name}.svg",
                             mime="image/svg+xml", key=f"{key}_svg", on_click="ignore", icon=":material/download:")
     return event
 

@@ -11,7 +11,13 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from ..errors import MemAuditError
 from ..package import Package, parse_package
+
+
+def _require_count(family: str, name: str, value: int, minimum: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise MemAuditError(f"{family}: {name} must be an integer >= {minimum} (got {value!r})")
 
 
 class _Builder:
@@ -86,6 +92,10 @@ def memaudit_small(seed: int = 0, normal_count: int = 3, update_count: int = 2) 
     >>> len(pkg.experiences), len(pkg.candidates), len(pkg.units)
     (7, 25, 11)
     """
+    _require_count("memaudit-small", "normal_count", normal_count, 0)
+    _require_count("memaudit-small", "update_count", update_count, 0)
+    if normal_count + update_count == 0:
+        raise MemAuditError("memaudit-small: normal_count + update_count must be at least 1")
     rng = random.Random(seed)
     b = _Builder()
     t = 0
@@ -142,6 +152,7 @@ def update_chain(seed: int = 0, length: int = 3) -> Package:
     >>> len(pkg.experiences), len(pkg.candidates), len(pkg.units), pkg.total_cost()
     (4, 18, 7, 51.0)
     """
+    _require_count("update_chain", "length", length, 1)
     b = _Builder()
     v = [b.unit(f"v_{s}", "stale", 0.1, f"value version {s}") for s in range(length)]
     v.append(b.unit(f"v_{length}", "current_truth", 2.3, f"value version {length} (current)"))
@@ -184,6 +195,8 @@ def temporal_interval(seed: int = 0, intervals: int = 5, closures: int = 2) -> P
     >>> len(pkg.experiences), len(pkg.candidates), len(pkg.units), pkg.total_cost()
     (7, 30, 26, 88.0)
     """
+    _require_count("temporal_interval", "intervals", intervals, 1)
+    _require_count("temporal_interval", "closures", closures, 0)
     b = _Builder()
     for j in range(intervals):
         label = b.unit(f"label_{j}", "fact", 0.9, f"what interval {j} is")

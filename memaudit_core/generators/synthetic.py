@@ -70,7 +70,8 @@ def random_coverage(
                     "coverage": {f"r{int(c)}": round(float(v), 6) for c, v in zip(cols, vals, strict=True)},
                 }
             )
-    budget = round(budget_fraction * n_groups * float(np.mean(costs)), 4)
+    budget = budget_fraction * n_groups * float(np.mean(costs))
+    budget = float(math.floor(budget)) if integer_costs else round(budget, 4)
     params = {
         "n_groups": n_groups,
         "candidates_per_group": candidates_per_group,
