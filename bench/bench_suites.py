@@ -8,8 +8,10 @@ dashboard off). Each run writes to a fresh output folder (journal, CSV, Parquet,
 figures, so kaleido's start-up is not timed) and starts from an empty journal.
 
 Reported: wall time, throughput (packages / s), speed-up against ``--workers 1`` measured in
-the same run, and whether all three give byte-identical ``rows.csv``. The Dask cluster's
-start-up is timed separately and not counted.
+the same run, CPU seconds of the whole process tree (main, pool workers, Dask scheduler and
+workers; the overhead of parallel execution, unaffected by other load on the machine), the
+load average before and after, and whether all three give byte-identical ``rows.csv``. The
+Dask cluster's start-up is timed separately and not counted.
 
 Run: ``.venv/bin/python bench/bench_suites.py [--seeds N] [--out DIR]``.
 """
@@ -22,6 +24,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -37,19 +40,66 @@ BUDGETS = [2, 4, 8, 16]
 ABLATIONS = ["no_validity", "generic"]
 
 
+class CpuMeter:
+    """CPU seconds (user + system) of this process and all its descendants during a block.
+
+    Sampled every 0.1 s from a thread, so workers that exit at the end still count (up to
+    their last sample). On a machine shared with other work, wall time measures contention as
+    much as our code; CPU seconds do not.
+    """
+
+    def __init__(self) -> None:
+        import psutil
+
+        self.psutil = psutil
+        self.seen: dict[int, float] = {}
+        self.base: dict[int, float] = {}
+        self.stop = threading.Event()
+
+    def sample(self, into: dict[int, float]) -> None:
+        me = self.psutil.Process()
+        for p in [me, *me.children(recursive=True)]:
+            try:
+                t = p.cpu_times()
+            except self.psutil.Error:
+                continue
+            into[p.pid] = t.user + t.system
+
+    def loop(self) -> None:
+        while not self.stop.wait(0.1):
+            self.sample(self.seen)
+
+    def __enter__(self) -> CpuMeter:
+        self.sample(self.base)
+        self.thread = threading.Thread(target=self.loop, daemon=True)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.sample(self.seen)
+        self.stop.set()
+        self.thread.join()
+
+    @property
+    def seconds(self) -> float:
+        return sum(v - self.base.get(pid, 0.0) for pid, v in self.seen.items())
+
+
 def run(label: str, family: str, out: Path, **backend) -> dict:
     if out.exists():
         shutil.rmtree(out)
+    meter = CpuMeter()
     t0 = time.perf_counter()
-    res = sweep_suite(
-        families=[family],
-        budgets=BUDGETS,
-        ablations=ABLATIONS,
-        out=out,
-        figures=False,
-        resume=False,
-        **backend,
-    )
+    with meter:
+        res = sweep_suite(
+            families=[family],
+            budgets=BUDGETS,
+            ablations=ABLATIONS,
+            out=out,
+            figures=False,
+            resume=False,
+            **backend,
+        )
     wall = time.perf_counter() - t0
     digest = hashlib.sha256((out / "rows.csv").read_bytes()).hexdigest()
     row = {
@@ -60,11 +110,14 @@ def run(label: str, family: str, out: Path, **backend) -> dict:
         "rows": len(res.rows),
         "wall_s": wall,
         "packages_per_s": res.n_sources / wall,
+        "cpu_s": meter.seconds,
+        "packages_per_cpu_s": res.n_sources / meter.seconds,
         "rows_csv_sha256": digest,
         "all_certified": all(r.certified for r in res.rows),
     }
     print(
         f"{label:>10}: {wall:7.2f} s  {row['packages_per_s']:7.1f} packages/s  "
+        f"cpu {meter.seconds:7.2f} s  "
         f"{res.n_tasks} tasks  rows.csv {digest[:12]}",
         flush=True,
     )
@@ -105,13 +158,16 @@ def main() -> None:
     base = rows[0]["wall_s"]
     for r in rows:
         r["speedup_vs_workers1"] = base / r["wall_s"]
+        r["cpu_vs_workers1"] = r["cpu_s"] / rows[0]["cpu_s"]
     identical = len({r["rows_csv_sha256"] for r in rows}) == 1
-    print("\n| backend | wall (s) | packages/s | speed-up vs workers=1 |")
-    print("|---|---|---|---|")
+    print(
+        "\n| backend | wall (s) | packages/s | speed-up vs workers=1 | CPU (s) | CPU vs workers=1 |"
+    )
+    print("|---|---|---|---|---|---|")
     for r in rows:
         print(
             f"| {r['backend']} | {r['wall_s']:.2f} | {r['packages_per_s']:.1f} | "
-            f"{r['speedup_vs_workers1']:.2f}x |"
+            f"{r['speedup_vs_workers1']:.2f}x | {r['cpu_s']:.1f} | {r['cpu_vs_workers1']:.2f}x |"
         )
     print(f"\nidentical rows.csv across backends: {identical}")
     path = save(

@@ -240,7 +240,12 @@ def ablation_curve(
     from memaudit_core import robustness
 
     return robustness.ablation_curve(
-        _package, budgets, removed_types, preset=preset, progress=_progress
+        _package,
+        budgets,
+        removed_types,
+        preset=preset,
+        time_limit=APP_TIME_LIMIT_S,
+        progress=_progress,
     )
 
 
@@ -255,7 +260,9 @@ def cost_rule_sensitivity(
     """:func:`memaudit_core.robustness.cost_rule_sensitivity` (every reference writer)."""
     from memaudit_core import robustness
 
-    return robustness.cost_rule_sensitivity(_package, budgets, rules, progress=_progress)
+    return robustness.cost_rule_sensitivity(
+        _package, budgets, rules, time_limit=APP_TIME_LIMIT_S, progress=_progress
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -271,7 +278,12 @@ def capacity_sensitivity(
     from memaudit_core import robustness
 
     return robustness.capacity_sensitivity(
-        _package, budgets, k, engine_time_limit=engine_time_limit, progress=_progress
+        _package,
+        budgets,
+        k,
+        time_limit=APP_TIME_LIMIT_S,
+        engine_time_limit=engine_time_limit,
+        progress=_progress,
     )
 
 
@@ -290,5 +302,6 @@ def noise_sensitivity(
     from memaudit_core import robustness
 
     return robustness.noise_sensitivity(
-        _package, mode, level, draws, seed, budgets, progress=_progress
+        _package, mode, level, draws, seed, budgets, time_limit=APP_TIME_LIMIT_S,
+        progress=_progress,
     )

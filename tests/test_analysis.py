@@ -430,6 +430,10 @@ def test_sweep_stores_and_errors():
     with pytest.raises(UnknownNameError):
         sweep([union], [2], ["gvt"], stores=["letta"])
     with pytest.raises(UnknownNameError):
-        sweep([union], [2], ["gvt"], ablations=["no_validity"])
+        sweep([union], [2], ["gvt"], ablations=["no_such_pool"])
+    # Pool names are accepted as well as method names (the CLI says --ablations no_validity).
+    by_pool = sweep([union], [2], ["gvt"], ablations=["no_validity"])
+    by_method = sweep([union], [2], ["gvt"], ablations=["no_validity_opt"])
+    assert [r.to_dict() for r in by_pool.rows] == [r.to_dict() for r in by_method.rows]
     with pytest.raises(UnknownNameError):
         sweep([union], [2], ["gtv"])

@@ -1,5 +1,7 @@
 """Exact solvers behind one entry point, :func:`solve`, and the solver registry.
 
+:func:`solve_budgets` answers many budgets of one instance, reusing work across them.
+
 Every engine (``bnb``, ``milp``, ``enum``, ``brute``) is a function
 ``engine(inst, budget, *, time_limit, node_limit, incumbent_idx) -> RawSolution`` registered in
 :data:`ENGINES`. :func:`solve` runs the chosen engine (``auto`` picks by size), re-evaluates F on
@@ -221,6 +223,30 @@ def solve(
     )
 
 
+def solve_budgets(
+    inst: CompiledInstance,
+    budgets,
+    solver: str = "auto",
+    **kwargs: Any,
+) -> list[SolveResult]:
+    """Certified OPT at many budgets, reusing work across them (see :mod:`.budgets`).
+
+    Keyword arguments: ``time_limit``, ``node_limit``, ``cross_check`` (``"sample"`` by
+    default: a deterministic sample of instances is cross-checked) and ``incumbents``.
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> from memaudit_core.compiled import compile_package
+    >>> res = solve_budgets(compile_package(generate("update_chain")), [3, 6, 13])
+    >>> [round(r.value, 6) for r in res], {r.label for r in res}
+    ([5.55, 7.735, 8.025], {'OPT'})
+    """
+    from .budgets import solve_budgets as _solve_budgets
+
+    return _solve_budgets(inst, budgets, solver, **kwargs)
+
+
 def recompute(inst: CompiledInstance, selected_idx: tuple[int, ...]) -> float:
     return evaluate(inst, np.asarray(selected_idx, dtype=np.int64))
 
@@ -236,4 +262,5 @@ __all__ = [
     "relative_gap",
     "run_engine",
     "solve",
+    "solve_budgets",
 ]

@@ -57,6 +57,19 @@ MILP_CROSS_MAX_CANDIDATES = 60
 BNB_AUTO_WORK = 1000
 
 
+#: What each engine's (or method's) "optimal" rests on, as recorded in certificates.
+PROOFS = {
+    "enum": "exhaustive enumeration",
+    "enumeration": "exhaustive enumeration",
+    "frontier": "exhaustive enumeration by components (all budgets at once)",
+    "bnb": "branch-and-bound (bound met the incumbent)",
+    "milp": "HiGHS MILP (model status optimal, zero gap)",
+    "brute": "brute force",
+    "exhaustive": "brute force",
+    "monotone": "monotonicity: optimal at a larger budget and feasible here",
+}
+
+
 def rel_diff(a: float, b: float) -> float:
     """|a - b| / max(1, |a|, |b|): the relative difference used by every check.
 
@@ -117,6 +130,9 @@ class Certificate:
     max_rel_diff : float
         Largest relative difference among values that must agree (reported vs recomputed,
         and engine vs engine).
+    proof : str
+        Which proof of optimality the primary engine gave (see :data:`PROOFS`), plus
+        "; cross-checked by <engine>" when a second engine agreed; "" when nothing was proven.
     """
 
     certified: bool
@@ -125,6 +141,7 @@ class Certificate:
     recomputed_value: float
     agreement: bool | None
     max_rel_diff: float
+    proof: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -134,6 +151,7 @@ class Certificate:
             "recomputed_value": self.recomputed_value,
             "agreement": self.agreement,
             "max_rel_diff": self.max_rel_diff,
+            "proof": self.proof,
         }
 
 
@@ -307,6 +325,48 @@ def solve_certified(
         raw, t1 = run_engine(primary, inst, budget, incumbent_idx=incumbent_idx, **limits)
     except ValueError as exc:  # enum / brute refuse large instances
         raise SolverError(f"solver {primary!r} cannot handle this instance: {exc}") from exc
+    wants_cross = cross_check if cross_check is not None else solver == "auto"
+    second = None
+    if wants_cross:
+        second = cross_engine(inst, budget, primary, explicit=bool(cross_check), combos=combos)
+    return finish(
+        inst,
+        budget,
+        primary,
+        raw,
+        t1,
+        second=second,
+        explicit_cross=bool(cross_check),
+        limits=limits,
+        t0=t0,
+    )
+
+
+def finish(
+    inst: CompiledInstance,
+    budget: float,
+    primary: str,
+    raw: RawSolution,
+    t1: float,
+    *,
+    second: str | None = None,
+    second_raw: tuple[RawSolution, float] | None = None,
+    explicit_cross: bool = False,
+    limits: dict[str, Any] | None = None,
+    t0: float | None = None,
+    proof: str | None = None,
+) -> SolveResult:
+    """Re-check an engine's raw solution, run or take the cross-check, certify.
+
+    ``second`` names the cross-check engine (None: no cross-check). ``second_raw`` is its
+    already computed solution and wall time (bulk paths compute many budgets at once);
+    otherwise the engine is run here with ``limits``. ``explicit_cross`` records that a
+    cross-check was asked for, so "no second engine" is a reason not to certify. ``proof``
+    describes the primary engine's proof (default: from the engine and its detail).
+    """
+    if t0 is None:
+        t0 = time.perf_counter() - t1
+    limits = limits or {}
     first = _check(inst, budget, primary, raw, t1)
     _require_feasible(inst, budget, first, raw)
     value = first.recomputed_value
@@ -326,21 +386,20 @@ def solve_certified(
         reasons.append(f"{primary} claims optimality with a gap of {gap:.3g}")
 
     agreement: bool | None = None
-    wants_cross = cross_check if cross_check is not None else solver == "auto"
-    second = None
-    if wants_cross:
-        second = cross_engine(inst, budget, primary, explicit=bool(cross_check), combos=combos)
-    if wants_cross and second is None and cross_check:
+    if second is None and explicit_cross:
         reasons.append("no second exact engine can handle this instance")
     if second is not None and raw.status != "optimal":
         reasons.append(f"cross-check by {second} skipped: the primary result is not proven")
         second = None
     if second is not None:
-        try:
-            raw2, t2 = run_engine(second, inst, budget, **limits)
-        except (ValueError, SolverError) as exc:
-            reasons.append(f"cross-check by {second} could not run: {exc}")
-            raw2 = None
+        if second_raw is not None:
+            raw2, t2 = second_raw
+        else:
+            try:
+                raw2, t2 = run_engine(second, inst, budget, **limits)
+            except (ValueError, SolverError) as exc:
+                reasons.append(f"cross-check by {second} could not run: {exc}")
+                raw2 = None
         if raw2 is not None:
             other = _check(inst, budget, second, raw2, t2)
             _require_feasible(inst, budget, other, raw2)
@@ -382,6 +441,10 @@ def solve_certified(
                 )
 
     certified = not reasons
+    if proof is None:
+        proof = PROOFS.get(str(raw.detail.get("method", primary)), PROOFS.get(primary, primary))
+    if agreement:
+        proof += f"; cross-checked by {checks[1].engine}"
     certificate = Certificate(
         certified=certified,
         reason="; ".join(reasons),
@@ -389,6 +452,7 @@ def solve_certified(
         recomputed_value=value,
         agreement=agreement,
         max_rel_diff=max(diffs) if diffs else 0.0,
+        proof=proof if raw.status == "optimal" else "",
     )
     sel = tuple(sorted(int(i) for i in raw.selected_idx))
     return SolveResult(

@@ -1,0 +1,272 @@
+"""OPT at many budgets of one instance, reusing work across budgets (:func:`solve_budgets`).
+
+Two ways, both exact and certified like :func:`memaudit_core.solvers.solve`:
+
+* **One decomposition for all budgets** (``auto`` on instances whose interaction components
+  are small, see :mod:`.frontier`): one exhaustive enumeration by components answers every
+  budget. Each result is recorded as engine ``enum`` with the proof "exhaustive enumeration by
+  components (all budgets at once)".
+* **Budget by budget** otherwise, in ascending order. The optimum at a smaller budget is
+  feasible at every larger one, so it is the starting incumbent (and HiGHS MIP start) of the
+  next solve, with the caller's incumbents. When a proven optimum already reaches the largest
+  value F can take (every reachable unit capped), it is optimal at every larger budget too
+  (OPT is nondecreasing in B and bounded by that value) and wins their tie-breaks (anything
+  as good and no dearer was feasible at the smaller budget): those budgets are answered
+  without a solve, with the proof "monotonicity".
+
+Cross-checks in bulk (``cross_check``): ``True`` checks every result with a second exact
+engine, ``False`` none, ``None`` does what :func:`~memaudit_core.solvers.solve` does per
+budget (``auto``'s cheap checks), and ``"sample"`` (the default) checks a deterministic
+sample: every budget of one instance in :data:`SAMPLE_EVERY`, chosen by the package's content
+hash, with the plain vectorised enumeration (independent of the decomposition code) or with
+``bnb`` / ``milp``. The certificate of each result records which proof stands behind it and
+whether a cross-check agreed.
+
+Examples
+--------
+>>> from memaudit_core.generators import generate
+>>> from memaudit_core.compiled import compile_package
+>>> inst = compile_package(generate("update_chain"))
+>>> res = solve_budgets(inst, [13, 3, 6])
+>>> [(round(r.value, 6), r.label) for r in res]
+[(8.025, 'OPT'), (5.55, 'OPT'), (7.735, 'OPT')]
+>>> res[0].certificate.proof
+'exhaustive enumeration by components (all budgets at once)'
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..compiled import CompiledInstance
+from ..errors import MemAuditError, UnknownNameError
+from ..objective import evaluate
+from . import SOLVER_CHOICES, RawSolution, SolveResult, _check_budget
+from .certify import PROOFS, finish, solve_certified
+from .enum import (
+    ENUM_MAX_COMBINATIONS,
+    budget_with_tolerance,
+    combination_count,
+    enum_all_budgets,
+)
+from .frontier import Frontier, FrontierTooLarge
+
+#: With ``cross_check="sample"``, one instance in this many (by content hash) is cross-checked.
+SAMPLE_EVERY = 32
+CROSS_CHECK_MODES = (True, False, None, "sample")
+
+
+def sampled(inst: CompiledInstance) -> bool:
+    """Whether ``cross_check="sample"`` checks this instance (stable across runs and orders).
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> from memaudit_core.compiled import compile_package
+    >>> [sampled(compile_package(generate("memaudit-small", seed=s))) for s in range(3)]
+    [False, False, False]
+    """
+    try:
+        key = int(inst.content_hash[:12], 16)
+    except ValueError:
+        key = sum(inst.content_hash.encode())
+    return key % SAMPLE_EVERY == 0
+
+
+def _frontier(inst: CompiledInstance, b_max: float) -> Frontier | None:
+    try:
+        return Frontier(inst, b_max)
+    except FrontierTooLarge:
+        return None
+
+
+def _frontier_results(
+    inst: CompiledInstance,
+    fr: Frontier,
+    grid: list[float],
+    t_front: float,
+    cross_check: bool | str | None,
+    limits: dict,
+) -> dict[float, SolveResult]:
+    check = cross_check is True or cross_check is None or (
+        cross_check == "sample" and sampled(inst)
+    )
+    plain: dict[float, tuple[float, tuple[int, ...]]] = {}
+    t_plain = 0.0
+    if check and combination_count(inst, grid[-1]) <= ENUM_MAX_COMBINATIONS:
+        t = time.perf_counter()
+        plain = dict(zip(grid, enum_all_budgets(inst, grid), strict=True))
+        t_plain = (time.perf_counter() - t) / len(grid)
+    per = t_front / len(grid)
+    detail = {
+        "method": "frontier",
+        "components": fr.n_components,
+        "combinations": fr.combinations,
+        "entries": len(fr.entries),
+        "budgets": len(grid),
+    }
+    out = {}
+    for b in grid:
+        value, sel = fr.best(b)
+        raw = RawSolution(sel, value, value, "optimal", nodes=fr.combinations, detail=detail)
+        second, second_raw = None, None
+        if check:
+            if b in plain:
+                v2, s2 = plain[b]
+                second = "enum"
+                second_raw = (
+                    RawSolution(s2, v2, v2, "optimal", detail={"method": "enumeration"}),
+                    t_plain,
+                )
+            else:
+                second = "bnb"
+        out[b] = finish(
+            inst,
+            b,
+            "enum",
+            raw,
+            per,
+            second=second,
+            second_raw=second_raw,
+            explicit_cross=cross_check is True,
+            limits=limits,
+        )
+    return out
+
+
+def _monotone_result(inst: CompiledInstance, budget: float, above: SolveResult) -> SolveResult:
+    """The proven optimum at a larger budget, re-certified at ``budget`` where it fits."""
+    t = time.perf_counter()
+    sel = tuple(above.selected_idx)
+    raw = RawSolution(
+        sel,
+        above.value,
+        above.value,
+        "optimal",
+        detail={"method": "monotone", "from_budget": above.budget},
+    )
+    proof = f"{PROOFS['monotone']} (B = {above.budget:g}: {above.certificate.proof})"
+    return finish(inst, budget, above.solver, raw, time.perf_counter() - t, proof=proof)
+
+
+def solve_budgets(
+    inst: CompiledInstance,
+    budgets: Sequence[float],
+    solver: str = "auto",
+    *,
+    time_limit: float | None = None,
+    node_limit: int | None = None,
+    cross_check: bool | str | None = "sample",
+    incumbents: Sequence[tuple[int, ...] | None] | None = None,
+) -> list[SolveResult]:
+    """Certified OPT at each budget (results in the order of ``budgets``).
+
+    Parameters
+    ----------
+    inst : CompiledInstance
+    budgets : sequence of float
+        Budgets B >= 0; duplicates are solved once.
+    solver : {'auto', 'bnb', 'milp', 'enum', 'brute'}
+        ``auto`` answers every budget from one decomposition when the instance's components
+        are small (:mod:`.frontier`), else solves budget by budget with
+        :func:`~memaudit_core.solvers.certify.choose`. Other names run that engine per budget.
+    time_limit, node_limit : optional
+        Per budget, as in :func:`~memaudit_core.solvers.solve`.
+    cross_check : {'sample', True, False, None}
+        See the module docstring; ``"sample"`` (default) cross-checks one instance in
+        :data:`SAMPLE_EVERY`.
+    incumbents : sequence, optional
+        A known feasible selection per budget (same order as ``budgets``), e.g. writer stores.
+
+    Returns
+    -------
+    list of SolveResult
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> from memaudit_core.compiled import compile_package
+    >>> inst = compile_package(generate("temporal_interval"))
+    >>> [round(r.value, 6) for r in solve_budgets(inst, [3, 6, 13], "bnb")]
+    [3.2, 6.0, 10.635]
+    """
+    if solver not in SOLVER_CHOICES:
+        raise UnknownNameError(f"unknown solver {solver!r} (known: {', '.join(SOLVER_CHOICES)})")
+    if cross_check not in CROSS_CHECK_MODES:
+        raise MemAuditError(
+            f"cross_check must be True, False, None or 'sample', got {cross_check!r}"
+        )
+    budgets = [_check_budget(b) for b in budgets]
+    if incumbents is not None and len(incumbents) != len(budgets):
+        raise MemAuditError("incumbents must give one selection (or None) per budget")
+    if not budgets:
+        return []
+    grid = sorted(set(budgets))
+    given: dict[float, list[tuple[int, ...]]] = {}
+    for b, inc in zip(budgets, incumbents or [None] * len(budgets), strict=True):
+        if inc:
+            given.setdefault(b, []).append(tuple(int(i) for i in inc))
+    limits = {"time_limit": time_limit, "node_limit": node_limit}
+    results: dict[float, SolveResult] = {}
+
+    if solver == "auto":
+        t = time.perf_counter()
+        fr = _frontier(inst, budget_with_tolerance(grid[-1]))
+        if fr is not None:
+            results = _frontier_results(
+                inst, fr, grid, time.perf_counter() - t, cross_check, limits
+            )
+            return [results[b] for b in budgets]
+
+    per_budget_cross = cross_check if cross_check in (True, False, None) else (
+        None if sampled(inst) else False
+    )
+    prev: SolveResult | None = None
+    for b in grid:
+        if prev is not None and prev.certified and _fits_and_saturated(inst, prev, b):
+            results[b] = _monotone_result(inst, b, prev)
+            continue
+        candidates = [*given.get(b, [])]
+        if prev is not None:
+            candidates.append(tuple(prev.selected_idx))
+        inc = _best_feasible(inst, b, candidates)
+        res = solve_certified(
+            inst, b, solver, cross_check=per_budget_cross, incumbent_idx=inc, **limits
+        )
+        results[b] = res
+        prev = res
+    return [results[b] for b in budgets]
+
+
+def _fits_and_saturated(inst: CompiledInstance, prev: SolveResult, budget: float) -> bool:
+    """True when no store can be worth more than ``prev``'s at any budget.
+
+    That is the case when the proven optimum already reaches the largest value F can take
+    (every unit's cap reached by the candidates that exist): then it is optimal at every
+    larger budget, and tie-breaks agree because nothing cheaper reaches that value (it was
+    the cheapest at its own, smaller budget).
+    """
+    if inst.saturation != "cap1" or prev.status != "optimal":
+        return False
+    reachable = np.asarray(inst.coverage.sum(axis=0)).ravel() > 0
+    top = float(inst.weight[reachable].sum())
+    return prev.value >= top - 1e-12 * max(1.0, top) and budget >= prev.budget
+
+
+def _best_feasible(
+    inst: CompiledInstance, budget: float, candidates: list[tuple[int, ...]]
+) -> tuple[int, ...] | None:
+    best, best_v = None, -math.inf
+    for sel in candidates:
+        if sel and inst.is_feasible(sel, budget):
+            v = evaluate(inst, sel)
+            if v > best_v:
+                best, best_v = sel, v
+    return best
+
+
+__all__ = ["CROSS_CHECK_MODES", "SAMPLE_EVERY", "sampled", "solve_budgets"]

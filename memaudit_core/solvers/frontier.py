@@ -1,0 +1,266 @@
+"""Exact OPT at every budget at once: component decomposition plus Pareto merging.
+
+Two groups *interact* when some unit of positive weight is covered by candidates of both. F
+splits into a sum over the connected components of that interaction graph, so a store is a
+choice of one *part* per component, its value the sum of the parts' values and its cost the
+sum of their costs. The method:
+
+1. enumerates every option combination inside each component (one option per group: nothing,
+   or a subset of at most ``group_capacity`` candidates) and computes its exact value F_k;
+2. drops parts that are *dominated*: another part of the same component costs no more, is
+   worth no less, and is better in one of them by more than the tie tolerance
+   (:data:`~memaudit_core.solvers.enum.TIE`) — such a part is never in the tie-break winner,
+   at any budget, because the same completion with the dominating part wins (a value higher
+   by more than the tolerance, or the same value at a cost lower by more than it);
+3. merges the components one by one (every pair of kept entries, sums over the largest
+   budget dropped, dominated sums dropped again).
+
+What is left holds every store that can still win at some budget up to the largest one, so
+OPT(B) for *every* budget is read off one list, with the tie-break of
+:func:`memaudit_core.solvers.enum.enumerate_best` (higher value, then lower cost, then the
+smaller tuple of candidate ids; exact ties are all kept until then). It is an exhaustive
+enumeration — dominance only removes stores that provably lose — so its results are proofs of
+optimality. Components are tiny on most packages (facts and their updates interact with few
+other experiences), so this is much cheaper than enumerating whole stores; the work is plain
+Python, which beats numpy at these sizes.
+
+It refuses (:class:`FrontierTooLarge`, a ``ValueError``) when one component has more than
+:data:`FRONTIER_MAX_COMPONENT` combinations or a merge has more than
+:data:`FRONTIER_MAX_ENTRIES` pairs (for example many exactly tied stores).
+
+Examples
+--------
+>>> from memaudit_core.generators import generate
+>>> from memaudit_core.compiled import compile_package
+>>> inst = compile_package(generate("update_chain"))
+>>> [round(v, 6) for v, _ in frontier_all_budgets(inst, [3, 6, 13])]
+[5.55, 7.735, 8.025]
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+
+from ..compiled import CompiledInstance
+from ..objective import get_saturation
+from .enum import TIE, EnumerationTooLarge, budget_with_tolerance, selection_key
+
+#: Largest number of option combinations enumerated inside one component.
+FRONTIER_MAX_COMPONENT = 20_000
+#: Largest number of pairs in one merge of two non-dominated lists.
+FRONTIER_MAX_ENTRIES = 50_000
+
+Entry = tuple[float, float, tuple[int, ...]]  # (cost, value, candidate positions)
+
+
+class FrontierTooLarge(EnumerationTooLarge):
+    """The decomposition would enumerate too much (a component or a merge too large)."""
+
+
+def nondominated(entries: list[Entry]) -> list[Entry]:
+    """The entries no other entry dominates, in (cost, -value) order.
+
+    Entry 1 is dominated when some entry 2 has ``c2 < c1 - TIE and v2 >= v1``, or
+    ``c2 <= c1 and v2 > v1 + TIE``. Exact ties (within TIE in both) are all kept.
+
+    Examples
+    --------
+    >>> nondominated([(2.0, 1.0, (0,)), (1.0, 1.0, (1,)), (3.0, 2.0, (2,)), (1.0, 1.0, (3,))])
+    [(1.0, 1.0, (1,)), (1.0, 1.0, (3,)), (3.0, 2.0, (2,))]
+    """
+    entries = sorted(entries, key=lambda e: (e[0], -e[1]))
+    n = len(entries)
+    costs = [e[0] for e in entries]
+    prefix = list(itertools.accumulate((e[1] for e in entries), max))
+    out = []
+    j = k = 0
+    for c, v, sel in entries:
+        while j < n and costs[j] < c - TIE:
+            j += 1
+        if j and prefix[j - 1] >= v:
+            continue  # something cheaper by more than TIE is worth at least as much
+        while k < n and costs[k] <= c:
+            k += 1
+        if prefix[k - 1] > v + TIE:
+            continue  # something no dearer is worth more by more than TIE
+        out.append((c, v, sel))
+    return out
+
+
+class Frontier:
+    """The non-dominated stores of an instance up to a budget (see the module docstring).
+
+    Attributes
+    ----------
+    entries : list of (cost, value, selection)
+    n_components : int
+        Components with something of value.
+    combinations : int
+        Option combinations enumerated inside components, plus pairs formed by merges.
+    """
+
+    def __init__(self, inst: CompiledInstance, budget_eff: float):
+        if not math.isfinite(budget_eff):
+            raise FrontierTooLarge("frontier needs a finite budget")
+        self.inst = inst
+        self.budget_eff = b = budget_eff
+        cov = inst.coverage
+        indptr, indices, data = cov.indptr.tolist(), cov.indices.tolist(), cov.data.tolist()
+        weight = inst.weight.tolist()
+        cost = inst.cost.tolist()
+        starts = inst.group_start.tolist()
+        cap = inst.group_capacity
+        hs = get_saturation(inst.saturation).h_scalar
+        sat = inst.saturation
+
+        # Per group with something of value: its options (candidate tuples within budget).
+        groups: list[tuple[list[tuple[int, ...]], set[int]]] = []
+        for g in range(inst.n_groups):
+            members = [i for i in range(starts[g], starts[g + 1]) if cost[i] <= b]
+            units = {
+                indices[p]
+                for i in members
+                for p in range(indptr[i], indptr[i + 1])
+                if weight[indices[p]] > 0
+            }
+            if not units:
+                continue  # nothing of value: only "take nothing" can win here
+            if cap == 1:
+                opts = [(i,) for i in members]
+            else:
+                opts = [
+                    o
+                    for k in range(1, min(cap, len(members)) + 1)
+                    for o in itertools.combinations(members, k)
+                    if sum(cost[i] for i in o) <= b
+                ]
+            groups.append((opts, units))
+
+        # Connected components of the interaction graph (union-find over shared units).
+        parent = list(range(len(groups)))
+
+        def find(a: int) -> int:
+            while parent[a] != a:
+                parent[a] = parent[parent[a]]
+                a = parent[a]
+            return a
+
+        owner: dict[int, int] = {}
+        for k, (_, units) in enumerate(groups):
+            for r in units:
+                j = owner.setdefault(r, k)
+                if j != k:
+                    x, y = find(j), find(k)
+                    if x != y:
+                        parent[max(x, y)] = min(x, y)
+        comps: dict[int, list[int]] = {}
+        for k in range(len(groups)):
+            comps.setdefault(find(k), []).append(k)
+
+        self.n_components = len(comps)
+        self.combinations = 0
+        front: list[Entry] = [(0.0, 0.0, ())]
+        for members in comps.values():
+            units = sorted(set().union(*(groups[k][1] for k in members)))
+            loc = {r: q for q, r in enumerate(units)}
+            w = [weight[r] for r in units]
+            parts: list[tuple[float, list[float], tuple[int, ...]]] = [
+                (0.0, [0.0] * len(units), ())
+            ]
+            for k in members:
+                rows = []
+                for o in groups[k][0]:
+                    entries = [
+                        (loc[indices[p]], data[p])
+                        for i in o
+                        for p in range(indptr[i], indptr[i + 1])
+                        if indices[p] in loc
+                    ]
+                    rows.append((o, sum(cost[i] for i in o) if len(o) > 1 else cost[o[0]], entries))
+                if len(parts) * (len(rows) + 1) > FRONTIER_MAX_COMPONENT:
+                    raise FrontierTooLarge(
+                        f"frontier: a component with more than {FRONTIER_MAX_COMPONENT} "
+                        "combinations"
+                    )
+                new = list(parts)
+                for c, z, sel in parts:
+                    for o, co, ent in rows:
+                        cc = c + co
+                        if cc > b:
+                            continue
+                        zz = list(z)
+                        for r, a in ent:
+                            zz[r] += a
+                        new.append((cc, zz, sel + o))
+                parts = new
+            self.combinations += len(parts)
+            if sat == "cap1":
+                scored = [
+                    (c, sum(wr * (zr if zr < 1.0 else 1.0) for wr, zr in zip(w, z, strict=True)), s)
+                    for c, z, s in parts
+                ]
+            elif sat == "linear":
+                scored = [(c, sum(wr * zr for wr, zr in zip(w, z, strict=True)), s) for c, z, s in parts]
+            else:
+                scored = [
+                    (c, sum(wr * hs(zr) for wr, zr in zip(w, z, strict=True)), s) for c, z, s in parts
+                ]
+            part = nondominated(scored)
+            if len(front) * len(part) > FRONTIER_MAX_ENTRIES:
+                raise FrontierTooLarge(
+                    f"frontier: a merge of more than {FRONTIER_MAX_ENTRIES} partial stores"
+                )
+            self.combinations += len(front) * len(part)
+            front = nondominated(
+                [
+                    (c1 + c2, v1 + v2, s1 + s2)
+                    for c1, v1, s1 in front
+                    for c2, v2, s2 in part
+                    if c1 + c2 <= b
+                ]
+            )
+        self.entries = [(c, v, tuple(sorted(s))) for c, v, s in front]
+
+    def best(self, budget: float) -> tuple[float, tuple[int, ...]]:
+        """OPT and the tie-break winner at ``budget`` (at most the frontier's budget)."""
+        b = budget_with_tolerance(budget)
+        if b > self.budget_eff * (1 + 1e-15):
+            raise ValueError(f"budget {budget!r} is above the frontier's {self.budget_eff!r}")
+        fits = [e for e in self.entries if e[0] <= b]
+        top = max(e[1] for e in fits)
+        fits = [e for e in fits if e[1] >= top - TIE]
+        cmin = min(e[0] for e in fits)
+        fits = [e for e in fits if e[0] <= cmin + TIE]
+        if len(fits) == 1:
+            win = fits[0]
+        else:
+            win = min(fits, key=lambda e: selection_key(self.inst, e[2]))
+        return max(win[1], 0.0), win[2]
+
+
+def frontier_all_budgets(
+    inst: CompiledInstance, budgets: Sequence[float]
+) -> list[tuple[float, tuple[int, ...]]]:
+    """OPT and its tie-break winner at each budget, from one decomposition.
+
+    Raises
+    ------
+    FrontierTooLarge
+        When a component or a merge is too large (a ``ValueError``).
+    """
+    if not len(budgets):
+        return []
+    fr = Frontier(inst, max(budget_with_tolerance(b) for b in budgets))
+    return [fr.best(b) for b in budgets]
+
+
+__all__ = [
+    "FRONTIER_MAX_COMPONENT",
+    "FRONTIER_MAX_ENTRIES",
+    "Frontier",
+    "FrontierTooLarge",
+    "frontier_all_budgets",
+    "nondominated",
+]
