@@ -375,9 +375,17 @@ class Journal:
 # --------------------------------------------------------------------------- backends
 
 
+#: Modules the fork server imports once, so each pool worker starts with them loaded.
+_PRELOAD = ["memaudit_core.analysis", "memaudit_core.audit", "memaudit_core.suites"]
+
+
 def _pool_context() -> multiprocessing.context.BaseContext:
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    """``forkserver`` where available (no fork of a threaded parent), else ``spawn``."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(_PRELOAD)
+        return ctx
+    return multiprocessing.get_context("spawn")
 
 
 def _chunked(items: list[Any], slots: int) -> list[list[Any]]:

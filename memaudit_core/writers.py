@@ -38,6 +38,7 @@ Examples
 
 from __future__ import annotations
 
+import bisect
 import math
 import weakref
 from collections.abc import Callable
@@ -157,6 +158,9 @@ class _Prep:
         "entry_weight",
         "entry_row",
         "h",
+        "id_rank",
+        "_single",
+        "_py_entries",
         "__weakref__",
     )
 
@@ -177,6 +181,31 @@ class _Prep:
         self.entry_weight = inst.weight[inst.coverage.indices]
         self.entry_row = inst.nnz_row
         self.h = get_saturation(inst.saturation).h
+        # Rank of each candidate's id in string order: "smaller id" tie rules as an argmin.
+        order = sorted(range(inst.n_candidates), key=inst.candidate_ids.__getitem__)
+        self.id_rank = np.empty(inst.n_candidates, dtype=np.int64)
+        self.id_rank[order] = np.arange(inst.n_candidates)
+        self._single: np.ndarray | None = None
+        self._py_entries: list[list[tuple[int, float, float]]] | None = None
+
+    def singletons(self, inst: CompiledInstance) -> np.ndarray:
+        """F({u}) of every candidate (the marginal gains at the empty store)."""
+        if self._single is None:
+            self._single = CoverageState(inst).gains()
+        return self._single
+
+    def py_entries(self, inst: CompiledInstance) -> list[list[tuple[int, float, float]]]:
+        """Per candidate: its coverage entries as (unit, a_ur, w_r) Python tuples."""
+        if self._py_entries is None:
+            cov = inst.coverage
+            cols, data = cov.indices.tolist(), cov.data.tolist()
+            w = self.entry_weight.tolist()
+            ptr = cov.indptr.tolist()
+            self._py_entries = [
+                list(zip(cols[lo:hi], data[lo:hi], w[lo:hi], strict=True))
+                for lo, hi in zip(ptr[:-1], ptr[1:], strict=True)
+            ]
+        return self._py_entries
 
 
 _PREP: weakref.WeakKeyDictionary[CompiledInstance, _Prep] = weakref.WeakKeyDictionary()
@@ -210,6 +239,24 @@ def _slice_gains(
 # --------------------------------------------------------------------------- writers
 
 
+class _PyState:
+    """Running coverage of a partial store as Python floats (small cap1 / linear instances).
+
+    Same arithmetic as :class:`CoverageState` term by term (gains are per-entry terms summed
+    in entry order, as ``np.bincount`` does); at these sizes plain floats avoid numpy's
+    per-call overhead, which dominates the decision tree of :func:`_gvt`.
+    """
+
+    __slots__ = ("z", "value", "selected")
+
+    def __init__(self, z: list[float], value: float, selected: list[int]):
+        self.z, self.value, self.selected = z, value, selected
+
+
+#: Largest instance (units) for which :func:`_gvt` keeps coverage in Python floats.
+_PY_STATE_MAX_UNITS = 512
+
+
 def _gvt(inst: CompiledInstance, budget: float) -> tuple[int, ...]:
     """Grouped value threshold (DESIGN.md section 6).
 
@@ -221,8 +268,9 @@ def _gvt(inst: CompiledInstance, budget: float) -> tuple[int, ...]:
     Running one pass per threshold repeats most work: passes with nearby thresholds make the
     same decisions on their first groups. So the passes are run together as a decision tree:
     at each group the gains are computed once, and the (descending) thresholds still alive at
-    that node are split into contiguous runs that make the same choice. Every leaf is exactly
-    the pass of each threshold it holds, so the result equals the naive loop.
+    that node are split into contiguous runs that make the same choice (found by bisection:
+    the choice changes only where another candidate becomes admissible). Every leaf is
+    exactly the pass of each threshold it holds, so the result equals the naive loop.
     """
     prep = _prep(inst)
     cost, starts, suffix_min = prep.costs, prep.starts, prep.suffix_min_cost
@@ -231,19 +279,67 @@ def _gvt(inst: CompiledInstance, budget: float) -> tuple[int, ...]:
     limit = budget + _budget_tol(budget)
     n_groups = inst.n_groups
 
-    root = CoverageState(inst)
-    single = root.gains()
+    single = prep.singletons(inst)
     fits = inst.cost <= limit
     dens = np.sort(single[fits] / inst.cost[fits])[::-1]
     thresholds: list[float] = []
     for t in [*dens.tolist(), 0.0]:
         if t >= 0.0 and (not thresholds or not _tied(thresholds[-1], t)):
             thresholds.append(t)
+    neg_floor = [TIE_TOL - t for t in thresholds]  # -(threshold - TIE_TOL), ascending
+
+    py = inst.saturation in ("cap1", "linear") and inst.n_units <= _PY_STATE_MAX_UNITS
+    if py:
+        entries = prep.py_entries(inst)
+        cap1 = inst.saturation == "cap1"
+
+        def slice_gains(state, lo, hi):
+            z = state.z
+            out = []
+            for i in range(lo, hi):
+                g = 0.0
+                if cap1:
+                    for r, a, w in entries[i]:
+                        zr = z[r]
+                        za = zr + a
+                        g += w * ((za if za < 1.0 else 1.0) - (zr if zr < 1.0 else 1.0))
+                else:
+                    for r, a, w in entries[i]:
+                        zr = z[r]
+                        g += w * ((zr + a) - zr)
+                out.append(g)
+            return out
+
+        def child_of(state, pick):
+            z = list(state.z)
+            delta = 0.0
+            for r, a, w in entries[pick]:
+                zr = z[r]
+                za = zr + a
+                if cap1:
+                    delta += w * ((za if za < 1.0 else 1.0) - (zr if zr < 1.0 else 1.0))
+                else:
+                    delta += w * (za - zr)
+                z[r] = za
+            return _PyState(z, state.value + delta, [*state.selected, pick])
+
+        root: Any = _PyState([0.0] * inst.n_units, 0.0, [])
+    else:
+
+        def slice_gains(state, lo, hi):
+            return _slice_gains(inst, prep, state.z, lo, hi).tolist()
+
+        def child_of(state, pick):
+            child = state.copy()
+            child.add(pick)
+            return child
+
+        root = CoverageState(inst)
 
     # Best leaf so far: (value, cost, first threshold index, state).
-    best: tuple[float, float, int, CoverageState] | None = None
+    best: tuple[float, float, int, Any] | None = None
     # Node: (group, picks already made in this group, state, spent, threshold indices).
-    stack: list[tuple[int, int, CoverageState, float, list[int]]] = [
+    stack: list[tuple[int, int, Any, float, list[int]]] = [
         (0, 0, root, 0.0, list(range(len(thresholds))))
     ]
     while stack:
@@ -260,7 +356,7 @@ def _gvt(inst: CompiledInstance, budget: float) -> tuple[int, ...]:
                 best = (value, spent, taus[0], state)
             continue
         lo, hi = starts[g], starts[g + 1]
-        gains = _slice_gains(inst, prep, state.z, lo, hi).tolist()
+        gains = slice_gains(state, lo, hi)
         taken = set(state.selected) if used else ()
         elig: list[tuple[float, float, int]] = []  # (density, gain, position)
         for k, gain in enumerate(gains):
@@ -271,35 +367,47 @@ def _gvt(inst: CompiledInstance, budget: float) -> tuple[int, ...]:
             stack.append((g + 1, 0, state, spent, taus))
             continue
         # Walk thresholds from high to low; the admissible set only grows, so the choice
-        # changes at most len(elig) times and equal choices form contiguous runs.
+        # changes at most len(elig) times and equal choices form contiguous runs. Candidate
+        # j becomes admissible at the first threshold whose floor (threshold - TIE_TOL) is at
+        # most its density.
         elig.sort(key=lambda e: -e[0])
+        keys = [neg_floor[t] for t in taus]
+        n_taus = len(taus)
         runs: list[tuple[int | None, list[int]]] = []
         choice: int | None = None
         choice_key: tuple[float, float] = (0.0, 0.0)
+        prev_q = 0
         j = 0
-        for t_idx in taus:
-            floor = thresholds[t_idx] - TIE_TOL
-            while j < len(elig) and elig[j][0] >= floor:
-                _, gain, i = elig[j]
-                key = (gain, -cost[i])
-                # Largest gain, then lower cost, then smaller id (= lower position).
-                if (
-                    choice is None
-                    or _beats(key, choice_key)
-                    or (not _beats(choice_key, key) and ids[i] < ids[choice])
-                ):
-                    choice, choice_key = i, key
-                j += 1
+        while j < len(elig):
+            q = bisect.bisect_left(keys, -elig[j][0])
+            if q >= n_taus:
+                break  # j (and every later, lower-density candidate) is never admissible
+            if q > prev_q:
+                if runs and runs[-1][0] == choice:
+                    runs[-1][1].extend(taus[prev_q:q])
+                else:
+                    runs.append((choice, taus[prev_q:q]))
+                prev_q = q
+            _, gain, i = elig[j]
+            key = (gain, -cost[i])
+            # Largest gain, then lower cost, then smaller id (= lower position).
+            if (
+                choice is None
+                or _beats(key, choice_key)
+                or (not _beats(choice_key, key) and ids[i] < ids[choice])
+            ):
+                choice, choice_key = i, key
+            j += 1
+        if prev_q < n_taus:
             if runs and runs[-1][0] == choice:
-                runs[-1][1].append(t_idx)
+                runs[-1][1].extend(taus[prev_q:])
             else:
-                runs.append((choice, [t_idx]))
+                runs.append((choice, taus[prev_q:]))
         for pick, run_taus in runs:
             if pick is None:
                 stack.append((g + 1, 0, state, spent, run_taus))
                 continue
-            child = state.copy()
-            child.add(pick)
+            child = child_of(state, pick)
             used_next = used + 1
             if used_next < cap and used_next < hi - lo:
                 stack.append((g, used_next, child, spent + cost[pick], run_taus))
@@ -347,32 +455,86 @@ def _greedy_over(
     inst: CompiledInstance, budget: float, allowed: np.ndarray | None
 ) -> tuple[int, ...]:
     """Global cost-benefit greedy by (gain/cost, gain, -cost, smaller id) over open groups."""
+    return _greedy_rows(inst, [budget], [allowed])[0]
+
+
+def _greedy_rows(
+    inst: CompiledInstance,
+    budgets: list[float],
+    allowed: list[np.ndarray | None],
+) -> list[tuple[int, ...]]:
+    """:func:`_greedy_over` for many (budget, allowed pool) rows at once.
+
+    Each row is an independent greedy run; the rows advance together so that every step costs
+    one vectorised pass over all rows (sweeps ask for several budgets and pools of the same
+    instance). Per row the arithmetic and the tie rule are those of a single run: gains as in
+    :meth:`CoverageState.gains` (per-entry terms summed in entry order), the lexicographic
+    tolerant maximum of :func:`_tied_best` over (gain/cost, gain, -cost), then the smallest id.
+    """
+    prep = _prep(inst)
+    n, R = inst.n_candidates, inst.n_units
+    rows = len(budgets)
     cost = inst.cost
-    limit = budget + _budget_tol(budget)
-    open_ = np.ones(inst.n_candidates, dtype=bool) if allowed is None else allowed.copy()
-    group_count = np.zeros(inst.n_groups, dtype=np.int64)
-    state = CoverageState(inst)
-    spent = 0.0
-    while True:
-        open_ &= cost <= limit - spent
-        if not open_.any():
+    limit = np.array([b + _budget_tol(b) for b in budgets], dtype=np.float64)
+    open_ = np.ones((rows, n), dtype=bool)
+    for k, a in enumerate(allowed):
+        if a is not None:
+            open_[k] &= a
+    cap = inst.group_capacity
+    group_count = np.zeros((rows, inst.n_groups), dtype=np.int64)
+    z = np.zeros((rows, R))
+    spent = np.zeros(rows)
+    chosen: list[list[int]] = [[] for _ in range(rows)]
+    cov = inst.coverage
+    cols, data = cov.indices, cov.data
+    bins = prep.entry_row
+    active = np.arange(rows)
+    while active.size:
+        sub_open = open_[active]
+        sub_open &= cost[None, :] <= (limit[active] - spent[active])[:, None]
+        open_[active] = sub_open
+        alive = sub_open.any(axis=1)
+        active, sub_open = active[alive], sub_open[alive]
+        if not active.size:
             break
-        gains = state.gains()
-        cand = np.flatnonzero(open_ & (gains > GAIN_EPS))
-        if cand.size == 0:
-            break
-        g, c = gains[cand], cost[cand]
-        tied = cand[_tied_best([g / c, g, -c])]
-        # Full ties across groups go to the smaller id (positions follow arrival order, not ids).
-        pick = int(min(tied, key=lambda i: inst.candidate_ids[i]))
-        state.add(pick)
-        spent += float(cost[pick])
-        open_[pick] = False
-        grp = int(inst.group_idx[pick])
-        group_count[grp] += 1
-        if group_count[grp] >= inst.group_capacity:
-            open_[inst.group_start[grp] : inst.group_start[grp + 1]] = False
-    return tuple(sorted(state.selected))
+        zc = z[active][:, cols]
+        per = prep.entry_weight * (prep.h(zc + data) - prep.h(zc))
+        m = active.size
+        flat = (np.arange(m)[:, None] * n + bins[None, :]).ravel()
+        gains = np.bincount(flat, weights=per.ravel(), minlength=m * n).reshape(m, n)
+        mask = sub_open & (gains > GAIN_EPS)
+        alive = mask.any(axis=1)
+        if not alive.all():
+            active, mask, gains = active[alive], mask[alive], gains[alive]
+            if not active.size:
+                break
+        m = active.size
+        ratio = gains / cost[None, :]
+        for arr in (ratio, gains, -cost[None, :]):
+            top = np.where(mask, arr, -np.inf).max(axis=1)
+            floor = top - TIE_TOL * np.maximum(1.0, np.abs(top))
+            mask &= arr >= floor[:, None]
+            if mask.sum() == m:
+                break  # one candidate left per row: later keys cannot change the pick
+        # Full ties across groups go to the smaller id (positions follow arrival order).
+        picks = np.where(mask, prep.id_rank[None, :], n).argmin(axis=1)
+        # Add each row's pick: its coverage entries, cost, and close it (and a full group).
+        starts = cov.indptr[picks]
+        lens = cov.indptr[picks + 1] - starts
+        total = int(lens.sum())
+        if total:
+            pos = np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(total)
+            z[np.repeat(active, lens), cols[pos]] += data[pos]
+        spent[active] += cost[picks]
+        open_[active, picks] = False
+        grp = inst.group_idx[picks]
+        group_count[active, grp] += 1
+        full = group_count[active, grp] >= cap
+        if full.any():
+            open_[active[full]] &= inst.group_idx[None, :] != grp[full][:, None]
+        for k, pick in zip(active.tolist(), picks.tolist(), strict=True):
+            chosen[k].append(pick)
+    return [tuple(sorted(c)) for c in chosen]
 
 
 def _greedy(inst: CompiledInstance, budget: float) -> tuple[int, ...]:
