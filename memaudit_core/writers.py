@@ -244,7 +244,7 @@ class _PyState:
 
     Same arithmetic as :class:`CoverageState` term by term (gains are per-entry terms summed
     in entry order, as ``np.bincount`` does); at these sizes plain floats avoid numpy's
-    per-call overhead, which dominates the decision tree of :func:`_gvt`.
+    per-call overhead, which dominates the single-pass writers and the tree of :func:`_gvt`.
     """
 
     __slots__ = ("z", "value", "selected")
@@ -253,8 +253,60 @@ class _PyState:
         self.z, self.value, self.selected = z, value, selected
 
 
-#: Largest instance (units) for which :func:`_gvt` keeps coverage in Python floats.
+#: Largest instance (units) for which single-pass writers keep coverage in Python floats.
 _PY_STATE_MAX_UNITS = 512
+
+
+def _state_ops(inst: CompiledInstance, prep: _Prep):
+    """(root state, slice_gains(state, lo, hi), add(state, pick), copy(state)).
+
+    Python floats for small cap1 / linear instances, :class:`CoverageState` otherwise; both
+    give the same gains (per-entry terms summed in entry order).
+    """
+    if inst.saturation in ("cap1", "linear") and inst.n_units <= _PY_STATE_MAX_UNITS:
+        entries = prep.py_entries(inst)
+        cap1 = inst.saturation == "cap1"
+
+        def slice_gains(state: _PyState, lo: int, hi: int) -> list[float]:
+            z = state.z
+            out = []
+            for i in range(lo, hi):
+                g = 0.0
+                if cap1:
+                    for r, a, w in entries[i]:
+                        zr = z[r]
+                        za = zr + a
+                        g += w * ((za if za < 1.0 else 1.0) - (zr if zr < 1.0 else 1.0))
+                else:
+                    for r, a, w in entries[i]:
+                        zr = z[r]
+                        g += w * ((zr + a) - zr)
+                out.append(g)
+            return out
+
+        def add(state: _PyState, pick: int) -> None:
+            z = state.z
+            delta = 0.0
+            for r, a, w in entries[pick]:
+                zr = z[r]
+                za = zr + a
+                if cap1:
+                    delta += w * ((za if za < 1.0 else 1.0) - (zr if zr < 1.0 else 1.0))
+                else:
+                    delta += w * (za - zr)
+                z[r] = za
+            state.value += delta
+            state.selected.append(pick)
+
+        def copy(state: _PyState) -> _PyState:
+            return _PyState(list(state.z), state.value, list(state.selected))
+
+        return _PyState([0.0] * inst.n_units, 0.0, []), slice_gains, add, copy
+
+    def np_gains(state: CoverageState, lo: int, hi: int) -> list[float]:
+        return _slice_gains(inst, prep, state.z, lo, hi).tolist()
+
+    return CoverageState(inst), np_gains, CoverageState.add, CoverageState.copy
 
 
 def _gvt(inst: CompiledInstance, budget: float) -> tuple[int, ...]:
@@ -288,53 +340,7 @@ def _gvt(inst: CompiledInstance, budget: float) -> tuple[int, ...]:
             thresholds.append(t)
     neg_floor = [TIE_TOL - t for t in thresholds]  # -(threshold - TIE_TOL), ascending
 
-    py = inst.saturation in ("cap1", "linear") and inst.n_units <= _PY_STATE_MAX_UNITS
-    if py:
-        entries = prep.py_entries(inst)
-        cap1 = inst.saturation == "cap1"
-
-        def slice_gains(state, lo, hi):
-            z = state.z
-            out = []
-            for i in range(lo, hi):
-                g = 0.0
-                if cap1:
-                    for r, a, w in entries[i]:
-                        zr = z[r]
-                        za = zr + a
-                        g += w * ((za if za < 1.0 else 1.0) - (zr if zr < 1.0 else 1.0))
-                else:
-                    for r, a, w in entries[i]:
-                        zr = z[r]
-                        g += w * ((zr + a) - zr)
-                out.append(g)
-            return out
-
-        def child_of(state, pick):
-            z = list(state.z)
-            delta = 0.0
-            for r, a, w in entries[pick]:
-                zr = z[r]
-                za = zr + a
-                if cap1:
-                    delta += w * ((za if za < 1.0 else 1.0) - (zr if zr < 1.0 else 1.0))
-                else:
-                    delta += w * (za - zr)
-                z[r] = za
-            return _PyState(z, state.value + delta, [*state.selected, pick])
-
-        root: Any = _PyState([0.0] * inst.n_units, 0.0, [])
-    else:
-
-        def slice_gains(state, lo, hi):
-            return _slice_gains(inst, prep, state.z, lo, hi).tolist()
-
-        def child_of(state, pick):
-            child = state.copy()
-            child.add(pick)
-            return child
-
-        root = CoverageState(inst)
+    root, slice_gains, add, copy = _state_ops(inst, prep)
 
     # Best leaf so far: (value, cost, first threshold index, state).
     best: tuple[float, float, int, Any] | None = None
@@ -407,7 +413,8 @@ def _gvt(inst: CompiledInstance, budget: float) -> tuple[int, ...]:
             if pick is None:
                 stack.append((g + 1, 0, state, spent, run_taus))
                 continue
-            child = child_of(state, pick)
+            child = copy(state)
+            add(child, pick)
             used_next = used + 1
             if used_next < cap and used_next < hi - lo:
                 stack.append((g, used_next, child, spent + cost[pick], run_taus))
@@ -423,14 +430,14 @@ def _density(inst: CompiledInstance, budget: float) -> tuple[int, ...]:
     cost, starts, suffix_min = prep.costs, prep.starts, prep.suffix_min_cost
     ids = inst.candidate_ids
     limit = budget + _budget_tol(budget)
-    state = CoverageState(inst)
+    state, slice_gains, add, _ = _state_ops(inst, prep)
     spent = 0.0
     for g in range(inst.n_groups):
         if spent + suffix_min[g] > limit:
             break
         lo, hi = starts[g], starts[g + 1]
         for _ in range(min(inst.group_capacity, hi - lo)):
-            gains = _slice_gains(inst, prep, state.z, lo, hi).tolist()
+            gains = slice_gains(state, lo, hi)
             choice, choice_key = None, None
             for k, gain in enumerate(gains):
                 i = lo + k
@@ -446,7 +453,7 @@ def _density(inst: CompiledInstance, budget: float) -> tuple[int, ...]:
                     choice, choice_key = i, key
             if choice is None:
                 break
-            state.add(choice)
+            add(state, choice)
             spent += cost[choice]
     return tuple(sorted(state.selected))
 

@@ -305,3 +305,37 @@ def noise_sensitivity(
         _package, mode, level, draws, seed, budgets, time_limit=APP_TIME_LIMIT_S,
         progress=_progress,
     )
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def family_audit(
+    family_spec: str,
+    budgets: tuple[float, ...],
+    pools: tuple[str, ...],
+    time_limit: float,
+    _progress=None,
+):
+    """:func:`memaudit_core.audit.audit` over a family's seed range (``"name:A-B"``)."""
+    from memaudit_core import audit
+
+    return audit.audit(
+        families=[family_spec], budgets=budgets, pools=pools, time_limit=time_limit,
+        figures=False, progress=_progress,
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def pool_audit(
+    _package: Package,
+    content_hash: str,
+    budgets: tuple[float, ...],
+    pools: tuple[str, ...],
+    time_limit: float,
+    _progress=None,
+):
+    """:func:`memaudit_core.audit.audit_summary_for_package` for this package's pools."""
+    from memaudit_core import audit
+
+    return audit.audit_summary_for_package(
+        _package, budgets, pools, time_limit=time_limit, progress=_progress
+    )

@@ -46,15 +46,14 @@ def base_layout(fig: go.Figure, title: str, present: bool = False, height: int =
         template="plotly_white",
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "right", "x": 1},
     )
-    if present:
-        # Streamlit's chart theme shrinks tick labels (12 px); for the back of the room set
-        # them explicitly, except where a builder already chose a size.
-        def _ticks(axis) -> None:
-            if axis.tickfont.size is None:
-                axis.update(tickfont={"size": size - 3})
+    # Streamlit's chart theme shrinks tick labels (12 px); set them explicitly so charts read
+    # from the back of a room, except where a builder already chose a size.
+    def _ticks(axis) -> None:
+        if axis.tickfont.size is None:
+            axis.update(tickfont={"size": size - (3 if present else 1)})
 
-        fig.for_each_xaxis(_ticks)
-        fig.for_each_yaxis(_ticks)
+    fig.for_each_xaxis(_ticks)
+    fig.for_each_yaxis(_ticks)
     return fig
 
 

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from memaudit_core import curves
+from memaudit_core.generators import FAMILIES
 from memaudit_ui import cached, figures, render
 from memaudit_ui.frame import frame, md_escape
 
@@ -131,3 +132,57 @@ with st.expander("How a budget is certified"):
         "MILP covers the cap1 and linear saturations; log1p packages are certified by "
         "branch-and-bound alone."
     )
+
+# ------------------------------------------------------------------ suite audit (issue 8)
+st.subheader("Audit across pools and seeds")
+st.caption(
+    "The same two engines over the ablation pools of this package, or over a seed range of its "
+    "family. Instances are counted once by content (seed-invariant families and repeated "
+    "instances are not double-counted); a disagreement is saved for inspection by the CLI "
+    "(`memaudit audit --out DIR`)."
+)
+family = pkg.meta.get("generator") if isinstance(pkg.meta, dict) else None
+seeded = family in FAMILIES and FAMILIES[family].seeded
+a1, a2, a3 = st.columns([2, 1, 1], vertical_alignment="bottom")
+pools = a1.multiselect(
+    "Pools", ["full", "no_validity", "generic"], default=["full", "no_validity", "generic"],
+    key="cert_audit_pools",
+)
+seed_hi = a2.number_input(
+    "Seeds 0 to", min_value=0, max_value=999, value=19, step=1, key="cert_audit_seeds",
+    disabled=not seeded,
+    help="Only for packages from a seeded family; otherwise this package alone is audited.",
+)
+run_audit = a3.button("Run the audit", key="cert_audit_run")
+if run_audit and pools:
+    bar2, tick2 = cached.progress_bar("Auditing")
+    if seeded:
+        audit_report = cached.family_audit(
+            f"{family}:0-{int(seed_hi)}", grid, tuple(pools), float(time_limit), _progress=tick2
+        )
+    else:
+        audit_report = cached.pool_audit(
+            pkg, content_hash, grid, tuple(pools), float(time_limit), _progress=tick2
+        )
+    bar2.empty()
+    if audit_report.n_disagree:
+        st.error(f"{audit_report.n_disagree} disagreement(s) between branch-and-bound and MILP.")
+    elif audit_report.n_unproven:
+        st.warning(f"{audit_report.n_unproven} instance(s) not proven within the time limit.")
+    else:
+        st.success(f"All {audit_report.n_tasks} instance checks agree.")
+    am = st.columns(5)
+    am[0].metric("Sources", audit_report.n_sources)
+    am[1].metric("Distinct instances", audit_report.n_instances)
+    am[2].metric("Checks (instance × pool × budget)", audit_report.n_tasks)
+    am[3].metric("Agree / disagree / unproven",
+                 f"{audit_report.n_agree} / {audit_report.n_disagree} / {audit_report.n_unproven}")
+    diff = audit_report.max_abs_diff
+    am[4].metric("Largest difference", "n/a" if diff is None else f"{diff:.1e}")
+    render.table(
+        pd.DataFrame([r.to_dict() for r in audit_report.rows]),
+        "cert_audit_rows",
+        f"{pkg.id}-audit",
+    )
+    for note in audit_report.notes:
+        st.text(note)

@@ -1,0 +1,42 @@
+"""The Certification page's audit section (issue 8): counts and agreement shown honestly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from memaudit_core.audit import audit
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _certification(package_key: str) -> AppTest:
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=300)
+    at.query_params["package"] = package_key
+    at.run()
+    at.switch_page("pages/6_Certification.py").run()
+    return at
+
+
+def test_family_audit_section_matches_the_core_audit() -> None:
+    at = _certification("sample:memaudit-small-s0")
+    at.number_input(key="cert_audit_seeds").set_value(3).run()
+    at.button(key="cert_audit_run").click().run()
+    assert not at.exception and not at.error
+    metrics = {m.label: m.value for m in at.metric}
+    grid = (1.0, 2.0, 4.0, 8.0, 16.0)
+    expected = audit(families=["memaudit-small:0-3"], budgets=grid,
+                     pools=("full", "no_validity", "generic"), figures=False)
+    assert metrics["Sources"] == str(expected.n_sources) == "4"
+    assert metrics["Distinct instances"] == str(expected.n_instances)
+    assert metrics["Checks (instance × pool × budget)"] == str(expected.n_tasks)
+    assert metrics["Agree / disagree / unproven"] == f"{expected.n_tasks} / 0 / 0"
+
+
+def test_seed_invariant_package_audits_its_pools_once() -> None:
+    at = _certification("sample:update_chain")
+    at.button(key="cert_audit_run").click().run()
+    assert not at.exception and not at.error
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Sources"] == "1" and metrics["Distinct instances"] == "1"
