@@ -40,8 +40,8 @@ from .errors import MemAuditError, UnknownNameError, WriterError
 from .objective import coverage_of, evaluate, get_saturation
 from .package import Package, Store
 from .plugins import prefetch, remember_package
-from .solvers import SolveResult, solve
-from .writers import WriterFailure, get_writer, run_writer
+from .solvers import SolveResult, solve, solve_budgets
+from .writers import WriterFailure, get_writer, run_writer, run_writers
 
 #: Kinds shown first, in this order (the validity story); other kinds follow alphabetically.
 KIND_ORDER = ("current_truth", "invalidation", "temporal_order", "temporal_interval", "stale")
@@ -748,14 +748,21 @@ def score(
 # --------------------------------------------------------------------------- sweep
 
 
+@functools.lru_cache(maxsize=8)
+def _bootstrap_draws(n: int) -> np.ndarray:
+    draws = np.random.default_rng(_BOOTSTRAP_SEED).integers(0, n, size=(_BOOTSTRAP_RESAMPLES, n))
+    draws.setflags(write=False)
+    return draws
+
+
 def _bootstrap_ci(values: np.ndarray) -> tuple[float, float]:
     n = values.size
     mean = float(values.mean())
     if n == 1:
         return mean, mean
-    # A fresh generator per summary row: a row's CI does not depend on which rows came first.
-    rng = np.random.default_rng(_BOOTSTRAP_SEED)
-    draws = rng.integers(0, n, size=(_BOOTSTRAP_RESAMPLES, n))
+    # The same draws for every summary row of n values (a fresh generator per row, so a
+    # row's CI does not depend on which rows came first); built once per n.
+    draws = _bootstrap_draws(n)
     means = values[draws].mean(axis=1)
     low, high = np.percentile(means, [2.5, 97.5])
     return float(low), float(high)
@@ -828,6 +835,7 @@ def sweep(
     solver: str = "auto",
     time_limit: float | None = None,
     progress: Callable[[int, int], None] | None = None,
+    cross_check: bool | str | None = "sample",
 ) -> SweepResult:
     """Ratios of writers, stores and ablations over packages x budgets.
 
@@ -851,6 +859,13 @@ def sweep(
         Passed to :func:`memaudit_core.solvers.solve`.
     progress : callable, optional
         ``progress(done, total)`` after each (package, budget).
+    cross_check : {'sample', True, False, None}
+        Second-engine checks of the package and ablation optima
+        (:func:`memaudit_core.solvers.solve_budgets`): ``"sample"`` (default) cross-checks
+        every budget of a deterministic sample of packages (one in
+        :data:`memaudit_core.solvers.budgets.SAMPLE_EVERY`, by content hash); ``True`` every
+        optimum; ``False`` none; ``None`` as :func:`memaudit_core.solvers.solve` would. Each
+        optimum's certificate records its proof and any cross-check.
 
     Returns
     -------
@@ -895,22 +910,47 @@ def sweep(
         pkg_stores = {s.id: s for s in package.stores}
         row = functools.partial(_sweep_row, package.id, seed, family)
 
-        # Optima at the previous (smaller) budget, as (value, selection): still feasible now,
-        # and F does not depend on the budget, so their values carry over unchanged.
-        prev_opt: tuple[float, tuple[int, ...]] | None = None
-        prev_pool: dict[str, tuple[float, tuple[int, ...]]] = {}
+        # Union optima at the previous (smaller) budget, as (value, selection): still feasible
+        # now, and F does not depend on the budget, so their values carry over unchanged.
         prev_union: dict[str, tuple[float, tuple[int, ...]]] = {}
         prefetch(package, inst, writers, grid)  # one worker per blind writer, all budgets
-        for budget in grid:
+        # Every writer at every budget in one call (batched), then OPT at every budget in
+        # one call: the optimum at a smaller budget seeds the next, and small packages are
+        # answered by one decomposition for all budgets (solvers.solve_budgets).
+        by_writer = run_writers(writers, inst, grid, package=package)
+        per_budget = [[by_writer[w][k] for w in writers] for k in range(len(grid))]
+        incumbents = [
+            _best_incumbent(
+                (r.value, r.selected_idx) for r in found if not isinstance(r, WriterError)
+            )
+            for found in per_budget
+        ]
+        opts = solve_budgets(
+            inst,
+            grid,
+            solver,
+            time_limit=time_limit,
+            cross_check=cross_check,
+            incumbents=incumbents,
+        )
+        pool_opts = {
+            name: solve_budgets(
+                inst.pool_instance(ABLATIONS[name]),
+                grid,
+                solver,
+                time_limit=time_limit,
+                cross_check=cross_check,
+            )
+            for name in dict.fromkeys(ablations)
+        }
+        for k, budget in enumerate(grid):
             results = []
-            for w in writers:  # a failing writer is reported; the others go on
-                try:
-                    results.append(run_writer(w, inst, budget, package=package))
-                except WriterError as exc:
-                    failures.append(WriterFailure.from_error(package.id, seed, budget, w, exc))
-            incumbent = _best_incumbent([prev_opt, *((r.value, r.selected_idx) for r in results)])
-            opt = solve(inst, budget, solver, time_limit=time_limit, incumbent_idx=incumbent)
-            prev_opt = (opt.value, tuple(opt.selected_idx))
+            for w, res in zip(writers, per_budget[k], strict=True):
+                if isinstance(res, WriterError):  # reported; the others go on
+                    failures.append(WriterFailure.from_error(package.id, seed, budget, w, res))
+                else:
+                    results.append(res)
+            opt = opts[k]
             for res in results:
                 rows.append(row(res.writer, res.value, opt.value, opt.certified, res.cost, budget))
             for sid in stores:
@@ -935,10 +975,7 @@ def sweep(
                     cost = float(inst.cost[kept].sum()) if kept else 0.0
                 rows.append(row(sid, value, denom, cert, cost, budget))
             for name in ablations:
-                pool = inst.pool_instance(ABLATIONS[name])
-                inc = _best_incumbent([prev_pool.get(name)])
-                p_opt = solve(pool, budget, solver, time_limit=time_limit, incumbent_idx=inc)
-                prev_pool[name] = (p_opt.value, tuple(p_opt.selected_idx))
+                p_opt = pool_opts[name][k]
                 rows.append(
                     row(
                         name,

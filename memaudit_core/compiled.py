@@ -162,7 +162,10 @@ class CompiledInstance:
             return False
         if self.selection_cost(idx) > budget + 1e-9 * max(1.0, abs(budget)):
             return False
-        counts = np.bincount(self.group_idx[idx], minlength=self.n_groups)
+        groups = self.group_idx[idx]
+        if self.group_capacity == 1:
+            return len(set(groups.tolist())) == idx.size
+        counts = np.bincount(groups, minlength=self.n_groups)
         return bool(counts.max() <= self.group_capacity)
 
     # ------------------------------------------------------------------ derived instances
@@ -172,6 +175,17 @@ class CompiledInstance:
         idx = np.flatnonzero(keep)
         counts = np.bincount(self.group_idx[idx], minlength=self.n_groups)
         group_start = np.concatenate([[0], np.cumsum(counts)])
+        # The kept rows of the CSR coverage, gathered directly (scipy's fancy row indexing
+        # costs more than everything else here on small packages).
+        cov = self.coverage
+        starts = cov.indptr[idx]
+        lens = cov.indptr[idx + 1] - starts
+        total = int(lens.sum())
+        pos = np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(total)
+        indptr = np.concatenate([[0], np.cumsum(lens)]).astype(cov.indptr.dtype)
+        coverage = sp.csr_array(
+            (cov.data[pos], cov.indices[pos], indptr), shape=(idx.size, self.n_units)
+        )
         return CompiledInstance(
             package_id=self.package_id,
             content_hash=self.content_hash,
@@ -187,7 +201,7 @@ class CompiledInstance:
             unit_ids=self.unit_ids,
             unit_kinds=self.unit_kinds,
             weight=self.weight,
-            coverage=sp.csr_array(self.coverage[idx]),
+            coverage=coverage,
             is_external=_frozen(self.is_external[idx]),
             group_capacity=self.group_capacity,
             _index={self.candidate_ids[i]: k for k, i in enumerate(idx)},

@@ -161,6 +161,8 @@ class _Prep:
         "id_rank",
         "_single",
         "_py_entries",
+        "recency",
+        "group_of",
         "__weakref__",
     )
 
@@ -186,6 +188,8 @@ class _Prep:
         self.id_rank = np.empty(inst.n_candidates, dtype=np.int64)
         self.id_rank[order] = np.arange(inst.n_candidates)
         self._single: np.ndarray | None = None
+        self.recency: list[int] | None = None  # raw spans in recency_raw's order
+        self.group_of: list[int] = inst.group_idx.tolist()
         self._py_entries: list[list[tuple[int, float, float]]] | None = None
 
     def singletons(self, inst: CompiledInstance) -> np.ndarray:
@@ -395,14 +399,21 @@ def _gvt(inst: CompiledInstance, budget: float) -> tuple[int, ...]:
                     runs.append((choice, taus[prev_q:q]))
                 prev_q = q
             _, gain, i = elig[j]
-            key = (gain, -cost[i])
-            # Largest gain, then lower cost, then smaller id (= lower position).
-            if (
-                choice is None
-                or _beats(key, choice_key)
-                or (not _beats(choice_key, key) and ids[i] < ids[choice])
-            ):
-                choice, choice_key = i, key
+            negc = -cost[i]
+            # Largest gain, then lower cost, then smaller id (= lower position): _beats on
+            # (gain, -cost) with tolerant ties, written out (this is the innermost loop).
+            if choice is None:
+                choice, choice_key = i, (gain, negc)
+            else:
+                cg, cn = choice_key
+                if abs(gain - cg) > TIE_TOL * max(1.0, abs(gain), abs(cg)):
+                    take = gain > cg
+                elif abs(negc - cn) > TIE_TOL * max(1.0, abs(negc), abs(cn)):
+                    take = negc > cn
+                else:
+                    take = ids[i] < ids[choice]
+                if take:
+                    choice, choice_key = i, (gain, negc)
             j += 1
         if prev_q < n_taus:
             if runs and runs[-1][0] == choice:
@@ -482,12 +493,14 @@ def _greedy_rows(
     n, R = inst.n_candidates, inst.n_units
     rows = len(budgets)
     cost = inst.cost
+    neg_cost = -cost[None, :]
     limit = np.array([b + _budget_tol(b) for b in budgets], dtype=np.float64)
     open_ = np.ones((rows, n), dtype=bool)
     for k, a in enumerate(allowed):
         if a is not None:
             open_[k] &= a
     cap = inst.group_capacity
+    group_idx = inst.group_idx
     group_count = np.zeros((rows, inst.n_groups), dtype=np.int64)
     z = np.zeros((rows, R))
     spent = np.zeros(rows)
@@ -495,29 +508,35 @@ def _greedy_rows(
     cov = inst.coverage
     cols, data = cov.indices, cov.data
     bins = prep.entry_row
-    active = np.arange(rows)
-    while active.size:
-        sub_open = open_[active]
-        sub_open &= cost[None, :] <= (limit[active] - spent[active])[:, None]
-        open_[active] = sub_open
-        alive = sub_open.any(axis=1)
-        active, sub_open = active[alive], sub_open[alive]
-        if not active.size:
-            break
-        zc = z[active][:, cols]
-        per = prep.entry_weight * (prep.h(zc + data) - prep.h(zc))
-        m = active.size
-        flat = (np.arange(m)[:, None] * n + bins[None, :]).ravel()
-        gains = np.bincount(flat, weights=per.ravel(), minlength=m * n).reshape(m, n)
-        mask = sub_open & (gains > GAIN_EPS)
+    # Small instances add a pick's coverage as a dense row (adding 0.0 elsewhere is exact).
+    dense = inst.coverage_dense if n * R <= 1_000_000 else None
+    # Arrays hold the rows still running only; ``row_id`` maps them back.
+    row_id = np.arange(rows)
+    first = True
+    while row_id.size:
+        open_ &= cost[None, :] <= (limit - spent)[:, None]
+        m = row_id.size
+        if first:
+            # Every row starts from the empty store: its gains are the singleton values.
+            gains = np.broadcast_to(prep.singletons(inst), (m, n))
+            first = False
+        else:
+            zc = z[:, cols]
+            per = prep.entry_weight * (prep.h(zc + data) - prep.h(zc))
+            flat = (np.arange(m)[:, None] * n + bins[None, :]).ravel()
+            gains = np.bincount(flat, weights=per.ravel(), minlength=m * n).reshape(m, n)
+        mask = open_ & (gains > GAIN_EPS)
         alive = mask.any(axis=1)
         if not alive.all():
-            active, mask, gains = active[alive], mask[alive], gains[alive]
-            if not active.size:
+            keep = np.flatnonzero(alive)
+            row_id, mask, gains = row_id[keep], mask[keep], gains[keep]
+            open_, z, spent, limit = open_[keep], z[keep], spent[keep], limit[keep]
+            group_count = group_count[keep]
+            m = row_id.size
+            if not m:
                 break
-        m = active.size
         ratio = gains / cost[None, :]
-        for arr in (ratio, gains, -cost[None, :]):
+        for arr in (ratio, gains, neg_cost):
             top = np.where(mask, arr, -np.inf).max(axis=1)
             floor = top - TIE_TOL * np.maximum(1.0, np.abs(top))
             mask &= arr >= floor[:, None]
@@ -525,21 +544,27 @@ def _greedy_rows(
                 break  # one candidate left per row: later keys cannot change the pick
         # Full ties across groups go to the smaller id (positions follow arrival order).
         picks = np.where(mask, prep.id_rank[None, :], n).argmin(axis=1)
-        # Add each row's pick: its coverage entries, cost, and close it (and a full group).
-        starts = cov.indptr[picks]
-        lens = cov.indptr[picks + 1] - starts
-        total = int(lens.sum())
-        if total:
-            pos = np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(total)
-            z[np.repeat(active, lens), cols[pos]] += data[pos]
-        spent[active] += cost[picks]
-        open_[active, picks] = False
-        grp = inst.group_idx[picks]
-        group_count[active, grp] += 1
-        full = group_count[active, grp] >= cap
-        if full.any():
-            open_[active[full]] &= inst.group_idx[None, :] != grp[full][:, None]
-        for k, pick in zip(active.tolist(), picks.tolist(), strict=True):
+        # Add each row's pick: its coverage, its cost, and close it (and a full group).
+        if dense is not None:
+            z += dense[picks]
+        else:
+            starts = cov.indptr[picks]
+            lens = cov.indptr[picks + 1] - starts
+            total = int(lens.sum())
+            if total:
+                pos = np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(total)
+                z[np.repeat(np.arange(m), lens), cols[pos]] += data[pos]
+        spent += cost[picks]
+        grp = group_idx[picks]
+        if cap == 1:
+            open_ &= group_idx[None, :] != grp[:, None]
+        else:
+            open_[np.arange(m), picks] = False
+            group_count[np.arange(m), grp] += 1
+            full = group_count[np.arange(m), grp] >= cap
+            if full.any():
+                open_[full] &= group_idx[None, :] != grp[full][:, None]
+        for k, pick in zip(row_id.tolist(), picks.tolist(), strict=True):
             chosen[k].append(pick)
     return [tuple(sorted(c)) for c in chosen]
 
@@ -558,22 +583,26 @@ def _summary_only(inst: CompiledInstance, budget: float) -> tuple[int, ...]:
 
 def _recency_raw(inst: CompiledInstance, budget: float) -> tuple[int, ...]:
     """raw_span candidates newest first (time desc, cost, id); add each one that fits."""
-    cost = inst.cost
+    prep = _prep(inst)
+    cost = prep.costs
     limit = budget + _budget_tol(budget)
-    raw = np.flatnonzero(_prep(inst).types == "raw_span").tolist()
-    times, ids = inst.candidate_times, inst.candidate_ids
-    raw.sort(key=lambda i: (-float(times[i]), float(cost[i]), ids[i]))
-    state = CoverageState(inst)
+    if prep.recency is None:
+        raw = np.flatnonzero(prep.types == "raw_span").tolist()
+        times, ids = inst.candidate_times.tolist(), inst.candidate_ids
+        raw.sort(key=lambda i: (-times[i], cost[i], ids[i]))
+        prep.recency = raw
+    group_of = prep.group_of
+    state, slice_gains, add, _ = _state_ops(inst, prep)
     group_count: dict[int, int] = {}
     spent = 0.0
-    for i in raw:
-        c = float(cost[i])
-        grp = int(inst.group_idx[i])
+    for i in prep.recency:
+        c = cost[i]
+        grp = group_of[i]
         if spent + c > limit or group_count.get(grp, 0) >= inst.group_capacity:
             continue
-        if state.gain(i) <= GAIN_EPS:
+        if slice_gains(state, i, i + 1)[0] <= GAIN_EPS:
             continue
-        state.add(i)
+        add(state, i)
         spent += c
         group_count[grp] = group_count.get(grp, 0) + 1
     return tuple(sorted(state.selected))
@@ -818,6 +847,114 @@ def run_writer(
     )
 
 
+#: Reference writers that share one batched greedy run per instance in :func:`run_writers`
+#: (name -> candidate type allowed, None for every type).
+_GREEDY_POOLS: dict[str, str | None] = {
+    "greedy": None,
+    "fact_only": "atomic_fact",
+    "summary_only": "summary",
+}
+
+
+def run_writers(
+    names: list[str] | tuple[str, ...],
+    inst: CompiledInstance,
+    budgets: list[float] | tuple[float, ...],
+    *,
+    package: Any | None = None,
+    timeout: float | None = None,
+) -> dict[str, list[WriterResult | WriterError]]:
+    """Several writers at several budgets of one instance: the bulk form of :func:`run_writer`.
+
+    Every entry is what ``run_writer(name, inst, budget)`` returns (the same store and value),
+    or the :class:`~memaudit_core.errors.WriterError` it would raise, so a caller can report a
+    failure and go on. Reference writers share work: the greedy writers (``greedy``,
+    ``fact_only``, ``summary_only``) run as one batch of rows across budgets, and values are
+    recomputed in one pass (:func:`~memaudit_core.objective.evaluate_many`). Plugin writers
+    run through :func:`run_writer` budget by budget.
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> from memaudit_core.compiled import compile_package
+    >>> inst = compile_package(generate("update_chain"))
+    >>> out = run_writers(["gvt", "greedy"], inst, [3, 6])
+    >>> [r.value == run_writer("gvt", inst, b).value for r, b in zip(out["gvt"], [3, 6])]
+    [True, True]
+    """
+    from .objective import evaluate_many
+
+    infos = [get_writer(n) for n in names]
+    checked = []
+    for budget in budgets:
+        try:
+            b = float(budget)
+        except (TypeError, ValueError):
+            raise MemAuditError(f"budget must be a number, got {budget!r}") from None
+        if not math.isfinite(b) or b < 0:
+            raise MemAuditError(f"budget must be a finite number >= 0, got {budget!r}")
+        checked.append(b)
+    out: dict[str, list[WriterResult | WriterError]] = {}
+    selections: dict[str, list[tuple[int, ...]]] = {}
+    batched = [i.name for i in infos if not i.is_plugin and i.name in _GREEDY_POOLS]
+    if batched and checked:
+        types = _prep(inst).types
+        rows_b: list[float] = []
+        rows_a: list[np.ndarray | None] = []
+        for name in batched:
+            t = _GREEDY_POOLS[name]
+            for b in checked:
+                rows_b.append(b)
+                rows_a.append(None if t is None else types == t)
+        picked = _greedy_rows(inst, rows_b, rows_a)
+        for k, name in enumerate(batched):
+            selections[name] = picked[k * len(checked) : (k + 1) * len(checked)]
+    for info in infos:
+        if info.name in out or info.name in selections:
+            continue
+        if info.is_plugin:
+            res: list[WriterResult | WriterError] = []
+            for b in checked:
+                try:
+                    res.append(run_writer(info.name, inst, b, package=package, timeout=timeout))
+                except WriterError as exc:
+                    res.append(exc)
+            out[info.name] = res
+            continue
+        selections[info.name] = [tuple(sorted(int(i) for i in info.fn(inst, b))) for b in checked]
+    # Values of every reference writer's stores in one pass.
+    names_ref = [n for n in dict.fromkeys(i.name for i in infos) if n in selections]
+    flat_values = evaluate_many(inst, [sel for n in names_ref for sel in selections[n]])
+    for k, name in enumerate(names_ref):
+        info = get_writer(name)
+        sels = selections[name]
+        values = flat_values[k * len(checked) : (k + 1) * len(checked)]
+        res = []
+        for b, sel, value in zip(checked, sels, values, strict=True):
+            idx = np.asarray(sel, dtype=np.int64)
+            cost = float(inst.cost[idx].sum()) if sel else 0.0
+            if not inst.is_feasible(idx, b):
+                res.append(
+                    WriterError(
+                        f"writer {info.name!r} returned an infeasible store at budget {b:g} "
+                        f"(cost {cost:g}, {len(sel)} candidates)"
+                    )
+                )
+                continue
+            res.append(
+                WriterResult(
+                    writer=info.name,
+                    budget=b,
+                    selected_idx=sel,
+                    selected=inst.ids(sel),
+                    value=value,
+                    cost=cost,
+                )
+            )
+        out[info.name] = res
+    return out
+
+
 @dataclass(frozen=True)
 class WriterFailure:
     """A writer that failed on one (package, budget) of a sweep; the sweep went on."""
@@ -875,5 +1012,6 @@ __all__ = [
     "register_plugin_writer",
     "register_writer",
     "run_writer",
+    "run_writers",
     "writer_names",
 ]

@@ -345,7 +345,9 @@ def test_certificate_records_checks_and_serialises():
         "recomputed_value",
         "agreement",
         "max_rel_diff",
+        "proof",
     }
+    assert "cross-checked by" in d["proof"]
     assert set(d["checks"][0]) >= {"engine", "status", "value", "bound", "gap", "time_s", "nodes"}
     json.dumps(res.to_dict())
 
@@ -379,3 +381,151 @@ def test_enum_and_brute_refuse_large_instances_cleanly(large):
     for engine in ("enum", "brute"):
         with pytest.raises(SolverError, match="cannot handle|refuses"):
             solve(inst, budget, engine)
+
+
+# --------------------------------------------------------------------------- many budgets
+from memaudit_core.objective import evaluate_many  # noqa: E402
+from memaudit_core.solvers import solve_budgets  # noqa: E402
+from memaudit_core.solvers.budgets import SAMPLE_EVERY, sampled  # noqa: E402
+from memaudit_core.solvers.frontier import (  # noqa: E402
+    Frontier,
+    FrontierTooLarge,
+    frontier_all_budgets,
+    nondominated,
+)
+
+
+@HYPO
+@given(case=small_packages())
+def test_frontier_matches_brute_force_at_every_budget(case):
+    """One decomposition answers every budget with brute force's value (any saturation)."""
+    inst, budget = case
+    budgets = sorted({0.0, budget, budget / 2, float(inst.cost.min()), inst.total_cost})
+    for b, (value, chosen) in zip(budgets, frontier_all_budgets(inst, budgets), strict=True):
+        best, _ = brute_force(inst, b)
+        assert value == pytest.approx(best, rel=1e-9, abs=1e-9)
+        assert inst.is_feasible(chosen, b)
+        assert evaluate(inst, chosen) == pytest.approx(value, rel=1e-9, abs=1e-12)
+
+
+@HYPO
+@given(case=small_packages(nice=True))
+def test_frontier_tie_break_matches_brute_force(case):
+    inst, budget = case
+    for b in sorted({budget, inst.total_cost}):
+        assert frontier_all_budgets(inst, [b])[0][1] == brute_force(inst, b)[1]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=small_packages(saturations=("cap1", "linear")))
+def test_frontier_group_capacity_two_matches_brute_force(case):
+    inst, budget = case
+    inst2 = inst.with_capacity(2)
+    value, chosen = frontier_all_budgets(inst2, [budget])[0]
+    assert value == pytest.approx(brute_force(inst2, budget)[0], rel=1e-9, abs=1e-9)
+    assert inst2.is_feasible(chosen, budget)
+
+
+def test_nondominated_keeps_exact_ties_and_drops_losers():
+    entries = [(2.0, 1.0, (0,)), (1.0, 1.0, (1,)), (3.0, 2.0, (2,)), (1.0, 1.0, (3,))]
+    assert nondominated(entries) == [(1.0, 1.0, (1,)), (1.0, 1.0, (3,)), (3.0, 2.0, (2,))]
+    # Worse by less than the tie tolerance is a tie, not a loss.
+    assert len(nondominated([(1.0, 1.0, (0,)), (1.0, 1.0 - 1e-14, (1,))])) == 2
+
+
+def test_frontier_refuses_large_components():
+    inst, budget = random_instance(3, 40, 20, 0.3)
+    with pytest.raises(FrontierTooLarge):
+        Frontier(inst, budget)
+    with pytest.raises(ValueError):  # a FrontierTooLarge is a ValueError, like enum's refusal
+        frontier_all_budgets(inst, [budget])
+
+
+@pytest.mark.parametrize("seed", [0, 7, 12])
+def test_solve_budgets_matches_independent_solves(seed):
+    inst = compile_package(generate("memaudit-small", seed=seed))
+    budgets = [16, 0, 3, 2, 8, 3, 4]  # unsorted, with a duplicate and a zero
+    results = solve_budgets(inst, budgets, cross_check=True)
+    assert [r.budget for r in results] == [float(b) for b in budgets]
+    for b, res in zip(budgets, results, strict=True):
+        single = solve(inst, b, "enum", cross_check=False)
+        assert res.value == pytest.approx(single.value, abs=1e-12)
+        assert res.selected_idx == single.selected_idx  # the same tie-break winner
+        assert_valid_result(inst, b, res, single.value)
+        assert res.solver == "enum"
+        assert res.certificate.proof.startswith("exhaustive enumeration by components")
+        assert res.certificate.agreement is True
+        assert [c.engine for c in res.certificate.checks] == ["enum", "enum"]
+
+
+def test_solve_budgets_cross_check_modes():
+    insts = [compile_package(generate("memaudit-small", seed=s)) for s in range(3 * SAMPLE_EVERY)]
+    picked = [i for i in insts if sampled(i)]
+    others = [i for i in insts if not sampled(i)]
+    assert picked and others  # the sample is neither empty nor everything
+    for inst in picked[:2] + others[:2]:
+        res = solve_budgets(inst, [2, 8])
+        assert all(r.certified for r in res)
+        n_checks = 2 if sampled(inst) else 1
+        assert all(len(r.certificate.checks) == n_checks for r in res)
+        assert all(
+            len(r.certificate.checks) == 1 for r in solve_budgets(inst, [2, 8], cross_check=False)
+        )
+    with pytest.raises(Exception, match="cross_check"):
+        solve_budgets(insts[0], [2], cross_check="always")
+
+
+@pytest.mark.parametrize("engine", ["bnb", "milp", "enum"])
+def test_solve_budgets_per_budget_engines(engine):
+    inst = compile_package(generate("temporal_interval"))
+    budgets = [13, 3, 6]
+    res = solve_budgets(inst, budgets, engine, cross_check=False)
+    assert [round(r.value, 6) for r in res] == [10.635, 3.2, 6.0]
+    assert all(r.certified and r.solver == engine for r in res)
+
+
+def test_solve_budgets_falls_back_and_reuses_optima():
+    """A package whose components are too large is solved budget by budget, warm-started."""
+    inst, budget = random_instance(2, 30, 40, 0.1)
+    budgets = [budget * f for f in (0.5, 1.0, 1.5)]
+    res = solve_budgets(inst, budgets, cross_check=False)
+    for b, r in zip(budgets, res, strict=True):
+        ref = solve(inst, b, "milp", cross_check=False)
+        assert r.certified and r.value == pytest.approx(ref.value, rel=1e-9)
+        assert r.solver in ("bnb", "milp")
+    values = [r.value for r in res]
+    assert values == sorted(values)  # OPT is nondecreasing in B
+
+
+def test_solve_budgets_monotone_shortcut_when_saturated():
+    """Once a proven optimum reaches the largest value F can take, larger budgets reuse it."""
+    doc = package_doc(
+        [[(1.0, {0: 1.0})], [(1.0, {1: 1.0}), (2.0, {0: 1.0, 1: 1.0})]], [1.0, 2.0], "cap1"
+    )
+    inst = compile_package(parse_package(doc))
+    res = solve_budgets(inst, [2, 5, 9], "bnb", cross_check=False)
+    assert [r.value for r in res] == [3.0, 3.0, 3.0]
+    assert res[0].certificate.proof.startswith("branch-and-bound")
+    for r, b in zip(res[1:], (5, 9), strict=True):
+        assert r.certified and r.certificate.proof.startswith("monotonicity")
+        assert r.selected_idx == solve(inst, b, "brute").selected_idx
+
+
+def test_solve_budgets_incumbents_and_errors():
+    inst = compile_package(generate("update_chain"))
+    with pytest.raises(Exception, match="one selection"):
+        solve_budgets(inst, [3, 6], incumbents=[None])
+    res = solve_budgets(inst, [3, 6], "bnb", incumbents=[(0,), None], cross_check=False)
+    assert [round(r.value, 6) for r in res] == [5.55, 7.735]
+    assert solve_budgets(inst, []) == []
+
+
+def test_evaluate_many_equals_evaluate_bit_for_bit():
+    rng = np.random.default_rng(0)
+    for seed in range(5):
+        inst, _ = random_instance(seed, 12, 20, 0.2)
+        sels = [
+            tuple(sorted(rng.choice(inst.n_candidates, size=k, replace=False).tolist()))
+            for k in (0, 1, 3, 7)
+        ]
+        assert evaluate_many(inst, sels) == [evaluate(inst, s) for s in sels]

@@ -44,7 +44,7 @@ import numpy as np
 
 from ..compiled import CompiledInstance
 from ..errors import MemAuditError, UnknownNameError
-from ..objective import evaluate
+from ..objective import evaluate, evaluate_many
 from . import SOLVER_CHOICES, RawSolution, SolveResult, _check_budget
 from .certify import PROOFS, finish, solve_certified
 from .enum import (
@@ -92,8 +92,8 @@ def _frontier_results(
     cross_check: bool | str | None,
     limits: dict,
 ) -> dict[float, SolveResult]:
-    check = cross_check is True or cross_check is None or (
-        cross_check == "sample" and sampled(inst)
+    check = (
+        cross_check is True or cross_check is None or (cross_check == "sample" and sampled(inst))
     )
     plain: dict[float, tuple[float, tuple[int, ...]]] = {}
     t_plain = 0.0
@@ -109,9 +109,12 @@ def _frontier_results(
         "entries": len(fr.entries),
         "budgets": len(grid),
     }
+    best = [fr.best(b) for b in grid]
+    # F of every store, recomputed from the compiled instance in one pass (same numbers as
+    # objective.evaluate) for the certificates.
+    recomputed = evaluate_many(inst, [sel for _, sel in best])
     out = {}
-    for b in grid:
-        value, sel = fr.best(b)
+    for b, (value, sel), rec in zip(grid, best, recomputed, strict=True):
         raw = RawSolution(sel, value, value, "optimal", nodes=fr.combinations, detail=detail)
         second, second_raw = None, None
         if check:
@@ -134,6 +137,7 @@ def _frontier_results(
             second_raw=second_raw,
             explicit_cross=cross_check is True,
             limits=limits,
+            recomputed=rec,
         )
     return out
 
@@ -222,8 +226,8 @@ def solve_budgets(
             )
             return [results[b] for b in budgets]
 
-    per_budget_cross = cross_check if cross_check in (True, False, None) else (
-        None if sampled(inst) else False
+    per_budget_cross = (
+        cross_check if cross_check in (True, False, None) else (None if sampled(inst) else False)
     )
     prev: SolveResult | None = None
     for b in grid:

@@ -237,10 +237,16 @@ def cross_engine(
 
 
 def _check(
-    inst: CompiledInstance, budget: float, engine: str, raw: RawSolution, t: float
+    inst: CompiledInstance,
+    budget: float,
+    engine: str,
+    raw: RawSolution,
+    t: float,
+    recomputed: float | None = None,
 ) -> EngineCheck:
     sel = tuple(int(i) for i in raw.selected_idx)
-    recomputed = evaluate(inst, np.asarray(sel, dtype=np.int64))
+    if recomputed is None:
+        recomputed = evaluate(inst, np.asarray(sel, dtype=np.int64))
     feasible = inst.is_feasible(sel, budget) and all(0 <= i < inst.n_candidates for i in sel)
     return EngineCheck(
         engine=engine,
@@ -355,6 +361,7 @@ def finish(
     limits: dict[str, Any] | None = None,
     t0: float | None = None,
     proof: str | None = None,
+    recomputed: float | None = None,
 ) -> SolveResult:
     """Re-check an engine's raw solution, run or take the cross-check, certify.
 
@@ -363,11 +370,13 @@ def finish(
     otherwise the engine is run here with ``limits``. ``explicit_cross`` records that a
     cross-check was asked for, so "no second engine" is a reason not to certify. ``proof``
     describes the primary engine's proof (default: from the engine and its detail).
+    ``recomputed`` is F of the primary store when the caller already computed it with
+    :func:`~memaudit_core.objective.evaluate_many` (the same numbers as ``evaluate``).
     """
     if t0 is None:
         t0 = time.perf_counter() - t1
     limits = limits or {}
-    first = _check(inst, budget, primary, raw, t1)
+    first = _check(inst, budget, primary, raw, t1, recomputed)
     _require_feasible(inst, budget, first, raw)
     value = first.recomputed_value
     checks = [first]

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 from collections.abc import Sequence
 
 from ..compiled import CompiledInstance
@@ -53,6 +54,8 @@ FRONTIER_MAX_COMPONENT = 20_000
 FRONTIER_MAX_ENTRIES = 50_000
 
 Entry = tuple[float, float, tuple[int, ...]]  # (cost, value, candidate positions)
+_COST = operator.itemgetter(0)
+_VALUE = operator.itemgetter(1)
 
 
 class FrontierTooLarge(EnumerationTooLarge):
@@ -70,7 +73,9 @@ def nondominated(entries: list[Entry]) -> list[Entry]:
     >>> nondominated([(2.0, 1.0, (0,)), (1.0, 1.0, (1,)), (3.0, 2.0, (2,)), (1.0, 1.0, (3,))])
     [(1.0, 1.0, (1,)), (1.0, 1.0, (3,)), (3.0, 2.0, (2,))]
     """
-    entries = sorted(entries, key=lambda e: (e[0], -e[1]))
+    # By cost ascending, then value descending (two stable sorts with C-level keys).
+    entries = sorted(entries, key=_VALUE, reverse=True)
+    entries.sort(key=_COST)
     n = len(entries)
     costs = [e[0] for e in entries]
     prefix = list(itertools.accumulate((e[1] for e in entries), max))
@@ -113,7 +118,8 @@ class Frontier:
         starts = inst.group_start.tolist()
         cap = inst.group_capacity
         hs = get_saturation(inst.saturation).h_scalar
-        sat = inst.saturation
+        cap1 = inst.saturation == "cap1"
+        linear = inst.saturation == "linear"
 
         # Per group with something of value: its options (candidate tuples within budget).
         groups: list[tuple[list[tuple[int, ...]], set[int]]] = []
@@ -166,14 +172,16 @@ class Frontier:
             units = sorted(set().union(*(groups[k][1] for k in members)))
             loc = {r: q for q, r in enumerate(units)}
             w = [weight[r] for r in units]
-            parts: list[tuple[float, list[float], tuple[int, ...]]] = [
-                (0.0, [0.0] * len(units), ())
+            # Parts as (cost, coverage z, value, selection); values grow by exact marginal
+            # gains w_r (h(z_r + a) - h(z_r)) over the option's entries only.
+            parts: list[tuple[float, list[float], float, tuple[int, ...]]] = [
+                (0.0, [0.0] * len(units), 0.0, ())
             ]
             for k in members:
                 rows = []
                 for o in groups[k][0]:
                     entries = [
-                        (loc[indices[p]], data[p])
+                        (loc[indices[p]], data[p], w[loc[indices[p]]])
                         for i in o
                         for p in range(indptr[i], indptr[i + 1])
                         if indices[p] in loc
@@ -185,28 +193,27 @@ class Frontier:
                         "combinations"
                     )
                 new = list(parts)
-                for c, z, sel in parts:
+                for c, z, v, sel in parts:
                     for o, co, ent in rows:
                         cc = c + co
                         if cc > b:
                             continue
                         zz = list(z)
-                        for r, a in ent:
-                            zz[r] += a
-                        new.append((cc, zz, sel + o))
+                        vv = v
+                        for r, a, wr in ent:
+                            zr = zz[r]
+                            za = zr + a
+                            if cap1:
+                                vv += wr * ((za if za < 1.0 else 1.0) - (zr if zr < 1.0 else 1.0))
+                            elif linear:
+                                vv += wr * a
+                            else:
+                                vv += wr * (hs(za) - hs(zr))
+                            zz[r] = za
+                        new.append((cc, zz, vv, sel + o))
                 parts = new
             self.combinations += len(parts)
-            if sat == "cap1":
-                scored = [
-                    (c, sum(wr * (zr if zr < 1.0 else 1.0) for wr, zr in zip(w, z, strict=True)), s)
-                    for c, z, s in parts
-                ]
-            elif sat == "linear":
-                scored = [(c, sum(wr * zr for wr, zr in zip(w, z, strict=True)), s) for c, z, s in parts]
-            else:
-                scored = [
-                    (c, sum(wr * hs(zr) for wr, zr in zip(w, z, strict=True)), s) for c, z, s in parts
-                ]
+            scored = [(c, v, sel) for c, _, v, sel in parts]
             part = nondominated(scored)
             if len(front) * len(part) > FRONTIER_MAX_ENTRIES:
                 raise FrontierTooLarge(

@@ -1,0 +1,392 @@
+"""Issue 7 benchmark: speed of certified optima and sweeps, as ratios against baselines.
+
+Every figure is a ratio against a baseline measured in the same run, on the same machine
+(shared and loaded by other processes: timings repeat ``--repeats`` times and report medians;
+CPU seconds of this process are a second view that other load affects less).
+
+1. **Small packages in bulk.** memaudit-small seeds 0-499 at budgets 2, 4, 8, 16: OPT, the
+   no-validity and generic ablation optima, and the writers gvt, density, greedy, fact_only,
+   summary_only, recency_raw, through ``analysis.sweep`` (default ``cross_check="sample"``).
+   Baseline: ``bench/baseline_pure_python.py`` (depth-first enumeration with F recomputed from
+   dicts, plain writers), run once; every (package, budget, method) value and OPT must equal
+   the sweep's within 1e-9. Targets: under 2 s wall, at least 20x the baseline.
+2. **Large packages.** random_coverage, 200 groups x 4 candidates, 2 units per group (400
+   units), budget fraction 0.05 and 0.10, seeds 0-9: certified OPT by ``solve(..., "auto")``
+   against a plain HiGHS model of the same problem built here (x binary, y_r in [0, 1],
+   y_r <= sum_u a_ur x_u, one knapsack row, one row per group; default HiGHS settings except
+   mip_rel_gap = mip_abs_gap = 0). Targets: median speed-up at least 3x, never more than 10%
+   slower.
+3. **Budget sweeps.** random_coverage with 100 groups (seed 0), 20 budgets evenly spaced from
+   2% to 20% of the total candidate cost: ``solve_budgets(inst, budgets)`` against 20
+   independent ``solve(inst, b)``; each solve has ``--sweep-time-limit`` seconds and the
+   number of certified optima is reported. Target: at least 2x.
+4. **Event graphs.** Certified OPT of ``sample_packages/event-graph-500.json`` at its default
+   budget with ``auto`` (target under 5 s), the engine ``auto`` picked, and how time grows for
+   ``generate("event_graph", seed=7, n_experiences=N)`` with N = 1,000, 2,000 and 5,000.
+
+Run: ``.venv/bin/python bench/bench_speed.py [--targets 1,2,3,4] [--repeats N] [--seeds N]
+[--large-seeds N]``. Prints a Markdown section for ``bench/RESULTS.md`` and saves
+``bench/out/speed.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import baseline_pure_python  # noqa: E402
+from common import machine, save  # noqa: E402
+
+from memaudit_core.analysis import sweep  # noqa: E402
+from memaudit_core.compiled import compile_package  # noqa: E402
+from memaudit_core.generators import generate  # noqa: E402
+from memaudit_core.package import load_package  # noqa: E402
+from memaudit_core.solvers import solve, solve_budgets  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+SMALL_BUDGETS = [2.0, 4.0, 8.0, 16.0]
+SMALL_WRITERS = ["gvt", "density", "greedy", "fact_only", "summary_only", "recency_raw"]
+
+
+def clock(fn):
+    """(wall s, CPU s of this process, result)."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    out = fn()
+    return time.perf_counter() - t0, time.process_time() - c0, out
+
+
+def load() -> str:
+    try:
+        return " ".join(f"{x:.1f}" for x in os.getloadavg())
+    except OSError:
+        return "?"
+
+
+# --------------------------------------------------------------------------- target 1
+def target_small(seeds: int, repeats: int) -> dict:
+    packages = [generate("memaudit-small", seed=s) for s in range(seeds)]
+    runs = []
+    result = None
+    for _ in range(repeats):
+        wall, cpu, result = clock(
+            lambda: sweep(
+                packages, SMALL_BUDGETS, SMALL_WRITERS, ablations=["no_validity", "generic"]
+            )
+        )
+        runs.append((wall, cpu))
+        print(f"  [1] sweep {wall:.2f} s wall, {cpu:.2f} s CPU (load {load()})", flush=True)
+    b_wall, b_cpu, base = clock(lambda: baseline_pure_python.run(packages, SMALL_BUDGETS))
+    print(f"  [1] pure-Python baseline {b_wall:.2f} s wall, {b_cpu:.2f} s CPU", flush=True)
+    mismatches = 0
+    for row in result.rows:
+        value, opt = base[(row.package_id, row.budget, row.method)]
+        if abs(value - row.value) > 1e-9 * max(1.0, abs(value)) or abs(opt - row.opt) > 1e-9 * max(
+            1.0, abs(opt)
+        ):
+            mismatches += 1
+    if len(base) != len(result.rows):
+        mismatches += abs(len(base) - len(result.rows))
+    certified = sum(r.certified for r in result.rows)
+    wall = statistics.median(w for w, _ in runs)
+    cpu = statistics.median(c for _, c in runs)
+    return {
+        "packages": seeds,
+        "rows": len(result.rows),
+        "certified_rows": certified,
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "runs": runs,
+        "baseline_wall_s": b_wall,
+        "baseline_cpu_s": b_cpu,
+        "ratio_wall": b_wall / wall,
+        "ratio_cpu": b_cpu / cpu,
+        "mismatches": mismatches,
+        "pass": wall < 2.0 and b_wall / wall >= 20 and mismatches == 0,
+    }
+
+
+# --------------------------------------------------------------------------- target 2
+def plain_highs(inst, budget: float) -> tuple[float, float, float, str]:
+    """The straightforward HiGHS model; returns (wall, CPU, objective, model status)."""
+    import highspy
+
+    from memaudit_core.solvers.milp import _new_highs
+
+    n, R = inst.n_candidates, inst.n_units
+    at = sp.csr_array(inst.coverage).T.tocoo()  # units x candidates
+    rows = [at.row, np.arange(R), np.full(n, R), R + 1 + inst.group_idx]
+    cols = [at.col, n + np.arange(R), np.arange(n), np.arange(n)]
+    vals = [-at.data, np.ones(R), inst.cost, np.ones(n)]
+    n_rows = R + 1 + inst.n_groups
+    A = sp.csc_array(
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n_rows, n + R)
+    )
+    A.sort_indices()
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = n + R, n_rows
+    lp.sense_ = highspy.ObjSense.kMaximize
+    lp.col_cost_ = np.concatenate([np.zeros(n), inst.weight])
+    lp.col_lower_ = np.zeros(n + R)
+    lp.col_upper_ = np.ones(n + R)
+    lp.row_lower_ = np.full(n_rows, -highspy.kHighsInf)
+    lp.row_upper_ = np.concatenate([np.zeros(R), [budget], np.ones(inst.n_groups)])
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = n + R, n_rows
+    lp.a_matrix_.start_ = A.indptr.astype(np.int32)
+    lp.a_matrix_.index_ = A.indices.astype(np.int32)
+    lp.a_matrix_.value_ = A.data
+    lp.integrality_ = [highspy.HighsVarType.kInteger] * n + [highspy.HighsVarType.kContinuous] * R
+    h = _new_highs(highspy)
+    h.setOptionValue("mip_rel_gap", 0.0)
+    h.setOptionValue("mip_abs_gap", 0.0)
+    h.passModel(lp)
+    wall, cpu, _ = clock(h.run)
+    return (
+        wall,
+        cpu,
+        h.getInfo().objective_function_value,
+        h.modelStatusToString(h.getModelStatus()),
+    )
+
+
+def target_large(seeds: int) -> dict:
+    rows = []
+    for frac in (0.05, 0.10):
+        for seed in range(seeds):
+            pkg = generate(
+                "random_coverage",
+                seed=seed,
+                n_groups=200,
+                candidates_per_group=4,
+                units_per_group=2,
+                budget_fraction=frac,
+            )
+            inst = compile_package(pkg)
+            b_wall, b_cpu, b_val, b_status = plain_highs(inst, pkg.budget)
+            wall, cpu, res = clock(lambda: solve(inst, pkg.budget, "auto"))  # noqa: B023
+            agree = abs(res.value - b_val) <= 1e-6 * max(1.0, abs(b_val))
+            row = {
+                "budget_fraction": frac,
+                "seed": seed,
+                "baseline_wall_s": b_wall,
+                "baseline_cpu_s": b_cpu,
+                "baseline_status": b_status,
+                "auto_wall_s": wall,
+                "auto_cpu_s": cpu,
+                "auto_solver": res.solver,
+                "auto_label": res.label,
+                "ratio_wall": b_wall / wall,
+                "ratio_cpu": b_cpu / cpu,
+                "agree": agree,
+            }
+            rows.append(row)
+            print(
+                f"  [2] f={frac:.2f} seed={seed}: plain HiGHS {b_wall:.2f} s ({b_status}), "
+                f"auto {wall:.2f} s ({res.solver}, {res.label}); x{row['ratio_wall']:.2f} "
+                f"(CPU x{row['ratio_cpu']:.2f}){'' if agree else ' VALUES DIFFER'}",
+                flush=True,
+            )
+    ratios = [r["ratio_wall"] for r in rows]
+    return {
+        "rows": rows,
+        "median_ratio_wall": statistics.median(ratios),
+        "median_ratio_cpu": statistics.median(r["ratio_cpu"] for r in rows),
+        "min_ratio_wall": min(ratios),
+        "all_certified": all(r["auto_label"] == "OPT" for r in rows),
+        "all_agree": all(r["agree"] for r in rows),
+        "pass": statistics.median(ratios) >= 3 and min(ratios) >= 1 / 1.1,
+    }
+
+
+# --------------------------------------------------------------------------- target 3
+def target_sweep(time_limit: float, n_budgets: int = 20) -> dict:
+    inst = compile_package(generate("random_coverage", seed=0, n_groups=100))
+    budgets = [float(b) for b in np.linspace(0.02, 0.20, n_budgets) * inst.total_cost]
+    b_wall, b_cpu, base = clock(
+        lambda: [solve(inst, b, "auto", time_limit=time_limit) for b in budgets]
+    )
+    print(
+        f"  [3] {n_budgets} independent solves: {b_wall:.1f} s "
+        f"({sum(r.certified for r in base)} certified)",
+        flush=True,
+    )
+    wall, cpu, ours = clock(lambda: solve_budgets(inst, budgets, time_limit=time_limit))
+    print(
+        f"  [3] solve_budgets: {wall:.1f} s ({sum(r.certified for r in ours)} certified)",
+        flush=True,
+    )
+    agree = all(
+        abs(a.value - b.value) <= 1e-6 * max(1.0, abs(a.value))
+        for a, b in zip(base, ours, strict=True)
+        if a.certified and b.certified
+    )
+    return {
+        "budgets": budgets,
+        "time_limit_s": time_limit,
+        "baseline_wall_s": b_wall,
+        "baseline_cpu_s": b_cpu,
+        "baseline_certified": sum(r.certified for r in base),
+        "baseline_per_budget_s": [r.time_s for r in base],
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "certified": sum(r.certified for r in ours),
+        "per_budget_s": [r.time_s for r in ours],
+        "proofs": [r.certificate.proof for r in ours],
+        "ratio_wall": b_wall / wall,
+        "ratio_cpu": b_cpu / cpu,
+        "agree": agree,
+        "pass": b_wall / wall >= 2 and all(r.certified for r in ours),
+    }
+
+
+# --------------------------------------------------------------------------- target 4
+def target_event_graph(repeats: int) -> dict:
+    pkg = load_package(ROOT / "sample_packages" / "event-graph-500.json")
+    inst = compile_package(pkg)
+    runs = [clock(lambda: solve(inst, pkg.budget, "auto")) for _ in range(repeats)]
+    res = runs[-1][2]
+    out = {
+        "budget": pkg.budget,
+        "solver": res.solver,
+        "label": res.label,
+        "value": res.value,
+        "wall_s": statistics.median(r[0] for r in runs),
+        "cpu_s": statistics.median(r[1] for r in runs),
+        "grid": [],
+        "scaling": [],
+    }
+    for b in pkg.budgets:
+        wall, _, r = clock(lambda: solve(inst, b, "auto"))  # noqa: B023
+        out["grid"].append({"budget": b, "solver": r.solver, "label": r.label, "wall_s": wall})
+    for n in (500, 1000, 2000, 5000):
+        g_wall, _, big = clock(lambda: generate("event_graph", seed=7, n_experiences=n))  # noqa: B023
+        c_wall, _, binst = clock(lambda: compile_package(big))  # noqa: B023
+        wall, cpu, r = clock(lambda: solve(binst, big.budget, "auto"))  # noqa: B023
+        out["scaling"].append(
+            {
+                "experiences": n,
+                "candidates": binst.n_candidates,
+                "units": binst.n_units,
+                "budget": big.budget,
+                "generate_s": g_wall,
+                "compile_s": c_wall,
+                "solve_wall_s": wall,
+                "solve_cpu_s": cpu,
+                "solver": r.solver,
+                "label": r.label,
+            }
+        )
+        print(f"  [4] event_graph N={n}: {wall:.2f} s ({r.solver}, {r.label})", flush=True)
+    out["pass"] = out["wall_s"] < 5 and res.label == "OPT"
+    return out
+
+
+# --------------------------------------------------------------------------- report
+def markdown(payload: dict) -> str:
+    ok = {True: "**pass**", False: "**fail**"}
+    lines = ["## Issue 7 — solver and sweep speed (`bench/bench_speed.py`)", ""]
+    lines.append(f"Machine: {payload['machine']}. Load average at start: {payload['load']}.")
+    lines.append("")
+    lines.append("| target | measured | baseline (same run) | ratio | target | result |")
+    lines.append("|---|---:|---:|---:|---|---|")
+    t1 = payload.get("small")
+    if t1:
+        lines.append(
+            f"| 1. memaudit-small sweep, {t1['packages']} seeds x 4 budgets, OPT + 2 ablations "
+            f"+ 6 writers | {t1['wall_s']:.2f} s wall ({t1['cpu_s']:.2f} s CPU), median of "
+            f"{len(t1['runs'])} | pure Python {t1['baseline_wall_s']:.1f} s "
+            f"({t1['baseline_cpu_s']:.1f} s CPU) | {t1['ratio_wall']:.1f}x "
+            f"(CPU {t1['ratio_cpu']:.1f}x) | < 2 s and >= 20x; equal numbers "
+            f"({t1['mismatches']} mismatches) | {ok[t1['pass']]} |"
+        )
+    t2 = payload.get("large")
+    if t2:
+        n = len(t2["rows"])
+        b_med = statistics.median(r["baseline_wall_s"] for r in t2["rows"])
+        a_med = statistics.median(r["auto_wall_s"] for r in t2["rows"])
+        lines.append(
+            f"| 2. random 200x4, 400 units, f = 0.05 / 0.10, {n} instances, certified OPT "
+            f"(`auto`) | median {a_med:.2f} s | plain HiGHS median {b_med:.2f} s | median "
+            f"{t2['median_ratio_wall']:.2f}x (CPU {t2['median_ratio_cpu']:.2f}x), worst "
+            f"{t2['min_ratio_wall']:.2f}x | median >= 3x, worst >= 0.91x | {ok[t2['pass']]} |"
+        )
+    t3 = payload.get("sweep")
+    if t3:
+        k = len(t3["budgets"])
+        lines.append(
+            f"| 3. random 100 groups, {k} budgets 2-20% of total cost, {t3['time_limit_s']:g} s "
+            f"limit per solve | `solve_budgets` {t3['wall_s']:.1f} s ({t3['certified']}/{k} "
+            f"certified) | {k} x `solve` {t3['baseline_wall_s']:.1f} s "
+            f"({t3['baseline_certified']}/{k} certified) | {t3['ratio_wall']:.2f}x | >= 2x, all "
+            f"certified | {ok[t3['pass']]} |"
+        )
+    t4 = payload.get("event_graph")
+    if t4:
+        lines.append(
+            f"| 4. event-graph-500 at B = {t4['budget']:g}, certified OPT | {t4['wall_s']:.2f} s "
+            f"({t4['solver']}, {t4['label']}) | — | — | < 5 s | {ok[t4['pass']]} |"
+        )
+    if t2:
+        lines += ["", "Target 2 per instance (wall s; ratio = plain / auto):", ""]
+        lines.append("| f | seed | plain HiGHS | auto | engine | ratio | CPU ratio |")
+        lines.append("|---:|---:|---:|---:|---|---:|---:|")
+        for r in t2["rows"]:
+            lines.append(
+                f"| {r['budget_fraction']:.2f} | {r['seed']} | {r['baseline_wall_s']:.2f} | "
+                f"{r['auto_wall_s']:.2f} | {r['auto_solver']} | {r['ratio_wall']:.2f} | "
+                f"{r['ratio_cpu']:.2f} |"
+            )
+    if t4:
+        lines += ["", "Target 4, growth (default budget of each generated package):", ""]
+        lines.append("| experiences | candidates | units | budget | engine | solve s | label |")
+        lines.append("|---:|---:|---:|---:|---|---:|---|")
+        for r in t4["scaling"]:
+            lines.append(
+                f"| {r['experiences']} | {r['candidates']} | {r['units']} | {r['budget']:g} | "
+                f"{r['solver']} | {r['solve_wall_s']:.2f} | {r['label']} |"
+            )
+        grid = ", ".join(
+            f"B={g['budget']:g}: {g['wall_s']:.2f} s ({g['solver']})" for g in t4["grid"]
+        )
+        lines += ["", f"event-graph-500 budget grid with `auto`: {grid}."]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--targets", default="1,2,3,4")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--seeds", type=int, default=500, help="memaudit-small seeds (target 1)")
+    ap.add_argument("--large-seeds", type=int, default=10, help="random seeds (target 2)")
+    ap.add_argument("--sweep-time-limit", type=float, default=60.0)
+    args = ap.parse_args()
+    targets = {int(t) for t in args.targets.split(",") if t.strip()}
+    payload: dict = {"machine": machine(), "load": load()}
+    print("machine:", payload["machine"], flush=True)
+    if 1 in targets:
+        payload["small"] = target_small(args.seeds, args.repeats)
+    if 4 in targets:
+        payload["event_graph"] = target_event_graph(args.repeats)
+    if 2 in targets:
+        payload["large"] = target_large(args.large_seeds)
+    if 3 in targets:
+        payload["sweep"] = target_sweep(args.sweep_time_limit)
+    payload["load_end"] = load()
+    print()
+    print(markdown(payload))
+    print()
+    print("saved", save("speed", payload))
+
+
+if __name__ == "__main__":
+    main()
