@@ -36,19 +36,25 @@ def bench_random(seeds: int, time_limit: float) -> list[dict]:
             per_engine: dict[str, list[float]] = {"bnb": [], "milp": [], "auto": []}
             status: dict[str, list[str]] = {k: [] for k in per_engine}
             for seed in range(seeds):
-                pkg = generate("random_coverage", seed=seed, n_groups=n_groups, budget_fraction=frac)
+                pkg = generate(
+                    "random_coverage", seed=seed, n_groups=n_groups, budget_fraction=frac
+                )
                 inst = compile_package(pkg)
                 values = {}
                 for engine in per_engine:
                     dt, res = timed(
-                        lambda e=engine: solve(inst, pkg.budget, solver=e, time_limit=time_limit)
+                        lambda e=engine, i=inst, b=pkg.budget: solve(
+                            i, b, solver=e, time_limit=time_limit
+                        )
                     )
                     per_engine[engine].append(dt)
                     status[engine].append("certified" if res.certified else res.status)
                     values[engine] = res.value
                 certified = [v for e, v in values.items() if status[e][-1] == "certified"]
                 if certified and max(certified) - min(certified) > 1e-7 * max(1.0, max(certified)):
-                    raise SystemExit(f"engines disagree on g={n_groups} f={frac} s={seed}: {values}")
+                    raise SystemExit(
+                        f"engines disagree on g={n_groups} f={frac} s={seed}: {values}"
+                    )
             row = {
                 "groups": n_groups,
                 "budget_fraction": frac,
@@ -75,12 +81,22 @@ def bench_sweep() -> dict:
         lambda: sweep(packages, [2, 4, 8, 16], list(WRITERS), ablations=["no_validity", "generic"])
     )
     summary = {(s.method, s.budget): s.mean_ratio for s in result.summary}
-    print(f"memaudit-small sweep, 500 seeds x 4 budgets, {len(WRITERS)} writers + 2 ablations: "
-          f"{dt:.2f} s ({len(result.rows)} rows)")
+    print(
+        f"memaudit-small sweep, 500 seeds x 4 budgets, {len(WRITERS)} writers + 2 ablations: "
+        f"{dt:.2f} s ({len(result.rows)} rows)"
+    )
     for method in ("gvt", "density", "no_validity_opt", "generic_opt"):
-        print("  " + method + ": " + ", ".join(f"B{b}={summary[(method, b)]:.3f}" for b in (2, 4, 8, 16)))
-    return {"seconds": dt, "rows": len(result.rows),
-            "mean_ratio": {f"{m}@{b}": v for (m, b), v in summary.items()}}
+        print(
+            "  "
+            + method
+            + ": "
+            + ", ".join(f"B{b}={summary[(method, b)]:.3f}" for b in (2, 4, 8, 16))
+        )
+    return {
+        "seconds": dt,
+        "rows": len(result.rows),
+        "mean_ratio": {f"{m}@{b}": v for (m, b), v in summary.items()},
+    }
 
 
 def main() -> None:

@@ -55,7 +55,8 @@ def parse_number_list(text: str, what: str = "budgets") -> list[float]:
                 values.append(float(part))
         except ValueError:
             raise MemAuditError(
-                f"--{what}: cannot read {part!r}; use a comma list like 2,4,8 or a range like 0:20:5"
+                f"--{what}: cannot read {part!r}; "
+                "use a comma list like 2,4,8 or a range like 0:20:5"
             ) from None
     bad = [v for v in values if not math.isfinite(v) or v < 0]
     if bad:
@@ -259,7 +260,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     d = res.to_dict()
     cert = res.certificate
     lines = [
-        f"package {pkg.id!r} ({args.package}), pool {args.pool}, budget {_fmt(budget)} {pkg.cost_unit}",
+        f"package {pkg.id!r} ({args.package}), pool {args.pool}, "
+        f"budget {_fmt(budget)} {pkg.cost_unit}",
         f"{res.label}: F = {_fmt(res.value, 6)}   cost {_fmt(res.cost)}   solver {res.solver}"
         f"   {res.time_s * 1000:.1f} ms",
     ]
@@ -292,7 +294,13 @@ def _evaluation_human(ev: Any, pkg: Any) -> str:
         _table(
             ["kind", "weight", "store", "optimum", "lost"],
             [
-                [k.kind, _fmt(k.weight, 3), _fmt(k.store_value, 3), _fmt(k.opt_value, 3), _fmt(k.lost, 3)]
+                [
+                    k.kind,
+                    _fmt(k.weight, 3),
+                    _fmt(k.store_value, 3),
+                    _fmt(k.opt_value, 3),
+                    _fmt(k.lost, 3),
+                ]
                 for k in ev.kind_rows
             ],
         )
@@ -306,8 +314,14 @@ def _evaluation_human(ev: Any, pkg: Any) -> str:
             _table(
                 ["unit", "kind", "weight", "store cov", "opt cov", "lost"],
                 [
-                    [u.unit_id, u.kind, _fmt(u.weight, 3), _fmt(u.store_coverage, 3),
-                     _fmt(u.opt_coverage, 3), _fmt(u.lost, 3)]
+                    [
+                        u.unit_id,
+                        u.kind,
+                        _fmt(u.weight, 3),
+                        _fmt(u.store_coverage, 3),
+                        _fmt(u.opt_coverage, 3),
+                        _fmt(u.lost, 3),
+                    ]
                     for u in lost[:20]
                 ],
             )
@@ -341,8 +355,9 @@ def _report_writer_failures(failures: Sequence[Any], debug: bool) -> None:
     for fs in by_writer.values():
         first = fs[0]
         more = f" (failed on {len(fs)} package x budget cells in all)" if len(fs) > 1 else ""
-        print(f"memaudit: writer error on {first.package_id}: {first.message}{more}",
-              file=sys.stderr)
+        print(
+            f"memaudit: writer error on {first.package_id}: {first.message}{more}", file=sys.stderr
+        )
         if debug and first.traceback:
             print(first.traceback.rstrip("\n"), file=sys.stderr)
 
@@ -359,8 +374,14 @@ def cmd_score(args: argparse.Namespace) -> int:
         raise MemAuditError("score: give exactly one of --writer NAME or --store ID")
     pkg = _load(args.package)
     budget = pkg.default_budget() if args.budget is None else args.budget
-    ev = score(pkg, budget, writer=args.writer, store_id=args.store, solver=args.solver,
-               time_limit=args.time_limit)
+    ev = score(
+        pkg,
+        budget,
+        writer=args.writer,
+        store_id=args.store,
+        solver=args.solver,
+        time_limit=args.time_limit,
+    )
     if ev.source_kind == "external":
         out, human = _with_union(ev, pkg, args)
         _emit(out, args.json, human)
@@ -370,8 +391,16 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 #: Union metrics copied to the top level of ``score --json`` for external stores.
-UNION_KEYS = ("union_ratio", "package_ratio", "upper_pruned", "extraction", "selection",
-              "recency_pruned", "salience_pruned", "notes")
+UNION_KEYS = (
+    "union_ratio",
+    "package_ratio",
+    "upper_pruned",
+    "extraction",
+    "selection",
+    "recency_pruned",
+    "salience_pruned",
+    "notes",
+)
 
 
 def _union_human(rep: Any) -> str:
@@ -390,7 +419,8 @@ def _union_human(rep: Any) -> str:
         f"  package ratio   F(Y') / OPT_P  = {ratio_text(rep.package_ratio)}   "
         f"({rep.package_opt.label}_P = {_fmt(rep.package_opt_value, 6)})",
         f"  upper-pruned    {_fmt(up.value, 6)} ({up.label}, exact over subsets of the store: "
-        + (", ".join(up.selected) or "nothing fits") + ")",
+        + (", ".join(up.selected) or "nothing fits")
+        + ")",
         f"  extraction      upper / OPT_P+ = {ratio_text(rep.extraction)}",
         f"  selection       F(Y') / upper  = {ratio_text(rep.selection)}",
     ]
@@ -411,8 +441,14 @@ def _with_union(ev: Any, pkg: Any, args: argparse.Namespace) -> tuple[dict[str, 
 
     from .union import union_report
 
-    rep = union_report(pkg, ev.store_id, ev.budget, salience_field=args.salience_field,
-                       solver=args.solver, time_limit=args.time_limit)
+    rep = union_report(
+        pkg,
+        ev.store_id,
+        ev.budget,
+        salience_field=args.salience_field,
+        solver=args.solver,
+        time_limit=args.time_limit,
+    )
     out = ev.to_dict()
     out["evaluation_notes"] = out.pop("notes")
     union = rep.to_dict()
@@ -442,8 +478,14 @@ def _score_external(args: argparse.Namespace) -> int:
     store_id, k = args.format, 2
     while store_id in taken:
         store_id, k = f"{args.format}-{k}", k + 1
-    store = load_external_store(args.external, args.format, cost_rule=args.cost_rule,
-                                store_id=store_id, package=pkg, history=args.history)
+    store = load_external_store(
+        args.external,
+        args.format,
+        cost_rule=args.cost_rule,
+        store_id=store_id,
+        package=pkg,
+        history=args.history,
+    )
     pkg = replace_package(pkg, stores=pkg.stores + (store,))
     meta = store.meta
     source = args.external
@@ -461,9 +503,13 @@ def _score_external(args: argparse.Namespace) -> int:
     ev = score(pkg, budget, store_id=store.id, solver=args.solver, time_limit=args.time_limit)
     out, union_human = _with_union(ev, pkg, args)
     summary = {
-        "id": store.id, "file": str(source), "format": args.format,
-        "format_version": meta.get("format_version"), "cost_rule": meta.get("cost_rule"),
-        "coverage": meta.get("coverage"), "memories": len(store.memories),
+        "id": store.id,
+        "file": str(source),
+        "format": args.format,
+        "format_version": meta.get("format_version"),
+        "cost_rule": meta.get("cost_rule"),
+        "coverage": meta.get("coverage"),
+        "memories": len(store.memories),
         "deleted": len(meta.get("deleted", [])),
         "superseded": sum(1 for m in store.memories if m.status == "superseded"),
     }
@@ -483,8 +529,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from .importers import import_package
     from .package import dumps_package
 
-    pkg = import_package(args.format, args.source, instance=args.instance,
-                         cost_rule=args.cost_rule)
+    pkg = import_package(args.format, args.source, instance=args.instance, cost_rule=args.cost_rule)
     text = dumps_package(pkg)
     if args.output in (None, "-"):
         sys.stdout.write(text)
@@ -497,8 +542,10 @@ def cmd_import(args: argparse.Namespace) -> int:
     for w in warnings[:20]:
         print(f"{args.source}: warning: {w}", file=sys.stderr)
     if len(warnings) > 20:
-        print(f"{args.source}: ... {len(warnings) - 20} more warning(s) in the package meta",
-              file=sys.stderr)
+        print(
+            f"{args.source}: ... {len(warnings) - 20} more warning(s) in the package meta",
+            file=sys.stderr,
+        )
     where = "stdout" if args.output in (None, "-") else args.output
     print(
         f"imported {args.format} {args.source} -> {where}: {pkg.id} "
@@ -532,7 +579,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         packages = [generate(args.family, seed=s, **params) for s in seeds]
     else:
         if not args.packages:
-            raise MemAuditError("sweep: give one or more package files, or --family NAME --seeds A-B")
+            raise MemAuditError(
+                "sweep: give one or more package files, or --family NAME --seeds A-B"
+            )
         packages = [_load(p) for p in args.packages]
     if args.budgets:
         budgets = parse_number_list(args.budgets)
@@ -543,8 +592,15 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     stores = _split_names(args.stores)
     progress = Progress("sweep", enabled=not args.quiet)
     t0 = time.perf_counter()
-    result = sweep(packages, budgets, writers, stores=stores, ablations=ablations,
-                   solver=args.solver, progress=progress)
+    result = sweep(
+        packages,
+        budgets,
+        writers,
+        stores=stores,
+        ablations=ablations,
+        solver=args.solver,
+        progress=progress,
+    )
     elapsed = time.perf_counter() - t0
     out = result.to_dict()
     out["elapsed_s"] = elapsed
@@ -552,8 +608,15 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         _write_rows_csv(Path(args.output), result.to_csv_rows())
     headers = ["method", "budget", "n", "mean ratio", "95% CI", "min", "max"]
     rows = [
-        [s.method, _fmt(s.budget), str(s.n), _ratio3(s.mean_ratio),
-         f"[{_ratio3(s.ci_low)}, {_ratio3(s.ci_high)}]", _ratio3(s.min_ratio), _ratio3(s.max_ratio)]
+        [
+            s.method,
+            _fmt(s.budget),
+            str(s.n),
+            _ratio3(s.mean_ratio),
+            f"[{_ratio3(s.ci_low)}, {_ratio3(s.ci_high)}]",
+            _ratio3(s.min_ratio),
+            _ratio3(s.max_ratio),
+        ]
         for s in result.summary
     ]
     human = (
@@ -563,8 +626,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if args.output:
         human += f"\nrows written to {args.output}"
     if result.errors:
-        human += (f"\n{len(result.errors)} writer run(s) failed; their rows are missing "
-                  "(details on stderr)")
+        human += (
+            f"\n{len(result.errors)} writer run(s) failed; their rows are missing "
+            "(details on stderr)"
+        )
     _emit(out, args.json, human)
     _report_writer_failures(result.errors, args.debug)
     return 0
@@ -604,8 +669,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
                     "family": fam.name,
                     "seeded": fam.seeded,
                     "description": fam.description,
-                    "params": {k: {"default": v, "help": fam.param_help.get(k, "")}
-                               for k, v in fam.defaults().items()},
+                    "params": {
+                        k: {"default": v, "help": fam.param_help.get(k, "")}
+                        for k, v in fam.defaults().items()
+                    },
                 }
             )
         human = []
@@ -639,16 +706,23 @@ def cmd_writers(args: argparse.Namespace) -> int:
 
     _plugin_writers(args)
     listing = [
-        {"name": w.name, "kind": w.kind, "source": w.source, "spec": w.spec,
-         "description": w.description}
+        {
+            "name": w.name,
+            "kind": w.kind,
+            "source": w.source,
+            "spec": w.spec,
+            "description": w.description,
+        }
         for w in all_writers().values()
     ]
     human = _table(
         ["writer", "kind", "source", "description"],
         [[w["name"], w["kind"], w["source"], w["description"]] for w in listing],
     )
-    human += ("\n\nblind: sees only experiences, candidate texts / types / costs and the budget, "
-              "in an isolated worker; oracle: reads exact package weights and coverage")
+    human += (
+        "\n\nblind: sees only experiences, candidate texts / types / costs and the budget, "
+        "in an isolated worker; oracle: reads exact package weights and coverage"
+    )
     for warning in DISCOVERY_WARNINGS:
         print(f"memaudit: warning: {warning}", file=sys.stderr)
     _emit({"writers": listing, "warnings": list(DISCOVERY_WARNINGS)}, args.json, human)
@@ -673,23 +747,40 @@ def build_parser() -> argparse.ArgumentParser:
         prog="memaudit",
         description="Score LLM memory stores against the exact, certified optimum of a package.",
     )
-    parser.add_argument("--debug", action="store_true", help="show tracebacks for unexpected errors")
+    parser.add_argument(
+        "--debug", action="store_true", help="show tracebacks for unexpected errors"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--json", action="store_true", help="one JSON object on stdout")
 
     def writer_module_opts(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--writer-module", action="append", default=[], metavar="MODULE:FUNCTION",
-                       help="a plugin writer package.module:function (repeatable); blind "
-                       "writers run in an isolated worker that sees no weights or coverage")
-        p.add_argument("--writer-timeout", type=float, default=None, metavar="S",
-                       help="per-call timeout of a blind plugin writer (default 60)")
+        p.add_argument(
+            "--writer-module",
+            action="append",
+            default=[],
+            metavar="MODULE:FUNCTION",
+            help="a plugin writer package.module:function (repeatable); blind "
+            "writers run in an isolated worker that sees no weights or coverage",
+        )
+        p.add_argument(
+            "--writer-timeout",
+            type=float,
+            default=None,
+            metavar="S",
+            help="per-call timeout of a blind plugin writer (default 60)",
+        )
 
     def solver_opts(p: argparse.ArgumentParser) -> None:
         p.add_argument("--solver", choices=SOLVER_CHOICES, default="auto")
-        p.add_argument("--time-limit", type=float, default=None, metavar="S",
-                       help="seconds; a limited run reports incumbent, bound and gap")
+        p.add_argument(
+            "--time-limit",
+            type=float,
+            default=None,
+            metavar="S",
+            help="seconds; a limited run reports incumbent, bound and gap",
+        )
 
     p = sub.add_parser("validate", help="check a package; one line per problem")
     p.add_argument("package")
@@ -711,27 +802,51 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--writer", default=None)
     p.add_argument("--store", default=None)
     writer_module_opts(p)
-    p.add_argument("--external", default=None, metavar="EXPORT",
-                   help="a memory-system export to score as an external store")
-    p.add_argument("--format", default=None, choices=["mem0", "letta", "amem", "zep"],
-                   help="the export's format (with --external)")
-    p.add_argument("--cost-rule", default="words", metavar="RULE",
-                   help="cost of each external memory: words, chars, utf8_bytes, "
-                   "bytes_overhead, tokens_o200k, tokens_cl100k (default words)")
-    p.add_argument("--history", default=None, metavar="FILE",
-                   help="mem0 only: history rows (JSON) or history.db")
-    p.add_argument("--salience-field", default=None, metavar="FIELD",
-                   help="external stores: read salience from this (dotted) memory meta field "
-                   "instead of the memory's salience, for the salience-pruned selection")
+    p.add_argument(
+        "--external",
+        default=None,
+        metavar="EXPORT",
+        help="a memory-system export to score as an external store",
+    )
+    p.add_argument(
+        "--format",
+        default=None,
+        choices=["mem0", "letta", "amem", "zep"],
+        help="the export's format (with --external)",
+    )
+    p.add_argument(
+        "--cost-rule",
+        default="words",
+        metavar="RULE",
+        help="cost of each external memory: words, chars, utf8_bytes, "
+        "bytes_overhead, tokens_o200k, tokens_cl100k (default words)",
+    )
+    p.add_argument(
+        "--history",
+        default=None,
+        metavar="FILE",
+        help="mem0 only: history rows (JSON) or history.db",
+    )
+    p.add_argument(
+        "--salience-field",
+        default=None,
+        metavar="FIELD",
+        help="external stores: read salience from this (dotted) memory meta field "
+        "instead of the memory's salience, for the salience-pruned selection",
+    )
     solver_opts(p)
     common(p)
     p.set_defaults(func=cmd_score)
 
     p = sub.add_parser("sweep", help="ratios over budgets and packages (or a family's seeds)")
     p.add_argument("packages", nargs="*", help="package files, folders or .txt lists of paths")
-    p.add_argument("--family", action="append", default=[], metavar="NAME[:SEEDS]",
-                   help="a generated family, optionally with seeds (memaudit-small:0-99); "
-                   "repeatable")
+    p.add_argument(
+        "--family",
+        action="append",
+        default=[],
+        metavar="NAME[:SEEDS]",
+        help="a generated family, optionally with seeds (memaudit-small:0-99); repeatable",
+    )
     p.add_argument("--seeds", default=None, help="e.g. 0-499")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--budgets", default=None, help="e.g. 2,4,8,16 or 0:20:2")
@@ -748,8 +863,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_suite_arguments(p)
     p.set_defaults(func=cmd_sweep)
 
-    p = sub.add_parser("audit", help="run bnb and milp on many instances and compare (exit 1 "
-                       "on any disagreement)")
+    p = sub.add_parser(
+        "audit", help="run bnb and milp on many instances and compare (exit 1 on any disagreement)"
+    )
     from .audit import add_audit_arguments
 
     add_audit_arguments(p)
@@ -765,21 +881,34 @@ def build_parser() -> argparse.ArgumentParser:
     common(p)
     p.set_defaults(func=cmd_generate)
 
-    p = sub.add_parser("import", help="convert an artifact folder/zip, LoCoMo or LongMemEval file "
-                       "into a package")
+    p = sub.add_parser(
+        "import", help="convert an artifact folder/zip, LoCoMo or LongMemEval file into a package"
+    )
     p.add_argument("format", choices=["artifact", "locomo", "longmemeval"])
     p.add_argument("source", help="folder, zip or JSON file")
     p.add_argument("-o", "--output", default=None, help="package file (default: stdout)")
-    p.add_argument("--instance", default=None, metavar="ID",
-                   help="LoCoMo sample_id / LongMemEval question_id (required when the file "
-                   "holds several)")
-    p.add_argument("--cost-rule", default="words", metavar="RULE",
-                   help="candidate cost rule for locomo / longmemeval (default words)")
+    p.add_argument(
+        "--instance",
+        default=None,
+        metavar="ID",
+        help="LoCoMo sample_id / LongMemEval question_id (required when the file holds several)",
+    )
+    p.add_argument(
+        "--cost-rule",
+        default="words",
+        metavar="RULE",
+        help="candidate cost rule for locomo / longmemeval (default words)",
+    )
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("writers", help="list the reference and plugin writers (name, kind, source)")
-    p.add_argument("--writer-module", action="append", default=[], metavar="MODULE:FUNCTION",
-                   help="also register and list this plugin writer (repeatable)")
+    p.add_argument(
+        "--writer-module",
+        action="append",
+        default=[],
+        metavar="MODULE:FUNCTION",
+        help="also register and list this plugin writer (repeatable)",
+    )
     common(p)
     p.set_defaults(func=cmd_writers)
 

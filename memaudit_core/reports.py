@@ -103,7 +103,9 @@ def package_stats(package: Package) -> PackageStats:
         default_budget=package.default_budget(),
         budget_grid=package.budget_grid(),
         candidates_by_type=tuple(by_type.most_common()),
-        units_by_kind=tuple((k, kind_count[k], kind_weight[k]) for k, _ in kind_count.most_common()),
+        units_by_kind=tuple(
+            (k, kind_count[k], kind_weight[k]) for k, _ in kind_count.most_common()
+        ),
         candidate_costs=tuple(c.cost for c in package.candidates),
         candidate_types=tuple(c.type for c in package.candidates),
         warnings=package.warnings,

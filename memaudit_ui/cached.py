@@ -10,10 +10,10 @@ from __future__ import annotations
 import streamlit as st
 
 from memaudit_core import reports
+from memaudit_core.package import Package
 
 #: Per-solve time limit in the app: past it a page shows incumbent, bound and gap, not OPT.
 APP_TIME_LIMIT_S = 20.0
-from memaudit_core.package import Package
 
 
 @st.cache_data(show_spinner="Solving the optimum and scoring every writer…", max_entries=256)
@@ -77,9 +77,7 @@ def budget_curve(
     """:func:`memaudit_core.curves.budget_curve` keyed by content hash, grid and methods."""
     from memaudit_core import curves
 
-    return curves.budget_curve(
-        _package, budgets, methods, ablations=ablations, progress=_progress
-    )
+    return curves.budget_curve(_package, budgets, methods, ablations=ablations, progress=_progress)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -133,9 +131,7 @@ def union_report(
     """:func:`memaudit_core.union.union_report` keyed by content hash, store and budget."""
     from memaudit_core import union
 
-    return union.union_report(
-        _package, store_id, budget, salience_field=salience_field, keep=keep
-    )
+    return union.union_report(_package, store_id, budget, salience_field=salience_field, keep=keep)
 
 
 @st.cache_data(show_spinner="Solving kept vs upper-pruned across budgets…", max_entries=32)
@@ -150,9 +146,7 @@ def union_curve(
     """:func:`memaudit_core.union.union_curve` keyed by content hash, stores and budgets."""
     from memaudit_core import union
 
-    return union.union_curve(
-        _package, store_ids, budgets, keep=keep, salience_field=salience_field
-    )
+    return union.union_curve(_package, store_ids, budgets, keep=keep, salience_field=salience_field)
 
 
 @st.cache_data(show_spinner="Computing coverage suggestions…", max_entries=64)
@@ -302,7 +296,13 @@ def noise_sensitivity(
     from memaudit_core import robustness
 
     return robustness.noise_sensitivity(
-        _package, mode, level, draws, seed, budgets, time_limit=APP_TIME_LIMIT_S,
+        _package,
+        mode,
+        level,
+        draws,
+        seed,
+        budgets,
+        time_limit=APP_TIME_LIMIT_S,
         progress=_progress,
     )
 
@@ -319,8 +319,12 @@ def family_audit(
     from memaudit_core import audit
 
     return audit.audit(
-        families=[family_spec], budgets=budgets, pools=pools, time_limit=time_limit,
-        figures=False, progress=_progress,
+        families=[family_spec],
+        budgets=budgets,
+        pools=pools,
+        time_limit=time_limit,
+        figures=False,
+        progress=_progress,
     )
 
 

@@ -46,6 +46,7 @@ def base_layout(fig: go.Figure, title: str, present: bool = False, height: int =
         template="plotly_white",
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "right", "x": 1},
     )
+
     # Streamlit's chart theme shrinks tick labels (12 px); set them explicitly so charts read
     # from the back of a room, except where a builder already chose a size.
     def _ticks(axis) -> None:
@@ -77,13 +78,21 @@ def ratio_bars(
             text=[f"{ratios[i]:.3f}" if ratios[i] is not None else "n/a" for i in idx],
             textposition="outside",
             orientation="h",
-            name={"writer": "reference writer", "store": "package store",
-                  "external": "external store (union)"}.get(kind, kind),
+            name={
+                "writer": "reference writer",
+                "store": "package store",
+                "external": "external store (union)",
+            }.get(kind, kind),
             marker_color=COLORS.get(kind, "#555"),
             cliponaxis=False,
         )
-    fig.add_vline(x=1.0, line_dash="dash", line_color=COLORS["opt"],
-                  annotation_text="OPT", annotation_position="top")
+    fig.add_vline(
+        x=1.0,
+        line_dash="dash",
+        line_color=COLORS["opt"],
+        annotation_text="OPT",
+        annotation_position="top",
+    )
     upper = max([1.0] + [r for r in ratios if r is not None])
     fig.update_xaxes(title_text="ratio F / OPT (1 = optimal)", range=[0, upper * 1.15])
     fig.update_yaxes(title_text="", autorange="reversed")
@@ -114,18 +123,35 @@ def cost_histogram(
     """Candidate costs, stacked by candidate type."""
     fig = go.Figure()
     for ctype in sorted(set(types)):
-        fig.add_histogram(x=[c for c, t in zip(costs, types, strict=True) if t == ctype], name=ctype)
+        fig.add_histogram(
+            x=[c for c, t in zip(costs, types, strict=True) if t == ctype], name=ctype
+        )
     fig.update_layout(barmode="stack")
     fig.update_xaxes(title_text=f"candidate cost ({cost_unit})")
     fig.update_yaxes(title_text="candidates")
     return base_layout(fig, title, present, height=360)
 
 
-def count_bars(labels: Sequence[str], counts: Sequence[int], title: str, axis: str,
-               present: bool = False, color: str = "#1b4f8a") -> go.Figure:
-    fig = go.Figure(go.Bar(x=list(labels), y=list(counts), marker_color=color, name=axis,
-                           showlegend=False, text=list(counts), textposition="outside",
-                           cliponaxis=False))
+def count_bars(
+    labels: Sequence[str],
+    counts: Sequence[int],
+    title: str,
+    axis: str,
+    present: bool = False,
+    color: str = "#1b4f8a",
+) -> go.Figure:
+    fig = go.Figure(
+        go.Bar(
+            x=list(labels),
+            y=list(counts),
+            marker_color=color,
+            name=axis,
+            showlegend=False,
+            text=list(counts),
+            textposition="outside",
+            cliponaxis=False,
+        )
+    )
     fig.update_xaxes(title_text=axis)
     fig.update_yaxes(title_text="count")
     return base_layout(fig, title, present, height=340)
@@ -185,20 +211,35 @@ def bucket_value_bars(
     """Grouped bars per unit-kind bucket: value the store keeps vs the optimum, loss labelled."""
     lost = [o - s for s, o in zip(store_values, opt_values, strict=True)]
     fig = go.Figure()
-    fig.add_bar(x=list(buckets), y=list(opt_values), name=opt_name, marker_color=COLORS["opt"],
-                text=[f"{v:.3g}" for v in opt_values], textposition="outside", cliponaxis=False)
     fig.add_bar(
-        x=list(buckets), y=list(store_values), name=store_name, marker_color=COLORS["writer"],
-        text=[f"{s:.3g} (lost {d:.3g})" if d > 1e-9 else f"{s:.3g}"
-              for s, d in zip(store_values, lost, strict=True)],
-        textposition="outside", cliponaxis=False, textfont={"size": 20 if present else 14},
+        x=list(buckets),
+        y=list(opt_values),
+        name=opt_name,
+        marker_color=COLORS["opt"],
+        text=[f"{v:.3g}" for v in opt_values],
+        textposition="outside",
+        cliponaxis=False,
+    )
+    fig.add_bar(
+        x=list(buckets),
+        y=list(store_values),
+        name=store_name,
+        marker_color=COLORS["writer"],
+        text=[
+            f"{s:.3g} (lost {d:.3g})" if d > 1e-9 else f"{s:.3g}"
+            for s, d in zip(store_values, lost, strict=True)
+        ],
+        textposition="outside",
+        cliponaxis=False,
+        textfont={"size": 20 if present else 14},
     )
     fig.update_traces(textfont={"size": 20 if present else 14})
     top = max([0.0, *store_values, *opt_values])
     fig.update_layout(barmode="group", bargap=0.25)
     fig.update_xaxes(title_text="evidence unit kind")
-    fig.update_yaxes(title_text="value kept (weighted coverage, F units)",
-                     range=[0, top * 1.2 if top > 0 else 1])
+    fig.update_yaxes(
+        title_text="value kept (weighted coverage, F units)", range=[0, top * 1.2 if top > 0 else 1]
+    )
     base_layout(fig, title, present, height=460)
     return _explain_fonts(fig, present)
 
@@ -211,78 +252,154 @@ def coverage_heatmap(hm, title: str, present: bool = False) -> go.Figure:
     from plotly.subplots import make_subplots
 
     n_rows, n_cols = len(hm.row_ids), len(hm.col_ids)
-    fig = make_subplots(rows=1, cols=2, shared_yaxes=True, column_widths=[0.06, 0.94],
-                        horizontal_spacing=0.006)
-    strip = [[1 if s else 0, 2 if o else 0]
-             for s, o in zip(hm.row_in_store, hm.row_in_opt, strict=True)]
+    fig = make_subplots(
+        rows=1, cols=2, shared_yaxes=True, column_widths=[0.06, 0.94], horizontal_spacing=0.006
+    )
+    strip = [
+        [1 if s else 0, 2 if o else 0] for s, o in zip(hm.row_in_store, hm.row_in_opt, strict=True)
+    ]
     off = "#f1f1f1"
     fig.add_trace(
         go.Heatmap(
-            z=strip, x=["store", "OPT"], y=list(hm.row_labels), zmin=0, zmax=2,
-            colorscale=[[0, off], [0.33, off], [0.33, COLORS["writer"]], [0.66, COLORS["writer"]],
-                        [0.66, COLORS["opt"]], [1, COLORS["opt"]]],
-            showscale=False, xgap=1, ygap=1,
-            hovertext=[[f"{rid}: {'in' if s else 'not in'} the store",
-                        f"{rid}: {'in' if o else 'not in'} the optimum"]
-                       for rid, s, o in zip(hm.row_ids, hm.row_in_store, hm.row_in_opt,
-                                            strict=True)],
+            z=strip,
+            x=["store", "OPT"],
+            y=list(hm.row_labels),
+            zmin=0,
+            zmax=2,
+            colorscale=[
+                [0, off],
+                [0.33, off],
+                [0.33, COLORS["writer"]],
+                [0.66, COLORS["writer"]],
+                [0.66, COLORS["opt"]],
+                [1, COLORS["opt"]],
+            ],
+            showscale=False,
+            xgap=1,
+            ygap=1,
+            hovertext=[
+                [
+                    f"{rid}: {'in' if s else 'not in'} the store",
+                    f"{rid}: {'in' if o else 'not in'} the optimum",
+                ]
+                for rid, s, o in zip(hm.row_ids, hm.row_in_store, hm.row_in_opt, strict=True)
+            ],
             hoverinfo="text",
         ),
-        row=1, col=1,
+        row=1,
+        col=1,
     )
     fig.add_trace(
         go.Heatmap(
-            z=[list(r) for r in hm.z], x=list(hm.col_ids), y=list(hm.row_labels), zmin=0, zmax=1,
-            colorscale="Blues", xgap=1, ygap=1,
-            hovertext=[list(r) for r in hm.hover], hoverinfo="text",
-            colorbar={"title": {"text": "coverage a<sub>ur</sub>", "side": "right"},
-                      "len": min(0.5, 260 / max(1, 24 * n_rows)) if n_rows > 12 else 0.45,
-                      "y": 0.0, "yanchor": "bottom", "x": 1.02, "xanchor": "left",
-                      "thickness": 18},
+            z=[list(r) for r in hm.z],
+            x=list(hm.col_ids),
+            y=list(hm.row_labels),
+            zmin=0,
+            zmax=1,
+            colorscale="Blues",
+            xgap=1,
+            ygap=1,
+            hovertext=[list(r) for r in hm.hover],
+            hoverinfo="text",
+            colorbar={
+                "title": {"text": "coverage a<sub>ur</sub>", "side": "right"},
+                "len": min(0.5, 260 / max(1, 24 * n_rows)) if n_rows > 12 else 0.45,
+                "y": 0.0,
+                "yanchor": "bottom",
+                "x": 1.02,
+                "xanchor": "left",
+                "thickness": 18,
+            },
         ),
-        row=1, col=2,
+        row=1,
+        col=2,
     )
     # Kind groups: a coloured band above the columns and separators between groups.
     for kind, j0, j1 in hm.kind_spans:
         color = KIND_COLORS.get(kind, "#555")
-        fig.add_shape(type="rect", xref="x2", yref="paper", x0=j0 - 0.5, x1=j1 + 0.5,
-                      y0=1.003, y1=1.0 + min(0.03, 12 / max(300, 18 * n_rows)),
-                      fillcolor=color, line_width=0)
+        fig.add_shape(
+            type="rect",
+            xref="x2",
+            yref="paper",
+            x0=j0 - 0.5,
+            x1=j1 + 0.5,
+            y0=1.003,
+            y1=1.0 + min(0.03, 12 / max(300, 18 * n_rows)),
+            fillcolor=color,
+            line_width=0,
+        )
         if j0 > 0:
-            fig.add_shape(type="line", xref="x2", yref="paper", x0=j0 - 0.5, x1=j0 - 0.5,
-                          y0=0, y1=1, line={"color": "#333", "width": 1.5})
+            fig.add_shape(
+                type="line",
+                xref="x2",
+                yref="paper",
+                x0=j0 - 0.5,
+                x1=j0 - 0.5,
+                y0=0,
+                y1=1,
+                line={"color": "#333", "width": 1.5},
+            )
     for kind in dict.fromkeys(hm.col_kinds):  # legend entries for the band colours
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=kind,
-                                 marker={"symbol": "square", "size": 14,
-                                         "color": KIND_COLORS.get(kind, "#555")},
-                                 legendgroup="kinds", legendgrouptitle_text="unit kind"),
-                      row=1, col=2)
+        fig.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="markers",
+                name=kind,
+                marker={"symbol": "square", "size": 14, "color": KIND_COLORS.get(kind, "#555")},
+                legendgroup="kinds",
+                legendgrouptitle_text="unit kind",
+            ),
+            row=1,
+            col=2,
+        )
     base = 22 if present else 15
     tick = 14 if n_cols <= 25 else 12 if n_cols <= 60 else 10
     row_tick = 14 if n_rows <= 40 else 12 if n_rows <= 90 else 10
     row_px = 26 if n_rows <= 40 else 18 if n_rows <= 90 else 14
-    fig.update_xaxes(title_text="evidence unit (grouped by kind)", tickangle=-50,
-                     tickfont={"size": tick + (4 if present else 0)}, row=1, col=2)
+    fig.update_xaxes(
+        title_text="evidence unit (grouped by kind)",
+        tickangle=-50,
+        tickfont={"size": tick + (4 if present else 0)},
+        row=1,
+        col=2,
+    )
     fig.update_xaxes(tickangle=-50, tickfont={"size": tick + (4 if present else 0)}, row=1, col=1)
-    fig.update_yaxes(autorange="reversed", tickfont={"size": row_tick + (4 if present else 0)},
-                     title_text="candidate (S = store, O = optimum)", row=1, col=1)
+    fig.update_yaxes(
+        autorange="reversed",
+        tickfont={"size": row_tick + (4 if present else 0)},
+        title_text="candidate (S = store, O = optimum)",
+        row=1,
+        col=1,
+    )
     fig.update_yaxes(autorange="reversed", row=1, col=2)
     label_px = 0 if n_cols > 80 else (7 if n_cols <= 25 else 8) * max(len(c) for c in hm.col_ids)
     height = 220 + row_px * max(n_rows, 10) + label_px
     base_layout(fig, title, present, height=min(height, 3200))
     _explain_fonts(fig, present)
     angle = -45 if n_cols <= 25 else -90
-    fig.update_xaxes(tickfont={"size": tick + (4 if present else 0)}, tickangle=angle,
-                     automargin=True)
+    fig.update_xaxes(
+        tickfont={"size": tick + (4 if present else 0)}, tickangle=angle, automargin=True
+    )
     if n_cols > 80:  # too narrow for readable ids: hover gives them
-        fig.update_xaxes(showticklabels=False, row=1, col=2,
-                         title_text="evidence units, grouped by kind (hover a cell for its id)")
+        fig.update_xaxes(
+            showticklabels=False,
+            row=1,
+            col=2,
+            title_text="evidence units, grouped by kind (hover a cell for its id)",
+        )
     fig.update_yaxes(tickfont={"size": row_tick + (4 if present else 0)}, row=1, col=1)
     fig.update_layout(
         font={"size": base},
         margin={"l": 10, "r": 190, "t": 90, "b": 40},
-        legend={"orientation": "v", "yanchor": "top", "y": 1.0, "xanchor": "left", "x": 1.02,
-                "font": {"size": base - 1}},
+        legend={
+            "orientation": "v",
+            "yanchor": "top",
+            "y": 1.0,
+            "xanchor": "left",
+            "x": 1.02,
+            "font": {"size": base - 1},
+        },
         plot_bgcolor="white",
     )
     return fig
@@ -296,52 +413,102 @@ def store_timeline(tl, title: str, present: bool = False) -> go.Figure:
     """
     fig = go.Figure()
     exp_row = "experiences"
-    fig.add_trace(go.Scatter(
-        x=[e[1] for e in tl.experiences], y=[exp_row] * len(tl.experiences), mode="markers",
-        name="experience", marker={"symbol": "line-ns-open", "size": 16, "color": "#9e9e9e",
-                                   "line": {"width": 2}},
-        hovertext=[f"{e[0]} (time {e[1]:g})<br>{e[2]}" for e in tl.experiences],
-        hoverinfo="text",
-    ))
+    fig.add_trace(
+        go.Scatter(
+            x=[e[1] for e in tl.experiences],
+            y=[exp_row] * len(tl.experiences),
+            mode="markers",
+            name="experience",
+            marker={"symbol": "line-ns-open", "size": 16, "color": "#9e9e9e", "line": {"width": 2}},
+            hovertext=[f"{e[0]} (time {e[1]:g})<br>{e[2]}" for e in tl.experiences],
+            hoverinfo="text",
+        )
+    )
     for ctype in tl.types:
         pts = [p for p in tl.points if p.type == ctype]
-        fig.add_trace(go.Scatter(
-            x=[p.time for p in pts], y=[p.row for p in pts], mode="markers", name=ctype,
-            marker={"symbol": TYPE_SYMBOLS.get(ctype, "circle"), "size": 15 if not present else 20,
-                    "color": TYPE_COLORS.get(ctype, "#555"), "line": {"width": 1, "color": "#222"}},
-            hovertext=[f"{p.row}<br>{p.experience_id} (time {p.time:g}) → {p.candidate_id}"
-                       f"<br>{p.type}, cost {p.cost:g}<br>{p.text}" for p in pts],
-            hoverinfo="text",
-        ))
+        fig.add_trace(
+            go.Scatter(
+                x=[p.time for p in pts],
+                y=[p.row for p in pts],
+                mode="markers",
+                name=ctype,
+                marker={
+                    "symbol": TYPE_SYMBOLS.get(ctype, "circle"),
+                    "size": 15 if not present else 20,
+                    "color": TYPE_COLORS.get(ctype, "#555"),
+                    "line": {"width": 1, "color": "#222"},
+                },
+                hovertext=[
+                    f"{p.row}<br>{p.experience_id} (time {p.time:g}) → {p.candidate_id}"
+                    f"<br>{p.type}, cost {p.cost:g}<br>{p.text}"
+                    for p in pts
+                ],
+                hoverinfo="text",
+            )
+        )
     rows = [exp_row, *tl.rows]
-    fig.update_yaxes(categoryorder="array", categoryarray=rows, autorange="reversed",
-                     title_text="store", automargin=True)
+    fig.update_yaxes(
+        categoryorder="array",
+        categoryarray=rows,
+        autorange="reversed",
+        title_text="store",
+        automargin=True,
+    )
     if len(tl.experiences) <= 25:  # label each experience on the axis
-        fig.update_xaxes(tickvals=[e[1] for e in tl.experiences],
-                         ticktext=[f"{e[0]}<br>t={e[1]:g}" for e in tl.experiences])
+        fig.update_xaxes(
+            tickvals=[e[1] for e in tl.experiences],
+            ticktext=[f"{e[0]}<br>t={e[1]:g}" for e in tl.experiences],
+        )
     fig.update_xaxes(title_text="experience (time index)", showgrid=True)
     base_layout(fig, title, present, height=190 + 62 * len(rows))
     _explain_fonts(fig, present)
-    fig.update_layout(legend={"orientation": "v", "yanchor": "top", "y": 1.0, "xanchor": "left",
-                              "x": 1.01, "title": {"text": "memory type"}},
-                      margin={"l": 70, "r": 200, "t": 70, "b": 60})
+    fig.update_layout(
+        legend={
+            "orientation": "v",
+            "yanchor": "top",
+            "y": 1.0,
+            "xanchor": "left",
+            "x": 1.01,
+            "title": {"text": "memory type"},
+        },
+        margin={"l": 70, "r": 200, "t": 70, "b": 60},
+    )
     return fig
 
 
 def evidence_graph(gd, title: str, present: bool = False) -> go.Figure:
     """Layered experience -> candidate -> unit -> query graph (``gd``: explain.GraphData)."""
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=list(gd.edge_x), y=list(gd.edge_y), mode="lines", name="link",
-                             line={"color": "#c8c8c8", "width": 1}, hoverinfo="skip"))
+    fig.add_trace(
+        go.Scatter(
+            x=list(gd.edge_x),
+            y=list(gd.edge_y),
+            mode="lines",
+            name="link",
+            line={"color": "#c8c8c8", "width": 1},
+            hoverinfo="skip",
+        )
+    )
     if gd.focus_edge_x:
-        fig.add_trace(go.Scatter(x=list(gd.focus_edge_x), y=list(gd.focus_edge_y), mode="lines",
-                                 name="link of the focus unit",
-                                 line={"color": COLORS["lost"], "width": 2.5}, hoverinfo="skip"))
+        fig.add_trace(
+            go.Scatter(
+                x=list(gd.focus_edge_x),
+                y=list(gd.focus_edge_y),
+                mode="lines",
+                name="link of the focus unit",
+                line={"color": COLORS["lost"], "width": 2.5},
+                hoverinfo="skip",
+            )
+        )
     show_text = gd.n_nodes <= 100
     # Labels as annotations on a translucent white box, so links do not run through the text:
     # (xanchor, yanchor, xshift, yshift) per layer, clear of the membership outlines.
-    placement = {"experience": ("right", "middle", -12, 0), "candidate": ("left", "middle", 17, 0),
-                 "unit": ("center", "bottom", 0, 9), "query": ("left", "middle", 11, 0)}
+    placement = {
+        "experience": ("right", "middle", -12, 0),
+        "candidate": ("left", "middle", 17, 0),
+        "unit": ("center", "bottom", 0, 9),
+        "query": ("left", "middle", 11, 0),
+    }
     for layer in ("experience", "candidate", "unit", "query"):
         idx = [i for i, ly in enumerate(gd.node_layers) if ly == layer]
         if not idx:
@@ -349,43 +516,84 @@ def evidence_graph(gd, title: str, present: bool = False) -> go.Figure:
         if show_text:
             xa, ya, dx, dy = placement[layer]
             for i in idx:
-                fig.add_annotation(x=gd.node_x[i], y=gd.node_y[i], text=gd.node_labels[i],
-                                   showarrow=False, xanchor=xa, yanchor=ya, xshift=dx, yshift=dy,
-                                   font={"size": 13 if not present else 18, "color": "#222"},
-                                   bgcolor="rgba(255,255,255,0.85)", borderpad=1)
-        fig.add_trace(go.Scatter(
-            x=[gd.node_x[i] for i in idx], y=[gd.node_y[i] for i in idx],
-            mode="markers", name=layer,
-            marker={"size": 14 if not present else 18, "color": LAYER_COLORS[layer],
-                    "line": {"width": 1, "color": "#333"}},
-            hovertext=[gd.node_hover[i] for i in idx], hoverinfo="text",
-        ))
+                fig.add_annotation(
+                    x=gd.node_x[i],
+                    y=gd.node_y[i],
+                    text=gd.node_labels[i],
+                    showarrow=False,
+                    xanchor=xa,
+                    yanchor=ya,
+                    xshift=dx,
+                    yshift=dy,
+                    font={"size": 13 if not present else 18, "color": "#222"},
+                    bgcolor="rgba(255,255,255,0.85)",
+                    borderpad=1,
+                )
+        fig.add_trace(
+            go.Scatter(
+                x=[gd.node_x[i] for i in idx],
+                y=[gd.node_y[i] for i in idx],
+                mode="markers",
+                name=layer,
+                marker={
+                    "size": 14 if not present else 18,
+                    "color": LAYER_COLORS[layer],
+                    "line": {"width": 1, "color": "#333"},
+                },
+                hovertext=[gd.node_hover[i] for i in idx],
+                hoverinfo="text",
+            )
+        )
     for flag, name, symbol, color, size in (
         (gd.node_in_store, "held by the store", "square-open", COLORS["writer"], 24),
         (gd.node_in_opt, "held by the optimum", "diamond-open", COLORS["opt"], 30),
     ):
         idx = [i for i, f in enumerate(flag) if f]
-        fig.add_trace(go.Scatter(
-            x=[gd.node_x[i] for i in idx], y=[gd.node_y[i] for i in idx], mode="markers",
-            name=name, marker={"symbol": symbol, "size": size, "color": color,
-                               "line": {"width": 3, "color": color}},
-            hovertext=[gd.node_hover[i] for i in idx], hoverinfo="text",
-        ))
-    names = {"experience": "experiences", "candidate": "candidate memories",
-             "unit": "evidence units", "query": "queries"}
-    fig.update_xaxes(tickvals=[x for _, x in gd.layer_x],
-                     ticktext=[names[n] for n, _ in gd.layer_x],
-                     title_text="layer (experience → candidate → unit → query)", showgrid=False,
-                     zeroline=False)
+        fig.add_trace(
+            go.Scatter(
+                x=[gd.node_x[i] for i in idx],
+                y=[gd.node_y[i] for i in idx],
+                mode="markers",
+                name=name,
+                marker={
+                    "symbol": symbol,
+                    "size": size,
+                    "color": color,
+                    "line": {"width": 3, "color": color},
+                },
+                hovertext=[gd.node_hover[i] for i in idx],
+                hoverinfo="text",
+            )
+        )
+    names = {
+        "experience": "experiences",
+        "candidate": "candidate memories",
+        "unit": "evidence units",
+        "query": "queries",
+    }
+    fig.update_xaxes(
+        tickvals=[x for _, x in gd.layer_x],
+        ticktext=[names[n] for n, _ in gd.layer_x],
+        title_text="layer (experience → candidate → unit → query)",
+        showgrid=False,
+        zeroline=False,
+    )
     fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, title_text="")
     layer_sizes = [sum(1 for ly in gd.node_layers if ly == n) for n in names]
     height = max(480, 170 + (36 if show_text else 22) * max(layer_sizes, default=1))
     base_layout(fig, title, present, height=min(height, 2400))
     _explain_fonts(fig, present)
     plot_px = max(200, min(height, 2400) - 190)
-    fig.update_layout(legend={"orientation": "h", "yanchor": "top", "y": -80 / plot_px,
-                              "xanchor": "left", "x": 0},
-                      margin={"l": 40, "r": 40, "t": 70, "b": 120})
+    fig.update_layout(
+        legend={
+            "orientation": "h",
+            "yanchor": "top",
+            "y": -80 / plot_px,
+            "xanchor": "left",
+            "x": 0,
+        },
+        margin={"l": 40, "r": 40, "t": 70, "b": 120},
+    )
     if gd.layer_x:
         xs = [x for _, x in gd.layer_x]
         pad = 0.22 * (max(xs) - min(xs) or 1)
@@ -492,8 +700,12 @@ def budget_value_curve(curve, title: str, present: bool = False, current_budget=
             y=[p.value for p in uncert],
             mode="markers",
             name="uncertified: incumbent ○ with proven bound ┬",
-            marker={"size": 13, "symbol": "circle-open", "color": COLORS["opt"],
-                    "line": {"width": 2}},
+            marker={
+                "size": 13,
+                "symbol": "circle-open",
+                "color": COLORS["opt"],
+                "line": {"width": 2},
+            },
             error_y={
                 "type": "data",
                 "symmetric": False,
@@ -552,8 +764,13 @@ def budget_ratio_curve(curve, title: str, present: bool = False, current_budget=
             "<br>F = %{customdata[2]:.4f}<extra></extra>",
             connectgaps=False,
         )
-    fig.add_hline(y=1.0, line_dash="dash", line_color=COLORS["opt"],
-                  annotation_text="OPT = 1", annotation_position="top right")
+    fig.add_hline(
+        y=1.0,
+        line_dash="dash",
+        line_color=COLORS["opt"],
+        annotation_text="OPT = 1",
+        annotation_position="top right",
+    )
     unit = curve.cost_unit
     fig.update_xaxes(title_text=f"budget B ({unit})")
     fig.update_yaxes(title_text="ratio F / OPT (1 = optimal)", range=[0, top * 1.15])
@@ -573,13 +790,26 @@ def family_band_curve(band, title: str, cost_unit: str = "units", present: bool 
             continue
         xs = [r.budget for r in rows]
         color = colors[m.key]
-        fig.add_scatter(x=xs, y=[r.ci_high for r in rows], mode="lines",
-                        line={"width": 0, "color": color}, legendgroup=m.key,
-                        showlegend=False, hoverinfo="skip")
-        fig.add_scatter(x=xs, y=[r.ci_low for r in rows], mode="lines",
-                        line={"width": 0, "color": color}, fill="tonexty",
-                        fillcolor=_rgba(color, 0.18), legendgroup=m.key,
-                        showlegend=False, hoverinfo="skip")
+        fig.add_scatter(
+            x=xs,
+            y=[r.ci_high for r in rows],
+            mode="lines",
+            line={"width": 0, "color": color},
+            legendgroup=m.key,
+            showlegend=False,
+            hoverinfo="skip",
+        )
+        fig.add_scatter(
+            x=xs,
+            y=[r.ci_low for r in rows],
+            mode="lines",
+            line={"width": 0, "color": color},
+            fill="tonexty",
+            fillcolor=_rgba(color, 0.18),
+            legendgroup=m.key,
+            showlegend=False,
+            hoverinfo="skip",
+        )
         fig.add_scatter(
             x=xs,
             y=[r.mean_ratio for r in rows],
@@ -594,10 +824,21 @@ def family_band_curve(band, title: str, cost_unit: str = "units", present: bool 
             "<br>seeds with OPT > 0: %{customdata[2]}<extra></extra>",
         )
     # A legend entry explaining the shading.
-    fig.add_scatter(x=[None], y=[None], mode="lines", name="shaded: 95% bootstrap CI of the mean",
-                    line={"width": 10, "color": _rgba("#888888", 0.3)}, hoverinfo="skip")
-    fig.add_hline(y=1.0, line_dash="dash", line_color=COLORS["opt"],
-                  annotation_text="OPT = 1", annotation_position="top right")
+    fig.add_scatter(
+        x=[None],
+        y=[None],
+        mode="lines",
+        name="shaded: 95% bootstrap CI of the mean",
+        line={"width": 10, "color": _rgba("#888888", 0.3)},
+        hoverinfo="skip",
+    )
+    fig.add_hline(
+        y=1.0,
+        line_dash="dash",
+        line_color=COLORS["opt"],
+        annotation_text="OPT = 1",
+        annotation_position="top right",
+    )
     fig.update_xaxes(title_text=f"budget B ({cost_unit})")
     top = max([1.0] + [r.ci_high for r in band.rows if r.ci_high is not None])
     fig.update_yaxes(title_text="mean ratio F / OPT over seeds", range=[0, top * 1.15])
@@ -612,10 +853,18 @@ def engine_time_curve(report, title: str, present: bool = False):
     for engine in report.engines:
         name = ENGINE_NAMES.get(engine, engine)
         if not report.applicable(engine):
-            note = next((e.note for r in report.rows for e in r.runs
-                         if e.engine == engine and e.note), "n/a")
-            fig.add_scatter(x=[None], y=[None], mode="markers", name=f"{name}: {note}",
-                            marker={"color": "#bbb"}, hoverinfo="skip")
+            note = next(
+                (e.note for r in report.rows for e in r.runs if e.engine == engine and e.note),
+                "n/a",
+            )
+            fig.add_scatter(
+                x=[None],
+                y=[None],
+                mode="markers",
+                name=f"{name}: {note}",
+                marker={"color": "#bbb"},
+                hoverinfo="skip",
+            )
             continue
         pts = [(r.budget, r.run(engine)) for r in report.rows]
         pts = [(b, e) for b, e in pts if e is not None and e.time_s is not None]
@@ -649,8 +898,9 @@ def engine_time_curve(report, title: str, present: bool = False):
         )
     fig.update_xaxes(title_text=f"budget B ({report.cost_unit})")
     # One labelled tick per decade (no "2" / "5" minor labels), plain numbers (no SI "m"/"μ").
-    fig.update_yaxes(title_text="wall time per solve (s, log scale)", type="log", dtick=1,
-                     tickformat="~g")
+    fig.update_yaxes(
+        title_text="wall time per solve (s, log scale)", type="log", dtick=1, tickformat="~g"
+    )
     base_layout(fig, _plain(title), present, height=420)
     _legend_below(fig, present)
     return fig
@@ -686,8 +936,12 @@ def union_curve_lines(
         name = html.escape(pts[0].label)
         xs = [r.budget for r in pts]
         fig.add_scatter(
-            x=xs, y=[r.kept_value for r in pts], mode="lines+markers", name=f"{name}: kept",
-            legendgroup=sid, line={"color": color, "width": 3},
+            x=xs,
+            y=[r.kept_value for r in pts],
+            mode="lines+markers",
+            name=f"{name}: kept",
+            legendgroup=sid,
+            line={"color": color, "width": 3},
             marker={
                 "size": [14 if r.cost_effect else 9 for r in pts],
                 "symbol": ["x" if r.cost_effect else "circle" for r in pts],
@@ -695,8 +949,11 @@ def union_curve_lines(
             hovertemplate="budget %{x}<br>kept F(Y') %{y:.4g}<extra>" + name + "</extra>",
         )
         fig.add_scatter(
-            x=xs, y=[r.upper_value for r in pts], mode="lines+markers",
-            name=f"{name}: upper-pruned", legendgroup=sid,
+            x=xs,
+            y=[r.upper_value for r in pts],
+            mode="lines+markers",
+            name=f"{name}: upper-pruned",
+            legendgroup=sid,
             line={"color": color, "width": 2, "dash": "dash"},
             marker={"size": 7, "symbol": "circle-open"},
             hovertemplate="budget %{x}<br>upper-pruned %{y:.4g}<extra>" + name + "</extra>",
@@ -705,13 +962,21 @@ def union_curve_lines(
     if opt:
         xs = sorted(opt)
         fig.add_scatter(
-            x=xs, y=[opt[b] for b in xs], mode="lines", name="OPT (package candidates)",
+            x=xs,
+            y=[opt[b] for b in xs],
+            mode="lines",
+            name="OPT (package candidates)",
             line={"color": "#555555", "width": 2, "dash": "dot"},
             hovertemplate="budget %{x}<br>OPT_P %{y:.4g}<extra></extra>",
         )
     if budget is not None:
-        fig.add_vline(x=budget, line_color="#999999", line_width=1,
-                      annotation_text=f"budget {budget:g}", annotation_position="top left")
+        fig.add_vline(
+            x=budget,
+            line_color="#999999",
+            line_width=1,
+            annotation_text=f"budget {budget:g}",
+            annotation_position="top left",
+        )
     fig.update_xaxes(title_text=f"budget ({cost_unit})")
     fig.update_yaxes(title_text="F (weighted evidence coverage)", rangemode="tozero")
     fig = base_layout(fig, title, present, height=480)
@@ -743,16 +1008,21 @@ def ablation_value_chart(curves: Sequence, title: str, cost_unit: str, present: 
     if curves:
         pts = curves[0].points
         fig.add_scatter(
-            x=[p.budget for p in pts], y=[p.full_opt for p in pts], mode="lines+markers",
-            name="OPT (all candidates)", line={"color": COLORS["opt"], "width": 4},
+            x=[p.budget for p in pts],
+            y=[p.full_opt for p in pts],
+            mode="lines+markers",
+            name="OPT (all candidates)",
+            line={"color": COLORS["opt"], "width": 4},
             marker={"size": 10},
             hovertemplate="B = %{x:g}<br>OPT = %{y:.4g}<extra></extra>",
         )
     for k, curve in enumerate(curves):
         color = METHOD_PALETTE[k % len(METHOD_PALETTE)]
         fig.add_scatter(
-            x=[p.budget for p in curve.points], y=[p.pool_opt for p in curve.points],
-            mode="lines+markers", name=f"OPT {_plain(curve.pool)}",
+            x=[p.budget for p in curve.points],
+            y=[p.pool_opt for p in curve.points],
+            mode="lines+markers",
+            name=f"OPT {_plain(curve.pool)}",
             line={"color": color, "width": 3, "dash": _POOL_DASHES[k % len(_POOL_DASHES)]},
             marker={"size": 9},
             customdata=[["n/a" if p.drop is None else f"{p.drop:.1%}"] for p in curve.points],
@@ -774,14 +1044,17 @@ def ablation_drop_chart(curves: Sequence, title: str, cost_unit: str, present: b
             x=[f"{p.budget:g}" for p in curve.points],
             y=[0 if p.drop is None else p.drop for p in curve.points],
             text=["n/a" if p.drop is None else f"{p.drop:.1%}" for p in curve.points],
-            textposition="outside", cliponaxis=False, name=_plain(curve.pool),
+            textposition="outside",
+            cliponaxis=False,
+            name=_plain(curve.pool),
             marker_color=METHOD_PALETTE[k % len(METHOD_PALETTE)],
         )
     fig.update_layout(barmode="group")
     fig.update_xaxes(title_text=f"budget B ({cost_unit})", type="category")
     top = max([0.1] + [p.drop for c in curves for p in c.points if p.drop is not None])
-    fig.update_yaxes(title_text="drop 1 − pool OPT / OPT", tickformat=".0%",
-                     range=[0, min(1.0, top) * 1.2])
+    fig.update_yaxes(
+        title_text="drop 1 − pool OPT / OPT", tickformat=".0%", range=[0, min(1.0, top) * 1.2]
+    )
     return base_layout(fig, _plain(title), present, height=400)
 
 
@@ -792,9 +1065,12 @@ def cost_rule_ratio_chart(sens, title: str, present: bool = False):
     for k, rule in enumerate(rules):
         means = dict(rule.mean_ratio)
         fig.add_bar(
-            x=list(sens.writers), y=[means.get(w) or 0 for w in sens.writers],
+            x=list(sens.writers),
+            y=[means.get(w) or 0 for w in sens.writers],
             text=["n/a" if means.get(w) is None else f"{means[w]:.2f}" for w in sens.writers],
-            textposition="outside", cliponaxis=False, name=rule.rule,
+            textposition="outside",
+            cliponaxis=False,
+            name=rule.rule,
             marker_color=COLORS["opt"] if k == 0 else METHOD_PALETTE[(k - 1) % len(METHOD_PALETTE)],
         )
     fig.update_layout(barmode="group")
@@ -813,18 +1089,26 @@ def capacity_chart(cap, title: str, cost_unit: str, present: bool = False):
     pts = cap.points
     fig = go.Figure()
     fig.add_scatter(
-        x=[p.budget for p in pts], y=[p.opt_1 for p in pts], mode="lines+markers",
-        name="OPT, one per group (k = 1)", line={"color": COLORS["opt"], "width": 4},
+        x=[p.budget for p in pts],
+        y=[p.opt_1 for p in pts],
+        mode="lines+markers",
+        name="OPT, one per group (k = 1)",
+        line={"color": COLORS["opt"], "width": 4},
         marker={"size": 10},
     )
     color = COLORS["writer"]
     fig.add_scatter(
-        x=[p.budget for p in pts], y=[p.opt_k for p in pts], mode="lines+markers",
+        x=[p.budget for p in pts],
+        y=[p.opt_k for p in pts],
+        mode="lines+markers",
         name=f"OPT, up to {cap.k} per group (k = {cap.k})",
         line={"color": color, "width": 3, "dash": "dash"},
-        marker={"size": 11, "symbol": ["circle" if p.proven else "circle-open" for p in pts],
-                "color": [color if p.proven else "white" for p in pts],
-                "line": {"color": color, "width": 2}},
+        marker={
+            "size": 11,
+            "symbol": ["circle" if p.proven else "circle-open" for p in pts],
+            "color": [color if p.proven else "white" for p in pts],
+            "line": {"color": color, "width": 2},
+        },
         customdata=[["n/a" if p.gain is None else f"{p.gain:.3f}", p.label] for p in pts],
         hovertemplate="B = %{x:g}<br>%{customdata[1]} = %{y:.4g}<br>OPT(k)/OPT(1) = "
         "%{customdata[0]}<extra></extra>",
@@ -842,13 +1126,21 @@ def noise_delta_bars(ns, title: str, present: bool = False):
     means = [r.mean_abs_delta or 0.0 for r in rows]
     fig = go.Figure(
         go.Bar(
-            x=[r.writer for r in rows], y=means,
-            error_y={"type": "data", "symmetric": False,
-                     "array": [max((r.max_abs_delta or 0.0) - m, 0.0) for r, m in
-                               zip(rows, means, strict=True)],
-                     "arrayminus": [0.0] * len(rows), "color": "#999"},
+            x=[r.writer for r in rows],
+            y=means,
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": [
+                    max((r.max_abs_delta or 0.0) - m, 0.0) for r, m in zip(rows, means, strict=True)
+                ],
+                "arrayminus": [0.0] * len(rows),
+                "color": "#999",
+            },
             text=["n/a" if r.mean_abs_delta is None else f"{r.mean_abs_delta:.3f}" for r in rows],
-            textposition="outside", cliponaxis=False, marker_color=COLORS["writer"],
+            textposition="outside",
+            cliponaxis=False,
+            marker_color=COLORS["writer"],
             name="mean |Δ ratio|",
         )
     )

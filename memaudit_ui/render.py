@@ -22,8 +22,9 @@ def safe_filename(text: str) -> str:
 
 def _image(fig: go.Figure, fmt: str) -> Callable[[], bytes]:
     def make() -> bytes:
-        return fig.to_image(format=fmt, width=1400, height=int(fig.layout.height or 500) + 100,
-                            scale=1)
+        return fig.to_image(
+            format=fmt, width=1400, height=int(fig.layout.height or 500) + 100, scale=1
+        )
 
     return make
 
@@ -40,10 +41,24 @@ def chart(fig: go.Figure, key: str, filename: str, *, selectable: bool = False):
     name = safe_filename(filename)
     # A horizontal container keeps both labels readable even inside half-width columns.
     row = st.container(horizontal=True, gap="small")
-    row.download_button("PNG", _image(fig, "png"), file_name=f"{name}.png",
-                            mime="image/png", key=f"{key}_png", on_click="ignore", icon=":material/download:")
-    row.download_button("SVG", _image(fig, "svg"), file_name=f"{name}.svg",
-                            mime="image/svg+xml", key=f"{key}_svg", on_click="ignore", icon=":material/download:")
+    row.download_button(
+        "PNG",
+        _image(fig, "png"),
+        file_name=f"{name}.png",
+        mime="image/png",
+        key=f"{key}_png",
+        on_click="ignore",
+        icon=":material/download:",
+    )
+    row.download_button(
+        "SVG",
+        _image(fig, "svg"),
+        file_name=f"{name}.svg",
+        mime="image/svg+xml",
+        key=f"{key}_svg",
+        on_click="ignore",
+        icon=":material/download:",
+    )
     return event
 
 

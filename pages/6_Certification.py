@@ -145,11 +145,18 @@ family = pkg.meta.get("generator") if isinstance(pkg.meta, dict) else None
 seeded = family in FAMILIES and FAMILIES[family].seeded
 a1, a2, a3 = st.columns([2, 1, 1], vertical_alignment="bottom")
 pools = a1.multiselect(
-    "Pools", ["full", "no_validity", "generic"], default=["full", "no_validity", "generic"],
+    "Pools",
+    ["full", "no_validity", "generic"],
+    default=["full", "no_validity", "generic"],
     key="cert_audit_pools",
 )
 seed_hi = a2.number_input(
-    "Seeds 0 to", min_value=0, max_value=999, value=19, step=1, key="cert_audit_seeds",
+    "Seeds 0 to",
+    min_value=0,
+    max_value=999,
+    value=19,
+    step=1,
+    key="cert_audit_seeds",
     disabled=not seeded,
     help="Only for packages from a seeded family; otherwise this package alone is audited.",
 )
@@ -175,8 +182,10 @@ if run_audit and pools:
     am[0].metric("Sources", audit_report.n_sources)
     am[1].metric("Distinct instances", audit_report.n_instances)
     am[2].metric("Checks (instance × pool × budget)", audit_report.n_tasks)
-    am[3].metric("Agree / disagree / unproven",
-                 f"{audit_report.n_agree} / {audit_report.n_disagree} / {audit_report.n_unproven}")
+    am[3].metric(
+        "Agree / disagree / unproven",
+        f"{audit_report.n_agree} / {audit_report.n_disagree} / {audit_report.n_unproven}",
+    )
     diff = audit_report.max_abs_diff
     am[4].metric("Largest difference", "n/a" if diff is None else f"{diff:.1e}")
     render.table(

@@ -51,7 +51,10 @@ def test_overview_shows_certified_opt_and_every_writer() -> None:
     table = at.dataframe[0].value
     for name in WRITERS:
         assert any(name in str(label) for label in table["writer / store"]), name
-    gvt_row = table[table["writer / store"].str.contains("gvt") & ~table["writer / store"].str.contains("no_validity")]
+    gvt_row = table[
+        table["writer / store"].str.contains("gvt")
+        & ~table["writer / store"].str.contains("no_validity")
+    ]
     assert gvt_row["ratio"].iloc[0] == "1.000"
     assert any("Certified optimal" in s.value for s in at.success)
 
@@ -75,15 +78,19 @@ def test_zero_budget_shows_na_not_zero_or_one() -> None:
 
 def test_bad_upload_keeps_previous_package() -> None:
     at = _run("app.py", "sample:update_chain")
-    at.file_uploader(key="w_upload").upload("broken.json", b'{"memaudit": 1, "id": "x", ', "application/json").run()
+    at.file_uploader(key="w_upload").upload(
+        "broken.json", b'{"memaudit": 1, "id": "x", ', "application/json"
+    ).run()
     assert not at.exception
     assert at.session_state["ma_package"] == "sample:update_chain"
     assert any("broken.json" in e.value for e in at.error)
 
 
 def test_good_upload_becomes_current_package() -> None:
-    data = (REPO / "sample_packages" / "update_chain.json").read_bytes().replace(
-        b'"id": "update_chain"', b'"id": "uploaded-chain"'
+    data = (
+        (REPO / "sample_packages" / "update_chain.json")
+        .read_bytes()
+        .replace(b'"id": "update_chain"', b'"id": "uploaded-chain"')
     )
     at = _run("app.py", "sample:temporal_interval")
     at.file_uploader(key="w_upload").upload("chain.json", data, "application/json").run()

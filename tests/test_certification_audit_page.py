@@ -26,8 +26,12 @@ def test_family_audit_section_matches_the_core_audit() -> None:
     assert not at.exception and not at.error
     metrics = {m.label: m.value for m in at.metric}
     grid = (1.0, 2.0, 4.0, 8.0, 16.0)
-    expected = audit(families=["memaudit-small:0-3"], budgets=grid,
-                     pools=("full", "no_validity", "generic"), figures=False)
+    expected = audit(
+        families=["memaudit-small:0-3"],
+        budgets=grid,
+        pools=("full", "no_validity", "generic"),
+        figures=False,
+    )
     assert metrics["Sources"] == str(expected.n_sources) == "4"
     assert metrics["Distinct instances"] == str(expected.n_instances)
     assert metrics["Checks (instance × pool × budget)"] == str(expected.n_tasks)

@@ -56,8 +56,16 @@ def test_published_values_through_the_cli(capsys, tmp_path, family, budget):
         assert scored["opt"]["value"] == pytest.approx(opt, abs=1e-9)
 
     swept = run_json(
-        capsys, "sweep", str(path), "--budgets", str(budget), "--writers", "gvt,density",
-        "--ablations", "no_validity,generic", "--quiet",
+        capsys,
+        "sweep",
+        str(path),
+        "--budgets",
+        str(budget),
+        "--writers",
+        "gvt,density",
+        "--ablations",
+        "no_validity,generic",
+        "--quiet",
     )
     by_method = {row["method"]: row for row in swept["summary"]}
     assert round(by_method["no_validity_opt"]["mean_ratio"], 3) == pytest.approx(no_validity)
@@ -66,8 +74,19 @@ def test_published_values_through_the_cli(capsys, tmp_path, family, budget):
 
 def test_published_memaudit_small_means_through_the_cli(capsys):
     swept = run_json(
-        capsys, "sweep", "--family", "memaudit-small", "--seeds", "0-499", "--budgets", "6",
-        "--writers", "gvt,density", "--ablations", "no_validity", "--quiet",
+        capsys,
+        "sweep",
+        "--family",
+        "memaudit-small",
+        "--seeds",
+        "0-499",
+        "--budgets",
+        "6",
+        "--writers",
+        "gvt,density",
+        "--ablations",
+        "no_validity",
+        "--quiet",
     )
     means = {row["method"]: row for row in swept["summary"]}
     assert round(means["gvt"]["mean_ratio"], 3) == 1.000
@@ -82,15 +101,22 @@ def test_solve_json_keys_and_limited_run(capsys):
     out = run_json(capsys, "solve", pkg, "--budget", "40", "--solver", "milp")
     assert {"value", "selected", "cost", "status", "certified", "bound", "solver"} <= set(out)
     assert out["cost"] <= 40 + 1e-9
-    limited = run_json(capsys, "solve", pkg, "--budget", "40", "--solver", "bnb", "--node-limit", "1")
+    limited = run_json(
+        capsys, "solve", pkg, "--budget", "40", "--solver", "bnb", "--node-limit", "1"
+    )
     assert limited["bound"] >= limited["value"] - 1e-9
     if limited["status"] != "optimal":
         assert limited["certified"] is False and limited["label"] != "OPT"
 
 
 def test_score_store_has_breakdown(capsys):
-    out = run_json(capsys, "score", str(SAMPLES / "veg-to-pescatarian.json"), "--store",
-                   json.loads((SAMPLES / "veg-to-pescatarian.json").read_text())["stores"][0]["id"])
+    out = run_json(
+        capsys,
+        "score",
+        str(SAMPLES / "veg-to-pescatarian.json"),
+        "--store",
+        json.loads((SAMPLES / "veg-to-pescatarian.json").read_text())["stores"][0]["id"],
+    )
     assert {"value", "opt", "ratio", "selected", "unit_rows", "kind_rows"} <= set(out)
     lost = sum(r["lost"] for r in out["unit_rows"])
     assert lost == pytest.approx(out["opt"]["value"] - out["value"], abs=1e-9)
@@ -127,7 +153,9 @@ def test_validate_good_and_every_malformed_file(capsys):
     ],
 )
 def test_user_mistakes_exit_2_without_traceback(capsys, argv):
-    code = main([REPO.joinpath(a).as_posix() if a.startswith("sample_packages") else a for a in argv])
+    code = main(
+        [REPO.joinpath(a).as_posix() if a.startswith("sample_packages") else a for a in argv]
+    )
     out, err = capsys.readouterr()
     assert code == 2
     assert "Traceback" not in err and err.strip()
@@ -135,14 +163,18 @@ def test_user_mistakes_exit_2_without_traceback(capsys, argv):
 
 def test_console_script_and_module_entry_point_agree():
     args = ["solve", str(SAMPLES / "update_chain.json"), "--budget", "6", "--json"]
-    via_module = subprocess.run([sys.executable, "-m", "memaudit_core", *args],
-                                capture_output=True, text=True, check=True)
+    via_module = subprocess.run(
+        [sys.executable, "-m", "memaudit_core", *args], capture_output=True, text=True, check=True
+    )
     exe = Path(sys.executable).parent / "memaudit"
     via_script = subprocess.run([str(exe), *args], capture_output=True, text=True, check=True)
     a, b = json.loads(via_module.stdout), json.loads(via_script.stdout)
     assert a["value"] == b["value"] == pytest.approx(7.735)
-    bad = subprocess.run([sys.executable, "-m", "memaudit_core", "validate",
-                          str(MALFORMED / "cost_zero.json")], capture_output=True, text=True)
+    bad = subprocess.run(
+        [sys.executable, "-m", "memaudit_core", "validate", str(MALFORMED / "cost_zero.json")],
+        capture_output=True,
+        text=True,
+    )
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
 
 

@@ -19,7 +19,6 @@ from ..package import Package
 from . import event_graph, paper, stress, synthetic
 from .base import Family
 
-
 FAMILIES: dict[str, Family] = {}
 
 

@@ -104,33 +104,60 @@ def memaudit_small(seed: int = 0, normal_count: int = 3, update_count: int = 2) 
         context = b.unit(f"context:{seed}:{i // 2}", "context", 0.35, f"context of facts {i // 2}")
         exp = b.experience(f"s{seed}_fact_{i}", t, f"The user states plain fact {i}.")
         t += 1
-        b.candidate(exp, "raw_span", 5 + rng.randint(0, 1), {fact: 1.0, context: 0.4},
-                    f"raw turn stating fact {i} with its context")
+        b.candidate(
+            exp,
+            "raw_span",
+            5 + rng.randint(0, 1),
+            {fact: 1.0, context: 0.4},
+            f"raw turn stating fact {i} with its context",
+        )
         b.candidate(exp, "atomic_fact", 2, {fact: 1.0}, f"fact {i}")
         b.candidate(exp, "summary", 3, {fact: 0.7, context: 0.5}, f"summary of fact {i}")
     for k in range(update_count):
         stale = b.unit(f"stale:pref:{seed}:{k}:old", "stale", 0.15, f"old preference {k}")
         current_w = 2.0 + 0.25 * rng.randint(0, 2)
         invalid_w = 2.0 + 0.25 * rng.randint(0, 2)
-        current = b.unit(f"current:pref:{seed}:{k}", "current_truth", current_w, f"current preference {k}")
-        invalid = b.unit(
-            f"invalid:pref:{seed}:{k}", "invalidation", invalid_w, f"old preference {k} no longer holds"
+        current = b.unit(
+            f"current:pref:{seed}:{k}", "current_truth", current_w, f"current preference {k}"
         )
-        old = b.experience(f"s{seed}_pref_{k}_old", t, f"The user states preference {k} (old value).")
+        invalid = b.unit(
+            f"invalid:pref:{seed}:{k}",
+            "invalidation",
+            invalid_w,
+            f"old preference {k} no longer holds",
+        )
+        old = b.experience(
+            f"s{seed}_pref_{k}_old", t, f"The user states preference {k} (old value)."
+        )
         t += 1
         b.candidate(old, "raw_span", 4, {stale: 1}, f"raw turn: old preference {k}")
         b.candidate(old, "atomic_fact", 2, {stale: 1}, f"old preference {k}")
         b.candidate(old, "summary", 3, {stale: 0.75}, f"summary: old preference {k}")
         upd = b.experience(f"s{seed}_pref_{k}_update", t, f"The user changes preference {k}.")
         t += 1
-        b.candidate(upd, "raw_span", 6, {current: 1, invalid: 0.45, stale: 0.2},
-                    f"raw turn: preference {k} changed")
+        b.candidate(
+            upd,
+            "raw_span",
+            6,
+            {current: 1, invalid: 0.45, stale: 0.2},
+            f"raw turn: preference {k} changed",
+        )
         b.candidate(upd, "atomic_fact", 2, {current: 1}, f"current preference {k}")
         b.candidate(upd, "tombstone", 1, {invalid: 1}, f"old preference {k} is no longer true")
-        b.candidate(upd, "compound_update", 3, {current: 1, invalid: 1},
-                    f"preference {k}: old value superseded by new value")
-        b.candidate(upd, "summary", 4, {current: 0.75, invalid: 0.75, stale: 0.1},
-                    f"summary: preference {k} changed")
+        b.candidate(
+            upd,
+            "compound_update",
+            3,
+            {current: 1, invalid: 1},
+            f"preference {k}: old value superseded by new value",
+        )
+        b.candidate(
+            upd,
+            "summary",
+            4,
+            {current: 0.75, invalid: 0.75, stale: 0.1},
+            f"summary: preference {k} changed",
+        )
     params = {"normal_count": normal_count, "update_count": update_count}
     return b.package(
         f"memaudit-small-s{seed}",
@@ -168,12 +195,22 @@ def update_chain(seed: int = 0, length: int = 3) -> Package:
     b.candidate(e0, "summary", 3, {v[0]: 0.7}, "summary: initial value")
     for s in range(1, length + 1):
         e = b.experience(f"update_{s}", s, f"The user updates the value to version {s}.")
-        b.candidate(e, "raw_span", 5, {v[s]: 1, inv[s - 1]: 0.35, v[s - 1]: 0.15},
-                    f"raw turn: value changed to version {s}")
+        b.candidate(
+            e,
+            "raw_span",
+            5,
+            {v[s]: 1, inv[s - 1]: 0.35, v[s - 1]: 0.15},
+            f"raw turn: value changed to version {s}",
+        )
         b.candidate(e, "atomic_fact", 2, {v[s]: 1}, f"value = version {s}")
         b.candidate(e, "tombstone", 1, {inv[s - 1]: 1}, f"version {s - 1} is no longer true")
-        b.candidate(e, "compound_update", 3, {v[s]: 0.95, inv[s - 1]: 1},
-                    f"version {s - 1} superseded by version {s}")
+        b.candidate(
+            e,
+            "compound_update",
+            3,
+            {v[s]: 0.95, inv[s - 1]: 1},
+            f"version {s - 1} superseded by version {s}",
+        )
         b.candidate(e, "summary", 3, {v[s]: 0.65, inv[s - 1]: 0.65}, f"summary: now version {s}")
     return b.package(
         "update_chain",
@@ -205,15 +242,25 @@ def temporal_interval(seed: int = 0, intervals: int = 5, closures: int = 2) -> P
         duration = b.unit(f"duration_{j}", "temporal_interval", 0.55, f"duration of interval {j}")
         e = b.experience(f"interval_{j}", j, f"The user describes interval {j}.")
         b.candidate(e, "atomic_fact", 2, {label: 1}, f"interval {j} happened")
-        b.candidate(e, "interval_fact", 3, {start: 1, end: 1, duration: 0.7},
-                    f"interval {j}: start, end")
-        b.candidate(e, "summary", 2, {label: 0.85, start: 0.35, end: 0.35}, f"summary of interval {j}")
-        b.candidate(e, "raw_span", 5, {label: 1, start: 1, end: 1, duration: 1},
-                    f"raw turn describing interval {j}")
+        b.candidate(
+            e, "interval_fact", 3, {start: 1, end: 1, duration: 0.7}, f"interval {j}: start, end"
+        )
+        b.candidate(
+            e, "summary", 2, {label: 0.85, start: 0.35, end: 0.35}, f"summary of interval {j}"
+        )
+        b.candidate(
+            e,
+            "raw_span",
+            5,
+            {label: 1, start: 1, end: 1, duration: 1},
+            f"raw turn describing interval {j}",
+        )
     for j in range(closures):
         open_u = b.unit(f"open_{j}", "stale", 0.1, f"interval {j} is open")
         closed = b.unit(f"closed_{j}", "current_truth", 1.4, f"interval {j} is closed")
-        inv = b.unit(f"invalid_open_{j}", "invalidation", 1.6, f"'interval {j} open' no longer holds")
+        inv = b.unit(
+            f"invalid_open_{j}", "invalidation", 1.6, f"'interval {j} open' no longer holds"
+        )
         e = b.experience(f"closure_{j}", intervals + j, f"The user closes interval {j}.")
         b.candidate(e, "raw_span", 5, {closed: 1, inv: 0.45, open_u: 0.15}, f"raw turn: {j} closed")
         b.candidate(e, "atomic_fact", 2, {closed: 1}, f"interval {j} is closed")
@@ -225,8 +272,11 @@ def temporal_interval(seed: int = 0, intervals: int = 5, closures: int = 2) -> P
         "temporal_interval",
         "Temporal stress: interval facts (start, end, duration) and closures that invalidate "
         "open intervals.",
-        {"generator": "temporal_interval", "params": {"intervals": intervals, "closures": closures},
-         "seed": seed},
+        {
+            "generator": "temporal_interval",
+            "params": {"intervals": intervals, "closures": closures},
+            "seed": seed,
+        },
         [3, 6, 13],
         6,
     )

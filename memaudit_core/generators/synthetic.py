@@ -47,8 +47,10 @@ def random_coverage(
     rng = np.random.default_rng(seed)
     n_units = units_per_group * n_groups
     weights = rng.uniform(0.5, 2.0, size=n_units)
-    units = [{"id": f"r{r}", "kind": "fact", "weight": round(float(weights[r]), 6)}
-             for r in range(n_units)]
+    units = [
+        {"id": f"r{r}", "kind": "fact", "weight": round(float(weights[r]), 6)}
+        for r in range(n_units)
+    ]
     experiences = []
     candidates = []
     costs = []
@@ -67,7 +69,9 @@ def random_coverage(
                     "experience": f"g{g:04d}",
                     "type": ("raw_span", "atomic_fact", "summary", "tombstone")[k % 4],
                     "cost": cost,
-                    "coverage": {f"r{int(c)}": round(float(v), 6) for c, v in zip(cols, vals, strict=True)},
+                    "coverage": {
+                        f"r{int(c)}": round(float(v), 6) for c, v in zip(cols, vals, strict=True)
+                    },
                 }
             )
     budget = budget_fraction * n_groups * float(np.mean(costs))
