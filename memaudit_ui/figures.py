@@ -76,7 +76,9 @@ def ratio_bars(
             y=[labels[i] for i in idx],
             x=[ratios[i] if ratios[i] is not None else 0 for i in idx],
             text=[f"{ratios[i]:.3f}" if ratios[i] is not None else "n/a" for i in idx],
-            textposition="outside",
+            # Inside the bar when it fits, so labels never sit on the OPT line.
+            textposition="auto",
+            insidetextanchor="end",
             orientation="h",
             name={
                 "writer": "reference writer",
@@ -90,13 +92,19 @@ def ratio_bars(
         x=1.0,
         line_dash="dash",
         line_color=COLORS["opt"],
-        annotation_text="OPT",
-        annotation_position="top",
+        annotation_text="OPT = 1",
+        annotation_position="bottom right",
     )
     upper = max([1.0] + [r for r in ratios if r is not None])
     fig.update_xaxes(title_text="ratio F / OPT (1 = optimal)", range=[0, upper * 1.15])
     fig.update_yaxes(title_text="", autorange="reversed")
-    return base_layout(fig, title, present, height=max(320, 60 + 38 * len(labels)))
+    fig = base_layout(fig, title, present, height=max(340, 110 + 38 * len(labels)))
+    # The legend goes below the axis title so it never collides with the OPT label.
+    fig.update_layout(
+        legend={"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0, "xanchor": "left"},
+        margin={"b": 110},
+    )
+    return fig
 
 
 def kind_loss_bars(
