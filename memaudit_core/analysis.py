@@ -933,16 +933,17 @@ def sweep(
             cross_check=cross_check,
             incumbents=incumbents,
         )
-        pool_opts = {
-            name: solve_budgets(
-                inst.pool_instance(ABLATIONS[name]),
-                grid,
-                solver,
-                time_limit=time_limit,
-                cross_check=cross_check,
-            )
-            for name in dict.fromkeys(ablations)
-        }
+        # Pools with the same candidates as the full instance or as each other (e.g. no
+        # validity types in the package) have the same optima: solve each candidate set once.
+        by_candidates = {inst.candidate_ids: opts}
+        pool_opts = {}
+        for name in dict.fromkeys(ablations):
+            pool = inst.pool_instance(ABLATIONS[name])
+            if pool.candidate_ids not in by_candidates:
+                by_candidates[pool.candidate_ids] = solve_budgets(
+                    pool, grid, solver, time_limit=time_limit, cross_check=cross_check
+                )
+            pool_opts[name] = by_candidates[pool.candidate_ids]
         for k, budget in enumerate(grid):
             results = []
             for w, res in zip(writers, per_budget[k], strict=True):

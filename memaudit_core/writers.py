@@ -244,11 +244,13 @@ def _slice_gains(
 
 
 class _PyState:
-    """Running coverage of a partial store as Python floats (small cap1 / linear instances).
+    """Running coverage of a partial store as Python floats (cap1 / linear instances).
 
     Same arithmetic as :class:`CoverageState` term by term (gains are per-entry terms summed
-    in entry order, as ``np.bincount`` does); at these sizes plain floats avoid numpy's
-    per-call overhead, which dominates the single-pass writers and the tree of :func:`_gvt`.
+    in entry order, as ``np.bincount`` does). The single-pass writers and the tree of
+    :func:`_gvt_many` look at one group at a time, where numpy's per-call overhead dominates
+    and plain floats are faster (up to :data:`_PY_STATE_MAX_UNITS` units, where copying the
+    coverage list per tree node starts to cost more than numpy saves).
     """
 
     __slots__ = ("z", "value", "selected")
@@ -257,8 +259,9 @@ class _PyState:
         self.z, self.value, self.selected = z, value, selected
 
 
-#: Largest instance (units) for which single-pass writers keep coverage in Python floats.
-_PY_STATE_MAX_UNITS = 512
+#: Largest instance (units) for which single-pass writers keep coverage in Python floats
+#: (measured faster than numpy up to event graphs of 5,000 experiences, 5,849 units).
+_PY_STATE_MAX_UNITS = 50_000
 
 
 def _state_ops(inst: CompiledInstance, prep: _Prep):
@@ -321,118 +324,135 @@ def _gvt(inst: CompiledInstance, budget: float) -> tuple[int, ...]:
     threshold (tolerance 1e-12) and the largest (gain, -cost, smaller id). The pass with the
     best F wins; ties go to lower cost, then the earlier (higher) threshold.
 
-    Running one pass per threshold repeats most work: passes with nearby thresholds make the
-    same decisions on their first groups. So the passes are run together as a decision tree:
-    at each group the gains are computed once, and the (descending) thresholds still alive at
-    that node are split into contiguous runs that make the same choice (found by bisection:
-    the choice changes only where another candidate becomes admissible). Every leaf is
-    exactly the pass of each threshold it holds, so the result equals the naive loop.
+    See :func:`_gvt_many` for how the passes are run.
+    """
+    return _gvt_many(inst, [budget])[0]
+
+
+def _gvt_many(inst: CompiledInstance, budgets: list[float]) -> list[tuple[int, ...]]:
+    """:func:`_gvt` at several budgets, all passes run together as one decision tree.
+
+    Running one pass per threshold repeats most work: passes with nearby thresholds (and
+    budgets) make the same decisions on their first groups. So every (budget, threshold) pass
+    runs in one tree: at each group the gains are computed once for the node's store, and the
+    passes alive at that node are split by the choice they make; passes making the same choice
+    share the child. Per budget, the (descending) thresholds alive at a node split into
+    contiguous runs found by bisection (the choice changes only where another candidate becomes
+    admissible). Every leaf is exactly the pass of each (budget, threshold) it holds, so each
+    result equals the naive loop at its budget.
     """
     prep = _prep(inst)
     cost, starts, suffix_min = prep.costs, prep.starts, prep.suffix_min_cost
     ids = inst.candidate_ids
     cap = inst.group_capacity
-    limit = budget + _budget_tol(budget)
     n_groups = inst.n_groups
+    limits = [b + _budget_tol(b) for b in budgets]
 
     single = prep.singletons(inst)
-    fits = inst.cost <= limit
-    dens = np.sort(single[fits] / inst.cost[fits])[::-1]
-    thresholds: list[float] = []
-    for t in [*dens.tolist(), 0.0]:
-        if t >= 0.0 and (not thresholds or not _tied(thresholds[-1], t)):
-            thresholds.append(t)
-    neg_floor = [TIE_TOL - t for t in thresholds]  # -(threshold - TIE_TOL), ascending
+    neg_floors: list[list[float]] = []  # per budget: -(threshold - TIE_TOL), ascending
+    for limit in limits:
+        fits = inst.cost <= limit
+        dens = np.sort(single[fits] / inst.cost[fits])[::-1]
+        thresholds: list[float] = []
+        for t in [*dens.tolist(), 0.0]:
+            if t >= 0.0 and (not thresholds or not _tied(thresholds[-1], t)):
+                thresholds.append(t)
+        neg_floors.append([TIE_TOL - t for t in thresholds])
 
     root, slice_gains, add, copy = _state_ops(inst, prep)
 
-    # Best leaf so far: (value, cost, first threshold index, state).
-    best: tuple[float, float, int, Any] | None = None
-    # Node: (group, picks already made in this group, state, spent, threshold indices).
-    stack: list[tuple[int, int, Any, float, list[int]]] = [
-        (0, 0, root, 0.0, list(range(len(thresholds))))
+    # Best leaf per budget: (value, cost, first threshold index, state).
+    best: list[tuple[float, float, int, Any] | None] = [None] * len(budgets)
+    # Node: (group, picks already made in this group, state, spent,
+    #        {budget position: its threshold indices alive here, ascending}).
+    stack: list[tuple[int, int, Any, float, dict[int, list[int]]]] = [
+        (0, 0, root, 0.0, {k: list(range(len(nf))) for k, nf in enumerate(neg_floors)})
     ]
     while stack:
-        g, used, state, spent, taus = stack.pop()
-        if g >= n_groups or spent + suffix_min[g] > limit:
+        g, used, state, spent, passes = stack.pop()
+        live: dict[int, list[int]] = {}
+        for k, taus in passes.items():
+            if g < n_groups and spent + suffix_min[g] <= limits[k]:
+                live[k] = taus
+                continue
             # A finished pass (nothing later can fit). Best F; tie: lower cost, then the
             # earlier (higher) threshold.
-            value = state.value
+            value, top = state.value, best[k]
             if (
-                best is None
-                or (value > best[0] and not _tied(value, best[0]))
-                or (_tied(value, best[0]) and (spent, taus[0]) < (best[1], best[2]))
+                top is None
+                or (value > top[0] and not _tied(value, top[0]))
+                or (_tied(value, top[0]) and (spent, taus[0]) < (top[1], top[2]))
             ):
-                best = (value, spent, taus[0], state)
+                best[k] = (value, spent, taus[0], state)
+        if not live:
             continue
         lo, hi = starts[g], starts[g + 1]
         gains = slice_gains(state, lo, hi)
         taken = set(state.selected) if used else ()
-        elig: list[tuple[float, float, int]] = []  # (density, gain, position)
-        for k, gain in enumerate(gains):
-            i = lo + k
-            if gain > GAIN_EPS and spent + cost[i] <= limit and i not in taken:
-                elig.append((gain / cost[i], gain, i))
-        if not elig:
-            stack.append((g + 1, 0, state, spent, taus))
-            continue
-        # Walk thresholds from high to low; the admissible set only grows, so the choice
-        # changes at most len(elig) times and equal choices form contiguous runs. Candidate
-        # j becomes admissible at the first threshold whose floor (threshold - TIE_TOL) is at
-        # most its density.
-        elig.sort(key=lambda e: -e[0])
-        keys = [neg_floor[t] for t in taus]
-        n_taus = len(taus)
-        runs: list[tuple[int | None, list[int]]] = []
-        choice: int | None = None
-        choice_key: tuple[float, float] = (0.0, 0.0)
-        prev_q = 0
-        j = 0
-        while j < len(elig):
-            q = bisect.bisect_left(keys, -elig[j][0])
-            if q >= n_taus:
-                break  # j (and every later, lower-density candidate) is never admissible
-            if q > prev_q:
-                if runs and runs[-1][0] == choice:
-                    runs[-1][1].extend(taus[prev_q:q])
-                else:
-                    runs.append((choice, taus[prev_q:q]))
-                prev_q = q
-            _, gain, i = elig[j]
-            negc = -cost[i]
-            # Largest gain, then lower cost, then smaller id (= lower position): _beats on
-            # (gain, -cost) with tolerant ties, written out (this is the innermost loop).
-            if choice is None:
-                choice, choice_key = i, (gain, negc)
-            else:
-                cg, cn = choice_key
-                if abs(gain - cg) > TIE_TOL * max(1.0, abs(gain), abs(cg)):
-                    take = gain > cg
-                elif abs(negc - cn) > TIE_TOL * max(1.0, abs(negc), abs(cn)):
-                    take = negc > cn
-                else:
-                    take = ids[i] < ids[choice]
-                if take:
+        # (density, gain, position) of every candidate with a gain, by density descending.
+        base: list[tuple[float, float, int]] = []
+        for q, gain in enumerate(gains):
+            i = lo + q
+            if gain > GAIN_EPS and i not in taken:
+                base.append((gain / cost[i], gain, i))
+        base.sort(key=lambda e: -e[0])
+        children: dict[int | None, dict[int, list[int]]] = {}
+        for k, taus in live.items():
+            limit = limits[k]
+            elig = [e for e in base if spent + cost[e[2]] <= limit]
+            if not elig:
+                children.setdefault(None, {})[k] = taus
+                continue
+            # Walk thresholds from high to low; the admissible set only grows, so the choice
+            # changes at most len(elig) times and equal choices form contiguous runs.
+            # Candidate j becomes admissible at the first threshold whose floor
+            # (threshold - TIE_TOL) is at most its density.
+            nf = neg_floors[k]
+            keys = [nf[t] for t in taus]
+            n_taus = len(taus)
+            choice: int | None = None
+            choice_key: tuple[float, float] = (0.0, 0.0)
+            prev_q = 0
+            j = 0
+            while j < len(elig):
+                q = bisect.bisect_left(keys, -elig[j][0])
+                if q >= n_taus:
+                    break  # j (and every later, lower-density candidate) is never admissible
+                if q > prev_q:
+                    children.setdefault(choice, {}).setdefault(k, []).extend(taus[prev_q:q])
+                    prev_q = q
+                _, gain, i = elig[j]
+                negc = -cost[i]
+                # Largest gain, then lower cost, then smaller id (= lower position): _beats
+                # on (gain, -cost) with tolerant ties, written out (the innermost loop).
+                if choice is None:
                     choice, choice_key = i, (gain, negc)
-            j += 1
-        if prev_q < n_taus:
-            if runs and runs[-1][0] == choice:
-                runs[-1][1].extend(taus[prev_q:])
-            else:
-                runs.append((choice, taus[prev_q:]))
-        for pick, run_taus in runs:
+                else:
+                    cg, cn = choice_key
+                    if abs(gain - cg) > TIE_TOL * max(1.0, abs(gain), abs(cg)):
+                        take = gain > cg
+                    elif abs(negc - cn) > TIE_TOL * max(1.0, abs(negc), abs(cn)):
+                        take = negc > cn
+                    else:
+                        take = ids[i] < ids[choice]
+                    if take:
+                        choice, choice_key = i, (gain, negc)
+                j += 1
+            if prev_q < n_taus:
+                children.setdefault(choice, {}).setdefault(k, []).extend(taus[prev_q:])
+        for pick, sub in children.items():
             if pick is None:
-                stack.append((g + 1, 0, state, spent, run_taus))
+                stack.append((g + 1, 0, state, spent, sub))
                 continue
             child = copy(state)
             add(child, pick)
             used_next = used + 1
             if used_next < cap and used_next < hi - lo:
-                stack.append((g, used_next, child, spent + cost[pick], run_taus))
+                stack.append((g, used_next, child, spent + cost[pick], sub))
             else:
-                stack.append((g + 1, 0, child, spent + cost[pick], run_taus))
-    assert best is not None  # the root always reaches a leaf
-    return tuple(sorted(best[3].selected))
+                stack.append((g + 1, 0, child, spent + cost[pick], sub))
+    assert all(top is not None for top in best)  # every pass ends in a leaf
+    return [tuple(sorted(top[3].selected)) for top in best]  # type: ignore[index]
 
 
 def _density(inst: CompiledInstance, budget: float) -> tuple[int, ...]:
@@ -610,9 +630,15 @@ def _recency_raw(inst: CompiledInstance, budget: float) -> tuple[int, ...]:
 
 def _no_validity_gvt(inst: CompiledInstance, budget: float) -> tuple[int, ...]:
     """gvt on the pool without tombstone / compound_update, mapped back to ``inst`` positions."""
+    return _no_validity_gvt_many(inst, [budget])[0]
+
+
+def _no_validity_gvt_many(inst: CompiledInstance, budgets: list[float]) -> list[tuple[int, ...]]:
     pool = inst.pool_instance("no_validity")
-    picked = _gvt(pool, budget)
-    return tuple(sorted(inst.candidate_idx(pool.candidate_ids[i]) for i in picked))
+    return [
+        tuple(sorted(inst.candidate_idx(pool.candidate_ids[i]) for i in picked))
+        for picked in _gvt_many(pool, budgets)
+    ]
 
 
 class _Registry(dict[str, WriterInfo]):
@@ -856,6 +882,10 @@ _GREEDY_POOLS: dict[str, str | None] = {
 }
 
 
+#: Reference writers with a many-budgets form (one shared decision tree for all budgets).
+_MANY = {"gvt": _gvt_many, "no_validity_gvt": _no_validity_gvt_many}
+
+
 def run_writers(
     names: list[str] | tuple[str, ...],
     inst: CompiledInstance,
@@ -921,7 +951,13 @@ def run_writers(
                     res.append(exc)
             out[info.name] = res
             continue
-        selections[info.name] = [tuple(sorted(int(i) for i in info.fn(inst, b))) for b in checked]
+        many = _MANY.get(info.name)
+        if many is not None:
+            selections[info.name] = many(inst, checked)
+        else:
+            selections[info.name] = [
+                tuple(sorted(int(i) for i in info.fn(inst, b))) for b in checked
+            ]
     # Values of every reference writer's stores in one pass.
     names_ref = [n for n in dict.fromkeys(i.name for i in infos) if n in selections]
     flat_values = evaluate_many(inst, [sel for n in names_ref for sel in selections[n]])
