@@ -858,7 +858,7 @@ def sweep(
     solver, time_limit
         Passed to :func:`memaudit_core.solvers.solve`.
     progress : callable, optional
-        ``progress(done, total)`` after each (package, budget).
+        ``progress(done, total)`` once per (package, budget), when its optimum is known.
     cross_check : {'sample', True, False, None}
         Second-engine checks of the package and ablation optima
         (:func:`memaudit_core.solvers.solve_budgets`): ``"sample"`` (default) cross-checks
@@ -925,6 +925,13 @@ def sweep(
             )
             for found in per_budget
         ]
+        done_before = done
+
+        def opt_progress(k: int, _n: int, base: int = done_before) -> None:
+            # One call per (package, budget), as each budget's optimum is known.
+            if progress is not None:
+                progress(base + k, total)
+
         opts = solve_budgets(
             inst,
             grid,
@@ -932,6 +939,7 @@ def sweep(
             time_limit=time_limit,
             cross_check=cross_check,
             incumbents=incumbents,
+            progress=opt_progress,
         )
         # Pools with the same candidates as the full instance or as each other (e.g. no
         # validity types in the package) have the same optima: solve each candidate set once.
@@ -988,8 +996,6 @@ def sweep(
                     )
                 )
             done += 1
-            if progress is not None:
-                progress(done, total)
     return SweepResult(
         rows=tuple(rows),
         summary=summarize(rows, methods, grid),

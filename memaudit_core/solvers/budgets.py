@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -166,6 +166,7 @@ def solve_budgets(
     node_limit: int | None = None,
     cross_check: bool | str | None = "sample",
     incumbents: Sequence[tuple[int, ...] | None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[SolveResult]:
     """Certified OPT at each budget (results in the order of ``budgets``).
 
@@ -185,6 +186,9 @@ def solve_budgets(
         :data:`SAMPLE_EVERY`.
     incumbents : sequence, optional
         A known feasible selection per budget (same order as ``budgets``), e.g. writer stores.
+    progress : callable, optional
+        ``progress(done, total)`` once per distinct budget, as its optimum is known
+        (smallest budget first).
 
     Returns
     -------
@@ -224,13 +228,18 @@ def solve_budgets(
             results = _frontier_results(
                 inst, fr, grid, time.perf_counter() - t, cross_check, limits
             )
+            if progress is not None:
+                for k in range(len(grid)):
+                    progress(k + 1, len(grid))
             return [results[b] for b in budgets]
 
     per_budget_cross = (
         cross_check if cross_check in (True, False, None) else (None if sampled(inst) else False)
     )
     prev: SolveResult | None = None
-    for b in grid:
+    for k, b in enumerate(grid):
+        if progress is not None and k:
+            progress(k, len(grid))
         if prev is not None and prev.certified and _fits_and_saturated(inst, prev, b):
             results[b] = _monotone_result(inst, b, prev)
             continue
@@ -243,6 +252,8 @@ def solve_budgets(
         )
         results[b] = res
         prev = res
+    if progress is not None:
+        progress(len(grid), len(grid))
     return [results[b] for b in budgets]
 
 
