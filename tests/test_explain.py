@@ -519,8 +519,7 @@ def test_evidence_page_big_sample_shows_cap_messages():
 
 @pytest.mark.parametrize("page", ["pages/2_Compare.py", "pages/3_Evidence_explorer.py"])
 def test_pages_with_an_external_store(page):
-    if not (SAMPLES / "external-stores-demo.json").exists():
-        pytest.skip("no external-stores sample")
+    assert (SAMPLES / "external-stores-demo.json").exists()
     at = _page(page, "sample:external-stores-demo", store="store:mem0")
     _no_errors(at)
     if page.endswith("Compare.py"):
