@@ -14,9 +14,18 @@ from memaudit_core.package import Package
 
 #: Per-solve time limit in the app: past it a page shows incumbent, bound and gap, not OPT.
 APP_TIME_LIMIT_S = 20.0
+#: Byte cap (pickled) on each per-budget view cache, on top of its entry cap: every budget
+#: change adds an entry, and an entry's size grows with the package (a Compare view is 33 KB
+#: at 50 experiences, 313 KB at 500; an Overview 66 KB and 611 KB), so an entry cap alone lets
+#: a large package hold hundreds of MB. Least-recently-used entries go first.
+VIEW_CACHE_MAX_SIZE = "64MB"
 
 
-@st.cache_data(show_spinner="Solving the optimum and scoring every writer…", max_entries=256)
+@st.cache_data(
+    show_spinner="Solving the optimum and scoring every writer…",
+    max_entries=256,
+    max_size=VIEW_CACHE_MAX_SIZE,
+)
 def overview(_package: Package, content_hash: str, budget: float) -> reports.Overview:
     return reports.overview(_package, budget, time_limit=APP_TIME_LIMIT_S)
 
@@ -36,7 +45,11 @@ def package_stats_by_key(_package: Package, package_key: str) -> reports.Package
     return reports.package_stats(_package)
 
 
-@st.cache_data(show_spinner="Solving the optimum and explaining the store…", max_entries=128)
+@st.cache_data(
+    show_spinner="Solving the optimum and explaining the store…",
+    max_entries=128,
+    max_size=VIEW_CACHE_MAX_SIZE,
+)
 def compare_view(_package: Package, content_hash: str, budget: float, store_key: str):
     """:func:`memaudit_core.explain.compare_view` for a frame store key."""
     from memaudit_core import explain
@@ -44,7 +57,9 @@ def compare_view(_package: Package, content_hash: str, budget: float, store_key:
     return explain.view_for_key(_package, budget, store_key, view="compare")
 
 
-@st.cache_data(show_spinner="Preparing the evidence views…", max_entries=128)
+@st.cache_data(
+    show_spinner="Preparing the evidence views…", max_entries=128, max_size=VIEW_CACHE_MAX_SIZE
+)
 def evidence_view(
     _package: Package,
     content_hash: str,
@@ -119,7 +134,11 @@ def certification_report(
 # --------------------------------------------------------------------------- external stores
 
 
-@st.cache_data(show_spinner="Scoring the store in its union package…", max_entries=128)
+@st.cache_data(
+    show_spinner="Scoring the store in its union package…",
+    max_entries=128,
+    max_size=VIEW_CACHE_MAX_SIZE,
+)
 def union_report(
     _package: Package,
     content_hash: str,
