@@ -46,7 +46,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import multiprocessing
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -57,6 +56,7 @@ from typing import Any
 
 from .errors import MemAuditError, UnknownNameError
 from .package import Package
+from .parallel import pool_context
 
 JOURNAL = "journal.jsonl"
 JOURNAL_VERSION = 1
@@ -376,18 +376,6 @@ class Journal:
 
 
 #: Modules the fork server imports once, so each pool worker starts with them loaded.
-_PRELOAD = ["memaudit_core.analysis", "memaudit_core.audit", "memaudit_core.suites"]
-
-
-def _pool_context() -> multiprocessing.context.BaseContext:
-    """``forkserver`` where available (no fork of a threaded parent), else ``spawn``."""
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(_PRELOAD)
-        return ctx
-    return multiprocessing.get_context("spawn")
-
-
 def _chunked(items: list[Any], slots: int) -> list[list[Any]]:
     """Contiguous chunks: about :data:`CHUNKS_PER_WORKER` per worker slot, at most
     :data:`MAX_CHUNK` items each (so the journal is written, and progress shown, often)."""
@@ -443,7 +431,7 @@ class _Backend:
             else:
                 self.client = self.scheduler
         elif self.kind == "processes":
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=_pool_context())
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=pool_context())
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memaudit_core.compiled import compile_package
-from memaudit_core.errors import SolverDisagreementError, SolverError
+from memaudit_core.errors import MemAuditError, SolverDisagreementError, SolverError
 from memaudit_core.generators import generate
 from memaudit_core.objective import evaluate
 from memaudit_core.package import parse_package
@@ -509,6 +509,25 @@ def test_solve_budgets_monotone_shortcut_when_saturated():
     for r, b in zip(res[1:], (5, 9), strict=True):
         assert r.certified and r.certificate.proof.startswith("monotonicity")
         assert r.selected_idx == solve(inst, b, "brute").selected_idx
+
+
+def test_solve_budgets_in_worker_processes():
+    """workers=2 gives the certified optima of independent solves by the other exact engine,
+    every distinct budget answered once."""
+    inst, budget = random_instance(2, 30, 40, 0.1)
+    budgets = [budget * f for f in (1.5, 0.5, 1.0, 0.5)] + [inst.total_cost, 2 * inst.total_cost]
+    seen = []
+    res = solve_budgets(
+        inst, budgets, "milp", cross_check=True, workers=2, progress=lambda d, n: seen.append(d)
+    )
+    assert [r.budget for r in res] == [float(b) for b in budgets]
+    assert sorted(seen) == list(range(1, 6))  # five distinct budgets, each reported once
+    for b, r in zip(budgets, res, strict=True):
+        single = solve(inst, b, "bnb", cross_check=False)
+        assert r.certified and r.value == pytest.approx(single.value, rel=1e-9)
+        assert_valid_result(inst, b, r, single.value)
+    with pytest.raises(MemAuditError, match="workers must be an integer"):
+        solve_budgets(inst, [budget], workers=0)
 
 
 def test_solve_budgets_incumbents_and_errors():

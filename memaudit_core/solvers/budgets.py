@@ -39,12 +39,15 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
 
 from ..compiled import CompiledInstance
 from ..errors import MemAuditError, UnknownNameError
 from ..objective import evaluate, evaluate_many
+from ..parallel import check_workers, pool_context
 from . import SOLVER_CHOICES, RawSolution, SolveResult, _check_budget
 from .certify import PROOFS, finish, solve_certified
 from .enum import (
@@ -167,6 +170,7 @@ def solve_budgets(
     cross_check: bool | str | None = "sample",
     incumbents: Sequence[tuple[int, ...] | None] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    workers: int = 1,
 ) -> list[SolveResult]:
     """Certified OPT at each budget (results in the order of ``budgets``).
 
@@ -188,7 +192,11 @@ def solve_budgets(
         A known feasible selection per budget (same order as ``budgets``), e.g. writer stores.
     progress : callable, optional
         ``progress(done, total)`` once per distinct budget, as its optimum is known
-        (smallest budget first).
+        (smallest budget first; with ``workers > 1`` in order of completion).
+    workers : int
+        Budget-by-budget solves run in this many worker processes (default 1: in this
+        process). Budgets are handed out smallest first; each starts from the best store
+        proven or found so far at any smaller budget. Results are certified the same way.
 
     Returns
     -------
@@ -236,6 +244,11 @@ def solve_budgets(
     per_budget_cross = (
         cross_check if cross_check in (True, False, None) else (None if sampled(inst) else False)
     )
+    if check_workers(workers) > 1 and len(grid) > 1:
+        results = _solve_in_workers(
+            inst, grid, solver, given, per_budget_cross, limits, workers, progress
+        )
+        return [results[b] for b in budgets]
     prev: SolveResult | None = None
     for k, b in enumerate(grid):
         if progress is not None and k:
@@ -255,6 +268,88 @@ def solve_budgets(
     if progress is not None:
         progress(len(grid), len(grid))
     return [results[b] for b in budgets]
+
+
+#: The instance a worker process solves (set once per worker by :func:`_init_worker`).
+_WORKER_INST: CompiledInstance | None = None
+
+
+def _init_worker(inst: CompiledInstance) -> None:
+    global _WORKER_INST
+    _WORKER_INST = inst
+
+
+def _solve_in_worker(
+    budget: float,
+    solver: str,
+    cross_check: bool | None,
+    incumbent_idx: tuple[int, ...] | None,
+    limits: dict,
+) -> SolveResult:
+    assert _WORKER_INST is not None, "worker not initialised"
+    return solve_certified(
+        _WORKER_INST, budget, solver, cross_check=cross_check, incumbent_idx=incumbent_idx, **limits
+    )
+
+
+def _solve_in_workers(
+    inst: CompiledInstance,
+    grid: list[float],
+    solver: str,
+    given: dict[float, list[tuple[int, ...]]],
+    cross_check: bool | None,
+    limits: dict,
+    workers: int,
+    progress: Callable[[int, int], None] | None,
+) -> dict[float, SolveResult]:
+    """The budget-by-budget loop on a process pool.
+
+    Budgets are submitted smallest first, at most ``workers`` at a time, so each new solve
+    starts from every store known at a smaller budget (all of them are feasible at the larger
+    one). A certified optimum that saturates every unit answers the larger budgets by
+    monotonicity, as in the sequential loop.
+    """
+    results: dict[float, SolveResult] = {}
+    pending = list(grid)
+    running: dict[Future, float] = {}
+    pool = ProcessPoolExecutor(
+        max_workers=min(workers, len(grid)),
+        mp_context=pool_context(),
+        initializer=_init_worker,
+        initargs=(inst,),
+    )
+    try:
+        while pending or running:
+            while pending and len(running) < workers:
+                b = pending.pop(0)
+                below = [r for r in results.values() if r.budget <= b]
+                top = max(below, key=lambda r: r.budget, default=None)
+                if top is not None and top.certified and _fits_and_saturated(inst, top, b):
+                    results[b] = _monotone_result(inst, b, top)
+                    if progress is not None:
+                        progress(len(results), len(grid))
+                    continue
+                known = [*given.get(b, []), *(tuple(r.selected_idx) for r in below)]
+                inc = _best_feasible(inst, b, known)
+                running[pool.submit(_solve_in_worker, b, solver, cross_check, inc, limits)] = b
+            if not running:
+                continue
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for fut in done:
+                b = running.pop(fut)
+                try:
+                    results[b] = fut.result()
+                except BrokenProcessPool as exc:
+                    raise MemAuditError(
+                        f"a worker process of the budget sweep died ({exc}); when calling with "
+                        "workers > 1 from a script, guard its entry point with "
+                        "`if __name__ == '__main__':`"
+                    ) from exc
+                if progress is not None:
+                    progress(len(results), len(grid))
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    return results
 
 
 def _fits_and_saturated(inst: CompiledInstance, prev: SolveResult, budget: float) -> bool:

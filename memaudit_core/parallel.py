@@ -1,0 +1,36 @@
+"""Process pools shared by the bulk paths (suites of packages, budget sweeps of one package).
+
+One rule lives here: worker processes never come from ``fork`` of the calling process. HiGHS
+keeps a thread pool once it has run, and a forked child of a threaded parent can deadlock, so
+pools use ``forkserver`` (a clean server process forks the workers, with the heavy imports
+preloaded once) where the platform has it, else ``spawn``.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import multiprocessing.context
+
+#: Modules the forkserver imports once, so that each worker starts without re-importing them.
+PRELOAD = ["memaudit_core.analysis", "memaudit_core.audit", "memaudit_core.suites"]
+
+
+def pool_context() -> multiprocessing.context.BaseContext:
+    """``forkserver`` where available (no fork of a threaded parent), else ``spawn``."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(PRELOAD)
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
+def check_workers(workers: object, option: str = "workers") -> int:
+    """``workers`` as an int >= 1, or :class:`~memaudit_core.errors.MemAuditError`."""
+    from .errors import MemAuditError
+
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise MemAuditError(f"{option} must be an integer >= 1, got {workers!r}")
+    return workers
+
+
+__all__ = ["PRELOAD", "check_workers", "pool_context"]
