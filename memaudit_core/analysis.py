@@ -836,6 +836,7 @@ def sweep(
     time_limit: float | None = None,
     progress: Callable[[int, int], None] | None = None,
     cross_check: bool | str | None = "sample",
+    workers: int = 1,
 ) -> SweepResult:
     """Ratios of writers, stores and ablations over packages x budgets.
 
@@ -866,6 +867,10 @@ def sweep(
         :data:`memaudit_core.solvers.budgets.SAMPLE_EVERY`, by content hash); ``True`` every
         optimum; ``False`` none; ``None`` as :func:`memaudit_core.solvers.solve` would. Each
         optimum's certificate records its proof and any cross-check.
+    workers : int
+        Worker processes for the optima of each package solved budget by budget
+        (:func:`memaudit_core.solvers.solve_budgets`); packages answered by one decomposition
+        for all budgets do not use them. Default 1: everything in this process.
 
     Returns
     -------
@@ -940,6 +945,7 @@ def sweep(
             cross_check=cross_check,
             incumbents=incumbents,
             progress=opt_progress,
+            workers=workers,
         )
         # Pools with the same candidates as the full instance or as each other (e.g. no
         # validity types in the package) have the same optima: solve each candidate set once.
@@ -949,7 +955,12 @@ def sweep(
             pool = inst.pool_instance(ABLATIONS[name])
             if pool.candidate_ids not in by_candidates:
                 by_candidates[pool.candidate_ids] = solve_budgets(
-                    pool, grid, solver, time_limit=time_limit, cross_check=cross_check
+                    pool,
+                    grid,
+                    solver,
+                    time_limit=time_limit,
+                    cross_check=cross_check,
+                    workers=workers,
                 )
             pool_opts[name] = by_candidates[pool.candidate_ids]
         for k, budget in enumerate(grid):

@@ -600,6 +600,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         ablations=ablations,
         solver=args.solver,
         progress=progress,
+        workers=args.workers,
     )
     elapsed = time.perf_counter() - t0
     out = result.to_dict()

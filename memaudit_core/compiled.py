@@ -126,8 +126,14 @@ class CompiledInstance:
         import hashlib
 
         h = hashlib.blake2b(digest_size=16)
-        for arr in (self.cost, self.group_idx, self.weight, self.coverage.indptr,
-                    self.coverage.indices, self.coverage.data):
+        for arr in (
+            self.cost,
+            self.group_idx,
+            self.weight,
+            self.coverage.indptr,
+            self.coverage.indices,
+            self.coverage.data,
+        ):
             h.update(np.ascontiguousarray(arr).tobytes())
             h.update(b"|")
         h.update("\x1f".join(self.candidate_ids).encode("utf-8"))
@@ -272,14 +278,32 @@ def compile_package(
     if include_package_candidates:
         for c in package.candidates:
             rows.append(
-                (group_pos[c.experience], c.cost, c.id, c.type, exp_time[c.experience], c.coverage, False, 0)
+                (
+                    group_pos[c.experience],
+                    c.cost,
+                    c.id,
+                    c.type,
+                    exp_time[c.experience],
+                    c.coverage,
+                    False,
+                    0,
+                )
             )
     if external is not None:
         for m in external.memories:
             group_pos[f"{external.id}/{m.id}"] = len(group_ids)
             group_ids.append(f"{external.id}/{m.id}")
             rows.append(
-                (group_pos[f"{external.id}/{m.id}"], m.cost, m.id, "external", np.inf, m.coverage, True, 0)
+                (
+                    group_pos[f"{external.id}/{m.id}"],
+                    m.cost,
+                    m.id,
+                    "external",
+                    np.inf,
+                    m.coverage,
+                    True,
+                    0,
+                )
             )
     rows.sort(key=lambda r: (r[0], r[1], r[2]))
 
@@ -297,7 +321,9 @@ def compile_package(
         shape=(n, len(unit_ids)),
     )
     group_idx = np.array([r[0] for r in rows], dtype=np.int64)
-    counts = np.bincount(group_idx, minlength=len(group_ids)) if n else np.zeros(len(group_ids), int)
+    counts = (
+        np.bincount(group_idx, minlength=len(group_ids)) if n else np.zeros(len(group_ids), int)
+    )
     group_start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     candidate_ids = tuple(r[2] for r in rows)
     return CompiledInstance(

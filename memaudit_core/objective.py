@@ -43,7 +43,9 @@ SATURATIONS: dict[str, Saturation] = {
     "cap1": Saturation(
         "cap1", lambda z: np.minimum(1.0, z), lambda z: min(1.0, z), "h(z) = min(1, z)", 1.0
     ),
-    "linear": Saturation("linear", lambda z: np.asarray(z, float), lambda z: z, "h(z) = z", math.inf),
+    "linear": Saturation(
+        "linear", lambda z: np.asarray(z, float), lambda z: z, "h(z) = z", math.inf
+    ),
     "log1p": Saturation("log1p", np.log1p, math.log1p, "h(z) = ln(1 + z)", math.inf),
 }
 
@@ -192,7 +194,12 @@ class CoverageState:
     def copy(self) -> CoverageState:
         other = CoverageState.__new__(CoverageState)
         other.inst = self.inst
-        other._h, other._cols, other._data, other._rows = self._h, self._cols, self._data, self._rows
+        other._h, other._cols, other._data, other._rows = (
+            self._h,
+            self._cols,
+            self._data,
+            self._rows,
+        )
         other.z = self.z.copy()
         other.value = self.value
         other.selected = list(self.selected)

@@ -1157,7 +1157,12 @@ def add_suite_arguments(p: Any) -> None:
         "that lets an interrupted run resume",
     )
     p.add_argument(
-        "--workers", type=int, default=1, metavar="N", help="local worker processes (default 1)"
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="local worker processes (default 1); a sweep of one package file solves its "
+        "budgets on them",
     )
     p.add_argument(
         "--scheduler",
@@ -1184,11 +1189,16 @@ def add_suite_arguments(p: Any) -> None:
 def wants_suite(args: Any) -> bool:
     """True when ``memaudit sweep`` was given any suite option (else the plain sweep runs)."""
     fams = list(args.family or [])
-    if args.out or args.workers != 1 or args.scheduler or args.max_tasks is not None:
+    if args.out or args.scheduler or args.max_tasks is not None:
         return True
     if len(fams) > 1 or any(":" in f for f in fams):
         return True
-    return any(Path(p).is_dir() or p.lower().endswith(".txt") for p in args.packages)
+    if any(Path(p).is_dir() or p.lower().endswith(".txt") for p in args.packages):
+        return True
+    # One package file: its workers solve the budgets in parallel (plain sweep); a suite
+    # would run one package's budgets in one task, on one worker.
+    one_file = len(args.packages) == 1 and not fams
+    return args.workers != 1 and not one_file
 
 
 def cli_sources(args: Any) -> tuple[PackageSource, ...]:

@@ -413,3 +413,20 @@ def test_audit_engine_failure_is_a_finding(tmp_path, monkeypatch):
     assert rep.n_disagree == 1 and not rep.ok
     assert "bnb failed: ZeroDivisionError: boom" in rep.disagreements[0].problems
     assert list((tmp_path / "e" / "disagreements").glob("*.package.json"))
+
+
+def test_cli_sweep_of_one_package_with_workers_solves_budgets_in_parallel(capsys, tmp_path):
+    """One package file with --workers N is a plain sweep whose budgets run on N processes;
+    its optima equal the single-process sweep's (exact, certified)."""
+    path = tmp_path / "rc.json"
+    save_package(generate("random_coverage", seed=1, n_groups=25), path)
+    outs = {}
+    for workers in ("1", "2"):
+        args = ["sweep", str(path), "--budgets", "6,12,24", "--writers", "gvt", "--json"]
+        rc = main([*args, "--workers", workers, "--quiet"])
+        assert rc == 0
+        outs[workers] = json.loads(capsys.readouterr().out)
+    assert not (tmp_path / "journal.jsonl").exists()  # no suite output folder
+    for one, two in zip(outs["1"]["rows"], outs["2"]["rows"], strict=True):
+        assert (one["budget"], one["method"]) == (two["budget"], two["method"])
+        assert two["certified"] and two["opt"] == pytest.approx(one["opt"], rel=1e-9)

@@ -370,6 +370,32 @@ def test_auto_rule():
     assert choose(log_big, b_log) == "bnb"
 
 
+def test_auto_hands_bnb_over_to_milp_on_symmetric_groups():
+    """24 identical groups: B&B would explore every tied optimum; auto hands over to HiGHS
+    after AUTO_BNB_NODES nodes and proves the optimum, which a count-based oracle confirms."""
+    from memaudit_core.solvers.certify import AUTO_BNB_NODES
+
+    groups = [[(2.0, {0: 0.3}), (1.0, {1: 0.2})]] * 24
+    inst = compile_package(parse_package(package_doc(groups, [1.0, 1.0], "cap1")))
+    budget = 10.0
+    # Oracle: only the counts (n_a, n_b) of each candidate kind matter.
+    best = max(
+        min(1.0, 0.3 * na) + min(1.0, 0.2 * nb)
+        for na in range(25)
+        for nb in range(25 - na)
+        if 2 * na + nb <= budget
+    )
+    assert choose(inst, budget) == "bnb"
+    res = solve(inst, budget, "auto")
+    assert res.certified and res.solver == "milp"
+    assert res.value == pytest.approx(best, abs=1e-12) and best == pytest.approx(1.7)
+    assert "B&B warm start" in res.certificate.proof
+    assert inst.is_feasible(res.selected_idx, budget)
+    # A caller's node limit at or below the hand-over point is respected: no hand-over.
+    capped = solve(inst, budget, "auto", node_limit=AUTO_BNB_NODES)
+    assert capped.solver == "bnb" and capped.status == "limit" and not capped.certified
+
+
 def test_enum_and_brute_refuse_large_instances_cleanly(large):
     inst, budget = large
     from memaudit_core.solvers.enum import EnumerationTooLarge

@@ -55,6 +55,12 @@ MILP_CROSS_MAX_CANDIDATES = 60
 #: ``auto`` prefers ``bnb`` while (affordable candidates) x (expected store size) is at most
 #: this; beyond it HiGHS's cuts win (see the measurements in the solver report).
 BNB_AUTO_WORK = 1000
+#: When ``auto`` runs ``bnb``, it hands over to ``milp`` (warm-started with the B&B's
+#: incumbent) after this many nodes. Instances where ``auto`` picks B&B normally close in a few
+#: hundred nodes; the exceptions (symmetric groups: every tied optimum explored; budgets where
+#: the bound stays loose) can take minutes where HiGHS's cuts and symmetry handling take
+#: seconds. A node count, not a time, keeps the engine that answers deterministic.
+AUTO_BNB_NODES = 3000
 
 
 #: What each engine's (or method's) "optimal" rests on, as recorded in certificates.
@@ -64,6 +70,7 @@ PROOFS = {
     "frontier": "exhaustive enumeration by components (all budgets at once)",
     "bnb": "branch-and-bound (bound met the incumbent)",
     "milp": "HiGHS MILP (model status optimal, zero gap)",
+    "bnb_then_milp": "HiGHS MILP (model status optimal, zero gap) after a B&B warm start",
     "brute": "brute force",
     "exhaustive": "brute force",
     "monotone": "monotonicity: optimal at a larger budget and feasible here",
@@ -173,7 +180,9 @@ def choose(inst: CompiledInstance, budget: float, *, combos: int | None = None) 
     ``enum`` when the group-option product is tiny; ``bnb`` for ``log1p`` (the MILP cannot
     express it) and for small / medium instances; ``milp`` for large ones, where HiGHS's cutting
     planes beat the branch-and-bound. Size is measured as affordable candidates times the
-    expected store size (budget over the median affordable cost).
+    expected store size (budget over the median affordable cost). When ``auto`` runs ``bnb``
+    and it has not finished after :data:`AUTO_BNB_NODES` nodes, :func:`solve_certified` hands
+    the instance to ``milp`` with the B&B's incumbent as MIP start.
 
     Examples
     --------
@@ -327,8 +336,14 @@ def solve_certified(
     combos = combination_count(inst, budget)
     primary = choose(inst, budget, combos=combos) if solver == "auto" else solver
     limits = {"time_limit": time_limit, "node_limit": node_limit}
+    proof = None
     try:
-        raw, t1 = run_engine(primary, inst, budget, incumbent_idx=incumbent_idx, **limits)
+        if solver == "auto" and primary == "bnb" and _milp_can_take_over(inst, node_limit):
+            raw, t1, primary, proof = _bnb_then_milp(
+                inst, budget, incumbent_idx, time_limit, node_limit
+            )
+        else:
+            raw, t1 = run_engine(primary, inst, budget, incumbent_idx=incumbent_idx, **limits)
     except ValueError as exc:  # enum / brute refuse large instances
         raise SolverError(f"solver {primary!r} cannot handle this instance: {exc}") from exc
     wants_cross = cross_check if cross_check is not None else solver == "auto"
@@ -345,7 +360,58 @@ def solve_certified(
         explicit_cross=bool(cross_check),
         limits=limits,
         t0=t0,
+        proof=proof,
     )
+
+
+def _milp_can_take_over(inst: CompiledInstance, node_limit: int | None) -> bool:
+    return inst.saturation in SUPPORTED_SATURATIONS and (
+        node_limit is None or node_limit > AUTO_BNB_NODES
+    )
+
+
+def _bnb_then_milp(
+    inst: CompiledInstance,
+    budget: float,
+    incumbent_idx: tuple[int, ...] | None,
+    time_limit: float | None,
+    node_limit: int | None,
+) -> tuple[RawSolution, float, str, str | None]:
+    """``auto``'s B&B run, handed over to HiGHS after :data:`AUTO_BNB_NODES` nodes.
+
+    Returns (raw solution, wall time of both runs, engine whose proof stands, proof or None).
+    """
+    raw, t1 = run_engine(
+        "bnb",
+        inst,
+        budget,
+        incumbent_idx=incumbent_idx,
+        time_limit=time_limit,
+        node_limit=AUTO_BNB_NODES,
+    )
+    if raw.status != "limit" or raw.nodes < AUTO_BNB_NODES:
+        return raw, t1, "bnb", None  # proved, or stopped by the caller's time limit
+    remaining = None if time_limit is None else max(0.0, time_limit - t1)
+    start = tuple(raw.selected_idx) or incumbent_idx
+    raw2, t2 = run_engine(
+        "milp", inst, budget, incumbent_idx=start, time_limit=remaining, node_limit=node_limit
+    )
+    detail = {
+        **raw2.detail,
+        "handover": {
+            "from": "bnb",
+            "bnb_nodes": raw.nodes,
+            "bnb_value": raw.value,
+            "bnb_bound": raw.bound,
+            "bnb_time_s": t1,
+        },
+    }
+    # Both bounds are proven; at a limit the B&B's may be the tighter one.
+    bound = max(raw2.value, min(raw2.bound, raw.bound))
+    raw2 = RawSolution(
+        raw2.selected_idx, raw2.value, bound, raw2.status, nodes=raw2.nodes, detail=detail
+    )
+    return raw2, t1 + t2, "milp", PROOFS["bnb_then_milp"]
 
 
 def finish(
