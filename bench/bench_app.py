@@ -85,21 +85,39 @@ MEMORY_EVERY = 20
 
 # Resolves when the script run started after the last arming has ended. performance.now() at
 # the key press (keydown listener) and at the end of the run, in the browser's clock.
-_ARM_JS = """() => {
+# The end is the first DOM commit where the app's script state is "notRunning" after either the
+# state was seen "running" or the main area changed. A fast rerun (tens of ms) can start and
+# finish within one React commit, so the attribute never visibly leaves "notRunning"; then the
+# main area's new content marks the end. The sidebar is not watched (the slider itself changes
+# on the key press, before any run). Rejects after RUN_TIMEOUT_MS instead of hanging.
+RUN_TIMEOUT_MS = 120_000
+_ARM_JS = (
+    """() => {
     const app = document.querySelector('[data-testid="stApp"]');
+    const main = document.querySelector('[data-testid="stMain"]');
     window.__maT0 = null;
     document.addEventListener('keydown', () => { window.__maT0 = performance.now(); },
                               {once: true, capture: true});
-    window.__maDone = new Promise(resolve => {
-        let sawRun = false;
-        const obs = new MutationObserver(() => {
+    window.__maDone = new Promise((resolve, reject) => {
+        let sawRun = false, sawMain = false;
+        const obs = new MutationObserver(records => {
             const s = app.getAttribute('data-test-script-state');
             if (s === 'running') sawRun = true;
-            if (sawRun && s === 'notRunning') { obs.disconnect(); resolve(performance.now()); }
+            if (!sawMain && main && records.some(r => main.contains(r.target))) sawMain = true;
+            if ((sawRun || sawMain) && s === 'notRunning') {
+                obs.disconnect(); clearTimeout(timer); resolve(performance.now());
+            }
         });
-        obs.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+        const timer = setTimeout(() => {
+            obs.disconnect(); reject(new Error('no script run ended after the key press'));
+        }, """
+    + str(RUN_TIMEOUT_MS)
+    + """);
+        obs.observe(app, {attributes: true, attributeFilter: ['data-test-script-state'],
+                          childList: true, characterData: true, subtree: true});
     });
 }"""
+)
 _WAIT_JS = "async () => { const t1 = await window.__maDone; return t1 - window.__maT0; }"
 _METRICS_JS = """() => [...document.querySelectorAll('[data-testid="stMetricValue"]')]
                       .map(e => e.innerText).join(' | ')"""

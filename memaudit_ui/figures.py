@@ -6,9 +6,11 @@ they never solve or score. Every figure has a title, axis labels with units and 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
+import plotly.io as pio
 
 #: Colours by role, used consistently across pages.
 COLORS = {
@@ -35,6 +37,9 @@ KIND_COLORS = {
     "provenance": "#6b6b6b",
 }
 
+#: The plotly template every figure uses (:func:`base_layout`, :func:`base_layout_dict`).
+TEMPLATE = "plotly_white"
+
 
 def base_layout(fig: go.Figure, title: str, present: bool = False, height: int = 420) -> go.Figure:
     size = 22 if present else 15
@@ -43,7 +48,7 @@ def base_layout(fig: go.Figure, title: str, present: bool = False, height: int =
         font={"size": size},
         height=max(int(height * 1.35), 560) if present else height,
         margin={"l": 70, "r": 30, "t": 70, "b": 60},
-        template="plotly_white",
+        template=TEMPLATE,
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "right", "x": 1},
     )
 
@@ -56,6 +61,50 @@ def base_layout(fig: go.Figure, title: str, present: bool = False, height: int =
     fig.for_each_xaxis(_ticks)
     fig.for_each_yaxis(_ticks)
     return fig
+
+
+@functools.cache
+def _template_json(name: str) -> dict:
+    """A named plotly template as plain JSON, validated once per process.
+
+    Setting ``template="plotly_white"`` on a figure validates and copies the whole template
+    (every trace type's defaults) each time: about 10 ms per figure.
+    """
+    return pio.templates[name].to_plotly_json()
+
+
+def base_layout_dict(title: str, present: bool = False, height: int = 420) -> dict:
+    """:func:`base_layout` as a plain layout dict, for :func:`prevalidated_figure`.
+
+    Axis tick fonts are left to the caller (``base_layout`` sets them only where a builder
+    has not chosen a size).
+    """
+    size = 22 if present else 15
+    return {
+        "title": {"text": title, "font": {"size": size + 5}},
+        "font": {"size": size},
+        "height": max(int(height * 1.35), 560) if present else height,
+        "margin": {"l": 70, "r": 30, "t": 70, "b": 60},
+        "template": _template_json(TEMPLATE),
+        "legend": {
+            "orientation": "h",
+            "yanchor": "bottom",
+            "y": 1.02,
+            "xanchor": "right",
+            "x": 1,
+        },
+    }
+
+
+def prevalidated_figure(data: list[dict], layout: dict) -> go.Figure:
+    """A figure from plain trace and layout dicts, skipping plotly's property validation.
+
+    Only for builders whose dicts have a fixed, tested shape (a test rebuilds each one through
+    the validating constructor and compares): validation is most of the cost of a small
+    figure. The figure deep-copies ``data`` and ``layout``, so the cached template is never
+    shared with, or changed through, a figure.
+    """
+    return go.Figure({"data": data, "layout": layout}, _validate=False)
 
 
 def ratio_bars(
@@ -216,40 +265,67 @@ def bucket_value_bars(
     title: str,
     present: bool = False,
 ) -> go.Figure:
-    """Grouped bars per unit-kind bucket: value the store keeps vs the optimum, loss labelled."""
+    """Grouped bars per unit-kind bucket: value the store keeps vs the optimum, loss labelled.
+
+    Built from plain dicts (:func:`prevalidated_figure`): this chart is redrawn on every budget
+    change of the Compare page, where plotly's per-property validation took 20-80 ms of the
+    rerun. The result is the same figure :func:`base_layout` and :func:`_explain_fonts` would
+    give (tests check it against plotly's validated constructor).
+    """
+    font = 20 if present else 14
     lost = [o - s for s, o in zip(store_values, opt_values, strict=True)]
-    fig = go.Figure()
-    fig.add_bar(
-        x=list(buckets),
-        y=list(opt_values),
-        name=opt_name,
-        marker_color=COLORS["opt"],
-        text=[f"{v:.3g}" for v in opt_values],
-        textposition="outside",
-        cliponaxis=False,
-    )
-    fig.add_bar(
-        x=list(buckets),
-        y=list(store_values),
-        name=store_name,
-        marker_color=COLORS["writer"],
-        text=[
-            f"{s:.3g} (lost {d:.3g})" if d > 1e-9 else f"{s:.3g}"
-            for s, d in zip(store_values, lost, strict=True)
-        ],
-        textposition="outside",
-        cliponaxis=False,
-        textfont={"size": 20 if present else 14},
-    )
-    fig.update_traces(textfont={"size": 20 if present else 14})
     top = max([0.0, *store_values, *opt_values])
-    fig.update_layout(barmode="group", bargap=0.25)
-    fig.update_xaxes(title_text="evidence unit kind")
-    fig.update_yaxes(
-        title_text="value kept (weighted coverage, F units)", range=[0, top * 1.2 if top > 0 else 1]
-    )
-    base_layout(fig, title, present, height=460)
-    return _explain_fonts(fig, present)
+    data = [
+        {
+            "type": "bar",
+            "x": list(buckets),
+            "y": list(opt_values),
+            "name": opt_name,
+            "marker": {"color": COLORS["opt"]},
+            "text": [f"{v:.3g}" for v in opt_values],
+            "textposition": "outside",
+            "cliponaxis": False,
+            "textfont": {"size": font},
+        },
+        {
+            "type": "bar",
+            "x": list(buckets),
+            "y": list(store_values),
+            "name": store_name,
+            "marker": {"color": COLORS["writer"]},
+            "text": [
+                f"{s:.3g} (lost {d:.3g})" if d > 1e-9 else f"{s:.3g}"
+                for s, d in zip(store_values, lost, strict=True)
+            ],
+            "textposition": "outside",
+            "cliponaxis": False,
+            "textfont": {"size": font},
+        },
+    ]
+    axis_fonts = {"tickfont": {"size": font}}
+    layout = {
+        **base_layout_dict(title, present, height=460),
+        "barmode": "group",
+        "bargap": 0.25,
+        "xaxis": {
+            "title": {"text": "evidence unit kind", "font": {"size": font + 1}},
+            **axis_fonts,
+        },
+        "yaxis": {
+            "title": {
+                "text": "value kept (weighted coverage, F units)",
+                "font": {"size": font + 1},
+            },
+            "range": [0, top * 1.2 if top > 0 else 1],
+            **axis_fonts,
+        },
+    }
+    layout["legend"] = {
+        **layout["legend"],
+        "font": {"size": font},
+        "title": {"font": {"size": font}},
+    }
+    return prevalidated_figure(data, layout)
 
 
 def coverage_heatmap(hm, title: str, present: bool = False) -> go.Figure:

@@ -62,12 +62,22 @@ def chart(fig: go.Figure, key: str, filename: str, *, selectable: bool = False):
     return event
 
 
+def _csv(df: pd.DataFrame) -> Callable[[], bytes]:
+    def make() -> bytes:
+        return df.to_csv(index=False).encode("utf-8")
+
+    return make
+
+
 def table(df: pd.DataFrame, key: str, filename: str, **kwargs) -> None:
-    """Show a dataframe (text is never interpreted) with a CSV download button."""
+    """Show a dataframe (text is never interpreted) with a CSV download button.
+
+    The CSV is made when the button is clicked (deferred download data), not on every rerun.
+    """
     st.dataframe(df, key=key, hide_index=True, **kwargs)
     st.download_button(
         "CSV",
-        df.to_csv(index=False).encode("utf-8"),
+        _csv(df),
         file_name=f"{safe_filename(filename)}.csv",
         mime="text/csv",
         key=f"{key}_csv",
