@@ -28,9 +28,13 @@ def check_workers(workers: object, option: str = "workers") -> int:
     """``workers`` as an int >= 1, or :class:`~memaudit_core.errors.MemAuditError`."""
     from .errors import MemAuditError
 
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+    try:
+        ok = not isinstance(workers, bool) and int(workers) == workers and workers >= 1
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok:
         raise MemAuditError(f"{option} must be an integer >= 1, got {workers!r}")
-    return workers
+    return int(workers)
 
 
 __all__ = ["PRELOAD", "check_workers", "pool_context"]

@@ -56,7 +56,7 @@ from typing import Any
 
 from .errors import MemAuditError, UnknownNameError
 from .package import Package
-from .parallel import pool_context
+from .parallel import check_workers, pool_context
 
 JOURNAL = "journal.jsonl"
 JOURNAL_VERSION = 1
@@ -389,9 +389,7 @@ class _Backend:
     """Runs ``fn(chunk, **kwargs)`` over chunks and yields results as they finish."""
 
     def __init__(self, workers: int, scheduler: Any = None):
-        if int(workers) != workers or workers < 1:
-            raise MemAuditError(f"--workers must be an integer >= 1, got {workers!r}")
-        self.workers = int(workers)
+        self.workers = check_workers(workers, "--workers")
         self.scheduler = scheduler
         self.client = None
         self._own_client = False

@@ -217,6 +217,7 @@ def solve_budgets(
             f"cross_check must be True, False, None or 'sample', got {cross_check!r}"
         )
     budgets = [_check_budget(b) for b in budgets]
+    workers = check_workers(workers)
     if incumbents is not None and len(incumbents) != len(budgets):
         raise MemAuditError("incumbents must give one selection (or None) per budget")
     if not budgets:
@@ -244,7 +245,7 @@ def solve_budgets(
     per_budget_cross = (
         cross_check if cross_check in (True, False, None) else (None if sampled(inst) else False)
     )
-    if check_workers(workers) > 1 and len(grid) > 1:
+    if workers > 1 and len(grid) > 1:
         results = _solve_in_workers(
             inst, grid, solver, given, per_budget_cross, limits, workers, progress
         )
