@@ -461,7 +461,16 @@ def test_frontier_tie_break_matches_brute_force(case):
 def test_frontier_group_capacity_two_matches_brute_force(case):
     inst, budget = case
     inst2 = inst.with_capacity(2)
-    value, chosen = frontier_all_budgets(inst2, [budget])[0]
+    try:
+        value, chosen = frontier_all_budgets(inst2, [budget])[0]
+    except FrontierTooLarge:
+        # A refusal, not a wrong answer: up to 11 options per group at capacity 2 can exceed
+        # the component limit, and only when the whole package has more combinations.
+        from memaudit_core.solvers.enum import combination_count
+        from memaudit_core.solvers.frontier import FRONTIER_MAX_COMPONENT
+
+        assert combination_count(inst2) > FRONTIER_MAX_COMPONENT
+        return
     assert value == pytest.approx(brute_force(inst2, budget)[0], rel=1e-9, abs=1e-9)
     assert inst2.is_feasible(chosen, budget)
 
