@@ -825,6 +825,135 @@ def _sweep_row(
     )
 
 
+def sweep_package(
+    package: Package,
+    grid: Sequence[float],
+    writers: Sequence[str],
+    *,
+    stores: Sequence[str] = (),
+    ablations: Sequence[str] = (),
+    solver: str = "auto",
+    time_limit: float | None = None,
+    cross_check: bool | str | None = "sample",
+    workers: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+    raise_writer_errors: bool = False,
+) -> tuple[list[tuple[str, SweepRow]], list[WriterFailure]]:
+    """One package's rows of :func:`sweep`, each with its method key.
+
+    The one implementation of a package's sweep, shared by :func:`sweep` and the suites
+    (:func:`memaudit_core.suites.sweep_package_tasks`). ``grid`` is ascending and checked,
+    ``ablations`` are method names (``no_validity_opt``); stores the package lacks give no row.
+    The key is the writer name, ``store:<id>`` for a store, or the ablation's method name.
+    A writer that fails is a :class:`WriterFailure` (the sweep goes on), or with
+    ``raise_writer_errors`` its :class:`~memaudit_core.errors.WriterError` is raised.
+
+    Returns
+    -------
+    (list of (key, SweepRow), list of WriterFailure)
+    """
+    inst = compile_cached(package)
+    seed = package.meta.get("seed")
+    seed = seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+    family = package.meta.get("generator")
+    family = family if isinstance(family, str) else None
+    pkg_stores = {s.id: s for s in package.stores}
+    row = functools.partial(_sweep_row, package.id, seed, family)
+    keyed: list[tuple[str, SweepRow]] = []
+    failures: list[WriterFailure] = []
+
+    # Union optima at the previous (smaller) budget, as (value, selection): still feasible
+    # now, and F does not depend on the budget, so their values carry over unchanged.
+    prev_union: dict[str, tuple[float, tuple[int, ...]]] = {}
+    prefetch(package, inst, writers, grid)  # one worker per blind writer, all budgets
+    # Every writer at every budget in one call (batched), then OPT at every budget in
+    # one call: the optimum at a smaller budget seeds the next, and small packages are
+    # answered by one decomposition for all budgets (solvers.solve_budgets).
+    by_writer = run_writers(writers, inst, grid, package=package)
+    if raise_writer_errors:
+        for found in by_writer.values():
+            for res in found:
+                if isinstance(res, WriterError):
+                    raise res
+    per_budget = [[by_writer[w][k] for w in writers] for k in range(len(grid))]
+    incumbents = [
+        _best_incumbent((r.value, r.selected_idx) for r in found if not isinstance(r, WriterError))
+        for found in per_budget
+    ]
+    opts = solve_budgets(
+        inst,
+        grid,
+        solver,
+        time_limit=time_limit,
+        cross_check=cross_check,
+        incumbents=incumbents,
+        progress=progress,
+        workers=workers,
+    )
+    # Pools with the same candidates as the full instance or as each other (e.g. no
+    # validity types in the package) have the same optima: solve each candidate set once.
+    by_candidates = {inst.candidate_ids: opts}
+    pool_opts = {}
+    for name in dict.fromkeys(ablations):
+        pool = inst.pool_instance(ABLATIONS[name])
+        if pool.candidate_ids not in by_candidates:
+            by_candidates[pool.candidate_ids] = solve_budgets(
+                pool,
+                grid,
+                solver,
+                time_limit=time_limit,
+                cross_check=cross_check,
+                workers=workers,
+            )
+        pool_opts[name] = by_candidates[pool.candidate_ids]
+    for k, budget in enumerate(grid):
+        opt = opts[k]
+        for w, res in zip(writers, per_budget[k], strict=True):
+            if isinstance(res, WriterError):  # reported; the others go on
+                failures.append(WriterFailure.from_error(package.id, seed, budget, w, res))
+            else:
+                keyed.append(
+                    (w, row(res.writer, res.value, opt.value, opt.certified, res.cost, budget))
+                )
+        for sid in stores:
+            store = pkg_stores.get(sid)
+            if store is None:
+                continue
+            if store.is_external:
+                union = compile_union_cached(package, store)
+                members, _ = _store_members(union, store)
+                kept, _ = _prune_by_order(union, members, budget)
+                kept_t = tuple(sorted(kept))
+                value = evaluate(union, kept_t)
+                inc = _best_incumbent([prev_union.get(sid), (value, kept_t)])
+                u_opt = solve(union, budget, solver, time_limit=time_limit, incumbent_idx=inc)
+                prev_union[sid] = (u_opt.value, tuple(u_opt.selected_idx))
+                denom, cert = u_opt.value, u_opt.certified
+                cost = float(union.cost[list(kept_t)].sum()) if kept_t else 0.0
+            else:
+                members, _ = _store_members(inst, store)
+                kept, _ = _prune_by_order(inst, members, budget)
+                value, denom, cert = evaluate(inst, kept), opt.value, opt.certified
+                cost = float(inst.cost[kept].sum()) if kept else 0.0
+            keyed.append((f"store:{sid}", row(sid, value, denom, cert, cost, budget)))
+        for name in ablations:
+            p_opt = pool_opts[name][k]
+            keyed.append(
+                (
+                    name,
+                    row(
+                        name,
+                        p_opt.value,
+                        opt.value,
+                        opt.certified and p_opt.certified,
+                        p_opt.cost,
+                        budget,
+                    ),
+                )
+            )
+    return keyed, failures
+
+
 def sweep(
     packages: Sequence[Package],
     budgets: Sequence[float],
@@ -905,108 +1034,27 @@ def sweep(
     rows: list[SweepRow] = []
     failures: list[WriterFailure] = []
     total = len(packages) * len(grid)
-    done = 0
-    for package in packages:
-        inst = compile_cached(package)
-        seed = package.meta.get("seed")
-        seed = seed if isinstance(seed, int) and not isinstance(seed, bool) else None
-        family = package.meta.get("generator")
-        family = family if isinstance(family, str) else None
-        pkg_stores = {s.id: s for s in package.stores}
-        row = functools.partial(_sweep_row, package.id, seed, family)
+    for n_done, package in enumerate(packages):
 
-        # Union optima at the previous (smaller) budget, as (value, selection): still feasible
-        # now, and F does not depend on the budget, so their values carry over unchanged.
-        prev_union: dict[str, tuple[float, tuple[int, ...]]] = {}
-        prefetch(package, inst, writers, grid)  # one worker per blind writer, all budgets
-        # Every writer at every budget in one call (batched), then OPT at every budget in
-        # one call: the optimum at a smaller budget seeds the next, and small packages are
-        # answered by one decomposition for all budgets (solvers.solve_budgets).
-        by_writer = run_writers(writers, inst, grid, package=package)
-        per_budget = [[by_writer[w][k] for w in writers] for k in range(len(grid))]
-        incumbents = [
-            _best_incumbent(
-                (r.value, r.selected_idx) for r in found if not isinstance(r, WriterError)
-            )
-            for found in per_budget
-        ]
-        done_before = done
-
-        def opt_progress(k: int, _n: int, base: int = done_before) -> None:
+        def opt_progress(k: int, _n: int, base: int = n_done * len(grid)) -> None:
             # One call per (package, budget), as each budget's optimum is known.
             if progress is not None:
                 progress(base + k, total)
 
-        opts = solve_budgets(
-            inst,
+        keyed, failed = sweep_package(
+            package,
             grid,
-            solver,
+            writers,
+            stores=stores,
+            ablations=ablations,
+            solver=solver,
             time_limit=time_limit,
             cross_check=cross_check,
-            incumbents=incumbents,
-            progress=opt_progress,
             workers=workers,
+            progress=opt_progress,
         )
-        # Pools with the same candidates as the full instance or as each other (e.g. no
-        # validity types in the package) have the same optima: solve each candidate set once.
-        by_candidates = {inst.candidate_ids: opts}
-        pool_opts = {}
-        for name in dict.fromkeys(ablations):
-            pool = inst.pool_instance(ABLATIONS[name])
-            if pool.candidate_ids not in by_candidates:
-                by_candidates[pool.candidate_ids] = solve_budgets(
-                    pool,
-                    grid,
-                    solver,
-                    time_limit=time_limit,
-                    cross_check=cross_check,
-                    workers=workers,
-                )
-            pool_opts[name] = by_candidates[pool.candidate_ids]
-        for k, budget in enumerate(grid):
-            results = []
-            for w, res in zip(writers, per_budget[k], strict=True):
-                if isinstance(res, WriterError):  # reported; the others go on
-                    failures.append(WriterFailure.from_error(package.id, seed, budget, w, res))
-                else:
-                    results.append(res)
-            opt = opts[k]
-            for res in results:
-                rows.append(row(res.writer, res.value, opt.value, opt.certified, res.cost, budget))
-            for sid in stores:
-                store = pkg_stores.get(sid)
-                if store is None:
-                    continue
-                if store.is_external:
-                    union = compile_union_cached(package, store)
-                    members, _ = _store_members(union, store)
-                    kept, _ = _prune_by_order(union, members, budget)
-                    kept_t = tuple(sorted(kept))
-                    value = evaluate(union, kept_t)
-                    inc = _best_incumbent([prev_union.get(sid), (value, kept_t)])
-                    u_opt = solve(union, budget, solver, time_limit=time_limit, incumbent_idx=inc)
-                    prev_union[sid] = (u_opt.value, tuple(u_opt.selected_idx))
-                    denom, cert = u_opt.value, u_opt.certified
-                    cost = float(union.cost[list(kept_t)].sum()) if kept_t else 0.0
-                else:
-                    members, _ = _store_members(inst, store)
-                    kept, _ = _prune_by_order(inst, members, budget)
-                    value, denom, cert = evaluate(inst, kept), opt.value, opt.certified
-                    cost = float(inst.cost[kept].sum()) if kept else 0.0
-                rows.append(row(sid, value, denom, cert, cost, budget))
-            for name in ablations:
-                p_opt = pool_opts[name][k]
-                rows.append(
-                    row(
-                        name,
-                        p_opt.value,
-                        opt.value,
-                        opt.certified and p_opt.certified,
-                        p_opt.cost,
-                        budget,
-                    )
-                )
-            done += 1
+        rows.extend(row for _, row in keyed)
+        failures.extend(failed)
     return SweepResult(
         rows=tuple(rows),
         summary=summarize(rows, methods, grid),

@@ -716,6 +716,8 @@ def _report_non_finite(checker: _Checker, doc: object) -> None:
 
     A non-finite value already shown by an earlier problem at the same path is not repeated.
     """
+    if not _has_suspect(doc):
+        return  # the common case, found without building a path for every node
     shown = {
         p.path
         for p in checker.problems
@@ -746,6 +748,28 @@ def _report_non_finite(checker: _Checker, doc: object) -> None:
             )
         elif isinstance(node, str) and not _is_text(node):
             checker.add(path, "unicode", _SURROGATE_MESSAGE.format("text"), node)
+
+
+def _has_suspect(doc: object) -> bool:
+    """Whether :func:`_report_non_finite` has anything to report (a path-free first pass)."""
+    stack: list[object] = [doc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if getattr(node, "duplicate_keys", ()):
+                return True
+            for key in node:
+                if not (key.isascii() or _is_text(key)):
+                    return True
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, float):
+            if not math.isfinite(node):
+                return True
+        elif isinstance(node, str) and not (node.isascii() or _is_text(node)):
+            return True
+    return False
 
 
 _SURROGATE_MESSAGE = (

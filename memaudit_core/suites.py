@@ -733,89 +733,42 @@ def sweep_package_tasks(
 ) -> list[tuple[str, dict[str, Any]]]:
     """Run one package's pending sweep tasks ``(key, budget, method)``.
 
-    Mirrors :func:`memaudit_core.analysis.sweep` for one package, but only for the pending
-    methods: budgets ascend, each optimum (and the best writer store) seeds the next solve.
+    One call of :func:`memaudit_core.analysis.sweep_package` over the pending budgets and
+    methods (batched writers, one decomposition or warm-started solves across budgets, pools
+    with equal candidates solved once); a writer that fails raises its ``WriterError``.
     """
-    from .analysis import (
-        ABLATIONS,
-        _best_incumbent,
-        _prune_by_order,
-        _ratio,
-        _store_members,
-        compile_cached,
-        compile_union_cached,
+    from .analysis import ABLATIONS, _ratio, sweep_package
+
+    wanted = {(float(budget), method): key for key, budget, method in tasks}
+    methods = {method for _, method in wanted}
+    keyed, _ = sweep_package(
+        package,
+        sorted({budget for budget, _ in wanted}),
+        [w for w in spec["writers"] if w in methods],
+        stores=[m.removeprefix("store:") for m in sorted(methods) if m.startswith("store:")],
+        ablations=[m for m in ABLATIONS if m in methods],
+        solver=spec["solver"],
+        time_limit=spec["time_limit"],
+        cross_check=spec.get("cross_check", "sample"),
+        raise_writer_errors=True,
     )
-    from .objective import evaluate
-    from .solvers import solve
-    from .writers import run_writer
-
-    solver, time_limit = spec["solver"], spec["time_limit"]
-    writers = set(spec["writers"])
-    inst = compile_cached(package)
-    stores = {s.id: s for s in package.stores}
-    by_budget: dict[float, list[tuple[str, str]]] = {}
-    for key, budget, method in tasks:
-        by_budget.setdefault(float(budget), []).append((key, method))
     out: list[tuple[str, dict[str, Any]]] = []
-    prev_opt = None
-    prev_pool: dict[str, tuple[float, tuple[int, ...]]] = {}
-    prev_union: dict[str, tuple[float, tuple[int, ...]]] = {}
-
-    def rec(value: float, opt: float, certified: bool, cost: float) -> dict[str, Any]:
-        return {
-            "value": value,
-            "opt": opt,
-            "ratio": _ratio(value, opt),
-            "certified": bool(certified),
-            "cost": cost,
-        }
-
-    for budget in sorted(by_budget):
-        items = by_budget[budget]
-        methods = {m for _, m in items}
-        w_results = {w: run_writer(w, inst, budget) for w in spec["writers"] if w in methods}
-        inc = _best_incumbent([prev_opt, *((r.value, r.selected_idx) for r in w_results.values())])
-        opt = solve(inst, budget, solver, time_limit=time_limit, incumbent_idx=inc)
-        prev_opt = (opt.value, tuple(opt.selected_idx))
-        for key, method in items:
-            if method in writers:
-                r = w_results[method]
-                out.append((key, rec(r.value, opt.value, opt.certified, r.cost)))
-            elif method in ABLATIONS:
-                pool = inst.pool_instance(ABLATIONS[method])
-                p_opt = solve(
-                    pool,
-                    budget,
-                    solver,
-                    time_limit=time_limit,
-                    incumbent_idx=_best_incumbent([prev_pool.get(method)]),
-                )
-                prev_pool[method] = (p_opt.value, tuple(p_opt.selected_idx))
-                out.append(
-                    (
-                        key,
-                        rec(p_opt.value, opt.value, opt.certified and p_opt.certified, p_opt.cost),
-                    )
-                )
-            else:
-                store = stores[method.removeprefix("store:")]
-                sid = store.id
-                if store.is_external:
-                    union = compile_union_cached(package, store)
-                    members, _ = _store_members(union, store)
-                    kept, _ = _prune_by_order(union, members, budget)
-                    kept_t = tuple(sorted(kept))
-                    value = evaluate(union, kept_t)
-                    u_inc = _best_incumbent([prev_union.get(sid), (value, kept_t)])
-                    u_opt = solve(union, budget, solver, time_limit=time_limit, incumbent_idx=u_inc)
-                    prev_union[sid] = (u_opt.value, tuple(u_opt.selected_idx))
-                    cost = float(union.cost[list(kept_t)].sum()) if kept_t else 0.0
-                    out.append((key, rec(value, u_opt.value, u_opt.certified, cost)))
-                else:
-                    members, _ = _store_members(inst, store)
-                    kept, _ = _prune_by_order(inst, members, budget)
-                    cost = float(inst.cost[kept].sum()) if kept else 0.0
-                    out.append((key, rec(evaluate(inst, kept), opt.value, opt.certified, cost)))
+    for method, row in keyed:
+        key = wanted.get((row.budget, method))
+        if key is None:  # computed alongside a pending task, itself already in the journal
+            continue
+        out.append(
+            (
+                key,
+                {
+                    "value": row.value,
+                    "opt": row.opt,
+                    "ratio": _ratio(row.value, row.opt),
+                    "certified": bool(row.certified),
+                    "cost": row.cost,
+                },
+            )
+        )
     return out
 
 
