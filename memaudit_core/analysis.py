@@ -39,6 +39,7 @@ from .compiled import CompiledInstance, compile_package
 from .errors import MemAuditError, UnknownNameError, WriterError
 from .objective import coverage_of, evaluate, get_saturation
 from .package import Package, Store
+from .parallel import check_workers, pool_context
 from .plugins import prefetch, remember_package
 from .solvers import SolveResult, solve, solve_budgets
 from .writers import WriterFailure, get_writer, run_writer, run_writers
@@ -954,6 +955,60 @@ def sweep_package(
     return keyed, failures
 
 
+def _sweep_chunk(
+    packages: list[Package], grid: list[float], writers: list[str], options: dict[str, Any]
+) -> list[tuple[list[tuple[str, SweepRow]], list[WriterFailure]]]:
+    """Worker side of :func:`_sweep_in_pool`: :func:`sweep_package` for each package."""
+    return [sweep_package(p, grid, writers, **options) for p in packages]
+
+
+def _sweep_in_pool(
+    packages: Sequence[Package],
+    grid: list[float],
+    writers: list[str],
+    options: dict[str, Any],
+    workers: int,
+    progress: Callable[[int, int], None] | None,
+) -> list[tuple[list[tuple[str, SweepRow]], list[WriterFailure]]]:
+    """:func:`sweep_package` of every package on a process pool, in package order.
+
+    Contiguous chunks, about four per worker, so that a slow package delays little and the
+    per-task overhead (pickling packages out, rows back) stays small.
+    """
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    size = max(1, math.ceil(len(packages) / (4 * workers)))
+    chunks = [list(packages[i : i + size]) for i in range(0, len(packages), size)]
+    results: dict[int, list[tuple[list[tuple[str, SweepRow]], list[WriterFailure]]]] = {}
+    done = 0
+    with ProcessPoolExecutor(
+        max_workers=min(workers, len(chunks)), mp_context=pool_context()
+    ) as pool:
+        futures = {
+            pool.submit(_sweep_chunk, chunk, grid, writers, options): k
+            for k, chunk in enumerate(chunks)
+        }
+        try:
+            for fut in as_completed(futures):
+                k = futures[fut]
+                try:
+                    results[k] = fut.result()
+                except BrokenProcessPool as exc:
+                    raise MemAuditError(
+                        f"a worker process of the sweep died ({exc}); when calling with "
+                        "workers > 1 from a script, guard its entry point with "
+                        "`if __name__ == '__main__':`"
+                    ) from exc
+                done += len(chunks[k]) * len(grid)
+                if progress is not None:
+                    progress(done, len(packages) * len(grid))
+        finally:
+            for fut in futures:
+                fut.cancel()
+    return [out for k in range(len(chunks)) for out in results[k]]
+
+
 def sweep(
     packages: Sequence[Package],
     budgets: Sequence[float],
@@ -997,9 +1052,13 @@ def sweep(
         optimum; ``False`` none; ``None`` as :func:`memaudit_core.solvers.solve` would. Each
         optimum's certificate records its proof and any cross-check.
     workers : int
-        Worker processes for the optima of each package solved budget by budget
-        (:func:`memaudit_core.solvers.solve_budgets`); packages answered by one decomposition
-        for all budgets do not use them. Default 1: everything in this process.
+        Worker processes. With several packages and reference writers only, the packages
+        are spread over them (each package whole in one worker, results in package order);
+        otherwise they solve each package's optima budget by budget
+        (:func:`memaudit_core.solvers.solve_budgets`; packages answered by one decomposition
+        for all budgets do not use them). Default 1: everything in this process. A script
+        that passes ``workers > 1`` must guard its entry point with
+        ``if __name__ == "__main__":``.
 
     Returns
     -------
@@ -1034,6 +1093,27 @@ def sweep(
     rows: list[SweepRow] = []
     failures: list[WriterFailure] = []
     total = len(packages) * len(grid)
+    options = {
+        "stores": stores,
+        "ablations": ablations,
+        "solver": solver,
+        "time_limit": time_limit,
+        "cross_check": cross_check,
+    }
+    check_workers(workers)
+    # Runtime-registered plugin writers exist only in this process: they keep packages here.
+    if workers > 1 and len(packages) > 1 and not any(get_writer(w).is_plugin for w in writers):
+        for keyed, failed in _sweep_in_pool(packages, grid, writers, options, workers, progress):
+            rows.extend(row for _, row in keyed)
+            failures.extend(failed)
+        return SweepResult(
+            rows=tuple(rows),
+            summary=summarize(rows, methods, grid),
+            methods=methods,
+            budgets=tuple(grid),
+            n_packages=len(packages),
+            errors=tuple(failures),
+        )
     for n_done, package in enumerate(packages):
 
         def opt_progress(k: int, _n: int, base: int = n_done * len(grid)) -> None:
@@ -1042,16 +1122,7 @@ def sweep(
                 progress(base + k, total)
 
         keyed, failed = sweep_package(
-            package,
-            grid,
-            writers,
-            stores=stores,
-            ablations=ablations,
-            solver=solver,
-            time_limit=time_limit,
-            cross_check=cross_check,
-            workers=workers,
-            progress=opt_progress,
+            package, grid, writers, **options, workers=workers, progress=opt_progress
         )
         rows.extend(row for _, row in keyed)
         failures.extend(failed)

@@ -437,3 +437,41 @@ def test_sweep_stores_and_errors():
     assert [r.to_dict() for r in by_pool.rows] == [r.to_dict() for r in by_method.rows]
     with pytest.raises(UnknownNameError):
         sweep([union], [2], ["gtv"])
+
+
+def test_sweep_spreads_packages_over_workers_with_the_same_result():
+    """workers=2 with several packages runs whole packages on a process pool; rows, summary
+    and failures equal the in-process sweep's, in package order, and progress reaches total."""
+    packages = [generate("memaudit-small", seed=s) for s in range(9)]
+    packages += [_union_package(), _four_step_package(), _zero_package()]
+    kwargs = {
+        "stores": ["mem0", "all"],
+        "ablations": ["no_validity", "generic"],
+    }
+    writers = ["gvt", "density", "greedy", "recency_raw"]
+    serial = sweep(packages, [2, 6], writers, **kwargs)
+    calls = []
+    pooled = sweep(
+        packages, [6, 2], writers, workers=2, progress=lambda d, n: calls.append((d, n)), **kwargs
+    )
+    assert pooled.rows == serial.rows
+    assert pooled.summary == serial.summary and pooled.errors == serial.errors
+    assert [r.package_id for r in pooled.rows][:1] == ["memaudit-small-s0"]
+    assert calls[-1] == (24, 24) and [d for d, _ in calls] == sorted(d for d, _ in calls)
+    assert any(r.method == "mem0" for r in pooled.rows)  # the external store's union optimum
+    with pytest.raises(MemAuditError, match="workers must be an integer"):
+        sweep(packages, [2], ["gvt"], workers=0)
+
+
+def test_sweep_with_a_runtime_plugin_writer_keeps_packages_in_process():
+    """A writer registered in this process is unknown to pool workers: with it in the sweep,
+    workers=2 runs the packages here (still correct) instead of failing in a worker."""
+    from memaudit_core.plugins import register_module_writer
+
+    info = register_module_writer("plugin_fixtures.fixture_writers:oracle_gvt")
+    packages = [generate("memaudit-small", seed=s) for s in range(3)]
+    res = sweep(packages, [4], [info.name, "gvt"], workers=2)
+    by = {(r.package_id, r.method): r.value for r in res.rows}
+    assert not res.errors
+    for p in packages:
+        assert by[(p.id, info.name)] == pytest.approx(by[(p.id, "gvt")])
