@@ -6,7 +6,9 @@ CPU seconds of this process are a second view that other load affects less).
 
 1. **Small packages in bulk.** memaudit-small seeds 0-499 at budgets 2, 4, 8, 16: OPT, the
    no-validity and generic ablation optima, and the writers gvt, density, greedy, fact_only,
-   summary_only, recency_raw, through ``analysis.sweep`` (default ``cross_check="sample"``).
+   summary_only, recency_raw, through ``analysis.sweep`` (default ``cross_check="sample"``),
+   with each worker count of ``--small-workers`` (default 1 and 2: in-process, and the
+   packages spread over a 2-process pool; the pool's start-up is counted).
    Baseline: ``bench/baseline_pure_python.py`` (depth-first enumeration with F recomputed from
    dicts, plain writers), run once; every (package, budget, method) value and OPT must equal
    the sweep's within 1e-9. Targets: under 2 s wall, at least 20x the baseline.
@@ -27,7 +29,7 @@ CPU seconds of this process are a second view that other load affects less).
    ``generate("event_graph", seed=7, n_experiences=N)`` with N = 1,000, 2,000 and 5,000.
 
 Run: ``.venv/bin/python bench/bench_speed.py [--targets 1,2,3,4] [--repeats N] [--seeds N]
-[--large-seeds N] [--sweep-scale total|groups] [--sweep-workers 1,2] [--out NAME]``. Prints a
+[--small-workers 1,2] [--large-seeds N] [--sweep-scale total|groups] [--sweep-workers 1,2] [--out NAME]``. Prints a
 Markdown section for ``bench/RESULTS.md`` and saves ``bench/out/NAME.json`` (default
 ``speed``).
 """
@@ -76,45 +78,59 @@ def load() -> str:
 
 
 # --------------------------------------------------------------------------- target 1
-def target_small(seeds: int, repeats: int) -> dict:
+def target_small(seeds: int, repeats: int, workers: tuple[int, ...] = (1, 2)) -> dict:
     packages = [generate("memaudit-small", seed=s) for s in range(seeds)]
-    runs = []
-    result = None
-    for _ in range(repeats):
-        wall, cpu, result = clock(
-            lambda: sweep(
-                packages, SMALL_BUDGETS, SMALL_WRITERS, ablations=["no_validity", "generic"]
-            )
-        )
-        runs.append((wall, cpu))
-        print(f"  [1] sweep {wall:.2f} s wall, {cpu:.2f} s CPU (load {load()})", flush=True)
     b_wall, b_cpu, base = clock(lambda: baseline_pure_python.run(packages, SMALL_BUDGETS))
     print(f"  [1] pure-Python baseline {b_wall:.2f} s wall, {b_cpu:.2f} s CPU", flush=True)
-    mismatches = 0
-    for row in result.rows:
-        value, opt = base[(row.package_id, row.budget, row.method)]
-        if abs(value - row.value) > 1e-9 * max(1.0, abs(value)) or abs(opt - row.opt) > 1e-9 * max(
-            1.0, abs(opt)
-        ):
-            mismatches += 1
-    if len(base) != len(result.rows):
-        mismatches += abs(len(base) - len(result.rows))
-    certified = sum(r.certified for r in result.rows)
-    wall = statistics.median(w for w, _ in runs)
-    cpu = statistics.median(c for _, c in runs)
+    configs = []
+    for w in workers:
+        runs = []
+        result = None
+        for _ in range(repeats):
+            wall, cpu, result = clock(
+                lambda w=w: sweep(
+                    packages,
+                    SMALL_BUDGETS,
+                    SMALL_WRITERS,
+                    ablations=["no_validity", "generic"],
+                    workers=w,
+                )
+            )
+            runs.append((wall, cpu))
+            print(
+                f"  [1] sweep, workers={w}: {wall:.2f} s wall, {cpu:.2f} s CPU of this process "
+                f"(load {load()})",
+                flush=True,
+            )
+        mismatches = 0
+        for row in result.rows:
+            value, opt = base[(row.package_id, row.budget, row.method)]
+            if abs(value - row.value) > 1e-9 * max(1.0, abs(value)) or abs(
+                opt - row.opt
+            ) > 1e-9 * max(1.0, abs(opt)):
+                mismatches += 1
+        if len(base) != len(result.rows):
+            mismatches += abs(len(base) - len(result.rows))
+        wall = statistics.median(w_ for w_, _ in runs)
+        cpu = statistics.median(c for _, c in runs)
+        configs.append(
+            {
+                "workers": w,
+                "rows": len(result.rows),
+                "certified_rows": sum(r.certified for r in result.rows),
+                "wall_s": wall,
+                "cpu_s": cpu,
+                "runs": runs,
+                "ratio_wall": b_wall / wall,
+                "mismatches": mismatches,
+                "pass": wall < 2.0 and b_wall / wall >= 20 and mismatches == 0,
+            }
+        )
     return {
         "packages": seeds,
-        "rows": len(result.rows),
-        "certified_rows": certified,
-        "wall_s": wall,
-        "cpu_s": cpu,
-        "runs": runs,
         "baseline_wall_s": b_wall,
         "baseline_cpu_s": b_cpu,
-        "ratio_wall": b_wall / wall,
-        "ratio_cpu": b_cpu / cpu,
-        "mismatches": mismatches,
-        "pass": wall < 2.0 and b_wall / wall >= 20 and mismatches == 0,
+        "configs": configs,
     }
 
 
@@ -321,14 +337,15 @@ def markdown(payload: dict) -> str:
     lines.append("|---|---:|---:|---:|---|---|")
     t1 = payload.get("small")
     if t1:
-        lines.append(
-            f"| 1. memaudit-small sweep, {t1['packages']} seeds x 4 budgets, OPT + 2 ablations "
-            f"+ 6 writers | {t1['wall_s']:.2f} s wall ({t1['cpu_s']:.2f} s CPU), median of "
-            f"{len(t1['runs'])} | pure Python {t1['baseline_wall_s']:.1f} s "
-            f"({t1['baseline_cpu_s']:.1f} s CPU) | {t1['ratio_wall']:.1f}x "
-            f"(CPU {t1['ratio_cpu']:.1f}x) | < 2 s and >= 20x; equal numbers "
-            f"({t1['mismatches']} mismatches) | {ok[t1['pass']]} |"
-        )
+        for c in t1["configs"]:
+            cpu = f"{c['cpu_s']:.2f} s CPU" if c["workers"] == 1 else "CPU in the pool"
+            lines.append(
+                f"| 1. memaudit-small sweep, {t1['packages']} seeds x 4 budgets, OPT + 2 "
+                f"ablations + 6 writers, workers={c['workers']} | {c['wall_s']:.2f} s wall "
+                f"({cpu}), median of {len(c['runs'])} | pure Python {t1['baseline_wall_s']:.1f} s "
+                f"({t1['baseline_cpu_s']:.1f} s CPU) | {c['ratio_wall']:.1f}x | < 2 s and >= "
+                f"20x; equal numbers ({c['mismatches']} mismatches) | {ok[c['pass']]} |"
+            )
     t2 = payload.get("large")
     if t2:
         n = len(t2["rows"])
@@ -390,6 +407,7 @@ def main() -> None:
     ap.add_argument("--targets", default="1,2,3,4")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--seeds", type=int, default=500, help="memaudit-small seeds (target 1)")
+    ap.add_argument("--small-workers", default="1,2", help="worker counts of the target 1 sweep")
     ap.add_argument("--large-seeds", type=int, default=10, help="random seeds (target 2)")
     ap.add_argument("--sweep-time-limit", type=float, default=60.0)
     ap.add_argument("--sweep-scale", choices=("total", "groups"), default="total")
@@ -402,7 +420,8 @@ def main() -> None:
     payload: dict = {"machine": machine(), "load": load()}
     print("machine:", payload["machine"], flush=True)
     if 1 in targets:
-        payload["small"] = target_small(args.seeds, args.repeats)
+        small_workers = tuple(int(w) for w in args.small_workers.split(",") if w.strip())
+        payload["small"] = target_small(args.seeds, args.repeats, small_workers)
     if 4 in targets:
         payload["event_graph"] = target_event_graph(args.repeats)
     if 2 in targets:
