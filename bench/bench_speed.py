@@ -29,9 +29,9 @@ CPU seconds of this process are a second view that other load affects less).
    ``generate("event_graph", seed=7, n_experiences=N)`` with N = 1,000, 2,000 and 5,000.
 
 Run: ``.venv/bin/python bench/bench_speed.py [--targets 1,2,3,4] [--repeats N] [--seeds N]
-[--small-workers 1,2] [--large-seeds N] [--sweep-scale total|groups] [--sweep-workers 1,2] [--out NAME]``. Prints a
-Markdown section for ``bench/RESULTS.md`` and saves ``bench/out/NAME.json`` (default
-``speed``).
+[--small-workers 1,2] [--large-seeds N] [--sweep-scale total|groups] [--sweep-workers 1,2]
+[--out NAME]``. Prints a Markdown section for ``bench/RESULTS.md`` and saves
+``bench/out/NAME.json`` (default ``speed``).
 """
 
 from __future__ import annotations
@@ -178,18 +178,23 @@ def plain_highs(inst, budget: float) -> tuple[float, float, float, str]:
     )
 
 
+def large_package(frac: float, seed: int):
+    """Target 2's package: random_coverage, 200 groups x 4 candidates, 400 units."""
+    return generate(
+        "random_coverage",
+        seed=seed,
+        n_groups=200,
+        candidates_per_group=4,
+        units_per_group=2,
+        budget_fraction=frac,
+    )
+
+
 def target_large(seeds: int) -> dict:
     rows = []
     for frac in (0.05, 0.10):
         for seed in range(seeds):
-            pkg = generate(
-                "random_coverage",
-                seed=seed,
-                n_groups=200,
-                candidates_per_group=4,
-                units_per_group=2,
-                budget_fraction=frac,
-            )
+            pkg = large_package(frac, seed)
             inst = compile_package(pkg)
             b_wall, b_cpu, b_val, b_status = plain_highs(inst, pkg.budget)
             wall, cpu, res = clock(lambda: solve(inst, pkg.budget, "auto"))  # noqa: B023

@@ -47,11 +47,10 @@ import scipy.sparse as sp
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench_speed import plain_highs  # noqa: E402
+from bench_speed import large_package, plain_highs  # noqa: E402
 from common import machine  # noqa: E402
 
 from memaudit_core.compiled import compile_package  # noqa: E402
-from memaudit_core.generators import generate  # noqa: E402
 from memaudit_core.objective import evaluate  # noqa: E402
 from memaudit_core.solvers.bnb import solve_bnb  # noqa: E402
 from memaudit_core.solvers.milp import _highspy, _new_highs, build_model  # noqa: E402
@@ -342,14 +341,7 @@ def main() -> None:
     print(f"machine: {machine()}")
     for frac in (0.05, 0.10):
         for seed in range(args.seeds):
-            pkg = generate(
-                "random_coverage",
-                seed=seed,
-                n_groups=200,
-                candidates_per_group=4,
-                units_per_group=2,
-                budget_fraction=frac,
-            )
+            pkg = large_package(frac, seed)
             inst = compile_package(pkg)
             plain_s, _, opt, _ = plain_highs(inst, pkg.budget)
             head = f"f={frac:.2f} seed={seed}: plain HiGHS {plain_s:.2f} s, OPT {opt:.4f}"

@@ -1090,9 +1090,6 @@ def sweep(
         )
     grid = sorted({_check_budget(b) for b in budgets})
     methods = (*writers, *stores, *ablations)
-    rows: list[SweepRow] = []
-    failures: list[WriterFailure] = []
-    total = len(packages) * len(grid)
     options = {
         "stores": stores,
         "ablations": ablations,
@@ -1103,38 +1100,31 @@ def sweep(
     check_workers(workers)
     # Runtime-registered plugin writers exist only in this process: they keep packages here.
     if workers > 1 and len(packages) > 1 and not any(get_writer(w).is_plugin for w in writers):
-        for keyed, failed in _sweep_in_pool(packages, grid, writers, options, workers, progress):
-            rows.extend(row for _, row in keyed)
-            failures.extend(failed)
-        return SweepResult(
-            rows=tuple(rows),
-            summary=summarize(rows, methods, grid),
-            methods=methods,
-            budgets=tuple(grid),
-            n_packages=len(packages),
-            errors=tuple(failures),
-        )
-    for n_done, package in enumerate(packages):
+        per_package = _sweep_in_pool(packages, grid, writers, options, workers, progress)
+    else:
+        per_package = []
+        total = len(packages) * len(grid)
+        for n_done, package in enumerate(packages):
 
-        def opt_progress(k: int, _n: int, base: int = n_done * len(grid)) -> None:
-            # One call per (package, budget), as each budget's optimum is known.
-            if progress is not None:
-                progress(base + k, total)
+            def opt_progress(k: int, _n: int, base: int = n_done * len(grid)) -> None:
+                # One call per (package, budget), as each budget's optimum is known.
+                if progress is not None:
+                    progress(base + k, total)
 
-        keyed, failed = sweep_package(
-            package, grid, writers, **options, workers=workers, progress=opt_progress
-        )
-        rows.extend(row for _, row in keyed)
-        failures.extend(failed)
+            per_package.append(
+                sweep_package(
+                    package, grid, writers, **options, workers=workers, progress=opt_progress
+                )
+            )
+    rows = [row for keyed, _ in per_package for _, row in keyed]
     return SweepResult(
         rows=tuple(rows),
         summary=summarize(rows, methods, grid),
         methods=methods,
         budgets=tuple(grid),
         n_packages=len(packages),
-        errors=tuple(failures),
+        errors=tuple(f for _, failed in per_package for f in failed),
     )
-
 
 __all__ = [
     "ABLATIONS",
