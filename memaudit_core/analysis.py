@@ -1126,6 +1126,7 @@ def sweep(
         errors=tuple(f for _, failed in per_package for f in failed),
     )
 
+
 __all__ = [
     "ABLATIONS",
     "DELETED_STATUSES",
