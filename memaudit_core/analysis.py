@@ -1148,4 +1148,5 @@ __all__ = [
     "store_as_kept",
     "summarize",
     "sweep",
+    "sweep_package",
 ]
