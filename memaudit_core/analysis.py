@@ -852,6 +852,15 @@ def sweep_package(
     Returns
     -------
     (list of (key, SweepRow), list of WriterFailure)
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> keyed, failed = sweep_package(generate("update_chain"), [3.0, 6.0], ["density"],
+    ...                               ablations=["no_validity_opt"])
+    >>> [(key, row.budget, round(row.ratio, 3)) for key, row in keyed], failed
+    ([('density', 3.0, 0.351), ('no_validity_opt', 3.0, 0.486), ('density', 6.0, 0.73), \
+('no_validity_opt', 6.0, 0.513)], [])
     """
     inst = compile_cached(package)
     seed = package.meta.get("seed")

@@ -150,7 +150,7 @@ def content_words(text: str) -> frozenset[str]:
     """Lowercase letter/digit tokens of a text, stop words and 1-letter tokens dropped.
 
     >>> sorted(content_words("User: I'm pescatarian now, not vegetarian!"))
-    ['now', 'not', 'pescatarian', 'vegetarian']
+    ['not', 'now', 'pescatarian', 'vegetarian']
     """
     return frozenset(w for w in _WORD.findall(text.lower()) if len(w) > 1 and w not in _STOP)
 
