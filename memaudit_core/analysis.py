@@ -30,6 +30,8 @@ import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -39,7 +41,7 @@ from .compiled import CompiledInstance, compile_package
 from .errors import MemAuditError, UnknownNameError, WriterError
 from .objective import coverage_of, evaluate, get_saturation
 from .package import Package, Store
-from .parallel import check_workers, pool_context
+from .parallel import check_workers, pool_context, worker_died
 from .plugins import prefetch, remember_package
 from .solvers import SolveResult, solve, solve_budgets
 from .writers import WriterFailure, get_writer, run_writer, run_writers
@@ -984,9 +986,6 @@ def _sweep_in_pool(
     Contiguous chunks, about four per worker, so that a slow package delays little and the
     per-task overhead (pickling packages out, rows back) stays small.
     """
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    from concurrent.futures.process import BrokenProcessPool
-
     size = max(1, math.ceil(len(packages) / (4 * workers)))
     chunks = [list(packages[i : i + size]) for i in range(0, len(packages), size)]
     results: dict[int, list[tuple[list[tuple[str, SweepRow]], list[WriterFailure]]]] = {}
@@ -1004,11 +1003,7 @@ def _sweep_in_pool(
                 try:
                     results[k] = fut.result()
                 except BrokenProcessPool as exc:
-                    raise MemAuditError(
-                        f"a worker process of the sweep died ({exc}); when calling with "
-                        "workers > 1 from a script, guard its entry point with "
-                        "`if __name__ == '__main__':`"
-                    ) from exc
+                    raise worker_died("sweep", exc) from exc
                 done += len(chunks[k]) * len(grid)
                 if progress is not None:
                     progress(done, len(packages) * len(grid))

@@ -37,4 +37,17 @@ def check_workers(workers: object, option: str = "workers") -> int:
     return int(workers)
 
 
-__all__ = ["PRELOAD", "check_workers", "pool_context"]
+def worker_died(what: str, exc: BaseException):
+    """The user-facing error for a dead pool worker (usually a script without a main guard).
+
+    Returns a :class:`~memaudit_core.errors.MemAuditError`; raise it ``from`` ``exc``.
+    """
+    from .errors import MemAuditError
+
+    return MemAuditError(
+        f"a worker process of the {what} died ({exc}); when calling with workers > 1 from a "
+        "script, guard its entry point with `if __name__ == '__main__':`"
+    )
+
+
+__all__ = ["PRELOAD", "check_workers", "pool_context", "worker_died"]

@@ -375,7 +375,6 @@ class Journal:
 # --------------------------------------------------------------------------- backends
 
 
-#: Modules the fork server imports once, so each pool worker starts with them loaded.
 def _chunked(items: list[Any], slots: int) -> list[list[Any]]:
     """Contiguous chunks: about :data:`CHUNKS_PER_WORKER` per worker slot, at most
     :data:`MAX_CHUNK` items each (so the journal is written, and progress shown, often)."""

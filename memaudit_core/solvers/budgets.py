@@ -47,7 +47,7 @@ import numpy as np
 from ..compiled import CompiledInstance
 from ..errors import MemAuditError, UnknownNameError
 from ..objective import evaluate, evaluate_many
-from ..parallel import check_workers, pool_context
+from ..parallel import check_workers, pool_context, worker_died
 from . import SOLVER_CHOICES, RawSolution, SolveResult, _check_budget
 from .certify import PROOFS, finish, solve_certified
 from .enum import (
@@ -341,11 +341,7 @@ def _solve_in_workers(
                 try:
                     results[b] = fut.result()
                 except BrokenProcessPool as exc:
-                    raise MemAuditError(
-                        f"a worker process of the budget sweep died ({exc}); when calling with "
-                        "workers > 1 from a script, guard its entry point with "
-                        "`if __name__ == '__main__':`"
-                    ) from exc
+                    raise worker_died("budget sweep", exc) from exc
                 if progress is not None:
                     progress(len(results), len(grid))
     finally:
