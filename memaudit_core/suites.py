@@ -982,11 +982,18 @@ def _f(x: float | None, digits: int = 3) -> str:
     return "n/a" if x is None else f"{x:.{digits}f}"
 
 
+#: Line dashes and marker symbols cycled over methods, so that methods with equal means
+#: (e.g. two ablation pools with the same candidates) stay visible on top of each other.
+_DASHES = ("solid", "dash", "dot", "dashdot", "longdash")
+_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "cross")
+
+
 def sweep_figure(result: SweepSuiteResult) -> Any:
+    """Mean ratio F / OPT per method against the budget, with bootstrap CIs (report PNG)."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
-    for method in result.methods:
+    for k, method in enumerate(result.methods):
         pts = [s for s in result.summary if s.method == method and s.mean_ratio is not None]
         if not pts:
             continue
@@ -995,6 +1002,8 @@ def sweep_figure(result: SweepSuiteResult) -> Any:
             y=[s.mean_ratio for s in pts],
             mode="lines+markers",
             name=method,
+            line={"width": 3, "dash": _DASHES[k % len(_DASHES)]},
+            marker={"size": 10 + 3 * (k % 2), "symbol": _SYMBOLS[k % len(_SYMBOLS)]},
             error_y={
                 "type": "data",
                 "symmetric": False,
@@ -1004,9 +1013,14 @@ def sweep_figure(result: SweepSuiteResult) -> Any:
         )
     fig.add_hline(y=1.0, line_dash="dash", annotation_text="OPT")
     fig.update_layout(
-        title=f"Mean ratio F / OPT over {result.n_sources} package(s) (95% bootstrap CI)",
-        xaxis_title="budget",
+        title={
+            "text": f"Mean ratio F / OPT over {result.n_sources} package(s) (95% bootstrap CI)",
+            "font": {"size": 22},
+        },
+        font={"size": 16},
+        xaxis_title="budget (in each package's cost unit)",
         yaxis_title="mean ratio F / OPT",
+        legend_title_text="method",
         template="plotly_white",
     )
     return fig
