@@ -23,15 +23,18 @@ CPU seconds of this process are a second view that other load affects less).
    ``solve_budgets(inst, budgets, workers=W)`` for each W in ``--sweep-workers`` (default
    1 and 2) against 20 independent ``solve(inst, b)`` run one after the other; each solve has
    ``--sweep-time-limit`` seconds and the number of certified optima is reported. Target: at
-   least 2x.
+   least 2x. With ``--sweep-families``, the same comparison (one worker, median of
+   ``--family-repeats`` runs) on 100-experience packages of the structured generator families,
+   where solves take milliseconds and per-solve overheads, not proofs, decide.
 4. **Event graphs.** Certified OPT of ``sample_packages/event-graph-500.json`` at its default
    budget with ``auto`` (target under 5 s), the engine ``auto`` picked, and how time grows for
    ``generate("event_graph", seed=7, n_experiences=N)`` with N = 1,000, 2,000 and 5,000.
 
 Run: ``.venv/bin/python bench/bench_speed.py [--targets 1,2,3,4] [--repeats N] [--seeds N]
 [--small-workers 1,2] [--large-seeds N] [--sweep-scale total|groups] [--sweep-workers 1,2]
-[--out NAME]``. Prints a Markdown section for ``bench/RESULTS.md`` and saves
-``bench/out/NAME.json`` (default ``speed``).
+[--sweep-families event_graph,density_trap,...] [--family-repeats N] [--out NAME]``.
+Prints a Markdown section for ``bench/RESULTS.md`` and saves ``bench/out/NAME.json`` (default
+``speed``).
 """
 
 from __future__ import annotations
@@ -290,6 +293,62 @@ def target_sweep(
     }
 
 
+#: The size parameter of each generator family (target 3's family comparison).
+FAMILY_SIZE = {
+    "event_graph": "n_experiences",
+    "density_trap": "n_experiences",
+    "abstention_hard": "n_experiences",
+    "redundancy_heavy": "n_experiences",
+    "summary_tradeoff": "n_episodes",
+    "scope_shift": "n_scopes",
+    "random_coverage": "n_groups",
+}
+
+
+def target_sweep_families(
+    families: list[str], size: int = 100, n_budgets: int = 20, repeats: int = 3
+) -> list[dict]:
+    """20 independent ``solve`` against one ``solve_budgets`` per family (seed 0, one worker)."""
+    rows = []
+    for family in families:
+        inst = compile_package(generate(family, seed=0, **{FAMILY_SIZE[family]: size}))
+        base = inst.n_groups * float(inst.cost.mean())
+        budgets = [float(b) for b in np.linspace(0.02, 0.20, n_budgets) * base]
+        solve(inst, budgets[0])  # imports and HiGHS's first-instance set-up, outside the clock
+        ind_runs, sb_runs = [], []
+        for _ in range(repeats):
+            wall, _, ind = clock(
+                lambda inst=inst, budgets=budgets: [solve(inst, b) for b in budgets]
+            )
+            ind_runs.append(wall)
+            wall, _, res = clock(lambda inst=inst, budgets=budgets: solve_budgets(inst, budgets))
+            sb_runs.append(wall)
+        agree = all(
+            abs(a.value - b.value) <= 1e-9 * max(1.0, abs(a.value))
+            for a, b in zip(ind, res, strict=True)
+        )
+        proofs = sorted({r.certificate.proof.split(" (")[0].split(";")[0] for r in res})
+        row = {
+            "family": family,
+            "groups": inst.n_groups,
+            "candidates": inst.n_candidates,
+            "independent_s": statistics.median(ind_runs),
+            "solve_budgets_s": statistics.median(sb_runs),
+            "certified": sum(r.certified for r in res),
+            "agree": agree,
+            "proofs": proofs,
+        }
+        row["ratio"] = row["independent_s"] / row["solve_budgets_s"]
+        print(
+            f"  [3] {family} ({inst.n_groups} groups): {n_budgets} x solve "
+            f"{row['independent_s']:.2f} s, solve_budgets {row['solve_budgets_s']:.2f} s, "
+            f"{row['ratio']:.2f}x, agree={agree} ({load()})",
+            flush=True,
+        )
+        rows.append(row)
+    return rows
+
+
 # --------------------------------------------------------------------------- target 4
 def target_event_graph(repeats: int) -> dict:
     pkg = load_package(ROOT / "sample_packages" / "event-graph-500.json")
@@ -375,6 +434,21 @@ def markdown(payload: dict) -> str:
                 f"({t3['baseline_certified']}/{k} certified) | {run['ratio_wall']:.2f}x | >= 2x, "
                 f"all certified | {ok[run['pass']]} |"
             )
+    t3f = payload.get("sweep_families")
+    if t3f:
+        lines += [
+            "",
+            "Target 3 on the structured families (100 experiences, seed 0, 20 budgets "
+            "2-20% of groups x mean cost, one worker; wall s, median of the runs):",
+            "",
+        ]
+        lines.append("| family | groups | 20 x `solve` | `solve_budgets` | ratio | proofs |")
+        lines.append("|---|---:|---:|---:|---:|---|")
+        for r in t3f:
+            lines.append(
+                f"| {r['family']} | {r['groups']} | {r['independent_s']:.2f} | "
+                f"{r['solve_budgets_s']:.2f} | {r['ratio']:.2f}x | {', '.join(r['proofs'])} |"
+            )
     t4 = payload.get("event_graph")
     if t4:
         lines.append(
@@ -419,6 +493,12 @@ def main() -> None:
     ap.add_argument(
         "--sweep-workers", default="1,2", help="worker counts of solve_budgets (target 3)"
     )
+    ap.add_argument(
+        "--sweep-families",
+        default="",
+        help=f"target 3 also on these families at 100 experiences ({', '.join(FAMILY_SIZE)})",
+    )
+    ap.add_argument("--family-repeats", type=int, default=3)
     ap.add_argument("--out", default="speed", help="name of the JSON in bench/out/")
     args = ap.parse_args()
     targets = {int(t) for t in args.targets.split(",") if t.strip()}
@@ -434,6 +514,9 @@ def main() -> None:
     if 3 in targets:
         workers = tuple(int(w) for w in args.sweep_workers.split(",") if w.strip())
         payload["sweep"] = target_sweep(args.sweep_time_limit, args.sweep_scale, workers=workers)
+    families = [f for f in args.sweep_families.split(",") if f.strip()]
+    if families:
+        payload["sweep_families"] = target_sweep_families(families, repeats=args.family_repeats)
     payload["load_end"] = load()
     print()
     print(markdown(payload))

@@ -359,6 +359,54 @@ def test_milp_refuses_log1p_with_a_clear_message():
     assert solve(inst, 1.0, "auto").value == pytest.approx(math.log(2.0))
 
 
+@pytest.mark.parametrize("saturation", ["cap1", "linear"])
+def test_milp_start_is_a_complete_feasible_point_worth_f(saturation):
+    """The MIP start sets every column (a partial start makes HiGHS solve a sub-MIP to complete
+    it): a point of the model's box and rows whose objective is F of the store."""
+    import scipy.sparse as sp
+
+    from memaudit_core.solvers.milp import build_model, mip_start, solve_milp
+
+    inst, budget = random_instance(3, 8, 30, 0.2, saturation=saturation)
+    model = build_model(inst, budget)
+    A = sp.csc_array(
+        (model["value"], model["index"], model["start"]),
+        shape=(model["n_rows"], model["n_x"] + model["n_y"]),
+    )
+    rng = np.random.default_rng(0)
+    stores = [brute_force(inst, budget)[1]]
+    for _ in range(30):  # random feasible stores: one candidate per group while it fits
+        sel, spent = [], 0.0
+        for g in rng.permutation(inst.n_groups):
+            lo, hi = int(inst.group_start[g]), int(inst.group_start[g + 1])
+            i = int(rng.integers(lo, hi))
+            if rng.random() < 0.5 and spent + inst.cost[i] <= budget:
+                sel.append(i)
+                spent += float(inst.cost[i])
+        stores.append(tuple(sorted(sel)))
+    for sel in stores:
+        point = mip_start(inst, model, sel, budget)
+        assert point is not None and point.shape == (model["n_x"] + model["n_y"],)
+        assert np.all(point >= 0) and np.all(point <= model["col_upper"])
+        assert np.all(A @ point <= model["row_upper"] + 1e-12)
+        assert np.flatnonzero(point[: model["n_x"]]).tolist() == [
+            int(np.flatnonzero(model["cand"] == i)[0]) for i in sel
+        ]
+        assert float(model["col_cost"] @ point) == pytest.approx(evaluate(inst, sel), abs=1e-9)
+    # Not a model solution: over the budget, or a candidate the model dropped (cost > B).
+    over = tuple(range(0, inst.n_candidates, 4))
+    assert not inst.is_feasible(over, budget)
+    assert mip_start(inst, model, over, budget) is None
+    dear = int(np.argmax(inst.cost))
+    small = build_model(inst, float(inst.cost[dear]) - 1e-6)
+    assert mip_start(inst, small, (dear,), float(inst.cost[dear]) - 1e-6) is None
+    # A start changes nothing but the way there.
+    cold = solve_milp(inst, budget)
+    warm = solve_milp(inst, budget, incumbent_idx=stores[1])
+    assert warm.detail.get("mip_start") is True and "mip_start" not in cold.detail
+    assert warm.value == pytest.approx(cold.value, rel=1e-9)
+
+
 def test_auto_rule():
     small = compile_package(generate("memaudit-small", seed=0))
     assert choose(small, 2) == "enum"
@@ -488,6 +536,34 @@ def test_frontier_refuses_large_components():
         Frontier(inst, budget)
     with pytest.raises(ValueError):  # a FrontierTooLarge is a ValueError, like enum's refusal
         frontier_all_budgets(inst, [budget])
+
+
+def test_frontier_work_cap():
+    """max_work refuses before spending more than it; at or above the work needed, the same
+    frontier as without a cap."""
+    inst = compile_package(generate("event_graph", seed=3, n_experiences=40))
+    b = 0.3 * inst.total_cost
+    full = Frontier(inst, b)
+    assert full.combinations > 1000
+    assert Frontier(inst, b, max_work=full.combinations).entries == full.entries
+    with pytest.raises(FrontierTooLarge, match="in all"):
+        Frontier(inst, b, max_work=full.combinations // 2)
+
+
+def test_solve_budgets_leaves_the_decomposition_past_its_work_cap(monkeypatch):
+    """Past the cap the budgets are solved one by one; the optima are the decomposition's."""
+    import memaudit_core.solvers.budgets as budgets_mod
+
+    inst = compile_package(generate("event_graph", seed=3, n_experiences=40))
+    grid = [0.01 * k * inst.total_cost for k in range(1, 6)]  # frontier work ~14k
+    ref = solve_budgets(inst, grid, cross_check=False)
+    assert all(r.certificate.proof.startswith("exhaustive enumeration by components") for r in ref)
+    monkeypatch.setattr(budgets_mod, "FRONTIER_MIN_WORK", 0)
+    monkeypatch.setattr(budgets_mod, "FRONTIER_WORK_PER_BUDGET", 10)
+    res = solve_budgets(inst, grid, cross_check=False)
+    assert not any("by components" in r.certificate.proof for r in res)
+    for r, f in zip(res, ref, strict=True):
+        assert r.certified and r.value == pytest.approx(f.value, rel=1e-9, abs=1e-12)
 
 
 @pytest.mark.parametrize("seed", [0, 7, 12])

@@ -5,7 +5,10 @@ Two ways, both exact and certified like :func:`memaudit_core.solvers.solve`:
 * **One decomposition for all budgets** (``auto`` on instances whose interaction components
   are small, see :mod:`.frontier`): one exhaustive enumeration by components answers every
   budget. Each result is recorded as engine ``enum`` with the proof "exhaustive enumeration by
-  components (all budgets at once)".
+  components (all budgets at once)". It is abandoned past :data:`FRONTIER_WORK_PER_BUDGET`
+  combinations and merge pairs per budget (at least :data:`FRONTIER_MIN_WORK`), where
+  budget-by-budget solves are usually cheaper; what was spent until then is about the cost of
+  those solves at most.
 * **Budget by budget** otherwise, in ascending order. The optimum at a smaller budget is
   feasible at every larger one, so it is the starting incumbent (and HiGHS MIP start) of the
   next solve, with the caller's incumbents. When a proven optimum already reaches the largest
@@ -58,6 +61,14 @@ from .enum import (
 )
 from .frontier import Frontier, FrontierTooLarge
 
+#: The decomposition's work cap per budget asked for (combinations and merge pairs, 1-2
+#: microseconds each): past about 4 ms of it per budget, one HiGHS solve per budget is usually
+#: the cheaper way (MILPs take 5-20 ms on the 100-experience packages whose components merge
+#: into fronts of 10,000+ stores; measured in bench/RESULTS.md, issue 7, fourth session).
+FRONTIER_WORK_PER_BUDGET = 2_500
+#: ... but never less than this (small sweeps of small packages).
+FRONTIER_MIN_WORK = 25_000
+
 #: With ``cross_check="sample"``, one instance in this many (by content hash) is cross-checked.
 SAMPLE_EVERY = 32
 CROSS_CHECK_MODES = (True, False, None, "sample")
@@ -80,9 +91,10 @@ def sampled(inst: CompiledInstance) -> bool:
     return key % SAMPLE_EVERY == 0
 
 
-def _frontier(inst: CompiledInstance, b_max: float) -> Frontier | None:
+def _frontier(inst: CompiledInstance, b_max: float, n_budgets: int) -> Frontier | None:
+    max_work = max(FRONTIER_MIN_WORK, FRONTIER_WORK_PER_BUDGET * n_budgets)
     try:
-        return Frontier(inst, b_max)
+        return Frontier(inst, b_max, max_work=max_work)
     except FrontierTooLarge:
         return None
 
@@ -232,7 +244,7 @@ def solve_budgets(
 
     if solver == "auto":
         t = time.perf_counter()
-        fr = _frontier(inst, budget_with_tolerance(grid[-1]))
+        fr = _frontier(inst, budget_with_tolerance(grid[-1]), len(grid))
         if fr is not None:
             results = _frontier_results(
                 inst, fr, grid, time.perf_counter() - t, cross_check, limits

@@ -25,8 +25,12 @@ other experiences), so this is much cheaper than enumerating whole stores; the w
 Python, which beats numpy at these sizes.
 
 It refuses (:class:`FrontierTooLarge`, a ``ValueError``) when one component has more than
-:data:`FRONTIER_MAX_COMPONENT` combinations or a merge has more than
-:data:`FRONTIER_MAX_ENTRIES` pairs (for example many exactly tied stores).
+:data:`FRONTIER_MAX_COMPONENT` combinations, a merge has more than
+:data:`FRONTIER_MAX_ENTRIES` pairs (for example many exactly tied stores), or the whole
+decomposition would take more than the caller's ``max_work`` combinations and pairs (a caller
+with a cheaper way out, such as one MILP per budget, stops it early). Components are
+enumerated largest first (by their number of option combinations before the budget cut), so
+a component too large is usually met before any work is spent on the others.
 
 Examples
 --------
@@ -104,9 +108,17 @@ class Frontier:
         Components with something of value.
     combinations : int
         Option combinations enumerated inside components, plus pairs formed by merges.
+
+    Parameters
+    ----------
+    inst : CompiledInstance
+    budget_eff : float
+        The largest budget (with its tolerance) the frontier must answer.
+    max_work : int, optional
+        Refuse (:class:`FrontierTooLarge`) before ``combinations`` would exceed this.
     """
 
-    def __init__(self, inst: CompiledInstance, budget_eff: float):
+    def __init__(self, inst: CompiledInstance, budget_eff: float, max_work: int | None = None):
         if not math.isfinite(budget_eff):
             raise FrontierTooLarge("frontier needs a finite budget")
         self.inst = inst
@@ -164,11 +176,20 @@ class Frontier:
         comps: dict[int, list[int]] = {}
         for k in range(len(groups)):
             comps.setdefault(find(k), []).append(k)
+        # Largest first (option combinations before the budget cut; stable for equal sizes).
+        ordered = sorted(comps.values(), key=lambda m: -math.prod(len(groups[k][0]) + 1 for k in m))
+        work_cap = math.inf if max_work is None else max_work
+
+        def spend(work: int) -> None:
+            if self.combinations + work > work_cap:
+                raise FrontierTooLarge(
+                    f"frontier: more than {max_work} combinations and merge pairs in all"
+                )
 
         self.n_components = len(comps)
         self.combinations = 0
         front: list[Entry] = [(0.0, 0.0, ())]
-        for members in comps.values():
+        for members in ordered:
             units = sorted(set().union(*(groups[k][1] for k in members)))
             loc = {r: q for q, r in enumerate(units)}
             w = [weight[r] for r in units]
@@ -192,6 +213,7 @@ class Frontier:
                         f"frontier: a component with more than {FRONTIER_MAX_COMPONENT} "
                         "combinations"
                     )
+                spend(len(parts) * (len(rows) + 1))
                 new = list(parts)
                 for c, z, v, sel in parts:
                     for o, co, ent in rows:
@@ -219,6 +241,7 @@ class Frontier:
                 raise FrontierTooLarge(
                     f"frontier: a merge of more than {FRONTIER_MAX_ENTRIES} partial stores"
                 )
+            spend(len(front) * len(part))
             self.combinations += len(front) * len(part)
             front = nondominated(
                 [
