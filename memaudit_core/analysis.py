@@ -1101,7 +1101,7 @@ def sweep(
         "time_limit": time_limit,
         "cross_check": cross_check,
     }
-    check_workers(workers)
+    workers = check_workers(workers)
     # Runtime-registered plugin writers exist only in this process: they keep packages here.
     if workers > 1 and len(packages) > 1 and not any(get_writer(w).is_plugin for w in writers):
         per_package = _sweep_in_pool(packages, grid, writers, options, workers, progress)

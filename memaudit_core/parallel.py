@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.context
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .errors import MemAuditError
 
 #: Modules the forkserver imports once, so that each worker starts without re-importing them.
 PRELOAD = ["memaudit_core.analysis", "memaudit_core.audit", "memaudit_core.suites"]
@@ -37,7 +41,7 @@ def check_workers(workers: object, option: str = "workers") -> int:
     return int(workers)
 
 
-def worker_died(what: str, exc: BaseException):
+def worker_died(what: str, exc: BaseException) -> MemAuditError:
     """The user-facing error for a dead pool worker (usually a script without a main guard).
 
     Returns a :class:`~memaudit_core.errors.MemAuditError`; raise it ``from`` ``exc``.

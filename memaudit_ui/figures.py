@@ -662,7 +662,7 @@ def evidence_graph(gd, title: str, present: bool = False) -> go.Figure:
             )
         )
     if annotations:
-        fig.update_layout(annotations=annotations)
+        fig.update_layout(annotations=[*fig.layout.annotations, *annotations])
     names = {
         "experience": "experiences",
         "candidate": "candidate memories",
