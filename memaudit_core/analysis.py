@@ -43,7 +43,7 @@ from .objective import coverage_of, evaluate, get_saturation
 from .package import Package, Store
 from .parallel import check_workers, pool_context, worker_died
 from .plugins import prefetch, remember_package
-from .solvers import SolveResult, solve, solve_budgets
+from .solvers import SolveResult, _check_limits, solve, solve_budgets
 from .writers import WriterFailure, get_writer, run_writer, run_writers
 
 #: Kinds shown first, in this order (the validity story); other kinds follow alphabetically.
@@ -306,6 +306,31 @@ class SweepResult:
     def summary_csv_rows(self) -> list[dict[str, Any]]:
         """Flat summary dicts for :class:`csv.DictWriter`."""
         return [s.to_dict() for s in self.summary]
+
+
+def uncertified_note(rows: Sequence[Any]) -> str | None:
+    """A reader's warning when some rows rest on an optimum that was not proven, else None.
+
+    ``rows`` are :class:`SweepRow` or suite rows (anything with ``certified``). A limited solve
+    compares with the best store it found, which is at most OPT, so such a ratio can only
+    overstate the true one.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as R
+    >>> uncertified_note([R(certified=True)]) is None
+    True
+    >>> uncertified_note([R(certified=True), R(certified=False)])[:46]
+    '1 of 2 rows compare with an optimum that was n'
+    """
+    n_bad = sum(1 for r in rows if not r.certified)
+    if not n_bad:
+        return None
+    return (
+        f"{n_bad} of {len(rows)} rows compare with an optimum that was not certified (a solve "
+        "stopped at its time limit): their OPT is the best store found, so their ratio may be "
+        "too high; rerun with a longer --time-limit, or none, for certified ratios"
+    )
 
 
 # --------------------------------------------------------------------------- compile cache
@@ -692,7 +717,9 @@ def score(
     kept = sorted(kept)
     value = evaluate(eval_inst, kept)
     cost = float(eval_inst.cost[kept].sum()) if kept else 0.0
-    opt = opt_at(eval_inst, budget, solver, time_limit)
+    # A limited solve starts from the scored store, so the denominator is never below F(store).
+    start = tuple(kept) if time_limit is not None and eval_inst.is_feasible(kept, budget) else None
+    opt = opt_at(eval_inst, budget, solver, time_limit, incumbent_idx=start or None)
     ratio = _ratio(value, opt.value)
     what = "OPT over the union package" if source_kind == "external" else "OPT"
     notes.extend(_denominator_notes(opt, value, budget, what))
@@ -1093,6 +1120,7 @@ def sweep(
             f"store(s) {', '.join(map(repr, missing))} found in none of the swept packages"
         )
     grid = sorted({_check_budget(b) for b in budgets})
+    _check_limits(time_limit, None)
     methods = (*writers, *stores, *ablations)
     options = {
         "stores": stores,

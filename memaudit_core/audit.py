@@ -36,6 +36,7 @@ from typing import Any
 
 from .errors import MemAuditError, SolverError, UnknownNameError
 from .package import Package
+from .solvers import _check_limits
 from .suites import (
     IndexEntry,
     PackageSource,
@@ -360,6 +361,7 @@ def audit(
     )
     pool_names = _check_pools(pools)
     grid = _budgets(budgets)
+    _check_limits(time_limit, None)
     spec = {"time_limit": time_limit}
     config = {"time_limit": time_limit, "engines": list(ENGINES)}
 
@@ -659,6 +661,7 @@ def audit_summary_for_package(
 
     t0 = time.perf_counter()
     pool_names = _check_pools(pools)
+    _check_limits(time_limit, None)
     grid = _budgets(budgets) or tuple(float(b) for b in package.budget_grid())
     src = PackageSource("file", f"<{package.id}>")
     entry = replace(_index_one(_Given(package), None), source=src.key, label=package.id)

@@ -558,7 +558,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from .analysis import sweep
+    from .analysis import sweep, uncertified_note
     from .generators import generate
     from .suites import cli_sweep_suite, normalize_ablations, wants_suite
     from .writers import WRITERS
@@ -599,6 +599,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         stores=stores,
         ablations=ablations,
         solver=args.solver,
+        time_limit=args.time_limit,
         progress=progress,
         workers=args.workers,
     )
@@ -626,6 +627,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     )
     if args.output:
         human += f"\nrows written to {args.output}"
+    note = uncertified_note(result.rows)
+    if note:
+        human += f"\nnote: {note}"
     if result.errors:
         human += (
             f"\n{len(result.errors)} writer run(s) failed; their rows are missing "

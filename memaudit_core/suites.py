@@ -826,7 +826,7 @@ def sweep_suite(
     -------
     SweepSuiteResult
     """
-    from .analysis import summarize
+    from .analysis import summarize, uncertified_note
     from .writers import WRITERS, get_writer
 
     srcs = (
@@ -901,6 +901,9 @@ def sweep_suite(
     notes: list[str] = []
     if run.discarded_lines:
         notes.append(f"{run.discarded_lines} torn journal line(s) dropped (an interrupted write)")
+    note = uncertified_note(rows)
+    if note:
+        notes.append(note)
     if not run.complete:
         notes.append(
             f"incomplete: {len(run.results)} of {len(run.tasks)} tasks done; rerun with the same "
@@ -1076,7 +1079,8 @@ def write_sweep_outputs(
         f"- ran on: {result.backend}; wall time {result.elapsed_s:.2f} s "
         f"({result.throughput:.1f} packages/s)\n"
         f"- methods: {', '.join(result.methods)}\n\n"
-        "Ratios are F / OPT with OPT the certified optimum; n/a rows (OPT = 0) are left out of "
+        "Ratios are F / OPT with OPT the certified optimum (see the notes for any that is "
+        "not); n/a rows (OPT = 0) are left out of "
         "the means and counted in the last column.\n\n"
         f"{table}\n\n{fig_line}"
         + "".join(f"\n> Note: {n}\n" for n in [*result.notes, *notes])

@@ -150,6 +150,13 @@ def test_validate_good_and_every_malformed_file(capsys):
         ["sweep", "sample_packages/update_chain.json", "--budgets", "two"],
         ["generate", "memaudit-small", "--param", "no_such=1"],
         ["generate", "memaudit-small", "--param", "normal_count=many"],
+        # Limits an engine would otherwise clamp silently (a negative time ran as 0 s).
+        ["solve", "sample_packages/update_chain.json", "--time-limit", "-3"],
+        ["solve", "sample_packages/update_chain.json", "--time-limit", "0"],
+        ["solve", "sample_packages/update_chain.json", "--node-limit", "-1"],
+        ["sweep", "sample_packages/update_chain.json", "--budgets", "2", "--time-limit", "nan"],
+        ["score", "sample_packages/update_chain.json", "--writer", "gvt", "--time-limit", "-1"],
+        ["audit", "--family", "update_chain:0-1", "--budgets", "5", "--time-limit", "-1"],
     ],
 )
 def test_user_mistakes_exit_2_without_traceback(capsys, argv):
@@ -159,6 +166,41 @@ def test_user_mistakes_exit_2_without_traceback(capsys, argv):
     out, err = capsys.readouterr()
     assert code == 2
     assert "Traceback" not in err and err.strip()
+
+
+def test_limited_sweep_and_score_say_their_optimum_is_not_certified(capsys, tmp_path):
+    # 100 random groups at B = 100 take HiGHS about a minute to prove: 0.5 s cannot.
+    pkg = tmp_path / "rc100.json"
+    assert (
+        main(
+            [
+                "generate",
+                "random_coverage",
+                "--seed",
+                "0",
+                "--param",
+                "n_groups=100",
+                "-o",
+                str(pkg),
+            ]
+        )
+        == 0
+    )
+    capsys.readouterr()
+    argv = ["sweep", str(pkg), "--budgets", "100", "--writers", "gvt", "--time-limit", "0.5"]
+    assert main([*argv, "--quiet"]) == 0
+    out, _ = capsys.readouterr()
+    assert "1 of 1 rows compare with an optimum that was not certified" in out
+    swept = run_json(capsys, *argv, "--quiet")
+    assert [r["certified"] for r in swept["rows"]] == [False]
+
+    # The limited solve starts from the scored store: its denominator is never below F(store).
+    ev = run_json(
+        capsys, "score", str(pkg), "--budget", "100", "--writer", "gvt", "--time-limit", "0.5"
+    )
+    assert ev["opt"]["certified"] is False
+    assert ev["opt"]["value"] >= ev["value"] - 1e-9
+    assert ev["ratio"] <= 1 + 1e-9
 
 
 def test_console_script_and_module_entry_point_agree():

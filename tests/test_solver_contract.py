@@ -676,3 +676,36 @@ def test_evaluate_many_equals_evaluate_bit_for_bit():
             for k in (0, 1, 3, 7)
         ]
         assert evaluate_many(inst, sels) == [evaluate(inst, s) for s in sels]
+
+
+@pytest.mark.parametrize(
+    ("limits", "message"),
+    [
+        ({"time_limit": -3.0}, "time limit must be a finite number of seconds > 0"),
+        ({"time_limit": 0.0}, "time limit must be a finite number of seconds > 0"),
+        ({"time_limit": math.nan}, "time limit must be a finite number of seconds > 0"),
+        ({"time_limit": "soon"}, "time limit must be a number of seconds"),
+        ({"node_limit": -1}, "node limit must be an integer >= 0"),
+        ({"node_limit": 2.5}, "node limit must be an integer >= 0"),
+    ],
+)
+def test_bad_limits_are_refused_not_clamped(limits, message):
+    from memaudit_core.analysis import sweep
+    from memaudit_core.solvers import solve_budgets
+
+    pkg = generate("update_chain")
+    inst = compile_package(pkg)
+    with pytest.raises(MemAuditError, match=message):
+        solve(inst, 6, **limits)
+    with pytest.raises(MemAuditError, match=message):
+        solve_budgets(inst, [3, 6], **limits)
+    if "time_limit" in limits:
+        with pytest.raises(MemAuditError, match=message):
+            sweep([pkg], [3, 6], ["gvt"], **limits)
+
+
+def test_zero_node_limit_is_a_valid_limit():
+    inst = compile_package(generate("update_chain"))
+    res = solve(inst, 6, "bnb", node_limit=0, cross_check=False)
+    assert res.bound >= res.value - 1e-9
+    assert res.certified == (res.status == "optimal")

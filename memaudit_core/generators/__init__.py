@@ -61,6 +61,9 @@ for _module in (stress, event_graph, synthetic):
         register_family(_family)
 
 
+_KIND_WORDS = {bool: "true or false", int: "an integer", float: "a number"}
+
+
 def _coerce(value: Any, default: Any, name: str) -> Any:
     if isinstance(value, str) and default is not None and not isinstance(default, str):
         try:
@@ -72,9 +75,8 @@ def _coerce(value: Any, default: Any, name: str) -> Any:
                 raise ValueError(value)
             return type(default)(value)
         except ValueError:
-            raise MemAuditError(
-                f"parameter {name!r} must be a {type(default).__name__}, got {value!r}"
-            ) from None
+            kind = _KIND_WORDS.get(type(default), f"a {type(default).__name__}")
+            raise MemAuditError(f"parameter {name!r} must be {kind}, got {value!r}") from None
     return value
 
 

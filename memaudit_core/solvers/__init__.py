@@ -148,6 +148,27 @@ def _check_budget(budget: float) -> float:
     return b
 
 
+def _check_limits(time_limit: float | None, node_limit: int | None) -> None:
+    """Reject limits an engine would otherwise have to clamp (a negative time, a NaN)."""
+    if time_limit is not None:
+        try:
+            t = float(time_limit)
+        except (TypeError, ValueError):
+            raise MemAuditError(
+                f"time limit must be a number of seconds, got {time_limit!r}"
+            ) from None
+        if not math.isfinite(t) or t <= 0:
+            raise MemAuditError(
+                f"time limit must be a finite number of seconds > 0, got {time_limit!r}"
+            )
+    if node_limit is not None and (
+        isinstance(node_limit, bool)
+        or not isinstance(node_limit, (int, np.integer))
+        or node_limit < 0
+    ):
+        raise MemAuditError(f"node limit must be an integer >= 0, got {node_limit!r}")
+
+
 def run_engine(
     name: str,
     inst: CompiledInstance,

@@ -38,6 +38,7 @@ from . import (
     RawSolution,
     SolveResult,
     _check_budget,
+    _check_limits,
     relative_gap,
     run_engine,
 )
@@ -331,6 +332,7 @@ def solve_certified(
     """
     t0 = time.perf_counter()
     budget = _check_budget(budget)
+    _check_limits(time_limit, node_limit)
     if solver not in SOLVER_CHOICES:
         raise UnknownNameError(f"unknown solver {solver!r} (known: {', '.join(SOLVER_CHOICES)})")
     combos = combination_count(inst, budget)
