@@ -1044,3 +1044,14 @@ def test_cli_import_artifact_to_stdout(capsys):
     assert main(["import", "artifact", str(ART)]) == 0
     cap = capsys.readouterr()
     assert json.loads(cap.out)["id"] == "artifact-veg"
+
+
+def test_benchmark_files_given_to_the_other_importer_say_which_one_to_use():
+    with pytest.raises(PackageError) as err:
+        import_package("longmemeval", FIX / "locomo_small.json")
+    text = str(err.value)
+    assert "$[0].question_id" in text and "use `memaudit import locomo`" in text
+    with pytest.raises(PackageError) as err:
+        import_package("locomo", FIX / "longmemeval_small.json")
+    text = str(err.value)
+    assert "$[0].conversation" in text and "use `memaudit import longmemeval`" in text

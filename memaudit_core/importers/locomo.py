@@ -177,7 +177,12 @@ def _read_samples(path: Path) -> tuple[list[tuple[dict[str, Any], str]], str]:
                 source,
                 f"$[{i}].conversation",
                 "required",
-                "a LoCoMo sample needs 'conversation' (its sessions)",
+                "a LoCoMo sample needs 'conversation' (its sessions)"
+                + (
+                    "; this looks like a LongMemEval instance: use `memaudit import longmemeval`"
+                    if "question_id" in sample and "haystack_sessions" in sample
+                    else ""
+                ),
             )
         out.append((sample, f"$[{i}]"))
     if not out:

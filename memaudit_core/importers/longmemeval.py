@@ -254,7 +254,22 @@ def find_instance(
     ids: list[str] = []
     first: tuple[int, dict[str, Any]] | None = None
     for index, inst in iter_instances(path):
-        ids.append(str(inst.get("question_id", f"#{index}")))
+        qid = inst.get("question_id")
+        if not isinstance(qid, str) or not qid.strip():
+            looks_locomo = "conversation" in inst and "qa" in inst
+            fail(
+                source,
+                f"$[{index}].question_id",
+                "required",
+                "an instance needs a string question_id"
+                + (
+                    "; this looks like a LoCoMo sample: use `memaudit import locomo`"
+                    if looks_locomo
+                    else ""
+                ),
+                qid,
+            )
+        ids.append(qid)
         if first is None:
             first = (index, inst)
     if len(ids) == 1 and first is not None:
@@ -302,7 +317,19 @@ def import_longmemeval(
 
     qid = inst.get("question_id")
     if not isinstance(qid, str) or not qid.strip():
-        fail(src, f"{base}.question_id", "required", "an instance needs a string question_id", qid)
+        looks_locomo = "conversation" in inst and "qa" in inst
+        fail(
+            src,
+            f"{base}.question_id",
+            "required",
+            "an instance needs a string question_id"
+            + (
+                "; this looks like a LoCoMo sample: use `memaudit import locomo`"
+                if looks_locomo
+                else ""
+            ),
+            qid,
+        )
     qtype = inst.get("question_type")
     if not isinstance(qtype, str):
         col.add(f"{base}.question_type", "required", "an instance needs a question_type", qtype)
