@@ -41,7 +41,7 @@ from .compiled import CompiledInstance, compile_package
 from .errors import MemAuditError, UnknownNameError, WriterError
 from .objective import coverage_of, evaluate, get_saturation
 from .package import Package, Store
-from .parallel import check_workers, pool_context, worker_died
+from .parallel import check_workers, init_solver_worker, pool_context, worker_died
 from .plugins import prefetch, remember_package
 from .solvers import SolveResult, _check_limits, solve, solve_budgets
 from .writers import WriterFailure, get_writer, run_writer, run_writers
@@ -1018,7 +1018,9 @@ def _sweep_in_pool(
     results: dict[int, list[tuple[list[tuple[str, SweepRow]], list[WriterFailure]]]] = {}
     done = 0
     with ProcessPoolExecutor(
-        max_workers=min(workers, len(chunks)), mp_context=pool_context()
+        max_workers=min(workers, len(chunks)),
+        mp_context=pool_context(),
+        initializer=init_solver_worker,
     ) as pool:
         futures = {
             pool.submit(_sweep_chunk, chunk, grid, writers, options): k

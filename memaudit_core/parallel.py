@@ -28,6 +28,19 @@ def pool_context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("spawn")
 
 
+def init_solver_worker() -> None:
+    """Initializer of every pool worker: HiGHS on one thread.
+
+    HiGHS's default thread count is its own choice for the whole machine; N workers each
+    running it on N cores then compete for the cores. On this project's 2-core reference VM,
+    two budget-sweep workers took 157-161 s with the default and 133-139 s with one thread
+    each (``bench/RESULTS.md``, issue 7, fifth session).
+    """
+    from .solvers import milp
+
+    milp.HIGHS_THREADS = 1
+
+
 def check_workers(workers: object, option: str = "workers") -> int:
     """``workers`` as an int >= 1, or :class:`~memaudit_core.errors.MemAuditError`."""
     from .errors import MemAuditError

@@ -56,7 +56,7 @@ from typing import Any
 
 from .errors import MemAuditError, UnknownNameError
 from .package import Package
-from .parallel import check_workers, pool_context
+from .parallel import check_workers, init_solver_worker, pool_context
 
 JOURNAL = "journal.jsonl"
 JOURNAL_VERSION = 1
@@ -428,7 +428,11 @@ class _Backend:
             else:
                 self.client = self.scheduler
         elif self.kind == "processes":
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=pool_context())
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.workers,
+                mp_context=pool_context(),
+                initializer=init_solver_worker,
+            )
         return self
 
     def __exit__(self, *exc: object) -> None:

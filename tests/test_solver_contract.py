@@ -709,3 +709,18 @@ def test_zero_node_limit_is_a_valid_limit():
     res = solve(inst, 6, "bnb", node_limit=0, cross_check=False)
     assert res.bound >= res.value - 1e-9
     assert res.certified == (res.status == "optimal")
+
+
+def test_budget_workers_run_highs_on_one_thread(monkeypatch):
+    """N pool workers each running HiGHS must not ask for more threads than they have cores."""
+    import highspy
+
+    from memaudit_core.solvers import budgets, milp
+
+    monkeypatch.setattr(milp, "HIGHS_THREADS", None)
+    monkeypatch.setattr(budgets, "_WORKER_INST", None)
+    _, default = milp._new_highs(highspy).getOptionValue("threads")
+    budgets._init_worker(compile_package(generate("update_chain")))
+    assert milp.HIGHS_THREADS == 1
+    assert milp._new_highs(highspy).getOptionValue("threads")[1] == 1
+    assert default == 0  # HiGHS's own choice, untouched in the main process

@@ -50,7 +50,7 @@ import numpy as np
 from ..compiled import CompiledInstance
 from ..errors import MemAuditError, UnknownNameError
 from ..objective import evaluate, evaluate_many
-from ..parallel import check_workers, pool_context, worker_died
+from ..parallel import check_workers, init_solver_worker, pool_context, worker_died
 from . import SOLVER_CHOICES, RawSolution, SolveResult, _check_budget, _check_limits
 from .certify import PROOFS, finish, solve_certified
 from .enum import (
@@ -291,6 +291,7 @@ _WORKER_INST: CompiledInstance | None = None
 def _init_worker(inst: CompiledInstance) -> None:
     global _WORKER_INST
     _WORKER_INST = inst
+    init_solver_worker()
 
 
 def _solve_in_worker(

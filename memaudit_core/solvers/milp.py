@@ -54,6 +54,9 @@ FEASIBILITY_TOLERANCE = 1e-9
 
 
 _BANNER_SHOWN = False
+#: HiGHS ``threads`` for every model of this process (None: HiGHS's default). Worker pools set
+#: 1, so that N workers each running HiGHS do not oversubscribe N cores.
+HIGHS_THREADS: int | None = None
 
 
 def _highspy():
@@ -86,6 +89,8 @@ def _new_highs(highspy):
             os.close(saved)
         _BANNER_SHOWN = True
     h.setOptionValue("output_flag", False)
+    if HIGHS_THREADS is not None:
+        h.setOptionValue("threads", int(HIGHS_THREADS))
     return h
 
 
