@@ -229,6 +229,25 @@ class _Buffer:
         raise PackageError(self.source, [Problem(path, rule, message, value)])
 
 
+def _question_id(source: str, path: str, inst: dict[str, Any]) -> str:
+    """The instance's question_id, or a located error (naming LoCoMo when it looks like it)."""
+    qid = inst.get("question_id")
+    if isinstance(qid, str) and qid.strip():
+        return qid
+    hint = (
+        "; this looks like a LoCoMo sample: use `memaudit import locomo`"
+        if "conversation" in inst and "qa" in inst
+        else ""
+    )
+    fail(
+        source,
+        f"{path}.question_id",
+        "required",
+        "an instance needs a string question_id" + hint,
+        qid,
+    )
+
+
 def find_instance(
     path: str | Path, instance: str | None
 ) -> tuple[int, dict[str, Any], list[str] | None]:
@@ -254,22 +273,7 @@ def find_instance(
     ids: list[str] = []
     first: tuple[int, dict[str, Any]] | None = None
     for index, inst in iter_instances(path):
-        qid = inst.get("question_id")
-        if not isinstance(qid, str) or not qid.strip():
-            looks_locomo = "conversation" in inst and "qa" in inst
-            fail(
-                source,
-                f"$[{index}].question_id",
-                "required",
-                "an instance needs a string question_id"
-                + (
-                    "; this looks like a LoCoMo sample: use `memaudit import locomo`"
-                    if looks_locomo
-                    else ""
-                ),
-                qid,
-            )
-        ids.append(qid)
+        ids.append(_question_id(source, f"$[{index}]", inst))
         if first is None:
             first = (index, inst)
     if len(ids) == 1 and first is not None:
@@ -315,21 +319,7 @@ def import_longmemeval(
     col = Collector(src)
     warnings: list[str] = []
 
-    qid = inst.get("question_id")
-    if not isinstance(qid, str) or not qid.strip():
-        looks_locomo = "conversation" in inst and "qa" in inst
-        fail(
-            src,
-            f"{base}.question_id",
-            "required",
-            "an instance needs a string question_id"
-            + (
-                "; this looks like a LoCoMo sample: use `memaudit import locomo`"
-                if looks_locomo
-                else ""
-            ),
-            qid,
-        )
+    qid = _question_id(src, base, inst)
     qtype = inst.get("question_type")
     if not isinstance(qtype, str):
         col.add(f"{base}.question_type", "required", "an instance needs a question_type", qtype)
