@@ -36,8 +36,16 @@ def init_solver_worker() -> None:
     two budget-sweep workers took 157-161 s with the default and 133-139 s with one thread
     each (``bench/RESULTS.md``, issue 7, fifth session).
     """
+    import highspy
+
     from .solvers import milp
 
+    # HiGHS keeps one thread scheduler per process, sized at its first run, and refuses a
+    # model asking for another size ("Not Set" status). A worker may have run HiGHS before
+    # this point: multiprocessing re-imports the parent's __main__ in each worker, and after
+    # Streamlit's AppTest (in the test session) that is app.py, which solves. So the
+    # scheduler is reset here, before this worker's first model.
+    highspy.Highs.resetGlobalScheduler(True)
     milp.HIGHS_THREADS = 1
 
 

@@ -1183,7 +1183,7 @@ def cli_sources(args: Any) -> tuple[PackageSource, ...]:
 def cli_sweep_suite(args: Any) -> int:
     """``memaudit sweep`` with suite options (folders, lists, families, workers, --out)."""
     from .cli import Progress as Bar
-    from .cli import _emit, _fmt, _split_names, _table, parse_number_list
+    from .cli import _emit, _fmt, _ratio3, _split_names, _table, parse_number_list
 
     budgets = parse_number_list(args.budgets) if args.budgets else None
     res = sweep_suite(
@@ -1214,10 +1214,10 @@ def cli_sweep_suite(args: Any) -> int:
             s.method,
             _fmt(s.budget),
             str(s.n),
-            _fmt(s.mean_ratio, 3),
-            f"[{_fmt(s.ci_low, 3)}, {_fmt(s.ci_high, 3)}]",
-            _fmt(s.min_ratio, 3),
-            _fmt(s.max_ratio, 3),
+            _ratio3(s.mean_ratio),
+            f"[{_ratio3(s.ci_low)}, {_ratio3(s.ci_high)}]",
+            _ratio3(s.min_ratio),
+            _ratio3(s.max_ratio),
         ]
         for s in res.summary
     ]
