@@ -41,7 +41,7 @@ from .compiled import CompiledInstance, compile_package
 from .errors import MemAuditError, UnknownNameError, WriterError
 from .objective import coverage_of, evaluate, get_saturation
 from .package import Package, Store
-from .parallel import check_workers, init_solver_worker, pool_context, worker_died
+from .parallel import check_workers, init_solver_worker, pool_context, stop_pool, worker_died
 from .plugins import prefetch, remember_package
 from .solvers import SolveResult, _check_limits, solve, solve_budgets
 from .writers import WriterFailure, get_writer, run_writer, run_writers
@@ -1017,28 +1017,29 @@ def _sweep_in_pool(
     chunks = [list(packages[i : i + size]) for i in range(0, len(packages), size)]
     results: dict[int, list[tuple[list[tuple[str, SweepRow]], list[WriterFailure]]]] = {}
     done = 0
-    with ProcessPoolExecutor(
+    pool = ProcessPoolExecutor(
         max_workers=min(workers, len(chunks)),
         mp_context=pool_context(),
         initializer=init_solver_worker,
-    ) as pool:
+    )
+    finished = False
+    try:
         futures = {
             pool.submit(_sweep_chunk, chunk, grid, writers, options): k
             for k, chunk in enumerate(chunks)
         }
-        try:
-            for fut in as_completed(futures):
-                k = futures[fut]
-                try:
-                    results[k] = fut.result()
-                except BrokenProcessPool as exc:
-                    raise worker_died("sweep", exc) from exc
-                done += len(chunks[k]) * len(grid)
-                if progress is not None:
-                    progress(done, len(packages) * len(grid))
-        finally:
-            for fut in futures:
-                fut.cancel()
+        for fut in as_completed(futures):
+            k = futures[fut]
+            try:
+                results[k] = fut.result()
+            except BrokenProcessPool as exc:
+                raise worker_died("sweep", exc) from exc
+            done += len(chunks[k]) * len(grid)
+            if progress is not None:
+                progress(done, len(packages) * len(grid))
+        finished = True
+    finally:
+        stop_pool(pool, abandon=not finished)
     return [out for k in range(len(chunks)) for out in results[k]]
 
 

@@ -112,6 +112,15 @@ def _split_names(text: str | None) -> list[str]:
 class Progress:
     """A small progress bar on stderr, drawn only when it is worth it."""
 
+    #: True while a bar is drawn without its closing newline (a message must start below it).
+    line_open = False
+
+    @classmethod
+    def close_line(cls) -> None:
+        if cls.line_open:
+            sys.stderr.write("\n")
+            Progress.line_open = False
+
     def __init__(self, label: str, enabled: bool) -> None:
         self.label = label
         self.enabled = enabled
@@ -132,6 +141,7 @@ class Progress:
         filled = int(width * done / total)
         bar = "#" * filled + "-" * (width - filled)
         sys.stderr.write(f"\r{self.label} [{bar}] {done}/{total} {now - self.start:5.1f}s")
+        Progress.line_open = done < total
         if done >= total:
             sys.stderr.write("\n")
         sys.stderr.flush()
@@ -931,10 +941,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except PackageError as exc:
+        Progress.close_line()
         for line in exc.lines():
             print(line, file=sys.stderr)
         return EXIT_USER_ERROR
     except MemAuditError as exc:
+        Progress.close_line()
         print(f"memaudit: error: {exc}", file=sys.stderr)
         plugin_tb = getattr(exc, "plugin_traceback", None)
         if plugin_tb:  # a plugin writer's own traceback: only on request
@@ -944,11 +956,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print("memaudit: (rerun with --debug for the writer's traceback)", file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
+        Progress.close_line()
         print("memaudit: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
     except Exception as exc:  # a bug, not a user error: say so, show details only on --debug
+        Progress.close_line()
         if args.debug:
             raise
         print(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.context
+from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -47,6 +48,20 @@ def init_solver_worker() -> None:
     # scheduler is reset here, before this worker's first model.
     highspy.Highs.resetGlobalScheduler(True)
     milp.HIGHS_THREADS = 1
+
+
+def stop_pool(pool: ProcessPoolExecutor, *, abandon: bool) -> None:
+    """Shut ``pool`` down; when the caller is abandoning it (an error, Ctrl-C), end its workers.
+
+    ``shutdown(cancel_futures=True)`` cancels only the tasks still queued here: the ones
+    already handed to the workers (up to workers + 1) run to their end, which for an exact
+    solve without a time limit can be minutes. Ctrl-C on ``memaudit audit --workers 2`` waited
+    for them. Terminating the workers first makes the shutdown immediate.
+    """
+    if abandon:
+        for proc in list((getattr(pool, "_processes", None) or {}).values()):
+            proc.terminate()
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 def check_workers(workers: object, option: str = "workers") -> int:

@@ -56,7 +56,7 @@ from typing import Any
 
 from .errors import MemAuditError, UnknownNameError
 from .package import Package
-from .parallel import check_workers, init_solver_worker, pool_context
+from .parallel import check_workers, init_solver_worker, pool_context, stop_pool
 
 JOURNAL = "journal.jsonl"
 JOURNAL_VERSION = 1
@@ -437,7 +437,7 @@ class _Backend:
 
     def __exit__(self, *exc: object) -> None:
         if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            stop_pool(self._pool, abandon=exc[0] is not None)
             self._pool = None
         if self._own_client and self.client is not None:
             self.client.close()

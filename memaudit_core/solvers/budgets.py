@@ -50,7 +50,7 @@ import numpy as np
 from ..compiled import CompiledInstance
 from ..errors import MemAuditError, UnknownNameError
 from ..objective import evaluate, evaluate_many
-from ..parallel import check_workers, init_solver_worker, pool_context, worker_died
+from ..parallel import check_workers, init_solver_worker, pool_context, stop_pool, worker_died
 from . import SOLVER_CHOICES, RawSolution, SolveResult, _check_budget, _check_limits
 from .certify import PROOFS, finish, solve_certified
 from .enum import (
@@ -327,6 +327,7 @@ def _solve_in_workers(
     results: dict[float, SolveResult] = {}
     pending = list(grid)
     running: dict[Future, float] = {}
+    finished = False
     pool = ProcessPoolExecutor(
         max_workers=min(workers, len(grid)),
         mp_context=pool_context(),
@@ -358,8 +359,9 @@ def _solve_in_workers(
                     raise worker_died("budget sweep", exc) from exc
                 if progress is not None:
                     progress(len(results), len(grid))
+        finished = True
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        stop_pool(pool, abandon=not finished)
     return results
 
 
