@@ -34,7 +34,7 @@ def init_solver_worker() -> None:
 
     HiGHS's default thread count is its own choice for the whole machine; N workers each
     running it on N cores then compete for the cores. On this project's 2-core reference VM,
-    two budget-sweep workers took 157-161 s with the default and 133-139 s with one thread
+    two budget-sweep workers took 157-161 s with the default and 133-142 s with one thread
     each (``bench/RESULTS.md``, issue 7, fifth session).
     """
     import highspy
