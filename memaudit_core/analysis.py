@@ -718,8 +718,10 @@ def score(
     value = evaluate(eval_inst, kept)
     cost = float(eval_inst.cost[kept].sum()) if kept else 0.0
     # A limited solve starts from the scored store, so the denominator is never below F(store).
-    start = tuple(kept) if time_limit is not None and eval_inst.is_feasible(kept, budget) else None
-    opt = opt_at(eval_inst, budget, solver, time_limit, incumbent_idx=start or None)
+    limited = time_limit is not None and kept and eval_inst.is_feasible(kept, budget)
+    opt = opt_at(
+        eval_inst, budget, solver, time_limit, incumbent_idx=tuple(kept) if limited else None
+    )
     ratio = _ratio(value, opt.value)
     what = "OPT over the union package" if source_kind == "external" else "OPT"
     notes.extend(_denominator_notes(opt, value, budget, what))

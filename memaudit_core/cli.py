@@ -168,6 +168,23 @@ def _ratio3(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.3f}"
 
 
+def summary_table(summary: Sequence[Any]) -> str:
+    """The sweep summary (one line per method and budget) as the CLI prints it."""
+    rows = [
+        [
+            s.method,
+            _fmt(s.budget),
+            str(s.n),
+            _ratio3(s.mean_ratio),
+            f"[{_ratio3(s.ci_low)}, {_ratio3(s.ci_high)}]",
+            _ratio3(s.min_ratio),
+            _ratio3(s.max_ratio),
+        ]
+        for s in summary
+    ]
+    return _table(["method", "budget", "n", "mean ratio", "95% CI", "min", "max"], rows)
+
+
 def _emit(obj: dict[str, Any], as_json: bool, human: str) -> None:
     if as_json:
         json.dump(obj, sys.stdout, indent=2, default=_json_default)
@@ -618,22 +635,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     out["elapsed_s"] = elapsed
     if args.output:
         _write_rows_csv(Path(args.output), result.to_csv_rows())
-    headers = ["method", "budget", "n", "mean ratio", "95% CI", "min", "max"]
-    rows = [
-        [
-            s.method,
-            _fmt(s.budget),
-            str(s.n),
-            _ratio3(s.mean_ratio),
-            f"[{_ratio3(s.ci_low)}, {_ratio3(s.ci_high)}]",
-            _ratio3(s.min_ratio),
-            _ratio3(s.max_ratio),
-        ]
-        for s in result.summary
-    ]
     human = (
         f"{len(packages)} package(s) x {len(budgets)} budget(s), {len(result.rows)} rows in "
-        f"{elapsed:.2f} s\n" + _table(headers, rows)
+        f"{elapsed:.2f} s\n" + summary_table(result.summary)
     )
     if args.output:
         human += f"\nrows written to {args.output}"

@@ -1183,7 +1183,7 @@ def cli_sources(args: Any) -> tuple[PackageSource, ...]:
 def cli_sweep_suite(args: Any) -> int:
     """``memaudit sweep`` with suite options (folders, lists, families, workers, --out)."""
     from .cli import Progress as Bar
-    from .cli import _emit, _fmt, _ratio3, _split_names, _table, parse_number_list
+    from .cli import _emit, _split_names, parse_number_list, summary_table
 
     budgets = parse_number_list(args.budgets) if args.budgets else None
     res = sweep_suite(
@@ -1209,22 +1209,10 @@ def cli_sweep_suite(args: Any) -> int:
             w = csv.DictWriter(fh, fieldnames=list(SuiteRow.__dataclass_fields__))
             w.writeheader()
             w.writerows(r.to_dict() for r in res.rows)
-    rows = [
-        [
-            s.method,
-            _fmt(s.budget),
-            str(s.n),
-            _ratio3(s.mean_ratio),
-            f"[{_ratio3(s.ci_low)}, {_ratio3(s.ci_high)}]",
-            _ratio3(s.min_ratio),
-            _ratio3(s.max_ratio),
-        ]
-        for s in res.summary
-    ]
     human = (
         f"{res.n_sources} package(s) ({res.n_packages} distinct), {res.n_tasks} tasks: "
         f"{res.executed} run now, {res.reused} reused; {res.elapsed_s:.2f} s on {res.backend}\n"
-        + _table(["method", "budget", "n", "mean ratio", "95% CI", "min", "max"], rows)
+        + summary_table(res.summary)
     )
     for note in res.notes:
         human += f"\nnote: {note}"
