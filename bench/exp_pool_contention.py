@@ -45,9 +45,7 @@ def main() -> None:
             t, value, nodes = pool.submit(solve, args.k).result()
             print(f"alone: {t:.2f} s, F = {value:.6f}, {nodes} nodes", flush=True)
             pair = [f.result() for f in [pool.submit(solve, args.k) for _ in range(2)]]
-            print(
-                "pair:  " + ", ".join(f"{t:.2f} s ({n} nodes)" for t, _, n in pair), flush=True
-            )
+            print("pair:  " + ", ".join(f"{t:.2f} s ({n} nodes)" for t, _, n in pair), flush=True)
 
 
 if __name__ == "__main__":
