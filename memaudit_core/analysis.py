@@ -415,24 +415,36 @@ def opt_at(
     >>> round(res.value, 6), res.label
     (5.55, 'OPT')
     """
-    if incumbent_idx is not None:
-        return solve(inst, budget, solver, time_limit=time_limit, incumbent_idx=incumbent_idx)
-    # One page scores many stores against the same optimum: solve it once.
-    key = (inst.fingerprint, float(budget), solver, time_limit)
+    # One page scores many stores against the same optimum: solve it once. A certified
+    # optimum answers every later call, whatever its limit or start. A limited result answers
+    # calls with the same limit, unless they bring a start worth more than it (a limited
+    # denominator is never below the store it is compared with).
+    _check_limits(time_limit, None)  # also on a cache hit: a bad limit is an error either way
+    base = (inst.fingerprint, float(budget), solver)
+    keys = [(*base, _CERTIFIED), (*base, time_limit)]
     with _opt_lock:
-        hit = _opt_cache.get(key)
-        if hit is not None:
-            _opt_cache.move_to_end(key)
-            return hit
-    result = solve(inst, budget, solver, time_limit=time_limit)
-    with _opt_lock:
-        _opt_cache[key] = result
-        while len(_opt_cache) > _OPT_CACHE_SIZE:
-            _opt_cache.popitem(last=False)
+        hit = next((_opt_cache[k] for k in keys if k in _opt_cache), None)
+    if hit is not None and (
+        incumbent_idx is None or hit.certified or hit.value >= evaluate(inst, incumbent_idx)
+    ):
+        with _opt_lock:
+            for k in keys:
+                if k in _opt_cache:
+                    _opt_cache.move_to_end(k)
+        return hit
+    result = solve(inst, budget, solver, time_limit=time_limit, incumbent_idx=incumbent_idx)
+    if result.certified or incumbent_idx is None:
+        # A limited result found from a start is that start's, not the budget's: not shared.
+        with _opt_lock:
+            _opt_cache[keys[0] if result.certified else keys[1]] = result
+            while len(_opt_cache) > _OPT_CACHE_SIZE:
+                _opt_cache.popitem(last=False)
     return result
 
 
 _OPT_CACHE_SIZE = 512
+#: The time-limit slot of a certified optimum's cache key (valid under any limit).
+_CERTIFIED = "certified"
 _opt_cache: OrderedDict[tuple, SolveResult] = OrderedDict()
 _opt_lock = threading.Lock()
 

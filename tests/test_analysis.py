@@ -475,3 +475,71 @@ def test_sweep_with_a_runtime_plugin_writer_keeps_packages_in_process():
     assert not res.errors
     for p in packages:
         assert by[(p.id, info.name)] == pytest.approx(by[(p.id, "gvt")])
+
+
+# --------------------------------------------------------------------------- the optimum cache
+
+
+@pytest.fixture
+def count_solves(monkeypatch):
+    """Counts the solves ``opt_at`` runs (``analysis.solve``), with an empty cache."""
+    from memaudit_core import analysis
+
+    monkeypatch.setattr(analysis, "_opt_cache", type(analysis._opt_cache)())
+    calls: list[tuple[float, float | None, tuple[int, ...] | None]] = []
+    real = analysis.solve
+
+    def counting(inst, budget, solver="auto", **kw):
+        calls.append((budget, kw.get("time_limit"), kw.get("incumbent_idx")))
+        return real(inst, budget, solver, **kw)
+
+    monkeypatch.setattr(analysis, "solve", counting)
+    return calls
+
+
+def test_overview_with_a_time_limit_solves_the_optimum_once(count_solves):
+    # The app's pages pass a time limit and score every writer and store against one optimum;
+    # a limited score starts from its store, which must not cost one solve per store.
+    from memaudit_core.reports import overview
+
+    pkg = generate("event_graph", seed=1, n_experiences=60)
+    ov = overview(pkg, pkg.budget, time_limit=20.0)
+    assert ov.opt.certified
+    assert len(ov.evaluations) >= 6
+    assert [c[0] for c in count_solves] == [pkg.budget]
+    assert all(
+        ev.opt_value == ov.opt.value for ev in ov.evaluations if ev.source_kind != "external"
+    )
+    # The same optimum answers calls without a limit too: it is certified.
+    assert opt_at(compile_cached(pkg), pkg.budget) is ov.opt
+    assert len(count_solves) == 1
+
+
+def test_a_limited_optimum_below_the_start_is_solved_again_from_it(count_solves):
+    import dataclasses
+
+    from memaudit_core import analysis
+
+    pkg = generate("update_chain")
+    inst = compile_cached(pkg)
+    budget = 6.0
+    best = opt_at(inst, budget)  # certified: cached under the certified slot
+    assert best.certified and len(count_solves) == 1
+    analysis._opt_cache.clear()
+    # A limited result worth less than a store, as a short time limit can leave.
+    weak = dataclasses.replace(
+        best, value=0.0, selected=(), selected_idx=(), status="limit", certificate=None
+    )
+    assert not weak.certified
+    analysis._opt_cache[(inst.fingerprint, budget, "auto", 5.0)] = weak
+    assert opt_at(inst, budget, time_limit=5.0) is weak  # same limit, no start: reused
+    assert len(count_solves) == 1
+    store = tuple(best.selected_idx)
+    again = opt_at(inst, budget, time_limit=5.0, incumbent_idx=store)
+    assert again is not weak and again.value >= best.value - 1e-9
+    assert count_solves[-1] == (budget, 5.0, store)
+    # A start worth no more than the cached limited value reuses it.
+    assert opt_at(inst, budget, time_limit=7.0) is not weak  # another limit: its own entry
+    analysis._opt_cache.clear()
+    analysis._opt_cache[(inst.fingerprint, budget, "auto", 5.0)] = weak
+    assert opt_at(inst, budget, time_limit=5.0, incumbent_idx=()) is weak
