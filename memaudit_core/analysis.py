@@ -408,6 +408,12 @@ def opt_at(
 ) -> SolveResult:
     """The optimum at one budget: a thin wrapper on :func:`memaudit_core.solvers.solve`.
 
+    Results are cached per compiled instance, budget and solver. A certified optimum answers
+    every later call, whatever its ``time_limit`` or ``incumbent_idx``; a limited result
+    answers later calls with the same ``time_limit`` unless their ``incumbent_idx`` is worth
+    more than it, in which case the budget is solved again from that start (so a limited
+    optimum is never below the start it was given).
+
     Examples
     --------
     >>> from memaudit_core.generators import generate
