@@ -429,14 +429,14 @@ def opt_at(
     base = (inst.fingerprint, float(budget), solver)
     keys = [(*base, _CERTIFIED), (*base, time_limit)]
     with _opt_lock:
-        hit = next((_opt_cache[k] for k in keys if k in _opt_cache), None)
+        found = next((k for k in keys if k in _opt_cache), None)
+        hit = _opt_cache[found] if found is not None else None
     if hit is not None and (
         incumbent_idx is None or hit.certified or hit.value >= evaluate(inst, incumbent_idx)
     ):
         with _opt_lock:
-            for k in keys:
-                if k in _opt_cache:
-                    _opt_cache.move_to_end(k)
+            if found in _opt_cache:  # another thread may have evicted it meanwhile
+                _opt_cache.move_to_end(found)
         return hit
     result = solve(inst, budget, solver, time_limit=time_limit, incumbent_idx=incumbent_idx)
     if result.certified or incumbent_idx is None:

@@ -119,7 +119,7 @@ class Progress:
     def close_line(cls) -> None:
         if cls.line_open:
             sys.stderr.write("\n")
-            Progress.line_open = False
+            cls.line_open = False
 
     def __init__(self, label: str, enabled: bool) -> None:
         self.label = label
