@@ -160,6 +160,7 @@ class _Prep:
         "h",
         "id_rank",
         "_single",
+        "_group_density_cap",
         "_py_entries",
         "recency",
         "group_of",
@@ -188,6 +189,7 @@ class _Prep:
         self.id_rank = np.empty(inst.n_candidates, dtype=np.int64)
         self.id_rank[order] = np.arange(inst.n_candidates)
         self._single: np.ndarray | None = None
+        self._group_density_cap: list[float] | None = None
         self.recency: list[int] | None = None  # raw spans in recency_raw's order
         self.group_of: list[int] = inst.group_idx.tolist()
         self._py_entries: list[list[tuple[int, float, float]]] | None = None
@@ -197,6 +199,28 @@ class _Prep:
         if self._single is None:
             self._single = CoverageState(inst).gains()
         return self._single
+
+    def group_density_cap(self, inst: CompiledInstance) -> list[float]:
+        """Per group: a number no candidate's gain / cost in it exceeds, at any store.
+
+        Gains only shrink as the store grows (F is submodular), so F({u}) / c_u bounds u's
+        density everywhere. The float gain h(z + a) - h(z) can exceed the float F({u}) by
+        rounding, by a few units in the last place of h at the unit's largest coverage; the
+        slack added here, 1e-9 of w_r * max(1, h(largest z_r)) per entry, is millions of times
+        that, so a group under a pass's threshold floor by this bound can be skipped unseen.
+        """
+        if self._group_density_cap is None:
+            cov = inst.coverage
+            column_sum = np.bincount(cov.indices, weights=cov.data, minlength=inst.n_units)
+            h_top = np.maximum(1.0, np.abs(self.h(column_sum)))
+            slack_entry = 1e-9 * np.abs(self.entry_weight) * h_top[cov.indices]
+            slack = np.bincount(self.entry_row, weights=slack_entry, minlength=inst.n_candidates)
+            dens = (self.singletons(inst) + slack) / inst.cost
+            caps = np.full(inst.n_groups, -np.inf)
+            if inst.n_candidates:
+                np.maximum.at(caps, inst.group_idx, dens)
+            self._group_density_cap = caps.tolist()
+        return self._group_density_cap
 
     def py_entries(self, inst: CompiledInstance) -> list[list[tuple[int, float, float]]]:
         """Per candidate: its coverage entries as (unit, a_ur, w_r) Python tuples."""
@@ -338,8 +362,11 @@ def _gvt_many(inst: CompiledInstance, budgets: list[float]) -> list[tuple[int, .
     passes alive at that node are split by the choice they make; passes making the same choice
     share the child. Per budget, the (descending) thresholds alive at a node split into
     contiguous runs found by bisection (the choice changes only where another candidate becomes
-    admissible). Every leaf is exactly the pass of each (budget, threshold) it holds, so each
-    result equals the naive loop at its budget.
+    admissible). Groups where no candidate can reach the lowest live threshold at any store
+    (:meth:`_Prep.group_density_cap`) are stepped over without computing gains, and a node's
+    store is changed in place by one child instead of copied. Every leaf is exactly the pass of
+    each (budget, threshold) it holds, so each result equals the naive loop at its budget
+    (``tests/test_writers.py`` checks both against one pass per threshold).
     """
     prep = _prep(inst)
     cost, starts, suffix_min = prep.costs, prep.starts, prep.suffix_min_cost
@@ -360,9 +387,14 @@ def _gvt_many(inst: CompiledInstance, budgets: list[float]) -> list[tuple[int, .
         neg_floors.append([TIE_TOL - t for t in thresholds])
 
     root, slice_gains, add, copy = _state_ops(inst, prep)
+    density_cap = prep.group_density_cap(inst)
 
-    # Best leaf per budget: (value, cost, first threshold index, state).
-    best: list[tuple[float, float, int, Any] | None] = [None] * len(budgets)
+    def passes_fit(spent: float, g: int, passes: dict[int, list[int]]) -> bool:
+        return all(spent + suffix_min[g] <= limits[k] for k in passes)
+
+    # Best leaf per budget: (value, cost, first threshold index, selection). The selection is
+    # a snapshot: a node's state is handed on to (and changed in place by) one of its children.
+    best: list[tuple[float, float, int, tuple[int, ...]] | None] = [None] * len(budgets)
     # Node: (group, picks already made in this group, state, spent,
     #        {budget position: its threshold indices alive here, ascending}).
     stack: list[tuple[int, int, Any, float, dict[int, list[int]]]] = [
@@ -370,20 +402,32 @@ def _gvt_many(inst: CompiledInstance, budgets: list[float]) -> list[tuple[int, .
     ]
     while stack:
         g, used, state, spent, passes = stack.pop()
-        live: dict[int, list[int]] = {}
-        for k, taus in passes.items():
-            if g < n_groups and spent + suffix_min[g] <= limits[k]:
-                live[k] = taus
-                continue
-            # A finished pass (nothing later can fit). Best F; tie: lower cost, then the
-            # earlier (higher) threshold.
-            value, top = state.value, best[k]
-            if (
-                top is None
-                or (value > top[0] and not _tied(value, top[0]))
-                or (_tied(value, top[0]) and (spent, taus[0]) < (top[1], top[2]))
-            ):
-                best[k] = (value, spent, taus[0], state)
+        while True:
+            live: dict[int, list[int]] = {}
+            for k, taus in passes.items():
+                if g < n_groups and spent + suffix_min[g] <= limits[k]:
+                    live[k] = taus
+                    continue
+                # A finished pass (nothing later can fit). Best F; tie: lower cost, then the
+                # earlier (higher) threshold.
+                value, top = state.value, best[k]
+                if (
+                    top is None
+                    or (value > top[0] and not _tied(value, top[0]))
+                    or (_tied(value, top[0]) and (spent, taus[0]) < (top[1], top[2]))
+                ):
+                    best[k] = (value, spent, taus[0], tuple(sorted(state.selected)))
+            if not live:
+                break
+            # Most groups hold nothing any live pass could admit at any store (high
+            # thresholds): step over them without computing a gain. The lowest threshold
+            # alive (its last index) admits the most.
+            floor = min(-neg_floors[k][taus[-1]] for k, taus in live.items())
+            if density_cap[g] >= floor:
+                break
+            g, used, passes = g + 1, 0, live
+            while g < n_groups and density_cap[g] < floor and passes_fit(spent, g, passes):
+                g += 1
         if not live:
             continue
         lo, hi = starts[g], starts[g + 1]
@@ -440,11 +484,14 @@ def _gvt_many(inst: CompiledInstance, budgets: list[float]) -> list[tuple[int, .
                 j += 1
             if prev_q < n_taus:
                 children.setdefault(choice, {}).setdefault(k, []).extend(taus[prev_q:])
+        # The node's own state goes to one child (the no-pick child, else the last pick) and
+        # every other child gets a copy: most nodes have one child, so most picks copy nothing.
+        owner = None if None in children else next(reversed(children))
         for pick, sub in children.items():
             if pick is None:
                 stack.append((g + 1, 0, state, spent, sub))
                 continue
-            child = copy(state)
+            child = state if pick == owner else copy(state)
             add(child, pick)
             used_next = used + 1
             if used_next < cap and used_next < hi - lo:
@@ -452,7 +499,7 @@ def _gvt_many(inst: CompiledInstance, budgets: list[float]) -> list[tuple[int, .
             else:
                 stack.append((g + 1, 0, child, spent + cost[pick], sub))
     assert all(top is not None for top in best)  # every pass ends in a leaf
-    return [tuple(sorted(top[3].selected)) for top in best]  # type: ignore[index]
+    return [top[3] for top in best]  # type: ignore[index]
 
 
 def _density(inst: CompiledInstance, budget: float) -> tuple[int, ...]:

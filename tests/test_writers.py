@@ -20,12 +20,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memaudit_core import writers as W
 from memaudit_core.analysis import sweep
 from memaudit_core.compiled import compile_package
 from memaudit_core.errors import MemAuditError, UnknownNameError
 from memaudit_core.generators import generate
-from memaudit_core.objective import evaluate
-from memaudit_core.package import VALIDITY_TYPES, Package, parse_package
+from memaudit_core.objective import CoverageState, evaluate
+from memaudit_core.package import VALIDITY_TYPES, Package, parse_package, replace_package
 from memaudit_core.solvers.brute import brute_force
 from memaudit_core.writers import WRITERS, WriterResult, get_writer, run_writer
 
@@ -385,6 +386,69 @@ def test_gvt_equal_value_passes_prefer_lower_cost():
     )
     res = run_writer("gvt", compile_package(pkg), 3)
     assert res.selected == ("e2_q",) and res.cost == 1
+
+
+def _gvt_one_pass_per_threshold(inst, budget):
+    """GVT read literally in floats: one full pass per threshold, gains from CoverageState.
+
+    Independent of the writers' shared decision tree and of its group skipping; it shares
+    only the tie primitives (:func:`_tied`, :func:`_beats`) and the budget tolerance.
+    """
+    limit = budget + W._budget_tol(budget)
+    single = CoverageState(inst).gains()
+    fits = inst.cost <= limit
+    thresholds = []
+    for t in sorted((single[fits] / inst.cost[fits]).tolist(), reverse=True) + [0.0]:
+        if t >= 0.0 and (not thresholds or not W._tied(thresholds[-1], t)):
+            thresholds.append(t)
+    best = None
+    for t_idx, tau in enumerate(thresholds):
+        state, spent, picked = CoverageState(inst), 0.0, []
+        for g in range(inst.n_groups):
+            lo, hi = int(inst.group_start[g]), int(inst.group_start[g + 1])
+            for _ in range(min(inst.group_capacity, hi - lo)):
+                gains = state.gains()
+                choice = None
+                for i in range(lo, hi):
+                    gain, cost = float(gains[i]), float(inst.cost[i])
+                    if (
+                        i in picked
+                        or gain <= W.GAIN_EPS
+                        or spent + cost > limit
+                        or gain / cost < tau - W.TIE_TOL
+                    ):
+                        continue
+                    if choice is None or W._beats((gain, -cost), choice[:2]):
+                        choice = (gain, -cost, i)
+                if choice is None:
+                    break
+                state.add(choice[2])
+                spent += inst.cost[choice[2]]
+                picked.append(choice[2])
+        value = evaluate(inst, picked)
+        if (
+            best is None
+            or (value > best[0] and not W._tied(value, best[0]))
+            or (W._tied(value, best[0]) and (spent, t_idx) < (best[1], best[2]))
+        ):
+            best = (value, spent, t_idx, tuple(sorted(picked)))
+    return best[3]
+
+
+@pytest.mark.parametrize("saturation", ["cap1", "linear", "log1p"])
+@pytest.mark.parametrize("capacity", [1, 2])
+@pytest.mark.parametrize(
+    "family, params",
+    [("event_graph", {"n_experiences": 40}), ("random_coverage", {"n_groups": 12})],
+)
+def test_gvt_tree_equals_one_pass_per_threshold(family, params, saturation, capacity):
+    # Sizes where the tree shares and skips many groups; ids differ from arrival order.
+    pkg = replace_package(generate(family, seed=3, **params), saturation=saturation)
+    inst = compile_package(pkg).with_capacity(capacity)
+    budgets = [1.0, pkg.budget / 2, pkg.budget, inst.total_cost / 3, inst.total_cost]
+    many = W._gvt_many(inst, budgets)
+    for budget, picked in zip(budgets, many, strict=True):
+        assert picked == _gvt_one_pass_per_threshold(inst, budget), budget
 
 
 def test_density_tie_on_density_goes_to_larger_gain():
