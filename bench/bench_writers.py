@@ -106,7 +106,24 @@ def main() -> None:
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"machine: {machine()}; load {load}", flush=True)
     head = measure(args.repeats)
-    base = measure_at(args.baseline_rev, args.repeats) if args.baseline_rev else None
+    base = None
+    if args.baseline_rev:
+        known = subprocess.run(
+            [
+                "git",
+                "-C",
+                str(ROOT),
+                "rev-parse",
+                "-q",
+                "--verify",
+                f"{args.baseline_rev}^{{commit}}",
+            ],
+            capture_output=True,
+        )
+        if known.returncode == 0:
+            base = measure_at(args.baseline_rev, args.repeats)
+        else:  # e.g. a shallow clone: measure this tree alone rather than fail
+            print(f"baseline {args.baseline_rev} is not in this clone: measuring this tree only")
     payload = {"machine": machine(), "load": load, "head": head, "baseline_rev": args.baseline_rev}
     payload["baseline"] = base
     print(
@@ -122,7 +139,8 @@ def main() -> None:
         if base is not None:
             b = base["run_writers_s"] if name.startswith("all") else base["per_writer_s"][name]
         ratio = f"{b / t:.1f}x" if b else "-"
-        print(f"| {name} | {t:.3f} | {b if b is None else f'{b:.3f}'} | {ratio} |")
+        shown = "-" if b is None else f"{b:.3f}"
+        print(f"| {name} | {t:.3f} | {shown} | {ratio} |")
     if base is not None:
         same = base["selections_sha256"] == head["selections_sha256"]
         print(f"\nSame selections in both trees: {same}.")
