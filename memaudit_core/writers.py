@@ -389,9 +389,6 @@ def _gvt_many(inst: CompiledInstance, budgets: list[float]) -> list[tuple[int, .
     root, slice_gains, add, copy = _state_ops(inst, prep)
     density_cap = prep.group_density_cap(inst)
 
-    def passes_fit(spent: float, g: int, passes: dict[int, list[int]]) -> bool:
-        return all(spent + suffix_min[g] <= limits[k] for k in passes)
-
     # Best leaf per budget: (value, cost, first threshold index, selection). The selection is
     # a snapshot: a node's state is handed on to (and changed in place by) one of its children.
     best: list[tuple[float, float, int, tuple[int, ...]] | None] = [None] * len(budgets)
@@ -426,7 +423,9 @@ def _gvt_many(inst: CompiledInstance, budgets: list[float]) -> list[tuple[int, .
             if density_cap[g] >= floor:
                 break
             g, used, passes = g + 1, 0, live
-            while g < n_groups and density_cap[g] < floor and passes_fit(spent, g, passes):
+            # Every live pass fits group g's cheapest suffix iff the tightest limit does.
+            tightest = min(limits[k] for k in live)
+            while g < n_groups and density_cap[g] < floor and spent + suffix_min[g] <= tightest:
                 g += 1
         if not live:
             continue
