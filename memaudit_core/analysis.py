@@ -44,7 +44,7 @@ from .package import Package, Store
 from .parallel import check_workers, init_solver_worker, pool_context, stop_pool, worker_died
 from .plugins import prefetch, remember_package
 from .solvers import SolveResult, _check_limits, solve, solve_budgets
-from .writers import WriterFailure, get_writer, run_writer, run_writers
+from .writers import WriterFailure, WriterResult, get_writer, run_writer, run_writers
 
 #: Kinds shown first, in this order (the validity story); other kinds follow alphabetically.
 KIND_ORDER = ("current_truth", "invalidation", "temporal_order", "temporal_interval", "stale")
@@ -640,6 +640,7 @@ def score(
     store_id: str | None = None,
     solver: str = "auto",
     time_limit: float | None = None,
+    writer_result: WriterResult | None = None,
 ) -> StoreEvaluation:
     """Score one store against the optimum at ``budget``, with loss attribution.
 
@@ -655,6 +656,10 @@ def score(
         A store in ``package.stores``. Exactly one of ``writer`` / ``store_id`` is required.
     solver, time_limit
         Passed to :func:`memaudit_core.solvers.solve`.
+    writer_result : WriterResult, optional
+        ``writer``'s store at this budget from :func:`~memaudit_core.writers.run_writer` or
+        :func:`~memaudit_core.writers.run_writers` on this package, already computed: it is
+        scored instead of running the writer again.
 
     Returns
     -------
@@ -687,6 +692,8 @@ def score(
     """
     if (writer is None) == (store_id is None):
         raise MemAuditError("score: give exactly one of writer=NAME or store_id=ID")
+    if writer_result is not None and writer is None:
+        raise MemAuditError("score: writer_result goes with writer=NAME")
     budget = _check_budget(budget)
     inst = compile_cached(package)
     notes: list[str] = []
@@ -697,7 +704,15 @@ def score(
 
     if writer is not None:
         get_writer(writer)  # unknown name -> UnknownNameError before any work
-        res = run_writer(writer, inst, budget, package=package)
+        if writer_result is None:
+            res = run_writer(writer, inst, budget, package=package)
+        elif writer_result.writer != writer or writer_result.budget != budget:
+            raise MemAuditError(
+                f"score: writer_result is {writer_result.writer!r} at budget "
+                f"{writer_result.budget:g}, not {writer!r} at {budget:g}"
+            )
+        else:
+            res = writer_result
         eval_inst, kept = inst, list(res.selected_idx)
         store_cost = res.cost
         source_kind, label = "writer", writer

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -20,7 +21,7 @@ from memaudit_core.analysis import (
 )
 from memaudit_core.errors import MemAuditError, UnknownNameError
 from memaudit_core.generators import generate
-from memaudit_core.package import Package, parse_package
+from memaudit_core.package import Package, load_package, parse_package
 from memaudit_core.solvers.brute import brute_force
 
 
@@ -543,3 +544,47 @@ def test_a_limited_optimum_below_the_start_is_solved_again_from_it(count_solves)
     analysis._opt_cache.clear()
     analysis._opt_cache[(inst.fingerprint, budget, "auto", 5.0)] = weak
     assert opt_at(inst, budget, time_limit=5.0, incumbent_idx=()) is weak
+
+
+# --------------------------------------------------------------------------- overview
+
+
+def test_overview_equals_scoring_each_writer_and_store_one_after_another():
+    # The Overview runs the optimum on a thread while the writers run; the result must be
+    # what scoring each writer and store by itself gives.
+    from memaudit_core.reports import overview
+    from memaudit_core.writers import WRITERS
+
+    pkg = load_package(
+        Path(__file__).resolve().parent.parent / "sample_packages" / "travel-assistant.json"
+    )
+    budget = pkg.budget
+    ov = overview(pkg, budget)
+    one_by_one = [score(pkg, budget, writer=name) for name in WRITERS]
+    one_by_one += [score(pkg, budget, store_id=s.id) for s in pkg.stores]
+    assert [e.to_dict() for e in ov.evaluations] == [e.to_dict() for e in one_by_one]
+    assert ov.opt.value == opt_at(compile_cached(pkg), budget).value
+
+
+def test_overview_refuses_a_bad_budget_before_any_work():
+    from memaudit_core.reports import overview
+
+    with pytest.raises(MemAuditError, match="budget"):
+        overview(generate("update_chain"), -1.0)
+
+
+def test_score_reuses_a_given_writer_result_and_checks_it_matches():
+    from memaudit_core.writers import run_writer
+
+    pkg = generate("temporal_interval")
+    inst = compile_cached(pkg)
+    given = run_writer("gvt", inst, 13.0)
+    assert score(pkg, 13.0, writer="gvt", writer_result=given).to_dict() == (
+        score(pkg, 13.0, writer="gvt").to_dict()
+    )
+    with pytest.raises(MemAuditError, match="not 'density' at 13"):
+        score(pkg, 13.0, writer="density", writer_result=given)
+    with pytest.raises(MemAuditError, match="not 'gvt' at 12"):
+        score(pkg, 12.0, writer="gvt", writer_result=given)
+    with pytest.raises(MemAuditError, match="goes with writer="):
+        score(pkg, 13.0, store_id="anything", writer_result=given)
