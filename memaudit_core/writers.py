@@ -204,15 +204,17 @@ class _Prep:
         """Per group: a number no candidate's gain / cost in it exceeds, at any store.
 
         Gains only shrink as the store grows (F is submodular), so F({u}) / c_u bounds u's
-        density everywhere. The float gain h(z + a) - h(z) can exceed the float F({u}) by
-        rounding, by a few units in the last place of h at the unit's largest coverage; the
-        slack added here, 1e-9 of w_r * max(1, h(largest z_r)) per entry, is millions of times
-        that, so a group under a pass's threshold floor by this bound can be skipped unseen.
+        density everywhere. The float gain w_r (h(z + a) - h(z)) can exceed the float F({u})
+        by rounding: a few units in the last place of h, plus the rounding of z + a times
+        h'(z + a), where h'(x) x <= h(x) for a concave h with h(0) = 0, and z_r is at most the
+        unit's column sum. The slack added here, 1e-9 of
+        w_r * max(1, column sum, h(column sum)) per entry, is millions of times that, so a
+        group under a pass's threshold floor by this bound can be skipped unseen.
         """
         if self._group_density_cap is None:
             cov = inst.coverage
             column_sum = np.bincount(cov.indices, weights=cov.data, minlength=inst.n_units)
-            h_top = np.maximum(1.0, np.abs(self.h(column_sum)))
+            h_top = np.maximum(np.maximum(1.0, column_sum), np.abs(self.h(column_sum)))
             slack_entry = 1e-9 * np.abs(self.entry_weight) * h_top[cov.indices]
             slack = np.bincount(self.entry_row, weights=slack_entry, minlength=inst.n_candidates)
             dens = (self.singletons(inst) + slack) / inst.cost
