@@ -33,7 +33,8 @@ CPU seconds of this process are a second view that other load affects less).
    overheads, not proofs, decide.
 4. **Event graphs.** Certified OPT of ``sample_packages/event-graph-500.json`` at its default
    budget with ``auto`` (target under 5 s), the engine ``auto`` picked, and how time grows for
-   ``generate("event_graph", seed=7, n_experiences=N)`` with N = 1,000, 2,000 and 5,000.
+   ``generate("event_graph", seed=S, n_experiences=N)`` with S in :data:`GROWTH_SEEDS` (7 and
+   0) and N in :data:`GROWTH_SIZES` (500 to 5,000).
 
 Run: ``.venv/bin/python bench/bench_speed.py [--targets 1,2,3,4] [--repeats N] [--seeds N]
 [--small-workers 1,2] [--large-seeds N] [--sweep-scale total|groups] [--sweep-workers 1,2]
