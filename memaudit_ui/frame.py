@@ -328,7 +328,7 @@ def frame(page_title: str) -> Frame:
         )
     for problem in state.pop_problems():
         st.warning(problem, icon=":material/link_off:")
-    state.sync_url()
+    state.sync_url(page_title=page_title)
     _check_plugin_writer(pkg, budget, store_key, page_title)
     return Frame(key, pkg, budget, store_key, present)
 

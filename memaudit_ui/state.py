@@ -4,8 +4,10 @@ Shared choices live under keys that are *not* widget keys (Streamlit drops a wid
 when the page that drew it is left). Each run, the frame copies them into the URL so any view
 can be shared as a link, and a fresh session reads them back from the URL.
 
-Parameters in the URL that are not declared here (a page's own, e.g. a selected unit) are left
-alone by :func:`sync_url`, so a page can read them after calling the frame.
+A page may own parameters of its own (:data:`PAGE_URL_KEYS`, e.g. the Evidence explorer's
+``unit``): the page reads them after calling the frame and writes them back with
+:func:`sync_url`; every other page drops them, so a link never carries another page's choice.
+Parameters declared nowhere are left alone.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ URL_KEYS = {
     "ma_store": "store",
     "ma_present": "present",
 }
+#: Page title -> the URL parameters that page owns (read and written by the page itself).
+PAGE_URL_KEYS: dict[str, tuple[str, ...]] = {"Evidence explorer": ("unit",)}
 #: Session-state key holding the problems found in the link (shown once by the frame).
 PROBLEMS_KEY = "ma_url_problems"
 #: Significant digits kept for a budget, in the session and in the URL alike, so a link
@@ -111,21 +115,32 @@ def url_value(value: Any) -> str:
 _url_value = url_value
 
 
-def sync_url(extra: dict[str, str | None] | None = None) -> None:
+def sync_url(extra: dict[str, str | None] | None = None, page_title: str | None = None) -> None:
     """Mirror the declared keys (and page-specific extras) into the URL.
 
-    Undeclared parameters already in the URL are kept; an ``extra`` value of ``None`` removes
-    that parameter.
+    Undeclared parameters already in the URL are kept, except those another page owns
+    (:data:`PAGE_URL_KEYS`) when ``page_title`` names the page drawing; an ``extra`` value of
+    ``None`` removes that parameter.
     """
     state = st.session_state
     current = st.query_params.to_dict()
+    if page_title is not None:
+        foreign = {
+            param
+            for title, params in PAGE_URL_KEYS.items()
+            if title != page_title
+            for param in params
+        }
+        current_kept = {k: v for k, v in current.items() if k not in foreign}
+    else:
+        current_kept = current
     wanted: dict[str, str] = {}
     for key, param in URL_KEYS.items():
         value = state.get(key)
         if value is None or (param == "present" and not value):
             continue
         wanted[param] = url_value(value)
-    wanted.update({k: v for k, v in current.items() if k not in URL_KEYS.values()})
+    wanted.update({k: v for k, v in current_kept.items() if k not in URL_KEYS.values()})
     for k, v in (extra or {}).items():
         if v is None:
             wanted.pop(k, None)

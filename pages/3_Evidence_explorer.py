@@ -5,7 +5,7 @@ graph."""
 import pandas as pd
 import streamlit as st
 
-from memaudit_ui import cached, figures, render
+from memaudit_ui import cached, figures, render, state
 from memaudit_ui.frame import frame, md_escape
 
 ctx = frame("Evidence explorer")
@@ -13,16 +13,31 @@ pkg = ctx.package
 
 # Page-local widget state (read before the call, written back sanitised before drawing).
 kinds_state = st.session_state.get("ev_kinds")
+focus_request = st.session_state.get("ev_focus")
+linked_unit = None
+if focus_request is None:
+    # A fresh visit of the page (Streamlit dropped the widget's state when it was left): the
+    # link may name the focus unit.
+    linked_unit = st.query_params.get("unit") or None
+    focus_request = linked_unit
 view = cached.evidence_view(
     pkg,
     pkg.content_hash(),
     ctx.budget,
     ctx.store_key,
     None if kinds_state is None else tuple(kinds_state),
-    st.session_state.get("ev_focus"),
+    focus_request,
 )
 st.session_state["ev_kinds"] = list(view.kinds)
 st.session_state["ev_focus"] = view.focus_unit
+if linked_unit is not None and view.focus_unit != linked_unit:
+    st.warning(
+        f"ignored unit={md_escape(repr(linked_unit))} in the link: package "
+        f"{md_escape(view.package_id)} has no evidence unit with that id",
+        icon=":material/link_off:",
+    )
+# The focus unit is part of the page's link, so a shared link opens on the same unit.
+state.sync_url({"unit": view.focus_unit}, page_title="Evidence explorer")
 opt_name = view.opt_name
 number = st.column_config.NumberColumn
 

@@ -30,6 +30,7 @@ from playwright.sync_api import Page, expect
 from streamlit.source_util import page_icon_and_name
 
 from memaudit_ui.frame import PAGES
+from memaudit_ui.state import PAGE_URL_KEYS
 
 #: Every page file that exists, the home page first; (script, URL path).
 PAGE_FILES = ["app.py"] + sorted(
@@ -56,6 +57,14 @@ def url_path(script: str) -> str:
 
 def query(page: Page) -> dict[str, str]:
     return {k: v[-1] for k, v in parse_qs(urlsplit(page.url).query).items()}
+
+
+def shared_query(page: Page, script: str) -> dict[str, str]:
+    """The URL's query without the parameters the page owns (asserting those are present)."""
+    q = query(page)
+    owned = PAGE_URL_KEYS.get(dict(PAGES)[script], ())
+    assert set(owned) <= set(q), (script, q)
+    return {k: v for k, v in q.items() if k not in owned}
 
 
 def settle(page: Page, timeout_ms: int = LOAD_TIMEOUT_MS) -> None:
@@ -142,7 +151,11 @@ def test_cold_deep_link(cold_server, browser, artifacts_dir, script):
         open_view(page, cold_server, url_path(script))
         assert_no_traceback(page)
         assert urlsplit(page.url).path == url_path(script)
-        assert query(page) == {"package": PACKAGE, "budget": str(BUDGET), "store": STORE}
+        assert shared_query(page, script) == {
+            "package": PACKAGE,
+            "budget": str(BUDGET),
+            "store": STORE,
+        }
         expect(budget_slider(page)).to_have_value(str(BUDGET))
         assert "update_chain" in selectbox_text(page, "Package")
         assert "density" in selectbox_text(page, "Writer / store")
@@ -214,7 +227,9 @@ def test_sidebar_navigation_keeps_package_budget_and_store(streamlit_server, pag
         expect(page.locator("h1").first).to_be_visible(timeout=LOAD_TIMEOUT_MS)
         settle(page)
         assert_no_traceback(page)
-        assert query(page) == {"package": PACKAGE, "budget": "7", "store": STORE}, script
+        # Exact: a page-owned parameter (the Evidence explorer's unit) does not follow the
+        # user to the next page.
+        assert shared_query(page, script) == {"package": PACKAGE, "budget": "7", "store": STORE}
         expect(budget_slider(page)).to_have_value("7")
         assert "update_chain" in selectbox_text(page, "Package"), script
         assert "density" in selectbox_text(page, "Writer / store"), script
@@ -242,6 +257,61 @@ def test_bad_link_warns_without_traceback(streamlit_server, page, query_text, me
     assert q["package"].startswith("sample:")
     assert float(q["budget"]) >= 0
     expect(budget_slider(page)).to_have_value(re.compile(r"^\d+(\.\d+)?$"))
+
+
+# --------------------------------------------------------------------------- page-owned link
+
+
+EVIDENCE = "pages/3_Evidence_explorer.py"
+
+
+def focus_unit_text(page: Page) -> str:
+    return page.get_by_role("combobox", name="Focus unit", exact=True).input_value()
+
+
+def test_evidence_focus_unit_is_part_of_the_link(streamlit_server, browser, page):
+    # update_chain at budget 6 with the density writer: the store loses most on v_3, the
+    # default focus; inv_1 (an invalidation unit) is another of its seven units.
+    open_view(page, streamlit_server, url_path(EVIDENCE))
+    assert_no_traceback(page)
+    expect(page).to_have_url(re.compile(r"[?&]unit=v_3(&|$)"), timeout=LOAD_TIMEOUT_MS)
+    assert focus_unit_text(page).startswith("v_3 ")
+
+    page.get_by_role("combobox", name="Focus unit", exact=True).click()
+    page.get_by_role("option", name="inv_1 · invalidation", exact=True).click()
+    expect(page).to_have_url(re.compile(r"[?&]unit=inv_1(&|$)"), timeout=LOAD_TIMEOUT_MS)
+    settle(page)
+    expect(page.get_by_text("inv_1 (invalidation)", exact=True)).to_be_visible()
+    shared = page.url
+
+    # The shared link opens on that unit in a fresh session.
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    other = context.new_page()
+    other.set_default_timeout(30_000)
+    try:
+        other.goto(shared)
+        expect(other.locator("h1").first).to_be_visible(timeout=LOAD_TIMEOUT_MS)
+        settle(other)
+        assert_no_traceback(other)
+        assert focus_unit_text(other).startswith("inv_1 ")
+        assert query(other) == {"package": PACKAGE, "budget": "6", "store": STORE, "unit": "inv_1"}
+    finally:
+        context.close()
+
+    # A unit the package does not have: a warning, the default unit, a link that says so.
+    open_view(page, streamlit_server, url_path(EVIDENCE), DEEP_QUERY + "&unit=no-such-unit")
+    expect(page.get_by_test_id("stAlert").filter(has_text="unit='no-such-unit'")).to_be_visible(
+        timeout=LOAD_TIMEOUT_MS
+    )
+    assert_no_traceback(page)
+    expect(page).to_have_url(re.compile(r"[?&]unit=v_3(&|$)"), timeout=LOAD_TIMEOUT_MS)
+    assert focus_unit_text(page).startswith("v_3 ")
+
+    # Another page drops the unit from its link.
+    sidebar(page).get_by_role("link", name="Compare", exact=True).click()
+    expect(page).to_have_url(re.compile(re.escape(url_path("pages/2_Compare.py")) + r"\?"))
+    settle(page)
+    assert query(page) == {"package": PACKAGE, "budget": "6", "store": STORE}
 
 
 # --------------------------------------------------------------------------- upload
