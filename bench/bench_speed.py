@@ -34,11 +34,16 @@ CPU seconds of this process are a second view that other load affects less).
 4. **Event graphs.** Certified OPT of ``sample_packages/event-graph-500.json`` at its default
    budget with ``auto`` (target under 5 s), the engine ``auto`` picked, and how time grows for
    ``generate("event_graph", seed=S, n_experiences=N)`` with S in :data:`GROWTH_SEEDS` (7 and
-   0) and N in :data:`GROWTH_SIZES` (500 to 5,000).
+   0) and N in :data:`GROWTH_SIZES` (500 to 5,000). With ``--eg-seeds N`` (default 10), also
+   event graphs of :data:`LARGE_EG_SIZES` experiences, seeds 0 to N-1, each solved three ways
+   in the same run: the plain HiGHS model of target 2, ``auto`` without the MILP's
+   neighbourhood start (``milp.NEIGHBOURHOOD_MIN_COLUMNS`` raised out of reach: the engine as
+   it was before the start), and ``auto`` as shipped.
 
 Run: ``.venv/bin/python bench/bench_speed.py [--targets 1,2,3,4] [--repeats N] [--seeds N]
 [--small-workers 1,2] [--large-seeds N] [--sweep-scale total|groups] [--sweep-workers 1,2]
-[--sweep-families event_graph,density_trap,...] [--family-repeats N] [--out NAME]``.
+[--sweep-families event_graph,density_trap,...] [--family-repeats N] [--eg-seeds N]
+[--out NAME]``.
 Prints a Markdown section for ``bench/RESULTS.md`` and saves ``bench/out/NAME.json`` (default
 ``speed``).
 """
@@ -73,6 +78,8 @@ SMALL_BUDGETS = [2.0, 4.0, 8.0, 16.0]
 #: Target 4's growth series: event_graph seeds x experiences.
 GROWTH_SEEDS = (7, 0)
 GROWTH_SIZES = (500, 1000, 2000, 3000, 5000)
+#: Target 4's seed comparison with and without the neighbourhood start: sizes in experiences.
+LARGE_EG_SIZES = (3000, 5000)
 SMALL_WRITERS = ["gvt", "density", "greedy", "fact_only", "summary_only", "recency_raw"]
 
 
@@ -406,6 +413,77 @@ def target_event_graph(repeats: int) -> dict:
     return out
 
 
+def target_event_graph_seeds(n_seeds: int) -> dict:
+    """Large event graphs: plain HiGHS, ``auto`` without the neighbourhood start, ``auto``."""
+    from memaudit_core.solvers import milp
+
+    rows = []
+    shipped = milp.NEIGHBOURHOOD_MIN_COLUMNS
+    original = milp.neighbourhood_start
+    seen: list[dict] = []
+
+    def spy(*args, **kwargs):  # what the start did, for the table
+        found, detail = original(*args, **kwargs)
+        seen.append(detail)
+        return found, detail
+
+    for n, seed in itertools.product(LARGE_EG_SIZES, range(n_seeds)):
+        pkg = generate("event_graph", seed=seed, n_experiences=n)
+        inst = compile_package(pkg)
+        p_wall, _, p_val, p_status = plain_highs(inst, pkg.budget)
+        try:
+            milp.NEIGHBOURHOOD_MIN_COLUMNS = 10**12
+            o_wall, _, old = clock(lambda: solve(inst, pkg.budget, "auto"))  # noqa: B023
+        finally:
+            milp.NEIGHBOURHOOD_MIN_COLUMNS = shipped
+        seen.clear()
+        milp.neighbourhood_start = spy
+        try:
+            wall, _, res = clock(lambda: solve(inst, pkg.budget, "auto"))  # noqa: B023
+        finally:
+            milp.neighbourhood_start = original
+        values = (p_val, old.value, res.value)
+        row = {
+            "experiences": n,
+            "seed": seed,
+            "candidates": inst.n_candidates,
+            "plain_highs_s": p_wall,
+            "plain_status": p_status,
+            "auto_without_start_s": o_wall,
+            "auto_s": wall,
+            "labels": [old.label, res.label],
+            "agree": max(values) - min(values) <= 1e-6 * max(1.0, abs(res.value)),
+            "neighbourhood": seen[-1] if seen else None,
+        }
+        rows.append(row)
+        print(
+            f"  [4] event_graph N={n} seed {seed}: plain HiGHS {p_wall:.2f} s, auto without "
+            f"the start {o_wall:.2f} s, auto {wall:.2f} s ({res.label})"
+            f"{'' if row['agree'] else ' VALUES DIFFER'}",
+            flush=True,
+        )
+    out: dict = {"rows": rows, "sizes": {}}
+    for n in LARGE_EG_SIZES:
+        mine = [r for r in rows if r["experiences"] == n]
+        out["sizes"][n] = {
+            "plain_highs_sum_s": sum(r["plain_highs_s"] for r in mine),
+            "without_start_sum_s": sum(r["auto_without_start_s"] for r in mine),
+            "auto_sum_s": sum(r["auto_s"] for r in mine),
+            "plain_highs_max_s": max(r["plain_highs_s"] for r in mine),
+            "without_start_max_s": max(r["auto_without_start_s"] for r in mine),
+            "auto_max_s": max(r["auto_s"] for r in mine),
+            "median_ratio_vs_plain": statistics.median(
+                r["plain_highs_s"] / r["auto_s"] for r in mine
+            ),
+            "median_ratio_vs_without": statistics.median(
+                r["auto_without_start_s"] / r["auto_s"] for r in mine
+            ),
+        }
+    out["all_certified"] = all(lab == "OPT" for r in rows for lab in r["labels"])
+    out["all_agree"] = all(r["agree"] for r in rows)
+    return out
+
+
 # --------------------------------------------------------------------------- report
 def markdown(payload: dict) -> str:
     ok = {True: "**pass**", False: "**fail**"}
@@ -496,6 +574,34 @@ def markdown(payload: dict) -> str:
             f"B={g['budget']:g}: {g['wall_s']:.2f} s ({g['solver']})" for g in t4["grid"]
         )
         lines += ["", f"event-graph-500 budget grid with `auto`: {grid}."]
+    t4s = payload.get("event_graph_seeds")
+    if t4s:
+        lines += [
+            "",
+            "Target 4, large event graphs (s; `auto` without / with the neighbourhood start):",
+            "",
+            "| experiences | seed | plain HiGHS | auto without start | auto | start: sub-MIP |",
+            "|---:|---:|---:|---:|---:|---|",
+        ]
+        for r in t4s["rows"]:
+            nb = r.get("neighbourhood") or {}
+            lines.append(
+                f"| {r['experiences']} | {r['seed']} | {r['plain_highs_s']:.2f} | "
+                f"{r['auto_without_start_s']:.2f} | {r['auto_s']:.2f} | "
+                f"{nb.get('status', '—')}, {nb.get('columns', '—')} columns |"
+            )
+        for n, agg in t4s["sizes"].items():
+            lines.append(
+                f"\nN = {n}: sums {agg['plain_highs_sum_s']:.1f} / "
+                f"{agg['without_start_sum_s']:.1f} / {agg['auto_sum_s']:.1f} s, slowest "
+                f"{agg['plain_highs_max_s']:.2f} / {agg['without_start_max_s']:.2f} / "
+                f"{agg['auto_max_s']:.2f} s (plain / without / auto); median ratio "
+                f"{agg['median_ratio_vs_plain']:.2f}x against plain HiGHS, "
+                f"{agg['median_ratio_vs_without']:.2f}x against auto without the start."
+            )
+        lines.append(
+            f"\nAll certified: {t4s['all_certified']}; all three agree: {t4s['all_agree']}."
+        )
     return "\n".join(lines)
 
 
@@ -527,6 +633,9 @@ def main() -> None:
         help=f"target 3 also on these families at 100 experiences ({', '.join(FAMILY_SIZE)})",
     )
     ap.add_argument("--family-repeats", type=int, default=3)
+    ap.add_argument(
+        "--eg-seeds", type=int, default=10, help="large event-graph seeds (target 4; 0: skip)"
+    )
     ap.add_argument("--out", default="speed", help="name of the JSON in bench/out/")
     args = ap.parse_args()
     targets = {int(t) for t in args.targets.split(",") if t.strip()}
@@ -537,6 +646,8 @@ def main() -> None:
         payload["small"] = target_small(args.seeds, args.repeats, small_workers)
     if 4 in targets:
         payload["event_graph"] = target_event_graph(args.repeats)
+        if args.eg_seeds:
+            payload["event_graph_seeds"] = target_event_graph_seeds(args.eg_seeds)
     if 2 in targets:
         payload["large"] = target_large(args.large_seeds)
     if 3 in targets:
