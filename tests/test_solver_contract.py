@@ -826,3 +826,19 @@ def test_neighbourhood_start_respects_a_time_limit(neighbourhood_always):
     assert res.bound >= res.value - 1e-9
     if res.status == "limit":
         assert not res.certified and res.label != "OPT"
+
+
+@pytest.mark.parametrize("time_limit", [0.0, 0.05, 0.3])
+def test_limited_milp_keeps_its_start_and_a_valid_bound(neighbourhood_always, time_limit):
+    """A limited run is never worth less than the start it was given, and its bound (HiGHS's
+    or the neighbourhood's LP relaxation, whichever is lower) stays above the optimum."""
+    milp = neighbourhood_always
+    inst, budget = random_instance(11, 60, 120, 0.10)
+    milp.NEIGHBOURHOOD_MIN_COLUMNS = 10**9
+    opt = run_engine("milp", inst, budget)[0].value
+    start = run_engine("bnb", inst, budget * 0.6)[0].selected_idx  # feasible, below OPT
+    milp.NEIGHBOURHOOD_MIN_COLUMNS = 0
+    raw = run_engine("milp", inst, budget, time_limit=time_limit, incumbent_idx=start)[0]
+    assert inst.is_feasible(raw.selected_idx, budget)
+    assert raw.value >= evaluate(inst, start) - 1e-9
+    assert raw.value <= opt + 1e-9 <= raw.bound + 2e-9

@@ -298,8 +298,12 @@ def neighbourhood_start(
     groups = inst.group_idx[model["cand"]]
     used = x > 1e-6
     fractional = used & (x < 1.0 - 1e-6)
+    lp_value = float(h.getInfo().objective_function_value)
     if fractional.sum() > NEIGHBOURHOOD_MAX_FRACTIONAL:
-        return (), {"status": f"skipped: {int(fractional.sum())} fractional columns in the LP"}
+        return (), {
+            "lp_value": lp_value,
+            "status": f"skipped: {int(fractional.sum())} fractional columns in the LP",
+        }
     keep = used | np.isin(groups, np.unique(groups[fractional]))
     rest = np.flatnonzero(~keep)
     # Maximisation: a column at its lower bound has reduced cost <= 0; nearest zero first.
@@ -314,7 +318,7 @@ def neighbourhood_start(
     sub.run()
     detail: dict[str, Any] = {
         "columns": int(keep.sum()),
-        "lp_value": float(h.getInfo().objective_function_value),
+        "lp_value": lp_value,
         "status": sub.modelStatusToString(sub.getModelStatus()),
     }
     if int(sub.getInfo().primal_solution_status) != 2:
@@ -435,6 +439,20 @@ def solve_milp(
     if run_status == "optimal" and not has_solution:
         raise SolverError("HiGHS reported optimal without a primal solution")
     bound = dual if math.isfinite(dual) else float(np.sum(model["col_cost"]))
+    if run_status == "limit":
+        # On large models HiGHS can stop at a limit below the start it was given (seen on a
+        # 20,000-experience event graph: start 22,877, HiGHS's incumbent 22,085.6), and before
+        # its root LP is solved: keep the better store, and the LP relaxation's bound when the
+        # neighbourhood start solved it.
+        if incumbent_idx and inst.is_feasible(incumbent_idx, budget):
+            start_value = evaluate(inst, list(incumbent_idx))
+            if start_value > value:
+                chosen, value = tuple(sorted(int(i) for i in incumbent_idx)), start_value
+                detail["kept_start"] = True
+        lp_bound = detail.get("neighbourhood", {}).get("lp_value")
+        if lp_bound is not None and lp_bound < bound:
+            bound = lp_bound
+            detail["bound_from"] = "LP relaxation (neighbourhood start)"
     detail["objective_function_value"] = value
     detail["mip_dual_bound"] = dual
     detail["mip_gap"] = float(info.mip_gap)
