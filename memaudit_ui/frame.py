@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -327,7 +328,7 @@ def frame(page_title: str) -> Frame:
             "link as present=1.",
         )
     for problem in state.pop_problems():
-        st.warning(problem, icon=":material/link_off:")
+        st.warning(_guard_shortcodes(problem), icon=":material/link_off:")
     state.sync_url(page_title=page_title)
     _check_plugin_writer(pkg, budget, store_key, page_title)
     return Frame(key, pkg, budget, store_key, present)
@@ -370,14 +371,22 @@ _MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:=")
 
 def _md_escape(text: str) -> str:
     """Escape Markdown so package-provided text renders literally."""
-    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text)
+    return _guard_shortcodes("".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text))
 
 
 md_escape = _md_escape
 
 _MD_INLINE_SPECIAL = set("\\`*_{}[]()#+!|<>~$")
+#: Streamlit turns ":name:" into an emoji even after a backslash ("sample:memo: ..." showed a
+#: memo icon); an invisible word joiner after the opening colon breaks such a shortcode.
+_SHORTCODE = re.compile(r"(\\?:)(?=[\w+-]+\\?:)")
+
+
+def _guard_shortcodes(text: str) -> str:
+    return _SHORTCODE.sub(lambda m: m.group(1) + "\u2060", text)
 
 
 def _md_escape_inline(text: str) -> str:
     """Escape Markdown inside a line (keeps ``.``, ``-`` and ``:`` readable in raw text)."""
-    return "".join("\\" + ch if ch in _MD_INLINE_SPECIAL else ch for ch in text)
+    escaped = "".join("\\" + ch if ch in _MD_INLINE_SPECIAL else ch for ch in text)
+    return _guard_shortcodes(escaped)
