@@ -760,8 +760,9 @@ def cli_audit(args: Any) -> int:
     """``memaudit audit``: exit status 0 when every instance agrees, 1 on any disagreement."""
     from .cli import Progress as Bar
     from .cli import _emit, _split_names, _table, parse_number_list
-    from .suites import cli_sources
+    from .suites import check_suite_arguments, cli_sources
 
+    check_suite_arguments(args)
     rep = audit(
         sources=cli_sources(args),
         budgets=parse_number_list(args.budgets) if args.budgets else None,

@@ -1158,6 +1158,21 @@ def add_suite_arguments(p: Any) -> None:
     p.add_argument("--no-figures", action="store_true", help="no PNG figures in the report")
 
 
+def check_suite_arguments(args: Any) -> None:
+    """Refuse ``--out`` / ``--max-tasks`` combinations that cannot work, before any work."""
+    from .errors import MemAuditError
+
+    if args.out and Path(args.out).exists() and not Path(args.out).is_dir():
+        raise MemAuditError(f"--out {args.out}: exists and is not a folder")
+    if args.max_tasks is not None:
+        if args.max_tasks < 1:
+            raise MemAuditError(f"--max-tasks must be an integer >= 1, got {args.max_tasks}")
+        if not args.out:
+            raise MemAuditError(
+                "--max-tasks needs --out: the rest of the run resumes from the journal there"
+            )
+
+
 def wants_suite(args: Any) -> bool:
     """True when ``memaudit sweep`` was given any suite option (else the plain sweep runs)."""
     fams = list(args.family or [])
@@ -1185,6 +1200,7 @@ def cli_sweep_suite(args: Any) -> int:
     from .cli import Progress as Bar
     from .cli import _emit, _split_names, parse_number_list, summary_table
 
+    check_suite_arguments(args)
     budgets = parse_number_list(args.budgets) if args.budgets else None
     res = sweep_suite(
         sources=cli_sources(args),
