@@ -295,7 +295,9 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if not res.certified:
         lines.append(
             f"NOT certified: status {res.status}, proven bound {_fmt(res.bound, 6)}, "
-            f"gap {_fmt(res.gap * 100, 3)}%" + (f" — {cert.reason}" if cert and cert.reason else "")
+            # A relative gap over an incumbent of 0 is a meaningless 1e19%.
+            + (f"gap {_fmt(res.gap * 100, 3)}%" if res.value > 0 else "gap n/a (incumbent 0)")
+            + (f" — {cert.reason}" if cert and cert.reason else "")
         )
     else:
         checks = ", ".join(f"{c.engine}={_fmt(c.value, 6)}" for c in cert.checks)

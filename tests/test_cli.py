@@ -235,3 +235,16 @@ def test_generate_is_deterministic_and_lists_families(capsys, tmp_path):
 def test_number_and_seed_parsers():
     assert parse_number_list("0:4:2") == [0.0, 2.0, 4.0]
     assert parse_seeds("0-2,9") == [0, 1, 2, 9]
+
+
+def test_limited_solve_with_an_empty_incumbent_shows_no_gap_percentage(capsys, monkeypatch):
+    from memaudit_core import solvers
+
+    def nothing_yet(inst, budget, **kwargs):  # a limit hit before any incumbent
+        return solvers.RawSolution((), 0.0, 5.0, "limit", nodes=1)
+
+    monkeypatch.setitem(solvers.ENGINES, "bnb", nothing_yet)
+    pkg = str(SAMPLES / "update_chain.json")
+    assert main(["solve", pkg, "--solver", "bnb", "--node-limit", "1"]) == 0
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if "NOT certified" in ln)
+    assert "gap n/a (incumbent 0)" in line and "%" not in line
