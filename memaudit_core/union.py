@@ -98,7 +98,8 @@ class PrunedSelection:
     order : str
         How the order was decided (e.g. "newest created_at first").
     kept, dropped : tuple of str
-        Memory ids kept (walking the order, each kept while it still fits) and left out.
+        Memory ids kept (walking the order, each kept if it still fits; a smaller
+        one can follow one that was skipped) and left out.
     value, cost : float
         F and cost of the kept memories.
     union_ratio : float or None
@@ -724,7 +725,7 @@ def _build_report(
         notes.append(
             f"The store as written costs {_fmt(prep.store_cost)} {unit}, more than the budget "
             f"{_fmt(budget)}. Y' is the store pruned by {solved.keep_rule} ({rule_text}; each "
-            f"memory kept while it still fits): {len(kept)} of {len(prep.ids)} memories kept."
+            f"memory kept if it still fits): {len(kept)} of {len(prep.ids)} memories kept."
         )
     if over and salience is None and prep.ids:
         src = f"meta field {salience_field!r}" if salience_field else "a salience"

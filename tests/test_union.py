@@ -86,7 +86,7 @@ def brute_union(pkg: Package, store_id: str | None, budget: float, *, package=Tr
 
 
 def recency_kept(store, budget: float) -> list[str]:
-    """Newest created_at first (ties: later listed first), each kept while it still fits."""
+    """Newest created_at first (ties: later listed first), each kept if it still fits."""
     mems = _live(store)
     order = sorted(range(len(mems)), key=lambda j: (mems[j].created_at, j), reverse=True)
     kept, spent = [], 0.0
