@@ -383,6 +383,13 @@ def _known_keys(checker: _Checker, obj: dict, path: str, allowed: set[str]) -> N
                 "unknown field (put extra data under 'meta')",
                 key,
             )
+        elif obj[key] is None:
+            # JSON null would otherwise read as "absent" and silently take the default.
+            checker.add(
+                _child_path(path, key),
+                "not-null",
+                "null is not allowed here: leave the field out to use its default",
+            )
 
 
 _TOP_KEYS = {

@@ -590,3 +590,25 @@ def test_any_single_replacement_gives_a_package_or_a_package_error(data):
 def test_arbitrary_bytes_give_a_package_error_not_a_crash(data):
     with pytest.raises(PackageError):
         loads_package(data)
+
+
+@pytest.mark.parametrize(
+    ("where", "path"),
+    [
+        (lambda d: d["units"][0], "$.units[0].weight"),
+        (lambda d: d["queries"][0], "$.queries[0].weight"),
+        (lambda d: d["candidates"][0], "$.candidates[0].text"),
+        (lambda d: d, "$.budget"),
+        (lambda d: d, "$.title"),
+        (lambda d: d["stores"][0], "$.stores[0].label"),
+    ],
+)
+def test_null_is_refused_not_read_as_absent(where, path):
+    """The published schema allows no null; reading one as "absent" would silently swap in
+    a default (a unit weight derived from the queries, an empty text)."""
+    doc = base_doc()
+    where(doc)[path.rsplit(".", 1)[1]] = None
+    with pytest.raises(PackageError) as info:
+        parse_package(doc, "nulls.json")
+    assert (path, "not-null") in problem_keys(info.value)
+    assert "nulls.json" in str(info.value) and path in str(info.value)
