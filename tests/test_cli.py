@@ -248,3 +248,11 @@ def test_limited_solve_with_an_empty_incumbent_shows_no_gap_percentage(capsys, m
     assert main(["solve", pkg, "--solver", "bnb", "--node-limit", "1"]) == 0
     line = next(ln for ln in capsys.readouterr().out.splitlines() if "NOT certified" in ln)
     assert "gap n/a (incumbent 0)" in line and "%" not in line
+
+
+def test_negative_seed_is_refused(capsys, tmp_path):
+    # Python's Random(-1) draws what Random(1) draws: it would be seed 1 under another id.
+    out = tmp_path / "neg.json"
+    assert main(["generate", "memaudit-small", "--seed", "-1", "-o", str(out)]) == 2
+    assert "seed must be an integer >= 0, got -1" in capsys.readouterr().err
+    assert not out.exists()

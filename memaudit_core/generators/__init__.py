@@ -89,6 +89,8 @@ def generate(family: str, seed: int = 0, **params: Any) -> Package:
     ------
     UnknownNameError
         For an unknown family or parameter.
+    MemAuditError
+        For a seed that is not an integer >= 0.
     """
     if family not in FAMILIES:
         raise UnknownNameError(f"unknown family {family!r} (known: {', '.join(sorted(FAMILIES))})")
@@ -100,4 +102,8 @@ def generate(family: str, seed: int = 0, **params: Any) -> Package:
             known = ", ".join(sorted(defaults)) or "none"
             raise UnknownNameError(f"family {family!r} has no parameter {key!r} (known: {known})")
         clean[key] = _coerce(value, defaults[key], key)
+    if isinstance(seed, bool) or int(seed) != seed or seed < 0:
+        # Python's Random(-1) draws what Random(1) draws: a negative seed would be a copy of
+        # another package under a different id.
+        raise MemAuditError(f"seed must be an integer >= 0, got {seed!r}")
     return fam.build(seed=int(seed), **clean)
