@@ -450,6 +450,9 @@ def solve_milp(
                 chosen, value = tuple(sorted(int(i) for i in incumbent_idx)), start_value
                 detail["kept_start"] = True
         lp_bound = detail.get("neighbourhood", {}).get("lp_value")
+        if lp_bound is not None:
+            # Margin for the LP's dual feasibility tolerance (1e-7), as HiGHS's own bound has.
+            lp_bound += 1e-6 * max(1.0, abs(lp_bound))
         if lp_bound is not None and lp_bound < bound:
             bound = lp_bound
             detail["bound_from"] = "LP relaxation (neighbourhood start)"
