@@ -451,7 +451,7 @@ def solve_milp(
                 detail["kept_start"] = True
         lp_bound = detail.get("neighbourhood", {}).get("lp_value")
         if lp_bound is not None:
-            # Margin for the LP's dual feasibility tolerance (1e-7), as HiGHS's own bound has.
+            # A margin for the LP's dual feasibility tolerance (1e-7): a float LP value.
             lp_bound += 1e-6 * max(1.0, abs(lp_bound))
         if lp_bound is not None and lp_bound < bound:
             bound = lp_bound
