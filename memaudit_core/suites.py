@@ -1160,8 +1160,6 @@ def add_suite_arguments(p: Any) -> None:
 
 def check_suite_arguments(args: Any) -> None:
     """Refuse ``--out`` / ``--max-tasks`` combinations that cannot work, before any work."""
-    from .errors import MemAuditError
-
     if args.out and Path(args.out).exists() and not Path(args.out).is_dir():
         raise MemAuditError(f"--out {args.out}: exists and is not a folder")
     if args.max_tasks is not None:
