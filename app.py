@@ -4,6 +4,7 @@ certificate, and every reference writer's and package store's ratio."""
 import pandas as pd
 import streamlit as st
 
+from memaudit_core.solvers import gap_text
 from memaudit_ui import cached, figures, render
 from memaudit_ui.frame import frame, md_escape
 
@@ -56,7 +57,7 @@ if opt.certified:
 else:
     c3.warning(
         f"Not certified ({opt.status}): incumbent {opt.value:.6f}, proven bound {opt.bound:.6f}, "
-        f"gap {opt.gap * 100:.3f}%. {cert.reason if cert else ''}"
+        f"{gap_text(opt.value, opt.gap)}. {cert.reason if cert else ''}"
     )
 with st.expander(f"Optimal store ({len(opt.selected)} memories)"):
     st.text("\n".join(opt.selected) or "(empty: nothing worth storing fits the budget)")

@@ -43,7 +43,14 @@ from .objective import coverage_of, evaluate, get_saturation
 from .package import Package, Store
 from .parallel import check_workers, init_solver_worker, pool_context, stop_pool, worker_died
 from .plugins import prefetch, remember_package
-from .solvers import SolveResult, _check_limits, solve, solve_budgets
+from .solvers import (
+    SolveResult,
+    _check_limits,
+    check_budget,
+    gap_text,
+    solve,
+    solve_budgets,
+)
 from .writers import WriterFailure, WriterResult, get_writer, run_writer, run_writers
 
 #: Kinds shown first, in this order (the validity story); other kinds follow alphabetically.
@@ -487,16 +494,6 @@ def ablation_opt(
 # --------------------------------------------------------------------------- helpers
 
 
-def _check_budget(budget: float) -> float:
-    try:
-        b = float(budget)
-    except (TypeError, ValueError):
-        raise MemAuditError(f"budget must be a number, got {budget!r}") from None
-    if not math.isfinite(b) or b < 0:
-        raise MemAuditError(f"budget must be a finite number >= 0, got {budget!r}")
-    return b
-
-
 def _budget_limit(budget: float) -> float:
     return budget + 1e-9 * max(1.0, abs(budget))
 
@@ -608,18 +605,24 @@ def _store_members(inst: CompiledInstance, store: Store) -> tuple[list[int], str
 
 def _denominator_notes(opt: SolveResult, value: float, budget: float, what: str) -> list[str]:
     notes: list[str] = []
-    if opt.value <= ZERO_OPT:
+    if opt.value <= ZERO_OPT and (opt.certified or opt.bound <= ZERO_OPT):
         notes.append(
             f"{what} is 0 at budget {_fmt(budget)}: no feasible store has any value here (nothing "
             "that fits covers a unit with positive weight), so the ratio is undefined (n/a)."
         )
         return notes
     if not opt.certified:
-        notes.append(
+        head = (
             f"The denominator is {opt.label} ({_fmt(opt.value)}), not a certified optimum "
-            f"(status {opt.status}, proven upper bound {_fmt(opt.bound)}, gap "
-            f"{opt.gap * 100:.3g}%). The true ratio lies between F / bound = "
-            f"{value / opt.bound if opt.bound > 0 else float('nan'):.3f} and the ratio shown."
+            f"(status {opt.status}, proven upper bound {_fmt(opt.bound)}, "
+            f"{gap_text(opt.value, opt.gap)})"
+        )
+        if opt.value <= ZERO_OPT:  # an unproven 0: better stores may exist, the ratio is n/a
+            notes.append(head + ", so the ratio is undefined (n/a).")
+            return notes
+        notes.append(
+            f"{head}. The true ratio lies between F / bound = {value / opt.bound:.3f} and the "
+            "ratio shown."
         )
     if value > opt.value * (1 + 1e-9) + 1e-12:
         notes.append(
@@ -694,7 +697,7 @@ def score(
         raise MemAuditError("score: give exactly one of writer=NAME or store_id=ID")
     if writer_result is not None and writer is None:
         raise MemAuditError("score: writer_result goes with writer=NAME")
-    budget = _check_budget(budget)
+    budget = check_budget(budget)
     inst = compile_cached(package)
     notes: list[str] = []
     over_budget = False
@@ -1157,7 +1160,7 @@ def sweep(
         raise UnknownNameError(
             f"store(s) {', '.join(map(repr, missing))} found in none of the swept packages"
         )
-    grid = sorted({_check_budget(b) for b in budgets})
+    grid = sorted({check_budget(b) for b in budgets})
     _check_limits(time_limit, None)
     methods = (*writers, *stores, *ablations)
     options = {

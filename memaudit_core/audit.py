@@ -8,15 +8,15 @@ the largest difference, times, and every disagreement.
 
 What is counted
 ---------------
-An *instance* is ``(instance hash, pool, budget)``. The instance hash
-(:func:`memaudit_core.suites.instance_hash`) covers what the solvers see — saturation, unit
-weights, groups with their candidates' types, costs and coverage — and leaves out names,
-texts and ``meta``. So a seed-invariant family (``update_chain``) is one instance however many
-seeds are listed, and identical instances drawn by different seeds are solved once. The report
-gives all three counts: sources listed, distinct packages (content hash, which includes the
-seed in ``meta``) and distinct instances.
+An *instance* is what the solvers see, identified by its instance hash
+(:func:`memaudit_core.suites.instance_hash`): saturation, unit weights, groups with their
+candidates' types, costs and coverage — names, texts and ``meta`` left out. So a seed-invariant
+family (``update_chain``) is one instance however many seeds are listed, and identical instances
+drawn by different seeds are solved once. A *check* is one ``(instance, pool, budget)``. The
+report gives sources listed, distinct packages (content hash, which includes the seed in
+``meta``), distinct instances, and checks (``n_tasks``, the unit of agreement).
 
-For each instance both engines run; each returned store is checked feasible and its F
+For each check both engines run; each returned store is checked feasible and its F
 recomputed (:func:`memaudit_core.objective.evaluate`). The engines *agree* when both proved
 optimality and the recomputed values differ by at most 1e-9 relative. A run stopped by a
 limit is *unproven* (not a disagreement); an engine that cannot take the instance (``milp``
@@ -148,7 +148,7 @@ def _audit_worker(jobs: list[tuple], spec: dict[str, Any]) -> list[tuple[str, di
 
 @dataclass(frozen=True)
 class AuditRow:
-    """One audited instance (instance hash, pool, budget) with both engines' answers."""
+    """One check (instance hash, pool, budget) with both engines' answers."""
 
     instance_hash: str
     pool: str
@@ -221,10 +221,10 @@ class AuditReport:
     n_sources, n_packages, n_instances : int
         Sources listed; distinct packages (content hash); distinct instances (instance hash).
     n_tasks : int
-        Distinct audited instances ``(instance hash, pool, budget)``; ``n_agree +
+        Checks: distinct ``(instance hash, pool, budget)``; ``n_agree +
         n_disagree + n_unproven + n_skipped == n_tasks`` when complete.
     max_abs_diff, max_rel_diff : float or None
-        Largest difference between the engines' recomputed values over the tasks where both
+        Largest difference between the engines' recomputed values over the checks where both
         ran.
     bnb_time_s, milp_time_s : tuple (total, mean, max)
     disagreements : tuple of AuditRow
@@ -317,9 +317,9 @@ def _check_pools(pools: Sequence[str]) -> tuple[str, ...]:
 def _budgets(budgets: Sequence[float] | None) -> tuple[float, ...] | None:
     if budgets is None:
         return None
-    from .analysis import _check_budget
+    from .analysis import check_budget
 
-    grid = tuple(sorted({_check_budget(b) for b in budgets}))
+    grid = tuple(sorted({check_budget(b) for b in budgets}))
     if not grid:
         raise MemAuditError("no budgets given")
     return grid
@@ -448,7 +448,7 @@ def _report(
         notes.append(f"{run.discarded_lines} torn journal line(s) dropped (an interrupted write)")
     if not run.complete:
         notes.append(
-            f"incomplete: {len(rows)} of {len(run.tasks)} instances audited; rerun with the same "
+            f"incomplete: {len(rows)} of {len(run.tasks)} checks run; rerun with the same "
             "--out to resume"
         )
     skipped_why = sorted({p for r in rows for p in r.problems if "skipped" in p})
@@ -542,7 +542,7 @@ def audit_figure(report: AuditReport) -> Any:
     fig.update_xaxes(type="log", title_text="bnb time (ms)")
     fig.update_yaxes(type="log", title_text="milp time (ms)")
     fig.update_layout(
-        title=f"Solve time per instance ({report.n_tasks} instances)", template="plotly_white"
+        title=f"Solve time per check ({report.n_tasks} checks)", template="plotly_white"
     )
     return fig
 
@@ -581,7 +581,7 @@ def write_audit_outputs(
         notes = render_figures([(audit_figure(report), png)])
         if not notes:
             files.append(str(png))
-            fig_line = "![Solve time per instance](figures/solve_times.png)\n"
+            fig_line = "![Solve time per check](figures/solve_times.png)\n"
     elif not figures:
         notes = ["figures not rendered (--no-figures)"]
     fam_table = _md_table(
@@ -604,12 +604,12 @@ def write_audit_outputs(
     text = (
         "# MemAudit certification audit\n\n"
         f"**{'PASS' if report.ok else 'FAIL' if report.complete else 'INCOMPLETE'}** — "
-        f"{report.n_agree} of {report.n_tasks} distinct instances agree, "
+        f"{report.n_agree} of {report.n_tasks} checks (instance x pool x budget) agree, "
         f"{report.n_disagree} disagree, {report.n_unproven} unproven (limits), "
         f"{report.n_skipped} skipped.\n\n"
         f"- sources listed: {report.n_sources}; distinct packages (content hash): "
         f"{report.n_packages}; distinct instances (instance hash): {report.n_instances}\n"
-        f"- audited instances = instance x pool ({', '.join(report.pools)}) x budget "
+        f"- checks = instance x pool ({', '.join(report.pools)}) x budget "
         f"({', '.join(f'{b:g}' for b in report.budgets)}): {report.n_tasks}\n"
         f"- largest difference between the engines: {_g(report.max_abs_diff)} absolute, "
         f"{_g(report.max_rel_diff)} relative (tolerance {AGREE_TOL:g} relative)\n"
@@ -617,13 +617,14 @@ def write_audit_outputs(
         f"- milp time: total {mt[0]:.3f} s, mean {mt[1] * 1000:.2f} ms, max "
         f"{mt[2] * 1000:.2f} ms\n"
         f"- ran on: {report.backend}; wall time {report.elapsed_s:.2f} s; {report.executed} "
-        f"instance(s) solved now, {report.reused} reused from the journal\n\n"
-        "An instance is (instance hash, pool, budget); the instance hash leaves out names, texts "
-        "and meta, so seed-invariant families count once and identical instances across seeds "
-        "are solved once. Both engines are run directly and F is recomputed on each store.\n\n"
+        f"check(s) run now, {report.reused} reused from the journal\n\n"
+        "An instance is identified by its instance hash, which leaves out names, texts and meta, "
+        "so seed-invariant families count once and identical instances across seeds are solved "
+        "once; a check is one instance at one pool and budget. Both engines are run directly "
+        "and F is recomputed on each store.\n\n"
         f"{fam_table}\n\n## Disagreements\n\n{dis}\n\n{fig_line}"
         + "".join(f"\n> Note: {n}\n" for n in [*report.notes, *notes])
-        + "\nFiles: instances.csv / instances.parquet (one row per audited instance), "
+        + "\nFiles: instances.csv / instances.parquet (one row per check), "
         "sources.csv / sources.parquet (each source's hashes), disagreements/ (package + "
         "budget for each disagreement), journal.jsonl (resume).\n"
     )
@@ -647,7 +648,7 @@ def audit_summary_for_package(
     """The audit of one package in this process (for the Certification page).
 
     Budgets default to the package's grid. Same counts and rows as :func:`audit` (one source,
-    so one package and one instance); nothing is written.
+    so one package and one instance, checked at each pool and budget); nothing is written.
 
     Examples
     --------
@@ -758,7 +759,7 @@ def add_audit_arguments(p: Any) -> None:
 
 
 def cli_audit(args: Any) -> int:
-    """``memaudit audit``: exit status 0 when every instance agrees, 1 on any disagreement."""
+    """``memaudit audit``: exit status 0 when every check agrees, 1 on any disagreement."""
     from .cli import Progress as Bar
     from .cli import _emit, _split_names, _table, parse_number_list
     from .suites import check_suite_arguments, cli_sources
@@ -780,7 +781,7 @@ def cli_audit(args: Any) -> int:
     bt, mt = rep.bnb_time_s, rep.milp_time_s
     verdict = "PASS" if rep.ok else ("FAIL" if rep.complete else "INCOMPLETE")
     lines = [
-        f"{verdict}: {rep.n_agree} of {rep.n_tasks} distinct instances agree, "
+        f"{verdict}: {rep.n_agree} of {rep.n_tasks} checks (instance x pool x budget) agree, "
         f"{rep.n_disagree} disagree, {rep.n_unproven} unproven, {rep.n_skipped} skipped",
         f"sources {rep.n_sources}, distinct packages {rep.n_packages}, distinct instances "
         f"{rep.n_instances}; pools {', '.join(rep.pools)}; budgets "
@@ -788,7 +789,8 @@ def cli_audit(args: Any) -> int:
         f"max difference {_g(rep.max_abs_diff)} (relative {_g(rep.max_rel_diff)})",
         f"bnb {bt[0]:.3f} s total (mean {bt[1] * 1000:.2f} ms, max {bt[2] * 1000:.1f} ms); "
         f"milp {mt[0]:.3f} s total (mean {mt[1] * 1000:.2f} ms, max {mt[2] * 1000:.1f} ms)",
-        f"{rep.executed} solved now, {rep.reused} reused; {rep.elapsed_s:.2f} s on {rep.backend}",
+        f"{rep.executed} check(s) run now, {rep.reused} reused; {rep.elapsed_s:.2f} s on "
+        f"{rep.backend}",
         "",
         _table(
             ["family / files", "sources", "packages", "instances"],

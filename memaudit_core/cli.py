@@ -149,11 +149,20 @@ class Progress:
 
 
 def _fmt(x: float | None, digits: int = 4) -> str:
+    """A number as CLI text: at most ``digits`` decimals, integral values without any, and
+    magnitudes of 1e16 and beyond (where fixed notation prints float noise digits) in
+    Python's shortest round-trip form.
+
+    >>> _fmt(6.0), _fmt(2.123456), _fmt(1e308), _fmt(None)
+    ('6', '2.1235', '1e+308', 'n/a')
+    """
     if x is None:
         return "n/a"
-    if isinstance(x, float) and not math.isfinite(x):
-        return str(x)
-    return f"{x:.{digits}f}".rstrip("0").rstrip(".") if isinstance(x, float) else str(x)
+    if isinstance(x, float):
+        if not math.isfinite(x) or abs(x) >= 1e16:
+            return repr(x)
+        return f"{x:.{digits}f}".rstrip("0").rstrip(".")
+    return str(x)
 
 
 def _id_list(ids: Sequence[str], limit: int = 25) -> str:
@@ -182,7 +191,17 @@ def summary_table(summary: Sequence[Any]) -> str:
         ]
         for s in summary
     ]
-    return _table(["method", "budget", "n", "mean ratio", "95% CI", "min", "max"], rows)
+    table = _table(["method", "budget", "n", "mean ratio", "95% CI", "min", "max"], rows)
+    # One footnote line: how many lines read n/a, and the rows the statistics leave out.
+    n_na = sum(1 for s in summary if s.n == 0)
+    n_undefined = sum(s.n_undefined for s in summary)
+    parts = [f"n/a: {n_na} of {len(summary)} lines have no defined ratio"] if n_na else []
+    if n_undefined:
+        parts.append(
+            f"{n_undefined} row(s) with OPT = 0 at their budget (F / OPT undefined) are left "
+            "out of n, the means and the CIs"
+        )
+    return "\n".join([table, "; ".join(parts)]) if parts else table
 
 
 def _emit(obj: dict[str, Any], as_json: bool, human: str) -> None:
@@ -272,7 +291,7 @@ def _load(path: str):
 
 def cmd_solve(args: argparse.Namespace) -> int:
     from .analysis import compile_cached
-    from .solvers import solve
+    from .solvers import gap_text, solve
 
     pkg = _load(args.package)
     budget = pkg.default_budget() if args.budget is None else args.budget
@@ -295,8 +314,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if not res.certified:
         lines.append(
             f"NOT certified: status {res.status}, proven bound {_fmt(res.bound, 6)}, "
-            # A relative gap over an incumbent of 0 is a meaningless 1e19%.
-            + (f"gap {_fmt(res.gap * 100, 3)}%" if res.value > 0 else "gap n/a (incumbent 0)")
+            + gap_text(res.value, res.gap)
             + (f" — {cert.reason}" if cert and cert.reason else "")
         )
     else:
@@ -391,10 +409,34 @@ def _report_writer_failures(failures: Sequence[Any], debug: bool) -> None:
             print(first.traceback.rstrip("\n"), file=sys.stderr)
 
 
+#: ``score`` options that only some of its modes read: flag -> (attribute, modes, what it does).
+SCORE_MODE_OPTIONS = {
+    "--cost-rule": ("cost_rule", ("external",), "sets the cost of an --external export's memories"),
+    "--history": ("history", ("external",), "reads the history of an --external mem0 export"),
+    "--salience-field": (
+        "salience_field",
+        ("external", "store"),
+        "orders an external store's memories (--external, or --store of an external store)",
+    ),
+    "--writer-module": ("writer_module", ("writer",), "registers plugin writers for --writer"),
+    "--writer-timeout": ("writer_timeout", ("writer",), "limits a plugin writer's calls"),
+}
+
+
+def _refuse_unused_score_options(args: argparse.Namespace, mode: str) -> None:
+    """A ``score`` option the chosen mode would silently ignore is a user error."""
+    for flag, (attr, modes, what) in SCORE_MODE_OPTIONS.items():
+        if getattr(args, attr, None) not in (None, []) and mode not in modes:
+            raise MemAuditError(f"score: {flag} {what}; it does not apply to --{mode}")
+
+
 def cmd_score(args: argparse.Namespace) -> int:
     from .analysis import score
 
-    if getattr(args, "external", None) is not None or getattr(args, "format", None) is not None:
+    external = args.external is not None or args.format is not None
+    mode = "external" if external else "store" if args.writer is None and args.store else "writer"
+    _refuse_unused_score_options(args, mode)
+    if external:
         return _score_external(args)
     plugin_names = _plugin_writers(args)
     if args.writer is None and args.store is None and len(plugin_names) == 1:
@@ -402,6 +444,11 @@ def cmd_score(args: argparse.Namespace) -> int:
     if (args.writer is None) == (args.store is None):
         raise MemAuditError("score: give exactly one of --writer NAME or --store ID")
     pkg = _load(args.package)
+    if args.salience_field is not None and not pkg.store(args.store).is_external:
+        raise MemAuditError(
+            f"score: --salience-field orders an external store's memories; store {args.store!r} "
+            "only selects package candidates"
+        )
     budget = pkg.default_budget() if args.budget is None else args.budget
     ev = score(
         pkg,
@@ -510,7 +557,7 @@ def _score_external(args: argparse.Namespace) -> int:
     store = load_external_store(
         args.external,
         args.format,
-        cost_rule=args.cost_rule,
+        cost_rule=args.cost_rule or "words",
         store_id=store_id,
         package=pkg,
         history=args.history,
@@ -839,9 +886,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--cost-rule",
-        default="words",
+        default=None,
         metavar="RULE",
-        help="cost of each external memory: words, chars, utf8_bytes, "
+        help="with --external: cost of each memory: words, chars, utf8_bytes, "
         "bytes_overhead, tokens_o200k, tokens_cl100k (default words)",
     )
     p.add_argument(

@@ -37,7 +37,7 @@ from .analysis import ABLATIONS, compile_cached, opt_at, ratio_text, summarize, 
 from .errors import MemAuditError, SolverError, UnknownNameError
 from .generators import FAMILIES, generate
 from .package import Package
-from .solvers import recompute, relative_gap, run_engine
+from .solvers import check_budget, recompute, relative_gap, run_engine
 from .writers import WRITERS
 
 Progress = Callable[[int, int], None]
@@ -169,15 +169,7 @@ def budget_range(start: float, stop: float, step: float) -> tuple[float, ...]:
 
 
 def _grid(budgets: Sequence[float]) -> tuple[float, ...]:
-    grid: set[float] = set()
-    for b in budgets:
-        try:
-            v = float(b)
-        except (TypeError, ValueError):
-            raise MemAuditError(f"budget must be a number, got {b!r}") from None
-        if not math.isfinite(v) or v < 0:
-            raise MemAuditError(f"budget must be a finite number >= 0, got {b!r}")
-        grid.add(v)
+    grid = {check_budget(b) for b in budgets}
     if not grid:
         raise MemAuditError("the budget grid is empty")
     if len(grid) > MAX_BUDGETS:

@@ -15,7 +15,7 @@ from typing import Any
 from .analysis import StoreEvaluation, compile_cached, opt_at, score
 from .errors import WriterError
 from .package import Package
-from .solvers import SolveResult, _check_budget
+from .solvers import SolveResult, check_budget
 from .writers import WRITERS, run_writers
 
 
@@ -149,7 +149,7 @@ def overview(
     >>> ov.opt.certified, [e.writer for e in ov.evaluations][:2]
     (True, ['gvt', 'density'])
     """
-    budget = _check_budget(budget)
+    budget = check_budget(budget)
     inst = compile_cached(package)
     names = list(WRITERS)
     # HiGHS releases the GIL while it solves, so the reference writers run meanwhile (on a

@@ -65,7 +65,7 @@ from .costs import COST_RULES, EmptyTextError, available_cost_rules, cost_of
 from .errors import MemAuditError, SolverError, UnknownNameError
 from .objective import evaluate
 from .package import GENERIC_TYPES, VALIDITY_TYPES, Package
-from .solvers import SolveResult, run_engine, solve
+from .solvers import SolveResult, check_budget, run_engine, solve
 from .writers import WRITERS, get_writer, run_writer
 
 Progress = Callable[[int, int], None] | None
@@ -92,15 +92,7 @@ def _ratio(value: float, opt: float) -> float | None:
 
 def _budgets(package: Package, budgets: Iterable[float] | None) -> tuple[float, ...]:
     raw = package.budget_grid() if budgets is None else tuple(budgets)
-    out = []
-    for b in raw:
-        try:
-            x = float(b)
-        except (TypeError, ValueError):
-            raise MemAuditError(f"budget must be a number, got {b!r}") from None
-        if not math.isfinite(x) or x < 0:
-            raise MemAuditError(f"budget must be a finite number >= 0, got {b!r}")
-        out.append(x)
+    out = [check_budget(b) for b in raw]
     if not out:
         raise MemAuditError("no budgets given")
     return tuple(sorted(set(out)))

@@ -842,9 +842,9 @@ def sweep_suite(
     abl = normalize_ablations(ablations)
     grid = None
     if budgets is not None:
-        from .analysis import _check_budget
+        from .analysis import check_budget
 
-        grid = tuple(sorted({_check_budget(b) for b in budgets}))
+        grid = tuple(sorted({check_budget(b) for b in budgets}))
         if not grid:
             raise MemAuditError("no budgets given")
     store_ids = tuple(dict.fromkeys(stores))

@@ -54,9 +54,9 @@ from typing import Any
 from .analysis import (
     _budget_limit,
     _cached,
-    _check_budget,
     _ratio,
     _store_members,
+    check_budget,
     compile_cached,
     compile_union_cached,
     is_deleted,
@@ -67,7 +67,7 @@ from .compiled import CompiledInstance, compile_package
 from .errors import MemAuditError, UnknownNameError
 from .objective import evaluate, singleton_values
 from .package import Package, Store, replace_package
-from .solvers import SolveResult, solve
+from .solvers import SolveResult, gap_text, solve
 
 #: Pruning policies for a store that costs more than the budget.
 KEEP_RULES = ("recency", "salience")
@@ -585,8 +585,8 @@ def _solve_at(
 def _uncertified_note(what: str, res: SolveResult) -> str:
     return (
         f"{what} is {res.label} ({_fmt(res.value)}), not a certified optimum (status "
-        f"{res.status}, proven upper bound {_fmt(res.bound)}, gap {res.gap * 100:.3g}%): the "
-        "ratios built on it are estimates."
+        f"{res.status}, proven upper bound {_fmt(res.bound)}, {gap_text(res.value, res.gap)}): "
+        "the ratios built on it are estimates."
     )
 
 
@@ -632,7 +632,7 @@ def union_report(
         A store without external memories, or mixing them with package candidates; a bad
         budget.
     """
-    budget = _check_budget(budget)
+    budget = check_budget(budget)
     if keep not in KEEP_RULES:
         raise UnknownNameError(f"unknown keep rule {keep!r} (known: {', '.join(KEEP_RULES)})")
     store = _external_store(package, store_id)
@@ -919,7 +919,7 @@ def union_curve(
     ids = [s.id for s in external_stores(package)] if store_ids is None else list(store_ids)
     stores = [_external_store(package, sid) for sid in ids]
     grid = sorted(
-        {_check_budget(b) for b in (package.budget_grid() if budgets is None else budgets)}
+        {check_budget(b) for b in (package.budget_grid() if budgets is None else budgets)}
     )
     base = compile_cached(package)
     package_opts: dict[float, SolveResult] = {}

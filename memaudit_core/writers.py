@@ -39,7 +39,6 @@ Examples
 from __future__ import annotations
 
 import bisect
-import math
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -48,8 +47,9 @@ from typing import Any
 import numpy as np
 
 from .compiled import CompiledInstance
-from .errors import MemAuditError, UnknownNameError, WriterError
+from .errors import UnknownNameError, WriterError
 from .objective import GAIN_EPS, CoverageState, evaluate, get_saturation
+from .solvers import check_budget
 
 #: Relative tolerance under which two gains, densities or costs count as tied.
 TIE_TOL = 1e-12
@@ -892,12 +892,7 @@ def run_writer(
     (('s0_pref_1_update_raw_span',), 6.0)
     """
     info = get_writer(name)
-    try:
-        b = float(budget)
-    except (TypeError, ValueError):
-        raise MemAuditError(f"budget must be a number, got {budget!r}") from None
-    if not math.isfinite(b) or b < 0:
-        raise MemAuditError(f"budget must be a finite number >= 0, got {budget!r}")
+    b = check_budget(budget)
     if info.is_plugin:
         from .plugins import run_plugin
 
@@ -963,15 +958,7 @@ def run_writers(
     from .objective import evaluate_many
 
     infos = [get_writer(n) for n in names]
-    checked = []
-    for budget in budgets:
-        try:
-            b = float(budget)
-        except (TypeError, ValueError):
-            raise MemAuditError(f"budget must be a number, got {budget!r}") from None
-        if not math.isfinite(b) or b < 0:
-            raise MemAuditError(f"budget must be a finite number >= 0, got {budget!r}")
-        checked.append(b)
+    checked = [check_budget(b) for b in budgets]
     out: dict[str, list[WriterResult | WriterError]] = {}
     selections: dict[str, list[tuple[int, ...]]] = {}
     batched = [i.name for i in infos if not i.is_plugin and i.name in _GREEDY_POOLS]

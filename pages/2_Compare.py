@@ -4,6 +4,7 @@ the optimum kept instead."""
 import pandas as pd
 import streamlit as st
 
+from memaudit_core.solvers import gap_text
 from memaudit_ui import cached, figures, render
 from memaudit_ui.frame import frame, md_escape
 
@@ -31,7 +32,7 @@ else:
         delta=f"bound {cv.opt_bound:.4f}",
         delta_color="off",
         help=f"Not proven optimal (status {cv.opt_status}); proven upper bound "
-        f"{cv.opt_bound:.6f}, gap {cv.opt_gap * 100:.3g}%.",
+        f"{cv.opt_bound:.6f}, {gap_text(cv.opt_value, cv.opt_gap)}.",
     )
 cols[2].metric(
     f"Ratio F / {opt_name}",

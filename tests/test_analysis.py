@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from memaudit_core.analysis import (
@@ -588,3 +589,30 @@ def test_score_reuses_a_given_writer_result_and_checks_it_matches():
         score(pkg, 12.0, writer="gvt", writer_result=given)
     with pytest.raises(MemAuditError, match="goes with writer="):
         score(pkg, 13.0, store_id="anything", writer_result=given)
+
+
+@pytest.mark.parametrize("budget", ["12", True, np.bool_(True), None])
+def test_score_refuses_a_budget_that_is_not_a_real_number(budget):
+    with pytest.raises(MemAuditError, match="budget must be a real number, got "):
+        score(generate("update_chain"), budget, writer="gvt")
+
+
+def test_score_accepts_numpy_budgets():
+    pkg = generate("update_chain")
+    want = score(pkg, 6, writer="gvt").to_dict()
+    assert score(pkg, np.float64(6), writer="gvt").to_dict() == want
+    assert score(pkg, np.int64(6), writer="gvt").to_dict() == want
+
+
+def test_unproven_zero_optimum_is_not_called_zero_and_shows_no_gap_percentage(monkeypatch):
+    from memaudit_core import solvers
+
+    def nothing_yet(inst, budget, **kwargs):  # a limit hit before any incumbent, bound 5
+        return solvers.RawSolution((), 0.0, 5.0, "limit", nodes=1)
+
+    monkeypatch.setitem(solvers.ENGINES, "bnb", nothing_yet)
+    ev = score(generate("update_chain"), 0.37, writer="gvt", solver="bnb", time_limit=7.0)
+    assert ev.ratio is None and not ev.opt_certified
+    note = " ".join(ev.notes)
+    assert "no feasible store has any value" not in note
+    assert "gap n/a (incumbent 0)" in note and "%" not in note

@@ -450,3 +450,16 @@ def test_cli_suite_options_that_cannot_work_are_refused(tmp_path, capsys, comman
     err = capsys.readouterr().err
     assert rc == 2 and message in err and "Traceback" not in err
     assert not (tmp_path / "out").exists()  # refused before any work
+
+
+def test_cli_audit_counts_checks_and_instances_under_their_own_names(tmp_path, capsys):
+    # 3 sources (seed-invariant family: 1 instance) x 2 budgets = 2 checks.
+    argv = ["audit", "--family", "update_chain:0-2", "--budgets", "3,6", "--quiet"]
+    assert main([*argv, "--out", str(tmp_path / "a"), "--no-figures"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("PASS: 2 of 2 checks (instance x pool x budget) agree")
+    assert "distinct instances 1;" in lines[1]
+    report = (tmp_path / "a" / "report.md").read_text()
+    assert "2 of 2 checks (instance x pool x budget) agree" in report
+    assert "distinct instances (instance hash): 1" in report
+    assert "distinct instances agree" not in report + "\n".join(lines)

@@ -256,3 +256,84 @@ def test_negative_seed_is_refused(capsys, tmp_path):
     assert main(["generate", "memaudit-small", "--seed", "-1", "-o", str(out)]) == 2
     assert "seed must be an integer >= 0, got -1" in capsys.readouterr().err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("command", [["solve"], ["score", "--writer", "gvt"]])
+def test_huge_budget_is_printed_compactly(capsys, command):
+    pkg = str(SAMPLES / "update_chain.json")
+    assert main([command[0], pkg, *command[1:], "--budget", "1e308"]) == 0
+    head = capsys.readouterr().out.splitlines()[0]
+    assert "budget 1e+308 words" in head, head
+    assert main([command[0], pkg, *command[1:], "--budget", "6"]) == 0
+    assert "budget 6 words" in capsys.readouterr().out.splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    "extra,flag,mode",
+    [
+        (["--writer", "gvt", "--cost-rule", "bogus"], "--cost-rule", "--writer"),
+        (["--writer", "gvt", "--history", "h.json"], "--history", "--writer"),
+        (["--writer", "gvt", "--salience-field", "score"], "--salience-field", "--writer"),
+        (["--store", "mem0", "--cost-rule", "chars"], "--cost-rule", "--store"),
+        (["--store", "mem0", "--writer-timeout", "3"], "--writer-timeout", "--store"),
+    ],
+)
+def test_score_refuses_options_its_mode_does_not_read(capsys, extra, flag, mode):
+    pkg = str(SAMPLES / "external-stores-demo.json")
+    assert main(["score", pkg, *extra]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "Traceback" not in err
+    [line] = err.strip().splitlines()
+    assert flag in line and f"does not apply to {mode}" in line
+
+
+def test_score_refuses_salience_field_for_a_store_of_package_candidates(capsys):
+    pkg = SAMPLES / "veg-to-pescatarian.json"
+    store = json.loads(pkg.read_text())["stores"][0]["id"]
+    assert main(["score", str(pkg), "--store", store, "--salience-field", "x"]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "--salience-field" in line and store in line
+    # ... while an external store reads it.
+    ext = str(SAMPLES / "external-stores-demo.json")
+    assert main(["score", ext, "--store", "mem0", "--salience-field", "x", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["union"]["salience_field"] == "x"
+
+
+def test_sweep_table_footnotes_its_na_lines(capsys):
+    pkgs = [str(SAMPLES / "update_chain.json"), str(SAMPLES / "temporal_interval.json")]
+    # Nothing fits at budget 0.5 in either package: OPT = 0 and every ratio is undefined.
+    argv = ["sweep", *pkgs, "--budgets", "0.5,6", "--writers", "gvt,density", "--quiet"]
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert sum("n/a" in ln for ln in lines if ln.startswith(("gvt ", "density "))) == 2
+    assert lines[-1] == (
+        "n/a: 2 of 4 lines have no defined ratio; 4 row(s) with OPT = 0 at their budget "
+        "(F / OPT undefined) are left out of n, the means and the CIs"
+    )
+    assert main([*argv[:4], "6", *argv[5:]]) == 0
+    assert "n/a" not in capsys.readouterr().out
+
+
+def test_limited_solve_never_shows_a_rounded_zero_gap(capsys, monkeypatch):
+    from memaudit_core import solvers
+
+    def nearly_closed(inst, budget, **kwargs):  # the optimum, with a bound 1e-9 above it
+        best = solvers.run_engine("enum", inst, budget)[0]
+        return solvers.RawSolution(best.selected_idx, best.value, best.value * (1 + 1e-9), "limit")
+
+    monkeypatch.setitem(solvers.ENGINES, "bnb", nearly_closed)
+    pkg = str(SAMPLES / "update_chain.json")
+    assert main(["solve", pkg, "--solver", "bnb", "--node-limit", "1"]) == 0
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if "NOT certified" in ln)
+    assert "gap < 0.001%" in line and "gap 0%" not in line
+
+
+def test_bnb_node_limit_whose_bound_meets_the_incumbent_reports_opt(capsys):
+    # At 0 nodes the root bound of this package already equals the greedy incumbent.
+    pkg = str(SAMPLES / "veg-to-pescatarian.json")
+    out = run_json(capsys, "solve", pkg, "--solver", "bnb", "--node-limit", "0")
+    assert out["status"] == "optimal" and out["certified"] and out["gap"] == 0
+    assert "limit stopped the search" in out["certificate"]["proof"]
+    assert out["value"] == pytest.approx(
+        run_json(capsys, "solve", pkg, "--solver", "enum")["value"]
+    )

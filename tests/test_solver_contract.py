@@ -842,3 +842,43 @@ def test_limited_milp_keeps_its_start_and_a_valid_bound(neighbourhood_always, ti
     assert inst.is_feasible(raw.selected_idx, budget)
     assert raw.value >= evaluate(inst, start) - 1e-9
     assert raw.value <= opt + 1e-9 <= raw.bound + 2e-9
+
+
+# --------------------------------------------------------------------------- budgets and gaps
+@pytest.mark.parametrize("budget", ["12", True, np.bool_(False), None, [6]])
+def test_solve_refuses_a_budget_that_is_not_a_real_number(budget):
+    inst = compile_package(generate("update_chain"))
+    with pytest.raises(MemAuditError, match="budget must be a real number, got ") as exc:
+        solve(inst, budget)
+    if budget == "12":
+        assert "got str '12'" in str(exc.value)
+
+
+@pytest.mark.parametrize("budget", [6, 6.0, np.float64(6), np.int64(6), np.float32(6)])
+def test_solve_accepts_real_number_budgets(budget):
+    res = solve(compile_package(generate("update_chain")), budget)
+    assert res.budget == 6.0 and res.value == pytest.approx(7.735)
+
+
+def test_gap_text():
+    from memaudit_core.solvers import gap_text
+
+    assert gap_text(58.7, 0.048552) == "gap 4.855%"
+    assert gap_text(1.0, 0.0) == "gap 0%"
+    assert gap_text(1.0, 1e-8) == "gap < 0.001%"
+    assert gap_text(0.0, math.inf) == gap_text(1e-13, 5e12) == "gap n/a (incumbent 0)"
+
+
+@given(small_packages(nice=True), st.integers(0, 4))
+@HYPO
+def test_bnb_at_a_node_limit_is_optimal_exactly_when_its_bound_meets_the_incumbent(case, nodes):
+    """A node-limited B&B whose open subtrees are all bounded by its incumbent has proven the
+    value (status optimal, brute force agrees); otherwise it reports a positive gap."""
+    from memaudit_core.solvers import relative_gap
+
+    inst, budget = case
+    raw, _ = run_engine("bnb", inst, budget, node_limit=nodes)
+    if raw.status == "optimal":
+        assert raw.value == pytest.approx(brute_force(inst, budget)[0], rel=1e-9, abs=1e-12)
+    else:
+        assert raw.status == "limit" and relative_gap(raw.value, raw.bound) > 0

@@ -13,6 +13,7 @@ disagreement between exact engines raises :class:`~memaudit_core.errors.SolverDi
 from __future__ import annotations
 
 import math
+import numbers
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -25,6 +26,8 @@ from ..errors import MemAuditError, UnknownNameError
 from ..objective import evaluate
 
 RESULT_VERSION = 1
+#: A value at or below this is 0 for relative gaps (:func:`relative_gap` divides by at least it).
+ZERO_VALUE = 1e-12
 
 
 @dataclass(frozen=True)
@@ -135,14 +138,42 @@ def relative_gap(value: float, bound: float) -> float:
     diff = bound - value
     if diff <= 1e-12 * max(1.0, abs(value)):
         return 0.0
-    return diff / max(abs(value), 1e-12)
+    return diff / max(abs(value), ZERO_VALUE)
 
 
-def _check_budget(budget: float) -> float:
+def gap_text(value: float, gap: float) -> str:
+    """How a limited run's relative gap reads in text: the one rule for the CLI, notes and app.
+
+    Over an incumbent of 0 a relative gap is meaningless (a bound of 5 gives 5e14 %), so it is
+    ``n/a``; a positive gap too small to show with 3 decimals reads ``< 0.001%``, never a
+    ``0%`` that would contradict "stopped at a limit".
+
+    >>> gap_text(58.7, 0.048552), gap_text(6.4, 2e-9), gap_text(0.0, math.inf)
+    ('gap 4.855%', 'gap < 0.001%', 'gap n/a (incumbent 0)')
+    """
+    if not value > ZERO_VALUE:
+        return "gap n/a (incumbent 0)"
+    if not math.isfinite(gap):
+        return "gap n/a (no finite bound)"
+    pct = gap * 100
+    if 0 < pct < 0.0005:
+        return "gap < 0.001%"
+    return "gap " + f"{pct:.3f}".rstrip("0").rstrip(".") + "%"
+
+
+def check_budget(budget: float) -> float:
+    """The one check of a budget given to the library: a real number (not a bool, not a
+    string), finite and >= 0; returns it as a float.
+
+    >>> check_budget(np.int64(6)), check_budget(2.5)
+    (6.0, 2.5)
+    """
+    if isinstance(budget, bool) or not isinstance(budget, numbers.Real):
+        raise MemAuditError(f"budget must be a real number, got {type(budget).__name__} {budget!r}")
     try:
         b = float(budget)
-    except (TypeError, ValueError):
-        raise MemAuditError(f"budget must be a number, got {budget!r}") from None
+    except OverflowError:  # an int beyond the float range
+        b = math.inf
     if not math.isfinite(b) or b < 0:
         raise MemAuditError(f"budget must be a finite number >= 0, got {budget!r}")
     return b
@@ -232,7 +263,7 @@ def solve(
     """
     from .certify import solve_certified
 
-    budget = _check_budget(budget)
+    budget = check_budget(budget)
     return solve_certified(
         inst,
         budget,
@@ -279,6 +310,8 @@ __all__ = [
     "SOLVER_CHOICES",
     "SolveResult",
     "asdict",
+    "check_budget",
+    "gap_text",
     "register_engine",
     "relative_gap",
     "run_engine",

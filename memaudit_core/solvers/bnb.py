@@ -34,7 +34,10 @@ Ingredients, in the order they run:
   one whose bound can only *tie* the incumbent is explored only while its cheapest possible
   store does not cost more than the incumbent.
 * **Limits**: a node or time limit stops the search with status ``"limit"``; the reported bound
-  is the maximum of the incumbent and the bounds of every subtree left open.
+  is the maximum of the incumbent and the bounds of every subtree left open. When that bound
+  meets the incumbent (zero gap, :func:`~memaudit_core.solvers.relative_gap`) the value is
+  proven and the status is ``"optimal"``: only the tie-break among equally good stores was
+  cut short, so the store may not be the lowest-cost / lowest-id one a full search returns.
 
 Examples
 --------
@@ -61,7 +64,7 @@ import scipy.sparse as sp
 from ..compiled import CompiledInstance
 from ..errors import SolverError
 from ..objective import GAIN_EPS, get_saturation
-from . import RawSolution, register_engine
+from . import RawSolution, register_engine, relative_gap
 from .enum import TIE, budget_with_tolerance, selection_key
 
 #: Refuse capacity-k instances whose per-group subsets exceed this many items.
@@ -701,7 +704,9 @@ def solve_bnb(
     (10.635, ('interval_0_interval_fact', 'interval_1_summary'))
     """
     t0 = time.perf_counter()
-    b_eff = budget_with_tolerance(budget)
+    # A budget above the cost of every candidate together binds nothing; capping it there keeps
+    # the dual bound's lam * b finite for budgets such as 1e308.
+    b_eff = min(budget_with_tolerance(budget), budget_with_tolerance(float(inst.cost.sum())))
     model = _presolve(inst, b_eff, order)
     search = _Search(model, time_limit, node_limit)
     detail: dict[str, Any] = {"presolve": model.stats, "order": order}
@@ -750,6 +755,11 @@ def solve_bnb(
         except _Limit as lim:
             status = "limit"
             bound = max(min(lim.open_bound, root_bound), search.best_value)
+            if relative_gap(search.best_value, bound) == 0.0:
+                # Every subtree left open is bounded by the incumbent: its value is proven
+                # optimal. Only the search among equally good stores (the tie-break) was cut.
+                status = "optimal"
+                detail["method"] = "bnb_limit"
     if search.best_items is None:
         value, sel = given[0], given[2]
     else:

@@ -51,7 +51,7 @@ from ..compiled import CompiledInstance
 from ..errors import MemAuditError, UnknownNameError
 from ..objective import evaluate, evaluate_many
 from ..parallel import check_workers, init_solver_worker, pool_context, stop_pool, worker_died
-from . import SOLVER_CHOICES, RawSolution, SolveResult, _check_budget, _check_limits
+from . import SOLVER_CHOICES, RawSolution, SolveResult, _check_limits, check_budget
 from .certify import PROOFS, finish, solve_certified
 from .enum import (
     ENUM_MAX_COMBINATIONS,
@@ -228,7 +228,7 @@ def solve_budgets(
         raise MemAuditError(
             f"cross_check must be True, False, None or 'sample', got {cross_check!r}"
         )
-    budgets = [_check_budget(b) for b in budgets]
+    budgets = [check_budget(b) for b in budgets]
     _check_limits(time_limit, node_limit)
     workers = check_workers(workers)
     if incumbents is not None and len(incumbents) != len(budgets):

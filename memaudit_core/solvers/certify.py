@@ -37,8 +37,8 @@ from . import (
     SOLVER_CHOICES,
     RawSolution,
     SolveResult,
-    _check_budget,
     _check_limits,
+    check_budget,
     relative_gap,
     run_engine,
 )
@@ -70,6 +70,8 @@ PROOFS = {
     "enumeration": "exhaustive enumeration",
     "frontier": "exhaustive enumeration by components (all budgets at once)",
     "bnb": "branch-and-bound (bound met the incumbent)",
+    "bnb_limit": "branch-and-bound (bound met the incumbent when a limit stopped the search; "
+    "the tie-break among equally good stores was not finished)",
     "milp": "HiGHS MILP (model status optimal, zero gap)",
     "bnb_then_milp": "HiGHS MILP (model status optimal, zero gap) after a B&B warm start",
     "brute": "brute force",
@@ -331,7 +333,7 @@ def solve_certified(
     (8.025, True, ['bnb', 'enum'])
     """
     t0 = time.perf_counter()
-    budget = _check_budget(budget)
+    budget = check_budget(budget)
     _check_limits(time_limit, node_limit)
     if solver not in SOLVER_CHOICES:
         raise UnknownNameError(f"unknown solver {solver!r} (known: {', '.join(SOLVER_CHOICES)})")
