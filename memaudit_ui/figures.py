@@ -496,6 +496,10 @@ def coverage_heatmap(hm, title: str, present: bool = False) -> go.Figure:
     return fig
 
 
+#: Above this many experiences the store timeline draws small markers.
+TIMELINE_DENSE = 80
+
+
 def store_timeline(tl, title: str, present: bool = False) -> go.Figure:
     """What each store wrote per experience ("tombstone timeline").
 
@@ -504,13 +508,21 @@ def store_timeline(tl, title: str, present: bool = False) -> go.Figure:
     """
     fig = go.Figure()
     exp_row = "experiences"
+    # Hundreds of experiences on one axis: full-size markers merge into a solid band, so a dense
+    # timeline draws smaller, thinner markers (the legend keeps its symbols full size).
+    dense = len(tl.experiences) > TIMELINE_DENSE
     fig.add_trace(
         go.Scatter(
             x=[e[1] for e in tl.experiences],
             y=[exp_row] * len(tl.experiences),
             mode="markers",
             name="experience",
-            marker={"symbol": "line-ns-open", "size": 16, "color": "#9e9e9e", "line": {"width": 2}},
+            marker={
+                "symbol": "line-ns-open",
+                "size": 10 if dense else 16,
+                "color": "#bdbdbd" if dense else "#9e9e9e",
+                "line": {"width": 1 if dense else 2},
+            },
             hovertext=[f"{e[0]} (time {e[1]:g})<br>{e[2]}" for e in tl.experiences],
             hoverinfo="text",
         )
@@ -525,9 +537,9 @@ def store_timeline(tl, title: str, present: bool = False) -> go.Figure:
                 name=ctype,
                 marker={
                     "symbol": TYPE_SYMBOLS.get(ctype, "circle"),
-                    "size": 15 if not present else 20,
+                    "size": (9 if dense else 15) + (5 if present else 0),
                     "color": TYPE_COLORS.get(ctype, "#555"),
-                    "line": {"width": 1, "color": "#222"},
+                    "line": {"width": 0.5 if dense else 1, "color": "#222"},
                 },
                 hovertext=[
                     f"{p.row}<br>{p.experience_id} (time {p.time:g}) → {p.candidate_id}"
@@ -561,6 +573,7 @@ def store_timeline(tl, title: str, present: bool = False) -> go.Figure:
             "xanchor": "left",
             "x": 1.01,
             "title": {"text": "memory type"},
+            "itemsizing": "constant",
         },
         margin={"l": 70, "r": 200, "t": 70, "b": 60},
     )
@@ -620,7 +633,7 @@ def evidence_graph(gd, title: str, present: bool = False) -> go.Figure:
                     "xshift": dx,
                     "yshift": dy,
                     "font": {"size": 13 if not present else 18, "color": "#222"},
-                    "bgcolor": "rgba(255,255,255,0.85)",
+                    "bgcolor": "rgba(255,255,255,0.95)",
                     "borderpad": 1,
                 }
                 for i in idx

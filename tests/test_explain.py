@@ -336,6 +336,24 @@ def test_kind_filter_restricts_units_heatmap_and_graph():
     )
 
 
+def test_dense_timeline_draws_smaller_markers():
+    """500 experiences on one axis: full-size markers would merge into a solid band."""
+    from memaudit_ui.figures import TIMELINE_DENSE, store_timeline
+
+    def sizes(name):
+        pkg = sample(name)
+        tl = evidence_view(pkg, pkg.default_budget(), writer="gvt").timeline
+        fig = store_timeline(tl, "t")
+        return len(tl.experiences), {tr.name: tr.marker.size for tr in fig.data}
+
+    n_small, small = sizes("travel-assistant")
+    n_big, big = sizes("event-graph-500")
+    assert n_small <= TIMELINE_DENSE < n_big
+    assert big["experience"] < small["experience"]
+    shared = (set(small) & set(big)) - {"experience"}
+    assert shared and all(big[t] < small[t] for t in shared)
+
+
 def test_timeline_rows_and_points():
     pkg = sample("travel-assistant")
     view = evidence_view(pkg, 40, store_id="raw-logger")
