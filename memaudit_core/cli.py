@@ -847,9 +847,10 @@ def build_parser() -> argparse.ArgumentParser:
             type=float,
             default=None,
             metavar="S",
-            help="seconds; a limited run reports incumbent, bound and gap (HiGHS 1.16 can "
-            "overrun it on models with tens of thousands of candidates: its root rounding "
-            "heuristic does not look at the clock)",
+            help="seconds per engine run; a limited run reports incumbent, bound and gap "
+            "(on models of 30,000+ candidates HiGHS runs in a child process that is stopped "
+            "at 1.25x the limit, at least 2 s over it, as its root heuristics can ignore the "
+            "clock)",
         )
 
     p = sub.add_parser("validate", help="check a package; one line per problem")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -882,3 +883,62 @@ def test_bnb_at_a_node_limit_is_optimal_exactly_when_its_bound_meets_the_incumbe
         assert raw.value == pytest.approx(brute_force(inst, budget)[0], rel=1e-9, abs=1e-12)
     else:
         assert raw.status == "limit" and relative_gap(raw.value, raw.bound) > 0
+
+
+# --------------------------------------------------------------------------- guarded HiGHS runs
+#: A HiGHS child that overruns any limit (as HiGHS 1.16 does in some root heuristics).
+STALLED_CHILD = [sys.executable, "-c", "import time; time.sleep(120)"]
+
+
+@pytest.mark.parametrize("seed,frac", [(4, 0.05), (1, 0.20)])
+def test_guarded_milp_run_gives_the_in_process_answer(monkeypatch, seed, frac):
+    """A time-limited solve in the killable child process: same certified optimum as B&B."""
+    from memaudit_core.solvers import milp
+
+    inst, budget = random_instance(seed, 30, 60, frac)
+    monkeypatch.setattr(milp, "GUARD_MIN_COLUMNS", 0)
+    raw = run_engine("milp", inst, budget, time_limit=60)[0]
+    assert raw.status == "optimal" and "killed_after_s" not in raw.detail
+    assert raw.detail["model_status"] == "Optimal"
+    oracle = run_engine("bnb", inst, budget)[0]
+    assert raw.value == pytest.approx(oracle.value, rel=1e-9, abs=1e-9)
+    assert evaluate(inst, raw.selected_idx) == pytest.approx(raw.value, rel=1e-9, abs=1e-9)
+
+
+def test_guarded_milp_run_is_killed_after_its_limit_and_keeps_start_and_bound(
+    neighbourhood_always, monkeypatch
+):
+    """An overrunning HiGHS is killed at limit + grace; the run keeps the neighbourhood start,
+    reports the LP bound and status limit, never 'optimal'."""
+    import functools
+    import time as _time
+
+    milp = neighbourhood_always
+    monkeypatch.setattr(milp, "GUARD_MIN_COLUMNS", 0)
+    monkeypatch.setattr(milp, "GUARD_GRACE_S", 0.5)
+    monkeypatch.setattr(
+        milp,
+        "_run_highs_guarded",
+        functools.partial(milp._run_highs_guarded, command=STALLED_CHILD),
+    )
+    inst, budget = random_instance(4, 30, 60, 0.05)
+    t0 = _time.perf_counter()
+    raw = run_engine("milp", inst, budget, time_limit=2.0)[0]
+    assert _time.perf_counter() - t0 < 30  # killed, not the child's 120 s sleep
+    assert raw.status == "limit" and raw.detail["model_status"].startswith("killed")
+    assert raw.detail["killed_after_s"] >= 0.5
+    opt = run_engine("bnb", inst, budget)[0].value
+    assert raw.detail.get("kept_start") and inst.is_feasible(raw.selected_idx, budget)
+    assert evaluate(inst, raw.selected_idx) == pytest.approx(raw.value, rel=1e-9, abs=1e-9)
+    assert raw.value <= opt + 1e-9 <= raw.bound + 2e-9
+    assert raw.detail["bound_from"].startswith("LP relaxation")
+
+
+def test_guarded_child_errors_become_solver_errors():
+    from memaudit_core.solvers import milp
+
+    inst, budget = random_instance(4, 10, 20, 0.1)
+    model = milp.build_model(inst, budget)
+    model["col_cost"] = None  # breaks the model inside the child
+    with pytest.raises(SolverError, match="guarded process"):
+        milp._run_highs_guarded(model, 5.0, None, None)

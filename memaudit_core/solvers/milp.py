@@ -26,6 +26,10 @@ long knapsack row), while the proof from the optimum takes well under a second
 (``bench/RESULTS.md``, issue 7). The start only seeds the search: the full model is solved and
 proves the optimum as before.
 
+A time-limited run on a model of at least :data:`GUARD_MIN_COLUMNS` candidate columns solves in a
+child process that is killed when HiGHS overruns the limit (:func:`_run_highs_guarded`): HiGHS
+1.16's root heuristics can ignore the clock for minutes on such models.
+
 Both ``mip_rel_gap`` and ``mip_abs_gap`` are set to 0 (HiGHS defaults are 1e-4 and 1e-6, which
 would accept a non-optimal store as "optimal"); HiGHS then stops only when its dual bound meets
 the incumbent up to its own feasibility tolerances, which are tightened to 1e-9 so that the
@@ -79,6 +83,15 @@ NEIGHBOURHOOD_EXTRA = 1500
 #: the caller's time limit). The sub-MIPs measured close in 0.1-0.6 s, well inside both.
 NEIGHBOURHOOD_NODES = 2000
 NEIGHBOURHOOD_TIME_S = 3.0
+
+#: Limited runs on models with at least this many candidate columns run HiGHS in a child
+#: process that is killed when it overruns the limit (:func:`_run_highs_guarded`). Below it
+#: no overrun was seen (3,000-5,000-experience event graphs, 10,000-17,000 columns), and the
+#: child's start-up would cost more than the guard is worth.
+GUARD_MIN_COLUMNS = 30000
+#: The child gets max(GUARD_GRACE_S, GUARD_GRACE_FRACTION x limit) beyond its time limit.
+GUARD_GRACE_S = 2.0
+GUARD_GRACE_FRACTION = 0.25
 
 _BANNER_SHOWN = False
 #: HiGHS ``threads`` for every model of this process (None: HiGHS's default). Worker pools set
@@ -327,6 +340,111 @@ def neighbourhood_start(
     return tuple(sorted(int(c) for c in model["cand"][chosen])), detail
 
 
+def _run_highs(
+    model: dict[str, Any],
+    time_limit: float | None,
+    node_limit: int | None,
+    start: np.ndarray | None,
+) -> dict[str, Any]:
+    """One HiGHS solve of the MILP; plain data out (so that a child process can send it)."""
+    highspy = _highspy()
+    lp = _highs_lp(highspy, model, integer=True)
+    h = _new_highs(highspy)
+    _exact_options(h)
+    if time_limit is not None:
+        h.setOptionValue("time_limit", float(max(time_limit, 0.0)))
+    if node_limit is not None:
+        h.setOptionValue("mip_max_nodes", int(max(node_limit, 0)))
+    if h.passModel(lp) == highspy.HighsStatus.kError:
+        raise SolverError("HiGHS rejected the model (passModel returned an error)")
+    if start is not None:
+        solution = highspy.HighsSolution()
+        solution.col_value = start
+        solution.value_valid = True
+        h.setSolution(solution)
+    h.run()
+    ms = h.getModelStatus()
+    info = h.getInfo()
+    S = highspy.HighsModelStatus
+    if ms == S.kOptimal:
+        run_status = "optimal"
+    elif ms in (S.kTimeLimit, S.kIterationLimit, S.kSolutionLimit, S.kInterrupt, S.kHighsInterrupt):
+        run_status = "limit"
+    else:
+        run_status = "error"
+    has_solution = int(info.primal_solution_status) == 2
+    return {
+        "run_status": run_status,
+        "model_status": h.modelStatusToString(ms),
+        "x": np.asarray(h.getSolution().col_value[: model["n_x"]]) if has_solution else None,
+        "objective": float(info.objective_function_value),
+        "dual": float(info.mip_dual_bound),
+        "nodes": int(info.mip_node_count),
+        "mip_gap": float(info.mip_gap),
+    }
+
+
+def _run_highs_guarded(
+    model: dict[str, Any],
+    time_limit: float,
+    node_limit: int | None,
+    start: np.ndarray | None,
+    *,
+    command: list[str] | None = None,
+) -> dict[str, Any]:
+    """:func:`_run_highs` in a child process that is killed once it overruns ``time_limit``.
+
+    HiGHS 1.16 does not look at its clock inside some root heuristics: on a 20,000-experience
+    event graph (66,000 candidate columns) a 10 s limit ended after 150-262 s, and its interrupt
+    callbacks were not called during that phase either (``bench/RESULTS.md``, issue 7, ninth
+    session). A killed run reports no HiGHS solution; the caller keeps its start and the LP
+    bound it has. The child is a fresh interpreter (``python -m
+    memaudit_core.solvers._highs_child``) rather than a multiprocessing process, which would
+    re-import the caller's ``__main__`` and so break every script without a main guard.
+    ``command`` replaces the child's command line in tests.
+    """
+    import pickle
+    import subprocess
+
+    payload = pickle.dumps((model, time_limit, node_limit, start, HIGHS_THREADS), protocol=5)
+    proc = subprocess.Popen(
+        command or [sys.executable, "-m", "memaudit_core.solvers._highs_child"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    t0 = time.perf_counter()
+    waited = time_limit + max(GUARD_GRACE_S, GUARD_GRACE_FRACTION * time_limit)
+    try:
+        out, err = proc.communicate(payload, timeout=waited)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return {
+            "run_status": "limit",
+            "model_status": "killed: HiGHS overran its time limit",
+            "x": None,
+            "objective": 0.0,
+            "dual": math.inf,
+            "nodes": 0,
+            "mip_gap": math.inf,
+            "killed_after_s": time.perf_counter() - t0,
+        }
+    except BaseException:  # e.g. KeyboardInterrupt: never leave HiGHS running behind
+        proc.kill()
+        proc.communicate()
+        raise
+    if proc.returncode != 0 or not out:
+        last = err.decode(errors="replace").strip().splitlines()[-1:] or [""]
+        raise SolverError(
+            f"HiGHS failed in its guarded process (exit code {proc.returncode}): {last[0]}"
+        )
+    result = pickle.loads(out)
+    if "error" in result:
+        raise SolverError(f"HiGHS failed in its guarded process: {result['error']}")
+    return result
+
+
 @register_engine("milp")
 def solve_milp(
     inst: CompiledInstance,
@@ -380,7 +498,7 @@ def solve_milp(
     detail: dict[str, Any] = {"columns": n_x + n_y, "rows": model["n_rows"], "y_columns": n_y}
     if n_x == 0:
         return RawSolution((), 0.0, 0.0, "optimal", nodes=0, detail=detail)
-    highspy = _highspy()
+    _highspy()  # a clear SolverError before any work when highspy is missing
     if (
         node_limit is None
         and n_y
@@ -397,46 +515,29 @@ def solve_milp(
         detail["neighbourhood"] = nb_detail
         if time_limit is not None:
             time_limit = max(0.0, time_limit - nb_detail["time_s"])
-    lp = _highs_lp(highspy, model, integer=True)
-    h = _new_highs(highspy)
-    _exact_options(h)
-    if time_limit is not None:
-        h.setOptionValue("time_limit", float(max(time_limit, 0.0)))
-    if node_limit is not None:
-        h.setOptionValue("mip_max_nodes", int(max(node_limit, 0)))
-    status = h.passModel(lp)
-    if status == highspy.HighsStatus.kError:
-        raise SolverError("HiGHS rejected the model (passModel returned an error)")
+    start = None
     if incumbent_idx:
         start = mip_start(inst, model, incumbent_idx, budget)
-        if start is not None:
-            solution = highspy.HighsSolution()
-            solution.col_value = start
-            solution.value_valid = True
-            h.setSolution(solution)
-            detail["mip_start"] = True
-    h.run()
-    ms = h.getModelStatus()
-    info = h.getInfo()
-    detail["model_status"] = h.modelStatusToString(ms)
-    S = highspy.HighsModelStatus
-    has_solution = int(info.primal_solution_status) == 2
-    if ms == S.kOptimal:
-        run_status = "optimal"
-    elif ms in (S.kTimeLimit, S.kIterationLimit, S.kSolutionLimit, S.kInterrupt, S.kHighsInterrupt):
-        run_status = "limit"
+        detail["mip_start"] = start is not None
+    if time_limit is not None and n_x >= GUARD_MIN_COLUMNS:
+        run = _run_highs_guarded(model, time_limit, node_limit, start)
     else:
-        raise SolverError(f"HiGHS ended with model status {h.modelStatusToString(ms)!r}")
-    nodes = int(info.mip_node_count)
-    dual = float(info.mip_dual_bound)
-    if has_solution:
-        x = np.asarray(h.getSolution().col_value[:n_x])
-        chosen = tuple(sorted(int(c) for c in model["cand"][x > 0.5]))
-        value = float(info.objective_function_value)
+        run = _run_highs(model, time_limit, node_limit, start)
+    detail["model_status"] = run["model_status"]
+    if "killed_after_s" in run:
+        detail["killed_after_s"] = run["killed_after_s"]
+    run_status = run["run_status"]
+    if run_status == "error":
+        raise SolverError(f"HiGHS ended with model status {run['model_status']!r}")
+    nodes = run["nodes"]
+    dual = run["dual"]
+    if run["x"] is not None:
+        chosen = tuple(sorted(int(c) for c in model["cand"][run["x"] > 0.5]))
+        value = run["objective"]
     else:
         # No incumbent yet: the empty store is always feasible.
         chosen, value = (), 0.0
-    if run_status == "optimal" and not has_solution:
+    if run_status == "optimal" and run["x"] is None:
         raise SolverError("HiGHS reported optimal without a primal solution")
     bound = dual if math.isfinite(dual) else float(np.sum(model["col_cost"]))
     if run_status == "limit":
@@ -458,7 +559,7 @@ def solve_milp(
             detail["bound_from"] = "LP relaxation (neighbourhood start)"
     detail["objective_function_value"] = value
     detail["mip_dual_bound"] = dual
-    detail["mip_gap"] = float(info.mip_gap)
+    detail["mip_gap"] = run["mip_gap"]
     return RawSolution(
         chosen, max(value, 0.0), max(bound, value), run_status, nodes=nodes, detail=detail
     )
