@@ -942,3 +942,24 @@ def test_guarded_child_errors_become_solver_errors():
     model["col_cost"] = None  # breaks the model inside the child
     with pytest.raises(SolverError, match="guarded process"):
         milp._run_highs_guarded(model, 5.0, None, None)
+
+
+def test_killed_milp_run_without_a_start_keeps_the_greedy_store(monkeypatch):
+    import functools
+
+    from memaudit_core.solvers import milp
+    from memaudit_core.writers import run_writer
+
+    monkeypatch.setattr(milp, "GUARD_MIN_COLUMNS", 0)
+    monkeypatch.setattr(milp, "GUARD_GRACE_S", 0.2)
+    monkeypatch.setattr(
+        milp,
+        "_run_highs_guarded",
+        functools.partial(milp._run_highs_guarded, command=STALLED_CHILD),
+    )
+    inst, budget = random_instance(1, 20, 40, 0.1)  # no neighbourhood start at this size
+    raw = run_engine("milp", inst, budget, time_limit=0.5)[0]
+    assert raw.status == "limit" and raw.detail["kept_greedy"] and "neighbourhood" not in raw.detail
+    assert raw.value == pytest.approx(run_writer("greedy", inst, budget).value, rel=1e-12)
+    assert inst.is_feasible(raw.selected_idx, budget) and raw.value > 0
+    assert raw.bound >= run_engine("bnb", inst, budget)[0].value - 1e-9
