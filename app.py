@@ -40,7 +40,7 @@ for start in range(0, len(counts), metrics_per_row):
 ov = cached.overview(pkg, content_hash, ctx.budget)
 opt = ov.opt
 
-st.subheader(f"Optimum at budget {ctx.budget:g}")
+st.subheader(f"{'Optimum' if opt.certified else 'Best store found'} at budget {ctx.budget:g}")
 if ctx.present:
     c1, c2 = st.columns(2)
     c3 = st.container()
@@ -59,18 +59,20 @@ else:
         f"Not certified ({opt.status}): incumbent {opt.value:.6f}, proven bound {opt.bound:.6f}, "
         f"{gap_text(opt.value, opt.gap)}. {cert.reason if cert else ''}"
     )
-with st.expander(f"Optimal store ({len(opt.selected)} memories)"):
+store_name = "Optimal store" if opt.certified else f"Store of the {opt.label} (not proven optimal)"
+with st.expander(f"{store_name} ({len(opt.selected)} memories)"):
     st.text("\n".join(opt.selected) or "(empty: nothing worth storing fits the budget)")
 
-st.subheader("Writers and stores against the optimum")
+st.subheader(f"Writers and stores against the {'optimum' if opt.certified else opt.label}")
 evals = ov.evaluations
 labels = [e.label for e in evals]
 fig = figures.ratio_bars(
     labels,
     [e.ratio for e in evals],
     [e.source_kind for e in evals],
-    f"Ratio F / OPT at budget {ctx.budget:g} {stats.cost_unit}",
+    f"Ratio F / {opt.label} at budget {ctx.budget:g} {stats.cost_unit}",
     present=ctx.present,
+    denominator=opt.label,
 )
 render.chart(fig, "overview_ratios", f"{stats.package_id}-ratios-B{ctx.budget:g}")
 rows = pd.DataFrame(

@@ -113,10 +113,12 @@ def ratio_bars(
     kinds: Sequence[str],
     title: str,
     present: bool = False,
+    denominator: str = "OPT",
 ) -> go.Figure:
     """Horizontal bars of F / OPT per writer or store; OPT drawn as the 1.0 line.
 
-    ``None`` ratios (OPT = 0) are shown as an empty bar labelled "n/a".
+    ``None`` ratios (OPT = 0) are shown as an empty bar labelled "n/a". ``denominator`` names
+    what the ratios divide by: a limited run's ``"incumbent"`` is not called OPT.
     """
     fig = go.Figure()
     for kind in dict.fromkeys(kinds):
@@ -141,11 +143,12 @@ def ratio_bars(
         x=1.0,
         line_dash="dash",
         line_color=COLORS["opt"],
-        annotation_text="OPT = 1",
+        annotation_text=f"{denominator} = 1",
         annotation_position="bottom right",
     )
     upper = max([1.0] + [r for r in ratios if r is not None])
-    fig.update_xaxes(title_text="ratio F / OPT (1 = optimal)", range=[0, upper * 1.15])
+    meaning = "1 = optimal" if denominator == "OPT" else "not a proven optimum"
+    fig.update_xaxes(title_text=f"ratio F / {denominator} ({meaning})", range=[0, upper * 1.15])
     fig.update_yaxes(title_text="", autorange="reversed")
     fig = base_layout(fig, title, present, height=max(340, 110 + 38 * len(labels)))
     # The legend goes below the axis title so it never collides with the OPT label.

@@ -59,6 +59,17 @@ def test_overview_shows_certified_opt_and_every_writer() -> None:
     assert any("Certified optimal" in s.value for s in at.success)
 
 
+def test_ratio_chart_names_an_uncertified_denominator() -> None:
+    """A limited run's incumbent is never drawn or labelled as OPT."""
+    from memaudit_ui.figures import ratio_bars
+
+    certified = ratio_bars(["gvt"], [0.9], ["writer"], "t")
+    limited = ratio_bars(["gvt"], [0.9], ["writer"], "t", denominator="incumbent")
+    assert certified.layout.xaxis.title.text == "ratio F / OPT (1 = optimal)"
+    assert limited.layout.xaxis.title.text == "ratio F / incumbent (not a proven optimum)"
+    assert [a.text for a in limited.layout.annotations] == ["incumbent = 1"]
+
+
 def test_budget_slider_changes_opt() -> None:
     at = _run("app.py", "sample:update_chain", budget=6)
     before = next(m.value for m in at.metric if m.label == "OPT")
