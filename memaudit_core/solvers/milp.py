@@ -407,8 +407,14 @@ def _run_highs_guarded(
     import subprocess
 
     payload = pickle.dumps((model, time_limit, node_limit, start, HIGHS_THREADS), protocol=5)
+    # The child finds this copy of memaudit_core even when the caller put it on sys.path by
+    # hand (a checkout that is not installed).
+    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
     proc = subprocess.Popen(
         command or [sys.executable, "-m", "memaudit_core.solvers._highs_child"],
+        env=env,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
