@@ -890,6 +890,18 @@ def test_bnb_at_a_node_limit_is_optimal_exactly_when_its_bound_meets_the_incumbe
 STALLED_CHILD = [sys.executable, "-c", "import time; time.sleep(120)"]
 
 
+def stall_guarded_highs(monkeypatch, grace_s: float) -> None:
+    """Every limited milp run goes to the guarded child, and that child overruns its limit."""
+    import functools
+
+    from memaudit_core.solvers import milp
+
+    monkeypatch.setattr(milp, "GUARD_MIN_COLUMNS", 0)
+    monkeypatch.setattr(milp, "GUARD_GRACE_S", grace_s)
+    guarded = functools.partial(milp._run_highs_guarded, command=STALLED_CHILD)
+    monkeypatch.setattr(milp, "_run_highs_guarded", guarded)
+
+
 @pytest.mark.parametrize("seed,frac", [(4, 0.05), (1, 0.20)])
 def test_guarded_milp_run_gives_the_in_process_answer(monkeypatch, seed, frac):
     """A time-limited solve in the killable child process: same certified optimum as B&B."""
@@ -910,17 +922,9 @@ def test_guarded_milp_run_is_killed_after_its_limit_and_keeps_start_and_bound(
 ):
     """An overrunning HiGHS is killed at limit + grace; the run keeps the neighbourhood start,
     reports the LP bound and status limit, never 'optimal'."""
-    import functools
     import time as _time
 
-    milp = neighbourhood_always
-    monkeypatch.setattr(milp, "GUARD_MIN_COLUMNS", 0)
-    monkeypatch.setattr(milp, "GUARD_GRACE_S", 0.5)
-    monkeypatch.setattr(
-        milp,
-        "_run_highs_guarded",
-        functools.partial(milp._run_highs_guarded, command=STALLED_CHILD),
-    )
+    stall_guarded_highs(monkeypatch, grace_s=0.5)
     inst, budget = random_instance(4, 30, 60, 0.05)
     t0 = _time.perf_counter()
     raw = run_engine("milp", inst, budget, time_limit=2.0)[0]
@@ -945,18 +949,9 @@ def test_guarded_child_errors_become_solver_errors():
 
 
 def test_killed_milp_run_without_a_start_keeps_the_greedy_store(monkeypatch):
-    import functools
-
-    from memaudit_core.solvers import milp
     from memaudit_core.writers import run_writer
 
-    monkeypatch.setattr(milp, "GUARD_MIN_COLUMNS", 0)
-    monkeypatch.setattr(milp, "GUARD_GRACE_S", 0.2)
-    monkeypatch.setattr(
-        milp,
-        "_run_highs_guarded",
-        functools.partial(milp._run_highs_guarded, command=STALLED_CHILD),
-    )
+    stall_guarded_highs(monkeypatch, grace_s=0.2)
     inst, budget = random_instance(1, 20, 40, 0.1)  # no neighbourhood start at this size
     raw = run_engine("milp", inst, budget, time_limit=0.5)[0]
     assert raw.status == "limit" and raw.detail["kept_greedy"] and "neighbourhood" not in raw.detail
