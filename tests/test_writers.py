@@ -617,3 +617,31 @@ def test_published_memaudit_small_means_over_500_seeds():
         assert row.n + row.n_undefined == 500
         assert f"{row.mean_ratio:.3f}" == published, method
     assert all(r.certified for r in res.rows)
+
+
+@pytest.mark.parametrize(
+    "family,params",
+    [
+        ("event_graph", {"n_experiences": 400}),
+        ("random_coverage", {"n_groups": 120}),
+        ("temporal_interval", {}),
+        ("memaudit-small", {}),
+    ],
+)
+@pytest.mark.parametrize("seed", [0, 3])
+def test_greedy_rows_updating_changed_gains_equals_full_passes(monkeypatch, family, params, seed):
+    """The greedy rows' incremental gains give the very picks of a full pass at every step."""
+    pkg = generate(family, seed=seed, **params)
+    inst = compile_package(pkg)
+    prep = W._prep(inst)
+    budgets = sorted(set(pkg.budget_grid()) | {pkg.default_budget()})
+    pools = [None, prep.types == "atomic_fact", prep.types != "raw_span"]
+    rows = [(b, pool) for b in budgets for pool in pools]
+
+    def picks(min_entries):
+        monkeypatch.setattr(W, "GREEDY_INCREMENTAL_MIN_ENTRIES", min_entries)
+        return W._greedy_rows(inst, [b for b, _ in rows], [p for _, p in rows])
+
+    incremental, full = picks(0), picks(10**12)
+    assert incremental == full
+    assert any(incremental)
