@@ -317,7 +317,7 @@ def _check_pools(pools: Sequence[str]) -> tuple[str, ...]:
 def _budgets(budgets: Sequence[float] | None) -> tuple[float, ...] | None:
     if budgets is None:
         return None
-    from .analysis import check_budget
+    from .solvers import check_budget
 
     grid = tuple(sorted({check_budget(b) for b in budgets}))
     if not grid:

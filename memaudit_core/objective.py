@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .compiled import CompiledInstance
+from .compiled import CompiledInstance, entry_positions
 from .errors import UnknownNameError
 
 #: Gains at or below this are treated as zero by writers and solvers.
@@ -67,12 +67,9 @@ def coverage_of(inst: CompiledInstance, selected_idx: Sequence[int] | np.ndarray
     # Gather the selected rows' CSR entries directly: scipy's fancy row indexing costs ~60 us
     # per call, which dominated writer and sweep runs on small packages.
     cov = inst.coverage
-    starts = cov.indptr[idx]
-    lens = cov.indptr[idx + 1] - starts
-    total = int(lens.sum())
-    if total == 0:
+    pos, _ = entry_positions(cov.indptr, idx)
+    if pos.size == 0:
         return np.zeros(inst.n_units)
-    pos = np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(total)
     return np.bincount(cov.indices[pos], weights=cov.data[pos], minlength=inst.n_units)
 
 
@@ -110,10 +107,7 @@ def evaluate_many(
     flat = np.concatenate(idx)
     owner = np.repeat(np.arange(len(idx)), sizes)
     cov = inst.coverage
-    starts = cov.indptr[flat]
-    lens = cov.indptr[flat + 1] - starts
-    total = int(lens.sum())
-    pos = np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(total)
+    pos, lens = entry_positions(cov.indptr, flat)
     bins = np.repeat(owner, lens) * R + cov.indices[pos]
     z = np.bincount(bins, weights=cov.data[pos], minlength=len(idx) * R).reshape(len(idx), R)
     hz = h(z)

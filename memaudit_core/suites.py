@@ -842,7 +842,7 @@ def sweep_suite(
     abl = normalize_ablations(ablations)
     grid = None
     if budgets is not None:
-        from .analysis import check_budget
+        from .solvers import check_budget
 
         grid = tuple(sorted({check_budget(b) for b in budgets}))
         if not grid:

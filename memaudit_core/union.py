@@ -56,7 +56,6 @@ from .analysis import (
     _cached,
     _ratio,
     _store_members,
-    check_budget,
     compile_cached,
     compile_union_cached,
     is_deleted,
@@ -67,7 +66,7 @@ from .compiled import CompiledInstance, compile_package
 from .errors import MemAuditError, UnknownNameError
 from .objective import evaluate, singleton_values
 from .package import Package, Store, replace_package
-from .solvers import SolveResult, gap_text, solve
+from .solvers import SolveResult, check_budget, gap_text, solve
 
 #: Pruning policies for a store that costs more than the budget.
 KEEP_RULES = ("recency", "salience")

@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from .compiled import CompiledInstance
+from .compiled import CompiledInstance, entry_positions
 from .errors import UnknownNameError, WriterError
 from .objective import GAIN_EPS, CoverageState, evaluate, get_saturation
 from .solvers import check_budget
@@ -551,19 +551,6 @@ def _greedy_over(
 GREEDY_INCREMENTAL_MIN_ENTRIES = 2500
 
 
-def _segments(indptr: np.ndarray, items: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Entry positions of ``items`` in a compressed sparse layout, and each entry's item slot.
-
-    >>> _segments(np.array([0, 2, 3, 6]), np.array([2, 0]))
-    (array([3, 4, 5, 0, 1]), array([0, 0, 0, 1, 1]))
-    """
-    starts = indptr[items]
-    lens = indptr[items + 1] - starts
-    total = int(lens.sum())
-    pos = np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(total)
-    return pos, np.repeat(np.arange(items.size), lens)
-
-
 def _greedy_rows(
     inst: CompiledInstance,
     budgets: list[float],
@@ -620,7 +607,8 @@ def _greedy_rows(
             gains = np.bincount(flat, weights=per.ravel(), minlength=m * n).reshape(m, n)
             full_pass_done = True
         elif affected.size:
-            pos, local = _segments(cov.indptr, affected)
+            pos, lens = entry_positions(cov.indptr, affected)
+            local = np.repeat(np.arange(affected.size), lens)
             zc = z[:, cols[pos]]
             per = prep.entry_weight[pos] * (prep.h(zc + data[pos]) - prep.h(zc))
             k = affected.size
@@ -652,13 +640,14 @@ def _greedy_rows(
         if dense is not None:
             z += dense[picks]
         if dense is None or incremental:
-            pos, local = _segments(cov.indptr, picks)
+            pos, lens = entry_positions(cov.indptr, picks)
+            local = np.repeat(np.arange(m), lens)
             if dense is None and pos.size:
                 z[local, cols[pos]] += data[pos]
         if incremental:
             # The gains are all formula values now: from here on update what the picks touch.
             by_unit = inst.coverage_csc
-            unit_pos, _ = _segments(by_unit.indptr, np.unique(cols[pos]))
+            unit_pos, _ = entry_positions(by_unit.indptr, np.unique(cols[pos]))
             affected = np.unique(by_unit.indices[unit_pos])
         spent += cost[picks]
         grp = group_idx[picks]
