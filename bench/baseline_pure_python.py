@@ -78,7 +78,7 @@ class Plain:
     # ------------------------------------------------------------------ optimum
     def opt(self, budget: float, pool: str = "full") -> float:
         """Depth-first enumeration: per group nothing or one candidate that still fits."""
-        limit = budget + 1e-9 * max(1.0, budget)
+        limit = budget * (1 + 1e-9)
         allowed = POOLS[pool]
         groups = [[c for c in g if allowed(self.cand[c].type)] for g in self.groups]
         best = 0.0
@@ -100,7 +100,7 @@ class Plain:
 
     # ------------------------------------------------------------------ writers
     def gvt(self, budget: float) -> list[str]:
-        limit = budget + 1e-9 * max(1.0, budget)
+        limit = budget * (1 + 1e-9)
         dens = sorted(
             (self.F([c]) / self.cost[c] for c in self.cost if self.cost[c] <= limit), reverse=True
         )
@@ -143,7 +143,7 @@ class Plain:
         return cid < best_cid
 
     def density(self, budget: float) -> list[str]:
-        limit = budget + 1e-9 * max(1.0, budget)
+        limit = budget * (1 + 1e-9)
         store: list[str] = []
         spent = 0.0
         for group in self.groups:
@@ -162,7 +162,7 @@ class Plain:
         return store
 
     def greedy(self, budget: float, types: set[str] | None = None) -> list[str]:
-        limit = budget + 1e-9 * max(1.0, budget)
+        limit = budget * (1 + 1e-9)
         group_of = {cid: k for k, g in enumerate(self.groups) for cid in g}
         store: list[str] = []
         used: set[int] = set()
@@ -191,7 +191,7 @@ class Plain:
             used.add(group_of[pick])
 
     def recency_raw(self, budget: float) -> list[str]:
-        limit = budget + 1e-9 * max(1.0, budget)
+        limit = budget * (1 + 1e-9)
         raw = [cid for cid, c in self.cand.items() if c.type == "raw_span"]
         raw.sort(key=lambda cid: (-self.time[self.cand[cid].experience], self.cost[cid], cid))
         store: list[str] = []

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from .compiled import CompiledInstance, compile_package
+from .compiled import CompiledInstance, budget_with_tolerance, compile_package
 from .errors import MemAuditError, UnknownNameError, WriterError
 from .objective import coverage_of, evaluate, get_saturation
 from .package import Package, Store
@@ -494,10 +494,6 @@ def ablation_opt(
 # --------------------------------------------------------------------------- helpers
 
 
-def _budget_limit(budget: float) -> float:
-    return budget + 1e-9 * max(1.0, abs(budget))
-
-
 def _ratio(value: float, opt: float) -> float | None:
     return None if opt <= ZERO_OPT else value / opt
 
@@ -560,7 +556,7 @@ def _prune_by_order(
     inst: CompiledInstance, ordered_idx: Sequence[int], budget: float
 ) -> tuple[list[int], list[int]]:
     """Walk ``ordered_idx`` (most recent first) keeping each item that still fits."""
-    limit = _budget_limit(budget)
+    limit = budget_with_tolerance(budget)
     kept: list[int] = []
     dropped: list[int] = []
     spent = 0.0
@@ -731,7 +727,7 @@ def score(
         members, how = _store_members(eval_inst, store)
         store_cost = float(eval_inst.cost[members].sum()) if members else 0.0
         kept = members
-        if store_cost > _budget_limit(budget):
+        if store_cost > budget_with_tolerance(budget):
             kept, lost_idx = _prune_by_order(eval_inst, members, budget)
             over_budget, pruned = True, "recency"
             dropped = tuple(eval_inst.candidate_ids[i] for i in lost_idx)

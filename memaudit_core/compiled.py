@@ -16,8 +16,9 @@ Examples
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
@@ -46,6 +47,42 @@ def entry_positions(indptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, n
     lens = indptr[rows + 1] - starts
     total = int(lens.sum())
     return np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(total), lens
+
+
+#: Relative tolerance of the budget: a store fits when its cost <= B (1 + 1e-9). Relative
+#: only (no absolute floor), so a package priced in tiny units keeps its budget.
+BUDGET_RTOL = 1e-9
+
+
+def budget_with_tolerance(budget: float) -> float:
+    """The largest store cost that fits ``budget``: B plus its 1e-9 relative tolerance.
+
+    Examples
+    --------
+    >>> budget_with_tolerance(10.0) - 10.0 < 1e-7
+    True
+    >>> budget_with_tolerance(4e-11) < 5e-11
+    True
+    """
+    budget = float(budget)
+    return budget + BUDGET_RTOL * abs(budget)
+
+
+#: Largest weight and largest cost that the exact engines see unscaled. Their tolerances
+#: (1e-12 gains and ties, HiGHS's 1e-7 dual and 1e-9 feasibility tolerances) are absolute, so
+#: a package of weights near 1e-9 was solved wrongly (HiGHS certified 0.5 for OPT 16.3, in
+#: units of 1e-9) and costs near 1e30 were refused by HiGHS. Outside these bands the engines
+#: get weights and costs scaled by a power of two (exact in floating point).
+SOLVER_SCALE_BAND = (2.0**-10, 2.0**30)
+
+
+def _pow2_scale(values: np.ndarray) -> float:
+    """1, or the power of two that brings ``max(values)`` into [0.5, 1) when out of band."""
+    top = float(values.max()) if values.size else 0.0
+    lo, hi = SOLVER_SCALE_BAND
+    if not math.isfinite(top) or top <= 0.0 or lo <= top <= hi:
+        return 1.0
+    return math.ldexp(1.0, -math.frexp(top)[1])
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -154,6 +191,25 @@ class CompiledInstance:
         h.update(f"|{self.saturation}|{self.group_capacity}|{self.n_units}".encode())
         return h.hexdigest()
 
+    @cached_property
+    def solver_view(self) -> tuple[CompiledInstance, float, float]:
+        """(instance the engines solve, value scale, cost scale); ``self, 1, 1`` in band.
+
+        The view has weights times the value scale and costs times the cost scale, both
+        powers of two, so it has the same optimal stores at budget B x cost scale and every
+        value is the original times the value scale, exactly (see :data:`SOLVER_SCALE_BAND`).
+        """
+        value_scale = _pow2_scale(self.weight)
+        cost_scale = _pow2_scale(self.cost)
+        if value_scale == 1.0 and cost_scale == 1.0:
+            return self, 1.0, 1.0
+        view = replace(
+            self,
+            weight=_frozen(self.weight * value_scale),
+            cost=_frozen(self.cost * cost_scale),
+        )
+        return view, value_scale, cost_scale
+
     def candidate_idx(self, candidate_id: str) -> int:
         try:
             return self._index[candidate_id]
@@ -174,13 +230,13 @@ class CompiledInstance:
         return float(self.cost[idx].sum()) if idx.size else 0.0
 
     def is_feasible(self, selected_idx: Sequence[int] | np.ndarray, budget: float) -> bool:
-        """Budget (with a 1e-9 relative tolerance) and at most ``group_capacity`` per group."""
+        """Budget (:func:`budget_with_tolerance`) and at most ``group_capacity`` per group."""
         idx = np.asarray(selected_idx, dtype=np.int64)
         if idx.size == 0:
             return True
         if len(set(idx.tolist())) != idx.size:
             return False
-        if self.selection_cost(idx) > budget + 1e-9 * max(1.0, abs(budget)):
+        if self.selection_cost(idx) > budget_with_tolerance(budget):
             return False
         groups = self.group_idx[idx]
         if self.group_capacity == 1:
@@ -249,8 +305,6 @@ class CompiledInstance:
 
     def with_capacity(self, k: int) -> CompiledInstance:
         """The same instance allowing up to ``k`` candidates per group."""
-        from dataclasses import replace
-
         if k < 1:
             raise ValueError("group capacity must be at least 1")
         return replace(self, group_capacity=int(k))

@@ -815,7 +815,9 @@ def _explain(
         )
     unused = ev.budget - ev.cost
     if unused > 1e-9 * max(1.0, ev.budget):
-        paras.append(f"It left {unused:g} {unit} of the budget unused.")
+        # "1 words" reads as a typo: a plural cost unit (words, tokens, chars) loses its s.
+        left_unit = unit[:-1] if unused == 1 and unit.endswith("s") else unit
+        paras.append(f"It left {unused:g} {left_unit} of the budget unused.")
     return tuple(paras)
 
 

@@ -699,6 +699,9 @@ def parse_package(doc: object, source: str = "<memory>") -> Package:
         source=source,
     )
     weights = package.unit_weights()
+    _check_sums(checker, package, weights)
+    if checker.problems:
+        raise PackageError(source, checker.problems)
     required_by_query = {r for q in package.queries for r in q.requires}
     for unit in package.units:
         if unit.weight is None and unit.id not in required_by_query:
@@ -709,6 +712,58 @@ def parse_package(doc: object, source: str = "<memory>") -> Package:
         warnings.append("every unit weighs 0: every optimum is 0 and ratios are n/a")
     object.__setattr__(package, "warnings", tuple(warnings))
     return package
+
+
+def _check_sums(checker: _Checker, package: Package, weights: dict[str, float]) -> None:
+    """Sums the engines form must stay finite: each number can be, and their sum not.
+
+    Total costs (of the candidates, and with each store's memories) and the largest value F
+    can take, sum_r w_r h(z_r) with every candidate selected. Past 1.8e308 they become inf,
+    and the app, the writers and the solvers would compare infinities.
+    """
+    from .objective import get_saturation  # objective imports compiled, which imports us
+
+    rule = "finite-sum"
+    hint = "more than the largest float (about 1.8e308): use a smaller unit"
+    total_cost = float(sum(c.cost for c in package.candidates))
+    if not math.isfinite(total_cost):
+        checker.add("$.candidates", rule, f"the candidates' costs add up to {hint} of cost")
+    from_queries = [u.id for u in package.units if u.weight is None]
+    for unit_id in from_queries:
+        if not math.isfinite(weights[unit_id]):
+            checker.add(
+                "$.queries",
+                rule,
+                f"the weights of the queries requiring unit {unit_id!r} add up to {hint}",
+            )
+            return
+    h = get_saturation(package.saturation).h_scalar
+    column: dict[str, float] = {}
+    for cand in package.candidates:
+        for unit_id, a in cand.coverage.items():
+            column[unit_id] = column.get(unit_id, 0.0) + a
+
+    def top_value(extra: tuple[ExternalMemory, ...] = ()) -> float:
+        col = dict(column)
+        for mem in extra:
+            for unit_id, a in mem.coverage.items():
+                col[unit_id] = col.get(unit_id, 0.0) + a
+        return float(sum(weights[u] * h(z) for u, z in col.items() if weights.get(u)))
+
+    if not math.isfinite(top_value()):
+        checker.add(
+            "$.units",
+            rule,
+            f"the largest value F can take (every candidate kept) comes to {hint} of weight",
+        )
+    for i, store in enumerate(package.stores):
+        if not store.memories:
+            continue
+        path = f"$.stores[{i}].memories"
+        if not math.isfinite(total_cost + sum(m.cost for m in store.memories)):
+            checker.add(path, rule, f"the costs with this store's memories add up to {hint}")
+        elif not math.isfinite(top_value(store.memories)):
+            checker.add(path, rule, f"F with this store's memories can come to {hint}")
 
 
 def _is_array(doc: dict, key: str) -> bool:

@@ -52,7 +52,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .analysis import (
-    _budget_limit,
     _cached,
     _ratio,
     _store_members,
@@ -62,7 +61,7 @@ from .analysis import (
     ratio_text,
     store_as_kept,
 )
-from .compiled import CompiledInstance, compile_package
+from .compiled import CompiledInstance, budget_with_tolerance, compile_package
 from .errors import MemAuditError, UnknownNameError
 from .objective import evaluate, singleton_values
 from .package import Package, Store, replace_package
@@ -419,7 +418,7 @@ def memory_salience(memory: Any, field: str | None = None) -> float | None:
 
 def _fit(order: Sequence[str], cost: Mapping[str, float], budget: float) -> tuple[list, list]:
     """Walk ``order`` keeping each memory that still fits."""
-    limit = _budget_limit(budget)
+    limit = budget_with_tolerance(budget)
     kept: list[str] = []
     dropped: list[str] = []
     spent = 0.0
@@ -550,7 +549,7 @@ def _solve_at(
     prev_upper: tuple[str, ...] | None = None,
     prev_union: tuple[int, ...] | None = None,
 ) -> _Solved:
-    over = prep.store_cost > _budget_limit(budget)
+    over = prep.store_cost > budget_with_tolerance(budget)
     if not over:
         kept, keep_rule = list(prep.ids), "all"
     elif keep == "salience" and prep.salience_order is not None:
@@ -652,8 +651,8 @@ def _build_report(
     store, unit = prep.store, package.cost_unit
     upper, union_opt = solved.upper, solved.union_opt
     value, kept = solved.value, solved.kept
-    over = prep.store_cost > _budget_limit(budget)
-    cost_effect = prep.min_cost is not None and prep.min_cost > _budget_limit(budget)
+    over = prep.store_cost > budget_with_tolerance(budget)
+    cost_effect = prep.min_cost is not None and prep.min_cost > budget_with_tolerance(budget)
     union_ratio = _ratio(value, union_opt.value)
     package_ratio = _ratio(value, package_opt.value)
     extraction = _ratio(upper.value, union_opt.value)
@@ -949,7 +948,8 @@ def union_curve(
                     union_ratio=_ratio(s.value, s.union_opt.value),
                     extraction=_ratio(s.upper.value, s.union_opt.value),
                     selection=_ratio(s.value, s.upper.value),
-                    cost_effect=prep.min_cost is not None and prep.min_cost > _budget_limit(b),
+                    cost_effect=prep.min_cost is not None
+                    and prep.min_cost > budget_with_tolerance(b),
                     certified=s.upper.certified and s.union_opt.certified and p_opt.certified,
                 )
             )

@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from .compiled import CompiledInstance, entry_positions
+from .compiled import CompiledInstance, budget_with_tolerance, entry_positions
 from .errors import UnknownNameError, WriterError
 from .objective import GAIN_EPS, CoverageState, evaluate, get_saturation
 from .solvers import check_budget
@@ -115,11 +115,6 @@ class WriterResult:
 
 
 # --------------------------------------------------------------------------- small helpers
-
-
-def _budget_tol(budget: float) -> float:
-    # Same tolerance as CompiledInstance.is_feasible, so a writer never disagrees with it.
-    return 1e-9 * max(1.0, abs(budget))
 
 
 def _tied(a: float, b: float) -> bool:
@@ -375,7 +370,7 @@ def _gvt_many(inst: CompiledInstance, budgets: list[float]) -> list[tuple[int, .
     ids = inst.candidate_ids
     cap = inst.group_capacity
     n_groups = inst.n_groups
-    limits = [b + _budget_tol(b) for b in budgets]
+    limits = [budget_with_tolerance(b) for b in budgets]
 
     single = prep.singletons(inst)
     neg_floors: list[list[float]] = []  # per budget: -(threshold - TIE_TOL), ascending
@@ -508,7 +503,7 @@ def _density(inst: CompiledInstance, budget: float) -> tuple[int, ...]:
     prep = _prep(inst)
     cost, starts, suffix_min = prep.costs, prep.starts, prep.suffix_min_cost
     ids = inst.candidate_ids
-    limit = budget + _budget_tol(budget)
+    limit = budget_with_tolerance(budget)
     state, slice_gains, add, _ = _state_ops(inst, prep)
     spent = 0.0
     for g in range(inst.n_groups):
@@ -569,7 +564,7 @@ def _greedy_rows(
     rows = len(budgets)
     cost = inst.cost
     neg_cost = -cost[None, :]
-    limit = np.array([b + _budget_tol(b) for b in budgets], dtype=np.float64)
+    limit = np.array([budget_with_tolerance(b) for b in budgets], dtype=np.float64)
     open_ = np.ones((rows, n), dtype=bool)
     for k, a in enumerate(allowed):
         if a is not None:
@@ -680,7 +675,7 @@ def _recency_raw(inst: CompiledInstance, budget: float) -> tuple[int, ...]:
     """raw_span candidates newest first (time desc, cost, id); add each one that fits."""
     prep = _prep(inst)
     cost = prep.costs
-    limit = budget + _budget_tol(budget)
+    limit = budget_with_tolerance(budget)
     if prep.recency is None:
         raw = np.flatnonzero(prep.types == "raw_span").tolist()
         times, ids = inst.candidate_times.tolist(), inst.candidate_ids

@@ -26,6 +26,9 @@ SAMPLES_DIR = REPO_ROOT / "sample_packages"
 DEFAULT_SAMPLE = "sample:travel-assistant"
 #: Uploads above this many megabytes are refused with a message (configurable per call).
 MAX_UPLOAD_MB = 50
+#: Largest generated package the app builds (estimated candidates + coverage entries): about
+#: a 50 MB file, like an upload. A link is enough to ask for one, so the server caps it.
+APP_MAX_GENERATED_SIZE = 250_000
 
 
 def sample_files() -> dict[str, Path]:
@@ -69,7 +72,7 @@ def parse_params(params_text: str) -> dict[str, str]:
 
 @st.cache_resource(show_spinner="Generating the package…", max_entries=32)
 def _generate(family: str, seed: int, params_text: str) -> Package:
-    return generate(family, seed=seed, **parse_params(params_text))
+    return generate(family, seed=seed, max_size=APP_MAX_GENERATED_SIZE, **parse_params(params_text))
 
 
 @st.cache_resource(show_spinner=False)

@@ -107,3 +107,22 @@ def test_good_upload_becomes_current_package() -> None:
     at.file_uploader(key="w_upload").upload("chain.json", data, "application/json").run()
     _no_errors(at)
     assert at.session_state["ma_package"].startswith("upload:")
+
+
+def test_a_link_to_a_huge_generated_package_is_refused_not_built() -> None:
+    """QA: this link grew the server to 23.8 GB; now the size estimate refuses it at once."""
+    at = _run("app.py", "gen:memaudit-small:0:normal_count=100000000")
+    assert not at.exception
+    warnings = " ".join(w.value for w in at.warning)
+    assert "generator-size" in warnings and "250,000" in warnings, warnings
+    assert at.session_state["ma_package"] != "gen:memaudit-small:0:normal_count=100000000"
+
+
+def test_an_upload_whose_costs_overflow_is_refused() -> None:
+    doc = (REPO / "tests" / "malformed" / "costs_sum_overflows.json").read_bytes()
+    at = _run("app.py", "sample:update_chain")
+    at.file_uploader(key="w_upload").upload("huge.json", doc, "application/json").run()
+    assert not at.exception
+    shown = [e.value.replace("\\", "") for e in at.error]  # markdown-escaped
+    assert any("finite-sum" in text and "huge.json" in text for text in shown), shown
+    assert at.session_state["ma_package"] == "sample:update_chain"

@@ -331,3 +331,38 @@ def test_abstention_hard_alternates():
             assert types == ["abstention", "atomic_fact", "raw_span", "summary"]
             assert kinds[f"answer_{i}"] == "fact"
             assert kinds[f"no_abstain_{i}"] == "abstention"
+
+
+def test_generate_refuses_a_package_too_large_to_build_before_building_it():
+    """A link or a CLI call can ask for 10^8 experiences; the estimate refuses it at once."""
+    import time
+
+    from memaudit_core.errors import MemAuditError
+    from memaudit_core.generators import MAX_GENERATED_SIZE, estimated_size, generate
+
+    t0 = time.perf_counter()
+    with pytest.raises(MemAuditError, match=r"generator-size"):
+        generate("memaudit-small", normal_count=100_000_000)
+    assert time.perf_counter() - t0 < 5  # refused, not built (building takes minutes)
+    with pytest.raises(MemAuditError, match=r"more than the 1,000 allowed"):
+        generate("random_coverage", n_groups=100, max_size=1_000)
+    assert estimated_size("event_graph", n_experiences=200_000) <= MAX_GENERATED_SIZE
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_size_estimates_track_the_generated_packages(family):
+    """Estimates are at least 0.9x the candidates + coverage entries actually made, and at
+    most 3x those plus the units (random_coverage counts its units: they need not be covered).
+    """
+    from memaudit_core.generators import estimated_size
+
+    fam = FAMILIES[family]
+    for name, default in fam.defaults().items():
+        if type(default) is not int or name in ("n_entities", "min_cover", "max_cover"):
+            continue
+        for n in (30, 300):
+            pkg = generate(family, **{name: n})
+            actual = len(pkg.candidates) + sum(len(c.coverage) for c in pkg.candidates)
+            estimate = estimated_size(family, **{name: n})
+            most = 3 * (actual + len(pkg.units)) + 100
+            assert 0.9 * actual <= estimate <= most, (name, n, actual, estimate)

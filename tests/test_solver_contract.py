@@ -958,3 +958,70 @@ def test_killed_milp_run_without_a_start_keeps_the_greedy_store(monkeypatch):
     assert raw.value == pytest.approx(run_writer("greedy", inst, budget).value, rel=1e-12)
     assert inst.is_feasible(raw.selected_idx, budget) and raw.value > 0
     assert raw.bound >= run_engine("bnb", inst, budget)[0].value - 1e-9
+
+
+# --------------------------------------------------------------------------- units of any scale
+def _rescaled(pkg, weight_scale: float, cost_scale: float):
+    """The same package with weights and costs in other units (plain multiplication)."""
+    from memaudit_core.package import package_to_dict
+
+    doc = package_to_dict(pkg)
+    for unit in doc["units"]:
+        if unit.get("weight") is not None:
+            unit["weight"] *= weight_scale
+    for query in doc.get("queries", []):
+        query["weight"] *= weight_scale
+    for cand in doc["candidates"]:
+        cand["cost"] *= cost_scale
+    for key in ("budget",):
+        if doc.get(key) is not None:
+            doc[key] *= cost_scale
+    doc.pop("budgets", None)
+    return parse_package(json.loads(json.dumps(doc)))
+
+
+SCALES = [(1e-12, 1.0), (1.0, 1e-12), (1e-9, 1e9), (1e30, 1.0), (1.0, 1e30), (1e200, 1e-200)]
+
+
+@pytest.mark.parametrize("engine", ENGINE_NAMES)
+@pytest.mark.parametrize(("weight_scale", "cost_scale"), SCALES)
+def test_engines_answer_in_any_units(engine, weight_scale, cost_scale):
+    """OPT in other units is OPT times the weight scale, at the budget in the new cost units.
+
+    Found by QA: with weights near 1e-9 HiGHS certified 0.5 where OPT was 16.3 (in 1e-9
+    units), weights of 1e-12 gave 0 everywhere, and costs of 1e30 were refused by HiGHS.
+    Brute force on the package in its own units is the oracle.
+    """
+    pkg = generate("memaudit-small", seed=2, normal_count=4, update_count=2)
+    inst = compile_package(pkg)
+    inst_s = compile_package(_rescaled(pkg, weight_scale, cost_scale))
+    for budget in (3.0, 7.0, 12.0):
+        best, _ = brute_force(inst, budget)
+        res = solve(inst_s, budget * cost_scale, engine)
+        assert res.certified, res.certificate.proof
+        assert math.isclose(res.value, best * weight_scale, rel_tol=1e-9), (budget, res.value)
+        assert evaluate(inst, list(res.selected_idx)) == pytest.approx(best, rel=1e-12)
+        assert inst.is_feasible(res.selected_idx, budget)
+
+
+@pytest.mark.parametrize(("weight_scale", "cost_scale"), SCALES)
+def test_budget_sweeps_answer_in_any_units(weight_scale, cost_scale):
+    pkg = generate("temporal_interval")
+    inst = compile_package(pkg)
+    inst_s = compile_package(_rescaled(pkg, weight_scale, cost_scale))
+    budgets = [2.0, 5.0, 9.0, 13.0]
+    results = solve_budgets(inst_s, [b * cost_scale for b in budgets])
+    for b, res in zip(budgets, results, strict=True):
+        best, _ = brute_force(inst, b)
+        assert res.certified
+        assert math.isclose(res.value, best * weight_scale, rel_tol=1e-9), (b, res.value)
+
+
+def test_a_budget_below_one_keeps_a_relative_tolerance():
+    """The tolerance is 1e-9 of B, not 1e-9 absolute: a 4e-11 budget admits no 1e-9 store."""
+    pkg = _rescaled(generate("temporal_interval"), 1.0, 1e-12)
+    inst = compile_package(pkg)
+    cheapest = float(inst.cost.min())
+    assert not inst.is_feasible([int(np.argmin(inst.cost))], cheapest * 0.999)
+    for engine in ("bnb", "milp", "brute"):
+        assert solve(inst, cheapest * 0.999, engine).selected_idx == ()

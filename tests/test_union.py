@@ -70,7 +70,7 @@ def brute_union(pkg: Package, store_id: str | None, budget: float, *, package=Tr
             groups.append([None] + [c for c in pkg.candidates if c.experience == e.id])
     mems = _live(pkg.store(store_id)) if (memories and store_id) else []
     best = 0.0
-    limit = budget + 1e-9 * max(1.0, budget)
+    limit = budget * (1 + 1e-9)
     for combo in itertools.product(*groups) if groups else [()]:
         chosen = [c for c in combo if c is not None]
         base_cost = sum(c.cost for c in chosen)
@@ -91,7 +91,7 @@ def recency_kept(store, budget: float) -> list[str]:
     order = sorted(range(len(mems)), key=lambda j: (mems[j].created_at, j), reverse=True)
     kept, spent = [], 0.0
     for j in order:
-        if spent + mems[j].cost <= budget + 1e-9 * max(1.0, budget):
+        if spent + mems[j].cost <= budget * (1 + 1e-9):
             kept.append(mems[j].id)
             spent += mems[j].cost
     return kept

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from memaudit_core import writers as W
 from memaudit_core.analysis import sweep
-from memaudit_core.compiled import compile_package
+from memaudit_core.compiled import budget_with_tolerance, compile_package
 from memaudit_core.errors import MemAuditError, UnknownNameError
 from memaudit_core.generators import generate
 from memaudit_core.objective import CoverageState, evaluate
@@ -394,7 +394,7 @@ def _gvt_one_pass_per_threshold(inst, budget):
     Independent of the writers' shared decision tree and of its group skipping; it shares
     only the tie primitives (:func:`_tied`, :func:`_beats`) and the budget tolerance.
     """
-    limit = budget + W._budget_tol(budget)
+    limit = budget_with_tolerance(budget)
     single = CoverageState(inst).gains()
     fits = inst.cost <= limit
     thresholds = []

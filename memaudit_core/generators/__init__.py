@@ -34,6 +34,7 @@ register_family(
         True,
         "The paper's base family: 3 plain facts and 2 preference updates (7 experiences).",
         {"normal_count": "plain-fact experiences", "update_count": "preference updates"},
+        lambda normal_count, update_count: 8 * normal_count + 21 * update_count,
     )
 )
 register_family(
@@ -43,6 +44,7 @@ register_family(
         False,
         "A chain of supersessions (seed-invariant): validity types carry the value.",
         {"length": "number of updates after the initial version"},
+        lambda length: 14 * length,
     )
 )
 register_family(
@@ -52,6 +54,7 @@ register_family(
         False,
         "Interval facts plus closures that invalidate open intervals (seed-invariant).",
         {"intervals": "interval experiences", "closures": "closure experiences"},
+        lambda intervals, closures: 15 * intervals + 14 * closures,
     )
 )
 
@@ -80,28 +83,74 @@ def _coerce(value: Any, default: Any, name: str) -> Any:
     return value
 
 
-def generate(family: str, seed: int = 0, **params: Any) -> Package:
+#: Largest package :func:`generate` builds, in estimated candidates plus coverage entries
+#: (a 200,000-turn event graph, the largest that family allows, is about 1.7 million; the
+#: 20,000-turn one, a 36 MB file, about 170,000).
+MAX_GENERATED_SIZE = 2_000_000
+
+
+def estimated_size(family: str, **params: Any) -> float | None:
+    """Estimated candidates plus coverage entries of ``generate(family, **params)``.
+
+    None when the family has no estimate or a parameter is not a number (the family's own
+    checks then report it).
+
+    Examples
+    --------
+    >>> estimated_size("memaudit-small", normal_count=1000) > 8000
+    True
+    """
+    fam = _family(family)
+    values = {**fam.defaults(), **_clean_params(fam, params)}
+    if fam.size is None:
+        return None
+    try:
+        return float(fam.size(**values))
+    except (TypeError, ValueError):
+        return None
+
+
+def _family(family: str) -> Family:
+    if family not in FAMILIES:
+        raise UnknownNameError(f"unknown family {family!r} (known: {', '.join(sorted(FAMILIES))})")
+    return FAMILIES[family]
+
+
+def _clean_params(fam: Family, params: dict[str, Any]) -> dict[str, Any]:
+    defaults = fam.defaults()
+    clean: dict[str, Any] = {}
+    for key, value in params.items():
+        if key not in defaults:
+            known = ", ".join(sorted(defaults)) or "none"
+            raise UnknownNameError(f"family {fam.name!r} has no parameter {key!r} (known: {known})")
+        clean[key] = _coerce(value, defaults[key], key)
+    return clean
+
+
+def generate(
+    family: str, seed: int = 0, *, max_size: float = MAX_GENERATED_SIZE, **params: Any
+) -> Package:
     """Build a package of a registered family.
 
     Parameters given as strings (from the CLI) are converted to the type of the default.
+    ``max_size`` caps :func:`estimated_size` (the app passes a smaller cap than the CLI).
 
     Raises
     ------
     UnknownNameError
         For an unknown family or parameter.
     MemAuditError
-        For a seed that is not an integer >= 0.
+        For a seed that is not an integer >= 0, or a package larger than ``max_size``.
     """
-    if family not in FAMILIES:
-        raise UnknownNameError(f"unknown family {family!r} (known: {', '.join(sorted(FAMILIES))})")
-    fam = FAMILIES[family]
-    defaults = fam.defaults()
-    clean: dict[str, Any] = {}
-    for key, value in params.items():
-        if key not in defaults:
-            known = ", ".join(sorted(defaults)) or "none"
-            raise UnknownNameError(f"family {family!r} has no parameter {key!r} (known: {known})")
-        clean[key] = _coerce(value, defaults[key], key)
+    fam = _family(family)
+    clean = _clean_params(fam, params)
+    size = estimated_size(family, **clean)
+    if size is not None and size > max_size:
+        given = ", ".join(f"{k}={v!r}" for k, v in clean.items())
+        raise MemAuditError(
+            f"{family} with {given} would make about {size:,.0f} candidates and coverage "
+            f"entries, more than the {max_size:,.0f} allowed here [rule: generator-size]"
+        )
     if isinstance(seed, bool) or int(seed) != seed or seed < 0:
         # Python's Random(-1) draws what Random(1) draws: a negative seed would be a copy of
         # another package under a different id.

@@ -17,6 +17,10 @@ class Family:
     seeded: bool
     description: str
     param_help: dict[str, str] = field(default_factory=dict)
+    #: Estimated candidates plus coverage entries for given parameters (every parameter
+    #: passed, defaults filled in), so that :func:`~memaudit_core.generators.generate` can
+    #: refuse a package too large to build before building it. None: no estimate.
+    size: Callable[..., float] | None = None
 
     def defaults(self) -> dict[str, Any]:
         sig = inspect.signature(self.build)

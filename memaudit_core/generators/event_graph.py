@@ -1546,5 +1546,6 @@ FAMILY_RECORDS: list[Family] = [
             "cost_rule": "words | chars | bytes_overhead (8 + ceil(utf8_bytes / 24))",
             "budget_fraction": "default budget as a fraction of the total candidate cost",
         },
+        lambda n_experiences, **_: 9 * n_experiences,
     )
 ]

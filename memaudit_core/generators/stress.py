@@ -560,6 +560,7 @@ FAMILY_RECORDS: list[Family] = [
         True,
         "Stress: a cheap shared lure fact beats specific facts on density, not on value.",
         {"n_experiences": "experiences (one specific fact each; context shared per pair)"},
+        lambda n_experiences: 13 * n_experiences,
     ),
     Family(
         "scope_shift",
@@ -567,6 +568,7 @@ FAMILY_RECORDS: list[Family] = [
         True,
         "Stress: scoped preferences; generic summaries drop the scope; a cross-scope review.",
         {"n_scopes": "scopes (one experience each, plus one review experience)"},
+        lambda n_scopes: 14 * n_scopes,
     ),
     Family(
         "summary_tradeoff",
@@ -574,6 +576,7 @@ FAMILY_RECORDS: list[Family] = [
         True,
         "Stress: two facts per episode against compressed, balanced and raw summaries.",
         {"n_episodes": "episodes (one experience each)"},
+        lambda n_episodes: 16 * n_episodes,
     ),
     Family(
         "redundancy_heavy",
@@ -581,6 +584,7 @@ FAMILY_RECORDS: list[Family] = [
         True,
         "Stress: a core fact repeated in every experience; only the tails add value.",
         {"n_experiences": "experiences (one tail unit each; local context shared per pair)"},
+        lambda n_experiences: 12 * n_experiences,
     ),
     Family(
         "abstention_hard",
@@ -588,5 +592,6 @@ FAMILY_RECORDS: list[Family] = [
         True,
         "Stress: conflicting sources call for abstention; answerable ones do not.",
         {"n_experiences": "experiences (even: conflicting sources; odd: answerable)"},
+        lambda n_experiences: 12 * n_experiences,
     ),
 ]

@@ -123,5 +123,9 @@ FAMILY_RECORDS = [
             "budget_fraction": "default budget as a fraction of groups x mean cost",
             "integer_costs": "round costs to integers",
         },
+        lambda n_groups, candidates_per_group, units_per_group, min_cover, max_cover, **_: (
+            n_groups * candidates_per_group * (1 + min(max_cover, n_groups * units_per_group))
+            + n_groups * units_per_group
+        ),
     )
 ]

@@ -16,7 +16,7 @@ import math
 import numbers
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -216,10 +216,23 @@ def run_engine(
     if name not in ENGINES:
         raise UnknownNameError(f"unknown solver {name!r} (known: {', '.join(SOLVER_CHOICES)})")
     t0 = time.perf_counter()
+    view, value_scale, cost_scale = inst.solver_view
     raw = ENGINES[name](
-        inst, budget, time_limit=time_limit, node_limit=node_limit, incumbent_idx=incumbent_idx
+        view,
+        budget * cost_scale,
+        time_limit=time_limit,
+        node_limit=node_limit,
+        incumbent_idx=incumbent_idx,
     )
+    if view is not inst:
+        raw = unscaled(raw, value_scale, cost_scale)
     return raw, time.perf_counter() - t0
+
+
+def unscaled(raw: RawSolution, value_scale: float, cost_scale: float) -> RawSolution:
+    """An engine's solution on :attr:`CompiledInstance.solver_view`, in the package's units."""
+    detail = {**raw.detail, "scaled": {"values": value_scale, "costs": cost_scale}}
+    return replace(raw, value=raw.value / value_scale, bound=raw.bound / value_scale, detail=detail)
 
 
 def solve(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 
-from ..compiled import CompiledInstance
+from ..compiled import CompiledInstance, budget_with_tolerance
 from . import RawSolution, register_engine
 
 MAX_COMBINATIONS = 2_000_000
@@ -49,12 +49,12 @@ def brute_force(inst: CompiledInstance, budget: float) -> tuple[float, tuple[int
         total *= len(opts)
     if total > MAX_COMBINATIONS:
         raise ValueError(f"brute force refuses {total} combinations (max {MAX_COMBINATIONS})")
-    tol = 1e-9 * max(1.0, abs(budget))
+    limit = budget_with_tolerance(budget)
     best = (-1.0, math.inf, ())
     for combo in itertools.product(*group_options):
         chosen = tuple(sorted(i for part in combo for i in part))
         cost = sum(float(inst.cost[i]) for i in chosen)
-        if cost > budget + tol:
+        if cost > limit:
             continue
         z: dict[int, float] = {}
         for i in chosen:

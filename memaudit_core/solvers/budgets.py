@@ -110,11 +110,14 @@ def _frontier_results(
     check = (
         cross_check is True or cross_check is None or (cross_check == "sample" and sampled(inst))
     )
+    # The frontier was built on inst.solver_view: budgets and values in its units.
+    view, value_scale, cost_scale = inst.solver_view
     plain: dict[float, tuple[float, tuple[int, ...]]] = {}
     t_plain = 0.0
     if check and combination_count(inst, grid[-1]) <= ENUM_MAX_COMBINATIONS:
         t = time.perf_counter()
-        plain = dict(zip(grid, enum_all_budgets(inst, grid), strict=True))
+        answers = enum_all_budgets(view, [b * cost_scale for b in grid])
+        plain = {b: (v / value_scale, s) for b, (v, s) in zip(grid, answers, strict=True)}
         t_plain = (time.perf_counter() - t) / len(grid)
     per = t_front / len(grid)
     detail = {
@@ -124,7 +127,7 @@ def _frontier_results(
         "entries": len(fr.entries),
         "budgets": len(grid),
     }
-    best = [fr.best(b) for b in grid]
+    best = [(v / value_scale, s) for v, s in (fr.best(b * cost_scale) for b in grid)]
     # F of every store, recomputed from the compiled instance in one pass (same numbers as
     # objective.evaluate) for the certificates.
     recomputed = evaluate_many(inst, [sel for _, sel in best])
@@ -245,7 +248,8 @@ def solve_budgets(
 
     if solver == "auto":
         t = time.perf_counter()
-        fr = _frontier(inst, budget_with_tolerance(grid[-1]), len(grid))
+        view, _, cost_scale = inst.solver_view
+        fr = _frontier(view, budget_with_tolerance(grid[-1] * cost_scale), len(grid))
         if fr is not None:
             results = _frontier_results(
                 inst, fr, grid, time.perf_counter() - t, cross_check, limits

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..compiled import CompiledInstance
+from ..compiled import CompiledInstance, budget_with_tolerance
 from ..errors import SolverError
 from ..objective import get_saturation
 from . import RawSolution, register_engine
@@ -47,16 +47,7 @@ ENUM_MAX_CELLS = 40_000_000
 #: Values (and costs) closer than this are ties, exactly as in :mod:`.brute`.
 TIE = 1e-12
 
-
-def budget_with_tolerance(budget: float) -> float:
-    """The budget plus the 1e-9 relative tolerance that ``is_feasible`` allows.
-
-    Examples
-    --------
-    >>> budget_with_tolerance(10.0) - 10.0 < 1e-7
-    True
-    """
-    return float(budget) + 1e-9 * max(1.0, abs(float(budget)))
+__all__ = ["budget_with_tolerance"]  # re-exported: engines import it from here
 
 
 def selection_key(inst: CompiledInstance, selected_idx: Sequence[int]) -> tuple[str, ...]:
