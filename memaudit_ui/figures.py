@@ -39,6 +39,8 @@ KIND_COLORS = {
 
 #: The plotly template every figure uses (:func:`base_layout`, :func:`base_layout_dict`).
 TEMPLATE = "plotly_white"
+#: One name for F on every value axis (the objective: weighted evidence value).
+VALUE_AXIS = "F (weighted evidence value)"
 
 
 def base_layout(fig: go.Figure, title: str, present: bool = False, height: int = 420) -> go.Figure:
@@ -164,7 +166,7 @@ def kind_loss_bars(
     store_values: Sequence[float],
     opt_values: Sequence[float],
     title: str,
-    cost_unit_label: str = "value (weighted coverage)",
+    cost_unit_label: str = "F kept (weighted evidence value)",
     present: bool = False,
 ) -> go.Figure:
     """Grouped bars per unit kind: value kept by the store vs by the optimum."""
@@ -316,7 +318,7 @@ def bucket_value_bars(
         },
         "yaxis": {
             "title": {
-                "text": "value kept (weighted coverage, F units)",
+                "text": "F kept (weighted evidence value)",
                 "font": {"size": font + 1},
             },
             "range": [0, top * 1.2 if top > 0 else 1],
@@ -850,7 +852,7 @@ def budget_value_curve(curve, title: str, present: bool = False, current_budget=
         )
     unit = curve.cost_unit
     fig.update_xaxes(title_text=f"budget B ({unit})")
-    fig.update_yaxes(title_text="F (weighted evidence value)", rangemode="tozero")
+    fig.update_yaxes(title_text=VALUE_AXIS, rangemode="tozero")
     _mark_budget(fig, current_budget, unit)
     base_layout(fig, _plain(title), present, height=480)
     _legend_below(fig, present)
@@ -1092,7 +1094,7 @@ def union_curve_lines(
             annotation_position="top left",
         )
     fig.update_xaxes(title_text=f"budget ({cost_unit})")
-    fig.update_yaxes(title_text="F (weighted evidence coverage)", rangemode="tozero")
+    fig.update_yaxes(title_text=VALUE_AXIS, rangemode="tozero")
     fig = base_layout(fig, title, present, height=480)
     fig.update_layout(
         legend={"orientation": "v", "yanchor": "top", "y": 1, "xanchor": "left", "x": 1.02},
@@ -1144,7 +1146,7 @@ def ablation_value_chart(curves: Sequence, title: str, cost_unit: str, present: 
             "<extra></extra>",
         )
     fig.update_xaxes(title_text=f"budget B ({cost_unit})")
-    fig.update_yaxes(title_text="OPT (weighted evidence coverage)", rangemode="tozero")
+    fig.update_yaxes(title_text="OPT = max F (weighted evidence value)", rangemode="tozero")
     base_layout(fig, _plain(title), present, height=440)
     _legend_below(fig, present)
     return fig
@@ -1230,7 +1232,7 @@ def capacity_chart(cap, title: str, cost_unit: str, present: bool = False):
         "%{customdata[0]}<extra></extra>",
     )
     fig.update_xaxes(title_text=f"budget B ({cost_unit})")
-    fig.update_yaxes(title_text="OPT (weighted evidence coverage)", rangemode="tozero")
+    fig.update_yaxes(title_text="OPT = max F (weighted evidence value)", rangemode="tozero")
     base_layout(fig, _plain(title), present, height=420)
     _legend_below(fig, present)
     return fig

@@ -62,6 +62,10 @@ def chart(fig: go.Figure, key: str, filename: str, *, selectable: bool = False):
     return event
 
 
+#: Longest table shown as a static table (readable font) in presentation mode.
+PRESENT_TABLE_MAX_ROWS = 40
+
+
 def _csv(df: pd.DataFrame) -> Callable[[], bytes]:
     def make() -> bytes:
         return df.to_csv(index=False).encode("utf-8")
@@ -73,8 +77,15 @@ def table(df: pd.DataFrame, key: str, filename: str, **kwargs) -> None:
     """Show a dataframe (text is never interpreted) with a CSV download button.
 
     The CSV is made when the button is clicked (deferred download data), not on every rerun.
+    Missing values (a ratio with OPT = 0, no seed) read "n/a", as in the metrics, not "None".
     """
-    st.dataframe(df, key=key, hide_index=True, **kwargs)
+    df = _with_na(df)
+    if st.session_state.get("ma_present") and len(df) <= PRESENT_TABLE_MAX_ROWS:
+        # The interactive grid draws on a canvas at a fixed 14 px: unreadable on a projector.
+        # A static table takes the presentation font size.
+        st.table(df.style.hide(axis="index").format(_cell_text))
+    else:
+        st.dataframe(df, key=key, hide_index=True, **kwargs)
     st.download_button(
         "CSV",
         _csv(df),
@@ -84,6 +95,26 @@ def table(df: pd.DataFrame, key: str, filename: str, **kwargs) -> None:
         on_click="ignore",
         icon=":material/download:",
     )
+
+
+def _with_na(df: pd.DataFrame) -> pd.DataFrame:
+    """Columns holding a missing value as text, "n/a" for each missing one."""
+    missing = [col for col in df.columns if df[col].map(_is_missing).any()]
+    if not missing:
+        return df
+    out = df.copy()
+    for col in missing:
+        out[col] = ["n/a" if _is_missing(v) else _cell_text(v) for v in out[col]]
+    return out
+
+
+def _cell_text(value: object) -> str:
+    """A cell as the grid shows it: floats in up to 6 significant digits, not 3.000000."""
+    return f"{value:.6g}" if isinstance(value, float) else str(value)
+
+
+def _is_missing(value: object) -> bool:
+    return value is None or (isinstance(value, float) and value != value)
 
 
 def ratio_text(ratio: float | None) -> str:
