@@ -68,18 +68,19 @@ def budget_with_tolerance(budget: float) -> float:
     return budget + BUDGET_RTOL * abs(budget)
 
 
-#: Largest weight and largest cost that the exact engines see unscaled. Their tolerances
-#: (1e-12 gains and ties, HiGHS's 1e-7 dual and 1e-9 feasibility tolerances) are absolute, so
-#: a package of weights near 1e-9 was solved wrongly (HiGHS certified 0.5 for OPT 16.3, in
-#: units of 1e-9) and costs near 1e30 were refused by HiGHS. Outside these bands the engines
-#: get weights and costs scaled by a power of two (exact in floating point).
-SOLVER_SCALE_BAND = (2.0**-10, 2.0**30)
+#: The band of the largest weight and of the largest cost in which engines and reference
+#: writers see a package unscaled. Their tolerances (1e-12 for zero gains and ties, HiGHS's
+#: 1e-7 dual and 1e-9 feasibility tolerances) are absolute, so a package of weights near 1e-9
+#: was solved wrongly (HiGHS certified 0.5 for OPT 16.3, in units of 1e-9) and costs near
+#: 1e30 were refused by HiGHS. Outside the band they get weights and costs scaled by a power
+#: of two, which is exact in floating point (:attr:`CompiledInstance.scaled_view`).
+SCALE_BAND = (2.0**-10, 2.0**30)
 
 
 def _pow2_scale(values: np.ndarray) -> float:
     """1, or the power of two that brings ``max(values)`` into [0.5, 1) when out of band."""
     top = float(values.max()) if values.size else 0.0
-    lo, hi = SOLVER_SCALE_BAND
+    lo, hi = SCALE_BAND
     if not math.isfinite(top) or top <= 0.0 or lo <= top <= hi:
         return 1.0
     return math.ldexp(1.0, -math.frexp(top)[1])
@@ -192,12 +193,12 @@ class CompiledInstance:
         return h.hexdigest()
 
     @cached_property
-    def solver_view(self) -> tuple[CompiledInstance, float, float]:
+    def scaled_view(self) -> tuple[CompiledInstance, float, float]:
         """(instance the engines solve, value scale, cost scale); ``self, 1, 1`` in band.
 
         The view has weights times the value scale and costs times the cost scale, both
         powers of two, so it has the same optimal stores at budget B x cost scale and every
-        value is the original times the value scale, exactly (see :data:`SOLVER_SCALE_BAND`).
+        value is the original times the value scale, exactly (see :data:`SCALE_BAND`).
         """
         value_scale = _pow2_scale(self.weight)
         cost_scale = _pow2_scale(self.cost)

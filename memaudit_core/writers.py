@@ -920,7 +920,8 @@ def run_writer(
 
         selected = run_plugin(info, inst, b, package=package, timeout=timeout)
     else:
-        selected = tuple(sorted(int(i) for i in info.fn(inst, b)))
+        view, _, cost_scale = inst.scaled_view  # see run_writers
+        selected = tuple(sorted(int(i) for i in info.fn(view, b * cost_scale)))
     idx = np.asarray(selected, dtype=np.int64)
     cost = float(inst.cost[idx].sum()) if selected else 0.0
     if not inst.is_feasible(idx, b):
@@ -984,16 +985,19 @@ def run_writers(
     out: dict[str, list[WriterResult | WriterError]] = {}
     selections: dict[str, list[tuple[int, ...]]] = {}
     batched = [i.name for i in infos if not i.is_plugin and i.name in _GREEDY_POOLS]
+    # Reference writers choose on the scaled view (the same stores wherever weights and costs
+    # are in band): their 1e-12 zero-gain rule is then relative to the package's own units.
+    view, _, cost_scale = inst.scaled_view
     if batched and checked:
-        types = _prep(inst).types
+        types = _prep(view).types
         rows_b: list[float] = []
         rows_a: list[np.ndarray | None] = []
         for name in batched:
             t = _GREEDY_POOLS[name]
             for b in checked:
-                rows_b.append(b)
+                rows_b.append(b * cost_scale)
                 rows_a.append(None if t is None else types == t)
-        picked = _greedy_rows(inst, rows_b, rows_a)
+        picked = _greedy_rows(view, rows_b, rows_a)
         for k, name in enumerate(batched):
             selections[name] = picked[k * len(checked) : (k + 1) * len(checked)]
     for info in infos:
@@ -1010,10 +1014,10 @@ def run_writers(
             continue
         many = _MANY.get(info.name)
         if many is not None:
-            selections[info.name] = many(inst, checked)
+            selections[info.name] = many(view, [b * cost_scale for b in checked])
         else:
             selections[info.name] = [
-                tuple(sorted(int(i) for i in info.fn(inst, b))) for b in checked
+                tuple(sorted(int(i) for i in info.fn(view, b * cost_scale))) for b in checked
             ]
     # Values of every reference writer's stores in one pass.
     names_ref = [n for n in dict.fromkeys(i.name for i in infos) if n in selections]

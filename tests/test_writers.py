@@ -28,7 +28,7 @@ from memaudit_core.generators import generate
 from memaudit_core.objective import CoverageState, evaluate
 from memaudit_core.package import VALIDITY_TYPES, Package, parse_package, replace_package
 from memaudit_core.solvers.brute import brute_force
-from memaudit_core.writers import WRITERS, WriterResult, get_writer, run_writer
+from memaudit_core.writers import WRITERS, WriterResult, get_writer, run_writer, run_writers
 
 ALL_WRITERS = list(WRITERS)
 TYPES = ["raw_span", "atomic_fact", "summary", "tombstone", "compound_update"]
@@ -645,3 +645,34 @@ def test_greedy_rows_updating_changed_gains_equals_full_passes(monkeypatch, fami
     incremental, full = picks(0), picks(10**12)
     assert incremental == full
     assert any(incremental)
+
+
+@pytest.mark.parametrize(("weight_scale", "cost_scale"), [(1e-12, 1.0), (1.0, 1e-12), (1e30, 1e30)])
+def test_reference_writers_pick_the_same_stores_in_any_units(weight_scale, cost_scale):
+    """Weights of 1e-12 made every gain look like zero (<= 1e-12): writers kept nothing."""
+    from memaudit_core.package import package_to_dict, parse_package
+
+    pkg = generate("temporal_interval")
+    doc = package_to_dict(pkg)
+    for unit in doc["units"]:
+        if unit.get("weight") is not None:
+            unit["weight"] *= weight_scale
+    for query in doc.get("queries", []):
+        query["weight"] *= weight_scale
+    for cand in doc["candidates"]:
+        cand["cost"] *= cost_scale
+    doc.pop("budget", None)
+    doc.pop("budgets", None)
+    inst, inst_s = compile_package(pkg), compile_package(parse_package(doc))
+    names = ALL_WRITERS
+    for b in (3.0, 8.0, 13.0):
+        for name in names:
+            plain = run_writer(name, inst, b)
+            scaled = run_writer(name, inst_s, b * cost_scale)
+            assert scaled.selected == plain.selected, (name, b)
+            assert scaled.value == pytest.approx(plain.value * weight_scale, rel=1e-9)
+    bulk = run_writers(names, inst_s, [b * cost_scale for b in (3.0, 8.0, 13.0)])
+    for name in names:
+        assert [r.selected for r in bulk[name]] == [
+            run_writer(name, inst, b).selected for b in (3.0, 8.0, 13.0)
+        ], name

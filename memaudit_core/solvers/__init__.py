@@ -216,7 +216,7 @@ def run_engine(
     if name not in ENGINES:
         raise UnknownNameError(f"unknown solver {name!r} (known: {', '.join(SOLVER_CHOICES)})")
     t0 = time.perf_counter()
-    view, value_scale, cost_scale = inst.solver_view
+    view, value_scale, cost_scale = inst.scaled_view
     raw = ENGINES[name](
         view,
         budget * cost_scale,
@@ -230,7 +230,7 @@ def run_engine(
 
 
 def unscaled(raw: RawSolution, value_scale: float, cost_scale: float) -> RawSolution:
-    """An engine's solution on :attr:`CompiledInstance.solver_view`, in the package's units."""
+    """An engine's solution on :attr:`CompiledInstance.scaled_view`, in the package's units."""
     detail = {**raw.detail, "scaled": {"values": value_scale, "costs": cost_scale}}
     return replace(raw, value=raw.value / value_scale, bound=raw.bound / value_scale, detail=detail)
 

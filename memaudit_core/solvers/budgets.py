@@ -110,8 +110,8 @@ def _frontier_results(
     check = (
         cross_check is True or cross_check is None or (cross_check == "sample" and sampled(inst))
     )
-    # The frontier was built on inst.solver_view: budgets and values in its units.
-    view, value_scale, cost_scale = inst.solver_view
+    # The frontier was built on inst.scaled_view: budgets and values in its units.
+    view, value_scale, cost_scale = inst.scaled_view
     plain: dict[float, tuple[float, tuple[int, ...]]] = {}
     t_plain = 0.0
     if check and combination_count(inst, grid[-1]) <= ENUM_MAX_COMBINATIONS:
@@ -248,7 +248,7 @@ def solve_budgets(
 
     if solver == "auto":
         t = time.perf_counter()
-        view, _, cost_scale = inst.solver_view
+        view, _, cost_scale = inst.scaled_view
         fr = _frontier(view, budget_with_tolerance(grid[-1] * cost_scale), len(grid))
         if fr is not None:
             results = _frontier_results(
