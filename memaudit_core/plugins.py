@@ -78,7 +78,6 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from .compiled import budget_with_tolerance
 from .errors import MemAuditError, WriterError
 
 #: Entry-point group for installed writers (``[project.entry-points."memaudit.writers"]``).
@@ -379,7 +378,9 @@ def validate_answer(
         per = "; ".join(f"experience {g}: {', '.join(gids)}" for g, gids in crowded[:6])
         lines.append(f"more than {group_capacity} candidate(s) of one experience ({per})")
     cost = math.fsum(candidates[c][1] for c in known)
-    if cost > budget_with_tolerance(budget):
+    # compiled.budget_with_tolerance's rule, written out: the blind worker imports this
+    # module and must not load compiled (numpy, scipy; tests/test_plugins.py snoops).
+    if cost > budget + 1e-9 * abs(budget):
         problems.append(("over_budget", tuple(known)))
         lines.append(
             f"the selection costs {cost:g}, more than the budget {budget:g}: {_ids_text(known)}"
