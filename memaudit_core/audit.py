@@ -259,7 +259,17 @@ class AuditReport:
 
     @property
     def ok(self) -> bool:
-        return self.complete and self.n_disagree == 0
+        """Complete, no disagreement, and at least one check actually cross-checked."""
+        return self.complete and self.n_disagree == 0 and self.n_agree > 0
+
+    @property
+    def verdict(self) -> str:
+        """PASS, FAIL, INCOMPLETE, or NOTHING CHECKED (every check skipped or unproven)."""
+        if not self.complete:
+            return "INCOMPLETE"
+        if self.n_disagree:
+            return "FAIL"
+        return "PASS" if self.n_agree else "NOTHING CHECKED"
 
     def to_dict(self, rows: bool = True) -> dict[str, Any]:
         out = {
@@ -603,7 +613,7 @@ def write_audit_outputs(
     )
     text = (
         "# MemAudit certification audit\n\n"
-        f"**{'PASS' if report.ok else 'FAIL' if report.complete else 'INCOMPLETE'}** — "
+        f"**{report.verdict}** — "
         f"{report.n_agree} of {report.n_tasks} checks (instance x pool x budget) agree, "
         f"{report.n_disagree} disagree, {report.n_unproven} unproven (limits), "
         f"{report.n_skipped} skipped.\n\n"
@@ -779,7 +789,7 @@ def cli_audit(args: Any) -> int:
         progress=Bar("audit", enabled=not args.quiet),
     )
     bt, mt = rep.bnb_time_s, rep.milp_time_s
-    verdict = "PASS" if rep.ok else ("FAIL" if rep.complete else "INCOMPLETE")
+    verdict = rep.verdict
     lines = [
         f"{verdict}: {rep.n_agree} of {rep.n_tasks} checks (instance x pool x budget) agree, "
         f"{rep.n_disagree} disagree, {rep.n_unproven} unproven, {rep.n_skipped} skipped",
@@ -809,4 +819,5 @@ def cli_audit(args: Any) -> int:
     if rep.files:
         lines.append(f"wrote {len(rep.files)} file(s) to {rep.out} (report: {rep.out}/report.md)")
     _emit(rep.to_dict(), args.json, "\n".join(lines))
-    return 0 if rep.n_disagree == 0 else 1
+    # Exit 1 on a disagreement, and when no check could be cross-checked at all.
+    return 1 if rep.n_disagree or rep.verdict == "NOTHING CHECKED" else 0

@@ -26,6 +26,11 @@ EXIT_USER_ERROR = 2
 # --------------------------------------------------------------------------- parsing helpers
 
 
+#: Most values a --budgets / --seeds list may expand to (a range like 0:1e9:1 would not fit
+#: in memory; 10,000 budgets is already far beyond any plot).
+MAX_LIST_VALUES = 10_000
+
+
 def parse_number_list(text: str, what: str = "budgets") -> list[float]:
     """Parse ``"2,4,8"`` or ``"1:10"`` (step 1) or ``"0:20:5"`` into numbers.
 
@@ -40,17 +45,23 @@ def parse_number_list(text: str, what: str = "budgets") -> list[float]:
     for part in text.split(","):
         part = part.strip()
         if not part:
-            continue
+            raise MemAuditError(f"--{what}: empty item in {text!r}")
         try:
             if ":" in part:
                 bits = [float(b) for b in part.split(":")]
                 if len(bits) == 2:
                     bits.append(1.0)
-                if len(bits) != 3 or bits[2] <= 0:
+                if len(bits) != 3 or bits[2] <= 0 or not all(map(math.isfinite, bits)):
                     raise ValueError
                 start, stop, step = bits
-                n = int(math.floor((stop - start) / step + 1e-9)) + 1
-                values.extend(start + i * step for i in range(max(n, 0)))
+                n = max(int(math.floor((stop - start) / step + 1e-9)) + 1, 0)
+                if len(values) + n > MAX_LIST_VALUES:
+                    raise MemAuditError(
+                        f"--{what}: {part!r} makes {n:,} values, more than the "
+                        f"{MAX_LIST_VALUES:,} allowed; use a larger step"
+                    )
+                # 12 significant digits: 0:1:0.1 gives 0.3, not 0.30000000000000004.
+                values.extend(float(f"{start + i * step:.12g}") for i in range(n))
             else:
                 values.append(float(part))
         except ValueError:
@@ -63,7 +74,9 @@ def parse_number_list(text: str, what: str = "budgets") -> list[float]:
         raise MemAuditError(f"--{what}: values must be finite numbers >= 0, got {bad[0]!r}")
     if not values:
         raise MemAuditError(f"--{what}: no values given")
-    return values
+    if len(values) > MAX_LIST_VALUES:
+        raise MemAuditError(f"--{what}: {len(values):,} values, more than {MAX_LIST_VALUES:,}")
+    return list(dict.fromkeys(values))  # a repeated budget is one budget
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -85,6 +98,11 @@ def parse_seeds(text: str) -> list[int]:
                 lo, hi = int(a), int(b)
                 if hi < lo:
                     raise ValueError
+                if len(seeds) + hi - lo + 1 > MAX_LIST_VALUES:
+                    raise MemAuditError(
+                        f"--seeds: {part!r} makes {hi - lo + 1:,} seeds, more than the "
+                        f"{MAX_LIST_VALUES:,} allowed"
+                    )
                 seeds.extend(range(lo, hi + 1))
             else:
                 seeds.append(int(part))
@@ -92,7 +110,7 @@ def parse_seeds(text: str) -> list[int]:
             raise MemAuditError(f"--seeds: cannot read {part!r}; use A-B or a comma list") from None
     if not seeds:
         raise MemAuditError("--seeds: no seeds given")
-    return seeds
+    return list(dict.fromkeys(seeds))
 
 
 def parse_params(items: Sequence[str]) -> dict[str, str]:
@@ -106,7 +124,8 @@ def parse_params(items: Sequence[str]) -> dict[str, str]:
 
 
 def _split_names(text: str | None) -> list[str]:
-    return [t.strip() for t in (text or "").split(",") if t.strip()]
+    # A name given twice is one name (two identical sweep rows would double n).
+    return list(dict.fromkeys(t.strip() for t in (text or "").split(",") if t.strip()))
 
 
 class Progress:
@@ -208,10 +227,34 @@ def summary_table(summary: Sequence[Any]) -> str:
 
 def _emit(obj: dict[str, Any], as_json: bool, human: str) -> None:
     if as_json:
-        json.dump(obj, sys.stdout, indent=2, default=_json_default)
+        json.dump(_json_safe(obj), sys.stdout, indent=2, default=_json_default, allow_nan=False)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(human.rstrip("\n") + "\n")
+
+
+def _json_safe(o: Any) -> Any:
+    """``o`` with every non-finite float as the string "NaN", "Infinity" or "-Infinity".
+
+    Python's json writes bare NaN / Infinity, which strict parsers (JavaScript's JSON.parse,
+    jq) refuse; ``validate --json`` echoes such values from the input it rejects.
+
+    >>> _json_safe({"value": float("nan"), "ok": [1.5, float("-inf")]})
+    {'value': 'NaN', 'ok': [1.5, '-Infinity']}
+    """
+    if isinstance(o, float):
+        if math.isfinite(o):
+            return o
+        return "NaN" if o != o else ("Infinity" if o > 0 else "-Infinity")
+    if isinstance(o, dict):
+        return {k: _json_safe(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_json_safe(v) for v in o]
+    if hasattr(o, "to_dict"):
+        return _json_safe(o.to_dict())
+    if hasattr(o, "tolist"):
+        return _json_safe(o.tolist())
+    return o
 
 
 def _json_default(o: Any) -> Any:
@@ -937,7 +980,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser(
-        "audit", help="run bnb and milp on many instances and compare (exit 1 on any disagreement)"
+        "audit",
+        help="run bnb and milp on many instances and compare (exit 1 on any disagreement, "
+        "or when nothing could be cross-checked)",
     )
     from .audit import add_audit_arguments
 

@@ -83,7 +83,13 @@ def _pow2_scale(values: np.ndarray) -> float:
     lo, hi = SCALE_BAND
     if not math.isfinite(top) or top <= 0.0 or lo <= top <= hi:
         return 1.0
-    return math.ldexp(1.0, -math.frexp(top)[1])
+    scale = math.ldexp(1.0, -math.frexp(top)[1])
+    positive = values[values > 0]
+    if float(positive.min()) * scale < 2.0**-960:
+        # A spread too wide for one scale (costs 2 and 1e308): scaling would make the small
+        # ones subnormal, which is not exact. Such a package keeps its own units.
+        return 1.0
+    return scale
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:

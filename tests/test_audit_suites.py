@@ -463,3 +463,15 @@ def test_cli_audit_counts_checks_and_instances_under_their_own_names(tmp_path, c
     assert "2 of 2 checks (instance x pool x budget) agree" in report
     assert "distinct instances (instance hash): 1" in report
     assert "distinct instances agree" not in report + "\n".join(lines)
+
+
+def test_an_audit_where_every_check_is_skipped_says_nothing_was_checked(tmp_path):
+    """QA: a log1p package (milp cannot run) printed PASS: 0 of 3 checks ... and exit 0."""
+    from memaudit_core.package import replace_package
+
+    path = tmp_path / "log1p.json"
+    save_package(replace_package(generate("update_chain"), saturation="log1p"), path)
+    rep = au.audit([str(path)], budgets=[2.0, 4.0], figures=False)
+    assert rep.n_agree == 0 and rep.n_skipped == 2
+    assert rep.verdict == "NOTHING CHECKED" and not rep.ok
+    assert main(["audit", str(path), "--budgets", "2,4", "--quiet"]) == 1

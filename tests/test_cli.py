@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from memaudit_core.cli import main, parse_number_list, parse_seeds
+from memaudit_core.errors import MemAuditError
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "sample_packages"
@@ -337,3 +338,45 @@ def test_bnb_node_limit_whose_bound_meets_the_incumbent_reports_opt(capsys):
     assert out["value"] == pytest.approx(
         run_json(capsys, "solve", pkg, "--solver", "enum")["value"]
     )
+
+
+def test_budget_lists_are_bounded_deduplicated_and_strict(capsys):
+    """QA: --budgets=0:1e9:1 grew the process to 23 GB before the OOM killer stopped it."""
+    from memaudit_core.cli import MAX_LIST_VALUES, parse_number_list, parse_seeds
+
+    with pytest.raises(MemAuditError, match="1,000,000,001 values"):
+        parse_number_list("0:1e9:1")
+    with pytest.raises(MemAuditError, match="empty item"):
+        parse_number_list("1,,2")
+    with pytest.raises(MemAuditError, match="seeds"):
+        parse_seeds(f"0-{MAX_LIST_VALUES}")
+    assert parse_number_list("3,3,3") == [3.0]
+    assert parse_number_list("0:1:0.1")[3] == 0.3  # not 0.30000000000000004
+    assert parse_seeds("1,1,2") == [1, 2]
+    assert main(["sweep", str(SAMPLES / "update_chain.json"), "--budgets=0:1e9:1"]) == 2
+    assert "more than the 10,000 allowed" in capsys.readouterr().err
+
+
+def test_validate_json_is_strict_json_even_for_nan_inputs(capsys):
+    main(["validate", str(MALFORMED / "cost_nan.json"), "--json"])
+    out = capsys.readouterr().out
+    doc = json.loads(out, parse_constant=lambda c: pytest.fail(f"bare {c} in JSON output"))
+    assert doc["problems"][0]["value"] == "NaN"
+
+
+@pytest.mark.parametrize(
+    "param",
+    [
+        ["cost_high=inf"],
+        ["min_cover=500", "max_cover=600"],
+        ["budget_fraction=-1"],
+        ["budget_fraction=nan"],
+    ],
+)
+def test_generate_random_coverage_checks_its_parameters(param, capsys):
+    argv = ["generate", "random_coverage"]
+    for item in param:
+        argv += ["--param", item]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "internal error" not in err and err.startswith("memaudit: error:"), err

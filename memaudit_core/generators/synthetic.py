@@ -15,6 +15,9 @@ import numpy as np
 from ..package import Package, parse_package
 from .base import Family
 
+#: Largest cost the generator draws (uniform draws near 1e308 overflow).
+MAX_COST = 1e12
+
 
 def random_coverage(
     seed: int = 0,
@@ -42,8 +45,17 @@ def random_coverage(
         raise MemAuditError("n_groups, candidates_per_group and units_per_group must be >= 1")
     if not 1 <= min_cover <= max_cover:
         raise MemAuditError("need 1 <= min_cover <= max_cover")
-    if not 0 < cost_low <= cost_high:
-        raise MemAuditError("need 0 < cost_low <= cost_high")
+    if min_cover > units_per_group * n_groups:
+        raise MemAuditError(
+            f"min_cover ({min_cover}) exceeds the number of units "
+            f"(n_groups x units_per_group = {units_per_group * n_groups})"
+        )
+    if not 0 < cost_low <= cost_high <= MAX_COST:
+        raise MemAuditError(f"need 0 < cost_low <= cost_high <= {MAX_COST:g}")
+    if not (math.isfinite(budget_fraction) and budget_fraction >= 0):
+        raise MemAuditError(
+            f"budget_fraction must be a finite number >= 0, got {budget_fraction!r}"
+        )
     rng = np.random.default_rng(seed)
     n_units = units_per_group * n_groups
     weights = rng.uniform(0.5, 2.0, size=n_units)

@@ -240,7 +240,8 @@ def _build_model(inst: CompiledInstance, b_eff: float, order: str) -> _Model:
             v = sum(w[r] * float(h(a)) for r, a in it[2].items())
             return v / it[1] if order == "ratio" else v * v / it[1]
 
-        best = [max(score(it) for it in g) for g in groups]
+        with np.errstate(over="ignore", divide="ignore"):  # a 5e-324 cost: density inf
+            best = [max(score(it) for it in g) for g in groups]
         groups = [groups[k] for k in sorted(range(len(groups)), key=lambda k: -best[k])]
     used_units = sorted({r for g in groups for it in g for r in it[2]})
     remap = {r: k for k, r in enumerate(used_units)}
@@ -375,7 +376,8 @@ class _Search:
             ok = (~used[m.group]) & (m.cost <= m.b_eff - cost) & (g > GAIN_EPS)
             if not ok.any():
                 break
-            score = np.where(ok, g / m.cost if by_ratio else g, -np.inf)
+            with np.errstate(over="ignore", divide="ignore"):  # a 5e-324 cost: density inf
+                score = np.where(ok, g / m.cost if by_ratio else g, -np.inf)
             v = int(np.argmax(score))
             chosen.append(v)
             used[m.group[v]] = True

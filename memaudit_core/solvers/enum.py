@@ -130,7 +130,9 @@ def _count_within(inst: CompiledInstance, budget_eff: float) -> int:
     integral = bool(np.all(costs == np.round(costs))) and budget_eff <= cells
     scale = 1.0 if integral else cells / max(budget_eff, 1e-300)
     q_max = int(math.floor(budget_eff * scale + 1e-7))
-    cq = np.maximum(np.floor(costs * scale + (1e-7 if integral else -1e-7)), 0).astype(np.int64)
+    with np.errstate(over="ignore"):  # a 1e308 cost: inf, clipped (it never fits)
+        grid = np.minimum(np.floor(costs * scale + (1e-7 if integral else -1e-7)), q_max + 1)
+    cq = np.maximum(grid, 0).astype(np.int64)
     counts = np.zeros(q_max + 1)
     counts[0] = 1.0
     with np.errstate(over="ignore", invalid="ignore"):  # huge counts may overflow to inf
