@@ -1025,3 +1025,21 @@ def test_a_budget_below_one_keeps_a_relative_tolerance():
     assert not inst.is_feasible([int(np.argmin(inst.cost))], cheapest * 0.999)
     for engine in ("bnb", "milp", "brute"):
         assert solve(inst, cheapest * 0.999, engine).selected_idx == ()
+
+
+def test_bnb_stops_once_the_value_is_proven_where_the_budget_does_not_bind():
+    """QA: 12 random groups at B = 1000 (> total cost): proven at the root, then minutes of
+    search. Children now inherit their ancestors' bounds and ties are capped."""
+    from memaudit_core.solvers.bnb import TIE_NODE_CAP
+
+    inst = compile_package(generate("random_coverage", seed=2, n_groups=12))
+    bnb = solve(inst, 1000.0, "bnb", cross_check=False)
+    milp = solve(inst, 1000.0, "milp", cross_check=False)
+    assert bnb.certified and milp.certified
+    assert bnb.value == pytest.approx(milp.value, rel=1e-9)
+    assert bnb.nodes <= TIE_NODE_CAP + inst.n_candidates + 1  # a count, not a time
+    assert "tie-break" in bnb.certificate.proof
+    # Where the budget binds, the search is complete: the tie-break winner is brute force's.
+    small = compile_package(generate("random_coverage", seed=2, n_groups=6))
+    for budget in (5.0, 12.0, 20.0):
+        assert solve(small, budget, "bnb").selected_idx == brute_force(small, budget)[1]

@@ -32,7 +32,12 @@ Ingredients, in the order they run:
   smaller tuple of candidate ids. A subtree is pruned when its bound is below the incumbent
   (beyond the 1e-12 tie tolerance and a 1e-11 relative guard against rounding in the bound);
   one whose bound can only *tie* the incumbent is explored only while its cheapest possible
-  store does not cost more than the incumbent.
+  store does not cost more than the incumbent, and only for :data:`TIE_NODE_CAP` such
+  subtrees (counting those whose bound exceeds the incumbent by at most the rounding guard):
+  where the budget does not bind, thousands of stores can share the optimal value, and a
+  search for the cheapest of them ran for minutes after the value was proven at the root.
+  Past the cap the value stays proven (no skipped subtree can beat the incumbent by more than
+  1e-11 relative) and the proof says that the tie-break was not finished.
 * **Limits**: a node or time limit stops the search with status ``"limit"``; the reported bound
   is the maximum of the incumbent and the bounds of every subtree left open. When that bound
   meets the incumbent (zero gap, :func:`~memaudit_core.solvers.relative_gap`) the value is
@@ -77,6 +82,8 @@ DP_MAX_ITEMS = 400
 GROUP_ORDERS = ("value_ratio", "ratio", "arrival")
 #: Instances with at least this many items optimise the combined bound's multipliers.
 THETA_MIN_ITEMS = 40
+#: Most subtrees that can only tie the incumbent a search enters (see the module docstring).
+TIE_NODE_CAP = 20_000
 #: Positions (in descending ratio order) of the budget multipliers tried by the LP bound.
 _LAMBDA_PICKS = np.array([0, 1, 2, 3, 4, 6, 8, 11, 15, 20, 27, 36, 48, 64, 90, 128, 256])
 #: Extra budget multipliers tried between the best grid point's neighbours.
@@ -291,6 +298,8 @@ class _Search:
         self.deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
         self.node_limit = node_limit
         self.nodes = 0
+        self.tie_nodes = 0  # subtrees entered that can only tie the incumbent
+        self.tie_cut = False
         self.best_value = -math.inf
         self.best_cost = math.inf
         self.best_items: tuple[int, ...] | None = None
@@ -619,10 +628,22 @@ class _Search:
             raise _Limit(open_bound)
 
     def visit(
-        self, g: int, z: np.ndarray, value: float, cost: float, chosen: list[int], theta
+        self,
+        g: int,
+        z: np.ndarray,
+        value: float,
+        cost: float,
+        chosen: list[int],
+        theta,
+        ub: float = math.inf,
     ) -> None:
         self.nodes += 1
         idx, gains, cb, node_bound = self.node(g, z, value, cost, theta if not chosen else None)
+        # A subtree lies inside every ancestor's: their bounds (``ub``; the root's is the
+        # tightest, fitted by theta) cap the children's, which are computed without theta.
+        # Without the cap a search whose value was proven at the root kept descending.
+        node_bound = min(node_bound, ub)
+        cb = np.minimum(cb, node_bound)
         bv = self.best_value
         guard = 1e-11 * max(1.0, abs(bv))
         keep = np.flatnonzero(cb >= bv - TIE - guard)
@@ -650,12 +671,19 @@ class _Search:
                 guard = 1e-11 * max(1.0, abs(bv))
                 beat = cbk > bv + TIE - guard
                 tie = cbk >= bv - TIE - guard and cv + self.cmin[gn] <= self.best_cost + TIE
+                if (beat or tie) and cbk <= bv + TIE + guard:
+                    # It cannot beat the incumbent by more than the rounding guard (1e-11
+                    # relative, far inside the certificate's 1e-9): a tie for every purpose.
+                    if self.tie_nodes >= TIE_NODE_CAP:
+                        self.tie_cut, beat, tie = True, False, False
+                    else:
+                        self.tie_nodes += 1
                 if beat or tie:
                     try:
                         self.check_limits(cbk)
                         zn = z.copy()
                         zn[self.item_cols[v]] += self.item_data[v]
-                        self.visit(gn, zn, vv, cv, chosen, theta)
+                        self.visit(gn, zn, vv, cv, chosen, theta, node_bound)
                     except _Limit as lim:
                         # What is left open here lies inside this node: its bound caps it.
                         lim.open_bound = min(node_bound, max(lim.open_bound, cbk))
@@ -754,6 +782,9 @@ def solve_bnb(
             sys.setrecursionlimit(model.n_groups * 2 + 200)
         try:
             search.visit(0, z0, 0.0, 0.0, [], theta)
+            if search.tie_cut:
+                detail["method"] = "bnb_tie_cut"
+                detail["tie_nodes"] = search.tie_nodes
         except _Limit as lim:
             status = "limit"
             bound = max(min(lim.open_bound, root_bound), search.best_value)

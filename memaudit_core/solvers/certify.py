@@ -72,6 +72,9 @@ PROOFS = {
     "bnb": "branch-and-bound (bound met the incumbent)",
     "bnb_limit": "branch-and-bound (bound met the incumbent when a limit stopped the search; "
     "the tie-break among equally good stores was not finished)",
+    "bnb_tie_cut": "branch-and-bound (bound met the incumbent; the tie-break among equally "
+    "good stores stopped after its cap of subtrees, so a cheaper store of the same value may "
+    "exist)",
     "milp": "HiGHS MILP (model status optimal, zero gap)",
     "bnb_then_milp": "HiGHS MILP (model status optimal, zero gap) after a B&B warm start",
     "brute": "brute force",
