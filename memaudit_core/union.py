@@ -62,6 +62,7 @@ from .analysis import (
     store_as_kept,
 )
 from .compiled import CompiledInstance, budget_with_tolerance, compile_package
+from .costs import COST_RULES
 from .errors import MemAuditError, UnknownNameError
 from .objective import evaluate, singleton_values
 from .package import Package, Store, replace_package
@@ -684,6 +685,17 @@ def _build_report(
     superseded = tuple(m.id for m in prep.live.memories if m.status.lower() == "superseded")
     notes: list[str] = []
     name = store.display_name
+    rule_name = store.meta.get("cost_rule")
+    if isinstance(rule_name, str) and rule_name in COST_RULES:
+        rule = COST_RULES[rule_name]
+        if rule.unit != unit:
+            notes.append(
+                f"Units differ: the memories were costed in {rule.unit} (cost rule "
+                f"{rule_name!r}) but the package's candidates and budget are in {unit}. The "
+                f"two are compared as plain numbers, so a budget of {_fmt(budget)} admits "
+                f"{_fmt(budget)} {rule.unit} of memories; cost them with the rule that counts "
+                f"{unit} to compare like with like."
+            )
     if deleted:
         one = len(deleted) == 1
         notes.append(

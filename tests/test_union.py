@@ -19,7 +19,13 @@ import pytest
 from memaudit_core.analysis import score
 from memaudit_core.cli import main
 from memaudit_core.errors import MemAuditError, PackageError, UnknownNameError
-from memaudit_core.package import Package, dumps_package, load_package, parse_package
+from memaudit_core.package import (
+    Package,
+    dumps_package,
+    load_package,
+    parse_package,
+    replace_package,
+)
 from memaudit_core.union import (
     AnnotationChange,
     annotation_grid,
@@ -784,3 +790,22 @@ def test_page_loads_an_export_next_to_the_package() -> None:
     at.button(key="w_ext_confirm").click().run()
     assert not at.exception
     assert float(_metric(at, "Kept F(Y')")) > 0
+
+
+def test_a_cost_rule_in_other_units_than_the_package_is_named() -> None:
+    """QA: --cost-rule chars against a package in words compared chars with words silently."""
+    from dataclasses import replace as dc_replace
+
+    mems = [{"id": "n1", "cost": 3, "coverage": {"a": 1}, "created_at": "2025-01-01"}]
+    pkg = _pkg(mems)
+    assert pkg.cost_unit == "words"
+
+    def with_rule(rule: str):
+        store = dc_replace(pkg.stores[0], meta={"cost_rule": rule})
+        return replace_package(pkg, stores=(store,))
+
+    chars = union_report(with_rule("chars"), "ext", 12)
+    note = next(n for n in chars.notes if n.startswith("Units differ"))
+    assert "chars" in note and "words" in note
+    words = union_report(with_rule("words"), "ext", 12)
+    assert not any(n.startswith("Units differ") for n in words.notes)
