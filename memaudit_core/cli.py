@@ -358,7 +358,12 @@ def cmd_solve(args: argparse.Namespace) -> int:
     ]
     if not res.certified:
         lines.append(
-            f"NOT certified: status {res.status}, proven bound {_fmt(res.bound, 6)}, "
+            f"NOT certified: status {res.status}, "
+            + (
+                f"proven bound {_fmt(res.bound, 6)}, "
+                if math.isfinite(res.bound)
+                else "no valid bound, "
+            )
             + gap_text(res.value, res.gap)
             + (f" — {cert.reason}" if cert and cert.reason else "")
         )

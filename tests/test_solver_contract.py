@@ -1043,3 +1043,15 @@ def test_bnb_stops_once_the_value_is_proven_where_the_budget_does_not_bind():
     small = compile_package(generate("random_coverage", seed=2, n_groups=6))
     for budget in (5.0, 12.0, 20.0):
         assert solve(small, budget, "bnb").selected_idx == brute_force(small, budget)[1]
+
+
+def test_an_engine_bound_below_the_store_is_no_bound(monkeypatch):
+    """QA: HiGHS's bound fell below the returned store's F (a 1e-9 coverage value); the result
+    printed "proven bound <F>, gap 0%" beside NOT certified. No valid bound is known then."""
+    inst = compile_package(generate("temporal_interval"))
+    solve(inst, 13, "bnb")  # registers the engines
+    monkeypatch.setitem(ENGINES, "bnb", _fake(ENGINES["bnb"], value_shift=-1e-3))
+    res = solve(inst, 13, "bnb", cross_check=False)
+    assert not res.certified
+    assert math.isinf(res.bound) and math.isinf(res.gap)
+    assert "below the store's F" in res.certificate.reason

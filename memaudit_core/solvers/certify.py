@@ -462,9 +462,15 @@ def finish(
     bound = float(raw.bound)
     if bound < value - VALUE_RTOL * max(1.0, abs(value)):
         reasons.append(f"{primary}'s bound {bound!r} is below the store's F {value!r}")
+        # A bound below a store's own F bounds nothing: no valid bound is known.
+        bound = math.inf
     bound = max(bound, value)
     gap = relative_gap(value, bound)
-    if raw.status == "optimal" and (bound - value) > VALUE_RTOL * max(1.0, abs(value)):
+    if (
+        raw.status == "optimal"
+        and math.isfinite(bound)
+        and (bound - value) > VALUE_RTOL * max(1.0, abs(value))
+    ):
         reasons.append(f"{primary} claims optimality with a gap of {gap:.3g}")
 
     agreement: bool | None = None
