@@ -361,9 +361,15 @@ def external_stores(package: Package) -> tuple[Store, ...]:
 def _external_store(package: Package, store_id: str) -> Store:
     store = package.store(store_id)
     if not store.is_external:
+        if not store.select:
+            raise MemAuditError(
+                f"store {store_id!r} holds no memories (an empty export?): there is nothing "
+                "to score"
+            )
         raise MemAuditError(
             f"store {store_id!r} selects package candidates and holds no external memories: "
-            "score it with score(); union scoring is for external stores"
+            "score it as a package store (memaudit score --store, analysis.score); union "
+            "scoring is for external stores"
         )
     if store.select:
         raise MemAuditError(
