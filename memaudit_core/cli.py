@@ -693,6 +693,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if plugin_names:  # --writer-module writers join the named (or default) writers
         named = _split_names(args.writers) if args.writers is not None else list(WRITERS)
         args.writers = ",".join(dict.fromkeys([*named, *plugin_names]))
+    families = args.family or []
+    if not families and (args.seeds or args.param):
+        raise MemAuditError("sweep: --seeds and --param apply to --family only")
+    if args.seeds and any(":" in f for f in families):
+        raise MemAuditError(
+            "sweep: seeds given twice (--family NAME:A-B and --seeds); give them once"
+        )
     if wants_suite(args):  # folders, lists, several families, --workers, --out, ...
         return cli_sweep_suite(args)
     args.family = args.family[0] if args.family else None

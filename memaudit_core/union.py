@@ -745,7 +745,10 @@ def _build_report(
         )
     if over and salience is None and prep.ids:
         src = f"meta field {salience_field!r}" if salience_field else "a salience"
-        notes.append(f"No memory has {src}, so there is no salience-pruned selection.")
+        notes.append(
+            f"No memory has a numeric {src} (missing, text or NaN), so there is no "
+            "salience-pruned selection."
+        )
     elif over and prep.n_missing_salience:
         n = prep.n_missing_salience
         notes.append(

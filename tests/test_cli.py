@@ -380,3 +380,11 @@ def test_generate_random_coverage_checks_its_parameters(param, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "internal error" not in err and err.startswith("memaudit: error:"), err
+
+
+def test_sweep_refuses_seed_options_it_would_ignore(capsys):
+    pkg = str(SAMPLES / "veg-to-pescatarian.json")
+    assert main(["sweep", pkg, "--seeds", "0-3"]) == 2
+    assert "apply to --family only" in capsys.readouterr().err
+    assert main(["sweep", "--family", "memaudit-small:0-1", "--seeds", "5-6"]) == 2
+    assert "seeds given twice" in capsys.readouterr().err
