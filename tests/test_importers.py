@@ -1055,3 +1055,16 @@ def test_benchmark_files_given_to_the_other_importer_say_which_one_to_use():
         import_package("locomo", FIX / "longmemeval_small.json")
     text = str(err.value)
     assert "$[0].conversation" in text and "use `memaudit import longmemeval`" in text
+
+
+def test_artifact_reports_row_and_package_problems_in_one_pass(tmp_path):
+    """QA: an unknown candidate in the coverage rows hid a string cost until it was fixed."""
+    d = _art_copy(tmp_path)
+    first = json.loads((d / "candidate_memories.jsonl").read_text().splitlines()[0])
+    _edit_line(d / "candidate_memories.jsonl", 1, {**first, "cost": "3"})
+    cov = json.loads((d / "coverage_matrix.jsonl").read_text().splitlines()[0])
+    _edit_line(d / "coverage_matrix.jsonl", 1, {**cov, "candidate_id": "nobody"})
+    with pytest.raises(PackageError) as info:
+        import_package("artifact", d)
+    rules = {p.rule for p in info.value.problems}
+    assert {"known-candidate", "type"} <= rules, info.value.lines()

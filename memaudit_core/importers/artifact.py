@@ -425,8 +425,8 @@ def load_artifact_package(path: str | Path) -> Package:
         cov_locs[(idx, unit_id)] = loc
         doc["candidates"][idx]["coverage"][unit_id] = cell["value"]
 
-    if problems:
-        raise PackageError(source, problems)
+    # The rows' own problems do not stop here: the package checks below report the rest in
+    # the same pass (every problem at once, not one fix-and-rerun per problem).
     pmeta = {
         k: v
         for k, v in manifest.items()
@@ -442,7 +442,10 @@ def load_artifact_package(path: str | Path) -> Package:
     )
     doc["meta"] = pmeta
     try:
-        return parse_package(doc, source)
+        package = parse_package(doc, source)
     except PackageError as exc:
         translated = [_translate(pr, locs, cov_locs, manifest_name) for pr in exc.problems]
-        raise PackageError(source, translated) from None
+        raise PackageError(source, problems + translated) from None
+    if problems:
+        raise PackageError(source, problems)
+    return package
