@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from package_utils import rescaled
 
 from memaudit_core.compiled import compile_package
 from memaudit_core.errors import MemAuditError, SolverDisagreementError, SolverError
@@ -961,25 +962,6 @@ def test_killed_milp_run_without_a_start_keeps_the_greedy_store(monkeypatch):
 
 
 # --------------------------------------------------------------------------- units of any scale
-def _rescaled(pkg, weight_scale: float, cost_scale: float):
-    """The same package with weights and costs in other units (plain multiplication)."""
-    from memaudit_core.package import package_to_dict
-
-    doc = package_to_dict(pkg)
-    for unit in doc["units"]:
-        if unit.get("weight") is not None:
-            unit["weight"] *= weight_scale
-    for query in doc.get("queries", []):
-        query["weight"] *= weight_scale
-    for cand in doc["candidates"]:
-        cand["cost"] *= cost_scale
-    for key in ("budget",):
-        if doc.get(key) is not None:
-            doc[key] *= cost_scale
-    doc.pop("budgets", None)
-    return parse_package(json.loads(json.dumps(doc)))
-
-
 SCALES = [(1e-12, 1.0), (1.0, 1e-12), (1e-9, 1e9), (1e30, 1.0), (1.0, 1e30), (1e200, 1e-200)]
 
 
@@ -994,7 +976,7 @@ def test_engines_answer_in_any_units(engine, weight_scale, cost_scale):
     """
     pkg = generate("memaudit-small", seed=2, normal_count=4, update_count=2)
     inst = compile_package(pkg)
-    inst_s = compile_package(_rescaled(pkg, weight_scale, cost_scale))
+    inst_s = compile_package(rescaled(pkg, weight_scale, cost_scale))
     for budget in (3.0, 7.0, 12.0):
         best, _ = brute_force(inst, budget)
         res = solve(inst_s, budget * cost_scale, engine)
@@ -1008,7 +990,7 @@ def test_engines_answer_in_any_units(engine, weight_scale, cost_scale):
 def test_budget_sweeps_answer_in_any_units(weight_scale, cost_scale):
     pkg = generate("temporal_interval")
     inst = compile_package(pkg)
-    inst_s = compile_package(_rescaled(pkg, weight_scale, cost_scale))
+    inst_s = compile_package(rescaled(pkg, weight_scale, cost_scale))
     budgets = [2.0, 5.0, 9.0, 13.0]
     results = solve_budgets(inst_s, [b * cost_scale for b in budgets])
     for b, res in zip(budgets, results, strict=True):
@@ -1019,7 +1001,7 @@ def test_budget_sweeps_answer_in_any_units(weight_scale, cost_scale):
 
 def test_a_budget_below_one_keeps_a_relative_tolerance():
     """The tolerance is 1e-9 of B, not 1e-9 absolute: a 4e-11 budget admits no 1e-9 store."""
-    pkg = _rescaled(generate("temporal_interval"), 1.0, 1e-12)
+    pkg = rescaled(generate("temporal_interval"), 1.0, 1e-12)
     inst = compile_package(pkg)
     cheapest = float(inst.cost.min())
     assert not inst.is_feasible([int(np.argmin(inst.cost))], cheapest * 0.999)

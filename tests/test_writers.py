@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from package_utils import rescaled
 
 from memaudit_core import writers as W
 from memaudit_core.analysis import sweep
@@ -650,20 +651,8 @@ def test_greedy_rows_updating_changed_gains_equals_full_passes(monkeypatch, fami
 @pytest.mark.parametrize(("weight_scale", "cost_scale"), [(1e-12, 1.0), (1.0, 1e-12), (1e30, 1e30)])
 def test_reference_writers_pick_the_same_stores_in_any_units(weight_scale, cost_scale):
     """Weights of 1e-12 made every gain look like zero (<= 1e-12): writers kept nothing."""
-    from memaudit_core.package import package_to_dict, parse_package
-
     pkg = generate("temporal_interval")
-    doc = package_to_dict(pkg)
-    for unit in doc["units"]:
-        if unit.get("weight") is not None:
-            unit["weight"] *= weight_scale
-    for query in doc.get("queries", []):
-        query["weight"] *= weight_scale
-    for cand in doc["candidates"]:
-        cand["cost"] *= cost_scale
-    doc.pop("budget", None)
-    doc.pop("budgets", None)
-    inst, inst_s = compile_package(pkg), compile_package(parse_package(doc))
+    inst, inst_s = compile_package(pkg), compile_package(rescaled(pkg, weight_scale, cost_scale))
     names = ALL_WRITERS
     for b in (3.0, 8.0, 13.0):
         for name in names:
