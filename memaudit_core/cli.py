@@ -723,6 +723,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     writers = _split_names(args.writers) if args.writers is not None else list(WRITERS)
     ablations = list(normalize_ablations(_split_names(args.ablations)))
     stores = _split_names(args.stores)
+    if not (writers or ablations or stores):
+        raise MemAuditError("sweep: nothing to sweep (no writers, ablations or stores named)")
     progress = Progress("sweep", enabled=not args.quiet)
     t0 = time.perf_counter()
     result = sweep(
