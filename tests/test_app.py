@@ -126,3 +126,17 @@ def test_an_upload_whose_costs_overflow_is_refused() -> None:
     shown = [e.value.replace("\\", "") for e in at.error]  # markdown-escaped
     assert any("finite-sum" in text and "huge.json" in text for text in shown), shown
     assert at.session_state["ma_package"] == "sample:update_chain"
+
+
+def test_tables_show_missing_values_as_na() -> None:
+    """QA: the metric said n/a and the table beside it said None for the same ratio."""
+    import pandas as pd
+
+    from memaudit_ui.render import _with_na
+
+    df = pd.DataFrame({"ratio": [0.5, None], "n": [1, 2], "name": ["a", None]})
+    shown = _with_na(df)
+    assert list(shown["ratio"]) == ["0.5", "n/a"] and list(shown["name"]) == ["a", "n/a"]
+    assert shown["n"].tolist() == [1, 2]  # columns without a gap keep their type
+    complete = df[["n"]]
+    assert _with_na(complete) is complete  # nothing missing: shown as is
