@@ -9,6 +9,7 @@ tracebacks for unexpected errors.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import os
@@ -508,10 +509,22 @@ def cmd_score(args: argparse.Namespace) -> int:
         solver=args.solver,
         time_limit=args.time_limit,
     )
-    if ev.source_kind == "external":
+    if ev.source_kind == "external" and not pkg.store(ev.store_id).select:
         out, human = _with_union(ev, pkg, args)
         _emit(out, args.json, human)
         return 0
+    if ev.source_kind == "external":
+        # A store of package candidates and memories together: scored, but the union
+        # metrics (extraction / selection) are defined for stores of memories only.
+        ev = dataclasses.replace(
+            ev,
+            notes=(
+                *ev.notes,
+                "This store mixes package candidates with external memories: it is scored "
+                "as one store; the union metrics (extraction, selection) need a store of "
+                "external memories only.",
+            ),
+        )
     _emit(ev.to_dict(), args.json, _evaluation_human(ev, pkg))
     return 0
 

@@ -671,13 +671,6 @@ def parse_package(doc: object, source: str = "<memory>") -> Package:
                         mem_id, cost or 0.0, coverage, text, created_at, salience, status, mem_meta
                     )
                 )
-        if select and memories:
-            checker.add(
-                path,
-                "store-kind",
-                "a store either selects package candidates ('select') or holds external "
-                "memories ('memories'), not both",
-            )
         store_meta = checker.mapping(item, "meta", path)
         if store_id is not None:
             stores.append(

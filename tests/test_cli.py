@@ -388,3 +388,22 @@ def test_sweep_refuses_seed_options_it_would_ignore(capsys):
     assert "apply to --family only" in capsys.readouterr().err
     assert main(["sweep", "--family", "memaudit-small:0-1", "--seeds", "5-6"]) == 2
     assert "seeds given twice" in capsys.readouterr().err
+
+
+def test_score_a_store_mixing_candidates_and_memories(tmp_path, capsys):
+    """QA: validate accepted such a store, then score --store refused it (union metrics)."""
+    from memaudit_core.package import load_package, package_to_dict
+
+    doc = package_to_dict(load_package(SAMPLES / "veg-to-pescatarian.json"))
+    first = doc["candidates"][0]
+    doc["stores"] = [
+        {
+            "id": "mixed",
+            "select": [first["id"]],
+            "memories": [{"id": "m1", "text": "x", "cost": 1, "coverage": {}}],
+        }
+    ]
+    path = tmp_path / "mixed.json"
+    path.write_text(json.dumps(doc))
+    assert main(["score", str(path), "--store", "mixed", "--budget", "10"]) == 0
+    assert "mixes package candidates with external memories" in capsys.readouterr().out

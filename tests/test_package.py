@@ -488,7 +488,6 @@ def valid_docs(draw) -> dict:
                 chosen[cand["experience"]] = cand["id"]
         store: dict = {"id": sid, "select": list(chosen.values())}
         if draw(st.booleans()) and unit_ids:
-            del store["select"]  # a store selects candidates or holds memories, not both
             store["memories"] = [
                 {
                     "id": f"m{j}",
