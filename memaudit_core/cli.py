@@ -114,6 +114,21 @@ def parse_seeds(text: str) -> list[int]:
     return list(dict.fromkeys(seeds))
 
 
+DEFAULT_BUDGET_HELP = (
+    "default: the package's budget, else ceil(10%% of the total candidate cost); the value "
+    "used is printed"
+)
+
+
+class _Once(argparse.Action):
+    """An option that may be given once (argparse would silently keep the last of two)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[override]
+        if getattr(namespace, self.dest) is not None:
+            parser.error(f"{option_string} given twice; score one writer or store per call")
+        setattr(namespace, self.dest, values)
+
+
 def parse_params(items: Sequence[str]) -> dict[str, str]:
     params: dict[str, str] = {}
     for item in items or ():
@@ -932,7 +947,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("solve", help="certified optimum at a budget")
     p.add_argument("package")
-    p.add_argument("--budget", type=float, default=None, help="default: the package's budget")
+    p.add_argument("--budget", type=float, default=None, help=DEFAULT_BUDGET_HELP)
     p.add_argument("--pool", default="full", choices=["full", "no_validity", "generic"])
     p.add_argument("--node-limit", type=int, default=None)
     solver_opts(p)
@@ -941,9 +956,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("score", help="a writer's or a store's F, OPT, ratio and per-unit losses")
     p.add_argument("package")
-    p.add_argument("--budget", type=float, default=None)
-    p.add_argument("--writer", default=None)
-    p.add_argument("--store", default=None)
+    p.add_argument("--budget", type=float, default=None, help=DEFAULT_BUDGET_HELP)
+    p.add_argument("--writer", default=None, action=_Once)
+    p.add_argument("--store", default=None, action=_Once)
     writer_module_opts(p)
     p.add_argument(
         "--external",

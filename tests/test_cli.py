@@ -407,3 +407,11 @@ def test_score_a_store_mixing_candidates_and_memories(tmp_path, capsys):
     path.write_text(json.dumps(doc))
     assert main(["score", str(path), "--store", "mixed", "--budget", "10"]) == 0
     assert "mixes package candidates with external memories" in capsys.readouterr().out
+
+
+def test_score_refuses_a_writer_given_twice(capsys):
+    """QA: --writer gvt --writer density silently scored density only."""
+    with pytest.raises(SystemExit) as info:
+        main(["score", str(SAMPLES / "travel-assistant.json"), "--writer", "gvt", "--writer", "x"])
+    assert info.value.code == 2
+    assert "--writer given twice" in capsys.readouterr().err
