@@ -617,6 +617,7 @@ def _score_external(args: argparse.Namespace) -> int:
     """``score PACKAGE --external EXPORT --format FMT``: import the export as an external
     store, add it to the package (re-validated) and score it in the union package."""
     from .analysis import score
+    from .costs import DEFAULT_COST_RULE
     from .importers import load_external_store
     from .package import replace_package
 
@@ -635,7 +636,7 @@ def _score_external(args: argparse.Namespace) -> int:
     store = load_external_store(
         args.external,
         args.format,
-        cost_rule=args.cost_rule or "words",
+        cost_rule=args.cost_rule or DEFAULT_COST_RULE,
         store_id=store_id,
         package=pkg,
         history=args.history,

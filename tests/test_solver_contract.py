@@ -1037,3 +1037,25 @@ def test_an_engine_bound_below_the_store_is_no_bound(monkeypatch):
     assert not res.certified
     assert math.isinf(res.bound) and math.isinf(res.gap)
     assert "below the store's F" in res.certificate.reason
+
+
+def test_certificate_checks_are_as_strict_in_tiny_units(monkeypatch):
+    """A value off by 50% is caught in any units: the checks' floor of 1 is the package's own
+    1 (value_unit), not an absolute 1 under which 1e-11 and 2e-11 were "equal"."""
+    from memaudit_core.solvers import value_unit
+
+    pkg = generate("temporal_interval")
+    inst = compile_package(rescaled(pkg, 1e-12, 1.0))
+    assert value_unit(inst) > 1e-13 and value_unit(compile_package(pkg)) == 1.0
+    honest = solve(inst, 13, "bnb", cross_check=False)
+    assert honest.certified
+    solve(inst, 13, "enum")  # registers the engines
+    real = ENGINES["bnb"]
+
+    def inflated(inst_, budget, **kw):
+        raw = real(inst_, budget, **kw)
+        return RawSolution(raw.selected_idx, raw.value * 1.5, raw.bound * 1.5, "optimal")
+
+    monkeypatch.setitem(ENGINES, "bnb", inflated)
+    lying = solve(inst, 13, "bnb", cross_check=False)
+    assert not lying.certified and "but the store's F is" in lying.certificate.reason

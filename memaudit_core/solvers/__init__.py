@@ -131,14 +131,26 @@ def _load_engines() -> None:
 SOLVER_CHOICES = ("auto", "bnb", "milp", "enum", "brute")
 
 
-def relative_gap(value: float, bound: float) -> float:
-    """(bound - value) / max(|value|, 1e-12), 0 when bound <= value (up to rounding)."""
+def relative_gap(value: float, bound: float, unit: float = 1.0) -> float:
+    """(bound - value) / max(|value|, 1e-12 unit), 0 when bound <= value (up to rounding).
+
+    ``unit`` is the size of a value of 1 in the package's own units (see
+    :func:`value_unit`), so that the floors scale with the package.
+    """
     if not math.isfinite(bound):
         return math.inf
     diff = bound - value
-    if diff <= 1e-12 * max(1.0, abs(value)):
+    if diff <= 1e-12 * max(unit, abs(value)):
         return 0.0
-    return diff / max(abs(value), ZERO_VALUE)
+    return diff / max(abs(value), ZERO_VALUE * unit)
+
+
+def value_unit(inst: CompiledInstance) -> float:
+    """What a value of 1 is for the tolerance floors of ``inst``: 1, except for a package
+    whose weights are out of band (:attr:`CompiledInstance.scaled_view`), where it is the
+    weights' own scale, so a package in units of 1e-12 is checked as strictly as one in 1s.
+    """
+    return 1.0 / inst.scaled_view[1]
 
 
 def gap_text(value: float, gap: float) -> str:
@@ -225,11 +237,11 @@ def run_engine(
         incumbent_idx=incumbent_idx,
     )
     if view is not inst:
-        raw = unscaled(raw, value_scale, cost_scale)
+        raw = _unscaled(raw, value_scale, cost_scale)
     return raw, time.perf_counter() - t0
 
 
-def unscaled(raw: RawSolution, value_scale: float, cost_scale: float) -> RawSolution:
+def _unscaled(raw: RawSolution, value_scale: float, cost_scale: float) -> RawSolution:
     """An engine's solution on :attr:`CompiledInstance.scaled_view`, in the package's units."""
     detail = {**raw.detail, "scaled": {"values": value_scale, "costs": cost_scale}}
     return replace(raw, value=raw.value / value_scale, bound=raw.bound / value_scale, detail=detail)
@@ -328,6 +340,7 @@ __all__ = [
     "register_engine",
     "relative_gap",
     "run_engine",
+    "value_unit",
     "solve",
     "solve_budgets",
 ]

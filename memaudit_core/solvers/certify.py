@@ -41,6 +41,7 @@ from . import (
     check_budget,
     relative_gap,
     run_engine,
+    value_unit,
 )
 from .enum import ENUM_MAX_COMBINATIONS, budget_with_tolerance, combination_count
 from .milp import SUPPORTED_SATURATIONS
@@ -83,15 +84,17 @@ PROOFS = {
 }
 
 
-def rel_diff(a: float, b: float) -> float:
-    """|a - b| / max(1, |a|, |b|): the relative difference used by every check.
+def rel_diff(a: float, b: float, unit: float = 1.0) -> float:
+    """|a - b| / max(unit, |a|, |b|): the relative difference used by every check.
+
+    ``unit`` is :func:`~memaudit_core.solvers.value_unit` of the instance (1 in band).
 
     Examples
     --------
     >>> rel_diff(100.0, 100.0 + 1e-8) < 1e-9
     True
     """
-    return abs(a - b) / max(1.0, abs(a), abs(b))
+    return abs(a - b) / max(unit, abs(a), abs(b))
 
 
 @dataclass(frozen=True)
@@ -268,7 +271,7 @@ def _check(
         status=raw.status,
         value=float(raw.value),
         bound=float(raw.bound),
-        gap=relative_gap(float(raw.value), float(raw.bound)),
+        gap=relative_gap(float(raw.value), float(raw.bound), value_unit(inst)),
         time_s=t,
         nodes=int(raw.nodes),
         recomputed_value=recomputed,
@@ -452,24 +455,25 @@ def finish(
     first = _check(inst, budget, primary, raw, t1, recomputed)
     _require_feasible(inst, budget, first, raw)
     value = first.recomputed_value
+    unit = value_unit(inst)
     checks = [first]
     reasons: list[str] = []
-    diffs = [rel_diff(first.value, value)]
+    diffs = [rel_diff(first.value, value, unit)]
     if raw.status != "optimal":
         reasons.append(f"{primary} stopped at a {raw.status} before proving optimality")
     if diffs[0] > VALUE_RTOL:
         reasons.append(f"{primary} reported {first.value!r} but the store's F is {value!r}")
     bound = float(raw.bound)
-    if bound < value - VALUE_RTOL * max(1.0, abs(value)):
+    if bound < value - VALUE_RTOL * max(unit, abs(value)):
         reasons.append(f"{primary}'s bound {bound!r} is below the store's F {value!r}")
         # A bound below a store's own F bounds nothing: no valid bound is known.
         bound = math.inf
     bound = max(bound, value)
-    gap = relative_gap(value, bound)
+    gap = relative_gap(value, bound, unit)
     if (
         raw.status == "optimal"
         and math.isfinite(bound)
-        and (bound - value) > VALUE_RTOL * max(1.0, abs(value))
+        and (bound - value) > VALUE_RTOL * max(unit, abs(value))
     ):
         reasons.append(f"{primary} claims optimality with a gap of {gap:.3g}")
 
@@ -492,12 +496,12 @@ def finish(
             other = _check(inst, budget, second, raw2, t2)
             _require_feasible(inst, budget, other, raw2)
             checks.append(other)
-            tol = VALUE_RTOL * max(1.0, abs(value))
+            tol = VALUE_RTOL * max(unit, abs(value))
             if raw2.status == "optimal":
                 pair = (
-                    rel_diff(first.value, other.value),
-                    rel_diff(value, other.recomputed_value),
-                    rel_diff(other.value, other.recomputed_value),
+                    rel_diff(first.value, other.value, unit),
+                    rel_diff(value, other.recomputed_value, unit),
+                    rel_diff(other.value, other.recomputed_value, unit),
                 )
                 diffs.extend(pair)
                 if max(pair[:2]) > VALUE_RTOL:
