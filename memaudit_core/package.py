@@ -715,11 +715,11 @@ def parse_package(doc: object, source: str = "<memory>") -> Package:
 
 
 def _check_sums(checker: _Checker, package: Package, weights: dict[str, float]) -> None:
-    """Sums the engines form must stay finite: each number can be, and their sum not.
+    """Refuse sums that overflow although every number in them is finite.
 
-    Total costs (of the candidates, and with each store's memories) and the largest value F
-    can take, sum_r w_r h(z_r) with every candidate selected. Past 1.8e308 they become inf,
-    and the app, the writers and the solvers would compare infinities.
+    Checked: the total cost (of the candidates, and with each store's memories) and the
+    largest value F can take, sum_r w_r h(z_r) with every candidate selected. Past 1.8e308
+    they are inf, and the app, the writers and the solvers would compare infinities.
     """
     from .objective import get_saturation  # objective imports compiled, which imports us
 

@@ -101,11 +101,14 @@ def estimated_size(family: str, **params: Any) -> float | None:
     True
     """
     fam = _family(family)
-    values = {**fam.defaults(), **_clean_params(fam, params)}
+    return _estimate(fam, _clean_params(fam, params))
+
+
+def _estimate(fam: Family, clean: dict[str, Any]) -> float | None:
     if fam.size is None:
         return None
     try:
-        return float(fam.size(**values))
+        return float(fam.size(**{**fam.defaults(), **clean}))
     except (TypeError, ValueError):
         return None
 
@@ -144,7 +147,7 @@ def generate(
     """
     fam = _family(family)
     clean = _clean_params(fam, params)
-    size = estimated_size(family, **clean)
+    size = _estimate(fam, clean)
     if size is not None and size > max_size:
         given = ", ".join(f"{k}={v!r}" for k, v in clean.items())
         raise MemAuditError(
