@@ -66,11 +66,11 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ..compiled import CompiledInstance
+from ..compiled import CompiledInstance, budget_with_tolerance
 from ..errors import SolverError
 from ..objective import GAIN_EPS, get_saturation
 from . import RawSolution, register_engine, relative_gap
-from .enum import TIE, budget_with_tolerance, selection_key
+from .enum import TIE, selection_key
 
 #: Refuse capacity-k instances whose per-group subsets exceed this many items.
 MAX_ITEMS = 200_000

@@ -47,7 +47,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
 
-from ..compiled import CompiledInstance
+from ..compiled import CompiledInstance, budget_with_tolerance
 from ..errors import MemAuditError, UnknownNameError
 from ..objective import evaluate, evaluate_many
 from ..parallel import check_workers, init_solver_worker, pool_context, stop_pool, worker_died
@@ -55,7 +55,6 @@ from . import SOLVER_CHOICES, RawSolution, SolveResult, _check_limits, check_bud
 from .certify import PROOFS, finish, solve_certified
 from .enum import (
     ENUM_MAX_COMBINATIONS,
-    budget_with_tolerance,
     combination_count,
     enum_all_budgets,
 )

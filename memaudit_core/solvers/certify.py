@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from ..compiled import CompiledInstance
+from ..compiled import CompiledInstance, budget_with_tolerance
 from ..errors import SolverDisagreementError, SolverError, UnknownNameError
 from ..objective import evaluate
 from . import (
@@ -43,7 +43,7 @@ from . import (
     run_engine,
     value_unit,
 )
-from .enum import ENUM_MAX_COMBINATIONS, budget_with_tolerance, combination_count
+from .enum import ENUM_MAX_COMBINATIONS, combination_count
 from .milp import SUPPORTED_SATURATIONS
 
 #: Relative tolerance for "equal" values (recompute, gap and engine agreement).

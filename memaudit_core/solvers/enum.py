@@ -47,8 +47,6 @@ ENUM_MAX_CELLS = 40_000_000
 #: Values (and costs) closer than this are ties, exactly as in :mod:`.brute`.
 TIE = 1e-12
 
-__all__ = ["budget_with_tolerance"]  # re-exported: engines import it from here
-
 
 def selection_key(inst: CompiledInstance, selected_idx: Sequence[int]) -> tuple[str, ...]:
     """The last tie-break key: candidate ids of a selection, in canonical candidate order.

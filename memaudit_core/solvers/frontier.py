@@ -48,9 +48,9 @@ import math
 import operator
 from collections.abc import Sequence
 
-from ..compiled import CompiledInstance
+from ..compiled import CompiledInstance, budget_with_tolerance
 from ..objective import get_saturation
-from .enum import TIE, EnumerationTooLarge, budget_with_tolerance, selection_key
+from .enum import TIE, EnumerationTooLarge, selection_key
 
 #: Largest number of option combinations enumerated inside one component.
 FRONTIER_MAX_COMPONENT = 20_000

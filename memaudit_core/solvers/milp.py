@@ -57,11 +57,10 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ..compiled import CompiledInstance
+from ..compiled import CompiledInstance, budget_with_tolerance
 from ..errors import SolverError
 from ..objective import evaluate, get_saturation
 from . import RawSolution, register_engine
-from .enum import budget_with_tolerance
 
 #: Saturations the MILP formulation can express exactly.
 SUPPORTED_SATURATIONS = ("cap1", "linear")
