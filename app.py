@@ -1,10 +1,12 @@
 """MemAudit app — Overview (home page): what the package holds, OPT at the budget with its
 certificate, and every reference writer's and package store's ratio."""
 
+import math
+
 import pandas as pd
 import streamlit as st
 
-from memaudit_core.solvers import gap_text
+from memaudit_core.solvers import gap_text, value_text
 from memaudit_ui import cached, figures, render
 from memaudit_ui.frame import frame, md_escape
 
@@ -46,18 +48,24 @@ if ctx.present:
     c3 = st.container()
 else:
     c1, c2, c3 = st.columns([1, 1, 3])
-c1.metric(opt.label, f"{opt.value:.4f}")
+c1.metric(opt.label, value_text(opt.value, strip=False))
 c2.metric(f"Cost used ({stats.cost_unit})", f"{opt.cost:g}")
 cert = opt.certificate
 if opt.certified:
     checks = ", ".join(
-        f"{c.engine} = {c.value:.6f} ({c.time_s * 1000:.0f} ms)" for c in cert.checks
+        f"{c.engine} = {value_text(c.value, 6, strip=False)} ({c.time_s * 1000:.0f} ms)"
+        for c in cert.checks
     )
     c3.success(f"Certified optimal — {checks}; F recomputed on the returned store.")
 else:
     c3.warning(
-        f"Not certified ({opt.status}): incumbent {opt.value:.6f}, proven bound {opt.bound:.6f}, "
-        f"{gap_text(opt.value, opt.gap)}. {cert.reason if cert else ''}"
+        f"Not certified ({opt.status}): incumbent {value_text(opt.value, 6, strip=False)}, "
+        + (
+            f"proven bound {value_text(opt.bound, 6, strip=False)}, "
+            if math.isfinite(opt.bound)
+            else "no valid bound, "
+        )
+        + f"{gap_text(opt.value, opt.gap)}. {cert.reason if cert else ''}"
     )
 store_name = "Optimal store" if opt.certified else f"Store of the {opt.label} (not proven optimal)"
 with st.expander(f"{store_name} ({len(opt.selected)} memories)"):

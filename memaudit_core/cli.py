@@ -184,9 +184,7 @@ class Progress:
 
 
 def _fmt(x: float | None, digits: int = 4) -> str:
-    """A number as CLI text: at most ``digits`` decimals, integral values without any, and
-    magnitudes of 1e16 and beyond (where fixed notation prints float noise digits) or too
-    small for ``digits`` decimals in six significant digits.
+    """A number as CLI text: :func:`~memaudit_core.solvers.value_text` for floats, n/a for None.
 
     >>> _fmt(6.0), _fmt(2.123456), _fmt(1e308), _fmt(None), _fmt(1.63e-11), _fmt(4e201 - 1e185)
     ('6', '2.1235', '1e+308', 'n/a', '1.63e-11', '4e+201')
@@ -194,11 +192,9 @@ def _fmt(x: float | None, digits: int = 4) -> str:
     if x is None:
         return "n/a"
     if isinstance(x, float):
-        if not math.isfinite(x):
-            return repr(x)
-        if abs(x) >= 1e16 or 0.0 < abs(x) < 0.5 * 10.0**-digits:
-            return f"{x:.6g}"
-        return f"{x:.{digits}f}".rstrip("0").rstrip(".")
+        from .solvers import value_text
+
+        return value_text(x, digits)
     return str(x)
 
 

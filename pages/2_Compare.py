@@ -4,7 +4,7 @@ the optimum kept instead."""
 import pandas as pd
 import streamlit as st
 
-from memaudit_core.solvers import gap_text
+from memaudit_core.solvers import gap_text, value_text
 from memaudit_ui import cached, figures, render
 from memaudit_ui.frame import frame, md_escape
 
@@ -22,17 +22,21 @@ st.markdown(
 )
 
 cols = st.columns(4)
-cols[0].metric("F (store)", f"{cv.value:.4f}", help="F of the store as kept at this budget.")
+cols[0].metric(
+    "F (store)", value_text(cv.value, strip=False), help="F of the store as kept at this budget."
+)
 if cv.opt_certified:
-    cols[1].metric("OPT", f"{cv.opt_value:.4f}", help="Certified optimum at this budget.")
+    cols[1].metric(
+        "OPT", value_text(cv.opt_value, strip=False), help="Certified optimum at this budget."
+    )
 else:
     cols[1].metric(
         "incumbent",
-        f"{cv.opt_value:.4f}",
-        delta=f"bound {cv.opt_bound:.4f}",
+        value_text(cv.opt_value, strip=False),
+        delta=f"bound {value_text(cv.opt_bound, strip=False)}",
         delta_color="off",
         help=f"Not proven optimal (status {cv.opt_status}); proven upper bound "
-        f"{cv.opt_bound:.6f}, {gap_text(cv.opt_value, cv.opt_gap)}.",
+        f"{value_text(cv.opt_bound, 6, strip=False)}, {gap_text(cv.opt_value, cv.opt_gap)}.",
     )
 cols[2].metric(
     f"Ratio F / {opt_name}",
@@ -109,7 +113,8 @@ render.table(
 )
 st.caption(
     f"Sorted by value lost (largest first). Value lost = {opt_name}'s value on the unit minus the "
-    f"store's; the column adds up to {opt_name} − F = {cv.opt_value - cv.value:.4f}. Click a "
+    f"store's; the column adds up to {opt_name} − F = "
+    f"{value_text(cv.opt_value - cv.value, strip=False)}. Click a "
     "column header to re-sort."
 )
 

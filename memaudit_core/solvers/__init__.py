@@ -173,6 +173,25 @@ def gap_text(value: float, gap: float) -> str:
     return "gap " + f"{pct:.3f}".rstrip("0").rstrip(".") + "%"
 
 
+def value_text(x: float, digits: int = 4, *, strip: bool = True) -> str:
+    """A value as text, the one rule for the CLI and the app: ``digits`` decimals (trailing
+    zeros stripped unless ``strip`` is False, as in the app's aligned metrics); magnitudes of
+    1e16 and beyond (where fixed notation prints float noise) or too small for ``digits``
+    decimals in six significant digits, so a package in small units does not read 0.
+
+    >>> value_text(6.0), value_text(2.123456), value_text(1e308), value_text(1.63e-11)
+    ('6', '2.1235', '1e+308', '1.63e-11')
+    >>> value_text(7.735, strip=False)
+    '7.7350'
+    """
+    if not math.isfinite(x):
+        return repr(x)
+    if abs(x) >= 1e16 or 0.0 < abs(x) < 0.5 * 10.0**-digits:
+        return f"{x:.6g}"
+    text = f"{x:.{digits}f}"
+    return text.rstrip("0").rstrip(".") if strip else text
+
+
 def check_budget(budget: float) -> float:
     """The one check of a budget given to the library: a real number (not a bool, not a
     string), finite and >= 0; returns it as a float.
@@ -337,6 +356,7 @@ __all__ = [
     "asdict",
     "check_budget",
     "gap_text",
+    "value_text",
     "register_engine",
     "relative_gap",
     "run_engine",
