@@ -80,7 +80,7 @@ def parse_number_list(text: str, what: str = "budgets") -> list[float]:
     return list(dict.fromkeys(values))  # a repeated budget is one budget
 
 
-def parse_seeds(text: str) -> list[int]:
+def parse_seeds(text: str, what: str = "--seeds") -> list[int]:
     """Parse ``"0-499"`` or ``"1,2,5"`` (or a mix) into seeds.
 
     Examples
@@ -98,19 +98,19 @@ def parse_seeds(text: str) -> list[int]:
                 a, b = part.split("-", 1) if not part.startswith("-") else (part, "")
                 lo, hi = int(a), int(b)
                 if hi < lo:
-                    raise ValueError
+                    raise MemAuditError(f"{what}: {part!r} runs backwards; write A-B with A <= B")
                 if len(seeds) + hi - lo + 1 > MAX_LIST_VALUES:
                     raise MemAuditError(
-                        f"--seeds: {part!r} makes {hi - lo + 1:,} seeds, more than the "
+                        f"{what}: {part!r} makes {hi - lo + 1:,} seeds, more than the "
                         f"{MAX_LIST_VALUES:,} allowed"
                     )
                 seeds.extend(range(lo, hi + 1))
             else:
                 seeds.append(int(part))
         except ValueError:
-            raise MemAuditError(f"--seeds: cannot read {part!r}; use A-B or a comma list") from None
+            raise MemAuditError(f"{what}: cannot read {part!r}; use A-B or a comma list") from None
     if not seeds:
-        raise MemAuditError("--seeds: no seeds given")
+        raise MemAuditError(f"{what}: no seeds given")
     return list(dict.fromkeys(seeds))
 
 

@@ -235,11 +235,13 @@ class _Checker:
         self.problems.append(Problem(path, rule, message, value))
 
     def string(self, obj: dict, key: str, path: str, required: bool, default: str = "") -> str:
-        if key not in obj or obj[key] is None:
+        if key not in obj:
             if required:
                 self.add(f"{path}.{key}", "required", f"missing required field '{key}'")
             return default
         value = obj[key]
+        if value is None:  # reported once, by _known_keys (rule not-null)
+            return default
         if not isinstance(value, str):
             self.add(f"{path}.{key}", "type", "must be a string", value)
             return default
@@ -259,9 +261,11 @@ class _Checker:
         maximum: float | None = None,
         rule: str = "number",
     ) -> float | None:
-        if key not in obj or obj[key] is None:
+        if key not in obj:
             if required:
                 self.add(f"{path}.{key}", "required", f"missing required field '{key}'")
+            return None
+        if obj[key] is None:  # reported once, by _known_keys (rule not-null)
             return None
         return self.check_number(
             obj[key],
@@ -388,7 +392,8 @@ def _known_keys(checker: _Checker, obj: dict, path: str, allowed: set[str]) -> N
             checker.add(
                 _child_path(path, key),
                 "not-null",
-                "null is not allowed here: leave the field out to use its default",
+                "null is not allowed here: give a value, or leave an optional field out to use "
+                "its default",
             )
 
 

@@ -125,7 +125,7 @@ def parse_family_spec(
     name = name.strip()
     if name not in FAMILIES:
         raise UnknownNameError(f"unknown family {name!r} (known: {', '.join(sorted(FAMILIES))})")
-    family_seeds = parse_seeds(seed_text) if sep else list(seeds or [0])
+    family_seeds = parse_seeds(seed_text, f"--family {spec}") if sep else list(seeds or [0])
     items = tuple(sorted((params or {}).items()))
     # Validate parameters once, before any work (unknown names, bad values).
     if items:

@@ -357,6 +357,15 @@ def test_budget_lists_are_bounded_deduplicated_and_strict(capsys):
     assert "more than the 10,000 allowed" in capsys.readouterr().err
 
 
+def test_seed_errors_name_the_option_the_seeds_came_from(capsys):
+    """QA: seeds written in --family NAME:A-B were reported as if they came from --seeds."""
+    assert main(["sweep", "--family", "memaudit-small:5-2", "--budgets", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "--family memaudit-small:5-2: '5-2' runs backwards" in err and "--seeds" not in err
+    assert main(["sweep", "--family", "memaudit-small", "--seeds", "x", "--budgets", "2"]) == 2
+    assert "--seeds: cannot read 'x'" in capsys.readouterr().err
+
+
 def test_validate_json_is_strict_json_even_for_nan_inputs(capsys):
     main(["validate", str(MALFORMED / "cost_nan.json"), "--json"])
     out = capsys.readouterr().out

@@ -956,6 +956,36 @@ def test_lme_misaligned_haystack(tmp_path):
     assert_located(info.value, f, "$[0].haystack_sessions", "aligned")
 
 
+@pytest.mark.parametrize("bad", ["yes", 1, None])
+def test_lme_has_answer_must_be_a_boolean(tmp_path, bad):
+    """QA: has_answer "yes" read as false, so the turn's evidence vanished without a word."""
+    inst = json.loads(LME.read_text())[0]
+    inst["haystack_sessions"][0][0]["has_answer"] = bad
+    f = _write(tmp_path, "h.json", [inst])
+    with pytest.raises(PackageError) as info:
+        import_package("longmemeval", f)
+    assert_located(info.value, f, "$[0].haystack_sessions[0][0].has_answer", "type")
+
+
+@pytest.mark.parametrize("bad", ["2", 7, True])
+def test_locomo_category_must_be_a_known_integer(tmp_path, bad):
+    """QA: a string "2" lost its temporal kind, and a 7 made its evidence 'abstention'."""
+    doc = json.loads((FIX / "locomo_small.json").read_text())
+    doc[0]["qa"][0]["category"] = bad
+    f = _write(tmp_path, "c.json", doc)
+    with pytest.raises(PackageError) as info:
+        import_package("locomo", f, instance=doc[0]["sample_id"])
+    assert_located(info.value, f, "$[0].qa[0].category", "locomo-category")
+
+
+def test_locomo_question_without_category_is_kept_with_a_warning(tmp_path):
+    doc = json.loads((FIX / "locomo_small.json").read_text())
+    del doc[0]["qa"][0]["category"]
+    f = _write(tmp_path, "c.json", doc)
+    pkg = import_package("locomo", f, instance=doc[0]["sample_id"])
+    assert any("q1" in w and "no category" in w for w in pkg.meta["warnings"])
+
+
 # --------------------------------------------------------------------------- CLI
 
 

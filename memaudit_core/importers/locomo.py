@@ -21,8 +21,9 @@ Mapping:
   Date keys without a turn list (real files have them) are reported in ``meta["warnings"]``.
 - units: the evidence turns, id = ``dia_id``; kind by the QA categories that cite the turn:
   ``temporal_order`` if any question of category 2 (temporal) needs it, else ``fact`` if any
-  of 1, 3, 4 does, else ``abstention`` (category 5, adversarial). A unit's weight is the number
-  of questions that need it (query weight 1 each; no explicit unit weight).
+  of 1, 3, 4 does, else ``abstention`` (category 5, adversarial). A category that is not an
+  integer 1-5 is refused; a question without one counts as fact, with a warning. A unit's
+  weight is the number of questions that need it (query weight 1 each; no explicit unit weight).
 - queries: one per QA item (``q<k>``, 1-based), requiring its resolved evidence; the raw
   category and its label (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5
   adversarial: a label table, the data does not state it) are in meta. Int answers become text.
@@ -369,6 +370,18 @@ def import_locomo(
             warnings.append(f"{qid} ({qpath}): no evidence listed")
         category = item.get("category")
         cat = category if isinstance(category, int) and not isinstance(category, bool) else None
+        if "category" in item and cat not in CATEGORY_LABELS:
+            # A string "2" or a 7 would otherwise pick a unit kind silently (7 read as adversarial).
+            col.add(
+                f"{qpath}.category",
+                "locomo-category",
+                "must be one of the LoCoMo QA categories 1-5 (1 multi-hop, 2 temporal, "
+                "3 open-domain, 4 single-hop, 5 adversarial)",
+                category,
+            )
+            continue
+        if cat is None:
+            warnings.append(f"{qid} ({qpath}): no category; its evidence counts as fact")
         for dia in requires:
             unit_cats.setdefault(dia, set()).add(cat if cat is not None else 0)
         answer = item.get("answer")

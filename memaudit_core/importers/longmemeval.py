@@ -18,7 +18,7 @@ Mapping:
 - experiences: one per haystack session, id = session id, sorted by ``haystack_dates``
   (``"2023/05/30 (Tue) 23:40"``; the oracle file is not sorted), ``time`` = rank; text =
   ``"role: content"`` lines.
-- units: turns with ``has_answer: true`` (a missing flag is false), id
+- units: turns with ``has_answer: true`` (a missing flag is false, a non-boolean one refused), id
   ``<session_id>_<turn_index + 1>`` (the index counts all turns of the session). Kinds:
   ``abstention`` for ``_abs`` questions; for ``knowledge-update``, the has_answer turns of the
   latest session holding any are ``current_truth`` and those of earlier sessions ``stale``
@@ -406,7 +406,12 @@ def import_longmemeval(
                 continue
             role = turn.get("role", "?")
             lines.append(f"{role}: {content}")
-            if turn.get("has_answer") is True:
+            has_answer = turn.get("has_answer", False)
+            if not isinstance(has_answer, bool):
+                # "yes" or 1 would otherwise read as false: evidence silently dropped.
+                col.add(f"{tpath}.has_answer", "type", "must be true or false", has_answer)
+                continue
+            if has_answer:
                 turn_units.append((rank, i, t, f"{eid}_{t + 1}", f"{role}: {content}"))
         session_texts[i] = "\n".join(lines)
         emeta: dict[str, Any] = {"date_raw": dates[i], "turns": len(turns)}
