@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import math
+import numbers
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
@@ -38,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from .compiled import CompiledInstance, budget_with_tolerance, compile_package
-from .errors import MemAuditError, UnknownNameError, WriterError
+from .errors import MemAuditError, UnknownNameError, WriterError, check_names
 from .objective import coverage_of, evaluate, get_saturation
 from .package import Package, Store
 from .parallel import check_workers, init_solver_worker, pool_context, stop_pool, worker_died
@@ -222,6 +223,12 @@ class SweepRow:
     compared with (over P+(Y) for external stores). For an ablation, ``value`` is the pool's
     optimum and ``opt`` the full optimum. ``certified`` is True only when every optimum in
     the row is certified.
+
+    A row that is not certified rests on a limited solve: ``opt`` is then the best store found
+    (at most the optimum), ``opt_bound`` the proven upper bound on the optimum (None when the
+    engine proved none) and ``ratio_low = value / opt_bound`` a proven lower bound on the true
+    ratio, which lies in ``[ratio_low, ratio]`` for writers and stores. Certified rows have
+    ``opt_bound == opt`` and ``ratio_low == ratio``.
     """
 
     package_id: str
@@ -234,6 +241,8 @@ class SweepRow:
     ratio: float | None
     certified: bool
     cost: float
+    opt_bound: float | None = None
+    ratio_low: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -247,6 +256,8 @@ class SweepRow:
             "ratio": self.ratio,
             "certified": self.certified,
             "cost": self.cost,
+            "opt_bound": self.opt_bound,
+            "ratio_low": self.ratio_low,
         }
 
 
@@ -257,7 +268,9 @@ class SummaryRow:
     ``n`` counts rows with a defined ratio (the sample behind the mean and the CI);
     ``n_undefined`` counts rows where OPT = 0, which are left out (as in the paper's means).
     The statistics are None when ``n == 0``. The 95% CI is a percentile bootstrap of the mean
-    (1000 resamples, seed 0); it equals the mean when ``n == 1``.
+    (1000 resamples, seed 0); it equals the mean when ``n == 1``. ``n_uncertified`` counts the
+    rows (of all ``n + n_undefined``) whose optimum was not proven: when it is not 0 the
+    statistics rest partly on incumbents and may overstate the ratios.
     """
 
     method: str
@@ -269,6 +282,7 @@ class SummaryRow:
     max_ratio: float | None
     ci_low: float | None
     ci_high: float | None
+    n_uncertified: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -276,6 +290,7 @@ class SummaryRow:
             "budget": self.budget,
             "n": self.n,
             "n_undefined": self.n_undefined,
+            "n_uncertified": self.n_uncertified,
             "mean_ratio": self.mean_ratio,
             "min_ratio": self.min_ratio,
             "max_ratio": self.max_ratio,
@@ -286,7 +301,11 @@ class SummaryRow:
 
 @dataclass(frozen=True)
 class SweepResult:
-    """All sweep rows plus one :class:`SummaryRow` per (method, budget)."""
+    """All sweep rows plus one :class:`SummaryRow` per (method, budget).
+
+    ``notes`` holds the reader's warnings, e.g. :func:`uncertified_note` when a time limit
+    stopped some solves before their proof.
+    """
 
     rows: tuple[SweepRow, ...]
     summary: tuple[SummaryRow, ...]
@@ -295,10 +314,12 @@ class SweepResult:
     n_packages: int
     #: Writers that failed on a (package, budget); their rows are missing, the sweep went on.
     errors: tuple[WriterFailure, ...] = ()
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "n_packages": self.n_packages,
+            "notes": list(self.notes),
             "errors": [e.to_dict() for e in self.errors],
             "budgets": list(self.budgets),
             "methods": list(self.methods),
@@ -837,16 +858,22 @@ def summarize(
 ) -> tuple[SummaryRow, ...]:
     """One :class:`SummaryRow` per (method, budget), methods in the given order."""
     grouped: dict[tuple[str, float], list[float | None]] = {}
+    unproven: dict[tuple[str, float], int] = {}
     for row in rows:
         grouped.setdefault((row.method, row.budget), []).append(row.ratio)
+        if not row.certified:
+            unproven[row.method, row.budget] = unproven.get((row.method, row.budget), 0) + 1
     out = []
     for method in methods:
         for budget in budgets:
             ratios = grouped.get((method, budget), [])
             defined = np.array([r for r in ratios if r is not None], dtype=float)
             n_undef = len(ratios) - defined.size
+            n_unproven = unproven.get((method, budget), 0)
             if defined.size == 0:
-                out.append(SummaryRow(method, budget, 0, n_undef, None, None, None, None, None))
+                out.append(
+                    SummaryRow(method, budget, 0, n_undef, None, None, None, None, None, n_unproven)
+                )
                 continue
             low, high = _bootstrap_ci(defined)
             out.append(
@@ -860,6 +887,7 @@ def summarize(
                     float(defined.max()),
                     low,
                     high,
+                    n_unproven,
                 )
             )
     return tuple(out)
@@ -883,9 +911,24 @@ def _sweep_row(
     certified: bool,
     cost: float,
     budget: float,
+    opt_bound: float,
 ) -> SweepRow:
+    # A certified optimum is its own bound (the engine's bound may sit a rounding error away).
+    bound = opt if certified else (opt_bound if math.isfinite(opt_bound) else None)
+    ratio_low = None if bound is None else _ratio(value, bound)
     return SweepRow(
-        package_id, seed, family, budget, method, value, opt, _ratio(value, opt), certified, cost
+        package_id,
+        seed,
+        family,
+        budget,
+        method,
+        value,
+        opt,
+        _ratio(value, opt),
+        certified,
+        cost,
+        bound,
+        ratio_low,
     )
 
 
@@ -986,7 +1029,18 @@ def sweep_package(
                 failures.append(WriterFailure.from_error(package.id, seed, budget, w, res))
             else:
                 keyed.append(
-                    (w, row(res.writer, res.value, opt.value, opt.certified, res.cost, budget))
+                    (
+                        w,
+                        row(
+                            res.writer,
+                            res.value,
+                            opt.value,
+                            opt.certified,
+                            res.cost,
+                            budget,
+                            opt.bound,
+                        ),
+                    )
                 )
         for sid in stores:
             store = pkg_stores.get(sid)
@@ -1001,14 +1055,15 @@ def sweep_package(
                 inc = _best_incumbent([prev_union.get(sid), (value, kept_t)])
                 u_opt = solve(union, budget, solver, time_limit=time_limit, incumbent_idx=inc)
                 prev_union[sid] = (u_opt.value, tuple(u_opt.selected_idx))
-                denom, cert = u_opt.value, u_opt.certified
+                denom, cert, bound = u_opt.value, u_opt.certified, u_opt.bound
                 cost = float(union.cost[list(kept_t)].sum()) if kept_t else 0.0
             else:
                 members, _ = _store_members(inst, store)
                 kept, _ = _prune_by_order(inst, members, budget)
                 value, denom, cert = evaluate(inst, kept), opt.value, opt.certified
+                bound = opt.bound
                 cost = float(inst.cost[kept].sum()) if kept else 0.0
-            keyed.append((f"store:{sid}", row(sid, value, denom, cert, cost, budget)))
+            keyed.append((f"store:{sid}", row(sid, value, denom, cert, cost, budget, bound)))
         for name in ablations:
             p_opt = pool_opts[name][k]
             keyed.append(
@@ -1021,6 +1076,7 @@ def sweep_package(
                         opt.certified and p_opt.certified,
                         p_opt.cost,
                         budget,
+                        opt.bound,
                     ),
                 )
             )
@@ -1141,7 +1197,11 @@ def sweep(
     [('gvt', 3.0, 1.0), ('gvt', 6.0, 1.0), ('density', 3.0, 0.351), ('density', 6.0, 0.73), \
 ('no_validity_opt', 3.0, 0.486), ('no_validity_opt', 6.0, 0.513)]
     """
-    writers = list(writers)
+    if isinstance(packages, Package):
+        packages = [packages]
+    writers = check_names(writers, "writers")
+    stores = check_names(stores, "stores")
+    ablations = check_names(ablations, "ablations")
     for name in writers:
         get_writer(name)
     # Accept pool names ("no_validity") as well as method names ("no_validity_opt").
@@ -1156,6 +1216,8 @@ def sweep(
         raise UnknownNameError(
             f"store(s) {', '.join(map(repr, missing))} found in none of the swept packages"
         )
+    if isinstance(budgets, numbers.Real):
+        budgets = [budgets]
     grid = sorted({check_budget(b) for b in budgets})
     _check_limits(time_limit, None)
     methods = (*writers, *stores, *ablations)
@@ -1186,6 +1248,7 @@ def sweep(
                 )
             )
     rows = [row for keyed, _ in per_package for _, row in keyed]
+    note = uncertified_note(rows)
     return SweepResult(
         rows=tuple(rows),
         summary=summarize(rows, methods, grid),
@@ -1193,6 +1256,7 @@ def sweep(
         budgets=tuple(grid),
         n_packages=len(packages),
         errors=tuple(f for _, failed in per_package for f in failed),
+        notes=(note,) if note else (),
     )
 
 

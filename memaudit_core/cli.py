@@ -217,7 +217,7 @@ def summary_table(summary: Sequence[Any]) -> str:
             s.method,
             _fmt(s.budget),
             str(s.n),
-            _ratio3(s.mean_ratio),
+            _ratio3(s.mean_ratio) + ("*" if s.n_uncertified else ""),
             f"[{_ratio3(s.ci_low)}, {_ratio3(s.ci_high)}]",
             _ratio3(s.min_ratio),
             _ratio3(s.max_ratio),
@@ -229,6 +229,12 @@ def summary_table(summary: Sequence[Any]) -> str:
     n_na = sum(1 for s in summary if s.n == 0)
     n_undefined = sum(s.n_undefined for s in summary)
     parts = [f"n/a: {n_na} of {len(summary)} lines have no defined ratio"] if n_na else []
+    n_starred = sum(1 for s in summary if s.n_uncertified)
+    if n_starred:
+        parts.append(
+            f"*: {n_starred} line(s) rest partly on optima a time limit left unproven (their "
+            "ratios may be too high)"
+        )
     if n_undefined:
         parts.append(
             f"{n_undefined} row(s) with OPT = 0 at their budget (F / OPT undefined) are left "
@@ -678,17 +684,13 @@ def _score_external(args: argparse.Namespace) -> int:
 def cmd_import(args: argparse.Namespace) -> int:
     """``import FORMAT SOURCE -o PACKAGE.json``: artifact folder/zip, LoCoMo, LongMemEval."""
     from .importers import import_package
-    from .package import dumps_package
+    from .package import dumps_package, save_package
 
     pkg = import_package(args.format, args.source, instance=args.instance, cost_rule=args.cost_rule)
-    text = dumps_package(pkg)
     if args.output in (None, "-"):
-        sys.stdout.write(text)
+        sys.stdout.write(dumps_package(pkg))
     else:
-        try:
-            Path(args.output).write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise MemAuditError(f"cannot write {args.output}: {exc.strerror}") from None
+        save_package(pkg, args.output)
     warnings = list(pkg.meta.get("warnings", [])) + list(pkg.warnings)
     for w in warnings[:20]:
         print(f"{args.source}: warning: {w}", file=sys.stderr)
@@ -709,7 +711,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from .analysis import sweep, uncertified_note
+    from .analysis import sweep
     from .generators import generate
     from .suites import cli_sweep_suite, normalize_ablations, wants_suite
     from .writers import WRITERS
@@ -774,8 +776,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     )
     if args.output:
         human += f"\nrows written to {args.output}"
-    note = uncertified_note(result.rows)
-    if note:
+    for note in result.notes:
         human += f"\nnote: {note}"
     if result.errors:
         human += (
@@ -809,7 +810,7 @@ def _write_rows_csv(path: Path, rows: list[dict[str, Any]]) -> None:
 
 def cmd_generate(args: argparse.Namespace) -> int:
     from .generators import FAMILIES, generate
-    from .package import dumps_package
+    from .package import dumps_package, save_package
 
     if args.list or not args.family:
         if not args.list:
@@ -836,14 +837,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
         _emit({"families": listing}, args.json, "\n".join(human))
         return 0
     pkg = generate(args.family, seed=args.seed, **parse_params(args.param))
-    text = dumps_package(pkg)
     if args.output in (None, "-"):
-        sys.stdout.write(text)
+        sys.stdout.write(dumps_package(pkg))
         return 0
-    try:
-        Path(args.output).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise MemAuditError(f"cannot write {args.output}: {exc.strerror}") from None
+    save_package(pkg, args.output)
     print(
         f"wrote {args.output}: {pkg.id} — {len(pkg.experiences)} experiences, "
         f"{len(pkg.candidates)} candidates, {len(pkg.units)} units",

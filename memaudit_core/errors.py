@@ -59,3 +59,21 @@ class SolverDisagreementError(SolverError):
 
 class WriterError(MemAuditError):
     """A writer returned an invalid store (unknown ids, two per group, over budget)."""
+
+
+def check_names(names: object, what: str) -> list[str]:
+    """``names`` (writers, stores, types, ...) as a list; a single string is one name.
+
+    Iterating a lone ``"gvt"`` would give its letters, and the user would see "unknown
+    writer 'g'"; anything that is neither a string nor iterable is a :class:`MemAuditError`.
+
+    Examples
+    --------
+    >>> check_names(("gvt", "density"), "writers"), check_names("gvt", "writers")
+    (['gvt', 'density'], ['gvt'])
+    """
+    if isinstance(names, str):
+        return [names]
+    if not hasattr(names, "__iter__"):
+        raise MemAuditError(f"{what} must be a list of names, got {names!r}")
+    return list(names)

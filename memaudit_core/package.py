@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import PackageError, Problem
+from .errors import MemAuditError, PackageError, Problem
 
 FORMAT_VERSION = 1
 SATURATIONS = ("cap1", "linear", "log1p")
@@ -139,7 +139,14 @@ class Store:
 
 @dataclass(frozen=True)
 class Package:
-    """A validated package. Build it with :func:`parse_package` or :func:`load_package`."""
+    """A validated package. Build it with :func:`parse_package` or :func:`load_package`.
+
+    Immutable by contract: the dataclasses are frozen, but coverage and ``meta`` are plain
+    dicts (cheap to build and to pickle to worker processes). Editing them in place skips
+    validation and leaves the memoised :meth:`content_hash`, and every cache keyed on it,
+    describing the old content, so results go stale. To change a package, edit its dict form
+    (:func:`package_to_dict`) and parse it again, or use :func:`replace_package`.
+    """
 
     id: str
     experiences: tuple[Experience, ...]
@@ -1072,8 +1079,18 @@ def dumps_package(package: Package, indent: int | None = 2) -> str:
 
 
 def save_package(package: Package, path: str | Path) -> None:
-    """Write the canonical JSON form (UTF-8, indented, trailing newline)."""
-    Path(path).write_text(dumps_package(package), encoding="utf-8")
+    """Write the canonical JSON form (UTF-8, indented, trailing newline).
+
+    Raises
+    ------
+    MemAuditError
+        When the file cannot be written (a missing folder, no permission, a full disk).
+    """
+    text = dumps_package(package)
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise MemAuditError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def content_hash(package: Package) -> str:

@@ -67,6 +67,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import numbers
 import os
 import sys
 import threading
@@ -892,6 +893,10 @@ def _run_worker(
             except subprocess.TimeoutExpired:
                 _kill_group(proc)
                 proc.wait()
+        # The pump sees EOF once the worker (its whole group) is gone; then the pipe can close.
+        reader.join(timeout=5)
+        if proc.stdout is not None and not reader.is_alive():
+            proc.stdout.close()
         if status.get("reason") == "crashed":
             stderr.seek(0)
             tail = stderr.read()[-2000:].decode("utf-8", "replace").strip()
@@ -1093,6 +1098,23 @@ def _run_key(
     return (inst_key, name, spec, stamp, _norm_budget(budget))
 
 
+def _check_timeout(timeout: object) -> float:
+    """A blind writer's timeout in seconds (None: :data:`DEFAULT_TIMEOUT`), or a
+    :class:`MemAuditError`: "10" or NaN used to pass, and -1 or 0 blamed the writer."""
+    if timeout is None:
+        return DEFAULT_TIMEOUT
+    if (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, numbers.Real)
+        or not math.isfinite(timeout)
+        or timeout <= 0
+    ):
+        raise MemAuditError(
+            f"a blind writer's timeout must be a finite number of seconds > 0, got {timeout!r}"
+        )
+    return float(timeout)
+
+
 def run_blind_batch(
     name: str,
     spec: str,
@@ -1105,7 +1127,7 @@ def run_blind_batch(
 ) -> list[tuple[str, ...] | PluginWriterError]:
     """Run a blind writer at several budgets in one worker; validated ids or the error per
     budget (cached)."""
-    timeout = DEFAULT_TIMEOUT if timeout is None else float(timeout)
+    timeout = _check_timeout(timeout)
     pspec = PluginSpec.parse(spec)
     loc = _locate(pspec)
     if package is None:
@@ -1287,7 +1309,7 @@ def describe(specs: Sequence[str], *, timeout: float | None = None) -> list[dict
     """Name, kind and description of each ``module:function``, read in one worker (the
     parent never imports a blind writer's module). Failed loads come back with ``ok`` False.
     """
-    timeout = DEFAULT_TIMEOUT if timeout is None else float(timeout)
+    timeout = _check_timeout(timeout)
     parsed = [PluginSpec.parse(s) for s in specs]
     locs = [_locate(p) for p in parsed]
     out: list[dict[str, Any] | None] = [_describe_cache.get(loc.stamp) for loc in locs]

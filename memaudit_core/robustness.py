@@ -62,9 +62,11 @@ import scipy.sparse as sp
 
 from .compiled import CompiledInstance
 from .costs import COST_RULES, EmptyTextError, available_cost_rules, cost_of
-from .errors import MemAuditError, SolverError, UnknownNameError
+from .errors import MemAuditError, SolverError, UnknownNameError, check_names
+from .generators import check_seed
 from .objective import evaluate
 from .package import GENERIC_TYPES, VALIDITY_TYPES, Package
+from .parallel import check_workers
 from .solvers import SolveResult, check_budget, run_engine, solve
 from .writers import WRITERS, get_writer, run_writer
 
@@ -99,7 +101,7 @@ def _budgets(package: Package, budgets: Iterable[float] | None) -> tuple[float, 
 
 
 def _writers(writers: Sequence[str] | None) -> tuple[str, ...]:
-    names = tuple(WRITERS) if writers is None else tuple(writers)
+    names = tuple(WRITERS) if writers is None else tuple(check_names(writers, "writers"))
     for name in names:
         get_writer(name)  # unknown -> UnknownNameError before any work
     if not names:
@@ -331,7 +333,7 @@ def ablation_pool(
         wanted = set(VALIDITY_TYPES) if name == "no_validity" else present - set(GENERIC_TYPES)
         pool = inst.pool_instance(name)
     else:
-        wanted = {str(t) for t in removed_types}
+        wanted = set(check_names(removed_types, "removed_types"))
         if not wanted:
             raise MemAuditError("removed_types is empty: name at least one candidate type")
         pool = inst.without_types(wanted)
@@ -1202,8 +1204,8 @@ def noise_sensitivity(
     ([0.0, 0.0], 1.0)
     """
     _check_noise(mode, level)
-    if int(draws) != draws or draws < 1:
-        raise MemAuditError(f"draws must be an integer >= 1, got {draws!r}")
+    draws = check_workers(draws, "draws")  # the same rule: an integer >= 1
+    seed = check_seed(seed)
     grid = _budgets(package, budgets)
     names = _writers(writers)
     inst = _compile(package)

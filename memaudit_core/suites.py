@@ -644,7 +644,8 @@ def normalize_ablations(names: Iterable[str]) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class SuiteRow:
-    """One (source, budget, method) row of a sweep suite (see :class:`analysis.SweepRow`)."""
+    """One (source, budget, method) row of a sweep suite (see :class:`analysis.SweepRow`, whose
+    docstring says what ``opt_bound`` and ``ratio_low`` mean for rows that are not certified)."""
 
     source: str
     package_id: str
@@ -658,6 +659,8 @@ class SuiteRow:
     ratio: float | None
     certified: bool
     cost: float
+    opt_bound: float | None = None
+    ratio_low: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -673,6 +676,8 @@ class SuiteRow:
             "ratio": self.ratio,
             "certified": self.certified,
             "cost": self.cost,
+            "opt_bound": self.opt_bound,
+            "ratio_low": self.ratio_low,
         }
 
 
@@ -769,6 +774,8 @@ def sweep_package_tasks(
                     "ratio": row.ratio,
                     "certified": bool(row.certified),
                     "cost": row.cost,
+                    "opt_bound": row.opt_bound,
+                    "ratio_low": row.ratio_low,
                 },
             )
         )
@@ -898,6 +905,9 @@ def sweep_suite(
                         res["ratio"],
                         res["certified"],
                         res["cost"],
+                        # Journals written before these fields: known for certified rows only.
+                        res.get("opt_bound", res["opt"] if res["certified"] else None),
+                        res.get("ratio_low", res["ratio"] if res["certified"] else None),
                     )
                 )
     all_budgets = tuple(sorted({r.budget for r in rows}))

@@ -616,3 +616,36 @@ def test_unproven_zero_optimum_is_not_called_zero_and_shows_no_gap_percentage(mo
     note = " ".join(ev.notes)
     assert "no feasible store has any value" not in note
     assert "gap n/a (incumbent 0)" in note and "%" not in note
+
+
+def test_limited_sweep_rows_carry_the_bound_and_say_they_are_unproven():
+    """QA: a time-limited sweep gave gvt ratio 1.0 (its own store was the best one found) with
+    nothing but certified=False to warn; rows now carry the proven bound and a ratio range."""
+    from memaudit_core.analysis import sweep
+
+    pkg = generate("random_coverage", seed=3, n_groups=300, candidates_per_group=6, max_cover=20)
+    res = sweep([pkg], [pkg.budget], ["gvt", "density"], time_limit=0.2)
+    assert res.rows and all(not r.certified for r in res.rows)
+    for row in res.rows:
+        assert row.opt_bound is not None and row.opt_bound > row.opt
+        assert row.ratio_low == pytest.approx(row.value / row.opt_bound)
+        assert row.ratio_low < row.ratio <= 1.0
+    assert [s.n_uncertified for s in res.summary] == [1, 1]
+    assert res.notes and "not certified" in res.notes[0]
+    assert res.to_dict()["notes"] == list(res.notes)
+    certified = sweep([generate("update_chain")], [3.0, 6.0], ["gvt"])
+    assert not certified.notes and all(s.n_uncertified == 0 for s in certified.summary)
+    for row in certified.rows:
+        assert row.certified and row.opt_bound == row.opt and row.ratio_low == row.ratio
+
+
+def test_a_single_package_writer_or_budget_is_one_item_not_its_letters():
+    """QA: sweep([p], [6], "gvt") said "unknown writer 'g'", sweep(p, ...) raised a TypeError."""
+    from memaudit_core.analysis import sweep
+
+    pkg = generate("update_chain")
+    one = sweep(pkg, 6, "gvt")
+    listed = sweep([pkg], [6], ["gvt"])
+    assert [r.to_dict() for r in one.rows] == [r.to_dict() for r in listed.rows]
+    with pytest.raises(MemAuditError, match="writers must be a list of names"):
+        sweep([pkg], [6], 5)

@@ -612,3 +612,12 @@ def test_null_is_refused_not_read_as_absent(where, path):
         parse_package(doc, "nulls.json")
     assert (path, "not-null") in problem_keys(info.value)
     assert "nulls.json" in str(info.value) and path in str(info.value)
+
+
+def test_save_package_to_a_missing_folder_is_a_memaudit_error(tmp_path):
+    """QA: a bare FileNotFoundError; the CLI wrapped it, the library did not."""
+    from memaudit_core.errors import MemAuditError
+    from memaudit_core.package import save_package
+
+    with pytest.raises(MemAuditError, match="cannot write .*missing.*No such file"):
+        save_package(parse_package(base_doc()), tmp_path / "missing" / "x.json")

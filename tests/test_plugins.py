@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import math
 import os
 import re
 import subprocess
@@ -25,7 +26,7 @@ from streamlit.testing.v1 import AppTest
 
 from memaudit_core import cli, plugins
 from memaudit_core.analysis import compile_cached, score, sweep
-from memaudit_core.errors import UnknownNameError, WriterError
+from memaudit_core.errors import MemAuditError, UnknownNameError, WriterError
 from memaudit_core.generators import generate
 from memaudit_core.package import load_package
 from memaudit_core.plugins import (
@@ -419,6 +420,23 @@ def test_timeout_is_reported_and_cached(secret_pkg):
     spawns = WORKER_STATS.spawns
     again = _fail(f"{FIX}:slow", secret_pkg, 4, timeout=1.0)
     assert again.reason == "timeout" and WORKER_STATS.spawns == spawns
+
+
+@pytest.mark.parametrize("timeout", ["10", -1, 0, math.nan, True])
+def test_bad_timeouts_are_refused_before_any_worker_starts(secret_pkg, timeout):
+    """QA: -1 raised a bare ValueError, 0 blamed the writer, "10" and NaN were accepted."""
+    plugins.clear_cache()
+    spawns = WORKER_STATS.spawns
+    with pytest.raises(MemAuditError, match="timeout must be a finite number of seconds > 0"):
+        plugins.run_blind_batch(
+            "recency",
+            f"{FIX}:slow",
+            compile_cached(secret_pkg),
+            [4],
+            package=secret_pkg,
+            timeout=timeout,
+        )
+    assert WORKER_STATS.spawns == spawns
 
 
 def test_crashing_plugin(secret_pkg):

@@ -247,6 +247,14 @@ def test_noise_rejects_bad_settings():
         rb.noise_sensitivity(pkg, "jitter", -0.1, draws=1)
     with pytest.raises(MemAuditError):
         rb.noise_sensitivity(pkg, "shrink", 0.1, draws=0)
+    # QA: "x" and -1 raised bare ValueErrors, 1.7 was truncated to seed 1.
+    for seed in ("x", -1, 1.7, None):
+        with pytest.raises(MemAuditError, match="seed must be an integer >= 0"):
+            rb.noise_sensitivity(pkg, "shrink", 0.1, draws=1, seed=seed)
+        with pytest.raises(MemAuditError, match="seed must be an integer >= 0"):
+            generate("update_chain", seed=seed)
+    with pytest.raises(MemAuditError, match="draws must be an integer >= 1"):
+        rb.noise_sensitivity(pkg, "shrink", 0.1, draws="x")
 
 
 def test_kendall_tau_matches_scipy_tau_b():
@@ -318,3 +326,12 @@ def test_page_large_package_waits_for_run_buttons():
     at.button(key="abl_btn_noise").click().run()
     assert not at.exception and not at.error
     assert "Mean Kendall tau" in [m.label for m in at.metric]
+
+
+def test_removed_types_given_as_one_string_is_one_type():
+    """QA: "tombstone" was read letter by letter (pool without:b,e,m,n,o,s,t, drops 0)."""
+    pkg = generate("update_chain")
+    one = rb.ablation_curve(pkg, [3, 6], "tombstone")
+    listed = rb.ablation_curve(pkg, [3, 6], ["tombstone"])
+    assert one.pool == listed.pool == "without:tombstone"
+    assert one.drops == listed.drops and max(one.drops) > 0

@@ -24,6 +24,7 @@ from memaudit_core.generators import generate
 from memaudit_core.objective import evaluate
 from memaudit_core.package import parse_package
 from memaudit_core.solvers import ENGINES, RawSolution, run_engine, solve
+from memaudit_core.solvers.bnb import heuristic_store
 from memaudit_core.solvers.brute import brute_force
 from memaudit_core.solvers.certify import choose, cross_engine
 from memaudit_core.solvers.enum import enum_all_budgets, enumerate_best
@@ -687,6 +688,8 @@ def test_evaluate_many_equals_evaluate_bit_for_bit():
         ({"time_limit": 0.0}, "time limit must be a finite number of seconds > 0"),
         ({"time_limit": math.nan}, "time limit must be a finite number of seconds > 0"),
         ({"time_limit": "soon"}, "time limit must be a number of seconds"),
+        ({"time_limit": "1"}, "time limit must be a number of seconds"),  # QA: crashed milp
+        ({"time_limit": True}, "time limit must be a number of seconds"),
         ({"node_limit": -1}, "node limit must be an integer >= 0"),
         ({"node_limit": 2.5}, "node limit must be an integer >= 0"),
     ],
@@ -704,6 +707,14 @@ def test_bad_limits_are_refused_not_clamped(limits, message):
     if "time_limit" in limits:
         with pytest.raises(MemAuditError, match=message):
             sweep([pkg], [3, 6], ["gvt"], **limits)
+
+
+@pytest.mark.parametrize("incumbent", [(999,), (-1,), ("x",), 5])
+def test_bad_incumbent_positions_are_a_clear_error(incumbent):
+    """QA: (999,) raised a bare IndexError inside the engine."""
+    inst = compile_package(generate("update_chain"))
+    with pytest.raises(MemAuditError, match="incumbent_idx must be candidate positions 0..17"):
+        solve(inst, 6, "bnb", incumbent_idx=incumbent)
 
 
 def test_zero_node_limit_is_a_valid_limit():
@@ -846,6 +857,31 @@ def test_limited_milp_keeps_its_start_and_a_valid_bound(neighbourhood_always, ti
     assert raw.value <= opt + 1e-9 <= raw.bound + 2e-9
 
 
+@HYPO
+@given(case=small_packages())
+def test_heuristic_store_is_feasible_and_never_above_brute_force(case):
+    inst, budget = case
+    sel = heuristic_store(inst, budget)
+    assert inst.is_feasible(sel, budget)
+    assert evaluate(inst, sel) <= brute_force(inst, budget)[0] + 1e-9
+
+
+@pytest.mark.parametrize("limits", [{"node_limit": 0}, {"node_limit": 1}, {"time_limit": 0.3}])
+def test_limited_milp_starts_from_the_heuristic_store(limits):
+    """QA: stopped at a limit, HiGHS alone reported stores far below what a greedy finds in
+    milliseconds (at node_limit 0: the empty store, F = 0)."""
+    inst, budget = random_instance(3, 60, 120, 0.10)
+    heuristic = evaluate(inst, heuristic_store(inst, budget))
+    assert heuristic > 0
+    raw = run_engine("milp", inst, budget, **limits)[0]
+    assert raw.detail["heuristic_start"]["value"] == pytest.approx(heuristic)
+    assert raw.value >= heuristic - 1e-9
+    assert inst.is_feasible(raw.selected_idx, budget)
+    opt = run_engine("milp", inst, budget)[0]
+    assert "heuristic_start" not in opt.detail  # unlimited runs go straight to HiGHS
+    assert raw.value <= opt.value + 1e-9 <= raw.bound + 2e-9
+
+
 # --------------------------------------------------------------------------- budgets and gaps
 @pytest.mark.parametrize("budget", ["12", True, np.bool_(False), None, [6]])
 def test_solve_refuses_a_budget_that_is_not_a_real_number(budget):
@@ -950,13 +986,20 @@ def test_guarded_child_errors_become_solver_errors():
 
 
 def test_killed_milp_run_without_a_start_keeps_the_greedy_store(monkeypatch):
+    from memaudit_core.solvers import milp
     from memaudit_core.writers import run_writer
 
     stall_guarded_highs(monkeypatch, grace_s=0.2)
     inst, budget = random_instance(1, 20, 40, 0.1)  # no neighbourhood start at this size
+    # As on models too large for the heuristic start and too coupled for the neighbourhood.
+    monkeypatch.setattr(milp, "HEURISTIC_START_MAX_COLUMNS", 0)
     raw = run_engine("milp", inst, budget, time_limit=0.5)[0]
     assert raw.status == "limit" and raw.detail["kept_greedy"] and "neighbourhood" not in raw.detail
     assert raw.value == pytest.approx(run_writer("greedy", inst, budget).value, rel=1e-12)
+    monkeypatch.setattr(milp, "HEURISTIC_START_MAX_COLUMNS", 10**9)
+    raw = run_engine("milp", inst, budget, time_limit=0.5)[0]
+    assert raw.status == "limit" and raw.detail["kept_start"]
+    assert raw.value == pytest.approx(raw.detail["heuristic_start"]["value"], rel=1e-12)
     assert inst.is_feasible(raw.selected_idx, budget) and raw.value > 0
     assert raw.bound >= run_engine("bnb", inst, budget)[0].value - 1e-9
 

@@ -12,6 +12,8 @@ Examples
 
 from __future__ import annotations
 
+import math
+import numbers
 from typing import Any
 
 from ..errors import MemAuditError, UnknownNameError
@@ -154,8 +156,25 @@ def generate(
             f"{family} with {given} would make about {size:,.0f} candidates and coverage "
             f"entries, more than the {max_size:,.0f} allowed here [rule: generator-size]"
         )
-    if isinstance(seed, bool) or int(seed) != seed or seed < 0:
-        # Python's Random(-1) draws what Random(1) draws: a negative seed would be a copy of
-        # another package under a different id.
+    return fam.build(seed=check_seed(seed), **clean)
+
+
+def check_seed(seed: object) -> int:
+    """``seed`` as an int, or a :class:`MemAuditError` for anything but an integer >= 0.
+
+    Examples
+    --------
+    >>> check_seed(3), check_seed(4.0)
+    (3, 4)
+    """
+    # Python's Random(-1) draws what Random(1) draws: a negative seed would be a copy of
+    # another package under a different id. 1.7 would be truncated, "3" is a typing slip.
+    if (
+        not isinstance(seed, numbers.Real)
+        or isinstance(seed, bool)
+        or not math.isfinite(seed)
+        or seed != int(seed)
+        or seed < 0
+    ):
         raise MemAuditError(f"seed must be an integer >= 0, got {seed!r}")
-    return fam.build(seed=int(seed), **clean)
+    return int(seed)

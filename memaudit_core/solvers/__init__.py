@@ -213,12 +213,10 @@ def check_budget(budget: float) -> float:
 def _check_limits(time_limit: float | None, node_limit: int | None) -> None:
     """Reject limits an engine would otherwise have to clamp (a negative time, a NaN)."""
     if time_limit is not None:
-        try:
-            t = float(time_limit)
-        except (TypeError, ValueError):
-            raise MemAuditError(
-                f"time limit must be a number of seconds, got {time_limit!r}"
-            ) from None
+        # A string "1" would pass float() here and then break HiGHS's option setter.
+        if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real):
+            raise MemAuditError(f"time limit must be a number of seconds, got {time_limit!r}")
+        t = float(time_limit)
         if not math.isfinite(t) or t <= 0:
             raise MemAuditError(
                 f"time limit must be a finite number of seconds > 0, got {time_limit!r}"

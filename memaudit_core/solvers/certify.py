@@ -24,14 +24,16 @@ Examples
 from __future__ import annotations
 
 import math
+import operator
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..compiled import CompiledInstance, budget_with_tolerance
-from ..errors import SolverDisagreementError, SolverError, UnknownNameError
+from ..errors import MemAuditError, SolverDisagreementError, SolverError, UnknownNameError
 from ..objective import evaluate
 from . import (
     SOLVER_CHOICES,
@@ -291,6 +293,26 @@ def _require_feasible(
         )
 
 
+def _check_incumbent(
+    inst: CompiledInstance, incumbent_idx: Sequence[int] | None
+) -> tuple[int, ...] | None:
+    """``incumbent_idx`` as a tuple of candidate positions, or a clear error (not an
+    IndexError deep in an engine). An infeasible start stays allowed: engines ignore it."""
+    if incumbent_idx is None:
+        return None
+    n = inst.n_candidates
+    try:
+        positions = tuple(operator.index(i) for i in incumbent_idx)
+    except TypeError:
+        positions = None
+    if positions is None or any(not 0 <= i < n for i in positions):
+        raise MemAuditError(
+            f"incumbent_idx must be candidate positions 0..{n - 1} (integers; "
+            f"CompiledInstance.indices maps ids), got {incumbent_idx!r}"
+        )
+    return positions
+
+
 def solve_certified(
     inst: CompiledInstance,
     budget: float,
@@ -341,6 +363,7 @@ def solve_certified(
     t0 = time.perf_counter()
     budget = check_budget(budget)
     _check_limits(time_limit, node_limit)
+    incumbent_idx = _check_incumbent(inst, incumbent_idx)
     if solver not in SOLVER_CHOICES:
         raise UnknownNameError(f"unknown solver {solver!r} (known: {', '.join(SOLVER_CHOICES)})")
     combos = combination_count(inst, budget)
