@@ -45,6 +45,7 @@ from .package import Package, Store
 from .parallel import check_workers, init_solver_worker, pool_context, stop_pool, worker_died
 from .plugins import prefetch, remember_package
 from .solvers import (
+    ZERO_OPT,
     SolveResult,
     _check_limits,
     check_budget,
@@ -59,9 +60,6 @@ KIND_ORDER = ("current_truth", "invalidation", "temporal_order", "temporal_inter
 
 #: Ablation method name -> candidate pool (see :data:`memaudit_core.compiled.POOLS`).
 ABLATIONS = {"no_validity_opt": "no_validity", "generic_opt": "generic"}
-
-#: OPT at or below this is treated as 0 (ratio undefined).
-ZERO_OPT = 1e-12
 
 _BOOTSTRAP_RESAMPLES = 1000
 _BOOTSTRAP_SEED = 0

@@ -67,13 +67,11 @@ from .generators import check_seed
 from .objective import evaluate
 from .package import GENERIC_TYPES, VALIDITY_TYPES, Package
 from .parallel import check_workers
-from .solvers import SolveResult, check_budget, run_engine, solve
+from .solvers import ZERO_OPT, SolveResult, check_budget, run_engine, solve
 from .writers import WRITERS, get_writer, run_writer
 
 Progress = Callable[[int, int], None] | None
 
-#: OPT at or below this is treated as 0 (ratio undefined), as in :mod:`.analysis`.
-ZERO_OPT = 1e-12
 #: Two ratios closer than this count as tied when rankings are compared.
 RANK_TOL = 1e-9
 #: Named ablation presets (the method names of :data:`memaudit_core.analysis.ABLATIONS` too).

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,7 +23,7 @@ from memaudit_core.compiled import compile_package
 from memaudit_core.errors import MemAuditError, SolverDisagreementError, SolverError
 from memaudit_core.generators import generate
 from memaudit_core.objective import evaluate
-from memaudit_core.package import parse_package
+from memaudit_core.package import load_package, parse_package
 from memaudit_core.solvers import ENGINES, RawSolution, run_engine, solve
 from memaudit_core.solvers.bnb import heuristic_store
 from memaudit_core.solvers.brute import brute_force
@@ -1102,3 +1103,99 @@ def test_certificate_checks_are_as_strict_in_tiny_units(monkeypatch):
     monkeypatch.setitem(ENGINES, "bnb", inflated)
     lying = solve(inst, 13, "bnb", cross_check=False)
     assert not lying.certified and "but the store's F is" in lying.certificate.reason
+
+
+# --------------------------------------------------------------------------- numerics (QA)
+NUMERICS = Path(__file__).parent / "fixtures" / "numerics"
+
+
+@pytest.mark.parametrize(
+    "name,budget,capacity",
+    [
+        ("milp_round_budget", 10.5, 1),  # HiGHS "proved" 4.625; a store of cost 10.5 is 5.875
+        ("milp_zero", 2.000999995998, 1),  # "proved" 0 where one 0.001-cost candidate is 3.5
+        ("milp_below", 2000.000995999998, 1),  # "proved" 1.0 where 1.5 fits
+        ("milp_cap2", 4.500000990999998, 2),  # capacity 2: "proved" 0.5 where 1.0 fits
+        ("milp_tol", 0.3999999992, 1),  # returned a store 2e-9 over the budget: "solver bug"
+        ("milp_infeasible_status", 4.501000990997999, 1),  # HiGHS status "Infeasible"
+    ],
+)
+def test_milp_alone_is_exact_on_costs_spanning_nine_orders(name, budget, capacity):
+    """Found by the exactness QA pass with costs 1e-6 .. 1e3: the knapsack row in raw units
+    met HiGHS's absolute tolerances. Each case is checked against brute force with the MILP
+    alone (no cross-check to rescue it)."""
+    inst = compile_package(load_package(NUMERICS / f"{name}.json"))
+    if capacity > 1:
+        inst = inst.with_capacity(capacity)
+    expected, _ = brute_force(inst, budget)
+    res = solve(inst, budget, "milp", cross_check=False)
+    assert_valid_result(inst, budget, res, expected)
+
+
+def test_named_engines_cross_check_tiny_instances_by_default():
+    inst = compile_package(load_package(NUMERICS / "milp_round_budget.json"))
+    res = solve(inst, 10.5, "milp")
+    assert [c.engine for c in res.certificate.checks] == ["milp", "enum"]
+    assert res.certificate.agreement and res.certified
+
+
+def test_a_start_that_highs_contradicts_is_dropped():
+    """With the start {c0}, HiGHS 1.16 reported "optimal 7.5" and returned the start itself
+    (worth 5.0); the optimum is 6.875."""
+    inst = compile_package(load_package(NUMERICS / "adv28.json"))
+    budget = 3.445407642526107
+    raw = run_engine("milp", inst, budget, incumbent_idx=(inst.candidate_idx("c0"),))[0]
+    assert raw.status == "optimal"
+    assert evaluate(inst, raw.selected_idx) == pytest.approx(brute_force(inst, budget)[0])
+    assert raw.value == pytest.approx(evaluate(inst, raw.selected_idx), rel=1e-9)
+
+
+def test_an_over_budget_answer_is_repaired_not_reported_as_a_bug(monkeypatch):
+    """Planted: a knapsack row 1e-6 too loose lets HiGHS pick a store over the budget; the
+    engine must come back with a store within it, and call it optimal only if proven."""
+    from memaudit_core.solvers import milp
+
+    inst, budget = random_instance(5, 8, 16, 0.3)
+    real_build = milp.build_model
+
+    def loose(inst_, budget_):
+        model = real_build(inst_, budget_)
+        model["row_upper"] = model["row_upper"].copy()
+        model["row_upper"][model["n_y"]] = 1.0 + 1e-6
+        return model
+
+    monkeypatch.setattr(milp, "build_model", loose)
+    # A budget a hair below the cost of the true optimum at a larger budget: the loose row
+    # then admits that optimum.
+    top = brute_force(inst, budget)[1]
+    tight = inst.selection_cost(top) * (1 - 5e-7)
+    raw = run_engine("milp", inst, tight)[0]
+    assert raw.detail["over_budget"]["store_over_by"] > 1e-9
+    assert inst.is_feasible(raw.selected_idx, tight)
+    expected = brute_force(inst, tight)[0]
+    assert evaluate(inst, raw.selected_idx) <= expected + 1e-9
+    assert raw.status in ("optimal", "unproven")
+    if raw.status == "optimal":
+        assert evaluate(inst, raw.selected_idx) == pytest.approx(expected, rel=1e-9)
+    res = solve(inst, tight, "milp", cross_check=False)
+    assert res.certified == (res.status == "optimal")
+
+
+def test_tiny_weights_do_not_saturate_a_budget_sweep():
+    """The saturation shortcut compared with an absolute 1e-12: weights summing to 4e-12 made
+    an optimum of 3e-12 'optimal at every larger budget'."""
+    from memaudit_core.solvers import solve_budgets
+
+    inst = compile_package(load_package(NUMERICS / "tiny_sweep2.json"))
+    for engine in ("bnb", "enum", "auto"):
+        swept = solve_budgets(inst, [1.0, 2.0], engine)
+        assert [r.value for r in swept] == pytest.approx([3e-12, 4e-12], rel=1e-9, abs=0)
+
+
+def test_a_tiny_but_positive_optimum_has_a_ratio():
+    """OPT = 5e-13 read as 0 (a 1e-12 floor), so the ratio was n/a; F is exactly 0 only when
+    nothing is covered."""
+    from memaudit_core.analysis import score
+
+    ev = score(load_package(NUMERICS / "tiny_sweep.json"), 1.0, writer="greedy")
+    assert ev.opt_value == pytest.approx(5e-13, rel=1e-9, abs=0) and ev.ratio == pytest.approx(1.0)

@@ -28,6 +28,10 @@ from ..objective import evaluate
 RESULT_VERSION = 1
 #: A value at or below this is 0 for relative gaps (:func:`relative_gap` divides by at least it).
 ZERO_VALUE = 1e-12
+#: OPT at or below this is 0 and a ratio over it undefined. F is a sum of non-negative terms,
+#: exactly 0.0 only when nothing is covered, so no floor is needed; a floor of 1e-12 called
+#: a package in units of 1e-13 "OPT = 0" (QA).
+ZERO_OPT = 0.0
 
 
 @dataclass(frozen=True)
@@ -286,8 +290,8 @@ def solve(
     time_limit, node_limit : optional
         Limits; a limited run reports incumbent, proven bound and gap, status ``"limit"``.
     cross_check : bool, optional
-        Also run a second exact engine and require agreement. ``None`` (default) lets ``auto``
-        cross-check when that is cheap.
+        Also run a second exact engine and require agreement. ``None`` (default) runs the
+        cheap checks: ``auto``'s, and enumeration after a named engine on tiny instances.
     incumbent_idx : tuple of int, optional
         A known feasible selection (e.g. the optimum at a smaller budget) to start from.
 

@@ -60,7 +60,7 @@ import scipy.sparse as sp
 from ..compiled import CompiledInstance, budget_with_tolerance
 from ..errors import SolverError
 from ..objective import evaluate, get_saturation
-from . import RawSolution, register_engine
+from . import RawSolution, register_engine, relative_gap
 from .bnb import heuristic_store
 
 #: Saturations the MILP formulation can express exactly.
@@ -187,7 +187,13 @@ def build_model(inst: CompiledInstance, budget: float) -> dict[str, Any]:
     a_y = csr[:, y_units].T.tocoo() if n_y else None  # (n_y x n_x)
     if a_y is not None and a_y.nnz:
         blocks.append((a_y.row, a_y.col, -a_y.data))
-    blocks.append((np.full(n_x, n_y), np.arange(n_x), inst.cost[cand]))
+    # The knapsack row in units of the budget, with upper bound 1: HiGHS's absolute
+    # feasibility tolerance (1e-9) then means the product's relative budget tolerance (1e-9).
+    # In raw units (upper B(1 + 1e-9)) a budget of 0.4 admitted stores 2e-9 over it, and next
+    # to 1e-6 costs presolve cut off optima that cost exactly B (QA: OPT 4.625 "certified"
+    # where a store of cost 10.5 at B = 10.5 is worth 5.875).
+    scale = budget if budget > 0 else 1.0
+    blocks.append((np.full(n_x, n_y), np.arange(n_x), inst.cost[cand] / scale))
     in_row = group_row[groups] >= 0
     blocks.append((group_row[groups][in_row], np.arange(n_x)[in_row], np.ones(int(in_row.sum()))))
     blocks.append((np.arange(n_y), n_x + np.arange(n_y), np.ones(n_y)))
@@ -197,7 +203,11 @@ def build_model(inst: CompiledInstance, budget: float) -> dict[str, Any]:
     A = sp.csc_array((vals, (rows, cols)), shape=(n_rows, n_x + n_y))
     A.sort_indices()
     row_upper = np.concatenate(
-        [np.zeros(n_y), [b_eff], np.full(binding.size, float(inst.group_capacity))]
+        [
+            np.zeros(n_y),
+            [1.0 if budget > 0 else 0.0],
+            np.full(binding.size, float(inst.group_capacity)),
+        ]
     )
     return {
         "cand": cand,
@@ -212,6 +222,51 @@ def build_model(inst: CompiledInstance, budget: float) -> dict[str, Any]:
         "value": A.data,
         "n_rows": n_rows,
     }
+
+
+def _objective_off(inst: CompiledInstance, model: dict[str, Any], run: dict[str, Any]) -> bool:
+    """True when HiGHS's objective is not F of the store its solution selects (beyond the
+    1e-9 relative tolerance its feasibility tolerance allows)."""
+    if run["x"] is None:
+        return False
+    chosen = [int(c) for c in model["cand"][run["x"] > 0.5]]
+    value = evaluate(inst, chosen) if chosen else 0.0
+    return abs(run["objective"] - value) > 1e-9 * max(1.0, abs(value))
+
+
+def _repair_over_budget(
+    inst: CompiledInstance,
+    model: dict[str, Any],
+    budget: float,
+    chosen: tuple[int, ...],
+    run_status: str,
+    time_limit: float | None,
+    node_limit: int | None,
+    detail: dict[str, Any],
+) -> tuple[tuple[int, ...], float, str]:
+    """A store for HiGHS's answer that lies a hair over the budget (by its tolerance, outside
+    the product's 1e-9 relative one).
+
+    The model is solved once more with the knapsack row tightened by 2e-9, so its answers are
+    within the budget. The first run's bound still bounds the optimum (its model admits every
+    store the budget allows), so the result is proven only when the second store meets it;
+    otherwise the status is ``"unproven"``.
+    """
+    over = inst.selection_cost(chosen) / budget - 1.0
+    detail["over_budget"] = {"store_over_by": over}
+    tight = dict(model)
+    tight["row_upper"] = model["row_upper"].copy()
+    tight["row_upper"][model["n_y"]] = 1.0 - 2.0 * FEASIBILITY_TOLERANCE
+    run = _run_highs(tight, time_limit, node_limit, None)
+    found: tuple[int, ...] = ()
+    if run["x"] is not None:
+        found = tuple(sorted(int(c) for c in model["cand"][run["x"] > 0.5]))
+    if not inst.is_feasible(found, budget):
+        found = ()
+    detail["over_budget"]["resolved_status"] = run["model_status"]
+    value = evaluate(inst, list(found)) if found else 0.0
+    # Proven only by the bound of the first run, which the caller keeps; see finish().
+    return found, value, "unproven" if run_status == "optimal" else run_status
 
 
 def mip_start(
@@ -269,6 +324,9 @@ def _exact_options(h) -> None:
     # certificate's 1e-9 recompute check rejects; 1e-9 removes that at no measurable cost.
     h.setOptionValue("mip_feasibility_tolerance", FEASIBILITY_TOLERANCE)
     h.setOptionValue("primal_feasibility_tolerance", FEASIBILITY_TOLERANCE)
+    # Knapsack coefficients are cost / budget: keep those down to 1e-12 (HiGHS's minimum;
+    # default 1e-9), so that many tiny costs cannot all become free.
+    h.setOptionValue("small_matrix_value", 1e-12)
 
 
 def neighbourhood_start(
@@ -559,16 +617,34 @@ def solve_milp(
     if incumbent_idx:
         start = mip_start(inst, model, incumbent_idx, budget)
         detail["mip_start"] = start is not None
-    if time_limit is not None and n_x >= GUARD_MIN_COLUMNS:
-        run = _run_highs_guarded(model, time_limit, node_limit, start)
-    else:
-        run = _run_highs(model, time_limit, node_limit, start)
+
+    def highs(limit: float | None, start: np.ndarray | None) -> dict[str, Any]:
+        if limit is not None and n_x >= GUARD_MIN_COLUMNS:
+            return _run_highs_guarded(model, limit, node_limit, start)
+        return _run_highs(model, limit, node_limit, start)
+
+    run_start = time.perf_counter()
+    run = highs(time_limit, start)
+    if start is not None and run["run_status"] == "optimal" and _objective_off(inst, model, run):
+        # Seen on a 5-candidate package: with a MIP start HiGHS 1.16 reported "optimal 7.5"
+        # and handed back the start itself, worth 5.0 (OPT 6.875). Solve again without it.
+        detail["start_contradicted"] = {"objective": run["objective"]}
+        if time_limit is not None:
+            time_limit = max(0.0, time_limit - (time.perf_counter() - run_start))
+        run = highs(time_limit, None)
     detail["model_status"] = run["model_status"]
     if "killed_after_s" in run:
         detail["killed_after_s"] = run["killed_after_s"]
     run_status = run["run_status"]
     if run_status == "error":
-        raise SolverError(f"HiGHS ended with model status {run['model_status']!r}")
+        # The empty store is always feasible, so "Infeasible" or "Solve error" here is HiGHS's
+        # floating point giving up (seen with costs spanning 1e-6 to 1e3), not the package.
+        span = float(inst.cost[model["cand"]].max() / inst.cost[model["cand"]].min())
+        raise SolverError(
+            f"HiGHS ended with model status {run['model_status']!r} on a model whose costs "
+            f"span a factor {span:.3g}: a numerical failure; solver 'bnb' does not depend on "
+            "floating-point tolerances this way"
+        )
     nodes = run["nodes"]
     dual = run["dual"]
     if run["x"] is not None:
@@ -580,7 +656,13 @@ def solve_milp(
     if run_status == "optimal" and run["x"] is None:
         raise SolverError("HiGHS reported optimal without a primal solution")
     bound = dual if math.isfinite(dual) else float(np.sum(model["col_cost"]))
-    if run_status == "limit":
+    if chosen and not inst.is_feasible(chosen, budget):
+        chosen, value, run_status = _repair_over_budget(
+            inst, model, budget, chosen, run_status, time_limit, node_limit, detail
+        )
+        if run_status == "unproven" and relative_gap(value, bound) == 0.0:
+            run_status = "optimal"  # the in-budget store meets the first run's bound
+    if run_status in ("limit", "unproven"):
         # On large models HiGHS can stop at a limit below the start it was given (seen on a
         # 20,000-experience event graph: start 22,877, HiGHS's incumbent 22,085.6), and before
         # its root LP is solved: keep the better store, and the LP relaxation's bound when the
