@@ -631,6 +631,7 @@ def solve_milp(
         detail["start_contradicted"] = {"objective": run["objective"]}
         if time_limit is not None:
             time_limit = max(0.0, time_limit - (time.perf_counter() - run_start))
+        run_start = time.perf_counter()
         run = highs(time_limit, None)
     detail["model_status"] = run["model_status"]
     if "killed_after_s" in run:
@@ -657,6 +658,8 @@ def solve_milp(
         raise SolverError("HiGHS reported optimal without a primal solution")
     bound = dual if math.isfinite(dual) else float(np.sum(model["col_cost"]))
     if chosen and not inst.is_feasible(chosen, budget):
+        if time_limit is not None:
+            time_limit = max(0.0, time_limit - (time.perf_counter() - run_start))
         chosen, value, run_status = _repair_over_budget(
             inst, model, budget, chosen, run_status, time_limit, node_limit, detail
         )
