@@ -243,12 +243,31 @@ def summary_table(summary: Sequence[Any]) -> str:
     return "\n".join([table, "; ".join(parts)]) if parts else table
 
 
+#: Version of the ``--json`` output shapes, first key of every object the CLI prints: raised
+#: when a field changes meaning or goes away (added fields do not raise it).
+JSON_OUTPUT_VERSION = 1
+
+
 def _emit(obj: dict[str, Any], as_json: bool, human: str) -> None:
     if as_json:
+        obj = {
+            "json_output_version": JSON_OUTPUT_VERSION,
+            "memaudit_version": _tool_version(),
+            **obj,
+        }
         json.dump(_json_safe(obj), sys.stdout, indent=2, default=_json_default, allow_nan=False)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(human.rstrip("\n") + "\n")
+
+
+def _tool_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("memaudit")
+    except PackageNotFoundError:  # run from a source tree without an install
+        return "unknown"
 
 
 def _json_safe(o: Any) -> Any:

@@ -424,3 +424,19 @@ def test_score_refuses_a_writer_given_twice(capsys):
         main(["score", str(SAMPLES / "travel-assistant.json"), "--writer", "gvt", "--writer", "x"])
     assert info.value.code == 2
     assert "--writer given twice" in capsys.readouterr().err
+
+
+def test_every_json_output_says_its_version(capsys):
+    """Scripts parsing --json can tell output shapes apart (the sweep rows gained fields)."""
+    from memaudit_core.cli import JSON_OUTPUT_VERSION
+
+    for argv in (
+        ["solve", str(SAMPLES / "update_chain.json"), "--budget", "6", "--json"],
+        ["writers", "--json"],
+        ["sweep", str(SAMPLES / "update_chain.json"), "--budgets", "3,6", "--json"],
+    ):
+        assert main(argv) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["json_output_version"] == JSON_OUTPUT_VERSION
+        assert isinstance(out["memaudit_version"], str) and out["memaudit_version"]
+
