@@ -77,15 +77,19 @@ def budget_with_tolerance(budget: float) -> float:
 SCALE_BAND = (2.0**-10, 2.0**30)
 
 
-def _pow2_scale(values: np.ndarray) -> float:
-    """1, or the power of two that brings ``max(values)`` into [0.5, 1) when out of band."""
-    top = float(values.max()) if values.size else 0.0
+def _pow2_scale(basis: np.ndarray, values: np.ndarray | None = None) -> float:
+    """1, or the power of two that brings ``max(basis)`` into [0.5, 1) when out of band.
+
+    ``values`` (default: ``basis``) are what the scale multiplies; none may become subnormal.
+    """
+    values = basis if values is None else values
+    top = float(basis.max()) if basis.size else 0.0
     lo, hi = SCALE_BAND
     if not math.isfinite(top) or top <= 0.0 or lo <= top <= hi:
         return 1.0
     scale = math.ldexp(1.0, -math.frexp(top)[1])
     positive = values[values > 0]
-    if float(positive.min()) * scale < 2.0**-960:
+    if positive.size and float(positive.min()) * scale < 2.0**-960:
         # A spread too wide for one scale (costs 2 and 1e308): scaling would make the small
         # ones subnormal, which is not exact. Such a package keeps its own units.
         return 1.0
@@ -204,9 +208,18 @@ class CompiledInstance:
 
         The view has weights times the value scale and costs times the cost scale, both
         powers of two, so it has the same optimal stores at budget B x cost scale and every
-        value is the original times the value scale, exactly (see :data:`SCALE_BAND`).
+        value is the original times the value scale, exactly (see :data:`SCALE_BAND`). The
+        value scale brings the most any unit can add (weight times saturated total coverage)
+        into band; the cost scale, the largest cost.
         """
-        value_scale = _pow2_scale(self.weight)
+        # Values are measured by the most a unit can add, w_r h(total coverage of r): weights
+        # of 1e-3 over coverage of 1e-6 make values of 1e-9, where the engines' absolute
+        # tolerances (1e-12 gains and ties, HiGHS's 1e-9) decided the optimum (QA).
+        from .objective import get_saturation  # objective imports this module
+
+        column_sums = np.asarray(self.coverage.sum(axis=0)).ravel()
+        unit_value = self.weight * get_saturation(self.saturation).h(column_sums)
+        value_scale = _pow2_scale(unit_value, self.weight)
         cost_scale = _pow2_scale(self.cost)
         if value_scale == 1.0 and cost_scale == 1.0:
             return self, 1.0, 1.0

@@ -439,4 +439,3 @@ def test_every_json_output_says_its_version(capsys):
         out = json.loads(capsys.readouterr().out)
         assert out["json_output_version"] == JSON_OUTPUT_VERSION
         assert isinstance(out["memaudit_version"], str) and out["memaudit_version"]
-

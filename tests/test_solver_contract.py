@@ -1199,3 +1199,60 @@ def test_a_tiny_but_positive_optimum_has_a_ratio():
 
     ev = score(load_package(NUMERICS / "tiny_sweep.json"), 1.0, writer="greedy")
     assert ev.opt_value == pytest.approx(5e-13, rel=1e-9, abs=0) and ev.ratio == pytest.approx(1.0)
+
+
+EXACT_ORACLE = {
+    "band": 11.74,
+    "tie_small": 1.00009e-08,
+    "tinycov": 1.5e-12,
+    "small45": 3.6853001998845003e-06,
+}
+
+
+@pytest.mark.parametrize(
+    "name,budget",
+    [
+        ("band", 12.9999999987),  # the optimum costs 13, within the 1e-9 tolerance of B
+        ("tie_small", 100.0),  # weights 1e-3 x coverage 1e-6: values near 1e-8
+        ("tinycov", 15.0),  # weights 1 x coverage <= 2e-13
+        ("small45", 13.0),  # values near 4e-6, 25,872 stores (no enumeration cross-check)
+    ],
+)
+@pytest.mark.parametrize("engine", ["auto", "bnb", "milp"])
+def test_engines_are_exact_at_the_tolerance_edge_and_in_tiny_values(name, budget, engine):
+    """Second exactness QA pass: the MILP's knapsack row had lost the 1e-9 tolerance, and
+    values far below 1 were decided by absolute tolerances (1e-12 ties, HiGHS's 1e-9)."""
+    inst = compile_package(load_package(NUMERICS / f"{name}.json"))
+    # Brute force on the power-of-two scaled view, where its own 1e-12 tie rule is relative.
+    view, value_scale, cost_scale = inst.scaled_view
+    expected = brute_force(view, budget * cost_scale)[0] / value_scale
+    # And the QA pass's own exact-rational brute force (independent code), recorded here.
+    assert expected == pytest.approx(EXACT_ORACLE[name], rel=1e-9, abs=0)
+    res = solve(inst, budget, engine, cross_check=False)
+    assert_valid_result(inst, budget, res, expected)
+    assert res.value == pytest.approx(expected, rel=1e-9, abs=0)
+
+
+def test_an_optimum_of_tiny_coverage_matches_its_linear_twin():
+    """200 candidates whose coverage is 1e-9 of a random package: the cap never binds, so OPT
+    equals that of the same package under linear saturation (too large for brute force)."""
+    tiny = compile_package(load_package(NUMERICS / "rc50_tiny.json"))
+    twin = compile_package(load_package(NUMERICS / "rc50_ref.json"))
+    expected = solve(twin, 28.1796, "bnb").value
+    for engine in ("auto", "bnb", "milp"):
+        res = solve(tiny, 28.1796, engine, cross_check=False)
+        assert res.certified
+        assert res.value == pytest.approx(expected, rel=1e-9, abs=0)
+
+
+def test_auto_keeps_the_tolerance_on_an_80_candidate_package():
+    """auto picks the MILP here; its optimum costs 50, within tolerance of B = 49.999999975."""
+    from memaudit_core.solvers import solve_budgets
+
+    inst = compile_package(load_package(NUMERICS / "band40.json"))
+    bnb = solve(inst, 49.999999975, "bnb", cross_check=False)
+    res = solve(inst, 49.999999975, "auto")
+    assert res.solver == "milp" and res.certified
+    assert res.value == pytest.approx(bnb.value, rel=1e-9, abs=0) and bnb.cost > 49.999999975
+    swept = solve_budgets(inst, [49.999999975, 50.0], "auto")
+    assert [r.value for r in swept] == pytest.approx([bnb.value] * 2, rel=1e-9, abs=0)

@@ -161,7 +161,12 @@ def build_model(inst: CompiledInstance, budget: float) -> dict[str, Any]:
     linear_units = np.zeros(inst.n_units, dtype=bool)
     if inst.saturation == "linear":
         linear_units[units] = True
-    elif inst.group_capacity == 1 and units.size:
+    else:
+        # cap1: a unit whose coverage by every candidate together is at most 1 never reaches
+        # the cap. Its y column would only add a row of HiGHS tolerances: with coverage of
+        # 1e-9 those swallowed the whole value (QA: OPT 0 "certified" where it is 6.4e-11).
+        linear_units[units] = np.asarray(cov.sum(axis=0)).ravel()[units] <= 1.0
+    if inst.saturation != "linear" and inst.group_capacity == 1 and units.size:
         # A unit whose covering candidates share one group can never have z_r > 1.
         col_rows = np.repeat(np.arange(inst.n_units), np.diff(cov.indptr))
         g_of_entry = groups[cov.indices]
@@ -169,7 +174,7 @@ def build_model(inst: CompiledInstance, budget: float) -> dict[str, Any]:
         gmax = np.full(inst.n_units, -1)
         np.minimum.at(gmin, col_rows, g_of_entry)
         np.maximum.at(gmax, col_rows, g_of_entry)
-        linear_units[units] = gmin[units] == gmax[units]
+        linear_units[units] |= gmin[units] == gmax[units]
     y_units = units[~linear_units[units]]
     lin = units[linear_units[units]]
     csr = sp.csr_array(cov)
@@ -187,11 +192,12 @@ def build_model(inst: CompiledInstance, budget: float) -> dict[str, Any]:
     a_y = csr[:, y_units].T.tocoo() if n_y else None  # (n_y x n_x)
     if a_y is not None and a_y.nnz:
         blocks.append((a_y.row, a_y.col, -a_y.data))
-    # The knapsack row in units of the budget, with upper bound 1: HiGHS's absolute
-    # feasibility tolerance (1e-9) then means the product's relative budget tolerance (1e-9).
-    # In raw units (upper B(1 + 1e-9)) a budget of 0.4 admitted stores 2e-9 over it, and next
-    # to 1e-6 costs presolve cut off optima that cost exactly B (QA: OPT 4.625 "certified"
-    # where a store of cost 10.5 at B = 10.5 is worth 5.875).
+    # The knapsack row in units of the budget, with upper bound 1 + 1e-9 (the product's
+    # relative tolerance; without it optima costing between B and B(1 + 1e-9) were cut off):
+    # HiGHS's absolute feasibility tolerance is then relative too. In raw units a budget of
+    # 0.4 admitted stores 2e-9 over it, and next to 1e-6 costs presolve cut off optima that
+    # cost exactly B (QA: OPT 4.625 "certified" where a store of cost 10.5 at B = 10.5 is
+    # worth 5.875). Stores HiGHS's tolerance still lets over are repaired in solve_milp.
     scale = budget if budget > 0 else 1.0
     blocks.append((np.full(n_x, n_y), np.arange(n_x), inst.cost[cand] / scale))
     in_row = group_row[groups] >= 0
@@ -205,7 +211,7 @@ def build_model(inst: CompiledInstance, budget: float) -> dict[str, Any]:
     row_upper = np.concatenate(
         [
             np.zeros(n_y),
-            [1.0 if budget > 0 else 0.0],
+            [b_eff / scale if budget > 0 else 0.0],
             np.full(binding.size, float(inst.group_capacity)),
         ]
     )
@@ -247,16 +253,19 @@ def _repair_over_budget(
     """A store for HiGHS's answer that lies a hair over the budget (by its tolerance, outside
     the product's 1e-9 relative one).
 
-    The model is solved once more with the knapsack row tightened by 2e-9, so its answers are
-    within the budget. The first run's bound still bounds the optimum (its model admits every
-    store the budget allows), so the result is proven only when the second store meets it;
-    otherwise the status is ``"unproven"``.
+    The model is solved once more with the knapsack row 2e-9 (twice HiGHS's tolerance) inside
+    the product's limit, so its answers are within the budget. The first run's bound still
+    bounds the optimum (its model admits every store the budget allows), so the result is
+    proven only when the second store meets it; otherwise the status is ``"unproven"``.
     """
     over = inst.selection_cost(chosen) / budget - 1.0
     detail["over_budget"] = {"store_over_by": over}
     tight = dict(model)
     tight["row_upper"] = model["row_upper"].copy()
-    tight["row_upper"][model["n_y"]] = 1.0 - 2.0 * FEASIBILITY_TOLERANCE
+    # HiGHS may exceed a row by its tolerance: stay that far inside the product's limit.
+    tight["row_upper"][model["n_y"]] = (
+        model["row_upper"][model["n_y"]] - 2.0 * FEASIBILITY_TOLERANCE
+    )
     run = _run_highs(tight, time_limit, node_limit, None)
     found: tuple[int, ...] = ()
     if run["x"] is not None:
