@@ -46,7 +46,7 @@ from . import (
     value_unit,
 )
 from .enum import ENUM_MAX_COMBINATIONS, combination_count
-from .milp import SUPPORTED_SATURATIONS
+from .milp import MILP_MAX_COST_SPREAD, SUPPORTED_SATURATIONS, milp_ill_conditioned
 
 #: Relative tolerance for "equal" values (recompute, gap and engine agreement).
 VALUE_RTOL = 1e-9
@@ -207,7 +207,7 @@ def choose(inst: CompiledInstance, budget: float, *, combos: int | None = None) 
         combos = combination_count(inst, budget)
     if combos <= ENUM_AUTO_MAX:
         return "enum"
-    if inst.saturation not in SUPPORTED_SATURATIONS:
+    if inst.saturation not in SUPPORTED_SATURATIONS or milp_ill_conditioned(inst, budget):
         return "bnb"
     if inst.group_capacity > 1:
         # Subsets per group multiply the branch-and-bound's items; HiGHS handles k directly.
@@ -244,7 +244,9 @@ def cross_engine(
         combos = combination_count(inst, budget)
     if combos <= (ENUM_MAX_COMBINATIONS if explicit else ENUM_CROSS_MAX):
         return "enum"
-    milp_ok = inst.saturation in SUPPORTED_SATURATIONS
+    milp_ok = inst.saturation in SUPPORTED_SATURATIONS and (
+        explicit or not milp_ill_conditioned(inst, budget)
+    )
     if (
         primary != "milp"
         and milp_ok
@@ -286,10 +288,19 @@ def _require_feasible(
     inst: CompiledInstance, budget: float, check: EngineCheck, raw: RawSolution
 ) -> None:
     if not check.feasible:
+        cost = inst.selection_cost(raw.selected_idx)
+        limit = budget_with_tolerance(budget)
+        if cost <= limit * (1 + 1e-12) and check.n_selected <= inst.n_candidates:
+            # Within float rounding of the limit: the engine's running sum and the correctly
+            # rounded one fall on either side of it. Not a wrong answer, but not one to certify.
+            raise SolverError(
+                f"solver {check.engine!r} returned a store whose cost {cost!r} lies within "
+                f"floating-point rounding of the budget limit {limit!r}; the engines' sums "
+                "disagree at that precision: move the budget by more than 1e-12 of itself"
+            )
         raise SolverError(
             f"solver {check.engine!r} returned an infeasible store for budget {budget:g} "
-            f"(cost {inst.selection_cost(raw.selected_idx):g}, {check.n_selected} candidates): "
-            "this is a solver bug"
+            f"(cost {cost:g}, {check.n_selected} candidates): this is a solver bug"
         )
 
 
@@ -372,7 +383,7 @@ def solve_certified(
     limits = {"time_limit": time_limit, "node_limit": node_limit}
     proof = None
     try:
-        if solver == "auto" and primary == "bnb" and _milp_can_take_over(inst, node_limit):
+        if solver == "auto" and primary == "bnb" and _milp_can_take_over(inst, budget, node_limit):
             raw, t1, primary, proof = _bnb_then_milp(
                 inst, budget, incumbent_idx, time_limit, node_limit
             )
@@ -404,9 +415,11 @@ def solve_certified(
     )
 
 
-def _milp_can_take_over(inst: CompiledInstance, node_limit: int | None) -> bool:
-    return inst.saturation in SUPPORTED_SATURATIONS and (
-        node_limit is None or node_limit > AUTO_BNB_NODES
+def _milp_can_take_over(inst: CompiledInstance, budget: float, node_limit: int | None) -> bool:
+    return (
+        inst.saturation in SUPPORTED_SATURATIONS
+        and not milp_ill_conditioned(inst, budget)
+        and (node_limit is None or node_limit > AUTO_BNB_NODES)
     )
 
 
@@ -491,8 +504,8 @@ def finish(
     diffs = [rel_diff(first.value, value, unit)]
     if raw.status == "unproven":
         reasons.append(
-            f"{primary}'s optimum lay a hair over the budget (floating-point tolerance); the "
-            "store within it does not meet the bound"
+            f"{primary} kept returning stores a hair over the budget (its floating-point "
+            "tolerance); the best store within the budget is not proven"
         )
     elif raw.status != "optimal":
         reasons.append(f"{primary} stopped at a {raw.status} before proving optimality")
@@ -567,6 +580,12 @@ def finish(
                     f"cross-check by {second} stopped at a limit (consistent but inconclusive)"
                 )
 
+    if primary == "milp" and not agreement and milp_ill_conditioned(inst, budget):
+        reasons.append(
+            f"the affordable costs span more than a factor {MILP_MAX_COST_SPREAD:g}, where "
+            "HiGHS's 1e-9 tolerances cannot tell stores at the budget apart: use solver 'bnb' "
+            "or 'auto' for a certified optimum"
+        )
     certified = not reasons
     if proof is None:
         proof = PROOFS.get(str(raw.detail.get("method", primary)), PROOFS.get(primary, primary))

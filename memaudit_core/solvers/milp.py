@@ -60,13 +60,34 @@ import scipy.sparse as sp
 from ..compiled import CompiledInstance, budget_with_tolerance
 from ..errors import SolverError
 from ..objective import evaluate, get_saturation
-from . import RawSolution, register_engine, relative_gap
+from . import RawSolution, register_engine
 from .bnb import heuristic_store
 
 #: Saturations the MILP formulation can express exactly.
 SUPPORTED_SATURATIONS = ("cap1", "linear")
 #: HiGHS primal / MIP feasibility tolerance (defaults 1e-7 / 1e-6).
 FEASIBILITY_TOLERANCE = 1e-9
+
+
+#: Affordable costs spanning more than this factor make the knapsack row ill-conditioned for
+#: HiGHS: with costs of 1e-6 next to 1e3, coefficients near its 1e-9 tolerances made it miss
+#: optima exactly at the budget (QA). ``auto`` then proves with B&B, and a MILP proof alone
+#: is not certified.
+MILP_MAX_COST_SPREAD = 1e6
+
+
+def milp_ill_conditioned(inst: CompiledInstance, budget: float) -> bool:
+    """True when the affordable candidates' costs span more than :data:`MILP_MAX_COST_SPREAD`.
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> from memaudit_core.compiled import compile_package
+    >>> milp_ill_conditioned(compile_package(generate("update_chain")), 6)
+    False
+    """
+    costs = inst.cost[inst.cost <= budget_with_tolerance(budget)]
+    return bool(costs.size) and float(costs.max()) > MILP_MAX_COST_SPREAD * float(costs.min())
 
 
 #: Models with at least this many candidate columns get a neighbourhood start.
@@ -240,42 +261,74 @@ def _objective_off(inst: CompiledInstance, model: dict[str, Any], run: dict[str,
     return abs(run["objective"] - value) > 1e-9 * max(1.0, abs(value))
 
 
+def _selected(model: dict[str, Any], run: dict[str, Any]) -> tuple[int, ...]:
+    """Candidate positions of the x columns at 1 in a run's solution."""
+    return tuple(sorted(int(c) for c in model["cand"][run["x"][: model["n_x"]] > 0.5]))
+
+
+#: Stores over the budget a repair may cut off, one no-good row each, before it gives up.
+REPAIR_MAX_CUTS = 8
+
+
+def _with_no_good(model: dict[str, Any], cols: np.ndarray) -> dict[str, Any]:
+    """``model`` plus the row sum_{j in cols} x_j <= |cols| - 1 (that store and its supersets
+    excluded: with positive costs they all cost more, so all are over the budget too)."""
+    n_cols = model["n_x"] + model["n_y"]
+    a = sp.csc_array(
+        (model["value"], model["index"], model["start"]), shape=(model["n_rows"], n_cols)
+    )
+    cut = sp.csc_array(
+        (np.ones(cols.size), (np.zeros(cols.size, dtype=np.int64), cols)), shape=(1, n_cols)
+    )
+    a = sp.vstack([a, cut], format="csc")
+    a.sort_indices()
+    out = dict(model)
+    out.update(
+        start=a.indptr.astype(np.int32),
+        index=a.indices.astype(np.int32),
+        value=a.data,
+        n_rows=model["n_rows"] + 1,
+        row_upper=np.append(model["row_upper"], float(cols.size - 1)),
+    )
+    return out
+
+
 def _repair_over_budget(
     inst: CompiledInstance,
     model: dict[str, Any],
     budget: float,
-    chosen: tuple[int, ...],
-    run_status: str,
+    run: dict[str, Any],
     time_limit: float | None,
     node_limit: int | None,
     detail: dict[str, Any],
-) -> tuple[tuple[int, ...], float, str]:
-    """A store for HiGHS's answer that lies a hair over the budget (by its tolerance, outside
-    the product's 1e-9 relative one).
+) -> dict[str, Any]:
+    """HiGHS's run again, without the stores its tolerance let a hair over the budget.
 
-    The model is solved once more with the knapsack row 2e-9 (twice HiGHS's tolerance) inside
-    the product's limit, so its answers are within the budget. The first run's bound still
-    bounds the optimum (its model admits every store the budget allows), so the result is
-    proven only when the second store meets it; otherwise the status is ``"unproven"``.
+    Each such store is cut off by a no-good row and the model solved again, up to
+    :data:`REPAIR_MAX_CUTS` times. A cut removes only stores over the budget, so the final
+    model still admits every store the budget allows: its optimum, once within the budget, is
+    proven and its bound valid. If the loop ends without such a store, the status is
+    ``"unproven"`` with the last run's bound.
     """
-    over = inst.selection_cost(chosen) / budget - 1.0
-    detail["over_budget"] = {"store_over_by": over}
-    tight = dict(model)
-    tight["row_upper"] = model["row_upper"].copy()
-    # HiGHS may exceed a row by its tolerance: stay that far inside the product's limit.
-    tight["row_upper"][model["n_y"]] = (
-        model["row_upper"][model["n_y"]] - 2.0 * FEASIBILITY_TOLERANCE
-    )
-    run = _run_highs(tight, time_limit, node_limit, None)
-    found: tuple[int, ...] = ()
-    if run["x"] is not None:
-        found = tuple(sorted(int(c) for c in model["cand"][run["x"] > 0.5]))
-    if not inst.is_feasible(found, budget):
-        found = ()
-    detail["over_budget"]["resolved_status"] = run["model_status"]
-    value = evaluate(inst, list(found)) if found else 0.0
-    # Proven only by the bound of the first run, which the caller keeps; see finish().
-    return found, value, "unproven" if run_status == "optimal" else run_status
+    t0 = time.perf_counter()
+    cuts = 0
+    while True:
+        if inst.is_feasible(_selected(model, run), budget) or run["run_status"] != "optimal":
+            break
+        if cuts == REPAIR_MAX_CUTS:
+            run = {**run, "run_status": "unproven", "x": None}  # its bound stays valid
+            break
+        cols = np.flatnonzero(run["x"][: model["n_x"]] > 0.5)
+        model = _with_no_good(model, cols)
+        cuts += 1
+        remaining = (
+            None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t0))
+        )
+        run = _run_highs(model, remaining, node_limit, None)
+        if run["x"] is None:
+            break
+    detail["over_budget"] = {"cuts": cuts, "status": run["model_status"]}
+    return run
 
 
 def mip_start(
@@ -642,6 +695,14 @@ def solve_milp(
             time_limit = max(0.0, time_limit - (time.perf_counter() - run_start))
         run_start = time.perf_counter()
         run = highs(time_limit, None)
+    if run["x"] is not None and not inst.is_feasible(_selected(model, run), budget):
+        # HiGHS's tolerance let a store a hair over the budget through.
+        if run["run_status"] == "optimal":
+            if time_limit is not None:
+                time_limit = max(0.0, time_limit - (time.perf_counter() - run_start))
+            run = _repair_over_budget(inst, model, budget, run, time_limit, node_limit, detail)
+        if run["x"] is not None and not inst.is_feasible(_selected(model, run), budget):
+            run = {**run, "x": None}  # a limited run: its bound stands, its store does not
     detail["model_status"] = run["model_status"]
     if "killed_after_s" in run:
         detail["killed_after_s"] = run["killed_after_s"]
@@ -658,7 +719,7 @@ def solve_milp(
     nodes = run["nodes"]
     dual = run["dual"]
     if run["x"] is not None:
-        chosen = tuple(sorted(int(c) for c in model["cand"][run["x"] > 0.5]))
+        chosen = _selected(model, run)
         value = run["objective"]
     else:
         # No incumbent yet: the empty store is always feasible.
@@ -666,14 +727,6 @@ def solve_milp(
     if run_status == "optimal" and run["x"] is None:
         raise SolverError("HiGHS reported optimal without a primal solution")
     bound = dual if math.isfinite(dual) else float(np.sum(model["col_cost"]))
-    if chosen and not inst.is_feasible(chosen, budget):
-        if time_limit is not None:
-            time_limit = max(0.0, time_limit - (time.perf_counter() - run_start))
-        chosen, value, run_status = _repair_over_budget(
-            inst, model, budget, chosen, run_status, time_limit, node_limit, detail
-        )
-        if run_status == "unproven" and relative_gap(value, bound) == 0.0:
-            run_status = "optimal"  # the in-budget store meets the first run's bound
     if run_status in ("limit", "unproven"):
         # On large models HiGHS can stop at a limit below the start it was given (seen on a
         # 20,000-experience event graph: start 22,877, HiGHS's incumbent 22,085.6), and before
