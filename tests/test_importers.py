@@ -947,24 +947,31 @@ def test_lme_bad_files(tmp_path, text, path, rule):
     assert_located(info.value, f, path, rule)
 
 
-def test_lme_misaligned_haystack(tmp_path):
+def _lme_edit_refused(tmp_path, edit, path: str, rule: str) -> None:
+    """The fixture's first instance, changed by ``edit``, is refused at ``path`` by ``rule``."""
     inst = json.loads(LME.read_text())[0]
-    inst["haystack_dates"].pop()
-    f = _write(tmp_path, "m.json", [inst])
+    edit(inst)
+    f = _write(tmp_path, "edited.json", [inst])
     with pytest.raises(PackageError) as info:
         import_package("longmemeval", f)
-    assert_located(info.value, f, "$[0].haystack_sessions", "aligned")
+    assert_located(info.value, f, path, rule)
+
+
+def test_lme_misaligned_haystack(tmp_path):
+    _lme_edit_refused(
+        tmp_path, lambda inst: inst["haystack_dates"].pop(), "$[0].haystack_sessions", "aligned"
+    )
 
 
 @pytest.mark.parametrize("bad", ["yes", 1, None])
 def test_lme_has_answer_must_be_a_boolean(tmp_path, bad):
     """QA: has_answer "yes" read as false, so the turn's evidence vanished without a word."""
-    inst = json.loads(LME.read_text())[0]
-    inst["haystack_sessions"][0][0]["has_answer"] = bad
-    f = _write(tmp_path, "h.json", [inst])
-    with pytest.raises(PackageError) as info:
-        import_package("longmemeval", f)
-    assert_located(info.value, f, "$[0].haystack_sessions[0][0].has_answer", "type")
+    _lme_edit_refused(
+        tmp_path,
+        lambda inst: inst["haystack_sessions"][0][0].update(has_answer=bad),
+        "$[0].haystack_sessions[0][0].has_answer",
+        "type",
+    )
 
 
 @pytest.mark.parametrize("bad", ["2", 7, True])
