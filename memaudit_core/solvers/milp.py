@@ -257,7 +257,7 @@ def _objective_off(inst: CompiledInstance, model: dict[str, Any], run: dict[str,
     1e-9 relative tolerance its feasibility tolerance allows)."""
     if run["x"] is None:
         return False
-    chosen = [int(c) for c in model["cand"][run["x"] > 0.5]]
+    chosen = _selected(model, run)
     value = evaluate(inst, chosen) if chosen else 0.0
     return abs(run["objective"] - value) > 1e-9 * max(1.0, abs(value))
 
