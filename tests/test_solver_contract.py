@@ -1119,11 +1119,16 @@ NUMERICS = Path(__file__).parent / "fixtures" / "numerics"
         ("milp_cap2", 4.500000990999998, 2),  # capacity 2: "proved" 0.5 where 1.0 fits
         ("milp_tol", 0.3999999992, 1),  # returned a store 2e-9 over the budget: "solver bug"
         ("milp_infeasible_status", 4.501000990997999, 1),  # HiGHS status "Infeasible"
+        # Costs 0.001 .. 2 (within the conditioning limit): HiGHS presolve's dual fixing
+        # "proved" 2.5 where a store costing 1.001 is worth 3.625, and 2.5 for 3.125 (cap1).
+        ("milp_dual_fixing", 1.0010000020019998, 1),
+        ("milp_dual_fixing_cap1", 2.000999995998, 1),
     ],
 )
 def test_milp_alone_is_exact_on_costs_spanning_nine_orders(name, budget, capacity):
-    """Found by the exactness QA pass with costs 1e-6 .. 1e3: the knapsack row in raw units
-    met HiGHS's absolute tolerances. Each case is checked against brute force with the MILP
+    """Found by the exactness QA passes with costs 1e-6 .. 1e3: the knapsack row in raw units
+    met HiGHS's absolute tolerances, and HiGHS's dual-fixing presolve rule is unreliable at
+    1e-9 feasibility tolerances. Each case is checked against brute force with the MILP
     alone (no cross-check to rescue it)."""
     inst = compile_package(load_package(NUMERICS / f"{name}.json"))
     if capacity > 1:
