@@ -218,7 +218,10 @@ class SweepRow:
     """One (package, budget, method) measurement.
 
     For a writer or store, ``value`` is F of its (kept) store and ``opt`` the optimum it is
-    compared with (over P+(Y) for external stores). For an ablation, ``value`` is the pool's
+    compared with: ``opt_over`` says over which candidates, ``"package"`` (the package's) or
+    ``"package+store"`` (P+(Y), the package's and an external store's own memories; such a
+    row's ratio is not comparable with a writer's); ``content_hash`` names the package. For an
+    ablation, ``value`` is the pool's
     optimum and ``opt`` the full optimum. ``certified`` is True only when every optimum in
     the row is certified.
 
@@ -241,6 +244,8 @@ class SweepRow:
     cost: float
     opt_bound: float | None = None
     ratio_low: float | None = None
+    opt_over: str = "package"
+    content_hash: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -256,6 +261,8 @@ class SweepRow:
             "cost": self.cost,
             "opt_bound": self.opt_bound,
             "ratio_low": self.ratio_low,
+            "opt_over": self.opt_over,
+            "content_hash": self.content_hash,
         }
 
 
@@ -356,6 +363,28 @@ def uncertified_note(rows: Sequence[Any]) -> str | None:
         f"{n_bad} of {len(rows)} rows compare with an optimum that was not certified (a solve "
         "stopped at its time limit): their OPT is the best store found, so their ratio may be "
         "too high; rerun with a longer --time-limit, or none, for certified ratios"
+    )
+
+
+def union_note(rows: Sequence[Any]) -> str | None:
+    """A reader's warning when external-store rows sit next to rows over the package, else None.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as R
+    >>> union_note([R(opt_over="package")]) is None
+    True
+    >>> union_note([R(opt_over="package", method="gvt"), R(opt_over="package+store",
+    ...             method="mem0")])[:52]
+    'the ratio of mem0 compares with the optimum over the '
+    """
+    union = sorted({r.method for r in rows if r.opt_over == "package+store"})
+    if not union or all(r.opt_over == "package+store" for r in rows):
+        return None
+    return (
+        f"the ratio of {', '.join(union)} compares with the optimum over the package's "
+        "candidates plus the store's own memories (P+(Y), column opt_over), the other rows' "
+        "with the package's optimum: the two are not the same scale"
     )
 
 
@@ -910,6 +939,9 @@ def _sweep_row(
     cost: float,
     budget: float,
     opt_bound: float,
+    opt_over: str = "package",
+    *,
+    content_hash: str = "",
 ) -> SweepRow:
     # A certified optimum is its own bound (the engine's bound may sit a rounding error away).
     bound = opt if certified else (opt_bound if math.isfinite(opt_bound) else None)
@@ -927,6 +959,8 @@ def _sweep_row(
         cost,
         bound,
         ratio_low,
+        opt_over,
+        content_hash,
     )
 
 
@@ -972,7 +1006,9 @@ def sweep_package(
     family = package.meta.get("generator")
     family = family if isinstance(family, str) else None
     pkg_stores = {s.id: s for s in package.stores}
-    row = functools.partial(_sweep_row, package.id, seed, family)
+    row = functools.partial(
+        _sweep_row, package.id, seed, family, content_hash=package.content_hash()
+    )
     keyed: list[tuple[str, SweepRow]] = []
     failures: list[WriterFailure] = []
 
@@ -1055,13 +1091,15 @@ def sweep_package(
                 prev_union[sid] = (u_opt.value, tuple(u_opt.selected_idx))
                 denom, cert, bound = u_opt.value, u_opt.certified, u_opt.bound
                 cost = float(union.cost[list(kept_t)].sum()) if kept_t else 0.0
+                over = "package+store"
             else:
                 members, _ = _store_members(inst, store)
                 kept, _ = _prune_by_order(inst, members, budget)
                 value, denom, cert = evaluate(inst, kept), opt.value, opt.certified
                 bound = opt.bound
                 cost = float(inst.cost[kept].sum()) if kept else 0.0
-            keyed.append((f"store:{sid}", row(sid, value, denom, cert, cost, budget, bound)))
+                over = "package"
+            keyed.append((f"store:{sid}", row(sid, value, denom, cert, cost, budget, bound, over)))
         for name in ablations:
             p_opt = pool_opts[name][k]
             keyed.append(
@@ -1246,7 +1284,7 @@ def sweep(
                 )
             )
     rows = [row for keyed, _ in per_package for _, row in keyed]
-    note = uncertified_note(rows)
+    notes = tuple(n for n in (uncertified_note(rows), union_note(rows)) if n)
     return SweepResult(
         rows=tuple(rows),
         summary=summarize(rows, methods, grid),
@@ -1254,7 +1292,7 @@ def sweep(
         budgets=tuple(grid),
         n_packages=len(packages),
         errors=tuple(f for _, failed in per_package for f in failed),
-        notes=(note,) if note else (),
+        notes=notes,
     )
 
 

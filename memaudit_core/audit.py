@@ -225,7 +225,7 @@ class AuditReport:
         n_disagree + n_unproven + n_skipped == n_tasks`` when complete.
     max_abs_diff, max_rel_diff : float or None
         Largest difference between the engines' recomputed values over the checks where both
-        ran.
+        proved their optimum (``agree`` or ``disagree``); None when there is none.
     bnb_time_s, milp_time_s : tuple (total, mean, max)
     disagreements : tuple of AuditRow
         Every disagreement (also written to ``disagreements/`` when there is an output folder).
@@ -441,8 +441,12 @@ def _report(
         o: sum(1 for r in rows if r.outcome == o)
         for o in ("agree", "disagree", "unproven", "skipped", "error")
     }
-    diffs = [r.abs_diff for r in rows if r.abs_diff is not None]
-    rdiffs = [r.rel_diff for r in rows if r.rel_diff is not None]
+    # Only where both engines proved their optimum: a time-limited incumbent's distance to the
+    # other engine's optimum is not a difference between the engines (it read as "max
+    # difference 1.63" next to PASS).
+    proven = [r for r in rows if r.outcome in ("agree", "disagree")]
+    diffs = [r.abs_diff for r in proven if r.abs_diff is not None]
+    rdiffs = [r.rel_diff for r in proven if r.rel_diff is not None]
     fams: dict[str, list[IndexEntry]] = {}
     for e in entries:
         fams.setdefault(e.family or "files", []).append(e)
@@ -777,7 +781,7 @@ def cli_audit(args: Any) -> int:
     check_suite_arguments(args)
     rep = audit(
         sources=cli_sources(args),
-        budgets=parse_number_list(args.budgets) if args.budgets else None,
+        budgets=parse_number_list(args.budgets) if args.budgets is not None else None,
         pools=_split_names(args.pools),
         time_limit=args.time_limit,
         out=args.out,

@@ -9,6 +9,7 @@ tracebacks for unexpected errors.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import math
@@ -43,6 +44,8 @@ def parse_number_list(text: str, what: str = "budgets") -> list[float]:
     [0.0, 5.0, 10.0, 15.0, 20.0]
     """
     values: list[float] = []
+    if not text.strip():
+        raise MemAuditError(f"--{what}: no values given (an empty list)")
     for part in text.split(","):
         part = part.strip()
         if not part:
@@ -55,6 +58,11 @@ def parse_number_list(text: str, what: str = "budgets") -> list[float]:
                 if len(bits) != 3 or bits[2] <= 0 or not all(map(math.isfinite, bits)):
                     raise ValueError
                 start, stop, step = bits
+                if stop < start:
+                    raise MemAuditError(
+                        f"--{what}: {part!r} runs backwards; write START:STOP:STEP with "
+                        "START <= STOP"
+                    )
                 n = max(int(math.floor((stop - start) / step + 1e-9)) + 1, 0)
                 if len(values) + n > MAX_LIST_VALUES:
                     raise MemAuditError(
@@ -255,10 +263,19 @@ def _emit(obj: dict[str, Any], as_json: bool, human: str) -> None:
             "memaudit_version": _tool_version(),
             **obj,
         }
-        json.dump(_json_safe(obj), sys.stdout, indent=2, default=_json_default, allow_nan=False)
-        sys.stdout.write("\n")
+        json.dump(_json_safe(obj), _stdout(), indent=2, default=_json_default, allow_nan=False)
+        _stdout().write("\n")
     else:
-        sys.stdout.write(human.rstrip("\n") + "\n")
+        _stdout().write(human.rstrip("\n") + "\n")
+
+
+#: The command's real stdout. While a command runs, Python-level ``print`` goes to stderr (see
+#: :func:`main`), so that a plugin writer's prints cannot corrupt JSON or a package on stdout.
+_STDOUT: Any = None
+
+
+def _stdout() -> Any:
+    return _STDOUT if _STDOUT is not None else sys.stdout
 
 
 def _tool_version() -> str:
@@ -687,6 +704,8 @@ def _score_external(args: argparse.Namespace) -> int:
         "coverage": meta.get("coverage"),
         "memories": len(store.memories),
         "deleted": len(meta.get("deleted", [])),
+        # The export's deleted memories are not part of the store (so not in out["union"]).
+        "deleted_ids": [str(d.get("id")) for d in meta.get("deleted", [])],
         "superseded": sum(1 for m in store.memories if m.status == "superseded"),
     }
     out["external_store"] = summary
@@ -707,7 +726,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     pkg = import_package(args.format, args.source, instance=args.instance, cost_rule=args.cost_rule)
     if args.output in (None, "-"):
-        sys.stdout.write(dumps_package(pkg))
+        _stdout().write(dumps_package(pkg))
     else:
         save_package(pkg, args.output)
     warnings = list(pkg.meta.get("warnings", [])) + list(pkg.warnings)
@@ -732,7 +751,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_sweep(args: argparse.Namespace) -> int:
     from .analysis import sweep
     from .generators import generate
-    from .suites import cli_sweep_suite, normalize_ablations, wants_suite
+    from .suites import SuiteRow, cli_sweep_suite, normalize_ablations, wants_suite
     from .writers import WRITERS
 
     plugin_names = _plugin_writers(args)
@@ -740,9 +759,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         named = _split_names(args.writers) if args.writers is not None else list(WRITERS)
         args.writers = ",".join(dict.fromkeys([*named, *plugin_names]))
     families = args.family or []
-    if not families and (args.seeds or args.param):
+    if not families and (args.seeds is not None or args.param):
         raise MemAuditError("sweep: --seeds and --param apply to --family only")
-    if args.seeds and any(":" in f for f in families):
+    if args.seeds is not None and any(":" in f for f in families):
         raise MemAuditError(
             "sweep: seeds given twice (--family NAME:A-B and --seeds); give them once"
         )
@@ -753,7 +772,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if args.family:
         if args.packages:
             raise MemAuditError("sweep: give package files or --family, not both")
-        seeds = parse_seeds(args.seeds or "0")
+        seeds = parse_seeds("0" if args.seeds is None else args.seeds)
         params = parse_params(args.param)
         packages = [generate(args.family, seed=s, **params) for s in seeds]
     else:
@@ -762,7 +781,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                 "sweep: give one or more package files, or --family NAME --seeds A-B"
             )
         packages = [_load(p) for p in args.packages]
-    if args.budgets:
+    if args.budgets is not None:  # '' is an empty list, refused, not "the default"
         budgets = parse_number_list(args.budgets)
     else:
         budgets = sorted({b for p in packages for b in p.budget_grid()})
@@ -787,8 +806,20 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - t0
     out = result.to_dict()
     out["elapsed_s"] = elapsed
+    # Rows in the suite path's shape (memaudit sweep FOLDER / --family A:B / --out): the
+    # same columns in the same order, whichever way the sweep was started.
+    labels = args.packages if not args.family else [f"{args.family}:{s}" for s in seeds]
+    source_of: dict[str, str] = {}
+    for pkg, label in zip(packages, labels, strict=True):
+        source_of.setdefault(pkg.content_hash(), str(label))
+    columns = list(SuiteRow.__dataclass_fields__)
+    rows = [
+        {k: {**r.to_dict(), "source": source_of[r.content_hash]}[k] for k in columns}
+        for r in result.rows
+    ]
+    out["rows"] = rows
     if args.output:
-        _write_rows_csv(Path(args.output), result.to_csv_rows())
+        _write_rows_csv(Path(args.output), rows, columns)
     human = (
         f"{len(packages)} package(s) x {len(budgets)} budget(s), {len(result.rows)} rows in "
         f"{elapsed:.2f} s\n" + summary_table(result.summary)
@@ -804,7 +835,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         )
     _emit(out, args.json, human)
     _report_writer_failures(result.errors, args.debug)
-    return 0
+    # A failing writer is a user error on every path (a suite stops at it; here the other
+    # rows are still printed first).
+    return EXIT_USER_ERROR if result.errors else 0
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
@@ -813,14 +846,12 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return cli_audit(args)
 
 
-def _write_rows_csv(path: Path, rows: list[dict[str, Any]]) -> None:
+def _write_rows_csv(path: Path, rows: list[dict[str, Any]], columns: list[str]) -> None:
     import csv
 
     try:
         with path.open("w", newline="", encoding="utf-8") as fh:
-            if not rows:
-                return
-            writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            writer = csv.DictWriter(fh, fieldnames=columns)
             writer.writeheader()
             writer.writerows(rows)
     except OSError as exc:
@@ -857,7 +888,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         return 0
     pkg = generate(args.family, seed=args.seed, **parse_params(args.param))
     if args.output in (None, "-"):
-        sys.stdout.write(dumps_package(pkg))
+        _stdout().write(dumps_package(pkg))
         return 0
     save_package(pkg, args.output)
     print(
@@ -900,8 +931,8 @@ def cmd_writers(args: argparse.Namespace) -> int:
 def cmd_schema(args: argparse.Namespace) -> int:
     from .package import package_json_schema
 
-    json.dump(package_json_schema(), sys.stdout, indent=2)
-    sys.stdout.write("\n")
+    json.dump(package_json_schema(), _stdout(), indent=2)
+    _stdout().write("\n")
     return 0
 
 
@@ -918,6 +949,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--debug", action="store_true", help="show tracebacks for unexpected errors"
     )
+    parser.add_argument("--version", action="version", version=f"memaudit {_tool_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def common(p: argparse.ArgumentParser) -> None:
@@ -1096,8 +1128,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "command", None):
         parser.print_help(sys.stderr)
         return EXIT_USER_ERROR
+    global _STDOUT
+    _STDOUT = sys.stdout
     try:
-        return int(args.func(args) or 0)
+        with contextlib.redirect_stdout(sys.stderr):
+            return int(args.func(args) or 0)
     except PackageError as exc:
         Progress.close_line()
         for line in exc.lines():
@@ -1129,6 +1164,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+    finally:
+        _STDOUT = None
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -661,6 +661,7 @@ class SuiteRow:
     cost: float
     opt_bound: float | None = None
     ratio_low: float | None = None
+    opt_over: str = "package"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -678,6 +679,7 @@ class SuiteRow:
             "cost": self.cost,
             "opt_bound": self.opt_bound,
             "ratio_low": self.ratio_low,
+            "opt_over": self.opt_over,
         }
 
 
@@ -720,6 +722,8 @@ class SweepSuiteResult:
             "out": self.out,
             "files": list(self.files),
             "notes": list(self.notes),
+            # As the plain sweep's key; always empty here: a failing writer stops a suite.
+            "errors": [],
             "methods": list(self.methods),
             "budgets": list(self.budgets),
             "summary": [s.to_dict() for s in self.summary],
@@ -776,6 +780,7 @@ def sweep_package_tasks(
                     "cost": row.cost,
                     "opt_bound": row.opt_bound,
                     "ratio_low": row.ratio_low,
+                    "opt_over": row.opt_over,
                 },
             )
         )
@@ -837,7 +842,7 @@ def sweep_suite(
     -------
     SweepSuiteResult
     """
-    from .analysis import summarize, uncertified_note
+    from .analysis import summarize, uncertified_note, union_note
     from .writers import WRITERS, get_writer
 
     srcs = (
@@ -908,6 +913,7 @@ def sweep_suite(
                         # Journals written before these fields: known for certified rows only.
                         res.get("opt_bound", res["opt"] if res["certified"] else None),
                         res.get("ratio_low", res["ratio"] if res["certified"] else None),
+                        res.get("opt_over", "package"),
                     )
                 )
     all_budgets = tuple(sorted({r.budget for r in rows}))
@@ -915,9 +921,18 @@ def sweep_suite(
     notes: list[str] = []
     if run.discarded_lines:
         notes.append(f"{run.discarded_lines} torn journal line(s) dropped (an interrupted write)")
-    note = uncertified_note(rows)
-    if note:
-        notes.append(note)
+    notes.extend(n for n in (uncertified_note(rows), union_note(rows)) if n)
+    n_contents = len({e.content_hash for e in run.entries})
+    n_instances = len({e.instance_hash for e in run.entries})
+    if n_instances < n_contents:
+        # CLI QA: temporal_interval:0-9 printed "10 distinct" and a CI of width 0 over ten
+        # copies of one instance (a seed-invariant family).
+        notes.append(
+            f"the {n_contents} distinct packages hold only {n_instances} distinct optimisation "
+            "instance(s) (they differ in ids, texts or meta only, e.g. the seeds of a "
+            "seed-invariant family): the summary counts every package, so its n and confidence "
+            "interval overstate the independent evidence"
+        )
     if not run.complete:
         notes.append(
             f"incomplete: {len(run.results)} of {len(run.tasks)} tasks done; rerun with the same "
@@ -929,7 +944,7 @@ def sweep_suite(
         methods=method_names,
         budgets=all_budgets,
         n_sources=len(srcs),
-        n_packages=len({e.content_hash for e in run.entries}),
+        n_packages=n_contents,
         n_tasks=len(run.tasks),
         executed=run.executed,
         reused=run.reused,
@@ -1143,8 +1158,8 @@ def add_suite_arguments(p: Any) -> None:
         type=int,
         default=1,
         metavar="N",
-        help="local worker processes (default 1); a sweep of one package file solves its "
-        "budgets on them",
+        help="local worker processes (default 1): packages are spread over them (a sweep "
+        "of one package file spreads its budgets)",
     )
     p.add_argument(
         "--scheduler",
@@ -1180,6 +1195,16 @@ def check_suite_arguments(args: Any) -> None:
                 "--max-tasks needs --out: the rest of the run resumes from the journal there"
             )
 
+    if args.out:
+        # Made now, so that a path that cannot be a folder fails before any work, as a user
+        # error (audit's exit status 1 means a disagreement).
+        try:
+            Path(args.out).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise MemAuditError(
+                f"--out {args.out}: cannot create the folder ({exc.strerror or exc})"
+            ) from exc
+
 
 def wants_suite(args: Any) -> bool:
     """True when ``memaudit sweep`` was given any suite option (else the plain sweep runs)."""
@@ -1199,23 +1224,27 @@ def wants_suite(args: Any) -> bool:
 def cli_sources(args: Any) -> tuple[PackageSource, ...]:
     from .cli import parse_params, parse_seeds
 
-    seeds = parse_seeds(args.seeds) if args.seeds else None
+    seeds = parse_seeds(args.seeds) if args.seeds is not None else None
     return collect_sources(args.packages, args.family or [], seeds, parse_params(args.param))
 
 
 def cli_sweep_suite(args: Any) -> int:
     """``memaudit sweep`` with suite options (folders, lists, families, workers, --out)."""
     from .cli import Progress as Bar
-    from .cli import _emit, _split_names, parse_number_list, summary_table
+    from .cli import _emit, _split_names, _write_rows_csv, parse_number_list, summary_table
 
     check_suite_arguments(args)
-    budgets = parse_number_list(args.budgets) if args.budgets else None
+    budgets = parse_number_list(args.budgets) if args.budgets is not None else None
+    writers = _split_names(args.writers) if args.writers is not None else None
+    stores, ablations = _split_names(args.stores), _split_names(args.ablations)
+    if writers == [] and not (stores or ablations):  # as the plain sweep says
+        raise MemAuditError("sweep: nothing to sweep (no writers, ablations or stores named)")
     res = sweep_suite(
         sources=cli_sources(args),
         budgets=budgets,
-        writers=_split_names(args.writers) if args.writers is not None else None,
-        stores=_split_names(args.stores),
-        ablations=_split_names(args.ablations),
+        writers=writers,
+        stores=stores,
+        ablations=ablations,
         solver=args.solver,
         time_limit=args.time_limit,
         out=args.out,
@@ -1227,14 +1256,10 @@ def cli_sweep_suite(args: Any) -> int:
         progress=Bar("sweep", enabled=not args.quiet),
     )
     if args.output:
-        import csv
-
-        with open(args.output, "w", newline="", encoding="utf-8") as fh:
-            w = csv.DictWriter(fh, fieldnames=list(SuiteRow.__dataclass_fields__))
-            w.writeheader()
-            w.writerows(r.to_dict() for r in res.rows)
+        rows = [r.to_dict() for r in res.rows]
+        _write_rows_csv(Path(args.output), rows, list(SuiteRow.__dataclass_fields__))
     human = (
-        f"{res.n_sources} package(s) ({res.n_packages} distinct), {res.n_tasks} tasks: "
+        f"{res.n_sources} package(s) ({res.n_packages} distinct by content), {res.n_tasks} tasks: "
         f"{res.executed} run now, {res.reused} reused; {res.elapsed_s:.2f} s on {res.backend}\n"
         + summary_table(res.summary)
     )

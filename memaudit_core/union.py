@@ -744,9 +744,9 @@ def _build_report(
             f"memory kept if it still fits): {len(kept)} of {len(prep.ids)} memories kept."
         )
     if over and salience is None and prep.ids:
-        src = f"meta field {salience_field!r}" if salience_field else "a salience"
+        src = f"numeric meta field {salience_field!r}" if salience_field else "numeric salience"
         notes.append(
-            f"No memory has a numeric {src} (missing, text or NaN), so there is no "
+            f"No memory has a {src} (missing, text or NaN), so there is no "
             "salience-pruned selection."
         )
     elif over and prep.n_missing_salience:

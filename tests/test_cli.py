@@ -439,3 +439,96 @@ def test_every_json_output_says_its_version(capsys):
         out = json.loads(capsys.readouterr().out)
         assert out["json_output_version"] == JSON_OUTPUT_VERSION
         assert isinstance(out["memaudit_version"], str) and out["memaudit_version"]
+
+
+# --------------------------------------------------------------------------- CLI QA, twelfth session
+def test_an_out_folder_that_cannot_be_made_is_a_user_error(tmp_path, capsys):
+    """It was "internal error", exit 1: audit's code for a disagreement."""
+    blocker = tmp_path / "afile"
+    blocker.write_text("x")
+    for cmd in (["audit"], ["sweep", "--writers", "gvt"]):
+        argv = [*cmd, "--family", "update_chain:0", "--budgets", "2", "--quiet"]
+        assert main([*argv, "--out", str(blocker / "sub")]) == 2
+        err = capsys.readouterr().err
+        assert "cannot create the folder" in err and "internal error" not in err
+
+
+def test_a_printing_oracle_plugin_cannot_corrupt_json(capsys, monkeypatch):
+    monkeypatch.syspath_prepend(str(REPO / "tests"))
+    argv = ["score", str(SAMPLES / "veg-to-pescatarian.json"), "--budget", "8"]
+    argv += ["--writer-module", "plugin_fixtures.fixture_writers:oracle_noisy", "--json"]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["value"] >= 0  # stdout is the JSON object alone
+    assert "ORACLE NOISE ON STDOUT" in err
+
+
+def test_audit_max_difference_ignores_unproven_checks(capsys):
+    """A time-limited incumbent's distance to the other engine's optimum read as "max
+    difference 1.63" next to PASS; it is not a difference between proven optima."""
+    argv = ["audit", str(SAMPLES / "event-graph-500.json"), "--budgets", "1310", "--quiet"]
+    # 10 ms proves nothing here (exit 1: nothing checked), and both engines stop with stores
+    # of different value.
+    assert main([*argv, "--time-limit", "0.01", "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["n_unproven"] == report["n_tasks"] == 1
+    assert report["max_abs_diff"] is None and report["max_rel_diff"] is None
+    assert main([*argv, "--time-limit", "0.01"]) == 1
+    assert "max difference n/a" in capsys.readouterr().out
+
+
+def test_sweep_rows_have_one_shape_however_the_sweep_was_started(capsys):
+    """CLI QA: rows from package files lacked source / content_hash, a suite's JSON lacked
+    errors, and the CSV columns differed."""
+    plain = run_json(capsys, "sweep", str(SAMPLES / "update_chain.json"), "--budgets", "3",
+                     "--writers", "gvt", "--quiet")  # fmt: skip
+    suite = run_json(capsys, "sweep", "--family", "update_chain:0", "--budgets", "3",
+                     "--writers", "gvt", "--quiet")  # fmt: skip
+    assert "out" not in plain and "out" in suite  # the two paths
+    assert set(plain) <= set(suite) and suite["errors"] == []
+    assert list(plain["rows"][0]) == list(suite["rows"][0])
+    assert plain["rows"][0]["source"] == str(SAMPLES / "update_chain.json")
+    assert plain["rows"][0]["opt_over"] == "package"
+    same = ("content_hash", "value", "opt", "ratio", "certified")
+    # The sample is update_chain seed 0 as generated.
+    assert [plain["rows"][0][k] for k in same] == [suite["rows"][0][k] for k in same]
+
+
+def test_a_seed_invariant_family_is_not_counted_as_independent_packages(capsys):
+    out = run_json(capsys, "sweep", "--family", "temporal_interval:0-2", "--budgets", "6",
+                   "--writers", "density", "--quiet")  # fmt: skip
+    assert any("only 1 distinct optimisation instance" in n for n in out["notes"])
+    out = run_json(capsys, "sweep", "--family", "random_coverage:0-1", "--budgets", "6",
+                   "--writers", "density", "--quiet")  # fmt: skip
+    assert not any("distinct optimisation instance" in n for n in out["notes"])
+
+
+def test_external_store_rows_say_their_optimum_is_over_the_union(capsys):
+    out = run_json(capsys, "sweep", str(SAMPLES / "external-stores-demo.json"), "--budgets",
+                   "24", "--writers", "gvt", "--stores", "mem0", "--quiet")  # fmt: skip
+    over = {r["method"]: r["opt_over"] for r in out["rows"]}
+    assert over == {"gvt": "package", "mem0": "package+store"}
+    opts = {r["method"]: r["opt"] for r in out["rows"]}
+    assert opts["mem0"] > opts["gvt"]  # P+(Y) holds more candidates: a different scale
+    assert any("not the same scale" in n for n in out["notes"])
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--budgets", ""], "--budgets: no values given"),
+        (["--budgets", "10:0:2"], "'10:0:2' runs backwards"),
+        (["--budgets", "3", "--writers", ""], "nothing to sweep"),
+    ],
+)
+@pytest.mark.parametrize("source", [["--family", "update_chain:0-1"], ["--family", "update_chain"]])
+def test_empty_or_backwards_lists_are_refused_on_both_sweep_paths(capsys, source, argv, message):
+    """CLI QA: '' silently meant "the default", and --writers '' gave an empty table."""
+    assert main(["sweep", *source, *argv, "--quiet"]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_version_flag(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0 and capsys.readouterr().out.startswith("memaudit ")

@@ -359,6 +359,16 @@ def test_amem_notes_free_text_timestamp_and_importance():
     assert store.memories[1].salience == 0.7
 
 
+def test_amem_numeric_stamp_is_read_as_a_stamp_not_epoch_milliseconds(tmp_path):
+    """CLI QA: 202307010900 as a JSON number became 1976-05-30 (epoch ms)."""
+    notes = json.loads((FIX / "amem_notes.json").read_text())
+    notes[0]["timestamp"] = 202307010900
+    f = tmp_path / "notes.json"
+    f.write_text(json.dumps(notes))
+    store = load_external_store(f, "amem")
+    assert store.memories[0].created_at == "2023-07-01T09:00:00"
+
+
 def test_amem_notes_dict(tmp_path):
     notes = json.loads((FIX / "amem_notes.json").read_text())
     f = tmp_path / "notes.json"
@@ -1026,6 +1036,16 @@ def test_cli_import_and_score_external(tmp_path, capsys):
     assert result["external_store"]["cost_rule"] == "words"
     assert result["source_kind"] == "external"
     assert result["value"] > 0  # its dia_id links cover evidence units
+
+    # CLI QA: the export's deleted memories were a count only; their ids were nowhere.
+    rc = main(
+        ["score", str(out), "--external", str(FIX / "mem0_platform_page.json")]
+        + ["--format", "mem0", "--budget", "9", "--json"]
+    )
+    cap = capsys.readouterr()
+    assert rc == 0, cap.err
+    summary = json.loads(cap.out)["external_store"]
+    assert summary["deleted"] == 1 and summary["deleted_ids"] == ["p-3"]
 
 
 def test_cli_score_external_needs_annotation_note(tmp_path, capsys):

@@ -639,7 +639,7 @@ def test_cli_sweep_reports_the_error_and_keeps_the_rest():
         "--json",
         "--quiet",
     )
-    assert rc == 0
+    assert rc == 2  # a failing writer is a user error, as in a suite; the rest is printed
     data = json.loads(out)
     assert {r["method"] for r in data["rows"]} == {"gvt", "fixture_rich"}
     assert len(data["errors"]) == 2
@@ -658,7 +658,7 @@ def test_cli_sweep_reports_the_error_and_keeps_the_rest():
         f"{FIX}:raises",
         "--quiet",
     )
-    assert rc == 0 and "boom from plugin" in err and "_deep_helper" in err
+    assert rc == 2 and "boom from plugin" in err and "_deep_helper" in err
 
 
 # --------------------------------------------------------------------------- CLI

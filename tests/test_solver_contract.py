@@ -25,7 +25,7 @@ from memaudit_core.generators import generate
 from memaudit_core.objective import evaluate
 from memaudit_core.package import load_package, parse_package
 from memaudit_core.solvers import ENGINES, RawSolution, run_engine, solve
-from memaudit_core.solvers.bnb import heuristic_store
+from memaudit_core.solvers.bnb import heuristic_store, heuristic_store_and_bound
 from memaudit_core.solvers.brute import brute_force
 from memaudit_core.solvers.certify import choose, cross_engine
 from memaudit_core.solvers.enum import enum_all_budgets, enumerate_best
@@ -882,6 +882,26 @@ def test_limited_milp_starts_from_the_heuristic_store(limits):
     opt = run_engine("milp", inst, budget)[0]
     assert "heuristic_start" not in opt.detail  # unlimited runs go straight to HiGHS
     assert raw.value <= opt.value + 1e-9 <= raw.bound + 2e-9
+
+
+@HYPO
+@given(case=small_packages())
+def test_heuristic_root_bound_is_never_below_brute_force(case):
+    inst, budget = case
+    sel, bound = heuristic_store_and_bound(inst, budget)
+    assert evaluate(inst, sel) - 1e-9 <= brute_force(inst, budget)[0] <= bound + 1e-9
+
+
+def test_a_limited_milp_run_reports_the_bnb_root_bound_when_highs_has_none():
+    """CLI QA: at a 1 ms limit HiGHS had not solved its root LP, and `solve` reported its
+    trivial bound (2159.9, gap 301%) where the B&B's root bound is 573.5 (gap 6.5%)."""
+    pkg = load_package(Path(__file__).parent.parent / "sample_packages" / "event-graph-500.json")
+    inst = compile_package(pkg)
+    opt = solve(inst, pkg.budget)
+    assert opt.certified
+    res = solve(inst, pkg.budget, "milp", time_limit=0.001)
+    assert not res.certified
+    assert opt.value - 1e-9 <= res.bound <= 1.01 * opt.value
 
 
 # --------------------------------------------------------------------------- budgets and gaps

@@ -175,7 +175,7 @@ def finite_number(value: Any) -> float | None:
     return x if math.isfinite(x) else None
 
 
-_AMEM_STAMP = re.compile(r"^\d{12}$")
+AMEM_STAMP = re.compile(r"^\d{12}$")
 _FREE_FORMATS = (
     "%I:%M %p on %d %B, %Y",  # LoCoMo session date, as A-mem LoCoMo runs store it
     "%Y-%m-%d %H:%M:%S",  # MemoryOS and friends (naive)
@@ -219,7 +219,7 @@ def normalise_time(raw: Any, *, naive_is_utc: bool = False) -> Time:
             return Time(None, raw=raw)
     elif isinstance(raw, str):
         text = raw.strip()
-        if _AMEM_STAMP.match(text):
+        if AMEM_STAMP.match(text):
             try:
                 dt = datetime.strptime(text, "%Y%m%d%H%M")
             except ValueError:

@@ -33,6 +33,7 @@ from typing import Any
 
 from ..package import Package, Store
 from ._common import (
+    AMEM_STAMP,
     Collector,
     Record,
     build_store,
@@ -96,7 +97,12 @@ def _note_record(
     for key in _NOTE_FIELDS:
         if key in note and note[key] is not None:
             meta[key] = clean_meta(note[key])
-    t = normalise_time(note.get("timestamp"))
+    stamp = note.get("timestamp")
+    if isinstance(stamp, int) and not isinstance(stamp, bool) and AMEM_STAMP.match(str(stamp)):
+        # A-Mem's own YYYYMMDDHHMM stamp, stored as a number (CLI QA: 202307010900 had been
+        # read as epoch milliseconds, 1976-05-30, which reordered recency pruning).
+        stamp = str(stamp)
+    t = normalise_time(stamp)
     if note.get("timestamp") is not None:
         meta["timestamp_raw"] = note["timestamp"]
     salience = finite_number(note.get("importance_score"))

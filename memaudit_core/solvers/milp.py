@@ -61,7 +61,7 @@ from ..compiled import CompiledInstance, budget_with_tolerance
 from ..errors import SolverError
 from ..objective import evaluate, get_saturation
 from . import RawSolution, register_engine
-from .bnb import heuristic_store
+from .bnb import heuristic_store_and_bound
 
 #: Saturations the MILP formulation can express exactly.
 SUPPORTED_SATURATIONS = ("cap1", "linear")
@@ -679,8 +679,11 @@ def solve_milp(
             if time_limit is None
             else HEURISTIC_START_SHARE * time_limit
         )
-        found = heuristic_store(inst, budget, time_limit=share)
-        h_detail: dict[str, Any] = {"value": evaluate(inst, list(found)) if found else 0.0}
+        found, root_bound = heuristic_store_and_bound(inst, budget, time_limit=share)
+        h_detail: dict[str, Any] = {
+            "value": evaluate(inst, list(found)) if found else 0.0,
+            "root_bound": root_bound,
+        }
         if found and (
             not incumbent_idx
             or not inst.is_feasible(incumbent_idx, budget)
@@ -770,6 +773,14 @@ def solve_milp(
         if lp_bound is not None and lp_bound < bound:
             bound = lp_bound
             detail["bound_from"] = "LP relaxation (neighbourhood start)"
+        root_bound = detail.get("heuristic_start", {}).get("root_bound")
+        if root_bound is not None:
+            # The B&B's root bound, a float computation like the LP's: the same margin.
+            root_bound += 1e-9 * max(1.0, abs(root_bound))
+        if root_bound is not None and root_bound < bound:
+            # HiGHS stopped before its root bound beat this one (trivial at a 1 ms limit).
+            bound = root_bound
+            detail["bound_from"] = "branch-and-bound root bound"
     detail["objective_function_value"] = value
     detail["mip_dual_bound"] = dual
     detail["mip_gap"] = run["mip_gap"]

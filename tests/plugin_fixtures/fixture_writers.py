@@ -142,3 +142,9 @@ def oracle_gvt(inst, budget):
     from memaudit_core.writers import run_writer
 
     return list(run_writer("gvt", inst, budget).selected)
+
+
+@oracle_writer("fixture_oracle_noisy", "Test oracle plugin that prints on stdout.")
+def oracle_noisy(inst, budget):
+    print("ORACLE NOISE ON STDOUT")
+    return oracle_gvt(inst, budget)
