@@ -83,12 +83,29 @@ fig = figures.ratio_bars(
     denominator=opt.label,
 )
 render.chart(fig, "overview_ratios", f"{stats.package_id}-ratios-B{ctx.budget:g}")
+external = [e for e in evals if e.source_kind == "external"]
+if external:
+    st.caption(
+        "External stores are divided by the optimum over P+, the package's candidates plus "
+        "the store's own memories, so that a store is not rewarded for memories the package "
+        "never offered. Against the package's own "
+        f"{opt.label} = {value_text(opt.value)} they score "
+        + ", ".join(f"{e.label} {e.package_ratio_text}" for e in external)
+        + " (External stores page)."
+    )
 rows = pd.DataFrame(
     {
         "writer / store": labels,
         "kind": [e.source_kind for e in evals],
         "F": [round(e.value, 6) for e in evals],
         "ratio": [e.ratio_text for e in evals],
+        # External stores divide by the optimum over P+ (their own memories added): say so.
+        "ratio of F to": [
+            f"{e.opt_label} over P+ = {value_text(e.opt_value)}"
+            if e.source_kind == "external"
+            else f"{e.opt_label} = {value_text(e.opt_value)}"
+            for e in evals
+        ],
         f"cost ({stats.cost_unit})": [e.cost for e in evals],
         "memories": [len(e.selected) for e in evals],
         "notes": [" ".join(e.notes) for e in evals],

@@ -791,7 +791,12 @@ def score(
                 f"External store: its {n_live} memories are not package candidates, "
                 "so each was added as a candidate in its own group (union package P+). The ratio "
                 "compares with the optimum over package candidates and these memories together."
-                + (f" {n_deleted} deleted memories are not part of it." if n_deleted else "")
+                + (
+                    f" {n_deleted} deleted {'memory is' if n_deleted == 1 else 'memories are'} "
+                    "not part of it."
+                    if n_deleted
+                    else ""
+                )
             )
 
     kept = sorted(kept)

@@ -74,7 +74,7 @@ _BUCKET_NOUN = {
     "invalidation / tombstones": "invalidation",
     "temporal order": "temporal",
     "stale": "stale",
-    OTHER_BUCKET: "other",
+    OTHER_BUCKET: '"other"-kind',  # app QA: "mostly other units" read as plain English
 }
 
 #: Above this many candidates the heatmap keeps only candidates covering the filtered units.
@@ -88,6 +88,11 @@ GRAPH_MAX_NODES = 90
 GRAPH_LAYERS = ("experience", "candidate", "unit", "query")
 
 _TEXT_CLIP = 160
+
+
+def _over_union(source_kind: str) -> str:
+    """The suffix naming an external store's denominator, the optimum over P+(Y)."""
+    return " over P+" if source_kind == "external" else ""
 
 
 def bucket_of(kind: str) -> str:
@@ -345,8 +350,10 @@ class CompareView:
 
     @property
     def opt_name(self) -> str:
-        """``"OPT"`` when certified, else ``"incumbent"`` (for column and axis labels)."""
-        return "OPT" if self.opt_certified else "incumbent"
+        """``"OPT"`` when certified, else ``"incumbent"`` (for column and axis labels); with
+        ``" over P+"`` for an external store, whose optimum is over the union package (app QA:
+        plain "OPT" there showed 13.1 where Overview's OPT is 12.35)."""
+        return ("OPT" if self.opt_certified else "incumbent") + _over_union(self.source_kind)
 
     def bucket_table(self) -> list[dict[str, Any]]:
         """One row per kind bucket (for a table / CSV)."""
@@ -356,7 +363,7 @@ class CompareView:
                 "kind": b.bucket,
                 "unit kinds": ", ".join(b.kinds),
                 "units": b.n_units,
-                "units missed": b.n_missed,
+                "units losing value": b.n_missed,  # OPT gets more from them than the store
                 "weight": b.weight,
                 "store value": b.store_value,
                 f"{o} value": b.opt_value,
@@ -689,7 +696,9 @@ def _explain(
 ) -> tuple[str, ...]:
     """Plain-language paragraphs computed from the numbers (no Markdown)."""
     unit = package.cost_unit
-    opt_name = "OPT" if ev.opt_certified else f"the {ev.opt_label} (not proven optimal)"
+    opt_name = ("OPT" if ev.opt_certified else f"the {ev.opt_label}") + _over_union(ev.source_kind)
+    if not ev.opt_certified:
+        opt_name += " (not proven optimal)"
     paras: list[str] = []
     if ev.opt_value <= ZERO_OPT:
         paras.append(
@@ -829,6 +838,8 @@ def _mostly(buckets: dict[str, float]) -> str:
     top, top_v = ranked[0]
     if top_v >= 0.5 * total:
         share = f"{100 * top_v / total:.0f}%"
+        if share == "100%":
+            return f"covering only {_BUCKET_NOUN[top]} units"
         return (
             f"covering mostly {_BUCKET_NOUN[top]} units ({share} of the evidence value it covers)"
         )
@@ -1080,7 +1091,7 @@ class EvidenceView:
 
     @property
     def opt_name(self) -> str:
-        return "OPT" if self.opt_label == "OPT" else "incumbent"
+        return ("OPT" if self.opt_label == "OPT" else "incumbent") + _over_union(self.source_kind)
 
     def unit_labels(self) -> dict[str, str]:
         """Unit id -> "id · kind" (for a picker)."""

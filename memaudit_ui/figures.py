@@ -136,7 +136,7 @@ def ratio_bars(
             name={
                 "writer": "reference writer",
                 "store": "package store",
-                "external": "external store (union)",
+                "external": "external store: F / OPT over P+ (its memories added)",
             }.get(kind, kind),
             marker_color=COLORS.get(kind, "#555"),
             cliponaxis=False,
@@ -477,7 +477,12 @@ def coverage_heatmap(hm, title: str, present: bool = False) -> go.Figure:
     fig.update_xaxes(
         tickfont={"size": tick + (4 if present else 0)}, tickangle=angle, automargin=True
     )
-    if n_cols > 80:  # too narrow for readable ids: hover gives them
+    # Every label drawn (app QA: plotly's automatic skipping left half of 56 unit ids and, in
+    # presentation mode, the strip's "OPT" unlabelled without a word).
+    fig.update_xaxes(tickmode="array", tickvals=["store", "OPT"], row=1, col=1)
+    if n_cols <= 80:
+        fig.update_xaxes(tickmode="array", tickvals=list(hm.col_ids), row=1, col=2)
+    else:  # too narrow for readable ids: hover gives them
         fig.update_xaxes(
             showticklabels=False,
             row=1,
@@ -766,19 +771,22 @@ def _legend_below(fig: go.Figure, present: bool) -> None:
     )
 
 
-def _mark_budget(fig: go.Figure, budget: float | None, unit: str) -> None:
+def _mark_budget(fig: go.Figure, budget: float | None, unit: str, present: bool = False) -> None:
     if budget is None:
         return
     fig.add_vline(x=budget, line_dash="dot", line_color="#999")
-    # Label above the plot area, where no curve can run into it.
+    # Inside the plot's top edge, below the title (app QA: above the plot area the label
+    # touched the title); "sidebar" only where a sidebar is shown.
     fig.add_annotation(
         x=budget,
         y=1.0,
         yref="paper",
-        yanchor="bottom",
+        yanchor="top",
+        xanchor="left",
         showarrow=False,
-        text=f"sidebar B = {budget:g} {unit}",
+        text=f"{'' if present else 'sidebar '}B = {budget:g} {unit}",
         font={"color": "#666"},
+        bgcolor="rgba(255,255,255,0.8)",
     )
 
 
@@ -853,7 +861,7 @@ def budget_value_curve(curve, title: str, present: bool = False, current_budget=
     unit = curve.cost_unit
     fig.update_xaxes(title_text=f"budget B ({unit})")
     fig.update_yaxes(title_text=VALUE_AXIS, rangemode="tozero")
-    _mark_budget(fig, current_budget, unit)
+    _mark_budget(fig, current_budget, unit, present)
     base_layout(fig, _plain(title), present, height=480)
     _legend_below(fig, present)
     return fig
@@ -890,7 +898,7 @@ def budget_ratio_curve(curve, title: str, present: bool = False, current_budget=
     unit = curve.cost_unit
     fig.update_xaxes(title_text=f"budget B ({unit})")
     fig.update_yaxes(title_text="ratio F / OPT (1 = optimal)", range=[0, top * 1.15])
-    _mark_budget(fig, current_budget, unit)
+    _mark_budget(fig, current_budget, unit, present)
     base_layout(fig, _plain(title), present, height=440)
     _legend_below(fig, present)
     return fig

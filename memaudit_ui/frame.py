@@ -44,6 +44,16 @@ h1 { font-size: 3rem !important; }
 </style>
 """
 
+#: Streamlit writes its own server limit under the uploader ("200MB per file"); the app's
+#: limit (sources.MAX_UPLOAD_MB, in the uploader's label) is lower, and the server's is set
+#: above it only so that a file over the app's limit reaches the app's st.error instead of a
+#: tooltip on the file chip (.streamlit/config.toml). Hide the contradicting line.
+BASE_CSS = """
+<style>
+[data-testid="stFileUploaderDropzoneInstructions"] { display: none; }
+</style>
+"""
+
 
 @dataclass(frozen=True)
 class Frame:
@@ -270,8 +280,7 @@ def frame(page_title: str) -> Frame:
         layout="wide",
         initial_sidebar_state="collapsed" if present else "expanded",
     )
-    if present:
-        st.html(PRESENT_CSS)
+    st.html(BASE_CSS + (PRESENT_CSS if present else ""))
 
     key, pkg = _resolve_package()
     with st.sidebar:
@@ -297,7 +306,7 @@ def frame(page_title: str) -> Frame:
             help="Bundled samples, your uploads and packages made on the Generator page.",
         )
         st.file_uploader(
-            "Upload a package (.json)",
+            f"Upload a package (.json, at most {sources.MAX_UPLOAD_MB} MB)",
             type=["json"],
             key="w_upload",
             on_change=_handle_upload,

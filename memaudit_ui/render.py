@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -83,7 +84,7 @@ def table(df: pd.DataFrame, key: str, filename: str, **kwargs) -> None:
     if st.session_state.get("ma_present") and len(df) <= PRESENT_TABLE_MAX_ROWS:
         # The interactive grid draws on a canvas at a fixed 14 px: unreadable on a projector.
         # A static table takes the presentation font size.
-        st.table(df.style.hide(axis="index").format(_cell_text))
+        st.table(df.style.hide(axis="index").format(_present_cell_text))
     else:
         st.dataframe(df, key=key, hide_index=True, **kwargs)
     st.download_button(
@@ -112,6 +113,21 @@ def _with_na(df: pd.DataFrame) -> pd.DataFrame:
 def _cell_text(value: object) -> str:
     """A cell as the grid shows it: floats in up to 6 significant digits, not 3.000000."""
     return f"{value:.6g}" if isinstance(value, float) else str(value)
+
+
+#: Longest text shown in a presentation-mode cell (app QA: a 1,200 px "Side by side" table
+#: with its last column cut off and rows 12 lines tall); the CSV keeps the whole text.
+PRESENT_TEXT_MAX_CHARS = 60
+
+
+def _present_cell_text(value: object) -> str:
+    """A static table's cell on a projector: yes / no, and long text cut with an ellipsis."""
+    if isinstance(value, bool | np.bool_):
+        return "yes" if value else "no"
+    text = _cell_text(value)
+    if len(text) > PRESENT_TEXT_MAX_CHARS:
+        return text[: PRESENT_TEXT_MAX_CHARS - 1].rstrip() + "…"
+    return text
 
 
 def _is_missing(value: object) -> bool:

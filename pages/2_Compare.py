@@ -8,6 +8,8 @@ from memaudit_core.solvers import gap_text, value_text
 from memaudit_ui import cached, figures, render
 from memaudit_ui.frame import frame, md_escape
 
+EVIDENCE_PAGE = "pages/3_Evidence_explorer.py"
+
 ctx = frame("Compare")
 pkg = ctx.package
 cv = cached.compare_view(pkg, pkg.content_hash(), ctx.budget, ctx.store_key)
@@ -15,10 +17,12 @@ unit = cv.cost_unit
 opt_name = cv.opt_name
 
 st.title("Compare: store vs optimum")
+union = cv.source_kind == "external"
 st.markdown(
     f"**{md_escape(ctx.store_label)}** against the "
     f"{'certified optimum' if cv.opt_certified else 'best known store (not proven optimal)'} "
-    f"at budget **{ctx.budget:g} {md_escape(unit)}** · `{cv.package_id}`"
+    + ("over **P+** (the package's candidates plus the store's own memories) " if union else "")
+    + f"at budget **{ctx.budget:g} {md_escape(unit)}** · `{cv.package_id}`"
 )
 
 cols = st.columns(4)
@@ -27,7 +31,15 @@ cols[0].metric(
 )
 if cv.opt_certified:
     cols[1].metric(
-        "OPT", value_text(cv.opt_value, strip=False), help="Certified optimum at this budget."
+        opt_name,
+        value_text(cv.opt_value, strip=False),
+        help="Certified optimum at this budget"
+        + (
+            " over P+, the package plus this store's own memories (the package's own OPT, "
+            "on Overview, is over its candidates alone)."
+            if union
+            else "."
+        ),
     )
 else:
     cols[1].metric(
@@ -114,9 +126,27 @@ render.table(
 st.caption(
     f"Sorted by value lost (largest first). Value lost = {opt_name}'s value on the unit minus the "
     f"store's; the column adds up to {opt_name} − F = "
-    f"{value_text(cv.opt_value - cv.value, strip=False)}. Click a "
-    "column header to re-sort."
+    f"{value_text(cv.opt_value - cv.value, strip=False)}."
+    + ("" if ctx.present else " Click a column header to re-sort.")
 )
+
+# From a miss to its evidence: the Evidence explorer focused on the unit (app QA: the ids
+# were plain text, to be found again in the other page's picker).
+missed = [row["unit"] for row in cv.unit_table() if row["value lost"] > 0]
+if missed:
+    pick_col, link_col = st.columns([3, 2], vertical_alignment="bottom")
+    picked = pick_col.selectbox(
+        "A missed unit, to see who covers it",
+        missed,
+        key="cmp_missed_unit",
+        help="Units the optimum gets more value from than the store, largest loss first.",
+    )
+    link_col.page_link(
+        EVIDENCE_PAGE,
+        label=f"Open {picked} in the Evidence explorer",
+        icon=":material/search:",
+        query_params={**st.query_params.to_dict(), "unit": picked},
+    )
 
 st.subheader("Side by side, per experience (arrival order)")
 exp_df = pd.DataFrame(cv.experience_table(display=True))

@@ -44,7 +44,9 @@ number = st.column_config.NumberColumn
 st.title("Evidence explorer")
 st.markdown(
     f"Store **{md_escape(ctx.store_label)}** and the "
-    f"{'certified optimum' if opt_name == 'OPT' else 'best known store (not proven optimal)'} "
+    f"{'certified optimum' if view.opt_label == 'OPT' else 'best known store (not proven optimal)'}"
+    + (" over P+" if view.source_kind == "external" else "")
+    + " "
     f"at budget **{ctx.budget:g} {md_escape(view.cost_unit)}** · `{view.package_id}`"
 )
 
@@ -67,9 +69,10 @@ if not view.units:
     st.info("No evidence units match the kind filter: pick at least one kind.")
     st.stop()
 
-st.subheader(f"Evidence units ({len(view.units)})")
+st.subheader(f"Evidence units ({len(view.units)}), by value lost")
 render.table(
-    pd.DataFrame(view.unit_table()),
+    # The annotator's question first: largest loss on top (stable, so kind order breaks ties).
+    pd.DataFrame(view.unit_table()).sort_values("value lost", ascending=False, kind="stable"),
     "evidence_units",
     f"{view.package_id}-units",
     column_config={

@@ -22,7 +22,7 @@ from memaudit_core.union import (
     with_stores,
 )
 from memaudit_ui import cached, figures, render
-from memaudit_ui.frame import frame, md_escape
+from memaudit_ui.frame import frame, md_escape, store_options
 from memaudit_ui.sources import MAX_UPLOAD_MB
 
 #: Session-state keys of this page (not widget keys, so they survive leaving the page).
@@ -30,6 +30,7 @@ ANN_KEYS = {
     "ma_ann_imports": "package hash -> {store id: {'digest', 'store'}} of uploaded exports",
     "ma_ann_logs": "'<package hash>:<store id>' -> annotation decisions (AnnotationChange dicts)",
     "ma_ann_store": "'<package hash>:<store id>' of the store shown",
+    "ma_ann_sidebar_seen": "the sidebar's store key at the last run (the page follows a change)",
     "ma_ann_who": "annotator name written into the log",
     "ma_ann_salience": "meta field read as salience ('' = the memory's salience)",
     "ma_ann_keep": "policy defining Y' when the store is over budget (recency / salience)",
@@ -165,10 +166,23 @@ else:
     ids = list(base_stores)
     sidebar_choice = ctx.store_key.partition(":")[2] if ctx.store_key.startswith("store:") else ""
     current = state.get("ma_ann_store", "")
-    if current.partition(":")[0] != phash or current.partition(":")[2] not in ids:
-        current = _log_key(sidebar_choice if sidebar_choice in ids else ids[0])
+    sidebar_moved = state.get("ma_ann_sidebar_seen") != ctx.store_key
+    state["ma_ann_sidebar_seen"] = ctx.store_key
+    if sidebar_choice in ids and (sidebar_moved or current.partition(":")[0] != phash):
+        current = _log_key(sidebar_choice)  # the sidebar (and the link) name the store shown
+    elif current.partition(":")[0] != phash or current.partition(":")[2] not in ids:
+        current = _log_key(ids[0])
     state["ma_ann_store"] = current
     _sync("w_ext_store", current.partition(":")[2])
+
+    def _picked() -> None:
+        """The store picked here becomes the sidebar's and the link's (app QA: a copied link
+        reopened the previous store), when it is one of the package's stores."""
+        sid = state["w_ext_store"]
+        state["ma_ann_store"] = _log_key(sid)
+        if f"store:{sid}" in store_options(pkg):
+            state["ma_store"] = f"store:{sid}"
+            state["ma_ann_sidebar_seen"] = f"store:{sid}"
 
     st.subheader("Store and scoring options")
     o1, o2, o3, o4 = st.columns([2, 1, 1, 1])
@@ -180,7 +194,7 @@ else:
             f"{sid} · {base_stores[sid].display_name}"
             + (" (loaded export)" if sid in imports else "")
         ),
-        on_change=lambda: state.__setitem__("ma_ann_store", _log_key(state["w_ext_store"])),
+        on_change=_picked,
     )
     store_id = state["w_ext_store"]
     _sync("w_ext_keep", state["ma_ann_keep"])

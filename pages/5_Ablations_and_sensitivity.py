@@ -79,7 +79,10 @@ else:
     for curve in curves:
         for note in curve.notes:
             st.info(f"{curve.pool}: {md_escape(note)}")
-    left, right = st.columns(2)
+    if ctx.present:  # one chart per row, full width
+        left = right = st.container()
+    else:
+        left, right = st.columns(2)
     with left:
         render.chart(
             figures.ablation_value_chart(

@@ -317,6 +317,53 @@ def test_evidence_focus_unit_is_part_of_the_link(streamlit_server, browser, page
     assert query(page) == {"package": PACKAGE, "budget": "6", "store": STORE}
 
 
+def test_compare_opens_a_missed_unit_in_the_evidence_explorer(streamlit_server, page):
+    """App QA: the missed unit ids on Compare were plain text; the annotator had to find the
+    unit again in the Evidence explorer's picker."""
+    # travel-assistant at 20 words, raw logger: six units lose value; the Evidence explorer's
+    # own default focus is the first, u:dates:current.
+    travel = "package=sample:travel-assistant&budget=20&store=store:raw-logger"
+    open_view(page, streamlit_server, url_path("pages/2_Compare.py"), travel)
+    picker = page.get_by_role("combobox", name="A missed unit, to see who covers it")
+    picker.scroll_into_view_if_needed()  # below the fold: a click there opens no list
+    picker.click()
+    page.get_by_role("option", name="u:tea:cancelled", exact=True).click()
+    settle(page)
+    page.get_by_role("link", name="Open u:tea:cancelled in the Evidence explorer").click()
+    expect(page).to_have_url(re.compile(re.escape(url_path(EVIDENCE)) + r"\?"))
+    settle(page)
+    assert_no_traceback(page)
+    assert focus_unit_text(page).startswith("u:tea:cancelled ")
+    assert query(page) == {
+        "package": "sample:travel-assistant",
+        "budget": "20",
+        "store": "store:raw-logger",
+        "unit": "u:tea:cancelled",
+    }
+
+
+def test_the_external_store_picked_on_its_page_is_the_links_store(streamlit_server, page):
+    """App QA: picking A-Mem on the External stores page left store=store:letta in the URL and
+    the sidebar, so a copied link reopened Letta."""
+    demo = "package=sample:external-stores-demo&store=store:letta"
+    open_view(page, streamlit_server, url_path("pages/4_External_stores.py"), demo)
+    picker = page.get_by_role("combobox", name="External store", exact=True)
+    assert picker.input_value().startswith("letta ")
+    picker.scroll_into_view_if_needed()
+    picker.click()
+    page.get_by_role("option", name="amem · A-Mem (rich notes)", exact=True).click()
+    expect(page).to_have_url(re.compile(r"[?&]store=store%3Aamem(&|$)"), timeout=LOAD_TIMEOUT_MS)
+    settle(page)
+    assert_no_traceback(page)
+    assert selectbox_text(page, "Writer / store").startswith("store · A-Mem")
+    assert picker.input_value().startswith("amem ")
+    # And the sidebar leads the page the other way.
+    sidebar(page).get_by_role("combobox", name="Writer / store", exact=True).click()
+    page.get_by_role("option", name=re.compile(r"^store · Mem0")).click()
+    settle(page)
+    assert picker.input_value().startswith("mem0 ")
+
+
 # --------------------------------------------------------------------------- upload
 
 
@@ -339,6 +386,21 @@ def test_malformed_upload_lists_problems_and_keeps_package(streamlit_server, pag
     assert query(page)["package"] == PACKAGE
     assert "update_chain" in selectbox_text(page, "Package")
     assert metric_value(page, "OPT").startswith("7.735")
+
+
+def test_an_upload_over_the_size_limit_gets_an_error_not_a_tooltip(
+    streamlit_server, page, tmp_path
+):
+    """App QA: at 54.5 MB Streamlit's own 50 MB check refused the file in the browser, with
+    only a tooltip on the file chip; the app's st.error was never reached."""
+    open_view(page, streamlit_server, "/")
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps({"memaudit": 1, "pad": "x" * 55_000_000}))
+    page.get_by_test_id("stFileUploader").locator("input[type=file]").set_input_files(str(big))
+    error = sidebar(page).get_by_test_id("stAlert").filter(has_text="was not loaded")
+    expect(error).to_be_visible(timeout=LOAD_TIMEOUT_MS)
+    assert "big.json" in error.inner_text() and "above 50 MB" in error.inner_text()
+    assert query(page)["package"] == PACKAGE
 
 
 # --------------------------------------------------------------------------- presentation
