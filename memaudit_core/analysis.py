@@ -375,8 +375,8 @@ def union_note(rows: Sequence[Any]) -> str | None:
     >>> union_note([R(opt_over="package")]) is None
     True
     >>> union_note([R(opt_over="package", method="gvt"), R(opt_over="package+store",
-    ...             method="mem0")])[:52]
-    'the ratio of mem0 compares with the optimum over the '
+    ...             method="mem0")])[:48]
+    'the ratio of mem0 compares with the optimum over'
     """
     union = sorted({r.method for r in rows if r.opt_over == "package+store"})
     if not union or all(r.opt_over == "package+store" for r in rows):

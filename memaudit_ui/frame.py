@@ -285,9 +285,10 @@ def frame(page_title: str) -> Frame:
     key, pkg = _resolve_package()
     with st.sidebar:
         st.markdown("### MemAudit")
+        links = state.shared_params()
         for path, label in PAGES:
             if (REPO_ROOT / path).exists():
-                st.page_link(path, label=label)
+                st.page_link(path, label=label, query_params=links)
         st.divider()
 
         options = list(sources.sample_files())

@@ -74,17 +74,27 @@ def _csv(df: pd.DataFrame) -> Callable[[], bytes]:
     return make
 
 
-def table(df: pd.DataFrame, key: str, filename: str, **kwargs) -> None:
+def table(
+    df: pd.DataFrame,
+    key: str,
+    filename: str,
+    *,
+    present_df: pd.DataFrame | None = None,
+    **kwargs,
+) -> None:
     """Show a dataframe (text is never interpreted) with a CSV download button.
 
     The CSV is made when the button is clicked (deferred download data), not on every rerun.
     Missing values (a ratio with OPT = 0, no seed) read "n/a", as in the metrics, not "None".
+    ``present_df``, when given, is what presentation mode shows (fewer rows or columns); the
+    CSV is always ``df`` whole.
     """
     df = _with_na(df)
-    if st.session_state.get("ma_present") and len(df) <= PRESENT_TABLE_MAX_ROWS:
+    shown = df if present_df is None else _with_na(present_df)
+    if st.session_state.get("ma_present") and len(shown) <= PRESENT_TABLE_MAX_ROWS:
         # The interactive grid draws on a canvas at a fixed 14 px: unreadable on a projector.
         # A static table takes the presentation font size.
-        st.table(df.style.hide(axis="index").format(_present_cell_text))
+        st.table(shown.style.hide(axis="index").format(_present_cell_text))
     else:
         st.dataframe(df, key=key, hide_index=True, **kwargs)
     st.download_button(

@@ -150,12 +150,22 @@ if missed:
 
 st.subheader("Side by side, per experience (arrival order)")
 exp_df = pd.DataFrame(cv.experience_table(display=True))
+# On a projector: only the experiences either side wrote, without the texts (app QA: a
+# 10,000 px page with the last column cut off); the CSV keeps everything.
+brief = exp_df[exp_df["match"] != "neither wrote"]
+brief = brief.drop(columns=[c for c in brief.columns if c.endswith("text")])
 render.table(
     exp_df,
     "compare_experiences",
     f"{cv.package_id}-{cv.label}-side-by-side-B{ctx.budget:g}",
+    present_df=brief,
     height=min(35 * (len(exp_df) + 1) + 3, 740),
 )
+if ctx.present:
+    st.caption(
+        f"Presentation mode: the {len(brief)} experiences either side wrote, without texts "
+        "(all of them, with texts, in the CSV and outside presentation mode)."
+    )
 st.caption(
     "Marginal value of a memory u in a store X = F(X) − F(X − {u}): the value the store would "
     "lose if that memory alone were removed (the other memories stay). F is submodular, so a "

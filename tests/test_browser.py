@@ -235,6 +235,22 @@ def test_sidebar_navigation_keeps_package_budget_and_store(streamlit_server, pag
         assert "density" in selectbox_text(page, "Writer / store"), script
 
 
+def test_browser_back_returns_to_the_previous_page_in_one_press(streamlit_server, page):
+    """App QA: a page change made two history entries (the link, then the URL sync), so Back
+    took two or three presses per page."""
+    open_view(page, streamlit_server, url_path("pages/2_Compare.py"))
+    for script in ("pages/1_Budget_sweep.py", "app.py"):
+        sidebar(page).get_by_role("link", name=dict(PAGES)[script], exact=True).click()
+        expect(page).to_have_url(re.compile(re.escape(url_path(script)) + r"\?"))
+        settle(page)
+    for script in ("pages/1_Budget_sweep.py", "pages/2_Compare.py"):
+        page.go_back()
+        expect(page).to_have_url(re.compile(re.escape(url_path(script)) + r"\?"))
+        settle(page)
+        assert_no_traceback(page)
+        assert query(page) == {"package": PACKAGE, "budget": "6", "store": STORE}
+
+
 @pytest.mark.parametrize(
     ("query_text", "message"),
     [
