@@ -136,7 +136,6 @@ def sync_url(extra: dict[str, str | None] | None = None, page_title: str | None 
     (:data:`PAGE_URL_KEYS`) when ``page_title`` names the page drawing; an ``extra`` value of
     ``None`` removes that parameter.
     """
-    state = st.session_state
     current = st.query_params.to_dict()
     if page_title is not None:
         foreign = {
