@@ -278,6 +278,22 @@ def _stdout() -> Any:
     return _STDOUT if _STDOUT is not None else sys.stdout
 
 
+def _json_error(args: argparse.Namespace, exc: MemAuditError) -> None:
+    """With ``--json``, a user error is one JSON object on stdout too (CLI QA: scripts got an
+    empty stdout and had to parse stderr): ``{"error": {"type", "message", "file",
+    "problems"}}``, problems as ``validate --json`` lists them."""
+    if not getattr(args, "json", False) or getattr(args, "_json_emitted", False):
+        return
+    error: dict[str, Any] = {"type": type(exc).__name__, "message": str(exc).split("\n")[0]}
+    if isinstance(exc, PackageError):
+        error["file"] = exc.source
+        error["problems"] = [
+            {"path": p.path, "rule": p.rule, "message": p.message, "value": p.value}
+            for p in exc.problems
+        ]
+    _emit({"error": error}, True, "")
+
+
 def _tool_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -343,6 +359,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         pkg = load_package(args.package)
     except PackageError as exc:
         if args.json:
+            args._json_emitted = True
             _emit(
                 {
                     "valid": False,
@@ -595,15 +612,16 @@ UNION_KEYS = (
 )
 
 
-def _union_human(rep: Any) -> str:
-    """The union metrics block of ``score`` for an external store."""
+def _union_human(rep: Any, memory_unit: str | None = None) -> str:
+    """The union metrics block of ``score`` for an external store; ``memory_unit`` is what its
+    memories were costed in (their cost rule's unit) when that differs from the package's."""
     from .analysis import ratio_text
 
-    unit = rep.cost_unit
+    unit = memory_unit or rep.cost_unit
     up = rep.upper
     lines = [
         f"union metrics for {rep.label!r} ({rep.n_memories} memories, {_fmt(rep.store_cost)} "
-        f"{unit} as written; budget {_fmt(rep.budget)})",
+        f"{unit} as written; budget {_fmt(rep.budget)} {rep.cost_unit})",
         f"  kept F(Y') = {_fmt(rep.value, 6)} ({len(rep.kept)} memories, {_fmt(rep.cost)} {unit}, "
         f"{'whole store' if rep.keep_rule == 'all' else rep.keep_rule + '-pruned'})",
         f"  union ratio     F(Y') / OPT_P+ = {ratio_text(rep.union_ratio)}   "
@@ -647,7 +665,11 @@ def _with_union(ev: Any, pkg: Any, args: argparse.Namespace) -> tuple[dict[str, 
     for key in UNION_KEYS:
         out[key] = union[key]
     out["union"] = union
-    human = _union_human(rep) + "\n\n" + _evaluation_human(replace(ev, notes=()), pkg)
+    from .costs import COST_RULES
+
+    rule = next((st.meta.get("cost_rule") for st in pkg.stores if st.id == ev.store_id), None)
+    memory_unit = COST_RULES[rule].unit if rule in COST_RULES else None
+    human = _union_human(rep, memory_unit) + "\n\n" + _evaluation_human(replace(ev, notes=()), pkg)
     return out, human
 
 
@@ -1137,10 +1159,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         Progress.close_line()
         for line in exc.lines():
             print(line, file=sys.stderr)
+        _json_error(args, exc)
         return EXIT_USER_ERROR
     except MemAuditError as exc:
         Progress.close_line()
         print(f"memaudit: error: {exc}", file=sys.stderr)
+        _json_error(args, exc)
         plugin_tb = getattr(exc, "plugin_traceback", None)
         if plugin_tb:  # a plugin writer's own traceback: only on request
             if args.debug:

@@ -376,11 +376,13 @@ class _Checker:
         out: dict[str, float] = {}
         for unit_id, value in raw.items():
             cell = f"{cov_path}[{json.dumps(unit_id)}]"
-            if unit_ids is not None and unit_id not in unit_ids:
+            unknown = unit_ids is not None and unit_id not in unit_ids
+            if unknown:
                 self.add(cell, "known-unit", "coverage refers to an unknown unit", unit_id)
-                continue
+            # The value is checked either way: every problem is listed (CLI QA: an unknown
+            # unit with a value of 1.7 reported only the unit).
             number = self.check_number(value, cell, minimum=0.0, maximum=1.0, rule="coverage-range")
-            if number is not None:
+            if number is not None and not unknown:
                 out[unit_id] = number
         return out
 

@@ -390,6 +390,33 @@ def _upper_instance(package: Package, store: Store) -> CompiledInstance:
     )
 
 
+def numeric_meta_fields(memories: Iterable[Any]) -> list[str]:
+    """Dotted paths of the ``meta`` fields holding a number in at least one memory, sorted
+    (what ``salience_field`` may name; CLI QA: the note named none, so a user field had to be
+    guessed at its place in the importer's layout).
+
+    Examples
+    --------
+    >>> from memaudit_core.package import ExternalMemory
+    >>> numeric_meta_fields([ExternalMemory("m1", 3, {}, meta={"metadata": {"prio": {"v": 2}},
+    ...                                                            "text": "x"})])
+    ['metadata.prio.v']
+    """
+    found: set[str] = set()
+
+    def walk(value: Any, path: str) -> None:
+        if isinstance(value, Mapping):
+            for key, sub in value.items():
+                walk(sub, f"{path}.{key}" if path else str(key))
+        elif path and not isinstance(value, bool) and isinstance(value, int | float):
+            if math.isfinite(float(value)):
+                found.add(path)
+
+    for memory in memories:
+        walk(memory.meta, "")
+    return sorted(found)
+
+
 def memory_salience(memory: Any, field: str | None = None) -> float | None:
     """A memory's salience: ``memory.salience``, or a (dotted) ``meta`` field when named.
 
@@ -745,9 +772,17 @@ def _build_report(
         )
     if over and salience is None and prep.ids:
         src = f"numeric meta field {salience_field!r}" if salience_field else "numeric salience"
+        fields = numeric_meta_fields(store.memories)
         notes.append(
             f"No memory has a {src} (missing, text or NaN), so there is no "
             "salience-pruned selection."
+            + (
+                f" Numeric meta fields the memories do have: {', '.join(fields[:8])}"
+                + (" ..." if len(fields) > 8 else "")
+                + " (give one as --salience-field)."
+                if fields
+                else ""
+            )
         )
     elif over and prep.n_missing_salience:
         n = prep.n_missing_salience

@@ -532,3 +532,17 @@ def test_version_flag(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["--version"])
     assert exc.value.code == 0 and capsys.readouterr().out.startswith("memaudit ")
+
+
+def test_a_user_error_with_json_is_a_json_object_on_stdout(capsys):
+    """CLI QA: `solve bad.json --json` printed nothing on stdout; scripts parsed stderr."""
+    bad = MALFORMED / "cost_null.json"
+    assert main(["solve", str(bad), "--budget", "5", "--json"]) == 2
+    out, err = capsys.readouterr()
+    error = json.loads(out)["error"]
+    assert error["type"] == "PackageError" and error["file"] == str(bad)
+    assert [p["rule"] for p in error["problems"]] == ["not-null"]
+    assert "not-null" in err  # the readable lines stay on stderr
+    assert main(["score", str(SAMPLES / "update_chain.json"), "--writer", "nope", "--json"]) == 2
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error["type"] == "UnknownNameError" and "nope" in error["message"]

@@ -807,6 +807,20 @@ def test_locomo_bad_files(tmp_path, doc, path, rule):
     assert_located(info.value, f, path, rule)
 
 
+def test_locomo_sample_ids_must_be_strings_and_unique(tmp_path):
+    """CLI QA: a null sample_id became the package id "locomo-None"; of two conversations with
+    one id the first was taken silently."""
+    convs = json.loads((FIX / "locomo_small.json").read_text())
+    null = [{**convs[0], "sample_id": None}]
+    with pytest.raises(PackageError) as info:
+        import_package("locomo", _write(tmp_path, "null.json", null))
+    assert_located(info.value, tmp_path / "null.json", "$[0].sample_id", "type")
+    twice = [convs[0], {**convs[1], "sample_id": convs[0]["sample_id"]}]
+    with pytest.raises(PackageError) as info:
+        import_package("locomo", _write(tmp_path, "twice.json", twice), instance="conv-a")
+    assert_located(info.value, tmp_path / "twice.json", "$[1].sample_id", "unique-id")
+
+
 # --------------------------------------------------------------------------- LongMemEval
 
 LME = FIX / "longmemeval_small.json"
@@ -1125,3 +1139,13 @@ def test_artifact_reports_row_and_package_problems_in_one_pass(tmp_path):
         import_package("artifact", d)
     rules = {p.rule for p in info.value.problems}
     assert {"known-candidate", "type"} <= rules, info.value.lines()
+
+
+def test_longmemeval_unknown_question_type_is_said(tmp_path):
+    """CLI QA: an unknown question_type was accepted without a word."""
+    insts = json.loads(LME.read_text())
+    odd = [{**insts[1], "question_type": "weird"}]
+    pkg = import_package("longmemeval", _write(tmp_path, "odd.json", odd))
+    assert any("question_type 'weird'" in w for w in pkg.meta["warnings"])
+    assert not any("question_type" in w for w in import_package("longmemeval", LME,
+                   instance="ms_02").meta["warnings"])  # fmt: skip

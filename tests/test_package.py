@@ -621,3 +621,15 @@ def test_save_package_to_a_missing_folder_is_a_memaudit_error(tmp_path):
 
     with pytest.raises(MemAuditError, match="cannot write .*missing.*No such file"):
         save_package(parse_package(base_doc()), tmp_path / "missing" / "x.json")
+
+
+def test_an_unknown_unit_with_a_bad_value_gets_both_problems():
+    """CLI QA: the value of a coverage entry naming an unknown unit was not checked."""
+    doc = base_doc()
+    doc["candidates"][0]["coverage"]["u:nowhere"] = 1.7
+    with pytest.raises(PackageError) as info:
+        parse_package(doc, source="both.json")
+    assert problem_keys(info.value) == {
+        ('$.candidates[0].coverage["u:nowhere"]', "known-unit"),
+        ('$.candidates[0].coverage["u:nowhere"]', "coverage-range"),
+    }

@@ -193,6 +193,28 @@ def _read_samples(path: Path) -> tuple[list[tuple[dict[str, Any], str]], str]:
 
 def _pick(samples: list[tuple[dict[str, Any], str]], instance: str | None, source: str):
     ids = [str(s.get("sample_id", f"#{i}")) for i, (s, _) in enumerate(samples)]
+    # CLI QA: a null sample_id became the package id "locomo-None", and of two conversations
+    # with one id the first was silently taken.
+    for sample, spath in samples:
+        value = sample.get("sample_id", "")
+        if not isinstance(value, str | int) or isinstance(value, bool):
+            fail(
+                source,
+                f"{spath}.sample_id",
+                "type",
+                f"sample_id must be a string, got {json_type(sample['sample_id'])}",
+            )
+    first: dict[str, str] = {}
+    for (_, spath), sid in zip(samples, ids, strict=True):
+        if sid in first:
+            fail(
+                source,
+                f"{spath}.sample_id",
+                "unique-id",
+                f"sample_id {sid!r} is also the id of {first[sid]}: ids must be unique",
+                sid,
+            )
+        first[sid] = spath
     if instance is None:
         if len(samples) == 1:
             return samples[0], ids

@@ -54,6 +54,17 @@ CHUNK = 1 << 20  # characters read at a time
 _WEEKDAY = re.compile(r"\s*\([A-Za-z]{3}\)\s*")
 
 
+#: The six LongMemEval question types (abstention is the ``_abs`` id suffix, not a type).
+QUESTION_TYPES = (
+    "single-session-user",
+    "single-session-assistant",
+    "single-session-preference",
+    "temporal-reasoning",
+    "knowledge-update",
+    "multi-session",
+)
+
+
 def parse_lme_date(text: Any) -> datetime | None:
     """Parse ``"2023/05/30 (Tue) 23:40"`` (the weekday is ignored, so no locale matters).
 
@@ -323,6 +334,12 @@ def import_longmemeval(
     qtype = inst.get("question_type")
     if not isinstance(qtype, str):
         col.add(f"{base}.question_type", "required", "an instance needs a question_type", qtype)
+    elif qtype not in QUESTION_TYPES:
+        # Read as a fact question, but said (CLI QA: accepted silently).
+        warnings.append(
+            f"{base}.question_type {qtype!r} is not a LongMemEval type "
+            f"({', '.join(QUESTION_TYPES)}): its evidence units get kind 'fact'"
+        )
     arrays = {}
     for key in ("haystack_session_ids", "haystack_dates", "haystack_sessions"):
         value = inst.get(key)
