@@ -137,6 +137,21 @@ class Store:
         return self.label or self.id
 
 
+def _round_up(value: float) -> float:
+    """``value`` rounded up to a whole number, or to 2 significant digits below 1 (CLI QA:
+    costs summing to 0.6 made the default budget 1, which holds everything).
+
+    Examples
+    --------
+    >>> _round_up(12.3), _round_up(0.06), _round_up(0.0123), _round_up(0.0)
+    (13.0, 0.06, 0.013, 0.0)
+    """
+    if value >= 1 or value <= 0:
+        return float(math.ceil(value))
+    scale = 10.0 ** (1 - math.floor(math.log10(value)))
+    return math.ceil(round(value * scale, 9)) / scale
+
+
 @dataclass(frozen=True)
 class Package:
     """A validated package. Build it with :func:`parse_package` or :func:`load_package`.
@@ -182,15 +197,14 @@ class Package:
         """The package's budget, else 10% of the total candidate cost (rounded up)."""
         if self.budget is not None:
             return float(self.budget)
-        return float(math.ceil(0.1 * self.total_cost()))
+        return _round_up(0.1 * self.total_cost())
 
     def budget_grid(self) -> tuple[float, ...]:
-        """The package's grid, else 1%, 2%, 5%, 10%, 20%, 50% of the total cost."""
+        """The package's grid, else 1%, 2%, 5%, 10%, 20%, 50% of the total cost (rounded up)."""
         if self.budgets:
             return tuple(float(b) for b in self.budgets)
         total = self.total_cost()
-        grid = sorted({float(math.ceil(f * total)) for f in (0.01, 0.02, 0.05, 0.1, 0.2, 0.5)})
-        return tuple(grid)
+        return tuple(sorted({_round_up(f * total) for f in (0.01, 0.02, 0.05, 0.1, 0.2, 0.5)}))
 
     def store(self, store_id: str) -> Store:
         from .errors import UnknownNameError

@@ -814,7 +814,7 @@ def budget_value_curve(curve, title: str, present: bool = False, current_budget=
             "symbol": ["circle" if p.certified else "circle-open" for p in opt],
         },
         customdata=[["", p.budget, p.label, p.bound] for p in opt],
-        hovertemplate="%{customdata[2]}<br>B = %{x:g}<br>value = %{y:.4f}"
+        hovertemplate="%{customdata[2]}<br>B = %{x:~g}<br>value = %{y:.4f}"
         "<br>proven bound = %{customdata[3]:.4f}<extra></extra>",
     )
     uncert = [p for p in opt if not p.certified]
@@ -841,7 +841,7 @@ def budget_value_curve(curve, title: str, present: bool = False, current_budget=
             },
             customdata=[["", p.budget, p.label, p.bound] for p in uncert],
             hovertemplate="incumbent %{y:.4f}<br>proven bound %{customdata[3]:.4f}"
-            "<br>B = %{x:g}<extra></extra>",
+            "<br>B = %{x:~g}<extra></extra>",
         )
     colors = _method_colors(curve.methods)
     for m in curve.methods:
@@ -855,7 +855,7 @@ def budget_value_curve(curve, title: str, present: bool = False, current_budget=
             line={"color": colors[m.key], "width": 3, "dash": "dash" if dashed else "solid"},
             marker={"size": 8 if dashed else 10, "symbol": "diamond" if dashed else "circle"},
             customdata=[[m.store_key or "", p.budget, p.ratio_text] for p in pts],
-            hovertemplate="%{fullData.name}<br>B = %{x:g}<br>F = %{y:.4f}"
+            hovertemplate="%{fullData.name}<br>B = %{x:~g}<br>F = %{y:.4f}"
             "<br>ratio = %{customdata[2]}<extra></extra>",
         )
     unit = curve.cost_unit
@@ -884,7 +884,7 @@ def budget_ratio_curve(curve, title: str, present: bool = False, current_budget=
             line={"color": colors[m.key], "width": 3, "dash": "dash" if dashed else "solid"},
             marker={"size": 8 if dashed else 10, "symbol": "diamond" if dashed else "circle"},
             customdata=[[m.store_key or "", p.budget, p.value] for p in pts],
-            hovertemplate="%{fullData.name}<br>B = %{x:g}<br>ratio = %{y:.3f}"
+            hovertemplate="%{fullData.name}<br>B = %{x:~g}<br>ratio = %{y:.3f}"
             "<br>F = %{customdata[2]:.4f}<extra></extra>",
             connectgaps=False,
         )
@@ -943,7 +943,7 @@ def family_band_curve(band, title: str, cost_unit: str = "units", present: bool 
             line={"color": color, "width": 3, "dash": "dash" if m.kind == "ablation" else "solid"},
             marker={"size": 9},
             customdata=[[r.ci_low, r.ci_high, r.n] for r in rows],
-            hovertemplate="%{fullData.name}<br>B = %{x:g}<br>mean ratio = %{y:.3f}"
+            hovertemplate="%{fullData.name}<br>B = %{x:~g}<br>mean ratio = %{y:.3f}"
             "<br>95% CI [%{customdata[0]:.3f}, %{customdata[1]:.3f}]"
             "<br>seeds with OPT > 0: %{customdata[2]}<extra></extra>",
         )
@@ -1006,7 +1006,7 @@ def engine_time_curve(report, title: str, present: bool = False):
                 "line": {"color": color, "width": 2},
             },
             customdata=[[e.status, e.nodes] for _, e in pts],
-            hovertemplate=f"{name}<br>B = %{{x:g}}<br>time = %{{y:.3g}} s"
+            hovertemplate=f"{name}<br>B = %{{x:~g}}<br>time = %{{y:.3g}} s"
             "<br>status %{customdata[0]}, nodes %{customdata[1]}<extra></extra>",
         )
     budgets = [r.budget for r in report.rows]
@@ -1044,8 +1044,9 @@ def union_curve_lines(
     budget: float | None = None,
     present: bool = False,
 ) -> go.Figure:
-    """Kept F(Y') (solid) vs the exact upper-pruned bound (dashed) per external store across
-    budgets, one colour per system; OPT over the package candidates as a grey dotted line.
+    """Kept F(Y') (solid) vs the exact upper-pruned bound (dashed) and the union optimum
+    (dotted) per external store across budgets, one colour per system; OPT over the package
+    candidates as a grey dotted line.
 
     ``rows`` are :class:`memaudit_core.union.UnionCurveRow`. Points where the store's smallest
     memory exceeds the budget (a cost effect) get an ``x`` marker.
@@ -1081,6 +1082,17 @@ def union_curve_lines(
             line={"color": color, "width": 2, "dash": "dash"},
             marker={"size": 7, "symbol": "circle-open"},
             hovertemplate="budget %{x}<br>upper-pruned %{y:.4g}<extra>" + name + "</extra>",
+        )
+        # The store's union optimum OPT over P+: dashed up to here is extraction (app QA: the
+        # caption named this gap, and the chart did not draw its top).
+        fig.add_scatter(
+            x=xs,
+            y=[r.union_opt_value for r in pts],
+            mode="lines",
+            name=f"{name}: OPT over P+",
+            legendgroup=sid,
+            line={"color": color, "width": 1.5, "dash": "dot"},
+            hovertemplate="budget %{x}<br>OPT over P+ %{y:.4g}<extra>" + name + "</extra>",
         )
     opt = {r.budget: r.package_opt_value for r in rows}
     if opt:
@@ -1138,7 +1150,7 @@ def ablation_value_chart(curves: Sequence, title: str, cost_unit: str, present: 
             name="OPT (all candidates)",
             line={"color": COLORS["opt"], "width": 4},
             marker={"size": 10},
-            hovertemplate="B = %{x:g}<br>OPT = %{y:.4g}<extra></extra>",
+            hovertemplate="B = %{x:~g}<br>OPT = %{y:.4g}<extra></extra>",
         )
     for k, curve in enumerate(curves):
         color = METHOD_PALETTE[k % len(METHOD_PALETTE)]
@@ -1150,7 +1162,7 @@ def ablation_value_chart(curves: Sequence, title: str, cost_unit: str, present: 
             line={"color": color, "width": 3, "dash": _POOL_DASHES[k % len(_POOL_DASHES)]},
             marker={"size": 9},
             customdata=[["n/a" if p.drop is None else f"{p.drop:.1%}"] for p in curve.points],
-            hovertemplate="B = %{x:g}<br>pool OPT = %{y:.4g}<br>drop %{customdata[0]}"
+            hovertemplate="B = %{x:~g}<br>pool OPT = %{y:.4g}<br>drop %{customdata[0]}"
             "<extra></extra>",
         )
     fig.update_xaxes(title_text=f"budget B ({cost_unit})")
@@ -1236,7 +1248,7 @@ def capacity_chart(cap, title: str, cost_unit: str, present: bool = False):
             "line": {"color": color, "width": 2},
         },
         customdata=[["n/a" if p.gain is None else f"{p.gain:.3f}", p.label] for p in pts],
-        hovertemplate="B = %{x:g}<br>%{customdata[1]} = %{y:.4g}<br>OPT(k)/OPT(1) = "
+        hovertemplate="B = %{x:~g}<br>%{customdata[1]} = %{y:.4g}<br>OPT(k)/OPT(1) = "
         "%{customdata[0]}<extra></extra>",
     )
     fig.update_xaxes(title_text=f"budget B ({cost_unit})")

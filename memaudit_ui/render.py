@@ -69,7 +69,8 @@ PRESENT_TABLE_MAX_ROWS = 40
 
 def _csv(df: pd.DataFrame) -> Callable[[], bytes]:
     def make() -> bytes:
-        return df.to_csv(index=False).encode("utf-8")
+        # 12 significant digits: no float noise such as 19.599999999999998 (app QA).
+        return df.to_csv(index=False, float_format="%.12g").encode("utf-8")
 
     return make
 

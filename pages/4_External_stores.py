@@ -485,9 +485,10 @@ else:
     )
     st.caption(
         "Solid: what each store keeps at the budget. Dashed: the best it could keep from its "
-        "own memories (exact). The gap between them is selection; the gap from dashed up to "
-        "the union optimum is extraction. Grey dotted: OPT over the package candidates. An x "
-        "marks a budget below the store's smallest memory (cost effect)."
+        "own memories (exact). Dotted, same colour: the union optimum OPT over P+. The gap "
+        "from solid to dashed is selection; from dashed up to dotted, extraction. Grey "
+        "dotted: OPT over the package candidates. An x marks a budget below the store's "
+        "smallest memory (cost effect)."
     )
     curve_df = pd.DataFrame([r.to_dict() for r in curve])
     render.table(curve_df, "ext_curve_table", f"{wpkg.id}-external-kept-vs-upper")
