@@ -388,8 +388,9 @@ def coverage_heatmap(hm, title: str, present: bool = False) -> go.Figure:
             colorscale="Blues",
             xgap=1,
             ygap=1,
-            hovertext=[list(r) for r in hm.hover],
-            hoverinfo="text",
+            # The core describes covering cells only; an empty one is named by its ids.
+            text=[list(r) for r in hm.hover],
+            hovertemplate="%{y} · unit %{x}<br>a = %{z:.3g}<br>%{text}<extra></extra>",
             colorbar={
                 "title": {"text": "coverage a<sub>ur</sub>", "side": "right"},
                 "len": min(0.5, 260 / max(1, 24 * n_rows)) if n_rows > 12 else 0.45,

@@ -308,6 +308,13 @@ def test_heatmap_equals_the_dense_coverage():
     spans = [k for k, _, _ in hm.kind_spans]
     assert len(spans) == len(set(spans))  # each kind is one contiguous group
     assert hm.message == ""
+    # Hover text describes covering cells only (the viewer names the others by their ids).
+    described = np.array([[bool(text) for text in row] for row in hm.hover])
+    assert np.array_equal(described, dense > 0)
+    c, u = rows[0], next(iter(rows[0].coverage))
+    cell = hm.hover[hm.row_ids.index(c.id)][hm.col_ids.index(u)]
+    unit = next(x for x in pkg.units if x.id == u)
+    assert cell.startswith(f"{c.type}, cost {c.cost:g}: ") and f"<br>{unit.kind}: " in cell
 
 
 def test_kind_filter_restricts_units_heatmap_and_graph():
