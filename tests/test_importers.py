@@ -1149,3 +1149,32 @@ def test_longmemeval_unknown_question_type_is_said(tmp_path):
     assert any("question_type 'weird'" in w for w in pkg.meta["warnings"])
     assert not any("question_type" in w for w in import_package("longmemeval", LME,
                    instance="ms_02").meta["warnings"])  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "given", "looks"),
+    [
+        ("zep_graphiti.json", "mem0", "zep"),
+        ("mem0_v2_results.json", "amem", "mem0"),
+        ("amem_notes.json", "zep", "amem"),
+        ("letta_passages.json", "mem0", "letta"),
+    ],
+)
+def test_a_wrong_format_says_what_the_file_looks_like(name, given, looks):
+    """CLI QA: a Zep file read as Mem0 said only "the memory has no id", item after item."""
+    with pytest.raises(PackageError) as info:
+        load_external_store(FIX / name, given)
+    first = info.value.problems[0]
+    assert first.rule == "format-hint" and f"(format '{looks}')" in first.message
+    assert len(info.value.problems) > 1  # the format's own problems follow
+
+
+def test_every_export_fixture_is_recognised():
+    from memaudit_core.importers import guess_store_format
+
+    for f in sorted(FIX.iterdir()):
+        fmt = f.name.split("_")[0]
+        if fmt in ("mem0", "letta", "amem", "zep") and "history" not in f.name:
+            if f.name in ("mem0_missing_text.json", "mem0_wrong_type.json", "mem0_truncated.json"):
+                continue  # deliberately broken
+            assert guess_store_format(f) == fmt, f.name

@@ -26,7 +26,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..costs import get_cost_rule
-from ..errors import UnknownNameError
+from ..errors import PackageError, Problem, UnknownNameError
 from ..package import Package, Store
 from ._common import check_store_id
 from .coverage import coverage_from_links, suggest_coverage, suggest_store_coverage
@@ -92,21 +92,104 @@ def load_external_store(
     if history is not None and fmt != "mem0":
         raise UnknownNameError(f"history is only read for mem0 exports, not {fmt!r}")
     kwargs = {"cost_rule": cost_rule, "store_id": store_id, "package": package}
-    if fmt == "mem0":
-        from .mem0 import load_mem0_store
+    try:
+        if fmt == "mem0":
+            from .mem0 import load_mem0_store
 
-        return load_mem0_store(path, history=history, **kwargs)
-    if fmt == "letta":
-        from .letta import load_letta_store
+            return load_mem0_store(path, history=history, **kwargs)
+        if fmt == "letta":
+            from .letta import load_letta_store
 
-        return load_letta_store(path, **kwargs)
-    if fmt == "amem":
-        from .amem import load_amem_store
+            return load_letta_store(path, **kwargs)
+        if fmt == "amem":
+            from .amem import load_amem_store
 
-        return load_amem_store(path, **kwargs)
-    from .zep import load_zep_store
+            return load_amem_store(path, **kwargs)
+        from .zep import load_zep_store
 
-    return load_zep_store(path, **kwargs)
+        return load_zep_store(path, **kwargs)
+    except PackageError as exc:
+        # CLI QA: a Zep file read as Mem0 said "the memory has no id" for every item, with
+        # no word that the format was the problem.
+        looks = guess_store_format(path)
+        if looks is None or looks == fmt:
+            raise
+        hint = Problem(
+            "$",
+            "format-hint",
+            f"this file looks like {_FORMAT_HINTS[looks]}, not an export of format {fmt!r}",
+        )
+        raise PackageError(exc.source, [hint, *exc.problems]) from None
+
+
+_FORMAT_HINTS = {
+    "mem0": "a Mem0 export (format 'mem0')",
+    "letta": "a Letta agent file or archival list (format 'letta')",
+    "amem": "A-Mem notes (format 'amem')",
+    "zep": "Zep / Graphiti fact edges (format 'zep')",
+    "mem0-history": "Mem0's SQLite history.db (a history for a 'mem0' export)",
+}
+
+
+def guess_store_format(path: str | Path) -> str | None:
+    """Which export a file looks like, from its first bytes and top-level keys (a hint for
+    error messages; never used to read a file): ``"mem0"``, ``"letta"``, ``"amem"``, ``"zep"``,
+    ``"mem0-history"`` (a SQLite history database) or None.
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "edges.json"
+    >>> _ = f.write_text(json.dumps([{"uuid": "e1", "fact": "Ann lives in Lisbon"}]))
+    >>> guess_store_format(f)
+    'zep'
+    """
+    import json
+
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(16)
+            if head.startswith(b"SQLite format 3"):
+                return "mem0-history"
+            data = json.loads((head + fh.read(64_000_000)).decode("utf-8"))
+    except (OSError, ValueError):
+        return None
+    if isinstance(data, str):  # Letta's twice-encoded agent files
+        try:
+            data = json.loads(data)
+        except ValueError:
+            return None
+    if isinstance(data, dict):
+        if "agents" in data or "core_memory" in data or "passages" in data:
+            return "letta"
+        if {"ids", "documents"} <= data.keys():
+            return "amem"
+        if "edges" in data:
+            return "zep"
+        items = data.get("results")
+        if not isinstance(items, list):
+            values = list(data.values())
+            return "amem" if values and all(_has(v, "content") for v in values) else None
+    elif isinstance(data, list):
+        items = data
+    else:
+        return None
+    first = next((x for x in items if isinstance(x, dict)), None)
+    if first is None:
+        return None
+    if "fact" in first and ("uuid" in first or "valid_at" in first):
+        return "zep"
+    if "memory" in first or "data" in first:
+        return "mem0"
+    if "content" in first and ({"keywords", "tags", "timestamp", "links"} & first.keys()):
+        return "amem"
+    if "text" in first and ("agent_id" in first or "archive_id" in first):
+        return "letta"
+    return None
+
+
+def _has(value: object, key: str) -> bool:
+    return isinstance(value, dict) and key in value
 
 
 def import_package(
