@@ -415,7 +415,9 @@ def test_zep_superseded_kept_and_marked():
 def test_zep_episode_provenance(locomo_pkg):
     store = load_external_store(FIX / "zep_graphiti.json", "zep", package=locomo_pkg)
     cov = {m.id: (m.coverage, m.meta.get("coverage_source")) for m in store.memories}
-    assert cov["edge-1"] == ({"D2:2": 1.0}, "unit-links")  # episode_metadata dia_id
+    # The episode's dia_id: an upper estimate for each of its edges, not an exact link.
+    assert cov["edge-1"] == ({"D2:2": 1.0}, "episode-unit-links")
+    assert "1 from their episode's unit links (upper estimate" in store.meta["coverage"]
     assert cov["edge-2"] == ({"D10:1": 1.0, "D10:2": 1.0, "D10:3": 1.0}, "experience-links")
     assert cov["edge-3"][1] == "experience-links"
     attach(store, locomo_pkg)

@@ -314,6 +314,9 @@ class Record:
     status: str = "active"
     meta: dict[str, Any] = field(default_factory=dict)
     links: list[str] = field(default_factory=list)
+    #: The links are its container's (a Zep edge's episodes), not the memory's own: a unit
+    #: link then says the episode held that evidence, not that this fact states it.
+    links_inherited: bool = False
 
 
 def build_store(
@@ -340,7 +343,7 @@ def build_store(
     rule = get_cost_rule(cost_rule)
     seen: dict[str, str] = {}
     memories: list[ExternalMemory] = []
-    counts = {"unit-links": 0, "experience-links": 0, "none": 0}
+    counts = {"unit-links": 0, "episode-unit-links": 0, "experience-links": 0, "none": 0}
     for rec in records:
         mem_id = rec.id
         if isinstance(mem_id, int) and not isinstance(mem_id, bool):
@@ -381,6 +384,10 @@ def build_store(
             mem_meta["links"] = list(rec.links)
         if package is not None and rec.links:
             coverage, source = coverage_from_links(rec.links, package)
+            if source == "unit-links" and rec.links_inherited:
+                # CLI QA: every edge of an episode got that episode's dia_id as an "exact"
+                # link, though each edge states one fact of it.
+                source = "episode-unit-links"
             counts[source] += 1
             if source != "none":
                 mem_meta["coverage_source"] = source
@@ -406,12 +413,17 @@ def build_store(
         "cost_rule": rule.name,
         "cost_rule_detail": rule.detail,
     }
-    if package is None or (counts["unit-links"] == 0 and counts["experience-links"] == 0):
+    if package is None or counts["none"] == sum(counts.values()):
         store_meta["coverage"] = "needs annotation"
     else:
         parts = []
         if counts["unit-links"]:
             parts.append(f"{counts['unit-links']} from unit links (exact)")
+        if counts["episode-unit-links"]:
+            parts.append(
+                f"{counts['episode-unit-links']} from their episode's unit links (upper "
+                "estimate: every unit the episode names, whether or not this fact states it)"
+            )
         if counts["experience-links"]:
             parts.append(
                 f"{counts['experience-links']} from experience links (upper estimate: the best "

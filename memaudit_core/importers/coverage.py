@@ -8,6 +8,8 @@ An external memory counts in the union package only through its coverage row. Tw
   row is the element-wise best coverage of those experiences' package candidates: an *upper
   estimate* of what a memory written from them can cover, labelled as such per memory
   (``meta["coverage_source"] == "experience-links"``) and in ``store.meta["coverage"]``.
+  Unit links a memory inherits from its container (a Zep edge from its episode's metadata)
+  are an upper estimate too: ``"episode-unit-links"``.
 - **Lexical suggestions** (:func:`suggest_coverage`), never counted: token overlap between
   the memory text and each unit's text (or the texts of the candidates that cover it). They
   are returned separately for an annotator to confirm; importers never write them into

@@ -190,6 +190,7 @@ def load_zep_store(
                 status=status,
                 meta=meta,
                 links=links,
+                links_inherited=True,
             )
         )
     meta = {
