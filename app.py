@@ -74,6 +74,15 @@ with st.expander(f"{store_name} ({len(opt.selected)} memories)"):
 st.subheader(f"Writers and stores against the {'optimum' if opt.certified else opt.label}")
 evals = ov.evaluations
 labels = [e.label for e in evals]
+# Outline the sidebar's store: the one the other pages show.
+chosen = next(
+    (
+        i
+        for i, e in enumerate(evals)
+        if ctx.store_key in (f"writer:{e.writer}", f"store:{e.store_id}")
+    ),
+    None,
+)
 fig = figures.ratio_bars(
     labels,
     [e.ratio for e in evals],
@@ -81,8 +90,14 @@ fig = figures.ratio_bars(
     f"Ratio F / {opt.label} at budget {ctx.budget:g} {stats.cost_unit}",
     present=ctx.present,
     denominator=opt.label,
+    highlight=chosen,
 )
 render.chart(fig, "overview_ratios", f"{stats.package_id}-ratios-B{ctx.budget:g}")
+if chosen is not None:
+    st.caption(
+        f"Outlined: {evals[chosen].label}, the store chosen in the sidebar (the one Compare "
+        "and the Evidence explorer show)."
+    )
 external = [e for e in evals if e.source_kind == "external"]
 if external:
     st.caption(

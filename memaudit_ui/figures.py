@@ -116,16 +116,20 @@ def ratio_bars(
     title: str,
     present: bool = False,
     denominator: str = "OPT",
+    highlight: int | None = None,
 ) -> go.Figure:
     """Horizontal bars of F / OPT per writer or store; OPT drawn as the 1.0 line.
 
     ``None`` ratios (OPT = 0) are shown as an empty bar labelled "n/a". ``denominator`` names
     what the ratios divide by: a limited run's ``"incumbent"`` is not called OPT.
+    ``highlight`` is the position of a bar to outline (the store chosen in the sidebar).
     """
     fig = go.Figure()
     for kind in dict.fromkeys(kinds):
         idx = [i for i, k in enumerate(kinds) if k == kind]
         fig.add_bar(
+            marker_line_width=[3 if i == highlight else 0 for i in idx],
+            marker_line_color="#111111",
             y=[labels[i] for i in idx],
             x=[ratios[i] if ratios[i] is not None else 0 for i in idx],
             text=[f"{ratios[i]:.3f}" if ratios[i] is not None else "n/a" for i in idx],
