@@ -285,6 +285,23 @@ def _index_worker(
 # --------------------------------------------------------------------------- journal
 
 
+def _failure(record: dict[str, Any]) -> Any:
+    """A journalled writer failure (``WriterFailure.to_dict``) back as a ``WriterFailure``."""
+    from .writers import WriterFailure
+
+    return WriterFailure(
+        package_id=record["package_id"],
+        seed=record["seed"],
+        budget=float(record["budget"]),
+        writer=record["writer"],
+        kind=record["kind"],
+        reason=record["reason"],
+        message=record["error"],
+        offending=tuple(record["offending"]),
+        traceback=record["traceback"],
+    )
+
+
 def task_key(hash_: str, budget: float, method: str) -> str:
     """The journal key of one task: ``hash|budget|method`` (budget as a float repr)."""
     return f"{hash_}|{float(budget)!r}|{method}"
@@ -702,6 +719,7 @@ class SweepSuiteResult:
     out: str | None
     files: tuple[str, ...]
     notes: tuple[str, ...]
+    errors: tuple[Any, ...] = ()  # writers.WriterFailure: their tasks have no row
 
     @property
     def throughput(self) -> float:
@@ -722,8 +740,7 @@ class SweepSuiteResult:
             "out": self.out,
             "files": list(self.files),
             "notes": list(self.notes),
-            # As the plain sweep's key; always empty here: a failing writer stops a suite.
-            "errors": [],
+            "errors": [e.to_dict() for e in self.errors],
             "methods": list(self.methods),
             "budgets": list(self.budgets),
             "summary": [s.to_dict() for s in self.summary],
@@ -753,7 +770,7 @@ def sweep_package_tasks(
 
     wanted = {(float(budget), method): key for key, budget, method in tasks}
     methods = {method for _, method in wanted}
-    keyed, _ = sweep_package(
+    keyed, failed = sweep_package(
         package,
         sorted({budget for budget, _ in wanted}),
         [w for w in spec["writers"] if w in methods],
@@ -762,9 +779,14 @@ def sweep_package_tasks(
         solver=spec["solver"],
         time_limit=spec["time_limit"],
         cross_check="sample",  # as analysis.sweep: every budget of a sample of packages
-        raise_writer_errors=True,
     )
     out: list[tuple[str, dict[str, Any]]] = []
+    for failure in failed:
+        # A failing writer is recorded, as the plain sweep does, and the rest goes on (CLI QA:
+        # a suite stopped at it, with no output at all).
+        key = wanted.get((failure.budget, failure.writer))
+        if key is not None:
+            out.append((key, {"error": failure.to_dict()}))
     for method, row in keyed:
         key = wanted.get((row.budget, method))
         if key is None:  # computed alongside a pending task, itself already in the journal
@@ -889,12 +911,16 @@ def sweep_suite(
         )
     method_names = (*names, *store_ids, *abl)
     rows: list[SuiteRow] = []
+    errors: list[Any] = []
     for entry in run.entries:
         bs = grid if grid is not None else entry.budgets
         for b in bs:
             for m in (*names, *(f"store:{s}" for s in store_ids if s in entry.stores), *abl):
                 res = run.results.get(task_key(entry.content_hash, b, m))
                 if res is None:
+                    continue
+                if "error" in res:
+                    errors.append(_failure(res["error"]))
                     continue
                 rows.append(
                     SuiteRow(
@@ -954,6 +980,7 @@ def sweep_suite(
         out=None if out is None else str(out),
         files=(),
         notes=tuple(notes),
+        errors=tuple(errors),
     )
     if out is not None and run.complete:
         files, fig_notes = write_sweep_outputs(result, Path(out), figures=figures)
@@ -1230,8 +1257,16 @@ def cli_sources(args: Any) -> tuple[PackageSource, ...]:
 
 def cli_sweep_suite(args: Any) -> int:
     """``memaudit sweep`` with suite options (folders, lists, families, workers, --out)."""
+    from .cli import (
+        EXIT_USER_ERROR,
+        _emit,
+        _report_writer_failures,
+        _split_names,
+        _write_rows_csv,
+        parse_number_list,
+        summary_table,
+    )
     from .cli import Progress as Bar
-    from .cli import _emit, _split_names, _write_rows_csv, parse_number_list, summary_table
 
     check_suite_arguments(args)
     budgets = parse_number_list(args.budgets) if args.budgets is not None else None
@@ -1267,5 +1302,10 @@ def cli_sweep_suite(args: Any) -> int:
         human += f"\nnote: {note}"
     if res.files:
         human += f"\nwrote {len(res.files)} file(s) to {res.out} (report: {res.out}/report.md)"
+    if res.errors:
+        human += (
+            f"\n{len(res.errors)} writer run(s) failed; their rows are missing (details on stderr)"
+        )
     _emit(res.to_dict(), args.json, human)
-    return 0
+    _report_writer_failures(res.errors, args.debug)
+    return EXIT_USER_ERROR if res.errors else 0

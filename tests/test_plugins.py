@@ -755,3 +755,20 @@ def test_blind_writers_in_robustness_checks():
     # Perturbed coverage leaves the blind view unchanged: one run serves every draw.
     assert WORKER_STATS.spawns - spawns <= 1
     robustness.cost_rule_sensitivity(pkg, budgets=[6], writers=["gvt", "recency"])
+
+
+def test_a_sweep_suite_records_a_failing_writer_and_keeps_the_rest(tmp_path):
+    """CLI QA: `sweep --family A:B` with a failing plugin writer stopped with exit 2 and no
+    output, where the plain sweep kept the other rows and listed the failures."""
+    argv = ["sweep", "--family", "update_chain:0-1", "--budgets", "3,6", "--writers", "gvt"]
+    argv += ["--writer-module", f"{FIX}:raises", "--json", "--quiet"]
+    rc, out, err = _cli(*argv, "--out", str(tmp_path / "run"), "--no-figures")
+    assert rc == 2 and "boom from plugin" in err and "Traceback" not in err
+    data = json.loads(out)
+    assert {r["method"] for r in data["rows"]} == {"gvt"} and len(data["rows"]) == 4
+    assert len(data["errors"]) == 4 and {e["writer"] for e in data["errors"]} == {f"{FIX}:raises"}
+    # Resumed from the journal: the same rows and failures, nothing run again.
+    rc, out, _ = _cli(*argv, "--out", str(tmp_path / "run"), "--no-figures")
+    again = json.loads(out)
+    assert rc == 2 and again["executed"] == 0
+    assert again["rows"] == data["rows"] and again["errors"] == data["errors"]
