@@ -872,11 +872,10 @@ def _bootstrap_draws(n: int) -> np.ndarray:
     return draws
 
 
-def _bootstrap_ci(values: np.ndarray) -> tuple[float, float]:
+def _bootstrap_ci(values: np.ndarray) -> tuple[float | None, float | None]:
     n = values.size
-    mean = float(values.mean())
-    if n == 1:
-        return mean, mean
+    if n == 1:  # one value says nothing about spread (CLI QA: "[0.662, 0.662]" for n = 1)
+        return None, None
     # The same draws for every summary row of n values (a fresh generator per row, so a
     # row's CI does not depend on which rows came first); built once per n.
     draws = _bootstrap_draws(n)

@@ -226,7 +226,7 @@ def summary_table(summary: Sequence[Any]) -> str:
             _fmt(s.budget),
             str(s.n),
             _ratio3(s.mean_ratio) + ("*" if s.n_uncertified else ""),
-            f"[{_ratio3(s.ci_low)}, {_ratio3(s.ci_high)}]",
+            "n/a" if s.ci_low is None else f"[{_ratio3(s.ci_low)}, {_ratio3(s.ci_high)}]",
             _ratio3(s.min_ratio),
             _ratio3(s.max_ratio),
         ]

@@ -1066,8 +1066,8 @@ def sweep_figure(result: SweepSuiteResult) -> Any:
             error_y={
                 "type": "data",
                 "symmetric": False,
-                "array": [s.ci_high - s.mean_ratio for s in pts],
-                "arrayminus": [s.mean_ratio - s.ci_low for s in pts],
+                "array": [0.0 if s.ci_high is None else s.ci_high - s.mean_ratio for s in pts],
+                "arrayminus": [0.0 if s.ci_low is None else s.mean_ratio - s.ci_low for s in pts],
             },
         )
     fig.add_hline(y=1.0, line_dash="dash", annotation_text="OPT")
