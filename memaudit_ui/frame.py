@@ -285,10 +285,10 @@ def frame(page_title: str) -> Frame:
     key, pkg = _resolve_package()
     with st.sidebar:
         st.markdown("### MemAudit")
-        links = state.shared_params()
-        for path, label in PAGES:
-            if (REPO_ROOT / path).exists():
-                st.page_link(path, label=label, query_params=links)
+        # Filled once the package, budget and store are resolved below, so that the links
+        # carry all of them (a link without store= made the next page push a second history
+        # entry when it wrote its default store: Back then took two presses).
+        links_box = st.container()
         st.divider()
 
         options = list(sources.sample_files())
@@ -337,6 +337,11 @@ def frame(page_title: str) -> Frame:
             help="Larger text and charts, one chart per screen, sidebar collapsed; kept in the "
             "link as present=1.",
         )
+        links = state.shared_params()
+        with links_box:
+            for path, label in PAGES:
+                if (REPO_ROOT / path).exists():
+                    st.page_link(path, label=label, query_params=links)
     for problem in state.pop_problems():
         st.warning(_guard_shortcodes(problem), icon=":material/link_off:")
     state.sync_url(page_title=page_title)

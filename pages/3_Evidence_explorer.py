@@ -20,6 +20,7 @@ if focus_request is None:
     # link may name the focus unit.
     linked_unit = st.query_params.get("unit") or None
     focus_request = linked_unit
+    st.session_state["ev_focus_named"] = linked_unit is not None
 view = cached.evidence_view(
     pkg,
     pkg.content_hash(),
@@ -31,13 +32,18 @@ view = cached.evidence_view(
 st.session_state["ev_kinds"] = list(view.kinds)
 st.session_state["ev_focus"] = view.focus_unit
 if linked_unit is not None and view.focus_unit != linked_unit:
+    st.session_state["ev_focus_named"] = False
     st.warning(
         f"ignored unit={md_escape(repr(linked_unit))} in the link: package "
         f"{md_escape(view.package_id)} has no evidence unit with that id",
         icon=":material/link_off:",
     )
-# The focus unit is part of the page's link, so a shared link opens on the same unit.
-state.sync_url({"unit": view.focus_unit}, page_title="Evidence explorer")
+# A focus unit named by the link or picked here is part of the page's link, so a shared link
+# opens on the same unit. The default focus (largest loss) is not written: the same link
+# gives it again, and writing it pushed a browser history entry of its own (Back then stayed
+# on the page).
+named = st.session_state.get("ev_focus_named", False)
+state.sync_url({"unit": view.focus_unit if named else None}, page_title="Evidence explorer")
 opt_name = view.opt_name
 number = st.column_config.NumberColumn
 
@@ -61,6 +67,7 @@ right.selectbox(
     "Focus unit",
     list(view.unit_ids),
     key="ev_focus",
+    on_change=lambda: st.session_state.__setitem__("ev_focus_named", True),
     format_func=view.unit_labels().get,
     help="Defaults to the unit where the store loses the most against the optimum.",
 )

@@ -77,13 +77,19 @@ if not report.applicable("milp"):
 n = len(report.rows)
 
 m = st.columns(4)
-m[0].metric("Budgets certified", f"{report.n_certified} / {n}")
+m[0].metric(
+    f"Budgets {report.verdict_name}",
+    f"{report.n_certified} / {n}",
+    help="Cross-checked: every applicable engine proved the same optimum independently. One "
+    "engine's proof alone certifies OPT (as on the other pages).",
+)
 m[1].metric("Disagreements", len(report.disagreements))
 agree = report.max_agreement
 m[2].metric(
     "Largest relative difference",
     "n/a" if agree is None else ("0" if agree == 0 else f"{agree:.1e}"),
-    help="Between the engines' values (F recomputed on each store).",
+    help="Between the engines' proven optima (F recomputed on each store); runs stopped at "
+    "the limit are not compared.",
 )
 m[3].metric("Audit time (s)", f"{report.time_s:.2f}")
 
@@ -120,15 +126,15 @@ render.chart(
 )
 st.caption("Hollow markers: the run stopped at the time limit (not proven).")
 
-with st.expander("How a budget is certified"):
+with st.expander("How a budget is certified and cross-checked"):
     st.text(
         "Each engine runs from scratch (no shared incumbent), so the two results are independent.\n"
         "An engine's result counts only when it proved optimality with zero gap, its store is "
         "feasible (budget and one candidate per group), and F recomputed on that store equals the "
-        "value it reported.\n"
-        f"A budget is certified when every applicable engine passes and their values agree within "
-        f"{curves.AGREEMENT_TOL:g} relative. A store worth more than another engine's proven "
-        "optimum or bound is a disagreement: an error, never hidden.\n"
+        "value it reported. One such proof certifies OPT, here as on the other pages.\n"
+        "A budget is cross-checked when every applicable engine passes and their values agree "
+        f"within {curves.AGREEMENT_TOL:g} relative. A store worth more than another engine's "
+        "proven optimum or bound is a disagreement: an error, never hidden.\n"
         "MILP covers the cap1 and linear saturations; log1p packages are certified by "
         "branch-and-bound alone."
     )
