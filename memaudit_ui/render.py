@@ -91,13 +91,21 @@ def table(
     CSV is always ``df`` whole.
     """
     df = _with_na(df)
-    shown = df if present_df is None else _with_na(present_df)
-    if st.session_state.get("ma_present") and len(shown) <= PRESENT_TABLE_MAX_ROWS:
+    present = bool(st.session_state.get("ma_present"))
+    shown = df if present_df is None or not present else _with_na(present_df)
+    if present and len(shown) <= PRESENT_TABLE_MAX_ROWS:
         # The interactive grid draws on a canvas at a fixed 14 px: unreadable on a projector.
-        # A static table takes the presentation font size.
-        st.table(shown.style.hide(axis="index").format(_present_cell_text))
+        # A static table takes the presentation font size, the column labels the grid would
+        # show (with their units) and no index (app QA: a column of leftover row numbers).
+        labels = {
+            col: cfg["label"]
+            for col, cfg in (kwargs.get("column_config") or {}).items()
+            if isinstance(cfg, dict) and cfg.get("label") and col in shown.columns
+        }
+        static = shown.rename(columns=labels).reset_index(drop=True)
+        st.table(static.style.hide(axis="index").format(_present_cell_text))
     else:
-        st.dataframe(df, key=key, hide_index=True, **kwargs)
+        st.dataframe(shown, key=key, hide_index=True, **kwargs)
     st.download_button(
         "CSV",
         _csv(df),

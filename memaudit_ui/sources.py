@@ -153,7 +153,7 @@ def register_upload(name: str, data: bytes, max_mb: float = MAX_UPLOAD_MB) -> tu
     PackageError
         For a file that is too large or fails validation (every problem listed).
     """
-    if len(data) > max_mb * 1024 * 1024:
+    if len(data) > max_mb * 1e6:  # decimal MB, as the message and the label say
         raise PackageError(
             name,
             [

@@ -90,8 +90,9 @@ st.markdown(
 with st.expander("Load a memory-system export next to this package", expanded=False):
     c1, c2, c3 = st.columns([3, 1, 1])
     upload = c1.file_uploader(
-        "Export file (.json)",
-        type=["json"],
+        f"Export file (.json, .af; at most {MAX_UPLOAD_MB} MB)",
+        # Letta agent files are .af (app QA: refused by the browser with only a tooltip).
+        type=["json", "af"],
         key="w_ext_upload",
         help=f"Read by the importer of the chosen format; pickles are refused; files above "
         f"{MAX_UPLOAD_MB} MB are refused. The package file itself is never changed.",
@@ -111,8 +112,11 @@ with st.expander("Load a memory-system export next to this package", expanded=Fa
             (sid for sid, item in imports.items() if item["digest"] == (digest, fmt, rule)),
             None,
         )
-        if len(data) > MAX_UPLOAD_MB * 1024 * 1024:
-            st.error(f"The file is larger than {MAX_UPLOAD_MB} MB and was not read.")
+        if len(data) > MAX_UPLOAD_MB * 1e6:
+            st.error(
+                f"{md_escape(upload.name)}: file is {len(data) / 1e6:.1f} MB; uploads above "
+                f"{MAX_UPLOAD_MB} MB are refused [rule: upload-size]. Nothing was added."
+            )
         elif found is None:
             store_id = unique_store_id(pkg, fmt, taken=imports)
             try:
@@ -398,16 +402,16 @@ else:
     if edit_error:
         st.error(md_escape(edit_error))
     b1, b2, _ = st.columns([2, 2, 3])
+    pending = suggestion_changes(wpkg, wstore, who=state["ma_ann_who"] or "annotator")
     if b1.button(
-        "Confirm all suggestions",
+        f"Confirm all {len(pending)} suggestions" if pending else "No suggestions to confirm",
         key="w_ext_confirm",
+        # App QA: with nothing pending the button stayed enabled and logged 0 decisions.
+        disabled=not pending,
         help="Sets each suggested "
         "cell that is still empty to full (score >= 0.75) or partial; logged.",
     ):
-        _record(
-            store_id,
-            suggestion_changes(wpkg, wstore, who=state["ma_ann_who"] or "annotator"),
-        )
+        _record(store_id, pending)
         st.rerun()
     if b2.button(
         "Discard this session's annotations",
