@@ -1042,6 +1042,9 @@ SYSTEM_COLORS = {"mem0": "#d1495b", "letta": "#2e86ab", "amem": "#8e5bb5", "zep"
 _SYSTEM_FALLBACK = ("#e07b39", "#c7a76c", "#4bb3c8", "#6b6b6b", "#b07cc6")
 
 
+_OPEN_MARKER = {"size": 7, "symbol": "circle-open"}
+
+
 def union_curve_lines(
     rows: Sequence,
     title: str,
@@ -1065,40 +1068,28 @@ def union_curve_lines(
         color = SYSTEM_COLORS.get(pts[0].system or "", _SYSTEM_FALLBACK[k % len(_SYSTEM_FALLBACK)])
         name = html.escape(pts[0].label)
         xs = [r.budget for r in pts]
-        fig.add_scatter(
-            x=xs,
-            y=[r.kept_value for r in pts],
-            mode="lines+markers",
-            name=f"{name}: kept",
-            legendgroup=sid,
-            line={"color": color, "width": 3},
-            marker={
-                "size": [14 if r.cost_effect else 9 for r in pts],
-                "symbol": ["x" if r.cost_effect else "circle" for r in pts],
-            },
-            hovertemplate="budget %{x}<br>kept F(Y') %{y:.4g}<extra>" + name + "</extra>",
-        )
-        fig.add_scatter(
-            x=xs,
-            y=[r.upper_value for r in pts],
-            mode="lines+markers",
-            name=f"{name}: upper-pruned",
-            legendgroup=sid,
-            line={"color": color, "width": 2, "dash": "dash"},
-            marker={"size": 7, "symbol": "circle-open"},
-            hovertemplate="budget %{x}<br>upper-pruned %{y:.4g}<extra>" + name + "</extra>",
-        )
-        # The store's union optimum OPT over P+: dashed up to here is extraction (app QA: the
-        # caption named this gap, and the chart did not draw its top).
-        fig.add_scatter(
-            x=xs,
-            y=[r.union_opt_value for r in pts],
-            mode="lines",
-            name=f"{name}: OPT over P+",
-            legendgroup=sid,
-            line={"color": color, "width": 1.5, "dash": "dot"},
-            hovertemplate="budget %{x}<br>OPT over P+ %{y:.4g}<extra>" + name + "</extra>",
-        )
+        # Kept (solid), the best the store's own memories allow (dashed) and the store's union
+        # optimum OPT over P+ (dotted): dashed up to dotted is extraction (app QA: the caption
+        # named this gap, and the chart did not draw its top).
+        kept_marker = {
+            "size": [14 if r.cost_effect else 9 for r in pts],
+            "symbol": ["x" if r.cost_effect else "circle" for r in pts],
+        }
+        for field, what, line, marker in (
+            ("kept_value", "kept", {"width": 3}, kept_marker),
+            ("upper_value", "upper-pruned", {"width": 2, "dash": "dash"}, _OPEN_MARKER),
+            ("union_opt_value", "OPT over P+", {"width": 1.5, "dash": "dot"}, None),
+        ):
+            fig.add_scatter(
+                x=xs,
+                y=[getattr(r, field) for r in pts],
+                mode="lines+markers" if marker else "lines",
+                name=f"{name}: {what}",
+                legendgroup=sid,
+                line={"color": color, **line},
+                marker=marker,
+                hovertemplate=f"budget %{{x}}<br>{what} %{{y:.4g}}<extra>{name}</extra>",
+            )
     opt = {r.budget: r.package_opt_value for r in rows}
     if opt:
         xs = sorted(opt)

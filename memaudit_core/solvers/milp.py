@@ -766,21 +766,16 @@ def solve_milp(
             if greedy.value > value:
                 chosen, value = tuple(sorted(greedy.selected_idx)), greedy.value
                 detail["kept_greedy"] = True
-        lp_bound = detail.get("neighbourhood", {}).get("lp_value")
-        if lp_bound is not None:
-            # A margin for the LP's dual feasibility tolerance (1e-7): a float LP value.
-            lp_bound += 1e-6 * max(1.0, abs(lp_bound))
-        if lp_bound is not None and lp_bound < bound:
-            bound = lp_bound
-            detail["bound_from"] = "LP relaxation (neighbourhood start)"
-        root_bound = detail.get("heuristic_start", {}).get("root_bound")
-        if root_bound is not None:
-            # The B&B's root bound, a float computation like the LP's: the same margin.
-            root_bound += 1e-9 * max(1.0, abs(root_bound))
-        if root_bound is not None and root_bound < bound:
-            # HiGHS stopped before its root bound beat this one (trivial at a 1 ms limit).
-            bound = root_bound
-            detail["bound_from"] = "branch-and-bound root bound"
+        # Bounds computed before HiGHS ran, kept when HiGHS stopped before beating them (its
+        # bound is trivial at a 1 ms limit). Each is a float value and gets a margin: the LP's
+        # for its dual feasibility tolerance (1e-7), the B&B's root bound for rounding.
+        for found, margin, source in (
+            (detail.get("neighbourhood", {}).get("lp_value"), 1e-6, "LP relaxation"),
+            (detail.get("heuristic_start", {}).get("root_bound"), 1e-9, "B&B root bound"),
+        ):
+            if found is not None and found + margin * max(1.0, abs(found)) < bound:
+                bound = found + margin * max(1.0, abs(found))
+                detail["bound_from"] = source
     detail["objective_function_value"] = value
     detail["mip_dual_bound"] = dual
     detail["mip_gap"] = run["mip_gap"]
