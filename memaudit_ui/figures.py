@@ -751,13 +751,33 @@ def _plain(text: str) -> str:
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+#: Reference writers keep one colour on every chart and package (app QA: gvt was green on
+#: one chart and orange on the next, as colours followed the position in the chosen list).
+WRITER_COLOR_SLOTS = {
+    name: k
+    for k, name in enumerate(
+        ("gvt", "density", "greedy", "fact_only", "summary_only", "recency_raw", "no_validity_gvt")
+    )
+}
+
+
 def _method_colors(methods) -> dict[str, str]:
-    colors, k = {}, 0
+    """Method key -> line colour: reference writers by name, then stores and plugin writers in
+    order through the palette slots the writers on this chart leave free."""
+    colors: dict[str, str] = {}
+    taken: set[int] = set()
+    for m in methods:
+        slot = WRITER_COLOR_SLOTS.get(m.key.removeprefix("writer:"))
+        if m.kind != "ablation" and slot is not None:
+            colors[m.key] = METHOD_PALETTE[slot]
+            taken.add(slot)
+    free = [k for k in range(len(METHOD_PALETTE)) if k not in taken] or [0]
+    k = 0
     for m in methods:
         if m.kind == "ablation":
             colors[m.key] = COLORS["ablation"]
-        else:
-            colors[m.key] = METHOD_PALETTE[k % len(METHOD_PALETTE)]
+        elif m.key not in colors:
+            colors[m.key] = METHOD_PALETTE[free[k % len(free)]]
             k += 1
     return colors
 

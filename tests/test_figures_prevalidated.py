@@ -68,3 +68,21 @@ def test_cached_template_is_not_shared_with_figures() -> None:
     assert json.dumps(figures._template_json(figures.TEMPLATE), sort_keys=True) == before
     again = figures.bucket_value_bars(*CASES[0])
     assert again.layout.template.layout.font.color != "red"
+
+
+def test_a_reference_writer_keeps_its_colour_across_charts():
+    """App QA: gvt was green on one sweep chart and orange on the next (colours followed the
+    position in the chosen list)."""
+    from types import SimpleNamespace as M
+
+    from memaudit_ui.figures import _method_colors
+
+    one = _method_colors(
+        [M(key="writer:density", kind="writer"), M(key="writer:gvt", kind="writer")]
+    )
+    two = _method_colors(
+        [M(key="writer:gvt", kind="writer"), M(key="store:a", kind="store"),
+         M(key="ablation:no_validity_opt", kind="ablation")]
+    )  # fmt: skip
+    assert one["writer:gvt"] == two["writer:gvt"] != one["writer:density"]
+    assert two["store:a"] not in (two["writer:gvt"], two["ablation:no_validity_opt"])
