@@ -138,10 +138,13 @@ def resolve_methods(
 
 
 def budget_range(start: float, stop: float, step: float) -> tuple[float, ...]:
-    """``start, start + step, ...`` up to ``stop`` inclusive (floating noise rounded away).
+    """``start, start + step, ...`` up to ``stop``, and ``stop`` itself when the steps miss it
+    (floating noise rounded away; app QA: 10..120 step 6 ended at 118).
 
     >>> budget_range(0, 10, 2.5)
     (0.0, 2.5, 5.0, 7.5, 10.0)
+    >>> budget_range(10, 20, 4)
+    (10.0, 14.0, 18.0, 20.0)
 
     Raises
     ------
@@ -160,12 +163,15 @@ def budget_range(start: float, stop: float, step: float) -> tuple[float, ...]:
     if stop < start:
         raise MemAuditError(f"budget range: stop ({stop:g}) is below start ({start:g})")
     n = int(math.floor((stop - start) / step + 1e-9)) + 1
-    if n > MAX_BUDGETS:
+    if n + (start + (n - 1) * step < stop) > MAX_BUDGETS:
         raise MemAuditError(
             f"budget range {start:g}..{stop:g} step {step:g} has {n} budgets; "
             f"at most {MAX_BUDGETS} are allowed (use a larger step)"
         )
-    return tuple(round(start + i * step, 9) for i in range(n))
+    grid = [round(start + i * step, 9) for i in range(n)]
+    if stop - grid[-1] > 1e-9 * max(1.0, stop):
+        grid.append(round(stop, 9))
+    return tuple(grid)
 
 
 def _grid(budgets: Sequence[float]) -> tuple[float, ...]:
