@@ -221,9 +221,8 @@ class SweepRow:
     compared with: ``opt_over`` says over which candidates, ``"package"`` (the package's) or
     ``"package+store"`` (P+(Y), the package's and an external store's own memories; such a
     row's ratio is not comparable with a writer's); ``content_hash`` names the package. For an
-    ablation, ``value`` is the pool's
-    optimum and ``opt`` the full optimum. ``certified`` is True only when every optimum in
-    the row is certified.
+    ablation, ``value`` is the pool's optimum and ``opt`` the full optimum. ``certified`` is
+    True only when every optimum in the row is certified.
 
     A row that is not certified rests on a limited solve: ``opt`` is then the best store found
     (at most the optimum), ``opt_bound`` the proven upper bound on the optimum (None when the
