@@ -89,10 +89,22 @@ def budget_curve(
     ablations: tuple[str, ...],
     _progress=None,
 ):
-    """:func:`memaudit_core.curves.budget_curve` keyed by content hash, grid and methods."""
+    """:func:`memaudit_core.curves.budget_curve` keyed by content hash, grid and methods.
+
+    Each solve has the app's time limit, as on every other page (app QA: the sweep had none,
+    so a hard package had no bound on the wait); a limited budget is drawn as an incumbent
+    with its proven bound, never as OPT.
+    """
     from memaudit_core import curves
 
-    return curves.budget_curve(_package, budgets, methods, ablations=ablations, progress=_progress)
+    return curves.budget_curve(
+        _package,
+        budgets,
+        methods,
+        ablations=ablations,
+        time_limit=APP_TIME_LIMIT_S,
+        progress=_progress,
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
