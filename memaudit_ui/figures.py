@@ -997,7 +997,7 @@ def family_band_curve(band, title: str, cost_unit: str = "units", present: bool 
 
 
 def engine_time_curve(report, title: str, present: bool = False):
-    """Wall time per engine vs budget (log y); hollow markers = stopped at the time limit."""
+    """Wall time per engine vs budget (log y); crosses = stopped at the time limit."""
     fig = go.Figure()
     for engine in report.engines:
         name = ENGINE_NAMES.get(engine, engine)
@@ -1024,16 +1024,23 @@ def engine_time_curve(report, title: str, present: bool = False):
             mode="lines+markers",
             name=name,
             line={"color": color, "width": 3},
-            marker={
-                "size": 12,
-                "color": ["white" if e.hit_limit else color for _, e in pts],
-                "symbol": ["circle-open" if e.hit_limit else "circle" for _, e in pts],
-                "line": {"color": color, "width": 2},
-            },
+            marker={"size": 12, "color": color},
             customdata=[[e.status, e.nodes] for _, e in pts],
             hovertemplate=f"{name}<br>B = %{{x:~g}}<br>time = %{{y:.3g}} s"
             "<br>status %{customdata[0]}, nodes %{customdata[1]}<extra></extra>",
         )
+        limited = [(b, e) for b, e in pts if e.hit_limit]
+        if limited:
+            # A cross over a run stopped at the limit: a hollow circle on the red limit line
+            # was practically invisible (app QA).
+            fig.add_scatter(
+                x=[b for b, _ in limited],
+                y=[max(e.time_s, 1e-4) for _, e in limited],
+                mode="markers",
+                name=f"{name}: stopped at the limit",
+                marker={"size": 18, "color": color, "symbol": "x", "line": {"width": 1}},
+                hoverinfo="skip",
+            )
     budgets = [r.budget for r in report.rows]
     if report.time_limit and budgets:
         # A trace, not add_hline: annotations on a log axis take log10 coordinates.

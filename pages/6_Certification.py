@@ -124,7 +124,7 @@ render.chart(
     "cert_times",
     f"{pkg.id}-certification-times",
 )
-st.caption("Hollow markers: the run stopped at the time limit (not proven).")
+st.caption("Crosses: the run stopped at the time limit (not proven).")
 
 with st.expander("How a budget is certified and cross-checked"):
     st.text(
