@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import functools
 import json
 import math
 import os
@@ -123,7 +124,7 @@ def parse_seeds(text: str, what: str = "--seeds") -> list[int]:
 
 
 DEFAULT_BUDGET_HELP = (
-    "default: the package's budget, else ceil(10%% of the total candidate cost); the value "
+    "default: the package's budget, else 10%% of the total candidate cost, rounded up; the value "
     "used is printed"
 )
 
@@ -282,7 +283,7 @@ def _json_error(args: argparse.Namespace, exc: MemAuditError) -> None:
     """With ``--json``, a user error is one JSON object on stdout too (CLI QA: scripts got an
     empty stdout and had to parse stderr): ``{"error": {"type", "message", "file",
     "problems"}}``, problems as ``validate --json`` lists them."""
-    if not getattr(args, "json", False) or getattr(args, "_json_emitted", False):
+    if not getattr(args, "json", False):
         return
     error: dict[str, Any] = {"type": type(exc).__name__, "message": str(exc).split("\n")[0]}
     if isinstance(exc, PackageError):
@@ -294,6 +295,7 @@ def _json_error(args: argparse.Namespace, exc: MemAuditError) -> None:
     _emit({"error": error}, True, "")
 
 
+@functools.cache
 def _tool_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -359,7 +361,6 @@ def cmd_validate(args: argparse.Namespace) -> int:
         pkg = load_package(args.package)
     except PackageError as exc:
         if args.json:
-            args._json_emitted = True
             _emit(
                 {
                     "valid": False,
@@ -835,10 +836,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     for pkg, label in zip(packages, labels, strict=True):
         source_of.setdefault(pkg.content_hash(), str(label))
     columns = list(SuiteRow.__dataclass_fields__)
-    rows = [
-        {k: {**r.to_dict(), "source": source_of[r.content_hash]}[k] for k in columns}
-        for r in result.rows
-    ]
+    rows = []
+    for r in result.rows:
+        row = {**r.to_dict(), "source": source_of[r.content_hash]}
+        rows.append({k: row[k] for k in columns})
     out["rows"] = rows
     if args.output:
         _write_rows_csv(Path(args.output), rows, columns)
@@ -961,6 +962,14 @@ def cmd_schema(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- wiring
 
 
+class _VersionAction(argparse.Action):
+    """``--version``, read from the installed metadata only when asked (about 25 ms)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):  # noqa: ARG002
+        print(f"memaudit {_tool_version()}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .solvers import SOLVER_CHOICES
 
@@ -971,7 +980,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--debug", action="store_true", help="show tracebacks for unexpected errors"
     )
-    parser.add_argument("--version", action="version", version=f"memaudit {_tool_version()}")
+    parser.add_argument(
+        "--version", action=_VersionAction, nargs=0, help="print the version and exit"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def common(p: argparse.ArgumentParser) -> None:

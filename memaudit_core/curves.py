@@ -163,13 +163,15 @@ def budget_range(start: float, stop: float, step: float) -> tuple[float, ...]:
     if stop < start:
         raise MemAuditError(f"budget range: stop ({stop:g}) is below start ({start:g})")
     n = int(math.floor((stop - start) / step + 1e-9)) + 1
-    if n + (start + (n - 1) * step < stop) > MAX_BUDGETS:
+    # The steps, plus stop itself when they miss it (checked before building the list).
+    n_total = n + (stop - (start + (n - 1) * step) > 1e-9 * max(1.0, stop))
+    if n_total > MAX_BUDGETS:
         raise MemAuditError(
-            f"budget range {start:g}..{stop:g} step {step:g} has {n} budgets; "
+            f"budget range {start:g}..{stop:g} step {step:g} has {n_total} budgets; "
             f"at most {MAX_BUDGETS} are allowed (use a larger step)"
         )
     grid = [round(start + i * step, 9) for i in range(n)]
-    if stop - grid[-1] > 1e-9 * max(1.0, stop):
+    if n_total > n:
         grid.append(round(stop, 9))
     return tuple(grid)
 

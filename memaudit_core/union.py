@@ -1219,10 +1219,12 @@ def suggestion_changes(
     who: str,
     when: str | None = None,
     memory_ids: Sequence[str] | None = None,
+    suggestions: Mapping[str, dict[str, float]] | None = None,
 ) -> tuple[AnnotationChange, ...]:
     """Decisions that confirm every lexical suggestion of the chosen memories (an explicit
     annotator action): score >= :data:`SUGGESTION_FULL_AT` -> full, else partial. Cells that
-    already hold a value are left alone."""
+    already hold a value are left alone. ``suggestions`` (memory id -> suggestion, as
+    :func:`annotation_grid` computed them) saves computing them again."""
     from .importers import suggest_coverage
 
     wanted = set(memory_ids) if memory_ids is not None else None
@@ -1231,7 +1233,10 @@ def suggestion_changes(
     for m in store.memories:
         if wanted is not None and m.id not in wanted:
             continue
-        sug = suggest_coverage(m.text, package, top=5)
+        if suggestions is not None and m.id in suggestions:
+            sug = suggestions[m.id]
+        else:
+            sug = suggest_coverage(m.text, package, top=5)
         shown[m.id] = sug
         cells = {
             u: (1.0 if s >= SUGGESTION_FULL_AT else 0.5)

@@ -132,7 +132,7 @@ st.caption(
 
 # From a miss to its evidence: the Evidence explorer focused on the unit (app QA: the ids
 # were plain text, to be found again in the other page's picker).
-missed = [row["unit"] for row in cv.unit_table() if row["value lost"] > 0]
+missed = unit_df.loc[unit_df["value lost"] > 0, "unit"].tolist()  # largest loss first
 if missed:
     pick_col, link_col = st.columns([3, 2], vertical_alignment="bottom")
     picked = pick_col.selectbox(

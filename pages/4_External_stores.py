@@ -402,7 +402,9 @@ else:
     if edit_error:
         st.error(md_escape(edit_error))
     b1, b2, _ = st.columns([2, 2, 3])
-    pending = suggestion_changes(wpkg, wstore, who=state["ma_ann_who"] or "annotator")
+    pending = suggestion_changes(
+        wpkg, wstore, who=state["ma_ann_who"] or "annotator", suggestions=suggestions
+    )
     if b1.button(
         f"Confirm all {len(pending)} suggestions" if pending else "No suggestions to confirm",
         key="w_ext_confirm",

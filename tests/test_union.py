@@ -598,8 +598,12 @@ def test_suggestions_are_not_counted_until_confirmed() -> None:
     assert union_report(pkg2, "ext", 12).value == 0  # a suggestion alone counts nothing
     grid = annotation_grid(pkg2, pkg2.store("ext"))
     assert grid.rows[0].suggestion  # shown...
-    changes = suggestion_changes(pkg2, pkg2.store("ext"), who="ann")
+    changes = suggestion_changes(pkg2, pkg2.store("ext"), who="ann", when="t")
     assert changes and all(c.via == "suggestion confirmed" and c.suggested for c in changes)
+    # The grid's suggestions, passed in (the app does), give the same decisions.
+    shown = {r.memory_id: r.suggestion for r in grid.rows}
+    reused = suggestion_changes(pkg2, pkg2.store("ext"), who="ann", when="t", suggestions=shown)
+    assert reused == changes
     confirmed = with_store(pkg2, apply_annotations(pkg2.store("ext"), changes))
     assert union_report(confirmed, "ext", 12).value > 0  # ...counted once confirmed
 

@@ -773,9 +773,11 @@ def solve_milp(
             (detail.get("neighbourhood", {}).get("lp_value"), 1e-6, "LP relaxation"),
             (detail.get("heuristic_start", {}).get("root_bound"), 1e-9, "B&B root bound"),
         ):
-            if found is not None and found + margin * max(1.0, abs(found)) < bound:
-                bound = found + margin * max(1.0, abs(found))
-                detail["bound_from"] = source
+            if found is None:
+                continue
+            found += margin * max(1.0, abs(found))
+            if found < bound:
+                bound, detail["bound_from"] = found, source
     detail["objective_function_value"] = value
     detail["mip_dual_bound"] = dual
     detail["mip_gap"] = run["mip_gap"]
