@@ -105,7 +105,7 @@ def test_registered_with_documented_defaults():
     }
     assert set(fam.param_help) == set(fam.defaults())
     p = generate("event_graph", seed=4, n_experiences="20", update_rate="0.5")
-    assert p.id == "event-graph-n20-s4"
+    assert p.id == "event-graph-n20-s4-update_rate=0.5"
     assert p.meta["params"]["n_experiences"] == 20 and p.meta["params"]["update_rate"] == 0.5
     assert p.meta["seed"] == 4
 

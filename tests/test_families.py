@@ -142,6 +142,28 @@ def test_params_override_is_recorded(name):
     assert pkg.meta["params"] == {**defaults, key: value + 1}
 
 
+@pytest.mark.parametrize("name", FAMILY_NAMES)
+def test_every_changed_param_gets_its_own_id_and_title(name):
+    # Two packages of one family and seed with different parameters must not share an id:
+    # the id labels sweep rows and names downloads.
+    default_pkg = generate(name, 1)
+    seen_ids = {default_pkg.id}
+    for key, value in FAMILIES[name].defaults().items():
+        if isinstance(value, bool):
+            changed = not value
+        elif isinstance(value, int):
+            changed = value + 1
+        elif isinstance(value, float):
+            changed = value / 2
+        else:
+            continue
+        pkg = generate(name, 1, **{key: changed})
+        assert pkg.id not in seen_ids, (key, pkg.id)
+        assert str(changed) in pkg.title
+        seen_ids.add(pkg.id)
+    assert generate(name, 1, **FAMILIES[name].defaults()).id == default_pkg.id
+
+
 # --------------------------------------------------------------------------- published families
 
 

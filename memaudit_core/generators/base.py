@@ -29,3 +29,50 @@ class Family:
             for k, p in sig.parameters.items()
             if k != "seed" and p.default is not inspect.Parameter.empty
         }
+
+
+def _tag_value(value: Any) -> str:
+    if isinstance(value, float):
+        value = f"{value:g}"
+    # Ids end up in file names and links: keep them to a safe alphabet.
+    return "".join(ch if ch.isalnum() or ch in "._+" else "+" for ch in str(value))
+
+
+def variant_names(
+    build: Callable[..., Any], params: dict[str, Any], shown: tuple[str, ...] = ()
+) -> tuple[str, list[str]]:
+    """The id suffix and title details naming the parameters that differ from the defaults.
+
+    Packages generated with different parameters would otherwise share an id (and so a
+    download file name and a row label in a sweep). ``shown`` lists parameters the id names
+    already.
+
+    Examples
+    --------
+    >>> def fam(seed=0, n=3, rate=0.25): ...
+    >>> variant_names(fam, {"n": 3, "rate": 0.5})
+    ('-rate=0.5', ['rate=0.5'])
+    >>> variant_names(fam, {"n": 3, "rate": 0.25})
+    ('', [])
+    """
+    sig = inspect.signature(build)
+    changed = [
+        (key, value)
+        for key, value in params.items()
+        if key not in shown
+        and key in sig.parameters
+        and sig.parameters[key].default is not inspect.Parameter.empty
+        and value != sig.parameters[key].default
+    ]
+    return "".join(f"-{key}={_tag_value(value)}" for key, value in changed), [
+        f"{key}={value}" for key, value in changed
+    ]
+
+
+def titled(name: str, details: list[str]) -> str:
+    """``"name (a, b)"``, or ``name`` alone without details.
+
+    >>> titled("update_chain", []), titled("memaudit-small", ["seed 3", "normal_count=5"])
+    ('update_chain', 'memaudit-small (seed 3, normal_count=5)')
+    """
+    return f"{name} ({', '.join(details)})" if details else name

@@ -67,7 +67,7 @@ import networkx as nx
 
 from ..errors import MemAuditError
 from ..package import Package, parse_package
-from .base import Family
+from .base import Family, titled, variant_names
 
 FAMILY = "event_graph"
 #: Candidate types this generator can offer (the ``candidate_types`` parameter picks a subset).
@@ -1506,11 +1506,12 @@ def event_graph(
         "budget_fraction": budget_fraction,
     }
     summary = graph_summary(g)
-    package_id = f"event-graph-n{n_experiences}-s{seed}"
+    id_tag, details = variant_names(event_graph, params, shown=("n_experiences",))
+    package_id = f"event-graph-n{n_experiences}-s{seed}{id_tag}"
     doc = {
         "memaudit": 1,
         "id": package_id,
-        "title": f"Event graph (n={n_experiences}, seed={seed})",
+        "title": titled("Event graph", [f"n={n_experiences}", f"seed={seed}", *details]),
         "description": (
             f"A conversation of {n_experiences} turns among {summary['entities']} people, "
             f"rendered from a hidden event graph: {summary['versions']} attribute versions in "

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..errors import MemAuditError
 from ..package import Package, parse_package
+from .base import titled, variant_names
 
 
 def _require_count(family: str, name: str, value: int, minimum: int) -> None:
@@ -159,9 +160,10 @@ def memaudit_small(seed: int = 0, normal_count: int = 3, update_count: int = 2) 
             f"summary: preference {k} changed",
         )
     params = {"normal_count": normal_count, "update_count": update_count}
+    id_tag, details = variant_names(memaudit_small, params)
     return b.package(
-        f"memaudit-small-s{seed}",
-        f"memaudit-small (seed {seed})",
+        f"memaudit-small-s{seed}{id_tag}",
+        titled("memaudit-small", [f"seed {seed}", *details]),
         "The paper's base family: plain facts with context, and preference updates whose "
         "current truth and invalidation must both survive.",
         {"generator": "memaudit-small", "params": params, "seed": seed},
@@ -212,9 +214,10 @@ def update_chain(seed: int = 0, length: int = 3) -> Package:
             f"version {s - 1} superseded by version {s}",
         )
         b.candidate(e, "summary", 3, {v[s]: 0.65, inv[s - 1]: 0.65}, f"summary: now version {s}")
+    id_tag, details = variant_names(update_chain, {"length": length})
     return b.package(
-        "update_chain",
-        "update_chain",
+        f"update_chain{id_tag}",
+        titled("update_chain", details),
         "Validity stress: a chain of supersessions where tombstones and compound updates carry "
         "most of the value.",
         {"generator": "update_chain", "params": {"length": length}, "seed": seed},
@@ -267,9 +270,12 @@ def temporal_interval(seed: int = 0, intervals: int = 5, closures: int = 2) -> P
         b.candidate(e, "tombstone", 1, {inv: 1}, f"interval {j} is no longer open")
         b.candidate(e, "compound_update", 3, {closed: 1, inv: 1}, f"interval {j}: open -> closed")
         b.candidate(e, "summary", 3, {closed: 0.7, inv: 0.7}, f"summary: interval {j} closed")
+    id_tag, details = variant_names(
+        temporal_interval, {"intervals": intervals, "closures": closures}
+    )
     return b.package(
-        "temporal_interval",
-        "temporal_interval",
+        f"temporal_interval{id_tag}",
+        titled("temporal_interval", details),
         "Temporal stress: interval facts (start, end, duration) and closures that invalidate "
         "open intervals.",
         {

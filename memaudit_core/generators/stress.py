@@ -36,11 +36,12 @@ Examples
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import MemAuditError
 from ..package import Package
-from .base import Family
+from .base import Family, titled, variant_names
 from .paper import PAPER_BUDGETS, _Builder
 
 #: One salt per family, so that two families never share a random stream for one seed.
@@ -96,11 +97,18 @@ class _StressBuilder(_Builder):
 
 
 def _finish(
-    b: _Builder, family: str, seed: int, params: dict[str, Any], title: str, description: str
+    b: _Builder,
+    build: Callable[..., Package],
+    seed: int,
+    params: dict[str, Any],
+    title: str,
+    description: str,
 ) -> Package:
+    family = build.__name__
+    id_tag, details = variant_names(build, params)
     return b.package(
-        f"{family}-s{seed}",
-        f"{title} (seed {seed})",
+        f"{family}-s{seed}{id_tag}",
+        titled(title, [f"seed {seed}", *details]),
         description,
         {"generator": family, "params": params, "seed": seed},
         list(PAPER_BUDGETS),
@@ -173,7 +181,7 @@ def density_trap(seed: int = 0, n_experiences: int = 5) -> Package:
         b.candidate(exp, "raw_span", 4, {specific: 1.0, context: 0.6, lure: 0.15}, text)
     return _finish(
         b,
-        "density_trap",
+        density_trap,
         seed,
         {"n_experiences": n},
         "density_trap",
@@ -272,7 +280,7 @@ def scope_shift(seed: int = 0, n_scopes: int = 4) -> Package:
     )
     return _finish(
         b,
-        "scope_shift",
+        scope_shift,
         seed,
         {"n_scopes": n},
         "scope_shift",
@@ -345,7 +353,7 @@ def summary_tradeoff(seed: int = 0, n_episodes: int = 5) -> Package:
         b.candidate(exp, "raw_span", 5, {primary: 1.0, secondary: 1.0, context: 0.85}, text)
     return _finish(
         b,
-        "summary_tradeoff",
+        summary_tradeoff,
         seed,
         {"n_episodes": n},
         "summary_tradeoff",
@@ -418,7 +426,7 @@ def redundancy_heavy(seed: int = 0, n_experiences: int = 5) -> Package:
         b.candidate(exp, "raw_span", 4, {core: 1.0, tail: 1.0, local: 0.4}, text)
     return _finish(
         b,
-        "redundancy_heavy",
+        redundancy_heavy,
         seed,
         {"n_experiences": n},
         "redundancy_heavy",
@@ -543,7 +551,7 @@ def abstention_hard(seed: int = 0, n_experiences: int = 5) -> Package:
             )
     return _finish(
         b,
-        "abstention_hard",
+        abstention_hard,
         seed,
         {"n_experiences": n},
         "abstention_hard",

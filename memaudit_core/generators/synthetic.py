@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from ..package import Package, parse_package
-from .base import Family
+from .base import Family, titled, variant_names
 
 #: Largest cost the generator draws (uniform draws near 1e308 overflow).
 MAX_COST = 1e12
@@ -101,10 +101,14 @@ def random_coverage(
     }
     total = float(sum(costs))
     grid = sorted({round(f * total, 4) for f in (0.01, 0.02, 0.05, 0.1, 0.2)} | {budget})
+    id_tag, details = variant_names(random_coverage, params, shown=("n_groups",))
+    package_id = f"random-g{n_groups}-s{seed}{id_tag}"
     doc = {
         "memaudit": 1,
-        "id": f"random-g{n_groups}-s{seed}",
-        "title": f"Random coverage package ({n_groups} groups, seed {seed})",
+        "id": package_id,
+        "title": titled(
+            "Random coverage package", [f"{n_groups} groups", f"seed {seed}", *details]
+        ),
         "description": "Synthetic benchmark package: random sparse coverage, costs and weights.",
         "cost_unit": "units",
         "budget": budget,
@@ -114,7 +118,7 @@ def random_coverage(
         "candidates": candidates,
         "meta": {"generator": "random_coverage", "params": params, "seed": seed},
     }
-    return parse_package(doc, source=f"generated:random-g{n_groups}-s{seed}")
+    return parse_package(doc, source=f"generated:{package_id}")
 
 
 FAMILY_RECORDS = [
