@@ -272,7 +272,7 @@ class SummaryRow:
     ``n`` counts rows with a defined ratio (the sample behind the mean and the CI);
     ``n_undefined`` counts rows where OPT = 0, which are left out (as in the paper's means).
     The statistics are None when ``n == 0``. The 95% CI is a percentile bootstrap of the mean
-    (1000 resamples, seed 0); it equals the mean when ``n == 1``. ``n_uncertified`` counts the
+    (1000 resamples, seed 0); None when ``n == 1``. ``n_uncertified`` counts the
     rows (of all ``n + n_undefined``) whose optimum was not proven: when it is not 0 the
     statistics rest partly on incumbents and may overstate the ratios.
     """

@@ -753,7 +753,13 @@ def add_audit_arguments(p: Any) -> None:
         help="a generated family, optionally with seeds (memaudit-small:0-99); repeatable",
     )
     p.add_argument("--seeds", default=None, help="seeds for --family without its own, e.g. 0-99")
-    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a --family parameter (repeatable; see `memaudit generate --list`)",
+    )
     p.add_argument(
         "--budgets", default=None, help="e.g. 1,4,7,15 (default: each package's budget grid)"
     )
@@ -765,8 +771,8 @@ def add_audit_arguments(p: Any) -> None:
         type=float,
         default=60.0,
         metavar="S",
-        help="seconds per engine run (default 60: without a limit the branch-and-bound ran "
-        "for over 28 minutes on the sample packages); a limited run counts as unproven",
+        help="seconds per engine run (default 60, so that one hard instance cannot stall "
+        "the audit); a limited run counts as unproven",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_suite_arguments(p)

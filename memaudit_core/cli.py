@@ -19,7 +19,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from .errors import MemAuditError, PackageError
 
@@ -124,8 +124,8 @@ def parse_seeds(text: str, what: str = "--seeds") -> list[int]:
 
 
 DEFAULT_BUDGET_HELP = (
-    "default: the package's budget, else 10%% of the total candidate cost, rounded up; the value "
-    "used is printed"
+    "default: the package's budget, else 10%% of the total candidate cost rounded up (to a "
+    "whole number, or to 2 significant digits below 1); the value used is printed"
 )
 
 
@@ -237,7 +237,14 @@ def summary_table(summary: Sequence[Any]) -> str:
     # One footnote line: how many lines read n/a, and the rows the statistics leave out.
     n_na = sum(1 for s in summary if s.n == 0)
     n_undefined = sum(s.n_undefined for s in summary)
-    parts = [f"n/a: {n_na} of {len(summary)} lines have no defined ratio"] if n_na else []
+    parts = (
+        [
+            f"n/a: {n_na} of {len(summary)} lines have no defined ratio (OPT = 0 at that "
+            "budget, or the writer failed)"
+        ]
+        if n_na
+        else []
+    )
     n_starred = sum(1 for s in summary if s.n_uncertified)
     if n_starred:
         parts.append(
@@ -249,7 +256,12 @@ def summary_table(summary: Sequence[Any]) -> str:
             f"{n_undefined} row(s) with OPT = 0 at their budget (F / OPT undefined) are left "
             "out of n, the means and the CIs"
         )
-    return "\n".join([table, "; ".join(parts)]) if parts else table
+    # QA: newcomers asked what the columns are; one legend line says it.
+    legend = (
+        "ratio = F(store) / OPT per package; mean, min and max over the n packages; 95% CI: "
+        "percentile bootstrap of the mean (1000 resamples; n/a for n = 1)"
+    )
+    return "\n".join([table, legend, *(["; ".join(parts)] if parts else [])])
 
 
 #: Version of the ``--json`` output shapes, first key of every object the CLI prints: raised
@@ -441,7 +453,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
         )
     else:
         checks = ", ".join(f"{c.engine}={_fmt(c.value, 6)}" for c in cert.checks)
-        lines.append(f"certified: {checks}")
+        lines.append(
+            f"certified: {checks} (proven optimal: zero gap, F recomputed on the store, "
+            "engines agree)"
+        )
     lines.append("selected: " + _id_list(res.selected))
     _emit(d, args.json, "\n".join(lines))
     return 0
@@ -474,6 +489,10 @@ def _evaluation_human(ev: Any, pkg: Any) -> str:
             ],
         )
     )
+    lines.append(
+        "weight: the kind's total unit weight; store / optimum: the F each earns on those units; "
+        "lost = optimum - store (negative: the store earned more there)"
+    )
     lost = [u for u in ev.unit_rows if u.lost > 1e-9]
     if lost:
         lines.append("")
@@ -494,6 +513,11 @@ def _evaluation_human(ev: Any, pkg: Any) -> str:
                     for u in lost[:20]
                 ],
             )
+        )
+        more = f"; {len(lost) - 20} more in --json" if len(lost) > 20 else ""
+        lines.append(
+            "cov: the unit's summed coverage in the store / the optimum (the saturation caps "
+            f"what it is worth, e.g. min(1, cov) under cap1){more}"
         )
     return "\n".join(lines)
 
@@ -768,13 +792,37 @@ def cmd_import(args: argparse.Namespace) -> int:
         f"{len(pkg.stores)} store(s)",
         file=sys.stderr,
     )
+    if args.json and where != "stdout":  # on stdout the package itself is the JSON
+        summary = {
+            "imported": {
+                "format": args.format,
+                "source": args.source,
+                "output": args.output,
+                "package_id": pkg.id,
+                "content_hash": pkg.content_hash(),
+                "format_version": pkg.meta.get("format_version"),
+                "experiences": len(pkg.experiences),
+                "candidates": len(pkg.candidates),
+                "units": len(pkg.units),
+                "queries": len(pkg.queries),
+                "stores": len(pkg.stores),
+                "warnings": warnings,
+            }
+        }
+        _emit(summary, True, "")
     return 0
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from .analysis import sweep
-    from .generators import generate
-    from .suites import SuiteRow, cli_sweep_suite, normalize_ablations, wants_suite
+    from .suites import (
+        SuiteRow,
+        cli_sweep_suite,
+        instance_hash,
+        normalize_ablations,
+        repeated_instances_note,
+        wants_suite,
+    )
     from .writers import WRITERS
 
     plugin_names = _plugin_writers(args)
@@ -788,22 +836,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise MemAuditError(
             "sweep: seeds given twice (--family NAME:A-B and --seeds); give them once"
         )
-    if wants_suite(args):  # folders, lists, several families, --workers, --out, ...
+    if wants_suite(args):  # families, folders, lists, --workers, --out, ...
         return cli_sweep_suite(args)
-    args.family = args.family[0] if args.family else None
-    packages = []
-    if args.family:
-        if args.packages:
-            raise MemAuditError("sweep: give package files or --family, not both")
-        seeds = parse_seeds("0" if args.seeds is None else args.seeds)
-        params = parse_params(args.param)
-        packages = [generate(args.family, seed=s, **params) for s in seeds]
-    else:
-        if not args.packages:
-            raise MemAuditError(
-                "sweep: give one or more package files, or --family NAME --seeds A-B"
-            )
-        packages = [_load(p) for p in args.packages]
+    if not args.packages:
+        raise MemAuditError("sweep: give one or more package files, or --family NAME --seeds A-B")
+    packages = [_load(p) for p in args.packages]
     if args.budgets is not None:  # '' is an empty list, refused, not "the default"
         budgets = parse_number_list(args.budgets)
     else:
@@ -827,13 +864,32 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         workers=args.workers,
     )
     elapsed = time.perf_counter() - t0
-    out = result.to_dict()
-    out["elapsed_s"] = elapsed
-    # Rows in the suite path's shape (memaudit sweep FOLDER / --family A:B / --out): the
-    # same columns in the same order, whichever way the sweep was started.
-    labels = args.packages if not args.family else [f"{args.family}:{s}" for s in seeds]
+    n_contents = len({p.content_hash() for p in packages})
+    notes = list(result.notes)
+    repeated = repeated_instances_note(len(packages), len({instance_hash(p) for p in packages}))
+    if repeated:
+        notes.append(repeated)
+    # The suite path's keys (memaudit sweep FOLDER / --family / --out) and rows in its shape:
+    # one JSON shape whichever way the sweep was started.
+    out = {
+        "suite": "sweep",
+        "n_sources": len(args.packages),
+        "n_packages": n_contents,
+        "n_tasks": len(packages),
+        "executed": len(packages),
+        "reused": 0,
+        "complete": True,
+        "elapsed_s": elapsed,
+        "backend": f"{args.workers} process(es), budgets in parallel"
+        if args.workers != 1
+        else "1 process",
+        "out": None,
+        "files": [args.output] if args.output else [],
+        **result.to_dict(),
+    }
+    out.update(n_packages=n_contents, notes=notes)
     source_of: dict[str, str] = {}
-    for pkg, label in zip(packages, labels, strict=True):
+    for pkg, label in zip(packages, args.packages, strict=True):
         source_of.setdefault(pkg.content_hash(), str(label))
     columns = list(SuiteRow.__dataclass_fields__)
     rows = []
@@ -849,7 +905,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     )
     if args.output:
         human += f"\nrows written to {args.output}"
-    for note in result.notes:
+    for note in notes:
         human += f"\nnote: {note}"
     if result.errors:
         human += (
@@ -970,10 +1026,25 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error under ``--json`` is also the JSON error object on stdout."""
+
+    wants_json = False  # set by :func:`main` from the raw arguments, before parsing
+
+    def error(self, message: str) -> NoReturn:
+        if _Parser.wants_json:
+            _emit(
+                {"error": {"type": "UsageError", "message": f"{self.prog}: {message}"}},
+                True,
+                "",
+            )
+        super().error(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .solvers import SOLVER_CHOICES
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="memaudit",
         description="Score LLM memory stores against the exact, certified optimum of a package.",
     )
@@ -984,6 +1055,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--version", action=_VersionAction, nargs=0, help="print the version and exit"
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def command(name: str, summary: str) -> argparse.ArgumentParser:
+        # The summary heads the command's own --help too (QA: those pages had none).
+        return sub.add_parser(name, help=summary, description=summary)
 
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--json", action="store_true", help="one JSON object on stdout")
@@ -1006,7 +1081,15 @@ def build_parser() -> argparse.ArgumentParser:
         )
 
     def solver_opts(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--solver", choices=SOLVER_CHOICES, default="auto")
+        p.add_argument(
+            "--solver",
+            choices=SOLVER_CHOICES,
+            default="auto",
+            help="auto (default): exhaustive enumeration on small packages, branch-and-bound "
+            "on medium ones, the HiGHS MILP on large ones, each cross-checked by a second "
+            "engine where that is cheap; bnb, milp: one engine; enum: every store "
+            "(small packages); brute: every subset (tests only)",
+        )
         p.add_argument(
             "--time-limit",
             type=float,
@@ -1018,25 +1101,44 @@ def build_parser() -> argparse.ArgumentParser:
             "clock)",
         )
 
-    p = sub.add_parser("validate", help="check a package; one line per problem")
-    p.add_argument("package")
+    p = command("validate", "check a package; one line per problem (file, JSON path, rule)")
+    p.add_argument("package", help="package JSON file")
     common(p)
     p.set_defaults(func=cmd_validate)
 
-    p = sub.add_parser("solve", help="certified optimum at a budget")
-    p.add_argument("package")
+    p = command("solve", "the certified optimum (OPT) of a package at a budget")
+    p.add_argument("package", help="package JSON file")
     p.add_argument("--budget", type=float, default=None, help=DEFAULT_BUDGET_HELP)
-    p.add_argument("--pool", default="full", choices=["full", "no_validity", "generic"])
-    p.add_argument("--node-limit", type=int, default=None)
+    p.add_argument(
+        "--pool",
+        default="full",
+        choices=["full", "no_validity", "generic"],
+        help="candidate pool: full (default); no_validity drops tombstones and compound "
+        "updates; generic keeps raw spans, atomic facts and summaries (the ablation optima)",
+    )
+    p.add_argument(
+        "--node-limit",
+        type=int,
+        default=None,
+        help="stop branch-and-bound / HiGHS after this many nodes (a limited run: incumbent, "
+        "bound and gap)",
+    )
     solver_opts(p)
     common(p)
     p.set_defaults(func=cmd_solve)
 
-    p = sub.add_parser("score", help="a writer's or a store's F, OPT, ratio and per-unit losses")
-    p.add_argument("package")
+    p = command("score", "a writer's or a store's F, OPT, ratio and per-unit losses")
+    p.add_argument("package", help="package JSON file")
     p.add_argument("--budget", type=float, default=None, help=DEFAULT_BUDGET_HELP)
-    p.add_argument("--writer", default=None, action=_Once)
-    p.add_argument("--store", default=None, action=_Once)
+    p.add_argument(
+        "--writer",
+        default=None,
+        action=_Once,
+        help="a reference writer (see `memaudit writers`) or a plugin MODULE:FUNCTION",
+    )
+    p.add_argument(
+        "--store", default=None, action=_Once, help="the id of a store written in the package"
+    )
     writer_module_opts(p)
     p.add_argument(
         "--external",
@@ -1074,7 +1176,7 @@ def build_parser() -> argparse.ArgumentParser:
     common(p)
     p.set_defaults(func=cmd_score)
 
-    p = sub.add_parser("sweep", help="ratios over budgets and packages (or a family's seeds)")
+    p = command("sweep", "ratios over budgets and packages (or a family's seeds)")
     p.add_argument("packages", nargs="*", help="package files, folders or .txt lists of paths")
     p.add_argument(
         "--family",
@@ -1083,9 +1185,20 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME[:SEEDS]",
         help="a generated family, optionally with seeds (memaudit-small:0-99); repeatable",
     )
-    p.add_argument("--seeds", default=None, help="e.g. 0-499")
-    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
-    p.add_argument("--budgets", default=None, help="e.g. 2,4,8,16 or 0:20:2")
+    p.add_argument("--seeds", default=None, help="seeds of --family, e.g. 0-499 or 0,3,7")
+    p.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a --family parameter (repeatable; see `memaudit generate --list`)",
+    )
+    p.add_argument(
+        "--budgets",
+        default=None,
+        help="e.g. 2,4,8,16 or 2:20:2 (start:stop:step, stop included); default: each "
+        "package's budget grid",
+    )
     p.add_argument("--writers", default=None, help="comma list (default: all reference writers)")
     writer_module_opts(p)
     p.add_argument("--stores", default=None, help="comma list of package store ids")
@@ -1099,9 +1212,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_suite_arguments(p)
     p.set_defaults(func=cmd_sweep)
 
-    p = sub.add_parser(
+    p = command(
         "audit",
-        help="run bnb and milp on many instances and compare (exit 1 on any disagreement, "
+        "run bnb and milp on many instances and compare (exit 1 on any disagreement, "
         "or when nothing could be cross-checked)",
     )
     from .audit import add_audit_arguments
@@ -1110,17 +1223,23 @@ def build_parser() -> argparse.ArgumentParser:
     common(p)
     p.set_defaults(func=cmd_audit)
 
-    p = sub.add_parser("generate", help="write a generated package")
-    p.add_argument("family", nargs="?")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
+    p = command("generate", "write a generated package (families: `memaudit generate --list`)")
+    p.add_argument("family", nargs="?", help="family name, e.g. memaudit-small")
+    p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    p.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a family parameter (repeatable; see --list)",
+    )
     p.add_argument("-o", "--output", default=None, help="file (default: stdout)")
     p.add_argument("--list", action="store_true", help="describe families and parameters")
     common(p)
     p.set_defaults(func=cmd_generate)
 
-    p = sub.add_parser(
-        "import", help="convert an artifact folder/zip, LoCoMo or LongMemEval file into a package"
+    p = command(
+        "import", "convert an artifact folder/zip, LoCoMo or LongMemEval file into a package"
     )
     p.add_argument("format", choices=["artifact", "locomo", "longmemeval"])
     p.add_argument("source", help="folder, zip or JSON file")
@@ -1137,9 +1256,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="RULE",
         help="candidate cost rule for locomo / longmemeval (default words)",
     )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="with -o: a JSON summary of the import on stdout (without -o the package is the "
+        "output); errors as the JSON error object",
+    )
     p.set_defaults(func=cmd_import)
 
-    p = sub.add_parser("writers", help="list the reference and plugin writers (name, kind, source)")
+    p = command("writers", "list the reference and plugin writers (name, kind, source)")
     p.add_argument(
         "--writer-module",
         action="append",
@@ -1150,17 +1275,32 @@ def build_parser() -> argparse.ArgumentParser:
     common(p)
     p.set_defaults(func=cmd_writers)
 
-    p = sub.add_parser("schema", help="print the package JSON Schema")
+    p = command("schema", "print the package JSON Schema")
     p.set_defaults(func=cmd_schema)
     return parser
 
 
+def _put_cwd_on_path() -> None:
+    """Let ``--writer-module mine:fn`` find ``./mine.py``, as ``python -m`` would.
+
+    The ``memaudit`` script's sys.path starts at its own folder, not the working one (QA: a
+    newcomer's module next to their package was "not on the Python path"). Appended, not
+    prepended, so a file in the working folder cannot shadow an installed module.
+    """
+    cwd = os.getcwd()
+    if "" not in sys.path and cwd not in sys.path:
+        sys.path.append(cwd)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    raw = list(sys.argv[1:] if argv is None else argv)
+    _Parser.wants_json = "--json" in raw[: raw.index("--")] if "--" in raw else "--json" in raw
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help(sys.stderr)
         return EXIT_USER_ERROR
+    _put_cwd_on_path()
     global _STDOUT
     _STDOUT = sys.stdout
     try:

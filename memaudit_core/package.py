@@ -738,6 +738,9 @@ def parse_package(doc: object, source: str = "<memory>") -> Package:
         warnings.append("the package has no candidates: every optimum is 0")
     if weights and all(w == 0 for w in weights.values()):
         warnings.append("every unit weighs 0: every optimum is 0 and ratios are n/a")
+    for store in package.stores:
+        if not store.select and not store.memories:
+            warnings.append(f"store {store.id!r} selects nothing and has no memories: it scores 0")
     object.__setattr__(package, "warnings", tuple(warnings))
     return package
 

@@ -774,6 +774,29 @@ def _kill_group(proc: Any) -> None:
         proc.kill()
 
 
+#: Most bytes of a worker's prints passed on to this process's stderr per worker run.
+FORWARD_MAX_BYTES = 100_000
+
+
+def _forward_output(output: bytes, label: str) -> None:
+    """Pass a writer's prints (the worker's stderr) on to our stderr, one prefixed block.
+
+    The README promises plugin authors their prints on stderr; the worker's own stderr is a
+    file so that a crash can quote it, so it is copied here once the worker is done.
+    """
+    if not output.strip():
+        return
+    shown = output[:FORWARD_MAX_BYTES].decode("utf-8", "replace").rstrip("\n")
+    block = "".join(f"[{label}] {line}\n" for line in shown.split("\n"))
+    if len(output) > FORWARD_MAX_BYTES:
+        block += f"[{label}] ... {len(output) - FORWARD_MAX_BYTES:,} more bytes not shown\n"
+    try:
+        sys.stderr.write(block)
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass  # no stderr to write to (closed, or a host that replaced it)
+
+
 def _run_worker(
     request: dict[str, Any],
     locations: Sequence[_Location],
@@ -897,13 +920,16 @@ def _run_worker(
         reader.join(timeout=5)
         if proc.stdout is not None and not reader.is_alive():
             proc.stdout.close()
+        stderr.seek(0)
+        output = stderr.read()
+        stderr.close()
         if status.get("reason") == "crashed":
-            stderr.seek(0)
-            tail = stderr.read()[-2000:].decode("utf-8", "replace").strip()
+            tail = output[-2000:].decode("utf-8", "replace").strip()
             status["error"] += f" (exit status {proc.returncode})"
             if tail:
                 status["traceback"] = tail
-        stderr.close()
+        else:
+            _forward_output(output, label)
         shutil.rmtree(scratch, ignore_errors=True)
     with _stats_lock:
         WORKER_STATS.calls += sum(o is not None for o in outcomes)

@@ -179,6 +179,22 @@ def collect_sources(
 # --------------------------------------------------------------------------- instance hash
 
 
+def repeated_instances_note(n_sources: int, n_instances: int) -> str:
+    """The warning for a sweep whose sources repeat optimisation instances, or ''.
+
+    CLI QA: temporal_interval:0-9 printed "10 distinct" and a CI of width 0 over ten copies
+    of one instance (a seed-invariant family); two copies of one file count twice as well.
+    """
+    if n_instances >= n_sources:
+        return ""
+    return (
+        f"the {n_sources} sources hold only {n_instances} distinct optimisation instance(s) "
+        "(copies, or packages that differ in ids, texts or meta only, e.g. the seeds of a "
+        "seed-invariant family): the summary counts every source, so its n and confidence "
+        "interval overstate the independent evidence"
+    )
+
+
 def instance_hash(package: Package) -> str:
     """SHA-256 of the optimisation instance a package defines, names and texts left out.
 
@@ -949,16 +965,9 @@ def sweep_suite(
         notes.append(f"{run.discarded_lines} torn journal line(s) dropped (an interrupted write)")
     notes.extend(n for n in (uncertified_note(rows), union_note(rows)) if n)
     n_contents = len({e.content_hash for e in run.entries})
-    n_instances = len({e.instance_hash for e in run.entries})
-    if n_instances < n_contents:
-        # CLI QA: temporal_interval:0-9 printed "10 distinct" and a CI of width 0 over ten
-        # copies of one instance (a seed-invariant family).
-        notes.append(
-            f"the {n_contents} distinct packages hold only {n_instances} distinct optimisation "
-            "instance(s) (they differ in ids, texts or meta only, e.g. the seeds of a "
-            "seed-invariant family): the summary counts every package, so its n and confidence "
-            "interval overstate the independent evidence"
-        )
+    note = repeated_instances_note(len(srcs), len({e.instance_hash for e in run.entries}))
+    if note:
+        notes.append(note)
     if not run.complete:
         notes.append(
             f"incomplete: {len(run.results)} of {len(run.tasks)} tasks done; rerun with the same "
@@ -1185,8 +1194,8 @@ def add_suite_arguments(p: Any) -> None:
         type=int,
         default=1,
         metavar="N",
-        help="local worker processes (default 1): packages are spread over them (a sweep "
-        "of one package file spreads its budgets)",
+        help="local worker processes (default 1): packages are spread over them (`sweep` of "
+        "one package file spreads its budgets instead)",
     )
     p.add_argument(
         "--scheduler",
@@ -1238,7 +1247,7 @@ def wants_suite(args: Any) -> bool:
     fams = list(args.family or [])
     if args.out or args.scheduler or args.max_tasks is not None:
         return True
-    if len(fams) > 1 or any(":" in f for f in fams):
+    if fams:  # one path for every family sweep, so one output shape and one set of notes
         return True
     if any(Path(p).is_dir() or p.lower().endswith(".txt") for p in args.packages):
         return True

@@ -815,12 +815,16 @@ def _build_report(
         and selection is not None
         and union_ratio < 1 - 1e-6
     ):
+        # The lower factor is not always the larger loss (QA: "extraction 0.799, selection
+        # 0.767. Mostly extraction" read as a contradiction), so the note gives the losses.
         lost_extraction = 1 - extraction
         lost_selection = extraction * (1 - selection)
         main = "extraction" if lost_extraction >= lost_selection else "selection"
         notes.append(
             f"Union ratio {union_ratio:.3f} = extraction {extraction:.3f} x selection "
-            f"{selection:.3f}. Mostly {main}: "
+            f"{selection:.3f}. Of OPT over the union, extraction loses {lost_extraction:.3f} "
+            f"(1 - extraction) and selection {lost_selection:.3f} (extraction x (1 - "
+            f"selection)). Mostly {main}: "
             + (
                 "even the best affordable subset of these memories falls short of OPT over the "
                 "union, so the memories as written miss evidence (or cost too much for it)."

@@ -784,6 +784,18 @@ def test_locomo_flat_layout_file_and_zip(tmp_path):
             [
                 {
                     "sample_id": "x",
+                    "conversation": {
+                        "session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "hi"}]
+                    },
+                }
+            ],
+            "$[0].qa",
+            "required",
+        ),
+        (
+            [
+                {
+                    "sample_id": "x",
                     "conversation": {"session_1": [{"speaker": "A", "dia_id": "D1:1"}]},
                 }
             ],

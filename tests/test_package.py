@@ -310,6 +310,15 @@ def test_all_zero_weights_warn():
     assert any("every unit weighs 0" in w for w in pkg.warnings)
 
 
+def test_an_empty_store_warns():
+    doc = base_doc()
+    doc["stores"] = [{"id": "blank"}, {"id": "one", "select": [doc["candidates"][0]["id"]]}]
+    pkg = parse_package(doc)
+    assert [w for w in pkg.warnings if "store" in w] == [
+        "store 'blank' selects nothing and has no memories: it scores 0"
+    ]
+
+
 def test_query_answer_number_is_kept_as_text():
     doc = base_doc()
     doc["queries"][0]["answer"] = 42

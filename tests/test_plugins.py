@@ -445,9 +445,12 @@ def test_crashing_plugin(secret_pkg):
     assert "about to crash" in (err.plugin_traceback or "")
 
 
-def test_printing_plugin_does_not_corrupt_the_protocol(secret_pkg):
+def test_printing_plugin_does_not_corrupt_the_protocol(secret_pkg, capsys):
     res = run_writer(f"{FIX}:noisy", compile_cached(secret_pkg), 5, package=secret_pkg)
     assert res.selected and res.cost <= 5
+    # ... and its author sees the prints, on our stderr, labelled (QA: they were dropped).
+    err = capsys.readouterr().err
+    assert f"[{FIX}:noisy] hello from a noisy plugin on stdout" in err
 
 
 def test_blind_run_without_the_package_finds_it_by_hash(secret_pkg):

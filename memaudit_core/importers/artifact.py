@@ -127,7 +127,15 @@ class _Source:
                 self._scan_zip(zf)
         except (zipfile.BadZipFile, OSError) as exc:
             raise PackageError(
-                self.source, [Problem("$", "zip", f"not a readable zip: {exc}")]
+                self.source,
+                [
+                    Problem(
+                        "$",
+                        "zip",
+                        "an artifact is a folder or a .zip archive of its tables; this file is "
+                        f"not a readable zip ({exc})",
+                    )
+                ],
             ) from None
 
     def _scan_zip(self, zf: zipfile.ZipFile) -> None:

@@ -350,7 +350,15 @@ def import_locomo(
     col.raise_if_any()
 
     # queries and evidence
-    qa = sample.get("qa", [])
+    if "qa" not in sample:  # QA: the shape message names 'qa', and without it nothing scores
+        fail(
+            src,
+            f"{spath}.qa",
+            "required",
+            "a LoCoMo sample needs 'qa' (the questions and their evidence): without it the "
+            "package has no evidence units to score",
+        )
+    qa = sample["qa"]
     if not isinstance(qa, list):
         fail(src, f"{spath}.qa", "type", "'qa' must be an array", json_type(qa))
     queries = []
