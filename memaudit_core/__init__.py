@@ -3,6 +3,73 @@
 Data flows one way: load -> validate (:mod:`.package`) -> compile (:mod:`.compiled`) ->
 solve / write / sweep (:mod:`.solvers`, :mod:`.writers`, :mod:`.analysis`) -> frozen results ->
 render (the CLI in :mod:`.cli`, the Streamlit app in ``app.py`` + ``pages/``).
+
+The names most scripts need are importable from here (each loads its module on first use, so
+``import memaudit_core`` stays cheap):
+
+>>> import memaudit_core as ma
+>>> pkg = ma.generate("update_chain")
+>>> opt = ma.solve(ma.compile_package(pkg), 6)
+>>> opt.label, round(opt.value, 3)
+('OPT', 7.735)
+>>> ev = ma.score_selection(pkg, 6, ["update_1_tombstone", "update_2_tombstone"])
+>>> ev.ratio_text
+'0.478'
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 __version__ = "0.1.0"
+
+#: Public name -> the module that defines it.
+_EXPORTS = {
+    "load_package": "package",
+    "parse_package": "package",
+    "Package": "package",
+    "Store": "package",
+    "ExternalMemory": "package",
+    "compile_package": "compiled",
+    "CompiledInstance": "compiled",
+    "solve": "solvers",
+    "solve_budgets": "solvers",
+    "SolveResult": "solvers",
+    "score": "analysis",
+    "score_selection": "analysis",
+    "sweep": "analysis",
+    "StoreEvaluation": "analysis",
+    "SweepResult": "analysis",
+    "budget_curve": "curves",
+    "compare_view": "explain",
+    "evidence_view": "explain",
+    "union_report": "union",
+    "with_store": "union",
+    "load_external_store": "importers",
+    "generate": "generators",
+    "FAMILIES": "generators",
+    "run_writer": "writers",
+    "register_writer": "writers",
+    "WriterInfo": "writers",
+    "WRITERS": "writers",
+    "audit": "audit",
+    "MemAuditError": "errors",
+    "PackageError": "errors",
+    "WriterError": "errors",
+}
+
+__all__ = ["__version__", *_EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'memaudit_core' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -39,7 +39,14 @@ from typing import Any
 import numpy as np
 
 from .compiled import CompiledInstance, budget_with_tolerance, compile_package
-from .errors import MemAuditError, UnknownNameError, WriterError, check_names
+from .errors import (
+    MemAuditError,
+    UnknownNameError,
+    WriterError,
+    check_budget_list,
+    check_names,
+    check_type,
+)
 from .objective import coverage_of, evaluate, get_saturation
 from .package import Package, Store
 from .parallel import check_workers, init_solver_worker, pool_context, stop_pool, worker_died
@@ -418,6 +425,7 @@ def compile_cached(package: Package) -> CompiledInstance:
     >>> compile_cached(generate("update_chain")) is compile_cached(generate("update_chain"))
     True
     """
+    check_type(package, Package, "package", "a Package (load_package(path) or parse_package(dict))")
     inst = _cached((package.content_hash(), None), lambda: compile_package(package))
     remember_package(package, inst.content_hash)  # blind plugin writers read its texts
     return inst
@@ -678,6 +686,45 @@ def _denominator_notes(opt: SolveResult, value: float, budget: float, what: str)
 # --------------------------------------------------------------------------- score
 
 
+def _checked_writer_result(
+    inst: CompiledInstance, res: WriterResult, budget: float
+) -> WriterResult:
+    """``res`` if it is a feasible store of ``inst`` at ``budget``, its value recomputed.
+
+    Library QA: a hand-built or another package's WriterResult was scored as given (ratio
+    1.054 against a certified OPT, or another package's positions read as this one's).
+    """
+    from .writers import infeasible_reason
+
+    if not isinstance(res, WriterResult):
+        raise MemAuditError(
+            f"score: writer_result must be a WriterResult, got {type(res).__name__}"
+        )
+    n = inst.n_candidates
+    positions = [int(i) for i in res.selected_idx]
+    if any(not 0 <= i < n for i in positions) or sorted(res.selected) != sorted(
+        inst.candidate_ids[i] for i in positions
+    ):
+        raise MemAuditError(
+            f"score: writer_result's store ({', '.join(res.selected[:5])}"
+            f"{', ...' if len(res.selected) > 5 else ''}) is not a store of package "
+            f"{inst.package_id!r}: its ids and positions do not match this package's candidates"
+        )
+    if not inst.is_feasible(positions, budget):
+        raise WriterError(
+            f"score: writer_result is not a feasible store at budget {budget:g}: "
+            + infeasible_reason(inst, tuple(positions), budget)
+        )
+    idx = np.asarray(positions, dtype=np.int64)
+    return replace(
+        res,
+        selected_idx=tuple(sorted(positions)),
+        selected=inst.ids(positions),
+        value=evaluate(inst, idx),
+        cost=inst.selection_cost(idx),
+    )
+
+
 def score(
     package: Package,
     budget: float,
@@ -758,7 +805,7 @@ def score(
                 f"{writer_result.budget:g}, not {writer!r} at {budget:g}"
             )
         else:
-            res = writer_result
+            res = _checked_writer_result(inst, writer_result, budget)
         eval_inst, kept = inst, list(res.selected_idx)
         store_cost = res.cost
         source_kind, label = "writer", writer
@@ -784,8 +831,17 @@ def score(
                 f"fit): kept {len(kept)} of {len(members)}, dropped {', '.join(dropped)}."
             )
         if source_kind == "external":
-            n_live = len(store_as_kept(store).memories)
+            live = store_as_kept(store).memories
+            n_live = len(live)
             n_deleted = len(store.memories) - n_live
+            if live and not any(v > 0 for m in live for v in m.coverage.values()):
+                # Library QA: union_report said so, score showed a plain 0.000.
+                notes.append(
+                    f"No memory of {label} covers any evidence unit yet (coverage needs "
+                    "annotation), so it scores F = 0: the ratio says nothing about the store "
+                    "until its coverage is confirmed (memaudit_core.importers.suggest_coverage, "
+                    "or the External stores page)."
+                )
             notes.append(
                 f"External store: its {n_live} memories are not package candidates, "
                 "so each was added as a candidate in its own group (union package P+). The ratio "
@@ -859,6 +915,46 @@ def score(
         package_ratio=package_ratio,
         package_ratio_text=None if source_kind != "external" else ratio_text(package_ratio),
     )
+
+
+def score_selection(
+    package: Package,
+    budget: float,
+    candidate_ids: Iterable[str],
+    *,
+    label: str = "selection",
+    strict: bool = False,
+    solver: str = "auto",
+    time_limit: float | None = None,
+) -> StoreEvaluation:
+    """Score your own store, given as package candidate ids, against OPT at ``budget``.
+
+    The ids are validated like a store in the package (known, at most one per experience, no
+    repeats). A store that costs more than the budget is cut to what fits, most recent first,
+    as :func:`score` does for stores; with ``strict=True`` it is refused instead.
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> ev = score_selection(generate("update_chain"), 6, ["update_3_compound_update"])
+    >>> ev.ratio_text, ev.label
+    ('0.522', 'selection')
+    """
+    from .union import unique_store_id, with_store
+
+    ids = check_names(candidate_ids, "candidate_ids")
+    store_id = unique_store_id(package, label)
+    scored = with_store(package, Store(store_id, label=label, select=tuple(ids)))
+    if strict:
+        budget = check_budget(budget)
+        inst = compile_cached(scored)
+        cost = inst.selection_cost(inst.indices(ids))
+        if cost > budget_with_tolerance(budget):
+            raise MemAuditError(
+                f"the selection costs {_fmt(cost)}, more than the budget {_fmt(budget)} "
+                "(strict=True; without it the store is cut to what fits, most recent first)"
+            )
+    return score(scored, budget, store_id=store_id, solver=solver, time_limit=time_limit)
 
 
 # --------------------------------------------------------------------------- sweep
@@ -1003,6 +1099,7 @@ def sweep_package(
     ([('density', 3.0, 0.351), ('no_validity_opt', 3.0, 0.486), ('density', 6.0, 0.73), \
 ('no_validity_opt', 6.0, 0.513)], [])
     """
+    grid = check_budget_list(grid, "sweep_package()")
     inst = compile_cached(package)
     seed = package.meta.get("seed")
     seed = seed if isinstance(seed, int) and not isinstance(seed, bool) else None
@@ -1300,6 +1397,7 @@ def sweep(
 
 
 __all__ = [
+    "score_selection",
     "ABLATIONS",
     "DELETED_STATUSES",
     "KIND_ORDER",

@@ -20,12 +20,15 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from typing import TypeVar
 
 import numpy as np
 import scipy.sparse as sp
 
-from .errors import UnknownNameError
+from .errors import UnknownNameError, check_type
 from .package import GENERIC_TYPES, VALIDITY_TYPES, Package, Store
+
+SparseT = TypeVar("SparseT", sp.csr_array, sp.csc_array)
 
 #: Named candidate pools used by ablations: pool name -> predicate over candidate type.
 POOLS = {
@@ -102,6 +105,13 @@ def _frozen(a: np.ndarray) -> np.ndarray:
     return a
 
 
+def _freeze_sparse(matrix: SparseT) -> SparseT:
+    """``matrix`` with its data, indices and indptr made read-only (in place)."""
+    for arr in (matrix.data, matrix.indices, matrix.indptr):
+        arr.setflags(write=False)
+    return matrix
+
+
 @dataclass(frozen=True, eq=False)
 class CompiledInstance:
     """Frozen arrays for one package (or a pool / union derived from it).
@@ -143,6 +153,12 @@ class CompiledInstance:
     group_capacity: int = 1
     _index: dict[str, int] = field(default_factory=dict, repr=False)
 
+    def __post_init__(self) -> None:
+        # One instance serves every caller of compile_cached for a content hash: an in-place
+        # edit of its coverage gave later loads of the unchanged file a wrong, "certified"
+        # optimum (library QA). The sparse matrix's arrays are read-only like the others.
+        _freeze_sparse(self.coverage)
+
     # ------------------------------------------------------------------ sizes and lookups
     @property
     def n_candidates(self) -> int:
@@ -166,7 +182,7 @@ class CompiledInstance:
 
     @cached_property
     def coverage_csc(self) -> sp.csc_array:
-        return sp.csc_array(self.coverage)
+        return _freeze_sparse(sp.csc_array(self.coverage))
 
     @cached_property
     def coverage_dense(self) -> np.ndarray:
@@ -354,6 +370,12 @@ def compile_package(
     include_package_candidates : bool
         False compiles only the external memories (for the upper-pruned bound over the store).
     """
+    check_type(
+        package,
+        Package,
+        "compile_package()",
+        "a Package (load_package(path) or parse_package(dict))",
+    )
     weights = package.unit_weights()
     unit_ids = tuple(u.id for u in package.units)
     unit_pos = {u: i for i, u in enumerate(unit_ids)}

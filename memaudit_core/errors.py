@@ -77,3 +77,34 @@ def check_names(names: object, what: str) -> list[str]:
     if not hasattr(names, "__iter__"):
         raise MemAuditError(f"{what} must be a list of names, got {names!r}")
     return list(names)
+
+
+def check_type(value: object, expected: type, what: str, how: str) -> None:
+    """Refuse a ``value`` of the wrong type with a :class:`MemAuditError` saying what to pass.
+
+    Library QA: ``solve(package, 6)`` raised "'Package' object has no attribute 'cost'".
+
+    Examples
+    --------
+    >>> try:
+    ...     check_type("x.json", dict, "parse_package()", "a dict (load_package reads files)")
+    ... except MemAuditError as exc:
+    ...     print(exc)
+    parse_package(): expected a dict (load_package reads files), got str
+    """
+    if not isinstance(value, expected):
+        raise MemAuditError(f"{what}: expected {how}, got {type(value).__name__}")
+
+
+def check_budget_list(budgets: object, what: str) -> list[object]:
+    """``budgets`` as a list, refusing a lone number (``[6]`` was meant) or a string.
+
+    >>> check_budget_list((2, 4), "solve_budgets()")
+    [2, 4]
+    """
+    if isinstance(budgets, str | bytes) or not hasattr(budgets, "__iter__"):
+        raise MemAuditError(
+            f"{what}: expected a list of budgets, got {budgets!r}"
+            + (f" (for one budget: [{budgets!r}])" if not isinstance(budgets, str | bytes) else "")
+        )
+    return list(budgets)

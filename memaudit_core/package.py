@@ -25,12 +25,14 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import numbers
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import MemAuditError, PackageError, Problem
+from .errors import MemAuditError, PackageError, Problem, check_type
 
 FORMAT_VERSION = 1
 SATURATIONS = ("cap1", "linear", "log1p")
@@ -127,6 +129,11 @@ class Store:
     select: tuple[str, ...] = ()
     memories: tuple[ExternalMemory, ...] = ()
     meta: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # A lone id is one id (library QA: "abc" was read as the ids "a", "b", "c").
+        if isinstance(self.select, str):
+            object.__setattr__(self, "select", (self.select,))
 
     @property
     def is_external(self) -> bool:
@@ -307,7 +314,9 @@ class _Checker:
         maximum: float | None = None,
         rule: str = "number",
     ) -> float | None:
-        if isinstance(value, bool) or not isinstance(value, int | float):
+        # numbers.Real: NumPy scalars from pandas / NumPy columns count too (library QA:
+        # np.int64(2) was "not a number").
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
             self.add(path, "type", "must be a number", value)
             return None
         try:
@@ -977,6 +986,9 @@ def load_package(path: str | Path) -> Package:
     PackageError
         For a missing file, bad JSON or any validation problem.
     """
+    check_type(
+        path, str | os.PathLike, "load_package()", "a file path (parse_package takes a dict)"
+    )
     p = Path(path)
     source = str(path)
     if not p.exists():

@@ -63,7 +63,7 @@ from .analysis import (
 )
 from .compiled import CompiledInstance, budget_with_tolerance, compile_package
 from .costs import COST_RULES
-from .errors import MemAuditError, UnknownNameError
+from .errors import MemAuditError, PackageError, UnknownNameError, check_type
 from .objective import evaluate, singleton_values
 from .package import Package, Store, replace_package
 from .solvers import SolveResult, check_budget, gap_text, solve
@@ -1289,14 +1289,7 @@ def with_store(package: Package, store: Store) -> Package:
     PackageError
         When the result does not validate (e.g. coverage of an unknown unit).
     """
-    stores = list(package.stores)
-    for k, s in enumerate(stores):
-        if s.id == store.id:
-            stores[k] = store
-            break
-    else:
-        stores.append(store)
-    return replace_package(package, stores=tuple(stores))
+    return with_stores(package, [store])
 
 
 def with_stores(package: Package, stores: Sequence[Store]) -> Package:
@@ -1304,12 +1297,20 @@ def with_stores(package: Package, stores: Sequence[Store]) -> Package:
     current = list(package.stores)
     index = {s.id: k for k, s in enumerate(current)}
     for store in stores:
+        check_type(store, Store, "with_store()", "a Store")
         if store.id in index:
             current[index[store.id]] = store
         else:
             index[store.id] = len(current)
             current.append(store)
-    return replace_package(package, stores=tuple(current))
+    try:
+        return replace_package(package, stores=tuple(current))
+    except PackageError as exc:
+        # The problem is in the stores added here, not in the package's file (library QA).
+        ids = ", ".join(repr(s.id) for s in stores)
+        raise PackageError(
+            f"{package.source} with store(s) {ids} added in memory", exc.problems
+        ) from None
 
 
 def unique_store_id(package: Package, wanted: str, taken: Iterable[str] = ()) -> str:

@@ -39,6 +39,8 @@ Examples
 from __future__ import annotations
 
 import bisect
+import numbers
+import traceback
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -47,7 +49,13 @@ from typing import Any
 import numpy as np
 
 from .compiled import CompiledInstance, budget_with_tolerance, entry_positions
-from .errors import UnknownNameError, WriterError
+from .errors import (
+    MemAuditError,
+    UnknownNameError,
+    WriterError,
+    check_budget_list,
+    check_names,
+)
 from .objective import GAIN_EPS, CoverageState, evaluate, get_saturation
 from .solvers import check_budget
 
@@ -741,14 +749,114 @@ class _Registry(dict[str, WriterInfo]):
 
 #: The reference writers (iteration) with plugin lookups (``in`` / ``[]`` / ``get``).
 WRITERS: _Registry = _Registry()
+#: What :attr:`WriterInfo.kind` may say.
+WRITER_KINDS = ("oracle", "blind")
 #: Plugin writers by name, in registration order.
 PLUGIN_WRITERS: dict[str, WriterInfo] = {}
 
 
-def register_writer(info: WriterInfo) -> WriterInfo:
-    """Add a reference writer to :data:`WRITERS`."""
+def register_writer(info: WriterInfo, *, replace: bool = False) -> WriterInfo:
+    """Add an in-process writer to :data:`WRITERS`: ``fn(inst, budget)`` returns the positions
+    of the candidates it keeps (``inst.indices(ids)`` maps ids to positions).
+
+    A name already taken (``gvt``, a plugin) is refused unless ``replace=True`` (library QA: a
+    notebook's own ``gvt`` silently replaced the reference one for every later call). A writer
+    registered here that raises or returns something other than distinct positions fails
+    with a :class:`~memaudit_core.errors.WriterError`, which sweeps list under ``errors``.
+
+    Examples
+    --------
+    >>> from memaudit_core.errors import MemAuditError
+    >>> try:
+    ...     register_writer(WriterInfo("gvt", "mine", "oracle", lambda inst, b: ()))
+    ... except MemAuditError as exc:
+    ...     print(exc)
+    writer name 'gvt' is taken by a reference writer: pass replace=True to replace it
+    """
+    if not isinstance(info, WriterInfo):
+        raise MemAuditError(f"register_writer takes a WriterInfo, got {type(info).__name__}")
+    if not isinstance(info.name, str) or not info.name.strip():
+        raise MemAuditError(f"a writer name must be a non-empty string, got {info.name!r}")
+    if info.kind not in WRITER_KINDS:
+        raise MemAuditError(
+            f"writer kind must be one of {', '.join(WRITER_KINDS)}, got {info.kind!r}"
+        )
+    if not callable(info.fn):
+        raise MemAuditError(f"writer {info.name!r}: fn must be callable, got {info.fn!r}")
+    if not replace:
+        if dict.__contains__(WRITERS, info.name):
+            raise MemAuditError(
+                f"writer name {info.name!r} is taken by a reference writer: pass replace=True "
+                "to replace it"
+            )
+        if info.name in PLUGIN_WRITERS:
+            raise MemAuditError(
+                f"writer name {info.name!r} is taken by a plugin writer: pass replace=True to "
+                "replace it"
+            )
+    PLUGIN_WRITERS.pop(info.name, None)
     dict.__setitem__(WRITERS, info.name, info)
     return info
+
+
+def _reference_selection(
+    info: WriterInfo, view: CompiledInstance, budget: float
+) -> tuple[int, ...]:
+    """``info.fn(view, budget)`` as sorted distinct positions, or a :class:`WriterError`.
+
+    The product's own writers are trusted (their exceptions are bugs and propagate); a writer
+    a user registered gets its failures reported like a plugin's.
+    """
+    if dict.get(WRITERS, info.name) is BUILTIN_WRITERS.get(info.name, False):
+        return tuple(sorted(int(i) for i in info.fn(view, budget)))
+    try:
+        raw = info.fn(view, budget)
+        items = list(raw)
+    except Exception as exc:
+        err = WriterError(f"writer {info.name!r} raised {type(exc).__name__}: {exc}")
+        err.plugin_traceback = traceback.format_exc()
+        err.reason = "raised"
+        raise err from exc
+    n = view.n_candidates
+    positions: list[int] = []
+    for item in items:
+        if isinstance(item, bool | np.bool_) or not isinstance(item, numbers.Integral):
+            raise WriterError(
+                f"writer {info.name!r} must return candidate positions (integers 0..{n - 1}; "
+                f"inst.indices(ids) maps ids), got {item!r}"
+            )
+        if not 0 <= int(item) < n:
+            raise WriterError(
+                f"writer {info.name!r} returned position {int(item)}, outside 0..{n - 1}"
+            )
+        positions.append(int(item))
+    repeated = sorted({i for i in positions if positions.count(i) > 1})
+    if repeated:
+        raise WriterError(
+            f"writer {info.name!r} returned candidate(s) more than once: "
+            + ", ".join(view.candidate_ids[i] for i in repeated)
+        )
+    return tuple(sorted(positions))
+
+
+def infeasible_reason(inst: CompiledInstance, selected_idx: tuple[int, ...], budget: float) -> str:
+    """Which rule a store breaks: its cost over the budget, or the experiences it holds too
+    many candidates of (with the ids); '' for a feasible store."""
+    idx = np.asarray(selected_idx, dtype=np.int64)
+    if idx.size == 0:
+        return ""
+    parts = []
+    cost = inst.selection_cost(idx)
+    if cost > budget_with_tolerance(budget):
+        parts.append(f"it costs {cost:g}, over the budget {budget:g}")
+    counts = np.bincount(inst.group_idx[idx], minlength=inst.n_groups)
+    for g in np.flatnonzero(counts > inst.group_capacity)[:5]:
+        ids = [inst.candidate_ids[i] for i in idx if inst.group_idx[i] == g]
+        parts.append(
+            f"it holds {len(ids)} candidates of experience {inst.group_ids[g]!r} (at most "
+            f"{inst.group_capacity}): {', '.join(ids)}"
+        )
+    return "; ".join(parts)
 
 
 def register_plugin_writer(info: WriterInfo) -> WriterInfo:
@@ -819,6 +927,9 @@ for _info in (
     ),
 ):
     register_writer(_info)
+
+#: The product's own writers as registered at import (a user may replace one on purpose).
+BUILTIN_WRITERS: dict[str, WriterInfo] = {name: WRITERS[name] for name in WRITERS}
 
 
 def writer_names() -> tuple[str, ...]:
@@ -921,13 +1032,13 @@ def run_writer(
         selected = run_plugin(info, inst, b, package=package, timeout=timeout)
     else:
         view, _, cost_scale = inst.scaled_view  # see run_writers
-        selected = tuple(sorted(int(i) for i in info.fn(view, b * cost_scale)))
+        selected = _reference_selection(info, view, b * cost_scale)
     idx = np.asarray(selected, dtype=np.int64)
     cost = float(inst.cost[idx].sum()) if selected else 0.0
     if not inst.is_feasible(idx, b):
         raise WriterError(
-            f"writer {name!r} returned an infeasible store at budget {b:g} "
-            f"(cost {cost:g}, {len(selected)} candidates)"
+            f"writer {name!r} returned an infeasible store at budget {b:g}: "
+            + infeasible_reason(inst, selected, b)
         )
     return WriterResult(
         writer=name,
@@ -980,8 +1091,8 @@ def run_writers(
     """
     from .objective import evaluate_many
 
-    infos = [get_writer(n) for n in names]
-    checked = [check_budget(b) for b in budgets]
+    infos = [get_writer(n) for n in check_names(names, "writers")]
+    checked = [check_budget(b) for b in check_budget_list(budgets, "run_writers()")]
     out: dict[str, list[WriterResult | WriterError]] = {}
     selections: dict[str, list[tuple[int, ...]]] = {}
     batched = [i.name for i in infos if not i.is_plugin and i.name in _GREEDY_POOLS]
@@ -1013,28 +1124,38 @@ def run_writers(
             out[info.name] = res
             continue
         many = _MANY.get(info.name)
-        if many is not None:
+        if many is not None and dict.get(WRITERS, info.name) is BUILTIN_WRITERS.get(info.name):
             selections[info.name] = many(view, [b * cost_scale for b in checked])
         else:
-            selections[info.name] = [
-                tuple(sorted(int(i) for i in info.fn(view, b * cost_scale))) for b in checked
-            ]
+            picks: list[tuple[int, ...] | WriterError] = []
+            for b in checked:
+                try:
+                    picks.append(_reference_selection(info, view, b * cost_scale))
+                except WriterError as exc:
+                    picks.append(exc)
+            selections[info.name] = picks
     # Values of every reference writer's stores in one pass.
     names_ref = [n for n in dict.fromkeys(i.name for i in infos) if n in selections]
-    flat_values = evaluate_many(inst, [sel for n in names_ref for sel in selections[n]])
+    flat_values = evaluate_many(
+        inst,
+        [sel if isinstance(sel, tuple) else () for n in names_ref for sel in selections[n]],
+    )
     for k, name in enumerate(names_ref):
         info = get_writer(name)
         sels = selections[name]
         values = flat_values[k * len(checked) : (k + 1) * len(checked)]
         res = []
         for b, sel, value in zip(checked, sels, values, strict=True):
+            if isinstance(sel, WriterError):
+                res.append(sel)
+                continue
             idx = np.asarray(sel, dtype=np.int64)
             cost = float(inst.cost[idx].sum()) if sel else 0.0
             if not inst.is_feasible(idx, b):
                 res.append(
                     WriterError(
-                        f"writer {info.name!r} returned an infeasible store at budget {b:g} "
-                        f"(cost {cost:g}, {len(sel)} candidates)"
+                        f"writer {info.name!r} returned an infeasible store at budget {b:g}: "
+                        + infeasible_reason(inst, sel, b)
                     )
                 )
                 continue

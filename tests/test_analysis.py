@@ -651,3 +651,75 @@ def test_a_single_package_writer_or_budget_is_one_item_not_its_letters():
     assert [r.to_dict() for r in one.rows] == [r.to_dict() for r in listed.rows]
     with pytest.raises(MemAuditError, match="writers must be a list of names"):
         sweep([pkg], [6], 5)
+
+
+# --------------------------------------------------------------------------- library QA
+
+
+def test_score_checks_a_writer_result_it_is_handed():
+    """A hand-built store scored ratio 1.054 against a certified OPT; another package's
+    result was read as this package's positions."""
+    from dataclasses import replace
+
+    from memaudit_core.analysis import compile_cached, score
+    from memaudit_core.errors import WriterError
+    from memaudit_core.writers import run_writer
+
+    pkg = generate("update_chain")
+    inst = compile_cached(pkg)
+    everything = tuple(range(inst.n_candidates))
+    fake = run_writer("gvt", inst, 6)
+    fake = replace(fake, selected_idx=everything, selected=inst.ids(everything), value=99.0)
+    with pytest.raises(WriterError, match="it costs 51, over the budget 6"):
+        score(pkg, 6, writer="gvt", writer_result=fake)
+    other = run_writer("gvt", compile_cached(generate("temporal_interval")), 6)
+    with pytest.raises(MemAuditError, match="not a store of package 'update_chain'"):
+        score(pkg, 6, writer="gvt", writer_result=other)
+    # A genuine result is scored with its value recomputed, as if the writer ran here.
+    genuine = run_writer("gvt", inst, 6)
+    assert score(pkg, 6, writer="gvt", writer_result=replace(genuine, value=99.0)) == score(
+        pkg, 6, writer="gvt"
+    )
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda pkg, inst: __import__("memaudit_core.solvers").solvers.solve(pkg, 6), "solve()"),
+        (lambda pkg, inst: score("update_chain.json", 6, writer="gvt"), "expected a Package"),
+        (
+            lambda pkg, inst: __import__("memaudit_core.solvers").solvers.solve_budgets(inst, 6),
+            r"for one budget: \[6\]",
+        ),
+        (lambda pkg, inst: load_package({"id": "x"}), "expected a file path"),
+    ],
+)
+def test_wrong_argument_types_are_user_errors(call, match):
+    """Library QA: AttributeError / TypeError tracebacks for everyday notebook slips."""
+    from memaudit_core.compiled import compile_package
+
+    pkg = generate("update_chain")
+    with pytest.raises(MemAuditError, match=match):
+        call(pkg, compile_package(pkg))
+
+
+def test_an_unannotated_external_store_says_why_it_scores_zero():
+    from memaudit_core.package import ExternalMemory, Store
+    from memaudit_core.union import with_store
+
+    pkg = generate("update_chain")
+    store = Store("blank", system="mem0", memories=(ExternalMemory("m1", 2.0, {}, "text"),))
+    ev = score(with_store(pkg, store), 6, store_id="blank")
+    assert ev.value == 0 and any("covers any evidence unit yet" in n for n in ev.notes)
+
+
+def test_a_store_given_one_id_as_a_string_selects_that_id():
+    from memaudit_core.package import PackageError, Store
+    from memaudit_core.union import with_store
+
+    pkg = generate("update_chain")
+    assert Store("mine", select="update_1_tombstone").select == ("update_1_tombstone",)
+    assert score(with_store(pkg, Store("mine", select="update_1_tombstone")), 6, store_id="mine")
+    with pytest.raises(PackageError) as info:
+        with_store(pkg, Store("mine", select=("nope",)))
+    assert "store(s) 'mine' added in memory" in info.value.source

@@ -11,9 +11,14 @@ import pytest
 import memaudit_core
 
 MODULES = sorted(
-    name
-    for _, name, _ in pkgutil.walk_packages(memaudit_core.__path__, "memaudit_core.")
-    if not name.endswith("__main__")
+    [
+        "memaudit_core",  # the package's own docstring: the top-level names
+        *(
+            name
+            for _, name, _ in pkgutil.walk_packages(memaudit_core.__path__, "memaudit_core.")
+            if not name.endswith("__main__")
+        ),
+    ]
 )
 
 
@@ -26,3 +31,11 @@ def test_docstring_examples(name: str) -> None:
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed in {name}"
+
+
+def test_every_top_level_name_resolves():
+    """``memaudit_core.<name>`` for every exported name (each loads its module lazily)."""
+    for name in memaudit_core.__all__:
+        assert getattr(memaudit_core, name) is not None, name
+    with pytest.raises(AttributeError):
+        memaudit_core.not_a_name  # noqa: B018

@@ -310,6 +310,23 @@ def test_all_zero_weights_warn():
     assert any("every unit weighs 0" in w for w in pkg.warnings)
 
 
+def test_numpy_scalars_are_numbers():
+    """Library QA: np.int64 costs from a pandas column were "not a number"."""
+    import numpy as np
+
+    doc = base_doc()
+    plain = parse_package(base_doc())
+    doc["candidates"][0]["cost"] = np.int64(int(doc["candidates"][0]["cost"]))
+    doc["units"][0]["weight"] = np.float64(doc["units"][0]["weight"])
+    doc["budget"] = np.int32(4)
+    pkg = parse_package(doc)
+    assert type(pkg.candidates[0].cost) is float and type(pkg.budget) is float
+    assert pkg.candidates[0].cost == plain.candidates[0].cost
+    doc["candidates"][0]["cost"] = np.bool_(True)
+    with pytest.raises(PackageError):
+        parse_package(doc)
+
+
 def test_an_empty_store_warns():
     doc = base_doc()
     doc["stores"] = [{"id": "blank"}, {"id": "one", "select": [doc["candidates"][0]["id"]]}]

@@ -99,3 +99,37 @@ def test_an_error_message_starts_below_an_open_progress_bar(capsys):
     bar(4, 4)
     Progress.close_line()
     assert capsys.readouterr().err.count("\n") == 1
+
+
+FORKED_SOLVE = """
+import multiprocessing as mp, sys
+from memaudit_core.generators import generate
+from memaudit_core.compiled import compile_package
+from memaudit_core.solvers import solve
+
+inst = compile_package(generate("event_graph", seed=7, n_experiences=50))
+
+def child(queue):
+    queue.put(solve(inst, 20, "milp").value)
+
+if __name__ == "__main__":
+    parent_value = solve(inst, 20, "milp").value  # HiGHS's thread pool now exists here
+    ctx = mp.get_context("fork")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=child, args=(queue,))
+    proc.start()
+    proc.join(timeout=60)
+    if proc.is_alive():
+        proc.kill()
+        sys.exit(3)
+    sys.exit(0 if queue.get(timeout=5) == parent_value else 4)
+"""
+
+
+def test_a_forked_child_of_a_process_that_ran_highs_can_solve(tmp_path):
+    """Library QA: the default ProcessPoolExecutor on Linux forks; a child of a parent that had
+    run HiGHS spun forever in its first MILP solve."""
+    script = tmp_path / "forked_solve.py"
+    script.write_text(FORKED_SOLVE)
+    done = subprocess.run([sys.executable, str(script)], timeout=180, capture_output=True)
+    assert done.returncode == 0, (done.returncode, done.stderr.decode()[-2000:])

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -665,3 +666,71 @@ def test_reference_writers_pick_the_same_stores_in_any_units(weight_scale, cost_
         assert [r.selected for r in bulk[name]] == [
             run_writer(name, inst, b).selected for b in (3.0, 8.0, 13.0)
         ], name
+
+
+# --------------------------------------------------------------------------- writers users register
+
+
+@pytest.fixture
+def own_writer():
+    """Register writers for one test and remove them afterwards (WRITERS is process-wide)."""
+    added: list[str] = []
+
+    def register(name, fn, **kw):
+        W.register_writer(W.WriterInfo(name, "test writer", "oracle", fn), **kw)
+        added.append(name)
+
+    yield register
+    for name in added:
+        dict.pop(WRITERS, name, None)
+
+
+def test_register_writer_refuses_taken_names_and_bad_records(own_writer):
+    with pytest.raises(MemAuditError, match="'gvt' is taken by a reference writer"):
+        W.register_writer(W.WriterInfo("gvt", "mine", "oracle", lambda inst, b: ()))
+    assert get_writer("gvt") is W.BUILTIN_WRITERS["gvt"]
+    for bad, match in [
+        (W.WriterInfo(None, "x", "oracle", lambda i, b: ()), "non-empty string"),
+        (W.WriterInfo("x1", "x", "whatever", lambda i, b: ()), "kind must be one of"),
+        (W.WriterInfo("x2", "x", "oracle", "not callable"), "must be callable"),
+    ]:
+        with pytest.raises(MemAuditError, match=match):
+            W.register_writer(bad)
+    own_writer("mine_twice", lambda inst, b: ())
+    with pytest.raises(MemAuditError, match="taken"):
+        W.register_writer(W.WriterInfo("mine_twice", "again", "oracle", lambda inst, b: ()))
+    own_writer("mine_twice", lambda inst, b: (0,), replace=True)  # on purpose: allowed
+    assert run_writer("mine_twice", compile_package(generate("update_chain")), 50).selected_idx == (
+        0,
+    )
+
+
+@pytest.mark.parametrize(
+    ("fn", "match"),
+    [
+        (lambda inst, b: 1 / 0, "raised ZeroDivisionError"),
+        (lambda inst, b: None, "raised TypeError"),
+        (lambda inst, b: ["version_0_atomic_fact"], "must return candidate positions"),
+        (lambda inst, b: [999], "position 999, outside 0..17"),
+        (lambda inst, b: [True], "must return candidate positions"),
+        (lambda inst, b: [3, 3], "more than once"),
+        (lambda inst, b: list(range(inst.n_candidates)), "holds .* candidates of experience"),
+    ],
+)
+def test_a_registered_writer_that_fails_raises_a_writer_error(own_writer, fn, match):
+    """Library QA: raw RuntimeError / IndexError / TypeError escaped and aborted sweeps."""
+    own_writer("mine_failing", fn)
+    inst = compile_package(generate("update_chain"))
+    with pytest.raises(W.WriterError, match=match):
+        run_writer("mine_failing", inst, 100)
+    [entry] = run_writers(["mine_failing"], inst, [100])["mine_failing"]
+    assert isinstance(entry, W.WriterError) and re.search(match, str(entry))
+    result = sweep([generate("update_chain")], [100], ["gvt", "mine_failing"])
+    assert [e.writer for e in result.errors] == ["mine_failing"]
+    assert {r.method for r in result.rows} == {"gvt"}
+
+
+def test_numpy_positions_are_accepted(own_writer):
+    own_writer("mine_numpy", lambda inst, b: np.array([0, 3]))
+    res = run_writer("mine_numpy", compile_package(generate("update_chain")), 100)
+    assert res.selected_idx == (0, 3)

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..compiled import CompiledInstance
-from ..errors import MemAuditError, UnknownNameError
+from ..errors import MemAuditError, UnknownNameError, check_budget_list, check_type
 from ..objective import evaluate
 
 RESULT_VERSION = 1
@@ -313,6 +313,7 @@ def solve(
     """
     from .certify import solve_certified
 
+    check_type(inst, CompiledInstance, "solve()", "a CompiledInstance (compile_package(package))")
     budget = check_budget(budget)
     return solve_certified(
         inst,
@@ -346,7 +347,10 @@ def solve_budgets(
     """
     from .budgets import solve_budgets as _solve_budgets
 
-    return _solve_budgets(inst, budgets, solver, **kwargs)
+    check_type(
+        inst, CompiledInstance, "solve_budgets()", "a CompiledInstance (compile_package(package))"
+    )
+    return _solve_budgets(inst, check_budget_list(budgets, "solve_budgets()"), solver, **kwargs)
 
 
 def recompute(inst: CompiledInstance, selected_idx: tuple[int, ...]) -> float:

@@ -140,6 +140,8 @@ GUARD_GRACE_S = 2.0
 GUARD_GRACE_FRACTION = 0.25
 
 _BANNER_SHOWN = False
+#: The process that last built a Highs object (a forked child sees its parent's pid here).
+_HIGHS_PID: int | None = None
 #: HiGHS ``threads`` for every model of this process (None: HiGHS's default). Worker pools set
 #: 1, so that N workers each running HiGHS do not oversubscribe N cores.
 HIGHS_THREADS: int | None = None
@@ -160,7 +162,14 @@ def _new_highs(highspy):
     created, before any option can be set; that would corrupt JSON written to stdout by the
     CLI, so file descriptor 1 is pointed at /dev/null for that one construction.
     """
-    global _BANNER_SHOWN
+    global _BANNER_SHOWN, _HIGHS_PID
+    if _HIGHS_PID is not None and _HIGHS_PID != os.getpid():
+        # A forked child of a process that ran HiGHS inherits its thread scheduler without the
+        # threads, and its first solve spins forever (library QA: the default
+        # ProcessPoolExecutor on Linux forks). Dropping the copy without joining lets HiGHS
+        # build a fresh one.
+        highspy.Highs.resetGlobalScheduler(False)
+    _HIGHS_PID = os.getpid()
     if _BANNER_SHOWN:
         h = highspy.Highs()
     else:
