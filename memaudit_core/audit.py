@@ -737,29 +737,9 @@ __all__ = [
 
 def add_audit_arguments(p: Any) -> None:
     """Arguments of ``memaudit audit``."""
-    from .suites import add_suite_arguments
+    from .suites import add_source_arguments, add_suite_arguments
 
-    p.add_argument(
-        "packages",
-        nargs="*",
-        metavar="PACKAGES",
-        help="package files, folders (*.json inside) or .txt lists of paths",
-    )
-    p.add_argument(
-        "--family",
-        action="append",
-        default=[],
-        metavar="NAME[:SEEDS]",
-        help="a generated family, optionally with seeds (memaudit-small:0-99); repeatable",
-    )
-    p.add_argument("--seeds", default=None, help="seeds for --family without its own, e.g. 0-99")
-    p.add_argument(
-        "--param",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a --family parameter (repeatable; see `memaudit generate --list`)",
-    )
+    add_source_arguments(p)
     p.add_argument(
         "--budgets", default=None, help="e.g. 1,4,7,15 (default: each package's budget grid)"
     )

@@ -1177,22 +1177,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_score)
 
     p = command("sweep", "ratios over budgets and packages (or a family's seeds)")
-    p.add_argument("packages", nargs="*", help="package files, folders or .txt lists of paths")
-    p.add_argument(
-        "--family",
-        action="append",
-        default=[],
-        metavar="NAME[:SEEDS]",
-        help="a generated family, optionally with seeds (memaudit-small:0-99); repeatable",
-    )
-    p.add_argument("--seeds", default=None, help="seeds of --family, e.g. 0-499 or 0,3,7")
-    p.add_argument(
-        "--param",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a --family parameter (repeatable; see `memaudit generate --list`)",
-    )
+    from .suites import add_source_arguments
+
+    add_source_arguments(p)
     p.add_argument(
         "--budgets",
         default=None,

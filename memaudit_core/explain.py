@@ -144,15 +144,18 @@ def _evaluation(
     writer: str | None,
     store_id: str | None,
     solver: str,
+    time_limit: float | None = None,
 ) -> StoreEvaluation:
-    """:func:`analysis.score`, memoised by (content hash, budget, writer, store, solver)."""
-    key = (package.content_hash(), float(budget), writer, store_id, solver)
+    """:func:`analysis.score`, memoised by (content hash, budget, writer, store, solver, limit)."""
+    key = (package.content_hash(), float(budget), writer, store_id, solver, time_limit)
     with _eval_lock:
         ev = _eval_cache.get(key)
         if ev is not None:
             _eval_cache.move_to_end(key)
             return ev
-    ev = score(package, budget, writer=writer, store_id=store_id, solver=solver)
+    ev = score(
+        package, budget, writer=writer, store_id=store_id, solver=solver, time_limit=time_limit
+    )
     with _eval_lock:
         _eval_cache[key] = ev
         _eval_cache.move_to_end(key)
@@ -528,6 +531,7 @@ def compare_view(
     writer: str | None = None,
     store_id: str | None = None,
     solver: str = "auto",
+    time_limit: float | None = None,
 ) -> CompareView:
     """One store against the optimum at ``budget``, explained.
 
@@ -539,6 +543,9 @@ def compare_view(
         Exactly one: a reference writer's store, or a store of the package.
     solver : str
         Passed to :func:`memaudit_core.solvers.solve`.
+    time_limit : float, optional
+        Seconds per engine run for the optimum; a limited run makes the view's denominator an
+        incumbent with its bound (labelled so, never OPT).
 
     Returns
     -------
@@ -558,7 +565,7 @@ def compare_view(
     >>> [b.bucket for b in cv.bucket_rows]
     ['current truth', 'invalidation / tombstones', 'stale']
     """
-    ev = _evaluation(package, budget, writer, store_id, solver)
+    ev = _evaluation(package, budget, writer, store_id, solver, time_limit)
     inst = _eval_instance(package, ev)
     look = _Lookup(package, inst, ev)
     store_idx = [inst.candidate_idx(c) for c in ev.selected]
@@ -699,6 +706,9 @@ def _explain(
     opt_name = ("OPT" if ev.opt_certified else f"the {ev.opt_label}") + _over_union(ev.source_kind)
     if not ev.opt_certified:
         opt_name += " (not proven optimal)"
+    # The store it is compared with: "the optimum" only when proven (a limited run's best
+    # store is the incumbent; calling it the optimum would claim what was not shown).
+    ref = "the optimum" if ev.opt_certified else "the incumbent"
     paras: list[str] = []
     if ev.opt_value <= ZERO_OPT:
         paras.append(
@@ -713,16 +723,16 @@ def _explain(
     paras.append(
         f"{ev.label} scores F = {_num(ev.value)} against {opt_name} = {_num(ev.opt_value)} at "
         f"budget {ev.budget:g} {unit} (ratio {ev.ratio_text}). It keeps {kept} costing "
-        f"{ev.cost:g} {unit}; the optimum keeps {len(opt_idx)} costing {opt_cost:g} {unit}."
+        f"{ev.cost:g} {unit}; {ref} keeps {len(opt_idx)} costing {opt_cost:g} {unit}."
     )
     if lost_total <= LOSS_EPS * max(1.0, ev.opt_value):
         shared = len(set(store_idx) & set(opt_idx))
         paras.append(
-            "The store loses nothing against the optimum"
+            f"The store loses nothing against {ref}"
             + (
                 " (it holds the same memories)."
                 if shared == len(store_idx) == len(opt_idx)
-                else f" (it shares {shared} of its memories with the optimum and reaches the same "
+                else f" (it shares {shared} of its memories with {ref} and reaches the same "
                 "value with a different choice)."
             )
         )
@@ -740,7 +750,7 @@ def _explain(
         ids = [u.unit_id for u in missed]
         partial = [u.unit_id for u in missed if u.store_value > LOSS_EPS]
         noun = _BUCKET_NOUN[bucket.bucket]
-        opt_name_short = "OPT" if ev.opt_certified else "the optimum"
+        opt_name_short = "OPT" if ev.opt_certified else ref
         text = (
             f"The store missed {_plural(len(missed), noun + ' unit')}, losing {_num(lost)} of the "
             f"{_num(bucket.opt_value)} that {opt_name_short} gets from {noun} units: {_list(ids)}."
@@ -748,7 +758,7 @@ def _explain(
         if partial:
             verb = "is" if len(partial) == 1 else "are"
             text += f" Of these, {_list(partial, 4)} {verb} only partly covered."
-        # Which optimum memories cover the missed units, by the value they give them alone.
+        # Which of the reference store's memories cover the missed units, by value alone.
         missed_pos = {unit_pos[u.unit_id] for u in missed}
         helpers: list[tuple[float, int, list[str]]] = []
         for i in sorted(opt_set):
@@ -770,7 +780,7 @@ def _explain(
             ]
             more = f" and {len(helpers) - 4} more" if len(helpers) > 4 else ""
             them = "it" if len(missed) == 1 else "them"
-            text += f" The optimum covered {them} with {'; '.join(parts)}{more}."
+            text += f" {ref.capitalize()} covered {them} with {'; '.join(parts)}{more}."
             if len(helpers) > 4:
                 counts: dict[str, int] = {}
                 for _, i, _ in helpers:
@@ -781,14 +791,14 @@ def _explain(
                 text += (
                     f" All {len(helpers)} are {next(iter(counts))}."
                     if len(counts) == 1
-                    else f" By type, the optimum's {len(helpers)} covering memories: {mix}."
+                    else f" By type, {ref}'s {len(helpers)} covering memories: {mix}."
                 )
         paras.append(text)
 
     gained = [u for u in unit_rows if u.lost < -LOSS_EPS]
     if gained:
         paras.append(
-            f"In exchange the store covers {_plural(len(gained), 'unit')} better than the optimum "
+            f"In exchange the store covers {_plural(len(gained), 'unit')} better than {ref} "
             f"(value {_num(-sum(u.lost for u in gained))} more): "
             f"{_list([u.unit_id for u in gained])}."
         )
@@ -819,7 +829,7 @@ def _explain(
         ids = [inst.candidate_ids[i] for i in sorted(only_store)]
         paras.append(
             f"Instead, the store spent {spent:g} of its {ev.cost:g} {unit} on "
-            f"{_plural(len(only_store), 'memory', 'memories')} the optimum did "
+            f"{_plural(len(only_store), 'memory', 'memories')} {ref} did "
             f"not keep ({_list(ids, 4)}): " + "; ".join(parts) + "."
         )
     unused = ev.budget - ev.cost
@@ -1181,12 +1191,13 @@ def evidence_view(
     kinds: Iterable[str] | None = None,
     focus_unit: str | None = None,
     solver: str = "auto",
+    time_limit: float | None = None,
 ) -> EvidenceView:
     """Units, one focus unit's candidates and queries, heatmap, timeline and graph.
 
     Parameters
     ----------
-    package, budget, writer, store_id, solver
+    package, budget, writer, store_id, solver, time_limit
         As for :func:`compare_view` (the chosen store and the optimum mark memberships).
     kinds : iterable of str, optional
         Unit kinds to show; ``None`` shows every kind and an empty filter none. Unknown kinds
@@ -1203,7 +1214,7 @@ def evidence_view(
     >>> view.focus_unit in view.unit_ids, len(view.heatmap.z) == len(view.heatmap.row_ids)
     (True, True)
     """
-    ev = _evaluation(package, budget, writer, store_id, solver)
+    ev = _evaluation(package, budget, writer, store_id, solver, time_limit)
     inst = _eval_instance(package, ev)
     store_set = {inst.candidate_idx(c) for c in ev.selected}
     opt_set = {inst.candidate_idx(c) for c in ev.opt_selected}
@@ -1679,11 +1690,19 @@ def view_for_key(
     kinds: Iterable[str] | None = None,
     focus_unit: str | None = None,
     solver: str = "auto",
+    time_limit: float | None = None,
 ) -> CompareView | EvidenceView:
     """:func:`compare_view` or :func:`evidence_view` for a frame store key."""
     writer, store_id = parse_store_key(store_key)
     if view == "compare":
-        return compare_view(package, budget, writer=writer, store_id=store_id, solver=solver)
+        return compare_view(
+            package,
+            budget,
+            writer=writer,
+            store_id=store_id,
+            solver=solver,
+            time_limit=time_limit,
+        )
     if view == "evidence":
         return evidence_view(
             package,
@@ -1693,6 +1712,7 @@ def view_for_key(
             kinds=kinds,
             focus_unit=focus_unit,
             solver=solver,
+            time_limit=time_limit,
         )
     raise UnknownNameError(f"unknown view {view!r} (known: compare, evidence)")
 

@@ -1180,6 +1180,33 @@ __all__ = [
 # --------------------------------------------------------------------------- CLI glue
 
 
+def add_source_arguments(p: Any) -> None:
+    """What a suite runs on (``sweep`` and ``audit``): package paths, families, seeds, params."""
+    p.add_argument(
+        "packages",
+        nargs="*",
+        metavar="PACKAGES",
+        help="package files, folders (*.json inside) or .txt lists of paths",
+    )
+    p.add_argument(
+        "--family",
+        action="append",
+        default=[],
+        metavar="NAME[:SEEDS]",
+        help="a generated family, optionally with seeds (memaudit-small:0-99); repeatable",
+    )
+    p.add_argument(
+        "--seeds", default=None, help="seeds for --family without its own, e.g. 0-499 or 0,3,7"
+    )
+    p.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a --family parameter (repeatable; see `memaudit generate --list`)",
+    )
+
+
 def add_suite_arguments(p: Any) -> None:
     """Options shared by ``memaudit sweep`` (suite mode) and ``memaudit audit``."""
     p.add_argument(

@@ -54,7 +54,9 @@ def compare_view(_package: Package, content_hash: str, budget: float, store_key:
     """:func:`memaudit_core.explain.compare_view` for a frame store key."""
     from memaudit_core import explain
 
-    return explain.view_for_key(_package, budget, store_key, view="compare")
+    return explain.view_for_key(
+        _package, budget, store_key, view="compare", time_limit=APP_TIME_LIMIT_S
+    )
 
 
 @st.cache_data(
@@ -72,7 +74,13 @@ def evidence_view(
     from memaudit_core import explain
 
     return explain.view_for_key(
-        _package, budget, store_key, view="evidence", kinds=kinds, focus_unit=focus_unit
+        _package,
+        budget,
+        store_key,
+        view="evidence",
+        kinds=kinds,
+        focus_unit=focus_unit,
+        time_limit=APP_TIME_LIMIT_S,
     )
 
 
@@ -122,7 +130,14 @@ def family_band(
     from memaudit_core import curves
 
     return curves.family_band(
-        family, seeds, dict(params), budgets, methods, ablations=ablations, progress=_progress
+        family,
+        seeds,
+        dict(params),
+        budgets,
+        methods,
+        ablations=ablations,
+        time_limit=APP_TIME_LIMIT_S,
+        progress=_progress,
     )
 
 
@@ -162,7 +177,14 @@ def union_report(
     """:func:`memaudit_core.union.union_report` keyed by content hash, store and budget."""
     from memaudit_core import union
 
-    return union.union_report(_package, store_id, budget, salience_field=salience_field, keep=keep)
+    return union.union_report(
+        _package,
+        store_id,
+        budget,
+        salience_field=salience_field,
+        keep=keep,
+        time_limit=APP_TIME_LIMIT_S,
+    )
 
 
 @st.cache_data(show_spinner="Solving kept vs upper-pruned across budgets…", max_entries=32)
@@ -177,7 +199,14 @@ def union_curve(
     """:func:`memaudit_core.union.union_curve` keyed by content hash, stores and budgets."""
     from memaudit_core import union
 
-    return union.union_curve(_package, store_ids, budgets, keep=keep, salience_field=salience_field)
+    return union.union_curve(
+        _package,
+        store_ids,
+        budgets,
+        keep=keep,
+        salience_field=salience_field,
+        time_limit=APP_TIME_LIMIT_S,
+    )
 
 
 @st.cache_data(show_spinner="Computing coverage suggestions…", max_entries=64)

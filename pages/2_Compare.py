@@ -56,9 +56,10 @@ cols[2].metric(
     help="n/a when the optimum is 0 (nothing of value fits the budget).",
 )
 cols[3].metric(
-    f"Cost used ({unit})",
-    f"{cv.cost:g} of {ctx.budget:g}",
-    help=f"The optimum uses {cv.opt_cost:g} {unit}.",
+    # The budget goes in the label: "107.761 of 107.816" was cut to "107.761 of 1…".
+    f"Cost used (of {ctx.budget:g} {unit})",
+    f"{cv.cost:g}",
+    help=f"The {'optimum' if cv.opt_certified else 'incumbent'} uses {cv.opt_cost:g} {unit}.",
 )
 
 if cv.notes:

@@ -550,3 +550,16 @@ def test_pages_with_an_external_store(page):
     if page.endswith("Compare.py"):
         table = next(d.value for d in at.dataframe if "match" in d.value.columns)
         assert any(str(e).startswith("mem0/") for e in table["experience"])
+
+
+def test_a_limited_view_calls_its_denominator_the_incumbent():
+    """The app passes its time limit (a hard package's Compare page took 107 s); a limited
+    denominator is then the incumbent everywhere in the explanation, never "the optimum"."""
+    from memaudit_core.explain import compare_view
+    from memaudit_core.generators import generate
+
+    pkg = generate("random_coverage", seed=0)
+    cv = compare_view(pkg, 107.8155, writer="gvt", time_limit=0.05)
+    assert not cv.opt_certified and cv.opt_bound >= cv.opt_value
+    text = " ".join(cv.explanation)
+    assert "the incumbent keeps" in text and "the optimum" not in text
