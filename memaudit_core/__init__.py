@@ -24,7 +24,8 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-#: Public name -> the module that defines it.
+#: Public name -> the module that defines it. No name may equal a submodule's (``audit`` the
+#: function would shadow ``memaudit_core.audit`` the module, depending on import order).
 _EXPORTS = {
     "load_package": "package",
     "parse_package": "package",
@@ -53,7 +54,6 @@ _EXPORTS = {
     "register_writer": "writers",
     "WriterInfo": "writers",
     "WRITERS": "writers",
-    "audit": "audit",
     "MemAuditError": "errors",
     "PackageError": "errors",
     "WriterError": "errors",

@@ -39,3 +39,8 @@ def test_every_top_level_name_resolves():
         assert getattr(memaudit_core, name) is not None, name
     with pytest.raises(AttributeError):
         memaudit_core.not_a_name  # noqa: B018
+
+
+def test_no_top_level_name_shadows_a_submodule():
+    submodules = {name for _, name, _ in pkgutil.iter_modules(memaudit_core.__path__)}
+    assert not submodules & set(memaudit_core.__all__)
