@@ -388,3 +388,17 @@ def test_size_estimates_track_the_generated_packages(family):
             estimate = estimated_size(family, **{name: n})
             most = 3 * (actual + len(pkg.units)) + 100
             assert 0.9 * actual <= estimate <= most, (name, n, actual, estimate)
+
+
+def test_numbers_of_the_neighbouring_type_mean_the_same_parameter():
+    """Library QA: integer_costs=0 was recorded as 0 and length=3.0 was refused."""
+    assert (
+        generate("update_chain", length=3.0).content_hash()
+        == generate("update_chain").content_hash()
+    )
+    pkg = generate("random_coverage", 1, integer_costs=0, n_groups=5.0, cost_low=1)
+    assert pkg.meta["params"]["integer_costs"] is False
+    assert pkg.meta["params"]["n_groups"] == 5 and type(pkg.meta["params"]["n_groups"]) is int
+    assert type(pkg.meta["params"]["cost_low"]) is float
+    with pytest.raises(MemAuditError):
+        generate("update_chain", length=3.5)

@@ -82,6 +82,16 @@ def _coerce(value: Any, default: Any, name: str) -> Any:
         except ValueError:
             kind = _KIND_WORDS.get(type(default), f"a {type(default).__name__}")
             raise MemAuditError(f"parameter {name!r} must be {kind}, got {value!r}") from None
+    # Numbers of the neighbouring type mean the same value (library QA: integer_costs=0 was
+    # recorded as 0, and length=3.0 refused while "3" was accepted).
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return value
+    if isinstance(default, bool):
+        return bool(value) if value in (0, 1) else value
+    if isinstance(default, int) and float(value).is_integer():
+        return int(value)
+    if isinstance(default, float):
+        return float(value)
     return value
 
 
