@@ -41,6 +41,8 @@ for start in range(0, len(counts), metrics_per_row):
 # Drawn after the package summary, so a slow solve never leaves a blank page.
 ov = cached.overview(pkg, content_hash, ctx.budget)
 opt = ov.opt
+for writer_name, message in ov.writer_errors:
+    st.warning(f"Writer {writer_name} failed at this budget and is left out: {message}")
 
 st.subheader(f"{'Optimum' if opt.certified else 'Best store found'} at budget {ctx.budget:g}")
 if ctx.present:

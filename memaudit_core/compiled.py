@@ -17,6 +17,7 @@ Examples
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -25,7 +26,7 @@ from typing import TypeVar
 import numpy as np
 import scipy.sparse as sp
 
-from .errors import UnknownNameError, check_type
+from .errors import MemAuditError, UnknownNameError, check_type
 from .package import GENERIC_TYPES, VALIDITY_TYPES, Package, Store
 
 SparseT = TypeVar("SparseT", sp.csr_array, sp.csc_array)
@@ -344,9 +345,24 @@ class CompiledInstance:
 
     def with_capacity(self, k: int) -> CompiledInstance:
         """The same instance allowing up to ``k`` candidates per group."""
-        if k < 1:
-            raise ValueError("group capacity must be at least 1")
-        return replace(self, group_capacity=int(k))
+        return replace(self, group_capacity=check_capacity(k))
+
+
+def check_capacity(k: object) -> int:
+    """A group capacity: an integer >= 1 (2.0 is 2; 2.7, True, NaN and "2" are refused).
+
+    >>> check_capacity(2), check_capacity(3.0)
+    (2, 3)
+    """
+    if (
+        isinstance(k, bool)
+        or not isinstance(k, numbers.Real)
+        or not math.isfinite(k)
+        or k != int(k)
+        or k < 1
+    ):
+        raise MemAuditError(f"group capacity k must be an integer >= 1, got {k!r}")
+    return int(k)
 
 
 def _arrival_key(time: float, exp_id: str) -> tuple[float, str]:

@@ -28,16 +28,17 @@ Examples
 from __future__ import annotations
 
 import math
+import numbers
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from .analysis import ABLATIONS, compile_cached, opt_at, ratio_text, summarize, sweep
-from .errors import MemAuditError, SolverError, UnknownNameError
+from .errors import MemAuditError, SolverError, UnknownNameError, check_budget_list, check_names
 from .generators import FAMILIES, generate
 from .package import Package
-from .solvers import check_budget, recompute, relative_gap, run_engine
+from .solvers import check_budget, check_time_limit, recompute, relative_gap, run_engine
 from .writers import WRITERS
 
 Progress = Callable[[int, int], None]
@@ -95,6 +96,8 @@ def resolve_methods(
     """
     stores = {s.id: s for s in package.stores} if package is not None else {}
     out: dict[str, Method] = {}
+    methods = check_names(methods, "methods")  # a lone "gvt" is one name, not three
+    ablations = check_names(ablations, "ablations")
     for raw in methods:
         kind, sep, name = str(raw).partition(":")
         if not sep:
@@ -177,7 +180,7 @@ def budget_range(start: float, stop: float, step: float) -> tuple[float, ...]:
 
 
 def _grid(budgets: Sequence[float]) -> tuple[float, ...]:
-    grid = {check_budget(b) for b in budgets}
+    grid = {check_budget(b) for b in check_budget_list(budgets, "budgets")}
     if not grid:
         raise MemAuditError("the budget grid is empty")
     if len(grid) > MAX_BUDGETS:
@@ -639,7 +642,12 @@ def family_band(
         raise MemAuditError(
             f"family {family!r} does not depend on its seed: a seed range would repeat one package"
         )
-    seed_list = tuple(dict.fromkeys(int(s) for s in seeds))
+    from .generators import check_seed
+
+    if isinstance(seeds, numbers.Real):  # one seed, as generate() takes it
+        seeds = [seeds]
+    # check_seed, as generate(): 1.7 or True was silently read as seed 1 (library QA).
+    seed_list = tuple(dict.fromkeys(check_seed(s) for s in check_names(seeds, "seeds")))
     if not seed_list:
         raise MemAuditError("family band: no seeds given")
     if len(seed_list) > MAX_SEEDS:
@@ -1080,7 +1088,8 @@ def certification_report(
     """
     t0 = time.perf_counter()
     grid = _grid(budgets)
-    engines = tuple(dict.fromkeys(engines))
+    engines = tuple(dict.fromkeys(check_names(engines, "engines")))
+    check_time_limit(time_limit)
     if not engines:
         raise MemAuditError("certification report: no engines given")
     if time_limit is not None and (not math.isfinite(time_limit) or time_limit <= 0):

@@ -29,6 +29,7 @@ import numbers
 import os
 import re
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -142,6 +143,27 @@ class Store:
     @property
     def display_name(self) -> str:
         return self.label or self.id
+
+
+def created_at_utc(text: str) -> datetime | None:
+    """An external memory's ``created_at`` as an aware UTC time (a time without an offset is
+    read as UTC), or None when it is not ISO-8601.
+
+    Recency pruning compares these, not the strings: "11:00-07:00" is after "17:00+00:00"
+    (library QA: string order kept the older of the two).
+
+    >>> created_at_utc("2024-05-01T11:00:00-07:00") > created_at_utc("2024-05-01T17:00:00Z")
+    True
+    >>> created_at_utc("2025-01-02").isoformat(), created_at_utc("yesterday")
+    ('2025-01-02T00:00:00+00:00', None)
+    """
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except (ValueError, AttributeError):
+        return None
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
 
 
 def _round_up(value: float) -> float:
@@ -697,6 +719,15 @@ def parse_package(doc: object, source: str = "<memory>") -> Package:
             created_at = (
                 checker.string(mem, "created_at", mpath, required=False, default="") or None
             )
+            if created_at is not None and created_at_utc(created_at) is None:
+                # Recency pruning orders by this time; a text it cannot read would be ordered
+                # as text (library QA: "yesterday" was kept as the newest memory).
+                checker.add(
+                    f"{mpath}.created_at",
+                    "iso-8601",
+                    "must be an ISO-8601 date or time, e.g. 2025-04-20T09:02:00+00:00",
+                    created_at,
+                )
             salience = checker.number(mem, "salience", mpath, required=False)
             status = (
                 checker.string(mem, "status", mpath, required=False, default="active") or "active"

@@ -124,6 +124,8 @@ class Overview:
     budget: float
     opt: SolveResult
     evaluations: tuple[StoreEvaluation, ...]
+    #: Writers that failed at this budget (name, message); they have no evaluation.
+    writer_errors: tuple[tuple[str, str], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -131,6 +133,7 @@ class Overview:
             "budget": self.budget,
             "opt": self.opt.to_dict(),
             "evaluations": [e.to_dict() for e in self.evaluations],
+            "writer_errors": [list(e) for e in self.writer_errors],
         }
 
 
@@ -160,10 +163,14 @@ def overview(
         written = run_writers(names, inst, [budget], package=package)
         opt = opt_future.result()
     evaluations = []
+    writer_errors: list[tuple[str, str]] = []
     for name in names:
         result = written[name][0]
         if isinstance(result, WriterError):
-            raise result
+            # One failing writer (a user's own, registered in this process) leaves the others'
+            # scores standing, as in sweeps (library QA: the whole overview raised).
+            writer_errors.append((name, str(result)))
+            continue
         evaluations.append(
             score(
                 package,
@@ -178,4 +185,6 @@ def overview(
         score(package, budget, store_id=s.id, solver=solver, time_limit=time_limit)
         for s in package.stores
     ]
-    return Overview(package_stats(package), float(budget), opt, tuple(evaluations))
+    return Overview(
+        package_stats(package), float(budget), opt, tuple(evaluations), tuple(writer_errors)
+    )

@@ -53,6 +53,7 @@ Examples
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -60,14 +61,14 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .compiled import CompiledInstance
+from .compiled import CompiledInstance, check_capacity
 from .costs import COST_RULES, EmptyTextError, available_cost_rules, cost_of
-from .errors import MemAuditError, SolverError, UnknownNameError, check_names
+from .errors import MemAuditError, SolverError, UnknownNameError, check_budget_list, check_names
 from .generators import check_seed
 from .objective import evaluate
 from .package import GENERIC_TYPES, VALIDITY_TYPES, Package
 from .parallel import check_workers
-from .solvers import ZERO_OPT, SolveResult, check_budget, run_engine, solve
+from .solvers import ZERO_OPT, SolveResult, check_budget, check_time_limit, run_engine, solve
 from .writers import WRITERS, get_writer, run_writer
 
 Progress = Callable[[int, int], None] | None
@@ -91,7 +92,7 @@ def _ratio(value: float, opt: float) -> float | None:
 
 
 def _budgets(package: Package, budgets: Iterable[float] | None) -> tuple[float, ...]:
-    raw = package.budget_grid() if budgets is None else tuple(budgets)
+    raw = package.budget_grid() if budgets is None else check_budget_list(budgets, "budgets")
     out = [check_budget(b) for b in raw]
     if not out:
         raise MemAuditError("no budgets given")
@@ -642,7 +643,7 @@ def cost_rule_sensitivity(
     """
     grid = _budgets(package, budgets)
     names = _writers(writers)
-    wanted = list(default_cost_rules() if rules is None else rules)
+    wanted = list(default_cost_rules() if rules is None else check_names(rules, "rules"))
     for r in wanted:
         if r != AS_STORED and r not in COST_RULES:
             raise UnknownNameError(
@@ -886,8 +887,12 @@ def capacity_sensitivity(
     >>> round(p.opt_1, 3), round(p.opt_k, 3), p.agree, p.cross_checked
     (7.735, 7.85, True, True)
     """
-    if int(k) != k or k < 1:
-        raise MemAuditError(f"group capacity k must be an integer >= 1, got {k!r}")
+    k = check_capacity(k)  # None, inf, NaN leaked raw errors; True ran as 1 (library QA)
+    engines = check_names(engines, "engines")
+    if not engines:
+        raise MemAuditError("capacity sensitivity: no engines given")
+    if engine_time_limit is not None:
+        check_time_limit(engine_time_limit)  # -1 or NaN were accepted (library QA)
     limit = time_limit if engine_time_limit is None else engine_time_limit
     grid = _budgets(package, budgets)
     inst = _compile(package)
@@ -1066,10 +1071,10 @@ def _nth_free(j: int, used: set[int]) -> int:
 def _check_noise(mode: str, level: float) -> None:
     if mode not in NOISE_MODES:
         raise UnknownNameError(f"unknown noise mode {mode!r} (known: {', '.join(NOISE_MODES)})")
-    try:
-        lv = float(level)
-    except (TypeError, ValueError):
-        raise MemAuditError(f"noise level must be a number, got {level!r}") from None
+    # A real number, as budgets: "0.2" and True were read as numbers (library QA).
+    if isinstance(level, bool) or not isinstance(level, numbers.Real):
+        raise MemAuditError(f"noise level must be a number, got {level!r}")
+    lv = float(level)
     if not math.isfinite(lv) or lv < 0:
         raise MemAuditError(f"noise level must be a finite number >= 0, got {level!r}")
     if mode in ("flip", "shrink") and lv > 1:

@@ -63,7 +63,14 @@ from .analysis import (
 )
 from .compiled import CompiledInstance, budget_with_tolerance, compile_package
 from .costs import COST_RULES
-from .errors import MemAuditError, PackageError, UnknownNameError, check_type
+from .errors import (
+    MemAuditError,
+    PackageError,
+    UnknownNameError,
+    check_budget_list,
+    check_names,
+    check_type,
+)
 from .objective import evaluate, singleton_values
 from .package import Package, Store, replace_package
 from .solvers import SolveResult, check_budget, gap_text, solve
@@ -974,11 +981,24 @@ def union_curve(
     """
     if keep not in KEEP_RULES:
         raise UnknownNameError(f"unknown keep rule {keep!r} (known: {', '.join(KEEP_RULES)})")
-    ids = [s.id for s in external_stores(package)] if store_ids is None else list(store_ids)
+    ids = (
+        [s.id for s in external_stores(package)]
+        if store_ids is None
+        else check_names(store_ids, "store_ids")
+    )
     stores = [_external_store(package, sid) for sid in ids]
     grid = sorted(
-        {check_budget(b) for b in (package.budget_grid() if budgets is None else budgets)}
+        {
+            check_budget(b)
+            for b in (
+                package.budget_grid()
+                if budgets is None
+                else check_budget_list(budgets, "union_curve()")
+            )
+        }
     )
+    if not grid:
+        raise MemAuditError("union_curve(): no budgets given")
     base = compile_cached(package)
     package_opts: dict[float, SolveResult] = {}
     prev: tuple[int, ...] | None = None

@@ -749,6 +749,8 @@ class _Registry(dict[str, WriterInfo]):
 
 #: The reference writers (iteration) with plugin lookups (``in`` / ``[]`` / ``get``).
 WRITERS: _Registry = _Registry()
+#: The product's own writers as registered at import (a user may replace one on purpose).
+BUILTIN_WRITERS: dict[str, WriterInfo] = {}
 #: What :attr:`WriterInfo.kind` may say.
 WRITER_KINDS = ("oracle", "blind")
 #: Plugin writers by name, in registration order.
@@ -784,10 +786,15 @@ def register_writer(info: WriterInfo, *, replace: bool = False) -> WriterInfo:
     if not callable(info.fn):
         raise MemAuditError(f"writer {info.name!r}: fn must be callable, got {info.fn!r}")
     if not replace:
-        if dict.__contains__(WRITERS, info.name):
+        if info.name in BUILTIN_WRITERS:
             raise MemAuditError(
                 f"writer name {info.name!r} is taken by a reference writer: pass replace=True "
                 "to replace it"
+            )
+        if dict.__contains__(WRITERS, info.name):
+            raise MemAuditError(
+                f"writer {info.name!r} is already registered: pass replace=True to register it "
+                "again (e.g. when a notebook cell runs twice)"
             )
         if info.name in PLUGIN_WRITERS:
             raise MemAuditError(
@@ -927,9 +934,7 @@ for _info in (
     ),
 ):
     register_writer(_info)
-
-#: The product's own writers as registered at import (a user may replace one on purpose).
-BUILTIN_WRITERS: dict[str, WriterInfo] = {name: WRITERS[name] for name in WRITERS}
+    BUILTIN_WRITERS[_info.name] = _info
 
 
 def writer_names() -> tuple[str, ...]:

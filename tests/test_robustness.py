@@ -335,3 +335,31 @@ def test_removed_types_given_as_one_string_is_one_type():
     listed = rb.ablation_curve(pkg, [3, 6], ["tombstone"])
     assert one.pool == listed.pool == "without:tombstone"
     assert one.drops == listed.drops and max(one.drops) > 0
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda pkg: rb.ablation_curve(pkg, 6), r"for one budget: \[6\]"),
+        (lambda pkg: rb.cost_rule_sensitivity(pkg, 6), r"for one budget: \[6\]"),
+        (lambda pkg: rb.capacity_sensitivity(pkg, [6], k=None), "integer >= 1"),
+        (lambda pkg: rb.capacity_sensitivity(pkg, [6], k=True), "integer >= 1"),
+        (lambda pkg: rb.capacity_sensitivity(pkg, [6], k=2.7), "integer >= 1"),
+        (lambda pkg: rb.capacity_sensitivity(pkg, [6], engine_time_limit=-1), "> 0"),
+        (lambda pkg: rb.capacity_sensitivity(pkg, [6], engines=[]), "no engines"),
+        (lambda pkg: rb.noise_sensitivity(pkg, "shrink", "0.2", budgets=[6]), "must be a number"),
+        (lambda pkg: rb.noise_sensitivity(pkg, "shrink", True, budgets=[6]), "must be a number"),
+    ],
+)
+def test_bad_arguments_are_user_errors(call, match):
+    """Library QA round 2: raw TypeError / OverflowError, or silently accepted values."""
+    with pytest.raises(MemAuditError, match=match):
+        call(generate("update_chain"))
+
+
+def test_a_lone_name_is_one_name():
+    """A lone "words" was read as the rules 'w', 'o', ... (library QA round 2)."""
+    pkg = generate("update_chain")
+    res = rb.cost_rule_sensitivity(pkg, [6], "words")
+    assert "words" in {r.rule for r in res.rules}
+    assert rb.capacity_sensitivity(pkg, [6], 2, engines="bnb").points[0].opt_k > 0

@@ -813,3 +813,46 @@ def test_a_cost_rule_in_other_units_than_the_package_is_named() -> None:
     assert "chars" in note and "words" in note
     words = union_report(with_rule("words"), "ext", 12)
     assert not any(n.startswith("Units differ") for n in words.notes)
+
+
+def _tz_package(first: str, second: str):
+    return parse_package(
+        {
+            "memaudit": 1,
+            "id": "tz",
+            "experiences": [{"id": "e1", "time": 0}],
+            "units": [{"id": "old_fact", "weight": 1.0}, {"id": "new_fact", "weight": 1.0}],
+            "candidates": [
+                {"id": "c", "experience": "e1", "type": "raw_span", "cost": 5,
+                 "coverage": {"new_fact": 1.0}}
+            ],
+            "stores": [
+                {"id": "ext", "system": "mem0", "memories": [
+                    {"id": "m_old", "cost": 2, "coverage": {"old_fact": 1.0}, "created_at": first},
+                    {"id": "m_new", "cost": 2, "coverage": {"new_fact": 1.0}, "created_at": second},
+                ]}
+            ],
+        }
+    )  # fmt: skip
+
+
+def test_recency_compares_times_not_strings():
+    """Library QA: 11:00-07:00 (18:00Z) sorted before 17:00+00:00 as text, so recency pruning
+    kept the older memory (EXPORT_FORMATS.md: Mem0 versions wrote different offsets)."""
+    pkg = _tz_package("2024-05-01T17:00:00+00:00", "2024-05-01T11:00:00-07:00")
+    assert union_report(pkg, "ext", 2).kept == ("m_new",)
+    assert score(pkg, 2, store_id="ext").selected == ("m_new",)
+    # A time without an offset is read as UTC, and the note says so when the kinds are mixed.
+    mixed = _tz_package("2024-05-01T17:30:00", "2024-05-01T11:00:00-07:00")
+    ev = score(mixed, 2, store_id="ext")
+    assert ev.selected == ("m_new",)
+    assert any("times without an offset read as UTC" in n for n in ev.notes)
+
+
+def test_an_unreadable_created_at_is_a_package_error():
+    with pytest.raises(PackageError) as info:
+        _tz_package("yesterday", "2024-9-30")
+    assert [(p.path, p.rule) for p in info.value.problems] == [
+        ("$.stores[0].memories[0].created_at", "iso-8601"),
+        ("$.stores[0].memories[1].created_at", "iso-8601"),
+    ]

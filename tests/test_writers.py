@@ -697,7 +697,7 @@ def test_register_writer_refuses_taken_names_and_bad_records(own_writer):
         with pytest.raises(MemAuditError, match=match):
             W.register_writer(bad)
     own_writer("mine_twice", lambda inst, b: ())
-    with pytest.raises(MemAuditError, match="taken"):
+    with pytest.raises(MemAuditError, match="already registered"):
         W.register_writer(W.WriterInfo("mine_twice", "again", "oracle", lambda inst, b: ()))
     own_writer("mine_twice", lambda inst, b: (0,), replace=True)  # on purpose: allowed
     assert run_writer("mine_twice", compile_package(generate("update_chain")), 50).selected_idx == (
@@ -734,3 +734,19 @@ def test_numpy_positions_are_accepted(own_writer):
     own_writer("mine_numpy", lambda inst, b: np.array([0, 3]))
     res = run_writer("mine_numpy", compile_package(generate("update_chain")), 100)
     assert res.selected_idx == (0, 3)
+
+
+def test_overview_lists_a_failing_writer_and_keeps_the_others(own_writer):
+    from memaudit_core.reports import overview
+
+    own_writer("mine_overview_boom", lambda inst, b: 1 / 0)
+    ov = overview(generate("update_chain"), 6)
+    assert [name for name, _ in ov.writer_errors] == ["mine_overview_boom"]
+    assert "ZeroDivisionError" in ov.writer_errors[0][1]
+    assert {e.writer for e in ov.evaluations} >= {"gvt", "density"}
+
+
+def test_registering_the_same_own_writer_twice_says_so(own_writer):
+    own_writer("mine_cell", lambda inst, b: ())
+    with pytest.raises(MemAuditError, match="already registered: pass replace=True"):
+        W.register_writer(W.WriterInfo("mine_cell", "again", "oracle", lambda inst, b: ()))

@@ -214,6 +214,11 @@ def check_budget(budget: float) -> float:
     return b
 
 
+def check_time_limit(time_limit: float | None) -> None:
+    """Refuse a time limit that is not a finite number of seconds > 0 (None: no limit)."""
+    _check_limits(time_limit, None)
+
+
 def _check_limits(time_limit: float | None, node_limit: int | None) -> None:
     """Reject limits an engine would otherwise have to clamp (a negative time, a NaN)."""
     if time_limit is not None:
@@ -358,6 +363,7 @@ def recompute(inst: CompiledInstance, selected_idx: tuple[int, ...]) -> float:
 
 
 __all__ = [
+    "check_time_limit",
     "ENGINES",
     "RESULT_VERSION",
     "RawSolution",
