@@ -30,7 +30,7 @@ counts = [
     ("Evidence units", f"{stats.n_units:,}"),
     ("Queries", f"{stats.n_queries:,}"),
     (f"Total cost ({stats.cost_unit})", f"{stats.total_cost:,.6g}"),
-    (f"Budget ({stats.cost_unit})", f"{ctx.budget:g}"),
+    (f"Budget ({stats.cost_unit})", f"{ctx.budget:.10g}"),
 ]
 for start in range(0, len(counts), metrics_per_row):
     for col, (label, value) in zip(
@@ -44,7 +44,7 @@ opt = ov.opt
 for writer_name, message in ov.writer_errors:
     st.warning(f"Writer {writer_name} failed at this budget and is left out: {message}")
 
-st.subheader(f"{'Optimum' if opt.certified else 'Best store found'} at budget {ctx.budget:g}")
+st.subheader(f"{'Optimum' if opt.certified else 'Best store found'} at budget {ctx.budget:.10g}")
 if ctx.present:
     c1, c2 = st.columns(2)
     c3 = st.container()
@@ -89,12 +89,12 @@ fig = figures.ratio_bars(
     labels,
     [e.ratio for e in evals],
     [e.source_kind for e in evals],
-    f"Ratio F / {opt.label} at budget {ctx.budget:g} {stats.cost_unit}",
+    f"Ratio F / {opt.label} at budget {ctx.budget:.10g} {stats.cost_unit}",
     present=ctx.present,
     denominator=opt.label,
     highlight=chosen,
 )
-render.chart(fig, "overview_ratios", f"{stats.package_id}-ratios-B{ctx.budget:g}")
+render.chart(fig, "overview_ratios", f"{stats.package_id}-ratios-B{ctx.budget:.10g}")
 if chosen is not None:
     st.caption(
         f"Outlined: {evals[chosen].label}, the store chosen in the sidebar (the one Compare "
@@ -128,7 +128,7 @@ rows = pd.DataFrame(
         "notes": [" ".join(e.notes) for e in evals],
     }
 )
-render.table(rows, "overview_table", f"{stats.package_id}-scores-B{ctx.budget:g}")
+render.table(rows, "overview_table", f"{stats.package_id}-scores-B{ctx.budget:.10g}")
 if any(e.ratio is None for e in evals):
     st.info("Ratios are n/a where OPT is 0: nothing of value fits this budget.")
 

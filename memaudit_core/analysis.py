@@ -473,9 +473,9 @@ def opt_at(
 
     Results are cached per compiled instance, budget and solver. A certified optimum answers
     every later call, whatever its ``time_limit`` or ``incumbent_idx``; a limited result
-    answers later calls with the same ``time_limit`` unless their ``incumbent_idx`` is worth
-    more than it, in which case the budget is solved again from that start (so a limited
-    optimum is never below the start it was given).
+    (found from a start or not) answers later calls with the same ``time_limit`` unless their
+    ``incumbent_idx`` is worth more than it, in which case the budget is solved again from that
+    start (so a limited optimum is never below the start it was given).
 
     Examples
     --------
@@ -502,10 +502,16 @@ def opt_at(
                 _opt_cache.move_to_end(found)
         return hit
     result = solve(inst, budget, solver, time_limit=time_limit, incumbent_idx=incumbent_idx)
-    if result.certified or incumbent_idx is None:
-        # A limited result found from a start is that start's, not the budget's: not shared.
-        with _opt_lock:
-            _opt_cache[keys[0] if result.certified else keys[1]] = result
+    # A limited result is shared too, found from a start or not: every page then compares
+    # with one incumbent for this budget and limit (app QA: Compare, solved from gvt's store,
+    # showed 131.5659 and Overview, solved again, 131.6383). It replaces a limited entry only
+    # when it is worth more.
+    key = keys[0] if result.certified else keys[1]
+    with _opt_lock:
+        current = _opt_cache.get(key)
+        if result.certified or current is None or result.value > current.value:
+            _opt_cache[key] = result
+            _opt_cache.move_to_end(key)
             while len(_opt_cache) > _OPT_CACHE_SIZE:
                 _opt_cache.popitem(last=False)
     return result
@@ -717,7 +723,7 @@ def _checked_writer_result(
         )
     if not inst.is_feasible(positions, budget):
         raise WriterError(
-            f"score: writer_result is not a feasible store at budget {budget:g}: "
+            f"score: writer_result is not a feasible store at budget {budget:.10g}: "
             + infeasible_reason(inst, tuple(positions), budget)
         )
     idx = np.asarray(positions, dtype=np.int64)
@@ -807,7 +813,7 @@ def score(
         elif writer_result.writer != writer or writer_result.budget != budget:
             raise MemAuditError(
                 f"score: writer_result is {writer_result.writer!r} at budget "
-                f"{writer_result.budget:g}, not {writer!r} at {budget:g}"
+                f"{writer_result.budget:.10g}, not {writer!r} at {budget:.10g}"
             )
         else:
             res = _checked_writer_result(inst, writer_result, budget)

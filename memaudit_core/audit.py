@@ -508,7 +508,7 @@ def save_disagreement(package: Package, row: AuditRow, folder: Path) -> list[str
     from .package import dumps_package
 
     folder.mkdir(parents=True, exist_ok=True)
-    stem = f"{row.instance_hash[:12]}-{row.pool}-B{row.budget:g}"
+    stem = f"{row.instance_hash[:12]}-{row.pool}-B{row.budget:.10g}"
     pkg_path = folder / f"{stem}.package.json"
     rec_path = folder / f"{stem}.json"
     pkg_path.write_text(dumps_package(replace(package, budget=row.budget)), encoding="utf-8")
@@ -541,7 +541,7 @@ def audit_figure(report: AuditReport) -> Any:
             mode="markers",
             name=f"{outcome} ({len(sel)})",
             marker={"color": color, "size": 7},
-            text=[f"{r.source} {r.pool} B={r.budget:g}" for r in sel],
+            text=[f"{r.source} {r.pool} B={r.budget:.10g}" for r in sel],
         )
     if pts:
         lo = min(min(r.bnb_time_s, r.milp_time_s) for r in pts) * 1000
@@ -608,7 +608,7 @@ def write_audit_outputs(
     bt, mt = report.bnb_time_s, report.milp_time_s
     dis = (
         "\n".join(
-            f"- {r.source} ({r.instance_hash[:12]}), pool {r.pool}, budget {r.budget:g}: "
+            f"- {r.source} ({r.instance_hash[:12]}), pool {r.pool}, budget {r.budget:.10g}: "
             f"bnb {r.bnb_value!r} vs milp {r.milp_value!r} — "
             f"{'; '.join(r.problems) or 'values differ'}"
             for r in report.disagreements
@@ -802,7 +802,7 @@ def cli_audit(args: Any) -> int:
     ]
     for r in rep.disagreements:
         lines.append(
-            f"DISAGREEMENT {r.source} pool {r.pool} budget {r.budget:g}: bnb {r.bnb_value!r} "
+            f"DISAGREEMENT {r.source} pool {r.pool} budget {r.budget:.10g}: bnb {r.bnb_value!r} "
             f"milp {r.milp_value!r} {'; '.join(r.problems)}"
         )
     lines.extend(f"note: {n}" for n in rep.notes)

@@ -854,9 +854,13 @@ class CertificationReport:
                 for r in row.runs
                 if r.recomputed is not None
             )
-            errors.append(f"Budget {row.budget:g}: the engines DISAGREE: {values}. {row.message}.")
+            errors.append(
+                f"Budget {row.budget:.10g}: the engines DISAGREE: {values}. {row.message}."
+            )
         for budget, run in self.errors:
-            errors.append(f"Budget {budget:g}: {name(run.engine, run.engine)} failed: {run.error}")
+            errors.append(
+                f"Budget {budget:.10g}: {name(run.engine, run.engine)} failed: {run.error}"
+            )
         if errors:
             return "error", tuple(errors)
         used = [name(e, e) for e in self.engines if self.applicable(e)]
@@ -875,17 +879,24 @@ class CertificationReport:
                 f"All {n} budgets {verdict}: {how}; F was recomputed on every returned store.",
             )
         limit = f"the {self.time_limit:g} s limit" if self.time_limit else "a limit"
-        single = sum(1 for r in self.rows if not r.certified and any(e.certified for e in r.runs))
-        rest = n - self.n_certified - single
+        single = [
+            r.budget for r in self.rows if not r.certified and any(e.certified for e in r.runs)
+        ]
+        rest = [r.budget for r in self.rows if not r.certified and r.budget not in single]
         parts = [f"{self.n_certified} of {n} budgets {verdict}."]
+
+        def at(budgets: list[float]) -> str:  # app QA: "At 1," read as budget 1
+            noun = "budget" if len(budgets) == 1 else "budgets"
+            return f"At {noun} {', '.join(f'{b:.10g}' for b in budgets)}"
+
         if single:
             parts.append(
-                f"At {single}, one engine stopped at {limit} and the other proved the optimum: "
+                f"{at(single)}, one engine stopped at {limit} and the other proved the optimum: "
                 "that proof certifies OPT there (as on the other pages), without a second one."
             )
         if rest:
             parts.append(
-                f"At {rest}, every engine stopped at {limit}: no OPT is claimed there (see "
+                f"{at(rest)}, every engine stopped at {limit}: no OPT is claimed there (see "
                 "incumbent, bound and gap in the table)."
             )
         return "warning", (" ".join(parts),)

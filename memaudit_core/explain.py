@@ -687,6 +687,12 @@ def _list(ids: Sequence[str], limit: int = 6) -> str:
     return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
 
 
+def _amount(x: float, unit: str) -> str:
+    """``"3 words"``, ``"1 word"``: "1 words" reads as a typo, so a plural cost unit (words,
+    tokens, chars) loses its s at exactly 1."""
+    return f"{x:g} {unit[:-1] if x == 1 and unit.endswith('s') else unit}"
+
+
 def _plural(n: int, word: str, plural: str | None = None) -> str:
     return f"{n} {word if n == 1 else (plural or word + 's')}"
 
@@ -712,7 +718,7 @@ def _explain(
     paras: list[str] = []
     if ev.opt_value <= ZERO_OPT:
         paras.append(
-            f"At budget {ev.budget:g} {unit} the optimum is 0: nothing that fits covers a unit "
+            f"At budget {ev.budget:.10g} {unit} the optimum is 0: nothing that fits covers a unit "
             "with positive weight, so the ratio is undefined (n/a) and there is nothing to explain."
         )
         return tuple(paras)
@@ -722,7 +728,7 @@ def _explain(
     opt_cost = float(inst.cost[list(opt_idx)].sum()) if opt_idx else 0.0
     paras.append(
         f"{ev.label} scores F = {_num(ev.value)} against {opt_name} = {_num(ev.opt_value)} at "
-        f"budget {ev.budget:g} {unit} (ratio {ev.ratio_text}). It keeps {kept} costing "
+        f"budget {ev.budget:.10g} {unit} (ratio {ev.ratio_text}). It keeps {kept} costing "
         f"{ev.cost:g} {unit}; {ref} keeps {len(opt_idx)} costing {opt_cost:g} {unit}."
     )
     if lost_total <= LOSS_EPS * max(1.0, ev.opt_value):
@@ -823,7 +829,7 @@ def _explain(
         parts = []
         for t, e in sorted(by_type.items(), key=lambda kv: (-kv[1]["cost"], kv[0])):
             parts.append(
-                f"{e['n']} {t} ({e['cost']:g} {unit}, marginal value {_num(e['marg'])}) "
+                f"{e['n']} {t} ({_amount(e['cost'], unit)}, marginal value {_num(e['marg'])}) "
                 + _mostly(e["buckets"])
             )
         ids = [inst.candidate_ids[i] for i in sorted(only_store)]
@@ -834,9 +840,7 @@ def _explain(
         )
     unused = ev.budget - ev.cost
     if unused > 1e-9 * max(1.0, ev.budget):
-        # "1 words" reads as a typo: a plural cost unit (words, tokens, chars) loses its s.
-        left_unit = unit[:-1] if unused == 1 and unit.endswith("s") else unit
-        paras.append(f"It left {unused:g} {left_unit} of the budget unused.")
+        paras.append(f"It left {_amount(unused, unit)} of the budget unused.")
     return tuple(paras)
 
 
@@ -1296,7 +1300,11 @@ def evidence_view(
             q = package.queries[qi]
             focus_queries.append(QueryRow(q.id, q.text, q.answer, float(q.weight), q.requires))
 
-    heatmap = _heatmap(inst, look, filtered_pos, focus_unit, store_set, opt_set, unit_by_id)
+    # "incumbent" where the optimum is not proven (app QA: "optimum (incumbent)", "[O]").
+    opt_word = "optimum" if ev.opt_certified else "incumbent"
+    heatmap = _heatmap(
+        inst, look, filtered_pos, focus_unit, store_set, opt_set, unit_by_id, opt_word
+    )
     timeline = _timeline(package, inst, ev, look)
     graph = _graph(package, inst, look, filtered_pos, focus_unit, store_set, opt_set, queries_of)
     return EvidenceView(
@@ -1320,9 +1328,10 @@ def evidence_view(
     )
 
 
-def _membership_label(cid: str, in_store: bool, in_opt: bool) -> str:
-    """``"e4:update [S+O]"``: the candidate id with its store (S) / optimum (O) membership."""
-    tag = "+".join(t for t, on in (("S", in_store), ("O", in_opt)) if on)
+def _membership_label(cid: str, in_store: bool, in_opt: bool, opt_tag: str = "O") -> str:
+    """``"e4:update [S+O]"``: the candidate id with its store (S) / optimum (O) membership
+    (``opt_tag`` "I" for an incumbent that is not proven optimal)."""
+    tag = "+".join(t for t, on in (("S", in_store), (opt_tag, in_opt)) if on)
     return f"{cid} [{tag}]" if tag else cid
 
 
@@ -1334,6 +1343,7 @@ def _heatmap(
     store_set: set[int],
     opt_set: set[int],
     unit_by_id: dict[str, Any],
+    opt_word: str = "optimum",
 ) -> HeatmapData:
     dense_cols = list(cols_pos)
     n_total = inst.n_candidates
@@ -1344,10 +1354,11 @@ def _heatmap(
     rows = list(range(n_total))
     if n_total > HEATMAP_FILTER_ROWS:
         rows = [i for i in rows if sub[i].max(initial=0.0) > 0]
-        notes.append(
-            f"The package has {n_total} candidates; only the {len(rows)} that cover a filtered "
-            "unit are shown."
-        )
+        if len(rows) < n_total:  # "only the 200" of 200 said nothing (app QA)
+            notes.append(
+                f"The package has {n_total} candidates; only the {len(rows)} that cover a "
+                "filtered unit are shown."
+            )
     focus_col = dense_cols.index(inst.unit_index[focus_unit]) if focus_unit else None
     if len(rows) > HEATMAP_MAX_ROWS:
 
@@ -1359,7 +1370,8 @@ def _heatmap(
         keep = sorted(sorted(rows, key=row_priority)[:HEATMAP_MAX_ROWS])
         notes.append(
             f"Showing {len(keep)} of {len(rows)} candidate rows (cap {HEATMAP_MAX_ROWS}): those "
-            "covering the focus unit first, then the store's and the optimum's, then arrival order."
+            f"covering the focus unit first, then the store's and the {opt_word}'s, then "
+            "arrival order."
         )
         rows = keep
     col_order = list(range(len(dense_cols)))
@@ -1404,7 +1416,10 @@ def _heatmap(
     return HeatmapData(
         row_ids=row_ids,
         row_labels=tuple(
-            _membership_label(inst.candidate_ids[i], i in store_set, i in opt_set) for i in rows
+            _membership_label(
+                inst.candidate_ids[i], i in store_set, i in opt_set, opt_word[0].upper()
+            )
+            for i in rows
         ),
         row_types=tuple(inst.candidate_types[i] for i in rows),
         row_in_store=tuple(i in store_set for i in rows),
@@ -1425,7 +1440,7 @@ def _timeline(
 ) -> TimelineData:
     exps = sorted(package.experiences, key=lambda e: (e.time, e.id))
     exp_time = {e.id: float(e.time) for e in exps}
-    opt_row = "OPT" if ev.opt_certified else f"optimum ({ev.opt_label})"
+    opt_row = "OPT" if ev.opt_certified else ev.opt_label
     chosen_row = f"{ev.label} (chosen)"
     rows: list[tuple[str, list[str]]] = [
         (chosen_row, list(ev.selected)),

@@ -282,7 +282,7 @@ class PluginWriterError(WriterError):
         self.problems = tuple(problems)
         self.budget = budget
         self.plugin_traceback = plugin_traceback
-        at = f" at budget {budget:g}" if budget is not None else ""
+        at = f" at budget {budget:.10g}" if budget is not None else ""
         super().__init__(f"writer {writer!r}{at}: {message}")
 
 
@@ -384,7 +384,7 @@ def validate_answer(
     if cost > budget + 1e-9 * abs(budget):
         problems.append(("over_budget", tuple(known)))
         lines.append(
-            f"the selection costs {cost:g}, more than the budget {budget:g}: {_ids_text(known)}"
+            f"the selection costs {cost:g}, more than the budget {budget:.10g}: {_ids_text(known)}"
         )
     if problems:
         offending: list[str] = []

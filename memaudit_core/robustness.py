@@ -920,12 +920,13 @@ def capacity_sensitivity(
             sel = tuple(int(i) for i in raw.selected_idx)
             if not inst_k.is_feasible(sel, budget):
                 raise SolverError(
-                    f"engine {eng} returned a store infeasible at capacity {k}, budget {budget:g}"
+                    f"engine {eng} returned a store infeasible at capacity {k}, "
+                    f"budget {budget:.10g}"
                 )
             value = evaluate(inst_k, sel)
             if not _close(value, raw.value):
                 notes.append(
-                    f"budget {budget:g}: {eng} reported {raw.value:.12g} but its store is worth "
+                    f"budget {budget:.10g}: {eng} reported {raw.value:.12g} but its store is worth "
                     f"{value:.12g} (recomputed)"
                 )
             if raw.status != "optimal":
@@ -953,7 +954,7 @@ def capacity_sensitivity(
                         agree = False
             if agree is False:
                 notes.append(
-                    f"DISAGREEMENT at budget {budget:g}: "
+                    f"DISAGREEMENT at budget {budget:.10g}: "
                     + ", ".join(
                         f"{e} = {v:.12g} ({st}, bound {b:.12g})" for e, v, st, b, _, _ in runs
                     )

@@ -1124,7 +1124,7 @@ def write_sweep_outputs(
         [
             [
                 s.method,
-                f"{s.budget:g}",
+                f"{s.budget:.10g}",
                 str(s.n),
                 _f(s.mean_ratio),
                 f"[{_f(s.ci_low)}, {_f(s.ci_high)}]",

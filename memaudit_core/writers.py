@@ -855,7 +855,7 @@ def infeasible_reason(inst: CompiledInstance, selected_idx: tuple[int, ...], bud
     parts = []
     cost = inst.selection_cost(idx)
     if cost > budget_with_tolerance(budget):
-        parts.append(f"it costs {cost:g}, over the budget {budget:g}")
+        parts.append(f"it costs {cost:g}, over the budget {budget:.10g}")
     counts = np.bincount(inst.group_idx[idx], minlength=inst.n_groups)
     for g in np.flatnonzero(counts > inst.group_capacity)[:5]:
         ids = [inst.candidate_ids[i] for i in idx if inst.group_idx[i] == g]

@@ -46,7 +46,8 @@ def package_stats_by_key(_package: Package, package_key: str) -> reports.Package
 
 
 @st.cache_data(
-    show_spinner="Solving the optimum and explaining the store…",
+    show_spinner=f"Solving the optimum (at most {APP_TIME_LIMIT_S:g} s; an unproven result is "
+    "labelled incumbent) and explaining the store…",
     max_entries=128,
     max_size=VIEW_CACHE_MAX_SIZE,
 )
@@ -60,7 +61,10 @@ def compare_view(_package: Package, content_hash: str, budget: float, store_key:
 
 
 @st.cache_data(
-    show_spinner="Preparing the evidence views…", max_entries=128, max_size=VIEW_CACHE_MAX_SIZE
+    show_spinner=f"Solving the optimum (at most {APP_TIME_LIMIT_S:g} s) and preparing the "
+    "evidence views…",
+    max_entries=128,
+    max_size=VIEW_CACHE_MAX_SIZE,
 )
 def evidence_view(
     _package: Package,

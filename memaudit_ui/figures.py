@@ -219,7 +219,10 @@ def count_bars(
         )
     )
     fig.update_xaxes(title_text=axis)
-    fig.update_yaxes(title_text="count")
+    # Whole-number ticks for counts (app QA: 0.5, 1.5, ... on a chart of counts).
+    fig.update_yaxes(
+        title_text="count", tickformat="d", dtick=1 if max(counts, default=0) <= 8 else None
+    )
     return base_layout(fig, title, present, height=340)
 
 
@@ -337,11 +340,13 @@ def bucket_value_bars(
     return prevalidated_figure(data, layout)
 
 
-def coverage_heatmap(hm, title: str, present: bool = False) -> go.Figure:
+def coverage_heatmap(hm, title: str, present: bool = False, opt_word: str = "optimum") -> go.Figure:
     """Candidates x units coverage a_ur with a store / optimum membership strip on the left.
 
-    ``hm`` is a :class:`memaudit_core.explain.HeatmapData`.
+    ``hm`` is a :class:`memaudit_core.explain.HeatmapData`; ``opt_word`` is "incumbent" when
+    the optimum is not proven (its tag is then I, not O).
     """
+    opt_tag = opt_word[0].upper()
     from plotly.subplots import make_subplots
 
     n_rows, n_cols = len(hm.row_ids), len(hm.col_ids)
@@ -355,7 +360,7 @@ def coverage_heatmap(hm, title: str, present: bool = False) -> go.Figure:
     fig.add_trace(
         go.Heatmap(
             z=strip,
-            x=["store", "OPT"],
+            x=["store", "OPT" if opt_word == "optimum" else opt_word],
             y=list(hm.row_labels),
             zmin=0,
             zmax=2,
@@ -373,7 +378,7 @@ def coverage_heatmap(hm, title: str, present: bool = False) -> go.Figure:
             hovertext=[
                 [
                     f"{rid}: {'in' if s else 'not in'} the store",
-                    f"{rid}: {'in' if o else 'not in'} the optimum",
+                    f"{rid}: {'in' if o else 'not in'} the {opt_word}",
                 ]
                 for rid, s, o in zip(hm.row_ids, hm.row_in_store, hm.row_in_opt, strict=True)
             ],
@@ -469,7 +474,7 @@ def coverage_heatmap(hm, title: str, present: bool = False) -> go.Figure:
     fig.update_yaxes(
         autorange="reversed",
         tickfont={"size": row_tick + (4 if present else 0)},
-        title_text="candidate (S = store, O = optimum)",
+        title_text=f"candidate (S = store, {opt_tag} = {opt_word})",
         row=1,
         col=1,
     )
@@ -595,7 +600,7 @@ def store_timeline(tl, title: str, present: bool = False) -> go.Figure:
     return fig
 
 
-def evidence_graph(gd, title: str, present: bool = False) -> go.Figure:
+def evidence_graph(gd, title: str, present: bool = False, opt_word: str = "optimum") -> go.Figure:
     """Layered experience -> candidate -> unit -> query graph (``gd``: explain.GraphData)."""
     fig = go.Figure()
     fig.add_trace(
@@ -670,7 +675,7 @@ def evidence_graph(gd, title: str, present: bool = False) -> go.Figure:
         )
     for flag, name, symbol, color, size in (
         (gd.node_in_store, "held by the store", "square-open", COLORS["writer"], 24),
-        (gd.node_in_opt, "held by the optimum", "diamond-open", COLORS["opt"], 30),
+        (gd.node_in_opt, f"held by the {opt_word}", "diamond-open", COLORS["opt"], 30),
     ):
         idx = [i for i, f in enumerate(flag) if f]
         fig.add_trace(
@@ -809,7 +814,7 @@ def _mark_budget(fig: go.Figure, budget: float | None, unit: str, present: bool 
         yanchor="top",
         xanchor="left",
         showarrow=False,
-        text=f"{'' if present else 'sidebar '}B = {budget:g} {unit}",
+        text=f"{'' if present else 'sidebar '}B = {budget:.10g} {unit}",
         font={"color": "#666"},
         bgcolor="rgba(255,255,255,0.8)",
     )
@@ -897,21 +902,55 @@ def budget_ratio_curve(curve, title: str, present: bool = False, current_budget=
     fig = go.Figure()
     colors = _method_colors(curve.methods)
     top = 1.0
+    # A ratio over an unproven incumbent is drawn hollow with its proven range down to
+    # F / bound (app QA: the ratio chart drew it like the certified points).
+    bound_at = {o.budget: o.bound for o in curve.opt if not o.certified}
+    any_open = False
     for m in curve.methods:
         pts = curve.series(m.key)
         top = max([top] + [p.ratio for p in pts if p.ratio is not None])
         dashed = m.kind == "ablation"
+        shape = "diamond" if dashed else "circle"
+        below = []
+        for p in pts:
+            bound = bound_at.get(p.budget) if m.kind in ("writer", "store") else None
+            low = p.value / bound if p.ratio is not None and bound else None
+            below.append(p.ratio - low if low is not None and not p.certified else 0.0)
+        any_open = any_open or any(not p.certified for p in pts)
         fig.add_scatter(
             x=[p.budget for p in pts],
             y=[p.ratio for p in pts],
             mode="lines+markers",
             name=_plain(m.label),
             line={"color": colors[m.key], "width": 3, "dash": "dash" if dashed else "solid"},
-            marker={"size": 8 if dashed else 10, "symbol": "diamond" if dashed else "circle"},
+            marker={
+                "size": 8 if dashed else 10,
+                "symbol": [shape if p.certified else f"{shape}-open" for p in pts],
+                "line": {"width": 2, "color": colors[m.key]},
+            },
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": [0.0] * len(pts),
+                "arrayminus": below,
+                "visible": any(v > 0 for v in below),
+                "color": colors[m.key],
+                "thickness": 1.5,
+                "width": 5,
+            },
             customdata=[[m.store_key or "", p.budget, p.value] for p in pts],
             hovertemplate="%{fullData.name}<br>B = %{x:~g}<br>ratio = %{y:.3f}"
             "<br>F = %{customdata[2]:.4f}<extra></extra>",
             connectgaps=False,
+        )
+    if any_open:
+        fig.add_scatter(
+            x=[None],
+            y=[None],
+            mode="markers",
+            name="over an unproven incumbent (bar: down to F / bound)",
+            marker={"symbol": "circle-open", "size": 10, "color": "#555"},
+            hoverinfo="skip",
         )
     fig.add_hline(
         y=1.0,
@@ -922,7 +961,10 @@ def budget_ratio_curve(curve, title: str, present: bool = False, current_budget=
     )
     unit = curve.cost_unit
     fig.update_xaxes(title_text=f"budget B ({unit})")
-    fig.update_yaxes(title_text="ratio F / OPT (1 = optimal)", range=[0, top * 1.15])
+    fig.update_yaxes(
+        title_text="ratio F / OPT (1 = optimal)" if not any_open else "ratio F / OPT or incumbent",
+        range=[0, top * 1.15],
+    )
     _mark_budget(fig, current_budget, unit, present)
     base_layout(fig, _plain(title), present, height=440)
     _legend_below(fig, present)
@@ -1133,7 +1175,7 @@ def union_curve_lines(
             x=budget,
             line_color="#999999",
             line_width=1,
-            annotation_text=f"budget {budget:g}",
+            annotation_text=f"budget {budget:.10g}",
             annotation_position="top left",
         )
     fig.update_xaxes(title_text=f"budget ({cost_unit})")
@@ -1166,14 +1208,21 @@ def ablation_value_chart(curves: Sequence, title: str, cost_unit: str, present: 
     fig = go.Figure()
     if curves:
         pts = curves[0].points
+        # An unproven value (an incumbent) is a hollow marker, here as on the other pages
+        # (app QA: it was drawn like the certified optima).
         fig.add_scatter(
             x=[p.budget for p in pts],
             y=[p.full_opt for p in pts],
             mode="lines+markers",
             name="OPT (all candidates)",
             line={"color": COLORS["opt"], "width": 4},
-            marker={"size": 10},
-            hovertemplate="B = %{x:~g}<br>OPT = %{y:.4g}<extra></extra>",
+            marker={
+                "size": 10,
+                "symbol": ["circle" if p.full_label == "OPT" else "circle-open" for p in pts],
+                "line": {"width": 2, "color": COLORS["opt"]},
+            },
+            customdata=[[p.full_label] for p in pts],
+            hovertemplate="B = %{x:~g}<br>%{customdata[0]} = %{y:.4g}<extra></extra>",
         )
     for k, curve in enumerate(curves):
         color = METHOD_PALETTE[k % len(METHOD_PALETTE)]
@@ -1183,13 +1232,36 @@ def ablation_value_chart(curves: Sequence, title: str, cost_unit: str, present: 
             mode="lines+markers",
             name=f"OPT {_plain(curve.pool)}",
             line={"color": color, "width": 3, "dash": _POOL_DASHES[k % len(_POOL_DASHES)]},
-            marker={"size": 9},
-            customdata=[["n/a" if p.drop is None else f"{p.drop:.1%}"] for p in curve.points],
-            hovertemplate="B = %{x:~g}<br>pool OPT = %{y:.4g}<br>drop %{customdata[0]}"
-            "<extra></extra>",
+            marker={
+                "size": 9,
+                "symbol": [
+                    "circle" if p.pool_label == "OPT" else "circle-open" for p in curve.points
+                ],
+                "line": {"width": 2, "color": color},
+            },
+            customdata=[
+                ["n/a" if p.drop is None else f"{p.drop:.1%}", p.pool_label] for p in curve.points
+            ],
+            hovertemplate="B = %{x:~g}<br>pool %{customdata[1]} = %{y:.4g}<br>drop "
+            "%{customdata[0]}<extra></extra>",
+        )
+    unproven = any(p.full_label != "OPT" or p.pool_label != "OPT" for c in curves for p in c.points)
+    if unproven:
+        fig.add_scatter(
+            x=[None],
+            y=[None],
+            mode="markers",
+            name="incumbent (not proven optimal)",
+            marker={"symbol": "circle-open", "size": 10, "color": "#555"},
+            hoverinfo="skip",
         )
     fig.update_xaxes(title_text=f"budget B ({cost_unit})")
-    fig.update_yaxes(title_text="OPT = max F (weighted evidence value)", rangemode="tozero")
+    fig.update_yaxes(
+        title_text="OPT = max F (weighted evidence value)"
+        if not unproven
+        else "OPT or incumbent (weighted evidence value)",
+        rangemode="tozero",
+    )
     base_layout(fig, _plain(title), present, height=440)
     _legend_below(fig, present)
     return fig
@@ -1200,7 +1272,7 @@ def ablation_drop_chart(curves: Sequence, title: str, cost_unit: str, present: b
     fig = go.Figure()
     for k, curve in enumerate(curves):
         fig.add_bar(
-            x=[f"{p.budget:g}" for p in curve.points],
+            x=[f"{p.budget:.10g}" for p in curve.points],
             y=[0 if p.drop is None else p.drop for p in curve.points],
             text=["n/a" if p.drop is None else f"{p.drop:.1%}" for p in curve.points],
             textposition="outside",

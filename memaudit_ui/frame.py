@@ -181,7 +181,7 @@ def _resolve_budget(pkg: Package) -> float:
     if budget > total and total > 0:
         if from_url:
             state.add_problem(
-                f"budget={budget:g} in the link is above the package's total candidate cost "
+                f"budget={budget:.10g} in the link is above the package's total candidate cost "
                 f"({total:g} {_md_escape_inline(pkg.cost_unit)}); every candidate fits, so the "
                 f"budget is set to {total:g}."
             )
@@ -372,7 +372,7 @@ def _check_plugin_writer(pkg: Package, budget: float, store_key: str, page_title
             f"\n\nOffending: {_md_escape_inline(', '.join(offending[:20]))}" if offending else ""
         )
         st.error(
-            f"**The {info.kind} writer {_md_escape_inline(name)} failed at budget {budget:g}.**"
+            f"**The {info.kind} writer {_md_escape_inline(name)} failed at budget {budget:.10g}.**"
             f"\n\n{_md_escape_inline(str(exc))}{extra}\n\nPick another writer or store in the "
             "sidebar.",
             icon=":material/extension_off:",

@@ -102,10 +102,13 @@ def table(
             for col, cfg in (kwargs.get("column_config") or {}).items()
             if isinstance(cfg, dict) and cfg.get("label") and col in shown.columns
         }
-        static = shown.rename(columns=labels).reset_index(drop=True)
-        st.table(static.style.hide(axis="index").format(_present_cell_text))
+        static = _fit_projector(shown).rename(columns=labels).reset_index(drop=True)
+        styler = static.style.hide(axis="index").format(_present_cell_text)
+        if static.shape[1] > PRESENT_WIDE_COLUMNS:
+            styler = styler.set_table_styles([{"selector": "", "props": "font-size: 0.8em;"}])
+        st.table(styler)
     else:
-        st.dataframe(shown, key=key, hide_index=True, **kwargs)
+        st.dataframe(_denoised(shown), key=key, hide_index=True, **kwargs)
     st.download_button(
         "CSV",
         _csv(df),
@@ -115,6 +118,34 @@ def table(
         on_click="ignore",
         icon=":material/download:",
     )
+
+
+#: In presentation mode a table with at least this many columns loses its free-text columns
+#: (they wrap to many lines and push the numbers off a 1280 px screen; app QA); the CSV keeps
+#: them.
+PRESENT_DROP_TEXT_FROM = 6
+#: ... and one with more columns than this is set in a smaller font.
+PRESENT_WIDE_COLUMNS = 7
+
+
+def _fit_projector(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` without its free-text columns ("text", "... text") when it is wide."""
+    if df.shape[1] < PRESENT_DROP_TEXT_FROM:
+        return df
+    texts = [c for c in df.columns if str(c).lower() == "text" or str(c).lower().endswith(" text")]
+    return df.drop(columns=texts) if texts else df
+
+
+def _denoised(df: pd.DataFrame) -> pd.DataFrame:
+    """Float columns at 12 significant digits: the grid shows 9.871099999999996 otherwise
+    (its "%g" format does not round; app QA). The CSV keeps the full values."""
+    floats = [c for c in df.columns if pd.api.types.is_float_dtype(df[c])]
+    if not floats:
+        return df
+    out = df.copy()
+    for col in floats:
+        out[col] = [float(f"{v:.12g}") for v in out[col]]
+    return out
 
 
 def _with_na(df: pd.DataFrame) -> pd.DataFrame:

@@ -12,17 +12,19 @@ EVIDENCE_PAGE = "pages/3_Evidence_explorer.py"
 
 ctx = frame("Compare")
 pkg = ctx.package
+# The title first: a hard package can take the app's time limit to solve (app QA: a blank
+# page for 22 s).
+st.title("Compare: store vs optimum")
 cv = cached.compare_view(pkg, pkg.content_hash(), ctx.budget, ctx.store_key)
 unit = cv.cost_unit
 opt_name = cv.opt_name
 
-st.title("Compare: store vs optimum")
 union = cv.source_kind == "external"
 st.markdown(
     f"**{md_escape(ctx.store_label)}** against the "
     f"{'certified optimum' if cv.opt_certified else 'best known store (not proven optimal)'} "
     + ("over **P+** (the package's candidates plus the store's own memories) " if union else "")
-    + f"at budget **{ctx.budget:g} {md_escape(unit)}** · `{cv.package_id}`"
+    + f"at budget **{ctx.budget:.10g} {md_escape(unit)}** · `{cv.package_id}`"
 )
 
 cols = st.columns(4)
@@ -57,7 +59,7 @@ cols[2].metric(
 )
 cols[3].metric(
     # The budget goes in the label: "107.761 of 107.816" was cut to "107.761 of 1…".
-    f"Cost used (of {ctx.budget:g} {unit})",
+    f"Cost used (of {ctx.budget:.10g} {unit})",
     f"{cv.cost:g}",
     help=f"The {'optimum' if cv.opt_certified else 'incumbent'} uses {cv.opt_cost:g} {unit}.",
 )
@@ -82,11 +84,11 @@ render.chart(
         [b.opt_value for b in buckets],
         cv.label,
         opt_name,
-        f"Value kept by unit kind at budget {ctx.budget:g} {unit}: {cv.label} vs {opt_name}",
+        f"Value kept by unit kind at budget {ctx.budget:.10g} {unit}: {cv.label} vs {opt_name}",
         present=ctx.present,
     ),
     "compare_kinds",
-    f"{cv.package_id}-{cv.label}-kinds-B{ctx.budget:g}",
+    f"{cv.package_id}-{cv.label}-kinds-B{ctx.budget:.10g}",
 )
 st.caption(
     "Bars show each kind's value w·h(z) summed over its units; the store's bar is labelled with "
@@ -97,7 +99,7 @@ kind_df = pd.DataFrame(cv.bucket_table())
 render.table(
     kind_df,
     "compare_kind_table",
-    f"{cv.package_id}-{cv.label}-kinds-B{ctx.budget:g}",
+    f"{cv.package_id}-{cv.label}-kinds-B{ctx.budget:.10g}",
     column_config={
         c: st.column_config.NumberColumn(format="%.4f")
         for c in ("weight", "store value", f"{opt_name} value", "value lost")
@@ -110,7 +112,7 @@ number = st.column_config.NumberColumn
 render.table(
     unit_df,
     "compare_units",
-    f"{cv.package_id}-{cv.label}-units-B{ctx.budget:g}",
+    f"{cv.package_id}-{cv.label}-units-B{ctx.budget:.10g}",
     height=min(35 * (len(unit_df) + 1) + 3, 740),
     column_config={
         "store coverage": number(format="%.3f", help="Summed coverage z (may exceed 1)."),
@@ -158,7 +160,7 @@ brief = brief.drop(columns=[c for c in brief.columns if c.endswith("text")])
 render.table(
     exp_df,
     "compare_experiences",
-    f"{cv.package_id}-{cv.label}-side-by-side-B{ctx.budget:g}",
+    f"{cv.package_id}-{cv.label}-side-by-side-B{ctx.budget:.10g}",
     present_df=brief,
     height=min(35 * (len(exp_df) + 1) + 3, 740),
 )

@@ -10,6 +10,9 @@ from memaudit_ui.frame import frame, md_escape
 
 ctx = frame("Evidence explorer")
 pkg = ctx.package
+# The title first: a hard package can take the app's time limit to solve (app QA: a blank
+# page for 22 s).
+st.title("Evidence explorer")
 
 # Page-local widget state (read before the call, written back sanitised before drawing).
 kinds_state = st.session_state.get("ev_kinds")
@@ -47,13 +50,12 @@ state.sync_url({"unit": view.focus_unit if named else None}, page_title="Evidenc
 opt_name = view.opt_name
 number = st.column_config.NumberColumn
 
-st.title("Evidence explorer")
 st.markdown(
     f"Store **{md_escape(ctx.store_label)}** and the "
     f"{'certified optimum' if view.opt_label == 'OPT' else 'best known store (not proven optimal)'}"
     + (" over P+" if view.source_kind == "external" else "")
     + " "
-    f"at budget **{ctx.budget:g} {md_escape(view.cost_unit)}** · `{view.package_id}`"
+    f"at budget **{ctx.budget:.10g} {md_escape(view.cost_unit)}** · `{view.package_id}`"
 )
 
 left, right = st.columns([3, 2])
@@ -105,10 +107,15 @@ a, b = st.columns([3, 2])
 with a:
     st.markdown(f"**Candidates covering it** ({len(view.focus_candidates)})")
     if view.focus_candidates:
+        candidates = pd.DataFrame(view.candidate_table())
         render.table(
-            pd.DataFrame(view.candidate_table()),
+            candidates,
             "evidence_candidates",
             f"{view.package_id}-{view.focus_unit}-candidates",
+            # On a projector the coverage must fit beside the queries (app QA: it was cut off).
+            present_df=candidates.drop(
+                columns=[c for c in ("experience", "time", "text") if c in candidates.columns]
+            ),
             column_config={
                 "coverage a_ur": st.column_config.ProgressColumn(
                     format="%.2f", min_value=0.0, max_value=1.0
@@ -131,6 +138,8 @@ with b:
     else:
         st.text("No query requires this unit (its weight is given explicitly or is 0).")
 
+opt_word = "optimum" if view.opt_label == "OPT" else "incumbent"
+opt_tag = opt_word[0].upper()
 st.subheader("Coverage heatmap")
 hm = view.heatmap
 if hm.message:
@@ -140,13 +149,15 @@ render.chart(
         hm,
         f"Coverage a_ur: {len(hm.row_ids)} candidates × {len(hm.col_ids)} units",
         present=ctx.present,
+        opt_word=opt_word,
     ),
     "evidence_heatmap",
     f"{view.package_id}-coverage-heatmap",
 )
 st.caption(
     "Rows: candidates in arrival order (experience time), then by (cost, id). The strip on the "
-    "left and the tags mark membership: [S] kept by the store, [O] kept by the optimum. Columns: "
+    f"left and the tags mark membership: [S] kept by the store, [{opt_tag}] kept by the "
+    f"{opt_word}. Columns: "
     "evidence units grouped by kind (coloured band and separators). Hover a cell for the "
     "candidate, the unit and both texts."
 )
@@ -158,14 +169,14 @@ if tl.message:
 render.chart(
     figures.store_timeline(
         tl,
-        f"Memory written per experience at budget {ctx.budget:g} {view.cost_unit}",
+        f"Memory written per experience at budget {ctx.budget:.10g} {view.cost_unit}",
         present=ctx.present,
     ),
     "evidence_timeline",
-    f"{view.package_id}-timeline-B{ctx.budget:g}",
+    f"{view.package_id}-timeline-B{ctx.budget:.10g}",
 )
 st.caption(
-    "One row per store: the chosen store, the optimum and every package store (kept at this "
+    f"One row per store: the chosen store, the {opt_word} and every package store (kept at this "
     "budget). Marker shape and colour give the memory type — look for where a store writes a "
     "tombstone or compound update when a fact changes. Hover a marker for the memory text."
 )
@@ -176,7 +187,10 @@ if gd.message:
     st.info(md_escape(gd.message))
 render.chart(
     figures.evidence_graph(
-        gd, f"Evidence graph ({gd.n_nodes} nodes, {gd.n_edges} links)", present=ctx.present
+        gd,
+        f"Evidence graph ({gd.n_nodes} nodes, {gd.n_edges} links)",
+        present=ctx.present,
+        opt_word=opt_word,
     ),
     "evidence_graph",
     f"{view.package_id}-graph",
@@ -184,5 +198,5 @@ render.chart(
 st.caption(
     "Links: experience → the candidates written from it → the units each candidate covers "
     "(a_ur > 0) → the queries requiring each unit. Red links touch the focus unit; squares mark "
-    "the store's memories, diamonds the optimum's."
+    f"the store's memories, diamonds the {opt_word}'s."
 )

@@ -235,7 +235,7 @@ else:
     unit = rep.cost_unit
 
     # ----------------------------------------------------------------------- metrics
-    st.subheader(f"Union metrics at budget {ctx.budget:g} {unit}")
+    st.subheader(f"Union metrics at budget {ctx.budget:.10g} {unit}")
     m = st.columns(6)
     m[0].metric(
         "Union ratio",
@@ -312,7 +312,7 @@ else:
     render.table(
         mem_df,
         "ext_memories",
-        f"{rep.package_id}-{store_id}-memories-B{ctx.budget:g}",
+        f"{rep.package_id}-{store_id}-memories-B{ctx.budget:.10g}",
         column_config={"text": st.column_config.TextColumn("text", width="large")},
     )
     pruned = [p for p in (rep.recency, rep.salience) if p is not None]
@@ -330,7 +330,7 @@ else:
             }
         )
         st.caption("The store is over budget: each pruning policy's selection, scored.")
-        render.table(pr_df, "ext_pruned", f"{rep.package_id}-{store_id}-pruned-B{ctx.budget:g}")
+        render.table(pr_df, "ext_pruned", f"{rep.package_id}-{store_id}-pruned-B{ctx.budget:.10g}")
 
     # ----------------------------------------------------------------------- coverage editor
     st.subheader("Coverage of each memory")
@@ -497,4 +497,27 @@ else:
         "smallest memory (cost effect)."
     )
     curve_df = pd.DataFrame([r.to_dict() for r in curve])
-    render.table(curve_df, "ext_curve_table", f"{wpkg.id}-external-kept-vs-upper")
+    # On a projector: the current budget only, readable headers, 3 decimals (app QA: 21 rows of
+    # snake_case headers and 6 decimals, 2,290 px tall). The CSV keeps every budget.
+    at_budget = [r for r in curve if abs(r.budget - ctx.budget) <= 1e-9 * max(1.0, ctx.budget)]
+    present_df = pd.DataFrame(
+        [
+            {
+                "store": r.label or r.store_id,
+                f"budget ({unit})": f"{r.budget:.10g}",
+                "kept F": f"{r.kept_value:.3f}",
+                "upper-pruned": f"{r.upper_value:.3f}",
+                "OPT over P+": f"{r.union_opt_value:.3f}",
+                "union ratio": "n/a" if r.union_ratio is None else f"{r.union_ratio:.3f}",
+                "extraction": "n/a" if r.extraction is None else f"{r.extraction:.3f}",
+                "selection": "n/a" if r.selection is None else f"{r.selection:.3f}",
+            }
+            for r in (at_budget or curve)
+        ]
+    )
+    render.table(
+        curve_df,
+        "ext_curve_table",
+        f"{wpkg.id}-external-kept-vs-upper",
+        present_df=present_df,
+    )

@@ -99,6 +99,10 @@ else:
             "abl_drop",
             f"{pkg.id}-ablation-drop",
         )
+    # The headers say "or incumbent" when any value is unproven (app QA: a column headed OPT
+    # held an incumbent).
+    proven = all(p.full_label == "OPT" and p.pool_label == "OPT" for c in curves for p in c.points)
+    full_col, pool_col = ("OPT", "pool OPT") if proven else ("OPT / incumbent", "pool value")
     render.table(
         pd.DataFrame(
             [
@@ -106,8 +110,8 @@ else:
                     "pool": c.pool,
                     "removed types": ", ".join(c.removed_types) or "(none)",
                     "budget": p.budget,
-                    "OPT": p.full_opt,
-                    "pool OPT": p.pool_opt,
+                    full_col: p.full_opt,
+                    pool_col: p.pool_opt,
                     "pool / OPT": fmt(p.ratio),
                     "drop": fmt(p.drop),
                     "labels": f"{p.full_label} / {p.pool_label}",
@@ -120,8 +124,8 @@ else:
         f"{pkg.id}-ablations",
         column_config={
             "budget": number(f"budget ({unit})", format="%g"),
-            "OPT": number(format="%.6f"),
-            "pool OPT": number(format="%.6f"),
+            full_col: number(format="%.6f"),
+            pool_col: number(format="%.6f"),
         },
     )
 

@@ -39,7 +39,7 @@ time_limit = c1.number_input(
     "incumbent, its proven upper bound and the gap — never an OPT.",
 )
 add_budget = c2.checkbox(
-    f"Also the sidebar budget ({ctx.budget:g})",
+    f"Also the sidebar budget ({ctx.budget:.10g})",
     value=False,
     key="cert_add_budget",
 )

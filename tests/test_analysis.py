@@ -723,3 +723,27 @@ def test_a_store_given_one_id_as_a_string_selects_that_id():
     with pytest.raises(PackageError) as info:
         with_store(pkg, Store("mine", select=("nope",)))
     assert "store(s) 'mine' added in memory" in info.value.source
+
+
+def test_a_limited_optimum_found_from_a_start_is_shared(count_solves, monkeypatch):
+    """App QA: Compare (solved from gvt's store) and Overview (solved again without a start)
+    showed two different incumbents for one package and budget."""
+    import dataclasses
+
+    from memaudit_core import analysis
+    from memaudit_core.writers import run_writer
+
+    pkg = generate("update_chain")
+    inst = compile_cached(pkg)
+    real = analysis.solve
+
+    def limited(inst, budget, solver="auto", **kw):  # a run that stops at its limit
+        res = real(inst, budget, solver, **kw)
+        return dataclasses.replace(res, status="limit", certificate=None)
+
+    monkeypatch.setattr(analysis, "solve", limited)
+    store = tuple(run_writer("density", inst, 6.0).selected_idx)
+    first = opt_at(inst, 6.0, time_limit=5.0, incumbent_idx=store)
+    assert not first.certified
+    assert opt_at(inst, 6.0, time_limit=5.0) is first  # no start: the same incumbent
+    assert opt_at(inst, 6.0, time_limit=5.0, incumbent_idx=store) is first

@@ -383,3 +383,14 @@ def test_one_engines_proof_is_certified_not_cross_checked() -> None:
     assert level == "warning" and rep.max_agreement is None
     assert "0 of 1 budgets cross-checked" in text and "that proof certifies OPT there" in text
     assert "no OPT is claimed" not in text
+    # The banner names the budgets (app QA: "At 1," was read as "at budget 1").
+    assert "At budget 2620, one engine stopped" in text
+    both_limited = curves._verdict(
+        107.8155,
+        [run("bnb", "limit", 131.0, 133.0, False), run("milp", "limit", 131.5, 132.2, False)],
+    )
+    rep = curves.CertificationReport(
+        "p", "h", "cap1", "words", ("bnb", "milp"), 30.0, (row, both_limited), 1.0
+    )
+    level, (text,) = rep.banner()
+    assert "At budget 107.8155, every engine stopped at the 30 s limit" in text

@@ -86,3 +86,42 @@ def test_a_reference_writer_keeps_its_colour_across_charts():
     )  # fmt: skip
     assert one["writer:gvt"] == two["writer:gvt"] != one["writer:density"]
     assert two["store:a"] not in (two["writer:gvt"], two["ablation:no_validity_opt"])
+
+
+def test_ratios_over_an_unproven_incumbent_are_drawn_hollow_with_their_range():
+    """App QA: the ratio chart drew a budget whose optimum was only an incumbent like the
+    certified ones."""
+    from dataclasses import replace
+
+    from memaudit_core import curves
+    from memaudit_core.generators import generate
+
+    curve = curves.budget_curve(generate("update_chain"), [3, 6], ["gvt"], ablations=())
+    opt = tuple(
+        replace(o, certified=False, label="incumbent", bound=o.value * 1.25) if o.budget == 6 else o
+        for o in curve.opt
+    )
+    points = tuple(replace(p, certified=False) if p.budget == 6 else p for p in curve.points)
+    fig = figures.budget_ratio_curve(replace(curve, opt=opt, points=points), "ratios")
+    [gvt] = [t for t in fig.data if t.name == "gvt"]
+    assert tuple(gvt.marker.symbol) == ("circle", "circle-open")
+    low = gvt.y[1] - gvt.error_y.arrayminus[1]
+    assert low == pytest.approx(points[-1].value / opt[-1].bound)
+    assert gvt.error_y.arrayminus[0] == 0
+    assert any(t.name and "unproven incumbent" in t.name for t in fig.data)
+    assert "incumbent" in fig.layout.yaxis.title.text
+    proven = figures.budget_ratio_curve(curve, "ratios")
+    assert not any(t.name and "unproven" in t.name for t in proven.data)
+
+
+def test_interactive_grids_show_no_float_noise_and_projector_tables_drop_free_text():
+    import pandas as pd
+
+    from memaudit_ui import render
+
+    df = pd.DataFrame({"cost": [9.871099999999996, 2.0], "n": [1, 2]})
+    assert render._denoised(df)["cost"].tolist() == [9.8711, 2.0]
+    wide = pd.DataFrame({c: [1] for c in ["a", "b", "c", "d", "e"]} | {"text": ["long words"]})
+    assert "text" not in render._fit_projector(wide).columns
+    narrow = pd.DataFrame({"a": [1], "text": ["kept"]})
+    assert "text" in render._fit_projector(narrow).columns

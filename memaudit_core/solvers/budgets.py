@@ -170,7 +170,7 @@ def _monotone_result(inst: CompiledInstance, budget: float, above: SolveResult) 
         "optimal",
         detail={"method": "monotone", "from_budget": above.budget},
     )
-    proof = f"{PROOFS['monotone']} (B = {above.budget:g}: {above.certificate.proof})"
+    proof = f"{PROOFS['monotone']} (B = {above.budget:.10g}: {above.certificate.proof})"
     return finish(inst, budget, above.solver, raw, time.perf_counter() - t, proof=proof)
 
 

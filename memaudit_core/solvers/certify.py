@@ -299,7 +299,7 @@ def _require_feasible(
                 "disagree at that precision: move the budget by more than 1e-12 of itself"
             )
         raise SolverError(
-            f"solver {check.engine!r} returned an infeasible store for budget {budget:g} "
+            f"solver {check.engine!r} returned an infeasible store for budget {budget:.10g} "
             f"(cost {cost:g}, {check.n_selected} candidates): this is a solver bug"
         )
 
@@ -554,7 +554,7 @@ def finish(
                 diffs.extend(pair)
                 if max(pair[:2]) > VALUE_RTOL:
                     raise SolverDisagreementError(
-                        f"exact solvers disagree at budget {budget:g}: {primary} found "
+                        f"exact solvers disagree at budget {budget:.10g}: {primary} found "
                         f"{first.value!r} (store F {value!r}), {second} found {other.value!r} "
                         f"(store F {other.recomputed_value!r}); relative difference "
                         f"{max(pair[:2]):.3g} > {VALUE_RTOL:g}"
@@ -572,7 +572,7 @@ def finish(
                     or value > max(other.bound, other.recomputed_value) + tol
                 ):
                     raise SolverDisagreementError(
-                        f"exact solvers contradict each other at budget {budget:g}: {primary} "
+                        f"exact solvers contradict each other at budget {budget:.10g}: {primary} "
                         f"proved {value!r}, {second} (stopped at a limit) has a store worth "
                         f"{other.recomputed_value!r} and a bound {other.bound!r}"
                     )
