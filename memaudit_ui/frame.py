@@ -117,6 +117,14 @@ def _set_from_widget(canonical: str, widget_key: str) -> None:
     st.session_state[canonical] = st.session_state[widget_key]
 
 
+def switch_package(key: str) -> None:
+    """Open the package ``key`` at its default budget (a button callback: the sidebar and the
+    link follow on the rerun)."""
+    st.session_state["ma_package"] = key
+    st.session_state["ma_budget"] = None
+    st.session_state["ma_store"] = None
+
+
 def _on_package_change() -> None:
     st.session_state["ma_package"] = st.session_state["w_package"]
     st.session_state["ma_budget"] = None  # the new package's default budget

@@ -22,7 +22,7 @@ from memaudit_core.union import (
     with_stores,
 )
 from memaudit_ui import cached, figures, render
-from memaudit_ui.frame import frame, md_escape, store_options
+from memaudit_ui.frame import frame, md_escape, store_options, switch_package
 from memaudit_ui.sources import MAX_UPLOAD_MB
 
 #: Session-state keys of this page (not widget keys, so they survive leaving the page).
@@ -155,6 +155,13 @@ if not base_stores:
     st.info(
         "This package has no external stores. Load an export above, or open the sample "
         "package 'external-stores-demo' (Mem0, Letta and A-Mem stores of one story)."
+    )
+    # One click for a speaker, instead of a trip to the sidebar (app QA).
+    st.button(
+        "Open the external-stores-demo sample here",
+        icon=":material/open_in_new:",
+        on_click=switch_package,
+        args=("sample:external-stores-demo",),
     )
 else:
     working = [apply_annotations(s, _changes(sid)) for sid, s in base_stores.items()]

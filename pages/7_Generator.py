@@ -43,7 +43,16 @@ def _remember(*keys: str) -> None:
             inputs[key] = st.session_state[key]
 
 
-st.session_state["gen_family"] = inputs.get("gen_family", spec["family"] if spec else names[0])
+# A first visit opened on a generated package starts from its family and seed (app QA: it
+# started on memaudit-small, seed 0, whatever the link said).
+linked_family, linked_seed = names[0], 0
+if ctx.package_key.startswith("gen:"):
+    _name, _, _tail = ctx.package_key.removeprefix("gen:").partition(":")
+    _seed_text = _tail.partition(":")[0]
+    if _name in FAMILIES:
+        linked_family = _name
+        linked_seed = int(_seed_text) if _seed_text.isdigit() else 0
+st.session_state["gen_family"] = inputs.get("gen_family", spec["family"] if spec else linked_family)
 family = st.selectbox(
     "Family",
     names,
@@ -96,7 +105,7 @@ def _on_preview() -> None:
 
 
 with st.form(f"gen_form_{family}"):
-    _assign(seed_key, 0)
+    _assign(seed_key, linked_seed if family == linked_family else 0)
     fields: list[tuple[str, object]] = [("Seed", None), *defaults.items()]
     for start in range(0, len(fields), 3):
         for col, (name, default) in zip(st.columns(3), fields[start : start + 3], strict=False):

@@ -140,3 +140,19 @@ def test_tables_show_missing_values_as_na() -> None:
     assert shown["n"].tolist() == [1, 2]  # columns without a gap keep their type
     complete = df[["n"]]
     assert _with_na(complete) is complete  # nothing missing: shown as is
+
+
+def test_the_generator_starts_from_a_generated_package_in_the_link() -> None:
+    at = _run("pages/7_Generator.py", "gen:random_coverage:3")
+    _no_errors(at)
+    assert at.selectbox(key="gen_family").value == "random_coverage"
+    assert at.number_input(key="gen_random_coverage_seed").value == 3
+
+
+def test_external_stores_opens_the_demo_sample_in_one_click() -> None:
+    at = _run("pages/4_External_stores.py", "sample:update_chain")
+    _no_errors(at)
+    [button] = [b for b in at.button if "external-stores-demo" in b.label]
+    button.click().run()
+    _no_errors(at)
+    assert at.session_state["ma_package"] == "sample:external-stores-demo"
