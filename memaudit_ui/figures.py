@@ -801,6 +801,18 @@ def _legend_below(fig: go.Figure, present: bool) -> None:
     )
 
 
+def _hollow_legend(fig: go.Figure, name: str) -> None:
+    """A legend-only entry saying what a hollow marker means (no data point of its own)."""
+    fig.add_scatter(
+        x=[None],
+        y=[None],
+        mode="markers",
+        name=name,
+        marker={"symbol": "circle-open", "size": 10, "color": "#555"},
+        hoverinfo="skip",
+    )
+
+
 def _mark_budget(fig: go.Figure, budget: float | None, unit: str, present: bool = False) -> None:
     if budget is None:
         return
@@ -944,14 +956,7 @@ def budget_ratio_curve(curve, title: str, present: bool = False, current_budget=
             connectgaps=False,
         )
     if any_open:
-        fig.add_scatter(
-            x=[None],
-            y=[None],
-            mode="markers",
-            name="over an unproven incumbent (bar: down to F / bound)",
-            marker={"symbol": "circle-open", "size": 10, "color": "#555"},
-            hoverinfo="skip",
-        )
+        _hollow_legend(fig, "over an unproven incumbent (bar: down to F / bound)")
     fig.add_hline(
         y=1.0,
         line_dash="dash",
@@ -1247,14 +1252,7 @@ def ablation_value_chart(curves: Sequence, title: str, cost_unit: str, present: 
         )
     unproven = any(p.full_label != "OPT" or p.pool_label != "OPT" for c in curves for p in c.points)
     if unproven:
-        fig.add_scatter(
-            x=[None],
-            y=[None],
-            mode="markers",
-            name="incumbent (not proven optimal)",
-            marker={"symbol": "circle-open", "size": 10, "color": "#555"},
-            hoverinfo="skip",
-        )
+        _hollow_legend(fig, "incumbent (not proven optimal)")
     fig.update_xaxes(title_text=f"budget B ({cost_unit})")
     fig.update_yaxes(
         title_text="OPT = max F (weighted evidence value)"
