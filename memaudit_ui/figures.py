@@ -360,7 +360,8 @@ def coverage_heatmap(hm, title: str, present: bool = False, opt_word: str = "opt
     fig.add_trace(
         go.Heatmap(
             z=strip,
-            x=["store", "OPT" if opt_word == "optimum" else opt_word],
+            # "inc." fits the narrow strip where "incumbent" was cut off (app QA).
+            x=["store", "OPT" if opt_word == "optimum" else "inc."],
             y=list(hm.row_labels),
             zmin=0,
             zmax=2,
@@ -1272,11 +1273,25 @@ def ablation_drop_chart(curves: Sequence, title: str, cost_unit: str, present: b
         fig.add_bar(
             x=[f"{p.budget:.10g}" for p in curve.points],
             y=[0 if p.drop is None else p.drop for p in curve.points],
-            text=["n/a" if p.drop is None else f"{p.drop:.1%}" for p in curve.points],
+            # A drop between unproven values is hatched and starred (app QA: it looked
+            # proven); the star's meaning is in the legend.
+            text=[
+                "n/a" if p.drop is None else f"{p.drop:.1%}" + ("" if p.certified else "*")
+                for p in curve.points
+            ],
             textposition="outside",
             cliponaxis=False,
             name=_plain(curve.pool),
             marker_color=METHOD_PALETTE[k % len(METHOD_PALETTE)],
+            marker_pattern_shape=["" if p.certified else "/" for p in curve.points],
+        )
+    if any(not p.certified for c in curves for p in c.points):
+        fig.add_bar(
+            x=[None],
+            y=[None],
+            name="* hatched: between unproven values (incumbents)",
+            marker_color="#bbb",
+            marker_pattern_shape="/",
         )
     fig.update_layout(barmode="group")
     fig.update_xaxes(title_text=f"budget B ({cost_unit})", type="category")
@@ -1284,7 +1299,9 @@ def ablation_drop_chart(curves: Sequence, title: str, cost_unit: str, present: b
     fig.update_yaxes(
         title_text="drop 1 − pool OPT / OPT", tickformat=".0%", range=[0, min(1.0, top) * 1.2]
     )
-    return base_layout(fig, _plain(title), present, height=400)
+    base_layout(fig, _plain(title), present, height=400)
+    _legend_below(fig, present)
+    return fig
 
 
 def cost_rule_ratio_chart(sens, title: str, present: bool = False):
