@@ -42,6 +42,7 @@ import bisect
 import numbers
 import traceback
 import weakref
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -837,7 +838,7 @@ def _reference_selection(
                 f"writer {info.name!r} returned position {int(item)}, outside 0..{n - 1}"
             )
         positions.append(int(item))
-    repeated = sorted({i for i in positions if positions.count(i) > 1})
+    repeated = sorted(i for i, times in Counter(positions).items() if times > 1)
     if repeated:
         raise WriterError(
             f"writer {info.name!r} returned candidate(s) more than once: "
