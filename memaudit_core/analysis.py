@@ -34,7 +34,6 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
-from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -49,7 +48,7 @@ from .errors import (
     check_type,
 )
 from .objective import coverage_of, evaluate, get_saturation
-from .package import Package, Store, created_at_utc
+from .package import Package, Store, parse_created_at
 from .parallel import check_workers, init_solver_worker, pool_context, stop_pool, worker_died
 from .plugins import prefetch, remember_package
 from .solvers import (
@@ -650,12 +649,11 @@ def _store_members(inst: CompiledInstance, store: Store) -> tuple[list[int], str
     experience first, then cheaper, then id.
     """
     mems = list(store_as_kept(store).memories)
-    times = [created_at_utc(m.created_at) if m.created_at else None for m in mems]
-    if mems and all(t is not None for t in times):
-        order = sorted(range(len(mems)), key=lambda j: (times[j], j), reverse=True)
+    parsed = [parse_created_at(m.created_at) if m.created_at else None for m in mems]
+    if mems and all(p is not None for p in parsed):
+        order = sorted(range(len(mems)), key=lambda j: (parsed[j][0], j), reverse=True)
         how = "newest created_at first"
-        naive = {datetime.fromisoformat(m.created_at.strip()).tzinfo is None for m in mems}
-        if len(naive) > 1:  # a mix: say how the two kinds were compared
+        if len({has_offset for _, has_offset in parsed}) > 1:  # say how a mix was compared
             how += ", times without an offset read as UTC"
     else:
         order = list(range(len(mems)))[::-1]

@@ -874,7 +874,6 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     out = {
         "suite": "sweep",
         "n_sources": len(args.packages),
-        "n_packages": n_contents,
         "n_tasks": len(packages),
         "executed": len(packages),
         "reused": 0,
@@ -886,8 +885,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         "out": None,
         "files": [args.output] if args.output else [],
         **result.to_dict(),
+        # Distinct by content, as the suite path counts them; the notes with this path's own.
+        "n_packages": n_contents,
+        "notes": notes,
     }
-    out.update(n_packages=n_contents, notes=notes)
     source_of: dict[str, str] = {}
     for pkg, label in zip(packages, args.packages, strict=True):
         source_of.setdefault(pkg.content_hash(), str(label))
@@ -1282,7 +1283,8 @@ def _put_cwd_on_path() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     raw = list(sys.argv[1:] if argv is None else argv)
-    _Parser.wants_json = "--json" in raw[: raw.index("--")] if "--" in raw else "--json" in raw
+    options = raw[: raw.index("--")] if "--" in raw else raw  # after "--" only operands
+    _Parser.wants_json = "--json" in options
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help(sys.stderr)

@@ -145,25 +145,26 @@ class Store:
         return self.label or self.id
 
 
-def created_at_utc(text: str) -> datetime | None:
-    """An external memory's ``created_at`` as an aware UTC time (a time without an offset is
-    read as UTC), or None when it is not ISO-8601.
+def parse_created_at(text: str) -> tuple[datetime, bool] | None:
+    """An external memory's ``created_at`` as (aware UTC time, whether the text gave an
+    offset), or None when it is not ISO-8601. A time without an offset is read as UTC.
 
     Recency pruning compares these, not the strings: "11:00-07:00" is after "17:00+00:00"
     (library QA: string order kept the older of the two).
 
-    >>> created_at_utc("2024-05-01T11:00:00-07:00") > created_at_utc("2024-05-01T17:00:00Z")
+    >>> parse_created_at("2024-05-01T11:00:00-07:00") > parse_created_at("2024-05-01T17:00:00Z")
     True
-    >>> created_at_utc("2025-01-02").isoformat(), created_at_utc("yesterday")
-    ('2025-01-02T00:00:00+00:00', None)
+    >>> at, has_offset = parse_created_at("2025-01-02")
+    >>> at.isoformat(), has_offset, parse_created_at("yesterday")
+    ('2025-01-02T00:00:00+00:00', False, None)
     """
     try:
         moment = datetime.fromisoformat(text.strip())
     except (ValueError, AttributeError):
         return None
     if moment.tzinfo is None:
-        return moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+        return moment.replace(tzinfo=UTC), False
+    return moment.astimezone(UTC), True
 
 
 def _round_up(value: float) -> float:
@@ -719,7 +720,7 @@ def parse_package(doc: object, source: str = "<memory>") -> Package:
             created_at = (
                 checker.string(mem, "created_at", mpath, required=False, default="") or None
             )
-            if created_at is not None and created_at_utc(created_at) is None:
+            if created_at is not None and parse_created_at(created_at) is None:
                 # Recency pruning orders by this time; a text it cannot read would be ordered
                 # as text (library QA: "yesterday" was kept as the newest memory).
                 checker.add(

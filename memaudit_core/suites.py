@@ -301,23 +301,6 @@ def _index_worker(
 # --------------------------------------------------------------------------- journal
 
 
-def _failure(record: dict[str, Any]) -> Any:
-    """A journalled writer failure (``WriterFailure.to_dict``) back as a ``WriterFailure``."""
-    from .writers import WriterFailure
-
-    return WriterFailure(
-        package_id=record["package_id"],
-        seed=record["seed"],
-        budget=float(record["budget"]),
-        writer=record["writer"],
-        kind=record["kind"],
-        reason=record["reason"],
-        message=record["error"],
-        offending=tuple(record["offending"]),
-        traceback=record["traceback"],
-    )
-
-
 def task_key(hash_: str, budget: float, method: str) -> str:
     """The journal key of one task: ``hash|budget|method`` (budget as a float repr)."""
     return f"{hash_}|{float(budget)!r}|{method}"
@@ -881,7 +864,7 @@ def sweep_suite(
     SweepSuiteResult
     """
     from .analysis import summarize, uncertified_note, union_note
-    from .writers import WRITERS, get_writer
+    from .writers import WRITERS, WriterFailure, get_writer
 
     srcs = (
         tuple(sources) if sources is not None else collect_sources(paths, families, seeds, params)
@@ -936,7 +919,7 @@ def sweep_suite(
                 if res is None:
                     continue
                 if "error" in res:
-                    errors.append(_failure(res["error"]))
+                    errors.append(WriterFailure.from_dict(res["error"]))
                     continue
                 rows.append(
                     SuiteRow(

@@ -987,16 +987,8 @@ def union_curve(
         else check_names(store_ids, "store_ids")
     )
     stores = [_external_store(package, sid) for sid in ids]
-    grid = sorted(
-        {
-            check_budget(b)
-            for b in (
-                package.budget_grid()
-                if budgets is None
-                else check_budget_list(budgets, "union_curve()")
-            )
-        }
-    )
+    raw = package.budget_grid() if budgets is None else check_budget_list(budgets, "union_curve()")
+    grid = sorted({check_budget(b) for b in raw})
     if not grid:
         raise MemAuditError("union_curve(): no budgets given")
     base = compile_cached(package)

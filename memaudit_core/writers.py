@@ -1210,6 +1210,21 @@ class WriterFailure:
             traceback=getattr(exc, "plugin_traceback", None),
         )
 
+    @classmethod
+    def from_dict(cls, record: dict[str, Any]) -> WriterFailure:
+        """The inverse of :meth:`to_dict` (suites journal failures and read them back)."""
+        return cls(
+            package_id=record["package_id"],
+            seed=record["seed"],
+            budget=float(record["budget"]),
+            writer=record["writer"],
+            kind=record["kind"],
+            reason=record["reason"],
+            message=record["error"],
+            offending=tuple(record["offending"]),
+            traceback=record["traceback"],
+        )
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "package_id": self.package_id,
