@@ -60,6 +60,8 @@ from .solvers import (
     solve,
     solve_budgets,
 )
+from .solvers.budgets import refine_unproven
+from .solvers.timeshare import active_share, check_total_time_limit, shared_time, skip_runs
 from .writers import WriterFailure, WriterResult, get_writer, run_writer, run_writers
 
 #: Kinds shown first, in this order (the validity story); other kinds follow alphabetically.
@@ -499,12 +501,17 @@ def opt_at(
         with _opt_lock:
             if found in _opt_cache:  # another thread may have evicted it meanwhile
                 _opt_cache.move_to_end(found)
+        skip_runs(1)  # a shared total goes to the runs still to make
         return hit
     result = solve(inst, budget, solver, time_limit=time_limit, incumbent_idx=incumbent_idx)
     # A limited result is shared too, found from a start or not: every page then compares
     # with one incumbent for this budget and limit (app QA: Compare, solved from gvt's store,
     # showed 131.5659 and Overview, solved again, 131.6383). It replaces a limited entry only
     # when it is worth more.
+    if not result.certified and active_share() is not None:
+        # Stopped at a share of a page's total, not at ``time_limit``: a page that gives
+        # this budget the whole limit must not be answered with it.
+        return result
     key = keys[0] if result.certified else keys[1]
     with _opt_lock:
         current = _opt_cache.get(key)
@@ -1139,6 +1146,12 @@ def sweep_package(
         _best_incumbent((r.value, r.selected_idx) for r in found if not isinstance(r, WriterError))
         for found in per_budget
     ]
+    # Pools with the same candidates as the full instance or as each other (e.g. no
+    # validity types in the package) have the same optima: solve each candidate set once.
+    # Known before any solve, so that a shared total counts only the runs to be made.
+    pools = {name: inst.pool_instance(ABLATIONS[name]) for name in dict.fromkeys(ablations)}
+    distinct = {p.candidate_ids: p for p in pools.values() if p.candidate_ids != inst.candidate_ids}
+    skip_runs(len(grid) * (len(ablations) - len(distinct)))
     opts = solve_budgets(
         inst,
         grid,
@@ -1149,22 +1162,23 @@ def sweep_package(
         progress=progress,
         workers=workers,
     )
-    # Pools with the same candidates as the full instance or as each other (e.g. no
-    # validity types in the package) have the same optima: solve each candidate set once.
     by_candidates = {inst.candidate_ids: opts}
-    pool_opts = {}
-    for name in dict.fromkeys(ablations):
-        pool = inst.pool_instance(ABLATIONS[name])
-        if pool.candidate_ids not in by_candidates:
-            by_candidates[pool.candidate_ids] = solve_budgets(
-                pool,
-                grid,
-                solver,
-                time_limit=time_limit,
-                cross_check=cross_check,
-                workers=workers,
-            )
-        pool_opts[name] = by_candidates[pool.candidate_ids]
+    for ids, pool in distinct.items():
+        by_candidates[ids] = solve_budgets(
+            pool,
+            grid,
+            solver,
+            time_limit=time_limit,
+            cross_check=cross_check,
+            workers=workers,
+        )
+    # Inside a shared total: the time the runs left goes to the unproven optima.
+    refine_unproven(
+        [(inst, opts), *((p, by_candidates[ids]) for ids, p in distinct.items())],
+        solver,
+        cross_check=cross_check,
+    )
+    pool_opts = {name: by_candidates[pool.candidate_ids] for name, pool in pools.items()}
     for k, budget in enumerate(grid):
         opt = opts[k]
         for w, res in zip(writers, per_budget[k], strict=True):
@@ -1226,6 +1240,18 @@ def sweep_package(
                 )
             )
     return keyed, failures
+
+
+def expected_runs(
+    packages: Sequence[Package], n_budgets: int, stores: Sequence[str], ablations: Sequence[str]
+) -> int:
+    """Engine runs a sweep makes at most: per package and budget, the optimum, each ablation
+    pool's and each external store's union optimum (a shared total is split by this count)."""
+    per_budget = [
+        1 + len(ablations) + sum(1 for s in p.stores if s.is_external and s.id in stores)
+        for p in packages
+    ]
+    return n_budgets * sum(per_budget)
 
 
 def _sweep_chunk(
@@ -1290,6 +1316,7 @@ def sweep(
     progress: Callable[[int, int], None] | None = None,
     cross_check: bool | str | None = "sample",
     workers: int = 1,
+    total_time_limit: float | None = None,
 ) -> SweepResult:
     """Ratios of writers, stores and ablations over packages x budgets.
 
@@ -1328,6 +1355,12 @@ def sweep(
         for all budgets do not use them). Default 1: everything in this process. A script
         that passes ``workers > 1`` must guard its entry point with
         ``if __name__ == "__main__":``.
+    total_time_limit : float, optional
+        Seconds for every optimum of the sweep together (with ``workers=1``): each engine run
+        gets at most ``time_limit`` and at most its fair share of the time left, so easy
+        budgets leave their time to the hard ones (:mod:`memaudit_core.solvers.timeshare`).
+        Optima not proven within their share are incumbents with a bound, as with
+        ``time_limit``. Writers are not stopped, but their time counts against the total.
 
     Returns
     -------
@@ -1365,6 +1398,8 @@ def sweep(
         budgets = [budgets]
     grid = sorted({check_budget(b) for b in budgets})
     _check_limits(time_limit, None)
+    workers = check_workers(workers)
+    check_total_time_limit(total_time_limit, workers)
     methods = (*writers, *stores, *ablations)
     options = {
         "stores": stores,
@@ -1373,25 +1408,26 @@ def sweep(
         "time_limit": time_limit,
         "cross_check": cross_check,
     }
-    workers = check_workers(workers)
     # Runtime-registered plugin writers exist only in this process: they keep packages here.
     if workers > 1 and len(packages) > 1 and not any(get_writer(w).is_plugin for w in writers):
         per_package = _sweep_in_pool(packages, grid, writers, options, workers, progress)
     else:
         per_package = []
         total = len(packages) * len(grid)
-        for n_done, package in enumerate(packages):
+        runs = expected_runs(packages, len(grid), stores, ablations)
+        with shared_time(total_time_limit, runs):
+            for n_done, package in enumerate(packages):
 
-            def opt_progress(k: int, _n: int, base: int = n_done * len(grid)) -> None:
-                # One call per (package, budget), as each budget's optimum is known.
-                if progress is not None:
-                    progress(base + k, total)
+                def opt_progress(k: int, _n: int, base: int = n_done * len(grid)) -> None:
+                    # One call per (package, budget), as each budget's optimum is known.
+                    if progress is not None:
+                        progress(base + k, total)
 
-            per_package.append(
-                sweep_package(
-                    package, grid, writers, **options, workers=workers, progress=opt_progress
+                per_package.append(
+                    sweep_package(
+                        package, grid, writers, **options, workers=workers, progress=opt_progress
+                    )
                 )
-            )
     rows = [row for keyed, _ in per_package for _, row in keyed]
     notes = tuple(n for n in (uncertified_note(rows), union_note(rows)) if n)
     return SweepResult(
@@ -1419,6 +1455,7 @@ __all__ = [
     "ablation_opt",
     "compile_cached",
     "compile_union_cached",
+    "expected_runs",
     "is_deleted",
     "kind_sort_key",
     "opt_at",

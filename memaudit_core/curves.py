@@ -34,11 +34,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .analysis import ABLATIONS, compile_cached, opt_at, ratio_text, summarize, sweep
+from .analysis import (
+    ABLATIONS,
+    compile_cached,
+    expected_runs,
+    opt_at,
+    ratio_text,
+    summarize,
+    sweep,
+)
 from .errors import MemAuditError, SolverError, UnknownNameError, check_budget_list, check_names
 from .generators import FAMILIES, generate
 from .package import Package
 from .solvers import check_budget, check_time_limit, recompute, relative_gap, run_engine
+from .solvers.timeshare import check_total_time_limit, shared_time
 from .writers import WRITERS
 
 Progress = Callable[[int, int], None]
@@ -357,6 +366,52 @@ class BudgetCurve:
         }
 
 
+def _opt_points(
+    inst,
+    grid: Sequence[float],
+    keyed: Sequence[tuple[str, Any]],
+    chosen: Sequence[Method],
+    solver: str,
+    time_limit: float | None,
+) -> list[OptPoint]:
+    """The full optimum at each budget, as the sweep's rows saw it.
+
+    Writer and package-store rows carry it with its bound and certificate flag; a certified
+    ablation row implies a certified full optimum. An uncertified one is the sweep's own
+    incumbent (the one the writers' ratios are against: solving it again cost the app's sweep
+    a second time limit per hard budget). A budget no row carries is solved here.
+    """
+    by_key = {m.key: m for m in chosen}
+    known: dict[float, tuple[float, float | None, bool]] = {}
+    for key, row in keyed:
+        kind = by_key[key].kind
+        if kind in ("writer", "store") or (kind == "ablation" and row.certified):
+            prev = known.get(row.budget)
+            if prev is None or (row.certified and not prev[2]):
+                known[row.budget] = (row.opt, row.opt_bound, row.certified)
+    opt_points: list[OptPoint] = []
+    incumbent: tuple[int, ...] | None = None
+    for b in grid:
+        hit = known.get(b)
+        if hit is not None and hit[2]:
+            opt_points.append(OptPoint(b, hit[0], hit[0], 0.0, "optimal", True, "OPT"))
+            continue
+        if hit is not None and hit[1] is not None:
+            value, bound = hit[0], max(hit[0], hit[1])
+            gap = relative_gap(value, bound)
+            status, label = (
+                ("limit", "incumbent") if gap > 0 else ("optimal", "optimal (uncertified)")
+            )
+            opt_points.append(OptPoint(b, value, bound, gap, status, False, label))
+            continue
+        res = opt_at(inst, b, solver, time_limit, incumbent_idx=incumbent)
+        incumbent = tuple(res.selected_idx)
+        opt_points.append(
+            OptPoint(b, res.value, res.bound, res.gap, res.status, res.certified, res.label)
+        )
+    return opt_points
+
+
 def budget_curve(
     package: Package,
     budgets: Sequence[float],
@@ -365,6 +420,7 @@ def budget_curve(
     ablations: Sequence[str] = ("no_validity_opt",),
     solver: str = "auto",
     time_limit: float | None = None,
+    total_time_limit: float | None = None,
     progress: Progress | None = None,
 ) -> BudgetCurve:
     """OPT(B), F(B) and ratio of every method over a budget grid.
@@ -383,6 +439,10 @@ def budget_curve(
     solver, time_limit
         Passed to the solvers. With a time limit an optimum may be uncertified: its point then
         carries the incumbent, the proven bound and the gap.
+    total_time_limit : float, optional
+        Seconds for every engine run of the curve together, shared fairly
+        (:mod:`memaudit_core.solvers.timeshare`): the app's sweep answers in about this time
+        however hard the package, and easy budgets leave their time to the hard ones.
     progress : callable, optional
         ``progress(done, total)``.
 
@@ -393,48 +453,37 @@ def budget_curve(
     t0 = time.perf_counter()
     grid = _grid(budgets)
     chosen = resolve_methods(package, methods, ablations)
+    check_time_limit(time_limit)
+    check_total_time_limit(total_time_limit)
     inst = compile_cached(package)
     total = len(grid) + 1
-    keyed = (
-        _sweep_rows(
-            [package],
-            grid,
-            chosen,
-            solver,
-            time_limit,
-            None if progress is None else (lambda d, t: progress(d, total)),
+    writers, stores, ablation_names = _split(chosen)
+    runs = expected_runs([package], len(grid), stores, ablation_names) if chosen else len(grid)
+    with shared_time(total_time_limit, runs):
+        keyed = (
+            _sweep_rows(
+                [package],
+                grid,
+                chosen,
+                solver,
+                time_limit,
+                None if progress is None else (lambda d, t: progress(d, total)),
+            )
+            if chosen
+            else []
         )
-        if chosen
-        else []
-    )
+        opt_points = _opt_points(inst, grid, keyed, chosen, solver, time_limit)
     by_key = {m.key: m for m in chosen}
-
-    # The full optimum per budget, as the sweep saw it. Writer and package-store rows carry
-    # it with its certificate flag; a certified ablation row implies a certified full optimum.
-    known: dict[float, tuple[float, bool]] = {}
-    for key, row in keyed:
-        kind = by_key[key].kind
-        if kind in ("writer", "store") or (kind == "ablation" and row.certified):
-            prev = known.get(row.budget)
-            known[row.budget] = (row.opt, row.certified or (prev is not None and prev[1]))
-    opt_points: list[OptPoint] = []
     notes: list[str] = []
-    incumbent: tuple[int, ...] | None = None
-    for b in grid:
-        hit = known.get(b)
-        if hit is not None and hit[1]:
-            opt_points.append(OptPoint(b, hit[0], hit[0], 0.0, "optimal", True, "OPT"))
-            continue
-        # Not seen or not certified: solve it here for the incumbent, bound and gap.
-        res = opt_at(inst, b, solver, time_limit, incumbent_idx=incumbent)
-        incumbent = tuple(res.selected_idx)
-        opt_points.append(
-            OptPoint(b, res.value, res.bound, res.gap, res.status, res.certified, res.label)
-        )
     uncertified = [p for p in opt_points if not p.certified]
     if uncertified:
+        within = (
+            f"within the {total_time_limit:g} s shared by the curve's solves"
+            if total_time_limit is not None
+            else "limit reached"
+        )
         notes.append(
-            f"{len(uncertified)} of {len(grid)} optima are not certified (limit reached): "
+            f"{len(uncertified)} of {len(grid)} optima are not certified ({within}): "
             "their points show the incumbent with its proven upper bound, and ratios at those "
             "budgets are against the incumbent."
         )
@@ -614,6 +663,7 @@ def family_band(
     ablations: Sequence[str] = ("no_validity_opt",),
     solver: str = "auto",
     time_limit: float | None = None,
+    total_time_limit: float | None = None,
     progress: Progress | None = None,
 ) -> FamilyBand:
     """Mean ratio and 95% bootstrap band per method over ``seeds`` of a seeded family.
@@ -622,6 +672,8 @@ def family_band(
     :func:`memaudit_core.analysis.sweep`; the band is its per-(method, budget) summary
     (percentile bootstrap of the mean, 1000 resamples, seed 0; seeds with OPT = 0 are left out
     and counted). Store keys are kept only when some generated package has that store.
+    ``total_time_limit`` shares that many seconds among all the seeds' engine runs, as in
+    :func:`budget_curve`.
 
     Raises
     ------
@@ -655,6 +707,8 @@ def family_band(
     param_items = tuple(sorted(dict(params or {}).items()))
     grid = _grid(budgets)
     chosen = resolve_methods(None, methods, ablations)
+    check_time_limit(time_limit)
+    check_total_time_limit(total_time_limit)
     n_seeds = len(seed_list)
     total = n_seeds * (len(grid) + 1)
     packages = []
@@ -672,18 +726,20 @@ def family_band(
             + "; they are left out of the band."
         )
         chosen = tuple(m for m in chosen if m not in dropped)
-    keyed = (
-        _sweep_rows(
-            packages,
-            grid,
-            chosen,
-            solver,
-            time_limit,
-            None if progress is None else (lambda d, t: progress(n_seeds + d, total)),
+    _, stores, ablation_names = _split(chosen)
+    with shared_time(total_time_limit, expected_runs(packages, len(grid), stores, ablation_names)):
+        keyed = (
+            _sweep_rows(
+                packages,
+                grid,
+                chosen,
+                solver,
+                time_limit,
+                None if progress is None else (lambda d, t: progress(n_seeds + d, total)),
+            )
+            if chosen
+            else []
         )
-        if chosen
-        else []
-    )
     by_key = {m.key: m for m in chosen}
     # summarize() groups by SweepRow.method: give it the method keys instead of bare names.
     rows = [replace(r, method=k) for k, r in keyed]
@@ -706,7 +762,14 @@ def family_band(
     )
     n_uncert = sum(1 for r in rows if not r.certified)
     if n_uncert:
-        notes.append(f"{n_uncert} of {len(rows)} measurements rest on an uncertified optimum.")
+        within = (
+            f" (not proven within the {total_time_limit:g} s shared by the band's solves)"
+            if total_time_limit is not None
+            else ""
+        )
+        notes.append(
+            f"{n_uncert} of {len(rows)} measurements rest on an uncertified optimum{within}."
+        )
     if any(r.n_undefined for r in band_rows):
         notes.append(
             "Seeds where OPT = 0 at a budget have no ratio there; they are counted in "

@@ -69,6 +69,8 @@ from .objective import evaluate
 from .package import GENERIC_TYPES, VALIDITY_TYPES, Package
 from .parallel import check_workers
 from .solvers import ZERO_OPT, SolveResult, check_budget, check_time_limit, run_engine, solve
+from .solvers.budgets import refine_unproven
+from .solvers.timeshare import check_total_time_limit, shared_time
 from .writers import WRITERS, get_writer, run_writer
 
 Progress = Callable[[int, int], None] | None
@@ -350,6 +352,7 @@ def ablation_curve(
     preset: str | None = None,
     solver: str = "auto",
     time_limit: float | None = None,
+    total_time_limit: float | None = None,
     progress: Progress = None,
 ) -> AblationCurve:
     """OPT over a filtered candidate pool vs the full OPT across budgets.
@@ -367,8 +370,11 @@ def ablation_curve(
         Also accepted as ``no_validity_opt`` / ``generic_opt``.
     solver, time_limit
         Passed to :func:`memaudit_core.solvers.solve`.
+    total_time_limit : float, optional
+        Seconds for all the curve's solves together (two per budget), shared fairly
+        (:mod:`memaudit_core.solvers.timeshare`).
     progress : callable, optional
-        ``progress(done, total)`` after each budget.
+        ``progress(done, total)`` after each budget and once at the end (total: budgets + 1).
 
     Returns
     -------
@@ -385,6 +391,8 @@ def ablation_curve(
     if removed_types is None and preset is None:
         preset = "no_validity"
     grid = _budgets(package, budgets)
+    check_time_limit(time_limit)
+    check_total_time_limit(total_time_limit)
     inst = _compile(package)
     pool, name, removed, absent = ablation_pool(inst, removed_types, preset)
     notes: list[str] = []
@@ -398,15 +406,26 @@ def ablation_curve(
         notes.append("No candidate was removed: the pool is the full pool, so every drop is 0.")
     from .analysis import opt_at
 
-    points: list[AblationPoint] = []
-    prev_full: tuple[int, ...] | None = None
-    prev_pool: tuple[int, ...] | None = None
-    for k, budget in enumerate(grid):
-        # Through opt_at's cache: a limited full optimum is then the incumbent every other
-        # page shows for this budget (app QA: Ablations showed 131.638, the others 131.5358).
-        full = opt_at(inst, budget, solver, time_limit, incumbent_idx=prev_full)
-        part = opt_at(pool, budget, solver, time_limit, incumbent_idx=prev_pool)
-        prev_full, prev_pool = tuple(full.selected_idx), tuple(part.selected_idx)
+    fulls: list[SolveResult] = []
+    parts: list[SolveResult] = []
+    # Nothing removed: the pool's optimum is the full one (solving it again under a shared
+    # total would take a second share for the same answer).
+    same = pool.candidate_ids == inst.candidate_ids
+    with shared_time(total_time_limit, len(grid) if same else 2 * len(grid)):
+        for k, budget in enumerate(grid):
+            # Through opt_at's cache: a limited full optimum is then the incumbent every other
+            # page shows for this budget (app QA: Ablations showed 131.638, the others 131.5358).
+            start_full = tuple(fulls[-1].selected_idx) if fulls else None
+            fulls.append(opt_at(inst, budget, solver, time_limit, incumbent_idx=start_full))
+            if not same:
+                start_pool = tuple(parts[-1].selected_idx) if parts else None
+                parts.append(opt_at(pool, budget, solver, time_limit, incumbent_idx=start_pool))
+            _tick(progress, k + 1, len(grid) + 1)
+        # Inside a shared total: the time the runs left goes to the unproven optima.
+        refine_unproven([(inst, fulls), (pool, parts)], solver)
+    _tick(progress, len(grid) + 1, len(grid) + 1)
+    points = []
+    for budget, full, part in zip(grid, fulls, fulls if same else parts, strict=True):
         ratio = _ratio(part.value, full.value)
         points.append(
             AblationPoint(
@@ -421,7 +440,6 @@ def ablation_curve(
                 pool_selected=tuple(part.selected),
             )
         )
-        _tick(progress, k + 1, len(grid))
     undefined = [p.budget for p in points if p.drop is None]
     if undefined:
         notes.append(
@@ -430,7 +448,14 @@ def ablation_curve(
             + ": nothing of value fits, so the drop is undefined (n/a)."
         )
     if not all(p.certified for p in points):
-        notes.append("Some optima are not certified: their labels say what the numbers are.")
+        within = (
+            f" (not proven within the {total_time_limit:g} s shared by the curve's solves)"
+            if total_time_limit is not None
+            else ""
+        )
+        notes.append(
+            f"Some optima are not certified{within}: their labels say what the numbers are."
+        )
     return AblationCurve(
         package_id=package.id,
         content_hash=inst.content_hash,

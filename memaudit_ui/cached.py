@@ -14,6 +14,10 @@ from memaudit_core.package import Package
 
 #: Per-solve time limit in the app: past it a page shows incumbent, bound and gap, not OPT.
 APP_TIME_LIMIT_S = 20.0
+#: What a sweep-like page (a budget curve, a seed band, an ablation curve) may spend on all
+#: its solves together, unless the user picks another of :data:`PAGE_TIME_CHOICES_S`.
+PAGE_TIME_S = 20.0
+PAGE_TIME_CHOICES_S = (5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0, 600.0)
 #: Byte cap (pickled) on each per-budget view cache, on top of its entry cap: every budget
 #: change adds an entry, and an entry's size grows with the package (a Compare view is 33 KB
 #: at 50 experiences, 313 KB at 500; an Overview 66 KB and 611 KB), so an entry cap alone lets
@@ -99,13 +103,15 @@ def budget_curve(
     budgets: tuple[float, ...],
     methods: tuple[str, ...],
     ablations: tuple[str, ...],
+    total_time_limit: float = PAGE_TIME_S,
     _progress=None,
 ):
     """:func:`memaudit_core.curves.budget_curve` keyed by content hash, grid and methods.
 
-    Each solve has the app's time limit, as on every other page (app QA: the sweep had none,
-    so a hard package had no bound on the wait); a limited budget is drawn as an incumbent
-    with its proven bound, never as OPT.
+    All the curve's solves share ``total_time_limit`` (app QA: with 20 s per solve a hard
+    package's six-budget sweep took 49-54 s, and a 20-budget range could take minutes); a
+    budget not proven in its share is drawn as an incumbent with its proven bound, never as
+    OPT.
     """
     from memaudit_core import curves
 
@@ -114,7 +120,7 @@ def budget_curve(
         budgets,
         methods,
         ablations=ablations,
-        time_limit=APP_TIME_LIMIT_S,
+        total_time_limit=total_time_limit,
         progress=_progress,
     )
 
@@ -127,10 +133,11 @@ def family_band(
     budgets: tuple[float, ...],
     methods: tuple[str, ...],
     ablations: tuple[str, ...],
+    total_time_limit: float = PAGE_TIME_S,
     _progress=None,
 ):
     """:func:`memaudit_core.curves.family_band`; generated packages are fixed by family, seeds
-    and parameters, so those are the key."""
+    and parameters, so those are the key. Every seed's solves share ``total_time_limit``."""
     from memaudit_core import curves
 
     return curves.family_band(
@@ -140,7 +147,7 @@ def family_band(
         budgets,
         methods,
         ablations=ablations,
-        time_limit=APP_TIME_LIMIT_S,
+        total_time_limit=total_time_limit,
         progress=_progress,
     )
 
@@ -292,9 +299,11 @@ def ablation_curve(
     budgets: tuple[float, ...],
     removed_types: tuple[str, ...] | None,
     preset: str | None,
+    total_time_limit: float = PAGE_TIME_S,
     _progress=None,
 ):
-    """:func:`memaudit_core.robustness.ablation_curve` keyed by content hash, grid and pool."""
+    """:func:`memaudit_core.robustness.ablation_curve` keyed by content hash, grid and pool;
+    the curve's solves share ``total_time_limit``."""
     from memaudit_core import robustness
 
     return robustness.ablation_curve(
@@ -302,7 +311,7 @@ def ablation_curve(
         budgets,
         removed_types,
         preset=preset,
-        time_limit=APP_TIME_LIMIT_S,
+        total_time_limit=total_time_limit,
         progress=_progress,
     )
 

@@ -95,6 +95,30 @@ def default_store_key(package: Package) -> str:
     return "writer:gvt"
 
 
+def seconds_text(seconds: float) -> str:
+    """20 s, 2 min, 1 min 30 s."""
+    minutes, rest = divmod(int(round(seconds)), 60)
+    if not minutes:
+        return f"{seconds:g} s"
+    return f"{minutes} min" + (f" {rest} s" if rest else "")
+
+
+def page_time_select(key: str, label: str, container=None) -> float:
+    """A choice of the seconds a sweep-like computation may spend on all its solves."""
+    from .cached import PAGE_TIME_CHOICES_S, PAGE_TIME_S
+
+    return (container or st).select_slider(
+        label,
+        options=list(PAGE_TIME_CHOICES_S),
+        value=PAGE_TIME_S,
+        format_func=seconds_text,
+        key=key,
+        help="Shared by all the optima it solves: budgets proven quickly leave their time to "
+        "the hard ones, and time left at the end goes to the unproven ones. An optimum not "
+        "proven in time is shown as an incumbent with its proven upper bound, never as OPT.",
+    )
+
+
 def budget_step(package: Package) -> float:
     costs = [c.cost for c in package.candidates]
     if all(float(c).is_integer() for c in costs):

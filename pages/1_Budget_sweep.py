@@ -8,7 +8,15 @@ import streamlit as st
 from memaudit_core import curves
 from memaudit_core.errors import MemAuditError
 from memaudit_ui import cached, figures, render
-from memaudit_ui.frame import REPO_ROOT, budget_step, frame, md_escape, store_label, store_options
+from memaudit_ui.frame import (
+    REPO_ROOT,
+    budget_step,
+    frame,
+    md_escape,
+    page_time_select,
+    store_label,
+    store_options,
+)
 
 COMPARE_PAGE = "pages/2_Compare.py"
 
@@ -83,7 +91,7 @@ with c1:
             st.stop()
     else:
         grid = grid_default
-    st.caption("Budgets: " + ", ".join(f"{b:g}" for b in grid))
+    st.caption("Budgets: " + ", ".join(f"{b:.10g}" for b in grid))
 with c2:
     options = store_options(pkg)
     default = [
@@ -103,6 +111,7 @@ with c2:
         key="sweep_ablation",
         help="OPT over candidates other than tombstone and compound_update.",
     )
+    page_time = page_time_select("sweep_time", "Time for the sweep's solves")
 ablations = ("no_validity_opt",) if show_ablation else ()
 
 source = curves.family_source(pkg)
@@ -130,12 +139,19 @@ if source is not None:
 bar, tick = cached.progress_bar("Solving OPT and running the writers over the grid")
 
 curve = cached.budget_curve(
-    pkg, content_hash, tuple(grid), tuple(chosen), ablations, _progress=tick
+    pkg, content_hash, tuple(grid), tuple(chosen), ablations, page_time, _progress=tick
 )
 band = None
 if seeds:
     band = cached.family_band(
-        source.family, seeds, source.params, tuple(grid), tuple(chosen), ablations, _progress=tick
+        source.family,
+        seeds,
+        source.params,
+        tuple(grid),
+        tuple(chosen),
+        ablations,
+        page_time,
+        _progress=tick,
     )
 bar.empty()
 
@@ -185,7 +201,7 @@ with st.container(border=True):
         f"Budget ({unit})",
         list(curve.budgets),
         key="sweep_open_budget",
-        format_func=lambda b: f"{b:g}",
+        format_func=lambda b: f"{b:.10g}",
     )
     open_method = o2.selectbox(
         "Writer / store",

@@ -8,7 +8,7 @@ import streamlit as st
 from memaudit_core import robustness
 from memaudit_core.costs import COST_RULES, available_cost_rules
 from memaudit_ui import cached, figures, render
-from memaudit_ui.frame import frame, md_escape
+from memaudit_ui.frame import frame, md_escape, page_time_select
 
 #: Packages this small (candidates x budgets) compute every sensitivity on sight; larger ones
 #: wait for a Run button so a page visit stays quick.
@@ -43,7 +43,7 @@ def armed(name: str, label: str, help_text: str) -> bool:
 st.title("Ablations & sensitivity")
 st.markdown(
     f"**{md_escape(pkg.title or pkg.id)}** · `{pkg.id}` · budgets "
-    + ", ".join(f"{b:g}" for b in grid)
+    + ", ".join(f"{b:.10g}" for b in grid)
     + f" {md_escape(unit)} (the package's grid)"
 )
 
@@ -55,7 +55,8 @@ st.caption(
     "tombstone and compound_update; generic keeps only raw_span, atomic_fact and summary."
 )
 types = sorted({c.type for c in pkg.candidates})
-a1, a2 = st.columns(2)
+a1, a2, a3 = st.columns([2, 2, 1])
+curve_time = page_time_select("abl_time", "Time per curve", a3)
 presets = a1.multiselect(
     "Presets", list(robustness.PRESETS), default=["no_validity"], key="abl_presets"
 )
@@ -67,10 +68,15 @@ removed = a2.multiselect(
     help="One extra curve: OPT without every type chosen here.",
 )
 bar, tick = cached.progress_bar("Solving the full and the filtered optimum over the grid")
-curves = [cached.ablation_curve(pkg, content_hash, grid, None, p, _progress=tick) for p in presets]
+curves = [
+    cached.ablation_curve(pkg, content_hash, grid, None, p, curve_time, _progress=tick)
+    for p in presets
+]
 if removed:
     curves.append(
-        cached.ablation_curve(pkg, content_hash, grid, tuple(removed), None, _progress=tick)
+        cached.ablation_curve(
+            pkg, content_hash, grid, tuple(removed), None, curve_time, _progress=tick
+        )
     )
 bar.empty()
 if not curves:

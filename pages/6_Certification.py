@@ -46,7 +46,7 @@ add_budget = c2.checkbox(
 grid = tuple(sorted(set(pkg.budget_grid()) | ({ctx.budget} if add_budget else set())))
 c3.caption(
     f"Budgets ({unit}): "
-    + ", ".join(f"{b:g}" for b in grid)
+    + ", ".join(f"{b:.10g}" for b in grid)
     + f" · at most {len(grid)} × {len(ENGINES)} × {time_limit:g} s"
 )
 

@@ -294,6 +294,18 @@ def test_sweep_page_range_and_methods() -> None:
     assert points_df.loc[points_df["budget"] == 0.0, "ratio"].tolist() == ["n/a"]
 
 
+def test_sweep_page_time_for_the_solves() -> None:
+    at = _page(SWEEP, "sample:update_chain")
+    _ok(at)
+    slider = at.select_slider(key="sweep_time")
+    assert slider.value == 20.0 and "Shared by all the optima" in slider.help
+    slider.set_value(5.0).run()
+    _ok(at)
+    opt_df = at.dataframe[0].value
+    assert len(opt_df) == len(_sample("update_chain").budget_grid())
+    assert not any("not certified" in i.value for i in at.info)
+
+
 def test_sweep_page_bad_range_is_a_message_not_a_traceback() -> None:
     at = _page(SWEEP, "sample:update_chain")
     at.radio(key="sweep_grid").set_value("range").run()

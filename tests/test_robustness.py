@@ -305,6 +305,16 @@ def test_page_update_chain_ablation_and_all_sensitivities():
     at.multiselect(key="abl_presets").set_value(["no_validity", "generic"]).run()
     assert not at.exception
     assert set(at.dataframe[0].value["pool"]) == {"no_validity", "generic"}
+    # The time per curve is an input; the same optima at 5 s as at 20 s on a small package.
+    assert at.select_slider(key="abl_time").value == 20.0
+    at.select_slider(key="abl_time").set_value(5.0).run()
+    assert not at.exception and not at.error
+    again = at.dataframe[0].value
+    assert list(again.loc[again["pool"] == "no_validity", "pool / OPT"]) == [
+        "0.486",
+        "0.513",
+        "0.698",
+    ]
 
 
 def test_page_noise_level_zero_shows_no_change():

@@ -44,6 +44,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import replace
 
 import numpy as np
 
@@ -51,7 +52,15 @@ from ..compiled import CompiledInstance, budget_with_tolerance
 from ..errors import MemAuditError, UnknownNameError
 from ..objective import evaluate, evaluate_many
 from ..parallel import check_workers, init_solver_worker, pool_context, stop_pool, worker_died
-from . import SOLVER_CHOICES, RawSolution, SolveResult, _check_limits, check_budget
+from . import (
+    SOLVER_CHOICES,
+    RawSolution,
+    SolveResult,
+    _check_limits,
+    check_budget,
+    relative_gap,
+    value_unit,
+)
 from .certify import PROOFS, finish, solve_certified
 from .enum import (
     ENUM_MAX_COMBINATIONS,
@@ -59,6 +68,7 @@ from .enum import (
     enum_all_budgets,
 )
 from .frontier import Frontier, FrontierTooLarge
+from .timeshare import active_share, check_total_time_limit, skip_runs
 
 #: The decomposition's work cap per budget asked for (combinations and merge pairs, 1-2
 #: microseconds each): past about 4 ms of it per budget, one HiGHS solve per budget is usually
@@ -198,7 +208,9 @@ def solve_budgets(
         are small (:mod:`.frontier`), else solves budget by budget with
         :func:`~memaudit_core.solvers.certify.choose`. Other names run that engine per budget.
     time_limit, node_limit : optional
-        Per budget, as in :func:`~memaudit_core.solvers.solve`.
+        Per budget, as in :func:`~memaudit_core.solvers.solve`. Inside a
+        :func:`~memaudit_core.solvers.timeshare.shared_time` block each budget's run gets at
+        most its share of the total; budgets answered without a run give theirs back.
     cross_check : {'sample', True, False, None}
         See the module docstring; ``"sample"`` (default) cross-checks one instance in
         :data:`SAMPLE_EVERY`.
@@ -253,15 +265,17 @@ def solve_budgets(
             results = _frontier_results(
                 inst, fr, grid, time.perf_counter() - t, cross_check, limits
             )
+            skip_runs(len(grid))  # no engine run: a shared total goes to the later runs
             if progress is not None:
                 for k in range(len(grid)):
                     progress(k + 1, len(grid))
             return [results[b] for b in budgets]
 
-    per_budget_cross = (
-        cross_check if cross_check in (True, False, None) else (None if sampled(inst) else False)
-    )
+    per_budget_cross = _per_budget_cross(inst, cross_check)
     if workers > 1 and len(grid) > 1:
+        if active_share() is not None:
+            # Worker processes do not see the share: their runs would ignore the total.
+            check_total_time_limit(active_share().total_s, workers)
         results = _solve_in_workers(
             inst, grid, solver, given, per_budget_cross, limits, workers, progress
         )
@@ -272,6 +286,7 @@ def solve_budgets(
             progress(k, len(grid))
         if prev is not None and prev.certified and _fits_and_saturated(inst, prev, b):
             results[b] = _monotone_result(inst, b, prev)
+            skip_runs(1)
             continue
         candidates = [*given.get(b, [])]
         if prev is not None:
@@ -385,6 +400,88 @@ def _fits_and_saturated(inst: CompiledInstance, prev: SolveResult, budget: float
     return prev.value >= top * (1.0 - 1e-12) and budget >= prev.budget
 
 
+def _per_budget_cross(inst: CompiledInstance, cross_check: bool | str | None) -> bool | None:
+    """solve_certified's ``cross_check`` for one budget of a sweep's mode."""
+    if cross_check in (True, False, None):
+        return cross_check
+    return None if sampled(inst) else False
+
+
+#: A refinement run shorter than this would rarely change an unproven result.
+REFINE_MIN_S = 0.5
+
+
+def refine_unproven(
+    solved: Sequence[tuple[CompiledInstance, list[SolveResult]]],
+    solver: str = "auto",
+    *,
+    cross_check: bool | str | None = "sample",
+) -> int:
+    """Inside a shared total, give the time the runs left over to the unproven results.
+
+    A fair share of the total (:mod:`.timeshare`) cannot know which runs are hard: on a hard
+    package the one hard budget got 3.4 s of a 30 s sweep and the page finished after 12 s.
+    Once every run has had its share, each result in ``solved`` that is not certified is
+    solved again from its incumbent (largest gap first, the spare time split evenly), and
+    replaced by the better of the two (:func:`better_of`). Lists are updated in place;
+    without an active share nothing happens.
+
+    Returns
+    -------
+    int
+        How many results were solved again.
+    """
+    share = active_share()
+    if share is None:
+        return 0
+    todo = sorted(
+        (
+            (result.gap, n, inst, results, k)
+            for n, (inst, results) in enumerate(solved)
+            for k, result in enumerate(results)
+            if not result.certified
+        ),
+        key=lambda item: (-item[0], item[1], item[4]),
+    )
+    deadline = time.perf_counter() + share.spare_s()
+    refined = 0
+    for done, (_, _, inst, results, k) in enumerate(todo):
+        left = deadline - time.perf_counter()
+        if left < REFINE_MIN_S:
+            break
+        old = results[k]
+        new = solve_certified(
+            inst,
+            old.budget,
+            solver,
+            time_limit=left / (len(todo) - done),
+            cross_check=_per_budget_cross(inst, cross_check),
+            incumbent_idx=tuple(old.selected_idx) or None,
+        )
+        results[k] = better_of(old, new, value_unit(inst))
+        refined += 1
+    return refined
+
+
+def better_of(old: SolveResult, new: SolveResult, unit: float = 1.0) -> SolveResult:
+    """Two results of one instance and budget as one: a certified one, else the better
+    incumbent with the tighter of the two proven bounds (both bound the same optimum).
+
+    ``unit`` is :func:`~memaudit_core.solvers.value_unit` of the instance, for the gap.
+    """
+    if old.certified or new.certified:
+        return old if old.certified else new
+    best = new if new.value > old.value else old
+    bound = max(best.value, min(old.bound, new.bound))
+    return replace(
+        best,
+        bound=bound,
+        gap=relative_gap(best.value, bound, unit),
+        time_s=old.time_s + new.time_s,
+        nodes=old.nodes + new.nodes,
+    )
+
+
 def _best_feasible(
     inst: CompiledInstance, budget: float, candidates: list[tuple[int, ...]]
 ) -> tuple[int, ...] | None:
@@ -397,4 +494,12 @@ def _best_feasible(
     return best
 
 
-__all__ = ["CROSS_CHECK_MODES", "SAMPLE_EVERY", "sampled", "solve_budgets"]
+__all__ = [
+    "CROSS_CHECK_MODES",
+    "REFINE_MIN_S",
+    "SAMPLE_EVERY",
+    "better_of",
+    "refine_unproven",
+    "sampled",
+    "solve_budgets",
+]

@@ -47,6 +47,7 @@ from . import (
 )
 from .enum import ENUM_MAX_COMBINATIONS, combination_count
 from .milp import MILP_MAX_COST_SPREAD, SUPPORTED_SATURATIONS, milp_ill_conditioned
+from .timeshare import run_time_limit
 
 #: Relative tolerance for "equal" values (recompute, gap and engine agreement).
 VALUE_RTOL = 1e-9
@@ -343,7 +344,9 @@ def solve_certified(
     solver : {'auto', 'bnb', 'milp', 'enum', 'brute'}
         The primary engine; ``auto`` uses :func:`choose`.
     time_limit, node_limit : optional
-        Passed to each engine run.
+        Passed to each engine run. Inside a
+        :func:`~memaudit_core.solvers.timeshare.shared_time` block the time limit is at most
+        this run's share of the block's total.
     cross_check : bool, optional
         True: run a second exact engine (:func:`cross_engine`); False: never; None: every
         cheap check when ``solver`` is ``auto``, and enumeration for a named engine when the
@@ -378,6 +381,8 @@ def solve_certified(
     incumbent_idx = _check_incumbent(inst, incumbent_idx)
     if solver not in SOLVER_CHOICES:
         raise UnknownNameError(f"unknown solver {solver!r} (known: {', '.join(SOLVER_CHOICES)})")
+    # Inside a shared total (a page's sweep) this run gets its fair share of what is left.
+    time_limit = run_time_limit(time_limit)
     combos = combination_count(inst, budget)
     primary = choose(inst, budget, combos=combos) if solver == "auto" else solver
     limits = {"time_limit": time_limit, "node_limit": node_limit}

@@ -1,0 +1,170 @@
+"""A time budget for a whole computation, shared fairly by its engine runs.
+
+A budget sweep or an ablation curve makes one engine run per budget and pool. With only a
+per-run time limit, a hard package takes that limit times the number of runs (app QA: the
+Budget sweep page took 49-54 s on a hard 50-group package with 20 s per run). Inside
+:func:`shared_time` every run made through
+:func:`memaudit_core.solvers.certify.solve_certified` gets at most its own limit and at most its
+fair share of what is left: the remaining time divided by the runs still expected. Easy runs
+thus hand their unused time on to the hard ones, and the last run gets all that remains. A run
+stopped early is reported as any limited run is: incumbent, proven bound and gap, never OPT.
+
+The share is a context variable, so it follows the thread that opened it (each Streamlit session
+has its own) and does not reach worker processes; the functions that accept a total refuse it
+together with ``workers > 1``.
+
+Examples
+--------
+>>> share = TimeShare(10.0, 4, clock=iter([0.0, 0.0, 1.0, 7.0, 7.0]).__next__)
+>>> share.run_limit(None)  # 10 s left for 4 runs
+2.5
+>>> share.run_limit(None)  # 1 s used: 9 s for the 3 runs left
+3.0
+>>> share.run_limit(1.0)  # never above the run's own limit
+1.0
+>>> share.run_limit(None)  # the last run gets what is left
+3.0
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import math
+import numbers
+import time
+from collections.abc import Callable, Iterator
+
+from ..errors import MemAuditError
+
+#: The least a run is given once the total is spent. Enough for the engines to return their
+#: starting incumbent and a proven bound (B&B's root bound, HiGHS's first LP), so a late run
+#: still reports a gap rather than nothing.
+MIN_RUN_S = 0.05
+
+_ACTIVE: contextvars.ContextVar[TimeShare | None] = contextvars.ContextVar(
+    "memaudit_time_share", default=None
+)
+
+
+class TimeShare:
+    """``total_s`` seconds for ``expected_runs`` engine runs, handed out one run at a time.
+
+    Parameters
+    ----------
+    total_s : float
+        Seconds for all the runs together, counted from construction.
+    expected_runs : int
+        How many runs the computation expects to make. An estimate is fine: a run beyond it
+        gets all that is left, and :meth:`skip` gives back runs that turned out unnecessary.
+    clock : callable, optional
+        Returns seconds (default :func:`time.perf_counter`); tests pass a fake one.
+    """
+
+    def __init__(
+        self,
+        total_s: float,
+        expected_runs: int,
+        *,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        self.total_s = float(total_s)
+        self.pending = max(0, int(expected_runs))
+        self.runs_made = 0
+        self._clock = clock
+        self._start = clock()
+
+    @property
+    def runs_left(self) -> int:
+        """Runs the next share is divided by (the expected ones still to make, at least 1)."""
+        return max(1, self.pending)
+
+    def remaining_s(self) -> float:
+        """Seconds left of the total (0 once it is spent)."""
+        return max(0.0, self.total_s - (self._clock() - self._start))
+
+    def run_limit(self, time_limit: float | None) -> float:
+        """The time limit of the next run: its fair share, capped by its own ``time_limit``."""
+        share = max(MIN_RUN_S, self.remaining_s() / self.runs_left)
+        self.pending = max(0, self.pending - 1)
+        self.runs_made += 1
+        return share if time_limit is None else min(float(time_limit), share)
+
+    def spare_s(self) -> float:
+        """Seconds that can go to solving unproven results again: a fair share beside the runs
+        still expected, so everything left once they are all made."""
+        return self.remaining_s() / (self.pending + 1)
+
+    def skip(self, n_runs: int = 1) -> None:
+        """``n_runs`` expected runs will not be made (answered another way)."""
+        self.pending = max(0, self.pending - int(n_runs))
+
+
+def check_total_time_limit(total_time_limit: float | None, workers: int = 1) -> None:
+    """Refuse a total that is not a finite number of seconds > 0, or one with worker processes."""
+    if total_time_limit is None:
+        return
+    if isinstance(total_time_limit, bool) or not isinstance(total_time_limit, numbers.Real):
+        raise MemAuditError(
+            f"total time limit must be a number of seconds, got {total_time_limit!r}"
+        )
+    if not math.isfinite(float(total_time_limit)) or total_time_limit <= 0:
+        raise MemAuditError(
+            f"total time limit must be a finite number of seconds > 0, got {total_time_limit!r}"
+        )
+    if workers > 1:
+        raise MemAuditError(
+            "a total time limit is shared by the runs of one process: use it with workers=1 "
+            f"(got workers={workers}), or give each run a time_limit instead"
+        )
+
+
+@contextlib.contextmanager
+def shared_time(total_s: float | None, expected_runs: int) -> Iterator[TimeShare | None]:
+    """Share ``total_s`` seconds among the engine runs made inside the block.
+
+    ``None`` shares nothing (each run keeps its own limit). Inside an enclosing share the new
+    one gets at most what the enclosing share has left, and its runs count against it.
+    """
+    if total_s is None:
+        yield None
+        return
+    outer = _ACTIVE.get()
+    total = float(total_s) if outer is None else min(float(total_s), outer.remaining_s())
+    share = TimeShare(total, expected_runs)
+    token = _ACTIVE.set(share)
+    try:
+        yield share
+    finally:
+        _ACTIVE.reset(token)
+        if outer is not None:
+            outer.skip(share.runs_made)
+
+
+def active_share() -> TimeShare | None:
+    """The share of the enclosing :func:`shared_time` block, if any."""
+    return _ACTIVE.get()
+
+
+def run_time_limit(time_limit: float | None) -> float | None:
+    """The limit of the next engine run: ``time_limit``, or less inside a shared block."""
+    share = _ACTIVE.get()
+    return time_limit if share is None else share.run_limit(time_limit)
+
+
+def skip_runs(n_runs: int) -> None:
+    """Tell the enclosing share (if any) that ``n_runs`` expected runs will not be made."""
+    share = _ACTIVE.get()
+    if share is not None and n_runs > 0:
+        share.skip(n_runs)
+
+
+__all__ = [
+    "MIN_RUN_S",
+    "TimeShare",
+    "active_share",
+    "check_total_time_limit",
+    "run_time_limit",
+    "shared_time",
+    "skip_runs",
+]
