@@ -349,12 +349,12 @@ class SweepResult:
         return [s.to_dict() for s in self.summary]
 
 
-def uncertified_note(rows: Sequence[Any]) -> str | None:
+def uncertified_note(rows: Sequence[Any], total_time_limit: float | None = None) -> str | None:
     """A reader's warning when some rows rest on an optimum that was not proven, else None.
 
     ``rows`` are :class:`SweepRow` or suite rows (anything with ``certified``). A limited solve
     compares with the best store it found, which is at most OPT, so such a ratio can only
-    overstate the true one.
+    overstate the true one. ``total_time_limit``: the sweep's solves shared that total.
 
     Examples
     --------
@@ -367,10 +367,16 @@ def uncertified_note(rows: Sequence[Any]) -> str | None:
     n_bad = sum(1 for r in rows if not r.certified)
     if not n_bad:
         return None
+    if total_time_limit is not None:
+        why = f"not proven within the {total_time_limit:g} s the sweep's solves shared"
+        rerun = "a longer --total-time-limit, or none"
+    else:
+        why = "a solve stopped at its time limit"
+        rerun = "a longer --time-limit, or none"
     return (
-        f"{n_bad} of {len(rows)} rows compare with an optimum that was not certified (a solve "
-        "stopped at its time limit): their OPT is the best store found, so their ratio may be "
-        "too high; rerun with a longer --time-limit, or none, for certified ratios"
+        f"{n_bad} of {len(rows)} rows compare with an optimum that was not certified ({why}): "
+        "their OPT is the best store found, so their ratio may be too high; rerun with "
+        f"{rerun}, for certified ratios"
     )
 
 
@@ -1429,7 +1435,7 @@ def sweep(
                     )
                 )
     rows = [row for keyed, _ in per_package for _, row in keyed]
-    notes = tuple(n for n in (uncertified_note(rows), union_note(rows)) if n)
+    notes = tuple(n for n in (uncertified_note(rows, total_time_limit), union_note(rows)) if n)
     return SweepResult(
         rows=tuple(rows),
         summary=summarize(rows, methods, grid),

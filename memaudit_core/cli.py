@@ -837,6 +837,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             "sweep: seeds given twice (--family NAME:A-B and --seeds); give them once"
         )
     if wants_suite(args):  # families, folders, lists, --workers, --out, ...
+        if args.total_time_limit is not None:
+            # A suite's tasks run on workers and resume across runs: no one total to share.
+            raise MemAuditError(
+                "sweep: --total-time-limit applies to a sweep of package files in one "
+                "process, not with --family, folders, lists, --out or --workers; "
+                "use --time-limit (seconds per engine run) there"
+            )
         return cli_sweep_suite(args)
     if not args.packages:
         raise MemAuditError("sweep: give one or more package files, or --family NAME --seeds A-B")
@@ -862,6 +869,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         time_limit=args.time_limit,
         progress=progress,
         workers=args.workers,
+        total_time_limit=args.total_time_limit,
     )
     elapsed = time.perf_counter() - t0
     n_contents = len({p.content_hash() for p in packages})
@@ -1194,6 +1202,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", default=None, help="also write per-row CSV here")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     solver_opts(p)
+    p.add_argument(
+        "--total-time-limit",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds for all the sweep's solves together (package files, one process): each "
+        "run gets its fair share of the time left, quick budgets leave theirs to the hard "
+        "ones, and time left at the end goes to the unproven ones",
+    )
     common(p)
     from .suites import add_suite_arguments
 

@@ -73,7 +73,8 @@ from .errors import (
 )
 from .objective import evaluate, singleton_values
 from .package import Package, Store, replace_package
-from .solvers import SolveResult, check_budget, gap_text, solve
+from .solvers import SolveResult, check_budget, check_time_limit, gap_text, solve
+from .solvers.timeshare import check_total_time_limit, shared_time
 
 #: Pruning policies for a store that costs more than the budget.
 KEEP_RULES = ("recency", "salience")
@@ -957,6 +958,7 @@ def union_curve(
     salience_field: str | None = None,
     solver: str = "auto",
     time_limit: float | None = None,
+    total_time_limit: float | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[UnionCurveRow, ...]:
     """Kept value vs the exact upper-pruned bound per external store across budgets.
@@ -971,6 +973,10 @@ def union_curve(
         starting incumbent at the next budget.
     keep, salience_field, solver, time_limit
         As in :func:`union_report`.
+    total_time_limit : float, optional
+        Seconds for all the curve's solves together (the package's optimum, and per store the
+        upper-pruned and union optima, at each budget), each run getting its fair share of
+        the time left (:mod:`memaudit_core.solvers.timeshare`).
     progress : callable, optional
         ``progress(done, total)`` after each (store, budget).
 
@@ -991,6 +997,24 @@ def union_curve(
     grid = sorted({check_budget(b) for b in raw})
     if not grid:
         raise MemAuditError("union_curve(): no budgets given")
+    check_time_limit(time_limit)
+    check_total_time_limit(total_time_limit)
+    with shared_time(total_time_limit, len(grid) * (1 + 2 * len(stores))):
+        return _union_curve_rows(
+            package, stores, grid, keep, salience_field, solver, time_limit, progress
+        )
+
+
+def _union_curve_rows(
+    package: Package,
+    stores: Sequence[Store],
+    grid: Sequence[float],
+    keep: str,
+    salience_field: str | None,
+    solver: str,
+    time_limit: float | None,
+    progress: Callable[[int, int], None] | None,
+) -> tuple[UnionCurveRow, ...]:
     base = compile_cached(package)
     package_opts: dict[float, SolveResult] = {}
     prev: tuple[int, ...] | None = None

@@ -207,7 +207,8 @@ def union_curve(
     salience_field: str | None = None,
     keep: str = "recency",
 ):
-    """:func:`memaudit_core.union.union_curve` keyed by content hash, stores and budgets."""
+    """:func:`memaudit_core.union.union_curve` keyed by content hash, stores and budgets; its
+    solves share :data:`PAGE_TIME_S`, as a budget sweep's do."""
     from memaudit_core import union
 
     return union.union_curve(
@@ -216,7 +217,7 @@ def union_curve(
         budgets,
         keep=keep,
         salience_field=salience_field,
-        time_limit=APP_TIME_LIMIT_S,
+        total_time_limit=PAGE_TIME_S,
     )
 
 

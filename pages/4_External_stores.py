@@ -503,6 +503,14 @@ else:
         "dotted: OPT over the package candidates. An x marks a budget below the store's "
         "smallest memory (cost effect)."
     )
+    n_unproven = sum(1 for r in curve if not r.certified)
+    if n_unproven:
+        st.info(
+            f"{n_unproven} of {len(curve)} points rest on an optimum not proven within the "
+            f"{cached.PAGE_TIME_S:g} s the curve's solves share: there the dashed, dotted and "
+            "grey lines show the best store found (at most the optimum); the table's "
+            "`certified` column (in the CSV on a projector) says which."
+        )
     curve_df = pd.DataFrame([r.to_dict() for r in curve])
     # On a projector: the current budget only, readable headers, 3 decimals (app QA: 21 rows of
     # snake_case headers and 6 decimals, 2,290 px tall). The CSV keeps every budget.

@@ -204,6 +204,29 @@ def test_limited_sweep_and_score_say_their_optimum_is_not_certified(capsys, tmp_
     assert ev["ratio"] <= 1 + 1e-9
 
 
+def test_sweep_total_time_limit(capsys, tmp_path):
+    pkg = tmp_path / "rc100.json"
+    argv = ["generate", "random_coverage", "--seed", "0", "--param", "n_groups=100"]
+    assert main([*argv, "-o", str(pkg)]) == 0
+    capsys.readouterr()
+    # Budget 100 takes HiGHS about a minute to prove; 2 and 40 are quick: all three share 1 s.
+    sweep = ["sweep", str(pkg), "--budgets", "2,40,100", "--writers", "gvt", "--quiet"]
+    swept = run_json(capsys, *sweep, "--total-time-limit", "1")
+    by_budget = {r["budget"]: r for r in swept["rows"]}
+    assert by_budget[2.0]["certified"] and not by_budget[100.0]["certified"]
+    assert by_budget[100.0]["opt_bound"] > by_budget[100.0]["opt"]
+    assert any("within the 1 s the sweep's solves shared" in n for n in swept["notes"])
+    for bad, rule in [
+        (["--total-time-limit", "0"], "finite number of seconds > 0"),
+        (["--total-time-limit", "5", "--workers", "2"], "workers"),
+    ]:
+        assert main([*sweep, *bad]) == 2
+        assert rule in capsys.readouterr().err
+    family = ["sweep", "--family", "update_chain", "--total-time-limit", "5", "--quiet"]
+    assert main(family) == 2
+    assert "--total-time-limit applies to a sweep of package files" in capsys.readouterr().err
+
+
 def test_console_script_and_module_entry_point_agree():
     args = ["solve", str(SAMPLES / "update_chain.json"), "--budget", "6", "--json"]
     via_module = subprocess.run(

@@ -123,13 +123,13 @@ def test_a_bad_total_is_refused(bad) -> None:
 
 
 def test_a_total_with_worker_processes_is_refused() -> None:
-    with pytest.raises(MemAuditError, match="workers=1"):
+    with pytest.raises(MemAuditError, match="one worker"):
         check_total_time_limit(10.0, workers=2)
     pkg = generate("update_chain")
-    with pytest.raises(MemAuditError, match="workers=1"):
+    with pytest.raises(MemAuditError, match="one worker"):
         sweep([pkg, pkg], [3.0], ["gvt"], total_time_limit=5.0, workers=2)
     inst = compile_cached(pkg)
-    with shared_time(5.0, 2), pytest.raises(MemAuditError, match="workers=1"):
+    with shared_time(5.0, 2), pytest.raises(MemAuditError, match="one worker"):
         solve_budgets(inst, [3.0, 6.0], "bnb", workers=2)
 
 
@@ -230,3 +230,17 @@ def test_better_of_keeps_a_proof_else_the_best_incumbent_and_tightest_bound() ->
     merged = better_of(low, limited)
     assert merged.value == limited.value and merged.bound == limited.bound - half
     assert merged.gap < limited.gap and not merged.certified
+
+
+def test_union_curve_shares_its_total(given_limits) -> None:
+    from memaudit_core.union import union_curve
+
+    pkg = load_package(SAMPLES / "external-stores-demo.json")
+    plain = union_curve(pkg)
+    analysis._opt_cache.clear()
+    given_limits.clear()
+    shared = union_curve(pkg, total_time_limit=3.0)
+    assert given_limits and all(t is not None and 0 < t <= 3.0 for t in given_limits)
+    assert [r.to_dict() for r in shared] == [r.to_dict() for r in plain]
+    with pytest.raises(MemAuditError, match="total time limit"):
+        union_curve(pkg, total_time_limit=-2)

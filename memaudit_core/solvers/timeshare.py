@@ -114,8 +114,8 @@ def check_total_time_limit(total_time_limit: float | None, workers: int = 1) -> 
         )
     if workers > 1:
         raise MemAuditError(
-            "a total time limit is shared by the runs of one process: use it with workers=1 "
-            f"(got workers={workers}), or give each run a time_limit instead"
+            "a total time limit is shared by the runs of one process: use it with one worker "
+            f"(got {workers} workers), or give each run its own time limit instead"
         )
 
 
