@@ -573,7 +573,9 @@ def family_source(package: Package) -> FamilySource | None:
 class BandRow:
     """One method at one budget over the seeds: mean ratio and its 95% bootstrap CI.
 
-    ``n`` counts seeds with OPT > 0 (a defined ratio); ``n_undefined`` those with OPT = 0.
+    ``n`` counts seeds with OPT > 0 (a defined ratio); ``n_undefined`` those with OPT = 0;
+    ``n_unproven`` the seeds whose measurement rests on an optimum a time limit left unproven
+    (their ratio is against an incumbent, so it may be too high).
     """
 
     method_key: str
@@ -587,6 +589,7 @@ class BandRow:
     ci_high: float | None
     min_ratio: float | None
     max_ratio: float | None
+    n_unproven: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -601,6 +604,7 @@ class BandRow:
             "ci_high": self.ci_high,
             "min_ratio": self.min_ratio,
             "max_ratio": self.max_ratio,
+            "n_unproven": self.n_unproven,
         }
 
 
@@ -635,6 +639,7 @@ class FamilyBand:
                 "CI 97.5%": r.ci_high,
                 "min": r.min_ratio,
                 "max": r.max_ratio,
+                "seeds unproven": r.n_unproven,
             }
             for r in sorted(self.rows, key=lambda r: (r.budget, order[r.method_key]))
         ]
@@ -744,6 +749,10 @@ def family_band(
     # summarize() groups by SweepRow.method: give it the method keys instead of bare names.
     rows = [replace(r, method=k) for k, r in keyed]
     summary = summarize(rows, [m.key for m in chosen], grid)
+    unproven: dict[tuple[str, float], int] = {}
+    for r in rows:
+        if not r.certified:
+            unproven[r.method, r.budget] = unproven.get((r.method, r.budget), 0) + 1
     band_rows = tuple(
         BandRow(
             s.method,
@@ -757,6 +766,7 @@ def family_band(
             s.ci_high,
             s.min_ratio,
             s.max_ratio,
+            unproven.get((s.method, s.budget), 0),
         )
         for s in summary
     )

@@ -978,9 +978,11 @@ def budget_ratio_curve(curve, title: str, present: bool = False, current_budget=
 
 
 def family_band_curve(band, title: str, cost_unit: str = "units", present: bool = False):
-    """Mean ratio per method over seeds with its 95% bootstrap band (shaded)."""
+    """Mean ratio per method over seeds with its 95% bootstrap band (shaded); hollow markers
+    where some seed's ratio is against an unproven incumbent."""
     fig = go.Figure()
     colors = _method_colors(band.methods)
+    any_unproven = False
     for m in band.methods:
         rows = [r for r in band.series(m.key) if r.mean_ratio is not None]
         if not rows:
@@ -1014,12 +1016,20 @@ def family_band_curve(band, title: str, cost_unit: str = "units", present: bool 
             name=_plain(m.label),
             legendgroup=m.key,
             line={"color": color, "width": 3, "dash": "dash" if m.kind == "ablation" else "solid"},
-            marker={"size": 9},
-            customdata=[[r.ci_low, r.ci_high, r.n] for r in rows],
+            # Hollow where some seed's ratio is against an unproven incumbent, as on the
+            # value and ratio curves.
+            marker={
+                "size": [11 if r.n_unproven else 9 for r in rows],
+                "symbol": ["circle-open" if r.n_unproven else "circle" for r in rows],
+                "line": {"width": 2, "color": color},
+            },
+            customdata=[[r.ci_low, r.ci_high, r.n, r.n_unproven] for r in rows],
             hovertemplate="%{fullData.name}<br>B = %{x:~g}<br>mean ratio = %{y:.3f}"
             "<br>95% CI [%{customdata[0]:.3f}, %{customdata[1]:.3f}]"
-            "<br>seeds with OPT > 0: %{customdata[2]}<extra></extra>",
+            "<br>seeds with OPT > 0: %{customdata[2]}"
+            "<br>seeds over an unproven incumbent: %{customdata[3]}<extra></extra>",
         )
+        any_unproven = any_unproven or any(r.n_unproven for r in rows)
     # A legend entry explaining the shading.
     fig.add_scatter(
         x=[None],
@@ -1029,6 +1039,8 @@ def family_band_curve(band, title: str, cost_unit: str = "units", present: bool 
         line={"width": 10, "color": _rgba("#888888", 0.3)},
         hoverinfo="skip",
     )
+    if any_unproven:
+        _hollow_legend(fig, "some seeds over an unproven incumbent")
     fig.add_hline(
         y=1.0,
         line_dash="dash",

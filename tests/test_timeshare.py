@@ -244,3 +244,31 @@ def test_union_curve_shares_its_total(given_limits) -> None:
     assert [r.to_dict() for r in shared] == [r.to_dict() for r in plain]
     with pytest.raises(MemAuditError, match="total time limit"):
         union_curve(pkg, total_time_limit=-2)
+
+
+def test_a_band_counts_the_seeds_over_an_unproven_incumbent_and_draws_them_hollow() -> None:
+    from memaudit_ui.figures import family_band_curve
+
+    # 50 random groups at 10% of their cost take HiGHS over a minute to prove: 0.4 s cannot.
+    band = curves.family_band(
+        "random_coverage",
+        [0, 1],
+        {},
+        [107.8],
+        ["writer:gvt"],
+        ablations=(),
+        total_time_limit=0.4,
+    )
+    (row,) = band.rows
+    assert row.n == 2 and row.n_unproven >= 1 and band.table_rows()[0]["seeds unproven"] >= 1
+    assert any("within the 0.4 s shared by the band's solves" in n for n in band.notes)
+    fig = family_band_curve(band, "band")
+    symbols = [
+        s for t in fig.data if t.marker and t.marker.symbol is not None for s in t.marker.symbol
+    ]
+    assert "circle-open" in symbols
+    assert any(t.name == "some seeds over an unproven incumbent" for t in fig.data)
+    proven = curves.family_band("memaudit-small", [0, 1], {}, [4], ["writer:gvt"], ablations=())
+    assert proven.rows[0].n_unproven == 0
+    names = [t.name for t in family_band_curve(proven, "band").data]
+    assert "some seeds over an unproven incumbent" not in names
