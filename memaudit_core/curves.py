@@ -47,7 +47,7 @@ from .errors import MemAuditError, SolverError, UnknownNameError, check_budget_l
 from .generators import FAMILIES, generate
 from .package import Package
 from .solvers import check_budget, check_time_limit, recompute, relative_gap, run_engine
-from .solvers.timeshare import check_total_time_limit, shared_time
+from .solvers.timeshare import check_total_time_limit, run_time_limit, shared_time
 from .writers import WRITERS
 
 Progress = Callable[[int, int], None]
@@ -892,10 +892,16 @@ class CertificationReport:
     time_limit: float | None
     rows: tuple[CertRow, ...]
     time_s: float
+    total_time_limit: float | None = None
 
     @property
     def n_certified(self) -> int:
         return sum(1 for r in self.rows if r.certified)
+
+    @property
+    def n_stopped(self) -> int:
+        """Engine runs stopped by a time limit (their rows report incumbent and bound)."""
+        return sum(1 for r in self.rows for e in r.runs if e.applicable and e.hit_limit)
 
     @property
     def disagreements(self) -> tuple[CertRow, ...]:
@@ -1020,6 +1026,7 @@ class CertificationReport:
             "saturation": self.saturation,
             "engines": list(self.engines),
             "time_limit": self.time_limit,
+            "total_time_limit": self.total_time_limit,
             "n_certified": self.n_certified,
             "n_disagreements": len(self.disagreements),
             "rows": [r.to_dict() for r in self.rows],
@@ -1060,7 +1067,7 @@ def _engine_run(inst, engine: str, budget: float, time_limit: float | None) -> E
         if inst.saturation not in SUPPORTED_SATURATIONS:
             return _no_run(engine, "n/a", applicable=False, note=MILP_NA)
     try:
-        raw, wall = run_engine(engine, inst, budget, time_limit=time_limit)
+        raw, wall = run_engine(engine, inst, budget, time_limit=run_time_limit(time_limit))
     except SolverError as exc:
         return _no_run(engine, "error", applicable=True, error=str(exc))
     sel = tuple(sorted(int(i) for i in raw.selected_idx))
@@ -1153,15 +1160,19 @@ def certification_report(
     *,
     engines: Sequence[str] = ("bnb", "milp"),
     time_limit: float | None = 30,
+    total_time_limit: float | None = None,
     progress: Progress | None = None,
 ) -> CertificationReport:
     """Run every engine independently at every budget and cross-check the results.
 
     Each engine runs cold (no incumbent), with ``time_limit`` seconds per run; a limited run
-    reports incumbent, proven bound and gap. Values are re-evaluated with F on the returned
-    store. A budget is certified when every applicable engine proved optimality with zero gap
-    on a feasible store whose recomputed F matches, and the engines agree within
-    :data:`AGREEMENT_TOL` relative. MILP is not applicable to ``log1p`` packages.
+    reports incumbent, proven bound and gap. ``total_time_limit`` shares that many seconds
+    among all the runs (:mod:`memaudit_core.solvers.timeshare`): a quick look that, when no
+    run is stopped (``n_stopped == 0``), is the whole audit (the engines are deterministic).
+    Values are re-evaluated with F on the returned store. A budget is certified when every
+    applicable engine proved optimality with zero gap on a feasible store whose recomputed F
+    matches, and the engines agree within :data:`AGREEMENT_TOL` relative. MILP is not
+    applicable to ``log1p`` packages.
 
     Examples
     --------
@@ -1178,18 +1189,20 @@ def certification_report(
         raise MemAuditError("certification report: no engines given")
     if time_limit is not None and (not math.isfinite(time_limit) or time_limit <= 0):
         raise MemAuditError(f"time limit must be a positive number of seconds, got {time_limit!r}")
+    check_total_time_limit(total_time_limit)
     inst = compile_cached(package)
     total = len(grid) * len(engines)
     done = 0
     rows = []
-    for b in grid:
-        runs = []
-        for engine in engines:
-            runs.append(_engine_run(inst, engine, b, time_limit))
-            done += 1
-            if progress is not None:
-                progress(done, total)
-        rows.append(_verdict(b, runs))
+    with shared_time(total_time_limit, total):
+        for b in grid:
+            runs = []
+            for engine in engines:
+                runs.append(_engine_run(inst, engine, b, time_limit))
+                done += 1
+                if progress is not None:
+                    progress(done, total)
+            rows.append(_verdict(b, runs))
     return CertificationReport(
         package_id=package.id,
         content_hash=inst.content_hash,
@@ -1199,6 +1212,7 @@ def certification_report(
         time_limit=time_limit,
         rows=tuple(rows),
         time_s=time.perf_counter() - t0,
+        total_time_limit=total_time_limit,
     )
 
 

@@ -159,13 +159,19 @@ def certification_report(
     budgets: tuple[float, ...],
     engines: tuple[str, ...],
     time_limit: float,
+    total_time_limit: float | None = None,
     _progress=None,
 ):
     """:func:`memaudit_core.curves.certification_report` keyed by content hash and settings."""
     from memaudit_core import curves
 
     return curves.certification_report(
-        _package, budgets, engines=engines, time_limit=time_limit, progress=_progress
+        _package,
+        budgets,
+        engines=engines,
+        time_limit=time_limit,
+        total_time_limit=total_time_limit,
+        progress=_progress,
     )
 
 

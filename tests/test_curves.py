@@ -372,6 +372,29 @@ def test_certification_page_waits_for_a_click_on_a_large_package() -> None:
     assert any("starts on request" in i.value for i in at.info)
 
 
+def test_certification_page_opens_a_hard_package_with_a_quick_look() -> None:
+    # 200 candidates (under the click threshold) whose largest budgets take minutes to prove:
+    # the page looked for 5 s and waits for a click instead of running up to 6 x 2 x 30 s.
+    at = _page(CERT, "gen:random_coverage:0")
+    _ok(at)
+    assert not at.dataframe
+    assert at.button(key="cert_run") is not None
+    assert any("In a 5 s look" in i.value and "starts on request" in i.value for i in at.info)
+
+
+def test_a_quick_certification_look_is_the_whole_audit_when_no_run_stops() -> None:
+    pkg = _sample("update_chain")
+    quick = curves.certification_report(pkg, [3, 6, 13], total_time_limit=5.0)
+    full = curves.certification_report(pkg, [3, 6, 13])
+    assert quick.n_stopped == 0 and quick.all_certified and quick.total_time_limit == 5.0
+    strip = [{k: v for k, v in r.to_dict().items() if k != "runs"} for r in quick.rows]
+    assert strip == [{k: v for k, v in r.to_dict().items() if k != "runs"} for r in full.rows]
+    hard = curves.certification_report(
+        generate("random_coverage", seed=0), [107.8], total_time_limit=0.5
+    )
+    assert hard.n_stopped >= 1 and not hard.all_certified
+
+
 def test_one_engines_proof_is_certified_not_cross_checked() -> None:
     """App QA: Overview said "Certified optimal — milp" where the Certification page said
     "No OPT is claimed there" and showed a 2.2e-03 "largest relative difference" taken from
