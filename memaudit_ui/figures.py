@@ -360,8 +360,10 @@ def coverage_heatmap(hm, title: str, present: bool = False, opt_word: str = "opt
     fig.add_trace(
         go.Heatmap(
             z=strip,
-            # "inc." fits the narrow strip where "incumbent" was cut off (app QA).
-            x=["store", "OPT" if opt_word == "optimum" else "inc."],
+            # The tags of the y axis's title (S = store, O = optimum / I = incumbent): whole
+            # words did not fit the narrow strip ("incumbent" was cut off, and the rotated
+            # "store" and "OPT" touched).
+            x=["S", opt_tag],
             y=list(hm.row_labels),
             zmin=0,
             zmax=2,
@@ -490,7 +492,7 @@ def coverage_heatmap(hm, title: str, present: bool = False, opt_word: str = "opt
     )
     # Every label drawn (app QA: plotly's automatic skipping left half of 56 unit ids and, in
     # presentation mode, the strip's "OPT" unlabelled without a word).
-    fig.update_xaxes(tickmode="array", tickvals=["store", "OPT"], row=1, col=1)
+    fig.update_xaxes(tickmode="array", tickvals=["S", opt_tag], tickangle=0, row=1, col=1)
     if n_cols <= 80:
         fig.update_xaxes(tickmode="array", tickvals=list(hm.col_ids), row=1, col=2)
     else:  # too narrow for readable ids: hover gives them
