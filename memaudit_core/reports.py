@@ -7,6 +7,7 @@ so a page makes one cached call and only lays the result out.
 
 from __future__ import annotations
 
+import contextvars
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -159,7 +160,15 @@ def overview(
     # 3,000-experience event graph: 7.3-8.3 s one after the other, 5.5-6.1 s overlapped).
     # One solver thread only: two HiGHS instances in two threads of one process are not safe.
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="memaudit-opt") as pool:
-        opt_future = pool.submit(opt_at, inst, budget, solver=solver, time_limit=time_limit)
+        # In the caller's context: a shared total (solvers.timeshare) reaches the solve.
+        opt_future = pool.submit(
+            contextvars.copy_context().run,
+            opt_at,
+            inst,
+            budget,
+            solver=solver,
+            time_limit=time_limit,
+        )
         written = run_writers(names, inst, [budget], package=package)
         opt = opt_future.result()
     evaluations = []

@@ -272,3 +272,14 @@ def test_a_band_counts_the_seeds_over_an_unproven_incumbent_and_draws_them_hollo
     assert proven.rows[0].n_unproven == 0
     names = [t.name for t in family_band_curve(proven, "band").data]
     assert "some seeds over an unproven incumbent" not in names
+
+
+def test_an_overview_inside_a_share_solves_within_it(given_limits) -> None:
+    from memaudit_core.reports import overview
+
+    # The optimum is solved on a helper thread: the share must reach it.
+    analysis._opt_cache.clear()
+    with shared_time(3.0, 1):
+        ov = overview(generate("update_chain"), 6, solver="bnb")
+    assert ov.opt.certified
+    assert given_limits and all(t is not None and 0 < t <= 3.0 for t in given_limits)
