@@ -95,6 +95,7 @@ def test_runs_beyond_the_estimate_get_what_is_left() -> None:
 def test_spare_time_is_a_share_beside_the_runs_still_expected() -> None:
     share = TimeShare(9.0, 2, clock=_clock(0.0))
     assert share.spare_s() == pytest.approx(3.0)
+    assert share.spare_s(4) == pytest.approx(6.0)  # a part that made 4 runs: 4 of 6 shares
     share.skip(2)
     assert share.spare_s() == pytest.approx(9.0)
 

@@ -416,6 +416,7 @@ def refine_unproven(
     solver: str = "auto",
     *,
     cross_check: bool | str | None = "sample",
+    n_runs: int | None = None,
 ) -> int:
     """Inside a shared total, give the time the runs left over to the unproven results.
 
@@ -424,7 +425,9 @@ def refine_unproven(
     Once every run has had its share, each result in ``solved`` that is not certified is
     solved again from its incumbent (largest gap first, the spare time split evenly), and
     replaced by the better of the two (:func:`better_of`). Lists are updated in place;
-    without an active share nothing happens.
+    without an active share nothing happens. The spare time is the share of ``n_runs`` runs
+    (default: one per result in ``solved``) beside the runs still expected
+    (:meth:`.timeshare.TimeShare.spare_s`): all that is left once no more runs are expected.
 
     Returns
     -------
@@ -443,7 +446,9 @@ def refine_unproven(
         ),
         key=lambda item: (-item[0], item[1], item[4]),
     )
-    deadline = time.perf_counter() + share.spare_s()
+    if n_runs is None:
+        n_runs = sum(len(results) for _, results in solved)
+    deadline = time.perf_counter() + share.spare_s(n_runs)
     refined = 0
     for done, (_, _, inst, results, k) in enumerate(todo):
         left = deadline - time.perf_counter()

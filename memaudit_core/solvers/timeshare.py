@@ -90,10 +90,12 @@ class TimeShare:
         self.runs_made += 1
         return share if time_limit is None else min(float(time_limit), share)
 
-    def spare_s(self) -> float:
-        """Seconds that can go to solving unproven results again: a fair share beside the runs
-        still expected, so everything left once they are all made."""
-        return self.remaining_s() / (self.pending + 1)
+    def spare_s(self, n_runs: int = 1) -> float:
+        """Seconds that can go to solving unproven results again, for a part of the work that
+        made ``n_runs`` runs: its share beside the runs still expected (a package of a band
+        leaves the later packages theirs), so everything left once they are all made."""
+        n_runs = max(1, int(n_runs))
+        return self.remaining_s() * n_runs / (self.pending + n_runs)
 
     def skip(self, n_runs: int = 1) -> None:
         """``n_runs`` expected runs will not be made (answered another way)."""
