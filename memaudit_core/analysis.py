@@ -60,7 +60,7 @@ from .solvers import (
     solve,
     solve_budgets,
 )
-from .solvers.budgets import refine_unproven
+from .solvers.budgets import lift_store, refine_unproven
 from .solvers.timeshare import active_share, check_total_time_limit, shared_time, skip_runs
 from .writers import WriterFailure, WriterResult, get_writer, run_writer, run_writers
 
@@ -349,12 +349,16 @@ class SweepResult:
         return [s.to_dict() for s in self.summary]
 
 
-def uncertified_note(rows: Sequence[Any], total_time_limit: float | None = None) -> str | None:
+def uncertified_note(
+    rows: Sequence[Any], total_time_limit: float | None = None, overrun: str = ""
+) -> str | None:
     """A reader's warning when some rows rest on an optimum that was not proven, else None.
 
     ``rows`` are :class:`SweepRow` or suite rows (anything with ``certified``). A limited solve
     compares with the best store it found, which is at most OPT, so such a ratio can only
-    overstate the true one. ``total_time_limit``: the sweep's solves shared that total.
+    overstate the true one (an ablation's ratio, of two incumbents, can be off either way).
+    ``total_time_limit``: the sweep's solves shared that total; ``overrun``: what
+    :meth:`~memaudit_core.solvers.timeshare.TimeShare.overrun_text` said about it.
 
     Examples
     --------
@@ -368,14 +372,15 @@ def uncertified_note(rows: Sequence[Any], total_time_limit: float | None = None)
     if not n_bad:
         return None
     if total_time_limit is not None:
-        why = f"not proven within the {total_time_limit:g} s the sweep's solves shared"
+        why = f"not proven within the {total_time_limit:g} s the sweep's solves shared{overrun}"
         rerun = "a longer --total-time-limit, or none"
     else:
         why = "a solve stopped at its time limit"
         rerun = "a longer --time-limit, or none"
     return (
         f"{n_bad} of {len(rows)} rows compare with an optimum that was not certified ({why}): "
-        "their OPT is the best store found, so their ratio may be too high; rerun with "
+        "their OPT is the best store found, so a writer's or store's ratio may be too high "
+        "(an ablation's, of two incumbents, too high or too low); rerun with "
         f"{rerun}, for certified ratios"
     )
 
@@ -1184,6 +1189,11 @@ def sweep_package(
         solver,
         cross_check=cross_check,
     )
+    # A pool's store is feasible in the package: an unproven full optimum never stays below
+    # a pool's incumbent (an ablation ratio above 1).
+    for ids in distinct:
+        for k, found in enumerate(by_candidates[ids]):
+            opts[k] = lift_store(inst, found, opts[k])
     pool_opts = {name: by_candidates[pool.candidate_ids] for name, pool in pools.items()}
     for k, budget in enumerate(grid):
         opt = opts[k]
@@ -1414,6 +1424,7 @@ def sweep(
         "time_limit": time_limit,
         "cross_check": cross_check,
     }
+    share = None
     # Runtime-registered plugin writers exist only in this process: they keep packages here.
     if workers > 1 and len(packages) > 1 and not any(get_writer(w).is_plugin for w in writers):
         per_package = _sweep_in_pool(packages, grid, writers, options, workers, progress)
@@ -1421,7 +1432,7 @@ def sweep(
         per_package = []
         total = len(packages) * len(grid)
         runs = expected_runs(packages, len(grid), stores, ablations)
-        with shared_time(total_time_limit, runs):
+        with shared_time(total_time_limit, runs) as share:
             for n_done, package in enumerate(packages):
 
                 def opt_progress(k: int, _n: int, base: int = n_done * len(grid)) -> None:
@@ -1435,7 +1446,10 @@ def sweep(
                     )
                 )
     rows = [row for keyed, _ in per_package for _, row in keyed]
-    notes = tuple(n for n in (uncertified_note(rows, total_time_limit), union_note(rows)) if n)
+    overrun = share.overrun_text() if share is not None else ""
+    notes = tuple(
+        n for n in (uncertified_note(rows, total_time_limit, overrun), union_note(rows)) if n
+    )
     return SweepResult(
         rows=tuple(rows),
         summary=summarize(rows, methods, grid),

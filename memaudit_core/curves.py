@@ -459,7 +459,7 @@ def budget_curve(
     total = len(grid) + 1
     writers, stores, ablation_names = _split(chosen)
     runs = expected_runs([package], len(grid), stores, ablation_names) if chosen else len(grid)
-    with shared_time(total_time_limit, runs):
+    with shared_time(total_time_limit, runs) as share:
         keyed = (
             _sweep_rows(
                 [package],
@@ -478,8 +478,8 @@ def budget_curve(
     uncertified = [p for p in opt_points if not p.certified]
     if uncertified:
         within = (
-            f"within the {total_time_limit:g} s shared by the curve's solves"
-            if total_time_limit is not None
+            f"within the {total_time_limit:g} s shared by the curve's solves" + share.overrun_text()
+            if share is not None
             else "limit reached"
         )
         notes.append(
@@ -732,7 +732,9 @@ def family_band(
         )
         chosen = tuple(m for m in chosen if m not in dropped)
     _, stores, ablation_names = _split(chosen)
-    with shared_time(total_time_limit, expected_runs(packages, len(grid), stores, ablation_names)):
+    with shared_time(
+        total_time_limit, expected_runs(packages, len(grid), stores, ablation_names)
+    ) as share:
         keyed = (
             _sweep_rows(
                 packages,
@@ -773,8 +775,10 @@ def family_band(
     n_uncert = sum(1 for r in rows if not r.certified)
     if n_uncert:
         within = (
-            f" (not proven within the {total_time_limit:g} s shared by the band's solves)"
-            if total_time_limit is not None
+            f" (not proven within the {total_time_limit:g} s shared by the band's solves"
+            + share.overrun_text()
+            + ")"
+            if share is not None
             else ""
         )
         notes.append(
@@ -957,7 +961,10 @@ class CertificationReport:
             return "success", (
                 f"All {n} budgets {verdict}: {how}; F was recomputed on every returned store.",
             )
-        limit = f"the {self.time_limit:g} s limit" if self.time_limit else "a limit"
+        if self.total_time_limit is not None:
+            limit = f"its share of the {self.total_time_limit:g} s all runs shared"
+        else:
+            limit = f"the {self.time_limit:g} s limit" if self.time_limit else "a limit"
         single = [
             r.budget for r in self.rows if not r.certified and any(e.certified for e in r.runs)
         ]

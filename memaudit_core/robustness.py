@@ -69,7 +69,7 @@ from .objective import evaluate
 from .package import GENERIC_TYPES, VALIDITY_TYPES, Package
 from .parallel import check_workers
 from .solvers import ZERO_OPT, SolveResult, check_budget, check_time_limit, run_engine, solve
-from .solvers.budgets import refine_unproven
+from .solvers.budgets import lift_store, refine_unproven
 from .solvers.timeshare import check_total_time_limit, shared_time
 from .writers import WRITERS, get_writer, run_writer
 
@@ -411,7 +411,7 @@ def ablation_curve(
     # Nothing removed: the pool's optimum is the full one (solving it again under a shared
     # total would take a second share for the same answer).
     same = pool.candidate_ids == inst.candidate_ids
-    with shared_time(total_time_limit, len(grid) if same else 2 * len(grid)):
+    with shared_time(total_time_limit, len(grid) if same else 2 * len(grid)) as share:
         for k, budget in enumerate(grid):
             # Through opt_at's cache: a limited full optimum is then the incumbent every other
             # page shows for this budget (app QA: Ablations showed 131.638, the others 131.5358).
@@ -423,6 +423,9 @@ def ablation_curve(
             _tick(progress, k + 1, len(grid) + 1)
         # Inside a shared total: the time the runs left goes to the unproven optima.
         refine_unproven([(inst, fulls), (pool, parts)], solver)
+        # The pool's store is feasible in the package: the full optimum is never below it.
+        for k, part in enumerate(parts):
+            fulls[k] = lift_store(inst, part, fulls[k])
     _tick(progress, len(grid) + 1, len(grid) + 1)
     points = []
     for budget, full, part in zip(grid, fulls, fulls if same else parts, strict=True):
@@ -449,8 +452,10 @@ def ablation_curve(
         )
     if not all(p.certified for p in points):
         within = (
-            f" (not proven within the {total_time_limit:g} s shared by the curve's solves)"
-            if total_time_limit is not None
+            f" (not proven within the {total_time_limit:g} s shared by the curve's solves"
+            + share.overrun_text()
+            + ")"
+            if share is not None
             else ""
         )
         notes.append(

@@ -73,17 +73,19 @@ if st.session_state.get("cert_ran") != settings:
             pkg, content_hash, grid, ENGINES, float(time_limit), PROBE_S, _progress=tick
         )
         bar.empty()
-        if probe.n_stopped == 0:
-            report = probe
+        report = probe  # the whole audit when no run stopped; else shown as a quick look
         wait_reason = (
-            f"In a {PROBE_S:g} s look, {probe.n_stopped} of {n_runs} engine runs stopped before "
-            f"a proof: the full audit may take up to {most}, so it starts on request."
+            f"This is a quick look: every engine at every budget within {PROBE_S:g} s in all. "
+            f"{probe.n_stopped} of {n_runs} engine runs stopped before a proof; the full audit "
+            f"({time_limit:g} s per run) may take up to {most}, so it starts on request."
         )
-    if report is None:
+    if report is None or report.n_stopped:
         st.info(wait_reason)
-        if not st.button("Run the certification audit", key="cert_run", type="primary"):
+        if st.button("Run the full certification audit", key="cert_run", type="primary"):
+            st.session_state["cert_ran"] = settings
+            report = None
+        elif report is None:
             st.stop()
-        st.session_state["cert_ran"] = settings
 
 if report is None:
     bar, tick = cached.progress_bar("Running every engine at every budget")

@@ -374,12 +374,14 @@ def test_certification_page_waits_for_a_click_on_a_large_package() -> None:
 
 def test_certification_page_opens_a_hard_package_with_a_quick_look() -> None:
     # 200 candidates (under the click threshold) whose largest budgets take minutes to prove:
-    # the page looked for 5 s and waits for a click instead of running up to 6 x 2 x 30 s.
+    # the page shows a 5 s look and waits for a click instead of running up to 6 x 2 x 30 s.
     at = _page(CERT, "gen:random_coverage:0")
     _ok(at)
-    assert not at.dataframe
-    assert at.button(key="cert_run") is not None
-    assert any("In a 5 s look" in i.value and "starts on request" in i.value for i in at.info)
+    assert at.button(key="cert_run").label == "Run the full certification audit"
+    assert any("quick look" in i.value and "starts on request" in i.value for i in at.info)
+    table = at.dataframe[0].value  # the quick look's runs, stopped ones with their bound
+    assert len(table) == 6 and "no" in set(table["cross-checked"])
+    assert any("share of the 5 s all runs shared" in w.value for w in at.warning)
 
 
 def test_a_quick_certification_look_is_the_whole_audit_when_no_run_stops() -> None:

@@ -284,3 +284,59 @@ def test_an_overview_inside_a_share_solves_within_it(given_limits) -> None:
         ov = overview(generate("update_chain"), 6, solver="bnb")
     assert ov.opt.certified
     assert given_limits and all(t is not None and 0 < t <= 3.0 for t in given_limits)
+
+
+def test_a_pool_store_lifts_an_unproven_full_optimum_below_it() -> None:
+    from memaudit_core.errors import SolverDisagreementError
+    from memaudit_core.solvers.budgets import lift_store
+
+    inst = compile_cached(load_package(SAMPLES / "event-graph-500.json"))
+    limited = solve(inst, 655, "bnb", time_limit=0.05)
+    proven = solve(inst, 655, "milp")  # stands in for a pool's better store (same ids)
+    assert proven.value > limited.value
+    lifted = lift_store(inst, proven, limited)
+    assert lifted.value == pytest.approx(proven.value) and lifted.selected == proven.selected
+    assert lifted.bound == limited.bound and not lifted.certified and lifted.gap > 0
+    assert lift_store(inst, limited, proven) is proven  # nothing to learn from a worse store
+    with pytest.raises(SolverDisagreementError):
+        lift_store(inst, proven, replace(limited, bound=proven.value - 1.0))
+
+
+def test_better_of_refuses_contradicting_runs() -> None:
+    from memaudit_core.errors import SolverDisagreementError
+
+    inst = compile_cached(load_package(SAMPLES / "event-graph-500.json"))
+    limited = solve(inst, 655, "bnb", time_limit=0.05)
+    wrong = replace(limited, value=limited.value - 2.0, bound=limited.value - 1.0)
+    with pytest.raises(SolverDisagreementError):
+        better_of(limited, wrong)
+
+
+def test_no_ablation_ratio_above_one_under_a_short_share() -> None:
+    pkg = generate("random_coverage", seed=0, n_groups=100)
+    grid = pkg.budget_grid()[:4]
+    curve = robustness.ablation_curve(pkg, grid, preset="no_validity", total_time_limit=1.0)
+    assert all(p.drop is None or p.drop >= -1e-9 for p in curve.points)
+    swept = sweep([pkg], grid, [], ablations=["no_validity_opt"], total_time_limit=1.0)
+    assert all(r.ratio is None or r.ratio <= 1 + 1e-9 for r in swept.rows)
+
+
+def test_the_note_says_how_long_a_call_took_past_its_total() -> None:
+    late = TimeShare(5.0, 600, clock=_clock(0.0, 14.0))
+    late.runs_made = 600
+    assert "took 14.0 s in all" in late.overrun_text() and "600 solves" in late.overrun_text()
+    assert TimeShare(5.0, 6, clock=_clock(0.0, 5.2)).overrun_text() == ""
+
+
+def test_a_very_short_share_runs_branch_and_bound_for_its_root_bound() -> None:
+    from memaudit_core.solvers.certify import choose
+
+    pkg = generate("random_coverage", seed=0, n_groups=100)
+    inst = compile_cached(pkg)
+    budget = pkg.budget_grid()[3]
+    assert choose(inst, budget) == "milp"
+    with shared_time(0.05, 1):
+        quick = solve(inst, budget, "auto")
+    assert quick.solver == "bnb" and not quick.certified
+    # B&B's root bound, not HiGHS's trivial one (every unit's weight).
+    assert quick.value <= quick.bound < 0.99 * float(inst.weight.sum())

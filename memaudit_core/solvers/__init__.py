@@ -225,7 +225,10 @@ def _check_limits(time_limit: float | None, node_limit: int | None) -> None:
         # A string "1" would pass float() here and then break HiGHS's option setter.
         if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real):
             raise MemAuditError(f"time limit must be a number of seconds, got {time_limit!r}")
-        t = float(time_limit)
+        try:
+            t = float(time_limit)
+        except OverflowError:  # an int too large for a float (10**400)
+            t = math.inf
         if not math.isfinite(t) or t <= 0:
             raise MemAuditError(
                 f"time limit must be a finite number of seconds > 0, got {time_limit!r}"

@@ -49,7 +49,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..compiled import CompiledInstance, budget_with_tolerance
-from ..errors import MemAuditError, UnknownNameError
+from ..errors import MemAuditError, SolverDisagreementError, UnknownNameError
 from ..objective import evaluate, evaluate_many
 from ..parallel import check_workers, init_solver_worker, pool_context, stop_pool, worker_died
 from . import (
@@ -61,7 +61,7 @@ from . import (
     relative_gap,
     value_unit,
 )
-from .certify import PROOFS, finish, solve_certified
+from .certify import PROOFS, VALUE_RTOL, finish, solve_certified
 from .enum import (
     ENUM_MAX_COMBINATIONS,
     combination_count,
@@ -473,7 +473,19 @@ def better_of(old: SolveResult, new: SolveResult, unit: float = 1.0) -> SolveRes
     incumbent with the tighter of the two proven bounds (both bound the same optimum).
 
     ``unit`` is :func:`~memaudit_core.solvers.value_unit` of the instance, for the gap.
+
+    Raises
+    ------
+    SolverDisagreementError
+        One run's proven bound is below the other's incumbent (or, both certified, the two
+        optima differ): one of them is wrong, and merging would hide it.
     """
+    for a, b in ((old, new), (new, old)):
+        if a.bound < b.value - VALUE_RTOL * max(unit, abs(b.value)):
+            raise SolverDisagreementError(
+                f"budget {old.budget:g}: a run proved the bound {a.bound:.9g}, below the "
+                f"store of value {b.value:.9g} another run found"
+            )
     if old.certified or new.certified:
         return old if old.certified else new
     best = new if new.value > old.value else old
@@ -485,6 +497,36 @@ def better_of(old: SolveResult, new: SolveResult, unit: float = 1.0) -> SolveRes
         time_s=old.time_s + new.time_s,
         nodes=old.nodes + new.nodes,
     )
+
+
+def lift_store(inst: CompiledInstance, found: SolveResult, into: SolveResult) -> SolveResult:
+    """``into`` (a result on ``inst``) after learning of ``found``, a result on a restriction of
+    ``inst`` (an ablation pool) at the same budget.
+
+    ``found``'s store is feasible in ``inst``, so OPT(inst) is at least its value: an unproven
+    ``into`` below it takes that store, with ``into``'s own proven bound (QA: under a short
+    shared total a pool's incumbent beat the full package's, and the ablation ratio was
+    1.00064). A ``found`` worth no more than ``into`` changes nothing.
+
+    Raises
+    ------
+    SolverDisagreementError
+        ``into``'s proven bound is below ``found``'s value.
+    """
+    if found.value <= into.value:
+        return into
+    idx = tuple(int(i) for i in inst.indices(found.selected))
+    value = evaluate(inst, idx)
+    lifted = replace(
+        into,
+        value=value,
+        selected=inst.ids(idx),
+        selected_idx=idx,
+        cost=inst.selection_cost(idx),
+        status="limit",
+        gap=relative_gap(value, max(value, into.bound), value_unit(inst)),
+    )
+    return better_of(into, lifted, value_unit(inst))
 
 
 def _best_feasible(
@@ -504,6 +546,7 @@ __all__ = [
     "REFINE_MIN_S",
     "SAMPLE_EVERY",
     "better_of",
+    "lift_store",
     "refine_unproven",
     "sampled",
     "solve_budgets",

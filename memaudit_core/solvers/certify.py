@@ -47,7 +47,7 @@ from . import (
 )
 from .enum import ENUM_MAX_COMBINATIONS, combination_count
 from .milp import MILP_MAX_COST_SPREAD, SUPPORTED_SATURATIONS, milp_ill_conditioned
-from .timeshare import run_time_limit
+from .timeshare import BNB_BELOW_S, active_share, run_time_limit
 
 #: Relative tolerance for "equal" values (recompute, gap and engine agreement).
 VALUE_RTOL = 1e-9
@@ -382,13 +382,21 @@ def solve_certified(
     if solver not in SOLVER_CHOICES:
         raise UnknownNameError(f"unknown solver {solver!r} (known: {', '.join(SOLVER_CHOICES)})")
     # Inside a shared total (a page's sweep) this run gets its fair share of what is left.
+    shared = active_share() is not None
     time_limit = run_time_limit(time_limit)
     combos = combination_count(inst, budget)
     primary = choose(inst, budget, combos=combos) if solver == "auto" else solver
+    if shared and solver == "auto" and primary == "milp" and time_limit < BNB_BELOW_S:
+        primary = "bnb"  # a share this short: B&B's root bound, not HiGHS's trivial one
     limits = {"time_limit": time_limit, "node_limit": node_limit}
     proof = None
     try:
-        if solver == "auto" and primary == "bnb" and _milp_can_take_over(inst, budget, node_limit):
+        if (
+            solver == "auto"
+            and primary == "bnb"
+            and not (shared and time_limit < BNB_BELOW_S)
+            and _milp_can_take_over(inst, budget, node_limit)
+        ):
             raw, t1, primary, proof = _bnb_then_milp(
                 inst, budget, incumbent_idx, time_limit, node_limit
             )
