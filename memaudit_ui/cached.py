@@ -329,13 +329,15 @@ def cost_rule_sensitivity(
     content_hash: str,
     budgets: tuple[float, ...],
     rules: tuple[str, ...],
+    total_time_limit: float = PAGE_TIME_S,
     _progress=None,
 ):
-    """:func:`memaudit_core.robustness.cost_rule_sensitivity` (every reference writer)."""
+    """:func:`memaudit_core.robustness.cost_rule_sensitivity` (every reference writer); its
+    solves share ``total_time_limit``."""
     from memaudit_core import robustness
 
     return robustness.cost_rule_sensitivity(
-        _package, budgets, rules, time_limit=APP_TIME_LIMIT_S, progress=_progress
+        _package, budgets, rules, total_time_limit=total_time_limit, progress=_progress
     )
 
 
@@ -346,9 +348,11 @@ def capacity_sensitivity(
     budgets: tuple[float, ...],
     k: int,
     engine_time_limit: float,
+    total_time_limit: float = PAGE_TIME_S,
     _progress=None,
 ):
-    """:func:`memaudit_core.robustness.capacity_sensitivity` (bnb and milp on OPT(k))."""
+    """:func:`memaudit_core.robustness.capacity_sensitivity` (bnb and milp on OPT(k)); its runs
+    share ``total_time_limit``, each at most ``engine_time_limit``."""
     from memaudit_core import robustness
 
     return robustness.capacity_sensitivity(
@@ -357,6 +361,7 @@ def capacity_sensitivity(
         k,
         time_limit=APP_TIME_LIMIT_S,
         engine_time_limit=engine_time_limit,
+        total_time_limit=total_time_limit,
         progress=_progress,
     )
 
@@ -370,6 +375,7 @@ def noise_sensitivity(
     draws: int,
     seed: int,
     budgets: tuple[float, ...],
+    total_time_limit: float = PAGE_TIME_S,
     _progress=None,
 ):
     """:func:`memaudit_core.robustness.noise_sensitivity` keyed by every draw setting."""
@@ -382,7 +388,7 @@ def noise_sensitivity(
         draws,
         seed,
         budgets,
-        time_limit=APP_TIME_LIMIT_S,
+        total_time_limit=total_time_limit,
         progress=_progress,
     )
 

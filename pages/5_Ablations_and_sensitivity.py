@@ -56,7 +56,7 @@ st.caption(
 )
 types = sorted({c.type for c in pkg.candidates})
 a1, a2, a3 = st.columns([2, 2, 1])
-curve_time = page_time_select("abl_time", "Time per curve", a3)
+curve_time = page_time_select("abl_time", "Time per analysis", a3)
 presets = a1.multiselect(
     "Presets", list(robustness.PRESETS), default=["no_validity"], key="abl_presets"
 )
@@ -160,12 +160,20 @@ with tab_cost:
     )
     if armed("cost", "Run cost-rule sensitivity", "Re-solves OPT and every writer per rule."):
         bar, tick = cached.progress_bar("Re-costing and re-solving per rule and budget")
-        sens = cached.cost_rule_sensitivity(pkg, content_hash, grid, tuple(rules), _progress=tick)
+        sens = cached.cost_rule_sensitivity(
+            pkg, content_hash, grid, tuple(rules), curve_time, _progress=tick
+        )
         bar.empty()
         ok = [r for r in sens.rules if r.available]
         for r in sens.rules:
             if not r.available:
                 st.warning(f"{r.rule}: {r.note}")
+        if sens.n_unproven:
+            st.info(
+                f"{sens.n_unproven} of {sum(len(r.rows) for r in ok)} rows rest on an optimum "
+                f"not proven within the {curve_time:g} s this analysis shares: their ratio is "
+                "against an incumbent (the `certified` column of the last table)."
+            )
         render.chart(
             figures.cost_rule_ratio_chart(
                 sens, f"Mean ratio per writer and cost rule · {pkg.id}", ctx.present
@@ -216,8 +224,8 @@ with tab_cap:
     st.caption(
         "OPT when a store may keep up to k candidates of one experience, against the one-per-"
         "group optimum. OPT(k) is solved by both exact engines (branch-and-bound and HiGHS) and "
-        f"cross-checked; each engine run stops after {CAPACITY_TIME_LIMIT:g} s with its "
-        "incumbent and bound."
+        f"cross-checked; each engine run stops after {CAPACITY_TIME_LIMIT:g} s, or sooner when "
+        "the time per analysis runs out, with its incumbent and bound."
     )
     k = int(
         st.columns(4)[0].number_input(
@@ -227,7 +235,7 @@ with tab_cap:
     if armed("cap", "Run capacity sensitivity", "Solves OPT(k) with bnb and milp per budget."):
         bar, tick = cached.progress_bar(f"Solving OPT(k = {k}) and OPT(k = 1) per budget")
         cap = cached.capacity_sensitivity(
-            pkg, content_hash, grid, k, CAPACITY_TIME_LIMIT, _progress=tick
+            pkg, content_hash, grid, k, CAPACITY_TIME_LIMIT, curve_time, _progress=tick
         )
         bar.empty()
         for note in cap.notes:
@@ -292,9 +300,15 @@ with tab_noise:
     if armed("noise", "Run noise sensitivity", "Re-solves OPT and every writer per draw."):
         bar, tick = cached.progress_bar(f"Perturbing and re-solving {draws} draw(s)")
         ns = cached.noise_sensitivity(
-            pkg, content_hash, mode, float(level), draws, seed, grid, _progress=tick
+            pkg, content_hash, mode, float(level), draws, seed, grid, curve_time, _progress=tick
         )
         bar.empty()
+        if ns.n_unproven:
+            st.info(
+                f"{ns.n_unproven} of {(ns.draws + 1) * len(ns.budgets)} optima (clean and "
+                f"noisy) were not proven within the {curve_time:g} s this analysis shares: "
+                "ratios there are against an incumbent."
+            )
         m1, m2, m3, m4 = st.columns(4)
         m1.metric(
             "Mean Kendall tau",

@@ -340,3 +340,43 @@ def test_a_very_short_share_runs_branch_and_bound_for_its_root_bound() -> None:
     assert quick.solver == "bnb" and not quick.certified
     # B&B's root bound, not HiGHS's trivial one (every unit's weight).
     assert quick.value <= quick.bound < 0.99 * float(inst.weight.sum())
+
+
+def _without_times(value):
+    if isinstance(value, dict):
+        return {k: _without_times(v) for k, v in value.items() if "time" not in k}
+    if isinstance(value, (list, tuple)):
+        return [_without_times(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        lambda pkg, **kw: robustness.cost_rule_sensitivity(pkg, [3, 6], **kw).to_dict(),
+        lambda pkg, **kw: robustness.capacity_sensitivity(pkg, [3, 6], 2, **kw).to_dict(),
+        lambda pkg, **kw: robustness.noise_sensitivity(
+            pkg, "flip", 0.2, 2, 0, [3, 6], **kw
+        ).to_dict(),
+    ],
+    ids=["cost_rules", "capacity", "noise"],
+)
+def test_sensitivities_share_a_total(run, given_limits) -> None:
+    pkg = generate("update_chain")
+    plain = run(pkg)
+    analysis._opt_cache.clear()
+    given_limits.clear()
+    shared = run(pkg, total_time_limit=4.0)
+    assert given_limits and all(t is not None and 0 < t <= 4.0 for t in given_limits)
+    # Everything but timings is the same when all is proven well within the total.
+    assert _without_times(shared) == _without_times(plain)
+    with pytest.raises(MemAuditError, match="total time limit"):
+        run(pkg, total_time_limit=0)
+
+
+def test_noise_sensitivity_counts_unproven_optima() -> None:
+    pkg = generate("random_coverage", seed=0)
+    ns = robustness.noise_sensitivity(
+        pkg, "flip", 0.1, 1, 0, [107.8], solver="bnb", total_time_limit=0.2
+    )
+    assert 1 <= ns.n_unproven <= 2 and ns.to_dict()["n_unproven"] == ns.n_unproven
