@@ -74,6 +74,7 @@ from .errors import (
 from .objective import evaluate, singleton_values
 from .package import Package, Store, replace_package
 from .solvers import SolveResult, check_budget, check_time_limit, gap_text, solve
+from .solvers.budgets import lift_store, refine_unproven
 from .solvers.timeshare import check_total_time_limit, shared_time
 
 #: Pruning policies for a store that costs more than the budget.
@@ -324,7 +325,12 @@ class UnionReport:
 
 @dataclass(frozen=True)
 class UnionCurveRow:
-    """One (store, budget) point of the "kept vs upper-pruned" chart."""
+    """One (store, budget) point of the "kept vs upper-pruned" chart.
+
+    ``certified`` is True when the upper-pruned, union and package optima are all proven;
+    otherwise ``upper_value`` / ``union_opt_value`` may be incumbents, at most their proven
+    ``upper_bound`` / ``union_opt_bound``.
+    """
 
     store_id: str
     label: str
@@ -339,6 +345,8 @@ class UnionCurveRow:
     selection: float | None
     cost_effect: bool
     certified: bool
+    upper_bound: float | None = None
+    union_opt_bound: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -355,6 +363,8 @@ class UnionCurveRow:
             "selection": self.selection,
             "cost_effect": self.cost_effect,
             "certified": self.certified,
+            "upper_bound": self.upper_bound,
+            "union_opt_bound": self.union_opt_bound,
         }
 
 
@@ -1016,42 +1026,65 @@ def _union_curve_rows(
     progress: Callable[[int, int], None] | None,
 ) -> tuple[UnionCurveRow, ...]:
     base = compile_cached(package)
-    package_opts: dict[float, SolveResult] = {}
+    package_opts: list[SolveResult] = []
     prev: tuple[int, ...] | None = None
     for b in grid:
-        package_opts[b] = solve(base, b, solver, time_limit=time_limit, incumbent_idx=prev)
-        prev = tuple(package_opts[b].selected_idx)
-    rows: list[UnionCurveRow] = []
+        package_opts.append(solve(base, b, solver, time_limit=time_limit, incumbent_idx=prev))
+        prev = tuple(package_opts[-1].selected_idx)
     total, done = len(stores) * len(grid), 0
+    per_store: list[tuple[Store, _Prepared, list[_Solved]]] = []
     for store in stores:
         prep = _prepare(package, store, salience_field)
         prev_upper: tuple[str, ...] | None = None
         prev_union: tuple[int, ...] | None = None
+        solved: list[_Solved] = []
         for b in grid:
             s = _solve_at(prep, b, keep, solver, time_limit, prev_upper, prev_union)
             prev_upper, prev_union = s.upper.selected, tuple(s.union_opt.selected_idx)
-            p_opt = package_opts[b]
+            solved.append(s)
+            done += 1
+            if progress is not None:
+                progress(done, total)
+        per_store.append((store, prep, solved))
+    # Inside a shared total: the time the runs left goes to the unproven optima. Then each
+    # union optimum is at least the upper-pruned store and the package's optimum (both are
+    # feasible in P+), however the runs were stopped.
+    uppers = [[s.upper for s in solved] for _, _, solved in per_store]
+    unions = [[s.union_opt for s in solved] for _, _, solved in per_store]
+    refine_unproven(
+        [
+            (base, package_opts),
+            *((prep.upper_inst, u) for (_, prep, _), u in zip(per_store, uppers, strict=True)),
+            *((prep.union, u) for (_, prep, _), u in zip(per_store, unions, strict=True)),
+        ],
+        solver,
+    )
+    rows: list[UnionCurveRow] = []
+    for (store, prep, solved), ups, uns in zip(per_store, uppers, unions, strict=True):
+        for k, b in enumerate(grid):
+            upper, p_opt = ups[k], package_opts[k]
+            union_opt = lift_store(prep.union, p_opt, lift_store(prep.union, upper, uns[k]))
+            value = solved[k].value
             rows.append(
                 UnionCurveRow(
                     store_id=store.id,
                     label=store.display_name,
                     system=store.system,
                     budget=b,
-                    kept_value=s.value,
-                    upper_value=s.upper.value,
-                    union_opt_value=s.union_opt.value,
+                    kept_value=value,
+                    upper_value=upper.value,
+                    union_opt_value=union_opt.value,
                     package_opt_value=p_opt.value,
-                    union_ratio=_ratio(s.value, s.union_opt.value),
-                    extraction=_ratio(s.upper.value, s.union_opt.value),
-                    selection=_ratio(s.value, s.upper.value),
+                    union_ratio=_ratio(value, union_opt.value),
+                    extraction=_ratio(upper.value, union_opt.value),
+                    selection=_ratio(value, upper.value),
                     cost_effect=prep.min_cost is not None
                     and prep.min_cost > budget_with_tolerance(b),
-                    certified=s.upper.certified and s.union_opt.certified and p_opt.certified,
+                    certified=upper.certified and union_opt.certified and p_opt.certified,
+                    upper_bound=upper.bound,
+                    union_opt_bound=union_opt.bound,
                 )
             )
-            done += 1
-            if progress is not None:
-                progress(done, total)
     return tuple(rows)
 
 

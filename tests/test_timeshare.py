@@ -380,3 +380,41 @@ def test_noise_sensitivity_counts_unproven_optima() -> None:
         pkg, "flip", 0.1, 1, 0, [107.8], solver="bnb", total_time_limit=0.2
     )
     assert 1 <= ns.n_unproven <= 2 and ns.to_dict()["n_unproven"] == ns.n_unproven
+
+
+def test_a_union_curve_under_a_short_share_stays_consistent() -> None:
+    import random
+
+    from memaudit_core.package import replace_package
+    from memaudit_core.union import union_curve
+
+    demo = load_package(SAMPLES / "external-stores-demo.json")
+    template = next(s for s in demo.stores if s.is_external)
+    pkg = generate("random_coverage", seed=0, n_groups=100)
+    rng = random.Random(1)
+    units = [u.id for u in pkg.units]
+    memories = tuple(
+        replace(
+            template.memories[0],
+            id=f"x{i}",
+            cost=round(rng.uniform(1, 6), 3),
+            coverage={u: 1.0 for u in rng.sample(units, 3)},
+            text=f"memory {i}",
+            status="active",
+            meta={},
+            created_at=f"2025-04-{10 + i % 20:02d}T09:00:00+00:00",
+        )
+        for i in range(40)
+    )
+    store = replace(template, id="ext", memories=memories)
+    hard = replace_package(pkg, stores=(*pkg.stores, store))
+    rows = union_curve(hard, ["ext"], pkg.budget_grid()[2:5], total_time_limit=1.0)
+    assert not all(r.certified for r in rows)  # 1 s cannot prove 100 random groups
+    tol = 1e-9
+    for r in rows:
+        # The union optimum is at least the upper-pruned store and the package's optimum (both
+        # feasible in P+), and at most its proven bound.
+        assert r.union_opt_value >= max(r.upper_value, r.package_opt_value) - tol
+        assert r.union_opt_bound >= r.union_opt_value - tol
+        assert r.upper_bound >= r.upper_value - tol >= r.kept_value - 2 * tol
+        assert r.union_ratio <= 1 + tol and r.extraction <= 1 + tol
