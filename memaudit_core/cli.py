@@ -821,6 +821,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         instance_hash,
         normalize_ablations,
         repeated_instances_note,
+        sweep_settings,
         wants_suite,
     )
     from .writers import WRITERS
@@ -896,6 +897,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         # Distinct by content, as the suite path counts them; the notes with this path's own.
         "n_packages": n_contents,
         "notes": notes,
+        "settings": sweep_settings(args),
     }
     source_of: dict[str, str] = {}
     for pkg, label in zip(packages, args.packages, strict=True):

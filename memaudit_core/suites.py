@@ -1274,6 +1274,16 @@ def cli_sources(args: Any) -> tuple[PackageSource, ...]:
     return collect_sources(args.packages, args.family or [], seeds, parse_params(args.param))
 
 
+def sweep_settings(args: Any) -> dict[str, Any]:
+    """How ``memaudit sweep`` solved, for its JSON (QA: the limits appeared only inside the
+    note's text): the solver and the time limits (``None``: no limit)."""
+    return {
+        "solver": args.solver,
+        "time_limit": args.time_limit,
+        "total_time_limit": getattr(args, "total_time_limit", None),
+    }
+
+
 def cli_sweep_suite(args: Any) -> int:
     """``memaudit sweep`` with suite options (folders, lists, families, workers, --out)."""
     from .cli import (
@@ -1325,6 +1335,6 @@ def cli_sweep_suite(args: Any) -> int:
         human += (
             f"\n{len(res.errors)} writer run(s) failed; their rows are missing (details on stderr)"
         )
-    _emit(res.to_dict(), args.json, human)
+    _emit({**res.to_dict(), "settings": sweep_settings(args)}, args.json, human)
     _report_writer_failures(res.errors, args.debug)
     return EXIT_USER_ERROR if res.errors else 0

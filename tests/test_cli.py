@@ -212,6 +212,7 @@ def test_sweep_total_time_limit(capsys, tmp_path):
     # Budget 100 takes HiGHS about a minute to prove; 2 and 40 are quick: all three share 1 s.
     sweep = ["sweep", str(pkg), "--budgets", "2,40,100", "--writers", "gvt", "--quiet"]
     swept = run_json(capsys, *sweep, "--total-time-limit", "1")
+    assert swept["settings"]["total_time_limit"] == 1.0
     by_budget = {r["budget"]: r for r in swept["rows"]}
     assert by_budget[2.0]["certified"] and not by_budget[100.0]["certified"]
     assert by_budget[100.0]["opt_bound"] > by_budget[100.0]["opt"]
@@ -512,6 +513,8 @@ def test_sweep_rows_have_one_shape_however_the_sweep_was_started(capsys):
                      "--writers", "gvt", "--quiet")  # fmt: skip
     assert plain["backend"] == suite["backend"] == "1 process"
     assert set(plain) == set(suite) and suite["errors"] == []
+    settings = {"solver": "auto", "time_limit": None, "total_time_limit": None}
+    assert plain["settings"] == suite["settings"] == settings
     assert list(plain["rows"][0]) == list(suite["rows"][0])
     assert plain["rows"][0]["source"] == str(SAMPLES / "update_chain.json")
     assert plain["rows"][0]["opt_over"] == "package"
