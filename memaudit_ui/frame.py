@@ -103,8 +103,9 @@ def seconds_text(seconds: float) -> str:
     return f"{minutes} min" + (f" {rest} s" if rest else "")
 
 
-def page_time_select(key: str, label: str, container=None) -> float:
-    """A choice of the seconds a sweep-like computation may spend on all its solves."""
+def page_time_select(key: str, label: str, container=None, scope: str = "") -> float:
+    """A choice of the seconds a sweep-like computation may spend on all its solves;
+    ``scope`` says what gets that time when it is not obvious."""
     from .cached import PAGE_TIME_CHOICES_S, PAGE_TIME_S
 
     return (container or st).select_slider(
@@ -113,7 +114,8 @@ def page_time_select(key: str, label: str, container=None) -> float:
         value=PAGE_TIME_S,
         format_func=seconds_text,
         key=key,
-        help="Shared by all the optima it solves: budgets proven quickly leave their time to "
+        help=(scope + " " if scope else "")
+        + "Shared by all the optima it solves: budgets proven quickly leave their time to "
         "the hard ones, and time left at the end goes to the unproven ones. An optimum not "
         "proven in time is shown as an incumbent with its proven upper bound, never as OPT.",
     )

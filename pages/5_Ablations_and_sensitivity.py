@@ -56,7 +56,13 @@ st.caption(
 )
 types = sorted({c.type for c in pkg.candidates})
 a1, a2, a3 = st.columns([2, 2, 1])
-curve_time = page_time_select("abl_time", "Time per analysis", a3)
+curve_time = page_time_select(
+    "abl_time",
+    "Time per analysis",
+    a3,
+    scope="Each analysis on this page gets this long: every ablation curve, and each "
+    "sensitivity you run (a change reruns them all, so the page can take several times this).",
+)
 presets = a1.multiselect(
     "Presets", list(robustness.PRESETS), default=["no_validity"], key="abl_presets"
 )

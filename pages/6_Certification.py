@@ -55,8 +55,17 @@ c3.caption(
 settings = (content_hash, grid, float(time_limit))
 n_runs = len(grid) * len(ENGINES)
 most = f"{n_runs * time_limit:g} s"
+
+
+def start_full_audit(chosen: tuple) -> None:
+    """Remembered before the rerun the click starts, so that run draws the full audit without
+    the quick look's note and button (QA: they stayed above the finished audit), and every
+    setting whose full audit ran is shown again at once when chosen again."""
+    st.session_state.setdefault("cert_ran", set()).add(chosen)
+
+
 report = None
-if st.session_state.get("cert_ran") != settings:
+if settings not in st.session_state.get("cert_ran", set()):
     if len(pkg.candidates) > AUTO_RUN_MAX_CANDIDATES:
         wait_reason = (
             f"This package has {len(pkg.candidates)} candidates: the audit may take up to "
@@ -81,10 +90,14 @@ if st.session_state.get("cert_ran") != settings:
         )
     if report is None or report.n_stopped:
         st.info(wait_reason)
-        if st.button("Run the full certification audit", key="cert_run", type="primary"):
-            st.session_state["cert_ran"] = settings
-            report = None
-        elif report is None:
+        st.button(
+            "Run the full certification audit",
+            key="cert_run",
+            type="primary",
+            on_click=start_full_audit,
+            args=(settings,),
+        )
+        if report is None:
             st.stop()
 
 if report is None:

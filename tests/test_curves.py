@@ -384,6 +384,24 @@ def test_certification_page_opens_a_hard_package_with_a_quick_look() -> None:
     assert any("share of the 5 s all runs shared" in w.value for w in at.warning)
 
 
+def test_the_full_audit_replaces_the_quick_look_and_is_remembered() -> None:
+    # QA: after the click the quick look's note and button stayed above the finished audit,
+    # and a full audit already run was offered again as a wait of minutes.
+    at = _page(CERT, "gen:random_coverage:0")
+    at.number_input(key="cert_time_limit").set_value(1.0).run()
+    assert any("quick look" in i.value for i in at.info)
+    at.button(key="cert_run").click().run()
+    _ok(at)
+    assert not any("quick look" in i.value for i in at.info)
+    assert not [b for b in at.button if b.key == "cert_run"]
+    full = at.dataframe[0].value
+    at.number_input(key="cert_time_limit").set_value(2.0).run()
+    assert any("quick look" in i.value for i in at.info)
+    at.number_input(key="cert_time_limit").set_value(1.0).run()
+    assert not any("quick look" in i.value for i in at.info)
+    assert at.dataframe[0].value["budget"].tolist() == full["budget"].tolist()
+
+
 def test_a_quick_certification_look_is_the_whole_audit_when_no_run_stops() -> None:
     pkg = _sample("update_chain")
     quick = curves.certification_report(pkg, [3, 6, 13], total_time_limit=5.0)
