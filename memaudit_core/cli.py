@@ -821,8 +821,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         instance_hash,
         normalize_ablations,
         repeated_instances_note,
-        sweep_settings,
         wants_suite,
+        with_settings,
     )
     from .writers import WRITERS
 
@@ -897,8 +897,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         # Distinct by content, as the suite path counts them; the notes with this path's own.
         "n_packages": n_contents,
         "notes": notes,
-        "settings": sweep_settings(args),
     }
+    out = with_settings(out, args)
     source_of: dict[str, str] = {}
     for pkg, label in zip(packages, args.packages, strict=True):
         source_of.setdefault(pkg.content_hash(), str(label))

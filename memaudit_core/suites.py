@@ -1284,6 +1284,20 @@ def sweep_settings(args: Any) -> dict[str, Any]:
     }
 
 
+def with_settings(out: dict[str, Any], args: Any) -> dict[str, Any]:
+    """``out`` with :func:`sweep_settings` right after its ``backend`` (where a reader of the
+    JSON looks for how the sweep ran), or at the end."""
+    settings = sweep_settings(args)
+    placed: dict[str, Any] = {}
+    for key, value in out.items():
+        if key != "settings":
+            placed[key] = value
+        if key == "backend":
+            placed["settings"] = settings
+    placed.setdefault("settings", settings)
+    return placed
+
+
 def cli_sweep_suite(args: Any) -> int:
     """``memaudit sweep`` with suite options (folders, lists, families, workers, --out)."""
     from .cli import (
@@ -1335,6 +1349,6 @@ def cli_sweep_suite(args: Any) -> int:
         human += (
             f"\n{len(res.errors)} writer run(s) failed; their rows are missing (details on stderr)"
         )
-    _emit({**res.to_dict(), "settings": sweep_settings(args)}, args.json, human)
+    _emit(with_settings(res.to_dict(), args), args.json, human)
     _report_writer_failures(res.errors, args.debug)
     return EXIT_USER_ERROR if res.errors else 0

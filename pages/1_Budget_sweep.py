@@ -111,7 +111,11 @@ with c2:
         key="sweep_ablation",
         help="OPT over candidates other than tombstone and compound_update.",
     )
-    page_time = page_time_select("sweep_time", "Time for the sweep's solves")
+    page_time = page_time_select(
+        "sweep_time",
+        "Time for the sweep's solves",
+        scope="The curve's solves share this time; a seed band, when shown, gets as much again.",
+    )
 ablations = ("no_validity_opt",) if show_ablation else ()
 
 source = curves.family_source(pkg)

@@ -515,6 +515,8 @@ def test_sweep_rows_have_one_shape_however_the_sweep_was_started(capsys):
     assert set(plain) == set(suite) and suite["errors"] == []
     settings = {"solver": "auto", "time_limit": None, "total_time_limit": None}
     assert plain["settings"] == suite["settings"] == settings
+    assert list(plain).index("settings") == list(plain).index("backend") + 1
+    assert list(suite).index("settings") == list(suite).index("backend") + 1
     assert list(plain["rows"][0]) == list(suite["rows"][0])
     assert plain["rows"][0]["source"] == str(SAMPLES / "update_chain.json")
     assert plain["rows"][0]["opt_over"] == "package"
