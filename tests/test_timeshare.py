@@ -418,3 +418,12 @@ def test_a_union_curve_under_a_short_share_stays_consistent() -> None:
         assert r.union_opt_bound >= r.union_opt_value - tol
         assert r.upper_bound >= r.upper_value - tol >= r.kept_value - 2 * tol
         assert r.union_ratio <= 1 + tol and r.extraction <= 1 + tol
+
+
+def test_extra_runs_keep_the_expected_runs_shares() -> None:
+    share = TimeShare(12.0, 4, clock=_clock(0.0))
+    with share.extra_runs():
+        assert share.run_limit(None) == pytest.approx(12.0)  # all that is left, capped below
+        assert share.run_limit(2.0) == 2.0
+    assert share.pending == 4 and share.runs_made == 2
+    assert share.run_limit(None) == pytest.approx(3.0)  # the 4 expected runs keep 12 / 4

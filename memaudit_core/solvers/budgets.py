@@ -455,14 +455,15 @@ def refine_unproven(
         if left < REFINE_MIN_S:
             break
         old = results[k]
-        new = solve_certified(
-            inst,
-            old.budget,
-            solver,
-            time_limit=left / (len(todo) - done),
-            cross_check=_per_budget_cross(inst, cross_check),
-            incumbent_idx=tuple(old.selected_idx) or None,
-        )
+        with share.extra_runs():
+            new = solve_certified(
+                inst,
+                old.budget,
+                solver,
+                time_limit=left / (len(todo) - done),
+                cross_check=_per_budget_cross(inst, cross_check),
+                incumbent_idx=tuple(old.selected_idx) or None,
+            )
         results[k] = better_of(old, new, value_unit(inst))
         refined += 1
     return refined

@@ -76,6 +76,7 @@ class TimeShare:
         self.total_s = float(total_s)
         self.pending = max(0, int(expected_runs))
         self.runs_made = 0
+        self._extra = False
         self._clock = clock
         self._start = clock()
 
@@ -105,10 +106,23 @@ class TimeShare:
 
     def run_limit(self, time_limit: float | None) -> float:
         """The time limit of the next run: its fair share, capped by its own ``time_limit``."""
-        share = max(MIN_RUN_S, self.remaining_s() / self.runs_left)
-        self.pending = max(0, self.pending - 1)
+        if self._extra:  # a run beyond the expected ones: only its own limit and what is left
+            share = max(MIN_RUN_S, self.remaining_s())
+        else:
+            share = max(MIN_RUN_S, self.remaining_s() / self.runs_left)
+            self.pending = max(0, self.pending - 1)
         self.runs_made += 1
         return share if time_limit is None else min(float(time_limit), share)
+
+    @contextlib.contextmanager
+    def extra_runs(self) -> Iterator[None]:
+        """Runs made inside this block were not expected (solving unproven results again):
+        they take no expected run's count, so the runs still to come keep their shares."""
+        self._extra = True
+        try:
+            yield
+        finally:
+            self._extra = False
 
     def spare_s(self, n_runs: int = 1) -> float:
         """Seconds that can go to solving unproven results again, for a part of the work that
