@@ -1162,7 +1162,7 @@ def sweep_package(
     # Known before any solve, so that a shared total counts only the runs to be made.
     pools = {name: inst.pool_instance(ABLATIONS[name]) for name in dict.fromkeys(ablations)}
     distinct = {p.candidate_ids: p for p in pools.values() if p.candidate_ids != inst.candidate_ids}
-    skip_runs(len(grid) * (len(ablations) - len(distinct)))
+    skip_runs(len(grid) * (len(pools) - len(distinct)))
     opts = solve_budgets(
         inst,
         grid,
@@ -1264,7 +1264,7 @@ def expected_runs(
     """Engine runs a sweep makes at most: per package and budget, the optimum, each ablation
     pool's and each external store's union optimum (a shared total is split by this count)."""
     per_budget = [
-        1 + len(ablations) + sum(1 for s in p.stores if s.is_external and s.id in stores)
+        1 + len(set(ablations)) + sum(1 for s in p.stores if s.is_external and s.id in stores)
         for p in packages
     ]
     return n_budgets * sum(per_budget)

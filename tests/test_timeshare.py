@@ -111,6 +111,10 @@ def test_shared_time_is_scoped_and_nests_inside_the_enclosing_total() -> None:
             run_time_limit(None)
             run_time_limit(None)
         assert active_share() is outer and outer.pending == 8  # the inner runs counted
+        with shared_time(1000.0, 1) as inner:
+            with inner.extra_runs():
+                run_time_limit(None)  # not an expected run: the outer keeps its count
+        assert outer.pending == 8
         skip_runs(3)
         assert outer.pending == 5
     assert active_share() is None

@@ -214,25 +214,25 @@ def check_budget(budget: float) -> float:
     return b
 
 
-def check_time_limit(time_limit: float | None) -> None:
-    """Refuse a time limit that is not a finite number of seconds > 0 (None: no limit)."""
-    _check_limits(time_limit, None)
+def check_time_limit(time_limit: float | None, what: str = "time limit") -> None:
+    """Refuse a time limit that is not a finite number of seconds > 0 (None: no limit);
+    ``what`` names it in the message (e.g. "total time limit")."""
+    if time_limit is None:
+        return
+    # A string "1" would pass float() here and then break HiGHS's option setter.
+    if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real):
+        raise MemAuditError(f"{what} must be a number of seconds, got {time_limit!r}")
+    try:
+        t = float(time_limit)
+    except OverflowError:  # an int too large for a float (10**400)
+        t = math.inf
+    if not math.isfinite(t) or t <= 0:
+        raise MemAuditError(f"{what} must be a finite number of seconds > 0, got {time_limit!r}")
 
 
 def _check_limits(time_limit: float | None, node_limit: int | None) -> None:
     """Reject limits an engine would otherwise have to clamp (a negative time, a NaN)."""
-    if time_limit is not None:
-        # A string "1" would pass float() here and then break HiGHS's option setter.
-        if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real):
-            raise MemAuditError(f"time limit must be a number of seconds, got {time_limit!r}")
-        try:
-            t = float(time_limit)
-        except OverflowError:  # an int too large for a float (10**400)
-            t = math.inf
-        if not math.isfinite(t) or t <= 0:
-            raise MemAuditError(
-                f"time limit must be a finite number of seconds > 0, got {time_limit!r}"
-            )
+    check_time_limit(time_limit)
     if node_limit is not None and (
         isinstance(node_limit, bool)
         or not isinstance(node_limit, (int, np.integer))

@@ -30,8 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import math
-import numbers
 import time
 from collections.abc import Callable, Iterator
 
@@ -76,6 +74,7 @@ class TimeShare:
         self.total_s = float(total_s)
         self.pending = max(0, int(expected_runs))
         self.runs_made = 0
+        self.expected_made = 0  # runs_made without the extra ones (extra_runs)
         self._extra = False
         self._clock = clock
         self._start = clock()
@@ -102,7 +101,7 @@ class TimeShare:
 
     def remaining_s(self) -> float:
         """Seconds left of the total (0 once it is spent)."""
-        return max(0.0, self.total_s - (self._clock() - self._start))
+        return max(0.0, self.total_s - self.elapsed_s())
 
     def run_limit(self, time_limit: float | None) -> float:
         """The time limit of the next run: its fair share, capped by its own ``time_limit``."""
@@ -111,6 +110,7 @@ class TimeShare:
         else:
             share = max(MIN_RUN_S, self.remaining_s() / self.runs_left)
             self.pending = max(0, self.pending - 1)
+            self.expected_made += 1
         self.runs_made += 1
         return share if time_limit is None else min(float(time_limit), share)
 
@@ -138,21 +138,10 @@ class TimeShare:
 
 def check_total_time_limit(total_time_limit: float | None, workers: int = 1) -> None:
     """Refuse a total that is not a finite number of seconds > 0, or one with worker processes."""
-    if total_time_limit is None:
-        return
-    if isinstance(total_time_limit, bool) or not isinstance(total_time_limit, numbers.Real):
-        raise MemAuditError(
-            f"total time limit must be a number of seconds, got {total_time_limit!r}"
-        )
-    try:
-        finite = math.isfinite(float(total_time_limit))
-    except OverflowError:  # an int too large for a float (10**400)
-        finite = False
-    if not finite or total_time_limit <= 0:
-        raise MemAuditError(
-            f"total time limit must be a finite number of seconds > 0, got {total_time_limit!r}"
-        )
-    if workers > 1:
+    from . import check_time_limit  # the package imports this module's users
+
+    check_time_limit(total_time_limit, "total time limit")
+    if total_time_limit is not None and workers > 1:
         raise MemAuditError(
             "a total time limit is shared by the runs of one process: use it with one worker "
             f"(got {workers} workers), or give each run its own time limit instead"
@@ -178,7 +167,7 @@ def shared_time(total_s: float | None, expected_runs: int) -> Iterator[TimeShare
     finally:
         _ACTIVE.reset(token)
         if outer is not None:
-            outer.skip(share.runs_made)
+            outer.skip(share.expected_made)
 
 
 def active_share() -> TimeShare | None:
