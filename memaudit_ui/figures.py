@@ -1067,8 +1067,11 @@ def family_band_curve(band, title: str, cost_unit: str = "units", present: bool 
 
 
 def engine_time_curve(report, title: str, present: bool = False):
-    """Wall time per engine vs budget (log y); crosses = stopped at the time limit."""
+    """Wall time per engine vs budget (log y); crosses = stopped at the time limit (or, in a
+    quick look with a shared total, at the run's share of it)."""
     fig = go.Figure()
+    shared = getattr(report, "total_time_limit", None)
+    stop = f"its share of {shared:g} s" if shared else "the limit"
     for engine in report.engines:
         name = ENGINE_NAMES.get(engine, engine)
         if not report.applicable(engine):
@@ -1107,12 +1110,14 @@ def engine_time_curve(report, title: str, present: bool = False):
                 x=[b for b, _ in limited],
                 y=[max(e.time_s, 1e-4) for _, e in limited],
                 mode="markers",
-                name=f"{name}: stopped at the limit",
+                name=f"{name}: stopped at {stop}",
                 marker={"size": 18, "color": color, "symbol": "x", "line": {"width": 1}},
                 hoverinfo="skip",
             )
     budgets = [r.budget for r in report.rows]
-    if report.time_limit and budgets:
+    # A quick look's runs stop at their shares of its total, far below the per-run limit:
+    # a line at that limit would say they stopped there.
+    if report.time_limit and budgets and not shared:
         # A trace, not add_hline: annotations on a log axis take log10 coordinates.
         fig.add_scatter(
             x=[min(budgets), max(budgets)],

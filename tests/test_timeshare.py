@@ -431,3 +431,16 @@ def test_extra_runs_keep_the_expected_runs_shares() -> None:
         assert share.run_limit(2.0) == 2.0
     assert share.pending == 4 and share.runs_made == 2
     assert share.run_limit(None) == pytest.approx(3.0)  # the 4 expected runs keep 12 / 4
+
+
+def test_a_quick_looks_time_chart_names_the_shared_total_not_the_per_run_limit() -> None:
+    from memaudit_ui.figures import engine_time_curve
+
+    hard = curves.certification_report(
+        generate("random_coverage", seed=0), [107.8], total_time_limit=0.5
+    )
+    names = [t.name for t in engine_time_curve(hard, "t").data]
+    assert any(n and "stopped at its share of 0.5 s" in n for n in names)
+    assert not any(n and n.startswith("time limit") for n in names)
+    full = curves.certification_report(generate("update_chain"), [3], time_limit=30)
+    assert "time limit (30 s)" in [t.name for t in engine_time_curve(full, "t").data]
