@@ -7,6 +7,7 @@ they never solve or score. Every figure has a title, axis labels with units and 
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
@@ -1132,6 +1133,14 @@ def engine_time_curve(report, title: str, present: bool = False):
     fig.update_yaxes(
         title_text="wall time per solve (s, log scale)", type="log", dtick=1, tickformat="~g"
     )
+    times = [e.time_s for r in report.rows for e in r.runs if e.time_s and e.time_s > 0]
+    if report.time_limit and not shared:
+        times.append(report.time_limit)
+    if times:
+        # Whole decades at both ends, so at least two ticks are labelled (a quick look's runs,
+        # all within 0.02-0.6 s, showed a single "0.1").
+        low, high = math.floor(math.log10(min(times))), math.ceil(math.log10(max(times)))
+        fig.update_yaxes(range=[low, max(high, low + 1)])
     base_layout(fig, _plain(title), present, height=420)
     _legend_below(fig, present)
     return fig
