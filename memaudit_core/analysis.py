@@ -676,6 +676,13 @@ def _store_members(inst: CompiledInstance, store: Store) -> tuple[list[int], str
     else:
         order = list(range(len(mems)))[::-1]
         how = "last listed first" if mems else "newest experience first, then cheaper, then id"
+        undated = [m.id for m, p in zip(mems, parsed, strict=True) if p is None]
+        if mems and len(undated) < len(mems):
+            # Say why the times that are there were not used (CLI QA).
+            how += (
+                f" ({len(undated)} of {len(mems)} memories have no readable created_at, "
+                f"e.g. {undated[0]!r})"
+            )
     members = [inst.candidate_idx(mems[j].id) for j in order]
     members += _package_recency_order(inst, (inst.candidate_idx(c) for c in store.select))
     return members, how

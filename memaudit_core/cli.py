@@ -297,6 +297,10 @@ def _json_error(args: argparse.Namespace, exc: MemAuditError) -> None:
     "problems"}}``, problems as ``validate --json`` lists them."""
     if not getattr(args, "json", False):
         return
+    _emit({"error": _error_object(exc)}, True, "")
+
+
+def _error_object(exc: MemAuditError) -> dict[str, Any]:
     error: dict[str, Any] = {"type": type(exc).__name__, "message": str(exc).split("\n")[0]}
     if isinstance(exc, PackageError):
         error["file"] = exc.source
@@ -304,7 +308,7 @@ def _json_error(args: argparse.Namespace, exc: MemAuditError) -> None:
             {"path": p.path, "rule": p.rule, "message": p.message, "value": p.value}
             for p in exc.problems
         ]
-    _emit({"error": error}, True, "")
+    return error
 
 
 @functools.cache
@@ -372,16 +376,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
     try:
         pkg = load_package(args.package)
     except PackageError as exc:
-        if args.json:
+        if args.json:  # the verdict's keys, and the error object every command emits
+            error = _error_object(exc)
             _emit(
-                {
-                    "valid": False,
-                    "file": exc.source,
-                    "problems": [
-                        {"path": p.path, "rule": p.rule, "message": p.message, "value": p.value}
-                        for p in exc.problems
-                    ],
-                },
+                {"valid": False, "file": exc.source, "problems": error["problems"], "error": error},
                 True,
                 "",
             )
@@ -588,7 +586,9 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.writer is None and args.store is None and len(plugin_names) == 1:
         args.writer = plugin_names[0]
     if (args.writer is None) == (args.store is None):
-        raise MemAuditError("score: give exactly one of --writer NAME or --store ID")
+        raise MemAuditError(
+            "score: give exactly one of --writer NAME, --store ID or --external EXPORT --format FMT"
+        )
     pkg = _load(args.package)
     if args.salience_field is not None and not pkg.store(args.store).is_external:
         raise MemAuditError(
@@ -698,53 +698,48 @@ def _with_union(ev: Any, pkg: Any, args: argparse.Namespace) -> tuple[dict[str, 
     return out, human
 
 
-def _score_external(args: argparse.Namespace) -> int:
-    """``score PACKAGE --external EXPORT --format FMT``: import the export as an external
-    store, add it to the package (re-validated) and score it in the union package."""
-    from .analysis import score
+def _add_export(pkg: Any, args: argparse.Namespace, store_id: str | None = None) -> Any:
+    """The package with ``args.external`` (format ``args.format``) added as an external store,
+    its warnings and notes printed to stderr; ``(package, store)``."""
     from .costs import DEFAULT_COST_RULE
     from .importers import load_external_store
-    from .package import replace_package
+    from .union import unique_store_id, with_store
 
-    if args.external is None or args.format is None:
-        raise MemAuditError("score: --external EXPORT and --format mem0|letta|amem|zep go together")
-    if args.writer is not None or args.store is not None:
-        raise MemAuditError("score: --external cannot be combined with --writer or --store")
     if args.history is not None and args.format != "mem0":
-        raise MemAuditError("score: --history applies to --format mem0 only")
-    pkg = _load(args.package)
-    budget = pkg.default_budget() if args.budget is None else args.budget
-    taken = {s.id for s in pkg.stores}
-    store_id, k = args.format, 2
-    while store_id in taken:
-        store_id, k = f"{args.format}-{k}", k + 1
+        raise MemAuditError(f"{args.command}: --history applies to format mem0 only")
+    if store_id is not None and store_id in {s.id for s in pkg.stores}:
+        raise MemAuditError(
+            f"{args.command}: package {pkg.id!r} already has a store {store_id!r}; choose "
+            "another --store-id"
+        )
     store = load_external_store(
         args.external,
         args.format,
         cost_rule=args.cost_rule or DEFAULT_COST_RULE,
-        store_id=store_id,
+        store_id=store_id or unique_store_id(pkg, args.format),
         package=pkg,
         history=args.history,
     )
-    pkg = replace_package(pkg, stores=pkg.stores + (store,))
-    meta = store.meta
     source = args.external
-    for w in meta.get("warnings", []):
+    for w in store.meta.get("warnings", []):
         print(f"{source}: warning: {w}", file=sys.stderr)
-    if meta.get("coverage") == "needs annotation":
+    if not store.memories:
+        print(f"{source}: note: the export holds no memories (as kept)", file=sys.stderr)
+    elif store.meta.get("coverage") == "needs annotation":
         print(
             f"{source}: note: no memory links to this package's units or experiences, so no "
             "memory covers anything (coverage 'needs annotation') and F = 0. Confirm coverage "
             "(suggestions: memaudit_core.importers.suggest_coverage) to score it.",
             file=sys.stderr,
         )
-    if not store.memories:
-        print(f"{source}: note: the export holds no memories (as kept)", file=sys.stderr)
-    ev = score(pkg, budget, store_id=store.id, solver=args.solver, time_limit=args.time_limit)
-    out, union_human = _with_union(ev, pkg, args)
-    summary = {
+    return with_store(pkg, store), store
+
+
+def _export_summary(store: Any, args: argparse.Namespace) -> dict[str, Any]:
+    meta = store.meta
+    return {
         "id": store.id,
-        "file": str(source),
+        "file": str(args.external),
         "format": args.format,
         "format_version": meta.get("format_version"),
         "cost_rule": meta.get("cost_rule"),
@@ -754,36 +749,95 @@ def _score_external(args: argparse.Namespace) -> int:
         # The export's deleted memories are not part of the store (so not in out["union"]).
         "deleted_ids": [str(d.get("id")) for d in meta.get("deleted", [])],
         "superseded": sum(1 for m in store.memories if m.status == "superseded"),
+        "warnings": list(meta.get("warnings", [])),
     }
-    out["external_store"] = summary
-    head = (
-        f"external store {store.id!r} from {source} ({args.format} {summary['format_version']}): "
-        f"{summary['memories']} memories costed by {summary['cost_rule']}, "
-        f"{summary['superseded']} superseded kept, {summary['deleted']} deleted not kept; "
-        f"coverage: {summary['coverage']}"
+
+
+def _export_head(summary: dict[str, Any]) -> str:
+    n = summary["memories"]
+    return (
+        f"external store {summary['id']!r} from {summary['file']} ({summary['format']} "
+        f"{summary['format_version']}): {n} {'memory' if n == 1 else 'memories'} costed by "
+        f"{summary['cost_rule']}, {summary['superseded']} superseded kept, "
+        f"{summary['deleted']} deleted not kept; coverage: {summary['coverage']}"
     )
-    _emit(out, args.json, head + "\n" + union_human)
+
+
+def _score_external(args: argparse.Namespace) -> int:
+    """``score PACKAGE --external EXPORT --format FMT``: import the export as an external
+    store, add it to the package (re-validated) and score it in the union package."""
+    from .analysis import score
+
+    if args.external is None or args.format is None:
+        raise MemAuditError("score: --external EXPORT and --format mem0|letta|amem|zep go together")
+    if args.writer is not None or args.store is not None:
+        raise MemAuditError("score: --external cannot be combined with --writer or --store")
+    pkg = _load(args.package)
+    budget = pkg.default_budget() if args.budget is None else args.budget
+    pkg, store = _add_export(pkg, args)
+    ev = score(pkg, budget, store_id=store.id, solver=args.solver, time_limit=args.time_limit)
+    summary = _export_summary(store, args)
+    if store.memories:
+        out, human = _with_union(ev, pkg, args)
+    else:  # nothing written scores 0, as an empty package store does (CLI QA)
+        out, human = ev.to_dict(), _evaluation_human(ev, pkg)
+    out["external_store"] = summary
+    _emit(out, args.json, _export_head(summary) + "\n" + human)
     return 0
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    """``import FORMAT SOURCE -o PACKAGE.json``: artifact folder/zip, LoCoMo, LongMemEval."""
-    from .importers import import_package
+    """``import FORMAT SOURCE -o PACKAGE.json``: artifact folder/zip, LoCoMo, LongMemEval; or
+    ``import mem0|letta|amem|zep EXPORT --package PKG -o OUT.json``: the package with the
+    export added as an external store."""
+    from .costs import DEFAULT_COST_RULE
+    from .importers import STORE_FORMATS, import_package
     from .package import dumps_package, save_package
 
-    pkg = import_package(args.format, args.source, instance=args.instance, cost_rule=args.cost_rule)
+    is_export = args.format in STORE_FORMATS
+    refused = {
+        "--instance": args.instance is not None and (is_export or args.format == "artifact"),
+        "--cost-rule": args.cost_rule is not None and args.format == "artifact",
+        "--package": args.package is not None and not is_export,
+        "--history": args.history is not None and args.format != "mem0",
+        "--store-id": args.store_id is not None and not is_export,
+    }
+    for option, bad in refused.items():
+        if bad:  # said, not ignored (CLI QA: --cost-rule was silently ignored for artifact)
+            raise MemAuditError(f"import: {option} does not apply to the {args.format} format")
+    if is_export:
+        if args.package is None:
+            raise MemAuditError(
+                f"import {args.format}: give --package PACKAGE.json, the package the export's "
+                "memories are scored against (the output is that package with the export added "
+                "as an external store)"
+            )
+        args.external = args.source
+        pkg, store = _add_export(_load(args.package), args, store_id=args.store_id)
+        summary = _export_summary(store, args)
+        print(_export_head(summary), file=sys.stderr)
+    else:
+        pkg = import_package(
+            args.format,
+            args.source,
+            instance=args.instance,
+            cost_rule=args.cost_rule or DEFAULT_COST_RULE,
+        )
     if args.output in (None, "-"):
         _stdout().write(dumps_package(pkg))
     else:
         save_package(pkg, args.output)
-    warnings = list(pkg.meta.get("warnings", [])) + list(pkg.warnings)
-    for w in warnings[:20]:
-        print(f"{args.source}: warning: {w}", file=sys.stderr)
-    if len(warnings) > 20:
-        print(
-            f"{args.source}: ... {len(warnings) - 20} more warning(s) in the package meta",
-            file=sys.stderr,
-        )
+    if is_export:  # the export's warnings were printed as it was read
+        warnings = list(summary["warnings"])
+    else:
+        warnings = list(pkg.meta.get("warnings", [])) + list(pkg.warnings)
+        for w in warnings[:20]:
+            print(f"{args.source}: warning: {w}", file=sys.stderr)
+        if len(warnings) > 20:
+            print(
+                f"{args.source}: ... {len(warnings) - 20} more warning(s) in the package meta",
+                file=sys.stderr,
+            )
     where = "stdout" if args.output in (None, "-") else args.output
     print(
         f"imported {args.format} {args.source} -> {where}: {pkg.id} "
@@ -809,6 +863,8 @@ def cmd_import(args: argparse.Namespace) -> int:
                 "warnings": warnings,
             }
         }
+        if is_export:
+            summary["imported"]["external_store"] = _export_summary(store, args)
         _emit(summary, True, "")
     return 0
 
@@ -1053,7 +1109,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .costs import COST_RULES
     from .solvers import SOLVER_CHOICES
+
+    COST_RULE_NAMES = list(COST_RULES)  # noqa: N806 (a constant of this function)
 
     parser = _Parser(
         prog="memaudit",
@@ -1167,8 +1226,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--cost-rule",
         default=None,
         metavar="RULE",
-        help="with --external: cost of each memory: words, chars, utf8_bytes, "
-        "bytes_overhead, tokens_o200k, tokens_cl100k (default words)",
+        help=f"with --external: cost of each memory: {', '.join(COST_RULE_NAMES)} (default words)",
     )
     p.add_argument(
         "--history",
@@ -1246,10 +1304,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_generate)
 
     p = command(
-        "import", "convert an artifact folder/zip, LoCoMo or LongMemEval file into a package"
+        "import",
+        "convert an artifact folder/zip, LoCoMo or LongMemEval file into a package, or add a "
+        "Mem0 / Letta / A-Mem / Zep export to a package as an external store",
     )
-    p.add_argument("format", choices=["artifact", "locomo", "longmemeval"])
-    p.add_argument("source", help="folder, zip or JSON file")
+    p.add_argument(
+        "format", choices=["artifact", "locomo", "longmemeval", "mem0", "letta", "amem", "zep"]
+    )
+    p.add_argument("source", help="folder, zip or JSON file (for an export: the export file)")
     p.add_argument("-o", "--output", default=None, help="package file (default: stdout)")
     p.add_argument(
         "--instance",
@@ -1259,9 +1321,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--cost-rule",
-        default="words",
+        default=None,
         metavar="RULE",
-        help="candidate cost rule for locomo / longmemeval (default words)",
+        help=f"cost of each candidate (locomo, longmemeval) or memory (exports): "
+        f"{', '.join(COST_RULE_NAMES)} (default words)",
+    )
+    p.add_argument(
+        "--package",
+        default=None,
+        metavar="PACKAGE",
+        help="exports: the package to add the export to (its units give the coverage)",
+    )
+    p.add_argument(
+        "--history",
+        default=None,
+        metavar="FILE",
+        help="mem0 only: history rows (JSON) or history.db",
+    )
+    p.add_argument(
+        "--store-id",
+        default=None,
+        metavar="ID",
+        help="exports: the new store's id (default: the format's name, made unique)",
     )
     p.add_argument(
         "--json",

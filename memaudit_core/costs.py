@@ -39,6 +39,7 @@ memaudit_core.costs.EmptyTextError: an empty (or whitespace-only) text has no co
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -226,6 +227,26 @@ def cost_of(text: str, rule: str = DEFAULT_COST_RULE) -> float:
     return max(1.0, fn(text))
 
 
+#: Scripts written without spaces between words (Han, kana, Thai, Lao, Khmer, Myanmar; Korean
+#: is written with spaces, so Hangul is not listed): ``words`` counts a whole run as one word.
+_UNSPACED = re.compile(
+    "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
+)
+
+
+def undercounted_by_words(text: str) -> bool:
+    """Whether ``words`` would badly undercount ``text``: at least a fifth of its
+    non-space characters are in a script written without spaces (Chinese, Japanese, Thai...).
+
+    >>> undercounted_by_words("我住在里斯本，下个月搬到柏林。")
+    True
+    >>> undercounted_by_words("I live in Lisbon")
+    False
+    """
+    letters = sum(1 for ch in text if not ch.isspace())
+    return letters > 0 and len(_UNSPACED.findall(text)) * 5 >= letters
+
+
 def cost_rule_status() -> dict[str, dict[str, Any]]:
     """Every rule with its availability and a plain-language note.
 
@@ -263,4 +284,5 @@ __all__ = [
     "cost_of",
     "cost_rule_status",
     "get_cost_rule",
+    "undercounted_by_words",
 ]

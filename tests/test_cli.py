@@ -398,6 +398,9 @@ def test_validate_json_is_strict_json_even_for_nan_inputs(capsys):
     out = capsys.readouterr().out
     doc = json.loads(out, parse_constant=lambda c: pytest.fail(f"bare {c} in JSON output"))
     assert doc["problems"][0]["value"] == "NaN"
+    # The error object every command emits under --json is there too (CLI QA).
+    assert doc["valid"] is False and doc["error"]["type"] == "PackageError"
+    assert doc["error"]["problems"] == doc["problems"]
 
 
 @pytest.mark.parametrize(

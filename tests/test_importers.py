@@ -417,7 +417,7 @@ def test_zep_episode_provenance(locomo_pkg):
     cov = {m.id: (m.coverage, m.meta.get("coverage_source")) for m in store.memories}
     # The episode's dia_id: an upper estimate for each of its edges, not an exact link.
     assert cov["edge-1"] == ({"D2:2": 1.0}, "episode-unit-links")
-    assert "1 from their episode's unit links (upper estimate" in store.meta["coverage"]
+    assert "1 from their episode's or block's unit links (upper estimate" in store.meta["coverage"]
     assert cov["edge-2"] == ({"D10:1": 1.0, "D10:2": 1.0, "D10:3": 1.0}, "experience-links")
     assert cov["edge-3"][1] == "experience-links"
     attach(store, locomo_pkg)
@@ -1192,3 +1192,238 @@ def test_every_export_fixture_is_recognised():
             if f.name in ("mem0_missing_text.json", "mem0_wrong_type.json", "mem0_truncated.json"):
                 continue  # deliberately broken
             assert guess_store_format(f) == fmt, f.name
+
+
+# --------------------------------------------------------------------------- importer QA pass
+# Each case below was found by a QA pass (file, reproduction) and fails on the code before it.
+
+
+def _lme_instance(**changes):
+    inst = json.loads(LME.read_text())[0]
+    inst.update(changes)
+    return inst
+
+
+def test_lme_a_filler_session_without_a_date_leaves_the_others_sorted(tmp_path):
+    # Sessions listed a2 (2024) before a1 (2023); the filler's date does not parse.
+    inst = _lme_instance()
+    inst["haystack_dates"][0] = "May 20, 2023"
+    f = tmp_path / "one.json"
+    f.write_text(json.dumps(inst))
+    pkg = import_package("longmemeval", f)
+    # The undated filler keeps its slot (first); the dated sessions are sorted around it.
+    assert [e.id for e in pkg.experiences] == ["sharegpt_x_0", "answer_a1", "answer_a2"]
+    kinds = {u.id: u.kind for u in pkg.units}
+    assert kinds == {"answer_a1_1": "stale", "answer_a2_1": "current_truth"}
+    assert any("sorted by date around them" in w for w in pkg.meta["warnings"])
+
+
+def test_lme_knowledge_update_with_an_undated_evidence_session_is_refused(tmp_path):
+    inst = _lme_instance()
+    inst["haystack_dates"][2] = "sometime in June"  # answer_a1, one of the two evidence sessions
+    f = tmp_path / "one.json"
+    f.write_text(json.dumps(inst))
+    with pytest.raises(PackageError) as info:
+        import_package("longmemeval", f)
+    (problem,) = info.value.problems
+    assert problem.path == "$.haystack_dates[2]" and problem.rule == "date"
+    assert "current value cannot be told from the stale one" in problem.message
+
+
+def test_mem0_platform_page_with_more_pages_is_flagged(tmp_path):
+    doc = json.loads((FIX / "mem0_platform_page.json").read_text())
+    doc.update(count=57, next="https://api.mem0.ai/v3/memories/?page=2")
+    f = tmp_path / "page1.json"
+    f.write_text(json.dumps(doc))
+    (warning,) = load_external_store(f, "mem0").meta["warnings"]
+    assert "one page of a paginated Platform export" in warning and "of 57 memories" in warning
+    # The fixture itself is a whole export (count 3, no next page): no warning.
+    assert "warnings" not in load_external_store(FIX / "mem0_platform_page.json", "mem0").meta
+
+
+@pytest.mark.parametrize(
+    ("fmt", "record", "time_key"),
+    [
+        ("zep", {"uuid": "e1", "fact": "Ann lives in Lisbon"}, "created_at"),
+        ("amem", {"id": "n1", "content": "Ann lives in Lisbon", "keywords": []}, "timestamp"),
+        ("letta", {"id": "p1", "text": "Ann lives in Lisbon", "agent_id": "a"}, "timestamp"),
+    ],
+)
+def test_an_unreadable_memory_time_is_kept_and_said(tmp_path, fmt, record, time_key):
+    f = tmp_path / f"{fmt}.json"
+    f.write_text(json.dumps([{**record, time_key: "last Tuesday"}]))
+    store = load_external_store(f, fmt)
+    (memory,) = store.memories
+    assert memory.created_at is None
+    assert memory.meta["created_at_raw"] == "last Tuesday"
+    assert any("1 memory time(s) cannot be read" in w for w in store.meta["warnings"])
+
+
+def test_letta_agent_side_times_are_read_with_their_offset(tmp_path):
+    f = tmp_path / "search.json"
+    rows = [
+        {"id": "p1", "text": "x", "agent_id": "a", "timestamp": "2025-05-02 10:00:00 AM PDT-0700"}
+    ]
+    f.write_text(json.dumps(rows))
+    (memory,) = load_external_store(f, "letta").memories
+    assert memory.created_at == "2025-05-02T17:00:00+00:00"
+
+
+def test_words_rule_on_unspaced_scripts_is_flagged(tmp_path):
+    f = tmp_path / "zh.json"
+    f.write_text(json.dumps([{"id": "m1", "memory": "我住在里斯本，下个月搬到柏林去工作和生活。"}]))
+    store = load_external_store(f, "mem0")
+    assert store.memories[0].cost == 1.0  # what the words rule gives: hence the warning
+    assert any("written without spaces" in w for w in store.meta["warnings"])
+    assert "warnings" not in load_external_store(f, "mem0", cost_rule="chars").meta
+
+
+def test_a_memory_id_that_is_a_candidate_id_is_named_in_the_export(tmp_path, locomo_pkg):
+    taken = locomo_pkg.candidates[0].id
+    f = tmp_path / "m.json"
+    f.write_text(json.dumps([{"id": taken, "memory": "Ann lives in Lisbon"}]))
+    with pytest.raises(PackageError) as info:
+        load_external_store(f, "mem0", package=locomo_pkg)
+    assert info.value.source == str(f)
+    (problem,) = info.value.problems
+    assert (problem.path, problem.rule) == ("$[0].id", "unique-id")
+
+
+@pytest.mark.parametrize("fmt", ["locomo", "zep"])
+def test_deeply_nested_json_is_a_located_problem(tmp_path, fmt):
+    f = tmp_path / "deep.json"
+    f.write_text("[" * 500 + "]" * 500)
+    with pytest.raises(PackageError) as info:
+        if fmt == "locomo":
+            import_package(fmt, f)
+        else:
+            load_external_store(f, fmt)
+    assert [p.rule for p in info.value.problems] == ["json-depth"]
+
+
+@pytest.mark.parametrize("flag", ["false", "0", "yes", 2])
+def test_mem0_history_is_deleted_must_be_a_boolean(tmp_path, flag):
+    f = tmp_path / "h.json"
+    rows = [{"memory_id": "e3e4-0001", "event": "ADD", "new_memory": "x", "is_deleted": flag}]
+    f.write_text(json.dumps(rows))
+    with pytest.raises(PackageError) as info:
+        load_external_store(FIX / "mem0_v2_results.json", "mem0", history=f)
+    (problem,) = info.value.problems
+    assert (problem.path, problem.rule) == ("$[0].is_deleted", "type")
+
+
+def test_locomo_repeated_dia_id_keeps_the_turn_in_its_session(tmp_path):
+    doc = json.loads((FIX / "locomo_small.json").read_text())
+    session = doc[0]["conversation"]["session_1"]
+    session.append({"speaker": "Bo", "dia_id": "D1:2", "text": "one two three four five six"})
+    f = tmp_path / "dup.json"
+    f.write_text(json.dumps(doc))
+    before = import_package("locomo", FIX / "locomo_small.json", instance="conv-a")
+    after = import_package("locomo", f, instance="conv-a")
+    raw = {p.id: p for p in (before, after)[1].candidates}["session_1:raw"]
+    assert raw.text.endswith("Bo: one two three four five six")
+    old = {c.id: c for c in before.candidates}["session_1:raw"]
+    assert raw.cost == old.cost + 7  # "Bo:" and six words
+    assert [u.id for u in after.units] == [u.id for u in before.units]  # first D1:2 kept
+
+
+def test_letta_block_lines_links_are_an_upper_estimate(tmp_path, locomo_pkg):
+    doc = json.loads((FIX / "letta_v2.af").read_text())
+    doc["blocks"][0]["metadata"] = {"dia_id": "D1:1"}
+    f = tmp_path / "agent.af"
+    f.write_text(json.dumps(doc))
+    store = load_external_store(f, "letta", package=locomo_pkg)
+    lines = [m for m in store.memories if m.meta.get("block") == "block-0"]
+    assert lines and all(m.meta["coverage_source"] == "episode-unit-links" for m in lines)
+    assert "exact" not in store.meta["coverage"]
+
+
+def _locomo_file(tmp_path, capsys):
+    out = tmp_path / "loc.json"
+    args = ["import", "locomo", str(FIX / "locomo_small.json"), "--instance", "conv-a"]
+    assert main([*args, "-o", str(out)]) == 0
+    capsys.readouterr()
+    return out
+
+
+def test_cli_import_adds_an_export_to_a_package_that_sweeps(tmp_path, capsys):
+    pkg_file = _locomo_file(tmp_path, capsys)
+    out = tmp_path / "with-mem0.json"
+    export = FIX / "mem0_v10_list.json"
+    argv = ["import", "mem0", str(export), "--package", str(pkg_file), "-o", str(out), "--json"]
+    assert main(argv) == 0
+    summary = json.loads(capsys.readouterr().out)["imported"]
+    base = [s.id for s in load_package(pkg_file).stores]
+    assert summary["stores"] == len(base) + 1 and summary["external_store"]["id"] == "mem0"
+    pkg = load_package(out)
+    expected = load_external_store(export, "mem0", package=load_package(pkg_file))
+    assert pkg.store("mem0").memories == expected.memories
+    assert main(["sweep", str(out), "--stores", "mem0", "--budgets", "5,10", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert {r["method"] for r in rows} >= {"mem0"}
+    # A second import into that package takes the next free id; a taken --store-id is refused.
+    again = ["import", "mem0", str(export), "--package", str(out), "-o", str(tmp_path / "2.json")]
+    assert main(again) == 0
+    assert [s.id for s in load_package(tmp_path / "2.json").stores] == [*base, "mem0", "mem0-2"]
+    capsys.readouterr()
+    assert main([*again, "--store-id", "mem0"]) == 2
+    assert "already has a store 'mem0'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["mem0", "M"], "give --package PACKAGE.json"),
+        (["artifact", "A", "--cost-rule", "chars"], "--cost-rule does not apply to the artifact"),
+        (["locomo", "L", "--package", "P"], "--package does not apply to the locomo format"),
+        (["zep", "Z", "--package", "P", "--history", "H"], "--history does not apply to the zep"),
+        (["mem0", "M", "--instance", "x", "--package", "P"], "--instance does not apply"),
+    ],
+)
+def test_cli_import_refuses_options_its_format_does_not_read(tmp_path, capsys, argv, message):
+    files = {
+        "M": FIX / "mem0_v10_list.json",
+        "A": ART,
+        "L": FIX / "locomo_small.json",
+        "Z": FIX / "zep_graphiti.json",
+        "P": _locomo_file(tmp_path, capsys),
+        "H": FIX / "mem0_history.json",
+    }
+    assert main(["import", *(str(files.get(a, a)) for a in argv)]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_cli_score_of_an_empty_export_is_zero_not_an_error(tmp_path, capsys):
+    pkg_file = _locomo_file(tmp_path, capsys)
+    empty = tmp_path / "empty.json"
+    empty.write_text("[]")
+    argv = ["score", str(pkg_file), "--external", str(empty), "--format", "mem0", "--json"]
+    assert main(argv) == 0
+    cap = capsys.readouterr()
+    out = json.loads(cap.out)
+    assert out["value"] == 0 and out["ratio"] == 0 and out["external_store"]["memories"] == 0
+    assert "needs annotation" not in cap.err and "holds no memories" in cap.err
+
+
+def test_cli_score_external_json_carries_the_export_warnings(tmp_path, capsys):
+    pkg_file = _locomo_file(tmp_path, capsys)
+    export = tmp_path / "zh.json"
+    export.write_text(json.dumps([{"id": "m1", "memory": "我住在里斯本，下个月搬到柏林。"}]))
+    argv = ["score", str(pkg_file), "--external", str(export), "--format", "mem0", "--json"]
+    assert main(argv) == 0
+    (warning,) = json.loads(capsys.readouterr().out)["external_store"]["warnings"]
+    assert "written without spaces" in warning
+
+
+def test_recency_pruning_says_which_memories_have_no_time(tmp_path, locomo_pkg):
+    from memaudit_core.union import union_report, with_store
+
+    doc = json.loads((FIX / "zep_graphiti.json").read_text())
+    doc["edges"][0]["created_at"] = "03/01/2024 10:00"
+    f = tmp_path / "zep.json"
+    f.write_text(json.dumps(doc))
+    store = load_external_store(f, "zep", package=locomo_pkg)
+    pkg = with_store(locomo_pkg, store)
+    budget = min(m.cost for m in store.memories)  # forces pruning
+    notes = " ".join(union_report(pkg, "zep", budget).notes)
+    assert "last listed first (1 of" in notes and "'edge-1'" in notes

@@ -152,7 +152,7 @@ def guess_store_format(path: str | Path) -> str | None:
             if head.startswith(b"SQLite format 3"):
                 return "mem0-history"
             data = json.loads((head + fh.read(64_000_000)).decode("utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     if isinstance(data, str):  # Letta's twice-encoded agent files
         try:

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
-from ..costs import EmptyTextError, cost_of, get_cost_rule
+from ..costs import EmptyTextError, cost_of, get_cost_rule, undercounted_by_words
 from ..errors import PackageError, Problem
 from ..package import ExternalMemory, Package, Store
 
@@ -127,16 +127,36 @@ def parse_json(text: str, source: str) -> Any:
     from ..package import parse_json_text
 
     doc = parse_json_text(text, source)
-    return _plainify(doc)
+    try:
+        return _plainify(doc, 0)
+    except _TooDeep:
+        fail(
+            source,
+            "$",
+            "json-depth",
+            f"the JSON document is nested more than {MAX_EXPORT_DEPTH} levels deep; no export "
+            "nests that deeply",
+        )
 
 
-def _plainify(node: Any) -> Any:
+#: Deeper documents are refused: the importers walk exports recursively (CLI QA: 500 nested
+#: arrays ended in a RecursionError).
+MAX_EXPORT_DEPTH = 100
+
+
+class _TooDeep(Exception):
+    pass
+
+
+def _plainify(node: Any, depth: int) -> Any:
     # parse_json_text marks objects with repeated keys with a dict subclass; exports keep the
     # last value (as every JSON reader does) and the marker must not leak into packages.
+    if depth > MAX_EXPORT_DEPTH:
+        raise _TooDeep
     if isinstance(node, dict):
-        return {k: _plainify(v) for k, v in node.items()}
+        return {k: _plainify(v, depth + 1) for k, v in node.items()}
     if isinstance(node, list):
-        return [_plainify(v) for v in node]
+        return [_plainify(v, depth + 1) for v in node]
     return node
 
 
@@ -176,6 +196,10 @@ def finite_number(value: Any) -> float | None:
 
 
 AMEM_STAMP = re.compile(r"^\d{12}$")
+#: Letta's agent-side times: "2025-03-31 08:51:08 PM PDT-0700" (zone name, then offset).
+LETTA_LOCAL = re.compile(
+    r"^(\d{4}-\d{2}-\d{2} \d{1,2}:\d{2}:\d{2} [AP]M) [A-Za-z]{1,6}([+-]\d{4})$"
+)
 _FREE_FORMATS = (
     "%I:%M %p on %d %B, %Y",  # LoCoMo session date, as A-mem LoCoMo runs store it
     "%Y-%m-%d %H:%M:%S",  # MemoryOS and friends (naive)
@@ -219,9 +243,15 @@ def normalise_time(raw: Any, *, naive_is_utc: bool = False) -> Time:
             return Time(None, raw=raw)
     elif isinstance(raw, str):
         text = raw.strip()
+        letta_local = LETTA_LOCAL.match(text)
         if AMEM_STAMP.match(text):
             try:
                 dt = datetime.strptime(text, "%Y%m%d%H%M")
+            except ValueError:
+                return Time(None, raw=raw)
+        elif letta_local:
+            try:
+                dt = datetime.strptime("".join(letta_local.groups()), "%Y-%m-%d %I:%M:%S %p%z")
             except ValueError:
                 return Time(None, raw=raw)
         else:
@@ -317,6 +347,8 @@ class Record:
     #: The links are its container's (a Zep edge's episodes), not the memory's own: a unit
     #: link then says the episode held that evidence, not that this fact states it.
     links_inherited: bool = False
+    #: The time as the export wrote it, when ``created_at`` could not be read from it.
+    time_raw: Any = None
 
 
 def build_store(
@@ -342,6 +374,9 @@ def build_store(
 
     rule = get_cost_rule(cost_rule)
     seen: dict[str, str] = {}
+    candidate_ids = {c.id for c in package.candidates} if package is not None else set()
+    unreadable_times: list[str] = []
+    unspaced: list[str] = []
     memories: list[ExternalMemory] = []
     counts = {"unit-links": 0, "episode-unit-links": 0, "experience-links": 0, "none": 0}
     for rec in records:
@@ -361,6 +396,16 @@ def build_store(
             )
             continue
         seen[mem_id] = rec.path
+        if package is not None and mem_id in candidate_ids:
+            # Caught here so the message names the export, not the package it joins.
+            collector.add(
+                id_path,
+                "unique-id",
+                f"memory id {mem_id!r} is also a candidate id of package {package.id!r} "
+                f"({package.source}): give the memory another id",
+                mem_id,
+            )
+            continue
         if rec.text is None:
             collector.add(rec.text_path, "required", "missing the memory text")
             continue
@@ -378,7 +423,13 @@ def build_store(
                 rec.text,
             )
             continue
+        if rule.name == "words" and undercounted_by_words(rec.text):
+            unspaced.append(rec.text_path)
         mem_meta = dict(rec.meta)
+        if rec.created_at is None and rec.time_raw not in (None, ""):
+            # Kept and said: recency pruning falls back to list order without it (CLI QA).
+            mem_meta.setdefault("created_at_raw", clean_meta(rec.time_raw))
+            unreadable_times.append(f"{rec.path}: {rec.time_raw!r}")
         coverage: dict[str, float] = {}
         if rec.links:
             mem_meta["links"] = list(rec.links)
@@ -421,8 +472,9 @@ def build_store(
             parts.append(f"{counts['unit-links']} from unit links (exact)")
         if counts["episode-unit-links"]:
             parts.append(
-                f"{counts['episode-unit-links']} from their episode's unit links (upper "
-                "estimate: every unit the episode names, whether or not this fact states it)"
+                f"{counts['episode-unit-links']} from their episode's or block's unit links "
+                "(upper estimate: every unit the episode or block names, whether or not this "
+                "memory states it)"
             )
         if counts["experience-links"]:
             parts.append(
@@ -434,6 +486,16 @@ def build_store(
         store_meta["coverage"] = "from provenance links: " + "; ".join(parts)
         store_meta["coverage_package"] = package.id
     store_meta.update(meta or {})
+    if unspaced:
+        store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
+            unspaced_warning(len(unspaced), len(memories), unspaced[0], "memories")
+        ]
+    if unreadable_times:
+        store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
+            f"{len(unreadable_times)} memory time(s) cannot be read (first: "
+            f"{unreadable_times[0]}); kept as text in meta.created_at_raw, and recency pruning "
+            "falls back to list order"
+        ]
     return Store(
         id=store_id or system,
         label=label or f"{system} export",
@@ -441,6 +503,25 @@ def build_store(
         memories=tuple(memories),
         meta=clean_meta(store_meta),
     )
+
+
+def unspaced_warning(count: int, total: int, first: str, what: str) -> str:
+    """The note for texts the ``words`` rule undercounts (EXPORT_FORMATS: flag it)."""
+    return (
+        f"{count} of {total} {what} are mostly in a script written without spaces (first: "
+        f"{first}): the 'words' rule counts a run of such text as one word, so their costs are "
+        "far too low; use the 'chars' rule or a token rule (--cost-rule)"
+    )
+
+
+def unspaced_note(candidates: list[dict[str, Any]], rule_name: str) -> list[str]:
+    """``[warning]`` when ``words`` undercounts some package candidates' texts, else ``[]``."""
+    if rule_name != "words":
+        return []
+    flagged = [c["id"] for c in candidates if undercounted_by_words(c["text"])]
+    if not flagged:
+        return []
+    return [unspaced_warning(len(flagged), len(candidates), repr(flagged[0]), "candidates")]
 
 
 def check_store_id(store_id: str | None, source: str) -> None:

@@ -115,6 +115,7 @@ def _note_record(
             text_path=text_path,
             id_path=id_path,
             created_at=t.iso,
+            time_raw=t.raw,
             salience=salience,
             meta=meta,
             links=links,

@@ -103,6 +103,7 @@ def _block_records(
                     path=bpath,
                     text_path=f"{bpath}.value (line {n + 1})",
                     created_at=t.iso,
+                    time_raw=t.raw,
                     meta={
                         "kind": "block_line",
                         "block": block.get("id"),
@@ -112,6 +113,8 @@ def _block_records(
                         **({"read_only": block["read_only"]} if block.get("read_only") else {}),
                     },
                     links=links_from(meta_src),
+                    # The block's links, not this line's: an upper estimate (CLI QA).
+                    links_inherited=True,
                 )
             )
             k += 1
@@ -195,6 +198,7 @@ def _passage_records(
                 path=ppath,
                 text_path=f"{ppath}.{text_key}",
                 created_at=t.iso,
+                time_raw=t.raw,
                 meta=meta,
                 links=links,
             )

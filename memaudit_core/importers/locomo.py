@@ -51,7 +51,15 @@ from typing import Any
 
 from ..costs import EmptyTextError, cost_of, get_cost_rule
 from ..package import Package, parse_package
-from ._common import Collector, fail, json_type, load_json_file, parse_json, read_bytes
+from ._common import (
+    Collector,
+    fail,
+    json_type,
+    load_json_file,
+    parse_json,
+    read_bytes,
+    unspaced_note,
+)
 
 CATEGORY_LABELS = {
     1: "multi-hop",
@@ -325,18 +333,19 @@ def import_locomo(
                 col.add(f"{path_k}.dia_id", "dia-id", "a turn needs a dia_id like 'D1:3'", dia_raw)
                 continue
             dia = dias[0]
+            speaker = turn.get("speaker") or "?"
+            # The turn stays in its session's text (and raw span's cost) either way (CLI QA).
+            lines.append(f"{speaker}: {text}")
             if dia in turns:
                 warnings.append(
-                    f"{path_k}: dia_id {dia} repeats an earlier turn; the first is "
-                    "kept as the evidence unit"
+                    f"{path_k}: dia_id {dia} repeats an earlier turn; the turn stays in the "
+                    "session's text, and the first turn with that id is the evidence unit"
                 )
                 continue
-            speaker = turn.get("speaker") or "?"
             turns[dia] = {"session": n, "speaker": speaker, "text": text}
             session_turns[n].append(dia)
-            lines.append(f"{speaker}: {text}")
         date_raw = conv.get(f"session_{n}_date_time")
-        emeta: dict[str, Any] = {"turns": len(session_turns[n])}
+        emeta: dict[str, Any] = {"turns": len(lines)}
         if date_raw is not None:
             emeta["date_time"] = date_raw
             iso = _parse_date(date_raw)
@@ -504,6 +513,7 @@ def import_locomo(
         if dates.get(n):
             mem["created_at"] = dates[n]
     col.raise_if_any()
+    warnings.extend(unspaced_note(candidates, rule.name))
     if memories:
         stores.append(
             {

@@ -47,7 +47,7 @@ from typing import Any
 from ..costs import cost_of, get_cost_rule
 from ..errors import PackageError, Problem
 from ..package import Package, parse_package
-from ._common import Collector, fail, json_type, read_bytes
+from ._common import Collector, fail, json_type, read_bytes, unspaced_note
 
 STALE_WEIGHT = 0.25
 CHUNK = 1 << 20  # characters read at a time
@@ -326,7 +326,8 @@ def import_longmemeval(
     rule = get_cost_rule(cost_rule)
     src = str(source)
     index, inst, _ = find_instance(source, instance)
-    base = f"$[{index}]"
+    # A file of one instance object has its fields at $ (QA: paths said $[0]).
+    base = "$" if _layout(source) == "longmemeval-object" else f"$[{index}]"
     col = Collector(src)
     warnings: list[str] = []
 
@@ -374,10 +375,14 @@ def import_longmemeval(
     if bad_dates:
         warnings.append(
             f"{len(bad_dates)} haystack date(s) do not parse (first: "
-            f"{dates[bad_dates[0]]!r}); those sessions keep their list position"
+            f"{dates[bad_dates[0]]!r}); those sessions keep their list position and "
+            "the others are sorted by date around them"
         )
-    else:
-        order.sort(key=lambda i: parsed[i])
+    # A session without a date keeps its slot; the dated ones are sorted among
+    # themselves (QA: one bad date used to leave every session unsorted).
+    dated_slots = [i for i in order if parsed[i] is not None]
+    for slot, i in zip(dated_slots, sorted(dated_slots, key=lambda i: parsed[i]), strict=True):
+        order[slot] = i
     exp_ids: dict[int, str] = {}
     used: set[str] = set()
     experiences = []
@@ -458,6 +463,23 @@ def import_longmemeval(
     units: list[dict[str, Any]] = []
     unit_session: dict[str, int] = {}
     if turn_units:
+        evidence_sessions = sorted({i for _r, i, *_ in turn_units})
+        undated = [i for i in evidence_sessions if parsed[i] is None]
+        if (
+            qtype == "knowledge-update"
+            and not abstention
+            and len(evidence_sessions) > 1
+            and undated
+        ):
+            # Which value is current depends on the order of the evidence sessions.
+            fail(
+                src,
+                f"{base}.haystack_dates[{undated[0]}]",
+                "date",
+                f"date {dates[undated[0]]!r} does not parse, and this knowledge-update "
+                "question's evidence spans several sessions: without their dates the "
+                "current value cannot be told from the stale one",
+            )
         latest = max(rank for rank, *_ in turn_units)
         for rank, i, t, uid, text in turn_units:
             kind = base_kind()
@@ -559,6 +581,7 @@ def import_longmemeval(
             }
         )
 
+    warnings.extend(unspaced_note(candidates, rule.name))
     doc = {
         "memaudit": 1,
         "id": f"longmemeval-{qid}",

@@ -223,6 +223,13 @@ def _json_history(data: Any, col: Collector, base: str) -> list[dict[str, Any]]:
                     row["event"],
                 )
                 continue
+            flag = row.get("is_deleted")
+            if flag is not None and not (isinstance(flag, bool) or flag in (0, 1)):
+                # "false" or "0" would read as deleted (CLI QA).
+                col.add(
+                    f"{path}.is_deleted", "type", "must be true, false, 0 or 1 (or absent)", flag
+                )
+                continue
             out = dict(row)
             if "new_memory" not in out and "new_value" in out:
                 out["new_memory"] = out.pop("new_value")
@@ -301,6 +308,22 @@ def load_mem0_store(
     present: set[str] = set()
     deleted: list[dict[str, Any]] = []
     warnings: list[str] = []
+    if version == "platform":
+        count, next_page = doc.get("count"), doc.get("next")
+        more = isinstance(count, int) and not isinstance(count, bool) and count > len(items)
+        if next_page or more:
+            # A page scored as the whole store would understate everything it holds.
+            warnings.append(
+                f"this is one page of a paginated Platform export: it holds {len(items)} "
+                + (f"of {count} memories" if more else "memories")
+                + (f" (next page: {next_page})" if next_page else "")
+                + "; join every page's 'results' to score the whole store"
+            )
+    elif history is None and embedded is None and len(items) in (100, 20):
+        warnings.append(
+            f"the export holds exactly {len(items)} memories, get_all's default limit "
+            f"({'v1' if len(items) == 100 else 'v2'}): it may be truncated"
+        )
     zone_offsets: set[str] = set()
     for i, item in enumerate(items):
         ipath = f"{base}[{i}]"

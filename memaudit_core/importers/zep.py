@@ -178,6 +178,7 @@ def load_zep_store(
         if ep_ids:
             meta["episodes"] = ep_ids
         salience = finite_number(edge.get("score", edge.get("relevance")))
+        created = normalise_time(edge.get("created_at"))
         records.append(
             Record(
                 id=edge.get("uuid"),
@@ -185,7 +186,8 @@ def load_zep_store(
                 path=epath,
                 text_path=f"{epath}.fact",
                 id_path=f"{epath}.uuid",
-                created_at=normalise_time(edge.get("created_at")).iso,
+                created_at=created.iso,
+                time_raw=created.raw,
                 salience=salience,
                 status=status,
                 meta=meta,
