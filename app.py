@@ -55,8 +55,7 @@ c2.metric(f"Cost used ({stats.cost_unit})", f"{opt.cost:g}")
 cert = opt.certificate
 if opt.certified:
     checks = ", ".join(
-        f"{c.engine} = {value_text(c.value, 6, strip=False)} ({c.time_s * 1000:.0f} ms)"
-        for c in cert.checks
+        f"{c.engine} = {value_text(c.value, 6)} ({c.time_s * 1000:.0f} ms)" for c in cert.checks
     )
     c3.success(f"Certified optimal — {checks}; F recomputed on the returned store.")
 else:

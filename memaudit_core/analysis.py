@@ -860,9 +860,10 @@ def score(
             over_budget, pruned = True, "recency"
             dropped = tuple(eval_inst.candidate_ids[i] for i in lost_idx)
             notes.append(
-                f"The store as written costs {_fmt(store_cost)}, more than the budget "
-                f"{_fmt(budget)}. It was pruned by recency ({how}; each memory kept if it still "
-                f"fit): kept {len(kept)} of {len(members)}, dropped {', '.join(dropped)}."
+                f"The store as written costs {_fmt(store_cost)} {package.cost_unit}, more than "
+                f"the budget {_fmt(budget)} {package.cost_unit}. It was pruned by recency "
+                f"({how}; each memory kept if it still fit): kept {len(kept)} of "
+                f"{len(members)}, dropped {', '.join(dropped)}."
             )
         if source_kind == "external":
             live = store_as_kept(store).memories

@@ -645,9 +645,11 @@ def _union_human(rep: Any, memory_unit: str | None = None) -> str:
     unit = memory_unit or rep.cost_unit
     up = rep.upper
     lines = [
-        f"union metrics for {rep.label!r} ({rep.n_memories} memories, {_fmt(rep.store_cost)} "
+        f"union metrics for {rep.label!r} ({_count(rep.n_memories, 'memory', 'memories')}, "
+        f"{_fmt(rep.store_cost)} "
         f"{unit} as written; budget {_fmt(rep.budget)} {rep.cost_unit})",
-        f"  kept F(Y') = {_fmt(rep.value, 6)} ({len(rep.kept)} memories, {_fmt(rep.cost)} {unit}, "
+        f"  kept F(Y') = {_fmt(rep.value, 6)} ({_count(len(rep.kept), 'memory', 'memories')}, "
+        f"{_fmt(rep.cost)} {unit}, "
         f"{'whole store' if rep.keep_rule == 'all' else rep.keep_rule + '-pruned'})",
         f"  union ratio     F(Y') / OPT_P+ = {ratio_text(rep.union_ratio)}   "
         f"({rep.union_opt.label}_P+ = {_fmt(rep.union_opt_value, 6)})",
@@ -753,11 +755,15 @@ def _export_summary(store: Any, args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
 def _export_head(summary: dict[str, Any]) -> str:
-    n = summary["memories"]
     return (
         f"external store {summary['id']!r} from {summary['file']} ({summary['format']} "
-        f"{summary['format_version']}): {n} {'memory' if n == 1 else 'memories'} costed by "
+        f"{summary['format_version']}): {_count(summary['memories'], 'memory', 'memories')} "
+        "costed by "
         f"{summary['cost_rule']}, {summary['superseded']} superseded kept, "
         f"{summary['deleted']} deleted not kept; coverage: {summary['coverage']}"
     )

@@ -315,6 +315,13 @@ class BudgetCurve:
     def all_certified(self) -> bool:
         return all(p.certified for p in self.opt)
 
+    @property
+    def opt_word(self) -> str:
+        """``"OPT"`` when every optimum and every ratio's denominator is proven, else
+        ``"OPT or incumbent"``: what titles and headers may call the denominators."""
+        proven = self.all_certified and all(p.certified for p in self.points)
+        return "OPT" if proven else "OPT or incumbent"
+
     def series(self, method_key: str) -> tuple[CurvePoint, ...]:
         """The points of one method, in budget order."""
         return tuple(p for p in self.points if p.method_key == method_key)

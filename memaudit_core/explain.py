@@ -1117,16 +1117,18 @@ class EvidenceView:
     def unit_table(self) -> list[dict[str, Any]]:
         o = self.opt_name
         return [
+            # The sort column and the coverages before the wide text (app QA: at 1280 px
+            # they were off-screen).
             {
                 "unit": u.unit_id,
                 "kind": u.kind,
-                "text": u.text,
+                "value lost": u.lost,
                 "weight": u.weight,
                 "store coverage": u.store_coverage,
                 f"{o} coverage": u.opt_coverage,
-                "value lost": u.lost,
                 "candidates covering": u.n_candidates,
                 "queries requiring": u.n_queries,
+                "text": u.text,
             }
             for u in self.units
         ]
@@ -1137,13 +1139,13 @@ class EvidenceView:
         return [
             {
                 "candidate": c.candidate_id,
-                "experience": c.experience_id,
-                "time": c.time,
-                "type": c.type,
-                "cost": c.cost,
-                "coverage a_ur": c.coverage,
                 "in store": c.in_store,
                 f"in {o}": c.in_opt,
+                "coverage a_ur": c.coverage,
+                "cost": c.cost,
+                "type": c.type,
+                "experience": c.experience_id,
+                "time": c.time,
                 "text": c.text,
             }
             for c in self.focus_candidates

@@ -17,9 +17,9 @@ import plotly.io as pio
 COLORS = {
     "opt": "#1b4f8a",
     "bound": "#9bb7d8",
-    "writer": "#e07b39",
-    "store": "#3a9d5d",
-    "external": "#8e5bb5",
+    "writer": "#e69f00",
+    "store": "#009e73",
+    "external": "#cc79a7",
     "ablation": "#7f7f7f",
     "lost": "#c43c39",
     "kept": "#3a9d5d",
@@ -44,22 +44,67 @@ TEMPLATE = "plotly_white"
 VALUE_AXIS = "F (weighted evidence value)"
 
 
+#: Text colour of every chart: Streamlit's chart theme draws axis text in a light grey
+#: (3.7:1 on white, projector QA), so it is set explicitly.
+TEXT_COLOR = "#262730"
+
+
+def wrap_title(title: str, present: bool) -> str:
+    """``title`` broken onto two lines (``<br>``) when it would not fit a chart's width.
+
+    Breaks after the last " · ", ": " or " vs " before the limit, else at a space, so a long
+    store name never runs off the edge or into the legend (projector QA, 1024-1280 px).
+
+    >>> wrap_title("Value kept by unit kind at budget 24 words: Letta vs OPT over P+", True)
+    'Value kept by unit kind at budget 24 words:<br>Letta vs OPT over P+'
+    """
+    limit = 52 if present else 80
+    if len(title) <= limit or "<br>" in title:
+        return title
+    # (separator, what ends the first line, what starts the second)
+    for sep, end, start in ((": ", ":", ""), (" · ", " ·", ""), (" vs ", "", "vs "), (" ", "", "")):
+        cut = title.rfind(sep, 0, limit)
+        if cut > limit // 3:
+            return title[:cut] + end + "<br>" + start + title[cut + len(sep) :]
+    return title
+
+
+def _title_and_margin(title: str, present: bool, size: int) -> tuple[dict, int]:
+    text = wrap_title(title, present)
+    top = 70 + (size + 17) * text.count("<br>")
+    # Pinned to the top of the figure: Streamlit placed a two-line title half above it.
+    return {
+        "text": text,
+        "font": {"size": size + 5, "color": TEXT_COLOR},
+        "yref": "container",
+        "y": 1,
+        "yanchor": "top",
+        "pad": {"t": 12},
+    }, top
+
+
 def base_layout(fig: go.Figure, title: str, present: bool = False, height: int = 420) -> go.Figure:
     size = 22 if present else 15
+    title_dict, top = _title_and_margin(title, present, size)
     fig.update_layout(
-        title={"text": title, "font": {"size": size + 5}},
-        font={"size": size},
+        title=title_dict,
+        font={"size": size, "color": TEXT_COLOR},
         height=max(int(height * 1.35), 560) if present else height,
-        margin={"l": 70, "r": 30, "t": 70, "b": 60},
+        margin={"l": 70, "r": 30, "t": top, "b": 60},
         template=TEMPLATE,
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "right", "x": 1},
     )
+    if fig.layout.legend.font.size is None:
+        fig.update_layout(legend_font={"size": size - 1, "color": TEXT_COLOR})
 
-    # Streamlit's chart theme shrinks tick labels (12 px); set them explicitly so charts read
-    # from the back of a room, except where a builder already chose a size.
+    # Streamlit's chart theme shrinks tick labels (12 px) and axis titles (17.5 px in
+    # presentation mode); set them explicitly so charts read from the back of a room,
+    # except where a builder already chose a size.
     def _ticks(axis) -> None:
         if axis.tickfont.size is None:
-            axis.update(tickfont={"size": size - (3 if present else 1)})
+            axis.update(tickfont={"size": size - (3 if present else 1), "color": TEXT_COLOR})
+        if axis.title.font.size is None:
+            axis.update(title_font={"size": size, "color": TEXT_COLOR})
 
     fig.for_each_xaxis(_ticks)
     fig.for_each_yaxis(_ticks)
@@ -83,11 +128,12 @@ def base_layout_dict(title: str, present: bool = False, height: int = 420) -> di
     has not chosen a size).
     """
     size = 22 if present else 15
+    title_dict, top = _title_and_margin(title, present, size)
     return {
-        "title": {"text": title, "font": {"size": size + 5}},
-        "font": {"size": size},
+        "title": title_dict,
+        "font": {"size": size, "color": TEXT_COLOR},
         "height": max(int(height * 1.35), 560) if present else height,
-        "margin": {"l": 70, "r": 30, "t": 70, "b": 60},
+        "margin": {"l": 70, "r": 30, "t": top, "b": 60},
         "template": _template_json(TEMPLATE),
         "legend": {
             "orientation": "h",
@@ -95,6 +141,7 @@ def base_layout_dict(title: str, present: bool = False, height: int = 420) -> di
             "y": 1.02,
             "xanchor": "right",
             "x": 1,
+            "font": {"size": size - 1, "color": TEXT_COLOR},
         },
     }
 
@@ -134,8 +181,11 @@ def ratio_bars(
             y=[labels[i] for i in idx],
             x=[ratios[i] if ratios[i] is not None else 0 for i in idx],
             text=[f"{ratios[i]:.3f}" if ratios[i] is not None else "n/a" for i in idx],
-            # Inside the bar when it fits, so labels never sit on the OPT line.
-            textposition="auto",
+            # Inside the bar, so labels never sit on the OPT line; outside the short ones,
+            # where "auto" hid them (app QA: 0 and n/a had no label).
+            textposition=[
+                "inside" if ratios[i] is not None and ratios[i] >= 0.25 else "outside" for i in idx
+            ],
             insidetextanchor="end",
             orientation="h",
             name={
@@ -191,7 +241,10 @@ def cost_histogram(
     fig = go.Figure()
     for ctype in sorted(set(types)):
         fig.add_histogram(
-            x=[c for c, t in zip(costs, types, strict=True) if t == ctype], name=ctype
+            x=[c for c, t in zip(costs, types, strict=True) if t == ctype],
+            name=ctype,
+            # The type colours of the Evidence explorer, not plotly's defaults (projector QA).
+            marker_color=TYPE_COLORS.get(ctype),
         )
     fig.update_layout(barmode="stack")
     fig.update_xaxes(title_text=f"candidate cost ({cost_unit})")
@@ -295,7 +348,7 @@ def bucket_value_bars(
             "y": list(opt_values),
             "name": opt_name,
             "marker": {"color": COLORS["opt"]},
-            "text": [f"{v:.3g}" for v in opt_values],
+            "text": [f"{v:.4g}" for v in opt_values],
             "textposition": "outside",
             "cliponaxis": False,
             "textfont": {"size": font},
@@ -307,7 +360,8 @@ def bucket_value_bars(
             "name": store_name,
             "marker": {"color": COLORS["writer"]},
             "text": [
-                f"{s:.3g} (lost {d:.3g})" if d > 1e-9 else f"{s:.3g}"
+                # Two lines: one line overflowed narrow bars into their neighbours'.
+                f"{s:.4g}<br>(lost {d:.4g})" if d > 1e-9 else f"{s:.4g}"
                 for s, d in zip(store_values, lost, strict=True)
             ],
             "textposition": "outside",
@@ -315,29 +369,38 @@ def bucket_value_bars(
             "textfont": {"size": font},
         },
     ]
-    axis_fonts = {"tickfont": {"size": font}}
+    axis_fonts = {"tickfont": {"size": font, "color": TEXT_COLOR}}
+    title_font = {"size": font + 1, "color": TEXT_COLOR}
     layout = {
         **base_layout_dict(title, present, height=460),
         "barmode": "group",
         "bargap": 0.25,
         "xaxis": {
-            "title": {"text": "evidence unit kind", "font": {"size": font + 1}},
+            "title": {"text": "evidence unit kind", "font": title_font},
             **axis_fonts,
         },
         "yaxis": {
             "title": {
                 "text": "F kept (weighted evidence value)",
-                "font": {"size": font + 1},
+                "font": title_font,
             },
-            "range": [0, top * 1.2 if top > 0 else 1],
+            "range": [0, top * 1.3 if top > 0 else 1],
             **axis_fonts,
         },
     }
+    # Below the plot, so a long store name in the legend never meets the title; the value
+    # labels keep their size ("(lost x)" shrank to 8 px on narrow bars, projector QA).
     layout["legend"] = {
-        **layout["legend"],
-        "font": {"size": font},
-        "title": {"font": {"size": font}},
+        "orientation": "h",
+        "yanchor": "top",
+        "y": -0.22,
+        "xanchor": "left",
+        "x": 0,
+        "font": {"size": font, "color": TEXT_COLOR},
+        "title": {"font": {"size": font, "color": TEXT_COLOR}},
     }
+    layout["margin"] = {**layout["margin"], "b": 60 + 3 * font}
+    layout["uniformtext"] = {"minsize": font - 2, "mode": "show"}
     return prevalidated_figure(data, layout)
 
 
@@ -581,12 +644,12 @@ def store_timeline(tl, title: str, present: bool = False) -> go.Figure:
         title_text="store",
         automargin=True,
     )
-    if len(tl.experiences) <= 25:  # label each experience on the axis
-        fig.update_xaxes(
-            tickvals=[e[1] for e in tl.experiences],
-            ticktext=[f"{e[0]}<br>t={e[1]:g}" for e in tl.experiences],
-        )
-    fig.update_xaxes(title_text="experience (time index)", showgrid=True)
+    if len(tl.experiences) <= 25:  # label experiences on the axis, by id (time in the hover)
+        # Every k-th when many: rotated two-line labels overlapped at 1280 px (app QA).
+        step = 1 if len(tl.experiences) <= (8 if present else 14) else 2
+        shown = tl.experiences[::step]
+        fig.update_xaxes(tickvals=[e[1] for e in shown], ticktext=[e[0] for e in shown])
+    fig.update_xaxes(title_text="experience (by time)", showgrid=True)
     base_layout(fig, title, present, height=190 + 62 * len(rows))
     _explain_fonts(fig, present)
     fig.update_layout(
@@ -741,15 +804,28 @@ def evidence_graph(gd, title: str, present: bool = False, opt_word: str = "optim
 
 #: Line colours for writers / stores on the budget curves (colour-blind-safe, distinct
 #: from the OPT blue and the ablation grey).
+#: Okabe-Ito colours (distinguishable with the common colour-vision deficiencies; projector
+#: QA: orange, green and red lines all read olive under deuteranopia), and a marker shape
+#: per slot so that series never differ by colour alone.
 METHOD_PALETTE = (
-    "#e07b39",
-    "#3a9d5d",
-    "#8e5bb5",
-    "#c43c39",
-    "#4bb3c8",
-    "#c7a76c",
-    "#d35fb7",
-    "#6b6b6b",
+    "#e69f00",
+    "#009e73",
+    "#cc79a7",
+    "#d55e00",
+    "#56b4e9",
+    "#8c7a00",
+    "#7f3c8d",
+    "#4d4d4d",
+)
+METHOD_SYMBOLS = (
+    "circle",
+    "square",
+    "triangle-up",
+    "triangle-down",
+    "star",
+    "pentagon",
+    "hexagon",
+    "cross",
 )
 ENGINE_COLORS = {"bnb": "#1b4f8a", "milp": "#e07b39", "enum": "#3a9d5d", "brute": "#8e5bb5"}
 ENGINE_NAMES = {"bnb": "branch-and-bound", "milp": "HiGHS MILP", "enum": "enumeration"}
@@ -770,25 +846,41 @@ WRITER_COLOR_SLOTS = {
 }
 
 
-def _method_colors(methods) -> dict[str, str]:
-    """Method key -> line colour: reference writers by name, then stores and plugin writers in
-    order through the palette slots the writers on this chart leave free."""
-    colors: dict[str, str] = {}
+def _method_slots(methods) -> dict[str, int | None]:
+    """Method key -> palette slot: reference writers by name, then stores and plugin writers
+    in order through the slots the writers on this chart leave free; None for ablations."""
+    slots: dict[str, int | None] = {}
     taken: set[int] = set()
     for m in methods:
         slot = WRITER_COLOR_SLOTS.get(m.key.removeprefix("writer:"))
         if m.kind != "ablation" and slot is not None:
-            colors[m.key] = METHOD_PALETTE[slot]
+            slots[m.key] = slot
             taken.add(slot)
     free = [k for k in range(len(METHOD_PALETTE)) if k not in taken] or [0]
     k = 0
     for m in methods:
         if m.kind == "ablation":
-            colors[m.key] = COLORS["ablation"]
-        elif m.key not in colors:
-            colors[m.key] = METHOD_PALETTE[free[k % len(free)]]
+            slots[m.key] = None
+        elif m.key not in slots:
+            slots[m.key] = free[k % len(free)]
             k += 1
-    return colors
+    return slots
+
+
+def _method_colors(methods) -> dict[str, str]:
+    """Method key -> line colour (see :func:`_method_slots`); ablations grey."""
+    return {
+        key: COLORS["ablation"] if slot is None else METHOD_PALETTE[slot]
+        for key, slot in _method_slots(methods).items()
+    }
+
+
+def _method_symbols(methods) -> dict[str, str]:
+    """Method key -> marker shape, one per palette slot; ablations are diamonds."""
+    return {
+        key: "diamond" if slot is None else METHOD_SYMBOLS[slot]
+        for key, slot in _method_slots(methods).items()
+    }
 
 
 def _rgba(hex_color: str, alpha: float) -> str:
@@ -897,7 +989,7 @@ def budget_value_curve(curve, title: str, present: bool = False, current_budget=
             hovertemplate="incumbent %{y:.4f}<br>proven bound %{customdata[3]:.4f}"
             "<br>B = %{x:~g}<extra></extra>",
         )
-    colors = _method_colors(curve.methods)
+    colors, symbols = _method_colors(curve.methods), _method_symbols(curve.methods)
     for m in curve.methods:
         pts = curve.series(m.key)
         dashed = m.kind == "ablation"
@@ -907,7 +999,7 @@ def budget_value_curve(curve, title: str, present: bool = False, current_budget=
             mode="lines+markers",
             name=_plain(m.label),
             line={"color": colors[m.key], "width": 3, "dash": "dash" if dashed else "solid"},
-            marker={"size": 8 if dashed else 10, "symbol": "diamond" if dashed else "circle"},
+            marker={"size": 8 if dashed else 11, "symbol": symbols[m.key]},
             customdata=[[m.store_key or "", p.budget, p.ratio_text] for p in pts],
             hovertemplate="%{fullData.name}<br>B = %{x:~g}<br>F = %{y:.4f}"
             "<br>ratio = %{customdata[2]}<extra></extra>",
@@ -924,7 +1016,7 @@ def budget_value_curve(curve, title: str, present: bool = False, current_budget=
 def budget_ratio_curve(curve, title: str, present: bool = False, current_budget=None):
     """Ratio F / OPT vs budget per method; undefined ratios (OPT = 0) leave a gap."""
     fig = go.Figure()
-    colors = _method_colors(curve.methods)
+    colors, symbols = _method_colors(curve.methods), _method_symbols(curve.methods)
     top = 1.0
     # A ratio over an unproven incumbent is drawn hollow with its proven range down to
     # F / bound (app QA: the ratio chart drew it like the certified points).
@@ -934,7 +1026,7 @@ def budget_ratio_curve(curve, title: str, present: bool = False, current_budget=
         pts = curve.series(m.key)
         top = max([top] + [p.ratio for p in pts if p.ratio is not None])
         dashed = m.kind == "ablation"
-        shape = "diamond" if dashed else "circle"
+        shape = symbols[m.key]
         below = []
         for p in pts:
             bound = bound_at.get(p.budget) if m.kind in ("writer", "store") else None
@@ -992,7 +1084,7 @@ def family_band_curve(band, title: str, cost_unit: str = "units", present: bool 
     """Mean ratio per method over seeds with its 95% bootstrap band (shaded); hollow markers
     where some seed's ratio is against an unproven incumbent."""
     fig = go.Figure()
-    colors = _method_colors(band.methods)
+    colors, symbols = _method_colors(band.methods), _method_symbols(band.methods)
     any_unproven = False
     for m in band.methods:
         rows = [r for r in band.series(m.key) if r.mean_ratio is not None]
@@ -1031,7 +1123,9 @@ def family_band_curve(band, title: str, cost_unit: str = "units", present: bool 
             # value and ratio curves.
             marker={
                 "size": [11 if r.n_unproven else 9 for r in rows],
-                "symbol": ["circle-open" if r.n_unproven else "circle" for r in rows],
+                "symbol": [
+                    f"{symbols[m.key]}-open" if r.n_unproven else symbols[m.key] for r in rows
+                ],
                 "line": {"width": 2, "color": color},
             },
             customdata=[[r.ci_low, r.ci_high, r.n, r.n_unproven] for r in rows],
@@ -1195,8 +1289,10 @@ def union_curve_lines(
                 x=xs,
                 y=[getattr(r, field) for r in pts],
                 mode="lines+markers" if marker else "lines",
-                name=f"{name}: {what}",
+                # On a projector the store names the group once (a shorter legend).
+                name=what if present else f"{name}: {what}",
                 legendgroup=sid,
+                legendgrouptitle={"text": name} if present else None,
                 line={"color": color, **line},
                 marker=marker,
                 hovertemplate=f"budget %{{x}}<br>{what} %{{y:.4g}}<extra>{name}</extra>",
@@ -1222,20 +1318,39 @@ def union_curve_lines(
         )
     fig.update_xaxes(title_text=f"budget ({cost_unit})")
     fig.update_yaxes(title_text=VALUE_AXIS, rangemode="tozero")
-    fig = base_layout(fig, title, present, height=480)
-    fig.update_layout(
-        legend={"orientation": "v", "yanchor": "top", "y": 1, "xanchor": "left", "x": 1.02},
-        margin={"r": 260},
-    )
+    if present:
+        # A legend on the right took 40% of a 1024 px projector (projector QA): below the
+        # plot instead, at the bottom of a figure made taller by the rows it needs.
+        rows = math.ceil(sum(1 for t in fig.data if t.showlegend is not False) / 2)
+        bottom = 100 + 34 * rows
+        fig = base_layout(fig, title, present, height=340 + int(bottom / 1.35))
+        fig.update_layout(
+            legend={
+                "orientation": "h",
+                "yref": "container",
+                "y": 0,
+                "yanchor": "bottom",
+                "xanchor": "left",
+                "x": 0,
+            },
+            margin={"b": bottom},
+        )
+    else:
+        fig = base_layout(fig, title, present, height=480)
+        fig.update_layout(
+            legend={"orientation": "v", "yanchor": "top", "y": 1, "xanchor": "left", "x": 1.02},
+            margin={"r": 260},
+        )
     return fig
 
 
 def _explain_fonts(fig: go.Figure, present: bool = False) -> go.Figure:
     """Explicit tick, axis-title and legend sizes (the app theme would otherwise shrink them)."""
     size = 20 if present else 14
-    fig.update_xaxes(tickfont={"size": size}, title_font={"size": size + 1})
-    fig.update_yaxes(tickfont={"size": size}, title_font={"size": size + 1})
-    fig.update_layout(legend_font={"size": size}, legend_title_font={"size": size})
+    tick, title = {"size": size, "color": TEXT_COLOR}, {"size": size + 1, "color": TEXT_COLOR}
+    fig.update_xaxes(tickfont=tick, title_font=title)
+    fig.update_yaxes(tickfont=tick, title_font=title)
+    fig.update_layout(legend_font=tick, legend_title_font=tick)
     return fig
 
 

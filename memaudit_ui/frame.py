@@ -143,6 +143,26 @@ def _set_from_widget(canonical: str, widget_key: str) -> None:
     st.session_state[canonical] = st.session_state[widget_key]
 
 
+def kept(widget_key: str, default: object, valid=None) -> dict:
+    """Keyword arguments that make a page's widget keep its value when the user leaves the
+    page and comes back (Streamlit drops a widget's state with its page; projector QA: a
+    sweep set up for a demo was reset by a visit to Compare).
+
+    The value lives in a non-widget mirror, seeds the widget on every run and is updated by
+    the widget's change callback. ``valid(value)`` returns the remembered value made valid for
+    the current package (e.g. stores that exist), or None to fall back to ``default``. Pass
+    no ``value=`` / ``default=`` of the widget's own.
+    """
+    mirror = f"ma_kept_{widget_key}"
+    value = st.session_state.get(mirror, default)
+    if valid is not None and mirror in st.session_state:
+        value = valid(value)
+        if value is None:
+            value = default
+    _sync_widget(widget_key, value)
+    return {"key": widget_key, "on_change": _set_from_widget, "args": (mirror, widget_key)}
+
+
 def switch_package(key: str) -> None:
     """Open the package ``key`` at its default budget (a button callback: the sidebar and the
     link follow on the rerun)."""
@@ -162,13 +182,16 @@ def _handle_upload() -> None:
     if upload is None:  # the file was removed from the uploader
         st.session_state.pop("ma_upload_error", None)
         return
+    # The error belongs to the package open when the upload failed: once the user opens
+    # another one it is no longer news (QA: it stayed on every page).
+    open_key = st.session_state.get("ma_package")
     try:
         key, _pkg = sources.register_upload(upload.name, upload.getvalue())
     except PackageError as exc:
-        st.session_state["ma_upload_error"] = (exc.source, exc.lines())
+        st.session_state["ma_upload_error"] = (exc.source, exc.lines(), open_key)
         return
     except MemAuditError as exc:
-        st.session_state["ma_upload_error"] = (upload.name, [str(exc)])
+        st.session_state["ma_upload_error"] = (upload.name, [str(exc)], open_key)
         return
     st.session_state.pop("ma_upload_error", None)
     extras = st.session_state.setdefault("ma_extra_packages", [])
@@ -342,14 +365,18 @@ def frame(page_title: str) -> Frame:
         )
         st.file_uploader(
             f"Upload a package (.json, at most {sources.MAX_UPLOAD_MB} MB)",
-            type=["json"],
+            # Any file is taken and validated, so a wrong one gets the app's located error
+            # (Streamlit's own type check only shows a tooltip on the file chip).
             key="w_upload",
             on_change=_handle_upload,
             help=f"Validated before use; files above {sources.MAX_UPLOAD_MB} MB are refused.",
         )
         upload_error = st.session_state.get("ma_upload_error")
+        if upload_error and upload_error[2] != key:
+            st.session_state.pop("ma_upload_error", None)
+            upload_error = None
         if upload_error:
-            source, lines = upload_error
+            source, lines, _open_key = upload_error
             shown = "\n".join(f"- {_md_escape(line)}" for line in lines[:30])
             more = f"\n- … and {len(lines) - 30} more" if len(lines) > 30 else ""
             st.error(

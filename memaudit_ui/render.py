@@ -104,8 +104,14 @@ def table(
         }
         static = _fit_projector(shown).rename(columns=labels).reset_index(drop=True)
         styler = static.style.hide(axis="index").format(_present_cell_text)
+        # The number formats the grid would use (projector QA: "0.00688113" under %.3f).
+        for col, cfg in (kwargs.get("column_config") or {}).items():
+            fmt = (cfg.get("type_config") or {}).get("format") if isinstance(cfg, dict) else None
+            name = labels.get(col, col)
+            if fmt and name in static.columns:
+                styler = styler.format(_number_formatter(fmt), subset=[name])
         if static.shape[1] > PRESENT_WIDE_COLUMNS:
-            styler = styler.set_table_styles([{"selector": "", "props": "font-size: 0.8em;"}])
+            styler = styler.set_table_styles([{"selector": "", "props": "font-size: 0.9em;"}])
         st.table(styler)
     else:
         st.dataframe(_denoised(shown), key=key, hide_index=True, **kwargs)
@@ -168,6 +174,27 @@ def _cell_text(value: object) -> str:
 #: Longest text shown in a presentation-mode cell (app QA: a 1,200 px "Side by side" table
 #: with its last column cut off and rows 12 lines tall); the CSV keeps the whole text.
 PRESENT_TEXT_MAX_CHARS = 60
+
+
+def _number_formatter(fmt: str):
+    """A cell formatter for a NumberColumn ``format`` ("%.3f", "%g", "percent"); other cells
+    (text, missing values) keep the presentation text."""
+
+    def format_cell(value: object) -> str:
+        if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.number):
+            return _present_cell_text(value)
+        if value != value:  # NaN
+            return "n/a"
+        if fmt == "percent":
+            return f"{float(value) * 100:.2f}%"
+        if fmt.startswith("%"):
+            try:
+                return fmt % value
+            except (TypeError, ValueError):
+                return _present_cell_text(value)
+        return _present_cell_text(value)
+
+    return format_cell
 
 
 def _present_cell_text(value: object) -> str:

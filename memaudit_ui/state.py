@@ -67,12 +67,24 @@ def pop_problems() -> list[str]:
     return st.session_state.pop(PROBLEMS_KEY, None) or []
 
 
+#: Session-state key of the query string the app last wrote (:func:`sync_url`).
+LAST_URL_KEY = "ma_last_url"
+
+
 def init_from_url() -> None:
-    """On a session's first run, seed the declared keys from the URL query string."""
+    """Seed the declared keys from the URL query string: on a session's first run, and
+    whenever the URL is not the one the app last wrote, i.e. the browser's Back or Forward
+    brought back an earlier view (app QA: Back passed through budget and store changes
+    without undoing them, because the app wrote its current choice back over the URL)."""
     state = st.session_state
-    if state.get("ma_initialised"):
-        return
     params = st.query_params
+    if state.get("ma_initialised"):
+        last = state.get(LAST_URL_KEY)
+        if last is None or params.to_dict() == last:
+            return
+        if not any(param in params for param in URL_KEYS.values()):
+            return  # a URL without the app's parameters (st.switch_page) says nothing
+        # Only what the URL holds is taken; a parameter it lacks keeps the session's value.
     if params.get("package"):
         state["ma_package"] = params["package"]
     if "budget" in params:
@@ -156,3 +168,4 @@ def sync_url(extra: dict[str, str | None] | None = None, page_title: str | None 
             wanted[k] = v
     if current != wanted:
         st.query_params.from_dict(wanted)
+    st.session_state[LAST_URL_KEY] = dict(wanted)

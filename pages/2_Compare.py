@@ -12,6 +12,13 @@ EVIDENCE_PAGE = "pages/3_Evidence_explorer.py"
 
 ctx = frame("Compare")
 pkg = ctx.package
+if st.session_state.pop("ma_scroll_top", False):
+    # Arrived from a click far down the Budget sweep: the page kept that scroll position and
+    # opened in the middle of its tables (projector QA).
+    st.html(
+        "<script>document.querySelector('[data-testid=\"stMain\"]')?.scrollTo(0, 0)</script>",
+        unsafe_allow_javascript=True,
+    )
 # The title first: a hard package can take the app's time limit to solve (app QA: a blank
 # page for 22 s).
 st.title("Compare: store vs optimum")
@@ -27,7 +34,8 @@ st.markdown(
     + f"at budget **{ctx.budget:.10g} {md_escape(unit)}** · `{cv.package_id}`"
 )
 
-cols = st.columns(4)
+# Two a row on a projector: at 1024 px four labels were cut (projector QA).
+cols = st.columns(4) if not ctx.present else st.columns(2) + st.columns(2)
 cols[0].metric(
     "F (store)", value_text(cv.value, strip=False), help="F of the store as kept at this budget."
 )

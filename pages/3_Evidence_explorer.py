@@ -51,7 +51,7 @@ opt_name = view.opt_name
 number = st.column_config.NumberColumn
 
 st.markdown(
-    f"Store **{md_escape(ctx.store_label)}** and the "
+    f"**{md_escape(ctx.store_label)}** and the "
     f"{'certified optimum' if view.opt_label == 'OPT' else 'best known store (not proven optimal)'}"
     + (" over P+" if view.source_kind == "external" else "")
     + " "
@@ -98,9 +98,10 @@ st.text(f"{focus.unit_id} ({focus.kind})")
 if focus.text:
     st.text(focus.text)
 cols = st.columns(4)
-cols[0].metric("Weight", f"{focus.weight:.3g}")
-cols[1].metric("Store coverage", f"{focus.store_coverage:.3g}")
-cols[2].metric(f"{opt_name} coverage", f"{focus.opt_coverage:.3g}")
+# One precision for all four, so a loss never reads larger than the weight (app QA).
+cols[0].metric("Weight", f"{focus.weight:.4g}")
+cols[1].metric("Store coverage", f"{focus.store_coverage:.4g}")
+cols[2].metric(f"{opt_name[:1].upper()}{opt_name[1:]} coverage", f"{focus.opt_coverage:.4g}")
 cols[3].metric("Value lost", f"{focus.lost:.4g}")
 
 a, b = st.columns([3, 2])

@@ -243,7 +243,12 @@ else:
 
     # ----------------------------------------------------------------------- metrics
     st.subheader(f"Union metrics at budget {ctx.budget:.10g} {unit}")
-    m = st.columns(6)
+
+    # Three a row on a projector (their labels were cut at 1024 px), as on the Overview.
+    def metric_row() -> list:
+        return st.columns(6) if not ctx.present else st.columns(3) + st.columns(3)
+
+    m = metric_row()
     m[0].metric(
         "Union ratio",
         rep.union_ratio_text,
@@ -268,7 +273,7 @@ else:
         f"{rep.value:.4g}",
         help=f"{len(rep.kept)} of {rep.n_memories} memories, {rep.cost:g} {unit}.",
     )
-    n = st.columns(6)
+    n = metric_row()
     n[0].metric(f"{rep.union_opt.label} over P+", f"{rep.union_opt_value:.4g}")
     n[1].metric(f"{rep.package_opt.label} (package only)", f"{rep.package_opt_value:.4g}")
     n[2].metric(f"Store cost ({unit})", f"{rep.store_cost:g}", help="As written, deleted excluded.")

@@ -8,7 +8,7 @@ import streamlit as st
 from memaudit_core import robustness
 from memaudit_core.costs import COST_RULES, available_cost_rules
 from memaudit_ui import cached, figures, render
-from memaudit_ui.frame import frame, md_escape, page_time_select
+from memaudit_ui.frame import frame, kept, md_escape, page_time_select
 
 #: Packages this small (candidates x budgets) compute every sensitivity on sight; larger ones
 #: wait for a Run button so a page visit stays quick.
@@ -63,14 +63,14 @@ curve_time = page_time_select(
     scope="Each analysis on this page gets this long: every ablation curve, and each "
     "sensitivity you run (a change reruns them all, so the page can take several times this).",
 )
+# Kept when the user leaves the page and comes back (projector QA).
 presets = a1.multiselect(
-    "Presets", list(robustness.PRESETS), default=["no_validity"], key="abl_presets"
+    "Presets", list(robustness.PRESETS), **kept("abl_presets", ["no_validity"])
 )
 removed = a2.multiselect(
     "Or remove your own set of candidate types",
     types,
-    default=[],
-    key="abl_removed",
+    **kept("abl_removed", [], lambda v: [t for t in v if t in types]),
     help="One extra curve: OPT without every type chosen here.",
 )
 bar, tick = cached.progress_bar("Solving the full and the filtered optimum over the grid")

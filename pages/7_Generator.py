@@ -45,13 +45,18 @@ def _remember(*keys: str) -> None:
 
 # A first visit opened on a generated package starts from its family and seed (app QA: it
 # started on memaudit-small, seed 0, whatever the link said).
-linked_family, linked_seed = names[0], 0
+# Its parameters too, as the package records them (QA: a link with n_experiences=20 showed
+# the default 50, and Preview built another package than the one open).
+linked_family, linked_seed, linked_params = names[0], 0, {}
 if ctx.package_key.startswith("gen:"):
     _name, _, _tail = ctx.package_key.removeprefix("gen:").partition(":")
     _seed_text = _tail.partition(":")[0]
     if _name in FAMILIES:
         linked_family = _name
         linked_seed = int(_seed_text) if _seed_text.isdigit() else 0
+        _meta = ctx.package.meta
+        if _meta.get("generator") == _name and isinstance(_meta.get("params"), dict):
+            linked_params = _meta["params"]
 st.session_state["gen_family"] = inputs.get("gen_family", spec["family"] if spec else linked_family)
 family = st.selectbox(
     "Family",
@@ -75,7 +80,8 @@ def _assign(key: str, default: object) -> None:
 
 def _param_input(name: str, default: object) -> None:
     key = param_keys[name]
-    _assign(key, default)
+    linked = linked_params.get(name, default) if family == linked_family else default
+    _assign(key, linked if type(linked) is type(default) else default)
     help_text = fam.param_help.get(name, "") + f" (default: {default!r})"
     if isinstance(default, bool):
         st.checkbox(name, key=key, help=help_text)

@@ -254,6 +254,28 @@ def test_browser_back_returns_to_the_previous_page_in_one_press(streamlit_server
         assert "update_chain" in selectbox_text(page, "Package")
 
 
+def test_browser_back_undoes_a_budget_change_within_a_page(streamlit_server, page):
+    """App QA: each budget change added a history entry, and Back then did nothing for
+    several presses (the app wrote its current budget back over the earlier URL)."""
+    open_view(page, streamlit_server, url_path("pages/2_Compare.py"))
+    slider = budget_slider(page)
+    for expected in ("7", "8"):
+        slider.focus()
+        slider.press("ArrowRight")
+        expect(page).to_have_url(re.compile(rf"[?&]budget={expected}(&|$)"))
+        settle(page)
+    for expected in ("7", "6"):
+        page.go_back()
+        expect(page).to_have_url(re.compile(rf"[?&]budget={expected}(&|$)"))
+        settle(page)
+        expect(budget_slider(page)).to_have_value(expected)
+        # It stays there: the app does not write the later budget back over it.
+        page.wait_for_timeout(500)
+        expect(page).to_have_url(re.compile(rf"[?&]budget={expected}(&|$)"))
+    assert metric_value(page, "OPT").startswith("7.735")
+    assert_no_traceback(page)
+
+
 @pytest.mark.parametrize(
     ("query_text", "message"),
     [

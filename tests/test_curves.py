@@ -294,6 +294,23 @@ def test_sweep_page_range_and_methods() -> None:
     assert points_df.loc[points_df["budget"] == 0.0, "ratio"].tolist() == ["n/a"]
 
 
+def test_sweep_page_keeps_its_choices_across_a_visit_to_another_page() -> None:
+    at = _page(SWEEP, "sample:update_chain")
+    _ok(at)
+    at.radio(key="sweep_grid").set_value("range").run()
+    at.number_input(key="sweep_stop").set_value(10.0).run()
+    at.multiselect(key="sweep_methods").set_value(["writer:gvt", "writer:greedy"]).run()
+    at.checkbox(key="sweep_ablation").uncheck().run()
+    at.switch_page("pages/2_Compare.py").run()
+    _ok(at)
+    at.switch_page(SWEEP).run()
+    _ok(at)
+    assert at.radio(key="sweep_grid").value == "range"
+    assert at.number_input(key="sweep_stop").value == 10.0
+    assert at.multiselect(key="sweep_methods").value == ["writer:gvt", "writer:greedy"]
+    assert at.checkbox(key="sweep_ablation").value is False
+
+
 def test_sweep_page_time_for_the_solves() -> None:
     at = _page(SWEEP, "sample:update_chain")
     _ok(at)
