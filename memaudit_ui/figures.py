@@ -13,6 +13,8 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from memaudit_core.curves import ABLATION_LABELS
+
 #: Colours by role, used consistently across pages.
 COLORS = {
     "opt": "#1b4f8a",
@@ -176,8 +178,6 @@ def ratio_bars(
     for kind in dict.fromkeys(kinds):
         idx = [i for i, k in enumerate(kinds) if k == kind]
         fig.add_bar(
-            marker_line_width=[3 if i == highlight else 0 for i in idx],
-            marker_line_color="#111111",
             y=[labels[i] for i in idx],
             x=[ratios[i] if ratios[i] is not None else 0 for i in idx],
             text=[f"{ratios[i]:.3f}" if ratios[i] is not None else "n/a" for i in idx],
@@ -195,6 +195,22 @@ def ratio_bars(
             }.get(kind, kind),
             marker_color=COLORS.get(kind, "#555"),
             cliponaxis=False,
+        )
+    if highlight is not None:
+        # An outline drawn as a shape, not as the bar's border: a border also outlined the
+        # legend swatch of the bar's whole group (projector QA).
+        fig.add_shape(
+            type="rect",
+            xref="x",
+            yref="y",
+            x0=0,
+            x1=ratios[highlight] or 0,
+            y0=labels[highlight],
+            y1=labels[highlight],
+            y0shift=-0.4,
+            y1shift=0.4,
+            line={"color": "#111111", "width": 3},
+            fillcolor="rgba(0,0,0,0)",
         )
     fig.add_vline(
         x=1.0,
@@ -1356,6 +1372,8 @@ def _explain_fonts(fig: go.Figure, present: bool = False) -> go.Figure:
 
 # ---------------------------------------------------------------- Ablations & sensitivity
 
+#: Colours of successive ablation pools (the first is the Budget sweep's ablation grey).
+ABLATION_PALETTE = (COLORS["ablation"], "#3d3d3d", "#a6761d", "#b0b0b0", "#6a3d9a")
 #: Dash styles for successive ablation pools on one chart.
 _POOL_DASHES = ("dash", "dot", "dashdot", "longdash", "longdashdot")
 
@@ -1382,17 +1400,19 @@ def ablation_value_chart(curves: Sequence, title: str, cost_unit: str, present: 
             hovertemplate="B = %{x:~g}<br>%{customdata[0]} = %{y:.4g}<extra></extra>",
         )
     for k, curve in enumerate(curves):
-        color = METHOD_PALETTE[k % len(METHOD_PALETTE)]
+        # Ablation greys and diamonds, and the Budget sweep's names: the writers' palette made
+        # the no-validity optimum look like gvt (projector QA).
+        color = ABLATION_PALETTE[k % len(ABLATION_PALETTE)]
         fig.add_scatter(
             x=[p.budget for p in curve.points],
             y=[p.pool_opt for p in curve.points],
             mode="lines+markers",
-            name=f"OPT {_plain(curve.pool)}",
+            name=_plain(ABLATION_LABELS.get(f"{curve.pool}_opt", f"OPT {curve.pool}")),
             line={"color": color, "width": 3, "dash": _POOL_DASHES[k % len(_POOL_DASHES)]},
             marker={
                 "size": 9,
                 "symbol": [
-                    "circle" if p.pool_label == "OPT" else "circle-open" for p in curve.points
+                    "diamond" if p.pool_label == "OPT" else "diamond-open" for p in curve.points
                 ],
                 "line": {"width": 2, "color": color},
             },
@@ -1432,8 +1452,8 @@ def ablation_drop_chart(curves: Sequence, title: str, cost_unit: str, present: b
             ],
             textposition="outside",
             cliponaxis=False,
-            name=_plain(curve.pool),
-            marker_color=METHOD_PALETTE[k % len(METHOD_PALETTE)],
+            name=_plain(ABLATION_LABELS.get(f"{curve.pool}_opt", curve.pool)),
+            marker_color=ABLATION_PALETTE[k % len(ABLATION_PALETTE)],
             marker_pattern_shape=["" if p.certified else "/" for p in curve.points],
         )
     if any(not p.certified for c in curves for p in c.points):

@@ -70,6 +70,19 @@ def test_ratio_chart_names_an_uncertified_denominator() -> None:
     assert [a.text for a in limited.layout.annotations] == ["incumbent = 1"]
 
 
+def test_ratio_chart_outlines_the_chosen_store_and_labels_every_bar() -> None:
+    from memaudit_ui.figures import ratio_bars
+
+    fig = ratio_bars(["gvt", "mine", "empty"], [0.9, 0.1, None], ["writer"] * 3, "t", highlight=1)
+    # The outline is a shape over that bar: a bar border also outlined the legend swatch.
+    [outline] = [s for s in fig.layout.shapes if s.type == "rect"]
+    assert (outline.y0, outline.x1) == ("mine", 0.1)
+    assert fig.data[0].marker.line.width in (None, 0)
+    # Short bars get their label outside ("auto" hid the labels of 0 and n/a).
+    assert list(fig.data[0].text) == ["0.900", "0.100", "n/a"]
+    assert list(fig.data[0].textposition) == ["inside", "outside", "outside"]
+
+
 def test_budget_slider_changes_opt() -> None:
     at = _run("app.py", "sample:update_chain", budget=6)
     before = next(m.value for m in at.metric if m.label == "OPT")
