@@ -18,12 +18,21 @@ st.title("Evidence explorer")
 kinds_state = st.session_state.get("ev_kinds")
 focus_request = st.session_state.get("ev_focus")
 linked_unit = None
+#: (package key, named focus unit, kind filter) of the last visit, kept across pages
+#: (projector QA: a visit to Compare reset the focus the speaker had picked).
+KEPT = "ma_kept_evidence"
 if focus_request is None:
     # A fresh visit of the page (Streamlit dropped the widget's state when it was left): the
-    # link may name the focus unit.
+    # link may name the focus unit; else the one picked on the last visit to this package.
     linked_unit = st.query_params.get("unit") or None
     focus_request = linked_unit
     st.session_state["ev_focus_named"] = linked_unit is not None
+    kept_key, kept_unit, kept_kinds = st.session_state.get(KEPT, (None, None, None))
+    if kept_key == ctx.package_key:
+        kinds_state = kinds_state if kinds_state is not None else kept_kinds
+        if linked_unit is None and kept_unit is not None:
+            focus_request = kept_unit
+            st.session_state["ev_focus_named"] = True
 view = cached.evidence_view(
     pkg,
     pkg.content_hash(),
@@ -46,6 +55,7 @@ if linked_unit is not None and view.focus_unit != linked_unit:
 # gives it again, and writing it pushed a browser history entry of its own (Back then stayed
 # on the page).
 named = st.session_state.get("ev_focus_named", False)
+st.session_state[KEPT] = (ctx.package_key, view.focus_unit if named else None, list(view.kinds))
 state.sync_url({"unit": view.focus_unit if named else None}, page_title="Evidence explorer")
 opt_name = view.opt_name
 number = st.column_config.NumberColumn

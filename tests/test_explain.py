@@ -521,6 +521,22 @@ def test_evidence_page_kind_filter_and_focus(stem):
     assert any("kind filter" in i.value for i in at.info)
 
 
+def test_evidence_page_keeps_its_focus_and_filter_across_a_visit_to_another_page():
+    at = _page("pages/3_Evidence_explorer.py", "sample:veg-to-pescatarian", store="store:fact-only")
+    _no_errors(at)
+    kind = next(u.kind for u in sample("veg-to-pescatarian").units if u.id == "u:meal:invalid")
+    at.multiselect(key="ev_kinds").set_value([kind]).run()
+    at.selectbox(key="ev_focus").select("u:meal:invalid").run()
+    default_focus = at.session_state["ev_focus"]
+    assert default_focus == "u:meal:invalid"
+    at.switch_page("pages/2_Compare.py").run()
+    _no_errors(at)
+    at.switch_page("pages/3_Evidence_explorer.py").run()
+    _no_errors(at)
+    assert at.multiselect(key="ev_kinds").value == [kind]
+    assert at.selectbox(key="ev_focus").value == "u:meal:invalid"
+
+
 def test_evidence_page_candidate_table_matches_the_package():
     at = _page("pages/3_Evidence_explorer.py", "sample:veg-to-pescatarian", store="store:fact-only")
     _no_errors(at)
