@@ -109,6 +109,8 @@ if external:
         + ", ".join(f"{e.label} {e.package_ratio_text}" for e in external)
         + " (External stores page)."
     )
+with st.expander("What the names mean (writers, engines, terms)"):
+    st.markdown(render.glossary())
 rows = pd.DataFrame(
     {
         "writer / store": labels,

@@ -213,3 +213,32 @@ def _is_missing(value: object) -> bool:
 
 def ratio_text(ratio: float | None) -> str:
     return "n/a" if ratio is None else f"{ratio:.3f}"
+
+
+#: Terms the pages use without a definition nearby (projector QA: an audience met "gvt",
+#: "bnb", "P+" and "cap1" unexplained).
+GLOSSARY_TERMS = (
+    ("F", "the weighted evidence value a store keeps: per unit, weight x saturation(coverage)"),
+    ("OPT", "the largest F any store within the budget can keep, proven optimal"),
+    ("incumbent", "the best store a limited solve found, with a proven upper bound; not OPT"),
+    ("ratio", "F / OPT: 1 is optimal; n/a when OPT = 0"),
+    ("enum / bnb / milp", "the exact engines: enumeration, our branch-and-bound, HiGHS MILP"),
+    ("P+", "the package plus an external store's own memories (each its own experience)"),
+    ("F(Y')", "what an external store keeps at the budget (pruned by recency when too big)"),
+    ("upper-pruned", "the best subset of a store's own memories within the budget (exact)"),
+    ("cap1", "saturation min(1, coverage): a unit is worth its weight once fully covered"),
+    ("a_ur", "coverage of unit r by candidate a, in [0, 1]"),
+)
+
+
+def glossary() -> str:
+    """Markdown: the reference writers (from the writer registry) and the terms above."""
+    from memaudit_core.writers import WRITERS
+
+    from .frame import md_escape
+
+    lines = ["**Writers**"]
+    lines += [f"- **{name}**: {md_escape(info.description)}" for name, info in WRITERS.items()]
+    lines += ["", "**Terms**"]
+    lines += [f"- **{md_escape(term)}**: {md_escape(meaning)}" for term, meaning in GLOSSARY_TERMS]
+    return "\n".join(lines)

@@ -83,6 +83,17 @@ def test_ratio_chart_outlines_the_chosen_store_and_labels_every_bar() -> None:
     assert list(fig.data[0].textposition) == ["inside", "outside", "outside"]
 
 
+def test_overview_explains_the_names_it_uses() -> None:
+    from memaudit_core.writers import WRITERS
+
+    at = _run("app.py", "sample:update_chain")
+    _no_errors(at)
+    [glossary] = [e for e in at.expander if e.label.startswith("What the names mean")]
+    text = " ".join(m.value for m in glossary.markdown)
+    for name in [*WRITERS, "enum / bnb / milp", "P\\+", "cap1"]:
+        assert f"**{name}**" in text, name
+
+
 def test_budget_slider_changes_opt() -> None:
     at = _run("app.py", "sample:update_chain", budget=6)
     before = next(m.value for m in at.metric if m.label == "OPT")
