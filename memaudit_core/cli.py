@@ -1120,6 +1120,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     COST_RULE_NAMES = list(COST_RULES)  # noqa: N806 (a constant of this function)
 
+    def history_opt(p: argparse.ArgumentParser) -> None:  # score --external and import mem0
+        p.add_argument(
+            "--history",
+            default=None,
+            metavar="FILE",
+            help="mem0 only: history rows (JSON) or history.db",
+        )
+
     parser = _Parser(
         prog="memaudit",
         description="Score LLM memory stores against the exact, certified optimum of a package.",
@@ -1234,12 +1242,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="RULE",
         help=f"with --external: cost of each memory: {', '.join(COST_RULE_NAMES)} (default words)",
     )
-    p.add_argument(
-        "--history",
-        default=None,
-        metavar="FILE",
-        help="mem0 only: history rows (JSON) or history.db",
-    )
+    history_opt(p)
     p.add_argument(
         "--salience-field",
         default=None,
@@ -1338,12 +1341,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PACKAGE",
         help="exports: the package to add the export to (its units give the coverage)",
     )
-    p.add_argument(
-        "--history",
-        default=None,
-        metavar="FILE",
-        help="mem0 only: history rows (JSON) or history.db",
-    )
+    history_opt(p)
     p.add_argument(
         "--store-id",
         default=None,
