@@ -73,16 +73,18 @@ def wrap_title(title: str, present: bool) -> str:
 
 def _title_and_margin(title: str, present: bool, size: int) -> tuple[dict, int]:
     text = wrap_title(title, present)
-    top = 70 + (size + 17) * text.count("<br>")
-    # Pinned to the top of the figure: Streamlit placed a two-line title half above it.
+    extra = text.count("<br>")
+    # Pinned to the top of the figure, and pushed down per extra line: plotly anchors a
+    # multi-line title by its first line, so the first line rose above the figure (QA: cut
+    # by 15 px in presentation mode).
     return {
         "text": text,
         "font": {"size": size + 5, "color": TEXT_COLOR},
         "yref": "container",
         "y": 1,
         "yanchor": "top",
-        "pad": {"t": 12},
-    }, top
+        "pad": {"t": 12 + (size + 10) * extra},
+    }, 70 + 2 * (size + 10) * extra
 
 
 def base_layout(fig: go.Figure, title: str, present: bool = False, height: int = 420) -> go.Figure:
@@ -265,7 +267,9 @@ def cost_histogram(
     fig.update_layout(barmode="stack")
     fig.update_xaxes(title_text=f"candidate cost ({cost_unit})")
     fig.update_yaxes(title_text="candidates")
-    return base_layout(fig, title, present, height=360)
+    base_layout(fig, title, present, height=360)
+    _legend_below(fig, present)  # five types above the plot ran into the title (QA)
+    return fig
 
 
 def count_bars(
@@ -1339,7 +1343,7 @@ def union_curve_lines(
         # plot instead, at the bottom of a figure made taller by the rows it needs.
         rows = math.ceil(sum(1 for t in fig.data if t.showlegend is not False) / 2)
         bottom = 100 + 34 * rows
-        fig = base_layout(fig, title, present, height=340 + int(bottom / 1.35))
+        fig = base_layout(fig, title, present, height=300 + int(bottom / 1.35))
         fig.update_layout(
             legend={
                 "orientation": "h",

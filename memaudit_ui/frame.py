@@ -143,17 +143,25 @@ def _set_from_widget(canonical: str, widget_key: str) -> None:
     st.session_state[canonical] = st.session_state[widget_key]
 
 
-def kept(widget_key: str, default: object, valid=None) -> dict:
+def go_to(page: str) -> None:
+    """``st.switch_page`` with the shared choices in the new page's URL: without them the
+    switch went through a URL without parameters first, and one jump made three browser
+    history entries, one of them a dead Back press (QA)."""
+    st.switch_page(page, query_params=state.shared_params())
+
+
+def kept(widget_key: str, default: object, valid=None, scope: str | None = None) -> dict:
     """Keyword arguments that make a page's widget keep its value when the user leaves the
     page and comes back (Streamlit drops a widget's state with its page; projector QA: a
     sweep set up for a demo was reset by a visit to Compare).
 
     The value lives in a non-widget mirror, seeds the widget on every run and is updated by
     the widget's change callback. ``valid(value)`` returns the remembered value made valid for
-    the current package (e.g. stores that exist), or None to fall back to ``default``. Pass
-    no ``value=`` / ``default=`` of the widget's own.
+    the current package (e.g. stores that exist), or None to fall back to ``default``.
+    ``scope`` (e.g. the package id) keeps one value per scope. Pass no ``value=`` /
+    ``default=`` of the widget's own.
     """
-    mirror = f"ma_kept_{widget_key}"
+    mirror = f"ma_kept_{widget_key}" + (f"@{scope}" if scope is not None else "")
     value = st.session_state.get(mirror, default)
     if valid is not None and mirror in st.session_state:
         value = valid(value)

@@ -69,6 +69,8 @@ def pop_problems() -> list[str]:
 
 #: Session-state key of the query string the app last wrote (:func:`sync_url`).
 LAST_URL_KEY = "ma_last_url"
+#: True on a run where :func:`init_from_url` took an earlier URL back (Back / Forward).
+URL_ADOPTED_KEY = "ma_url_adopted"
 
 
 def init_from_url() -> None:
@@ -78,12 +80,15 @@ def init_from_url() -> None:
     without undoing them, because the app wrote its current choice back over the URL)."""
     state = st.session_state
     params = st.query_params
+    state[URL_ADOPTED_KEY] = False
     if state.get("ma_initialised"):
         last = state.get(LAST_URL_KEY)
         if last is None or params.to_dict() == last:
             return
         if not any(param in params for param in URL_KEYS.values()):
             return  # a URL without the app's parameters (st.switch_page) says nothing
+        # Pages read their own parameters (the Evidence explorer's unit) again this run.
+        state[URL_ADOPTED_KEY] = True
         # Only what the URL holds is taken; a parameter it lacks keeps the session's value.
     if params.get("package"):
         state["ma_package"] = params["package"]

@@ -12,6 +12,7 @@ from memaudit_ui.frame import (
     REPO_ROOT,
     budget_step,
     frame,
+    go_to,
     kept,
     md_escape,
     page_time_select,
@@ -35,7 +36,7 @@ def open_compare(store_key: str | None, budget: float) -> None:
         st.session_state["ma_store"] = store_key
     if compare_ready:
         st.session_state["ma_scroll_top"] = True
-        st.switch_page(COMPARE_PAGE)
+        go_to(COMPARE_PAGE)
 
 
 def clicked(event) -> tuple[str, float] | None:
@@ -73,27 +74,21 @@ with c1:
         lo, hi = min(grid_default), max(grid_default)
         r1, r2, r3 = st.columns(3)
 
-        # The range is the package's own: another package's numbers are not kept.
-        def same_package(value):
-            return value if st.session_state.get("ma_kept_sweep_pkg") == pkg.id else None
-
+        # The range is the package's own: kept per package (QA: one package's range came
+        # back on another).
         start = r1.number_input(
-            f"start ({unit})",
-            0.0,
-            step=step_unit,
-            **kept("sweep_start", float(lo), same_package),
+            f"start ({unit})", 0.0, step=step_unit, **kept("sweep_start", float(lo), scope=pkg.id)
         )
         stop = r2.number_input(
-            f"stop ({unit})", 0.0, step=step_unit, **kept("sweep_stop", float(hi), same_package)
+            f"stop ({unit})", 0.0, step=step_unit, **kept("sweep_stop", float(hi), scope=pkg.id)
         )
         default_step = max(step_unit, round((hi - lo) / 20 / step_unit) * step_unit)
         step = r3.number_input(
             f"step ({unit})",
             min_value=step_unit / 10,
             step=step_unit,
-            **kept("sweep_step", float(default_step), same_package),
+            **kept("sweep_step", float(default_step), scope=pkg.id),
         )
-        st.session_state["ma_kept_sweep_pkg"] = pkg.id
         try:
             grid = curves.budget_range(start, stop, step)
         except MemAuditError as exc:
@@ -107,11 +102,18 @@ with c2:
     default = [
         k for k in dict.fromkeys([ctx.store_key, "writer:gvt", "writer:density"]) if k in options
     ]
+
+    def known_methods(value: list) -> list | None:
+        # Kept across pages; stores another package does not have are dropped, and if that
+        # leaves nothing, the defaults. An empty choice stays empty (QA: "Clear all" snapped
+        # back to the defaults).
+        known = [k for k in value if k in options]
+        return known if known or not value else None
+
     chosen = st.multiselect(
         "Writers / stores",
         options,
-        # Kept across pages; stores another package does not have are dropped.
-        **kept("sweep_methods", default, lambda v: [k for k in v if k in options] or None),
+        **kept("sweep_methods", default, known_methods),
         format_func=lambda k: store_label(pkg, k),
         help="Default: the sidebar's choice plus gvt and density (the negative control).",
     )

@@ -21,14 +21,17 @@ linked_unit = None
 #: (package key, named focus unit, kind filter) of the last visit, kept across pages
 #: (projector QA: a visit to Compare reset the focus the speaker had picked).
 KEPT = "ma_kept_evidence"
-if focus_request is None:
+# Back / Forward brought an earlier URL back: its unit (or none: the default focus) is the
+# view to show (QA: the page wrote its current focus back over it).
+url_adopted = st.session_state.get(state.URL_ADOPTED_KEY, False)
+if focus_request is None or url_adopted:
     # A fresh visit of the page (Streamlit dropped the widget's state when it was left): the
     # link may name the focus unit; else the one picked on the last visit to this package.
     linked_unit = st.query_params.get("unit") or None
     focus_request = linked_unit
     st.session_state["ev_focus_named"] = linked_unit is not None
     kept_key, kept_unit, kept_kinds = st.session_state.get(KEPT, (None, None, None))
-    if kept_key == ctx.package_key:
+    if kept_key == ctx.package_key and not url_adopted:
         kinds_state = kinds_state if kinds_state is not None else kept_kinds
         if linked_unit is None and kept_unit is not None:
             focus_request = kept_unit

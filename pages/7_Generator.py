@@ -11,7 +11,7 @@ from memaudit_core.errors import MemAuditError
 from memaudit_core.generators import FAMILIES
 from memaudit_core.package import Package, dumps_package
 from memaudit_ui import cached, figures, render, sources
-from memaudit_ui.frame import frame, md_escape
+from memaudit_ui.frame import frame, go_to, md_escape
 
 #: Rows shown in each sample table (the full package can be large).
 SAMPLE_ROWS = 10
@@ -195,7 +195,7 @@ if open_clicked:
     st.session_state["ma_package"] = key
     st.session_state["ma_budget"] = None
     st.session_state["ma_store"] = None
-    st.switch_page("app.py")
+    go_to("app.py")
 
 types, counts = (
     zip(*stats.candidates_by_type, strict=True) if stats.candidates_by_type else ((), ())

@@ -313,6 +313,28 @@ def focus_unit_text(page: Page) -> str:
     return page.get_by_role("combobox", name="Focus unit", exact=True).input_value()
 
 
+def test_browser_back_undoes_a_focus_unit_change(streamlit_server, page):
+    """QA: Back left unit= and the focus on the latest pick (the page wrote it back)."""
+    open_view(page, streamlit_server, url_path(EVIDENCE))
+    for unit in ("inv_0", "inv_1"):
+        page.get_by_role("combobox", name="Focus unit", exact=True).click()
+        page.get_by_role("option", name=f"{unit} · invalidation", exact=True).click()
+        expect(page).to_have_url(re.compile(rf"[?&]unit={unit}(&|$)"))
+        settle(page)
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"[?&]unit=inv_0(&|$)"))
+    settle(page)
+    page.wait_for_timeout(500)
+    expect(page).to_have_url(re.compile(r"[?&]unit=inv_0(&|$)"))
+    assert focus_unit_text(page).startswith("inv_0 ")
+    page.go_back()
+    settle(page)
+    page.wait_for_timeout(500)
+    assert "unit" not in query(page)
+    assert focus_unit_text(page).startswith("v_3 ")  # the default focus again
+    assert_no_traceback(page)
+
+
 def test_evidence_focus_unit_is_part_of_the_link(streamlit_server, browser, page):
     # update_chain at budget 6 with the density writer: the store loses most on v_3, the
     # default focus; inv_1 (an invalidation unit) is another of its seven units.

@@ -309,6 +309,21 @@ def test_sweep_page_keeps_its_choices_across_a_visit_to_another_page() -> None:
     assert at.number_input(key="sweep_stop").value == 10.0
     assert at.multiselect(key="sweep_methods").value == ["writer:gvt", "writer:greedy"]
     assert at.checkbox(key="sweep_ablation").value is False
+    # An empty choice stays empty (QA: "Clear all" snapped back to the defaults).
+    at.multiselect(key="sweep_methods").set_value([]).run()
+    _ok(at)
+    assert at.multiselect(key="sweep_methods").value == []
+    # A range is kept per package: another package starts from its own grid, and the first
+    # package's range is there again on return (QA: it came back on the other package).
+    other = _sample("travel-assistant")
+    at.selectbox(key="w_package").set_value("sample:travel-assistant").run()
+    at.switch_page("pages/2_Compare.py").run()
+    at.switch_page(SWEEP).run()
+    _ok(at)
+    assert at.number_input(key="sweep_stop").value == float(max(other.budget_grid()))
+    at.selectbox(key="w_package").set_value("sample:update_chain").run()
+    _ok(at)
+    assert at.number_input(key="sweep_stop").value == 10.0
 
 
 def test_sweep_page_time_for_the_solves() -> None:
