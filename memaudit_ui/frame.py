@@ -145,8 +145,8 @@ def _set_from_widget(canonical: str, widget_key: str) -> None:
 
 def go_to(page: str) -> None:
     """``st.switch_page`` with the shared choices in the new page's URL: without them the
-    switch went through a URL without parameters first, and one jump made three browser
-    history entries, one of them a dead Back press (QA)."""
+    switch also went through a URL without parameters, a dead Back press (QA). Streamlit
+    still records the page left with the new choices, so Back takes two presses there."""
     st.switch_page(page, query_params=state.shared_params())
 
 
