@@ -820,8 +820,8 @@ def cmd_import(args: argparse.Namespace) -> int:
             )
         args.external = args.source
         pkg, store = _add_export(_load(args.package), args, store_id=args.store_id)
-        summary = _export_summary(store, args)
-        print(_export_head(summary), file=sys.stderr)
+        export = _export_summary(store, args)
+        print(_export_head(export), file=sys.stderr)
     else:
         pkg = import_package(
             args.format,
@@ -834,7 +834,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     else:
         save_package(pkg, args.output)
     if is_export:  # the export's warnings were printed as it was read
-        warnings = list(summary["warnings"])
+        warnings = list(export["warnings"])
     else:
         warnings = list(pkg.meta.get("warnings", [])) + list(pkg.warnings)
         for w in warnings[:20]:
@@ -870,7 +870,7 @@ def cmd_import(args: argparse.Namespace) -> int:
             }
         }
         if is_export:
-            summary["imported"]["external_store"] = _export_summary(store, args)
+            summary["imported"]["external_store"] = export
         _emit(summary, True, "")
     return 0
 
