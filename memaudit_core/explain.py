@@ -82,6 +82,14 @@ HEATMAP_FILTER_ROWS = 150
 #: Hard caps on the heatmap's size (rows x columns); a message says what was left out.
 HEATMAP_MAX_ROWS = 150
 HEATMAP_MAX_COLS = 120
+#: Which candidates the heatmap's rows show: every one (the caps above still apply), those
+#: kept by the chosen store or the optimum, or those covering the focus unit. The short views
+#: answer "what did the optimum keep instead" without a 150-row chart (projector QA: 3,370 px).
+HEATMAP_ROWS = {
+    "all": "all candidates",
+    "kept": "kept by the store or the optimum",
+    "focus": "covering the focus unit",
+}
 #: Above this many nodes the graph shows only the focus unit's neighbourhood.
 GRAPH_MAX_NODES = 90
 
@@ -959,6 +967,8 @@ class HeatmapData:
     n_rows_total: int
     n_cols_total: int
     message: str
+    #: Column of the focus unit (None when it is not shown), outlined by the viewer.
+    focus_col_idx: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -974,6 +984,7 @@ class HeatmapData:
             "n_rows_total": self.n_rows_total,
             "n_cols_total": self.n_cols_total,
             "message": self.message,
+            "focus_col_idx": self.focus_col_idx,
         }
 
 
@@ -1196,6 +1207,7 @@ def evidence_view(
     store_id: str | None = None,
     kinds: Iterable[str] | None = None,
     focus_unit: str | None = None,
+    heatmap_rows: str = "all",
     solver: str = "auto",
     time_limit: float | None = None,
 ) -> EvidenceView:
@@ -1212,6 +1224,9 @@ def evidence_view(
     focus_unit : str, optional
         The unit to inspect. ``None`` (or a unit outside the filter) picks the filtered unit
         with the largest loss (store vs optimum), else the first filtered unit.
+    heatmap_rows : {"all", "kept", "focus"}
+        The heatmap's candidate rows (:data:`HEATMAP_ROWS`): every candidate, those kept by
+        the chosen store or the optimum, or those covering the focus unit.
 
     Examples
     --------
@@ -1220,6 +1235,10 @@ def evidence_view(
     >>> view.focus_unit in view.unit_ids, len(view.heatmap.z) == len(view.heatmap.row_ids)
     (True, True)
     """
+    if heatmap_rows not in HEATMAP_ROWS:
+        raise UnknownNameError(
+            f"unknown heatmap_rows {heatmap_rows!r} (known: {', '.join(HEATMAP_ROWS)})"
+        )
     ev = _evaluation(package, budget, writer, store_id, solver, time_limit)
     inst = _eval_instance(package, ev)
     store_set = {inst.candidate_idx(c) for c in ev.selected}
@@ -1305,7 +1324,7 @@ def evidence_view(
     # "incumbent" where the optimum is not proven (app QA: "optimum (incumbent)", "[O]").
     opt_word = "optimum" if ev.opt_certified else "incumbent"
     heatmap = _heatmap(
-        inst, look, filtered_pos, focus_unit, store_set, opt_set, unit_by_id, opt_word
+        inst, look, filtered_pos, focus_unit, store_set, opt_set, unit_by_id, opt_word, heatmap_rows
     )
     timeline = _timeline(package, inst, ev, look)
     graph = _graph(package, inst, look, filtered_pos, focus_unit, store_set, opt_set, queries_of)
@@ -1346,6 +1365,7 @@ def _heatmap(
     opt_set: set[int],
     unit_by_id: dict[str, Any],
     opt_word: str = "optimum",
+    rows_shown: str = "all",
 ) -> HeatmapData:
     dense_cols = list(cols_pos)
     n_total = inst.n_candidates
@@ -1353,15 +1373,30 @@ def _heatmap(
     if not dense_cols:
         return HeatmapData((), (), (), (), (), (), (), (), (), (), n_total, 0, "No units selected.")
     sub = inst.coverage[:, dense_cols].toarray() if n_total else np.zeros((0, len(dense_cols)))
+    focus_col = dense_cols.index(inst.unit_index[focus_unit]) if focus_unit else None
     rows = list(range(n_total))
-    if n_total > HEATMAP_FILTER_ROWS:
+    if rows_shown == "kept":
+        rows = sorted(store_set | opt_set)
+        notes.append(
+            f"Showing the {len(rows)} of {n_total} candidates kept by the store or the {opt_word}."
+            if rows
+            else f"Neither the store nor the {opt_word} keeps a candidate at this budget."
+        )
+    elif rows_shown == "focus":
+        # The focus unit is in the filter, so its column is in ``sub`` (no focus: no rows).
+        rows = [] if focus_col is None else [i for i in rows if sub[i, focus_col] > 0]
+        notes.append(
+            f"Showing the {len(rows)} of {n_total} candidates covering the focus unit {focus_unit}."
+            if focus_col is not None
+            else "No focus unit: no candidate rows."
+        )
+    elif n_total > HEATMAP_FILTER_ROWS:
         rows = [i for i in rows if sub[i].max(initial=0.0) > 0]
         if len(rows) < n_total:  # "only the 200" of 200 said nothing (app QA)
             notes.append(
                 f"The package has {n_total} candidates; only the {len(rows)} that cover a "
                 "filtered unit are shown."
             )
-    focus_col = dense_cols.index(inst.unit_index[focus_unit]) if focus_unit else None
     if len(rows) > HEATMAP_MAX_ROWS:
 
         def row_priority(i: int) -> tuple[int, int]:
@@ -1434,6 +1469,7 @@ def _heatmap(
         n_rows_total=n_total,
         n_cols_total=len(dense_cols),
         message=" ".join(notes),
+        focus_col_idx=col_order.index(focus_col) if focus_col in col_order else None,
     )
 
 
@@ -1706,6 +1742,7 @@ def view_for_key(
     view: str = "compare",
     kinds: Iterable[str] | None = None,
     focus_unit: str | None = None,
+    heatmap_rows: str = "all",
     solver: str = "auto",
     time_limit: float | None = None,
 ) -> CompareView | EvidenceView:
@@ -1728,6 +1765,7 @@ def view_for_key(
             store_id=store_id,
             kinds=kinds,
             focus_unit=focus_unit,
+            heatmap_rows=heatmap_rows,
             solver=solver,
             time_limit=time_limit,
         )
@@ -1738,6 +1776,7 @@ __all__ = [
     "GRAPH_MAX_NODES",
     "HEATMAP_MAX_COLS",
     "HEATMAP_MAX_ROWS",
+    "HEATMAP_ROWS",
     "KIND_BUCKETS",
     "BucketRow",
     "CompareView",

@@ -77,6 +77,7 @@ def evidence_view(
     store_key: str,
     kinds: tuple[str, ...] | None,
     focus_unit: str | None,
+    heatmap_rows: str = "all",
 ):
     """:func:`memaudit_core.explain.evidence_view` for a frame store key."""
     from memaudit_core import explain
@@ -88,6 +89,7 @@ def evidence_view(
         view="evidence",
         kinds=kinds,
         focus_unit=focus_unit,
+        heatmap_rows=heatmap_rows,
         time_limit=APP_TIME_LIMIT_S,
     )
 

@@ -26,6 +26,9 @@ COLORS = {
     "lost": "#c43c39",
     "kept": "#3a9d5d",
 }
+#: Outline of the focus unit's column in the coverage heatmap (Okabe-Ito vermillion: apart
+#: from the blues of the cells).
+FOCUS_COLOR = "#d55e00"
 #: Unit-kind colours (open vocabulary: unknown kinds fall back to grey).
 KIND_COLORS = {
     "current_truth": "#1b4f8a",
@@ -530,6 +533,21 @@ def coverage_heatmap(hm, title: str, present: bool = False, opt_word: str = "opt
                     "line": {"color": "#333", "width": 1.5},
                 }
             )
+    focus_idx = getattr(hm, "focus_col_idx", None)
+    if focus_idx is not None:  # the annotator's unit, found at a glance among 50+ columns
+        shapes.append(
+            {
+                "type": "rect",
+                "xref": "x2",
+                "yref": "paper",
+                "x0": focus_idx - 0.5,
+                "x1": focus_idx + 0.5,
+                "y0": 0,
+                "y1": 1,
+                "line": {"color": FOCUS_COLOR, "width": 3},
+                "fillcolor": "rgba(0,0,0,0)",
+            }
+        )
     if shapes:
         fig.update_layout(shapes=[*fig.layout.shapes, *shapes])
     for kind in dict.fromkeys(hm.col_kinds):  # legend entries for the band colours
@@ -578,7 +596,15 @@ def coverage_heatmap(hm, title: str, present: bool = False, opt_word: str = "opt
     # presentation mode, the strip's "OPT" unlabelled without a word).
     fig.update_xaxes(tickmode="array", tickvals=["S", opt_tag], tickangle=0, row=1, col=1)
     if n_cols <= 80:
-        fig.update_xaxes(tickmode="array", tickvals=list(hm.col_ids), row=1, col=2)
+        # The focus unit's id in bold vermillion, like its column's outline (a legend entry
+        # instead pushed the legend into the colour bar on short heatmaps).
+        ticktext = [
+            f'<span style="color:{FOCUS_COLOR}"><b>{cid}</b></span>' if j == focus_idx else cid
+            for j, cid in enumerate(hm.col_ids)
+        ]
+        fig.update_xaxes(
+            tickmode="array", tickvals=list(hm.col_ids), ticktext=ticktext, row=1, col=2
+        )
     else:  # too narrow for readable ids: hover gives them
         fig.update_xaxes(
             showticklabels=False,

@@ -5,8 +5,9 @@ graph."""
 import pandas as pd
 import streamlit as st
 
+from memaudit_core.explain import HEATMAP_ROWS
 from memaudit_ui import cached, figures, render, state
-from memaudit_ui.frame import frame, md_escape
+from memaudit_ui.frame import frame, kept, md_escape
 
 ctx = frame("Evidence explorer")
 pkg = ctx.package
@@ -36,6 +37,8 @@ if focus_request is None or url_adopted:
         if linked_unit is None and kept_unit is not None:
             focus_request = kept_unit
             st.session_state["ev_focus_named"] = True
+# The heatmap's rows are read before the call (the radio is drawn by the heatmap, below).
+heatmap_rows_kw = kept("ev_heatmap_rows", "all", lambda v: v if v in HEATMAP_ROWS else None)
 view = cached.evidence_view(
     pkg,
     pkg.content_hash(),
@@ -43,6 +46,7 @@ view = cached.evidence_view(
     ctx.store_key,
     None if kinds_state is None else tuple(kinds_state),
     focus_request,
+    st.session_state["ev_heatmap_rows"],
 )
 st.session_state["ev_kinds"] = list(view.kinds)
 st.session_state["ev_focus"] = view.focus_unit
@@ -155,6 +159,15 @@ with b:
 opt_word = "optimum" if view.opt_label == "OPT" else "incumbent"
 opt_tag = opt_word[0].upper()
 st.subheader("Coverage heatmap")
+st.radio(
+    "Rows",
+    list(HEATMAP_ROWS),
+    format_func=HEATMAP_ROWS.get,
+    horizontal=True,
+    help="Which candidates the heatmap shows. The shorter views answer what the store and the "
+    f"{opt_word} kept, or who could have covered the focus unit, in a chart that fits a screen.",
+    **heatmap_rows_kw,
+)
 hm = view.heatmap
 if hm.message:
     st.info(md_escape(hm.message))
@@ -172,8 +185,8 @@ st.caption(
     "Rows: candidates in arrival order (experience time), then by (cost, id). The strip on the "
     f"left and the tags mark membership: [S] kept by the store, [{opt_tag}] kept by the "
     f"{opt_word}. Columns: "
-    "evidence units grouped by kind (coloured band and separators). Hover a cell for the "
-    "candidate, the unit and both texts."
+    "evidence units grouped by kind (coloured band and separators); the focus unit's column is "
+    "outlined. Hover a cell for the candidate, the unit and both texts."
 )
 
 st.subheader("Timeline: what each store wrote per experience")

@@ -81,7 +81,8 @@ st.markdown(
     "memories are not package candidates, so each becomes a candidate in its own group: the "
     "**union package** P+. The **union ratio** F(Y') / OPT over P+ is the fair score; the "
     "**upper-pruned bound** (the exact best affordable subset of the store) splits a low score "
-    "into **extraction** (upper / OPT+: are the right memories written at all?) and "
+    "into **extraction** (upper-pruned / OPT over P+: are the right memories written at all?) "
+    "and "
     "**selection** (F(Y') / upper: does the store keep the right ones at this budget?)."
 )
 
@@ -266,8 +267,14 @@ else:
         help="Exact maximum of F over subsets of this store that fit the budget (solved, not "
         f"greedy; {rep.upper.label}).",
     )
-    m[3].metric("Extraction", rep.extraction_text, help="upper-pruned / OPT+ (n/a if OPT+ = 0)")
-    m[4].metric("Selection", rep.selection_text, help="F(Y') / upper-pruned (n/a if upper = 0)")
+    m[3].metric(
+        "Extraction",
+        rep.extraction_text,
+        help="upper-pruned / OPT over P+ (n/a when that optimum is 0)",
+    )
+    m[4].metric(
+        "Selection", rep.selection_text, help="F(Y') / upper-pruned (n/a when upper-pruned is 0)"
+    )
     m[5].metric(
         "Kept F(Y')",
         f"{rep.value:.4g}",
@@ -316,7 +323,7 @@ else:
         columns["recency-pruned"] = [r.in_recency for r in rows]
     if rep.salience is not None:
         columns["salience-pruned"] = [r.in_salience for r in rows]
-    columns["in OPT+"] = [r.in_union_opt for r in rows]
+    columns["in OPT over P+"] = [r.in_union_opt for r in rows]
     columns["created_at"] = [r.created_at or "" for r in rows]
     if any(r.salience is not None for r in rows):
         columns["salience"] = [r.salience for r in rows]

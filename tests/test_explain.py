@@ -21,6 +21,7 @@ from memaudit_core.explain import (
     HEATMAP_FILTER_ROWS,
     HEATMAP_MAX_COLS,
     HEATMAP_MAX_ROWS,
+    HEATMAP_ROWS,
     bucket_of,
     compare_view,
     evidence_view,
@@ -308,6 +309,7 @@ def test_heatmap_equals_the_dense_coverage():
     spans = [k for k, _, _ in hm.kind_spans]
     assert len(spans) == len(set(spans))  # each kind is one contiguous group
     assert hm.message == ""
+    assert hm.col_ids[hm.focus_col_idx] == view.focus_unit
     # Hover text describes covering cells only (the viewer names the others by their ids).
     described = np.array([[bool(text) for text in row] for row in hm.hover])
     assert np.array_equal(described, dense > 0)
@@ -426,6 +428,70 @@ def test_big_package_caps_heatmap_and_restricts_graph():
     gd = view.graph
     assert gd.n_nodes <= GRAPH_MAX_NODES and view.focus_unit in gd.node_labels
     assert "neighbourhood" in gd.message
+
+
+def test_heatmap_rows_kept_and_focus_views():
+    pkg = sample("event-graph-50")
+    budget = pkg.default_budget()
+    ev = score(pkg, budget, writer="density")
+    t = {e.id: e.time for e in pkg.experiences}
+    arrival = [
+        c.id
+        for c in sorted(pkg.candidates, key=lambda c: (t[c.experience], c.experience, c.cost, c.id))
+    ]
+    kept = evidence_view(pkg, budget, writer="density", heatmap_rows="kept")
+    expect = set(ev.selected) | set(ev.opt_selected)
+    assert expect and set(kept.heatmap.row_ids) == expect
+    assert list(kept.heatmap.row_ids) == [c for c in arrival if c in expect]
+    assert all(
+        s or o for s, o in zip(kept.heatmap.row_in_store, kept.heatmap.row_in_opt, strict=True)
+    )
+    assert f"{len(expect)} of {len(pkg.candidates)}" in kept.heatmap.message
+    # The rows' cells are still the package's coverage.
+    col = {u: j for j, u in enumerate(kept.heatmap.col_ids)}
+    by_id = {c.id: c for c in pkg.candidates}
+    for rid, row in zip(kept.heatmap.row_ids, kept.heatmap.z, strict=True):
+        for u, j in col.items():
+            assert row[j] == by_id[rid].coverage.get(u, 0.0)
+    unit_id = max(pkg.units, key=lambda u: sum(u.id in c.coverage for c in pkg.candidates)).id
+    focus = evidence_view(
+        pkg, budget, writer="density", focus_unit=unit_id, heatmap_rows="focus"
+    ).heatmap
+    covering = {c.id for c in pkg.candidates if c.coverage.get(unit_id, 0) > 0}
+    assert len(covering) > 1 and set(focus.row_ids) == covering
+    assert unit_id in focus.col_ids and unit_id in focus.message
+    assert focus.col_ids[focus.focus_col_idx] == unit_id
+    # "all" is the default view.
+    assert (
+        evidence_view(pkg, budget, writer="density").heatmap
+        == evidence_view(pkg, budget, writer="density", heatmap_rows="all").heatmap
+    )
+    assert set(HEATMAP_ROWS) == {"all", "kept", "focus"}
+    with pytest.raises(MemAuditError, match="heatmap_rows 'opt'.*known: all, kept, focus"):
+        evidence_view(pkg, budget, writer="density", heatmap_rows="opt")
+
+
+def test_heatmap_figure_outlines_the_focus_column():
+    from memaudit_ui.figures import FOCUS_COLOR, coverage_heatmap
+
+    pkg = sample("veg-to-pescatarian")
+    hm = evidence_view(pkg, 12, store_id="raw-logger", focus_unit="u:meal:invalid").heatmap
+    fig = coverage_heatmap(hm, "t")
+    outlines = [sh for sh in fig.layout.shapes if sh.line.color == FOCUS_COLOR]
+    j = hm.col_ids.index("u:meal:invalid")
+    assert [(sh.xref, sh.x0, sh.x1) for sh in outlines] == [("x2", j - 0.5, j + 0.5)]
+    ticks = fig.layout.xaxis2.ticktext
+    assert "<b>u:meal:invalid</b>" in ticks[j] and FOCUS_COLOR in ticks[j]
+    assert [t for k, t in enumerate(ticks) if k != j] == [
+        c for k, c in enumerate(hm.col_ids) if k != j
+    ]
+
+
+def test_heatmap_rows_when_nothing_is_kept():
+    pkg = sample("veg-to-pescatarian")
+    hm = evidence_view(pkg, 0, store_id="raw-logger", heatmap_rows="kept").heatmap
+    assert hm.row_ids == () and hm.z == ()
+    assert "keeps a candidate" in hm.message
 
 
 def test_views_serialise():
@@ -556,6 +622,22 @@ def test_evidence_page_big_sample_shows_cap_messages():
     _no_errors(at)
     infos = " ".join(i.value for i in at.info)
     assert "candidates" in infos and "neighbourhood" in infos
+
+
+def test_evidence_page_heatmap_rows_choice_is_kept():
+    at = _page("pages/3_Evidence_explorer.py", "sample:veg-to-pescatarian", store="store:fact-only")
+    _no_errors(at)
+    rows = at.radio(key="ev_heatmap_rows")
+    assert rows.value == "all" and list(rows.options) == list(HEATMAP_ROWS.values())
+    rows.set_value("kept").run()
+    _no_errors(at)
+    ev = score(sample("veg-to-pescatarian"), at.session_state["ma_budget"], store_id="fact-only")
+    n_kept = len(set(ev.selected) | set(ev.opt_selected))
+    assert any(f"Showing the {n_kept} of " in i.value for i in at.info)
+    at.switch_page("pages/2_Compare.py").run()
+    at.switch_page("pages/3_Evidence_explorer.py").run()
+    _no_errors(at)
+    assert at.radio(key="ev_heatmap_rows").value == "kept"
 
 
 @pytest.mark.parametrize("page", ["pages/2_Compare.py", "pages/3_Evidence_explorer.py"])
