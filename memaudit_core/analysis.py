@@ -62,6 +62,7 @@ from .solvers import (
 )
 from .solvers.budgets import lift_store, refine_unproven
 from .solvers.timeshare import active_share, check_total_time_limit, shared_time, skip_runs
+from .versions import RESULT_VERSION
 from .writers import WriterFailure, WriterResult, get_writer, run_writer, run_writers
 
 #: Kinds shown first, in this order (the validity story); other kinds follow alphabetically.
@@ -192,6 +193,7 @@ class StoreEvaluation:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "result_version": RESULT_VERSION,
             "package_id": self.package_id,
             "content_hash": self.content_hash,
             "label": self.label,
@@ -328,10 +330,15 @@ class SweepResult:
     #: Writers that failed on a (package, budget); their rows are missing, the sweep went on.
     errors: tuple[WriterFailure, ...] = ()
     notes: tuple[str, ...] = ()
+    #: How the sweep ran, as (name, value) pairs: solver, time limits, cross-check, workers
+    #: (library QA: a saved sweep did not say under which limits its optima were found).
+    settings: tuple[tuple[str, Any], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "result_version": RESULT_VERSION,
             "n_packages": self.n_packages,
+            "settings": dict(self.settings),
             "notes": list(self.notes),
             "errors": [e.to_dict() for e in self.errors],
             "budgets": list(self.budgets),
@@ -1455,8 +1462,13 @@ def sweep(
                 )
     rows = [row for keyed, _ in per_package for _, row in keyed]
     overrun = share.overrun_text() if share is not None else ""
+    from .suites import instance_hash, repeated_instances_note  # suites imports this module
+
+    repeated = repeated_instances_note(len(packages), len({instance_hash(p) for p in packages}))
     notes = tuple(
-        n for n in (uncertified_note(rows, total_time_limit, overrun), union_note(rows)) if n
+        n
+        for n in (uncertified_note(rows, total_time_limit, overrun), union_note(rows), repeated)
+        if n
     )
     return SweepResult(
         rows=tuple(rows),
@@ -1466,6 +1478,13 @@ def sweep(
         n_packages=len(packages),
         errors=tuple(f for _, failed in per_package for f in failed),
         notes=notes,
+        settings=(
+            ("solver", solver),
+            ("time_limit", time_limit),
+            ("total_time_limit", total_time_limit),
+            ("cross_check", cross_check),
+            ("workers", workers),
+        ),
     )
 
 

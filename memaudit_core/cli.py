@@ -880,9 +880,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from .suites import (
         SuiteRow,
         cli_sweep_suite,
-        instance_hash,
         normalize_ablations,
-        repeated_instances_note,
         wants_suite,
         with_settings,
     )
@@ -936,10 +934,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     )
     elapsed = time.perf_counter() - t0
     n_contents = len({p.content_hash() for p in packages})
-    notes = list(result.notes)
-    repeated = repeated_instances_note(len(packages), len({instance_hash(p) for p in packages}))
-    if repeated:
-        notes.append(repeated)
+    notes = list(result.notes)  # the repeated-instances note included
     # The suite path's keys (memaudit sweep FOLDER / --family / --out) and rows in its shape:
     # one JSON shape whichever way the sweep was started.
     out = {
@@ -955,7 +950,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         else "1 process",
         "out": None,
         "files": [args.output] if args.output else [],
-        **result.to_dict(),
+        # The suite path's shape, which has no result model's result_version.
+        **{k: v for k, v in result.to_dict().items() if k != "result_version"},
         # Distinct by content, as the suite path counts them; the notes with this path's own.
         "n_packages": n_contents,
         "notes": notes,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -91,7 +92,10 @@ def _pow2_scale(basis: np.ndarray, values: np.ndarray | None = None) -> float:
     lo, hi = SCALE_BAND
     if not math.isfinite(top) or top <= 0.0 or lo <= top <= hi:
         return 1.0
-    scale = math.ldexp(1.0, -math.frexp(top)[1])
+    exponent = -math.frexp(top)[1]
+    if exponent > sys.float_info.max_exp - 1:
+        return 1.0  # a subnormal top (validation refuses them; a hand-built instance may not)
+    scale = math.ldexp(1.0, exponent)
     positive = values[values > 0]
     if positive.size and float(positive.min()) * scale < 2.0**-960:
         # A spread too wide for one scale (costs 2 and 1e308): scaling would make the small

@@ -48,6 +48,7 @@ from .generators import FAMILIES, generate
 from .package import Package
 from .solvers import check_budget, check_time_limit, recompute, relative_gap, run_engine
 from .solvers.timeshare import check_total_time_limit, run_time_limit, shared_time
+from .versions import RESULT_VERSION
 from .writers import WRITERS
 
 Progress = Callable[[int, int], None]
@@ -360,6 +361,7 @@ class BudgetCurve:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "result_version": RESULT_VERSION,
             "package_id": self.package_id,
             "content_hash": self.content_hash,
             "cost_unit": self.cost_unit,
@@ -653,6 +655,7 @@ class FamilyBand:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "result_version": RESULT_VERSION,
             "family": self.family,
             "params": dict(self.params),
             "seeds": list(self.seeds),
@@ -1035,6 +1038,7 @@ class CertificationReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "result_version": RESULT_VERSION,
             "package_id": self.package_id,
             "content_hash": self.content_hash,
             "saturation": self.saturation,

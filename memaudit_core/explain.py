@@ -56,6 +56,7 @@ from .compiled import CompiledInstance
 from .errors import MemAuditError, UnknownNameError
 from .objective import coverage_of, get_saturation
 from .package import Package
+from .versions import RESULT_VERSION
 
 #: Losses at or below this are treated as zero (no unit "missed").
 LOSS_EPS = 1e-9
@@ -463,6 +464,7 @@ class CompareView:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "result_version": RESULT_VERSION,
             "package_id": self.package_id,
             "content_hash": self.content_hash,
             "label": self.label,
@@ -1112,6 +1114,8 @@ class EvidenceView:
     heatmap: HeatmapData
     timeline: TimelineData
     graph: GraphData
+    #: Why the focus is not the unit asked for (an unknown id, or a unit outside the filter).
+    notes: tuple[str, ...] = ()
 
     @property
     def unit_ids(self) -> tuple[str, ...]:
@@ -1177,6 +1181,7 @@ class EvidenceView:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "result_version": RESULT_VERSION,
             "package_id": self.package_id,
             "content_hash": self.content_hash,
             "budget": self.budget,
@@ -1193,6 +1198,7 @@ class EvidenceView:
             "heatmap": self.heatmap.to_dict(),
             "timeline": self.timeline.to_dict(),
             "graph": self.graph.to_dict(),
+            "notes": list(self.notes),
         }
 
 
@@ -1282,6 +1288,7 @@ def evidence_view(
             )
         )
     by_id = {u.unit_id: u for u in units}
+    asked = focus_unit
     if focus_unit not in by_id:
         if units:
             best = max(range(len(units)), key=lambda k: (units[k].lost, -k))
@@ -1289,6 +1296,16 @@ def evidence_view(
         else:
             focus_unit = None
     focus = by_id.get(focus_unit) if focus_unit else None
+    notes: list[str] = []
+    if asked is not None and asked != focus_unit:
+        # Library QA: a misspelt id silently showed another unit.
+        why = (
+            "is outside the kind filter"
+            if asked in unit_by_id
+            else f"is not an evidence unit of package {package.id!r}"
+        )
+        instead = f"showing {focus_unit!r} instead" if focus_unit else "no unit is shown"
+        notes.append(f"focus unit {asked!r} {why}: {instead}")
 
     look = _Lookup(package, inst, ev)
     exp_time = {e.id: float(e.time) for e in package.experiences}
@@ -1346,6 +1363,7 @@ def evidence_view(
         heatmap=heatmap,
         timeline=timeline,
         graph=graph,
+        notes=tuple(notes),
     )
 
 

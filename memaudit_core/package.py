@@ -28,6 +28,7 @@ import math
 import numbers
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -350,6 +351,16 @@ class _Checker:
         if not math.isfinite(number):
             self.add(
                 path, "finite", "must be a finite number (NaN and infinity are not allowed)", value
+            )
+            return None
+        if number != 0.0 and abs(number) < sys.float_info.min:
+            # Library QA: a weight of 1e-320 passed and every solve then failed with a bare
+            # OverflowError (no power-of-two scale brings a subnormal top into range).
+            self.add(
+                path,
+                "normal",
+                "must be 0 or at least 2.2e-308 in size (a subnormal float has lost precision)",
+                value,
             )
             return None
         if exclusive_minimum is not None and not number > exclusive_minimum:

@@ -71,6 +71,7 @@ from .parallel import check_workers
 from .solvers import ZERO_OPT, SolveResult, check_budget, check_time_limit, run_engine, solve
 from .solvers.budgets import lift_store, refine_unproven
 from .solvers.timeshare import check_total_time_limit, run_time_limit, shared_time
+from .versions import RESULT_VERSION
 from .writers import WRITERS, get_writer, run_writer
 
 Progress = Callable[[int, int], None] | None
@@ -296,6 +297,7 @@ class AblationCurve:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "result_version": RESULT_VERSION,
             "package_id": self.package_id,
             "content_hash": self.content_hash,
             "pool": self.pool,
@@ -594,6 +596,7 @@ class CostRuleSensitivity:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "result_version": RESULT_VERSION,
             "package_id": self.package_id,
             "content_hash": self.content_hash,
             "cost_unit": self.cost_unit,
@@ -888,6 +891,7 @@ class CapacitySensitivity:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "result_version": RESULT_VERSION,
             "package_id": self.package_id,
             "content_hash": self.content_hash,
             "k": self.k,
@@ -1220,6 +1224,7 @@ class NoiseSensitivity:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "result_version": RESULT_VERSION,
             "package_id": self.package_id,
             "content_hash": self.content_hash,
             "mode": self.mode,

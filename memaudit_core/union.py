@@ -76,6 +76,7 @@ from .package import Package, Store, replace_package
 from .solvers import SolveResult, check_budget, check_time_limit, gap_text, solve
 from .solvers.budgets import lift_store, refine_unproven
 from .solvers.timeshare import check_total_time_limit, shared_time
+from .versions import RESULT_VERSION
 
 #: Pruning policies for a store that costs more than the budget.
 KEEP_RULES = ("recency", "salience")
@@ -285,6 +286,7 @@ class UnionReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "result_version": RESULT_VERSION,
             "package_id": self.package_id,
             "content_hash": self.content_hash,
             "store_id": self.store_id,

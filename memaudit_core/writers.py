@@ -59,6 +59,7 @@ from .errors import (
 )
 from .objective import GAIN_EPS, CoverageState, evaluate, get_saturation
 from .solvers import check_budget
+from .versions import RESULT_VERSION
 
 #: Relative tolerance under which two gains, densities or costs count as tied.
 TIE_TOL = 1e-12
@@ -114,6 +115,7 @@ class WriterResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "result_version": RESULT_VERSION,
             "writer": self.writer,
             "budget": self.budget,
             "selected": list(self.selected),

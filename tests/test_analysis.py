@@ -403,6 +403,51 @@ def test_sweep_rows_summary_counts_and_order():
     json.dumps(res.to_dict())
 
 
+def test_sweep_notes_repeated_instances_and_records_its_settings():
+    """Library QA: the CLI warned about copies of one instance, the library did not, and a
+    saved sweep did not say under which limits it ran."""
+    copies = [generate("update_chain", s) for s in range(3)]  # the family ignores its seed
+    assert len({p.content_hash() for p in copies}) == 3
+    res = sweep(copies, [6], ["gvt"], time_limit=5.0)
+    repeated = [n for n in res.notes if "distinct optimisation instance" in n]
+    assert repeated == [n for n in res.notes if "the 3 sources hold only 1 " in n] != []
+    out = res.to_dict()
+    assert out["settings"] == {
+        "solver": "auto",
+        "time_limit": 5.0,
+        "total_time_limit": None,
+        "cross_check": "sample",
+        "workers": 1,
+    }
+    seeded = sweep([generate("random_coverage", s, n_groups=4) for s in range(2)], [6], ["gvt"])
+    assert not any("distinct optimisation instance" in n for n in seeded.notes)
+
+
+def test_every_result_model_says_its_version():
+    from memaudit_core import curves, explain, robustness, union
+    from memaudit_core.compiled import compile_package
+    from memaudit_core.solvers import solve
+    from memaudit_core.versions import RESULT_VERSION
+    from memaudit_core.writers import run_writer
+
+    pkg = generate("update_chain")
+    demo = load_package(Path(__file__).parent.parent / "sample_packages/external-stores-demo.json")
+    results = [
+        solve(compile_package(pkg), 6),
+        score(pkg, 6, writer="gvt"),
+        sweep([pkg], [6], ["gvt"]),
+        run_writer("gvt", compile_package(pkg), 6),
+        curves.budget_curve(pkg, [3, 6], ["gvt"]),
+        curves.certification_report(pkg, [6]),
+        robustness.ablation_curve(pkg, [6], preset="generic"),
+        explain.compare_view(pkg, 6, writer="gvt"),
+        explain.evidence_view(pkg, 6, writer="gvt"),
+        union.union_report(demo, "mem0", demo.default_budget()),
+    ]
+    for result in results:
+        assert next(iter(result.to_dict().items())) == ("result_version", RESULT_VERSION), result
+
+
 def test_sweep_summary_single_package_has_no_ci_and_all_undefined():
     res = sweep([generate("update_chain")], [6], ["density"])
     (s,) = res.summary

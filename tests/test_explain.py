@@ -487,6 +487,28 @@ def test_heatmap_figure_outlines_the_focus_column():
     ]
 
 
+def test_evidence_view_says_why_the_focus_is_not_the_unit_asked_for():
+    """Library QA: a misspelt focus unit silently showed another unit."""
+    pkg = sample("veg-to-pescatarian")
+    typo = evidence_view(pkg, 12, store_id="raw-logger", focus_unit="u:meal:invalidd")
+    assert typo.notes == (
+        "focus unit 'u:meal:invalidd' is not an evidence unit of package 'veg-to-pescatarian': "
+        f"showing {typo.focus_unit!r} instead",
+    )
+    kind = next(u.kind for u in pkg.units if u.id == "u:meal:invalid")
+    other = next(u.kind for u in pkg.units if u.kind != kind)
+    filtered = evidence_view(
+        pkg, 12, store_id="raw-logger", focus_unit="u:meal:invalid", kinds=[other]
+    )
+    assert filtered.focus_unit != "u:meal:invalid"
+    assert filtered.notes == (
+        f"focus unit 'u:meal:invalid' is outside the kind filter: showing "
+        f"{filtered.focus_unit!r} instead",
+    )
+    assert evidence_view(pkg, 12, store_id="raw-logger", focus_unit="u:meal:invalid").notes == ()
+    assert evidence_view(pkg, 12, store_id="raw-logger").notes == ()
+
+
 def test_heatmap_rows_when_nothing_is_kept():
     pkg = sample("veg-to-pescatarian")
     hm = evidence_view(pkg, 0, store_id="raw-logger", heatmap_rows="kept").heatmap

@@ -402,3 +402,15 @@ def test_numbers_of_the_neighbouring_type_mean_the_same_parameter():
     assert type(pkg.meta["params"]["cost_low"]) is float
     with pytest.raises(MemAuditError):
         generate("update_chain", length=3.5)
+    # Library QA: integer_costs=2 was taken as true and recorded as 2.
+    with pytest.raises(MemAuditError, match="'integer_costs' must be true or false, got 2"):
+        generate("random_coverage", 1, integer_costs=2)
+
+
+def test_integer_costs_stay_in_the_requested_range():
+    """Library QA: integer costs in [0.2, 0.4] all became 1, outside the range in meta."""
+    for low, high, expect in [(1, 10, set(range(1, 11))), (0.2, 1.4, {1}), (2.6, 3.9, {3})]:
+        pkg = generate("random_coverage", 0, integer_costs=True, cost_low=low, cost_high=high)
+        assert {c.cost for c in pkg.candidates} == {float(c) for c in expect}
+    with pytest.raises(MemAuditError, match=r"integer_costs needs .* got \[0.2, 0.4\]"):
+        generate("random_coverage", 0, integer_costs=True, cost_low=0.2, cost_high=0.4)

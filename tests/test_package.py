@@ -10,12 +10,14 @@ from __future__ import annotations
 import copy
 import json
 import math
+import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memaudit_core.compiled import compile_package
 from memaudit_core.errors import PackageError
 from memaudit_core.package import (
     content_hash,
@@ -26,6 +28,7 @@ from memaudit_core.package import (
     parse_package,
     save_package,
 )
+from memaudit_core.solvers import solve
 
 MALFORMED = Path(__file__).parent / "malformed"
 BASE_FILE = MALFORMED / "_base_valid.json"
@@ -201,6 +204,27 @@ def test_non_finite_value_is_reported_once():
         ("$.units[0].weight", "finite"),
         ("$.candidates[0].cost", "finite"),
     ]
+
+
+def test_subnormal_numbers_are_refused_and_normal_extremes_solve():
+    # Library QA: a weight of 1e-320 passed validation, then every solve raised a bare
+    # OverflowError from the power-of-two rescaling.
+    doc = base_doc()
+    doc["units"][0]["weight"] = 1e-320
+    doc["candidates"][0]["cost"] = 5e-324
+    doc["candidates"][1]["coverage"] = {k: -1e-310 for k in doc["candidates"][1]["coverage"]}
+    with pytest.raises(PackageError) as info:
+        parse_package(doc)
+    rules = {(p.path, p.rule) for p in info.value.problems}
+    assert {("$.units[0].weight", "normal"), ("$.candidates[0].cost", "normal")} <= rules
+    assert all(p.rule == "normal" for p in info.value.problems if "coverage" in p.path)
+    # The smallest normal float is accepted, and the solve rescales it exactly.
+    doc = base_doc()
+    for unit in doc["units"]:
+        unit["weight"] = sys.float_info.min
+    pkg = parse_package(doc)
+    result = solve(compile_package(pkg), pkg.budget)
+    assert result.label == "OPT" and result.value > 0
 
 
 def test_range_problem_shows_the_value_as_written():
@@ -430,11 +454,14 @@ _ids = st.text(
     alphabet=st.characters(codec="utf-8", exclude_characters="\x00"), min_size=1, max_size=6
 ).filter(lambda s: s.strip() != "")
 _text = st.text(alphabet=st.characters(codec="utf-8"), max_size=12)
-_nonneg = st.one_of(st.integers(0, 10**6), st.floats(0, 1e6, allow_nan=False, allow_infinity=False))
+_nonneg = st.one_of(
+    st.integers(0, 10**6),
+    st.floats(0, 1e6, allow_nan=False, allow_infinity=False, allow_subnormal=False),
+)
 _cost = st.one_of(
     st.integers(1, 10**6), st.floats(1e-6, 1e6, allow_nan=False, allow_infinity=False)
 )
-_cov = st.one_of(st.sampled_from([0, 1]), st.floats(0, 1, allow_nan=False))
+_cov = st.one_of(st.sampled_from([0, 1]), st.floats(0, 1, allow_nan=False, allow_subnormal=False))
 _json_leaf = st.one_of(
     st.none(),
     st.booleans(),
@@ -475,7 +502,9 @@ def valid_docs(draw) -> dict:
     for i, eid in enumerate(exp_ids):
         exp = {"id": eid}
         if draw(st.booleans()):
-            exp["time"] = draw(st.one_of(st.integers(-5, 50), st.floats(-5, 50)))
+            exp["time"] = draw(
+                st.one_of(st.integers(-5, 50), st.floats(-5, 50, allow_subnormal=False))
+            )
         else:
             exp["time"] = i
         if draw(st.booleans()):

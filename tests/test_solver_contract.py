@@ -603,6 +603,13 @@ def test_solve_budgets_cross_check_modes():
         )
     with pytest.raises(Exception, match="cross_check"):
         solve_budgets(insts[0], [2], cross_check="always")
+    # Library QA: solve() took any truthy value ("no") as a request for a cross-check.
+    for mode in ("no", "false", "sample", 1.0):
+        with pytest.raises(MemAuditError, match="solve\\(\\): cross_check must be"):
+            solve(insts[0], 2, "bnb", cross_check=mode)
+    assert [c.engine for c in solve(insts[0], 2, "bnb", cross_check=False).certificate.checks] == [
+        "bnb"
+    ]
 
 
 @pytest.mark.parametrize("engine", ["bnb", "milp", "enum"])

@@ -87,7 +87,9 @@ def _coerce(value: Any, default: Any, name: str) -> Any:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         return value
     if isinstance(default, bool):
-        return bool(value) if value in (0, 1) else value
+        if value in (0, 1):
+            return bool(value)
+        raise MemAuditError(f"parameter {name!r} must be true or false, got {value!r}")
     if isinstance(default, int) and float(value).is_integer():
         return int(value)
     if isinstance(default, float):

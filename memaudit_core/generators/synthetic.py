@@ -56,6 +56,14 @@ def random_coverage(
         raise MemAuditError(
             f"budget_fraction must be a finite number >= 0, got {budget_fraction!r}"
         )
+    # Integer costs are rounded into the integers of [cost_low, cost_high] (library QA: a
+    # range of [0.2, 0.4] became costs of 1, outside the range its meta records).
+    int_low, int_high = max(1, math.ceil(cost_low)), math.floor(cost_high)
+    if integer_costs and int_low > int_high:
+        raise MemAuditError(
+            f"integer_costs needs an integer of at least 1 in [cost_low, cost_high], got "
+            f"[{cost_low:g}, {cost_high:g}]"
+        )
     rng = np.random.default_rng(seed)
     n_units = units_per_group * n_groups
     weights = rng.uniform(0.5, 2.0, size=n_units)
@@ -73,7 +81,9 @@ def random_coverage(
             cols = rng.choice(n_units, size=min(n_cov, n_units), replace=False)
             vals = rng.uniform(0.1, 1.0, size=cols.size)
             cost = float(rng.uniform(cost_low, cost_high))
-            cost = float(max(1, round(cost))) if integer_costs else round(cost, 4)
+            cost = (
+                float(min(int_high, max(int_low, round(cost)))) if integer_costs else round(cost, 4)
+            )
             costs.append(cost)
             candidates.append(
                 {

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import numbers
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -24,8 +24,8 @@ import numpy as np
 from ..compiled import CompiledInstance
 from ..errors import MemAuditError, UnknownNameError, check_budget_list, check_type
 from ..objective import evaluate
+from ..versions import RESULT_VERSION
 
-RESULT_VERSION = 1
 #: A value at or below this is 0 for relative gaps (:func:`relative_gap` divides by at least it).
 ZERO_VALUE = 1e-12
 #: OPT at or below this is 0 and a ratio over it undefined. F is a sum of non-negative terms,
@@ -322,6 +322,12 @@ def solve(
     from .certify import solve_certified
 
     check_type(inst, CompiledInstance, "solve()", "a CompiledInstance (compile_package(package))")
+    if cross_check is not None and not isinstance(cross_check, bool):
+        # Library QA: "no" (truthy) ran a cross-check; "sample" is for many budgets.
+        raise MemAuditError(
+            f"solve(): cross_check must be True, False or None, got {cross_check!r}"
+            + (" ('sample' is for solve_budgets and sweep)" if cross_check == "sample" else "")
+        )
     budget = check_budget(budget)
     return solve_certified(
         inst,
@@ -336,7 +342,7 @@ def solve(
 
 def solve_budgets(
     inst: CompiledInstance,
-    budgets,
+    budgets: Sequence[float],
     solver: str = "auto",
     **kwargs: Any,
 ) -> list[SolveResult]:

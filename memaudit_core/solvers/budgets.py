@@ -402,8 +402,10 @@ def _fits_and_saturated(inst: CompiledInstance, prev: SolveResult, budget: float
 
 def _per_budget_cross(inst: CompiledInstance, cross_check: bool | str | None) -> bool | None:
     """solve_certified's ``cross_check`` for one budget of a sweep's mode."""
-    if cross_check in (True, False, None):
-        return cross_check
+    if cross_check is None:
+        return None
+    if cross_check in (True, False):
+        return bool(cross_check)
     return None if sampled(inst) else False
 
 
