@@ -47,6 +47,7 @@ from .errors import (
     check_names,
     check_type,
 )
+from .heartbeat import heartbeat
 from .objective import coverage_of, evaluate, get_saturation
 from .package import Package, Store, parse_created_at
 from .parallel import check_workers, init_solver_worker, pool_context, stop_pool, worker_died
@@ -1161,49 +1162,63 @@ def sweep_package(
     # Every writer at every budget in one call (batched), then OPT at every budget in
     # one call: the optimum at a smaller budget seeds the next, and small packages are
     # answered by one decomposition for all budgets (solvers.solve_budgets).
-    by_writer = run_writers(writers, inst, grid, package=package)
-    if raise_writer_errors:
-        for found in by_writer.values():
-            for res in found:
-                if isinstance(res, WriterError):
-                    raise res
-    per_budget = [[by_writer[w][k] for w in writers] for k in range(len(grid))]
-    incumbents = [
-        _best_incumbent((r.value, r.selected_idx) for r in found if not isinstance(r, WriterError))
-        for found in per_budget
-    ]
-    # Pools with the same candidates as the full instance or as each other (e.g. no
-    # validity types in the package) have the same optima: solve each candidate set once.
-    # Known before any solve, so that a shared total counts only the runs to be made.
-    pools = {name: inst.pool_instance(ABLATIONS[name]) for name in dict.fromkeys(ablations)}
-    distinct = {p.candidate_ids: p for p in pools.values() if p.candidate_ids != inst.candidate_ids}
-    skip_runs(len(grid) * (len(pools) - len(distinct)))
-    opts = solve_budgets(
-        inst,
-        grid,
-        solver,
-        time_limit=time_limit,
-        cross_check=cross_check,
-        incumbents=incumbents,
-        progress=progress,
-        workers=workers,
-    )
-    by_candidates = {inst.candidate_ids: opts}
-    for ids, pool in distinct.items():
-        by_candidates[ids] = solve_budgets(
-            pool,
+    # The writers answer all budgets in one call each, and the pools and the refinement of
+    # unproven optima report no progress of their own: meanwhile the progress bar (through
+    # which the app's Stop acts) hears the last count again (app QA: 28-38 s without a call).
+    done = [0]
+
+    def tick(k: int, n: int) -> None:
+        done[0] = k
+        progress(k, n)
+
+    with heartbeat(None if progress is None else (lambda: progress(done[0], len(grid)))):
+        by_writer = run_writers(writers, inst, grid, package=package)
+        if raise_writer_errors:
+            for found in by_writer.values():
+                for res in found:
+                    if isinstance(res, WriterError):
+                        raise res
+        per_budget = [[by_writer[w][k] for w in writers] for k in range(len(grid))]
+        incumbents = [
+            _best_incumbent(
+                (r.value, r.selected_idx) for r in found if not isinstance(r, WriterError)
+            )
+            for found in per_budget
+        ]
+        # Pools with the same candidates as the full instance or as each other (e.g. no
+        # validity types in the package) have the same optima: solve each candidate set once.
+        # Known before any solve, so that a shared total counts only the runs to be made.
+        pools = {name: inst.pool_instance(ABLATIONS[name]) for name in dict.fromkeys(ablations)}
+        distinct = {
+            p.candidate_ids: p for p in pools.values() if p.candidate_ids != inst.candidate_ids
+        }
+        skip_runs(len(grid) * (len(pools) - len(distinct)))
+        opts = solve_budgets(
+            inst,
             grid,
             solver,
             time_limit=time_limit,
             cross_check=cross_check,
+            incumbents=incumbents,
+            progress=None if progress is None else tick,
             workers=workers,
         )
-    # Inside a shared total: the time the runs left goes to the unproven optima.
-    refine_unproven(
-        [(inst, opts), *((p, by_candidates[ids]) for ids, p in distinct.items())],
-        solver,
-        cross_check=cross_check,
-    )
+        by_candidates = {inst.candidate_ids: opts}
+        for ids, pool in distinct.items():
+            by_candidates[ids] = solve_budgets(
+                pool,
+                grid,
+                solver,
+                time_limit=time_limit,
+                cross_check=cross_check,
+                workers=workers,
+            )
+        # Inside a shared total: the time the runs left goes to the unproven optima.
+        refine_unproven(
+            [(inst, opts), *((p, by_candidates[ids]) for ids, p in distinct.items())],
+            solver,
+            cross_check=cross_check,
+        )
     # A pool's store is feasible in the package: an unproven full optimum never stays below
     # a pool's incumbent (an ablation ratio above 1).
     for ids in distinct:

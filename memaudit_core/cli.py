@@ -15,6 +15,7 @@ import functools
 import json
 import math
 import os
+import re
 import sys
 import time
 from collections.abc import Sequence
@@ -24,6 +25,8 @@ from typing import Any, NoReturn
 from .errors import MemAuditError, PackageError
 
 EXIT_USER_ERROR = 2
+#: Exit status after Ctrl-C (128 + SIGINT), as shells report it.
+EXIT_INTERRUPTED = 130
 
 
 # --------------------------------------------------------------------------- parsing helpers
@@ -98,10 +101,12 @@ def parse_seeds(text: str, what: str = "--seeds") -> list[int]:
     [0, 1, 2, 3, 7]
     """
     seeds: list[int] = []
+    if not text.strip():
+        raise MemAuditError(f"{what}: no seeds given")
     for part in text.split(","):
         part = part.strip()
-        if not part:
-            continue
+        if not part:  # as --budgets: ",," is usually a typo (CLI QA)
+            raise MemAuditError(f"{what}: empty item in {text!r}")
         try:
             if "-" in part[1:]:
                 a, b = part.split("-", 1) if not part.startswith("-") else (part, "")
@@ -1044,6 +1049,22 @@ def cmd_generate(args: argparse.Namespace) -> int:
         f"{len(pkg.candidates)} candidates, {len(pkg.units)} units",
         file=sys.stderr,
     )
+    if args.json:  # as `import -o FILE --json` (CLI QA: stdout was empty)
+        summary = {
+            "generated": {
+                "family": args.family,
+                "seed": pkg.meta.get("seed"),
+                "params": pkg.meta.get("params"),
+                "output": args.output,
+                "package_id": pkg.id,
+                "content_hash": pkg.content_hash(),
+                "experiences": len(pkg.experiences),
+                "candidates": len(pkg.candidates),
+                "units": len(pkg.units),
+                "queries": len(pkg.queries),
+            }
+        }
+        _emit(summary, True, "")
     return 0
 
 
@@ -1380,12 +1401,42 @@ def _put_cwd_on_path() -> None:
         sys.path.append(cwd)
 
 
+_NEGATIVE = re.compile(r"^-\.?\d")
+
+
+def _value_options(parser: argparse.ArgumentParser) -> set[str]:
+    """Option strings, in the parser and its subcommands, that take one value."""
+    found: set[str] = set()
+    for action in parser._actions:
+        if action.option_strings and action.nargs != 0:
+            found.update(action.option_strings)
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found |= _value_options(sub)
+    return found
+
+
+def _join_negative_values(raw: list[str], parser: argparse.ArgumentParser) -> list[str]:
+    """``--budgets -2,4`` as ``--budgets=-2,4``: argparse takes ``-2,4`` for an option and
+    said "expected one argument" (CLI QA), where the ``=`` form gets the product's message."""
+    takes_value = _value_options(parser)
+    out: list[str] = []
+    for k, token in enumerate(raw):
+        if token == "--":
+            return out + raw[k:]
+        if out and out[-1] in takes_value and _NEGATIVE.match(token):
+            out[-1] = f"{out[-1]}={token}"
+        else:
+            out.append(token)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     raw = list(sys.argv[1:] if argv is None else argv)
     options = raw[: raw.index("--")] if "--" in raw else raw  # after "--" only operands
     _Parser.wants_json = "--json" in options
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_join_negative_values(raw, parser))
     if not getattr(args, "command", None):
         parser.print_help(sys.stderr)
         return EXIT_USER_ERROR
@@ -1393,17 +1444,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     global _STDOUT
     _STDOUT = sys.stdout
     try:
+        return _run(args)
+    except BrokenPipeError:
+        # The reader closed stdout early (`| head`), also while an error was being written
+        # (CLI QA: a traceback and exit 1). Python's own flush at exit must not complain.
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return getattr(args, "_exit_code", 0)
+    finally:
+        _STDOUT = None
+
+
+def _run(args: argparse.Namespace) -> int:
+    """The command, with user errors turned into messages and exit codes (see :func:`main`)."""
+    try:
         with contextlib.redirect_stdout(sys.stderr):
             return int(args.func(args) or 0)
     except PackageError as exc:
         Progress.close_line()
         for line in exc.lines():
             print(line, file=sys.stderr)
+        args._exit_code = EXIT_USER_ERROR
         _json_error(args, exc)
         return EXIT_USER_ERROR
     except MemAuditError as exc:
         Progress.close_line()
         print(f"memaudit: error: {exc}", file=sys.stderr)
+        args._exit_code = EXIT_USER_ERROR
         _json_error(args, exc)
         plugin_tb = getattr(exc, "plugin_traceback", None)
         if plugin_tb:  # a plugin writer's own traceback: only on request
@@ -1415,9 +1482,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         Progress.close_line()
         print("memaudit: interrupted", file=sys.stderr)
-        return 130
+        args._exit_code = EXIT_INTERRUPTED
+        # One JSON object on stdout with --json, as for every other way a command ends (CLI
+        # QA: an interrupted --json run left stdout empty).
+        if getattr(args, "json", False):
+            _emit({"error": {"type": "Interrupted", "message": "interrupted"}}, True, "")
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
-        return 0
+        raise
     except Exception as exc:  # a bug, not a user error: say so, show details only on --debug
         Progress.close_line()
         if args.debug:
@@ -1428,8 +1500,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
-    finally:
-        _STDOUT = None
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -491,10 +491,16 @@ def budget_curve(
             if share is not None
             else "limit reached"
         )
+        advice = (
+            " More time for the solves, or fewer budgets (each gets a larger share), proves "
+            "more of them."
+            if share is not None
+            else ""
+        )
         notes.append(
             f"{len(uncertified)} of {len(grid)} optima are not certified ({within}): "
             "their points show the incumbent with its proven upper bound, and ratios at those "
-            "budgets are against the incumbent."
+            "budgets are against the incumbent." + advice
         )
     points = []
     for key, row in keyed:

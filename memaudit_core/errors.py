@@ -44,6 +44,11 @@ class PackageError(MemAuditError):
     def lines(self) -> list[str]:
         return [p.format(self.source) for p in self.problems]
 
+    def __reduce__(self):
+        # Survives pickling back from a worker process with its problems (CLI QA: `audit
+        # --json` got a bare MemAuditError without file and problems).
+        return (type(self), (self.source, self.problems))
+
 
 class UnknownNameError(MemAuditError):
     """An unknown writer, solver, family, store, saturation or parameter name."""

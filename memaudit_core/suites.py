@@ -50,11 +50,11 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .errors import MemAuditError, UnknownNameError
+from .errors import MemAuditError, PackageError, UnknownNameError
 from .package import Package
 from .parallel import check_workers, init_solver_worker, pool_context, stop_pool
 
@@ -280,12 +280,13 @@ def _index_one(src: PackageSource, text: str | None) -> IndexEntry:
 
 @contextmanager
 def _portable_errors():
-    """Re-raise user errors as a plain :class:`MemAuditError` (message kept): some subclasses
-    (``PackageError``) do not survive pickling back from a worker process."""
+    """Re-raise user errors that might not survive pickling back from a worker process as a
+    plain :class:`MemAuditError` (message kept); a :class:`PackageError` keeps its file and
+    problems (it pickles)."""
     try:
         yield
     except MemAuditError as exc:
-        if type(exc) is MemAuditError:
+        if type(exc) in (MemAuditError, PackageError):
             raise
         raise MemAuditError(str(exc)) from None
 
@@ -1333,6 +1334,16 @@ def cli_sweep_suite(args: Any) -> int:
         figures=not args.no_figures,
         progress=Bar("sweep", enabled=not args.quiet),
     )
+    unseeded = [f for f in args.family or [] if ":" not in f] if args.seeds is None else []
+    if unseeded:  # CLI QA: a forgotten --seeds gave n = 1 and a CI of n/a without a word
+        res = replace(
+            res,
+            notes=(
+                *res.notes,
+                f"--family {', '.join(unseeded)} without seeds ran seed 0 only: pass --seeds A-B "
+                "(or NAME:A-B) for a seed range",
+            ),
+        )
     if args.output:
         rows = [r.to_dict() for r in res.rows]
         _write_rows_csv(Path(args.output), rows, list(SuiteRow.__dataclass_fields__))

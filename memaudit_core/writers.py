@@ -57,6 +57,7 @@ from .errors import (
     check_budget_list,
     check_names,
 )
+from .heartbeat import beat
 from .objective import GAIN_EPS, CoverageState, evaluate, get_saturation
 from .solvers import check_budget
 from .versions import RESULT_VERSION
@@ -405,8 +406,12 @@ def _gvt_many(inst: CompiledInstance, budgets: list[float]) -> list[tuple[int, .
     stack: list[tuple[int, int, Any, float, dict[int, list[int]]]] = [
         (0, 0, root, 0.0, {k: list(range(len(nf))) for k, nf in enumerate(neg_floors)})
     ]
+    n_nodes = 0
     while stack:
         g, used, state, spent, passes = stack.pop()
+        n_nodes += 1
+        if not n_nodes & 63:
+            beat()  # a many-budget tree of a large package runs for seconds
         while True:
             live: dict[int, list[int]] = {}
             for k, taus in passes.items():

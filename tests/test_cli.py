@@ -635,3 +635,113 @@ def test_a_plugin_module_in_the_working_folder_is_found(capsys, tmp_path, monkey
     argv = ["score", str(SAMPLES / "update_chain.json"), "--budget", "3"]
     assert main([*argv, "--writer", "my_cwd_writer:first", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["value"] == 0
+
+
+# --------------------------------------------------------------------------- CLI QA, session 16
+
+
+def test_audit_json_keeps_the_package_errors_problems(capsys):
+    """CLI QA: the error crossed a worker process as a bare MemAuditError (no file, problems)."""
+    bad = MALFORMED / "cost_nan.json"
+    code = main(["audit", str(bad), "--json", "--quiet"])
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert code == 2 and error["type"] == "PackageError"
+    assert error["file"].endswith("cost_nan.json")
+    assert [p["rule"] for p in error["problems"]] == ["finite"]
+
+
+def test_package_error_pickles_with_its_problems():
+    import pickle
+
+    from memaudit_core.errors import PackageError, Problem
+
+    exc = PackageError("p.json", [Problem("$.units[0].weight", "weight-range", "must be", -1)])
+    again = pickle.loads(pickle.dumps(exc))
+    assert type(again) is PackageError and again.lines() == exc.lines()
+    assert str(again) == str(exc)
+
+
+class _ClosedPipe:
+    """A stdout whose reader has gone (``| head``): every write raises BrokenPipeError."""
+
+    def __init__(self, fd: int):
+        self._fd = fd
+
+    def write(self, _text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def fileno(self) -> int:
+        return self._fd
+
+
+@pytest.mark.parametrize(
+    ("argv", "code"),
+    [
+        (["solve", str(MALFORMED / "cost_nan.json"), "--budget", "1", "--json"], 2),  # error
+        (["solve", str(SAMPLES / "update_chain.json"), "--budget", "6", "--json"], 0),
+    ],
+)
+def test_a_closed_pipe_is_no_traceback(monkeypatch, capsys, tmp_path, argv, code):
+    """CLI QA: `... --json | head -c 600` on a bad package ended in a traceback and exit 1."""
+    with open(tmp_path / "sink", "w") as sink:
+        monkeypatch.setattr(sys, "stdout", _ClosedPipe(sink.fileno()))
+        assert main(argv) == code
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_an_interrupted_json_run_prints_one_error_object(monkeypatch, capsys):
+    """CLI QA: exit 130 with an empty stdout under --json."""
+    import memaudit_core.cli as cli
+
+    def interrupted(_args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "cmd_solve", interrupted)
+    code = main(["solve", str(SAMPLES / "update_chain.json"), "--budget", "6", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 130 and "memaudit: interrupted" in err
+    assert json.loads(out)["error"] == {"type": "Interrupted", "message": "interrupted"}
+
+
+def test_generate_to_a_file_with_json_prints_a_summary(capsys, tmp_path):
+    target = tmp_path / "g.json"
+    out = run_json(capsys, "generate", "memaudit-small", "--seed", "3", "-o", str(target))
+    written = json.loads(target.read_text())
+    assert out["generated"]["package_id"] == written["id"] == "memaudit-small-s3"
+    assert out["generated"]["seed"] == 3 and out["generated"]["output"] == str(target)
+    assert out["generated"]["candidates"] == len(written["candidates"])
+
+
+def test_seed_lists_refuse_empty_items_as_budget_lists_do():
+    with pytest.raises(MemAuditError, match="empty item in '1,,2'"):
+        parse_seeds("1,,2")
+    with pytest.raises(MemAuditError, match="no seeds given"):
+        parse_seeds(" ")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["sweep", "PKG", "--budgets", "-2,4"], "--budgets: values must be finite numbers >= 0"),
+        (["solve", "PKG", "--budget", "-3"], "budget must be a finite number >= 0, got -3.0"),
+        (["sweep", "--family", "memaudit-small", "--seeds", "-1-3"], "--seeds: cannot read"),
+    ],
+)
+def test_a_negative_value_after_a_space_gets_the_products_message(capsys, argv, message):
+    """CLI QA: argparse took "-2,4" for an option: "expected one argument" and the usage."""
+    argv = [str(SAMPLES / "update_chain.json") if a == "PKG" else a for a in argv]
+    assert main([*argv, "--quiet"] if argv[0] == "sweep" else argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "expected one argument" not in err
+
+
+def test_a_family_without_seeds_says_it_ran_seed_0_only(capsys):
+    out = run_json(capsys, "sweep", "--family", "update_chain", "--budgets", "6",
+                   "--writers", "gvt", "--quiet")  # fmt: skip
+    assert any("without seeds ran seed 0 only" in n for n in out["notes"])
+    out = run_json(capsys, "sweep", "--family", "update_chain", "--seeds", "0-1", "--budgets",
+                   "6", "--writers", "gvt", "--quiet")  # fmt: skip
+    assert not any("without seeds" in n for n in out["notes"])

@@ -750,3 +750,39 @@ def test_registering_the_same_own_writer_twice_says_so(own_writer):
     own_writer("mine_cell", lambda inst, b: ())
     with pytest.raises(MemAuditError, match="already registered: pass replace=True"):
         W.register_writer(W.WriterInfo("mine_cell", "again", "oracle", lambda inst, b: ()))
+
+
+def test_the_many_budget_gvt_tree_beats_for_the_progress_bar():
+    """App QA: a 58-budget sweep of a large package ran its writers for 28-38 s without one
+    progress call, so Streamlit's Stop could not act."""
+    from memaudit_core.heartbeat import heartbeat
+    from memaudit_core.writers import _gvt_many
+
+    inst = compile_package(generate("random_coverage", 0, n_groups=40))
+    budgets = [float(b) for b in range(5, 60, 5)]
+    calls = []
+    with heartbeat(lambda: calls.append(1), interval=0.0):
+        picked = _gvt_many(inst, budgets)
+    assert len(calls) >= 1
+    assert picked == _gvt_many(inst, budgets)  # the hook changes nothing
+
+
+def test_sweep_package_forwards_writer_heartbeats_to_progress(monkeypatch):
+    import time
+
+    from memaudit_core import analysis
+    from memaudit_core.heartbeat import beat
+
+    real = analysis.run_writers
+
+    def slow_writers(*args, **kwargs):
+        time.sleep(0.3)  # past the heartbeat's 0.25 s interval
+        beat()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(analysis, "run_writers", slow_writers)
+    ticks = []
+    analysis.sweep_package(
+        generate("update_chain"), [3.0, 6.0], ["gvt"], progress=lambda d, n: ticks.append((d, n))
+    )
+    assert ticks[0] == (0, 2) and ticks[-1] == (2, 2)

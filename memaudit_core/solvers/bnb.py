@@ -66,6 +66,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from .. import heartbeat
 from ..compiled import CompiledInstance, budget_with_tolerance
 from ..errors import SolverError
 from ..objective import GAIN_EPS, get_saturation
@@ -638,6 +639,8 @@ class _Search:
         ub: float = math.inf,
     ) -> None:
         self.nodes += 1
+        if not self.nodes & 255:
+            heartbeat.beat()  # a long search in a sweep (memaudit_core.heartbeat)
         idx, gains, cb, node_bound = self.node(g, z, value, cost, theta if not chosen else None)
         # A subtree lies inside every ancestor's: their bounds (``ub``; the root's is the
         # tightest, fitted by theta) cap the children's, which are computed without theta.

@@ -34,6 +34,7 @@ import numpy as np
 
 from ..compiled import CompiledInstance, budget_with_tolerance
 from ..errors import MemAuditError, SolverDisagreementError, SolverError, UnknownNameError
+from ..heartbeat import beat
 from ..objective import evaluate
 from . import (
     SOLVER_CHOICES,
@@ -375,6 +376,7 @@ def solve_certified(
     >>> round(res.value, 6), res.certified, [c.engine for c in res.certificate.checks]
     (8.025, True, ['bnb', 'enum'])
     """
+    beat()  # sweeps run many solves between progress ticks (memaudit_core.heartbeat)
     t0 = time.perf_counter()
     budget = check_budget(budget)
     _check_limits(time_limit, node_limit)
