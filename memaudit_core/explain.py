@@ -91,6 +91,13 @@ HEATMAP_ROWS = {
     "kept": "kept by the store or the optimum",
     "focus": "covering the focus unit",
 }
+#: What the evidence graph shows: every filtered unit (down to the focus unit's neighbourhood
+#: above :data:`GRAPH_MAX_NODES`), or the focus unit's neighbourhood at any size (speaker QA:
+#: the whole graph of a 39-candidate package was 2,124 px tall on a projector).
+GRAPH_SCOPES = {
+    "all": "every filtered unit",
+    "focus": "the focus unit's neighbourhood",
+}
 #: Above this many nodes the graph shows only the focus unit's neighbourhood.
 GRAPH_MAX_NODES = 90
 
@@ -389,16 +396,18 @@ class CompareView:
         o = self.opt_name
         return [
             {
+                # The annotator's question first (app QA: at 1,400 px "covered in OPT by",
+                # what the optimum kept instead, was the cut-off last column).
                 "unit": u.unit_id,
                 "kind": u.kind,
                 "value lost": u.lost,
+                "covered in store by": ", ".join(u.store_covered_by),
+                f"covered in {o} by": ", ".join(u.opt_covered_by),
                 "weight": u.weight,
                 "store value": u.store_value,
                 f"{o} value": u.opt_value,
                 "store coverage": u.store_coverage,
                 f"{o} coverage": u.opt_coverage,
-                "covered in store by": ", ".join(u.store_covered_by),
-                f"covered in {o} by": ", ".join(u.opt_covered_by),
                 "queries": ", ".join(u.queries),
                 "text": u.text,
             }
@@ -1214,6 +1223,7 @@ def evidence_view(
     kinds: Iterable[str] | None = None,
     focus_unit: str | None = None,
     heatmap_rows: str = "all",
+    graph_scope: str = "all",
     solver: str = "auto",
     time_limit: float | None = None,
 ) -> EvidenceView:
@@ -1233,6 +1243,9 @@ def evidence_view(
     heatmap_rows : {"all", "kept", "focus"}
         The heatmap's candidate rows (:data:`HEATMAP_ROWS`): every candidate, those kept by
         the chosen store or the optimum, or those covering the focus unit.
+    graph_scope : {"all", "focus"}
+        The graph's extent (:data:`GRAPH_SCOPES`): every filtered unit, or the focus unit's
+        neighbourhood.
 
     Examples
     --------
@@ -1244,6 +1257,10 @@ def evidence_view(
     if heatmap_rows not in HEATMAP_ROWS:
         raise UnknownNameError(
             f"unknown heatmap_rows {heatmap_rows!r} (known: {', '.join(HEATMAP_ROWS)})"
+        )
+    if graph_scope not in GRAPH_SCOPES:
+        raise UnknownNameError(
+            f"unknown graph_scope {graph_scope!r} (known: {', '.join(GRAPH_SCOPES)})"
         )
     ev = _evaluation(package, budget, writer, store_id, solver, time_limit)
     inst = _eval_instance(package, ev)
@@ -1344,7 +1361,17 @@ def evidence_view(
         inst, look, filtered_pos, focus_unit, store_set, opt_set, unit_by_id, opt_word, heatmap_rows
     )
     timeline = _timeline(package, inst, ev, look)
-    graph = _graph(package, inst, look, filtered_pos, focus_unit, store_set, opt_set, queries_of)
+    graph = _graph(
+        package,
+        inst,
+        look,
+        filtered_pos,
+        focus_unit,
+        store_set,
+        opt_set,
+        queries_of,
+        neighbourhood=graph_scope == "focus",
+    )
     return EvidenceView(
         package_id=package.id,
         content_hash=ev.content_hash,
@@ -1561,6 +1588,7 @@ def _graph(
     store_set: set[int],
     opt_set: set[int],
     queries_of: dict[str, list[int]],
+    neighbourhood: bool = False,
 ) -> GraphData:
     csc = inst.coverage_csc
     group_pos = {gid: k for k, gid in enumerate(inst.group_ids)}
@@ -1616,7 +1644,8 @@ def _graph(
 
     message = ""
     g = build(units_pos)
-    if g.number_of_nodes() > GRAPH_MAX_NODES and focus_unit is not None:
+    too_big = g.number_of_nodes() > GRAPH_MAX_NODES
+    if (too_big or neighbourhood) and focus_unit is not None:
         full = g.number_of_nodes()
         focus_r = inst.unit_index[focus_unit]
         near = covering(focus_r)
@@ -1634,8 +1663,10 @@ def _graph(
             g = build([focus_r], only=near)
             what = "and the queries requiring it"
         message = (
-            f"The filtered graph has {full} nodes; showing the neighbourhood of the focus unit "
-            f"{focus_unit}: the candidates covering it, their experiences, {what}."
+            f"The filtered graph has {full} nodes; showing "
+            + ("" if too_big else f"{g.number_of_nodes()} of them, ")
+            + f"the neighbourhood of the focus unit {focus_unit}: the candidates covering it, "
+            f"their experiences, {what}."
         )
     if g.number_of_nodes() == 0:
         return GraphData(
@@ -1761,6 +1792,7 @@ def view_for_key(
     kinds: Iterable[str] | None = None,
     focus_unit: str | None = None,
     heatmap_rows: str = "all",
+    graph_scope: str = "all",
     solver: str = "auto",
     time_limit: float | None = None,
 ) -> CompareView | EvidenceView:
@@ -1784,6 +1816,7 @@ def view_for_key(
             kinds=kinds,
             focus_unit=focus_unit,
             heatmap_rows=heatmap_rows,
+            graph_scope=graph_scope,
             solver=solver,
             time_limit=time_limit,
         )
@@ -1792,6 +1825,7 @@ def view_for_key(
 
 __all__ = [
     "GRAPH_MAX_NODES",
+    "GRAPH_SCOPES",
     "HEATMAP_MAX_COLS",
     "HEATMAP_MAX_ROWS",
     "HEATMAP_ROWS",

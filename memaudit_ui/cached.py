@@ -78,6 +78,7 @@ def evidence_view(
     kinds: tuple[str, ...] | None,
     focus_unit: str | None,
     heatmap_rows: str = "all",
+    graph_scope: str = "all",
 ):
     """:func:`memaudit_core.explain.evidence_view` for a frame store key."""
     from memaudit_core import explain
@@ -90,6 +91,7 @@ def evidence_view(
         kinds=kinds,
         focus_unit=focus_unit,
         heatmap_rows=heatmap_rows,
+        graph_scope=graph_scope,
         time_limit=APP_TIME_LIMIT_S,
     )
 

@@ -1015,7 +1015,8 @@ def budget_value_curve(curve, title: str, present: bool = False, current_budget=
             x=[p.budget for p in uncert],
             y=[p.value for p in uncert],
             mode="markers",
-            name="uncertified: incumbent ○ with proven bound ┬",
+            # Words, not glyphs: a trailing "┬" read as a typo (app QA).
+            name="not proven: incumbent (hollow), whisker up to its proven bound",
             marker={
                 "size": 13,
                 "symbol": "circle-open",
@@ -1056,6 +1057,8 @@ def budget_value_curve(curve, title: str, present: bool = False, current_budget=
     _mark_budget(fig, current_budget, unit, present)
     base_layout(fig, _plain(title), present, height=480)
     _legend_below(fig, present)
+    # Points at 0 (or 1) sit on the plot edge: drawn whole, not halved (app QA).
+    fig.update_traces(cliponaxis=False, selector={"type": "scatter"})
     return fig
 
 
@@ -1123,6 +1126,8 @@ def budget_ratio_curve(curve, title: str, present: bool = False, current_budget=
     _mark_budget(fig, current_budget, unit, present)
     base_layout(fig, _plain(title), present, height=440)
     _legend_below(fig, present)
+    # Points at 0 (or 1) sit on the plot edge: drawn whole, not halved (app QA).
+    fig.update_traces(cliponaxis=False, selector={"type": "scatter"})
     return fig
 
 
@@ -1204,6 +1209,8 @@ def family_band_curve(band, title: str, cost_unit: str = "units", present: bool 
     fig.update_yaxes(title_text="mean ratio F / OPT over seeds", range=[0, top * 1.15])
     base_layout(fig, _plain(title), present, height=440)
     _legend_below(fig, present)
+    # Points at 0 (or 1) sit on the plot edge: drawn whole, not halved (app QA).
+    fig.update_traces(cliponaxis=False, selector={"type": "scatter"})
     return fig
 
 
@@ -1515,26 +1522,36 @@ def ablation_drop_chart(curves: Sequence, title: str, cost_unit: str, present: b
 
 
 def cost_rule_ratio_chart(sens, title: str, present: bool = False):
-    """Mean ratio per writer (over the budgets) under each cost rule, grouped bars."""
+    """Mean ratio per writer (over the budgets) under each cost rule, grouped horizontal bars.
+
+    Horizontal: writer names read without rotation and the value labels stay upright (app QA:
+    at 1024 px on a projector the rotated names ran into the legend and the upright-rotated
+    labels were 8 px).
+    """
     fig = go.Figure()
     rules = [r for r in sens.rules if r.available]
+    writers = list(sens.writers)
     for k, rule in enumerate(rules):
         means = dict(rule.mean_ratio)
         fig.add_bar(
-            x=list(sens.writers),
-            y=[means.get(w) or 0 for w in sens.writers],
-            text=["n/a" if means.get(w) is None else f"{means[w]:.2f}" for w in sens.writers],
+            y=writers,
+            x=[means.get(w) or 0 for w in writers],
+            orientation="h",
+            text=["n/a" if means.get(w) is None else f"{means[w]:.2f}" for w in writers],
             textposition="outside",
-            # Upright, four bars side by side run their labels together ("1.001.001.00").
-            textangle=-90,
+            textangle=0,
+            textfont={"size": 16 if present else 13},
             cliponaxis=False,
             name=rule.rule,
             marker_color=COLORS["opt"] if k == 0 else METHOD_PALETTE[(k - 1) % len(METHOD_PALETTE)],
         )
-    fig.update_layout(barmode="group")
-    fig.update_xaxes(title_text="reference writer")
-    fig.update_yaxes(title_text="mean ratio F / OPT over the budgets", range=[0, 1.3])
-    base_layout(fig, _plain(title), present, height=440)
+    # Writers top to bottom in registry order; rules in legend order within each group.
+    fig.update_layout(barmode="group", legend={"traceorder": "normal"})
+    fig.update_yaxes(title_text="reference writer", autorange="reversed")
+    fig.update_xaxes(title_text="mean ratio F / OPT over the budgets", range=[0, 1.2])
+    bar_px = 16 if present else 12
+    height = 180 + len(writers) * (max(len(rules), 1) * bar_px + 18)
+    base_layout(fig, _plain(title), present, height=max(420, height))
     _legend_below(fig, present)
     return fig
 
@@ -1579,29 +1596,57 @@ def capacity_chart(cap, title: str, cost_unit: str, present: bool = False):
 
 
 def noise_delta_bars(ns, title: str, present: bool = False):
-    """Mean |Δ ratio| per writer under coverage noise (error bar up to the largest |Δ|)."""
+    """Mean |Δ ratio| per writer under coverage noise, a whisker up to the largest |Δ|.
+
+    Horizontal, as the cost-rule chart: writer names need no rotation (at 1024 px they ran
+    into the legend). The value labels sit past the whisker, not on it (app QA: the
+    whiskers struck through them), and the legend says what the whisker is.
+    """
     rows = ns.writer_rows
     means = [r.mean_abs_delta or 0.0 for r in rows]
+    tops = [max(r.max_abs_delta or 0.0, m) for r, m in zip(rows, means, strict=True)]
+    writers = [r.writer for r in rows]
     fig = go.Figure(
         go.Bar(
-            x=[r.writer for r in rows],
-            y=means,
-            error_y={
+            y=writers,
+            x=means,
+            orientation="h",
+            error_x={
                 "type": "data",
                 "symmetric": False,
-                "array": [
-                    max((r.max_abs_delta or 0.0) - m, 0.0) for r, m in zip(rows, means, strict=True)
-                ],
+                "array": [t - m for t, m in zip(tops, means, strict=True)],
                 "arrayminus": [0.0] * len(rows),
-                "color": "#999",
+                "color": "#555",
+                "thickness": 2,
+                "width": 8,
             },
-            text=["n/a" if r.mean_abs_delta is None else f"{r.mean_abs_delta:.3f}" for r in rows],
-            textposition="outside",
-            cliponaxis=False,
             marker_color=COLORS["writer"],
-            name="mean |Δ ratio|",
+            name="mean |Δ ratio| over the draws",
+            hovertemplate="%{y}<br>mean |Δ ratio| = %{x:.4f}<extra></extra>",
         )
     )
-    fig.update_xaxes(title_text="reference writer")
-    fig.update_yaxes(title_text="mean |noisy ratio − clean ratio|", rangemode="tozero")
-    return base_layout(fig, _plain(title), present, height=420)
+    fig.add_scatter(
+        y=writers,
+        x=tops,
+        mode="text",
+        text=["n/a" if r.mean_abs_delta is None else f"  {r.mean_abs_delta:.3f}" for r in rows],
+        textposition="middle right",
+        textfont={"size": 18 if present else 14},
+        cliponaxis=False,
+        showlegend=False,
+        hoverinfo="skip",
+    )
+    fig.add_scatter(  # legend entry for the whisker
+        x=[None],
+        y=[None],
+        mode="lines",
+        line={"color": "#555", "width": 2},
+        name="whisker: largest |Δ ratio| over the draws",
+    )
+    fig.update_yaxes(title_text="reference writer", autorange="reversed")
+    fig.update_xaxes(
+        title_text="mean |noisy ratio − clean ratio|", range=[0, max(tops + [1e-3]) * 1.3]
+    )
+    base_layout(fig, _plain(title), present, height=max(420, 180 + 44 * len(rows)))
+    _legend_below(fig, present)
+    return fig

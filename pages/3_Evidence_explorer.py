@@ -5,7 +5,7 @@ graph."""
 import pandas as pd
 import streamlit as st
 
-from memaudit_core.explain import HEATMAP_ROWS
+from memaudit_core.explain import GRAPH_SCOPES, HEATMAP_ROWS
 from memaudit_ui import cached, figures, render, state
 from memaudit_ui.frame import frame, kept, md_escape
 
@@ -38,7 +38,17 @@ if focus_request is None or url_adopted:
             focus_request = kept_unit
             st.session_state["ev_focus_named"] = True
 # The heatmap's rows are read before the call (the radio is drawn by the heatmap, below).
-heatmap_rows_kw = kept("ev_heatmap_rows", "all", lambda v: v if v in HEATMAP_ROWS else None)
+# On a projector the short view first (speaker QA: all 39 rows made a 1,826 px chart).
+heatmap_rows_kw = kept(
+    "ev_heatmap_rows",
+    "kept" if ctx.present else "all",
+    lambda v: v if v in HEATMAP_ROWS else None,
+)
+graph_scope_kw = kept(
+    "ev_graph_scope",
+    "focus" if ctx.present else "all",
+    lambda v: v if v in GRAPH_SCOPES else None,
+)
 view = cached.evidence_view(
     pkg,
     pkg.content_hash(),
@@ -47,6 +57,7 @@ view = cached.evidence_view(
     None if kinds_state is None else tuple(kinds_state),
     focus_request,
     st.session_state["ev_heatmap_rows"],
+    st.session_state["ev_graph_scope"],
 )
 st.session_state["ev_kinds"] = list(view.kinds)
 st.session_state["ev_focus"] = view.focus_unit
@@ -209,6 +220,15 @@ st.caption(
 )
 
 st.subheader("Graph: experience → candidate → unit → query")
+st.radio(
+    "Graph of",
+    list(GRAPH_SCOPES),
+    format_func=GRAPH_SCOPES.get,
+    horizontal=True,
+    help="The whole filtered graph (large packages fall back to the focus unit's "
+    "neighbourhood), or the focus unit's neighbourhood, which fits a screen.",
+    **graph_scope_kw,
+)
 gd = view.graph
 if gd.message:
     st.info(md_escape(gd.message))

@@ -414,6 +414,24 @@ def test_graph_counts_on_veg_to_pescatarian():
     assert (g.number_of_nodes(), g.number_of_edges()) == (gd.n_nodes, gd.n_edges)
 
 
+def test_graph_of_the_focus_units_neighbourhood():
+    pkg = sample("travel-assistant")
+    whole = evidence_view(pkg, 40, writer="density").graph
+    view = evidence_view(pkg, 40, writer="density", graph_scope="focus")
+    focus = view.focus_unit
+    near = [c for c in pkg.candidates if c.coverage.get(focus, 0) > 0]
+    units = {u for c in near for u, a in c.coverage.items() if a > 0}
+    queries = {q.id for q in pkg.queries if units & set(q.requires)}
+    expect = {c.experience for c in near} | {c.id for c in near} | units | queries
+    gd = view.graph
+    assert set(gd.node_labels) == expect and gd.n_nodes == len(expect) < whole.n_nodes
+    assert f"showing {gd.n_nodes} of them, the neighbourhood of the focus unit {focus}" in (
+        gd.message
+    )
+    with pytest.raises(MemAuditError, match="graph_scope 'near'.*known: all, focus"):
+        evidence_view(pkg, 40, writer="density", graph_scope="near")
+
+
 def test_big_package_caps_heatmap_and_restricts_graph():
     pkg = sample("event-graph-50")
     assert len(pkg.candidates) > HEATMAP_FILTER_ROWS
@@ -660,6 +678,20 @@ def test_evidence_page_heatmap_rows_choice_is_kept():
     at.switch_page("pages/3_Evidence_explorer.py").run()
     _no_errors(at)
     assert at.radio(key="ev_heatmap_rows").value == "kept"
+
+
+def test_evidence_page_opens_the_short_heatmap_in_presentation_mode():
+    """Speaker QA: in presentation mode the 39-row heatmap was 1,826 px tall."""
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    at.query_params["package"] = "sample:travel-assistant"
+    at.query_params["present"] = "1"
+    at.run()
+    at.switch_page("pages/3_Evidence_explorer.py").run()
+    _no_errors(at)
+    assert at.radio(key="ev_heatmap_rows").value == "kept"
+    assert any("kept by the store or the" in i.value for i in at.info)
+    assert at.radio(key="ev_graph_scope").value == "focus"
+    assert any("the neighbourhood of the focus unit" in i.value for i in at.info)
 
 
 @pytest.mark.parametrize("page", ["pages/2_Compare.py", "pages/3_Evidence_explorer.py"])
