@@ -51,6 +51,7 @@ from .suites import (
     task_key,
     write_table,
 )
+from .versions import RESULT_VERSION
 
 ENGINES = ("bnb", "milp")
 POOLS = ("full", "no_validity", "generic")
@@ -273,6 +274,7 @@ class AuditReport:
 
     def to_dict(self, rows: bool = True) -> dict[str, Any]:
         out = {
+            "result_version": RESULT_VERSION,
             "suite": "audit",
             "ok": self.ok,
             "n_sources": self.n_sources,

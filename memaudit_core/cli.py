@@ -955,8 +955,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         else "1 process",
         "out": None,
         "files": [args.output] if args.output else [],
-        # The suite path's shape, which has no result model's result_version.
-        **{k: v for k, v in result.to_dict().items() if k != "result_version"},
+        **result.to_dict(),
         # Distinct by content, as the suite path counts them; the notes with this path's own.
         "n_packages": n_contents,
         "notes": notes,

@@ -1541,12 +1541,13 @@ def _timeline(
         kept, _ = _prune_by_order(base, members, ev.budget)
         rows.append((s.display_name, [base.candidate_ids[i] for i in sorted(kept)]))
     points = []
-    external_left = 0
+    # Distinct memories: one kept by both the store and the optimum counts once (QA: 9 for 6).
+    external_ids: set[str] = set()
     for row, ids in rows:
         for cid in ids:
             exp_id = look.cand_exp.get(cid)
             if exp_id is None:  # an external memory: no experience to place it at
-                external_left += 1
+                external_ids.add(cid)
                 continue
             i = base.candidate_idx(cid)
             points.append(
@@ -1561,6 +1562,7 @@ def _timeline(
                 )
             )
     notes = []
+    external_left = len(external_ids)
     if external_left:
         notes.append(
             f"{_plural(external_left, 'external memory', 'external memories')} (in the chosen "

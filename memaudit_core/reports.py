@@ -17,6 +17,7 @@ from .analysis import StoreEvaluation, compile_cached, opt_at, score
 from .errors import WriterError
 from .package import Package
 from .solvers import SolveResult, check_budget
+from .versions import RESULT_VERSION
 from .writers import WRITERS, run_writers
 
 
@@ -49,6 +50,7 @@ class PackageStats:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "result_version": RESULT_VERSION,
             "package_id": self.package_id,
             "title": self.title,
             "cost_unit": self.cost_unit,
@@ -130,6 +132,7 @@ class Overview:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "result_version": RESULT_VERSION,
             "stats": self.stats.to_dict(),
             "budget": self.budget,
             "opt": self.opt.to_dict(),

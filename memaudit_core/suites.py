@@ -57,6 +57,7 @@ from typing import Any
 from .errors import MemAuditError, PackageError, UnknownNameError
 from .package import Package
 from .parallel import check_workers, init_solver_worker, pool_context, stop_pool
+from .versions import RESULT_VERSION
 
 JOURNAL = "journal.jsonl"
 JOURNAL_VERSION = 1
@@ -728,6 +729,7 @@ class SweepSuiteResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "result_version": RESULT_VERSION,
             "suite": "sweep",
             "n_sources": self.n_sources,
             "n_packages": self.n_packages,

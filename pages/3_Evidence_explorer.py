@@ -63,9 +63,11 @@ st.session_state["ev_kinds"] = list(view.kinds)
 st.session_state["ev_focus"] = view.focus_unit
 if linked_unit is not None and view.focus_unit != linked_unit:
     st.session_state["ev_focus_named"] = False
+    # The core says why (an unknown id, or a unit outside the kind filter: QA, a Back press
+    # to a filtered-out unit was called "no evidence unit with that id").
     st.warning(
-        f"ignored unit={md_escape(repr(linked_unit))} in the link: package "
-        f"{md_escape(view.package_id)} has no evidence unit with that id",
+        f"ignored unit={md_escape(repr(linked_unit))} in the link: "
+        + md_escape("; ".join(view.notes) or "no such evidence unit"),
         icon=":material/link_off:",
     )
 # A focus unit named by the link or picked here is part of the page's link, so a shared link
@@ -173,7 +175,8 @@ st.subheader("Coverage heatmap")
 st.radio(
     "Rows",
     list(HEATMAP_ROWS),
-    format_func=HEATMAP_ROWS.get,
+    # "incumbent" where the optimum is not proven, as everywhere on the page (QA).
+    format_func=lambda rows: HEATMAP_ROWS[rows].replace("the optimum", f"the {opt_word}"),
     horizontal=True,
     help="Which candidates the heatmap shows. The shorter views answer what the store and the "
     f"{opt_word} kept, or who could have covered the focus unit, in a chart that fits a screen.",
@@ -182,16 +185,17 @@ st.radio(
 hm = view.heatmap
 if hm.message:
     st.info(md_escape(hm.message))
-render.chart(
-    figures.coverage_heatmap(
-        hm,
-        f"Coverage a_ur: {len(hm.row_ids)} candidates × {len(hm.col_ids)} units",
-        present=ctx.present,
-        opt_word=opt_word,
-    ),
-    "evidence_heatmap",
-    f"{view.package_id}-coverage-heatmap",
-)
+if hm.row_ids:  # no rows: the info says why, and an empty chart only drew stray axes (QA)
+    render.chart(
+        figures.coverage_heatmap(
+            hm,
+            f"Coverage a_ur: {len(hm.row_ids)} candidates × {len(hm.col_ids)} units",
+            present=ctx.present,
+            opt_word=opt_word,
+        ),
+        "evidence_heatmap",
+        f"{view.package_id}-coverage-heatmap",
+    )
 st.caption(
     "Rows: candidates in arrival order (experience time), then by (cost, id). The strip on the "
     f"left and the tags mark membership: [S] kept by the store, [{opt_tag}] kept by the "

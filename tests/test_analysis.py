@@ -424,7 +424,7 @@ def test_sweep_notes_repeated_instances_and_records_its_settings():
 
 
 def test_every_result_model_says_its_version():
-    from memaudit_core import curves, explain, robustness, union
+    from memaudit_core import audit, curves, explain, reports, robustness, suites, union
     from memaudit_core.compiled import compile_package
     from memaudit_core.solvers import solve
     from memaudit_core.versions import RESULT_VERSION
@@ -443,6 +443,10 @@ def test_every_result_model_says_its_version():
         explain.compare_view(pkg, 6, writer="gvt"),
         explain.evidence_view(pkg, 6, writer="gvt"),
         union.union_report(demo, "mem0", demo.default_budget()),
+        reports.package_stats(pkg),
+        reports.overview(pkg, 6),
+        audit.audit(families=["update_chain"], budgets=[6], figures=False),
+        suites.sweep_suite(families=["update_chain"], budgets=[6], writers=["gvt"], figures=False),
     ]
     for result in results:
         assert next(iter(result.to_dict().items())) == ("result_version", RESULT_VERSION), result

@@ -368,9 +368,12 @@ def test_evidence_focus_unit_is_part_of_the_link(streamlit_server, browser, page
 
     # A unit the package does not have: a warning, the default unit, a link that says so.
     open_view(page, streamlit_server, url_path(EVIDENCE), DEEP_QUERY + "&unit=no-such-unit")
-    expect(page.get_by_test_id("stAlert").filter(has_text="unit='no-such-unit'")).to_be_visible(
-        timeout=LOAD_TIMEOUT_MS
-    )
+    expect(
+        page.get_by_test_id("stAlert").filter(
+            has_text="unit='no-such-unit' in the link: focus unit 'no-such-unit' is not an "
+            "evidence unit of package"
+        )
+    ).to_be_visible(timeout=LOAD_TIMEOUT_MS)
     assert_no_traceback(page)
     assert focus_unit_text(page).startswith("v_3 ")
     expect(page).not_to_have_url(re.compile(r"[?&]unit="), timeout=LOAD_TIMEOUT_MS)

@@ -527,6 +527,41 @@ def test_evidence_view_says_why_the_focus_is_not_the_unit_asked_for():
     assert evidence_view(pkg, 12, store_id="raw-logger").notes == ()
 
 
+def test_timeline_counts_each_external_memory_once():
+    """QA: memories kept by both the store and the union optimum were counted twice."""
+    pkg = sample("external-stores-demo")
+    view = evidence_view(pkg, 24, store_id="mem0", heatmap_rows="kept")
+    memories = {m.id for s in pkg.stores for m in s.memories}
+    kept_external = [r for r in view.heatmap.row_ids if r in memories]
+    assert len(kept_external) > 1
+    assert view.timeline.message.startswith(f"{len(kept_external)} external memories ")
+
+
+def test_cost_rule_chart_fits_a_projector():
+    from types import SimpleNamespace as NS
+
+    from memaudit_ui.figures import cost_rule_ratio_chart
+
+    writers = ["gvt", "density", "greedy", "fact_only", "summary_only", "recency_raw", "nv"]
+    rules = [
+        NS(rule=name, available=True, mean_ratio=tuple((w, 0.5) for w in writers))
+        for name in ("as_stored", "words", "bytes_overhead", "tokens_o200k")
+    ]
+    sens = NS(writers=tuple(writers), rules=rules)
+    assert cost_rule_ratio_chart(sens, "t", present=True).layout.height <= 680
+    assert cost_rule_ratio_chart(sens, "t").layout.height >= 420
+
+
+def test_evidence_page_draws_no_empty_heatmap():
+    at = _page("pages/3_Evidence_explorer.py", "sample:update_chain", "writer:density", 0)
+    _no_errors(at)
+    n_charts = len(at.get("plotly_chart"))
+    at.radio(key="ev_heatmap_rows").set_value("kept").run()
+    _no_errors(at)
+    assert any("keeps a candidate" in i.value for i in at.info)
+    assert len(at.get("plotly_chart")) == n_charts - 1
+
+
 def test_heatmap_rows_when_nothing_is_kept():
     pkg = sample("veg-to-pescatarian")
     hm = evidence_view(pkg, 0, store_id="raw-logger", heatmap_rows="kept").heatmap

@@ -403,8 +403,11 @@ def test_numbers_of_the_neighbouring_type_mean_the_same_parameter():
     with pytest.raises(MemAuditError):
         generate("update_chain", length=3.5)
     # Library QA: integer_costs=2 was taken as true and recorded as 2.
-    with pytest.raises(MemAuditError, match="'integer_costs' must be true or false, got 2"):
-        generate("random_coverage", 1, integer_costs=2)
+    for value, shown in [(2, "2"), (None, "None"), ([], r"\[\]")]:
+        with pytest.raises(
+            MemAuditError, match=f"'integer_costs' must be true or false, got {shown}"
+        ):
+            generate("random_coverage", 1, integer_costs=value)
 
 
 def test_integer_costs_stay_in_the_requested_range():
