@@ -1540,7 +1540,9 @@ def cost_rule_ratio_chart(sens, title: str, present: bool = False):
             text=["n/a" if means.get(w) is None else f"{means[w]:.2f}" for w in writers],
             textposition="outside",
             textangle=0,
-            textfont={"size": 16 if present else 13},
+            # Bar-thick text, not shrunk further by plotly (it drew 7 px labels).
+            textfont={"size": 11},
+            constraintext="none",
             cliponaxis=False,
             name=rule.rule,
             marker_color=COLORS["opt"] if k == 0 else METHOD_PALETTE[(k - 1) % len(METHOD_PALETTE)],
