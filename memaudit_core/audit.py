@@ -764,7 +764,7 @@ def cli_audit(args: Any) -> int:
     """``memaudit audit``: exit status 0 when every check agrees, 1 on any disagreement."""
     from .cli import Progress as Bar
     from .cli import _emit, _split_names, _table, parse_number_list
-    from .suites import check_suite_arguments, cli_sources
+    from .suites import check_suite_arguments, cli_sources, unseeded_families_note
 
     check_suite_arguments(args)
     rep = audit(
@@ -780,6 +780,9 @@ def cli_audit(args: Any) -> int:
         figures=not args.no_figures,
         progress=Bar("audit", enabled=not args.quiet),
     )
+    seed_note = unseeded_families_note(args)
+    if seed_note:
+        rep = replace(rep, notes=(*rep.notes, seed_note))
     bt, mt = rep.bnb_time_s, rep.milp_time_s
     verdict = rep.verdict
     lines = [

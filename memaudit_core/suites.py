@@ -1277,6 +1277,20 @@ def cli_sources(args: Any) -> tuple[PackageSource, ...]:
     return collect_sources(args.packages, args.family or [], seeds, parse_params(args.param))
 
 
+def unseeded_families_note(args: Any) -> str | None:
+    """The note for ``--family NAME`` without seeds, which runs seed 0 only (CLI QA: a
+    forgotten ``--seeds`` gave n = 1 and a CI of n/a without a word), else None."""
+    if args.seeds is not None:
+        return None
+    unseeded = [f for f in args.family or [] if ":" not in f]
+    if not unseeded:
+        return None
+    return (
+        f"--family {', '.join(unseeded)} without seeds ran seed 0 only: pass --seeds A-B "
+        "(or NAME:A-B) for a seed range"
+    )
+
+
 def sweep_settings(args: Any) -> dict[str, Any]:
     """How ``memaudit sweep`` solved, for its JSON (QA: the limits appeared only inside the
     note's text): the solver and the time limits (``None``: no limit)."""
@@ -1336,16 +1350,9 @@ def cli_sweep_suite(args: Any) -> int:
         figures=not args.no_figures,
         progress=Bar("sweep", enabled=not args.quiet),
     )
-    unseeded = [f for f in args.family or [] if ":" not in f] if args.seeds is None else []
-    if unseeded:  # CLI QA: a forgotten --seeds gave n = 1 and a CI of n/a without a word
-        res = replace(
-            res,
-            notes=(
-                *res.notes,
-                f"--family {', '.join(unseeded)} without seeds ran seed 0 only: pass --seeds A-B "
-                "(or NAME:A-B) for a seed range",
-            ),
-        )
+    seed_note = unseeded_families_note(args)
+    if seed_note:
+        res = replace(res, notes=(*res.notes, seed_note))
     if args.output:
         rows = [r.to_dict() for r in res.rows]
         _write_rows_csv(Path(args.output), rows, list(SuiteRow.__dataclass_fields__))

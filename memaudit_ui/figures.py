@@ -533,7 +533,7 @@ def coverage_heatmap(hm, title: str, present: bool = False, opt_word: str = "opt
                     "line": {"color": "#333", "width": 1.5},
                 }
             )
-    focus_idx = getattr(hm, "focus_col_idx", None)
+    focus_idx = hm.focus_col_idx
     if focus_idx is not None:  # the annotator's unit, found at a glance among 50+ columns
         shapes.append(
             {

@@ -745,3 +745,9 @@ def test_a_family_without_seeds_says_it_ran_seed_0_only(capsys):
     out = run_json(capsys, "sweep", "--family", "update_chain", "--seeds", "0-1", "--budgets",
                    "6", "--writers", "gvt", "--quiet")  # fmt: skip
     assert not any("without seeds" in n for n in out["notes"])
+
+
+def test_an_audit_of_a_family_without_seeds_says_it_ran_seed_0_only(capsys):
+    code = main(["audit", "--family", "update_chain", "--budgets", "6", "--quiet", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and any("without seeds ran seed 0 only" in n for n in out["notes"])

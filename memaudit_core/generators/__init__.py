@@ -82,17 +82,18 @@ def _coerce(value: Any, default: Any, name: str) -> Any:
         except ValueError:
             kind = _KIND_WORDS.get(type(default), f"a {type(default).__name__}")
             raise MemAuditError(f"parameter {name!r} must be {kind}, got {value!r}") from None
-    if isinstance(default, bool) and not isinstance(value, (bool, numbers.Real)):
-        # QA: None and [] were taken as false and written to meta as they were.
-        raise MemAuditError(f"parameter {name!r} must be true or false, got {value!r}")
-    # Numbers of the neighbouring type mean the same value (library QA: integer_costs=0 was
-    # recorded as 0, and length=3.0 refused while "3" was accepted).
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        return value
     if isinstance(default, bool):
-        if value in (0, 1):
+        # A flag is a bool, or 0 / 1 (library QA: integer_costs=0 was recorded as 0; 2, None
+        # and [] were taken as true or false and recorded as given).
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, numbers.Real) and value in (0, 1):
             return bool(value)
         raise MemAuditError(f"parameter {name!r} must be true or false, got {value!r}")
+    # Numbers of the neighbouring type mean the same value (library QA: length=3.0 was
+    # refused while "3" was accepted).
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return value
     if isinstance(default, int) and float(value).is_integer():
         return int(value)
     if isinstance(default, float):
