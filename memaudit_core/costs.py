@@ -33,7 +33,7 @@ Examples
 >>> cost_of("", "words")
 Traceback (most recent call last):
 ...
-memaudit_core.costs.EmptyTextError: an empty (or whitespace-only) text has no cost: ...
+memaudit_core.errors.EmptyTextError: an empty (or whitespace-only) text has no cost: ...
 """
 
 from __future__ import annotations
@@ -44,13 +44,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import MemAuditError, UnknownNameError
+from .errors import EmptyTextError, MemAuditError, UnknownNameError
 
 DEFAULT_COST_RULE = "words"
-
-
-class EmptyTextError(MemAuditError):
-    """A memory text that is empty or only whitespace: it cannot be costed (and is rejected)."""
 
 
 def _words(text: str) -> float:

@@ -62,6 +62,24 @@ class SolverDisagreementError(SolverError):
     """Two exact solvers returned different optimal values: never hidden."""
 
 
+class InstanceTooLargeError(SolverError, ValueError):
+    """An engine refuses an instance past its size limit (brute force, enumeration, the budget
+    decomposition); another engine may take it. The one ``ValueError`` the solve path treats
+    as a refusal: any other is a defect and surfaces as one."""
+
+
+class EnumerationTooLarge(InstanceTooLargeError):
+    """Enumeration refused: too many combinations or too large a coverage matrix."""
+
+
+class FrontierTooLarge(EnumerationTooLarge):
+    """The budget decomposition refused: a component or the whole work past its cap."""
+
+
+class EmptyTextError(MemAuditError):
+    """A memory text that is empty or only whitespace: it cannot be costed (and is rejected)."""
+
+
 class WriterError(MemAuditError):
     """A writer returned an invalid store (unknown ids, two per group, over budget)."""
 

@@ -7,10 +7,58 @@ its source. Solver objects and sparse matrices never cross this boundary.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
 import streamlit as st
 
 from memaudit_core import reports
+from memaudit_core.errors import MemAuditError, PackageError, SolverDisagreementError
 from memaudit_core.package import Package
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def user_error_text(exc: MemAuditError) -> str:
+    """Markdown for a user error raised by the core: a package's problems one per line, and for
+    two exact engines that disagree, that it is a defect to report (DESIGN §5: shown, never
+    hidden)."""
+    from .frame import md_escape
+
+    if isinstance(exc, PackageError):
+        lines = exc.lines()
+        shown = "\n".join(f"- {md_escape(line)}" for line in lines[:30])
+        more = f"\n- … and {len(lines) - 30} more" if len(lines) > 30 else ""
+        return f"**{md_escape(exc.source)}: {len(lines)} problem(s)**\n\n{shown}{more}"
+    if isinstance(exc, SolverDisagreementError):
+        return (
+            "**The exact engines disagree, so no optimum is shown.** This is a defect in "
+            f"MemAudit; please report it with the package.\n\n{md_escape(str(exc))}"
+        )
+    return md_escape(str(exc))
+
+
+def _user_errors(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Wrap a cached call so that a :class:`MemAuditError` from the core ends the page with an
+    ``st.error`` instead of a traceback (the one guard every page's computation goes through;
+    app QA: a solver disagreement showed a stack trace on four pages).
+
+    It sits outside ``st.cache_data``: an error is not cached, so the next run tries again.
+    """
+
+    @functools.wraps(fn)
+    def guarded(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return fn(*args, **kwargs)
+        except MemAuditError as exc:
+            st.error(user_error_text(exc), icon=":material/error:")
+            st.stop()
+            raise  # not reached: st.stop() raises
+
+    return guarded
+
 
 #: Per-solve time limit in the app: past it a page shows incumbent, bound and gap, not OPT.
 APP_TIME_LIMIT_S = 20.0
@@ -25,6 +73,7 @@ PAGE_TIME_CHOICES_S = (5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0, 600.0)
 VIEW_CACHE_MAX_SIZE = "64MB"
 
 
+@_user_errors
 @st.cache_data(
     show_spinner="Solving the optimum and scoring every writer…",
     max_entries=256,
@@ -34,11 +83,13 @@ def overview(_package: Package, content_hash: str, budget: float) -> reports.Ove
     return reports.overview(_package, budget, time_limit=APP_TIME_LIMIT_S)
 
 
+@_user_errors
 @st.cache_data(show_spinner=False, max_entries=64)
 def package_stats(_package: Package, content_hash: str) -> reports.PackageStats:
     return reports.package_stats(_package)
 
 
+@_user_errors
 @st.cache_data(show_spinner="Summarising the package…", max_entries=32)
 def package_stats_by_key(_package: Package, package_key: str) -> reports.PackageStats:
     """:func:`package_stats` keyed by a package key whose content is fixed by the key itself.
@@ -49,6 +100,7 @@ def package_stats_by_key(_package: Package, package_key: str) -> reports.Package
     return reports.package_stats(_package)
 
 
+@_user_errors
 @st.cache_data(
     show_spinner=f"Solving the optimum (at most {APP_TIME_LIMIT_S:g} s; an unproven result is "
     "labelled incumbent) and explaining the store…",
@@ -64,6 +116,7 @@ def compare_view(_package: Package, content_hash: str, budget: float, store_key:
     )
 
 
+@_user_errors
 @st.cache_data(
     show_spinner=f"Solving the optimum (at most {APP_TIME_LIMIT_S:g} s) and preparing the "
     "evidence views…",
@@ -100,6 +153,7 @@ def evidence_view(
 # Progress callbacks are passed as ``_progress`` (not hashed). A cache hit never calls them.
 
 
+@_user_errors
 @st.cache_data(show_spinner=False, max_entries=64)
 def budget_curve(
     _package: Package,
@@ -129,6 +183,7 @@ def budget_curve(
     )
 
 
+@_user_errors
 @st.cache_data(show_spinner=False, max_entries=32)
 def family_band(
     family: str,
@@ -156,6 +211,7 @@ def family_band(
     )
 
 
+@_user_errors
 @st.cache_data(show_spinner=False, max_entries=64)
 def certification_report(
     _package: Package,
@@ -182,6 +238,7 @@ def certification_report(
 # --------------------------------------------------------------------------- external stores
 
 
+@_user_errors
 @st.cache_data(
     show_spinner="Scoring the store in its union package…",
     max_entries=128,
@@ -208,6 +265,7 @@ def union_report(
     )
 
 
+@_user_errors
 @st.cache_data(show_spinner="Solving kept vs upper-pruned across budgets…", max_entries=32)
 def union_curve(
     _package: Package,
@@ -231,6 +289,7 @@ def union_curve(
     )
 
 
+@_user_errors
 @st.cache_data(show_spinner="Computing coverage suggestions…", max_entries=64)
 def annotation_grid(
     _package: Package, content_hash: str, store_id: str, units: tuple[str, ...] | None
@@ -303,6 +362,7 @@ def progress_bar(label: str):
 # ---------------------------------------------------------------- ablations & sensitivity
 
 
+@_user_errors
 @st.cache_data(show_spinner=False, max_entries=128)
 def ablation_curve(
     _package: Package,
@@ -327,6 +387,7 @@ def ablation_curve(
     )
 
 
+@_user_errors
 @st.cache_data(show_spinner=False, max_entries=32)
 def cost_rule_sensitivity(
     _package: Package,
@@ -345,6 +406,7 @@ def cost_rule_sensitivity(
     )
 
 
+@_user_errors
 @st.cache_data(show_spinner=False, max_entries=32)
 def capacity_sensitivity(
     _package: Package,
@@ -370,6 +432,7 @@ def capacity_sensitivity(
     )
 
 
+@_user_errors
 @st.cache_data(show_spinner=False, max_entries=64)
 def noise_sensitivity(
     _package: Package,
@@ -397,6 +460,7 @@ def noise_sensitivity(
     )
 
 
+@_user_errors
 @st.cache_data(show_spinner=False, max_entries=32)
 def family_audit(
     family_spec: str,
@@ -418,6 +482,7 @@ def family_audit(
     )
 
 
+@_user_errors
 @st.cache_data(show_spinner=False, max_entries=32)
 def pool_audit(
     _package: Package,

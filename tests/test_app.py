@@ -184,3 +184,40 @@ def test_external_stores_opens_the_demo_sample_in_one_click() -> None:
     button.click().run()
     _no_errors(at)
     assert at.session_state["ma_package"] == "sample:external-stores-demo"
+
+
+# Each page's main computation, and a sample on which the page reaches it.
+CORE_CALLS = [
+    ("app.py", "memaudit_core.reports.overview", "update_chain"),
+    ("pages/1_Budget_sweep.py", "memaudit_core.curves.budget_curve", "update_chain"),
+    ("pages/2_Compare.py", "memaudit_core.explain.view_for_key", "update_chain"),
+    ("pages/3_Evidence_explorer.py", "memaudit_core.explain.view_for_key", "update_chain"),
+    ("pages/4_External_stores.py", "memaudit_core.union.union_report", "external-stores-demo"),
+    (
+        "pages/5_Ablations_and_sensitivity.py",
+        "memaudit_core.robustness.ablation_curve",
+        "update_chain",
+    ),
+    ("pages/6_Certification.py", "memaudit_core.curves.certification_report", "update_chain"),
+]
+
+
+@pytest.mark.parametrize(("page", "target", "sample"), CORE_CALLS)
+def test_a_user_error_from_the_core_is_an_error_message_not_a_traceback(
+    page: str, target: str, sample: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import streamlit as st
+
+    from memaudit_core.errors import SolverDisagreementError
+
+    def disagree(*args: object, **kwargs: object) -> None:
+        raise SolverDisagreementError("bnb=3.0 but milp=2.5 at budget 6")
+
+    monkeypatch.setattr(target, disagree)
+    st.cache_data.clear()  # a cached result from another test would never reach the patch
+    at = _run(page, f"sample:{sample}")
+    assert not at.exception, [e.value for e in at.exception]
+    errors = [e.value.replace("\\", "") for e in at.error]  # shown with Markdown escapes
+    assert any("exact engines disagree" in e and "bnb=3.0 but milp=2.5" in e for e in errors), (
+        errors
+    )

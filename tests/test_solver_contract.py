@@ -476,6 +476,45 @@ def test_enum_and_brute_refuse_large_instances_cleanly(large):
             solve(inst, budget, engine)
 
 
+@pytest.mark.parametrize("where", ["primary", "cross-check"])
+def test_an_engine_defect_is_not_reported_as_a_refusal(where, monkeypatch):
+    """Only a size refusal becomes "cannot handle this instance" (a user error); any other
+    ValueError from an engine is a defect and reaches the caller as one (review: the CLI
+    called an index error in bnb a user error and exited 2)."""
+    import memaudit_core.solvers as solvers_mod
+
+    inst = compile_package(generate("update_chain"))
+    solvers_mod._load_engines()
+
+    def broken(*args, **kwargs):
+        raise ValueError("index 7 is out of bounds for axis 0 with size 7")
+
+    broken_engine = "bnb" if where == "primary" else "enum"
+    monkeypatch.setitem(ENGINES, broken_engine, broken)
+    with pytest.raises(ValueError, match="out of bounds") as info:
+        if where == "primary":
+            solve(inst, 6.0, "bnb")
+        else:
+            solve(inst, 6.0, "milp", cross_check=True)
+    assert not isinstance(info.value, MemAuditError)
+
+
+def test_cli_exits_1_on_an_engine_defect(monkeypatch, capsys):
+    from memaudit_core import cli
+    from memaudit_core.solvers import _load_engines
+
+    _load_engines()
+
+    def broken(*args, **kwargs):
+        raise ValueError("index 7 is out of bounds for axis 0 with size 7")
+
+    monkeypatch.setitem(ENGINES, "bnb", broken)
+    sample = Path(__file__).resolve().parent.parent / "sample_packages" / "update_chain.json"
+    code = cli.main(["solve", str(sample), "--budget", "6", "--solver", "bnb"])
+    assert code == 1
+    assert "internal error" in capsys.readouterr().err
+
+
 # --------------------------------------------------------------------------- many budgets
 from memaudit_core.objective import evaluate_many  # noqa: E402
 from memaudit_core.solvers import solve_budgets  # noqa: E402

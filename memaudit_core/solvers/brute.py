@@ -11,6 +11,7 @@ import itertools
 import math
 
 from ..compiled import CompiledInstance, budget_with_tolerance
+from ..errors import InstanceTooLargeError
 from . import RawSolution, register_engine
 
 MAX_COMBINATIONS = 2_000_000
@@ -48,7 +49,9 @@ def brute_force(inst: CompiledInstance, budget: float) -> tuple[float, tuple[int
     for opts in group_options:
         total *= len(opts)
     if total > MAX_COMBINATIONS:
-        raise ValueError(f"brute force refuses {total} combinations (max {MAX_COMBINATIONS})")
+        raise InstanceTooLargeError(
+            f"brute force refuses {total} combinations (max {MAX_COMBINATIONS})"
+        )
     limit = budget_with_tolerance(budget)
     best = (-1.0, math.inf, ())
     for combo in itertools.product(*group_options):

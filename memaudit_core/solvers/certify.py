@@ -33,7 +33,13 @@ from typing import Any
 import numpy as np
 
 from ..compiled import CompiledInstance, budget_with_tolerance
-from ..errors import MemAuditError, SolverDisagreementError, SolverError, UnknownNameError
+from ..errors import (
+    InstanceTooLargeError,
+    MemAuditError,
+    SolverDisagreementError,
+    SolverError,
+    UnknownNameError,
+)
 from ..heartbeat import beat
 from ..objective import evaluate
 from . import (
@@ -404,7 +410,8 @@ def solve_certified(
             )
         else:
             raw, t1 = run_engine(primary, inst, budget, incumbent_idx=incumbent_idx, **limits)
-    except ValueError as exc:  # enum / brute refuse large instances
+    except InstanceTooLargeError as exc:  # enum / brute refuse large instances; any other
+        # ValueError is a defect and must reach the user as one (exit 1), not as a refusal.
         raise SolverError(f"solver {primary!r} cannot handle this instance: {exc}") from exc
     if cross_check is None:
         # auto: every cheap check. A named engine: enumeration when the product is tiny, which
@@ -552,7 +559,7 @@ def finish(
         else:
             try:
                 raw2, t2 = run_engine(second, inst, budget, **limits)
-            except (ValueError, SolverError) as exc:
+            except SolverError as exc:
                 reasons.append(f"cross-check by {second} could not run: {exc}")
                 raw2 = None
         if raw2 is not None:

@@ -31,14 +31,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..compiled import CompiledInstance, budget_with_tolerance
-from ..errors import SolverError
+from ..errors import EnumerationTooLarge
 from ..objective import get_saturation
 from . import RawSolution, register_engine
-
-
-class EnumerationTooLarge(SolverError, ValueError):
-    """Enumeration refused: too many combinations (a ValueError and a user-facing SolverError)."""
-
 
 #: Largest number of group-option combinations the engine accepts.
 ENUM_MAX_COMBINATIONS = 300_000

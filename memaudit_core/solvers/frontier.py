@@ -49,8 +49,9 @@ import operator
 from collections.abc import Sequence
 
 from ..compiled import CompiledInstance, budget_with_tolerance
+from ..errors import FrontierTooLarge
 from ..objective import get_saturation
-from .enum import TIE, EnumerationTooLarge, selection_key
+from .enum import TIE, selection_key
 
 #: Largest number of option combinations enumerated inside one component.
 FRONTIER_MAX_COMPONENT = 20_000
@@ -60,10 +61,6 @@ FRONTIER_MAX_ENTRIES = 50_000
 Entry = tuple[float, float, tuple[int, ...]]  # (cost, value, candidate positions)
 _COST = operator.itemgetter(0)
 _VALUE = operator.itemgetter(1)
-
-
-class FrontierTooLarge(EnumerationTooLarge):
-    """The decomposition would enumerate too much (a component or a merge too large)."""
 
 
 def nondominated(entries: list[Entry]) -> list[Entry]:
