@@ -463,17 +463,21 @@ def noise_sensitivity(
 @_user_errors
 @st.cache_data(show_spinner=False, max_entries=32)
 def family_audit(
-    family_spec: str,
+    family: str,
+    params: tuple[tuple[str, object], ...],
+    seed_hi: int,
     budgets: tuple[float, ...],
     pools: tuple[str, ...],
     time_limit: float,
     _progress=None,
 ):
-    """:func:`memaudit_core.audit.audit` over a family's seed range (``"name:A-B"``)."""
+    """:func:`memaudit_core.audit.audit` over seeds 0 to ``seed_hi`` of a family, generated
+    with ``params`` (a package's own, from :func:`memaudit_core.curves.family_source`)."""
     from memaudit_core import audit
 
     return audit.audit(
-        families=[family_spec],
+        families=[f"{family}:0-{seed_hi}"],
+        params=dict(params),
         budgets=budgets,
         pools=pools,
         time_limit=time_limit,

@@ -8,7 +8,6 @@ import pandas as pd
 import streamlit as st
 
 from memaudit_core import curves
-from memaudit_core.generators import FAMILIES
 from memaudit_ui import cached, figures, render
 from memaudit_ui.frame import frame, md_escape
 
@@ -188,8 +187,10 @@ st.caption(
     "instances are not double-counted); a disagreement is saved for inspection by the CLI "
     "(`memaudit audit --out DIR`)."
 )
-family = pkg.meta.get("generator") if isinstance(pkg.meta, dict) else None
-seeded = family in FAMILIES and FAMILIES[family].seeded
+# The package's own family *and parameters* (review: a package generated with non-default
+# parameters was audited against default-parameter packages).
+source = curves.family_source(pkg)
+seeded = source is not None
 a1, a2, a3 = st.columns([2, 1, 1], vertical_alignment="bottom")
 pools = a1.multiselect(
     "Pools",
@@ -205,14 +206,26 @@ seed_hi = a2.number_input(
     step=1,
     key="cert_audit_seeds",
     disabled=not seeded,
-    help="Only for packages from a seeded family; otherwise this package alone is audited.",
+    help=(
+        f"Packages of the {source.family} family with this package's parameters"
+        + (f" ({', '.join(f'{k}={v}' for k, v in source.params)})" if source.params else "")
+        + ", seeds 0 to this."
+        if seeded
+        else "Only for packages from a seeded family; otherwise this package alone is audited."
+    ),
 )
 run_audit = a3.button("Run the audit", key="cert_audit_run")
 if run_audit and pools:
     bar2, tick2 = cached.progress_bar("Auditing")
     if seeded:
         audit_report = cached.family_audit(
-            f"{family}:0-{int(seed_hi)}", grid, tuple(pools), float(time_limit), _progress=tick2
+            source.family,
+            source.params,
+            int(seed_hi),
+            grid,
+            tuple(pools),
+            float(time_limit),
+            _progress=tick2,
         )
     else:
         audit_report = cached.pool_audit(

@@ -44,3 +44,18 @@ def test_seed_invariant_package_audits_its_pools_once() -> None:
     assert not at.exception and not at.error
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Sources"] == "1" and metrics["Distinct instances"] == "1"
+
+
+def test_family_audit_keeps_the_packages_generator_parameters() -> None:
+    """Seeds of the family *with this package's parameters* (review: a 12-experience event
+    graph was audited against default 50-experience packages)."""
+    from memaudit_core.generators import generate
+
+    at = _certification("gen:event_graph:1:n_experiences=12")
+    at.number_input(key="cert_audit_seeds").set_value(1).run()
+    at.button(key="cert_audit_run").click().run()
+    assert not at.exception and not at.error
+    audited = {df for t in at.dataframe if "package_id" in t.value for df in t.value["package_id"]}
+    expected = {generate("event_graph", seed=s, n_experiences=12).id for s in (0, 1)}
+    assert audited == expected, audited
+    assert generate("event_graph", seed=0).id not in audited
