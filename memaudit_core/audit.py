@@ -743,7 +743,10 @@ def add_audit_arguments(p: Any) -> None:
 
     add_source_arguments(p)
     p.add_argument(
-        "--budgets", default=None, help="e.g. 1,4,7,15 (default: each package's budget grid)"
+        "--budgets",
+        default=None,
+        help="e.g. 1,4,7,15 or 2:20:2 (start:stop:step, stop included); default: each "
+        "package's budget grid",
     )
     p.add_argument(
         "--pools", default="full", help="comma list of candidate pools: full, no_validity, generic"

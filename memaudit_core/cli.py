@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from .errors import MemAuditError, PackageError
+from .grids import MAX_RANGE_BUDGETS, budget_range
 
 EXIT_USER_ERROR = 2
 #: Exit status after Ctrl-C (128 + SIGINT), as shells report it.
@@ -34,11 +35,14 @@ EXIT_INTERRUPTED = 130
 
 #: Most values a --budgets / --seeds list may expand to (a range like 0:1e9:1 would not fit
 #: in memory; 10,000 budgets is already far beyond any plot).
-MAX_LIST_VALUES = 10_000
+MAX_LIST_VALUES = MAX_RANGE_BUDGETS
 
 
 def parse_number_list(text: str, what: str = "budgets") -> list[float]:
     """Parse ``"2,4,8"`` or ``"1:10"`` (step 1) or ``"0:20:5"`` into numbers.
+
+    A range ``START:STOP:STEP`` follows :func:`memaudit_core.grids.budget_range`, the app's
+    rule: it ends on STOP even when the steps miss it.
 
     Examples
     --------
@@ -46,6 +50,8 @@ def parse_number_list(text: str, what: str = "budgets") -> list[float]:
     [2.0, 4.0, 8.5]
     >>> parse_number_list("0:20:5")
     [0.0, 5.0, 10.0, 15.0, 20.0]
+    >>> parse_number_list("1:2:0.3")
+    [1.0, 1.3, 1.6, 1.9, 2.0]
     """
     values: list[float] = []
     if not text.strip():
@@ -59,22 +65,18 @@ def parse_number_list(text: str, what: str = "budgets") -> list[float]:
                 bits = [float(b) for b in part.split(":")]
                 if len(bits) == 2:
                     bits.append(1.0)
-                if len(bits) != 3 or bits[2] <= 0 or not all(map(math.isfinite, bits)):
+                if len(bits) != 3:
                     raise ValueError
                 start, stop, step = bits
-                if stop < start:
-                    raise MemAuditError(
-                        f"--{what}: {part!r} runs backwards; write START:STOP:STEP with "
-                        "START <= STOP"
+                values.extend(
+                    budget_range(
+                        start,
+                        stop,
+                        step,
+                        max_budgets=max(MAX_LIST_VALUES - len(values), 0),
+                        what=f"--{what}: {part!r}",
                     )
-                n = max(int(math.floor((stop - start) / step + 1e-9)) + 1, 0)
-                if len(values) + n > MAX_LIST_VALUES:
-                    raise MemAuditError(
-                        f"--{what}: {part!r} makes {n:,} values, more than the "
-                        f"{MAX_LIST_VALUES:,} allowed; use a larger step"
-                    )
-                # 12 significant digits: 0:1:0.1 gives 0.3, not 0.30000000000000004.
-                values.extend(float(f"{start + i * step:.12g}") for i in range(n))
+                )
             else:
                 values.append(float(part))
         except ValueError:

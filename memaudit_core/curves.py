@@ -27,13 +27,13 @@ Examples
 
 from __future__ import annotations
 
-import math
 import numbers
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from . import grids
 from .analysis import (
     ABLATIONS,
     compile_cached,
@@ -151,42 +151,15 @@ def resolve_methods(
 
 
 def budget_range(start: float, stop: float, step: float) -> tuple[float, ...]:
-    """``start, start + step, ...`` up to ``stop``, and ``stop`` itself when the steps miss it
-    (floating noise rounded away; app QA: 10..120 step 6 ended at 118).
+    """:func:`memaudit_core.grids.budget_range` (the rule the CLI's ``--budgets`` ranges use
+    too), at most :data:`MAX_BUDGETS` budgets.
 
     >>> budget_range(0, 10, 2.5)
     (0.0, 2.5, 5.0, 7.5, 10.0)
     >>> budget_range(10, 20, 4)
     (10.0, 14.0, 18.0, 20.0)
-
-    Raises
-    ------
-    MemAuditError
-        For a non-positive step, ``stop < start``, a negative start or more than
-        :data:`MAX_BUDGETS` budgets.
     """
-    vals = [float(start), float(stop), float(step)]
-    if not all(math.isfinite(v) for v in vals):
-        raise MemAuditError("budget range: start, stop and step must be finite numbers")
-    start, stop, step = vals
-    if start < 0:
-        raise MemAuditError(f"budget range: start must be >= 0, got {start:g}")
-    if step <= 0:
-        raise MemAuditError(f"budget range: step must be > 0, got {step:g}")
-    if stop < start:
-        raise MemAuditError(f"budget range: stop ({stop:g}) is below start ({start:g})")
-    n = int(math.floor((stop - start) / step + 1e-9)) + 1
-    # The steps, plus stop itself when they miss it (checked before building the list).
-    n_total = n + (stop - (start + (n - 1) * step) > 1e-9 * max(1.0, stop))
-    if n_total > MAX_BUDGETS:
-        raise MemAuditError(
-            f"budget range {start:g}..{stop:g} step {step:g} has {n_total} budgets; "
-            f"at most {MAX_BUDGETS} are allowed (use a larger step)"
-        )
-    grid = [round(start + i * step, 9) for i in range(n)]
-    if n_total > n:
-        grid.append(round(stop, 9))
-    return tuple(grid)
+    return grids.budget_range(start, stop, step, max_budgets=MAX_BUDGETS)
 
 
 def _grid(budgets: Sequence[float]) -> tuple[float, ...]:

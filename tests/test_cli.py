@@ -371,7 +371,7 @@ def test_budget_lists_are_bounded_deduplicated_and_strict(capsys):
     """QA: --budgets=0:1e9:1 grew the process to 23 GB before the OOM killer stopped it."""
     from memaudit_core.cli import MAX_LIST_VALUES, parse_number_list, parse_seeds
 
-    with pytest.raises(MemAuditError, match="1,000,000,001 values"):
+    with pytest.raises(MemAuditError, match="1,000,000,001 budgets"):
         parse_number_list("0:1e9:1")
     with pytest.raises(MemAuditError, match="empty item"):
         parse_number_list("1,,2")

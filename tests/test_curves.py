@@ -7,6 +7,8 @@ import math
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hst
 from streamlit.testing.v1 import AppTest
 
 from memaudit_core import curves
@@ -481,3 +483,24 @@ def test_one_engines_proof_is_certified_not_cross_checked() -> None:
     )
     level, (text,) = rep.banner()
     assert "At budget 107.8155, every engine stopped at the 30 s limit" in text
+
+
+@settings(max_examples=200, deadline=None)
+@given(start=hst.integers(0, 300), length=hst.integers(0, 300), step=hst.integers(1, 120))
+def test_cli_and_app_budget_ranges_are_one_rule(start: int, length: int, step: int) -> None:
+    """START:STOP:STEP in tenths: the steps up to STOP, then STOP itself when they miss it,
+    in the CLI's ``--budgets`` and the app's range alike (review: 1:2:0.3 gave 4 budgets in
+    the CLI and 5 in the app)."""
+    from memaudit_core.cli import parse_number_list
+
+    stop = start + length
+    expected = [(start + i * step) / 10 for i in range(length // step + 1)]
+    if length % step:
+        expected.append(stop / 10)
+    text = f"{start / 10}:{stop / 10}:{step / 10}"
+    assert parse_number_list(text) == expected
+    if len(expected) > curves.MAX_BUDGETS:  # the app's own cap, refused with a message
+        with pytest.raises(MemAuditError, match="use a larger step"):
+            curves.budget_range(start / 10, stop / 10, step / 10)
+    else:
+        assert list(curves.budget_range(start / 10, stop / 10, step / 10)) == expected

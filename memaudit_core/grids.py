@@ -1,0 +1,95 @@
+"""Budget grids: the one START..STOP..STEP rule that the CLI's ``--budgets 1:2:0.3`` and the
+app's Budget sweep range share (review: the two copies gave 4 and 5 budgets for one range).
+
+A range runs ``start, start + step, ...`` up to ``stop`` and ends on ``stop`` itself when the
+steps miss it (app QA: 10..120 step 6 ended at 118). Values are rounded to 12 significant
+digits, so floating noise never makes a new budget (0:1:0.1 gives 0.3, not
+0.30000000000000004).
+
+Examples
+--------
+>>> budget_range(0, 10, 2.5)
+(0.0, 2.5, 5.0, 7.5, 10.0)
+>>> budget_range(1, 2, 0.3)
+(1.0, 1.3, 1.6, 1.9, 2.0)
+>>> budget_range(0, 1, 0.1)[3]
+0.3
+"""
+
+from __future__ import annotations
+
+import math
+
+from .errors import MemAuditError
+
+#: Most budgets one range may make unless the caller sets a smaller cap (the app's sweep
+#: allows 200): a range like 0:1e9:1 would not fit in memory.
+MAX_RANGE_BUDGETS = 10_000
+
+
+def budget_range(
+    start: float,
+    stop: float,
+    step: float,
+    *,
+    max_budgets: int = MAX_RANGE_BUDGETS,
+    what: str = "budget range",
+) -> tuple[float, ...]:
+    """The budgets of one range, ``stop`` included.
+
+    Parameters
+    ----------
+    start, stop, step : float
+        Finite, ``0 <= start <= stop`` and ``step > 0``.
+    max_budgets : int, default MAX_RANGE_BUDGETS
+        Refuse, before building anything, a range of more budgets than this.
+    what : str
+        How the messages name the range (``"--budgets: '1:2:0.3'"`` in the CLI).
+
+    Raises
+    ------
+    MemAuditError
+        For a non-finite value, a negative start, a non-positive step, ``stop < start``, or
+        more than ``max_budgets`` budgets.
+
+    Examples
+    --------
+    >>> budget_range(10, 20, 4, max_budgets=10)
+    (10.0, 14.0, 18.0, 20.0)
+    >>> budget_range(0, 100, 1, max_budgets=10)
+    Traceback (most recent call last):
+    ...
+    memaudit_core.errors.MemAuditError: budget range: 0..100 step 1 makes 101 budgets, more than ...
+    """
+    vals = [float(start), float(stop), float(step)]
+    if not all(math.isfinite(v) for v in vals):
+        raise MemAuditError(f"{what}: start, stop and step must be finite numbers")
+    start, stop, step = vals
+    if start < 0:
+        raise MemAuditError(f"{what}: start must be >= 0, got {start:g}")
+    if step <= 0:
+        raise MemAuditError(f"{what}: step must be > 0, got {step:g}")
+    if stop < start:
+        raise MemAuditError(
+            f"{what} runs backwards: stop ({stop:g}) is below start ({start:g}); a range goes "
+            "from start up to stop"
+        )
+    n = int(math.floor((stop - start) / step + 1e-9)) + 1
+    # The steps, plus stop itself when they miss it (counted before building the list).
+    n_total = n + (stop - (start + (n - 1) * step) > 1e-9 * max(1.0, stop))
+    if n_total > max_budgets:
+        raise MemAuditError(
+            f"{what}: {start:g}..{stop:g} step {step:g} makes {n_total:,} budgets, more than "
+            f"the {max_budgets:,} allowed; use a larger step"
+        )
+    grid = [_rounded(start + i * step) for i in range(n)]
+    if n_total > n:
+        grid.append(_rounded(stop))
+    return tuple(dict.fromkeys(grid))
+
+
+def _rounded(value: float) -> float:
+    return float(f"{value:.12g}")
+
+
+__all__ = ["MAX_RANGE_BUDGETS", "budget_range"]
