@@ -128,7 +128,7 @@ def budget_step(package: Package) -> float:
     return 0.1 if package.total_cost() < 500 else 1.0
 
 
-def _sync_widget(widget_key: str, value: object) -> None:
+def sync_widget(widget_key: str, value: object) -> None:
     """Seed a widget from its canonical key, every run, before the widget is drawn.
 
     Always assign, never "only if different": a widget's id includes the page, so after a page
@@ -139,7 +139,7 @@ def _sync_widget(widget_key: str, value: object) -> None:
     st.session_state[widget_key] = value
 
 
-def _set_from_widget(canonical: str, widget_key: str) -> None:
+def set_from_widget(canonical: str, widget_key: str) -> None:
     st.session_state[canonical] = st.session_state[widget_key]
 
 
@@ -167,8 +167,8 @@ def kept(widget_key: str, default: object, valid=None, scope: str | None = None)
         value = valid(value)
         if value is None:
             value = default
-    _sync_widget(widget_key, value)
-    return {"key": widget_key, "on_change": _set_from_widget, "args": (mirror, widget_key)}
+    sync_widget(widget_key, value)
+    return {"key": widget_key, "on_change": set_from_widget, "args": (mirror, widget_key)}
 
 
 def switch_package(key: str) -> None:
@@ -258,7 +258,7 @@ def _budget_slider(pkg: Package, budget: float) -> float:
     total = pkg.total_cost()
     step = _fitting_step(budget_step(pkg), budget)
     upper = max(total, budget, step)
-    _sync_widget("w_budget", float(budget))
+    sync_widget("w_budget", float(budget))
     st.slider(
         f"Budget ({pkg.cost_unit})",
         min_value=0.0,
@@ -266,7 +266,7 @@ def _budget_slider(pkg: Package, budget: float) -> float:
         step=step,
         format="%g",
         key="w_budget",
-        on_change=_set_from_widget,
+        on_change=set_from_widget,
         args=("ma_budget", "w_budget"),
         help=f"0 to the total candidate cost ({total:g}); the package default is "
         f"{pkg.default_budget():g}. Keyboard: focus the slider, then the arrow keys.",
@@ -285,13 +285,13 @@ def _store_picker(pkg: Package) -> str:
                 "package or a reference writer; showing the default."
             )
         store_key = default_store_key(pkg)
-    _sync_widget("w_store", store_key)
+    sync_widget("w_store", store_key)
     st.selectbox(
         "Writer / store",
         opts,
         key="w_store",
         format_func=lambda k: store_label(pkg, k),
-        on_change=_set_from_widget,
+        on_change=set_from_widget,
         args=("ma_store", "w_store"),
         help="The store the pages score: one of the package's stores, a reference writer or a "
         "plugin writer (blind: sees only texts, types and costs; oracle: exact marginals) "
@@ -362,7 +362,7 @@ def frame(page_title: str) -> Frame:
                 options.append(extra)
         if key not in options:
             options.append(key)
-        _sync_widget("w_package", key)
+        sync_widget("w_package", key)
         st.selectbox(
             "Package",
             options,
@@ -397,11 +397,11 @@ def frame(page_title: str) -> Frame:
         store_key = _store_picker(pkg)
         st.session_state["ma_store"] = store_key
 
-        _sync_widget("w_present", present)
+        sync_widget("w_present", present)
         st.toggle(
             "Presentation mode",
             key="w_present",
-            on_change=_set_from_widget,
+            on_change=set_from_widget,
             args=("ma_present", "w_present"),
             help="Larger text and charts, one chart per screen, sidebar collapsed; kept in the "
             "link as present=1.",

@@ -22,7 +22,14 @@ from memaudit_core.union import (
     with_stores,
 )
 from memaudit_ui import cached, figures, render
-from memaudit_ui.frame import frame, md_escape, store_options, switch_package
+from memaudit_ui.frame import (
+    frame,
+    md_escape,
+    set_from_widget,
+    store_options,
+    switch_package,
+    sync_widget,
+)
 from memaudit_ui.sources import MAX_UPLOAD_MB
 
 #: Session-state keys of this page (not widget keys, so they survive leaving the page).
@@ -50,15 +57,6 @@ state.setdefault("ma_ann_who", "annotator")
 state.setdefault("ma_ann_salience", "")
 state.setdefault("ma_ann_keep", "recency")
 state.setdefault("ma_ann_editor_version", 0)
-
-
-def _sync(widget: str, value: object) -> None:
-    if state.get(widget) != value:
-        state[widget] = value
-
-
-def _copy(canonical: str, widget: str) -> None:
-    state[canonical] = state[widget]
 
 
 def _log_key(store_id: str) -> str:
@@ -185,7 +183,7 @@ else:
     elif current.partition(":")[0] != phash or current.partition(":")[2] not in ids:
         current = _log_key(ids[0])
     state["ma_ann_store"] = current
-    _sync("w_ext_store", current.partition(":")[2])
+    sync_widget("w_ext_store", current.partition(":")[2])
 
     def _picked() -> None:
         """The store picked here becomes the sidebar's and the link's (app QA: a copied link
@@ -209,30 +207,30 @@ else:
         on_change=_picked,
     )
     store_id = state["w_ext_store"]
-    _sync("w_ext_keep", state["ma_ann_keep"])
+    sync_widget("w_ext_keep", state["ma_ann_keep"])
     o2.radio(
         "Y' when over budget",
         ["recency", "salience"],
         key="w_ext_keep",
-        on_change=_copy,
+        on_change=set_from_widget,
         args=("ma_ann_keep", "w_ext_keep"),
         help="Which memories the store keeps when it does not fit: newest created_at first, "
         "or highest salience first. Both pruned selections are shown below either way.",
     )
-    _sync("w_ext_salience", state["ma_ann_salience"])
+    sync_widget("w_ext_salience", state["ma_ann_salience"])
     o3.text_input(
         "Salience meta field",
         key="w_ext_salience",
-        on_change=_copy,
+        on_change=set_from_widget,
         args=("ma_ann_salience", "w_ext_salience"),
         help="Empty: the memory's salience. Otherwise a (dotted) field of each memory's meta, "
         "e.g. importance_score.",
     )
-    _sync("w_ext_who", state["ma_ann_who"])
+    sync_widget("w_ext_who", state["ma_ann_who"])
     o4.text_input(
         "Annotator",
         key="w_ext_who",
-        on_change=_copy,
+        on_change=set_from_widget,
         args=("ma_ann_who", "w_ext_who"),
         help="Written into the annotation log with each decision.",
     )
