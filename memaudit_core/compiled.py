@@ -29,6 +29,7 @@ import scipy.sparse as sp
 
 from .errors import MemAuditError, UnknownNameError, check_type
 from .package import GENERIC_TYPES, VALIDITY_TYPES, Package, Store
+from .saturations import get_saturation
 
 SparseT = TypeVar("SparseT", sp.csr_array, sp.csc_array)
 
@@ -236,8 +237,6 @@ class CompiledInstance:
         # Values are measured by the most a unit can add, w_r h(total coverage of r): weights
         # of 1e-3 over coverage of 1e-6 make values of 1e-9, where the engines' absolute
         # tolerances (1e-12 gains and ties, HiGHS's 1e-9) decided the optimum (QA).
-        from .objective import get_saturation  # objective imports this module
-
         column_sums = np.asarray(self.coverage.sum(axis=0)).ravel()
         unit_value = self.weight * get_saturation(self.saturation).h(column_sums)
         value_scale = _pow2_scale(unit_value, self.weight)

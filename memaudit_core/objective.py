@@ -1,7 +1,8 @@
 """The objective, kept apart from every optimiser: saturations, F and marginal gains.
 
 F(X) = sum_r w_r * h(sum_{u in X} a_ur) with h concave, nondecreasing and h(0) = 0, so F is
-normalised, monotone and submodular. :data:`SATURATIONS` is the one saturation registry.
+normalised, monotone and submodular. :data:`SATURATIONS` is the one saturation registry
+(defined in :mod:`memaudit_core.saturations`, which package validation reads too).
 :class:`CoverageState` holds the running coverage z of a partial store and gives the
 marginal gain of every candidate in one vectorised pass.
 
@@ -14,49 +15,17 @@ array([0. , 0.5, 1. ])
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 import numpy as np
 
 from .compiled import CompiledInstance, entry_positions
-from .errors import UnknownNameError
+
+# Re-exported: the objective is where readers look for the saturations.
+from .saturations import SATURATIONS, Saturation, get_saturation  # noqa: F401
 
 #: Gains at or below this are treated as zero by writers and solvers.
 GAIN_EPS = 1e-12
-
-
-@dataclass(frozen=True)
-class Saturation:
-    """A concave, nondecreasing h with h(0) = 0 (vectorised and scalar forms)."""
-
-    name: str
-    h: Callable[[np.ndarray], np.ndarray]
-    h_scalar: Callable[[float], float]
-    description: str
-    #: The largest value h can add for one unit of weight (inf when unbounded).
-    cap: float
-
-
-SATURATIONS: dict[str, Saturation] = {
-    "cap1": Saturation(
-        "cap1", lambda z: np.minimum(1.0, z), lambda z: min(1.0, z), "h(z) = min(1, z)", 1.0
-    ),
-    "linear": Saturation(
-        "linear", lambda z: np.asarray(z, float), lambda z: z, "h(z) = z", math.inf
-    ),
-    "log1p": Saturation("log1p", np.log1p, math.log1p, "h(z) = ln(1 + z)", math.inf),
-}
-
-
-def get_saturation(name: str) -> Saturation:
-    try:
-        return SATURATIONS[name]
-    except KeyError:
-        raise UnknownNameError(
-            f"unknown saturation {name!r} (known: {', '.join(SATURATIONS)})"
-        ) from None
 
 
 def coverage_of(inst: CompiledInstance, selected_idx: Sequence[int] | np.ndarray) -> np.ndarray:

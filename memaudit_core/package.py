@@ -35,9 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from .errors import MemAuditError, PackageError, Problem, check_type
+from .saturations import SATURATIONS, get_saturation
 
 FORMAT_VERSION = 1
-SATURATIONS = ("cap1", "linear", "log1p")
 VALIDITY_TYPES = frozenset({"tombstone", "compound_update"})
 GENERIC_TYPES = frozenset({"raw_span", "atomic_fact", "summary"})
 UNIT_KINDS = (
@@ -519,7 +519,7 @@ def parse_package(doc: object, source: str = "<memory>") -> Package:
         _known_keys(checker, objective, "$.objective", {"saturation"})
         if "saturation" in objective:
             sat = objective["saturation"]
-            if sat not in SATURATIONS:
+            if not isinstance(sat, str) or sat not in SATURATIONS:
                 checker.add(
                     "$.objective.saturation",
                     "known-saturation",
@@ -804,8 +804,6 @@ def _check_sums(checker: _Checker, package: Package, weights: dict[str, float]) 
     largest value F can take, sum_r w_r h(z_r) with every candidate selected. Past 1.8e308
     they are inf, and the app, the writers and the solvers would compare infinities.
     """
-    from .objective import get_saturation  # objective imports compiled, which imports us
-
     rule = "finite-sum"
     hint = "more than the largest float (about 1.8e308): use a smaller unit"
     total_cost = float(sum(c.cost for c in package.candidates))
