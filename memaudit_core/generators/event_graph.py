@@ -65,6 +65,7 @@ from typing import Any
 
 import networkx as nx
 
+from .. import costs
 from ..errors import MemAuditError
 from ..package import Package, parse_package
 from .base import Family, titled, variant_names
@@ -81,6 +82,8 @@ OFFERED_TYPES = (
     "interval_fact",
     "abstention",
 )
+#: The rules of :data:`memaudit_core.costs.COST_RULES` this family offers (each gives whole
+#: costs here).
 COST_RULES = ("words", "chars", "bytes_overhead")
 MAX_EXPERIENCES = 200_000
 BUDGET_GRID_FRACTIONS = (0.01, 0.02, 0.05, 0.1, 0.2)
@@ -474,25 +477,19 @@ def _days(n: int) -> str:
 
 
 def cost_of(text: str, cost_rule: str) -> int:
-    """A candidate's cost under a cost rule.
-
-    ``words``: whitespace word count; ``chars``: characters; ``bytes_overhead``:
-    8 + ceil(utf8_bytes / 24).
+    """A candidate's cost under one of this family's cost rules: the product's rule of that
+    name (:func:`memaudit_core.costs.cost_of`), as the whole number it always is here.
 
     >>> cost_of("Maya lives in Lisbon.", "words"), cost_of("Maya lives in Lisbon.", "chars")
     (4, 21)
     >>> cost_of("Maya lives in Lisbon.", "bytes_overhead")
     9
     """
-    if cost_rule == "words":
-        return len(text.split())
-    if cost_rule == "chars":
-        return len(text)
-    if cost_rule == "bytes_overhead":
-        return 8 + -(-len(text.encode("utf-8")) // 24)
-    raise MemAuditError(
-        f"{FAMILY}: unknown cost_rule {cost_rule!r} (known: {', '.join(COST_RULES)})"
-    )
+    if cost_rule not in COST_RULES:
+        raise MemAuditError(
+            f"{FAMILY}: unknown cost_rule {cost_rule!r} (known: {', '.join(COST_RULES)})"
+        )
+    return int(costs.cost_of(text, cost_rule))
 
 
 def _is_int(value: object) -> bool:
