@@ -24,14 +24,16 @@ from memaudit_core.errors import MemAuditError, SolverDisagreementError, SolverE
 from memaudit_core.generators import generate
 from memaudit_core.objective import evaluate
 from memaudit_core.package import load_package, parse_package
-from memaudit_core.solvers import ENGINES, RawSolution, run_engine, solve
+from memaudit_core.solvers import ENGINES, RawSolution, _load_engines, run_engine, solve
 from memaudit_core.solvers.bnb import heuristic_store, heuristic_store_and_bound
 from memaudit_core.solvers.brute import brute_force
 from memaudit_core.solvers.certify import choose, cross_engine
 from memaudit_core.solvers.enum import enum_all_budgets, enumerate_best
 from memaudit_core.solvers.milp import milp_ill_conditioned
 
-ENGINE_NAMES = ["brute", "enum", "bnb", "milp", "auto"]
+_load_engines()
+# Every registered engine joins the contract by registering (PuLP-style), plus the portfolio.
+ENGINE_NAMES = sorted(ENGINES) + ["auto"]
 MILP_SATURATIONS = {"cap1", "linear"}
 HYPO = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -474,6 +476,13 @@ def test_enum_and_brute_refuse_large_instances_cleanly(large):
     for engine in ("enum", "brute"):
         with pytest.raises(SolverError, match="cannot handle|refuses"):
             solve(inst, budget, engine)
+
+
+def test_every_registered_engine_can_be_chosen():
+    from memaudit_core.solvers import SOLVER_CHOICES
+
+    assert set(ENGINE_NAMES) == set(SOLVER_CHOICES)
+    assert {"brute", "enum", "bnb", "milp"} <= set(ENGINES)
 
 
 @pytest.mark.parametrize("where", ["primary", "cross-check"])
