@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from memaudit_core import reports
 from memaudit_core.errors import MemAuditError, PackageError, SolverDisagreementError
-from memaudit_core.package import Package
+from memaudit_core.package import Package, Store
+
+if TYPE_CHECKING:  # the modules themselves load on first use (a page imports only its own)
+    from memaudit_core import audit, curves, explain, robustness, union
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -107,7 +111,9 @@ def package_stats_by_key(_package: Package, package_key: str) -> reports.Package
     max_entries=128,
     max_size=VIEW_CACHE_MAX_SIZE,
 )
-def compare_view(_package: Package, content_hash: str, budget: float, store_key: str):
+def compare_view(
+    _package: Package, content_hash: str, budget: float, store_key: str
+) -> explain.CompareView:
     """:func:`memaudit_core.explain.compare_view` for a frame store key."""
     from memaudit_core import explain
 
@@ -132,7 +138,7 @@ def evidence_view(
     focus_unit: str | None,
     heatmap_rows: str = "all",
     graph_scope: str = "all",
-):
+) -> explain.EvidenceView:
     """:func:`memaudit_core.explain.evidence_view` for a frame store key."""
     from memaudit_core import explain
 
@@ -163,7 +169,7 @@ def budget_curve(
     ablations: tuple[str, ...],
     total_time_limit: float = PAGE_TIME_S,
     _progress=None,
-):
+) -> curves.BudgetCurve:
     """:func:`memaudit_core.curves.budget_curve` keyed by content hash, grid and methods.
 
     All the curve's solves share ``total_time_limit`` (app QA: with 20 s per solve a hard
@@ -194,7 +200,7 @@ def family_band(
     ablations: tuple[str, ...],
     total_time_limit: float = PAGE_TIME_S,
     _progress=None,
-):
+) -> curves.FamilyBand:
     """:func:`memaudit_core.curves.family_band`; generated packages are fixed by family, seeds
     and parameters, so those are the key. Every seed's solves share ``total_time_limit``."""
     from memaudit_core import curves
@@ -221,7 +227,7 @@ def certification_report(
     time_limit: float,
     total_time_limit: float | None = None,
     _progress=None,
-):
+) -> curves.CertificationReport:
     """:func:`memaudit_core.curves.certification_report` keyed by content hash and settings."""
     from memaudit_core import curves
 
@@ -251,7 +257,7 @@ def union_report(
     budget: float,
     salience_field: str | None = None,
     keep: str = "recency",
-):
+) -> union.UnionReport:
     """:func:`memaudit_core.union.union_report` keyed by content hash, store and budget."""
     from memaudit_core import union
 
@@ -274,7 +280,7 @@ def union_curve(
     budgets: tuple[float, ...],
     salience_field: str | None = None,
     keep: str = "recency",
-):
+) -> tuple[union.UnionCurveRow, ...]:
     """:func:`memaudit_core.union.union_curve` keyed by content hash, stores and budgets; its
     solves share :data:`PAGE_TIME_S`, as a budget sweep's do."""
     from memaudit_core import union
@@ -293,7 +299,7 @@ def union_curve(
 @st.cache_data(show_spinner="Computing coverage suggestions…", max_entries=64)
 def annotation_grid(
     _package: Package, content_hash: str, store_id: str, units: tuple[str, ...] | None
-):
+) -> union.AnnotationGrid:
     """:func:`memaudit_core.union.annotation_grid` for one store of the package."""
     from memaudit_core import union
 
@@ -309,7 +315,7 @@ def import_export(
     fmt: str,
     cost_rule: str,
     store_id: str,
-):
+) -> Store:
     """:func:`memaudit_core.importers.load_external_store` on uploaded bytes.
 
     The bytes go to a temporary file named like the upload (so pickles are refused by name
@@ -338,7 +344,7 @@ def import_export(
     return replace(store, meta=meta)
 
 
-def progress_bar(label: str):
+def progress_bar(label: str) -> tuple[DeltaGenerator, Callable[[int, int], None]]:
     """An ``st.progress`` bar and a ``progress(done, total)`` callback to pass as ``_progress``.
 
     The callback updates the bar in the caller's context (a :mod:`contextvars` copy taken
@@ -372,7 +378,7 @@ def ablation_curve(
     preset: str | None,
     total_time_limit: float = PAGE_TIME_S,
     _progress=None,
-):
+) -> robustness.AblationCurve:
     """:func:`memaudit_core.robustness.ablation_curve` keyed by content hash, grid and pool;
     the curve's solves share ``total_time_limit``."""
     from memaudit_core import robustness
@@ -396,7 +402,7 @@ def cost_rule_sensitivity(
     rules: tuple[str, ...],
     total_time_limit: float = PAGE_TIME_S,
     _progress=None,
-):
+) -> robustness.CostRuleSensitivity:
     """:func:`memaudit_core.robustness.cost_rule_sensitivity` (every reference writer); its
     solves share ``total_time_limit``."""
     from memaudit_core import robustness
@@ -416,7 +422,7 @@ def capacity_sensitivity(
     engine_time_limit: float,
     total_time_limit: float = PAGE_TIME_S,
     _progress=None,
-):
+) -> robustness.CapacitySensitivity:
     """:func:`memaudit_core.robustness.capacity_sensitivity` (bnb and milp on OPT(k)); its runs
     share ``total_time_limit``, each at most ``engine_time_limit``."""
     from memaudit_core import robustness
@@ -444,7 +450,7 @@ def noise_sensitivity(
     budgets: tuple[float, ...],
     total_time_limit: float = PAGE_TIME_S,
     _progress=None,
-):
+) -> robustness.NoiseSensitivity:
     """:func:`memaudit_core.robustness.noise_sensitivity` keyed by every draw setting."""
     from memaudit_core import robustness
 
@@ -470,7 +476,7 @@ def family_audit(
     pools: tuple[str, ...],
     time_limit: float,
     _progress=None,
-):
+) -> audit.AuditReport:
     """:func:`memaudit_core.audit.audit` over seeds 0 to ``seed_hi`` of a family, generated
     with ``params`` (a package's own, from :func:`memaudit_core.curves.family_source`)."""
     from memaudit_core import audit
@@ -495,7 +501,7 @@ def pool_audit(
     pools: tuple[str, ...],
     time_limit: float,
     _progress=None,
-):
+) -> audit.AuditReport:
     """:func:`memaudit_core.audit.audit_summary_for_package` for this package's pools."""
     from memaudit_core import audit
 

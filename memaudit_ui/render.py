@@ -212,6 +212,11 @@ def _is_missing(value: object) -> bool:
 
 
 def ratio_text(ratio: float | None) -> str:
+    """A ratio for a table cell: three decimals, ``n/a`` where it is undefined (OPT = 0).
+
+    >>> ratio_text(0.91234), ratio_text(None)
+    ('0.912', 'n/a')
+    """
     return "n/a" if ratio is None else f"{ratio:.3f}"
 
 

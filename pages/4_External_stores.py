@@ -533,9 +533,9 @@ else:
                 "kept F": f"{r.kept_value:.3f}",
                 "upper-pruned": f"{r.upper_value:.3f}",
                 "OPT over P+": f"{r.union_opt_value:.3f}",
-                "union ratio": "n/a" if r.union_ratio is None else f"{r.union_ratio:.3f}",
-                "extraction": "n/a" if r.extraction is None else f"{r.extraction:.3f}",
-                "selection": "n/a" if r.selection is None else f"{r.selection:.3f}",
+                "union ratio": render.ratio_text(r.union_ratio),
+                "extraction": render.ratio_text(r.extraction),
+                "selection": render.ratio_text(r.selection),
             }
             for r in (at_budget or curve)
         ]
