@@ -96,7 +96,11 @@ def default_store_key(package: Package) -> str:
 
 
 def seconds_text(seconds: float) -> str:
-    """20 s, 2 min, 1 min 30 s."""
+    """A duration as a person says it.
+
+    >>> seconds_text(20), seconds_text(120), seconds_text(90)
+    ('20 s', '2 min', '1 min 30 s')
+    """
     minutes, rest = divmod(int(round(seconds)), 60)
     if not minutes:
         return f"{seconds:g} s"
@@ -454,7 +458,11 @@ _MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:=")
 
 
 def _md_escape(text: str) -> str:
-    """Escape Markdown so package-provided text renders literally."""
+    """Escape Markdown so package-provided text renders literally.
+
+    >>> print(_md_escape("*bold* [link](x)"))
+    \\*bold\\* \\[link\\]\\(x\\)
+    """
     return _guard_shortcodes("".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text))
 
 

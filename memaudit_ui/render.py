@@ -18,6 +18,11 @@ _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
 def safe_filename(text: str) -> str:
+    """A download file name made of letters, digits, ``_``, ``.`` and ``-`` only.
+
+    >>> safe_filename("event graph/50 · F"), safe_filename("···")
+    ('event-graph-50-F', 'memaudit')
+    """
     return _SAFE.sub("-", text).strip("-") or "memaudit"
 
 

@@ -56,6 +56,11 @@ def parse_params(params_text: str) -> dict[str, str]:
     ------
     MemAuditError
         For an item without ``=``.
+
+    Examples
+    --------
+    >>> parse_params("n_experiences=20;cost_rule=chars")
+    {'n_experiences': '20', 'cost_rule': 'chars'}
     """
     params: dict[str, str] = {}
     for item in params_text.split(";"):
@@ -94,6 +99,9 @@ def generated_key(family: str, seed: int, params: dict[str, object] | None = Non
 
     Parameters equal to the family's defaults are left out (one key per package), and values
     are percent-encoded where they contain ``;``, ``=``, ``%`` or ``:``.
+
+    >>> generated_key("event_graph", 7, {"n_experiences": 20, "cost_rule": "words"})
+    'gen:event_graph:7:n_experiences=20'
     """
     fam = FAMILIES.get(family)
     defaults = fam.defaults() if fam is not None else {}

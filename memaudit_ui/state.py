@@ -43,11 +43,20 @@ class Choices:
 
 
 def normalise_budget(value: float) -> float:
+    """A budget as the URL and the slider carry it (floating noise rounded away).
+
+    >>> normalise_budget(0.1 + 0.2)
+    0.3
+    """
     return float(f"{float(value):.{BUDGET_DIGITS}g}")
 
 
 def parse_budget(text: str) -> tuple[float | None, str | None]:
-    """A budget from the URL: (value, None) or (None, why it was ignored)."""
+    """A budget from the URL: (value, None) or (None, why it was ignored).
+
+    >>> parse_budget("6"), parse_budget("-1")
+    ((6.0, None), (None, "ignored budget='-1' in the link: a budget cannot be negative"))
+    """
     try:
         value = float(text)
     except ValueError:
@@ -120,6 +129,11 @@ def choices() -> Choices:
 
 
 def url_value(value: Any) -> str:
+    """A value as the URL's query string writes it.
+
+    >>> url_value(True), url_value(6.0), url_value(0.1 + 0.2), url_value("gvt")
+    ('1', '6', '0.3', 'gvt')
+    """
     if isinstance(value, bool):
         return "1" if value else "0"
     if isinstance(value, float):

@@ -1,4 +1,5 @@
-"""The docstring examples of every ``memaudit_core`` module run and give what they show."""
+"""The docstring examples of every ``memaudit_core`` and ``memaudit_ui`` module run and give
+what they show."""
 
 from __future__ import annotations
 
@@ -9,13 +10,15 @@ import pkgutil
 import pytest
 
 import memaudit_core
+import memaudit_ui
 
 MODULES = sorted(
     [
         "memaudit_core",  # the package's own docstring: the top-level names
         *(
             name
-            for _, name, _ in pkgutil.walk_packages(memaudit_core.__path__, "memaudit_core.")
+            for package in (memaudit_core, memaudit_ui)
+            for _, name, _ in pkgutil.walk_packages(package.__path__, f"{package.__name__}.")
             if not name.endswith("__main__")
         ),
     ]
@@ -23,7 +26,9 @@ MODULES = sorted(
 
 
 def test_modules_are_found():
-    assert {"memaudit_core.analysis", "memaudit_core.solvers.bnb"} <= set(MODULES)
+    assert {"memaudit_core.analysis", "memaudit_core.solvers.bnb", "memaudit_ui.state"} <= set(
+        MODULES
+    )
 
 
 @pytest.mark.parametrize("name", MODULES)
