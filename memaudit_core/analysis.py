@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from .compiled import CompiledInstance, budget_with_tolerance, compile_package
+from .compiled import POOLS, CompiledInstance, budget_with_tolerance, compile_package
 from .errors import (
     MemAuditError,
     UnknownNameError,
@@ -69,8 +69,24 @@ from .writers import WriterFailure, WriterResult, get_writer, run_writer, run_wr
 #: Kinds shown first, in this order (the validity story); other kinds follow alphabetically.
 KIND_ORDER = ("current_truth", "invalidation", "temporal_order", "temporal_interval", "stale")
 
-#: Ablation method name -> candidate pool (see :data:`memaudit_core.compiled.POOLS`).
-ABLATIONS = {"no_validity_opt": "no_validity", "generic_opt": "generic"}
+#: Ablation method name -> candidate pool: the optimum over every pool of
+#: :data:`memaudit_core.compiled.POOLS` but the full one.
+ABLATIONS = {f"{pool}_opt": pool for pool in POOLS if pool != "full"}
+
+
+def ablation_method(name: str) -> str:
+    """The ablation method named by a method name or its pool's name.
+
+    >>> ablation_method("no_validity"), ablation_method("generic_opt")
+    ('no_validity_opt', 'generic_opt')
+    """
+    if name in ABLATIONS:
+        return name
+    if isinstance(name, str) and f"{name}_opt" in ABLATIONS:
+        return f"{name}_opt"
+    known = ", ".join([*ABLATIONS.values(), *ABLATIONS])
+    raise UnknownNameError(f"unknown ablation {name!r} (known: {known})")
+
 
 _BOOTSTRAP_RESAMPLES = 1000
 _BOOTSTRAP_SEED = 0
@@ -1429,12 +1445,7 @@ def sweep(
     for name in writers:
         get_writer(name)
     # Accept pool names ("no_validity") as well as method names ("no_validity_opt").
-    pool_to_method = {pool: method for method, pool in ABLATIONS.items()}
-    ablations = [pool_to_method.get(name, name) for name in ablations]
-    for name in ablations:
-        if name not in ABLATIONS:
-            known = ", ".join([*ABLATIONS, *pool_to_method])
-            raise UnknownNameError(f"unknown ablation {name!r} (known: {known})")
+    ablations = [ablation_method(name) for name in ablations]
     missing = [s for s in stores if not any(st.id == s for p in packages for st in p.stores)]
     if missing:
         raise UnknownNameError(

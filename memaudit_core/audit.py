@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from .compiled import POOLS as COMPILED_POOLS
 from .errors import MemAuditError, SolverError, UnknownNameError
 from .package import Package
 from .solvers import _check_limits
@@ -54,7 +55,8 @@ from .suites import (
 from .versions import RESULT_VERSION
 
 ENGINES = ("bnb", "milp")
-POOLS = ("full", "no_validity", "generic")
+#: The candidate pools an audit can check (:data:`memaudit_core.compiled.POOLS`).
+POOLS = tuple(COMPILED_POOLS)
 #: Relative tolerance of agreement (DESIGN.md section 5).
 AGREE_TOL = 1e-9
 

@@ -61,7 +61,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .compiled import CompiledInstance, check_capacity
+from .compiled import POOLS, CompiledInstance, check_capacity
 from .costs import COST_RULES, EmptyTextError, available_cost_rules, cost_of
 from .errors import MemAuditError, SolverError, UnknownNameError, check_budget_list, check_names
 from .generators import check_seed
@@ -78,8 +78,9 @@ Progress = Callable[[int, int], None] | None
 
 #: Two ratios closer than this count as tied when rankings are compared.
 RANK_TOL = 1e-9
-#: Named ablation presets (the method names of :data:`memaudit_core.analysis.ABLATIONS` too).
-PRESETS = ("no_validity", "generic")
+#: Named ablation presets: every pool of :data:`memaudit_core.compiled.POOLS` but the full
+#: one (the pools of :data:`memaudit_core.analysis.ABLATIONS`).
+PRESETS = tuple(pool for pool in POOLS if pool != "full")
 #: The pseudo-rule meaning "the costs stored in the package".
 AS_STORED = "as_stored"
 NOISE_MODES = ("flip", "shrink", "jitter")

@@ -640,24 +640,12 @@ def _load_checked(src: PackageSource, text: str | None, content_hash: str) -> Pa
 # --------------------------------------------------------------------------- sweep suites
 
 
-ABLATION_ALIASES = {
-    "no_validity": "no_validity_opt",
-    "no_validity_opt": "no_validity_opt",
-    "generic": "generic_opt",
-    "generic_opt": "generic_opt",
-}
-
-
 def normalize_ablations(names: Iterable[str]) -> tuple[str, ...]:
-    out = []
-    for n in names:
-        if n not in ABLATION_ALIASES:
-            raise UnknownNameError(
-                f"unknown ablation {n!r} (known: no_validity, generic, no_validity_opt, "
-                "generic_opt)"
-            )
-        out.append(ABLATION_ALIASES[n])
-    return tuple(dict.fromkeys(out))
+    """Ablation method names, each once, from method or pool names
+    (:func:`memaudit_core.analysis.ablation_method`)."""
+    from .analysis import ablation_method
+
+    return tuple(dict.fromkeys(ablation_method(n) for n in names))
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from memaudit_core import curves
+from memaudit_core.compiled import POOLS
 from memaudit_ui import cached, figures, render
 from memaudit_ui.frame import frame, md_escape
 
@@ -194,8 +195,8 @@ seeded = source is not None
 a1, a2, a3 = st.columns([2, 1, 1], vertical_alignment="bottom")
 pools = a1.multiselect(
     "Pools",
-    ["full", "no_validity", "generic"],
-    default=["full", "no_validity", "generic"],
+    list(POOLS),
+    default=list(POOLS),
     key="cert_audit_pools",
 )
 seed_hi = a2.number_input(
