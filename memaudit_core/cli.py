@@ -20,10 +20,13 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from .errors import MemAuditError, PackageError
-from .grids import MAX_RANGE_BUDGETS, budget_range
+from .specs import parse_number_list, parse_params, parse_seeds
+
+if TYPE_CHECKING:
+    from .suites import PackageSource
 
 EXIT_USER_ERROR = 2
 #: Exit status after Ctrl-C (128 + SIGINT), as shells report it.
@@ -31,103 +34,6 @@ EXIT_INTERRUPTED = 130
 
 
 # --------------------------------------------------------------------------- parsing helpers
-
-
-#: Most values a --budgets / --seeds list may expand to (a range like 0:1e9:1 would not fit
-#: in memory; 10,000 budgets is already far beyond any plot).
-MAX_LIST_VALUES = MAX_RANGE_BUDGETS
-
-
-def parse_number_list(text: str, what: str = "budgets") -> list[float]:
-    """Parse ``"2,4,8"`` or ``"1:10"`` (step 1) or ``"0:20:5"`` into numbers.
-
-    A range ``START:STOP:STEP`` follows :func:`memaudit_core.grids.budget_range`, the app's
-    rule: it ends on STOP even when the steps miss it.
-
-    Examples
-    --------
-    >>> parse_number_list("2,4,8.5")
-    [2.0, 4.0, 8.5]
-    >>> parse_number_list("0:20:5")
-    [0.0, 5.0, 10.0, 15.0, 20.0]
-    >>> parse_number_list("1:2:0.3")
-    [1.0, 1.3, 1.6, 1.9, 2.0]
-    """
-    values: list[float] = []
-    if not text.strip():
-        raise MemAuditError(f"--{what}: no values given (an empty list)")
-    for part in text.split(","):
-        part = part.strip()
-        if not part:
-            raise MemAuditError(f"--{what}: empty item in {text!r}")
-        try:
-            if ":" in part:
-                bits = [float(b) for b in part.split(":")]
-                if len(bits) == 2:
-                    bits.append(1.0)
-                if len(bits) != 3:
-                    raise ValueError
-                start, stop, step = bits
-                values.extend(
-                    budget_range(
-                        start,
-                        stop,
-                        step,
-                        max_budgets=max(MAX_LIST_VALUES - len(values), 0),
-                        what=f"--{what}: {part!r}",
-                    )
-                )
-            else:
-                values.append(float(part))
-        except ValueError:
-            raise MemAuditError(
-                f"--{what}: cannot read {part!r}; "
-                "use a comma list like 2,4,8 or a range like 0:20:5"
-            ) from None
-    bad = [v for v in values if not math.isfinite(v) or v < 0]
-    if bad:
-        raise MemAuditError(f"--{what}: values must be finite numbers >= 0, got {bad[0]!r}")
-    if not values:
-        raise MemAuditError(f"--{what}: no values given")
-    if len(values) > MAX_LIST_VALUES:
-        raise MemAuditError(f"--{what}: {len(values):,} values, more than {MAX_LIST_VALUES:,}")
-    return list(dict.fromkeys(values))  # a repeated budget is one budget
-
-
-def parse_seeds(text: str, what: str = "--seeds") -> list[int]:
-    """Parse ``"0-499"`` or ``"1,2,5"`` (or a mix) into seeds.
-
-    Examples
-    --------
-    >>> parse_seeds("0-3,7")
-    [0, 1, 2, 3, 7]
-    """
-    seeds: list[int] = []
-    if not text.strip():
-        raise MemAuditError(f"{what}: no seeds given")
-    for part in text.split(","):
-        part = part.strip()
-        if not part:  # as --budgets: ",," is usually a typo (CLI QA)
-            raise MemAuditError(f"{what}: empty item in {text!r}")
-        try:
-            if "-" in part[1:]:
-                a, b = part.split("-", 1) if not part.startswith("-") else (part, "")
-                lo, hi = int(a), int(b)
-                if hi < lo:
-                    raise MemAuditError(f"{what}: {part!r} runs backwards; write A-B with A <= B")
-                if len(seeds) + hi - lo + 1 > MAX_LIST_VALUES:
-                    raise MemAuditError(
-                        f"{what}: {part!r} makes {hi - lo + 1:,} seeds, more than the "
-                        f"{MAX_LIST_VALUES:,} allowed"
-                    )
-                seeds.extend(range(lo, hi + 1))
-            else:
-                seeds.append(int(part))
-        except ValueError:
-            raise MemAuditError(f"{what}: cannot read {part!r}; use A-B or a comma list") from None
-    if not seeds:
-        raise MemAuditError(f"{what}: no seeds given")
-    return list(dict.fromkeys(seeds))
 
 
 DEFAULT_BUDGET_HELP = (
@@ -143,16 +49,6 @@ class _Once(argparse.Action):
         if getattr(namespace, self.dest) is not None:
             parser.error(f"{option_string} given twice; score one writer or store per call")
         setattr(namespace, self.dest, values)
-
-
-def parse_params(items: Sequence[str]) -> dict[str, str]:
-    params: dict[str, str] = {}
-    for item in items or ():
-        if "=" not in item:
-            raise MemAuditError(f"--param {item!r}: use key=value")
-        key, value = item.split("=", 1)
-        params[key.strip()] = value.strip()
-    return params
 
 
 def _split_names(text: str | None) -> list[str]:
@@ -884,13 +780,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from .analysis import sweep
-    from .suites import (
-        SuiteRow,
-        cli_sweep_suite,
-        normalize_ablations,
-        wants_suite,
-        with_settings,
-    )
+    from .suites import SuiteRow, normalize_ablations
     from .writers import WRITERS
 
     plugin_names = _plugin_writers(args)
@@ -995,8 +885,6 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    from .audit import cli_audit
-
     return cli_audit(args)
 
 
@@ -1130,6 +1018,289 @@ class _Parser(argparse.ArgumentParser):
                 "",
             )
         super().error(message)
+
+
+# ------------------------------------------------------------------- suite and audit options
+
+
+def add_source_arguments(p: Any) -> None:
+    """What a suite runs on (``sweep`` and ``audit``): package paths, families, seeds, params."""
+    p.add_argument(
+        "packages",
+        nargs="*",
+        metavar="PACKAGES",
+        help="package files, folders (*.json inside) or .txt lists of paths",
+    )
+    p.add_argument(
+        "--family",
+        action="append",
+        default=[],
+        metavar="NAME[:SEEDS]",
+        help="a generated family, optionally with seeds (memaudit-small:0-99); repeatable",
+    )
+    p.add_argument(
+        "--seeds", default=None, help="seeds for --family without its own, e.g. 0-499 or 0,3,7"
+    )
+    p.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a --family parameter (repeatable; see `memaudit generate --list`)",
+    )
+
+
+def add_suite_arguments(p: Any) -> None:
+    """Options shared by ``memaudit sweep`` (suite mode) and ``memaudit audit``."""
+    p.add_argument(
+        "--out",
+        default=None,
+        metavar="DIR",
+        help="output folder: CSV + Parquet, report.md with figures, and a journal "
+        "that lets an interrupted run resume",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="local worker processes (default 1): packages are spread over them (`sweep` of "
+        "one package file spreads its budgets instead)",
+    )
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="run on a Dask distributed cluster, e.g. tcp://host:8786 (workers need "
+        "memaudit installed)",
+    )
+    p.add_argument(
+        "--fresh",
+        action="store_true",
+        help="ignore and replace the journal in --out instead of resuming",
+    )
+    p.add_argument(
+        "--max-tasks",
+        type=int,
+        default=None,
+        metavar="N",
+        help="run at most N pending tasks now; the rest resumes on the next run",
+    )
+    p.add_argument("--no-figures", action="store_true", help="no PNG figures in the report")
+
+
+def check_suite_arguments(args: Any) -> None:
+    """Refuse ``--out`` / ``--max-tasks`` combinations that cannot work, before any work."""
+    if args.out and Path(args.out).exists() and not Path(args.out).is_dir():
+        raise MemAuditError(f"--out {args.out}: exists and is not a folder")
+    if args.max_tasks is not None:
+        if args.max_tasks < 1:
+            raise MemAuditError(f"--max-tasks must be an integer >= 1, got {args.max_tasks}")
+        if not args.out:
+            raise MemAuditError(
+                "--max-tasks needs --out: the rest of the run resumes from the journal there"
+            )
+
+    if args.out:
+        # Made now, so that a path that cannot be a folder fails before any work, as a user
+        # error (audit's exit status 1 means a disagreement).
+        try:
+            Path(args.out).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise MemAuditError(
+                f"--out {args.out}: cannot create the folder ({exc.strerror or exc})"
+            ) from exc
+
+
+def wants_suite(args: Any) -> bool:
+    """True when ``memaudit sweep`` was given any suite option (else the plain sweep runs)."""
+    fams = list(args.family or [])
+    if args.out or args.scheduler or args.max_tasks is not None:
+        return True
+    if fams:  # one path for every family sweep, so one output shape and one set of notes
+        return True
+    if any(Path(p).is_dir() or p.lower().endswith(".txt") for p in args.packages):
+        return True
+    # One package file: its workers solve the budgets in parallel (plain sweep); a suite
+    # would run one package's budgets in one task, on one worker.
+    one_file = len(args.packages) == 1 and not fams
+    return args.workers != 1 and not one_file
+
+
+def cli_sources(args: Any) -> tuple[PackageSource, ...]:
+    """The package sources named by ``packages``, ``--family``, ``--seeds`` and ``--param``."""
+    from .suites import collect_sources
+
+    seeds = parse_seeds(args.seeds) if args.seeds is not None else None
+    return collect_sources(args.packages, args.family or [], seeds, parse_params(args.param))
+
+
+def unseeded_families_note(args: Any) -> str | None:
+    """The note for ``--family NAME`` without seeds, which runs seed 0 only (CLI QA: a
+    forgotten ``--seeds`` gave n = 1 and a CI of n/a without a word), else None."""
+    if args.seeds is not None:
+        return None
+    unseeded = [f for f in args.family or [] if ":" not in f]
+    if not unseeded:
+        return None
+    return (
+        f"--family {', '.join(unseeded)} without seeds ran seed 0 only: pass --seeds A-B "
+        "(or NAME:A-B) for a seed range"
+    )
+
+
+def sweep_settings(args: Any) -> dict[str, Any]:
+    """How ``memaudit sweep`` solved, for its JSON (QA: the limits appeared only inside the
+    note's text): the solver and the time limits (``None``: no limit)."""
+    return {
+        "solver": args.solver,
+        "time_limit": args.time_limit,
+        "total_time_limit": getattr(args, "total_time_limit", None),
+    }
+
+
+def with_settings(out: dict[str, Any], args: Any) -> dict[str, Any]:
+    """``out`` with :func:`sweep_settings` right after its ``backend`` (where a reader of the
+    JSON looks for how the sweep ran), or at the end."""
+    settings = sweep_settings(args)
+    placed: dict[str, Any] = {}
+    for key, value in out.items():
+        if key != "settings":
+            placed[key] = value
+        if key == "backend":
+            placed["settings"] = settings
+    placed.setdefault("settings", settings)
+    return placed
+
+
+def cli_sweep_suite(args: Any) -> int:
+    """``memaudit sweep`` with suite options (folders, lists, families, workers, --out)."""
+    from .suites import SuiteRow, sweep_suite
+
+    check_suite_arguments(args)
+    budgets = parse_number_list(args.budgets) if args.budgets is not None else None
+    writers = _split_names(args.writers) if args.writers is not None else None
+    stores, ablations = _split_names(args.stores), _split_names(args.ablations)
+    if writers == [] and not (stores or ablations):  # as the plain sweep says
+        raise MemAuditError("sweep: nothing to sweep (no writers, ablations or stores named)")
+    res = sweep_suite(
+        sources=cli_sources(args),
+        budgets=budgets,
+        writers=writers,
+        stores=stores,
+        ablations=ablations,
+        solver=args.solver,
+        time_limit=args.time_limit,
+        out=args.out,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        resume=not args.fresh,
+        max_tasks=args.max_tasks,
+        figures=not args.no_figures,
+        progress=Progress("sweep", enabled=not args.quiet),
+    )
+    seed_note = unseeded_families_note(args)
+    if seed_note:
+        res = dataclasses.replace(res, notes=(*res.notes, seed_note))
+    if args.output:
+        rows = [r.to_dict() for r in res.rows]
+        _write_rows_csv(Path(args.output), rows, list(SuiteRow.__dataclass_fields__))
+    human = (
+        f"{res.n_sources} package(s) ({res.n_packages} distinct by content), {res.n_tasks} tasks: "
+        f"{res.executed} run now, {res.reused} reused; {res.elapsed_s:.2f} s on {res.backend}\n"
+        + summary_table(res.summary)
+    )
+    for note in res.notes:
+        human += f"\nnote: {note}"
+    if res.files:
+        human += f"\nwrote {len(res.files)} file(s) to {res.out} (report: {res.out}/report.md)"
+    if res.errors:
+        human += (
+            f"\n{len(res.errors)} writer run(s) failed; their rows are missing (details on stderr)"
+        )
+    _emit(with_settings(res.to_dict(), args), args.json, human)
+    _report_writer_failures(res.errors, args.debug)
+    return EXIT_USER_ERROR if res.errors else 0
+
+
+def add_audit_arguments(p: Any) -> None:
+    """Arguments of ``memaudit audit``."""
+    add_source_arguments(p)
+    p.add_argument(
+        "--budgets",
+        default=None,
+        help="e.g. 1,4,7,15 or 2:20:2 (start:stop:step, stop included); default: each "
+        "package's budget grid",
+    )
+    p.add_argument(
+        "--pools", default="full", help="comma list of candidate pools: full, no_validity, generic"
+    )
+    p.add_argument(
+        "--time-limit",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="seconds per engine run (default 60, so that one hard instance cannot stall "
+        "the audit); a limited run counts as unproven",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_suite_arguments(p)
+
+
+def cli_audit(args: Any) -> int:
+    """``memaudit audit``: exit status 0 when every check agrees, 1 on any disagreement."""
+    from .audit import audit
+
+    check_suite_arguments(args)
+    rep = audit(
+        sources=cli_sources(args),
+        budgets=parse_number_list(args.budgets) if args.budgets is not None else None,
+        pools=_split_names(args.pools),
+        time_limit=args.time_limit,
+        out=args.out,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        resume=not args.fresh,
+        max_tasks=args.max_tasks,
+        figures=not args.no_figures,
+        progress=Progress("audit", enabled=not args.quiet),
+    )
+    seed_note = unseeded_families_note(args)
+    if seed_note:
+        rep = dataclasses.replace(rep, notes=(*rep.notes, seed_note))
+    bt, mt = rep.bnb_time_s, rep.milp_time_s
+    verdict = rep.verdict
+    lines = [
+        f"{verdict}: {rep.n_agree} of {rep.n_tasks} checks (instance x pool x budget) agree, "
+        f"{rep.n_disagree} disagree, {rep.n_unproven} unproven, {rep.n_skipped} skipped",
+        f"sources {rep.n_sources}, distinct packages {rep.n_packages}, distinct instances "
+        f"{rep.n_instances}; pools {', '.join(rep.pools)}; budgets "
+        f"{', '.join(f'{b:g}' for b in rep.budgets)}",
+        f"max difference {_fmt(rep.max_abs_diff, 3)} (relative {_fmt(rep.max_rel_diff, 3)})",
+        f"bnb {bt[0]:.3f} s total (mean {bt[1] * 1000:.2f} ms, max {bt[2] * 1000:.1f} ms); "
+        f"milp {mt[0]:.3f} s total (mean {mt[1] * 1000:.2f} ms, max {mt[2] * 1000:.1f} ms)",
+        f"{rep.executed} check(s) run now, {rep.reused} reused; {rep.elapsed_s:.2f} s on "
+        f"{rep.backend}",
+        "",
+        _table(
+            ["family / files", "sources", "packages", "instances"],
+            [
+                [f.family, str(f.n_sources), str(f.n_packages), str(f.n_instances)]
+                for f in rep.families
+            ],
+        ),
+    ]
+    for r in rep.disagreements:
+        lines.append(
+            f"DISAGREEMENT {r.source} pool {r.pool} budget {r.budget:.10g}: bnb {r.bnb_value!r} "
+            f"milp {r.milp_value!r} {'; '.join(r.problems)}"
+        )
+    lines.extend(f"note: {n}" for n in rep.notes)
+    if rep.files:
+        lines.append(f"wrote {len(rep.files)} file(s) to {rep.out} (report: {rep.out}/report.md)")
+    _emit(rep.to_dict(), args.json, "\n".join(lines))
+    # Exit 1 on a disagreement, and when no check could be cross-checked at all.
+    return 1 if rep.n_disagree or rep.verdict == "NOTHING CHECKED" else 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -1273,8 +1444,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_score)
 
     p = command("sweep", "ratios over budgets and packages (or a family's seeds)")
-    from .suites import add_source_arguments
-
     add_source_arguments(p)
     p.add_argument(
         "--budgets",
@@ -1299,8 +1468,6 @@ def build_parser() -> argparse.ArgumentParser:
         "ones, and time left at the end goes to the unproven ones",
     )
     common(p)
-    from .suites import add_suite_arguments
-
     add_suite_arguments(p)
     p.set_defaults(func=cmd_sweep)
 
@@ -1309,8 +1476,6 @@ def build_parser() -> argparse.ArgumentParser:
         "run bnb and milp on many instances and compare (exit 1 on any disagreement, "
         "or when nothing could be cross-checked)",
     )
-    from .audit import add_audit_arguments
-
     add_audit_arguments(p)
     common(p)
     p.set_defaults(func=cmd_audit)

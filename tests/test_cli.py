@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from memaudit_core.cli import main, parse_number_list, parse_seeds
+from memaudit_core.cli import main
 from memaudit_core.errors import MemAuditError
+from memaudit_core.specs import parse_number_list, parse_seeds
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "sample_packages"
@@ -369,7 +370,7 @@ def test_bnb_node_limit_whose_bound_meets_the_incumbent_reports_opt(capsys):
 
 def test_budget_lists_are_bounded_deduplicated_and_strict(capsys):
     """QA: --budgets=0:1e9:1 grew the process to 23 GB before the OOM killer stopped it."""
-    from memaudit_core.cli import MAX_LIST_VALUES, parse_number_list, parse_seeds
+    from memaudit_core.specs import MAX_LIST_VALUES, parse_number_list, parse_seeds
 
     with pytest.raises(MemAuditError, match="1,000,000,001 budgets"):
         parse_number_list("0:1e9:1")
@@ -763,3 +764,26 @@ def test_cli_pool_choices_are_the_pool_registry():
     solve_parser = build_parser()._subparsers._group_actions[0].choices["solve"]
     pool_action = next(a for a in solve_parser._actions if a.dest == "pool")
     assert list(pool_action.choices) == list(POOLS) == list(AUDIT_POOLS)
+
+
+def test_the_library_never_imports_the_command_line():
+    """The CLI is a face over the core: no core module imports :mod:`memaudit_core.cli`
+    (review: suites and audit held command handlers that imported the CLI's private
+    helpers)."""
+    import ast
+
+    core = Path(__file__).resolve().parent.parent / "memaudit_core"
+    offenders = []
+    for path in sorted(core.rglob("*.py")):
+        if path.name in ("cli.py", "__main__.py"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.ImportFrom):
+                names = [("." * node.level) + (node.module or "")]
+                names += [f"{names[0]}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            if any(n.split(".")[-1] == "cli" or n.endswith("memaudit_core.cli") for n in names):
+                offenders.append(f"{path.relative_to(core)}:{node.lineno}")
+    assert offenders == []

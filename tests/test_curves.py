@@ -491,7 +491,7 @@ def test_cli_and_app_budget_ranges_are_one_rule(start: int, length: int, step: i
     """START:STOP:STEP in tenths: the steps up to STOP, then STOP itself when they miss it,
     in the CLI's ``--budgets`` and the app's range alike (review: 1:2:0.3 gave 4 budgets in
     the CLI and 5 in the app)."""
-    from memaudit_core.cli import parse_number_list
+    from memaudit_core.specs import parse_number_list
 
     stop = start + length
     expected = [(start + i * step) / 10 for i in range(length // step + 1)]

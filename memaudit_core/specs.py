@@ -1,0 +1,128 @@
+"""The compact text specs the CLI reads and the library's suites parse too: number lists and
+ranges (``2,4,8`` / ``0:20:5``), seed lists (``0-499,7``) and generator parameters
+(``key=value``). Kept out of :mod:`memaudit_core.cli` so that the library never imports the
+command line.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from .errors import MemAuditError
+from .grids import MAX_RANGE_BUDGETS, budget_range
+
+#: Most values a --budgets / --seeds list may expand to (a range like 0:1e9:1 would not fit
+#: in memory; 10,000 budgets is already far beyond any plot).
+MAX_LIST_VALUES = MAX_RANGE_BUDGETS
+
+
+def parse_number_list(text: str, what: str = "budgets") -> list[float]:
+    """Parse ``"2,4,8"`` or ``"1:10"`` (step 1) or ``"0:20:5"`` into numbers.
+
+    A range ``START:STOP:STEP`` follows :func:`memaudit_core.grids.budget_range`, the app's
+    rule: it ends on STOP even when the steps miss it.
+
+    Examples
+    --------
+    >>> parse_number_list("2,4,8.5")
+    [2.0, 4.0, 8.5]
+    >>> parse_number_list("0:20:5")
+    [0.0, 5.0, 10.0, 15.0, 20.0]
+    >>> parse_number_list("1:2:0.3")
+    [1.0, 1.3, 1.6, 1.9, 2.0]
+    """
+    values: list[float] = []
+    if not text.strip():
+        raise MemAuditError(f"--{what}: no values given (an empty list)")
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            raise MemAuditError(f"--{what}: empty item in {text!r}")
+        try:
+            if ":" in part:
+                bits = [float(b) for b in part.split(":")]
+                if len(bits) == 2:
+                    bits.append(1.0)
+                if len(bits) != 3:
+                    raise ValueError
+                start, stop, step = bits
+                values.extend(
+                    budget_range(
+                        start,
+                        stop,
+                        step,
+                        max_budgets=max(MAX_LIST_VALUES - len(values), 0),
+                        what=f"--{what}: {part!r}",
+                    )
+                )
+            else:
+                values.append(float(part))
+        except ValueError:
+            raise MemAuditError(
+                f"--{what}: cannot read {part!r}; "
+                "use a comma list like 2,4,8 or a range like 0:20:5"
+            ) from None
+    bad = [v for v in values if not math.isfinite(v) or v < 0]
+    if bad:
+        raise MemAuditError(f"--{what}: values must be finite numbers >= 0, got {bad[0]!r}")
+    if not values:
+        raise MemAuditError(f"--{what}: no values given")
+    if len(values) > MAX_LIST_VALUES:
+        raise MemAuditError(f"--{what}: {len(values):,} values, more than {MAX_LIST_VALUES:,}")
+    return list(dict.fromkeys(values))  # a repeated budget is one budget
+
+
+def parse_seeds(text: str, what: str = "--seeds") -> list[int]:
+    """Parse ``"0-499"`` or ``"1,2,5"`` (or a mix) into seeds.
+
+    Examples
+    --------
+    >>> parse_seeds("0-3,7")
+    [0, 1, 2, 3, 7]
+    """
+    seeds: list[int] = []
+    if not text.strip():
+        raise MemAuditError(f"{what}: no seeds given")
+    for part in text.split(","):
+        part = part.strip()
+        if not part:  # as --budgets: ",," is usually a typo (CLI QA)
+            raise MemAuditError(f"{what}: empty item in {text!r}")
+        try:
+            if "-" in part[1:]:
+                a, b = part.split("-", 1) if not part.startswith("-") else (part, "")
+                lo, hi = int(a), int(b)
+                if hi < lo:
+                    raise MemAuditError(f"{what}: {part!r} runs backwards; write A-B with A <= B")
+                if len(seeds) + hi - lo + 1 > MAX_LIST_VALUES:
+                    raise MemAuditError(
+                        f"{what}: {part!r} makes {hi - lo + 1:,} seeds, more than the "
+                        f"{MAX_LIST_VALUES:,} allowed"
+                    )
+                seeds.extend(range(lo, hi + 1))
+            else:
+                seeds.append(int(part))
+        except ValueError:
+            raise MemAuditError(f"{what}: cannot read {part!r}; use A-B or a comma list") from None
+    if not seeds:
+        raise MemAuditError(f"{what}: no seeds given")
+    return list(dict.fromkeys(seeds))
+
+
+def parse_params(items: Sequence[str]) -> dict[str, str]:
+    """``--param key=value`` items into ``{key: value}`` (values stay text; the generator
+    coerces them to its parameters' types).
+
+    >>> parse_params(["n_experiences=20", "cost_rule = chars"])
+    {'n_experiences': '20', 'cost_rule': 'chars'}
+    """
+    params: dict[str, str] = {}
+    for item in items or ():
+        if "=" not in item:
+            raise MemAuditError(f"--param {item!r}: use key=value")
+        key, value = item.split("=", 1)
+        params[key.strip()] = value.strip()
+    return params
+
+
+__all__ = ["MAX_LIST_VALUES", "parse_number_list", "parse_params", "parse_seeds"]
