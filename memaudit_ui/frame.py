@@ -248,12 +248,14 @@ def _resolve_budget(pkg: Package) -> float:
         return pkg.default_budget()
     total = pkg.total_cost()
     if budget > total and total > 0:
-        if from_url:
-            state.add_problem(
-                f"budget={budget:.10g} in the link is above the package's total candidate cost "
-                f"({total:g} {_md_escape_inline(pkg.cost_unit)}); every candidate fits, so the "
-                f"budget is set to {total:g}."
-            )
+        # Never a silent clamp: a sweep range past the total cost, clicked on the Budget sweep,
+        # reaches here without a link (review).
+        where = "budget={:.10g} in the link" if from_url else "The budget {:.10g}"
+        state.add_problem(
+            f"{where.format(budget)} is above the package's total candidate cost "
+            f"({total:g} {_md_escape_inline(pkg.cost_unit)}); every candidate fits, so the "
+            f"budget is set to {total:g}."
+        )
         return state.normalise_budget(total)
     return float(budget)
 

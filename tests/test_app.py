@@ -221,3 +221,14 @@ def test_a_user_error_from_the_core_is_an_error_message_not_a_traceback(
     assert any("exact engines disagree" in e and "bnb=3.0 but milp=2.5" in e for e in errors), (
         errors
     )
+
+
+def test_a_budget_above_the_total_cost_is_never_lowered_silently() -> None:
+    """A Budget sweep range may run past the total cost, and a click there opens Compare at
+    that budget: it is set to the total, with a warning (review: only a link's was told)."""
+    at = _run("app.py", "sample:update_chain")
+    at.session_state["ma_budget"] = 200.0  # as the sweep's click handler sets it
+    at.switch_page("pages/2_Compare.py").run()
+    assert not at.exception
+    assert at.session_state["ma_budget"] == 51.0  # update_chain's total cost
+    assert any("The budget 200 is above" in w.value and "set to 51" in w.value for w in at.warning)
