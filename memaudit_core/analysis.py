@@ -88,8 +88,20 @@ def ablation_method(name: str) -> str:
     raise UnknownNameError(f"unknown ablation {name!r} (known: {known})")
 
 
-_BOOTSTRAP_RESAMPLES = 1000
-_BOOTSTRAP_SEED = 0
+#: The confidence intervals of sweep summaries and seed bands: a 95% percentile bootstrap of
+#: the mean with this many resamples, drawn from this seed (recorded in every such result).
+BOOTSTRAP_RESAMPLES = 1000
+BOOTSTRAP_SEED = 0
+#: How those intervals were drawn, as results record it (``"bootstrap"`` in their JSON).
+BOOTSTRAP = {
+    "interval": "95% percentile bootstrap of the mean",
+    "resamples": BOOTSTRAP_RESAMPLES,
+    "seed": BOOTSTRAP_SEED,
+}
+#: The same in words, for captions and legends.
+BOOTSTRAP_TEXT = (
+    f"percentile bootstrap of the mean ({BOOTSTRAP_RESAMPLES} resamples, seed {BOOTSTRAP_SEED})"
+)
 
 
 # --------------------------------------------------------------------------- result records
@@ -360,6 +372,7 @@ class SweepResult:
             "errors": [e.to_dict() for e in self.errors],
             "budgets": list(self.budgets),
             "methods": list(self.methods),
+            "bootstrap": dict(BOOTSTRAP),
             "summary": [s.to_dict() for s in self.summary],
             "rows": [r.to_dict() for r in self.rows],
         }
@@ -1021,7 +1034,7 @@ def score_selection(
 
 @functools.lru_cache(maxsize=8)
 def _bootstrap_draws(n: int) -> np.ndarray:
-    draws = np.random.default_rng(_BOOTSTRAP_SEED).integers(0, n, size=(_BOOTSTRAP_RESAMPLES, n))
+    draws = np.random.default_rng(BOOTSTRAP_SEED).integers(0, n, size=(BOOTSTRAP_RESAMPLES, n))
     draws.setflags(write=False)
     return draws
 

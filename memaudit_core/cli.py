@@ -160,9 +160,11 @@ def summary_table(summary: Sequence[Any]) -> str:
             "out of n, the means and the CIs"
         )
     # QA: newcomers asked what the columns are; one legend line says it.
+    from .analysis import BOOTSTRAP_TEXT
+
     legend = (
         "ratio = F(store) / OPT per package; mean, min and max over the n packages; 95% CI: "
-        "percentile bootstrap of the mean (1000 resamples; n/a for n = 1)"
+        f"{BOOTSTRAP_TEXT}; n/a for n = 1"
     )
     return "\n".join([table, legend, *(["; ".join(parts)] if parts else [])])
 

@@ -36,6 +36,7 @@ from typing import Any
 from . import grids
 from .analysis import (
     ABLATIONS,
+    BOOTSTRAP,
     compile_cached,
     expected_runs,
     opt_at,
@@ -640,6 +641,7 @@ class FamilyBand:
             "seeds": list(self.seeds),
             "budgets": list(self.budgets),
             "methods": [m.to_dict() for m in self.methods],
+            "bootstrap": dict(BOOTSTRAP),
             "rows": [r.to_dict() for r in self.rows],
             "n_uncertified": self.n_uncertified,
             "notes": list(self.notes),

@@ -716,6 +716,8 @@ class SweepSuiteResult:
         return self.n_sources / self.elapsed_s if self.elapsed_s > 0 else math.inf
 
     def to_dict(self) -> dict[str, Any]:
+        from .analysis import BOOTSTRAP
+
         return {
             "result_version": RESULT_VERSION,
             "suite": "sweep",
@@ -733,6 +735,7 @@ class SweepSuiteResult:
             "errors": [e.to_dict() for e in self.errors],
             "methods": list(self.methods),
             "budgets": list(self.budgets),
+            "bootstrap": dict(BOOTSTRAP),
             "summary": [s.to_dict() for s in self.summary],
             "rows": [r.to_dict() for r in self.rows],
         }

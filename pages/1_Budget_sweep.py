@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from memaudit_core import curves
+from memaudit_core.analysis import BOOTSTRAP_TEXT
 from memaudit_core.errors import MemAuditError
 from memaudit_ui import cached, figures, render
 from memaudit_ui.frame import (
@@ -283,8 +284,8 @@ if band is not None:
         f"{band.family}-seeds-{seeds[0]}-{seeds[-1]}-band",
     )
     st.caption(
-        "Band: percentile bootstrap of the mean (1000 resamples, seed 0). Seeds where OPT = 0 at "
-        "a budget have no ratio there and are counted, not averaged."
+        f"Band: {BOOTSTRAP_TEXT}. Seeds where OPT = 0 at a budget have no ratio there and are "
+        "counted, not averaged."
     )
     render.table(
         pd.DataFrame(band.table_rows()),
