@@ -370,6 +370,59 @@ class UnionCurveRow:
         }
 
 
+@dataclass(frozen=True)
+class UnionCurve:
+    """Every (store, budget) point of :func:`union_curve`: store-major, budgets ascending.
+
+    Iterating, ``len`` and indexing reach the rows, as for a tuple of them.
+    """
+
+    rows: tuple[UnionCurveRow, ...]
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, idx: int) -> UnionCurveRow:
+        return self.rows[idx]
+
+    @property
+    def n_unproven(self) -> int:
+        """Points whose optima a time limit left unproven (their values are incumbents)."""
+        return sum(1 for r in self.rows if not r.certified)
+
+    def at_budget(self, budget: float) -> tuple[UnionCurveRow, ...]:
+        """The points at ``budget`` (equal to 1e-9 relative: the grid's values are floats)."""
+        tol = 1e-9 * max(1.0, abs(budget))
+        return tuple(r for r in self.rows if abs(r.budget - budget) <= tol)
+
+    def present_rows(self, budget: float, cost_unit: str) -> list[dict[str, str]]:
+        """The points at ``budget`` (every point when none is there) as text for a projector:
+        readable headers and 3 decimals."""
+        return [
+            {
+                "store": r.label or r.store_id,
+                f"budget ({cost_unit})": f"{r.budget:.10g}",
+                "kept F": f"{r.kept_value:.3f}",
+                "upper-pruned": f"{r.upper_value:.3f}",
+                "OPT over P+": f"{r.union_opt_value:.3f}",
+                "union ratio": ratio_text(r.union_ratio),
+                "extraction": ratio_text(r.extraction),
+                "selection": ratio_text(r.selection),
+            }
+            for r in (self.at_budget(budget) or self.rows)
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "result_version": RESULT_VERSION,
+            "n_unproven": self.n_unproven,
+            "rows": [r.to_dict() for r in self.rows],
+        }
+
+
 # --------------------------------------------------------------------------- helpers
 
 
@@ -972,7 +1025,7 @@ def union_curve(
     time_limit: float | None = None,
     total_time_limit: float | None = None,
     progress: Callable[[int, int], None] | None = None,
-) -> tuple[UnionCurveRow, ...]:
+) -> UnionCurve:
     """Kept value vs the exact upper-pruned bound per external store across budgets.
 
     Parameters
@@ -994,8 +1047,8 @@ def union_curve(
 
     Returns
     -------
-    tuple of UnionCurveRow
-        Store-major, budgets ascending.
+    UnionCurve
+        Its rows store-major, budgets ascending.
     """
     if keep not in KEEP_RULES:
         raise UnknownNameError(f"unknown keep rule {keep!r} (known: {', '.join(KEEP_RULES)})")
@@ -1012,8 +1065,10 @@ def union_curve(
     check_time_limit(time_limit)
     check_total_time_limit(total_time_limit)
     with shared_time(total_time_limit, len(grid) * (1 + 2 * len(stores))):
-        return _union_curve_rows(
-            package, stores, grid, keep, salience_field, solver, time_limit, progress
+        return UnionCurve(
+            _union_curve_rows(
+                package, stores, grid, keep, salience_field, solver, time_limit, progress
+            )
         )
 
 
@@ -1416,6 +1471,7 @@ __all__ = [
     "memory_salience",
     "parse_coverage",
     "suggestion_changes",
+    "UnionCurve",
     "union_curve",
     "union_report",
     "unique_store_id",

@@ -280,7 +280,7 @@ def union_curve(
     budgets: tuple[float, ...],
     salience_field: str | None = None,
     keep: str = "recency",
-) -> tuple[union.UnionCurveRow, ...]:
+) -> union.UnionCurve:
     """:func:`memaudit_core.union.union_curve` keyed by content hash, stores and budgets; its
     solves share :data:`PAGE_TIME_S`, as a budget sweep's do."""
     from memaudit_core import union

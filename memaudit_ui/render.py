@@ -216,15 +216,6 @@ def _is_missing(value: object) -> bool:
     return value is None or (isinstance(value, float) and value != value)
 
 
-def ratio_text(ratio: float | None) -> str:
-    """A ratio for a table cell: three decimals, ``n/a`` where it is undefined (OPT = 0).
-
-    >>> ratio_text(0.91234), ratio_text(None)
-    ('0.912', 'n/a')
-    """
-    return "n/a" if ratio is None else f"{ratio:.3f}"
-
-
 #: Terms the pages use without a definition nearby (projector QA: an audience met "gvt",
 #: "bnb", "P+" and "cap1" unexplained).
 GLOSSARY_TERMS = (

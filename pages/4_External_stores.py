@@ -513,10 +513,9 @@ else:
         "dotted: OPT over the package candidates. An x marks a budget below the store's "
         "smallest memory (cost effect)."
     )
-    n_unproven = sum(1 for r in curve if not r.certified)
-    if n_unproven:
+    if curve.n_unproven:
         st.info(
-            f"{n_unproven} of {len(curve)} points rest on an optimum not proven within the "
+            f"{curve.n_unproven} of {len(curve)} points rest on an optimum not proven within the "
             f"{cached.PAGE_TIME_S:g} s the curve's solves share: there the dashed, dotted and "
             "grey lines show the best store found (at most the optimum); the table's "
             "`certified` column (in the CSV on a projector) says which."
@@ -524,22 +523,7 @@ else:
     curve_df = pd.DataFrame([r.to_dict() for r in curve])
     # On a projector: the current budget only, readable headers, 3 decimals (app QA: 21 rows of
     # snake_case headers and 6 decimals, 2,290 px tall). The CSV keeps every budget.
-    at_budget = [r for r in curve if abs(r.budget - ctx.budget) <= 1e-9 * max(1.0, ctx.budget)]
-    present_df = pd.DataFrame(
-        [
-            {
-                "store": r.label or r.store_id,
-                f"budget ({unit})": f"{r.budget:.10g}",
-                "kept F": f"{r.kept_value:.3f}",
-                "upper-pruned": f"{r.upper_value:.3f}",
-                "OPT over P+": f"{r.union_opt_value:.3f}",
-                "union ratio": render.ratio_text(r.union_ratio),
-                "extraction": render.ratio_text(r.extraction),
-                "selection": render.ratio_text(r.selection),
-            }
-            for r in (at_budget or curve)
-        ]
-    )
+    present_df = pd.DataFrame(curve.present_rows(ctx.budget, unit))
     render.table(
         curve_df,
         "ext_curve_table",

@@ -495,6 +495,17 @@ def test_union_curve_matches_union_report() -> None:
     for sid in ("mem0", "letta", "amem"):
         ups = [r.upper_value for r in rows if r.store_id == sid]
         assert ups == sorted(ups)
+    # The result model: the rows at one budget (a float off by noise still matches), counts,
+    # the projector's text rows, and its JSON.
+    at_18 = rows.at_budget(18.000000000001)
+    assert [r.store_id for r in at_18] == ["mem0", "letta", "amem"]
+    assert all(r.budget == 18.0 for r in at_18) and rows.at_budget(19.0) == ()
+    assert rows.n_unproven == sum(1 for r in rows if not r.certified) == 0
+    shown = rows.present_rows(18.0, "words")
+    assert [d["store"] for d in shown] == [r.label or r.store_id for r in at_18]
+    assert shown[0]["kept F"] == f"{at_18[0].kept_value:.3f}"
+    assert len(rows.present_rows(19.0, "words")) == len(rows)  # no point there: every point
+    assert rows.to_dict()["rows"] == [r.to_dict() for r in rows]
 
 
 # --------------------------------------------------------------------------- demo sample
