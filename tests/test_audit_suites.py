@@ -475,3 +475,28 @@ def test_an_audit_where_every_check_is_skipped_says_nothing_was_checked(tmp_path
     assert rep.n_agree == 0 and rep.n_skipped == 2
     assert rep.verdict == "NOTHING CHECKED" and not rep.ok
     assert main(["audit", str(path), "--budgets", "2,4", "--quiet"]) == 1
+
+
+def test_audit_counts_a_misreported_value_as_a_disagreement(monkeypatch):
+    """An engine that reports more than its store is worth is a finding even when both
+    stores are worth the same (mutation testing: "agree" ignored the problems)."""
+    from memaudit_core.audit import audit_instance
+    from memaudit_core.compiled import compile_package
+    from memaudit_core.solvers import ENGINES, RawSolution, solve
+
+    inst = compile_package(generate("temporal_interval"))
+    solve(inst, 13, "bnb")  # registers the engines
+    honest = audit_instance(inst, 13)
+    assert honest["outcome"] == "agree"
+    real = ENGINES["milp"]
+
+    def misreport(inst_, budget, **kw):
+        raw = real(inst_, budget, **kw)
+        return RawSolution(raw.selected_idx, raw.value + 0.5, raw.bound + 0.5, raw.status)
+
+    monkeypatch.setitem(ENGINES, "milp", misreport)
+    rec = audit_instance(inst, 13)
+    # Both stores are worth the same, but milp claims 0.5 more than its store is worth.
+    assert rec["bnb_value"] == rec["milp_value"]
+    assert any("reported" in p for p in rec["problems"])
+    assert rec["outcome"] == "disagree"

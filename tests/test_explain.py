@@ -750,3 +750,77 @@ def test_a_limited_view_calls_its_denominator_the_incumbent():
     assert not cv.opt_certified and cv.opt_bound >= cv.opt_value
     text = " ".join(cv.explanation)
     assert "the incumbent keeps" in text and "the optimum" not in text
+
+
+# Kept memories that share a unit: marginals are leave-one-out differences, not singleton
+# values (mutation testing: in every sample the kept memories cover disjoint units). Expected
+# values by hand from DESIGN.md (cap1: h(z) = min(1, z)).
+OVERLAP_DOC = {
+    "memaudit": 1,
+    "id": "overlap",
+    "experiences": [{"id": "e1", "time": 0}, {"id": "e2", "time": 1}, {"id": "e3", "time": 2}],
+    "units": [
+        {"id": "shared", "kind": "current_truth", "weight": 2.0},
+        {"id": "own", "kind": "fact", "weight": 1.0},
+    ],
+    "candidates": [
+        {
+            "id": "a",
+            "experience": "e1",
+            "type": "atomic_fact",
+            "cost": 1,
+            "coverage": {"shared": 0.75},
+        },
+        {
+            "id": "b",
+            "experience": "e2",
+            "type": "atomic_fact",
+            "cost": 1,
+            "coverage": {"shared": 0.75, "own": 0.5},
+        },
+        {"id": "c", "experience": "e3", "type": "summary", "cost": 1, "coverage": {"own": 1.0}},
+    ],
+    "stores": [
+        {"id": "both", "label": "overlapping", "select": ["a", "b"]},
+        {"id": "only-c", "label": "summary only", "select": ["c"]},
+    ],
+}
+
+
+def test_marginals_of_overlapping_memories_are_leave_one_out_differences():
+    cv = compare_view(parse_package(OVERLAP_DOC), 2, store_id="both")
+    # F({a, b}) = 2 * min(1, 1.5) + 1 * 0.5 = 2.5
+    assert cv.value == pytest.approx(2.5)
+    cells = {m.candidate_id: m.marginal for r in cv.experience_rows for m in r.store if m.kept}
+    # a: F({a,b}) - F({b}) = 2.5 - (2 * 0.75 + 0.5) = 0.5   (its singleton value is 1.5)
+    # b: F({a,b}) - F({a}) = 2.5 - 2 * 0.75 = 1.0           (its singleton value is 2.0)
+    assert cells == pytest.approx({"a": 0.5, "b": 1.0})
+
+
+def test_n_missed_counts_units_that_lose_value():
+    # Mutant M43 (CompareView.n_missed counts lost >= 0 instead of lost > 1e-9) survived.
+    # Budget 2: {a,b}, {a,c}, {b,c} are all worth 2.5 at cost 2; the tie goes to ids (a, b),
+    # so the store "both" is the optimum and misses nothing.
+    pkg = parse_package(OVERLAP_DOC)
+    cv = compare_view(pkg, 2, store_id="both")
+    assert sorted(cv.evaluation.opt_selected) == ["a", "b"]
+    assert cv.n_missed == 0
+    # "only-c" (F = 1): "shared" loses 2 * 1 - 0 = 2; "own" gains (1 vs the optimum's 0.5).
+    cv = compare_view(pkg, 2, store_id="only-c")
+    lost = {u.unit_id: u.lost for u in cv.unit_rows}
+    assert lost == pytest.approx({"shared": 2.0, "own": -0.5})
+    assert cv.n_missed == 1
+
+
+def test_bucket_rows_lose_opt_minus_store_per_bucket():
+    # Mutant M58 (explain.py BucketRow.lost = s - o instead of o - s) survived: no test reads
+    # a bucket's "value lost" (Compare page table and CSV export).
+    cv = compare_view(parse_package(OVERLAP_DOC), 2, store_id="only-c")
+    rows = {b.bucket: b for b in cv.bucket_rows}
+    # current truth: unit "shared" (weight 2): store 0, optimum 2 * min(1, 1.5) = 2.
+    # other: unit "own" (kind fact, weight 1): store 1 * 1.0, optimum 1 * 0.5.
+    assert rows["current truth"].lost == pytest.approx(2.0)
+    assert rows["other"].lost == pytest.approx(-0.5)
+    table = {r["kind"]: r for r in cv.bucket_table()}  # the exported table / CSV
+    assert table["current truth"]["value lost"] == pytest.approx(2.0)
+    assert table["other"]["value lost"] == pytest.approx(-0.5)

@@ -775,3 +775,27 @@ def test_a_sweep_suite_records_a_failing_writer_and_keeps_the_rest(tmp_path):
     again = json.loads(out)
     assert rc == 2 and again["executed"] == 0
     assert again["rows"] == data["rows"] and again["errors"] == data["errors"]
+
+
+def test_sweep_of_package_files_exits_2_when_a_writer_fails(monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(REPO / "tests"))
+    monkeypatch.chdir(REPO / "tests")
+    argv = [
+        "sweep",
+        str(REPO / "sample_packages" / "update_chain.json"),
+        "--budgets",
+        "3,6",
+        "--writers",
+        "gvt",
+        "--writer-module",
+        f"{FIX}:unknown_ids",
+        "--json",
+        "--quiet",
+    ]
+    rc = cli.main(argv)
+    out, err = capsys.readouterr()
+    data = json.loads(out)
+    assert data["errors"], "the fixture writer must fail for this test to mean anything"
+    assert {r["method"] for r in data["rows"]} == {"gvt"}
+    assert rc == 2, err
+    assert "no-such-candidate" in err and "Traceback" not in err

@@ -8,6 +8,7 @@ group capacity 2 are covered too.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import sys
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from package_utils import rescaled
 
@@ -62,8 +63,8 @@ def package_doc(groups, units, saturation, pid="hyp"):
 
 
 @st.composite
-def small_packages(draw, saturations=("cap1", "linear", "log1p"), nice=False):
-    """(instance, budget): 1..5 groups of 1..4 candidates over 1..6 units.
+def small_package_docs(draw, saturations=("cap1", "linear", "log1p"), nice=False):
+    """(package dict, instance, budget): 1..5 groups of 1..4 candidates over 1..6 units.
 
     Includes float costs, zero weights, candidates with empty coverage, budget 0, budgets
     above the total cost and candidates costlier than the budget. ``nice`` draws dyadic
@@ -89,7 +90,8 @@ def small_packages(draw, saturations=("cap1", "linear", "log1p"), nice=False):
             )
             members.append((draw(cost), {r: draw(cover) for r in covered}))
         groups.append(members)
-    inst = compile_package(parse_package(package_doc(groups, units, saturation)))
+    doc = package_doc(groups, units, saturation)
+    inst = compile_package(parse_package(doc))
     total = inst.total_cost
     budget = draw(
         st.one_of(
@@ -99,7 +101,14 @@ def small_packages(draw, saturations=("cap1", "linear", "log1p"), nice=False):
             st.just(float(inst.cost.max()) - 1e-3),
         )
     )
-    return inst, max(budget, 0.0)
+    return doc, inst, max(budget, 0.0)
+
+
+@st.composite
+def small_packages(draw, saturations=("cap1", "linear", "log1p"), nice=False):
+    """(instance, budget) of :func:`small_package_docs`."""
+    _, inst, budget = draw(small_package_docs(saturations, nice))
+    return inst, budget
 
 
 def random_instance(seed, groups, units, budget_frac, saturation="cap1", per_group=4):
@@ -138,6 +147,51 @@ def assert_valid_result(inst, budget, res, expected):
 
 
 # --------------------------------------------------------------------------- contract
+_H = {"cap1": lambda z: min(1.0, z), "linear": lambda z: z, "log1p": math.log1p}
+
+
+def doc_brute_force(doc, budget):
+    """OPT over the package dict itself: every choice of one candidate or none per
+    experience within the budget, F summed from the dicts. Shares nothing with the compiled
+    instance (mutation testing: the compiled-array oracles would share a compile bug)."""
+    weights = {u["id"]: u["weight"] for u in doc["units"]}
+    h = _H[doc["objective"]["saturation"]]
+    by_exp: dict[str, list] = {}
+    for c in doc["candidates"]:
+        by_exp.setdefault(c["experience"], []).append(c)
+    best = 0.0
+    for combo in itertools.product(*[[None, *cands] for cands in by_exp.values()]):
+        chosen = [c for c in combo if c is not None]
+        if sum(c["cost"] for c in chosen) > budget * (1 + 1e-9):
+            continue
+        z: dict[str, float] = {}
+        for c in chosen:
+            for u, a in c["coverage"].items():
+                z[u] = z.get(u, 0.0) + a
+        best = max(best, sum(weights[u] * h(v) for u, v in z.items()))
+    return best
+
+
+def assert_feasible_in_doc(doc, budget, selected_ids):
+    """One candidate per experience and the budget, read from the package dict."""
+    by_id = {c["id"]: c for c in doc["candidates"]}
+    experiences = [by_id[cid]["experience"] for cid in selected_ids]
+    assert len(set(experiences)) == len(experiences), selected_ids
+    assert sum(by_id[cid]["cost"] for cid in selected_ids) <= budget * (1 + 1e-9) + 1e-12
+
+
+@pytest.mark.parametrize("engine", ENGINE_NAMES)
+@HYPO
+@given(case=small_package_docs())
+def test_engine_matches_a_brute_force_over_the_package_dict(engine, case):
+    doc, inst, budget = case
+    assume(supported(engine, inst))  # the refusal is checked by test_engine_matches_brute_force
+    res = solve(inst, budget, engine)
+    assert res.certified
+    assert res.value == pytest.approx(doc_brute_force(doc, budget), rel=1e-9, abs=1e-9)
+    assert_feasible_in_doc(doc, budget, res.selected)
+
+
 @pytest.mark.parametrize("engine", ENGINE_NAMES)
 @HYPO
 @given(case=small_packages())

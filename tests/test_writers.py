@@ -786,3 +786,131 @@ def test_sweep_package_forwards_writer_heartbeats_to_progress(monkeypatch):
         generate("update_chain"), [3.0, 6.0], ["gvt"], progress=lambda d, n: ticks.append((d, n))
     )
     assert ticks[0] == (0, 2) and ticks[-1] == (2, 2)
+
+
+# Ties within 1e-12 are ties (mutation testing: every other tie here is exact in floats).
+def _one_group(x_cov, y_cov):
+    units = sorted({*x_cov, *y_cov})
+    return parse_package(
+        {
+            "memaudit": 1,
+            "id": "float-tie",
+            "experiences": [{"id": "e", "time": 0}],
+            "units": [{"id": u, "kind": "fact", "weight": 1.0} for u in units],
+            "candidates": [
+                # "b_x" covers 0.1 + 0.2 = 0.30000000000000004 in floats; "a_y" covers 0.3.
+                {
+                    "id": "b_x",
+                    "experience": "e",
+                    "type": "atomic_fact",
+                    "cost": 1,
+                    "coverage": x_cov,
+                },
+                {
+                    "id": "a_y",
+                    "experience": "e",
+                    "type": "atomic_fact",
+                    "cost": 1,
+                    "coverage": y_cov,
+                },
+            ],
+        }
+    )
+
+
+def test_density_treats_a_one_ulp_difference_as_a_tie_and_takes_the_smaller_id():
+    assert 0.1 + 0.2 != 0.3  # the premise: the float gains differ
+    pkg = _one_group({"u1": 0.1, "u2": 0.2}, {"u3": 0.3})
+    inst = compile_package(pkg)
+    # Equal density, gain and cost in exact arithmetic: the tie goes to the smaller id.
+    for writer in ("density", "greedy", "gvt"):
+        assert run_writer(writer, inst, 1).selected == ("a_y",), writer
+
+
+# GVT pass tie rule: "tie: lower cost, then earlier threshold" when the earlier pass
+# costs more (mutation testing). The expected store is an exact Fraction reading of DESIGN.md.
+# (id, experience, cost, coverage); experiences (id, time); unit weights.
+GVT_TIE_CANDS = [
+    ("e0_c0", "e0", 2, {"r0": 0.75, "r2": 0.5}),
+    ("e0_c1", "e0", 2, {"r1": 0.25}),
+    ("e0_b2", "e0", 4, {"r0": 0.25, "r1": 1.0, "r2": 0.5}),
+    ("w1_a0", "w1", 1, {"r2": 1.0}),
+    ("w1_a1", "w1", 4, {"r0": 0.25, "r1": 0.75, "r2": 0.25}),
+    ("w1_c2", "w1", 1, {"r0": 0.75, "r1": 0.5}),
+    ("q2_a0", "q2", 1, {"r1": 0.5}),
+    ("q2_a1", "q2", 4, {"r0": 0.5}),
+]
+GVT_TIE_EXPS = [("e0", 2), ("w1", 2), ("q2", 0)]
+GVT_TIE_WEIGHTS = {"r0": 0.5, "r1": 0.5, "r2": 2.0}
+
+
+def _gvt_tie_package():
+    return parse_package(
+        {
+            "memaudit": 1,
+            "id": "gvt-pass-tie",
+            "experiences": [{"id": e, "time": t} for e, t in GVT_TIE_EXPS],
+            "units": [{"id": u, "kind": "fact", "weight": w} for u, w in GVT_TIE_WEIGHTS.items()],
+            "candidates": [
+                {"id": c, "experience": e, "type": "atomic_fact", "cost": k, "coverage": cov}
+                for c, e, k, cov in GVT_TIE_CANDS
+            ],
+        }
+    )
+
+
+def _exact_f(sel):
+    z = {}
+    for c, _, _, cov in GVT_TIE_CANDS:
+        if c in sel:
+            for u, a in cov.items():
+                z[u] = z.get(u, Fraction(0)) + Fraction(a)
+    return sum(
+        (Fraction(GVT_TIE_WEIGHTS[u]) * min(Fraction(1), v) for u, v in z.items()), Fraction(0)
+    )
+
+
+def _gvt_passes(budget):
+    """Every GVT pass as (F, cost, threshold index, selection), read from DESIGN.md."""
+    B = Fraction(budget)
+    cost = {c: Fraction(k) for c, _, k, _ in GVT_TIE_CANDS}
+    time = dict(GVT_TIE_EXPS)
+    groups = sorted({e for _, e, _, _ in GVT_TIE_CANDS}, key=lambda e: (time[e], e))
+    members = {
+        g: sorted((c for c, e, _, _ in GVT_TIE_CANDS if e == g), key=lambda c: (cost[c], c))
+        for g in groups
+    }
+    taus = sorted(
+        {_exact_f({c}) / cost[c] for c in cost if cost[c] <= B} | {Fraction(0)}, reverse=True
+    )
+    passes = []
+    for t_idx, tau in enumerate(taus):
+        sel, spent = set(), Fraction(0)
+        for g in groups:
+            adm = []
+            for c in members[g]:
+                gain = _exact_f(sel | {c}) - _exact_f(sel)
+                if spent + cost[c] <= B and gain > 0 and gain / cost[c] >= tau:
+                    adm.append((-gain, cost[c], c))
+            if adm:
+                c = min(adm)[2]
+                sel.add(c)
+                spent += cost[c]
+        passes.append((_exact_f(sel), spent, t_idx, tuple(sorted(sel))))
+    return passes
+
+
+def test_gvt_equal_value_passes_prefer_lower_cost_over_earlier_threshold():
+    passes = _gvt_passes(5)
+    top = max(p[0] for p in passes)
+    tied = [p for p in passes if p[0] == top]
+    # The situation the rule is about: two best-F passes, the earlier one more expensive.
+    assert {(p[1], p[3]) for p in tied} >= {
+        (Fraction(5), ("e0_b2", "w1_a0")),
+        (Fraction(4), ("e0_c0", "q2_a0", "w1_a0")),
+    }
+    expected = min(tied, key=lambda p: (p[1], p[2]))[3]
+    assert expected == ("e0_c0", "q2_a0", "w1_a0")
+    res = run_writer("gvt", compile_package(_gvt_tie_package()), 5)
+    assert tuple(sorted(res.selected)) == expected
+    assert res.cost == 4 and abs(res.value - 21 / 8) < 1e-12
