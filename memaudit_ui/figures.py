@@ -9,11 +9,20 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import plotly.graph_objects as go
 import plotly.io as pio
 
 from memaudit_core.curves import ABLATION_LABELS
+
+if TYPE_CHECKING:
+    from memaudit_core.explain import GraphData, HeatmapData, TimelineData
+    from memaudit_core.robustness import (
+        CapacitySensitivity,
+        CostRuleSensitivity,
+        NoiseSensitivity,
+    )
 
 #: Colours by role, used consistently across pages.
 COLORS = {
@@ -427,21 +436,23 @@ def bucket_value_bars(
     return prevalidated_figure(data, layout)
 
 
-def coverage_heatmap(hm, title: str, present: bool = False, opt_word: str = "optimum") -> go.Figure:
+def coverage_heatmap(
+    heatmap_data: HeatmapData, title: str, present: bool = False, opt_word: str = "optimum"
+) -> go.Figure:
     """Candidates x units coverage a_ur with a store / optimum membership strip on the left.
 
-    ``hm`` is a :class:`memaudit_core.explain.HeatmapData`; ``opt_word`` is "incumbent" when
-    the optimum is not proven (its tag is then I, not O).
+    ``opt_word`` is "incumbent" when the optimum is not proven (its tag is then I, not O).
     """
     opt_tag = opt_word[0].upper()
     from plotly.subplots import make_subplots
 
-    n_rows, n_cols = len(hm.row_ids), len(hm.col_ids)
+    n_rows, n_cols = len(heatmap_data.row_ids), len(heatmap_data.col_ids)
     fig = make_subplots(
         rows=1, cols=2, shared_yaxes=True, column_widths=[0.06, 0.94], horizontal_spacing=0.006
     )
     strip = [
-        [1 if s else 0, 2 if o else 0] for s, o in zip(hm.row_in_store, hm.row_in_opt, strict=True)
+        [1 if s else 0, 2 if o else 0]
+        for s, o in zip(heatmap_data.row_in_store, heatmap_data.row_in_opt, strict=True)
     ]
     off = "#f1f1f1"
     fig.add_trace(
@@ -451,7 +462,7 @@ def coverage_heatmap(hm, title: str, present: bool = False, opt_word: str = "opt
             # words did not fit the narrow strip ("incumbent" was cut off, and the rotated
             # "store" and "OPT" touched).
             x=["S", opt_tag],
-            y=list(hm.row_labels),
+            y=list(heatmap_data.row_labels),
             zmin=0,
             zmax=2,
             colorscale=[
@@ -470,7 +481,12 @@ def coverage_heatmap(hm, title: str, present: bool = False, opt_word: str = "opt
                     f"{rid}: {'in' if s else 'not in'} the store",
                     f"{rid}: {'in' if o else 'not in'} the {opt_word}",
                 ]
-                for rid, s, o in zip(hm.row_ids, hm.row_in_store, hm.row_in_opt, strict=True)
+                for rid, s, o in zip(
+                    heatmap_data.row_ids,
+                    heatmap_data.row_in_store,
+                    heatmap_data.row_in_opt,
+                    strict=True,
+                )
             ],
             hoverinfo="text",
         ),
@@ -479,16 +495,16 @@ def coverage_heatmap(hm, title: str, present: bool = False, opt_word: str = "opt
     )
     fig.add_trace(
         go.Heatmap(
-            z=[list(r) for r in hm.z],
-            x=list(hm.col_ids),
-            y=list(hm.row_labels),
+            z=[list(r) for r in heatmap_data.z],
+            x=list(heatmap_data.col_ids),
+            y=list(heatmap_data.row_labels),
             zmin=0,
             zmax=1,
             colorscale="Blues",
             xgap=1,
             ygap=1,
             # The core describes covering cells only; an empty one is named by its ids.
-            text=[list(r) for r in hm.hover],
+            text=[list(r) for r in heatmap_data.hover],
             hovertemplate="%{y} · unit %{x}<br>a = %{z:.3g}<br>%{text}<extra></extra>",
             colorbar={
                 "title": {"text": "coverage a<sub>ur</sub>", "side": "right"},
@@ -506,7 +522,7 @@ def coverage_heatmap(hm, title: str, present: bool = False, opt_word: str = "opt
     # Kind groups: a coloured band above the columns and separators between groups (set in
     # one call: each add_shape re-validates every earlier shape).
     shapes: list[dict] = []
-    for kind, j0, j1 in hm.kind_spans:
+    for kind, j0, j1 in heatmap_data.kind_spans:
         shapes.append(
             {
                 "type": "rect",
@@ -533,7 +549,7 @@ def coverage_heatmap(hm, title: str, present: bool = False, opt_word: str = "opt
                     "line": {"color": "#333", "width": 1.5},
                 }
             )
-    focus_idx = hm.focus_col_idx
+    focus_idx = heatmap_data.focus_col_idx
     if focus_idx is not None:  # the annotator's unit, found at a glance among 50+ columns
         shapes.append(
             {
@@ -550,7 +566,7 @@ def coverage_heatmap(hm, title: str, present: bool = False, opt_word: str = "opt
         )
     if shapes:
         fig.update_layout(shapes=[*fig.layout.shapes, *shapes])
-    for kind in dict.fromkeys(hm.col_kinds):  # legend entries for the band colours
+    for kind in dict.fromkeys(heatmap_data.col_kinds):  # legend entries for the band colours
         fig.add_trace(
             go.Scatter(
                 x=[None],
@@ -584,7 +600,9 @@ def coverage_heatmap(hm, title: str, present: bool = False, opt_word: str = "opt
         col=1,
     )
     fig.update_yaxes(autorange="reversed", row=1, col=2)
-    label_px = 0 if n_cols > 80 else (7 if n_cols <= 25 else 8) * max(len(c) for c in hm.col_ids)
+    label_px = (
+        0 if n_cols > 80 else (7 if n_cols <= 25 else 8) * max(len(c) for c in heatmap_data.col_ids)
+    )
     height = 220 + row_px * max(n_rows, 10) + label_px
     base_layout(fig, title, present, height=min(height, 3200))
     _explain_fonts(fig, present)
@@ -600,10 +618,10 @@ def coverage_heatmap(hm, title: str, present: bool = False, opt_word: str = "opt
         # instead pushed the legend into the colour bar on short heatmaps).
         ticktext = [
             f'<span style="color:{FOCUS_COLOR}"><b>{cid}</b></span>' if j == focus_idx else cid
-            for j, cid in enumerate(hm.col_ids)
+            for j, cid in enumerate(heatmap_data.col_ids)
         ]
         fig.update_xaxes(
-            tickmode="array", tickvals=list(hm.col_ids), ticktext=ticktext, row=1, col=2
+            tickmode="array", tickvals=list(heatmap_data.col_ids), ticktext=ticktext, row=1, col=2
         )
     else:  # too narrow for readable ids: hover gives them
         fig.update_xaxes(
@@ -633,21 +651,21 @@ def coverage_heatmap(hm, title: str, present: bool = False, opt_word: str = "opt
 TIMELINE_DENSE = 80
 
 
-def store_timeline(tl, title: str, present: bool = False) -> go.Figure:
+def store_timeline(timeline_data: TimelineData, title: str, present: bool = False) -> go.Figure:
     """What each store wrote per experience ("tombstone timeline").
 
-    ``tl`` is a :class:`memaudit_core.explain.TimelineData`. One row per store, a marker per
-    memory at its experience's time; symbol and colour give the candidate type.
+    One row per store, a marker per memory at its experience's time; symbol and colour give the
+    candidate type.
     """
     fig = go.Figure()
     exp_row = "experiences"
     # Hundreds of experiences on one axis: full-size markers merge into a solid band, so a dense
     # timeline draws smaller, thinner markers (the legend keeps its symbols full size).
-    dense = len(tl.experiences) > TIMELINE_DENSE
+    dense = len(timeline_data.experiences) > TIMELINE_DENSE
     fig.add_trace(
         go.Scatter(
-            x=[e[1] for e in tl.experiences],
-            y=[exp_row] * len(tl.experiences),
+            x=[e[1] for e in timeline_data.experiences],
+            y=[exp_row] * len(timeline_data.experiences),
             mode="markers",
             name="experience",
             marker={
@@ -656,12 +674,12 @@ def store_timeline(tl, title: str, present: bool = False) -> go.Figure:
                 "color": "#bdbdbd" if dense else "#9e9e9e",
                 "line": {"width": 1 if dense else 2},
             },
-            hovertext=[f"{e[0]} (time {e[1]:g})<br>{e[2]}" for e in tl.experiences],
+            hovertext=[f"{e[0]} (time {e[1]:g})<br>{e[2]}" for e in timeline_data.experiences],
             hoverinfo="text",
         )
     )
-    for ctype in tl.types:
-        pts = [p for p in tl.points if p.type == ctype]
+    for ctype in timeline_data.types:
+        pts = [p for p in timeline_data.points if p.type == ctype]
         fig.add_trace(
             go.Scatter(
                 x=[p.time for p in pts],
@@ -682,7 +700,7 @@ def store_timeline(tl, title: str, present: bool = False) -> go.Figure:
                 hoverinfo="text",
             )
         )
-    rows = [exp_row, *tl.rows]
+    rows = [exp_row, *timeline_data.rows]
     fig.update_yaxes(
         categoryorder="array",
         categoryarray=rows,
@@ -690,10 +708,12 @@ def store_timeline(tl, title: str, present: bool = False) -> go.Figure:
         title_text="store",
         automargin=True,
     )
-    if len(tl.experiences) <= 25:  # label experiences on the axis, by id (time in the hover)
+    if (
+        len(timeline_data.experiences) <= 25
+    ):  # label experiences on the axis, by id (time in the hover)
         # Every k-th when many: rotated two-line labels overlapped at 1280 px (app QA).
-        step = 1 if len(tl.experiences) <= (8 if present else 14) else 2
-        shown = tl.experiences[::step]
+        step = 1 if len(timeline_data.experiences) <= (8 if present else 14) else 2
+        shown = timeline_data.experiences[::step]
         fig.update_xaxes(tickvals=[e[1] for e in shown], ticktext=[e[0] for e in shown])
     fig.update_xaxes(title_text="experience (by time)", showgrid=True)
     base_layout(fig, title, present, height=190 + 62 * len(rows))
@@ -713,31 +733,33 @@ def store_timeline(tl, title: str, present: bool = False) -> go.Figure:
     return fig
 
 
-def evidence_graph(gd, title: str, present: bool = False, opt_word: str = "optimum") -> go.Figure:
-    """Layered experience -> candidate -> unit -> query graph (``gd``: explain.GraphData)."""
+def evidence_graph(
+    graph_data: GraphData, title: str, present: bool = False, opt_word: str = "optimum"
+) -> go.Figure:
+    """Layered experience -> candidate -> unit -> query graph."""
     fig = go.Figure()
     fig.add_trace(
         go.Scatter(
-            x=list(gd.edge_x),
-            y=list(gd.edge_y),
+            x=list(graph_data.edge_x),
+            y=list(graph_data.edge_y),
             mode="lines",
             name="link",
             line={"color": "#c8c8c8", "width": 1},
             hoverinfo="skip",
         )
     )
-    if gd.focus_edge_x:
+    if graph_data.focus_edge_x:
         fig.add_trace(
             go.Scatter(
-                x=list(gd.focus_edge_x),
-                y=list(gd.focus_edge_y),
+                x=list(graph_data.focus_edge_x),
+                y=list(graph_data.focus_edge_y),
                 mode="lines",
                 name="link of the focus unit",
                 line={"color": COLORS["lost"], "width": 2.5},
                 hoverinfo="skip",
             )
         )
-    show_text = gd.n_nodes <= 100
+    show_text = graph_data.n_nodes <= 100
     # Labels as annotations on a translucent white box, so links do not run through the text:
     # (xanchor, yanchor, xshift, yshift) per layer, clear of the membership outlines.
     placement = {
@@ -750,16 +772,16 @@ def evidence_graph(gd, title: str, present: bool = False, opt_word: str = "optim
     # made this figure quadratic (0.86 s for 84 labels).
     annotations: list[dict] = []
     for layer in ("experience", "candidate", "unit", "query"):
-        idx = [i for i, ly in enumerate(gd.node_layers) if ly == layer]
+        idx = [i for i, ly in enumerate(graph_data.node_layers) if ly == layer]
         if not idx:
             continue
         if show_text:
             xa, ya, dx, dy = placement[layer]
             annotations.extend(
                 {
-                    "x": gd.node_x[i],
-                    "y": gd.node_y[i],
-                    "text": gd.node_labels[i],
+                    "x": graph_data.node_x[i],
+                    "y": graph_data.node_y[i],
+                    "text": graph_data.node_labels[i],
                     "showarrow": False,
                     "xanchor": xa,
                     "yanchor": ya,
@@ -773,8 +795,8 @@ def evidence_graph(gd, title: str, present: bool = False, opt_word: str = "optim
             )
         fig.add_trace(
             go.Scatter(
-                x=[gd.node_x[i] for i in idx],
-                y=[gd.node_y[i] for i in idx],
+                x=[graph_data.node_x[i] for i in idx],
+                y=[graph_data.node_y[i] for i in idx],
                 mode="markers",
                 name=layer,
                 marker={
@@ -782,19 +804,19 @@ def evidence_graph(gd, title: str, present: bool = False, opt_word: str = "optim
                     "color": LAYER_COLORS[layer],
                     "line": {"width": 1, "color": "#333"},
                 },
-                hovertext=[gd.node_hover[i] for i in idx],
+                hovertext=[graph_data.node_hover[i] for i in idx],
                 hoverinfo="text",
             )
         )
     for flag, name, symbol, color, size in (
-        (gd.node_in_store, "held by the store", "square-open", COLORS["writer"], 24),
-        (gd.node_in_opt, f"held by the {opt_word}", "diamond-open", COLORS["opt"], 30),
+        (graph_data.node_in_store, "held by the store", "square-open", COLORS["writer"], 24),
+        (graph_data.node_in_opt, f"held by the {opt_word}", "diamond-open", COLORS["opt"], 30),
     ):
         idx = [i for i, f in enumerate(flag) if f]
         fig.add_trace(
             go.Scatter(
-                x=[gd.node_x[i] for i in idx],
-                y=[gd.node_y[i] for i in idx],
+                x=[graph_data.node_x[i] for i in idx],
+                y=[graph_data.node_y[i] for i in idx],
                 mode="markers",
                 name=name,
                 marker={
@@ -803,7 +825,7 @@ def evidence_graph(gd, title: str, present: bool = False, opt_word: str = "optim
                     "color": color,
                     "line": {"width": 3, "color": color},
                 },
-                hovertext=[gd.node_hover[i] for i in idx],
+                hovertext=[graph_data.node_hover[i] for i in idx],
                 hoverinfo="text",
             )
         )
@@ -816,14 +838,14 @@ def evidence_graph(gd, title: str, present: bool = False, opt_word: str = "optim
         "query": "queries",
     }
     fig.update_xaxes(
-        tickvals=[x for _, x in gd.layer_x],
-        ticktext=[names[n] for n, _ in gd.layer_x],
+        tickvals=[x for _, x in graph_data.layer_x],
+        ticktext=[names[n] for n, _ in graph_data.layer_x],
         title_text="layer (experience → candidate → unit → query)",
         showgrid=False,
         zeroline=False,
     )
     fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, title_text="")
-    layer_sizes = [sum(1 for ly in gd.node_layers if ly == n) for n in names]
+    layer_sizes = [sum(1 for ly in graph_data.node_layers if ly == n) for n in names]
     height = max(480, 170 + (36 if show_text else 22) * max(layer_sizes, default=1))
     base_layout(fig, title, present, height=min(height, 2400))
     _explain_fonts(fig, present)
@@ -838,8 +860,8 @@ def evidence_graph(gd, title: str, present: bool = False, opt_word: str = "optim
         },
         margin={"l": 40, "r": 40, "t": 70, "b": 120},
     )
-    if gd.layer_x:
-        xs = [x for _, x in gd.layer_x]
+    if graph_data.layer_x:
+        xs = [x for _, x in graph_data.layer_x]
         pad = 0.22 * (max(xs) - min(xs) or 1)
         fig.update_xaxes(range=[min(xs) - pad, max(xs) + pad])
     return fig
@@ -1521,7 +1543,7 @@ def ablation_drop_chart(curves: Sequence, title: str, cost_unit: str, present: b
     return fig
 
 
-def cost_rule_ratio_chart(sens, title: str, present: bool = False):
+def cost_rule_ratio_chart(sensitivity: CostRuleSensitivity, title: str, present: bool = False):
     """Mean ratio per writer (over the budgets) under each cost rule, grouped horizontal bars.
 
     Horizontal: writer names read without rotation and the value labels stay upright (app QA:
@@ -1529,8 +1551,8 @@ def cost_rule_ratio_chart(sens, title: str, present: bool = False):
     labels were 8 px).
     """
     fig = go.Figure()
-    rules = [r for r in sens.rules if r.available]
-    writers = list(sens.writers)
+    rules = [r for r in sensitivity.rules if r.available]
+    writers = list(sensitivity.writers)
     for k, rule in enumerate(rules):
         means = dict(rule.mean_ratio)
         fig.add_bar(
@@ -1559,12 +1581,14 @@ def cost_rule_ratio_chart(sens, title: str, present: bool = False):
     return fig
 
 
-def capacity_chart(cap, title: str, cost_unit: str, present: bool = False):
+def capacity_chart(
+    capacity: CapacitySensitivity, title: str, cost_unit: str, present: bool = False
+):
     """OPT with one candidate per group vs OPT with up to k, against the budget.
 
     Hollow markers on the k-curve: no engine proved the value (an incumbent).
     """
-    pts = cap.points
+    pts = capacity.points
     fig = go.Figure()
     fig.add_scatter(
         x=[p.budget for p in pts],
@@ -1579,7 +1603,7 @@ def capacity_chart(cap, title: str, cost_unit: str, present: bool = False):
         x=[p.budget for p in pts],
         y=[p.opt_k for p in pts],
         mode="lines+markers",
-        name=f"OPT, up to {cap.k} per group (k = {cap.k})",
+        name=f"OPT, up to {capacity.k} per group (k = {capacity.k})",
         line={"color": color, "width": 3, "dash": "dash"},
         marker={
             "size": 11,
@@ -1598,14 +1622,14 @@ def capacity_chart(cap, title: str, cost_unit: str, present: bool = False):
     return fig
 
 
-def noise_delta_bars(ns, title: str, present: bool = False):
+def noise_delta_bars(noise_sensitivity: NoiseSensitivity, title: str, present: bool = False):
     """Mean |Δ ratio| per writer under coverage noise, a whisker up to the largest |Δ|.
 
     Horizontal, as the cost-rule chart: writer names need no rotation (at 1024 px they ran
     into the legend). The value labels sit past the whisker, not on it (app QA: the
     whiskers struck through them), and the legend says what the whisker is.
     """
-    rows = ns.writer_rows
+    rows = noise_sensitivity.writer_rows
     means = [r.mean_abs_delta or 0.0 for r in rows]
     tops = [max(r.max_abs_delta or 0.0, m) for r, m in zip(rows, means, strict=True)]
     writers = [r.writer for r in rows]
