@@ -32,11 +32,7 @@ counts = [
     (f"Total cost ({stats.cost_unit})", f"{stats.total_cost:,.6g}"),
     (f"Budget ({stats.cost_unit})", f"{ctx.budget:.10g}"),
 ]
-for start in range(0, len(counts), metrics_per_row):
-    for col, (label, value) in zip(
-        st.columns(metrics_per_row), counts[start : start + metrics_per_row], strict=False
-    ):
-        col.metric(label, value)
+render.metric_grid(counts, metrics_per_row)
 
 # Drawn after the package summary, so a slow solve never leaves a blank page.
 ov = cached.overview(pkg, content_hash, ctx.budget)
@@ -134,29 +130,7 @@ if any(e.ratio is None for e in evals):
     st.info("Ratios are n/a where OPT is 0: nothing of value fits this budget.")
 
 st.subheader("What the package holds")
-types, type_counts = (
-    zip(*stats.candidates_by_type, strict=True) if stats.candidates_by_type else ((), ())
-)
-kinds = [k for k, _, _ in stats.units_by_kind]
-type_fig = figures.count_bars(
-    types, type_counts, "Candidates by type", "candidate type", ctx.present
-)
-kind_fig = figures.count_bars(
-    kinds,
-    [n for _, n, _ in stats.units_by_kind],
-    "Evidence units by kind",
-    "unit kind",
-    ctx.present,
-    color="#3a9d5d",
-)
-if ctx.present:  # one chart per row, full width
-    left = right = st.container()
-else:
-    left, right = st.columns(2)
-with left:
-    render.chart(type_fig, "overview_types", f"{stats.package_id}-candidate-types")
-with right:
-    render.chart(kind_fig, "overview_kinds", f"{stats.package_id}-unit-kinds")
+render.composition_charts(stats, ctx.present, "overview")
 render.chart(
     figures.cost_histogram(
         stats.candidate_costs,

@@ -175,9 +175,14 @@ def kept(widget_key: str, default: object, valid=None, scope: str | None = None)
     return {"key": widget_key, "on_change": set_from_widget, "args": (mirror, widget_key)}
 
 
-def switch_package(key: str) -> None:
+def switch_package(key: str, *, listed: bool = False) -> None:
     """Open the package ``key`` at its default budget (a button callback: the sidebar and the
-    link follow on the rerun)."""
+    link follow on the rerun). ``listed`` adds it to the sidebar's package list first (an
+    upload or a generated package, which the list of samples does not hold)."""
+    if listed:
+        extras = st.session_state.setdefault("ma_extra_packages", [])
+        if key not in extras:
+            extras.append(key)
     st.session_state["ma_package"] = key
     st.session_state["ma_budget"] = None
     st.session_state["ma_store"] = None
@@ -206,12 +211,7 @@ def _handle_upload() -> None:
         st.session_state["ma_upload_error"] = (upload.name, [str(exc)], open_key)
         return
     st.session_state.pop("ma_upload_error", None)
-    extras = st.session_state.setdefault("ma_extra_packages", [])
-    if key not in extras:
-        extras.append(key)
-    st.session_state["ma_package"] = key
-    st.session_state["ma_budget"] = None
-    st.session_state["ma_store"] = None
+    switch_package(key, listed=True)
 
 
 def _resolve_package() -> tuple[str, Package]:

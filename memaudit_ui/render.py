@@ -14,6 +14,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from memaudit_core.reports import PackageStats
+
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
@@ -33,6 +35,38 @@ def _image(fig: go.Figure, fmt: str) -> Callable[[], bytes]:
         )
 
     return make
+
+
+def metric_grid(items: list[tuple[str, str]], per_row: int) -> None:
+    """``st.metric`` tiles, ``per_row`` to a row (fewer on a projector)."""
+    for start in range(0, len(items), per_row):
+        row = items[start : start + per_row]
+        for col, (label, value) in zip(st.columns(per_row), row, strict=False):
+            col.metric(label, value)
+
+
+def composition_charts(stats: PackageStats, present: bool, key_prefix: str) -> None:
+    """What a package holds: candidates by type and units by kind, side by side (one per row
+    on a projector)."""
+    from . import figures
+
+    types, counts = (
+        zip(*stats.candidates_by_type, strict=True) if stats.candidates_by_type else ((), ())
+    )
+    type_fig = figures.count_bars(types, counts, "Candidates by type", "candidate type", present)
+    kind_fig = figures.count_bars(
+        [k for k, _, _ in stats.units_by_kind],
+        [n for _, n, _ in stats.units_by_kind],
+        "Evidence units by kind",
+        "unit kind",
+        present,
+        color="#3a9d5d",
+    )
+    left, right = (st.container(), st.container()) if present else st.columns(2)
+    with left:
+        chart(type_fig, f"{key_prefix}_types", f"{stats.package_id}-candidate-types")
+    with right:
+        chart(kind_fig, f"{key_prefix}_kinds", f"{stats.package_id}-unit-kinds")
 
 
 def chart(fig: go.Figure, key: str, filename: str, *, selectable: bool = False):

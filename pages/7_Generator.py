@@ -10,8 +10,8 @@ import streamlit as st
 from memaudit_core.errors import MemAuditError
 from memaudit_core.generators import FAMILIES
 from memaudit_core.package import Package, dumps_package
-from memaudit_ui import cached, figures, render, sources
-from memaudit_ui.frame import frame, go_to, md_escape
+from memaudit_ui import cached, render, sources
+from memaudit_ui.frame import frame, go_to, md_escape, switch_package
 
 #: Rows shown in each sample table (the full package can be large).
 SAMPLE_ROWS = 10
@@ -167,10 +167,7 @@ metrics = [
     (f"Default budget ({stats.cost_unit})", f"{stats.default_budget:,.6g}"),
     ("Saturation", stats.saturation),
 ]
-for start in range(0, len(metrics), per_row):
-    cols = st.columns(per_row)
-    for col, (label, value) in zip(cols, metrics[start : start + per_row], strict=False):
-        col.metric(label, value)
+render.metric_grid(metrics, per_row)
 
 b1, b2, _ = st.columns([1, 1, 3])
 open_clicked = b1.button(
@@ -189,36 +186,10 @@ b2.download_button(
     help="The canonical package JSON (format v1), ready to upload or to diff.",
 )
 if open_clicked:
-    extras = st.session_state.setdefault("ma_extra_packages", [])
-    if key not in extras:
-        extras.append(key)
-    st.session_state["ma_package"] = key
-    st.session_state["ma_budget"] = None
-    st.session_state["ma_store"] = None
+    switch_package(key, listed=True)
     go_to("app.py")
 
-types, counts = (
-    zip(*stats.candidates_by_type, strict=True) if stats.candidates_by_type else ((), ())
-)
-kinds = [k for k, _, _ in stats.units_by_kind]
-type_fig = figures.count_bars(types, counts, "Candidates by type", "candidate type", ctx.present)
-kind_fig = figures.count_bars(
-    kinds,
-    [n for _, n, _ in stats.units_by_kind],
-    "Evidence units by kind",
-    "unit kind",
-    ctx.present,
-    color="#3a9d5d",
-)
-if ctx.present:
-    render.chart(type_fig, "gen_types", f"{stats.package_id}-candidate-types")
-    render.chart(kind_fig, "gen_kinds", f"{stats.package_id}-unit-kinds")
-else:
-    left, right = st.columns(2)
-    with left:
-        render.chart(type_fig, "gen_types", f"{stats.package_id}-candidate-types")
-    with right:
-        render.chart(kind_fig, "gen_kinds", f"{stats.package_id}-unit-kinds")
+render.composition_charts(stats, ctx.present, "gen")
 
 
 def _short(text: str, n: int = 120) -> str:
