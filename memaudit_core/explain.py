@@ -1116,7 +1116,7 @@ class EvidenceView:
     all_kinds: tuple[str, ...]
     kinds: tuple[str, ...]
     units: tuple[EvidenceUnit, ...]
-    focus_unit: str | None
+    focus_unit_id: str | None
     focus: EvidenceUnit | None
     focus_candidates: tuple[CoveringCandidate, ...]
     focus_queries: tuple[QueryRow, ...]
@@ -1201,7 +1201,7 @@ class EvidenceView:
             "all_kinds": list(self.all_kinds),
             "kinds": list(self.kinds),
             "units": [u.to_dict() for u in self.units],
-            "focus_unit": self.focus_unit,
+            "focus_unit_id": self.focus_unit_id,
             "focus_candidates": [c.to_dict() for c in self.focus_candidates],
             "focus_queries": [q.to_dict() for q in self.focus_queries],
             "heatmap": self.heatmap.to_dict(),
@@ -1221,7 +1221,7 @@ def evidence_view(
     writer: str | None = None,
     store_id: str | None = None,
     kinds: Iterable[str] | None = None,
-    focus_unit: str | None = None,
+    focus_unit_id: str | None = None,
     heatmap_rows: str = "all",
     graph_scope: str = "all",
     solver: str = "auto",
@@ -1237,7 +1237,7 @@ def evidence_view(
         Unit kinds to show; ``None`` shows every kind and an empty filter none. Unknown kinds
         are ignored; when *none* of the given kinds exists (a filter kept from another
         package), every kind is shown.
-    focus_unit : str, optional
+    focus_unit_id : str, optional
         The unit to inspect. ``None`` (or a unit outside the filter) picks the filtered unit
         with the largest loss (store vs optimum), else the first filtered unit.
     heatmap_rows : {"all", "kept", "focus"}
@@ -1251,7 +1251,7 @@ def evidence_view(
     --------
     >>> from memaudit_core.generators import generate
     >>> view = evidence_view(generate("update_chain"), 6, writer="density")
-    >>> view.focus_unit in view.unit_ids, len(view.heatmap.z) == len(view.heatmap.row_ids)
+    >>> view.focus_unit_id in view.unit_ids, len(view.heatmap.z) == len(view.heatmap.row_ids)
     (True, True)
     """
     if heatmap_rows not in HEATMAP_ROWS:
@@ -1305,23 +1305,23 @@ def evidence_view(
             )
         )
     by_id = {u.unit_id: u for u in units}
-    asked = focus_unit
-    if focus_unit not in by_id:
+    asked = focus_unit_id
+    if focus_unit_id not in by_id:
         if units:
             best = max(range(len(units)), key=lambda k: (units[k].lost, -k))
-            focus_unit = units[best].unit_id if units[best].lost > LOSS_EPS else units[0].unit_id
+            focus_unit_id = units[best].unit_id if units[best].lost > LOSS_EPS else units[0].unit_id
         else:
-            focus_unit = None
-    focus = by_id.get(focus_unit) if focus_unit else None
+            focus_unit_id = None
+    focus = by_id.get(focus_unit_id) if focus_unit_id else None
     notes: list[str] = []
-    if asked is not None and asked != focus_unit:
+    if asked is not None and asked != focus_unit_id:
         # Library QA: a misspelt id silently showed another unit.
         why = (
             "is outside the kind filter"
             if asked in unit_by_id
             else f"is not an evidence unit of package {package.id!r}"
         )
-        instead = f"showing {focus_unit!r} instead" if focus_unit else "no unit is shown"
+        instead = f"showing {focus_unit_id!r} instead" if focus_unit_id else "no unit is shown"
         notes.append(f"focus unit {asked!r} {why}: {instead}")
 
     look = _Lookup(package, inst, ev)
@@ -1358,7 +1358,15 @@ def evidence_view(
     # "incumbent" where the optimum is not proven (app QA: "optimum (incumbent)", "[O]").
     opt_word = "optimum" if ev.opt_certified else "incumbent"
     heatmap = _heatmap(
-        inst, look, filtered_pos, focus_unit, store_set, opt_set, unit_by_id, opt_word, heatmap_rows
+        inst,
+        look,
+        filtered_pos,
+        focus_unit_id,
+        store_set,
+        opt_set,
+        unit_by_id,
+        opt_word,
+        heatmap_rows,
     )
     timeline = _timeline(package, inst, ev, look)
     graph = _graph(
@@ -1366,7 +1374,7 @@ def evidence_view(
         inst,
         look,
         filtered_pos,
-        focus_unit,
+        focus_unit_id,
         store_set,
         opt_set,
         queries_of,
@@ -1383,7 +1391,7 @@ def evidence_view(
         all_kinds=all_kinds,
         kinds=kinds_t,
         units=tuple(units),
-        focus_unit=focus_unit,
+        focus_unit_id=focus_unit_id,
         focus=focus,
         focus_candidates=tuple(focus_candidates),
         focus_queries=tuple(focus_queries),
@@ -1405,7 +1413,7 @@ def _heatmap(
     inst: CompiledInstance,
     look: _Lookup,
     cols_pos: Sequence[int],
-    focus_unit: str | None,
+    focus_unit_id: str | None,
     store_set: set[int],
     opt_set: set[int],
     unit_by_id: dict[str, Any],
@@ -1418,7 +1426,7 @@ def _heatmap(
     if not dense_cols:
         return HeatmapData((), (), (), (), (), (), (), (), (), (), n_total, 0, "No units selected.")
     sub = inst.coverage[:, dense_cols].toarray() if n_total else np.zeros((0, len(dense_cols)))
-    focus_col = dense_cols.index(inst.unit_index[focus_unit]) if focus_unit else None
+    focus_col = dense_cols.index(inst.unit_index[focus_unit_id]) if focus_unit_id else None
     rows = list(range(n_total))
     if rows_shown == "kept":
         rows = sorted(store_set | opt_set)
@@ -1431,7 +1439,8 @@ def _heatmap(
         # The focus unit is in the filter, so its column is in ``sub`` (no focus: no rows).
         rows = [] if focus_col is None else [i for i in rows if sub[i, focus_col] > 0]
         notes.append(
-            f"Showing the {len(rows)} of {n_total} candidates covering the focus unit {focus_unit}."
+            f"Showing the {len(rows)} of {n_total} candidates covering the focus unit "
+            f"{focus_unit_id}."
             if focus_col is not None
             else "No focus unit: no candidate rows."
         )
@@ -1586,7 +1595,7 @@ def _graph(
     inst: CompiledInstance,
     look: _Lookup,
     units_pos: Sequence[int],
-    focus_unit: str | None,
+    focus_unit_id: str | None,
     store_set: set[int],
     opt_set: set[int],
     queries_of: dict[str, list[int]],
@@ -1647,9 +1656,9 @@ def _graph(
     message = ""
     g = build(units_pos)
     too_big = g.number_of_nodes() > GRAPH_MAX_NODES
-    if (too_big or neighbourhood) and focus_unit is not None:
+    if (too_big or neighbourhood) and focus_unit_id is not None:
         full = g.number_of_nodes()
-        focus_r = inst.unit_index[focus_unit]
+        focus_r = inst.unit_index[focus_unit_id]
         near = covering(focus_r)
         # The focus unit's neighbourhood: its covering candidates, their experiences, the
         # filtered units those candidates also cover, and the queries requiring any of them.
@@ -1667,7 +1676,7 @@ def _graph(
         message = (
             f"The filtered graph has {full} nodes; showing "
             + ("" if too_big else f"{g.number_of_nodes()} of them, ")
-            + f"the neighbourhood of the focus unit {focus_unit}: the candidates covering it, "
+            + f"the neighbourhood of the focus unit {focus_unit_id}: the candidates covering it, "
             f"their experiences, {what}."
         )
     if g.number_of_nodes() == 0:
@@ -1727,7 +1736,7 @@ def _graph(
     ey: list[float | None] = []
     fx: list[float | None] = []
     fy: list[float | None] = []
-    focus_node = f"u|{focus_unit}" if focus_unit else None
+    focus_node = f"u|{focus_unit_id}" if focus_unit_id else None
     for a, b in g.edges:
         (x0, y0), (x1, y1) = pos[a], pos[b]
         target = (fx, fy) if focus_node in (a, b) else (ex, ey)
@@ -1792,7 +1801,7 @@ def view_for_key(
     *,
     view: str = "compare",
     kinds: Iterable[str] | None = None,
-    focus_unit: str | None = None,
+    focus_unit_id: str | None = None,
     heatmap_rows: str = "all",
     graph_scope: str = "all",
     solver: str = "auto",
@@ -1816,7 +1825,7 @@ def view_for_key(
             writer=writer,
             store_id=store_id,
             kinds=kinds,
-            focus_unit=focus_unit,
+            focus_unit_id=focus_unit_id,
             heatmap_rows=heatmap_rows,
             graph_scope=graph_scope,
             solver=solver,

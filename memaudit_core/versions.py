@@ -7,6 +7,7 @@ new keys do not change it. The CLI's ``--json`` objects carry their own
 ``json_output_version``.
 """
 
-RESULT_VERSION = 1
+#: 2: ``EvidenceView``'s ``focus_unit`` is ``focus_unit_id`` (string ids end in ``_id``).
+RESULT_VERSION = 2
 
 __all__ = ["RESULT_VERSION"]

@@ -135,7 +135,7 @@ def evidence_view(
     budget: float,
     store_key: str,
     kinds: tuple[str, ...] | None,
-    focus_unit: str | None,
+    focus_unit_id: str | None,
     heatmap_rows: str = "all",
     graph_scope: str = "all",
 ) -> explain.EvidenceView:
@@ -148,7 +148,7 @@ def evidence_view(
         store_key,
         view="evidence",
         kinds=kinds,
-        focus_unit=focus_unit,
+        focus_unit_id=focus_unit_id,
         heatmap_rows=heatmap_rows,
         graph_scope=graph_scope,
         time_limit=APP_TIME_LIMIT_S,

@@ -60,8 +60,8 @@ view = cached.evidence_view(
     st.session_state["ev_graph_scope"],
 )
 st.session_state["ev_kinds"] = list(view.kinds)
-st.session_state["ev_focus"] = view.focus_unit
-if linked_unit is not None and view.focus_unit != linked_unit:
+st.session_state["ev_focus"] = view.focus_unit_id
+if linked_unit is not None and view.focus_unit_id != linked_unit:
     st.session_state["ev_focus_named"] = False
     # The core says why (an unknown id, or a unit outside the kind filter: QA, a Back press
     # to a filtered-out unit was called "no evidence unit with that id").
@@ -75,8 +75,8 @@ if linked_unit is not None and view.focus_unit != linked_unit:
 # gives it again, and writing it pushed a browser history entry of its own (Back then stayed
 # on the page).
 named = st.session_state.get("ev_focus_named", False)
-st.session_state[KEPT] = (ctx.package_key, view.focus_unit if named else None, list(view.kinds))
-state.sync_url({"unit": view.focus_unit if named else None}, page_title="Evidence explorer")
+st.session_state[KEPT] = (ctx.package_key, view.focus_unit_id if named else None, list(view.kinds))
+state.sync_url({"unit": view.focus_unit_id if named else None}, page_title="Evidence explorer")
 opt_name = view.opt_name
 number = st.column_config.NumberColumn
 
@@ -142,7 +142,7 @@ with a:
         render.table(
             candidates,
             "evidence_candidates",
-            f"{view.package_id}-{view.focus_unit}-candidates",
+            f"{view.package_id}-{view.focus_unit_id}-candidates",
             # On a projector the coverage must fit beside the queries (app QA: it was cut off).
             present_df=candidates.drop(
                 columns=[c for c in ("experience", "time", "text") if c in candidates.columns]
@@ -163,7 +163,7 @@ with b:
         render.table(
             pd.DataFrame(view.query_table()),
             "evidence_queries",
-            f"{view.package_id}-{view.focus_unit}-queries",
+            f"{view.package_id}-{view.focus_unit_id}-queries",
             column_config={"weight": number(format="%g")},
         )
     else:

@@ -248,7 +248,7 @@ def test_external_store_is_compared_in_the_union_package():
     assert cv.value == pytest.approx(plain_f(pkg, ["m1", "m2"]))
     assert any("union package" in n for n in cv.notes)
     # Evidence view on the same store: external memories are covering candidates.
-    view = evidence_view(pkg, 6, store_id="mem0", focus_unit="u:meal:invalid")
+    view = evidence_view(pkg, 6, store_id="mem0", focus_unit_id="u:meal:invalid")
     ids = {c.candidate_id for c in view.focus_candidates}
     assert "m1" in ids and any(c.in_store for c in view.focus_candidates if c.candidate_id == "m1")
     assert "external memories" in view.timeline.message
@@ -271,8 +271,8 @@ def test_covering_candidates_match_the_coverage_dicts():
     exp_of = {c.id: c.experience for c in pkg.candidates}
     ev = score(pkg, 12, store_id="fact-only")
     for unit in pkg.units:
-        view = evidence_view(pkg, 12, store_id="fact-only", focus_unit=unit.id)
-        assert view.focus_unit == unit.id
+        view = evidence_view(pkg, 12, store_id="fact-only", focus_unit_id=unit.id)
+        assert view.focus_unit_id == unit.id
         expect = {
             c.id: c.coverage[unit.id] for c in pkg.candidates if c.coverage.get(unit.id, 0) > 0
         }
@@ -309,7 +309,7 @@ def test_heatmap_equals_the_dense_coverage():
     spans = [k for k, _, _ in hm.kind_spans]
     assert len(spans) == len(set(spans))  # each kind is one contiguous group
     assert hm.message == ""
-    assert hm.col_ids[hm.focus_col_idx] == view.focus_unit
+    assert hm.col_ids[hm.focus_col_idx] == view.focus_unit_id
     # Hover text describes covering cells only (the viewer names the others by their ids).
     described = np.array([[bool(text) for text in row] for row in hm.hover])
     assert np.array_equal(described, dense > 0)
@@ -335,9 +335,9 @@ def test_kind_filter_restricts_units_heatmap_and_graph():
     assert view.focus.lost == max(u.lost for u in view.units)
     # A focus outside the filter falls back to the default.
     other = evidence_view(
-        pkg, 40, store_id="raw-logger", kinds=["invalidation"], focus_unit="u:trip"
+        pkg, 40, store_id="raw-logger", kinds=["invalidation"], focus_unit_id="u:trip"
     )
-    assert other.focus_unit == view.focus_unit
+    assert other.focus_unit_id == view.focus_unit_id
     # Empty filter: nothing; a filter from another package: everything.
     assert evidence_view(pkg, 40, store_id="raw-logger", kinds=[]).units == ()
     assert len(evidence_view(pkg, 40, store_id="raw-logger", kinds=["nope"]).units) == len(
@@ -418,7 +418,7 @@ def test_graph_of_the_focus_units_neighbourhood():
     pkg = sample("travel-assistant")
     whole = evidence_view(pkg, 40, writer="density").graph
     view = evidence_view(pkg, 40, writer="density", graph_scope="focus")
-    focus = view.focus_unit
+    focus = view.focus_unit_id
     near = [c for c in pkg.candidates if c.coverage.get(focus, 0) > 0]
     units = {u for c in near for u, a in c.coverage.items() if a > 0}
     queries = {q.id for q in pkg.queries if units & set(q.requires)}
@@ -444,7 +444,7 @@ def test_big_package_caps_heatmap_and_restricts_graph():
     focus_cov = {c.candidate_id for c in view.focus_candidates}
     assert focus_cov <= set(hm.row_ids)
     gd = view.graph
-    assert gd.n_nodes <= GRAPH_MAX_NODES and view.focus_unit in gd.node_labels
+    assert gd.n_nodes <= GRAPH_MAX_NODES and view.focus_unit_id in gd.node_labels
     assert "neighbourhood" in gd.message
 
 
@@ -473,7 +473,7 @@ def test_heatmap_rows_kept_and_focus_views():
             assert row[j] == by_id[rid].coverage.get(u, 0.0)
     unit_id = max(pkg.units, key=lambda u: sum(u.id in c.coverage for c in pkg.candidates)).id
     focus = evidence_view(
-        pkg, budget, writer="density", focus_unit=unit_id, heatmap_rows="focus"
+        pkg, budget, writer="density", focus_unit_id=unit_id, heatmap_rows="focus"
     ).heatmap
     covering = {c.id for c in pkg.candidates if c.coverage.get(unit_id, 0) > 0}
     assert len(covering) > 1 and set(focus.row_ids) == covering
@@ -493,7 +493,7 @@ def test_heatmap_figure_outlines_the_focus_column():
     from memaudit_ui.figures import FOCUS_COLOR, coverage_heatmap
 
     pkg = sample("veg-to-pescatarian")
-    hm = evidence_view(pkg, 12, store_id="raw-logger", focus_unit="u:meal:invalid").heatmap
+    hm = evidence_view(pkg, 12, store_id="raw-logger", focus_unit_id="u:meal:invalid").heatmap
     fig = coverage_heatmap(hm, "t")
     outlines = [sh for sh in fig.layout.shapes if sh.line.color == FOCUS_COLOR]
     j = hm.col_ids.index("u:meal:invalid")
@@ -508,22 +508,22 @@ def test_heatmap_figure_outlines_the_focus_column():
 def test_evidence_view_says_why_the_focus_is_not_the_unit_asked_for():
     """Library QA: a misspelt focus unit silently showed another unit."""
     pkg = sample("veg-to-pescatarian")
-    typo = evidence_view(pkg, 12, store_id="raw-logger", focus_unit="u:meal:invalidd")
+    typo = evidence_view(pkg, 12, store_id="raw-logger", focus_unit_id="u:meal:invalidd")
     assert typo.notes == (
         "focus unit 'u:meal:invalidd' is not an evidence unit of package 'veg-to-pescatarian': "
-        f"showing {typo.focus_unit!r} instead",
+        f"showing {typo.focus_unit_id!r} instead",
     )
     kind = next(u.kind for u in pkg.units if u.id == "u:meal:invalid")
     other = next(u.kind for u in pkg.units if u.kind != kind)
     filtered = evidence_view(
-        pkg, 12, store_id="raw-logger", focus_unit="u:meal:invalid", kinds=[other]
+        pkg, 12, store_id="raw-logger", focus_unit_id="u:meal:invalid", kinds=[other]
     )
-    assert filtered.focus_unit != "u:meal:invalid"
+    assert filtered.focus_unit_id != "u:meal:invalid"
     assert filtered.notes == (
         f"focus unit 'u:meal:invalid' is outside the kind filter: showing "
-        f"{filtered.focus_unit!r} instead",
+        f"{filtered.focus_unit_id!r} instead",
     )
-    assert evidence_view(pkg, 12, store_id="raw-logger", focus_unit="u:meal:invalid").notes == ()
+    assert evidence_view(pkg, 12, store_id="raw-logger", focus_unit_id="u:meal:invalid").notes == ()
     assert evidence_view(pkg, 12, store_id="raw-logger").notes == ()
 
 
