@@ -1151,6 +1151,27 @@ def unseeded_families_note(args: Any) -> str | None:
     )
 
 
+def _suite_run_options(args: Any, label: str) -> dict[str, Any]:
+    """What every suite command hands its runner: the sources, the output folder and its
+    journal, the backend, the task cap, the figures and a progress bar labelled ``label``."""
+    return {
+        "sources": cli_sources(args),
+        "out": args.out,
+        "workers": args.workers,
+        "scheduler": args.scheduler,
+        "resume": not args.fresh,
+        "max_tasks": args.max_tasks,
+        "figures": not args.no_figures,
+        "progress": Progress(label, enabled=not args.quiet),
+    }
+
+
+def _with_seed_note(result: Any, args: Any) -> Any:
+    """``result`` with :func:`unseeded_families_note` among its notes, when there is one."""
+    note = unseeded_families_note(args)
+    return dataclasses.replace(result, notes=(*result.notes, note)) if note else result
+
+
 def sweep_settings(args: Any) -> dict[str, Any]:
     """How ``memaudit sweep`` solved, for its JSON (QA: the limits appeared only inside the
     note's text): the solver and the time limits (``None``: no limit)."""
@@ -1186,24 +1207,15 @@ def cli_sweep_suite(args: Any) -> int:
     if writers == [] and not (stores or ablations):  # as the plain sweep says
         raise MemAuditError("sweep: nothing to sweep (no writers, ablations or stores named)")
     res = sweep_suite(
-        sources=cli_sources(args),
         budgets=budgets,
         writers=writers,
         stores=stores,
         ablations=ablations,
         solver=args.solver,
         time_limit=args.time_limit,
-        out=args.out,
-        workers=args.workers,
-        scheduler=args.scheduler,
-        resume=not args.fresh,
-        max_tasks=args.max_tasks,
-        figures=not args.no_figures,
-        progress=Progress("sweep", enabled=not args.quiet),
+        **_suite_run_options(args, "sweep"),
     )
-    seed_note = unseeded_families_note(args)
-    if seed_note:
-        res = dataclasses.replace(res, notes=(*res.notes, seed_note))
+    res = _with_seed_note(res, args)
     if args.output:
         rows = [r.to_dict() for r in res.rows]
         _write_rows_csv(Path(args.output), rows, list(SuiteRow.__dataclass_fields__))
@@ -1255,21 +1267,12 @@ def cli_audit(args: Any) -> int:
 
     check_suite_arguments(args)
     rep = audit(
-        sources=cli_sources(args),
         budgets=parse_number_list(args.budgets) if args.budgets is not None else None,
         pools=_split_names(args.pools),
         time_limit=args.time_limit,
-        out=args.out,
-        workers=args.workers,
-        scheduler=args.scheduler,
-        resume=not args.fresh,
-        max_tasks=args.max_tasks,
-        figures=not args.no_figures,
-        progress=Progress("audit", enabled=not args.quiet),
+        **_suite_run_options(args, "audit"),
     )
-    seed_note = unseeded_families_note(args)
-    if seed_note:
-        rep = dataclasses.replace(rep, notes=(*rep.notes, seed_note))
+    rep = _with_seed_note(rep, args)
     bt, mt = rep.bnb_time_s, rep.milp_time_s
     verdict = rep.verdict
     lines = [
