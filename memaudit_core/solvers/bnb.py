@@ -377,6 +377,11 @@ class _Search:
         return np.add.reduceat(per, starts)
 
     def greedy(self, by_ratio: bool) -> None:
+        """Cost-benefit greedy (``by_ratio``) or plain greedy on the presolved items: the
+        reference writers' incumbent (DESIGN section 5), computed here rather than through
+        :mod:`memaudit_core.writers` because the items are the presolved ones (dominated
+        candidates and zero-weight units gone), and under a group capacity k > 1 an item is a
+        subset of up to k candidates."""
         m = self.m
         z = np.zeros(m.weight.size)
         used = np.zeros(m.n_groups, dtype=bool)
