@@ -260,8 +260,12 @@ class Package:
 # --------------------------------------------------------------------------- validation
 
 
-def _json_type(value: object) -> str:
-    """The JSON name of a decoded value's type (for messages in plain words)."""
+def json_type(value: object) -> str:
+    """The JSON name of a decoded value's type (for messages in plain words).
+
+    >>> json_type(True), json_type(2.5), json_type([1]), json_type(None)
+    ('boolean', 'number', 'array', 'null')
+    """
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -381,7 +385,7 @@ class _Checker:
             return []
         value = obj[key]
         if not isinstance(value, list):
-            self.add(f"{path}.{key}", "type", "must be an array", _json_type(value))
+            self.add(f"{path}.{key}", "type", "must be an array", json_type(value))
             return []
         return value
 
@@ -390,7 +394,7 @@ class _Checker:
         if value is None:
             return {}
         if not isinstance(value, dict):
-            self.add(f"{path}.{key}", "type", "must be an object", _json_type(value))
+            self.add(f"{path}.{key}", "type", "must be an object", json_type(value))
             return {}
         return value
 
@@ -401,7 +405,7 @@ class _Checker:
         for i, item in enumerate(items):
             item_path = f"{path}[{i}]"
             if not isinstance(item, dict):
-                self.add(item_path, "type", f"each {what} must be an object", _json_type(item))
+                self.add(item_path, "type", f"each {what} must be an object", json_type(item))
                 out.append(None)
                 continue
             item_id = self.string(item, "id", item_path, required=True)
@@ -492,7 +496,7 @@ def parse_package(doc: object, source: str = "<memory>") -> Package:
     """
     checker = _Checker()
     if not isinstance(doc, dict):
-        checker.add("$", "type", "a package must be a JSON object", _json_type(doc))
+        checker.add("$", "type", "a package must be a JSON object", json_type(doc))
         raise PackageError(source, checker.problems)
 
     _known_keys(checker, doc, "$", _TOP_KEYS)

@@ -60,22 +60,6 @@ def fail(source: str | Path, path: str, rule: str, message: str, value: object =
     raise PackageError(str(source), [Problem(path, rule, message, value)])
 
 
-def json_type(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
-
-
 # --------------------------------------------------------------------------- reading
 
 

@@ -31,7 +31,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..package import Package, Store
+from ..package import Package, Store, json_type
 from ._common import (
     AMEM_STAMP,
     Collector,
@@ -40,7 +40,6 @@ from ._common import (
     clean_meta,
     fail,
     finite_number,
-    json_type,
     links_from,
     load_json_file,
     normalise_time,

@@ -36,14 +36,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..package import Package, Store
+from ..package import Package, Store, json_type
 from ._common import (
     Collector,
     Record,
     build_store,
     clean_meta,
     fail,
-    json_type,
     links_from,
     load_json_file,
     normalise_time,

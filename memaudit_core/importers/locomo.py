@@ -50,11 +50,10 @@ from pathlib import Path
 from typing import Any
 
 from ..costs import EmptyTextError, cost_of, get_cost_rule
-from ..package import Package, parse_package
+from ..package import Package, json_type, parse_package
 from ._common import (
     Collector,
     fail,
-    json_type,
     load_json_file,
     parse_json,
     read_bytes,

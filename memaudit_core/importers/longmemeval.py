@@ -46,8 +46,8 @@ from typing import Any
 
 from ..costs import cost_of, get_cost_rule
 from ..errors import PackageError, Problem
-from ..package import Package, parse_package
-from ._common import Collector, fail, json_type, read_bytes, unspaced_note
+from ..package import Package, json_type, parse_package
+from ._common import Collector, fail, read_bytes, unspaced_note
 
 STALE_WEIGHT = 0.25
 CHUNK = 1 << 20  # characters read at a time

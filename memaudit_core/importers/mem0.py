@@ -44,7 +44,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from ..package import Package, Store
+from ..package import Package, Store, json_type
 from ._common import (
     Collector,
     Record,
@@ -52,7 +52,6 @@ from ._common import (
     clean_meta,
     fail,
     finite_number,
-    json_type,
     links_from,
     load_json_file,
     normalise_time,

@@ -445,8 +445,8 @@ def neighbourhood_start(
     >>> from memaudit_core.generators import generate
     >>> from memaudit_core.compiled import compile_package
     >>> inst = compile_package(generate("random_coverage", seed=0, n_groups=30))
-    >>> sel, detail = neighbourhood_start(inst, build_model(inst, 20.0), 20.0)
-    >>> inst.is_feasible(sel, 20.0), detail["status"]
+    >>> sel, detail = neighbourhood_start(inst, build_model(inst, 10.0), 10.0)
+    >>> inst.is_feasible(sel, 10.0), detail["status"]
     (True, 'Optimal')
     """
     highspy = _highspy()
