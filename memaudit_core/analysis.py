@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -65,6 +65,8 @@ from .solvers.budgets import lift_store, refine_unproven
 from .solvers.timeshare import active_share, check_total_time_limit, shared_time, skip_runs
 from .versions import RESULT_VERSION
 from .writers import WriterFailure, WriterResult, get_writer, run_writer, run_writers
+
+_T = TypeVar("_T")
 
 #: Kinds shown first, in this order (the validity story); other kinds follow alphabetically.
 KIND_ORDER = ("current_truth", "invalidation", "temporal_order", "temporal_interval", "stale")
@@ -668,22 +670,33 @@ def _attribution(
     return unit_rows, tuple(kind_rows)
 
 
+def _fit_in_order(
+    order: Iterable[_T], cost: Callable[[_T], float], budget: float
+) -> tuple[list[_T], list[_T]]:
+    """Walk ``order`` keeping each item that still fits the budget: (kept, dropped).
+
+    >>> _fit_in_order(["a", "b", "c"], {"a": 2.0, "b": 3.0, "c": 1.0}.get, 3.0)
+    (['a', 'c'], ['b'])
+    """
+    limit = budget_with_tolerance(budget)
+    kept: list[_T] = []
+    dropped: list[_T] = []
+    spent = 0.0
+    for item in order:
+        c = cost(item)
+        if spent + c <= limit:
+            kept.append(item)
+            spent += c
+        else:
+            dropped.append(item)
+    return kept, dropped
+
+
 def _prune_by_order(
     inst: CompiledInstance, ordered_idx: Sequence[int], budget: float
 ) -> tuple[list[int], list[int]]:
-    """Walk ``ordered_idx`` (most recent first) keeping each item that still fits."""
-    limit = budget_with_tolerance(budget)
-    kept: list[int] = []
-    dropped: list[int] = []
-    spent = 0.0
-    for i in ordered_idx:
-        c = float(inst.cost[i])
-        if spent + c <= limit:
-            kept.append(i)
-            spent += c
-        else:
-            dropped.append(i)
-    return kept, dropped
+    """Walk ``ordered_idx`` (most recent first) keeping each candidate that still fits."""
+    return _fit_in_order(ordered_idx, lambda i: float(inst.cost[i]), budget)
 
 
 def _package_recency_order(inst: CompiledInstance, idx: Iterable[int]) -> list[int]:

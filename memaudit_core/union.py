@@ -53,6 +53,7 @@ from typing import Any
 
 from .analysis import (
     _cached,
+    _fit_in_order,
     _ratio,
     _store_members,
     compile_cached,
@@ -523,19 +524,9 @@ def memory_salience(memory: Any, field: str | None = None) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def _fit(order: Sequence[str], cost: Mapping[str, float], budget: float) -> tuple[list, list]:
-    """Walk ``order`` keeping each memory that still fits."""
-    limit = budget_with_tolerance(budget)
-    kept: list[str] = []
-    dropped: list[str] = []
-    spent = 0.0
-    for mid in order:
-        if spent + cost[mid] <= limit:
-            kept.append(mid)
-            spent += cost[mid]
-        else:
-            dropped.append(mid)
-    return kept, dropped
+def _kept_in_order(order: Sequence[str], prep: _Prepared, budget: float) -> list[str]:
+    """The memories of ``order`` kept by walking it while they fit."""
+    return _fit_in_order(order, prep.cost.__getitem__, budget)[0]
 
 
 @dataclass(frozen=True)
@@ -624,7 +615,7 @@ def _pruned(
     union_opt: float,
     upper: float,
 ) -> PrunedSelection:
-    kept, dropped = _fit(order, prep.cost, budget)
+    kept, dropped = _fit_in_order(order, prep.cost.__getitem__, budget)
     value = evaluate(prep.union, prep.union_idx(kept))
     return PrunedSelection(
         rule=rule,
@@ -660,15 +651,21 @@ def _solve_at(
     if not over:
         kept, keep_rule = list(prep.ids), "all"
     elif keep == "salience" and prep.salience_order is not None:
-        kept, keep_rule = _fit(prep.salience_order, prep.cost, budget)[0], "salience"
+        kept, keep_rule = (
+            _kept_in_order(prep.salience_order, prep, budget),
+            "salience",
+        )
     else:
-        kept, keep_rule = _fit(prep.recency_order, prep.cost, budget)[0], "recency"
+        kept, keep_rule = (
+            _kept_in_order(prep.recency_order, prep, budget),
+            "recency",
+        )
     value = evaluate(prep.union, prep.union_idx(kept))
 
     # Exact upper-pruned bound; start from the best known feasible subset of the store.
-    starts = [kept, _fit(prep.recency_order, prep.cost, budget)[0]]
+    starts = [kept, _kept_in_order(prep.recency_order, prep, budget)]
     if prep.salience_order is not None:
-        starts.append(_fit(prep.salience_order, prep.cost, budget)[0])
+        starts.append(_kept_in_order(prep.salience_order, prep, budget))
     if prev_upper is not None:
         starts.append(list(prev_upper))
     best = max(starts, key=lambda s: evaluate(prep.upper_inst, prep.upper_idx(s)))
