@@ -47,7 +47,7 @@ from .suites import (
     _portable_errors,
     collect_sources,
     instance_hash,
-    render_figures,
+    report_figure,
     run_suite,
     task_key,
     write_table,
@@ -592,16 +592,14 @@ def write_audit_outputs(
         i = by_hash[row.instance_hash]
         pkg = srcs[i].load()
         files += save_disagreement(pkg, row, out / "disagreements")
-    notes: list[str] = []
-    fig_line = ""
-    if figures and report.rows:
-        png = out / "figures" / "solve_times.png"
-        notes = render_figures([(audit_figure(report), png)])
-        if not notes:
-            files.append(str(png))
-            fig_line = "![Solve time per check](figures/solve_times.png)\n"
-    elif not figures:
-        notes = ["figures not rendered (--no-figures)"]
+    notes, fig_line, written = (
+        report_figure(
+            figures, lambda: audit_figure(report), out, "solve_times", "Solve time per check"
+        )
+        if report.rows or not figures
+        else ([], "", [])
+    )
+    files += written
     fam_table = _md_table(
         ["family / files", "sources", "distinct packages", "distinct instances"],
         [

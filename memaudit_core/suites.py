@@ -996,6 +996,20 @@ def write_table(
     return [str(csv_path), str(pq_path)]
 
 
+def report_figure(
+    wanted: bool, make: Callable[[], Any], out: Path, name: str, alt: str
+) -> tuple[list[str], str, list[str]]:
+    """A report's one figure, ``figures/<name>.png`` under ``out``: (notes, the report's
+    Markdown line for it, files written). ``make`` builds it only when ``wanted``."""
+    if not wanted:
+        return ["figures not rendered (--no-figures)"], "", []
+    png = out / "figures" / f"{name}.png"
+    notes = render_figures([(make(), png)])
+    if notes:
+        return notes, "", []
+    return [], f"![{alt}](figures/{name}.png)\n", [str(png)]
+
+
 def render_figures(figs: Sequence[tuple[Any, Path]]) -> list[str]:
     """Write plotly figures as PNG (kaleido); returns notes (empty when all went well)."""
     if not figs:
@@ -1086,16 +1100,14 @@ def write_sweep_outputs(
         out / "summary",
         list(SummaryRow.__dataclass_fields__),
     )
-    notes: list[str] = []
-    fig_line = ""
-    if figures and result.rows:
-        png = out / "figures" / "mean_ratio.png"
-        notes = render_figures([(sweep_figure(result), png)])
-        if not notes:
-            files.append(str(png))
-            fig_line = "![Mean ratio by budget](figures/mean_ratio.png)\n"
-    elif not figures:
-        notes = ["figures not rendered (--no-figures)"]
+    notes, fig_line, written = (
+        report_figure(
+            figures, lambda: sweep_figure(result), out, "mean_ratio", "Mean ratio by budget"
+        )
+        if result.rows or not figures
+        else ([], "", [])
+    )
+    files += written
     table = _md_table(
         ["method", "budget", "n", "mean ratio", "95% CI", "min", "max", "n/a"],
         [
