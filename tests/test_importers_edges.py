@@ -1,0 +1,142 @@
+"""Importer gaps found by the second mutation pass (QA s17e).
+
+Every expected value here is written by hand from the importer's documented rules (module
+docstrings, DESIGN.md section 3), never taken from the importer itself.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from memaudit_core.importers import import_package, load_external_store, suggest_coverage
+from memaudit_core.importers._common import normalise_time
+from memaudit_core.package import parse_package
+
+
+def _write(tmp_path: Path, name: str, obj: object) -> Path:
+    f = tmp_path / name
+    f.write_text(json.dumps(obj))
+    return f
+
+
+# --------------------------------------------------------------------------- times
+
+
+def test_epoch_milliseconds_are_read_as_milliseconds():
+    """_common.normalise_time: "Numbers are epoch seconds, or milliseconds when larger than
+    1e11". 1_700_000_000 s after the epoch is 2023-11-14 22:13:20 UTC (86400 s a day)."""
+    expected = "2023-11-14T22:13:20+00:00"
+    assert normalise_time(1_700_000_000).iso == expected
+    assert normalise_time(1_700_000_000_000).iso == expected
+    assert normalise_time(1_700_000_000_500).iso == "2023-11-14T22:13:20.500000+00:00"
+
+
+# --------------------------------------------------------------------------- mem0 history
+
+
+def test_mem0_history_rows_are_ordered_by_time_not_by_listing(tmp_path):
+    """A memory's *last* event decides whether it was deleted. History rows listed newest
+    first (as an API page may list them) must still be read in time order: here the DELETE
+    (Nov 20) follows the ADD (Nov 1), so m9 is deleted, not "missing from the export"."""
+    export = _write(tmp_path, "m.json", {"results": [{"id": "m1", "memory": "Lives in Lisbon"}]})
+    history = [
+        {
+            "memory_id": "m9",
+            "event": "DELETE",
+            "old_memory": "Has a hamster.",
+            "new_memory": None,
+            "created_at": "2026-11-01T09:00:00+00:00",
+            "updated_at": "2026-11-20T09:00:00+00:00",
+        },
+        {
+            "memory_id": "m9",
+            "event": "ADD",
+            "old_memory": None,
+            "new_memory": "Has a hamster.",
+            "created_at": "2026-11-01T09:00:00+00:00",
+            "updated_at": None,
+        },
+    ]
+    store = load_external_store(export, "mem0", history=history)
+    assert [d["id"] for d in store.meta["deleted"]] == ["m9"]
+    assert store.meta["deleted"][0]["deleted_at"] == "2026-11-20T09:00:00+00:00"
+    assert not any("not in the export" in w for w in store.meta.get("warnings", []))
+
+
+# --------------------------------------------------------------------------- LoCoMo
+
+
+def _locomo(qa: list[dict], session_2: list[dict] | None = None) -> list[dict]:
+    conv = {
+        "speaker_a": "Ann",
+        "speaker_b": "Bob",
+        "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1": [
+            {"speaker": "Ann", "dia_id": "D1:1", "text": "I adopted a cat named Miso."},
+            {"speaker": "Bob", "dia_id": "D1:2", "text": "We moved to Porto in March."},
+        ],
+    }
+    if session_2 is not None:
+        conv["session_2_date_time"] = "2:00 pm on 9 May, 2023"
+        conv["session_2"] = session_2
+    return [{"sample_id": "c1", "conversation": conv, "qa": qa}]
+
+
+def test_locomo_a_turn_cited_by_a_temporal_and_another_question_is_temporal(tmp_path):
+    """Module docstring: kind ``temporal_order`` if ANY question of category 2 needs the turn,
+    else ``fact`` if any of 1, 3, 4 does, else ``abstention``. Weight = number of questions."""
+    qa = [
+        {"question": "When did Bob move?", "answer": "March", "evidence": ["D1:2"], "category": 2},
+        {"question": "Where did Bob move?", "answer": "Porto", "evidence": ["D1:2"], "category": 4},
+        {"question": "Cat's name?", "answer": "Miso", "evidence": ["D1:1"], "category": 5},
+        {"question": "Ann's pet?", "answer": "a cat", "evidence": ["D1:1"], "category": 1},
+    ]
+    pkg = import_package("locomo", _write(tmp_path, "l.json", _locomo(qa)))
+    kinds = {u.id: u.kind for u in pkg.units}
+    assert kinds == {"D1:1": "fact", "D1:2": "temporal_order"}
+    assert pkg.unit_weights() == {"D1:1": 2.0, "D1:2": 2.0}
+
+
+def test_locomo_a_repeated_dia_id_keeps_the_first_turn_as_the_unit(tmp_path):
+    """The warning says "the first turn with that id is the evidence unit": a later turn that
+    repeats the id (here in session 2) must neither replace the unit's text nor make session
+    2's raw span cover it."""
+    session_2 = [{"speaker": "Ann", "dia_id": "D1:1", "text": "Miso is asleep."}]
+    qa = [{"question": "Cat?", "answer": "Miso", "evidence": ["D1:1"], "category": 4}]
+    pkg = import_package("locomo", _write(tmp_path, "l.json", _locomo(qa, session_2)))
+    (unit,) = pkg.units
+    assert unit.text == "Ann: I adopted a cat named Miso."
+    assert unit.meta["session"] == "session_1"
+    cover = {c.id: dict(c.coverage) for c in pkg.candidates}
+    assert cover["session_1:raw"] == {"D1:1": 1.0}
+    assert cover["session_2:raw"] == {}
+    assert any("repeats an earlier turn" in w for w in pkg.meta["warnings"])
+
+
+# --------------------------------------------------------------------------- suggestions
+
+
+def test_suggestions_use_candidate_texts_covering_a_unit_at_exactly_one_half():
+    """coverage._reference_texts: a unit without text is matched against the texts of the
+    candidates covering it "at >= 0.5" (LoCoMo summaries cover at exactly 0.5). Reference
+    tokens {maya, moved, lisbon}; the memory shares maya and lisbon: 2/3 -> 0.67."""
+    pkg = parse_package(
+        {
+            "memaudit": 1,
+            "id": "p",
+            "experiences": [{"id": "e1"}],
+            "units": [{"id": "r1", "weight": 1}],
+            "candidates": [
+                {
+                    "id": "e1:summary",
+                    "experience": "e1",
+                    "type": "summary",
+                    "text": "Maya moved to Lisbon",
+                    "cost": 4,
+                    "coverage": {"r1": 0.5},
+                }
+            ],
+        }
+    )
+    assert suggest_coverage("Maya now lives in Lisbon", pkg) == {"r1": 0.67}
