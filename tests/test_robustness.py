@@ -136,10 +136,17 @@ def test_cost_rule_sensitivity_as_stored_is_reference_and_budgets_rescale():
     stored = sens.rule("as_stored")
     assert stored.scale == 1.0 and stored.tau == 1.0 and stored.rankings_hold
     assert all(r.delta == 0.0 for r in stored.rows)
+    # The totals each rule gives, from the candidates' texts (not from recost_package, which
+    # the function under test calls): words, and 8 + ceil(utf8 bytes / 24).
+    by_hand = {
+        "words": sum(len(c.text.split()) for c in pkg.candidates),
+        "bytes_overhead": sum(8 + math.ceil(len(c.text.encode()) / 24) for c in pkg.candidates),
+    }
+    stored_total = sum(c.cost for c in pkg.candidates)
     for r in sens.rules[1:]:
-        repkg, n_re, n_kept = rb.recost_package(pkg, r.rule)
-        assert r.total_cost == repkg.total_cost()
-        assert r.scale == pytest.approx(repkg.total_cost() / pkg.total_cost())
+        assert r.total_cost == by_hand[r.rule]
+        assert r.scale == pytest.approx(by_hand[r.rule] / stored_total)
+        _, n_re, n_kept = rb.recost_package(pkg, r.rule)
         assert n_re == len(pkg.candidates) and n_kept == 0
         for row in r.rows:
             assert row.scaled_budget == pytest.approx(row.budget * r.scale)
