@@ -106,8 +106,13 @@ def init_from_url() -> None:
         if problem:
             add_problem(problem)
         else:
+            # A budget the session already holds came from the app itself (a page switch
+            # writes the choices into the new page's URL), not from a link (QA: a sweep click
+            # past the total cost was reported as "budget=55 in the link").
+            held = state.get("ma_budget")
+            if held is None or normalise_budget(held) != budget:
+                state["ma_budget_from_url"] = True
             state["ma_budget"] = budget
-            state["ma_budget_from_url"] = True
     if params.get("store"):
         state["ma_store"] = params["store"]
         state["ma_store_from_url"] = True

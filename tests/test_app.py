@@ -226,9 +226,19 @@ def test_a_user_error_from_the_core_is_an_error_message_not_a_traceback(
 def test_a_budget_above_the_total_cost_is_never_lowered_silently() -> None:
     """A Budget sweep range may run past the total cost, and a click there opens Compare at
     that budget: it is set to the total, with a warning (review: only a link's was told)."""
-    at = _run("app.py", "sample:update_chain")
-    at.session_state["ma_budget"] = 200.0  # as the sweep's click handler sets it
+    at = _run("pages/1_Budget_sweep.py", "sample:update_chain")
+    # What the sweep's click handler does: the budget in the session, and in the URL of the
+    # page it switches to.
+    at.session_state["ma_budget"] = 200.0
+    at.query_params["budget"] = "200"
     at.switch_page("pages/2_Compare.py").run()
     assert not at.exception
     assert at.session_state["ma_budget"] == 51.0  # update_chain's total cost
     assert any("The budget 200 is above" in w.value and "set to 51" in w.value for w in at.warning)
+
+
+def test_a_link_budget_above_the_total_cost_is_named_as_the_links() -> None:
+    at = _run("app.py", "sample:update_chain", budget=99999)
+    assert not at.exception
+    assert at.session_state["ma_budget"] == 51.0
+    assert any("budget=99999 in the link is above" in w.value for w in at.warning)
