@@ -44,24 +44,36 @@ def user_error_text(exc: MemAuditError) -> str:
     return md_escape(str(exc))
 
 
-def _user_errors(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+def _user_errors(
+    fn: Callable[_P, _R] | None = None, *, what: str | None = None
+) -> Callable[_P, _R] | Callable[[Callable[_P, _R]], Callable[_P, _R]]:
     """Wrap a cached call so that a :class:`MemAuditError` from the core ends the page with an
     ``st.error`` instead of a traceback (the one guard every page's computation goes through;
     app QA: a solver disagreement showed a stack trace on four pages).
 
-    It sits outside ``st.cache_data``: an error is not cached, so the next run tries again.
+    ``what`` names the computation in the message (for an optional section, so the reader
+    knows what failed). The progress bar passed as ``_progress`` is cleared first (QA: an
+    empty bar stayed above the error). The guard sits outside ``st.cache_data``: an error is
+    not cached, so the next run tries again.
     """
 
-    @functools.wraps(fn)
-    def guarded(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        try:
-            return fn(*args, **kwargs)
-        except MemAuditError as exc:
-            st.error(user_error_text(exc), icon=":material/error:")
-            st.stop()
-            raise  # not reached: st.stop() raises
+    def wrap(inner: Callable[_P, _R]) -> Callable[_P, _R]:
+        @functools.wraps(inner)
+        def guarded(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            try:
+                return inner(*args, **kwargs)
+            except MemAuditError as exc:
+                bar = getattr(kwargs.get("_progress"), "bar", None)
+                if bar is not None:
+                    bar.empty()
+                head = f"**{what} could not be computed.**\n\n" if what else ""
+                st.error(head + user_error_text(exc), icon=":material/error:")
+                st.stop()
+                raise  # not reached: st.stop() raises
 
-    return guarded
+        return guarded
+
+    return wrap if fn is None else wrap(fn)
 
 
 #: Per-solve time limit in the app: past it a page shows incumbent, bound and gap, not OPT.
@@ -189,7 +201,7 @@ def budget_curve(
     )
 
 
-@_user_errors
+@_user_errors(what="The seed band")
 @st.cache_data(show_spinner=False, max_entries=32)
 def family_band(
     family: str,
@@ -362,6 +374,7 @@ def progress_bar(label: str) -> tuple[DeltaGenerator, Callable[[int, int], None]
         frac = min(max(done / total, 0.0), 1.0) if total else 1.0
         outer.run(bar.progress, frac, text=f"{label} ({done} of {total})")
 
+    update.bar = bar  # type: ignore[attr-defined]  # for _user_errors to clear
     return bar, update
 
 
@@ -466,7 +479,7 @@ def noise_sensitivity(
     )
 
 
-@_user_errors
+@_user_errors(what="The audit across seeds")
 @st.cache_data(show_spinner=False, max_entries=32)
 def family_audit(
     family: str,
@@ -492,7 +505,7 @@ def family_audit(
     )
 
 
-@_user_errors
+@_user_errors(what="The audit across pools")
 @st.cache_data(show_spinner=False, max_entries=32)
 def pool_audit(
     _package: Package,

@@ -242,3 +242,27 @@ def test_a_link_budget_above_the_total_cost_is_named_as_the_links() -> None:
     assert not at.exception
     assert at.session_state["ma_budget"] == 51.0
     assert any("budget=99999 in the link is above" in w.value for w in at.warning)
+
+
+def test_a_failing_seed_band_leaves_the_curve_and_names_itself(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An error in the optional seed band: the package's own curve stays, the message says
+    what failed, and no progress bar is left behind (regression QA)."""
+    import streamlit as st
+
+    from memaudit_core.errors import MemAuditError
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise MemAuditError("memaudit-small: normal_count must be an integer >= 0 (got -3)")
+
+    monkeypatch.setattr("memaudit_core.curves.family_band", refuse)
+    st.cache_data.clear()
+    at = _run("pages/1_Budget_sweep.py", "sample:memaudit-small-s0")
+    at.toggle(key="sweep_seed_range").set_value(True).run()
+    assert not at.exception
+    errors = [e.value.replace("\\", "") for e in at.error]
+    assert any("The seed band could not be computed" in e and "normal_count" in e for e in errors)
+    headers = [h.value for h in at.subheader]
+    assert "Value F against the budget" in headers
+    assert not at.get("progress"), "a progress bar was left on the page"
