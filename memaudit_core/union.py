@@ -428,8 +428,16 @@ class UnionCurve:
 
 
 def external_stores(package: Package) -> tuple[Store, ...]:
-    """The package's stores that hold external memories (in package order)."""
-    return tuple(s for s in package.stores if s.is_external)
+    """The package's stores of external memories only, the ones union scoring takes (in
+    package order); :func:`mixed_stores` are the others that hold memories."""
+    return tuple(s for s in package.stores if s.is_external and not s.select)
+
+
+def mixed_stores(package: Package) -> tuple[Store, ...]:
+    """Stores that select package candidates *and* hold external memories: valid, scored
+    against the optimum over the package and their memories (Compare), but not union-scored
+    (QA: one such store removed every store's curve from the External stores page)."""
+    return tuple(s for s in package.stores if s.is_external and s.select)
 
 
 def _external_store(package: Package, store_id: str) -> Store:
@@ -1465,6 +1473,7 @@ __all__ = [
     "coverage_changes",
     "coverage_label",
     "external_stores",
+    "mixed_stores",
     "memory_salience",
     "parse_coverage",
     "suggestion_changes",

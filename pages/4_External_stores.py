@@ -17,6 +17,7 @@ from memaudit_core.union import (
     apply_annotations,
     coverage_changes,
     external_stores,
+    mixed_stores,
     suggestion_changes,
     unique_store_id,
     with_stores,
@@ -149,6 +150,14 @@ with st.expander("Load a memory-system export next to this package", expanded=Fa
 
 base_stores = {s.id: s for s in external_stores(pkg)}
 base_stores.update({sid: item["store"] for sid, item in imports.items()})
+mixed = mixed_stores(pkg)
+if mixed:
+    st.info(
+        "Not union-scored here: "
+        + ", ".join(f"`{md_escape(s.id)}`" for s in mixed)
+        + " — each selects package candidates and also holds its own memories. Compare "
+        "scores such a store (pick it in the sidebar)."
+    )
 
 if not base_stores:
     st.info(

@@ -266,3 +266,22 @@ def test_a_failing_seed_band_leaves_the_curve_and_names_itself(
     headers = [h.value for h in at.subheader]
     assert "Value F against the budget" in headers
     assert not at.get("progress"), "a progress bar was left on the page"
+
+
+def test_a_mixed_store_does_not_take_the_other_stores_curves_away() -> None:
+    """A store that selects candidates and holds memories is valid but not union-scored: the
+    External stores page names it and still draws every other store (regression QA)."""
+    import json
+
+    doc = json.loads((REPO / "sample_packages" / "external-stores-demo.json").read_text())
+    doc["id"] = "demo-with-a-mixed-store"
+    first = doc["candidates"][0]["id"]
+    memory = dict(doc["stores"][0]["memories"][0], id="mixed-memory")
+    doc["stores"].append({"id": "mixed", "select": [first], "memories": [memory]})
+    at = _run("app.py", "sample:update_chain")
+    at.file_uploader(key="w_upload").upload("mixed.json", json.dumps(doc).encode(), "x").run()
+    at.switch_page("pages/4_External_stores.py").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("Not union-scored here" in i.value and "mixed" in i.value for i in at.info)
+    assert "Kept vs upper-pruned per system across budgets" in [h.value for h in at.subheader]
+    assert "mixed" not in at.selectbox(key="w_ext_store").options
