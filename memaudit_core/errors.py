@@ -68,6 +68,16 @@ class InstanceTooLargeError(SolverError, ValueError):
     as a refusal: any other is a defect and surfaces as one."""
 
 
+def count_text(count: int) -> str:
+    """A possibly huge count for a message: digits grouped, or its power of ten past 10^12
+    (QA: brute force printed a 300-digit number of combinations).
+
+    >>> count_text(864), count_text(3 * 10**300)
+    ('864', 'about 3e+300')
+    """
+    return f"{count:,}" if count < 10**12 else f"about {float(count):.0e}"
+
+
 class EnumerationTooLarge(InstanceTooLargeError):
     """Enumeration refused: too many combinations or too large a coverage matrix."""
 

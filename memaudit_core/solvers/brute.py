@@ -11,7 +11,7 @@ import itertools
 import math
 
 from ..compiled import CompiledInstance, budget_with_tolerance
-from ..errors import InstanceTooLargeError
+from ..errors import InstanceTooLargeError, count_text
 from . import RawSolution, register_engine
 
 MAX_COMBINATIONS = 2_000_000
@@ -50,7 +50,8 @@ def brute_force(inst: CompiledInstance, budget: float) -> tuple[float, tuple[int
         total *= len(opts)
     if total > MAX_COMBINATIONS:
         raise InstanceTooLargeError(
-            f"brute force refuses {total} combinations (max {MAX_COMBINATIONS})"
+            f"brute force refuses {count_text(total)} combinations (max "
+            f"{count_text(MAX_COMBINATIONS)}); use the 'bnb' or 'milp' solver"
         )
     limit = budget_with_tolerance(budget)
     best = (-1.0, math.inf, ())

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..compiled import CompiledInstance, budget_with_tolerance
-from ..errors import EnumerationTooLarge
+from ..errors import EnumerationTooLarge, count_text
 from ..objective import get_saturation
 from . import RawSolution, register_engine
 
@@ -166,7 +166,8 @@ class _Enumeration:
         count = _count_within(inst, budget_eff) if count is None else count
         if count > ENUM_MAX_COMBINATIONS:
             raise EnumerationTooLarge(
-                f"enum refuses {count} combinations (max {ENUM_MAX_COMBINATIONS}); "
+                f"enum refuses {count_text(count)} combinations (max "
+                f"{count_text(ENUM_MAX_COMBINATIONS)}); "
                 "use the 'bnb' or 'milp' solver"
             )
         self.inst = inst
@@ -178,7 +179,7 @@ class _Enumeration:
         units = np.flatnonzero(covered & (inst.weight > 0))
         if count * max(1, units.size) > ENUM_MAX_CELLS:
             raise EnumerationTooLarge(
-                f"enum refuses {count} combinations x {units.size} units; "
+                f"enum refuses {count_text(count)} combinations x {units.size} units; "
                 "use the 'bnb' or 'milp' solver"
             )
         self.weight = inst.weight[units]
