@@ -1093,7 +1093,7 @@ def write_sweep_outputs(
     files = write_table(
         [r.to_dict() for r in result.rows], out / "rows", list(SuiteRow.__dataclass_fields__)
     )
-    from .analysis import SummaryRow
+    from .analysis import BOOTSTRAP_TEXT, SummaryRow
 
     files += write_table(
         [s.to_dict() for s in result.summary],
@@ -1135,7 +1135,7 @@ def write_sweep_outputs(
         f"- methods: {', '.join(result.methods)}\n\n"
         "Ratios are F / OPT with OPT the certified optimum (see the notes for any that is "
         "not); n/a rows (OPT = 0) are left out of "
-        "the means and counted in the last column.\n\n"
+        f"the means and counted in the last column. 95% CI: {BOOTSTRAP_TEXT}.\n\n"
         f"{table}\n\n{fig_line}"
         + "".join(f"\n> Note: {n}\n" for n in [*result.notes, *notes])
         + "\nFiles: rows.csv / rows.parquet (one row per package, budget and method), "

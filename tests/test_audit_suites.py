@@ -293,6 +293,7 @@ def test_suite_report_with_figure_or_note(tmp_path):
         out=tmp_path / "r",
     )
     report = (tmp_path / "r" / "report.md").read_text()
+    assert "95% CI: percentile bootstrap of the mean (1000 resamples, seed 0)" in report
     png = tmp_path / "r" / "figures" / "mean_ratio.png"
     if png.exists():
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
