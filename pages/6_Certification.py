@@ -216,6 +216,8 @@ seed_hi = a2.number_input(
     ),
 )
 run_audit = a3.button("Run the audit", key="cert_audit_run")
+if run_audit and not pools:
+    st.warning("Pick at least one pool to audit.")
 if run_audit and pools:
     bar2, tick2 = cached.progress_bar("Auditing")
     if seeded:
@@ -242,13 +244,15 @@ if run_audit and pools:
     am = st.columns(5)
     am[0].metric("Sources", audit_report.n_sources)
     am[1].metric("Distinct instances", audit_report.n_instances)
-    am[2].metric("Checks (instance × pool × budget)", audit_report.n_tasks)
+    am[2].metric("Checks", audit_report.n_tasks, help="instance × pool × budget")
     am[3].metric(
         "Agree / disagree / unproven",
         f"{audit_report.n_agree} / {audit_report.n_disagree} / {audit_report.n_unproven}",
     )
     diff = audit_report.max_abs_diff
-    am[4].metric("Largest difference", "n/a" if diff is None else f"{diff:.1e}")
+    am[4].metric(
+        "Largest difference", "n/a" if diff is None else ("0" if diff == 0 else f"{diff:.1e}")
+    )
     render.table(
         pd.DataFrame([r.to_dict() for r in audit_report.rows]),
         "cert_audit_rows",
