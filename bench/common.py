@@ -48,7 +48,10 @@ def median(xs: list[float]) -> float:
 
 
 def save(name: str, payload: dict) -> Path:
-    OUT.mkdir(parents=True, exist_ok=True)
-    path = OUT / f"{name}.json"
+    """Write ``payload`` as ``bench/out/<name>.json``; a ``name`` that is a path (with a
+    folder or a ``.json`` suffix) is used as given, so ``--out bench/out/x.json`` works too."""
+    given = Path(name)
+    path = given if given.suffix == ".json" or given.parent != Path(".") else OUT / f"{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(payload, indent=2))
     return path
