@@ -6,6 +6,7 @@ subclass of :class:`MemAuditError`; anything else is a bug and may surface as a 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 
@@ -72,10 +73,13 @@ def count_text(count: int) -> str:
     """A possibly huge count for a message: digits grouped, or its power of ten past 10^12
     (QA: brute force printed a 300-digit number of combinations).
 
-    >>> count_text(864), count_text(3 * 10**300)
-    ('864', 'about 3e+300')
+    >>> count_text(864), count_text(3 * 10**300), count_text(10**400)
+    ('864', 'about 3e+300', 'about 1e+400')
     """
-    return f"{count:,}" if count < 10**12 else f"about {float(count):.0e}"
+    if count < 10**12:
+        return f"{count:,}"
+    exponent = math.floor(math.log10(count))  # exact enough for ints of any size
+    return f"about {count // 10**exponent}e+{exponent}"
 
 
 class EnumerationTooLarge(InstanceTooLargeError):

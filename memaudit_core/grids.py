@@ -2,8 +2,8 @@
 app's Budget sweep range share (review: the two copies gave 4 and 5 budgets for one range).
 
 A range runs ``start, start + step, ...`` up to ``stop`` and ends on ``stop`` itself when the
-steps miss it (app QA: 10..120 step 6 ended at 118). Values are rounded to 12 significant
-digits, so floating noise never makes a new budget (0:1:0.1 gives 0.3, not
+steps miss it (app QA: 10..120 step 6 ended at 118). The steps are taken in decimal from the
+numbers as written, so floating noise never makes a new budget (0:1:0.1 gives 0.3, not
 0.30000000000000004).
 
 Examples
@@ -14,13 +14,17 @@ Examples
 (1.0, 1.3, 1.6, 1.9, 2.0)
 >>> budget_range(0, 1, 0.1)[3]
 0.3
+>>> len(budget_range(1e15, 1e15 + 10, 1))
+11
 """
 
 from __future__ import annotations
 
 import math
+import numbers
+from decimal import Decimal
 
-from .errors import MemAuditError
+from .errors import MemAuditError, count_text
 
 #: Most budgets one range may make unless the caller sets a smaller cap (the app's sweep
 #: allows 200): a range like 0:1e9:1 would not fit in memory.
@@ -61,7 +65,11 @@ def budget_range(
     ...
     memaudit_core.errors.MemAuditError: budget range: 0..100 step 1 makes 101 budgets, more than ...
     """
-    vals = [float(start), float(stop), float(step)]
+    vals = []
+    for name, value in (("start", start), ("stop", stop), ("step", step)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise MemAuditError(f"{what}: {name} must be a number, got {value!r}")
+        vals.append(float(value))
     if not all(math.isfinite(v) for v in vals):
         raise MemAuditError(f"{what}: start, stop and step must be finite numbers")
     start, stop, step = vals
@@ -74,22 +82,20 @@ def budget_range(
             f"{what} runs backwards: stop ({stop:g}) is below start ({start:g}); a range goes "
             "from start up to stop"
         )
-    n = int(math.floor((stop - start) / step + 1e-9)) + 1
-    # The steps, plus stop itself when they miss it (counted before building the list).
-    n_total = n + (stop - (start + (n - 1) * step) > 1e-9 * max(1.0, stop))
+    # In decimal, from the numbers as written: 0:1:0.1 steps to 0.3, not 0.30000000000000004,
+    # and 1e15:1e15+10:1 keeps its eleven budgets (a rounding to significant digits did not).
+    d_start, d_stop, d_step = (Decimal(repr(v)) for v in vals)
+    n = int((d_stop - d_start) / d_step) + 1  # steps that stay at or below stop
+    n_total = n + (d_start + (n - 1) * d_step < d_stop)  # and stop itself when they miss it
     if n_total > max_budgets:
         raise MemAuditError(
-            f"{what}: {start:g}..{stop:g} step {step:g} makes {n_total:,} budgets, more than "
-            f"the {max_budgets:,} allowed; use a larger step"
+            f"{what}: {start:g}..{stop:g} step {step:g} makes {count_text(n_total)} budgets, "
+            f"more than the {max_budgets:,} allowed; use a larger step"
         )
-    grid = [_rounded(start + i * step) for i in range(n)]
+    grid = [float(d_start + i * d_step) for i in range(n)]
     if n_total > n:
-        grid.append(_rounded(stop))
+        grid.append(stop)
     return tuple(dict.fromkeys(grid))
-
-
-def _rounded(value: float) -> float:
-    return float(f"{value:.12g}")
 
 
 __all__ = ["MAX_RANGE_BUDGETS", "budget_range"]

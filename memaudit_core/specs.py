@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from .errors import MemAuditError
+from .errors import MemAuditError, count_text
 from .grids import MAX_RANGE_BUDGETS, budget_range
 
 #: Most values a --budgets / --seeds list may expand to (a range like 0:1e9:1 would not fit
@@ -33,6 +33,7 @@ def parse_number_list(text: str, what: str = "budgets") -> list[float]:
     [1.0, 1.3, 1.6, 1.9, 2.0]
     """
     values: list[float] = []
+    _check_text(text, f"--{what}", "'2,4,8' or '0:20:5'")
     if not text.strip():
         raise MemAuditError(f"--{what}: no values given (an empty list)")
     for part in text.split(","):
@@ -69,7 +70,9 @@ def parse_number_list(text: str, what: str = "budgets") -> list[float]:
     if not values:
         raise MemAuditError(f"--{what}: no values given")
     if len(values) > MAX_LIST_VALUES:
-        raise MemAuditError(f"--{what}: {len(values):,} values, more than {MAX_LIST_VALUES:,}")
+        raise MemAuditError(
+            f"--{what}: {count_text(len(values))} values, more than {MAX_LIST_VALUES:,}"
+        )
     return list(dict.fromkeys(values))  # a repeated budget is one budget
 
 
@@ -82,6 +85,7 @@ def parse_seeds(text: str, what: str = "--seeds") -> list[int]:
     [0, 1, 2, 3, 7]
     """
     seeds: list[int] = []
+    _check_text(text, what, "'0-499' or '1,2,5'")
     if not text.strip():
         raise MemAuditError(f"{what}: no seeds given")
     for part in text.split(","):
@@ -96,8 +100,8 @@ def parse_seeds(text: str, what: str = "--seeds") -> list[int]:
                     raise MemAuditError(f"{what}: {part!r} runs backwards; write A-B with A <= B")
                 if len(seeds) + hi - lo + 1 > MAX_LIST_VALUES:
                     raise MemAuditError(
-                        f"{what}: {part!r} makes {hi - lo + 1:,} seeds, more than the "
-                        f"{MAX_LIST_VALUES:,} allowed"
+                        f"{what}: {part!r} makes {count_text(hi - lo + 1)} seeds, more than "
+                        f"the {MAX_LIST_VALUES:,} allowed"
                     )
                 seeds.extend(range(lo, hi + 1))
             else:
@@ -106,7 +110,12 @@ def parse_seeds(text: str, what: str = "--seeds") -> list[int]:
             raise MemAuditError(f"{what}: cannot read {part!r}; use A-B or a comma list") from None
     if not seeds:
         raise MemAuditError(f"{what}: no seeds given")
-    return list(dict.fromkeys(seeds))
+    seeds = list(dict.fromkeys(seeds))
+    if len(seeds) > MAX_LIST_VALUES:  # single seeds after ranges (library QA: 0-9999,10000)
+        raise MemAuditError(
+            f"{what}: {len(seeds):,} seeds, more than the {MAX_LIST_VALUES:,} allowed"
+        )
+    return seeds
 
 
 def parse_params(items: Sequence[str]) -> dict[str, str]:
@@ -117,12 +126,21 @@ def parse_params(items: Sequence[str]) -> dict[str, str]:
     {'n_experiences': '20', 'cost_rule': 'chars'}
     """
     params: dict[str, str] = {}
+    if isinstance(items, str):  # one item, not its letters (library QA)
+        items = [items]
     for item in items or ():
-        if "=" not in item:
+        if not isinstance(item, str) or "=" not in item:
             raise MemAuditError(f"--param {item!r}: use key=value")
         key, value = item.split("=", 1)
+        if not key.strip():
+            raise MemAuditError(f"--param {item!r}: the key before '=' is empty")
         params[key.strip()] = value.strip()
     return params
+
+
+def _check_text(text: object, what: str, example: str) -> None:
+    if not isinstance(text, str):
+        raise MemAuditError(f"{what}: expected text such as {example}, got {text!r}")
 
 
 __all__ = ["MAX_LIST_VALUES", "parse_number_list", "parse_params", "parse_seeds"]
