@@ -82,7 +82,7 @@ def ablation_method(name: str) -> str:
     >>> ablation_method("no_validity"), ablation_method("generic_opt")
     ('no_validity_opt', 'generic_opt')
     """
-    if name in ABLATIONS:
+    if isinstance(name, str) and name in ABLATIONS:
         return name
     if isinstance(name, str) and f"{name}_opt" in ABLATIONS:
         return f"{name}_opt"
@@ -1480,6 +1480,8 @@ def sweep(
     if isinstance(budgets, numbers.Real):
         budgets = [budgets]
     grid = sorted({check_budget(b) for b in budgets})
+    if not grid:  # library QA: an empty list returned an empty result without a word
+        raise MemAuditError("sweep(): no budgets given")
     _check_limits(time_limit, None)
     workers = check_workers(workers)
     check_total_time_limit(total_time_limit, workers)

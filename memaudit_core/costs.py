@@ -216,7 +216,9 @@ def cost_of(text: str, rule: str = DEFAULT_COST_RULE) -> float:
     (3.0, 6.0)
     """
     fn = get_cost_rule(rule)
-    if not isinstance(text, str) or not text.strip():
+    if not isinstance(text, str):  # still an EmptyTextError: there is no text to cost
+        raise EmptyTextError(f"a memory text must be a string, got {type(text).__name__}")
+    if not text.strip():
         raise EmptyTextError(
             "an empty (or whitespace-only) text has no cost: every memory must hold some text"
         )

@@ -34,21 +34,35 @@ class Saturation:
     cap: float
 
 
+def _cap1(z: np.ndarray) -> np.ndarray:
+    return np.minimum(1.0, z)
+
+
+def _cap1_scalar(z: float) -> float:
+    return min(1.0, z)
+
+
+def _linear(z: np.ndarray) -> np.ndarray:
+    return np.asarray(z, float)
+
+
+def _linear_scalar(z: float) -> float:
+    return z
+
+
+# Module-level functions, not lambdas, so that a Saturation pickles (library QA).
 SATURATIONS: dict[str, Saturation] = {
-    "cap1": Saturation(
-        "cap1", lambda z: np.minimum(1.0, z), lambda z: min(1.0, z), "h(z) = min(1, z)", 1.0
-    ),
-    "linear": Saturation(
-        "linear", lambda z: np.asarray(z, float), lambda z: z, "h(z) = z", math.inf
-    ),
+    "cap1": Saturation("cap1", _cap1, _cap1_scalar, "h(z) = min(1, z)", 1.0),
+    "linear": Saturation("linear", _linear, _linear_scalar, "h(z) = z", math.inf),
     "log1p": Saturation("log1p", np.log1p, math.log1p, "h(z) = ln(1 + z)", math.inf),
 }
 
 
 def get_saturation(name: str) -> Saturation:
+    """The saturation named ``name``, or an :class:`UnknownNameError` listing the known ones."""
     try:
         return SATURATIONS[name]
-    except KeyError:
+    except (KeyError, TypeError):  # TypeError: an unhashable name such as a list
         raise UnknownNameError(
             f"unknown saturation {name!r} (known: {', '.join(SATURATIONS)})"
         ) from None

@@ -371,23 +371,18 @@ class UnionCurveRow:
         }
 
 
-@dataclass(frozen=True)
-class UnionCurve:
+class UnionCurve(tuple[UnionCurveRow, ...]):
     """Every (store, budget) point of :func:`union_curve`: store-major, budgets ascending.
 
-    Iterating, ``len`` and indexing reach the rows, as for a tuple of them.
+    A tuple of :class:`UnionCurveRow` (what :func:`union_curve` returned before it had a
+    model, so such code keeps working) with the model's summaries on top.
     """
 
-    rows: tuple[UnionCurveRow, ...]
+    __slots__ = ()
 
-    def __iter__(self):
-        return iter(self.rows)
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def __getitem__(self, idx: int) -> UnionCurveRow:
-        return self.rows[idx]
+    @property
+    def rows(self) -> tuple[UnionCurveRow, ...]:
+        return tuple(self)
 
     @property
     def n_unproven(self) -> int:
@@ -396,6 +391,7 @@ class UnionCurve:
 
     def at_budget(self, budget: float) -> tuple[UnionCurveRow, ...]:
         """The points at ``budget`` (equal to 1e-9 relative: the grid's values are floats)."""
+        budget = check_budget(budget)
         tol = 1e-9 * max(1.0, abs(budget))
         return tuple(r for r in self.rows if abs(r.budget - budget) <= tol)
 
@@ -1055,6 +1051,7 @@ def union_curve(
     UnionCurve
         Its rows store-major, budgets ascending.
     """
+    check_type(package, Package, "union_curve()", "a Package (load_package reads a file)")
     if keep not in KEEP_RULES:
         raise UnknownNameError(f"unknown keep rule {keep!r} (known: {', '.join(KEEP_RULES)})")
     ids = (
@@ -1062,6 +1059,16 @@ def union_curve(
         if store_ids is None
         else check_names(store_ids, "store_ids")
     )
+    if not ids:
+        raise MemAuditError(
+            "union_curve(): no external store to score"
+            + (
+                " (the package has none; a store that also selects package candidates is "
+                "scored by score() instead)"
+                if store_ids is None
+                else ""
+            )
+        )
     stores = [_external_store(package, sid) for sid in ids]
     raw = package.budget_grid() if budgets is None else check_budget_list(budgets, "union_curve()")
     grid = sorted({check_budget(b) for b in raw})

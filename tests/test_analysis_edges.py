@@ -46,3 +46,25 @@ def test_recency_pruning_takes_the_cheaper_of_two_equally_recent_candidates():
     assert ev.selected == ("e2:small",)
     assert ev.dropped == ("e1:big",)
     assert ev.value == pytest.approx(1.0)
+
+
+def test_library_mistakes_are_user_errors():
+    """Library QA: these escaped as TypeError / pickling errors or passed without a word."""
+    import pickle
+
+    from memaudit_core.analysis import ablation_method, sweep
+    from memaudit_core.costs import cost_of
+    from memaudit_core.errors import EmptyTextError, MemAuditError, UnknownNameError
+    from memaudit_core.generators import generate
+    from memaudit_core.saturations import SATURATIONS, get_saturation
+
+    for name, saturation in SATURATIONS.items():
+        assert pickle.loads(pickle.dumps(saturation)).name == name
+    with pytest.raises(UnknownNameError):
+        get_saturation(["cap1"])
+    with pytest.raises(UnknownNameError):
+        ablation_method(["generic"])
+    with pytest.raises(EmptyTextError, match="must be a string, got int"):
+        cost_of(5)
+    with pytest.raises(MemAuditError, match="no budgets given"):
+        sweep([generate("update_chain")], [], ["gvt"])

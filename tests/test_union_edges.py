@@ -139,3 +139,26 @@ def test_confirming_suggestions_leaves_annotated_cells_alone():
         ("m1", "u2", 0.0, 0.5),
         ("m1", "u3", 0.0, 1.0),
     }
+
+
+def test_a_union_curve_is_still_a_tuple_of_rows_and_refuses_nothing_to_score():
+    """Library QA: code written for the tuple union_curve returned (==, isinstance, +,
+    index, pickle) keeps working; an empty choice of stores is an error, not an empty curve."""
+    import pickle
+    from pathlib import Path
+
+    from memaudit_core.errors import MemAuditError
+    from memaudit_core.package import load_package
+    from memaudit_core.union import union_curve
+
+    samples = Path(__file__).resolve().parent.parent / "sample_packages"
+    demo = load_package(samples / "external-stores-demo.json")
+    curve = union_curve(demo, budgets=[6, 18])
+    assert isinstance(curve, tuple) and curve == tuple(curve) and len(curve) == 6
+    assert curve.index(curve[1]) == 1 and len(curve + curve) == 12
+    again = pickle.loads(pickle.dumps(curve))
+    assert again == curve and again.n_unproven == curve.n_unproven
+    with pytest.raises(MemAuditError, match="no external store to score"):
+        union_curve(demo, [])
+    with pytest.raises(MemAuditError, match="expected a Package"):
+        union_curve("external-stores-demo.json")
