@@ -313,6 +313,8 @@ class AblationCurve:
 
 
 def _preset_name(preset: str) -> str:
+    if not isinstance(preset, str):
+        raise UnknownNameError(f"unknown ablation preset {preset!r} (known: {', '.join(PRESETS)})")
     name = preset[: -len("_opt")] if preset.endswith("_opt") else preset
     if name not in PRESETS:
         raise UnknownNameError(f"unknown ablation preset {preset!r} (known: {', '.join(PRESETS)})")
