@@ -75,3 +75,39 @@ def test_default_focus_is_the_first_of_equally_large_losses():
     view = evidence_view(pkg, 2, store_id="empty")
     assert [(u.unit_id, u.lost) for u in view.units] == [("u1", 1.0), ("u2", 1.0)]
     assert view.focus_unit_id == "u1"
+
+
+def test_the_heatmap_row_cap_keeps_focus_rows_then_members_then_arrival_order(monkeypatch):
+    """Past the row cap: rows covering the focus unit first, then the store's and the
+    optimum's, then arrival order (the note says so; the second mutation pass found no test).
+    The expected rows come from the package's own dicts."""
+    from memaudit_core import explain
+    from memaudit_core.generators import generate
+
+    pkg = generate("update_chain")
+    full = explain.evidence_view(pkg, 6, writer="gvt", focus_unit_id="v_3")
+    cap = 5
+    monkeypatch.setattr(explain, "HEATMAP_MAX_ROWS", cap)
+    capped = explain.evidence_view(pkg, 6, writer="gvt", focus_unit_id="v_3")
+
+    time_of = {e.id: (e.time, e.id) for e in pkg.experiences}
+    arrival = [
+        c.id for c in sorted(pkg.candidates, key=lambda c: (time_of[c.experience], c.cost, c.id))
+    ]
+    assert list(full.heatmap.row_ids) == arrival  # every row, in arrival order, below the cap
+    members = {
+        rid
+        for rid, s, o in zip(
+            full.heatmap.row_ids, full.heatmap.row_in_store, full.heatmap.row_in_opt, strict=True
+        )
+        if s or o
+    }
+    by_id = {c.id: c for c in pkg.candidates}
+
+    def priority(cid: str) -> tuple[int, int]:
+        on_focus = by_id[cid].coverage.get("v_3", 0) > 0
+        return (0 if on_focus else 1 if cid in members else 2, arrival.index(cid))
+
+    expected = sorted(sorted(arrival, key=priority)[:cap], key=arrival.index)
+    assert list(capped.heatmap.row_ids) == expected
+    assert f"cap {cap}" in capped.heatmap.message and capped.heatmap.n_rows_total == len(arrival)
