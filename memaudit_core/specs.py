@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from .errors import MemAuditError, count_text
+from .errors import MemAuditError, check_type, count_text
 from .grids import MAX_RANGE_BUDGETS, budget_range
 
 #: Most values a --budgets / --seeds list may expand to (a range like 0:1e9:1 would not fit
@@ -33,7 +33,7 @@ def parse_number_list(text: str, what: str = "budgets") -> list[float]:
     [1.0, 1.3, 1.6, 1.9, 2.0]
     """
     values: list[float] = []
-    _check_text(text, f"--{what}", "'2,4,8' or '0:20:5'")
+    check_type(text, str, f"--{what}", "text such as '2,4,8' or '0:20:5'")
     if not text.strip():
         raise MemAuditError(f"--{what}: no values given (an empty list)")
     for part in text.split(","):
@@ -85,7 +85,7 @@ def parse_seeds(text: str, what: str = "--seeds") -> list[int]:
     [0, 1, 2, 3, 7]
     """
     seeds: list[int] = []
-    _check_text(text, what, "'0-499' or '1,2,5'")
+    check_type(text, str, what, "text such as '0-499' or '1,2,5'")
     if not text.strip():
         raise MemAuditError(f"{what}: no seeds given")
     for part in text.split(","):
@@ -136,11 +136,6 @@ def parse_params(items: Sequence[str]) -> dict[str, str]:
             raise MemAuditError(f"--param {item!r}: the key before '=' is empty")
         params[key.strip()] = value.strip()
     return params
-
-
-def _check_text(text: object, what: str, example: str) -> None:
-    if not isinstance(text, str):
-        raise MemAuditError(f"{what}: expected text such as {example}, got {text!r}")
 
 
 __all__ = ["MAX_LIST_VALUES", "parse_number_list", "parse_params", "parse_seeds"]

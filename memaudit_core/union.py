@@ -387,13 +387,13 @@ class UnionCurve(tuple[UnionCurveRow, ...]):
     @property
     def n_unproven(self) -> int:
         """Points whose optima a time limit left unproven (their values are incumbents)."""
-        return sum(1 for r in self.rows if not r.certified)
+        return sum(1 for r in self if not r.certified)
 
     def at_budget(self, budget: float) -> tuple[UnionCurveRow, ...]:
         """The points at ``budget`` (equal to 1e-9 relative: the grid's values are floats)."""
         budget = check_budget(budget)
         tol = 1e-9 * max(1.0, abs(budget))
-        return tuple(r for r in self.rows if abs(r.budget - budget) <= tol)
+        return tuple(r for r in self if abs(r.budget - budget) <= tol)
 
     def present_rows(self, budget: float, cost_unit: str) -> list[dict[str, str]]:
         """The points at ``budget`` (every point when none is there) as text for a projector:
@@ -409,7 +409,7 @@ class UnionCurve(tuple[UnionCurveRow, ...]):
                 "extraction": ratio_text(r.extraction),
                 "selection": ratio_text(r.selection),
             }
-            for r in (self.at_budget(budget) or self.rows)
+            for r in (self.at_budget(budget) or self)
         ]
 
     def to_dict(self) -> dict[str, Any]:
