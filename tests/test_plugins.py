@@ -777,10 +777,9 @@ def test_a_sweep_suite_records_a_failing_writer_and_keeps_the_rest(tmp_path):
     assert again["rows"] == data["rows"] and again["errors"] == data["errors"]
 
 
-def test_sweep_of_package_files_exits_2_when_a_writer_fails(monkeypatch, capsys):
-    monkeypatch.syspath_prepend(str(REPO / "tests"))
-    monkeypatch.chdir(REPO / "tests")
-    argv = [
+def test_sweep_of_package_files_exits_2_when_a_writer_fails():
+    """The plain sweep of a package file, not only the suite path of ``--family`` above."""
+    rc, out, err = _cli(
         "sweep",
         str(REPO / "sample_packages" / "update_chain.json"),
         "--budgets",
@@ -791,9 +790,7 @@ def test_sweep_of_package_files_exits_2_when_a_writer_fails(monkeypatch, capsys)
         f"{FIX}:unknown_ids",
         "--json",
         "--quiet",
-    ]
-    rc = cli.main(argv)
-    out, err = capsys.readouterr()
+    )
     data = json.loads(out)
     assert data["errors"], "the fixture writer must fail for this test to mean anything"
     assert {r["method"] for r in data["rows"]} == {"gvt"}
