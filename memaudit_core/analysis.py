@@ -271,6 +271,9 @@ class SweepRow:
     engine proved none) and ``ratio_low = value / opt_bound`` a proven lower bound on the true
     ratio, which lies in ``[ratio_low, ratio]`` for writers and stores. Certified rows have
     ``opt_bound == opt`` and ``ratio_low == ratio``.
+
+    ``store_cut`` counts the memories of a store that cost more than the budget and were cut
+    to what fits, most recent first (0 for writers, ablations and stores that fit).
     """
 
     package_id: str
@@ -287,6 +290,7 @@ class SweepRow:
     ratio_low: float | None = None
     opt_over: str = "package"
     content_hash: str = ""
+    store_cut: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -304,6 +308,7 @@ class SweepRow:
             "ratio_low": self.ratio_low,
             "opt_over": self.opt_over,
             "content_hash": self.content_hash,
+            "store_cut": self.store_cut,
         }
 
 
@@ -443,6 +448,39 @@ def union_note(rows: Sequence[Any]) -> str | None:
         f"the ratio of {', '.join(union)} compares with the optimum over the package's "
         "candidates plus the store's own memories (P+(Y), column opt_over), the other rows' "
         "with the package's optimum: the two are not the same scale"
+    )
+
+
+def cut_note(rows: Sequence[Any]) -> str | None:
+    """A reader's warning naming the stores cut to fit a budget (``store_cut > 0``), else None.
+
+    CLI QA: ``sweep --stores`` cut a store that cost more than the budget without a word,
+    where ``score`` says what it cut.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as R
+    >>> cut_note([R(method="gvt", budget=8.0, store_cut=0)]) is None
+    True
+    >>> cut_note([R(method="w", budget=8.0, store_cut=1), R(method="w", budget=4.0, store_cut=2)])
+    'store w costs more than budgets 4, 8; it was cut to what fits there, most recent memories \
+first (column store_cut: memories dropped)'
+    """
+    where: dict[str, set[float]] = {}
+    for r in rows:
+        if getattr(r, "store_cut", 0):
+            where.setdefault(r.method, set()).add(r.budget)
+    if not where:
+        return None
+    parts = [
+        f"store {m} costs more than budget{'s' if len(b) > 1 else ''} "
+        f"{', '.join(_fmt(x) for x in sorted(b))}"
+        for m, b in where.items()
+    ]
+    return (
+        f"{'; '.join(parts)}; {'it was' if len(where) == 1 else 'each was'} cut to what fits "
+        "there, most recent memories first "
+        "(column store_cut: memories dropped)"
     )
 
 
@@ -1126,6 +1164,7 @@ def _sweep_row(
     opt_over: str = "package",
     *,
     content_hash: str = "",
+    store_cut: int = 0,
 ) -> SweepRow:
     # A certified optimum is its own bound (the engine's bound may sit a rounding error away).
     bound = opt if certified else (opt_bound if math.isfinite(opt_bound) else None)
@@ -1145,6 +1184,7 @@ def _sweep_row(
         ratio_low,
         opt_over,
         content_hash,
+        store_cut,
     )
 
 
@@ -1294,7 +1334,7 @@ def sweep_package(
             if store.is_external:
                 union = compile_union_cached(package, store)
                 members, _ = _store_members(union, store)
-                kept, _ = _prune_by_order(union, members, budget)
+                kept, dropped = _prune_by_order(union, members, budget)
                 kept_t = tuple(sorted(kept))
                 value = evaluate(union, kept_t)
                 inc = _best_incumbent([prev_union.get(sid), (value, kept_t)])
@@ -1305,12 +1345,17 @@ def sweep_package(
                 over = "package+store"
             else:
                 members, _ = _store_members(inst, store)
-                kept, _ = _prune_by_order(inst, members, budget)
+                kept, dropped = _prune_by_order(inst, members, budget)
                 value, denom, cert = evaluate(inst, kept), opt.value, opt.certified
                 bound = opt.bound
                 cost = float(inst.cost[kept].sum()) if kept else 0.0
                 over = "package"
-            keyed.append((f"store:{sid}", row(sid, value, denom, cert, cost, budget, bound, over)))
+            keyed.append(
+                (
+                    f"store:{sid}",
+                    row(sid, value, denom, cert, cost, budget, bound, over, store_cut=len(dropped)),
+                )
+            )
         for name in ablations:
             p_opt = pool_opts[name][k]
             keyed.append(
@@ -1521,7 +1566,12 @@ def sweep(
     repeated = repeated_instances_note(len(packages), len({instance_hash(p) for p in packages}))
     notes = tuple(
         n
-        for n in (uncertified_note(rows, total_time_limit, overrun), union_note(rows), repeated)
+        for n in (
+            uncertified_note(rows, total_time_limit, overrun),
+            union_note(rows),
+            cut_note(rows),
+            repeated,
+        )
         if n
     )
     return SweepResult(
@@ -1555,6 +1605,7 @@ __all__ = [
     "UnitRow",
     "ablation_opt",
     "compile_cached",
+    "cut_note",
     "compile_union_cached",
     "expected_runs",
     "is_deleted",

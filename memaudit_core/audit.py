@@ -463,7 +463,10 @@ def _report(
     disagreements = tuple(r for r in rows if r.outcome in ("disagree", "error"))
     notes: list[str] = []
     if run.discarded_lines:
-        notes.append(f"{run.discarded_lines} torn journal line(s) dropped (an interrupted write)")
+        notes.append(
+            f"{run.discarded_lines} torn or unreadable journal line(s) dropped (an interrupted "
+            "write or an edit); their tasks were run again"
+        )
     if not run.complete:
         notes.append(
             f"incomplete: {len(rows)} of {len(run.tasks)} checks run; rerun with the same "

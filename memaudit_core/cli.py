@@ -623,7 +623,9 @@ def _add_export(pkg: Any, args: argparse.Namespace, store_id: str | None = None)
         args.external,
         args.format,
         cost_rule=args.cost_rule or DEFAULT_COST_RULE,
-        store_id=store_id or unique_store_id(pkg, args.format),
+        # `is None`, not `or`: an empty --store-id was silently replaced (CLI QA); the
+        # importer refuses it with its own message.
+        store_id=unique_store_id(pkg, args.format) if store_id is None else store_id,
         package=pkg,
         history=args.history,
     )
@@ -1572,7 +1574,7 @@ def _put_cwd_on_path() -> None:
         sys.path.append(cwd)
 
 
-_NEGATIVE = re.compile(r"^-\.?\d")
+_NEGATIVE = re.compile(r"^-(\.?\d|(inf|infinity|nan)$)", re.IGNORECASE)
 
 
 def _value_options(parser: argparse.ArgumentParser) -> set[str]:
@@ -1608,6 +1610,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = raw[: raw.index("--")] if "--" in raw else raw  # after "--" only operands
     _Parser.wants_json = "--json" in options
     args = parser.parse_args(_join_negative_values(raw, parser))
+    if getattr(args, "budget", None) is not None:
+        args.budget += 0.0  # -0 -> 0: it was echoed as "budget -0 words" (CLI QA)
     if not getattr(args, "command", None):
         parser.print_help(sys.stderr)
         return EXIT_USER_ERROR
@@ -1670,6 +1674,11 @@ def _run(args: argparse.Namespace) -> int:
             "traceback, and please report it)",
             file=sys.stderr,
         )
+        args._exit_code = 1
+        # CLI QA: scripts parsing stdout got nothing at all; they get the error object.
+        if getattr(args, "json", False):
+            message = f"internal error: {type(exc).__name__}: {exc}".split("\n")[0]
+            _emit({"error": {"type": "InternalError", "message": message}}, True, "")
         return 1
 
 

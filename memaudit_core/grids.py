@@ -53,8 +53,9 @@ def budget_range(
     Raises
     ------
     MemAuditError
-        For a non-finite value, a negative start, a non-positive step, ``stop < start``, or
-        more than ``max_budgets`` budgets.
+        For a non-finite value, a negative start, a non-positive step, ``stop < start``,
+        more than ``max_budgets`` budgets, or a step below floating-point resolution at
+        ``stop`` (budgets that would collapse into one).
 
     Examples
     --------
@@ -95,7 +96,16 @@ def budget_range(
     grid = [float(d_start + i * d_step) for i in range(n)]
     if n_total > n:
         grid.append(stop)
-    return tuple(dict.fromkeys(grid))
+    distinct = tuple(dict.fromkeys(grid))
+    if len(distinct) < len(grid):
+        # CLI QA: 1e17..1e17+100 step 1 became 7 budgets, all printed as 1e+17, silently.
+        raise MemAuditError(
+            f"{what}: {start!r}..{stop!r} step {step:g} asks for {len(grid):,} budgets but "
+            f"floating point holds only {len(distinct):,} distinct values there; use a step "
+            "of at least "
+            f"{math.ulp(stop):.3g}"
+        )
+    return distinct
 
 
 __all__ = ["MAX_RANGE_BUDGETS", "budget_range"]

@@ -28,6 +28,7 @@ import math
 import numbers
 import os
 import re
+import stat
 import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -1042,6 +1043,7 @@ def load_package(path: str | Path) -> Package:
         from .importers.artifact import load_artifact_package
 
         return load_artifact_package(p)
+    refuse_device(p, source)
     try:
         data = p.read_bytes()
     except OSError as exc:
@@ -1049,6 +1051,20 @@ def load_package(path: str | Path) -> Package:
             source, [Problem("$", "readable", f"cannot read file: {exc.strerror}")]
         ) from None
     return loads_package(data, source)
+
+
+def refuse_device(path: Path, source: str) -> None:
+    """Refuse a character or block device before reading it.
+
+    CLI QA: ``validate /dev/urandom`` read until memory ran out and ended in an internal
+    error. Pipes stay allowed, so ``<(zcat package.json.gz)`` works.
+    """
+    mode = path.stat().st_mode
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        kind = "character device" if stat.S_ISCHR(mode) else "block device"
+        raise PackageError(
+            source, [Problem("$", "regular-file", f"not a regular file ({kind}): give a file")]
+        )
 
 
 def _clean_number(x: float) -> int | float:

@@ -73,7 +73,8 @@ def parse_number_list(text: str, what: str = "budgets") -> list[float]:
         raise MemAuditError(
             f"--{what}: {count_text(len(values))} values, more than {MAX_LIST_VALUES:,}"
         )
-    return list(dict.fromkeys(values))  # a repeated budget is one budget
+    # A repeated budget is one budget; + 0.0 turns -0 into 0 (echoed as "-0", CLI QA).
+    return list(dict.fromkeys(v + 0.0 for v in values))
 
 
 def parse_seeds(text: str, what: str = "--seeds") -> list[int]:
@@ -134,7 +135,13 @@ def parse_params(items: Sequence[str]) -> dict[str, str]:
         key, value = item.split("=", 1)
         if not key.strip():
             raise MemAuditError(f"--param {item!r}: the key before '=' is empty")
-        params[key.strip()] = value.strip()
+        key = key.strip()
+        if key in params and params[key] != value.strip():
+            # CLI QA: the last of two silently won, as argparse does for a repeated option.
+            raise MemAuditError(
+                f"--param {key} given twice ({params[key]!r} and {value.strip()!r}); give it once"
+            )
+        params[key] = value.strip()
     return params
 
 

@@ -136,25 +136,38 @@ def parse_family_spec(
     return [PackageSource("family", name, int(s), items) for s in family_seeds]
 
 
-def _expand_path(text: str) -> list[PackageSource]:
+def _expand_path(text: str, _visiting: tuple[Path, ...] = ()) -> list[PackageSource]:
     path = Path(text).expanduser()
     if not path.exists():
         raise MemAuditError(f"{text}: no such file or folder")
     if path.is_dir():
-        files = sorted(p for p in path.glob("*.json") if p.is_file())
+        # Case-insensitive, as load_package reads suffixes: a folder's TWO.JSON was skipped.
+        files = sorted(p for p in path.iterdir() if p.suffix.lower() == ".json" and p.is_file())
         if not files:
             raise MemAuditError(f"{text}: the folder holds no *.json package file")
         return [PackageSource("file", str(p.resolve())) for p in files]
     if path.suffix.lower() == ".txt":
+        resolved = path.resolve()
+        if resolved in _visiting:
+            chain = " -> ".join(str(p) for p in (*_visiting, resolved))
+            raise MemAuditError(f"{text}: the package lists include each other ({chain})")
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except UnicodeDecodeError as exc:
+            raise MemAuditError(
+                f"{text}: a package list must be UTF-8 text (byte {exc.start} is not)"
+            ) from None
+        except OSError as exc:
+            raise MemAuditError(f"{text}: cannot read the package list ({exc.strerror})") from None
         out: list[PackageSource] = []
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        for n, line in enumerate(lines, 1):
             item = line.split("#", 1)[0].strip()
             if not item:
                 continue
             target = Path(item) if Path(item).is_absolute() else path.parent / item
             if not target.exists():
                 raise MemAuditError(f"{text}:{n}: {item}: no such file or folder")
-            out.extend(_expand_path(str(target)))
+            out.extend(_expand_path(str(target), (*_visiting, resolved)))
         return out
     return [PackageSource("file", str(path.resolve()))]
 
@@ -308,6 +321,12 @@ def task_key(hash_: str, budget: float, method: str) -> str:
     return f"{hash_}|{float(budget)!r}|{method}"
 
 
+def _refuse_constant(name: str) -> Any:
+    if name == "NaN":
+        raise ValueError("NaN in a journal line")
+    return float(name)
+
+
 class Journal:
     """Append-only JSONL of task results in an output folder (or in memory without one)."""
 
@@ -343,8 +362,18 @@ class Journal:
             line = raw[pos:nl]
             pos = nl + 1
             try:
-                rec = json.loads(line)
+                # NaN is never written (an unproven bound is Infinity, a missing ratio null):
+                # such a line was edited or corrupted, and reusing it printed "nan" summaries
+                # (CLI QA). Dropped, so that its task runs again.
+                rec = json.loads(line, parse_constant=_refuse_constant)
             except ValueError:
+                self.discarded += 1
+                continue
+            if not isinstance(rec, dict) or (
+                not first
+                and rec.get("t") == "task"
+                and not (isinstance(rec.get("key"), str) and isinstance(rec.get("result"), dict))
+            ):
                 self.discarded += 1
                 continue
             if first:
@@ -668,6 +697,7 @@ class SuiteRow:
     opt_bound: float | None = None
     ratio_low: float | None = None
     opt_over: str = "package"
+    store_cut: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -686,6 +716,7 @@ class SuiteRow:
             "opt_bound": self.opt_bound,
             "ratio_low": self.ratio_low,
             "opt_over": self.opt_over,
+            "store_cut": self.store_cut,
         }
 
 
@@ -796,6 +827,7 @@ def sweep_package_tasks(
                     "opt_bound": row.opt_bound,
                     "ratio_low": row.ratio_low,
                     "opt_over": row.opt_over,
+                    "store_cut": row.store_cut,
                 },
             )
         )
@@ -857,7 +889,7 @@ def sweep_suite(
     -------
     SweepSuiteResult
     """
-    from .analysis import summarize, uncertified_note, union_note
+    from .analysis import cut_note, summarize, uncertified_note, union_note
     from .writers import WRITERS, WriterFailure, get_writer
 
     srcs = (
@@ -933,14 +965,18 @@ def sweep_suite(
                         res.get("opt_bound", res["opt"] if res["certified"] else None),
                         res.get("ratio_low", res["ratio"] if res["certified"] else None),
                         res.get("opt_over", "package"),
+                        res.get("store_cut", 0),
                     )
                 )
     all_budgets = tuple(sorted({r.budget for r in rows}))
     summary = summarize(rows, method_names, all_budgets)
     notes: list[str] = []
     if run.discarded_lines:
-        notes.append(f"{run.discarded_lines} torn journal line(s) dropped (an interrupted write)")
-    notes.extend(n for n in (uncertified_note(rows), union_note(rows)) if n)
+        notes.append(
+            f"{run.discarded_lines} torn or unreadable journal line(s) dropped (an interrupted "
+            "write or an edit); their tasks were run again"
+        )
+    notes.extend(n for n in (uncertified_note(rows), union_note(rows), cut_note(rows)) if n)
     n_contents = len({e.content_hash for e in run.entries})
     note = repeated_instances_note(len(srcs), len({e.instance_hash for e in run.entries}))
     if note:

@@ -33,9 +33,12 @@ class Family:
 
 def _tag_value(value: Any) -> str:
     if isinstance(value, float):
-        value = f"{value:g}"
-    # Ids end up in file names and links: keep them to a safe alphabet.
-    return "".join(ch if ch.isalnum() or ch in "._+" else "+" for ch in str(value))
+        short = f"{value:g}"
+        # CLI QA: 0.9999999 was tagged "1", the id of another package; :g only when exact.
+        value = short if float(short) == value else repr(value)
+    # Ids end up in file names and links: keep them to a safe alphabet. "-" is in it, since
+    # a minus sign turned "+" made 1e-06 read as 1e+06.
+    return "".join(ch if ch.isalnum() or ch in "._+-" else "+" for ch in str(value))
 
 
 def variant_names(

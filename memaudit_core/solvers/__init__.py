@@ -211,7 +211,7 @@ def check_budget(budget: float) -> float:
         b = math.inf
     if not math.isfinite(b) or b < 0:
         raise MemAuditError(f"budget must be a finite number >= 0, got {budget!r}")
-    return b
+    return b + 0.0  # -0.0 -> 0.0: it was echoed as "budget -0" (CLI QA)
 
 
 def check_time_limit(time_limit: float | None, what: str = "time limit") -> None:
