@@ -1,4 +1,4 @@
-"""Importer gaps found by the second mutation pass (QA s17e).
+"""Importer gaps found by the second mutation pass (QA s17e) and the bad-input QA pass (s18b).
 
 Every expected value here is written by hand from the importer's documented rules (module
 docstrings, DESIGN.md section 3), never taken from the importer itself.
@@ -9,6 +9,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from memaudit_core.errors import PackageError
 from memaudit_core.importers import import_package, load_external_store, suggest_coverage
 from memaudit_core.importers._common import normalise_time
 from memaudit_core.package import parse_package
@@ -140,3 +143,111 @@ def test_suggestions_use_candidate_texts_covering_a_unit_at_exactly_one_half():
         }
     )
     assert suggest_coverage("Maya now lives in Lisbon", pkg) == {"r1": 0.67}
+
+
+# --------------------------------------------------------------------------- QA s18b
+
+# The bad-input QA pass s18b (C1-C10, B1): silent drops and mis-reads in the importers. The
+# package below is the QA reproducer's: units D1:1, D1:2, D2:1; experiences session_1, _2.
+
+TINY = {
+    "memaudit": 1,
+    "id": "tiny",
+    "experiences": [{"id": "session_1", "time": 0}, {"id": "session_2", "time": 1}],
+    "units": [
+        {"id": "D1:1", "text": "Ann adopted a cat named Miso", "weight": 1},
+        {"id": "D1:2", "text": "Bo lives in Berlin", "weight": 1},
+        {"id": "D2:1", "text": "Bo moved to Lisbon", "weight": 2},
+    ],
+    "candidates": [
+        {
+            "id": "s1:raw",
+            "experience": "session_1",
+            "type": "raw_span",
+            "cost": 8,
+            "coverage": {"D1:1": 1, "D1:2": 1},
+        },
+        {
+            "id": "s2:raw",
+            "experience": "session_2",
+            "type": "raw_span",
+            "cost": 6,
+            "coverage": {"D2:1": 1},
+        },
+    ],
+}
+
+
+def _tiny():
+    return parse_package(TINY, "tiny.json")
+
+
+def _refused(call) -> list[tuple[str, str]]:
+    with pytest.raises(PackageError) as info:
+        call()
+    return [(p.path, p.rule) for p in info.value.problems]
+
+
+def test_duplicate_keys_in_an_export_are_refused_with_their_paths(tmp_path):
+    """C2: the last value silently won (the first text and link were lost)."""
+    f = tmp_path / "m.json"
+    f.write_text(
+        '[{"id":"m1","memory":"Ann adopted a cat","memory":"Bo moved to Lisbon",'
+        '"metadata":{"dia_id":"D1:1","dia_id":"D2:1"}}]'
+    )
+    assert _refused(lambda: load_external_store(f, "mem0")) == [
+        ("$[0].memory", "duplicate-key"),
+        ("$[0].metadata.dia_id", "duplicate-key"),
+    ]
+
+
+def test_duplicate_keys_in_a_longmemeval_instance_are_refused(tmp_path):
+    f = tmp_path / "lme.json"
+    f.write_text('[{"question_id": "q1", "answer": "a", "answer": "b"}]')
+    assert _refused(lambda: import_package("longmemeval", f)) == [("$[0].answer", "duplicate-key")]
+
+
+def _artifact(tmp_path: Path, **files: list[dict | str]) -> Path:
+    d = tmp_path / "art"
+    d.mkdir(parents=True)
+    rows = {
+        "experiences.jsonl": [{"experience_id": "e1", "time_index": 0}],
+        "evidence_units.jsonl": [{"unit_id": "r1", "weight": 1}],
+        "candidate_memories.jsonl": [
+            {
+                "candidate_id": "c1",
+                "experience_id": "e1",
+                "representation": "atomic_fact",
+                "cost": 1,
+            }
+        ],
+        "coverage_matrix.jsonl": [{"candidate_id": "c1", "unit_id": "r1", "value": 1}],
+    }
+    rows.update({k.replace("_jsonl", ".jsonl"): v for k, v in files.items()})
+    for name, lines in rows.items():
+        text = [ln if isinstance(ln, str) else json.dumps(ln) for ln in lines]
+        (d / name).write_text("\n".join(text) + "\n")
+    return d
+
+
+def test_artifact_duplicate_keys_are_refused_once_at_their_line(tmp_path):
+    d = _artifact(tmp_path, evidence_units_jsonl=['{"unit_id":"r1","weight":1,"weight":500}'])
+    assert _refused(lambda: import_package("artifact", d)) == [
+        ("evidence_units.jsonl:1.weight", "duplicate-key")
+    ]
+
+
+def _lme(turns: list[dict]) -> list[dict]:
+    return [
+        {
+            "question_id": "q1",
+            "question_type": "single-session-user",
+            "question": "Where do I live?",
+            "answer": "Lisbon",
+            "question_date": "2024/03/02 (Sat) 09:00",
+            "haystack_session_ids": ["answer_a1"],
+            "haystack_dates": ["2024/03/01 (Fri) 18:30"],
+            "haystack_sessions": [turns],
+            "answer_session_ids": ["answer_a1"],
+        }
+    ]

@@ -99,20 +99,19 @@ def decode_text(data: bytes, source: str) -> str:
         fail(source, "$", "utf-8", f"file is not UTF-8 text (byte {exc.start})")
 
 
-def _plain_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    return dict(pairs)
-
-
 def parse_json(text: str, source: str) -> Any:
     """Decode JSON; syntax errors and truncation become located problems.
 
-    Uses the package loader's messages (``truncated`` / ``json-syntax`` with line and column).
+    Uses the package loader's messages (``truncated`` / ``json-syntax`` with line and column),
+    and its ``duplicate-key`` rule: a key repeated inside one object is refused, every one
+    named by its JSON path (QA: the last value silently won, so a memory's first text and
+    links were lost without a word).
     """
     from ..package import parse_json_text
 
     doc = parse_json_text(text, source)
     try:
-        return _plainify(doc, 0)
+        plain, repeated = _plainify(doc, 0)
     except _TooDeep:
         fail(
             source,
@@ -121,6 +120,9 @@ def parse_json(text: str, source: str) -> Any:
             f"the JSON document is nested more than {MAX_EXPORT_DEPTH} levels deep; no export "
             "nests that deeply",
         )
+    if repeated:
+        raise PackageError(source, duplicate_key_problems(doc))
+    return plain
 
 
 #: Deeper documents are refused: the importers walk exports recursively (CLI QA: 500 nested
@@ -132,16 +134,98 @@ class _TooDeep(Exception):
     pass
 
 
-def _plainify(node: Any, depth: int) -> Any:
-    # parse_json_text marks objects with repeated keys with a dict subclass; exports keep the
-    # last value (as every JSON reader does) and the marker must not leak into packages.
+def _plainify(node: Any, depth: int) -> tuple[Any, bool]:
+    """A plain copy of a decoded document, and whether some object repeats a key.
+
+    ``parse_json_text`` marks objects with repeated keys with a dict subclass (the package
+    loader's ``duplicate-key`` check reads it). Exports get the same rule: the caller refuses
+    the document (:func:`duplicate_key_problems` names every repeated key), since keeping the
+    last value, as plain JSON readers do, would drop the first one silently. The marker must
+    not leak into packages, hence the plain copy.
+    """
     if depth > MAX_EXPORT_DEPTH:
         raise _TooDeep
     if isinstance(node, dict):
-        return {k: _plainify(v, depth + 1) for k, v in node.items()}
+        repeated = bool(getattr(node, "duplicate_keys", ()))
+        out: dict[str, Any] = {}
+        for k, v in node.items():
+            out[k], sub = _plainify(v, depth + 1)
+            repeated |= sub
+        return out, repeated
     if isinstance(node, list):
-        return [_plainify(v, depth + 1) for v in node]
-    return node
+        items = []
+        repeated = False
+        for v in node:
+            item, sub = _plainify(v, depth + 1)
+            items.append(item)
+            repeated |= sub
+        return items, repeated
+    return node, False
+
+
+def plain_copy(node: Any) -> Any:
+    """A copy of a decoded document without the repeated-key markers (iterative: any depth)."""
+    root: list[Any] = [None]
+    stack: list[tuple[Any, Any, Any]] = [(node, root, 0)]
+    while stack:
+        value, parent, key = stack.pop()
+        if isinstance(value, dict):
+            parent[key] = dict.fromkeys(value)  # keys in their order
+            stack.extend((v, parent[key], k) for k, v in value.items())
+        elif isinstance(value, list):
+            parent[key] = [None] * len(value)
+            stack.extend((v, parent[key], i) for i, v in enumerate(value))
+        else:
+            parent[key] = value
+    return root[0]
+
+
+def duplicate_key_problems(doc: Any, base: str = "$") -> list[Problem]:
+    """``duplicate-key`` problems for every key repeated inside one object of ``doc`` (as
+    decoded by ``parse_json_text`` or with :func:`object_pairs`), located by JSON path as the
+    package loader locates them."""
+    from ..package import _child_path
+
+    out: list[Problem] = []
+    stack: list[tuple[str, Any]] = [(base, doc)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, dict):
+            for key in getattr(node, "duplicate_keys", ()):
+                out.append(
+                    Problem(
+                        _child_path(path, key),
+                        "duplicate-key",
+                        "this key appears more than once in the same JSON object (only one "
+                        "value could be kept): remove or rename one of them",
+                        key,
+                    )
+                )
+            stack.extend((_child_path(path, k), v) for k, v in reversed(node.items()))
+        elif isinstance(node, list):
+            stack.extend((f"{path}[{i}]", v) for i, v in reversed(list(enumerate(node))))
+    return out
+
+
+def has_duplicate_keys(doc: Any) -> bool:
+    """Whether some object of ``doc`` repeats a key (a path-free first pass)."""
+    stack = [doc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if getattr(node, "duplicate_keys", ()):
+                return True
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
+
+
+def object_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` that remembers repeated keys (the package loader's own hook)."""
+    from ..package import _object_pairs
+
+    return _object_pairs(pairs)
 
 
 def load_json_file(path: str | Path) -> Any:

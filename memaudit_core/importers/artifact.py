@@ -55,6 +55,7 @@ from typing import Any
 
 from ..errors import PackageError, Problem
 from ..package import Package, parse_package
+from ._common import duplicate_key_problems, object_pairs, plain_copy
 
 REQUIRED_FILES = (
     "experiences.jsonl",
@@ -192,7 +193,7 @@ def _records(src: _Source, name: str, problems: list[Problem]) -> list[tuple[int
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = json.loads(line, object_pairs_hook=object_pairs)
         except json.JSONDecodeError as exc:
             last = all(not rest.strip() for rest in lines[n:])
             truncated = last and not text.endswith("\n")
@@ -216,6 +217,12 @@ def _records(src: _Source, name: str, problems: list[Problem]) -> list[tuple[int
                 )
             )
             continue
+        # As in package files (QA: {"weight": 1, "weight": 500} silently weighed 500). The
+        # record is still read, so that the lines citing it are not reported too.
+        repeated = duplicate_key_problems(obj, f"{name}:{n}")
+        if repeated:
+            problems.extend(repeated)
+            obj = plain_copy(obj)  # reported here, not again by the package checks
         out.append((n, obj))
     return out
 
@@ -332,7 +339,7 @@ def load_artifact_package(path: str | Path) -> Package:
     manifest: dict[str, Any] = {}
     if manifest_name:
         try:
-            manifest = json.loads(src.read(manifest_name))
+            manifest = json.loads(src.read(manifest_name), object_pairs_hook=object_pairs)
         except json.JSONDecodeError as exc:
             raise PackageError(
                 source,
@@ -349,6 +356,9 @@ def load_artifact_package(path: str | Path) -> Package:
                 source,
                 [Problem(manifest_name, "type", "must be a JSON object", type(manifest).__name__)],
             )
+        repeated = duplicate_key_problems(manifest, manifest_name)
+        if repeated:
+            raise PackageError(source, repeated)
 
     locs: dict[str, list[_Loc]] = {"experiences": [], "units": [], "queries": [], "candidates": []}
     doc: dict[str, Any] = {"memaudit": 1}

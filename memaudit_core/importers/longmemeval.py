@@ -47,7 +47,15 @@ from typing import Any
 from ..costs import cost_of, get_cost_rule
 from ..errors import PackageError, Problem
 from ..package import Package, json_type, parse_package
-from ._common import Collector, fail, read_bytes, unspaced_note
+from ._common import (
+    Collector,
+    duplicate_key_problems,
+    fail,
+    has_duplicate_keys,
+    object_pairs,
+    read_bytes,
+    unspaced_note,
+)
 
 STALE_WEIGHT = 0.25
 CHUNK = 1 << 20  # characters read at a time
@@ -103,12 +111,12 @@ def iter_instances(
     source = str(path)
     p = Path(path)
     read_bytes_head(p)
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(object_pairs_hook=object_pairs)
     with p.open("r", encoding="utf-8-sig", errors="strict", newline="") as fh:
         reader = _Buffer(fh, chunk or CHUNK, source)
         first = reader.next_char()
         if first == "{":
-            yield 0, reader.decode_value(decoder, "$")
+            yield 0, _no_duplicate_keys(reader.decode_value(decoder, "$"), "$", source)
             if reader.next_char() != "":
                 reader.error("$", "json-syntax", "extra data after the instance object")
             return
@@ -129,7 +137,7 @@ def iter_instances(
                 reader.error(
                     f"$[{index}]", "type", "each instance must be an object", json_type(value)
                 )
-            yield index, value
+            yield index, _no_duplicate_keys(value, f"$[{index}]", source)
             index += 1
             sep = reader.next_char()
             if sep == ",":
@@ -144,6 +152,14 @@ def iter_instances(
                     "file ends before the JSON array is complete (truncated?)",
                 )
             reader.error(f"$[{index}]", "json-syntax", "expected ',' or ']' between instances", sep)
+
+
+def _no_duplicate_keys(value: Any, path: str, source: str) -> Any:
+    """The instance, or the package loader's ``duplicate-key`` problems (QA: the last of two
+    equal keys silently won)."""
+    if has_duplicate_keys(value):
+        raise PackageError(source, duplicate_key_problems(value, path))
+    return value
 
 
 def _layout(path: str | Path) -> str:
