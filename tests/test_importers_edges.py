@@ -251,3 +251,49 @@ def _lme(turns: list[dict]) -> list[dict]:
             "answer_session_ids": ["answer_a1"],
         }
     ]
+
+
+@pytest.mark.parametrize("score", ["high", "NaN", 1e999])
+def test_zep_a_score_that_is_not_a_finite_number_is_refused(tmp_path, score):
+    """C7: Zep dropped it silently while Mem0 refused it."""
+    f = tmp_path / "z.json"
+    f.write_text(json.dumps([{"uuid": "e1", "fact": "Bo moved to Lisbon", "score": score}]))
+    assert _refused(lambda: load_external_store(f, "zep")) == [("$[0].score", "finite")]
+
+
+@pytest.mark.parametrize(
+    ("doc", "path"),
+    [
+        ([{"id": "n1", "content": "Bo moved", "importance_score": "high"}], "$[0]"),
+        (
+            {"ids": ["n1"], "documents": ["Bo moved"], "metadatas": [{"importance_score": "NaN"}]},
+            "$.metadatas[0]",
+        ),
+    ],
+)
+def test_amem_an_importance_score_that_is_not_a_finite_number_is_refused(tmp_path, doc, path):
+    f = _write(tmp_path, "a.json", doc)
+    assert _refused(lambda: load_external_store(f, "amem")) == [
+        (f"{path}.importance_score", "finite")
+    ]
+
+
+def test_zep_v4_null_v3_fields_fall_back_to_the_v4_names(tmp_path):
+    """C7: ``episodes: null`` hid ``episode_uuids``, ``score: null`` hid ``relevance``."""
+    doc = {
+        "edges": [
+            {
+                "uuid": "e1",
+                "fact": "Bo moved to Lisbon",
+                "episodes": None,
+                "episode_uuids": ["ep2"],
+                "score": None,
+                "relevance": 0.8,
+            }
+        ],
+        "episodes": [{"uuid": "ep2", "name": "session_2"}],
+    }
+    store = load_external_store(_write(tmp_path, "z.json", doc), "zep", package=_tiny())
+    (mem,) = store.memories
+    assert (mem.salience, mem.coverage, mem.meta["episodes"]) == (0.8, {"D2:1": 1.0}, ["ep2"])
+    assert mem.meta["coverage_source"] == "experience-links"

@@ -22,7 +22,9 @@ the file. Convert the paper repo's cached pickles to JSON in a trusted environme
 
 ``timestamp`` (``YYYYMMDDHHMM``, naive local time, or the free LoCoMo session text) becomes a
 naive ISO ``created_at``: A-mem records no zone, so none is guessed
-(``store.meta["time_zone"] == "naive"``). ``importance_score`` becomes the salience.
+(``store.meta["time_zone"] == "naive"``). ``importance_score`` becomes the salience; one that
+is not a finite number (``"high"``, NaN, Chroma's ``"NaN"`` string) is refused with rule
+``finite``, as Mem0's ``score``.
 """
 
 from __future__ import annotations
@@ -90,7 +92,15 @@ def coerce_chroma_metadata(meta: dict[str, Any]) -> dict[str, Any]:
 
 
 def _note_record(
-    note_id: Any, text: Any, note: dict[str, Any], path: str, text_path: str, id_path: str
+    note_id: Any,
+    text: Any,
+    note: dict[str, Any],
+    path: str,
+    text_path: str,
+    id_path: str,
+    *,
+    fields_path: str,
+    col: Collector,
 ) -> tuple[Record, bool]:
     meta: dict[str, Any] = {"kind": "note"}
     for key in _NOTE_FIELDS:
@@ -104,7 +114,17 @@ def _note_record(
     t = normalise_time(stamp)
     if note.get("timestamp") is not None:
         meta["timestamp_raw"] = note["timestamp"]
-    salience = finite_number(note.get("importance_score"))
+    salience = None
+    if note.get("importance_score") is not None:
+        salience = finite_number(note["importance_score"])
+        if salience is None:
+            # As Mem0's score (CLI QA: "high", NaN or Chroma's "NaN" were dropped silently).
+            col.add(
+                f"{fields_path}.importance_score",
+                "finite",
+                "importance_score must be a finite number",
+                note["importance_score"],
+            )
     links = links_from(note.get("metadata") if isinstance(note.get("metadata"), dict) else note)
     return (
         Record(
@@ -199,7 +219,14 @@ def load_amem_store(
                 continue
             note = coerce_chroma_metadata(meta or {})
             rec, was_naive = _note_record(
-                note_id, text, note, f"$.ids[{i}]", f"$.documents[{i}]", f"$.ids[{i}]"
+                note_id,
+                text,
+                note,
+                f"$.ids[{i}]",
+                f"$.documents[{i}]",
+                f"$.ids[{i}]",
+                fields_path=f"$.metadatas[{i}]",
+                col=col,
             )
             records.append(rec)
             naive |= was_naive
@@ -224,7 +251,14 @@ def load_amem_store(
                 )
                 continue
             rec, was_naive = _note_record(
-                note_id, note.get("content"), note, npath, f"{npath}.content", f"{npath}.id"
+                note_id,
+                note.get("content"),
+                note,
+                npath,
+                f"{npath}.content",
+                f"{npath}.id",
+                fields_path=npath,
+                col=col,
             )
             records.append(rec)
             naive |= was_naive

@@ -21,8 +21,13 @@ contradicted facts, so does this importer:
 
 Provenance: the edge's episode uuids, plus, when the dump includes ``episodes``, their names
 (and ``episode_metadata`` links such as ``dia_id``), so a package whose experiences are named
-like the episodes gets coverage from them. Entity-node summaries are not memories; their count
+like the episodes gets coverage from them. An episode none of whose names matches the package
+is reported in ``store.meta["warnings"]``. Entity-node summaries are not memories; their count
 is ``store.meta["node_summaries"]``.
+
+``score`` (v4: ``relevance``) becomes the salience; one that is not a finite number is refused
+(rule ``finite``), as Mem0's. A v3 field that is null falls back to its v4 name
+(``episodes`` -> ``episode_uuids``, ``score`` -> ``relevance``).
 """
 
 from __future__ import annotations
@@ -63,6 +68,13 @@ _KEEP = (
     "scope",
     "reference_time",
 )
+
+
+def _v3_or_v4(edge: dict[str, Any], v3: str, v4: str) -> Any:
+    """The Graphiti (v3) field, or Zep v4's name for it when the v3 one is absent or null
+    (CLI QA: ``"episodes": null`` hid ``episode_uuids``)."""
+    value = edge.get(v3)
+    return value if value is not None else edge.get(v4)
 
 
 def _episode_links(episodes: list[Any], col: Collector) -> dict[str, list[str]]:
@@ -168,15 +180,29 @@ def load_zep_store(
         if edge.get("expired_at"):
             status = "superseded"
             superseded += 1
-        ep_ids = split_refs(edge.get("episodes", edge.get("episode_uuids")))
+        ep_ids = split_refs(_v3_or_v4(edge, "episodes", "episode_uuids"))
         links: list[str] = []
+        groups: list[list[str]] = []
         for ep in ep_ids:
-            for ref in episodes.get(ep, [ep]):
+            # An episode matches through its uuid, its name or its metadata's links.
+            groups.append(episodes.get(ep, [ep]))
+            for ref in groups[-1]:
                 if ref not in links:
                     links.append(ref)
         if ep_ids:
             meta["episodes"] = ep_ids
-        salience = finite_number(edge.get("score", edge.get("relevance")))
+        score_key = "score" if edge.get("score") is not None else "relevance"
+        salience = None
+        if edge.get(score_key) is not None:
+            salience = finite_number(edge[score_key])
+            if salience is None:
+                # As Mem0's score (CLI QA: "high" or NaN was dropped silently).
+                col.add(
+                    f"{epath}.{score_key}",
+                    "finite",
+                    f"{score_key} must be a finite number",
+                    edge[score_key],
+                )
         created = normalise_time(edge.get("created_at"))
         records.append(
             Record(
