@@ -7,6 +7,7 @@ docstrings, DESIGN.md section 3), never taken from the importer itself.
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -188,6 +189,58 @@ def _refused(call) -> list[tuple[str, str]]:
     return [(p.path, p.rule) for p in info.value.problems]
 
 
+def test_links_that_match_nothing_are_said_and_not_counted_as_no_links(tmp_path):
+    """C1: m1's only link and m2's second link name nothing in the package."""
+    export = [
+        {"id": "m1", "memory": "Ann adopted a cat", "metadata": {"dia_id": "D9:9"}},
+        {"id": "m2", "memory": "Bo lives in Lisbon now", "metadata": {"dia_id": "D2:1;D7:7"}},
+        {"id": "m3", "memory": "Bo likes tea"},
+    ]
+    store = load_external_store(_write(tmp_path, "m.json", export), "mem0", package=_tiny())
+    assert store.meta["coverage"] == (
+        "from provenance links: 1 from unit links (exact); 1 with links that match nothing in "
+        "the package (needs annotation); 1 without links (needs annotation)"
+    )
+    (warning,) = store.meta["warnings"]
+    assert warning.startswith(
+        "2 memory(ies) have provenance links that name no unit or experience of package 'tiny'"
+    )
+    assert "$[0]: 'D9:9'; $[1]: 1 of 2 links ('D7:7')" in warning
+    assert [m.meta.get("unresolved_links") for m in store.memories] == [["D9:9"], ["D7:7"], None]
+    assert [m.coverage for m in store.memories] == [{}, {"D2:1": 1.0}, {}]
+
+
+def test_a_store_whose_links_all_miss_needs_annotation_and_says_why(tmp_path):
+    export = [{"id": "m1", "memory": "Ann adopted a cat", "metadata": {"dia_id": "D9:9"}}]
+    store = load_external_store(_write(tmp_path, "m.json", export), "mem0", package=_tiny())
+    assert store.meta["coverage"] == "needs annotation"
+    (warning,) = store.meta["warnings"]
+    assert warning.startswith("1 memory(ies) have provenance links that name no unit")
+    assert warning.endswith("$[0]: 'D9:9'")
+
+
+def test_zep_an_unknown_episode_is_said_by_its_uuid_a_known_one_is_not(tmp_path):
+    """C1 for Zep: an episode matches through its uuid, name or metadata links."""
+    doc = {
+        "edges": [{"uuid": "e1", "fact": "Bo moved to Lisbon", "episodes": ["ep2", "ep9"]}],
+        "episodes": [{"uuid": "ep2", "name": "session_2"}],
+    }
+    store = load_external_store(_write(tmp_path, "z.json", doc), "zep", package=_tiny())
+    (warning,) = store.meta["warnings"]
+    assert warning.endswith("$.edges[0]: 1 of 2 links ('ep9')")
+    assert store.memories[0].meta["unresolved_links"] == ["ep9"]
+
+
+def test_letta_free_tags_beside_provenance_links_are_not_reported(tmp_path):
+    passages = [
+        {"id": "p1", "text": "Bo moved to Lisbon", "metadata": {"dia_id": "D2:1"}, "tags": ["x"]},
+        {"id": "p2", "text": "Ann adopted a cat", "tags": ["work", "home"]},
+    ]
+    store = load_external_store(_write(tmp_path, "p.json", passages), "letta", package=_tiny())
+    (warning,) = store.meta["warnings"]
+    assert warning.endswith(": $[1]: 'work'")
+
+
 def test_duplicate_keys_in_an_export_are_refused_with_their_paths(tmp_path):
     """C2: the last value silently won (the first text and link were lost)."""
     f = tmp_path / "m.json"
@@ -234,6 +287,53 @@ def test_artifact_duplicate_keys_are_refused_once_at_their_line(tmp_path):
     d = _artifact(tmp_path, evidence_units_jsonl=['{"unit_id":"r1","weight":1,"weight":500}'])
     assert _refused(lambda: import_package("artifact", d)) == [
         ("evidence_units.jsonl:1.weight", "duplicate-key")
+    ]
+
+
+@pytest.mark.parametrize("flag", ["false", "0", "yes", 2])
+def test_letta_passage_is_deleted_must_be_a_boolean(tmp_path, flag):
+    """C4: "false" read as deleted, and the live passage was dropped."""
+    passages = [
+        {"id": "p1", "text": "Ann adopted Miso", "is_deleted": False},
+        {"id": "p2", "text": "Bo moved to Lisbon", "is_deleted": flag},
+    ]
+    f = _write(tmp_path, "p.json", passages)
+    assert _refused(lambda: load_external_store(f, "letta")) == [("$[1].is_deleted", "type")]
+
+
+def test_letta_passage_is_deleted_zero_and_one(tmp_path):
+    passages = [
+        {"id": "p1", "text": "Ann adopted Miso", "is_deleted": 0},
+        {"id": "p2", "text": "Bo moved to Lisbon", "is_deleted": 1},
+    ]
+    store = load_external_store(_write(tmp_path, "p.json", passages), "letta")
+    assert [m.id for m in store.memories] == ["p1"]
+    assert [d["id"] for d in store.meta["deleted"]] == ["p2"]
+
+
+def test_mem0_history_db_text_is_deleted_is_refused(tmp_path):
+    """C4: a TEXT 'false' in history.db read as deleted."""
+    db = tmp_path / "history.db"
+    con = sqlite3.connect(db)
+    con.execute(
+        "CREATE TABLE history (id TEXT, memory_id TEXT, old_memory TEXT, new_memory TEXT, "
+        "event TEXT, created_at TEXT, updated_at TEXT, is_deleted)"
+    )
+    con.executemany(
+        "INSERT INTO history VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            ("h1", "m1", None, "Ann adopted a cat", "ADD", "2026-01-01T00:00:00", None, 0),
+            ("h2", "m1", None, "Ann adopted a cat", "NONE", "2026-01-02T00:00:00", None, "false"),
+        ],
+    )
+    con.commit()
+    con.close()
+    export = _write(tmp_path, "m.json", [{"id": "m1", "memory": "Ann adopted a cat"}])
+    with pytest.raises(PackageError) as info:
+        load_external_store(export, "mem0", history=db)
+    assert info.value.source == str(db)
+    assert [(p.path, p.rule) for p in info.value.problems] == [
+        ("history[row 2].is_deleted", "type")
     ]
 
 
@@ -297,3 +397,35 @@ def test_zep_v4_null_v3_fields_fall_back_to_the_v4_names(tmp_path):
     (mem,) = store.memories
     assert (mem.salience, mem.coverage, mem.meta["episodes"]) == (0.8, {"D2:1": 1.0}, ["ep2"])
     assert mem.meta["coverage_source"] == "experience-links"
+
+
+def test_duplicate_memories_are_kept_and_listed(tmp_path):
+    """C8: two copies of one fact were both costed without a note."""
+    export = [
+        {"id": "m1", "memory": "Ann adopted a cat", "hash": "h1"},
+        {"id": "m2", "memory": "Ann  adopted a cat ", "hash": "h2"},
+        {"id": "m3", "memory": "Bo moved to Lisbon", "hash": "h3"},
+        {"id": "m4", "memory": "Bo moved to Lisbon!", "hash": "h3"},
+    ]
+    store = load_external_store(_write(tmp_path, "m.json", export), "mem0")
+    assert [m.id for m in store.memories] == ["m1", "m2", "m3", "m4"]
+    (warning,) = store.meta["warnings"]
+    assert warning.startswith(
+        "2 memory(ies) repeat an earlier one: 'm1' = 'm2' (same text); 'm3' = 'm4' (same hash)."
+    )
+
+
+def test_locomo_repeated_observations_are_listed(tmp_path):
+    qa = [{"question": "Pet?", "answer": "a cat", "evidence": ["D1:1"], "category": 4}]
+    doc = _locomo(qa)
+    doc[0]["observation"] = {
+        "session_1_observation": {
+            "Ann": [["Ann adopted a cat.", "D1:1"], ["Ann adopted a cat.", "D1:1"]]
+        }
+    }
+    pkg = import_package("locomo", _write(tmp_path, "l.json", doc))
+    assert [m.id for m in pkg.store("observations").memories] == ["obs-1-0", "obs-1-1"]
+    assert any(
+        w.startswith("1 observation(s) repeat an earlier one: 'obs-1-0' = 'obs-1-1' (same text)")
+        for w in pkg.meta["warnings"]
+    )

@@ -417,6 +417,13 @@ class Record:
     links_inherited: bool = False
     #: The time as the export wrote it, when ``created_at`` could not be read from it.
     time_raw: Any = None
+    #: Alternative names of one source, for reporting links that match nothing: a group
+    #: counts as unresolved only when none of its names is a unit or experience id of the
+    #: package (a Zep episode is named by its uuid, its name and its metadata's links). None:
+    #: every link is a group of its own.
+    link_groups: list[list[str]] | None = None
+    #: The export's own content hash (Mem0's ``hash``), compared to find duplicate memories.
+    content_hash: str | None = None
 
 
 def build_store(
@@ -437,8 +444,17 @@ def build_store(
     paths and raised together. Coverage comes from provenance links when ``package`` is given
     (:func:`memaudit_core.importers.coverage.coverage_from_links`); otherwise it is empty and
     ``store.meta["coverage"]`` says ``"needs annotation"``.
+
+    Said in ``store.meta["warnings"]``, never dropped silently (CLI QA):
+
+    - links that name no unit or experience of the package (a wrong ``--package``, a typo, a
+      truncated package), per memory with its JSON path; memories all of whose links match
+      nothing are counted apart from those without links, and keep their unresolved links in
+      ``meta["unresolved_links"]``;
+    - memories with the same text (or the same export hash) as another one: both are kept, as
+      the system stored both, and both are costed.
     """
-    from .coverage import coverage_from_links
+    from .coverage import coverage_from_links, unresolved_link_groups
 
     rule = get_cost_rule(cost_rule)
     seen: dict[str, str] = {}
@@ -446,7 +462,17 @@ def build_store(
     unreadable_times: list[str] = []
     unspaced: list[str] = []
     memories: list[ExternalMemory] = []
-    counts = {"unit-links": 0, "episode-unit-links": 0, "experience-links": 0, "none": 0}
+    counts = {
+        "unit-links": 0,
+        "episode-unit-links": 0,
+        "experience-links": 0,
+        "unresolved": 0,
+        "none": 0,
+    }
+    unresolved: list[str] = []
+    by_text: dict[str, str] = {}
+    by_hash: dict[str, str] = {}
+    duplicates: list[str] = []
     for rec in records:
         mem_id = rec.id
         if isinstance(mem_id, int) and not isinstance(mem_id, bool):
@@ -507,11 +533,36 @@ def build_store(
                 # CLI QA: every edge of an episode got that episode's dia_id as an "exact"
                 # link, though each edge states one fact of it.
                 source = "episode-unit-links"
+            groups = rec.link_groups if rec.link_groups is not None else [[x] for x in rec.links]
+            missed = unresolved_link_groups(groups, package)
+            if missed:
+                # CLI QA: a memory whose links all missed was counted "without links", and a
+                # partly missed one lost its other links without a word.
+                names = [g[0] for g in missed]
+                mem_meta["unresolved_links"] = names
+                shown = ", ".join(repr(n) for n in names[:5]) + (" ..." if len(names) > 5 else "")
+                unresolved.append(
+                    f"{rec.path}: {shown}"
+                    if len(missed) == len(groups)
+                    else f"{rec.path}: {len(missed)} of {len(groups)} links ({shown})"
+                )
+            if source == "none":
+                source = "unresolved"
             counts[source] += 1
-            if source != "none":
+            if source != "unresolved":
                 mem_meta["coverage_source"] = source
         else:
             counts["none"] += 1
+        text_key = " ".join(rec.text.split())
+        if text_key in by_text:
+            duplicates.append(f"{by_text[text_key]} = {mem_id!r} (same text)")
+        else:
+            by_text[text_key] = repr(mem_id)
+            if rec.content_hash is not None:
+                if rec.content_hash in by_hash:
+                    duplicates.append(f"{by_hash[rec.content_hash]} = {mem_id!r} (same hash)")
+                else:
+                    by_hash[rec.content_hash] = repr(mem_id)
         memories.append(
             ExternalMemory(
                 id=mem_id,
@@ -532,7 +583,7 @@ def build_store(
         "cost_rule": rule.name,
         "cost_rule_detail": rule.detail,
     }
-    if package is None or counts["none"] == sum(counts.values()):
+    if package is None or counts["none"] + counts["unresolved"] == sum(counts.values()):
         store_meta["coverage"] = "needs annotation"
     else:
         parts = []
@@ -549,6 +600,11 @@ def build_store(
                 f"{counts['experience-links']} from experience links (upper estimate: the best "
                 "coverage of that experience's package candidates)"
             )
+        if counts["unresolved"]:
+            parts.append(
+                f"{counts['unresolved']} with links that match nothing in the package (needs "
+                "annotation)"
+            )
         if counts["none"]:
             parts.append(f"{counts['none']} without links (needs annotation)")
         store_meta["coverage"] = "from provenance links: " + "; ".join(parts)
@@ -557,6 +613,18 @@ def build_store(
     if unspaced:
         store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
             unspaced_warning(len(unspaced), len(memories), unspaced[0], "memories")
+        ]
+    if unresolved:
+        store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
+            f"{len(unresolved)} memory(ies) have provenance links that name no unit or "
+            f"experience of package {package.id!r} ({package.source}), so those links give no "
+            "coverage (a different package, a typo or a truncated package?): "
+            + "; ".join(unresolved[:10])
+            + (f"; ... {len(unresolved) - 10} more" if len(unresolved) > 10 else "")
+        ]
+    if duplicates:
+        store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
+            duplicates_warning(duplicates, "memory(ies)")
         ]
     if unreadable_times:
         store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
@@ -570,6 +638,17 @@ def build_store(
         system=system,
         memories=tuple(memories),
         meta=clean_meta(store_meta),
+    )
+
+
+def duplicates_warning(pairs: list[str], what: str) -> str:
+    """The note for repeated memories (EXPORT_FORMATS: Mem0's ``hash`` is there for dedup)."""
+    return (
+        f"{len(pairs)} {what} repeat an earlier one: "
+        + "; ".join(pairs[:10])
+        + (f"; ... {len(pairs) - 10} more" if len(pairs) > 10 else "")
+        + ". Both copies are kept, as the system stored them, and both are costed: the store "
+        "pays twice for one fact"
     )
 
 

@@ -105,6 +105,25 @@ def coverage_from_links(links: Iterable[str], package: Package) -> tuple[dict[st
     return coverage, "experience-links"
 
 
+def unresolved_link_groups(groups: Iterable[list[str]], package: Package) -> list[list[str]]:
+    """The link groups none of whose names is a unit or experience id of the package.
+
+    :func:`coverage_from_links` ignores such links; importers report them (CLI QA: a memory
+    whose links matched nothing was counted as having none). A group holds alternative names
+    of one source (a Zep episode's uuid, name and metadata links); a plain link is a group of
+    one.
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> pkg = generate("update_chain")
+    >>> unresolved_link_groups([["no-such-id"], [pkg.units[0].id]], pkg)
+    [['no-such-id']]
+    """
+    known = {u.id for u in package.units} | {e.id for e in package.experiences}
+    return [list(g) for g in groups if g and not any(ref in known for ref in g)]
+
+
 def _reference_texts(package: Package) -> dict[str, list[str]]:
     """Per unit: its own text, else the texts of the candidates covering it at >= 0.5."""
     refs: dict[str, list[str]] = {u.id: [u.text] for u in package.units if u.text.strip()}
@@ -193,4 +212,5 @@ __all__ = [
     "suggest_coverage",
     "suggest_store_coverage",
     "tokens",
+    "unresolved_link_groups",
 ]

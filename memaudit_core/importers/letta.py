@@ -177,10 +177,19 @@ def _passage_records(
         if p.get("metadata_") and "metadata" not in meta:
             meta["metadata"] = clean_meta(p["metadata_"])
         links = links_from(p.get("metadata") or p.get("metadata_"))
-        for tag in p.get("tags") or []:
-            if isinstance(tag, str) and tag not in links:
-                links.append(tag)
-        if p.get("is_deleted"):
+        # Metadata links are provenance; tags may be (a dia_id as a tag) or may not ("work"):
+        # they are reported as unresolved only when the passage has no other links.
+        groups = [[ref] for ref in links]
+        tags = [t for t in p.get("tags") or [] if isinstance(t, str) and t not in links]
+        links += tags
+        if tags and not groups:
+            groups.append(tags)
+        flag = p.get("is_deleted")
+        if flag is not None and not (isinstance(flag, bool) or flag in (0, 1)):
+            # "false" or "0" would read as deleted, dropping a live memory (CLI QA).
+            col.add(f"{ppath}.is_deleted", "type", "must be true, false, 0 or 1 (or absent)", flag)
+            continue
+        if flag:
             deleted.append(
                 {
                     "id": p.get("id"),
@@ -200,6 +209,7 @@ def _passage_records(
                 time_raw=t.raw,
                 meta=meta,
                 links=links,
+                link_groups=groups,
             )
         )
     return records, deleted

@@ -53,6 +53,7 @@ from ..costs import EmptyTextError, cost_of, get_cost_rule
 from ..package import Package, json_type, parse_package
 from ._common import (
     Collector,
+    duplicates_warning,
     fail,
     load_json_file,
     parse_json,
@@ -577,6 +578,8 @@ def _observations(
         return []
     out = []
     keyed = []
+    first_with_text: dict[str, str] = {}
+    repeats: list[str] = []
     for key, per_speaker in observations.items():
         m = re.match(r"^session_(\d+)_observation$", key)
         if not m:
@@ -630,6 +633,11 @@ def _observations(
                 except EmptyTextError:
                     col.add(f"{fpath}[0]", "non-empty-text", "empty observation text", text)
                     continue
+                same = " ".join(text.split())
+                if same in first_with_text:
+                    repeats.append(f"{first_with_text[same]!r} = {f'obs-{n}-{k}'!r} (same text)")
+                else:
+                    first_with_text[same] = f"obs-{n}-{k}"
                 out.append(
                     {
                         "id": f"obs-{n}-{k}",
@@ -640,4 +648,6 @@ def _observations(
                     }
                 )
                 k += 1
+    if repeats:
+        warnings.append(duplicates_warning(repeats, "observation(s)"))
     return out

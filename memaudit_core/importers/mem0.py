@@ -15,15 +15,18 @@ An item needs ``id`` and ``memory`` (the text; the raw payload key ``data`` is a
 ``created_at`` / ``updated_at`` are normalised to UTC ISO-8601 (0.1.x wrote US/Pacific
 offsets, 1.x+ UTC, the Platform ``Z``); the original strings stay in ``meta``. ``metadata``
 and the promoted scope keys (``user_id``, ``agent_id``, ``run_id``, ``actor_id``, ``role``,
-...) are kept in ``meta``; ``hash`` is dropped (it is the md5 of the text). ``score`` (search
-results) becomes the memory's salience. Graph ``relations`` are not memories: they are
-reported in ``store.meta["relations"]`` (``source|relationship|target`` strings).
+...) are kept in ``meta``; ``hash`` is dropped (it is the md5 of the text), after memories
+sharing one are reported in ``store.meta["warnings"]`` (both kept: the store holds both).
+``score`` (search results) becomes the memory's salience. Graph ``relations`` are not
+memories: they are reported in ``store.meta["relations"]`` (``source|relationship|target``
+strings).
 
 History (``history=`` a JSON list of rows, a ``{"results": [...]}`` page, or Mem0's SQLite
 ``history.db`` with either the current schema or the older ``new_value`` one; or a
 ``"history"`` key next to ``"results"`` in the export):
 
-- a memory whose last event is ``DELETE`` (or ``is_deleted``) is **deleted**: Mem0 removes it
+- a memory whose last event is ``DELETE`` (or ``is_deleted``, which must be true, false, 0 or
+  1, in the JSON history as in ``history.db``) is **deleted**: Mem0 removes it
   from the vector store, so it is *not* part of the store as kept. It is listed in
   ``store.meta["deleted"]`` (id, last text, time, ``status: "deleted"``).
 - ``UPDATE`` rewrites a memory in place: the memory stays (``status`` active) and its earlier
@@ -171,9 +174,17 @@ def _history_rows_from_sqlite(path: Path) -> list[dict[str, Any]]:
             fail(source, "history", "sqlite", f"cannot read the 'history' table: {exc}")
     finally:
         con.close()
+    col = Collector(source)
     for i, row in enumerate(rows):
         row["_path"] = f"history[row {i + 1}]"
         row["_schema"] = "new_value" if new_col == "new_value" else "current"
+        flag = row.get("is_deleted")
+        if flag is not None and not (isinstance(flag, bool) or flag in (0, 1)):
+            # A TEXT 'false' read as deleted (CLI QA), as in the JSON history.
+            col.add(
+                f"{row['_path']}.is_deleted", "type", "must be true, false, 0 or 1 (or NULL)", flag
+            )
+    col.raise_if_any()
     return rows
 
 
@@ -407,6 +418,7 @@ def load_mem0_store(
             status=status,
             meta=meta,
             links=extra_links,
+            content_hash=item["hash"] if isinstance(item.get("hash"), str) else None,
         )
         if status == "deleted":
             deleted.append(

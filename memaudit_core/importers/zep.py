@@ -218,6 +218,7 @@ def load_zep_store(
                 meta=meta,
                 links=links,
                 links_inherited=True,
+                link_groups=groups,
             )
         )
     meta = {
