@@ -290,6 +290,39 @@ def test_artifact_duplicate_keys_are_refused_once_at_their_line(tmp_path):
     ]
 
 
+def test_artifact_disagreeing_aliases_are_refused_agreeing_ones_accepted(tmp_path):
+    """C3: the second alias's value was dropped, not even kept in meta."""
+    d = _artifact(
+        tmp_path,
+        experiences_jsonl=[{"experience_id": "e1", "time_index": 0, "time": 5}],
+        evidence_units_jsonl=[{"unit_id": "r1", "weight": 1, "w": 7}],
+        coverage_matrix_jsonl=[{"candidate_id": "c1", "unit_id": "r1", "value": 1, "a": 0.2}],
+    )
+    with pytest.raises(PackageError) as info:
+        import_package("artifact", d)
+    assert [(p.path, p.rule) for p in info.value.problems] == [
+        ("experiences.jsonl:1", "alias-conflict"),
+        ("evidence_units.jsonl:1", "alias-conflict"),
+        ("coverage_matrix.jsonl:1", "alias-conflict"),
+    ]
+    assert "'time_index' and 'time'" in info.value.problems[0].message
+    assert "(0 vs 5)" in info.value.problems[0].message
+
+    ok = _artifact(
+        tmp_path / "ok",
+        experiences_jsonl=[{"experience_id": "e1", "id": "e1", "time_index": 0, "time": 0.0}],
+    )
+    pkg = import_package("artifact", ok)
+    assert [(e.id, e.time, e.meta) for e in pkg.experiences] == [("e1", 0, {})]
+
+
+def test_artifact_a_true_and_a_one_are_not_the_same_value(tmp_path):
+    d = _artifact(tmp_path, evidence_units_jsonl=[{"unit_id": "r1", "weight": 1, "w": True}])
+    assert _refused(lambda: import_package("artifact", d)) == [
+        ("evidence_units.jsonl:1", "alias-conflict")
+    ]
+
+
 @pytest.mark.parametrize("flag", ["false", "0", "yes", 2])
 def test_letta_passage_is_deleted_must_be_a_boolean(tmp_path, flag):
     """C4: "false" read as deleted, and the live passage was dropped."""

@@ -21,7 +21,9 @@ file                       fields (aliases accepted in brackets)
                            ``budget``, ``budgets``, ``saturation``; other keys go to meta
 =========================  ===================================================================
 
-Other fields of a record are kept in that item's ``meta``. The package is validated by
+Other fields of a record are kept in that item's ``meta``. Two aliases of one field in a
+record must agree (else ``alias-conflict``), and a key repeated in one line is refused
+(``duplicate-key``), as in package files. The package is validated by
 :func:`~memaudit_core.package.parse_package`, and every problem is reported at the file and
 line it comes from, with the field name as written there: e.g.
 ``coverage_matrix.jsonl:12.value: must be at most 1 [rule: coverage-range]``. A coverage
@@ -227,16 +229,41 @@ def _records(src: _Source, name: str, problems: list[Problem]) -> list[tuple[int
     return out
 
 
-def _map(obj: dict, spec: dict[str, tuple[str, ...]], loc: _Loc) -> dict[str, Any]:
+def _same(a: Any, b: Any) -> bool:
+    """Equal values of the same JSON kind (``1`` and ``true`` disagree; ``0`` and ``0.0`` not)."""
+    return isinstance(a, bool) == isinstance(b, bool) and a == b
+
+
+def _map(
+    obj: dict, spec: dict[str, tuple[str, ...]], loc: _Loc, problems: list[Problem]
+) -> dict[str, Any]:
+    """The record's fields under their package names; other fields go to ``meta``.
+
+    Two aliases of one field (``time_index`` and ``time``) must agree: the first is read and
+    the agreeing copy is not kept twice; a disagreement is an ``alias-conflict`` problem (QA:
+    the second alias's value was dropped without a word, not even kept in meta).
+    """
     item: dict[str, Any] = {}
     used: set[str] = set()
     for target, names in spec.items():
-        for src_name in names:
-            if src_name in obj:
-                item[target] = obj[src_name]
-                loc.fields[target] = src_name
-                used.update(n for n in names if n in obj)
-                break
+        present = [n for n in names if n in obj]
+        if not present:
+            continue
+        first = present[0]
+        item[target] = obj[first]
+        loc.fields[target] = first
+        used.update(present)
+        for other in present[1:]:
+            if not _same(obj[first], obj[other]):
+                problems.append(
+                    Problem(
+                        loc.path(""),
+                        "alias-conflict",
+                        f"'{first}' and '{other}' name the same field but disagree "
+                        f"({obj[first]!r} vs {obj[other]!r}): keep one of them",
+                        [obj[first], obj[other]],
+                    )
+                )
     extras = {k: v for k, v in obj.items() if k not in used and k != "meta"}
     meta = dict(obj["meta"]) if isinstance(obj.get("meta"), dict) else {}
     if "meta" in obj and not isinstance(obj["meta"], dict):
@@ -381,7 +408,7 @@ def load_artifact_package(path: str | Path) -> Package:
         counts[name] = len(rows)
         for line, obj in rows:
             loc = _Loc(name, line)
-            item = _map(obj, spec, loc)
+            item = _map(obj, spec, loc, problems)
             if section == "candidates":
                 item["coverage"] = {}
             items.append(item)
@@ -398,7 +425,7 @@ def load_artifact_package(path: str | Path) -> Package:
     counts["coverage_matrix.jsonl"] = len(cov_rows)
     for line, obj in cov_rows:
         loc = _Loc("coverage_matrix.jsonl", line)
-        cell = _map(obj, _COV, loc)
+        cell = _map(obj, _COV, loc, problems)
         cand_id, unit_id = cell.get("candidate"), cell.get("unit")
         missing = [k for k in ("candidate", "unit", "value") if k not in cell]
         if missing:
