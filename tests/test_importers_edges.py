@@ -189,6 +189,24 @@ def _refused(call) -> list[tuple[str, str]]:
     return [(p.path, p.rule) for p in info.value.problems]
 
 
+def test_letta_generated_block_ids_do_not_take_a_real_label(tmp_path):
+    """B1: labels a, a, a.2 were refused as a duplicate memory id (block-a.2-0 twice)."""
+    af = {
+        "agents": [{"id": "agent-0"}],
+        "blocks": [
+            {"label": "a", "value": "x1"},
+            {"label": "a", "value": "x2"},
+            {"label": "a.2", "value": "x3"},
+        ],
+    }
+    store = load_external_store(_write(tmp_path, "l.af", af), "letta")
+    assert [(m.id, m.text) for m in store.memories] == [
+        ("block-a-0", "x1"),
+        ("block-a.3-0", "x2"),
+        ("block-a.2-0", "x3"),
+    ]
+
+
 def test_links_that_match_nothing_are_said_and_not_counted_as_no_links(tmp_path):
     """C1: m1's only link and m2's second link name nothing in the package."""
     export = [
@@ -461,4 +479,17 @@ def test_locomo_repeated_observations_are_listed(tmp_path):
     assert any(
         w.startswith("1 observation(s) repeat an earlier one: 'obs-1-0' = 'obs-1-1' (same text)")
         for w in pkg.meta["warnings"]
+    )
+
+
+def test_letta_block_ids_naming_no_block_are_said(tmp_path):
+    """C10: block-9 was ignored without a word."""
+    af = {
+        "agents": [{"id": "agent-0", "block_ids": ["block-0", "block-9"]}],
+        "blocks": [{"id": "block-0", "label": "human", "value": "Name: Sam"}],
+    }
+    store = load_external_store(_write(tmp_path, "a.af", af), "letta")
+    (warning,) = store.meta["warnings"]
+    assert warning.startswith(
+        "1 block id(s) of the agents name no block in 'blocks' ($.agents[0].block_ids[1] 'block-9')"
     )

@@ -18,11 +18,15 @@ Memories:
 
 - **core memory**: each block ``value`` is split into lines; every non-empty line is one memory
   with id ``block-<label>-<k>`` (``k`` counts the block's non-empty lines from 0). When two
-  blocks share a label, the second one's ids read ``block-<label>.2-<k>`` and so on. A block
-  whose value is empty yields no memory (a block is a container, not a memory).
+  blocks share a label, the second one's ids read ``block-<label>.2-<k>`` and so on, skipping
+  a suffix that is itself a label in the file (labels ``a``, ``a``, ``a.2`` give ``a``,
+  ``a.3``, ``a.2``). A block whose value is empty yields no memory (a block is a container,
+  not a memory). An agent's ``block_ids`` naming no block of the file are reported in
+  ``store.meta["warnings"]``.
 - **archival passages**: one memory per passage (its ``id``; ``text``). A passage with
-  ``is_deleted: true`` is not part of the store as kept; it is listed in
-  ``store.meta["deleted"]``. Embeddings are dropped.
+  ``is_deleted: true`` (or 1) is not part of the store as kept; it is listed in
+  ``store.meta["deleted"]``. An ``is_deleted`` other than true, false, 0 or 1 is refused (rule
+  ``type``): the string ``"false"`` must not read as deleted. Embeddings are dropped.
 - **messages** (recall memory) are not memories: ``store.meta["messages"]`` counts them, and
   ``store.meta["memory_edits"]`` counts memory-editing tool calls (``core_memory_replace``,
   ``core_memory_append``, ``memory_replace``, ``memory_insert``, ``archival_memory_insert``...).
@@ -71,6 +75,9 @@ def _block_records(
 ) -> tuple[list[Record], dict[str, int]]:
     records: list[Record] = []
     label_seen: dict[str, int] = {}
+    # A generated tag must not be another block's real label (CLI QA: labels a, a, a.2 gave
+    # the second "a" and "a.2" the same ids).
+    taken = {b["label"] for b in blocks if isinstance(b, dict) and isinstance(b.get("label"), str)}
     for b, block in enumerate(blocks):
         bpath = f"{base}[{b}]"
         if not isinstance(block, dict):
@@ -88,7 +95,13 @@ def _block_records(
             col.add(f"{bpath}.value", "type", "a block's value must be a string", json_type(value))
             continue
         label_seen[label] = label_seen.get(label, 0) + 1
-        tag = label if label_seen[label] == 1 else f"{label}.{label_seen[label]}"
+        tag = label
+        if label_seen[label] > 1:
+            n = label_seen[label]
+            while f"{label}.{n}" in taken:
+                n += 1
+            tag = f"{label}.{n}"
+            taken.add(tag)
         t = normalise_time(block.get("created_at") or block.get("updated_at"), naive_is_utc=True)
         meta_src = block.get("metadata", block.get("metadata_"))
         k = 0
@@ -269,10 +282,19 @@ def load_letta_store(
         meta["revision_id"] = revision
         records, labels = _block_records(blocks, "$.blocks", col)
         n_msgs, roles, edits = 0, {}, 0
+        block_ids = {
+            b["id"] for b in blocks if isinstance(b, dict) and isinstance(b.get("id"), str)
+        }
+        unknown_blocks: list[str] = []
         for a, agent in enumerate(agents):
             if not isinstance(agent, dict):
                 col.add(f"$.agents[{a}]", "type", "each agent must be an object", json_type(agent))
                 continue
+            wanted = agent.get("block_ids")
+            for j, bid in enumerate(wanted if isinstance(wanted, list) else []):
+                if not isinstance(bid, str) or bid not in block_ids:
+                    # The agent's core memory holds a block the file lacks (CLI QA: ignored).
+                    unknown_blocks.append(f"$.agents[{a}].block_ids[{j}] {bid!r}")
             n, r, e = _count_messages(agent.get("messages"))
             n_msgs += n
             edits += e
@@ -285,6 +307,12 @@ def load_letta_store(
             message_roles=roles,
             memory_edits=edits,
         )
+        if unknown_blocks:
+            meta["warnings"] = [
+                f"{len(unknown_blocks)} block id(s) of the agents name no block in 'blocks' "
+                f"({'; '.join(unknown_blocks[:10])}{' ...' if len(unknown_blocks) > 10 else ''}):"
+                " those blocks are not in the file, so their memories are not in the store"
+            ]
         for key in ("passages", "archival_memory"):  # not in .af today, but accept if present
             if isinstance(doc.get(key), list):
                 more, gone = _passage_records(doc[key], f"$.{key}", col)
