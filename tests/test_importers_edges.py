@@ -404,6 +404,48 @@ def _lme(turns: list[dict]) -> list[dict]:
     ]
 
 
+def test_lme_an_empty_evidence_turn_is_refused(tmp_path):
+    """C6: it became the 1-word fact 'user: ' covering its unit fully."""
+    f = _write(tmp_path, "l.json", _lme([{"role": "user", "content": " ", "has_answer": True}]))
+    assert _refused(lambda: import_package("longmemeval", f)) == [
+        ("$[0].haystack_sessions[0][0].content", "non-empty-text")
+    ]
+
+
+def test_lme_an_empty_filler_turn_costs_nothing_and_is_said(tmp_path):
+    turns = [
+        {"role": "user", "content": "I live in Lisbon now", "has_answer": True},
+        {"role": "assistant", "content": ""},
+    ]
+    pkg = import_package("longmemeval", _write(tmp_path, "l.json", _lme(turns)))
+    (raw,) = [c for c in pkg.candidates if c.id == "answer_a1:raw"]
+    assert (raw.text, raw.cost) == ("user: I live in Lisbon now", 6.0)
+    assert any(
+        w.startswith("1 turn(s) have empty content (first: $[0].haystack_sessions[0][1].content)")
+        for w in pkg.meta["warnings"]
+    )
+
+
+def test_locomo_an_empty_cited_turn_is_refused_an_uncited_one_costs_nothing(tmp_path):
+    qa = [{"question": "Pet?", "answer": "a cat", "evidence": ["D1:1"], "category": 4}]
+    doc = _locomo(qa)
+    doc[0]["conversation"]["session_1"][0]["text"] = ""
+    f = _write(tmp_path, "l.json", doc)
+    assert _refused(lambda: import_package("locomo", f)) == [
+        ("$[0].conversation.session_1[0].text", "non-empty-text")
+    ]
+
+    doc = _locomo(qa)
+    doc[0]["conversation"]["session_1"][1]["text"] = "  "
+    pkg = import_package("locomo", _write(tmp_path, "l2.json", doc))
+    (raw,) = [c for c in pkg.candidates if c.id == "session_1:raw"]
+    assert (raw.text, raw.cost) == ("Ann: I adopted a cat named Miso.", 7.0)
+    assert any(
+        w.startswith("1 turn(s) have empty text (first: $[0].conversation.session_1[1].text)")
+        for w in pkg.meta["warnings"]
+    )
+
+
 @pytest.mark.parametrize("score", ["high", "NaN", 1e999])
 def test_zep_a_score_that_is_not_a_finite_number_is_refused(tmp_path, score):
     """C7: Zep dropped it silently while Mem0 refused it."""

@@ -32,7 +32,12 @@ Mapping:
   Costs follow ``cost_rule`` (default words).
 - store ``observations``: the ``observation`` facts, one memory each (``obs-<N>-<k>``, dated
   by their session), whose coverage is 1.0 on the evidence units they link to. Links to turns
-  that no question cites cover nothing (those turns are not units).
+  that no question cites cover nothing (those turns are not units). Facts that repeat an
+  earlier one's text are kept and listed in ``meta["warnings"]``.
+
+A turn with empty text (and no ``blip_caption`` to stand for it) is refused
+(``non-empty-text``) when a question cites it; otherwise it is left out of its session's text,
+so its speaker label costs nothing, with a warning.
 
 Evidence strings are normalised as the real file needs: each entry is split on ``[;,\\s]+``
 and every piece matched against ``D:?(\\d+):0*(\\d+)`` -> ``D<s>:<t>`` (so ``"D8:6; D9:17"``,
@@ -300,6 +305,7 @@ def import_locomo(
         warnings.append(f"session(s) {', '.join(map(str, undated))} have no date_time key")
 
     turns: dict[str, dict[str, Any]] = {}
+    empty_turns: list[str] = []
     experiences = []
     session_turns: dict[int, list[str]] = {}
     for n in session_nums:
@@ -317,7 +323,7 @@ def import_locomo(
                 col.add(path_k, "type", "each turn must be an object", json_type(turn))
                 continue
             text = turn.get("text")
-            if text is None and turn.get("blip_caption"):
+            if (text is None or text == "") and turn.get("blip_caption"):
                 text = f"[shares an image: {turn['blip_caption']}]"
             if not isinstance(text, str):
                 col.add(
@@ -334,15 +340,20 @@ def import_locomo(
                 continue
             dia = dias[0]
             speaker = turn.get("speaker") or "?"
-            # The turn stays in its session's text (and raw span's cost) either way (CLI QA).
-            lines.append(f"{speaker}: {text}")
+            if not text.strip():
+                # Its speaker label alone would cost a word (CLI QA): left out of the session's
+                # text, said below, and refused if a question cites it.
+                empty_turns.append(f"{path_k}.text")
+            else:
+                # The turn stays in its session's text (and raw span's cost) either way (QA).
+                lines.append(f"{speaker}: {text}")
             if dia in turns:
                 warnings.append(
                     f"{path_k}: dia_id {dia} repeats an earlier turn; the turn stays in the "
                     "session's text, and the first turn with that id is the evidence unit"
                 )
                 continue
-            turns[dia] = {"session": n, "speaker": speaker, "text": text}
+            turns[dia] = {"session": n, "speaker": speaker, "text": text, "path": path_k}
             session_turns[n].append(dia)
         date_raw = conv.get(f"session_{n}_date_time")
         emeta: dict[str, Any] = {"turns": len(lines)}
@@ -446,6 +457,25 @@ def import_locomo(
             }
         )
     col.raise_if_any()
+
+    cited_empty = [d for d in unit_cats if not turns[d]["text"].strip()]
+    for dia in sorted(cited_empty, key=_dia_key):
+        # As the store importers refuse an empty memory text: a unit without text, and the
+        # raw span's cost for it would be the speaker label's.
+        col.add(
+            f"{turns[dia]['path']}.text",
+            "non-empty-text",
+            f"turn {dia} is cited as evidence but its text is empty or only whitespace: give "
+            "it its text, or remove it from the questions' evidence",
+            turns[dia]["text"],
+        )
+    col.raise_if_any()
+    if empty_turns:
+        warnings.append(
+            f"{len(empty_turns)} turn(s) have empty text (first: {empty_turns[0]}); no question "
+            "cites them, and they are left out of their session's text (so their speaker label "
+            "costs nothing)"
+        )
 
     units = []
     for dia, cats in sorted(unit_cats.items(), key=lambda kv: _dia_key(kv[0])):

@@ -17,7 +17,9 @@ Mapping:
 
 - experiences: one per haystack session, id = session id, sorted by ``haystack_dates``
   (``"2023/05/30 (Tue) 23:40"``; the oracle file is not sorted), ``time`` = rank; text =
-  ``"role: content"`` lines.
+  ``"role: content"`` lines. A turn with empty content is left out of that text (its role
+  label would cost a word), with a warning; an empty evidence turn is refused
+  (``non-empty-text``), as the store importers refuse empty memory texts.
 - units: turns with ``has_answer: true`` (a missing flag is false, a non-boolean one refused), id
   ``<session_id>_<turn_index + 1>`` (the index counts all turns of the session). Kinds:
   ``abstention`` for ``_abs`` questions; for ``knowledge-update``, the has_answer turns of the
@@ -404,6 +406,7 @@ def import_longmemeval(
     experiences = []
     turn_units: list[tuple[int, int, int, str, str]] = []  # (rank, pos, turn, uid, text)
     session_texts: dict[int, str] = {}
+    empty_turns: list[str] = []
     for rank, i in enumerate(order):
         sid = sids[i]
         if not isinstance(sid, str) or not sid.strip():
@@ -443,12 +446,25 @@ def import_longmemeval(
                 )
                 continue
             role = turn.get("role", "?")
-            lines.append(f"{role}: {content}")
             has_answer = turn.get("has_answer", False)
             if not isinstance(has_answer, bool):
                 # "yes" or 1 would otherwise read as false: evidence silently dropped.
                 col.add(f"{tpath}.has_answer", "type", "must be true or false", has_answer)
                 continue
+            if not content.strip():
+                # CLI QA: the role prefix alone made a 1-word fact covering its unit fully.
+                if has_answer:
+                    col.add(
+                        f"{tpath}.content",
+                        "non-empty-text",
+                        "an evidence turn (has_answer: true) with empty content: it states "
+                        "nothing, and cannot be costed; give it its text or unflag it",
+                        content,
+                    )
+                else:
+                    empty_turns.append(f"{tpath}.content")
+                continue
+            lines.append(f"{role}: {content}")
             if has_answer:
                 turn_units.append((rank, i, t, f"{eid}_{t + 1}", f"{role}: {content}"))
         session_texts[i] = "\n".join(lines)
@@ -459,6 +475,11 @@ def import_longmemeval(
             {"id": eid, "time": rank, "session": sid, "text": session_texts[i], "meta": emeta}
         )
     col.raise_if_any()
+    if empty_turns:
+        warnings.append(
+            f"{len(empty_turns)} turn(s) have empty content (first: {empty_turns[0]}); they "
+            "are left out of their session's text, so their role label costs nothing"
+        )
 
     answer_sids = inst.get("answer_session_ids") or []
     if not isinstance(answer_sids, list):
