@@ -524,6 +524,23 @@ def test_locomo_repeated_observations_are_listed(tmp_path):
     )
 
 
+def test_locomo_a_list_answer_is_joined_and_said_a_null_one_said(tmp_path):
+    """C9: ["cat", "dog"] became the Python text "['cat', 'dog']", silently."""
+    qa = [
+        {"question": "Pets?", "answer": ["cat", "dog"], "evidence": ["D1:1"], "category": 1},
+        {"question": "Move?", "answer": None, "evidence": ["D1:2"], "category": 4},
+    ]
+    pkg = import_package("locomo", _write(tmp_path, "l.json", _locomo(qa)))
+    assert [q.answer for q in pkg.queries] == ["cat; dog", ""]
+    assert pkg.queries[0].meta["answer_type"] == "array"
+    warnings = pkg.meta["warnings"]
+    assert (
+        "q1 ($[0].qa[0].answer): the answer is a JSON array, not text; kept as 'cat; dog' "
+        "(items joined with '; ')" in warnings
+    )
+    assert "q2 ($[0].qa[1].answer): no answer (null); the query has no answer text" in warnings
+
+
 def test_letta_block_ids_naming_no_block_are_said(tmp_path):
     """C10: block-9 was ignored without a word."""
     af = {

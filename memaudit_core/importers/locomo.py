@@ -26,7 +26,9 @@ Mapping:
   weight is the number of questions that need it (query weight 1 each; no explicit unit weight).
 - queries: one per QA item (``q<k>``, 1-based), requiring its resolved evidence; the raw
   category and its label (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5
-  adversarial: a label table, the data does not state it) are in meta. Int answers become text.
+  adversarial: a label table, the data does not state it) are in meta. Int answers become text;
+  a list answer is joined with ``"; "`` (an object is kept as its JSON text) and a null or
+  missing one (outside adversarial questions) is noted, both in ``meta["warnings"]``.
 - candidates: per session one ``raw_span`` (the whole session, covering all its evidence turns
   at 1.0) and, when ``session_summary`` has the session, one ``summary`` covering them at 0.5.
   Costs follow ``cost_rule`` (default words).
@@ -48,6 +50,7 @@ silently dropped.
 
 from __future__ import annotations
 
+import json
 import re
 import zipfile
 from datetime import datetime
@@ -442,9 +445,30 @@ def import_locomo(
         }
         if "adversarial_answer" in item:
             qmeta["adversarial_answer"] = item["adversarial_answer"]
-        if answer is not None and not isinstance(answer, str):
+        if isinstance(answer, list | dict):
+            qmeta["answer_type"] = json_type(answer)
+            answer = (
+                "; ".join(
+                    a if isinstance(a, str) else json.dumps(a, ensure_ascii=False) for a in answer
+                )
+                if isinstance(answer, list)
+                else json.dumps(answer, ensure_ascii=False)
+            )
+            # QA: ["cat", "dog"] became the Python text "['cat', 'dog']", silently.
+            warnings.append(
+                f"{qid} ({qpath}.answer): the answer is a JSON {qmeta['answer_type']}, not text; "
+                f"kept as {answer!r}"
+                + (" (items joined with '; ')" if qmeta["answer_type"] == "array" else "")
+            )
+        elif answer is not None and not isinstance(answer, str):
             qmeta["answer_type"] = json_type(answer)
             answer = str(answer)
+        elif answer is None and "adversarial_answer" not in item:
+            warnings.append(
+                f"{qid} ({qpath}.answer): no answer ("
+                + ("null" if "answer" in item else "missing")
+                + "); the query has no answer text"
+            )
         question = item.get("question")
         queries.append(
             {
