@@ -356,9 +356,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
         )
     else:
         checks = ", ".join(f"{c.engine}={_fmt(c.value, 6)}" for c in cert.checks)
+        # "engines agree" only when a second engine ran (QA: it was said of a MILP alone).
+        agreed = ", engines agree" if len(cert.checks) > 1 else ", no second engine run"
         lines.append(
-            f"certified: {checks} (proven optimal: zero gap, F recomputed on the store, "
-            "engines agree)"
+            f"certified: {checks} (proven optimal: zero gap, F recomputed on the store{agreed})"
         )
     lines.append("selected: " + _id_list(res.selected))
     _emit(d, args.json, "\n".join(lines))
@@ -668,8 +669,9 @@ def _count(n: int, one: str, many: str) -> str:
 
 def _export_head(summary: dict[str, Any]) -> str:
     return (
-        f"external store {summary['id']!r} from {summary['file']} ({summary['format']} "
-        f"{summary['format_version']}): {_count(summary['memories'], 'memory', 'memories')} "
+        f"external store {summary['id']!r} from {summary['file']} ({summary['format']}"
+        f"{' ' + str(summary['format_version']) if summary['format_version'] else ''}): "
+        f"{_count(summary['memories'], 'memory', 'memories')} "
         "costed by "
         f"{summary['cost_rule']}, {summary['superseded']} superseded kept, "
         f"{summary['deleted']} deleted not kept; coverage: {summary['coverage']}"
@@ -752,9 +754,10 @@ def cmd_import(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
     where = "stdout" if args.output in (None, "-") else args.output
+    version = pkg.meta.get("format_version")
     print(
-        f"imported {args.format} {args.source} -> {where}: {pkg.id} "
-        f"({pkg.meta.get('format_version')}) — {len(pkg.experiences)} experiences, "
+        f"imported {args.format} {args.source} -> {where}: {pkg.id}"
+        f"{f' ({version})' if version else ''} — {len(pkg.experiences)} experiences, "
         f"{len(pkg.candidates)} candidates, {len(pkg.units)} units, {len(pkg.queries)} queries, "
         f"{len(pkg.stores)} store(s)",
         file=sys.stderr,

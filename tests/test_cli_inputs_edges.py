@@ -216,3 +216,22 @@ def test_an_empty_store_id_is_refused_not_replaced(capsys, tmp_path):
     assert code == 2
     assert "the store id must be a non-empty string" in err
     assert not (tmp_path / "out.json").exists()
+
+
+def test_solve_says_engines_agree_only_when_two_engines_ran(capsys):
+    """It said "engines agree" of a MILP that ran alone."""
+    padded = str(REPO / "tests" / "fixtures" / "numerics" / "milp_presolve_edge_filler40.json")
+    code, out, _ = run(capsys, "solve", padded, "--budget", "4.0304311922688")
+    assert code == 0 and "certified: milp=" in out
+    assert "no second engine run" in out and "engines agree" not in out
+    code, out, _ = run(capsys, "solve", UPDATE_CHAIN, "--budget", "6")
+    assert code == 0 and "certified: enum=7.735, bnb=7.735" in out and "engines agree" in out
+
+
+def test_an_import_summary_has_no_none_for_a_missing_format_version(capsys, tmp_path):
+    export = tmp_path / "mem0.json"
+    export.write_text(json.dumps([{"id": "m1", "memory": "Ann adopted a cat"}]), "utf-8")
+    code, _, err = run(capsys, "import", "mem0", str(export), "--package", UPDATE_CHAIN,
+                       "-o", str(tmp_path / "out.json"))  # fmt: skip
+    assert code == 0 and "-> " + str(tmp_path / "out.json") + ": update_chain — " in err
+    assert "None" not in err

@@ -1255,6 +1255,10 @@ NUMERICS = Path(__file__).parent / "fixtures" / "numerics"
         # "proved" 2.5 where a store costing 1.001 is worth 3.625, and 2.5 for 3.125 (cap1).
         ("milp_dual_fixing", 1.0010000020019998, 1),
         ("milp_dual_fixing_cap1", 2.000999995998, 1),
+        # Budgets 2e-9 (relative) below a store's cost: other presolve rules "proved" 0.648
+        # where a store costing 3 of 4.03 is worth 0.772, and 1.0 where 1.5 fits.
+        ("milp_presolve_edge", 4.0304311922688, 1),
+        ("milp_presolve_edge18", 0.6862630873859021, 1),
     ],
 )
 def test_milp_alone_is_exact_on_costs_spanning_nine_orders(name, budget, capacity):
@@ -1418,3 +1422,57 @@ def test_a_store_whose_exact_cost_fits_is_not_refused_by_summation_order():
     assert res.certified and inst.is_feasible(res.selected_idx, budget)
     costs = [float(inst.cost[i]) for i in res.selected_idx]
     assert math.fsum(costs) <= budget + 1e-9 * budget  # the rule, correctly rounded
+
+
+@pytest.mark.parametrize(
+    "name,budget",
+    [("milp_presolve_edge", 4.0304311922688), ("milp_presolve_edge18", 0.6862630873859021)],
+)
+def test_a_highs_optimum_below_a_known_store_is_solved_again(monkeypatch, name, budget):
+    """With presolve on (as on models above PRESOLVE_OFF_MAX_COLUMNS) HiGHS "proves" a store
+    worse than one the B&B's root heuristic finds; the engine must notice and solve again."""
+    from memaudit_core.solvers import milp
+
+    monkeypatch.setattr(milp, "PRESOLVE_OFF_MAX_COLUMNS", 0)
+    inst = compile_package(load_package(NUMERICS / f"{name}.json"))
+    expected = brute_force(inst, budget)[0]
+    raw = run_engine("milp", inst, budget)[0]
+    found = raw.detail["contradicted"]
+    assert found["value"] < expected - 1e-6  # HiGHS with presolve was wrong ...
+    assert raw.status == "optimal"  # ... and without it proves the optimum
+    assert evaluate(inst, raw.selected_idx) == pytest.approx(expected, rel=1e-9, abs=0)
+    assert raw.bound >= expected - 1e-9
+
+
+def test_a_contradiction_that_persists_leaves_the_optimum_unproven(monkeypatch):
+    """Planted: HiGHS wrong with and without presolve. The known store is kept, nothing is
+    certified and no bound is claimed."""
+    from memaudit_core.solvers import milp
+
+    monkeypatch.setattr(milp, "PRESOLVE_OFF_MAX_COLUMNS", 0)
+    real_run = milp._run_highs
+
+    def presolve_off_also_wrong(model, *args):
+        return real_run({**model, "presolve_off": False}, *args)
+
+    monkeypatch.setattr(milp, "_run_highs", presolve_off_also_wrong)
+    inst = compile_package(load_package(NUMERICS / "milp_presolve_edge.json"))
+    budget = 4.0304311922688
+    expected = brute_force(inst, budget)[0]
+    res = solve(inst, budget, "milp", cross_check=False)
+    assert res.status == "unproven" and not res.certified
+    assert res.value == pytest.approx(expected, rel=1e-9, abs=0)
+    assert res.bound is None or res.bound >= expected
+
+
+def test_auto_on_the_presolve_edge_with_filler_groups_is_exact():
+    """The 3-candidate edge case plus 40 one-candidate groups that cover nothing (so OPT is
+    the small case's): enough for ``auto`` to pick the MILP with no cross-check, which
+    printed "OPT: F = 0.648341 ... engines agree"."""
+    budget = 4.0304311922688
+    small = compile_package(load_package(NUMERICS / "milp_presolve_edge.json"))
+    padded = compile_package(load_package(NUMERICS / "milp_presolve_edge_filler40.json"))
+    expected = brute_force(small, budget)[0]
+    res = solve(padded, budget)
+    assert res.solver == "milp" and res.certified
+    assert res.value == pytest.approx(expected, rel=1e-9, abs=0)
