@@ -1476,3 +1476,53 @@ def test_auto_on_the_presolve_edge_with_filler_groups_is_exact():
     res = solve(padded, budget)
     assert res.solver == "milp" and res.certified
     assert res.value == pytest.approx(expected, rel=1e-9, abs=0)
+
+
+def _dead_members(inst, selected_idx) -> list[str]:
+    """Members whose removal leaves F unchanged (gain <= 1e-12), by direct evaluation."""
+    full = evaluate(inst, list(selected_idx))
+    return [
+        inst.candidate_ids[i]
+        for i in selected_idx
+        if full - evaluate(inst, [j for j in selected_idx if j != i]) <= 1e-12
+    ]
+
+
+@pytest.mark.parametrize(
+    "package,budget",
+    [("event-graph-50", 400), ("event-graph-500", 5000), ("event-graph-500", 1310)],
+)
+def test_milp_optima_carry_no_member_that_adds_nothing(package, budget):
+    """Conformance QA: HiGHS's optimum on event-graph-50 at 400 words held three atomic facts
+    adding 0 (cost 293 where 281 keeps F); the annotator's "what the optimum kept" listed
+    them. The value must stay the proven optimum."""
+    from memaudit_core.analysis import compile_cached
+
+    inst = compile_cached(load_package(Path(__file__).parent.parent / "sample_packages"
+                                       / f"{package}.json"))  # fmt: skip
+    res = solve(inst, budget, "milp", cross_check=False)
+    # Certified: F recomputed on the lean store equals HiGHS's proven optimum.
+    assert res.certified and _dead_members(inst, res.selected_idx) == []
+
+
+def test_dropping_dead_weight_keeps_f_and_drops_only_dead_members():
+    """Two identical one-candidate groups: whichever comes second adds nothing."""
+    from memaudit_core.solvers.milp import drop_dead_weight
+
+    doc = {
+        "memaudit": 1,
+        "id": "twins",
+        "experiences": [{"id": "e1", "time": 0}, {"id": "e2", "time": 1}, {"id": "e3", "time": 2}],
+        "units": [{"id": "u1", "weight": 1}, {"id": "u2", "weight": 0.5}],
+        "candidates": [
+            {"id": "zz", "experience": "e1", "type": "atomic_fact", "cost": 1, "coverage": {"u1": 1}},
+            {"id": "aa", "experience": "e2", "type": "atomic_fact", "cost": 2, "coverage": {"u1": 1}},
+            {"id": "bb", "experience": "e3", "type": "atomic_fact", "cost": 1, "coverage": {"u2": 0.4}},
+        ],
+    }  # fmt: skip
+    inst = compile_package(parse_package(doc))
+    every = tuple(range(3))
+    lean = drop_dead_weight(inst, every)
+    assert [inst.candidate_ids[i] for i in lean] == ["zz", "bb"]  # the dearer twin goes
+    assert evaluate(inst, lean) == evaluate(inst, every)
+    assert _dead_members(inst, lean) == []
