@@ -1008,7 +1008,11 @@ class _VersionAction(argparse.Action):
     """``--version``, read from the installed metadata only when asked (about 25 ms)."""
 
     def __call__(self, parser, namespace, values, option_string=None):  # noqa: ARG002
-        print(f"memaudit {_tool_version()}")
+        if _Parser.wants_json:  # conformance QA: `--version --json` printed plain text
+            head = {"json_output_version": JSON_OUTPUT_VERSION}
+            print(json.dumps({**head, "memaudit_version": _tool_version()}))
+        else:
+            print(f"memaudit {_tool_version()}")
         parser.exit()
 
 
@@ -1561,6 +1565,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_writers)
 
     p = command("schema", "print the package JSON Schema")
+    # The schema is JSON already; --json is accepted so that a script can pass it to every
+    # command (conformance QA: "unrecognized arguments: --json").
+    p.add_argument("--json", action="store_true", help="accepted; the output is JSON either way")
     p.set_defaults(func=cmd_schema)
     return parser
 

@@ -42,6 +42,12 @@ class PackageError(MemAuditError):
         head = f"{source}: {len(self.problems)} problem(s) found"
         super().__init__(head + "\n" + "\n".join(lines))
 
+    @property
+    def file(self) -> str:
+        """The file (or export) the problems are in: ``source`` under the name the CLI's JSON
+        and the README use (conformance QA: ``e.file`` was missing)."""
+        return self.source
+
     def lines(self) -> list[str]:
         return [p.format(self.source) for p in self.problems]
 

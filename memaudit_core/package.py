@@ -226,17 +226,30 @@ class Package:
         return float(sum(c.cost for c in self.candidates))
 
     def default_budget(self) -> float:
-        """The package's budget, else 10% of the total candidate cost (rounded up)."""
+        """The package's budget, else 10% of the total candidate cost (rounded up, at least
+        the cheapest candidate, whole when every cost is whole)."""
         if self.budget is not None:
             return float(self.budget)
-        return _round_up(0.1 * self.total_cost())
+        return self._useful_budget(0.1 * self.total_cost())
 
     def budget_grid(self) -> tuple[float, ...]:
-        """The package's grid, else 1%, 2%, 5%, 10%, 20%, 50% of the total cost (rounded up)."""
+        """The package's grid, else 1%, 2%, 5%, 10%, 20%, 50% of the total cost (rounded up
+        as :meth:`default_budget` is)."""
         if self.budgets:
             return tuple(float(b) for b in self.budgets)
         total = self.total_cost()
-        return tuple(sorted({_round_up(f * total) for f in (0.01, 0.02, 0.05, 0.1, 0.2, 0.5)}))
+        fractions = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5)
+        return tuple(sorted({self._useful_budget(f * total) for f in fractions}))
+
+    def _useful_budget(self, value: float) -> float:
+        # App QA: costs 1 and 3 opened at budget 0.4 (grid 0.04 .. 2), where nothing fits, so
+        # OPT was 0 and every ratio n/a. A budget below the cheapest candidate shows nothing.
+        costs = [c.cost for c in self.candidates]
+        if costs:
+            value = max(value, min(costs))
+            if all(float(c).is_integer() for c in costs):
+                return float(math.ceil(value))
+        return _round_up(value)
 
     def store(self, store_id: str) -> Store:
         from .errors import UnknownNameError
@@ -452,12 +465,15 @@ class _Checker:
 def _known_keys(checker: _Checker, obj: dict, path: str, allowed: set[str]) -> None:
     for key in obj:
         if key not in allowed:
-            checker.add(
-                _child_path(path, key),
-                "known-field",
-                "unknown field (put extra data under 'meta')",
-                key,
+            # Objects without a meta of their own (the objective) must not point there
+            # (conformance QA: "$.objective.meta: unknown field (put extra data under 'meta')").
+            hint = (
+                "put extra data under 'meta'"
+                if "meta" in allowed
+                else f"this object takes only {', '.join(map(repr, sorted(allowed)))}; put "
+                "extra data under the package's 'meta'"
             )
+            checker.add(_child_path(path, key), "known-field", f"unknown field ({hint})", key)
         elif obj[key] is None:
             # JSON null would otherwise read as "absent" and silently take the default.
             checker.add(

@@ -226,10 +226,23 @@ def blind_writer(
 
 
 def oracle_writer(
-    name: str | None = None, description: str | None = None
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    name: str | Callable[..., Any] | None = None, description: str | None = None
+) -> Any:
     """Decorator for an oracle plugin ``fn(inst, budget) -> list of candidate ids``: it runs
-    in-process with the compiled instance (exact marginals) and is labelled ``oracle``."""
+    in-process with the compiled instance (exact marginals) and is labelled ``oracle``.
+
+    Used as ``@oracle_writer()``, ``@oracle_writer("name", "description")`` or bare
+    ``@oracle_writer`` (conformance QA: the bare form failed later with an obscure
+    ``TypeError`` from ``super``).
+
+    >>> @oracle_writer
+    ... def best_single(inst, budget):
+    ...     return []
+    >>> best_single.kind
+    'oracle'
+    """
+    if callable(name):  # bare @oracle_writer: ``name`` is the function itself
+        return oracle_writer()(name)
 
     def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
         if name is not None:
