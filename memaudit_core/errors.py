@@ -7,6 +7,7 @@ subclass of :class:`MemAuditError`; anything else is a bug and may surface as a 
 from __future__ import annotations
 
 import math
+import unicodedata
 from dataclasses import dataclass
 
 
@@ -28,8 +29,27 @@ class Problem:
         shown = ""
         if self.value is not None:
             text = repr(self.value)
+            if isinstance(self.value, str) and _looks_alike(self.value):
+                text = ascii(self.value)  # the hidden difference, spelled out
             shown = f" (got {text[:80]}{'...' if len(text) > 80 else ''})"
         return f"{where}{self.path}: {self.message}{shown} [rule: {self.rule}]"
+
+
+def _looks_alike(text: str) -> bool:
+    """Whether ``text`` holds characters that print invisibly or like others: format and
+    combining characters, odd spaces, or a form other than NFC (CLI QA: an "unknown unit"
+    message showed ``'café'`` for a decomposed é, the same on screen as the known unit).
+
+    >>> _looks_alike("café"), _looks_alike("cafe\u0301"), _looks_alike("inv\u200b_2")
+    (False, True, True)
+    """
+    if unicodedata.normalize("NFC", text) != text:
+        return True
+    return any(
+        unicodedata.category(ch) in ("Cf", "Mn", "Zl", "Zp")
+        or (ch != " " and unicodedata.category(ch) == "Zs")
+        for ch in text
+    )
 
 
 class PackageError(MemAuditError):

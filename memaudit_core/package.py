@@ -1029,6 +1029,9 @@ def parse_json_text(text: str, source: str) -> object:
 def loads_package(data: bytes | str, source: str = "<upload>") -> Package:
     """Parse a package from JSON bytes or text (e.g. an upload)."""
     if isinstance(data, bytes):
+        kind = _binary_kind(data)
+        if kind:
+            raise PackageError(source, [Problem("$", "utf-8", f"file is not UTF-8 text: {kind}")])
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
@@ -1038,6 +1041,27 @@ def loads_package(data: bytes | str, source: str = "<upload>") -> Package:
     else:
         text = data
     return parse_package(parse_json_text(text, source), source)
+
+
+def _binary_kind(data: bytes) -> str:
+    """What a file that is not UTF-8 JSON most likely is, in words, or ''.
+
+    CLI QA: a gzip file and a UTF-16 file got "not UTF-8 text (byte 1)" and "not valid JSON:
+    Expecting property name", which do not say what to do.
+
+    >>> _binary_kind(b"\\x1f\\x8b\\x08"), _binary_kind('{"a": 1}'.encode("utf-16-le"))[:26]
+    ('a gzip file; decompress it first (gunzip)', 'it looks like UTF-16 text;')
+    """
+    if data[:2] == b"\x1f\x8b":
+        return "a gzip file; decompress it first (gunzip)"
+    if data[:4] == b"PK\x03\x04":
+        return "a zip file; give it a .zip suffix to read it as an artifact archive"
+    head = data[:200]
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or (
+        b"\x00" in head and head.count(b"\x00") * 4 >= len(head)
+    ):
+        return "it looks like UTF-16 text; save it as UTF-8"
+    return ""
 
 
 def load_package(path: str | Path) -> Package:

@@ -235,3 +235,33 @@ def test_an_import_summary_has_no_none_for_a_missing_format_version(capsys, tmp_
                        "-o", str(tmp_path / "out.json"))  # fmt: skip
     assert code == 0 and "-> " + str(tmp_path / "out.json") + ": update_chain — " in err
     assert "None" not in err
+
+
+@pytest.mark.parametrize(
+    ("data", "says"),
+    [
+        (b"\x1f\x8b\x08\x00" + b"\x00" * 16, "a gzip file; decompress it first"),
+        ('{"memaudit": 1}'.encode("utf-16-le"), "it looks like UTF-16 text; save it as UTF-8"),
+        ('{"memaudit": 1}'.encode("utf-16"), "it looks like UTF-16 text"),
+    ],
+)
+def test_a_compressed_or_utf16_package_is_named_as_such(capsys, tmp_path, data, says):
+    """They got "not UTF-8 text (byte 1)" and "not valid JSON: Expecting property name"."""
+    path = tmp_path / "pkg.json"
+    path.write_bytes(data)
+    code, out, _ = run(capsys, "validate", str(path), "--json")
+    assert code == 2
+    (problem,) = json.loads(out)["error"]["problems"]
+    assert problem["rule"] == "utf-8" and says in problem["message"]
+
+
+def test_an_id_that_only_looks_like_a_known_one_is_shown_escaped(capsys, tmp_path):
+    """A decomposed é was shown as 'café', the same on screen as the known unit."""
+    doc = {"memaudit": 1, "id": "x", "experiences": [{"id": "e", "time": 0}],
+           "units": [{"id": "café", "weight": 1}],
+           "candidates": [{"id": "c", "experience": "e", "type": "raw_span", "cost": 1,
+                           "coverage": {"cafe\u0301": 1}}]}  # fmt: skip
+    path = tmp_path / "nfd.json"
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    code, _, err = run(capsys, "validate", str(path))
+    assert code == 2 and "(got 'cafe\\u0301')" in err
