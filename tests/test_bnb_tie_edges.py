@@ -80,9 +80,11 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("engine", ["bnb", "enum", "milp", "auto"])
+# Not "milp": it returns the optimal store HiGHS found (README), and which one that is changed
+# when presolve was switched off on small models; its value is what the contract suite checks.
+@pytest.mark.parametrize("engine", ["bnb", "enum", "auto"])
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_every_engine_breaks_an_exact_tie_by_the_smaller_ids(engine, case):
+def test_engines_with_a_tie_rule_break_an_exact_tie_by_the_smaller_ids(engine, case):
     groups, weights, budget, expected = CASES[case]
     res = solve(_inst(groups, weights), budget, engine)
     assert res.certified
