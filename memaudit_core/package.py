@@ -807,6 +807,9 @@ def parse_package(doc: object, source: str = "<memory>") -> Package:
     for unit in package.units:
         if unit.weight is None and unit.id not in required_by_query:
             warnings.append(f"unit {unit.id!r} has no weight and no query requires it: it weighs 0")
+    for query in package.queries:
+        if not query.requires:  # conformance QA: only the orphaned unit was warned about
+            warnings.append(f"query {query.id!r} requires no unit: its weight goes nowhere")
     if not package.candidates:
         warnings.append("the package has no candidates: every optimum is 0")
     if weights and all(w == 0 for w in weights.values()):

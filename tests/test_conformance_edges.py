@@ -81,3 +81,12 @@ def test_the_default_budget_lets_the_cheapest_candidate_fit():
     ]})  # fmt: skip
     assert fractional.default_budget() == 5.0  # 10% of 40.25, rounded up: above the cheapest
     assert min(fractional.budget_grid()) == 0.41  # 1% is 0.4025, already above 0.25
+
+
+def test_a_query_that_requires_nothing_is_warned_about():
+    doc = {"memaudit": 1, "id": "x", "experiences": [{"id": "e", "time": 0}],
+           "units": [{"id": "u", "weight": 1}],
+           "queries": [{"id": "q", "requires": []}],
+           "candidates": [{"id": "c", "experience": "e", "type": "raw_span", "cost": 1,
+                           "coverage": {"u": 1}}]}  # fmt: skip
+    assert "query 'q' requires no unit: its weight goes nowhere" in parse_package(doc).warnings
