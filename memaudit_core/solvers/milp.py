@@ -373,6 +373,7 @@ def _check_against_known(
     budget: float,
     run: dict[str, Any],
     incumbent_idx: tuple[int, ...] | None,
+    time_limit: float | None,
     node_limit: int | None,
     detail: dict[str, Any],
 ) -> dict[str, Any]:
@@ -401,7 +402,7 @@ def _check_against_known(
     if value >= best_value - 1e-9 * max(1.0, abs(best_value)):
         return run
     detail["contradicted"] = {"value": value, "known_value": best_value}
-    again = _run_highs({**model, "presolve_off": True}, None, node_limit, None)
+    again = _run_highs({**model, "presolve_off": True}, time_limit, node_limit, None)
     if again["x"] is not None and inst.is_feasible(_selected(model, again), budget):
         again_value = evaluate(inst, list(_selected(model, again)))
         if again["run_status"] == "optimal" and again_value >= best_value - 1e-9 * max(
@@ -819,7 +820,8 @@ def solve_milp(
             return _run_highs_guarded(model, limit, node_limit, start)
         return _run_highs(model, limit, node_limit, start)
 
-    run_start = time.perf_counter()
+    run_start = stage_start = time.perf_counter()
+    stage_limit = time_limit  # what the HiGHS runs below share
     run = highs(time_limit, start)
     if start is not None and run["run_status"] == "optimal" and _objective_off(inst, model, run):
         # Seen on a 5-candidate package: with a MIP start HiGHS 1.16 reported "optimal 7.5"
@@ -837,7 +839,12 @@ def solve_milp(
             run = _repair_over_budget(inst, model, budget, run, time_limit, node_limit, detail)
         if run["x"] is not None and not inst.is_feasible(_selected(model, run), budget):
             run = {**run, "x": None}  # a limited run: its bound stands, its store does not
-    run = _check_against_known(inst, model, budget, run, incumbent_idx, node_limit, detail)
+    remaining = (
+        None if stage_limit is None else max(0.0, stage_limit - (time.perf_counter() - stage_start))
+    )
+    run = _check_against_known(
+        inst, model, budget, run, incumbent_idx, remaining, node_limit, detail
+    )
     detail["model_status"] = run["model_status"]
     if "killed_after_s" in run:
         detail["killed_after_s"] = run["killed_after_s"]
