@@ -1526,3 +1526,24 @@ def test_dropping_dead_weight_keeps_f_and_drops_only_dead_members():
     assert [inst.candidate_ids[i] for i in lean] == ["zz", "bb"]  # the dearer twin goes
     assert evaluate(inst, lean) == evaluate(inst, every)
     assert _dead_members(inst, lean) == []
+
+
+def test_the_presolve_off_re_solve_keeps_within_the_time_limit(monkeypatch):
+    """A limited run must not run its second HiGHS solve without a limit."""
+    from memaudit_core.solvers import milp
+
+    monkeypatch.setattr(milp, "PRESOLVE_OFF_MAX_COLUMNS", 0)
+    real_run = milp._run_highs
+    limits = []
+
+    def recording(model, time_limit, *args):
+        if model.get("presolve_off"):
+            limits.append(time_limit)
+        return real_run(model, time_limit, *args)
+
+    monkeypatch.setattr(milp, "_run_highs", recording)
+    inst = compile_package(load_package(NUMERICS / "milp_presolve_edge.json"))
+    incumbent = (inst.candidate_idx("c4"),)  # the optimum, which HiGHS contradicts
+    raw = run_engine("milp", inst, 4.0304311922688, incumbent_idx=incumbent, time_limit=50.0)[0]
+    assert "contradicted" in raw.detail
+    assert len(limits) == 1 and limits[0] is not None and 0 < limits[0] <= 50.0
