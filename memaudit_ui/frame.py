@@ -112,12 +112,12 @@ def page_time_select(key: str, label: str, container=None, scope: str = "") -> f
     ``scope`` says what gets that time when it is not obvious."""
     from .cached import PAGE_TIME_CHOICES_S, PAGE_TIME_S
 
+    # Kept across page visits like the other page settings (QA s18c).
     return (container or st).select_slider(
         label,
         options=list(PAGE_TIME_CHOICES_S),
-        value=PAGE_TIME_S,
         format_func=seconds_text,
-        key=key,
+        **kept(key, PAGE_TIME_S, lambda v: v if v in PAGE_TIME_CHOICES_S else None),
         help=(scope + " " if scope else "")
         + "Shared by all the optima it solves: budgets proven quickly leave their time to "
         "the hard ones, and time left at the end goes to the unproven ones. An optimum not "

@@ -155,11 +155,16 @@ with tab_cost:
     )
     usable = set(available_cost_rules())
     options = [robustness.AS_STORED, *COST_RULES]
+    # Every sensitivity setting below is kept across page visits, like the presets (QA s18c:
+    # a noise mode set up for a demo was back to shrink after a visit to Compare).
     rules = st.multiselect(
         "Cost rules",
         options,
-        default=list(robustness.default_cost_rules()),
-        key="abl_rules",
+        **kept(
+            "abl_rules",
+            list(robustness.default_cost_rules()),
+            lambda v: [r for r in v if r in options],
+        ),
         format_func=lambda r: (
             r if r == robustness.AS_STORED or r in usable else f"{r} (unavailable)"
         ),
@@ -235,7 +240,7 @@ with tab_cap:
     )
     k = int(
         st.columns(4)[0].number_input(
-            "Group capacity k", min_value=2, max_value=5, value=2, step=1, key="abl_k"
+            "Group capacity k", min_value=2, max_value=5, step=1, **kept("abl_k", 2)
         )
     )
     if armed("cap", "Run capacity sensitivity", "Solves OPT(k) with bnb and milp per budget."):
@@ -287,22 +292,20 @@ with tab_noise:
         "U(0.5, 1); jitter: N(0, σ = level) added to every covered cell, clipped to [0, 1]."
     )
     n1, n2, n3, n4 = st.columns(4)
-    mode = n1.selectbox("Mode", list(robustness.NOISE_MODES), index=1, key="abl_noise_mode")
+    modes = list(robustness.NOISE_MODES)
+    mode = n1.selectbox("Mode", modes, **kept("abl_noise_mode", modes[1]))
     level = n2.number_input(
         "Level",
         min_value=0.0,
         max_value=1.0,
-        value=0.2,
         step=0.05,
-        key="abl_noise_level",
+        **kept("abl_noise_level", 0.2),
         help="Probability per cell (flip, shrink) or σ (jitter).",
     )
     draws = int(
-        n3.number_input(
-            "Draws", min_value=1, max_value=200, value=20, step=5, key="abl_noise_draws"
-        )
+        n3.number_input("Draws", min_value=1, max_value=200, step=5, **kept("abl_noise_draws", 20))
     )
-    seed = int(n4.number_input("Seed", min_value=0, value=0, step=1, key="abl_noise_seed"))
+    seed = int(n4.number_input("Seed", min_value=0, step=1, **kept("abl_noise_seed", 0)))
     if armed("noise", "Run noise sensitivity", "Re-solves OPT and every writer per draw."):
         bar, tick = cached.progress_bar(f"Perturbing and re-solving {draws} draw(s)")
         ns = cached.noise_sensitivity(

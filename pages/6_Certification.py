@@ -10,7 +10,7 @@ import streamlit as st
 from memaudit_core import curves
 from memaudit_core.compiled import POOLS
 from memaudit_ui import cached, figures, render
-from memaudit_ui.frame import frame, md_escape
+from memaudit_ui.frame import frame, kept, md_escape
 
 ENGINES = ("bnb", "milp")
 #: Above this many candidates the audit waits for a click instead of running on page open.
@@ -30,20 +30,20 @@ st.markdown(
 )
 
 c1, c2, c3 = st.columns([1, 1, 2], vertical_alignment="bottom")
+# The audit settings are kept across page visits, like the Budget sweep's inputs (QA s18c: a
+# time limit and seed range set up for a demo were reset by a visit to Compare).
 time_limit = c1.number_input(
     "Time limit per engine (s)",
     min_value=0.5,
     max_value=3600.0,
-    value=30.0,
     step=5.0,
-    key="cert_time_limit",
+    **kept("cert_time_limit", 30.0),
     help="Each engine gets this long per budget. A run that stops at the limit reports its "
     "incumbent, its proven upper bound and the gap — never an OPT.",
 )
 add_budget = c2.checkbox(
     f"Also the sidebar budget ({ctx.budget:.10g})",
-    value=False,
-    key="cert_add_budget",
+    **kept("cert_add_budget", False),
 )
 grid = tuple(sorted(set(pkg.budget_grid()) | ({ctx.budget} if add_budget else set())))
 c3.caption(
@@ -196,16 +196,14 @@ a1, a2, a3 = st.columns([2, 1, 1], vertical_alignment="bottom")
 pools = a1.multiselect(
     "Pools",
     list(POOLS),
-    default=list(POOLS),
-    key="cert_audit_pools",
+    **kept("cert_audit_pools", list(POOLS), lambda v: [p for p in v if p in POOLS]),
 )
 seed_hi = a2.number_input(
     "Seeds 0 to",
     min_value=0,
     max_value=999,
-    value=19,
     step=1,
-    key="cert_audit_seeds",
+    **kept("cert_audit_seeds", 19),
     disabled=not seeded,
     help=(
         f"Packages of the {source.family} family with this package's parameters"
