@@ -41,6 +41,9 @@ PRESENT_CSS = """
 html, body, [data-testid="stAppViewContainer"] { font-size: 20px; }
 [data-testid="stMetricValue"] { font-size: 2.6rem; }
 h1 { font-size: 3rem !important; }
+/* A table still wider than the screen scrolls with a visible bar (QA s18c: the right-hand
+   columns were clipped with no visible way to reach them). */
+[data-testid="stTable"] > div { overflow-x: auto; scrollbar-width: auto; }
 </style>
 """
 

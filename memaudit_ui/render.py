@@ -150,7 +150,8 @@ def table(
             if fmt and name in static.columns:
                 styler = styler.format(_number_formatter(fmt), subset=[name])
         if static.shape[1] > PRESENT_WIDE_COLUMNS:
-            styler = styler.set_table_styles([{"selector": "", "props": "font-size: 0.9em;"}])
+            size = "0.8em" if static.shape[1] >= PRESENT_WIDER_COLUMNS else "0.9em"
+            styler = styler.set_table_styles([{"selector": "", "props": f"font-size: {size};"}])
         st.table(styler)
     else:
         st.dataframe(_denoised(shown), key=key, hide_index=True, **kwargs)
@@ -169,15 +170,44 @@ def table(
 #: (they wrap to many lines and push the numbers off a 1280 px screen; app QA); the CSV keeps
 #: them.
 PRESENT_DROP_TEXT_FROM = 6
-#: ... and one with more columns than this is set in a smaller font.
+#: ... and one with more columns than this is set in a smaller font,
 PRESENT_WIDE_COLUMNS = 7
+#: ... smaller still from this many (QA s18c: 11 numeric columns ran 90 px past a 1024 px
+#: screen at 0.9em).
+PRESENT_WIDER_COLUMNS = 10
+#: A cell of at least this many words (not a comma-separated list of ids) is prose.
+PROSE_MIN_WORDS = 4
+
+
+def _is_prose(value: object) -> bool:
+    """A sentence rather than a value, an id or a list of ids.
+
+    >>> _is_prose("cross-checked: bnb = milp (proven optimal)"), _is_prose("e01:fact, e02:raw")
+    (True, False)
+    """
+    if not isinstance(value, str):
+        return False
+    words = value.split()
+    return len(words) >= PROSE_MIN_WORDS and value.count(",") < len(words) / 2
 
 
 def _fit_projector(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` without its free-text columns ("text", "... text") when it is wide."""
+    """``df`` without its free-text columns when it is wide: those named "text" / "... text"
+    and any other column whose cells are mostly prose (QA s18c: a `verdict` sentence squeezed
+    between 15 numeric columns wrapped to 6 lines a row and pushed the table past the screen)."""
     if df.shape[1] < PRESENT_DROP_TEXT_FROM:
         return df
-    texts = [c for c in df.columns if str(c).lower() == "text" or str(c).lower().endswith(" text")]
+    texts = []
+    for col in df.columns:
+        name = str(col).lower()
+        if name == "text" or name.endswith(" text"):
+            texts.append(col)
+            continue
+        if pd.api.types.is_numeric_dtype(df[col]):  # (bool too)
+            continue
+        cells = [v for v in df[col] if isinstance(v, str) and v and v != "n/a"]
+        if cells and sum(map(_is_prose, cells)) * 2 > len(cells):
+            texts.append(col)
     return df.drop(columns=texts) if texts else df
 
 

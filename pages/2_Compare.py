@@ -121,6 +121,9 @@ render.table(
     unit_df,
     "compare_units",
     f"{cv.package_id}-{cv.label}-units-B{ctx.budget:.10g}",
+    # On a projector the values tell what the coverages do (QA s18c: 11 columns ran past a
+    # 1024 px screen); the CSV keeps them.
+    present_df=unit_df.drop(columns=["store coverage", f"{opt_name} coverage"]),
     height=min(35 * (len(unit_df) + 1) + 3, 740),
     column_config={
         "store coverage": number(format="%.3f", help="Summed coverage z (may exceed 1)."),
@@ -164,7 +167,9 @@ exp_df = pd.DataFrame(cv.experience_table(display=True))
 # On a projector: only the experiences either side wrote, without the texts (app QA: a
 # 10,000 px page with the last column cut off); the CSV keeps everything.
 brief = exp_df[exp_df["match"] != "neither wrote"]
-brief = brief.drop(columns=[c for c in brief.columns if c.endswith("text")])
+# Nor the arrival time: the rows are in arrival order already (QA s18c: 11 columns ran past a
+# 1024 px screen).
+brief = brief.drop(columns=[c for c in brief.columns if c.endswith("text") or c == "time"])
 render.table(
     exp_df,
     "compare_experiences",

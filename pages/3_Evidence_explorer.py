@@ -134,7 +134,9 @@ cols[1].metric("Store coverage", f"{focus.store_coverage:.4g}")
 cols[2].metric(f"{opt_name[:1].upper()}{opt_name[1:]} coverage", f"{focus.opt_coverage:.4g}")
 cols[3].metric("Value lost", f"{focus.lost:.4g}")
 
-a, b = st.columns([3, 2])
+# One above the other on a projector: side by side at 1024 px the queries' text wrapped to a
+# word a line and both tables were cut at the right (QA s18c).
+a, b = (st.container(), st.container()) if ctx.present else st.columns([3, 2])
 with a:
     st.markdown(f"**Candidates covering it** ({len(view.focus_candidates)})")
     if view.focus_candidates:

@@ -504,6 +504,44 @@ def test_presentation_mode_from_cold_link(streamlit_server, page, artifacts_dir)
     full_screenshot(page, artifacts_dir / "Overview-present.png")
 
 
+#: Views whose presentation-mode tables ran past a 1024 px screen (QA s18c D1, D2).
+WIDE_TABLE_VIEWS = [
+    ("/Certification?package=sample:travel-assistant&budget=40&present=1", 1),
+    ("/Compare?package=sample:travel-assistant&budget=40&store=store:fact-extractor&present=1", 3),
+    (
+        "/Evidence_explorer?package=sample:travel-assistant&budget=40"
+        "&store=store:fact-extractor&present=1",
+        3,
+    ),
+]
+
+
+@pytest.mark.parametrize(("view", "n_tables"), WIDE_TABLE_VIEWS)
+def test_presentation_tables_fit_a_1024_screen(streamlit_server, page, view, n_tables):
+    """Every column of every static table is inside the screen's content width, and no row is
+    pushed to several lines by a sentence (the Certification verdict made rows 153 px tall)."""
+    page.set_viewport_size({"width": 1024, "height": 768})
+    path, _, query_text = view.partition("?")
+    open_view(page, streamlit_server, path, query_text)
+    tables = page.get_by_test_id("stTable")
+    expect(tables).to_have_count(n_tables, timeout=LOAD_TIMEOUT_MS)
+    settle(page)
+    assert_no_traceback(page)
+    for i in range(tables.count()):
+        fit = tables.nth(i).evaluate(
+            """t => {
+                const box = t.getBoundingClientRect();
+                const table = t.querySelector('table').getBoundingClientRect();
+                const rows = [...t.querySelectorAll('tbody tr')].map(
+                    r => r.getBoundingClientRect().height);
+                return {box: box.width, table: table.width, tallest: Math.max(...rows),
+                        header: t.querySelector('thead').innerText.replace(/\\s+/g, ' ')};
+            }"""
+        )
+        assert fit["table"] <= fit["box"] + 1, fit
+        assert fit["tallest"] <= 80, fit
+
+
 # --------------------------------------------------------------------------- generator
 
 
