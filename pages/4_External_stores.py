@@ -91,8 +91,10 @@ with st.expander("Load a memory-system export next to this package", expanded=Fa
     c1, c2, c3 = st.columns([3, 1, 1])
     upload = c1.file_uploader(
         f"Export file (.json, .af; at most {MAX_UPLOAD_MB} MB)",
-        # Letta agent files are .af (app QA: refused by the browser with only a tooltip).
-        type=["json", "af"],
+        # Any file is taken and read by the importer, as in the sidebar: Streamlit's own type
+        # check refused a .txt with only a tooltip on the file chip and left the previous
+        # file's "Loaded as" message on screen (QA s18c); exports saved as .txt or .jsonl are
+        # read when their content is right, and get a located st.error naming them otherwise.
         key="w_ext_upload",
         help=f"Read by the importer of the chosen format; pickles are refused; files above "
         f"{MAX_UPLOAD_MB} MB are refused. The package file itself is never changed.",
@@ -124,11 +126,14 @@ with st.expander("Load a memory-system export next to this package", expanded=Fa
             except PackageError as exc:
                 lines = exc.lines()
                 st.error(
-                    f"The export was not loaded as {fmt} ({len(lines)} problem(s)); nothing was "
-                    "added.\n\n" + "\n".join(f"- {md_escape(line)}" for line in lines[:30])
+                    f"**{md_escape(upload.name)} was not loaded** as {fmt} ({len(lines)} "
+                    "problem(s)); nothing was added.\n\n"
+                    + "\n".join(f"- {md_escape(line)}" for line in lines[:30])
                 )
             except MemAuditError as exc:
-                st.error(f"The export was not loaded: {md_escape(str(exc))}")
+                st.error(
+                    f"**{md_escape(upload.name)} was not loaded** as {fmt}: {md_escape(str(exc))}"
+                )
             else:
                 if new_store.memories:
                     imports[store_id] = {"digest": (digest, fmt, rule), "store": new_store}

@@ -285,3 +285,19 @@ def test_a_mixed_store_does_not_take_the_other_stores_curves_away() -> None:
     assert any("Not union-scored here" in i.value and "mixed" in i.value for i in at.info)
     assert "Kept vs upper-pruned per system across budgets" in [h.value for h in at.subheader]
     assert "mixed" not in at.selectbox(key="w_ext_store").options
+
+
+def test_an_export_of_any_file_type_is_read_and_a_bad_one_named_over_the_last_success() -> None:
+    """External stores' export uploader: a .txt was refused by the browser with only a
+    tooltip, and the previous file's "Loaded as" message stayed below it (QA s18c D6)."""
+    at = _run("pages/4_External_stores.py", "sample:veg-to-pescatarian", budget=12)
+    uploader = at.file_uploader(key="w_ext_upload")
+    assert uploader.allowed_type == []  # no browser-side filter: the app reads every file
+    export = b'{"results": [{"id": "m1", "memory": "User is vegetarian", "metadata": {}}]}'
+    uploader.set_value(("mem0.json", export, "application/json")).run()
+    assert [s.value for s in at.success][0].startswith("Loaded as store `mem0`")
+    at.file_uploader(key="w_ext_upload").set_value(("notes.txt", b"hello\n", "text/plain")).run()
+    assert not at.exception
+    assert not at.success, [s.value for s in at.success]
+    errors = [e.value.replace("\\", "") for e in at.error]
+    assert any("notes.txt was not loaded" in e and "not valid JSON" in e for e in errors), errors
