@@ -223,14 +223,26 @@ def _resolve_package() -> tuple[str, Package]:
         pkg = sources.load_by_key(key)
     except MemAuditError as exc:
         fallback = sources.default_package_key()
+        # First among the link's problems: it is the root cause of the others (QA s18c: it
+        # came after the budget and present warnings).
         state.add_problem(
             f"Could not open the package {_md_escape_inline(key)}: {_md_escape_inline(str(exc))}. "
-            f"Showing {_md_escape_inline(fallback)} at its default budget instead."
+            f"Showing {_md_escape_inline(fallback)} at its default budget instead.",
+            first=True,
         )
         key, pkg = fallback, sources.load_by_key(fallback)
-        # The budget and store were meant for the package that failed.
+        # The budget was meant for the package that failed, and so was a store of its own; a
+        # writer works on any package and is checked by the store picker like any other link
+        # store. A dropped store is named (QA s18c: store=writer:nope vanished silently).
         st.session_state["ma_budget"] = None
-        st.session_state["ma_store"] = None
+        store = st.session_state.get("ma_store")
+        if store is not None and str(store).startswith("store:"):
+            if st.session_state.pop("ma_store_from_url", False):
+                state.add_problem(
+                    f"ignored store={_md_escape_inline(str(store))} in the link: a store of the "
+                    "package that could not be opened; showing the default."
+                )
+            st.session_state["ma_store"] = None
     st.session_state["ma_package"] = key
     return key, pkg
 

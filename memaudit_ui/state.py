@@ -68,8 +68,10 @@ def parse_budget(text: str) -> tuple[float | None, str | None]:
     return normalise_budget(value), None
 
 
-def add_problem(message: str) -> None:
-    st.session_state.setdefault(PROBLEMS_KEY, []).append(message)
+def add_problem(message: str, *, first: bool = False) -> None:
+    """Queue a problem with the link; ``first`` puts it before those already queued."""
+    problems = st.session_state.setdefault(PROBLEMS_KEY, [])
+    problems.insert(0, message) if first else problems.append(message)
 
 
 def pop_problems() -> list[str]:

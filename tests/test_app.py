@@ -301,3 +301,26 @@ def test_an_export_of_any_file_type_is_read_and_a_bad_one_named_over_the_last_su
     assert not at.success, [s.value for s in at.success]
     errors = [e.value.replace("\\", "") for e in at.error]
     assert any("notes.txt was not loaded" in e and "not valid JSON" in e for e in errors), errors
+
+
+@pytest.mark.parametrize("store", ["writer:nope", "store:fact-extractor"])
+def test_a_link_with_a_bad_package_names_its_store_too_and_the_package_first(store: str) -> None:
+    """QA s18c D8: with the package bad, the store was dropped without a word, and the
+    package (the root cause) was named after the budget and present problems."""
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    at.query_params.update({"package": "bogus", "budget": "abc", "store": store, "present": "2"})
+    at.run()
+    assert not at.exception
+    warnings = [w.value.replace("\\", "").replace("\u2060", "") for w in at.warning]
+    assert warnings[0].startswith("Could not open the package bogus"), warnings
+    assert any("budget='abc'" in w for w in warnings[1:]), warnings
+    assert any(f"store={store} in the link" in w for w in warnings[1:]), warnings
+
+
+def test_a_writer_in_a_link_with_a_bad_package_is_kept() -> None:
+    """A reference writer works on any package: only the package falls back."""
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    at.query_params.update({"package": "bogus", "store": "writer:gvt"})
+    at.run()
+    assert not at.exception
+    assert at.session_state["ma_store"] == "writer:gvt"
