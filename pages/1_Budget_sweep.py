@@ -95,6 +95,16 @@ with c1:
         except MemAuditError as exc:
             st.error(str(exc))
             st.stop()
+        total = pkg.total_cost()
+        past = [b for b in grid if b > total]
+        if past:
+            # Never silent, as the sidebar's budget above the total is not (QA s18c: 10
+            # identical points from 100 to 1000 on a package costing 51 in all).
+            st.warning(
+                f"{len(past)} of the {len(grid)} budgets ({past[0]:.10g} and up) are above the "
+                f"package's total candidate cost ({total:g} {md_escape(unit)}): every "
+                "candidate fits there, so their points equal the one at the total."
+            )
     else:
         grid = grid_default
     st.caption("Budgets: " + ", ".join(f"{b:.10g}" for b in grid))

@@ -324,3 +324,19 @@ def test_a_writer_in_a_link_with_a_bad_package_is_kept() -> None:
     at.run()
     assert not at.exception
     assert at.session_state["ma_store"] == "writer:gvt"
+
+
+def test_a_sweep_range_past_the_total_cost_says_so() -> None:
+    """QA s18c D10: start 0, stop 1000, step 100 on a package costing 51 in all drew ten
+    identical points without a word."""
+    at = _run("pages/1_Budget_sweep.py", "sample:update_chain", budget=6)
+    at.radio(key="sweep_grid").set_value("range").run()
+    at.number_input(key="sweep_start").set_value(0.0)
+    at.number_input(key="sweep_stop").set_value(1000.0)
+    at.number_input(key="sweep_step").set_value(100.0).run()
+    assert not at.exception and not at.error
+    warnings = [w.value for w in at.warning]
+    assert any(
+        "10 of the 11 budgets (100 and up) are above the package's total candidate cost (51" in w
+        for w in warnings
+    ), warnings
