@@ -52,6 +52,11 @@ KIND_COLORS = {
     "provenance": "#6b6b6b",
 }
 
+#: Tallest chart in presentation mode: a 1280 x 720 screen shows 645 px under the app's
+#: header, and a chart there is title, plot and legend on one screen (QA s18c: 8 of 17 charts
+#: were taller, an Evidence heatmap 3,132 px). render.chart holds every chart to it.
+PRESENT_MAX_HEIGHT = 630
+
 #: The plotly template every figure uses (:func:`base_layout`, :func:`base_layout_dict`).
 TEMPLATE = "plotly_white"
 #: One name for F on every value axis (the objective: weighted evidence value).
@@ -422,16 +427,18 @@ def bucket_value_bars(
     }
     # Below the plot, so a long store name in the legend never meets the title; the value
     # labels keep their size ("(lost x)" shrank to 8 px on narrow bars, projector QA).
+    # On a projector the legend goes lower, under room for the x labels plotly rotates at
+    # 1024 px (QA s18c: the legend was drawn over them).
     layout["legend"] = {
         "orientation": "h",
         "yanchor": "top",
-        "y": -0.22,
+        "y": -0.4 if present else -0.22,
         "xanchor": "left",
         "x": 0,
         "font": {"size": font, "color": TEXT_COLOR},
         "title": {"font": {"size": font, "color": TEXT_COLOR}},
     }
-    layout["margin"] = {**layout["margin"], "b": 60 + 3 * font}
+    layout["margin"] = {**layout["margin"], "b": 60 + 3 * font + (90 if present else 0)}
     layout["uniformtext"] = {"minsize": font - 2, "mode": "show"}
     return prevalidated_figure(data, layout)
 
@@ -606,7 +613,9 @@ def coverage_heatmap(
     height = 220 + row_px * max(n_rows, 10) + label_px
     base_layout(fig, title, present, height=min(height, 3200))
     _explain_fonts(fig, present)
-    angle = -45 if n_cols <= 25 else -90
+    # Upright on a projector: at -45 degrees 20 ids at projector size overlapped in the width
+    # the legend and colour bar leave at 1024 px (QA s18c).
+    angle = -45 if n_cols <= 25 and not present else -90
     fig.update_xaxes(
         tickfont={"size": tick + (4 if present else 0)}, tickangle=angle, automargin=True
     )
@@ -644,7 +653,60 @@ def coverage_heatmap(
         },
         plot_bgcolor="white",
     )
+    if present:
+        _heatmap_on_one_screen(fig, heatmap_data)
     return fig
+
+
+def _heatmap_on_one_screen(fig: go.Figure, heatmap_data: HeatmapData) -> None:
+    """A projector's heatmap at most :data:`PRESENT_MAX_HEIGHT` tall, legend below the plot.
+
+    QA s18c: 808 px (3,132 on a 500-experience package) ran past a 1280 x 720 screen, and
+    the kinds legend beside the plot took the width the unit ids needed. Below, it leaves the
+    right side to a colour bar of a readable length; row labels thin out by themselves.
+    """
+    height = min(int(fig.layout.height), PRESENT_MAX_HEIGHT)
+    n_cols = len(heatmap_data.col_ids)
+    longest = max((len(c) for c in heatmap_data.col_ids), default=0)
+    labels = 0 if n_cols > 80 else int(9.5 * longest)  # upright ids at the projector size
+    kinds = len(dict.fromkeys(heatmap_data.col_kinds))
+    legend_rows = math.ceil((kinds + 1) / 4)  # + the "unit kind" title; 4 fit at 1024 px
+    bottom = 60 + labels + 34 * legend_rows
+    top = 90
+    plot_px = max(120, height - top - bottom)
+    for shape in fig.layout.shapes:  # the kind bands: 12 px above the plot at any height
+        if shape.type == "rect" and shape.y0 > 1:
+            shape.y1 = 1.0 + 12 / plot_px
+    fig.update_layout(
+        height=height,
+        margin={"l": 10, "r": 120, "t": top, "b": bottom},
+        legend={
+            "orientation": "h",
+            "yref": "container",
+            "y": 0,
+            "yanchor": "bottom",
+            "xref": "container",
+            "xanchor": "left",
+            "x": 0,
+        },
+    )
+    # The tags' meaning joins the x title: in a plot this short the y title ran into the
+    # chart's title.
+    tags = fig.layout.yaxis.title.text
+    fig.update_yaxes(title_text="candidate", row=1, col=1)
+    fig.update_xaxes(
+        title_text=f"{fig.layout.xaxis2.title.text}; {tags[tags.find('(') + 1 : -1]}",
+        row=1,
+        col=2,
+    )
+    fig.update_traces(
+        colorbar={"len": 0.8, "y": 0.0, "yanchor": "bottom", "x": 1.01},
+        selector={"type": "heatmap"},
+    )
+    # A horizontal legend stacks a group's entries in a column: ungrouped, they share rows,
+    # and the legend's own title names them.
+    fig.update_traces(legendgroup=None, legendgrouptitle_text=None, selector={"type": "scatter"})
+    fig.update_layout(legend_title_text="unit kind")
 
 
 #: Above this many experiences the store timeline draws small markers.
@@ -1325,6 +1387,14 @@ _SYSTEM_FALLBACK = ("#e07b39", "#c7a76c", "#4bb3c8", "#6b6b6b", "#b07cc6")
 _OPEN_MARKER = {"size": 7, "symbol": "circle-open"}
 
 
+#: The three lines drawn per external store: (row field, name, line style, marker).
+UNION_LINES = (
+    ("kept_value", "kept", {"width": 3}, {"size": 9}),
+    ("upper_value", "upper-pruned", {"width": 2, "dash": "dash"}, _OPEN_MARKER),
+    ("union_opt_value", "OPT over P+", {"width": 1.5, "dash": "dot"}, None),
+)
+
+
 def union_curve_lines(
     rows: Sequence,
     title: str,
@@ -1355,22 +1425,40 @@ def union_curve_lines(
             "size": [14 if r.cost_effect else 9 for r in pts],
             "symbol": ["x" if r.cost_effect else "circle" for r in pts],
         }
-        for field, what, line, marker in (
-            ("kept_value", "kept", {"width": 3}, kept_marker),
-            ("upper_value", "upper-pruned", {"width": 2, "dash": "dash"}, _OPEN_MARKER),
-            ("union_opt_value", "OPT over P+", {"width": 1.5, "dash": "dot"}, None),
-        ):
+        if present:
+            # On a projector one legend entry per store (its colour) and one per line style
+            # below: 3 stores x 3 lines took 40% of the figure (QA s18c).
+            fig.add_scatter(
+                x=[None],
+                y=[None],
+                mode="lines",
+                name=name,
+                legendgroup=sid,
+                line={"color": color, "width": 4},
+            )
+        for field, what, line, marker in UNION_LINES:
+            if field == "kept_value":
+                marker = kept_marker
             fig.add_scatter(
                 x=xs,
                 y=[getattr(r, field) for r in pts],
                 mode="lines+markers" if marker else "lines",
-                # On a projector the store names the group once (a shorter legend).
                 name=what if present else f"{name}: {what}",
                 legendgroup=sid,
-                legendgrouptitle={"text": name} if present else None,
+                showlegend=not present,
                 line={"color": color, **line},
                 marker=marker,
                 hovertemplate=f"budget %{{x}}<br>{what} %{{y:.4g}}<extra>{name}</extra>",
+            )
+    if present:
+        for _field, what, line, marker in UNION_LINES:
+            fig.add_scatter(
+                x=[None],
+                y=[None],
+                mode="lines+markers" if marker else "lines",
+                name=what,
+                line={"color": "#555555", **line},
+                marker=marker,
             )
     opt = {r.budget: r.package_opt_value for r in rows}
     if opt:
@@ -1396,7 +1484,7 @@ def union_curve_lines(
     if present:
         # A legend on the right took 40% of a 1024 px projector (projector QA): below the
         # plot instead, at the bottom of a figure made taller by the rows it needs.
-        rows = math.ceil(sum(1 for t in fig.data if t.showlegend is not False) / 2)
+        rows = math.ceil(sum(1 for t in fig.data if t.showlegend is not False) / 4)
         bottom = 100 + 34 * rows
         fig = base_layout(fig, title, present, height=300 + int(bottom / 1.35))
         fig.update_layout(
@@ -1550,9 +1638,11 @@ def cost_rule_ratio_chart(sensitivity: CostRuleSensitivity, title: str, present:
     at 1024 px on a projector the rotated names ran into the legend and the upright-rotated
     labels were 8 px).
     """
-    fig = go.Figure()
     rules = [r for r in sensitivity.rules if r.available]
     writers = list(sensitivity.writers)
+    if present and rules:
+        return _cost_rule_panels(rules, writers, title)
+    fig = go.Figure()
     for k, rule in enumerate(rules):
         means = dict(rule.mean_ratio)
         fig.add_bar(
@@ -1567,7 +1657,7 @@ def cost_rule_ratio_chart(sensitivity: CostRuleSensitivity, title: str, present:
             constraintext="none",
             cliponaxis=False,
             name=rule.rule,
-            marker_color=COLORS["opt"] if k == 0 else METHOD_PALETTE[(k - 1) % len(METHOD_PALETTE)],
+            marker_color=_rule_color(k),
         )
     # Writers top to bottom in registry order; rules in legend order within each group.
     fig.update_layout(barmode="group", legend={"traceorder": "normal"})
@@ -1578,6 +1668,67 @@ def cost_rule_ratio_chart(sensitivity: CostRuleSensitivity, title: str, present:
     # which a 720 px screen shows whole (QA: 1,017 px, the legend off screen).
     base_layout(fig, _plain(title), present, height=min(height, 500) if present else height)
     _legend_below(fig, present)
+    return fig
+
+
+def _rule_color(k: int) -> str:
+    return COLORS["opt"] if k == 0 else METHOD_PALETTE[(k - 1) % len(METHOD_PALETTE)]
+
+
+def _cost_rule_panels(rules: Sequence, writers: list[str], title: str) -> go.Figure:
+    """The cost-rule chart on a projector: one panel per rule, named above it, writers shared.
+
+    Grouped, 7 writers x 4 rules made bars 11 px thick, too thin for a projector-size value
+    label (QA s18c: the labels were a fixed 11 px); one bar per writer and panel leaves room
+    for labels as large as the ticks, and the panel titles replace the legend.
+    """
+    from plotly.subplots import make_subplots
+
+    label_px = 18
+    fig = make_subplots(
+        rows=1,
+        cols=len(rules),
+        shared_yaxes=True,
+        subplot_titles=[r.rule for r in rules],
+        horizontal_spacing=0.025,
+    )
+    for k, rule in enumerate(rules):
+        means = dict(rule.mean_ratio)
+        fig.add_bar(
+            y=writers,
+            x=[means.get(w) or 0 for w in writers],
+            orientation="h",
+            text=["n/a" if means.get(w) is None else f"{means[w]:.2f}" for w in writers],
+            textposition="outside",
+            textangle=0,
+            textfont={"size": label_px},
+            constraintext="none",
+            cliponaxis=False,
+            name=rule.rule,
+            showlegend=False,
+            marker_color=_rule_color(k),
+            row=1,
+            col=k + 1,
+        )
+    # Room for "1.00" past a full bar inside a narrow panel.
+    fig.update_xaxes(range=[0, 1.55], tickvals=[0, 0.5, 1], ticktext=["0", "0.5", "1"])
+    fig.update_yaxes(autorange="reversed")
+    fig.update_yaxes(title_text="reference writer", row=1, col=1)
+    # Fits a 1280 x 720 projector screen whole with its title (base_layout scales by 1.35).
+    base_layout(fig, _plain(title), True, height=min(180 + 48 * len(writers), 460))
+    fig.update_annotations(font={"size": 20, "color": TEXT_COLOR})  # the panel (rule) titles
+    fig.add_annotation(
+        text="mean ratio F / OPT over the budgets",
+        xref="paper",
+        yref="paper",
+        x=0.5,
+        y=0,
+        yshift=-60,
+        yanchor="top",
+        showarrow=False,
+        font={"size": 22, "color": TEXT_COLOR},
+    )
+    fig.update_layout(margin={"b": 110, "t": fig.layout.margin.t + 30})
     return fig
 
 
@@ -1656,7 +1807,14 @@ def noise_delta_bars(noise_sensitivity: NoiseSensitivity, title: str, present: b
         y=writers,
         x=tops,
         mode="text",
-        text=["n/a" if r.mean_abs_delta is None else f"  {r.mean_abs_delta:.3f}" for r in rows],
+        # Both numbers, each named: the label sits at the whisker's end, and a bare mean there
+        # read as the maximum (QA s18c: "0.022" at a whisker reaching 0.43).
+        text=[
+            "n/a"
+            if r.mean_abs_delta is None
+            else f"  mean {r.mean_abs_delta:.3f} · max {r.max_abs_delta or 0.0:.3f}"
+            for r in rows
+        ],
         textposition="middle right",
         textfont={"size": 18 if present else 14},
         cliponaxis=False,
@@ -1672,7 +1830,9 @@ def noise_delta_bars(noise_sensitivity: NoiseSensitivity, title: str, present: b
     )
     fig.update_yaxes(title_text="reference writer", autorange="reversed")
     fig.update_xaxes(
-        title_text="mean |noisy ratio − clean ratio|", range=[0, max(tops + [1e-3]) * 1.3]
+        # Room past the longest whisker for its "mean … · max …" label.
+        title_text="mean |noisy ratio − clean ratio|",
+        range=[0, max(tops + [1e-3]) * (1.9 if present else 1.7)],
     )
     base_layout(fig, _plain(title), present, height=max(420, 180 + 44 * len(rows)))
     _legend_below(fig, present)
