@@ -427,18 +427,25 @@ def bucket_value_bars(
     }
     # Below the plot, so a long store name in the legend never meets the title; the value
     # labels keep their size ("(lost x)" shrank to 8 px on narrow bars, projector QA).
-    # On a projector the legend goes lower, under room for the x labels plotly rotates at
-    # 1024 px (QA s18c: the legend was drawn over them).
     layout["legend"] = {
         "orientation": "h",
         "yanchor": "top",
-        "y": -0.4 if present else -0.22,
+        "y": -0.22,
         "xanchor": "left",
         "x": 0,
         "font": {"size": font, "color": TEXT_COLOR},
         "title": {"font": {"size": font, "color": TEXT_COLOR}},
     }
-    layout["margin"] = {**layout["margin"], "b": 60 + 3 * font + (90 if present else 0)}
+    layout["margin"] = {**layout["margin"], "b": 60 + 3 * font}
+    if present:
+        # Between the title and the plot, in a band of its own: at 1024 px plotly rotates the
+        # kind names, and a legend below the plot was drawn over them (QA s18c).
+        layout["legend"].update({"yanchor": "bottom", "y": 1.02})
+        layout["margin"] = {
+            **layout["margin"],
+            "t": layout["margin"]["t"] + 45,
+            "b": 60 + 3 * font + 60,
+        }
     layout["uniformtext"] = {"minsize": font - 2, "mode": "show"}
     return prevalidated_figure(data, layout)
 

@@ -542,6 +542,32 @@ def test_presentation_tables_fit_a_1024_screen(streamlit_server, page, view, n_t
         assert fit["tallest"] <= 80, fit
 
 
+def test_compare_kind_chart_legend_clears_its_rotated_labels_at_1024(streamlit_server, page):
+    """QA s18c D7.2: at 1024 px plotly rotates the kind names, and the legend below the plot
+    was drawn over them ("current truth" cut to "current tr")."""
+    page.set_viewport_size({"width": 1024, "height": 768})
+    open_view(
+        page,
+        streamlit_server,
+        "/Compare",
+        "package=sample:travel-assistant&budget=40&store=store:fact-extractor&present=1",
+    )
+    chart = page.get_by_test_id("stPlotlyChart").first
+    legend = chart.locator(".legend").bounding_box()
+    labels = [t.bounding_box() for t in chart.locator(".xtick text").all()]
+    assert legend and labels
+
+    def overlap(a, b) -> bool:
+        return (
+            a["x"] < b["x"] + b["width"]
+            and b["x"] < a["x"] + a["width"]
+            and a["y"] < b["y"] + b["height"]
+            and b["y"] < a["y"] + a["height"]
+        )
+
+    assert not [b for b in labels if overlap(legend, b)], (legend, labels)
+
+
 # --------------------------------------------------------------------------- generator
 
 
