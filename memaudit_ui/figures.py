@@ -1490,10 +1490,11 @@ def union_curve_lines(
     fig.update_yaxes(title_text=VALUE_AXIS, rangemode="tozero")
     if present:
         # A legend on the right took 40% of a 1024 px projector (projector QA): below the
-        # plot instead, at the bottom of a figure made taller by the rows it needs.
+        # plot instead, in the rows it needs (about 4 short entries a row), in a figure of a
+        # whole screen's height; the plot gets what title and legend leave.
         rows = math.ceil(sum(1 for t in fig.data if t.showlegend is not False) / 4)
         bottom = 100 + 34 * rows
-        fig = base_layout(fig, title, present, height=300 + int(bottom / 1.35))
+        fig = base_layout(fig, title, present, height=int(PRESENT_MAX_HEIGHT / 1.35))
         fig.update_layout(
             legend={
                 "orientation": "h",
