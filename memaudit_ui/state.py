@@ -122,6 +122,13 @@ def init_from_url() -> None:
     if present not in ("0", "1", "true", "false", "yes", "no", ""):
         add_problem(f"ignored present={params['present']!r} in the link: use present=1")
     state["ma_present"] = present in ("1", "true", "yes")
+    if "page" in params:
+        # Conformance QA: DESIGN lists the page among the link's parts, and page=Compare was
+        # silently ignored; the page is the link's path here (Streamlit's pages/ folder).
+        add_problem(
+            f"ignored page={params['page']!r} in the link: the page is the link's path, "
+            "e.g. /Compare?package=..."
+        )
     state["ma_initialised"] = True
 
 

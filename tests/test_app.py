@@ -340,3 +340,14 @@ def test_a_sweep_range_past_the_total_cost_says_so() -> None:
         "10 of the 11 budgets (100 and up) are above the package's total candidate cost (51" in w
         for w in warnings
     ), warnings
+
+
+def test_a_page_parameter_in_a_link_is_named_not_silently_ignored() -> None:
+    """Conformance QA: DESIGN lists the page among a link's parts; ?page=Compare opened the
+    Overview without a word. The page is the link's path, and the warning says so."""
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    at.query_params.update({"package": "sample:update_chain", "budget": "6", "page": "Compare"})
+    at.run()
+    assert not at.exception
+    warnings = [w.value.replace("\\", "").replace("\u2060", "") for w in at.warning]
+    assert any("ignored page='Compare' in the link" in w and "/Compare?" in w for w in warnings)
