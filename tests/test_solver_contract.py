@@ -1461,6 +1461,7 @@ def test_a_contradiction_that_persists_leaves_the_optimum_unproven(monkeypatch):
     expected = brute_force(inst, budget)[0]
     res = solve(inst, budget, "milp", cross_check=False)
     assert res.status == "unproven" and not res.certified
+    assert "also with its presolve off" in res.certificate.reason  # not "a hair over"
     assert res.value == pytest.approx(expected, rel=1e-9, abs=0)
     assert res.bound is None or res.bound >= expected
 
@@ -1547,3 +1548,44 @@ def test_the_presolve_off_re_solve_keeps_within_the_time_limit(monkeypatch):
     raw = run_engine("milp", inst, 4.0304311922688, incumbent_idx=incumbent, time_limit=50.0)[0]
     assert "contradicted" in raw.detail
     assert len(limits) == 1 and limits[0] is not None and 0 < limits[0] <= 50.0
+
+
+@pytest.mark.parametrize("budget", [0.2497396220001737, 0.24973962212504353, 0.24973962222493937])
+def test_the_presolve_off_re_solve_repairs_a_store_over_the_budget(monkeypatch, budget):
+    """Exactness re-check: with presolve on HiGHS "proved" 1.6 or 2.8 (OPT 2.9); the re-solve
+    without presolve landed a hair over the budget and, with no repair, ended unproven."""
+    from memaudit_core.solvers import milp
+
+    monkeypatch.setattr(milp, "PRESOLVE_OFF_MAX_COLUMNS", 0)
+    inst = compile_package(load_package(NUMERICS / "milp_presolve_off_repair.json"))
+    expected = brute_force(inst, budget)[0]
+    raw = run_engine("milp", inst, budget)[0]
+    assert raw.detail["contradicted"]["value"] < expected - 1e-6
+    assert raw.status == "optimal" and inst.is_feasible(raw.selected_idx, budget)
+    assert evaluate(inst, raw.selected_idx) == pytest.approx(expected, rel=1e-9, abs=0)
+
+
+@pytest.mark.parametrize(("name", "budget"), [("mixedscale_zero", 1.0), ("mixedscale_rel", 2.0)])
+def test_dropping_dead_weight_never_empties_a_tiny_optimum(name, budget):
+    """Weights of 1 next to 1e-13: the whole optimum is below the absolute 1e-12 floor, and
+    the dead-weight pass emptied it (certified 0 where HiGHS had found 1e-13)."""
+    path = NUMERICS / f"{name}.json"
+    inst = compile_package(load_package(path))
+    # The doc-level oracle has no floor (the product's brute force shares the 1e-12 one).
+    expected = doc_brute_force(json.loads(path.read_text(encoding="utf-8")), budget)
+    assert 0 < expected < 1e-9
+    res = solve(inst, budget, "milp", cross_check=False)
+    assert res.value == pytest.approx(expected, rel=1e-9, abs=0)
+
+
+def test_dropping_dead_weight_reads_each_loss_on_its_own_units():
+    """F near 1e9: a member losing 1e-8 was dropped, its loss hidden in the float difference
+    of two totals (ulp 1.2e-7). Two members cover r fully: one of them is dead, not both."""
+    from memaudit_core.solvers.milp import drop_dead_weight
+
+    inst = compile_package(load_package(NUMERICS / "drop_float_hide_1e9.json"))
+    every = tuple(range(inst.n_candidates))
+    lean = drop_dead_weight(inst, every)
+    assert len(lean) == len(every) - 1
+    covers_r = [i for i in every if inst.coverage[[i]].toarray()[0][inst.unit_ids.index("r")] > 0]
+    assert len(covers_r) == 2 and sum(i in lean for i in covers_r) == 1

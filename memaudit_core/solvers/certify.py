@@ -524,7 +524,13 @@ def finish(
     checks = [first]
     reasons: list[str] = []
     diffs = [rel_diff(first.value, value, unit)]
-    if raw.status == "unproven":
+    if raw.status == "unproven" and raw.detail.get("contradicted", {}).get("unresolved"):
+        reasons.append(
+            f"{primary} proved a store worth less than a known feasible one, also with its "
+            "presolve off (floating point near the budget's edge); the best known store is kept, "
+            "not proven"
+        )
+    elif raw.status == "unproven":
         reasons.append(
             f"{primary} kept returning stores a hair over the budget (its floating-point "
             "tolerance); the best store within the budget is not proven"
