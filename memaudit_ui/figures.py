@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import plotly.graph_objects as go
 import plotly.io as pio
@@ -1652,21 +1652,8 @@ def cost_rule_ratio_chart(sensitivity: CostRuleSensitivity, title: str, present:
         return _cost_rule_panels(rules, writers, title)
     fig = go.Figure()
     for k, rule in enumerate(rules):
-        means = dict(rule.mean_ratio)
-        fig.add_bar(
-            y=writers,
-            x=[means.get(w) or 0 for w in writers],
-            orientation="h",
-            text=["n/a" if means.get(w) is None else f"{means[w]:.2f}" for w in writers],
-            textposition="outside",
-            textangle=0,
-            # Bar-thick text, not shrunk further by plotly (it drew 7 px labels).
-            textfont={"size": 11},
-            constraintext="none",
-            cliponaxis=False,
-            name=rule.rule,
-            marker_color=_rule_color(k),
-        )
+        # Bar-thick text, not shrunk further by plotly (it drew 7 px labels).
+        fig.add_bar(**_rule_bar(rule, k, writers, label_px=11))
     # Writers top to bottom in registry order; rules in legend order within each group.
     fig.update_layout(barmode="group", legend={"traceorder": "normal"})
     fig.update_yaxes(title_text="reference writer", autorange="reversed")
@@ -1681,6 +1668,24 @@ def cost_rule_ratio_chart(sensitivity: CostRuleSensitivity, title: str, present:
 
 def _rule_color(k: int) -> str:
     return COLORS["opt"] if k == 0 else METHOD_PALETTE[(k - 1) % len(METHOD_PALETTE)]
+
+
+def _rule_bar(rule: Any, k: int, writers: list[str], *, label_px: int) -> dict[str, Any]:
+    """One cost rule's horizontal bars of mean ratios per writer, labelled outside the bar."""
+    means = dict(rule.mean_ratio)
+    return {
+        "y": writers,
+        "x": [means.get(w) or 0 for w in writers],
+        "orientation": "h",
+        "text": ["n/a" if means.get(w) is None else f"{means[w]:.2f}" for w in writers],
+        "textposition": "outside",
+        "textangle": 0,
+        "textfont": {"size": label_px},
+        "constraintext": "none",
+        "cliponaxis": False,
+        "name": rule.rule,
+        "marker_color": _rule_color(k),
+    }
 
 
 def _cost_rule_panels(rules: Sequence, writers: list[str], title: str) -> go.Figure:
@@ -1701,22 +1706,8 @@ def _cost_rule_panels(rules: Sequence, writers: list[str], title: str) -> go.Fig
         horizontal_spacing=0.025,
     )
     for k, rule in enumerate(rules):
-        means = dict(rule.mean_ratio)
         fig.add_bar(
-            y=writers,
-            x=[means.get(w) or 0 for w in writers],
-            orientation="h",
-            text=["n/a" if means.get(w) is None else f"{means[w]:.2f}" for w in writers],
-            textposition="outside",
-            textangle=0,
-            textfont={"size": label_px},
-            constraintext="none",
-            cliponaxis=False,
-            name=rule.rule,
-            showlegend=False,
-            marker_color=_rule_color(k),
-            row=1,
-            col=k + 1,
+            **_rule_bar(rule, k, writers, label_px=label_px), showlegend=False, row=1, col=k + 1
         )
     # Room for "1.00" past a full bar inside a narrow panel.
     fig.update_xaxes(range=[0, 1.55], tickvals=[0, 0.5, 1], ticktext=["0", "0.5", "1"])
