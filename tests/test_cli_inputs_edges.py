@@ -265,3 +265,11 @@ def test_an_id_that_only_looks_like_a_known_one_is_shown_escaped(capsys, tmp_pat
     path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
     code, _, err = run(capsys, "validate", str(path))
     assert code == 2 and "(got 'cafe\\u0301')" in err
+
+
+def test_a_character_device_is_refused_as_an_export_too(capsys):
+    code, out, _ = run(capsys, "score", UPDATE_CHAIN, "--budget", "6", "--external",
+                       "/dev/urandom", "--format", "mem0", "--json")  # fmt: skip
+    assert code == 2
+    (problem,) = json.loads(out)["error"]["problems"]
+    assert problem["rule"] == "regular-file"

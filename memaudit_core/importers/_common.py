@@ -77,6 +77,9 @@ def read_bytes(path: str | Path) -> bytes:
         fail(p, "$", "file-exists", "no such file or folder")
     if p.is_dir():
         fail(p, "$", "file-type", "expected a file, got a folder")
+    from ..package import refuse_device
+
+    refuse_device(p, str(p))  # /dev/urandom would be read until memory runs out
     try:
         data = p.read_bytes()
     except OSError as exc:
