@@ -1589,3 +1589,14 @@ def test_dropping_dead_weight_reads_each_loss_on_its_own_units():
     assert len(lean) == len(every) - 1
     covers_r = [i for i in every if inst.coverage[[i]].toarray()[0][inst.unit_ids.index("r")] > 0]
     assert len(covers_r) == 2 and sum(i in lean for i in covers_r) == 1
+
+
+def test_engines_split_by_a_store_at_the_budgets_float_edge_say_so():
+    """Exactness re-check: B(1 + 1e-9) lands within one rounding of a store's cost; enum's
+    correctly rounded sum admits it, bnb's running sum does not. That is no solver bug to
+    report as "exact solvers disagree": the message names the edge and what to do."""
+    inst = compile_package(load_package(NUMERICS / "ulp_edge_engines.json"))
+    with pytest.raises(SolverError, match="within floating-point rounding of the budget limit"):
+        solve(inst, 1.2441788215284977)
+    # A budget 1e-10 (relative) lower is away from the edge: certified.
+    assert solve(inst, 1.2441788215284977 * (1 - 1e-10)).certified

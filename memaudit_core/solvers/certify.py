@@ -312,6 +312,23 @@ def _require_feasible(
         )
 
 
+def _refuse_float_edge(
+    inst: CompiledInstance, budget: float, stores: Sequence[Sequence[int]]
+) -> None:
+    """A clear error when two engines' different optima are explained by a store whose cost
+    lies within float rounding of the budget limit (one engine's running sum admits it, the
+    other's does not; exactness re-check: ``auto`` said "exact solvers disagree" there)."""
+    limit = budget_with_tolerance(budget)
+    edge = [s for s in stores if abs(inst.selection_cost(s) - limit) <= 1e-12 * max(limit, 1e-300)]
+    if edge:
+        raise SolverError(
+            f"at budget {budget!r} a store costs {inst.selection_cost(edge[0])!r}, within "
+            f"floating-point rounding of the budget limit {limit!r}: the engines' cost sums "
+            "fall on either side of it, so no optimum can be certified there; move the budget "
+            "by more than 1e-12 of itself"
+        )
+
+
 def _check_incumbent(
     inst: CompiledInstance, incumbent_idx: Sequence[int] | None
 ) -> tuple[int, ...] | None:
@@ -581,6 +598,7 @@ def finish(
                 )
                 diffs.extend(pair)
                 if max(pair[:2]) > VALUE_RTOL:
+                    _refuse_float_edge(inst, budget, (raw.selected_idx, raw2.selected_idx))
                     raise SolverDisagreementError(
                         f"exact solvers disagree at budget {budget:.10g}: {primary} found "
                         f"{first.value!r} (store F {value!r}), {second} found {other.value!r} "
