@@ -1183,11 +1183,14 @@ def _with_seed_note(result: Any, args: Any) -> Any:
 
 def sweep_settings(args: Any) -> dict[str, Any]:
     """How ``memaudit sweep`` solved, for its JSON (QA: the limits appeared only inside the
-    note's text): the solver and the time limits (``None``: no limit)."""
+    note's text): the solver, the time limits (``None``: no limit) and the cross-checks (both
+    sweep paths check every budget of a sample of packages, one in
+    :data:`memaudit_core.solvers.budgets.SAMPLE_EVERY`; conformance QA: not said)."""
     return {
         "solver": args.solver,
         "time_limit": args.time_limit,
         "total_time_limit": getattr(args, "total_time_limit", None),
+        "cross_check": "sample",
     }
 
 

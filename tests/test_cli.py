@@ -518,6 +518,7 @@ def test_sweep_rows_have_one_shape_however_the_sweep_was_started(capsys):
     assert plain["backend"] == suite["backend"] == "1 process"
     assert set(plain) == set(suite) and suite["errors"] == []
     settings = {"solver": "auto", "time_limit": None, "total_time_limit": None}
+    settings["cross_check"] = "sample"  # conformance QA: the sampled cross-checks were unsaid
     assert plain["settings"] == suite["settings"] == settings
     assert list(plain).index("settings") == list(plain).index("backend") + 1
     assert list(suite).index("settings") == list(suite).index("backend") + 1
