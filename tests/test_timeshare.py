@@ -346,6 +346,18 @@ def test_a_very_short_share_runs_branch_and_bound_for_its_root_bound() -> None:
     assert quick.value <= quick.bound < 0.99 * float(inst.weight.sum())
 
 
+def test_branch_and_bound_keeps_its_root_bound_however_short_its_limit() -> None:
+    # A limit spent before the multiplier steps of the root bound left every unit's weight as
+    # the bound (the test above failed that way under load); a few steps are always taken.
+    from memaudit_core.solvers.bnb import solve_bnb
+
+    pkg = generate("random_coverage", seed=0, n_groups=100)
+    inst = compile_cached(pkg)
+    raw = solve_bnb(inst, pkg.budget_grid()[3], time_limit=1e-9)
+    assert raw.status == "limit"
+    assert raw.value <= raw.bound < 0.97 * float(inst.weight.sum())
+
+
 def _without_times(value):
     if isinstance(value, dict):
         return {k: _without_times(v) for k, v in value.items() if "time" not in k}
