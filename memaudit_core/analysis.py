@@ -590,7 +590,7 @@ def opt_at(
             if found in _opt_cache:  # another thread may have evicted it meanwhile
                 _opt_cache.move_to_end(found)
         skip_runs(1)  # a shared total goes to the runs still to make
-        return hit
+        return _as_of(hit, inst)
     result = solve(inst, budget, solver, time_limit=time_limit, incumbent_idx=incumbent_idx)
     # A limited result is shared too, found from a start or not: every page then compares
     # with one incumbent for this budget and limit (app QA: Compare, solved from gvt's store,
@@ -609,6 +609,19 @@ def opt_at(
             while len(_opt_cache) > _OPT_CACHE_SIZE:
                 _opt_cache.popitem(last=False)
     return result
+
+
+def _as_of(result: SolveResult, inst: CompiledInstance) -> SolveResult:
+    """A cached optimum labelled with the package that asks for it.
+
+    The cache is keyed on the fingerprint, which packages that differ only in their id,
+    texts, stores or meta share: the optimum is theirs too, but its ``package_id`` and
+    ``content_hash`` were the first solver's (QA: ``score`` of a renamed copy exported the
+    original's id and hash in its ``opt``).
+    """
+    if (result.package_id, result.content_hash) == (inst.package_id, inst.content_hash):
+        return result
+    return replace(result, package_id=inst.package_id, content_hash=inst.content_hash)
 
 
 _OPT_CACHE_SIZE = 512
@@ -1077,7 +1090,12 @@ def score_selection(
                 f"the selection costs {_fmt(cost)}, more than the budget {_fmt(budget)} "
                 "(strict=True; without it the store is cut to what fits, most recent first)"
             )
-    return score(scored, budget, store_id=store_id, solver=solver, time_limit=time_limit)
+    ev = score(scored, budget, store_id=store_id, solver=solver, time_limit=time_limit)
+    # The selection is scored as a store added to the package, but the result describes the
+    # package the caller passed: its content hash, not that of the package plus the
+    # selection (QA: every selection reported a different hash, matching no sweep row).
+    inst = compile_cached(package)
+    return replace(ev, content_hash=inst.content_hash, opt=_as_of(ev.opt, inst))
 
 
 # --------------------------------------------------------------------------- sweep
@@ -1376,27 +1394,37 @@ def sweep_package(
 
 
 def expected_runs(
-    packages: Sequence[Package], n_budgets: int, stores: Sequence[str], ablations: Sequence[str]
+    packages: Sequence[Package],
+    n_budgets: int | Sequence[int],
+    stores: Sequence[str],
+    ablations: Sequence[str],
 ) -> int:
     """Engine runs a sweep makes at most: per package and budget, the optimum, each ablation
-    pool's and each external store's union optimum (a shared total is split by this count)."""
+    pool's and each external store's union optimum (a shared total is split by this count).
+    ``n_budgets`` is one count for every package or one per package."""
+    counts = [n_budgets] * len(packages) if isinstance(n_budgets, int) else list(n_budgets)
     per_budget = [
         1 + len(set(ablations)) + sum(1 for s in p.stores if s.is_external and s.id in stores)
         for p in packages
     ]
-    return n_budgets * sum(per_budget)
+    return sum(n * k for n, k in zip(counts, per_budget, strict=True))
 
 
 def _sweep_chunk(
-    packages: list[Package], grid: list[float], writers: list[str], options: dict[str, Any]
+    packages: list[Package],
+    grid: list[float] | list[list[float]],
+    writers: list[str],
+    options: dict[str, Any],
 ) -> list[tuple[list[tuple[str, SweepRow]], list[WriterFailure]]]:
-    """Worker side of :func:`_sweep_in_pool`: :func:`sweep_package` for each package."""
-    return [sweep_package(p, grid, writers, **options) for p in packages]
+    """Worker side of :func:`_sweep_in_pool`: :func:`sweep_package` for each package (``grid``
+    is one budget list for all, or one list per package)."""
+    grids = grid if grid and isinstance(grid[0], list) else [grid] * len(packages)
+    return [sweep_package(p, g, writers, **options) for p, g in zip(packages, grids, strict=True)]
 
 
 def _sweep_in_pool(
     packages: Sequence[Package],
-    grid: list[float],
+    grids: list[list[float]],
     writers: list[str],
     options: dict[str, Any],
     workers: int,
@@ -1409,6 +1437,8 @@ def _sweep_in_pool(
     """
     size = max(1, math.ceil(len(packages) / (4 * workers)))
     chunks = [list(packages[i : i + size]) for i in range(0, len(packages), size)]
+    chunk_grids = [grids[i : i + size] for i in range(0, len(packages), size)]
+    total = sum(len(g) for g in grids)
     results: dict[int, list[tuple[list[tuple[str, SweepRow]], list[WriterFailure]]]] = {}
     done = 0
     pool = ProcessPoolExecutor(
@@ -1419,7 +1449,7 @@ def _sweep_in_pool(
     finished = False
     try:
         futures = {
-            pool.submit(_sweep_chunk, chunk, grid, writers, options): k
+            pool.submit(_sweep_chunk, chunk, chunk_grids[k], writers, options): k
             for k, chunk in enumerate(chunks)
         }
         for fut in as_completed(futures):
@@ -1428,9 +1458,9 @@ def _sweep_in_pool(
                 results[k] = fut.result()
             except BrokenProcessPool as exc:
                 raise worker_died("sweep", exc) from exc
-            done += len(chunks[k]) * len(grid)
+            done += sum(len(g) for g in chunk_grids[k])
             if progress is not None:
-                progress(done, len(packages) * len(grid))
+                progress(done, total)
         finished = True
     finally:
         stop_pool(pool, abandon=not finished)
@@ -1439,7 +1469,7 @@ def _sweep_in_pool(
 
 def sweep(
     packages: Sequence[Package],
-    budgets: Sequence[float],
+    budgets: Sequence[float] | None,
     writers: Sequence[str],
     *,
     stores: Sequence[str] = (),
@@ -1456,10 +1486,12 @@ def sweep(
     Parameters
     ----------
     packages : sequence of Package
-    budgets : sequence of float
+    budgets : sequence of float, or None
         Solved in ascending order (duplicates dropped): the optimum at a smaller budget is
         feasible at a larger one and is passed to the solver as its starting incumbent, along
-        with the best writer store at the current budget.
+        with the best writer store at the current budget. ``None``: each package at its own
+        budget grid (:meth:`Package.budget_grid`), as ``memaudit sweep`` without
+        ``--budgets``; the summary then counts, per budget, the packages swept there.
     writers : sequence of str
         Reference or plugin writer names, e.g. ``["gvt", "density", "recency"]``. A writer
         that fails on a (package, budget) — an invalid answer, an exception, a timeout — has
@@ -1522,9 +1554,16 @@ def sweep(
         raise UnknownNameError(
             f"store(s) {', '.join(map(repr, missing))} found in none of the swept packages"
         )
-    if isinstance(budgets, numbers.Real):
-        budgets = [budgets]
-    grid = sorted({check_budget(b) for b in budgets})
+    if budgets is None:
+        # Each package at its own grid (CLI QA: `memaudit sweep a.json b.json` swept every
+        # package at the union of all their grids, a folder each at its own).
+        grids = [sorted({check_budget(b) for b in p.budget_grid()}) for p in packages]
+        grid = sorted({b for g in grids for b in g})
+    else:
+        if isinstance(budgets, numbers.Real):
+            budgets = [budgets]
+        grid = sorted({check_budget(b) for b in budgets})
+        grids = [grid] * len(packages)
     if not grid:  # library QA: an empty list returned an empty result without a word
         raise MemAuditError("sweep(): no budgets given")
     _check_limits(time_limit, None)
@@ -1541,24 +1580,31 @@ def sweep(
     share = None
     # Runtime-registered plugin writers exist only in this process: they keep packages here.
     if workers > 1 and len(packages) > 1 and not any(get_writer(w).is_plugin for w in writers):
-        per_package = _sweep_in_pool(packages, grid, writers, options, workers, progress)
+        per_package = _sweep_in_pool(packages, grids, writers, options, workers, progress)
     else:
         per_package = []
-        total = len(packages) * len(grid)
-        runs = expected_runs(packages, len(grid), stores, ablations)
+        total = sum(len(g) for g in grids)
+        runs = expected_runs(packages, [len(g) for g in grids], stores, ablations)
         with shared_time(total_time_limit, runs) as share:
-            for n_done, package in enumerate(packages):
+            done_before = 0
+            for package, package_grid in zip(packages, grids, strict=True):
 
-                def opt_progress(k: int, _n: int, base: int = n_done * len(grid)) -> None:
+                def opt_progress(k: int, _n: int, base: int = done_before) -> None:
                     # One call per (package, budget), as each budget's optimum is known.
                     if progress is not None:
                         progress(base + k, total)
 
                 per_package.append(
                     sweep_package(
-                        package, grid, writers, **options, workers=workers, progress=opt_progress
+                        package,
+                        package_grid,
+                        writers,
+                        **options,
+                        workers=workers,
+                        progress=opt_progress,
                     )
                 )
+                done_before += len(package_grid)
     rows = [row for keyed, _ in per_package for _, row in keyed]
     overrun = share.overrun_text() if share is not None else ""
     from .suites import instance_hash, repeated_instances_note  # suites imports this module

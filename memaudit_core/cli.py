@@ -816,7 +816,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if args.budgets is not None:  # '' is an empty list, refused, not "the default"
         budgets = parse_number_list(args.budgets)
     else:
-        budgets = sorted({b for p in packages for b in p.budget_grid()})
+        # Each package at its own grid, as a folder sweep does (QA: every package was swept
+        # at the union of all the packages' grids).
+        budgets = None
     writers = _split_names(args.writers) if args.writers is not None else list(WRITERS)
     ablations = list(normalize_ablations(_split_names(args.ablations)))
     stores = _split_names(args.stores)
@@ -838,14 +840,19 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     )
     elapsed = time.perf_counter() - t0
     n_contents = len({p.content_hash() for p in packages})
+    # Tasks as the suite path counts them: distinct (package content, budget, method), failed
+    # writer runs included (QA: this path reported the number of packages as its tasks).
+    n_tasks = len({(r.content_hash, r.budget, r.method) for r in result.rows}) + len(
+        {(f.package_id, f.seed, f.budget, f.writer) for f in result.errors}
+    )
     notes = list(result.notes)  # the repeated-instances note included
     # The suite path's keys (memaudit sweep FOLDER / --family / --out) and rows in its shape:
     # one JSON shape whichever way the sweep was started.
     out = {
         "suite": "sweep",
         "n_sources": len(args.packages),
-        "n_tasks": len(packages),
-        "executed": len(packages),
+        "n_tasks": n_tasks,
+        "executed": n_tasks,
         "reused": 0,
         "complete": True,
         "elapsed_s": elapsed,
@@ -860,19 +867,26 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         "notes": notes,
     }
     out = with_settings(out, args)
-    source_of: dict[str, str] = {}
-    for pkg, label in zip(packages, args.packages, strict=True):
-        source_of.setdefault(pkg.content_hash(), str(label))
     columns = list(SuiteRow.__dataclass_fields__)
-    rows = []
-    for r in result.rows:
-        row = {**r.to_dict(), "source": source_of[r.content_hash]}
-        rows.append({k: row[k] for k in columns})
+    rows = [
+        {k: row[k] for k in columns}
+        for row in (
+            {**r.to_dict(), "source": label}
+            for r, label in zip(
+                result.rows, _row_sources(result.rows, packages, args.packages), strict=True
+            )
+        )
+    ]
     out["rows"] = rows
     if args.output:
         _write_rows_csv(Path(args.output), rows, columns)
+    n_budgets = (
+        f"{len(result.budgets)} budget(s)"
+        if budgets is not None or len(packages) == 1
+        else f"their own budget grids ({len(result.budgets)} budgets in all)"
+    )
     human = (
-        f"{len(packages)} package(s) x {len(budgets)} budget(s), {len(result.rows)} rows in "
+        f"{len(packages)} package(s) x {n_budgets}, {len(result.rows)} rows in "
         f"{elapsed:.2f} s\n" + summary_table(result.summary)
     )
     if args.output:
@@ -889,6 +903,31 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     # A failing writer is a user error on every path (a suite stops at it; here the other
     # rows are still printed first).
     return EXIT_USER_ERROR if result.errors else 0
+
+
+def _row_sources(rows: Sequence[Any], packages: Sequence[Any], labels: Sequence[str]) -> list[str]:
+    """The file each sweep row came from.
+
+    ``sweep`` returns each package's rows as one block, in package order, one row per
+    (budget, method). A row opens the next block when its content hash is not the current
+    package's, or when its (budget, method) was already seen in this block: two copies of one
+    package (same hash) are then told apart (QA: both were labelled with the first file).
+    """
+    hashes = [p.content_hash() for p in packages]
+    out: list[str] = []
+    k, seen = 0, set()
+    for r in rows:
+        key = (r.budget, r.method)
+        if r.content_hash != hashes[k] or key in seen:
+            k += 1
+            while k < len(hashes) and hashes[k] != r.content_hash:
+                k += 1
+            if k == len(hashes):  # not in block order (cannot happen): the first such file
+                k = hashes.index(r.content_hash)
+            seen = set()
+        seen.add(key)
+        out.append(str(labels[k]))
+    return out
 
 
 def cmd_audit(args: argparse.Namespace) -> int:

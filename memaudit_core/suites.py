@@ -321,6 +321,36 @@ def task_key(hash_: str, budget: float, method: str) -> str:
     return f"{hash_}|{float(budget)!r}|{method}"
 
 
+def writer_code_version(name: str) -> str | None:
+    """A digest of a plugin writer's module file (read, never imported), or None for a
+    reference writer, a bundled example or a writer whose file cannot be found.
+
+    Sweep suites key a plugin writer's journal tasks with it: results written by an older
+    version of the writer's code are not reused.
+
+    >>> writer_code_version("gvt") is None
+    True
+    """
+    from .plugins import PluginSpec, _locate
+    from .writers import get_writer
+
+    info = get_writer(name)
+    if not info.spec or info.source in ("reference", "bundled example"):
+        return None
+    try:
+        stamp = _locate(PluginSpec.parse(info.spec)).stamp
+    except MemAuditError:
+        return None
+    origin = stamp[1] if len(stamp) > 1 else None
+    if not origin:
+        return None
+    try:
+        data = Path(origin).read_bytes()
+    except OSError:
+        return None
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
 def _refuse_constant(name: str) -> Any:
     if name == "NaN":
         raise ValueError("NaN in a journal line")
@@ -909,11 +939,19 @@ def sweep_suite(
     store_ids = tuple(dict.fromkeys(stores))
     spec = {"solver": solver, "time_limit": time_limit, "writers": list(names)}
     config = {"solver": solver, "time_limit": time_limit}
+    # A plugin writer's results depend on its code: its tasks are keyed by its module file's
+    # digest too, so that a writer edited between two runs into one --out folder runs again
+    # (QA: the journal answered with the old writer's ratios).
+    versions = {w: v for w in names if (v := writer_code_version(w)) is not None}
+
+    def key_hash(entry: IndexEntry, method: str) -> str:
+        version = versions.get(method)
+        return entry.content_hash if version is None else f"{entry.content_hash}@{version}"
 
     def plan(entry: IndexEntry) -> list[tuple[str, float, str]]:
         bs = grid if grid is not None else entry.budgets
         methods = [*names, *(f"store:{s}" for s in store_ids if s in entry.stores), *abl]
-        return [(entry.content_hash, b, m) for b in bs for m in methods]
+        return [(key_hash(entry, m), b, m) for b in bs for m in methods]
 
     run = run_suite(
         "sweep",
@@ -941,7 +979,7 @@ def sweep_suite(
         bs = grid if grid is not None else entry.budgets
         for b in bs:
             for m in (*names, *(f"store:{s}" for s in store_ids if s in entry.stores), *abl):
-                res = run.results.get(task_key(entry.content_hash, b, m))
+                res = run.results.get(task_key(key_hash(entry, m), b, m))
                 if res is None:
                     continue
                 if "error" in res:
