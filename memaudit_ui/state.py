@@ -86,8 +86,8 @@ URL_ADOPTED_KEY = "ma_url_adopted"
 
 def init_from_url() -> None:
     """Seed the declared keys from the URL query string: on a session's first run, and
-    whenever the URL is not the one the app last wrote, i.e. the browser's Back or Forward
-    brought back an earlier view (app QA: Back passed through budget and store changes
+    on a run started by the browser's Back or Forward that brought back an earlier view, i.e. a
+    URL other than the one the app last wrote (app QA: Back passed through budget and store changes
     without undoing them, because the app wrote its current choice back over the URL)."""
     state = st.session_state
     params = st.query_params
@@ -95,6 +95,12 @@ def init_from_url() -> None:
     if state.get("ma_initialised"):
         last = state.get(LAST_URL_KEY)
         if last is None or params.to_dict() == last:
+            return
+        if not _is_history_navigation():
+            # Not Back / Forward but a widget's rerun whose query string predates the URL the
+            # previous run wrote (the browser had not applied it yet). Adopting it reverted
+            # the change just made (QA s19d: two quick arrow presses on the budget slider
+            # left the budget above where it started, and the URL one step off the view).
             return
         if not any(param in params for param in URL_KEYS.values()):
             return  # a URL without the app's parameters (st.switch_page) says nothing
@@ -130,6 +136,14 @@ def init_from_url() -> None:
             "e.g. /Compare?package=..."
         )
     state["ma_initialised"] = True
+
+
+def _is_history_navigation() -> bool:
+    """True on a run the browser's Back or Forward started (Streamlit flags those reruns)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and getattr(ctx, "is_history_navigation", False))
 
 
 def choices() -> Choices:
