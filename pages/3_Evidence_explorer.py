@@ -25,10 +25,21 @@ KEPT = "ma_kept_evidence"
 # Back / Forward brought an earlier URL back: its unit (or none: the default focus) is the
 # view to show (QA: the page wrote its current focus back over it).
 url_adopted = st.session_state.get(state.URL_ADOPTED_KEY, False)
+#: The package the page-local state belongs to. Another package opened in the sidebar while
+#: this page is shown starts from its own view (QA s19d: the previous package's kind filter
+#: was kept and hid half of the new package's units without a word, and the previous focus
+#: unit was written into the link as if picked).
+OWNER = "ev_state_package"
+package_changed = st.session_state.get(OWNER, ctx.package_key) != ctx.package_key
+st.session_state[OWNER] = ctx.package_key
+if package_changed and not url_adopted:
+    kinds_state = focus_request = None
 if focus_request is None or url_adopted:
     # A fresh visit of the page (Streamlit dropped the widget's state when it was left): the
     # link may name the focus unit; else the one picked on the last visit to this package.
-    linked_unit = st.query_params.get("unit") or None
+    # After a package change in the sidebar, the URL's unit is the previous package's.
+    linked_unit = None if package_changed and not url_adopted else st.query_params.get("unit")
+    linked_unit = linked_unit or None
     focus_request = linked_unit
     st.session_state["ev_focus_named"] = linked_unit is not None
     kept_key, kept_unit, kept_kinds = st.session_state.get(KEPT, (None, None, None))

@@ -31,3 +31,34 @@ def test_a_widget_rerun_with_a_stale_url_keeps_the_new_choice() -> None:
     assert at.query_params["budget"] == "8"  # the URL follows the view
     # update_chain: the budget shown is the slider's (Compare's cost label names it).
     assert any(m.label.startswith("Cost used (of 8 ") for m in at.metric)
+
+
+def test_a_package_opened_on_the_evidence_explorer_starts_from_its_own_view() -> None:
+    """The kind filter and the focus unit belong to the package they were set on: after a
+    package change in the sidebar the Evidence explorer kept update_chain's three kinds, so
+    external-stores-demo showed 6 of its 12 units without a word, and the previous focus unit
+    (picked, so named in the link) became a link part of the new package."""
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    at.query_params.update({"package": "sample:update_chain", "budget": "6"})
+    at.run()
+    at.switch_page("pages/3_Evidence_explorer.py").run()
+    assert at.multiselect(key="ev_kinds").value == ["current_truth", "invalidation", "stale"]
+    at.selectbox(key="ev_focus").set_value("v_1").run()
+    assert at.query_params["unit"] == "v_1"
+
+    at.selectbox(key="w_package").set_value("sample:external-stores-demo").run()
+
+    assert not at.exception and not at.error
+    # external-stores-demo's unit kinds, in the package's order (its file lists them).
+    assert at.multiselect(key="ev_kinds").value == [
+        "current_truth",
+        "invalidation",
+        "temporal_order",
+        "stale",
+        "context",
+        "fact",
+        "preference",
+    ]
+    assert any(h.value == "Evidence units (12), by value lost" for h in at.subheader)
+    assert "unit" not in at.query_params
+    assert not [w.value for w in at.warning if "unit=" in w.value]
