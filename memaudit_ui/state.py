@@ -139,11 +139,15 @@ def init_from_url() -> None:
 
 
 def _is_history_navigation() -> bool:
-    """True on a run the browser's Back or Forward started (Streamlit flags those reruns)."""
+    """True on a run the browser's Back or Forward started (Streamlit flags those reruns).
+
+    A Streamlit without the flag (``requirements.txt`` allows versions from before 1.67)
+    gets the earlier rule, any URL the app did not write, so that Back still works there.
+    """
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-    ctx = get_script_run_ctx()
-    return bool(ctx is not None and getattr(ctx, "is_history_navigation", False))
+    flag = getattr(get_script_run_ctx(), "is_history_navigation", None)
+    return True if flag is None else bool(flag)
 
 
 def choices() -> Choices:
