@@ -218,7 +218,7 @@ def _check_view(doc, budget, cv, evv):  # noqa: C901 - one checklist, read top t
 def test_compare_and_evidence_views_recomputed(limited):
     kw = {"solver": "bnb", "time_limit": 1e-6} if limited else {}
     n_views = collections.Counter()
-    for seed in range(150 if limited else 300):
+    for seed in range(100 if limited else 200):
         doc, rng = _with_stores(seed + 8000)
         pkg = parse_package(doc)
         sources = [{"writer": "gvt"}, {"writer": "density"}, {"writer": "recency_raw"}]
