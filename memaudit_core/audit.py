@@ -50,6 +50,7 @@ from .suites import (
     report_figure,
     run_suite,
     task_key,
+    write_report,
     write_table,
 )
 from .versions import RESULT_VERSION
@@ -514,17 +515,23 @@ def save_disagreement(package: Package, row: AuditRow, folder: Path) -> list[str
 
     from .package import dumps_package
 
-    folder.mkdir(parents=True, exist_ok=True)
     stem = f"{row.instance_hash[:12]}-{row.pool}-B{row.budget:.10g}"
     pkg_path = folder / f"{stem}.package.json"
     rec_path = folder / f"{stem}.json"
-    pkg_path.write_text(dumps_package(replace(package, budget=row.budget)), encoding="utf-8")
     rec = row.to_dict()
     rec["reproduce"] = (
         f"memaudit solve {pkg_path.name} --pool {row.pool} --solver bnb ; "
         f"memaudit solve {pkg_path.name} --pool {row.pool} --solver milp"
     )
-    rec_path.write_text(json.dumps(rec, indent=2) + "\n", encoding="utf-8")
+    path = folder
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        path = pkg_path
+        pkg_path.write_text(dumps_package(replace(package, budget=row.budget)), encoding="utf-8")
+        path = rec_path
+        rec_path.write_text(json.dumps(rec, indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise MemAuditError(f"cannot write {path}: {exc.strerror or exc}") from None
     return [str(pkg_path), str(rec_path)]
 
 
@@ -647,7 +654,7 @@ def write_audit_outputs(
         "sources.csv / sources.parquet (each source's hashes), disagreements/ (package + "
         "budget for each disagreement), journal.jsonl (resume).\n"
     )
-    (out / "report.md").write_text(text, encoding="utf-8")
+    write_report(out / "report.md", text)
     files.append(str(out / "report.md"))
     return files, notes
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import errno
 import functools
 import json
 import math
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
 EXIT_USER_ERROR = 2
 #: Exit status after Ctrl-C (128 + SIGINT), as shells report it.
 EXIT_INTERRUPTED = 130
+#: Exit status after SIGTERM (128 + SIGTERM): ``kill``, ``timeout``, a CI runner's cancel.
+EXIT_TERMINATED = 143
 
 
 # --------------------------------------------------------------------------- parsing helpers
@@ -276,11 +279,10 @@ def _table(headers: list[str], rows: list[list[str]]) -> str:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from .package import load_package
-
     try:
-        pkg = load_package(args.package)
+        pkg = _load(args.package)
     except PackageError as exc:
+        args._exit_code = EXIT_USER_ERROR  # kept if the reader closes the pipe (`| head`)
         if args.json:  # the verdict's keys, and the error object every command emits
             error = _error_object(exc)
             _emit(
@@ -316,9 +318,42 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _load(path: str):
-    from .package import load_package
+    """A package file; ``-`` reads the package from stdin (as ``-o -`` writes to stdout)."""
+    from .package import load_package, loads_package
 
+    if path == "-":
+        if _STDIN_READ[0]:
+            raise MemAuditError("-: stdin holds one package; it was read already")
+        _STDIN_READ[0] = True
+        return loads_package(sys.stdin.buffer.read(), "<stdin>")
     return load_package(path)
+
+
+#: Whether ``-`` (stdin) was read in this command (a second ``-`` would read nothing).
+_STDIN_READ = [False]
+
+
+def check_output_file(path: str | None) -> None:
+    """Fail before any work when ``-o PATH`` cannot be written.
+
+    QA (session 19): ``sweep -o /missing/rows.csv`` and ``generate -o`` into a read-only place
+    said so only after the whole run. The file is opened for writing without truncating it
+    (one that did not exist is removed again); devices and pipes (``/dev/stdout``) are left
+    to the write itself.
+    """
+    if path in (None, "-"):
+        return
+    target = Path(path)
+    try:
+        if target.exists():
+            if target.is_file() or target.is_dir():  # a folder fails here: "Is a directory"
+                with target.open("ab"):
+                    pass
+        else:
+            os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            target.unlink()
+    except OSError as exc:
+        raise MemAuditError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -720,13 +755,14 @@ def cmd_import(args: argparse.Namespace) -> int:
     for option, bad in refused.items():
         if bad:  # said, not ignored (CLI QA: --cost-rule was silently ignored for artifact)
             raise MemAuditError(f"import: {option} does not apply to the {args.format} format")
+    if is_export and args.package is None:
+        raise MemAuditError(
+            f"import {args.format}: give --package PACKAGE.json, the package the export's "
+            "memories are scored against (the output is that package with the export added "
+            "as an external store)"
+        )
+    check_output_file(args.output)
     if is_export:
-        if args.package is None:
-            raise MemAuditError(
-                f"import {args.format}: give --package PACKAGE.json, the package the export's "
-                "memories are scored against (the output is that package with the export added "
-                "as an external store)"
-            )
         args.external = args.source
         pkg, store = _add_export(_load(args.package), args, store_id=args.store_id)
         export = _export_summary(store, args)
@@ -801,6 +837,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise MemAuditError(
             "sweep: seeds given twice (--family NAME:A-B and --seeds); give them once"
         )
+    check_output_file(args.output)
     if wants_suite(args):  # families, folders, lists, --workers, --out, ...
         if args.total_time_limit is not None:
             # A suite's tasks run on workers and resume across runs: no one total to share.
@@ -898,11 +935,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             f"\n{len(result.errors)} writer run(s) failed; their rows are missing "
             "(details on stderr)"
         )
+    # A failing writer is a user error on every path (a suite stops at it; here the other
+    # rows are still printed first). Set before the output, which a closed pipe may cut.
+    args._exit_code = EXIT_USER_ERROR if result.errors else 0
     _emit(out, args.json, human)
     _report_writer_failures(result.errors, args.debug)
-    # A failing writer is a user error on every path (a suite stops at it; here the other
-    # rows are still printed first).
-    return EXIT_USER_ERROR if result.errors else 0
+    return args._exit_code
 
 
 def _row_sources(rows: Sequence[Any], packages: Sequence[Any], labels: Sequence[str]) -> list[str]:
@@ -974,6 +1012,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
                 human.append(f"    --param {k}={v['default']}    {v['help']}")
         _emit({"families": listing}, args.json, "\n".join(human))
         return 0
+    check_output_file(args.output)
     pkg = generate(args.family, seed=args.seed, **parse_params(args.param))
     if args.output in (None, "-"):
         _stdout().write(dumps_package(pkg))
@@ -1141,7 +1180,11 @@ def add_suite_arguments(p: Any) -> None:
 
 def check_suite_arguments(args: Any) -> None:
     """Refuse ``--out`` / ``--max-tasks`` combinations that cannot work, before any work."""
-    if args.out and Path(args.out).exists() and not Path(args.out).is_dir():
+    try:
+        not_a_folder = bool(args.out) and Path(args.out).exists() and not Path(args.out).is_dir()
+    except OSError as exc:  # a name too long for the file system (QA: an internal error)
+        raise MemAuditError(f"--out {args.out}: {exc.strerror or exc}") from None
+    if not_a_folder:
         raise MemAuditError(f"--out {args.out}: exists and is not a folder")
     if args.max_tasks is not None:
         if args.max_tasks < 1:
@@ -1160,6 +1203,15 @@ def check_suite_arguments(args: Any) -> None:
             raise MemAuditError(
                 f"--out {args.out}: cannot create the folder ({exc.strerror or exc})"
             ) from exc
+        import tempfile
+
+        try:  # a folder that exists but cannot be written in (QA: an internal error at the end)
+            with tempfile.TemporaryFile(dir=args.out):
+                pass
+        except OSError as exc:
+            raise MemAuditError(
+                f"--out {args.out}: cannot write in the folder ({exc.strerror or exc})"
+            ) from None
 
 
 def wants_suite(args: Any) -> bool:
@@ -1283,9 +1335,10 @@ def cli_sweep_suite(args: Any) -> int:
         human += (
             f"\n{len(res.errors)} writer run(s) failed; their rows are missing (details on stderr)"
         )
+    args._exit_code = EXIT_USER_ERROR if res.errors else 0  # kept if a closed pipe cuts _emit
     _emit(with_settings(res.to_dict(), args), args.json, human)
     _report_writer_failures(res.errors, args.debug)
-    return EXIT_USER_ERROR if res.errors else 0
+    return args._exit_code
 
 
 def add_audit_arguments(p: Any) -> None:
@@ -1354,9 +1407,11 @@ def cli_audit(args: Any) -> int:
     lines.extend(f"note: {n}" for n in rep.notes)
     if rep.files:
         lines.append(f"wrote {len(rep.files)} file(s) to {rep.out} (report: {rep.out}/report.md)")
+    # Exit 1 on a disagreement, and when no check could be cross-checked at all (set before
+    # the output, which a reader that closes the pipe may cut short).
+    args._exit_code = 1 if rep.n_disagree or rep.verdict == "NOTHING CHECKED" else 0
     _emit(rep.to_dict(), args.json, "\n".join(lines))
-    # Exit 1 on a disagreement, and when no check could be cross-checked at all.
-    return 1 if rep.n_disagree or rep.verdict == "NOTHING CHECKED" else 0
+    return args._exit_code
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -1431,12 +1486,12 @@ def build_parser() -> argparse.ArgumentParser:
         )
 
     p = command("validate", "check a package; one line per problem (file, JSON path, rule)")
-    p.add_argument("package", help="package JSON file")
+    p.add_argument("package", help="package JSON file (- reads it from stdin)")
     common(p)
     p.set_defaults(func=cmd_validate)
 
     p = command("solve", "the certified optimum (OPT) of a package at a budget")
-    p.add_argument("package", help="package JSON file")
+    p.add_argument("package", help="package JSON file (- reads it from stdin)")
     p.add_argument("--budget", type=float, default=None, help=DEFAULT_BUDGET_HELP)
     p.add_argument(
         "--pool",
@@ -1457,7 +1512,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_solve)
 
     p = command("score", "a writer's or a store's F, OPT, ratio and per-unit losses")
-    p.add_argument("package", help="package JSON file")
+    p.add_argument("package", help="package JSON file (- reads it from stdin)")
     p.add_argument("--budget", type=float, default=None, help=DEFAULT_BUDGET_HELP)
     p.add_argument(
         "--writer",
@@ -1657,6 +1712,25 @@ def _join_negative_values(raw: list[str], parser: argparse.ArgumentParser) -> li
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``memaudit`` command; returns its exit status."""
+    # A closed stdout or stderr (`>&-`, `2>&-`, a daemon started without them) is None in
+    # Python. QA (session 19): with stderr closed, the first progress line was an internal
+    # error whose message went to stdout, into the JSON; with stdout closed, the JSON went to
+    # stderr. What would go to a closed stream now goes nowhere.
+    closed = [name for name in ("stdout", "stderr") if getattr(sys, name) is None]
+    if not closed:
+        return _main(argv)
+    with open(os.devnull, "w", encoding="utf-8") as sink:
+        for name in closed:
+            setattr(sys, name, sink)
+        try:
+            return _main(argv)
+        finally:
+            for name in closed:
+                setattr(sys, name, None)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     raw = list(sys.argv[1:] if argv is None else argv)
     options = raw[: raw.index("--")] if "--" in raw else raw  # after "--" only operands
@@ -1668,10 +1742,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USER_ERROR
     _put_cwd_on_path()
-    global _STDOUT
+    global _STDOUT, _INTERRUPT_REPORTED
     _STDOUT = sys.stdout
+    _INTERRUPT_REPORTED = False
+    _STDIN_READ[0] = False
     try:
-        return _run(args)
+        with _SignalGuard(args):
+            return _run(args)
     except BrokenPipeError:
         # The reader closed stdout early (`| head`), also while an error was being written
         # (CLI QA: a traceback and exit 1). Python's own flush at exit must not complain.
@@ -1682,22 +1759,206 @@ def main(argv: Sequence[str] | None = None) -> int:
         _STDOUT = None
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where Ctrl-C would be: the same clean-up (pool workers
+    terminated, a guarded HiGHS child or a plugin writer's worker killed), then exit 143.
+
+    QA (session 19): ``kill`` of ``memaudit sweep --workers 2`` ended the command at once and
+    left its forkserver and workers running for good.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_terminated(signum: int, frame: Any) -> None:
+    raise Terminated(signum)
+
+
+class _SignalGuard:
+    """While a command runs: SIGTERM / SIGHUP take the Ctrl-C path, and a Ctrl-C (or SIGTERM)
+    that the command cannot hear still ends it.
+
+    Python raises ``KeyboardInterrupt`` only between bytecodes of the main thread. Inside one
+    long C call (a HiGHS MILP solve: 146 s on a 100-group random-coverage package at budget
+    100) it is not raised until the call returns, so Ctrl-C did nothing for minutes (QA,
+    session 19). A watcher thread hears every signal at once (``signal.set_wakeup_fd``); when
+    the command has not ended :data:`HARD_EXIT_AFTER_S` seconds after one, it prints the usual
+    message (and the ``--json`` error object), kills every process the command started and
+    exits with the usual status. A second Ctrl-C ends it at once.
+
+    Nothing is installed outside the main thread (signals are handled there only); SIGTERM or
+    SIGHUP handled by a host or ignored (``nohup``) and a wakeup fd a host's event loop uses
+    are left as they are. Everything is restored when the command returns.
+    """
+
+    #: Seconds a command gets, after Ctrl-C or SIGTERM, to end on its own (clean-up included).
+    HARD_EXIT_AFTER_S = 3.0
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.installed = False
+        self.old: dict[int, Any] = {}
+        self.old_wakeup = -1
+        self.fds: tuple[int, int] | None = None
+        self.thread: Any = None
+
+    def __enter__(self) -> _SignalGuard:
+        import signal
+        import threading
+
+        if threading.current_thread() is not threading.main_thread():
+            return self
+        # SIGTERM and SIGHUP where they would kill the process outright (SIG_IGN, as under
+        # nohup, and a host's own handlers are left alone), also in a background job, whose
+        # Ctrl-C is ignored.
+        for name in ("SIGTERM", "SIGHUP"):
+            signum = getattr(signal, name, None)
+            if signum is not None and signal.getsignal(signum) in (signal.SIG_DFL, None):
+                with contextlib.suppress(OSError, ValueError):
+                    self.old[signum] = signal.getsignal(signum)
+                    signal.signal(signum, _raise_terminated)
+        self.installed = True
+        try:
+            r, w = os.pipe()
+            os.set_blocking(w, False)
+        except OSError:
+            return self
+        try:
+            self.old_wakeup = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
+        except (OSError, ValueError):
+            self.old_wakeup = -1
+        if self.old_wakeup != -1:  # a host's event loop listens there: give it back, no watcher
+            with contextlib.suppress(OSError, ValueError):
+                signal.set_wakeup_fd(self.old_wakeup)
+            for fd in (r, w):
+                os.close(fd)
+            return self
+        self.fds = (r, w)
+        self.thread = threading.Thread(target=self._watch, name="memaudit-signals", daemon=True)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        import signal
+
+        if not self.installed:
+            return
+        for signum, handler in self.old.items():
+            with contextlib.suppress(OSError, ValueError, TypeError):
+                signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
+        self.installed = False
+        if self.fds is None:
+            return
+        with contextlib.suppress(OSError, ValueError):
+            signal.set_wakeup_fd(-1)
+        r, w = self.fds
+        with contextlib.suppress(OSError):
+            os.write(w, b"\0")  # stops the watcher
+        self.thread.join(timeout=1)
+        for fd in (r, w):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.fds = None
+
+    def _watch(self) -> None:
+        import select
+        import signal
+
+        assert self.fds is not None
+        r = self.fds[0]
+        wanted = {int(signal.SIGINT)} | {int(s) for s in self.old}
+        deadline = None
+        first = None
+        while True:
+            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+            try:
+                ready, _, _ = select.select([r], [], [], timeout)
+            except (OSError, ValueError):
+                return
+            if not ready:  # the command did not end in time: end it from here
+                self._hard_exit(first)
+                return
+            try:
+                data = os.read(r, 64)
+            except OSError:
+                return
+            if not data or 0 in data:
+                return
+            for signum in data:
+                if signum not in wanted:
+                    continue
+                if first is None:
+                    first = signum
+                    deadline = time.monotonic() + self.HARD_EXIT_AFTER_S
+                else:  # pressed again: do not wait any longer
+                    self._hard_exit(first)
+                    return
+
+    def _hard_exit(self, signum: int | None) -> None:
+        import signal
+
+        from .parallel import kill_descendants
+
+        code = EXIT_INTERRUPTED if signum in (None, signal.SIGINT) else 128 + signum
+        if not _INTERRUPT_REPORTED:
+            word = "interrupted" if code == EXIT_INTERRUPTED else "terminated"
+            with contextlib.suppress(OSError):
+                os.write(2, f"{chr(10) if Progress.line_open else ''}memaudit: {word}\n".encode())
+            if getattr(self.args, "json", False):
+                obj = {
+                    "json_output_version": JSON_OUTPUT_VERSION,
+                    "memaudit_version": _tool_version(),
+                    "error": {"type": "Interrupted", "message": word},
+                }
+                with contextlib.suppress(OSError):  # not through sys.stdout: no lock taken
+                    os.write(1, (json.dumps(obj, indent=2) + "\n").encode())
+        kill_descendants()
+        os._exit(code)
+
+
+#: Set once the interrupt message is out (the watcher thread must not print it twice).
+_INTERRUPT_REPORTED = False
+
+#: ``OSError`` numbers that, with a file name, mean a path the user gave cannot be used.
+_PATH_ERRNOS = {
+    getattr(errno, name)
+    for name in (
+        "ENAMETOOLONG",
+        "ENOENT",
+        "ENOTDIR",
+        "EISDIR",
+        "EACCES",
+        "EPERM",
+        "EROFS",
+        "ENOSPC",
+        "ELOOP",
+        "EDQUOT",
+    )
+    if hasattr(errno, name)
+}
+
+
 def _run(args: argparse.Namespace) -> int:
     """The command, with user errors turned into messages and exit codes (see :func:`main`)."""
+    global _INTERRUPT_REPORTED
     try:
         with contextlib.redirect_stdout(sys.stderr):
             return int(args.func(args) or 0)
     except PackageError as exc:
+        # The status first: a reader that closed the pipe (`2>&1 | head -1`) ends the printing
+        # in a BrokenPipeError, and main() then returns this status (QA: it returned 0).
+        args._exit_code = EXIT_USER_ERROR
         Progress.close_line()
         for line in exc.lines():
             print(line, file=sys.stderr)
-        args._exit_code = EXIT_USER_ERROR
         _json_error(args, exc)
         return EXIT_USER_ERROR
     except MemAuditError as exc:
+        args._exit_code = EXIT_USER_ERROR
         Progress.close_line()
         print(f"memaudit: error: {exc}", file=sys.stderr)
-        args._exit_code = EXIT_USER_ERROR
         _json_error(args, exc)
         plugin_tb = getattr(exc, "plugin_traceback", None)
         if plugin_tb:  # a plugin writer's own traceback: only on request
@@ -1706,32 +1967,53 @@ def _run(args: argparse.Namespace) -> int:
             else:
                 print("memaudit: (rerun with --debug for the writer's traceback)", file=sys.stderr)
         return EXIT_USER_ERROR
-    except KeyboardInterrupt:
-        Progress.close_line()
-        print("memaudit: interrupted", file=sys.stderr)
-        args._exit_code = EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:
+        _INTERRUPT_REPORTED = True
+        terminated = isinstance(exc, Terminated)
+        word = "terminated" if terminated else "interrupted"
+        code = 128 + exc.signum if terminated else EXIT_INTERRUPTED
+        args._exit_code = code
+        with contextlib.suppress(OSError, ValueError):  # SIGHUP: the terminal may be gone
+            Progress.close_line()
+            print(f"memaudit: {word}", file=sys.stderr)
         # One JSON object on stdout with --json, as for every other way a command ends (CLI
         # QA: an interrupted --json run left stdout empty).
         if getattr(args, "json", False):
-            _emit({"error": {"type": "Interrupted", "message": "interrupted"}}, True, "")
-        return EXIT_INTERRUPTED
+            _emit({"error": {"type": "Interrupted", "message": word}}, True, "")
+        return code
     except BrokenPipeError:
         raise
-    except Exception as exc:  # a bug, not a user error: say so, show details only on --debug
+    except OSError as exc:
+        if exc.errno not in _PATH_ERRNOS or exc.filename is None:
+            return _internal_error(args, exc)
+        # A path the user gave that the system refuses (a name too long, no permission, a
+        # read-only file system): theirs to fix, not a bug (QA: internal errors, exit 1).
+        args._exit_code = EXIT_USER_ERROR
         Progress.close_line()
-        if args.debug:
-            raise
-        print(
-            f"memaudit: internal error: {type(exc).__name__}: {exc} (rerun with --debug for the "
-            "traceback, and please report it)",
-            file=sys.stderr,
-        )
-        args._exit_code = 1
-        # CLI QA: scripts parsing stdout got nothing at all; they get the error object.
-        if getattr(args, "json", False):
-            message = f"internal error: {type(exc).__name__}: {exc}".split("\n")[0]
-            _emit({"error": {"type": "InternalError", "message": message}}, True, "")
-        return 1
+        message = f"{exc.filename}: {exc.strerror or exc}"
+        print(f"memaudit: error: {message}", file=sys.stderr)
+        _json_error(args, MemAuditError(message))
+        return EXIT_USER_ERROR
+    except Exception as exc:  # a bug, not a user error: say so, show details only on --debug
+        return _internal_error(args, exc)
+
+
+def _internal_error(args: argparse.Namespace, exc: Exception) -> int:
+    """A bug, not a user error: said so (details with ``--debug``), exit status 1."""
+    args._exit_code = 1
+    Progress.close_line()
+    if args.debug:
+        raise exc
+    print(
+        f"memaudit: internal error: {type(exc).__name__}: {exc} (rerun with --debug for the "
+        "traceback, and please report it)",
+        file=sys.stderr,
+    )
+    # CLI QA: scripts parsing stdout got nothing at all; they get the error object.
+    if getattr(args, "json", False):
+        message = f"internal error: {type(exc).__name__}: {exc}".split("\n")[0]
+        _emit({"error": {"type": "InternalError", "message": message}}, True, "")
+    return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

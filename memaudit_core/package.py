@@ -1085,9 +1085,15 @@ def load_package(path: str | Path) -> Package:
     )
     p = Path(path)
     source = str(path)
-    if not p.exists():
+    try:
+        found, folder = p.exists(), p.is_dir()
+    except OSError as exc:  # a name too long for the file system (QA: an internal error)
+        raise PackageError(
+            source, [Problem("$", "readable", f"cannot read: {exc.strerror or exc}")]
+        ) from None
+    if not found:
         raise PackageError(source, [Problem("$", "file-exists", "no such file or folder")])
-    if p.is_dir() or p.suffix.lower() == ".zip":
+    if folder or p.suffix.lower() == ".zip":
         from .importers.artifact import load_artifact_package
 
         return load_artifact_package(p)

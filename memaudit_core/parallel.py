@@ -8,8 +8,12 @@ preloaded once) where the platform has it, else ``spawn``.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import multiprocessing.context
+import os
+import signal
+import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING
 
@@ -48,6 +52,97 @@ def init_solver_worker() -> None:
     # scheduler is reset here, before this worker's first model.
     highspy.Highs.resetGlobalScheduler(True)
     milp.HIGHS_THREADS = 1
+    watch_parent()
+
+
+#: Seconds between two looks at the parent where the platform cannot wait on it (no pidfd).
+PARENT_POLL_S = 1.0
+
+
+def watch_parent() -> bool:
+    """End this pool worker as soon as the process that made the pool is gone.
+
+    A ``ProcessPoolExecutor`` worker never learns that its parent died: it holds both ends of
+    its task queue, and a ``forkserver`` worker also holds the forkserver's liveness pipe, so
+    the forkserver stays too. After ``kill`` (SIGTERM) or ``kill -9`` of ``memaudit sweep
+    --workers 2`` (QA, session 19), the forkserver and both workers stayed forever, holding the
+    command's stdout and stderr, so ``$(memaudit ...)``, ``| tee`` and
+    ``subprocess.communicate`` never saw the end of its output. A daemon thread waits on the
+    parent (a pidfd where Linux has it, else a poll every :data:`PARENT_POLL_S` s) and ends
+    this process, and anything it started (a guarded HiGHS child), when the parent exits.
+    Returns False when there is no parent process to watch (not a multiprocessing child).
+    """
+    import multiprocessing
+    import threading
+
+    parent = multiprocessing.parent_process()
+    if parent is None or parent.pid is None:
+        return False
+    pid = parent.pid
+    pidfd = None
+    if hasattr(os, "pidfd_open"):
+        try:
+            pidfd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            _die_orphaned()
+        except OSError:  # an old kernel or a sandbox without the syscall: poll instead
+            pidfd = None
+
+    def watch() -> None:
+        if pidfd is not None:
+            import select
+
+            select.select([pidfd], [], [])  # readable once the parent has exited
+            _die_orphaned()
+        while _pid_alive(pid):
+            time.sleep(PARENT_POLL_S)
+        _die_orphaned()
+
+    threading.Thread(target=watch, name="memaudit-parent-watch", daemon=True).start()
+    return True
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else (the pid was reused): ours is gone
+        return False
+    return True
+
+
+def descendants(pid: int | None = None) -> list[int]:
+    """Every process below ``pid`` (default: this one), children first; Linux ``/proc`` only
+    (elsewhere an empty list)."""
+    pid = os.getpid() if pid is None else pid
+    found: list[int] = []
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", encoding="ascii") as fh:
+                kids = [int(k) for k in fh.read().split()]
+        except (OSError, ValueError):
+            continue
+        for kid in kids:
+            found.append(kid)
+            found.extend(descendants(kid))
+    return found
+
+
+def kill_descendants() -> None:
+    """SIGKILL every process this one started (and theirs), best effort."""
+    for pid in descendants():
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _die_orphaned() -> None:
+    kill_descendants()
+    os._exit(1)
 
 
 def stop_pool(pool: ProcessPoolExecutor, *, abandon: bool) -> None:
@@ -90,4 +185,12 @@ def worker_died(what: str, exc: BaseException) -> MemAuditError:
     )
 
 
-__all__ = ["PRELOAD", "check_workers", "pool_context", "worker_died"]
+__all__ = [
+    "PRELOAD",
+    "check_workers",
+    "descendants",
+    "kill_descendants",
+    "pool_context",
+    "watch_parent",
+    "worker_died",
+]

@@ -64,6 +64,7 @@ reruns spawn no worker; a sweep sends all its budgets for one package to one wor
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -650,6 +651,27 @@ def _plugin_traceback(exc: BaseException) -> str:
     return "".join(tb.format())
 
 
+def _watch_parent(parent_pid: object) -> None:
+    """End this worker (and its process group) once the process that started it is gone.
+
+    The worker leads its own session, so a terminal's signals do not reach it, and a writer
+    that loops or sleeps never writes to the closed pipe that would end it: after ``kill -9``
+    of the command it ran on alone (QA, session 19). Re-parenting is how the end shows.
+    """
+    if not isinstance(parent_pid, int) or isinstance(parent_pid, bool):
+        return
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(0.5)
+        with contextlib.suppress(OSError):
+            if os.getpgid(0) == os.getpid():  # it leads its own group (start_new_session)
+                os.killpg(os.getpid(), 9)  # SIGKILL: this worker and what the writer started
+        os._exit(1)
+
+    threading.Thread(target=watch, name="memaudit-parent-watch", daemon=True).start()
+
+
 def _worker_main() -> None:
     """Entry of the worker process (see the module docstring for what it can see)."""
     request = json.loads(sys.stdin.read())
@@ -665,6 +687,7 @@ def _worker_main() -> None:
         out.write(json.dumps(obj) + "\n")
         out.flush()
 
+    _watch_parent(request.get("parent_pid"))
     scratch = request["scratch"]  # an empty directory made (and removed) by the parent
     os.chdir(scratch)
     grant = request.get("grant") or {}
@@ -838,6 +861,7 @@ def _run_worker(
     }
     scratch = tempfile.mkdtemp(prefix="memaudit-writer-")
     request["scratch"] = scratch
+    request["parent_pid"] = os.getpid()
     data = json.dumps(sys_path) + "\n" + json.dumps(request)
     stderr = tempfile.TemporaryFile()
     t0 = time.perf_counter()
@@ -920,6 +944,12 @@ def _run_worker(
                 status["error"] = f"unexpected message from the worker: {line[:80]!r}"
                 status["reason"] = "protocol"
                 break
+    except BaseException:
+        # Ctrl-C, SIGTERM (the CLI raises it as an interrupt) or a bug here: the worker is
+        # ended now, not waited for (QA, session 19: Ctrl-C during a slow writer took 5 s).
+        if proc.poll() is None:
+            _kill_group(proc)
+        raise
     finally:
         if proc.poll() is None:
             if status.get("error"):

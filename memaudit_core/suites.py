@@ -137,8 +137,17 @@ def parse_family_spec(
 
 
 def _expand_path(text: str, _visiting: tuple[Path, ...] = ()) -> list[PackageSource]:
+    if text == "-":
+        raise MemAuditError(
+            "-: a sweep or audit over several packages reads them from files, not from stdin; "
+            "save the package to a file (a single package's sweep, solve or score reads -)"
+        )
     path = Path(text).expanduser()
-    if not path.exists():
+    try:
+        found = path.exists()
+    except OSError as exc:  # a name too long for the file system (QA: internal error)
+        raise MemAuditError(f"{text}: cannot read ({exc.strerror or exc})") from None
+    if not found:
         raise MemAuditError(f"{text}: no such file or folder")
     if path.is_dir():
         # Case-insensitive, as load_package reads suffixes: a folder's TWO.JSON was skipped.
@@ -368,15 +377,22 @@ class Journal:
         header = {"t": "header", "suite": suite, "version": JOURNAL_VERSION, "config": config}
         if self.path is None:
             return
-        out.mkdir(parents=True, exist_ok=True)
-        if self.path.exists() and not resume:
-            self.path.unlink()
-        if self.path.exists():
-            self._read(header)
-        else:
-            with self.path.open("w", encoding="utf-8") as fh:
-                fh.write(json.dumps(header) + "\n")
-        self._fh = self.path.open("a", encoding="utf-8")
+        # A folder or journal that cannot be written is the user's to fix, named as such (QA,
+        # session 19: a read-only --out folder ended in an internal error).
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            if self.path.exists() and not resume:
+                self.path.unlink()
+            if self.path.exists():
+                self._read(header)
+            else:
+                with self.path.open("w", encoding="utf-8") as fh:
+                    fh.write(json.dumps(header) + "\n")
+            self._fh = self.path.open("a", encoding="utf-8")
+        except OSError as exc:
+            raise MemAuditError(
+                f"cannot write the journal {self.path}: {exc.strerror or exc}"
+            ) from None
 
     def _read(self, header: dict[str, Any]) -> None:
         assert self.path is not None
@@ -439,8 +455,13 @@ class Journal:
             lines.append(json.dumps({"t": "task", "key": key, "result": result}))
             n += 1
         if self._fh is not None and lines:
-            self._fh.write("\n".join(lines) + "\n")
-            self._fh.flush()
+            try:
+                self._fh.write("\n".join(lines) + "\n")
+                self._fh.flush()
+            except OSError as exc:  # a full disk: the finished tasks are lost, said so
+                raise MemAuditError(
+                    f"cannot write the journal {self.path}: {exc.strerror or exc}"
+                ) from None
         return n
 
     def close(self) -> None:
@@ -1062,12 +1083,23 @@ def write_table(
     df = pd.DataFrame(list(rows), columns=list(columns))
     csv_path = path_stem.with_suffix(".csv")
     pq_path = path_stem.with_suffix(".parquet")
-    try:
-        df.to_csv(csv_path, index=False)
-        df.to_parquet(pq_path, index=False, engine="pyarrow")
-    except OSError as exc:
-        raise MemAuditError(f"cannot write {path_stem}: {exc.strerror}") from None
+    for path, write in (
+        (csv_path, lambda: df.to_csv(csv_path, index=False)),
+        (pq_path, lambda: df.to_parquet(pq_path, index=False, engine="pyarrow")),
+    ):
+        try:
+            write()
+        except OSError as exc:  # the file itself is named (QA: "cannot write out/rows")
+            raise MemAuditError(f"cannot write {path}: {exc.strerror or exc}") from None
     return [str(csv_path), str(pq_path)]
+
+
+def write_report(path: Path, text: str) -> None:
+    """A suite's ``report.md``; a file that cannot be written is a :class:`MemAuditError`."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise MemAuditError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def report_figure(
@@ -1088,8 +1120,11 @@ def render_figures(figs: Sequence[tuple[Any, Path]]) -> list[str]:
     """Write plotly figures as PNG (kaleido); returns notes (empty when all went well)."""
     if not figs:
         return []
-    for _, path in figs:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        for _, path in figs:
+            path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return [f"figures not rendered: cannot create {path.parent} ({exc.strerror or exc})"]
     try:
         import plotly.io as pio
 
@@ -1215,7 +1250,7 @@ def write_sweep_outputs(
         + "\nFiles: rows.csv / rows.parquet (one row per package, budget and method), "
         "summary.csv / summary.parquet, journal.jsonl (resume).\n"
     )
-    (out / "report.md").write_text(text, encoding="utf-8")
+    write_report(out / "report.md", text)
     files.append(str(out / "report.md"))
     return files, notes
 
@@ -1236,5 +1271,6 @@ __all__ = [
     "sweep_package_tasks",
     "sweep_suite",
     "task_key",
+    "write_report",
     "write_table",
 ]
