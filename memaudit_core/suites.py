@@ -325,6 +325,11 @@ def _index_worker(
 # --------------------------------------------------------------------------- journal
 
 
+def _a(word: str) -> str:
+    """``word`` with its indefinite article ("an audit", "a sweep")."""
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
+
+
 def task_key(hash_: str, budget: float, method: str) -> str:
     """The journal key of one task: ``hash|budget|method`` (budget as a float repr)."""
     return f"{hash_}|{float(budget)!r}|{method}"
@@ -426,7 +431,7 @@ class Journal:
                 first = False
                 if rec.get("t") != "header" or rec.get("suite") != header["suite"]:
                     raise MemAuditError(
-                        f"{self.path}: not a {header['suite']} journal; use another --out folder "
+                        f"{self.path}: not {_a(header['suite'])} journal; use another --out folder "
                         "or start afresh (--fresh)"
                     )
                 if rec.get("config") != header["config"]:

@@ -280,7 +280,7 @@ def test_suite_resume_runs_each_task_once_and_matches_a_fresh_run(tmp_path, seri
     # Other settings must not mix into this journal.
     with pytest.raises(MemAuditError, match="other settings"):
         su.sweep_suite(families=FIFTY, budgets=BUDGETS, out=out, solver="milp", figures=False)
-    with pytest.raises(MemAuditError, match="not a audit journal"):
+    with pytest.raises(MemAuditError, match="not an audit journal"):
         au.audit(families=["update_chain"], budgets=[3], out=out, figures=False)
 
 

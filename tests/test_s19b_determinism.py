@@ -15,8 +15,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 FIX = ROOT / "tests" / "fixtures" / "importers"
 
@@ -126,13 +124,6 @@ def test_one_package_swept_over_budgets_in_parallel_gives_the_serial_bytes(tmp_p
     assert runs[0] == runs[1]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="importers/_common.py writes the package's path into the store's meta warnings "
-    "('... of package X (/path/to/pkg.json)'), so the imported package and its content hash "
-    "depend on where the package file lies (QA session 19; importers/ is outside this QA's "
-    "files)",
-)
 def test_an_imported_export_does_not_depend_on_where_the_package_lies(tmp_path):
     hashes = []
     for folder in ("a", "b"):

@@ -620,7 +620,9 @@ def build_store(
     if unresolved:
         store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
             f"{len(unresolved)} memory(ies) have provenance links that name no unit or "
-            f"experience of package {package.id!r} ({package.source}), so those links give no "
+            # Not the package's path: the warning is stored in the package, whose content
+            # hash must not depend on where its file lies (QA s19b).
+            f"experience of package {package.id!r}, so those links give no "
             "coverage (a different package, a typo or a truncated package?): "
             + "; ".join(unresolved[:10])
             + (f"; ... {len(unresolved) - 10} more" if len(unresolved) > 10 else "")
