@@ -1412,13 +1412,12 @@ def expected_runs(
 
 def _sweep_chunk(
     packages: list[Package],
-    grid: list[float] | list[list[float]],
+    grids: list[list[float]],
     writers: list[str],
     options: dict[str, Any],
 ) -> list[tuple[list[tuple[str, SweepRow]], list[WriterFailure]]]:
-    """Worker side of :func:`_sweep_in_pool`: :func:`sweep_package` for each package (``grid``
-    is one budget list for all, or one list per package)."""
-    grids = grid if grid and isinstance(grid[0], list) else [grid] * len(packages)
+    """Worker side of :func:`_sweep_in_pool`: :func:`sweep_package` for each package at its
+    budget grid."""
     return [sweep_package(p, g, writers, **options) for p, g in zip(packages, grids, strict=True)]
 
 

@@ -72,7 +72,6 @@ def watch_parent() -> bool:
     this process, and anything it started (a guarded HiGHS child), when the parent exits.
     Returns False when there is no parent process to watch (not a multiprocessing child).
     """
-    import multiprocessing
     import threading
 
     parent = multiprocessing.parent_process()

@@ -460,6 +460,7 @@ class _Location:
     read: tuple[str, ...]  # files / directories the worker may read
     list_only: tuple[str, ...]  # directories it may list (to import from them)
     stamp: tuple[Any, ...]  # changes when the module's file changes
+    origin: str | None = None  # the module's own file, when there is one
 
 
 def _locate(spec: PluginSpec) -> _Location:
@@ -506,9 +507,35 @@ def _locate(spec: PluginSpec) -> _Location:
     if origin and os.path.exists(origin):
         st = os.stat(origin)
         stamp = (spec.text, origin, st.st_mtime_ns, st.st_size)
+    else:
+        origin = None
     return _Location(
-        sys_path=tuple(parents), read=tuple(places), list_only=tuple(parents), stamp=stamp
+        sys_path=tuple(parents),
+        read=tuple(places),
+        list_only=tuple(parents),
+        stamp=stamp,
+        origin=origin,
     )
+
+
+def module_file_digest(spec_text: str) -> str | None:
+    """A digest of the file of a plugin writer's module (``"module:function"``), read and never
+    imported; None when the module cannot be found or has no file of its own.
+
+    Journals key a plugin writer's results with it, so that results of an edited writer are
+    not reused (its mtime would change on a mere copy; the content is what matters).
+    """
+    try:
+        origin = _locate(PluginSpec.parse(spec_text)).origin
+    except MemAuditError:
+        return None
+    if origin is None:
+        return None
+    try:
+        with open(origin, "rb") as fh:
+            return hashlib.sha256(fh.read()).hexdigest()[:16]
+    except OSError:
+        return None
 
 
 # --------------------------------------------------------------------------- worker side
@@ -1589,6 +1616,7 @@ __all__ = [
     "clear_cache",
     "describe",
     "discover",
+    "module_file_digest",
     "oracle_writer",
     "prefetch",
     "register_module_writer",

@@ -345,24 +345,13 @@ def writer_code_version(name: str) -> str | None:
     >>> writer_code_version("gvt") is None
     True
     """
-    from .plugins import PluginSpec, _locate
+    from .plugins import module_file_digest
     from .writers import get_writer
 
     info = get_writer(name)
     if not info.spec or info.source in ("reference", "bundled example"):
         return None
-    try:
-        stamp = _locate(PluginSpec.parse(info.spec)).stamp
-    except MemAuditError:
-        return None
-    origin = stamp[1] if len(stamp) > 1 else None
-    if not origin:
-        return None
-    try:
-        data = Path(origin).read_bytes()
-    except OSError:
-        return None
-    return hashlib.sha256(data).hexdigest()[:16]
+    return module_file_digest(info.spec)
 
 
 def _refuse_constant(name: str) -> Any:
