@@ -21,7 +21,6 @@ optimum certified or stopped at a limit, :func:`memaudit_core.explain.compare_vi
 from __future__ import annotations
 
 import collections
-import copy
 import math
 import random
 import re
@@ -35,6 +34,7 @@ from test_s19c_oracle import (
     oracle_opt,
     oracle_value,
     random_package,
+    union_doc,
     weights_of,
 )
 
@@ -58,24 +58,6 @@ def _h(sat, z):
     if sat == "linear":
         return z
     return Fraction(math.log1p(float(z)))
-
-
-def _union_doc(doc, store):
-    d = copy.deepcopy(doc)
-    d.pop("stores", None)
-    for m in store["memories"]:
-        gid = f"{store['id']}/{m['id']}"
-        d["experiences"].append({"id": gid})
-        d["candidates"].append(
-            {
-                "id": m["id"],
-                "experience": gid,
-                "type": "external",
-                "cost": m["cost"],
-                "coverage": m["coverage"],
-            }
-        )
-    return d
 
 
 def _with_stores(seed):
@@ -102,7 +84,7 @@ def _check_view(doc, budget, cv, evv):  # noqa: C901 - one checklist, read top t
     W = weights_of(doc)
     kinds = {u["id"]: u["kind"] for u in doc["units"]}
     ext = cv.source_kind == "external"
-    d = _union_doc(doc, doc["stores"][1]) if ext else doc
+    d = union_doc(doc, doc["stores"][1]) if ext else doc
     by_id = {c["id"]: c for c in d["candidates"]}
     store_ids, opt_ids = cv.evaluation.selected, cv.evaluation.opt_selected
     ctx = (doc["id"], budget, cv.label)

@@ -13,7 +13,6 @@ ratio (its ``ratio``, of two incumbents, may be off either way: the note says so
 
 from __future__ import annotations
 
-import copy
 import math
 import random
 from fractions import Fraction
@@ -29,6 +28,7 @@ from test_s19c_oracle import (
     oracle_opt,
     oracle_value,
     random_package,
+    union_doc,
 )
 
 import memaudit_core.analysis as analysis
@@ -196,24 +196,6 @@ def test_sweep_rows_honest_under_limits(monkeypatch, mode):
         assert unproven > 0  # the limits bit
 
 
-def _union_doc(doc, store):
-    d = copy.deepcopy(doc)
-    d.pop("stores", None)
-    for m in store["memories"]:
-        gid = f"{store['id']}/{m['id']}"
-        d["experiences"].append({"id": gid})
-        d["candidates"].append(
-            {
-                "id": m["id"],
-                "experience": gid,
-                "type": "external",
-                "cost": m["cost"],
-                "coverage": m["coverage"],
-            }
-        )
-    return d
-
-
 def test_sweep_store_rows_honest_under_limits(monkeypatch):
     """Package stores and external stores (scored over P+(Y)) in limited sweeps."""
     monkeypatch.setattr(timeshare, "MIN_RUN_S", 1e-6)
@@ -234,7 +216,7 @@ def test_sweep_store_rows_honest_under_limits(monkeypatch):
         ]
         doc["stores"] = [{"id": "mine", "select": select}, {"id": "ext", "memories": memories}]
         pkg = parse_package(doc)
-        union = _union_doc(doc, doc["stores"][1])
+        union = union_doc(doc, doc["stores"][1])
         budgets = interesting_budgets(doc, rng, 4)
         for mode in (
             {"solver": "bnb", "time_limit": 1e-6},

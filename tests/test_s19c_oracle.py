@@ -20,6 +20,7 @@ and :func:`feasible` from here (``tests`` is on pytest's pythonpath).
 
 from __future__ import annotations
 
+import copy
 import itertools
 import math
 import random
@@ -266,6 +267,26 @@ def close(reported: float, exact: Fraction | float, rtol: float = 1e-9) -> bool:
     return abs(Fraction(reported) - Fraction(exact)) <= Fraction(rtol) * max(
         Fraction(1), abs(Fraction(exact))
     )
+
+
+def union_doc(doc: dict, store: dict) -> dict:
+    """The package with an external store's memories as one-candidate experiences of their own
+    (the union the README scores an export against), without its stores."""
+    d = copy.deepcopy(doc)
+    d.pop("stores", None)
+    for m in store["memories"]:
+        gid = f"{store['id']}/{m['id']}"
+        d["experiences"].append({"id": gid})
+        d["candidates"].append(
+            {
+                "id": m["id"],
+                "experience": gid,
+                "type": "external",
+                "cost": m["cost"],
+                "coverage": m["coverage"],
+            }
+        )
+    return d
 
 
 def interesting_budgets(doc: dict, rng: random.Random, n: int = 4) -> list[float]:
