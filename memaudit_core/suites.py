@@ -963,10 +963,15 @@ def sweep_suite(
         version = versions.get(method)
         return entry.content_hash if version is None else f"{entry.content_hash}@{version}"
 
+    def entry_budgets(entry: IndexEntry) -> tuple[float, ...]:
+        return grid if grid is not None else entry.budgets
+
+    def entry_methods(entry: IndexEntry) -> tuple[str, ...]:
+        return (*names, *(f"store:{s}" for s in store_ids if s in entry.stores), *abl)
+
     def plan(entry: IndexEntry) -> list[tuple[str, float, str]]:
-        bs = grid if grid is not None else entry.budgets
-        methods = [*names, *(f"store:{s}" for s in store_ids if s in entry.stores), *abl]
-        return [(key_hash(entry, m), b, m) for b in bs for m in methods]
+        methods = entry_methods(entry)
+        return [(key_hash(entry, m), b, m) for b in entry_budgets(entry) for m in methods]
 
     run = run_suite(
         "sweep",
@@ -991,9 +996,8 @@ def sweep_suite(
     rows: list[SuiteRow] = []
     errors: list[Any] = []
     for entry in run.entries:
-        bs = grid if grid is not None else entry.budgets
-        for b in bs:
-            for m in (*names, *(f"store:{s}" for s in store_ids if s in entry.stores), *abl):
+        for b in entry_budgets(entry):
+            for m in entry_methods(entry):
                 res = run.results.get(task_key(key_hash(entry, m), b, m))
                 if res is None:
                     continue
