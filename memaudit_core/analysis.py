@@ -39,6 +39,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from .compiled import POOLS, CompiledInstance, budget_with_tolerance, compile_package
+from .costs import store_cost_unit
 from .errors import (
     MemAuditError,
     UnknownNameError,
@@ -961,7 +962,8 @@ def score(
             over_budget, pruned = True, "recency"
             dropped = tuple(eval_inst.candidate_ids[i] for i in lost_idx)
             notes.append(
-                f"The store as written costs {_fmt(store_cost)} {package.cost_unit}, more than "
+                f"The store as written costs {_fmt(store_cost)} "
+                f"{store_cost_unit(store.meta, package.cost_unit)}, more than "
                 f"the budget {_fmt(budget)} {package.cost_unit}. It was pruned by recency "
                 f"({how}; each memory kept if it still fit): kept {len(kept)} of "
                 f"{len(members)}, dropped {', '.join(dropped)}."

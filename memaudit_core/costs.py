@@ -273,6 +273,18 @@ def available_cost_rules() -> tuple[str, ...]:
     return tuple(name for name, rule in COST_RULES.items() if rule.available)
 
 
+def store_cost_unit(store_meta: dict, package_unit: str) -> str:
+    """The unit an imported store's memory costs are in: its cost rule's (``meta["cost_rule"]``,
+    recorded by the importers), else the package's ``cost_unit``.
+
+    >>> store_cost_unit({"cost_rule": "chars"}, "words"), store_cost_unit({}, "words")
+    ('chars', 'words')
+    """
+    name = store_meta.get("cost_rule") if isinstance(store_meta, dict) else None
+    rule = COST_RULES.get(name) if isinstance(name, str) else None
+    return rule.unit if rule is not None else package_unit
+
+
 __all__ = [
     "COST_RULES",
     "DEFAULT_COST_RULE",
@@ -282,5 +294,6 @@ __all__ = [
     "cost_of",
     "cost_rule_status",
     "get_cost_rule",
+    "store_cost_unit",
     "undercounted_by_words",
 ]

@@ -63,7 +63,7 @@ from .analysis import (
     store_as_kept,
 )
 from .compiled import CompiledInstance, budget_with_tolerance, compile_package
-from .costs import COST_RULES
+from .costs import COST_RULES, store_cost_unit
 from .errors import (
     MemAuditError,
     PackageError,
@@ -840,7 +840,8 @@ def _build_report(
     elif over:
         rule_text = {"recency": prep.recency_how, "salience": prep.salience_how}[solved.keep_rule]
         notes.append(
-            f"The store as written costs {_fmt(prep.store_cost)} {unit}, more than the budget "
+            f"The store as written costs {_fmt(prep.store_cost)} "
+            f"{store_cost_unit(store.meta, unit)}, more than the budget "
             f"{_fmt(budget)}. Y' is the store pruned by {solved.keep_rule} ({rule_text}; each "
             f"memory kept if it still fits): {len(kept)} of {len(prep.ids)} memories kept."
         )

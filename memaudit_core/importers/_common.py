@@ -456,6 +456,9 @@ def build_store(
       ``meta["unresolved_links"]``;
     - memories with the same text (or the same export hash) as another one: both are kept, as
       the system stored both, and both are costed.
+
+    A memory's provenance links are kept in ``meta["links"]``, or in
+    ``meta["provenance_links"]`` when the export has a ``links`` field of its own (A-Mem).
     """
     from .coverage import coverage_from_links, unresolved_link_groups
 
@@ -529,7 +532,9 @@ def build_store(
             unreadable_times.append(f"{rec.path}: {rec.time_raw!r}")
         coverage: dict[str, float] = {}
         if rec.links:
-            mem_meta["links"] = list(rec.links)
+            # A-Mem notes have a `links` field of their own (links between notes): provenance
+            # must not overwrite it (QA s20d: a note's links were lost without a word).
+            mem_meta["provenance_links" if "links" in mem_meta else "links"] = list(rec.links)
         if package is not None and rec.links:
             coverage, source = coverage_from_links(rec.links, package)
             if source == "unit-links" and rec.links_inherited:

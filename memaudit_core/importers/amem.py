@@ -17,6 +17,12 @@ Chroma metadata comes back as strings: list fields (``keywords``, ``tags``, ``li
 ``evolution_history``) are decoded from their JSON strings and ``retrieval_count`` /
 ``importance_score`` back to numbers. A value that does not decode is kept as the string.
 
+``links`` is the note's own field (links to other notes, or positional indices in the
+original A-mem) and stays in meta as exported; provenance links (``dia_id``, ``evidence``,
+``session_id`` ... in the note's ``metadata``, else in the note) give coverage and are kept in
+``meta["provenance_links"]`` (in ``meta["links"]``, as for other formats, when the note has no
+``links`` field).
+
 **Pickles are refused** (``.pkl`` / ``.pickle`` or a pickle header): unpickling runs code from
 the file. Convert the paper repo's cached pickles to JSON in a trusted environment first.
 

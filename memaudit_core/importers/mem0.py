@@ -35,7 +35,7 @@ History (``history=`` a JSON list of rows, a ``{"results": [...]}`` page, or Mem
 - a Platform memory with ``replaced_by`` (or ``lifecycle_state`` ``superseded``) is
   **superseded**: it is still in the store, so it is kept and marked ``status="superseded"``.
   ``lifecycle_state`` ``deleted`` is treated like a ``DELETE``; other states are kept as the
-  memory's status.
+  memory's status, count as part of the store, and are listed in ``store.meta["warnings"]``.
 - history that names memories the export does not hold (and that were not deleted) is reported
   in ``store.meta["warnings"]``: the export is probably truncated (``get_all`` defaults to 100
   items in v1 and 20 in v2).
@@ -335,6 +335,7 @@ def load_mem0_store(
             f"({'v1' if len(items) == 100 else 'v2'}): it may be truncated"
         )
     zone_offsets: set[str] = set()
+    other_states: list[str] = []
     for i, item in enumerate(items):
         ipath = f"{base}[{i}]"
         if not isinstance(item, dict):
@@ -388,6 +389,8 @@ def load_mem0_store(
             status = state.strip().lower()
         if status == "replaced":
             status = "superseded"
+        if status not in ("active", "superseded", "deleted") and isinstance(mem_id, str):
+            other_states.append(f"{mem_id!r} ({status})")
         events = by_id.get(str(mem_id), []) if isinstance(mem_id, str) else []
         if events:
             meta["history"] = [
@@ -461,6 +464,15 @@ def load_mem0_store(
             )
         else:
             missing.append(mem_id)
+    if other_states:
+        # Counted like active ones (the union keeps all but deleted memories): said, since
+        # an archived or paused memory may not be served (QA s20d).
+        warnings.append(
+            f"{len(other_states)} memory(ies) have a lifecycle_state other than active, "
+            f"superseded or deleted: {', '.join(other_states[:10])}"
+            f"{' ...' if len(other_states) > 10 else ''}; each is kept with that status and "
+            "counted as part of the store"
+        )
     if missing:
         warnings.append(
             f"history names {len(missing)} memory(ies) that are not deleted but not in the export "

@@ -1,0 +1,144 @@
+"""Store importers and the library API as a researcher uses them (QA s20d).
+
+Expected values are written by hand from the documented rules (importer docstrings,
+EXPORT_FORMATS.md, DESIGN.md section 2), never read back from the code under test.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import memaudit_core as ma
+from memaudit_core.importers import load_external_store
+from memaudit_core.package import parse_package
+
+REPO = Path(__file__).resolve().parents[1]
+UPDATE_CHAIN = REPO / "sample_packages" / "update_chain.json"
+
+
+def _write(tmp_path: Path, name: str, obj: object) -> Path:
+    f = tmp_path / name
+    f.write_text(json.dumps(obj, ensure_ascii=False), encoding="utf-8")
+    return f
+
+
+def _tiny_package(**extra: object) -> dict:
+    """Two sessions, three evidence units (weights 2, 1, 1), one raw span per session."""
+    return {
+        "memaudit": 1,
+        "id": "tiny",
+        "cost_unit": "words",
+        "experiences": [{"id": "s1", "time": 0}, {"id": "s2", "time": 1}],
+        "units": [
+            {"id": "D1:1", "text": "Ann adopted a cat", "weight": 2},
+            {"id": "D1:3", "text": "The cat is orange", "weight": 1},
+            {"id": "D2:1", "text": "Ann moved to Lisbon", "weight": 1},
+        ],
+        "candidates": [
+            {
+                "id": "s1:raw",
+                "experience": "s1",
+                "type": "raw_span",
+                "cost": 20,
+                "coverage": {"D1:1": 1.0, "D1:3": 1.0},
+            },
+            {
+                "id": "s2:raw",
+                "experience": "s2",
+                "type": "raw_span",
+                "cost": 20,
+                "coverage": {"D2:1": 1.0},
+            },
+        ],
+        **extra,
+    }
+
+
+# --------------------------------------------------------------------------- A-Mem links
+
+
+def test_amem_note_links_are_not_overwritten_by_provenance_links(tmp_path):
+    """A-Mem's ``links`` field (links between notes) is part of the note (amem docstring:
+    kept in meta). A note that also carries provenance (``metadata.dia_id``) lost its own
+    links: build_store wrote the provenance links over ``meta["links"]``."""
+    notes = [
+        {
+            "id": "n1",
+            "content": "Ann adopted a cat named Miso",
+            "links": ["n2"],
+            "timestamp": "202305081356",
+            "metadata": {"dia_id": "D1:1"},
+        },
+        {"id": "n2", "content": "Ann moved to Lisbon", "links": [], "evidence": "D2:1"},
+    ]
+    pkg = parse_package(_tiny_package())
+    store = load_external_store(_write(tmp_path, "notes.json", notes), "amem", package=pkg)
+    n1, n2 = store.memories
+    assert n1.meta["links"] == ["n2"]  # the note's own field, as exported
+    assert n1.meta["provenance_links"] == ["D1:1"]
+    assert n1.coverage == {"D1:1": 1.0}
+    assert n2.meta["links"] == []
+    assert n2.meta["provenance_links"] == ["D2:1"]
+    assert n2.coverage == {"D2:1": 1.0}
+    # Where the export has no links field of its own, provenance keeps its key.
+    export = {
+        "results": [{"id": "m1", "memory": "Ann adopted a cat", "metadata": {"dia_id": "D1:1"}}]
+    }
+    mem = load_external_store(_write(tmp_path, "m.json", export), "mem0").memories[0]
+    assert mem.meta["links"] == ["D1:1"] and "provenance_links" not in mem.meta
+
+
+# --------------------------------------------------------------------------- Mem0 states
+
+
+def test_mem0_lifecycle_states_that_are_not_understood_are_said(tmp_path):
+    """mem0 docstring: ``lifecycle_state`` ``deleted`` is a DELETE, ``superseded`` marks the
+    memory; other states are kept as the memory's status. An ``archived`` or ``paused`` memory
+    then counts in the store like an active one, which was said nowhere (Platform's enum is
+    undocumented; OpenMemory's archived / paused memories are not served)."""
+    page = {
+        "count": 3,
+        "next": None,
+        "previous": None,
+        "results": [
+            {"id": "p1", "memory": "Ann adopted a cat", "lifecycle_state": "active"},
+            {"id": "p2", "memory": "Ann moved to Lisbon", "lifecycle_state": "ARCHIVED"},
+            {"id": "p3", "memory": "The cat is orange", "lifecycle_state": "paused"},
+        ],
+    }
+    store = load_external_store(_write(tmp_path, "page.json", page), "mem0")
+    assert [(m.id, m.status) for m in store.memories] == [
+        ("p1", "active"),
+        ("p2", "archived"),
+        ("p3", "paused"),
+    ]
+    said = [w for w in store.meta.get("warnings", []) if "lifecycle_state" in w]
+    assert len(said) == 1
+    assert "'p2' (archived)" in said[0] and "'p3' (paused)" in said[0]
+    assert "counted as part of the store" in said[0]
+
+
+# --------------------------------------------------------------------------- units in notes
+
+
+def test_over_budget_note_gives_the_store_cost_in_the_store_unit(tmp_path):
+    """A store costed by chars in a words package: the over-budget note said "costs 39 words"
+    for 39 characters (the header line and the units note said chars)."""
+    pkg = parse_package(_tiny_package())
+    export = {
+        "results": [
+            {"id": "m1", "memory": "Ann adopted a cat", "metadata": {"dia_id": "D1:1"}},
+            {"id": "m2", "memory": "Ann moved to Lisbon", "metadata": {"dia_id": "D2:1"}},
+        ]
+    }
+    store = load_external_store(
+        _write(tmp_path, "m.json", export), "mem0", cost_rule="chars", package=pkg
+    )
+    assert [m.cost for m in store.memories] == [17.0, 19.0]  # len() of each text
+    rep = ma.union_report(ma.with_store(pkg, store), "mem0", 20)
+    over = [n for n in rep.notes if n.startswith("The store as written costs")]
+    assert over and over[0].startswith("The store as written costs 36 chars, more than")
+    ev = ma.score(ma.with_store(pkg, store), 20, store_id="mem0")
+    over = [n for n in ev.notes if n.startswith("The store as written costs")]
+    assert over and over[0].startswith("The store as written costs 36 chars, more than")
