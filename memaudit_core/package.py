@@ -520,6 +520,10 @@ def parse_package(doc: object, source: str = "<memory>") -> Package:
     if not isinstance(doc, dict):
         checker.add("$", "type", "a package must be a JSON object", json_type(doc))
         raise PackageError(source, checker.problems)
+    suspect = _has_suspect(doc)  # one path-free pass; paths are built only when needed
+    foreign = _non_json_problems(doc) if suspect else []
+    if foreign:  # the checks below assume string keys
+        raise PackageError(source, foreign)
 
     _known_keys(checker, doc, "$", _TOP_KEYS)
     version = doc.get("memaudit")
@@ -783,7 +787,8 @@ def parse_package(doc: object, source: str = "<memory>") -> Package:
                 Store(store_id, label, system, tuple(select), tuple(memories), store_meta)
             )
 
-    _report_non_finite(checker, doc)
+    if suspect:
+        _report_non_finite(checker, doc)
     if checker.problems:
         raise PackageError(source, checker.problems)
 
@@ -887,9 +892,8 @@ def _report_non_finite(checker: _Checker, doc: object) -> None:
     hashed or saved as UTF-8).
 
     A non-finite value already shown by an earlier problem at the same path is not repeated.
+    Called only when :func:`_has_suspect` found something (the common case builds no paths).
     """
-    if not _has_suspect(doc):
-        return  # the common case, found without building a path for every node
     shown = {
         p.path
         for p in checker.problems
@@ -912,7 +916,7 @@ def _report_non_finite(checker: _Checker, doc: object) -> None:
                 if not _is_text(key):
                     checker.add(sub, "unicode", _SURROGATE_MESSAGE.format("key"), key)
                 stack.append((sub, value))
-        elif isinstance(node, list):
+        elif isinstance(node, list | tuple):
             stack.extend((f"{path}[{i}]", v) for i, v in enumerate(node))
         elif isinstance(node, float) and not math.isfinite(node) and path not in shown:
             checker.add(
@@ -922,24 +926,82 @@ def _report_non_finite(checker: _Checker, doc: object) -> None:
             checker.add(path, "unicode", _SURROGATE_MESSAGE.format("text"), node)
 
 
+#: The values ``json`` writes as themselves. ``meta`` is kept as given, so anything else there
+#: (a set, a datetime, a NumPy scalar) would break the content hash and saving later.
+_JSON_SCALARS = (str, int, float, bool, type(None))
+
+
+def _non_json_problems(doc: dict) -> list[Problem]:
+    """Keys that are not strings (anywhere) and ``meta`` values JSON cannot hold.
+
+    Only a dict built in Python has them (library QA s20d: an int key raised AttributeError,
+    a set in meta a TypeError at the first content hash). Numeric fields take any real number
+    (NumPy scalars included) and are converted, so only ``meta`` values are checked.
+    """
+    problems: list[Problem] = []
+    stack: list[tuple[str, object, bool]] = [("$", doc, False)]
+    while stack:
+        path, node, in_meta = stack.pop()
+        if isinstance(node, dict):
+            items = list(node.items())
+            for key, value in reversed(items):  # popped in the document's order
+                if not isinstance(key, str):
+                    shown = key if isinstance(key, _JSON_SCALARS) else repr(key)
+                    problems.append(
+                        Problem(
+                            f"{path}[{key!r}]",
+                            "type",
+                            "object keys must be strings (JSON has no other keys)",
+                            shown,
+                        )
+                    )
+                    continue
+                meta_here = in_meta or (key == "meta" and not path.endswith(".coverage"))
+                stack.append((_child_path(path, key), value, meta_here))
+        elif isinstance(node, list | tuple):
+            stack.extend((f"{path}[{i}]", v, in_meta) for i, v in reversed(list(enumerate(node))))
+        elif in_meta and not isinstance(node, _JSON_SCALARS):
+            problems.append(
+                Problem(
+                    path,
+                    "type",
+                    f"meta must hold JSON values only (objects, arrays, strings, numbers, "
+                    f"booleans, null), not a {type(node).__name__}",
+                )
+            )
+    return problems
+
+
 def _has_suspect(doc: object) -> bool:
-    """Whether :func:`_report_non_finite` has anything to report (a path-free first pass)."""
+    """Whether :func:`_non_json_problems` or :func:`_report_non_finite` may have anything to
+    report (a path-free first pass; a False is final, a True is checked with paths)."""
     stack: list[object] = [doc]
+    metas: list[object] = []
     while stack:
         node = stack.pop()
         if isinstance(node, dict):
             if getattr(node, "duplicate_keys", ()):
                 return True
             for key in node:
-                if not (key.isascii() or _is_text(key)):
+                if not isinstance(key, str) or not (key.isascii() or _is_text(key)):
                     return True
+            if "meta" in node:
+                metas.append(node["meta"])
             stack.extend(node.values())
-        elif isinstance(node, list):
+        elif isinstance(node, list | tuple):
             stack.extend(node)
         elif isinstance(node, float):
             if not math.isfinite(node):
                 return True
         elif isinstance(node, str) and not (node.isascii() or _is_text(node)):
+            return True
+    while metas:
+        node = metas.pop()
+        if isinstance(node, dict):
+            metas.extend(node.values())
+        elif isinstance(node, list | tuple):
+            metas.extend(node)
+        elif not isinstance(node, _JSON_SCALARS):
             return True
     return False
 

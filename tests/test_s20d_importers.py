@@ -6,10 +6,15 @@ EXPORT_FORMATS.md, DESIGN.md section 2), never read back from the code under tes
 
 from __future__ import annotations
 
+import datetime
 import json
 from pathlib import Path
 
+import numpy as np
+import pytest
+
 import memaudit_core as ma
+from memaudit_core.errors import PackageError
 from memaudit_core.importers import load_external_store
 from memaudit_core.package import parse_package
 
@@ -142,3 +147,55 @@ def test_over_budget_note_gives_the_store_cost_in_the_store_unit(tmp_path):
     ev = ma.score(ma.with_store(pkg, store), 20, store_id="mem0")
     over = [n for n in ev.notes if n.startswith("The store as written costs")]
     assert over and over[0].startswith("The store as written costs 36 chars, more than")
+
+
+# --------------------------------------------------------------------------- package dicts
+
+
+@pytest.mark.parametrize(
+    ("where", "path"),
+    [
+        ("meta", "$.meta[1]"),
+        ("experience-meta", "$.experiences[0].meta[1]"),
+        ("coverage", "$.candidates[0].coverage[1]"),
+        ("top", "$[5]"),
+    ],
+)
+def test_parse_package_refuses_keys_that_are_not_strings(where, path):
+    """A Python dict can have int keys, JSON cannot. parse_package raised AttributeError
+    ('int' object has no attribute 'isascii') instead of a PackageError."""
+    doc = _tiny_package()
+    if where == "meta":
+        doc["meta"] = {1: "x"}
+    elif where == "experience-meta":
+        doc["experiences"][0]["meta"] = {1: "x"}
+    elif where == "coverage":
+        doc["candidates"][0]["coverage"] = {1: 1.0}
+    else:
+        doc[5] = 1
+    with pytest.raises(PackageError) as err:
+        parse_package(doc)
+    problems = [(p.path, p.rule) for p in err.value.problems]
+    assert problems == [(path, "type")]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [{1, 2}, datetime.datetime(2024, 1, 1), b"bytes", object(), np.float32(0.5), np.int64(3)],
+    ids=["set", "datetime", "bytes", "object", "float32", "int64"],
+)
+def test_parse_package_refuses_meta_values_that_are_not_json(value):
+    """Meta is kept as given; a value JSON cannot hold was accepted and crashed later with a
+    TypeError (content hash, save, every score)."""
+    doc = _tiny_package(meta={"params": {"x": [value]}})
+    with pytest.raises(PackageError) as err:
+        parse_package(doc)
+    assert [(p.path, p.rule) for p in err.value.problems] == [("$.meta.params.x[0]", "type")]
+    # What was accepted stays accepted: tuples in meta (JSON arrays) and NumPy scalars in the
+    # numeric fields, which are converted there (test_package.test_numpy_scalars_are_numbers).
+    doc = _tiny_package(meta={"seeds": (1, 2), "ok": [None, True, 1.5, "x", {"a": 1}]})
+    doc["units"][0]["weight"] = np.int64(2)
+    doc["candidates"][0]["coverage"]["D1:3"] = np.float32(0.5)
+    pkg = parse_package(doc)
+    assert (pkg.units[0].weight, pkg.candidates[0].coverage["D1:3"]) == (2.0, 0.5)
+    assert len(pkg.content_hash()) == 64
