@@ -50,7 +50,7 @@ from .errors import (
 )
 from .heartbeat import heartbeat
 from .objective import coverage_of, evaluate, get_saturation
-from .package import Package, Store, parse_created_at
+from .package import Package, Store, check_package, parse_created_at
 from .parallel import check_workers, init_solver_worker, pool_context, stop_pool, worker_died
 from .plugins import prefetch, remember_package
 from .solvers import (
@@ -935,6 +935,8 @@ def score(
         get_writer(writer)  # unknown name -> UnknownNameError before any work
         if writer_result is None:
             res = run_writer(writer, inst, budget, package=package)
+        elif not isinstance(writer_result, WriterResult):
+            check_type(writer_result, WriterResult, "score(writer_result=)", "a WriterResult")
         elif writer_result.writer != writer or writer_result.budget != budget:
             raise MemAuditError(
                 f"score: writer_result is {writer_result.writer!r} at budget "
@@ -1080,6 +1082,7 @@ def score_selection(
     """
     from .union import unique_store_id, with_store
 
+    check_package(package, "score_selection()")
     ids = check_names(candidate_ids, "candidate_ids")
     store_id = unique_store_id(package, label)
     scored = with_store(package, Store(store_id, label=label, select=tuple(ids)))
@@ -1543,6 +1546,11 @@ def sweep(
     """
     if isinstance(packages, Package):
         packages = [packages]
+    elif isinstance(packages, str | bytes | dict) or not hasattr(packages, "__iter__"):
+        raise MemAuditError(f"sweep(): expected a list of Packages, got {type(packages).__name__}")
+    packages = list(packages)
+    for pkg in packages:
+        check_package(pkg, "sweep()")
     writers = check_names(writers, "writers")
     stores = check_names(stores, "stores")
     ablations = check_names(ablations, "ablations")

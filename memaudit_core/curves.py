@@ -46,7 +46,7 @@ from .analysis import (
 )
 from .errors import MemAuditError, SolverError, UnknownNameError, check_budget_list, check_names
 from .generators import FAMILIES, generate
-from .package import Package
+from .package import Package, check_package
 from .solvers import check_budget, check_time_limit, recompute, relative_gap, run_engine
 from .solvers.timeshare import check_total_time_limit, run_time_limit, shared_time
 from .versions import RESULT_VERSION
@@ -434,6 +434,7 @@ def budget_curve(
     BudgetCurve
     """
     t0 = time.perf_counter()
+    check_package(package, "budget_curve()")
     grid = _grid(budgets)
     chosen = resolve_methods(package, methods, ablations)
     check_time_limit(time_limit)

@@ -55,7 +55,8 @@ from .analysis import (
 from .compiled import CompiledInstance
 from .errors import MemAuditError, UnknownNameError
 from .objective import coverage_of, get_saturation
-from .package import Package
+from .package import Package, check_package
+from .solvers import check_budget
 from .versions import RESULT_VERSION
 
 #: Losses at or below this are treated as zero (no unit "missed").
@@ -163,7 +164,8 @@ def _evaluation(
     time_limit: float | None = None,
 ) -> StoreEvaluation:
     """:func:`analysis.score`, memoised by (content hash, budget, writer, store, solver, limit)."""
-    key = (package.content_hash(), float(budget), writer, store_id, solver, time_limit)
+    check_package(package, "package")
+    key = (package.content_hash(), check_budget(budget), writer, store_id, solver, time_limit)
     with _eval_lock:
         ev = _eval_cache.get(key)
         if ev is not None:

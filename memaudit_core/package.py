@@ -508,6 +508,12 @@ _TOP_KEYS = {
 }
 
 
+def check_package(value: object, what: str) -> None:
+    """Refuse anything but a :class:`Package` with a :class:`MemAuditError` saying what to pass
+    (library QA s20d: a path or a dict gave AttributeError in several public functions)."""
+    check_type(value, Package, what, "a Package (load_package(path) or parse_package(dict))")
+
+
 def parse_package(doc: object, source: str = "<memory>") -> Package:
     """Validate a decoded JSON document and return a :class:`Package`.
 

@@ -73,7 +73,7 @@ from .errors import (
     check_type,
 )
 from .objective import evaluate, singleton_values
-from .package import Package, Store, replace_package
+from .package import Package, Store, check_package, replace_package
 from .solvers import SolveResult, check_budget, check_time_limit, gap_text, solve
 from .solvers.budgets import lift_store, refine_unproven
 from .solvers.timeshare import check_total_time_limit, shared_time
@@ -738,6 +738,7 @@ def union_report(
         A store without external memories, or mixing them with package candidates; a bad
         budget.
     """
+    check_package(package, "union_report()")
     budget = check_budget(budget)
     if keep not in KEEP_RULES:
         raise UnknownNameError(f"unknown keep rule {keep!r} (known: {', '.join(KEEP_RULES)})")
@@ -1433,6 +1434,7 @@ def with_store(package: Package, store: Store) -> Package:
 
 def with_stores(package: Package, stores: Sequence[Store]) -> Package:
     """:func:`with_store` for several stores at once (validated once)."""
+    check_package(package, "with_store()")
     current = list(package.stores)
     index = {s.id: k for k, s in enumerate(current)}
     for store in stores:

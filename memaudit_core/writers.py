@@ -56,6 +56,7 @@ from .errors import (
     WriterError,
     check_budget_list,
     check_names,
+    check_type,
 )
 from .heartbeat import beat
 from .objective import GAIN_EPS, CoverageState, evaluate, get_saturation
@@ -1038,6 +1039,9 @@ def run_writer(
     (('s0_pref_1_update_raw_span',), 6.0)
     """
     info = get_writer(name)
+    check_type(
+        inst, CompiledInstance, "run_writer()", "a CompiledInstance (compile_package(package))"
+    )
     b = check_budget(budget)
     if info.is_plugin:
         from .plugins import run_plugin

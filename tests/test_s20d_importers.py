@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import memaudit_core as ma
-from memaudit_core.errors import PackageError
+from memaudit_core.errors import MemAuditError, PackageError
 from memaudit_core.importers import load_external_store
 from memaudit_core.package import parse_package
 
@@ -199,3 +199,47 @@ def test_parse_package_refuses_meta_values_that_are_not_json(value):
     pkg = parse_package(doc)
     assert (pkg.units[0].weight, pkg.candidates[0].coverage["D1:3"]) == (2.0, 0.5)
     assert len(pkg.content_hash()) == 64
+
+
+# --------------------------------------------------------------------------- API types
+
+
+def _api_calls(pkg, inst, export):
+    path = str(UPDATE_CHAIN)
+    return {
+        "sweep(paths)": lambda: ma.sweep([path], [6], ["gvt"]),
+        "sweep(dicts)": lambda: ma.sweep([{}], [6], ["gvt"]),
+        "run_writer(package)": lambda: ma.run_writer("gvt", pkg, 6),
+        "budget_curve(dict)": lambda: ma.budget_curve({}, [6], ["gvt"]),
+        "compare_view(path)": lambda: ma.compare_view(path, 6, writer="gvt"),
+        "compare_view(budget text)": lambda: ma.compare_view(pkg, "x", writer="gvt"),
+        "evidence_view(path)": lambda: ma.evidence_view(path, 6, writer="gvt"),
+        "union_report(dict)": lambda: ma.union_report({}, "mem0", 6),
+        "with_store(dict)": lambda: ma.with_store({}, pkg.stores[0] if pkg.stores else None),
+        "score_selection(dict)": lambda: ma.score_selection({}, 6, []),
+        "load_external_store(int path)": lambda: ma.load_external_store(5, "mem0"),
+        "load_external_store(package dict)": lambda: ma.load_external_store(
+            export, "mem0", package={"id": "p"}
+        ),
+        "score(writer_result text)": lambda: ma.score(pkg, 6, writer="gvt", writer_result="x"),
+    }
+
+
+def test_public_functions_refuse_wrong_argument_types_with_a_memaudit_error(tmp_path):
+    """README: every user error raises a ma.MemAuditError. score() and compile_package()
+    refused a dict or a path with one; these public functions raised AttributeError,
+    TypeError or ValueError for the same mistakes."""
+    pkg = ma.load_package(UPDATE_CHAIN)
+    inst = ma.compile_package(pkg)
+    export = _write(tmp_path, "m.json", [{"id": "m1", "memory": "Prefers tea"}])
+    wrong = {}
+    for name, call in _api_calls(pkg, inst, export).items():
+        try:
+            call()
+        except MemAuditError:
+            continue
+        except Exception as exc:  # noqa: BLE001 - the point is which type escapes
+            wrong[name] = type(exc).__name__
+        else:
+            wrong[name] = "no error"
+    assert wrong == {}

@@ -26,8 +26,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..costs import get_cost_rule
-from ..errors import PackageError, Problem, UnknownNameError
-from ..package import Package, Store
+from ..errors import PackageError, Problem, UnknownNameError, check_type
+from ..package import Package, Store, check_package
 from ._common import check_store_id
 from .coverage import coverage_from_links, suggest_coverage, suggest_store_coverage
 
@@ -88,6 +88,9 @@ def load_external_store(
             f"unknown export format {fmt!r} (known: {', '.join(sorted(STORE_FORMATS))})"
         )
     get_cost_rule(cost_rule)  # fail fast, before reading anything
+    check_type(path, str | Path, "load_external_store()", "the export's path (str or Path)")
+    if package is not None:
+        check_package(package, "load_external_store(package=)")
     check_store_id(store_id, str(path))
     if history is not None and fmt != "mem0":
         raise UnknownNameError(f"history is only read for mem0 exports, not {fmt!r}")
