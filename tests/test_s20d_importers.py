@@ -243,3 +243,16 @@ def test_public_functions_refuse_wrong_argument_types_with_a_memaudit_error(tmp_
         else:
             wrong[name] = "no error"
     assert wrong == {}
+
+
+def test_duplicate_texts_are_found_across_unicode_normal_forms(tmp_path):
+    """'café' composed (U+00E9) and decomposed (e + U+0301) is one text to a reader and to
+    the system that stored it twice: listed as a repeat (QA s20d: it was not)."""
+    export = [
+        {"id": "m1", "memory": "Ann likes the caf\u00e9 on Rua Augusta"},
+        {"id": "m2", "memory": "Ann likes the cafe\u0301 on Rua Augusta"},
+    ]
+    store = load_external_store(_write(tmp_path, "m.json", export), "mem0")
+    assert [m.text for m in store.memories] == [export[0]["memory"], export[1]["memory"]]
+    (warning,) = store.meta["warnings"]
+    assert warning.startswith("1 memory(ies) repeat an earlier one: 'm1' = 'm2' (same text).")

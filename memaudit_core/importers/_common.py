@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -561,7 +562,8 @@ def build_store(
                 mem_meta["coverage_source"] = source
         else:
             counts["none"] += 1
-        text_key = " ".join(rec.text.split())
+        # NFC: a composed and a decomposed accent are one text to the reader (QA s20d).
+        text_key = " ".join(unicodedata.normalize("NFC", rec.text).split())
         if text_key in by_text:
             duplicates.append(f"{by_text[text_key]} = {mem_id!r} (same text)")
         else:
