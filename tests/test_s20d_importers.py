@@ -256,3 +256,28 @@ def test_duplicate_texts_are_found_across_unicode_normal_forms(tmp_path):
     assert [m.text for m in store.memories] == [export[0]["memory"], export[1]["memory"]]
     (warning,) = store.meta["warnings"]
     assert warning.startswith("1 memory(ies) repeat an earlier one: 'm1' = 'm2' (same text).")
+
+
+def test_mem0_history_row_without_a_time_keeps_the_file_order_and_is_said(tmp_path):
+    """A DELETE row with no time, listed after its ADD: the memory is deleted. Sorting put
+    the timeless row first, so the ADD became the last event and m9 was reported as missing
+    from the export rather than deleted (QA s20d)."""
+    export = _write(tmp_path, "m.json", {"results": [{"id": "m1", "memory": "Lives in Lisbon"}]})
+    history = [
+        {
+            "memory_id": "m9",
+            "event": "ADD",
+            "old_memory": None,
+            "new_memory": "Has a hamster.",
+            "created_at": "2026-11-01T09:00:00+00:00",
+        },
+        {"memory_id": "m9", "event": "DELETE", "old_memory": "Has a hamster."},
+    ]
+    store = load_external_store(export, "mem0", history=history)
+    assert [d["id"] for d in store.meta["deleted"]] == ["m9"]
+    warnings = store.meta["warnings"]
+    assert not any("not in the export" in w for w in warnings)
+    assert (
+        "history rows without a readable time for 1 memory(ies) ('m9'): their events are "
+        "taken in the file's order"
+    ) in warnings

@@ -29,6 +29,8 @@ History (``history=`` a JSON list of rows, a ``{"results": [...]}`` page, or Mem
   1, in the JSON history as in ``history.db``) is **deleted**: Mem0 removes it
   from the vector store, so it is *not* part of the store as kept. It is listed in
   ``store.meta["deleted"]`` (id, last text, time, ``status: "deleted"``).
+  Events are read in time order; a memory with a history row that has no readable time
+  keeps the file's order of its rows, and a warning says so.
 - ``UPDATE`` rewrites a memory in place: the memory stays (``status`` active) and its earlier
   texts are listed in its ``meta["history"]``; ``store.meta["superseded_versions"]`` counts
   those replaced texts, which are no longer in the store.
@@ -311,13 +313,25 @@ def load_mem0_store(
     by_id: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         by_id.setdefault(str(row.get("memory_id")), []).append(row)
-    for events in by_id.values():
-        events.sort(key=_event_time)
+    timeless: list[str] = []
+    for mem_id, events in by_id.items():
+        if all(_event_time(row) for row in events):
+            events.sort(key=_event_time)
+        else:
+            # A row without a time sorted first would put a DELETE before the ADD it ends
+            # (QA s20d): the file's own order is the only evidence left, and it is said.
+            timeless.append(repr(mem_id))
 
     records: list[Record] = []
     present: set[str] = set()
     deleted: list[dict[str, Any]] = []
     warnings: list[str] = []
+    if timeless:
+        warnings.append(
+            f"history rows without a readable time for {len(timeless)} memory(ies) "
+            f"({', '.join(timeless[:10])}{' ...' if len(timeless) > 10 else ''}): their "
+            "events are taken in the file's order"
+        )
     if version == "platform":
         count, next_page = doc.get("count"), doc.get("next")
         more = isinstance(count, int) and not isinstance(count, bool) and count > len(items)
