@@ -269,17 +269,24 @@ def kind_loss_bars(
     return base_layout(fig, title, present)
 
 
+#: Fill patterns of the cost histogram's candidate types, in sorted type order (solid first).
+_TYPE_PATTERNS = ("", "/", "x", ".", "\\", "+", "-", "|")
+
+
 def cost_histogram(
     costs: Sequence[float], types: Sequence[str], cost_unit: str, title: str, present: bool = False
 ) -> go.Figure:
     """Candidate costs, stacked by candidate type."""
     fig = go.Figure()
-    for ctype in sorted(set(types)):
+    for k, ctype in enumerate(sorted(set(types))):
         fig.add_histogram(
             x=[c for c, t in zip(costs, types, strict=True) if t == ctype],
             name=ctype,
-            # The type colours of the Evidence explorer, not plotly's defaults (projector QA).
+            # The type colours of the Evidence explorer, not plotly's defaults (projector QA),
+            # and a fill pattern per type: under deuteranopia the tombstone red and the
+            # atomic-fact green, stacked in one bar, are the same olive (QA s20c).
             marker_color=TYPE_COLORS.get(ctype),
+            marker_pattern_shape=_TYPE_PATTERNS[k % len(_TYPE_PATTERNS)],
         )
     fig.update_layout(barmode="stack")
     fig.update_xaxes(title_text=f"candidate cost ({cost_unit})")
@@ -1026,19 +1033,38 @@ def _rgba(hex_color: str, alpha: float) -> str:
     return f"rgba({r},{g},{b},{alpha})"
 
 
+#: Room between the x-axis title and a legend below the plot.
+LEGEND_GAP_PX = 24
+
+
 def _legend_below(fig: go.Figure, present: bool, rotated_ticks: bool = False) -> None:
-    # Many curves: a legend above the plot would collide with the title on a projector.
-    # Rotated tick labels take the room under the axis: the legend goes lower (app QA: the
-    # ablation drop chart's budgets ran into its axis title and legend).
+    """The legend under the x-axis title, placed in pixels from the fonts the axis uses.
+
+    Many curves: a legend above the plot would collide with the title on a projector. A
+    fixed fraction of the plot's height (-0.2) put the legend on the axis title of a short
+    plot (QA s20c: the Overview's cost histogram, 170 px of plot, legend 34 px below it).
+    Call after :func:`base_layout`, which sets the height and the fonts.
+    """
+    if present and (fig.layout.height or 0) > PRESENT_MAX_HEIGHT:
+        fig.update_layout(height=PRESENT_MAX_HEIGHT)  # what render.chart shows anyway
+    axis = fig.layout.xaxis
+    tick_px = axis.tickfont.size or fig.layout.font.size or 15
+    title_px = axis.title.font.size or fig.layout.font.size or 15
+    legend_px = fig.layout.legend.font.size or fig.layout.font.size or 15
+    # Tick labels (with the tick's pad), the axis title's line, then the gap; rotated tick
+    # labels take 60 px more (app QA: the ablation drop chart's budgets).
+    offset = tick_px + 8 + 1.3 * title_px + LEGEND_GAP_PX + (60 if rotated_ticks else 0)
+    bottom = max((150 if present else 120) + (60 if rotated_ticks else 0), offset + 2 * legend_px)
+    plot_px = max(100, (fig.layout.height or 450) - (fig.layout.margin.t or 0) - bottom)
     fig.update_layout(
         legend={
             "orientation": "h",
             "yanchor": "top",
-            "y": -0.42 if rotated_ticks else -0.2,
+            "y": -offset / plot_px,
             "xanchor": "left",
             "x": 0,
         },
-        margin={"b": (150 if present else 120) + (60 if rotated_ticks else 0)},
+        margin={"b": bottom},
     )
 
 
@@ -1394,12 +1420,16 @@ _SYSTEM_FALLBACK = ("#e07b39", "#c7a76c", "#4bb3c8", "#6b6b6b", "#b07cc6")
 _OPEN_MARKER = {"size": 7, "symbol": "circle-open"}
 
 
-#: The three lines drawn per external store: (row field, name, line style, marker).
+#: The three lines drawn per external store: (row field, name, line style, marker). No line
+#: thinner than 2 px: a 1.5 px dotted line vanished on a projector (QA s20c).
 UNION_LINES = (
     ("kept_value", "kept", {"width": 3}, {"size": 9}),
     ("upper_value", "upper-pruned", {"width": 2, "dash": "dash"}, _OPEN_MARKER),
-    ("union_opt_value", "OPT over P+", {"width": 1.5, "dash": "dot"}, None),
+    ("union_opt_value", "OPT over P+", {"width": 2, "dash": "dot"}, None),
 )
+#: A marker shape per external store (in order), so that stores never differ by colour
+#: alone: Letta's blue and A-Mem's purple look alike under protanopia (QA s20c).
+STORE_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "pentagon", "hexagon")
 
 
 def union_curve_lines(
@@ -1428,24 +1458,29 @@ def union_curve_lines(
         # Kept (solid), the best the store's own memories allow (dashed) and the store's union
         # optimum OPT over P+ (dotted): dashed up to dotted is extraction (app QA: the caption
         # named this gap, and the chart did not draw its top).
-        kept_marker = {
-            "size": [14 if r.cost_effect else 9 for r in pts],
-            "symbol": ["x" if r.cost_effect else "circle" for r in pts],
-        }
+        symbol = STORE_SYMBOLS[k % len(STORE_SYMBOLS)]
+        # One shape per trace: the legend draws a trace's first marker, and a store whose
+        # smallest budget was a cost effect showed an x for "kept" (QA s20c); the x markers
+        # are a trace of their own, drawn over the line.
+        kept_marker = {"size": 10, "symbol": symbol}
+        open_marker = {"size": 8, "symbol": f"{symbol}-open"}
         if present:
             # On a projector one legend entry per store (its colour) and one per line style
             # below: 3 stores x 3 lines took 40% of the figure (QA s18c).
             fig.add_scatter(
                 x=[None],
                 y=[None],
-                mode="lines",
+                mode="lines+markers",
                 name=name,
                 legendgroup=sid,
                 line={"color": color, "width": 4},
+                marker={"symbol": symbol, "size": 12},
             )
         for field, what, line, marker in UNION_LINES:
             if field == "kept_value":
                 marker = kept_marker
+            elif marker is not None:
+                marker = open_marker
             fig.add_scatter(
                 x=xs,
                 y=[getattr(r, field) for r in pts],
@@ -1457,6 +1492,28 @@ def union_curve_lines(
                 marker=marker,
                 hovertemplate=f"budget %{{x}}<br>{what} %{{y:.4g}}<extra>{name}</extra>",
             )
+        effect = [r for r in pts if r.cost_effect]
+        if effect:
+            fig.add_scatter(
+                x=[r.budget for r in effect],
+                y=[r.kept_value for r in effect],
+                mode="markers",
+                name=f"{name}: cost effect",
+                legendgroup=sid,
+                showlegend=False,
+                marker={"size": 14, "symbol": "x", "color": color},
+                hovertemplate="budget %{x}: below the store's smallest memory"
+                f"<extra>{name}</extra>",
+            )
+    if any(r.cost_effect for r in rows):
+        fig.add_scatter(
+            x=[None],
+            y=[None],
+            mode="markers",
+            name="x: budget below the store's smallest memory",
+            marker={"size": 12, "symbol": "x", "color": "#555555"},
+            hoverinfo="skip",
+        )
     if present:
         for _field, what, line, marker in UNION_LINES:
             fig.add_scatter(

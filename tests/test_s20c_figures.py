@@ -1,0 +1,128 @@
+"""Figure properties a speaker's projector needs (visual QA s20c): legends clear of the axis
+titles, series told apart by more than colour, no hairline series."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace as NS
+
+import plotly.graph_objects as go
+import pytest
+
+from memaudit_ui import figures
+
+#: Candidate costs and types of a small package: five types, costs 2 to 37.
+COSTS = [2, 3, 5, 6, 7, 8, 8, 9, 12, 14, 17, 18, 19, 23, 37]
+TYPES = [
+    "tombstone",
+    "atomic_fact",
+    "atomic_fact",
+    "summary",
+    "compound_update",
+    "interval_fact",
+    "atomic_fact",
+    "tombstone",
+    "summary",
+    "raw_span",
+    "raw_span",
+    "raw_span",
+    "raw_span",
+    "raw_span",
+    "raw_span",
+]
+
+
+def _legend_top_below_plot_px(fig: go.Figure) -> float:
+    """Pixels from the plot's bottom edge down to the top of a legend placed below it."""
+    legend = fig.layout.legend
+    assert legend.yanchor == "top" and (legend.yref in (None, "paper")), legend
+    plot_px = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+    return -legend.y * plot_px
+
+
+def _axis_title_bottom_px(fig: go.Figure) -> float:
+    """How far below the plot the x-axis title reaches: tick labels, their pad, the title."""
+    axis = fig.layout.xaxis
+    return axis.tickfont.size + 8 + 1.3 * axis.title.font.size
+
+
+@pytest.mark.parametrize("present", [False, True])
+def test_cost_histogram_legend_sits_below_its_axis_title(present: bool) -> None:
+    """Overview's "Candidate cost distribution": the legend was drawn on the x-axis title
+    (34 px below a 170 px plot at 1280 x 720; touching it in presentation mode)."""
+    fig = figures.cost_histogram(COSTS, TYPES, "words", "Candidate cost distribution", present)
+    assert fig.layout.title.text == "Candidate cost distribution"
+    assert fig.layout.xaxis.title.text == "candidate cost (words)"
+    assert fig.layout.yaxis.title.text == "candidates"
+    assert len(fig.data) == 6 and all(t.showlegend is not False for t in fig.data)
+    gap = _legend_top_below_plot_px(fig) - _axis_title_bottom_px(fig)
+    assert gap >= 16, gap
+    # ... and the legend's first row fits in the bottom margin.
+    legend_px = fig.layout.legend.font.size
+    assert _legend_top_below_plot_px(fig) + 1.5 * legend_px <= fig.layout.margin.b
+    # Projector-readable text.
+    assert fig.layout.xaxis.tickfont.size >= 12 and legend_px >= 12
+
+
+def test_cost_histogram_types_differ_by_pattern_not_colour_alone() -> None:
+    """Tombstone red and atomic-fact green, stacked in one bar, are one olive under
+    deuteranopia: each type also gets its own fill pattern (in the legend too)."""
+    fig = figures.cost_histogram(COSTS, TYPES, "words", "t")
+    patterns = [t.marker.pattern.shape for t in fig.data]
+    assert len(set(patterns)) == len(fig.data), patterns
+    colours = {t.name: t.marker.color for t in fig.data}
+    assert colours["tombstone"] == figures.TYPE_COLORS["tombstone"]
+
+
+def _union_rows() -> list[NS]:
+    stores = [("mem0", "Mem0", "mem0"), ("letta", "Letta", "letta"), ("amem", "A-Mem", "amem")]
+    return [
+        NS(
+            store_id=sid,
+            label=label,
+            system=system,
+            budget=b,
+            kept_value=1.0 + k,
+            upper_value=2.0 + k,
+            union_opt_value=3.0 + k,
+            package_opt_value=3.0,
+            cost_effect=b < 7,
+        )
+        for k, (sid, label, system) in enumerate(stores)
+        for b in (6.0, 12.0, 24.0)
+    ]
+
+
+@pytest.mark.parametrize("present", [False, True])
+def test_union_curve_stores_differ_by_marker_shape_and_no_line_is_a_hairline(
+    present: bool,
+) -> None:
+    """External stores: Letta's blue and A-Mem's purple look alike under protanopia, and all
+    stores drew the same circles; the OPT-over-P+ dotted lines were 1.5 px."""
+    fig = figures.union_curve_lines(_union_rows(), "t", "words", budget=12, present=present)
+    assert fig.layout.xaxis.title.text == "budget (words)"
+    assert fig.layout.yaxis.title.text == figures.VALUE_AXIS
+    kept = [t for t in fig.data if t.legendgroup and t.name.endswith("kept")]
+    kept = kept if not present else [t for t in fig.data if t.legendgroup and t.name == "kept"]
+    assert len(kept) == 3
+    # One shape per store, the same on every point: the legend draws a trace's first marker,
+    # which was the cost effect's x at budget 6.
+    shapes = [t.marker.symbol for t in kept]
+    assert all(isinstance(s, str) for s in shapes), shapes
+    assert len(set(shapes)) == 3 and "x" not in shapes, shapes
+    # The cost effects (budget 6) are still marked, by x markers of their own, and the legend
+    # says what an x is.
+    effects = [t for t in fig.data if t.name and t.name.endswith(": cost effect")]
+    assert [tuple(t.x) for t in effects] == [(6.0,)] * 3
+    assert all(t.marker.symbol == "x" for t in effects)
+    assert any(
+        t.showlegend is not False and t.marker.symbol == "x" and "smallest memory" in t.name
+        for t in fig.data
+    )
+    upper = [t for t in fig.data if t.legendgroup and t.name.endswith("upper-pruned")]
+    assert len({t.marker.symbol for t in upper}) == 3
+    widths = [t.line.width for t in fig.data if t.mode and "lines" in t.mode]
+    assert widths and min(widths) >= 2, widths
+    if present:
+        # One legend entry per store, and it shows the store's shape.
+        entries = [t for t in fig.data if t.name in ("Mem0", "Letta", "A-Mem")]
+        assert [t.marker.symbol for t in entries] == shapes
