@@ -392,6 +392,22 @@ def frame(page_title: str) -> Frame:
             on_change=_on_package_change,
             help="Bundled samples, your uploads and packages made on the Generator page.",
         )
+        budget = _budget_slider(pkg, _resolve_budget(pkg))
+        st.session_state["ma_budget"] = budget
+        store_key = _store_picker(pkg)
+        st.session_state["ma_store"] = store_key
+
+        sync_widget("w_present", present)
+        st.toggle(
+            "Presentation mode",
+            key="w_present",
+            on_change=set_from_widget,
+            args=("ma_present", "w_present"),
+            help="Larger text and charts, one chart per screen, sidebar collapsed; kept in the "
+            "link as present=1.",
+        )
+        # Below the controls a demo uses on every page: above them, the uploader pushed the
+        # writer / store picker off a 1280 x 720 screen (QA s20c).
         st.file_uploader(
             f"Upload a package (.json, at most {sources.MAX_UPLOAD_MB} MB)",
             # Any file is taken and validated, so a wrong one gets the app's located error
@@ -413,20 +429,6 @@ def frame(page_title: str) -> Frame:
                 f"previous package stays open.\n\n{shown}{more}"
             )
 
-        budget = _budget_slider(pkg, _resolve_budget(pkg))
-        st.session_state["ma_budget"] = budget
-        store_key = _store_picker(pkg)
-        st.session_state["ma_store"] = store_key
-
-        sync_widget("w_present", present)
-        st.toggle(
-            "Presentation mode",
-            key="w_present",
-            on_change=set_from_widget,
-            args=("ma_present", "w_present"),
-            help="Larger text and charts, one chart per screen, sidebar collapsed; kept in the "
-            "link as present=1.",
-        )
         links = state.shared_params()
         with links_box:
             for path, label in PAGES:

@@ -242,23 +242,28 @@ render.table(
     f"{pkg.id}-sweep-opt",
     column_config={
         "budget": number(f"budget ({unit})", format="%g"),
-        "value": number("value", format="%.6f", help="OPT when certified, else the incumbent."),
-        "bound": number("proven bound", format="%.6f"),
+        # Four decimals, as on Compare (QA s20c: "14.300000" on a projector).
+        "value": number("value", format="%.4f", help="OPT when certified, else the incumbent."),
+        "bound": number("proven bound", format="%.4f"),
         "gap": number("gap", format="percent", help="(bound − value) / value."),
     },
 )
 st.subheader("Writers and stores per budget")
+points_df = pd.DataFrame(curve.point_rows())
 render.table(
-    pd.DataFrame(curve.point_rows()),
+    points_df,
     "sweep_points_table",
     f"{pkg.id}-sweep-points",
+    # The method's name says it; its internal key ("store:fact-extractor") is for the CSV
+    # (QA s20c: a projector column of ids beside the names).
+    present_df=points_df.drop(columns=["key"]),
     column_config={
         "budget": number(f"budget ({unit})", format="%g"),
         "method": st.column_config.TextColumn(width="medium"),
-        "F": number(format="%.6f"),
+        "F": number(format="%.4f"),
         "OPT": number(
             opt_word,
-            format="%.6f",
+            format="%.4f",
             help="The denominator (union OPT for external stores); an incumbent where the "
             "certified column is unticked.",
         ),

@@ -126,3 +126,53 @@ def test_union_curve_stores_differ_by_marker_shape_and_no_line_is_a_hairline(
         # One legend entry per store, and it shows the store's shape.
         entries = [t for t in fig.data if t.name in ("Mem0", "Letta", "A-Mem")]
         assert [t.marker.symbol for t in entries] == shapes
+
+
+def test_sidebar_puts_budget_and_store_above_the_uploader() -> None:
+    """At 1280 x 720 the uploader pushed the writer / store picker below the sidebar's fold:
+    a speaker had to scroll the sidebar for the control a demo changes most."""
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"))
+    at.run(timeout=240)
+    assert not at.exception, [e.value for e in at.exception]
+
+    def walk(node, out: list) -> list:
+        for child in getattr(node, "children", {}).values():
+            out.append(child)
+            walk(child, out)
+        return out
+
+    order = [
+        (type(e).__name__, getattr(e, "label", None))
+        for e in walk(at.sidebar, [])
+        if type(e).__name__ in ("Selectbox", "Slider", "FileUploader", "Toggle")
+    ]
+    assert [name for name, _ in order] == [
+        "Selectbox",  # package
+        "Slider",  # budget
+        "Selectbox",  # writer / store
+        "Toggle",  # presentation mode
+        "FileUploader",
+    ], order
+    assert order[0][1] == "Package" and order[2][1] == "Writer / store"
+
+
+def test_sweep_projector_table_names_methods_without_their_internal_keys() -> None:
+    """Budget sweep in presentation mode: "Writers and stores per budget" showed a `key`
+    column of internal ids (store:fact-extractor, ablation:no_validity_opt) beside the names."""
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"))
+    at.query_params["package"] = "sample:travel-assistant"
+    at.query_params["present"] = "1"
+    at.run(timeout=240)
+    at.switch_page("pages/1_Budget_sweep.py").run(timeout=240)
+    assert not at.exception, [e.value for e in at.exception]
+    points = at.table[1].value
+    assert "method" in points.columns and "key" not in points.columns, list(points.columns)
+    assert "Fact extractor" in set(points["method"])
