@@ -176,3 +176,21 @@ def test_sweep_projector_table_names_methods_without_their_internal_keys() -> No
     points = at.table[1].value
     assert "method" in points.columns and "key" not in points.columns, list(points.columns)
     assert "Fact extractor" in set(points["method"])
+
+
+def test_cost_rule_chart_value_labels_are_at_least_12_px_outside_presentation_mode() -> None:
+    """Ablations & sensitivity, Cost rules tab at 1280 x 720: the bar labels were 11 px."""
+    writers = ["gvt", "density", "greedy", "fact_only", "summary_only", "recency_raw", "nv"]
+    rules = [
+        NS(rule=name, available=True, mean_ratio=tuple((w, 0.5) for w in writers))
+        for name in ("as_stored", "words", "bytes_overhead", "tokens_o200k")
+    ]
+    fig = figures.cost_rule_ratio_chart(NS(writers=tuple(writers), rules=rules), "t")
+    bars = [t for t in fig.data if t.type == "bar"]
+    assert len(bars) == 4 and all(t.showlegend is not False for t in bars)
+    assert min(t.textfont.size for t in bars) >= 12
+    assert fig.layout.xaxis.title.text == "mean ratio F / OPT over the budgets"
+    # Room for the larger labels: each bar at least as thick as its label.
+    plot_px = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+    bar_px = plot_px / len(writers) * (1 - 0.2) / len(rules)  # plotly's default bargap 0.2
+    assert bar_px >= 12, bar_px
