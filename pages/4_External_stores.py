@@ -538,9 +538,27 @@ else:
     # On a projector: the current budget only, readable headers, 3 decimals (app QA: 21 rows of
     # snake_case headers and 6 decimals, 2,290 px tall). The CSV keeps every budget.
     present_df = pd.DataFrame(curve.present_rows(ctx.budget, unit))
+    # The grid shows the names the chart and the metrics use (QA s20c: snake_case field names
+    # such as union_opt_value); the CSV keeps the field names of the export format.
+    number = st.column_config.NumberColumn
     render.table(
         curve_df,
         "ext_curve_table",
         f"{wpkg.id}-external-kept-vs-upper",
         present_df=present_df,
+        column_config={
+            "store_id": st.column_config.TextColumn("store id"),
+            "label": st.column_config.TextColumn("store"),
+            "budget": number(f"budget ({unit})", format="%g"),
+            "kept_value": number("kept F(Y')", format="%.4g"),
+            "upper_value": number("upper-pruned", format="%.4g"),
+            "union_opt_value": number("OPT over P+", format="%.4g"),
+            "package_opt_value": number("OPT (package only)", format="%.4g"),
+            "union_ratio": number("union ratio", format="%.3f"),
+            "extraction": number("extraction", format="%.3f"),
+            "selection": number("selection", format="%.3f"),
+            "cost_effect": st.column_config.CheckboxColumn("cost effect"),
+            "upper_bound": number("upper-pruned bound", format="%.4g"),
+            "union_opt_bound": number("OPT over P+ bound", format="%.4g"),
+        },
     )

@@ -194,3 +194,25 @@ def test_cost_rule_chart_value_labels_are_at_least_12_px_outside_presentation_mo
     plot_px = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
     bar_px = plot_px / len(writers) * (1 - 0.2) / len(rules)  # plotly's default bargap 0.2
     assert bar_px >= 12, bar_px
+
+
+def test_external_curve_grid_shows_readable_headers() -> None:
+    """External stores, table under "Kept vs upper-pruned": the grid's headers were the
+    export's field names (store_id, kept_value, union_opt_value, ...)."""
+    import json
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"))
+    at.query_params["package"] = "sample:external-stores-demo"
+    at.query_params["budget"] = "24"
+    at.run(timeout=240)
+    at.switch_page("pages/4_External_stores.py").run(timeout=240)
+    assert not at.exception, [e.value for e in at.exception]
+    grid = next(d for d in at.dataframe if "union_opt_value" in d.value.columns)
+    labels = {col: cfg.get("label") for col, cfg in json.loads(grid.proto.columns).items()}
+    shown = [labels.get(col) or col for col in grid.value.columns]
+    assert not [name for name in shown if "_" in name], shown
+    assert labels["union_opt_value"] == "OPT over P+" and labels["kept_value"] == "kept F(Y')"
+    assert labels["budget"] == "budget (words)"
