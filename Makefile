@@ -9,7 +9,7 @@ STAMP       := $(VENV)/.stamp
 PORT        ?= 8501
 PYTEST_ARGS ?=
 CHROMIUM    := /usr/bin/chromium
-LINT_PATHS  := $(wildcard memaudit_core tests app.py pages bench)
+LINT_PATHS  := $(wildcard memaudit_core memaudit_ui tests app.py pages bench)
 BENCHES     := $(sort $(wildcard bench/bench_*.py))
 # Re-install when memaudit_core first appears (an editable install made before it
 # existed would not map the package).
