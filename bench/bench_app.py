@@ -284,7 +284,7 @@ _IDLE_EXPR = """(() => {
 })()"""
 _PICKER_SHOWS_JS = f"""(want) => {_IDLE_EXPR} &&
     [...document.querySelectorAll('[data-testid="stSidebar"] input[role="combobox"]')]
-        .some(b => b.value === want)"""
+        .some(b => b.value.startsWith(want))"""
 _SIDEBAR_ERROR_JS = f"""(name) => {_IDLE_EXPR} &&
     [...document.querySelectorAll('[data-testid="stSidebar"] [data-testid="stAlert"]')]
         .some(a => a.innerText.includes(name) && a.innerText.includes('was not loaded'))"""
@@ -404,7 +404,7 @@ def bench_upload(base_url: str, browser) -> dict:
         files = _upload_files(Path(tmp_name))
         good_path, bad_path = Path(files["valid_path"]), Path(files["invalid_path"])
         baseline = _upload_baseline(good_path.read_bytes(), bad_path.read_bytes())
-        shown = f"upload · {files['package_id']}"
+        shown = f"upload · {files['package_id']} · "  # then file name and digest
         field = files["invalid_field"]
 
         valid, valid_set, invalid, invalid_set, checks = [], [], [], [], []

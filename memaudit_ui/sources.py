@@ -192,5 +192,10 @@ def describe_key(key: str) -> str:
         return f"generated · {family} seed {seed_text or 0}" + (f" ({params})" if params else "")
     if kind == "upload":
         pkg = _upload_registry().get(rest)
-        return f"upload · {pkg.id if pkg else rest}"
+        if pkg is None:
+            return f"upload · {rest}"
+        # Two uploads of one package id (an edited file uploaded again) must not look alike in
+        # the picker (QA s20a: two identical "upload · qa-pkg" entries): file name and the
+        # key's digest prefix tell them apart.
+        return f"upload · {pkg.id} · {Path(pkg.source).name} · {rest[:8]}"
     return key
