@@ -75,20 +75,26 @@ with c1:
         lo, hi = min(grid_default), max(grid_default)
         r1, r2, r3 = st.columns(3)
 
-        # The range is the package's own: kept per package (QA: one package's range came
-        # back on another).
+        # The range is the package's own: kept per package content (QA: one package's range
+        # came back on another; s20a: also on an upload of the same id with other costs).
         start = r1.number_input(
-            f"start ({unit})", 0.0, step=step_unit, **kept("sweep_start", float(lo), scope=pkg.id)
+            f"start ({unit})",
+            0.0,
+            step=step_unit,
+            **kept("sweep_start", float(lo), scope=content_hash),
         )
         stop = r2.number_input(
-            f"stop ({unit})", 0.0, step=step_unit, **kept("sweep_stop", float(hi), scope=pkg.id)
+            f"stop ({unit})",
+            0.0,
+            step=step_unit,
+            **kept("sweep_stop", float(hi), scope=content_hash),
         )
         default_step = max(step_unit, round((hi - lo) / 20 / step_unit) * step_unit)
         step = r3.number_input(
             f"step ({unit})",
             min_value=step_unit / 10,
             step=step_unit,
-            **kept("sweep_step", float(default_step), scope=pkg.id),
+            **kept("sweep_step", float(default_step), scope=content_hash),
         )
         try:
             grid = curves.budget_range(start, stop, step)

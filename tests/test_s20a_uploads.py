@@ -1,0 +1,88 @@
+"""Uploads and package identity in the app: an upload whose package id matches an earlier
+upload (an edited file uploaded again) is a different package everywhere its content differs.
+
+Expected values come from the package files themselves (their grids and costs) or from the
+library called here, never from the app's own earlier output.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from memaudit_core.package import loads_package
+
+REPO = Path(__file__).resolve().parent.parent
+SWEEP = "pages/1_Budget_sweep.py"
+
+
+def _variant(*, cost_factor: float = 1.0, budgets: list[float] | None = None) -> bytes:
+    """update_chain under one fixed id ("qa-pkg"), its costs scaled by ``cost_factor``."""
+    doc = json.loads((REPO / "sample_packages" / "update_chain.json").read_text())
+    doc["id"] = "qa-pkg"
+    for cand in doc["candidates"]:
+        cand["cost"] = cand["cost"] * cost_factor
+    if budgets is not None:
+        doc["budgets"] = budgets
+        doc["budget"] = budgets[len(budgets) // 2]
+    return json.dumps(doc).encode()
+
+
+def _app(page: str) -> AppTest:
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    at.query_params["package"] = "sample:update_chain"
+    at.run()
+    if page != "app.py":
+        at.switch_page(page).run()
+    return at
+
+
+def _upload(at: AppTest, name: str, data: bytes) -> str:
+    at.file_uploader(key="w_upload").upload(name, data, "application/json").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    key = at.session_state["ma_package"]
+    assert key.startswith("upload:"), key
+    return key
+
+
+def test_two_uploads_of_one_package_id_are_told_apart_in_the_picker() -> None:
+    """QA s20a: both showed as "upload · qa-pkg", so the user could not tell which one the
+    picker would open."""
+    first, second = _variant(), _variant(cost_factor=0.5)
+    at = _app("app.py")
+    key_first = _upload(at, "chain-v1.json", first)
+    key_second = _upload(at, "chain-v2.json", second)
+    assert key_first != key_second
+    options = at.selectbox(key="w_package").options
+    uploads = [o for o in options if o.startswith("upload")]
+    assert len(uploads) == 2 and len(set(uploads)) == 2, uploads
+    assert any("chain-v1.json" in o for o in uploads), uploads
+    assert any("chain-v2.json" in o for o in uploads), uploads
+    assert all("qa-pkg" in o for o in uploads), uploads
+
+
+def test_a_sweep_range_does_not_follow_an_upload_of_the_same_id_with_other_content() -> None:
+    """QA s20a: the Budget sweep kept its range per package id, so a range set on one upload
+    came back on a re-upload of the same id with halved costs (budgets 2..40 on a package
+    costing 25.5 in all, with a warning about 8 budgets above the total)."""
+    first = _variant(budgets=[3, 6, 13])
+    second = _variant(cost_factor=0.5, budgets=[1, 2, 3, 5])
+    at = _app(SWEEP)
+    key_first = _upload(at, "chain-v1.json", first)
+    at.radio(key="sweep_grid").set_value("range").run()
+    at.number_input(key="sweep_start").set_value(2.0).run()
+    at.number_input(key="sweep_stop").set_value(40.0).run()
+    assert at.number_input(key="sweep_stop").value == 40.0
+
+    _upload(at, "chain-v2.json", second)
+    second_grid = loads_package(second).budget_grid()
+    assert at.number_input(key="sweep_start").value == float(min(second_grid))
+    assert at.number_input(key="sweep_stop").value == float(max(second_grid))
+    assert not at.warning, [w.value for w in at.warning]
+
+    # The first upload's range is still its own when it is opened again.
+    at.selectbox(key="w_package").set_value(key_first).run()
+    assert at.number_input(key="sweep_stop").value == 40.0
