@@ -259,13 +259,18 @@ def _fitting_step(step: float, budget: float) -> float:
 def _resolve_budget(pkg: Package) -> float:
     budget = st.session_state.get("ma_budget")
     from_url = st.session_state.pop("ma_budget_from_url", False)
-    if budget is None or not math.isfinite(budget) or budget < 0:
-        return pkg.default_budget()
+    from_package = budget is None or not math.isfinite(budget) or budget < 0
+    if from_package:
+        budget = pkg.default_budget()
     total = pkg.total_cost()
     if budget > total and total > 0:
         # Never a silent clamp: a sweep range past the total cost, clicked on the Budget sweep,
-        # reaches here without a link (review).
+        # reaches here without a link (review). The package's own budget gets the same rule
+        # (QA s20a: "budget": 1e308 opened unclamped, with a slider to 1e308, and was clamped
+        # on the next page as "The budget").
         where = "budget={:.10g} in the link" if from_url else "The budget {:.10g}"
+        if from_package:
+            where = "The package's budget {:.10g}"
         state.add_problem(
             f"{where.format(budget)} is above the package's total candidate cost "
             f"({total:g} {_md_escape_inline(pkg.cost_unit)}); every candidate fits, so the "

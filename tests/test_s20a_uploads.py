@@ -86,3 +86,25 @@ def test_a_sweep_range_does_not_follow_an_upload_of_the_same_id_with_other_conte
     # The first upload's range is still its own when it is opened again.
     at.selectbox(key="w_package").set_value(key_first).run()
     assert at.number_input(key="sweep_stop").value == 40.0
+
+
+def test_a_package_budget_above_the_total_cost_is_set_to_the_total_with_a_warning() -> None:
+    """QA s20a: an upload with "budget": 1e308 (total cost 51) opened at 1e308 with a slider
+    from 0 to 1e308 and no word, and the next page then clamped it to 51 calling it "The
+    budget": the package's own budget now gets the rule a link's budget gets."""
+    doc = json.loads(_variant())
+    doc["budget"] = 1e308
+    data = json.dumps(doc).encode()
+    total = loads_package(data).total_cost()
+    at = _app("app.py")
+    _upload(at, "huge-budget.json", data)
+    assert at.session_state["ma_budget"] == total
+    assert at.slider(key="w_budget").value == total
+    warnings = [w.value for w in at.warning]
+    assert any("package's budget 1e+308" in w and f"set to {total:g}" in w for w in warnings), (
+        warnings
+    )
+    at.switch_page("pages/2_Compare.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["ma_budget"] == total
+    assert not at.warning, [w.value for w in at.warning]
