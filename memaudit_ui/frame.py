@@ -214,6 +214,7 @@ def _handle_upload() -> None:
         st.session_state["ma_upload_error"] = (upload.name, [str(exc)], open_key)
         return
     st.session_state.pop("ma_upload_error", None)
+    st.session_state.setdefault("ma_upload_names", {})[key] = upload.name
     switch_package(key, listed=True)
 
 
@@ -389,11 +390,12 @@ def frame(page_title: str) -> Frame:
         if key not in options:
             options.append(key)
         sync_widget("w_package", key)
+        upload_names = dict(st.session_state.get("ma_upload_names", {}))
         st.selectbox(
             "Package",
             options,
             key="w_package",
-            format_func=sources.describe_key,
+            format_func=lambda k: sources.describe_key(k, upload_names.get(k)),
             on_change=_on_package_change,
             help="Bundled samples, your uploads and packages made on the Generator page.",
         )

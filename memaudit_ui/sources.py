@@ -174,11 +174,15 @@ def register_upload(name: str, data: bytes, max_mb: float = MAX_UPLOAD_MB) -> tu
         )
     pkg = loads_package(data, source=name)
     digest = hashlib.sha256(data).hexdigest()[:16]
-    _upload_registry()[digest] = pkg
+    # The same bytes uploaded again (by any session) keep the package stored first: another
+    # session's file name must not replace it (QA s20a).
+    pkg = _upload_registry().setdefault(digest, pkg)
     return f"upload:{digest}", pkg
 
 
-def describe_key(key: str) -> str:
+def describe_key(key: str, file_name: str | None = None) -> str:
+    """The picker's label of a package key; ``file_name`` is the name this session uploaded
+    an ``upload:`` key under (the registry is server-wide, the name is the session's own)."""
     kind, _, rest = key.partition(":")
     if kind == "sample":
         return f"sample · {rest}"
@@ -195,7 +199,8 @@ def describe_key(key: str) -> str:
         if pkg is None:
             return f"upload · {rest}"
         # Two uploads of one package id (an edited file uploaded again) must not look alike in
-        # the picker (QA s20a: two identical "upload · qa-pkg" entries): file name and the
-        # key's digest prefix tell them apart.
-        return f"upload · {pkg.id} · {Path(pkg.source).name} · {rest[:8]}"
+        # the picker (QA s20a: two identical "upload · qa-pkg" entries): the key's digest
+        # prefix tells them apart, and the session's file name helps.
+        named = f" · {Path(file_name).name}" if file_name else ""
+        return f"upload · {pkg.id}{named} · {rest[:8]}"
     return key

@@ -136,3 +136,18 @@ def test_a_milp_optimum_with_its_bound_a_tolerance_above_is_cross_checked() -> N
         assert abs(run.recomputed - oracle_value) <= 1e-9 * oracle_value, (run, oracle_value)
     assert row.certified and not row.disagreement, row.message
     assert "stopped at the limit" not in row.message, row.message
+
+
+def test_a_session_sees_its_own_file_name_for_bytes_another_session_uploaded_too() -> None:
+    """The upload registry is server-wide: the same bytes uploaded by a second session under
+    another name must not rename the first session's upload (no cross-talk between
+    sessions), and the stored package stays the one stored first."""
+    data = _variant(cost_factor=2.0)
+    mine, theirs = _app("app.py"), _app("app.py")
+    key = _upload(mine, "mine.json", data)
+    assert _upload(theirs, "theirs.json", data) == key
+    mine.run()
+    (label,) = [o for o in mine.selectbox(key="w_package").options if o.startswith("upload")]
+    assert "mine.json" in label and "theirs.json" not in label, label
+    (label,) = [o for o in theirs.selectbox(key="w_package").options if o.startswith("upload")]
+    assert "theirs.json" in label and "mine.json" not in label, label
