@@ -8,13 +8,16 @@ library called here, never from the app's own earlier output.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
+import numpy as np
 from streamlit.testing.v1 import AppTest
 
+import memaudit_core as ma
 from memaudit_core.compiled import compile_package
 from memaudit_core.curves import certification_report
-from memaudit_core.package import loads_package
+from memaudit_core.package import loads_package, parse_package
 from memaudit_core.solvers.brute import brute_force
 
 REPO = Path(__file__).resolve().parent.parent
@@ -151,3 +154,56 @@ def test_a_session_sees_its_own_file_name_for_bytes_another_session_uploaded_too
     assert "mine.json" in label and "theirs.json" not in label, label
     (label,) = [o for o in theirs.selectbox(key="w_package").options if o.startswith("upload")]
     assert "theirs.json" in label and "mine.json" not in label, label
+
+
+# --------------------------------------------------------------------------- huge weights
+
+
+def _huge_weight_instance():
+    """update_chain with its first unit's weight 1e300: HiGHS takes objective coefficients of
+    1e20 and more as infinite, and reported an optimum of inf with an infinite bound."""
+    doc = json.loads((REPO / "sample_packages" / "update_chain.json").read_text())
+    doc["units"][0]["weight"] = 1e300
+    return ma.compile_package(parse_package(doc))
+
+
+def test_rel_diff_of_an_infinite_or_nan_value_is_infinite():
+    """|inf - 1e300| / inf is nan, and a nan difference passed every `> tolerance` check."""
+    from memaudit_core.solvers.certify import rel_diff
+
+    assert rel_diff(math.inf, 1e300) == math.inf
+    assert rel_diff(1.0, math.nan) == math.inf
+    assert rel_diff(math.inf, math.inf) == 0.0
+    assert rel_diff(2.0, 2.0 + 1e-12) < 1e-9
+
+
+def test_an_engine_claiming_an_infinite_optimum_and_bound_is_not_certified():
+    """A RawSolution that says optimal with value inf and bound inf, for a store whose F is
+    finite (what HiGHS returned on the 1e300 upload): refused, and the reasons say why."""
+    from memaudit_core.objective import evaluate
+    from memaudit_core.solvers import RawSolution
+    from memaudit_core.solvers.certify import finish
+
+    inst = _huge_weight_instance()
+    best = ma.solve(inst, 6.0, solver="bnb")
+    sel = best.selected_idx
+    f_value = evaluate(inst, np.asarray(sel, dtype=np.int64))
+    assert math.isfinite(f_value) and f_value >= 1e300
+    res = finish(inst, 6.0, "milp", RawSolution(sel, math.inf, math.inf, "optimal"), 0.01)
+    assert not res.certified
+    reasons = res.certificate.reason
+    assert "reported inf" in reasons
+    assert "claims optimality" in reasons
+
+
+def test_solver_milp_on_weights_beyond_highs_infinity_is_never_certified():
+    """End to end: solver='milp' on the 1e300 upload gave status optimal, value 1e300, bound
+    inf, certified True (QA s20a). Whatever HiGHS returns there, certified needs a finite
+    bound that meets the value; B&B proves it on the same instance."""
+    inst = _huge_weight_instance()
+    for budget in (6.0, 13.0):
+        res = ma.solve(inst, budget, solver="milp")
+        assert not res.certified, (budget, res.value, res.bound)
+        assert res.value >= 1e300  # the store is still the best one, just not proven
+    proven = ma.solve(inst, 6.0, solver="bnb")
+    assert proven.certified and proven.value >= 1e300

@@ -865,11 +865,20 @@ def solve_milp(
     if run_status == "error":
         # The empty store is always feasible, so "Infeasible" or "Solve error" here is HiGHS's
         # floating point giving up (seen with costs spanning 1e-6 to 1e3), not the package.
+        # Both scales are named: weights of 1e300 failed with costs spanning a factor 3, and
+        # the message blamed the costs (QA s20a).
         span = float(inst.cost[model["cand"]].max() / inst.cost[model["cand"]].min())
+        positive = inst.weight[inst.weight > 0]
+        weights = (
+            f"unit weights span a factor {float(positive.max() / positive.min()):.3g} "
+            f"(largest {float(positive.max()):.3g})"
+            if positive.size
+            else "no unit has a positive weight"
+        )
         raise SolverError(
             f"HiGHS ended with model status {run['model_status']!r} on a model whose costs "
-            f"span a factor {span:.3g}: a numerical failure; solver 'bnb' does not depend on "
-            "floating-point tolerances this way"
+            f"span a factor {span:.3g} and whose {weights}: a numerical failure; solver 'bnb' "
+            "does not depend on floating-point tolerances this way"
         )
     nodes = run["nodes"]
     dual = run["dual"]
