@@ -28,6 +28,7 @@ from __future__ import annotations
 import functools
 import math
 import numbers
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
@@ -581,18 +582,41 @@ def opt_at(
     _check_limits(time_limit, None)  # also on a cache hit: a bad limit is an error either way
     base = (inst.fingerprint, float(budget), solver)
     keys = [(*base, _CERTIFIED), (*base, time_limit)]
-    with _opt_lock:
-        found = next((k for k in keys if k in _opt_cache), None)
-        hit = _opt_cache[found] if found is not None else None
-    if hit is not None and (
-        incumbent_idx is None or hit.certified or hit.value >= evaluate(inst, incumbent_idx)
-    ):
+    start_value = None if incumbent_idx is None else evaluate(inst, incumbent_idx)
+    while True:
         with _opt_lock:
-            if found in _opt_cache:  # another thread may have evicted it meanwhile
+            found = next((k for k in keys if k in _opt_cache), None)
+            hit = _opt_cache[found] if found is not None else None
+            if hit is not None and (
+                start_value is None or hit.certified or hit.value >= start_value
+            ):
                 _opt_cache.move_to_end(found)
+                break
+            hit = None  # worth less than the start: solved again from it
+            # Another session (a second tab, or a reload while the first run still solves)
+            # may be solving this very optimum: wait for it instead of solving it again beside
+            # it (QA s20b: two 20 s HiGHS runs shared the CPU and the first page kept a worse
+            # incumbent than the one every later page was answered with).
+            # An entry of this very thread, or inherited by a forked worker from a thread it
+            # does not have, would never end: solve instead.
+            me = (os.getpid(), threading.get_ident())
+            running = _opt_running.get(keys[1])
+            if running is None or running[0] == me or running[0][0] != me[0]:
+                running = None
+                done = threading.Event()
+                _opt_running[keys[1]] = (me, done)
+        if running is None:
+            break
+        running[1].wait()
+    if hit is not None:
         skip_runs(1)  # a shared total goes to the runs still to make
         return _as_of(hit, inst)
-    result = solve(inst, budget, solver, time_limit=time_limit, incumbent_idx=incumbent_idx)
+    try:
+        result = solve(inst, budget, solver, time_limit=time_limit, incumbent_idx=incumbent_idx)
+    finally:
+        with _opt_lock:
+            _opt_running.pop(keys[1], None)
+        done.set()
     # A limited result is shared too, found from a start or not: every page then compares
     # with one incumbent for this budget and limit (app QA: Compare, solved from gvt's store,
     # showed 131.5659 and Overview, solved again, 131.6383). It replaces a limited entry only
@@ -609,7 +633,11 @@ def opt_at(
             _opt_cache.move_to_end(key)
             while len(_opt_cache) > _OPT_CACHE_SIZE:
                 _opt_cache.popitem(last=False)
-    return result
+        else:
+            # A better incumbent for this limit is already shared (found from a better
+            # start): answer with it, so that no page shows a second denominator.
+            result = current
+    return _as_of(result, inst)
 
 
 def _as_of(result: SolveResult, inst: CompiledInstance) -> SolveResult:
@@ -629,6 +657,8 @@ _OPT_CACHE_SIZE = 512
 #: The time-limit slot of a certified optimum's cache key (valid under any limit).
 _CERTIFIED = "certified"
 _opt_cache: OrderedDict[tuple, SolveResult] = OrderedDict()
+#: Solves in progress, by their limited cache key: ((process, thread), set when it ends).
+_opt_running: dict[tuple, tuple[tuple[int, int], threading.Event]] = {}
 _opt_lock = threading.Lock()
 
 
