@@ -136,8 +136,8 @@ else:
         f"{pkg.id}-ablations",
         column_config={
             "budget": number(f"budget ({unit})", format="%g"),
-            full_col: number(format="%.6f"),
-            pool_col: number(format="%.6f"),
+            full_col: number(format="%.4f"),
+            pool_col: number(format="%.4f"),
         },
     )
 
@@ -279,8 +279,8 @@ with tab_cap:
             f"{pkg.id}-capacity-k{k}",
             column_config={
                 "budget": number(f"budget ({unit})", format="%g"),
-                "OPT(k=1)": number(format="%.6f"),
-                f"value (k={k})": number(format="%.6f"),
+                "OPT(k=1)": number(format="%.4f"),
+                f"value (k={k})": number(format="%.4f"),
             },
         )
 
