@@ -262,7 +262,7 @@ render.table(
     f"{pkg.id}-sweep-points",
     # The method's name says it; its internal key ("store:fact-extractor") is for the CSV
     # (QA s20c: a projector column of ids beside the names).
-    present_df=points_df.drop(columns=["key"]),
+    present_df=points_df.drop(columns=["key"], errors="ignore"),  # no rows: no columns
     column_config={
         "budget": number(f"budget ({unit})", format="%g"),
         "method": st.column_config.TextColumn(width="medium"),
