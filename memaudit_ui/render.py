@@ -177,6 +177,8 @@ def table(
 #: (they wrap to many lines and push the numbers off a 1280 px screen; app QA); the CSV keeps
 #: them.
 PRESENT_DROP_TEXT_FROM = 6
+#: Columns that name the row: never dropped as prose, however many words a name has.
+ROW_NAME_COLUMNS = frozenset({"method", "store", "writer", "unit", "label"})
 #: ... and one with more columns than this is set in a smaller font,
 PRESENT_WIDE_COLUMNS = 7
 #: ... smaller still from this many (QA s18c: 11 numeric columns ran 90 px past a 1024 px
@@ -212,6 +214,8 @@ def _fit_projector(df: pd.DataFrame) -> pd.DataFrame:
             continue
         if pd.api.types.is_numeric_dtype(df[col]):  # (bool too)
             continue
+        if name in ROW_NAME_COLUMNS:
+            continue  # what the row is ("OPT without validity types" is a name, not prose)
         cells = [v for v in df[col] if isinstance(v, str) and v and v != "n/a"]
         if cells and sum(map(_is_prose, cells)) * 2 > len(cells):
             texts.append(col)

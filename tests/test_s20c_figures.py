@@ -216,3 +216,34 @@ def test_external_curve_grid_shows_readable_headers() -> None:
     assert not [name for name in shown if "_" in name], shown
     assert labels["union_opt_value"] == "OPT over P+" and labels["kept_value"] == "kept F(Y')"
     assert labels["budget"] == "budget (words)"
+
+
+def test_projector_table_keeps_the_method_column_when_every_name_is_several_words():
+    """Budget sweep on a projector with no writer chosen and the no-validity optimum shown:
+    every method cell reads "OPT without validity types", which looked like prose, and the
+    only column saying what F is was dropped (twentieth session, seen in Chromium)."""
+    import pandas as pd
+
+    from memaudit_ui import render
+
+    df = pd.DataFrame(
+        {
+            "budget": [3.0, 6.0],
+            "method": ["OPT without validity types"] * 2,
+            "F": [2.6975, 3.965],
+            "OPT": [5.55, 7.735],
+            "ratio": ["0.486", "0.513"],
+            "certified": [True, True],
+            "cost": [3.0, 6.0],
+            "note": ["reached at a budget below this one", "reached at a budget below this"],
+        }
+    )
+    assert list(render._fit_projector(df).columns) == [
+        "budget",
+        "method",
+        "F",
+        "OPT",
+        "ratio",
+        "certified",
+        "cost",
+    ]
