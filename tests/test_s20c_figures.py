@@ -160,19 +160,25 @@ def test_sidebar_puts_budget_and_store_above_the_uploader() -> None:
     assert order[0][1] == "Package" and order[2][1] == "Writer / store"
 
 
-def test_sweep_projector_table_names_methods_without_their_internal_keys() -> None:
-    """Budget sweep in presentation mode: "Writers and stores per budget" showed a `key`
-    column of internal ids (store:fact-extractor, ablation:no_validity_opt) beside the names."""
+def _app_on_page(page: str, **params: str):
+    """The app opened with ``params`` in its link, then switched to ``page``, without errors."""
     from pathlib import Path
 
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"))
-    at.query_params["package"] = "sample:travel-assistant"
-    at.query_params["present"] = "1"
+    for name, value in params.items():
+        at.query_params[name] = value
     at.run(timeout=240)
-    at.switch_page("pages/1_Budget_sweep.py").run(timeout=240)
+    at.switch_page(page).run(timeout=240)
     assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_sweep_projector_table_names_methods_without_their_internal_keys() -> None:
+    """Budget sweep in presentation mode: "Writers and stores per budget" showed a `key`
+    column of internal ids (store:fact-extractor, ablation:no_validity_opt) beside the names."""
+    at = _app_on_page("pages/1_Budget_sweep.py", package="sample:travel-assistant", present="1")
     points = at.table[1].value
     assert "method" in points.columns and "key" not in points.columns, list(points.columns)
     assert "Fact extractor" in set(points["method"])
@@ -200,16 +206,10 @@ def test_external_curve_grid_shows_readable_headers() -> None:
     """External stores, table under "Kept vs upper-pruned": the grid's headers were the
     export's field names (store_id, kept_value, union_opt_value, ...)."""
     import json
-    from pathlib import Path
 
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"))
-    at.query_params["package"] = "sample:external-stores-demo"
-    at.query_params["budget"] = "24"
-    at.run(timeout=240)
-    at.switch_page("pages/4_External_stores.py").run(timeout=240)
-    assert not at.exception, [e.value for e in at.exception]
+    at = _app_on_page(
+        "pages/4_External_stores.py", package="sample:external-stores-demo", budget="24"
+    )
     grid = next(d for d in at.dataframe if "union_opt_value" in d.value.columns)
     labels = {col: cfg.get("label") for col, cfg in json.loads(grid.proto.columns).items()}
     shown = [labels.get(col) or col for col in grid.value.columns]
