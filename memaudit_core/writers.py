@@ -39,6 +39,7 @@ Examples
 from __future__ import annotations
 
 import bisect
+import heapq
 import numbers
 import traceback
 import weakref
@@ -170,6 +171,7 @@ class _Prep:
         "_single",
         "_group_density_cap",
         "_py_entries",
+        "_unit_candidates",
         "recency",
         "group_of",
         "__weakref__",
@@ -201,6 +203,7 @@ class _Prep:
         self.recency: list[int] | None = None  # raw spans in recency_raw's order
         self.group_of: list[int] = inst.group_idx.tolist()
         self._py_entries: list[list[tuple[int, float, float]]] | None = None
+        self._unit_candidates: list[list[int]] | None = None
 
     def singletons(self, inst: CompiledInstance) -> np.ndarray:
         """F({u}) of every candidate (the marginal gains at the empty store)."""
@@ -244,6 +247,14 @@ class _Prep:
                 for lo, hi in zip(ptr[:-1], ptr[1:], strict=True)
             ]
         return self._py_entries
+
+    def unit_candidates(self, inst: CompiledInstance) -> list[list[int]]:
+        """Per unit: the positions of the candidates covering it, ascending."""
+        if self._unit_candidates is None:
+            by_unit = inst.coverage_csc
+            rows, ptr = by_unit.indices.tolist(), by_unit.indptr.tolist()
+            self._unit_candidates = [rows[lo:hi] for lo, hi in zip(ptr[:-1], ptr[1:], strict=True)]
+        return self._unit_candidates
 
 
 _PREP: weakref.WeakKeyDictionary[CompiledInstance, _Prep] = weakref.WeakKeyDictionary()
@@ -563,18 +574,286 @@ def _greedy_over(
 GREEDY_INCREMENTAL_MIN_ENTRIES = 2500
 
 
+#: The greedy rows run one priority queue per row (:func:`_greedy_heap_row`) when a pick
+#: rereads (:func:`_greedy_reread`) at most 1/8 as many coverage entries as there are
+#: candidates, which a vectorised step passes over (measured by ``bench/bench_greedy_scale.py``:
+#: event graphs of 50+ experiences are faster on the heap, 158 candidates 2x, 66,177 25x;
+#: random_coverage up to 4,000 candidates, rereading ~900 entries a pick, 2-3x slower; the
+#: memaudit-small packages, 25 candidates rereading ~10, stay vectorised).
+GREEDY_HEAP_READ_SHARE = 1 / 8
+#: Below this many candidates the greedy rows stay vectorised without measuring the rereads
+#: (which would add ~1.5% to a memaudit-small package's rows; both paths take milliseconds).
+GREEDY_HEAP_MIN_CANDIDATES = 100
+
+
 def _greedy_rows(
     inst: CompiledInstance,
     budgets: list[float],
     allowed: list[np.ndarray | None],
+    *,
+    heap: bool | None = None,
 ) -> list[tuple[int, ...]]:
     """:func:`_greedy_over` for many (budget, allowed pool) rows at once.
 
-    Each row is an independent greedy run; the rows advance together so that every step costs
-    one vectorised pass over all rows (sweeps ask for several budgets and pools of the same
-    instance). Per row the arithmetic and the tie rule are those of a single run: gains as in
-    :meth:`CoverageState.gains` (per-entry terms summed in entry order), the lexicographic
-    tolerant maximum of :func:`_tied_best` over (gain/cost, gain, -cost), then the smallest id.
+    Each row is an independent greedy run. Per row the arithmetic and the tie rule are those of
+    a single run: gains as in :meth:`CoverageState.gains` (per-entry terms summed in entry
+    order), the lexicographic tolerant maximum of :func:`_tied_best` over (gain/cost, gain,
+    -cost), then the smallest id. Small instances advance all rows together, one vectorised
+    pass per step (:func:`_greedy_rows_vectorised`); large ones run a priority queue per row
+    (:func:`_greedy_heap_row`), which makes the very same picks.
+
+    Parameters
+    ----------
+    inst : CompiledInstance
+    budgets : list of float
+        One budget per row.
+    allowed : list of ndarray of bool or None
+        Per row, the candidates it may pick (None: all).
+    heap : bool or None
+        Force the priority-queue path (True) or the vectorised one (False); None chooses by
+        how much a pick changes (:data:`GREEDY_HEAP_READ_SHARE`,
+        :data:`GREEDY_HEAP_MIN_CANDIDATES`).
+
+    Returns
+    -------
+    list of tuple of int
+        Per row, the selected candidate positions, ascending.
+    """
+    if heap is None:
+        n = inst.n_candidates
+        heap = (
+            n >= GREEDY_HEAP_MIN_CANDIDATES and _greedy_reread(inst) <= GREEDY_HEAP_READ_SHARE * n
+        )
+    if heap:
+        return [_greedy_heap_row(inst, b, a) for b, a in zip(budgets, allowed, strict=True)]
+    return _greedy_rows_vectorised(inst, budgets, allowed)
+
+
+def _greedy_reread(inst: CompiledInstance) -> float:
+    """Coverage entries the heap path rereads per pick, averaged over candidates as picks.
+
+    A pick refreshes every candidate sharing a unit with it, reading all of their entries:
+    sum over the pick's units r of S_r, the entry count of the candidates covering r. Averaged
+    over candidates that is sum_r count_r S_r / n. Low on conversation packages (a unit is
+    covered by a handful of candidates), high where one unit is everyone's (a shared core fact)
+    or coverage is spread at random.
+    """
+    if not inst.n_candidates:
+        return 0.0
+    cov = inst.coverage
+    row_entries = np.diff(cov.indptr).astype(np.float64)
+    per_unit = np.bincount(cov.indices, weights=row_entries[inst.nnz_row], minlength=inst.n_units)
+    count = np.bincount(cov.indices, minlength=inst.n_units)
+    return float(count @ per_unit) / inst.n_candidates
+
+
+def _greedy_heap_row(
+    inst: CompiledInstance, budget: float, allowed: np.ndarray | None
+) -> tuple[int, ...]:
+    """One greedy row with a priority queue: the picks of :func:`_greedy_rows_vectorised`.
+
+    A vectorised step touches every candidate, so a run of thousands of picks on a large
+    package is O(picks x n). Here every open candidate with a gain has a current entry
+    (id rank, position, version) in the bucket of its exact key (-gain/cost, -gain, cost), and
+    a heap orders the keys. After a pick only the candidates sharing a unit with it get a new
+    gain (:func:`_greedy_refresh`: the vectorised path's arithmetic), and those whose gain
+    changed a new version and entry; older entries are dropped when they surface. Candidates
+    closed by their group, and whole keys whose cost no longer fits, are dropped for good: the
+    remaining budget only shrinks and groups never reopen.
+
+    The tie rule is the vectorised one, so a step pops *every* key whose ratio is within the
+    tolerance of the top ratio (not only the top), picks among them by gain, then -cost (each
+    tolerant), then the smallest id rank (a bucket's head), and pushes the others back.
+    """
+    prep = _prep(inst)
+    n = inst.n_candidates
+    cost: list[float] = prep.costs
+    id_rank: list[int] = prep.id_rank.tolist()
+    group_of, starts = prep.group_of, prep.starts
+    cap = inst.group_capacity
+    limit = budget_with_tolerance(budget)
+    # A bytearray for fast scalar reads in the loop, set up through a numpy view.
+    is_open = bytearray(n)
+    open_view = np.frombuffer(is_open, dtype=np.uint8).view(bool)
+    open_view[:] = True
+    if allowed is not None:
+        open_view &= allowed
+    open_view &= inst.cost <= limit
+    # At the empty store every gain is the singleton value (as the vectorised first step).
+    gains: list[float] = prep.singletons(inst).tolist()
+    version = [0] * n
+    # One heap entry per distinct key (-gain/cost, -gain, cost), each with a bucket: the heap
+    # of (id rank, position, version) of the candidates holding exactly that key. Packages
+    # hold many exact ties (same gain, same cost), so a step looks at a few keys instead of
+    # popping and pushing back every tied candidate.
+    buckets: dict[tuple[float, float, float], list[tuple[int, int, int]]] = {}
+    keys: list[tuple[float, float, float]] = []
+    heappop, heappush = heapq.heappop, heapq.heappush
+
+    def push(i: int, gain: float) -> None:
+        key = (-(gain / cost[i]), -gain, cost[i])
+        bucket = buckets.get(key)
+        if bucket is None:
+            buckets[key] = [(id_rank[i], i, version[i])]
+            heappush(keys, key)
+        else:
+            heappush(bucket, (id_rank[i], i, version[i]))
+
+    for i in np.flatnonzero(open_view).tolist():
+        if gains[i] > GAIN_EPS:
+            push(i, gains[i])
+    room = limit
+
+    def head(key: tuple[float, float, float]) -> tuple[int, int, int] | None:
+        """The bucket's open, current entry of smallest id rank (None: the key is gone)."""
+        bucket = buckets[key]
+        if key[2] <= room:
+            while bucket:
+                entry = bucket[0]
+                i = entry[1]
+                if entry[2] == version[i] and is_open[i]:
+                    return entry
+                heappop(bucket)
+        # Empty, or its cost no longer fits: the remaining budget only shrinks.
+        del buckets[key]
+        return None
+
+    refresh = _greedy_refresh(inst, prep, is_open)
+    group_count = [0] * inst.n_groups
+    spent = 0.0
+    chosen: list[int] = []
+    while keys:
+        room = limit - spent
+        # The top ratio: the first key with an open, current candidate that still fits.
+        top_key = None
+        while keys:
+            key = heappop(keys)
+            if head(key) is not None:
+                top_key = key
+                break
+        if top_key is None:
+            break
+        top = -top_key[0]
+        floor = top - TIE_TOL * max(1.0, abs(top))
+        window = [top_key]
+        while keys and -keys[0][0] >= floor:
+            key = heappop(keys)
+            if head(key) is not None:
+                window.append(key)
+        pick_key = top_key
+        if len(window) > 1:
+            # Within the ratio window: tolerant best gain, then tolerant best -cost, then the
+            # smallest id rank (the vectorised path's masks, scalar by scalar).
+            best_gain = max(-k[1] for k in window)
+            gain_floor = best_gain - TIE_TOL * max(1.0, abs(best_gain))
+            tied = [k for k in window if -k[1] >= gain_floor]
+            best_neg_cost = max(-k[2] for k in tied)
+            cost_floor = best_neg_cost - TIE_TOL * max(1.0, abs(best_neg_cost))
+            tied = [k for k in tied if -k[2] >= cost_floor]
+            pick_key = min(tied, key=lambda k: buckets[k][0][0])
+            for key in window:
+                if key is not pick_key:
+                    heappush(keys, key)
+        bucket = buckets[pick_key]
+        pick = heappop(bucket)[1]
+        if bucket:
+            heappush(keys, pick_key)
+        else:
+            del buckets[pick_key]
+        chosen.append(pick)
+        spent += cost[pick]
+        grp = group_of[pick]
+        is_open[pick] = 0
+        group_count[grp] += 1
+        if group_count[grp] >= cap:
+            lo, hi = starts[grp], starts[grp + 1]
+            is_open[lo:hi] = bytes(hi - lo)
+        # The pick's coverage, then the new gains of the open candidates sharing a unit.
+        for i, gain in refresh(pick):
+            if gain == gains[i]:
+                continue  # its current entry (if any) is still right
+            gains[i] = gain
+            version[i] += 1
+            if gain > GAIN_EPS:
+                push(i, gain)
+    return tuple(sorted(chosen))
+
+
+def _greedy_refresh(
+    inst: CompiledInstance, prep: _Prep, is_open: bytearray
+) -> Callable[[int], list[tuple[int, float]]]:
+    """``refresh(pick)``: add ``pick`` to a running coverage, return (position, new gain) of
+    every open candidate sharing a unit with it.
+
+    The gains are the vectorised path's to the last bit: per-entry terms
+    ``w_r * (h(z_r + a) - h(z_r))`` summed in entry order from 0.0, as ``np.bincount`` sums.
+    For cap1 and linear these are plain float operations, done on Python floats (numpy's
+    per-call overhead dominated a pick); any other h runs through its numpy form, so its
+    rounding is numpy's.
+    """
+    unit_candidates = prep.unit_candidates(inst)
+    entries = prep.py_entries(inst)
+    if inst.saturation in ("cap1", "linear"):
+        cap1 = inst.saturation == "cap1"
+        z = [0.0] * inst.n_units
+
+        def refresh_py(pick: int) -> list[tuple[int, float]]:
+            touched: set[int] = set()
+            for r, a, _ in entries[pick]:
+                z[r] += a
+                touched.update(unit_candidates[r])
+            out = []
+            for i in touched:
+                if not is_open[i]:
+                    continue
+                g = 0.0
+                if cap1:
+                    for r, a, w in entries[i]:
+                        zr = z[r]
+                        za = zr + a
+                        g += w * ((za if za < 1.0 else 1.0) - (zr if zr < 1.0 else 1.0))
+                else:
+                    for r, a, w in entries[i]:
+                        zr = z[r]
+                        g += w * ((zr + a) - zr)
+                out.append((i, g))
+            return out
+
+        return refresh_py
+
+    cov = inst.coverage
+    indptr, cols, data = cov.indptr, cov.indices, cov.data
+    entry_weight, h = prep.entry_weight, prep.h
+    z_np = np.zeros(inst.n_units)
+
+    def refresh_np(pick: int) -> list[tuple[int, float]]:
+        p0, p1 = int(indptr[pick]), int(indptr[pick + 1])
+        z_np[cols[p0:p1]] += data[p0:p1]
+        touched: set[int] = set()
+        for r, _, _ in entries[pick]:
+            touched.update(unit_candidates[r])
+        affected = [i for i in touched if is_open[i]]
+        if not affected:
+            return []
+        pos, lens = entry_positions(indptr, np.array(affected, dtype=np.int64))
+        zc = z_np[cols[pos]]
+        per = entry_weight[pos] * (h(zc + data[pos]) - h(zc))
+        local = np.repeat(np.arange(len(affected)), lens)
+        new = np.bincount(local, weights=per, minlength=len(affected)).tolist()
+        return list(zip(affected, new, strict=True))
+
+    return refresh_np
+
+
+def _greedy_rows_vectorised(
+    inst: CompiledInstance,
+    budgets: list[float],
+    allowed: list[np.ndarray | None],
+) -> list[tuple[int, ...]]:
+    """:func:`_greedy_rows` with all rows advancing together, one vectorised pass per step.
+
+    Every step costs one pass over all rows' candidates (sweeps ask for several budgets and
+    pools of the same small instance, where numpy's per-call overhead dominates).
     """
     prep = _prep(inst)
     n, R = inst.n_candidates, inst.n_units
