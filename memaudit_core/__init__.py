@@ -57,6 +57,9 @@ _EXPORTS = {
     "MemAuditError": "errors",
     "PackageError": "errors",
     "WriterError": "errors",
+    "ResultError": "errors",
+    "read_result": "results",
+    "UnionScore": "union",
 }
 
 __all__ = ["__version__", *_EXPORTS]

@@ -31,11 +31,11 @@ import numbers
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -143,6 +143,13 @@ class UnitRow:
             "lost": self.lost,
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> UnitRow:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(cls, data, path)
+
 
 @dataclass(frozen=True)
 class KindRow:
@@ -162,6 +169,13 @@ class KindRow:
             "opt_value": self.opt_value,
             "lost": self.lost,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> KindRow:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(cls, data, path)
 
 
 @dataclass(frozen=True)
@@ -224,9 +238,13 @@ class StoreEvaluation:
     package_ratio: float | None = None
     package_ratio_text: str | None = None
 
+    #: ``result_kind`` in ``to_dict()`` (:data:`memaudit_core.results.RESULT_KINDS`).
+    RESULT_KIND: ClassVar[str] = "store_evaluation"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "result_version": RESULT_VERSION,
+            "result_kind": self.RESULT_KIND,
             "package_id": self.package_id,
             "content_hash": self.content_hash,
             "label": self.label,
@@ -255,6 +273,14 @@ class StoreEvaluation:
             "unit_rows": [r.to_dict() for r in self.unit_rows],
             "kind_rows": [r.to_dict() for r in self.kind_rows],
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> StoreEvaluation:
+        """The evaluation whose :meth:`to_dict` is ``data`` (see
+        :func:`memaudit_core.read_result`); a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(cls, data, path, kind=cls.RESULT_KIND)
 
 
 @dataclass(frozen=True)
@@ -313,6 +339,13 @@ class SweepRow:
             "store_cut": self.store_cut,
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> SweepRow:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(cls, data, path)
+
 
 @dataclass(frozen=True)
 class SummaryRow:
@@ -351,6 +384,13 @@ class SummaryRow:
             "ci_high": self.ci_high,
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> SummaryRow:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(cls, data, path)
+
 
 @dataclass(frozen=True)
 class SweepResult:
@@ -372,9 +412,13 @@ class SweepResult:
     #: (library QA: a saved sweep did not say under which limits its optima were found).
     settings: tuple[tuple[str, Any], ...] = ()
 
+    #: ``result_kind`` in ``to_dict()`` (:data:`memaudit_core.results.RESULT_KINDS`).
+    RESULT_KIND: ClassVar[str] = "sweep"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "result_version": RESULT_VERSION,
+            "result_kind": self.RESULT_KIND,
             "n_packages": self.n_packages,
             "settings": dict(self.settings),
             "notes": list(self.notes),
@@ -385,6 +429,14 @@ class SweepResult:
             "summary": [s.to_dict() for s in self.summary],
             "rows": [r.to_dict() for r in self.rows],
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> SweepResult:
+        """The sweep whose :meth:`to_dict` is ``data`` (see :func:`memaudit_core.read_result`);
+        a located ``ResultError`` on bad input."""
+        from .results import from_fields, pairs
+
+        return from_fields(cls, data, path, kind=cls.RESULT_KIND, convert={"settings": pairs})
 
     def to_csv_rows(self) -> list[dict[str, Any]]:
         """Flat per-row dicts for :class:`csv.DictWriter` (None is written as an empty cell)."""

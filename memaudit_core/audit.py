@@ -29,10 +29,10 @@ engines' answers.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from .compiled import POOLS as COMPILED_POOLS
 from .errors import MemAuditError, SolverError, UnknownNameError
@@ -195,7 +195,16 @@ class AuditRow:
             "bnb_nodes": self.bnb_nodes,
             "milp_nodes": self.milp_nodes,
             "problems": "; ".join(self.problems),
+            # One string above (a CSV cell); the list too, as a problem may contain "; ".
+            "problem_list": list(self.problems),
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> AuditRow:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(cls, data, path, keys={"problems": "problem_list"})
 
 
 @dataclass(frozen=True)
@@ -214,6 +223,13 @@ class FamilyCount:
             "n_packages": self.n_packages,
             "n_instances": self.n_instances,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> FamilyCount:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(cls, data, path)
 
 
 @dataclass(frozen=True)
@@ -261,6 +277,9 @@ class AuditReport:
     files: tuple[str, ...]
     notes: tuple[str, ...]
 
+    #: ``result_kind`` in ``to_dict()`` (:data:`memaudit_core.results.RESULT_KINDS`).
+    RESULT_KIND: ClassVar[str] = "audit"
+
     @property
     def ok(self) -> bool:
         """Complete, no disagreement, and at least one check actually cross-checked."""
@@ -278,6 +297,7 @@ class AuditReport:
     def to_dict(self, rows: bool = True) -> dict[str, Any]:
         out = {
             "result_version": RESULT_VERSION,
+            "result_kind": self.RESULT_KIND,
             "suite": "audit",
             "ok": self.ok,
             "n_sources": self.n_sources,
@@ -308,6 +328,33 @@ class AuditReport:
         if rows:
             out["rows"] = [r.to_dict() for r in self.rows]
         return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> AuditReport:
+        """The report whose :meth:`to_dict` (with its rows, as ``memaudit audit --json``
+        writes it) is ``data`` (see :func:`memaudit_core.read_result`); a located
+        ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(
+            cls,
+            data,
+            path,
+            kind=cls.RESULT_KIND,
+            convert={"bnb_time_s": _times_from_dict, "milp_time_s": _times_from_dict},
+        )
+
+
+def _times_from_dict(value: Any, path: str) -> tuple[float, float, float]:
+    """``{"total", "mean", "max"}`` (how :meth:`AuditReport.to_dict` writes engine times) as
+    the model's (total, mean, max)."""
+    from .results import decode, field_value, require_object
+
+    times = require_object(value, path)
+    return tuple(  # type: ignore[return-value]
+        decode(float, field_value(times, key, path), f"{path}.{key}")
+        for key in ("total", "mean", "max")
+    )
 
 
 def _times(values: Sequence[float | None]) -> tuple[float, float, float]:

@@ -26,6 +26,9 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from .errors import MemAuditError, PackageError
 from .specs import parse_number_list, parse_params, parse_seeds
 
+# The ``--json`` shapes' version lives with the result version: read_result checks it.
+from .versions import JSON_OUTPUT_VERSION
+
 if TYPE_CHECKING:
     from .suites import PackageSource
 
@@ -170,11 +173,6 @@ def summary_table(summary: Sequence[Any]) -> str:
         f"{BOOTSTRAP_TEXT}; n/a for n = 1"
     )
     return "\n".join([table, legend, *(["; ".join(parts)] if parts else [])])
-
-
-#: Version of the ``--json`` output shapes, first key of every object the CLI prints: raised
-#: when a field changes meaning or goes away (added fields do not raise it).
-JSON_OUTPUT_VERSION = 1
 
 
 def _emit(obj: dict[str, Any], as_json: bool, human: str) -> None:
@@ -546,8 +544,8 @@ def cmd_score(args: argparse.Namespace) -> int:
         time_limit=args.time_limit,
     )
     if ev.source_kind == "external" and not pkg.store(ev.store_id).select:
-        out, human = _with_union(ev, pkg, args)
-        _emit(out, args.json, human)
+        result, human = _with_union(ev, pkg, args)
+        _emit(result.to_dict(), args.json, human)
         return 0
     if ev.source_kind == "external":
         # A store of package candidates and memories together: scored, but the union
@@ -563,19 +561,6 @@ def cmd_score(args: argparse.Namespace) -> int:
         )
     _emit(ev.to_dict(), args.json, _evaluation_human(ev, pkg))
     return 0
-
-
-#: Union metrics copied to the top level of ``score --json`` for external stores.
-UNION_KEYS = (
-    "union_ratio",
-    "package_ratio",
-    "upper_pruned",
-    "extraction",
-    "selection",
-    "recency_pruned",
-    "salience_pruned",
-    "notes",
-)
 
 
 def _union_human(rep: Any, memory_unit: str | None = None) -> str:
@@ -613,11 +598,12 @@ def _union_human(rep: Any, memory_unit: str | None = None) -> str:
     return "\n".join(lines)
 
 
-def _with_union(ev: Any, pkg: Any, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
-    """``score`` output for an external store: the evaluation plus the union metrics."""
+def _with_union(ev: Any, pkg: Any, args: argparse.Namespace) -> tuple[Any, str]:
+    """``score`` output for an external store: the evaluation plus the union metrics, as a
+    :class:`~memaudit_core.union.UnionScore`, and the text."""
     from dataclasses import replace
 
-    from .union import union_report
+    from .union import UnionScore, union_report
 
     rep = union_report(
         pkg,
@@ -627,18 +613,12 @@ def _with_union(ev: Any, pkg: Any, args: argparse.Namespace) -> tuple[dict[str, 
         solver=args.solver,
         time_limit=args.time_limit,
     )
-    out = ev.to_dict()
-    out["evaluation_notes"] = out.pop("notes")
-    union = rep.to_dict()
-    for key in UNION_KEYS:
-        out[key] = union[key]
-    out["union"] = union
     from .costs import COST_RULES
 
     rule = next((st.meta.get("cost_rule") for st in pkg.stores if st.id == ev.store_id), None)
     memory_unit = COST_RULES[rule].unit if rule in COST_RULES else None
     human = _union_human(rep, memory_unit) + "\n\n" + _evaluation_human(replace(ev, notes=()), pkg)
-    return out, human
+    return UnionScore(ev, rep), human
 
 
 def _add_export(pkg: Any, args: argparse.Namespace, store_id: str | None = None) -> Any:
@@ -717,6 +697,7 @@ def _score_external(args: argparse.Namespace) -> int:
     """``score PACKAGE --external EXPORT --format FMT``: import the export as an external
     store, add it to the package (re-validated) and score it in the union package."""
     from .analysis import score
+    from .union import UnionScore
 
     if args.external is None or args.format is None:
         raise MemAuditError("score: --external EXPORT and --format mem0|letta|amem|zep go together")
@@ -728,11 +709,11 @@ def _score_external(args: argparse.Namespace) -> int:
     ev = score(pkg, budget, store_id=store.id, solver=args.solver, time_limit=args.time_limit)
     summary = _export_summary(store, args)
     if store.memories:
-        out, human = _with_union(ev, pkg, args)
+        result, human = _with_union(ev, pkg, args)
     else:  # nothing written scores 0, as an empty package store does (CLI QA)
-        out, human = ev.to_dict(), _evaluation_human(ev, pkg)
-    out["external_store"] = summary
-    _emit(out, args.json, _export_head(summary) + "\n" + human)
+        result, human = UnionScore(ev, None), _evaluation_human(ev, pkg)
+    result = dataclasses.replace(result, external_store=summary)
+    _emit(result.to_dict(), args.json, _export_head(summary) + "\n" + human)
     return 0
 
 
@@ -823,7 +804,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from .analysis import sweep
-    from .suites import SuiteRow, normalize_ablations
+    from .suites import SuiteRow, SweepSuiteResult, normalize_ablations
     from .writers import WRITERS
 
     plugin_names = _plugin_writers(args)
@@ -882,39 +863,42 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     n_tasks = len({(r.content_hash, r.budget, r.method) for r in result.rows}) + len(
         {(f.package_id, f.seed, f.budget, f.writer) for f in result.errors}
     )
-    notes = list(result.notes)  # the repeated-instances note included
-    # The suite path's keys (memaudit sweep FOLDER / --family / --out) and rows in its shape:
-    # one JSON shape whichever way the sweep was started.
-    out = {
-        "suite": "sweep",
-        "n_sources": len(args.packages),
-        "n_tasks": n_tasks,
-        "executed": n_tasks,
-        "reused": 0,
-        "complete": True,
-        "elapsed_s": elapsed,
-        "backend": f"{args.workers} process(es), budgets in parallel"
-        if args.workers != 1
-        else "1 process",
-        "out": None,
-        "files": [args.output] if args.output else [],
-        **result.to_dict(),
-        # Distinct by content, as the suite path counts them; the notes with this path's own.
-        "n_packages": n_contents,
-        "notes": notes,
-    }
-    out = with_settings(out, args)
+    # The suite path's model (memaudit sweep FOLDER / --family / --out), rows in its shape:
+    # one JSON shape whichever way the sweep was started, and read_result reads both back.
     columns = list(SuiteRow.__dataclass_fields__)
-    rows = [
-        {k: row[k] for k in columns}
+    suite_rows = tuple(
+        SuiteRow(**{k: row[k] for k in columns})
         for row in (
             {**r.to_dict(), "source": label}
             for r, label in zip(
                 result.rows, _row_sources(result.rows, packages, args.packages), strict=True
             )
         )
-    ]
-    out["rows"] = rows
+    )
+    res = SweepSuiteResult(
+        rows=suite_rows,
+        summary=result.summary,
+        methods=result.methods,
+        budgets=result.budgets,
+        n_sources=len(args.packages),
+        # Distinct by content, as the suite path counts them.
+        n_packages=n_contents,
+        n_tasks=n_tasks,
+        executed=n_tasks,
+        reused=0,
+        complete=True,
+        elapsed_s=elapsed,
+        backend=f"{args.workers} process(es), budgets in parallel"
+        if args.workers != 1
+        else "1 process",
+        out=None,
+        files=(args.output,) if args.output else (),
+        notes=result.notes,  # the repeated-instances note included
+        errors=result.errors,
+        settings=tuple(sweep_settings(args).items()),
+    )
+    notes = res.notes
+    rows = [r.to_dict() for r in res.rows]
     if args.output:
         _write_rows_csv(Path(args.output), rows, columns)
     n_budgets = (
@@ -938,7 +922,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     # A failing writer is a user error on every path (a suite stops at it; here the other
     # rows are still printed first). Set before the output, which a closed pipe may cut.
     args._exit_code = EXIT_USER_ERROR if result.errors else 0
-    _emit(out, args.json, human)
+    _emit(res.to_dict(), args.json, human)
     _report_writer_failures(result.errors, args.debug)
     return args._exit_code
 
@@ -1285,20 +1269,6 @@ def sweep_settings(args: Any) -> dict[str, Any]:
     }
 
 
-def with_settings(out: dict[str, Any], args: Any) -> dict[str, Any]:
-    """``out`` with :func:`sweep_settings` right after its ``backend`` (where a reader of the
-    JSON looks for how the sweep ran), or at the end."""
-    settings = sweep_settings(args)
-    placed: dict[str, Any] = {}
-    for key, value in out.items():
-        if key != "settings":
-            placed[key] = value
-        if key == "backend":
-            placed["settings"] = settings
-    placed.setdefault("settings", settings)
-    return placed
-
-
 def cli_sweep_suite(args: Any) -> int:
     """``memaudit sweep`` with suite options (folders, lists, families, workers, --out)."""
     from .suites import SuiteRow, sweep_suite
@@ -1318,7 +1288,9 @@ def cli_sweep_suite(args: Any) -> int:
         time_limit=args.time_limit,
         **_suite_run_options(args, "sweep"),
     )
-    res = _with_seed_note(res, args)
+    res = dataclasses.replace(
+        _with_seed_note(res, args), settings=tuple(sweep_settings(args).items())
+    )
     if args.output:
         rows = [r.to_dict() for r in res.rows]
         _write_rows_csv(Path(args.output), rows, list(SuiteRow.__dataclass_fields__))
@@ -1336,7 +1308,7 @@ def cli_sweep_suite(args: Any) -> int:
             f"\n{len(res.errors)} writer run(s) failed; their rows are missing (details on stderr)"
         )
     args._exit_code = EXIT_USER_ERROR if res.errors else 0  # kept if a closed pipe cuts _emit
-    _emit(with_settings(res.to_dict(), args), args.json, human)
+    _emit(res.to_dict(), args.json, human)
     _report_writer_failures(res.errors, args.debug)
     return args._exit_code
 

@@ -77,6 +77,40 @@ class PackageError(MemAuditError):
         return (type(self), (self.source, self.problems))
 
 
+class ResultError(MemAuditError):
+    """A saved result (``to_dict()`` output or a CLI ``--json`` file) that cannot be read back.
+
+    Attributes
+    ----------
+    source : str or None
+        The file (None for a dict passed in memory).
+    path : str
+        Where in the JSON document, e.g. ``$.rows[3].value``.
+    rule : str
+        Which rule it breaks: ``missing field``, ``wrong type``, ``unknown kind``,
+        ``newer version`` or ``invalid JSON``.
+    """
+
+    def __init__(
+        self, path: str, rule: str, message: str, value: object = None, source: str | None = None
+    ):
+        self.path, self.rule, self.detail, self.value = path, rule, message, value
+        self.source = source
+        super().__init__(Problem(path, rule, message, value).format(source))
+
+    @property
+    def file(self) -> str | None:
+        """The file the problem is in, as :attr:`PackageError.file` names it."""
+        return self.source
+
+    def in_file(self, source: str) -> ResultError:
+        """The same problem, located in the file ``source``."""
+        return type(self)(self.path, self.rule, self.detail, self.value, source)
+
+    def __reduce__(self):
+        return (type(self), (self.path, self.rule, self.detail, self.value, self.source))
+
+
 class UnknownNameError(MemAuditError):
     """An unknown writer, solver, family, store, saturation or parameter name."""
 

@@ -47,12 +47,12 @@ import hashlib
 import json
 import math
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from .errors import MemAuditError, PackageError, UnknownNameError
 from .package import Package
@@ -764,10 +764,21 @@ class SuiteRow:
             "store_cut": self.store_cut,
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> SuiteRow:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(cls, data, path)
+
 
 @dataclass(frozen=True)
 class SweepSuiteResult:
-    """A sweep suite's rows, summary and bookkeeping (``files`` are the outputs written)."""
+    """A sweep suite's rows, summary and bookkeeping (``files`` are the outputs written).
+
+    ``memaudit sweep --json`` writes this shape whichever way the sweep ran, with
+    ``settings`` (solver, time limits, cross-checks) as (name, value) pairs.
+    """
 
     rows: tuple[SuiteRow, ...]
     summary: tuple[Any, ...]  # analysis.SummaryRow
@@ -785,6 +796,11 @@ class SweepSuiteResult:
     files: tuple[str, ...]
     notes: tuple[str, ...]
     errors: tuple[Any, ...] = ()  # writers.WriterFailure: their tasks have no row
+    #: How the sweep ran, as (name, value) pairs (the CLI's solver and time limits).
+    settings: tuple[tuple[str, Any], ...] = ()
+
+    #: ``result_kind`` in ``to_dict()`` (:data:`memaudit_core.results.RESULT_KINDS`).
+    RESULT_KIND: ClassVar[str] = "sweep_suite"
 
     @property
     def throughput(self) -> float:
@@ -796,6 +812,7 @@ class SweepSuiteResult:
 
         return {
             "result_version": RESULT_VERSION,
+            "result_kind": self.RESULT_KIND,
             "suite": "sweep",
             "n_sources": self.n_sources,
             "n_packages": self.n_packages,
@@ -805,6 +822,7 @@ class SweepSuiteResult:
             "complete": self.complete,
             "elapsed_s": self.elapsed_s,
             "backend": self.backend,
+            "settings": dict(self.settings),
             "out": self.out,
             "files": list(self.files),
             "notes": list(self.notes),
@@ -815,6 +833,26 @@ class SweepSuiteResult:
             "summary": [s.to_dict() for s in self.summary],
             "rows": [r.to_dict() for r in self.rows],
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> SweepSuiteResult:
+        """The sweep whose :meth:`to_dict` is ``data``, as ``memaudit sweep --json`` writes it
+        (see :func:`memaudit_core.read_result`); a located ``ResultError`` on bad input."""
+        from .analysis import SummaryRow
+        from .results import from_fields, pairs
+        from .writers import WriterFailure
+
+        return from_fields(
+            cls,
+            data,
+            path,
+            kind=cls.RESULT_KIND,
+            types_={
+                "summary": tuple[SummaryRow, ...],
+                "errors": tuple[WriterFailure, ...],
+            },
+            convert={"settings": pairs},
+        )
 
 
 def _sweep_worker(jobs: list[tuple], spec: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

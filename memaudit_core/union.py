@@ -49,9 +49,10 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from .analysis import (
+    StoreEvaluation,
     _cached,
     _fit_in_order,
     _ratio,
@@ -67,6 +68,7 @@ from .costs import COST_RULES, store_cost_unit
 from .errors import (
     MemAuditError,
     PackageError,
+    ResultError,
     UnknownNameError,
     check_budget_list,
     check_names,
@@ -139,6 +141,13 @@ class PrunedSelection:
             "selection": self.selection,
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> PrunedSelection:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(cls, data, path)
+
 
 @dataclass(frozen=True)
 class UnionMemoryRow:
@@ -174,6 +183,13 @@ class UnionMemoryRow:
             "in_salience": self.in_salience,
             "in_union_opt": self.in_union_opt,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> UnionMemoryRow:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(cls, data, path)
 
 
 @dataclass(frozen=True)
@@ -238,6 +254,9 @@ class UnionReport:
     memory_rows: tuple[UnionMemoryRow, ...]
     notes: tuple[str, ...]
 
+    #: ``result_kind`` in ``to_dict()`` (:data:`memaudit_core.results.RESULT_KINDS`).
+    RESULT_KIND: ClassVar[str] = "union_report"
+
     @property
     def union_opt_value(self) -> float:
         return self.union_opt.value
@@ -288,6 +307,7 @@ class UnionReport:
     def to_dict(self) -> dict[str, Any]:
         return {
             "result_version": RESULT_VERSION,
+            "result_kind": self.RESULT_KIND,
             "package_id": self.package_id,
             "content_hash": self.content_hash,
             "store_id": self.store_id,
@@ -323,7 +343,125 @@ class UnionReport:
             "superseded": list(self.superseded),
             "salience_field": self.salience_field,
             "memories": [r.to_dict() for r in self.memory_rows],
+            # The three optima whole (the keys above summarise them), so that the report
+            # can be read back exactly (read_result).
+            "union_opt": self.union_opt.to_dict(),
+            "package_opt": self.package_opt.to_dict(),
+            "upper": self.upper.to_dict(),
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> UnionReport:
+        """The report whose :meth:`to_dict` is ``data`` (see
+        :func:`memaudit_core.read_result`); a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(
+            cls,
+            data,
+            path,
+            kind=cls.RESULT_KIND,
+            keys={
+                "recency": "recency_pruned",
+                "salience": "salience_pruned",
+                "memory_rows": "memories",
+            },
+        )
+
+
+#: Union metrics copied to the top level of ``score --json`` for a store of external memories.
+UNION_KEYS = (
+    "union_ratio",
+    "package_ratio",
+    "upper_pruned",
+    "extraction",
+    "selection",
+    "recency_pruned",
+    "salience_pruned",
+    "notes",
+)
+
+
+@dataclass(frozen=True)
+class UnionScore:
+    """A store of external memories scored (``memaudit score --json`` for such a store).
+
+    Attributes
+    ----------
+    evaluation : StoreEvaluation
+        The store against OPT over its union package, with per-unit attribution.
+    union : UnionReport or None
+        The union metrics (extraction, selection, pruned policies); None when the store holds
+        no memories.
+    external_store : dict or None
+        With ``score --external``: what was imported (file, format, cost rule, memories,
+        deleted and superseded counts, warnings); None for a store already in the package.
+    """
+
+    evaluation: StoreEvaluation
+    union: UnionReport | None
+    external_store: dict[str, Any] | None = None
+
+    #: ``result_kind`` in ``to_dict()`` (:data:`memaudit_core.results.RESULT_KINDS`).
+    RESULT_KIND: ClassVar[str] = "union_score"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The evaluation's keys, with the union metrics of :data:`UNION_KEYS` at the top
+        level (the evaluation's own ``notes`` and ``package_ratio`` then under
+        ``evaluation_notes`` / ``evaluation_package_ratio``), the whole report under
+        ``union`` and the import's summary under ``external_store``."""
+        out = self.evaluation.to_dict()
+        out["result_kind"] = self.RESULT_KIND
+        if self.union is not None:
+            out["evaluation_notes"] = out.pop("notes")
+            out["evaluation_package_ratio"] = out["package_ratio"]
+            union = self.union.to_dict()
+            for key in UNION_KEYS:
+                out[key] = union[key]
+        out["union"] = None if self.union is None else union
+        out["external_store"] = self.external_store
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> UnionScore:
+        """The score whose :meth:`to_dict` is ``data`` (see
+        :func:`memaudit_core.read_result`); a located ``ResultError`` on bad input."""
+        from .results import (
+            check_result_kind,
+            check_result_version,
+            child,
+            decode,
+            field_value,
+            require_object,
+        )
+
+        data = require_object(data, path)
+        check_result_version(data, path)
+        check_result_kind(data, path, cls.RESULT_KIND)
+        union = decode(UnionReport | None, field_value(data, "union", path), child(path, "union"))
+        own = {**data, "result_kind": StoreEvaluation.RESULT_KIND}
+        if union is not None:  # the evaluation's own values, where the union's took their keys
+            own["notes"] = field_value(data, "evaluation_notes", path)
+            own["package_ratio"] = field_value(data, "evaluation_package_ratio", path)
+        try:
+            evaluation = StoreEvaluation.from_dict(own, path)
+        except ResultError as exc:
+            # Say the key the file has, not the one the evaluation is read under.
+            moved = {"notes": "evaluation_notes", "package_ratio": "evaluation_package_ratio"}
+            for key, saved in moved.items():
+                at = child(path, key)
+                if union is not None and (exc.path == at or exc.path.startswith(at + "[")):
+                    raise ResultError(
+                        child(path, saved) + exc.path[len(at) :],
+                        exc.rule,
+                        exc.detail,
+                        exc.value,
+                    ) from None
+            raise
+        store = field_value(data, "external_store", path)
+        if store is not None:
+            store = dict(require_object(store, child(path, "external_store")))
+        return cls(evaluation=evaluation, union=union, external_store=store)
 
 
 @dataclass(frozen=True)

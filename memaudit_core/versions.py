@@ -3,11 +3,17 @@
 :data:`RESULT_VERSION` is the first key of every result model's ``to_dict()`` (solve results,
 store evaluations, sweeps, curves, sensitivity analyses, the app's views), so a result saved
 from a notebook says which shape it has. It goes up when a key changes meaning or goes away;
-new keys do not change it. The CLI's ``--json`` objects carry their own
-``json_output_version``.
+new keys do not change it. Next to it, ``result_kind`` says which model a saved result is
+(:data:`memaudit_core.results.RESULT_KINDS`), so :func:`memaudit_core.read_result` can read it
+back. The CLI's ``--json`` objects carry their own ``json_output_version``
+(:data:`JSON_OUTPUT_VERSION`).
 """
 
 #: 2: ``EvidenceView``'s ``focus_unit`` is ``focus_unit_id`` (string ids end in ``_id``).
 RESULT_VERSION = 2
 
-__all__ = ["RESULT_VERSION"]
+#: Version of the CLI's ``--json`` output shapes, first key of every object the CLI prints:
+#: raised when a field changes meaning or goes away (added fields do not raise it).
+JSON_OUTPUT_VERSION = 1
+
+__all__ = ["JSON_OUTPUT_VERSION", "RESULT_VERSION"]

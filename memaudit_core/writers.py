@@ -44,7 +44,7 @@ import numbers
 import traceback
 import weakref
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -1501,19 +1501,12 @@ class WriterFailure:
         )
 
     @classmethod
-    def from_dict(cls, record: dict[str, Any]) -> WriterFailure:
-        """The inverse of :meth:`to_dict` (suites journal failures and read them back)."""
-        return cls(
-            package_id=record["package_id"],
-            seed=record["seed"],
-            budget=float(record["budget"]),
-            writer=record["writer"],
-            kind=record["kind"],
-            reason=record["reason"],
-            message=record["error"],
-            offending=tuple(record["offending"]),
-            traceback=record["traceback"],
-        )
+    def from_dict(cls, record: Mapping[str, Any], path: str = "$") -> WriterFailure:
+        """The inverse of :meth:`to_dict` (suites journal failures and read them back; saved
+        sweeps hold them); a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(cls, record, path, keys={"message": "error"})
 
     def to_dict(self) -> dict[str, Any]:
         return {

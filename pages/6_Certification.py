@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from memaudit_core import curves
+from memaudit_core.audit import AuditRow
 from memaudit_core.compiled import POOLS
 from memaudit_ui import cached, figures, render
 from memaudit_ui.frame import frame, kept, md_escape
@@ -258,7 +259,10 @@ if run_audit and pools:
         "Largest difference", "n/a" if diff is None else ("0" if diff == 0 else f"{diff:.1e}")
     )
     render.table(
-        pd.DataFrame([r.to_dict() for r in audit_report.rows]),
+        # The model's fields: to_dict also lists the problems (problem_list) for read_result.
+        pd.DataFrame(
+            [r.to_dict() for r in audit_report.rows], columns=list(AuditRow.__dataclass_fields__)
+        ),
         "cert_audit_rows",
         f"{pkg.id}-audit",
     )

@@ -15,9 +15,9 @@ from __future__ import annotations
 import math
 import numbers
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -75,6 +75,9 @@ class SolveResult:
     certificate: Any  # Certificate (kept loose to avoid an import cycle)
     result_version: int = RESULT_VERSION
 
+    #: ``result_kind`` in ``to_dict()`` (:data:`memaudit_core.results.RESULT_KINDS`).
+    RESULT_KIND: ClassVar[str] = "solve"
+
     @property
     def certified(self) -> bool:
         return bool(self.certificate is not None and self.certificate.certified)
@@ -95,6 +98,7 @@ class SolveResult:
     def to_dict(self) -> dict[str, Any]:
         out = {
             "result_version": self.result_version,
+            "result_kind": self.RESULT_KIND,
             "package_id": self.package_id,
             "content_hash": self.content_hash,
             "pool": self.pool,
@@ -102,6 +106,7 @@ class SolveResult:
             "budget": self.budget,
             "value": self.value,
             "selected": list(self.selected),
+            "selected_idx": list(self.selected_idx),
             "cost": self.cost,
             "status": self.status,
             "certified": self.certified,
@@ -114,6 +119,17 @@ class SolveResult:
         }
         out["certificate"] = self.certificate.to_dict() if self.certificate is not None else None
         return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> SolveResult:
+        """The result whose :meth:`to_dict` is ``data`` (see :func:`memaudit_core.read_result`);
+        a :class:`~memaudit_core.errors.ResultError` at ``path`` when ``data`` is not one."""
+        from ..results import from_fields
+        from .certify import Certificate
+
+        return from_fields(
+            cls, data, path, kind=cls.RESULT_KIND, types_={"certificate": Certificate | None}
+        )
 
 
 ENGINES: dict[str, Engine] = {}

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import operator
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -141,6 +141,13 @@ class EngineCheck:
             "n_selected": self.n_selected,
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> EngineCheck:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from ..results import from_fields
+
+        return from_fields(cls, data, path)
+
 
 @dataclass(frozen=True)
 class Certificate:
@@ -184,6 +191,13 @@ class Certificate:
             "max_rel_diff": self.max_rel_diff,
             "proof": self.proof,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> Certificate:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from ..results import from_fields
+
+        return from_fields(cls, data, path)
 
 
 def _expected_picks(inst: CompiledInstance, budget: float) -> tuple[int, float]:

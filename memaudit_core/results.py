@@ -1,0 +1,374 @@
+"""Read saved results back into their typed models: :func:`read_result`.
+
+Every result the CLI writes with ``--json`` (``solve``, ``score``, ``sweep``, ``audit``) and
+every result model's ``to_dict()`` carries ``result_version`` (:mod:`memaudit_core.versions`)
+and ``result_kind``, a key of :data:`RESULT_KINDS`. :func:`read_result` picks the model by that
+kind and rebuilds it with the model's ``from_dict``, so a researcher who saved
+``memaudit sweep ... --json > sweep.json`` gets the :class:`~memaudit_core.suites.SweepSuiteResult`
+again for later analysis. The round trip is exact: ``Model.from_dict(json.loads(json.dumps(
+r.to_dict()))) == r``, floats included (JSON keeps a float's shortest repr; the CLI writes
+non-finite floats as the strings "Infinity", "-Infinity" and "NaN", which are read back too).
+
+A file that cannot be read raises :class:`~memaudit_core.errors.ResultError`, naming the file,
+the JSON path and the rule (missing field, wrong type, unknown kind, newer version, invalid
+JSON). Keys a model does not know are ignored: later versions may add keys (they do not raise
+the version), and derived keys (``label``, ``certified``, ``ratio_text`` ...) are recomputed.
+
+Examples
+--------
+>>> import json
+>>> import memaudit_core as ma
+>>> opt = ma.solve(ma.compile_package(ma.generate("update_chain")), 6)
+>>> saved = json.loads(json.dumps(opt.to_dict()))
+>>> saved["result_kind"]
+'solve'
+>>> again = ma.read_result(saved)
+>>> again == opt, again.label, again.selected == opt.selected
+(True, 'OPT', True)
+>>> del saved["certificate"]["checks"][0]["value"]
+>>> ma.read_result(saved)
+Traceback (most recent call last):
+...
+memaudit_core.errors.ResultError: $.certificate.checks[0].value: missing field [rule: missing field]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import importlib
+import json
+import math
+import types
+import typing
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from .errors import MemAuditError, ResultError
+from .versions import JSON_OUTPUT_VERSION, RESULT_VERSION
+
+#: ``result_kind`` -> (module, class): the models :func:`read_result` rebuilds. Each model's
+#: ``RESULT_KIND`` names its entry, and its ``to_dict()`` writes it.
+RESULT_KINDS: dict[str, tuple[str, str]] = {
+    "solve": ("solvers", "SolveResult"),
+    "store_evaluation": ("analysis", "StoreEvaluation"),
+    "union_score": ("union", "UnionScore"),
+    "union_report": ("union", "UnionReport"),
+    "sweep": ("analysis", "SweepResult"),
+    "sweep_suite": ("suites", "SweepSuiteResult"),
+    "audit": ("audit", "AuditReport"),
+}
+
+#: How the CLI (``_json_safe``) writes the floats JSON has no literal for.
+_NON_FINITE = {"Infinity": math.inf, "-Infinity": -math.inf, "NaN": math.nan}
+
+
+def read_result(source: str | Path | Mapping[str, Any]) -> Any:
+    """The typed result held by a saved JSON file or an already parsed dict.
+
+    Parameters
+    ----------
+    source : str, Path or Mapping
+        A file written by a CLI command's ``--json`` (``solve``, ``score``, ``sweep``,
+        ``audit``) or by ``json.dump(result.to_dict(), ...)``, or such a document as a dict.
+
+    Returns
+    -------
+    object
+        A SolveResult, StoreEvaluation, UnionScore, UnionReport, SweepResult,
+        SweepSuiteResult or AuditReport: the model named by the document's ``result_kind``
+        (see :data:`RESULT_KINDS`), equal field by field to the result that was saved.
+
+    Raises
+    ------
+    ResultError
+        The file is not JSON, or the document breaks a rule; the message names the file, the
+        JSON path and the rule (``missing field``, ``wrong type``, ``unknown kind``, ``newer
+        version``, ``invalid JSON``).
+    MemAuditError
+        The file cannot be read.
+
+    Examples
+    --------
+    >>> import json, tempfile, os
+    >>> import memaudit_core as ma
+    >>> ev = ma.score(ma.generate("update_chain"), 6, writer="density")
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "score.json")
+    ...     with open(path, "w") as fh:
+    ...         json.dump(ev.to_dict(), fh)
+    ...     again = ma.read_result(path)
+    >>> type(again).__name__, again == ev, again.ratio_text
+    ('StoreEvaluation', True, '0.730')
+    >>> ma.read_result({"result_version": 99, "result_kind": "solve"})
+    Traceback (most recent call last):
+    ...
+    memaudit_core.errors.ResultError: $.result_version: written by a newer MemAudit ...
+    [rule: newer version]
+    """
+    if isinstance(source, Mapping):
+        return _read_document(source)
+    name = str(source)
+    try:
+        text = Path(source).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise MemAuditError(f"cannot read {name}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise MemAuditError(f"{name}: not UTF-8 text") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ResultError(
+            "$", "invalid JSON", f"not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+        ).in_file(name) from None
+    try:
+        return _read_document(data)
+    except ResultError as exc:
+        raise exc.in_file(name) from None
+
+
+def _read_document(data: Any) -> Any:
+    if not isinstance(data, Mapping):
+        raise ResultError("$", "wrong type", f"expected a JSON object, got {_json_type(data)}")
+    version = data.get("json_output_version")
+    if version is not None and not (isinstance(version, int) and version <= JSON_OUTPUT_VERSION):
+        raise ResultError(
+            "$.json_output_version",
+            "newer version",
+            f"written by a newer MemAudit CLI (JSON output version {version!r}); this one "
+            f"reads versions up to {JSON_OUTPUT_VERSION}",
+            version,
+        )
+    if "result_kind" not in data:
+        if isinstance(data.get("error"), Mapping):  # the CLI's error object, not a result
+            raise ResultError(
+                "$.result_kind",
+                "missing field",
+                "the file holds the CLI's error object, not a result: "
+                f"{data['error'].get('message')!s}",
+            )
+        raise ResultError(
+            "$.result_kind",
+            "missing field",
+            "missing field: not a MemAudit result, or one saved before results said their kind",
+        )
+    kind = data["result_kind"]
+    if kind not in RESULT_KINDS:
+        raise ResultError(
+            "$.result_kind",
+            "unknown kind",
+            f"unknown result kind (known: {', '.join(RESULT_KINDS)})",
+            kind,
+        )
+    module, name = RESULT_KINDS[kind]
+    model = getattr(importlib.import_module(f".{module}", __package__), name)
+    return model.from_dict(data)
+
+
+# --------------------------------------------------------------------------- decoding
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list | tuple):
+        return "an array"
+    if isinstance(value, Mapping):
+        return "an object"
+    return type(value).__name__
+
+
+def _wrong(path: str, expected: str, value: Any) -> ResultError:
+    return ResultError(
+        path, "wrong type", f"expected {expected}, got {_json_type(value)}", _shown(value)
+    )
+
+
+def _shown(value: Any) -> Any:
+    # Scalars are worth echoing; a whole object or array would drown the message.
+    return value if isinstance(value, str | int | float | bool) else None
+
+
+def child(path: str, key: str | int) -> str:
+    """The JSON path of ``key`` (an object key or an array index) under ``path``.
+
+    >>> child(child("$", "rows"), 3)
+    '$.rows[3]'
+    """
+    return f"{path}[{key}]" if isinstance(key, int) else f"{path}.{key}"
+
+
+def decode(hint: Any, value: Any, path: str) -> Any:
+    """``value`` (parsed JSON) as the type ``hint`` says, or a located :class:`ResultError`.
+
+    Handles ``str``, ``int``, ``float`` (ints and the CLI's non-finite strings accepted),
+    ``bool``, ``X | None``, ``tuple[X, ...]``, fixed tuples, ``Any`` (kept as parsed) and
+    result models with a ``from_dict``.
+
+    >>> decode(tuple[float, ...], [1, 2.5, "Infinity"], "$.budgets")
+    (1.0, 2.5, inf)
+    >>> decode(int | None, "3", "$.seed")
+    Traceback (most recent call last):
+    ...
+    memaudit_core.errors.ResultError: $.seed: expected an integer or null, got a string
+    (got '3') [rule: wrong type]
+    """
+    if hint is Any:
+        return value
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        options = [a for a in typing.get_args(hint) if a is not type(None)]
+        if value is None and len(options) < len(typing.get_args(hint)):
+            return None
+        if len(options) == 1:
+            try:
+                return decode(options[0], value, path)
+            except ResultError as exc:
+                if exc.rule != "wrong type" or exc.path != path:
+                    raise
+                raise _wrong(path, f"{_expected(options[0])} or null", value) from None
+        raise TypeError(f"cannot decode {hint!r}")  # a model's type, not the user's input
+    if hint is float:
+        if isinstance(value, str) and value in _NON_FINITE:
+            return _NON_FINITE[value]
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+        raise _wrong(path, "a number", value)
+    if hint is bool:
+        if isinstance(value, bool):
+            return value
+        raise _wrong(path, "true or false", value)
+    if hint is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        raise _wrong(path, "an integer", value)
+    if hint is str:
+        if isinstance(value, str):
+            return value
+        raise _wrong(path, "a string", value)
+    if origin is tuple:
+        args = typing.get_args(hint)
+        if not isinstance(value, list | tuple):
+            raise _wrong(path, "an array", value)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(decode(args[0], v, child(path, i)) for i, v in enumerate(value))
+        if len(value) != len(args):
+            raise ResultError(
+                path, "wrong type", f"expected an array of {len(args)}, got {len(value)} items"
+            )
+        return tuple(
+            decode(a, v, child(path, i)) for i, (a, v) in enumerate(zip(args, value, strict=True))
+        )
+    if isinstance(hint, type) and hasattr(hint, "from_dict"):
+        return hint.from_dict(value, path)
+    raise TypeError(f"cannot decode {hint!r}")
+
+
+def _expected(hint: Any) -> str:
+    names = {float: "a number", int: "an integer", bool: "true or false", str: "a string"}
+    if hint in names:
+        return names[hint]
+    return "an array" if typing.get_origin(hint) is tuple else "an object"
+
+
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def require_object(data: Any, path: str) -> Mapping[str, Any]:
+    """``data`` when it is a JSON object, else a located :class:`ResultError`."""
+    if not isinstance(data, Mapping):
+        raise _wrong(path, "an object", data)
+    return data
+
+
+def field_value(data: Mapping[str, Any], key: str, path: str) -> Any:
+    """``data[key]``, or a :class:`ResultError` at ``path.key`` when it is missing."""
+    if key not in data:
+        raise ResultError(child(path, key), "missing field", "missing field")
+    return data[key]
+
+
+def check_result_version(data: Mapping[str, Any], path: str) -> int:
+    """The document's ``result_version``, refused when missing, not an integer, or newer than
+    :data:`~memaudit_core.versions.RESULT_VERSION`."""
+    version = decode(int, field_value(data, "result_version", path), child(path, "result_version"))
+    if version > RESULT_VERSION:
+        raise ResultError(
+            child(path, "result_version"),
+            "newer version",
+            f"written by a newer MemAudit (result version {version}); this one reads versions "
+            f"up to {RESULT_VERSION}",
+            version,
+        )
+    if version < 1:
+        raise ResultError(
+            child(path, "result_version"), "wrong type", "result versions start at 1", version
+        )
+    return version
+
+
+def check_result_kind(data: Mapping[str, Any], path: str, kind: str) -> None:
+    """Refuse a document whose ``result_kind`` is not ``kind`` (a sweep read as a solve)."""
+    found = field_value(data, "result_kind", path)
+    if found != kind:
+        raise ResultError(
+            child(path, "result_kind"),
+            "unknown kind",
+            f"this is not a {kind!r} result"
+            + (" (see read_result)" if found in RESULT_KINDS else ""),
+            found,
+        )
+
+
+def from_fields(
+    cls: type,
+    data: Any,
+    path: str = "$",
+    *,
+    keys: Mapping[str, str] | None = None,
+    types_: Mapping[str, Any] | None = None,
+    convert: Mapping[str, Callable[[Any, str], Any]] | None = None,
+    kind: str | None = None,
+) -> Any:
+    """A result model ``cls`` rebuilt from its ``to_dict()`` output ``data``.
+
+    Every dataclass field is read from the key of its name (``keys`` renames: field ->
+    key), decoded by its type hint (``types_`` overrides a loose hint such as ``Any``) or
+    by a ``convert(value, path)`` function. A model whose ``to_dict()`` writes
+    ``result_version`` and ``result_kind`` passes ``kind``: both are checked first.
+    """
+    data = require_object(data, path)
+    if kind is not None:
+        check_result_version(data, path)
+        check_result_kind(data, path, kind)
+    keys, types_, convert = keys or {}, types_ or {}, convert or {}
+    hints = _hints(cls)
+    values: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        if not f.init:
+            continue
+        key = keys.get(f.name, f.name)
+        at = child(path, key)
+        raw = field_value(data, key, path)
+        if f.name in convert:
+            values[f.name] = convert[f.name](raw, at)
+        else:
+            values[f.name] = decode(types_.get(f.name, hints[f.name]), raw, at)
+    return cls(**values)
+
+
+def pairs(value: Any, path: str) -> tuple[tuple[str, Any], ...]:
+    """A ``settings`` object as the (name, value) pairs the models keep."""
+    return tuple(require_object(value, path).items())
+
+
+__all__ = ["RESULT_KINDS", "read_result"]
