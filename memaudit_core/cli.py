@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from .errors import MemAuditError, PackageError
+from .errors import MemAuditError, PackageError, ResultError
 from .specs import parse_number_list, parse_params, parse_seeds
 
 # The ``--json`` shapes' version lives with the result version: read_result checks it.
@@ -213,6 +213,11 @@ def _error_object(exc: MemAuditError) -> dict[str, Any]:
         error["problems"] = [
             {"path": p.path, "rule": p.rule, "message": p.message, "value": p.value}
             for p in exc.problems
+        ]
+    elif isinstance(exc, ResultError):  # a saved result that cannot be read back (show)
+        error["file"] = exc.source
+        error["problems"] = [
+            {"path": exc.path, "rule": exc.rule, "message": exc.detail, "value": exc.value}
         ]
     return error
 
@@ -1055,6 +1060,32 @@ def cmd_writers(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_show(args: argparse.Namespace) -> int:
+    """``show RESULT.json``: a sweep saved with ``sweep --json``, its summary table again."""
+    from .analysis import SweepResult
+    from .results import read_result
+    from .suites import SweepSuiteResult
+
+    res = read_result(args.result)
+    if not isinstance(res, SweepSuiteResult | SweepResult):
+        raise MemAuditError(
+            f"show: {args.result} holds a {res.RESULT_KIND!r} result; show renders saved "
+            "sweeps (memaudit sweep ... --json > FILE)"
+        )
+    budgets = ", ".join(f"{b:g}" for b in res.budgets)
+    human = (
+        f"saved sweep {args.result}: {res.n_packages} package(s), budgets {budgets}, "
+        f"{len(res.rows)} rows\n" + summary_table(res.summary)
+    )
+    for note in res.notes:
+        human += f"\nnote: {note}"
+    if res.errors:
+        human += f"\n{len(res.errors)} writer run(s) failed; their rows are missing"
+    # --json: the result again, checked and in this version's shape.
+    _emit(res.to_dict(), args.json, human)
+    return 0
+
+
 def cmd_schema(args: argparse.Namespace) -> int:
     from .package import package_json_schema
 
@@ -1632,6 +1663,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     common(p)
     p.set_defaults(func=cmd_writers)
+
+    p = command("show", "a sweep saved with `sweep --json`: its summary table again")
+    p.add_argument("result", help="the saved JSON file")
+    common(p)
+    p.set_defaults(func=cmd_show)
 
     p = command("schema", "print the package JSON Schema")
     # The schema is JSON already; --json is accepted so that a script can pass it to every

@@ -401,3 +401,46 @@ def test_files_that_are_not_results(tmp_path, capsys):
 
     with pytest.raises(MemAuditError, match="cannot read"):
         ma.read_result(tmp_path / "missing.json")
+
+
+# --------------------------------------------------------------------------- memaudit show
+
+
+def test_show_prints_the_summary_table_the_sweep_printed(capsys, tmp_path):
+    argv = ["sweep", str(VEG), str(CHAIN), "--budgets", "3,6", "--writers", "gvt,density",
+            "--quiet"]  # fmt: skip
+    assert main(argv) == 0
+    printed = capsys.readouterr().out.splitlines()
+    saved = cli_file(capsys, tmp_path, "sweep.json", *argv)
+    assert main(["show", str(saved)]) == 0
+    shown = capsys.readouterr().out.splitlines()
+    assert shown[0] == f"saved sweep {saved}: 2 package(s), budgets 3, 6, 8 rows"
+    # The table and its legend, line for line as `sweep` printed them (its first line is
+    # the timing, which differs).
+    table = printed[1 : printed.index(next(x for x in printed if x.startswith("ratio = "))) + 1]
+    assert len(table) == 2 + 4 + 1
+    assert shown[1 : 1 + len(table)] == table
+
+
+def test_show_refuses_what_it_cannot_render_with_the_located_error(capsys, saved, tmp_path):
+    assert main(["show", str(saved["solve"])]) == 2
+    err = capsys.readouterr().err
+    assert f"show: {saved['solve']} holds a 'solve' result; show renders saved sweeps" in err
+
+    bad = edited(tmp_path, saved["sweep"], lambda d: d["summary"][1].update(mean_ratio=[1]))
+    assert main(["show", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}: $.summary[1].mean_ratio: expected a number or null, got an array" in err
+    assert "[rule: wrong type]" in err and "Traceback" not in err
+
+    assert main(["show", str(bad), "--json"]) == 2
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error["type"] == "ResultError" and error["file"] == str(bad)
+    assert error["problems"] == [
+        {
+            "path": "$.summary[1].mean_ratio",
+            "rule": "wrong type",
+            "message": "expected a number or null, got an array",
+            "value": None,
+        }
+    ]
