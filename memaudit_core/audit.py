@@ -202,8 +202,12 @@ class AuditRow:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> AuditRow:
         """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
-        from .results import from_fields
+        from .results import decode, field_value, from_fields, require_object
 
+        data = require_object(data, path)
+        if "problem_list" not in data:  # saved before the list: the joined string
+            joined = decode(str, field_value(data, "problems", path), f"{path}.problems")
+            data = {**data, "problem_list": joined.split("; ") if joined else []}
         return from_fields(cls, data, path, keys={"problems": "problem_list"})
 
 

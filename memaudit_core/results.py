@@ -1,18 +1,21 @@
 """Read saved results back into their typed models: :func:`read_result`.
 
-Every result the CLI writes with ``--json`` (``solve``, ``score``, ``sweep``, ``audit``) and
-every result model's ``to_dict()`` carries ``result_version`` (:mod:`memaudit_core.versions`)
-and ``result_kind``, a key of :data:`RESULT_KINDS`. :func:`read_result` picks the model by that
-kind and rebuilds it with the model's ``from_dict``, so a researcher who saved
-``memaudit sweep ... --json > sweep.json`` gets the :class:`~memaudit_core.suites.SweepSuiteResult`
-again for later analysis. The round trip is exact: ``Model.from_dict(json.loads(json.dumps(
-r.to_dict()))) == r``, floats included (JSON keeps a float's shortest repr; the CLI writes
-non-finite floats as the strings "Infinity", "-Infinity" and "NaN", which are read back too).
+Every result the CLI writes with ``--json`` (``solve``, ``score``, ``sweep``, ``audit``), and
+the ``to_dict()`` of each model in :data:`RESULT_KINDS`, carries ``result_version``
+(:mod:`memaudit_core.versions`) and ``result_kind``, a key of :data:`RESULT_KINDS`.
+:func:`read_result` picks the model by that kind and rebuilds it with the model's
+``from_dict``, so a researcher who saved ``memaudit sweep ... --json > sweep.json`` gets the
+:class:`~memaudit_core.suites.SweepSuiteResult` again for later analysis. The round trip is
+exact: ``Model.from_dict(json.loads(json.dumps(r.to_dict()))) == r``, floats included (JSON
+keeps a float's shortest repr; the CLI writes non-finite floats as the strings "Infinity",
+"-Infinity" and "NaN", which are read back too).
 
 A file that cannot be read raises :class:`~memaudit_core.errors.ResultError`, naming the file,
 the JSON path and the rule (missing field, wrong type, unknown kind, newer version, invalid
-JSON). Keys a model does not know are ignored: later versions may add keys (they do not raise
-the version), and derived keys (``label``, ``certified``, ``ratio_text`` ...) are recomputed.
+JSON). Sweep and audit files saved before ``result_kind`` existed are known by their
+``suite`` key. Keys a model does not read are ignored: later versions may add keys (which
+does not raise the version), and summaries such as a solve's ``label`` and ``certified`` or a
+union report's ``union_opt_value`` are recomputed from the fields they summarise.
 
 Examples
 --------
@@ -59,6 +62,10 @@ RESULT_KINDS: dict[str, tuple[str, str]] = {
     "sweep_suite": ("suites", "SweepSuiteResult"),
     "audit": ("audit", "AuditReport"),
 }
+
+#: ``suite`` -> ``result_kind``: how sweep and audit results named themselves before
+#: ``result_kind`` (such files are read too).
+_SUITE_KINDS = {"sweep": "sweep_suite", "audit": "audit"}
 
 #: How the CLI (``_json_safe``) writes the floats JSON has no literal for.
 _NON_FINITE = {"Infinity": math.inf, "-Infinity": -math.inf, "NaN": math.nan}
@@ -140,6 +147,9 @@ def _read_document(data: Any) -> Any:
             f"reads versions up to {JSON_OUTPUT_VERSION}",
             version,
         )
+    if "result_kind" not in data and data.get("suite") in _SUITE_KINDS:
+        # Saved before results said their kind: sweeps and audits said it by "suite".
+        data = {**data, "result_kind": _SUITE_KINDS[data["suite"]]}
     if "result_kind" not in data:
         if isinstance(data.get("error"), Mapping):  # the CLI's error object, not a result
             raise ResultError(

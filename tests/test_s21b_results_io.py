@@ -369,14 +369,32 @@ def test_unknown_kind_and_newer_versions_are_refused(saved, tmp_path):
     exc = refused(edited(tmp_path, saved["sweep"], lambda d: d.update(json_output_version=2)))
     assert (exc.path, exc.rule) == ("$.json_output_version", "newer version")
 
-    exc = refused(edited(tmp_path, saved["sweep"], lambda d: d.pop("result_kind")))
+    exc = refused(edited(tmp_path, saved["solve"], lambda d: d.pop("result_kind")))
     assert (exc.path, exc.rule) == ("$.result_kind", "missing field")
+    assert "not a MemAudit result, or one saved before results said their kind" in str(exc)
 
     # A model asked to read another model's document says so.
     with pytest.raises(ResultError) as info:
         SolveResult.from_dict(json.loads(saved["sweep"].read_text()))
     assert info.value.path == "$.result_kind" and info.value.rule == "unknown kind"
     assert "not a 'solve' result" in str(info.value)
+
+
+def test_sweeps_and_audits_saved_before_result_kind_are_read(saved, tmp_path):
+    new_sweep = ma.read_result(saved["sweep"])
+    old = edited(tmp_path, saved["sweep"], lambda d: d.pop("result_kind"), "old_sweep.json")
+    assert ma.read_result(old) == new_sweep  # known by its "suite": "sweep"
+
+    def before_problem_list(d):
+        d.pop("result_kind")
+        d["rows"][0]["problems"] = "bnb skipped: too big; milp failed: X"
+        for row in d["rows"]:
+            row.pop("problem_list")
+
+    got = ma.read_result(edited(tmp_path, saved["audit"], before_problem_list, "old_audit.json"))
+    assert isinstance(got, AuditReport) and len(got.rows) == 1
+    assert got.rows[0].problems == ("bnb skipped: too big", "milp failed: X")
+    assert ma.read_result(saved["audit"]).rows[0].problems == ()
 
 
 def test_files_that_are_not_results(tmp_path, capsys):
