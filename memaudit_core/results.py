@@ -129,6 +129,8 @@ def read_result(source: str | Path | Mapping[str, Any]) -> Any:
         raise ResultError(
             "$", "invalid JSON", f"not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
         ).in_file(name) from None
+    except (ValueError, RecursionError) as exc:  # an integer of 4,300+ digits; deep nesting
+        raise ResultError("$", "invalid JSON", f"not readable JSON: {exc}").in_file(name) from None
     try:
         return _read_document(data)
     except ResultError as exc:
@@ -249,7 +251,10 @@ def decode(hint: Any, value: Any, path: str) -> Any:
         if isinstance(value, str) and value in _NON_FINITE:
             return _NON_FINITE[value]
         if isinstance(value, int | float) and not isinstance(value, bool):
-            return float(value)
+            try:
+                return float(value)
+            except OverflowError:  # an integer past 1.8e308: no float holds it
+                raise ResultError(path, "wrong type", "a number too large for a float") from None
         raise _wrong(path, "a number", value)
     if hint is bool:
         if isinstance(value, bool):
@@ -333,8 +338,12 @@ def check_result_kind(data: Mapping[str, Any], path: str, kind: str) -> None:
         raise ResultError(
             child(path, "result_kind"),
             "unknown kind",
-            f"this is not a {kind!r} result"
-            + (" (see read_result)" if found in RESULT_KINDS else ""),
+            f"not a {kind!r} result"
+            + (
+                f" but a {found!r} one (read_result picks the model by kind)"
+                if found in RESULT_KINDS
+                else ""
+            ),
             found,
         )
 

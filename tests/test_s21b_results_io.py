@@ -377,7 +377,7 @@ def test_unknown_kind_and_newer_versions_are_refused(saved, tmp_path):
     with pytest.raises(ResultError) as info:
         SolveResult.from_dict(json.loads(saved["sweep"].read_text()))
     assert info.value.path == "$.result_kind" and info.value.rule == "unknown kind"
-    assert "not a 'solve' result" in str(info.value)
+    assert "not a 'solve' result but a 'sweep_suite' one (read_result picks" in str(info.value)
 
 
 def test_sweeps_and_audits_saved_before_result_kind_are_read(saved, tmp_path):
@@ -419,6 +419,18 @@ def test_files_that_are_not_results(tmp_path, capsys):
 
     with pytest.raises(MemAuditError, match="cannot read"):
         ma.read_result(tmp_path / "missing.json")
+
+
+def test_numbers_no_float_holds_are_located(saved, tmp_path):
+    path = edited(tmp_path, saved["solve"], lambda d: d.update(value=10**400))
+    exc = refused(path)
+    assert (exc.path, exc.rule) == ("$.value", "wrong type")
+    assert "a number too large for a float" in str(exc)
+    # Past Python's 4,300-digit limit json itself refuses the integer.
+    huge = tmp_path / "huge.json"
+    huge.write_text('{"result_kind": "solve", "value": ' + "9" * 5000 + "}", encoding="utf-8")
+    exc = refused(huge)
+    assert (exc.path, exc.rule, exc.file) == ("$", "invalid JSON", str(huge))
 
 
 # --------------------------------------------------------------------------- memaudit show
