@@ -1138,6 +1138,42 @@ def test_killed_milp_run_without_a_start_keeps_the_greedy_store(monkeypatch):
     assert raw.bound >= run_engine("bnb", inst, budget)[0].value - 1e-9
 
 
+@pytest.mark.parametrize("store", ["none", "empty"])
+def test_milp_stopped_by_its_own_limit_without_a_start_keeps_the_greedy_store(monkeypatch, store):
+    """HiGHS stopping at its own time limit (not killed) with no store, or with the empty one,
+    and no start in hand: the run reports the greedy writer's store, not F = 0 (seen in 5 of
+    10 runs at --time-limit 5 on a 20,000-experience event graph)."""
+    from memaudit_core.solvers import milp
+    from memaudit_core.writers import run_writer
+
+    real_run = milp._run_highs
+
+    def stopped_early(model, time_limit, node_limit, start):
+        run = real_run(model, time_limit, node_limit, start)
+        x = None if store == "none" else np.zeros(model["n_x"])
+        return {
+            **run,
+            "run_status": "limit",
+            "model_status": "Time limit reached",
+            "x": x,
+            "objective": 0.0,
+            "dual": run["dual"] + 1.0,
+        }
+
+    monkeypatch.setattr(milp, "_run_highs", stopped_early)
+    monkeypatch.setattr(milp, "GUARD_MIN_COLUMNS", 10**9)
+    monkeypatch.setattr(milp, "HEURISTIC_START_MAX_COLUMNS", 0)
+    inst, budget = random_instance(1, 20, 40, 0.1)  # no neighbourhood start at this size
+    raw = run_engine("milp", inst, budget, time_limit=30)[0]
+    greedy = run_writer("greedy", inst, budget)
+    assert greedy.value > 0
+    assert raw.status == "limit" and raw.detail["kept_greedy"]
+    assert raw.selected_idx == tuple(sorted(greedy.selected_idx))
+    assert evaluate(inst, raw.selected_idx) == pytest.approx(greedy.value, rel=1e-12)
+    assert raw.value == pytest.approx(greedy.value, rel=1e-12)
+    assert raw.bound >= run_engine("bnb", inst, budget)[0].value - 1e-9
+
+
 # --------------------------------------------------------------------------- units of any scale
 SCALES = [(1e-12, 1.0), (1.0, 1e-12), (1e-9, 1e9), (1e30, 1.0), (1.0, 1e30), (1e200, 1e-200)]
 
