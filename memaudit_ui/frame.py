@@ -218,19 +218,50 @@ def _handle_upload() -> None:
     switch_package(key, listed=True)
 
 
+def _upload_from_uploader(key: str) -> Package | None:
+    """The package of ``key`` registered again from the file still in this page's uploader,
+    if that is the file (the server dropped it for newer uploads while the session used it:
+    the session holds the bytes anyway, so it keeps working without a new upload)."""
+    upload = st.session_state.get("w_upload")
+    kind, _, digest = key.partition(":")
+    if kind != "upload" or upload is None:
+        return None
+    data = upload.getvalue()
+    if sources.upload_digest(data) != digest:
+        return None
+    try:
+        return sources.register_upload(upload.name, data)[1]
+    except MemAuditError:
+        return None
+
+
 def _resolve_package() -> tuple[str, Package]:
     key = st.session_state.get("ma_package") or sources.default_package_key()
     try:
-        pkg = sources.load_by_key(key)
+        try:
+            pkg = sources.load_by_key(key)
+        except sources.UploadNotHeldError:
+            pkg = _upload_from_uploader(key)
+            if pkg is None:
+                raise
     except MemAuditError as exc:
         fallback = sources.default_package_key()
-        # First among the link's problems: it is the root cause of the others (QA s18c: it
-        # came after the budget and present warnings).
+        # An error, shown before the link's warnings: the package asked for is not what the
+        # page shows, and it is the root cause of the other problems (QA s18c: it came after
+        # the budget and present warnings).
+        file_name = st.session_state.get("ma_upload_names", {}).get(key)
+        named = f" ({_md_escape_inline(Path(file_name).name)})" if file_name else ""
         state.add_problem(
-            f"Could not open the package {_md_escape_inline(key)}: {_md_escape_inline(str(exc))}. "
+            f"Could not open the package {_md_escape_inline(key)}{named}: "
+            f"{_md_escape_inline(str(exc))}. "
             f"Showing {_md_escape_inline(fallback)} at its default budget instead.",
             first=True,
+            error=True,
         )
+        if isinstance(exc, sources.UploadNotHeldError):
+            # Not offered again in the picker: it would only lead back to this error.
+            extras = st.session_state.get("ma_extra_packages", [])
+            st.session_state["ma_extra_packages"] = [k for k in extras if k != key]
         key, pkg = fallback, sources.load_by_key(fallback)
         # The budget was meant for the package that failed, and so was a store of its own; a
         # writer works on any package and is checked by the store picker like any other link
@@ -441,6 +472,8 @@ def frame(page_title: str) -> Frame:
             for path, label in PAGES:
                 if (REPO_ROOT / path).exists():
                     st.page_link(path, label=label, query_params=links)
+    for error in state.pop_errors():
+        st.error(_guard_shortcodes(error), icon=":material/link_off:")
     for problem in state.pop_problems():
         st.warning(_guard_shortcodes(problem), icon=":material/link_off:")
     state.sync_url(page_title=page_title)

@@ -6,12 +6,15 @@ Every package has a *package key* that goes into the URL:
 - ``gen:<family>:<seed>`` (optionally ``:<k=v;k=v>``) — regenerated on demand, so a link to a
   generated package works in any fresh browser;
 - ``upload:<hash prefix>`` — an uploaded file, kept in a server-wide registry so a link works
-  for as long as the server runs.
+  while the server holds it: the registry keeps the most recently used uploads, within
+  :data:`MAX_HELD_UPLOADS` files and :data:`MAX_HELD_UPLOAD_BYTES` bytes.
 """
 
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections import OrderedDict
 from pathlib import Path
 from urllib.parse import quote, unquote
 
@@ -26,6 +29,17 @@ SAMPLES_DIR = REPO_ROOT / "sample_packages"
 DEFAULT_SAMPLE = "sample:travel-assistant"
 #: Uploads above this many megabytes are refused with a message (configurable per call).
 MAX_UPLOAD_MB = 50
+#: Uploads the server holds at once. An upload stays on the server for any session or link that
+#: names it, so without a bound a demo server left running kept every distinct upload for its
+#: whole life. 12 is several users each comparing a few edited versions of a package.
+MAX_HELD_UPLOADS = 12
+#: ... and their total file size: three uploads at the 50 MB cap. A parsed package takes about
+#: 3.6 times its file's size in memory (a 2.7 MB event-graph file holds 9.8 MB), so this is
+#: about 550 MB of packages. The newest upload is always held, whatever its size.
+MAX_HELD_UPLOAD_BYTES = 150_000_000
+#: Digests of dropped uploads remembered, to tell "dropped for newer uploads" from "never
+#: held" (a server restart) in the message; a digest is 16 characters.
+MAX_REMEMBERED_EVICTIONS = 10_000
 #: Largest generated package the app builds (estimated candidates + coverage entries): about
 #: a 50 MB file, like an upload. A link is enough to ask for one, so the server caps it.
 APP_MAX_GENERATED_SIZE = 250_000
@@ -80,10 +94,120 @@ def _generate(family: str, seed: int, params_text: str) -> Package:
     return generate(family, seed=seed, max_size=APP_MAX_GENERATED_SIZE, **parse_params(params_text))
 
 
+class UploadRegistry:
+    """Server-wide uploads by content digest, the least recently used dropped first.
+
+    A package is read-only once stored (packages are frozen dataclasses); sessions run in
+    threads, so every access holds the lock. Limits are read on every :meth:`add`, so the
+    module constants rule (and tests may lower them).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> reg = UploadRegistry(max_count=2, max_bytes=100)
+    >>> for digest in "abc":
+    ...     _ = reg.add(digest, SimpleNamespace(id=digest.upper()), 10)
+    >>> reg.keys(), reg.was_evicted("a"), reg.evicted_id("a")
+    (['b', 'c'], True, 'A')
+    """
+
+    def __init__(self, max_count: int | None = None, max_bytes: int | None = None) -> None:
+        self._max_count = max_count
+        self._max_bytes = max_bytes
+        self._held: OrderedDict[str, tuple[Package, int]] = OrderedDict()  # oldest use first
+        # digest -> package id of a dropped upload: its picker label stays the same after the
+        # drop (the browser sends the label back; a changed label is not the same choice).
+        self._evicted: OrderedDict[str, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @property
+    def max_count(self) -> int:
+        return MAX_HELD_UPLOADS if self._max_count is None else self._max_count
+
+    @property
+    def max_bytes(self) -> int:
+        return MAX_HELD_UPLOAD_BYTES if self._max_bytes is None else self._max_bytes
+
+    def add(self, digest: str, package: Package, n_bytes: int) -> Package:
+        """Hold ``package`` under ``digest`` (the one held first if the digest is known) as the
+        most recently used, dropping the least recently used beyond the limits."""
+        with self._lock:
+            if digest in self._held:
+                self._held.move_to_end(digest)
+                return self._held[digest][0]
+            self._held[digest] = (package, int(n_bytes))
+            self._evicted.pop(digest, None)
+            total = sum(size for _pkg, size in self._held.values())
+            while len(self._held) > 1 and (
+                len(self._held) > self.max_count or total > self.max_bytes
+            ):
+                dropped, (dropped_pkg, size) = self._held.popitem(last=False)
+                total -= size
+                self._evicted[dropped] = dropped_pkg.id
+                while len(self._evicted) > MAX_REMEMBERED_EVICTIONS:
+                    self._evicted.popitem(last=False)
+            return package
+
+    def get(self, digest: str) -> Package | None:
+        """The package held under ``digest``, now the most recently used; None if not held."""
+        with self._lock:
+            entry = self._held.get(digest)
+            if entry is None:
+                return None
+            self._held.move_to_end(digest)
+            return entry[0]
+
+    def peek(self, digest: str) -> Package | None:
+        """As :meth:`get`, without counting as a use (labels in a picker are not a use)."""
+        with self._lock:
+            entry = self._held.get(digest)
+            return None if entry is None else entry[0]
+
+    def was_evicted(self, digest: str) -> bool:
+        with self._lock:
+            return digest in self._evicted
+
+    def evicted_id(self, digest: str) -> str | None:
+        """The package id of a dropped upload (None if ``digest`` was not dropped)."""
+        with self._lock:
+            return self._evicted.get(digest)
+
+    def keys(self) -> list[str]:
+        """Held digests, least recently used first."""
+        with self._lock:
+            return list(self._held)
+
+    def held_bytes(self) -> int:
+        with self._lock:
+            return sum(size for _pkg, size in self._held.values())
+
+
 @st.cache_resource(show_spinner=False)
-def _upload_registry() -> dict[str, Package]:
-    # Server-wide and read-only once stored: packages are frozen dataclasses.
-    return {}
+def _upload_registry() -> UploadRegistry:
+    return UploadRegistry()
+
+
+class UploadNotHeldError(MemAuditError):
+    """An ``upload:`` key whose package this server does not hold (dropped for newer uploads,
+    or uploaded before the server restarted)."""
+
+
+def upload_not_held_message(digest: str, evicted: bool) -> str:
+    """Why an ``upload:`` key cannot be opened, and what to do (one wording for a link and
+    for a session whose upload was dropped)."""
+    why = (
+        f"it was dropped to make room for newer uploads (the server holds the "
+        f"{MAX_HELD_UPLOADS} most recently used uploads, {MAX_HELD_UPLOAD_BYTES / 1e6:g} MB "
+        "in all)"
+        if evicted
+        else "uploads last only while the server that received them runs"
+    )
+    return f"this server no longer holds that upload: {why}; upload the file again"
+
+
+def upload_digest(data: bytes) -> str:
+    """The digest an upload is registered under (the ``upload:`` key's tail)."""
+    return hashlib.sha256(data).hexdigest()[:16]
 
 
 def _param_text(value: object) -> str:
@@ -126,7 +250,8 @@ def load_by_key(key: str) -> Package:
     Raises
     ------
     MemAuditError
-        For an unknown or stale key (e.g. an upload from a previous server run).
+        For an unknown or stale key; :class:`UploadNotHeldError` for an upload this server
+        no longer holds (dropped for newer uploads, or from a previous server run).
     """
     kind, _, rest = key.partition(":")
     if kind == "sample":
@@ -143,12 +268,10 @@ def load_by_key(key: str) -> Package:
             raise MemAuditError(f"bad seed {seed_text!r} in package key {key!r}") from None
         return _generate(family, seed, params_text)
     if kind == "upload":
-        pkg = _upload_registry().get(rest)
+        registry = _upload_registry()
+        pkg = registry.get(rest)  # a use: the session's upload stays the most recent
         if pkg is None:
-            raise MemAuditError(
-                "this link points to an uploaded package that this server no longer holds; "
-                "upload the file again"
-            )
+            raise UploadNotHeldError(upload_not_held_message(rest, registry.was_evicted(rest)))
         return pkg
     raise MemAuditError(f"unknown package key {key!r} (expected sample:, gen: or upload:)")
 
@@ -173,10 +296,10 @@ def register_upload(name: str, data: bytes, max_mb: float = MAX_UPLOAD_MB) -> tu
             ],
         )
     pkg = loads_package(data, source=name)
-    digest = hashlib.sha256(data).hexdigest()[:16]
+    digest = upload_digest(data)
     # The same bytes uploaded again (by any session) keep the package stored first: another
     # session's file name must not replace it (QA s20a).
-    pkg = _upload_registry().setdefault(digest, pkg)
+    pkg = _upload_registry().add(digest, pkg, len(data))
     return f"upload:{digest}", pkg
 
 
@@ -195,12 +318,14 @@ def describe_key(key: str, file_name: str | None = None) -> str:
             params = params_text
         return f"generated · {family} seed {seed_text or 0}" + (f" ({params})" if params else "")
     if kind == "upload":
-        pkg = _upload_registry().get(rest)
-        if pkg is None:
+        registry = _upload_registry()
+        pkg = registry.peek(rest)
+        package_id = pkg.id if pkg is not None else registry.evicted_id(rest)
+        if package_id is None:
             return f"upload · {rest}"
         # Two uploads of one package id (an edited file uploaded again) must not look alike in
         # the picker (QA s20a: two identical "upload · qa-pkg" entries): the key's digest
         # prefix tells them apart, and the session's file name helps.
         named = f" · {Path(file_name).name}" if file_name else ""
-        return f"upload · {pkg.id}{named} · {rest[:8]}"
+        return f"upload · {package_id}{named} · {rest[:8]}"
     return key

@@ -68,14 +68,25 @@ def parse_budget(text: str) -> tuple[float | None, str | None]:
     return normalise_budget(value), None
 
 
-def add_problem(message: str, *, first: bool = False) -> None:
-    """Queue a problem with the link; ``first`` puts it before those already queued."""
-    problems = st.session_state.setdefault(PROBLEMS_KEY, [])
+#: Session-state key holding the errors (the package asked for could not be opened), shown
+#: once by the frame, before the problems.
+ERRORS_KEY = "ma_url_errors"
+
+
+def add_problem(message: str, *, first: bool = False, error: bool = False) -> None:
+    """Queue a problem with the link; ``first`` puts it before those already queued;
+    ``error`` marks one that left the user without what they asked for (shown as an error,
+    not a warning)."""
+    problems = st.session_state.setdefault(ERRORS_KEY if error else PROBLEMS_KEY, [])
     problems.insert(0, message) if first else problems.append(message)
 
 
 def pop_problems() -> list[str]:
     return st.session_state.pop(PROBLEMS_KEY, None) or []
+
+
+def pop_errors() -> list[str]:
+    return st.session_state.pop(ERRORS_KEY, None) or []
 
 
 #: Session-state key of the query string the app last wrote (:func:`sync_url`).

@@ -1,0 +1,175 @@
+"""QA s21c: the app's upload registry is bounded, the Compare page's unit table puts what a
+reader needs first, and the seed-band help tells an edited upload from a generated package.
+
+Expected values are hand-computed (the eviction sequences), come from the package files the
+tests write themselves (which units they edited), or from the generator called here.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from memaudit_ui import sources
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _variant(cost_factor: float) -> bytes:
+    """update_chain under one id, its costs scaled: distinct bytes, distinct uploads."""
+    doc = json.loads((REPO / "sample_packages" / "update_chain.json").read_text())
+    doc["id"] = "qa-s21c"
+    for cand in doc["candidates"]:
+        cand["cost"] = cand["cost"] * cost_factor
+    return json.dumps(doc).encode()
+
+
+def _app(page: str = "app.py", **query: str) -> AppTest:
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    for name, value in query.items():
+        at.query_params[name] = value
+    at.run()
+    if page != "app.py":
+        at.switch_page(page).run()
+    return at
+
+
+def _upload(at: AppTest, name: str, data: bytes) -> str:
+    at.file_uploader(key="w_upload").upload(name, data, "application/json").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    key = at.session_state["ma_package"]
+    assert key.startswith("upload:"), key
+    return key
+
+
+# --------------------------------------------------------------------------- upload registry
+
+
+class _Pkg:
+    """Stands in for a package: the registry stores and returns it, nothing else."""
+
+    def __init__(self, name: str) -> None:
+        self.id = name
+
+
+def test_the_upload_registry_drops_the_least_recently_used_beyond_its_count() -> None:
+    reg = sources.UploadRegistry(max_count=3, max_bytes=10**9)
+    pkgs = {d: _Pkg(d) for d in "abcde"}
+    for digest in "abc":
+        reg.add(digest, pkgs[digest], 1)
+    assert reg.get("a") is pkgs["a"]  # a use: order of use is now b, c, a
+    reg.add("d", pkgs["d"], 1)  # four held: b, the least recently used, goes
+    assert reg.keys() == ["c", "a", "d"]
+    assert reg.get("b") is None and reg.was_evicted("b")
+    assert reg.peek("c") is pkgs["c"]  # a label, not a use: c is still the oldest
+    reg.add("e", pkgs["e"], 1)
+    assert reg.keys() == ["a", "d", "e"]
+    assert reg.was_evicted("c") and not reg.was_evicted("a") and not reg.was_evicted("zz")
+
+
+def test_the_upload_registry_drops_the_least_recently_used_beyond_its_bytes() -> None:
+    reg = sources.UploadRegistry(max_count=100, max_bytes=100)
+    pkgs = {d: _Pkg(d) for d in "abcdef"}
+    reg.add("a", pkgs["a"], 40)
+    reg.add("b", pkgs["b"], 40)
+    reg.get("a")
+    reg.add("c", pkgs["c"], 30)  # 110 > 100: b (40) goes, 70 left
+    assert reg.keys() == ["a", "c"] and reg.held_bytes() == 70
+    reg.add("d", pkgs["d"], 95)  # 165: a (40) leaves 125, c (30) leaves 95
+    assert reg.keys() == ["d"] and reg.held_bytes() == 95
+    # The newest upload is held even alone above the limit (the upload cap keeps it sane).
+    reg.add("e", pkgs["e"], 150)
+    assert reg.keys() == ["e"] and reg.held_bytes() == 150
+    # The same digest again: the package stored first stays (QA s20a) and is now the newest.
+    reg = sources.UploadRegistry(max_count=2, max_bytes=100)
+    reg.add("a", pkgs["a"], 10)
+    reg.add("b", pkgs["b"], 10)
+    assert reg.add("a", pkgs["f"], 10) is pkgs["a"]
+    reg.add("c", pkgs["c"], 10)
+    assert reg.keys() == ["a", "c"] and reg.held_bytes() == 20
+
+
+def test_a_dropped_upload_can_be_registered_again() -> None:
+    reg = sources.UploadRegistry(max_count=1, max_bytes=100)
+    pkgs = {d: _Pkg(d) for d in "ab"}
+    reg.add("a", pkgs["a"], 10)
+    reg.add("b", pkgs["b"], 10)
+    assert reg.was_evicted("a")
+    reg.add("a", pkgs["a"], 10)
+    assert reg.keys() == ["a"] and not reg.was_evicted("a") and reg.was_evicted("b")
+
+
+def test_the_app_holds_a_bounded_number_of_uploads(monkeypatch) -> None:
+    """Before: every distinct upload stayed for the server's life."""
+    monkeypatch.setattr(sources, "MAX_HELD_UPLOADS", 2, raising=False)
+    keys = [sources.register_upload(f"v{i}.json", _variant(1 + i))[0] for i in range(1, 5)]
+    digests = [k.partition(":")[2] for k in keys]
+    with pytest.raises(sources.MemAuditError, match="upload the file again"):
+        sources.load_by_key(keys[0])
+    # The two most recent are held.
+    assert sources.load_by_key(keys[3]).id == "qa-s21c"
+    assert sources.load_by_key(keys[2]).id == "qa-s21c"
+    assert all(sources.describe_key(k).startswith("upload") for k in keys)
+    assert digests[0] not in sources._upload_registry().keys()
+
+
+def _plain(markdown: str) -> str:
+    """Markdown as read: without escapes and the word joiners that break emoji shortcodes."""
+    return markdown.replace("\u2060", "").replace("\\", "")
+
+
+def _dropped_upload_errors(at: AppTest) -> list[str]:
+    return [_plain(e.value) for e in at.error if "no longer holds that upload" in e.value]
+
+
+def test_a_link_to_a_dropped_upload_gets_an_error_and_says_what_it_shows(monkeypatch) -> None:
+    monkeypatch.setattr(sources, "MAX_HELD_UPLOADS", 1, raising=False)
+    first, second = _variant(3.0), _variant(5.0)
+    key_first = _upload(_app(), "first.json", first)
+    _upload(_app(), "second.json", second)  # another session: the first upload is dropped
+
+    at = _app(package=key_first)
+    assert not at.exception, [e.value for e in at.exception]
+    (message,) = _dropped_upload_errors(at)
+    assert key_first in message
+    assert "dropped to make room for newer uploads" in message
+    assert "upload the file again" in message
+    # Not a silent switch: the message names what the page shows instead, and so does the URL.
+    fallback = sources.default_package_key()
+    assert f"Showing {fallback}" in message
+    assert at.session_state["ma_package"] == fallback
+    assert at.query_params["package"] == fallback
+
+
+def test_a_link_to_an_upload_this_server_never_held_says_so() -> None:
+    at = _app(package="upload:0123456789abcdef")
+    assert not at.exception, [e.value for e in at.exception]
+    (message,) = _dropped_upload_errors(at)
+    assert "uploads last only while the server that received them runs" in message
+    assert "upload the file again" in message
+
+
+def test_a_session_whose_upload_was_dropped_keeps_it_or_gets_the_error(monkeypatch) -> None:
+    monkeypatch.setattr(sources, "MAX_HELD_UPLOADS", 1, raising=False)
+    mine = _app()
+    key_mine = _upload(mine, "mine.json", _variant(7.0))
+    _upload(_app(), "theirs.json", _variant(9.0))  # another session drops mine
+    # On the same page the uploader still holds the file: the session keeps working on it.
+    mine.run()
+    assert not mine.exception and not mine.error, [e.value for e in mine.error]
+    assert mine.session_state["ma_package"] == key_mine
+    # A newer upload in the uploader drops it again, and the session then picks it.
+    _upload(mine, "mine-v2.json", _variant(11.0))
+    picker = mine.selectbox(key="w_package")
+    picker.set_value(key_mine).run()
+    assert not mine.exception, [e.value for e in mine.exception]
+    (message,) = _dropped_upload_errors(mine)
+    assert "mine.json" in message and "upload the file again" in message
+    # The picker no longer offers the dropped upload.
+    digest_start = key_mine.partition(":")[2][:8]
+    assert not any(digest_start in o for o in mine.selectbox(key="w_package").options)
+
