@@ -229,6 +229,17 @@ def family_band(
     )
 
 
+@st.cache_data(show_spinner="Checking the package against its generator…", max_entries=64)
+def family_origin(_package: Package, content_hash: str) -> curves.FamilyOrigin | None:
+    """:func:`memaudit_core.curves.family_origin` keyed by content hash: the generator runs
+    once per package content, at the app's size cap (a larger one is reported unchecked)."""
+    from memaudit_core import curves
+
+    from .sources import APP_MAX_GENERATED_SIZE
+
+    return curves.family_origin(_package, max_size=APP_MAX_GENERATED_SIZE)
+
+
 @_user_errors
 @st.cache_data(show_spinner=False, max_entries=64)
 def certification_report(
