@@ -398,11 +398,13 @@ class CompareView:
         o = self.opt_name
         return [
             {
-                # The annotator's question first (app QA: at 1,400 px "covered in OPT by",
-                # what the optimum kept instead, was the cut-off last column).
+                # What the unit is and what was lost first, then the annotator's question (app
+                # QA: at 1,400 px "covered in OPT by", what the optimum kept instead, was the
+                # cut-off last column; QA s21c: so was the text, the last column at 1280 px).
                 "unit": u.unit_id,
-                "kind": u.kind,
+                "text": u.text,
                 "value lost": u.lost,
+                "kind": u.kind,
                 "covered in store by": ", ".join(u.store_covered_by),
                 f"covered in {o} by": ", ".join(u.opt_covered_by),
                 "weight": u.weight,
@@ -411,7 +413,6 @@ class CompareView:
                 "store coverage": u.store_coverage,
                 f"{o} coverage": u.opt_coverage,
                 "queries": ", ".join(u.queries),
-                "text": u.text,
             }
             for u in self.unit_rows
         ]

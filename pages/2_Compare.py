@@ -9,6 +9,11 @@ from memaudit_ui import cached, figures, render
 from memaudit_ui.frame import frame, md_escape
 
 EVIDENCE_PAGE = "pages/3_Evidence_explorer.py"
+#: Width of the unit table's text column: with the unit id and the value lost beside it, it
+#: fits the main area of a 1280 px screen with the sidebar open (about 820 px).
+UNIT_TEXT_WIDTH_PX = 300
+#: ... and of its unit id column (ids such as "current:kofi:employer" whole).
+UNIT_ID_WIDTH_PX = 180
 
 ctx = frame("Compare")
 pkg = ctx.package
@@ -121,11 +126,24 @@ render.table(
     unit_df,
     "compare_units",
     f"{cv.package_id}-{cv.label}-units-B{ctx.budget:.10g}",
-    # On a projector the values tell what the coverages do (QA s18c: 11 columns ran past a
-    # 1024 px screen); the CSV keeps them.
-    present_df=unit_df.drop(columns=["store coverage", f"{opt_name} coverage"]),
+    # On a projector: what the unit is, what was lost and who covers it (QA s18c: 11 columns
+    # ran past a 1024 px screen). Five columns, so the text stays (cut to a line) under the
+    # projector's rule for wide tables; the CSV keeps every column.
+    present_df=unit_df[
+        ["unit", "text", "value lost", "covered in store by", f"covered in {opt_name} by"]
+    ],
     height=min(35 * (len(unit_df) + 1) + 3, 740),
     column_config={
+        # Cut to the column's width, so the value lost stays on a 1280 px screen (QA s21c:
+        # the text was the last column, off screen).
+        "text": st.column_config.TextColumn(
+            width=UNIT_TEXT_WIDTH_PX,
+            help="The unit's text, cut to the column's width: double-click a cell to read it "
+            "whole (or drag the column wider). The CSV and the Evidence explorer have it too.",
+        ),
+        # At the grid's own width, ids such as "u:passport:advice" were cut. Not pinned: a
+        # pinned column is drawn in grey, faint on a projector.
+        "unit": st.column_config.TextColumn(width=UNIT_ID_WIDTH_PX),
         "store coverage": number(format="%.3f", help="Summed coverage z (may exceed 1)."),
         f"{opt_name} coverage": number(format="%.3f"),
         "store value": number(format="%.4f", help="w · h(z) for the store."),

@@ -243,3 +243,40 @@ def test_the_seed_band_of_an_edited_upload_says_what_it_is_over() -> None:
     assert not at.exception and not at.error, [e.value for e in at.error]
     captions = [_plain(c.value) for c in at.caption]
     assert any("not over this one" in c and "edited" in c for c in captions), captions
+
+
+# --------------------------------------------------------------------------- compare table
+
+COMPARE = "pages/2_Compare.py"
+
+
+def _unit_texts(sample: str) -> dict[str, str]:
+    doc = json.loads((REPO / "sample_packages" / f"{sample}.json").read_text())
+    return {unit["id"]: unit["text"] for unit in doc["units"]}
+
+
+def test_the_compare_unit_table_shows_the_unit_its_text_and_the_value_lost_first() -> None:
+    """QA s21c: the text was the table's last column, off a 1280 px screen."""
+    at = _app(COMPARE, package="sample:travel-assistant")
+    assert not at.exception and not at.error
+    (units,) = [d.value for d in at.dataframe if "covered in store by" in d.value.columns]
+    assert list(units.columns[:3]) == ["unit", "text", "value lost"], list(units.columns)
+    texts = _unit_texts("travel-assistant")
+    assert dict(zip(units["unit"], units["text"], strict=True)) == texts
+
+
+def test_the_projector_unit_table_keeps_the_text() -> None:
+    """On a projector the wide unit table lost its text column altogether (the rule for
+    tables of six columns or more); now it has five, the text among them."""
+    at = _app(COMPARE, package="sample:travel-assistant", present="1")
+    assert not at.exception and not at.error
+    (units,) = [t.value for t in at.table if "covered in store by" in t.value.columns]
+    assert list(units.columns) == [
+        "unit",
+        "text",
+        "value lost",
+        "covered in store by",
+        "covered in OPT by",
+    ]
+    # (The table's data; the projector's cell text cuts it at 60 characters when drawn.)
+    assert dict(zip(units["unit"], units["text"], strict=True)) == _unit_texts("travel-assistant")
