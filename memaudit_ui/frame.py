@@ -215,22 +215,25 @@ def _handle_upload() -> None:
         return
     st.session_state.pop("ma_upload_error", None)
     st.session_state.setdefault("ma_upload_names", {})[key] = upload.name
+    st.session_state[LATEST_UPLOAD_KEY] = (key, upload.name, upload.getvalue())
     switch_package(key, listed=True)
 
 
-def _upload_from_uploader(key: str) -> Package | None:
-    """The package of ``key`` registered again from the file still in this page's uploader,
-    if that is the file (the server dropped it for newer uploads while the session used it:
-    the session holds the bytes anyway, so it keeps working without a new upload)."""
-    upload = st.session_state.get("w_upload")
-    kind, _, digest = key.partition(":")
-    if kind != "upload" or upload is None:
+#: Session-state key of the session's latest upload: (package key, file name, bytes).
+LATEST_UPLOAD_KEY = "ma_latest_upload"
+
+
+def _upload_from_session(key: str) -> Package | None:
+    """The session's latest upload registered again, if ``key`` is it and the server dropped
+    it for newer uploads. The session keeps that one file's bytes (at most an upload's 50 MB,
+    a third of the parsed package, for the session's life) so the package it is working on
+    keeps working; earlier uploads of the session are not kept."""
+    latest = st.session_state.get(LATEST_UPLOAD_KEY)
+    if latest is None or latest[0] != key:
         return None
-    data = upload.getvalue()
-    if sources.upload_digest(data) != digest:
-        return None
+    _key, name, data = latest
     try:
-        return sources.register_upload(upload.name, data)[1]
+        return sources.register_upload(name, data)[1]
     except MemAuditError:
         return None
 
@@ -241,7 +244,7 @@ def _resolve_package() -> tuple[str, Package]:
         try:
             pkg = sources.load_by_key(key)
         except sources.UploadNotHeldError:
-            pkg = _upload_from_uploader(key)
+            pkg = _upload_from_session(key)
             if pkg is None:
                 raise
     except MemAuditError as exc:

@@ -158,11 +158,16 @@ def test_a_session_whose_upload_was_dropped_keeps_it_or_gets_the_error(monkeypat
     mine = _app()
     key_mine = _upload(mine, "mine.json", _variant(7.0))
     _upload(_app(), "theirs.json", _variant(9.0))  # another session drops mine
-    # On the same page the uploader still holds the file: the session keeps working on it.
+    # The session keeps working on its latest upload, on this page and on the next.
     mine.run()
     assert not mine.exception and not mine.error, [e.value for e in mine.error]
     assert mine.session_state["ma_package"] == key_mine
-    # A newer upload in the uploader drops it again, and the session then picks it.
+    _upload(_app(), "theirs-again.json", _variant(10.0))
+    mine.switch_page("pages/2_Compare.py").run()
+    assert not mine.exception and not mine.error, [e.value for e in mine.error]
+    assert mine.session_state["ma_package"] == key_mine
+    mine.switch_page("app.py").run()
+    # A newer upload of its own drops it (only the latest is kept), and the session picks it.
     _upload(mine, "mine-v2.json", _variant(11.0))
     picker = mine.selectbox(key="w_package")
     picker.set_value(key_mine).run()
