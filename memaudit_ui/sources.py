@@ -325,7 +325,10 @@ def describe_key(key: str, file_name: str | None = None) -> str:
             return f"upload · {rest}"
         # Two uploads of one package id (an edited file uploaded again) must not look alike in
         # the picker (QA s20a: two identical "upload · qa-pkg" entries): the key's digest
-        # prefix tells them apart, and the session's file name helps.
-        named = f" · {Path(file_name).name}" if file_name else ""
-        return f"upload · {package_id}{named} · {rest[:8]}"
+        # prefix tells them apart, and the session's file name helps. Both come before the id:
+        # the sidebar shows about 30 characters of a label (QA s21c: "upload ·
+        # event-graph-n60-s5 · edi" hid the file name and the digest).
+        if file_name:
+            return f"upload · {Path(file_name).name} · {rest[:8]} · {package_id}"
+        return f"upload · {package_id} · {rest[:8]}"
     return key

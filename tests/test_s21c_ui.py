@@ -285,3 +285,14 @@ def test_the_projector_unit_table_keeps_the_text() -> None:
     ]
     # (The table's data; the projector's cell text cuts it at 60 characters when drawn.)
     assert dict(zip(units["unit"], units["text"], strict=True)) == _unit_texts("travel-assistant")
+
+
+def test_the_picker_label_of_an_upload_starts_with_what_tells_it_apart() -> None:
+    """QA s21c: the sidebar shows about 30 characters of a label, and "upload ·
+    event-graph-n60-s5 · edi" hid the file name and the digest behind the package id."""
+    at = _app()
+    key = _upload(at, "chain-v1.json", _variant(13.0))
+    digest_start = key.partition(":")[2][:8]
+    (label,) = [o for o in at.selectbox(key="w_package").options if digest_start in o]
+    assert label.startswith(f"upload · chain-v1.json · {digest_start}"), label
+    assert label.endswith("qa-s21c"), label
