@@ -226,7 +226,7 @@ LATEST_UPLOAD_KEY = "ma_latest_upload"
 def _upload_from_session(key: str) -> Package | None:
     """The session's latest upload registered again, if ``key`` is it and the server dropped
     it for newer uploads. The session keeps that one file's bytes (at most an upload's 50 MB,
-    a third of the parsed package, for the session's life) so the package it is working on
+    under a third of the parsed package, for the session's life) so the package it is working on
     keeps working; earlier uploads of the session are not kept."""
     latest = st.session_state.get(LATEST_UPLOAD_KEY)
     if latest is None or latest[0] != key:

@@ -137,8 +137,9 @@ def test_a_link_to_a_huge_generated_package_is_refused_not_built() -> None:
     """QA: this link grew the server to 23.8 GB; now the size estimate refuses it at once."""
     at = _run("app.py", "gen:memaudit-small:0:normal_count=100000000")
     assert not at.exception
-    warnings = " ".join(w.value for w in at.warning)
-    assert "generator-size" in warnings and "250,000" in warnings, warnings
+    # An error since QA s21c: the package asked for is not the one shown.
+    errors = " ".join(e.value for e in at.error)
+    assert "generator-size" in errors and "250,000" in errors, errors
     assert at.session_state["ma_package"] != "gen:memaudit-small:0:normal_count=100000000"
 
 
@@ -311,10 +312,14 @@ def test_a_link_with_a_bad_package_names_its_store_too_and_the_package_first(sto
     at.query_params.update({"package": "bogus", "budget": "abc", "store": store, "present": "2"})
     at.run()
     assert not at.exception
+    # The package's problem is an error (QA s21c), drawn above the link's warnings.
+    (error,) = [e.value.replace("\\", "").replace("\u2060", "") for e in at.error]
+    assert error.startswith("Could not open the package bogus"), error
     warnings = [w.value.replace("\\", "").replace("\u2060", "") for w in at.warning]
-    assert warnings[0].startswith("Could not open the package bogus"), warnings
-    assert any("budget='abc'" in w for w in warnings[1:]), warnings
-    assert any(f"store={store} in the link" in w for w in warnings[1:]), warnings
+    assert any("budget='abc'" in w for w in warnings), warnings
+    assert any(f"store={store} in the link" in w for w in warnings), warnings
+    elements = [el.type for el in at.main if el.type in ("error", "warning")]
+    assert elements.index("error") < elements.index("warning"), elements
 
 
 def test_a_writer_in_a_link_with_a_bad_package_is_kept() -> None:
