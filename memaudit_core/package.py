@@ -300,6 +300,10 @@ def json_type(value: object) -> str:
     return type(value).__name__
 
 
+#: The smallest normal float: smaller nonzero numbers are refused (rule ``normal``).
+_FLOAT_MIN = sys.float_info.min
+
+
 class _Checker:
     """Collects problems while walking a decoded JSON document."""
 
@@ -362,8 +366,14 @@ class _Checker:
         rule: str = "number",
     ) -> float | None:
         # numbers.Real: NumPy scalars from pandas / NumPy columns count too (library QA:
-        # np.int64(2) was "not a number").
-        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        # np.int64(2) was "not a number"). JSON's own float and int are tested first: the ABC
+        # check took a third of validating a 36 MB package.
+        kind = type(value)
+        if (
+            kind is not float
+            and kind is not int
+            and (isinstance(value, bool) or not isinstance(value, numbers.Real))
+        ):
             self.add(path, "type", "must be a number", value)
             return None
         try:
@@ -454,7 +464,19 @@ class _Checker:
             self.add(cov_path, "type", "must be an object mapping unit ids to numbers", raw)
             return {}
         out: dict[str, float] = {}
+        known = unit_ids if unit_ids is not None else ()
         for unit_id, value in raw.items():
+            # The common cell, a known unit and a plain float in range, is taken without
+            # building its path (a JSON dump per cell took a tenth of validating a large
+            # package); anything else goes through every check below. A nonzero value below
+            # the normal range (1e-320) fails ``value >= _FLOAT_MIN`` and is checked too.
+            if (
+                type(value) is float
+                and unit_id in known
+                and (value == 0.0 or _FLOAT_MIN <= value <= 1.0)
+            ):
+                out[unit_id] = value
+                continue
             cell = f"{cov_path}[{json.dumps(unit_id)}]"
             unknown = unit_ids is not None and unit_id not in unit_ids
             if unknown:
@@ -522,11 +544,18 @@ def parse_package(doc: object, source: str = "<memory>") -> Package:
     PackageError
         Listing every problem found, each with its JSON path, value and rule.
     """
+    return _parse_package(doc, source, suspect=None)
+
+
+def _parse_package(doc: object, source: str, *, suspect: bool | None) -> Package:
+    """:func:`parse_package`; ``suspect`` False is a promise (from :func:`_decode_json_text`)
+    that the document holds nothing :func:`_has_suspect` looks for, None: look."""
     checker = _Checker()
     if not isinstance(doc, dict):
         checker.add("$", "type", "a package must be a JSON object", json_type(doc))
         raise PackageError(source, checker.problems)
-    suspect = _has_suspect(doc)  # one path-free pass; paths are built only when needed
+    if suspect is None:
+        suspect = _has_suspect(doc)  # one path-free pass; paths are built only when needed
     foreign = _non_json_problems(doc) if suspect else []
     if foreign:  # the checks below assume string keys
         raise PackageError(source, foreign)
@@ -1068,12 +1097,53 @@ def parse_json_text(text: str, source: str) -> object:
     NaN / Infinity literals are decoded (so that validation can name where they are) and keys
     repeated inside one object are remembered (validation reports them).
     """
+    return _decode_json_text(text, source)[0]
+
+
+#: A surrogate escape (like \\ud83d), and a surrogate character (text given as str): what may
+#: decode to text that is not valid Unicode. A match only means "look".
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE_CHARACTER = re.compile(r"[\ud800-\udfff]")
+
+
+def _decode_json_text(text: str, source: str) -> tuple[object, bool]:
+    """(:func:`parse_json_text`'s document, whether it may hold what :func:`_has_suspect` looks
+    for). JSON text cannot hold non-string keys or non-JSON values, so what remains is a
+    repeated key, a NaN / Infinity literal, a number that overflows to infinity, or a
+    surrogate: the first three are seen while decoding, the last by :data:`_SURROGATE_ESCAPE`
+    and :data:`_SURROGATE_CHARACTER`, searched only when the text has a ``\\u`` escape or is
+    not ASCII (a regular expression run over all of a large text costs more than the pass it
+    spares). This spares the path-free pass over the whole document (0.9 s of 4.4 s on a
+    27 MB package)."""
     if not text.strip():
         raise PackageError(
             source, [Problem("$", "empty", "the file is empty (expected a JSON object)")]
         )
+    seen = [False]
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        out = dict(items)
+        if len(out) == len(items):
+            return out
+        seen[0] = True
+        return _object_pairs(items)
+
+    def constant(name: str) -> float:
+        seen[0] = True
+        return float(name)  # "NaN", "Infinity", "-Infinity"
+
+    def number(literal: str) -> float:
+        value = float(literal)
+        if value - value != 0.0:  # 1e400 decodes to inf
+            seen[0] = True
+        return value
+
     try:
-        return json.loads(text, object_pairs_hook=_object_pairs)
+        doc = json.loads(text, object_pairs_hook=pairs, parse_constant=constant, parse_float=number)
+        surrogate = ("\\u" in text and _SURROGATE_ESCAPE.search(text) is not None) or (
+            not text.isascii() and _SURROGATE_CHARACTER.search(text) is not None
+        )
+        return doc, seen[0] or surrogate
     except json.JSONDecodeError as exc:
         truncated = (
             exc.pos >= len(text.rstrip())
@@ -1116,7 +1186,8 @@ def loads_package(data: bytes | str, source: str = "<upload>") -> Package:
             ) from None
     else:
         text = data
-    return parse_package(parse_json_text(text, source), source)
+    doc, suspect = _decode_json_text(text, source)
+    return _parse_package(doc, source, suspect=suspect)
 
 
 def _binary_kind(data: bytes) -> str:
