@@ -12,6 +12,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+from app_utils import upload_file
 from streamlit.testing.v1 import AppTest
 
 import memaudit_core as ma
@@ -45,22 +46,13 @@ def _app(page: str) -> AppTest:
     return at
 
 
-def _upload(at: AppTest, name: str, data: bytes) -> str:
-    at.file_uploader(key="w_upload").upload(name, data, "application/json").run()
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-    key = at.session_state["ma_package"]
-    assert key.startswith("upload:"), key
-    return key
-
-
 def test_two_uploads_of_one_package_id_are_told_apart_in_the_picker() -> None:
     """QA s20a: both showed as "upload · qa-pkg", so the user could not tell which one the
     picker would open."""
     first, second = _variant(), _variant(cost_factor=0.5)
     at = _app("app.py")
-    key_first = _upload(at, "chain-v1.json", first)
-    key_second = _upload(at, "chain-v2.json", second)
+    key_first = upload_file(at, "chain-v1.json", first)
+    key_second = upload_file(at, "chain-v2.json", second)
     assert key_first != key_second
     options = at.selectbox(key="w_package").options
     uploads = [o for o in options if o.startswith("upload")]
@@ -77,13 +69,13 @@ def test_a_sweep_range_does_not_follow_an_upload_of_the_same_id_with_other_conte
     first = _variant(budgets=[3, 6, 13])
     second = _variant(cost_factor=0.5, budgets=[1, 2, 3, 5])
     at = _app(SWEEP)
-    key_first = _upload(at, "chain-v1.json", first)
+    key_first = upload_file(at, "chain-v1.json", first)
     at.radio(key="sweep_grid").set_value("range").run()
     at.number_input(key="sweep_start").set_value(2.0).run()
     at.number_input(key="sweep_stop").set_value(40.0).run()
     assert at.number_input(key="sweep_stop").value == 40.0
 
-    _upload(at, "chain-v2.json", second)
+    upload_file(at, "chain-v2.json", second)
     second_grid = loads_package(second).budget_grid()
     assert at.number_input(key="sweep_start").value == float(min(second_grid))
     assert at.number_input(key="sweep_stop").value == float(max(second_grid))
@@ -103,7 +95,7 @@ def test_a_package_budget_above_the_total_cost_is_set_to_the_total_with_a_warnin
     data = json.dumps(doc).encode()
     total = loads_package(data).total_cost()
     at = _app("app.py")
-    _upload(at, "huge-budget.json", data)
+    upload_file(at, "huge-budget.json", data)
     assert at.session_state["ma_budget"] == total
     assert at.slider(key="w_budget").value == total
     warnings = [w.value for w in at.warning]
@@ -147,8 +139,8 @@ def test_a_session_sees_its_own_file_name_for_bytes_another_session_uploaded_too
     sessions), and the stored package stays the one stored first."""
     data = _variant(cost_factor=2.0)
     mine, theirs = _app("app.py"), _app("app.py")
-    key = _upload(mine, "mine.json", data)
-    assert _upload(theirs, "theirs.json", data) == key
+    key = upload_file(mine, "mine.json", data)
+    assert upload_file(theirs, "theirs.json", data) == key
     mine.run()
     (label,) = [o for o in mine.selectbox(key="w_package").options if o.startswith("upload")]
     assert "mine.json" in label and "theirs.json" not in label, label

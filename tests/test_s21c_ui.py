@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+from app_utils import upload_file
 from streamlit.testing.v1 import AppTest
 
 from memaudit_ui import sources
@@ -35,15 +36,6 @@ def _app(page: str = "app.py", **query: str) -> AppTest:
     if page != "app.py":
         at.switch_page(page).run()
     return at
-
-
-def _upload(at: AppTest, name: str, data: bytes) -> str:
-    at.file_uploader(key="w_upload").upload(name, data, "application/json").run()
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-    key = at.session_state["ma_package"]
-    assert key.startswith("upload:"), key
-    return key
 
 
 # --------------------------------------------------------------------------- upload registry
@@ -129,8 +121,8 @@ def _dropped_upload_errors(at: AppTest) -> list[str]:
 def test_a_link_to_a_dropped_upload_gets_an_error_and_says_what_it_shows(monkeypatch) -> None:
     monkeypatch.setattr(sources, "MAX_HELD_UPLOADS", 1, raising=False)
     first, second = _variant(3.0), _variant(5.0)
-    key_first = _upload(_app(), "first.json", first)
-    _upload(_app(), "second.json", second)  # another session: the first upload is dropped
+    key_first = upload_file(_app(), "first.json", first)
+    upload_file(_app(), "second.json", second)  # another session: the first upload is dropped
 
     at = _app(package=key_first)
     assert not at.exception, [e.value for e in at.exception]
@@ -156,19 +148,19 @@ def test_a_link_to_an_upload_this_server_never_held_says_so() -> None:
 def test_a_session_whose_upload_was_dropped_keeps_it_or_gets_the_error(monkeypatch) -> None:
     monkeypatch.setattr(sources, "MAX_HELD_UPLOADS", 1, raising=False)
     mine = _app()
-    key_mine = _upload(mine, "mine.json", _variant(7.0))
-    _upload(_app(), "theirs.json", _variant(9.0))  # another session drops mine
+    key_mine = upload_file(mine, "mine.json", _variant(7.0))
+    upload_file(_app(), "theirs.json", _variant(9.0))  # another session drops mine
     # The session keeps working on its latest upload, on this page and on the next.
     mine.run()
     assert not mine.exception and not mine.error, [e.value for e in mine.error]
     assert mine.session_state["ma_package"] == key_mine
-    _upload(_app(), "theirs-again.json", _variant(10.0))
+    upload_file(_app(), "theirs-again.json", _variant(10.0))
     mine.switch_page("pages/2_Compare.py").run()
     assert not mine.exception and not mine.error, [e.value for e in mine.error]
     assert mine.session_state["ma_package"] == key_mine
     mine.switch_page("app.py").run()
     # A newer upload of its own drops it (only the latest is kept), and the session picks it.
-    _upload(mine, "mine-v2.json", _variant(11.0))
+    upload_file(mine, "mine-v2.json", _variant(11.0))
     picker = mine.selectbox(key="w_package")
     picker.set_value(key_mine).run()
     assert not mine.exception, [e.value for e in mine.exception]
@@ -221,7 +213,7 @@ def test_family_origin_tells_an_edited_package_from_the_generated_one() -> None:
 
 def _seed_toggle_help(data: bytes, name: str) -> str:
     at = _app(SWEEP, package="sample:update_chain")
-    _upload(at, name, data)
+    upload_file(at, name, data)
     (toggle,) = [t for t in at.toggle if t.key == "sweep_seed_range"]
     return toggle.help
 
@@ -242,7 +234,7 @@ def test_the_seed_band_help_says_generated_only_for_the_generators_own_package()
 
 def test_the_seed_band_of_an_edited_upload_says_what_it_is_over() -> None:
     at = _app(SWEEP, package="sample:update_chain")
-    _upload(at, "edited.json", json.dumps(_edited(_generated_doc())).encode())
+    upload_file(at, "edited.json", json.dumps(_edited(_generated_doc())).encode())
     at.toggle(key="sweep_seed_range").set_value(True).run()
     at.number_input(key="sweep_seed_to").set_value(2).run()
     assert not at.exception and not at.error, [e.value for e in at.error]
@@ -291,7 +283,7 @@ def test_the_picker_label_of_an_upload_starts_with_what_tells_it_apart() -> None
     """QA s21c: the sidebar shows about 30 characters of a label, and "upload ·
     event-graph-n60-s5 · edi" hid the file name and the digest behind the package id."""
     at = _app()
-    key = _upload(at, "chain-v1.json", _variant(13.0))
+    key = upload_file(at, "chain-v1.json", _variant(13.0))
     digest_start = key.partition(":")[2][:8]
     (label,) = [o for o in at.selectbox(key="w_package").options if digest_start in o]
     assert label.startswith(f"upload · chain-v1.json · {digest_start}"), label
