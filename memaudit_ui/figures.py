@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import plotly.graph_objects as go
@@ -457,6 +458,135 @@ def bucket_value_bars(
     return prevalidated_figure(data, layout)
 
 
+#: Short names of the unit kinds for narrow places (the Evidence explorer's kind chips): eight
+#: full names did not fit the multiselect at 1280 px, which cut the last chip ("temporal_…").
+#: A kind without an entry (a plugin's) shows in full.
+KIND_SHORT_LABELS = {
+    "current_truth": "current",
+    "invalidation": "invalid",
+    "temporal_order": "order",
+    "temporal_interval": "interval",
+    "stale": "stale",
+    "fact": "fact",
+    "preference": "pref",
+    "context": "context",
+    "abstention": "abstain",
+    "provenance": "prov",
+}
+
+
+def kind_short_label(kind: str) -> str:
+    """The short display name of a unit kind (:data:`KIND_SHORT_LABELS`, else the kind)."""
+    return KIND_SHORT_LABELS.get(kind, kind)
+
+
+#: Width of the heatmap's chart on the narrowest screen it is made for (1280 px): Streamlit's
+#: main column with the sidebar open (normal) or collapsed (presentation). A figure cannot ask
+#: the browser, so the unit labels are spaced for this width; wider screens only gain room.
+HEATMAP_CHART_PX = {False: 820, True: 1080}
+#: The rest of the chart's width beside the row labels: the left margin, the y title and (on a
+#: projector, with its larger fonts) the colour bar's overhang; measured in Chromium (QA s21:
+#: 420 and 616 px plots at 1280 px on a 69-unit package).
+HEATMAP_OTHER_PX = {False: 40, True: 103}
+#: Right margin of the heatmap (colour bar and, in normal mode, the kinds legend).
+HEATMAP_RIGHT_PX = {False: 190, True: 120}
+#: Unit-id tick font (px) and the longest unit label drawn (characters; longer ids keep their
+#: distinctive tail after an ellipsis, the full id is in the hover).
+HEATMAP_TICK_PX = {False: 12, True: 16}
+HEATMAP_LABEL_CHARS = {False: 18, True: 14}
+#: Upright labels need this many line heights (font px x 1.25) between centres to not touch.
+_LINE_FACTOR = 1.25
+#: Average glyph width as a fraction of the font size (a conservative bound for ids).
+_CHAR_FACTOR = 0.6
+
+
+@dataclass(frozen=True)
+class HeatmapGeometry:
+    """Where the coverage heatmap's labels go, decided from the counts before drawing.
+
+    ``label_idx`` are the columns whose unit id is written under the plot (every
+    ``label_step``-th one, spaced for a plot ``plot_px`` wide); ``labels`` their (shortened)
+    text. ``height`` is the figure's height and ``bottom_px`` the margin the labels take.
+    """
+
+    plot_px: float
+    tick_px: int
+    label_step: int
+    label_idx: tuple[int, ...]
+    labels: tuple[str, ...]
+    bottom_px: int
+    height: int
+
+
+def short_unit_label(unit_id: str, max_chars: int) -> str:
+    """``unit_id``, or an ellipsis and its last ``max_chars - 1`` characters."""
+    return unit_id if len(unit_id) <= max_chars else "…" + unit_id[-(max_chars - 1) :]
+
+
+def heatmap_geometry(heatmap_data: HeatmapData, present: bool = False) -> HeatmapGeometry:
+    """Label spacing and figure size of :func:`coverage_heatmap` for ``heatmap_data``.
+
+    The plot's width at 1280 px (:data:`HEATMAP_CHART_PX` less the margins and the row
+    labels) decides how many unit ids fit side by side upright; every ``label_step``-th is
+    written (QA s21: all 69 ids of an event-graph package were drawn on 6 px columns and
+    overlapped). The height grows with the rows; on a projector it is capped by
+    :data:`PRESENT_MAX_HEIGHT` and the plot keeps what the labels and legend leave.
+    """
+    n_rows, n_cols = len(heatmap_data.row_ids), len(heatmap_data.col_ids)
+    row_font = (14 if n_rows <= 40 else 12 if n_rows <= 90 else 10) + (4 if present else 0)
+    row_label_px = (
+        _CHAR_FACTOR * row_font * max((len(r) for r in heatmap_data.row_labels), default=1)
+    )
+    # The heat takes 94 % of what the margins and row labels leave (the strip 6 %).
+    plot_px = 0.94 * (
+        HEATMAP_CHART_PX[present]
+        - HEATMAP_OTHER_PX[present]
+        - row_label_px
+        - HEATMAP_RIGHT_PX[present]
+    )
+    plot_px = max(plot_px, 100.0)
+    tick_px = HEATMAP_TICK_PX[present]
+    fit = max(1, math.floor(plot_px / (_LINE_FACTOR * tick_px)))
+    label_step = max(1, math.ceil(n_cols / fit))
+    label_idx = tuple(range(0, n_cols, label_step))
+    max_chars = HEATMAP_LABEL_CHARS[present]
+    labels = tuple(short_unit_label(heatmap_data.col_ids[j], max_chars) for j in label_idx)
+    longest = max((len(t) for t in labels), default=0)
+    # Upright ids (angled when few and short) and the axis title below them.
+    bottom_px = int(_CHAR_FACTOR * tick_px * longest) + 60
+    row_px = 26 if n_rows <= 40 else 18 if n_rows <= 90 else 14
+    height = min(220 + row_px * max(n_rows, 10) + bottom_px, 3200)
+    if present:
+        height = min(max(int(height * 1.35), 560), PRESENT_MAX_HEIGHT)
+    return HeatmapGeometry(
+        plot_px=plot_px,
+        tick_px=tick_px,
+        label_step=label_step,
+        label_idx=label_idx,
+        labels=labels,
+        bottom_px=bottom_px,
+        height=height,
+    )
+
+
+def heatmap_caption(heatmap_data: HeatmapData, present: bool = False) -> str:
+    """What the heatmap shows of what: candidates and units drawn of the totals, and which
+    unit ids are written (never a silent drop: the caps and thinned labels are said)."""
+    geometry = heatmap_geometry(heatmap_data, present)
+    n_rows, n_cols = len(heatmap_data.row_ids), len(heatmap_data.col_ids)
+    labelled = len(geometry.label_idx)
+    ids = (
+        "every unit id is written under its column"
+        if geometry.label_step == 1
+        else f"{labelled} of the {n_cols} unit ids are written (one per {geometry.label_step} "
+        "columns); hover a cell for any id"
+    )
+    return (
+        f"Shown: {n_rows} of {heatmap_data.n_rows_total} candidates × {n_cols} of the "
+        f"{heatmap_data.n_cols_total} units of the kinds picked; {ids}."
+    )
+
+
 def coverage_heatmap(
     heatmap_data: HeatmapData, title: str, present: bool = False, opt_word: str = "optimum"
 ) -> go.Figure:
@@ -543,6 +673,7 @@ def coverage_heatmap(
     # Kind groups: a coloured band above the columns and separators between groups (set in
     # one call: each add_shape re-validates every earlier shape).
     shapes: list[dict] = []
+    band_top = 1.0 + min(0.03, 12 / max(300, 18 * n_rows))
     for kind, j0, j1 in heatmap_data.kind_spans:
         shapes.append(
             {
@@ -552,7 +683,7 @@ def coverage_heatmap(
                 "x0": j0 - 0.5,
                 "x1": j1 + 0.5,
                 "y0": 1.003,
-                "y1": 1.0 + min(0.03, 12 / max(300, 18 * n_rows)),
+                "y1": band_top,
                 "fillcolor": KIND_COLORS.get(kind, "#555"),
                 "line": {"width": 0},
             }
@@ -602,61 +733,70 @@ def coverage_heatmap(
             col=2,
         )
     base = 22 if present else 15
-    tick = 14 if n_cols <= 25 else 12 if n_cols <= 60 else 10
+    geometry = heatmap_geometry(heatmap_data, present)
     row_tick = 14 if n_rows <= 40 else 12 if n_rows <= 90 else 10
-    row_px = 26 if n_rows <= 40 else 18 if n_rows <= 90 else 14
-    fig.update_xaxes(
-        title_text="evidence unit (grouped by kind)",
-        tickangle=-50,
-        tickfont={"size": tick + (4 if present else 0)},
-        row=1,
-        col=2,
-    )
-    fig.update_xaxes(tickangle=-50, tickfont={"size": tick + (4 if present else 0)}, row=1, col=1)
+    fig.update_xaxes(title_text="evidence unit (grouped by kind)", row=1, col=2)
     fig.update_yaxes(
         autorange="reversed",
-        tickfont={"size": row_tick + (4 if present else 0)},
         title_text=f"candidate (S = store, {opt_tag} = {opt_word})",
         row=1,
         col=1,
     )
     fig.update_yaxes(autorange="reversed", row=1, col=2)
-    label_px = (
-        0 if n_cols > 80 else (7 if n_cols <= 25 else 8) * max(len(c) for c in heatmap_data.col_ids)
-    )
-    height = 220 + row_px * max(n_rows, 10) + label_px
-    base_layout(fig, title, present, height=min(height, 3200))
+    base_layout(fig, title, present)
     _explain_fonts(fig, present)
     # Upright on a projector: at -45 degrees 20 ids at projector size overlapped in the width
     # the legend and colour bar leave at 1024 px (QA s18c).
     angle = -45 if n_cols <= 25 and not present else -90
-    fig.update_xaxes(
-        tickfont={"size": tick + (4 if present else 0)}, tickangle=angle, automargin=True
-    )
-    # Every label drawn (app QA: plotly's automatic skipping left half of 56 unit ids and, in
-    # presentation mode, the strip's "OPT" unlabelled without a word).
+    fig.update_xaxes(tickfont={"size": geometry.tick_px}, tickangle=angle, automargin=True)
+    # Every label drawn on the strip (app QA: plotly's automatic skipping left "OPT"
+    # unlabelled without a word).
     fig.update_xaxes(tickmode="array", tickvals=["S", opt_tag], tickangle=0, row=1, col=1)
-    if n_cols <= 80:
-        # The focus unit's id in bold vermillion, like its column's outline (a legend entry
-        # instead pushed the legend into the colour bar on short heatmaps).
-        ticktext = [
-            f'<span style="color:{FOCUS_COLOR}"><b>{cid}</b></span>' if j == focus_idx else cid
-            for j, cid in enumerate(heatmap_data.col_ids)
-        ]
-        fig.update_xaxes(
-            tickmode="array", tickvals=list(heatmap_data.col_ids), ticktext=ticktext, row=1, col=2
-        )
-    else:  # too narrow for readable ids: hover gives them
-        fig.update_xaxes(
-            showticklabels=False,
-            row=1,
-            col=2,
-            title_text="evidence units, grouped by kind (hover a cell for its id)",
+    # Only the ids that fit side by side (every label_step-th; the caption says so, the hover
+    # gives every id): all 69 ids of an event-graph package overlapped (QA s21). The focus
+    # unit's id is in vermillion where it is among them; its marker is above the plot.
+    ticktext = [
+        f'<span style="color:{FOCUS_COLOR}"><b>{text}</b></span>' if j == focus_idx else text
+        for j, text in zip(geometry.label_idx, geometry.labels, strict=True)
+    ]
+    fig.update_xaxes(
+        tickmode="array",
+        tickvals=[heatmap_data.col_ids[j] for j in geometry.label_idx],
+        ticktext=ticktext,
+        title_text=(
+            "evidence unit (grouped by kind)"
+            if geometry.label_step == 1
+            else f"evidence unit (grouped by kind; one id per {geometry.label_step} columns)"
+        ),
+        row=1,
+        col=2,
+    )
+    if focus_idx is not None:
+        # Above the kind band, clear of the unit ids below (QA s21: the bold focus id
+        # collided with its neighbours). The text runs towards the plot's middle.
+        left_half = focus_idx < len(heatmap_data.col_ids) / 2
+        fig.add_annotation(
+            x=focus_idx,
+            xref="x2",
+            y=band_top,
+            yref="paper",
+            yshift=2,
+            yanchor="bottom",
+            xanchor="left" if left_half else "right",
+            xshift=-7 if left_half else 7,
+            text=(
+                f"▼ focus {heatmap_data.col_ids[focus_idx]}"
+                if left_half
+                else f"focus {heatmap_data.col_ids[focus_idx]} ▼"
+            ),
+            showarrow=False,
+            font={"color": FOCUS_COLOR, "size": base - 2},
         )
     fig.update_yaxes(tickfont={"size": row_tick + (4 if present else 0)}, row=1, col=1)
     fig.update_layout(
         font={"size": base},
-        margin={"l": 10, "r": 190, "t": 90, "b": 40},
+        height=geometry.height,
+        margin={"l": 10, "r": HEATMAP_RIGHT_PX[present], "t": 100, "b": 40},
         legend={
             "orientation": "v",
             "yanchor": "top",
@@ -668,32 +808,36 @@ def coverage_heatmap(
         plot_bgcolor="white",
     )
     if present:
-        _heatmap_on_one_screen(fig, heatmap_data)
+        _heatmap_on_one_screen(fig, heatmap_data, geometry)
     return fig
 
 
-def _heatmap_on_one_screen(fig: go.Figure, heatmap_data: HeatmapData) -> None:
+def _heatmap_on_one_screen(
+    fig: go.Figure, heatmap_data: HeatmapData, geometry: HeatmapGeometry
+) -> None:
     """A projector's heatmap at most :data:`PRESENT_MAX_HEIGHT` tall, legend below the plot.
 
     QA s18c: 808 px (3,132 on a 500-experience package) ran past a 1280 x 720 screen, and
     the kinds legend beside the plot took the width the unit ids needed. Below, it leaves the
     right side to a colour bar of a readable length; row labels thin out by themselves.
     """
-    height = min(int(fig.layout.height), PRESENT_MAX_HEIGHT)
-    n_cols = len(heatmap_data.col_ids)
-    longest = max((len(c) for c in heatmap_data.col_ids), default=0)
-    labels = 0 if n_cols > 80 else int(9.5 * longest)  # upright ids at the projector size
+    height = geometry.height
     kinds = len(dict.fromkeys(heatmap_data.col_kinds))
-    legend_rows = math.ceil((kinds + 1) / 4)  # + the "unit kind" title; 4 fit at 1024 px
-    bottom = 60 + labels + 34 * legend_rows
+    # Short kind names beside the legend's title: full names in rows of 3 under a title row
+    # left a 160 px plot on an 8-kind package (QA s21); 5 short names fit a row at 1024 px.
+    legend_rows = math.ceil(kinds / 5)
+    bottom = geometry.bottom_px + 34 * legend_rows
     top = 90
     plot_px = max(120, height - top - bottom)
     for shape in fig.layout.shapes:  # the kind bands: 12 px above the plot at any height
         if shape.type == "rect" and shape.y0 > 1:
             shape.y1 = 1.0 + 12 / plot_px
+    for note in fig.layout.annotations:  # the focus marker stays on top of its band
+        if note.yref == "paper" and note.xref == "x2":
+            note.y = 1.0 + 12 / plot_px
     fig.update_layout(
         height=height,
-        margin={"l": 10, "r": 120, "t": top, "b": bottom},
+        margin={"l": 10, "r": HEATMAP_RIGHT_PX[True], "t": top, "b": bottom},
         legend={
             "orientation": "h",
             "yref": "container",
@@ -720,7 +864,11 @@ def _heatmap_on_one_screen(fig: go.Figure, heatmap_data: HeatmapData) -> None:
     # A horizontal legend stacks a group's entries in a column: ungrouped, they share rows,
     # and the legend's own title names them.
     fig.update_traces(legendgroup=None, legendgrouptitle_text=None, selector={"type": "scatter"})
-    fig.update_layout(legend_title_text="unit kind")
+    fig.for_each_trace(
+        lambda trace: trace.update(name=kind_short_label(trace.name)),
+        selector={"type": "scatter"},
+    )
+    fig.update_layout(legend_title={"text": "unit kind", "side": "left"})
 
 
 #: Above this many experiences the store timeline draws small markers.

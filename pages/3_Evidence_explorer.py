@@ -99,14 +99,23 @@ st.markdown(
     f"at budget **{ctx.budget:.10g} {md_escape(view.cost_unit)}** · `{view.package_id}`"
 )
 
-left, right = st.columns([3, 2])
-left.multiselect(
+# The kinds on a row of their own, by short names: beside the focus unit at 1280 px the chips
+# of an 8-kind package were cut after the fourth ("temporal_…", QA s21).
+st.multiselect(
     "Unit kinds",
     list(view.all_kinds),
     key="ev_kinds",
-    help="Which evidence unit kinds to show in the unit list, the heatmap and the graph.",
+    format_func=figures.kind_short_label,
+    help="Which evidence unit kinds to show in the unit list, the heatmap and the graph. "
+    "Short names: "
+    + ", ".join(
+        f"{figures.kind_short_label(kind)} = {kind}"
+        for kind in view.all_kinds
+        if figures.kind_short_label(kind) != kind
+    )
+    + ".",
 )
-right.selectbox(
+st.selectbox(
     "Focus unit",
     list(view.unit_ids),
     key="ev_focus",
@@ -209,12 +218,14 @@ if hm.row_ids:  # no rows: the info says why, and an empty chart only drew stray
         "evidence_heatmap",
         f"{view.package_id}-coverage-heatmap",
     )
+    st.caption(figures.heatmap_caption(hm, present=ctx.present))
 st.caption(
     "Rows: candidates in arrival order (experience time), then by (cost, id). The strip on the "
     f"left and the tags mark membership: [S] kept by the store, [{opt_tag}] kept by the "
     f"{opt_word}. Columns: "
     "evidence units grouped by kind (coloured band and separators); the focus unit's column is "
-    "outlined. Hover a cell for the candidate, the unit and both texts."
+    "outlined and named above the plot. Hover a cell for the candidate, the unit and both "
+    "texts."
 )
 
 st.subheader("Timeline: what each store wrote per experience")
