@@ -487,17 +487,24 @@ HEATMAP_CHART_PX = {False: 820, True: 1080}
 #: The rest of the chart's width beside the row labels: the left margin, the y title and (on a
 #: projector, with its larger fonts) the colour bar's overhang; measured in Chromium (QA s21:
 #: 420 and 616 px plots at 1280 px on a 69-unit package).
-HEATMAP_OTHER_PX = {False: 40, True: 103}
+HEATMAP_OTHER_PX = {False: 52, True: 120}
 #: Right margin of the heatmap (colour bar and, in normal mode, the kinds legend).
 HEATMAP_RIGHT_PX = {False: 190, True: 120}
-#: Unit-id tick font (px) and the longest unit label drawn (characters; longer ids keep their
-#: distinctive tail after an ellipsis, the full id is in the hover).
-HEATMAP_TICK_PX = {False: 12, True: 16}
-HEATMAP_LABEL_CHARS = {False: 18, True: 14}
+#: Unit-id tick font (px) for at most :data:`HEATMAP_FEW_COLS` units, and for more.
+HEATMAP_TICK_PX = {False: (14, 12), True: (18, 16)}
+#: Up to this many units the ids are written at the larger size (angled in normal mode).
+HEATMAP_FEW_COLS = 25
+#: The longest unit label drawn (characters; a longer id keeps its distinctive tail after an
+#: ellipsis, the full id is in the hover). Shortest on a projector with many units, where the
+#: labels' height is taken from a plot capped at one screen.
+HEATMAP_LABEL_CHARS = {False: (22, 22), True: (18, 14)}
 #: Upright labels need this many line heights (font px x 1.25) between centres to not touch.
 _LINE_FACTOR = 1.25
 #: Average glyph width as a fraction of the font size (a conservative bound for ids).
 _CHAR_FACTOR = 0.6
+#: ... and of the candidate ids of the rows (measured: 0.52 on memaudit-small-s0's 38-character
+#: labels), kept low so the plot's width is not underestimated.
+_ROW_CHAR_FACTOR = 0.55
 
 
 @dataclass(frozen=True)
@@ -505,12 +512,14 @@ class HeatmapGeometry:
     """Where the coverage heatmap's labels go, decided from the counts before drawing.
 
     ``label_idx`` are the columns whose unit id is written under the plot (every
-    ``label_step``-th one, spaced for a plot ``plot_px`` wide); ``labels`` their (shortened)
-    text. ``height`` is the figure's height and ``bottom_px`` the margin the labels take.
+    ``label_step``-th one, spaced for a plot ``plot_px`` wide, at ``tick_angle`` degrees and
+    ``tick_px`` font); ``labels`` their (shortened) text. ``height`` is the figure's height
+    and ``bottom_px`` the margin the labels take.
     """
 
     plot_px: float
     tick_px: int
+    tick_angle: int
     label_step: int
     label_idx: tuple[int, ...]
     labels: tuple[str, ...]
@@ -535,7 +544,7 @@ def heatmap_geometry(heatmap_data: HeatmapData, present: bool = False) -> Heatma
     n_rows, n_cols = len(heatmap_data.row_ids), len(heatmap_data.col_ids)
     row_font = (14 if n_rows <= 40 else 12 if n_rows <= 90 else 10) + (4 if present else 0)
     row_label_px = (
-        _CHAR_FACTOR * row_font * max((len(r) for r in heatmap_data.row_labels), default=1)
+        _ROW_CHAR_FACTOR * row_font * max((len(r) for r in heatmap_data.row_labels), default=1)
     )
     # The heat takes 94 % of what the margins and row labels leave (the strip 6 %).
     plot_px = 0.94 * (
@@ -545,11 +554,17 @@ def heatmap_geometry(heatmap_data: HeatmapData, present: bool = False) -> Heatma
         - HEATMAP_RIGHT_PX[present]
     )
     plot_px = max(plot_px, 100.0)
-    tick_px = HEATMAP_TICK_PX[present]
-    fit = max(1, math.floor(plot_px / (_LINE_FACTOR * tick_px)))
+    many = n_cols > HEATMAP_FEW_COLS
+    tick_px = HEATMAP_TICK_PX[present][many]
+    # Upright on a projector: at -45 degrees 20 ids at projector size overlapped in the width
+    # the legend and colour bar leave at 1024 px (QA s18c).
+    tick_angle = -90 if many or present else -45
+    # Angled labels need 1/sin(45 deg) times the upright spacing along the axis.
+    spacing_px = _LINE_FACTOR * tick_px * (1.0 if tick_angle == -90 else math.sqrt(2))
+    fit = max(1, math.floor(plot_px / spacing_px))
     label_step = max(1, math.ceil(n_cols / fit))
     label_idx = tuple(range(0, n_cols, label_step))
-    max_chars = HEATMAP_LABEL_CHARS[present]
+    max_chars = HEATMAP_LABEL_CHARS[present][many]
     labels = tuple(short_unit_label(heatmap_data.col_ids[j], max_chars) for j in label_idx)
     longest = max((len(t) for t in labels), default=0)
     # Upright ids (angled when few and short) and the axis title below them.
@@ -561,6 +576,7 @@ def heatmap_geometry(heatmap_data: HeatmapData, present: bool = False) -> Heatma
     return HeatmapGeometry(
         plot_px=plot_px,
         tick_px=tick_px,
+        tick_angle=tick_angle,
         label_step=label_step,
         label_idx=label_idx,
         labels=labels,
@@ -597,7 +613,7 @@ def coverage_heatmap(
     opt_tag = opt_word[0].upper()
     from plotly.subplots import make_subplots
 
-    n_rows, n_cols = len(heatmap_data.row_ids), len(heatmap_data.col_ids)
+    n_rows = len(heatmap_data.row_ids)
     fig = make_subplots(
         rows=1, cols=2, shared_yaxes=True, column_widths=[0.06, 0.94], horizontal_spacing=0.006
     )
@@ -745,10 +761,9 @@ def coverage_heatmap(
     fig.update_yaxes(autorange="reversed", row=1, col=2)
     base_layout(fig, title, present)
     _explain_fonts(fig, present)
-    # Upright on a projector: at -45 degrees 20 ids at projector size overlapped in the width
-    # the legend and colour bar leave at 1024 px (QA s18c).
-    angle = -45 if n_cols <= 25 and not present else -90
-    fig.update_xaxes(tickfont={"size": geometry.tick_px}, tickangle=angle, automargin=True)
+    fig.update_xaxes(
+        tickfont={"size": geometry.tick_px}, tickangle=geometry.tick_angle, automargin=True
+    )
     # Every label drawn on the strip (app QA: plotly's automatic skipping left "OPT"
     # unlabelled without a word).
     fig.update_xaxes(tickmode="array", tickvals=["S", opt_tag], tickangle=0, row=1, col=1)

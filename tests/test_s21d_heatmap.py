@@ -9,6 +9,7 @@ of the heat, Plotly's ``nsewdrag`` rectangle): they are the oracle, not the code
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -119,6 +120,8 @@ def test_small_heatmap_writes_every_id_and_grows_with_its_rows(small, present):
     fig = coverage_heatmap(hm, "t", present=present)
     axis = fig.layout.xaxis2
     assert list(axis.tickvals) == list(hm.col_ids)
+    # Few units: every id in full (the focus id in vermillion markup), none cut short.
+    assert [re.sub("<[^>]+>", "", text) for text in axis.ticktext] == list(hm.col_ids)
     assert axis.title.text.startswith("evidence unit (grouped by kind)")
     assert "one id per" not in axis.title.text
     assert figures.heatmap_caption(hm, present=present) == (
