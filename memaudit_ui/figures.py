@@ -556,12 +556,13 @@ def heatmap_geometry(heatmap_data: HeatmapData, present: bool = False) -> Heatma
     plot_px = max(plot_px, 100.0)
     many = n_cols > HEATMAP_FEW_COLS
     tick_px = HEATMAP_TICK_PX[present][many]
-    # Upright on a projector: at -45 degrees 20 ids at projector size overlapped in the width
-    # the legend and colour bar leave at 1024 px (QA s18c).
-    tick_angle = -90 if many or present else -45
-    # Angled labels need 1/sin(45 deg) times the upright spacing along the axis.
-    spacing_px = _LINE_FACTOR * tick_px * (1.0 if tick_angle == -90 else math.sqrt(2))
-    fit = max(1, math.floor(plot_px / spacing_px))
+    upright_fit = max(1, math.floor(plot_px / (_LINE_FACTOR * tick_px)))
+    # Angled labels need 1/sin(45 deg) times the upright spacing along the axis. Upright on a
+    # projector (QA s18c: at -45 degrees 20 ids at projector size overlapped at 1024 px), and
+    # wherever angled ids would not all fit: every id upright beats every other id angled.
+    angled_fit = math.floor(plot_px / (_LINE_FACTOR * tick_px * math.sqrt(2)))
+    tick_angle = -45 if not present and not many and n_cols <= angled_fit else -90
+    fit = upright_fit
     label_step = max(1, math.ceil(n_cols / fit))
     label_idx = tuple(range(0, n_cols, label_step))
     max_chars = HEATMAP_LABEL_CHARS[present][many]
