@@ -361,7 +361,7 @@ def check_output_file(path: str | None) -> None:
 
 def cmd_solve(args: argparse.Namespace) -> int:
     from .analysis import compile_cached
-    from .solvers import gap_text, solve
+    from .solvers import solve
 
     pkg = _load(args.package)
     budget = pkg.default_budget() if args.budget is None else args.budget
@@ -373,11 +373,19 @@ def cmd_solve(args: argparse.Namespace) -> int:
         time_limit=args.time_limit,
         node_limit=args.node_limit,
     )
-    d = res.to_dict()
+    _emit(res.to_dict(), args.json, _solve_human(res, str(args.package), pkg.cost_unit))
+    return 0
+
+
+def _solve_human(res: Any, where: str, cost_unit: str | None) -> str:
+    """``solve``'s text for a :class:`~memaudit_core.solvers.SolveResult`; ``where`` names the
+    package file (or the saved result), ``cost_unit`` is None when it is not known (``show``)."""
+    from .solvers import gap_text
+
     cert = res.certificate
+    unit = f" {cost_unit}" if cost_unit else ""
     lines = [
-        f"package {pkg.id!r} ({args.package}), pool {args.pool}, "
-        f"budget {_fmt(budget)} {pkg.cost_unit}",
+        f"package {res.package_id!r} ({where}), pool {res.pool}, budget {_fmt(res.budget)}{unit}",
         f"{res.label}: F = {_fmt(res.value, 6)}   cost {_fmt(res.cost)}   solver {res.solver}"
         f"   {res.time_s * 1000:.1f} ms",
     ]
@@ -400,13 +408,14 @@ def cmd_solve(args: argparse.Namespace) -> int:
             f"certified: {checks} (proven optimal: zero gap, F recomputed on the store{agreed})"
         )
     lines.append("selected: " + _id_list(res.selected))
-    _emit(d, args.json, "\n".join(lines))
-    return 0
+    return "\n".join(lines)
 
 
-def _evaluation_human(ev: Any, pkg: Any) -> str:
+def _evaluation_human(ev: Any, cost_unit: str | None) -> str:
+    """``score``'s text for a :class:`~memaudit_core.analysis.StoreEvaluation`."""
+    unit = f" {cost_unit}" if cost_unit else ""
     lines = [
-        f"{ev.label} on {pkg.id!r} at budget {_fmt(ev.budget)} {pkg.cost_unit}",
+        f"{ev.label} on {ev.package_id!r} at budget {_fmt(ev.budget)}{unit}",
         f"F = {_fmt(ev.value, 6)}   {ev.opt_label} = {_fmt(ev.opt_value, 6)}   "
         f"ratio = {ev.ratio_text}   cost used {_fmt(ev.cost)}",
         "selected: " + _id_list(ev.selected),
@@ -564,7 +573,7 @@ def cmd_score(args: argparse.Namespace) -> int:
                 "external memories only.",
             ),
         )
-    _emit(ev.to_dict(), args.json, _evaluation_human(ev, pkg))
+    _emit(ev.to_dict(), args.json, _evaluation_human(ev, pkg.cost_unit))
     return 0
 
 
@@ -622,7 +631,11 @@ def _with_union(ev: Any, pkg: Any, args: argparse.Namespace) -> tuple[Any, str]:
 
     rule = next((st.meta.get("cost_rule") for st in pkg.stores if st.id == ev.store_id), None)
     memory_unit = COST_RULES[rule].unit if rule in COST_RULES else None
-    human = _union_human(rep, memory_unit) + "\n\n" + _evaluation_human(replace(ev, notes=()), pkg)
+    human = (
+        _union_human(rep, memory_unit)
+        + "\n\n"
+        + _evaluation_human(replace(ev, notes=()), pkg.cost_unit)
+    )
     return UnionScore(ev, rep), human
 
 
@@ -716,7 +729,7 @@ def _score_external(args: argparse.Namespace) -> int:
     if store.memories:
         result, human = _with_union(ev, pkg, args)
     else:  # nothing written scores 0, as an empty package store does (CLI QA)
-        result, human = UnionScore(ev, None), _evaluation_human(ev, pkg)
+        result, human = UnionScore(ev, None), _evaluation_human(ev, pkg.cost_unit)
     result = dataclasses.replace(result, external_store=summary)
     _emit(result.to_dict(), args.json, _export_head(summary) + "\n" + human)
     return 0
@@ -1061,26 +1074,46 @@ def cmd_writers(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    """``show RESULT.json``: a sweep saved with ``sweep --json``, its summary table again."""
-    from .analysis import SweepResult
+    """``show RESULT.json``: a result saved with ``--json`` (``solve``, ``score``, ``sweep``)
+    printed as its command printed it; the saved file does not say the package's cost unit,
+    so budgets and costs are shown without it."""
+    from .analysis import StoreEvaluation, SweepResult
+    from .costs import COST_RULES
     from .results import read_result
+    from .solvers import SolveResult
     from .suites import SweepSuiteResult
+    from .union import UnionScore
 
     res = read_result(args.result)
-    if not isinstance(res, SweepSuiteResult | SweepResult):
-        raise MemAuditError(
-            f"show: {args.result} holds a {res.RESULT_KIND!r} result; show renders saved "
-            "sweeps (memaudit sweep ... --json > FILE)"
+    if isinstance(res, SweepSuiteResult | SweepResult):
+        budgets = ", ".join(f"{b:g}" for b in res.budgets)
+        human = (
+            f"saved sweep {args.result}: {res.n_packages} package(s), budgets {budgets}, "
+            f"{len(res.rows)} rows\n" + summary_table(res.summary)
         )
-    budgets = ", ".join(f"{b:g}" for b in res.budgets)
-    human = (
-        f"saved sweep {args.result}: {res.n_packages} package(s), budgets {budgets}, "
-        f"{len(res.rows)} rows\n" + summary_table(res.summary)
-    )
-    for note in res.notes:
-        human += f"\nnote: {note}"
-    if res.errors:
-        human += f"\n{len(res.errors)} writer run(s) failed; their rows are missing"
+        for note in res.notes:
+            human += f"\nnote: {note}"
+        if res.errors:
+            human += f"\n{len(res.errors)} writer run(s) failed; their rows are missing"
+    elif isinstance(res, SolveResult):
+        human = _solve_human(res, f"saved in {args.result}", None)
+    elif isinstance(res, StoreEvaluation):
+        human = _evaluation_human(res, None)
+    elif isinstance(res, UnionScore):
+        evaluation = res.evaluation
+        if res.union is not None:  # its notes are the union report's (as ``score`` prints)
+            evaluation = dataclasses.replace(evaluation, notes=())
+        human = _evaluation_human(evaluation, None)
+        if res.union is not None:
+            summary = res.external_store if isinstance(res.external_store, dict) else {}
+            rule = summary.get("cost_rule")
+            memory_unit = COST_RULES[rule].unit if rule in COST_RULES else None
+            human = _union_human(res.union, memory_unit) + "\n\n" + human
+    else:
+        raise MemAuditError(
+            f"show: {args.result} holds a {res.RESULT_KIND!r} result; show prints saved "
+            "solve, score and sweep results"
+        )
     # --json: the result again, checked and in this version's shape.
     _emit(res.to_dict(), args.json, human)
     return 0
@@ -1664,7 +1697,7 @@ def build_parser() -> argparse.ArgumentParser:
     common(p)
     p.set_defaults(func=cmd_writers)
 
-    p = command("show", "a sweep saved with `sweep --json`: its summary table again")
+    p = command("show", "a solve, score or sweep result saved with --json, printed again")
     p.add_argument("result", help="the saved JSON file")
     common(p)
     p.set_defaults(func=cmd_show)

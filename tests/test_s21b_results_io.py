@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -452,10 +453,38 @@ def test_show_prints_the_summary_table_the_sweep_printed(capsys, tmp_path):
     assert shown[1 : 1 + len(table)] == table
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["solve", str(CHAIN), "--budget", "6"],
+        ["solve", str(VEG), "--budget", "4", "--pool", "no_validity"],
+        ["score", str(CHAIN), "--budget", "6", "--writer", "density"],
+        ["score", str(DEMO), "--store", "mem0"],
+    ],
+    ids=["solve", "solve-pool", "score-writer", "score-external-store"],
+)
+def test_show_prints_a_saved_solve_or_score_as_its_command_printed_it(capsys, tmp_path, argv):
+    """Line for line, except what a saved result does not hold: the package file's name and
+    its cost unit (the budget and cost numbers stay), and the solve time."""
+    assert main(argv) == 0
+    printed = capsys.readouterr().out.splitlines()
+    saved_path = cli_file(capsys, tmp_path, "result.json", *argv)
+    assert main(["show", str(saved_path)]) == 0
+    shown = capsys.readouterr().out.splitlines()
+    assert len(shown) == len(printed) > 3
+    unit = load_package(argv[1]).cost_unit
+    for was, now in zip(printed, shown, strict=True):
+        was = was.replace(f"({argv[1]})", f"(saved in {saved_path})").replace(f" {unit}", "")
+        now = now.replace(f" {unit}", "")
+        # The solve time is measured per run: compare the line without it.
+        was, now = (re.sub(r"\d+(\.\d+)? ms$", "ms", x) for x in (was, now))
+        assert now == was
+
+
 def test_show_refuses_what_it_cannot_render_with_the_located_error(capsys, saved, tmp_path):
-    assert main(["show", str(saved["solve"])]) == 2
+    assert main(["show", str(saved["audit"])]) == 2
     err = capsys.readouterr().err
-    assert f"show: {saved['solve']} holds a 'solve' result; show renders saved sweeps" in err
+    assert f"show: {saved['audit']} holds a 'audit' result; show prints saved solve" in err
 
     bad = edited(tmp_path, saved["sweep"], lambda d: d["summary"][1].update(mean_ratio=[1]))
     assert main(["show", str(bad)]) == 2
