@@ -27,6 +27,9 @@ MEASURED_PLOT_PX = {False: 420, True: 616}
 #: Upright tick labels need at least this many font sizes between centres (one line + gap).
 LINE_FACTOR = 1.2
 
+#: The unit kinds' short names, in the package's kind order (legend and chips), written out.
+SHORT_KINDS = ["current", "invalid", "interval", "stale", "abstain", "context", "fact", "pref"]
+
 
 @pytest.fixture(scope="module")
 def large():
@@ -100,16 +103,7 @@ def test_projector_heatmap_keeps_a_plot_a_room_can_read(large):
     assert fig.layout.height - margin.t - margin.b >= 250
     # The kinds legend: short names beside its title (two rows for eight kinds).
     names = [t.name for t in fig.data if t.type == "scatter"]
-    assert names == [
-        "current",
-        "invalid",
-        "interval",
-        "stale",
-        "abstain",
-        "context",
-        "fact",
-        "pref",
-    ]
+    assert names == SHORT_KINDS
     assert fig.layout.legend.title.text == "unit kind" and fig.layout.legend.title.side == "left"
 
 
@@ -144,16 +138,7 @@ def test_unit_kind_chips_use_short_names_on_a_row_of_their_own() -> None:
     assert not at.exception and not at.error
     kinds = at.multiselect(key="ev_kinds")
     assert kinds.value[:3] == ["current_truth", "invalidation", "temporal_interval"]
-    assert kinds.options == [
-        "current",
-        "invalid",
-        "interval",
-        "stale",
-        "abstain",
-        "context",
-        "fact",
-        "pref",
-    ]
+    assert kinds.options == SHORT_KINDS
     assert "interval = temporal_interval" in kinds.help
     # Not inside a column: the multiselect spans the page's width.
     assert at.columns and not any(column.get("multiselect") for column in at.columns)
