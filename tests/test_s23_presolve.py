@@ -74,3 +74,24 @@ def test_exclusive_pairs_matches_counting_every_pair(seed):
         affordable = [c for c in costs if c <= budget]
         expected = sum(a + b > budget for a, b in itertools.combinations(affordable, 2))
         assert exclusive_pairs(costs, budget) == expected
+
+
+# --------------------------------------------------------------------------- enum at tiny budgets
+# Enumeration at a budget affording few candidates of a large package: it densified every
+# candidate's coverage (780 MB at 5,000 experiences) and copied a growing matrix per group.
+
+
+def test_enum_leaves_the_dense_coverage_of_all_candidates_unbuilt():
+    inst = compile_package(generate("event_graph", seed=1, n_experiences=500))
+    solve(inst, 5.0, "enum")
+    assert "coverage_dense" not in inst.__dict__
+
+
+@pytest.mark.parametrize("budget", [4.0, 6.0, 7.0, 8.0])
+def test_enum_and_milp_agree_on_tiny_budgets_of_an_event_graph(event_graphs, budget):
+    inst = event_graphs[1000]
+    by_enum = solve(inst, budget, "enum")
+    by_milp = solve(inst, budget, "milp")
+    assert by_enum.label == by_milp.label == "OPT"
+    assert by_enum.value == pytest.approx(by_milp.value, rel=1e-9, abs=1e-12)
+    assert by_enum.value > 0
