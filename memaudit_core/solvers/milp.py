@@ -115,35 +115,19 @@ def _spread_too_wide(costs: np.ndarray) -> bool:
 #: result is not certified anyway.
 DUAL_FIXING_RULE = 1 << 17
 
-#: HiGHS presolve rule "probing" (bit 15), off on models where the budget makes more than
-#: :data:`PROBING_MAX_EXCLUSIVE_PAIRS` pairs of affordable candidates too dear to store
-#: together. Probing turns each such pair into an implication and substitutes them: on a
-#: 5,000-experience event graph at budget 10 presolve grew the matrix from 26,264 to 214,789
-#: nonzeros and took 54 of the solve's 55 s (1 node after it); without probing, 1 s. Where
-#: budgets leave no such pairs (every benchmark family at its default budgets, target 2's
-#: instances) probing stays on: it does not grow those models, and on some it pays
-#: (redundancy_heavy, 100 experiences, budget 55: 0.2 s with it, 2.3 s without).
+#: HiGHS presolve rule "probing" (bit 15), off on models of at least
+#: :data:`PROBING_MIN_OFF_COLUMNS` candidate columns. On those, probing turns the knapsack and
+#: group rows into implications it substitutes, in the first presolve or in the one after a
+#: restart: a 5,000-experience event graph at budget 10 grew from 26,264 to 214,789 nonzeros
+#: and spent 54 of its 55 s in presolve (1 node); scope_shift with 1,000 scopes at budget 10
+#: grew from 18,001 to 329,728 nonzeros at its restart and took 24 s. Without probing those
+#: take 1 s and 0.3 s, and 15 budgets x 8 packages of 1,200-10,000 columns took 86 s against
+#: 293 s with it, the largest loss 0.2 s. Smaller models keep it: target 2's 800-column
+#: instances solve in the same times either way, and on some it pays (redundancy_heavy, 400
+#: columns, budget 55: 0.2 s with it, 2.3 s without). Numbers: bench/RESULTS.md, issue 7,
+#: twenty-third session.
 PROBING_RULE = 1 << 15
-#: Above this many exclusive pairs, probing is off. Measured (event graphs of 200-2,000
-#: experiences at budgets 10-80): 87,000 pairs, presolve 0.09 s with probing; 261,000 pairs,
-#: 0.17 s; 552,000, 1.2 s; 2.1 million, 7.5 s; 8.9 million, 43 s; without probing, at most
-#: 0.5 s on all of them (bench/RESULTS.md, issue 7, twenty-third session).
-PROBING_MAX_EXCLUSIVE_PAIRS = 100_000
-
-
-def exclusive_pairs(costs: np.ndarray, budget: float) -> int:
-    """Pairs of candidates (of any groups) whose costs, each affordable, sum to more than
-    ``budget``: the knapsack row's pairwise conflicts that HiGHS's probing would derive.
-
-    Examples
-    --------
-    >>> exclusive_pairs(np.array([1.0, 4.0, 6.0, 7.0, 11.0]), 10.0)  # 4 + 7, 6 + 7
-    2
-    """
-    c = np.sort(costs[costs <= budget])
-    # For each position, the first partner (further right) with c_i + c_j > budget.
-    first = np.maximum(np.searchsorted(c, budget - c, side="right"), np.arange(c.size) + 1)
-    return int(np.clip(c.size - first, 0, None).sum())
+PROBING_MIN_OFF_COLUMNS = 1000
 
 
 #: Models with at least this many candidate columns get a neighbourhood start.
@@ -313,11 +297,7 @@ def build_model(inst: CompiledInstance, budget: float) -> dict[str, Any]:
         "index": A.indices.astype(np.int32),
         "value": A.data,
         "n_rows": n_rows,
-        "presolve_rule_off": (
-            PROBING_RULE
-            if exclusive_pairs(inst.cost[cand], b_eff) > PROBING_MAX_EXCLUSIVE_PAIRS
-            else 0
-        )
+        "presolve_rule_off": (PROBING_RULE if n_x >= PROBING_MIN_OFF_COLUMNS else 0)
         | (0 if _spread_too_wide(inst.cost[cand]) else DUAL_FIXING_RULE),
     }
 
