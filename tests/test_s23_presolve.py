@@ -44,16 +44,20 @@ def test_presolve_does_not_grow_small_budget_event_graphs(event_graphs, n_experi
     assert presolved_nonzeros <= len(model["value"])
 
 
+def assert_same_optimum(inst, budget: float, engine: str, oracle: str) -> None:
+    """Both engines prove an optimum of the same, non-zero value. Tied optima may differ
+    between engines (event graphs have many); each store's F is recomputed by its
+    certificate, so equal values are the check."""
+    res, ref = solve(inst, budget, engine), solve(inst, budget, oracle)
+    assert res.label == ref.label == "OPT"
+    assert res.value == pytest.approx(ref.value, rel=1e-9, abs=1e-12)
+    assert res.value > 0
+    assert res.cost <= budget
+
+
 @pytest.mark.parametrize("budget", [5.0, 10.0, 20.0, 40.0])
 def test_milp_and_bnb_agree_on_small_budgets(event_graphs, budget):
-    inst = event_graphs[500]
-    by_milp = solve(inst, budget, "milp")
-    by_bnb = solve(inst, budget, "bnb")
-    assert by_milp.label == by_bnb.label == "OPT"
-    assert by_milp.value == pytest.approx(by_bnb.value, rel=1e-9, abs=1e-12)
-    # Tied optima may differ between engines (event graphs have many); each store's F is
-    # recomputed by its certificate, so equal values are the check.
-    assert by_milp.cost <= budget
+    assert_same_optimum(event_graphs[500], budget, "milp", "bnb")
 
 
 def test_probing_stays_on_below_the_column_threshold():
@@ -70,10 +74,7 @@ def test_milp_without_probing_matches_bnb_on_scope_shift():
     model = build_model(inst, 10.0)
     assert model["n_x"] >= PROBING_MIN_OFF_COLUMNS
     assert model["presolve_rule_off"] & PROBING_RULE
-    by_milp = solve(inst, 10.0, "milp")
-    by_bnb = solve(inst, 10.0, "bnb")
-    assert by_milp.label == by_bnb.label == "OPT"
-    assert by_milp.value == pytest.approx(by_bnb.value, rel=1e-9)
+    assert_same_optimum(inst, 10.0, "milp", "bnb")
 
 
 # --------------------------------------------------------------------------- enum at tiny budgets
@@ -89,9 +90,4 @@ def test_enum_leaves_the_dense_coverage_of_all_candidates_unbuilt():
 
 @pytest.mark.parametrize("budget", [4.0, 6.0, 7.0, 8.0])
 def test_enum_and_milp_agree_on_tiny_budgets_of_an_event_graph(event_graphs, budget):
-    inst = event_graphs[1000]
-    by_enum = solve(inst, budget, "enum")
-    by_milp = solve(inst, budget, "milp")
-    assert by_enum.label == by_milp.label == "OPT"
-    assert by_enum.value == pytest.approx(by_milp.value, rel=1e-9, abs=1e-12)
-    assert by_enum.value > 0
+    assert_same_optimum(event_graphs[1000], budget, "enum", "milp")
