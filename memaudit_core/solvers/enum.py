@@ -173,9 +173,9 @@ class _Enumeration:
             )
         self.inst = inst
         options = group_options(inst, budget_eff)
-        # Units nobody can cover, or of zero weight, cannot change F: leave them out. Only the
-        # affordable candidates' coverage rows are made dense (all of them: 780 MB on a
-        # 5,000-experience event graph).
+        # Units nobody can cover, or of zero weight, cannot change F: leave them out. Coverage
+        # stays sparse; only the rows of one group's picked options are made dense (every
+        # candidate's dense rows: 780 MB on a 5,000-experience event graph).
         used = np.array(sorted({i for opts in options for o in opts for i in o}), dtype=np.int64)
         used_cov = sp.csr_array(inst.coverage[used]) if used.size else None
         covered = (
@@ -190,7 +190,7 @@ class _Enumeration:
                 "use the 'bnb' or 'milp' solver"
             )
         self.weight = inst.weight[units]
-        sub = used_cov[:, units].toarray() if used_cov is not None else np.zeros((0, units.size))
+        sub = sp.csr_array(used_cov[:, units]) if used_cov is not None else None
         row_of = {int(i): r for r, i in enumerate(used)}
         groups = [g for g, opts in enumerate(options) if len(opts) > 1]
         self.options = [options[g] for g in groups]
@@ -222,12 +222,14 @@ class _Enumeration:
             if not hit.size:
                 continue
             if inst.group_capacity == 1:
-                o_cov = sub[[row_of[o[0]] for o in opts[1:]]]
+                o_cov = sub[[row_of[o[0]] for o in opts[1:]]].toarray()
                 z[hit] += o_cov[c - 1]
             else:
                 o_cov = np.array(
                     [
-                        sub[[row_of[i] for i in o]].sum(axis=0) if o else np.zeros(units.size)
+                        sub[[row_of[i] for i in o]].toarray().sum(axis=0)
+                        if o
+                        else np.zeros(units.size)
                         for o in opts
                     ]
                 )
