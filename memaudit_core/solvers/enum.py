@@ -177,12 +177,8 @@ class _Enumeration:
         # stays sparse; only the rows of one group's picked options are made dense (every
         # candidate's dense rows: 780 MB on a 5,000-experience event graph).
         used = np.array(sorted({i for opts in options for o in opts for i in o}), dtype=np.int64)
-        used_cov = sp.csr_array(inst.coverage[used]) if used.size else None
-        covered = (
-            np.diff(sp.csc_array(used_cov).indptr) > 0
-            if used_cov is not None
-            else np.zeros(inst.n_units, bool)
-        )
+        covered = np.zeros(inst.n_units, bool)
+        covered[inst.coverage[used].indices] = True
         units = np.flatnonzero(covered & (inst.weight > 0))
         if count * max(1, units.size) > ENUM_MAX_CELLS:
             raise EnumerationTooLarge(
@@ -190,8 +186,7 @@ class _Enumeration:
                 "use the 'bnb' or 'milp' solver"
             )
         self.weight = inst.weight[units]
-        sub = sp.csr_array(used_cov[:, units]) if used_cov is not None else None
-        row_of = {int(i): r for r, i in enumerate(used)}
+        sub = sp.csr_array(inst.coverage[:, units])
         groups = [g for g, opts in enumerate(options) if len(opts) > 1]
         self.options = [options[g] for g in groups]
         cost = np.zeros(1)
@@ -210,42 +205,36 @@ class _Enumeration:
         # (combinations x units) matrix at each group step took 12 of 20 s on a
         # 5,000-experience event graph, where most steps pick nothing. The picks are added in
         # group order, as the step-by-step sums did, so each row's floats are the same.
-        picks: list[tuple[np.ndarray, np.ndarray]] = []
-        at = np.arange(cost.size)
-        for parent, col in reversed(self._steps):
-            c = col[at]
-            hit = np.flatnonzero(c > 0)  # option 0 is the empty one
+        picks = []
+        for _, c in self._backtrack(np.arange(cost.size)):
+            hit = np.flatnonzero(c)  # option 0 is the empty one
             picks.append((hit, c[hit]))
-            at = parent[at]
         z = np.zeros((cost.size, units.size))
         for opts, (hit, c) in zip(self.options, reversed(picks), strict=True):
             if not hit.size:
                 continue
             if inst.group_capacity == 1:
-                o_cov = sub[[row_of[o[0]] for o in opts[1:]]].toarray()
-                z[hit] += o_cov[c - 1]
+                z[hit] += sub[[o[0] for o in opts[1:]]].toarray()[c - 1]
             else:
-                o_cov = np.array(
-                    [
-                        sub[[row_of[i] for i in o]].toarray().sum(axis=0)
-                        if o
-                        else np.zeros(units.size)
-                        for o in opts
-                    ]
-                )
-                z[hit] += o_cov[c]
+                o_cov = [sub[list(o)].toarray().sum(axis=0) if o else 0.0 for o in opts]
+                z[hit] += np.array([o_cov[k] for k in c])
         self.cost = cost
         h = get_saturation(inst.saturation).h
         self.value = h(z) @ self.weight if units.size else np.zeros(cost.size)
+
+    def _backtrack(self, rows: np.ndarray):
+        """(step position, option chosen there by each row), last step first."""
+        for pos in range(len(self._steps) - 1, -1, -1):
+            parent, col = self._steps[pos]
+            yield pos, col[rows]
+            rows = parent[rows]
 
     def selections(self, rows: np.ndarray) -> list[tuple[int, ...]]:
         """Selections of many rows at once (backtracking the parent pointers in numpy)."""
         rows = np.asarray(rows, dtype=np.int64)
         chosen = np.empty((len(self._steps), rows.size), dtype=np.int64)
-        for pos in range(len(self._steps) - 1, -1, -1):
-            parent, col = self._steps[pos]
-            chosen[pos] = col[rows]
-            rows = parent[rows]
+        for pos, col in self._backtrack(rows):
+            chosen[pos] = col
         out = []
         for j in range(chosen.shape[1]):
             picked = [
