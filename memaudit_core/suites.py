@@ -1164,16 +1164,25 @@ def render_figures(figs: Sequence[tuple[Any, Path]]) -> list[str]:
     try:
         import plotly.io as pio
 
-        if hasattr(pio, "write_images"):
-            pio.write_images(
-                [f for f, _ in figs], [str(p) for _, p in figs], width=1100, height=560
-            )
-        else:  # pragma: no cover - older plotly
-            for fig, path in figs:
-                fig.write_image(str(path), width=1100, height=560)
+        # kaleido has returned without an error and without the file (a clean-clone test run
+        # under load: the report linked a PNG that was not there), so the files are checked
+        # and the missing ones written again once.
+        todo = list(figs)
+        for _attempt in range(2):
+            if hasattr(pio, "write_images"):
+                pio.write_images(
+                    [f for f, _ in todo], [str(p) for _, p in todo], width=1100, height=560
+                )
+            else:  # pragma: no cover - older plotly
+                for fig, path in todo:
+                    fig.write_image(str(path), width=1100, height=560)
+            todo = [(f, p) for f, p in todo if not (p.is_file() and p.stat().st_size > 0)]
+            if not todo:
+                return []
     except Exception as exc:  # kaleido / chromium trouble must not lose the results
         return [f"figures not rendered: kaleido failed ({type(exc).__name__}: {exc})"]
-    return []
+    missing = ", ".join(p.name for _, p in todo)
+    return [f"figures not rendered: kaleido returned without writing {missing}"]
 
 
 def _md_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

@@ -501,3 +501,37 @@ def test_audit_counts_a_misreported_value_as_a_disagreement(monkeypatch):
     assert rec["bnb_value"] == rec["milp_value"]
     assert any("reported" in p for p in rec["problems"])
     assert rec["outcome"] == "disagree"
+
+
+def test_figures_kaleido_did_not_write_are_written_again_then_noted(tmp_path, monkeypatch):
+    """kaleido once returned without an error and without the PNG (a full-suite run under
+    load), and the report linked a missing file."""
+    import plotly.io as pio
+
+    calls = []
+
+    def write_nothing(figs, paths, **kwargs):
+        calls.append(list(paths))
+
+    monkeypatch.setattr(pio, "write_images", write_nothing)
+    png = tmp_path / "figures" / "mean_ratio.png"
+    notes = su.render_figures([(object(), png)])
+    assert notes == ["figures not rendered: kaleido returned without writing mean_ratio.png"]
+    assert calls == [[str(png)], [str(png)]]
+    notes, line, files = su.report_figure(True, object, tmp_path, "mean_ratio", "alt")
+    assert (notes, line, files) == (
+        ["figures not rendered: kaleido returned without writing mean_ratio.png"],
+        "",
+        [],
+    )
+
+    def write_on_second_call(figs, paths, **kwargs):
+        calls.append(list(paths))
+        if len(calls) % 2 == 0:
+            for path in paths:
+                Path(path).write_bytes(b"\x89PNG\r\n\x1a\n")
+
+    calls.clear()
+    monkeypatch.setattr(pio, "write_images", write_on_second_call)
+    assert su.render_figures([(object(), png)]) == []
+    assert len(calls) == 2 and png.read_bytes().startswith(b"\x89PNG")
