@@ -48,10 +48,15 @@ def median(xs: list[float]) -> float:
 
 
 def save(name: str, payload: dict) -> Path:
-    """Write ``payload`` as ``bench/out/<name>.json``; a ``name`` that is a path (with a
-    folder or a ``.json`` suffix) is used as given, so ``--out bench/out/x.json`` works too."""
+    """Write ``payload`` as ``bench/out/<name>.json``. A bare file name keeps its ``.json``
+    (``--out x.json`` writes ``bench/out/x.json``, as the scripts' help says; it used to land in
+    the working folder); a ``name`` with a folder is used as given (``--out bench/out/x.json``,
+    ``--out /tmp/x.json``)."""
     given = Path(name)
-    path = given if given.suffix == ".json" or given.parent != Path(".") else OUT / f"{name}.json"
+    if given.parent != Path("."):
+        path = given
+    else:
+        path = OUT / (name if given.suffix == ".json" else f"{name}.json")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(payload, indent=2))
     return path
