@@ -216,8 +216,14 @@ class _Enumeration:
             if inst.group_capacity == 1:
                 z[hit] += sub[[o[0] for o in opts[1:]]].toarray()[c - 1]
             else:
-                o_cov = [sub[list(o)].toarray().sum(axis=0) if o else 0.0 for o in opts]
-                z[hit] += np.array([o_cov[k] for k in c])
+                # One row per option, indexed in numpy: no Python loop over the hit rows.
+                o_cov = np.array(
+                    [
+                        sub[list(o)].toarray().sum(axis=0) if o else np.zeros(units.size)
+                        for o in opts
+                    ]
+                )
+                z[hit] += o_cov[c]
         self.cost = cost
         h = get_saturation(inst.saturation).h
         self.value = h(z) @ self.weight if units.size else np.zeros(cost.size)
