@@ -29,7 +29,12 @@ from memaudit_core.solvers import ENGINES, RawSolution, _load_engines, run_engin
 from memaudit_core.solvers.bnb import heuristic_store, heuristic_store_and_bound
 from memaudit_core.solvers.brute import brute_force
 from memaudit_core.solvers.certify import choose, cross_engine
-from memaudit_core.solvers.enum import enum_all_budgets, enumerate_best
+from memaudit_core.solvers.enum import (
+    _Enumeration,
+    combination_count,
+    enum_all_budgets,
+    enumerate_best,
+)
 from memaudit_core.solvers.milp import milp_ill_conditioned
 
 _load_engines()
@@ -271,6 +276,55 @@ def test_enum_all_budgets_matches_single_solves():
         assert chosen == single[1]
         if b in (2, 3.5, 8):
             assert chosen == brute_force(inst, b)[1]
+
+
+def many_small_groups_doc(seed: int, n_groups: int, saturation: str) -> dict:
+    """Hundreds of groups, most of one candidate, as an external store adds them.
+
+    Dyadic coverage, weights and integer costs make exact ties common, so the tie-break is
+    exercised across many groups, not only in a handful.
+    """
+    rng = np.random.default_rng(seed)
+    n_units = 12
+    groups = []
+    for g in range(n_groups):
+        members = []
+        for _ in range(3 if g % 40 == 0 else 1):
+            covered = rng.choice(n_units, size=int(rng.integers(1, 3)), replace=False)
+            cover = {int(r): float(rng.choice([0.25, 0.5, 1.0])) for r in covered}
+            members.append((float(rng.integers(4, 10)), cover))
+        groups.append(members)
+    units = [float(rng.choice([0.5, 1.0, 2.0])) for _ in range(n_units)]
+    return package_doc(groups, units, saturation, pid=f"many-{seed}")
+
+
+@pytest.mark.parametrize("saturation", ["cap1", "linear"])
+@pytest.mark.parametrize("seed,budget", [(0, 5), (1, 9), (2, 12), (3, 8)])
+def test_enum_over_hundreds_of_groups_matches_bnb_and_milp(seed, budget, saturation):
+    """enum on many one-candidate groups (its rows grow from few parents) agrees with both."""
+    inst = compile_package(parse_package(many_small_groups_doc(seed, 400, saturation)))
+    value, chosen, n_rows = enumerate_best(inst, budget)
+    # Integer costs within the counting grid: the DP's count is exact, so every combination
+    # that fits was built, each once.
+    assert n_rows == combination_count(inst, budget)
+    for engine in ("bnb", "milp"):
+        raw, _ = run_engine(engine, inst, budget)
+        assert raw.status == "optimal", engine
+        assert raw.value == pytest.approx(value, abs=1e-9), engine
+        assert evaluate(inst, raw.selected_idx) == pytest.approx(value, abs=1e-9), engine
+    res = solve(inst, budget, "enum")
+    assert res.selected_idx == chosen and res.certified
+    assert evaluate(inst, chosen) == pytest.approx(value, abs=1e-12)
+    assert inst.is_feasible(chosen, budget)
+    # Every enumerated selection is feasible and worth its row's value.
+    en = _Enumeration(inst, budget)
+    rows = np.random.default_rng(seed).choice(en.cost.size, size=50, replace=False)
+    for row, sel in zip(rows, en.selections(rows), strict=True):
+        assert inst.is_feasible(sel, budget)
+        assert evaluate(inst, sel) == pytest.approx(en.value[row], abs=1e-9)
+        assert float(inst.cost[list(sel)].sum()) == pytest.approx(en.cost[row], abs=1e-9)
+    # Selections are distinct: no combination is built twice.
+    assert len(set(en.selections(np.arange(en.cost.size)))) == en.cost.size
 
 
 # --------------------------------------------------------------------------- larger instances
