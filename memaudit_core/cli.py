@@ -336,8 +336,9 @@ def _load(path: str):
 _STDIN_READ = [False]
 
 
-def check_output_file(path: str | None) -> None:
-    """Fail before any work when ``-o PATH`` cannot be written.
+def check_output_file(path: str | None, inputs: Sequence[str | None] = ()) -> None:
+    """Fail before any work when ``-o PATH`` cannot be written, or is one of ``inputs``
+    (CLI QA: ``import locomo data.json -o data.json`` replaced the dataset with a package).
 
     QA (session 19): ``sweep -o /missing/rows.csv`` and ``generate -o`` into a read-only place
     said so only after the whole run. The file is opened for writing without truncating it
@@ -347,6 +348,18 @@ def check_output_file(path: str | None) -> None:
     if path in (None, "-"):
         return
     target = Path(path)
+    for source in inputs:
+        if source in (None, "-"):
+            continue
+        try:
+            same = target.exists() and os.path.samefile(target, source)
+        except OSError:
+            same = False
+        if same:
+            raise MemAuditError(
+                f"-o {path} is the input file {source}: writing there would replace it; "
+                "choose another output file"
+            )
     try:
         if target.exists():
             if target.is_file() or target.is_dir():  # a folder fails here: "Is a directory"
@@ -478,8 +491,12 @@ def _plugin_writers(args: argparse.Namespace) -> list[str]:
     from . import plugins
 
     if getattr(args, "writer_timeout", None) is not None:
-        if not args.writer_timeout > 0:
-            raise MemAuditError("--writer-timeout must be a positive number of seconds")
+        # Finite and at most a day: inf and 1e308 overflowed the worker's deadline (CLI QA).
+        if not 0 < args.writer_timeout <= 86_400:
+            raise MemAuditError(
+                "--writer-timeout must be a positive number of seconds, at most 86400 (a day), "
+                f"got {args.writer_timeout!r}"
+            )
         plugins.DEFAULT_TIMEOUT = float(args.writer_timeout)
     specs = list(args.writer_module or ())
     names = [plugins.register_module_writer(spec).name for spec in specs]
@@ -627,10 +644,10 @@ def _with_union(ev: Any, pkg: Any, args: argparse.Namespace) -> tuple[Any, str]:
         solver=args.solver,
         time_limit=args.time_limit,
     )
-    from .costs import COST_RULES
+    from .costs import store_cost_unit
 
-    rule = next((st.meta.get("cost_rule") for st in pkg.stores if st.id == ev.store_id), None)
-    memory_unit = COST_RULES[rule].unit if rule in COST_RULES else None
+    store_meta = next((st.meta for st in pkg.stores if st.id == ev.store_id), {})
+    memory_unit = store_cost_unit(store_meta, pkg.cost_unit)
     human = (
         _union_human(rep, memory_unit)
         + "\n\n"
@@ -642,7 +659,6 @@ def _with_union(ev: Any, pkg: Any, args: argparse.Namespace) -> tuple[Any, str]:
 def _add_export(pkg: Any, args: argparse.Namespace, store_id: str | None = None) -> Any:
     """The package with ``args.external`` (format ``args.format``) added as an external store,
     its warnings and notes printed to stderr; ``(package, store)``."""
-    from .costs import DEFAULT_COST_RULE
     from .importers import load_external_store
     from .union import unique_store_id, with_store
 
@@ -656,7 +672,9 @@ def _add_export(pkg: Any, args: argparse.Namespace, store_id: str | None = None)
     store = load_external_store(
         args.external,
         args.format,
-        cost_rule=args.cost_rule or DEFAULT_COST_RULE,
+        # None: the rule counting the package's cost unit (importer QA: a tokens package
+        # scored a words-costed export).
+        cost_rule=args.cost_rule,
         # `is None`, not `or`: an empty --store-id was silently replaced (CLI QA); the
         # importer refuses it with its own message.
         store_id=unique_store_id(pkg, args.format) if store_id is None else store_id,
@@ -760,7 +778,7 @@ def cmd_import(args: argparse.Namespace) -> int:
             "memories are scored against (the output is that package with the export added "
             "as an external store)"
         )
-    check_output_file(args.output)
+    check_output_file(args.output, [args.source, args.package, getattr(args, "history", None)])
     if is_export:
         args.external = args.source
         pkg, store = _add_export(_load(args.package), args, store_id=args.store_id)
@@ -836,7 +854,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise MemAuditError(
             "sweep: seeds given twice (--family NAME:A-B and --seeds); give them once"
         )
-    check_output_file(args.output)
+    check_output_file(args.output, [*(args.packages or []), getattr(args, "external", None)])
     if wants_suite(args):  # families, folders, lists, --workers, --out, ...
         if args.total_time_limit is not None:
             # A suite's tasks run on workers and resume across runs: no one total to share.
@@ -1078,7 +1096,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     printed as its command printed it; the saved file does not say the package's cost unit,
     so budgets and costs are shown without it."""
     from .analysis import StoreEvaluation, SweepResult
-    from .costs import COST_RULES
+    from .costs import store_cost_unit
     from .results import read_result
     from .solvers import SolveResult
     from .suites import SweepSuiteResult
@@ -1106,8 +1124,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         human = _evaluation_human(evaluation, None)
         if res.union is not None:
             summary = res.external_store if isinstance(res.external_store, dict) else {}
-            rule = summary.get("cost_rule")
-            memory_unit = COST_RULES[rule].unit if rule in COST_RULES else None
+            memory_unit = store_cost_unit(summary, res.union.cost_unit)
             human = _union_human(res.union, memory_unit) + "\n\n" + human
     else:
         raise MemAuditError(
@@ -1576,7 +1593,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--cost-rule",
         default=None,
         metavar="RULE",
-        help=f"with --external: cost of each memory: {', '.join(COST_RULE_NAMES)} (default words)",
+        help=f"with --external: cost of each memory: {', '.join(COST_RULE_NAMES)} (default: "
+        "the rule counting the package's cost unit, else words)",
     )
     history_opt(p)
     p.add_argument(
@@ -1663,7 +1681,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="RULE",
         help=f"cost of each candidate (locomo, longmemeval) or memory (exports): "
-        f"{', '.join(COST_RULE_NAMES)} (default words)",
+        f"{', '.join(COST_RULE_NAMES)} (default words; for an export, the rule counting the "
+        "--package's cost unit)",
     )
     p.add_argument(
         "--package",

@@ -166,7 +166,7 @@ def _read_document(data: Any) -> Any:
             "missing field: not a MemAudit result, or one saved before results said their kind",
         )
     kind = data["result_kind"]
-    if kind not in RESULT_KINDS:
+    if not isinstance(kind, str) or kind not in RESULT_KINDS:  # a list is unhashable (CLI QA)
         raise ResultError(
             "$.result_kind",
             "unknown kind",
@@ -341,7 +341,7 @@ def check_result_kind(data: Mapping[str, Any], path: str, kind: str) -> None:
             f"not a {kind!r} result"
             + (
                 f" but a {found!r} one (read_result picks the model by kind)"
-                if found in RESULT_KINDS
+                if isinstance(found, str) and found in RESULT_KINDS
                 else ""
             ),
             found,

@@ -512,9 +512,12 @@ class _Backend:
             if isinstance(self.scheduler, str):
                 try:
                     self.client = Client(self.scheduler, timeout="30s")
-                except OSError as exc:
+                except (OSError, ValueError, TypeError) as exc:
+                    # ValueError: an address Dask cannot parse ("missing port number", CLI QA:
+                    # an internal error before).
                     raise MemAuditError(
-                        f"cannot reach the Dask scheduler at {self.scheduler}: {exc}"
+                        f"cannot reach the Dask scheduler at {self.scheduler!r}: {exc} "
+                        "(expected an address such as tcp://host:8786)"
                     ) from None
                 self._own_client = True
             else:

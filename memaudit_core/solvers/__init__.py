@@ -127,10 +127,49 @@ class SolveResult:
         from ..results import from_fields
         from .certify import Certificate
 
-        return from_fields(
+        res = from_fields(
             cls, data, path, kind=cls.RESULT_KIND, types_={"certificate": Certificate | None}
         )
+        res._check_consistent(path)
+        return res
 
+    def _check_consistent(self, path: str) -> None:
+        """Refuse a read-back result whose numbers contradict its label.
+
+        A saved limited run edited to ``certified: true`` was shown as "OPT ... proven
+        optimal" with its status still ``limit`` and a 4.9% gap (CLI QA).
+        """
+        from ..errors import ResultError
+
+        if not (math.isfinite(self.value) and self.value >= 0):
+            raise ResultError(
+                f"{path}.value", "wrong value", "F is a finite number >= 0", self.value
+            )
+        if not self.certified:
+            return
+        wrong = []
+        if self.status != "optimal":
+            wrong.append(f"its status is {self.status!r}")
+        if not self.gap <= CERTIFIED_GAP_MAX:
+            wrong.append(f"its gap is {self.gap!r}")
+        recomputed = self.certificate.recomputed_value
+        if not abs(recomputed - self.value) <= CERTIFIED_GAP_MAX * max(1.0, abs(self.value)):
+            wrong.append(f"its recomputed F is {recomputed!r}")
+        if wrong:
+            raise ResultError(
+                f"{path}.certificate.certified",
+                "inconsistent",
+                "certified, yet "
+                + ", ".join(wrong)
+                + ": a certified optimum has status 'optimal', zero gap and a recomputed F "
+                "equal to its value",
+                True,
+            )
+
+
+#: The largest gap a read-back certified result may carry (certification allows 1e-9
+#: relative rounding; anything near a real gap is a contradiction).
+CERTIFIED_GAP_MAX = 1e-6
 
 ENGINES: dict[str, Engine] = {}
 

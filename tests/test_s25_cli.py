@@ -1,0 +1,116 @@
+"""CLI inputs an auditor broke (CLI QA, twenty-fifth session): each was an internal error, a
+dishonest ``show`` or a silently overwritten input before."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from memaudit_core import cli
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLES = REPO / "sample_packages"
+
+
+def _cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = cli.main(list(argv))
+    return rc, out.getvalue(), err.getvalue()
+
+
+def test_an_unparsable_scheduler_address_is_a_user_error():
+    rc, _, err = _cli("sweep", str(SAMPLES / "update_chain.json"), "--scheduler", "bogus")
+    assert rc == 2
+    assert "Dask scheduler at 'bogus'" in err and "internal error" not in err
+
+
+@pytest.mark.parametrize("timeout", ["inf", "1e308", "86401"])
+def test_a_writer_timeout_beyond_a_day_is_refused(timeout):
+    rc, _, err = _cli(
+        "score",
+        str(SAMPLES / "update_chain.json"),
+        "--writer",
+        "density",
+        "--writer-module",
+        "nonexistent_module_s25:w",
+        "--writer-timeout",
+        timeout,
+    )
+    assert rc == 2
+    assert "--writer-timeout must be a positive number of seconds, at most 86400" in err
+
+
+@pytest.fixture()
+def limited_solve(tmp_path) -> dict:
+    """A node-limited bnb run on event-graph-50, saved with --json: not certified."""
+    rc, out, _ = _cli(
+        "solve",
+        str(SAMPLES / "event-graph-50.json"),
+        "--solver",
+        "bnb",
+        "--node-limit",
+        "0",
+        "--json",
+    )
+    assert rc == 0
+    doc = json.loads(out)
+    assert doc["status"] == "limit" and doc["certificate"]["certified"] is False
+    return doc
+
+
+@pytest.mark.parametrize(
+    "edit,path,rule",
+    [
+        ({"certified": True}, "$.certificate.certified", "inconsistent"),
+        ({"value": float("nan")}, "$.value", "wrong value"),
+        ({"value": -1.0}, "$.value", "wrong value"),
+        ({"result_kind": []}, "$.result_kind", "unknown kind"),
+        ({"result_kind": {}}, "$.result_kind", "unknown kind"),
+    ],
+)
+def test_show_refuses_a_result_whose_numbers_contradict_it(
+    tmp_path, limited_solve, edit, path, rule
+):
+    """An edited limited run was shown as "OPT ... proven optimal" (status limit, gap 4.9%)."""
+    doc = limited_solve
+    for key, value in edit.items():
+        if key == "certified":
+            doc["certificate"]["certified"] = value
+        else:
+            doc[key] = value
+    f = tmp_path / "r.json"
+    f.write_text(json.dumps(doc))
+    rc, out, err = _cli("show", str(f))
+    assert rc == 2
+    assert f"{path}:" in err and f"[rule: {rule}]" in err
+    assert "OPT" not in out
+
+
+def test_the_unedited_limited_run_is_shown_as_an_incumbent(tmp_path, limited_solve):
+    f = tmp_path / "r.json"
+    f.write_text(json.dumps(limited_solve))
+    rc, out, _ = _cli("show", str(f))
+    assert rc == 0 and "incumbent: F = 58.7" in out
+
+
+def test_an_output_file_that_is_an_input_is_refused(tmp_path):
+    package = tmp_path / "b.json"
+    shutil.copy(SAMPLES / "update_chain.json", package)
+    before = package.read_bytes()
+    rc, _, err = _cli(
+        "sweep", str(package), "--writers", "gvt", "--budgets", "2", "-o", str(package)
+    )
+    assert rc == 2 and "is the input file" in err
+    assert package.read_bytes() == before
+    data = tmp_path / "locomo.json"
+    shutil.copy(REPO / "tests" / "fixtures" / "importers" / "locomo_small.json", data)
+    before = data.read_bytes()
+    rc, _, err = _cli("import", "locomo", str(data), "--instance", "conv-a", "-o", str(data))
+    assert rc == 2 and "is the input file" in err
+    assert data.read_bytes() == before
