@@ -273,16 +273,39 @@ def available_cost_rules() -> tuple[str, ...]:
     return tuple(name for name, rule in COST_RULES.items() if rule.available)
 
 
+def cost_rule_for_unit(cost_unit: str | None) -> str:
+    """The cost rule that counts in a package's ``cost_unit``: the rule of that name, else
+    the only rule whose unit it is, else :data:`DEFAULT_COST_RULE`.
+
+    Exports are costed with it unless a rule is named, so that memories and candidates are
+    in one unit (importer QA: a tokens package scored a words-costed export, ratio 1.000).
+
+    >>> cost_rule_for_unit("chars"), cost_rule_for_unit("bytes"), cost_rule_for_unit("cm")
+    ('chars', 'utf8_bytes', 'words')
+    """
+    if cost_unit in COST_RULES:
+        return cost_unit
+    named = [name for name, rule in COST_RULES.items() if rule.unit == cost_unit]
+    return named[0] if len(named) == 1 else DEFAULT_COST_RULE
+
+
 def store_cost_unit(store_meta: dict, package_unit: str) -> str:
     """The unit an imported store's memory costs are in: its cost rule's (``meta["cost_rule"]``,
     recorded by the importers), else the package's ``cost_unit``.
 
+    A rule that counts the package's unit gives the package's name for it: a package costed
+    by ``tokens_o200k`` has that as its ``cost_unit``, while the rule's unit is ``tokens``.
+
     >>> store_cost_unit({"cost_rule": "chars"}, "words"), store_cost_unit({}, "words")
     ('chars', 'words')
+    >>> store_cost_unit({"cost_rule": "tokens_o200k"}, "tokens_o200k")
+    'tokens_o200k'
     """
     name = store_meta.get("cost_rule") if isinstance(store_meta, dict) else None
     rule = COST_RULES.get(name) if isinstance(name, str) else None
-    return rule.unit if rule is not None else package_unit
+    if rule is None or package_unit in (name, rule.unit):
+        return package_unit
+    return rule.unit
 
 
 __all__ = [
@@ -292,6 +315,7 @@ __all__ = [
     "EmptyTextError",
     "available_cost_rules",
     "cost_of",
+    "cost_rule_for_unit",
     "cost_rule_status",
     "get_cost_rule",
     "store_cost_unit",

@@ -934,7 +934,7 @@ def _build_report(
     rule_name = store.meta.get("cost_rule")
     if isinstance(rule_name, str) and rule_name in COST_RULES:
         rule = COST_RULES[rule_name]
-        if rule.unit != unit:
+        if store_cost_unit(store.meta, unit) != unit:
             notes.append(
                 f"Units differ: the memories were costed in {rule.unit} (cost rule "
                 f"{rule_name!r}) but the package's candidates and budget are in {unit}. The "

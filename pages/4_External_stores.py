@@ -8,7 +8,7 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
-from memaudit_core.costs import COST_RULES
+from memaudit_core.costs import COST_RULES, cost_rule_for_unit
 from memaudit_core.errors import MemAuditError, PackageError
 from memaudit_core.importers import STORE_FORMATS
 from memaudit_core.package import dumps_package
@@ -100,9 +100,12 @@ with st.expander("Load a memory-system export next to this package", expanded=Fa
         f"{MAX_UPLOAD_MB} MB are refused. The package file itself is never changed.",
     )
     fmt = c2.selectbox("Format", FORMATS, key="w_ext_format")
+    package_rule = cost_rule_for_unit(pkg.cost_unit)
     rule = c3.selectbox(
         "Cost rule",
         RULES,
+        # The rule counting the package's unit, so memories and candidates share one unit.
+        index=RULES.index(package_rule) if package_rule in RULES else 0,
         key="w_ext_cost_rule",
         format_func=lambda r: f"{r} — {COST_RULES[r].description}",
         help="How each memory is costed, in the package's unit.",

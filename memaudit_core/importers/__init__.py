@@ -23,9 +23,10 @@ Examples
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
-from ..costs import get_cost_rule
+from ..costs import cost_rule_for_unit, get_cost_rule
 from ..errors import PackageError, Problem, UnknownNameError, check_type
 from ..package import Package, Store, check_package
 from ._common import check_store_id
@@ -39,7 +40,7 @@ def load_external_store(
     path: str | Path,
     fmt: str,
     *,
-    cost_rule: str = "words",
+    cost_rule: str | None = None,
     store_id: str | None = None,
     package: Package | None = None,
     history: str | Path | list | None = None,
@@ -51,8 +52,10 @@ def load_external_store(
     path : str or Path
         The export file.
     fmt : {'mem0', 'letta', 'amem', 'zep'}
-    cost_rule : str
-        A name in :data:`memaudit_core.costs.COST_RULES` (default ``"words"``).
+    cost_rule : str, optional
+        A name in :data:`memaudit_core.costs.COST_RULES`. Default: the rule counting the
+        package's ``cost_unit`` (:func:`memaudit_core.costs.cost_rule_for_unit`), else
+        ``"words"``.
     store_id : str, optional
         Default: the format name.
     package : Package, optional
@@ -87,10 +90,12 @@ def load_external_store(
         raise UnknownNameError(
             f"unknown export format {fmt!r} (known: {', '.join(sorted(STORE_FORMATS))})"
         )
-    get_cost_rule(cost_rule)  # fail fast, before reading anything
     check_type(path, str | Path, "load_external_store()", "the export's path (str or Path)")
     if package is not None:
         check_package(package, "load_external_store(package=)")
+    if cost_rule is None:
+        cost_rule = cost_rule_for_unit(package.cost_unit if package is not None else None)
+    get_cost_rule(cost_rule)  # fail fast, before reading anything
     check_store_id(store_id, str(path))
     if history is not None and fmt != "mem0":
         raise UnknownNameError(f"history is only read for mem0 exports, not {fmt!r}")
@@ -99,18 +104,19 @@ def load_external_store(
         if fmt == "mem0":
             from .mem0 import load_mem0_store
 
-            return load_mem0_store(path, history=history, **kwargs)
-        if fmt == "letta":
+            store = load_mem0_store(path, history=history, **kwargs)
+        elif fmt == "letta":
             from .letta import load_letta_store
 
-            return load_letta_store(path, **kwargs)
-        if fmt == "amem":
+            store = load_letta_store(path, **kwargs)
+        elif fmt == "amem":
             from .amem import load_amem_store
 
-            return load_amem_store(path, **kwargs)
-        from .zep import load_zep_store
+            store = load_amem_store(path, **kwargs)
+        else:
+            from .zep import load_zep_store
 
-        return load_zep_store(path, **kwargs)
+            store = load_zep_store(path, **kwargs)
     except PackageError as exc:
         # CLI QA: a Zep file read as Mem0 said "the memory has no id" for every item, with
         # no word that the format was the problem.
@@ -123,6 +129,18 @@ def load_external_store(
             f"this file looks like {_FORMAT_HINTS[looks]}, not an export of format {fmt!r}",
         )
         raise PackageError(exc.source, [hint, *exc.problems]) from None
+    looks = guess_store_format(path)
+    if looks is not None and looks not in (fmt, "mem0-history"):
+        # Importer QA: A-Mem notes read as Letta passages imported "successfully", their
+        # tags reported as unresolved links, with no word that the format was wrong.
+        warning = (
+            f"this file looks like {_FORMAT_HINTS[looks]}, yet it was read as format {fmt!r}; "
+            "check the format"
+        )
+        meta = dict(store.meta)
+        meta["warnings"] = [*meta.get("warnings", []), warning]
+        store = replace(store, meta=meta)
+    return store
 
 
 _FORMAT_HINTS = {
@@ -131,13 +149,22 @@ _FORMAT_HINTS = {
     "amem": "A-Mem notes (format 'amem')",
     "zep": "Zep / Graphiti fact edges (format 'zep')",
     "mem0-history": "Mem0's SQLite history.db (a history for a 'mem0' export)",
+    "locomo": (
+        "a LoCoMo benchmark file, which becomes a package, not a store "
+        "(memaudit import locomo FILE --instance SAMPLE_ID -o package.json)"
+    ),
+    "longmemeval": (
+        "a LongMemEval benchmark file, which becomes a package, not a store "
+        "(memaudit import longmemeval FILE --instance QUESTION_ID -o package.json)"
+    ),
 }
 
 
 def guess_store_format(path: str | Path) -> str | None:
     """Which export a file looks like, from its first bytes and top-level keys (a hint for
-    error messages; never used to read a file): ``"mem0"``, ``"letta"``, ``"amem"``, ``"zep"``,
-    ``"mem0-history"`` (a SQLite history database) or None.
+    error messages and warnings; never used to read a file): ``"mem0"``, ``"letta"``,
+    ``"amem"``, ``"zep"``, ``"mem0-history"`` (a SQLite history database), ``"locomo"`` or
+    ``"longmemeval"`` (benchmark files, which are package sources) or None.
 
     Examples
     --------
@@ -162,6 +189,8 @@ def guess_store_format(path: str | Path) -> str | None:
             data = json.loads(data)
         except ValueError:
             return None
+    if isinstance(data, dict) and (bench := _benchmark_kind(data)):
+        return bench
     if isinstance(data, dict):
         if "agents" in data or "core_memory" in data or "passages" in data:
             return "letta"
@@ -180,6 +209,8 @@ def guess_store_format(path: str | Path) -> str | None:
     first = next((x for x in items if isinstance(x, dict)), None)
     if first is None:
         return None
+    if bench := _benchmark_kind(first):
+        return bench
     if "fact" in first and ("uuid" in first or "valid_at" in first):
         return "zep"
     if "memory" in first or "data" in first:
@@ -188,6 +219,15 @@ def guess_store_format(path: str | Path) -> str | None:
         return "amem"
     if "text" in first and ("agent_id" in first or "archive_id" in first):
         return "letta"
+    return None
+
+
+def _benchmark_kind(item: dict) -> str | None:
+    """``"locomo"`` / ``"longmemeval"`` for one sample of those benchmarks, else None."""
+    if "haystack_sessions" in item and "question_id" in item:
+        return "longmemeval"
+    if "conversation" in item and ("qa" in item or "sample_id" in item):
+        return "locomo"
     return None
 
 

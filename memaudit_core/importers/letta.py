@@ -142,18 +142,32 @@ def _message_text(msg: dict[str, Any]) -> str:
     return ""
 
 
-def _count_messages(messages: Any) -> tuple[int, dict[str, int], int]:
-    """(messages, per-role counts, memory-edit tool calls)."""
+def _count_messages(messages: Any, path: str, col: Collector) -> tuple[int, dict[str, int], int]:
+    """(messages, per-role counts, memory-edit tool calls).
+
+    Messages are only counted, but a wrong type is still named: ``"messages": "oops"`` read
+    as 0 messages, and ``"tool_calls": 3`` stopped the import with a TypeError (importer QA).
+    """
+    if messages is None:
+        return 0, {}, 0
     if not isinstance(messages, list):
+        col.add(path, "type", "'messages' must be an array of messages", json_type(messages))
         return 0, {}, 0
     roles: dict[str, int] = {}
     edits = 0
-    for msg in messages:
+    for k, msg in enumerate(messages):
         if not isinstance(msg, dict):
+            col.add(f"{path}[{k}]", "type", "each message must be an object", json_type(msg))
             continue
         role = str(msg.get("role", "?"))
         roles[role] = roles.get(role, 0) + 1
-        for call in msg.get("tool_calls") or []:
+        calls = msg.get("tool_calls")
+        if calls is not None and not isinstance(calls, list):
+            col.add(
+                f"{path}[{k}].tool_calls", "type", "'tool_calls' must be an array", json_type(calls)
+            )
+            continue
+        for call in calls or []:
             if not isinstance(call, dict):
                 continue
             fn = call.get("function") if isinstance(call.get("function"), dict) else {}
@@ -189,11 +203,18 @@ def _passage_records(
                 meta[key] = clean_meta(p[key])
         if p.get("metadata_") and "metadata" not in meta:
             meta["metadata"] = clean_meta(p["metadata_"])
+        raw_tags = p.get("tags")
+        if raw_tags is not None and not (
+            isinstance(raw_tags, list) and all(isinstance(t, str) for t in raw_tags)
+        ):
+            # A string was read letter by letter, each letter an unresolved link (QA).
+            col.add(f"{ppath}.tags", "type", "'tags' must be an array of strings", raw_tags)
+            continue
         links = links_from(p.get("metadata") or p.get("metadata_"))
         # Metadata links are provenance; tags may be (a dia_id as a tag) or may not ("work"):
         # they are reported as unresolved only when the passage has no other links.
         groups = [[ref] for ref in links]
-        tags = [t for t in p.get("tags") or [] if isinstance(t, str) and t not in links]
+        tags = [t for t in raw_tags or [] if t not in links]
         links += tags
         if tags and not groups:
             groups.append(tags)
@@ -291,11 +312,18 @@ def load_letta_store(
                 col.add(f"$.agents[{a}]", "type", "each agent must be an object", json_type(agent))
                 continue
             wanted = agent.get("block_ids")
+            if wanted is not None and not isinstance(wanted, list):
+                col.add(
+                    f"$.agents[{a}].block_ids",
+                    "type",
+                    "'block_ids' must be an array of block ids",
+                    json_type(wanted),
+                )
             for j, bid in enumerate(wanted if isinstance(wanted, list) else []):
                 if not isinstance(bid, str) or bid not in block_ids:
                     # The agent's core memory holds a block the file lacks (CLI QA: ignored).
                     unknown_blocks.append(f"$.agents[{a}].block_ids[{j}] {bid!r}")
-            n, r, e = _count_messages(agent.get("messages"))
+            n, r, e = _count_messages(agent.get("messages"), f"$.agents[{a}].messages", col)
             n_msgs += n
             edits += e
             for k, v in r.items():
@@ -331,7 +359,7 @@ def load_letta_store(
         version = "af-legacy"
         meta["letta_version"] = doc.get("version")
         records, _ = _block_records(blocks, "$.core_memory", col)
-        n, roles, edits = _count_messages(doc.get("messages"))
+        n, roles, edits = _count_messages(doc.get("messages"), "$.messages", col)
         meta.update(
             agents=[doc.get("name")],
             blocks=len(blocks),

@@ -301,8 +301,10 @@ def find_instance(
         )
     ids: list[str] = []
     first: tuple[int, dict[str, Any]] | None = None
+    one_object = _layout(path) == "longmemeval-object"
     for index, inst in iter_instances(path):
-        ids.append(_question_id(source, f"$[{index}]", inst))
+        # A file of one instance object has its fields at $ (importer QA: said $[0]).
+        ids.append(_question_id(source, "$" if one_object else f"$[{index}]", inst))
         if first is None:
             first = (index, inst)
     if len(ids) == 1 and first is not None:
