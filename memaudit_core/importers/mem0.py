@@ -9,22 +9,57 @@ Accepted shapes (the detected one is recorded in ``store.meta["format_version"]`
                      (``attributed_to``, ``expiration_date``)
 ``1.1-or-2``         ``{"results": [...]}`` without anything that tells v1.1 and v2 apart
 ``platform``         a paginated Platform page ``{"count", "next", "previous", "results"}``
+``add``              ``add()`` output: items carrying an ``event`` (bare list or ``results``)
+``qdrant``           a scroll of the vector store: a list of points ``{"id", "payload",
+                     "vector"}`` (EXPORT_FORMATS 1.8 recommends it for full dumps)
 ===================  =========================================================================
 
-An item needs ``id`` and ``memory`` (the text; the raw payload key ``data`` is accepted too).
-``created_at`` / ``updated_at`` are normalised to UTC ISO-8601 (0.1.x wrote US/Pacific
-offsets, 1.x+ UTC, the Platform ``Z``); the original strings stay in ``meta``. ``metadata``
-and the promoted scope keys (``user_id``, ``agent_id``, ``run_id``, ``actor_id``, ``role``,
-...) are kept in ``meta``; ``hash`` is dropped (it is the md5 of the text), after memories
-sharing one are reported in ``store.meta["warnings"]`` (both kept: the store holds both).
-``score`` (search results) becomes the memory's salience. Graph ``relations`` are not
-memories: they are reported in ``store.meta["relations"]`` (``source|relationship|target``
-strings).
+An item needs ``id`` and ``memory`` (the text). A raw vector-store payload is accepted too:
+a Qdrant point's ``payload``, or the payload's keys at the item's top level; its text is
+``data``, and, as Mem0 itself splits a payload on read, every payload key that is not one of
+Mem0's own (``data``, ``hash``, ``created_at``, ``updated_at``, ``user_id``, ``agent_id``,
+``run_id``, ``actor_id``, ``role``, ``attributed_to``, ``expiration_date``,
+``text_lemmatized``, ``memory_type``) is user metadata, so a ``dia_id`` next to ``data`` is a
+provenance link. ``created_at`` / ``updated_at`` are normalised to UTC ISO-8601 (0.1.x wrote
+US/Pacific offsets, 1.x+ UTC, the Platform ``Z``); the original strings stay in ``meta``.
+``metadata`` and the promoted scope keys (``user_id``, ``agent_id``, ``run_id``, ``actor_id``,
+``role``, ...) are kept in ``meta``; ``hash`` is dropped (it is the md5 of the text), after
+memories sharing one are reported in ``store.meta["warnings"]`` (both kept: the store holds
+both). ``score`` (search results) becomes the memory's salience.
+
+Graph ``relations`` are not memories: live ones are reported in ``store.meta["relations"]``
+(``source|relationship|target`` strings). A relation with ``valid: false`` (Mem0 1.x soft
+delete, with ``invalidated_at``) is not live: it is listed in
+``store.meta["invalidated_relations"]`` (``relation`` and ``invalidated_at``) and counted in a
+warning. ``add()``'s graph result (``{"added_entities", "deleted_entities"}``) is refused with
+a message saying so: it lists one call's changes, not the graph.
+
+``add()`` results (``event`` ``ADD`` / ``UPDATE`` / ``DELETE``, and ``NONE`` from the raw
+decision JSON): an ``ADD`` or ``UPDATE`` memory is live (an ``UPDATE``'s ``previous_memory`` is
+kept in its ``meta`` and counted in ``superseded_versions``); a ``DELETE`` is **deleted**, as a
+history ``DELETE`` is: listed in ``store.meta["deleted"]`` (``from: "add event"``), not kept. A
+warning says the file is add() output, which holds only the memories that call touched. Any
+other ``event`` value is refused.
+
+Expiration (``expiration_date``, v2 / Platform): the export says nothing of *when* it was
+taken, so its latest readable time (items' ``created_at`` / ``updated_at`` and history rows)
+stands in for "now". A memory whose ``expiration_date`` falls before it (a date-only value
+lasts through that day; naive times are compared as UTC) is marked ``status="expired"`` (an
+active one; a superseded one keeps that status) and
+``meta["expired_before_export"] = True``; it stays in the store and counts like an active one
+(Mem0 v2 hides expired memories from ``get_all`` / ``search`` unless ``show_expired=True``).
+A warning says how many memories carry an ``expiration_date`` and how many of them had expired.
 
 History (``history=`` a JSON list of rows, a ``{"results": [...]}`` page, or Mem0's SQLite
-``history.db`` with either the current schema or the older ``new_value`` one; or a
-``"history"`` key next to ``"results"`` in the export):
+``history.db`` with either the current schema or the older ``new_value`` one; and/or a
+``"history"`` key next to ``"results"`` in the export -- when both are there, both are read and
+rows identical in the two are counted once, which a warning says):
 
+- every row needs a string ``memory_id`` and an ``event`` in ``ADD`` / ``UPDATE`` / ``DELETE``
+  / ``NONE``, in the JSON history as in ``history.db`` (whose rows are located as
+  ``history[row N]``, N counted in time order);
+- a history page whose ``next`` is set (or whose ``count`` exceeds its rows) is read, and a
+  warning says it is one page only, as for a paginated export;
 - a memory whose last event is ``DELETE`` (or ``is_deleted``, which must be true, false, 0 or
   1, in the JSON history as in ``history.db``) is **deleted**: Mem0 removes it
   from the vector store, so it is *not* part of the store as kept. It is listed in
@@ -40,12 +75,14 @@ History (``history=`` a JSON list of rows, a ``{"results": [...]}`` page, or Mem
   memory's status, count as part of the store, and are listed in ``store.meta["warnings"]``.
 - history that names memories the export does not hold (and that were not deleted) is reported
   in ``store.meta["warnings"]``: the export is probably truncated (``get_all`` defaults to 100
-  items in v1 and 20 in v2).
+  items in v1 and 20 in v2; a Qdrant ``scroll`` to 10 points).
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -83,11 +120,43 @@ _PROMOTED = (
 _V2_FIELDS = ("attributed_to", "expiration_date")
 _SKIP = {"hash", "text_lemmatized", "embedding", "vector"}
 _SQLITE_MAGIC = b"SQLite format 3\x00"
+_EVENTS = ("ADD", "UPDATE", "DELETE", "NONE")
+#: Mem0's own payload keys (EXPORT_FORMATS 1.2): every other payload key is user metadata.
+_PAYLOAD_RESERVED = frozenset(
+    {
+        "data",
+        "hash",
+        "created_at",
+        "updated_at",
+        "user_id",
+        "agent_id",
+        "run_id",
+        "actor_id",
+        "role",
+        "attributed_to",
+        "expiration_date",
+        "text_lemmatized",
+        "memory_type",
+    }
+)
+#: Keys of an exported item around a flattened payload that are not user metadata either.
+_ITEM_KEYS = frozenset({"id", "metadata", "score", "vector", "embedding", "payload", "event"})
+#: Qdrant's ``scroll`` returns 10 points unless told otherwise.
+_SCROLL_DEFAULT = 10
+
+
+def _is_point(item: Any) -> bool:
+    """A Qdrant point (``{"id", "payload", "vector"}``) rather than a get_all item."""
+    return isinstance(item, dict) and "payload" in item and not {"memory", "data"} & set(item)
 
 
 def _detect(doc: Any, col: Collector) -> tuple[list[Any], str, str, list[Any], Any]:
     """(items, base path, version, relations, embedded history)."""
     if isinstance(doc, list):
+        if any(_is_point(it) for it in doc):
+            return doc, "$", "qdrant", [], None
+        if any(isinstance(it, dict) and it.get("event") is not None for it in doc):
+            return doc, "$", "add", [], None
         return doc, "$", "1.0", [], None
     if not isinstance(doc, dict):
         fail(
@@ -109,10 +178,25 @@ def _detect(doc: Any, col: Collector) -> tuple[list[Any], str, str, list[Any], A
     if not isinstance(items, list):
         fail(col.source, "$.results", "type", "'results' must be an array", json_type(items))
     relations = doc.get("relations") or []
-    if not isinstance(relations, list):
+    if isinstance(relations, dict) and {"added_entities", "deleted_entities"} & set(relations):
+        # QA s25: add()'s graph result got only "'relations' must be an array".
+        col.add(
+            "$.relations",
+            "mem0-relations",
+            "'relations' holds 'added_entities' / 'deleted_entities': this looks like add() "
+            "output (one call's graph changes), not the graph; export the relations with "
+            "get_all() (an array of {source, relationship, target}) or remove the key",
+            sorted(relations)[:8],
+        )
+        relations = []
+    elif not isinstance(relations, list):
         col.add("$.relations", "type", "'relations' must be an array", json_type(relations))
         relations = []
-    if {"count", "next", "previous"} & set(doc):
+    if any(isinstance(it, dict) and it.get("event") is not None for it in items):
+        version = "add"
+    elif any(_is_point(it) for it in items):
+        version = "qdrant"
+    elif {"count", "next", "previous"} & set(doc):
         version = "platform"
     elif "relations" in doc:
         version = "1.1"
@@ -124,6 +208,27 @@ def _detect(doc: Any, col: Collector) -> tuple[list[Any], str, str, list[Any], A
 
 
 # --------------------------------------------------------------------------- history
+
+
+def _row_ok(row: dict[str, Any], path: str, col: Collector, absent: str) -> bool:
+    """Check one history row (JSON or ``history.db``), adding located problems; True if fine."""
+    for key in ("memory_id", "event"):
+        if not isinstance(row.get(key), str) or not row.get(key):
+            col.add(
+                f"{path}.{key}", "required", f"history row needs a string '{key}'", row.get(key)
+            )
+            return False
+    if row["event"].upper() not in _EVENTS:
+        col.add(
+            f"{path}.event", "mem0-event", "event must be ADD, UPDATE, DELETE or NONE", row["event"]
+        )
+        return False
+    flag = row.get("is_deleted")
+    if flag is not None and not (isinstance(flag, bool) or flag in (0, 1)):
+        # "false" or "0" (a TEXT 'false' in history.db too) would read as deleted (CLI QA).
+        col.add(f"{path}.is_deleted", "type", f"must be true, false, 0 or 1 (or {absent})", flag)
+        return False
+    return True
 
 
 def _history_rows_from_sqlite(path: Path) -> list[dict[str, Any]]:
@@ -180,17 +285,16 @@ def _history_rows_from_sqlite(path: Path) -> list[dict[str, Any]]:
     for i, row in enumerate(rows):
         row["_path"] = f"history[row {i + 1}]"
         row["_schema"] = "new_value" if new_col == "new_value" else "current"
-        flag = row.get("is_deleted")
-        if flag is not None and not (isinstance(flag, bool) or flag in (0, 1)):
-            # A TEXT 'false' read as deleted (CLI QA), as in the JSON history.
-            col.add(
-                f"{row['_path']}.is_deleted", "type", "must be true, false, 0 or 1 (or NULL)", flag
-            )
+        # The rules of the JSON rows (QA s25: a NULL memory_id became a memory "None", and a
+        # NULL or unknown event was read as no event at all).
+        _row_ok(row, row["_path"], col, "NULL")
     col.raise_if_any()
     return rows
 
 
-def _history_rows(history: Any, col: Collector) -> tuple[list[dict[str, Any]], str]:
+def _history_rows(
+    history: Any, col: Collector, warnings: list[str]
+) -> tuple[list[dict[str, Any]], str]:
     """Rows from a path or already-decoded JSON, and a description of where they came from."""
     if isinstance(history, str | Path):
         path = Path(history)
@@ -201,15 +305,30 @@ def _history_rows(history: Any, col: Collector) -> tuple[list[dict[str, Any]], s
             return rows, f"sqlite history.db ({schema} schema)"
         data = load_json_file(path)
         hcol = Collector(str(path))
-        rows = _json_history(data, hcol, "$")
+        rows = _json_history(data, hcol, "$", warnings, f"history file {path}")
         hcol.raise_if_any()
         return rows, "json history"
-    rows = _json_history(history, col, "$.history")
+    rows = _json_history(history, col, "$.history", warnings, "history")
     return rows, "embedded history"
 
 
-def _json_history(data: Any, col: Collector, base: str) -> list[dict[str, Any]]:
+def _json_history(
+    data: Any, col: Collector, base: str, warnings: list[str], what: str
+) -> list[dict[str, Any]]:
     if isinstance(data, dict) and isinstance(data.get("results"), list):
+        count, next_page = data.get("count"), data.get("next")
+        held = len(data["results"])
+        more = isinstance(count, int) and not isinstance(count, bool) and count > held
+        if next_page or more:
+            # QA s25: one page of /v1/memories/events/ was read as the whole history, so the
+            # deletions on the other pages were missed without a word.
+            warnings.append(
+                f"the {what} is one page of a paginated history: it holds {held} "
+                + (f"of {count} rows" if more else "rows")
+                + (f" (next page: {next_page})" if next_page else "")
+                + "; join every page's 'results' to read the whole history (deletions and "
+                "updates on other pages are missed)"
+            )
         data, base = data["results"], f"{base}.results"
     if not isinstance(data, list):
         col.add(base, "mem0-history", "history must be a list of rows", json_type(data))
@@ -220,39 +339,36 @@ def _json_history(data: Any, col: Collector, base: str) -> list[dict[str, Any]]:
         if not isinstance(row, dict):
             col.add(path, "type", "each history row must be an object", json_type(row))
             continue
-        for key in ("memory_id", "event"):
-            if not isinstance(row.get(key), str) or not row.get(key):
-                col.add(
-                    f"{path}.{key}", "required", f"history row needs a string '{key}'", row.get(key)
-                )
-                break
-        else:
-            if row["event"].upper() not in ("ADD", "UPDATE", "DELETE", "NONE"):
-                col.add(
-                    f"{path}.event",
-                    "mem0-event",
-                    "event must be ADD, UPDATE, DELETE or NONE",
-                    row["event"],
-                )
-                continue
-            flag = row.get("is_deleted")
-            if flag is not None and not (isinstance(flag, bool) or flag in (0, 1)):
-                # "false" or "0" would read as deleted (CLI QA).
-                col.add(
-                    f"{path}.is_deleted", "type", "must be true, false, 0 or 1 (or absent)", flag
-                )
-                continue
-            out = dict(row)
-            if "new_memory" not in out and "new_value" in out:
-                out["new_memory"] = out.pop("new_value")
-            out["_path"] = path
-            rows.append(out)
+        if not _row_ok(row, path, col, "absent"):
+            continue
+        out = dict(row)
+        if "new_memory" not in out and "new_value" in out:
+            out["new_memory"] = out.pop("new_value")
+        out["_path"] = path
+        rows.append(out)
     return rows
+
+
+def _row_key(row: dict[str, Any]) -> str:
+    """A row's content, for finding one row given both in the export and in a history file."""
+    fields = {k: v for k, v in row.items() if not k.startswith("_") and v is not None}
+    if "is_deleted" in fields:
+        fields["is_deleted"] = bool(fields["is_deleted"])  # history.db's 0/1, JSON's bool
+    fields["event"] = str(fields.get("event", "")).upper()
+    return json.dumps(fields, sort_keys=True, default=str)
 
 
 def _event_time(row: dict[str, Any]) -> str:
     t = normalise_time(row.get("updated_at")).iso or normalise_time(row.get("created_at")).iso
     return t or ""
+
+
+def _as_utc(iso: str | None) -> datetime | None:
+    """A normalised ISO time as an aware datetime (naive ones read as UTC, for comparing)."""
+    if not iso:
+        return None
+    dt = datetime.fromisoformat(iso)
+    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
 
 
 # --------------------------------------------------------------------------- import
@@ -271,7 +387,8 @@ def load_mem0_store(
     Parameters
     ----------
     path : str or Path
-        The JSON export (``get_all`` / ``search`` output or a Platform page).
+        The JSON export (``get_all`` / ``search`` / ``add`` output, a Platform page or a
+        Qdrant scroll).
     cost_rule : str
         A name in :data:`memaudit_core.costs.COST_RULES`.
     store_id : str, optional
@@ -280,7 +397,8 @@ def load_mem0_store(
         When given, provenance links in ``metadata`` (``dia_id``, ``unit_ids``, ``session_id``,
         ... see :data:`memaudit_core.importers._common.LINK_KEYS`) become coverage.
     history : path or list, optional
-        History rows (JSON) or a ``history.db`` SQLite file.
+        History rows (JSON) or a ``history.db`` SQLite file. Read together with a ``history``
+        the export itself carries.
 
     Returns
     -------
@@ -289,7 +407,8 @@ def load_mem0_store(
     Raises
     ------
     PackageError
-        Wrong shape, missing ids or texts, unreadable history; each problem located.
+        Wrong shape, missing ids or texts, unknown events, unreadable history; each problem
+        located.
 
     Examples
     --------
@@ -304,11 +423,31 @@ def load_mem0_store(
     doc = load_json_file(path)
     col = Collector(source)
     items, base, version, relations, embedded = _detect(doc, col)
+    warnings: list[str] = []
 
     rows: list[dict[str, Any]] = []
-    history_kind = None
-    if history is not None or embedded is not None:
-        rows, history_kind = _history_rows(history if history is not None else embedded, col)
+    history_parts: list[str] = []
+    if embedded is not None:
+        rows, kind = _history_rows(embedded, col, warnings)
+        history_parts.append(f"{kind}: {len(rows)} row(s)")
+    if history is not None:
+        given, kind = _history_rows(history, col, warnings)
+        history_parts.append(f"{kind}: {len(given)} row(s)")
+        if embedded is not None:
+            # QA s25: the export's own history was dropped without a word when a history
+            # file was given too. Both are read; a row in both counts once.
+            seen = {_row_key(r) for r in rows}
+            fresh = [r for r in given if _row_key(r) not in seen]
+            repeated = len(given) - len(fresh)
+            history_parts.append(f"merged, {repeated} identical row(s) counted once")
+            warnings.append(
+                f"the export carries its own history ({len(rows)} row(s)) and a history file "
+                f"was given too ({len(given)} row(s)): both are read, {repeated} row(s) found "
+                "in both counted once"
+            )
+            rows = rows + fresh
+        else:
+            rows = given
 
     by_id: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
@@ -325,7 +464,6 @@ def load_mem0_store(
     records: list[Record] = []
     present: set[str] = set()
     deleted: list[dict[str, Any]] = []
-    warnings: list[str] = []
     if timeless:
         warnings.append(
             f"history rows without a readable time for {len(timeless)} memory(ies) "
@@ -343,11 +481,21 @@ def load_mem0_store(
                 + (f" (next page: {next_page})" if next_page else "")
                 + "; join every page's 'results' to score the whole store"
             )
-    elif history is None and embedded is None and len(items) in (100, 20):
+    elif version == "qdrant" and len(items) == _SCROLL_DEFAULT:
+        warnings.append(
+            f"the scroll holds exactly {_SCROLL_DEFAULT} points, Qdrant scroll's default "
+            "limit: it may be truncated (scroll on with the returned offset)"
+        )
+    elif version != "add" and history is None and embedded is None and len(items) in (100, 20):
         warnings.append(
             f"the export holds exactly {len(items)} memories, get_all's default limit "
             f"({'v1' if len(items) == 100 else 'v2'}): it may be truncated"
         )
+    # The export's times, for the expiration check: it has no "now" of its own.
+    times: list[datetime] = [t for t in (_as_utc(_event_time(r)) for r in rows) if t]
+    expiring: list[tuple[Record, Any, str]] = []
+    add_events: dict[str, int] = {}
+    add_updates = 0
     zone_offsets: set[str] = set()
     other_states: list[str] = []
     for i, item in enumerate(items):
@@ -355,12 +503,29 @@ def load_mem0_store(
         if not isinstance(item, dict):
             col.add(ipath, "type", "each memory must be an object", json_type(item))
             continue
-        text_key = "memory" if "memory" in item or "data" not in item else "data"
+        # `fields` holds the memory's own keys, at `fpath`: a Qdrant point's payload, or the
+        # item itself (QA s25: a scroll was refused as "missing the memory text").
+        fields, fpath = item, ipath
+        if _is_point(item):
+            if not isinstance(item["payload"], dict):
+                col.add(
+                    f"{ipath}.payload",
+                    "type",
+                    "a Qdrant point's payload must be an object",
+                    json_type(item["payload"]),
+                )
+                continue
+            fields, fpath = item["payload"], f"{ipath}.payload"
+        raw_payload = fields is not item or ("memory" not in item and "data" in item)
+        if fields is item:
+            text_key = "memory" if "memory" in item or "data" not in item else "data"
+        else:  # a payload names its text `data`: a missing one is located there
+            text_key = "memory" if "memory" in fields else "data"
         mem_id = item.get("id")
         if isinstance(mem_id, str):
             present.add(mem_id)
         meta: dict[str, Any] = {}
-        metadata = item.get("metadata")
+        metadata = fields.get("metadata") if fields is item else None
         if metadata is not None and not isinstance(metadata, dict):
             col.add(
                 f"{ipath}.metadata",
@@ -369,21 +534,43 @@ def load_mem0_store(
                 json_type(metadata),
             )
             metadata = None
+        if raw_payload:
+            # Mem0 stores user metadata flattened into the payload and splits it back out on
+            # read (EXPORT_FORMATS 1.2): every key that is not its own is metadata.
+            own = _PAYLOAD_RESERVED | (_ITEM_KEYS if fields is item else frozenset())
+            merged = dict(metadata or {})
+            for key, value in fields.items():
+                if key in own:
+                    continue
+                if key in merged and merged[key] != value:
+                    col.add(
+                        f"{fpath}.{key}",
+                        "mem0-metadata",
+                        "this payload key is also in 'metadata', with another value",
+                        value,
+                    )
+                    continue
+                merged[key] = value
+            metadata = merged or None
+            if fields.get("memory_type") is not None:
+                meta["memory_type"] = clean_meta(fields["memory_type"])
         if metadata:
             meta["metadata"] = clean_meta(metadata)
         for key in _PROMOTED:
-            if item.get(key) is not None:
-                meta[key] = clean_meta(item[key])
-        created = normalise_time(item.get("created_at"))
-        updated = normalise_time(item.get("updated_at"))
+            if fields.get(key) is not None:
+                meta[key] = clean_meta(fields[key])
+        created = normalise_time(fields.get("created_at"))
+        updated = normalise_time(fields.get("updated_at"))
         for key, t in (("created_at", created), ("updated_at", updated)):
-            raw = item.get(key)
+            raw = fields.get(key)
             if raw is None:
                 continue
             if t.iso is None:
-                warnings.append(f"{ipath}.{key}: unreadable time {raw!r} kept as text")
-            elif t.naive:
-                meta[f"{key}_naive"] = True
+                warnings.append(f"{fpath}.{key}: unreadable time {raw!r} kept as text")
+            else:
+                times.append(_as_utc(t.iso))  # type: ignore[arg-type]
+                if t.naive:
+                    meta[f"{key}_naive"] = True
             if isinstance(raw, str) and raw != t.iso:
                 meta[f"{key}_raw"] = raw
                 if raw.endswith(("-07:00", "-08:00")):
@@ -395,9 +582,40 @@ def load_mem0_store(
             salience = finite_number(item["score"])
             if salience is None:
                 col.add(f"{ipath}.score", "finite", "score must be a finite number", item["score"])
+        event = item.get("event")
+        if event is not None:
+            # add() output (EXPORT_FORMATS 1.3). QA s25: a DELETE event was scored as a live
+            # memory, and any event value was accepted.
+            if not isinstance(event, str) or event.upper() not in _EVENTS:
+                col.add(
+                    f"{ipath}.event",
+                    "mem0-event",
+                    "an add() result event must be ADD, UPDATE, DELETE or NONE",
+                    event,
+                )
+                continue
+            event = event.upper()
+            add_events[event] = add_events.get(event, 0) + 1
+            if event == "DELETE":
+                if not isinstance(mem_id, str) or not mem_id.strip():
+                    col.add(f"{ipath}.id", "required", "the deleted memory has no id", mem_id)
+                    continue
+                deleted.append(
+                    {
+                        "id": mem_id,
+                        "text": fields.get(text_key),
+                        "status": "deleted",
+                        "deleted_at": updated.iso,
+                        "from": "add event",
+                    }
+                )
+                continue
+            meta["event"] = event
+            if event == "UPDATE":
+                meta["previous_memory"] = clean_meta(item.get("previous_memory"))
         status = "active"
-        state = item.get("lifecycle_state")
-        if item.get("replaced_by"):
+        state = fields.get("lifecycle_state")
+        if fields.get("replaced_by"):
             status = "superseded"
         elif isinstance(state, str) and state.strip():
             status = state.strip().lower()
@@ -422,37 +640,53 @@ def load_mem0_store(
                     f"{ipath}: history says memory {mem_id!r} was deleted, but the export still "
                     "holds it; it is kept as the export shows it"
                 )
+        elif event == "UPDATE":
+            add_updates += 1  # the replaced text is no longer in the store
         extra_links = []
         if metadata:
             extra_links = links_from(metadata)
         record = Record(
             id=mem_id,
-            text=item.get(text_key),
+            text=fields.get(text_key),
             path=ipath,
-            text_path=f"{ipath}.{text_key}",
+            text_path=f"{fpath}.{text_key}",
             created_at=created.iso,
             salience=salience,
             status=status,
             meta=meta,
             links=extra_links,
-            content_hash=item["hash"] if isinstance(item.get("hash"), str) else None,
+            content_hash=fields["hash"] if isinstance(fields.get("hash"), str) else None,
         )
         if status == "deleted":
             deleted.append(
                 {
                     "id": mem_id,
-                    "text": item.get(text_key),
+                    "text": fields.get(text_key),
                     "status": "deleted",
                     "deleted_at": updated.iso,
                     "from": "lifecycle_state",
                 }
             )
             continue
+        if fields.get("expiration_date") is not None:
+            expiring.append((record, fields["expiration_date"], f"{fpath}.expiration_date"))
         records.append(record)
+
+    if expiring:
+        # QA s25: a memory past its expiration_date was scored as plain active, unsaid.
+        warnings.append(_mark_expired(expiring, max(times) if times else None))
+    if add_events:
+        counts = ", ".join(f"{e} {add_events[e]}" for e in _EVENTS if e in add_events)
+        warnings.append(
+            f"{sum(add_events.values())} item(s) carry add() result events ({counts}): this "
+            "looks like add() output, which lists only the memories that call touched, not "
+            "the whole store; DELETE events are listed as deleted (not kept), ADD and UPDATE "
+            "ones are kept (an UPDATE's previous_memory in its meta)"
+        )
 
     # History-only memories: deleted (tombstones) or missing from the export.
     missing = []
-    superseded_versions = 0
+    superseded_versions = add_updates
     for mem_id, events in by_id.items():
         superseded_versions += sum(1 for e in events if str(e.get("event")).upper() == "UPDATE")
         if mem_id in present:
@@ -494,13 +728,12 @@ def load_mem0_store(
             "probably truncated (get_all defaults to 100 items in v1 and 20 in v2)"
         )
 
-    rel_strings: list[str] = []
-    for j, rel in enumerate(relations):
-        if not isinstance(rel, dict):
-            col.add(f"$.relations[{j}]", "type", "each relation must be an object", json_type(rel))
-            continue
-        target = rel.get("target", rel.get("destination"))
-        rel_strings.append(f"{rel.get('source')}|{rel.get('relationship')}|{target}")
+    live, invalidated = _read_relations(relations, col)
+    if invalidated:
+        warnings.append(
+            f"{len(invalidated)} of {len(live) + len(invalidated)} graph relation(s) are "
+            "invalidated (valid: false): listed in invalidated_relations, not as live relations"
+        )
 
     meta: dict[str, Any] = {
         "memories_in_export": len(items),
@@ -508,9 +741,11 @@ def load_mem0_store(
         "superseded_versions": superseded_versions,
     }
     if relations:
-        meta["relations"] = rel_strings
-    if history_kind:
-        meta["history"] = f"{history_kind}: {len(rows)} row(s)"
+        meta["relations"] = live
+    if invalidated:
+        meta["invalidated_relations"] = invalidated
+    if history_parts:
+        meta["history"] = "; ".join(history_parts)
     if zone_offsets:
         meta["time_note"] = (
             f"timestamps carried US/Pacific offsets ({', '.join(sorted(zone_offsets))}, as Mem0 "
@@ -529,3 +764,90 @@ def load_mem0_store(
         label="Mem0 export",
         meta=meta,
     )
+
+
+def _mark_expired(expiring: list[tuple[Record, Any, str]], latest: datetime | None) -> str:
+    """Mark the memories expired before ``latest`` (the export's latest time); the warning.
+
+    A date-only ``expiration_date`` (the Platform's ``YYYY-MM-DD``) lasts through that day,
+    so it has expired when ``latest`` falls on a later date.
+    """
+    expired: list[str] = []
+    unreadable: list[str] = []
+    for record, raw, where in expiring:
+        t = normalise_time(raw)
+        when = _as_utc(t.iso)
+        if when is None:
+            unreadable.append(f"{where}: {raw!r}")
+            continue
+        if latest is None:
+            continue
+        date_only = isinstance(raw, str) and len(raw.strip()) == 10
+        if (when.date() < latest.date()) if date_only else (when < latest):
+            record.meta["expired_before_export"] = True
+            if record.status == "active":
+                record.status = "expired"
+            expired.append(repr(record.id))
+    text = f"{len(expiring)} memory(ies) carry an expiration_date; "
+    if latest is None:
+        text += (
+            "the export holds no readable time to compare them with, so none is marked "
+            "expired (each is kept as active)"
+        )
+    else:
+        text += (
+            f"{len(expired)} of them expire before the export's latest time "
+            f"({latest.isoformat()})"
+            + (
+                f": {', '.join(expired[:10])}{' ...' if len(expired) > 10 else ''}"
+                if expired
+                else ""
+            )
+            + "; those are marked status 'expired' (a superseded one keeps that status) and "
+            "still counted as part of the store (Mem0 v2 hides expired memories from get_all "
+            "and search unless show_expired=True)"
+        )
+    if unreadable:
+        text += (
+            f"; {len(unreadable)} expiration_date(s) cannot be read (first: {unreadable[0]}), "
+            "so those memories are kept as active"
+        )
+    return text
+
+
+def _read_relations(relations: list[Any], col: Collector) -> tuple[list[str], list[dict[str, Any]]]:
+    """Live relations as ``source|relationship|target`` strings, and the invalidated ones.
+
+    Mem0 1.x soft-deletes an edge (``valid = false``, ``invalidated_at``); get_all hides it,
+    so it only appears in a direct graph dump (QA s25: it was listed as live).
+    """
+    live: list[str] = []
+    invalidated: list[dict[str, Any]] = []
+    for j, rel in enumerate(relations):
+        rpath = f"$.relations[{j}]"
+        if not isinstance(rel, dict):
+            col.add(rpath, "type", "each relation must be an object", json_type(rel))
+            continue
+        valid = rel.get("valid")
+        if valid is not None and not isinstance(valid, bool):
+            col.add(f"{rpath}.valid", "type", "valid must be true, false or absent", valid)
+            continue
+        gone = rel.get("invalidated_at")
+        if valid is True and gone is not None:
+            col.add(
+                f"{rpath}.invalidated_at",
+                "mem0-relation-valid",
+                "the relation says valid: true but has an invalidated_at time",
+                gone,
+            )
+            continue
+        target = rel.get("target", rel.get("destination"))
+        text = f"{rel.get('source')}|{rel.get('relationship')}|{target}"
+        if valid is False or gone is not None:
+            at = normalise_time(gone)
+            invalidated.append(
+                {"relation": text, "invalidated_at": at.iso if at.iso else clean_meta(gone)}
+            )
+        else:
+            live.append(text)
+    return live, invalidated
