@@ -328,6 +328,8 @@ def _load(path: str):
         if _STDIN_READ[0]:
             raise MemAuditError("-: stdin holds one package; it was read already")
         _STDIN_READ[0] = True
+        if sys.stdin is None:  # started with stdin closed (CLI QA: an AttributeError)
+            raise MemAuditError("-: stdin is closed, so there is no package to read from it")
         return loads_package(sys.stdin.buffer.read(), "<stdin>")
     return load_package(path)
 

@@ -360,6 +360,39 @@ def _refuse_constant(name: str) -> Any:
     return float(name)
 
 
+#: Fields of a task result and the types a journal line may hold for them (None: unknown).
+_RESULT_FIELDS: dict[str, tuple[type, ...]] = {
+    "value": (int, float),
+    "opt": (int, float),
+    "ratio": (int, float, type(None)),
+    "certified": (bool,),
+    "cost": (int, float),
+    "opt_bound": (int, float, type(None)),
+    "ratio_low": (int, float, type(None)),
+    "opt_over": (str,),
+    "store_cut": (int,),
+}
+
+
+def _result_ok(result: Any) -> bool:
+    """A journal task result that can be reused: a failure record, or a result whose fields
+    have their types (CLI QA: a ratio edited to "x" ended the resumed sweep in a ValueError).
+    Older journals lack the later fields; those are filled in when rows are built."""
+    if not isinstance(result, dict):
+        return False
+    if "error" in result:
+        return isinstance(result["error"], dict)
+    for name, types in _RESULT_FIELDS.items():
+        if name not in result:
+            if name in ("value", "opt", "ratio", "certified", "cost"):
+                return False
+            continue
+        value = result[name]
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            return False
+    return True
+
+
 class Journal:
     """Append-only JSONL of task results in an output folder (or in memory without one)."""
 
@@ -412,7 +445,7 @@ class Journal:
             if not isinstance(rec, dict) or (
                 not first
                 and rec.get("t") == "task"
-                and not (isinstance(rec.get("key"), str) and isinstance(rec.get("result"), dict))
+                and not (isinstance(rec.get("key"), str) and _result_ok(rec.get("result")))
             ):
                 self.discarded += 1
                 continue
@@ -422,6 +455,13 @@ class Journal:
                     raise MemAuditError(
                         f"{self.path}: not {_a(header['suite'])} journal; use another --out folder "
                         "or start afresh (--fresh)"
+                    )
+                if rec.get("version") != header["version"]:
+                    # CLI QA: a header of version 99 was read as ours, and appended to.
+                    raise MemAuditError(
+                        f"{self.path}: journal version {rec.get('version')!r}, this MemAudit "
+                        f"reads version {header['version']}; use another --out folder or start "
+                        "afresh (--fresh)"
                     )
                 if rec.get("config") != header["config"]:
                     raise MemAuditError(

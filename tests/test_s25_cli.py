@@ -114,3 +114,58 @@ def test_an_output_file_that_is_an_input_is_refused(tmp_path):
     rc, _, err = _cli("import", "locomo", str(data), "--instance", "conv-a", "-o", str(data))
     assert rc == 2 and "is the input file" in err
     assert data.read_bytes() == before
+
+
+def test_a_closed_stdin_is_a_user_error():
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "memaudit_core", "solve", "-"],
+        capture_output=True,
+        text=True,
+        preexec_fn=lambda: os.close(0),
+        cwd=REPO,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert "stdin is closed" in done.stderr and "internal error" not in done.stderr
+
+
+def _journal_lines(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "journal.jsonl").read_text().splitlines()]
+
+
+def _write_journal(out: Path, lines: list[dict]) -> None:
+    (out / "journal.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+
+
+def test_a_journal_task_of_the_wrong_type_is_run_again(tmp_path):
+    """A ratio edited to "x" ended the resumed sweep in a ValueError (an internal error)."""
+    package, out = str(SAMPLES / "update_chain.json"), tmp_path / "out"
+    argv = ("sweep", package, "--writers", "gvt,density", "--budgets", "2,6", "--out", str(out))
+    rc, first, _ = _cli(*argv)
+    assert rc == 0
+    lines = _journal_lines(out)
+    task = next(x for x in lines if x.get("t") == "task" and x["key"].endswith("|density"))
+    good_ratio = task["result"]["ratio"]
+    task["result"]["ratio"] = "x"
+    _write_journal(out, lines)
+    rc, again, err = _cli(*argv)
+    assert rc == 0 and "internal error" not in err
+    assert "1 torn or unreadable journal line(s) dropped" in again
+    rerun = next(x for x in _journal_lines(out)[len(lines) :] if x.get("key") == task["key"])
+    assert rerun["result"]["ratio"] == good_ratio
+
+
+def test_a_journal_of_another_version_is_refused(tmp_path):
+    package, out = str(SAMPLES / "update_chain.json"), tmp_path / "out"
+    argv = ("sweep", package, "--writers", "gvt", "--budgets", "2", "--out", str(out))
+    assert _cli(*argv)[0] == 0
+    lines = _journal_lines(out)
+    lines[0]["version"] = 99
+    _write_journal(out, lines)
+    rc, _, err = _cli(*argv)
+    assert rc == 2 and "journal version 99" in err
+    assert _journal_lines(out) == lines  # nothing appended to it
