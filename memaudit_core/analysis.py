@@ -483,6 +483,33 @@ def uncertified_note(
     )
 
 
+def partial_stores_note(
+    store_ids: Sequence[str], sources: Sequence[tuple[str, Sequence[str]]]
+) -> str | None:
+    """Say which named stores some swept packages lack (``sources``: label, store ids).
+
+    A store missing from a package has no rows there, so its summary n is smaller than the
+    writers' (CLI QA: said nowhere).
+
+    >>> print(partial_stores_note(["s1"], [("a.json", ["s1"]), ("b.json", [])]))
+    store 's1' is in 1 of 2 swept packages (not in b.json): its rows and summary n cover those only
+    """
+    parts = []
+    for store_id in store_ids:
+        lacking = [label for label, ids in sources if store_id not in ids]
+        if lacking and len(lacking) < len(sources):
+            shown = ", ".join(lacking[:5]) + (
+                f", ... ({len(lacking)} in all)" if len(lacking) > 5 else ""
+            )
+            parts.append(
+                f"store {store_id!r} is in {len(sources) - len(lacking)} of {len(sources)} "
+                f"swept packages (not in {shown})"
+            )
+    if not parts:
+        return None
+    return "; ".join(parts) + ": its rows and summary n cover those only"
+
+
 def union_note(rows: Sequence[Any]) -> str | None:
     """A reader's warning when external-store rows sit next to rows over the package, else None.
 
@@ -1708,6 +1735,7 @@ def sweep(
             union_note(rows),
             cut_note(rows),
             repeated,
+            partial_stores_note(stores, [(p.id, [st.id for st in p.stores]) for p in packages]),
         )
         if n
     )

@@ -434,7 +434,9 @@ def _evaluation_human(ev: Any, cost_unit: str | None) -> str:
         f"F = {_fmt(ev.value, 6)}   {ev.opt_label} = {_fmt(ev.opt_value, 6)}   "
         f"ratio = {ev.ratio_text}   cost used {_fmt(ev.cost)}",
         "selected: " + _id_list(ev.selected),
-        "optimum:  " + _id_list(ev.opt_selected),
+        # Named by its label: an unproven store is not "the optimum" (CLI QA).
+        ("optimum:  " if ev.opt_certified else f"{ev.opt_label} store: ")
+        + _id_list(ev.opt_selected),
     ]
     for note in ev.notes:
         lines.append(f"note: {note}")
@@ -926,7 +928,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         reused=0,
         complete=True,
         elapsed_s=elapsed,
-        backend=f"{args.workers} process(es), budgets in parallel"
+        # A pool never has more processes than budgets (CLI QA: "1000 process(es)").
+        backend=f"up to {min(args.workers, len(result.budgets))} process(es), budgets in parallel"
         if args.workers != 1
         else "1 process",
         out=None,

@@ -1015,7 +1015,7 @@ def sweep_suite(
     -------
     SweepSuiteResult
     """
-    from .analysis import cut_note, summarize, uncertified_note, union_note
+    from .analysis import cut_note, partial_stores_note, summarize, uncertified_note, union_note
     from .writers import WRITERS, WriterFailure, get_writer
 
     srcs = (
@@ -1115,6 +1115,9 @@ def sweep_suite(
             "write or an edit); their tasks were run again"
         )
     notes.extend(n for n in (uncertified_note(rows), union_note(rows), cut_note(rows)) if n)
+    partial = partial_stores_note(store_ids, [(e.label, e.stores) for e in run.entries])
+    if partial:
+        notes.append(partial)
     n_contents = len({e.content_hash for e in run.entries})
     note = repeated_instances_note(len(srcs), len({e.instance_hash for e in run.entries}))
     if note:

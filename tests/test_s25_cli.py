@@ -169,3 +169,59 @@ def test_a_journal_of_another_version_is_refused(tmp_path):
     rc, _, err = _cli(*argv)
     assert rc == 2 and "journal version 99" in err
     assert _journal_lines(out) == lines  # nothing appended to it
+
+
+def test_an_unproven_optimum_store_is_not_called_the_optimum():
+    rc, out, _ = _cli(
+        "score",
+        str(SAMPLES / "event-graph-500.json"),
+        "--writer",
+        "gvt",
+        "--solver",
+        "bnb",
+        "--time-limit",
+        "0.01",
+    )
+    assert rc == 0
+    assert "incumbent store: " in out and "\noptimum:" not in out
+    rc, out, _ = _cli(
+        "score", str(SAMPLES / "update_chain.json"), "--writer", "gvt", "--budget", "6"
+    )
+    assert rc == 0 and "\noptimum:  update_1_tombstone" in out
+
+
+def test_the_backend_names_no_more_processes_than_budgets():
+    rc, out, _ = _cli(
+        "sweep",
+        str(SAMPLES / "update_chain.json"),
+        "--budgets",
+        "2,6",
+        "--writers",
+        "gvt",
+        "--workers",
+        "1000",
+        "--json",
+    )
+    assert rc == 0
+    assert json.loads(out)["backend"] == "up to 2 process(es), budgets in parallel"
+
+
+@pytest.mark.parametrize("suite", [False, True])
+def test_a_store_missing_from_some_packages_is_said(tmp_path, suite):
+    with_store = json.loads((SAMPLES / "update_chain.json").read_text())
+    with_store["id"] = "with-s1"
+    with_store["stores"] = [{"id": "s1", "select": [with_store["candidates"][0]["id"]]}]
+    a = tmp_path / "a.json"
+    a.write_text(json.dumps(with_store))
+    argv = ["sweep", str(a), str(SAMPLES / "update_chain.json"), "--stores", "s1"]
+    argv += ["--budgets", "2,6", "--json"]
+    if suite:
+        argv += ["--out", str(tmp_path / "out")]
+    rc, out, _ = _cli(*argv)
+    assert rc == 0
+    doc = json.loads(out)
+    lacking = "update_chain.json" if suite else "update_chain"
+    assert any(
+        f"store 's1' is in 1 of 2 swept packages (not in {lacking})" in n for n in doc["notes"]
+    )
+    assert len([r for r in doc["rows"] if r["method"] == "s1"]) == 2  # one package x 2 budgets
