@@ -851,13 +851,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if plugin_names:  # --writer-module writers join the named (or default) writers
         named = _split_names(args.writers) if args.writers is not None else list(WRITERS)
         args.writers = ",".join(dict.fromkeys([*named, *plugin_names]))
-    families = args.family or []
-    if not families and (args.seeds is not None or args.param):
-        raise MemAuditError("sweep: --seeds and --param apply to --family only")
-    if args.seeds is not None and any(":" in f for f in families):
-        raise MemAuditError(
-            "sweep: seeds given twice (--family NAME:A-B and --seeds); give them once"
-        )
+    check_family_flags(args)
     check_output_file(args.output, [*(args.packages or []), getattr(args, "external", None)])
     if wants_suite(args):  # families, folders, lists, --workers, --out, ...
         if args.total_time_limit is not None:
@@ -1016,6 +1010,22 @@ def cmd_generate(args: argparse.Namespace) -> int:
     if args.list or not args.family:
         if not args.list:
             raise MemAuditError("generate: name a FAMILY (see `memaudit generate --list`)")
+        # Said, not ignored (CLI QA: `generate NAME --list --seed 4 --param x=1` listed all).
+        extra = [
+            flag
+            for flag, given in (
+                ("FAMILY", args.family),
+                ("--seed", args.seed != 0),
+                ("--param", args.param),
+                ("-o", args.output is not None),
+            )
+            if given
+        ]
+        if extra:
+            raise MemAuditError(
+                f"generate --list lists every family and takes no {', '.join(extra)}; drop "
+                "--list to generate a package"
+            )
         listing = []
         for fam in FAMILIES.values():
             listing.append(
@@ -1299,9 +1309,23 @@ def wants_suite(args: Any) -> bool:
     return args.workers != 1 and not one_file
 
 
+def check_family_flags(args: Any) -> None:
+    """Refuse ``--seeds`` / ``--param`` without ``--family`` and seeds given twice (sweep and
+    audit alike; CLI QA: audit ignored ``--seeds`` next to ``--family NAME:A-B``)."""
+    families = args.family or []
+    if not families and (args.seeds is not None or args.param):
+        raise MemAuditError(f"{args.command}: --seeds and --param apply to --family only")
+    if args.seeds is not None and any(":" in f for f in families):
+        raise MemAuditError(
+            f"{args.command}: seeds given twice (--family NAME:A-B and --seeds); give them once"
+        )
+
+
 def cli_sources(args: Any) -> tuple[PackageSource, ...]:
     """The package sources named by ``packages``, ``--family``, ``--seeds`` and ``--param``."""
     from .suites import collect_sources
+
+    check_family_flags(args)
 
     seeds = parse_seeds(args.seeds) if args.seeds is not None else None
     return collect_sources(args.packages, args.family or [], seeds, parse_params(args.param))
@@ -1803,6 +1827,11 @@ def _main(argv: Sequence[str] | None) -> int:
     args = parser.parse_args(_join_negative_values(raw, parser))
     if getattr(args, "budget", None) is not None:
         args.budget += 0.0  # -0 -> 0: it was echoed as "budget -0 words" (CLI QA)
+        if 0 < args.budget < sys.float_info.min:  # the package rule "normal" (CLI QA)
+            parser.error(
+                "--budget must be 0 or at least 2.2e-308 (a subnormal float has lost "
+                f"precision), got {args.budget!r}"
+            )
     if not getattr(args, "command", None):
         parser.print_help(sys.stderr)
         return EXIT_USER_ERROR

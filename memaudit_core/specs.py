@@ -7,6 +7,7 @@ command line.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 
 from .errors import MemAuditError, check_type, count_text
@@ -67,6 +68,13 @@ def parse_number_list(text: str, what: str = "budgets") -> list[float]:
     bad = [v for v in values if not math.isfinite(v) or v < 0]
     if bad:
         raise MemAuditError(f"--{what}: values must be finite numbers >= 0, got {bad[0]!r}")
+    tiny = [v for v in values if 0 < v < sys.float_info.min]
+    if tiny:
+        # The package rule "normal" (CLI QA: 1e-320 was swept and shown as 9.99989e-321).
+        raise MemAuditError(
+            f"--{what}: values must be 0 or at least 2.2e-308 (a subnormal float has lost "
+            f"precision), got {tiny[0]!r}"
+        )
     if not values:
         raise MemAuditError(f"--{what}: no values given")
     if len(values) > MAX_LIST_VALUES:

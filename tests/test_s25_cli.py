@@ -20,7 +20,10 @@ SAMPLES = REPO / "sample_packages"
 def _cli(*argv: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = cli.main(list(argv))
+        try:
+            rc = cli.main(list(argv))
+        except SystemExit as exc:  # argparse's usage errors
+            rc = exc.code
     return rc, out.getvalue(), err.getvalue()
 
 
@@ -225,3 +228,30 @@ def test_a_store_missing_from_some_packages_is_said(tmp_path, suite):
         f"store 's1' is in 1 of 2 swept packages (not in {lacking})" in n for n in doc["notes"]
     )
     assert len([r for r in doc["rows"] if r["method"] == "s1"]) == 2  # one package x 2 budgets
+
+
+def test_audit_refuses_seeds_given_twice_as_sweep_does():
+    rc, _, err = _cli("audit", "--family", "memaudit-small:0-1", "--seeds", "3")
+    assert rc == 2 and "audit: seeds given twice" in err
+    rc, _, err = _cli("audit", str(SAMPLES / "update_chain.json"), "--seeds", "3")
+    assert rc == 2 and "audit: --seeds and --param apply to --family only" in err
+
+
+@pytest.mark.parametrize(
+    "argv,named",
+    [
+        (["memaudit-small", "--list"], "FAMILY"),
+        (["--list", "--seed", "4", "--param", "x=1"], "--seed, --param"),
+    ],
+)
+def test_generate_list_refuses_what_it_would_ignore(argv, named):
+    rc, out, err = _cli("generate", *argv)
+    assert rc == 2 and f"takes no {named}" in err and out == ""
+
+
+@pytest.mark.parametrize(
+    "argv", [["solve", "--budget"], ["sweep", "--writers", "gvt", "--budgets"]]
+)
+def test_a_subnormal_budget_is_refused_as_in_a_package(argv):
+    rc, _, err = _cli(argv[0], str(SAMPLES / "update_chain.json"), *argv[1:], "1e-320")
+    assert rc == 2 and "at least 2.2e-308" in err
