@@ -3,6 +3,16 @@
 Every importer reports what it cannot read as a :class:`~memaudit_core.errors.PackageError`
 whose problems name the file (the error's source), a JSON path inside it and the rule broken,
 e.g. ``export.json: $.results[2].memory: missing the memory text [rule: required]``.
+
+Two rules are shared by every importer:
+
+- a file that is compressed (gzip) or UTF-16 where JSON is expected is named as such, in the
+  package loader's words (:func:`binary_kind`), not as "not UTF-8 text (byte 1)"; a zip gets
+  the importer's own hint (the LoCoMo importer reads a ``.zip`` of conversation files);
+- a value copied from the source into the package is checked at its source path for what the
+  package validator would refuse there (:func:`unusable`: text holding an unpaired surrogate
+  escape such as ``"\\ud83d"``, NaN or infinity), so the problem names the export's JSON path,
+  not the path of the generated package's field it ended up in.
 """
 
 from __future__ import annotations
@@ -55,6 +65,13 @@ class Collector:
         if self.problems:
             raise PackageError(self.source, self.problems)
 
+    def check(self, path: str, value: Any) -> bool:
+        """Add :func:`unusable`'s problems for ``value`` (at ``path`` in the source); True when
+        there are none."""
+        found = unusable(value, path)
+        self.problems.extend(found)
+        return not found
+
 
 def fail(source: str | Path, path: str, rule: str, message: str, value: object = None) -> NoReturn:
     """Raise a one-problem :class:`PackageError`."""
@@ -96,7 +113,42 @@ def read_bytes(path: str | Path) -> bytes:
     return data
 
 
-def decode_text(data: bytes, source: str) -> str:
+#: What a zip given where one JSON file is expected is told to do (the default; the LoCoMo
+#: importer, which reads a zip of conversation files, says how to have it read as one).
+ZIP_HINT = "unzip it and give the JSON file inside"
+
+
+def binary_kind(data: bytes, zip_hint: str = ZIP_HINT) -> str:
+    """What a file that is not UTF-8 JSON most likely is, in words, or ``''``.
+
+    The package loader's words (:func:`memaudit_core.package._binary_kind`) for gzip and
+    UTF-16; a zip gets ``zip_hint``, since what to do with it depends on the importer (the
+    package loader's hint names artifact archives). Importer QA: a gzipped JSON file got "file
+    is not UTF-8 text (byte 1)", a zip "(byte 12)", which do not say what to do.
+
+    Examples
+    --------
+    >>> binary_kind(b"\\x1f\\x8b\\x08\\x00")
+    'a gzip file; decompress it first (gunzip)'
+    >>> binary_kind(b"PK\\x03\\x04")
+    'a zip file; unzip it and give the JSON file inside'
+    >>> binary_kind(b'[{"a": 1}]')
+    ''
+    """
+    from ..package import _binary_kind
+
+    if data[:4] == b"PK\x03\x04":
+        return f"a zip file; {zip_hint}"
+    return _binary_kind(data)
+
+
+def decode_text(data: bytes, source: str, *, zip_hint: str = ZIP_HINT) -> str:
+    """UTF-8 text of a file (a BOM dropped); a compressed, zipped or UTF-16 file, or bytes that
+    are not UTF-8, give a located ``utf-8`` problem saying which."""
+    # Checked first: a zip can start with valid UTF-8 and fail only later.
+    kind = binary_kind(data[:200], zip_hint)
+    if kind:
+        fail(source, "$", "utf-8", f"file is not UTF-8 text: {kind}")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -239,6 +291,50 @@ def load_json_file(path: str | Path) -> Any:
 
 
 # --------------------------------------------------------------------------- values
+
+
+def unusable(value: Any, path: str) -> list[Problem]:
+    """What the package validator would refuse in ``value`` once copied into a package,
+    located at ``path`` in the source.
+
+    Text (an object key too) holding an unpaired surrogate escape such as ``"\\ud83d"`` (rule
+    ``unicode``; valid JSON, but not text: it cannot be hashed or saved as UTF-8) and NaN or
+    infinity (rule ``finite``), in the package validator's words. Importer QA: a surrogate in
+    a LongMemEval turn gave 9 problems at ``$.candidates[1].text``, ``$.title``, ``$.id``...
+    of the generated package, none at the turn's own path.
+
+    Examples
+    --------
+    >>> [(p.path, p.rule) for p in unusable({"a": [1.0, float("nan")], "b": "x\\ud83d"}, "$.m")]
+    [('$.m.a[1]', 'finite'), ('$.m.b', 'unicode')]
+    >>> unusable("plain text", "$.text")
+    []
+    """
+    from ..package import _SURROGATE_MESSAGE, _child_path, _is_text
+
+    out: list[Problem] = []
+    stack: list[tuple[str, Any]] = [(path, value)]
+    while stack:
+        here, node = stack.pop()
+        if isinstance(node, str):
+            if not node.isascii() and not _is_text(node):
+                out.append(Problem(here, "unicode", _SURROGATE_MESSAGE.format("text"), node))
+        elif isinstance(node, float):
+            if not math.isfinite(node):
+                out.append(
+                    Problem(here, "finite", "NaN and infinity are not allowed in a package", node)
+                )
+        elif isinstance(node, dict):
+            items = []
+            for key, sub in node.items():
+                child = _child_path(here, key)
+                if isinstance(key, str) and not key.isascii() and not _is_text(key):
+                    out.append(Problem(child, "unicode", _SURROGATE_MESSAGE.format("key"), key))
+                items.append((child, sub))
+            stack.extend(reversed(items))  # popped in the document's order
+        elif isinstance(node, list | tuple):
+            stack.extend((f"{here}[{i}]", v) for i, v in reversed(list(enumerate(node))))
+    return out
 
 
 def clean_meta(value: Any) -> Any:

@@ -41,6 +41,28 @@ A turn with empty text (and no ``blip_caption`` to stand for it) is refused
 (``non-empty-text``) when a question cites it; otherwise it is left out of its session's text,
 so its speaker label costs nothing, with a warning.
 
+**Types** (importer QA: a list speaker became the text ``"[1, 2]: ..."``, an object question
+a query without text, a NaN answer the answer ``"nan"``, all without a word). Every field read
+must have its JSON type, else a located ``type`` problem; nothing is turned into text with
+``str()``:
+
+- strings: ``speaker_a`` / ``speaker_b``, a turn's ``speaker``, ``dia_id`` and ``text`` (or
+  ``blip_caption`` standing for a missing text), ``session_<N>_date_time``, ``question``, each
+  ``evidence`` entry (a single string is read as a list of one), a session summary and an
+  observation's fact text and evidence links (a string or a list of strings);
+- ``answer``: a string, or a finite number (LoCoMo has int answers; it becomes its text); a
+  list or an object is kept as text with a warning (see above); ``true`` / ``false`` is refused
+  (``type``), NaN or infinity too (``finite``).
+
+Missing optional fields are warnings: a turn without a speaker (its line reads ``"?: text"``), a
+question without text, a session without a date, an empty session summary (no summary
+candidate). Text and ids copied into the package are checked at their source path for what
+the package validator refuses there (an unpaired surrogate such as ``"\\ud83d"``: rule
+``unicode``; NaN / infinity: ``finite``), so the problem names this file's JSON path, not the
+generated package's. In the flat layout the paths have no ``conversation`` / ``observation`` /
+``session_summary`` segment, as the file has none. A gzip file, or a zip without the ``.zip``
+suffix, is named as such (``utf-8``), not as "not UTF-8 text (byte 1)".
+
 Evidence strings are normalised as the real file needs: each entry is split on ``[;,\\s]+``
 and every piece matched against ``D:?(\\d+):0*(\\d+)`` -> ``D<s>:<t>`` (so ``"D8:6; D9:17"``,
 ``"D:11:26"`` and ``"D30:05"`` all resolve). A piece that does not parse (a bare ``"D"``) or
@@ -61,9 +83,10 @@ from ..costs import EmptyTextError, cost_of, get_cost_rule
 from ..package import Package, json_type, parse_package
 from ._common import (
     Collector,
+    binary_kind,
+    decode_text,
     duplicates_warning,
     fail,
-    load_json_file,
     parse_json,
     read_bytes,
     unspaced_note,
@@ -80,6 +103,8 @@ _DIA = re.compile(r"^D:?(\d+):0*(\d+)$")
 _SESSION = re.compile(r"^session_(\d+)$")
 _DATE = re.compile(r"^session_(\d+)_date_time$")
 SUMMARY_COVERAGE = 0.5
+#: What a zip given under another suffix is told (a ``.zip`` is read as flat conversation files).
+ZIP_HINT = "give it a .zip suffix to read it as a zip of flat LoCoMo conversation files"
 
 
 def normalise_evidence(entry: Any) -> tuple[list[str], list[str]]:
@@ -147,7 +172,11 @@ def _read_samples(path: Path) -> tuple[list[tuple[dict[str, Any], str]], str]:
     """[(sample, JSON path of the sample)], format version."""
     source = str(path)
     if path.suffix.lower() == ".zip":
-        read_bytes(path)
+        data = read_bytes(path)
+        kind = binary_kind(data[:200])
+        if kind and not kind.startswith("a zip file"):
+            # Importer QA: a gzip file named .zip got "File is not a zip file".
+            fail(source, "$", "zip", f"not a zip archive: {kind}")
         samples = []
         try:
             with zipfile.ZipFile(path) as zf:
@@ -155,7 +184,7 @@ def _read_samples(path: Path) -> tuple[list[tuple[dict[str, Any], str]], str]:
                     n for n in zf.namelist() if n.endswith(".json") and "__MACOSX" not in n
                 )
                 for name in names:
-                    text = zf.read(name).decode("utf-8-sig")
+                    text = decode_text(zf.read(name), f"{source}:{name}")
                     doc = parse_json(text, f"{source}:{name}")
                     if not _is_flat(doc):
                         fail(
@@ -171,7 +200,7 @@ def _read_samples(path: Path) -> tuple[list[tuple[dict[str, Any], str]], str]:
         if not samples:
             fail(source, "$", "locomo-shape", "the zip holds no .json conversation files")
         return samples, "locomo-flat"
-    doc = load_json_file(path)
+    doc = parse_json(decode_text(read_bytes(path), source, zip_hint=ZIP_HINT), source)
     if _is_flat(doc):
         return [(_flat_to_nested(doc, path.stem), "$")], "locomo-flat"
     if isinstance(doc, dict) and "conversation" in doc:
@@ -285,6 +314,12 @@ def import_locomo(
     col = Collector(src)
     warnings: list[str] = []
     sid = str(sample.get("sample_id", "conversation"))
+    col.check(f"{spath}.sample_id", sample.get("sample_id"))  # it names the package
+    # The flat layout has these keys at the sample's top level: paths must say so.
+    flat = version == "locomo-flat"
+    conv_base = spath if flat else f"{spath}.conversation"
+    obs_base = spath if flat else f"{spath}.observation"
+    summary_base = spath if flat else f"{spath}.session_summary"
 
     conv = sample.get("conversation")
     if not isinstance(conv, dict):
@@ -295,6 +330,14 @@ def import_locomo(
             "'conversation' must be an object",
             json_type(conv),
         )
+    speakers = []
+    for key in ("speaker_a", "speaker_b"):
+        value = conv.get(key)
+        if value is not None and not isinstance(value, str):
+            col.add(f"{conv_base}.{key}", "type", "a speaker name must be a string", value)
+        else:
+            col.check(f"{conv_base}.{key}", value)
+        speakers.append(value)
     session_nums = sorted(int(m.group(1)) for k in conv if (m := _SESSION.match(k)))
     date_nums = sorted(int(m.group(1)) for k in conv if (m := _DATE.match(k)))
     extra_dates = [n for n in date_nums if n not in session_nums]
@@ -303,17 +346,19 @@ def import_locomo(
             f"{len(extra_dates)} session date key(s) have no turn list (sessions "
             f"{extra_dates[0]}..{extra_dates[-1]}); only sessions with turns are experiences"
         )
-    undated = [n for n in session_nums if n not in date_nums]
+    # A null date is no date (QA: it was left out of meta without a word).
+    undated = [n for n in session_nums if conv.get(f"session_{n}_date_time") is None]
     if undated:
-        warnings.append(f"session(s) {', '.join(map(str, undated))} have no date_time key")
+        warnings.append(f"session(s) {', '.join(map(str, undated))} have no date_time")
 
     turns: dict[str, dict[str, Any]] = {}
     empty_turns: list[str] = []
+    unnamed: list[str] = []
     experiences = []
     session_turns: dict[int, list[str]] = {}
     for n in session_nums:
         key = f"session_{n}"
-        tpath = f"{spath}.conversation.{key}"
+        tpath = f"{conv_base}.{key}"
         items = conv[key]
         if not isinstance(items, list):
             col.add(tpath, "type", "a session must be a list of turns", json_type(items))
@@ -325,24 +370,62 @@ def import_locomo(
             if not isinstance(turn, dict):
                 col.add(path_k, "type", "each turn must be an object", json_type(turn))
                 continue
+            # Every field of the turn is checked before it is skipped, so that one run lists
+            # all of its problems.
+            before = len(col.problems)
             text = turn.get("text")
+            text_path = f"{path_k}.text"
             if (text is None or text == "") and turn.get("blip_caption"):
-                text = f"[shares an image: {turn['blip_caption']}]"
-            if not isinstance(text, str):
+                caption = turn["blip_caption"]
+                text_path = f"{path_k}.blip_caption"
+                if isinstance(caption, str):
+                    text = f"[shares an image: {caption}]"
+                else:  # QA: it was written into the text with str()
+                    col.add(
+                        text_path,
+                        "type",
+                        "blip_caption (which stands for the turn's missing text) must be a string",
+                        caption,
+                    )
+            elif not isinstance(text, str):
                 col.add(
-                    f"{path_k}.text",
+                    text_path,
                     "required" if text is None else "type",
                     "a turn needs its 'text' string",
                     text,
                 )
-                continue
+            if isinstance(text, str):
+                col.check(text_path, text)
             dia_raw = turn.get("dia_id")
-            dias, _bad = normalise_evidence(dia_raw) if dia_raw is not None else ([], [])
-            if len(dias) != 1:
-                col.add(f"{path_k}.dia_id", "dia-id", "a turn needs a dia_id like 'D1:3'", dia_raw)
+            if dia_raw is not None and not isinstance(dia_raw, str):
+                # QA: a number was read through str(); no dia_id is one.
+                col.add(
+                    f"{path_k}.dia_id", "type", "a dia_id must be a string like 'D1:3'", dia_raw
+                )
+                dias: list[str] = []
+            else:
+                dias, _bad = normalise_evidence(dia_raw) if dia_raw is not None else ([], [])
+                if len(dias) != 1:
+                    col.add(
+                        f"{path_k}.dia_id", "dia-id", "a turn needs a dia_id like 'D1:3'", dia_raw
+                    )
+            speaker = turn.get("speaker")
+            if speaker is not None and not isinstance(speaker, str):
+                # QA: [1, 2] became the line "[1, 2]: I adopted ...", silently.
+                col.add(
+                    f"{path_k}.speaker",
+                    "type",
+                    "a turn's speaker must be a string (a name)",
+                    speaker,
+                )
+            else:
+                col.check(f"{path_k}.speaker", speaker)
+            if len(col.problems) > before or not isinstance(text, str):
                 continue
             dia = dias[0]
-            speaker = turn.get("speaker") or "?"
+            if speaker is None or not speaker.strip():
+                unnamed.append(f"{path_k}.speaker")
+                speaker = "?"
             if not text.strip():
                 # Its speaker label alone would cost a word (CLI QA): left out of the session's
                 # text, said below, and refused if a question cites it.
@@ -359,8 +442,16 @@ def import_locomo(
             turns[dia] = {"session": n, "speaker": speaker, "text": text, "path": path_k}
             session_turns[n].append(dia)
         date_raw = conv.get(f"session_{n}_date_time")
+        date_path = f"{conv_base}.session_{n}_date_time"
         emeta: dict[str, Any] = {"turns": len(lines)}
-        if date_raw is not None:
+        if date_raw is not None and not isinstance(date_raw, str):
+            col.add(
+                date_path,
+                "type",
+                "a session date must be a string like '1:56 pm on 8 May, 2023'",
+                date_raw,
+            )
+        elif date_raw is not None and col.check(date_path, date_raw):
             emeta["date_time"] = date_raw
             iso = _parse_date(date_raw)
             if iso:
@@ -371,6 +462,11 @@ def import_locomo(
             {"id": key, "time": n, "session": key, "text": "\n".join(lines), "meta": emeta}
         )
     col.raise_if_any()
+    if unnamed:
+        warnings.append(
+            f"{len(unnamed)} turn(s) have no speaker (first: {unnamed[0]}); their lines and "
+            "units read '?: text'"
+        )
 
     # queries and evidence
     if "qa" not in sample:  # QA: the shape message names 'qa', and without it nothing scores
@@ -392,8 +488,10 @@ def import_locomo(
             col.add(qpath, "type", "each QA item must be an object", json_type(item))
             continue
         qid = f"q{k + 1}"
+        before = len(col.problems)
         evidence = item.get("evidence", [])
-        if isinstance(evidence, str):
+        single = isinstance(evidence, str)  # one string: its path has no [0]
+        if single:
             evidence = [evidence]
         if not isinstance(evidence, list):
             col.add(
@@ -405,17 +503,24 @@ def import_locomo(
             continue
         requires: list[str] = []
         for e_i, entry in enumerate(evidence):
+            epath = f"{qpath}.evidence" if single else f"{qpath}.evidence[{e_i}]"
+            if not isinstance(entry, str):
+                # QA: a number or null was read through str() ("unreadable ... 'None'").
+                col.add(
+                    epath, "type", "an evidence entry must be a dia id string like 'D1:3'", entry
+                )
+                continue
+            if not col.check(epath, entry):  # kept raw in the query's meta
+                continue
             ok, bad = normalise_evidence(entry)
             for piece in bad:
                 warnings.append(
-                    f"{qid} ({qpath}.evidence[{e_i}]): unreadable evidence "
-                    f"reference {piece!r} in {entry!r}"
+                    f"{qid} ({epath}): unreadable evidence reference {piece!r} in {entry!r}"
                 )
             for dia in ok:
                 if dia not in turns:
                     warnings.append(
-                        f"{qid} ({qpath}.evidence[{e_i}]): evidence {dia} "
-                        f"(from {entry!r}) names no turn of {sid}"
+                        f"{qid} ({epath}): evidence {dia} (from {entry!r}) names no turn of {sid}"
                     )
                 elif dia not in requires:
                     requires.append(dia)
@@ -433,11 +538,31 @@ def import_locomo(
                 category,
             )
             continue
+        question = item.get("question")
+        if question is not None and not isinstance(question, str):
+            # QA: an object question left the query without text, silently.
+            col.add(f"{qpath}.question", "type", "the question must be a string", question)
+        else:
+            col.check(f"{qpath}.question", question)
+        answer = item.get("answer")
+        if isinstance(answer, bool):
+            # str() would write the Python word "True"; a yes/no answer is text.
+            col.add(
+                f"{qpath}.answer",
+                "type",
+                "the answer must be text or a number (write a yes/no answer as text)",
+                answer,
+            )
+        # NaN or infinity (QA: NaN became the answer "nan"), a surrogate, in it or its items.
+        col.check(f"{qpath}.answer", answer)
+        if "adversarial_answer" in item:  # kept raw in meta
+            col.check(f"{qpath}.adversarial_answer", item["adversarial_answer"])
+        if len(col.problems) > before:
+            continue
         if cat is None:
             warnings.append(f"{qid} ({qpath}): no category; its evidence counts as fact")
         for dia in requires:
             unit_cats.setdefault(dia, set()).add(cat if cat is not None else 0)
-        answer = item.get("answer")
         qmeta: dict[str, Any] = {
             "category": category,
             "category_label": CATEGORY_LABELS.get(cat, "unknown"),
@@ -461,6 +586,7 @@ def import_locomo(
                 + (" (items joined with '; ')" if qmeta["answer_type"] == "array" else "")
             )
         elif answer is not None and not isinstance(answer, str):
+            # A finite number (the rest is refused above): LoCoMo has int answers.
             qmeta["answer_type"] = json_type(answer)
             answer = str(answer)
         elif answer is None and "adversarial_answer" not in item:
@@ -469,7 +595,12 @@ def import_locomo(
                 + ("null" if "answer" in item else "missing")
                 + "); the query has no answer text"
             )
-        question = item.get("question")
+        if question is None:
+            warnings.append(
+                f"{qid} ({qpath}.question): no question ("
+                + ("null" if "question" in item else "missing")
+                + "); the query has no text"
+            )
         queries.append(
             {
                 "id": qid,
@@ -529,6 +660,7 @@ def import_locomo(
     if not isinstance(summaries, dict):
         warnings.append("session_summary is not an object; summaries ignored")
         summaries = {}
+    empty_summaries: list[str] = []
     for exp in experiences:
         n = exp["time"]
         ev_units = [d for d in session_turns[n] if d in unit_ids]
@@ -546,7 +678,14 @@ def import_locomo(
         else:
             warnings.append(f"{exp['id']} has no turns with text: no raw_span candidate")
         summary = summaries.get(f"session_{n}_summary")
-        if isinstance(summary, str) and summary.strip():
+        sum_path = f"{summary_base}.session_{n}_summary"
+        if summary is None:
+            pass
+        elif not isinstance(summary, str):  # QA: it was left out without a word
+            col.add(sum_path, "type", "a session summary must be a string", json_type(summary))
+        elif not summary.strip():
+            empty_summaries.append(sum_path)
+        elif col.check(sum_path, summary):
             candidates.append(
                 {
                     "id": f"{exp['id']}:summary",
@@ -558,10 +697,16 @@ def import_locomo(
                 }
             )
 
+    if empty_summaries:
+        warnings.append(
+            f"{len(empty_summaries)} session summary(ies) are empty (first: "
+            f"{empty_summaries[0]}): no summary candidate for those sessions"
+        )
+
     stores = []
     observations = sample.get("observation") or {}
     dates = {e["time"]: e["meta"].get("date") for e in experiences}
-    memories = _observations(observations, spath, turns, unit_ids, rule.name, warnings, col)
+    memories = _observations(observations, obs_base, turns, unit_ids, rule.name, warnings, col)
     for mem in memories:  # date each fact by its session (naive, as LoCoMo dates are)
         n = int(mem["meta"]["session"].split("_")[1])
         if dates.get(n):
@@ -606,7 +751,7 @@ def import_locomo(
             "cost_rule": rule.name,
             "category_labels": {str(k): v for k, v in CATEGORY_LABELS.items()},
             "summary_coverage": SUMMARY_COVERAGE,
-            "speakers": [conv.get("speaker_a"), conv.get("speaker_b")],
+            "speakers": speakers,
             "warnings": warnings,
         },
     }
@@ -620,7 +765,7 @@ def _dia_key(dia: str) -> tuple[int, int]:
 
 def _observations(
     observations: Any,
-    spath: str,
+    obs_base: str,
     turns: dict[str, Any],
     unit_ids: set[str],
     rule: str,
@@ -641,7 +786,7 @@ def _observations(
             continue
         keyed.append((int(m.group(1)), key, per_speaker))
     for n, key, per_speaker in sorted(keyed):
-        opath = f"{spath}.observation.{key}"
+        opath = f"{obs_base}.{key}"
         if not isinstance(per_speaker, dict):
             col.add(
                 opath,
@@ -652,6 +797,8 @@ def _observations(
             continue
         k = 0
         for speaker, facts in per_speaker.items():
+            if not col.check(opath, {speaker: None}):  # the key names the memory's speaker
+                continue
             if not isinstance(facts, list):
                 col.add(
                     f"{opath}.{speaker}",
@@ -669,8 +816,30 @@ def _observations(
                     continue
                 text = fact[0]
                 links = fact[1] if len(fact) > 1 else []
+                if isinstance(links, str):
+                    entries = [(f"{fpath}[1]", links)]
+                elif isinstance(links, list):
+                    entries = [(f"{fpath}[1][{i}]", e) for i, e in enumerate(links)]
+                else:
+                    entries = [(f"{fpath}[1]", links)]
+                before = len(col.problems)
+                for lpath, entry in entries:
+                    if not isinstance(entry, str):  # QA: read through str(), then "unreadable"
+                        col.add(
+                            lpath,
+                            "type",
+                            "an observation's evidence is a dia id string like 'D1:3' or a "
+                            "list of them",
+                            entry,
+                        )
+                if not isinstance(text, str):
+                    col.add(f"{fpath}[0]", "type", "the observation text must be a string", text)
+                else:
+                    col.check(f"{fpath}[0]", text)
+                if len(col.problems) > before:
+                    continue
                 dias: list[str] = []
-                for entry in links if isinstance(links, list) else [links]:
+                for _lpath, entry in entries:
                     ok, bad = normalise_evidence(entry)
                     for piece in bad:
                         warnings.append(f"{fpath}: unreadable evidence link {piece!r}")
@@ -679,9 +848,6 @@ def _observations(
                             warnings.append(f"{fpath}: evidence link {dia} names no turn")
                         elif dia not in dias:
                             dias.append(dia)
-                if not isinstance(text, str):
-                    col.add(f"{fpath}[0]", "type", "the observation text must be a string", text)
-                    continue
                 try:
                     cost = cost_of(text, rule)
                 except EmptyTextError:

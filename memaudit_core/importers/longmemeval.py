@@ -34,7 +34,19 @@ Mapping:
   ``atomic_fact`` with the turn text covering its unit at 1.0. Costs follow ``cost_rule``.
 
 Anything odd (answer sessions that are not in the haystack, abstention instances without
-evidence, unparsable dates) is listed in ``meta["warnings"]``.
+evidence, unparsable dates, turns without a role, a missing question, an answer that is a JSON
+array or object, kept as its JSON text) is listed in ``meta["warnings"]``.
+
+Refused with a located problem, never turned into text with ``str()`` (importer QA): a role,
+question or question_date that is not a string (``type``); an answer that is ``true`` /
+``false`` (``type``) or NaN / infinity (``finite``); a number answer becomes its text. Text and
+ids copied into the package (question_id, question_type, question, answer, question_date,
+session ids and dates, roles, contents, answer_session_ids) are checked at their source path
+for what the package validator refuses there (an unpaired surrogate such as ``"\\ud83d"``:
+``unicode``; NaN / infinity: ``finite``). Importer QA: a surrogate in a turn and in the
+question_id gave 9 problems located in the generated package (``$.candidates[1].text``,
+``$.title``, ``$.id``...), none at ``$[0].haystack_sessions[0][0].content``. A gzip, zip or
+UTF-16 file is named as such (``utf-8``), not as "not UTF-8 text (invalid start byte)".
 """
 
 from __future__ import annotations
@@ -51,6 +63,7 @@ from ..errors import PackageError, Problem
 from ..package import Package, json_type, parse_package
 from ._common import (
     Collector,
+    binary_kind,
     duplicate_key_problems,
     fail,
     has_duplicate_keys,
@@ -174,15 +187,18 @@ def _layout(path: str | Path) -> str:
 
 
 def read_bytes_head(p: Path) -> None:
-    """Existence / folder / pickle checks without reading the whole file."""
+    """Existence / folder / pickle / compressed-file checks without reading the whole file."""
     if not p.exists() or p.is_dir():
         read_bytes(p)  # raises the located message
     with p.open("rb") as fh:
-        head = fh.read(2)
+        head = fh.read(200)
     from ._common import looks_like_pickle
 
-    if looks_like_pickle(p, head):
+    if looks_like_pickle(p, head[:2]):
         read_bytes(p)
+    kind = binary_kind(head)
+    if kind:  # QA: a gzip file got "not UTF-8 text (invalid start byte)"
+        fail(p, "$", "utf-8", f"file is not UTF-8 text: {kind}")
 
 
 class _Buffer:
@@ -352,19 +368,22 @@ def import_longmemeval(
     warnings: list[str] = []
 
     qid = _question_id(src, base, inst)
+    col.check(f"{base}.question_id", qid)  # it names the package, its query and its title
     qtype = inst.get("question_type")
     if not isinstance(qtype, str):
         col.add(f"{base}.question_type", "required", "an instance needs a question_type", qtype)
-    elif qtype not in QUESTION_TYPES:
+    elif col.check(f"{base}.question_type", qtype) and qtype not in QUESTION_TYPES:
         # Read as a fact question, but said (CLI QA: accepted silently).
         warnings.append(
             f"{base}.question_type {qtype!r} is not a LongMemEval type "
             f"({', '.join(QUESTION_TYPES)}): its evidence units get kind 'fact'"
         )
     arrays = {}
+    shape_ok = True
     for key in ("haystack_session_ids", "haystack_dates", "haystack_sessions"):
         value = inst.get(key)
         if not isinstance(value, list):
+            shape_ok = False
             col.add(
                 f"{base}.{key}",
                 "required" if value is None else "type",
@@ -372,20 +391,54 @@ def import_longmemeval(
                 json_type(value),
             )
         arrays[key] = value if isinstance(value, list) else []
-    col.raise_if_any()
+    question = inst.get("question")
+    if question is None:
+        warnings.append(
+            f"{base}.question: no question ("
+            + ("null" if "question" in inst else "missing")
+            + "); the query has no text"
+        )
+    elif not isinstance(question, str):
+        col.add(f"{base}.question", "type", "the question must be a string", question)
+    else:
+        col.check(f"{base}.question", question)
+    answer = inst.get("answer")
+    if isinstance(answer, bool):
+        # str() would write the Python word "True"; a yes/no answer is text.
+        col.add(
+            f"{base}.answer",
+            "type",
+            "the answer must be text or a number (write a yes/no answer as text)",
+            answer,
+        )
+    col.check(f"{base}.answer", answer)  # QA: NaN became the answer "nan"
+    question_date = inst.get("question_date")
+    if question_date is not None and not isinstance(question_date, str):
+        col.add(
+            f"{base}.question_date",
+            "type",
+            "question_date must be a string like '2023/05/30 (Tue) 23:40'",
+            question_date,
+        )
+    else:
+        col.check(f"{base}.question_date", question_date)
+    col.check(f"{base}.haystack_dates", arrays["haystack_dates"])  # kept raw in meta
+    col.check(f"{base}.answer_session_ids", inst.get("answer_session_ids"))  # kept in meta
     sids, dates, sessions = (
         arrays["haystack_session_ids"],
         arrays["haystack_dates"],
         arrays["haystack_sessions"],
     )
-    if not (len(sids) == len(dates) == len(sessions)):
-        fail(
-            src,
+    if shape_ok and not (len(sids) == len(dates) == len(sessions)):
+        shape_ok = False
+        col.add(
             f"{base}.haystack_sessions",
             "aligned",
             f"haystack arrays must line up: {len(sids)} session ids, {len(dates)} dates, "
             f"{len(sessions)} sessions",
         )
+    if not shape_ok:  # the sessions cannot be read; the other problems so far come along
+        col.raise_if_any()
     abstention = qid.endswith("_abs")
 
     # experiences, sorted by date (stable)
@@ -409,10 +462,13 @@ def import_longmemeval(
     turn_units: list[tuple[int, int, int, str, str]] = []  # (rank, pos, turn, uid, text)
     session_texts: dict[int, str] = {}
     empty_turns: list[str] = []
+    no_role: list[str] = []
     for rank, i in enumerate(order):
         sid = sids[i]
         if not isinstance(sid, str) or not sid.strip():
             col.add(f"{base}.haystack_session_ids[{i}]", "type", "session ids must be strings", sid)
+            continue
+        if not col.check(f"{base}.haystack_session_ids[{i}]", sid):
             continue
         eid = sid
         k = 2
@@ -438,6 +494,9 @@ def import_longmemeval(
             if not isinstance(turn, dict):
                 col.add(tpath, "type", "each turn must be an object", json_type(turn))
                 continue
+            # Every field of the turn is checked before it is skipped, so that one run lists
+            # all of its problems.
+            before = len(col.problems)
             content = turn.get("content")
             if not isinstance(content, str):
                 col.add(
@@ -446,13 +505,23 @@ def import_longmemeval(
                     "a turn needs its 'content' string",
                     content,
                 )
-                continue
-            role = turn.get("role", "?")
+            else:
+                col.check(f"{tpath}.content", content)
+            role = turn.get("role")
+            if role is not None and not isinstance(role, str):
+                # QA (LoCoMo's speaker): a list became the line "[1, 2]: ...", silently.
+                col.add(f"{tpath}.role", "type", "a turn's role must be a string", role)
+            else:
+                col.check(f"{tpath}.role", role)
             has_answer = turn.get("has_answer", False)
             if not isinstance(has_answer, bool):
                 # "yes" or 1 would otherwise read as false: evidence silently dropped.
                 col.add(f"{tpath}.has_answer", "type", "must be true or false", has_answer)
+            if len(col.problems) > before or not isinstance(content, str):
                 continue
+            if role is None or not role.strip():
+                no_role.append(f"{tpath}.role")
+                role = "?"
             if not content.strip():
                 # CLI QA: the role prefix alone made a 1-word fact covering its unit fully.
                 if has_answer:
@@ -477,6 +546,11 @@ def import_longmemeval(
             {"id": eid, "time": rank, "session": sid, "text": session_texts[i], "meta": emeta}
         )
     col.raise_if_any()
+    if no_role:
+        warnings.append(
+            f"{len(no_role)} turn(s) have no role (first: {no_role[0]}); their lines read "
+            "'?: content'"
+        )
     if empty_turns:
         warnings.append(
             f"{len(empty_turns)} turn(s) have empty content (first: {empty_turns[0]}); they "
@@ -568,21 +642,24 @@ def import_longmemeval(
             )
 
     requires = [u["id"] for u in units if u["kind"] != "stale"]
-    answer = inst.get("answer")
     qmeta: dict[str, Any] = {
         "question_type": qtype,
-        "question_date": inst.get("question_date"),
+        "question_date": question_date,
         "answer_session_ids": answer_sids,
         "abstention": abstention,
     }
     if answer is not None and not isinstance(answer, str):
+        # A finite number (booleans and NaN are refused above), or an array / object.
         qmeta["answer_type"] = json_type(answer)
-        answer = (
-            json.dumps(answer, ensure_ascii=False)
-            if isinstance(answer, list | dict)
-            else str(answer)
-        )
-    question = inst.get("question")
+        if isinstance(answer, list | dict):
+            answer = json.dumps(answer, ensure_ascii=False)
+            # Said, as the LoCoMo importer says it (QA: converted without a word).
+            warnings.append(
+                f"{base}.answer: the answer is a JSON {qmeta['answer_type']}, not text; kept as "
+                f"its JSON text {answer!r}"
+            )
+        else:
+            answer = str(answer)
     query = {
         "id": qid,
         **({"text": question} if isinstance(question, str) else {}),
