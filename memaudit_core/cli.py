@@ -119,7 +119,8 @@ def _fmt(x: float | None, digits: int = 4) -> str:
 def _id_list(ids: Sequence[str], limit: int = 25) -> str:
     if not ids:
         return "(nothing)"
-    shown = ", ".join(ids[:limit])
+    # An id with a newline would print as a line of its own (CLI QA: a fake output line).
+    shown = ", ".join(i if i.isprintable() else repr(i) for i in ids[:limit])
     more = len(ids) - limit
     return shown + (f", ... (+{more} more; --json lists all)" if more > 0 else "")
 
@@ -185,7 +186,21 @@ def _emit(obj: dict[str, Any], as_json: bool, human: str) -> None:
         json.dump(_json_safe(obj), _stdout(), indent=2, default=_json_default, allow_nan=False)
         _stdout().write("\n")
     else:
-        _stdout().write(human.rstrip("\n") + "\n")
+        _stdout().write(_terminal_safe(human.rstrip("\n")) + "\n")
+
+
+#: Control characters other than newline and tab, which a package's ids or texts could carry
+#: to the terminal (CLI QA: an id holding ESC [31m recoloured it, one holding NUL was cut).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def _terminal_safe(text: str) -> str:
+    r"""``text`` with control characters shown as escapes (``\x1b``), never sent raw.
+
+    >>> _terminal_safe("upd\x1b[31m")
+    'upd\\x1b[31m'
+    """
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 #: The command's real stdout. While a command runs, Python-level ``print`` goes to stderr (see

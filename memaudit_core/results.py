@@ -48,7 +48,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .errors import MemAuditError, ResultError
+from .errors import ResultError
 from .versions import JSON_OUTPUT_VERSION, RESULT_VERSION
 
 #: ``result_kind`` -> (module, class): the models :func:`read_result` rebuilds. Each model's
@@ -90,11 +90,10 @@ def read_result(source: str | Path | Mapping[str, Any]) -> Any:
     Raises
     ------
     ResultError
-        The file is not JSON, or the document breaks a rule; the message names the file, the
-        JSON path and the rule (``missing field``, ``wrong type``, ``unknown kind``, ``newer
-        version``, ``invalid JSON``).
-    MemAuditError
-        The file cannot be read.
+        The file is missing or unreadable (``file-exists``, ``readable``, ``utf-8``), not JSON,
+        or the document breaks a rule; the message names the file, the JSON path and the rule
+        (``missing field``, ``wrong type``, ``unknown kind``, ``newer version``, ``invalid
+        JSON``, ``wrong value``, ``inconsistent``).
 
     Examples
     --------
@@ -117,12 +116,23 @@ def read_result(source: str | Path | Mapping[str, Any]) -> Any:
     if isinstance(source, Mapping):
         return _read_document(source)
     name = str(source)
+    # ResultErrors, so that `show --json` names the file and the rule (CLI QA: a missing
+    # file, a folder and non-UTF-8 bytes gave a bare message).
+    path = Path(source)
+    if not path.exists():
+        raise ResultError("$", "file-exists", "no such file").in_file(name)
+    if path.is_dir():
+        raise ResultError("$", "file-exists", "a folder, not a result file").in_file(name)
     try:
-        text = Path(source).read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise MemAuditError(f"cannot read {name}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise MemAuditError(f"{name}: not UTF-8 text") from None
+        raise ResultError("$", "readable", f"cannot read it: {exc.strerror or exc}").in_file(
+            name
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise ResultError("$", "utf-8", f"not UTF-8 text (byte {exc.start})").in_file(
+            name
+        ) from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

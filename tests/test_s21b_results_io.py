@@ -418,8 +418,9 @@ def test_files_that_are_not_results(tmp_path, capsys):
     exc = refused(error_file)
     assert exc.rule == "missing field" and "the CLI's error object" in str(exc)
 
-    with pytest.raises(MemAuditError, match="cannot read"):
-        ma.read_result(tmp_path / "missing.json")
+    # A missing file is a located ResultError too (its rule for `show --json`), twenty-fifth session.
+    exc = refused(tmp_path / "missing.json")
+    assert (exc.path, exc.rule, exc.file) == ("$", "file-exists", str(tmp_path / "missing.json"))
 
 
 def test_numbers_no_float_holds_are_located(saved, tmp_path):

@@ -255,3 +255,35 @@ def test_generate_list_refuses_what_it_would_ignore(argv, named):
 def test_a_subnormal_budget_is_refused_as_in_a_package(argv):
     rc, _, err = _cli(argv[0], str(SAMPLES / "update_chain.json"), *argv[1:], "1e-320")
     assert rc == 2 and "at least 2.2e-308" in err
+
+
+def test_control_characters_in_ids_never_reach_the_terminal_raw(tmp_path):
+    doc = json.loads((SAMPLES / "update_chain.json").read_text())
+    old_id, new_id = "update_1_compound_update", "upd\nFAKE LINE\x1b[31m"
+    (candidate,) = [c for c in doc["candidates"] if c["id"] == old_id]
+    candidate["id"] = new_id
+    for store in doc.get("stores", []):
+        store["select"] = [new_id if c == old_id else c for c in store.get("select", [])]
+    f = tmp_path / "ansi.json"
+    f.write_text(json.dumps(doc))
+    rc, out, _ = _cli("solve", str(f), "--budget", "13")
+    assert rc == 0
+    assert "\x1b" not in out and "\nFAKE LINE" not in out
+    assert repr(new_id) in out  # the optimum at 13 keeps every update: this id is listed
+
+
+@pytest.mark.parametrize(
+    "make,rule",
+    [
+        (lambda d: d / "missing.json", "file-exists"),
+        (lambda d: d, "file-exists"),
+        (lambda d: (d / "bin.json").write_bytes(b"\xff\xfe\x00x") and d / "bin.json", "utf-8"),
+    ],
+)
+def test_show_names_the_file_and_rule_of_a_result_it_cannot_read(tmp_path, make, rule):
+    target = make(tmp_path)
+    rc, out, _ = _cli("show", str(target), "--json")
+    assert rc == 2
+    error = json.loads(out)["error"]
+    assert error["file"] == str(target)
+    assert [p["rule"] for p in error["problems"]] == [rule]
