@@ -58,8 +58,14 @@ class _Once(argparse.Action):
 
 
 def _split_names(text: str | None) -> list[str]:
-    # A name given twice is one name (two identical sweep rows would double n).
-    return list(dict.fromkeys(t.strip() for t in (text or "").split(",") if t.strip()))
+    # A name given twice is one name (two identical sweep rows would double n). '' is an
+    # empty list ("no writers"), but an empty item is a typo, as in --budgets (CLI QA).
+    if text is None or not text.strip():
+        return []
+    parts = [t.strip() for t in text.split(",")]
+    if not all(parts):
+        raise MemAuditError(f"empty item in {text!r}: names are separated by single commas")
+    return list(dict.fromkeys(parts))
 
 
 class Progress:
@@ -569,6 +575,9 @@ def cmd_score(args: argparse.Namespace) -> int:
     external = args.external is not None or args.format is not None
     mode = "external" if external else "store" if args.writer is None and args.store else "writer"
     _refuse_unused_score_options(args, mode)
+    if args.salience_field is not None and not args.salience_field.strip():
+        # '' fell back to the memory's own salience without a word (CLI QA).
+        raise MemAuditError("score: --salience-field needs a field name (e.g. meta.score)")
     if external:
         return _score_external(args)
     plugin_names = _plugin_writers(args)

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import MemAuditError, PackageError, Problem, check_type
+from .grids import MAX_RANGE_BUDGETS
 from .saturations import SATURATIONS, get_saturation
 
 FORMAT_VERSION = 1
@@ -596,7 +597,16 @@ def _parse_package(doc: object, source: str, *, suspect: bool | None) -> Package
 
     budget = checker.number(doc, "budget", "$", required=False, minimum=0.0, rule="budget-range")
     budgets: list[float] = []
-    for i, b in enumerate(checker.array(doc, "budgets", "$", required=False)):
+    budget_items = checker.array(doc, "budgets", "$", required=False)
+    if len(budget_items) > MAX_RANGE_BUDGETS:
+        # As --budgets (CLI QA: a grid of 100,000 budgets validated, and its sweep ran on).
+        checker.add(
+            "$.budgets",
+            "max-budgets",
+            f"{len(budget_items):,} budgets, more than the {MAX_RANGE_BUDGETS:,} a grid may hold",
+        )
+        budget_items = []
+    for i, b in enumerate(budget_items):
         value = checker.check_number(b, f"$.budgets[{i}]", minimum=0.0, rule="budget-range")
         if value is not None:
             budgets.append(value)
@@ -1432,7 +1442,11 @@ def package_json_schema() -> dict[str, Any]:
                 "properties": {"saturation": {"enum": list(SATURATIONS)}},
             },
             "budget": {"type": "number", "minimum": 0},
-            "budgets": {"type": "array", "items": {"type": "number", "minimum": 0}},
+            "budgets": {
+                "type": "array",
+                "items": {"type": "number", "minimum": 0},
+                "maxItems": MAX_RANGE_BUDGETS,
+            },
             "experiences": {
                 "type": "array",
                 "items": {

@@ -287,3 +287,29 @@ def test_show_names_the_file_and_rule_of_a_result_it_cannot_read(tmp_path, make,
     error = json.loads(out)["error"]
     assert error["file"] == str(target)
     assert [p["rule"] for p in error["problems"]] == [rule]
+
+
+def test_a_budget_grid_beyond_ten_thousand_is_refused(tmp_path):
+    doc = json.loads((SAMPLES / "update_chain.json").read_text())
+    doc["budgets"] = list(range(1, 10_002))
+    f = tmp_path / "many.json"
+    f.write_text(json.dumps(doc))
+    rc, _, err = _cli("validate", str(f))
+    assert rc == 2 and "$.budgets: 10,001 budgets" in err and "[rule: max-budgets]" in err
+    doc["budgets"] = list(range(1, 10_001))
+    f.write_text(json.dumps(doc))
+    assert _cli("validate", str(f))[0] == 0
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["sweep", "--writers", "gvt,,density", "--budgets", "2"], "empty item in 'gvt,,density'"),
+        (["sweep", "--writers", "gvt", "--ablations", "generic,", "--budgets", "2"], "empty item"),
+        (["score", "--store", "raw-logger", "--salience-field", ""], "--salience-field needs"),
+    ],
+)
+def test_empty_names_are_refused_not_dropped(argv, message):
+    package = "travel-assistant.json" if argv[0] == "score" else "update_chain.json"
+    rc, _, err = _cli(argv[0], str(SAMPLES / package), *argv[1:])
+    assert rc == 2 and message in err
