@@ -1112,6 +1112,10 @@ def _build_report(
     )
 
 
+#: Coverage sources that are upper estimates (:mod:`memaudit_core.importers.coverage`).
+_ESTIMATED_COVERAGE = frozenset({"episode-unit-links", "experience-links"})
+
+
 def _above_one_note(
     package: Package, prep: _Prepared, kept: Sequence[str], value: float, package_opt: SolveResult
 ) -> str:
@@ -1141,6 +1145,16 @@ def _above_one_note(
             f"Its memories are cheaper than any package candidate for the same evidence: {shown} "
             f"against at most {best_pkg:.3g} per {unit.rstrip('s')} for a package candidate."
         )
+        source = {m.id: m.meta.get("coverage_source") for m in prep.live.memories}
+        estimated = [m for m in cheaper if source.get(m) in _ESTIMATED_COVERAGE]
+        if estimated:
+            # Importer QA: a 2-word block line "Name: Ann" inherited its block's links and
+            # was called cheaper evidence, though its coverage was never read from its text.
+            why += (
+                f" But {len(estimated)} of them ({', '.join(estimated[:4])}) have coverage "
+                "estimated from the block, episode or experience they came from (an upper "
+                "estimate, not read from their own text): confirm it before trusting this."
+            )
     else:
         why = (
             "Its memories combine evidence that one candidate per experience cannot (a memory "

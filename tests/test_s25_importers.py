@@ -180,3 +180,25 @@ def test_a_one_object_longmemeval_file_is_located_at_the_root(tmp_path):
     with pytest.raises(PackageError) as info:
         import_package("longmemeval", f)
     assert [p.path for p in info.value.problems] == ["$.question_id"]
+
+
+def test_cheap_memories_with_inherited_coverage_are_called_an_estimate(tmp_path):
+    """A 2-word block line inherited its block's links and was called cheaper evidence."""
+    package = import_locomo(FIXTURES / "locomo_small.json", instance="conv-a")
+    agent = {
+        "agents": [{"id": "agent-0", "block_ids": ["block-0"], "messages": []}],
+        "blocks": [
+            {
+                "id": "block-0",
+                "label": "human",
+                "value": "Name: Ann\nAnn adopted a cat named Miso\n\nAnn moved to Lisbon",
+                "metadata": {"dia_id": ["D1:1", "D10:1"]},
+            }
+        ],
+    }
+    store = load_external_store(_write(tmp_path, "a.af", agent), "letta", package=package)
+    report = union_report(with_store(package, store), store.id, 20)
+    (note,) = [n for n in report.notes if n.startswith("Package-candidate ratio")]
+    assert "cheaper than any package candidate" in note
+    assert "have coverage estimated from the block, episode or experience" in note
+    assert "block-human-0" in note.split("But ", 1)[1]
