@@ -139,6 +139,10 @@ def resolve_methods(
                 )
             external = store is not None and store.is_external
             label = store.display_name if store is not None else name
+            if label in WRITERS or label in ABLATION_LABELS.values():
+                # App QA: a store named "gvt" and the gvt writer had one legend entry each
+                # called "gvt", told apart by colour only.
+                label += " (store)"
             method = Method(
                 f"store:{name}",
                 name,

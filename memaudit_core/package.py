@@ -867,6 +867,8 @@ def _parse_package(doc: object, source: str, *, suspect: bool | None) -> Package
             warnings.append(f"query {query.id!r} requires no unit: its weight goes nowhere")
     if not package.candidates:
         warnings.append("the package has no candidates: every optimum is 0")
+    if not package.units:  # app QA: said for no candidates and zero weights, not for this
+        warnings.append("the package has no evidence units: every store is worth 0")
     if weights and all(w == 0 for w in weights.values()):
         warnings.append("every unit weighs 0: every optimum is 0 and ratios are n/a")
     for store in package.stores:

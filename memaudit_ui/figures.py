@@ -1363,11 +1363,15 @@ def budget_ratio_curve(curve, title: str, present: bool = False, current_budget=
             low = p.value / bound if p.ratio is not None and bound else None
             below.append(p.ratio - low if low is not None and not p.certified else 0.0)
         any_open = any_open or any(not p.certified for p in pts)
+        name = _plain(m.label)
+        if dashed and not all(p.certified for p in pts):
+            # App QA: "OPT without validity types" named a line of unproven incumbents.
+            name += " (hollow: incumbent)"
         fig.add_scatter(
             x=[p.budget for p in pts],
             y=[p.ratio for p in pts],
             mode="lines+markers",
-            name=_plain(m.label),
+            name=name,
             line={"color": colors[m.key], "width": 3, "dash": "dash" if dashed else "solid"},
             marker={
                 "size": 8 if dashed else 10,
@@ -1395,7 +1399,8 @@ def budget_ratio_curve(curve, title: str, present: bool = False, current_budget=
         y=1.0,
         line_dash="dash",
         line_color=COLORS["opt"],
-        annotation_text="OPT = 1",
+        # App QA: "OPT = 1" stood over budgets where no optimum was proven.
+        annotation_text="OPT or incumbent = 1" if any_open else "OPT = 1",
         annotation_position="top right",
     )
     unit = curve.cost_unit
@@ -1482,7 +1487,7 @@ def family_band_curve(band, title: str, cost_unit: str = "units", present: bool 
         y=1.0,
         line_dash="dash",
         line_color=COLORS["opt"],
-        annotation_text="OPT = 1",
+        annotation_text="OPT or incumbent = 1" if any_unproven else "OPT = 1",
         annotation_position="top right",
     )
     fig.update_xaxes(title_text=f"budget B ({cost_unit})")

@@ -121,6 +121,10 @@ render.table(
 
 st.subheader("Evidence units, by value lost")
 unit_df = pd.DataFrame(cv.unit_table())
+if unit_df.empty:
+    # App QA: a package without evidence units raised a KeyError in the tables below.
+    st.info("This package has no evidence units, so there is nothing to compare unit by unit.")
+    st.stop()
 number = st.column_config.NumberColumn
 render.table(
     unit_df,
