@@ -118,6 +118,14 @@ def init_from_url() -> None:
         # Pages read their own parameters (the Evidence explorer's unit) again this run.
         state[URL_ADOPTED_KEY] = True
         # Only what the URL holds is taken; a parameter it lacks keeps the session's value.
+    for param in (*URL_KEYS.values(), "unit"):
+        values = params.get_all(param)
+        if len(values) > 1:
+            # App QA: ?package=a&package=b opened b and dropped a without a word.
+            add_problem(
+                f"the link gives {param} {len(values)} times ({', '.join(map(repr, values))}): "
+                f"the last one, {values[-1]!r}, is used"
+            )
     if params.get("package"):
         state["ma_package"] = params["package"]
     if "budget" in params:

@@ -66,3 +66,16 @@ def test_a_store_named_like_a_writer_has_its_own_label():
     methods = resolve_methods(parse_package(doc), ["writer:gvt", "store:gvt"])
     labels = [m.label for m in methods]
     assert labels == ["gvt", "gvt (store)"]
+
+
+def test_a_link_parameter_given_twice_is_named():
+    """App QA: ?package=a&package=b opened b, dropping a without a word."""
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    at.query_params["package"] = ["sample:update_chain", "sample:travel-assistant"]
+    at.query_params["budget"] = ["3", "7"]
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = " ".join(w.value for w in at.warning)
+    assert "the link gives package 2 times" in shown and "'sample:travel-assistant'" in shown
+    assert "the link gives budget 2 times" in shown
+    assert at.session_state["ma_package"] == "sample:travel-assistant"
