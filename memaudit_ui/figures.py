@@ -69,7 +69,7 @@ VALUE_AXIS = "F (weighted evidence value)"
 TEXT_COLOR = "#262730"
 
 
-def wrap_title(title: str, present: bool) -> str:
+def wrap_title(title: str, present: bool, half: bool = False) -> str:
     """``title`` broken onto two lines (``<br>``) when it would not fit a chart's width.
 
     Breaks after the last " · ", ": " or " vs " before the limit, else at a space, so a long
@@ -78,7 +78,9 @@ def wrap_title(title: str, present: bool) -> str:
     >>> wrap_title("Value kept by unit kind at budget 24 words: Letta vs OPT over P+", True)
     'Value kept by unit kind at budget 24 words:<br>Letta vs OPT over P+'
     """
-    limit = 52 if present else 80
+    # A chart in one of two columns (``half``) is about 600 px wide at 1280 px (app QA: the
+    # ablation drop chart's title ran off at "external-stores-dem").
+    limit = 52 if present else 44 if half else 80
     if len(title) <= limit or "<br>" in title:
         return title
     # (separator, what ends the first line, what starts the second)
@@ -89,8 +91,8 @@ def wrap_title(title: str, present: bool) -> str:
     return title
 
 
-def _title_and_margin(title: str, present: bool, size: int) -> tuple[dict, int]:
-    text = wrap_title(title, present)
+def _title_and_margin(title: str, present: bool, size: int, half: bool = False) -> tuple[dict, int]:
+    text = wrap_title(title, present, half)
     extra = text.count("<br>")
     # Pinned to the top of the figure, and pushed down per extra line: plotly anchors a
     # multi-line title by its first line, so the first line rose above the figure (QA: cut
@@ -105,9 +107,13 @@ def _title_and_margin(title: str, present: bool, size: int) -> tuple[dict, int]:
     }, 70 + 2 * (size + 10) * extra
 
 
-def base_layout(fig: go.Figure, title: str, present: bool = False, height: int = 420) -> go.Figure:
+def base_layout(
+    fig: go.Figure, title: str, present: bool = False, height: int = 420, half: bool = False
+) -> go.Figure:
+    """Fonts, margins, title and legend every chart shares; ``half`` for a chart drawn in one
+    of two columns (its title wraps sooner)."""
     size = 22 if present else 15
-    title_dict, top = _title_and_margin(title, present, size)
+    title_dict, top = _title_and_margin(title, present, size, half)
     fig.update_layout(
         title=title_dict,
         font={"size": size, "color": TEXT_COLOR},
@@ -1813,7 +1819,7 @@ def ablation_value_chart(curves: Sequence, title: str, cost_unit: str, present: 
         else "OPT or incumbent (weighted evidence value)",
         rangemode="tozero",
     )
-    base_layout(fig, _plain(title), present, height=440)
+    base_layout(fig, _plain(title), present, height=440, half=True)
     _legend_below(fig, present)
     return fig
 
@@ -1860,7 +1866,7 @@ def ablation_drop_chart(curves: Sequence, title: str, cost_unit: str, present: b
     fig.update_yaxes(
         title_text="drop 1 − pool OPT / OPT", tickformat=".0%", range=[0, min(1.0, top) * 1.2]
     )
-    base_layout(fig, _plain(title), present, height=460 if rotated else 400)
+    base_layout(fig, _plain(title), present, height=460 if rotated else 400, half=True)
     _legend_below(fig, present, rotated_ticks=rotated)
     return fig
 

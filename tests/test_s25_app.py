@@ -79,3 +79,14 @@ def test_a_link_parameter_given_twice_is_named():
     assert "the link gives package 2 times" in shown and "'sample:travel-assistant'" in shown
     assert "the link gives budget 2 times" in shown
     assert at.session_state["ma_package"] == "sample:travel-assistant"
+
+
+def test_the_side_by_side_ablation_titles_wrap_to_their_half_width():
+    """App QA: "Drop 1 − pool OPT / OPT · external-stores-dem" ran off its column."""
+    from memaudit_ui.figures import ablation_drop_chart, ablation_value_chart
+
+    title = "Drop 1 − pool OPT / OPT · external-stores-demo"
+    for chart in (ablation_drop_chart, ablation_value_chart):
+        text = chart([], title, "words").layout.title.text
+        assert text.replace("<br>", " ") == title and "<br>" in text
+        assert max(len(line) for line in text.split("<br>")) <= 44
