@@ -33,15 +33,21 @@ st.markdown(
 c1, c2, c3 = st.columns([1, 1, 2], vertical_alignment="bottom")
 # The audit settings are kept across page visits, like the Budget sweep's inputs (QA s18c: a
 # time limit and seed range set up for a demo were reset by a visit to Compare).
+# Checked below, not by min_value / max_value: Streamlit keeps an out-of-range value in the
+# box with a small "!" and runs with the previous one (app QA: 0.01 shown, 30 s used).
 time_limit = c1.number_input(
     "Time limit per engine (s)",
-    min_value=0.5,
-    max_value=3600.0,
     step=5.0,
     **kept("cert_time_limit", 30.0),
     help="Each engine gets this long per budget. A run that stops at the limit reports its "
     "incumbent, its proven upper bound and the gap — never an OPT.",
 )
+if not 0.5 <= time_limit <= 3600:
+    st.error(
+        f"Time limit per engine: {time_limit:g} s is outside 0.5 to 3600 s; the audit runs once "
+        "it is in range."
+    )
+    st.stop()
 add_budget = c2.checkbox(
     f"Also the sidebar budget ({ctx.budget:.10g})",
     **kept("cert_add_budget", False),

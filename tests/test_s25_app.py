@@ -90,3 +90,29 @@ def test_the_side_by_side_ablation_titles_wrap_to_their_half_width():
         text = chart([], title, "words").layout.title.text
         assert text.replace("<br>", " ") == title and "<br>" in text
         assert max(len(line) for line in text.split("<br>")) <= 44
+
+
+def _page(page: str) -> AppTest:
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    at.query_params["package"] = "sample:update_chain"
+    at.run()
+    at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_an_out_of_range_certification_time_limit_is_an_error_not_ignored():
+    """App QA: the box showed 0.01 with a small "!" while the audit ran at 30 s."""
+    at = _page("pages/6_Certification.py")
+    at.number_input(key="cert_time_limit").set_value(0.01).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("0.01 s is outside 0.5 to 3600 s" in e.value for e in at.error)
+
+
+def test_a_negative_sweep_step_is_an_error_not_ignored():
+    """App QA: step -5 stayed in the box while the page swept with the previous step."""
+    at = _page("pages/1_Budget_sweep.py")
+    at.radio(key="sweep_grid").set_value("range").run()
+    at.number_input(key="sweep_step").set_value(-5.0).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("step must be > 0, got -5" in e.value for e in at.error)
