@@ -337,6 +337,20 @@ def unusable(value: Any, path: str) -> list[Problem]:
     return out
 
 
+def check_answer(col: Collector, path: str, answer: Any) -> None:
+    """A benchmark question's answer: text or a number (copied as text), never a boolean
+    (``str()`` would write the Python word ``True``), NaN, infinity or a surrogate (importer QA:
+    NaN became the answer "nan")."""
+    if isinstance(answer, bool):
+        col.add(
+            path,
+            "type",
+            "the answer must be text or a number (write a yes/no answer as text)",
+            answer,
+        )
+    col.check(path, answer)
+
+
 def clean_meta(value: Any) -> Any:
     """A JSON-safe copy for ``meta``: vectors dropped, non-finite numbers kept as strings.
 

@@ -84,6 +84,7 @@ from ..package import Package, json_type, parse_package
 from ._common import (
     Collector,
     binary_kind,
+    check_answer,
     decode_text,
     duplicates_warning,
     fail,
@@ -545,16 +546,7 @@ def import_locomo(
         else:
             col.check(f"{qpath}.question", question)
         answer = item.get("answer")
-        if isinstance(answer, bool):
-            # str() would write the Python word "True"; a yes/no answer is text.
-            col.add(
-                f"{qpath}.answer",
-                "type",
-                "the answer must be text or a number (write a yes/no answer as text)",
-                answer,
-            )
-        # NaN or infinity (QA: NaN became the answer "nan"), a surrogate, in it or its items.
-        col.check(f"{qpath}.answer", answer)
+        check_answer(col, f"{qpath}.answer", answer)
         if "adversarial_answer" in item:  # kept raw in meta
             col.check(f"{qpath}.adversarial_answer", item["adversarial_answer"])
         if len(col.problems) > before:

@@ -64,6 +64,7 @@ from ..package import Package, json_type, parse_package
 from ._common import (
     Collector,
     binary_kind,
+    check_answer,
     duplicate_key_problems,
     fail,
     has_duplicate_keys,
@@ -403,15 +404,7 @@ def import_longmemeval(
     else:
         col.check(f"{base}.question", question)
     answer = inst.get("answer")
-    if isinstance(answer, bool):
-        # str() would write the Python word "True"; a yes/no answer is text.
-        col.add(
-            f"{base}.answer",
-            "type",
-            "the answer must be text or a number (write a yes/no answer as text)",
-            answer,
-        )
-    col.check(f"{base}.answer", answer)  # QA: NaN became the answer "nan"
+    check_answer(col, f"{base}.answer", answer)
     question_date = inst.get("question_date")
     if question_date is not None and not isinstance(question_date, str):
         col.add(

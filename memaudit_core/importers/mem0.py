@@ -316,19 +316,16 @@ def _json_history(
     data: Any, col: Collector, base: str, warnings: list[str], what: str
 ) -> list[dict[str, Any]]:
     if isinstance(data, dict) and isinstance(data.get("results"), list):
-        count, next_page = data.get("count"), data.get("next")
-        held = len(data["results"])
-        more = isinstance(count, int) and not isinstance(count, bool) and count > held
-        if next_page or more:
-            # QA s25: one page of /v1/memories/events/ was read as the whole history, so the
-            # deletions on the other pages were missed without a word.
-            warnings.append(
-                f"the {what} is one page of a paginated history: it holds {held} "
-                + (f"of {count} rows" if more else "rows")
-                + (f" (next page: {next_page})" if next_page else "")
-                + "; join every page's 'results' to read the whole history (deletions and "
-                "updates on other pages are missed)"
+        # QA s25: one page of /v1/memories/events/ was read as the whole history, so the
+        # deletions on the other pages were missed without a word.
+        warnings.extend(
+            _page_warning(
+                data,
+                f"the {what} is one page of a paginated history",
+                "rows",
+                "read the whole history (deletions and updates on other pages are missed)",
             )
+        )
         data, base = data["results"], f"{base}.results"
     if not isinstance(data, list):
         col.add(base, "mem0-history", "history must be a list of rows", json_type(data))
@@ -347,6 +344,21 @@ def _json_history(
         out["_path"] = path
         rows.append(out)
     return rows
+
+
+def _page_warning(page: dict[str, Any], what: str, items: str, purpose: str) -> list[str]:
+    """``[warning]`` when a ``{"count", "next", "results"}`` page is one of several, else []."""
+    count, next_page = page.get("count"), page.get("next")
+    held = len(page["results"])
+    more = isinstance(count, int) and not isinstance(count, bool) and count > held
+    if not (next_page or more):
+        return []
+    return [
+        f"{what}: it holds {held} "
+        + (f"of {count} {items}" if more else items)
+        + (f" (next page: {next_page})" if next_page else "")
+        + f"; join every page's 'results' to {purpose}"
+    ]
 
 
 def _row_key(row: dict[str, Any]) -> str:
@@ -471,16 +483,15 @@ def load_mem0_store(
             "events are taken in the file's order"
         )
     if version == "platform":
-        count, next_page = doc.get("count"), doc.get("next")
-        more = isinstance(count, int) and not isinstance(count, bool) and count > len(items)
-        if next_page or more:
-            # A page scored as the whole store would understate everything it holds.
-            warnings.append(
-                f"this is one page of a paginated Platform export: it holds {len(items)} "
-                + (f"of {count} memories" if more else "memories")
-                + (f" (next page: {next_page})" if next_page else "")
-                + "; join every page's 'results' to score the whole store"
+        # A page scored as the whole store would understate everything it holds.
+        warnings.extend(
+            _page_warning(
+                doc,
+                "this is one page of a paginated Platform export",
+                "memories",
+                "score the whole store",
             )
+        )
     elif version == "qdrant" and len(items) == _SCROLL_DEFAULT:
         warnings.append(
             f"the scroll holds exactly {_SCROLL_DEFAULT} points, Qdrant scroll's default "
