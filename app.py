@@ -65,7 +65,8 @@ else:
         + f"{gap_text(opt.value, opt.gap)}. {cert.reason if cert else ''}"
     )
 store_name = "Optimal store" if opt.certified else f"Store of the {opt.label} (not proven optimal)"
-with st.expander(f"{store_name} ({len(opt.selected)} memories)"):
+n_kept = len(opt.selected)
+with st.expander(f"{store_name} ({n_kept} {'memory' if n_kept == 1 else 'memories'})"):
     st.text("\n".join(opt.selected) or "(empty: nothing worth storing fits the budget)")
 
 st.subheader(f"Writers and stores against the {'optimum' if opt.certified else opt.label}")
