@@ -23,13 +23,12 @@ Examples
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from ..costs import cost_rule_for_unit, get_cost_rule
 from ..errors import PackageError, Problem, UnknownNameError, check_type
 from ..package import Package, Store, check_package
-from ._common import check_store_id
+from ._common import FORMAT_HINTS, check_store_id, guess_format
 from .coverage import coverage_from_links, suggest_coverage, suggest_store_coverage
 
 STORE_FORMATS = frozenset({"mem0", "letta", "amem", "zep"})
@@ -126,38 +125,10 @@ def load_external_store(
         hint = Problem(
             "$",
             "format-hint",
-            f"this file looks like {_FORMAT_HINTS[looks]}, not an export of format {fmt!r}",
+            f"this file looks like {FORMAT_HINTS[looks]}, not an export of format {fmt!r}",
         )
         raise PackageError(exc.source, [hint, *exc.problems]) from None
-    looks = guess_store_format(path)
-    if looks is not None and looks not in (fmt, "mem0-history"):
-        # Importer QA: A-Mem notes read as Letta passages imported "successfully", their
-        # tags reported as unresolved links, with no word that the format was wrong.
-        warning = (
-            f"this file looks like {_FORMAT_HINTS[looks]}, yet it was read as format {fmt!r}; "
-            "check the format"
-        )
-        meta = dict(store.meta)
-        meta["warnings"] = [*meta.get("warnings", []), warning]
-        store = replace(store, meta=meta)
     return store
-
-
-_FORMAT_HINTS = {
-    "mem0": "a Mem0 export (format 'mem0')",
-    "letta": "a Letta agent file or archival list (format 'letta')",
-    "amem": "A-Mem notes (format 'amem')",
-    "zep": "Zep / Graphiti fact edges (format 'zep')",
-    "mem0-history": "Mem0's SQLite history.db (a history for a 'mem0' export)",
-    "locomo": (
-        "a LoCoMo benchmark file, which becomes a package, not a store "
-        "(memaudit import locomo FILE --instance SAMPLE_ID -o package.json)"
-    ),
-    "longmemeval": (
-        "a LongMemEval benchmark file, which becomes a package, not a store "
-        "(memaudit import longmemeval FILE --instance QUESTION_ID -o package.json)"
-    ),
-}
 
 
 def guess_store_format(path: str | Path) -> str | None:
@@ -184,55 +155,7 @@ def guess_store_format(path: str | Path) -> str | None:
             data = json.loads((head + fh.read(64_000_000)).decode("utf-8"))
     except (OSError, ValueError, RecursionError):
         return None
-    if isinstance(data, str):  # Letta's twice-encoded agent files
-        try:
-            data = json.loads(data)
-        except ValueError:
-            return None
-    if isinstance(data, dict) and (bench := _benchmark_kind(data)):
-        return bench
-    if isinstance(data, dict):
-        if "agents" in data or "core_memory" in data or "passages" in data:
-            return "letta"
-        if {"ids", "documents"} <= data.keys():
-            return "amem"
-        if "edges" in data:
-            return "zep"
-        items = data.get("results")
-        if not isinstance(items, list):
-            values = list(data.values())
-            return "amem" if values and all(_has(v, "content") for v in values) else None
-    elif isinstance(data, list):
-        items = data
-    else:
-        return None
-    first = next((x for x in items if isinstance(x, dict)), None)
-    if first is None:
-        return None
-    if bench := _benchmark_kind(first):
-        return bench
-    if "fact" in first and ("uuid" in first or "valid_at" in first):
-        return "zep"
-    if "memory" in first or "data" in first:
-        return "mem0"
-    if "content" in first and ({"keywords", "tags", "timestamp", "links"} & first.keys()):
-        return "amem"
-    if "text" in first and ("agent_id" in first or "archive_id" in first):
-        return "letta"
-    return None
-
-
-def _benchmark_kind(item: dict) -> str | None:
-    """``"locomo"`` / ``"longmemeval"`` for one sample of those benchmarks, else None."""
-    if "haystack_sessions" in item and "question_id" in item:
-        return "longmemeval"
-    if "conversation" in item and ("qa" in item or "sample_id" in item):
-        return "locomo"
-    return None
-
-
-def _has(value: object, key: str) -> bool:
-    return isinstance(value, dict) and key in value
+    return guess_format(data)
 
 
 def import_package(

@@ -505,6 +505,83 @@ def links_from(meta: Any) -> list[str]:
     return out
 
 
+#: How each format a file may look like is named in hints and warnings.
+FORMAT_HINTS = {
+    "mem0": "a Mem0 export (format 'mem0')",
+    "letta": "a Letta agent file or archival list (format 'letta')",
+    "amem": "A-Mem notes (format 'amem')",
+    "zep": "Zep / Graphiti fact edges (format 'zep')",
+    "mem0-history": "Mem0's SQLite history.db (a history for a 'mem0' export)",
+    "locomo": (
+        "a LoCoMo benchmark file, which becomes a package, not a store "
+        "(memaudit import locomo FILE --instance SAMPLE_ID -o package.json)"
+    ),
+    "longmemeval": (
+        "a LongMemEval benchmark file, which becomes a package, not a store "
+        "(memaudit import longmemeval FILE --instance QUESTION_ID -o package.json)"
+    ),
+}
+
+
+def guess_format(data: Any) -> str | None:
+    """Which export (or benchmark file) decoded JSON looks like, from its top-level keys and
+    its first item: a key of :data:`FORMAT_HINTS` or None. A hint for messages and warnings,
+    never used to read a file.
+
+    >>> guess_format([{"uuid": "e1", "fact": "Ann lives in Lisbon"}])
+    'zep'
+    """
+    if isinstance(data, str):  # Letta's twice-encoded agent files
+        try:
+            data = json.loads(data)
+        except ValueError:
+            return None
+    if isinstance(data, dict) and (bench := _benchmark_kind(data)):
+        return bench
+    if isinstance(data, dict):
+        if "agents" in data or "core_memory" in data or "passages" in data:
+            return "letta"
+        if {"ids", "documents"} <= data.keys():
+            return "amem"
+        if "edges" in data:
+            return "zep"
+        items = data.get("results")
+        if not isinstance(items, list):
+            values = list(data.values())
+            return "amem" if values and all(_has(v, "content") for v in values) else None
+    elif isinstance(data, list):
+        items = data
+    else:
+        return None
+    first = next((x for x in items if isinstance(x, dict)), None)
+    if first is None:
+        return None
+    if bench := _benchmark_kind(first):
+        return bench
+    if "fact" in first and ("uuid" in first or "valid_at" in first):
+        return "zep"
+    if "memory" in first or "data" in first:
+        return "mem0"
+    if "content" in first and ({"keywords", "tags", "timestamp", "links"} & first.keys()):
+        return "amem"
+    if "text" in first and ("agent_id" in first or "archive_id" in first):
+        return "letta"
+    return None
+
+
+def _benchmark_kind(item: dict) -> str | None:
+    """``"locomo"`` / ``"longmemeval"`` for one sample of those benchmarks, else None."""
+    if "haystack_sessions" in item and "question_id" in item:
+        return "longmemeval"
+    if "conversation" in item and ("qa" in item or "sample_id" in item):
+        return "locomo"
+    return None
+
+
+def _has(value: object, key: str) -> bool:
+    return isinstance(value, dict) and key in value
+
+
 # --------------------------------------------------------------------------- store assembly
 
 
@@ -551,8 +628,13 @@ def build_store(
     package: Package | None,
     label: str = "",
     meta: dict[str, Any] | None = None,
+    doc: Any = None,
 ) -> Store:
     """Check, cost and assemble records into a :class:`Store`.
+
+    ``doc`` is the export as decoded: when it looks like another format
+    (:func:`guess_format`), a warning says so (importer QA: A-Mem notes read as Letta passages
+    imported "successfully", their tags reported as unresolved links).
 
     Problems (missing or duplicate ids, empty or non-string texts) are collected with their
     paths and raised together. Coverage comes from provenance links when ``package`` is given
@@ -747,6 +829,12 @@ def build_store(
     if duplicates:
         store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
             duplicates_warning(duplicates, "memory(ies)")
+        ]
+    looks = guess_format(doc) if doc is not None else None
+    if looks is not None and looks not in (system, "mem0-history"):
+        store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
+            f"this file looks like {FORMAT_HINTS[looks]}, yet it was read as format "
+            f"{system!r}; check the format"
         ]
     if unreadable_times:
         store_meta["warnings"] = list(store_meta.get("warnings", [])) + [

@@ -290,4 +290,5 @@ def load_amem_store(
         package=package,
         label="A-mem export",
         meta=meta,
+        doc=doc,
     )

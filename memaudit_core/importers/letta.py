@@ -401,6 +401,7 @@ def load_letta_store(
         package=package,
         label="Letta export",
         meta=meta,
+        doc=doc,
     )
 
 

@@ -774,6 +774,7 @@ def load_mem0_store(
         package=package,
         label="Mem0 export",
         meta=meta,
+        doc=doc,
     )
 
 

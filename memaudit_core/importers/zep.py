@@ -237,4 +237,5 @@ def load_zep_store(
         package=package,
         label="Zep / Graphiti export",
         meta=meta,
+        doc=doc,
     )
