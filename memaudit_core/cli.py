@@ -57,14 +57,14 @@ class _Once(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
-def _split_names(text: str | None) -> list[str]:
+def _split_names(text: str | None, flag: str) -> list[str]:
     # A name given twice is one name (two identical sweep rows would double n). '' is an
     # empty list ("no writers"), but an empty item is a typo, as in --budgets (CLI QA).
     if text is None or not text.strip():
         return []
     parts = [t.strip() for t in text.split(",")]
     if not all(parts):
-        raise MemAuditError(f"empty item in {text!r}: names are separated by single commas")
+        raise MemAuditError(f"{flag}: empty item in {text!r}; names are separated by single commas")
     return list(dict.fromkeys(parts))
 
 
@@ -873,7 +873,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
     plugin_names = _plugin_writers(args)
     if plugin_names:  # --writer-module writers join the named (or default) writers
-        named = _split_names(args.writers) if args.writers is not None else list(WRITERS)
+        named = (
+            _split_names(args.writers, "--writers") if args.writers is not None else list(WRITERS)
+        )
         args.writers = ",".join(dict.fromkeys([*named, *plugin_names]))
     check_family_flags(args)
     check_output_file(args.output, [*(args.packages or []), getattr(args, "external", None)])
@@ -895,9 +897,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         # Each package at its own grid, as a folder sweep does (QA: every package was swept
         # at the union of all the packages' grids).
         budgets = None
-    writers = _split_names(args.writers) if args.writers is not None else list(WRITERS)
-    ablations = list(normalize_ablations(_split_names(args.ablations)))
-    stores = _split_names(args.stores)
+    writers = _split_names(args.writers, "--writers") if args.writers is not None else list(WRITERS)
+    ablations = list(normalize_ablations(_split_names(args.ablations, "--ablations")))
+    stores = _split_names(args.stores, "--stores")
     if not (writers or ablations or stores):
         raise MemAuditError("sweep: nothing to sweep (no writers, ablations or stores named)")
     progress = Progress("sweep", enabled=not args.quiet)
@@ -1409,8 +1411,11 @@ def cli_sweep_suite(args: Any) -> int:
 
     check_suite_arguments(args)
     budgets = parse_number_list(args.budgets) if args.budgets is not None else None
-    writers = _split_names(args.writers) if args.writers is not None else None
-    stores, ablations = _split_names(args.stores), _split_names(args.ablations)
+    writers = _split_names(args.writers, "--writers") if args.writers is not None else None
+    stores, ablations = (
+        _split_names(args.stores, "--stores"),
+        _split_names(args.ablations, "--ablations"),
+    )
     if writers == [] and not (stores or ablations):  # as the plain sweep says
         raise MemAuditError("sweep: nothing to sweep (no writers, ablations or stores named)")
     res = sweep_suite(
@@ -1478,7 +1483,7 @@ def cli_audit(args: Any) -> int:
     check_suite_arguments(args)
     rep = audit(
         budgets=parse_number_list(args.budgets) if args.budgets is not None else None,
-        pools=_split_names(args.pools),
+        pools=_split_names(args.pools, "--pools"),
         time_limit=args.time_limit,
         **_suite_run_options(args, "audit"),
     )

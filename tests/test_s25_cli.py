@@ -304,8 +304,14 @@ def test_a_budget_grid_beyond_ten_thousand_is_refused(tmp_path):
 @pytest.mark.parametrize(
     "argv,message",
     [
-        (["sweep", "--writers", "gvt,,density", "--budgets", "2"], "empty item in 'gvt,,density'"),
-        (["sweep", "--writers", "gvt", "--ablations", "generic,", "--budgets", "2"], "empty item"),
+        (
+            ["sweep", "--writers", "gvt,,density", "--budgets", "2"],
+            "--writers: empty item in 'gvt,,density'",
+        ),
+        (
+            ["sweep", "--writers", "gvt", "--ablations", "generic,", "--budgets", "2"],
+            "--ablations: empty item",
+        ),
         (["score", "--store", "raw-logger", "--salience-field", ""], "--salience-field needs"),
     ],
 )
