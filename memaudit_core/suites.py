@@ -360,13 +360,16 @@ def _refuse_constant(name: str) -> Any:
     return float(name)
 
 
-#: Fields of a task result and the types a journal line may hold for them (None: unknown).
-_RESULT_FIELDS: dict[str, tuple[type, ...]] = {
+#: Fields of a task result and the JSON types a journal line may hold for them (``None``:
+#: null allowed). Journals written before the optional ones lack them; rows fill them in.
+_REQUIRED_FIELDS: dict[str, tuple[type, ...]] = {
     "value": (int, float),
     "opt": (int, float),
     "ratio": (int, float, type(None)),
     "certified": (bool,),
     "cost": (int, float),
+}
+_OPTIONAL_FIELDS: dict[str, tuple[type, ...]] = {
     "opt_bound": (int, float, type(None)),
     "ratio_low": (int, float, type(None)),
     "opt_over": (str,),
@@ -376,18 +379,18 @@ _RESULT_FIELDS: dict[str, tuple[type, ...]] = {
 
 def _result_ok(result: Any) -> bool:
     """A journal task result that can be reused: a failure record, or a result whose fields
-    have their types (CLI QA: a ratio edited to "x" ended the resumed sweep in a ValueError).
-    Older journals lack the later fields; those are filled in when rows are built."""
+    have their types (CLI QA: a ratio edited to "x" ended the resumed sweep in a ValueError)."""
     if not isinstance(result, dict):
         return False
     if "error" in result:
         return isinstance(result["error"], dict)
-    for name, types in _RESULT_FIELDS.items():
+    if any(name not in result for name in _REQUIRED_FIELDS):
+        return False
+    for name, types in (*_REQUIRED_FIELDS.items(), *_OPTIONAL_FIELDS.items()):
+        value = result.get(name)
         if name not in result:
-            if name in ("value", "opt", "ratio", "certified", "cost"):
-                return False
             continue
-        value = result[name]
+        # bool is an int to isinstance: only "certified" may be one.
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
             return False
     return True
