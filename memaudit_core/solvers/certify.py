@@ -88,6 +88,10 @@ PROOFS = {
     "exist)",
     "milp": "HiGHS MILP (model status optimal, zero gap)",
     "bnb_then_milp": "HiGHS MILP (model status optimal, zero gap) after a B&B warm start",
+    "milp_orbits": "HiGHS MILP over counts of interchangeable blocks (model status optimal, "
+    "zero gap)",
+    "bnb_then_milp_orbits": "HiGHS MILP over counts of interchangeable blocks (model status "
+    "optimal, zero gap) after a B&B run",
     "brute": "brute force",
     "exhaustive": "brute force",
     "monotone": "monotonicity: optimal at a larger budget and feasible here",
@@ -522,7 +526,8 @@ def _bnb_then_milp(
     raw2 = RawSolution(
         raw2.selected_idx, raw2.value, bound, raw2.status, nodes=raw2.nodes, detail=detail
     )
-    return raw2, t1 + t2, "milp", PROOFS["bnb_then_milp"]
+    counted = raw2.detail.get("method") == "milp_orbits"
+    return raw2, t1 + t2, "milp", PROOFS["bnb_then_milp_orbits" if counted else "bnb_then_milp"]
 
 
 def finish(

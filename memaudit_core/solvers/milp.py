@@ -741,6 +741,94 @@ def _run_highs_guarded(
     return result
 
 
+def _solve_counts(
+    inst: CompiledInstance,
+    budget: float,
+    time_limit: float | None,
+    node_limit: int | None,
+    incumbent_idx: tuple[int, ...] | None,
+) -> tuple[RawSolution | None, dict[str, Any] | None]:
+    """The optimum from the model over counts of interchangeable blocks, when there is one.
+
+    Returns (solution, what was done); the solution is None when the package has no repeats
+    worth counting (then the second item is None too) or when the count model's answer fails a
+    check, which the 0/1 model then solves: HiGHS ending without a store, a store over the
+    budget or whose F is not HiGHS's objective, or a proven optimum worth less than a known
+    store (the caller's incumbent or, below :data:`CHECK_HEURISTIC_MAX_COLUMNS` affordable
+    candidates, the B&B's root heuristic).
+    """
+    from . import orbits  # noqa: PLC0415 - orbits is small, but only MILP runs need it
+
+    t_start = time.perf_counter()
+    agg = orbits.aggregate(inst, budget)
+    if agg is None:
+        return None, None
+    cand_cost = inst.cost[inst.cost <= budget_with_tolerance(budget)]
+    model = {
+        **agg.model,
+        "presolve_rule_off": 0 if _spread_too_wide(cand_cost) else DUAL_FIXING_RULE,
+    }
+    info: dict[str, Any] = {**agg.summary(), "prep_s": time.perf_counter() - t_start}
+    run = _run_highs(model, time_limit, node_limit, None)
+    info["model_status"] = run["model_status"]
+    info["time_s"] = time.perf_counter() - t_start
+    if run["x"] is None or run["run_status"] == "error":
+        info["outcome"] = "no store: the 0/1 model solved instead"
+        return None, info
+    chosen = agg.expand(run["x"])
+    value = evaluate(inst, list(chosen)) if chosen else 0.0
+    if not inst.is_feasible(chosen, budget):
+        info["outcome"] = "store over the budget: the 0/1 model solved instead"
+        return None, info
+    tol = 1e-9 * max(1.0, abs(value))
+    if abs(run["objective"] - value) > tol:
+        info["outcome"] = "objective is not F: the 0/1 model solved instead"
+        return None, info
+    known = []
+    if incumbent_idx and inst.is_feasible(incumbent_idx, budget):
+        known.append(tuple(incumbent_idx))
+    if run["run_status"] == "optimal" and node_limit is None:
+        if cand_cost.size <= CHECK_HEURISTIC_MAX_COLUMNS:
+            found, _ = heuristic_store_and_bound(inst, budget)
+            if found and inst.is_feasible(found, budget):
+                known.append(tuple(found))
+    best_known = max(known, key=lambda k: evaluate(inst, list(k)), default=None)
+    if best_known is not None and evaluate(inst, list(best_known)) > value + tol:
+        if run["run_status"] == "optimal":
+            info["outcome"] = "a known store is better: the 0/1 model solved instead"
+            return None, info
+        chosen, value = tuple(sorted(best_known)), evaluate(inst, list(best_known))
+    info["outcome"] = run["run_status"]
+    lean = drop_dead_weight(inst, chosen)
+    detail: dict[str, Any] = {
+        "method": "milp_orbits",
+        "orbits": info,
+        "columns": model["n_x"] + model["n_y"],
+        "rows": model["n_rows"],
+        "y_columns": model["n_y"],
+        "model_status": run["model_status"],
+        "objective_function_value": run["objective"],
+        "mip_dual_bound": run["dual"],
+        "mip_gap": run["mip_gap"],
+    }
+    if len(lean) < len(chosen):
+        detail["dead_weight_dropped"] = len(chosen) - len(lean)
+    dual = run["dual"]
+    bound = dual if math.isfinite(dual) else float(model["col_cost"] @ model["col_upper"])
+    reported = run["objective"] if run["run_status"] == "optimal" else value
+    return (
+        RawSolution(
+            lean,
+            max(reported, 0.0),
+            max(bound, reported),
+            run["run_status"],
+            nodes=run["nodes"],
+            detail=detail,
+        ),
+        info,
+    )
+
+
 @register_engine("milp")
 def solve_milp(
     inst: CompiledInstance,
@@ -749,6 +837,7 @@ def solve_milp(
     time_limit: float | None = None,
     node_limit: int | None = None,
     incumbent_idx: tuple[int, ...] | None = None,
+    aggregate: bool = True,
 ) -> RawSolution:
     """Solve the MILP with HiGHS; status ``"optimal"`` only on a proven optimum.
 
@@ -763,6 +852,10 @@ def solve_milp(
         Branch-and-bound nodes (HiGHS ``mip_max_nodes``).
     incumbent_idx : tuple of int, optional
         A feasible selection passed as a MIP start.
+    aggregate : bool
+        Solve the model over counts of interchangeable blocks when the package repeats blocks
+        (:mod:`memaudit_core.solvers.orbits`; ``detail["method"]`` is then ``"milp_orbits"``).
+        False always solves the 0/1 model (the oracle for the count model in tests).
 
     Returns
     -------
@@ -789,9 +882,18 @@ def solve_milp(
             f"saturation {inst.saturation!r} ({get_saturation(inst.saturation).description}) is "
             "not linear-representable here: use solver 'bnb' or 'auto'"
         )
+    counted_info = None
+    if aggregate:
+        counted, counted_info = _solve_counts(inst, budget, time_limit, node_limit, incumbent_idx)
+        if counted is not None:
+            return counted
+        if counted_info is not None and time_limit is not None:
+            time_limit = max(0.0, time_limit - counted_info["time_s"])
     model = build_model(inst, budget)
     n_x, n_y = model["n_x"], model["n_y"]
     detail: dict[str, Any] = {"columns": n_x + n_y, "rows": model["n_rows"], "y_columns": n_y}
+    if counted_info is not None:
+        detail["orbits"] = counted_info
     if n_x == 0:
         return RawSolution((), 0.0, 0.0, "optimal", nodes=0, detail=detail)
     _highspy()  # a clear SolverError before any work when highspy is missing
