@@ -533,10 +533,17 @@ def test_auto_rule():
     assert choose(log_big, b_log) == "bnb"
 
 
-def test_auto_hands_bnb_over_to_milp_on_symmetric_groups():
+def test_auto_hands_bnb_over_to_milp_on_symmetric_groups(monkeypatch):
     """24 identical groups: B&B would explore every tied optimum; auto hands over to HiGHS
-    after AUTO_BNB_NODES nodes and proves the optimum, which a count-based oracle confirms."""
+    after AUTO_BNB_NODES nodes and proves the optimum, which a count-based oracle confirms.
+
+    The hand-over is tested with the count model switched off (it would take the package
+    straight to HiGHS; tested at the end and in test_orbits.py)."""
+    from memaudit_core.solvers import orbits
     from memaudit_core.solvers.certify import AUTO_BNB_NODES
+
+    counts = orbits.aggregate
+    monkeypatch.setattr(orbits, "aggregate", lambda *args, **kwargs: None)
 
     groups = [[(2.0, {0: 0.3}), (1.0, {1: 0.2})]] * 24
     inst = compile_package(parse_package(package_doc(groups, [1.0, 1.0], "cap1")))
@@ -552,13 +559,17 @@ def test_auto_hands_bnb_over_to_milp_on_symmetric_groups():
     res = solve(inst, budget, "auto")
     assert res.certified and res.solver == "milp"
     assert res.value == pytest.approx(best, abs=1e-12) and best == pytest.approx(1.7)
-    # Identical groups: HiGHS solves the model over counts of them (solvers/orbits.py).
-    assert "after a B&B run" in res.certificate.proof
-    assert "interchangeable blocks" in res.certificate.proof
+    assert "B&B warm start" in res.certificate.proof
     assert inst.is_feasible(res.selected_idx, budget)
     # A caller's node limit at or below the hand-over point is respected: no hand-over.
     capped = solve(inst, budget, "auto", node_limit=AUTO_BNB_NODES)
     assert capped.solver == "bnb" and capped.status == "limit" and not capped.certified
+    # With the count model, auto sends the identical groups to it at once.
+    monkeypatch.setattr(orbits, "aggregate", counts)
+    assert choose(inst, budget) == "milp"
+    counted = solve(inst, budget, "auto")
+    assert counted.certified and counted.value == pytest.approx(best, abs=1e-12)
+    assert counted.certificate.proof.startswith("HiGHS MILP over counts")
 
 
 def test_auto_hands_over_at_an_unbinding_budget():
