@@ -370,6 +370,11 @@ def check_output_file(path: str | None, inputs: Sequence[str | None] = ()) -> No
     """
     if path in (None, "-"):
         return
+    if not path.strip():
+        # Path("") is the working folder: "cannot write : Is a directory" (CLI QA s25).
+        raise MemAuditError(
+            f"-o {path!r}: an empty file name; give a file name, or leave -o out for stdout"
+        )
     target = Path(path)
     for source in inputs:
         if source in (None, "-"):
@@ -1286,6 +1291,10 @@ def add_suite_arguments(p: Any) -> None:
 
 def check_suite_arguments(args: Any) -> None:
     """Refuse ``--out`` / ``--max-tasks`` combinations that cannot work, before any work."""
+    if args.out is not None and not str(args.out).strip():
+        raise MemAuditError(
+            f"--out {args.out!r}: an empty folder name; give a folder for the suite's files"
+        )
     try:
         not_a_folder = bool(args.out) and Path(args.out).exists() and not Path(args.out).is_dir()
     except OSError as exc:  # a name too long for the file system (QA: an internal error)

@@ -1,0 +1,57 @@
+"""CLI output names that said nothing useful (twenty-sixth session): an empty ``-o`` and an
+empty suite ``--out``, and a solve of a package that repeats blocks, whose certificate names
+the count model."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from memaudit_core import cli
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLES = REPO / "sample_packages"
+
+
+def _cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            rc = cli.main(list(argv))
+        except SystemExit as exc:  # argparse's usage errors
+            rc = exc.code
+    return rc, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("name", ["", "  "])
+def test_an_empty_output_file_name_is_refused(name, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = _cli("generate", "update_chain", "-o", name)
+    assert rc == 2 and out == ""
+    assert f"-o {name!r}: an empty file name" in err
+    assert "Is a directory" not in err
+
+
+def test_an_empty_suite_folder_is_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rc, _, err = _cli("sweep", "--family", "update_chain", "--out", "")
+    assert rc == 2
+    assert "--out '': an empty folder name" in err
+    assert list(tmp_path.iterdir()) == []  # nothing written in the working folder
+
+
+def test_solve_names_the_count_model_in_its_certificate(tmp_path):
+    pkg = tmp_path / "rh.json"
+    rc, _, err = _cli(
+        "generate", "redundancy_heavy", "--param", "n_experiences=300", "-o", str(pkg)
+    )
+    assert rc == 0, err
+    rc, out, err = _cli("solve", str(pkg), "--budget", "25", "--time-limit", "20", "--json")
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert doc["certified"] and doc["label"] == "OPT" and doc["value"] == pytest.approx(16.855)
+    assert doc["certificate"]["proof"].startswith("HiGHS MILP over counts")
