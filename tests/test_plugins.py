@@ -8,8 +8,6 @@ file's directory, plus two distinctive numbers (a weight and a coverage value).
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import math
 import os
@@ -21,10 +19,11 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from cli_utils import run_cli as _cli
 from plugin_fixtures.snoop_writer import NEEDLE, SECRET_COVERAGE, SECRET_WEIGHT
 from streamlit.testing.v1 import AppTest
 
-from memaudit_core import cli, plugins
+from memaudit_core import plugins
 from memaudit_core.analysis import compile_cached, score, sweep
 from memaudit_core.errors import MemAuditError, UnknownNameError, WriterError
 from memaudit_core.generators import generate
@@ -171,13 +170,6 @@ def _snoop_report(err: PluginWriterError) -> dict:
     (report,) = err.offending
     assert report.startswith("SNOOP-REPORT:")
     return json.loads(report.split(":", 1)[1])
-
-
-def _cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = cli.main(list(argv))
-    return rc, out.getvalue(), err.getvalue()
 
 
 IN_PROCESS_ROUTES = {

@@ -7,29 +7,20 @@ export / re-load workflow, with the expected values recomputed here from the pac
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import importlib
-import io
 import json
 import math
 from pathlib import Path
 
 import pytest
+from cli_utils import run_cli as _cli
 
 import memaudit_core as ma
-from memaudit_core import cli
 from memaudit_core.package import package_to_dict, parse_package
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "sample_packages"
-
-
-def _cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = cli.main(list(argv))
-    return rc, out.getvalue(), err.getvalue()
 
 
 def _objective(doc: dict, ids: list[str]) -> float:

@@ -3,28 +3,15 @@ dishonest ``show`` or a silently overwritten input before."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import shutil
 from pathlib import Path
 
 import pytest
-
-from memaudit_core import cli
+from cli_utils import run_cli as _cli
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "sample_packages"
-
-
-def _cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = cli.main(list(argv))
-        except SystemExit as exc:  # argparse's usage errors
-            rc = exc.code
-    return rc, out.getvalue(), err.getvalue()
 
 
 def test_an_unparsable_scheduler_address_is_a_user_error():

@@ -7,14 +7,12 @@ written by hand from the documented rules, never read back from the code under t
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from pathlib import Path
 
 import pytest
+from cli_utils import run_cli as _cli
 
-from memaudit_core import cli
 from memaudit_core.errors import PackageError
 from memaudit_core.importers import load_external_store
 from memaudit_core.importers.locomo import import_locomo
@@ -29,13 +27,6 @@ def _write(tmp_path: Path, name: str, obj: object) -> Path:
     f = tmp_path / name
     f.write_text(json.dumps(obj), encoding="utf-8")
     return f
-
-
-def _cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = cli.main(list(argv))
-    return rc, out.getvalue(), err.getvalue()
 
 
 def _package(cost_unit: str) -> dict:

@@ -8,17 +8,15 @@ field changed; expected paths and rules are written by hand from the documented 
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import gzip
-import io
 import json
 import zipfile
 from pathlib import Path
 
 import pytest
+from cli_utils import run_cli as _cli
 
-from memaudit_core import cli
 from memaudit_core.errors import PackageError
 from memaudit_core.importers import import_package, load_external_store
 
@@ -45,13 +43,6 @@ def _refused(call, source: Path) -> set[tuple[str, str]]:
         call()
     assert info.value.source == str(source)
     return {(p.path, p.rule) for p in info.value.problems}
-
-
-def _cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = cli.main(list(argv))
-    return rc, out.getvalue(), err.getvalue()
 
 
 def _set(doc: object, keys: tuple, value: object) -> None:
