@@ -66,7 +66,7 @@ from .solvers import (
 from .solvers.budgets import lift_store, refine_unproven
 from .solvers.timeshare import active_share, check_total_time_limit, shared_time, skip_runs
 from .versions import RESULT_VERSION
-from .writers import WriterFailure, WriterResult, get_writer, run_writer, run_writers
+from .writers import WRITERS, WriterFailure, WriterResult, get_writer, run_writer, run_writers
 
 _T = TypeVar("_T")
 
@@ -970,6 +970,23 @@ def _checked_writer_result(
     )
 
 
+def store_label(store: Store, reserved: Iterable[str] = ()) -> str:
+    """A store's display name, with " (store)" when a writer or a ``reserved`` name is the same.
+
+    App QA: a store named "gvt" and the gvt writer were two rows (and two legend entries) both
+    called "gvt", told apart only by a kind column or a colour.
+
+    Examples
+    --------
+    >>> store_label(Store("s1", label="gvt")), store_label(Store("s2", label="mine"))
+    ('gvt (store)', 'mine')
+    """
+    label = store.display_name
+    if label in WRITERS or label in set(reserved):
+        label += " (store)"
+    return label
+
+
 def score(
     package: Package,
     budget: float,
@@ -1058,7 +1075,7 @@ def score(
         source_kind, label = "writer", writer
     else:
         store = package.store(store_id)
-        label = store.display_name
+        label = store_label(store)
         if store.is_external:
             eval_inst = compile_union_cached(package, store)
             source_kind = "external"

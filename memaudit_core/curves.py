@@ -41,12 +41,13 @@ from .analysis import (
     expected_runs,
     opt_at,
     ratio_text,
+    store_label,
     summarize,
     sweep,
 )
 from .errors import MemAuditError, SolverError, UnknownNameError, check_budget_list, check_names
 from .generators import FAMILIES, generate
-from .package import Package, check_package
+from .package import Package, Store, check_package
 from .solvers import (
     check_budget,
     check_time_limit,
@@ -138,11 +139,7 @@ def resolve_methods(
                     f"unknown store {name!r} in package {package.id!r} (known: {known})"
                 )
             external = store is not None and store.is_external
-            label = store.display_name if store is not None else name
-            if label in WRITERS or label in ABLATION_LABELS.values():
-                # App QA: a store named "gvt" and the gvt writer had one legend entry each
-                # called "gvt", told apart by colour only.
-                label += " (store)"
+            label = store_label(store or Store(name, label=name), ABLATION_LABELS.values())
             method = Method(
                 f"store:{name}",
                 name,

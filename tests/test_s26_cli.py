@@ -1,6 +1,6 @@
-"""CLI output names that said nothing useful (twenty-sixth session): an empty ``-o`` and an
-empty suite ``--out``, and a solve of a package that repeats blocks, whose certificate names
-the count model."""
+"""Names that said too little (twenty-sixth session): an empty ``-o`` and an empty suite
+``--out``, a solve of a package that repeats blocks (its certificate names the count model),
+and a store named like a writer."""
 
 from __future__ import annotations
 
@@ -42,3 +42,16 @@ def test_solve_names_the_count_model_in_its_certificate(tmp_path):
     doc = json.loads(out)
     assert doc["certified"] and doc["label"] == "OPT" and doc["value"] == pytest.approx(16.855)
     assert doc["certificate"]["proof"].startswith("HiGHS MILP over counts")
+
+
+def test_a_store_named_like_a_writer_is_labelled_as_a_store_when_scored():
+    """Overview QA: a store called "gvt" and the gvt writer were two rows both called "gvt"."""
+    from memaudit_core.analysis import score, score_selection
+    from memaudit_core.package import load_package
+
+    package = load_package(SAMPLES / "update_chain.json")
+    writer = score(package, 6, writer="gvt")
+    mine = score_selection(package, 6, writer.selected, label="gvt")
+    assert writer.label == "gvt"
+    assert mine.label == "gvt (store)"
+    assert score_selection(package, 6, writer.selected, label="mine").label == "mine"
