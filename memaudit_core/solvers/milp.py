@@ -61,7 +61,7 @@ import scipy.sparse as sp
 from ..compiled import CompiledInstance, budget_with_tolerance
 from ..errors import SolverError
 from ..objective import GAIN_EPS, coverage_of, evaluate, get_saturation
-from . import RawSolution, register_engine, value_unit
+from . import RawSolution, orbits, register_engine, value_unit
 from .bnb import heuristic_store_and_bound
 
 #: Saturations the MILP formulation can express exactly.
@@ -757,8 +757,6 @@ def _solve_counts(
     store (the caller's incumbent or, below :data:`CHECK_HEURISTIC_MAX_COLUMNS` affordable
     candidates, the B&B's root heuristic).
     """
-    from . import orbits  # noqa: PLC0415 - orbits is small, but only MILP runs need it
-
     t_start = time.perf_counter()
     agg = orbits.aggregate(inst, budget)
     if agg is None:
