@@ -39,6 +39,7 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
+from .closest import closest_equivalent
 from .compiled import POOLS, CompiledInstance, budget_with_tolerance, compile_package
 from .costs import store_cost_unit
 from .errors import (
@@ -205,9 +206,14 @@ class StoreEvaluation:
     notes : tuple of str
         Plain-language explanations for a reader (undefined ratio, pruning, uncertified
         denominator, ratio above 1, ...).
+    opt_selected : tuple of str
+        The optimum shown: among stores as good as the solver's optimum (same F, within the
+        budget), the one closest to this store that
+        :func:`~memaudit_core.closest.closest_equivalent` finds, so the differences left cost
+        value. ``opt.selected`` keeps the solver's; ``notes`` says when they differ.
     unit_rows, kind_rows
-        Per-unit and per-kind attribution; store values sum to ``value``, optimum values to
-        ``opt_value`` and ``lost`` to ``opt_value - value``.
+        Per-unit and per-kind attribution against ``opt_selected``; store values sum to
+        ``value``, optimum values to ``opt_value`` and ``lost`` to ``opt_value - value``.
     """
 
     package_id: str
@@ -1151,7 +1157,20 @@ def score(
                 "undefined (n/a)."
             )
 
-    unit_rows, kind_rows = _attribution(eval_inst, package, kept, opt.selected_idx)
+    opt_idx = opt.selected_idx
+    near = closest_equivalent(eval_inst, opt_idx, kept, budget)
+    if near.changed:
+        # A package has many optima when memories are interchangeable; against an arbitrary
+        # one, a store "misses" facts it holds in an equally good copy.
+        opt_idx = near.selected_idx
+        notes.append(
+            "The optimum shown is the equally good store closest to this one: starting from "
+            "the solver's optimum, memories were exchanged for this store's (or dropped or "
+            "added when they add nothing) wherever that keeps F and fits the budget, so the "
+            f"two differ in {near.differences_after} memories instead of "
+            f"{near.differences_before}. The differences left are the ones that cost value."
+        )
+    unit_rows, kind_rows = _attribution(eval_inst, package, kept, opt_idx)
     return StoreEvaluation(
         package_id=package.id,
         content_hash=inst.content_hash,
@@ -1167,7 +1186,7 @@ def score(
         ratio_text=ratio_text(ratio),
         cost=cost,
         selected=eval_inst.ids(kept),
-        opt_selected=tuple(opt.selected),
+        opt_selected=eval_inst.ids(opt_idx) if near.changed else tuple(opt.selected),
         over_budget=over_budget,
         pruned=pruned,
         notes=tuple(notes),

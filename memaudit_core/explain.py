@@ -694,7 +694,7 @@ def compare_view(
         ratio_text=ev.ratio_text,
         cost=ev.cost,
         store_cost=ev.store_cost,
-        opt_cost=float(ev.opt.cost),
+        opt_cost=inst.selection_cost(opt_idx),  # the optimum shown, not the solver's
         notes=ev.notes,
         explanation=explanation,
         experience_rows=tuple(experience_rows),

@@ -808,22 +808,33 @@ def test_n_missed_counts_units_that_lose_value():
     cv = compare_view(pkg, 2, store_id="both")
     assert sorted(cv.evaluation.opt_selected) == ["a", "b"]
     assert cv.n_missed == 0
-    # "only-c" (F = 1): "shared" loses 2 * 1 - 0 = 2; "own" gains (1 vs the optimum's 0.5).
+    # "only-c" (F = 1) is compared with an optimum closest to it: {a, b} with a exchanged for c
+    # is {b, c}, also 2.5 (2 * 0.75 + min(1, 0.5 + 1)). "shared" loses 2 * 0.75 - 0 = 1.5;
+    # "own" is covered alike (lost 0, not a miss).
     cv = compare_view(pkg, 2, store_id="only-c")
+    assert sorted(cv.evaluation.opt_selected) == ["b", "c"]
     lost = {u.unit_id: u.lost for u in cv.unit_rows}
-    assert lost == pytest.approx({"shared": 2.0, "own": -0.5})
+    assert lost == pytest.approx({"shared": 1.5, "own": 0.0})
     assert cv.n_missed == 1
 
 
 def test_bucket_rows_lose_opt_minus_store_per_bucket():
     # Mutant M58 (explain.py BucketRow.lost = s - o instead of o - s) survived: no test reads
     # a bucket's "value lost" (Compare page table and CSV export).
+    # "both" = {a, b} against "only-c" = {c}: the solver's optimum is {a, b} itself.
     cv = compare_view(parse_package(OVERLAP_DOC), 2, store_id="only-c")
     rows = {b.bucket: b for b in cv.bucket_rows}
-    # current truth: unit "shared" (weight 2): store 0, optimum 2 * min(1, 1.5) = 2.
-    # other: unit "own" (kind fact, weight 1): store 1 * 1.0, optimum 1 * 0.5.
-    assert rows["current truth"].lost == pytest.approx(2.0)
-    assert rows["other"].lost == pytest.approx(-0.5)
+    # The optimum shown is {b, c}. current truth: unit "shared" (weight 2): store 0, optimum
+    # 2 * 0.75 = 1.5. other: unit "own" (kind fact, weight 1): 1 * min(1, 1.5) on both sides.
+    assert rows["current truth"].lost == pytest.approx(1.5)
+    assert rows["other"].lost == pytest.approx(0.0)
     table = {r["kind"]: r for r in cv.bucket_table()}  # the exported table / CSV
-    assert table["current truth"]["value lost"] == pytest.approx(2.0)
-    assert table["other"]["value lost"] == pytest.approx(-0.5)
+    assert table["current truth"]["value lost"] == pytest.approx(1.5)
+    assert table["other"]["value lost"] == pytest.approx(0.0)
+    # A store that covers a unit better than the optimum gains there (negative loss): {c} at
+    # budget 1 (F 1) against the optimum {b} (F 2): "own" 1.0 against 0.5.
+    cv = compare_view(parse_package(OVERLAP_DOC), 1, store_id="only-c")
+    rows = {b.bucket: b for b in cv.bucket_rows}
+    assert cv.evaluation.opt_selected == ("b",)
+    assert rows["current truth"].lost == pytest.approx(1.5)
+    assert rows["other"].lost == pytest.approx(-0.5)

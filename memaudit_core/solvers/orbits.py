@@ -54,14 +54,18 @@ from __future__ import annotations
 
 import itertools
 import math
+import threading
+import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.optimize import linear_sum_assignment
 from scipy.sparse.csgraph import connected_components
 
 from ..compiled import CompiledInstance, budget_with_tolerance
-from ..objective import get_saturation
+from ..objective import evaluate, get_saturation
 
 #: A block may have at most this many configurations (product over its groups of options + 1).
 MAX_BLOCK_CONFIGS = 256
@@ -284,25 +288,20 @@ def _configurations(
     return choice[keep] - 1, cost[keep], value[keep], np.array(list(hubs), dtype=int), hub_cov[keep]
 
 
-def aggregate(inst: CompiledInstance, budget: float) -> Aggregation | None:
-    """The count model when the package repeats blocks enough to pay, else None.
+@dataclass(frozen=True)
+class _Classes:
+    """Blocks of a package sorted into classes of equal canonical description."""
 
-    Parameters
-    ----------
-    inst : CompiledInstance
-        Saturation ``cap1`` or ``linear`` and one candidate per group; None otherwise.
-    budget : float
+    classes: list[list[tuple[tuple[int, ...], ...]]]
+    hub_mask: np.ndarray
+    entries: dict[int, list[tuple[int, float]]]
+    n_blocks: int
+    threshold: int
 
-    Returns
-    -------
-    Aggregation or None
-    """
-    if inst.group_capacity != 1 or inst.saturation not in ("cap1", "linear") or budget <= 0:
-        return None
-    b_eff = budget_with_tolerance(budget)
-    cand = np.flatnonzero(inst.cost <= b_eff)
-    if cand.size == 0:
-        return None
+
+def _classes(inst: CompiledInstance, cand: np.ndarray, share: float) -> _Classes | None:
+    """Blocks of the candidates ``cand`` in classes, or None when classes exceed ``share`` of
+    the blocks or no two blocks are alike."""
     sub = sp.csr_array(inst.coverage[cand])
     entry_cand = np.repeat(np.arange(cand.size), np.diff(sub.indptr))
     entry_unit = sub.indices.astype(np.int64)
@@ -324,7 +323,7 @@ def aggregate(inst: CompiledInstance, budget: float) -> Aggregation | None:
     same = group_blind[1:] == group_blind[:-1]
     twin[1:] |= same
     twin[:-1] |= same
-    if twin.mean() < 1.0 - MAX_CLASS_SHARE:
+    if not twin.any() or twin.mean() < 1.0 - share:
         return None
     found = _find_blocks(inst, cand, entry_cand, entry_unit)
     if found is None:
@@ -352,7 +351,8 @@ def aggregate(inst: CompiledInstance, budget: float) -> Aggregation | None:
     np.add.at(group_hash, inst.group_idx[cand], cand_hash)
     block_hash = np.zeros(n_blocks, dtype=np.uint64)
     np.add.at(block_hash, block_of_group, _mix(group_hash[active]))
-    if _distinct(block_hash).size > MAX_CLASS_SHARE * n_blocks:
+    n_hashes = _distinct(block_hash).size
+    if n_hashes > share * n_blocks or n_hashes == n_blocks:
         return None
 
     cand_of_group: dict[int, list[int]] = {}
@@ -370,10 +370,41 @@ def aggregate(inst: CompiledInstance, budget: float) -> Aggregation | None:
     for groups in groups_of_block:
         desc, block, _ = _describe(inst, groups, cand_of_group, entries, hub_mask)
         classes.setdefault(desc, []).append(block)
-    if len(classes) > MAX_CLASS_SHARE * n_blocks:
+    if len(classes) > share * n_blocks or len(classes) == n_blocks:
         return None
+    return _Classes(list(classes.values()), hub_mask, entries, n_blocks, threshold)
 
-    members = tuple(tuple(blocks) for blocks in classes.values())
+
+def aggregate(inst: CompiledInstance, budget: float) -> Aggregation | None:
+    """The count model when the package repeats blocks enough to pay, else None.
+
+    Parameters
+    ----------
+    inst : CompiledInstance
+        Saturation ``cap1`` or ``linear`` and one candidate per group; None otherwise.
+    budget : float
+
+    Returns
+    -------
+    Aggregation or None
+    """
+    if inst.group_capacity != 1 or inst.saturation not in ("cap1", "linear") or budget <= 0:
+        return None
+    b_eff = budget_with_tolerance(budget)
+    cand = np.flatnonzero(inst.cost <= b_eff)
+    if cand.size == 0:
+        return None
+    found = _classes(inst, cand, MAX_CLASS_SHARE)
+    if found is None:
+        return None
+    hub_mask, entries, n_blocks, threshold = (
+        found.hub_mask,
+        found.entries,
+        found.n_blocks,
+        found.threshold,
+    )
+    classes = found.classes
+    members = tuple(tuple(blocks) for blocks in classes)
     hub_units = np.flatnonzero(hub_mask & (inst.weight > 0))
     hub_row = np.full(inst.n_units, -1)
     linear = inst.saturation == "linear"
@@ -440,11 +471,150 @@ def aggregate(inst: CompiledInstance, budget: float) -> Aggregation | None:
     )
 
 
+# --------------------------------------------------------------------------- alignment
+
+#: Classes with at most this many blocks are matched by an optimal assignment; larger ones
+#: match equal configurations first, then the rest in order.
+MAX_ASSIGNMENT_BLOCKS = 1500
+
+_class_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_class_cache_lock = threading.Lock()
+
+
+def _all_classes(inst: CompiledInstance) -> _Classes | None:
+    """Classes over every candidate (valid at any budget), once per compiled instance."""
+    with _class_cache_lock:
+        if inst in _class_cache:
+            return _class_cache[inst]
+    found = _classes(inst, np.arange(inst.n_candidates), 1.0) if inst.n_candidates else None
+    with _class_cache_lock:
+        _class_cache[inst] = found
+    return found
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """An optimum re-assigned among interchangeable blocks to agree with a reference store.
+
+    ``selected_idx`` has the F and cost of the store it was made from (checked); ``moved``
+    counts the blocks whose configuration changed, ``shared_before`` / ``shared_after`` the
+    candidates it has in common with the reference.
+    """
+
+    selected_idx: tuple[int, ...]
+    moved: int
+    shared_before: int
+    shared_after: int
+
+
+def align(
+    inst: CompiledInstance, selected_idx: Sequence[int], reference_idx: Sequence[int]
+) -> Alignment:
+    """The store equal to ``selected_idx`` up to interchangeable blocks closest to a reference.
+
+    Blocks in one class (:func:`aggregate`'s classes, over all candidates) are isomorphic, so
+    handing their configurations (which candidate each group keeps) to other blocks of the
+    class keeps F and cost: an optimum stays an optimum. Within each class the configurations
+    go to the blocks where the reference store keeps the most of the same candidates (an
+    optimal assignment for classes of at most :data:`MAX_ASSIGNMENT_BLOCKS` blocks). F is
+    recomputed; if it differs, ``selected_idx`` is returned unchanged.
+
+    Explanations use it so that a store is not said to have "missed" a fact it holds in an
+    interchangeable copy (``memaudit_core.analysis.score``).
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> from memaudit_core.compiled import compile_package
+    >>> inst = compile_package(generate("redundancy_heavy", seed=0, n_experiences=60))
+    >>> optimum = inst.indices(["note_0_core_fact", "note_1_summary"])
+    >>> store = inst.indices(["note_9_core_fact", "note_8_summary"])
+    >>> al = align(inst, optimum, store)
+    >>> inst.ids(al.selected_idx), al.moved, al.shared_before, al.shared_after
+    (('note_8_summary', 'note_9_core_fact'), 2, 0, 2)
+    """
+    selected = sorted({int(i) for i in selected_idx})
+    reference = {int(i) for i in reference_idx}
+    shared = len(reference.intersection(selected))
+    unchanged = Alignment(tuple(selected), 0, shared, shared)
+    found = _all_classes(inst) if selected and reference else None
+    if found is None:
+        return unchanged
+    chosen = set(selected)
+    new_chosen = set(chosen)
+    moved = 0
+    for blocks in found.classes:
+        if len(blocks) < 2:
+            continue
+        have = [_config(b, chosen) for b in blocks]
+        want = [_config(b, reference) for b in blocks]
+        if not any(have) or not any(want):
+            continue
+        order = _assign(have, want)
+        for i, block in enumerate(blocks):
+            if order[i] == i:
+                continue
+            moved += have[order[i]] != have[i]
+            for g, o in have[i]:
+                new_chosen.discard(block[g][o])
+        for i, block in enumerate(blocks):
+            if order[i] != i:
+                new_chosen.update(block[g][o] for g, o in have[order[i]])
+    if moved == 0:
+        return unchanged
+    aligned = sorted(new_chosen)
+    value, new_value = evaluate(inst, selected), evaluate(inst, aligned)
+    same_cost = math.isclose(
+        inst.selection_cost(aligned), inst.selection_cost(selected), rel_tol=1e-9, abs_tol=1e-12
+    )
+    if not (same_cost and math.isclose(new_value, value, rel_tol=1e-9, abs_tol=1e-12)):
+        return unchanged  # never reached if the classes are right; exactness first
+    return Alignment(tuple(aligned), moved, shared, len(reference.intersection(aligned)))
+
+
+def _config(block: tuple[tuple[int, ...], ...], keep: set[int]) -> frozenset:
+    """A block's configuration in a store: the (group position, option position) it keeps."""
+    return frozenset(
+        (g, o) for g, cands in enumerate(block) for o, c in enumerate(cands) if c in keep
+    )
+
+
+def _assign(have: list[frozenset], want: list[frozenset]) -> list[int]:
+    """order[i]: whose configuration block i takes, to maximise agreement with ``want``."""
+    m = len(have)
+    if m <= MAX_ASSIGNMENT_BLOCKS:
+        kinds_h = {c: i for i, c in enumerate(dict.fromkeys(have))}
+        kinds_w = {c: i for i, c in enumerate(dict.fromkeys(want))}
+        agree = np.array([[len(w & h) for h in kinds_h] for w in kinds_w], dtype=float)
+        rows = np.array([kinds_w[w] for w in want])
+        cols = np.array([kinds_h[h] for h in have])
+        gain = agree[np.ix_(rows, cols)]
+        # Ties keep a block's own configuration: a store changes only where it gains.
+        gain[np.arange(m), np.arange(m)] += 0.5 / (m + 1)
+        _, order = linear_sum_assignment(gain, maximize=True)
+        return [int(j) for j in order]
+    order = [-1] * m
+    free: dict[frozenset, list[int]] = {}
+    for j, h in enumerate(have):
+        free.setdefault(h, []).append(j)
+    for i, w in enumerate(want):
+        if free.get(w):
+            order[i] = free[w].pop()
+    rest = [j for js in free.values() for j in js]
+    for i in range(m):
+        if order[i] < 0:
+            order[i] = rest.pop()
+    return order
+
+
 __all__ = [
     "MAX_BLOCK_CONFIGS",
     "MAX_CLASS_SHARE",
     "MAX_COUNT_COLUMNS",
     "MIN_BLOCKS",
+    "MAX_ASSIGNMENT_BLOCKS",
     "Aggregation",
+    "Alignment",
     "aggregate",
+    "align",
 ]
