@@ -12,7 +12,7 @@ import itertools
 
 import numpy as np
 import pytest
-from test_orbits import planted_package
+from test_orbits import HUB_WEIGHTS, _template, planted_package
 
 from memaudit_core.analysis import score
 from memaudit_core.closest import closest_equivalent
@@ -20,7 +20,7 @@ from memaudit_core.compiled import compile_package
 from memaudit_core.generators import generate
 from memaudit_core.objective import evaluate
 from memaudit_core.package import parse_package
-from memaudit_core.solvers import solve
+from memaudit_core.solvers import orbits, solve
 from memaudit_core.writers import run_writer
 
 MAX_STORES = 60_000
@@ -57,7 +57,15 @@ def _cases(n_packages: int):
                 return
 
 
-def test_result_is_an_optimum_and_as_close_as_any_on_planted_blocks():
+@pytest.fixture(params=["assignment", "matching"])
+def block_matching(request, monkeypatch):
+    """Classes matched by the optimal assignment, or by the matching used for large classes."""
+    if request.param == "matching":
+        monkeypatch.setattr(orbits, "MAX_ASSIGNMENT_BLOCKS", 0)
+    return request.param
+
+
+def test_result_is_an_optimum_and_as_close_as_any_on_planted_blocks(block_matching):
     rng = np.random.default_rng(7)
     n_checked = n_closer = 0
     for seed, inst, budget, stores, values in _cases(40):
@@ -176,3 +184,73 @@ def test_writer_stores_on_families_keep_the_optimal_value():
                 assert evaluate(inst, near.selected_idx) == pytest.approx(opt.value, rel=1e-9)
                 assert inst.is_feasible(near.selected_idx, budget)
                 assert near.shared_after >= near.shared_before
+
+
+def copies_package(seed: int, n_copies: int = 6) -> dict:
+    """Copies c0..c{n-1} of one random two-group template; candidate ``c{k}_g{g}_o{o}`` is
+    option o of group g in copy k, so renaming copies maps a store to an equally good one."""
+    rng = np.random.default_rng(seed)
+    template = _template(rng)
+    while len(template) < 2:
+        template = _template(rng)
+    weights = [float(rng.choice([0.5, 1.0, 1.5])) for _ in range(3)]
+    units = [{"id": f"hub{h}", "kind": "fact", "weight": w} for h, w in enumerate(HUB_WEIGHTS)]
+    experiences, candidates = [], []
+    for k in range(n_copies):
+        units += [{"id": f"c{k}_p{i}", "kind": "fact", "weight": weights[i]} for i in range(3)]
+        for g, options in enumerate(template):
+            experiences.append({"id": f"c{k}_g{g}", "time": float(k), "text": "x"})
+            for o, (cost, cover) in enumerate(options):
+                coverage = {
+                    (f"hub{-h - 1}" if h < 0 else f"c{k}_p{h}"): a for h, a in cover.items()
+                }
+                candidates.append(
+                    {
+                        "id": f"c{k}_g{g}_o{o}",
+                        "experience": f"c{k}_g{g}",
+                        "type": "atomic_fact",
+                        "text": "x",
+                        "cost": cost,
+                        "coverage": coverage,
+                    }
+                )
+    used = {u for c in candidates for u in c["coverage"]}
+    return {
+        "memaudit": 1,
+        "id": f"copies-{seed}",
+        "experiences": experiences,
+        "units": [u for u in units if u["id"] in used],
+        "candidates": candidates,
+    }
+
+
+def test_block_moves_reach_any_renaming_of_copies(block_matching):
+    # Independent of the class finder: the test renames copies itself. Any store, renamed by a
+    # permutation of the copies, has the same F and cost, and the closest equivalent of the
+    # store to its renaming is the renaming itself (every block can take its copy's choice).
+    rng = np.random.default_rng(3)
+    n_exact = 0
+    for seed in range(30):
+        inst = compile_package(parse_package(copies_package(seed)))
+        ids = inst.candidate_ids
+        for _ in range(4):
+            start = []  # any store: one option or none per group
+            for g in range(inst.n_groups):
+                options = inst.group_slice(g)
+                pick = int(rng.integers(-1, len(options)))
+                if pick >= 0:
+                    start.append(options[pick])
+            perm = rng.permutation(6)
+            renamed = []
+            for c in start:
+                k, rest = ids[c][1:].split("_", 1)
+                renamed.append(f"c{perm[int(k)]}_{rest}")
+            reference = inst.indices(renamed)
+            budget = inst.selection_cost(start)
+            assert evaluate(inst, reference) == pytest.approx(evaluate(inst, start))
+            aligned = orbits.align(inst, start, reference)
+            assert sorted(aligned.selected_idx) == sorted(reference.tolist()), seed
+            near = closest_equivalent(inst, start, reference, budget)
+            assert sorted(near.selected_idx) == sorted(reference.tolist()), seed
+            n_exact += sorted(start) != sorted(reference.tolist())
+    assert n_exact >= 60

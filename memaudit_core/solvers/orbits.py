@@ -593,14 +593,23 @@ def _assign(have: list[frozenset], want: list[frozenset]) -> list[int]:
         gain[np.arange(m), np.arange(m)] += 0.5 / (m + 1)
         _, order = linear_sum_assignment(gain, maximize=True)
         return [int(j) for j in order]
+    # Too many for the assignment: equal configurations first, then each block keeps its own
+    # where it is still free, and the rest fill in.
     order = [-1] * m
     free: dict[frozenset, list[int]] = {}
     for j, h in enumerate(have):
         free.setdefault(h, []).append(j)
+    taken = [False] * m
     for i, w in enumerate(want):
-        if free.get(w):
-            order[i] = free[w].pop()
-    rest = [j for js in free.values() for j in js]
+        while free.get(w):
+            j = free[w].pop()
+            if not taken[j]:
+                order[i], taken[j] = j, True
+                break
+    for i in range(m):
+        if order[i] < 0 and not taken[i]:
+            order[i], taken[i] = i, True
+    rest = [j for j in range(m) if not taken[j]]
     for i in range(m):
         if order[i] < 0:
             order[i] = rest.pop()
