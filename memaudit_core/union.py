@@ -63,6 +63,7 @@ from .analysis import (
     ratio_text,
     store_as_kept,
 )
+from .closest import closest_equivalent
 from .compiled import CompiledInstance, budget_with_tolerance, compile_package
 from .costs import COST_RULES, store_cost_unit
 from .errors import (
@@ -151,7 +152,12 @@ class PrunedSelection:
 
 @dataclass(frozen=True)
 class UnionMemoryRow:
-    """One memory of the store (as kept: deleted ones are not listed) and where it ends up."""
+    """One memory of the store (as kept: deleted ones are not listed) and where it ends up.
+
+    ``in_union_opt`` says whether the memory is in OPT over P+ as shown: among optima of equal
+    F, the one closest to the kept store (:func:`memaudit_core.closest.closest_equivalent`),
+    so a memory is not marked out of OPT because the solver took an equally good copy.
+    """
 
     id: str
     text: str
@@ -1056,7 +1062,10 @@ def _build_report(
             notes.append(_uncertified_note(what, res))
 
     kept_set = set(kept)
-    upper_set, union_set = set(upper.selected), set(union_opt.selected)
+    # Equal optima differ in which interchangeable memory they take (a memory that copies a
+    # package candidate): mark the memories of the optimum closest to the kept store.
+    near = closest_equivalent(prep.union, union_opt.selected_idx, prep.union_idx(kept), budget)
+    upper_set, union_set = set(upper.selected), set(prep.union.ids(near.selected_idx))
     rec_set = set(recency.kept) if recency else set(kept)
     sal_set = set(salience.kept) if salience else (set(kept) if not over else set())
     rows = tuple(

@@ -868,3 +868,22 @@ def test_an_unreadable_created_at_is_a_package_error():
         ("$.stores[0].memories[0].created_at", "iso-8601"),
         ("$.stores[0].memories[1].created_at", "iso-8601"),
     ]
+
+
+def test_a_memory_that_copies_a_package_candidate_is_marked_in_opt() -> None:
+    # m1 is e1:raw under another name (same coverage, same cost): OPT over P+ at budget 10 is
+    # worth 2 with either; the solver's choice among the two is arbitrary, the row must not be.
+    pkg = _pkg(
+        [{"id": "m1", "cost": 10, "coverage": {"a": 1}, "created_at": "2025-01-01"}], budget=10
+    )
+    rep = union_report(pkg, "ext", 10)
+    assert rep.union_opt_value == pytest.approx(2.0)
+    assert rep.value == pytest.approx(2.0)
+    (row,) = rep.memory_rows
+    assert row.kept and row.in_union_opt
+    # A memory worth less than the candidate it competes with stays out.
+    pkg = _pkg(
+        [{"id": "m1", "cost": 10, "coverage": {"a": 0.5}, "created_at": "2025-01-01"}], budget=10
+    )
+    (row,) = union_report(pkg, "ext", 10).memory_rows
+    assert row.kept and not row.in_union_opt
