@@ -13,8 +13,8 @@ matter:
 2. then, one memory at a time, a memory the store lacks is exchanged for one the store holds,
    dropped when it adds nothing, or a memory of the store that adds nothing is added; each
    move must keep the group limit, fit the budget and leave F equal to the optimum's
-   (recomputed after every move, within a relative 1e-9 of the original F, so rounding
-   cannot accumulate).
+   (recomputed after every move, within 1e-9 of the original F relative to the larger of F
+   and the package's value unit, so rounding cannot accumulate).
 
 Every step keeps F, so the result is as good as the optimum it came from: optimal when that
 was, and never presented as better. It depends on the store it is aligned to, which is why
@@ -49,9 +49,11 @@ import numpy as np
 
 from .compiled import CompiledInstance, budget_with_tolerance
 from .objective import coverage_of, evaluate, get_saturation
+from .solvers import value_unit
 from .solvers.orbits import align
 
-#: F may differ from the original by this share of it (rounding of a different sum order).
+#: F may differ from the original by this share of it, or of the package's value unit when F is
+#: smaller (rounding of a different sum order; the rule of ``memaudit_core.solvers``).
 REL_TOL = 1e-9
 #: Moves are looked for only while (optimum-only) x (store-only) memories are at most this.
 MAX_EXCHANGE_PAIRS = 250_000
@@ -123,7 +125,7 @@ def closest_equivalent(
     if not start or not reference or not inst.is_feasible(start, budget):
         return unchanged
     target = evaluate(inst, start)
-    tol = REL_TOL * max(1.0, abs(target))
+    tol = REL_TOL * max(value_unit(inst), abs(target))
     blocks = align(inst, start, reference)
     current = set(blocks.selected_idx)
     moves = _Mover(inst, current, budget, target, tol).run(reference)

@@ -127,6 +127,31 @@ def test_exchanges_respect_the_budget():
     assert closest_equivalent(inst, a, b, budget=2).selected_idx == tuple(b)
 
 
+@pytest.mark.parametrize("scale", [1.0, 1e-12])
+def test_a_move_that_loses_a_thousandth_is_refused_at_any_scale(scale):
+    # b is worth 0.999 of a. In units of 1e-12 the loss is 1e-15: below an absolute 1e-9, but
+    # a thousandth of the value, and the store shown would no longer be optimal.
+    doc = {
+        "memaudit": 1,
+        "id": "near-twin",
+        "experiences": [{"id": "e1", "time": 0}, {"id": "e2", "time": 1}],
+        "units": [{"id": "u", "kind": "fact", "weight": scale}],
+        "candidates": [
+            {"id": "a", "experience": "e1", "type": "atomic_fact", "cost": 1, "coverage": {"u": 1}},
+            {
+                "id": "b",
+                "experience": "e2",
+                "type": "atomic_fact",
+                "cost": 1,
+                "coverage": {"u": 0.999},
+            },
+        ],
+    }
+    inst = compile_package(parse_package(doc))
+    a, b = inst.indices(["a"]), inst.indices(["b"])
+    assert closest_equivalent(inst, a, b, budget=1).selected_idx == tuple(a)
+
+
 def test_score_explains_gvt_against_the_closest_optimum_on_redundancy_heavy():
     # The case that motivated it: 1,000 experiences at budget 55, gvt scores 0.995 but was
     # said to miss 21 units against the solver's arbitrary choice among equal tail facts.
