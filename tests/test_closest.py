@@ -12,7 +12,7 @@ import itertools
 
 import numpy as np
 import pytest
-from test_orbits import HUB_WEIGHTS, _template, planted_package
+from test_orbits import HUB_WEIGHTS, _template, candidate, planted_package
 
 from memaudit_core.analysis import score
 from memaudit_core.closest import closest_equivalent
@@ -229,16 +229,7 @@ def copies_package(seed: int, n_copies: int = 6) -> dict:
                 coverage = {
                     (f"hub{-h - 1}" if h < 0 else f"c{k}_p{h}"): a for h, a in cover.items()
                 }
-                candidates.append(
-                    {
-                        "id": f"c{k}_g{g}_o{o}",
-                        "experience": f"c{k}_g{g}",
-                        "type": "atomic_fact",
-                        "text": "x",
-                        "cost": cost,
-                        "coverage": coverage,
-                    }
-                )
+                candidates.append(candidate(f"c{k}_g{g}_o{o}", f"c{k}_g{g}", cost, coverage))
     used = {u for c in candidates for u in c["coverage"]}
     return {
         "memaudit": 1,

@@ -45,6 +45,18 @@ def _template(rng: np.random.Generator) -> list[list[tuple[float, dict[int, floa
     return groups
 
 
+def candidate(candidate_id: str, experience_id: str, cost: float, coverage: dict) -> dict:
+    """A package candidate of the planted packages (atomic fact, placeholder text)."""
+    return {
+        "id": candidate_id,
+        "experience": experience_id,
+        "type": "atomic_fact",
+        "text": "x",
+        "cost": cost,
+        "coverage": coverage,
+    }
+
+
 def planted_package(seed: int, saturation: str = "cap1") -> dict:
     """A package of copies of 1-2 random block templates, copies and ids shuffled."""
     rng = np.random.default_rng(seed)
@@ -67,16 +79,7 @@ def planted_package(seed: int, saturation: str = "cap1") -> dict:
             for o in rng.permutation(len(template[g])):
                 cost, cover = template[g][o]
                 coverage = {(f"hub{-h - 1}" if h < 0 else labels[h]): a for h, a in cover.items()}
-                candidates.append(
-                    {
-                        "id": f"{exp_id}_o{o}",
-                        "experience": exp_id,
-                        "type": "atomic_fact",
-                        "text": "x",
-                        "cost": cost,
-                        "coverage": coverage,
-                    }
-                )
+                candidates.append(candidate(f"{exp_id}_o{o}", exp_id, cost, coverage))
     used = {u for c in candidates for u in c["coverage"]}
     return {
         "memaudit": 1,

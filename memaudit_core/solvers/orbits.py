@@ -66,6 +66,7 @@ from scipy.sparse.csgraph import connected_components
 
 from ..compiled import CompiledInstance, budget_with_tolerance
 from ..objective import evaluate, get_saturation
+from . import value_unit
 
 #: A block may have at most this many configurations (product over its groups of options + 1).
 MAX_BLOCK_CONFIGS = 256
@@ -564,10 +565,13 @@ def align(
         return unchanged
     aligned = sorted(new_chosen)
     value, new_value = evaluate(inst, selected), evaluate(inst, aligned)
+    # The solvers' rule: within 1e-9 relative to the larger of F and the package's value unit
+    # (an absolute floor would accept anything on a package in units of 1e-12).
+    same_value = abs(new_value - value) <= 1e-9 * max(value_unit(inst), abs(value))
     same_cost = math.isclose(
-        inst.selection_cost(aligned), inst.selection_cost(selected), rel_tol=1e-9, abs_tol=1e-12
+        inst.selection_cost(aligned), inst.selection_cost(selected), rel_tol=1e-9, abs_tol=0.0
     )
-    if not (same_cost and math.isclose(new_value, value, rel_tol=1e-9, abs_tol=1e-12)):
+    if not (same_cost and same_value):
         return unchanged  # never reached if the classes are right; exactness first
     return Alignment(tuple(aligned), moved, shared, len(reference.intersection(aligned)))
 
