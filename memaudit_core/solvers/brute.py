@@ -1,14 +1,16 @@
-"""Brute-force oracle for tests: every feasible store, F recomputed from plain dicts.
+"""Brute-force oracle for tests: every feasible store, F computed from plain dicts.
 
 Deliberately independent of the compiled arrays' objective code paths: it rebuilds coverage
-rows as Python dicts and evaluates F directly, so it can check :mod:`.bnb` and :mod:`.milp`.
-Exponential; only for small packages.
+rows as Python dicts and evaluates F directly (depth first, each unit's change as memories are
+added and taken away), so it can check :mod:`.bnb` and :mod:`.milp`. Exponential; only for
+small packages.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 
 from ..compiled import CompiledInstance, budget_with_tolerance
 from ..errors import InstanceTooLargeError, count_text
@@ -27,6 +29,26 @@ def brute_force(inst: CompiledInstance, budget: float) -> tuple[float, tuple[int
     """Best (value, selection) by exhaustive enumeration with plain-Python F.
 
     Ties are broken by lower cost, then by the sorted candidate ids.
+    """
+    return brute_force_budgets(inst, [budget])[0]
+
+
+def brute_force_budgets(
+    inst: CompiledInstance, budgets: Sequence[float]
+) -> list[tuple[float, tuple[int, ...]]]:
+    """:func:`brute_force` at each budget, from one enumeration of the stores.
+
+    F and cost are computed once per store and offered to every budget it fits, so an oracle
+    over several budgets costs about as much as one (the planted-repeat tests check six).
+
+    Examples
+    --------
+    >>> from memaudit_core.compiled import compile_package
+    >>> from memaudit_core.generators import generate
+    >>> inst = compile_package(generate("random_coverage", seed=0, n_groups=4))
+    >>> both = brute_force_budgets(inst, [5.0, 20.0])
+    >>> both == [brute_force(inst, 5.0), brute_force(inst, 20.0)]
+    True
     """
     h = _H[inst.saturation]
     rows = []
@@ -53,26 +75,58 @@ def brute_force(inst: CompiledInstance, budget: float) -> tuple[float, tuple[int
             f"brute force refuses {count_text(total)} combinations (max "
             f"{count_text(MAX_COMBINATIONS)}); use the 'bnb' or 'milp' solver"
         )
-    limit = budget_with_tolerance(budget)
-    best = (-1.0, math.inf, ())
-    for combo in itertools.product(*group_options):
-        chosen = tuple(sorted(i for part in combo for i in part))
-        cost = sum(float(inst.cost[i]) for i in chosen)
-        if cost > limit:
-            continue
-        z: dict[int, float] = {}
-        for i in chosen:
-            for r, a in rows[i].items():
-                z[r] = z.get(r, 0.0) + a
-        value = sum(weights[r] * h(zr) for r, zr in z.items())
-        key_ids = tuple(inst.candidate_ids[i] for i in chosen)
-        if value > best[0] + 1e-12 or (
-            abs(value - best[0]) <= 1e-12
-            and (cost < best[1] - 1e-12 or (abs(cost - best[1]) <= 1e-12 and key_ids < best[2]))
-        ):
-            best = (value, cost, key_ids)
-    chosen_idx = tuple(sorted(inst.candidate_idx(c) for c in best[2]))
-    return max(best[0], 0.0), chosen_idx
+    limits = [budget_with_tolerance(budget) for budget in budgets]
+    largest = max(limits, default=-math.inf)
+    costs = [float(c) for c in inst.cost]
+    ids = inst.candidate_ids
+    bests = [(-1.0, math.inf, ())] * len(limits)
+    z: dict[int, float] = {}
+    chosen: list[int] = []
+
+    def offer(value: float, cost: float) -> None:
+        key_ids = None  # built only when a store is kept or ties on value and cost
+        for k, limit in enumerate(limits):
+            if cost > limit:
+                continue
+            best_value, best_cost, best_ids = bests[k]
+            tied = abs(value - best_value) <= 1e-12
+            if value < best_value - 1e-12 or (tied and cost > best_cost + 1e-12):
+                continue
+            if key_ids is None:
+                key_ids = tuple(ids[i] for i in sorted(chosen))
+            if tied and abs(cost - best_cost) <= 1e-12 and not key_ids < best_ids:
+                continue
+            bests[k] = (value, cost, key_ids)
+
+    # Depth first over the groups: a store's F is the previous store's F plus the exact change
+    # on the units the added memories touch (each unit's z summed in plain floats, h applied
+    # to the new and old totals), undone on the way back.
+    def visit(g: int, value: float, cost: float) -> None:
+        if g == len(group_options):
+            offer(value, cost)
+            return
+        for option in group_options[g]:
+            option_cost = cost + sum(costs[i] for i in option)
+            if option_cost > largest:
+                continue
+            saved = []
+            gained = value
+            for i in option:
+                chosen.append(i)
+                for r, a in rows[i].items():
+                    before = z.get(r, 0.0)
+                    saved.append((r, before))
+                    z[r] = before + a
+                    gained += weights[r] * (h(before + a) - h(before))
+            visit(g + 1, gained, option_cost)
+            for r, before in reversed(saved):
+                z[r] = before
+            del chosen[len(chosen) - len(option) :]
+
+    visit(0, 0.0, 0.0)
+    return [
+        (max(best[0], 0.0), tuple(sorted(inst.candidate_idx(c) for c in best[2]))) for best in bests
+    ]
 
 
 @register_engine("brute")
