@@ -209,8 +209,9 @@ class StoreEvaluation:
     opt_selected : tuple of str
         The optimum shown: among stores as good as the solver's optimum (same F, within the
         budget), the one closest to this store that
-        :func:`~memaudit_core.closest.closest_equivalent` finds, so the differences left cost
-        value. ``opt.selected`` keeps the solver's; ``notes`` says when they differ.
+        :func:`~memaudit_core.closest.closest_equivalent` finds (exact block and single moves;
+        greedy, so not always the closest there is). ``opt.selected`` keeps the solver's;
+        ``notes`` says when they differ.
     unit_rows, kind_rows
         Per-unit and per-kind attribution against ``opt_selected``; store values sum to
         ``value``, optimum values to ``opt_value`` and ``lost`` to ``opt_value - value``.
@@ -1164,11 +1165,17 @@ def score(
         # one, a store "misses" facts it holds in an equally good copy.
         opt_idx = near.selected_idx
         notes.append(
-            "The optimum shown is the equally good store closest to this one: starting from "
+            "The optimum shown is an equally good store moved towards this one: starting from "
             "the solver's optimum, memories were exchanged for this store's (or dropped or "
             "added when they add nothing) wherever that keeps F and fits the budget, so the "
             f"two differ in {near.differences_after} memories instead of "
-            f"{near.differences_before}. The differences left are the ones that cost value."
+            f"{near.differences_before}. "
+            + (
+                "No single exchange, drop or addition of the differences left keeps F."
+                if near.settled
+                else "Single exchanges were not tried (too many differences), so some of "
+                "those left may be interchangeable."
+            )
         )
     unit_rows, kind_rows = _attribution(eval_inst, package, kept, opt_idx)
     return StoreEvaluation(

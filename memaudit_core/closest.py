@@ -76,6 +76,11 @@ class EquivalentStore:
         Memories in common with the reference store before and after.
     differences_before, differences_after : int
         Memories in exactly one of the two stores, before and after.
+    settled : bool
+        The single moves ran until none applied: no exchange, drop or addition of one
+        difference left keeps F within the budget. False when they were skipped (more than
+        :data:`MAX_EXCHANGE_PAIRS` pairs to try) or the store was returned unchanged for
+        another reason (an empty store, or ``selected_idx`` over the budget).
     """
 
     selected_idx: tuple[int, ...]
@@ -85,6 +90,7 @@ class EquivalentStore:
     shared_after: int
     differences_before: int
     differences_after: int
+    settled: bool = False
 
     @property
     def changed(self) -> bool:
@@ -128,7 +134,8 @@ def closest_equivalent(
     tol = REL_TOL * max(value_unit(inst), abs(target))
     blocks = align(inst, start, reference)
     current = set(blocks.selected_idx)
-    moves = _Mover(inst, current, budget, target, tol).run(reference)
+    mover = _Mover(inst, current, budget, target, tol)
+    moves = mover.run(reference)
     result = tuple(sorted(current))
     if abs(evaluate(inst, result) - target) > tol or not inst.is_feasible(result, budget):
         return unchanged  # not reached when each step is right; exactness first
@@ -140,6 +147,7 @@ def closest_equivalent(
         len(reference.intersection(result)),
         differences,
         len(reference.symmetric_difference(result)),
+        mover.settled,
     )
 
 
@@ -158,6 +166,7 @@ class _Mover:
         self.group_count = np.bincount(
             inst.group_idx[sorted(current)], minlength=inst.n_groups
         ).astype(np.int64)
+        self.settled = False  # set when a round finds no move left to take
 
     def _row(self, c: int) -> tuple[np.ndarray, np.ndarray]:
         cov = self.inst.coverage
@@ -239,7 +248,10 @@ class _Mover:
         while True:
             ins = np.array(sorted(reference - self.current), dtype=np.int64)
             outs = np.array(sorted(self.current - reference), dtype=np.int64)
-            if ins.size * outs.size > MAX_EXCHANGE_PAIRS or (ins.size == 0 and outs.size == 0):
+            if ins.size == 0 and outs.size == 0:
+                self.settled = True
+                return done
+            if ins.size * outs.size > MAX_EXCHANGE_PAIRS:
                 return done
             gain, drop_delta, pair = self._deltas(ins, outs)
             keeps = np.abs(self.value + pair - self.target) <= 2 * self.tol
@@ -262,6 +274,7 @@ class _Mover:
                 if s not in self.current and self._try(None, s):
                     taken += 1
             if taken == 0:
+                self.settled = True
                 return done
             done += taken
 

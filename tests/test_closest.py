@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from test_orbits import HUB_WEIGHTS, _template, candidate, planted_package
 
+from memaudit_core import closest
 from memaudit_core.analysis import score
 from memaudit_core.closest import closest_equivalent
 from memaudit_core.compiled import compile_package
@@ -168,7 +169,7 @@ def test_score_explains_gvt_against_the_closest_optimum_on_redundancy_heavy():
     missed = [r for r in ev.unit_rows if r.lost > 1e-9]
     assert len(missed) <= 4
     assert sum(r.lost for r in ev.unit_rows) == pytest.approx(ev.opt_value - ev.value)
-    assert any("closest to this one" in n for n in ev.notes)
+    assert any("moved towards this one" in n for n in ev.notes)
 
 
 def test_score_shows_the_closest_optimum_and_says_so_only_when_it_moved():
@@ -183,7 +184,7 @@ def test_score_shows_the_closest_optimum_and_says_so_only_when_it_moved():
             near = closest_equivalent(inst, opt.selected_idx, inst.indices(ev.selected), budget)
             assert ev.opt_selected == inst.ids(near.selected_idx)
             assert evaluate(inst, inst.indices(ev.opt_selected)) == pytest.approx(ev.opt_value)
-            said = any("closest to this one" in n for n in ev.notes)
+            said = any("moved towards this one" in n for n in ev.notes)
             assert said == near.changed
             moved.append(near.changed)
     assert not all(moved)
@@ -209,6 +210,67 @@ def test_writer_stores_on_families_keep_the_optimal_value():
                 assert evaluate(inst, near.selected_idx) == pytest.approx(opt.value, rel=1e-9)
                 assert inst.is_feasible(near.selected_idx, budget)
                 assert near.shared_after >= near.shared_before
+
+
+def single_moves_keeping_f(inst, store, reference, budget, target) -> list:
+    """Every exchange, drop or addition of one difference that fits and keeps F, found by
+    evaluating each changed store in full (the checker of ``EquivalentStore.settled``)."""
+    store, reference = set(store), set(reference)
+    only_store, only_ref = sorted(store - reference), sorted(reference - store)
+    changes = [((o,), (s,)) for o in only_store for s in only_ref]
+    changes += [((o,), ()) for o in only_store] + [((), (s,)) for s in only_ref]
+    found = []
+    for out, into in changes:
+        moved = tuple(sorted((store - set(out)) | set(into)))
+        if inst.is_feasible(moved, budget) and abs(evaluate(inst, moved) - target) <= 1e-9 * max(
+            1.0, abs(target)
+        ):
+            found.append((out, into))
+    return found
+
+
+def test_a_settled_result_has_no_single_move_left_and_the_note_says_so():
+    sizes = {
+        "redundancy_heavy": {"n_experiences": 60},
+        "density_trap": {"n_experiences": 60},
+        "summary_tradeoff": {"n_episodes": 60},
+        "event_graph": {"n_experiences": 50},
+    }
+    cases = [
+        (family, 3, fraction, w)
+        for family in sizes
+        for fraction in (0.05, 0.15)
+        for w in ("gvt", "density")
+    ]
+    # Two cases whose moves take three rounds (a move opens another): a mover stopping after
+    # one round would leave single moves there.
+    cases += [("density_trap", 0, 0.3, "density"), ("density_trap", 1, 0.3, "greedy")]
+    for family, seed, fraction, writer in cases:
+        inst = compile_package(generate(family, seed=seed, **sizes[family]))
+        budget = round(float(inst.cost.mean()) * inst.n_groups * fraction, 2)
+        opt = solve(inst, budget)
+        store = run_writer(writer, inst, budget).selected_idx
+        near = closest_equivalent(inst, opt.selected_idx, store, budget)
+        assert near.settled
+        left = single_moves_keeping_f(inst, near.selected_idx, store, budget, opt.value)
+        assert left == [], (family, seed, fraction, writer)
+    ev = score(generate("redundancy_heavy", seed=3, n_experiences=60), 10, writer="gvt")
+    note = [n for n in ev.notes if "moved towards this one" in n]
+    assert note and "No single exchange, drop or addition" in note[0]
+
+
+def test_skipped_single_moves_are_not_called_settled(monkeypatch):
+    pkg = generate("redundancy_heavy", seed=3, n_experiences=60)
+    inst = compile_package(pkg)
+    opt = solve(inst, 40)
+    store = run_writer("gvt", inst, 40).selected_idx
+    monkeypatch.setattr(closest, "MAX_EXCHANGE_PAIRS", 0)
+    near = closest_equivalent(inst, opt.selected_idx, store, 40)
+    assert not near.settled and near.blocks_moved > 0  # the block step still ran
+    assert evaluate(inst, near.selected_idx) == pytest.approx(opt.value, rel=1e-9)
+    ev = score(pkg, 40, writer="gvt")
+    note = [n for n in ev.notes if "moved towards this one" in n]
+    assert note and "were not tried" in note[0] and "No single exchange" not in note[0]
 
 
 def copies_package(seed: int, n_copies: int = 6) -> dict:
