@@ -1171,7 +1171,8 @@ def score(
             f"two differ in {near.differences_after} memories instead of "
             f"{near.differences_before}. "
             + (
-                "No single exchange, drop or addition of the differences left keeps F."
+                "No single exchange, drop or addition of the differences left keeps F and fits "
+                "the budget."
                 if near.settled
                 else "Single exchanges were not tried (too many differences), so some of "
                 "those left may be interchangeable."
