@@ -190,19 +190,31 @@ def test_score_shows_the_closest_optimum_and_says_so_only_when_it_moved():
     assert not all(moved)
 
 
+#: Family packages of about 60 experiences, small enough to solve many budgets of.
+FAMILY_SIZES = {
+    "redundancy_heavy": {"n_experiences": 60},
+    "density_trap": {"n_experiences": 60},
+    "summary_tradeoff": {"n_episodes": 60},
+    "abstention_hard": {"n_experiences": 60},
+    "event_graph": {"n_experiences": 50},
+}
+
+
+def family_instance(family: str, seed: int):
+    return compile_package(generate(family, seed=seed, **FAMILY_SIZES[family]))
+
+
+def family_budget(inst, fraction: float) -> float:
+    """A fraction of groups x mean cost, rounded to cents (as the generators' budgets)."""
+    return round(float(inst.cost.mean()) * inst.n_groups * fraction, 2)
+
+
 def test_writer_stores_on_families_keep_the_optimal_value():
     # Family packages of 60 experiences: every shown optimum has OPT's F and fits the budget.
-    sizes = {
-        "redundancy_heavy": {"n_experiences": 60},
-        "density_trap": {"n_experiences": 60},
-        "summary_tradeoff": {"n_episodes": 60},
-        "abstention_hard": {"n_experiences": 60},
-    }
-    for family, size in sizes.items():
-        pkg = generate(family, seed=1, **size)
-        inst = compile_package(pkg)
+    for family in ("redundancy_heavy", "density_trap", "summary_tradeoff", "abstention_hard"):
+        inst = family_instance(family, seed=1)
         for fraction in (0.05, 0.15):
-            budget = round(float(inst.cost.mean()) * inst.n_groups * fraction, 2)
+            budget = family_budget(inst, fraction)
             opt = solve(inst, budget)
             for writer in ("gvt", "density", "greedy"):
                 store = run_writer(writer, inst, budget).selected_idx
@@ -230,15 +242,9 @@ def single_moves_keeping_f(inst, store, reference, budget, target) -> list:
 
 
 def test_a_settled_result_has_no_single_move_left_and_the_note_says_so():
-    sizes = {
-        "redundancy_heavy": {"n_experiences": 60},
-        "density_trap": {"n_experiences": 60},
-        "summary_tradeoff": {"n_episodes": 60},
-        "event_graph": {"n_experiences": 50},
-    }
     cases = [
         (family, 3, fraction, w)
-        for family in sizes
+        for family in ("redundancy_heavy", "density_trap", "summary_tradeoff", "event_graph")
         for fraction in (0.05, 0.15)
         for w in ("gvt", "density")
     ]
@@ -246,8 +252,8 @@ def test_a_settled_result_has_no_single_move_left_and_the_note_says_so():
     # one round would leave single moves there.
     cases += [("density_trap", 0, 0.3, "density"), ("density_trap", 1, 0.3, "greedy")]
     for family, seed, fraction, writer in cases:
-        inst = compile_package(generate(family, seed=seed, **sizes[family]))
-        budget = round(float(inst.cost.mean()) * inst.n_groups * fraction, 2)
+        inst = family_instance(family, seed)
+        budget = family_budget(inst, fraction)
         opt = solve(inst, budget)
         store = run_writer(writer, inst, budget).selected_idx
         near = closest_equivalent(inst, opt.selected_idx, store, budget)
