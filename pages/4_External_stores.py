@@ -347,7 +347,12 @@ else:
         mem_df,
         "ext_memories",
         f"{rep.package_id}-{store_id}-memories-B{ctx.budget:.10g}",
-        column_config={"text": st.column_config.TextColumn("text", width="large")},
+        # A medium text column keeps the selection columns in view; the memory id stays pinned
+        # while the table scrolls sideways to created_at and salience.
+        column_config={
+            "memory": st.column_config.TextColumn("memory", pinned=True),
+            "text": st.column_config.TextColumn("text", width="medium"),
+        },
     )
     pruned = [p for p in (rep.recency, rep.salience) if p is not None]
     if pruned:
