@@ -9,8 +9,9 @@ so both sides share the machine and its load. Each side also records the selecti
 equal hashes mean both versions chose the same stores.
 
 Run: ``.venv/bin/python bench/bench_writers.py [--baseline-rev REV] [--repeats N]``
-(``--baseline-rev ''`` measures the working tree only). Output: ``bench/out/writers.json``
-and a markdown table on stdout.
+(``--baseline-rev ''`` measures the working tree only). Other packages and writers:
+``--family random_coverage --param n_groups=2000 --writers gvt --out writers-rc2000``.
+Output: ``bench/out/<out>.json`` and a markdown table on stdout.
 """
 
 from __future__ import annotations
@@ -35,14 +36,20 @@ FAMILY, SEED, PARAMS = "event_graph", 0, {"n_experiences": 3000}
 DEFAULT_BASELINE = "6d9a785"
 
 
-def measure(repeats: int) -> dict:
+def measure(
+    repeats: int,
+    family: str = FAMILY,
+    seed: int = SEED,
+    params: dict | None = None,
+    writers: list[str] | None = None,
+) -> dict:
     """Median seconds per writer and for all writers together; run in the code under test."""
     from memaudit_core.compiled import compile_package
     from memaudit_core.generators import generate
     from memaudit_core.writers import WRITERS, run_writer, run_writers
 
-    pkg = generate(FAMILY, seed=SEED, **PARAMS)
-    names = list(WRITERS)
+    pkg = generate(family, seed=seed, **(PARAMS if params is None else params))
+    names = list(WRITERS) if writers is None else writers
     per_writer: dict[str, list[float]] = {n: [] for n in names}
     together: list[float] = []
     digest = hashlib.sha256()
@@ -69,7 +76,7 @@ def measure(repeats: int) -> dict:
     }
 
 
-def measure_at(rev: str, repeats: int) -> dict:
+def measure_at(rev: str, repeats: int, setup: dict) -> dict:
     """:func:`measure` on a temporary git worktree of ``rev`` (a subprocess, same machine)."""
     with tempfile.TemporaryDirectory(prefix="memaudit-bench-") as tmp:
         tree = Path(tmp) / "tree"
@@ -81,10 +88,11 @@ def measure_at(rev: str, repeats: int) -> dict:
             env = {**os.environ, "PYTHONPATH": str(tree)}
             code = (
                 "import json, sys; sys.path.insert(0, sys.argv[1]); import bench_writers as b; "
-                "print(json.dumps(b.measure(int(sys.argv[2]))))"
+                "print(json.dumps(b.measure(int(sys.argv[2]), **json.loads(sys.argv[3]))))"
             )
+            here = str(Path(__file__).resolve().parent)
             out = subprocess.run(
-                [sys.executable, "-c", code, str(Path(__file__).resolve().parent), str(repeats)],
+                [sys.executable, "-c", code, here, str(repeats), json.dumps(setup)],
                 cwd=tree,
                 env=env,
                 check=True,
@@ -102,10 +110,23 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--baseline-rev", default=DEFAULT_BASELINE)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--family", default=FAMILY)
+    ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument(
+        "--param", action="append", default=[], help="generator parameter k=v (integer)"
+    )
+    ap.add_argument("--writers", default="", help="comma-separated names (default: all seven)")
+    ap.add_argument("--out", default="writers", help="name of the JSON in bench/out/")
     args = ap.parse_args()
+    params = dict(PARAMS) if not args.param else {}
+    for item in args.param:
+        key, _, value = item.partition("=")
+        params[key] = int(value)
+    writers = [w for w in args.writers.split(",") if w] or None
+    setup = {"family": args.family, "seed": args.seed, "params": params, "writers": writers}
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"machine: {machine()}; load {load}", flush=True)
-    head = measure(args.repeats)
+    head = measure(args.repeats, **setup)
     base = None
     if args.baseline_rev:
         known = subprocess.run(
@@ -121,19 +142,26 @@ def main() -> None:
             capture_output=True,
         )
         if known.returncode == 0:
-            base = measure_at(args.baseline_rev, args.repeats)
+            base = measure_at(args.baseline_rev, args.repeats, setup)
         else:  # e.g. a shallow clone: measure this tree alone rather than fail
             print(f"baseline {args.baseline_rev} is not in this clone: measuring this tree only")
-    payload = {"machine": machine(), "load": load, "head": head, "baseline_rev": args.baseline_rev}
+    payload = {
+        "machine": machine(),
+        "load": load,
+        "setup": setup,
+        "head": head,
+        "baseline_rev": args.baseline_rev,
+    }
     payload["baseline"] = base
+    shown_params = ", ".join(f"{k}={v:,}" for k, v in params.items())
     print(
-        f"\n{FAMILY} seed {SEED}, {PARAMS['n_experiences']:,} experiences "
-        f"({head['candidates']:,} candidates), B = {head['budget']:g}; median of {args.repeats}\n"
+        f"\n{args.family} seed {args.seed}, {shown_params} ({head['candidates']:,} candidates), "
+        f"B = {head['budget']:g}; median of {args.repeats}\n"
     )
     print(f"| writer | this tree (s) | {args.baseline_rev or 'baseline'} (s) | ratio |")
     print("|---|---:|---:|---:|")
     rows = [(n, head["per_writer_s"][n]) for n in head["per_writer_s"]]
-    rows.append(("all seven (`run_writers`)", head["run_writers_s"]))
+    rows.append((f"all {len(rows)} together (`run_writers`)", head["run_writers_s"]))
     for name, t in rows:
         b = None
         if base is not None:
@@ -145,7 +173,7 @@ def main() -> None:
         same = base["selections_sha256"] == head["selections_sha256"]
         print(f"\nSame selections in both trees: {same}.")
         payload["same_selections"] = same
-    print("saved", save("writers", payload))
+    print("saved", save(args.out, payload))
 
 
 if __name__ == "__main__":

@@ -437,20 +437,44 @@ def _gvt_one_pass_per_threshold(inst, budget):
     return best[3]
 
 
+@pytest.mark.parametrize("walk", ["depth_first", "breadth_first"])
 @pytest.mark.parametrize("saturation", ["cap1", "linear", "log1p"])
 @pytest.mark.parametrize("capacity", [1, 2])
 @pytest.mark.parametrize(
     "family, params",
     [("event_graph", {"n_experiences": 40}), ("random_coverage", {"n_groups": 12})],
 )
-def test_gvt_tree_equals_one_pass_per_threshold(family, params, saturation, capacity):
-    # Sizes where the tree shares and skips many groups; ids differ from arrival order.
+def test_gvt_tree_equals_one_pass_per_threshold(
+    family, params, saturation, capacity, walk, monkeypatch
+):
+    # Sizes where the tree shares and skips many groups; ids differ from arrival order. Both
+    # walks of the tree (depth first in Python, all stores of a group at once in numpy).
+    monkeypatch.setattr(W, "_GVT_WALK", walk)
     pkg = replace_package(generate(family, seed=3, **params), saturation=saturation)
     inst = compile_package(pkg).with_capacity(capacity)
     budgets = [1.0, pkg.budget / 2, pkg.budget, inst.total_cost / 3, inst.total_cost]
     many = W._gvt_many(inst, budgets)
     for budget, picked in zip(budgets, many, strict=True):
         assert picked == _gvt_one_pass_per_threshold(inst, budget), budget
+
+
+def test_gvt_hands_a_wide_tree_to_the_breadth_first_walk(monkeypatch):
+    # An event graph of 1,000 experiences keeps about 28 stores apart per group: "auto" gives
+    # up the depth-first walk part way and starts the breadth-first one afresh. Its picks must
+    # equal a full depth-first walk at every budget of a sweep (several budgets per store).
+    inst = compile_package(generate("event_graph", seed=2, n_experiences=1000))
+    budgets = [inst.total_cost * f for f in (0.05, 0.1, 0.2, 0.3)]
+    breadth, handed = W._gvt_breadth, []
+
+    def counted(*args):
+        handed.append(1)
+        return breadth(*args)
+
+    monkeypatch.setattr(W, "_gvt_breadth", counted)
+    auto = W._gvt_many(inst, budgets)
+    assert handed == [1]
+    monkeypatch.setattr(W, "_GVT_WALK", "depth_first")
+    assert auto == W._gvt_many(inst, budgets)
 
 
 def test_density_tie_on_density_goes_to_larger_gain():
