@@ -42,6 +42,7 @@ def measure(
     seed: int = SEED,
     params: dict | None = None,
     writers: list[str] | None = None,
+    sweep: list[float] | None = None,
 ) -> dict:
     """Median seconds per writer and for all writers together; run in the code under test."""
     from memaudit_core.compiled import compile_package
@@ -65,11 +66,12 @@ def measure(
                 digest.update(f"{name}:{res.selected_idx}".encode())
         inst = compile_package(pkg)
         t0 = time.perf_counter()
-        run_writers(names, inst, [pkg.budget])
+        run_writers(names, inst, [pkg.budget * f for f in (sweep or [1.0])])
         together.append(time.perf_counter() - t0)
     return {
         "candidates": int(inst.n_candidates),
         "budget": pkg.budget,
+        "sweep_budgets": [pkg.budget * f for f in (sweep or [1.0])],
         "per_writer_s": {n: statistics.median(v) for n, v in per_writer.items()},
         "run_writers_s": statistics.median(together),
         "selections_sha256": digest.hexdigest(),
@@ -116,6 +118,11 @@ def main() -> None:
         "--param", action="append", default=[], help="generator parameter k=v (integer)"
     )
     ap.add_argument("--writers", default="", help="comma-separated names (default: all seven)")
+    ap.add_argument(
+        "--sweep",
+        default="1",
+        help="budgets of the run_writers row, as multiples of the package budget (e.g. 0.5,1,2)",
+    )
     ap.add_argument("--out", default="writers", help="name of the JSON in bench/out/")
     args = ap.parse_args()
     params = dict(PARAMS) if not args.param else {}
@@ -123,7 +130,14 @@ def main() -> None:
         key, _, value = item.partition("=")
         params[key] = int(value)
     writers = [w for w in args.writers.split(",") if w] or None
-    setup = {"family": args.family, "seed": args.seed, "params": params, "writers": writers}
+    sweep = [float(f) for f in args.sweep.split(",") if f]
+    setup = {
+        "family": args.family,
+        "seed": args.seed,
+        "params": params,
+        "writers": writers,
+        "sweep": sweep,
+    }
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"machine: {machine()}; load {load}", flush=True)
     head = measure(args.repeats, **setup)
@@ -161,7 +175,8 @@ def main() -> None:
     print(f"| writer | this tree (s) | {args.baseline_rev or 'baseline'} (s) | ratio |")
     print("|---|---:|---:|---:|")
     rows = [(n, head["per_writer_s"][n]) for n in head["per_writer_s"]]
-    rows.append((f"all {len(rows)} together (`run_writers`)", head["run_writers_s"]))
+    at = "" if sweep == [1.0] else f" at {len(sweep)} budgets ({args.sweep} x B)"
+    rows.append((f"all {len(rows)} together (`run_writers`{at})", head["run_writers_s"]))
     for name, t in rows:
         b = None
         if base is not None:

@@ -387,8 +387,13 @@ def _gvt_many(inst: CompiledInstance, budgets: list[float]) -> list[tuple[int, .
     admissible). Groups where no candidate can reach the lowest live threshold at any store
     (:meth:`_Prep.group_density_cap`) are stepped over without computing gains, and a node's
     store is changed in place by one child instead of copied. Every leaf is exactly the pass of
-    each (budget, threshold) it holds, so each result equals the naive loop at its budget
-    (``tests/test_writers.py`` checks both against one pass per threshold).
+    each (budget, threshold) it holds, so each result equals the naive loop at its budget.
+
+    This walk is depth first, in Python floats. When a large package's tree proves wide (many
+    stores stay apart at every group: event graphs, random coverage), it starts again with
+    :func:`_gvt_breadth`, which makes the same decisions for all the stores of a group at once
+    in numpy (:data:`_GVT_WALK`). ``tests/test_writers.py`` checks both walks against one pass
+    per threshold.
     """
     prep = _prep(inst)
     cost, starts, suffix_min = prep.costs, prep.starts, prep.suffix_min_cost
@@ -635,6 +640,12 @@ def _gvt_breadth(
     density_cap = prep.group_density_cap(inst)
     suffix_min = prep.suffix_min_cost
     floors_np = [np.asarray(nf) for nf in neg_floors]
+    # Several budgets: one bisection over the union of their floors, then per budget the
+    # count of its own floors below each union position (= bisecting its own list).
+    union_floors = np.unique(np.concatenate(floors_np))
+    below = np.zeros((len(floors_np), len(union_floors) + 1), dtype=np.int64)
+    for k, nf in enumerate(floors_np):
+        below[k, 1:] = np.cumsum(np.isin(union_floors, nf))
     unit_slot, new_slots, n_slots = _unit_slots(inst, entry_row)
     entry_slot = unit_slot[cov.indices]
 
@@ -766,14 +777,11 @@ def _gvt_breadth(
             dens_s, elig_s, gain_s = dens[at, order], elig[at, order], gains[at, order]
             t0, t1 = passes.t0[rows], passes.t1[rows]
             ks = passes.k[rows]
-            q = np.empty((n_r, n_cand), dtype=np.int64)
             # First threshold whose floor (threshold - TIE_TOL) the density reaches.
             if len(floors_np) == 1:
                 q = np.searchsorted(floors_np[0], -dens_s, side="left")
             else:
-                for k in np.unique(ks).tolist():
-                    mine = ks == k
-                    q[mine] = np.searchsorted(floors_np[k], -dens_s[mine], side="left")
+                q = below[ks[:, None], np.searchsorted(union_floors, -dens_s, side="left")]
             q = np.clip(q, t0[:, None], t1[:, None])
             valid = elig_s & (q < t1[:, None])  # a prefix of each row
             choice = np.full(n_r, -1, dtype=np.int64)
