@@ -654,8 +654,16 @@ def _gvt_breadth(
         value=((), np.float64),
         spent=((), np.float64),
         n_passes=((), np.int64),
+        lineage=((), np.int64),
     )
-    selected: list[list[int] | None] = [[]]
+    # Stores are not kept as lists (appending to every store at every group cost more than
+    # the gains): each pick is logged against the node's *lineage*, and a lineage records the
+    # one it was copied from and the log length at that moment. A leaf's store is rebuilt at
+    # the end, for the best leaf of each budget only (:func:`_lineage_store`).
+    lineage_parent: list[int] = [-1]
+    lineage_cut: list[int] = [0]
+    log_lineage: list[np.ndarray] = []
+    log_pick: list[np.ndarray] = []
     free_nodes: list[int] = []
     n_nodes = 1
     passes = _Rows(
@@ -687,15 +695,17 @@ def _gvt_breadth(
         else:
             node, n_nodes = n_nodes, n_nodes + 1
             nodes.ensure(node)
-            selected.append(None)
         nodes.z[node] = nodes.z[parent]
         nodes.value[node] = nodes.value[parent]
         nodes.spent[node] = nodes.spent[parent]
-        selected[node] = list(selected[parent])  # type: ignore[arg-type]
+        nodes.lineage[node] = len(lineage_parent)
+        lineage_parent.append(int(nodes.lineage[parent]))
+        lineage_cut.append(len(log_pick))
         return node
 
-    # (budget position, first threshold index, value, cost, selection) per finished pass row.
-    leaves: list[tuple[int, int, float, float, tuple[int, ...]]] = []
+    # (budget position, first threshold index, value, cost, lineage, log length) per finished
+    # pass row.
+    leaves: list[tuple[int, int, float, float, int, int]] = []
 
     def finish(rows: np.ndarray) -> None:
         for p in rows.tolist():
@@ -706,13 +716,13 @@ def _gvt_breadth(
                     int(passes.t0[p]),
                     float(nodes.value[node]),
                     float(nodes.spent[node]),
-                    tuple(sorted(selected[node])),  # type: ignore[arg-type]
+                    int(nodes.lineage[node]),
+                    len(log_pick),
                 )
             )
             passes.alive[p] = False
             nodes.n_passes[node] -= 1
             if not nodes.n_passes[node]:
-                selected[node] = None
                 free_nodes.append(node)
 
     for k, nf in enumerate(neg_floors):
@@ -877,8 +887,8 @@ def _gvt_breadth(
                 nodes.z[np.ix_(targets, cand_slots[i])] += cand_a[i]
             nodes.value[m_node] += np.asarray(move_gain)
             nodes.spent[m_node] += g_cost[m_pick]
-            for node, i in zip(move_node, move_pick, strict=True):
-                selected[node].append(lo + i)  # type: ignore[union-attr]
+            log_lineage.append(nodes.lineage[m_node])
+            log_pick.append(lo + m_pick)
             if taken is None:
                 break
             taken[m_node, m_pick] = True
@@ -890,17 +900,49 @@ def _gvt_breadth(
     finish(np.flatnonzero(passes.alive[:n_pass_rows]))
 
     # Best F per budget; tie: lower cost, then the earlier (higher) threshold.
-    best: list[tuple[float, float, int, tuple[int, ...]] | None] = [None] * len(limits)
-    for k, t0, value, spent, picked in sorted(leaves, key=lambda leaf: leaf[:2]):
+    best: list[tuple[float, float, int, int, int] | None] = [None] * len(limits)
+    for k, t0, value, spent, lineage, cut in sorted(leaves, key=lambda leaf: leaf[:2]):
         top = best[k]
         if (
             top is None
             or (value > top[0] and not _tied(value, top[0]))
             or (_tied(value, top[0]) and (spent, t0) < (top[1], top[2]))
         ):
-            best[k] = (value, spent, t0, picked)
+            best[k] = (value, spent, t0, lineage, cut)
     assert all(top is not None for top in best)  # every pass ends in a leaf
-    return [top[3] for top in best]  # type: ignore[index]
+    log = _PickLog(log_lineage, log_pick, len(lineage_parent))
+    return [
+        log.store(top[3], top[4], lineage_parent, lineage_cut)  # type: ignore[index]
+        for top in best
+    ]
+
+
+class _PickLog:
+    """The picks of :func:`_gvt_breadth`, by lineage then log position, to rebuild stores."""
+
+    def __init__(self, lineages: list[np.ndarray], picks: list[np.ndarray], n_lineages: int):
+        sizes = [len(batch) for batch in picks]
+        lin = np.concatenate(lineages) if lineages else np.zeros(0, np.int64)
+        pick = np.concatenate(picks) if picks else np.zeros(0, np.int64)
+        seq = np.repeat(np.arange(len(sizes)), sizes)
+        order = np.lexsort((seq, lin))
+        self.seq, self.pick = seq[order], pick[order]
+        lin = lin[order]
+        self.start = np.searchsorted(lin, np.arange(n_lineages), side="left")
+        self.end = np.searchsorted(lin, np.arange(n_lineages), side="right")
+
+    def store(
+        self, lineage: int, cut: int, parent: list[int], parent_cut: list[int]
+    ) -> tuple[int, ...]:
+        """Positions picked by ``lineage`` before log position ``cut``, and by its ancestors
+        before each copy, ascending."""
+        parts = []
+        while lineage >= 0:
+            lo, hi = int(self.start[lineage]), int(self.end[lineage])
+            hi = lo + int(np.searchsorted(self.seq[lo:hi], cut, side="left"))
+            parts.append(self.pick[lo:hi])
+            lineage, cut = parent[lineage], min(cut, parent_cut[lineage])
+        return tuple(sorted(np.concatenate(parts).tolist())) if parts else ()
 
 
 def _merged(ranges: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
