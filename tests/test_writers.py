@@ -458,21 +458,30 @@ def test_gvt_tree_equals_one_pass_per_threshold(
         assert picked == _gvt_one_pass_per_threshold(inst, budget), budget
 
 
-def test_gvt_hands_a_wide_tree_to_the_breadth_first_walk(monkeypatch):
-    # An event graph of 1,000 experiences keeps about 28 stores apart per group: "auto" gives
-    # up the depth-first walk part way and starts the breadth-first one afresh. Its picks must
+@pytest.mark.parametrize("route", ["many_passes", "handover"])
+def test_gvt_auto_walks_a_wide_tree_breadth_first(route, monkeypatch):
+    # An event graph of 1,000 experiences has 652 thresholds per budget and keeps about 28
+    # stores apart per group. "auto" walks it breadth first from the start (many passes) or,
+    # with the pass rule out of reach and a low width limit, gives up the depth-first walk
+    # part way and starts the breadth-first one afresh (handover). Either way its picks must
     # equal a full depth-first walk at every budget of a sweep (several budgets per store).
     inst = compile_package(generate("event_graph", seed=2, n_experiences=1000))
     budgets = [inst.total_cost * f for f in (0.05, 0.1, 0.2, 0.3)]
-    breadth, handed = W._gvt_breadth, []
+    breadth, depth_nodes, handed = W._gvt_breadth, [], []
 
     def counted(*args):
         handed.append(1)
         return breadth(*args)
 
     monkeypatch.setattr(W, "_gvt_breadth", counted)
+    monkeypatch.setattr(W, "beat", lambda: depth_nodes.append(1))  # every 64 tree nodes
+    if route == "handover":
+        monkeypatch.setattr(W, "_GVT_BREADTH_MIN_PASSES", 10**9)
+        monkeypatch.setattr(W, "_GVT_WIDE_NODES_PER_GROUP", 6)
     auto = W._gvt_many(inst, budgets)
     assert handed == [1]
+    tree_beats = len(depth_nodes) - -(-inst.n_groups // 64)  # less the breadth walk's beats
+    assert (tree_beats > 0) == (route == "handover")
     monkeypatch.setattr(W, "_GVT_WALK", "depth_first")
     assert auto == W._gvt_many(inst, budgets)
 
