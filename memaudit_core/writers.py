@@ -750,28 +750,26 @@ def _gvt_breadth(
         lo, hi = starts[g], starts[g + 1]
         if hi == lo or not live.size:
             continue
+        live_node = passes.node[live]
         acting = passes.floor[live] <= density_cap[g]
         if not acting.any():
             continue  # no candidate here reaches any live pass's lowest threshold
         # Every live pass row of an acting node takes part: a row admitting nothing splits off
         # with no pick, as in the tree.
         in_node = np.zeros(n_nodes, dtype=bool)
-        in_node[passes.node[live[acting]]] = True
-        rows = live[in_node[passes.node[live]]]
+        in_node[live_node[acting]] = True
+        in_rows = in_node[live_node]
+        rows, row_node = live[in_rows], live_node[in_rows]
+        act_nodes = np.flatnonzero(in_node)
         n_cand = hi - lo
         p0, p1 = int(cov.indptr[lo]), int(cov.indptr[hi])
         g_slot, g_a, g_w = entry_slot[p0:p1], cov.data[p0:p1], prep.entry_weight[p0:p1]
         g_entry_cand = (entry_row[p0:p1] - lo).tolist()
-        cand_slots = [entry_slot[cov.indptr[i] : cov.indptr[i + 1]] for i in range(lo, hi)]
-        cand_a = [cov.data[cov.indptr[i] : cov.indptr[i + 1]] for i in range(lo, hi)]
+        g_ptr = cov.indptr[lo : hi + 1] - p0
         g_cost = cost[lo:hi]
         g_rank = prep.id_rank[lo:hi]
         taken = np.zeros((nodes.n_rows, n_cand), dtype=bool) if cap > 1 else None
         for _round in range(min(cap, n_cand)):
-            row_node = passes.node[rows]
-            in_node = np.zeros(n_nodes, dtype=bool)
-            in_node[row_node] = True
-            act_nodes = np.flatnonzero(in_node)
             node_slot = np.empty(n_nodes, dtype=np.int64)
             node_slot[act_nodes] = np.arange(len(act_nodes))
             node_at = node_slot[row_node]
@@ -889,8 +887,8 @@ def _gvt_breadth(
             m_node = np.asarray(move_node, dtype=np.int64)
             m_pick = np.asarray(move_pick, dtype=np.int64)
             for i in np.unique(m_pick).tolist():
-                targets = m_node[m_pick == i]
-                nodes.z[np.ix_(targets, cand_slots[i])] += cand_a[i]
+                e0, e1 = p0 + int(g_ptr[i]), p0 + int(g_ptr[i + 1])
+                nodes.z[np.ix_(m_node[m_pick == i], entry_slot[e0:e1])] += cov.data[e0:e1]
             nodes.value[m_node] += np.asarray(move_gain)
             nodes.spent[m_node] += g_cost[m_pick]
             log_lineage.append(nodes.lineage[m_node])
@@ -900,9 +898,12 @@ def _gvt_breadth(
             taken[m_node, m_pick] = True
             # Stores that picked look at this group again; the others have moved on.
             live = np.flatnonzero(passes.alive[:n_pass_rows])
+            live_node = passes.node[live]
             in_node = np.zeros(n_nodes, dtype=bool)
             in_node[m_node] = True
-            rows = live[in_node[passes.node[live]]]
+            in_rows = in_node[live_node]
+            rows, row_node = live[in_rows], live_node[in_rows]
+            act_nodes = np.flatnonzero(in_node)
     finish(np.flatnonzero(passes.alive[:n_pass_rows]))
 
     # Best F per budget; tie: lower cost, then the earlier (higher) threshold.
