@@ -178,13 +178,15 @@ def bench_compare(base_url: str, browser) -> dict:
     first_load = time.perf_counter() - t0
 
     slider = _slider(page)
-    times, changed, budgets = [], 0, []
+    times, changed, budgets, from_budgets = [], 0, [], []
     for i in range(N_WARMUP + N_CHANGES):
         before = page.evaluate(_METRICS_JS)
+        from_budget = float(slider.input_value())
         ms, budget = _budget_change(page, slider)
         if i >= N_WARMUP:
             times.append(ms / 1000)
             budgets.append(budget)
+            from_budgets.append(from_budget)
             changed += page.evaluate(_METRICS_JS) != before
     errors = page.get_by_test_id("stException").count()
     context.close()
@@ -196,6 +198,14 @@ def bench_compare(base_url: str, browser) -> dict:
         t = time.perf_counter()
         view_for_key(pkg, b, store_key, view="compare")
         core.append(time.perf_counter() - t)
+
+    # A budget step that changes none of the four tiles (F, OPT, ratio, cost: the optimum and
+    # the store stay as they were) leaves the metrics as they were, rightly.
+    def tiles(budget: float) -> tuple:
+        cv = view_for_key(pkg, budget, store_key, view="compare")
+        return (cv.value, cv.opt_value, cv.ratio_text, cv.cost)
+
+    expected = sum(tiles(a) != tiles(b) for a, b in zip(from_budgets, budgets, strict=True))
 
     app_med, core_med = statistics.median(times), statistics.median(core)
     return {
@@ -212,6 +222,7 @@ def bench_compare(base_url: str, browser) -> dict:
         "ratio_median": app_med / core_med if core_med > 0 else float("nan"),
         "overhead_median_s": app_med - core_med,
         "changes_with_new_metrics": changed,
+        "changes_with_new_core_view": expected,
         "tracebacks": errors,
     }
 
@@ -282,9 +293,11 @@ _IDLE_EXPR = """(() => {
     if (s !== null && s !== 'notRunning') return false;
     return !document.querySelector('[data-testid="stStatusWidget"]');
 })()"""
-_PICKER_SHOWS_JS = f"""(want) => {_IDLE_EXPR} &&
+# An upload's picker label (memaudit_ui.sources.describe_key): "upload · <file name> ·
+# <digest prefix> · <package id>".
+_PICKER_SHOWS_JS = f"""([head, tail]) => {_IDLE_EXPR} &&
     [...document.querySelectorAll('[data-testid="stSidebar"] input[role="combobox"]')]
-        .some(b => b.value.startsWith(want))"""
+        .some(b => b.value.startsWith(head) && b.value.endsWith(tail))"""
 _SIDEBAR_ERROR_JS = f"""(name) => {_IDLE_EXPR} &&
     [...document.querySelectorAll('[data-testid="stSidebar"] [data-testid="stAlert"]')]
         .some(a => a.innerText.includes(name) && a.innerText.includes('was not loaded'))"""
@@ -404,7 +417,7 @@ def bench_upload(base_url: str, browser) -> dict:
         files = _upload_files(Path(tmp_name))
         good_path, bad_path = Path(files["valid_path"]), Path(files["invalid_path"])
         baseline = _upload_baseline(good_path.read_bytes(), bad_path.read_bytes())
-        shown = f"upload · {files['package_id']} · "  # then file name and digest
+        shown = [f"upload · {good_path.name} · ", f" · {files['package_id']}"]
         field = files["invalid_field"]
 
         valid, valid_set, invalid, invalid_set, checks = [], [], [], [], []
@@ -657,7 +670,8 @@ def _print_table(results: dict) -> None:
     if compare is not None and "skipped" not in compare:
         print(
             f"\nCompare: first load {compare['first_load_s']:.1f} s; metrics changed on "
-            f"{compare['changes_with_new_metrics']} of {N_CHANGES} budget changes; tracebacks: "
+            f"{compare['changes_with_new_metrics']} of {N_CHANGES} budget changes (the core's "
+            f"tiles change on {compare['changes_with_new_core_view']}); tracebacks: "
             f"{compare['tracebacks']}."
         )
     if upload is not None:
