@@ -165,6 +165,9 @@ def test_tables_show_missing_values_as_na() -> None:
     assert shown["n"].tolist() == [1, 2]  # columns without a gap keep their type
     complete = df[["n"]]
     assert _with_na(complete) is complete  # nothing missing: shown as is
+    # Found by position: a repeated column name does not hide (or raise on) a gap.
+    twin = pd.DataFrame([[1.5, None], [2.0, 3.0]], columns=["v", "v"])
+    assert _with_na(twin).to_numpy().tolist() == [[1.5, "n/a"], [2.0, "3"]]  # gap column only
 
 
 def test_the_generator_starts_from_a_generated_package_in_the_link() -> None:

@@ -128,6 +128,13 @@ def test_interactive_grids_show_no_float_noise_and_projector_tables_drop_free_te
 
     df = pd.DataFrame({"cost": [9.871099999999996, 2.0], "n": [1, 2]})
     assert render._denoised(df)["cost"].tolist() == [9.8711, 2.0]
+    # Built by position: order, index, other columns' types and a repeated name all kept.
+    twin = pd.DataFrame(
+        [[0.30000000000000004, "x", 0.1 + 0.2, 3]], columns=["v", "id", "v", "n"], index=[7]
+    )
+    shown = render._denoised(twin)
+    assert list(shown.columns) == ["v", "id", "v", "n"] and list(shown.index) == [7]
+    assert shown.iloc[0].tolist() == [0.3, "x", 0.3, 3] and shown["n"].dtype == twin["n"].dtype
     wide = pd.DataFrame({c: [1] for c in ["a", "b", "c", "d", "e"]} | {"text": ["long words"]})
     assert "text" not in render._fit_projector(wide).columns
     narrow = pd.DataFrame({"a": [1], "text": ["kept"]})
