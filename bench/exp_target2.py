@@ -28,9 +28,13 @@ model of ``bench_speed.plain_highs`` timed in the same run, and prints one line 
 ``options``
     HiGHS option settings on the plain model (restarts off, pseudo-cost reliability,
     heuristics) against its defaults.
+``auto_options``
+    ``solve(..., "auto")`` as shipped, then again with each option set added to the product's
+    HiGHS settings (``milp._exact_options``), against the same plain model.
 
 Run: ``.venv/bin/python bench/exp_target2.py
-[--experiments cuts,reduced,cb,knapsack,bnb_reduced,options] [--seeds 3] [--cb-time-limit 60]``.
+[--experiments cuts,reduced,cb,knapsack,bnb_reduced,options,auto_options] [--seeds 3]
+[--cb-time-limit 60] [--option-sets "root reduced-cost heuristic off,..."]``.
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ from common import machine  # noqa: E402
 
 from memaudit_core.compiled import compile_package  # noqa: E402
 from memaudit_core.objective import evaluate  # noqa: E402
+from memaudit_core.solvers import milp, solve  # noqa: E402
 from memaudit_core.solvers.bnb import solve_bnb  # noqa: E402
 from memaudit_core.solvers.milp import _highspy, _new_highs, build_model  # noqa: E402
 
@@ -63,7 +68,33 @@ OPTION_SETS = {
     "heuristic effort 0.1": {"mip_heuristic_effort": 0.1},
     "lp age 20": {"mip_lp_age_limit": 20},
     "parallel on, 2 threads": {"parallel": "on", "threads": 2},
+    # Thirty-second session: the HiGHS 1.16 options not tried before.
+    "node cuts off": {"mip_allow_cut_separation_at_nodes": False},
+    "feasibility jump off": {"mip_heuristic_run_feasibility_jump": False},
+    "root reduced-cost heuristic off": {"mip_heuristic_run_root_reduced_cost": False},
+    "root reduced-cost and feasibility jump off": {
+        "mip_heuristic_run_root_reduced_cost": False,
+        "mip_heuristic_run_feasibility_jump": False,
+    },
 }
+
+
+def run_auto_with(inst, budget: float, options: dict) -> tuple[float, float, str]:
+    """``solve(auto)`` with ``options`` added to the product's HiGHS settings."""
+    shipped = milp._exact_options
+
+    def with_options(h, model) -> None:
+        shipped(h, model)
+        for key, value in options.items():
+            h.setOptionValue(key, value)
+
+    milp._exact_options = with_options
+    try:
+        t = time.perf_counter()
+        res = solve(inst, budget, "auto")
+        return time.perf_counter() - t, res.value, res.label
+    finally:
+        milp._exact_options = shipped
 
 
 class CutLP:
@@ -317,7 +348,7 @@ def bnb_on_reduced(lpw: CutLP, res, inc, budget: float) -> str:
     )
 
 
-def run_plain_with(inst, budget: float, options: dict) -> tuple[float, int]:
+def run_plain_with(inst, budget: float, options: dict) -> tuple[float, int, float, str]:
     lpw = CutLP(inst, budget)
     hs = lpw.highspy
     h = _new_highs(hs)
@@ -328,7 +359,9 @@ def run_plain_with(inst, budget: float, options: dict) -> tuple[float, int]:
     h.passModel(lpw._lp(lpw.model, integer=True))
     t = time.perf_counter()
     h.run()
-    return time.perf_counter() - t, h.getInfo().mip_node_count
+    secs = time.perf_counter() - t
+    info = h.getInfo()
+    return secs, info.mip_node_count, info.objective_function_value, str(h.getModelStatus())
 
 
 def main() -> None:
@@ -336,7 +369,16 @@ def main() -> None:
     ap.add_argument("--experiments", default="cuts,reduced,cb,knapsack,bnb_reduced,options")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--cb-time-limit", type=float, default=60.0)
+    ap.add_argument(
+        "--option-sets",
+        default=",".join(OPTION_SETS),
+        help=f"comma-separated names for the options experiment (default all): {list(OPTION_SETS)}",
+    )
     args = ap.parse_args()
+    option_sets = [name for name in args.option_sets.split(",") if name]
+    unknown = sorted(set(option_sets) - set(OPTION_SETS))
+    if unknown:
+        ap.error(f"unknown option set(s) {unknown}; choose from {list(OPTION_SETS)}")
     todo = set(args.experiments.split(","))
     print(f"machine: {machine()}")
     for frac in (0.05, 0.10):
@@ -387,9 +429,25 @@ def main() -> None:
                     f"value {value:.4f} bound {bound:.4f}; ratio {plain_s / total:.2f}x"
                 )
             if "options" in todo:
-                for name, options in OPTION_SETS.items():
-                    secs, nodes = run_plain_with(inst, pkg.budget, options)
-                    out.append(f"{name}: {secs:.2f} s ({plain_s / secs:.2f}x), {nodes} nodes")
+                for name in option_sets:
+                    secs, nodes, value, status = run_plain_with(inst, pkg.budget, OPTION_SETS[name])
+                    same = (
+                        "same OPT" if abs(value - opt) <= 1e-6 * max(1.0, abs(opt)) else "DIFFERS"
+                    )
+                    out.append(
+                        f"{name}: {secs:.2f} s ({plain_s / secs:.2f}x), {nodes} nodes, "
+                        f"{status}, {value:.4f} ({same})"
+                    )
+            if "auto_options" in todo:
+                for name in ["auto as shipped", *option_sets]:
+                    options = OPTION_SETS.get(name, {})
+                    secs, value, label = run_auto_with(inst, pkg.budget, options)
+                    same = (
+                        "same OPT" if abs(value - opt) <= 1e-6 * max(1.0, abs(opt)) else "DIFFERS"
+                    )
+                    out.append(
+                        f"auto, {name}: {secs:.2f} s ({plain_s / secs:.2f}x), {label} ({same})"
+                    )
             if "cuts" in todo or len(out) > 1:
                 print(head + "\n    " + "\n    ".join(out), flush=True)
 
