@@ -709,6 +709,14 @@ def _gvt_breadth(
         lineage_cut.append(len(log_pick))
         return node
 
+    def rows_of(live: np.ndarray, marked_nodes: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The live pass rows of the marked stores, their stores, and the marked stores."""
+        live_node = passes.node[live]
+        in_node = np.zeros(n_nodes, dtype=bool)
+        in_node[marked_nodes] = True
+        in_rows = in_node[live_node]
+        return live[in_rows], live_node[in_rows], np.flatnonzero(in_node)
+
     # (budget position, first threshold index, value, cost, lineage, log length) per finished
     # pass row.
     leaves: list[tuple[int, int, float, float, int, int]] = []
@@ -750,17 +758,12 @@ def _gvt_breadth(
         lo, hi = starts[g], starts[g + 1]
         if hi == lo or not live.size:
             continue
-        live_node = passes.node[live]
         acting = passes.floor[live] <= density_cap[g]
         if not acting.any():
             continue  # no candidate here reaches any live pass's lowest threshold
         # Every live pass row of an acting node takes part: a row admitting nothing splits off
         # with no pick, as in the tree.
-        in_node = np.zeros(n_nodes, dtype=bool)
-        in_node[live_node[acting]] = True
-        in_rows = in_node[live_node]
-        rows, row_node = live[in_rows], live_node[in_rows]
-        act_nodes = np.flatnonzero(in_node)
+        rows, row_node, act_nodes = rows_of(live, passes.node[live[acting]])
         n_cand = hi - lo
         p0, p1 = int(cov.indptr[lo]), int(cov.indptr[hi])
         g_slot, g_a, g_w = entry_slot[p0:p1], cov.data[p0:p1], prep.entry_weight[p0:p1]
@@ -897,13 +900,7 @@ def _gvt_breadth(
                 break
             taken[m_node, m_pick] = True
             # Stores that picked look at this group again; the others have moved on.
-            live = np.flatnonzero(passes.alive[:n_pass_rows])
-            live_node = passes.node[live]
-            in_node = np.zeros(n_nodes, dtype=bool)
-            in_node[m_node] = True
-            in_rows = in_node[live_node]
-            rows, row_node = live[in_rows], live_node[in_rows]
-            act_nodes = np.flatnonzero(in_node)
+            rows, row_node, act_nodes = rows_of(np.flatnonzero(passes.alive[:n_pass_rows]), m_node)
     finish(np.flatnonzero(passes.alive[:n_pass_rows]))
 
     # Best F per budget; tie: lower cost, then the earlier (higher) threshold.
