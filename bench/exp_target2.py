@@ -79,6 +79,10 @@ OPTION_SETS = {
 }
 
 
+def agrees(value: float, opt: float) -> bool:
+    return abs(value - opt) <= 1e-6 * max(1.0, abs(opt))
+
+
 def run_auto_with(inst, budget: float, options: dict) -> tuple[float, float, str]:
     """``solve(auto)`` with ``options`` added to the product's HiGHS settings."""
     shipped = milp._exact_options
@@ -431,9 +435,7 @@ def main() -> None:
             if "options" in todo:
                 for name in option_sets:
                     secs, nodes, value, status = run_plain_with(inst, pkg.budget, OPTION_SETS[name])
-                    same = (
-                        "same OPT" if abs(value - opt) <= 1e-6 * max(1.0, abs(opt)) else "DIFFERS"
-                    )
+                    same = "same OPT" if agrees(value, opt) else "DIFFERS"
                     out.append(
                         f"{name}: {secs:.2f} s ({plain_s / secs:.2f}x), {nodes} nodes, "
                         f"{status}, {value:.4f} ({same})"
@@ -442,9 +444,7 @@ def main() -> None:
                 for name in ["auto as shipped", *option_sets]:
                     options = OPTION_SETS.get(name, {})
                     secs, value, label = run_auto_with(inst, pkg.budget, options)
-                    same = (
-                        "same OPT" if abs(value - opt) <= 1e-6 * max(1.0, abs(opt)) else "DIFFERS"
-                    )
+                    same = "same OPT" if agrees(value, opt) else "DIFFERS"
                     out.append(
                         f"auto, {name}: {secs:.2f} s ({plain_s / secs:.2f}x), {label} ({same})"
                     )
