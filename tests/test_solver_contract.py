@@ -829,8 +829,55 @@ def test_solve_budgets_monotone_shortcut_when_saturated():
     assert [r.value for r in res] == [3.0, 3.0, 3.0]
     assert res[0].certificate.proof.startswith("branch-and-bound")
     for r, b in zip(res[1:], (5, 9), strict=True):
-        assert r.certified and r.certificate.proof.startswith("monotonicity")
+        assert r.certified and r.certificate.proof.startswith(
+            "monotonicity: optimal at a smaller budget and already worth the largest value"
+        )
+        assert "(B = 2: branch-and-bound" in r.certificate.proof
         assert r.selected_idx == solve(inst, b, "brute").selected_idx
+
+
+def test_solve_budgets_in_workers_answers_a_budget_a_larger_optimum_fits():
+    """With workers, the largest budgets start first; a smaller budget whose range the larger
+    optimum's store fits is answered by it, with that proof, and the same tie-break."""
+    doc = package_doc(
+        [[(1.0, {0: 1.0})], [(1.0, {1: 1.0}), (2.0, {0: 1.0, 1: 1.0})]], [1.0, 2.0], "cap1"
+    )
+    inst = compile_package(parse_package(doc))
+    # 9 and 3 run first (largest first); 2 is handed out once one of them is done, and the
+    # optimum there (cost 2) fits it.
+    res = solve_budgets(inst, [2, 3, 9], "bnb", cross_check=False, workers=2)
+    assert [r.value for r in res] == [3.0, 3.0, 3.0]
+    assert res[0].certified
+    assert res[0].certificate.proof.startswith(
+        "monotonicity: optimal at a larger budget and feasible here (B = "
+    )
+    assert res[0].selected_idx == solve(inst, 2, "brute").selected_idx
+    assert res[2].certificate.proof.startswith("branch-and-bound")
+
+
+def test_solve_budgets_in_workers_matches_brute_force_with_plateaus():
+    """Budgets past the point where OPT stops growing, in worker processes: every value and
+    every tie-break (cheapest, then smallest ids) as brute force gives them."""
+    rng = np.random.default_rng(11)
+    reused = 0
+    for _ in range(5):
+        groups = [
+            [
+                (float(rng.integers(1, 5)), {int(u): float(rng.choice([0.5, 1.0]))})
+                for u in rng.choice(5, size=int(rng.integers(1, 4)), replace=False)
+            ]
+            for _ in range(4)
+        ]
+        units = [float(w) for w in rng.choice([0.5, 1.0, 2.0], size=5)]
+        inst = compile_package(parse_package(package_doc(groups, units, "cap1")))
+        budgets = [1, 2, 3, 5, 8, 12, 16, 20]
+        res = solve_budgets(inst, budgets, "bnb", cross_check=False, workers=2)
+        for b, r in zip(budgets, res, strict=True):
+            ref = solve(inst, b, "brute")
+            assert r.certified and r.value == pytest.approx(ref.value, rel=1e-12, abs=1e-12)
+            assert r.selected_idx == ref.selected_idx
+            reused += r.certificate.proof.startswith("monotonicity")
+    assert reused > 0  # the shortcut was exercised, not only the solves
 
 
 def test_solve_budgets_in_worker_processes():

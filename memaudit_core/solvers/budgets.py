@@ -15,7 +15,9 @@ Two ways, both exact and certified like :func:`memaudit_core.solvers.solve`:
   value F can take (every reachable unit capped), it is optimal at every larger budget too
   (OPT is nondecreasing in B and bounded by that value) and wins their tie-breaks (anything
   as good and no dearer was feasible at the smaller budget): those budgets are answered
-  without a solve, with the proof "monotonicity".
+  without a solve, with the proof "monotonicity". With ``workers > 1`` the largest budgets
+  start first (they are usually the slowest), and a budget that a larger budget's proven
+  optimum fits is answered by it (also "monotonicity").
 
 Cross-checks in bulk (``cross_check``): ``True`` checks every result with a second exact
 engine, ``False`` none, ``None`` does what :func:`~memaudit_core.solvers.solve` does per
@@ -41,7 +43,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
@@ -169,19 +171,24 @@ def _frontier_results(
     return out
 
 
-def _monotone_result(inst: CompiledInstance, budget: float, above: SolveResult) -> SolveResult:
-    """The proven optimum at a larger budget, re-certified at ``budget`` where it fits."""
+def _monotone_result(inst: CompiledInstance, budget: float, known: SolveResult) -> SolveResult:
+    """A proven optimum at another budget, re-certified at ``budget``.
+
+    From a smaller budget when it already reaches F's largest value
+    (:func:`_fits_and_saturated`), from a larger one when its store fits ``budget``
+    (:func:`_fits_from_above`); the proof names which.
+    """
     t = time.perf_counter()
-    sel = tuple(above.selected_idx)
+    method = "monotone" if known.budget < budget else "monotone_fits"
     raw = RawSolution(
-        sel,
-        above.value,
-        above.value,
+        tuple(known.selected_idx),
+        known.value,
+        known.value,
         "optimal",
-        detail={"method": "monotone", "from_budget": above.budget},
+        detail={"method": method, "from_budget": known.budget},
     )
-    proof = f"{PROOFS['monotone']} (B = {above.budget:.10g}: {above.certificate.proof})"
-    return finish(inst, budget, above.solver, raw, time.perf_counter() - t, proof=proof)
+    proof = f"{PROOFS[method]} (B = {known.budget:.10g}: {known.certificate.proof})"
+    return finish(inst, budget, known.solver, raw, time.perf_counter() - t, proof=proof)
 
 
 def solve_budgets(
@@ -221,8 +228,10 @@ def solve_budgets(
         (smallest budget first; with ``workers > 1`` in order of completion).
     workers : int
         Budget-by-budget solves run in this many worker processes (default 1: in this
-        process). Budgets are handed out smallest first; each starts from the best store
-        proven or found so far at any smaller budget. Results are certified the same way.
+        process). The ``workers`` largest budgets are handed out first (usually the slowest
+        proofs), then the others smallest first, each starting from the best store proven or
+        found so far at any smaller budget; a budget that a larger budget's optimum fits is
+        answered by that optimum. Results are certified the same way.
 
     Returns
     -------
@@ -337,13 +346,17 @@ def _solve_in_workers(
 ) -> dict[float, SolveResult]:
     """The budget-by-budget loop on a process pool.
 
-    Budgets are submitted smallest first, at most ``workers`` at a time, so each new solve
-    starts from every store known at a smaller budget (all of them are feasible at the larger
-    one). A certified optimum that saturates every unit answers the larger budgets by
-    monotonicity, as in the sequential loop.
+    The ``workers`` largest budgets are submitted first, then the others smallest first, at
+    most ``workers`` at a time. The largest budgets are usually the slowest proofs by far (on
+    random packages the two largest of 20 take half the time), and started last they would
+    end the sweep on one busy core; every other solve starts from every store known at a
+    smaller budget (all of them are feasible at the larger one). A certified optimum answers
+    other budgets without a solve: the larger ones when it saturates every unit, as in the
+    sequential loop, and the smaller ones its store fits (OPT is nondecreasing in B).
     """
     results: dict[float, SolveResult] = {}
-    pending = list(grid)
+    n_first = min(workers, len(grid) - 1)
+    pending = grid[len(grid) - n_first :][::-1] + grid[: len(grid) - n_first]
     running: dict[Future, float] = {}
     finished = False
     pool = ProcessPoolExecutor(
@@ -359,7 +372,11 @@ def _solve_in_workers(
                 below = [r for r in results.values() if r.budget <= b]
                 top = max(below, key=lambda r: r.budget, default=None)
                 if top is not None and top.certified and _fits_and_saturated(inst, top, b):
-                    results[b] = _monotone_result(inst, b, top)
+                    known: SolveResult | None = top
+                else:
+                    known = _fits_from_above(inst, b, results.values())
+                if known is not None:
+                    results[b] = _monotone_result(inst, b, known)
                     if progress is not None:
                         progress(len(results), len(grid))
                     continue
@@ -398,6 +415,22 @@ def _fits_and_saturated(inst: CompiledInstance, prev: SolveResult, budget: float
     # Relative only: with an absolute floor of 1e-12, a package whose weights sum to 4e-12
     # counted an optimum of 3e-12 as saturated (QA: certified 3e-12 at every larger budget).
     return prev.value >= top * (1.0 - 1e-12) and budget >= prev.budget
+
+
+def _fits_from_above(
+    inst: CompiledInstance, budget: float, results: Iterable[SolveResult]
+) -> SolveResult | None:
+    """A certified optimum at a larger budget whose store fits ``budget``, if any.
+
+    It is optimal here too: OPT is nondecreasing in B, and the store is feasible. It also
+    wins the tie-breaks here when it won them there: every store as good and within
+    ``budget`` was feasible at the larger budget. The smallest such budget is taken.
+    """
+    above = sorted(
+        (r for r in results if r.budget > budget and r.certified and r.status == "optimal"),
+        key=lambda r: r.budget,
+    )
+    return next((r for r in above if inst.is_feasible(tuple(r.selected_idx), budget)), None)
 
 
 def _per_budget_cross(inst: CompiledInstance, cross_check: bool | str | None) -> bool | None:

@@ -95,7 +95,9 @@ PROOFS = {
     "optimal, zero gap) after a B&B run",
     "brute": "brute force",
     "exhaustive": "brute force",
-    "monotone": "monotonicity: optimal at a larger budget and feasible here",
+    "monotone": "monotonicity: optimal at a smaller budget and already worth the largest value "
+    "F can take",
+    "monotone_fits": "monotonicity: optimal at a larger budget and feasible here",
 }
 
 
