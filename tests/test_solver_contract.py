@@ -837,8 +837,8 @@ def test_solve_budgets_monotone_shortcut_when_saturated():
 
 
 def test_solve_budgets_in_workers_answers_a_budget_a_larger_optimum_fits():
-    """With workers, the largest budgets start first; a smaller budget whose range the larger
-    optimum's store fits is answered by it, with that proof, and the same tie-break."""
+    """With workers, the largest budgets start first; a smaller budget that the store of a
+    larger budget's optimum fits is answered by it, with that proof and the same tie-break."""
     doc = package_doc(
         [[(1.0, {0: 1.0})], [(1.0, {1: 1.0}), (2.0, {0: 1.0, 1: 1.0})]], [1.0, 2.0], "cap1"
     )
