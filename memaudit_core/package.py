@@ -1202,6 +1202,10 @@ def loads_package(data: bytes | str, source: str = "<upload>") -> Package:
     return _parse_package(doc, source, suspect=suspect)
 
 
+#: A zip's first bytes: a local file header, or the end record of an empty archive.
+ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
+
+
 def _binary_kind(data: bytes) -> str:
     """What a file that is not UTF-8 JSON most likely is, in words, or ''.
 
@@ -1213,8 +1217,11 @@ def _binary_kind(data: bytes) -> str:
     """
     if data[:2] == b"\x1f\x8b":
         return "a gzip file; decompress it first (gunzip)"
-    if data[:4] == b"PK\x03\x04":
+    if data[:4] in ZIP_MAGICS:
         return "a zip file; give it a .zip suffix to read it as an artifact archive"
+    if data[:16] == b"SQLite format 3\x00":
+        # Importer QA: a Mem0 history.db given as the export was "UTF-16 text" (its NULs).
+        return "a SQLite database, not JSON (a Mem0 history.db is read with --history)"
     head = data[:200]
     if head[:2] in (b"\xff\xfe", b"\xfe\xff") or (
         b"\x00" in head and head.count(b"\x00") * 4 >= len(head)

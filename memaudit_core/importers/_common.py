@@ -135,9 +135,9 @@ def binary_kind(data: bytes, zip_hint: str = ZIP_HINT) -> str:
     >>> binary_kind(b'[{"a": 1}]')
     ''
     """
-    from ..package import _binary_kind
+    from ..package import ZIP_MAGICS, _binary_kind
 
-    if data[:4] == b"PK\x03\x04":
+    if data[:4] in ZIP_MAGICS:
         return f"a zip file; {zip_hint}"
     return _binary_kind(data)
 
@@ -617,6 +617,18 @@ class Record:
     content_hash: str | None = None
 
 
+def _locate_in_export(doc: Any, record_path: str, collector: Collector) -> bool:
+    """Add the problems :func:`unusable` finds in the export under ``record_path``; True when
+    there were any (the record's meta is built from them)."""
+    found = [
+        p
+        for p in unusable(doc, "$")
+        if p.path == record_path or p.path.startswith((record_path + ".", record_path + "["))
+    ]
+    collector.problems.extend(found)
+    return bool(found)
+
+
 def build_store(
     records: Iterable[Record],
     *,
@@ -683,6 +695,8 @@ def build_store(
         if not isinstance(mem_id, str):
             collector.add(id_path, "type", "the memory id must be a string", mem_id)
             continue
+        if not collector.check(id_path, mem_id):
+            continue
         if mem_id in seen:
             collector.add(
                 id_path, "unique-id", f"duplicate memory id (first used at {seen[mem_id]})", mem_id
@@ -716,9 +730,21 @@ def build_store(
                 rec.text,
             )
             continue
+        # Importer QA: a surrogate in a memory's text or metadata was reported at the
+        # generated package's paths ($.stores[1].memories[0].text), not at the export's.
+        if not collector.check(rec.text_path, rec.text):
+            continue
         if rule.name == "words" and undercounted_by_words(rec.text):
             unspaced.append(rec.text_path)
         mem_meta = dict(rec.meta)
+        if unusable(mem_meta, "$") and not _locate_in_export(doc, rec.path, collector):
+            collector.add(
+                rec.path,
+                "unicode",
+                "a field of this record copied into the memory's meta is not valid text "
+                "(NaN, infinity or an unpaired surrogate escape)",
+            )
+            continue
         if rec.created_at is None and rec.time_raw not in (None, ""):
             # Kept and said: recency pruning falls back to list order without it (CLI QA).
             mem_meta.setdefault("created_at_raw", clean_meta(rec.time_raw))

@@ -103,6 +103,9 @@ CATEGORY_LABELS = {
 _DIA = re.compile(r"^D:?(\d+):0*(\d+)$")
 _SESSION = re.compile(r"^session_(\d+)$")
 _DATE = re.compile(r"^session_(\d+)_date_time$")
+# "session_01" would read as session 1, whose dia ids (D1:3) and experience id it would then
+# share with a "session_1" beside it: such keys are reported, not renumbered.
+_PADDED = re.compile(r"^session_0\d+(_date_time|_summary|_observation)?$")
 SUMMARY_COVERAGE = 0.5
 #: What a zip given under another suffix is told (a ``.zip`` is read as flat conversation files).
 ZIP_HINT = "give it a .zip suffix to read it as a zip of flat LoCoMo conversation files"
@@ -339,8 +342,26 @@ def import_locomo(
         else:
             col.check(f"{conv_base}.{key}", value)
         speakers.append(value)
-    session_nums = sorted(int(m.group(1)) for k in conv if (m := _SESSION.match(k)))
-    date_nums = sorted(int(m.group(1)) for k in conv if (m := _DATE.match(k)))
+    for base, mapping in (
+        (conv_base, conv),
+        (obs_base, sample.get("observation")),
+        (summary_base, sample.get("session_summary")),
+    ):
+        for key in mapping if isinstance(mapping, dict) else ():
+            if _PADDED.match(key):
+                col.add(
+                    f"{base}.{key}",
+                    "session-key",
+                    "session numbers are written without leading zeros (session_1, as the "
+                    "dia ids D1:3 are); rename the key",
+                    key,
+                )
+    session_nums = sorted(
+        int(m.group(1)) for k in conv if (m := _SESSION.match(k)) and not _PADDED.match(k)
+    )
+    date_nums = sorted(
+        int(m.group(1)) for k in conv if (m := _DATE.match(k)) and not _PADDED.match(k)
+    )
     extra_dates = [n for n in date_nums if n not in session_nums]
     if extra_dates:
         warnings.append(
@@ -773,6 +794,8 @@ def _observations(
     repeats: list[str] = []
     for key, per_speaker in observations.items():
         m = re.match(r"^session_(\d+)_observation$", key)
+        if m and _PADDED.match(key):
+            continue  # reported with the other padded session keys
         if not m:
             warnings.append(f"observation key {key!r} is not session_<N>_observation; skipped")
             continue
@@ -801,13 +824,17 @@ def _observations(
                 continue
             for j, fact in enumerate(facts):
                 fpath = f"{opath}.{speaker}[{j}]"
-                if not (isinstance(fact, list) and len(fact) >= 1):
+                # QA: ["text"] became a memory with no coverage, and a third element was
+                # dropped, both without a word.
+                if not (isinstance(fact, list) and len(fact) == 2):
                     col.add(
-                        fpath, "type", "an observation is [fact_text, dia_id or [dia_ids]]", fact
+                        fpath,
+                        "observation-shape",
+                        "an observation is [fact_text, dia_id or [dia_ids]] (two elements)",
+                        fact,
                     )
                     continue
-                text = fact[0]
-                links = fact[1] if len(fact) > 1 else []
+                text, links = fact
                 if isinstance(links, str):
                     entries = [(f"{fpath}[1]", links)]
                 elif isinstance(links, list):

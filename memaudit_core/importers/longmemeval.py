@@ -9,7 +9,9 @@ Input: the JSON array of instances (``longmemeval_oracle.json``, ``_s_cleaned.js
 **Streaming**: the top-level array is decoded one instance at a time with
 :meth:`json.JSONDecoder.raw_decode` over a growing text buffer (:func:`iter_instances`), and
 reading stops at the requested instance, so a 278 MB ``_s`` file is never held whole and the
-instances after the chosen one are not decoded (at most one more chunk of text is read).
+instances after the chosen one are not decoded (at most one more chunk of text is read); a
+byte scan of the whole file for the chosen ``question_id`` (about 1 GB/s) refuses an id that
+two instances share (``unique-id``).
 ``instance`` (a ``question_id``) is required when the file holds more than one instance; the
 error then lists the ids.
 
@@ -294,6 +296,48 @@ def _question_id(source: str, path: str, inst: dict[str, Any]) -> str:
     )
 
 
+_QID_VALUE = re.compile(rb'"question_id"\s*:\s*("(?:[^"\\]|\\.)*")')
+
+
+def _mentions(path: str | Path, question_id: str) -> int:
+    """How many ``"question_id": <question_id>`` pairs the file's text holds.
+
+    A quote inside a JSON string is escaped, so the pattern only meets object keys; the scan
+    runs over the raw bytes (about 1 GB/s), so the instances after the chosen one are still
+    never decoded. Importer QA: of two instances with one question_id, the first was taken
+    without a word.
+    """
+    import mmap
+
+    with Path(path).open("rb") as fh:
+        if Path(path).stat().st_size == 0:
+            return 0
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            count = 0
+            for m in _QID_VALUE.finditer(data):
+                try:
+                    value = json.loads(m.group(1))
+                except ValueError:  # not valid JSON text: iter_instances names the problem
+                    continue
+                count += value == question_id
+            return count
+
+
+def _refuse_repeated_id(path: str | Path, question_id: str, first_index: int) -> None:
+    """Locate the second instance with ``question_id`` (decoding the rest) and refuse it."""
+    for index, inst in iter_instances(path):
+        if index > first_index and inst.get("question_id") == question_id:
+            fail(
+                str(path),
+                f"$[{index}].question_id",
+                "unique-id",
+                f"question_id {question_id!r} is also the id of $[{first_index}]: ids must "
+                "be unique",
+                question_id,
+            )
+    # The pattern also met a nested key: the instance is the only one with this id.
+
+
 def find_instance(
     path: str | Path, instance: str | None
 ) -> tuple[int, dict[str, Any], list[str] | None]:
@@ -308,6 +352,8 @@ def find_instance(
         for index, inst in iter_instances(path):
             seen += 1
             if inst.get("question_id") == instance:
+                if _mentions(path, instance) > 1:
+                    _refuse_repeated_id(path, instance, index)
                 return index, inst, None
         fail(
             source,
@@ -415,6 +461,16 @@ def import_longmemeval(
         )
     else:
         col.check(f"{base}.question_date", question_date)
+    # Importer QA: "bad" was kept without a word, while unreadable haystack dates are said.
+    if isinstance(question_date, str) and parse_lme_date(question_date) is None:
+        warnings.append(
+            f"{base}.question_date {question_date!r} does not parse (expected like "
+            "'2023/05/30 (Tue) 23:40'); kept as text in meta"
+        )
+    elif question_date is None and inst.get("question_type") == "temporal-reasoning":
+        warnings.append(
+            f"{base}.question_date is missing: a temporal-reasoning question is asked at a date"
+        )
     col.check(f"{base}.haystack_dates", arrays["haystack_dates"])  # kept raw in meta
     col.check(f"{base}.answer_session_ids", inst.get("answer_session_ids"))  # kept in meta
     sids, dates, sessions = (

@@ -150,9 +150,33 @@ def _is_point(item: Any) -> bool:
     return isinstance(item, dict) and "payload" in item and not {"memory", "data"} & set(item)
 
 
+def _is_history_row(item: Any) -> bool:
+    """A row of Mem0's history (``history()`` / ``history.db``) rather than a memory."""
+    return (
+        isinstance(item, dict)
+        and "memory_id" in item
+        and ("new_memory" in item or "old_memory" in item)
+        and "memory" not in item
+    )
+
+
+def _refuse_history(items: list[Any], base: str, col: Collector) -> None:
+    # Importer QA: history rows given as the export got one "missing the memory text" per
+    # row and no word that they are a history.
+    if items and all(_is_history_row(it) for it in items):
+        fail(
+            col.source,
+            base,
+            "format-hint",
+            "these are Mem0 history rows (memory_id, old_memory, new_memory, event), not "
+            "memories: give them with --history (history=) beside the get_all() export",
+        )
+
+
 def _detect(doc: Any, col: Collector) -> tuple[list[Any], str, str, list[Any], Any]:
     """(items, base path, version, relations, embedded history)."""
     if isinstance(doc, list):
+        _refuse_history(doc, "$", col)
         if any(_is_point(it) for it in doc):
             return doc, "$", "qdrant", [], None
         if any(isinstance(it, dict) and it.get("event") is not None for it in doc):
@@ -177,6 +201,7 @@ def _detect(doc: Any, col: Collector) -> tuple[list[Any], str, str, list[Any], A
     items = doc["results"]
     if not isinstance(items, list):
         fail(col.source, "$.results", "type", "'results' must be an array", json_type(items))
+    _refuse_history(items, "$.results", col)
     relations = doc.get("relations") or []
     if isinstance(relations, dict) and {"added_entities", "deleted_entities"} & set(relations):
         # QA s25: add()'s graph result got only "'relations' must be an array".
@@ -302,12 +327,17 @@ def _history_rows(
         if head.startswith(_SQLITE_MAGIC):
             rows = _history_rows_from_sqlite(path)
             schema = rows[0]["_schema"] if rows else "current"
-            return rows, f"sqlite history.db ({schema} schema)"
-        data = load_json_file(path)
-        hcol = Collector(str(path))
-        rows = _json_history(data, hcol, "$", warnings, f"history file {path}")
-        hcol.raise_if_any()
-        return rows, "json history"
+            kind = f"sqlite history.db ({schema} schema)"
+        else:
+            data = load_json_file(path)
+            hcol = Collector(str(path))
+            rows = _json_history(data, hcol, "$", warnings, f"history file {path}")
+            hcol.raise_if_any()
+            kind = "json history"
+        # Warnings are printed under the export's name: a row of another file says which.
+        for row in rows:
+            row["_path"] = f"{path}: {row['_path']}"
+        return rows, kind
     rows = _json_history(history, col, "$.history", warnings, "history")
     return rows, "embedded history"
 
@@ -497,7 +527,13 @@ def load_mem0_store(
             f"the scroll holds exactly {_SCROLL_DEFAULT} points, Qdrant scroll's default "
             "limit: it may be truncated (scroll on with the returned offset)"
         )
-    elif version != "add" and history is None and embedded is None and len(items) in (100, 20):
+    elif (
+        version != "add"
+        and history is None
+        and embedded is None
+        # v2 wraps its 20 in {"results": ...}; a bare list is v1's (QA: 20 said "v2").
+        and len(items) in ((100,) if version == "1.0" else (100, 20))
+    ):
         warnings.append(
             f"the export holds exactly {len(items)} memories, get_all's default limit "
             f"({'v1' if len(items) == 100 else 'v2'}): it may be truncated"
@@ -648,8 +684,8 @@ def load_mem0_store(
             last = events[-1]
             if str(last.get("event", "")).upper() == "DELETE" or bool(last.get("is_deleted")):
                 warnings.append(
-                    f"{ipath}: history says memory {mem_id!r} was deleted, but the export still "
-                    "holds it; it is kept as the export shows it"
+                    f"{ipath}: history says memory {mem_id!r} was deleted ({last['_path']}), "
+                    "but the export still holds it; it is kept as the export shows it"
                 )
         elif event == "UPDATE":
             add_updates += 1  # the replaced text is no longer in the store
@@ -853,8 +889,25 @@ def _read_relations(relations: list[Any], col: Collector) -> tuple[list[str], li
                 gone,
             )
             continue
-        target = rel.get("target", rel.get("destination"))
-        text = f"{rel.get('source')}|{rel.get('relationship')}|{target}"
+        target_key = "target" if "target" in rel or "destination" not in rel else "destination"
+        ends = {"source": rel.get("source"), "relationship": rel.get("relationship")}
+        ends[target_key] = rel.get(target_key)
+        # Importer QA: a relation without 'relationship' was kept as "ann|None|x".
+        bad = False
+        for key, value in ends.items():
+            if not isinstance(value, str) or not value.strip():
+                col.add(
+                    f"{rpath}.{key}",
+                    "required" if value is None else "type",
+                    f"a relation's {key} must be a non-empty string",
+                    value,
+                )
+                bad = True
+            else:
+                bad = not col.check(f"{rpath}.{key}", value) or bad
+        if bad:
+            continue
+        text = "|".join(ends.values())
         if valid is False or gone is not None:
             at = normalise_time(gone)
             invalidated.append(

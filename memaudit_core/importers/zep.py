@@ -25,6 +25,9 @@ like the episodes gets coverage from them. An episode none of whose names matche
 is reported in ``store.meta["warnings"]``. Entity-node summaries are not memories; their count
 is ``store.meta["node_summaries"]``.
 
+Times are ISO-8601 strings: a number or another JSON type is refused (rule ``type``; a bare
+12345 would otherwise read as 1970), a string that does not parse is kept as text and said.
+
 ``score`` (v4: ``relevance``) becomes the salience; one that is not a finite number is refused
 (rule ``finite``), as Mem0's. A v3 field that is null falls back to its v4 name
 (``episodes`` -> ``episode_uuids``, ``score`` -> ``relevance``).
@@ -155,6 +158,7 @@ def load_zep_store(
 
     records: list[Record] = []
     superseded = 0
+    unreadable: list[str] = []
     for i, edge in enumerate(edges):
         epath = f"{base}[{i}]"
         if not isinstance(edge, dict):
@@ -171,11 +175,28 @@ def load_zep_store(
         for key in _KEEP:
             if edge.get(key) not in (None, {}, []):
                 meta[key] = clean_meta(edge[key])
+        bad_time = False
         for key in ("valid_at", "invalid_at", "expired_at"):
             raw = edge.get(key)
-            if raw is not None:
-                t = normalise_time(raw)
-                meta[key] = t.iso if t.iso else raw
+            if raw is None:
+                continue
+            if not isinstance(raw, str):
+                # Importer QA: 12345 was read as epoch seconds (1970) and, under expired_at,
+                # marked the fact superseded without a word.
+                col.add(
+                    f"{epath}.{key}",
+                    "type",
+                    "a Graphiti / Zep time is an ISO-8601 string (or null)",
+                    raw,
+                )
+                bad_time = True
+                continue
+            t = normalise_time(raw)
+            if t.iso is None:
+                unreadable.append(f"{epath}.{key}")
+            meta[key] = t.iso if t.iso else raw
+        if bad_time:
+            continue
         status = "active"
         if edge.get("expired_at"):
             status = "superseded"
@@ -227,6 +248,11 @@ def load_zep_store(
         "episodes": len(episodes),
         "node_summaries": n_summaries,
     }
+    if unreadable:
+        meta["warnings"] = [
+            f"{len(unreadable)} time(s) do not parse as ISO-8601 (first: {unreadable[0]}); "
+            "kept as text in meta, and an unreadable expired_at still marks the fact superseded"
+        ]
     return build_store(
         records,
         collector=col,
