@@ -28,6 +28,7 @@ engines' answers.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -109,7 +110,7 @@ def audit_instance(inst: Any, budget: float, time_limit: float | None = None) ->
                 f"{eng}_status": raw.status if feasible else "infeasible",
                 f"{eng}_value": value,
                 f"{eng}_reported": raw.value,
-                f"{eng}_bound": raw.bound,
+                f"{eng}_bound": float(raw.bound) if math.isfinite(raw.bound) else None,
                 f"{eng}_time_s": secs,
                 f"{eng}_nodes": int(raw.nodes),
                 f"{eng}_cost": inst.selection_cost(sel),
@@ -173,6 +174,19 @@ class AuditRow:
     bnb_nodes: int | None
     milp_nodes: int | None
     problems: tuple[str, ...]
+    #: Each engine's proven upper bound on OPT (its value when optimal; None when it has none).
+    #: CLI QA: a run stopped by a limit was reported without its bound and gap.
+    bnb_bound: float | None = None
+    milp_bound: float | None = None
+
+    def gap(self, engine: str) -> float | None:
+        """``engine``'s relative gap (bound - value) / value, or None without both."""
+        from .solvers import relative_gap
+
+        value, bound = getattr(self, f"{engine}_value"), getattr(self, f"{engine}_bound")
+        if value is None or bound is None:
+            return None
+        return relative_gap(value, bound)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -186,6 +200,10 @@ class AuditRow:
             "outcome": self.outcome,
             "bnb_value": self.bnb_value,
             "milp_value": self.milp_value,
+            "bnb_bound": self.bnb_bound,
+            "milp_bound": self.milp_bound,
+            "bnb_gap": self.gap("bnb"),
+            "milp_gap": self.gap("milp"),
             "abs_diff": self.abs_diff,
             "rel_diff": self.rel_diff,
             "bnb_time_s": self.bnb_time_s,
@@ -208,6 +226,8 @@ class AuditRow:
         if "problem_list" not in data:  # saved before the list: the joined string
             joined = decode(str, field_value(data, "problems", path), f"{path}.problems")
             data = {**data, "problem_list": joined.split("; ") if joined else []}
+        # Saved before the bounds were kept: unknown, not an error.
+        data = {"bnb_bound": None, "milp_bound": None, **data}
         return from_fields(cls, data, path, keys={"problems": "problem_list"})
 
 
@@ -491,6 +511,8 @@ def _report(
                 bnb_nodes=res.get("bnb_nodes"),
                 milp_nodes=res.get("milp_nodes"),
                 problems=tuple(res.get("problems", ())),
+                bnb_bound=res.get("bnb_bound"),
+                milp_bound=res.get("milp_bound"),
             )
         )
     count = {
@@ -699,7 +721,9 @@ def write_audit_outputs(
         "so seed-invariant families count once and identical instances across seeds are solved "
         "once; a check is one instance at one pool and budget. Both engines are run directly "
         "and F is recomputed on each store.\n\n"
-        f"{fam_table}\n\n## Disagreements\n\n{dis}\n\n{fig_line}"
+        f"{fam_table}\n\n## Disagreements\n\n{dis}\n\n"
+        f"## Unproven checks (a limit stopped an engine)\n\n{unproven_lines(report) or 'None.'}"
+        f"\n\n{fig_line}"
         + "".join(f"\n> Note: {n}\n" for n in [*report.notes, *notes])
         + "\nFiles: instances.csv / instances.parquet (one row per check), "
         "sources.csv / sources.parquet (each source's hashes), disagreements/ (package + "
@@ -708,6 +732,30 @@ def write_audit_outputs(
     write_report(out / "report.md", text)
     files.append(str(out / "report.md"))
     return files, notes
+
+
+def unproven_lines(report: AuditReport, limit: int | None = None) -> str:
+    """One line per unproven check: each engine's status, incumbent, bound and gap."""
+    rows = [r for r in report.rows if r.outcome == "unproven"]
+    shown = rows if limit is None else rows[:limit]
+    lines = []
+    for r in shown:
+        parts = []
+        for eng in ("bnb", "milp"):
+            gap = r.gap(eng)
+            parts.append(
+                f"{eng} {getattr(r, f'{eng}_status')} incumbent {_g6(getattr(r, f'{eng}_value'))} "
+                f"bound {_g6(getattr(r, f'{eng}_bound'))} gap "
+                + ("n/a" if gap is None else f"{gap:.2%}")
+            )
+        lines.append(f"- {r.source}, pool {r.pool}, budget {r.budget:.10g}: {'; '.join(parts)}")
+    if len(rows) > len(shown):
+        lines.append(f"- ... {len(rows) - len(shown)} more (every row: --json, instances.csv)")
+    return "\n".join(lines)
+
+
+def _g6(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.6g}"
 
 
 def _g(x: float | None) -> str:

@@ -400,10 +400,38 @@ def check_output_file(path: str | None, inputs: Sequence[str | None] = ()) -> No
         raise MemAuditError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
+def budget_arg(text: str) -> float:
+    """``--budget``'s type: a number, refused when written too small to hold (not read as 0)."""
+    from .specs import read_number
+
+    try:
+        return read_number(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(
+            str(exc) if "too small" in str(exc) else f"invalid float value: {text!r}"
+        ) from None
+
+
 def cmd_solve(args: argparse.Namespace) -> int:
     from .analysis import compile_cached
     from .solvers import solve
 
+    if args.solver in ("enum", "brute"):
+        # CLI QA: `--solver enum --node-limit 5` printed OPT; those engines take no limits.
+        given = [
+            flag
+            for flag, value in (
+                ("--node-limit", args.node_limit),
+                ("--time-limit", args.time_limit),
+            )
+            if value is not None
+        ]
+        if given:
+            raise MemAuditError(
+                f"solve: --solver {args.solver} visits every store and takes no "
+                f"{' or '.join(given)} (it finishes or refuses the package); use bnb, milp or "
+                "auto for a limited run"
+            )
     pkg = _load(args.package)
     budget = pkg.default_budget() if args.budget is None else args.budget
     inst = compile_cached(pkg).pool_instance(args.pool)
@@ -588,6 +616,18 @@ def cmd_score(args: argparse.Namespace) -> int:
     plugin_names = _plugin_writers(args)
     if args.writer is None and args.store is None and len(plugin_names) == 1:
         args.writer = plugin_names[0]
+    unscored = [
+        name
+        for name, spec in zip(plugin_names, args.writer_module or (), strict=True)
+        if args.writer not in (name, spec)
+    ]
+    if args.writer is not None and unscored:
+        # CLI QA: `--writer gvt --writer-module mw:good` scored gvt and said nothing of good.
+        raise MemAuditError(
+            f"score: --writer {args.writer} scores one writer; --writer-module registered "
+            f"{', '.join(map(repr, unscored))}, which would not be scored: drop the module or "
+            "name its writer with --writer (sweep scores several)"
+        )
     if (args.writer is None) == (args.store is None):
         raise MemAuditError(
             "score: give exactly one of --writer NAME, --store ID or --external EXPORT --format FMT"
@@ -883,6 +923,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         )
         args.writers = ",".join(dict.fromkeys([*named, *plugin_names]))
     check_family_flags(args)
+    refuse_out_only_flags(args)
+    if args.output == "-":  # CLI QA: wrote a file named "-", where generate / import write stdout
+        raise MemAuditError(
+            "sweep -o -: the report (or --json) goes to stdout, and -o names the CSV file; "
+            "give a file name"
+        )
     check_output_file(args.output, [*(args.packages or []), getattr(args, "external", None)])
     if wants_suite(args):  # families, folders, lists, --workers, --out, ...
         if args.total_time_limit is not None:
@@ -1289,8 +1335,26 @@ def add_suite_arguments(p: Any) -> None:
     p.add_argument("--no-figures", action="store_true", help="no PNG figures in the report")
 
 
+def refuse_out_only_flags(args: Any) -> None:
+    """Flags that only mean something with ``--out`` or on local processes, refused when they
+    would be ignored (CLI QA: ``--fresh`` and ``--no-figures`` without ``--out``, and
+    ``--workers`` beside ``--scheduler``, exited 0 without a word)."""
+    for flag, given in (("--fresh", args.fresh), ("--no-figures", args.no_figures)):
+        if given and not args.out:
+            raise MemAuditError(
+                f"{args.command}: {flag} applies to the output folder: give --out DIR "
+                "(without it nothing is journaled and no report is drawn)"
+            )
+    if args.scheduler is not None and args.workers != 1:
+        raise MemAuditError(
+            f"{args.command}: --workers starts local processes; with --scheduler the "
+            "cluster's workers run the tasks: give one of them"
+        )
+
+
 def check_suite_arguments(args: Any) -> None:
     """Refuse ``--out`` / ``--max-tasks`` combinations that cannot work, before any work."""
+    refuse_out_only_flags(args)
     if args.out is not None and not str(args.out).strip():
         raise MemAuditError(
             f"--out {args.out!r}: an empty folder name; give a folder for the suite's files"
@@ -1487,7 +1551,7 @@ def add_audit_arguments(p: Any) -> None:
 
 def cli_audit(args: Any) -> int:
     """``memaudit audit``: exit status 0 when every check agrees, 1 on any disagreement."""
-    from .audit import audit
+    from .audit import audit, unproven_lines
 
     check_suite_arguments(args)
     rep = audit(
@@ -1524,6 +1588,9 @@ def cli_audit(args: Any) -> int:
             f"DISAGREEMENT {r.source} pool {r.pool} budget {r.budget:.10g}: bnb {r.bnb_value!r} "
             f"milp {r.milp_value!r} {'; '.join(r.problems)}"
         )
+    if rep.n_unproven:
+        lines.append("\nunproven (a limit stopped an engine):")
+        lines.append(unproven_lines(rep, limit=20))
     lines.extend(f"note: {n}" for n in rep.notes)
     if rep.files:
         lines.append(f"wrote {len(rep.files)} file(s) to {rep.out} (report: {rep.out}/report.md)")
@@ -1612,7 +1679,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("solve", "the certified optimum (OPT) of a package at a budget")
     p.add_argument("package", help="package JSON file (- reads it from stdin)")
-    p.add_argument("--budget", type=float, default=None, help=DEFAULT_BUDGET_HELP)
+    p.add_argument("--budget", type=budget_arg, default=None, help=DEFAULT_BUDGET_HELP)
     p.add_argument(
         "--pool",
         default="full",
@@ -1633,7 +1700,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("score", "a writer's or a store's F, OPT, ratio and per-unit losses")
     p.add_argument("package", help="package JSON file (- reads it from stdin)")
-    p.add_argument("--budget", type=float, default=None, help=DEFAULT_BUDGET_HELP)
+    p.add_argument("--budget", type=budget_arg, default=None, help=DEFAULT_BUDGET_HELP)
     p.add_argument(
         "--writer",
         default=None,

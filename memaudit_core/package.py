@@ -874,6 +874,7 @@ def _parse_package(doc: object, source: str, *, suspect: bool | None) -> Package
     for store in package.stores:
         if not store.select and not store.memories:
             warnings.append(f"store {store.id!r} selects nothing and has no memories: it scores 0")
+    warnings.extend(_unknown_type_warnings(package.candidates))
     object.__setattr__(package, "warnings", tuple(warnings))
     return package
 
@@ -1204,6 +1205,32 @@ def loads_package(data: bytes | str, source: str = "<upload>") -> Package:
 
 #: A zip's first bytes: a local file header, or the end record of an empty archive.
 ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
+
+
+def _unknown_type_warnings(candidates: Sequence[Candidate]) -> list[str]:
+    """One warning per candidate type outside :data:`CANDIDATE_TYPES`.
+
+    The type is open (a writer may add its own), but the ablation pools read it: CLI QA
+    renamed every ``tombstone`` to ``Tombstone``, which validated without a word and moved
+    the no_validity optimum from 3.965 to 6.3975.
+    """
+    import difflib
+
+    by_type: dict[str, list[str]] = {}
+    for cand in candidates:
+        if cand.type not in CANDIDATE_TYPES:
+            by_type.setdefault(cand.type, []).append(cand.id)
+    out = []
+    lowered = {t.lower(): t for t in CANDIDATE_TYPES}
+    for name, ids in by_type.items():
+        close = [lowered[name.lower()]] if name.lower() in lowered else []
+        close = close or difflib.get_close_matches(name, CANDIDATE_TYPES, n=1, cutoff=0.75)
+        out.append(
+            f"candidate type {name!r} ({len(ids)} candidate(s), first {ids[0]!r}) is not a "
+            f"known type ({', '.join(CANDIDATE_TYPES)}): the no_validity pool keeps it and "
+            "the generic pool leaves it out" + (f"; did you mean {close[0]!r}?" if close else "")
+        )
+    return out
 
 
 def _binary_kind(data: bytes) -> str:

@@ -18,6 +18,22 @@ from .grids import MAX_RANGE_BUDGETS, budget_range
 MAX_LIST_VALUES = MAX_RANGE_BUDGETS
 
 
+def read_number(text: str) -> float:
+    """``float(text)``, refusing a nonzero number written too small to hold (it would read as
+    0: CLI QA, ``--budget 1e-400`` ran at budget 0 without a word).
+
+    Examples
+    --------
+    >>> read_number("2.5"), read_number("0e5")
+    (2.5, 0.0)
+    """
+    value = float(text)
+    mantissa = text.strip().lower().split("e")[0]
+    if value == 0 and any(ch in "123456789" for ch in mantissa):
+        raise ValueError(f"{text.strip()!r} is too small to hold: it would read as 0")
+    return value
+
+
 def parse_number_list(text: str, what: str = "budgets") -> list[float]:
     """Parse ``"2,4,8"`` or ``"1:10"`` (step 1) or ``"0:20:5"`` into numbers.
 
@@ -43,7 +59,7 @@ def parse_number_list(text: str, what: str = "budgets") -> list[float]:
             raise MemAuditError(f"--{what}: empty item in {text!r}")
         try:
             if ":" in part:
-                bits = [float(b) for b in part.split(":")]
+                bits = [read_number(b) for b in part.split(":")]
                 if len(bits) == 2:
                     bits.append(1.0)
                 if len(bits) != 3:
@@ -59,10 +75,13 @@ def parse_number_list(text: str, what: str = "budgets") -> list[float]:
                     )
                 )
             else:
-                values.append(float(part))
-        except ValueError:
+                values.append(read_number(part))
+        except ValueError as exc:
+            small = "too small" in str(exc)
             raise MemAuditError(
-                f"--{what}: cannot read {part!r}; "
+                f"--{what}: {exc}"
+                if small
+                else f"--{what}: cannot read {part!r}; "
                 "use a comma list like 2,4,8 or a range like 0:20:5"
             ) from None
     bad = [v for v in values if not math.isfinite(v) or v < 0]

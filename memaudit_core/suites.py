@@ -46,6 +46,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -522,8 +523,11 @@ def _chunked(items: list[Any], slots: int) -> list[list[Any]]:
 class _Backend:
     """Runs ``fn(chunk, **kwargs)`` over chunks and yields results as they finish."""
 
-    def __init__(self, workers: int, scheduler: Any = None):
-        self.workers = check_workers(workers, "--workers")
+    def __init__(self, workers: int, scheduler: Any = None, n_sources: int | None = None):
+        self.asked = check_workers(workers, "--workers")
+        # A source's tasks run in one job: more processes than sources would sit idle (CLI
+        # QA: --workers 100000 was reported as "100000 worker processes" for 4 packages).
+        self.workers = self.asked if n_sources is None else min(self.asked, max(1, n_sources))
         self.scheduler = scheduler
         self.client = None
         self._own_client = False
@@ -611,9 +615,15 @@ class _Backend:
         if self.kind == "dask":
             where = self.scheduler if isinstance(self.scheduler, str) else "a Dask client"
             return f"dask ({where}, {self.slots} worker thread(s))"
+        capped = (
+            f" ({self.asked} asked; at most one per package)" if self.asked > self.workers else ""
+        )
+        cpus = os.cpu_count() or 1
+        if self.workers > cpus:
+            capped += f" (more than this machine's {cpus} CPUs: they share them)"
         if self.kind == "processes":
-            return f"{self.workers} worker processes"
-        return "1 process"
+            return f"{self.workers} worker processes{capped}"
+        return f"1 process{capped}"
 
 
 # --------------------------------------------------------------------------- the runner
@@ -674,7 +684,7 @@ def run_suite(
     out_dir = None if out is None else Path(out)
     journal = Journal(out_dir, suite, config, resume)
     try:
-        with _Backend(workers, scheduler) as backend:
+        with _Backend(workers, scheduler, n_sources=len(sources)) as backend:
             ship = backend.kind == "dask"
             texts = {s.key: _read_text(s) if ship else None for s in sources}
             items = [(s, texts[s.key]) for s in sources]

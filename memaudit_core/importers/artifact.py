@@ -234,8 +234,20 @@ def _same(a: Any, b: Any) -> bool:
     return isinstance(a, bool) == isinstance(b, bool) and a == b
 
 
+def _near_miss(key: str, names: tuple[str, ...] | list[str]) -> str | None:
+    """The known field name ``key`` is most likely a typo of, or None."""
+    import difflib
+
+    close = difflib.get_close_matches(key, list(names), n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
 def _map(
-    obj: dict, spec: dict[str, tuple[str, ...]], loc: _Loc, problems: list[Problem]
+    obj: dict,
+    spec: dict[str, tuple[str, ...]],
+    loc: _Loc,
+    problems: list[Problem],
+    notes: list[str],
 ) -> dict[str, Any]:
     """The record's fields under their package names; other fields go to ``meta``.
 
@@ -268,9 +280,16 @@ def _map(
     meta = dict(obj["meta"]) if isinstance(obj.get("meta"), dict) else {}
     if "meta" in obj and not isinstance(obj["meta"], dict):
         extras["meta"] = obj["meta"]
+    known = [n for names in spec.values() for n in names]
     for k, v in extras.items():
         meta[k] = v
         loc.fields[f"meta.{k}"] = k
+        # CLI QA: "costt": 99 went to meta without a word (other fields are kept by design).
+        if (typo := _near_miss(k, known)) is not None:
+            notes.append(
+                f"{loc.path('.' + k)}: {k!r} is not a field of {loc.file} and is kept in meta; "
+                f"did you mean {typo!r}?"
+            )
     if meta:
         item["meta"] = meta
     return item
@@ -388,6 +407,15 @@ def load_artifact_package(path: str | Path) -> Package:
             raise PackageError(source, repeated)
 
     locs: dict[str, list[_Loc]] = {"experiences": [], "units": [], "queries": [], "candidates": []}
+    notes: list[str] = []
+    for key in manifest:
+        if key not in (*_MANIFEST_KEYS, "saturation", "meta") and (
+            typo := _near_miss(key, (*_MANIFEST_KEYS, "saturation"))
+        ):
+            notes.append(
+                f"{manifest_name}.{key}: {key!r} is not a manifest key and is kept in the "
+                f"package meta; did you mean {typo!r}?"
+            )
     doc: dict[str, Any] = {"memaudit": 1}
     doc["id"] = manifest.get("id") or re.sub(r"\s+", "-", p.stem if p.is_file() else p.name)
     for key in _MANIFEST_KEYS[1:]:
@@ -408,7 +436,7 @@ def load_artifact_package(path: str | Path) -> Package:
         counts[name] = len(rows)
         for line, obj in rows:
             loc = _Loc(name, line)
-            item = _map(obj, spec, loc, problems)
+            item = _map(obj, spec, loc, problems, notes)
             if section == "candidates":
                 item["coverage"] = {}
             items.append(item)
@@ -421,11 +449,14 @@ def load_artifact_package(path: str | Path) -> Package:
         if isinstance(cand.get("id"), str):
             cand_index.setdefault(cand["id"], i)
     cov_locs: dict[tuple[int, str], _Loc] = {}
+    dropped_cell_fields: list[str] = []
     cov_rows = _records(src, "coverage_matrix.jsonl", problems)
     counts["coverage_matrix.jsonl"] = len(cov_rows)
     for line, obj in cov_rows:
         loc = _Loc("coverage_matrix.jsonl", line)
-        cell = _map(obj, _COV, loc, problems)
+        cell = _map(obj, _COV, loc, problems, notes)
+        if "meta" in cell:  # a coverage cell is one number: other fields cannot be kept
+            dropped_cell_fields.append(f"{loc.path()} ({', '.join(map(repr, cell['meta']))})")
         cand_id, unit_id = cell.get("candidate"), cell.get("unit")
         missing = [k for k in ("candidate", "unit", "value") if k not in cell]
         if missing:
@@ -485,6 +516,14 @@ def load_artifact_package(path: str | Path) -> Package:
         container="zip" if p.is_file() else "folder",
         line_counts=counts,
     )
+    if dropped_cell_fields:
+        notes.append(
+            f"{len(dropped_cell_fields)} coverage row(s) have fields besides candidate, unit "
+            f"and value, which a coverage cell cannot keep (first: {dropped_cell_fields[0]})"
+        )
+    if notes:
+        earlier = pmeta.get("warnings", [])
+        pmeta["warnings"] = [*(earlier if isinstance(earlier, list) else [earlier]), *notes]
     doc["meta"] = pmeta
     try:
         package = parse_package(doc, source)
