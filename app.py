@@ -9,6 +9,7 @@ import streamlit as st
 from memaudit_core.solvers import gap_text, value_text
 from memaudit_ui import cached, figures, render
 from memaudit_ui.frame import frame, md_escape
+from memaudit_ui.state import writers_beyond_reference
 
 ctx = frame("Overview")
 pkg = ctx.package
@@ -30,17 +31,21 @@ counts = [
     ("Evidence units", f"{stats.n_units:,}"),
     ("Queries", f"{stats.n_queries:,}"),
     (f"Total cost ({stats.cost_unit})", f"{stats.total_cost:,.6g}"),
-    (f"Budget ({stats.cost_unit})", f"{ctx.budget:.10g}"),
+    (f"Budget ({stats.cost_unit})", f"{ctx.budget:,.10g}"),
 ]
 render.metric_grid(counts, metrics_per_row)
 
 # Drawn after the package summary, so a slow solve never leaves a blank page.
-ov = cached.overview(pkg, content_hash, ctx.budget)
+plugin_writers = writers_beyond_reference(ctx.store_key)
+ov = cached.overview(pkg, content_hash, ctx.budget, plugin_writers)
 opt = ov.opt
 for writer_name, message in ov.writer_errors:
     st.warning(f"Writer {writer_name} failed at this budget and is left out: {message}")
 
-st.subheader(f"{'Optimum' if opt.certified else 'Best store found'} at budget {ctx.budget:.10g}")
+st.subheader(
+    f"{'Optimum' if opt.certified else 'Best store found'} at budget {ctx.budget:,.10g} "
+    f"{stats.cost_unit}"
+)
 if ctx.present:
     c1, c2 = st.columns(2)
     c3 = st.container()
@@ -72,6 +77,8 @@ with st.expander(f"{store_name} ({n_kept} {'memory' if n_kept == 1 else 'memorie
 st.subheader(f"Writers and stores against the {'optimum' if opt.certified else opt.label}")
 evals = ov.evaluations
 labels = [e.label for e in evals]
+# A plugin writer chosen in the sidebar is scored too, but is no reference writer.
+kinds = ["plugin" if e.writer in plugin_writers else e.source_kind for e in evals]
 # Outline the sidebar's store: the one the other pages show.
 chosen = next(
     (
@@ -84,7 +91,7 @@ chosen = next(
 fig = figures.ratio_bars(
     labels,
     [e.ratio for e in evals],
-    [e.source_kind for e in evals],
+    kinds,
     f"Ratio F / {opt.label} at budget {ctx.budget:.10g} {stats.cost_unit}",
     present=ctx.present,
     denominator=opt.label,
@@ -111,7 +118,7 @@ with st.expander("What the names mean (writers, engines, terms)"):
 rows = pd.DataFrame(
     {
         "writer / store": labels,
-        "kind": [e.source_kind for e in evals],
+        "kind": kinds,
         "F": [round(e.value, 6) for e in evals],
         "ratio": [e.ratio_text for e in evals],
         # External stores divide by the optimum over P+ (their own memories added): say so.

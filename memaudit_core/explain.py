@@ -1463,9 +1463,9 @@ def _heatmap(
 
         keep = sorted(sorted(rows, key=row_priority)[:HEATMAP_MAX_ROWS])
         notes.append(
-            f"Showing {len(keep)} of {len(rows)} candidate rows (cap {HEATMAP_MAX_ROWS}): those "
-            f"covering the focus unit first, then the store's and the {opt_word}'s, then "
-            "arrival order."
+            f"Showing {len(keep)} of {len(rows)} candidate rows (cap {HEATMAP_MAX_ROWS}), "
+            f"picked in this order: those covering the focus unit, then the store's and the "
+            f"{opt_word}'s, then by arrival; drawn in arrival order."
         )
         rows = keep
     col_order = list(range(len(dense_cols)))
@@ -1477,8 +1477,9 @@ def _heatmap(
 
         keep_c = sorted(sorted(col_order, key=col_priority)[:HEATMAP_MAX_COLS])
         notes.append(
-            f"Showing {len(keep_c)} of {len(col_order)} unit columns (cap {HEATMAP_MAX_COLS}): the "
-            "focus unit first, then the units most often covered by the rows shown."
+            f"Showing {len(keep_c)} of {len(col_order)} unit columns (cap {HEATMAP_MAX_COLS}), "
+            "picked in this order: the focus unit, then the units most often covered by the "
+            "rows shown; drawn in the package's order."
         )
         col_order = keep_c
     z = sub[np.ix_(rows, col_order)] if rows else np.zeros((0, len(col_order)))

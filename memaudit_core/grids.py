@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Sequence
 from decimal import Decimal
 
 from .errors import MemAuditError, count_text
@@ -109,3 +110,15 @@ def budget_range(
 
 
 __all__ = ["MAX_RANGE_BUDGETS", "budget_range"]
+
+
+def nearest_index(budgets: Sequence[float], budget: float) -> int:
+    """The position of the budget in ``budgets`` closest to ``budget`` (the first on a tie;
+    0 for an empty grid), e.g. to preselect the sidebar's budget in a grid picker.
+
+    >>> nearest_index([3, 6, 9], 6), nearest_index([3, 6, 9], 7.9), nearest_index([], 5)
+    (1, 2, 0)
+    """
+    if not budgets:
+        return 0
+    return min(range(len(budgets)), key=lambda i: (abs(budgets[i] - budget), i))

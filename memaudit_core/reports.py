@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextvars
 from collections import Counter
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -142,12 +143,18 @@ class Overview:
 
 
 def overview(
-    package: Package, budget: float, solver: str = "auto", time_limit: float | None = None
+    package: Package,
+    budget: float,
+    solver: str = "auto",
+    time_limit: float | None = None,
+    extra_writers: Sequence[str] = (),
 ) -> Overview:
     """Everything the Overview page shows, computed once.
 
     A ``time_limit`` (seconds per solve) keeps huge packages responsive: the optimum is then
-    reported as an incumbent with its proven bound, never as OPT.
+    reported as an incumbent with its proven bound, never as OPT. ``extra_writers`` (plugin
+    writers, such as the bundled blind examples) are scored after the reference writers (app
+    QA: the sidebar's chosen blind writer had no bar on the Overview).
 
     Examples
     --------
@@ -158,7 +165,7 @@ def overview(
     """
     budget = check_budget(budget)
     inst = compile_cached(package)
-    names = list(WRITERS)
+    names = list(dict.fromkeys([*WRITERS, *extra_writers]))
     # HiGHS releases the GIL while it solves, so the reference writers run meanwhile (on a
     # 3,000-experience event graph: 7.3-8.3 s one after the other, 5.5-6.1 s overlapped).
     # One solver thread only: two HiGHS instances in two threads of one process are not safe.

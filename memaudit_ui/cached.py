@@ -95,8 +95,14 @@ VIEW_CACHE_MAX_SIZE = "64MB"
     max_entries=256,
     max_size=VIEW_CACHE_MAX_SIZE,
 )
-def overview(_package: Package, content_hash: str, budget: float) -> reports.Overview:
-    return reports.overview(_package, budget, time_limit=APP_TIME_LIMIT_S)
+def overview(
+    _package: Package, content_hash: str, budget: float, extra_writers: tuple[str, ...] = ()
+) -> reports.Overview:
+    """The Overview at ``budget``; ``extra_writers``: the sidebar's writer when it is not a
+    reference writer (keyed apart, so choosing among reference writers reuses one entry)."""
+    return reports.overview(
+        _package, budget, time_limit=APP_TIME_LIMIT_S, extra_writers=extra_writers
+    )
 
 
 @_user_errors

@@ -32,6 +32,7 @@ COLORS = {
     "writer": "#e69f00",
     "store": "#009e73",
     "external": "#cc79a7",
+    "plugin": "#56b4e9",
     "ablation": "#7f7f7f",
     "lost": "#c43c39",
     "kept": "#3a9d5d",
@@ -217,6 +218,7 @@ def ratio_bars(
             name={
                 "writer": "reference writer",
                 "store": "package store",
+                "plugin": "plugin writer (chosen in the sidebar)",
                 "external": "external store: F / OPT over P+ (its memories added)",
             }.get(kind, kind),
             marker_color=COLORS.get(kind, "#555"),
@@ -1677,6 +1679,8 @@ def union_curve_lines(
                 legendgroup=sid,
                 showlegend=False,
                 marker={"size": 14, "symbol": "x", "color": color},
+                # They sit at F = 0: clipped at the axis, half an x did not read as one.
+                cliponaxis=False,
                 hovertemplate="budget %{x}: below the store's smallest memory"
                 f"<extra>{name}</extra>",
             )
@@ -1889,8 +1893,13 @@ def cost_rule_ratio_chart(sensitivity: CostRuleSensitivity, title: str, present:
         fig.add_bar(**_rule_bar(rule, k, writers, label_px=12))
     # Writers top to bottom in registry order; rules in legend order within each group.
     fig.update_layout(barmode="group", legend={"traceorder": "normal"})
-    fig.update_yaxes(title_text="reference writer", autorange="reversed")
-    fig.update_xaxes(title_text="mean ratio F / OPT over the budgets", range=[0, 1.2])
+    fig.update_yaxes(title_text="writer", autorange="reversed")
+    # Room past 1 for the "1.00" labels, but no tick there: a ratio never exceeds 1.
+    fig.update_xaxes(
+        title_text="mean ratio F / OPT over the budgets",
+        range=[0, 1.2],
+        tickvals=[0, 0.2, 0.4, 0.6, 0.8, 1.0],
+    )
     height = 150 + len(writers) * (max(len(rules), 1) * 15 + 14)
     # base_layout scales a projector's chart by 1.35: 500 becomes 675 px, legend included,
     # which a 720 px screen shows whole (QA: 1,017 px, the legend off screen).
@@ -1945,7 +1954,7 @@ def _cost_rule_panels(rules: Sequence, writers: list[str], title: str) -> go.Fig
     # Room for "1.00" past a full bar inside a narrow panel.
     fig.update_xaxes(range=[0, 1.55], tickvals=[0, 0.5, 1], ticktext=["0", "0.5", "1"])
     fig.update_yaxes(autorange="reversed")
-    fig.update_yaxes(title_text="reference writer", row=1, col=1)
+    fig.update_yaxes(title_text="writer", row=1, col=1)
     # Fits a 1280 x 720 projector screen whole with its title (base_layout scales by 1.35).
     base_layout(fig, _plain(title), True, height=min(180 + 48 * len(writers), 460))
     fig.update_annotations(font={"size": 20, "color": TEXT_COLOR})  # the panel (rule) titles

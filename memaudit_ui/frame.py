@@ -475,6 +475,16 @@ def frame(page_title: str) -> Frame:
             for path, label in PAGES:
                 if (REPO_ROOT / path).exists():
                     st.page_link(path, label=label, query_params=links)
+    if upload_error:
+        # App QA: the error sat below the fold of the sidebar while the page stayed as it
+        # was, so a failed upload looked like no upload at all.
+        source, lines, _open_key = upload_error
+        st.error(
+            f"**{_md_escape_inline(source)} was not loaded** ({len(lines)} problem(s), all "
+            "listed in the sidebar under the uploader); the previous package stays open. "
+            f"First: {_md_escape_inline(lines[0]) if lines else ''}",
+            icon=":material/upload_file:",
+        )
     for error in state.pop_errors():
         st.error(_guard_shortcodes(error), icon=":material/link_off:")
     for problem in state.pop_problems():

@@ -42,6 +42,21 @@ class Choices:
     present: bool
 
 
+def writers_beyond_reference(store_key: str | None) -> tuple[str, ...]:
+    """The sidebar's writer when it is not a reference writer (a plugin or bundled blind
+    writer), for views that otherwise score the reference writers only; else ``()``.
+
+    >>> writers_beyond_reference("writer:estimated_gvt"), writers_beyond_reference("writer:gvt")
+    (('estimated_gvt',), ())
+    """
+    from memaudit_core.writers import writer_names
+
+    if not store_key or not store_key.startswith("writer:"):
+        return ()
+    name = store_key.removeprefix("writer:")
+    return () if name in writer_names() else (name,)
+
+
 def normalise_budget(value: float) -> float:
     """A budget as the URL and the slider carry it (floating noise rounded away).
 

@@ -8,6 +8,7 @@ import streamlit as st
 from memaudit_core import curves
 from memaudit_core.analysis import BOOTSTRAP_TEXT
 from memaudit_core.errors import MemAuditError
+from memaudit_core.grids import nearest_index
 from memaudit_ui import cached, figures, render
 from memaudit_ui.frame import (
     REPO_ROOT,
@@ -224,6 +225,8 @@ with st.container(border=True):
     open_budget = o1.selectbox(
         f"Budget ({unit})",
         list(curve.budgets),
+        # App QA: started at the grid's first budget, not the one the sidebar shows.
+        index=nearest_index(curve.budgets, ctx.budget),
         key="sweep_open_budget",
         format_func=lambda b: f"{b:.10g}",
     )

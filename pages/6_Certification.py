@@ -48,8 +48,12 @@ if not 0.5 <= time_limit <= 3600:
         "it is in range."
     )
     st.stop()
+sidebar_in_grid = ctx.budget in set(pkg.budget_grid())
 add_budget = c2.checkbox(
     f"Also the sidebar budget ({ctx.budget:.10g})",
+    # App QA: offered, and doing nothing, when the grid already holds that budget.
+    disabled=sidebar_in_grid,
+    help="The grid below already holds it." if sidebar_in_grid else None,
     **kept("cert_add_budget", False),
 )
 grid = tuple(sorted(set(pkg.budget_grid()) | ({ctx.budget} if add_budget else set())))
@@ -254,7 +258,12 @@ if run_audit and pools:
         st.success(f"All {audit_report.n_tasks} instance checks agree.")
     am = st.columns(5)
     am[0].metric("Sources", audit_report.n_sources)
-    am[1].metric("Distinct instances", audit_report.n_instances)
+    am[1].metric(
+        "Distinct instances",
+        audit_report.n_instances,
+        help="Packages that differ in content (names and texts aside); each is checked at "
+        "every pool and budget, so one instance gives pools × budgets checks.",
+    )
     am[2].metric("Checks", audit_report.n_tasks, help="instance × pool × budget")
     am[3].metric(
         "Agree / disagree / unproven",
@@ -264,10 +273,20 @@ if run_audit and pools:
     am[4].metric(
         "Largest difference", "n/a" if diff is None else ("0" if diff == 0 else f"{diff:.1e}")
     )
+    # The model's fields: to_dict also lists the problems (problem_list) for read_result.
+    audit_rows = pd.DataFrame(
+        [r.to_dict() for r in audit_report.rows], columns=list(AuditRow.__dataclass_fields__)
+    )
+    # App QA: the 64-character hash took half the table; headers were snake_case.
+    audit_rows["instance_hash"] = audit_rows["instance_hash"].str[:12]
     render.table(
-        # The model's fields: to_dict also lists the problems (problem_list) for read_result.
-        pd.DataFrame(
-            [r.to_dict() for r in audit_report.rows], columns=list(AuditRow.__dataclass_fields__)
+        audit_rows.rename(
+            columns=lambda c: (
+                c.replace("_time_s", " time (s)")
+                .replace("instance_hash", "instance")
+                .replace("n_sources", "sources")
+                .replace("_", " ")
+            )
         ),
         "cert_audit_rows",
         f"{pkg.id}-audit",

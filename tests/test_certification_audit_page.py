@@ -55,7 +55,7 @@ def test_family_audit_keeps_the_packages_generator_parameters() -> None:
     at.number_input(key="cert_audit_seeds").set_value(1).run()
     at.button(key="cert_audit_run").click().run()
     assert not at.exception and not at.error
-    audited = {df for t in at.dataframe if "package_id" in t.value for df in t.value["package_id"]}
+    audited = {df for t in at.dataframe if "package id" in t.value for df in t.value["package id"]}
     expected = {generate("event_graph", seed=s, n_experiences=12).id for s in (0, 1)}
     assert audited == expected, audited
     assert generate("event_graph", seed=0).id not in audited

@@ -34,7 +34,8 @@ register_family(
         "memaudit-small",
         paper.memaudit_small,
         True,
-        "The paper's base family: 3 plain facts and 2 preference updates (7 experiences).",
+        "The paper's base family: plain facts and preference updates (by default 3 and 2, "
+        "7 experiences).",
         {"normal_count": "plain-fact experiences", "update_count": "preference updates"},
         lambda normal_count, update_count: 8 * normal_count + 21 * update_count,
     )
