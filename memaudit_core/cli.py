@@ -331,9 +331,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         "warnings": list(pkg.warnings),
     }
     human = (
-        f"{args.package}: valid package {pkg.id!r} — {len(pkg.experiences)} experiences, "
-        f"{len(pkg.candidates)} candidates, {len(pkg.units)} units, {len(pkg.queries)} queries, "
-        f"{len(pkg.stores)} stores; total cost {_fmt(pkg.total_cost())} {pkg.cost_unit}"
+        f"{args.package}: valid package {pkg.id!r} — {_package_counts(pkg)}; total cost "
+        f"{_fmt(pkg.total_cost())} {pkg.cost_unit}"
     )
     for w in pkg.warnings:
         print(f"{args.package}: warning: {w}", file=sys.stderr)
@@ -410,6 +409,20 @@ def budget_arg(text: str) -> float:
         raise argparse.ArgumentTypeError(
             str(exc) if "too small" in str(exc) else f"invalid float value: {text!r}"
         ) from None
+
+
+def _package_counts(pkg: Any) -> str:
+    """``4 experiences, 18 candidates, 7 units, 1 query, 0 stores`` (CLI QA: "1 queries")."""
+    parts = []
+    for count, one, many in (
+        (len(pkg.experiences), "experience", "experiences"),
+        (len(pkg.candidates), "candidate", "candidates"),
+        (len(pkg.units), "unit", "units"),
+        (len(pkg.queries), "query", "queries"),
+        (len(pkg.stores), "store", "stores"),
+    ):
+        parts.append(f"{count:,} {one if count == 1 else many}")
+    return ", ".join(parts)
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -857,6 +870,17 @@ def cmd_import(args: argparse.Namespace) -> int:
         pkg, store = _add_export(_load(args.package), args, store_id=args.store_id)
         export = _export_summary(store, args)
         print(_export_head(export), file=sys.stderr)
+        from .costs import store_cost_unit
+
+        unit = store_cost_unit(store.meta, pkg.cost_unit)
+        if unit != pkg.cost_unit:
+            # CLI QA: said by score ("Units differ"), not when the store was written in.
+            print(
+                f"{args.source}: warning: the memories are costed in {unit} (--cost-rule "
+                f"{store.meta.get('cost_rule')}) and the package in {pkg.cost_unit}: budgets "
+                "will compare the two as plain numbers",
+                file=sys.stderr,
+            )
     else:
         pkg = import_package(
             args.format,
@@ -883,9 +907,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     version = pkg.meta.get("format_version")
     print(
         f"imported {args.format} {args.source} -> {where}: {pkg.id}"
-        f"{f' ({version})' if version else ''} — {len(pkg.experiences)} experiences, "
-        f"{len(pkg.candidates)} candidates, {len(pkg.units)} units, {len(pkg.queries)} queries, "
-        f"{len(pkg.stores)} store(s)",
+        f"{f' ({version})' if version else ''} — {_package_counts(pkg)}",
         file=sys.stderr,
     )
     if args.json and where != "stdout":  # on stdout the package itself is the JSON

@@ -916,7 +916,14 @@ def _sweep_worker(jobs: list[tuple], spec: dict[str, Any]) -> list[tuple[str, di
     with _portable_errors():
         for src, text, content_hash, tasks in jobs:
             pkg = _load_checked(src, text, content_hash)
-            out.extend(sweep_package_tasks(pkg, tasks, spec))
+            try:
+                out.extend(sweep_package_tasks(pkg, tasks, spec))
+            except PackageError:
+                raise
+            except MemAuditError as exc:
+                # CLI QA: "solver 'enum' cannot handle this instance" named no package of
+                # the family sweep.
+                raise MemAuditError(f"{src.label}: {exc}") from None
     return out
 
 

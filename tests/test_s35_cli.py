@@ -199,3 +199,23 @@ def test_artifact_field_typos_and_dropped_cell_fields_are_said(tmp_path):
 def test_artifact_fixture_as_shipped_has_no_field_warnings():
     meta = import_package("artifact", ARTIFACT).meta
     assert not [w for w in meta.get("warnings", []) if "did you mean" in w or "coverage row" in w]
+
+
+def test_family_sweep_solver_refusal_names_the_package():
+    """``solver 'enum' cannot handle this instance`` did not say which seed."""
+    rc, _, err = run_cli(
+        "sweep", "--family", "random_coverage:0-1", "--param", "n_groups=40", "--solver", "enum",
+        "--budgets", "50", "--writers", "gvt", "--quiet",
+    )  # fmt: skip
+    assert rc == 2
+    assert "error: random_coverage:0: solver 'enum' cannot handle this instance" in err
+
+
+def test_validate_counts_read_in_the_singular_for_one(tmp_path):
+    doc = json.loads(Path(UPDATE_CHAIN).read_text())
+    doc["queries"] = [{"id": "q", "requires": [doc["units"][0]["id"]]}]
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps(doc))
+    rc, text, _ = run_cli("validate", str(path))
+    assert rc == 0
+    assert "4 experiences, 18 candidates, 7 units, 1 query, 0 stores" in text

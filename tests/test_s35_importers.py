@@ -282,3 +282,59 @@ def test_mem0_bare_list_truncation_warning_uses_v1_limit(tmp_path, count, warned
     items = [{"id": f"m{i}", "memory": f"memory number {i}"} for i in range(count)]
     store = load_external_store(_write(tmp_path, "l.json", items), "mem0")
     assert any("default limit" in w for w in store.meta.get("warnings", [])) is warned
+
+
+# --------------------------------------------------------------------------- second pass
+
+
+def test_letta_empty_block_is_said(tmp_path):
+    """A block of only whitespace gave no memory without a word."""
+    doc = json.loads((FIX / "letta_v2.af").read_text())
+    doc["blocks"][0]["value"] = "  \n "
+    label = doc["blocks"][0]["label"]
+    store = load_external_store(_write(tmp_path, "a.af", doc), "letta")
+    assert any(
+        w.startswith("1 block(s) hold no text ($.blocks[0] " + repr(label))
+        for w in store.meta["warnings"]
+    )
+
+
+def test_mem0_dia_id_with_leading_zero_links_to_the_locomo_unit(tmp_path, locomo_pkg):
+    """The LoCoMo importer reads D10:01 as D10:1; Mem0 metadata with it matched nothing."""
+    assert "D10:1" in {u.id for u in locomo_pkg.units}
+    export = {"results": [{"id": "m1", "memory": "Ann moved", "metadata": {"dia_id": "D10:01"}}]}
+    store = load_external_store(_write(tmp_path, "m.json", export), "mem0", package=locomo_pkg)
+    assert store.memories[0].coverage == {"D10:1": 1.0}
+    assert not any("D10:01" in w for w in store.meta.get("warnings", []))
+
+
+def test_amem_chroma_unreadable_timestamp_names_its_metadata_path(tmp_path):
+    doc = json.loads((FIX / "amem_chroma.json").read_text())
+    doc["metadatas"][1]["timestamp"] = "someday"
+    store = load_external_store(_write(tmp_path, "c.json", doc), "amem")
+    assert any("(first: $.metadatas[1].timestamp: 'someday')" in w for w in store.meta["warnings"])
+
+
+def test_longmemeval_session_without_text_is_said(tmp_path):
+    data = _lme()[:1]
+    first_id = data[0]["haystack_session_ids"][0]
+    data[0]["haystack_sessions"][0] = []
+    pkg = import_package("longmemeval", _write(tmp_path, "e.json", data))
+    assert any(
+        w.startswith("1 haystack session(s) have no turn with text") and first_id in w
+        for w in pkg.meta["warnings"]
+    )
+    assert f"{first_id}:raw" not in {c.id for c in pkg.candidates}
+
+
+def test_import_of_an_export_in_another_unit_warns(tmp_path, capsys):
+    pkg_file = tmp_path / "pkg.json"
+    assert main(["import", "locomo", str(FIX / "locomo_small.json"), "--instance", "conv-a",
+                 "-o", str(pkg_file)]) == 0  # fmt: skip
+    export = _write(tmp_path, "m.json", [{"id": "m1", "memory": "Ann has a cat"}])
+    capsys.readouterr()
+    argv = ["import", "mem0", str(export), "--package", str(pkg_file), "-o", str(tmp_path / "o")]
+    assert main([*argv, "--cost-rule", "chars"]) == 0
+    assert "costed in chars (--cost-rule chars) and the package in words" in capsys.readouterr().err
+    assert main(argv) == 0
+    assert "costed in" not in capsys.readouterr().err

@@ -615,6 +615,9 @@ class Record:
     link_groups: list[list[str]] | None = None
     #: The export's own content hash (Mem0's ``hash``), compared to find duplicate memories.
     content_hash: str | None = None
+    #: Where the time is in the export, when not under ``path`` (A-Mem's Chroma dump keeps it
+    #: in ``$.metadatas[i].timestamp``, its record being ``$.ids[i]``).
+    time_path: str | None = None
 
 
 def _locate_in_export(doc: Any, record_path: str, collector: Collector) -> bool:
@@ -748,7 +751,7 @@ def build_store(
         if rec.created_at is None and rec.time_raw not in (None, ""):
             # Kept and said: recency pruning falls back to list order without it (CLI QA).
             mem_meta.setdefault("created_at_raw", clean_meta(rec.time_raw))
-            unreadable_times.append(f"{rec.path}: {rec.time_raw!r}")
+            unreadable_times.append(f"{rec.time_path or rec.path}: {rec.time_raw!r}")
         coverage: dict[str, float] = {}
         if rec.links:
             # A-Mem notes have a `links` field of their own (links between notes): provenance

@@ -141,6 +141,7 @@ def _note_record(
             id_path=id_path,
             created_at=t.iso,
             time_raw=t.raw,
+            time_path=f"{fields_path}.timestamp",
             salience=salience,
             meta=meta,
             links=links,

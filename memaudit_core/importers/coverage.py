@@ -89,7 +89,7 @@ def coverage_from_links(links: Iterable[str], package: Package) -> tuple[dict[st
     """
     links = list(links)
     unit_ids = {u.id for u in package.units}
-    hit_units = [ref for ref in links if ref in unit_ids]
+    hit_units = [u for u in (unit_link(ref, unit_ids) for ref in links) if u is not None]
     if hit_units:
         return {u: 1.0 for u in dict.fromkeys(hit_units)}, "unit-links"
     exp_ids = {e.id for e in package.experiences}
@@ -120,8 +120,37 @@ def unresolved_link_groups(groups: Iterable[list[str]], package: Package) -> lis
     >>> unresolved_link_groups([["no-such-id"], [pkg.units[0].id]], pkg)
     [['no-such-id']]
     """
-    known = {u.id for u in package.units} | {e.id for e in package.experiences}
-    return [list(g) for g in groups if g and not any(ref in known for ref in g)]
+    unit_ids = {u.id for u in package.units}
+    exp_ids = {e.id for e in package.experiences}
+    return [
+        list(g)
+        for g in groups
+        if g and not any(ref in exp_ids or unit_link(ref, unit_ids) for ref in g)
+    ]
+
+
+#: A LoCoMo dia id as written in evidence and metadata: ``D10:3``, ``D10:03``, ``D:10:3``
+#: (session, turn). The LoCoMo importer and link matching read it alike.
+DIA_ID = re.compile(r"^D:?(\d+):0*(\d+)$")
+
+
+def unit_link(ref: str, unit_ids: set[str]) -> str | None:
+    """The unit id ``ref`` names: itself, or a LoCoMo dia id written with leading zeros or a
+    colon after the D (``D10:01``, ``D:10:1``) whose plain form ``D10:1`` is a unit id, as
+    the LoCoMo importer reads evidence (importer QA: Mem0 metadata ``D10:01`` matched
+    nothing).
+
+    >>> unit_link("D10:01", {"D10:1"}), unit_link("D10:01", {"D10:01"}), unit_link("x", set())
+    ('D10:1', 'D10:01', None)
+    """
+    if ref in unit_ids:
+        return ref
+    m = DIA_ID.match(ref)
+    if m:
+        plain = f"D{int(m.group(1))}:{int(m.group(2))}"
+        if plain in unit_ids:
+            return plain
+    return None
 
 
 def _reference_texts(package: Package) -> dict[str, list[str]]:

@@ -71,9 +71,10 @@ def _decode_twice(doc: Any, source: str) -> tuple[Any, bool]:
 
 
 def _block_records(
-    blocks: list[Any], base: str, col: Collector
+    blocks: list[Any], base: str, col: Collector, warnings: list[str]
 ) -> tuple[list[Record], dict[str, int]]:
     records: list[Record] = []
+    empty: list[str] = []
     label_seen: dict[str, int] = {}
     # A generated tag must not be another block's real label (CLI QA: labels a, a, a.2 gave
     # the second "a" and "a.2" the same ids).
@@ -104,6 +105,8 @@ def _block_records(
             taken.add(tag)
         t = normalise_time(block.get("created_at") or block.get("updated_at"), naive_is_utc=True)
         meta_src = block.get("metadata", block.get("metadata_"))
+        if not value.strip():
+            empty.append(f"{bpath} {label!r}")
         k = 0
         for n, line in enumerate(value.split("\n")):
             if not line.strip():
@@ -130,6 +133,13 @@ def _block_records(
                 )
             )
             k += 1
+    if empty:
+        # Importer QA: a block of only whitespace gave no memory without a word (an empty
+        # Mem0 text is refused; an empty block is normal in Letta, so it is said, not refused).
+        warnings.append(
+            f"{len(empty)} block(s) hold no text ({'; '.join(empty[:10])}"
+            f"{' ...' if len(empty) > 10 else ''}): no memories from them"
+        )
     return records, label_seen
 
 
@@ -301,7 +311,8 @@ def load_letta_store(
         )
         version = "af-v2"
         meta["revision_id"] = revision
-        records, labels = _block_records(blocks, "$.blocks", col)
+        block_warnings: list[str] = []
+        records, labels = _block_records(blocks, "$.blocks", col, block_warnings)
         n_msgs, roles, edits = 0, {}, 0
         block_ids = {
             b["id"] for b in blocks if isinstance(b, dict) and isinstance(b.get("id"), str)
@@ -336,11 +347,13 @@ def load_letta_store(
             memory_edits=edits,
         )
         if unknown_blocks:
-            meta["warnings"] = [
+            block_warnings.append(
                 f"{len(unknown_blocks)} block id(s) of the agents name no block in 'blocks' "
                 f"({'; '.join(unknown_blocks[:10])}{' ...' if len(unknown_blocks) > 10 else ''}):"
                 " those blocks are not in the file, so their memories are not in the store"
-            ]
+            )
+        if block_warnings:
+            meta["warnings"] = block_warnings
         for key in ("passages", "archival_memory"):  # not in .af today, but accept if present
             if isinstance(doc.get(key), list):
                 more, gone = _passage_records(doc[key], f"$.{key}", col)
@@ -358,7 +371,10 @@ def load_letta_store(
             )
         version = "af-legacy"
         meta["letta_version"] = doc.get("version")
-        records, _ = _block_records(blocks, "$.core_memory", col)
+        block_warnings = []
+        records, _ = _block_records(blocks, "$.core_memory", col, block_warnings)
+        if block_warnings:
+            meta["warnings"] = block_warnings
         n, roles, edits = _count_messages(doc.get("messages"), "$.messages", col)
         meta.update(
             agents=[doc.get("name")],

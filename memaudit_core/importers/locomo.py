@@ -92,6 +92,7 @@ from ._common import (
     read_bytes,
     unspaced_note,
 )
+from .coverage import DIA_ID
 
 CATEGORY_LABELS = {
     1: "multi-hop",
@@ -100,7 +101,6 @@ CATEGORY_LABELS = {
     4: "single-hop",
     5: "adversarial",
 }
-_DIA = re.compile(r"^D:?(\d+):0*(\d+)$")
 _SESSION = re.compile(r"^session_(\d+)$")
 _DATE = re.compile(r"^session_(\d+)_date_time$")
 # "session_01" would read as session 1, whose dia ids (D1:3) and experience id it would then
@@ -130,7 +130,7 @@ def normalise_evidence(entry: Any) -> tuple[list[str], list[str]]:
     for piece in re.split(r"[;,\s]+", entry.strip()):
         if not piece:
             continue
-        m = _DIA.match(piece)
+        m = DIA_ID.match(piece)
         if m:
             ok.append(f"D{int(m.group(1))}:{int(m.group(2))}")
         else:
@@ -772,7 +772,7 @@ def import_locomo(
 
 
 def _dia_key(dia: str) -> tuple[int, int]:
-    m = _DIA.match(dia)
+    m = DIA_ID.match(dia)
     return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
 
 

@@ -719,6 +719,15 @@ def import_longmemeval(
     }
 
     candidates = []
+    textless = [exp_ids[i] for i in order if i in exp_ids and not session_texts.get(i, "").strip()]
+    if textless:
+        # Importer QA: an empty haystack session became an experience without a candidate,
+        # without a word (LoCoMo says so for its empty sessions).
+        warnings.append(
+            f"{len(textless)} haystack session(s) have no turn with text "
+            f"({', '.join(textless[:5])}{' ...' if len(textless) > 5 else ''}): kept as "
+            "experiences, without a raw_span candidate"
+        )
     for i in order:
         if i not in exp_ids or not session_texts.get(i, "").strip():
             continue
