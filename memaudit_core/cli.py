@@ -455,7 +455,12 @@ def cmd_solve(args: argparse.Namespace) -> int:
         time_limit=args.time_limit,
         node_limit=args.node_limit,
     )
-    _emit(res.to_dict(), args.json, _solve_human(res, str(args.package), pkg.cost_unit))
+    # The unit rides along, so that `show` prints the budget and costs with it.
+    _emit(
+        {**res.to_dict(), "cost_unit": pkg.cost_unit},
+        args.json,
+        _solve_human(res, str(args.package), pkg.cost_unit),
+    )
     return 0
 
 
@@ -676,7 +681,11 @@ def cmd_score(args: argparse.Namespace) -> int:
                 "external memories only.",
             ),
         )
-    _emit(ev.to_dict(), args.json, _evaluation_human(ev, pkg.cost_unit))
+    _emit(
+        {**ev.to_dict(), "cost_unit": pkg.cost_unit},
+        args.json,
+        _evaluation_human(ev, pkg.cost_unit),
+    )
     return 0
 
 
@@ -1206,10 +1215,11 @@ def cmd_writers(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    """``show RESULT.json``: a result saved with ``--json`` (``solve``, ``score``, ``sweep``)
-    printed as its command printed it; the saved file does not say the package's cost unit,
-    so budgets and costs are shown without it."""
+    """``show RESULT.json``: a result saved with ``--json`` (``solve``, ``score``, ``sweep``,
+    ``audit``) printed as its command printed it; budgets and costs carry the package's cost
+    unit when the file has it (``cost_unit``, written by ``solve`` and ``score`` since 0.1)."""
     from .analysis import StoreEvaluation, SweepResult
+    from .audit import AuditReport
     from .costs import store_cost_unit
     from .results import read_result
     from .solvers import SolveResult
@@ -1217,10 +1227,12 @@ def cmd_show(args: argparse.Namespace) -> int:
     from .union import UnionScore
 
     res = read_result(args.result)
+    unit = _saved_cost_unit(args.result)
     if isinstance(res, SweepSuiteResult | SweepResult):
         budgets = ", ".join(f"{b:g}" for b in res.budgets)
+        # CLI QA: "budgets 3, 6, 4 rows" read as three budgets.
         human = (
-            f"saved sweep {args.result}: {res.n_packages} package(s), budgets {budgets}, "
+            f"saved sweep {args.result}: {res.n_packages} package(s); budgets {budgets}; "
             f"{len(res.rows)} rows\n" + summary_table(res.summary)
         )
         for note in res.notes:
@@ -1228,26 +1240,40 @@ def cmd_show(args: argparse.Namespace) -> int:
         if res.errors:
             human += f"\n{len(res.errors)} writer run(s) failed; their rows are missing"
     elif isinstance(res, SolveResult):
-        human = _solve_human(res, f"saved in {args.result}", None)
+        human = _solve_human(res, f"saved in {args.result}", unit)
     elif isinstance(res, StoreEvaluation):
-        human = _evaluation_human(res, None)
+        human = _evaluation_human(res, unit)
+    elif isinstance(res, AuditReport):
+        human = _audit_human(res)
     elif isinstance(res, UnionScore):
         evaluation = res.evaluation
         if res.union is not None:  # its notes are the union report's (as ``score`` prints)
             evaluation = dataclasses.replace(evaluation, notes=())
-        human = _evaluation_human(evaluation, None)
+            unit = unit or res.union.cost_unit
+        human = _evaluation_human(evaluation, unit)
         if res.union is not None:
             summary = res.external_store if isinstance(res.external_store, dict) else {}
             memory_unit = store_cost_unit(summary, res.union.cost_unit)
             human = _union_human(res.union, memory_unit) + "\n\n" + human
     else:
         raise MemAuditError(
-            f"show: {args.result} holds a {res.RESULT_KIND!r} result; show prints saved "
-            "solve, score and sweep results"
+            f"show: {args.result} holds {'an' if res.RESULT_KIND[:1] in 'aeio' else 'a'} "
+            f"{res.RESULT_KIND!r} result; show prints saved "
+            "solve, score, sweep and audit results"
         )
     # --json: the result again, checked and in this version's shape.
     _emit(res.to_dict(), args.json, human)
     return 0
+
+
+def _saved_cost_unit(path: str) -> str | None:
+    """The ``cost_unit`` a saved result carries (read again; the models do not keep it)."""
+    try:
+        with open(path, encoding="utf-8-sig") as fh:
+            unit = json.load(fh).get("cost_unit")
+    except (OSError, ValueError, AttributeError):
+        return None  # read_result has named any problem with the file
+    return unit if isinstance(unit, str) and unit.strip() else None
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
@@ -1571,18 +1597,10 @@ def add_audit_arguments(p: Any) -> None:
     add_suite_arguments(p)
 
 
-def cli_audit(args: Any) -> int:
-    """``memaudit audit``: exit status 0 when every check agrees, 1 on any disagreement."""
-    from .audit import audit, unproven_lines
+def _audit_human(rep: Any) -> str:
+    """``audit``'s text for an :class:`~memaudit_core.audit.AuditReport` (``show`` too)."""
+    from .audit import unproven_lines
 
-    check_suite_arguments(args)
-    rep = audit(
-        budgets=parse_number_list(args.budgets) if args.budgets is not None else None,
-        pools=_split_names(args.pools, "--pools"),
-        time_limit=args.time_limit,
-        **_suite_run_options(args, "audit"),
-    )
-    rep = _with_seed_note(rep, args)
     bt, mt = rep.bnb_time_s, rep.milp_time_s
     verdict = rep.verdict
     lines = [
@@ -1592,8 +1610,13 @@ def cli_audit(args: Any) -> int:
         f"{rep.n_instances}; pools {', '.join(rep.pools)}; budgets "
         f"{', '.join(f'{b:g}' for b in rep.budgets)}",
         f"max difference {_fmt(rep.max_abs_diff, 3)} (relative {_fmt(rep.max_rel_diff, 3)})",
-        f"bnb {bt[0]:.3f} s total (mean {bt[1] * 1000:.2f} ms, max {bt[2] * 1000:.1f} ms); "
-        f"milp {mt[0]:.3f} s total (mean {mt[1] * 1000:.2f} ms, max {mt[2] * 1000:.1f} ms)",
+        "; ".join(
+            f"{eng} {t[0]:.3f} s total (mean {t[1] * 1000:.2f} ms, max {t[2] * 1000:.1f} ms)"
+            if any(getattr(r, f"{eng}_time_s") is not None for r in rep.rows) or not rep.rows
+            # CLI QA: "milp 0.000 s total" where the MILP took no log1p instance at all.
+            else f"{eng} did not run (skipped on every check)"
+            for eng, t in (("bnb", bt), ("milp", mt))
+        ),
         f"{rep.executed} check(s) run now, {rep.reused} reused; {rep.elapsed_s:.2f} s on "
         f"{rep.backend}",
         "",
@@ -1616,10 +1639,25 @@ def cli_audit(args: Any) -> int:
     lines.extend(f"note: {n}" for n in rep.notes)
     if rep.files:
         lines.append(f"wrote {len(rep.files)} file(s) to {rep.out} (report: {rep.out}/report.md)")
+    return "\n".join(lines)
+
+
+def cli_audit(args: Any) -> int:
+    """``memaudit audit``: exit status 0 when every check agrees, 1 on any disagreement."""
+    from .audit import audit
+
+    check_suite_arguments(args)
+    rep = audit(
+        budgets=parse_number_list(args.budgets) if args.budgets is not None else None,
+        pools=_split_names(args.pools, "--pools"),
+        time_limit=args.time_limit,
+        **_suite_run_options(args, "audit"),
+    )
+    rep = _with_seed_note(rep, args)
     # Exit 1 on a disagreement, and when no check could be cross-checked at all (set before
     # the output, which a reader that closes the pipe may cut short).
     args._exit_code = 1 if rep.n_disagree or rep.verdict == "NOTHING CHECKED" else 0
-    _emit(rep.to_dict(), args.json, "\n".join(lines))
+    _emit(rep.to_dict(), args.json, _audit_human(rep))
     return args._exit_code
 
 
@@ -1872,7 +1910,7 @@ def build_parser() -> argparse.ArgumentParser:
     common(p)
     p.set_defaults(func=cmd_writers)
 
-    p = command("show", "a solve, score or sweep result saved with --json, printed again")
+    p = command("show", "a solve, score, sweep or audit result saved with --json, printed again")
     p.add_argument("result", help="the saved JSON file")
     common(p)
     p.set_defaults(func=cmd_show)

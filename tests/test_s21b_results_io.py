@@ -446,7 +446,7 @@ def test_show_prints_the_summary_table_the_sweep_printed(capsys, tmp_path):
     saved = cli_file(capsys, tmp_path, "sweep.json", *argv)
     assert main(["show", str(saved)]) == 0
     shown = capsys.readouterr().out.splitlines()
-    assert shown[0] == f"saved sweep {saved}: 2 package(s), budgets 3, 6, 8 rows"
+    assert shown[0] == f"saved sweep {saved}: 2 package(s); budgets 3, 6; 8 rows"
     # The table and its legend, line for line as `sweep` printed them (its first line is
     # the timing, which differs).
     table = printed[1 : printed.index(next(x for x in printed if x.startswith("ratio = "))) + 1]
@@ -483,9 +483,12 @@ def test_show_prints_a_saved_solve_or_score_as_its_command_printed_it(capsys, tm
 
 
 def test_show_refuses_what_it_cannot_render_with_the_located_error(capsys, saved, tmp_path):
-    assert main(["show", str(saved["audit"])]) == 2
+    # A union report alone (the part of a union score) is a result show does not print.
+    report = tmp_path / "union_report.json"
+    report.write_text(json.dumps(json.loads(saved["union"].read_text())["union"]))
+    assert main(["show", str(report)]) == 2
     err = capsys.readouterr().err
-    assert f"show: {saved['audit']} holds a 'audit' result; show prints saved solve" in err
+    assert f"show: {report} holds a 'union_report' result; show prints saved solve" in err
 
     bad = edited(tmp_path, saved["sweep"], lambda d: d["summary"][1].update(mean_ratio=[1]))
     assert main(["show", str(bad)]) == 2

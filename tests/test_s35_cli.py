@@ -219,3 +219,33 @@ def test_validate_counts_read_in_the_singular_for_one(tmp_path):
     rc, text, _ = run_cli("validate", str(path))
     assert rc == 0
     assert "4 experiences, 18 candidates, 7 units, 1 query, 0 stores" in text
+
+
+def test_show_prints_saved_results_with_their_unit_and_audits(tmp_path):
+    """show printed "budget 6" where solve said "budget 6 words", refused audit files (which
+    read_result reads), and joined a sweep's budgets and row count into one list."""
+    outputs = {}
+    for name, argv in {
+        "solve": ["solve", UPDATE_CHAIN, "--budget", "6"],
+        "score": ["score", UPDATE_CHAIN, "--budget", "6", "--writer", "density"],
+        "audit": ["audit", UPDATE_CHAIN, "--budgets", "2,6", "--quiet"],
+    }.items():
+        rc, live, _ = run_cli(*argv)
+        assert rc == 0
+        rc, raw, _ = run_cli(*argv, "--json")
+        path = tmp_path / f"{name}.json"
+        path.write_text(raw)
+        rc, shown, _ = run_cli("show", str(path))
+        assert rc == 0
+        outputs[name] = (live, shown)
+    live, shown = outputs["solve"]
+    assert "budget 6 words" in live.splitlines()[0] and "budget 6 words" in shown.splitlines()[0]
+    live, shown = outputs["score"]
+    assert (
+        shown.splitlines()[0]
+        == live.splitlines()[0]
+        == ("density on 'update_chain' at budget 6 words")
+    )
+    live, shown = outputs["audit"]
+    assert shown.splitlines()[0] == live.splitlines()[0]
+    assert shown.splitlines()[0].startswith("PASS: 2 of 2 checks")
