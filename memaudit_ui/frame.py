@@ -54,6 +54,16 @@ h1 { font-size: 3rem !important; }
 BASE_CSS = """
 <style>
 [data-testid="stFileUploaderDropzoneInstructions"] { display: none; }
+/* Chosen writers wrap onto more lines instead of scrolling out of a faded edge (projector
+   QA: the third chip of the Budget sweep's picker was cut off at 1280 x 720). */
+[data-testid="stMultiSelectTagsContainer"],
+[data-testid="stMultiSelectTagsContainer"] > span[role="group"] {
+  flex-wrap: wrap !important; overflow: visible !important;
+  mask-image: none !important; -webkit-mask-image: none !important;
+}
+[data-testid="stMultiSelect"] div[role="group"]:has(> [data-testid="stMultiSelectTagsContainer"]) {
+  height: auto !important; max-height: none !important;
+}
 </style>
 """
 
