@@ -67,7 +67,15 @@ from .solvers import (
 from .solvers.budgets import lift_store, refine_unproven
 from .solvers.timeshare import active_share, check_total_time_limit, shared_time, skip_runs
 from .versions import RESULT_VERSION
-from .writers import WRITERS, WriterFailure, WriterResult, get_writer, run_writer, run_writers
+from .writers import (
+    BUILTIN_WRITERS,
+    WRITERS,
+    WriterFailure,
+    WriterResult,
+    get_writer,
+    run_writer,
+    run_writers,
+)
 
 _T = TypeVar("_T")
 
@@ -1704,13 +1712,17 @@ def sweep(
     packages = list(packages)
     for pkg in packages:
         check_package(pkg, "sweep()")
-    writers = check_names(writers, "writers")
-    stores = check_names(stores, "stores")
+    # Each method once (library QA: ["density", "density"] gave two summary rows with n = 2
+    # from one package, as did an ablation under its pool and its method name).
+    writers = list(dict.fromkeys(check_names(writers, "writers")))
+    stores = list(dict.fromkeys(check_names(stores, "stores")))
     ablations = check_names(ablations, "ablations")
     for name in writers:
         get_writer(name)
     # Accept pool names ("no_validity") as well as method names ("no_validity_opt").
-    ablations = [ablation_method(name) for name in ablations]
+    ablations = list(dict.fromkeys(ablation_method(name) for name in ablations))
+    if progress is not None and not callable(progress):
+        raise MemAuditError(f"sweep(): progress must be a callable (done, total), got {progress!r}")
     missing = [s for s in stores if not any(st.id == s for p in packages for st in p.stores)]
     if missing:
         raise UnknownNameError(
@@ -1740,8 +1752,13 @@ def sweep(
         "cross_check": cross_check,
     }
     share = None
-    # Runtime-registered plugin writers exist only in this process: they keep packages here.
-    if workers > 1 and len(packages) > 1 and not any(get_writer(w).is_plugin for w in writers):
+    # Writers registered at runtime (plugins, register_writer) exist only in this process:
+    # they keep packages here (library QA: a register_writer writer failed in the workers).
+    if (
+        workers > 1
+        and len(packages) > 1
+        and all(BUILTIN_WRITERS.get(w) is get_writer(w) for w in writers)
+    ):
         per_package = _sweep_in_pool(packages, grids, writers, options, workers, progress)
     else:
         per_package = []

@@ -36,7 +36,13 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from .compiled import POOLS as COMPILED_POOLS
-from .errors import MemAuditError, SolverError, UnknownNameError
+from .errors import (
+    MemAuditError,
+    SolverError,
+    UnknownNameError,
+    check_budget_list,
+    check_names,
+)
 from .package import Package
 from .solvers import _check_limits
 from .suites import (
@@ -390,7 +396,7 @@ def _times(values: Sequence[float | None]) -> tuple[float, float, float]:
 
 def _check_pools(pools: Sequence[str]) -> tuple[str, ...]:
     out = []
-    for p in pools:
+    for p in check_names(pools, "pools"):
         name = p.removesuffix("_opt")
         if name not in POOLS:
             raise UnknownNameError(f"unknown pool {p!r} (known: {', '.join(POOLS)})")
@@ -405,7 +411,7 @@ def _budgets(budgets: Sequence[float] | None) -> tuple[float, ...] | None:
         return None
     from .solvers import check_budget
 
-    grid = tuple(sorted({check_budget(b) for b in budgets}))
+    grid = tuple(sorted({check_budget(b) for b in check_budget_list(budgets, "audit()")}))
     if not grid:
         raise MemAuditError("no budgets given")
     return grid

@@ -53,7 +53,7 @@ from .analysis import (
     score,
 )
 from .compiled import CompiledInstance
-from .errors import MemAuditError, UnknownNameError
+from .errors import MemAuditError, UnknownNameError, check_names
 from .objective import coverage_of, get_saturation
 from .package import Package, check_package
 from .solvers import check_budget
@@ -1271,7 +1271,8 @@ def evidence_view(
     opt_set = {inst.candidate_idx(c) for c in ev.opt_selected}
     unit_by_id = {u.id: u for u in package.units}
     all_kinds = tuple(sorted({u.kind for u in package.units}, key=kind_sort_key))
-    kinds = None if kinds is None else tuple(kinds)
+    # A lone "fact" is one kind, not its letters (library QA: it showed every kind).
+    kinds = None if kinds is None else tuple(check_names(kinds, "kinds"))
     wanted = set(all_kinds) if kinds is None else {k for k in kinds if k in all_kinds}
     if kinds and not wanted:
         wanted = set(all_kinds)  # a filter kept from another package: none of its kinds exist

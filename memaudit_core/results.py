@@ -42,13 +42,14 @@ import functools
 import importlib
 import json
 import math
+import os
 import types
 import typing
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .errors import ResultError
+from .errors import MemAuditError, ResultError
 from .versions import JSON_OUTPUT_VERSION, RESULT_VERSION
 
 #: ``result_kind`` -> (module, class): the models :func:`read_result` rebuilds. Each model's
@@ -115,6 +116,12 @@ def read_result(source: str | Path | Mapping[str, Any]) -> Any:
     """
     if isinstance(source, Mapping):
         return _read_document(source)
+    if not isinstance(source, str | os.PathLike):
+        # Library QA: None, 3 and b"{}" reached pathlib as TypeErrors.
+        raise MemAuditError(
+            "read_result() takes a file path (str or Path) or a parsed dict, got "
+            f"{type(source).__name__}"
+        )
     name = str(source)
     # ResultErrors, so that `show --json` names the file and the rule (CLI QA: a missing
     # file, a folder and non-UTF-8 bytes gave a bare message).

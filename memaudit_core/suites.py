@@ -46,6 +46,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import numbers
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -55,7 +56,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from .errors import MemAuditError, PackageError, UnknownNameError
+from .errors import (
+    MemAuditError,
+    PackageError,
+    UnknownNameError,
+    check_budget_list,
+    check_names,
+)
 from .package import Package
 from .parallel import check_workers, init_solver_worker, pool_context, stop_pool
 from .versions import RESULT_VERSION
@@ -190,10 +197,19 @@ def collect_sources(
 ) -> tuple[PackageSource, ...]:
     """Files, folders, list files and family specs into a list of sources (order kept,
     exact repeats dropped)."""
+    # Library QA: a lone "p.json" was read letter by letter ("t: no such file or folder"),
+    # and a loaded Package reached pathlib as a TypeError.
+    path_list = [paths] if isinstance(paths, str | os.PathLike) else check_names(paths, "paths")
+    for p in path_list:
+        if not isinstance(p, str | os.PathLike):
+            raise MemAuditError(
+                f"package sources are file or folder paths (str or Path), got "
+                f"{type(p).__name__}; packages already loaded go to memaudit_core.sweep()"
+            )
     out: list[PackageSource] = []
-    for p in paths:
-        out.extend(_expand_path(p))
-    for spec in families:
+    for p in path_list:
+        out.extend(_expand_path(str(p)))
+    for spec in check_names(families, "families"):
         out.extend(parse_family_spec(spec, seeds, params))
     if not out:
         raise MemAuditError("no packages: give package files / folders, or --family NAME[:SEEDS]")
@@ -680,6 +696,13 @@ def run_suite(
     returns ``[(key, result), ...]`` (module-level functions, so processes and Dask can run
     them).
     """
+    if max_tasks is not None and (
+        isinstance(max_tasks, bool) or not isinstance(max_tasks, numbers.Integral) or max_tasks < 1
+    ):
+        # Library QA: max_tasks=-1 ran nothing and returned a report, without a word.
+        raise MemAuditError(f"max_tasks must be an integer >= 1 or None, got {max_tasks!r}")
+    if progress is not None and not callable(progress):
+        raise MemAuditError(f"progress must be a callable (done, total) or None, got {progress!r}")
     t0 = time.perf_counter()
     out_dir = None if out is None else Path(out)
     journal = Journal(out_dir, suite, config, resume)
@@ -1041,18 +1064,22 @@ def sweep_suite(
     srcs = (
         tuple(sources) if sources is not None else collect_sources(paths, families, seeds, params)
     )
-    names = tuple(WRITERS) if writers is None else tuple(writers)
+    # Each name once (library QA: writers=["gvt", "gvt"] ended in "internal error: task ...
+    # ran twice"); a lone string is one name, not its letters.
+    names = (
+        tuple(WRITERS) if writers is None else tuple(dict.fromkeys(check_names(writers, "writers")))
+    )
     for w in names:
         get_writer(w)
-    abl = normalize_ablations(ablations)
+    abl = normalize_ablations(check_names(ablations, "ablations"))
     grid = None
     if budgets is not None:
         from .solvers import check_budget
 
-        grid = tuple(sorted({check_budget(b) for b in budgets}))
+        grid = tuple(sorted({check_budget(b) for b in check_budget_list(budgets, "sweep_suite()")}))
         if not grid:
             raise MemAuditError("no budgets given")
-    store_ids = tuple(dict.fromkeys(stores))
+    store_ids = tuple(dict.fromkeys(check_names(stores, "stores")))
     spec = {"solver": solver, "time_limit": time_limit, "writers": list(names)}
     config = {"solver": solver, "time_limit": time_limit}
     # A plugin writer's results depend on its code: its tasks are keyed by its module file's

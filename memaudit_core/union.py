@@ -707,6 +707,14 @@ class _Prepared:
 
 
 def _prepare(package: Package, store: Store, salience_field: str | None) -> _Prepared:
+    if salience_field is not None and (
+        not isinstance(salience_field, str) or not salience_field.strip()
+    ):
+        # Library QA: salience_field=3 raised "'int' object has no attribute 'split'".
+        raise MemAuditError(
+            "salience_field names a meta field (e.g. 'score' or 'a.importance'), got "
+            f"{salience_field!r}"
+        )
     live = store_as_kept(store)
     union = compile_union_cached(package, store)
     upper_inst = _upper_instance(package, store)

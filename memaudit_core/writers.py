@@ -39,6 +39,7 @@ Examples
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import heapq
 import math
 import numbers
@@ -69,6 +70,11 @@ from .versions import RESULT_VERSION
 TIE_TOL = 1e-12
 
 WriterFn = Callable[[CompiledInstance, float], tuple[int, ...]]
+
+
+#: :attr:`WriterInfo.source` of a writer added with :func:`register_writer`: it runs in this
+#: process only (worker processes do not have it) and sees the whole instance.
+REGISTERED_SOURCE = "registered in this process"
 
 
 @dataclass(frozen=True)
@@ -103,7 +109,7 @@ class WriterInfo:
 
     @property
     def is_plugin(self) -> bool:
-        return self.source != "reference"
+        return self.source not in ("reference", REGISTERED_SOURCE)
 
 
 @dataclass(frozen=True)
@@ -1507,6 +1513,16 @@ def register_writer(info: WriterInfo, *, replace: bool = False) -> WriterInfo:
         )
     if not callable(info.fn):
         raise MemAuditError(f"writer {info.name!r}: fn must be callable, got {info.fn!r}")
+    if info.kind == "blind":
+        # Library QA: accepted and labelled blind, then called with the whole instance.
+        raise MemAuditError(
+            f"writer {info.name!r}: register_writer runs fn on the whole instance (an oracle "
+            "writer); a blind writer is a plugin (memaudit_core.plugins.register_module_writer "
+            "or --writer-module MODULE:FUNCTION), which sees only the blind view"
+        )
+    if info.source == "reference":
+        # Library QA: a notebook's writer was listed as a reference writer.
+        info = dataclasses.replace(info, source=REGISTERED_SOURCE)
     if not replace:
         if info.name in BUILTIN_WRITERS:
             raise MemAuditError(
@@ -1655,7 +1671,7 @@ for _info in (
         _no_validity_gvt,
     ),
 ):
-    register_writer(_info)
+    dict.__setitem__(WRITERS, _info.name, _info)
     BUILTIN_WRITERS[_info.name] = _info
 
 
@@ -1685,6 +1701,9 @@ def get_writer(name: str) -> WriterInfo:
     PluginWriterError
         A ``module:function`` name whose module or function cannot be loaded.
     """
+    if not isinstance(name, str):
+        # Library QA: writer=["gvt"] raised "unhashable type: 'list'" from the registry.
+        raise MemAuditError(f"a writer name is a string, got {type(name).__name__} {name!r}")
     if dict.__contains__(WRITERS, name):
         return dict.__getitem__(WRITERS, name)
     from . import plugins

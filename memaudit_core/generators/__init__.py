@@ -133,6 +133,8 @@ def _estimate(fam: Family, clean: dict[str, Any]) -> float | None:
 
 
 def _family(family: str) -> Family:
+    if not isinstance(family, str):
+        raise MemAuditError(f"a family name is a string, got {type(family).__name__} {family!r}")
     if family not in FAMILIES:
         raise UnknownNameError(f"unknown family {family!r} (known: {', '.join(sorted(FAMILIES))})")
     return FAMILIES[family]

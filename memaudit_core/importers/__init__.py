@@ -85,7 +85,7 @@ def load_external_store(
     >>> s.id, s.meta["format_version"], s.meta["cost_rule"], s.memories[0].cost
     ('mem0', '1.0', 'chars', 11.0)
     """
-    if fmt not in STORE_FORMATS:
+    if not isinstance(fmt, str) or fmt not in STORE_FORMATS:
         raise UnknownNameError(
             f"unknown export format {fmt!r} (known: {', '.join(sorted(STORE_FORMATS))})"
         )

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
@@ -63,7 +63,7 @@ from . import (
     relative_gap,
     value_unit,
 )
-from .certify import PROOFS, VALUE_RTOL, finish, solve_certified
+from .certify import PROOFS, VALUE_RTOL, _check_incumbent, finish, solve_certified
 from .enum import (
     ENUM_MAX_COMBINATIONS,
     combination_count,
@@ -254,15 +254,26 @@ def solve_budgets(
     budgets = [check_budget(b) for b in budgets]
     _check_limits(time_limit, node_limit)
     workers = check_workers(workers)
-    if incumbents is not None and len(incumbents) != len(budgets):
-        raise MemAuditError("incumbents must give one selection (or None) per budget")
+    if incumbents is not None and (
+        isinstance(incumbents, str | bytes | Mapping)
+        or not hasattr(incumbents, "__len__")
+        or len(incumbents) != len(budgets)
+    ):
+        raise MemAuditError(
+            "incumbents must be a list giving one selection (or None) per budget, in the "
+            f"order of budgets; got {incumbents!r}"
+        )
+    if progress is not None and not callable(progress):
+        raise MemAuditError(f"progress must be a callable (done, total), got {progress!r}")
     if not budgets:
         return []
     grid = sorted(set(budgets))
     given: dict[float, list[tuple[int, ...]]] = {}
     for b, inc in zip(budgets, incumbents or [None] * len(budgets), strict=True):
-        if inc:
-            given.setdefault(b, []).append(tuple(int(i) for i in inc))
+        # The checks solve() makes (library QA: (999,) gave an IndexError, 0.7 became 0).
+        positions = _check_incumbent(inst, inc)
+        if positions:
+            given.setdefault(b, []).append(positions)
     limits = {"time_limit": time_limit, "node_limit": node_limit}
     results: dict[float, SolveResult] = {}
 
