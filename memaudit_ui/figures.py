@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -1627,10 +1628,20 @@ def union_curve_lines(
 
     fig = go.Figure()
     stores = list(dict.fromkeys(r.store_id for r in rows))
+    labels = {r.store_id: r.label for r in rows}
+    label_count = Counter(labels.values())
+    used_colors: set[str] = set()
     for k, sid in enumerate(stores):
         pts = [r for r in rows if r.store_id == sid]
         color = SYSTEM_COLORS.get(pts[0].system or "", _SYSTEM_FALLBACK[k % len(_SYSTEM_FALLBACK)])
-        name = html.escape(pts[0].label)
+        if color in used_colors:
+            # App QA: two loaded Mem0 exports were both "Mem0 export" in one red; a store of a
+            # system already drawn takes the next free fallback colour, and its id.
+            free = [c for c in _SYSTEM_FALLBACK if c not in used_colors]
+            color = free[0] if free else _SYSTEM_FALLBACK[k % len(_SYSTEM_FALLBACK)]
+        used_colors.add(color)
+        label = pts[0].label
+        name = html.escape(f"{label} ({sid})" if label_count[label] > 1 else label)
         xs = [r.budget for r in pts]
         # Kept (solid), the best the store's own memories allow (dashed) and the store's union
         # optimum OPT over P+ (dotted): dashed up to dotted is extraction (app QA: the caption
@@ -1719,7 +1730,7 @@ def union_curve_lines(
             x=budget,
             line_color="#999999",
             line_width=1,
-            annotation_text=f"budget {budget:.10g}",
+            annotation_text=f"budget {budget:.10g} {html.escape(cost_unit)}",
             annotation_position="top left",
         )
     fig.update_xaxes(title_text=f"budget ({cost_unit})")

@@ -73,3 +73,29 @@ def test_certification_offers_the_sidebar_budget_only_when_the_grid_lacks_it() -
     off_grid = max(grid) + 0.5
     outside = _run("pages/6_Certification.py", "sample:update_chain", off_grid)
     assert not outside.checkbox(key="cert_add_budget").disabled
+
+
+def test_union_chart_tells_two_exports_of_one_system_apart() -> None:
+    """Two loaded Mem0 exports were both "Mem0 export" in the same red, told apart only by
+    marker shape."""
+    from memaudit_core.union import UnionCurveRow
+    from memaudit_ui.figures import union_curve_lines
+
+    def row(store_id: str, budget: float) -> UnionCurveRow:
+        return UnionCurveRow(
+            store_id, "Mem0 export", "mem0", budget, 1.0, 2.0, 3.0, 3.0, 0.33, 0.66, 0.5,
+            False, True,
+        )  # fmt: skip
+
+    fig = union_curve_lines(
+        [row("mem0-2", 6), row("mem0-2", 12), row("mem0-3", 6), row("mem0-3", 12)],
+        "t",
+        "words",
+        budget=6,
+    )
+    kept = {t.name: t.line.color for t in fig.data if t.name and t.name.endswith(": kept")}
+    assert set(kept) == {"Mem0 export (mem0-2): kept", "Mem0 export (mem0-3): kept"}
+    assert len(set(kept.values())) == 2
+    assert [a.text for a in fig.layout.annotations if a.text.startswith("budget")] == [
+        "budget 6 words"
+    ]

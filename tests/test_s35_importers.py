@@ -338,3 +338,19 @@ def test_import_of_an_export_in_another_unit_warns(tmp_path, capsys):
     assert "costed in chars (--cost-rule chars) and the package in words" in capsys.readouterr().err
     assert main(argv) == 0
     assert "costed in" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", [12345, 1.5e12])
+def test_zep_created_at_that_is_not_a_string_is_refused(tmp_path, value):
+    """It was read as 1970 (epoch seconds) and then decided recency pruning, without a word."""
+    src = _write(tmp_path, "z.json", {"edges": [{"uuid": "z1", "fact": "x y",
+                                                 "created_at": value}]})  # fmt: skip
+    assert _refused(lambda: load_external_store(src, "zep")) == [("$.edges[0].created_at", "type")]
+
+
+def test_zep_iso_created_at_is_the_memory_time(tmp_path):
+    src = _write(tmp_path, "z.json", [{"uuid": "z1", "fact": "x y",
+                                       "created_at": "2024-03-01T10:00:00Z"}])  # fmt: skip
+    store = load_external_store(src, "zep")
+    assert store.memories[0].created_at == "2024-03-01T10:00:00+00:00"
+    assert "created_at" not in store.memories[0].meta

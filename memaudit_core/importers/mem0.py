@@ -169,7 +169,8 @@ def _refuse_history(items: list[Any], base: str, col: Collector) -> None:
             base,
             "format-hint",
             "these are Mem0 history rows (memory_id, old_memory, new_memory, event), not "
-            "memories: give them with --history (history=) beside the get_all() export",
+            "memories: give them as the export's history, beside the get_all() export "
+            "(CLI --history, library history=)",
         )
 
 

@@ -25,8 +25,9 @@ like the episodes gets coverage from them. An episode none of whose names matche
 is reported in ``store.meta["warnings"]``. Entity-node summaries are not memories; their count
 is ``store.meta["node_summaries"]``.
 
-Times are ISO-8601 strings: a number or another JSON type is refused (rule ``type``; a bare
-12345 would otherwise read as 1970), a string that does not parse is kept as text and said.
+Times (``created_at`` and the three above) are ISO-8601 strings: a number or another JSON
+type is refused (rule ``type``; a bare 12345 would otherwise read as 1970), a string that does
+not parse is kept as text and said.
 
 ``score`` (v4: ``relevance``) becomes the salience; one that is not a finite number is refused
 (rule ``finite``), as Mem0's. A v3 field that is null falls back to its v4 name
@@ -176,7 +177,7 @@ def load_zep_store(
             if edge.get(key) not in (None, {}, []):
                 meta[key] = clean_meta(edge[key])
         bad_time = False
-        for key in ("valid_at", "invalid_at", "expired_at"):
+        for key in ("created_at", "valid_at", "invalid_at", "expired_at"):
             raw = edge.get(key)
             if raw is None:
                 continue
@@ -190,6 +191,8 @@ def load_zep_store(
                     raw,
                 )
                 bad_time = True
+                continue
+            if key == "created_at":  # read below as the memory's time (said there if unreadable)
                 continue
             t = normalise_time(raw)
             if t.iso is None:
