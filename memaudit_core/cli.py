@@ -1299,6 +1299,14 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """The parser's sub-command parsers by name."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error under ``--json`` is also the JSON error object on stdout."""
 
@@ -1989,7 +1997,12 @@ def _main(argv: Sequence[str] | None) -> int:
     raw = list(sys.argv[1:] if argv is None else argv)
     options = raw[: raw.index("--")] if "--" in raw else raw  # after "--" only operands
     _Parser.wants_json = "--json" in options
-    args = parser.parse_args(_join_negative_values(raw, parser))
+    args, unknown = parser.parse_known_args(_join_negative_values(raw, parser))
+    if unknown:
+        # The command's own usage, not the top-level one (CLI QA: `solve x.json --bogus`
+        # printed `memaudit [-h] ... COMMAND`, which does not list solve's options).
+        sub_parser = _subparsers(parser).get(getattr(args, "command", None), parser)
+        sub_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     if getattr(args, "budget", None) is not None:
         args.budget += 0.0  # -0 -> 0: it was echoed as "budget -0 words" (CLI QA)
         if 0 < args.budget < sys.float_info.min:  # the package rule "normal" (CLI QA)

@@ -249,3 +249,11 @@ def test_show_prints_saved_results_with_their_unit_and_audits(tmp_path):
     live, shown = outputs["audit"]
     assert shown.splitlines()[0] == live.splitlines()[0]
     assert shown.splitlines()[0].startswith("PASS: 2 of 2 checks")
+
+
+def test_an_unknown_option_after_a_command_shows_that_commands_usage():
+    """`solve x.json --bogus` printed the top-level usage, which lists no solve option."""
+    rc, _, err = run_cli("solve", UPDATE_CHAIN, "--bogus")
+    assert rc == 2
+    assert err.startswith("usage: memaudit solve ")
+    assert "memaudit solve: error: unrecognized arguments: --bogus" in err
