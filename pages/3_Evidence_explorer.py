@@ -40,6 +40,11 @@ if focus_request is None or url_adopted:
     # After a package change in the sidebar, the URL's unit is the previous package's.
     linked_unit = None if package_changed and not url_adopted else st.query_params.get("unit")
     linked_unit = linked_unit or None
+    if url_adopted and linked_unit is not None:
+        # The kind filter is not in the link: after Back, a unit the filter now hides would be
+        # refused (app QA: removing a kind chip, then Back, kept the filter and dropped the
+        # unit with a warning). All kinds show it; the user can narrow them again.
+        kinds_state = None
     focus_request = linked_unit
     st.session_state["ev_focus_named"] = linked_unit is not None
     kept_key, kept_unit, kept_kinds = st.session_state.get(KEPT, (None, None, None))
@@ -72,6 +77,10 @@ view = cached.evidence_view(
 )
 st.session_state["ev_kinds"] = list(view.kinds)
 st.session_state["ev_focus"] = view.focus_unit_id
+if focus_request is not None and view.focus_unit_id != focus_request:
+    # The named unit fell out of the kind filter: the fallback focus is the default one, not
+    # a unit the user picked, so it stays out of the link (app QA: it was written there).
+    st.session_state["ev_focus_named"] = False
 if linked_unit is not None and view.focus_unit_id != linked_unit:
     st.session_state["ev_focus_named"] = False
     # The core says why (an unknown id, or a unit outside the kind filter: QA, a Back press

@@ -607,3 +607,26 @@ def test_generator_preview_error_and_open(streamlit_server, page, artifacts_dir)
     assert query(page)["package"] == "gen:event_graph:0:n_experiences=30"
     assert "event_graph" in selectbox_text(page, "Package")
     expect(page.get_by_test_id("stMetric").filter(has_text="Experiences")).to_contain_text("30")
+
+
+def test_browser_back_after_removing_a_kind_chip_restores_the_linked_unit(streamlit_server, page):
+    """App QA (s35): removing the focus unit's kind wrote the fallback focus into the link
+    as if picked, and Back then kept the reduced filter and dropped the linked unit with an
+    "outside the kind filter" warning."""
+    linked = "package=sample:travel-assistant&budget=40&store=writer:density&unit=u:hotel:current"
+    open_view(page, streamlit_server, url_path(EVIDENCE), linked)
+    assert focus_unit_text(page).startswith("u:hotel:current ")
+    kinds = page.get_by_test_id("stMultiSelect").filter(has_text="Unit kinds")
+    kinds.get_by_role("button", name="Remove current", exact=True).click()
+    settle(page)
+    page.wait_for_timeout(500)
+    assert "unit" not in query(page)  # the fallback focus is not a pick
+    assert not focus_unit_text(page).startswith("u:hotel:current ")
+    page.go_back()
+    settle(page)
+    page.wait_for_timeout(500)
+    assert query(page).get("unit") == "u:hotel:current"
+    assert focus_unit_text(page).startswith("u:hotel:current ")
+    warnings = page.get_by_test_id("stAlert").filter(has_text="ignored unit=")
+    assert warnings.count() == 0
+    assert_no_traceback(page)
