@@ -99,6 +99,38 @@ class Query:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
+class FrozenDict(dict):
+    """A dict that refuses changes: a frozen package's coverage rows.
+
+    Library QA: ``cand.coverage[u] = 0`` on a loaded package changed what the solvers saw,
+    but not its cached content hash, so ``solve`` and ``score`` (compiled by hash) disagreed.
+    A ``dict`` subclass, so JSON, ``dict(...)`` and ``isinstance(x, dict)`` work as before.
+
+    >>> row = FrozenDict({"u1": 1.0})
+    >>> try:
+    ...     row["u1"] = 0.0
+    ... except TypeError as exc:
+    ...     print(exc)
+    a package's coverage row cannot be changed: build a new package (parse_package)
+    """
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError(
+            "a package's coverage row cannot be changed: build a new package (parse_package)"
+        )
+
+    __setitem__ = __delitem__ = update = pop = popitem = clear = setdefault = _refuse
+    __ior__ = _refuse
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickling and copying, without __setitem__
+        return (FrozenDict, (dict(self),))
+
+
+def _freeze_coverage(obj: Any) -> None:
+    if not isinstance(obj.coverage, FrozenDict):
+        object.__setattr__(obj, "coverage", FrozenDict(obj.coverage))
+
+
 @dataclass(frozen=True)
 class Candidate:
     id: str
@@ -108,6 +140,9 @@ class Candidate:
     coverage: dict[str, float]
     text: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        _freeze_coverage(self)
 
 
 @dataclass(frozen=True)
@@ -122,6 +157,9 @@ class ExternalMemory:
     salience: float | None = None
     status: str = "active"
     meta: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        _freeze_coverage(self)
 
 
 @dataclass(frozen=True)

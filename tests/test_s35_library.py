@@ -106,3 +106,26 @@ def test_a_method_named_twice_counts_once(pkg):
 def test_a_feasible_incumbent_list_is_still_used(inst):
     res = ma.solve_budgets(inst, [3, 8], incumbents=[None, (0,)])
     assert [r.label for r in res] == ["OPT", "OPT"]
+
+
+def test_a_loaded_package_coverage_row_cannot_be_changed_in_place():
+    """Zeroing a candidate's coverage in place changed what solve saw (0.0) but not the cached
+    content hash, so score (compiled by hash) still said OPT 7.735."""
+    import copy
+    import pickle
+
+    chain = ma.generate("update_chain")
+    before = chain.content_hash()
+    cand = chain.candidates[0]
+    unit = next(iter(cand.coverage))
+    with pytest.raises(TypeError, match="cannot be changed"):
+        cand.coverage[unit] = 0.0
+    with pytest.raises(TypeError):
+        cand.coverage.update({unit: 0.0})
+    assert chain.content_hash() == before
+    assert round(ma.solve(ma.compile_package(chain), 6).value, 6) == 7.735
+    # Worker processes get packages by pickling; copies stay frozen and equal.
+    for again in (pickle.loads(pickle.dumps(chain)), copy.deepcopy(chain)):
+        assert again.content_hash() == before
+        with pytest.raises(TypeError):
+            again.candidates[0].coverage[unit] = 0.0
