@@ -1760,7 +1760,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         help="stop branch-and-bound / HiGHS after this many nodes (a limited run: incumbent, "
-        "bound and gap)",
+        "bound and gap); the root heuristics before the first node are bounded by "
+        "--time-limit only (seconds on packages of thousands of groups)",
     )
     solver_opts(p)
     common(p)

@@ -356,6 +356,10 @@ def solve(
         ``auto`` picks by size and saturation (see :func:`memaudit_core.solvers.certify.choose`).
     time_limit, node_limit : optional
         Limits; a limited run reports incumbent, proven bound and gap, status ``"limit"``.
+        ``node_limit`` counts search nodes: the branch-and-bound's root heuristics (greedy
+        and add / swap local search) run before the first node and stop at ``time_limit``
+        only (library QA: ``node_limit=10`` took 7.3 s on 2,000 groups, 2.5 s with
+        ``time_limit=2``).
     cross_check : bool, optional
         Also run a second exact engine and require agreement. ``None`` (default) runs the
         cheap checks: ``auto``'s, and enumeration after a named engine on tiny instances.
