@@ -401,14 +401,14 @@ def check_output_file(path: str | None, inputs: Sequence[str | None] = ()) -> No
 
 def budget_arg(text: str) -> float:
     """``--budget``'s type: a number, refused when written too small to hold (not read as 0)."""
-    from .specs import read_number
+    from .specs import TooSmallNumber, read_number
 
     try:
         return read_number(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(
-            str(exc) if "too small" in str(exc) else f"invalid float value: {text!r}"
-        ) from None
+    except TooSmallNumber as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid float value: {text!r}") from None
 
 
 def _package_counts(pkg: Any) -> str:
@@ -1227,7 +1227,12 @@ def cmd_show(args: argparse.Namespace) -> int:
     from .union import UnionScore
 
     res = read_result(args.result)
-    unit = _saved_cost_unit(args.result)
+    # Only solve and score results print a unit: a saved sweep (megabytes) is not read twice.
+    unit = (
+        _saved_cost_unit(args.result)
+        if isinstance(res, SolveResult | StoreEvaluation | UnionScore)
+        else None
+    )
     if isinstance(res, SweepSuiteResult | SweepResult):
         budgets = ", ".join(f"{b:g}" for b in res.budgets)
         # CLI QA: "budgets 3, 6, 4 rows" read as three budgets.

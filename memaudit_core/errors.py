@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 
@@ -156,6 +157,23 @@ class EmptyTextError(MemAuditError):
 
 class WriterError(MemAuditError):
     """A writer returned an invalid store (unknown ids, two per group, over budget)."""
+
+
+def closest_name(name: str, known: Iterable[str], cutoff: float = 0.75) -> str | None:
+    """The known name ``name`` is most likely a misspelling of (same letters in another case
+    first), or None: the "did you mean" of warnings about unknown types and fields.
+
+    >>> closest_name("Tombstone", ["tombstone", "summary"]), closest_name("costt", ["cost"])
+    ('tombstone', 'cost')
+    """
+    import difflib
+
+    known = list(known)
+    lowered = {k.lower(): k for k in known}
+    if name.lower() in lowered:
+        return lowered[name.lower()]
+    close = difflib.get_close_matches(name, known, n=1, cutoff=cutoff)
+    return close[0] if close else None
 
 
 def check_names(names: object, what: str) -> list[str]:

@@ -109,9 +109,6 @@ def budget_range(
     return distinct
 
 
-__all__ = ["MAX_RANGE_BUDGETS", "budget_range"]
-
-
 def nearest_index(budgets: Sequence[float], budget: float) -> int:
     """The position of the budget in ``budgets`` closest to ``budget`` (the first on a tie;
     0 for an empty grid), e.g. to preselect the sidebar's budget in a grid picker.
@@ -122,3 +119,6 @@ def nearest_index(budgets: Sequence[float], budget: float) -> int:
     if not budgets:
         return 0
     return min(range(len(budgets)), key=lambda i: (abs(budgets[i] - budget), i))
+
+
+__all__ = ["MAX_RANGE_BUDGETS", "budget_range", "nearest_index"]

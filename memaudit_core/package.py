@@ -36,7 +36,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .errors import MemAuditError, PackageError, Problem, check_type
+from .errors import MemAuditError, PackageError, Problem, check_type, closest_name
 from .grids import MAX_RANGE_BUDGETS
 from .saturations import SATURATIONS, get_saturation
 
@@ -1252,21 +1252,17 @@ def _unknown_type_warnings(candidates: Sequence[Candidate]) -> list[str]:
     renamed every ``tombstone`` to ``Tombstone``, which validated without a word and moved
     the no_validity optimum from 3.965 to 6.3975.
     """
-    import difflib
-
     by_type: dict[str, list[str]] = {}
     for cand in candidates:
         if cand.type not in CANDIDATE_TYPES:
             by_type.setdefault(cand.type, []).append(cand.id)
     out = []
-    lowered = {t.lower(): t for t in CANDIDATE_TYPES}
     for name, ids in by_type.items():
-        close = [lowered[name.lower()]] if name.lower() in lowered else []
-        close = close or difflib.get_close_matches(name, CANDIDATE_TYPES, n=1, cutoff=0.75)
+        close = closest_name(name, CANDIDATE_TYPES)
         out.append(
             f"candidate type {name!r} ({len(ids)} candidate(s), first {ids[0]!r}) is not a "
             f"known type ({', '.join(CANDIDATE_TYPES)}): the no_validity pool keeps it and "
-            "the generic pool leaves it out" + (f"; did you mean {close[0]!r}?" if close else "")
+            "the generic pool leaves it out" + (f"; did you mean {close!r}?" if close else "")
         )
     return out
 

@@ -18,6 +18,10 @@ from .grids import MAX_RANGE_BUDGETS, budget_range
 MAX_LIST_VALUES = MAX_RANGE_BUDGETS
 
 
+class TooSmallNumber(ValueError):
+    """A nonzero number written too small for a float (it would read as 0)."""
+
+
 def read_number(text: str) -> float:
     """``float(text)``, refusing a nonzero number written too small to hold (it would read as
     0: CLI QA, ``--budget 1e-400`` ran at budget 0 without a word).
@@ -30,7 +34,7 @@ def read_number(text: str) -> float:
     value = float(text)
     mantissa = text.strip().lower().split("e")[0]
     if value == 0 and any(ch in "123456789" for ch in mantissa):
-        raise ValueError(f"{text.strip()!r} is too small to hold: it would read as 0")
+        raise TooSmallNumber(f"{text.strip()!r} is too small to hold: it would read as 0")
     return value
 
 
@@ -77,10 +81,9 @@ def parse_number_list(text: str, what: str = "budgets") -> list[float]:
             else:
                 values.append(read_number(part))
         except ValueError as exc:
-            small = "too small" in str(exc)
             raise MemAuditError(
                 f"--{what}: {exc}"
-                if small
+                if isinstance(exc, TooSmallNumber)
                 else f"--{what}: cannot read {part!r}; "
                 "use a comma list like 2,4,8 or a range like 0:20:5"
             ) from None

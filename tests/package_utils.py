@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from pathlib import Path
 
+import pytest
+
+from memaudit_core.errors import PackageError
 from memaudit_core.package import Package, package_to_dict, parse_package
 
 
@@ -25,3 +30,17 @@ def rescaled(pkg: Package, weight_scale: float, cost_scale: float) -> Package:
         doc["budget"] *= cost_scale
     doc.pop("budgets", None)
     return parse_package(json.loads(json.dumps(doc)))
+
+
+def write_json(folder: Path, name: str, obj: object) -> Path:
+    """``obj`` as JSON in ``folder/name``; the file's path."""
+    path = folder / name
+    path.write_text(json.dumps(obj), encoding="utf-8")
+    return path
+
+
+def refused(call: Callable[[], object]) -> list[tuple[str, str]]:
+    """The (JSON path, rule) of each problem of the PackageError ``call()`` must raise."""
+    with pytest.raises(PackageError) as info:
+        call()
+    return [(p.path, p.rule) for p in info.value.problems]

@@ -11,24 +11,13 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from package_utils import refused, write_json
 
 from memaudit_core.cli import main
 from memaudit_core.errors import PackageError
 from memaudit_core.importers import import_package, load_external_store
 
 FIX = Path(__file__).parent / "fixtures" / "importers"
-
-
-def _write(tmp_path: Path, name: str, obj: object) -> Path:
-    f = tmp_path / name
-    f.write_text(json.dumps(obj), encoding="utf-8")
-    return f
-
-
-def _refused(call) -> list[tuple[str, str]]:
-    with pytest.raises(PackageError) as info:
-        call()
-    return [(p.path, p.rule) for p in info.value.problems]
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +44,7 @@ ADD_RESULT = {
 def test_add_result_delete_event_is_deleted_not_live(tmp_path):
     """EXPORT_FORMATS 1.3: a DELETE event is a deletion, like a history DELETE. Both items
     were scored as live memories, without a word."""
-    store = load_external_store(_write(tmp_path, "add.json", ADD_RESULT), "mem0")
+    store = load_external_store(write_json(tmp_path, "add.json", ADD_RESULT), "mem0")
     assert [m.id for m in store.memories] == ["m1"]
     assert store.meta["deleted"] == [
         {
@@ -81,7 +70,7 @@ def test_add_result_delete_counts_in_the_cli_summary(tmp_path, capsys):
     pkg = tmp_path / "pkg.json"
     argv = ["import", "locomo", str(FIX / "locomo_small.json"), "--instance", "conv-a"]
     assert main([*argv, "-o", str(pkg)]) == 0
-    export = _write(tmp_path, "add.json", ADD_RESULT)
+    export = write_json(tmp_path, "add.json", ADD_RESULT)
     capsys.readouterr()
     rc = main(["score", str(pkg), "--external", str(export), "--format", "mem0", "--json"])
     cap = capsys.readouterr()
@@ -95,10 +84,8 @@ def test_add_result_delete_counts_in_the_cli_summary(tmp_path, capsys):
 @pytest.mark.parametrize("event", ["MERGE", "", 3])
 def test_add_result_unknown_event_is_refused(tmp_path, event):
     export = {"results": [{"id": "m1", "memory": "Ann lives in Lisbon", "event": event}]}
-    f = _write(tmp_path, "add.json", export)
-    assert _refused(lambda: load_external_store(f, "mem0")) == [
-        ("$.results[0].event", "mem0-event")
-    ]
+    f = write_json(tmp_path, "add.json", export)
+    assert refused(lambda: load_external_store(f, "mem0")) == [("$.results[0].event", "mem0-event")]
 
 
 def test_add_result_graph_relations_are_named_as_add_output(tmp_path):
@@ -108,7 +95,7 @@ def test_add_result_graph_relations_are_named_as_add_output(tmp_path):
         "results": [{"id": "m1", "memory": "Ann lives in Lisbon", "event": "ADD"}],
         "relations": {"added_entities": [], "deleted_entities": []},
     }
-    f = _write(tmp_path, "add.json", export)
+    f = write_json(tmp_path, "add.json", export)
     with pytest.raises(PackageError) as info:
         load_external_store(f, "mem0")
     (problem,) = info.value.problems
@@ -136,7 +123,7 @@ def test_invalidated_relations_are_not_live(tmp_path):
             },
         ],
     }
-    store = load_external_store(_write(tmp_path, "g.json", export), "mem0")
+    store = load_external_store(write_json(tmp_path, "g.json", export), "mem0")
     assert store.meta["relations"] == ["ann|lives_in|lisbon"]
     assert store.meta["invalidated_relations"] == [
         {"relation": "ann|lives_in|berlin", "invalidated_at": "2025-01-01T00:00:00+00:00"}
@@ -150,8 +137,8 @@ def test_relation_valid_must_be_a_boolean(tmp_path):
         "results": [{"id": "m1", "memory": "Ann lives in Lisbon"}],
         "relations": [{"source": "ann", "relationship": "lives_in", "target": "x", "valid": "no"}],
     }
-    f = _write(tmp_path, "g.json", export)
-    assert _refused(lambda: load_external_store(f, "mem0")) == [("$.relations[0].valid", "type")]
+    f = write_json(tmp_path, "g.json", export)
+    assert refused(lambda: load_external_store(f, "mem0")) == [("$.relations[0].valid", "type")]
 
 
 # --------------------------------------------------------------------------- 3. expiration
@@ -185,7 +172,7 @@ def test_memories_past_their_expiration_date_are_marked_and_said(tmp_path):
             },
         ],
     }
-    store = load_external_store(_write(tmp_path, "page.json", page), "mem0")
+    store = load_external_store(write_json(tmp_path, "page.json", page), "mem0")
     assert {m.id: m.status for m in store.memories} == {
         "p1": "expired",
         "p2": "active",
@@ -205,7 +192,9 @@ def test_memories_past_their_expiration_date_are_marked_and_said(tmp_path):
 
 
 def test_a_paginated_history_page_is_said(tmp_path):
-    export = _write(tmp_path, "m.json", {"results": [{"id": "m1", "memory": "Lives in Lisbon"}]})
+    export = write_json(
+        tmp_path, "m.json", {"results": [{"id": "m1", "memory": "Lives in Lisbon"}]}
+    )
     page = {
         "count": 250,
         "next": "https://api.mem0.ai/v1/memories/events/?page=2",
@@ -215,7 +204,7 @@ def test_a_paginated_history_page_is_said(tmp_path):
             {"memory_id": "m9", "event": "DELETE", "old_memory": "Has a hamster"},
         ],
     }
-    hist = _write(tmp_path, "e.json", page)
+    hist = write_json(tmp_path, "e.json", page)
     store = load_external_store(export, "mem0", history=hist)
     assert [d["id"] for d in store.meta["deleted"]] == ["m9"]  # the page is still read
     paged = [w for w in store.meta["warnings"] if "paginated history" in w]
@@ -244,8 +233,8 @@ def test_embedded_history_is_merged_with_a_given_history(tmp_path):
             {"memory_id": "m7", "event": "DELETE", "old_memory": "Has a hamster"},
         ],
     }
-    f = _write(tmp_path, "m.json", export)
-    hist = _write(tmp_path, "h.json", [add_m1])
+    f = write_json(tmp_path, "m.json", export)
+    hist = write_json(tmp_path, "h.json", [add_m1])
     store = load_external_store(f, "mem0", history=hist)
     assert [d["id"] for d in store.meta["deleted"]] == ["m7"]
     assert [h["event"] for h in store.memories[0].meta["history"]] == ["ADD"]
@@ -279,7 +268,7 @@ def test_history_db_rows_follow_the_json_row_rules(tmp_path, capsys):
     )
     con.commit()
     con.close()
-    export = _write(tmp_path, "m.json", [{"id": "m1", "memory": "Ann adopted a cat"}])
+    export = write_json(tmp_path, "m.json", [{"id": "m1", "memory": "Ann adopted a cat"}])
     with pytest.raises(PackageError) as info:
         load_external_store(export, "mem0", history=db)
     assert info.value.source == str(db)
@@ -320,7 +309,7 @@ def test_qdrant_scroll_points_are_read(tmp_path, locomo_pkg):
             "vector": None,
         }
     ]
-    f = _write(tmp_path, "scroll.json", points)
+    f = write_json(tmp_path, "scroll.json", points)
     store = load_external_store(f, "mem0", package=locomo_pkg)
     assert store.meta["format_version"] == "qdrant"
     (mem,) = store.memories
@@ -332,7 +321,9 @@ def test_qdrant_scroll_points_are_read(tmp_path, locomo_pkg):
 
 
 def test_flattened_payload_keys_are_metadata(tmp_path, locomo_pkg):
-    f = _write(tmp_path, "flat.json", [{"id": "q1", "data": "Ann adopted a cat", "dia_id": "D1:1"}])
+    f = write_json(
+        tmp_path, "flat.json", [{"id": "q1", "data": "Ann adopted a cat", "dia_id": "D1:1"}]
+    )
     (mem,) = load_external_store(f, "mem0", package=locomo_pkg).memories
     assert mem.text == "Ann adopted a cat"
     assert mem.meta["metadata"] == {"dia_id": "D1:1"}
@@ -341,10 +332,10 @@ def test_flattened_payload_keys_are_metadata(tmp_path, locomo_pkg):
 
 
 def test_a_point_without_an_object_payload_is_refused(tmp_path):
-    f = _write(tmp_path, "scroll.json", [{"id": 7, "payload": "Ann adopted a cat"}])
-    assert _refused(lambda: load_external_store(f, "mem0")) == [("$[0].payload", "type")]
+    f = write_json(tmp_path, "scroll.json", [{"id": 7, "payload": "Ann adopted a cat"}])
+    assert refused(lambda: load_external_store(f, "mem0")) == [("$[0].payload", "type")]
 
 
 def test_a_point_without_text_is_located_at_its_payload_data(tmp_path):
-    f = _write(tmp_path, "scroll.json", [{"id": "p1", "payload": {"user_id": "ann"}}])
-    assert _refused(lambda: load_external_store(f, "mem0")) == [("$[0].payload.data", "required")]
+    f = write_json(tmp_path, "scroll.json", [{"id": "p1", "payload": {"user_id": "ann"}}])
+    assert refused(lambda: load_external_store(f, "mem0")) == [("$[0].payload.data", "required")]

@@ -13,24 +13,13 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from package_utils import refused, write_json
 
 from memaudit_core.cli import main
 from memaudit_core.errors import PackageError
 from memaudit_core.importers import import_package, load_external_store
 
 FIX = Path(__file__).parent / "fixtures" / "importers"
-
-
-def _write(tmp_path: Path, name: str, obj: object) -> Path:
-    f = tmp_path / name
-    f.write_text(json.dumps(obj), encoding="utf-8")
-    return f
-
-
-def _refused(call) -> list[tuple[str, str]]:
-    with pytest.raises(PackageError) as info:
-        call()
-    return [(p.path, p.rule) for p in info.value.problems]
 
 
 def _locomo_sample() -> dict:
@@ -51,8 +40,8 @@ def test_locomo_zero_padded_session_key_is_refused_not_an_internal_error(tmp_pat
     conv = sample["conversation"]
     conv["session_01"] = conv.pop("session_1")
     conv["session_01_date_time"] = conv.pop("session_1_date_time")
-    src = _write(tmp_path, "padded.json", [sample])
-    problems = _refused(lambda: import_package("locomo", src))
+    src = write_json(tmp_path, "padded.json", [sample])
+    problems = refused(lambda: import_package("locomo", src))
     assert ("$[0].conversation.session_01", "session-key") in problems
     assert ("$[0].conversation.session_01_date_time", "session-key") in problems
     assert main(["import", "locomo", str(src), "-o", str(tmp_path / "out.json")]) == 2
@@ -65,8 +54,8 @@ def test_locomo_padded_key_beside_its_plain_twin_is_located_in_the_locomo_file(t
     sample = _locomo_sample()
     sample["conversation"]["session_01"] = sample["conversation"]["session_1"]
     sample["observation"]["session_01_observation"] = {"Ann": [["Ann has a cat.", "D1:1"]]}
-    src = _write(tmp_path, "twin.json", [sample])
-    problems = _refused(lambda: import_package("locomo", src))
+    src = write_json(tmp_path, "twin.json", [sample])
+    problems = refused(lambda: import_package("locomo", src))
     assert problems == [
         ("$[0].conversation.session_01", "session-key"),
         ("$[0].observation.session_01_observation", "session-key"),
@@ -77,8 +66,8 @@ def test_locomo_flat_layout_padded_key_is_located_at_the_top_level(tmp_path):
     sample = json.loads((FIX / "locomo_flat_conv-b.json").read_text())
     key = next(k for k in sample if k.startswith("session_") and k[8:].isdigit())
     sample[f"session_0{key[8:]}"] = sample.pop(key)
-    src = _write(tmp_path, "flat.json", sample)
-    assert (f"$.session_0{key[8:]}", "session-key") in _refused(
+    src = write_json(tmp_path, "flat.json", sample)
+    assert (f"$.session_0{key[8:]}", "session-key") in refused(
         lambda: import_package("locomo", src)
     )
 
@@ -93,8 +82,8 @@ def test_locomo_observation_must_be_text_and_evidence(tmp_path, fact):
     without a word; the documented shape is [fact_text, dia_id or [dia_ids]]."""
     sample = _locomo_sample()
     sample["observation"]["session_1_observation"]["Bo"] = [fact]
-    src = _write(tmp_path, "obs.json", [sample])
-    assert _refused(lambda: import_package("locomo", src)) == [
+    src = write_json(tmp_path, "obs.json", [sample])
+    assert refused(lambda: import_package("locomo", src)) == [
         ("$[0].observation.session_1_observation.Bo[0]", "observation-shape")
     ]
 
@@ -121,9 +110,9 @@ def test_longmemeval_shared_question_id_is_refused_even_with_instance(tmp_path):
     """With ``--instance``, the first of two instances named q1 was taken without a word."""
     data = _lme()
     data[2]["question_id"] = data[0]["question_id"]
-    src = _write(tmp_path, "dup.json", data)
+    src = write_json(tmp_path, "dup.json", data)
     qid = data[0]["question_id"]
-    assert _refused(lambda: import_package("longmemeval", src, instance=qid)) == [
+    assert refused(lambda: import_package("longmemeval", src, instance=qid)) == [
         ("$[2].question_id", "unique-id")
     ]
     # The other instances are still importable.
@@ -138,7 +127,7 @@ def test_longmemeval_question_id_text_inside_a_turn_is_not_a_second_instance(tmp
     qid = data[0]["question_id"]
     data[0]["haystack_sessions"][0][0]["content"] = f'{{"question_id": "{qid}"}}'
     data[1]["extra"] = {"question_id": qid}
-    src = _write(tmp_path, "nested.json", data)
+    src = write_json(tmp_path, "nested.json", data)
     pkg = import_package("longmemeval", src, instance=qid)
     assert [q.id for q in pkg.queries] == [qid]
 
@@ -146,18 +135,18 @@ def test_longmemeval_question_id_text_inside_a_turn_is_not_a_second_instance(tmp
 def test_longmemeval_unreadable_or_missing_question_date_is_said(tmp_path):
     data = _lme()[:1]
     data[0]["question_date"] = "bad"
-    pkg = import_package("longmemeval", _write(tmp_path, "qd.json", data))
+    pkg = import_package("longmemeval", write_json(tmp_path, "qd.json", data))
     assert any("$[0].question_date 'bad' does not parse" in w for w in pkg.meta["warnings"])
     data[0]["question_type"] = "temporal-reasoning"
     del data[0]["question_date"]
-    pkg = import_package("longmemeval", _write(tmp_path, "qd2.json", data))
+    pkg = import_package("longmemeval", write_json(tmp_path, "qd2.json", data))
     assert any("$[0].question_date is missing" in w for w in pkg.meta["warnings"])
 
 
 def test_longmemeval_readable_question_date_gives_no_date_warning(tmp_path):
     data = _lme()[:1]
     data[0]["question_date"] = "2023/05/30 (Tue) 23:40"
-    pkg = import_package("longmemeval", _write(tmp_path, "ok.json", data))
+    pkg = import_package("longmemeval", write_json(tmp_path, "ok.json", data))
     assert not any("question_date" in w for w in pkg.meta.get("warnings", []))
 
 
@@ -181,7 +170,7 @@ def test_longmemeval_readable_question_date_gives_no_date_warning(tmp_path):
 def test_surrogate_in_an_export_is_located_in_the_export(tmp_path, locomo_pkg, fmt, export, where):
     """They were located at ``$.stores[1].memories[0].text`` of the generated package; a
     metadata one gave three problems there."""
-    src = _write(tmp_path, f"{fmt}.json", export)
+    src = write_json(tmp_path, f"{fmt}.json", export)
     with pytest.raises(PackageError) as info:
         load_external_store(src, fmt, package=locomo_pkg)
     assert info.value.source == str(src)
@@ -189,8 +178,8 @@ def test_surrogate_in_an_export_is_located_in_the_export(tmp_path, locomo_pkg, f
 
 
 def test_mem0_history_warning_names_the_history_file_and_row(tmp_path, locomo_pkg):
-    export = _write(tmp_path, "export.json", [{"id": "m1", "memory": "Ann has a cat"}])
-    history = _write(
+    export = write_json(tmp_path, "export.json", [{"id": "m1", "memory": "Ann has a cat"}])
+    history = write_json(
         tmp_path,
         "history.json",
         [
@@ -210,7 +199,7 @@ def test_mem0_history_rows_given_as_the_export_point_to_history(tmp_path):
     """Four "missing the memory text" errors and no word that this is a history."""
     rows = json.loads((FIX / "mem0_history.json").read_text())
     for doc, base in ((rows, "$"), ({"results": rows}, "$.results")):
-        src = _write(tmp_path, "h.json", doc)
+        src = write_json(tmp_path, "h.json", doc)
         with pytest.raises(PackageError) as info:
             load_external_store(src, "mem0")
         (problem,) = info.value.problems
@@ -247,8 +236,8 @@ def test_sqlite_history_given_as_the_export_is_named_a_sqlite_database(tmp_path)
 def test_mem0_relation_needs_all_three_parts(tmp_path, relation, missing):
     """A relation without ``relationship`` was kept as ``"ann|None|lisbon"``."""
     export = {"results": [{"id": "m1", "memory": "Ann lives in Lisbon"}], "relations": [relation]}
-    src = _write(tmp_path, "graph.json", export)
-    problems = _refused(lambda: load_external_store(src, "mem0"))
+    src = write_json(tmp_path, "graph.json", export)
+    problems = refused(lambda: load_external_store(src, "mem0"))
     assert [p for p, _ in problems] == [f"$.relations[0].{missing}"]
 
 
@@ -257,20 +246,20 @@ def test_mem0_relation_with_destination_is_kept(tmp_path):
         "results": [{"id": "m1", "memory": "Ann lives in Lisbon"}],
         "relations": [{"source": "ann", "relationship": "lives_in", "destination": "lisbon"}],
     }
-    store = load_external_store(_write(tmp_path, "g.json", export), "mem0")
+    store = load_external_store(write_json(tmp_path, "g.json", export), "mem0")
     assert store.meta["relations"] == ["ann|lives_in|lisbon"]
 
 
 @pytest.mark.parametrize("value", [12345, 1688326205000, True, {"t": 1}])
 def test_zep_time_that_is_not_a_string_is_refused(tmp_path, value):
     """12345 under expired_at was read as 1970-01-01 and marked the fact superseded."""
-    src = _write(tmp_path, "z.json", [{"uuid": "e1", "fact": "Ann lives in Lisbon",
+    src = write_json(tmp_path, "z.json", [{"uuid": "e1", "fact": "Ann lives in Lisbon",
                                        "expired_at": value}])  # fmt: skip
-    assert _refused(lambda: load_external_store(src, "zep")) == [("$[0].expired_at", "type")]
+    assert refused(lambda: load_external_store(src, "zep")) == [("$[0].expired_at", "type")]
 
 
 def test_zep_unreadable_time_string_is_said(tmp_path):
-    src = _write(tmp_path, "z.json", [{"uuid": "e1", "fact": "Ann lives", "valid_at": "soon"}])
+    src = write_json(tmp_path, "z.json", [{"uuid": "e1", "fact": "Ann lives", "valid_at": "soon"}])
     store = load_external_store(src, "zep")
     assert any("$[0].valid_at" in w and "ISO-8601" in w for w in store.meta["warnings"])
     assert store.memories[0].meta["valid_at"] == "soon"
@@ -280,7 +269,7 @@ def test_zep_unreadable_time_string_is_said(tmp_path):
 def test_mem0_bare_list_truncation_warning_uses_v1_limit(tmp_path, count, warned):
     """A bare list is the v1.0 shape (limit 100); a list of 20 was told "v2's limit"."""
     items = [{"id": f"m{i}", "memory": f"memory number {i}"} for i in range(count)]
-    store = load_external_store(_write(tmp_path, "l.json", items), "mem0")
+    store = load_external_store(write_json(tmp_path, "l.json", items), "mem0")
     assert any("default limit" in w for w in store.meta.get("warnings", [])) is warned
 
 
@@ -292,7 +281,7 @@ def test_letta_empty_block_is_said(tmp_path):
     doc = json.loads((FIX / "letta_v2.af").read_text())
     doc["blocks"][0]["value"] = "  \n "
     label = doc["blocks"][0]["label"]
-    store = load_external_store(_write(tmp_path, "a.af", doc), "letta")
+    store = load_external_store(write_json(tmp_path, "a.af", doc), "letta")
     assert any(
         w.startswith("1 block(s) hold no text ($.blocks[0] " + repr(label))
         for w in store.meta["warnings"]
@@ -303,7 +292,7 @@ def test_mem0_dia_id_with_leading_zero_links_to_the_locomo_unit(tmp_path, locomo
     """The LoCoMo importer reads D10:01 as D10:1; Mem0 metadata with it matched nothing."""
     assert "D10:1" in {u.id for u in locomo_pkg.units}
     export = {"results": [{"id": "m1", "memory": "Ann moved", "metadata": {"dia_id": "D10:01"}}]}
-    store = load_external_store(_write(tmp_path, "m.json", export), "mem0", package=locomo_pkg)
+    store = load_external_store(write_json(tmp_path, "m.json", export), "mem0", package=locomo_pkg)
     assert store.memories[0].coverage == {"D10:1": 1.0}
     assert not any("D10:01" in w for w in store.meta.get("warnings", []))
 
@@ -311,7 +300,7 @@ def test_mem0_dia_id_with_leading_zero_links_to_the_locomo_unit(tmp_path, locomo
 def test_amem_chroma_unreadable_timestamp_names_its_metadata_path(tmp_path):
     doc = json.loads((FIX / "amem_chroma.json").read_text())
     doc["metadatas"][1]["timestamp"] = "someday"
-    store = load_external_store(_write(tmp_path, "c.json", doc), "amem")
+    store = load_external_store(write_json(tmp_path, "c.json", doc), "amem")
     assert any("(first: $.metadatas[1].timestamp: 'someday')" in w for w in store.meta["warnings"])
 
 
@@ -319,7 +308,7 @@ def test_longmemeval_session_without_text_is_said(tmp_path):
     data = _lme()[:1]
     first_id = data[0]["haystack_session_ids"][0]
     data[0]["haystack_sessions"][0] = []
-    pkg = import_package("longmemeval", _write(tmp_path, "e.json", data))
+    pkg = import_package("longmemeval", write_json(tmp_path, "e.json", data))
     assert any(
         w.startswith("1 haystack session(s) have no turn with text") and first_id in w
         for w in pkg.meta["warnings"]
@@ -331,7 +320,7 @@ def test_import_of_an_export_in_another_unit_warns(tmp_path, capsys):
     pkg_file = tmp_path / "pkg.json"
     assert main(["import", "locomo", str(FIX / "locomo_small.json"), "--instance", "conv-a",
                  "-o", str(pkg_file)]) == 0  # fmt: skip
-    export = _write(tmp_path, "m.json", [{"id": "m1", "memory": "Ann has a cat"}])
+    export = write_json(tmp_path, "m.json", [{"id": "m1", "memory": "Ann has a cat"}])
     capsys.readouterr()
     argv = ["import", "mem0", str(export), "--package", str(pkg_file), "-o", str(tmp_path / "o")]
     assert main([*argv, "--cost-rule", "chars"]) == 0
@@ -343,13 +332,13 @@ def test_import_of_an_export_in_another_unit_warns(tmp_path, capsys):
 @pytest.mark.parametrize("value", [12345, 1.5e12])
 def test_zep_created_at_that_is_not_a_string_is_refused(tmp_path, value):
     """It was read as 1970 (epoch seconds) and then decided recency pruning, without a word."""
-    src = _write(tmp_path, "z.json", {"edges": [{"uuid": "z1", "fact": "x y",
+    src = write_json(tmp_path, "z.json", {"edges": [{"uuid": "z1", "fact": "x y",
                                                  "created_at": value}]})  # fmt: skip
-    assert _refused(lambda: load_external_store(src, "zep")) == [("$.edges[0].created_at", "type")]
+    assert refused(lambda: load_external_store(src, "zep")) == [("$.edges[0].created_at", "type")]
 
 
 def test_zep_iso_created_at_is_the_memory_time(tmp_path):
-    src = _write(tmp_path, "z.json", [{"uuid": "z1", "fact": "x y",
+    src = write_json(tmp_path, "z.json", [{"uuid": "z1", "fact": "x y",
                                        "created_at": "2024-03-01T10:00:00Z"}])  # fmt: skip
     store = load_external_store(src, "zep")
     assert store.memories[0].created_at == "2024-03-01T10:00:00+00:00"

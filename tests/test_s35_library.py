@@ -33,10 +33,20 @@ def _mine(inst, budget):
     return inst.indices([inst.candidate_ids[0]])
 
 
-def test_register_writer_labels_and_runs_an_in_process_writer_with_workers(pkg):
+@pytest.fixture
+def registered_mine():
+    """``s35_mine`` registered for one test, then removed: a writer left in the registry
+    joins every later default sweep (the CLI's `sweep` then failed in another test file)."""
+    from memaudit_core.writers import WRITERS
+
+    yield ma.register_writer(ma.WriterInfo("s35_mine", "mine", "oracle", _mine), replace=True)
+    dict.pop(WRITERS, "s35_mine", None)
+
+
+def test_register_writer_labels_and_runs_an_in_process_writer_with_workers(registered_mine):
     """The writer was listed as a reference writer and failed in the workers' registry
     ("unknown writer 'mine'") once a sweep of several packages used workers."""
-    info = ma.register_writer(ma.WriterInfo("s35_mine", "mine", "oracle", _mine), replace=True)
+    info = registered_mine
     assert info.source == "registered in this process" and not info.is_plugin
     packages = [ma.generate("memaudit-small", seed=s) for s in range(2)]
     pooled = ma.sweep(packages, [2, 4], ["s35_mine", "gvt"], workers=2)

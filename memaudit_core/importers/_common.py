@@ -620,12 +620,14 @@ class Record:
     time_path: str | None = None
 
 
-def _locate_in_export(doc: Any, record_path: str, collector: Collector) -> bool:
-    """Add the problems :func:`unusable` finds in the export under ``record_path``; True when
-    there were any (the record's meta is built from them)."""
+def _locate_in_export(
+    export_problems: list[Problem], record_path: str, collector: Collector
+) -> bool:
+    """Add the problems of the export (:func:`unusable` over it, found once per store) under
+    ``record_path``; True when there were any (the record's meta is built from them)."""
     found = [
         p
-        for p in unusable(doc, "$")
+        for p in export_problems
         if p.path == record_path or p.path.startswith((record_path + ".", record_path + "["))
     ]
     collector.problems.extend(found)
@@ -674,6 +676,7 @@ def build_store(
     seen: dict[str, str] = {}
     candidate_ids = {c.id for c in package.candidates} if package is not None else set()
     unreadable_times: list[str] = []
+    export_problems: list[Problem] | None = None
     unspaced: list[str] = []
     memories: list[ExternalMemory] = []
     counts = {
@@ -740,13 +743,16 @@ def build_store(
         if rule.name == "words" and undercounted_by_words(rec.text):
             unspaced.append(rec.text_path)
         mem_meta = dict(rec.meta)
-        if unusable(mem_meta, "$") and not _locate_in_export(doc, rec.path, collector):
-            collector.add(
-                rec.path,
-                "unicode",
-                "a field of this record copied into the memory's meta is not valid text "
-                "(NaN, infinity or an unpaired surrogate escape)",
-            )
+        if unusable(mem_meta, "$"):
+            if export_problems is None:  # a walk of the whole export: once, and only if needed
+                export_problems = unusable(doc, "$")
+            if not _locate_in_export(export_problems, rec.path, collector):
+                collector.add(
+                    rec.path,
+                    "unicode",
+                    "a field of this record copied into the memory's meta is not valid text "
+                    "(NaN, infinity or an unpaired surrogate escape)",
+                )
             continue
         if rec.created_at is None and rec.time_raw not in (None, ""):
             # Kept and said: recency pruning falls back to list order without it (CLI QA).

@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ..errors import PackageError, Problem
+from ..errors import PackageError, Problem, closest_name
 from ..package import Package, parse_package
 from ._common import duplicate_key_problems, object_pairs, plain_copy
 
@@ -234,14 +234,6 @@ def _same(a: Any, b: Any) -> bool:
     return isinstance(a, bool) == isinstance(b, bool) and a == b
 
 
-def _near_miss(key: str, names: tuple[str, ...] | list[str]) -> str | None:
-    """The known field name ``key`` is most likely a typo of, or None."""
-    import difflib
-
-    close = difflib.get_close_matches(key, list(names), n=1, cutoff=0.8)
-    return close[0] if close else None
-
-
 def _map(
     obj: dict,
     spec: dict[str, tuple[str, ...]],
@@ -285,7 +277,7 @@ def _map(
         meta[k] = v
         loc.fields[f"meta.{k}"] = k
         # CLI QA: "costt": 99 went to meta without a word (other fields are kept by design).
-        if (typo := _near_miss(k, known)) is not None:
+        if (typo := closest_name(k, known, cutoff=0.8)) is not None:
             notes.append(
                 f"{loc.path('.' + k)}: {k!r} is not a field of {loc.file} and is kept in meta; "
                 f"did you mean {typo!r}?"
@@ -410,7 +402,7 @@ def load_artifact_package(path: str | Path) -> Package:
     notes: list[str] = []
     for key in manifest:
         if key not in (*_MANIFEST_KEYS, "saturation", "meta") and (
-            typo := _near_miss(key, (*_MANIFEST_KEYS, "saturation"))
+            typo := closest_name(key, (*_MANIFEST_KEYS, "saturation"), cutoff=0.8)
         ):
             notes.append(
                 f"{manifest_name}.{key}: {key!r} is not a manifest key and is kept in the "
