@@ -23,8 +23,9 @@ if stats.description:
 for warning in stats.warnings:
     st.warning(warning)
 
-# Presentation mode: fewer, larger items per row and one chart per row.
-metrics_per_row = 3 if ctx.present else 6
+# Three a row in both modes: six cut labels and values ("Evidence u…", "13,…") at 1024 px
+# with the sidebar open (speaker QA).
+metrics_per_row = 3
 counts = [
     ("Experiences", f"{stats.n_experiences:,}"),
     ("Candidates", f"{stats.n_candidates:,}"),
@@ -46,11 +47,9 @@ st.subheader(
     f"{'Optimum' if opt.certified else 'Best store found'} at budget {ctx.budget:,.10g} "
     f"{stats.cost_unit}"
 )
-if ctx.present:
-    c1, c2 = st.columns(2)
-    c3 = st.container()
-else:
-    c1, c2, c3 = st.columns([1, 1, 3])
+# The certificate goes below the two numbers: beside them, OPT read "16.3…" at 1024 px.
+c1, c2 = st.columns(2)
+c3 = st.container()
 c1.metric(opt.label, value_text(opt.value, strip=False))
 c2.metric(f"Cost used ({stats.cost_unit})", f"{opt.cost:g}")
 cert = opt.certificate
@@ -130,7 +129,7 @@ rows = pd.DataFrame(
         ],
         f"cost ({stats.cost_unit})": [e.cost for e in evals],
         "memories": [len(e.selected) for e in evals],
-        "notes": [" ".join(e.notes) for e in evals],
+        "notes": [" ".join(e.score_notes) for e in evals],
     }
 )
 render.table(rows, "overview_table", f"{stats.package_id}-scores-B{ctx.budget:.10g}")

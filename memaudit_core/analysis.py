@@ -187,6 +187,10 @@ class KindRow:
         return from_fields(cls, data, path)
 
 
+#: How the notes on the optimum shown (moved towards the store) begin.
+SHOWN_OPTIMUM_NOTES = ("The optimum shown is", "This store is itself an optimum")
+
+
 @dataclass(frozen=True)
 class StoreEvaluation:
     """One store scored against the optimum at one budget.
@@ -255,6 +259,13 @@ class StoreEvaluation:
 
     #: ``result_kind`` in ``to_dict()`` (:data:`memaudit_core.results.RESULT_KINDS`).
     RESULT_KIND: ClassVar[str] = "store_evaluation"
+
+    @property
+    def score_notes(self) -> tuple[str, ...]:
+        """``notes`` without the one on the optimum shown (``opt_selected``), for a view of
+        the score that does not show that optimum (annotator QA: the Overview's notes column
+        spoke of "the optimum shown")."""
+        return tuple(n for n in self.notes if not n.startswith(SHOWN_OPTIMUM_NOTES))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -1172,20 +1183,43 @@ def score(
         # A package has many optima when memories are interchangeable; against an arbitrary
         # one, a store "misses" facts it holds in an equally good copy.
         opt_idx = near.selected_idx
-        notes.append(
-            "The optimum shown is an equally good store moved towards this one: starting from "
-            "the solver's optimum, memories were exchanged for this store's (or dropped or "
-            "added when they add nothing) wherever that keeps F and fits the budget, so the "
-            f"two differ in {near.differences_after} memories instead of "
-            f"{near.differences_before}. "
-            + (
-                "No single exchange, drop or addition of the differences left keeps F and fits "
-                "the budget."
-                if near.settled
-                else "Single exchanges were not tried (too many differences), so some of "
-                "those left may be interchangeable."
+        if near.differences_after == 0:
+            notes.append(
+                "This store is itself an optimum (its F equals the optimum's within rounding), "
+                "so the optimum shown is the store: it loses nothing. The solver's optimum "
+                f"differed from it in {near.differences_before} memories."
             )
-        )
+        else:
+            notes.append(
+                "The optimum shown is an equally good store moved towards this one: starting "
+                "from the solver's optimum, memories were exchanged for this store's (or "
+                "dropped or added when they add nothing"
+                + (
+                    ", or exchanged for another form of an experience this store holds"
+                    if near.group_moves
+                    else ""
+                )
+                + ") wherever that keeps F and fits the budget, so the two differ in "
+                + (
+                    f"{near.differences_after} memories instead of {near.differences_before}"
+                    if near.differences_after != near.differences_before
+                    else f"{near.differences_after} memories"
+                )
+                + (
+                    f" and the optimum now touches {near.group_moves} more of this store's "
+                    "experiences"
+                    if near.group_moves
+                    else ""
+                )
+                + ". "
+                + (
+                    "No single exchange, drop or addition of the differences left keeps F and "
+                    "fits the budget."
+                    if near.settled
+                    else "Single exchanges were not tried (too many differences), so some of "
+                    "those left may be interchangeable."
+                )
+            )
     unit_rows, kind_rows = _attribution(eval_inst, package, kept, opt_idx)
     return StoreEvaluation(
         package_id=package.id,
@@ -1632,6 +1666,22 @@ def _sweep_in_pool(
     return [out for k in range(len(chunks)) for out in results[k]]
 
 
+def check_distinct_methods(
+    writers: Sequence[str], stores: Sequence[str], ablations: Sequence[str]
+) -> None:
+    """Refuse a store named like a swept writer or ablation: rows carry the bare name, so the
+    summary would pool the two (validation QA: a store ``gvt`` swept with the writer ``gvt``
+    printed one mean of both, twice). A :class:`MemAuditError` naming the clash."""
+    clash = sorted(set(stores) & (set(writers) | set(ablations)))
+    if clash:
+        names = ", ".join(map(repr, clash))
+        raise MemAuditError(
+            f"store id(s) {names} are also the name of a writer or ablation in this sweep; "
+            "their rows would be pooled in one mean. Sweep them separately, or rename the "
+            "store in the package"
+        )
+
+
 def sweep(
     packages: Sequence[Package],
     budgets: Sequence[float] | None,
@@ -1723,6 +1773,7 @@ def sweep(
     ablations = list(dict.fromkeys(ablation_method(name) for name in ablations))
     if progress is not None and not callable(progress):
         raise MemAuditError(f"sweep(): progress must be a callable (done, total), got {progress!r}")
+    check_distinct_methods(writers, stores, ablations)
     missing = [s for s in stores if not any(st.id == s for p in packages for st in p.stores)]
     if missing:
         raise UnknownNameError(
@@ -1830,6 +1881,7 @@ __all__ = [
     "SweepRow",
     "UnitRow",
     "ablation_opt",
+    "check_distinct_methods",
     "compile_cached",
     "cut_note",
     "compile_union_cached",

@@ -177,7 +177,7 @@ def summary_table(summary: Sequence[Any]) -> str:
 
     legend = (
         "ratio = F(store) / OPT per package; mean, min and max over the n packages; 95% CI: "
-        f"{BOOTSTRAP_TEXT}; n/a for n = 1"
+        f"{BOOTSTRAP_TEXT}" + ("; n/a for n = 1" if any(s.n == 1 for s in summary) else "")
     )
     return "\n".join([table, legend, *(["; ".join(parts)] if parts else [])])
 
@@ -227,18 +227,34 @@ def _json_error(args: argparse.Namespace, exc: MemAuditError) -> None:
     _emit({"error": _error_object(exc)}, True, "")
 
 
+#: The longest offending string an error object echoes (validation QA: a 1 MB string value
+#: made 5.5 MB of --json output); longer ones are cut and say by how much.
+ERROR_VALUE_CHARS = 1000
+
+
+def _echoed(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > ERROR_VALUE_CHARS:
+        return value[:ERROR_VALUE_CHARS] + f"... ({len(value) - ERROR_VALUE_CHARS:,} more chars)"
+    return value
+
+
 def _error_object(exc: MemAuditError) -> dict[str, Any]:
     error: dict[str, Any] = {"type": type(exc).__name__, "message": str(exc).split("\n")[0]}
     if isinstance(exc, PackageError):
         error["file"] = exc.source
         error["problems"] = [
-            {"path": p.path, "rule": p.rule, "message": p.message, "value": p.value}
+            {"path": p.path, "rule": p.rule, "message": p.message, "value": _echoed(p.value)}
             for p in exc.problems
         ]
     elif isinstance(exc, ResultError):  # a saved result that cannot be read back (show)
         error["file"] = exc.source
         error["problems"] = [
-            {"path": exc.path, "rule": exc.rule, "message": exc.detail, "value": exc.value}
+            {
+                "path": exc.path,
+                "rule": exc.rule,
+                "message": exc.detail,
+                "value": _echoed(exc.value),
+            }
         ]
     return error
 
@@ -288,6 +304,8 @@ def _json_default(o: Any) -> Any:
 
 
 def _table(headers: list[str], rows: list[list[str]]) -> str:
+    # A newline or tab in an id split the row (validation QA): such cells print as repr.
+    rows = [[c if c.isprintable() else repr(c) for c in row] for row in rows]
     widths = [len(h) for h in headers]
     for row in rows:
         for i, cell in enumerate(row):
@@ -317,6 +335,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
         for line in exc.lines():
             print(line, file=sys.stderr)
         return EXIT_USER_ERROR
+    warnings = list(pkg.warnings)
+    if not str(args.package).lower().endswith(".json") and pkg.meta.get("source_format") == (
+        "artifact"
+    ):
+        # An artifact read now: its reader's notes (a field typo, a manifest not read) are
+        # this validation's (validation QA: they went only into the package meta).
+        notes = pkg.meta.get("warnings", [])
+        warnings = [*(notes if isinstance(notes, list) else [notes]), *warnings]
     summary = {
         "valid": True,
         "file": str(args.package),
@@ -328,13 +354,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
         "queries": len(pkg.queries),
         "stores": len(pkg.stores),
         "total_cost": pkg.total_cost(),
-        "warnings": list(pkg.warnings),
+        "warnings": warnings,
     }
     human = (
         f"{args.package}: valid package {pkg.id!r} — {_package_counts(pkg)}; total cost "
         f"{_fmt(pkg.total_cost())} {pkg.cost_unit}"
     )
-    for w in pkg.warnings:
+    for w in warnings:
         print(f"{args.package}: warning: {w}", file=sys.stderr)
     _emit(summary, args.json, human)
     return 0
@@ -1104,7 +1130,8 @@ def _write_rows_csv(path: Path, rows: list[dict[str, Any]], columns: list[str]) 
 
     try:
         with path.open("w", newline="", encoding="utf-8") as fh:
-            writer = csv.DictWriter(fh, fieldnames=columns)
+            # LF as in --out's rows.csv (pandas): the csv module's default is CRLF.
+            writer = csv.DictWriter(fh, fieldnames=columns, lineterminator="\n")
             writer.writeheader()
             writer.writerows(rows)
     except OSError as exc:
@@ -1249,7 +1276,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     elif isinstance(res, StoreEvaluation):
         human = _evaluation_human(res, unit)
     elif isinstance(res, AuditReport):
-        human = _audit_human(res)
+        human = _audit_human(res, saved_in=str(args.result))
     elif isinstance(res, UnionScore):
         evaluation = res.evaluation
         if res.union is not None:  # its notes are the union report's (as ``score`` prints)
@@ -1610,8 +1637,9 @@ def add_audit_arguments(p: Any) -> None:
     add_suite_arguments(p)
 
 
-def _audit_human(rep: Any) -> str:
-    """``audit``'s text for an :class:`~memaudit_core.audit.AuditReport` (``show`` too)."""
+def _audit_human(rep: Any, saved_in: str | None = None) -> str:
+    """``audit``'s text for an :class:`~memaudit_core.audit.AuditReport`; ``show`` passes the
+    saved file as ``saved_in``, and the files are then the run's, not written now."""
     from .audit import unproven_lines
 
     bt, mt = rep.bnb_time_s, rep.milp_time_s
@@ -1651,7 +1679,8 @@ def _audit_human(rep: Any) -> str:
         lines.append(unproven_lines(rep, limit=20))
     lines.extend(f"note: {n}" for n in rep.notes)
     if rep.files:
-        lines.append(f"wrote {len(rep.files)} file(s) to {rep.out} (report: {rep.out}/report.md)")
+        what = "wrote" if saved_in is None else "the run saved in " + saved_in + " wrote"
+        lines.append(f"{what} {len(rep.files)} file(s) to {rep.out} (report: {rep.out}/report.md)")
     return "\n".join(lines)
 
 

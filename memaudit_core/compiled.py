@@ -250,6 +250,70 @@ class CompiledInstance:
         )
         return view, value_scale, cost_scale
 
+    @cached_property
+    def _scale_probe(self) -> tuple[np.ndarray, np.ndarray, float]:
+        """(costs ascending, running maximum in that order of each candidate's largest unit
+        term w_r h(a_rc), the whole package's value basis): the running maximum is a lower
+        bound on the value basis of the candidates that fit a budget, found by one binary
+        search, and the package's basis an upper bound (:meth:`value_scale_at`)."""
+        order = np.argsort(self.cost, kind="stable")
+        cov = self.coverage.tocoo()
+        h = get_saturation(self.saturation).h
+        terms = self.weight[cov.col] * h(cov.data)
+        top = np.zeros(self.n_candidates)
+        np.maximum.at(top, cov.row, terms)
+        column_sums = np.asarray(self.coverage.sum(axis=0)).ravel()
+        basis = self.weight * h(column_sums)
+        whole = float(basis.max()) if basis.size else 0.0
+        running = np.maximum.accumulate(top[order]) if order.size else top
+        return self.cost[order], running, whole
+
+    def value_scale_at(self, budget: float) -> float:
+        """The value scale for solving at ``budget``: :attr:`scaled_view`'s, with its basis taken
+        over the candidates that fit ``budget`` alone.
+
+        A unit only unaffordable candidates reach cannot set the scale (exactness QA: a unit of
+        weight 1e15 covered by a candidate costing 2 scaled values by 2^-50, and at budget 1
+        every engine certified OPT = 0 beside a store worth 1, below the 1e-12 gain floor).
+        """
+        value_scale = self.scaled_view[1]
+        sorted_cost, running_top, whole = self._scale_probe
+        n_fit = int(np.searchsorted(sorted_cost, budget_with_tolerance(budget), side="right"))
+        if n_fit == 0 or n_fit == self.n_candidates:
+            return value_scale  # nothing fits (OPT = 0) or everything does
+        lo, hi = SCALE_BAND
+        if lo <= running_top[n_fit - 1] and whole <= hi:
+            # The basis over the fitting candidates lies between these bounds, in band: the
+            # scale is 1, as the whole package's (the common case, without a pass).
+            return 1.0
+        fits = self.cost <= budget_with_tolerance(budget)
+        column_sums = np.asarray(self.coverage[fits].sum(axis=0)).ravel()
+        unit_value = self.weight * get_saturation(self.saturation).h(column_sums)
+        return _pow2_scale(unit_value, self.weight)
+
+    def scaled_view_at(self, budget: float) -> tuple[CompiledInstance, float, float]:
+        """:attr:`scaled_view` with the value scale of :meth:`value_scale_at` (``budget``)."""
+        view, value_scale, cost_scale = self.scaled_view
+        scale = self.value_scale_at(budget)
+        if scale == value_scale:
+            return view, value_scale, cost_scale
+        views = self._views_by_scale
+        if scale not in views:
+            views[scale] = (
+                self
+                if scale == 1.0 and cost_scale == 1.0
+                else replace(
+                    self,
+                    weight=_frozen(self.weight * scale),
+                    cost=_frozen(self.cost * cost_scale),
+                )
+            )
+        return views[scale], scale, cost_scale
+
+    @cached_property
+    def _views_by_scale(self) -> dict[float, CompiledInstance]:
+        return {}
+
     def candidate_idx(self, candidate_id: str) -> int:
         try:
             return self._index[candidate_id]

@@ -1160,7 +1160,9 @@ def _engine_run(inst, engine: str, budget: float, time_limit: float | None) -> E
     # 1e-9 relative): HiGHS proves an optimum with its dual bound a feasibility tolerance above
     # it (QA s20a: bound 7.925000000350001 for 7.925 was "stopped at the limit" here, while
     # solve and audit called it OPT).
-    bound_meets = float(raw.bound) - value <= AGREEMENT_TOL * max(value_unit(inst), abs(value))
+    bound_meets = float(raw.bound) - value <= AGREEMENT_TOL * max(
+        value_unit(inst, budget), abs(value)
+    )
     certified = raw.status == "optimal" and bound_meets and recompute_ok and feasible
     note = None
     if not feasible:

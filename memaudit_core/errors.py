@@ -194,7 +194,7 @@ def check_names(names: object, what: str) -> list[str]:
     return list(names)
 
 
-def check_type(value: object, expected: type, what: str, how: str) -> None:
+def check_type(value: object, expected: type | tuple[type, ...], what: str, how: str) -> None:
     """Refuse a ``value`` of the wrong type with a :class:`MemAuditError` saying what to pass.
 
     Library QA: ``solve(package, 6)`` raised "'Package' object has no attribute 'cost'".

@@ -709,10 +709,14 @@ def _list(ids: Sequence[str], limit: int = 6) -> str:
     return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
 
 
-def _amount(x: float, unit: str) -> str:
+def amount_text(x: float, unit: str) -> str:
     """``"3 words"``, ``"1 word"``: "1 words" reads as a typo, so a plural cost unit (words,
-    tokens, chars) loses its s at exactly 1."""
-    return f"{x:g} {unit[:-1] if x == 1 and unit.endswith('s') else unit}"
+    tokens, chars) loses its s at exactly 1.
+
+    >>> amount_text(1, "words"), amount_text(2.5, "words"), amount_text(1, "units")
+    ('1 word', '2.5 words', '1 unit')
+    """
+    return f"{x:.10g} {unit[:-1] if x == 1 and unit.endswith('s') else unit}"
 
 
 def _plural(n: int, word: str, plural: str | None = None) -> str:
@@ -740,8 +744,9 @@ def _explain(
     paras: list[str] = []
     if ev.opt_value <= ZERO_OPT:
         paras.append(
-            f"At budget {ev.budget:.10g} {unit} the optimum is 0: nothing that fits covers a unit "
-            "with positive weight, so the ratio is undefined (n/a) and there is nothing to explain."
+            f"At budget {amount_text(ev.budget, unit)} the optimum is 0: nothing that fits covers "
+            "a unit with positive weight, so the ratio is undefined (n/a) and there is nothing to "
+            "explain."
         )
         return tuple(paras)
 
@@ -750,8 +755,9 @@ def _explain(
     opt_cost = float(inst.cost[list(opt_idx)].sum()) if opt_idx else 0.0
     paras.append(
         f"{ev.label} scores F = {_num(ev.value)} against {opt_name} = {_num(ev.opt_value)} at "
-        f"budget {ev.budget:.10g} {unit} (ratio {ev.ratio_text}). It keeps {kept} costing "
-        f"{ev.cost:g} {unit}; {ref} keeps {len(opt_idx)} costing {opt_cost:g} {unit}."
+        f"budget {amount_text(ev.budget, unit)} (ratio {ev.ratio_text}). It keeps {kept} "
+        f"costing {amount_text(ev.cost, unit)}; {ref} keeps {len(opt_idx)} costing "
+        f"{amount_text(opt_cost, unit)}."
     )
     if lost_total <= LOSS_EPS * max(1.0, ev.opt_value):
         shared = len(set(store_idx) & set(opt_idx))
@@ -801,9 +807,19 @@ def _explain(
                 helpers.append((val, i, [inst.unit_ids[r] for r, _ in got]))
         helpers.sort(key=lambda t: (-t[0], float(inst.cost[t[1]]), inst.candidate_ids[t[1]]))
         if helpers:
+            dropped = set(ev.dropped)
             parts = [
-                f"{inst.candidate_ids[i]} ({inst.candidate_types[i]}, cost {float(inst.cost[i]):g} "
-                f"{unit}; covers {_list(us, 3)})"
+                f"{inst.candidate_ids[i]} ({inst.candidate_types[i]}, cost "
+                f"{amount_text(float(inst.cost[i]), unit)}; covers {_list(us, 3)}"
+                # Annotator QA: a memory of the store itself, cut to fit the budget, read
+                # as if the optimum had found something the store never wrote.
+                + (
+                    f"; this store's own memory, dropped by {ev.pruned or 'its'} pruning to fit "
+                    "the budget"
+                    if inst.candidate_ids[i] in dropped
+                    else ""
+                )
+                + ")"
                 for _, i, us in helpers[:4]
             ]
             more = f" and {len(helpers) - 4} more" if len(helpers) > 4 else ""
@@ -851,18 +867,18 @@ def _explain(
         parts = []
         for t, e in sorted(by_type.items(), key=lambda kv: (-kv[1]["cost"], kv[0])):
             parts.append(
-                f"{e['n']} {t} ({_amount(e['cost'], unit)}, marginal value {_num(e['marg'])}) "
+                f"{e['n']} {t} ({amount_text(e['cost'], unit)}, marginal value {_num(e['marg'])}) "
                 + _mostly(e["buckets"])
             )
         ids = [inst.candidate_ids[i] for i in sorted(only_store)]
         paras.append(
-            f"Instead, the store spent {spent:g} of its {ev.cost:g} {unit} on "
+            f"Instead, the store spent {spent:g} of its {amount_text(ev.cost, unit)} on "
             f"{_plural(len(only_store), 'memory', 'memories')} {ref} did "
             f"not keep ({_list(ids, 4)}): " + "; ".join(parts) + "."
         )
     unused = ev.budget - ev.cost
     if unused > 1e-9 * max(1.0, ev.budget):
-        paras.append(f"It left {_amount(unused, unit)} of the budget unused.")
+        paras.append(f"It left {amount_text(unused, unit)} of the budget unused.")
     return tuple(paras)
 
 
@@ -879,7 +895,12 @@ def _mostly(buckets: dict[str, float]) -> str:
         return (
             f"covering mostly {_BUCKET_NOUN[top]} units ({share} of the evidence value it covers)"
         )
-    return "covering a mix of " + " and ".join(_BUCKET_NOUN[b] for b, _ in ranked[:2]) + " units"
+    # Every kind with a share, largest first (annotator QA: naming the top two left out a
+    # current-truth quarter).
+    shares = [(b, v) for b, v in ranked if v > LOSS_EPS]
+    named = [f"{_BUCKET_NOUN[b]} ({100 * v / total:.0f}%)" for b, v in shares]
+    listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+    return f"covering a mix of {listed} units"
 
 
 # --------------------------------------------------------------------------- Evidence records
@@ -1840,25 +1861,26 @@ def view_for_key(
 
 
 __all__ = [
-    "GRAPH_MAX_NODES",
-    "GRAPH_SCOPES",
-    "HEATMAP_MAX_COLS",
-    "HEATMAP_MAX_ROWS",
-    "HEATMAP_ROWS",
-    "KIND_BUCKETS",
     "BucketRow",
     "CompareView",
     "CoveringCandidate",
     "EvidenceUnit",
     "EvidenceView",
     "ExperienceRow",
+    "GRAPH_MAX_NODES",
+    "GRAPH_SCOPES",
     "GraphData",
+    "HEATMAP_MAX_COLS",
+    "HEATMAP_MAX_ROWS",
+    "HEATMAP_ROWS",
     "HeatmapData",
+    "KIND_BUCKETS",
     "MemoryCell",
     "QueryRow",
     "TimelineData",
     "TimelinePoint",
     "UnitCompareRow",
+    "amount_text",
     "bucket_of",
     "compare_view",
     "evidence_view",

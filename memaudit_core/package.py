@@ -428,10 +428,13 @@ class _Checker:
         if number != 0.0 and abs(number) < sys.float_info.min:
             # Library QA: a weight of 1e-320 passed and every solve then failed with a bare
             # OverflowError (no power-of-two scale brings a subnormal top into range).
+            zero_ok = exclusive_minimum is None or exclusive_minimum < 0
             self.add(
                 path,
                 "normal",
-                "must be 0 or at least 2.2e-308 in size (a subnormal float has lost precision)",
+                # A cost may not be 0 (exactness QA: "must be 0 or ..." was said of one).
+                ("must be 0 or at least" if zero_ok else "must be at least")
+                + " 2.2e-308 in size (a subnormal float has lost precision)",
                 value,
             )
             return None
@@ -448,7 +451,8 @@ class _Checker:
 
     def array(self, obj: dict, key: str, path: str, required: bool) -> list:
         if key not in obj or obj[key] is None:
-            if required:
+            # A null is reported once, by _known_keys (rule not-null), not as missing too.
+            if required and key not in obj:
                 self.add(f"{path}.{key}", "required", f"missing required array '{key}'")
             return []
         value = obj[key]
@@ -599,13 +603,29 @@ def _parse_package(doc: object, source: str, *, suspect: bool | None) -> Package
     if foreign:  # the checks below assume string keys
         raise PackageError(source, foreign)
 
+    if "result_kind" in doc and "memaudit" not in doc:
+        # Researcher QA: a saved result in a swept folder got one "unknown field" per key.
+        kind = doc.get("result_kind")
+        checker.add(
+            "$.result_kind",
+            "package",
+            f"this is a saved MemAudit result ({kind!r}), not a package; `memaudit show` prints it",
+            kind,
+        )
+        raise PackageError(source, checker.problems)
     _known_keys(checker, doc, "$", _TOP_KEYS)
     version = doc.get("memaudit")
-    if version is None:
+    if "memaudit" not in doc:
         checker.add(
             "$.memaudit", "required", "missing format version field 'memaudit' (expected 1)"
         )
-    elif isinstance(version, bool) or version != FORMAT_VERSION:
+    elif version is not None and (
+        # Integral only (library QA: np.bool_(True) and Decimal(1) passed as version 1, and an
+        # array raised a bare ValueError from the comparison).
+        not isinstance(version, numbers.Integral)
+        or isinstance(version, bool)
+        or version != FORMAT_VERSION
+    ):
         checker.add(
             "$.memaudit",
             "format-version",
@@ -613,6 +633,7 @@ def _parse_package(doc: object, source: str, *, suspect: bool | None) -> Package
             version,
         )
     package_id = checker.string(doc, "id", "$", required=True)
+    checker.string(doc, "$schema", "$", required=False)  # the schema says string (QA)
     title = checker.string(doc, "title", "$", required=False)
     description = checker.string(doc, "description", "$", required=False)
     cost_unit = checker.string(doc, "cost_unit", "$", required=False, default="units") or "units"
@@ -1225,6 +1246,10 @@ def _decode_json_text(text: str, source: str) -> tuple[object, bool]:
 
 def loads_package(data: bytes | str, source: str = "<upload>") -> Package:
     """Parse a package from JSON bytes or text (e.g. an upload)."""
+    if isinstance(data, bytearray | memoryview):
+        data = bytes(data)
+    # Validation QA: None or a dict ended in "AttributeError: ... has no attribute 'strip'".
+    check_type(data, (bytes, str), "loads_package()", "JSON bytes or text (a dict: parse_package)")
     if isinstance(data, bytes):
         kind = _binary_kind(data)
         if kind:
@@ -1279,7 +1304,11 @@ def _binary_kind(data: bytes) -> str:
     if data[:2] == b"\x1f\x8b":
         return "a gzip file; decompress it first (gunzip)"
     if data[:4] in ZIP_MAGICS:
-        return "a zip file; give it a .zip suffix to read it as an artifact archive"
+        # Validation QA: "give it a .zip suffix" was said of an upload already named x.zip.
+        return (
+            "a zip file, not a JSON package; an artifact archive becomes one with "
+            "`memaudit import artifact ARCHIVE.zip -o package.json`"
+        )
     if data[:16] == b"SQLite format 3\x00":
         # Importer QA: a Mem0 history.db given as the export was "UTF-16 text" (its NULs).
         return "a SQLite database, not JSON (a Mem0 history.db is read with --history)"
@@ -1490,7 +1519,8 @@ def package_json_schema() -> dict[str, Any]:
     Cross-references (unknown ids, one candidate per group in a store) and non-finite numbers
     are checked by :func:`parse_package` only; JSON Schema cannot express them.
     """
-    ident = {"type": "string", "minLength": 1}
+    # A non-space character, as parse_package's non-empty rule (validation QA: " " passed).
+    ident = {"type": "string", "minLength": 1, "pattern": r"\S"}
     number = {"type": "number"}
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -1557,7 +1587,7 @@ def package_json_schema() -> dict[str, Any]:
                         "id": ident,
                         "text": {"type": "string"},
                         "answer": {"type": ["string", "number"]},
-                        "requires": {"type": "array", "items": ident},
+                        "requires": {"type": "array", "items": ident, "uniqueItems": True},
                         "weight": {"type": "number", "minimum": 0},
                         "meta": {"type": "object"},
                     },
@@ -1572,7 +1602,11 @@ def package_json_schema() -> dict[str, Any]:
                     "properties": {
                         "id": ident,
                         "experience": ident,
-                        "type": {"type": "string", "examples": list(CANDIDATE_TYPES)},
+                        "type": {
+                            "type": "string",
+                            "pattern": r"\S",
+                            "examples": list(CANDIDATE_TYPES),
+                        },
                         "text": {"type": "string"},
                         "cost": {"type": "number", "exclusiveMinimum": 0},
                         "coverage": _coverage_schema(),

@@ -13,6 +13,7 @@ import multiprocessing
 import multiprocessing.context
 import os
 import signal
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING
@@ -25,7 +26,23 @@ PRELOAD = ["memaudit_core.analysis", "memaudit_core.audit", "memaudit_core.suite
 
 
 def pool_context() -> multiprocessing.context.BaseContext:
-    """``forkserver`` where available (no fork of a threaded parent), else ``spawn``."""
+    """``forkserver`` where available (no fork of a threaded parent), else ``spawn``.
+
+    Both start workers that import the parent's ``__main__`` again from its file: a script read
+    from standard input (``python - <<EOF``) names the file ``<stdin>``, which no worker can
+    read, and every worker died with a bare ``BrokenProcessPool`` (researcher QA). That case is
+    a :class:`~memaudit_core.errors.MemAuditError` before any worker starts.
+    """
+    main = sys.modules.get("__main__")
+    main_file = getattr(main, "__file__", None)
+    spec_name = getattr(getattr(main, "__spec__", None), "name", None)
+    if isinstance(main_file, str) and spec_name is None and not os.path.isfile(main_file):
+        from .errors import MemAuditError
+
+        raise MemAuditError(
+            f"worker processes cannot load this script again (its file is {main_file!r}, "
+            "e.g. code read from standard input): save it as a .py file, or use workers=1"
+        )
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(PRELOAD)

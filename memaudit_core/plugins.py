@@ -15,7 +15,8 @@ A **writer plugin** is a Python callable that decides what to keep. It comes in 
     ``fn(inst, budget) -> list[str]`` with the
     :class:`~memaudit_core.compiled.CompiledInstance` (exact weights and coverage). Calibration
     baselines such as GVT need exact marginals; such writers run in-process like the reference
-    writers and are labelled ``oracle`` everywhere (CLI listing, app picker, sweep output).
+    writers and are labelled ``oracle`` everywhere (CLI listing, app picker, a sweep's JSON
+    ``method_kinds`` and its report.md).
 
 What a blind worker can and cannot see
 --------------------------------------
@@ -438,9 +439,17 @@ class PluginSpec:
             part.isidentifier() for part in [*module.split("."), *function.split(".")]
         )
         if not ok:
+            hint = ""
+            if "/" in module or "\\" in module or module.endswith(".py"):
+                # Researcher QA: a file path was refused with no word on what to do instead.
+                stem = module.replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".py")
+                hint = (
+                    f"; a file path is not a module name: put its folder on PYTHONPATH (or run "
+                    f"from it) and write {stem or 'module'}:{function or 'function'}"
+                )
             raise PluginWriterError(
                 str(text),
-                "a writer module must look like package.module:function",
+                "a writer module must look like package.module:function" + hint,
                 reason="load",
             )
         return cls(module.strip(), function.strip())

@@ -31,6 +31,10 @@ def read_number(text: str) -> float:
     >>> read_number("2.5"), read_number("0e5")
     (2.5, 0.0)
     """
+    if not text.strip().isascii() or "_" in text:
+        # float() reads "1_000", full-width "１２" and Arabic-Indic digits (validation QA); a
+        # budget is written in plain ASCII, as in the package file.
+        raise ValueError(f"{text.strip()!r} is not a plain number (ASCII digits, no '_')")
     value = float(text)
     mantissa = text.strip().lower().split("e")[0]
     if value == 0 and any(ch in "123456789" for ch in mantissa):

@@ -395,8 +395,9 @@ _OPTIONAL_FIELDS: dict[str, tuple[type, ...]] = {
 
 
 def _result_ok(result: Any) -> bool:
-    """A journal task result that can be reused: a failure record, or a result whose fields
-    have their types (CLI QA: a ratio edited to "x" ended the resumed sweep in a ValueError)."""
+    """A journal task result that can be read: a failure record (run again), or a result whose
+    fields have their types (CLI QA: a ratio edited to "x" ended the resumed sweep in a
+    ValueError)."""
     if not isinstance(result, dict):
         return False
     if "error" in result:
@@ -420,6 +421,8 @@ class Journal:
         self.path = None if out is None else out / JOURNAL
         self.done: dict[str, dict[str, Any]] = {}
         self.discarded = 0
+        #: Keys of failed tasks in the journal, which run again.
+        self.retried: set[str] = set()
         self._fh = None
         header = {"t": "header", "suite": suite, "version": JOURNAL_VERSION, "config": config}
         if self.path is None:
@@ -490,7 +493,13 @@ class Journal:
                         "--out folder or start afresh (--fresh)"
                     )
             elif rec.get("t") == "task":
-                self.done[rec["key"]] = rec["result"]
+                if "error" in rec["result"]:
+                    # A failed task runs again on resume (researcher QA: a writer's timeout or
+                    # a since-fixed plugin bug was reused for ever, unless --fresh).
+                    self.done.pop(rec["key"], None)
+                    self.retried.add(rec["key"])
+                else:
+                    self.done[rec["key"]] = rec["result"]
             good_end = pos
         if first:  # empty or unreadable header: start over
             self.path.write_text(json.dumps(header) + "\n", encoding="utf-8")
@@ -877,6 +886,8 @@ class SweepSuiteResult:
     errors: tuple[Any, ...] = ()  # writers.WriterFailure: their tasks have no row
     #: How the sweep ran, as (name, value) pairs (the CLI's solver and time limits).
     settings: tuple[tuple[str, Any], ...] = ()
+    #: (method, kind) pairs: ``oracle`` / ``blind`` writers, ``store`` and ``ablation``.
+    method_kinds: tuple[tuple[str, str], ...] = ()
 
     #: ``result_kind`` in ``to_dict()`` (:data:`memaudit_core.results.RESULT_KINDS`).
     RESULT_KIND: ClassVar[str] = "sweep_suite"
@@ -907,6 +918,7 @@ class SweepSuiteResult:
             "notes": list(self.notes),
             "errors": [e.to_dict() for e in self.errors],
             "methods": list(self.methods),
+            "method_kinds": dict(self.method_kinds),
             "budgets": list(self.budgets),
             "bootstrap": dict(BOOTSTRAP),
             "summary": [s.to_dict() for s in self.summary],
@@ -921,6 +933,8 @@ class SweepSuiteResult:
         from .results import from_fields, pairs
         from .writers import WriterFailure
 
+        if isinstance(data, Mapping) and "method_kinds" not in data:
+            data = {**data, "method_kinds": {}}  # saved before 0.1's method_kinds
         return from_fields(
             cls,
             data,
@@ -930,7 +944,7 @@ class SweepSuiteResult:
                 "summary": tuple[SummaryRow, ...],
                 "errors": tuple[WriterFailure, ...],
             },
-            convert={"settings": pairs},
+            convert={"settings": pairs, "method_kinds": pairs},
         )
 
 
@@ -1058,7 +1072,14 @@ def sweep_suite(
     -------
     SweepSuiteResult
     """
-    from .analysis import cut_note, partial_stores_note, summarize, uncertified_note, union_note
+    from .analysis import (
+        check_distinct_methods,
+        cut_note,
+        partial_stores_note,
+        summarize,
+        uncertified_note,
+        union_note,
+    )
     from .writers import WRITERS, WriterFailure, get_writer
 
     srcs = (
@@ -1080,6 +1101,7 @@ def sweep_suite(
         if not grid:
             raise MemAuditError("no budgets given")
     store_ids = tuple(dict.fromkeys(check_names(stores, "stores")))
+    check_distinct_methods(names, store_ids, abl)
     spec = {"solver": solver, "time_limit": time_limit, "writers": list(names)}
     config = {"solver": solver, "time_limit": time_limit}
     # A plugin writer's results depend on its code: its tasks are keyed by its module file's
@@ -1191,6 +1213,13 @@ def sweep_suite(
         files=(),
         notes=tuple(notes),
         errors=tuple(errors),
+        # The writer's kind travels with the results (researcher QA: a plugin oracle writer
+        # was labelled only in `memaudit writers`).
+        method_kinds=(
+            *((w, WRITERS[w].kind) for w in names),
+            *((s, "store") for s in store_ids),
+            *((a, "ablation") for a in abl),
+        ),
     )
     if out is not None and run.complete:
         files, fig_notes = write_sweep_outputs(result, Path(out), figures=figures)
@@ -1295,21 +1324,38 @@ _SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "cross")
 
 
 def sweep_figure(result: SweepSuiteResult) -> Any:
-    """Mean ratio F / OPT per method against the budget, with bootstrap CIs (report PNG)."""
+    """Mean ratio F / OPT per method against the budget, with bootstrap CIs (report PNG).
+
+    Read by a reviewer or on a projector (researcher QA): the legend names every method, even
+    a lone one; the ratio axis starts at 0, so that a 0.2% dip does not look like a fall; a
+    point whose mean rests on an unproven optimum has an open marker; stores compared with
+    OPT over the package plus their own memories say so in their legend entry; budgets
+    spanning two decades or more get a log axis; and where packages have different budget
+    grids (so that each point averages other packages) the points are not joined by lines.
+    """
     import plotly.graph_objects as go
 
+    union = {r.method for r in result.rows if r.opt_over != "package"}
     fig = go.Figure()
+    drawn = []
     for k, method in enumerate(result.methods):
         pts = [s for s in result.summary if s.method == method and s.mean_ratio is not None]
         if not pts:
             continue
+        drawn.extend(pts)
+        symbol = _SYMBOLS[k % len(_SYMBOLS)]
+        same_n = len({s.n + s.n_undefined for s in pts}) == 1
         fig.add_scatter(
             x=[s.budget for s in pts],
             y=[s.mean_ratio for s in pts],
-            mode="lines+markers",
-            name=method,
+            mode="lines+markers" if same_n else "markers",
+            name=method + (" (F / OPT over package + store)" if method in union else ""),
             line={"width": 3, "dash": _DASHES[k % len(_DASHES)]},
-            marker={"size": 10 + 3 * (k % 2), "symbol": _SYMBOLS[k % len(_SYMBOLS)]},
+            marker={
+                "size": 10 + 3 * (k % 2),
+                "symbol": [symbol + ("-open" if s.n_uncertified else "") for s in pts],
+                "line": {"width": 2},
+            },
             error_y={
                 "type": "data",
                 "symmetric": False,
@@ -1317,19 +1363,73 @@ def sweep_figure(result: SweepSuiteResult) -> Any:
                 "arrayminus": [0.0 if s.ci_low is None else s.mean_ratio - s.ci_low for s in pts],
             },
         )
-    fig.add_hline(y=1.0, line_dash="dash", annotation_text="OPT")
+    top = max([1.0, *(s.ci_high or s.mean_ratio for s in drawn), *(s.mean_ratio for s in drawn)])
+    fig.add_hline(y=1.0, line_dash="dash", annotation_text="OPT = 1", annotation_position="left")
+    methods_drawn = sorted({s.method for s in drawn}, key=list(result.methods).index)
+    what = (
+        f"{methods_drawn[0]}: mean ratio F / OPT"
+        if len(methods_drawn) == 1
+        else "Mean ratio F / OPT by method"
+    )
+    ci = " (95% bootstrap CI)" if any(s.ci_low is not None for s in drawn) else ""
+    subtitle = []
+    if any(s.n_uncertified for s in drawn):
+        subtitle.append("open markers: some optima not proven (ratios may be too high)")
+    if len({s.n + s.n_undefined for s in drawn}) > 1:
+        ns = [s.n for s in drawn]
+        subtitle.append(f"points average different packages (n = {min(ns)} to {max(ns)})")
+    budgets = sorted({s.budget for s in drawn})
+    log_x = bool(budgets) and budgets[0] > 0 and budgets[-1] / budgets[0] >= 100
+    xaxis: dict[str, Any] = {"title": "budget (in each package's cost unit)"}
+    if log_x:
+        xaxis["type"] = "log"
+    elif 0 < len(budgets) <= 12:
+        xaxis.update(tickmode="array", tickvals=budgets, ticktext=[f"{b:g}" for b in budgets])
     fig.update_layout(
         title={
-            "text": f"Mean ratio F / OPT over {result.n_sources} package(s) (95% bootstrap CI)",
+            "text": f"{what} over {result.n_sources} package(s){ci}"
+            + "".join(f"<br><sup>{t}</sup>" for t in subtitle),
             "font": {"size": 22},
         },
         font={"size": 16},
-        xaxis_title="budget (in each package's cost unit)",
-        yaxis_title="mean ratio F / OPT",
+        xaxis=xaxis,
+        yaxis={"title": "mean ratio F / OPT", "range": [0.0, top * 1.05], "rangemode": "tozero"},
+        showlegend=True,
         legend_title_text="method",
         template="plotly_white",
+        margin={"t": 110 if subtitle else 80},
     )
     return fig
+
+
+def _family_table(result: SweepSuiteResult) -> str:
+    """report.md's per-family breakdown when a sweep pools several families (researcher QA:
+    the one table averaged memaudit-small and update_chain together); '' otherwise."""
+    from .analysis import summarize
+
+    label = {r.family: r.family or "package files" for r in result.rows}
+    if len(label) < 2:
+        return ""
+    lines = []
+    for family in sorted(label, key=lambda f: (f is None, f or "")):
+        rows = [r for r in result.rows if r.family == family]
+        for s in summarize(rows, result.methods, sorted({r.budget for r in rows})):
+            if s.n + s.n_undefined:
+                lines.append(
+                    [
+                        label[family],
+                        s.method,
+                        f"{s.budget:.10g}",
+                        str(s.n),
+                        _f(s.mean_ratio) + ("*" if s.n_uncertified else ""),
+                        f"[{_f(s.ci_low)}, {_f(s.ci_high)}]",
+                    ]
+                )
+    table = _md_table(["family", "method", "budget", "n", "mean ratio", "95% CI"], lines)
+    return (
+        f"\n\n## By family\n\nThe table above pools {len(label)} families; here each has "
+        f"its own means.\n\n{table}"
+    )
 
 
 def write_sweep_outputs(
@@ -1355,22 +1455,51 @@ def write_sweep_outputs(
         else ([], "", [])
     )
     files += written
+    kinds = dict(result.method_kinds)
+    methods_line = ", ".join(f"{m} ({kinds[m]})" if m in kinds else m for m in result.methods)
+    failed: dict[tuple[str, float], int] = {}
+    for e in result.errors:
+        failed[(e.writer, e.budget)] = failed.get((e.writer, e.budget), 0) + 1
     table = _md_table(
-        ["method", "budget", "n", "mean ratio", "95% CI", "min", "max", "n/a"],
+        ["method", "budget", "n", "mean ratio", "95% CI", "min", "max", "n/a", "unproven"]
+        + (["failed"] if failed else []),
         [
             [
                 s.method,
                 f"{s.budget:.10g}",
                 str(s.n),
-                _f(s.mean_ratio),
+                _f(s.mean_ratio) + ("*" if s.n_uncertified else ""),
                 f"[{_f(s.ci_low)}, {_f(s.ci_high)}]",
                 _f(s.min_ratio),
                 _f(s.max_ratio),
                 str(s.n_undefined),
+                str(s.n_uncertified),
             ]
+            + ([str(failed.get((s.method, s.budget), 0))] if failed else [])
             for s in result.summary
         ],
     )
+    by_family = _family_table(result)
+    marks = (
+        "\n\n\\*: the mean rests partly on optima a time limit left unproven (column "
+        "unproven); those ratios may be too high."
+        if any(s.n_uncertified for s in result.summary)
+        else ""
+    )
+    # Researcher QA: a writer that failed was only a row of n = 0 here, with no reason.
+    failures = ""
+    if result.errors:
+        shown = [
+            f"- {e.package_id}: " + " ".join(e.message.split())[:300] for e in result.errors[:20]
+        ]
+        more = len(result.errors) - len(shown)
+        failures = (
+            f"\n\n## Writer failures\n\n{len(result.errors)} writer run(s) failed; their rows "
+            "are missing from the table and the figure (column failed; the JSON output's "
+            "errors hold them all):\n\n"
+            + "\n".join(shown)
+            + (f"\n- ... and {more} more" if more > 0 else "")
+        )
     text = (
         "# MemAudit sweep suite\n\n"
         f"- packages: {result.n_sources} source(s), {result.n_packages} distinct by content "
@@ -1379,11 +1508,11 @@ def write_sweep_outputs(
         f"now, {result.reused} reused from the journal\n"
         f"- ran on: {result.backend}; wall time {result.elapsed_s:.2f} s "
         f"({result.throughput:.1f} packages/s)\n"
-        f"- methods: {', '.join(result.methods)}\n\n"
+        f"- methods: {methods_line}\n\n"
         "Ratios are F / OPT with OPT the certified optimum (see the notes for any that is "
         "not); n/a rows (OPT = 0) are left out of "
-        f"the means and counted in the last column. 95% CI: {BOOTSTRAP_TEXT}.\n\n"
-        f"{table}\n\n{fig_line}"
+        f"the means and counted in column n/a. 95% CI: {BOOTSTRAP_TEXT}.\n\n"
+        f"{table}{marks}{by_family}{failures}\n\n{fig_line}"
         + "".join(f"\n> Note: {n}\n" for n in [*result.notes, *notes])
         + "\nFiles: rows.csv / rows.parquet (one row per package, budget and method), "
         "summary.csv / summary.parquet, journal.jsonl (resume).\n"

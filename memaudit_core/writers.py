@@ -1780,7 +1780,7 @@ def run_writer(
 
         selected = run_plugin(info, inst, b, package=package, timeout=timeout)
     else:
-        view, _, cost_scale = inst.scaled_view  # see run_writers
+        view, _, cost_scale = inst.scaled_view_at(b)  # see run_writers
         selected = _reference_selection(info, view, b * cost_scale)
     idx = np.asarray(selected, dtype=np.int64)
     cost = float(inst.cost[idx].sum()) if selected else 0.0
@@ -1838,16 +1838,48 @@ def run_writers(
     >>> [r.value == run_writer("gvt", inst, b).value for r, b in zip(out["gvt"], [3, 6])]
     [True, True]
     """
-    from .objective import evaluate_many
-
     infos = [get_writer(n) for n in check_names(names, "writers")]
     checked = [check_budget(b) for b in check_budget_list(budgets, "run_writers()")]
+    # Reference writers choose on the scaled view (the same stores wherever weights and costs
+    # are in band): their 1e-12 zero-gain rule is then relative to the package's own units,
+    # as far as the candidates that fit each budget reach (CompiledInstance.value_scale_at).
+    by_scale: dict[float, list[int]] = {}
+    for k, b in enumerate(checked):
+        by_scale.setdefault(inst.value_scale_at(b), []).append(k)
+    if len(by_scale) == 1:
+        view, _, cost_scale = inst.scaled_view_at(checked[0]) if checked else inst.scaled_view
+        return _run_writers_on(infos, inst, checked, view, cost_scale, package, timeout)
+    out: dict[str, list[WriterResult | WriterError]] = {i.name: [] for i in infos}
+    slots: dict[str, list[WriterResult | WriterError | None]] = {
+        i.name: [None] * len(checked) for i in infos
+    }
+    for positions in by_scale.values():
+        part = [checked[k] for k in positions]
+        view, _, cost_scale = inst.scaled_view_at(part[0])
+        done = _run_writers_on(infos, inst, part, view, cost_scale, package, timeout)
+        for name, results in done.items():
+            for k, res in zip(positions, results, strict=True):
+                slots[name][k] = res
+    for name, results in slots.items():
+        out[name] = [r for r in results if r is not None]
+    return out
+
+
+def _run_writers_on(
+    infos: list[WriterInfo],
+    inst: CompiledInstance,
+    checked: list[float],
+    view: CompiledInstance,
+    cost_scale: float,
+    package: Any | None,
+    timeout: float | None,
+) -> dict[str, list[WriterResult | WriterError]]:
+    """:func:`run_writers` at budgets that share one scaled ``view`` of ``inst``."""
+    from .objective import evaluate_many
+
     out: dict[str, list[WriterResult | WriterError]] = {}
     selections: dict[str, list[tuple[int, ...]]] = {}
     batched = [i.name for i in infos if not i.is_plugin and i.name in _GREEDY_POOLS]
-    # Reference writers choose on the scaled view (the same stores wherever weights and costs
-    # are in band): their 1e-12 zero-gain rule is then relative to the package's own units.
-    view, _, cost_scale = inst.scaled_view
     if batched and checked:
         types = _prep(view).types
         rows_b: list[float] = []

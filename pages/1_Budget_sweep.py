@@ -84,17 +84,20 @@ with c1:
         start = r1.number_input(
             f"start ({unit})",
             step=step_unit,
+            format="%g",  # "1.00 / 16.00" read oddly for whole words (speaker QA)
             **kept("sweep_start", float(lo), scope=content_hash),
         )
         stop = r2.number_input(
             f"stop ({unit})",
             step=step_unit,
+            format="%g",  # "1.00 / 16.00" read oddly for whole words (speaker QA)
             **kept("sweep_stop", float(hi), scope=content_hash),
         )
         default_step = max(step_unit, round((hi - lo) / 20 / step_unit) * step_unit)
         step = r3.number_input(
             f"step ({unit})",
             step=step_unit,
+            format="%g",  # "1.00 / 16.00" read oddly for whole words (speaker QA)
             **kept("sweep_step", float(default_step), scope=content_hash),
         )
         try:

@@ -4,6 +4,7 @@ the optimum kept instead."""
 import pandas as pd
 import streamlit as st
 
+from memaudit_core.explain import amount_text
 from memaudit_core.solvers import gap_text, value_text
 from memaudit_ui import cached, figures, render
 from memaudit_ui.frame import frame, md_escape
@@ -72,9 +73,10 @@ cols[2].metric(
 )
 cols[3].metric(
     # The budget goes in the label: "107.761 of 107.816" was cut to "107.761 of 1…".
-    f"Cost used (of {ctx.budget:.10g} {unit})",
+    f"Cost used (of {amount_text(ctx.budget, unit)})",
     f"{cv.cost:g}",
-    help=f"The {'optimum' if cv.opt_certified else 'incumbent'} uses {cv.opt_cost:g} {unit}.",
+    help=f"The {'optimum' if cv.opt_certified else 'incumbent'} uses "
+    f"{amount_text(cv.opt_cost, unit)}.",
 )
 
 if cv.notes:
@@ -97,7 +99,8 @@ render.chart(
         [b.opt_value for b in buckets],
         cv.label,
         opt_name,
-        f"Value kept by unit kind at budget {ctx.budget:.10g} {unit}: {cv.label} vs {opt_name}",
+        f"Value kept by unit kind at budget {amount_text(ctx.budget, unit)}: "
+        f"{cv.label} vs {opt_name}",
         present=ctx.present,
     ),
     "compare_kinds",
@@ -170,14 +173,14 @@ st.caption(
 # were plain text, to be found again in the other page's picker).
 missed = unit_df.loc[unit_df["value lost"] > 0, "unit"].tolist()  # largest loss first
 if missed:
-    pick_col, link_col = st.columns([3, 2], vertical_alignment="bottom")
-    picked = pick_col.selectbox(
+    # The link under the picker, full width: beside it, its text was cut at 1024 px.
+    picked = st.selectbox(
         "A missed unit, to see who covers it",
         missed,
         key="cmp_missed_unit",
         help="Units the optimum gets more value from than the store, largest loss first.",
     )
-    link_col.page_link(
+    st.page_link(
         EVIDENCE_PAGE,
         label=f"Open {picked} in the Evidence explorer",
         icon=":material/search:",

@@ -233,7 +233,9 @@ else:
         on_change=set_from_widget,
         args=("ma_ann_keep", "w_ext_keep"),
         help="Which memories the store keeps when it does not fit: newest created_at first, "
-        "or highest salience first. Both pruned selections are shown below either way.",
+        "or highest salience first. Both pruned selections are shown below either way. This "
+        "page only: the Overview, Compare and the Evidence explorer keep the recency selection, "
+        "as `memaudit score` does.",
     )
     sync_widget("w_ext_salience", state["ma_ann_salience"])
     o3.text_input(
@@ -303,6 +305,13 @@ else:
     n[3].metric("Memories kept", f"{len(rep.kept)} of {rep.n_memories}")
     n[4].metric("Superseded", len(rep.superseded), help="Still held by the system: they count.")
     n[5].metric("Deleted (left out)", len(rep.deleted))
+    if state["ma_ann_keep"] == "salience" and rep.recency is not None:
+        # Annotator QA: the choice looked global, but the other pages kept recency's F.
+        st.caption(
+            f"Y' here is the salience selection. The Overview, Compare and the Evidence "
+            f"explorer score the recency one (F = {rep.recency.value:.4g}), as `memaudit "
+            "score` does."
+        )
 
     if rep.cost_effect:
         st.warning(

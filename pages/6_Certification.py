@@ -50,10 +50,13 @@ if not 0.5 <= time_limit <= 3600:
     st.stop()
 sidebar_in_grid = ctx.budget in set(pkg.budget_grid())
 add_budget = c2.checkbox(
-    f"Also the sidebar budget ({ctx.budget:.10g})",
+    f"Add budget {ctx.budget:.10g}",
     # App QA: offered, and doing nothing, when the grid already holds that budget.
     disabled=sidebar_in_grid,
-    help="The grid below already holds it." if sidebar_in_grid else None,
+    # Short: "Also the sidebar budget (40)" was cut at 1024 px (speaker QA).
+    help="The sidebar's budget. The grid below already holds it."
+    if sidebar_in_grid
+    else "The sidebar's budget, added to the package's grid.",
     **kept("cert_add_budget", False),
 )
 grid = tuple(sorted(set(pkg.budget_grid()) | ({ctx.budget} if add_budget else set())))

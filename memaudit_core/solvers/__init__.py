@@ -204,12 +204,15 @@ def relative_gap(value: float, bound: float, unit: float = 1.0) -> float:
     return diff / max(abs(value), ZERO_VALUE * unit)
 
 
-def value_unit(inst: CompiledInstance) -> float:
+def value_unit(inst: CompiledInstance, budget: float | None = None) -> float:
     """What a value of 1 is for the tolerance floors of ``inst``: 1, except for a package
     whose weights are out of band (:attr:`CompiledInstance.scaled_view`), where it is the
     weights' own scale, so a package in units of 1e-12 is checked as strictly as one in 1s.
+    With a ``budget``, the scale of the candidates that fit it
+    (:meth:`CompiledInstance.value_scale_at`): a unit nobody can afford does not loosen it.
     """
-    return 1.0 / inst.scaled_view[1]
+    scale = inst.scaled_view[1] if budget is None else inst.value_scale_at(budget)
+    return 1.0 / scale
 
 
 def gap_text(value: float, gap: float) -> str:
@@ -312,7 +315,7 @@ def run_engine(
     if name not in ENGINES:
         raise UnknownNameError(f"unknown solver {name!r} (known: {', '.join(SOLVER_CHOICES)})")
     t0 = time.perf_counter()
-    view, value_scale, cost_scale = inst.scaled_view
+    view, value_scale, cost_scale = inst.scaled_view_at(budget)
     # Costs near the float maximum (1e308) overflow the bounds' products to inf, which the
     # bounds handle (an infinite term never wins a min); NumPy's warnings about it only
     # cluttered stderr (CLI QA). The certificate rechecks every answer.

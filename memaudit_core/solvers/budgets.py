@@ -277,7 +277,10 @@ def solve_budgets(
     limits = {"time_limit": time_limit, "node_limit": node_limit}
     results: dict[float, SolveResult] = {}
 
-    if solver == "auto":
+    # One frontier serves every budget on one scaled view; budgets whose fitting candidates
+    # need another value scale (CompiledInstance.value_scale_at) are solved one by one.
+    one_scale = len({inst.value_scale_at(b) for b in grid} | {inst.scaled_view[1]}) == 1
+    if solver == "auto" and one_scale:
         t = time.perf_counter()
         view, _, cost_scale = inst.scaled_view
         fr = _frontier(view, budget_with_tolerance(grid[-1] * cost_scale), len(grid))
@@ -510,7 +513,7 @@ def refine_unproven(
                 cross_check=_per_budget_cross(inst, cross_check),
                 incumbent_idx=tuple(old.selected_idx) or None,
             )
-        results[k] = better_of(old, new, value_unit(inst))
+        results[k] = better_of(old, new, value_unit(inst, old.budget))
         refined += 1
     return refined
 
@@ -571,9 +574,9 @@ def lift_store(inst: CompiledInstance, found: SolveResult, into: SolveResult) ->
         selected_idx=idx,
         cost=inst.selection_cost(idx),
         status="limit",
-        gap=relative_gap(value, max(value, into.bound), value_unit(inst)),
+        gap=relative_gap(value, max(value, into.bound), value_unit(inst, into.budget)),
     )
-    return better_of(into, lifted, value_unit(inst))
+    return better_of(into, lifted, value_unit(inst, into.budget))
 
 
 def _best_feasible(

@@ -314,7 +314,7 @@ def _check(
         status=raw.status,
         value=float(raw.value),
         bound=float(raw.bound),
-        gap=relative_gap(float(raw.value), float(raw.bound), value_unit(inst)),
+        gap=relative_gap(float(raw.value), float(raw.bound), value_unit(inst, budget)),
         time_s=t,
         nodes=int(raw.nodes),
         recomputed_value=recomputed,
@@ -569,7 +569,7 @@ def finish(
     first = _check(inst, budget, primary, raw, t1, recomputed)
     _require_feasible(inst, budget, first, raw)
     value = first.recomputed_value
-    unit = value_unit(inst)
+    unit = value_unit(inst, budget)
     checks = [first]
     reasons: list[str] = []
     diffs = [rel_diff(first.value, value, unit)]

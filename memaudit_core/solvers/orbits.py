@@ -509,7 +509,10 @@ class Alignment:
 
 
 def align(
-    inst: CompiledInstance, selected_idx: Sequence[int], reference_idx: Sequence[int]
+    inst: CompiledInstance,
+    selected_idx: Sequence[int],
+    reference_idx: Sequence[int],
+    budget: float | None = None,
 ) -> Alignment:
     """The store equal to ``selected_idx`` up to interchangeable blocks closest to a reference.
 
@@ -518,7 +521,8 @@ def align(
     class keeps F and cost: an optimum stays an optimum. Within each class the configurations
     go to the blocks where the reference store keeps the most of the same candidates (an
     optimal assignment for classes of at most :data:`MAX_ASSIGNMENT_BLOCKS` blocks). F is
-    recomputed; if it differs, ``selected_idx`` is returned unchanged.
+    recomputed; if it differs (within 1e-9 of the larger of F and :func:`value_unit` at
+    ``budget``), ``selected_idx`` is returned unchanged.
 
     Explanations use it so that a store is not said to have "missed" a fact it holds in an
     interchangeable copy (``memaudit_core.analysis.score``).
@@ -567,7 +571,7 @@ def align(
     value, new_value = evaluate(inst, selected), evaluate(inst, aligned)
     # The solvers' rule: within 1e-9 relative to the larger of F and the package's value unit
     # (an absolute floor would accept anything on a package in units of 1e-12).
-    same_value = abs(new_value - value) <= 1e-9 * max(value_unit(inst), abs(value))
+    same_value = abs(new_value - value) <= 1e-9 * max(value_unit(inst, budget), abs(value))
     same_cost = math.isclose(
         inst.selection_cost(aligned), inst.selection_cost(selected), rel_tol=1e-9, abs_tol=0.0
     )
