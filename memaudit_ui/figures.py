@@ -1654,18 +1654,18 @@ def union_curve_lines(
         # are a trace of their own, drawn over the line.
         kept_marker = {"size": 10, "symbol": symbol}
         open_marker = {"size": 8, "symbol": f"{symbol}-open"}
-        if present:
-            # On a projector one legend entry per store (its colour) and one per line style
-            # below: 3 stores x 3 lines took 40% of the figure (QA s18c).
-            fig.add_scatter(
-                x=[None],
-                y=[None],
-                mode="lines+markers",
-                name=name,
-                legendgroup=sid,
-                line={"color": color, "width": 4},
-                marker={"symbol": symbol, "size": 12},
-            )
+        # One legend entry per store (its colour and shape) and one per line style: 3
+        # stores x 3 lines took 40% of a projector's figure (QA s18c), and at 1024 px in
+        # either mode the legend of nine took the plot's width and cut the title.
+        fig.add_scatter(
+            x=[None],
+            y=[None],
+            mode="lines+markers",
+            name=name,
+            legendgroup=sid,
+            line={"color": color, "width": 4},
+            marker={"symbol": symbol, "size": 12},
+        )
         for field, what, line, marker in UNION_LINES:
             if field == "kept_value":
                 marker = kept_marker
@@ -1675,9 +1675,9 @@ def union_curve_lines(
                 x=xs,
                 y=[getattr(r, field) for r in pts],
                 mode="lines+markers" if marker else "lines",
-                name=what if present else f"{name}: {what}",
+                name=what,
                 legendgroup=sid,
-                showlegend=not present,
+                showlegend=False,
                 line={"color": color, **line},
                 marker=marker,
                 hovertemplate=f"budget %{{x}}<br>{what} %{{y:.4g}}<extra>{name}</extra>",
@@ -1706,7 +1706,7 @@ def union_curve_lines(
             marker={"size": 12, "symbol": "x", "color": "#555555"},
             hoverinfo="skip",
         )
-    if present:
+    if rows:
         for _field, what, line, marker in UNION_LINES:
             fig.add_scatter(
                 x=[None],
@@ -1739,30 +1739,24 @@ def union_curve_lines(
         )
     fig.update_xaxes(title_text=f"budget ({cost_unit})")
     fig.update_yaxes(title_text=VALUE_AXIS, rangemode="tozero")
-    if present:
-        # A legend on the right took 40% of a 1024 px projector (projector QA): below the
-        # plot instead, in the rows it needs (about 4 short entries a row), in a figure of a
-        # whole screen's height; the plot gets what title and legend leave.
-        rows = math.ceil(sum(1 for t in fig.data if t.showlegend is not False) / 4)
-        bottom = 100 + 34 * rows
-        fig = base_layout(fig, title, present, height=int(PRESENT_MAX_HEIGHT / 1.35))
-        fig.update_layout(
-            legend={
-                "orientation": "h",
-                "yref": "container",
-                "y": 0,
-                "yanchor": "bottom",
-                "xanchor": "left",
-                "x": 0,
-            },
-            margin={"b": bottom},
-        )
-    else:
-        fig = base_layout(fig, title, present, height=480)
-        fig.update_layout(
-            legend={"orientation": "v", "yanchor": "top", "y": 1, "xanchor": "left", "x": 1.02},
-            margin={"r": 260},
-        )
+    # A legend on the right took 40% of a 1024 px projector (projector QA), and at 1024 px in
+    # normal mode too (speaker QA): below the plot, in the rows it needs (about 4 short entries
+    # a row); the plot gets what title and legend leave.
+    n_rows = math.ceil(sum(1 for t in fig.data if t.showlegend is not False) / 4)
+    bottom = 100 + (34 if present else 28) * n_rows
+    height = int(PRESENT_MAX_HEIGHT / 1.35) if present else 420 + 28 * n_rows
+    fig = base_layout(fig, title, present, height=height)
+    fig.update_layout(
+        legend={
+            "orientation": "h",
+            "yref": "container",
+            "y": 0,
+            "yanchor": "bottom",
+            "xanchor": "left",
+            "x": 0,
+        },
+        margin={"b": bottom},
+    )
     return fig
 
 

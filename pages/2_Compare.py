@@ -41,7 +41,8 @@ st.markdown(
 )
 
 # Two a row on a projector: at 1024 px four labels were cut (projector QA).
-cols = st.columns(4) if not ctx.present else st.columns(2) + st.columns(2)
+# Two a row in both modes: four cut "Cost used (of 20…" at 1024 px with the sidebar open.
+cols = st.columns(2) + st.columns(2)
 cols[0].metric(
     "F (store)", value_text(cv.value, strip=False), help="F of the store as kept at this budget."
 )

@@ -263,9 +263,10 @@ else:
     # ----------------------------------------------------------------------- metrics
     st.subheader(f"Union metrics at budget {ctx.budget:.10g} {unit}")
 
-    # Three a row on a projector (their labels were cut at 1024 px), as on the Overview.
+    # Three a row, as on the Overview: six cut their labels ("Union r…") at 1024 px with the
+    # sidebar open, in either mode (speaker QA).
     def metric_row() -> list:
-        return st.columns(6) if not ctx.present else st.columns(3) + st.columns(3)
+        return st.columns(3) + st.columns(3)
 
     m = metric_row()
     m[0].metric(
@@ -539,7 +540,8 @@ else:
     render.chart(
         figures.union_curve_lines(
             curve,
-            "Kept F(Y') (solid) vs exact upper-pruned bound (dashed) per external store",
+            # Short enough for 1024 px: the longer title was cut (speaker QA).
+            "F(Y') kept, upper-pruned and OPT over P+, per store",
             unit,
             budget=ctx.budget,
             present=ctx.present,

@@ -164,18 +164,21 @@ def test_external_store_curve_legend_has_one_entry_per_store_and_line_style() ->
         for sid, label in stores
         for b in (6.0, 12.0)
     ]
-    fig = figures.union_curve_lines(rows, "t", "words", budget=12, present=True)
-    shown = [t.name for t in fig.data if t.showlegend is not False]
-    assert shown == [
-        "Mem0",
-        "Letta",
-        "A-Mem",
-        "kept",
-        "upper-pruned",
-        "OPT over P+",
-        "OPT (package candidates)",
-    ]
-    assert fig.layout.height <= SCREEN_PX
+    # In both modes (speaker QA, session 36: at 1024 px the nine entries of normal mode took
+    # the plot's width and cut the title).
+    for present in (True, False):
+        fig = figures.union_curve_lines(rows, "t", "words", budget=12, present=present)
+        shown = [t.name for t in fig.data if t.showlegend is not False]
+        assert shown == [
+            "Mem0",
+            "Letta",
+            "A-Mem",
+            "kept",
+            "upper-pruned",
+            "OPT over P+",
+            "OPT (package candidates)",
+        ]
+        assert fig.layout.legend.orientation == "h" and fig.layout.height <= SCREEN_PX
 
 
 def test_presentation_heatmap_sets_unit_ids_upright_with_the_legend_below() -> None:

@@ -93,8 +93,9 @@ def test_union_chart_tells_two_exports_of_one_system_apart() -> None:
         "words",
         budget=6,
     )
-    kept = {t.name: t.line.color for t in fig.data if t.name and t.name.endswith(": kept")}
-    assert set(kept) == {"Mem0 export (mem0-2): kept", "Mem0 export (mem0-3): kept"}
+    # One legend entry per store (speaker QA, session 36: in both modes), named by its id.
+    kept = {t.name: t.line.color for t in fig.data if t.name and t.name.startswith("Mem0")}
+    assert set(kept) == {"Mem0 export (mem0-2)", "Mem0 export (mem0-3)"}
     assert len(set(kept.values())) == 2
     assert [a.text for a in fig.layout.annotations if a.text.startswith("budget")] == [
         "budget 6 words"
