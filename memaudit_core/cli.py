@@ -65,7 +65,30 @@ def _split_names(text: str | None, flag: str) -> list[str]:
     parts = [t.strip() for t in text.split(",")]
     if not all(parts):
         raise MemAuditError(f"{flag}: empty item in {text!r}; names are separated by single commas")
+    _note_repeats(parts, flag)
     return list(dict.fromkeys(parts))
+
+
+def _note_repeats(items: Sequence[Any], flag: str) -> None:
+    """Say on stderr which items a list gives twice: they run once (researcher QA: "3,3" and
+    "gvt,gvt" were merged without a word)."""
+    seen: set[Any] = set()
+    twice = [x for x in items if x in seen or seen.add(x)]
+    if twice:
+        shown = ", ".join(
+            dict.fromkeys(f"{x:g}" if isinstance(x, float) else str(x) for x in twice)
+        )
+        print(
+            f"memaudit: note: {flag} gives {shown} more than once; each runs once", file=sys.stderr
+        )
+
+
+def _budget_list(text: str) -> list[float]:
+    """``--budgets`` of sweep and audit (repeats noted; they run once)."""
+    budgets = parse_number_list(text)  # refuses bad items first; gives each budget once
+    if len(budgets) > 1 or "," in text:
+        _note_repeats([b for part in text.split(",") for b in parse_number_list(part)], "--budgets")
+    return budgets
 
 
 class Progress:
@@ -1000,7 +1023,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise MemAuditError("sweep: give one or more package files, or --family NAME --seeds A-B")
     packages = [_load(p) for p in args.packages]
     if args.budgets is not None:  # '' is an empty list, refused, not "the default"
-        budgets = parse_number_list(args.budgets)
+        budgets = _budget_list(args.budgets)
     else:
         # Each package at its own grid, as a folder sweep does (QA: every package was swept
         # at the union of all the packages' grids).
@@ -1571,7 +1594,7 @@ def cli_sweep_suite(args: Any) -> int:
     from .suites import SuiteRow, sweep_suite
 
     check_suite_arguments(args)
-    budgets = parse_number_list(args.budgets) if args.budgets is not None else None
+    budgets = _budget_list(args.budgets) if args.budgets is not None else None
     writers = _split_names(args.writers, "--writers") if args.writers is not None else None
     stores, ablations = (
         _split_names(args.stores, "--stores"),
@@ -1690,7 +1713,7 @@ def cli_audit(args: Any) -> int:
 
     check_suite_arguments(args)
     rep = audit(
-        budgets=parse_number_list(args.budgets) if args.budgets is not None else None,
+        budgets=_budget_list(args.budgets) if args.budgets is not None else None,
         pools=_split_names(args.pools, "--pools"),
         time_limit=args.time_limit,
         **_suite_run_options(args, "audit"),

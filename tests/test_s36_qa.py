@@ -489,3 +489,15 @@ def test_artifact_messages_use_json_type_names(tmp_path):
     (folder / "experiences.jsonl").write_bytes(text.encode("utf-16"))
     with pytest.raises(MemAuditError, match="looks like UTF-16 text"):
         artifact.load_artifact_package(folder)
+
+
+def test_repeated_budgets_and_names_are_said_not_merged_silently():
+    rc, _, err = run_cli(
+        "sweep", str(SAMPLES / "update_chain.json"), "--budgets", "3,3,1:4",
+        "--writers", "gvt,gvt", "--quiet",
+    )  # fmt: skip
+    assert rc == 0
+    assert "--budgets gives 3 more than once; each runs once" in err
+    assert "--writers gives gvt more than once; each runs once" in err
+    rc, _, err = run_cli("sweep", str(SAMPLES / "update_chain.json"), "--budgets", "1:4", "--quiet")
+    assert rc == 0 and "more than once" not in err
