@@ -402,9 +402,10 @@ def ablation_curve(
     pool, name, removed, absent = ablation_pool(inst, removed_types, preset)
     notes: list[str] = []
     if absent:
+        one = len(absent) == 1
         notes.append(
-            f"The package holds no candidate of type {', '.join(absent)}: removing it changes "
-            "nothing."
+            f"The package holds no candidate of type{'' if one else 's'} {', '.join(absent)}: "
+            f"removing {'it' if one else 'them'} changes nothing."
         )
     n_removed = inst.n_candidates - pool.n_candidates
     if n_removed == 0:
@@ -833,7 +834,8 @@ class CapacityPoint:
     (``optimal``, ``limit``), proven bound and wall time. ``cross_checked`` is True when two
     engines both proved optimality; ``agree`` is False when the engines contradict each other
     (two optima more than 1e-9 relative apart, or a limited engine whose incumbent exceeds
-    the optimum or whose bound falls below it) and None when only one engine ran. ``gain =
+    the optimum or whose bound falls below it, or, with no proof, one incumbent above another
+    engine's bound) and None when only one engine ran or none proved anything. ``gain =
     opt_k / opt_1`` is None when OPT(1) is 0. ``multi_groups`` counts groups holding more
     than one candidate in the k-store.
     """
@@ -858,12 +860,18 @@ class CapacityPoint:
         """'OPT' when proven, else 'incumbent'."""
         return "OPT" if self.proven else "incumbent"
 
+    @property
+    def label_1(self) -> str:
+        """``opt_1``'s: 'OPT' when certified, else 'incumbent' (a limited solve at k = 1)."""
+        return "OPT" if self.certified_1 else "incumbent"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "budget": self.budget,
             "opt_1": self.opt_1,
             "opt_k": self.opt_k,
             "label": self.label,
+            "label_1": self.label_1,
             "gain": self.gain,
             "certified_1": self.certified_1,
             "engine_values": dict(self.engine_values),
@@ -1012,7 +1020,9 @@ def capacity_sensitivity(
             proven = bool(optimal)
             agree: bool | None = None
             if len(runs) >= 2:
-                agree = True
+                # "yes" needs a proof to agree with (app QA: two limited runs, 223.4 and 228.9,
+                # read "engines agree: yes"); without one, only a contradiction is news.
+                agree = True if optimal else None
                 if len(optimal) >= 2 and not all(_close(r[1], optimal[0][1]) for r in optimal):
                     agree = False
                 if optimal:
@@ -1022,6 +1032,8 @@ def capacity_sensitivity(
                             1.0, opt_val
                         ):
                             agree = False
+                elif any(a[1] > b[3] + 1e-9 * max(1.0, abs(b[3])) for a in runs for b in runs):
+                    agree = False  # an incumbent above another engine's proven bound
                 if agree is False:
                     notes.append(
                         f"DISAGREEMENT at budget {budget:.10g}: "

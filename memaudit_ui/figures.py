@@ -1991,20 +1991,33 @@ def capacity_chart(
     """
     pts = capacity.points
     fig = go.Figure()
+    # Each curve says "incumbent" when any of its points is unproven, and those points are
+    # hollow (app QA: limited k = 1 solves were drawn and named as OPT).
+    open_1 = not all(p.certified_1 for p in pts)
+    open_k = not all(p.proven for p in pts)
+    what_1, what_k = ("OPT or incumbent" if o else "OPT" for o in (open_1, open_k))
+    opt_color = COLORS["opt"]
     fig.add_scatter(
         x=[p.budget for p in pts],
         y=[p.opt_1 for p in pts],
         mode="lines+markers",
-        name="OPT, one per group (k = 1)",
-        line={"color": COLORS["opt"], "width": 4},
-        marker={"size": 10},
+        name=f"{what_1}, one per group (k = 1)",
+        line={"color": opt_color, "width": 4},
+        marker={
+            "size": 10,
+            "symbol": ["circle" if p.certified_1 else "circle-open" for p in pts],
+            "color": [opt_color if p.certified_1 else "white" for p in pts],
+            "line": {"color": opt_color, "width": 2},
+        },
+        customdata=[[p.label_1] for p in pts],
+        hovertemplate="B = %{x:~g}<br>%{customdata[0]} (k = 1) = %{y:.4g}<extra></extra>",
     )
     color = COLORS["writer"]
     fig.add_scatter(
         x=[p.budget for p in pts],
         y=[p.opt_k for p in pts],
         mode="lines+markers",
-        name=f"OPT, up to {capacity.k} per group (k = {capacity.k})",
+        name=f"{what_k}, up to {capacity.k} per group (k = {capacity.k})",
         line={"color": color, "width": 3, "dash": "dash"},
         marker={
             "size": 11,
@@ -2017,7 +2030,14 @@ def capacity_chart(
         "%{customdata[0]}<extra></extra>",
     )
     fig.update_xaxes(title_text=f"budget B ({cost_unit})")
-    fig.update_yaxes(title_text="OPT = max F (weighted evidence value)", rangemode="tozero")
+    if open_1 or open_k:
+        _hollow_legend(fig, "not proven (a limit stopped the engines): incumbent")
+    fig.update_yaxes(
+        title_text="OPT = max F (weighted evidence value)"
+        if not (open_1 or open_k)
+        else "OPT or incumbent (weighted evidence value)",
+        rangemode="tozero",
+    )
     base_layout(fig, _plain(title), present, height=420)
     _legend_below(fig, present)
     return fig

@@ -91,10 +91,9 @@ else:
     for curve in curves:
         for note in curve.notes:
             st.info(f"{curve.pool}: {md_escape(note)}")
-    if ctx.present:  # one chart per row, full width
-        left = right = st.container()
-    else:
-        left, right = st.columns(2)
+    # One chart per row, full width, in both modes: in two columns at 1024 px with the
+    # sidebar open each was 274 px wide and its title was cut (app QA).
+    left = right = st.container()
     with left:
         render.chart(
             figures.ablation_value_chart(
@@ -256,12 +255,15 @@ with tab_cap:
             "abl_cap_chart",
             f"{pkg.id}-capacity-k{k}",
         )
+        # "OPT(k=1)" only when every k = 1 solve was proven (app QA: limited ones read as OPT).
+        head_1 = "OPT(k=1)" if all(p.certified_1 for p in cap.points) else "value (k=1)"
         render.table(
             pd.DataFrame(
                 [
                     {
                         "budget": p.budget,
-                        "OPT(k=1)": p.opt_1,
+                        head_1: p.opt_1,
+                        "label (k=1)": p.label_1,
                         f"value (k={k})": p.opt_k,
                         "label": p.label,
                         "OPT(k)/OPT(1)": fmt(p.gain),
@@ -270,7 +272,7 @@ with tab_cap:
                             f"{e} {v:.6g} ({s})"
                             for (e, v), (_, s) in zip(p.engine_values, p.engine_status, strict=True)
                         ),
-                        "engines agree": {True: "yes", False: "NO", None: "n/a"}[p.agree],
+                        "engines agree": {True: "yes", False: "NO", None: "not checked"}[p.agree],
                     }
                     for p in cap.points
                 ]
@@ -279,7 +281,7 @@ with tab_cap:
             f"{pkg.id}-capacity-k{k}",
             column_config={
                 "budget": number(f"budget ({unit})", format="%g"),
-                "OPT(k=1)": number(format="%.4f"),
+                head_1: number(format="%.4f"),
                 f"value (k={k})": number(format="%.4f"),
             },
         )

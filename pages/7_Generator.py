@@ -47,6 +47,8 @@ def _remember(*keys: str) -> None:
 # started on memaudit-small, seed 0, whatever the link said).
 # Its parameters too, as the package records them (QA: a link with n_experiences=20 showed
 # the default 50, and Preview built another package than the one open).
+#: The largest seed the form holds: a browser's number box is exact up to 2^53 - 1.
+MAX_FORM_SEED = 2**53 - 1
 linked_family, linked_seed, linked_params = names[0], 0, {}
 if ctx.package_key.startswith("gen:"):
     _name, _, _tail = ctx.package_key.removeprefix("gen:").partition(":")
@@ -54,6 +56,15 @@ if ctx.package_key.startswith("gen:"):
     if _name in FAMILIES:
         linked_family = _name
         linked_seed = int(_seed_text) if _seed_text.isdigit() else 0
+        if linked_seed > MAX_FORM_SEED:
+            # App QA: a seed of 3,000,000,000 (the CLI takes any) became 0 in the form without
+            # a word, and Preview built another package.
+            st.warning(
+                f"The open package's seed ({linked_seed}) is larger than this form can hold "
+                f"({MAX_FORM_SEED}); the form starts at seed 0. The package itself stays open; "
+                "`memaudit generate` takes any seed."
+            )
+            linked_seed = 0
         _meta = ctx.package.meta
         if _meta.get("generator") == _name and isinstance(_meta.get("params"), dict):
             linked_params = _meta["params"]
@@ -120,7 +131,7 @@ with st.form(f"gen_form_{family}"):
                     st.number_input(
                         "Seed",
                         min_value=0,
-                        max_value=2**31 - 1,
+                        max_value=MAX_FORM_SEED,
                         step=1,
                         key=seed_key,
                         disabled=not fam.seeded,

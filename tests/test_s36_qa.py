@@ -501,3 +501,55 @@ def test_repeated_budgets_and_names_are_said_not_merged_silently():
     assert "--writers gives gvt more than once; each runs once" in err
     rc, _, err = run_cli("sweep", str(SAMPLES / "update_chain.json"), "--budgets", "1:4", "--quiet")
     assert rc == 0 and "more than once" not in err
+
+
+# --------------------------------------------------------------------------- ablations, generator
+
+
+def test_capacity_runs_stopped_by_limits_are_neither_opt_nor_in_agreement():
+    """Two limited engines (223.4 and 228.9 on the app) read "engines agree: yes", and the
+    limited k = 1 values were drawn and headed as OPT."""
+    from memaudit_core.generators import generate
+    from memaudit_core.robustness import capacity_sensitivity
+    from memaudit_ui import figures
+
+    pkg = generate("random_coverage", seed=0, n_groups=150)
+    cap = capacity_sensitivity(pkg, [60.0], k=2, time_limit=0.05)
+    (point,) = cap.points
+    assert dict(point.engine_status) == {"bnb": "limit", "milp": "limit"}
+    assert point.agree is None and not point.proven
+    assert not point.certified_1 and point.label_1 == "incumbent"
+    assert point.to_dict()["label_1"] == "incumbent"
+    fig = figures.capacity_chart(cap, "t", "units")
+    k1 = fig.data[0]
+    assert k1.name.startswith("OPT or incumbent, one per group")
+    assert list(k1.marker.symbol) == ["circle-open"]
+    assert fig.layout.yaxis.title.text.startswith("OPT or incumbent")
+
+
+def test_random_coverage_refuses_a_max_cover_it_would_cut():
+    from memaudit_core.generators import generate
+
+    with pytest.raises(MemAuditError, match=r"random_coverage: max_cover \(1000\) exceeds"):
+        generate("random_coverage", max_cover=1000)
+    # The default 12 is still cut for a package of fewer units (4 here).
+    pkg = generate("random_coverage", n_groups=2)
+    assert max(len(c.coverage) for c in pkg.candidates) <= 4
+    assert pkg.meta["params"]["max_cover"] == 12
+
+
+def test_the_generator_form_says_when_a_linked_seed_does_not_fit():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["package"] = "gen:memaudit-small:3000000000"  # the CLI takes it
+    at.run()
+    at.switch_page("pages/7_Generator.py").run()
+    assert not at.exception
+    assert at.number_input(key="gen_memaudit-small_seed").value == 3000000000
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["package"] = "gen:memaudit-small:" + str(2**60)
+    at.run()
+    at.switch_page("pages/7_Generator.py").run()
+    assert not at.exception
+    assert any("larger than this form can hold" in w.value for w in at.warning)

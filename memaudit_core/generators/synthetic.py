@@ -41,27 +41,34 @@ def random_coverage(
     """
     from ..errors import MemAuditError
 
+    name = "random_coverage"  # messages start with the family, as the other families' do
     if n_groups < 1 or candidates_per_group < 1 or units_per_group < 1:
-        raise MemAuditError("n_groups, candidates_per_group and units_per_group must be >= 1")
-    if not 1 <= min_cover <= max_cover:
-        raise MemAuditError("need 1 <= min_cover <= max_cover")
-    if min_cover > units_per_group * n_groups:
         raise MemAuditError(
-            f"min_cover ({min_cover}) exceeds the number of units "
-            f"(n_groups x units_per_group = {units_per_group * n_groups})"
+            f"{name}: n_groups, candidates_per_group and units_per_group must be >= 1"
         )
+    if not 1 <= min_cover <= max_cover:
+        raise MemAuditError(f"{name}: need 1 <= min_cover <= max_cover")
+    for what, value, default in (("min_cover", min_cover, None), ("max_cover", max_cover, 12)):
+        # App QA: max_cover=1000 was cut to the 100 units without a word, and the package's
+        # meta recorded 1000. The default 12 is still cut for a smaller package (its help
+        # says so), so that default packages keep their content.
+        if value > units_per_group * n_groups and value != default:
+            raise MemAuditError(
+                f"{name}: {what} ({value}) exceeds the number of units "
+                f"(n_groups x units_per_group = {units_per_group * n_groups})"
+            )
     if not 0 < cost_low <= cost_high <= MAX_COST:
-        raise MemAuditError(f"need 0 < cost_low <= cost_high <= {MAX_COST:g}")
+        raise MemAuditError(f"{name}: need 0 < cost_low <= cost_high <= {MAX_COST:g}")
     if not (math.isfinite(budget_fraction) and budget_fraction >= 0):
         raise MemAuditError(
-            f"budget_fraction must be a finite number >= 0, got {budget_fraction!r}"
+            f"{name}: budget_fraction must be a finite number >= 0, got {budget_fraction!r}"
         )
     # Integer costs are rounded into the integers of [cost_low, cost_high] (library QA: a
     # range of [0.2, 0.4] became costs of 1, outside the range its meta records).
     int_low, int_high = max(1, math.ceil(cost_low)), math.floor(cost_high)
     if integer_costs and int_low > int_high:
         raise MemAuditError(
-            f"integer_costs needs an integer of at least 1 in [cost_low, cost_high], got "
+            f"{name}: integer_costs needs an integer of at least 1 in [cost_low, cost_high], got "
             f"[{cost_low:g}, {cost_high:g}]"
         )
     rng = np.random.default_rng(seed)
@@ -78,7 +85,7 @@ def random_coverage(
         experiences.append({"id": f"g{g:04d}", "time": g})
         for k in range(candidates_per_group):
             n_cov = int(rng.integers(min_cover, min(max_cover, n_units) + 1))
-            cols = rng.choice(n_units, size=min(n_cov, n_units), replace=False)
+            cols = rng.choice(n_units, size=n_cov, replace=False)
             vals = rng.uniform(0.1, 1.0, size=cols.size)
             cost = float(rng.uniform(cost_low, cost_high))
             cost = (
@@ -143,7 +150,7 @@ FAMILY_RECORDS = [
             "candidates_per_group": "candidates per group",
             "units_per_group": "evidence units per group",
             "min_cover": "fewest units a candidate covers",
-            "max_cover": "most units a candidate covers",
+            "max_cover": "most units a candidate covers (the default 12: at most the units)",
             "cost_low": "lowest cost",
             "cost_high": "highest cost",
             "budget_fraction": "default budget as a fraction of groups x mean cost",
