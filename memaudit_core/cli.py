@@ -1274,7 +1274,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     from .results import read_result
     from .solvers import SolveResult
     from .suites import SweepSuiteResult
-    from .union import UnionScore
+    from .union import UnionReport, UnionScore
 
     res = read_result(args.result)
     # Only solve and score results print a unit: a saved sweep (megabytes) is not read twice.
@@ -1300,6 +1300,9 @@ def cmd_show(args: argparse.Namespace) -> int:
         human = _evaluation_human(res, unit)
     elif isinstance(res, AuditReport):
         human = _audit_human(res, saved_in=str(args.result))
+    elif isinstance(res, UnionReport):
+        # A saved ma.union_report(...).to_dict() (docs QA: read_result took it, show refused).
+        human = _union_human(res)
     elif isinstance(res, UnionScore):
         evaluation = res.evaluation
         if res.union is not None:  # its notes are the union report's (as ``score`` prints)
@@ -1314,7 +1317,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         raise MemAuditError(
             f"show: {args.result} holds {'an' if res.RESULT_KIND[:1] in 'aeio' else 'a'} "
             f"{res.RESULT_KIND!r} result; show prints saved "
-            "solve, score, sweep and audit results"
+            "solve, score, union report, sweep and audit results"
         )
     # --json: the result again, checked and in this version's shape.
     _emit(res.to_dict(), args.json, human)

@@ -147,8 +147,9 @@ def parse_family_spec(
 def _expand_path(text: str, _visiting: tuple[Path, ...] = ()) -> list[PackageSource]:
     if text == "-":
         raise MemAuditError(
-            "-: a sweep or audit over several packages reads them from files, not from stdin; "
-            "save the package to a file (a single package's sweep, solve or score reads -)"
+            "-: audit, and a sweep with --family, folders, --out or --workers, read their "
+            "packages from files, not from stdin; save the package to a file (solve, score and "
+            "a sweep of package files read -)"
         )
     path = Path(text).expanduser()
     try:

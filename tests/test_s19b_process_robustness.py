@@ -459,7 +459,7 @@ def test_a_package_on_stdin(monkeypatch, capsys):
     assert main(["validate", "-"]) == 2
     assert capsys.readouterr().err.startswith("<stdin>: $: the file is empty")
     assert main(["audit", "-", "--quiet"]) == 2
-    assert "reads them from files, not from stdin" in capsys.readouterr().err
+    assert "read their packages from files, not from stdin" in capsys.readouterr().err
 
 
 # --------------------------------------------------------------------------- workers

@@ -483,12 +483,13 @@ def test_show_prints_a_saved_solve_or_score_as_its_command_printed_it(capsys, tm
 
 
 def test_show_refuses_what_it_cannot_render_with_the_located_error(capsys, saved, tmp_path):
-    # A union report alone (the part of a union score) is a result show does not print.
+    # A union report alone (the part of a union score) is printed as score prints that part
+    # (docs QA, session 36: read_result took it and show refused it).
     report = tmp_path / "union_report.json"
     report.write_text(json.dumps(json.loads(saved["union"].read_text())["union"]))
-    assert main(["show", str(report)]) == 2
-    err = capsys.readouterr().err
-    assert f"show: {report} holds a 'union_report' result; show prints saved solve" in err
+    assert main(["show", str(report)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("union metrics for ") and "union ratio" in out
 
     bad = edited(tmp_path, saved["sweep"], lambda d: d["summary"][1].update(mean_ratio=[1]))
     assert main(["show", str(bad)]) == 2

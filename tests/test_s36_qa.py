@@ -553,3 +553,12 @@ def test_the_generator_form_says_when_a_linked_seed_does_not_fit():
     at.switch_page("pages/7_Generator.py").run()
     assert not at.exception
     assert any("larger than this form can hold" in w.value for w in at.warning)
+
+
+def test_audit_from_stdin_says_which_runs_need_files(monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO((SAMPLES / "update_chain.json").read_text()))
+    rc, _, err = run_cli("audit", "-", "--budgets", "6")
+    assert rc == 2 and "audit, and a sweep with --family, folders, --out or --workers" in err
+    assert "several packages" not in err
