@@ -19,6 +19,7 @@ import os
 import re
 import sys
 import time
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -72,12 +73,9 @@ def _split_names(text: str | None, flag: str) -> list[str]:
 def _note_repeats(items: Sequence[Any], flag: str) -> None:
     """Say on stderr which items a list gives twice: they run once (researcher QA: "3,3" and
     "gvt,gvt" were merged without a word)."""
-    seen: set[Any] = set()
-    twice = [x for x in items if x in seen or seen.add(x)]
+    twice = [x for x, n in Counter(items).items() if n > 1]
     if twice:
-        shown = ", ".join(
-            dict.fromkeys(f"{x:g}" if isinstance(x, float) else str(x) for x in twice)
-        )
+        shown = ", ".join(f"{x:g}" if isinstance(x, float) else str(x) for x in twice)
         print(
             f"memaudit: note: {flag} gives {shown} more than once; each runs once", file=sys.stderr
         )
@@ -86,8 +84,7 @@ def _note_repeats(items: Sequence[Any], flag: str) -> None:
 def _budget_list(text: str) -> list[float]:
     """``--budgets`` of sweep and audit (repeats noted; they run once)."""
     budgets = parse_number_list(text)  # refuses bad items first; gives each budget once
-    if len(budgets) > 1 or "," in text:
-        _note_repeats([b for part in text.split(",") for b in parse_number_list(part)], "--budgets")
+    _note_repeats([b for part in text.split(",") for b in parse_number_list(part)], "--budgets")
     return budgets
 
 

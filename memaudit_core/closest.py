@@ -281,12 +281,8 @@ class _Mover:
         taken = 0
         for k in np.lexsort((o_pos, s_pos)).tolist():
             s, o = int(ins[s_pos[k]]), int(outs[o_pos[k]])
-            g = int(group[s])
-            if (
-                o in self.current
-                and not any(int(group[c]) == g for c in self.current)
-                and self._try(o, s)
-            ):
+            # s's experience still open (an earlier exchange this round may have filled it).
+            if o in self.current and self.group_count[group[s]] == 0 and self._try(o, s):
                 taken += 1
         return taken
 

@@ -422,8 +422,6 @@ class Journal:
         self.path = None if out is None else out / JOURNAL
         self.done: dict[str, dict[str, Any]] = {}
         self.discarded = 0
-        #: Keys of failed tasks in the journal, which run again.
-        self.retried: set[str] = set()
         self._fh = None
         header = {"t": "header", "suite": suite, "version": JOURNAL_VERSION, "config": config}
         if self.path is None:
@@ -498,7 +496,6 @@ class Journal:
                     # A failed task runs again on resume (researcher QA: a writer's timeout or
                     # a since-fixed plugin bug was reused for ever, unless --fresh).
                     self.done.pop(rec["key"], None)
-                    self.retried.add(rec["key"])
                 else:
                     self.done[rec["key"]] = rec["result"]
             good_end = pos
@@ -1364,7 +1361,7 @@ def sweep_figure(result: SweepSuiteResult) -> Any:
                 "arrayminus": [0.0 if s.ci_low is None else s.mean_ratio - s.ci_low for s in pts],
             },
         )
-    top = max([1.0, *(s.ci_high or s.mean_ratio for s in drawn), *(s.mean_ratio for s in drawn)])
+    top = max([1.0, *(max(s.mean_ratio, s.ci_high or 0.0) for s in drawn)])
     fig.add_hline(y=1.0, line_dash="dash", annotation_text="OPT = 1", annotation_position="left")
     methods_drawn = sorted({s.method for s in drawn}, key=list(result.methods).index)
     what = (

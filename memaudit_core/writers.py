@@ -1846,13 +1846,11 @@ def run_writers(
     by_scale: dict[float, list[int]] = {}
     for k, b in enumerate(checked):
         by_scale.setdefault(inst.value_scale_at(b), []).append(k)
-    if len(by_scale) == 1:
+    if len(by_scale) <= 1:
         view, _, cost_scale = inst.scaled_view_at(checked[0]) if checked else inst.scaled_view
         return _run_writers_on(infos, inst, checked, view, cost_scale, package, timeout)
-    out: dict[str, list[WriterResult | WriterError]] = {i.name: [] for i in infos}
-    slots: dict[str, list[WriterResult | WriterError | None]] = {
-        i.name: [None] * len(checked) for i in infos
-    }
+    # Budgets of one scale together, then each result back at its budget's position.
+    slots: dict[str, list[Any]] = {i.name: [None] * len(checked) for i in infos}
     for positions in by_scale.values():
         part = [checked[k] for k in positions]
         view, _, cost_scale = inst.scaled_view_at(part[0])
@@ -1860,9 +1858,7 @@ def run_writers(
         for name, results in done.items():
             for k, res in zip(positions, results, strict=True):
                 slots[name][k] = res
-    for name, results in slots.items():
-        out[name] = [r for r in results if r is not None]
-    return out
+    return slots
 
 
 def _run_writers_on(
