@@ -130,8 +130,9 @@ if not report.applicable("milp"):
     st.info(f"HiGHS MILP: {curves.MILP_NA}. Budgets are certified by branch-and-bound alone.")
 n = len(report.rows)
 
-# Two a row on a projector: at 1024 px four labels were cut (projector QA).
-m = st.columns(4) if not ctx.present else st.columns(2) + st.columns(2)
+# Two a row in both modes: at 1024 px with the sidebar open four labels were cut
+# ("Budgets cross-c…", projector QA and speaker QA).
+m = st.columns(2) + st.columns(2)
 m[0].metric(
     f"Budgets {report.verdict_name}",
     f"{report.n_certified} / {n}",
