@@ -20,7 +20,27 @@ The names most scripts need are importable from here (each loads its module on f
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the lazy names below, for type checkers and IDEs (library QA: seen as Any)
+    from .analysis import StoreEvaluation, SweepResult, score, score_selection, sweep  # noqa: F401
+    from .compiled import CompiledInstance, compile_package  # noqa: F401
+    from .curves import budget_curve  # noqa: F401
+    from .errors import MemAuditError, PackageError, ResultError, WriterError  # noqa: F401
+    from .explain import compare_view, evidence_view  # noqa: F401
+    from .generators import FAMILIES, generate  # noqa: F401
+    from .importers import load_external_store  # noqa: F401
+    from .package import ExternalMemory, Package, Store, load_package, parse_package  # noqa: F401
+    from .results import read_result  # noqa: F401
+    from .solvers import SolveResult, solve, solve_budgets  # noqa: F401
+    from .union import UnionScore, union_report, with_store  # noqa: F401
+    from .writers import (  # noqa: F401
+        WRITERS,
+        WriterInfo,
+        register_writer,
+        run_writer,
+        unregister_writer,
+    )
 
 __version__ = "0.1.0"
 
@@ -52,6 +72,7 @@ _EXPORTS = {
     "FAMILIES": "generators",
     "run_writer": "writers",
     "register_writer": "writers",
+    "unregister_writer": "writers",
     "WriterInfo": "writers",
     "WRITERS": "writers",
     "MemAuditError": "errors",

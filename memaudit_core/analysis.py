@@ -306,7 +306,48 @@ class StoreEvaluation:
         :func:`memaudit_core.read_result`); a located ``ResultError`` on bad input."""
         from .results import from_fields
 
-        return from_fields(cls, data, path, kind=cls.RESULT_KIND)
+        res = from_fields(cls, data, path, kind=cls.RESULT_KIND)
+        res._check_consistent(path)
+        return res
+
+    def _check_consistent(self, path: str) -> None:
+        """Refuse a read-back evaluation whose numbers contradict its optimum (library QA: a
+        value of 0.1 was read beside a ratio text of 0.730, an opt_value of 1 beside an
+        optimum of 7.735)."""
+        from .errors import ResultError
+
+        if not (math.isfinite(self.value) and self.value >= 0):
+            raise ResultError(
+                f"{path}.value", "wrong value", "F is a finite number >= 0", self.value
+            )
+        expected = {
+            "opt_value": self.opt.value,
+            "opt_certified": self.opt.certified,
+            "opt_label": self.opt.label,
+            "budget": self.opt.budget,
+            "ratio": _ratio(self.value, self.opt.value),
+        }
+        for name, want in expected.items():
+            got = getattr(self, name)
+            same = (
+                got == want
+                if not isinstance(want, float) or got is None
+                else math.isclose(got, want, rel_tol=1e-12, abs_tol=0.0)
+            )
+            if not same:
+                raise ResultError(
+                    f"{path}.{name}",
+                    "inconsistent",
+                    f"does not match the optimum it is scored against (expected {want!r})",
+                    got,
+                )
+        if self.ratio_text != ratio_text(self.ratio):
+            raise ResultError(
+                f"{path}.ratio_text",
+                "inconsistent",
+                f"does not match the ratio (expected {ratio_text(self.ratio)!r})",
+                self.ratio_text,
+            )
 
 
 @dataclass(frozen=True)
@@ -1278,6 +1319,9 @@ def score_selection(
     from .union import unique_store_id, with_store
 
     check_package(package, "score_selection()")
+    # Library QA: strict="no" acted as True; label=None was reported as a store id of null.
+    check_type(strict, bool | np.bool_, "score_selection(strict=)", "True or False")
+    check_type(label, str, "score_selection(label=)", "a string naming the selection")
     ids = check_names(candidate_ids, "candidate_ids")
     store_id = unique_store_id(package, label)
     scored = with_store(package, Store(store_id, label=label, select=tuple(ids)))
@@ -1760,6 +1804,8 @@ def sweep(
     elif isinstance(packages, str | bytes | dict) or not hasattr(packages, "__iter__"):
         raise MemAuditError(f"sweep(): expected a list of Packages, got {type(packages).__name__}")
     packages = list(packages)
+    if not packages:  # library QA: an empty result with n = 0 and no word
+        raise MemAuditError("sweep(): no packages given")
     for pkg in packages:
         check_package(pkg, "sweep()")
     # Each method once (library QA: ["density", "density"] gave two summary rows with n = 2

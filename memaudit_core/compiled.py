@@ -165,6 +165,16 @@ class CompiledInstance:
         # optimum (library QA). The sparse matrix's arrays are read-only like the others.
         _freeze_sparse(self.coverage)
 
+    def __setstate__(self, state: dict[str, object]) -> None:
+        # Unpickled (every spawn worker) or deep-copied arrays come back writeable; an edit
+        # then met results cached for the unchanged content hash (library QA).
+        self.__dict__.update(state)
+        for value in state.values():
+            if isinstance(value, np.ndarray):
+                value.setflags(write=False)
+            elif sp.issparse(value):
+                _freeze_sparse(value)
+
     # ------------------------------------------------------------------ sizes and lookups
     @property
     def n_candidates(self) -> int:
@@ -469,6 +479,24 @@ def _arrival_key(time: float, exp_id: str) -> tuple[float, str]:
     return (time, exp_id)
 
 
+def _check_external(package: Package, external: Store) -> None:
+    """Refuse an ``external=`` store whose memories the package's validation has not seen
+    (library QA: a memory of an unknown unit raised KeyError, a cost of 0 or a coverage of 7
+    was solved and labelled OPT, a select-only store was ignored)."""
+    check_type(external, Store, "compile_package(external=)", "a Store")
+    if external.select and not external.memories:
+        raise MemAuditError(
+            f"compile_package(external=): store {external.id!r} selects package candidates "
+            "and has no memories of its own; score it with score() or score_selection()"
+        )
+    validated = {id(m) for s in package.stores for m in s.memories}
+    if all(id(m) in validated for m in external.memories):
+        return
+    from .union import with_store
+
+    with_store(package, external)  # raises PackageError naming each memory's rule
+
+
 def compile_package(
     package: Package,
     *,
@@ -482,7 +510,9 @@ def compile_package(
     package : Package
     external : Store, optional
         A store with external memories; each memory becomes a candidate in its own singleton
-        group (group id ``"<store id>/<memory id>"``) placed after the package's groups.
+        group (group id ``"<store id>/<memory id>"``) placed after the package's groups. A
+        store that is not one of the package's is validated against it first (as
+        :func:`~memaudit_core.union.with_store` does).
     include_package_candidates : bool
         False compiles only the external memories (for the upper-pruned bound over the store).
     """
@@ -492,6 +522,8 @@ def compile_package(
         "compile_package()",
         "a Package (load_package(path) or parse_package(dict))",
     )
+    if external is not None:
+        _check_external(package, external)
     weights = package.unit_weights()
     unit_ids = tuple(u.id for u in package.units)
     unit_pos = {u: i for i, u in enumerate(unit_ids)}

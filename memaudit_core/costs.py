@@ -30,10 +30,12 @@ Examples
 5.0
 >>> cost_of("héllo", "utf8_bytes"), cost_of("héllo", "bytes_overhead")
 (6.0, 9.0)
->>> cost_of("", "words")
-Traceback (most recent call last):
-...
-memaudit_core.errors.EmptyTextError: an empty (or whitespace-only) text has no cost: ...
+>>> from memaudit_core.errors import EmptyTextError
+>>> try:
+...     cost_of("", "words")
+... except EmptyTextError as exc:
+...     print(exc)
+an empty (or whitespace-only) text has no cost: every memory must hold some text
 """
 
 from __future__ import annotations

@@ -119,7 +119,11 @@ def resolve_methods(
     ablations = check_names(ablations, "ablations")
     for raw in methods:
         kind, sep, name = str(raw).partition(":")
-        if not sep:
+        if raw in WRITERS and kind not in ("writer", "store"):
+            # A writer whose own name has a colon (a plugin's "module:function"; library QA:
+            # refused as a malformed method key).
+            kind, name = "writer", raw
+        elif not sep:
             name = kind
             if name in WRITERS:
                 kind = "writer"

@@ -10,6 +10,7 @@ import math
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 
 class MemAuditError(Exception):
@@ -192,6 +193,39 @@ def check_names(names: object, what: str) -> list[str]:
     if not hasattr(names, "__iter__"):
         raise MemAuditError(f"{what} must be a list of names, got {names!r}")
     return list(names)
+
+
+def file_name_text(source: str) -> str:
+    """``source`` as a message names a file: cut past 200 characters (library QA: a JSON text
+    passed where a path was expected was repeated whole as the file name).
+
+    >>> file_name_text("x" * 300)
+    'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... (300 characters)'
+    """
+    if not source.strip():
+        return repr(source)
+    return source if len(source) <= 200 else f"{source[:72]}... ({len(source):,} characters)"
+
+
+def probe_path(source: str | Path) -> tuple[bool, bool, str | None]:
+    """(exists, is a folder, why it cannot be looked up or None) for a path from a user.
+
+    ``Path.exists`` raises for a name the file system refuses (too long): library QA found
+    ``read_result`` and the importers raising a bare OSError. A name that looks like JSON
+    text gets a hint, since that is the usual slip.
+    """
+    if not str(source).strip():
+        # Path("") is the working folder (library QA: load_package("") read it as an
+        # artifact folder; read_result("") said "a folder" and named no file).
+        return False, False, "an empty file name; give the path of a file"
+    path = Path(source)
+    try:
+        return path.exists(), path.is_dir(), None
+    except OSError as exc:
+        why = f"cannot look up the file: {exc.strerror or exc}"
+        if str(path).lstrip()[:1] in ("{", "["):
+            why += " (this looks like JSON text, not a file name: parse it with json.loads)"
+        return False, False, why
 
 
 def check_type(value: object, expected: type | tuple[type, ...], what: str, how: str) -> None:

@@ -36,7 +36,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .errors import MemAuditError, PackageError, Problem, check_type, closest_name
+from .errors import (
+    MemAuditError,
+    PackageError,
+    Problem,
+    check_type,
+    closest_name,
+    file_name_text,
+    probe_path,
+)
 from .grids import MAX_RANGE_BUDGETS
 from .saturations import SATURATIONS, get_saturation
 
@@ -228,11 +236,12 @@ def _round_up(value: float) -> float:
 class Package:
     """A validated package. Build it with :func:`parse_package` or :func:`load_package`.
 
-    Immutable by contract: the dataclasses are frozen, but coverage and ``meta`` are plain
-    dicts (cheap to build and to pickle to worker processes). Editing them in place skips
-    validation and leaves the memoised :meth:`content_hash`, and every cache keyed on it,
-    describing the old content, so results go stale. To change a package, edit its dict form
-    (:func:`package_to_dict`) and parse it again, or use :func:`replace_package`.
+    Immutable by contract: the dataclasses are frozen and coverage rows are read-only
+    :class:`FrozenDict` s, but ``meta`` dicts are plain (cheap to build and to pickle to
+    worker processes). Editing one in place skips validation and leaves the memoised
+    :meth:`content_hash`, and every cache keyed on it, describing the old content. To change a
+    package, edit its dict form (:func:`package_to_dict`) and parse it again, or use
+    :func:`replace_package`. Hashable by content (``functools.lru_cache`` takes packages).
     """
 
     id: str
@@ -305,6 +314,11 @@ class Package:
         raise UnknownNameError(
             f"unknown store {store_id!r} in package {self.id!r} (known: {known})"
         )
+
+    def __hash__(self) -> int:
+        # The generated hash failed on the meta dicts (library QA); equal packages have equal
+        # content, so the content hash is consistent with ==.
+        return hash(self.content_hash())
 
     def content_hash(self) -> str:
         # Frozen and immutable by contract, so the hash is computed once per object.
@@ -1333,12 +1347,9 @@ def load_package(path: str | Path) -> Package:
     )
     p = Path(path)
     source = str(path)
-    try:
-        found, folder = p.exists(), p.is_dir()
-    except OSError as exc:  # a name too long for the file system (QA: an internal error)
-        raise PackageError(
-            source, [Problem("$", "readable", f"cannot read: {exc.strerror or exc}")]
-        ) from None
+    found, folder, unreadable = probe_path(path)
+    if unreadable:  # a name too long for the file system (QA: an internal error)
+        raise PackageError(file_name_text(source), [Problem("$", "readable", unreadable)])
     if not found:
         raise PackageError(source, [Problem("$", "file-exists", "no such file or folder")])
     if folder or p.suffix.lower() == ".zip":

@@ -297,8 +297,33 @@ class PluginWriterError(WriterError):
         self.problems = tuple(problems)
         self.budget = budget
         self.plugin_traceback = plugin_traceback
+        self._message = message
         at = f" at budget {budget:.10g}" if budget is not None else ""
         super().__init__(f"writer {writer!r}{at}: {message}")
+
+    def __reduce__(self):
+        # Keyword-only arguments: the default pickling calls __init__(*args) and fails, which
+        # hung a multiprocessing.Pool's result thread (library QA).
+        return (
+            _rebuild_plugin_writer_error,
+            (
+                self.writer,
+                self._message,
+                {
+                    "reason": self.reason,
+                    "offending": self.offending,
+                    "problems": self.problems,
+                    "budget": self.budget,
+                    "plugin_traceback": self.plugin_traceback,
+                },
+            ),
+        )
+
+
+def _rebuild_plugin_writer_error(
+    writer: str, message: str, fields: dict[str, Any]
+) -> PluginWriterError:
+    return PluginWriterError(writer, message, **fields)
 
 
 def _short(obj: Any) -> str:

@@ -49,7 +49,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .errors import MemAuditError, ResultError
+from .errors import MemAuditError, ResultError, file_name_text, probe_path
 from .versions import JSON_OUTPUT_VERSION, RESULT_VERSION
 
 #: ``result_kind`` -> (module, class): the models :func:`read_result` rebuilds. Each model's
@@ -108,11 +108,11 @@ def read_result(source: str | Path | Mapping[str, Any]) -> Any:
     ...     again = ma.read_result(path)
     >>> type(again).__name__, again == ev, again.ratio_text
     ('StoreEvaluation', True, '0.730')
-    >>> ma.read_result({"result_version": 99, "result_kind": "solve"})
-    Traceback (most recent call last):
-    ...
-    memaudit_core.errors.ResultError: $.result_version: written by a newer MemAudit ...
-    [rule: newer version]
+    >>> try:
+    ...     ma.read_result({"result_version": 99, "result_kind": "solve"})
+    ... except ma.ResultError as exc:
+    ...     print(exc.path, exc.rule)
+    $.result_version newer version
     """
     if isinstance(source, Mapping):
         return _read_document(source)
@@ -122,13 +122,16 @@ def read_result(source: str | Path | Mapping[str, Any]) -> Any:
             "read_result() takes a file path (str or Path) or a parsed dict, got "
             f"{type(source).__name__}"
         )
-    name = str(source)
+    name = file_name_text(str(source))
     # ResultErrors, so that `show --json` names the file and the rule (CLI QA: a missing
     # file, a folder and non-UTF-8 bytes gave a bare message).
     path = Path(source)
-    if not path.exists():
+    found, folder, unreadable = probe_path(source)
+    if unreadable:
+        raise ResultError("$", "readable", unreadable).in_file(name)
+    if not found:
         raise ResultError("$", "file-exists", "no such file").in_file(name)
-    if path.is_dir():
+    if folder:
         raise ResultError("$", "file-exists", "a folder, not a result file").in_file(name)
     try:
         text = path.read_text(encoding="utf-8")
@@ -158,14 +161,25 @@ def _read_document(data: Any) -> Any:
     if not isinstance(data, Mapping):
         raise ResultError("$", "wrong type", f"expected a JSON object, got {_json_type(data)}")
     version = data.get("json_output_version")
-    if version is not None and not (isinstance(version, int) and version <= JSON_OUTPUT_VERSION):
-        raise ResultError(
-            "$.json_output_version",
-            "newer version",
-            f"written by a newer MemAudit CLI (JSON output version {version!r}); this one "
-            f"reads versions up to {JSON_OUTPUT_VERSION}",
-            version,
-        )
+    if version is not None:
+        # Checked as result_version is (library QA: "1", 1.0 and [1] were called newer than 1,
+        # -5 and true were read).
+        version = decode(int, version, "$.json_output_version")
+        if version > JSON_OUTPUT_VERSION:
+            raise ResultError(
+                "$.json_output_version",
+                "newer version",
+                f"written by a newer MemAudit CLI (JSON output version {version}); this one "
+                f"reads versions up to {JSON_OUTPUT_VERSION}",
+                version,
+            )
+        if version < 1:
+            raise ResultError(
+                "$.json_output_version",
+                "wrong type",
+                "JSON output versions start at 1",
+                version,
+            )
     if "result_kind" not in data and data.get("suite") in _SUITE_KINDS:
         # Saved before results said their kind: sweeps and audits said it by "suite".
         data = {**data, "result_kind": _SUITE_KINDS[data["suite"]]}
@@ -243,11 +257,11 @@ def decode(hint: Any, value: Any, path: str) -> Any:
 
     >>> decode(tuple[float, ...], [1, 2.5, "Infinity"], "$.budgets")
     (1.0, 2.5, inf)
-    >>> decode(int | None, "3", "$.seed")
-    Traceback (most recent call last):
-    ...
-    memaudit_core.errors.ResultError: $.seed: expected an integer or null, got a string
-    (got '3') [rule: wrong type]
+    >>> try:
+    ...     decode(int | None, "3", "$.seed")
+    ... except ResultError as exc:
+    ...     print(exc.path, exc.rule)
+    $.seed wrong type
     """
     if hint is Any:
         return value

@@ -1474,6 +1474,18 @@ class _Registry(dict[str, WriterInfo]):
         except KeyError:
             return default
 
+    def _read_only(self, *_: object, **__: object) -> None:
+        # Library QA: WRITERS["gvt"] = ... replaced the reference writer past
+        # register_writer's guard (and its checks of the writer's answers).
+        raise MemAuditError(
+            "WRITERS is read-only: add a writer with register_writer(info) (replace=True to "
+            "replace one) and remove it with unregister_writer(name)"
+        )
+
+    __setitem__ = __delitem__ = _read_only  # type: ignore[assignment]
+    pop = popitem = update = setdefault = clear = _read_only  # type: ignore[assignment]
+    __ior__ = _read_only  # type: ignore[assignment]
+
 
 #: The reference writers (iteration) with plugin lookups (``in`` / ``[]`` / ``get``).
 WRITERS: _Registry = _Registry()
@@ -1542,6 +1554,27 @@ def register_writer(info: WriterInfo, *, replace: bool = False) -> WriterInfo:
     PLUGIN_WRITERS.pop(info.name, None)
     dict.__setitem__(WRITERS, info.name, info)
     return info
+
+
+def unregister_writer(name: str) -> None:
+    """Undo :func:`register_writer`: remove the writer ``name``, or give a reference writer
+    replaced with ``replace=True`` its own function back.
+
+    >>> info = register_writer(WriterInfo("doc_mine", "mine", "oracle", lambda inst, b: ()))
+    >>> "doc_mine" in WRITERS
+    True
+    >>> unregister_writer("doc_mine")
+    >>> "doc_mine" in WRITERS
+    False
+    """
+    if name in BUILTIN_WRITERS:
+        dict.__setitem__(WRITERS, name, BUILTIN_WRITERS[name])
+    elif dict.__contains__(WRITERS, name):
+        dict.__delitem__(WRITERS, name)
+    elif name in PLUGIN_WRITERS:
+        PLUGIN_WRITERS.pop(name)
+    else:
+        raise UnknownNameError(f"no writer {name!r} is registered")
 
 
 def _reference_selection(
@@ -2014,6 +2047,7 @@ __all__ = [
     "get_writer",
     "register_plugin_writer",
     "register_writer",
+    "unregister_writer",
     "run_writer",
     "run_writers",
     "writer_names",

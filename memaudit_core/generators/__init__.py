@@ -168,9 +168,12 @@ def generate(
     """
     fam = _family(family)
     clean = _clean_params(fam, params)
+    if isinstance(max_size, bool) or not isinstance(max_size, numbers.Real) or max_size < 0:
+        # Library QA: "x" raised a TypeError from the comparison below.
+        raise MemAuditError(f"generate(): max_size must be a number >= 0, got {max_size!r}")
     size = _estimate(fam, clean)
     if size is not None and size > max_size:
-        given = ", ".join(f"{k}={v!r}" for k, v in clean.items())
+        given = ", ".join(f"{k}={v!r}" for k, v in clean.items()) or "its defaults"
         raise MemAuditError(
             f"{family} with {given} would make about {size:,.0f} candidates and coverage "
             f"entries, more than the {max_size:,.0f} allowed here [rule: generator-size]"

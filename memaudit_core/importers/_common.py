@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ..costs import EmptyTextError, cost_of, get_cost_rule, undercounted_by_words
-from ..errors import PackageError, Problem
+from ..errors import PackageError, Problem, file_name_text, probe_path
 from ..package import ExternalMemory, Package, Store
 
 PICKLE_SUFFIXES = (".pkl", ".pickle", ".pck", ".joblib")
@@ -91,9 +91,12 @@ def looks_like_pickle(path: Path, head: bytes) -> bool:
 def read_bytes(path: str | Path) -> bytes:
     """Read a file, refusing missing files, folders and pickles with a located message."""
     p = Path(path)
-    if not p.exists():
+    found, folder, unreadable = probe_path(path)
+    if unreadable:
+        fail(file_name_text(str(path)), "$", "readable", unreadable)
+    if not found:
         fail(p, "$", "file-exists", "no such file or folder")
-    if p.is_dir():
+    if folder:
         fail(p, "$", "file-type", "expected a file, got a folder")
     from ..package import refuse_device
 

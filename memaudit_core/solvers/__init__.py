@@ -141,9 +141,39 @@ class SolveResult:
         """
         from ..errors import ResultError
 
-        if not (math.isfinite(self.value) and self.value >= 0):
+        for name, value in (("value", self.value), ("budget", self.budget), ("cost", self.cost)):
+            if not (math.isfinite(value) and value >= 0):
+                raise ResultError(
+                    f"{path}.{name}", "wrong value", "a finite number >= 0 is expected", value
+                )
+        if not (self.gap >= 0 and self.nodes >= 0):  # NaN fails too
+            name, value = ("gap", self.gap) if not self.gap >= 0 else ("nodes", self.nodes)
+            raise ResultError(f"{path}.{name}", "wrong value", "a number >= 0 is expected", value)
+        # Library QA: a cost of 1e9 at budget 6, a bound under F and ids that do not match
+        # their positions were read back as they were, some labelled OPT.
+        if self.cost > self.budget + 1e-9 * max(1.0, self.budget):
             raise ResultError(
-                f"{path}.value", "wrong value", "F is a finite number >= 0", self.value
+                f"{path}.cost",
+                "inconsistent",
+                f"the store costs more than the budget {self.budget:.10g}; every solve "
+                "returns a store that fits",
+                self.cost,
+            )
+        if self.bound < self.value - 1e-9 * max(1.0, self.value):
+            raise ResultError(
+                f"{path}.bound",
+                "inconsistent",
+                f"the bound is below F = {self.value:.10g}; a bound is at least every store's F",
+                self.bound,
+            )
+        if len(self.selected) != len(self.selected_idx) or len(set(self.selected)) != len(
+            self.selected
+        ):
+            raise ResultError(
+                f"{path}.selected_idx",
+                "inconsistent",
+                f"{len(self.selected)} ids selected ({len(set(self.selected))} distinct) "
+                f"beside {len(self.selected_idx)} positions; each selected candidate has one",
             )
         if not self.certified:
             return
@@ -262,7 +292,10 @@ def check_budget(budget: float) -> float:
     (6.0, 2.5)
     """
     if isinstance(budget, bool) or not isinstance(budget, numbers.Real):
-        raise MemAuditError(f"budget must be a real number, got {type(budget).__name__} {budget!r}")
+        shown = repr(budget)
+        if len(shown) > 200:  # library QA: a 100,000-character string was echoed whole
+            shown = f"{shown[:80]}... ({len(shown):,} characters)"
+        raise MemAuditError(f"budget must be a real number, got {type(budget).__name__} {shown}")
     try:
         b = float(budget)
     except OverflowError:  # an int beyond the float range

@@ -1,0 +1,283 @@
+"""Defects found by the thirty-seventh session's fresh-eyes audit (the library as a Python
+user calls it, importers, the CLI, a plugin writer's workflow, the app's pages).
+
+Each test fails on the code before its fix (checked by stashing the fix).
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import multiprocessing
+import pickle
+
+import numpy as np
+import pytest
+
+import memaudit_core as ma
+from memaudit_core.errors import MemAuditError, PackageError, ResultError
+from memaudit_core.package import ExternalMemory, Store
+from memaudit_core.plugins import PluginWriterError
+from memaudit_core.writers import WriterInfo, register_writer
+
+# --------------------------------------------------------------------------- library
+
+
+def test_plugin_writer_error_pickles_with_its_fields():
+    # The default pickling called __init__(writer, message) without the keyword-only reason,
+    # which killed a multiprocessing.Pool's result thread and hung the pool.
+    err = PluginWriterError(
+        "mine", "it broke", reason="raised", budget=3.0, problems=[("unknown_id", ("x",))]
+    )
+    again = pickle.loads(pickle.dumps(err))
+    assert type(again) is PluginWriterError
+    assert str(again) == str(err) == "writer 'mine' at budget 3: it broke"
+    assert (again.reason, again.budget, again.problems) == (
+        "raised",
+        3.0,
+        (("unknown_id", ("x",)),),
+    )
+
+
+def _raise_plugin_error(_: int) -> None:
+    raise PluginWriterError("mine", "it broke", reason="raised")
+
+
+def test_plugin_writer_error_crosses_a_pool():
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        result = pool.map_async(_raise_plugin_error, [1])
+        with pytest.raises(PluginWriterError, match="it broke"):
+            result.get(timeout=60)  # the old code hung here
+
+
+@pytest.mark.parametrize(
+    "memory, rule",
+    [
+        (ExternalMemory("m1", cost=1, coverage={"nope": 1.0}), "known-unit"),
+        (ExternalMemory("m1", cost=0, coverage={"v_0": 1.0}), "cost-positive"),
+        (ExternalMemory("m1", cost=-3, coverage={"v_0": 1.0}), "cost-positive"),
+        (ExternalMemory("m1", cost=1, coverage={"v_0": 7.0}), "coverage-range"),
+        (ExternalMemory("m1", cost=1, coverage={"v_0": float("nan")}), "finite"),
+    ],
+)
+def test_compile_package_validates_a_foreign_external_store(memory, rule):
+    # Before: KeyError / IndexError, or a cost of 0 / coverage of 7 solved and labelled OPT.
+    pkg = ma.generate("update_chain")
+    assert "v_0" in {u.id for u in pkg.units}
+    with pytest.raises(PackageError) as info:
+        ma.compile_package(pkg, external=Store("x", memories=(memory,)))
+    assert rule in {p.rule for p in info.value.problems}
+
+
+def test_compile_package_refuses_a_non_store_and_a_select_only_store():
+    pkg = ma.generate("update_chain")
+    with pytest.raises(MemAuditError, match="expected a Store"):
+        ma.compile_package(pkg, external="mem0")
+    with pytest.raises(MemAuditError, match="no memories of its own"):
+        ma.compile_package(pkg, external=Store("y", select=(pkg.candidates[0].id,)))
+
+
+def test_compile_package_takes_a_valid_foreign_store_and_the_package_own():
+    pkg = ma.generate("update_chain")
+    mem = ExternalMemory("m1", cost=1, coverage={"v_0": 0.5})
+    inst = ma.compile_package(pkg, external=Store("x", memories=(mem,)))
+    assert inst.n_candidates == len(pkg.candidates) + 1
+    demo = ma.load_package("sample_packages/external-stores-demo.json")
+    store = next(s for s in demo.stores if s.is_external)
+    union = ma.compile_package(demo, external=store)
+    assert int(union.is_external.sum()) == len(store.memories)
+
+
+@pytest.mark.parametrize("copier", [lambda i: pickle.loads(pickle.dumps(i)), copy.deepcopy])
+def test_compiled_instance_stays_read_only_after_pickling(copier):
+    inst = ma.compile_package(ma.generate("update_chain"))
+    _ = inst.coverage_dense
+    again = copier(inst)
+    arrays = [v for v in vars(again).values() if isinstance(v, np.ndarray)]
+    assert len(arrays) >= 7
+    assert not any(a.flags.writeable for a in arrays)
+    assert not again.coverage.data.flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        again.cost[:] = 0.001
+    assert ma.solve(again, 6).value == ma.solve(inst, 6).value
+
+
+@pytest.mark.parametrize("path", ["x" * 300, json.dumps({"a": "b" * 300}), ""])
+def test_unusable_file_names_are_user_errors(path):
+    # Before: OSError [Errno 36] from Path.exists (read_result, the importers); "" read the
+    # working folder as an artifact folder.
+    for call in (
+        lambda: ma.read_result(path),
+        lambda: ma.load_package(path),
+        lambda: ma.load_external_store(path, "mem0"),
+    ):
+        with pytest.raises(MemAuditError) as info:
+            call()
+        text = str(info.value)
+        assert "[rule: readable]" in text
+        assert len(text) < 600  # the name is cut, not repeated whole
+    if path.startswith("{"):
+        with pytest.raises(MemAuditError, match="looks like JSON text"):
+            ma.read_result(path)
+
+
+@pytest.fixture(scope="module")
+def saved_solve() -> dict:
+    opt = ma.solve(ma.compile_package(ma.generate("update_chain")), 6)
+    return json.loads(json.dumps({**opt.to_dict(), "json_output_version": 1}))
+
+
+@pytest.mark.parametrize("version", ["1", 1.0, [1], -5, 0, True])
+def test_json_output_version_must_be_a_positive_integer(saved_solve, version):
+    # Before: "1", 1.0, [1] were said to be newer than 1; -5 and true were read.
+    with pytest.raises(ResultError) as info:
+        ma.read_result({**saved_solve, "json_output_version": version})
+    assert info.value.rule == "wrong type"
+    assert info.value.path == "$.json_output_version"
+
+
+@pytest.mark.parametrize(
+    "field, value, rule",
+    [
+        ("cost", 1e9, "inconsistent"),
+        ("bound", 1.0, "inconsistent"),
+        ("gap", -1, "wrong value"),
+        ("budget", -3, "wrong value"),
+        ("nodes", -5, "wrong value"),
+        ("selected_idx", [], "inconsistent"),
+    ],
+)
+def test_read_back_solve_contradictions_are_refused(saved_solve, field, value, rule):
+    assert saved_solve["selected_idx"] and saved_solve["value"] > 1.0
+    with pytest.raises(ResultError) as info:
+        ma.read_result({**saved_solve, field: value})
+    assert info.value.rule == rule
+
+
+@pytest.fixture(scope="module")
+def saved_score() -> dict:
+    ev = ma.score(ma.generate("update_chain"), 6, writer="density")
+    return json.loads(json.dumps(ev.to_dict()))
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("value", 0.1),  # the ratio no longer matches
+        ("opt_value", 1.0),
+        ("ratio", 0.9),
+        ("ratio_text", "0.900"),
+        ("opt_certified", False),
+        ("budget", 7.0),
+    ],
+)
+def test_read_back_score_contradictions_are_refused(saved_score, field, value):
+    assert ma.read_result(saved_score).ratio_text == "0.730"
+    with pytest.raises(ResultError) as info:
+        ma.read_result({**saved_score, field: value})
+    assert info.value.rule == "inconsistent"
+
+
+def test_every_kind_of_score_reads_back():
+    # The consistency checks refuse no result the product writes: writers, package stores,
+    # external stores (union ratios), over-budget stores, budget 0, a limited solve.
+    demo = ma.load_package("sample_packages/external-stores-demo.json")
+    total = sum(c.cost for c in demo.candidates)
+    count = 0
+    for budget in (0, 1, total / 7, total * 2):
+        results = [ma.score(demo, budget, writer=w) for w in ("gvt", "density")]
+        results += [ma.score(demo, budget, store_id=s.id) for s in demo.stores]
+        results.append(ma.solve(ma.compile_package(demo), budget))
+        for res in results:
+            assert ma.read_result(json.loads(json.dumps(res.to_dict()))) == res
+            count += 1
+    big = ma.compile_package(ma.load_package("sample_packages/event-graph-500.json"))
+    limited = ma.solve(big, 60, solver="bnb", node_limit=10)
+    assert limited.label == "incumbent"
+    assert ma.read_result(json.loads(json.dumps(limited.to_dict()))) == limited
+    assert count >= 4 * (2 + len(demo.stores) + 1)
+
+
+def test_library_arguments_are_checked():
+    pkg = ma.generate("update_chain")
+    with pytest.raises(MemAuditError, match="strict="):
+        ma.score_selection(pkg, 6, ["update_3_compound_update"], strict="no")
+    with pytest.raises(MemAuditError, match="label="):
+        ma.score_selection(pkg, 6, ["update_3_compound_update"], label=None)
+    with pytest.raises(MemAuditError, match="no packages given"):
+        ma.sweep([], [6], ["gvt"])
+    for max_size in ("x", -1):
+        with pytest.raises(MemAuditError, match="max_size must be a number"):
+            ma.generate("memaudit-small", max_size=max_size)
+    with pytest.raises(MemAuditError, match="with its defaults would make"):
+        ma.generate("memaudit-small", max_size=1)
+    with pytest.raises(MemAuditError) as info:
+        ma.solve(ma.compile_package(pkg), "x" * 100_000)
+    assert len(str(info.value)) < 300
+
+
+def test_a_writer_named_with_a_colon_draws_a_curve():
+    # A plugin's name is its "module:function"; budget_curve read it as a method key.
+    name = "s37_module:colon_writer"
+    register_writer(WriterInfo(name, "a writer with a colon", "oracle", lambda inst, b: ()))
+    try:
+        curve = ma.budget_curve(ma.generate("update_chain"), [6], [name, f"writer:{name}"])
+        assert [m.key for m in curve.methods if m.kind == "writer"] == [f"writer:{name}"]
+    finally:
+        ma.unregister_writer(name)
+    assert name not in ma.WRITERS
+
+
+def test_writers_registry_is_changed_through_its_functions_only():
+    with pytest.raises(MemAuditError, match="read-only"):
+        ma.WRITERS["gvt"] = ma.WRITERS["density"]
+    with pytest.raises(MemAuditError, match="read-only"):
+        del ma.WRITERS["gvt"]
+    with pytest.raises(MemAuditError, match="read-only"):
+        ma.WRITERS.pop("gvt")
+    assert ma.WRITERS["gvt"].name == "gvt"
+    gvt = ma.WRITERS["gvt"]
+    register_writer(WriterInfo("gvt", "mine", "oracle", lambda inst, b: ()), replace=True)
+    assert ma.WRITERS["gvt"] is not gvt
+    ma.unregister_writer("gvt")
+    assert ma.WRITERS["gvt"] is gvt
+    with pytest.raises(MemAuditError, match="no writer"):
+        ma.unregister_writer("never_registered")
+
+
+def test_packages_are_hashable_by_content():
+    first, second = ma.generate("update_chain"), ma.generate("update_chain")
+    assert first == second and first is not second
+    assert hash(first) == hash(second)
+    calls = []
+
+    @functools.lru_cache
+    def count(pkg):
+        calls.append(1)
+        return len(pkg.candidates)
+
+    assert count(first) == count(second) == 18
+    assert len(calls) == 1
+
+
+def test_lazy_exports_are_visible_to_type_checkers():
+    # Every name served by the module __getattr__ is imported under TYPE_CHECKING, and the
+    # package says it is typed.
+    import ast
+    from pathlib import Path
+
+    init = Path(ma.__file__)
+    tree = ast.parse(init.read_text())
+    block = next(
+        n for n in tree.body if isinstance(n, ast.If) and ast.unparse(n.test) == "TYPE_CHECKING"
+    )
+    imported = {
+        (node.module, alias.name)
+        for node in block.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    assert {name for _, name in imported} == set(ma._EXPORTS)
+    assert all(ma._EXPORTS[name] == module for module, name in imported)
+    assert (init.parent / "py.typed").is_file()
