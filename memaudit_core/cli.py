@@ -620,6 +620,7 @@ def _plugin_writers(args: argparse.Namespace) -> list[str]:
                 f"got {args.writer_timeout!r}"
             )
         plugins.DEFAULT_TIMEOUT = float(args.writer_timeout)
+        os.environ[plugins.WRITER_TIMEOUT_ENV] = repr(plugins.DEFAULT_TIMEOUT)
     specs = list(args.writer_module or ())
     names = [plugins.register_module_writer(spec).name for spec in specs]
     if specs:  # sweep pool processes (suites) register them again from the environment
@@ -1754,7 +1755,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     def command(name: str, summary: str) -> argparse.ArgumentParser:
         # The summary heads the command's own --help too (QA: those pages had none).
-        return sub.add_parser(name, help=summary, description=summary)
+        p = sub.add_parser(name, help=summary, description=summary)
+        # Also after the command, where "rerun with --debug" sends users (plugin QA:
+        # `memaudit score ... --debug` was an unrecognized argument). SUPPRESS keeps a
+        # `memaudit --debug score` from being reset by the subparser's default.
+        p.add_argument(
+            "--debug",
+            action="store_true",
+            default=argparse.SUPPRESS,
+            help="show tracebacks for unexpected errors (also before the command)",
+        )
+        return p
 
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--json", action="store_true", help="one JSON object on stdout")

@@ -28,7 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .errors import MemAuditError, UnknownNameError, check_type
-from .package import GENERIC_TYPES, VALIDITY_TYPES, Package, Store
+from .package import GENERIC_TYPES, VALIDITY_TYPES, FrozenDict, Package, Store
 from .saturations import get_saturation
 
 SparseT = TypeVar("SparseT", sp.csr_array, sp.csc_array)
@@ -105,6 +105,14 @@ def _pow2_scale(basis: np.ndarray, values: np.ndarray | None = None) -> float:
     return scale
 
 
+class FrozenIndex(FrozenDict):
+    """An id -> position lookup of a compiled instance, read-only like its arrays (plugin QA:
+    an oracle writer's ``inst.unit_index.clear()`` broke Compare and the Evidence explorer
+    for every store until the server restarted: the instance is shared by content hash)."""
+
+    REFUSAL = "a compiled instance's index cannot be changed (it is shared by every caller)"
+
+
 def _frozen(a: np.ndarray) -> np.ndarray:
     a = np.ascontiguousarray(a)
     a.setflags(write=False)
@@ -160,6 +168,8 @@ class CompiledInstance:
     _index: dict[str, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
+        if not isinstance(self._index, FrozenIndex):
+            object.__setattr__(self, "_index", FrozenIndex(self._index))
         # One instance serves every caller of compile_cached for a content hash: an in-place
         # edit of its coverage gave later loads of the unchanged file a wrong, "certified"
         # optimum (library QA). The sparse matrix's arrays are read-only like the others.
@@ -194,7 +204,8 @@ class CompiledInstance:
 
     @cached_property
     def unit_index(self) -> dict[str, int]:
-        return {u: i for i, u in enumerate(self.unit_ids)}
+        """Unit id -> column (read-only)."""
+        return FrozenIndex({u: i for i, u in enumerate(self.unit_ids)})
 
     @cached_property
     def coverage_csc(self) -> sp.csc_array:

@@ -58,7 +58,7 @@ from .solvers import (
 )
 from .solvers.timeshare import check_total_time_limit, run_time_limit, shared_time
 from .versions import RESULT_VERSION
-from .writers import WRITERS
+from .writers import WRITERS, WriterFailure
 
 Progress = Callable[[int, int], None]
 
@@ -200,7 +200,8 @@ def _sweep_rows(
     progress: Progress | None,
 ):
     """analysis.sweep rows keyed by method key (store ids that clash with a writer or an
-    ablation name are swept separately, since SweepRow.method is a bare name)."""
+    ablation name are swept separately, since SweepRow.method is a bare name), and the
+    writers' failures (a failed writer has no row at that budget)."""
     writers, stores, ablations = _split(methods)
     clash = [s for s in stores if s in writers or s in ablations]
     plain = [s for s in stores if s not in clash]
@@ -221,7 +222,26 @@ def _sweep_rows(
     if clash:
         extra = sweep(packages, grid, [], stores=clash, solver=solver, time_limit=time_limit)
         keyed += [(f"store:{r.method}", r) for r in extra.rows]
-    return keyed
+    return keyed, main.errors
+
+
+def failure_notes(failures: Sequence[WriterFailure], n_packages: int = 1) -> list[str]:
+    """One note per failed writer: where it failed and the first reason (plugin QA: a writer
+    that failed at some budgets, or at all, vanished from the Budget sweep page unsaid)."""
+    by_writer: dict[str, list[WriterFailure]] = {}
+    for f in failures:
+        by_writer.setdefault(f.writer, []).append(f)
+    notes = []
+    for writer, failed in by_writer.items():
+        budgets = ", ".join(f"{b:g}" for b in sorted({f.budget for f in failed}))
+        where = f"at budget(s) {budgets}"
+        if n_packages > 1:
+            seeds = len({(f.package_id, f.seed) for f in failed})
+            where += f" on {seeds} of {n_packages} package(s)"
+        notes.append(
+            f"Writer {writer!r} failed {where}, so it has no point there: {failed[0].message}"
+        )
+    return notes
 
 
 # --------------------------------------------------------------------------- budget curve
@@ -456,7 +476,7 @@ def budget_curve(
     _, stores, ablation_names = _split(chosen)
     runs = expected_runs([package], len(grid), stores, ablation_names) if chosen else len(grid)
     with shared_time(total_time_limit, runs) as share:
-        keyed = (
+        keyed, failures = (
             _sweep_rows(
                 [package],
                 grid,
@@ -466,11 +486,11 @@ def budget_curve(
                 None if progress is None else (lambda d, t: progress(d, total)),
             )
             if chosen
-            else []
+            else ([], ())
         )
         opt_points = _opt_points(inst, grid, keyed, chosen, solver, time_limit)
     by_key = {m.key: m for m in chosen}
-    notes: list[str] = []
+    notes: list[str] = failure_notes(failures)
     uncertified = [p for p in opt_points if not p.certified]
     if uncertified:
         within = (
@@ -811,7 +831,7 @@ def family_band(
     with shared_time(
         total_time_limit, expected_runs(packages, len(grid), stores, ablation_names)
     ) as share:
-        keyed = (
+        keyed, failures = (
             _sweep_rows(
                 packages,
                 grid,
@@ -821,8 +841,9 @@ def family_band(
                 None if progress is None else (lambda d, t: progress(n_seeds + d, total)),
             )
             if chosen
-            else []
+            else ([], ())
         )
+    notes.extend(failure_notes(failures, len(packages)))
     by_key = {m.key: m for m in chosen}
     # summarize() groups by SweepRow.method: give it the method keys instead of bare names.
     rows = [replace(r, method=k) for k, r in keyed]

@@ -122,16 +122,17 @@ class FrozenDict(dict):
     a package's coverage row cannot be changed: build a new package (parse_package)
     """
 
+    #: What a change is told (a subclass names its own dict).
+    REFUSAL = "a package's coverage row cannot be changed: build a new package (parse_package)"
+
     def _refuse(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError(
-            "a package's coverage row cannot be changed: build a new package (parse_package)"
-        )
+        raise TypeError(self.REFUSAL)
 
     __setitem__ = __delitem__ = update = pop = popitem = clear = setdefault = _refuse
     __ior__ = _refuse
 
     def __reduce__(self) -> tuple[Any, ...]:  # pickling and copying, without __setitem__
-        return (FrozenDict, (dict(self),))
+        return (type(self), (dict(self),))
 
 
 def _freeze_coverage(obj: Any) -> None:

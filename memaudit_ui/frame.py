@@ -353,7 +353,9 @@ def _store_picker(pkg: Package) -> str:
         if store_key is not None and from_url:
             state.add_problem(
                 f"store={_md_escape_inline(str(store_key))} in the link is not a store of this "
-                "package or a reference writer; showing the default."
+                "package or a writer this server knows (reference writers, and plugin writers "
+                "installed as `memaudit.writers` entry points or named in "
+                "MEMAUDIT_WRITER_MODULES when the app started); showing the default."
             )
         store_key = default_store_key(pkg)
     sync_widget("w_store", store_key)
@@ -366,9 +368,21 @@ def _store_picker(pkg: Package) -> str:
         args=("ma_store", "w_store"),
         help="The store the pages score: one of the package's stores, a reference writer or a "
         "plugin writer (blind: sees only texts, types and costs; oracle: exact marginals) "
-        "run at the budget.",
+        "run at the budget. Plugin writers: entry points of the `memaudit.writers` group, or "
+        "MEMAUDIT_WRITER_MODULES=module:function when the app starts (see the README).",
     )
+    # A plugin the CLI's `writers` would warn about was dropped here unsaid (plugin QA: an
+    # entry point named gvt, a module that does not import).
+    for warning in plugin_discovery_warnings():
+        st.sidebar.warning(warning, icon="⚠️")
     return st.session_state["w_store"]
+
+
+def plugin_discovery_warnings() -> list[str]:
+    """What plugin discovery could not register (all_writers() has run discovery)."""
+    from memaudit_core.plugins import DISCOVERY_WARNINGS
+
+    return list(DISCOVERY_WARNINGS)
 
 
 #: Set once the long-lived heap has been frozen (:func:`_freeze_long_lived_heap`).
@@ -516,11 +530,15 @@ def _check_plugin_writer(pkg: Package, budget: float, store_key: str, page_title
     info = WRITERS.get(name) if kind == "writer" else None
     if info is None or not info.is_plugin:
         return
+    from memaudit_core import plugins
     from memaudit_core.analysis import compile_cached
     from memaudit_core.writers import run_writer
 
+    # Plugin QA: the page stayed blank for the whole of a slow writer's run.
+    limit = f", at most {plugins.DEFAULT_TIMEOUT:g} s" if info.kind == "blind" else ""
     try:
-        run_writer(name, compile_cached(pkg), budget, package=pkg)
+        with st.spinner(f"Running the {info.kind} writer {name} at budget {budget:.10g}{limit}…"):
+            run_writer(name, compile_cached(pkg), budget, package=pkg)
     except MemAuditError as exc:
         offending = getattr(exc, "offending", ())
         extra = (

@@ -281,3 +281,180 @@ def test_lazy_exports_are_visible_to_type_checkers():
     assert {name for _, name in imported} == set(ma._EXPORTS)
     assert all(ma._EXPORTS[name] == module for module, name in imported)
     assert (init.parent / "py.typed").is_file()
+
+
+# --------------------------------------------------------------------------- plugin writers
+
+
+def test_an_oracle_writer_cannot_change_the_shared_index():
+    # One instance serves every caller of a content hash: an oracle writer's
+    # inst.unit_index.clear() broke Compare and the Evidence explorer until a restart.
+    inst = ma.compile_package(ma.generate("update_chain"))
+    for mutate in (
+        lambda: inst.unit_index.clear(),
+        lambda: inst.unit_index.update({"x": 0}),
+        lambda: inst._index.__setitem__("x", 0),
+        lambda: inst._index.pop(inst.candidate_ids[0]),
+    ):
+        with pytest.raises(TypeError, match="cannot be changed"):
+            mutate()
+    assert inst.unit_index["v_0"] == inst.unit_ids.index("v_0")
+    again = pickle.loads(pickle.dumps(inst))
+    with pytest.raises(TypeError):
+        again._index.clear()
+    assert again.candidate_idx(inst.candidate_ids[3]) == 3
+
+
+def _first_of_each_group(inst, budget):
+    return [int(inst.group_start[g]) for g in range(inst.n_groups)]
+
+
+def _raises(inst, budget):
+    raise ValueError("boom")
+
+
+@pytest.fixture
+def failing_writers():
+    names = ("s37_over", "s37_boom")
+    for name, fn in zip(names, (_first_of_each_group, _raises), strict=True):
+        register_writer(WriterInfo(name, "fails on purpose", "oracle", fn))
+    yield names
+    for name in names:
+        ma.unregister_writer(name)
+
+
+def test_budget_curves_say_which_writer_failed_where(failing_writers):
+    # Before: the failed points (or the whole writer) vanished from the Budget sweep page.
+    over, boom = failing_writers
+    pkg = ma.generate("update_chain")
+    curve = ma.budget_curve(pkg, [3, 6, 13], ["gvt", over, boom])
+    keys = {(p.method_key, p.budget) for p in curve.points}
+    assert ("writer:gvt", 3.0) in keys and (f"writer:{boom}", 3.0) not in keys
+    over_budgets = sorted(b for k, b in keys if k == f"writer:{over}")
+    failed_over = sorted({3.0, 6.0, 13.0} - set(over_budgets))
+    assert failed_over  # the first-of-each-group store costs more than 3
+    notes = " | ".join(curve.notes)
+    assert f"Writer '{boom}' failed at budget(s) 3, 6, 13" in notes
+    assert "raised ValueError: boom" in notes
+    assert (
+        f"Writer '{over}' failed at budget(s) {', '.join(f'{b:g}' for b in failed_over)}" in notes
+    )
+
+    from memaudit_core.curves import family_band
+
+    band = family_band("memaudit-small", [0, 1], None, [3, 6], ["writer:gvt", f"writer:{boom}"])
+    assert any(
+        n.startswith(f"Writer '{boom}' failed at budget(s) 3, 6 on 2 of 2 package(s)")
+        for n in band.notes
+    )
+
+
+def test_writer_timeout_reaches_the_sweep_pool(tmp_path):
+    # A multi-package sweep with --workers 2 ran its writers with the default 60 s.
+    (tmp_path / "s37_slow.py").write_text(
+        "import time\n\ndef slow(view):\n    time.sleep(4)\n    return []\n"
+    )
+    import os
+    import subprocess
+    import sys
+
+    path = os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "PYTHONPATH": path}
+    env.pop("MEMAUDIT_WRITER_TIMEOUT", None)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "memaudit_core",
+            "sweep",
+            "--family",
+            "memaudit-small:0-1",
+            "--budgets",
+            "2,8",
+            "--writers",
+            "gvt",
+            "--writer-module",
+            "s37_slow:slow",
+            "--writer-timeout",
+            "1",
+            "--workers",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=300,
+    )
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "timed out after 1 s" in proc.stderr
+
+
+def test_blind_view_fits_uses_the_relative_budget_tolerance():
+    from memaudit_core.plugins import BlindView
+
+    view = BlindView(experiences=(), candidates=(), budget=0.001, cost_unit="kb")
+    assert view.fits(0.0, 0.001 * (1 + 5e-10))
+    assert not view.fits(0.0, 0.0010000005)  # 5e-4 relative: over (was "fits" below 1)
+    assert view.fits(0.0, 10.0) is False
+
+
+def test_debug_is_accepted_after_the_command():
+    from cli_utils import run_cli
+
+    rc, _, err = run_cli("validate", "sample_packages/update_chain.json", "--debug")
+    assert rc == 0, err
+    rc, _, err = run_cli("--debug", "validate", "sample_packages/update_chain.json")
+    assert rc == 0, err
+    from memaudit_core import cli
+
+    args = cli.build_parser().parse_args(["--debug", "validate", "x.json"])
+    assert args.debug is True
+    assert cli.build_parser().parse_args(["validate", "x.json"]).debug is False
+
+
+# --------------------------------------------------------------------------- importers
+
+
+def test_mem0_integer_ids_meet_their_history(tmp_path):
+    # Before: memory 1 was kept, listed as deleted, and memory 2's history said missing.
+    export = {
+        "results": [
+            {"id": 1, "memory": "Has a cat"},
+            {"id": 2, "memory": "Lives in Lisbon"},
+        ],
+        "history": [
+            {"id": "r1", "memory_id": "1", "event": "ADD", "new_memory": "Has a cat"},
+            {"id": "r2", "memory_id": "1", "event": "DELETE", "old_memory": "Has a cat"},
+            {"id": "r3", "memory_id": "2", "event": "ADD", "new_memory": "Lives in Berlin"},
+            {
+                "id": "r4",
+                "memory_id": "2",
+                "event": "UPDATE",
+                "old_memory": "Lives in Berlin",
+                "new_memory": "Lives in Lisbon",
+            },
+        ],
+    }
+    path = tmp_path / "mem0.json"
+    path.write_text(json.dumps(export))
+    pkg = ma.load_package("sample_packages/external-stores-demo.json")
+    store = ma.load_external_store(path, "mem0", package=pkg)
+    by_id = {m.id: m for m in store.memories}
+    assert set(by_id) == {"1", "2"}
+    assert [h["event"] for h in by_id["2"].meta["history"]] == ["ADD", "UPDATE"]
+    assert not store.meta.get("deleted")
+    warnings = " ".join(store.meta.get("warnings", []))
+    assert "history says memory '1' was deleted" in warnings
+    assert "not in the export" not in warnings
+
+    add_output = {
+        "results": [
+            {"id": 5, "memory": "x", "event": "DELETE"},
+            {"id": 6, "memory": "y", "event": "ADD"},
+        ]
+    }
+    path.write_text(json.dumps(add_output))
+    store = ma.load_external_store(path, "mem0", package=pkg)
+    assert [m.id for m in store.memories] == ["6"]
+    assert [d["id"] for d in store.meta["deleted"]] == ["5"]

@@ -570,6 +570,11 @@ def load_mem0_store(
         else:  # a payload names its text `data`: a missing one is located there
             text_key = "memory" if "memory" in fields else "data"
         mem_id = item.get("id")
+        if isinstance(mem_id, int) and not isinstance(mem_id, bool):
+            # Qdrant point ids may be integers; build_store reads them as their text, so the
+            # history and delete events must too (importer QA: memory 1 was kept and listed
+            # as deleted, and its history was said to be missing from the export).
+            mem_id = str(mem_id)
         if isinstance(mem_id, str):
             present.add(mem_id)
         meta: dict[str, Any] = {}
