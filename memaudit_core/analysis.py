@@ -678,6 +678,26 @@ def is_deleted(memory: Any) -> bool:
     return str(memory.status).strip().lower() in DELETED_STATUSES
 
 
+def other_status_note(memories: Sequence[Any]) -> str | None:
+    """The note on kept memories whose status is neither active nor superseded (expired,
+    archived, paused...): scored as part of the store, though the system may not serve them
+    (importer QA: the import warned, the score said nothing)."""
+    other = [
+        f"{m.id} ({m.status.strip().lower()})"
+        for m in memories
+        if m.status.strip().lower() not in ("active", "superseded", "") and not is_deleted(m)
+    ]
+    if not other:
+        return None
+    one = len(other) == 1
+    return (
+        f"{len(other)} {'memory has' if one else 'memories have'} a status other than active "
+        f"or superseded ({', '.join(other)}): the system still holds {'it' if one else 'them'}, "
+        f"so {'it is' if one else 'they are'} scored as part of the store (cost and coverage), "
+        f"though the system may not serve {'it' if one else 'them'}."
+    )
+
+
 def store_as_kept(store: Store) -> Store:
     """The store without its deleted memories (superseded ones stay: the system holds them)."""
     if not any(is_deleted(m) for m in store.memories):
@@ -1175,6 +1195,9 @@ def score(
                     "until its coverage is confirmed (memaudit_core.importers.suggest_coverage, "
                     "or the External stores page)."
                 )
+            status_note = other_status_note(live)
+            if status_note:
+                notes.append(status_note)
             notes.append(
                 f"External store: its {n_live} memories are not package candidates, "
                 "so each was added as a candidate in its own group (union package P+). The ratio "

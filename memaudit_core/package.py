@@ -1243,6 +1243,8 @@ def _decode_json_text(text: str, source: str) -> tuple[object, bool]:
             if truncated
             else f"not valid JSON: {exc.msg}"
         )
+        if exc.msg == "Extra data" and text[exc.pos : exc.pos + 1] in ("{", "["):
+            message += f" ({JSON_LINES_HINT})"  # importer QA: JSONL got no hint
         raise PackageError(
             source, [Problem(f"$ (line {exc.lineno}, column {exc.colno})", rule, message)]
         ) from None
@@ -1257,6 +1259,14 @@ def _decode_json_text(text: str, source: str) -> tuple[object, bool]:
             else f"not valid JSON: {exc}"
         )
         raise PackageError(source, [Problem("$", "json-syntax", message)]) from None
+
+
+#: What a JSON Lines file read as one JSON document is told (OpenMemory ships
+#: ``memories.jsonl.gz``).
+JSON_LINES_HINT = (
+    "this looks like JSON Lines, one JSON value per line: wrap the lines in one array, "
+    "[line 1, line 2, ...]"
+)
 
 
 def loads_package(data: bytes | str, source: str = "<upload>") -> Package:

@@ -60,6 +60,7 @@ from .analysis import (
     compile_cached,
     compile_union_cached,
     is_deleted,
+    other_status_note,
     ratio_text,
     store_as_kept,
 )
@@ -974,6 +975,9 @@ def _build_report(
             f"budget and {'counts' if one else 'count'} through {'its' if one else 'their'} "
             f"coverage {'row' if one else 'rows'} ({len(kept_sup)} kept at this budget)."
         )
+    status_note = other_status_note(prep.live.memories)
+    if status_note:
+        notes.append(status_note)
     if not prep.ids:
         notes.append(f"{name} holds no memories (as kept): F = 0 at every budget.")
     elif not any(prep.covered.values()):

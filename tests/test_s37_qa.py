@@ -458,3 +458,135 @@ def test_mem0_integer_ids_meet_their_history(tmp_path):
     store = ma.load_external_store(path, "mem0", package=pkg)
     assert [m.id for m in store.memories] == ["6"]
     assert [d["id"] for d in store.meta["deleted"]] == ["5"]
+
+
+def test_longmemeval_knowledge_update_with_tied_latest_dates_is_refused(tmp_path):
+    # Before: the session listed last silently became the current value (Berlin, not Lisbon).
+    from memaudit_core.importers.longmemeval import import_longmemeval
+
+    date = "2023/05/20 (Sat) 02:21"
+    instance = {
+        "question_id": "e6",
+        "question_type": "knowledge-update",
+        "question": "Where do I live now?",
+        "answer": "Lisbon",
+        "question_date": "2024/03/02 (Sat) 09:00",
+        "haystack_session_ids": ["other", "answer_a1", "answer_a2"],
+        "haystack_dates": [date, date, date],
+        "haystack_sessions": [
+            [{"role": "user", "content": "Tell me a joke."}],
+            [{"role": "user", "content": "I just moved to Lisbon!", "has_answer": True}],
+            [{"role": "user", "content": "I live in Berlin.", "has_answer": True}],
+        ],
+        "answer_session_ids": ["answer_a1", "answer_a2"],
+    }
+    path = tmp_path / "lme.json"
+    path.write_text(json.dumps([instance]))
+    with pytest.raises(PackageError) as info:
+        import_longmemeval(path, instance="e6")
+    (problem,) = info.value.problems
+    assert problem.rule == "date" and problem.path == "$[0].haystack_dates[2]"
+    assert "'answer_a1', 'answer_a2' share the latest date" in problem.message
+    # Distinct dates: the later session is the current value.
+    instance["haystack_dates"] = [date, "2023/06/01 (Thu) 10:00", date]
+    path.write_text(json.dumps([instance]))
+    pkg = import_longmemeval(path, instance="e6")
+    kinds = {u.text: u.kind for u in pkg.units}
+    assert kinds["user: I just moved to Lisbon!"] == "current_truth"
+    assert kinds["user: I live in Berlin."] == "stale"
+
+
+@pytest.fixture(scope="module")
+def demo_package():
+    return ma.load_package("sample_packages/external-stores-demo.json")
+
+
+def _store_warnings(tmp_path, export, fmt, package) -> str:
+    path = tmp_path / f"export.{fmt}.json"
+    path.write_text(json.dumps(export))
+    store = ma.load_external_store(path, fmt, package=package)
+    return " | ".join(store.meta.get("warnings", [])), store
+
+
+def test_links_of_the_wrong_type_are_said(tmp_path, demo_package):
+    export = {
+        "results": [
+            {"id": "a", "memory": "Seat by the window", "metadata": {"unit_ids": {"u:seat": 1}}},
+            {"id": "b", "memory": "Half a link", "metadata": {"dia_id": 1.5}},
+            {"id": "c", "memory": "Linked", "metadata": {"unit_ids": ["u:seat"]}},
+        ]
+    }
+    warnings, store = _store_warnings(tmp_path, export, "mem0", demo_package)
+    assert (
+        "2 memory(ies) hold provenance links that are not strings or arrays of strings "
+        "(first: $.results[0]: 'unit_ids' (an object))" in warnings
+    )
+    assert {m.id: dict(m.coverage) for m in store.memories}["c"] == {"u:seat": 1.0}
+
+
+def test_zep_empty_expired_at_is_no_expiry(tmp_path, demo_package):
+    edge = {
+        "uuid": "t1",
+        "fact": "Maya flies economy",
+        "episodes": [],
+        "created_at": "2024-03-01T10:00:00Z",
+        "expired_at": "",
+    }
+    warnings, store = _store_warnings(tmp_path, [edge], "zep", demo_package)
+    assert "do not parse" not in warnings
+    assert [m.status for m in store.memories] == ["active"]
+    edge["expired_at"] = "2024-04-01T10:00:00Z"
+    _, store = _store_warnings(tmp_path, [edge], "zep", demo_package)
+    assert [m.status for m in store.memories] == ["superseded"]
+
+
+def test_merged_scopes_are_said(tmp_path, demo_package):
+    scroll = [
+        {"id": "p1", "payload": {"data": "Likes tea", "user_id": "alice"}},
+        {"id": "p2", "payload": {"data": "Likes jazz", "user_id": "bob"}},
+    ]
+    warnings, _ = _store_warnings(tmp_path, scroll, "mem0", demo_package)
+    assert "memories of 2 different user_ids (alice, bob)" in warnings
+    one_user = [{**p, "payload": {**p["payload"], "user_id": "alice"}} for p in scroll]
+    warnings, _ = _store_warnings(tmp_path, one_user, "mem0", demo_package)
+    assert "different user_ids" not in warnings
+
+    agent_file = {
+        "agents": [
+            {"id": "agent-0", "name": "sam", "block_ids": ["block-0"], "messages": []},
+            {"id": "agent-1", "name": "bob", "block_ids": ["block-1"], "messages": []},
+        ],
+        "blocks": [
+            {"id": "block-0", "label": "human", "value": "Name: Maya"},
+            {"id": "block-1", "label": "human", "value": "Name: Bob"},
+            {"id": "block-2", "label": "orphan", "value": "Nobody holds me"},
+        ],
+    }
+    warnings, _ = _store_warnings(tmp_path, agent_file, "letta", demo_package)
+    assert "the file holds 2 agents (sam, bob)" in warnings
+    assert "1 block(s) of the file belong to no agent's block_ids (block-2)" in warnings
+
+
+def test_scores_name_memories_of_other_statuses(tmp_path, demo_package):
+    page = {
+        "count": 3,
+        "next": None,
+        "results": [
+            {"id": "p1", "memory": "Seat by the window", "metadata": {"unit_ids": ["u:seat"]}},
+            {"id": "p2", "memory": "Old seat", "lifecycle_state": "expired"},
+            {"id": "p3", "memory": "Older seat", "lifecycle_state": "archived"},
+        ],
+    }
+    _, store = _store_warnings(tmp_path, page, "mem0", demo_package)
+    pkg = ma.with_store(demo_package, store)
+    ev = ma.score(pkg, 24, store_id=store.id)
+    note = next(n for n in ev.notes if "status other than active" in n)
+    assert "2 memories have a status other than active or superseded" in note
+    assert "p2 (expired), p3 (archived)" in note
+
+
+def test_json_lines_get_a_hint(tmp_path, demo_package):
+    path = tmp_path / "memories.jsonl"
+    path.write_text('{"id": "a", "memory": "x"}\n{"id": "b", "memory": "y"}\n')
+    with pytest.raises(PackageError, match="looks like JSON Lines"):
+        ma.load_external_store(path, "mem0", package=demo_package)

@@ -495,6 +495,38 @@ LINK_KEYS = (
 )
 
 
+def unreadable_links(meta: Any) -> list[str]:
+    """The :data:`LINK_KEYS` of a metadata dict whose values are not link references (a
+    string, an integer or an array of them), each with its JSON type; null is no link.
+
+    Importer QA: ``{"unit_ids": {"u:seat": 1}}`` or ``{"dia_id": 1.5}`` gave no coverage
+    and no word.
+
+    >>> unreadable_links({"unit_ids": {"u:seat": 1}, "dia_id": "D1:2", "session": None})
+    ["'unit_ids' (an object)"]
+    """
+    if not isinstance(meta, dict):
+        return []
+
+    def readable(value: Any) -> bool:
+        if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+            return True
+        return isinstance(value, list | tuple) and all(readable(v) for v in value)
+
+    return [
+        f"{key!r} ({_a_json_type(meta[key])})"
+        for key in LINK_KEYS
+        if meta.get(key) is not None and not readable(meta[key])
+    ]
+
+
+def _a_json_type(value: Any) -> str:
+    from ..package import json_type
+
+    name = json_type(value)
+    return f"an {name}" if name[0] in "aeiou" else f"a {name}"
+
+
 def links_from(meta: Any) -> list[str]:
     """Provenance references found under :data:`LINK_KEYS` in a metadata dict."""
     if not isinstance(meta, dict):
@@ -616,6 +648,9 @@ class Record:
     #: package (a Zep episode is named by its uuid, its name and its metadata's links). None:
     #: every link is a group of its own.
     link_groups: list[list[str]] | None = None
+    #: The metadata dict the links were read from, checked for values that are not links
+    #: (:func:`unreadable_links`).
+    link_source: Any = None
     #: The export's own content hash (Mem0's ``hash``), compared to find duplicate memories.
     content_hash: str | None = None
     #: Where the time is in the export, when not under ``path`` (A-Mem's Chroma dump keeps it
@@ -679,6 +714,7 @@ def build_store(
     seen: dict[str, str] = {}
     candidate_ids = {c.id for c in package.candidates} if package is not None else set()
     unreadable_times: list[str] = []
+    unread_links: list[str] = []
     export_problems: list[Problem] | None = None
     unspaced: list[str] = []
     memories: list[ExternalMemory] = []
@@ -761,6 +797,9 @@ def build_store(
             # Kept and said: recency pruning falls back to list order without it (CLI QA).
             mem_meta.setdefault("created_at_raw", clean_meta(rec.time_raw))
             unreadable_times.append(f"{rec.time_path or rec.path}: {rec.time_raw!r}")
+        bad_links = unreadable_links(rec.link_source)
+        if bad_links:
+            unread_links.append(f"{rec.path}: {', '.join(bad_links)}")
         coverage: dict[str, float] = {}
         if rec.links:
             # A-Mem notes have a `links` field of their own (links between notes): provenance
@@ -873,6 +912,11 @@ def build_store(
         store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
             f"this file looks like {FORMAT_HINTS[looks]}, yet it was read as format "
             f"{system!r}; check the format"
+        ]
+    if unread_links:
+        store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
+            f"{len(unread_links)} memory(ies) hold provenance links that are not strings or "
+            f"arrays of strings (first: {unread_links[0]}); those links give no coverage"
         ]
     if unreadable_times:
         store_meta["warnings"] = list(store_meta.get("warnings", [])) + [

@@ -131,7 +131,8 @@ def _note_record(
                 "importance_score must be a finite number",
                 note["importance_score"],
             )
-    links = links_from(note.get("metadata") if isinstance(note.get("metadata"), dict) else note)
+    link_source = note.get("metadata") if isinstance(note.get("metadata"), dict) else note
+    links = links_from(link_source)
     return (
         Record(
             id=note_id,
@@ -145,6 +146,7 @@ def _note_record(
             salience=salience,
             meta=meta,
             links=links,
+            link_source=link_source,
         ),
         t.naive,
     )

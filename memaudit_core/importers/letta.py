@@ -128,6 +128,7 @@ def _block_records(
                         **({"read_only": block["read_only"]} if block.get("read_only") else {}),
                     },
                     links=links_from(meta_src),
+                    link_source=meta_src,
                     # The block's links, not this line's: an upper estimate (CLI QA).
                     links_inherited=True,
                 )
@@ -220,7 +221,8 @@ def _passage_records(
             # A string was read letter by letter, each letter an unresolved link (QA).
             col.add(f"{ppath}.tags", "type", "'tags' must be an array of strings", raw_tags)
             continue
-        links = links_from(p.get("metadata") or p.get("metadata_"))
+        link_source = p.get("metadata") or p.get("metadata_")
+        links = links_from(link_source)
         # Metadata links are provenance; tags may be (a dia_id as a tag) or may not ("work"):
         # they are reported as unresolved only when the passage has no other links.
         groups = [[ref] for ref in links]
@@ -253,6 +255,7 @@ def _passage_records(
                 time_raw=t.raw,
                 meta=meta,
                 links=links,
+                link_source=link_source,
                 link_groups=groups,
             )
         )
@@ -318,6 +321,7 @@ def load_letta_store(
             b["id"] for b in blocks if isinstance(b, dict) and isinstance(b.get("id"), str)
         }
         unknown_blocks: list[str] = []
+        held: set[str] = set()
         for a, agent in enumerate(agents):
             if not isinstance(agent, dict):
                 col.add(f"$.agents[{a}]", "type", "each agent must be an object", json_type(agent))
@@ -331,6 +335,8 @@ def load_letta_store(
                     json_type(wanted),
                 )
             for j, bid in enumerate(wanted if isinstance(wanted, list) else []):
+                if isinstance(bid, str):
+                    held.add(bid)
                 if not isinstance(bid, str) or bid not in block_ids:
                     # The agent's core memory holds a block the file lacks (CLI QA: ignored).
                     unknown_blocks.append(f"$.agents[{a}].block_ids[{j}] {bid!r}")
@@ -352,6 +358,20 @@ def load_letta_store(
                 f"({'; '.join(unknown_blocks[:10])}{' ...' if len(unknown_blocks) > 10 else ''}):"
                 " those blocks are not in the file, so their memories are not in the store"
             )
+        # Importer QA: several agents, and blocks no agent holds, became one store unsaid.
+        named = [str(a.get("name") or a.get("id")) for a in agents if isinstance(a, dict)]
+        if len(named) > 1:
+            block_warnings.append(
+                f"the file holds {len(named)} agents ({', '.join(named[:10])}): their blocks "
+                "are one store here; export one agent to score one agent's memory"
+            )
+        if any(isinstance(a, dict) and isinstance(a.get("block_ids"), list) for a in agents):
+            orphans = sorted(block_ids - held)
+            if orphans:
+                block_warnings.append(
+                    f"{len(orphans)} block(s) of the file belong to no agent's block_ids "
+                    f"({', '.join(orphans[:10])}): they are counted as memory"
+                )
         if block_warnings:
             meta["warnings"] = block_warnings
         for key in ("passages", "archival_memory"):  # not in .af today, but accept if present

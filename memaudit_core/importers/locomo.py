@@ -790,6 +790,7 @@ def _observations(
         return []
     out = []
     keyed = []
+    no_unit: list[str] = []
     first_with_text: dict[str, str] = {}
     repeats: list[str] = []
     for key, per_speaker in observations.items():
@@ -872,6 +873,8 @@ def _observations(
                 except EmptyTextError:
                     col.add(f"{fpath}[0]", "non-empty-text", "empty observation text", text)
                     continue
+                if dias and not any(d in unit_ids for d in dias):
+                    no_unit.append(f"obs-{n}-{k}")
                 same = " ".join(text.split())
                 if same in first_with_text:
                     repeats.append(f"{first_with_text[same]!r} = {f'obs-{n}-{k}'!r} (same text)")
@@ -889,4 +892,14 @@ def _observations(
                 k += 1
     if repeats:
         warnings.append(duplicates_warning(repeats, "observation(s)"))
+    if no_unit:
+        # Importer QA: their coverage was {} without a word, under a store whose meta says
+        # coverage comes from the evidence links.
+        shown = ", ".join(no_unit[:5]) + (
+            f" and {len(no_unit) - 5} more" if len(no_unit) > 5 else ""
+        )
+        warnings.append(
+            f"{len(no_unit)} of {len(out)} observation(s) link only to turns that no question "
+            f"cites, which are not evidence units, so they cover nothing: {shown}"
+        )
     return out

@@ -62,7 +62,7 @@ from typing import Any
 
 from ..costs import cost_of, get_cost_rule
 from ..errors import PackageError, Problem
-from ..package import Package, json_type, parse_package
+from ..package import JSON_LINES_HINT, Package, json_type, parse_package
 from ._common import (
     Collector,
     binary_kind,
@@ -136,7 +136,11 @@ def iter_instances(
         if first == "{":
             yield 0, _no_duplicate_keys(reader.decode_value(decoder, "$"), "$", source)
             if reader.next_char() != "":
-                reader.error("$", "json-syntax", "extra data after the instance object")
+                reader.error(
+                    "$",
+                    "json-syntax",
+                    f"extra data after the instance object ({JSON_LINES_HINT})",
+                )
             return
         if first != "[":
             reader.error(
@@ -643,6 +647,19 @@ def import_longmemeval(
                 "current value cannot be told from the stale one",
             )
         latest = max(rank for rank, *_ in turn_units)
+        if qtype == "knowledge-update" and not abstention:
+            newest = parsed[next(i for rank, i, *_ in turn_units if rank == latest)]
+            tied = sorted({i for _, i, *_ in turn_units if parsed[i] == newest})
+            if len(tied) > 1:
+                # Importer QA: the session listed last silently became the current value.
+                fail(
+                    src,
+                    f"{base}.haystack_dates[{tied[-1]}]",
+                    "date",
+                    f"evidence sessions {', '.join(repr(sids[i]) for i in tied)} share the "
+                    f"latest date {dates[tied[-1]]!r}: this knowledge-update question's "
+                    "current value cannot be told from the stale one",
+                )
         for rank, i, t, uid, text in turn_units:
             kind = base_kind()
             weight = None

@@ -546,6 +546,7 @@ def load_mem0_store(
     add_updates = 0
     zone_offsets: set[str] = set()
     other_states: list[str] = []
+    scopes: dict[str, dict[str, None]] = {"user_id": {}, "agent_id": {}}
     for i, item in enumerate(items):
         ipath = f"{base}[{i}]"
         if not isinstance(item, dict):
@@ -612,6 +613,9 @@ def load_mem0_store(
         for key in _PROMOTED:
             if fields.get(key) is not None:
                 meta[key] = clean_meta(fields[key])
+        for key, seen_values in scopes.items():
+            if isinstance(fields.get(key), str | int) and not isinstance(fields[key], bool):
+                seen_values[str(fields[key])] = None
         created = normalise_time(fields.get("created_at"))
         updated = normalise_time(fields.get("updated_at"))
         for key, t in (("created_at", created), ("updated_at", updated)):
@@ -708,6 +712,7 @@ def load_mem0_store(
             status=status,
             meta=meta,
             links=extra_links,
+            link_source=metadata,
             content_hash=fields["hash"] if isinstance(fields.get("hash"), str) else None,
         )
         if status == "deleted":
@@ -765,6 +770,16 @@ def load_mem0_store(
             )
         else:
             missing.append(mem_id)
+    for key, seen_values in scopes.items():
+        if len(seen_values) > 1:
+            # Importer QA: a Qdrant scroll of the whole collection holds every user's
+            # memories; they became one store unsaid.
+            names = ", ".join(list(seen_values)[:10]) + (" ..." if len(seen_values) > 10 else "")
+            warnings.append(
+                f"the export holds memories of {len(seen_values)} different {key}s ({names}): "
+                f"they are one store here; export one {key.removesuffix('_id')}'s memories "
+                f"(get_all({key}=...) or a filtered scroll) to score that memory alone"
+            )
     if other_states:
         # Counted like active ones (the union keeps all but deleted memories): said, since
         # an archived or paused memory may not be served (QA s20d).

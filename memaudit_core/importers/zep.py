@@ -179,7 +179,9 @@ def load_zep_store(
         bad_time = False
         for key in ("created_at", "valid_at", "invalid_at", "expired_at"):
             raw = edge.get(key)
-            if raw is None:
+            if raw is None or (isinstance(raw, str) and not raw.strip()):
+                # An empty time is no time, as null is (importer QA: expired_at "" was
+                # called unreadable yet "marks the fact superseded", and did not).
                 continue
             if not isinstance(raw, str):
                 # Importer QA: 12345 was read as epoch seconds (1970) and, under expired_at,
@@ -201,7 +203,7 @@ def load_zep_store(
         if bad_time:
             continue
         status = "active"
-        if edge.get("expired_at"):
+        if isinstance(edge.get("expired_at"), str) and edge["expired_at"].strip():
             status = "superseded"
             superseded += 1
         ep_ids = split_refs(_v3_or_v4(edge, "episodes", "episode_uuids"))
