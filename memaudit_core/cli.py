@@ -155,6 +155,33 @@ def _ratio3(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.3f}"
 
 
+def family_table(result: Any) -> str:
+    """The per-family means of a sweep that pools several families, as a text block starting
+    with a newline; '' for one family (paper-families QA: the terminal and ``show`` printed
+    only the pooled mean, which matches no published row; report.md had the breakdown)."""
+    from .suites import family_summaries
+
+    per_family = family_summaries(result)
+    if not per_family:
+        return ""
+    rows = [
+        [
+            family,
+            s.method,
+            _fmt(s.budget),
+            str(s.n),
+            _ratio3(s.mean_ratio) + ("*" if s.n_uncertified else ""),
+            "n/a" if s.ci_low is None else f"[{_ratio3(s.ci_low)}, {_ratio3(s.ci_high)}]",
+        ]
+        for family, s in per_family
+    ]
+    n_families = len({family for family, _ in per_family})
+    return (
+        f"\nThe table above pools {n_families} families; by family:\n"
+        + _table(["family", "method", "budget", "n", "mean ratio", "95% CI"], rows)
+    )
+
+
 def summary_table(summary: Sequence[Any]) -> str:
     """The sweep summary (one line per method and budget) as the CLI prints it."""
     rows = [
@@ -546,9 +573,11 @@ def _solve_human(res: Any, where: str, cost_unit: str | None) -> str:
 
 def _evaluation_human(ev: Any, cost_unit: str | None) -> str:
     """``score``'s text for a :class:`~memaudit_core.analysis.StoreEvaluation`."""
-    unit = f" {cost_unit}" if cost_unit else ""
+    from .explain import amount_text
+
+    budget = amount_text(ev.budget, cost_unit) if cost_unit else _fmt(ev.budget)
     lines = [
-        f"{ev.label} on {ev.package_id!r} at budget {_fmt(ev.budget)}{unit}",
+        f"{ev.label} on {ev.package_id!r} at budget {budget}",
         f"F = {_fmt(ev.value, 6)}   {ev.opt_label} = {_fmt(ev.opt_value, 6)}   "
         f"ratio = {ev.ratio_text}   cost used {_fmt(ev.cost)}",
         "selected: " + _id_list(ev.selected),
@@ -1210,8 +1239,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         return 0
     save_package(pkg, args.output)
     print(
-        f"wrote {args.output}: {pkg.id} — {len(pkg.experiences)} experiences, "
-        f"{len(pkg.candidates)} candidates, {len(pkg.units)} units",
+        f"wrote {args.output}: {pkg.id} — {_package_counts(pkg)}",
         file=sys.stderr,
     )
     if args.json:  # as `import -o FILE --json` (CLI QA: stdout was empty)
@@ -1286,7 +1314,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         # CLI QA: "budgets 3, 6, 4 rows" read as three budgets.
         human = (
             f"saved sweep {args.result}: {res.n_packages} package(s); budgets {budgets}; "
-            f"{len(res.rows)} rows\n" + summary_table(res.summary)
+            f"{len(res.rows)} rows\n" + summary_table(res.summary) + family_table(res)
         )
         for note in res.notes:
             human += f"\nnote: {note}"
@@ -1622,6 +1650,7 @@ def cli_sweep_suite(args: Any) -> int:
         f"{res.n_sources} package(s) ({res.n_packages} distinct by content), {res.n_tasks} tasks: "
         f"{res.executed} run now, {res.reused} reused; {res.elapsed_s:.2f} s on {res.backend}\n"
         + summary_table(res.summary)
+        + family_table(res)
     )
     for note in res.notes:
         human += f"\nnote: {note}"

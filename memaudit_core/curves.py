@@ -38,6 +38,7 @@ from .analysis import (
     ABLATIONS,
     BOOTSTRAP,
     compile_cached,
+    cut_note,
     expected_runs,
     opt_at,
     ratio_text,
@@ -275,7 +276,8 @@ class OptPoint:
 @dataclass(frozen=True)
 class CurvePoint:
     """One method at one budget. For an ablation ``value`` is the pool's optimum; for an
-    external store ``opt`` is the union-package optimum (its ratio is the union ratio)."""
+    external store ``opt`` is the union-package optimum (its ratio is the union ratio).
+    ``store_cut`` counts a store's memories dropped to fit the budget (most recent kept)."""
 
     method_key: str
     label: str
@@ -287,6 +289,7 @@ class CurvePoint:
     ratio_text: str
     certified: bool
     cost: float
+    store_cut: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -300,6 +303,7 @@ class CurvePoint:
             "ratio_text": self.ratio_text,
             "certified": self.certified,
             "cost": self.cost,
+            "store_cut": self.store_cut,
         }
 
 
@@ -524,8 +528,13 @@ def budget_curve(
                 ratio_text(row.ratio),
                 row.certified,
                 row.cost,
+                row.store_cut,
             )
         )
+    # App QA: a store cut from 7 memories to 1 was scored on the curve unsaid (the CLI says).
+    cut = cut_note([replace(row, method=by_key[key].label) for key, row in keyed])
+    if cut:
+        notes.append(cut[0].upper() + cut[1:].replace("column store_cut", "store_cut in the CSV"))
     if any(p.ratio is None for p in points):
         zero = sorted({p.budget for p in points if p.ratio is None})
         notes.append(

@@ -1149,6 +1149,9 @@ class EvidenceView:
     graph: GraphData
     #: Why the focus is not the unit asked for (an unknown id, or a unit outside the filter).
     notes: tuple[str, ...] = ()
+    #: The score's own notes (pruning, the optimum shown, an uncertified denominator...):
+    #: app QA, the Evidence explorer showed a pruned store and a moved optimum unsaid.
+    score_notes: tuple[str, ...] = ()
 
     @property
     def unit_ids(self) -> tuple[str, ...]:
@@ -1424,6 +1427,7 @@ def evidence_view(
         timeline=timeline,
         graph=graph,
         notes=tuple(notes),
+        score_notes=ev.notes,
     )
 
 

@@ -1182,6 +1182,13 @@ def sweep_suite(
             "write or an edit); their tasks were run again"
         )
     notes.extend(n for n in (uncertified_note(rows), union_note(rows), cut_note(rows)) if n)
+    families = {r.family for r in rows}
+    if len(families) > 1:  # said in the JSON too, where no per-family table is printed
+        notes.append(
+            f"the summary pools {len(families)} families (package files count as one); "
+            "per-family means: the rows' family column, memaudit_core.suites.family_summaries, "
+            "or report.md with --out"
+        )
     partial = partial_stores_note(store_ids, [(e.label, e.stores) for e in run.entries])
     if partial:
         notes.append(partial)
@@ -1400,32 +1407,58 @@ def sweep_figure(result: SweepSuiteResult) -> Any:
     return fig
 
 
-def _family_table(result: SweepSuiteResult) -> str:
-    """report.md's per-family breakdown when a sweep pools several families (researcher QA:
-    the one table averaged memaudit-small and update_chain together); '' otherwise."""
+def family_summaries(result: Any) -> list[tuple[str, Any]]:
+    """(family, summary row) per family when a sweep's rows come from several families
+    (package files count as one), else []: the pooled summary averages them together
+    (researcher QA: memaudit-small and update_chain in one mean). Lines with no row at all
+    are left out.
+
+    Examples
+    --------
+    >>> from memaudit_core.analysis import sweep
+    >>> from memaudit_core.generators import generate
+    >>> res = sweep([generate("update_chain"), generate("temporal_interval")], [13], ["gvt"])
+    >>> res.rows[0].family is None  # packages passed in memory carry no family
+    True
+    >>> family_summaries(res)
+    []
+    """
     from .analysis import summarize
 
     label = {r.family: r.family or "package files" for r in result.rows}
     if len(label) < 2:
-        return ""
-    lines = []
+        return []
+    out = []
     for family in sorted(label, key=lambda f: (f is None, f or "")):
         rows = [r for r in result.rows if r.family == family]
-        for s in summarize(rows, result.methods, sorted({r.budget for r in rows})):
-            if s.n + s.n_undefined:
-                lines.append(
-                    [
-                        label[family],
-                        s.method,
-                        f"{s.budget:.10g}",
-                        str(s.n),
-                        _f(s.mean_ratio) + ("*" if s.n_uncertified else ""),
-                        f"[{_f(s.ci_low)}, {_f(s.ci_high)}]",
-                    ]
-                )
+        out += [
+            (label[family], s)
+            for s in summarize(rows, result.methods, sorted({r.budget for r in rows}))
+            if s.n + s.n_undefined
+        ]
+    return out
+
+
+def _family_table(result: SweepSuiteResult) -> str:
+    """report.md's per-family breakdown (:func:`family_summaries`); '' for one family."""
+    per_family = family_summaries(result)
+    if not per_family:
+        return ""
+    lines = [
+        [
+            family,
+            s.method,
+            f"{s.budget:.10g}",
+            str(s.n),
+            _f(s.mean_ratio) + ("*" if s.n_uncertified else ""),
+            f"[{_f(s.ci_low)}, {_f(s.ci_high)}]",
+        ]
+        for family, s in per_family
+    ]
+    n_families = len({family for family, _ in per_family})
     table = _md_table(["family", "method", "budget", "n", "mean ratio", "95% CI"], lines)
     return (
-        f"\n\n## By family\n\nThe table above pools {len(label)} families; here each has "
+        f"\n\n## By family\n\nThe table above pools {n_families} families; here each has "
         f"its own means.\n\n{table}"
     )
 

@@ -329,6 +329,10 @@ def count_bars(
         )
     )
     fig.update_xaxes(title_text=axis)
+    if sum(len(str(label)) for label in labels) * (1.3 if present else 1.0) > 70:
+        # Projector QA: Plotly kept long kind names level until two ran together
+        # ("invalidationtemporal_interval") at 1280 px in presentation mode.
+        fig.update_xaxes(tickangle=-30)
     # Whole-number ticks for counts (app QA: 0.5, 1.5, ... on a chart of counts).
     fig.update_yaxes(
         title_text="count", tickformat="d", dtick=1 if max(counts, default=0) <= 8 else None
@@ -1146,6 +1150,29 @@ METHOD_SYMBOLS = (
     "hexagon",
     "cross",
 )
+#: Past the eight slots (more methods than the palette, or the slots the reference writers
+#: take): app QA, six stores and plugins on one chart were drawn alike in dark grey with "+".
+#: Slot 8 + j gets colour j % 8 and symbol (j + j // 8) % 8, a distinct pair for 64 more.
+EXTRA_PALETTE = (
+    "#0072b2",
+    "#a6761d",
+    "#b2182b",
+    "#1b9e77",
+    "#e7298a",
+    "#666600",
+    "#6a3d9a",
+    "#000000",
+)
+EXTRA_SYMBOLS = (
+    "x",
+    "hourglass",
+    "bowtie",
+    "triangle-left",
+    "triangle-right",
+    "hexagram",
+    "star-square",
+    "star-diamond",
+)
 ENGINE_COLORS = {"bnb": "#1b4f8a", "milp": "#e07b39", "enum": "#3a9d5d", "brute": "#8e5bb5"}
 ENGINE_NAMES = {"bnb": "branch-and-bound", "milp": "HiGHS MILP", "enum": "enumeration"}
 
@@ -1175,21 +1202,31 @@ def _method_slots(methods) -> dict[str, int | None]:
         if m.kind != "ablation" and slot is not None:
             slots[m.key] = slot
             taken.add(slot)
-    free = [k for k in range(len(METHOD_PALETTE)) if k not in taken] or [0]
+    free = [k for k in range(len(METHOD_PALETTE)) if k not in taken]
     k = 0
     for m in methods:
         if m.kind == "ablation":
             slots[m.key] = None
         elif m.key not in slots:
-            slots[m.key] = free[k % len(free)]
+            # The free palette slots first, then slots of their own (never a repeat).
+            slots[m.key] = free[k] if k < len(free) else len(METHOD_PALETTE) + k - len(free)
             k += 1
     return slots
+
+
+def _slot_style(slot: int) -> tuple[str, str]:
+    """(colour, marker) of a palette slot from :func:`_method_slots`."""
+    if slot < len(METHOD_PALETTE):
+        return METHOD_PALETTE[slot], METHOD_SYMBOLS[slot]
+    j = slot - len(METHOD_PALETTE)
+    n = len(EXTRA_PALETTE)
+    return EXTRA_PALETTE[j % n], EXTRA_SYMBOLS[(j + j // n) % n]
 
 
 def _method_colors(methods) -> dict[str, str]:
     """Method key -> line colour (see :func:`_method_slots`); ablations grey."""
     return {
-        key: COLORS["ablation"] if slot is None else METHOD_PALETTE[slot]
+        key: COLORS["ablation"] if slot is None else _slot_style(slot)[0]
         for key, slot in _method_slots(methods).items()
     }
 
@@ -1197,7 +1234,7 @@ def _method_colors(methods) -> dict[str, str]:
 def _method_symbols(methods) -> dict[str, str]:
     """Method key -> marker shape, one per palette slot; ablations are diamonds."""
     return {
-        key: "diamond" if slot is None else METHOD_SYMBOLS[slot]
+        key: "diamond" if slot is None else _slot_style(slot)[1]
         for key, slot in _method_slots(methods).items()
     }
 
@@ -1584,7 +1621,9 @@ def engine_time_curve(report, title: str, present: bool = False):
         # Whole decades at both ends, so at least two ticks are labelled (a quick look's runs,
         # all within 0.02-0.6 s, showed a single "0.1").
         low, high = math.floor(math.log10(min(times))), math.ceil(math.log10(max(times)))
-        fig.update_yaxes(range=[low, max(high, low + 1)])
+        # A marker on the lowest decade was cut in half by the axis floor (projector QA).
+        pad = 0.12 if math.log10(min(times)) - low < 0.12 else 0.0
+        fig.update_yaxes(range=[low - pad, max(high, low + 1)])
     base_layout(fig, _plain(title), present, height=420)
     _legend_below(fig, present)
     return fig

@@ -5,7 +5,7 @@ graph."""
 import pandas as pd
 import streamlit as st
 
-from memaudit_core.explain import GRAPH_SCOPES, HEATMAP_ROWS
+from memaudit_core.explain import GRAPH_SCOPES, HEATMAP_ROWS, amount_text
 from memaudit_ui import cached, figures, render, state
 from memaudit_ui.frame import frame, kept, md_escape
 
@@ -105,8 +105,12 @@ st.markdown(
     f"{'certified optimum' if view.opt_label == 'OPT' else 'best known store (not proven optimal)'}"
     + (" over P+" if view.source_kind == "external" else "")
     + " "
-    f"at budget **{ctx.budget:.10g} {md_escape(view.cost_unit)}** · `{view.package_id}`"
+    f"at budget **{md_escape(amount_text(ctx.budget, view.cost_unit))}** · `{view.package_id}`"
 )
+if view.score_notes:
+    with st.expander(f"Notes on this score ({len(view.score_notes)})", expanded=True):
+        for note in view.score_notes:
+            st.text(note)
 
 # The kinds on a row of their own, by short names: beside the focus unit at 1280 px the chips
 # of an 8-kind package were cut after the fourth ("temporal_…", QA s21).
@@ -244,7 +248,7 @@ if tl.message:
 render.chart(
     figures.store_timeline(
         tl,
-        f"Memory written per experience at budget {ctx.budget:.10g} {view.cost_unit}",
+        f"Memory written per experience at budget {amount_text(ctx.budget, view.cost_unit)}",
         present=ctx.present,
     ),
     "evidence_timeline",

@@ -10,6 +10,7 @@ import streamlit as st
 
 from memaudit_core.costs import COST_RULES, cost_rule_for_unit
 from memaudit_core.errors import MemAuditError, PackageError
+from memaudit_core.explain import amount_text
 from memaudit_core.importers import STORE_FORMATS
 from memaudit_core.package import dumps_package
 from memaudit_core.union import (
@@ -261,7 +262,7 @@ else:
     unit = rep.cost_unit
 
     # ----------------------------------------------------------------------- metrics
-    st.subheader(f"Union metrics at budget {ctx.budget:.10g} {unit}")
+    st.subheader(f"Union metrics at budget {amount_text(ctx.budget, unit)}")
 
     # Three a row, as on the Overview: six cut their labels ("Union r…") at 1024 px with the
     # sidebar open, in either mode (speaker QA).

@@ -590,3 +590,132 @@ def test_json_lines_get_a_hint(tmp_path, demo_package):
     path.write_text('{"id": "a", "memory": "x"}\n{"id": "b", "memory": "y"}\n')
     with pytest.raises(PackageError, match="looks like JSON Lines"):
         ma.load_external_store(path, "mem0", package=demo_package)
+
+
+# --------------------------------------------------------------------------- app pages, sweeps
+
+
+def test_budget_curve_says_a_store_was_cut_to_fit():
+    # The CLI said so; the Budget sweep page scored a store cut from 7 memories to 1 unsaid.
+    pkg = ma.load_package("sample_packages/travel-assistant.json")
+    store = next(s for s in pkg.stores if s.id == "fact-extractor")
+    curve = ma.budget_curve(pkg, [10, 40], ["store:fact-extractor", "gvt"])
+    cut = {p.budget: p.store_cut for p in curve.points if p.method_key == "store:fact-extractor"}
+    kept_at_10 = ma.score(pkg, 10, store_id="fact-extractor").selected
+    assert cut == {10.0: len(store.select) - len(kept_at_10), 40.0: 0}
+    assert cut[10.0] > 0
+    assert any(n.startswith("Store Fact extractor costs more than budget 10;") for n in curve.notes)
+    point = next(p for p in curve.points if p.method_key == "store:fact-extractor")
+    assert point.to_dict()["store_cut"] == cut[point.budget]
+
+
+def test_evidence_view_carries_the_score_notes():
+    pkg = ma.load_package("sample_packages/travel-assistant.json")
+    view = ma.evidence_view(pkg, 10, store_id="fact-extractor")
+    ev = ma.score(pkg, 10, store_id="fact-extractor")
+    assert view.score_notes == ev.notes
+    assert any("pruned by recency" in n for n in view.score_notes)
+
+
+def test_every_method_on_a_chart_has_its_own_colour_and_marker():
+    # Six stores and plugins were drawn alike (dark grey, "+") once the slots ran out.
+    from memaudit_core.curves import resolve_methods
+    from memaudit_core.writers import all_writers
+    from memaudit_ui import figures
+
+    pkg = ma.load_package("sample_packages/travel-assistant.json")
+    extra = [f"store:{s.id}" for s in pkg.stores]
+    methods = resolve_methods(pkg, extra + [f"writer:{w}" for w in all_writers()])
+    colors, symbols = figures._method_colors(methods), figures._method_symbols(methods)
+    drawn = [(colors[m.key], symbols[m.key]) for m in methods if m.kind != "ablation"]
+    assert len(drawn) >= 12
+    assert len(set(drawn)) == len(drawn)
+    assert len(set(colors[m.key] for m in methods if m.kind != "ablation")) == len(drawn)
+
+
+def test_a_sweep_of_several_families_prints_each_family(tmp_path):
+    from cli_utils import run_cli
+
+    out = tmp_path / "pooled.json"
+    rc, text, err = run_cli(
+        "sweep",
+        "--family",
+        "update_chain",
+        "--family",
+        "temporal_interval",
+        "--budgets",
+        "3,13",
+        "--writers",
+        "gvt,density",
+        "--quiet",
+    )
+    assert rc == 0, err
+    assert "The table above pools 2 families; by family:" in text
+    # The published table (PAPER_FAMILIES.md): density 0.351 on update_chain at budget 3,
+    # gvt 0.905 on temporal_interval at 13; the pooled line averages them.
+    lines = [line.split() for line in text.splitlines()]
+    assert ["update_chain", "density", "3", "1", "0.351", "n/a"] in lines
+    assert ["temporal_interval", "gvt", "13", "1", "0.905", "n/a"] in lines
+    assert "the summary pools 2 families" in text
+    rc, saved, err = run_cli(
+        "sweep",
+        "--family",
+        "update_chain",
+        "--family",
+        "temporal_interval",
+        "--budgets",
+        "3,13",
+        "--writers",
+        "gvt,density",
+        "--quiet",
+        "--json",
+    )
+    out.write_text(saved)
+    rc, shown, err = run_cli("show", str(out))
+    assert rc == 0, err
+    assert "The table above pools 2 families; by family:" in shown
+    rc, one, err = run_cli("sweep", "--family", "update_chain", "--budgets", "3", "--quiet")
+    assert "by family" not in one
+
+
+def test_generate_message_counts_in_the_singular(tmp_path):
+    from cli_utils import run_cli
+
+    rc, _, err = run_cli(
+        "generate",
+        "memaudit-small",
+        "--param",
+        "update_count=0",
+        "--param",
+        "normal_count=1",
+        "-o",
+        str(tmp_path / "x.json"),
+    )
+    assert rc == 0, err
+    assert "— 1 experience, " in err
+
+
+def test_a_budget_that_overflows_the_cost_scale_still_solves():
+    # cost 1e-300 scaled to 1 made budget 1e12 an inf, which HiGHS refused ("rejected the
+    # model"); every store fits, so OPT is the candidate's whole value under every engine.
+    pkg = ma.parse_package(
+        {
+            "memaudit": 1,
+            "id": "tiny-cost",
+            "experiences": [{"id": "e1"}],
+            "units": [{"id": "x", "weight": 1}],
+            "candidates": [
+                {
+                    "id": "a",
+                    "experience": "e1",
+                    "type": "atomic_fact",
+                    "cost": 1e-300,
+                    "coverage": {"x": 1},
+                }
+            ],
+        }
+    )
+    inst = ma.compile_package(pkg)
+    for solver in ("milp", "bnb", "enum", "auto"):
+        res = ma.solve(inst, 1e12, solver)
+        assert (res.label, res.value, res.selected) == ("OPT", 1.0, ("a",)), solver

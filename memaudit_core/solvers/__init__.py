@@ -349,13 +349,19 @@ def run_engine(
         raise UnknownNameError(f"unknown solver {name!r} (known: {', '.join(SOLVER_CHOICES)})")
     t0 = time.perf_counter()
     view, value_scale, cost_scale = inst.scaled_view_at(budget)
+    scaled_budget = budget * cost_scale
+    if not scaled_budget < 1e20:
+        # Costs in band are at most 1 each, so such a budget fits every store; as a number
+        # it overflowed to inf (budget 1e12 over a cost of 1e-300), which HiGHS refused
+        # (exactness QA: "HiGHS rejected the model"). The total cost admits the same stores.
+        scaled_budget = float(view.cost.sum())
     # Costs near the float maximum (1e308) overflow the bounds' products to inf, which the
     # bounds handle (an infinite term never wins a min); NumPy's warnings about it only
     # cluttered stderr (CLI QA). The certificate rechecks every answer.
     with np.errstate(over="ignore", invalid="ignore"):
         raw = ENGINES[name](
             view,
-            budget * cost_scale,
+            scaled_budget,
             time_limit=time_limit,
             node_limit=node_limit,
             incumbent_idx=incumbent_idx,

@@ -6,9 +6,11 @@ engine (``auto`` picks one with :func:`choose`), recomputes F of the returned st
 engine (:func:`cross_engine`), and records a :class:`Certificate`.
 
 A result is **certified** only when the primary engine proved optimality (status
-``"optimal"``), its bound meets its value (gap <= 1e-9 relative), the recomputed F equals the
-reported value within 1e-9 relative and — when a cross-check ran — the second engine also proved
-optimality and both agree within 1e-9 relative. Exact engines that disagree raise
+``"optimal"``), its bound meets its value, the recomputed F equals the reported value and — when
+a cross-check ran — the second engine also proved optimality and both agree. Each "meets" and
+"equals" is within 1e-9 x max(|value|, one value unit of the package): relative, with an
+absolute floor for values below one unit (so a certified F of 0.4 may carry a reported ``gap``
+of about 1.5e-9: HiGHS's own tolerances are absolute). Exact engines that disagree raise
 :class:`~memaudit_core.errors.SolverDisagreementError`; an engine that returns an infeasible
 store raises :class:`~memaudit_core.errors.SolverError`. Neither is ever hidden.
 
