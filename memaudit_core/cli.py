@@ -176,9 +176,8 @@ def family_table(result: Any) -> str:
         for family, s in per_family
     ]
     n_families = len({family for family, _ in per_family})
-    return (
-        f"\nThe table above pools {n_families} families; by family:\n"
-        + _table(["family", "method", "budget", "n", "mean ratio", "95% CI"], rows)
+    return f"\nThe table above pools {n_families} families; by family:\n" + _table(
+        ["family", "method", "budget", "n", "mean ratio", "95% CI"], rows
     )
 
 
