@@ -1334,10 +1334,14 @@ def cmd_show(args: argparse.Namespace) -> int:
             evaluation = dataclasses.replace(evaluation, notes=())
             unit = unit or res.union.cost_unit
         human = _evaluation_human(evaluation, unit)
+        summary = res.external_store if isinstance(res.external_store, dict) else {}
         if res.union is not None:
-            summary = res.external_store if isinstance(res.external_store, dict) else {}
             memory_unit = store_cost_unit(summary, res.union.cost_unit)
             human = _union_human(res.union, memory_unit) + "\n\n" + human
+        try:  # score --external's first line (CLI QA: show left it out)
+            human = _export_head(summary) + "\n" + human
+        except (KeyError, TypeError):
+            pass  # a result saved without the export's summary
     else:
         raise MemAuditError(
             f"show: {args.result} holds {'an' if res.RESULT_KIND[:1] in 'aeio' else 'a'} "

@@ -46,8 +46,30 @@ def pool_context() -> multiprocessing.context.BaseContext:
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(PRELOAD)
+        _start_forkserver_shielded()
         return ctx
     return multiprocessing.get_context("spawn")
+
+
+def _start_forkserver_shielded() -> None:
+    """Start the forkserver with SIGINT ignored, which it and its workers inherit.
+
+    The forkserver imports :data:`PRELOAD` before it starts ignoring SIGINT itself, so a
+    Ctrl-C in the first second of ``sweep --workers 2`` printed up to three tracebacks from it
+    (or "Fatal Python error: init_import_site") after ``memaudit: interrupted`` (CLI QA). The
+    parent handles Ctrl-C and ends the workers (:func:`stop_pool`).
+    """
+    import signal
+    import threading
+    from multiprocessing import forkserver
+
+    if threading.current_thread() is not threading.main_thread():
+        return  # signals are the main thread's (Streamlit runs pages elsewhere)
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def init_solver_worker() -> None:

@@ -719,3 +719,59 @@ def test_a_budget_that_overflows_the_cost_scale_still_solves():
     for solver in ("milp", "bnb", "enum", "auto"):
         res = ma.solve(inst, 1e12, solver)
         assert (res.label, res.value, res.selected) == ("OPT", 1.0, ("a",)), solver
+
+
+def test_the_forkserver_starts_shielded_from_ctrl_c():
+    # Ctrl-C in the first second of `sweep --workers 2` printed tracebacks from the forkserver's
+    # preload imports; it now starts (and forks workers) with SIGINT ignored.
+    import subprocess
+    import sys
+
+    script = (
+        "from multiprocessing import forkserver\n"
+        "from memaudit_core.parallel import pool_context\n"
+        "pool_context()\n"
+        "pid = forkserver._forkserver._forkserver_pid\n"
+        "line = next(l for l in open(f'/proc/{pid}/status') if l.startswith('SigIgn'))\n"
+        "print(int(line.split()[1], 16) & 2)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "2"
+
+
+def test_a_folder_of_packages_is_not_read_as_an_artifact(tmp_path):
+    from cli_utils import run_cli
+
+    # Before: four "missing from the coverage package" lines about JSONL files.
+    rc, _, err = run_cli("validate", "sample_packages")
+    assert rc == 2
+    assert "required-file" not in err
+    assert "a folder, not a package file" in err
+    assert "It holds 8 .json file(s)" in err and "[rule: file-type]" in err
+    # A folder that does hold an artifact's tables is still read as one, with its problems.
+    (tmp_path / "experiences.jsonl").write_text("")
+    rc, _, err = run_cli("validate", str(tmp_path))
+    assert rc == 2 and "required-file" in err
+
+
+def test_show_prints_the_external_store_line_of_score(tmp_path):
+    from cli_utils import run_cli
+
+    fixtures = "tests/fixtures/importers"
+    pkg = tmp_path / "lc.json"
+    rc, _, err = run_cli(
+        "import", "locomo", f"{fixtures}/locomo_small.json", "--instance", "conv-a", "-o", str(pkg)
+    )
+    assert rc == 0, err
+    args = ("score", str(pkg), "--external", f"{fixtures}/mem0_v2_results.json", "--format", "mem0")
+    rc, printed, err = run_cli(*args)
+    assert rc == 0, err
+    rc, saved, err = run_cli(*args, "--json")
+    (tmp_path / "p.json").write_text(saved)
+    rc, shown, err = run_cli("show", str(tmp_path / "p.json"))
+    assert rc == 0, err
+    assert printed.splitlines()[0].startswith("external store 'mem0' from ")
+    assert shown == printed

@@ -388,6 +388,29 @@ def load_artifact_package(path: str | Path) -> Package:
     if not p.exists():
         raise PackageError(source, [Problem("$", "file-exists", "no such file or folder")])
     src = _Source(p)
+    if not any(name in src.members for name in (*REQUIRED_FILES, *MANIFESTS)):
+        # CLI QA: `validate sample_packages` listed four "missing" JSONL files of a layout
+        # the user never meant. A folder with none of them is not an artifact package.
+        jsons = sorted(x.name for x in p.glob("*.json")) if p.is_dir() else []
+        hint = (
+            f" It holds {len(jsons)} .json file(s) ({', '.join(jsons[:3])}"
+            f"{', ...' if len(jsons) > 3 else ''}): give one of them, or sweep / audit the "
+            "folder, which read every package in it."
+            if jsons
+            else ""
+        )
+        raise PackageError(
+            source,
+            [
+                Problem(
+                    "$",
+                    "file-type",
+                    f"a {'folder' if p.is_dir() else 'zip'}, not a package file: it is read "
+                    f"as an artifact package only when it holds {', '.join(REQUIRED_FILES)}."
+                    + hint,
+                )
+            ],
+        )
     problems: list[Problem] = []
     for name in REQUIRED_FILES:
         if name not in src.members:
