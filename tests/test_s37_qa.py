@@ -637,18 +637,11 @@ def test_a_sweep_of_several_families_prints_each_family(tmp_path):
     from cli_utils import run_cli
 
     out = tmp_path / "pooled.json"
-    rc, text, err = run_cli(
-        "sweep",
-        "--family",
-        "update_chain",
-        "--family",
-        "temporal_interval",
-        "--budgets",
-        "3,13",
-        "--writers",
-        "gvt,density",
-        "--quiet",
+    pooled = (
+        *("sweep", "--family", "update_chain", "--family", "temporal_interval"),
+        *("--budgets", "3,13", "--writers", "gvt,density", "--quiet"),
     )
+    rc, text, err = run_cli(*pooled)
     assert rc == 0, err
     assert "The table above pools 2 families; by family:" in text
     # The published table (PAPER_FAMILIES.md): density 0.351 on update_chain at budget 3,
@@ -657,19 +650,7 @@ def test_a_sweep_of_several_families_prints_each_family(tmp_path):
     assert ["update_chain", "density", "3", "1", "0.351", "n/a"] in lines
     assert ["temporal_interval", "gvt", "13", "1", "0.905", "n/a"] in lines
     assert "the summary pools 2 families" in text
-    rc, saved, err = run_cli(
-        "sweep",
-        "--family",
-        "update_chain",
-        "--family",
-        "temporal_interval",
-        "--budgets",
-        "3,13",
-        "--writers",
-        "gvt,density",
-        "--quiet",
-        "--json",
-    )
+    rc, saved, err = run_cli(*pooled, "--json")
     out.write_text(saved)
     rc, shown, err = run_cli("show", str(out))
     assert rc == 0, err
