@@ -302,6 +302,15 @@ def _error_object(exc: MemAuditError) -> dict[str, Any]:
                 "value": _echoed(exc.value),
             }
         ]
+    elif hasattr(exc, "reason") and hasattr(exc, "writer"):
+        # A plugin writer's failure, with the fields a sweep's errors carry (plugin QA:
+        # score --json gave only its type and message).
+        error.update(
+            writer=exc.writer,
+            budget=exc.budget,
+            reason=exc.reason,
+            offending=[_echoed(str(i)) for i in exc.offending[:1000]],
+        )
     return error
 
 

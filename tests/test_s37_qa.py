@@ -756,3 +756,25 @@ def test_show_prints_the_external_store_line_of_score(tmp_path):
     assert rc == 0, err
     assert printed.splitlines()[0].startswith("external store 'mem0' from ")
     assert shown == printed
+
+
+def test_score_json_names_the_failing_writer(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "s37_raises.py").write_text("def boom(view):\n    raise ValueError('boom')\n")
+    path = os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))
+    proc = subprocess.run(
+        [sys.executable, "-m", "memaudit_core", "score", "sample_packages/update_chain.json"]
+        + ["--budget", "6", "--writer", "s37_raises:boom", "--json"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": path},
+        timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr
+    error = json.loads(proc.stdout)["error"]
+    assert error["type"] == "PluginWriterError"
+    assert (error["writer"], error["budget"], error["reason"]) == ("s37_raises:boom", 6.0, "raised")
+    assert error["offending"] == []
