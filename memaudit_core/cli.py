@@ -113,8 +113,10 @@ class Progress:
         now = time.perf_counter()
         if done < total and now - self.last < 0.2:
             return
-        if not self.drawn and done < total and now - self.start < 0.5:
+        if not self.drawn and 0 < done < total and now - self.start < 0.5:
             return  # short runs finish before a bar would help
+        # 0 / total is drawn at once: a one-worker family sweep calls again only when a whole
+        # package is done, and printed nothing for minutes (CLI QA: a hang or a slow solve?).
         self.last = now
         width = 30
         filled = int(width * done / total)

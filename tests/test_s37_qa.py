@@ -778,3 +778,15 @@ def test_score_json_names_the_failing_writer(tmp_path):
     assert error["type"] == "PluginWriterError"
     assert (error["writer"], error["budget"], error["reason"]) == ("s37_raises:boom", 6.0, "raised")
     assert error["offending"] == []
+
+
+def test_the_progress_bar_shows_a_run_has_started(capsys):
+    # A one-worker family sweep drew nothing until a whole package was done (minutes).
+    from memaudit_core import cli
+
+    bar = cli.Progress("sweep", enabled=True)
+    bar(0, 12)
+    assert "sweep [------------------------------] 0/12" in capsys.readouterr().err
+    bar(12, 12)
+    assert "12/12" in capsys.readouterr().err
+    assert not cli.Progress.line_open
