@@ -1418,9 +1418,9 @@ def family_summaries(result: Any) -> list[tuple[str, Any]]:
     >>> from memaudit_core.analysis import sweep
     >>> from memaudit_core.generators import generate
     >>> res = sweep([generate("update_chain"), generate("temporal_interval")], [13], ["gvt"])
-    >>> res.rows[0].family is None  # packages passed in memory carry no family
-    True
-    >>> family_summaries(res)
+    >>> [(family, s.method, round(s.mean_ratio, 3)) for family, s in family_summaries(res)]
+    [('temporal_interval', 'gvt', 0.905), ('update_chain', 'gvt', 1.0)]
+    >>> family_summaries(sweep([generate("update_chain")], [13], ["gvt"]))
     []
     """
     from .analysis import summarize
