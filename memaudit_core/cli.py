@@ -1013,7 +1013,11 @@ def cmd_import(args: argparse.Namespace) -> int:
                 "output": args.output,
                 "package_id": pkg.id,
                 "content_hash": pkg.content_hash(),
-                "format_version": pkg.meta.get("format_version"),
+                # The imported file's layout: for an export, the export's (importer QA: the
+                # target package's, null for every export).
+                "format_version": (
+                    export["format_version"] if is_export else pkg.meta.get("format_version")
+                ),
                 "experiences": len(pkg.experiences),
                 "candidates": len(pkg.candidates),
                 "units": len(pkg.units),

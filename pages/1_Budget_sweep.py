@@ -310,7 +310,8 @@ if seeds:
     render.chart(
         figures.family_band_curve(
             band,
-            f"Mean ratio over {len(band.seeds)} seeds of {band.family} (95% bootstrap band)",
+            # Short enough for a 564 px chart at 1024 px (app QA: "...bootstrap ban").
+            f"Mean ratio, {len(band.seeds)} seeds of {band.family} (95% band)",
             unit,
             ctx.present,
         ),

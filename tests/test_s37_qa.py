@@ -789,3 +789,22 @@ def test_the_progress_bar_shows_a_run_has_started(capsys):
     bar(12, 12)
     assert "12/12" in capsys.readouterr().err
     assert not cli.Progress.line_open
+
+
+def test_import_json_names_the_exports_format_version(tmp_path):
+    from cli_utils import run_cli
+
+    out = tmp_path / "with-store.json"
+    rc, text, err = run_cli(
+        "import",
+        "mem0",
+        "tests/fixtures/importers/mem0_v2_results.json",
+        "--package",
+        "sample_packages/external-stores-demo.json",
+        "-o",
+        str(out),
+        "--json",
+    )
+    assert rc == 0, err
+    imported = json.loads(text)["imported"]
+    assert imported["format_version"] == imported["external_store"]["format_version"] == "2"
