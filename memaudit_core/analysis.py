@@ -599,7 +599,7 @@ def union_note(rows: Sequence[Any]) -> str | None:
     )
 
 
-def cut_note(rows: Sequence[Any]) -> str | None:
+def cut_note(rows: Sequence[Any], column: str = "column store_cut: memories dropped") -> str | None:
     """A reader's warning naming the stores cut to fit a budget (``store_cut > 0``), else None.
 
     CLI QA: ``sweep --stores`` cut a store that cost more than the budget without a word,
@@ -627,8 +627,7 @@ first (column store_cut: memories dropped)'
     ]
     return (
         f"{'; '.join(parts)}; {'it was' if len(where) == 1 else 'each was'} cut to what fits "
-        "there, most recent memories first "
-        "(column store_cut: memories dropped)"
+        f"there, most recent memories first ({column})"
     )
 
 

@@ -286,6 +286,12 @@ def _echoed(value: Any) -> Any:
     return value
 
 
+def _plugin_error_type() -> type:
+    from .plugins import PluginWriterError
+
+    return PluginWriterError
+
+
 def _error_object(exc: MemAuditError) -> dict[str, Any]:
     error: dict[str, Any] = {"type": type(exc).__name__, "message": str(exc).split("\n")[0]}
     if isinstance(exc, PackageError):
@@ -304,7 +310,7 @@ def _error_object(exc: MemAuditError) -> dict[str, Any]:
                 "value": _echoed(exc.value),
             }
         ]
-    elif hasattr(exc, "reason") and hasattr(exc, "writer"):
+    elif isinstance(exc, _plugin_error_type()):
         # A plugin writer's failure, with the fields a sweep's errors carry (plugin QA:
         # score --json gave only its type and message).
         error.update(
@@ -899,6 +905,13 @@ def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
+#: The fields of an export summary that :func:`_export_head` prints.
+_EXPORT_HEAD_KEYS = frozenset(
+    ("id", "file", "format", "format_version", "memories", "cost_rule", "superseded")
+    + ("deleted", "coverage")
+)
+
+
 def _export_head(summary: dict[str, Any]) -> str:
     return (
         f"external store {summary['id']!r} from {summary['file']} ({summary['format']}"
@@ -1353,10 +1366,10 @@ def cmd_show(args: argparse.Namespace) -> int:
         if res.union is not None:
             memory_unit = store_cost_unit(summary, res.union.cost_unit)
             human = _union_human(res.union, memory_unit) + "\n\n" + human
-        try:  # score --external's first line (CLI QA: show left it out)
+        # score --external's first line (CLI QA: show left it out); a result saved with a
+        # partial summary keeps what it can show.
+        if _EXPORT_HEAD_KEYS <= summary.keys():
             human = _export_head(summary) + "\n" + human
-        except (KeyError, TypeError):
-            pass  # a result saved without the export's summary
     else:
         raise MemAuditError(
             f"show: {args.result} holds {'an' if res.RESULT_KIND[:1] in 'aeio' else 'a'} "

@@ -532,9 +532,12 @@ def budget_curve(
             )
         )
     # App QA: a store cut from 7 memories to 1 was scored on the curve unsaid (the CLI says).
-    cut = cut_note([replace(row, method=by_key[key].label) for key, row in keyed])
+    cut = cut_note(
+        [replace(row, method=by_key[key].label) for key, row in keyed],
+        column="store_cut in the CSV: memories dropped",
+    )
     if cut:
-        notes.append(cut[0].upper() + cut[1:].replace("column store_cut", "store_cut in the CSV"))
+        notes.append(cut[0].upper() + cut[1:])
     if any(p.ratio is None for p in points):
         zero = sorted({p.budget for p in points if p.ratio is None})
         notes.append(
