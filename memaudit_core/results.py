@@ -164,22 +164,9 @@ def _read_document(data: Any) -> Any:
     if version is not None:
         # Checked as result_version is (library QA: "1", 1.0 and [1] were called newer than 1,
         # -5 and true were read).
-        version = decode(int, version, "$.json_output_version")
-        if version > JSON_OUTPUT_VERSION:
-            raise ResultError(
-                "$.json_output_version",
-                "newer version",
-                f"written by a newer MemAudit CLI (JSON output version {version}); this one "
-                f"reads versions up to {JSON_OUTPUT_VERSION}",
-                version,
-            )
-        if version < 1:
-            raise ResultError(
-                "$.json_output_version",
-                "wrong type",
-                "JSON output versions start at 1",
-                version,
-            )
+        _checked_version(
+            version, "$.json_output_version", JSON_OUTPUT_VERSION, "MemAudit CLI", "JSON output"
+        )
     if "result_kind" not in data and data.get("suite") in _SUITE_KINDS:
         # Saved before results said their kind: sweeps and audits said it by "suite".
         data = {**data, "result_kind": _SUITE_KINDS[data["suite"]]}
@@ -346,19 +333,28 @@ def field_value(data: Mapping[str, Any], key: str, path: str) -> Any:
 def check_result_version(data: Mapping[str, Any], path: str) -> int:
     """The document's ``result_version``, refused when missing, not an integer, or newer than
     :data:`~memaudit_core.versions.RESULT_VERSION`."""
-    version = decode(int, field_value(data, "result_version", path), child(path, "result_version"))
-    if version > RESULT_VERSION:
+    return _checked_version(
+        field_value(data, "result_version", path),
+        child(path, "result_version"),
+        RESULT_VERSION,
+        "MemAudit",
+        "result",
+    )
+
+
+def _checked_version(value: Any, path: str, newest: int, writer: str, kind: str) -> int:
+    """``value`` as a version from 1 to ``newest``, else a located ResultError."""
+    version = decode(int, value, path)
+    if version > newest:
         raise ResultError(
-            child(path, "result_version"),
+            path,
             "newer version",
-            f"written by a newer MemAudit (result version {version}); this one reads versions "
-            f"up to {RESULT_VERSION}",
+            f"written by a newer {writer} ({kind} version {version}); this one reads versions "
+            f"up to {newest}",
             version,
         )
     if version < 1:
-        raise ResultError(
-            child(path, "result_version"), "wrong type", "result versions start at 1", version
-        )
+        raise ResultError(path, "wrong type", f"{kind} versions start at 1", version)
     return version
 
 
