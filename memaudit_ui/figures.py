@@ -1292,23 +1292,47 @@ def _hollow_legend(fig: go.Figure, name: str) -> None:
     )
 
 
+def _budget_on_right(fig: go.Figure, budget: float) -> bool:
+    """Whether ``budget`` lies in the right half of the budgets the figure's traces span."""
+    xs = [
+        float(x)
+        for trace in fig.data
+        for x in (trace.x or ())
+        if isinstance(x, (int, float)) and not isinstance(x, bool)
+    ]
+    if not xs:
+        return False
+    return budget > (min(xs) + max(xs)) / 2
+
+
 def _mark_budget(fig: go.Figure, budget: float | None, unit: str, present: bool = False) -> None:
     if budget is None:
         return
     fig.add_vline(x=budget, line_dash="dot", line_color="#999")
     # Inside the plot's top edge, below the title (app QA: above the plot area the label
-    # touched the title); "sidebar" only where a sidebar is shown.
+    # touched the title); "sidebar" only where a sidebar is shown. The label runs towards
+    # the middle of the plot: to the right of a budget at the right end it drew over the
+    # largest budgets' points and the "OPT = 1" label (s38), and widened the x-axis to fit.
+    on_right = _budget_on_right(fig, budget)
     fig.add_annotation(
         x=budget,
         y=1.0,
         yref="paper",
         yanchor="top",
-        xanchor="left",
+        xanchor="right" if on_right else "left",
         showarrow=False,
         text=f"{'' if present else 'sidebar '}B = {budget:.10g} {unit}",
         font={"color": "#666"},
         bgcolor="rgba(255,255,255,0.8)",
     )
+
+
+def _opt_line_label_position(fig: go.Figure, budget: float | None) -> str:
+    """Where the "OPT = 1" line's label goes: at the end away from the sidebar budget's
+    label (s38: the two collided with the budget at the right end)."""
+    if budget is not None and _budget_on_right(fig, budget):
+        return "top left"
+    return "top right"
 
 
 def budget_value_curve(curve, title: str, present: bool = False, current_budget=None):
@@ -1449,7 +1473,7 @@ def budget_ratio_curve(curve, title: str, present: bool = False, current_budget=
         line_color=COLORS["opt"],
         # App QA: "OPT = 1" stood over budgets where no optimum was proven.
         annotation_text="OPT or incumbent = 1" if any_open else "OPT = 1",
-        annotation_position="top right",
+        annotation_position=_opt_line_label_position(fig, current_budget),
     )
     unit = curve.cost_unit
     fig.update_xaxes(title_text=f"budget B ({unit})")
