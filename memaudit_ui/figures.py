@@ -382,6 +382,22 @@ LAYER_COLORS = {
 }
 
 
+#: Narrowest plot width (px) the Compare page's kind bars are laid out for: Streamlit's main
+#: column at 1024 px with the sidebar open, less the kind names' margin. A figure cannot ask
+#: the browser, so the value axis leaves room for the bar labels at this width.
+KIND_BARS_PLOT_PX = 420
+
+
+def _label_room_range(values: Sequence[float], labels: Sequence[str], font: int) -> float:
+    """The value-axis end that leaves each bar's outside label inside the plot at
+    :data:`KIND_BARS_PLOT_PX` (about 0.6 em per character)."""
+    end = max([0.0, *values]) * 1.15
+    for value, label in zip(values, labels, strict=True):
+        share = min(0.6, (len(label) + 1) * 0.6 * font / KIND_BARS_PLOT_PX)
+        end = max(end, value / (1.0 - share))
+    return end if end > 0 else 1.0
+
+
 def bucket_value_bars(
     buckets: Sequence[str],
     store_values: Sequence[float],
@@ -391,7 +407,12 @@ def bucket_value_bars(
     title: str,
     present: bool = False,
 ) -> go.Figure:
-    """Grouped bars per unit-kind bucket: value the store keeps vs the optimum, loss labelled.
+    """Bars per unit-kind bucket, side by side: value the store keeps vs the optimum, the
+    store's bar labelled with what it lost.
+
+    Horizontal: upright kind names, and one-line labels that have the value axis's length to
+    run in (upright bars rotated the names at 1024 px, and "(lost x)" over a narrow bar ran
+    into its neighbour's label on a projector, s38).
 
     Built from plain dicts (:func:`prevalidated_figure`): this chart is redrawn on every budget
     change of the Compare page, where plotly's per-property validation took 20-80 ms of the
@@ -400,75 +421,72 @@ def bucket_value_bars(
     """
     font = 20 if present else 14
     lost = [o - s for s, o in zip(store_values, opt_values, strict=True)]
-    top = max([0.0, *store_values, *opt_values])
+    opt_text = [f"{v:.4g}" for v in opt_values]
+    store_text = [
+        f"{s:.4g} (lost {d:.4g})" if d > 1e-9 else f"{s:.4g}"
+        for s, d in zip(store_values, lost, strict=True)
+    ]
+    end = _label_room_range([*opt_values, *store_values], [*opt_text, *store_text], font)
+    bar = {
+        "type": "bar",
+        "orientation": "h",
+        "y": list(buckets),
+        "textposition": "outside",
+        "cliponaxis": False,
+        "textfont": {"size": font},
+    }
     data = [
         {
-            "type": "bar",
-            "x": list(buckets),
-            "y": list(opt_values),
+            **bar,
+            "x": list(opt_values),
             "name": opt_name,
+            "text": opt_text,
             "marker": {"color": COLORS["opt"]},
-            "text": [f"{v:.4g}" for v in opt_values],
-            "textposition": "outside",
-            "cliponaxis": False,
-            "textfont": {"size": font},
         },
         {
-            "type": "bar",
-            "x": list(buckets),
-            "y": list(store_values),
+            **bar,
+            "x": list(store_values),
             "name": store_name,
+            "text": store_text,
             "marker": {"color": COLORS["writer"]},
-            "text": [
-                # Two lines: one line overflowed narrow bars into their neighbours'.
-                f"{s:.4g}<br>(lost {d:.4g})" if d > 1e-9 else f"{s:.4g}"
-                for s, d in zip(store_values, lost, strict=True)
-            ],
-            "textposition": "outside",
-            "cliponaxis": False,
-            "textfont": {"size": font},
         },
     ]
     axis_fonts = {"tickfont": {"size": font, "color": TEXT_COLOR}}
     title_font = {"size": font + 1, "color": TEXT_COLOR}
+    n_buckets = max(1, len(buckets))
     layout = {
-        **base_layout_dict(title, present, height=460),
+        **base_layout_dict(title, present, height=max(460, 110 + 70 * n_buckets)),
         "barmode": "group",
         "bargap": 0.25,
         "xaxis": {
-            "title": {"text": "evidence unit kind", "font": title_font},
+            "title": {"text": "F kept (weighted evidence value)", "font": title_font},
+            "range": [0, end],
             **axis_fonts,
         },
         "yaxis": {
-            "title": {
-                "text": "F kept (weighted evidence value)",
-                "font": title_font,
-            },
-            "range": [0, top * 1.3 if top > 0 else 1],
+            "title": {"text": "evidence unit kind", "font": title_font},
+            # The first kind on top, and within a kind the optimum's bar above the store's.
+            "autorange": "reversed",
+            "automargin": True,
+            "ticklabelstandoff": 8,
             **axis_fonts,
         },
     }
     # Below the plot, so a long store name in the legend never meets the title; the value
     # labels keep their size ("(lost x)" shrank to 8 px on narrow bars, projector QA).
+    # Placed in pixels under the value axis's ticks and title, as _legend_below does.
+    below_px = font + 8 + 1.3 * (font + 1) + LEGEND_GAP_PX
+    layout["margin"] = {**layout["margin"], "b": int(below_px + 2.5 * font)}
+    plot_px = layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]
     layout["legend"] = {
         "orientation": "h",
         "yanchor": "top",
-        "y": -0.22,
+        "y": -below_px / max(100, plot_px),
         "xanchor": "left",
         "x": 0,
         "font": {"size": font, "color": TEXT_COLOR},
         "title": {"font": {"size": font, "color": TEXT_COLOR}},
     }
-    layout["margin"] = {**layout["margin"], "b": 60 + 3 * font}
-    if present:
-        # Between the title and the plot, in a band of its own: at 1024 px plotly rotates the
-        # kind names, and a legend below the plot was drawn over them (QA s18c).
-        layout["legend"].update({"yanchor": "bottom", "y": 1.02})
-        layout["margin"] = {
-            **layout["margin"],
-            "t": layout["margin"]["t"] + 45,
-            "b": 60 + 3 * font + 60,
-        }
     layout["uniformtext"] = {"minsize": font - 2, "mode": "show"}
     return prevalidated_figure(data, layout)
 

@@ -45,3 +45,25 @@ def test_the_opt_line_label_sits_away_from_the_sidebar_budget_label(chain_curve)
     assert (at_left.x, at_left.xanchor) == (1, "right")
     unmarked = _opt_label(budget_ratio_curve(chain_curve, "t"))
     assert (unmarked.x, unmarked.xanchor) == (1, "right")
+
+
+def test_the_kind_bars_lie_flat_with_one_line_labels_that_fit():
+    # Upright bars rotated the kind names at 1024 px and a narrow bar's "(lost x)" label ran
+    # into its neighbour's on a projector.
+    from memaudit_ui.figures import KIND_BARS_PLOT_PX, bucket_value_bars
+
+    kinds = ["current truth", "invalidation / tombstones", "temporal order", "stale", "other"]
+    for present in (False, True):
+        fig = bucket_value_bars(
+            kinds, [4, 0, 0, 0.9, 3.146], [33, 1.5, 0, 0.3, 0], "density", "OPT", "t", present
+        )
+        assert [t.orientation for t in fig.data] == ["h", "h"]
+        assert list(fig.data[0].y) == kinds and fig.layout.yaxis.autorange == "reversed"
+        assert fig.data[1].text[0] == "4 (lost 29)"
+        assert not any("<br>" in text for t in fig.data for text in t.text)
+        end = fig.layout.xaxis.range[1]
+        font = fig.data[0].textfont.size
+        for t in fig.data:
+            for value, text in zip(t.x, t.text, strict=True):
+                # The label's right end (about 0.6 em per character) stays inside the plot.
+                assert value / end * KIND_BARS_PLOT_PX + 0.6 * font * len(text) <= KIND_BARS_PLOT_PX
