@@ -697,6 +697,63 @@ def other_status_note(memories: Sequence[Any]) -> str | None:
     )
 
 
+def deleted_memory_ids(store: Store) -> tuple[str, ...]:
+    """Ids of the store's deleted memories: those marked deleted in it, then those its importer
+    left out (``store.meta["deleted"]``: a Letta ``is_deleted`` passage, a Mem0 DELETE event
+    or ``lifecycle_state``). Annotator QA s38: the second kind was counted as 0 deleted."""
+    ids = [m.id for m in store.memories if is_deleted(m)]
+    listed = store.meta.get("deleted") if isinstance(store.meta, Mapping) else None
+    if isinstance(listed, (list, tuple)):
+        for entry in listed:
+            raw = entry.get("id") if isinstance(entry, Mapping) else entry
+            ids.append("(no id)" if raw is None else str(raw))
+    return tuple(dict.fromkeys(ids))
+
+
+def needs_annotation_ids(store: Store) -> tuple[str, ...]:
+    """Ids of the kept memories that cover nothing because their coverage was never derived:
+    the import found no usable provenance link (``meta["coverage"]`` says "needs
+    annotation") and no annotation has confirmed them since."""
+    if "needs annotation" not in str(store.meta.get("coverage", "")):
+        return ()
+    return tuple(
+        m.id
+        for m in store.memories
+        if not is_deleted(m)
+        and "coverage_source" not in m.meta
+        and not any(v > 0 for v in m.coverage.values())
+    )
+
+
+def import_notes(store: Store) -> list[str]:
+    """What the import said of an external store (its coverage, its warnings), for a score's
+    notes: a store imported into a package was later scored without them, and an unlinked
+    memory's miss read as the system's extraction loss (annotator QA s38)."""
+    meta = store.meta
+    notes: list[str] = []
+    coverage = meta.get("coverage")
+    if isinstance(coverage, str) and "needs annotation" in coverage:
+        missing = needs_annotation_ids(store)
+        shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
+        holds = "it holds" if len(missing) == 1 else "they hold"
+        notes.append(
+            f"Coverage as imported: {coverage}."
+            + (
+                f" {len(missing)} {'memory covers' if len(missing) == 1 else 'memories cover'} "
+                f"nothing until annotated ({shown}): evidence {holds} "
+                "counts as missed until then."
+                if missing
+                else ""
+            )
+        )
+    warnings = meta.get("warnings")
+    if isinstance(warnings, (list, tuple)):
+        source = meta.get("source_file")
+        where = f" of {source}" if isinstance(source, str) and source else ""
+        notes.extend(f"At the import{where}: {w}" for w in warnings if isinstance(w, str))
+    return notes
+
+
 def store_as_kept(store: Store) -> Store:
     """The store without its deleted memories (superseded ones stay: the system holds them)."""
     if not any(is_deleted(m) for m in store.memories):
@@ -1185,7 +1242,8 @@ def score(
         if source_kind == "external":
             live = store_as_kept(store).memories
             n_live = len(live)
-            n_deleted = len(store.memories) - n_live
+            n_deleted = len(deleted_memory_ids(store))
+            notes.extend(import_notes(store))
             if live and not any(v > 0 for m in live for v in m.coverage.values()):
                 # Library QA: union_report said so, score showed a plain 0.000.
                 notes.append(
@@ -1941,6 +1999,9 @@ __all__ = [
     "score_selection",
     "ABLATIONS",
     "DELETED_STATUSES",
+    "deleted_memory_ids",
+    "import_notes",
+    "needs_annotation_ids",
     "KIND_ORDER",
     "KindRow",
     "StoreEvaluation",

@@ -785,15 +785,20 @@ def _union_human(rep: Any, memory_unit: str | None = None) -> str:
     """The union metrics block of ``score`` for an external store; ``memory_unit`` is what its
     memories were costed in (their cost rule's unit) when that differs from the package's."""
     from .analysis import ratio_text
+    from .explain import unit_word
 
     unit = memory_unit or rep.cost_unit
+
+    def amount(x: float, unit: str) -> str:
+        # "1 words" read as a typo (annotator QA s38).
+        return f"{_fmt(x)} {unit_word(x, unit)}"
+
     up = rep.upper
     lines = [
         f"union metrics for {rep.label!r} ({_count(rep.n_memories, 'memory', 'memories')}, "
-        f"{_fmt(rep.store_cost)} "
-        f"{unit} as written; budget {_fmt(rep.budget)} {rep.cost_unit})",
+        f"{amount(rep.store_cost, unit)} as written; budget {amount(rep.budget, rep.cost_unit)})",
         f"  kept F(Y') = {_fmt(rep.value, 6)} ({_count(len(rep.kept), 'memory', 'memories')}, "
-        f"{_fmt(rep.cost)} {unit}, "
+        f"{amount(rep.cost, unit)}, "
         f"{'whole store' if rep.keep_rule == 'all' else rep.keep_rule + '-pruned'})",
         f"  union ratio     F(Y') / OPT_P+ = {ratio_text(rep.union_ratio)}   "
         f"({rep.union_opt.label}_P+ = {_fmt(rep.union_opt_value, 6)})",

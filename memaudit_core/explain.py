@@ -716,7 +716,16 @@ def amount_text(x: float, unit: str) -> str:
     >>> amount_text(1, "words"), amount_text(2.5, "words"), amount_text(1, "units")
     ('1 word', '2.5 words', '1 unit')
     """
-    return f"{x:.10g} {unit[:-1] if x == 1 and unit.endswith('s') else unit}"
+    return f"{x:.10g} {unit_word(x, unit)}"
+
+
+def unit_word(x: float, unit: str) -> str:
+    """The cost unit as said after the amount ``x``: singular at exactly 1.
+
+    >>> unit_word(1, "words"), unit_word(0, "tokens")
+    ('word', 'tokens')
+    """
+    return unit[:-1] if x == 1 and unit.endswith("s") else unit
 
 
 def _plural(n: int, word: str, plural: str | None = None) -> str:
@@ -943,6 +952,9 @@ class CoveringCandidate:
     text: str
     in_store: bool
     in_opt: bool
+    #: The store's own memory, left out by its pruning to fit the budget (annotator QA s38:
+    #: it read as a memory the store never wrote).
+    dropped: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -955,6 +967,7 @@ class CoveringCandidate:
             "text": self.text,
             "in_store": self.in_store,
             "in_opt": self.in_opt,
+            "dropped": self.dropped,
         }
 
 
@@ -1187,10 +1200,13 @@ class EvidenceView:
     def candidate_table(self) -> list[dict[str, Any]]:
         """The candidates covering the focus unit (largest coverage first)."""
         o = self.opt_name
+        pruned = any(c.dropped for c in self.focus_candidates)
         return [
             {
                 "candidate": c.candidate_id,
                 "in store": c.in_store,
+                # Only for a store pruned to fit the budget, and only if it matters here.
+                **({"dropped to fit": c.dropped} if pruned else {}),
                 f"in {o}": c.in_opt,
                 "coverage a_ur": c.coverage,
                 "cost": c.cost,
@@ -1353,6 +1369,7 @@ def evidence_view(
         notes.append(f"focus unit {asked!r} {why}: {instead}")
 
     look = _Lookup(package, inst, ev)
+    dropped_ids = set(ev.dropped)
     exp_time = {e.id: float(e.time) for e in package.experiences}
     focus_candidates: list[CoveringCandidate] = []
     focus_queries: list[QueryRow] = []
@@ -1376,6 +1393,7 @@ def evidence_view(
                     text=look.cand_text.get(cid, ""),
                     in_store=i in store_set,
                     in_opt=i in opt_set,
+                    dropped=cid in dropped_ids,
                 )
             )
         focus_candidates.sort(key=lambda c: (-c.coverage, c.cost, c.candidate_id))

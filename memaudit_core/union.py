@@ -59,7 +59,9 @@ from .analysis import (
     _store_members,
     compile_cached,
     compile_union_cached,
-    is_deleted,
+    deleted_memory_ids,
+    import_notes,
+    needs_annotation_ids,
     other_status_note,
     ratio_text,
     store_as_kept,
@@ -942,9 +944,9 @@ def _build_report(
                 upper.value,
             )
 
-    deleted = tuple(m.id for m in store.memories if is_deleted(m))
+    deleted = deleted_memory_ids(store)
     superseded = tuple(m.id for m in prep.live.memories if m.status.lower() == "superseded")
-    notes: list[str] = []
+    notes: list[str] = import_notes(store)
     name = store.display_name
     rule_name = store.meta.get("cost_rule")
     if isinstance(rule_name, str) and rule_name in COST_RULES:
@@ -1051,6 +1053,7 @@ def _build_report(
         # 0.767. Mostly extraction" read as a contradiction), so the note gives the losses.
         lost_extraction = 1 - extraction
         lost_selection = extraction * (1 - selection)
+        unlinked = needs_annotation_ids(store)
         main = "extraction" if lost_extraction >= lost_selection else "selection"
         notes.append(
             f"Union ratio {union_ratio:.3f} = extraction {extraction:.3f} x selection "
@@ -1059,7 +1062,14 @@ def _build_report(
             f"selection)). Mostly {main}: "
             + (
                 "even the best affordable subset of these memories falls short of OPT over the "
-                "union, so the memories as written miss evidence (or cost too much for it)."
+                "union, so the memories as written miss evidence (or cost too much for it)"
+                + (
+                    f"; {len(unlinked)} of them ({', '.join(unlinked[:5])}"
+                    + (" ..." if len(unlinked) > 5 else "")
+                    + ") cover nothing until annotated, which may account for part of it."
+                    if unlinked
+                    else "."
+                )
                 if main == "extraction"
                 else "better memories exist in the store than the ones it keeps at this budget "
                 "(the upper-pruned subset keeps " + ", ".join(upper.selected) + ")."
@@ -1172,7 +1182,8 @@ def _above_one_note(
             # Importer QA: a 2-word block line "Name: Ann" inherited its block's links and
             # was called cheaper evidence, though its coverage was never read from its text.
             why += (
-                f" But {len(estimated)} of them ({', '.join(estimated[:4])}) have coverage "
+                f" But {len(estimated)} of them ({', '.join(estimated[:4])}) "
+                f"{'has' if len(estimated) == 1 else 'have'} coverage "
                 "estimated from the block, episode or experience they came from (an upper "
                 "estimate, not read from their own text): confirm it before trusting this."
             )

@@ -8,9 +8,15 @@ Each test fails on the code before its fix (checked against a worktree of the co
 from __future__ import annotations
 
 import pytest
+from cli_utils import run_cli
+from package_utils import write_json
 
+import memaudit_core as ma
 from memaudit_core.curves import budget_curve
+from memaudit_core.errors import PackageError
+from memaudit_core.explain import evidence_view
 from memaudit_core.generators import generate
+from memaudit_core.importers import load_external_store
 from memaudit_ui.figures import budget_ratio_curve, budget_value_curve
 
 # --------------------------------------------------------------------------- charts
@@ -67,3 +73,149 @@ def test_the_kind_bars_lie_flat_with_one_line_labels_that_fit():
             for value, text in zip(t.x, t.text, strict=True):
                 # The label's right end (about 0.6 em per character) stays inside the plot.
                 assert value / end * KIND_BARS_PLOT_PX + 0.6 * font * len(text) <= KIND_BARS_PLOT_PX
+
+
+# --------------------------------------------------------------------------- external stores
+
+
+def _mini_doc() -> dict:
+    """Four experiences, six units (one per kind the notes name), two candidates each."""
+    kinds = ["current_truth", "invalidation", "stale", "fact", "temporal_order", "preference"]
+    return {
+        "memaudit": 1,
+        "id": "mini",
+        "cost_unit": "words",
+        "budget": 10,
+        "experiences": [{"id": f"e{k}", "time": k, "text": f"turn {k}"} for k in range(1, 5)],
+        "units": [
+            {"id": f"u{k}", "kind": kind, "text": kind, "weight": 1}
+            for k, kind in enumerate(kinds, 1)
+        ],
+        "candidates": [
+            {
+                "id": f"e{k}:{form}",
+                "experience": f"e{k}",
+                "type": "raw_span" if form == "raw" else "atomic_fact",
+                "text": "x",
+                "cost": 6 if form == "raw" else 3,
+                "coverage": {f"u{k}": 1.0, f"u{k + 2}": 0.5} if form == "raw" else {f"u{k}": 1},
+            }
+            for k in range(1, 5)
+            for form in ("raw", "fact")
+        ],
+    }
+
+
+@pytest.fixture
+def mini(tmp_path):
+    return write_json(tmp_path, "mini.json", _mini_doc())
+
+
+def _letta_passages(tmp_path):
+    passages = [
+        {"id": "passage-1", "text": "User visited the museum", "metadata": {"unit_ids": ["u4"]}},
+        {
+            "id": "passage-2",
+            "text": "User was vegetarian",
+            "metadata": {"unit_ids": ["u3"]},
+            "is_deleted": True,
+        },
+    ]
+    return write_json(tmp_path, "letta_passages.json", passages)
+
+
+def test_memories_the_importer_left_out_as_deleted_are_counted_and_named(mini, tmp_path):
+    # The importer keeps a Letta is_deleted passage in store.meta["deleted"] only; the union
+    # report said "Deleted (left out): 0" and no note named it.
+    pkg = ma.load_package(mini)
+    store = load_external_store(_letta_passages(tmp_path), "letta", package=pkg)
+    assert [m.id for m in store.memories] == ["passage-1"]
+    rep = ma.union_report(ma.with_store(pkg, store), store.id, 10)
+    assert rep.deleted == ("passage-2",)
+    assert any("marked deleted (passage-2)" in n for n in rep.notes)
+    ev = ma.score(ma.with_store(pkg, store), 10, store_id=store.id)
+    assert any("1 deleted memory is not part of it" in n for n in ev.notes)
+
+
+def test_a_stores_import_warnings_and_coverage_come_back_with_its_score(mini, tmp_path):
+    # Imported into a package (import -o), then scored: the import's warnings (a link that
+    # matches nothing) were never shown again, and the diagnosis blamed extraction.
+    mem0 = {
+        "results": [
+            {"id": "m1", "memory": "User is vegan", "metadata": {"unit_ids": ["u1"]}},
+            {"id": "m2", "memory": "User likes aisle seats", "metadata": {"unit_ids": ["u99"]}},
+        ]
+    }
+    export = write_json(tmp_path, "mem0.json", mem0)
+    out = tmp_path / "with_store.json"
+    rc, _, err = run_cli("import", "mem0", str(export), "--package", str(mini), "-o", str(out))
+    assert rc == 0, err
+    rc, printed, err = run_cli("score", str(out), "--store", "mem0", "--budget", "10")
+    assert rc == 0, err
+    assert "'u99'" in printed and "At the import of" in printed
+    assert "1 memory covers nothing until annotated (m2)" in printed
+    assert "1 of them (m2) cover nothing until annotated" in printed
+
+
+def test_chroma_provenance_arrays_stored_as_json_text_are_decoded(mini, tmp_path):
+    # Chroma stores every list as JSON text; '["u1", "u6"]' was split at its comma into the
+    # links '["u1"' and '"u6"]', which matched nothing.
+    chroma = {
+        "ids": ["c1"],
+        "documents": ["User is vegan now and likes aisle seats"],
+        "metadatas": [{"keywords": '["diet"]', "evidence": '["u1", "u6"]'}],
+    }
+    path = write_json(tmp_path, "chroma.json", chroma)
+    store = load_external_store(path, "amem", package=ma.load_package(mini))
+    assert dict(store.memories[0].coverage) == {"u1": 1.0, "u6": 1.0}
+    assert "warnings" not in store.meta
+
+
+def test_a_record_with_a_bad_id_still_has_its_text_checked(mini, tmp_path):
+    # Only the duplicate id was reported; the empty text showed after the id was fixed.
+    mem0 = {"results": [{"id": "a", "memory": "x y"}, {"id": "a", "memory": ""}]}
+    path = write_json(tmp_path, "m.json", mem0)
+    with pytest.raises(PackageError) as info:
+        load_external_store(path, "mem0", package=ma.load_package(mini))
+    rules = [(p.path, p.rule) for p in info.value.problems]
+    assert ("$.results[1].id", "unique-id") in rules
+    assert ("$.results[1].memory", "non-empty-text") in rules
+
+
+def test_the_evidence_explorer_marks_a_store_memory_dropped_to_fit(mini, tmp_path):
+    # Over budget, recency pruning drops the oldest memory: the table showed it as "not in
+    # store", like a memory the store never wrote.
+    mem0 = {
+        "results": [
+            {
+                "id": "old",
+                "memory": "one two three four five six",
+                "metadata": {"unit_ids": ["u3"]},
+                "created_at": "2025-01-01T00:00:00Z",
+            },
+            {
+                "id": "new",
+                "memory": "one two three four five six",
+                "metadata": {"unit_ids": ["u1"]},
+                "created_at": "2025-01-02T00:00:00Z",
+            },
+        ]
+    }
+    pkg = ma.load_package(mini)
+    store = load_external_store(write_json(tmp_path, "m.json", mem0), "mem0", package=pkg)
+    view = evidence_view(ma.with_store(pkg, store), 10, store_id="mem0", focus_unit_id="u3")
+    rows = {r["candidate"]: r for r in view.candidate_table()}
+    assert rows["old"]["in store"] is False and rows["old"]["dropped to fit"] is True
+    assert rows["e3:fact"]["dropped to fit"] is False
+    plain = evidence_view(pkg, 10, writer="gvt", focus_unit_id="u3")
+    assert "dropped to fit" not in plain.candidate_table()[0]
+
+
+def test_the_union_header_says_1_word_not_1_words(mini, tmp_path):
+    mem0 = {"results": [{"id": "m1", "memory": "vegan", "metadata": {"unit_ids": ["u1"]}}]}
+    export = write_json(tmp_path, "m.json", mem0)
+    rc, printed, err = run_cli(
+        "score", str(mini), "--external", str(export), "--format", "mem0", "--budget", "1"
+    )
+    assert rc == 0, err
+    assert "(1 memory, 1 word as written; budget 1 word)" in printed

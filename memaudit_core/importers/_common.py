@@ -734,21 +734,21 @@ def build_store(
         if isinstance(mem_id, int) and not isinstance(mem_id, bool):
             mem_id = str(mem_id)
         id_path = rec.id_path or f"{rec.path}.id"
+        # A record with a bad id still has its text checked: every problem is listed at
+        # once (annotator QA s38: an empty text showed only after the duplicate id was fixed).
+        id_ok = False
         if mem_id is None or (isinstance(mem_id, str) and not mem_id.strip()):
             collector.add(id_path, "required", "the memory has no id", mem_id)
-            continue
-        if not isinstance(mem_id, str):
+        elif not isinstance(mem_id, str):
             collector.add(id_path, "type", "the memory id must be a string", mem_id)
-            continue
-        if not collector.check(id_path, mem_id):
-            continue
-        if mem_id in seen:
+        elif not collector.check(id_path, mem_id):
+            pass
+        elif mem_id in seen:
             collector.add(
                 id_path, "unique-id", f"duplicate memory id (first used at {seen[mem_id]})", mem_id
             )
-            continue
-        seen[mem_id] = rec.path
-        if package is not None and mem_id in candidate_ids:
+        elif package is not None and mem_id in candidate_ids:
+            seen[mem_id] = rec.path
             # Caught here so the message names the export, not the package it joins.
             collector.add(
                 id_path,
@@ -757,7 +757,9 @@ def build_store(
                 f"({package.source}): give the memory another id",
                 mem_id,
             )
-            continue
+        else:
+            seen[mem_id] = rec.path
+            id_ok = True
         if rec.text is None:
             collector.add(rec.text_path, "required", "missing the memory text")
             continue
@@ -777,7 +779,7 @@ def build_store(
             continue
         # Importer QA: a surrogate in a memory's text or metadata was reported at the
         # generated package's paths ($.stores[1].memories[0].text), not at the export's.
-        if not collector.check(rec.text_path, rec.text):
+        if not collector.check(rec.text_path, rec.text) or not id_ok:
             continue
         if rule.name == "words" and undercounted_by_words(rec.text):
             unspaced.append(rec.text_path)

@@ -42,6 +42,7 @@ from typing import Any
 from ..package import Package, Store, json_type
 from ._common import (
     AMEM_STAMP,
+    LINK_KEYS,
     Collector,
     Record,
     build_store,
@@ -75,6 +76,12 @@ def coerce_chroma_metadata(meta: dict[str, Any]) -> dict[str, Any]:
     --------
     >>> coerce_chroma_metadata({"keywords": '["cat", "pet"]', "retrieval_count": "3"})
     {'keywords': ['cat', 'pet'], 'retrieval_count': 3}
+
+    Provenance links stored as a JSON array are decoded too (annotator QA s38: ``'["u1",
+    "u6"]'`` was split at its comma into the links ``'["u1"'`` and ``'"u6"]'``):
+
+    >>> coerce_chroma_metadata({"evidence": '["u1", "u6"]', "session": "s1"})
+    {'evidence': ['u1', 'u6'], 'session': 's1'}
     """
     out = dict(meta)
     for key in _LIST_FIELDS:
@@ -85,6 +92,16 @@ def coerce_chroma_metadata(meta: dict[str, Any]) -> dict[str, Any]:
             except ValueError:
                 continue
             if isinstance(decoded, list | dict):
+                out[key] = decoded
+    for key in LINK_KEYS:
+        value = out.get(key)
+        # Only an array: a plain id ("s1", "12") stays the text it is.
+        if isinstance(value, str) and value.lstrip().startswith("["):
+            try:
+                decoded = json.loads(value)
+            except ValueError:
+                continue
+            if isinstance(decoded, list):
                 out[key] = decoded
     for key in _NUMBER_FIELDS:
         value = out.get(key)
