@@ -48,6 +48,7 @@ from .errors import (
     WriterError,
     check_budget_list,
     check_names,
+    check_progress,
     check_type,
 )
 from .heartbeat import heartbeat
@@ -1897,8 +1898,7 @@ def sweep(
         get_writer(name)
     # Accept pool names ("no_validity") as well as method names ("no_validity_opt").
     ablations = list(dict.fromkeys(ablation_method(name) for name in ablations))
-    if progress is not None and not callable(progress):
-        raise MemAuditError(f"sweep(): progress must be a callable (done, total), got {progress!r}")
+    check_progress(progress, "sweep(): progress")
     check_distinct_methods(writers, stores, ablations)
     missing = [s for s in stores if not any(st.id == s for p in packages for st in p.stores)]
     if missing:

@@ -192,7 +192,19 @@ def check_names(names: object, what: str) -> list[str]:
         return [names]
     if not hasattr(names, "__iter__"):
         raise MemAuditError(f"{what} must be a list of names, got {names!r}")
-    return list(names)
+    out = list(names)
+    for name in out:
+        if not isinstance(name, str):
+            # Library QA s38: [1] or [None] reached a str.join as a bare TypeError.
+            raise MemAuditError(f"{what} must be names (strings), got {name!r} in {out!r}")
+    return out
+
+
+def check_progress(progress: object, what: str = "progress") -> None:
+    """Refuse a ``progress`` that is neither None nor a callable ``(done, total)``, before any
+    work (library QA s38: ``progress=5`` raised a bare TypeError after the first solve)."""
+    if progress is not None and not callable(progress):
+        raise MemAuditError(f"{what} must be a callable (done, total) or None, got {progress!r}")
 
 
 def file_name_text(source: str) -> str:

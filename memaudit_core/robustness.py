@@ -63,7 +63,14 @@ import scipy.sparse as sp
 
 from .compiled import POOLS, CompiledInstance, check_capacity
 from .costs import COST_RULES, EmptyTextError, available_cost_rules, cost_of
-from .errors import MemAuditError, SolverError, UnknownNameError, check_budget_list, check_names
+from .errors import (
+    MemAuditError,
+    SolverError,
+    UnknownNameError,
+    check_budget_list,
+    check_names,
+    check_progress,
+)
 from .generators import check_seed
 from .objective import evaluate
 from .package import GENERIC_TYPES, VALIDITY_TYPES, Package
@@ -123,6 +130,23 @@ def _tick(progress: Progress, done: int, total: int) -> None:
         progress(done, total)
 
 
+def _defined_pairs(
+    a: Sequence[float | None], b: Sequence[float | None], what: str
+) -> list[tuple[float, float]]:
+    """The (a, b) pairs defined on both sides; two score vectors of one length, each entry a
+    finite number or None (library QA s38: a length mismatch raised from zip, and a NaN was
+    ranked silently)."""
+    a, b = list(a), list(b)
+    if len(a) != len(b):
+        raise MemAuditError(f"{what}: the two score lists differ in length ({len(a)} and {len(b)})")
+    for x in (*a, *b):
+        if x is not None and (
+            isinstance(x, bool) or not isinstance(x, numbers.Real) or not math.isfinite(x)
+        ):
+            raise MemAuditError(f"{what}: scores must be finite numbers or None, got {x!r}")
+    return [(x, y) for x, y in zip(a, b, strict=True) if x is not None and y is not None]
+
+
 def kendall_tau(a: Sequence[float | None], b: Sequence[float | None]) -> float | None:
     """Kendall's tau-b between two score vectors over the entries defined in both.
 
@@ -138,7 +162,7 @@ def kendall_tau(a: Sequence[float | None], b: Sequence[float | None]) -> float |
     >>> kendall_tau([1.0, 1.0], [0.5, 0.2]) is None
     True
     """
-    pairs = [(x, y) for x, y in zip(a, b, strict=True) if x is not None and y is not None]
+    pairs = _defined_pairs(a, b, "kendall_tau")
     n = len(pairs)
     if n < 2:
         return None
@@ -178,7 +202,7 @@ def same_ranking(a: Sequence[float | None], b: Sequence[float | None]) -> bool |
     >>> same_ranking([1.0, 0.8, 0.8], [0.9, 0.5, 0.5]), same_ranking([1.0, 0.8], [0.8, 1.0])
     (True, False)
     """
-    pairs = [(x, y) for x, y in zip(a, b, strict=True) if x is not None and y is not None]
+    pairs = _defined_pairs(a, b, "same_ranking")
     if len(pairs) < 2:
         return None
     for i in range(len(pairs)):
@@ -398,6 +422,7 @@ def ablation_curve(
     grid = _budgets(package, budgets)
     check_time_limit(time_limit)
     check_total_time_limit(total_time_limit)
+    check_progress(progress)
     inst = _compile(package)
     pool, name, removed, absent = ablation_pool(inst, removed_types, preset)
     notes: list[str] = []
@@ -408,8 +433,6 @@ def ablation_curve(
             f"removing {'it' if one else 'them'} changes nothing."
         )
     n_removed = inst.n_candidates - pool.n_candidates
-    if n_removed == 0:
-        notes.append("No candidate was removed: the pool is the full pool, so every drop is 0.")
     from .analysis import opt_at
 
     fulls: list[SolveResult] = []
@@ -450,6 +473,12 @@ def ablation_curve(
             )
         )
     undefined = [p.budget for p in points if p.drop is None]
+    if n_removed == 0:
+        # "every drop is 0" beside "the drop is undefined" read as a contradiction (QA s38).
+        notes.append(
+            "No candidate was removed: the pool is the full pool, so every drop is 0"
+            + (" (n/a where the full OPT is 0)." if undefined else ".")
+        )
     if undefined:
         notes.append(
             "The full OPT is 0 at budget(s) "
@@ -598,6 +627,27 @@ class CostRuleSensitivity:
         incumbent)."""
         return sum(1 for r in self.rules for row in r.rows if not row.certified)
 
+    @property
+    def undefined_notes(self) -> tuple[str, ...]:
+        """One note per rule whose ratios are undefined (OPT = 0) at some budgets: its means
+        and tau are over the other budgets, unlike those of a rule defined at all of them
+        (library QA s38: bytes_overhead's means over 5 budgets stood beside as_stored's over
+        7, unsaid)."""
+        notes = []
+        for r in self.rules:
+            if not r.available:
+                continue
+            zero = sorted({row.budget for row in r.rows if row.opt <= ZERO_OPT})
+            if zero:
+                shown = ", ".join(f"{b:.10g}" for b in zero)
+                notes.append(
+                    f"{r.rule}: OPT = 0 at budget{'s' if len(zero) > 1 else ''} {shown} "
+                    f"({self.cost_unit}, before scaling): nothing with value fits there, so "
+                    f"its ratios are undefined and its means and tau are over the other "
+                    f"{len(self.budgets) - len(zero)} of the {len(self.budgets)} budgets."
+                )
+        return tuple(notes)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "result_version": RESULT_VERSION,
@@ -706,6 +756,7 @@ def cost_rule_sensitivity(
     step = 0
     check_time_limit(time_limit)
     check_total_time_limit(total_time_limit)
+    check_progress(progress)
 
     with shared_time(total_time_limit, total_steps):
         stored_ratio: dict[tuple[str, float], float | None] = {}
@@ -948,8 +999,12 @@ def capacity_sensitivity(
     >>> round(p.opt_1, 3), round(p.opt_k, 3), p.agree, p.cross_checked
     (7.735, 7.85, True, True)
     """
+    from .analysis import opt_at
+
     k = check_capacity(k)  # None, inf, NaN leaked raw errors; True ran as 1 (library QA)
-    engines = check_names(engines, "engines")
+    # Distinct: ["bnb", "bnb"] ran one engine twice and called the point cross-checked
+    # (library QA s38).
+    engines = list(dict.fromkeys(check_names(engines, "engines")))
     if not engines:
         raise MemAuditError("capacity sensitivity: no engines given")
     if engine_time_limit is not None:
@@ -957,6 +1012,7 @@ def capacity_sensitivity(
     limit = time_limit if engine_time_limit is None else engine_time_limit
     check_time_limit(time_limit)
     check_total_time_limit(total_time_limit)
+    check_progress(progress)
     grid = _budgets(package, budgets)
     inst = _compile(package)
     inst_k = inst.with_capacity(int(k))
@@ -968,8 +1024,16 @@ def capacity_sensitivity(
         skipped: dict[str, str] = {}
         limited: set[str] = set()
         for step, budget in enumerate(grid):
-            opt1 = solve(inst, budget, solver, time_limit=time_limit, incumbent_idx=prev1)
+            # Through opt_at's cache, as ablation_curve: a limited OPT(1) is then the same
+            # incumbent the page's ablation table shows (library QA s38).
+            opt1 = opt_at(inst, budget, solver, time_limit, incumbent_idx=prev1)
             prev1 = tuple(opt1.selected_idx)
+            # Every capacity-1 store is one at capacity k, as is the capacity-k store of a
+            # smaller budget: each engine starts from the better of the two (from the smaller
+            # budget's alone, a limited OPT(k) ended below OPT(1), library QA s38).
+            start = prev1
+            if prevk is not None and evaluate(inst_k, prevk) > evaluate(inst_k, prev1):
+                start = prevk
             runs: list[tuple[str, float, str, float, float, tuple[int, ...]]] = []
             for eng in engines:
                 if eng in skipped:
@@ -980,7 +1044,7 @@ def capacity_sensitivity(
                         inst_k,
                         budget,
                         time_limit=run_time_limit(limit),
-                        incumbent_idx=prevk or prev1,
+                        incumbent_idx=start,
                     )
                 except SolverError as exc:
                     skipped[eng] = str(exc)
@@ -1017,6 +1081,15 @@ def capacity_sensitivity(
                 )
             best = max(runs, key=lambda r: r[1])
             optimal = [r for r in runs if r[2] == "optimal"]
+            start_value = evaluate(inst_k, start)
+            if not optimal and start_value > best[1] + 1e-9 * max(1.0, abs(best[1])):
+                # An engine that stops before its first incumbent may report less than the
+                # start it was given; the start is a capacity-k store all the same.
+                notes.append(
+                    f"Budget {budget:.10g}: every capacity-{k} run stopped below the store it "
+                    f"started from (F = {start_value:.6g}); that store is the value shown."
+                )
+                best = ("start", start_value, "feasible", max(r[3] for r in runs), 0.0, start)
             proven = bool(optimal)
             agree: bool | None = None
             if len(runs) >= 2:
@@ -1097,6 +1170,12 @@ def perturb_coverage(
     of cells changed. ``tag`` is appended to the content hash so perturbed copies never share
     a cache entry with the original."""
     _check_noise(mode, level)
+    if not isinstance(rng, np.random.Generator):
+        # Library QA s38: None raised a bare AttributeError. Every draw takes an explicit seed.
+        raise MemAuditError(
+            f"perturb_coverage: rng must be a numpy.random.Generator "
+            f"(numpy.random.default_rng(seed)), got {rng!r}"
+        )
     cov = inst.coverage
     rows = np.asarray(inst.nnz_row, dtype=np.int64)
     cols = np.array(cov.indices, dtype=np.int64, copy=True)
@@ -1308,6 +1387,7 @@ def noise_sensitivity(
     inst = _compile(package)
     check_time_limit(time_limit)
     check_total_time_limit(total_time_limit)
+    check_progress(progress)
     total = int(draws) + 1
     with shared_time(total_time_limit, len(grid) * (int(draws) + 1)):
         clean: list[dict[str, float | None]] = []

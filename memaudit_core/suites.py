@@ -62,6 +62,7 @@ from .errors import (
     UnknownNameError,
     check_budget_list,
     check_names,
+    check_progress,
 )
 from .package import Package
 from .parallel import check_workers, init_solver_worker, pool_context, stop_pool
@@ -708,8 +709,7 @@ def run_suite(
     ):
         # Library QA: max_tasks=-1 ran nothing and returned a report, without a word.
         raise MemAuditError(f"max_tasks must be an integer >= 1 or None, got {max_tasks!r}")
-    if progress is not None and not callable(progress):
-        raise MemAuditError(f"progress must be a callable (done, total) or None, got {progress!r}")
+    check_progress(progress)
     t0 = time.perf_counter()
     out_dir = None if out is None else Path(out)
     journal = Journal(out_dir, suite, config, resume)

@@ -1920,12 +1920,20 @@ def ablation_value_chart(curves: Sequence, title: str, cost_unit: str, present: 
 
 
 def ablation_drop_chart(curves: Sequence, title: str, cost_unit: str, present: bool = False):
-    """Drop 1 - pool OPT / full OPT per budget, grouped by pool; n/a where OPT = 0."""
+    """Drop 1 - pool OPT / full OPT per budget, grouped by pool; n/a where OPT = 0.
+
+    Horizontal, budgets down the side: with three pools over five budgets the upright bars
+    were so narrow that plotly shrank their labels to 7 px and ran them together
+    ("27.3%27.3%", projector QA s38); lying flat, each label has the value axis to run in.
+    """
     fig = go.Figure()
+    budgets = list(dict.fromkeys(f"{p.budget:.10g}" for c in curves for p in c.points))
+    font = 20 if present else 14
     for k, curve in enumerate(curves):
         fig.add_bar(
-            x=[f"{p.budget:.10g}" for p in curve.points],
-            y=[0 if p.drop is None else p.drop for p in curve.points],
+            y=[f"{p.budget:.10g}" for p in curve.points],
+            x=[0 if p.drop is None else p.drop for p in curve.points],
+            orientation="h",
             # A drop between unproven values is hatched and starred (app QA: it looked
             # proven); the star's meaning is in the legend.
             text=[
@@ -1933,8 +1941,11 @@ def ablation_drop_chart(curves: Sequence, title: str, cost_unit: str, present: b
                 for p in curve.points
             ],
             textposition="outside",
+            textfont={"size": font},
             cliponaxis=False,
-            name=_plain(ABLATION_LABELS.get(f"{curve.pool}_opt", curve.pool)),
+            # Named as in the value chart beside it (QA s38: "without:summary" there was
+            # "OPT without:summary" here).
+            name=_plain(ABLATION_LABELS.get(f"{curve.pool}_opt", f"OPT {curve.pool}")),
             marker_color=ABLATION_PALETTE[k % len(ABLATION_PALETTE)],
             marker_pattern_shape=["" if p.certified else "/" for p in curve.points],
         )
@@ -1942,27 +1953,30 @@ def ablation_drop_chart(curves: Sequence, title: str, cost_unit: str, present: b
         fig.add_bar(
             x=[None],
             y=[None],
+            orientation="h",
             name="* hatched: between unproven values (incumbents)",
             marker_color="#bbb",
             marker_pattern_shape="/",
         )
-    fig.update_layout(barmode="group")
-    labels = {f"{p.budget:.10g}" for c in curves for p in c.points}
-    # Budgets written to 10 digits do not fit side by side in a half-width chart: rotate them
-    # on purpose, and make room for them.
-    rotated = sum(len(t) + 2 for t in labels) > 40
-    fig.update_xaxes(
+    fig.update_layout(
+        barmode="group", bargap=0.2, uniformtext={"minsize": font - 2, "mode": "show"}
+    )
+    fig.update_yaxes(
         title_text=f"budget B ({cost_unit})",
         type="category",
-        tickangle=-40 if rotated else 0,
-        title_standoff=12,
+        categoryorder="array",
+        categoryarray=budgets,
+        autorange="reversed",
+        ticklabelstandoff=8,
     )
     top = max([0.1] + [p.drop for c in curves for p in c.points if p.drop is not None])
-    fig.update_yaxes(
-        title_text="drop 1 − pool OPT / OPT", tickformat=".0%", range=[0, min(1.0, top) * 1.2]
+    # Room right of the longest bar for its label ("27.3%*").
+    fig.update_xaxes(
+        title_text="drop 1 − pool OPT / OPT", tickformat=".0%", range=[0, min(1.0, top) * 1.3]
     )
-    base_layout(fig, _plain(title), present, height=460 if rotated else 400, half=True)
-    _legend_below(fig, present, rotated_ticks=rotated)
+    n_bars = max(1, len(budgets)) * max(1, len(curves))
+    base_layout(fig, _plain(title), present, height=max(400, 170 + 26 * n_bars), half=True)
+    _legend_below(fig, present)
     return fig
 
 

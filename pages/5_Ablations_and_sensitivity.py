@@ -178,6 +178,8 @@ with tab_cost:
         for r in sens.rules:
             if not r.available:
                 st.warning(f"{r.rule}: {r.note}")
+        for note in sens.undefined_notes:
+            st.info(md_escape(note))
         if sens.n_unproven:
             st.info(
                 f"{sens.n_unproven} of {sum(len(r.rows) for r in ok)} rows rest on an optimum "

@@ -13,7 +13,7 @@ from package_utils import write_json
 
 import memaudit_core as ma
 from memaudit_core.curves import budget_curve
-from memaudit_core.errors import PackageError
+from memaudit_core.errors import MemAuditError, PackageError
 from memaudit_core.explain import evidence_view
 from memaudit_core.generators import generate
 from memaudit_core.importers import load_external_store
@@ -219,3 +219,96 @@ def test_the_union_header_says_1_word_not_1_words(mini, tmp_path):
     )
     assert rc == 0, err
     assert "(1 memory, 1 word as written; budget 1 word)" in printed
+
+
+# --------------------------------------------------------------------------- robustness
+
+
+def test_a_limited_capacity_k_value_is_never_below_capacity_1():
+    # Each k-run started from the smaller budget's k-store only: stopped early, it reported
+    # OPT(2) = 95.28 below the certified OPT(1) = 99.63, which every capacity-2 store beats.
+    import memaudit_core.robustness as rb
+
+    pkg = generate("random_coverage", seed=1, n_groups=60)
+    cap = rb.capacity_sensitivity(pkg, [10.0, 30.0], engine_time_limit=1e-3)
+    for p in cap.points:
+        assert p.certified_1
+        assert p.opt_k >= p.opt_1 - 1e-9 * p.opt_1, (p.budget, p.opt_k, p.opt_1)
+
+
+def test_capacity_sensitivity_counts_an_engine_named_twice_once():
+    import memaudit_core.robustness as rb
+
+    cap = rb.capacity_sensitivity(generate("update_chain"), [6], engines=["bnb", "bnb"])
+    p = cap.points[0]
+    assert p.engine_values == (("bnb", pytest.approx(7.85)),)
+    assert p.cross_checked is False and p.agree is None
+
+
+def test_capacity_1_values_are_the_ablation_tables_optima():
+    # OPT(1) went through solve(), not opt_at's cache: under limits the page's two tables
+    # showed two different incumbents for one optimum.
+    import memaudit_core.robustness as rb
+    from memaudit_core.analysis import _opt_cache, compile_cached
+
+    pkg = generate("random_coverage", seed=2, n_groups=30)
+    before = len(_opt_cache)
+    cap = rb.capacity_sensitivity(pkg, [12.0])
+    inst = compile_cached(pkg)
+    assert len(_opt_cache) > before
+    key = (inst.fingerprint, 12.0, "auto")
+    hits = [v for k, v in _opt_cache.items() if k[:3] == key]
+    assert hits and hits[0].value == cap.points[0].opt_1
+
+
+def test_cost_rule_means_over_fewer_budgets_are_said():
+    import memaudit_core.robustness as rb
+
+    sens = rb.cost_rule_sensitivity(ma.load_package("sample_packages/veg-to-pescatarian.json"))
+    notes = sens.undefined_notes
+    assert len(notes) == 1 and notes[0].startswith("bytes_overhead: OPT = 0 at budgets 4, 6")
+    assert "over the other 5 of the 7 budgets" in notes[0]
+
+
+def test_an_unfiltered_ablation_does_not_call_an_undefined_drop_0():
+    import memaudit_core.robustness as rb
+
+    curve = rb.ablation_curve(generate("update_chain"), [0.0, 3.0], ["x"])
+    assert "so every drop is 0 (n/a where the full OPT is 0)." in " ".join(curve.notes)
+    curve = rb.ablation_curve(generate("update_chain"), [3.0], ["x"])
+    assert "so every drop is 0." in " ".join(curve.notes)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda rb, pkg: rb.ablation_curve(pkg, [6], [1]),
+        lambda rb, pkg: rb.ablation_curve(pkg, [6], [None]),
+        lambda rb, pkg: rb.ablation_curve(pkg, [6], progress=5),
+        lambda rb, pkg: rb.cost_rule_sensitivity(pkg, [6], progress=5),
+        lambda rb, pkg: rb.capacity_sensitivity(pkg, [6], progress=5),
+        lambda rb, pkg: rb.noise_sensitivity(pkg, draws=1, budgets=[6], progress=5),
+        lambda rb, pkg: rb.perturb_coverage(ma.compile_package(pkg), "flip", 0.1, None),
+        lambda rb, pkg: rb.kendall_tau([1, 2], [1]),
+        lambda rb, pkg: rb.same_ranking([1, 2, 3], [1]),
+        lambda rb, pkg: rb.kendall_tau([1, float("nan"), 0.5], [1, 0.2, 0.5]),
+    ],
+)
+def test_robustness_inputs_are_refused_with_a_memaudit_error(call):
+    import memaudit_core.robustness as rb
+
+    with pytest.raises(MemAuditError):
+        call(rb, generate("update_chain"))
+
+
+def test_the_ablation_drop_chart_lies_flat_with_readable_labels():
+    # Three pools over five budgets: upright bars so narrow that their labels shrank to 7 px.
+    import memaudit_core.robustness as rb
+    from memaudit_ui.figures import ablation_drop_chart
+
+    pkg = generate("update_chain")
+    curves = [rb.ablation_curve(pkg, preset="no_validity"), rb.ablation_curve(pkg, None, ["x"])]
+    fig = ablation_drop_chart(curves, "t", "words", present=True)
+    assert {t.orientation for t in fig.data} == {"h"}
+    assert fig.layout.uniformtext.minsize == 18 and fig.layout.uniformtext.mode == "show"
+    assert [t.name for t in fig.data] == ["OPT without validity types", "OPT without:x"]

@@ -51,7 +51,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..compiled import CompiledInstance, budget_with_tolerance
-from ..errors import MemAuditError, SolverDisagreementError, UnknownNameError
+from ..errors import MemAuditError, SolverDisagreementError, UnknownNameError, check_progress
 from ..objective import evaluate, evaluate_many
 from ..parallel import check_workers, init_solver_worker, pool_context, stop_pool, worker_died
 from . import (
@@ -263,8 +263,7 @@ def solve_budgets(
             "incumbents must be a list giving one selection (or None) per budget, in the "
             f"order of budgets; got {incumbents!r}"
         )
-    if progress is not None and not callable(progress):
-        raise MemAuditError(f"progress must be a callable (done, total), got {progress!r}")
+    check_progress(progress)
     if not budgets:
         return []
     grid = sorted(set(budgets))
