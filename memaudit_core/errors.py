@@ -177,11 +177,12 @@ def closest_name(name: str, known: Iterable[str], cutoff: float = 0.75) -> str |
     return close[0] if close else None
 
 
-def check_names(names: object, what: str) -> list[str]:
+def check_names(names: object, what: str, *, strings: bool = True) -> list[str]:
     """``names`` (writers, stores, types, ...) as a list; a single string is one name.
 
     Iterating a lone ``"gvt"`` would give its letters, and the user would see "unknown
-    writer 'g'"; anything that is neither a string nor iterable is a :class:`MemAuditError`.
+    writer 'g'"; anything that is neither a string nor iterable is a :class:`MemAuditError`,
+    and so is an item that is not a string unless ``strings=False`` (seeds, paths).
 
     Examples
     --------
@@ -193,7 +194,7 @@ def check_names(names: object, what: str) -> list[str]:
     if not hasattr(names, "__iter__"):
         raise MemAuditError(f"{what} must be a list of names, got {names!r}")
     out = list(names)
-    for name in out:
+    for name in out if strings else ():
         if not isinstance(name, str):
             # Library QA s38: [1] or [None] reached a str.join as a bare TypeError.
             raise MemAuditError(f"{what} must be names (strings), got {name!r} in {out!r}")

@@ -262,11 +262,14 @@ def load_by_key(key: str) -> Package:
     if kind == "gen":
         family, _, tail = rest.partition(":")
         seed_text, _, params_text = tail.partition(":")
-        try:
-            seed = int(seed_text or 0)
-        except ValueError:
-            raise MemAuditError(f"bad seed {seed_text!r} in package key {key!r}") from None
-        return _generate(family, seed, params_text)
+        # Digits only: int() also reads "+3" and "3_0" (as 30), which the Generator form does
+        # not, so a link opened one package and the form built another (generator QA s38).
+        if seed_text and not (seed_text.isascii() and seed_text.isdigit()):
+            raise MemAuditError(
+                f"bad seed {seed_text!r} in package key {key!r}: a seed is written in digits "
+                "0-9 only"
+            )
+        return _generate(family, int(seed_text or 0), params_text)
     if kind == "upload":
         registry = _upload_registry()
         pkg = registry.get(rest)  # a use: the session's upload stays the most recent

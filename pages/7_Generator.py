@@ -55,7 +55,7 @@ if ctx.package_key.startswith("gen:"):
     _seed_text = _tail.partition(":")[0]
     if _name in FAMILIES:
         linked_family = _name
-        linked_seed = int(_seed_text) if _seed_text.isdigit() else 0
+        linked_seed = int(_seed_text) if _seed_text.isascii() and _seed_text.isdigit() else 0
         if linked_seed > MAX_FORM_SEED:
             # App QA: a seed of 3,000,000,000 (the CLI takes any) became 0 in the form without
             # a word, and Preview built another package.
@@ -122,7 +122,9 @@ def _on_preview() -> None:
 
 
 with st.form(f"gen_form_{family}"):
-    _assign(seed_key, linked_seed if family == linked_family else 0)
+    # A seed-invariant family is built at seed 0 (see _on_preview): the disabled box shows
+    # that, not a linked seed Preview would not use (generator QA s38).
+    _assign(seed_key, linked_seed if family == linked_family and fam.seeded else 0)
     fields: list[tuple[str, object]] = [("Seed", None), *defaults.items()]
     for start in range(0, len(fields), 3):
         for col, (name, default) in zip(st.columns(3), fields[start : start + 3], strict=False):

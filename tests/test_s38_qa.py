@@ -7,6 +7,8 @@ Each test fails on the code before its fix (checked against a worktree of the co
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from cli_utils import run_cli
 from package_utils import write_json
@@ -18,6 +20,8 @@ from memaudit_core.explain import evidence_view
 from memaudit_core.generators import generate
 from memaudit_core.importers import load_external_store
 from memaudit_ui.figures import budget_ratio_curve, budget_value_curve
+
+REPO = Path(__file__).resolve().parent.parent
 
 # --------------------------------------------------------------------------- charts
 
@@ -264,7 +268,9 @@ def test_capacity_1_values_are_the_ablation_tables_optima():
 def test_cost_rule_means_over_fewer_budgets_are_said():
     import memaudit_core.robustness as rb
 
-    sens = rb.cost_rule_sensitivity(ma.load_package("sample_packages/veg-to-pescatarian.json"))
+    sens = rb.cost_rule_sensitivity(
+        ma.load_package(REPO / "sample_packages" / "veg-to-pescatarian.json")
+    )
     notes = sens.undefined_notes
     assert len(notes) == 1 and notes[0].startswith("bytes_overhead: OPT = 0 at budgets 4, 6")
     assert "over the other 5 of the 7 budgets" in notes[0]
@@ -312,3 +318,72 @@ def test_the_ablation_drop_chart_lies_flat_with_readable_labels():
     assert {t.orientation for t in fig.data} == {"h"}
     assert fig.layout.uniformtext.minsize == 18 and fig.layout.uniformtext.mode == "show"
     assert [t.name for t in fig.data] == ["OPT without validity types", "OPT without:x"]
+
+
+# --------------------------------------------------------------------------- generators
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"n_groups": 2.5}, "parameter 'n_groups' must be an integer, got 2.5"),
+        ({"candidates_per_group": 2.5}, "'candidates_per_group' must be an integer"),
+        ({"units_per_group": 2.5}, "'units_per_group' must be an integer"),
+        ({"min_cover": 2.5}, "'min_cover' must be an integer"),
+        ({"max_cover": 7.5}, "'max_cover' must be an integer"),
+        ({"cost_low": None}, "parameter 'cost_low' must be a number, got None"),
+        ({"budget_fraction": 1e308}, "budget_fraction must be a number in [0, 1e6]"),
+    ],
+)
+def test_random_coverage_parameters_of_the_wrong_type_are_refused(params, message):
+    # A bare TypeError, or a package whose meta recorded min_cover=2.5 for candidates
+    # covering 2 units; 1e308 was refused at the generated package's $.budget.
+    with pytest.raises(MemAuditError) as info:
+        generate("random_coverage", **params)
+    assert message in str(info.value)
+    assert generate("random_coverage", n_groups=3.0).meta["params"]["n_groups"] == 3
+
+
+def test_event_graph_candidate_types_are_recorded_in_one_canonical_form():
+    a = generate("event_graph", candidate_types="summary, raw_span,summary")
+    b = generate("event_graph", candidate_types="raw_span,summary")
+    assert a.id == b.id == "event-graph-n50-s0-candidate_types=raw_span+summary"
+    assert a.meta["params"]["candidate_types"] == "raw_span,summary"
+    assert a.content_hash() == b.content_hash()
+    every = generate("event_graph", candidate_types="ALL ")
+    assert (
+        every.id == "event-graph-n50-s0"
+        and every.content_hash() == generate("event_graph").content_hash()
+    )
+
+
+def test_temporal_interval_refuses_more_closures_than_intervals():
+    with pytest.raises(MemAuditError, match=r"closures \(3\) must not exceed intervals \(1\)"):
+        generate("temporal_interval", intervals=1, closures=3)
+    assert len(generate("temporal_interval", intervals=2, closures=2).experiences) == 4
+
+
+@pytest.mark.parametrize("seed_text", ["+3", "3_0", "٣"])
+def test_a_generated_package_key_takes_a_seed_in_digits_only(seed_text):
+    # int() read "+3" as 3 and "3_0" as 30, while the Generator form started from seed 0.
+    from memaudit_ui import sources
+
+    with pytest.raises(MemAuditError, match="a seed is written in digits 0-9 only"):
+        sources.load_by_key(f"gen:memaudit-small:{seed_text}")
+
+
+def test_the_generator_form_of_a_seed_invariant_family_shows_the_seed_it_builds():
+    # The disabled box showed the link's seed 5 while Preview built seed 0.
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    at.query_params["package"] = "gen:update_chain:5"
+    at.run()
+    at.switch_page("pages/7_Generator.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.number_input(key="gen_update_chain_seed").value == 0
+    seeded = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    seeded.query_params["package"] = "gen:memaudit-small:5"
+    seeded.run()
+    seeded.switch_page("pages/7_Generator.py").run()
+    assert seeded.number_input(key="gen_memaudit-small_seed").value == 5

@@ -92,13 +92,20 @@ def _coerce(value: Any, default: Any, name: str) -> Any:
             return bool(value)
         raise MemAuditError(f"parameter {name!r} must be true or false, got {value!r}")
     # Numbers of the neighbouring type mean the same value (library QA: length=3.0 was
-    # refused while "3" was accepted).
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        return value
-    if isinstance(default, int) and float(value).is_integer():
-        return int(value)
+    # refused while "3" was accepted); any other value of a numeric or text parameter is
+    # refused here, for every family (generator QA s38: random_coverage took n_groups=2.5 to
+    # a bare TypeError and recorded min_cover=2.5 for candidates covering 2 units).
+    number = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if isinstance(default, int):
+        if number and math.isfinite(value) and float(value).is_integer():
+            return int(value)
+        raise MemAuditError(f"parameter {name!r} must be an integer, got {value!r}")
     if isinstance(default, float):
-        return float(value)
+        if number:
+            return float(value)
+        raise MemAuditError(f"parameter {name!r} must be a number, got {value!r}")
+    if isinstance(default, str) and not isinstance(value, str):
+        raise MemAuditError(f"parameter {name!r} must be text, got {value!r}")
     return value
 
 

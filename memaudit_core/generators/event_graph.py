@@ -1498,7 +1498,10 @@ def event_graph(
         "n_entities": n_entities,
         "update_rate": update_rate,
         "distractor_rate": distractor_rate,
-        "candidate_types": candidate_types,
+        # Canonical, so that one package has one id and one record of its parameters
+        # (generator QA s38: "summary,raw_span" and "raw_span,summary", or "ALL" and the
+        # default, built the same candidates under different ids).
+        "candidate_types": "all" if offered == OFFERED_TYPES else ",".join(offered),
         "cost_rule": cost_rule,
         "budget_fraction": budget_fraction,
     }

@@ -237,6 +237,13 @@ def temporal_interval(seed: int = 0, intervals: int = 5, closures: int = 2) -> P
     """
     _require_count("temporal_interval", "intervals", intervals, 1)
     _require_count("temporal_interval", "closures", closures, 0)
+    if closures > intervals:
+        # Closure j closes interval j: more closures than intervals closed intervals that were
+        # never opened (generator QA s38).
+        raise MemAuditError(
+            f"temporal_interval: closures ({closures}) must not exceed intervals ({intervals}): "
+            "closure j closes interval j"
+        )
     b = _Builder()
     for j in range(intervals):
         label = b.unit(f"label_{j}", "fact", 0.9, f"what interval {j} is")
