@@ -812,7 +812,9 @@ def family_band(
     if isinstance(seeds, numbers.Real):  # one seed, as generate() takes it
         seeds = [seeds]
     # check_seed, as generate(): 1.7 or True was silently read as seed 1 (library QA).
-    seed_list = tuple(dict.fromkeys(check_seed(s) for s in check_names(seeds, "seeds", strings=False)))
+    seed_list = tuple(
+        dict.fromkeys(check_seed(s) for s in check_names(seeds, "seeds", strings=False))
+    )
     if not seed_list:
         raise MemAuditError("family band: no seeds given")
     if len(seed_list) > MAX_SEEDS:

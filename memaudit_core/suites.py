@@ -201,7 +201,11 @@ def collect_sources(
     exact repeats dropped)."""
     # Library QA: a lone "p.json" was read letter by letter ("t: no such file or folder"),
     # and a loaded Package reached pathlib as a TypeError.
-    path_list = [paths] if isinstance(paths, str | os.PathLike) else check_names(paths, "paths", strings=False)
+    path_list = (
+        [paths]
+        if isinstance(paths, str | os.PathLike)
+        else check_names(paths, "paths", strings=False)
+    )
     for p in path_list:
         if not isinstance(p, str | os.PathLike):
             raise MemAuditError(
