@@ -142,6 +142,31 @@ def audit_instance(inst: Any, budget: float, time_limit: float | None = None) ->
     return rec
 
 
+_OUTCOMES = ("agree", "disagree", "unproven", "skipped", "error")
+
+
+def _audit_result_ok(result: Any) -> bool:
+    """A journal line's audit check that can be reused: an outcome, its problems, and each
+    engine's numbers of their JSON types (an edited or corrupted line runs again)."""
+    if not isinstance(result, dict) or result.get("outcome") not in _OUTCOMES:
+        return False
+    problems = result.get("problems")
+    if not isinstance(problems, list) or not all(isinstance(p, str) for p in problems):
+        return False
+    if not all(isinstance(result.get(f"{eng}_status"), str) for eng in ENGINES):
+        return False
+    numbers_ = ["abs_diff", "rel_diff"] + [
+        f"{eng}_{name}"
+        for eng in ENGINES
+        for name in ("value", "reported", "bound", "time_s", "nodes", "cost")
+    ]
+    return all(
+        result.get(key) is None
+        or (isinstance(result[key], (int, float)) and not isinstance(result[key], bool))
+        for key in numbers_
+    )
+
+
 def _audit_worker(jobs: list[tuple], spec: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     from .analysis import compile_cached
 
@@ -234,7 +259,49 @@ class AuditRow:
             data = {**data, "problem_list": joined.split("; ") if joined else []}
         # Saved before the bounds were kept: unknown, not an error.
         data = {"bnb_bound": None, "milp_bound": None, **data}
-        return from_fields(cls, data, path, keys={"problems": "problem_list"})
+        row = from_fields(cls, data, path, keys={"problems": "problem_list"})
+        row._check_consistent(path)
+        return row
+
+    def _check_consistent(self, path: str) -> None:
+        """Refuse a read-back check whose numbers contradict its outcome (certification QA
+        s38: a row edited to a limited MILP run with a bound under its value still read
+        "agree", and ``show`` printed PASS)."""
+        from .errors import ResultError
+
+        if self.outcome not in _OUTCOMES:
+            raise ResultError(
+                f"{path}.outcome", "wrong value", f"one of {', '.join(_OUTCOMES)}", self.outcome
+            )
+        for eng in ENGINES:
+            value, bound = getattr(self, f"{eng}_value"), getattr(self, f"{eng}_bound")
+            if value is not None and bound is not None and bound < value - _rel_tol(value):
+                raise ResultError(
+                    f"{path}.{eng}_bound",
+                    "inconsistent",
+                    f"below the store's value {value!r}; a bound is at least every store's F",
+                    bound,
+                )
+        if self.outcome != "agree":
+            return
+        wrong = [
+            f"{eng}_status is {getattr(self, f'{eng}_status')!r}"
+            for eng in ENGINES
+            if getattr(self, f"{eng}_status") != "optimal"
+        ]
+        if self.bnb_value is None or self.milp_value is None:
+            wrong.append("an engine has no value")
+        elif abs(self.bnb_value - self.milp_value) > _rel_tol(max(self.bnb_value, self.milp_value)):
+            wrong.append(f"the values {self.bnb_value!r} and {self.milp_value!r} differ")
+        if wrong:
+            raise ResultError(
+                f"{path}.outcome",
+                "inconsistent",
+                "agree, yet "
+                + ", ".join(wrong)
+                + ": an agreeing check has both engines' proven optima, equal",
+                self.outcome,
+            )
 
 
 @dataclass(frozen=True)
@@ -364,15 +431,33 @@ class AuditReport:
         """The report whose :meth:`to_dict` (with its rows, as ``memaudit audit --json``
         writes it) is ``data`` (see :func:`memaudit_core.read_result`); a located
         ``ResultError`` on bad input."""
+        from .errors import ResultError
         from .results import from_fields
 
-        return from_fields(
+        report = from_fields(
             cls,
             data,
             path,
             kind=cls.RESULT_KIND,
             convert={"bnb_time_s": _times_from_dict, "milp_time_s": _times_from_dict},
         )
+        if "rows" in data:
+            # The verdict is read from the counts: they must be the rows' (QA s38).
+            seen = {o: sum(1 for r in report.rows if r.outcome == o) for o in _OUTCOMES}
+            for name, count in (
+                ("n_agree", seen["agree"]),
+                ("n_disagree", seen["disagree"] + seen["error"]),
+                ("n_unproven", seen["unproven"]),
+                ("n_skipped", seen["skipped"]),
+            ):
+                if getattr(report, name) != count:
+                    raise ResultError(
+                        f"{path}.{name}",
+                        "inconsistent",
+                        f"the rows hold {count} such check(s)",
+                        getattr(report, name),
+                    )
+        return report
 
 
 def _times_from_dict(value: Any, path: str) -> tuple[float, float, float]:
@@ -474,6 +559,7 @@ def audit(
         resume=resume,
         max_tasks=max_tasks,
         progress=progress,
+        result_ok=_audit_result_ok,
     )
     return _report(run, srcs, pool_names, grid, out, figures)
 

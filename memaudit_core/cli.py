@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from .errors import MemAuditError, PackageError, ResultError
+from .errors import MemAuditError, PackageError, ResultError, SolverDisagreementError
 from .specs import parse_number_list, parse_params, parse_seeds
 
 # The ``--json`` shapes' version lives with the result version: read_result checks it.
@@ -2361,6 +2361,14 @@ def _run(args: argparse.Namespace) -> int:
             print(line, file=sys.stderr)
         _json_error(args, exc)
         return EXIT_USER_ERROR
+    except SolverDisagreementError as exc:
+        # Not the user's input: the exact engines contradict each other. Exit 1, as audit's
+        # disagreements (certification QA s38: it exited 2, "bad input").
+        args._exit_code = 1
+        Progress.close_line()
+        print(f"memaudit: error: {exc} (please report it, with the package)", file=sys.stderr)
+        _json_error(args, exc)
+        return 1
     except MemAuditError as exc:
         args._exit_code = EXIT_USER_ERROR
         Progress.close_line()

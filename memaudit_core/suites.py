@@ -423,8 +423,18 @@ def _result_ok(result: Any) -> bool:
 class Journal:
     """Append-only JSONL of task results in an output folder (or in memory without one)."""
 
-    def __init__(self, out: Path | None, suite: str, config: dict[str, Any], resume: bool):
+    def __init__(
+        self,
+        out: Path | None,
+        suite: str,
+        config: dict[str, Any],
+        resume: bool,
+        result_ok: Callable[[Any], bool] = _result_ok,
+    ):
         self.path = None if out is None else out / JOURNAL
+        # Each suite's results have their own fields (certification QA s38: the sweep's check
+        # threw away every audit line, so an audit never resumed).
+        self.result_ok = result_ok
         self.done: dict[str, dict[str, Any]] = {}
         self.discarded = 0
         self._fh = None
@@ -472,7 +482,7 @@ class Journal:
             if not isinstance(rec, dict) or (
                 not first
                 and rec.get("t") == "task"
-                and not (isinstance(rec.get("key"), str) and _result_ok(rec.get("result")))
+                and not (isinstance(rec.get("key"), str) and self.result_ok(rec.get("result")))
             ):
                 self.discarded += 1
                 continue
@@ -700,13 +710,15 @@ def run_suite(
     resume: bool = True,
     max_tasks: int | None = None,
     progress: Progress = None,
+    result_ok: Callable[[Any], bool] = _result_ok,
 ) -> SuiteRun:
     """Index, plan, deduplicate, skip what the journal holds, run the rest in chunks.
 
     ``plan(entry)`` lists ``(hash, budget, method)`` for one source; ``worker(jobs, spec=...)``
     runs a chunk of jobs ``(source, text, content_hash, [(key, budget, method), ...])`` and
     returns ``[(key, result), ...]`` (module-level functions, so processes and Dask can run
-    them).
+    them). ``result_ok`` tells a journal line's result that can be reused (default: a sweep
+    row's).
     """
     if max_tasks is not None and (
         isinstance(max_tasks, bool) or not isinstance(max_tasks, numbers.Integral) or max_tasks < 1
@@ -716,7 +728,7 @@ def run_suite(
     check_progress(progress)
     t0 = time.perf_counter()
     out_dir = None if out is None else Path(out)
-    journal = Journal(out_dir, suite, config, resume)
+    journal = Journal(out_dir, suite, config, resume, result_ok)
     try:
         with _Backend(workers, scheduler, n_sources=len(sources)) as backend:
             ship = backend.kind == "dask"

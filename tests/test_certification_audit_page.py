@@ -35,7 +35,7 @@ def test_family_audit_section_matches_the_core_audit() -> None:
     assert metrics["Sources"] == str(expected.n_sources) == "4"
     assert metrics["Distinct instances"] == str(expected.n_instances)
     assert metrics["Checks"] == str(expected.n_tasks)
-    assert metrics["Agree / disagree / unproven"] == f"{expected.n_tasks} / 0 / 0"
+    assert metrics["Agree / disagree / unproven / skipped"] == f"{expected.n_tasks} / 0 / 0 / 0"
 
 
 def test_seed_invariant_package_audits_its_pools_once() -> None:

@@ -387,3 +387,166 @@ def test_the_generator_form_of_a_seed_invariant_family_shows_the_seed_it_builds(
     seeded.run()
     seeded.switch_page("pages/7_Generator.py").run()
     assert seeded.number_input(key="gen_memaudit-small_seed").value == 5
+
+
+# --------------------------------------------------------------------------- certification
+
+
+def _milli_doc(small: float = 9e-7) -> dict:
+    """Three experiences covering one unit of weight 0.001 by 0.7, 0.3 and ``small``
+    (linear): the third is worth 0.001 x small, under the engines' absolute 1e-9."""
+    cover = {"a": 0.7, "b": 0.3, "c": small}
+    return {
+        "memaudit": 1,
+        "id": "milli",
+        "objective": {"saturation": "linear"},
+        "budget": 3,
+        "experiences": [{"id": f"e{k}", "time": k} for k in range(3)],
+        "units": [{"id": "u0", "kind": "fact", "weight": 0.001}],
+        "candidates": [
+            {
+                "id": c,
+                "experience": f"e{k}",
+                "type": "atomic_fact",
+                "cost": 1,
+                "coverage": {"u0": v},
+            }
+            for k, (c, v) in enumerate(cover.items())
+        ],
+    }
+
+
+def test_a_cross_checks_better_store_within_tolerance_is_the_one_returned():
+    # HiGHS kept the budget-2 optimum as its start at budget 3 (0.001, "optimal"); enum found
+    # 0.0010000009 and agreed within 1e-9, and the worse store was returned as OPT.
+    from memaudit_core.objective import evaluate
+    from memaudit_core.solvers import solve_budgets
+
+    inst = ma.compile_package(ma.load_package(write_json_tmp(_milli_doc())))
+    results = solve_budgets(inst, [2.0, 3.0], "milp", cross_check=True)
+    top = results[-1]
+    assert top.certified and top.selected == ("a", "b", "c")
+    assert top.value == evaluate(inst, top.selected_idx) > 0.001
+    assert "enum's store" in top.certificate.proof
+
+
+def write_json_tmp(doc: dict):
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="s38-"))
+    return write_json(folder, f"{doc['id']}.json", doc)
+
+
+def test_an_engine_disagreement_exits_1_with_enough_digits(tmp_path):
+    # It exited 2 ("bad input"), saying "relative difference 1e-09 > 1e-09". HiGHS takes
+    # the store worth 1 and misses the 1e-9 that a second experience adds (its tolerance).
+    spec = [  # (experience, type, cost, coverage of u0 or None)
+        ("e0", "atomic_fact", 1, None),
+        ("e0", "summary", 1, 1.0),
+        ("e0", "tombstone", 1e-06, None),
+        ("e1", "tombstone", 1000, None),
+        ("e1", "atomic_fact", 1000, None),
+        ("e2", "atomic_fact", 1, None),
+        ("e3", "atomic_fact", 1, 1e-09),
+        ("e3", "tombstone", 1000, None),
+        ("e3", "raw_span", 1000, None),
+        ("e4", "atomic_fact", 1e-06, None),
+        ("e4", "atomic_fact", 1e-06, None),
+    ]
+    doc = {
+        "memaudit": 1,
+        "id": "s148",
+        "objective": {"saturation": "linear"},
+        "budget": 1001,
+        "experiences": [{"id": f"e{k}", "time": 3 if k == 3 else 0} for k in range(5)],
+        "units": [{"id": "u0", "kind": "fact", "weight": 1}],
+        "candidates": [
+            {
+                "id": f"c{k}",
+                "experience": exp,
+                "type": kind,
+                "cost": cost,
+                "coverage": {} if cover is None else {"u0": cover},
+            }
+            for k, (exp, kind, cost, cover) in enumerate(spec)
+        ],
+    }
+    path = write_json(tmp_path, "s148.json", doc)
+    rc, _, err = run_cli("solve", str(path), "--solver", "milp")
+    assert rc == 1, err
+    assert "exact solvers disagree" in err and "relative difference 1.0000000" in err
+
+
+def test_an_audit_resumes_from_its_journal(tmp_path):
+    # The sweep's row check threw away every audit line: --max-tasks 1 never finished, and
+    # each run said "1 torn or unreadable journal line(s) dropped".
+    out = tmp_path / "out"
+    args = ("audit", str(REPO / "sample_packages" / "update_chain.json"), "--out", str(out))
+    outputs = [run_cli(*args, "--max-tasks", "1", "--no-figures") for _ in range(3)]
+    assert [rc for rc, _, _ in outputs] == [0, 0, 0]
+    last = outputs[-1][1] + outputs[-1][2]
+    assert "PASS: 3 of 3 checks" in last and "1 check(s) run now, 2 reused" in last
+    assert not any("torn" in o + e for _, o, e in outputs)
+
+
+def test_a_saved_audit_whose_rows_contradict_it_is_refused(tmp_path):
+    import json
+
+    from memaudit_core.audit import audit
+    from memaudit_core.errors import ResultError
+
+    saved = audit([str(REPO / "sample_packages" / "update_chain.json")], figures=False).to_dict()
+    assert ma.read_result(json.loads(json.dumps(saved))).verdict == "PASS"
+    bad_bound = json.loads(json.dumps(saved))
+    bad_bound["rows"][1].update(milp_value=1.0, milp_bound=0.5, milp_status="limit")
+    bad_status = json.loads(json.dumps(saved))
+    bad_status["rows"][1]["milp_status"] = "limit"
+    bad_count = json.loads(json.dumps(saved))
+    bad_count["n_agree"] = 7
+    for doc, where in (
+        (bad_bound, "$.rows[1].milp_bound"),
+        (bad_status, "$.rows[1].outcome"),
+        (bad_count, "$.n_agree"),
+    ):
+        with pytest.raises(ResultError) as info:
+            ma.read_result(doc)
+        assert info.value.path == where and info.value.rule == "inconsistent"
+
+
+def test_limited_and_skipped_audits_still_read_back(tmp_path):
+    import json
+
+    from memaudit_core.audit import audit
+
+    doc = _milli_doc()
+    doc["objective"] = {"saturation": "log1p"}  # the MILP skips every check
+    skipped = audit([str(write_json(tmp_path, "log.json", doc))], figures=False)
+    assert skipped.verdict == "NOTHING CHECKED" and skipped.n_skipped > 0
+    assert ma.read_result(json.loads(json.dumps(skipped.to_dict()))).n_skipped == skipped.n_skipped
+    pkg = str(REPO / "sample_packages" / "event-graph-500.json")
+    limited = audit([pkg], budgets=[1310], time_limit=1e-6, figures=False)
+    assert limited.n_unproven == 1
+    assert ma.read_result(json.loads(json.dumps(limited.to_dict()))).n_unproven == 1
+
+
+def test_the_certification_page_does_not_call_skipped_checks_agreeing(tmp_path):
+    # "All 9 instance checks agree." beside "0 / 0 / 0" when the MILP skipped all of them.
+    import json
+
+    from app_utils import upload_file
+    from streamlit.testing.v1 import AppTest
+
+    doc = json.loads((REPO / "sample_packages" / "update_chain.json").read_text())
+    doc["id"] = "uc-log1p"
+    doc["objective"] = {"saturation": "log1p"}
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=300)
+    at.query_params["package"] = "sample:update_chain"
+    at.run()
+    upload_file(at, "uc-log1p.json", json.dumps(doc).encode())
+    at.switch_page("pages/6_Certification.py").run()
+    at.button(key="cert_audit_run").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not any("agree." in s.value for s in at.success)
+    assert any("Nothing was cross-checked" in w.value and "skipped" in w.value for w in at.warning)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Agree / disagree / unproven / skipped"].startswith("0 / 0 / 0 / ")

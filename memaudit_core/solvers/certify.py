@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import operator
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -614,6 +614,7 @@ def finish(
         reasons.append(f"{primary} claims optimality with a gap of {gap:.3g}")
 
     agreement: bool | None = None
+    better: tuple[float, tuple[int, ...], str] | None = None
     if second is None and explicit_cross:
         reasons.append("no second exact engine can handle this instance")
     if second is not None and raw.status != "optimal":
@@ -649,7 +650,7 @@ def finish(
                         f"exact solvers disagree at budget {budget:.10g}: {primary} found "
                         f"{first.value!r} (store F {value!r}), {second} found {other.value!r} "
                         f"(store F {other.recomputed_value!r}); relative difference "
-                        f"{max(compared):.3g} > {VALUE_RTOL:g}"
+                        f"{max(compared):.10g} > {VALUE_RTOL:g}"
                     )
                 if pair[2] > VALUE_RTOL:
                     reasons.append(
@@ -658,6 +659,12 @@ def finish(
                     )
                 else:
                     agreement = True
+                    if other.recomputed_value > value:
+                        # Both proofs hold within the engines' tolerance, and the second store
+                        # is feasible and worth more: it is returned (certification QA s38:
+                        # HiGHS kept a start worth 9e-10 less, 9e-7 relative, and enum's
+                        # better store was recorded but not returned).
+                        better = (other.recomputed_value, tuple(raw2.selected_idx), second)
             else:
                 if (
                     other.recomputed_value > value + tol
@@ -683,6 +690,15 @@ def finish(
         proof = PROOFS.get(str(raw.detail.get("method", primary)), PROOFS.get(primary, primary))
     if agreement:
         proof += f"; cross-checked by {checks[1].engine}"
+    selected_idx: Iterable[int] = raw.selected_idx
+    if better is not None:
+        proof += (
+            f"; {better[2]}'s store, worth {better[0] - value:.3g} more (within the engines' "
+            "tolerance), is the one returned"
+        )
+        value, selected_idx = better[0], better[1]
+        bound = max(bound, value)
+        gap = relative_gap(value, bound, unit)
     certificate = Certificate(
         certified=certified,
         reason="; ".join(reasons),
@@ -692,7 +708,7 @@ def finish(
         max_rel_diff=max(diffs) if diffs else 0.0,
         proof=proof if raw.status == "optimal" else "",
     )
-    sel = tuple(sorted(int(i) for i in raw.selected_idx))
+    sel = tuple(sorted(int(i) for i in selected_idx))
     return SolveResult(
         value=value,
         selected=inst.ids(sel),
