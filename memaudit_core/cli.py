@@ -447,9 +447,12 @@ def _load(path: str):
 _STDIN_READ = [False]
 
 
-def check_output_file(path: str | None, inputs: Sequence[str | None] = ()) -> None:
+def check_output_file(
+    path: str | None, inputs: Sequence[str | None] = (), out: str | None = None
+) -> None:
     """Fail before any work when ``-o PATH`` cannot be written, or is one of ``inputs``
-    (CLI QA: ``import locomo data.json -o data.json`` replaced the dataset with a package).
+    (CLI QA: ``import locomo data.json -o data.json`` replaced the dataset with a package), or
+    one of the files the command writes in its ``--out`` folder ``out``.
 
     QA (session 19): ``sweep -o /missing/rows.csv`` and ``generate -o`` into a read-only place
     said so only after the whole run. The file is opened for writing without truncating it
@@ -464,6 +467,20 @@ def check_output_file(path: str | None, inputs: Sequence[str | None] = ()) -> No
             f"-o {path!r}: an empty file name; give a file name, or leave -o out for stdout"
         )
     target = Path(path)
+    if out:
+        from .suites import SUITE_FILES
+
+        owned = {(Path(out) / name).resolve() for name in SUITE_FILES}
+        figures = (Path(out) / "figures").resolve()
+        resolved = target.resolve()
+        if resolved in owned or figures in resolved.parents:
+            raise MemAuditError(
+                f"-o {path} is a file the run writes in --out {out} (its journal, report, "
+                "rows, summary or figures): writing there would replace it; choose a file "
+                "outside those"
+            )
+        if resolved.parent == Path(out).resolve() and not Path(out).exists():
+            return  # the run creates --out first (a first run's -o out/rows-mine.csv)
     for source in inputs:
         if source in (None, "-"):
             continue
@@ -1052,7 +1069,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from .analysis import sweep
-    from .suites import SuiteRow, SweepSuiteResult, normalize_ablations
+    from .suites import SuiteRow, SweepSuiteResult, normalize_ablations, pooled_families_note
     from .writers import WRITERS
 
     plugin_names = _plugin_writers(args)
@@ -1068,7 +1085,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             "sweep -o -: the report (or --json) goes to stdout, and -o names the CSV file; "
             "give a file name"
         )
-    check_output_file(args.output, [*(args.packages or []), getattr(args, "external", None)])
+    check_output_file(
+        args.output,
+        [*(args.packages or []), getattr(args, "external", None)],
+        out=getattr(args, "out", None),
+    )
     if wants_suite(args):  # families, folders, lists, --workers, --out, ...
         if args.total_time_limit is not None:
             # A suite's tasks run on workers and resume across runs: no one total to share.
@@ -1144,7 +1165,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         else "1 process",
         out=None,
         files=(args.output,) if args.output else (),
-        notes=result.notes,  # the repeated-instances note included
+        # The repeated-instances note included, and the pooling note as the suite path says
+        # it (sweep QA s38: files of four families were pooled unsaid).
+        notes=(*result.notes, *filter(None, [pooled_families_note(result.rows)])),
         errors=result.errors,
         settings=tuple(sweep_settings(args).items()),
     )
@@ -1159,7 +1182,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     )
     human = (
         f"{len(packages)} package(s) x {n_budgets}, {len(result.rows)} rows in "
-        f"{elapsed:.2f} s\n" + summary_table(result.summary)
+        f"{elapsed:.2f} s\n" + summary_table(result.summary) + family_table(res)
     )
     if args.output:
         human += f"\nrows written to {args.output}"

@@ -52,7 +52,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -69,6 +69,16 @@ from .parallel import check_workers, init_solver_worker, pool_context, stop_pool
 from .versions import RESULT_VERSION
 
 JOURNAL = "journal.jsonl"
+#: The files a sweep or audit writes in its output folder (besides ``figures/``): ``-o`` may
+#: not name one (sweep QA s38: ``-o out/journal.jsonl`` replaced the resume journal).
+SUITE_FILES = (
+    JOURNAL,
+    "report.md",
+    "rows.csv",
+    "rows.parquet",
+    "summary.csv",
+    "summary.parquet",
+)
 JOURNAL_VERSION = 1
 #: Chunks per worker (more balance the load, fewer cut the overhead).
 CHUNKS_PER_WORKER = 4
@@ -420,6 +430,19 @@ def _result_ok(result: Any) -> bool:
     return True
 
 
+def _remove_outputs(out: Path) -> None:
+    """Remove the outputs of an earlier run whose journal is being replaced: the folder would
+    otherwise hold a report and rows of other settings beside a journal of new ones until the
+    new run completes (sweep QA s38)."""
+    for name in SUITE_FILES:
+        if name != JOURNAL:
+            (out / name).unlink(missing_ok=True)
+    figures = out / "figures"
+    if figures.is_dir():
+        for png in figures.glob("*.png"):
+            png.unlink(missing_ok=True)
+
+
 class Journal:
     """Append-only JSONL of task results in an output folder (or in memory without one)."""
 
@@ -447,6 +470,7 @@ class Journal:
             out.mkdir(parents=True, exist_ok=True)
             if self.path.exists() and not resume:
                 self.path.unlink()
+                _remove_outputs(out)
             if self.path.exists():
                 self._read(header)
             else:
@@ -463,6 +487,7 @@ class Journal:
         raw = self.path.read_bytes()
         good_end = 0
         first = True
+        other_config: tuple[str, Any] | None = None
         pos = 0
         while pos < len(raw):
             nl = raw.find(b"\n", pos)
@@ -501,11 +526,10 @@ class Journal:
                         "afresh (--fresh)"
                     )
                 if rec.get("config") != header["config"]:
-                    raise MemAuditError(
-                        f"{self.path}: written with other settings ({rec.get('config')}) than "
-                        f"now ({header['config']}); resuming would mix results. Use another "
-                        "--out folder or start afresh (--fresh)"
-                    )
+                    # Refused below, once it is known that the journal holds results: a run
+                    # that ended on a bad option before any task left only its header, and
+                    # locked the folder to that option (sweep QA s38).
+                    other_config = ("config", rec.get("config"))
             elif rec.get("t") == "task":
                 if "error" in rec["result"]:
                     # A failed task runs again on resume (researcher QA: a writer's timeout or
@@ -514,8 +538,16 @@ class Journal:
                 else:
                     self.done[rec["key"]] = rec["result"]
             good_end = pos
-        if first:  # empty or unreadable header: start over
+        if other_config is not None and (self.done or self.discarded):
+            raise MemAuditError(
+                f"{self.path}: written with other settings ({other_config[1]}) than "
+                f"now ({header['config']}); resuming would mix results. Use another "
+                "--out folder or start afresh (--fresh)"
+            )
+        if first or other_config is not None:  # no results to keep: start over
+            self.done.clear()
             self.path.write_text(json.dumps(header) + "\n", encoding="utf-8")
+            _remove_outputs(self.path.parent)
             return
         if good_end < len(raw):
             with self.path.open("r+b") as fh:
@@ -949,7 +981,7 @@ class SweepSuiteResult:
 
         if isinstance(data, Mapping) and "method_kinds" not in data:
             data = {**data, "method_kinds": {}}  # saved before 0.1's method_kinds
-        return from_fields(
+        res = from_fields(
             cls,
             data,
             path,
@@ -960,6 +992,42 @@ class SweepSuiteResult:
             },
             convert={"settings": pairs, "method_kinds": pairs},
         )
+        res._check_summary(path)
+        return res
+
+    def _check_summary(self, path: str) -> None:
+        """Refuse a read-back summary that its own rows contradict: counts, mean, min and max
+        recomputed from the rows (sweep QA s38: a mean edited to 0.5, outside its own CI and
+        range, was printed by ``show``)."""
+        from .errors import ResultError
+
+        for k, s in enumerate(self.summary):
+            ratios = [
+                r.ratio
+                for r in self.rows
+                if r.method == s.method and r.budget == s.budget and r.ratio is not None
+            ]
+            undefined = sum(
+                1
+                for r in self.rows
+                if r.method == s.method and r.budget == s.budget and r.ratio is None
+            )
+            want = {"n": len(ratios), "n_undefined": undefined}
+            if ratios:
+                want.update(
+                    mean_ratio=sum(ratios) / len(ratios),
+                    min_ratio=min(ratios),
+                    max_ratio=max(ratios),
+                )
+            for name, value in want.items():
+                got = getattr(s, name)
+                if got is None or abs(got - value) > 1e-9 * max(1.0, abs(value)):
+                    raise ResultError(
+                        f"{path}.summary[{k}].{name}",
+                        "inconsistent",
+                        f"the rows of {s.method} at budget {s.budget:.10g} give {value!r}",
+                        got,
+                    )
 
 
 def _sweep_worker(jobs: list[tuple], spec: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -1116,6 +1184,13 @@ def sweep_suite(
             raise MemAuditError("no budgets given")
     store_ids = tuple(dict.fromkeys(check_names(stores, "stores")))
     check_distinct_methods(names, store_ids, abl)
+    from .solvers import SOLVER_CHOICES, _check_limits
+
+    # Before the journal is opened: a bad limit was reported per package after indexing
+    # (sweep QA s38), as the workers met it.
+    _check_limits(time_limit, None)
+    if solver not in SOLVER_CHOICES:
+        raise UnknownNameError(f"unknown solver {solver!r} (known: {', '.join(SOLVER_CHOICES)})")
     spec = {"solver": solver, "time_limit": time_limit, "writers": list(names)}
     config = {"solver": solver, "time_limit": time_limit}
     # A plugin writer's results depend on its code: its tasks are keyed by its module file's
@@ -1189,6 +1264,7 @@ def sweep_suite(
                         res.get("store_cut", 0),
                     )
                 )
+    rows = _one_denominator(rows)
     all_budgets = tuple(sorted({r.budget for r in rows}))
     summary = summarize(rows, method_names, all_budgets)
     notes: list[str] = []
@@ -1198,13 +1274,9 @@ def sweep_suite(
             "write or an edit); their tasks were run again"
         )
     notes.extend(n for n in (uncertified_note(rows), union_note(rows), cut_note(rows)) if n)
-    families = {r.family for r in rows}
-    if len(families) > 1:  # said in the JSON too, where no per-family table is printed
-        notes.append(
-            f"the summary pools {len(families)} families (package files count as one); "
-            "per-family means: the rows' family column, memaudit_core.suites.family_summaries, "
-            "or report.md with --out"
-        )
+    pooled = pooled_families_note(rows)
+    if pooled:
+        notes.append(pooled)
     partial = partial_stores_note(store_ids, [(e.label, e.stores) for e in run.entries])
     if partial:
         notes.append(partial)
@@ -1421,6 +1493,59 @@ def sweep_figure(result: SweepSuiteResult) -> Any:
         margin={"t": 110 if subtitle else 80},
     )
     return fig
+
+
+def _one_denominator(rows: list[SuiteRow]) -> list[SuiteRow]:
+    """Rows of one package content and budget divided by one optimum.
+
+    A resumed suite's rows may come from different runs: under a time limit each run's
+    optimum is its own incumbent and bound, and one file stated two proven bounds for one OPT
+    (sweep QA s38). Over the package candidates, every row takes the best incumbent and the
+    tightest bound of the group (a proof in any run certifies them all); the ratios follow.
+    """
+    from .analysis import _ratio
+
+    groups: dict[tuple[str, float], list[int]] = {}
+    for i, r in enumerate(rows):
+        if r.opt_over == "package":
+            groups.setdefault((r.content_hash, r.budget), []).append(i)
+    out = list(rows)
+    for members in groups.values():
+        group = [rows[i] for i in members]
+        if len({(r.opt, r.opt_bound, r.certified) for r in group}) == 1:
+            continue
+        proven = [r for r in group if r.certified]
+        if proven:
+            opt, bound, certified = proven[0].opt, proven[0].opt, True
+        else:
+            opt = max(r.opt for r in group)
+            bounds = [r.opt_bound for r in group if r.opt_bound is not None]
+            bound = max(opt, min(bounds)) if bounds else None
+            certified = False
+        for i in members:
+            r = rows[i]
+            out[i] = replace(
+                r,
+                opt=opt,
+                ratio=_ratio(r.value, opt),
+                certified=certified,
+                opt_bound=bound,
+                ratio_low=None if bound is None else _ratio(r.value, bound),
+            )
+    return out
+
+
+def pooled_families_note(rows: Sequence[Any]) -> str | None:
+    """The note that a summary pools several families (package files count as one), said in
+    the JSON too, where no per-family table is printed; None for one family."""
+    families = {r.family for r in rows}
+    if len(families) < 2:
+        return None
+    return (
+        f"the summary pools {len(families)} families (package files count as one); "
+        "per-family means: the rows' family column, memaudit_core.suites.family_summaries, "
+        "or report.md with --out"
+    )
 
 
 def family_summaries(result: Any) -> list[tuple[str, Any]]:

@@ -550,3 +550,120 @@ def test_the_certification_page_does_not_call_skipped_checks_agreeing(tmp_path):
     assert any("Nothing was cross-checked" in w.value and "skipped" in w.value for w in at.warning)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Agree / disagree / unproven / skipped"].startswith("0 / 0 / 0 / ")
+
+
+# --------------------------------------------------------------------------- sweeps
+
+
+def _small_family_args(out):
+    return ("sweep", "--family", "memaudit-small:0-3", "--budgets", "3", "--writers", "gvt")
+
+
+@pytest.mark.parametrize("name", ["journal.jsonl", "report.md", "rows.csv", "figures/x.png"])
+def test_sweep_o_may_not_name_a_file_of_its_out_folder(tmp_path, name):
+    # -o out/journal.jsonl replaced the resume journal with the CSV, exit 0.
+    out = tmp_path / "out"
+    rc, _, err = run_cli(*_small_family_args(out), "--out", str(out), "-o", str(out / name))
+    assert rc == 2 and "is a file the run writes in --out" in err
+    assert not (out / "journal.jsonl").exists()
+    rc, _, err = run_cli(
+        *_small_family_args(out), "--out", str(out), "-o", str(out / "mine.csv"), "--no-figures"
+    )
+    assert rc == 0, err
+
+
+def test_a_sweep_refused_on_a_bad_option_does_not_lock_its_out_folder(tmp_path):
+    # The journal's header was written before the time limit was checked (per package, after
+    # indexing); the next run with a good limit was refused as "other settings".
+    out = tmp_path / "out"
+    rc, _, err = run_cli(*_small_family_args(out), "--out", str(out), "--time-limit", "0")
+    assert rc == 2 and "time limit must be a finite number" in err
+    assert "memaudit-small:0" not in err
+    rc, _, err = run_cli(
+        *_small_family_args(out), "--out", str(out), "--time-limit", "5", "--no-figures"
+    )
+    assert rc == 0, err
+
+
+def test_a_journal_of_other_settings_without_results_starts_over(tmp_path):
+    from memaudit_core.suites import Journal
+
+    Journal(tmp_path, "sweep", {"solver": "enum"}, True).close()
+    again = Journal(tmp_path, "sweep", {"solver": "auto"}, True)
+    again.record([("k", {"value": 1.0, "opt": 1.0, "ratio": 1.0, "certified": True, "cost": 1})])
+    again.close()
+    with pytest.raises(MemAuditError, match="written with other settings"):
+        Journal(tmp_path, "sweep", {"solver": "enum"}, True)
+
+
+def test_a_fresh_sweep_removes_the_outputs_of_the_run_it_replaces(tmp_path):
+    out = tmp_path / "out"
+    rc, _, err = run_cli(*_small_family_args(out), "--out", str(out), "--no-figures")
+    assert rc == 0 and (out / "report.md").exists(), err
+    rc, _, err = run_cli(*_small_family_args(out), "--out", str(out), "--fresh", "--max-tasks", "1")
+    assert rc == 0, err
+    assert sorted(p.name for p in out.iterdir()) == ["journal.jsonl"]
+
+
+def test_a_plain_sweep_of_several_families_says_it_pools_them(tmp_path):
+    files = [
+        str(REPO / "sample_packages" / f"{name}.json")
+        for name in ("update_chain", "temporal_interval", "travel-assistant")
+    ]
+    rc, printed, err = run_cli("sweep", *files, "--writers", "gvt", "--budgets", "4")
+    assert rc == 0, err
+    assert "The table above pools 3 families; by family:" in printed
+    assert "note: the summary pools 3 families" in printed
+    rc, saved, err = run_cli("sweep", *files, "--writers", "gvt", "--budgets", "4", "--json")
+    assert any("pools 3 families" in n for n in __import__("json").loads(saved)["notes"])
+
+
+def test_a_saved_sweep_whose_summary_contradicts_its_rows_is_refused(tmp_path):
+    import json
+
+    from memaudit_core.errors import ResultError
+
+    rc, saved, err = run_cli(
+        "sweep", "--family", "memaudit-small:0-5", "--budgets", "3", "--writers", "gvt", "--json"
+    )
+    assert rc == 0, err
+    doc = json.loads(saved)
+    assert ma.read_result(doc).summary[0].n == 6
+    doc["summary"][0]["mean_ratio"] = 0.5
+    with pytest.raises(ResultError) as info:
+        ma.read_result(doc)
+    assert info.value.path == "$.summary[0].mean_ratio" and info.value.rule == "inconsistent"
+
+
+def test_rows_of_one_package_and_budget_share_one_optimum():
+    # Resumed under a time limit, gvt's row kept bound 193.469 and density's 169.098 for
+    # the same OPT 163.980.
+    from memaudit_core.suites import SuiteRow, _one_denominator
+
+    def row(method, value, opt, bound, certified=False, over="package"):
+        return SuiteRow(
+            "p",
+            "p",
+            "h",
+            None,
+            None,
+            40.0,
+            method,
+            value,
+            opt,
+            value / opt,
+            certified,
+            1.0,
+            bound,
+            value / bound,
+            over,
+        )
+
+    rows = [row("gvt", 150.0, 163.98, 193.469), row("density", 120.0, 160.0, 169.098)]
+    a, b = _one_denominator(rows)
+    assert (a.opt, a.opt_bound, b.opt, b.opt_bound) == (163.98, 169.098, 163.98, 169.098)
+    assert b.ratio == pytest.approx(120.0 / 163.98) and a.ratio_low == pytest.approx(150 / 169.098)
+    proven = _one_denominator([*rows, row("no_validity_opt", 150.0, 164.5, 164.5, True)])
+    assert {(r.opt, r.certified) for r in proven} == {(164.5, True)}
+    union = row("mem0", 1.0, 9.0, 9.0, True, "union")
+    assert _one_denominator([rows[0], union])[1] is union
