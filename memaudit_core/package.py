@@ -367,7 +367,19 @@ class _Checker:
     def add(self, path: str, rule: str, message: str, value: object = None) -> None:
         self.problems.append(Problem(path, rule, message, value))
 
-    def string(self, obj: dict, key: str, path: str, required: bool, default: str = "") -> str:
+    def string(
+        self,
+        obj: dict,
+        key: str,
+        path: str,
+        required: bool,
+        default: str = "",
+        *,
+        non_empty: bool = False,
+    ) -> str:
+        """The string at ``obj[key]`` (``default`` when absent); ``non_empty``: an optional
+        field given as "" or spaces is refused, not read as its default (schema QA s38: an
+        empty unit kind became "fact" without a word)."""
         if key not in obj:
             if required:
                 self.add(f"{path}.{key}", "required", f"missing required field '{key}'")
@@ -380,6 +392,14 @@ class _Checker:
             return default
         if required and not value.strip():
             self.add(f"{path}.{key}", "non-empty", "must be a non-empty string", value)
+        elif non_empty and not value.strip():
+            self.add(
+                f"{path}.{key}",
+                "non-empty",
+                f"must be a non-empty string (leave the field out for {default!r})",
+                value,
+            )
+            return default
         return value
 
     def number(
@@ -635,9 +655,10 @@ def _parse_package(doc: object, source: str, *, suspect: bool | None) -> Package
             "$.memaudit", "required", "missing format version field 'memaudit' (expected 1)"
         )
     elif version is not None and (
-        # Integral only (library QA: np.bool_(True) and Decimal(1) passed as version 1, and an
-        # array raised a bare ValueError from the comparison).
-        not isinstance(version, numbers.Integral)
+        # A JSON number: an integer, or 1.0 as tools that write floats give it (schema QA
+        # s38: JSON Schema's const 1 takes 1.0). Not np.bool_(True) nor Decimal(1) (library
+        # QA), and an array raised a bare ValueError from the comparison.
+        not isinstance(version, numbers.Integral | float)
         or isinstance(version, bool)
         or version != FORMAT_VERSION
     ):
@@ -651,7 +672,9 @@ def _parse_package(doc: object, source: str, *, suspect: bool | None) -> Package
     checker.string(doc, "$schema", "$", required=False)  # the schema says string (QA)
     title = checker.string(doc, "title", "$", required=False)
     description = checker.string(doc, "description", "$", required=False)
-    cost_unit = checker.string(doc, "cost_unit", "$", required=False, default="units") or "units"
+    cost_unit = checker.string(
+        doc, "cost_unit", "$", required=False, default="units", non_empty=True
+    )
 
     objective = checker.mapping(doc, "objective", "$")
     saturation = "cap1"
@@ -719,7 +742,7 @@ def _parse_package(doc: object, source: str, *, suspect: bool | None) -> Package
             continue
         path = f"$.units[{i}]"
         _known_keys(checker, item, path, {"id", "kind", "text", "weight", "meta"})
-        kind = checker.string(item, "kind", path, required=False, default="fact") or "fact"
+        kind = checker.string(item, "kind", path, required=False, default="fact", non_empty=True)
         text = checker.string(item, "text", path, required=False)
         weight = checker.number(
             item, "weight", path, required=False, minimum=0.0, rule="weight-range"
@@ -890,8 +913,8 @@ def _parse_package(doc: object, source: str, *, suspect: bool | None) -> Package
                     created_at,
                 )
             salience = checker.number(mem, "salience", mpath, required=False)
-            status = (
-                checker.string(mem, "status", mpath, required=False, default="active") or "active"
+            status = checker.string(
+                mem, "status", mpath, required=False, default="active", non_empty=True
             )
             mem_meta = checker.mapping(mem, "meta", mpath)
             if mem_id is not None:
@@ -1142,8 +1165,16 @@ def _is_text(value: str) -> bool:
 
 
 def _child_path(path: str, key: str) -> str:
-    """``path.key``; coverage keys (unit ids) and keys that are not valid text in brackets."""
-    if path.endswith(".coverage") or not _is_text(key):
+    """``path.key``; in brackets: coverage keys (unit ids), keys that are not valid text, and
+    keys a dotted path would misread (schema QA s38: ``{"a.b": ...}`` and ``{"a": {"b":
+    ...}}`` were both ``$.meta.a.b``; a key "units[0]" read as the first unit; "" and "x y")."""
+    if (
+        path.endswith(".coverage")
+        or not _is_text(key)
+        or not key
+        or any(ch in key for ch in ".[]\"'")
+        or any(ch.isspace() for ch in key)
+    ):
         return f"{path}[{json.dumps(key)}]"
     return f"{path}.{key}"
 
@@ -1535,11 +1566,27 @@ def _coverage_schema() -> dict[str, Any]:
     }
 
 
+#: What :func:`parse_package` checks and the JSON Schema cannot say (schema QA s38: each of
+#: these passed the schema and was refused by ``validate``, unsaid).
+VALIDATOR_ONLY_RULES = (
+    "ids unique within experiences, units, queries, candidates, stores and a store's memories, "
+    "and a memory id distinct from every candidate id (unique-id)",
+    "references to unknown experiences, units or candidates, and one candidate per "
+    "experience in a store (known-experience, known-unit, known-candidate, one-per-group)",
+    "numbers finite (no NaN, infinity, or integer literals past a float's range), normal (no "
+    "subnormals such as 1e-310), and sums of costs and weights finite (finite, normal, "
+    "finite-sum)",
+    "created_at an ISO-8601 date-time (iso-8601)",
+    "no key repeated within an object, and text that is valid Unicode (duplicate-key, unicode)",
+)
+
+
 def package_json_schema() -> dict[str, Any]:
     """The published JSON Schema (draft 2020-12) of package format v1.
 
-    Cross-references (unknown ids, one candidate per group in a store) and non-finite numbers
-    are checked by :func:`parse_package` only; JSON Schema cannot express them.
+    :data:`VALIDATOR_ONLY_RULES` are checked by :func:`parse_package` only (JSON Schema cannot
+    express them); the schema's ``description`` lists them, so that a package valid under the
+    schema alone is not taken for a valid package.
     """
     # A non-space character, as parse_package's non-empty rule (validation QA: " " passed).
     ident = {"type": "string", "minLength": 1, "pattern": r"\S"}
@@ -1548,6 +1595,8 @@ def package_json_schema() -> dict[str, Any]:
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://memaudit.dev/schema/package-v1.json",
         "title": "MemAudit package v1",
+        "description": "A MemAudit package (format v1). Beyond this schema, `memaudit validate` "
+        "checks: " + "; ".join(VALIDATOR_ONLY_RULES) + ".",
         "type": "object",
         "required": ["memaudit", "id", "experiences", "units", "candidates"],
         "additionalProperties": False,
@@ -1557,7 +1606,7 @@ def package_json_schema() -> dict[str, Any]:
             "id": ident,
             "title": {"type": "string"},
             "description": {"type": "string"},
-            "cost_unit": {"type": "string"},
+            "cost_unit": ident,
             "objective": {
                 "type": "object",
                 "additionalProperties": False,
@@ -1592,7 +1641,7 @@ def package_json_schema() -> dict[str, Any]:
                     "additionalProperties": False,
                     "properties": {
                         "id": ident,
-                        "kind": {"type": "string", "examples": list(UNIT_KINDS)},
+                        "kind": {**ident, "examples": list(UNIT_KINDS)},
                         "text": {"type": "string"},
                         "weight": {"type": "number", "minimum": 0},
                         "meta": {"type": "object"},
@@ -1658,9 +1707,10 @@ def package_json_schema() -> dict[str, Any]:
                                     "text": {"type": "string"},
                                     "cost": {"type": "number", "exclusiveMinimum": 0},
                                     "coverage": _coverage_schema(),
+                                    # A hint: validate reads ISO-8601 forms beyond RFC 3339.
                                     "created_at": {"type": "string"},
                                     "salience": number,
-                                    "status": {"type": "string"},
+                                    "status": ident,
                                     "meta": {"type": "object"},
                                 },
                             },

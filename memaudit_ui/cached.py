@@ -29,13 +29,11 @@ def user_error_text(exc: MemAuditError) -> str:
     """Markdown for a user error raised by the core: a package's problems one per line, and for
     two exact engines that disagree, that it is a defect to report (DESIGN §5: shown, never
     hidden)."""
-    from .frame import md_escape
+    from .frame import md_escape, problem_list_md
 
     if isinstance(exc, PackageError):
         lines = exc.lines()
-        shown = "\n".join(f"- {md_escape(line)}" for line in lines[:30])
-        more = f"\n- … and {len(lines) - 30} more" if len(lines) > 30 else ""
-        return f"**{md_escape(exc.source)}: {len(lines)} problem(s)**\n\n{shown}{more}"
+        return f"**{md_escape(exc.source)}: {len(lines)} problem(s)**\n\n{problem_list_md(lines)}"
     if isinstance(exc, SolverDisagreementError):
         return (
             "**The exact engines disagree, so no optimum is shown.** This is a defect in "

@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -490,11 +491,9 @@ def frame(page_title: str) -> Frame:
             upload_error = None
         if upload_error:
             source, lines, _open_key = upload_error
-            shown = "\n".join(f"- {_md_escape(line)}" for line in lines[:30])
-            more = f"\n- … and {len(lines) - 30} more" if len(lines) > 30 else ""
             st.error(
                 f"**{_md_escape_inline(source)} was not loaded** ({len(lines)} problem(s)); the "
-                f"previous package stays open.\n\n{shown}{more}"
+                f"previous package stays open.\n\n{problem_list_md(lines)}"
             )
 
         links = state.shared_params()
@@ -575,6 +574,24 @@ _MD_INLINE_SPECIAL = set("\\`*_{}[]()#+!|<>~$")
 #: Streamlit turns ":name:" into an emoji even after a backslash ("sample:memo: ..." showed a
 #: memo icon); an invisible word joiner after the opening colon breaks such a shortcode.
 _SHORTCODE = re.compile(r"(\\?:)(?=[\w+-]+\\?:)")
+
+
+def md_code_span(text: str) -> str:
+    """``text`` as a Markdown code span: shown verbatim (no escapes, no emoji shortcodes), so
+    that what is copied is what the file holds (schema QA s38: the word joiner that guards a
+    shortcode in plain text came along when an id was copied from an upload error)."""
+    text = " ".join(text.splitlines())
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def problem_list_md(lines: Sequence[str], limit: int = 30) -> str:
+    """A package's or an export's problems as a Markdown list, one code span each, the first
+    ``limit`` of them and how many more."""
+    shown = "\n".join(f"- {md_code_span(line)}" for line in lines[:limit])
+    more = f"\n- … and {len(lines) - limit} more" if len(lines) > limit else ""
+    return shown + more
 
 
 def _guard_shortcodes(text: str) -> str:

@@ -27,6 +27,7 @@ from memaudit_ui import cached, figures, render
 from memaudit_ui.frame import (
     frame,
     md_escape,
+    problem_list_md,
     set_from_widget,
     store_options,
     switch_package,
@@ -131,8 +132,7 @@ with st.expander("Load a memory-system export next to this package", expanded=Fa
                 lines = exc.lines()
                 st.error(
                     f"**{md_escape(upload.name)} was not loaded** as {fmt} ({len(lines)} "
-                    "problem(s)); nothing was added.\n\n"
-                    + "\n".join(f"- {md_escape(line)}" for line in lines[:30])
+                    "problem(s)); nothing was added.\n\n" + problem_list_md(lines)
                 )
             except MemAuditError as exc:
                 st.error(
@@ -188,7 +188,7 @@ else:
     except PackageError as exc:  # e.g. an imported store that no longer fits the package
         st.error(
             "The annotated stores do not validate against this package:\n\n"
-            + "\n".join(f"- {md_escape(line)}" for line in exc.lines()[:30])
+            + problem_list_md(exc.lines())
         )
         st.stop()
     whash = wpkg.content_hash()

@@ -667,3 +667,97 @@ def test_rows_of_one_package_and_budget_share_one_optimum():
     assert {(r.opt, r.certified) for r in proven} == {(164.5, True)}
     union = row("mem0", 1.0, 9.0, 9.0, True, "union")
     assert _one_denominator([rows[0], union])[1] is union
+
+
+# --------------------------------------------------------------------------- package format
+
+
+def _chain_doc() -> dict:
+    import json
+
+    return json.loads((REPO / "sample_packages" / "update_chain.json").read_text())
+
+
+def _problems(doc: dict) -> list[tuple[str, str]]:
+    from memaudit_core.package import parse_package
+
+    with pytest.raises(PackageError) as info:
+        parse_package(doc)
+    return [(p.path, p.rule) for p in info.value.problems]
+
+
+def test_format_version_1_0_is_version_1():
+    # JSON Schema's const 1 takes 1.0; validate refused it as "unsupported (expected 1)".
+    from memaudit_core.package import parse_package
+
+    doc = _chain_doc()
+    doc["memaudit"] = 1.0
+    assert parse_package(doc).id == "update_chain"
+    doc["memaudit"] = 1.5
+    assert _problems(doc) == [("$.memaudit", "format-version")]
+
+
+@pytest.mark.parametrize(
+    ("where", "path"),
+    [
+        (lambda d: d.__setitem__("cost_unit", ""), "$.cost_unit"),
+        (lambda d: d["units"][0].__setitem__("kind", " "), "$.units[0].kind"),
+    ],
+)
+def test_an_empty_optional_string_is_refused_not_defaulted(where, path):
+    # An empty unit kind became "fact" and an empty cost unit "units", without a word.
+    doc = _chain_doc()
+    where(doc)
+    assert _problems(doc) == [(path, "non-empty")]
+
+
+def test_an_empty_memory_status_is_refused(mini, tmp_path):
+    import json
+
+    doc = json.loads(mini.read_text())
+    doc["stores"] = [
+        {
+            "id": "s",
+            "memories": [{"id": "m1", "cost": 1, "coverage": {"u1": 1}, "status": ""}],
+        }
+    ]
+    assert _problems(doc) == [("$.stores[0].memories[0].status", "non-empty")]
+
+
+def test_paths_to_keys_with_dots_brackets_or_spaces_are_bracketed():
+    doc = _chain_doc()
+    doc["meta"] = {"a.b": float("nan"), "a": {"b": float("nan")}}
+    doc["units[0]"] = 1
+    doc["experiences"][0]["meta"] = {"": float("nan"), "x y": float("nan")}
+    paths = {p for p, _ in _problems(doc)}
+    assert {
+        '$.meta["a.b"]',
+        "$.meta.a.b",
+        '$["units[0]"]',
+        '$.experiences[0].meta[""]',
+        '$.experiences[0].meta["x y"]',
+    } <= paths
+
+
+def test_the_schema_says_what_only_validate_checks():
+    from memaudit_core.package import VALIDATOR_ONLY_RULES, package_json_schema
+
+    schema = package_json_schema()
+    for rule in ("unique-id", "normal", "finite-sum", "iso-8601", "duplicate-key", "unicode"):
+        assert rule in schema["description"]
+    assert all(rule in schema["description"] for rule in VALIDATOR_ONLY_RULES)
+    units = schema["properties"]["units"]["items"]["properties"]
+    assert units["kind"]["minLength"] == 1 and schema["properties"]["cost_unit"]["minLength"] == 1
+
+
+def test_upload_problems_are_shown_verbatim_in_code_spans():
+    # A word joiner (U+2060) guarded "u:hotel:current" from Streamlit's emoji shortcodes in
+    # plain text, and came along when the id was copied.
+    from memaudit_ui.frame import md_code_span, problem_list_md
+
+    line = "p.json: $.units[3].id: duplicate (got 'u:hotel:current') [rule: unique-id]"
+    shown = problem_list_md([line])
+    assert shown == f"- `{line}`" and "\u2060" not in shown
+    assert md_code_span("a `b` c") == "``a `b` c``"
+    assert md_code_span("`x") == "`` `x ``"
+    assert problem_list_md([f"l{k}" for k in range(32)]).endswith("\n- … and 2 more")
