@@ -117,7 +117,7 @@ class Plain:
                 for cid in group:
                     c = self.cost[cid]
                     g = self.gain(store, cid)
-                    if g <= GAIN_EPS or spent + c > limit or g / c < tau - TIE:
+                    if g <= GAIN_EPS or spent + c > limit or g / c < tau - TIE * max(1.0, tau):
                         continue
                     k = (g, -c)
                     if choice is None or self.better(k, key, cid, choice):

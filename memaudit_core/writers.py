@@ -409,7 +409,11 @@ def _gvt_many(inst: CompiledInstance, budgets: list[float]) -> list[tuple[int, .
     limits = [budget_with_tolerance(b) for b in budgets]
 
     single = prep.singletons(inst)
-    neg_floors: list[list[float]] = []  # per budget: -(threshold - TIE_TOL), ascending
+    # Per budget, ascending: -(threshold - tolerance), the tolerance relative to the
+    # threshold as in every tie rule here (fuzz QA s38: an absolute 1e-12 refused, at
+    # weights of 1e6, a candidate whose density equals the threshold up to rounding, so
+    # rescaling every weight changed gvt's store).
+    neg_floors: list[list[float]] = []
     for limit in limits:
         fits = inst.cost <= limit
         dens = np.sort(single[fits] / inst.cost[fits])[::-1]
@@ -417,7 +421,7 @@ def _gvt_many(inst: CompiledInstance, budgets: list[float]) -> list[tuple[int, .
         for t in [*dens.tolist(), 0.0]:
             if t >= 0.0 and (not thresholds or not _tied(thresholds[-1], t)):
                 thresholds.append(t)
-        neg_floors.append([TIE_TOL - t for t in thresholds])
+        neg_floors.append([TIE_TOL * max(1.0, t) - t for t in thresholds])
 
     large = n_groups >= _GVT_BREADTH_MIN_GROUPS
     n_passes = sum(len(nf) for nf in neg_floors)
@@ -495,7 +499,7 @@ def _gvt_many(inst: CompiledInstance, budgets: list[float]) -> list[tuple[int, .
             # Walk thresholds from high to low; the admissible set only grows, so the choice
             # changes at most len(elig) times and equal choices form contiguous runs.
             # Candidate j becomes admissible at the first threshold whose floor
-            # (threshold - TIE_TOL) is at most its density.
+            # (threshold less its tolerance) is at most its density.
             nf = neg_floors[k]
             keys = [nf[t] for t in taus]
             n_taus = len(taus)
@@ -800,7 +804,7 @@ def _gvt_breadth(
             dens_s, elig_s, gain_s = dens[at, order], elig[at, order], gains[at, order]
             t0, t1 = passes.t0[rows], passes.t1[rows]
             ks = passes.k[rows]
-            # First threshold whose floor (threshold - TIE_TOL) the density reaches.
+            # First threshold whose floor (threshold less its tolerance) the density reaches.
             if len(floors_np) == 1:
                 q = np.searchsorted(floors_np[0], -dens_s, side="left")
             else:

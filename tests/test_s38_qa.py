@@ -761,3 +761,29 @@ def test_upload_problems_are_shown_verbatim_in_code_spans():
     assert md_code_span("a `b` c") == "``a `b` c``"
     assert md_code_span("`x") == "`` `x ``"
     assert problem_list_md([f"l{k}" for k in range(32)]).endswith("\n- … and 2 more")
+
+
+# --------------------------------------------------------------------------- writers
+
+
+@pytest.mark.parametrize(("weight", "cost"), [(1.0, 1.0), (1e5, 1.0), (1e6, 1.0), (100.0, 1e-3)])
+def test_gvt_keeps_its_store_when_every_weight_or_cost_is_rescaled(weight, cost):
+    # At weight 1e6 the threshold pass refused b, whose density equals the threshold up to a
+    # rounding error of 6e-11 (above the absolute 1e-12 allowance): the store became {a, c}.
+    from memaudit_core.package import parse_package
+    from memaudit_core.writers import run_writer
+
+    doc = {
+        "memaudit": 1,
+        "id": "gvt-scale",
+        "experiences": [{"id": f"e{k}", "time": k} for k in range(3)],
+        "units": [{"id": "u", "weight": weight}],
+        "candidates": [
+            {"id": c, "experience": f"e{k}", "type": t, "cost": cost, "coverage": {"u": v}}
+            for k, (c, t, v) in enumerate(
+                [("a", "summary", 0.646), ("b", "atomic_fact", 0.3), ("c", "atomic_fact", 0.985)]
+            )
+        ],
+    }
+    inst = ma.compile_package(parse_package(doc))
+    assert run_writer("gvt", inst, 2 * cost).selected == ("c",)

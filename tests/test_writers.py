@@ -417,7 +417,7 @@ def _gvt_one_pass_per_threshold(inst, budget):
                         i in picked
                         or gain <= W.GAIN_EPS
                         or spent + cost > limit
-                        or gain / cost < tau - W.TIE_TOL
+                        or gain / cost < tau - W.TIE_TOL * max(1.0, tau)
                     ):
                         continue
                     if choice is None or W._beats((gain, -cost), choice[:2]):
