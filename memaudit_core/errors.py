@@ -208,6 +208,20 @@ def check_progress(progress: object, what: str = "progress") -> None:
         raise MemAuditError(f"{what} must be a callable (done, total) or None, got {progress!r}")
 
 
+def value_text(value: object, limit: int = 200) -> str:
+    """``repr(value)`` for a message, cut past ``limit`` characters (deep-link QA s38: a
+    5,000-character package name in a link was repeated whole, twice, filling the screen).
+
+    >>> value_text("ab"), value_text("x" * 300)[-20:]
+    ("'ab'", "... (300 characters)")
+    """
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    size = len(value) if isinstance(value, str) else len(text)
+    return f"{repr(value[:72]) if isinstance(value, str) else text[:72]}... ({size:,} characters)"
+
+
 def file_name_text(source: str) -> str:
     """``source`` as a message names a file: cut past 200 characters (library QA: a JSON text
     passed where a path was expected was repeated whole as the file name).

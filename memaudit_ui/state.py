@@ -13,10 +13,13 @@ Parameters declared nowhere are left alone.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
+
+from memaudit_core.errors import value_text
 
 #: session-state key -> URL parameter. Values are strings in the URL.
 URL_KEYS = {
@@ -72,14 +75,21 @@ def parse_budget(text: str) -> tuple[float | None, str | None]:
     >>> parse_budget("6"), parse_budget("-1")
     ((6.0, None), (None, "ignored budget='-1' in the link: a budget cannot be negative"))
     """
+    shown = value_text(text)
     try:
         value = float(text)
     except ValueError:
-        return None, f"ignored budget={text!r} in the link: not a number"
+        return None, f"ignored budget={shown} in the link: not a number"
     if not math.isfinite(value):
-        return None, f"ignored budget={text!r} in the link: not a finite number"
+        return None, f"ignored budget={shown} in the link: not a finite number"
     if value < 0:
-        return None, f"ignored budget={text!r} in the link: a budget cannot be negative"
+        return None, f"ignored budget={shown} in the link: a budget cannot be negative"
+    if 0 < value < sys.float_info.min:
+        # Deep-link QA s38: 1e-320 was shown as 1e-320, 9.999888672e-321 and 9.99989e-321.
+        return None, (
+            f"ignored budget={shown} in the link: below the smallest normal number "
+            f"({sys.float_info.min:.3g}); use 0 or a larger budget"
+        )
     return normalise_budget(value), None
 
 
@@ -138,10 +148,16 @@ def init_from_url() -> None:
         if len(values) > 1:
             # App QA: ?package=a&package=b opened b and dropped a without a word.
             add_problem(
-                f"the link gives {param} {len(values)} times ({', '.join(map(repr, values))}): "
-                f"the last one, {values[-1]!r}, is used"
+                f"the link gives {param} {len(values)} times "
+                f"({', '.join(value_text(v, 60) for v in values[:5])}"
+                f"{', ...' if len(values) > 5 else ''}): the last one, "
+                f"{value_text(values[-1])}, is used"
             )
-    if params.get("package"):
+    for param in ("package", "store"):
+        if param in params and not params[param].strip():
+            # Deep-link QA s38: an empty value opened the default without a word.
+            add_problem(f"ignored {param}={params[param]!r} in the link: empty")
+    if params.get("package", "").strip():
         state["ma_package"] = params["package"]
     if "budget" in params:
         budget, problem = parse_budget(params["budget"])
@@ -155,18 +171,19 @@ def init_from_url() -> None:
             if held is None or normalise_budget(held) != budget:
                 state["ma_budget_from_url"] = True
             state["ma_budget"] = budget
-    if params.get("store"):
+    if params.get("store", "").strip():
         state["ma_store"] = params["store"]
         state["ma_store_from_url"] = True
     present = params.get("present", "0").lower()
     if present not in ("0", "1", "true", "false", "yes", "no", ""):
-        add_problem(f"ignored present={params['present']!r} in the link: use present=1")
+        add_problem(f"ignored present={value_text(params['present'])} in the link: use present=1")
     state["ma_present"] = present in ("1", "true", "yes")
     if "page" in params:
         # Conformance QA: DESIGN lists the page among the link's parts, and page=Compare was
         # silently ignored; the page is the link's path here (Streamlit's pages/ folder).
         add_problem(
-            f"ignored page={params['page']!r} in the link: the page is the link's path, "
+            f"ignored page={value_text(params['page'])} in the link: the page is the link's "
+            "path, "
             "e.g. /Compare?package=..."
         )
     state["ma_initialised"] = True
@@ -226,14 +243,22 @@ def shared_params() -> dict[str, str]:
     return out
 
 
+#: Parameters a link may carry that the app warns about and ignores (the page is the link's
+#: path): left out of the URL the app writes back.
+IGNORED_PARAMS = ("page",)
+
+
 def sync_url(extra: dict[str, str | None] | None = None, page_title: str | None = None) -> None:
     """Mirror the declared keys (and page-specific extras) into the URL.
 
     Undeclared parameters already in the URL are kept, except those another page owns
-    (:data:`PAGE_URL_KEYS`) when ``page_title`` names the page drawing; an ``extra`` value of
-    ``None`` removes that parameter.
+    (:data:`PAGE_URL_KEYS`) when ``page_title`` names the page drawing and those the link's
+    warnings said were ignored (:data:`IGNORED_PARAMS`); an ``extra`` value of ``None``
+    removes that parameter. A parameter given more than once is written once (deep-link QA
+    s38: an ignored ``page=`` and a repeated ``budget=`` stayed in the URL, so a shared link
+    warned again).
     """
-    current = st.query_params.to_dict()
+    current = {k: v for k, v in st.query_params.to_dict().items() if k not in IGNORED_PARAMS}
     if page_title is not None:
         foreign = {
             param
@@ -251,6 +276,7 @@ def sync_url(extra: dict[str, str | None] | None = None, page_title: str | None 
             wanted.pop(k, None)
         else:
             wanted[k] = v
-    if current != wanted:
+    repeated = any(len(st.query_params.get_all(k)) > 1 for k in st.query_params)
+    if st.query_params.to_dict() != wanted or repeated:
         st.query_params.from_dict(wanted)
     st.session_state[LAST_URL_KEY] = dict(wanted)

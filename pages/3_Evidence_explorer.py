@@ -5,6 +5,7 @@ graph."""
 import pandas as pd
 import streamlit as st
 
+from memaudit_core.errors import value_text
 from memaudit_core.explain import GRAPH_SCOPES, HEATMAP_ROWS, amount_text
 from memaudit_ui import cached, figures, render, state
 from memaudit_ui.frame import frame, kept, md_escape
@@ -39,6 +40,9 @@ if focus_request is None or url_adopted:
     # link may name the focus unit; else the one picked on the last visit to this package.
     # After a package change in the sidebar, the URL's unit is the previous package's.
     linked_unit = None if package_changed and not url_adopted else st.query_params.get("unit")
+    if linked_unit is not None and not linked_unit.strip():
+        # Deep-link QA s38: unit= opened the default focus without a word.
+        st.warning(f"ignored unit={linked_unit!r} in the link: empty", icon=":material/link_off:")
     linked_unit = linked_unit or None
     if url_adopted and linked_unit is not None:
         # The kind filter is not in the link: after Back, a unit the filter now hides would be
@@ -86,7 +90,7 @@ if linked_unit is not None and view.focus_unit_id != linked_unit:
     # The core says why (an unknown id, or a unit outside the kind filter: QA, a Back press
     # to a filtered-out unit was called "no evidence unit with that id").
     st.warning(
-        f"ignored unit={md_escape(repr(linked_unit))} in the link: "
+        f"ignored unit={md_escape(value_text(linked_unit))} in the link: "
         + md_escape("; ".join(view.notes) or "no such evidence unit"),
         icon=":material/link_off:",
     )

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from cli_utils import run_cli
 from package_utils import write_json
+from streamlit.testing.v1 import AppTest
 
 import memaudit_core as ma
 from memaudit_core.curves import budget_curve
@@ -761,6 +762,58 @@ def test_upload_problems_are_shown_verbatim_in_code_spans():
     assert md_code_span("a `b` c") == "``a `b` c``"
     assert md_code_span("`x") == "`` `x ``"
     assert problem_list_md([f"l{k}" for k in range(32)]).endswith("\n- … and 2 more")
+
+
+# --------------------------------------------------------------------------- deep links
+
+
+def _linked(page: str, **params) -> AppTest:
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    if page != "app.py":
+        at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _link_messages(at) -> list[str]:
+    return [m.value for m in (*at.error, *at.warning)]
+
+
+def test_a_subnormal_budget_in_a_link_is_refused():
+    # 1e-320 was shown as 1e-320, 9.999888672e-321 and 9.99989e-321 on one page.
+    from memaudit_ui.state import parse_budget
+
+    value, problem = parse_budget("1e-320")
+    assert value is None and "below the smallest normal number" in problem
+    assert parse_budget("1e-300") == (1e-300, None) and parse_budget("0") == (0.0, None)
+
+
+@pytest.mark.parametrize("param", ["package", "store"])
+def test_an_empty_link_value_is_named_not_dropped(param):
+    params = {"package": "sample:update_chain", "budget": "6", param: ""}
+    at = _linked("app.py", **params)
+    assert any(f"ignored {param}='' in the link: empty" in m for m in _link_messages(at))
+
+
+def test_a_very_long_link_value_is_cut_in_the_message():
+    at = _linked("app.py", package="sample:" + "x" * 5000, budget="6")
+    messages = _link_messages(at)
+    assert any("5,007 characters" in m for m in messages), messages
+    assert max(len(m) for m in messages) < 1500
+
+
+def test_parameters_the_link_ignored_leave_the_url():
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    at.query_params["package"] = "sample:update_chain"
+    at.query_params["budget"] = "6"
+    at.query_params["page"] = "Compare"
+    at.run()
+    assert not at.exception
+    assert any("ignored page='Compare'" in m for m in _link_messages(at))
+    assert "page" not in at.query_params
 
 
 # --------------------------------------------------------------------------- writers

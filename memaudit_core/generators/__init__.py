@@ -16,7 +16,7 @@ import math
 import numbers
 from typing import Any
 
-from ..errors import MemAuditError, UnknownNameError
+from ..errors import MemAuditError, UnknownNameError, value_text
 from ..package import Package
 from . import event_graph, paper, stress, synthetic
 from .base import Family
@@ -143,7 +143,9 @@ def _family(family: str) -> Family:
     if not isinstance(family, str):
         raise MemAuditError(f"a family name is a string, got {type(family).__name__} {family!r}")
     if family not in FAMILIES:
-        raise UnknownNameError(f"unknown family {family!r} (known: {', '.join(sorted(FAMILIES))})")
+        raise UnknownNameError(
+            f"unknown family {value_text(family)} (known: {', '.join(sorted(FAMILIES))})"
+        )
     return FAMILIES[family]
 
 
