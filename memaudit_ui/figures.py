@@ -1958,8 +1958,12 @@ def ablation_drop_chart(curves: Sequence, title: str, cost_unit: str, present: b
             marker_color="#bbb",
             marker_pattern_shape="/",
         )
+    # The legend names the pool even when there is one (plotly hides a one-trace legend).
     fig.update_layout(
-        barmode="group", bargap=0.2, uniformtext={"minsize": font - 2, "mode": "show"}
+        barmode="group",
+        bargap=0.2,
+        uniformtext={"minsize": font - 2, "mode": "show"},
+        showlegend=True,
     )
     fig.update_yaxes(
         title_text=f"budget B ({cost_unit})",
