@@ -213,7 +213,7 @@ def value_text(value: object, limit: int = 200) -> str:
     5,000-character package name in a link was repeated whole, twice, filling the screen).
 
     >>> value_text("ab"), value_text("x" * 300)[-20:]
-    ("'ab'", "... (300 characters)")
+    ("'ab'", '... (300 characters)')
     """
     text = repr(value)
     if len(text) <= limit:

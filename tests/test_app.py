@@ -320,7 +320,7 @@ def test_a_link_with_a_bad_package_names_its_store_too_and_the_package_first(sto
     assert error.startswith("Could not open the package bogus"), error
     warnings = [w.value.replace("\\", "").replace("\u2060", "") for w in at.warning]
     assert any("budget='abc'" in w for w in warnings), warnings
-    assert any(f"store={store} in the link" in w for w in warnings), warnings
+    assert any(f"store={store!r} in the link" in w for w in warnings), warnings
     elements = [el.type for el in at.main if el.type in ("error", "warning")]
     assert elements.index("error") < elements.index("warning"), elements
 

@@ -285,7 +285,7 @@ def test_browser_back_undoes_a_budget_change_within_a_page(streamlit_server, pag
         # ":memo:" is an emoji shortcode to Streamlit: the key must not turn into an icon.
         ("package=sample:memo&budget=6", "named 'memo'"),
         ("package=upload:0123456789abcdef", "upload the file again"),
-        (f"package={PACKAGE}&store=writer:nope", "store=writer:nope"),
+        (f"package={PACKAGE}&store=writer:nope", "store='writer:nope'"),
     ],
 )
 def test_bad_link_warns_without_traceback(streamlit_server, page, query_text, message):

@@ -292,7 +292,8 @@ def test_candidate_types_subset():
     base = pkg(6, 150)
     assert [u.id for u in p.units] == [u.id for u in base.units]
     assert [q.id for q in p.queries] == [q.id for q in base.queries]
-    assert p.meta["params"]["candidate_types"] == "raw_span, tombstone"
+    # Recorded in canonical form: offer order, no spaces (one package, one id).
+    assert p.meta["params"]["candidate_types"] == "raw_span,tombstone"
 
 
 def test_rates_shape_the_stream():
