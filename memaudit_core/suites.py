@@ -487,7 +487,7 @@ class Journal:
         raw = self.path.read_bytes()
         good_end = 0
         first = True
-        other_config: tuple[str, Any] | None = None
+        config_differs, old_config = False, None
         pos = 0
         while pos < len(raw):
             nl = raw.find(b"\n", pos)
@@ -529,7 +529,7 @@ class Journal:
                     # Refused below, once it is known that the journal holds results: a run
                     # that ended on a bad option before any task left only its header, and
                     # locked the folder to that option (sweep QA s38).
-                    other_config = ("config", rec.get("config"))
+                    config_differs, old_config = True, rec.get("config")
             elif rec.get("t") == "task":
                 if "error" in rec["result"]:
                     # A failed task runs again on resume (researcher QA: a writer's timeout or
@@ -538,13 +538,13 @@ class Journal:
                 else:
                     self.done[rec["key"]] = rec["result"]
             good_end = pos
-        if other_config is not None and (self.done or self.discarded):
+        if config_differs and (self.done or self.discarded):
             raise MemAuditError(
-                f"{self.path}: written with other settings ({other_config[1]}) than "
+                f"{self.path}: written with other settings ({old_config}) than "
                 f"now ({header['config']}); resuming would mix results. Use another "
                 "--out folder or start afresh (--fresh)"
             )
-        if first or other_config is not None:  # no results to keep: start over
+        if first or config_differs:  # no results to keep: start over
             self.done.clear()
             self.path.write_text(json.dumps(header) + "\n", encoding="utf-8")
             _remove_outputs(self.path.parent)
