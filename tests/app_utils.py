@@ -2,7 +2,24 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from streamlit.testing.v1 import AppTest
+
+APP = Path(__file__).resolve().parent.parent / "app.py"
+
+
+def open_app(page: str = "app.py", timeout: float = 120, /, **query: str) -> AppTest:
+    """The app run once with ``query`` as its link's parameters (a link may carry ``page=``
+    too: positional-only arguments), then switched to ``page`` (a path under the repository,
+    e.g. ``pages/2_Compare.py``) unless it is ``app.py``."""
+    at = AppTest.from_file(str(APP), default_timeout=timeout)
+    for name, value in query.items():
+        at.query_params[name] = value
+    at.run()
+    if page != "app.py":
+        at.switch_page(page).run()
+    return at
 
 
 def upload_file(at: AppTest, name: str, data: bytes) -> str:

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from app_utils import upload_file
+from app_utils import open_app, upload_file
 from streamlit.testing.v1 import AppTest
 
 from memaudit_ui import sources
@@ -28,14 +28,7 @@ def _variant(cost_factor: float) -> bytes:
     return json.dumps(doc).encode()
 
 
-def _app(page: str = "app.py", **query: str) -> AppTest:
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
-    for name, value in query.items():
-        at.query_params[name] = value
-    at.run()
-    if page != "app.py":
-        at.switch_page(page).run()
-    return at
+_app = open_app
 
 
 # --------------------------------------------------------------------------- upload registry

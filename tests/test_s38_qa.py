@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from app_utils import open_app, upload_file
 from cli_utils import run_cli
 from package_utils import write_json
 from streamlit.testing.v1 import AppTest
@@ -23,6 +24,17 @@ from memaudit_core.importers import load_external_store
 from memaudit_ui.figures import budget_ratio_curve, budget_value_curve
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def _linked(page: str, /, **params) -> AppTest:
+    at = open_app(page, **params)
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _link_messages(at) -> list[str]:
+    return [m.value for m in (*at.error, *at.warning)]
+
 
 # --------------------------------------------------------------------------- charts
 
@@ -116,6 +128,17 @@ def mini(tmp_path):
     return write_json(tmp_path, "mini.json", _mini_doc())
 
 
+def _mem0(*memories: tuple) -> dict:
+    """A Mem0 export of ``(id, text, unit ids[, created_at])`` memories."""
+    return {
+        "results": [
+            {"id": m[0], "memory": m[1], "metadata": {"unit_ids": list(m[2])}}
+            | ({"created_at": m[3]} if len(m) > 3 else {})
+            for m in memories
+        ]
+    }
+
+
 def _letta_passages(tmp_path):
     passages = [
         {"id": "passage-1", "text": "User visited the museum", "metadata": {"unit_ids": ["u4"]}},
@@ -145,12 +168,7 @@ def test_memories_the_importer_left_out_as_deleted_are_counted_and_named(mini, t
 def test_a_stores_import_warnings_and_coverage_come_back_with_its_score(mini, tmp_path):
     # Imported into a package (import -o), then scored: the import's warnings (a link that
     # matches nothing) were never shown again, and the diagnosis blamed extraction.
-    mem0 = {
-        "results": [
-            {"id": "m1", "memory": "User is vegan", "metadata": {"unit_ids": ["u1"]}},
-            {"id": "m2", "memory": "User likes aisle seats", "metadata": {"unit_ids": ["u99"]}},
-        ]
-    }
+    mem0 = _mem0(("m1", "User is vegan", ["u1"]), ("m2", "User likes aisle seats", ["u99"]))
     export = write_json(tmp_path, "mem0.json", mem0)
     out = tmp_path / "with_store.json"
     rc, _, err = run_cli("import", "mem0", str(export), "--package", str(mini), "-o", str(out))
@@ -190,22 +208,10 @@ def test_a_record_with_a_bad_id_still_has_its_text_checked(mini, tmp_path):
 def test_the_evidence_explorer_marks_a_store_memory_dropped_to_fit(mini, tmp_path):
     # Over budget, recency pruning drops the oldest memory: the table showed it as "not in
     # store", like a memory the store never wrote.
-    mem0 = {
-        "results": [
-            {
-                "id": "old",
-                "memory": "one two three four five six",
-                "metadata": {"unit_ids": ["u3"]},
-                "created_at": "2025-01-01T00:00:00Z",
-            },
-            {
-                "id": "new",
-                "memory": "one two three four five six",
-                "metadata": {"unit_ids": ["u1"]},
-                "created_at": "2025-01-02T00:00:00Z",
-            },
-        ]
-    }
+    text = "one two three four five six"
+    mem0 = _mem0(
+        ("old", text, ["u3"], "2025-01-01T00:00:00Z"), ("new", text, ["u1"], "2025-01-02T00:00:00Z")
+    )
     pkg = ma.load_package(mini)
     store = load_external_store(write_json(tmp_path, "m.json", mem0), "mem0", package=pkg)
     view = evidence_view(ma.with_store(pkg, store), 10, store_id="mem0", focus_unit_id="u3")
@@ -217,7 +223,7 @@ def test_the_evidence_explorer_marks_a_store_memory_dropped_to_fit(mini, tmp_pat
 
 
 def test_the_union_header_says_1_word_not_1_words(mini, tmp_path):
-    mem0 = {"results": [{"id": "m1", "memory": "vegan", "metadata": {"unit_ids": ["u1"]}}]}
+    mem0 = _mem0(("m1", "vegan", ["u1"]))
     export = write_json(tmp_path, "m.json", mem0)
     rc, printed, err = run_cli(
         "score", str(mini), "--external", str(export), "--format", "mem0", "--budget", "1"
@@ -375,18 +381,9 @@ def test_a_generated_package_key_takes_a_seed_in_digits_only(seed_text):
 
 def test_the_generator_form_of_a_seed_invariant_family_shows_the_seed_it_builds():
     # The disabled box showed the link's seed 5 while Preview built seed 0.
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
-    at.query_params["package"] = "gen:update_chain:5"
-    at.run()
-    at.switch_page("pages/7_Generator.py").run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = _linked("pages/7_Generator.py", package="gen:update_chain:5")
     assert at.number_input(key="gen_update_chain_seed").value == 0
-    seeded = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
-    seeded.query_params["package"] = "gen:memaudit-small:5"
-    seeded.run()
-    seeded.switch_page("pages/7_Generator.py").run()
+    seeded = _linked("pages/7_Generator.py", package="gen:memaudit-small:5")
     assert seeded.number_input(key="gen_memaudit-small_seed").value == 5
 
 
@@ -421,21 +418,15 @@ def test_a_cross_checks_better_store_within_tolerance_is_the_one_returned():
     # HiGHS kept the budget-2 optimum as its start at budget 3 (0.001, "optimal"); enum found
     # 0.0010000009 and agreed within 1e-9, and the worse store was returned as OPT.
     from memaudit_core.objective import evaluate
+    from memaudit_core.package import parse_package
     from memaudit_core.solvers import solve_budgets
 
-    inst = ma.compile_package(ma.load_package(write_json_tmp(_milli_doc())))
+    inst = ma.compile_package(parse_package(_milli_doc()))
     results = solve_budgets(inst, [2.0, 3.0], "milp", cross_check=True)
     top = results[-1]
     assert top.certified and top.selected == ("a", "b", "c")
     assert top.value == evaluate(inst, top.selected_idx) > 0.001
     assert "enum's store" in top.certificate.proof
-
-
-def write_json_tmp(doc: dict):
-    import tempfile
-
-    folder = Path(tempfile.mkdtemp(prefix="s38-"))
-    return write_json(folder, f"{doc['id']}.json", doc)
 
 
 def test_an_engine_disagreement_exits_1_with_enough_digits(tmp_path):
@@ -534,15 +525,10 @@ def test_the_certification_page_does_not_call_skipped_checks_agreeing(tmp_path):
     # "All 9 instance checks agree." beside "0 / 0 / 0" when the MILP skipped all of them.
     import json
 
-    from app_utils import upload_file
-    from streamlit.testing.v1 import AppTest
-
     doc = json.loads((REPO / "sample_packages" / "update_chain.json").read_text())
     doc["id"] = "uc-log1p"
     doc["objective"] = {"saturation": "log1p"}
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=300)
-    at.query_params["package"] = "sample:update_chain"
-    at.run()
+    at = open_app("app.py", 300, package="sample:update_chain")
     upload_file(at, "uc-log1p.json", json.dumps(doc).encode())
     at.switch_page("pages/6_Certification.py").run()
     at.button(key="cert_audit_run").click().run()
@@ -556,7 +542,7 @@ def test_the_certification_page_does_not_call_skipped_checks_agreeing(tmp_path):
 # --------------------------------------------------------------------------- sweeps
 
 
-def _small_family_args(out):
+def _small_family_args():
     return ("sweep", "--family", "memaudit-small:0-3", "--budgets", "3", "--writers", "gvt")
 
 
@@ -564,11 +550,11 @@ def _small_family_args(out):
 def test_sweep_o_may_not_name_a_file_of_its_out_folder(tmp_path, name):
     # -o out/journal.jsonl replaced the resume journal with the CSV, exit 0.
     out = tmp_path / "out"
-    rc, _, err = run_cli(*_small_family_args(out), "--out", str(out), "-o", str(out / name))
+    rc, _, err = run_cli(*_small_family_args(), "--out", str(out), "-o", str(out / name))
     assert rc == 2 and "is a file the run writes in --out" in err
     assert not (out / "journal.jsonl").exists()
     rc, _, err = run_cli(
-        *_small_family_args(out), "--out", str(out), "-o", str(out / "mine.csv"), "--no-figures"
+        *_small_family_args(), "--out", str(out), "-o", str(out / "mine.csv"), "--no-figures"
     )
     assert rc == 0, err
 
@@ -577,11 +563,11 @@ def test_a_sweep_refused_on_a_bad_option_does_not_lock_its_out_folder(tmp_path):
     # The journal's header was written before the time limit was checked (per package, after
     # indexing); the next run with a good limit was refused as "other settings".
     out = tmp_path / "out"
-    rc, _, err = run_cli(*_small_family_args(out), "--out", str(out), "--time-limit", "0")
+    rc, _, err = run_cli(*_small_family_args(), "--out", str(out), "--time-limit", "0")
     assert rc == 2 and "time limit must be a finite number" in err
     assert "memaudit-small:0" not in err
     rc, _, err = run_cli(
-        *_small_family_args(out), "--out", str(out), "--time-limit", "5", "--no-figures"
+        *_small_family_args(), "--out", str(out), "--time-limit", "5", "--no-figures"
     )
     assert rc == 0, err
 
@@ -599,9 +585,9 @@ def test_a_journal_of_other_settings_without_results_starts_over(tmp_path):
 
 def test_a_fresh_sweep_removes_the_outputs_of_the_run_it_replaces(tmp_path):
     out = tmp_path / "out"
-    rc, _, err = run_cli(*_small_family_args(out), "--out", str(out), "--no-figures")
+    rc, _, err = run_cli(*_small_family_args(), "--out", str(out), "--no-figures")
     assert rc == 0 and (out / "report.md").exists(), err
-    rc, _, err = run_cli(*_small_family_args(out), "--out", str(out), "--fresh", "--max-tasks", "1")
+    rc, _, err = run_cli(*_small_family_args(), "--out", str(out), "--fresh", "--max-tasks", "1")
     assert rc == 0, err
     assert sorted(p.name for p in out.iterdir()) == ["journal.jsonl"]
 
@@ -767,21 +753,6 @@ def test_upload_problems_are_shown_verbatim_in_code_spans():
 # --------------------------------------------------------------------------- deep links
 
 
-def _linked(page: str, **params) -> AppTest:
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.run()
-    if page != "app.py":
-        at.switch_page(page).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def _link_messages(at) -> list[str]:
-    return [m.value for m in (*at.error, *at.warning)]
-
-
 def test_a_subnormal_budget_in_a_link_is_refused():
     # 1e-320 was shown as 1e-320, 9.999888672e-321 and 9.99989e-321 on one page.
     from memaudit_ui.state import parse_budget
@@ -806,12 +777,7 @@ def test_a_very_long_link_value_is_cut_in_the_message():
 
 
 def test_parameters_the_link_ignored_leave_the_url():
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
-    at.query_params["package"] = "sample:update_chain"
-    at.query_params["budget"] = "6"
-    at.query_params["page"] = "Compare"
-    at.run()
-    assert not at.exception
+    at = _linked("app.py", package="sample:update_chain", budget="6", page="Compare")
     assert any("ignored page='Compare'" in m for m in _link_messages(at))
     assert "page" not in at.query_params
 
