@@ -208,11 +208,11 @@ def check_progress(progress: object, what: str = "progress") -> None:
         raise MemAuditError(f"{what} must be a callable (done, total) or None, got {progress!r}")
 
 
-def value_text(value: object, limit: int = 200) -> str:
+def cut_repr(value: object, limit: int = 200) -> str:
     """``repr(value)`` for a message, cut past ``limit`` characters (deep-link QA s38: a
     5,000-character package name in a link was repeated whole, twice, filling the screen).
 
-    >>> value_text("ab"), value_text("x" * 300)[-20:]
+    >>> cut_repr("ab"), cut_repr("x" * 300)[-20:]
     ("'ab'", '... (300 characters)')
     """
     text = repr(value)

@@ -53,7 +53,7 @@ from .analysis import (
     score,
 )
 from .compiled import CompiledInstance
-from .errors import MemAuditError, UnknownNameError, check_names, value_text
+from .errors import MemAuditError, UnknownNameError, check_names, cut_repr
 from .objective import coverage_of, get_saturation
 from .package import Package, check_package
 from .solvers import check_budget
@@ -1366,7 +1366,7 @@ def evidence_view(
             else f"is not an evidence unit of package {package.id!r}"
         )
         instead = f"showing {focus_unit_id!r} instead" if focus_unit_id else "no unit is shown"
-        notes.append(f"focus unit {value_text(asked)} {why}: {instead}")
+        notes.append(f"focus unit {cut_repr(asked)} {why}: {instead}")
 
     look = _Lookup(package, inst, ev)
     dropped_ids = set(ev.dropped)

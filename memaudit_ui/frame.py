@@ -17,7 +17,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from memaudit_core.errors import MemAuditError, PackageError, value_text
+from memaudit_core.errors import MemAuditError, PackageError, cut_repr
 from memaudit_core.package import Package
 from memaudit_core.writers import WRITERS, all_writers
 
@@ -268,7 +268,7 @@ def _resolve_package() -> tuple[str, Package]:
         # the budget and present warnings).
         file_name = st.session_state.get("ma_upload_names", {}).get(key)
         # Cut when long (deep-link QA s38: a 5,000-character name filled the screen twice).
-        shown_key = key if len(key) <= 200 else value_text(key)
+        shown_key = key if len(key) <= 200 else cut_repr(key)
         named = f" ({_md_escape_inline(Path(file_name).name)})" if file_name else ""
         state.add_problem(
             f"Could not open the package {_md_escape_inline(shown_key)}{named}: "
@@ -290,7 +290,7 @@ def _resolve_package() -> tuple[str, Package]:
         if store is not None and str(store).startswith("store:"):
             if st.session_state.pop("ma_store_from_url", False):
                 state.add_problem(
-                    f"ignored store={_md_escape_inline(value_text(str(store)))} in the link: a "
+                    f"ignored store={_md_escape_inline(cut_repr(str(store)))} in the link: a "
                     "store of the "
                     "package that could not be opened; showing the default."
                 )
@@ -359,7 +359,7 @@ def _store_picker(pkg: Package) -> str:
     if store_key not in opts:
         if store_key is not None and from_url:
             state.add_problem(
-                f"store={_md_escape_inline(value_text(str(store_key)))} in the link is not a "
+                f"store={_md_escape_inline(cut_repr(str(store_key)))} in the link is not a "
                 "store of this "
                 "package or a writer this server knows (reference writers, and plugin writers "
                 "installed as `memaudit.writers` entry points or named in "

@@ -20,7 +20,7 @@ from urllib.parse import quote, unquote
 
 import streamlit as st
 
-from memaudit_core.errors import MemAuditError, PackageError, Problem, value_text
+from memaudit_core.errors import MemAuditError, PackageError, Problem, cut_repr
 from memaudit_core.generators import FAMILIES, generate
 from memaudit_core.package import Package, load_package, loads_package
 
@@ -257,7 +257,7 @@ def load_by_key(key: str) -> Package:
     if kind == "sample":
         path = sample_files().get(key)
         if path is None:
-            raise MemAuditError(f"no sample package named {value_text(rest)} in sample_packages/")
+            raise MemAuditError(f"no sample package named {cut_repr(rest)} in sample_packages/")
         return _load_sample(str(path), path.stat().st_mtime_ns)
     if kind == "gen":
         family, _, tail = rest.partition(":")
@@ -266,7 +266,7 @@ def load_by_key(key: str) -> Package:
         # not, so a link opened one package and the form built another (generator QA s38).
         if seed_text and not (seed_text.isascii() and seed_text.isdigit()):
             raise MemAuditError(
-                f"bad seed {value_text(seed_text)} in package key {value_text(key)}: a seed is "
+                f"bad seed {cut_repr(seed_text)} in package key {cut_repr(key)}: a seed is "
                 "written in digits "
                 "0-9 only"
             )
@@ -277,9 +277,7 @@ def load_by_key(key: str) -> Package:
         if pkg is None:
             raise UploadNotHeldError(upload_not_held_message(rest, registry.was_evicted(rest)))
         return pkg
-    raise MemAuditError(
-        f"unknown package key {value_text(key)} (expected sample:, gen: or upload:)"
-    )
+    raise MemAuditError(f"unknown package key {cut_repr(key)} (expected sample:, gen: or upload:)")
 
 
 def register_upload(name: str, data: bytes, max_mb: float = MAX_UPLOAD_MB) -> tuple[str, Package]:

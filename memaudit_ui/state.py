@@ -19,7 +19,7 @@ from typing import Any
 
 import streamlit as st
 
-from memaudit_core.errors import value_text
+from memaudit_core.errors import cut_repr
 
 #: session-state key -> URL parameter. Values are strings in the URL.
 URL_KEYS = {
@@ -75,7 +75,7 @@ def parse_budget(text: str) -> tuple[float | None, str | None]:
     >>> parse_budget("6"), parse_budget("-1")
     ((6.0, None), (None, "ignored budget='-1' in the link: a budget cannot be negative"))
     """
-    shown = value_text(text)
+    shown = cut_repr(text)
     try:
         value = float(text)
     except ValueError:
@@ -149,9 +149,9 @@ def init_from_url() -> None:
             # App QA: ?package=a&package=b opened b and dropped a without a word.
             add_problem(
                 f"the link gives {param} {len(values)} times "
-                f"({', '.join(value_text(v, 60) for v in values[:5])}"
+                f"({', '.join(cut_repr(v, 60) for v in values[:5])}"
                 f"{', ...' if len(values) > 5 else ''}): the last one, "
-                f"{value_text(values[-1])}, is used"
+                f"{cut_repr(values[-1])}, is used"
             )
     for param in ("package", "store"):
         if param in params and not params[param].strip():
@@ -176,13 +176,13 @@ def init_from_url() -> None:
         state["ma_store_from_url"] = True
     present = params.get("present", "0").lower()
     if present not in ("0", "1", "true", "false", "yes", "no", ""):
-        add_problem(f"ignored present={value_text(params['present'])} in the link: use present=1")
+        add_problem(f"ignored present={cut_repr(params['present'])} in the link: use present=1")
     state["ma_present"] = present in ("1", "true", "yes")
     if "page" in params:
         # Conformance QA: DESIGN lists the page among the link's parts, and page=Compare was
         # silently ignored; the page is the link's path here (Streamlit's pages/ folder).
         add_problem(
-            f"ignored page={value_text(params['page'])} in the link: the page is the link's "
+            f"ignored page={cut_repr(params['page'])} in the link: the page is the link's "
             "path, "
             "e.g. /Compare?package=..."
         )

@@ -5,7 +5,7 @@ graph."""
 import pandas as pd
 import streamlit as st
 
-from memaudit_core.errors import value_text
+from memaudit_core.errors import cut_repr
 from memaudit_core.explain import GRAPH_SCOPES, HEATMAP_ROWS, amount_text
 from memaudit_ui import cached, figures, render, state
 from memaudit_ui.frame import frame, kept, md_escape
@@ -90,7 +90,7 @@ if linked_unit is not None and view.focus_unit_id != linked_unit:
     # The core says why (an unknown id, or a unit outside the kind filter: QA, a Back press
     # to a filtered-out unit was called "no evidence unit with that id").
     st.warning(
-        f"ignored unit={md_escape(value_text(linked_unit))} in the link: "
+        f"ignored unit={md_escape(cut_repr(linked_unit))} in the link: "
         + md_escape("; ".join(view.notes) or "no such evidence unit"),
         icon=":material/link_off:",
     )

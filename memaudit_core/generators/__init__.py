@@ -16,7 +16,7 @@ import math
 import numbers
 from typing import Any
 
-from ..errors import MemAuditError, UnknownNameError, value_text
+from ..errors import MemAuditError, UnknownNameError, cut_repr
 from ..package import Package
 from . import event_graph, paper, stress, synthetic
 from .base import Family
@@ -144,7 +144,7 @@ def _family(family: str) -> Family:
         raise MemAuditError(f"a family name is a string, got {type(family).__name__} {family!r}")
     if family not in FAMILIES:
         raise UnknownNameError(
-            f"unknown family {value_text(family)} (known: {', '.join(sorted(FAMILIES))})"
+            f"unknown family {cut_repr(family)} (known: {', '.join(sorted(FAMILIES))})"
         )
     return FAMILIES[family]
 
