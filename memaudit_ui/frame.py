@@ -124,9 +124,12 @@ def seconds_text(seconds: float) -> str:
     return f"{minutes} min" + (f" {rest} s" if rest else "")
 
 
-def page_time_select(key: str, label: str, container=None, scope: str = "") -> float:
+def page_time_select(
+    key: str, label: str, container=None, scope: str = "", url: str | None = None
+) -> float:
     """A choice of the seconds a sweep-like computation may spend on all its solves;
-    ``scope`` says what gets that time when it is not obvious."""
+    ``scope`` says what gets that time when it is not obvious; ``url`` its parameter in the
+    page's link."""
     from .cached import PAGE_TIME_CHOICES_S, PAGE_TIME_S
 
     # Kept across page visits like the other page settings (QA s18c).
@@ -134,7 +137,13 @@ def page_time_select(key: str, label: str, container=None, scope: str = "") -> f
         label,
         options=list(PAGE_TIME_CHOICES_S),
         format_func=seconds_text,
-        **kept(key, PAGE_TIME_S, lambda v: v if v in PAGE_TIME_CHOICES_S else None),
+        **kept(
+            key,
+            PAGE_TIME_S,
+            lambda v: v if v in PAGE_TIME_CHOICES_S else None,
+            url=url,
+            choices=PAGE_TIME_CHOICES_S,
+        ),
         help=(scope + " " if scope else "")
         + "Shared by all the optima it solves: budgets proven quickly leave their time to "
         "the hard ones, and time left at the end goes to the unproven ones. An optimum not "
@@ -160,18 +169,52 @@ def sync_widget(widget_key: str, value: object) -> None:
     st.session_state[widget_key] = value
 
 
-def set_from_widget(canonical: str, widget_key: str) -> None:
-    st.session_state[canonical] = st.session_state[widget_key]
+def set_from_widget(
+    canonical: str, widget_key: str, url: str | None = None, default: object = None
+) -> None:
+    """A widget's change callback: copy its value to the canonical key; a page setting in
+    the link (``url``) also goes into this run's URL (left out when it is ``default``)."""
+    value = st.session_state[widget_key]
+    st.session_state[canonical] = value
+    if url is not None:
+        state.set_page_param(
+            st.session_state.get(state.PAGE_TITLE_KEY),
+            url,
+            None if value == default else state.link_text(value),
+        )
 
 
 def go_to(page: str) -> None:
     """``st.switch_page`` with the shared choices in the new page's URL: without them the
     switch also went through a URL without parameters, a dead Back press (QA). Streamlit
     still records the page left with the new choices, so Back takes two presses there."""
-    st.switch_page(page, query_params=state.shared_params())
+    title = dict(PAGES).get(page)
+    params = state.page_link_params(title) if title else state.shared_params()
+    st.switch_page(page, query_params=params)
 
 
-def kept(widget_key: str, default: object, valid=None, scope: str | None = None) -> dict:
+#: Session-state key of the container at the top of the page for notes on the link's page
+#: settings (set by the frame each run).
+LINK_NOTES_KEY = "ma_link_notes"
+#: Session-state key: (page title, parameter) of the page settings read from a link.
+LINK_READ_KEY = "ma_link_settings_read"
+
+
+def _link_warning(text: str) -> None:
+    box = st.session_state.get(LINK_NOTES_KEY) or st
+    box.warning(_guard_shortcodes(_md_escape_inline(text)), icon=":material/link_off:")
+
+
+def kept(
+    widget_key: str,
+    default: object,
+    valid=None,
+    scope: str | None = None,
+    *,
+    url: str | None = None,
+    choices=None,
+    bounds: tuple[float | None, float | None] = (None, None),
+) -> dict:
     """Keyword arguments that make a page's widget keep its value when the user leaves the
     page and comes back (Streamlit drops a widget's state with its page; projector QA: a
     sweep set up for a demo was reset by a visit to Compare).
@@ -181,15 +224,104 @@ def kept(widget_key: str, default: object, valid=None, scope: str | None = None)
     the current package (e.g. stores that exist), or None to fall back to ``default``.
     ``scope`` (e.g. the package id) keeps one value per scope. Pass no ``value=`` /
     ``default=`` of the widget's own.
+
+    ``url`` names the setting's parameter in the page's link (declared in
+    :data:`memaudit_ui.state.PAGE_URL_KEYS`): a link opens the page with it (read on the
+    session's first visit of the page, and after Back / Forward), checked against
+    ``choices`` (allowed values, or a list's items), ``bounds`` (a number's inclusive range)
+    and ``valid``; a value refused is named in a warning and the setting keeps its value. The
+    link carries the setting while it differs from ``default``.
     """
     mirror = f"ma_kept_{widget_key}" + (f"@{scope}" if scope is not None else "")
+    if url is not None and scope is not None:
+        st.session_state.setdefault(SCOPED_PARAMS_KEY, set()).add(
+            (st.session_state.get(state.PAGE_TITLE_KEY), url)
+        )
+    if url is not None:
+        _read_link_setting(url, mirror, default, valid, choices, bounds)
     value = st.session_state.get(mirror, default)
     if valid is not None and mirror in st.session_state:
         value = valid(value)
         if value is None:
             value = default
     sync_widget(widget_key, value)
-    return {"key": widget_key, "on_change": set_from_widget, "args": (mirror, widget_key)}
+    if url is None:
+        return {"key": widget_key, "on_change": set_from_widget, "args": (mirror, widget_key)}
+    state.set_page_param(
+        st.session_state.get(state.PAGE_TITLE_KEY),
+        url,
+        None if value == default else state.link_text(value),
+    )
+    return {
+        "key": widget_key,
+        "on_change": set_from_widget,
+        "args": (mirror, widget_key, url, default),
+    }
+
+
+def unlinked(*params: str, why: str) -> None:
+    """Leave page settings out of the link while their widgets are not drawn (the Budget
+    sweep's range when the package grid is chosen): they keep their value for the next time.
+    A link that gave one of them is told ``why`` it was ignored."""
+    page_title = st.session_state.get(state.PAGE_TITLE_KEY)
+    read = st.session_state.setdefault(LINK_READ_KEY, set())
+    for param in params:
+        fresh = (page_title, param) not in read or st.session_state.get(state.URL_ADOPTED_KEY)
+        if (
+            fresh
+            and param in st.query_params
+            and (
+                st.session_state.get(state.PAGE_PARAMS_KEY, {}).get(page_title, {}).get(param)
+                != st.query_params[param]
+            )
+        ):
+            _link_warning(f"ignored {param}={cut_repr(st.query_params[param])} in the link: {why}")
+        read.add((page_title, param))
+        state.set_page_param(page_title, param, None)
+
+
+def _read_link_setting(url, mirror, default, valid, choices, bounds) -> None:
+    """Adopt the link's value of a page setting into its mirror (see :func:`kept`)."""
+    page_title = st.session_state.get(state.PAGE_TITLE_KEY)
+    adopted = bool(st.session_state.get(state.URL_ADOPTED_KEY))
+    read = st.session_state.setdefault(LINK_READ_KEY, set())
+    if (page_title, url) in read and not adopted:
+        return  # the URL holds what this page wrote
+    read.add((page_title, url))
+    values = st.query_params.get_all(url)
+    if not values:
+        if adopted:
+            # Back / Forward to a view whose link left the setting out: its default.
+            st.session_state.pop(mirror, None)
+        return
+    text = values[-1]
+    value, problem = state.parse_link_value(text, default, choices, bounds)
+    if value is not None and valid is not None:
+        checked = valid(value)
+        if checked is None:
+            value, problem = None, problem or "not available for this package"
+        elif checked != value:
+            dropped = [v for v in value if v not in checked]
+            value = checked
+            problem = (problem + "; " if problem else "") + (
+                ", ".join(cut_repr(v, 60) for v in dropped) + " not available for this package"
+            )
+    if problem and isinstance(value, list):
+        problem += "; the rest is used"
+    if len(values) > 1:
+        problem = (problem + "; " if problem else "") + (
+            f"given {len(values)} times, the last one is used"
+        )
+    if problem:
+        shown = cut_repr(text)
+        lead = (
+            f"{url}={shown} in the link"
+            if value is not None
+            else f"ignored {url}={shown} in the link"
+        )
+        _link_warning(f"{lead}: {problem}")
+    if value is not None:
+        st.session_state[mirror] = value
 
 
 def switch_package(key: str, *, listed: bool = False) -> None:
@@ -203,12 +335,29 @@ def switch_package(key: str, *, listed: bool = False) -> None:
     st.session_state["ma_package"] = key
     st.session_state["ma_budget"] = None
     st.session_state["ma_store"] = None
+    _forget_package_settings()
 
 
 def _on_package_change() -> None:
     st.session_state["ma_package"] = st.session_state["w_package"]
     st.session_state["ma_budget"] = None  # the new package's default budget
     st.session_state["ma_store"] = None
+    _forget_package_settings()
+
+
+#: Session-state key: (page title, parameter) of the page settings kept per package.
+SCOPED_PARAMS_KEY = "ma_scoped_params"
+
+
+def _forget_package_settings() -> None:
+    """Leave the settings kept per package (the Budget sweep's range) out of the links until
+    their page draws them for the new package: else the package change's URL write carried
+    the old package's range and the page wrote each new value after it, one browser history
+    entry apiece (Back then stepped through half-changed views)."""
+    settings = st.session_state.get(state.PAGE_PARAMS_KEY, {})
+    for page_title, param in st.session_state.get(SCOPED_PARAMS_KEY, ()):
+        if param in settings.get(page_title, {}):
+            settings[page_title][param] = None
 
 
 def _handle_upload() -> None:
@@ -432,6 +581,7 @@ def frame(page_title: str) -> Frame:
     """Draw the shared sidebar and return the current choices. Call first on every page."""
     _freeze_long_lived_heap()
     state.init_from_url()
+    st.session_state[state.PAGE_TITLE_KEY] = page_title
     present = bool(st.session_state.get("ma_present", False))
     st.set_page_config(
         page_title=f"MemAudit · {page_title}",
@@ -500,11 +650,10 @@ def frame(page_title: str) -> Frame:
                 f"previous package stays open.\n\n{problem_list_md(lines)}"
             )
 
-        links = state.shared_params()
         with links_box:
             for path, label in PAGES:
                 if (REPO_ROOT / path).exists():
-                    st.page_link(path, label=label, query_params=links)
+                    st.page_link(path, label=label, query_params=state.page_link_params(label))
     if upload_error:
         # App QA: the error sat below the fold of the sidebar while the page stayed as it
         # was, so a failed upload looked like no upload at all.
@@ -519,6 +668,7 @@ def frame(page_title: str) -> Frame:
         st.error(_guard_shortcodes(error), icon=":material/link_off:")
     for problem in state.pop_problems():
         st.warning(_guard_shortcodes(problem), icon=":material/link_off:")
+    st.session_state[LINK_NOTES_KEY] = st.container()
     state.sync_url(page_title=page_title)
     _check_plugin_writer(pkg, budget, store_key, page_title)
     return Frame(key, pkg, budget, store_key, present)

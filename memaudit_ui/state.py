@@ -4,10 +4,13 @@ Shared choices live under keys that are *not* widget keys (Streamlit drops a wid
 when the page that drew it is left). Each run, the frame copies them into the URL so any view
 can be shared as a link, and a fresh session reads them back from the URL.
 
-A page may own parameters of its own (:data:`PAGE_URL_KEYS`, e.g. the Evidence explorer's
-``unit``): the page reads them after calling the frame and writes them back with
-:func:`sync_url`; every other page drops them, so a link never carries another page's choice.
-Parameters declared nowhere are left alone.
+A page may own parameters of its own (:data:`PAGE_URL_KEYS`): the Evidence explorer's
+``unit``, which the page reads after calling the frame and writes back with :func:`sync_url`,
+and the settings of the Budget sweep, Ablations and Certification pages, which
+``frame.kept(..., url=...)`` reads from a link (:func:`parse_link_value`) and keeps in the
+link while they differ from their defaults (:func:`set_page_param`). Every other page drops
+them, so a link never carries another page's choice. Parameters declared nowhere are left
+alone.
 """
 
 from __future__ import annotations
@@ -29,7 +32,40 @@ URL_KEYS = {
     "ma_present": "present",
 }
 #: Page title -> the URL parameters that page owns (read and written by the page itself).
-PAGE_URL_KEYS: dict[str, tuple[str, ...]] = {"Evidence explorer": ("unit",)}
+#: A page setting is in the link only while it differs from its default, so a link stays
+#: short and a missing parameter means the default.
+PAGE_URL_KEYS: dict[str, tuple[str, ...]] = {
+    "Evidence explorer": ("unit",),
+    "Budget sweep": (
+        "grid",
+        "from",
+        "to",
+        "step",
+        "methods",
+        "ablation",
+        "time",
+        "seed_band",
+        "first_seed",
+        "last_seed",
+    ),
+    "Ablations & sensitivity": (
+        "time",
+        "presets",
+        "removed",
+        "rules",
+        "k",
+        "noise",
+        "level",
+        "draws",
+        "seed",
+    ),
+    "Certification": ("time_limit", "add_budget", "pools", "seeds"),
+}
+#: Session-state key: page title -> {parameter: text in the link, or None for the default},
+#: the page settings as last chosen, for the links to that page and the URL's upkeep.
+PAGE_PARAMS_KEY = "ma_page_params"
+#: Session-state key of the title of the page the session drew last (set by the frame).
+PAGE_TITLE_KEY = "ma_page_title"
 #: Session-state key holding the problems found in the link (shown once by the frame).
 PROBLEMS_KEY = "ma_url_problems"
 #: Significant digits kept for a budget, in the session and in the URL alike, so a link
@@ -265,12 +301,21 @@ def sync_url(extra: dict[str, str | None] | None = None, page_title: str | None 
             for title, params in PAGE_URL_KEYS.items()
             if title != page_title
             for param in params
-        }
+        } - set(PAGE_URL_KEYS.get(page_title, ()))
         current_kept = {k: v for k, v in current.items() if k not in foreign}
     else:
         current_kept = current
     wanted = shared_params()
     wanted.update({k: v for k, v in current_kept.items() if k not in URL_KEYS.values()})
+    if page_title is not None and not st.session_state.get(URL_ADOPTED_KEY):
+        # Settings changed by a widget's callback go into this run's one URL write (a write
+        # of their own later in the run was a second browser history entry). After Back /
+        # Forward the URL brought back wins; the page reads it again.
+        for param, text in st.session_state.get(PAGE_PARAMS_KEY, {}).get(page_title, {}).items():
+            if text is None:
+                wanted.pop(param, None)
+            else:
+                wanted[param] = text
     for k, v in (extra or {}).items():
         if v is None:
             wanted.pop(k, None)
@@ -280,3 +325,131 @@ def sync_url(extra: dict[str, str | None] | None = None, page_title: str | None 
     if st.query_params.to_dict() != wanted or repeated:
         st.query_params.from_dict(wanted)
     st.session_state[LAST_URL_KEY] = dict(wanted)
+
+
+def page_link_params(page_title: str) -> dict[str, str]:
+    """The URL parameters of a link to ``page_title``: the shared choices and that page's
+    settings as last chosen in this session (so following the link writes nothing more:
+    one browser history entry per page change)."""
+    out = shared_params()
+    settings = st.session_state.get(PAGE_PARAMS_KEY, {}).get(page_title, {})
+    out.update({param: text for param, text in settings.items() if text is not None})
+    return out
+
+
+def set_page_param(page_title: str | None, param: str, text: str | None) -> None:
+    """Record a page setting's link text (``None``: its default, left out of the link) and,
+    when the page is the one drawing, put it in the URL now if the URL differs."""
+    if page_title is None:
+        return
+    st.session_state.setdefault(PAGE_PARAMS_KEY, {}).setdefault(page_title, {})[param] = text
+    if st.session_state.get(PAGE_TITLE_KEY) != page_title or st.query_params.get(param) == text:
+        return
+    if text is None:
+        del st.query_params[param]
+    else:
+        st.query_params[param] = text
+    st.session_state[LAST_URL_KEY] = st.query_params.to_dict()
+
+
+def link_text(value: Any) -> str:
+    """A page setting as its link writes it: :func:`url_value`, and a list as its items
+    joined by commas (``%`` and ``,`` inside an item escaped as ``%25`` and ``%2C``).
+
+    >>> link_text(["writer:gvt", "store:a,b"]), link_text([]), link_text(0.5)
+    ('writer:gvt,store:a%2Cb', '', '0.5')
+    """
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v).replace("%", "%25").replace(",", "%2C") for v in value)
+    return url_value(value)
+
+
+def parse_link_value(
+    text: str,
+    default: Any,
+    choices: Any = None,
+    bounds: tuple[float | None, float | None] = (None, None),
+) -> tuple[Any, str | None]:
+    """A page setting read from a link, of the type of its ``default``: ``(value, None)``,
+    ``(None, why it was ignored)``, or for a list with unknown items, ``(the known items,
+    which were ignored)`` (none known: ignored). ``choices`` are the values allowed (of a
+    list's items); ``bounds`` the inclusive range of a number.
+
+    >>> parse_link_value("range", "package grid", ["package grid", "range"])
+    ('range', None)
+    >>> parse_link_value("yes", False), parse_link_value("2.5", 0, bounds=(0, None))
+    ((True, None), (None, 'not a whole number'))
+    >>> parse_link_value("0.2", 0.0, bounds=(0.0, 1.0)), parse_link_value("7", 2, bounds=(2, 5))
+    ((0.2, None), (None, 'above the largest value allowed, 5'))
+    >>> parse_link_value("gvt,nope,gvt", [], ["gvt", "density"])
+    (['gvt'], "'nope' is not one of: 'gvt', 'density'; 'gvt' is given twice")
+    """
+
+    def one_of(item: Any) -> Any:
+        for choice in choices:
+            if choice == item:
+                return choice
+        return None
+
+    def known() -> str:
+        listed = ", ".join(
+            repr(c) if isinstance(c, str) else link_text(c) for c in list(choices)[:12]
+        )
+        return listed + (", ..." if len(choices) > 12 else "")
+
+    if isinstance(default, (list, tuple)):
+        items = [
+            part.replace("%2C", ",").replace("%2c", ",").replace("%25", "%")
+            for part in (text.split(",") if text else [])
+        ]
+        problems = []
+        unknown = [i for i in items if choices is not None and one_of(i) is None]
+        if unknown:
+            problems.append(
+                ", ".join(cut_repr(i, 60) for i in unknown[:5])
+                + (" are" if len(unknown) > 1 else " is")
+                + f" not one of: {known()}"
+            )
+        twice = sorted({i for i in items if items.count(i) > 1})
+        if twice:
+            problems.append(", ".join(cut_repr(i, 60) for i in twice) + " is given twice")
+        value = list(dict.fromkeys(i if choices is None else one_of(i) for i in items))
+        value = [v for v in value if v is not None]
+        if items and not value:
+            return None, "; ".join(problems)
+        return value, "; ".join(problems) or None
+    if isinstance(default, bool):
+        lowered = text.strip().lower()
+        if lowered in ("1", "true", "yes", "on"):
+            return True, None
+        if lowered in ("0", "false", "no", "off"):
+            return False, None
+        return None, "use 1 or 0"
+    if isinstance(default, (int, float)):
+        try:
+            number = float(text)
+        except ValueError:
+            return None, "not a number"
+        if not math.isfinite(number):
+            return None, "not a finite number"
+        if isinstance(default, int):
+            if not number.is_integer():
+                return None, "not a whole number"
+            number = int(number)
+        low, high = bounds
+        if low is not None and number < low:
+            return None, f"below the smallest value allowed, {low:g}"
+        if high is not None and number > high:
+            return None, f"above the largest value allowed, {high:g}"
+        if choices is not None:
+            match = one_of(number)
+            if match is None:
+                return None, f"not one of: {known()}"
+            return match, None
+        return number, None
+    if choices is not None:
+        match = one_of(text)
+        if match is None:
+            return None, f"not one of: {known()}"
+        return match, None
+    return text, None

@@ -60,17 +60,20 @@ curve_time = page_time_select(
     "abl_time",
     "Time per analysis",
     a3,
+    url="time",
     scope="Each analysis on this page gets this long: every ablation curve, and each "
     "sensitivity you run (a change reruns them all, so the page can take several times this).",
 )
 # Kept when the user leaves the page and comes back (projector QA).
 presets = a1.multiselect(
-    "Presets", list(robustness.PRESETS), **kept("abl_presets", ["no_validity"])
+    "Presets",
+    list(robustness.PRESETS),
+    **kept("abl_presets", ["no_validity"], url="presets", choices=list(robustness.PRESETS)),
 )
 removed = a2.multiselect(
     "Or remove your own set of candidate types",
     types,
-    **kept("abl_removed", [], lambda v: [t for t in v if t in types]),
+    **kept("abl_removed", [], lambda v: [t for t in v if t in types], url="removed", choices=types),
     help="One extra curve: OPT without every type chosen here.",
 )
 bar, tick = cached.progress_bar("Solving the full and the filtered optimum over the grid")
@@ -163,6 +166,8 @@ with tab_cost:
             "abl_rules",
             list(robustness.default_cost_rules()),
             lambda v: [r for r in v if r in options],
+            url="rules",
+            choices=options,
         ),
         format_func=lambda r: (
             r if r == robustness.AS_STORED or r in usable else f"{r} (unavailable)"
@@ -241,7 +246,11 @@ with tab_cap:
     )
     k = int(
         st.columns(4)[0].number_input(
-            "Group capacity k", min_value=2, max_value=5, step=1, **kept("abl_k", 2)
+            "Group capacity k",
+            min_value=2,
+            max_value=5,
+            step=1,
+            **kept("abl_k", 2, url="k", bounds=(2, 5)),
         )
     )
     if armed("cap", "Run capacity sensitivity", "Solves OPT(k) with bnb and milp per budget."):
@@ -297,19 +306,31 @@ with tab_noise:
     )
     n1, n2, n3, n4 = st.columns(4)
     modes = list(robustness.NOISE_MODES)
-    mode = n1.selectbox("Mode", modes, **kept("abl_noise_mode", modes[1]))
+    mode = n1.selectbox(
+        "Mode", modes, **kept("abl_noise_mode", modes[1], url="noise", choices=modes)
+    )
     level = n2.number_input(
         "Level",
         min_value=0.0,
         max_value=1.0,
         step=0.05,
-        **kept("abl_noise_level", 0.2),
+        **kept("abl_noise_level", 0.2, url="level", bounds=(0.0, 1.0)),
         help="Probability per cell (flip, shrink) or σ (jitter).",
     )
     draws = int(
-        n3.number_input("Draws", min_value=1, max_value=200, step=5, **kept("abl_noise_draws", 20))
+        n3.number_input(
+            "Draws",
+            min_value=1,
+            max_value=200,
+            step=5,
+            **kept("abl_noise_draws", 20, url="draws", bounds=(1, 200)),
+        )
     )
-    seed = int(n4.number_input("Seed", min_value=0, step=1, **kept("abl_noise_seed", 0)))
+    seed = int(
+        n4.number_input(
+            "Seed", min_value=0, step=1, **kept("abl_noise_seed", 0, url="seed", bounds=(0, None))
+        )
+    )
     if armed("noise", "Run noise sensitivity", "Re-solves OPT and every writer per draw."):
         bar, tick = cached.progress_bar(f"Perturbing and re-solving {draws} draw(s)")
         ns = cached.noise_sensitivity(

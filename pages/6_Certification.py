@@ -38,7 +38,7 @@ c1, c2, c3 = st.columns([1, 1, 2], vertical_alignment="bottom")
 time_limit = c1.number_input(
     "Time limit per engine (s)",
     step=5.0,
-    **kept("cert_time_limit", 30.0),
+    **kept("cert_time_limit", 30.0, url="time_limit"),
     help="Each engine gets this long per budget. A run that stops at the limit reports its "
     "incumbent, its proven upper bound and the gap — never an OPT.",
 )
@@ -57,7 +57,7 @@ add_budget = c2.checkbox(
     help="The sidebar's budget. The grid below already holds it."
     if sidebar_in_grid
     else "The sidebar's budget, added to the package's grid.",
-    **kept("cert_add_budget", False),
+    **kept("cert_add_budget", False, url="add_budget"),
 )
 grid = tuple(sorted(set(pkg.budget_grid()) | ({ctx.budget} if add_budget else set())))
 c3.caption(
@@ -217,14 +217,20 @@ a1, a2, a3 = st.columns([2, 1, 1], vertical_alignment="bottom")
 pools = a1.multiselect(
     "Pools",
     list(POOLS),
-    **kept("cert_audit_pools", list(POOLS), lambda v: [p for p in v if p in POOLS]),
+    **kept(
+        "cert_audit_pools",
+        list(POOLS),
+        lambda v: [p for p in v if p in POOLS],
+        url="pools",
+        choices=list(POOLS),
+    ),
 )
 seed_hi = a2.number_input(
     "Seeds 0 to",
     min_value=0,
     max_value=999,
     step=1,
-    **kept("cert_audit_seeds", 19),
+    **kept("cert_audit_seeds", 19, url="seeds", bounds=(0, 999)),
     disabled=not seeded,
     help=(
         f"Packages of the {source.family} family with this package's parameters"

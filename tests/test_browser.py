@@ -630,3 +630,131 @@ def test_browser_back_after_removing_a_kind_chip_restores_the_linked_unit(stream
     warnings = page.get_by_test_id("stAlert").filter(has_text="ignored unit=")
     assert warnings.count() == 0
     assert_no_traceback(page)
+
+
+# ------------------------------------------------------------- page settings in the link
+
+
+def history_length(page: Page) -> int:
+    return page.evaluate("history.length")
+
+
+def expect_number_inputs(page: Page, values: list[str]) -> None:
+    """The page's number boxes hold ``values`` (waited for: they are drawn a moment after
+    the run ends)."""
+    boxes = page.get_by_test_id("stNumberInput").locator("input")
+    expect(boxes).to_have_count(len(values), timeout=LOAD_TIMEOUT_MS)
+    for index, value in enumerate(values):
+        expect(boxes.nth(index)).to_have_value(value)
+
+
+def ablation_box(page: Page):
+    return page.get_by_role("checkbox", name=re.compile("Show the optimum without validity"))
+
+
+def test_budget_sweep_settings_are_part_of_its_link(streamlit_server, browser, page):
+    """h8 #1 (s38): a copied Budget sweep URL opened the page's defaults; now a cold link
+    opens its settings, a change is one history entry that Back undoes, and the sidebar's
+    link back to the page carries them."""
+    settings = "grid=range&from=2&to=10&step=2&methods=writer:gvt&ablation=0"
+    open_view(page, streamlit_server, "/Budget_sweep", f"{DEEP_QUERY}&{settings}")
+    assert_no_traceback(page)
+    assert page.get_by_role("radio", name="range").is_checked()
+    expect_number_inputs(page, ["2", "10", "2"])
+    expect(ablation_box(page)).not_to_be_checked()
+    expect(page.get_by_text("Budgets: 2, 4, 6, 8, 10", exact=True)).to_be_visible()
+    start = history_length(page)
+
+    page.get_by_text("Show the optimum without validity types").click()
+    expect(page).not_to_have_url(re.compile(r"[?&]ablation="), timeout=LOAD_TIMEOUT_MS)
+    settle(page)
+    assert history_length(page) == start + 1
+    assert query(page) == {
+        "package": PACKAGE,
+        "budget": str(BUDGET),
+        "store": STORE,
+        "grid": "range",
+        "from": "2",
+        "to": "10",
+        "step": "2",
+        "methods": "writer:gvt",
+    }
+    shared = page.url
+
+    # Away and back through the sidebar's links: the page's link carries its settings.
+    sidebar(page).get_by_role("link", name="Compare", exact=True).click()
+    expect(page).to_have_url(re.compile(r"/Compare\?"), timeout=LOAD_TIMEOUT_MS)
+    settle(page)
+    assert "grid" not in query(page)
+    sidebar(page).get_by_role("link", name="Budget sweep", exact=True).click()
+    expect(page).to_have_url(re.compile(r"/Budget_sweep\?.*grid=range"), timeout=LOAD_TIMEOUT_MS)
+    settle(page)
+    assert page.url == shared
+    expect(ablation_box(page)).to_be_checked()
+
+    # Back, one view per press: Compare, the Budget sweep after the change, and before it.
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"/Compare\?"), timeout=LOAD_TIMEOUT_MS)
+    settle(page)
+    page.go_back()
+    expect(page).to_have_url(shared, timeout=LOAD_TIMEOUT_MS)
+    settle(page)
+    expect(ablation_box(page)).to_be_checked()
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"/Budget_sweep\?.*ablation=0"), timeout=LOAD_TIMEOUT_MS)
+    settle(page)
+    page.wait_for_timeout(500)
+    expect(page).to_have_url(re.compile(r"/Budget_sweep\?.*ablation=0"))
+    expect(ablation_box(page)).not_to_be_checked()
+    expect_number_inputs(page, ["2", "10", "2"])
+    assert_no_traceback(page)
+
+    # The shared link in a fresh session.
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    other = context.new_page()
+    other.set_default_timeout(30_000)
+    try:
+        other.goto(shared)
+        expect(other.locator("h1").first).to_be_visible(timeout=LOAD_TIMEOUT_MS)
+        settle(other)
+        assert_no_traceback(other)
+        expect_number_inputs(other, ["2", "10", "2"])
+        expect(ablation_box(other)).to_be_checked()
+        assert other.url == shared
+    finally:
+        context.close()
+
+
+def test_a_package_change_with_a_range_is_one_history_entry(streamlit_server, page):
+    """The range is kept per package: it left the link with the package change's own write
+    (each new value written after it made a history entry of its own: Back then stepped
+    through half-changed views)."""
+    settings = "grid=range&from=2&to=10&step=2"
+    open_view(page, streamlit_server, "/Budget_sweep", f"{DEEP_QUERY}&{settings}")
+    start = history_length(page)
+    sidebar(page).get_by_role("combobox", name="Package", exact=True).click()
+    page.get_by_role("option", name=re.compile("travel-assistant")).first.click()
+    expect(page).to_have_url(re.compile(r"package=sample%3Atravel-assistant"))
+    settle(page)
+    page.wait_for_timeout(500)
+    assert history_length(page) == start + 1
+    q = query(page)
+    assert q["grid"] == "range" and not {"from", "to", "step"} & set(q), q
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"package=sample(%3A|:)update_chain"))
+    settle(page)
+    expect_number_inputs(page, ["2", "10", "2"])
+    assert_no_traceback(page)
+
+
+def test_a_bad_page_setting_in_a_cold_link_is_named(streamlit_server, page):
+    open_view(page, streamlit_server, "/Certification", f"{DEEP_QUERY}&seeds=1000&pools=full")
+    expect(
+        page.get_by_test_id("stAlert").filter(
+            has_text="ignored seeds='1000' in the link: above the largest value allowed, 999"
+        )
+    ).to_be_visible(timeout=LOAD_TIMEOUT_MS)
+    assert_no_traceback(page)
+    expect(page.get_by_test_id("stNumberInput").locator("input").last).to_have_value("19")
+    assert query(page)["pools"] == "full"
+    assert "seeds" not in query(page)
