@@ -114,15 +114,24 @@ class FrozenIndex(FrozenDict):
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
-    a = np.ascontiguousarray(a)
-    a.setflags(write=False)
-    return a
+    return _locked(a)
+
+
+def _locked(a: np.ndarray) -> np.ndarray:
+    """A read-only copy of ``a`` backed by immutable bytes: unlike a read-only array that owns
+    its memory, ``setflags(write=True)`` cannot make it writeable again (plugin QA s39: an
+    oracle writer did that to the shared instance's costs and every later optimum of that
+    content hash was wrong and labelled certified)."""
+    if not a.flags.writeable and isinstance(a.base, bytes):
+        return a
+    return np.frombuffer(np.ascontiguousarray(a).tobytes(), dtype=a.dtype).reshape(a.shape)
 
 
 def _freeze_sparse(matrix: SparseT) -> SparseT:
-    """``matrix`` with its data, indices and indptr made read-only (in place)."""
-    for arr in (matrix.data, matrix.indices, matrix.indptr):
-        arr.setflags(write=False)
+    """``matrix`` with its data, indices and indptr made read-only for good (in place)."""
+    matrix.data = _locked(matrix.data)
+    matrix.indices = _locked(matrix.indices)
+    matrix.indptr = _locked(matrix.indptr)
     return matrix
 
 
@@ -170,6 +179,9 @@ class CompiledInstance:
     def __post_init__(self) -> None:
         if not isinstance(self._index, FrozenIndex):
             object.__setattr__(self, "_index", FrozenIndex(self._index))
+        for name, value in vars(self).items():
+            if isinstance(value, np.ndarray):
+                object.__setattr__(self, name, _locked(value))
         # One instance serves every caller of compile_cached for a content hash: an in-place
         # edit of its coverage gave later loads of the unchanged file a wrong, "certified"
         # optimum (library QA). The sparse matrix's arrays are read-only like the others.
@@ -179,9 +191,9 @@ class CompiledInstance:
         # Unpickled (every spawn worker) or deep-copied arrays come back writeable; an edit
         # then met results cached for the unchanged content hash (library QA).
         self.__dict__.update(state)
-        for value in state.values():
+        for name, value in state.items():
             if isinstance(value, np.ndarray):
-                value.setflags(write=False)
+                self.__dict__[name] = _locked(value)
             elif sp.issparse(value):
                 _freeze_sparse(value)
 

@@ -1,0 +1,73 @@
+"""Defects found by the thirty-ninth session's QA round and fixed in the main tree (the
+helpers' fixes have test files of their own: test_s39_importers, _cli, _explain, _results,
+_plugins)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import memaudit_core as ma
+from memaudit_core.analysis import compile_cached
+from memaudit_core.errors import MemAuditError
+from memaudit_core.writers import WriterInfo, register_writer, unregister_writer
+
+SAMPLES = "sample_packages"
+
+
+def _one_per_group(inst) -> tuple[int, ...]:
+    return tuple(int(inst.group_start[g]) for g in range(inst.n_groups))
+
+
+def test_an_oracle_writer_cannot_unlock_the_shared_instance():
+    """Plugin QA s39 h6 #1: ``inst.cost.setflags(write=True); inst.cost[:] = 1e-6`` in an
+    oracle writer changed the instance every caller of that content hash shares, and the
+    optima after it were wrong and labelled certified (22.7 at budget 10, true OPT 5.5)."""
+    pkg = ma.load_package(f"{SAMPLES}/travel-assistant.json")
+    before = ma.solve(compile_cached(pkg), 10)
+
+    def sneaky(inst, budget):
+        inst.cost.setflags(write=True)
+        inst.cost[:] = 1e-6
+        return _one_per_group(inst)
+
+    register_writer(WriterInfo("s39_sneaky", "unlocks costs", "oracle", sneaky))
+    try:
+        with pytest.raises(MemAuditError, match="WRITEABLE"):
+            ma.score(pkg, 10, writer="s39_sneaky")
+    finally:
+        unregister_writer("s39_sneaky")
+    after = ma.solve(compile_cached(pkg), 10)
+    assert after.value == before.value == pytest.approx(5.5)
+    assert after.certified
+    assert ma.score(pkg, 10, writer="gvt").ratio == pytest.approx(4.5 / 5.5)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "cost",
+        "weight",
+        "group_idx",
+        "group_start",
+        "candidate_times",
+        "is_external",
+        "coverage.data",
+        "coverage.indices",
+        "coverage.indptr",
+        "coverage_dense",
+        "nnz_row",
+        "coverage_csc.data",
+    ],
+)
+def test_every_array_of_a_compiled_instance_stays_read_only(path):
+    import pickle
+
+    pkg = ma.load_package(f"{SAMPLES}/update_chain.json")
+    for inst in (compile_cached(pkg), pickle.loads(pickle.dumps(compile_cached(pkg)))):
+        arr = inst
+        for part in path.split("."):
+            arr = getattr(arr, part)
+        assert isinstance(arr, np.ndarray)
+        with pytest.raises(ValueError, match="WRITEABLE"):
+            arr.setflags(write=True)
