@@ -1123,17 +1123,10 @@ def evidence_graph(
     height = max(480, 170 + (36 if show_text else 22) * max(layer_sizes, default=1))
     base_layout(fig, title, present, height=min(height, 2400))
     _explain_fonts(fig, present)
-    plot_px = max(200, min(height, 2400) - 190)
-    fig.update_layout(
-        legend={
-            "orientation": "h",
-            "yanchor": "top",
-            "y": -80 / plot_px,
-            "xanchor": "left",
-            "x": 0,
-        },
-        margin={"l": 40, "r": 40, "t": 70, "b": 120},
-    )
+    fig.update_layout(margin={"l": 40, "r": 40, "t": 70})
+    # From the figure's bottom edge (speaker QA s39: placed as a fraction of the plot, the
+    # legend sat on the axis title after the sidebar was closed in presentation mode).
+    _legend_below(fig, present)
     if graph_data.layer_x:
         xs = [x for _, x in graph_data.layer_x]
         pad = 0.22 * (max(xs) - min(xs) or 1)
@@ -1268,13 +1261,53 @@ def _rgba(hex_color: str, alpha: float) -> str:
 LEGEND_GAP_PX = 24
 
 
-def _legend_below(fig: go.Figure, present: bool, rotated_ticks: bool = False) -> None:
+#: Chart widths (px) the legend below a chart is laid out for: a chart at least this wide
+#: shows every legend row above the figure's bottom edge. Presentation: a 1024 px projector
+#: with the sidebar closed (824 px; 780 px at 1280 px with it open); normal: 1024 px with the
+#: sidebar open (564 px); half: a chart in one of two columns there (274 px).
+LEGEND_DESIGN_PX = {"present": 780, "normal": 564, "half": 274}
+
+
+def _legend_rows(fig: go.Figure, font_px: float, width_px: float) -> int:
+    """How many rows plotly's horizontal legend takes in ``width_px`` (the chart's width from
+    the plot's left edge): one if every entry fits side by side, else a grid whose columns
+    are as wide as the widest entry.
+
+    >>> fig = go.Figure([go.Scatter(name=n) for n in ("OPT (certified)", "gvt", "density")])
+    >>> _legend_rows(fig, 15, 600), _legend_rows(fig, 15, 380), _legend_rows(fig, 15, 150)
+    (1, 2, 3)
+    """
+    names = [
+        str(t.name)
+        for t in fig.data
+        if t.name and t.showlegend is not False and t.visible is not False
+    ]
+    if not names:
+        return 0
+    # Symbol and padding, about 0.5 em per character (Source Sans is a little narrower,
+    # Arial in exported images a little wider: measured in Chromium at 14 and 21 px), and
+    # plotly's gap between entries.
+    widths = [40 + 0.5 * font_px * len(name) + 30 for name in names]
+    if sum(widths) <= width_px:
+        return 1
+    return math.ceil(len(widths) / max(1, int(width_px // max(widths))))
+
+
+def _legend_below(
+    fig: go.Figure, present: bool, rotated_ticks: bool = False, half: bool = False
+) -> None:
     """The legend under the x-axis title, placed in pixels from the fonts the axis uses.
 
     Many curves: a legend above the plot would collide with the title on a projector. A
     fixed fraction of the plot's height (-0.2) put the legend on the axis title of a short
     plot (QA s20c: the Overview's cost histogram, 170 px of plot, legend 34 px below it).
     Call after :func:`base_layout`, which sets the height and the fonts.
+
+    The legend is placed from the figure's bottom edge (``yref="container"``) with a bottom
+    margin for the rows it takes at :data:`LEGEND_DESIGN_PX`: placed as a fraction of the plot
+    (``yref="paper"``), a legend that wrapped to more rows than the margin held made plotly
+    push the margin, and after the sidebar was closed the legend stayed where the pushed
+    layout had put it, on the axis title (speaker QA s39, Budget sweep in presentation mode).
     """
     if present and (fig.layout.height or 0) > PRESENT_MAX_HEIGHT:
         fig.update_layout(height=PRESENT_MAX_HEIGHT)  # what render.chart shows anyway
@@ -1285,13 +1318,24 @@ def _legend_below(fig: go.Figure, present: bool, rotated_ticks: bool = False) ->
     # Tick labels (with the tick's pad), the axis title's line, then the gap; rotated tick
     # labels take 60 px more (app QA: the ablation drop chart's budgets).
     offset = tick_px + 8 + 1.3 * title_px + LEGEND_GAP_PX + (60 if rotated_ticks else 0)
-    bottom = max((150 if present else 120) + (60 if rotated_ticks else 0), offset + 2 * legend_px)
-    plot_px = max(100, (fig.layout.height or 450) - (fig.layout.margin.t or 0) - bottom)
+    design_px = LEGEND_DESIGN_PX["half" if half else "present" if present else "normal"]
+    # The legend starts at the plot's left edge (x = 0) and may run into the right margin.
+    rows = max(1, _legend_rows(fig, legend_px, design_px - (fig.layout.margin.l or 0)))
+    floor_px = (150 if present else 120) + (60 if rotated_ticks else 0)
+    bottom = max(floor_px, offset + rows * 1.6 * legend_px + 10)
+    height = fig.layout.height or 450
+    if bottom > floor_px and not (present and height >= PRESENT_MAX_HEIGHT):
+        # The extra rows take room below, not from the plot.
+        height = height + (bottom - max(floor_px, offset + 2 * legend_px))
+        if present:
+            height = min(height, PRESENT_MAX_HEIGHT)
     fig.update_layout(
+        height=height,
         legend={
             "orientation": "h",
+            "yref": "container",
             "yanchor": "top",
-            "y": -offset / plot_px,
+            "y": (bottom - offset) / height,
             "xanchor": "left",
             "x": 0,
         },
@@ -1915,7 +1959,7 @@ def ablation_value_chart(curves: Sequence, title: str, cost_unit: str, present: 
         rangemode="tozero",
     )
     base_layout(fig, _plain(title), present, height=440, half=True)
-    _legend_below(fig, present)
+    _legend_below(fig, present, half=True)
     return fig
 
 
@@ -1980,7 +2024,7 @@ def ablation_drop_chart(curves: Sequence, title: str, cost_unit: str, present: b
     )
     n_bars = max(1, len(budgets)) * max(1, len(curves))
     base_layout(fig, _plain(title), present, height=max(400, 170 + 26 * n_bars), half=True)
-    _legend_below(fig, present)
+    _legend_below(fig, present, half=True)
     return fig
 
 

@@ -758,3 +758,53 @@ def test_a_bad_page_setting_in_a_cold_link_is_named(streamlit_server, page):
     expect(page.get_by_test_id("stNumberInput").locator("input").last).to_have_value("19")
     assert query(page)["pools"] == "full"
     assert "seeds" not in query(page)
+
+
+_LEGEND_BOXES_JS = """el => {
+    const box = s => { const n = el.querySelector(s); return n && n.getBoundingClientRect(); };
+    const svg = box('.main-svg'), legend = box('.legend'), title = box('.g-xtitle');
+    return {height: svg.height, legend_top: legend.top - svg.top,
+            legend_bottom: legend.bottom - svg.top, title_bottom: title.bottom - svg.top};
+}"""
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "label", "chart_idx"),
+    [
+        (1280, 720, "Budget sweep", 0),
+        (1280, 720, "Budget sweep", 1),
+        (1280, 720, "Evidence explorer", 2),
+        (1024, 768, "Budget sweep", 0),
+    ],
+)
+def test_presentation_legends_stay_below_the_axis_title_after_the_sidebar_closes(
+    streamlit_server, browser, width, height, label, chart_idx
+):
+    """Speaker QA s39: in presentation mode at 1280 x 720, a page opened from the sidebar drew
+    its charts narrow; the legend wrapped, plotly pushed the bottom margin, and once the
+    sidebar was closed the legend stayed on the x-axis title (and ticks at 1024 px)."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    try:
+        open_view(page, streamlit_server, "/", "package=sample:travel-assistant&present=1")
+        page.get_by_test_id("stExpandSidebarButton").click()
+        sidebar(page).get_by_role("link", name=label, exact=True).click()
+        expect(page).to_have_url(re.compile(r"\?"), timeout=LOAD_TIMEOUT_MS)
+        settle(page)
+        chart = page.get_by_test_id("stPlotlyChart").nth(chart_idx)
+        narrow = chart.evaluate("el => el.getBoundingClientRect().width")
+        sidebar(page).hover()
+        page.get_by_test_id("stSidebarCollapseButton").click()
+        expect(sidebar(page)).to_have_attribute("data-collapsed", "true")
+        page.wait_for_function(
+            "([el, w]) => el.getBoundingClientRect().width > w + 100",
+            arg=[chart.element_handle(), narrow],
+        )
+        page.wait_for_timeout(1000)  # plotly's relayout after the resize
+        boxes = chart.evaluate(_LEGEND_BOXES_JS)
+        assert boxes["legend_top"] >= boxes["title_bottom"], boxes
+        assert boxes["legend_bottom"] <= boxes["height"] + 1, boxes
+        assert_no_traceback(page)
+    finally:
+        context.close()
