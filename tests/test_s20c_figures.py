@@ -34,7 +34,10 @@ TYPES = [
 def _legend_top_below_plot_px(fig: go.Figure) -> float:
     """Pixels from the plot's bottom edge down to the top of a legend placed below it."""
     legend = fig.layout.legend
-    assert legend.yanchor == "top" and (legend.yref in (None, "paper")), legend
+    assert legend.yanchor == "top", legend
+    if legend.yref == "container":  # y from the figure's bottom edge (s39)
+        return fig.layout.margin.b - legend.y * fig.layout.height
+    assert legend.yref in (None, "paper"), legend
     plot_px = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
     return -legend.y * plot_px
 
