@@ -1319,7 +1319,31 @@ def loads_package(data: bytes | str, source: str = "<upload>") -> Package:
     else:
         text = data
     doc, suspect = _decode_json_text(text, source)
-    return _parse_package(doc, source, suspect=suspect)
+    try:
+        return _parse_package(doc, source, suspect=suspect)
+    except PackageError as exc:
+        hint = _import_hint(doc)
+        if hint is None:
+            raise
+        # QA s39 defect 7: a LoCoMo file (or a Mem0 / Letta export) given as a package got
+        # only "$: a package must be a JSON object"; the problems stay, one hint is added.
+        raise PackageError(source, [*exc.problems, Problem("$", "format-hint", hint)]) from None
+
+
+def _import_hint(doc: object) -> str | None:
+    """How to import ``doc`` when it looks like a benchmark file or an export, else None."""
+    from .importers._common import FORMAT_HINTS, guess_format
+
+    kind = guess_format(doc)
+    if kind is None or kind not in FORMAT_HINTS:
+        return None
+    if kind in ("locomo", "longmemeval"):
+        return f"this file looks like {FORMAT_HINTS[kind]}"
+    return (
+        f"this file looks like {FORMAT_HINTS[kind]}, not a package: an export becomes an "
+        f"external store of a package (memaudit import {kind} FILE --package PACKAGE "
+        "-o OUT.json)"
+    )
 
 
 #: A zip's first bytes: a local file header, or the end record of an empty archive.

@@ -153,8 +153,12 @@ with st.expander("Load a memory-system export next to this package", expanded=Fa
                 f"costed by {meta.get('cost_rule')}. Annotate its coverage below."
             )
             st.text(f"coverage: {meta.get('coverage', '')}")
-            for warning in meta.get("warnings", [])[:10]:
+            warnings = meta.get("warnings", [])
+            for warning in warnings[:10]:
                 st.text(f"warning: {warning}")
+            if len(warnings) > 10:
+                # QA s39 defect 12a: warnings past the tenth were dropped without a word.
+                st.text(f"... and {len(warnings) - 10} more warning(s)")
 
 # --------------------------------------------------------------------------- the store shown
 

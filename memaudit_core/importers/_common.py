@@ -704,6 +704,7 @@ def build_store(
       ``meta["unresolved_links"]``;
     - memories with the same text (or the same export hash) as another one: both are kept, as
       the system stored both, and both are costed.
+    - an export that holds no memories (as kept): the store is empty, nothing to score.
 
     A memory's provenance links are kept in ``meta["links"]``, or in
     ``meta["provenance_links"]`` when the export has a ``links`` field of its own (A-Mem).
@@ -720,6 +721,7 @@ def build_store(
     memories: list[ExternalMemory] = []
     counts = {
         "unit-links": 0,
+        "turn-links": 0,
         "episode-unit-links": 0,
         "experience-links": 0,
         "unresolved": 0,
@@ -870,6 +872,12 @@ def build_store(
         parts = []
         if counts["unit-links"]:
             parts.append(f"{counts['unit-links']} from unit links (exact)")
+        if counts["turn-links"]:
+            # QA s39 defect 4: said apart, since their (empty) coverage is exact, not missing.
+            parts.append(
+                f"{counts['turn-links']} from links to conversation turns that no question "
+                "cites (exact: those turns are no unit, so they cover nothing)"
+            )
         if counts["episode-unit-links"]:
             parts.append(
                 f"{counts['episode-unit-links']} from their episode's or block's unit links "
@@ -891,6 +899,13 @@ def build_store(
         store_meta["coverage"] = "from provenance links: " + "; ".join(parts)
         store_meta["coverage_package"] = package.id
     store_meta.update(meta or {})
+    if not memories:
+        # QA s39 defect 8: the CLI added an empty store with a mere note while the app
+        # refuses it ("nothing to score"); the import itself now warns, in every client.
+        store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
+            "the export holds no memories (as kept): nothing to score; the store is kept "
+            "empty, so it scores F = 0 at every budget (the app adds no such store)"
+        ]
     if unspaced:
         store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
             unspaced_warning(len(unspaced), len(memories), unspaced[0], "memories")

@@ -9,7 +9,10 @@ An external memory counts in the union package only through its coverage row. Tw
   estimate* of what a memory written from them can cover, labelled as such per memory
   (``meta["coverage_source"] == "experience-links"``) and in ``store.meta["coverage"]``.
   Unit links a memory inherits from its container (a Zep edge from its episode's metadata)
-  are an upper estimate too: ``"episode-unit-links"``.
+  are an upper estimate too: ``"episode-unit-links"``. A link to a turn of a LoCoMo-built
+  package that is no unit (a real turn no question cites: :func:`turn_link`) is exact too:
+  that turn covers nothing, so the memory's row is empty (``"turn-links"``), and it is
+  neither a typo nor a memory that needs annotation.
 - **Lexical suggestions** (:func:`suggest_coverage`), never counted: token overlap between
   the memory text and each unit's text (or the texts of the candidates that cover it). They
   are returned separately for an annotator to confirm; importers never write them into
@@ -77,8 +80,9 @@ def coverage_from_links(links: Iterable[str], package: Package) -> tuple[dict[st
     -------
     coverage : dict
         Unit id -> coverage in [0, 1].
-    source : {'unit-links', 'experience-links', 'none'}
-        Unit links win: experience links are used only when no link names a unit.
+    source : {'unit-links', 'turn-links', 'experience-links', 'none'}
+        Unit links win; then links to package turns that are no unit (exact, covering
+        nothing: QA s39 defect 4); experience links are used only when no link names either.
 
     Examples
     --------
@@ -92,6 +96,8 @@ def coverage_from_links(links: Iterable[str], package: Package) -> tuple[dict[st
     hit_units = [u for u in (unit_link(ref, unit_ids) for ref in links) if u is not None]
     if hit_units:
         return {u: 1.0 for u in dict.fromkeys(hit_units)}, "unit-links"
+    if any(turn_link(ref, package) for ref in links):
+        return {}, "turn-links"
     exp_ids = {e.id for e in package.experiences}
     hit_exps = set(ref for ref in links if ref in exp_ids)
     if not hit_exps:
@@ -125,7 +131,10 @@ def unresolved_link_groups(groups: Iterable[list[str]], package: Package) -> lis
     return [
         list(g)
         for g in groups
-        if g and not any(ref in exp_ids or unit_link(ref, unit_ids) for ref in g)
+        if g
+        and not any(
+            ref in exp_ids or unit_link(ref, unit_ids) or turn_link(ref, package) for ref in g
+        )
     ]
 
 
@@ -151,6 +160,39 @@ def unit_link(ref: str, unit_ids: set[str]) -> str | None:
         if plain in unit_ids:
             return plain
     return None
+
+
+def turn_link(ref: str, package: Package) -> str | None:
+    """The LoCoMo turn ``ref`` names in a LoCoMo-built package, when that turn is no unit.
+
+    QA s39 defect 4: a Mem0 memory linked to ``D1:2``, a real turn of session_1 that no
+    question cites (so no unit), was warned about as a typo and left "needs annotation". The
+    package keeps only each session's turn count (``experiences[].meta.turns``, the turns
+    with text), and LoCoMo numbers turns ``D<session>:<k>`` from 1 within each session: so
+    ``D<n>:<k>`` names a turn when ``session_<n>`` is an experience and ``1 <= k <= turns``.
+    Such a turn covers nothing (exactly). Anything else stays unresolved.
+
+    >>> from memaudit_core.package import parse_package
+    >>> pkg = parse_package({"memaudit": 1, "id": "p", "meta": {"source_format": "locomo"},
+    ...     "experiences": [{"id": "session_1", "time": 1, "meta": {"turns": 2}}],
+    ...     "units": [{"id": "D1:1", "text": "Ann: I adopted a cat.", "weight": 1}],
+    ...     "candidates": [{"id": "session_1:raw", "experience": "session_1",
+    ...                     "type": "raw_span", "cost": 5, "coverage": {"D1:1": 1.0}}]})
+    >>> turn_link("D1:02", pkg), turn_link("D1:3", pkg), turn_link("D2:1", pkg)
+    ('D1:2', None, None)
+    """
+    if package.meta.get("source_format") != "locomo":
+        return None
+    m = DIA_ID.match(ref)
+    if not m:
+        return None
+    session, turn = int(m.group(1)), int(m.group(2))
+    exp = next((e for e in package.experiences if e.id == f"session_{session}"), None)
+    turns = exp.meta.get("turns") if exp is not None else None
+    if not isinstance(turns, int) or isinstance(turns, bool) or not 1 <= turn <= turns:
+        return None
+    plain = f"D{session}:{turn}"
+    return None if plain in {u.id for u in package.units} else plain
 
 
 def _reference_texts(package: Package) -> dict[str, list[str]]:
@@ -241,5 +283,6 @@ __all__ = [
     "suggest_coverage",
     "suggest_store_coverage",
     "tokens",
+    "turn_link",
     "unresolved_link_groups",
 ]

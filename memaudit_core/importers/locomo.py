@@ -19,6 +19,8 @@ Mapping:
   follows ``session_9``), id ``session_<N>``, time ``N``, text ``"Speaker: text"`` lines;
   ``session_<N>_date_time`` (``"1:56 pm on 8 May, 2023"``) is kept raw and as ISO in meta.
   Date keys without a turn list (real files have them) are reported in ``meta["warnings"]``.
+  Sessions stay in their numbering order; dates that go against it (session_2 dated before
+  session_1) are reported there too.
 - units: the evidence turns, id = ``dia_id``; kind by the QA categories that cite the turn:
   ``temporal_order`` if any question of category 2 (temporal) needs it, else ``fact`` if any
   of 1, 3, 4 does, else ``abstention`` (category 5, adversarial). A category that is not an
@@ -484,6 +486,27 @@ def import_locomo(
             {"id": key, "time": n, "session": key, "text": "\n".join(lines), "meta": emeta}
         )
     col.raise_if_any()
+    # QA s39 defect 10: session_2 dated a week before session_1 got no word. LoCoMo's order is
+    # its numbering (experience time = N), kept; LongMemEval's importer sorts by date instead.
+    against = []
+    prev: dict[str, Any] | None = None
+    for exp in experiences:
+        if "date" not in exp["meta"]:
+            continue
+        if prev is not None and exp["meta"]["date"] < prev["meta"]["date"]:
+            against.append(
+                f"{exp['id']} ({exp['meta']['date_time']!r}) is dated before "
+                f"{prev['id']} ({prev['meta']['date_time']!r})"
+            )
+        prev = exp
+    if against:
+        warnings.append(
+            f"{len(against)} session date(s) go against the session numbering: "
+            + "; ".join(against[:5])
+            + (" ..." if len(against) > 5 else "")
+            + "; sessions are kept in their numbering order (experience time = session "
+            "number), not sorted by date"
+        )
     if unnamed:
         warnings.append(
             f"{len(unnamed)} turn(s) have no speaker (first: {unnamed[0]}); their lines and "

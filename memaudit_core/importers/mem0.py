@@ -35,11 +35,12 @@ warning. ``add()``'s graph result (``{"added_entities", "deleted_entities"}``) i
 a message saying so: it lists one call's changes, not the graph.
 
 ``add()`` results (``event`` ``ADD`` / ``UPDATE`` / ``DELETE``, and ``NONE`` from the raw
-decision JSON): an ``ADD`` or ``UPDATE`` memory is live (an ``UPDATE``'s ``previous_memory`` is
-kept in its ``meta`` and counted in ``superseded_versions``); a ``DELETE`` is **deleted**, as a
-history ``DELETE`` is: listed in ``store.meta["deleted"]`` (``from: "add event"``), not kept. A
-warning says the file is add() output, which holds only the memories that call touched. Any
-other ``event`` value is refused.
+decision JSON): an ``ADD``, ``UPDATE`` or ``NONE`` (unchanged) memory is live (an
+``UPDATE``'s ``previous_memory`` is kept in its ``meta`` and counted in
+``superseded_versions``); a ``DELETE`` is **deleted**, as a history ``DELETE`` is: listed in
+``store.meta["deleted"]`` (``from: "add event"``), not kept. A warning says the file is add()
+output, which holds only the memories that call touched. Any other ``event`` value is
+refused.
 
 Expiration (``expiration_date``, v2 / Platform): the export says nothing of *when* it was
 taken, so its latest readable time (items' ``created_at`` / ``updated_at`` and history rows)
@@ -65,7 +66,14 @@ rows identical in the two are counted once, which a warning says):
   from the vector store, so it is *not* part of the store as kept. It is listed in
   ``store.meta["deleted"]`` (id, last text, time, ``status: "deleted"``).
   Events are read in time order; a memory with a history row that has no readable time
-  keeps the file's order of its rows, and a warning says so.
+  keeps the file's order of its rows (``history.db``: its row order), and a warning says so.
+  A ``DELETE`` / ``is_deleted`` row is always the memory's last event, whatever its time:
+  Mem0 never reuses an id, and its own ``delete()`` writes that row with NULL times.
+- every row ``id`` names one row: two rows with one id but different content are refused
+  (rule ``unique-id``), in one file or across the export's history and a history file;
+- a memory the export holds whose last event is an ``UPDATE`` to another text, dated after
+  the export's ``updated_at`` (else ``created_at``), is kept as the export shows it, and a
+  warning names it, both texts and both times: the export is older than the history.
 - ``UPDATE`` rewrites a memory in place: the memory stays (``status`` active) and its earlier
   texts are listed in its ``meta["history"]``; ``store.meta["superseded_versions"]`` counts
   those replaced texts, which are no longer in the store.
@@ -86,6 +94,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ..errors import cut_repr
 from ..package import Package, Store, json_type
 from ._common import (
     Collector,
@@ -150,6 +159,16 @@ def _is_point(item: Any) -> bool:
     return isinstance(item, dict) and "payload" in item and not {"memory", "data"} & set(item)
 
 
+def _is_page(item: Any) -> bool:
+    """A paginated Platform page (``{"count", "next", "previous", "results"}``)."""
+    return (
+        isinstance(item, dict)
+        and isinstance(item.get("results"), list)
+        and bool({"count", "next", "previous"} & set(item))
+        and not {"memory", "data", "id"} & set(item)
+    )
+
+
 def _is_history_row(item: Any) -> bool:
     """A row of Mem0's history (``history()`` / ``history.db``) rather than a memory."""
     return (
@@ -178,6 +197,17 @@ def _detect(doc: Any, col: Collector) -> tuple[list[Any], str, str, list[Any], A
     """(items, base path, version, relations, embedded history)."""
     if isinstance(doc, list):
         _refuse_history(doc, "$", col)
+        if doc and all(_is_page(it) for it in doc):
+            # QA s39 defect 6: a list of Platform pages got one "has no id" per page.
+            fail(
+                col.source,
+                "$",
+                "mem0-shape",
+                f"this is a list of {len(doc)} Platform pages ({{count, next, results}}), not "
+                "of memories: join every page's 'results' into one list and give that (a "
+                'bare list, or {"results": [...]})',
+                f"{len(doc)} pages",
+            )
         if any(_is_point(it) for it in doc):
             return doc, "$", "qdrant", [], None
         if any(isinstance(it, dict) and it.get("event") is not None for it in doc):
@@ -190,6 +220,17 @@ def _detect(doc: Any, col: Collector) -> tuple[list[Any], str, str, list[Any], A
             "mem0-shape",
             "a Mem0 export must be a list of memories or an object with 'results'",
             json_type(doc),
+        )
+    if "results" not in doc and {"memories", "export_meta"} <= set(doc):
+        # QA s39 defect 6: an OpenMemory backup got "needs a 'results' array".
+        fail(
+            col.source,
+            "$",
+            "mem0-shape",
+            "this looks like an OpenMemory backup (memories.json: user, apps, memories, "
+            "export_meta), which is not supported: give a Mem0 get_all() export or a "
+            "Qdrant scroll",
+            sorted(doc)[:8],
         )
     if "results" not in doc:
         fail(
@@ -297,8 +338,12 @@ def _history_rows_from_sqlite(path: Path) -> list[dict[str, Any]]:
             )
             if c in cols
         ]
-        select = ", ".join(wanted + ([f"{new_col} AS new_memory"] if new_col else []))
-        order = ", ".join(c for c in ("created_at", "updated_at") if c in cols) or "rowid"
+        select = ", ".join(
+            wanted + ([f"{new_col} AS new_memory"] if new_col else []) + ["rowid AS _rowid"]
+        )
+        # rowid breaks ties (QA s39 defect 1): rows of equal or NULL times keep the order
+        # Mem0 wrote them in, not whatever order SQLite returns.
+        order = ", ".join([c for c in ("created_at", "updated_at") if c in cols] + ["rowid"])
         try:
             cur = con.execute(f"SELECT {select} FROM history ORDER BY {order}")
             names = [d[0] for d in cur.description]
@@ -401,6 +446,60 @@ def _row_key(row: dict[str, Any]) -> str:
     return json.dumps(fields, sort_keys=True, default=str)
 
 
+def _is_delete_row(row: dict[str, Any]) -> bool:
+    """A history row that deletes its memory (``DELETE`` or ``is_deleted``)."""
+    return str(row.get("event", "")).upper() == "DELETE" or bool(row.get("is_deleted"))
+
+
+def _check_row_ids(rows: list[dict[str, Any]], col: Collector) -> None:
+    """Refuse a history row id used by two rows of different content (rule unique-id).
+
+    QA s39 defect 3: two different rows sharing id ``h1`` (in one file, or one in the export's
+    history and one in the history file) were both read, unsaid. Identical rows given in both
+    sources are the one row, counted once by the caller.
+    """
+    first: dict[str, tuple[str, str]] = {}
+    for row in rows:
+        row_id = row.get("id")
+        if row_id is None:
+            continue  # the old schema's rows may have no id
+        key = str(row_id)
+        content = _row_key(row)
+        if key not in first:
+            first[key] = (content, row["_path"])
+        elif first[key][0] != content:
+            col.add(
+                f"{row['_path']}.id",
+                "unique-id",
+                f"history row id {cut_repr(row_id)} is also the id of {first[key][1]}, a row "
+                "with other content: each history row needs its own id",
+                row_id,
+            )
+
+
+def _newer_history(
+    mem_id: str, text: Any, export_iso: str | None, last: dict[str, Any], ipath: str
+) -> str | None:
+    """A warning when the memory's last history event is an UPDATE to another text, dated
+    after the export's time for it: the export predates the history (QA s39 defect 2: the
+    newer text was ignored unsaid). The export's text is kept: it is the store exported."""
+    if str(last.get("event", "")).upper() != "UPDATE":
+        return None
+    new = last.get("new_memory")
+    if new is None or new == text:
+        return None
+    at, exported = _as_utc(_event_time(last)), _as_utc(export_iso)
+    if at is None or exported is None or at <= exported:
+        return None
+    return (
+        f"{ipath}: history ({last['_path']}) updates memory {mem_id!r} to "
+        f"{cut_repr(new, 80)} at {at.isoformat()}, after the export's time for it "
+        f"({exported.isoformat()}), whose text is {cut_repr(text, 80)}: the export is older "
+        "than the history; the export's text is kept (export the store again to score the "
+        "newer one)"
+    )
+
+
 def _event_time(row: dict[str, Any]) -> str:
     t = normalise_time(row.get("updated_at")).iso or normalise_time(row.get("created_at")).iso
     return t or ""
@@ -492,6 +591,8 @@ def load_mem0_store(
         else:
             rows = given
 
+    _check_row_ids(rows, col)
+    col.raise_if_any()
     by_id: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         by_id.setdefault(str(row.get("memory_id")), []).append(row)
@@ -503,6 +604,13 @@ def load_mem0_store(
             # A row without a time sorted first would put a DELETE before the ADD it ends
             # (QA s20d): the file's own order is the only evidence left, and it is said.
             timeless.append(repr(mem_id))
+            if all("_rowid" in row for row in events):
+                # history.db sorts NULL times first: its row order is the order written.
+                events.sort(key=lambda row: row["_rowid"])
+        # A DELETE ends its memory: Mem0 never reuses an id, so nothing can follow it. QA s39
+        # defect 1: Mem0's own delete writes its row with NULL times, which history.db sorts
+        # first; the memory was read as live and "missing from a truncated export".
+        events.sort(key=_is_delete_row)
 
     records: list[Record] = []
     present: set[str] = set()
@@ -511,7 +619,8 @@ def load_mem0_store(
         warnings.append(
             f"history rows without a readable time for {len(timeless)} memory(ies) "
             f"({', '.join(timeless[:10])}{' ...' if len(timeless) > 10 else ''}): their "
-            "events are taken in the file's order"
+            "events are taken in the file's order (history.db: row order), except that a "
+            "DELETE (or is_deleted) row is always the memory's last event"
         )
     if version == "platform":
         # A page scored as the whole store would understate everything it holds.
@@ -697,6 +806,12 @@ def load_mem0_store(
                     f"{ipath}: history says memory {mem_id!r} was deleted ({last['_path']}), "
                     "but the export still holds it; it is kept as the export shows it"
                 )
+            else:
+                newer = _newer_history(
+                    mem_id, fields.get(text_key), updated.iso or created.iso, last, ipath
+                )
+                if newer:
+                    warnings.append(newer)
         elif event == "UPDATE":
             add_updates += 1  # the replaced text is no longer in the store
         extra_links = []
@@ -738,8 +853,8 @@ def load_mem0_store(
         warnings.append(
             f"{sum(add_events.values())} item(s) carry add() result events ({counts}): this "
             "looks like add() output, which lists only the memories that call touched, not "
-            "the whole store; DELETE events are listed as deleted (not kept), ADD and UPDATE "
-            "ones are kept (an UPDATE's previous_memory in its meta)"
+            "the whole store; DELETE events are listed as deleted (not kept), ADD, UPDATE and "
+            "NONE ones are kept (an UPDATE's previous_memory in its meta)"
         )
 
     # History-only memories: deleted (tombstones) or missing from the export.

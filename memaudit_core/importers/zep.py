@@ -19,7 +19,9 @@ contradicted facts, so does this importer:
 - ``invalid_at`` alone (world time: "lived in Berlin until 2022") is *not* a deletion or a
   supersession: the edge stays ``active``; the times are in meta.
 
-Provenance: the edge's episode uuids, plus, when the dump includes ``episodes``, their names
+Provenance: the edge's episode uuids and those of the episodes whose ``entity_edges`` name
+the edge (listed in ``meta["episodes_from_entity_edges"]``), plus, when the dump includes
+``episodes``, their names
 (and ``episode_metadata`` links such as ``dia_id``), so a package whose experiences are named
 like the episodes gets coverage from them. An episode none of whose names matches the package
 is reported in ``store.meta["warnings"]``. Entity-node summaries are not memories; their count
@@ -81,8 +83,13 @@ def _v3_or_v4(edge: dict[str, Any], v3: str, v4: str) -> Any:
     return value if value is not None else edge.get(v4)
 
 
-def _episode_links(episodes: list[Any], col: Collector) -> dict[str, list[str]]:
+def _episode_links(
+    episodes: list[Any], col: Collector
+) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """Per episode uuid its names (uuid, name, metadata links); per edge uuid the episodes
+    whose ``entity_edges`` name it."""
     out: dict[str, list[str]] = {}
+    named: dict[str, list[str]] = {}
     for i, ep in enumerate(episodes):
         if not isinstance(ep, dict):
             col.add(f"$.episodes[{i}]", "type", "each episode must be an object", json_type(ep))
@@ -95,7 +102,10 @@ def _episode_links(episodes: list[Any], col: Collector) -> dict[str, list[str]]:
             refs.append(ep["name"])
         refs += links_from(ep.get("episode_metadata"))
         out[uuid] = refs
-    return out
+        for edge_id in split_refs(ep.get("entity_edges")):
+            if uuid not in named.setdefault(edge_id, []):
+                named[edge_id].append(uuid)
+    return out, named
 
 
 def load_zep_store(
@@ -133,6 +143,7 @@ def load_zep_store(
     doc = load_json_file(path)
     col = Collector(source)
     episodes: dict[str, list[str]] = {}
+    named_by: dict[str, list[str]] = {}
     n_summaries = 0
     if isinstance(doc, list):
         edges, base = doc, "$"
@@ -141,7 +152,7 @@ def load_zep_store(
         if not isinstance(edges, list):
             fail(source, "$.edges", "type", "'edges' must be an array", json_type(edges))
         if isinstance(doc.get("episodes"), list):
-            episodes = _episode_links(doc["episodes"], col)
+            episodes, named_by = _episode_links(doc["episodes"], col)
         nodes = doc.get("nodes")
         if isinstance(nodes, list):
             n_summaries = sum(1 for n in nodes if isinstance(n, dict) and n.get("summary"))
@@ -207,6 +218,12 @@ def load_zep_store(
             status = "superseded"
             superseded += 1
         ep_ids = split_refs(_v3_or_v4(edge, "episodes", "episode_uuids"))
+        # QA s39 defect 11: an edge with empty 'episodes' that an episode names in its
+        # 'entity_edges' had no provenance; both directions of the link are read.
+        from_episodes = [ep for ep in named_by.get(str(edge.get("uuid")), []) if ep not in ep_ids]
+        if from_episodes:
+            meta["episodes_from_entity_edges"] = from_episodes
+            ep_ids = ep_ids + from_episodes
         links: list[str] = []
         groups: list[list[str]] = []
         for ep in ep_ids:
