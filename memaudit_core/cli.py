@@ -641,7 +641,7 @@ def _evaluation_human(ev: Any, cost_unit: str | None) -> str:
         "weight: the kind's total unit weight; store / optimum: the F each earns on those units; "
         "lost = optimum - store (negative: the store earned more there)"
     )
-    lost = [u for u in ev.unit_rows if u.lost > 1e-9]
+    lost = list(ev.missed_units)  # QA s39: the core's verdict, relative to the value scale
     if lost:
         lines.append("")
         lines.append("units the store missed (by value lost)")

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from memaudit_core.analysis import loss_tolerance
 from memaudit_core.curves import ABLATION_LABELS
 
 if TYPE_CHECKING:
@@ -422,9 +423,12 @@ def bucket_value_bars(
     """
     font = 20 if present else 14
     lost = [o - s for s, o in zip(store_values, opt_values, strict=True)]
+    # The core's tolerance over the buckets' totals (OPT and F): a fixed 1e-9 left a package in
+    # units of 1e-10 without "(lost ...)" labels and labelled a rounding in one of 1e12 (QA s39).
+    tol = loss_tolerance(sum(opt_values), sum(store_values))
     opt_text = [f"{v:.4g}" for v in opt_values]
     store_text = [
-        f"{s:.4g} (lost {d:.4g})" if d > 1e-9 else f"{s:.4g}"
+        f"{s:.4g} (lost {d:.4g})" if d > tol else f"{s:.4g}"
         for s, d in zip(store_values, lost, strict=True)
     ]
     end = _label_room_range([*opt_values, *store_values], [*opt_text, *store_text], font)

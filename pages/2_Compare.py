@@ -172,7 +172,9 @@ st.caption(
 
 # From a miss to its evidence: the Evidence explorer focused on the unit (app QA: the ids
 # were plain text, to be found again in the other page's picker).
-missed = unit_df.loc[unit_df["value lost"] > 0, "unit"].tolist()  # largest loss first
+# The core's verdict (QA s39: "> 0" offered a unit losing 5.55e-17 that the explanation does not
+# count as missed); unit_rows are sorted by loss, largest first.
+missed = [u.unit_id for u in cv.unit_rows if u.missed]
 if missed:
     # The link under the picker, full width: beside it, its text was cut at 1024 px.
     picked = st.selectbox(
