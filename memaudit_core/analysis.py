@@ -397,6 +397,70 @@ class StoreEvaluation:
                 f"does not match the ratio (expected {ratio_text(self.ratio)!r})",
                 self.ratio_text,
             )
+        self._check_attribution(path)
+
+    def _check_attribution(self, path: str) -> None:
+        """Refuse read-back unit and kind rows that do not add up (QA s39 h5 #1e: a unit row's
+        ``lost`` edited to 3 was printed as genuine): each unit row's ``lost`` is its
+        ``opt_value - store_value``, each kind row the sum of its kind's unit rows, and the
+        unit rows' store and optimum values sum to ``value`` and ``opt_value``."""
+        from .errors import ResultError
+
+        def near(got: float, want: float, scale: float = 0.0) -> bool:
+            # ``scale``: the size of the terms, for sums that cancel (lost = opt - store).
+            return abs(got - want) <= 1e-9 * max(1.0, abs(want), scale)  # NaN fails too
+
+        totals: dict[str, list[float]] = {}
+        for i, u in enumerate(self.unit_rows):
+            if not near(u.lost, u.opt_value - u.store_value, abs(u.opt_value)):
+                raise ResultError(
+                    f"{path}.unit_rows[{i}].lost",
+                    "inconsistent",
+                    f"lost is opt_value - store_value = {u.opt_value!r} - {u.store_value!r} "
+                    f"= {u.opt_value - u.store_value!r}",
+                    u.lost,
+                )
+            t = totals.setdefault(u.kind, [0.0, 0.0, 0.0, 0.0, 0.0])
+            for j, v in enumerate((u.weight, u.store_value, u.opt_value, u.lost)):
+                t[j] += v
+            t[4] += abs(u.weight) + abs(u.store_value) + abs(u.opt_value)
+        if self.unit_rows:
+            for name, j, want in (("value", 1, self.value), ("opt_value", 2, self.opt_value)):
+                got = sum(t[j] for t in totals.values())
+                if not near(got, want, sum(t[4] for t in totals.values())):
+                    raise ResultError(
+                        f"{path}.unit_rows",
+                        "inconsistent",
+                        f"the unit rows' {'store' if j == 1 else 'optimum'} values sum to "
+                        f"{got!r}, not {name} = {want!r}",
+                    )
+        seen: set[str] = set()
+        for k, row in enumerate(self.kind_rows):
+            at = f"{path}.kind_rows[{k}]"
+            if row.kind not in totals or row.kind in seen:
+                raise ResultError(
+                    f"{at}.kind",
+                    "inconsistent",
+                    "no unit row has this kind" if row.kind not in totals else "a second row",
+                    row.kind,
+                )
+            seen.add(row.kind)
+            sums = totals[row.kind]
+            for j, name in enumerate(("weight", "store_value", "opt_value", "lost")):
+                if not near(getattr(row, name), sums[j], sums[4]):
+                    raise ResultError(
+                        f"{at}.{name}",
+                        "inconsistent",
+                        f"the {row.kind} unit rows sum to {sums[j]!r}",
+                        getattr(row, name),
+                    )
+        missing = sorted(set(totals) - seen)
+        if missing:
+            raise ResultError(
+                f"{path}.kind_rows",
+                "inconsistent",
+                f"no row for the kind(s) {', '.join(missing)} of the unit rows",
+            )
 
 
 @dataclass(frozen=True)

@@ -1374,7 +1374,16 @@ def cmd_show(args: argparse.Namespace) -> int:
         for note in res.notes:
             human += f"\nnote: {note}"
         if res.errors:
-            human += f"\n{len(res.errors)} writer run(s) failed; their rows are missing"
+            human += f"\n{len(res.errors)} writer run(s) failed; their rows are missing:"
+            # QA s39 h5 #2: only the count was shown; the run itself had said which writer
+            # failed where and why. One line per failure from the file's errors[], capped.
+            shown = 10
+            for f in res.errors[:shown]:
+                where = f"writer {f.writer!r} at budget {f.budget:g}: "
+                message = f.message.removeprefix(where)
+                human += f"\n  {f.package_id}: {where}{message}"
+            if len(res.errors) > shown:
+                human += f"\n  ... and {len(res.errors) - shown} more"
     elif isinstance(res, SolveResult):
         human = _solve_human(res, f"saved in {args.result}", unit)
     elif isinstance(res, StoreEvaluation):

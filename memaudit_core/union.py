@@ -365,7 +365,7 @@ class UnionReport:
         :func:`memaudit_core.read_result`); a located ``ResultError`` on bad input."""
         from .results import from_fields
 
-        return from_fields(
+        res = from_fields(
             cls,
             data,
             path,
@@ -376,6 +376,93 @@ class UnionReport:
                 "memory_rows": "memories",
             },
         )
+        res._check_consistent(path)
+        return res
+
+    def _check_consistent(self, path: str) -> None:
+        """Refuse a read-back report whose derived numbers contradict the values they derive
+        from (QA s39 h5 #1d: ``union_ratio`` edited to 0.5 beside a kept F / OPT_{P+} of 1
+        was printed as genuine): the four ratios, the pruned selections' ratios, the optima's
+        budgets, ``over_budget`` and ``cost_effect``."""
+        from .errors import ResultError
+
+        def same(got: float | None, want: float | None) -> bool:
+            if got is None or want is None:
+                return got is None and want is None
+            return abs(got - want) <= _TOL * max(1.0, abs(want))  # NaN fails too
+
+        for name in ("value", "cost", "store_cost", "full_value"):
+            v = getattr(self, name)
+            if not (math.isfinite(v) and v >= 0):
+                raise ResultError(f"{path}.{name}", "wrong value", "a finite number >= 0", v)
+        union_opt, package_opt, upper = (
+            self.union_opt.value,
+            self.package_opt.value,
+            self.upper.value,
+        )
+        derived: list[tuple[str, float | None, float | None, str]] = [
+            ("union_ratio", self.union_ratio, _ratio(self.value, union_opt), "value / OPT_P+"),
+            ("package_ratio", self.package_ratio, _ratio(self.value, package_opt), "value / OPT_P"),
+            ("extraction", self.extraction, _ratio(upper, union_opt), "upper / OPT_P+"),
+            ("selection", self.selection, _ratio(self.value, upper), "value / upper"),
+        ]
+        for key, pruned in (("recency_pruned", self.recency), ("salience_pruned", self.salience)):
+            if pruned is not None:
+                derived += [
+                    (
+                        f"{key}.union_ratio",
+                        pruned.union_ratio,
+                        _ratio(pruned.value, union_opt),
+                        "its value / OPT_P+",
+                    ),
+                    (
+                        f"{key}.selection",
+                        pruned.selection,
+                        _ratio(pruned.value, upper),
+                        "its value / upper",
+                    ),
+                ]
+        for key, got, want, how in derived:
+            if not same(got, want):
+                raise ResultError(
+                    f"{path}.{key}",
+                    "inconsistent",
+                    f"{key.rsplit('.', 1)[-1]} is {how} = "
+                    + (
+                        "undefined (null) when the denominator is 0" if want is None else repr(want)
+                    ),
+                    got,
+                )
+        for key, opt in (
+            ("union_opt", self.union_opt),
+            ("package_opt", self.package_opt),
+            ("upper", self.upper),
+        ):
+            if opt.budget != self.budget:
+                raise ResultError(
+                    f"{path}.{key}.budget",
+                    "inconsistent",
+                    f"solved at another budget than the report's {self.budget:.10g}",
+                    opt.budget,
+                )
+        limit = budget_with_tolerance(self.budget)
+        flags = (
+            ("over_budget", self.over_budget, self.store_cost > limit, "store_cost"),
+            (
+                "cost_effect",
+                self.cost_effect,
+                self.min_memory_cost is not None and self.min_memory_cost > limit,
+                "min_memory_cost",
+            ),
+        )
+        for key, got, want, of in flags:
+            if got != want:
+                raise ResultError(
+                    f"{path}.{key}",
+                    "inconsistent",
+                    f"{of} and the budget {self.budget:.10g} say {want}",
+                    got,
+                )
 
 
 #: Union metrics copied to the top level of ``score --json`` for a store of external memories.

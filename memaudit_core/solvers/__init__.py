@@ -175,6 +175,7 @@ class SolveResult:
                 f"{len(self.selected)} ids selected ({len(set(self.selected))} distinct) "
                 f"beside {len(self.selected_idx)} positions; each selected candidate has one",
             )
+        self._check_status(path)
         if not self.certified:
             return
         wrong = []
@@ -195,6 +196,66 @@ class SolveResult:
                 "equal to its value",
                 True,
             )
+        self._check_certificate_checks(path)
+
+    def _check_status(self, path: str) -> None:
+        """Refuse ``status: "optimal"`` beside an open gap (QA s39 h5 #1f: a limited run
+        edited to ``optimal`` was read back). An uncertified result keeps ``optimal`` with a
+        gap only where its primary engine claimed optimality with a gap (its check says
+        ``optimal``; the certificate's reason says why it is not certified)."""
+        from ..errors import ResultError
+
+        if self.status != "optimal":
+            return
+        tol = CERTIFIED_GAP_MAX * max(1.0, abs(self.value))
+        open_gap = not self.gap <= CERTIFIED_GAP_MAX or not self.bound <= self.value + tol
+        cert = self.certificate
+        primary = cert.checks[0].status if cert is not None and cert.checks else None
+        if cert is not None and cert.checks and primary != "optimal":
+            raise ResultError(
+                f"{path}.status",
+                "inconsistent",
+                f"'optimal', yet its engine {cert.checks[0].engine!r} reported status "
+                f"{primary!r} (certificate.checks[0].status)",
+                self.status,
+            )
+        if open_gap and not (cert is not None and not cert.certified and primary == "optimal"):
+            gap_open = not self.gap <= CERTIFIED_GAP_MAX
+            name, got = ("gap", self.gap) if gap_open else ("bound", self.bound)
+            raise ResultError(
+                f"{path}.{name}",
+                "inconsistent",
+                f"status 'optimal', yet the bound {self.bound!r} is above F = {self.value!r} "
+                f"(gap {self.gap!r}): an optimum has its bound at its value",
+                got,
+            )
+
+    def _check_certificate_checks(self, path: str) -> None:
+        """Refuse a certified result whose engine checks disagree with its value (QA s39 h5
+        #1c: ``certificate.checks[0].value`` edited to 11 beside a certified F of 9.8 was
+        read back). Certification holds every engine's reported and recomputed F to the
+        store's F within 1e-9 relative; read back, within :data:`CERTIFIED_GAP_MAX`."""
+        from ..errors import ResultError
+
+        tol = CERTIFIED_GAP_MAX * max(1.0, abs(self.value))
+        for i, check in enumerate(self.certificate.checks):
+            for name in ("value", "recomputed_value"):
+                got = getattr(check, name)
+                if not abs(got - self.value) <= tol:  # NaN fails too
+                    raise ResultError(
+                        f"{path}.certificate.checks[{i}].{name}",
+                        "inconsistent",
+                        f"the certificate says the engines agree on F = {self.value!r} "
+                        f"(certified), yet {check.engine!r} reports {got!r}",
+                        got,
+                    )
+            if check.status != "optimal":
+                raise ResultError(
+                    f"{path}.certificate.checks[{i}].status",
+                    "inconsistent",
+                    "certified, yet this engine check did not prove optimality",
+                    check.status,
+                )
 
 
 #: The largest gap a read-back certified result may carry (certification allows 1e-9
