@@ -50,12 +50,39 @@ DEFAULT_BUDGET_HELP = (
 
 
 class _Once(argparse.Action):
-    """An option that may be given once (argparse would silently keep the last of two)."""
+    """An option that may be given once (argparse would silently keep the last of two).
+
+    QA s39 (defect 4): ``--budget 6 --budget 7``, ``--solver enum --solver milp`` and
+    ``--budgets 2 --budgets 4`` kept the last value without a word. :class:`_Parser` gives
+    this action to every option that takes one value, in every command. Which options were
+    given is kept in the namespace, so an option with a default (``--solver auto``) is
+    caught too.
+    """
+
+    GIVEN = "_once_given"
 
     def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[override]
-        if getattr(namespace, self.dest) is not None:
-            parser.error(f"{option_string} given twice; score one writer or store per call")
+        given: dict[str, Any] | None = getattr(namespace, self.GIVEN, None)
+        if given is None:
+            given = {}
+            setattr(namespace, self.GIVEN, given)
+        if self.dest in given:
+            shown = " and ".join(_once_value(v) for v in (given[self.dest], values))
+            hint = (
+                "score one writer or store per call"
+                if self.dest in ("writer", "store")
+                else "give it once"
+            )
+            parser.error(f"{option_string} given twice ({shown}); {hint}")
+        given[self.dest] = values
         setattr(namespace, self.dest, values)
+
+
+def _once_value(value: Any) -> str:
+    """A value of an option given twice, as typed: 6 (not 6.0), 'enum'."""
+    if isinstance(value, float):
+        return f"{value:g}"
+    return repr(value) if isinstance(value, str) else str(value)
 
 
 def _split_names(text: str | None, flag: str) -> list[str]:
@@ -408,7 +435,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         warnings = [*(notes if isinstance(notes, list) else [notes]), *warnings]
     summary = {
         "valid": True,
-        "file": str(args.package),
+        "file": _file_name(args.package),
         "id": pkg.id,
         "content_hash": pkg.content_hash(),
         "experiences": len(pkg.experiences),
@@ -420,13 +447,26 @@ def cmd_validate(args: argparse.Namespace) -> int:
         "warnings": warnings,
     }
     human = (
-        f"{args.package}: valid package {pkg.id!r} — {_package_counts(pkg)}; total cost "
-        f"{_fmt(pkg.total_cost())} {pkg.cost_unit}"
+        f"{_file_name(args.package)}: valid package {pkg.id!r} — {_package_counts(pkg)}; "
+        f"total cost {_fmt(pkg.total_cost())} {pkg.cost_unit}"
     )
     for w in warnings:
-        print(f"{args.package}: warning: {w}", file=sys.stderr)
+        print(f"{_file_name(args.package)}: warning: {w}", file=sys.stderr)
     _emit(summary, args.json, human)
     return 0
+
+
+#: What a package read from stdin (``-``) is called in every output and message.
+STDIN_NAME = "<stdin>"
+
+
+def _file_name(path: str | None) -> str:
+    """A package argument as outputs name it: ``-`` is :data:`STDIN_NAME`.
+
+    QA s39 (defect 9): validate, solve and sweep called stdin "-" (``"file": "-"``, a sweep
+    row's source), its package errors "<stdin>"; one name throughout now.
+    """
+    return STDIN_NAME if path == "-" else str(path)
 
 
 def _load(path: str):
@@ -435,11 +475,15 @@ def _load(path: str):
 
     if path == "-":
         if _STDIN_READ[0]:
-            raise MemAuditError("-: stdin holds one package; it was read already")
+            raise MemAuditError(
+                f"{STDIN_NAME}: stdin holds one package and it was read already (- given twice)"
+            )
         _STDIN_READ[0] = True
         if sys.stdin is None:  # started with stdin closed (CLI QA: an AttributeError)
-            raise MemAuditError("-: stdin is closed, so there is no package to read from it")
-        return loads_package(sys.stdin.buffer.read(), "<stdin>")
+            raise MemAuditError(
+                f"{STDIN_NAME}: stdin is closed, so there is no package to read from it (-)"
+            )
+        return loads_package(sys.stdin.buffer.read(), STDIN_NAME)
     return load_package(path)
 
 
@@ -565,7 +609,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     _emit(
         {**res.to_dict(), "cost_unit": pkg.cost_unit},
         args.json,
-        _solve_human(res, str(args.package), pkg.cost_unit),
+        _solve_human(res, _file_name(args.package), pkg.cost_unit),
     )
     return 0
 
@@ -620,11 +664,14 @@ def _evaluation_human(ev: Any, cost_unit: str | None) -> str:
     ]
     for note in ev.notes:
         lines.append(f"note: {note}")
+    # QA s39 (defect 8): after a limited solve the header said "incumbent" while the tables
+    # still compared the store with "optimum"; they name what was compared.
+    ref = "optimum" if ev.opt_certified else str(ev.opt_label)
     lines.append("")
     lines.append("value by unit kind")
     lines.append(
         _table(
-            ["kind", "weight", "store", "optimum", "lost"],
+            ["kind", "weight", "store", ref, "lost"],
             [
                 [
                     k.kind,
@@ -638,8 +685,8 @@ def _evaluation_human(ev: Any, cost_unit: str | None) -> str:
         )
     )
     lines.append(
-        "weight: the kind's total unit weight; store / optimum: the F each earns on those units; "
-        "lost = optimum - store (negative: the store earned more there)"
+        f"weight: the kind's total unit weight; store / {ref}: the F each earns on those units; "
+        f"lost = {ref} - store (negative: the store earned more there)"
     )
     lost = list(ev.missed_units)  # QA s39: the core's verdict, relative to the value scale
     if lost:
@@ -648,7 +695,7 @@ def _evaluation_human(ev: Any, cost_unit: str | None) -> str:
         lost.sort(key=lambda u: -u.lost)
         lines.append(
             _table(
-                ["unit", "kind", "weight", "store cov", "opt cov", "lost"],
+                ["unit", "kind", "weight", "store cov", f"{ref[:3]} cov", "lost"],
                 [
                     [
                         u.unit_id,
@@ -664,7 +711,7 @@ def _evaluation_human(ev: Any, cost_unit: str | None) -> str:
         )
         more = f"; {len(lost) - 20} more in --json" if len(lost) > 20 else ""
         lines.append(
-            "cov: the unit's summed coverage in the store / the optimum (the saturation caps "
+            f"cov: the unit's summed coverage in the store / the {ref} (the saturation caps "
             f"what it is worth, e.g. min(1, cov) under cap1){more}"
         )
     return "\n".join(lines)
@@ -729,6 +776,27 @@ def _refuse_unused_score_options(args: argparse.Namespace, mode: str) -> None:
             raise MemAuditError(f"score: {flag} {what}; it does not apply to --{mode}")
 
 
+def _refuse_unused_writer_timeout(args: argparse.Namespace, writers: Sequence[str]) -> None:
+    """``--writer-timeout`` when none of ``writers`` is a blind plugin writer is a user error.
+
+    QA s39 (defect 6): ``score --writer gvt --writer-timeout 5`` was accepted without a word,
+    though only blind plugin writers (run in a worker) have a timeout; refused as the other
+    options a run would ignore are (``--cost-rule`` with ``--writer``).
+    """
+    from .writers import get_writer
+
+    if getattr(args, "writer_timeout", None) is None:
+        return
+    if any(get_writer(name).kind == "blind" for name in writers):
+        return
+    shown = ", ".join(writers) if writers else "none"
+    raise MemAuditError(
+        f"{args.command}: --writer-timeout limits the calls of a blind plugin writer (run in a "
+        f"worker); the writers run here ({shown}) run in this process, without a timeout: "
+        "drop --writer-timeout"
+    )
+
+
 def cmd_score(args: argparse.Namespace) -> int:
     from .analysis import score
 
@@ -759,6 +827,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         raise MemAuditError(
             "score: give exactly one of --writer NAME, --store ID or --external EXPORT --format FMT"
         )
+    _refuse_unused_writer_timeout(args, [args.writer])
     pkg = _load(args.package)
     if args.salience_field is not None and not pkg.store(args.store).is_external:
         raise MemAuditError(
@@ -1078,6 +1147,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             _split_names(args.writers, "--writers") if args.writers is not None else list(WRITERS)
         )
         args.writers = ",".join(dict.fromkeys([*named, *plugin_names]))
+    _refuse_unused_writer_timeout(
+        args,
+        [t.strip() for t in args.writers.split(",") if t.strip()]
+        if args.writers is not None
+        else list(WRITERS),
+    )
     check_family_flags(args)
     refuse_out_only_flags(args)
     if args.output == "-":  # CLI QA: wrote a file named "-", where generate / import write stdout
@@ -1142,7 +1217,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         for row in (
             {**r.to_dict(), "source": label}
             for r, label in zip(
-                result.rows, _row_sources(result.rows, packages, args.packages), strict=True
+                result.rows,
+                _row_sources(result.rows, packages, [_file_name(p) for p in args.packages]),
+                strict=True,
             )
         )
     )
@@ -1464,6 +1541,14 @@ class _Parser(argparse.ArgumentParser):
 
     wants_json = False  # set by :func:`main` from the raw arguments, before parsing
 
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        # Every option that takes one value may be given once (QA s39, defect 4); options
+        # that repeat by design say so with action="append", flags with "store_true".
+        is_option = bool(args) and str(args[0]).startswith("-")
+        if is_option and "action" not in kwargs and kwargs.get("nargs") is None:
+            kwargs["action"] = _Once
+        return super().add_argument(*args, **kwargs)
+
     def error(self, message: str) -> NoReturn:
         if _Parser.wants_json:
             _emit(
@@ -1635,7 +1720,21 @@ def cli_sources(args: Any) -> tuple[PackageSource, ...]:
     check_family_flags(args)
 
     seeds = parse_seeds(args.seeds) if args.seeds is not None else None
-    return collect_sources(args.packages, args.family or [], seeds, parse_params(args.param))
+    sources = collect_sources(args.packages, args.family or [], seeds, parse_params(args.param))
+    # QA s39 (defect 5): "--seeds 3,3" was merged without the note that a repeated --budgets
+    # or --writers item gets (only once the seeds and families were found valid).
+    if args.seeds is not None:
+        _note_seed_repeats(args.seeds, "--seeds")
+    for spec in args.family or []:
+        name, sep, text = spec.partition(":")
+        if sep:
+            _note_seed_repeats(text, f"--family {name.strip()}")
+    return sources
+
+
+def _note_seed_repeats(text: str, flag: str) -> None:
+    """Note on stderr the seeds that ``text`` (``3,3``, ``0-5,4``) gives more than once."""
+    _note_repeats([s for part in text.split(",") for s in parse_seeds(part, flag)], flag)
 
 
 def unseeded_families_note(args: Any) -> str | None:
@@ -2139,6 +2238,36 @@ def _join_negative_values(raw: list[str], parser: argparse.ArgumentParser) -> li
     return out
 
 
+def _misplaced_hint(
+    raw: Sequence[str],
+    unknown: Sequence[str],
+    command: str | None,
+    sub_parser: argparse.ArgumentParser,
+) -> str:
+    """Where the command's options go, when they were given before it.
+
+    QA s39 (defect 7): ``memaudit --json solve x`` said only "unrecognized arguments: --json",
+    though ``--json`` is an option of ``solve`` that goes after the command name.
+    """
+    flags = [u.split("=", 1)[0] for u in unknown if u.startswith("-")]
+    if command is None:
+        if "--json" not in flags:
+            return ""
+        return "; options such as --json go after the command, e.g. memaudit solve PACKAGE --json"
+    at = list(raw).index(command) if command in raw else len(raw)
+    known = {o for a in sub_parser._actions for o in a.option_strings}
+    before = [t for t in raw[:at] if t.split("=", 1)[0] in known and t in unknown]
+    if not before:
+        return ""
+    rest = [t for k, t in enumerate(raw) if k > at]
+    example = " ".join(["memaudit", command, *rest, *before])
+    return (
+        f"; {' '.join(before)} "
+        f"{'is an option' if len(before) == 1 else 'are options'} of {command} and "
+        f"{'goes' if len(before) == 1 else 'go'} after the command: {example}"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``memaudit`` command; returns its exit status."""
     # A closed stdout or stderr (`>&-`, `2>&-`, a daemon started without them) is None in
@@ -2168,7 +2297,8 @@ def _main(argv: Sequence[str] | None) -> int:
         # The command's own usage, not the top-level one (CLI QA: `solve x.json --bogus`
         # printed `memaudit [-h] ... COMMAND`, which does not list solve's options).
         sub_parser = _subparsers(parser).get(getattr(args, "command", None), parser)
-        sub_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+        hint = _misplaced_hint(raw, unknown, getattr(args, "command", None), sub_parser)
+        sub_parser.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
     if getattr(args, "budget", None) is not None:
         args.budget += 0.0  # -0 -> 0: it was echoed as "budget -0 words" (CLI QA)
         if 0 < args.budget < sys.float_info.min:  # the package rule "normal" (CLI QA)

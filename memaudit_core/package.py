@@ -630,7 +630,16 @@ def _parse_package(doc: object, source: str, *, suspect: bool | None) -> Package
     that the document holds nothing :func:`_has_suspect` looks for, None: look."""
     checker = _Checker()
     if not isinstance(doc, dict):
-        checker.add("$", "type", "a package must be a JSON object", json_type(doc))
+        # QA s39 (defect 12): "(got 'string')" read as if the package were the text 'string'.
+        # The type is named in words; a scalar is shown as itself (an array or object is
+        # not echoed whole).
+        scalar = isinstance(doc, str | int | float) and not isinstance(doc, bool)
+        checker.add(
+            "$",
+            "type",
+            f"a package must be a JSON object, not a JSON {json_type(doc)}",
+            doc if scalar else None,
+        )
         raise PackageError(source, checker.problems)
     if suspect is None:
         suspect = _has_suspect(doc)  # one path-free pass; paths are built only when needed

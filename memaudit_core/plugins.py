@@ -1588,7 +1588,9 @@ def discover(*, force: bool = False) -> None:
         # --writer-module specs of a parent CLI process (suite sweeps run in pool processes).
         for spec in filter(None, os.environ.get(WRITER_MODULES_ENV, "").split(",")):
             try:
-                register_module_writer(spec)
+                # QA s39 (defect 2): labelled "--writer-module SPEC" in `memaudit writers`,
+                # though no such option was given; say where it came from.
+                register_module_writer(spec, source=f"{WRITER_MODULES_ENV}={spec.strip()}")
             except PluginWriterError as exc:
                 DISCOVERY_WARNINGS.append(str(exc))
         try:

@@ -99,6 +99,10 @@ class PackageSource:
     ref: str  # absolute path, or family name
     seed: int | None = None
     params: tuple[tuple[str, str], ...] = ()
+    #: A file's name as its folder or list gives it (``a/p.json``); None for a file named on
+    #: the command line. Not part of the identity: the same file reached two ways is one
+    #: source, and resume journals key on ``key``.
+    shown: str | None = field(default=None, compare=False)
 
     @property
     def key(self) -> str:
@@ -109,8 +113,10 @@ class PackageSource:
 
     @property
     def label(self) -> str:
+        # QA s39 (defect 1): members of a list or folder were labelled by their base name
+        # only, so a/p.json and b/p.json gave two rows with source "p.json".
         if self.kind == "file":
-            return Path(self.ref).name
+            return self.shown if self.shown is not None else Path(self.ref).name
         return f"{self.ref}:{self.seed}"
 
     def load(self, text: str | None = None) -> Package:
@@ -155,12 +161,18 @@ def parse_family_spec(
     return [PackageSource("family", name, int(s), items) for s in family_seeds]
 
 
-def _expand_path(text: str, _visiting: tuple[Path, ...] = ()) -> list[PackageSource]:
+def _expand_path(
+    text: str, _visiting: tuple[Path, ...] = (), shown: str | None = None
+) -> list[PackageSource]:
+    """The package files ``text`` names (a file, a folder's ``*.json``, a ``.txt`` list's
+    entries). ``shown`` is how a list names ``text``: a list entry keeps that name as its
+    label, and a folder's members are shown as ``FOLDER/FILE`` under it."""
     if text == "-":
         raise MemAuditError(
-            "-: audit, and a sweep with --family, folders, --out or --workers, read their "
-            "packages from files, not from stdin; save the package to a file (solve, score and "
-            "a sweep of package files read -)"
+            # Named <stdin> as everywhere else (QA s39, defect 9).
+            "<stdin>: audit, and a sweep with --family, folders, --out or --workers, read their "
+            "packages from files, not from stdin (-); save the package to a file (solve, score "
+            "and a sweep of package files read -)"
         )
     path = Path(text).expanduser()
     try:
@@ -174,7 +186,14 @@ def _expand_path(text: str, _visiting: tuple[Path, ...] = ()) -> list[PackageSou
         files = sorted(p for p in path.iterdir() if p.suffix.lower() == ".json" and p.is_file())
         if not files:
             raise MemAuditError(f"{text}: the folder holds no *.json package file")
-        return [PackageSource("file", str(p.resolve())) for p in files]
+        return [
+            PackageSource(
+                "file",
+                str(p.resolve()),
+                shown=p.name if shown is None else f"{shown.rstrip('/')}/{p.name}",
+            )
+            for p in files
+        ]
     if path.suffix.lower() == ".txt":
         resolved = path.resolve()
         if resolved in _visiting:
@@ -196,9 +215,9 @@ def _expand_path(text: str, _visiting: tuple[Path, ...] = ()) -> list[PackageSou
             target = Path(item) if Path(item).is_absolute() else path.parent / item
             if not target.exists():
                 raise MemAuditError(f"{text}:{n}: {item}: no such file or folder")
-            out.extend(_expand_path(str(target), (*_visiting, resolved)))
+            out.extend(_expand_path(str(target), (*_visiting, resolved), shown=item))
         return out
-    return [PackageSource("file", str(path.resolve()))]
+    return [PackageSource("file", str(path.resolve()), shown=shown)]
 
 
 def collect_sources(

@@ -1153,7 +1153,9 @@ def _build_report(
                 + (
                     f"; {len(unlinked)} of them ({', '.join(unlinked[:5])}"
                     + (" ..." if len(unlinked) > 5 else "")
-                    + ") cover nothing until annotated, which may account for part of it."
+                    # QA s39 (defect 10): "1 of them (...) cover nothing" for one.
+                    + (") covers" if len(unlinked) == 1 else ") cover")
+                    + " nothing until annotated, which may account for part of it."
                     if unlinked
                     else "."
                 )

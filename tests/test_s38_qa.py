@@ -177,7 +177,7 @@ def test_a_stores_import_warnings_and_coverage_come_back_with_its_score(mini, tm
     assert rc == 0, err
     assert "'u99'" in printed and "At the import of" in printed
     assert "1 memory covers nothing until annotated (m2)" in printed
-    assert "1 of them (m2) cover nothing until annotated" in printed
+    assert "1 of them (m2) covers nothing until annotated" in printed
 
 
 def test_chroma_provenance_arrays_stored_as_json_text_are_decoded(mini, tmp_path):
