@@ -827,7 +827,16 @@ def cmd_score(args: argparse.Namespace) -> int:
         raise MemAuditError(
             "score: give exactly one of --writer NAME, --store ID or --external EXPORT --format FMT"
         )
-    _refuse_unused_writer_timeout(args, [args.writer])
+    writer_kind = None
+    if args.writer is not None:
+        from .writers import get_writer
+
+        # Labelled by its registered name and kind, as sweep, `memaudit writers` and the app
+        # label it (QA s39, defect 7: `--writer h6named:named` was labelled with the spec, not
+        # its @blind_writer name, and an oracle plugin was not called oracle).
+        info = get_writer(args.writer)
+        args.writer, writer_kind = info.name, info.kind
+    _refuse_unused_writer_timeout(args, [args.writer] if args.writer else [])
     pkg = _load(args.package)
     if args.salience_field is not None and not pkg.store(args.store).is_external:
         raise MemAuditError(
@@ -859,8 +868,14 @@ def cmd_score(args: argparse.Namespace) -> int:
                 "external memories only.",
             ),
         )
+    extra = {}
+    if writer_kind is not None:
+        # "name (kind)" as a sweep's report.md names its methods; the label is what `show`
+        # prints again, and "writer" keeps the bare name.
+        ev = dataclasses.replace(ev, label=f"{ev.label} ({writer_kind})")
+        extra = {"writer_kind": writer_kind}
     _emit(
-        {**ev.to_dict(), "cost_unit": pkg.cost_unit},
+        {**ev.to_dict(), "cost_unit": pkg.cost_unit, **extra},
         args.json,
         _evaluation_human(ev, pkg.cost_unit),
     )
@@ -1142,16 +1157,16 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from .writers import WRITERS
 
     plugin_names = _plugin_writers(args)
+    # The writer names as a list from here on (QA s39, defect 4: joined with "," and split
+    # again, a plugin named "has space, comma" became two unknown writers).
+    args.writer_names = (
+        _split_names(args.writers, "--writers") if args.writers is not None else None
+    )
     if plugin_names:  # --writer-module writers join the named (or default) writers
-        named = (
-            _split_names(args.writers, "--writers") if args.writers is not None else list(WRITERS)
-        )
-        args.writers = ",".join(dict.fromkeys([*named, *plugin_names]))
+        named = list(WRITERS) if args.writer_names is None else args.writer_names
+        args.writer_names = list(dict.fromkeys([*named, *plugin_names]))
     _refuse_unused_writer_timeout(
-        args,
-        [t.strip() for t in args.writers.split(",") if t.strip()]
-        if args.writers is not None
-        else list(WRITERS),
+        args, args.writer_names if args.writer_names is not None else list(WRITERS)
     )
     check_family_flags(args)
     refuse_out_only_flags(args)
@@ -1183,7 +1198,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         # Each package at its own grid, as a folder sweep does (QA: every package was swept
         # at the union of all the packages' grids).
         budgets = None
-    writers = _split_names(args.writers, "--writers") if args.writers is not None else list(WRITERS)
+    writers = list(WRITERS) if args.writer_names is None else args.writer_names
     ablations = list(normalize_ablations(_split_names(args.ablations, "--ablations")))
     stores = _split_names(args.stores, "--stores")
     if not (writers or ablations or stores):
@@ -1247,6 +1262,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         notes=(*result.notes, *filter(None, [pooled_families_note(result.rows)])),
         errors=result.errors,
         settings=tuple(sweep_settings(args).items()),
+        # As the suite path fills it (QA s39, defect 5: this path wrote "method_kinds": {}).
+        method_kinds=(
+            *((w, WRITERS[w].kind) for w in writers),
+            *((s, "store") for s in stores),
+            *((a, "ablation") for a in ablations),
+        ),
     )
     notes = res.notes
     rows = [r.to_dict() for r in res.rows]
@@ -1791,7 +1812,9 @@ def cli_sweep_suite(args: Any) -> int:
 
     check_suite_arguments(args)
     budgets = _budget_list(args.budgets) if args.budgets is not None else None
-    writers = _split_names(args.writers, "--writers") if args.writers is not None else None
+    writers = getattr(args, "writer_names", None)  # cmd_sweep's list (QA s39, defect 4)
+    if writers is None and args.writers is not None:
+        writers = _split_names(args.writers, "--writers")
     stores, ablations = (
         _split_names(args.stores, "--stores"),
         _split_names(args.ablations, "--ablations"),

@@ -49,6 +49,7 @@ from .analysis import (
 from .errors import MemAuditError, SolverError, UnknownNameError, check_budget_list, check_names
 from .generators import FAMILIES, generate
 from .package import Package, Store, check_package
+from .plugins import module_found
 from .solvers import (
     check_budget,
     check_time_limit,
@@ -59,7 +60,7 @@ from .solvers import (
 )
 from .solvers.timeshare import check_total_time_limit, run_time_limit, shared_time
 from .versions import RESULT_VERSION
-from .writers import WRITERS, WriterFailure, all_writers
+from .writers import WRITERS, WriterFailure, all_writers, get_writer
 
 Progress = Callable[[int, int], None]
 
@@ -156,6 +157,12 @@ def resolve_methods(
                 label + (" (external, union ratio)" if external else ""),
             )
         else:
+            if module_found(str(raw)):
+                # A plugin's module:function that did not register (QA s39, defect 9b:
+                # "h6w:nosuch" was called malformed while "h6w:good" is accepted): its load
+                # error says why, e.g. that the module has no such function. A typo such as
+                # "writr:gvt" (no module writr) keeps the message on the form below.
+                get_writer(str(raw))
             raise UnknownNameError(f"method {raw!r} must look like writer:NAME or store:ID")
         out.setdefault(method.key, method)
     for name in ablations:
@@ -325,6 +332,9 @@ class BudgetCurve:
     points: tuple[CurvePoint, ...]
     notes: tuple[str, ...]
     time_s: float
+    #: One message per writer that failed (where, and the first reason); kept apart from
+    #: ``notes`` so that a page shows them as errors (QA s39, defect 8: shown as information).
+    errors: tuple[str, ...] = ()
 
     @property
     def all_certified(self) -> bool:
@@ -385,6 +395,7 @@ class BudgetCurve:
             "opt": [p.to_dict() for p in self.opt],
             "points": [p.to_dict() for p in self.points],
             "notes": list(self.notes),
+            "errors": list(self.errors),
             "time_s": self.time_s,
         }
 
@@ -498,7 +509,7 @@ def budget_curve(
         )
         opt_points = _opt_points(inst, grid, keyed, chosen, solver, time_limit)
     by_key = {m.key: m for m in chosen}
-    notes: list[str] = failure_notes(failures)
+    notes: list[str] = []
     uncertified = [p for p in opt_points if not p.certified]
     if uncertified:
         within = (
@@ -566,6 +577,7 @@ def budget_curve(
         points=tuple(points),
         notes=tuple(notes),
         time_s=time.perf_counter() - t0,
+        errors=tuple(failure_notes(failures)),
     )
 
 
@@ -731,6 +743,8 @@ class FamilyBand:
     n_uncertified: int
     notes: tuple[str, ...]
     time_s: float
+    #: Failed writers, apart from ``notes`` (see :attr:`BudgetCurve.errors`).
+    errors: tuple[str, ...] = ()
 
     def series(self, method_key: str) -> tuple[BandRow, ...]:
         return tuple(r for r in self.rows if r.method_key == method_key)
@@ -766,6 +780,7 @@ class FamilyBand:
             "rows": [r.to_dict() for r in self.rows],
             "n_uncertified": self.n_uncertified,
             "notes": list(self.notes),
+            "errors": list(self.errors),
             "time_s": self.time_s,
         }
 
@@ -861,7 +876,7 @@ def family_band(
             if chosen
             else ([], ())
         )
-    notes.extend(failure_notes(failures, len(packages)))
+    errors = failure_notes(failures, len(packages))
     by_key = {m.key: m for m in chosen}
     # summarize() groups by SweepRow.method: give it the method keys instead of bare names.
     rows = [replace(r, method=k) for k, r in keyed]
@@ -916,6 +931,7 @@ def family_band(
         n_uncertified=n_uncert,
         notes=tuple(notes),
         time_s=time.perf_counter() - t0,
+        errors=tuple(errors),
     )
 
 

@@ -66,6 +66,7 @@ reruns spawn no worker; a sweep sends all its budgets for one package to one wor
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import hashlib
 import json
 import math
@@ -76,7 +77,7 @@ import threading
 import time
 import traceback
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -502,6 +503,16 @@ def looks_like_spec(name: str) -> bool:
     return True
 
 
+def module_found(spec_text: str) -> bool:
+    """Whether ``spec_text`` is a ``module:function`` whose top-level module is on the Python
+    path (found by the import finders; nothing is imported)."""
+    try:
+        _locate(PluginSpec.parse(spec_text))
+    except PluginWriterError:
+        return False
+    return True
+
+
 @dataclass(frozen=True)
 class _Location:
     sys_path: tuple[str, ...]  # entries the worker needs in front of its sys.path
@@ -715,6 +726,23 @@ def _describe_function(spec: PluginSpec, fn: Callable[..., Any]) -> dict[str, An
         doc = (getattr(fn, "__doc__", None) or "").strip()
         description = doc.splitlines()[0].strip() if doc else ""
     return {"name": str(name), "kind": str(kind), "description": str(description)}
+
+
+#: Added to a blind writer's load error that the sandbox caused (QA s39, defect 9a: a writer
+#: that imported a sibling module failed with a bare "PermissionError: ... helper.py").
+SANDBOX_READ_HINT = (
+    " (a blind writer runs sandboxed and may read only its own module file, or its own "
+    "package's folder: to ship helper modules with it, make the writer a package, a folder "
+    "with __init__.py, and import them from there, e.g. `from . import helper`)"
+)
+
+
+def load_error_text(error: object) -> str:
+    """A worker's load error, with :data:`SANDBOX_READ_HINT` when the sandbox refused a read."""
+    text = str(error)
+    if text.startswith("PermissionError") and SANDBOX_READ_HINT not in text:
+        text += SANDBOX_READ_HINT
+    return text
 
 
 def _plugin_traceback(exc: BaseException) -> str:
@@ -1004,7 +1032,7 @@ def _run_worker(
                     break
             elif event == "load_error":
                 status.update(
-                    error=f"cannot load {label}: {msg.get('error')}",
+                    error=f"cannot load {label}: {load_error_text(msg.get('error'))}",
                     traceback=msg.get("traceback"),
                     reason="load",
                     sandbox=msg.get("sandbox", ""),
@@ -1242,11 +1270,43 @@ def _run_key(
     return (inst_key, name, spec, stamp, _norm_budget(budget))
 
 
+#: A timeout set for the calls of this thread / task (:func:`writer_timeout`), else None.
+_TIMEOUT_OVERRIDE: contextvars.ContextVar[float | None] = contextvars.ContextVar(
+    "memaudit_writer_timeout", default=None
+)
+
+
+@contextlib.contextmanager
+def writer_timeout(seconds: float | None) -> Iterator[None]:
+    """Within the block, blind writers called without ``timeout=`` stop after ``seconds``
+    (None: no change).
+
+    A suite's spec carries the parent's ``--writer-timeout`` to its workers with it (QA s39,
+    defect 2: Dask workers, which never see the CLI's environment, ran a slow writer for the
+    default 60 s per call). A context variable, not :data:`DEFAULT_TIMEOUT`: a Dask worker
+    runs the tasks of other sweeps in other threads.
+    """
+    if seconds is None:
+        yield
+        return
+    token = _TIMEOUT_OVERRIDE.set(_check_timeout(seconds))
+    try:
+        yield
+    finally:
+        _TIMEOUT_OVERRIDE.reset(token)
+
+
+def effective_timeout() -> float:
+    """The per-call timeout blind writers get here and now (see :func:`writer_timeout`)."""
+    override = _TIMEOUT_OVERRIDE.get()
+    return DEFAULT_TIMEOUT if override is None else override
+
+
 def _check_timeout(timeout: object) -> float:
-    """A blind writer's timeout in seconds (None: :data:`DEFAULT_TIMEOUT`), or a
+    """A blind writer's timeout in seconds (None: :func:`effective_timeout`), or a
     :class:`MemAuditError`: "10" or NaN used to pass, and -1 or 0 blamed the writer."""
     if timeout is None:
-        return DEFAULT_TIMEOUT
+        return effective_timeout()
     if (
         isinstance(timeout, bool)
         or not isinstance(timeout, numbers.Real)
@@ -1542,7 +1602,7 @@ def register_module_writer(
         if not desc.get("ok"):
             raise PluginWriterError(
                 parsed.text,
-                f"cannot load the writer: {desc.get('error')}",
+                f"cannot load the writer: {load_error_text(desc.get('error'))}",
                 reason="load",
                 plugin_traceback=desc.get("traceback"),
             )
@@ -1566,6 +1626,76 @@ def register_module_writer(
             source or f"--writer-module {parsed.text}",
         )
         return register_plugin_writer(info)
+
+
+def shipped_writers(names: Iterable[str]) -> list[dict[str, str]]:
+    """``{"name", "spec", "source"}`` of each plugin writer among ``names``: what another
+    process needs to register it under the same name (:func:`register_shipped`).
+
+    QA s39, defect 3: a suite's Dask workers got writer names only; a ``module:function`` name
+    registers itself there, but a name from ``@blind_writer("cheap_first")`` (or an entry
+    point's name) had nothing to register from, and the whole sweep failed.
+    """
+    from .writers import get_writer
+
+    out = []
+    for name in dict.fromkeys(names):
+        info = get_writer(name)
+        if info.spec:
+            out.append({"name": info.name, "spec": info.spec, "source": info.source})
+    return out
+
+
+def register_shipped(entries: Iterable[Mapping[str, str]]) -> None:
+    """Register, in this process, the plugin writers :func:`shipped_writers` listed in the
+    parent, each under the parent's name (already registered ones are left as they are).
+
+    Raises
+    ------
+    PluginWriterError
+        When a writer's module cannot be loaded here, or its name is taken here by another
+        writer.
+    """
+    from .writers import PLUGIN_WRITERS, WRITERS, register_plugin_writer
+
+    entries = list(entries)
+    if entries:
+        discover()  # the bundled examples and entry points, as get_writer would find them
+    for entry in entries:
+        name, spec = str(entry["name"]), PluginSpec.parse(entry["spec"]).text
+        with _discovery_lock:
+            info = PLUGIN_WRITERS.get(name)
+            if info is not None:
+                if info.spec != spec:
+                    raise PluginWriterError(
+                        name,
+                        f"the name {name!r} stands for {spec} in the sweep, but for "
+                        f"{info.spec} ({info.source}) in this worker process",
+                        reason="load",
+                    )
+                continue
+            if dict.__contains__(WRITERS, name):
+                raise PluginWriterError(
+                    spec, f"the name {name!r} is taken by a reference writer", reason="load"
+                )
+            (desc,) = describe([spec])
+            if not desc.get("ok"):
+                raise PluginWriterError(
+                    name,
+                    f"cannot load {spec} in this worker process (is its module on the "
+                    f"worker's Python path?): {load_error_text(desc.get('error'))}",
+                    reason="load",
+                    plugin_traceback=desc.get("traceback"),
+                )
+            register_plugin_writer(
+                _make_info(
+                    name,
+                    spec,
+                    desc["kind"],
+                    desc.get("description", ""),
+                    str(entry.get("source") or f"--writer-module {spec}"),
+                )
+            )
 
 
 def discover(*, force: bool = False) -> None:
@@ -1666,15 +1796,21 @@ __all__ = [
     "clear_cache",
     "describe",
     "discover",
+    "effective_timeout",
+    "load_error_text",
     "module_file_digest",
+    "module_found",
     "oracle_writer",
     "prefetch",
     "register_module_writer",
+    "register_shipped",
     "remember_package",
     "run_blind_batch",
     "run_plugin",
+    "shipped_writers",
     "validate_answer",
     "view_payload",
+    "writer_timeout",
 ]
 
 

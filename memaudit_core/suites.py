@@ -1162,19 +1162,24 @@ def sweep_package_tasks(
     with equal candidates solved once); a writer that fails raises its ``WriterError``.
     """
     from .analysis import ABLATIONS, sweep_package
+    from .plugins import register_shipped, writer_timeout
 
     wanted = {(float(budget), method): key for key, budget, method in tasks}
     methods = {method for _, method in wanted}
-    keyed, failed = sweep_package(
-        package,
-        sorted({budget for budget, _ in wanted}),
-        [w for w in spec["writers"] if w in methods],
-        stores=[m.removeprefix("store:") for m in sorted(methods) if m.startswith("store:")],
-        ablations=[m for m in ABLATIONS if m in methods],
-        solver=spec["solver"],
-        time_limit=spec["time_limit"],
-        cross_check="sample",  # as analysis.sweep: every budget of a sample of packages
-    )
+    # The plugin writers and their timeout travel in the spec (QA s39, defects 2 and 3): a
+    # Dask worker sees neither the parent's registry nor its environment.
+    register_shipped(spec.get("plugins", ()))
+    with writer_timeout(spec.get("writer_timeout")):
+        keyed, failed = sweep_package(
+            package,
+            sorted({budget for budget, _ in wanted}),
+            [w for w in spec["writers"] if w in methods],
+            stores=[m.removeprefix("store:") for m in sorted(methods) if m.startswith("store:")],
+            ablations=[m for m in ABLATIONS if m in methods],
+            solver=spec["solver"],
+            time_limit=spec["time_limit"],
+            cross_check="sample",  # as analysis.sweep: every budget of a sample of packages
+        )
     out: list[tuple[str, dict[str, Any]]] = []
     for failure in failed:
         # A failing writer is recorded, as the plain sweep does, and the rest goes on (CLI QA:
@@ -1225,6 +1230,7 @@ def sweep_suite(
     figures: bool = True,
     progress: Progress = None,
     sources: Sequence[PackageSource] | None = None,
+    writer_timeout: float | None = None,
 ) -> SweepSuiteResult:
     """Ratios of writers, stores and ablations over many packages, in parallel and resumable.
 
@@ -1255,6 +1261,9 @@ def sweep_suite(
         Render report figures (PNG via kaleido).
     progress : callable, optional
         ``progress(done, total)`` over tasks.
+    writer_timeout : float, optional
+        Seconds per call of a blind plugin writer, on every worker (default
+        :data:`memaudit_core.plugins.DEFAULT_TIMEOUT`, which ``--writer-timeout`` sets).
 
     Returns
     -------
@@ -1297,7 +1306,17 @@ def sweep_suite(
     _check_limits(time_limit, None)
     if solver not in SOLVER_CHOICES:
         raise UnknownNameError(f"unknown solver {solver!r} (known: {', '.join(SOLVER_CHOICES)})")
-    spec = {"solver": solver, "time_limit": time_limit, "writers": list(names)}
+    from .plugins import _check_timeout, shipped_writers
+
+    spec = {
+        "solver": solver,
+        "time_limit": time_limit,
+        "writers": list(names),
+        # What workers need to run the plugin writers as this process would (QA s39, defects
+        # 2 and 3): each plugin's module:function under its name, and the per-call timeout.
+        "plugins": shipped_writers(names),
+        "writer_timeout": _check_timeout(writer_timeout),
+    }
     config = {"solver": solver, "time_limit": time_limit}
     # A plugin writer's results depend on its code: its tasks are keyed by its module file's
     # digest too, so that a writer edited between two runs into one --out folder runs again

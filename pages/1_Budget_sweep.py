@@ -195,6 +195,9 @@ curve = cached.budget_curve(
 )
 bar.empty()
 
+# A failed writer is an error, not information (QA s39, defect 8); the core keeps them apart.
+for error in curve.errors:
+    st.error(md_escape(error))
 for note in curve.notes:
     st.info(md_escape(note))
 
@@ -319,6 +322,8 @@ if seeds:
     scope = origin.band_scope()
     if scope is not None:
         st.caption(md_escape(scope))
+    for error in band.errors:
+        st.error(md_escape(error))
     for note in band.notes:
         st.info(md_escape(note))
     render.chart(

@@ -244,7 +244,8 @@ def test_show_prints_saved_results_with_their_unit_and_audits(tmp_path):
     assert (
         shown.splitlines()[0]
         == live.splitlines()[0]
-        == ("density on 'update_chain' at budget 6 words")
+        # The writer's kind since QA s39 (defect 7), as a sweep's report names it.
+        == ("density (oracle) on 'update_chain' at budget 6 words")
     )
     live, shown = outputs["audit"]
     assert shown.splitlines()[0] == live.splitlines()[0]
