@@ -331,7 +331,8 @@ def test_writer_timeout_with_a_blind_writer_is_accepted():
         "score", P, "--budget", "6", "--writer", "recency", "--writer-timeout", "30", "--json"
     )
     assert rc == 0, err
-    assert json.loads(out)["label"] == "recency"
+    result = json.loads(out)
+    assert (result["writer"], result["label"]) == ("recency", "recency (blind)")
 
 
 # --------------------------------------------------------------------------- 7: --json first

@@ -302,7 +302,7 @@ def test_validate_of_a_locomo_file_says_how_to_import_it(tmp_path, capsys):
     """QA s39 defect 7: only "$: a package must be a JSON object (got 'array')"."""
     assert main(["validate", str(FIX / "locomo_small.json")]) != 0
     err = capsys.readouterr().err
-    assert "$: a package must be a JSON object (got 'array') [rule: type]" in err
+    assert "$: a package must be a JSON object, not a JSON array [rule: type]" in err
     assert "looks like a LoCoMo benchmark file" in err
     assert "memaudit import locomo FILE" in err and "[rule: format-hint]" in err
 
