@@ -292,9 +292,18 @@ class StoreEvaluation:
     package_opt_value: float | None = None
     package_ratio: float | None = None
     package_ratio_text: str | None = None
+    #: ``"oracle"`` or ``"blind"`` for a writer's store (QA s39: the CLI called a writer
+    #: ``NAME (kind)`` in its header and the library did not say the kind at all).
+    writer_kind: str | None = None
 
     #: ``result_kind`` in ``to_dict()`` (:data:`memaudit_core.results.RESULT_KINDS`).
     RESULT_KIND: ClassVar[str] = "store_evaluation"
+
+    @property
+    def title(self) -> str:
+        """The store's label with its writer's kind, as headers and reports name it:
+        ``"gvt (oracle)"``, ``"mine (blind)"``, or the label of a store."""
+        return f"{self.label} ({self.writer_kind})" if self.writer_kind else self.label
 
     @property
     def loss_tol(self) -> float:
@@ -325,6 +334,7 @@ class StoreEvaluation:
             "label": self.label,
             "source_kind": self.source_kind,
             "writer": self.writer,
+            "writer_kind": self.writer_kind,
             "store_id": self.store_id,
             "budget": self.budget,
             "value": self.value,
@@ -1312,6 +1322,7 @@ def score(
     pruned: str | None = None
     dropped: tuple[str, ...] = ()
     package_opt_value = package_ratio = None
+    writer_kind: str | None = None
 
     if writer is not None:
         get_writer(writer)  # unknown name -> UnknownNameError before any work
@@ -1328,7 +1339,10 @@ def score(
             res = _checked_writer_result(inst, writer_result, budget)
         eval_inst, kept = inst, list(res.selected_idx)
         store_cost = res.cost
-        source_kind, label = "writer", writer
+        # The registered name and kind (a MODULE:FUNCTION spec names a plugin registered
+        # under its own name; QA s39).
+        info = get_writer(writer)
+        source_kind, label, writer, writer_kind = "writer", info.name, info.name, info.kind
     else:
         store = package.store(store_id)
         label = store_label(store)
@@ -1485,6 +1499,7 @@ def score(
         package_opt_value=package_opt_value,
         package_ratio=package_ratio,
         package_ratio_text=None if source_kind != "external" else ratio_text(package_ratio),
+        writer_kind=writer_kind,
     )
 
 

@@ -654,7 +654,7 @@ def _evaluation_human(ev: Any, cost_unit: str | None) -> str:
 
     budget = amount_text(ev.budget, cost_unit) if cost_unit else _fmt(ev.budget)
     lines = [
-        f"{ev.label} on {ev.package_id!r} at budget {budget}",
+        f"{ev.title} on {ev.package_id!r} at budget {budget}",
         f"F = {_fmt(ev.value, 6)}   {ev.opt_label} = {_fmt(ev.opt_value, 6)}   "
         f"ratio = {ev.ratio_text}   cost used {_fmt(ev.cost)}",
         "selected: " + _id_list(ev.selected),
@@ -827,15 +827,14 @@ def cmd_score(args: argparse.Namespace) -> int:
         raise MemAuditError(
             "score: give exactly one of --writer NAME, --store ID or --external EXPORT --format FMT"
         )
-    writer_kind = None
     if args.writer is not None:
         from .writers import get_writer
 
         # Labelled by its registered name and kind, as sweep, `memaudit writers` and the app
         # label it (QA s39, defect 7: `--writer h6named:named` was labelled with the spec, not
-        # its @blind_writer name, and an oracle plugin was not called oracle).
-        info = get_writer(args.writer)
-        args.writer, writer_kind = info.name, info.kind
+        # its @blind_writer name, and an oracle plugin was not called oracle); the kind is the
+        # result's writer_kind, in the header as "NAME (kind)".
+        args.writer = get_writer(args.writer).name
     _refuse_unused_writer_timeout(args, [args.writer] if args.writer else [])
     pkg = _load(args.package)
     if args.salience_field is not None and not pkg.store(args.store).is_external:
@@ -868,14 +867,8 @@ def cmd_score(args: argparse.Namespace) -> int:
                 "external memories only.",
             ),
         )
-    extra = {}
-    if writer_kind is not None:
-        # "name (kind)" as a sweep's report.md names its methods; the label is what `show`
-        # prints again, and "writer" keeps the bare name.
-        ev = dataclasses.replace(ev, label=f"{ev.label} ({writer_kind})")
-        extra = {"writer_kind": writer_kind}
     _emit(
-        {**ev.to_dict(), "cost_unit": pkg.cost_unit, **extra},
+        {**ev.to_dict(), "cost_unit": pkg.cost_unit},
         args.json,
         _evaluation_human(ev, pkg.cost_unit),
     )

@@ -332,7 +332,7 @@ def test_writer_timeout_with_a_blind_writer_is_accepted():
     )
     assert rc == 0, err
     result = json.loads(out)
-    assert (result["writer"], result["label"]) == ("recency", "recency (blind)")
+    assert (result["writer"], result["writer_kind"]) == ("recency", "blind")
 
 
 # --------------------------------------------------------------------------- 7: --json first

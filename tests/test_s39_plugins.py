@@ -192,7 +192,7 @@ def test_score_names_a_plugin_by_its_registered_name_and_kind(tmp_path):
     )
     doc = json.loads(raw)
     assert (doc["label"], doc["writer"], doc["writer_kind"]) == (
-        "s39_cheap_first (blind)",
+        "s39_cheap_first",
         "s39_cheap_first",
         "blind",
     )

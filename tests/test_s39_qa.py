@@ -71,3 +71,33 @@ def test_every_array_of_a_compiled_instance_stays_read_only(path):
         assert isinstance(arr, np.ndarray)
         with pytest.raises(ValueError, match="WRITEABLE"):
             arr.setflags(write=True)
+
+
+def test_the_library_and_the_cli_name_a_writer_and_its_kind_alike(tmp_path):
+    """QA s39 (full-suite run after the fix branches merged): the CLI wrote its label as
+    "density (oracle)" while ma.score labelled the same evaluation "density", so a saved
+    score no longer read back equal to the library's. The kind is a field of the result."""
+    import json
+
+    from cli_utils import run_cli
+
+    pkg = ma.load_package(f"{SAMPLES}/update_chain.json")
+    ev = ma.score(pkg, 6, writer="density")
+    assert (ev.label, ev.writer, ev.writer_kind, ev.title) == (
+        "density",
+        "density",
+        "oracle",
+        "density (oracle)",
+    )
+    rc, out, err = run_cli(
+        "score", f"{SAMPLES}/update_chain.json", "--budget", "6", "--writer", "density", "--json"
+    )
+    assert rc == 0, err
+    saved = tmp_path / "s.json"
+    saved.write_text(out)
+    back = ma.read_result(saved)
+    assert (back.label, back.writer_kind) == ("density", "oracle")
+    assert json.loads(out)["writer_kind"] == "oracle"
+    travel = ma.load_package(f"{SAMPLES}/travel-assistant.json")
+    store = ma.score(travel, 40, store_id="fact-extractor")
+    assert store.writer_kind is None and store.title == store.label
