@@ -17,6 +17,7 @@ import json
 import math
 import os
 import re
+import shlex
 import sys
 import time
 from collections import Counter
@@ -717,6 +718,19 @@ def _evaluation_human(ev: Any, cost_unit: str | None) -> str:
     return "\n".join(lines)
 
 
+def _registered_names(names: Sequence[str]) -> list[str]:
+    """Writer names as registered: a ``MODULE:FUNCTION`` spec whose writer declares a name of
+    its own is that name (QA s39: ``sweep --writers gvt,mod:rich`` stopped with an internal
+    KeyError, as the sweep keyed its rows by the registered name ``fixture_rich``)."""
+    from .writers import get_writer
+
+    out = []
+    for name in names:
+        # Unknown names stay as given: the sweep names them with the list of known ones.
+        out.append(get_writer(name).name if ":" in name else name)
+    return list(dict.fromkeys(out))
+
+
 def _plugin_writers(args: argparse.Namespace) -> list[str]:
     """Register ``--writer-module`` specs (and ``--writer-timeout``); return their names."""
     from . import plugins
@@ -789,11 +803,14 @@ def _refuse_unused_writer_timeout(args: argparse.Namespace, writers: Sequence[st
         return
     if any(get_writer(name).kind == "blind" for name in writers):
         return
-    shown = ", ".join(writers) if writers else "none"
+    run_here = (
+        f"the writers run here ({', '.join(writers)}) run in this process, without a timeout"
+        if writers
+        else "no writer runs here"  # QA s39: "the writers run here (none) run in ..."
+    )
     raise MemAuditError(
         f"{args.command}: --writer-timeout limits the calls of a blind plugin writer (run in a "
-        f"worker); the writers run here ({shown}) run in this process, without a timeout: "
-        "drop --writer-timeout"
+        f"worker); {run_here}: drop --writer-timeout"
     )
 
 
@@ -809,7 +826,9 @@ def cmd_score(args: argparse.Namespace) -> int:
     if external:
         return _score_external(args)
     plugin_names = _plugin_writers(args)
-    if args.writer is None and args.store is None and len(plugin_names) == 1:
+    # One writer named twice is one writer (QA s39: the same --writer-module given twice was
+    # told "give exactly one of --writer NAME, --store ID ...").
+    if args.writer is None and args.store is None and len(set(plugin_names)) == 1:
         args.writer = plugin_names[0]
     unscored = [
         name
@@ -1153,7 +1172,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     # The writer names as a list from here on (QA s39, defect 4: joined with "," and split
     # again, a plugin named "has space, comma" became two unknown writers).
     args.writer_names = (
-        _split_names(args.writers, "--writers") if args.writers is not None else None
+        _registered_names(_split_names(args.writers, "--writers"))
+        if args.writers is not None
+        else None
     )
     if plugin_names:  # --writer-module writers join the named (or default) writers
         named = list(WRITERS) if args.writer_names is None else args.writer_names
@@ -1504,8 +1525,12 @@ def cmd_show(args: argparse.Namespace) -> int:
             f"{res.RESULT_KIND!r} result; show prints saved "
             "solve, score, union report, sweep and audit results"
         )
-    # --json: the result again, checked and in this version's shape.
-    _emit(res.to_dict(), args.json, human)
+    # --json: the result again, checked and in this version's shape, with the cost unit the
+    # file carried (QA s39: show --json dropped it; solve and score write it beside the result).
+    again = res.to_dict()
+    if unit is not None and isinstance(res, SolveResult | StoreEvaluation):
+        again["cost_unit"] = unit
+    _emit(again, args.json, human)
     return 0
 
 
@@ -2276,7 +2301,9 @@ def _misplaced_hint(
     if not before:
         return ""
     rest = [t for k, t in enumerate(raw) if k > at]
-    example = " ".join(["memaudit", command, *rest, *before])
+    # Shell-quoted, so the command shown runs as shown (QA s39: "a b.json" and an empty
+    # --writers "" were printed bare).
+    example = shlex.join(["memaudit", command, *rest, *before])
     return (
         f"; {' '.join(before)} "
         f"{'is an option' if len(before) == 1 else 'are options'} of {command} and "

@@ -101,3 +101,80 @@ def test_the_library_and_the_cli_name_a_writer_and_its_kind_alike(tmp_path):
     travel = ma.load_package(f"{SAMPLES}/travel-assistant.json")
     store = ma.score(travel, 40, store_id="fact-extractor")
     assert store.writer_kind is None and store.title == store.label
+
+
+# --------------------------------------------------------------------------- QA round 2 (CLI)
+
+FIXTURE_WRITERS = "plugin_fixtures.fixture_writers"
+
+
+def test_a_sweep_names_a_plugin_spec_by_its_registered_name():
+    """QA s39 round 2 h3 #1: ``sweep --writers gvt,MOD:rich`` stopped with "internal error:
+    KeyError: 'plugin_fixtures.fixture_writers:rich'" (the writer registers as
+    fixture_rich)."""
+    import json
+
+    from cli_utils import run_cli
+
+    rc, out, err = run_cli(
+        "sweep",
+        f"{SAMPLES}/travel-assistant.json",
+        "--writers",
+        f"gvt,{FIXTURE_WRITERS}:rich",
+        "--budgets",
+        "10",
+        "--json",
+        "--quiet",
+    )
+    assert rc == 0, err
+    methods = {row["method"] for row in json.loads(out)["rows"]}
+    assert {"gvt", "fixture_rich"} <= methods, methods
+
+
+def test_score_with_one_writer_module_given_twice_scores_it():
+    """QA s39 round 2 h3 #5: "give exactly one of --writer NAME, --store ID ..."."""
+    from cli_utils import run_cli
+
+    spec = f"{FIXTURE_WRITERS}:rich"
+    rc, out, err = run_cli(
+        "score",
+        f"{SAMPLES}/travel-assistant.json",
+        "--writer-module",
+        spec,
+        "--writer-module",
+        spec,
+        "--budget",
+        "10",
+    )
+    assert rc == 0, err
+    assert out.startswith("fixture_rich (blind) on 'travel-assistant'"), out
+
+
+def test_the_json_placement_hint_is_shell_quoted():
+    """QA s39 round 2 h3 #6: ``memaudit solve a b.json --budget 5 --json`` was suggested for
+    a file named "a b.json"."""
+    from cli_utils import run_cli
+
+    rc, _, err = run_cli("--json", "solve", "a b.json", "--budget", "5")
+    assert rc == 2
+    assert "memaudit solve 'a b.json' --budget 5 --json" in err, err
+
+
+def test_show_json_keeps_the_cost_unit_and_the_writer_kind(tmp_path):
+    """QA s39 round 2 h3 #4: ``show --json`` of a saved score dropped cost_unit and
+    writer_kind."""
+    import json
+
+    from cli_utils import run_cli
+
+    rc, out, err = run_cli(
+        "score", f"{SAMPLES}/travel-assistant.json", "--writer", "gvt", "--budget", "10", "--json"
+    )
+    assert rc == 0, err
+    saved = tmp_path / "s.json"
+    saved.write_text(out)
+    rc, again, err = run_cli("show", str(saved), "--json")
+    assert rc == 0, err
+    doc = json.loads(again)
+    assert (doc["cost_unit"], doc["writer_kind"]) == ("words", "oracle")
+    assert doc == json.loads(out)
