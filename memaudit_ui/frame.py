@@ -11,9 +11,10 @@ from __future__ import annotations
 import gc
 import math
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 
@@ -81,10 +82,17 @@ class Frame:
     budget: float
     store_key: str
     present: bool
+    #: The page's link settings by parameter (:class:`LinkSetting`), as resolved this run.
+    settings: dict[str, LinkSetting] = field(default_factory=dict)
 
     @property
     def store_label(self) -> str:
         return store_label(self.package, self.store_key)
+
+    def kept(self, param: str) -> dict:
+        """:func:`kept`'s keyword arguments for the link setting ``param``."""
+        s = self.settings[param]
+        return kept(s.widget_key, s.default, s.valid, s.scope)
 
 
 def store_options(package: Package) -> list[str]:
@@ -124,26 +132,31 @@ def seconds_text(seconds: float) -> str:
     return f"{minutes} min" + (f" {rest} s" if rest else "")
 
 
-def page_time_select(
-    key: str, label: str, container=None, scope: str = "", url: str | None = None
-) -> float:
-    """A choice of the seconds a sweep-like computation may spend on all its solves;
-    ``scope`` says what gets that time when it is not obvious; ``url`` its parameter in the
-    page's link."""
+def page_time_setting(widget_key: str, url: str = "time") -> LinkSetting:
+    """The :class:`LinkSetting` of a :func:`page_time_select`."""
     from .cached import PAGE_TIME_CHOICES_S, PAGE_TIME_S
+
+    return LinkSetting(
+        widget_key,
+        url,
+        PAGE_TIME_S,
+        lambda v: v if v in PAGE_TIME_CHOICES_S else None,
+        choices=PAGE_TIME_CHOICES_S,
+    )
+
+
+def page_time_select(label: str, kept_kwargs: dict, container=None, scope: str = "") -> float:
+    """A choice of the seconds a sweep-like computation may spend on all its solves (its
+    setting from :func:`page_time_setting`, drawn with ``ctx.kept(param)``); ``scope`` says
+    what gets that time when it is not obvious."""
+    from .cached import PAGE_TIME_CHOICES_S
 
     # Kept across page visits like the other page settings (QA s18c).
     return (container or st).select_slider(
         label,
         options=list(PAGE_TIME_CHOICES_S),
         format_func=seconds_text,
-        **kept(
-            key,
-            PAGE_TIME_S,
-            lambda v: v if v in PAGE_TIME_CHOICES_S else None,
-            url=url,
-            choices=PAGE_TIME_CHOICES_S,
-        ),
+        **kept_kwargs,
         help=(scope + " " if scope else "")
         + "Shared by all the optima it solves: budgets proven quickly leave their time to "
         "the hard ones, and time left at the end goes to the unproven ones. An optimum not "
@@ -169,19 +182,10 @@ def sync_widget(widget_key: str, value: object) -> None:
     st.session_state[widget_key] = value
 
 
-def set_from_widget(
-    canonical: str, widget_key: str, url: str | None = None, default: object = None
-) -> None:
-    """A widget's change callback: copy its value to the canonical key; a page setting in
-    the link (``url``) also goes into this run's URL (left out when it is ``default``)."""
-    value = st.session_state[widget_key]
-    st.session_state[canonical] = value
-    if url is not None:
-        state.set_page_param(
-            st.session_state.get(state.PAGE_TITLE_KEY),
-            url,
-            None if value == default else state.link_text(value),
-        )
+def set_from_widget(canonical: str, widget_key: str) -> None:
+    """A widget's change callback: copy its value to the canonical key (a page setting in the
+    link reaches the URL in the frame of the run the change starts)."""
+    st.session_state[canonical] = st.session_state[widget_key]
 
 
 def go_to(page: str) -> None:
@@ -193,28 +197,11 @@ def go_to(page: str) -> None:
     st.switch_page(page, query_params=params)
 
 
-#: Session-state key of the container at the top of the page for notes on the link's page
-#: settings (set by the frame each run).
-LINK_NOTES_KEY = "ma_link_notes"
-#: Session-state key: (page title, parameter) of the page settings read from a link.
-LINK_READ_KEY = "ma_link_settings_read"
+def _mirror(widget_key: str, scope: str | None) -> str:
+    return f"ma_kept_{widget_key}" + (f"@{scope}" if scope is not None else "")
 
 
-def _link_warning(text: str) -> None:
-    box = st.session_state.get(LINK_NOTES_KEY) or st
-    box.warning(_guard_shortcodes(_md_escape_inline(text)), icon=":material/link_off:")
-
-
-def kept(
-    widget_key: str,
-    default: object,
-    valid=None,
-    scope: str | None = None,
-    *,
-    url: str | None = None,
-    choices=None,
-    bounds: tuple[float | None, float | None] = (None, None),
-) -> dict:
+def kept(widget_key: str, default: object, valid=None, scope: str | None = None) -> dict:
     """Keyword arguments that make a page's widget keep its value when the user leaves the
     page and comes back (Streamlit drops a widget's state with its page; projector QA: a
     sweep set up for a demo was reset by a visit to Compare).
@@ -223,81 +210,97 @@ def kept(
     the widget's change callback. ``valid(value)`` returns the remembered value made valid for
     the current package (e.g. stores that exist), or None to fall back to ``default``.
     ``scope`` (e.g. the package id) keeps one value per scope. Pass no ``value=`` /
-    ``default=`` of the widget's own.
-
-    ``url`` names the setting's parameter in the page's link (declared in
-    :data:`memaudit_ui.state.PAGE_URL_KEYS`): a link opens the page with it (read on the
-    session's first visit of the page, and after Back / Forward), checked against
-    ``choices`` (allowed values, or a list's items), ``bounds`` (a number's inclusive range)
-    and ``valid``; a value refused is named in a warning and the setting keeps its value. The
-    link carries the setting while it differs from ``default``.
+    ``default=`` of the widget's own. A setting that is part of the page's link is declared
+    as a :class:`LinkSetting` and drawn with ``**ctx.kept(param)``.
     """
-    mirror = f"ma_kept_{widget_key}" + (f"@{scope}" if scope is not None else "")
-    if url is not None and scope is not None:
-        st.session_state.setdefault(SCOPED_PARAMS_KEY, set()).add(
-            (st.session_state.get(state.PAGE_TITLE_KEY), url)
-        )
-    if url is not None:
-        _read_link_setting(url, mirror, default, valid, choices, bounds)
+    mirror = _mirror(widget_key, scope)
+    sync_widget(widget_key, _kept_value(mirror, default, valid))
+    return {"key": widget_key, "on_change": set_from_widget, "args": (mirror, widget_key)}
+
+
+def _kept_value(mirror: str, default: object, valid) -> object:
     value = st.session_state.get(mirror, default)
     if valid is not None and mirror in st.session_state:
         value = valid(value)
         if value is None:
             value = default
-    sync_widget(widget_key, value)
-    if url is None:
-        return {"key": widget_key, "on_change": set_from_widget, "args": (mirror, widget_key)}
-    state.set_page_param(
-        st.session_state.get(state.PAGE_TITLE_KEY),
-        url,
-        None if value == default else state.link_text(value),
-    )
-    return {
-        "key": widget_key,
-        "on_change": set_from_widget,
-        "args": (mirror, widget_key, url, default),
-    }
+    return value
 
 
-def unlinked(*params: str, why: str) -> None:
-    """Leave page settings out of the link while their widgets are not drawn (the Budget
-    sweep's range when the package grid is chosen): they keep their value for the next time.
-    A link that gave one of them is told ``why`` it was ignored."""
-    page_title = st.session_state.get(state.PAGE_TITLE_KEY)
-    read = st.session_state.setdefault(LINK_READ_KEY, set())
-    for param in params:
-        fresh = (page_title, param) not in read or st.session_state.get(state.URL_ADOPTED_KEY)
-        if (
-            fresh
-            and param in st.query_params
-            and (
-                st.session_state.get(state.PAGE_PARAMS_KEY, {}).get(page_title, {}).get(param)
-                != st.query_params[param]
-            )
-        ):
-            _link_warning(f"ignored {param}={cut_repr(st.query_params[param])} in the link: {why}")
-        read.add((page_title, param))
-        state.set_page_param(page_title, param, None)
+@dataclass(frozen=True)
+class LinkSetting:
+    """A page setting that is part of the page's link (``url`` is its parameter, declared in
+    :data:`memaudit_ui.state.PAGE_URL_KEYS`).
+
+    The page returns its settings from the function it gives :func:`frame`, which reads them
+    from a link (on the session's first visit of the page, and after Back / Forward), checks
+    them against ``choices`` (allowed values, or a list's items), ``bounds`` (a number's
+    inclusive range) and ``valid`` (as :func:`kept`), names every value it refuses, and
+    writes the settings that differ from ``default`` into the URL with the run's one URL
+    write (QA s39: written by each widget in turn, a package change made one browser history
+    entry per setting it changed, and Back stepped through views never shown). ``unused``,
+    given the values of the settings before it (by parameter), says why the setting does not
+    apply to this view (e.g. the range without ``grid=range``), or None.
+    """
+
+    widget_key: str
+    url: str
+    default: object
+    valid: Callable[[Any], Any] | None = None
+    scope: str | None = None
+    choices: Sequence[Any] | None = None
+    bounds: tuple[float | None, float | None] = (None, None)
+    unused: Callable[[dict[str, Any]], str | None] | None = None
+
+    @property
+    def mirror(self) -> str:
+        return _mirror(self.widget_key, self.scope)
 
 
-def _read_link_setting(url, mirror, default, valid, choices, bounds) -> None:
-    """Adopt the link's value of a page setting into its mirror (see :func:`kept`)."""
-    page_title = st.session_state.get(state.PAGE_TITLE_KEY)
+#: Session-state key: (page title, parameter) of the page settings read from a link.
+LINK_READ_KEY = "ma_link_settings_read"
+
+
+def _resolve_link_settings(page_title: str, settings: Sequence[LinkSetting]) -> list[str]:
+    """Read, check and record a page's link settings (see :class:`LinkSetting`); the
+    warnings for the values refused."""
     adopted = bool(st.session_state.get(state.URL_ADOPTED_KEY))
     read = st.session_state.setdefault(LINK_READ_KEY, set())
-    if (page_title, url) in read and not adopted:
-        return  # the URL holds what this page wrote
-    read.add((page_title, url))
-    values = st.query_params.get_all(url)
-    if not values:
-        if adopted:
+    stored = st.session_state.setdefault(state.PAGE_PARAMS_KEY, {}).setdefault(page_title, {})
+    values: dict[str, Any] = {}
+    warnings: list[str] = []
+    for setting in settings:
+        fresh = adopted or (page_title, setting.url) not in read
+        read.add((page_title, setting.url))
+        given = st.query_params.get_all(setting.url) if fresh else []
+        why_unused = setting.unused(values) if setting.unused is not None else None
+        if why_unused is not None:
+            if given:
+                warnings.append(
+                    f"ignored {setting.url}={cut_repr(given[-1])} in the link: {why_unused}"
+                )
+            values[setting.url] = _kept_value(setting.mirror, setting.default, setting.valid)
+            stored[setting.url] = None  # kept for when it applies, but not this view's link
+            continue
+        if given:
+            warning = _adopt_link_value(setting, given)
+            if warning:
+                warnings.append(warning)
+        elif fresh and adopted:
             # Back / Forward to a view whose link left the setting out: its default.
-            st.session_state.pop(mirror, None)
-        return
-    text = values[-1]
-    value, problem = state.parse_link_value(text, default, choices, bounds)
-    if value is not None and valid is not None:
-        checked = valid(value)
+            st.session_state.pop(setting.mirror, None)
+        value = _kept_value(setting.mirror, setting.default, setting.valid)
+        values[setting.url] = value
+        stored[setting.url] = None if value == setting.default else state.link_text(value)
+    return warnings
+
+
+def _adopt_link_value(setting: LinkSetting, given: list[str]) -> str | None:
+    """Put the link's value of ``setting`` into its mirror; the warning if it was refused."""
+    text = given[-1]
+    value, problem = state.parse_link_value(text, setting.default, setting.choices, setting.bounds)
+    if value is not None and setting.valid is not None:
+        checked = setting.valid(value)
         if checked is None:
             value, problem = None, problem or "not available for this package"
         elif checked != value:
@@ -308,20 +311,16 @@ def _read_link_setting(url, mirror, default, valid, choices, bounds) -> None:
             )
     if problem and isinstance(value, list):
         problem += "; the rest is used"
-    if len(values) > 1:
+    if len(given) > 1:
         problem = (problem + "; " if problem else "") + (
-            f"given {len(values)} times, the last one is used"
+            f"given {len(given)} times, the last one is used"
         )
-    if problem:
-        shown = cut_repr(text)
-        lead = (
-            f"{url}={shown} in the link"
-            if value is not None
-            else f"ignored {url}={shown} in the link"
-        )
-        _link_warning(f"{lead}: {problem}")
     if value is not None:
-        st.session_state[mirror] = value
+        st.session_state[setting.mirror] = value
+    if not problem:
+        return None
+    lead = "" if value is not None else "ignored "
+    return f"{lead}{setting.url}={cut_repr(text)} in the link: {problem}"
 
 
 def switch_package(key: str, *, listed: bool = False) -> None:
@@ -335,29 +334,12 @@ def switch_package(key: str, *, listed: bool = False) -> None:
     st.session_state["ma_package"] = key
     st.session_state["ma_budget"] = None
     st.session_state["ma_store"] = None
-    _forget_package_settings()
 
 
 def _on_package_change() -> None:
     st.session_state["ma_package"] = st.session_state["w_package"]
     st.session_state["ma_budget"] = None  # the new package's default budget
     st.session_state["ma_store"] = None
-    _forget_package_settings()
-
-
-#: Session-state key: (page title, parameter) of the page settings kept per package.
-SCOPED_PARAMS_KEY = "ma_scoped_params"
-
-
-def _forget_package_settings() -> None:
-    """Leave the settings kept per package (the Budget sweep's range) out of the links until
-    their page draws them for the new package: else the package change's URL write carried
-    the old package's range and the page wrote each new value after it, one browser history
-    entry apiece (Back then stepped through half-changed views)."""
-    settings = st.session_state.get(state.PAGE_PARAMS_KEY, {})
-    for page_title, param in st.session_state.get(SCOPED_PARAMS_KEY, ()):
-        if param in settings.get(page_title, {}):
-            settings[page_title][param] = None
 
 
 def _handle_upload() -> None:
@@ -577,11 +559,16 @@ def _freeze_long_lived_heap() -> None:
     gc.freeze()
 
 
-def frame(page_title: str) -> Frame:
-    """Draw the shared sidebar and return the current choices. Call first on every page."""
+def frame(
+    page_title: str,
+    settings: Callable[[Package, str, float], Sequence[LinkSetting]] | None = None,
+) -> Frame:
+    """Draw the shared sidebar and return the current choices. Call first on every page.
+
+    ``settings(package, store_key, budget)`` returns the page's :class:`LinkSetting` list: resolved
+    here, before the sidebar's links and the run's one URL write, so both carry them."""
     _freeze_long_lived_heap()
     state.init_from_url()
-    st.session_state[state.PAGE_TITLE_KEY] = page_title
     present = bool(st.session_state.get("ma_present", False))
     st.set_page_config(
         page_title=f"MemAudit · {page_title}",
@@ -619,6 +606,8 @@ def frame(page_title: str) -> Frame:
         st.session_state["ma_budget"] = budget
         store_key = _store_picker(pkg)
         st.session_state["ma_store"] = store_key
+        page_settings = list(settings(pkg, store_key, budget)) if settings is not None else []
+        link_warnings = _resolve_link_settings(page_title, page_settings)
 
         sync_widget("w_present", present)
         st.toggle(
@@ -668,10 +657,11 @@ def frame(page_title: str) -> Frame:
         st.error(_guard_shortcodes(error), icon=":material/link_off:")
     for problem in state.pop_problems():
         st.warning(_guard_shortcodes(problem), icon=":material/link_off:")
-    st.session_state[LINK_NOTES_KEY] = st.container()
+    for warning in link_warnings:
+        st.warning(_guard_shortcodes(_md_escape_inline(warning)), icon=":material/link_off:")
     state.sync_url(page_title=page_title)
     _check_plugin_writer(pkg, budget, store_key, page_title)
-    return Frame(key, pkg, budget, store_key, present)
+    return Frame(key, pkg, budget, store_key, present, {s.url: s for s in page_settings})
 
 
 #: Pages that score the sidebar's store: a failing plugin writer stops them with its error.

@@ -6,16 +6,17 @@ can be shared as a link, and a fresh session reads them back from the URL.
 
 A page may own parameters of its own (:data:`PAGE_URL_KEYS`): the Evidence explorer's
 ``unit``, which the page reads after calling the frame and writes back with :func:`sync_url`,
-and the settings of the Budget sweep, Ablations and Certification pages, which
-``frame.kept(..., url=...)`` reads from a link (:func:`parse_link_value`) and keeps in the
-link while they differ from their defaults (:func:`set_page_param`). Every other page drops
-them, so a link never carries another page's choice. Parameters declared nowhere are left
-alone.
+and the settings of the Budget sweep, Ablations and Certification pages
+(``frame.LinkSetting``), which the frame reads from a link (:func:`parse_link_value`) and
+keeps in the link while they differ from their defaults (:data:`PAGE_PARAMS_KEY`). Every other
+page drops them, so a link never carries another page's choice. Parameters declared nowhere
+are left alone.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -64,8 +65,7 @@ PAGE_URL_KEYS: dict[str, tuple[str, ...]] = {
 #: Session-state key: page title -> {parameter: text in the link, or None for the default},
 #: the page settings as last chosen, for the links to that page and the URL's upkeep.
 PAGE_PARAMS_KEY = "ma_page_params"
-#: Session-state key of the title of the page the session drew last (set by the frame).
-PAGE_TITLE_KEY = "ma_page_title"
+
 #: Session-state key holding the problems found in the link (shown once by the frame).
 PROBLEMS_KEY = "ma_url_problems"
 #: Significant digits kept for a budget, in the session and in the URL alike, so a link
@@ -307,10 +307,10 @@ def sync_url(extra: dict[str, str | None] | None = None, page_title: str | None 
         current_kept = current
     wanted = shared_params()
     wanted.update({k: v for k, v in current_kept.items() if k not in URL_KEYS.values()})
-    if page_title is not None and not st.session_state.get(URL_ADOPTED_KEY):
-        # Settings changed by a widget's callback go into this run's one URL write (a write
-        # of their own later in the run was a second browser history entry). After Back /
-        # Forward the URL brought back wins; the page reads it again.
+    if page_title is not None:
+        # The page's link settings, as the frame resolved them this run (from the link, a
+        # widget's change, a package change), go into the run's one URL write: each written
+        # on its own was a browser history entry of its own (QA s39).
         for param, text in st.session_state.get(PAGE_PARAMS_KEY, {}).get(page_title, {}).items():
             if text is None:
                 wanted.pop(param, None)
@@ -337,21 +337,6 @@ def page_link_params(page_title: str) -> dict[str, str]:
     return out
 
 
-def set_page_param(page_title: str | None, param: str, text: str | None) -> None:
-    """Record a page setting's link text (``None``: its default, left out of the link) and,
-    when the page is the one drawing, put it in the URL now if the URL differs."""
-    if page_title is None:
-        return
-    st.session_state.setdefault(PAGE_PARAMS_KEY, {}).setdefault(page_title, {})[param] = text
-    if st.session_state.get(PAGE_TITLE_KEY) != page_title or st.query_params.get(param) == text:
-        return
-    if text is None:
-        del st.query_params[param]
-    else:
-        st.query_params[param] = text
-    st.session_state[LAST_URL_KEY] = st.query_params.to_dict()
-
-
 def link_text(value: Any) -> str:
     """A page setting as its link writes it: :func:`url_value`, and a list as its items
     joined by commas (``%`` and ``,`` inside an item escaped as ``%25`` and ``%2C``).
@@ -362,6 +347,10 @@ def link_text(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return ",".join(str(v).replace("%", "%25").replace(",", "%2C") for v in value)
     return url_value(value)
+
+
+def _bound_text(bound: float) -> str:
+    return str(bound) if isinstance(bound, int) else f"{bound:g}"
 
 
 def parse_link_value(
@@ -381,6 +370,8 @@ def parse_link_value(
     ((True, None), (None, 'not a whole number'))
     >>> parse_link_value("0.2", 0.0, bounds=(0.0, 1.0)), parse_link_value("7", 2, bounds=(2, 5))
     ((0.2, None), (None, 'above the largest value allowed, 5'))
+    >>> parse_link_value("9007199254740993", 0), parse_link_value("1e3", 0)
+    ((9007199254740993, None), (1000, None))
     >>> parse_link_value("gvt,nope,gvt", [], ["gvt", "density"])
     (['gvt'], "'nope' is not one of: 'gvt', 'density'; 'gvt' is given twice")
     """
@@ -426,21 +417,26 @@ def parse_link_value(
             return False, None
         return None, "use 1 or 0"
     if isinstance(default, (int, float)):
-        try:
-            number = float(text)
-        except ValueError:
-            return None, "not a number"
-        if not math.isfinite(number):
-            return None, "not a finite number"
-        if isinstance(default, int):
-            if not number.is_integer():
-                return None, "not a whole number"
-            number = int(number)
+        if isinstance(default, int) and re.fullmatch(r"\s*[+-]?\d+\s*", text):
+            number: float = int(text)  # exactly: 9007199254740993 is not a float (QA s39)
+        else:
+            try:
+                number = float(text)
+            except ValueError:
+                return None, "not a number"
+            if not math.isfinite(number):
+                return None, "not a finite number"
+            if isinstance(default, int):
+                if not number.is_integer():
+                    return None, "not a whole number"
+                if abs(number) > 2**53:
+                    return None, "write a whole number this large without an exponent"
+                number = int(number)
         low, high = bounds
         if low is not None and number < low:
-            return None, f"below the smallest value allowed, {low:g}"
+            return None, f"below the smallest value allowed, {_bound_text(low)}"
         if high is not None and number > high:
-            return None, f"above the largest value allowed, {high:g}"
+            return None, f"above the largest value allowed, {_bound_text(high)}"
         if choices is not None:
             match = one_of(number)
             if match is None:

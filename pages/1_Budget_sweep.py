@@ -12,20 +12,84 @@ from memaudit_core.grids import nearest_index
 from memaudit_ui import cached, figures, render
 from memaudit_ui.frame import (
     REPO_ROOT,
+    LinkSetting,
     budget_step,
     frame,
     go_to,
-    kept,
     md_escape,
     page_time_select,
+    page_time_setting,
     store_label,
     store_options,
-    unlinked,
 )
 
 COMPARE_PAGE = "pages/2_Compare.py"
+GRID_MODES = ["package grid", "range"]
+#: The largest seed a number box shows exactly (a JavaScript number).
+MAX_SEED = 2**53 - 1
 
-ctx = frame("Budget sweep")
+
+def range_default(pkg) -> tuple[float, float, float]:
+    """The range mode's start, stop and step before the user sets them: the package grid's
+    ends, about 20 steps."""
+    grid = pkg.budget_grid()
+    lo, hi = min(grid), max(grid)
+    step_unit = budget_step(pkg)
+    return (
+        float(lo),
+        float(hi),
+        float(max(step_unit, round((hi - lo) / 20 / step_unit) * step_unit)),
+    )
+
+
+def link_settings(pkg, store_key: str, budget: float) -> list[LinkSetting]:
+    """The page's settings in its link (see ``memaudit_ui.frame.LinkSetting``)."""
+    content_hash = pkg.content_hash()
+    lo, hi, step = range_default(pkg)
+    options = store_options(pkg)
+    default_methods = [
+        k for k in dict.fromkeys([store_key, "writer:gvt", "writer:density"]) if k in options
+    ]
+
+    def known_methods(value: list) -> list | None:
+        # Kept across pages; stores another package does not have are dropped, and if that
+        # leaves nothing, the defaults. An empty choice stays empty (QA: "Clear all" snapped
+        # back to the defaults).
+        known = [k for k in value if k in options]
+        return known if known or not value else None
+
+    origin = cached.family_origin(pkg, content_hash)
+    no_family = (
+        None
+        if origin is not None and origin.source is not None
+        else "this package names no generator family"
+    )
+
+    def range_only(values: dict) -> str | None:
+        return None if values["grid"] == "range" else "used only with grid=range"
+
+    def band_only(values: dict) -> str | None:
+        return no_family or (None if values["seed_band"] else "used only with seed_band=1")
+
+    # The range is the package's own: kept per package content (QA: one package's range came
+    # back on another; s20a: also on an upload of the same id with other costs).
+    per_package = {"scope": content_hash, "unused": range_only}
+    seed = {"bounds": (0, MAX_SEED), "unused": band_only}
+    return [
+        LinkSetting("sweep_grid", "grid", "package grid", choices=GRID_MODES),
+        LinkSetting("sweep_start", "from", lo, **per_package),
+        LinkSetting("sweep_stop", "to", hi, **per_package),
+        LinkSetting("sweep_step", "step", step, **per_package),
+        LinkSetting("sweep_methods", "methods", default_methods, known_methods, choices=options),
+        LinkSetting("sweep_ablation", "ablation", True),
+        page_time_setting("sweep_time"),
+        LinkSetting("sweep_seed_range", "seed_band", False, unused=lambda values: no_family),
+        LinkSetting("sweep_seed_from", "first_seed", 0, **seed),
+        LinkSetting("sweep_seed_to", "last_seed", 49, **seed),
+    ]
+
+
+ctx = frame("Budget sweep", link_settings)
 pkg = ctx.package
 unit = pkg.cost_unit
 content_hash = pkg.content_hash()
@@ -62,24 +126,20 @@ st.markdown(
 )
 
 # ------------------------------------------------------------------ inputs
-GRID_MODES = ["package grid", "range"]
 grid_default = pkg.budget_grid()
 c1, c2 = st.columns([2, 3])
 with c1:
     grid_mode = st.radio(
         "Budgets",
         GRID_MODES,
-        **kept("sweep_grid", "package grid", url="grid", choices=GRID_MODES),
+        **ctx.kept("grid"),
         horizontal=True,
         help="The package's suggested grid, or start / stop / step of your own.",
     )
     if grid_mode == "range":
         step_unit = budget_step(pkg)
-        lo, hi = min(grid_default), max(grid_default)
         r1, r2, r3 = st.columns(3)
 
-        # The range is the package's own: kept per package content (QA: one package's range
-        # came back on another; s20a: also on an upload of the same id with other costs).
         # No min_value on these three: Streamlit keeps a value below it in the box, marks it
         # with a small "!" and goes on with the previous one (app QA); budget_range's located
         # st.error below says what is wrong instead.
@@ -87,20 +147,19 @@ with c1:
             f"start ({unit})",
             step=step_unit,
             format="%g",  # "1.00 / 16.00" read oddly for whole words (speaker QA)
-            **kept("sweep_start", float(lo), scope=content_hash, url="from"),
+            **ctx.kept("from"),
         )
         stop = r2.number_input(
             f"stop ({unit})",
             step=step_unit,
             format="%g",  # "1.00 / 16.00" read oddly for whole words (speaker QA)
-            **kept("sweep_stop", float(hi), scope=content_hash, url="to"),
+            **ctx.kept("to"),
         )
-        default_step = max(step_unit, round((hi - lo) / 20 / step_unit) * step_unit)
         step = r3.number_input(
             f"step ({unit})",
             step=step_unit,
             format="%g",  # "1.00 / 16.00" read oddly for whole words (speaker QA)
-            **kept("sweep_step", float(default_step), scope=content_hash, url="step"),
+            **ctx.kept("step"),
         )
         try:
             grid = curves.budget_range(start, stop, step)
@@ -119,38 +178,23 @@ with c1:
             )
     else:
         grid = grid_default
-        # Kept for the range mode, but not part of this view's link.
-        unlinked("from", "to", "step", why="used only with grid=range")
     st.caption("Budgets: " + ", ".join(f"{b:.10g}" for b in grid))
 with c2:
-    options = store_options(pkg)
-    default = [
-        k for k in dict.fromkeys([ctx.store_key, "writer:gvt", "writer:density"]) if k in options
-    ]
-
-    def known_methods(value: list) -> list | None:
-        # Kept across pages; stores another package does not have are dropped, and if that
-        # leaves nothing, the defaults. An empty choice stays empty (QA: "Clear all" snapped
-        # back to the defaults).
-        known = [k for k in value if k in options]
-        return known if known or not value else None
-
     chosen = st.multiselect(
         "Writers / stores",
-        options,
-        **kept("sweep_methods", default, known_methods, url="methods", choices=options),
+        store_options(pkg),
+        **ctx.kept("methods"),
         format_func=lambda k: store_label(pkg, k),
         help="Default: the sidebar's choice plus gvt and density (the negative control).",
     )
     show_ablation = st.checkbox(
         "Show the optimum without validity types (dashed)",
-        **kept("sweep_ablation", True, url="ablation"),
+        **ctx.kept("ablation"),
         help="OPT over candidates other than tombstone and compound_update.",
     )
     page_time = page_time_select(
-        "sweep_time",
         "Time for the sweep's solves",
-        url="time",
+        ctx.kept("time"),
         scope="The curve's solves share this time; a seed band, when shown, gets as much again.",
     )
 ablations = ("no_validity_opt",) if show_ablation else ()
@@ -162,19 +206,14 @@ if source is not None:
     s1, s2, s3 = st.columns([2, 1, 1])
     seed_range = s1.toggle(
         f"Seed range of the {source.family} family",
-        **kept("sweep_seed_range", False, url="seed_band"),
+        **ctx.kept("seed_band"),
         # An edited upload keeps the meta of the package it was made from (QA s21c: it was
         # described as generated by the family with that seed).
         help=origin.seed_band_help(),
     )
     if seed_range:
-        seed_kw = {"bounds": (0, None)}
-        first = s2.number_input(
-            "first seed", 0, step=1, **kept("sweep_seed_from", 0, url="first_seed", **seed_kw)
-        )
-        last = s3.number_input(
-            "last seed", 0, step=1, **kept("sweep_seed_to", 49, url="last_seed", **seed_kw)
-        )
+        first = s2.number_input("first seed", 0, MAX_SEED, step=1, **ctx.kept("first_seed"))
+        last = s3.number_input("last seed", 0, MAX_SEED, step=1, **ctx.kept("last_seed"))
         if last < first:
             st.error(f"The last seed ({last}) is below the first ({first}).")
             st.stop()
@@ -182,10 +221,6 @@ if source is not None:
             st.error(f"At most {curves.MAX_SEEDS} seeds at once; you asked for {last - first + 1}.")
             st.stop()
         seeds = tuple(range(int(first), int(last) + 1))
-if source is None:
-    unlinked("seed_band", "first_seed", "last_seed", why="this package names no generator family")
-elif not seeds:
-    unlinked("first_seed", "last_seed", why="used only with seed_band=1")
 
 # ------------------------------------------------------------------ compute (cached)
 bar, tick = cached.progress_bar("Solving OPT and running the writers over the grid")

@@ -8,7 +8,7 @@ import streamlit as st
 from memaudit_core import robustness
 from memaudit_core.costs import COST_RULES, available_cost_rules
 from memaudit_ui import cached, figures, render
-from memaudit_ui.frame import frame, kept, md_escape, page_time_select
+from memaudit_ui.frame import LinkSetting, frame, md_escape, page_time_select, page_time_setting
 
 #: Packages this small (candidates x budgets) compute every sensitivity on sight; larger ones
 #: wait for a Run button so a page visit stays quick.
@@ -16,7 +16,40 @@ AUTO_RUN_WORK = 200
 #: Seconds per engine run for OPT(k) (a stopped run reports incumbent and bound).
 CAPACITY_TIME_LIMIT = 10.0
 
-ctx = frame("Ablations & sensitivity")
+#: The largest seed a number box shows exactly (a JavaScript number).
+MAX_SEED = 2**53 - 1
+#: Cost-rule choices: the stored costs and every rule.
+RULE_OPTIONS = [robustness.AS_STORED, *COST_RULES]
+
+
+def link_settings(pkg, store_key: str, budget: float) -> list[LinkSetting]:
+    """The page's settings in its link (see ``memaudit_ui.frame.LinkSetting``); kept when the
+    user leaves the page and comes back (projector QA; QA s18c: a noise mode set up for a demo
+    was back to shrink after a visit to Compare)."""
+    types = sorted({c.type for c in pkg.candidates})
+    modes = list(robustness.NOISE_MODES)
+    return [
+        page_time_setting("abl_time"),
+        LinkSetting("abl_presets", "presets", ["no_validity"], choices=list(robustness.PRESETS)),
+        LinkSetting(
+            "abl_removed", "removed", [], lambda v: [t for t in v if t in types], choices=types
+        ),
+        LinkSetting(
+            "abl_rules",
+            "rules",
+            list(robustness.default_cost_rules()),
+            lambda v: [r for r in v if r in RULE_OPTIONS],
+            choices=RULE_OPTIONS,
+        ),
+        LinkSetting("abl_k", "k", 2, bounds=(2, 5)),
+        LinkSetting("abl_noise_mode", "noise", modes[1], choices=modes),
+        LinkSetting("abl_noise_level", "level", 0.2, bounds=(0.0, 1.0)),
+        LinkSetting("abl_noise_draws", "draws", 20, bounds=(1, 200)),
+        LinkSetting("abl_noise_seed", "seed", 0, bounds=(0, MAX_SEED)),
+    ]
+
+
+ctx = frame("Ablations & sensitivity", link_settings)
 pkg = ctx.package
 unit = pkg.cost_unit
 content_hash = pkg.content_hash()
@@ -57,23 +90,17 @@ st.caption(
 types = sorted({c.type for c in pkg.candidates})
 a1, a2, a3 = st.columns([2, 2, 1])
 curve_time = page_time_select(
-    "abl_time",
     "Time per analysis",
+    ctx.kept("time"),
     a3,
-    url="time",
     scope="Each analysis on this page gets this long: every ablation curve, and each "
     "sensitivity you run (a change reruns them all, so the page can take several times this).",
 )
-# Kept when the user leaves the page and comes back (projector QA).
-presets = a1.multiselect(
-    "Presets",
-    list(robustness.PRESETS),
-    **kept("abl_presets", ["no_validity"], url="presets", choices=list(robustness.PRESETS)),
-)
+presets = a1.multiselect("Presets", list(robustness.PRESETS), **ctx.kept("presets"))
 removed = a2.multiselect(
     "Or remove your own set of candidate types",
     types,
-    **kept("abl_removed", [], lambda v: [t for t in v if t in types], url="removed", choices=types),
+    **ctx.kept("removed"),
     help="One extra curve: OPT without every type chosen here.",
 )
 bar, tick = cached.progress_bar("Solving the full and the filtered optimum over the grid")
@@ -156,19 +183,10 @@ with tab_cost:
         "rule and as stored."
     )
     usable = set(available_cost_rules())
-    options = [robustness.AS_STORED, *COST_RULES]
-    # Every sensitivity setting below is kept across page visits, like the presets (QA s18c:
-    # a noise mode set up for a demo was back to shrink after a visit to Compare).
     rules = st.multiselect(
         "Cost rules",
-        options,
-        **kept(
-            "abl_rules",
-            list(robustness.default_cost_rules()),
-            lambda v: [r for r in v if r in options],
-            url="rules",
-            choices=options,
-        ),
+        RULE_OPTIONS,
+        **ctx.kept("rules"),
         format_func=lambda r: (
             r if r == robustness.AS_STORED or r in usable else f"{r} (unavailable)"
         ),
@@ -250,7 +268,7 @@ with tab_cap:
             min_value=2,
             max_value=5,
             step=1,
-            **kept("abl_k", 2, url="k", bounds=(2, 5)),
+            **ctx.kept("k"),
         )
     )
     if armed("cap", "Run capacity sensitivity", "Solves OPT(k) with bnb and milp per budget."):
@@ -306,15 +324,13 @@ with tab_noise:
     )
     n1, n2, n3, n4 = st.columns(4)
     modes = list(robustness.NOISE_MODES)
-    mode = n1.selectbox(
-        "Mode", modes, **kept("abl_noise_mode", modes[1], url="noise", choices=modes)
-    )
+    mode = n1.selectbox("Mode", modes, **ctx.kept("noise"))
     level = n2.number_input(
         "Level",
         min_value=0.0,
         max_value=1.0,
         step=0.05,
-        **kept("abl_noise_level", 0.2, url="level", bounds=(0.0, 1.0)),
+        **ctx.kept("level"),
         help="Probability per cell (flip, shrink) or σ (jitter).",
     )
     draws = int(
@@ -323,14 +339,10 @@ with tab_noise:
             min_value=1,
             max_value=200,
             step=5,
-            **kept("abl_noise_draws", 20, url="draws", bounds=(1, 200)),
+            **ctx.kept("draws"),
         )
     )
-    seed = int(
-        n4.number_input(
-            "Seed", min_value=0, step=1, **kept("abl_noise_seed", 0, url="seed", bounds=(0, None))
-        )
-    )
+    seed = int(n4.number_input("Seed", min_value=0, max_value=MAX_SEED, step=1, **ctx.kept("seed")))
     if armed("noise", "Run noise sensitivity", "Re-solves OPT and every writer per draw."):
         bar, tick = cached.progress_bar(f"Perturbing and re-solving {draws} draw(s)")
         ns = cached.noise_sensitivity(

@@ -11,7 +11,7 @@ from memaudit_core import curves
 from memaudit_core.audit import AuditRow
 from memaudit_core.compiled import POOLS
 from memaudit_ui import cached, figures, render
-from memaudit_ui.frame import frame, kept, md_escape
+from memaudit_ui.frame import LinkSetting, frame, md_escape
 
 ENGINES = ("bnb", "milp")
 #: Above this many candidates the audit waits for a click instead of running on page open.
@@ -19,7 +19,44 @@ AUTO_RUN_MAX_CANDIDATES = 1000
 #: Below it, the seconds of the quick look that decides whether the audit runs on page open.
 PROBE_S = 5.0
 
-ctx = frame("Certification")
+#: The time limit per engine a link may set (the box says why a value outside is refused).
+TIME_LIMIT_RANGE_S = (0.5, 3600.0)
+
+
+def link_settings(pkg, store_key: str, budget: float) -> list[LinkSetting]:
+    """The page's settings in its link (see ``memaudit_ui.frame.LinkSetting``); kept across
+    page visits like the Budget sweep's inputs (QA s18c: a time limit and seed range set up for
+    a demo were reset by a visit to Compare)."""
+    in_grid = budget in set(pkg.budget_grid())
+    seeded = curves.family_source(pkg) is not None
+    return [
+        LinkSetting("cert_time_limit", "time_limit", 30.0, bounds=TIME_LIMIT_RANGE_S),
+        LinkSetting(
+            "cert_add_budget",
+            "add_budget",
+            False,
+            unused=lambda values: (
+                f"the package grid already holds the budget {budget:.10g}" if in_grid else None
+            ),
+        ),
+        LinkSetting(
+            "cert_audit_pools",
+            "pools",
+            list(POOLS),
+            lambda v: [p for p in v if p in POOLS],
+            choices=list(POOLS),
+        ),
+        LinkSetting(
+            "cert_audit_seeds",
+            "seeds",
+            19,
+            bounds=(0, 999),
+            unused=lambda values: None if seeded else "this package names no generator family",
+        ),
+    ]
+
+
+ctx = frame("Certification", link_settings)
 pkg = ctx.package
 unit = pkg.cost_unit
 content_hash = pkg.content_hash()
@@ -31,21 +68,20 @@ st.markdown(
 )
 
 c1, c2, c3 = st.columns([1, 1, 2], vertical_alignment="bottom")
-# The audit settings are kept across page visits, like the Budget sweep's inputs (QA s18c: a
-# time limit and seed range set up for a demo were reset by a visit to Compare).
 # Checked below, not by min_value / max_value: Streamlit keeps an out-of-range value in the
 # box with a small "!" and runs with the previous one (app QA: 0.01 shown, 30 s used).
 time_limit = c1.number_input(
     "Time limit per engine (s)",
     step=5.0,
-    **kept("cert_time_limit", 30.0, url="time_limit"),
+    **ctx.kept("time_limit"),
     help="Each engine gets this long per budget. A run that stops at the limit reports its "
     "incumbent, its proven upper bound and the gap — never an OPT.",
 )
-if not 0.5 <= time_limit <= 3600:
+low_s, high_s = TIME_LIMIT_RANGE_S
+if not low_s <= time_limit <= high_s:
     st.error(
-        f"Time limit per engine: {time_limit:g} s is outside 0.5 to 3600 s; the audit runs once "
-        "it is in range."
+        f"Time limit per engine: {time_limit:g} s is outside {low_s:g} to {high_s:g} s; the "
+        "audit runs once it is in range."
     )
     st.stop()
 sidebar_in_grid = ctx.budget in set(pkg.budget_grid())
@@ -57,7 +93,7 @@ add_budget = c2.checkbox(
     help="The sidebar's budget. The grid below already holds it."
     if sidebar_in_grid
     else "The sidebar's budget, added to the package's grid.",
-    **kept("cert_add_budget", False, url="add_budget"),
+    **ctx.kept("add_budget"),
 )
 grid = tuple(sorted(set(pkg.budget_grid()) | ({ctx.budget} if add_budget else set())))
 c3.caption(
@@ -217,20 +253,14 @@ a1, a2, a3 = st.columns([2, 1, 1], vertical_alignment="bottom")
 pools = a1.multiselect(
     "Pools",
     list(POOLS),
-    **kept(
-        "cert_audit_pools",
-        list(POOLS),
-        lambda v: [p for p in v if p in POOLS],
-        url="pools",
-        choices=list(POOLS),
-    ),
+    **ctx.kept("pools"),
 )
 seed_hi = a2.number_input(
     "Seeds 0 to",
     min_value=0,
     max_value=999,
     step=1,
-    **kept("cert_audit_seeds", 19, url="seeds", bounds=(0, 999)),
+    **ctx.kept("seeds"),
     disabled=not seeded,
     help=(
         f"Packages of the {source.family} family with this package's parameters"

@@ -748,16 +748,16 @@ def test_a_package_change_with_a_range_is_one_history_entry(streamlit_server, pa
 
 
 def test_a_bad_page_setting_in_a_cold_link_is_named(streamlit_server, page):
-    open_view(page, streamlit_server, "/Certification", f"{DEEP_QUERY}&seeds=1000&pools=full")
+    open_view(page, streamlit_server, "/Certification", f"{DEEP_QUERY}&time_limit=0.1&pools=full")
     expect(
         page.get_by_test_id("stAlert").filter(
-            has_text="ignored seeds='1000' in the link: above the largest value allowed, 999"
+            has_text="ignored time_limit='0.1' in the link: below the smallest value allowed, 0.5"
         )
     ).to_be_visible(timeout=LOAD_TIMEOUT_MS)
     assert_no_traceback(page)
-    expect(page.get_by_test_id("stNumberInput").locator("input").last).to_have_value("19")
+    expect(page.get_by_test_id("stNumberInput").locator("input").first).to_have_value("30.00")
     assert query(page)["pools"] == "full"
-    assert "seeds" not in query(page)
+    assert "time_limit" not in query(page)
 
 
 _LEGEND_BOXES_JS = """el => {
@@ -808,3 +808,27 @@ def test_presentation_legends_stay_below_the_axis_title_after_the_sidebar_closes
         assert_no_traceback(page)
     finally:
         context.close()
+
+
+def test_a_package_change_with_any_page_settings_is_one_history_entry(streamlit_server, page):
+    """QA s39 round 2 (links #1): settings the new package changes (the seed band of a
+    package without a family, writers it does not have) were written one by one after the
+    package change, one history entry each, and Back showed views never on screen."""
+    settings = "seed_band=1&last_seed=1&time=5&ablation=0"
+    open_view(page, streamlit_server, "/Budget_sweep", f"package=sample:event-graph-50&{settings}")
+    expect_number_inputs(page, ["0", "1"])
+    start = history_length(page)
+    sidebar(page).get_by_role("combobox", name="Package", exact=True).click()
+    page.get_by_role("option", name=re.compile("update_chain")).first.click()
+    expect(page).to_have_url(re.compile(r"package=sample%3Aupdate_chain"))
+    settle(page)
+    page.wait_for_timeout(500)
+    assert history_length(page) == start + 1
+    q = query(page)
+    assert (q["time"], q["ablation"]) == ("5", "0") and "seed_band" not in q, q
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"package=sample(%3A|:)event-graph-50"))
+    settle(page)
+    expect_number_inputs(page, ["0", "1"])
+    assert query(page)["last_seed"] == "1"
+    assert_no_traceback(page)

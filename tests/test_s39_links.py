@@ -25,9 +25,13 @@ PACKAGE = "sample:update_chain"
 GENERATED = "sample:event-graph-50"  # names its generator family: the seed band is offered
 
 
-def open_page(page: str, package: str = PACKAGE, **settings: str) -> AppTest:
+def open_page(
+    page: str, package: str = PACKAGE, budget: str | None = None, **settings: str
+) -> AppTest:
     at = AppTest.from_file(str(APP), default_timeout=120)
     at.query_params["package"] = package
+    if budget is not None:
+        at.query_params["budget"] = budget
     at.run()
     for name, value in settings.items():
         at.query_params[name] = value
@@ -107,7 +111,11 @@ def test_ablation_and_certification_links_open_their_settings():
     assert at.number_input(key="abl_noise_seed").value == 11
     assert at.select_slider(key="abl_time").value == 10.0
 
-    at = open_page(CERTIFICATION, time_limit="5", add_budget="1", pools="full", seeds="3")
+    # A package of a generator family, at a budget its grid does not hold: every setting
+    # applies.
+    at = open_page(
+        CERTIFICATION, GENERATED, "40", time_limit="5", add_budget="1", pools="full", seeds="3"
+    )
     assert warnings(at) == []
     assert at.number_input(key="cert_time_limit").value == 5.0
     assert at.checkbox(key="cert_add_budget").value is True
@@ -129,7 +137,7 @@ def test_ablation_and_certification_links_open_their_settings():
         (ABLATIONS, "seed", "-1", "abl_noise_seed", "number_input", 0, "below the smallest"),
         (ABLATIONS, "noise", "bad", "abl_noise_mode", "selectbox", "shrink", "not one of"),
         (CERTIFICATION, "time_limit", "inf", "cert_time_limit", "number_input", 30.0, "finite"),
-        (CERTIFICATION, "seeds", "1000", "cert_audit_seeds", "number_input", 19, "999"),
+        (CERTIFICATION, "time_limit", "0.1", "cert_time_limit", "number_input", 30.0, "0.5"),
         (CERTIFICATION, "pools", "gvt,x", "cert_audit_pools", "multiselect", None, "not one of"),
     ],
 )
@@ -217,3 +225,56 @@ def test_page_parameters_are_unique_within_a_page():
     for title, params in PAGE_URL_KEYS.items():
         assert len(set(params)) == len(params), title
         assert not {"package", "budget", "store", "present", "page"} & set(params), title
+
+
+def test_certification_settings_that_do_not_apply_are_named():
+    """QA s39 round 2 (links #4): seeds=3 on a package without a generator family was kept in
+    the link without a word; add_budget names a budget the grid already holds."""
+    at = open_page(CERTIFICATION, seeds="3", add_budget="1")
+    assert sorted(warnings(at)) == [
+        "ignored add_budget='1' in the link: the package grid already holds the budget 6",
+        "ignored seeds='3' in the link: this package names no generator family",
+    ]
+    assert "seeds" not in at.query_params and "add_budget" not in at.query_params
+    at = open_page(CERTIFICATION, GENERATED, "40", seeds="1000")
+    assert warnings(at) == [
+        "ignored seeds='1000' in the link: above the largest value allowed, 999"
+    ]
+
+
+def test_every_setting_is_checked_even_when_the_page_stops_early():
+    """QA s39 round 2 (links #3): a bad step stopped the page before the later settings were
+    read: methods=writer:nope, time=7 and ablation=x stayed in the link unnamed."""
+    at = open_page(SWEEP, grid="range", step="0", methods="writer:nope", time="7", ablation="x")
+    shown = warnings(at)
+    assert any(w.startswith("ignored methods='writer:nope' in the link") for w in shown), shown
+    assert any(w.startswith("ignored time='7' in the link") for w in shown), shown
+    assert any(w.startswith("ignored ablation='x' in the link") for w in shown), shown
+    assert [e.value for e in at.error] == ["budget range: step must be > 0, got 0"]
+    assert not {"methods", "time", "ablation"} & set(at.query_params)
+
+
+def test_a_repeated_setting_is_named():
+    """QA s39 round 2 (links #2): grid=range&grid=package grid used the last without a
+    word."""
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    at.query_params["package"] = PACKAGE
+    at.run()
+    at.query_params["time"] = ["5", "10"]
+    at.switch_page(SWEEP).run()
+    assert warnings(at) == ["time='10' in the link: given 2 times, the last one is used"]
+    assert at.select_slider(key="sweep_time").value == 10.0
+
+
+def test_a_large_seed_is_read_exactly():
+    """QA s39 round 2 (links #5): 9007199254740993 became ...992 (read through a float)."""
+    at = open_page(
+        SWEEP, GENERATED, seed_band="1", first_seed="9007199254740991", last_seed="9007199254740991"
+    )
+    assert warnings(at) == []
+    assert at.number_input(key="sweep_seed_from").value == 9007199254740991
+    at = open_page(SWEEP, GENERATED, seed_band="1", last_seed="9007199254740993")
+    assert warnings(at) == [
+        "ignored last_seed='9007199254740993' in the link: above the largest value allowed, "
+        "9007199254740991"
+    ]
