@@ -68,7 +68,15 @@ def main() -> None:
                     "largest_gap": largest,
                 }
             )
-            gap_text = "-" if largest is None else f"{largest:.3%}"
+            # An ablation point records no bound: its gap is unknown, not zero (QA s39).
+            unknown = any(p[3] is None and not p[4] for p in points)
+            gap_text = (
+                "n/a (no bound)"
+                if unknown and largest is None
+                else "-"
+                if largest is None
+                else f"{largest:.3%}" + (" (+ points without a bound)" if unknown else "")
+            )
             print(f"| {name} | {rule} | {wall:.1f} | {n_cert}/{len(points)} | {gap_text} |")
     save(
         "page-time",
