@@ -989,9 +989,9 @@ def _add_export(pkg: Any, args: argparse.Namespace, store_id: str | None = None)
     source = args.external
     for w in store.meta.get("warnings", []):
         print(f"{source}: warning: {w}", file=sys.stderr)
-    if not store.memories:
-        print(f"{source}: note: the export holds no memories (as kept)", file=sys.stderr)
-    elif store.meta.get("coverage") == "needs annotation":
+    # An empty export: the importer's own warning says so (QA s39: said twice, as a note and
+    # a warning).
+    if store.memories and store.meta.get("coverage") == "needs annotation":
         print(
             f"{source}: note: no memory links to this package's units or experiences, so no "
             "memory covers anything (coverage 'needs annotation') and F = 0. Confirm coverage "

@@ -178,3 +178,24 @@ def test_show_json_keeps_the_cost_unit_and_the_writer_kind(tmp_path):
     doc = json.loads(again)
     assert (doc["cost_unit"], doc["writer_kind"]) == ("words", "oracle")
     assert doc == json.loads(out)
+
+
+def test_an_empty_export_is_said_once(tmp_path):
+    """QA s39 (fix A's note): `score --external` of an empty Mem0 export printed both
+    "note: the export holds no memories" and the importer's warning saying the same."""
+    from cli_utils import run_cli
+
+    empty = tmp_path / "empty.json"
+    empty.write_text("[]")
+    rc, _, err = run_cli(
+        "score",
+        f"{SAMPLES}/external-stores-demo.json",
+        "--external",
+        str(empty),
+        "--format",
+        "mem0",
+        "--budget",
+        "10",
+    )
+    assert rc == 0, err
+    assert err.count("holds no memories") == 1, err
