@@ -147,8 +147,9 @@ if not view.units:
 
 st.subheader(f"Evidence units ({len(view.units)}), by value lost")
 render.table(
-    # The annotator's question first: largest loss on top (stable, so kind order breaks ties).
-    pd.DataFrame(view.unit_table()).sort_values("value lost", ascending=False, kind="stable"),
+    # The annotator's question first: the core's order, largest loss on top and ties in
+    # package order, as Compare lists them (QA s39).
+    pd.DataFrame(view.unit_table()),
     "evidence_units",
     f"{view.package_id}-units",
     column_config={
