@@ -1336,7 +1336,9 @@ def loads_package(data: bytes | str, source: str = "<upload>") -> Package:
             raise
         # QA s39 defect 7: a LoCoMo file (or a Mem0 / Letta export) given as a package got
         # only "$: a package must be a JSON object"; the problems stay, one hint is added.
-        raise PackageError(source, [*exc.problems, Problem("$", "format-hint", hint)]) from None
+        # QA s39 round 2 defect 8: the hint came last (7th for a Mem0 export), so the app's
+        # summary showed "First: $.results: unknown field"; it is the root cause, so first.
+        raise PackageError(source, [Problem("$", "format-hint", hint), *exc.problems]) from None
 
 
 def _import_hint(doc: object) -> str | None:
@@ -1348,10 +1350,18 @@ def _import_hint(doc: object) -> str | None:
         return None
     if kind in ("locomo", "longmemeval"):
         return f"this file looks like {FORMAT_HINTS[kind]}"
+    if kind == "mem0-history-rows":
+        return (
+            f"this file looks like {FORMAT_HINTS[kind]}, not a package: give it beside its "
+            "export with `memaudit import mem0 EXPORT --history FILE --package PACKAGE "
+            "-o OUT.json`"
+        )
+    # QA s39 round 2 defect 8: worded for both faces (the app imports exports on its
+    # External stores page; the CLI hint alone sent app users to a terminal).
     return (
         f"this file looks like {FORMAT_HINTS[kind]}, not a package: an export becomes an "
-        f"external store of a package (memaudit import {kind} FILE --package PACKAGE "
-        "-o OUT.json)"
+        f"external store of a package; import it with `memaudit import {kind} FILE --package "
+        "PACKAGE -o OUT.json` or on the app's External stores page"
     )
 
 

@@ -49,6 +49,7 @@ import math
 import numbers
 import os
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
@@ -99,10 +100,14 @@ class PackageSource:
     ref: str  # absolute path, or family name
     seed: int | None = None
     params: tuple[tuple[str, str], ...] = ()
-    #: A file's name as its folder or list gives it (``a/p.json``); None for a file named on
-    #: the command line. Not part of the identity: the same file reached two ways is one
-    #: source, and resume journals key on ``key``.
+    #: The file's path as the user named it (``A/p.json`` for a file given so, ``A/p.json``
+    #: for the member p.json of folder ``A``, the list's folder joined to the entry for a
+    #: list member); None: the file's base name. Not part of the identity: the same file
+    #: reached two ways is one source, and resume journals key on ``key``.
     shown: str | None = field(default=None, compare=False)
+    #: How many times the paths named this one file (:func:`collect_sources` keeps it once
+    #: and says so, QA s39 round 2 defect B3).
+    given: int = field(default=1, compare=False)
 
     @property
     def key(self) -> str:
@@ -113,8 +118,9 @@ class PackageSource:
 
     @property
     def label(self) -> str:
-        # QA s39 (defect 1): members of a list or folder were labelled by their base name
-        # only, so a/p.json and b/p.json gave two rows with source "p.json".
+        # QA s39 (defect 1, and round 2 defect B2): files were labelled by their base name,
+        # so A/p.json and B/p.json gave two rows with source "p.json" (and only in suite
+        # mode: the plain sweep shows the path as given).
         if self.kind == "file":
             return self.shown if self.shown is not None else Path(self.ref).name
         return f"{self.ref}:{self.seed}"
@@ -165,8 +171,19 @@ def _expand_path(
     text: str, _visiting: tuple[Path, ...] = (), shown: str | None = None
 ) -> list[PackageSource]:
     """The package files ``text`` names (a file, a folder's ``*.json``, a ``.txt`` list's
-    entries). ``shown`` is how a list names ``text``: a list entry keeps that name as its
-    label, and a folder's members are shown as ``FOLDER/FILE`` under it."""
+    entries), each labelled by its path as the user named it: ``shown`` is ``text``'s own
+    label (``text`` itself when given on the command line). A folder's members are shown as
+    ``FOLDER/FILE``, a list's entries as the list's folder joined to the entry, so distinct
+    files never share a label and the label does not depend on ``--out`` / ``--workers``
+    (QA s39 round 2 defect B2).
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "p.json").write_text("{}")
+    >>> [s.label for s in _expand_path(str(d))] == [f"{d}/p.json"]
+    True
+    """
+    label = text if shown is None else shown
     if text == "-":
         raise MemAuditError(
             # Named <stdin> as everywhere else (QA s39, defect 9).
@@ -190,7 +207,7 @@ def _expand_path(
             PackageSource(
                 "file",
                 str(p.resolve()),
-                shown=p.name if shown is None else f"{shown.rstrip('/')}/{p.name}",
+                shown=os.path.join(label, p.name),
             )
             for p in files
         ]
@@ -215,9 +232,12 @@ def _expand_path(
             target = Path(item) if Path(item).is_absolute() else path.parent / item
             if not target.exists():
                 raise MemAuditError(f"{text}:{n}: {item}: no such file or folder")
-            out.extend(_expand_path(str(target), (*_visiting, resolved), shown=item))
+            # The entry as the list names it, under the list's own folder as labelled (an
+            # absolute entry stays as written: os.path.join keeps it).
+            entry = os.path.join(os.path.dirname(label), item)
+            out.extend(_expand_path(str(target), (*_visiting, resolved), shown=entry))
         return out
-    return [PackageSource("file", str(path.resolve()), shown=shown)]
+    return [PackageSource("file", str(path.resolve()), shown=label)]
 
 
 def collect_sources(
@@ -227,7 +247,8 @@ def collect_sources(
     params: dict[str, str] | None = None,
 ) -> tuple[PackageSource, ...]:
     """Files, folders, list files and family specs into a list of sources (order kept,
-    exact repeats dropped)."""
+    exact repeats dropped: a file named twice is one source whose ``given`` counts the
+    names, which :func:`repeated_sources_note` reports)."""
     # Library QA: a lone "p.json" was read letter by letter ("t: no such file or folder"),
     # and a loaded Package reached pathlib as a TypeError.
     path_list = (
@@ -248,7 +269,30 @@ def collect_sources(
         out.extend(parse_family_spec(spec, seeds, params))
     if not out:
         raise MemAuditError("no packages: give package files / folders, or --family NAME[:SEEDS]")
-    return tuple(dict.fromkeys(out))
+    counts = Counter(out)
+    return tuple(replace(s, given=counts[s]) if counts[s] > 1 else s for s in dict.fromkeys(out))
+
+
+def repeated_sources_note(sources: Sequence[PackageSource]) -> str:
+    """The note for package files named more than once, or ''.
+
+    QA s39 round 2 defect B3: the same file given twice counted once in a suite without a
+    word (while the plain sweep counts each copy, with a note that copies overstate the
+    evidence). A suite reads each file once; the note names the file and its repeats.
+    Family seeds given twice have their own note (the CLI's ``--seeds`` one).
+    """
+    counts: Counter[PackageSource] = Counter()
+    for s in sources:
+        counts[s] += s.given
+    repeated = [(s, n) for s, n in counts.items() if s.kind == "file" and n > 1]
+    if not repeated:
+        return ""
+    shown = ", ".join(f"{s.label} ({n} times)" for s, n in repeated[:5])
+    more = f" and {len(repeated) - 5} more" if len(repeated) > 5 else ""
+    return (
+        f"{len(repeated)} package file(s) named more than once: {shown}{more}; each file is "
+        "read and counted once"
+    )
 
 
 # --------------------------------------------------------------------------- instance hash
@@ -1398,7 +1442,16 @@ def sweep_suite(
             f"{run.discarded_lines} torn or unreadable journal line(s) dropped (an interrupted "
             "write or an edit); their tasks were run again"
         )
-    notes.extend(n for n in (uncertified_note(rows), union_note(rows), cut_note(rows)) if n)
+    notes.extend(
+        n
+        for n in (
+            repeated_sources_note(srcs),
+            uncertified_note(rows),
+            union_note(rows),
+            cut_note(rows),
+        )
+        if n
+    )
     pooled = pooled_families_note(rows)
     if pooled:
         notes.append(pooled)
@@ -1827,6 +1880,7 @@ __all__ = [
     "SuiteRun",
     "SweepSuiteResult",
     "collect_sources",
+    "repeated_sources_note",
     "instance_hash",
     "normalize_ablations",
     "parse_family_spec",

@@ -261,7 +261,8 @@ def test_duplicate_texts_are_found_across_unicode_normal_forms(tmp_path):
 def test_mem0_history_row_without_a_time_keeps_the_file_order_and_is_said(tmp_path):
     """A DELETE row with no time, listed after its ADD: the memory is deleted. Sorting put
     the timeless row first, so the ADD became the last event and m9 was reported as missing
-    from the export rather than deleted (QA s20d)."""
+    from the export rather than deleted (QA s20d). The ADD has no time either, so the file's
+    order is said (QA s39 round 2 defect 4: a timeless DELETE alone is not)."""
     export = _write(tmp_path, "m.json", {"results": [{"id": "m1", "memory": "Lives in Lisbon"}]})
     history = [
         {
@@ -269,7 +270,6 @@ def test_mem0_history_row_without_a_time_keeps_the_file_order_and_is_said(tmp_pa
             "event": "ADD",
             "old_memory": None,
             "new_memory": "Has a hamster.",
-            "created_at": "2026-11-01T09:00:00+00:00",
         },
         {"memory_id": "m9", "event": "DELETE", "old_memory": "Has a hamster."},
     ]

@@ -41,16 +41,19 @@ UPDATE_CHAIN = SAMPLES / "update_chain.json"
 # --------------------------------------------------------------------------- 1: list sources
 
 
-def test_list_and_folder_members_keep_their_path_as_source(tmp_path):
+def test_list_and_folder_members_keep_their_path_as_source(tmp_path, monkeypatch):
     # Two files named p.json in two folders of one list gave two rows with source "p.json".
+    # The list is named from its own folder, so its entries' labels are the entries as the
+    # list writes them (QA s39 round 2 defect B2 prefixes them with the list's folder as
+    # the user named it, which is empty here).
     (tmp_path / "l2" / "a").mkdir(parents=True)
     (tmp_path / "l2" / "b").mkdir(parents=True)
     shutil.copy(UPDATE_CHAIN, tmp_path / "l2" / "a" / "p.json")
     shutil.copy(SAMPLES / "memaudit-small-s0.json", tmp_path / "l2" / "b" / "p.json")
-    listing = tmp_path / "l2" / "list.txt"
-    listing.write_text("a/p.json\nb/p.json\n", encoding="utf-8")
+    (tmp_path / "l2" / "list.txt").write_text("a/p.json\nb/p.json\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "l2")
     rc, out, err = run_cli(
-        "sweep", str(listing), "--budgets", "4", "--writers", "gvt", "--json", "--quiet"
+        "sweep", "list.txt", "--budgets", "4", "--writers", "gvt", "--json", "--quiet"
     )
     assert rc == 0, err
     assert [r["source"] for r in json.loads(out)["rows"]] == ["a/p.json", "b/p.json"]
@@ -58,14 +61,7 @@ def test_list_and_folder_members_keep_their_path_as_source(tmp_path):
     # A list naming a folder: the folder's members under the list's name for it.
     (tmp_path / "l2" / "folders.txt").write_text("a\nb\n", encoding="utf-8")
     rc, out, err = run_cli(
-        "sweep",
-        str(tmp_path / "l2" / "folders.txt"),
-        "--budgets",
-        "4",
-        "--writers",
-        "gvt",
-        "--json",
-        "--quiet",
+        "sweep", "folders.txt", "--budgets", "4", "--writers", "gvt", "--json", "--quiet"
     )
     assert rc == 0, err
     assert [r["source"] for r in json.loads(out)["rows"]] == ["a/p.json", "b/p.json"]
@@ -85,12 +81,15 @@ def test_list_sources_resume_from_the_journal(tmp_path):
     rc, out, err = run_cli(*args, "--out", out_dir, "--no-figures", "--json")
     assert rc == 0, err
     res = json.loads(out)
-    assert [r["source"] for r in res["rows"]] == ["a/p.json"]
+    # The list was named by its absolute path: its entry under the list's folder (QA s39
+    # round 2 defect B2).
+    assert [r["source"] for r in res["rows"]] == [str(tmp_path / "a" / "p.json")]
     assert res["executed"] == 0 and res["reused"] == 1
 
 
 def test_a_file_named_on_the_command_line_keeps_its_source():
-    """Regression guard: a file given directly is still labelled by its name."""
+    """Regression guard: a file given directly is labelled as given (QA s39 round 2
+    defect B2: suite mode showed its base name, the plain sweep the path as given)."""
     rc, out, err = run_cli(
         "sweep",
         str(UPDATE_CHAIN),
@@ -105,7 +104,7 @@ def test_a_file_named_on_the_command_line_keeps_its_source():
     )
     assert rc == 0, err
     assert [r["source"] for r in json.loads(out)["rows"]] == [
-        "update_chain.json",
+        str(UPDATE_CHAIN),
         "update_chain:0",
     ]
 

@@ -69,7 +69,7 @@ def test_mem0_own_delete_with_null_times_in_history_db_is_deleted(tmp_path):
     store = load_external_store(write_json(tmp_path, "m.json", EXPORT), "mem0", history=db)
     assert [d["id"] for d in store.meta["deleted"]] == ["m5"]
     assert store.meta["deleted"][0]["text"] == "Works at ACME"
-    assert not any("truncated" in w for w in store.meta["warnings"])
+    assert not any("truncated" in w for w in store.meta.get("warnings", []))
 
 
 def test_mem0_delete_row_before_its_add_in_a_json_history_is_still_final(tmp_path):
@@ -99,7 +99,7 @@ def test_mem0_delete_row_before_its_add_in_a_json_history_is_still_final(tmp_pat
     hist = write_json(tmp_path, "h.json", rows)
     store = load_external_store(write_json(tmp_path, "m.json", EXPORT), "mem0", history=hist)
     assert [d["id"] for d in store.meta["deleted"]] == ["m5"]
-    assert not any("truncated" in w for w in store.meta["warnings"])
+    assert not any("truncated" in w for w in store.meta.get("warnings", []))
 
 
 # --------------------------------------------------------------------------- 2. newer history

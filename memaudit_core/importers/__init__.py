@@ -120,7 +120,8 @@ def load_external_store(
         # CLI QA: a Zep file read as Mem0 said "the memory has no id" for every item, with
         # no word that the format was the problem.
         looks = guess_store_format(path)
-        if looks is None or looks == fmt:
+        if looks is None or looks == fmt or any(p.rule == "format-hint" for p in exc.problems):
+            # The importer's own hint (Mem0's "these are history rows") says it already.
             raise
         hint = Problem(
             "$",
