@@ -54,6 +54,7 @@ from .suites import (
     _portable_errors,
     collect_sources,
     instance_hash,
+    repeated_sources_note,
     report_figure,
     run_suite,
     task_key,
@@ -640,6 +641,10 @@ def _report(
         )
     skipped_why = sorted({p for r in rows for p in r.problems if "skipped" in p})
     notes.extend(skipped_why[:5])
+    # As a sweep suite says it (QA s39 round 2: a file named twice was counted once silently).
+    repeated = repeated_sources_note(srcs)
+    if repeated:
+        notes.append(repeated)
     budgets_used = grid if grid is not None else tuple(sorted({t.budget for t in run.tasks}))
     report = AuditReport(
         n_sources=len(srcs),

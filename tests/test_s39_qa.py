@@ -199,3 +199,14 @@ def test_an_empty_export_is_said_once(tmp_path):
     )
     assert rc == 0, err
     assert err.count("holds no memories") == 1, err
+
+
+def test_an_audit_of_a_file_named_twice_says_so(tmp_path):
+    """QA s39 round 2 (suites B3, for audit as for sweep): the same file named twice was read
+    once without a word."""
+    from cli_utils import run_cli
+
+    path = f"{SAMPLES}/update_chain.json"
+    rc, out, err = run_cli("audit", path, path, "--budgets", "3", "--out", str(tmp_path / "a"))
+    assert rc == 0, err
+    assert f"1 package file(s) named more than once: {path} (2 times)" in out + err
