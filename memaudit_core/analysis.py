@@ -365,7 +365,8 @@ class StoreEvaluation:
         :func:`memaudit_core.read_result`); a located ``ResultError`` on bad input."""
         from .results import from_fields
 
-        res = from_fields(cls, data, path, kind=cls.RESULT_KIND)
+        # writer_kind came in session 39: evaluations saved before it read back without it.
+        res = from_fields(cls, data, path, kind=cls.RESULT_KIND, optional=("writer_kind",))
         res._check_consistent(path)
         return res
 

@@ -45,7 +45,7 @@ import math
 import os
 import types
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -384,13 +384,16 @@ def from_fields(
     types_: Mapping[str, Any] | None = None,
     convert: Mapping[str, Callable[[Any, str], Any]] | None = None,
     kind: str | None = None,
+    optional: Collection[str] = (),
 ) -> Any:
     """A result model ``cls`` rebuilt from its ``to_dict()`` output ``data``.
 
     Every dataclass field is read from the key of its name (``keys`` renames: field ->
     key), decoded by its type hint (``types_`` overrides a loose hint such as ``Any``) or
     by a ``convert(value, path)`` function. A model whose ``to_dict()`` writes
-    ``result_version`` and ``result_kind`` passes ``kind``: both are checked first.
+    ``result_version`` and ``result_kind`` passes ``kind``: both are checked first. A field
+    named in ``optional`` that ``data`` lacks takes its default: a field added to a model
+    after files of the same result version were saved (they must still read back).
     """
     data = require_object(data, path)
     if kind is not None:
@@ -404,6 +407,8 @@ def from_fields(
             continue
         key = keys.get(f.name, f.name)
         at = child(path, key)
+        if f.name in optional and key not in data:
+            continue  # the dataclass default
         raw = field_value(data, key, path)
         if f.name in convert:
             values[f.name] = convert[f.name](raw, at)

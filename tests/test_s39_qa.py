@@ -210,3 +210,26 @@ def test_an_audit_of_a_file_named_twice_says_so(tmp_path):
     rc, out, err = run_cli("audit", path, path, "--budgets", "3", "--out", str(tmp_path / "a"))
     assert rc == 0, err
     assert f"1 package file(s) named more than once: {path} (2 times)" in out + err
+
+
+def test_a_score_saved_before_writer_kind_still_reads_back(tmp_path):
+    """QA s39 round 2 (fix H's finding): 2,628 score files saved before writer_kind existed
+    were refused with "$.writer_kind: missing field"; the result version did not change, so
+    they must read back (without a kind)."""
+    import json
+
+    from cli_utils import run_cli
+
+    rc, out, err = run_cli(
+        "score", f"{SAMPLES}/update_chain.json", "--writer", "gvt", "--budget", "6", "--json"
+    )
+    assert rc == 0, err
+    doc = json.loads(out)
+    del doc["writer_kind"]
+    saved = tmp_path / "old.json"
+    saved.write_text(json.dumps(doc))
+    back = ma.read_result(saved)
+    assert (back.label, back.writer_kind, back.value) == ("gvt", None, doc["value"])
+    rc, shown, err = run_cli("show", str(saved))
+    assert rc == 0, err
+    assert shown.startswith("gvt on 'update_chain' at budget 6 words"), shown
