@@ -408,7 +408,71 @@ class StoreEvaluation:
                 f"does not match the ratio (expected {ratio_text(self.ratio)!r})",
                 self.ratio_text,
             )
+        self._check_costs(path)
         self._check_attribution(path)
+
+    def _check_costs(self, path: str) -> None:
+        """Refuse a read-back store whose cost contradicts its budget and pruning (QA s39 h2
+        #3: ``cost: 999`` was shown as "cost used 999" beside ``over_budget: false``, and
+        ``over_budget: true`` was read beside a store that fits). The store as written
+        (``store_cost``) is over the budget exactly when it was pruned by recency, dropping
+        memories; the kept store (``cost``) always fits, and is the whole store otherwise.
+        ``selected`` names each kept memory once."""
+        from .errors import ResultError
+
+        limit = budget_with_tolerance(self.budget)
+        for name in ("cost", "store_cost"):
+            v = getattr(self, name)
+            if not (math.isfinite(v) and v >= 0):
+                raise ResultError(f"{path}.{name}", "wrong value", "a finite number >= 0", v)
+        if self.cost > limit:
+            raise ResultError(
+                f"{path}.cost",
+                "inconsistent",
+                f"above the budget {self.budget:.10g}: the kept store fits it (a store over it "
+                "is pruned to what fits)",
+                self.cost,
+            )
+        over = self.store_cost > limit
+        if self.over_budget != over:
+            raise ResultError(
+                f"{path}.over_budget",
+                "inconsistent",
+                f"store_cost {self.store_cost!r} and the budget {self.budget:.10g} say {over}",
+                self.over_budget,
+            )
+        if self.pruned != ("recency" if over else None):
+            raise ResultError(
+                f"{path}.pruned",
+                "inconsistent",
+                "a store over the budget is pruned by 'recency'; one that fits is not (null)",
+                self.pruned,
+            )
+        if not over and not math.isclose(self.cost, self.store_cost, rel_tol=1e-9, abs_tol=1e-12):
+            raise ResultError(
+                f"{path}.cost",
+                "inconsistent",
+                f"a store within the budget is kept whole: its cost is store_cost "
+                f"{self.store_cost!r}",
+                self.cost,
+            )
+        if bool(self.dropped) != over:
+            raise ResultError(
+                f"{path}.dropped",
+                "inconsistent",
+                "a store pruned to the budget drops memories; one that fits drops none",
+                list(self.dropped),
+            )
+        seen: set[str] = set()
+        for i, m in enumerate(self.selected):
+            if m in seen or m in self.dropped:
+                raise ResultError(
+                    f"{path}.selected[{i}]",
+                    "inconsistent",
+                    "selected twice" if m in seen else "also listed as dropped",
+                    m,
+                )
+            seen.add(m)
 
     def _check_attribution(self, path: str) -> None:
         """Refuse read-back unit and kind rows that do not add up (QA s39 h5 #1e: a unit row's
@@ -626,8 +690,111 @@ class SweepResult:
         """The sweep whose :meth:`to_dict` is ``data`` (see :func:`memaudit_core.read_result`);
         a located ``ResultError`` on bad input."""
         from .results import from_fields, pairs
+        from .suites import check_sweep_rows, check_sweep_summary
 
-        return from_fields(cls, data, path, kind=cls.RESULT_KIND, convert={"settings": pairs})
+        res = from_fields(cls, data, path, kind=cls.RESULT_KIND, convert={"settings": pairs})
+        # QA s39 (h2 #1): a library sweep file read back edited rows and summaries unchecked
+        # (a ratio beside opt 0, a value + 0.3, a mean of 0.01, a row removed); it has the CLI
+        # sweep file's rows and summary, so it gets the same checks, and the rows first.
+        check_sweep_rows(res.rows, path)
+        res._check_rows(path)
+        check_sweep_summary(res.summary, res.rows, path)
+        res._check_summary(path)
+        return res
+
+    def _check_rows(self, path: str) -> None:
+        """Refuse rows that leave the sweep's own grid or its budget (QA s39 h2 #1: a row's
+        cost over its budget, a budget of 777 outside ``budgets`` and ``store_cut: -1`` were
+        read back): every row fits its budget (a store over it is cut to what fits), is at one
+        of ``budgets`` for one of ``methods``, and cuts a count of memories."""
+        from .errors import ResultError
+
+        budgets, methods = set(self.budgets), set(self.methods)
+        for k, r in enumerate(self.rows):
+            at = f"{path}.rows[{k}]"
+            if r.budget not in budgets:
+                raise ResultError(
+                    f"{at}.budget",
+                    "inconsistent",
+                    "not one of the sweep's budgets "
+                    + ", ".join(f"{b:.10g}" for b in self.budgets),
+                    r.budget,
+                )
+            if r.method not in methods:
+                raise ResultError(
+                    f"{at}.method", "inconsistent", "not one of the sweep's methods", r.method
+                )
+            if not (0 <= r.cost <= budget_with_tolerance(r.budget)):  # NaN fails too
+                raise ResultError(
+                    f"{at}.cost",
+                    "inconsistent",
+                    f"above the row's budget {r.budget:.10g}: every row's store fits it (a store "
+                    "over it is cut to what fits, store_cut)",
+                    r.cost,
+                )
+            if isinstance(r.store_cut, bool) or not r.store_cut >= 0:
+                raise ResultError(
+                    f"{at}.store_cut", "wrong value", "a count of memories, >= 0", r.store_cut
+                )
+
+    def _check_summary(self, path: str) -> None:
+        """Refuse a summary whose confidence interval or unproven count its rows contradict
+        (QA s39 h2 #1: ``ci_low: 5`` was read back): no statistics without a defined ratio,
+        no CI for fewer than two ratios, else a
+        CI inside [min_ratio, max_ratio] (bootstrap means lie there), and ``n_uncertified``
+        the count of the pair's rows that are not certified."""
+        from .errors import ResultError
+
+        tol = 1e-9
+        for k, s in enumerate(self.summary):
+            at = f"{path}.summary[{k}]"
+            unproven = sum(
+                1
+                for r in self.rows
+                if r.method == s.method and r.budget == s.budget and not r.certified
+            )
+            if s.n_uncertified != unproven:
+                raise ResultError(
+                    f"{at}.n_uncertified",
+                    "inconsistent",
+                    f"{unproven} rows of {s.method} at budget {s.budget:.10g} are not certified",
+                    s.n_uncertified,
+                )
+            if s.n == 0:
+                # check_sweep_summary recomputes the statistics only where ratios exist
+                # (QA s39 h2 #1: a mean of 0.01 over no defined ratio was read back).
+                for name in ("mean_ratio", "min_ratio", "max_ratio"):
+                    if getattr(s, name) is not None:
+                        raise ResultError(
+                            f"{at}.{name}",
+                            "inconsistent",
+                            f"no row of {s.method} at budget {s.budget:.10g} has a defined "
+                            "ratio, so it is null",
+                            getattr(s, name),
+                        )
+            lo, hi = s.ci_low, s.ci_high
+            if s.n <= 1:
+                if lo is not None or hi is not None:
+                    name = "ci_low" if lo is not None else "ci_high"
+                    raise ResultError(
+                        f"{at}.{name}",
+                        "inconsistent",
+                        f"{s.n} defined ratio(s) have no confidence interval (null)",
+                        getattr(s, name),
+                    )
+                continue
+            low_end, high_end = s.min_ratio - tol, s.max_ratio + tol  # checked: n >= 2
+            for name, v in (("ci_low", lo), ("ci_high", hi)):
+                if v is None or not (low_end <= v <= high_end):
+                    raise ResultError(
+                        f"{at}.{name}",
+                        "inconsistent",
+                        f"a bootstrap interval of the mean lies within min_ratio {s.min_ratio!r} "
+                        f"and max_ratio {s.max_ratio!r}",
+                        v,
+                    )
+            if lo > hi:
+                raise ResultError(f"{at}.ci_low", "inconsistent", f"above ci_high {hi!r}", lo)
 
     def to_csv_rows(self) -> list[dict[str, Any]]:
         """Flat per-row dicts for :class:`csv.DictWriter` (None is written as an empty cell)."""

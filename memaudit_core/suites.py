@@ -1067,117 +1067,130 @@ class SweepSuiteResult:
         return res
 
     def _check_rows(self, path: str) -> None:
-        """Refuse a read-back row whose numbers contradict each other (QA s39 h5 #1a, #1b: a
-        row's value or opt edited, or ``certified: true`` set on a limited row, was printed as
-        genuine): ``ratio = value / opt`` (None when opt = 0), ``ratio_low = value /
-        opt_bound``, and a certified row's ``opt_bound`` equal to its ``opt``. The message
-        names the field whose edit explains what disagrees."""
-        from .analysis import _ratio
-        from .errors import ResultError
-
-        def same(got: float | None, want: float | None) -> bool:
-            if got is None or want is None:
-                return got is None and want is None
-            return abs(got - want) <= _ROW_RTOL * max(1.0, abs(want))
-
-        for k, r in enumerate(self.rows):
-            at = f"{path}.rows[{k}]"
-            for name in ("value", "opt"):
-                v = getattr(r, name)
-                if not (math.isfinite(v) and v >= 0):
-                    raise ResultError(f"{at}.{name}", "wrong value", "F is a finite number >= 0", v)
-            if r.certified and r.value > r.opt + _ROW_RTOL * max(1.0, r.opt):
-                # A store's F, or a pool's optimum, is at most the proven optimum.
-                raise ResultError(
-                    f"{at}.value",
-                    "inconsistent",
-                    f"above the certified optimum opt {r.opt!r}, which no store can beat",
-                    r.value,
-                )
-            want_ratio = _ratio(r.value, r.opt)
-            ratio_ok = same(r.ratio, want_ratio)
-            bound = r.opt_bound
-            want_low = None if bound is None else _ratio(r.value, bound)
-            low_ok = same(r.ratio_low, want_low)
-            bound_ok = bound is not None and same(bound, r.opt) if r.certified else True
-            if bound is not None and bound < r.opt - _ROW_RTOL * max(1.0, r.opt):
-                # A proven upper bound below the best store found bounds nothing.
-                raise ResultError(
-                    f"{at}.opt" if low_ok and not ratio_ok else f"{at}.opt_bound",
-                    "inconsistent",
-                    f"opt {r.opt!r} is above the proven bound opt_bound {bound!r}",
-                    r.opt if low_ok and not ratio_ok else bound,
-                )
-            if ratio_ok and low_ok and bound_ok:
-                continue
-            if not ratio_ok and not low_ok and bound_ok:
-                name, got = "value", r.value  # the one number both ratios divide
-                why = (
-                    f"ratio {r.ratio!r} and ratio_low {r.ratio_low!r} are not value / opt and "
-                    f"value / opt_bound"
-                )
-            elif not ratio_ok and low_ok and not bound_ok:
-                name, got = "opt", r.opt
-                why = f"a certified row's opt is its opt_bound {bound!r}, and ratio = value / opt"
-            elif not ratio_ok:
-                name, got = "ratio", r.ratio
-                why = (
-                    f"not value / opt = {r.value!r} / {r.opt!r} = {want_ratio!r} (the ratio, "
-                    "or the opt of a row that is not certified, was edited)"
-                    if want_ratio is not None
-                    else "opt is 0, so the ratio is undefined (null, shown n/a)"
-                )
-            elif not bound_ok and r.ratio_low is not None and bound is not None and not low_ok:
-                name, got = "opt_bound", bound
-                why = f"a certified row's opt_bound is its opt {r.opt!r}"
-            elif not bound_ok:
-                name, got = "certified", True
-                why = (
-                    f"certified, yet opt_bound {bound!r} differs from opt {r.opt!r}: a row is "
-                    "certified only when its optimum is proven (opt_bound = opt)"
-                )
-            else:
-                name, got = "ratio_low", r.ratio_low
-                why = (
-                    f"ratio_low is value / opt_bound = {want_low!r}"
-                    if want_low is not None
-                    else "ratio_low is null when opt_bound is null or 0"
-                )
-            raise ResultError(f"{at}.{name}", "inconsistent", why, got)
+        """:func:`check_sweep_rows` of this sweep's rows."""
+        check_sweep_rows(self.rows, path)
 
     def _check_summary(self, path: str) -> None:
-        """Refuse a read-back summary that its own rows contradict: counts, mean, min and max
-        recomputed from the rows (sweep QA s38: a mean edited to 0.5, outside its own CI and
-        range, was printed by ``show``)."""
-        from .errors import ResultError
+        """:func:`check_sweep_summary` of this sweep's summary against its rows."""
+        check_sweep_summary(self.summary, self.rows, path)
 
-        for k, s in enumerate(self.summary):
-            ratios = [
-                r.ratio
-                for r in self.rows
-                if r.method == s.method and r.budget == s.budget and r.ratio is not None
-            ]
-            undefined = sum(
-                1
-                for r in self.rows
-                if r.method == s.method and r.budget == s.budget and r.ratio is None
+
+def check_sweep_rows(rows: Sequence[Any], path: str) -> None:
+    """Refuse a read-back row whose numbers contradict each other (QA s39 h5 #1a, #1b: a
+    row's value or opt edited, or ``certified: true`` set on a limited row, was printed as
+    genuine): ``ratio = value / opt`` (None when opt = 0), ``ratio_low = value /
+    opt_bound``, and a certified row's ``opt_bound`` equal to its ``opt``. The message
+    names the field whose edit explains what disagrees.
+
+    ``rows`` are :class:`SuiteRow` or :class:`~memaudit_core.analysis.SweepRow` (the same
+    fields): the CLI's sweep files and the library's share these checks (QA s39: a library
+    sweep file read back edited rows unchecked)."""
+    from .analysis import _ratio
+    from .errors import ResultError
+
+    def same(got: float | None, want: float | None) -> bool:
+        if got is None or want is None:
+            return got is None and want is None
+        return abs(got - want) <= _ROW_RTOL * max(1.0, abs(want))
+
+    for k, r in enumerate(rows):
+        at = f"{path}.rows[{k}]"
+        for name in ("value", "opt"):
+            v = getattr(r, name)
+            if not (math.isfinite(v) and v >= 0):
+                raise ResultError(f"{at}.{name}", "wrong value", "F is a finite number >= 0", v)
+        if r.certified and r.value > r.opt + _ROW_RTOL * max(1.0, r.opt):
+            # A store's F, or a pool's optimum, is at most the proven optimum.
+            raise ResultError(
+                f"{at}.value",
+                "inconsistent",
+                f"above the certified optimum opt {r.opt!r}, which no store can beat",
+                r.value,
             )
-            want = {"n": len(ratios), "n_undefined": undefined}
-            if ratios:
-                want.update(
-                    mean_ratio=sum(ratios) / len(ratios),
-                    min_ratio=min(ratios),
-                    max_ratio=max(ratios),
+        want_ratio = _ratio(r.value, r.opt)
+        ratio_ok = same(r.ratio, want_ratio)
+        bound = r.opt_bound
+        want_low = None if bound is None else _ratio(r.value, bound)
+        low_ok = same(r.ratio_low, want_low)
+        bound_ok = bound is not None and same(bound, r.opt) if r.certified else True
+        if bound is not None and bound < r.opt - _ROW_RTOL * max(1.0, r.opt):
+            # A proven upper bound below the best store found bounds nothing.
+            raise ResultError(
+                f"{at}.opt" if low_ok and not ratio_ok else f"{at}.opt_bound",
+                "inconsistent",
+                f"opt {r.opt!r} is above the proven bound opt_bound {bound!r}",
+                r.opt if low_ok and not ratio_ok else bound,
+            )
+        if ratio_ok and low_ok and bound_ok:
+            continue
+        if not ratio_ok and not low_ok and bound_ok:
+            name, got = "value", r.value  # the one number both ratios divide
+            why = (
+                f"ratio {r.ratio!r} and ratio_low {r.ratio_low!r} are not value / opt and "
+                f"value / opt_bound"
+            )
+        elif not ratio_ok and low_ok and not bound_ok:
+            name, got = "opt", r.opt
+            why = f"a certified row's opt is its opt_bound {bound!r}, and ratio = value / opt"
+        elif not ratio_ok:
+            name, got = "ratio", r.ratio
+            why = (
+                f"not value / opt = {r.value!r} / {r.opt!r} = {want_ratio!r} (the ratio, "
+                "or the opt of a row that is not certified, was edited)"
+                if want_ratio is not None
+                else "opt is 0, so the ratio is undefined (null, shown n/a)"
+            )
+        elif not bound_ok and r.ratio_low is not None and bound is not None and not low_ok:
+            name, got = "opt_bound", bound
+            why = f"a certified row's opt_bound is its opt {r.opt!r}"
+        elif not bound_ok:
+            name, got = "certified", True
+            why = (
+                f"certified, yet opt_bound {bound!r} differs from opt {r.opt!r}: a row is "
+                "certified only when its optimum is proven (opt_bound = opt)"
+            )
+        else:
+            name, got = "ratio_low", r.ratio_low
+            why = (
+                f"ratio_low is value / opt_bound = {want_low!r}"
+                if want_low is not None
+                else "ratio_low is null when opt_bound is null or 0"
+            )
+        raise ResultError(f"{at}.{name}", "inconsistent", why, got)
+
+
+def check_sweep_summary(summary: Sequence[Any], rows: Sequence[Any], path: str) -> None:
+    """Refuse a read-back summary that its own rows contradict: counts, mean, min and max
+    recomputed from the rows (sweep QA s38: a mean edited to 0.5, outside its own CI and
+    range, was printed by ``show``). Shared by CLI and library sweep files, as
+    :func:`check_sweep_rows`."""
+    from .errors import ResultError
+
+    for k, s in enumerate(summary):
+        ratios = [
+            r.ratio
+            for r in rows
+            if r.method == s.method and r.budget == s.budget and r.ratio is not None
+        ]
+        undefined = sum(
+            1 for r in rows if r.method == s.method and r.budget == s.budget and r.ratio is None
+        )
+        want = {"n": len(ratios), "n_undefined": undefined}
+        if ratios:
+            want.update(
+                mean_ratio=sum(ratios) / len(ratios),
+                min_ratio=min(ratios),
+                max_ratio=max(ratios),
+            )
+        for name, value in want.items():
+            got = getattr(s, name)
+            if got is None or abs(got - value) > 1e-9 * max(1.0, abs(value)):
+                raise ResultError(
+                    f"{path}.summary[{k}].{name}",
+                    "inconsistent",
+                    f"the rows of {s.method} at budget {s.budget:.10g} give {value!r}",
+                    got,
                 )
-            for name, value in want.items():
-                got = getattr(s, name)
-                if got is None or abs(got - value) > 1e-9 * max(1.0, abs(value)):
-                    raise ResultError(
-                        f"{path}.summary[{k}].{name}",
-                        "inconsistent",
-                        f"the rows of {s.method} at budget {s.budget:.10g} give {value!r}",
-                        got,
-                    )
 
 
 def _sweep_worker(jobs: list[tuple], spec: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

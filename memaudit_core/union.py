@@ -463,6 +463,69 @@ class UnionReport:
                     f"{of} and the budget {self.budget:.10g} say {want}",
                     got,
                 )
+        self._check_kept(path, limit)
+
+    def _check_kept(self, path: str, limit: float) -> None:
+        """Refuse a kept store that contradicts the budget or the whole store (QA s39 h2 #3:
+        ``cost: 1e6`` and ``full_value: 0`` below ``value`` were read back): the kept store
+        and each pruned selection fit the budget, the whole store is kept (``keep_rule``
+        'all', same cost and F) exactly when it fits, and F of the whole store is at least
+        F of any part of it (F is monotone)."""
+        from .errors import ResultError
+
+        for key, cost in (
+            ("cost", self.cost),
+            ("recency_pruned.cost", None if self.recency is None else self.recency.cost),
+            ("salience_pruned.cost", None if self.salience is None else self.salience.cost),
+        ):
+            if cost is not None and not cost <= limit:
+                raise ResultError(
+                    f"{path}.{key}",
+                    "inconsistent",
+                    f"above the budget {self.budget:.10g}: a store over it is pruned to what fits",
+                    cost,
+                )
+        if (self.keep_rule == "all") == self.over_budget or self.keep_rule not in (
+            "all",
+            "recency",
+            "salience",
+        ):
+            raise ResultError(
+                f"{path}.keep_rule",
+                "inconsistent",
+                "'all' exactly when the store fits the budget (over_budget false), else the "
+                "pruning rule, 'recency' or 'salience'",
+                self.keep_rule,
+            )
+        if not self.over_budget and not math.isclose(
+            self.cost, self.store_cost, rel_tol=_TOL, abs_tol=1e-12
+        ):
+            raise ResultError(
+                f"{path}.cost",
+                "inconsistent",
+                f"the whole store is kept (it fits the budget): its cost is store_cost "
+                f"{self.store_cost!r}",
+                self.cost,
+            )
+        parts = [("value", self.value), ("upper.value", self.upper.value)]
+        for key, part in parts:
+            if self.full_value < part - _TOL * max(1.0, abs(part)):
+                raise ResultError(
+                    f"{path}.full_value",
+                    "inconsistent",
+                    f"below {key} {part!r}: F of the whole store is at least F of a part of it",
+                    self.full_value,
+                )
+        if not self.over_budget and not math.isclose(
+            self.value, self.full_value, rel_tol=_TOL, abs_tol=1e-12
+        ):
+            raise ResultError(
+                f"{path}.value",
+                "inconsistent",
+                f"the whole store is kept (it fits the budget): its F is full_value "
+                f"{self.full_value!r}",
+                self.value,
+            )
 
 
 #: Union metrics copied to the top level of ``score --json`` for a store of external memories.

@@ -177,6 +177,9 @@ class SolveResult:
             )
         self._check_status(path)
         if not self.certified:
+            self._check_primary(path)
+            # Last: an edited value or bound is named by the checks above, not as the gap.
+            self._check_gaps(path)
             return
         wrong = []
         if self.status != "optimal":
@@ -197,6 +200,7 @@ class SolveResult:
                 True,
             )
         self._check_certificate_checks(path)
+        self._check_gaps(path)
 
     def _check_status(self, path: str) -> None:
         """Refuse ``status: "optimal"`` beside an open gap (QA s39 h5 #1f: a limited run
@@ -228,6 +232,98 @@ class SolveResult:
                 f"status 'optimal', yet the bound {self.bound!r} is above F = {self.value!r} "
                 f"(gap {self.gap!r}): an optimum has its bound at its value",
                 got,
+            )
+
+    def _check_gaps(self, path: str) -> None:
+        """Refuse a gap that is not the one its value and bound give (QA s39 h2 #2: a limited
+        run's gap edited to 0 or 0.01 beside F 120.76 and bound 129.911, a gap of 0.0758, was
+        read back), for the result and each engine check, whatever the status."""
+        from ..errors import ResultError
+
+        items = [(f"{path}.gap", self.value, self.bound, self.gap)]
+        if self.certificate is not None:
+            items += [
+                (f"{path}.certificate.checks[{i}].gap", c.value, c.bound, c.gap)
+                for i, c in enumerate(self.certificate.checks)
+            ]
+        for at, value, bound, gap in items:
+            if not gap_fits(value, bound, gap):
+                raise ResultError(
+                    at,
+                    "inconsistent",
+                    f"the relative gap of F = {value!r} and bound {bound!r} is "
+                    f"{relative_gap(value, bound)!r}",
+                    gap,
+                )
+
+    def _check_primary(self, path: str) -> None:
+        """Refuse an uncertified result whose primary engine check contradicts it (QA s39 h2
+        #2: ``certificate.checks[0].value`` or ``certificate.recomputed_value`` edited by -50
+        and ``checks[0].bound`` edited to 1e9 were read back).
+
+        Certification records the store's F (``recomputed_value``: the primary's, or a
+        cross-check's better store), an engine's report differing from its store's F only
+        with a reason saying so, and a bound of ``max(checks[0].bound, F)`` (infinite when
+        the engine's bound was below F). Later steps only improve the result: a store found
+        elsewhere raises F (:func:`~memaudit_core.solvers.budgets.lift_store`, status
+        ``limit``) and a second run may lower the bound
+        (:func:`~memaudit_core.solvers.budgets.better_of`).
+        """
+        from ..errors import ResultError
+
+        cert = self.certificate
+        if cert is None or not cert.checks:
+            return
+        first = cert.checks[0]
+
+        def near(a: float, b: float) -> bool:
+            return abs(a - b) <= CERTIFIED_GAP_MAX * max(1.0, abs(b))  # NaN fails too
+
+        at = f"{path}.certificate"
+        # The primary only: certification gives a reason for its report alone whatever its
+        # status (a limited cross-check's report is not compared).
+        if not near(first.value, first.recomputed_value) and (
+            f"{first.engine} reported {first.value!r}" not in cert.reason
+        ):
+            raise ResultError(
+                f"{at}.checks[0].value",
+                "inconsistent",
+                f"not its store's F, recomputed_value {first.recomputed_value!r}, and the "
+                "certificate's reason does not say so",
+                first.value,
+            )
+        stores = [first.recomputed_value]
+        if cert.agreement and len(cert.checks) > 1:
+            stores.append(cert.checks[1].recomputed_value)
+        if not any(near(cert.recomputed_value, v) for v in stores):
+            raise ResultError(
+                f"{at}.recomputed_value",
+                "inconsistent",
+                f"not the F its engine check recomputed ({first.recomputed_value!r})",
+                cert.recomputed_value,
+            )
+        lifted = self.status == "limit"
+        if not (
+            near(self.value, cert.recomputed_value)
+            or (lifted and self.value > cert.recomputed_value)
+        ):
+            raise ResultError(
+                f"{path}.value",
+                "inconsistent",
+                f"not the F the certificate recomputed ({cert.recomputed_value!r})",
+                self.value,
+            )
+        # A bound below the store's F (by any amount: the refusal's tolerance rests on the
+        # package's value unit, which is not saved) may have been refused, making it infinite.
+        refused = not first.bound >= first.recomputed_value
+        top = max(first.bound, self.value)
+        if not refused and not self.bound <= top + CERTIFIED_GAP_MAX * max(1.0, abs(top)):
+            raise ResultError(
+                f"{path}.bound",
+                "inconsistent",
+                f"above the bound its engine proved, certificate.checks[0].bound "
+                f"{first.bound!r} (or F)",
+                self.bound,
             )
 
     def _check_certificate_checks(self, path: str) -> None:
@@ -293,6 +389,32 @@ def relative_gap(value: float, bound: float, unit: float = 1.0) -> float:
     if diff <= 1e-12 * max(unit, abs(value)):
         return 0.0
     return diff / max(abs(value), ZERO_VALUE * unit)
+
+
+def gap_fits(value: float, bound: float, gap: float) -> bool:
+    """Whether ``gap`` is :func:`relative_gap` of ``value`` and ``bound`` for a value unit a
+    read-back result may have used (the unit is not saved; QA s39 h2 #2).
+
+    With a unit of 1 (in-band packages) or below it (``bound - value`` over ``value``, the
+    unit's floor being under ``value``), or 0 for a difference within rounding
+    (:data:`CERTIFIED_GAP_MAX` relative). Over an incumbent below 1e-12 units the floor
+    divides instead, giving a gap above 1 and at most the plain quotient.
+    """
+    if not math.isfinite(bound):
+        return gap == math.inf
+    if not (math.isfinite(value) and gap >= 0 and math.isfinite(gap)):
+        # An infinite (or NaN) report, e.g. HiGHS's: the rule itself, NaN matching NaN.
+        want = relative_gap(value, bound)
+        return want == gap or (math.isnan(want) and math.isnan(gap))
+    want = relative_gap(value, bound)
+    if abs(gap - want) <= 1e-9 * max(1.0, want):
+        return True
+    diff, size = bound - value, abs(value)
+    if gap == 0.0:
+        return diff <= CERTIFIED_GAP_MAX * max(1.0, size)
+    if size > 0 and abs(gap - diff / size) <= 1e-9 * max(1.0, diff / size):
+        return True
+    return gap > 1.0 and (size == 0 or gap <= diff / size * (1 + 1e-9))
 
 
 def value_unit(inst: CompiledInstance, budget: float | None = None) -> float:
@@ -542,6 +664,7 @@ __all__ = [
     "SolveResult",
     "asdict",
     "check_budget",
+    "gap_fits",
     "gap_text",
     "value_text",
     "register_engine",
