@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -44,3 +45,19 @@ def refused(call: Callable[[], object]) -> list[tuple[str, str]]:
     with pytest.raises(PackageError) as info:
         call()
     return [(p.path, p.rule) for p in info.value.problems]
+
+
+def mem0_history_db(path: Path, rows: list[tuple]) -> Path:
+    """A Mem0 ``history.db`` (SQLite, the current ``history`` table's columns) holding
+    ``rows``: (id, memory_id, old_memory, new_memory, event, created_at, updated_at,
+    is_deleted, actor_id, role)."""
+    con = sqlite3.connect(path)
+    con.execute(
+        "CREATE TABLE history (id TEXT PRIMARY KEY, memory_id TEXT, old_memory TEXT, "
+        "new_memory TEXT, event TEXT, created_at DATETIME, updated_at DATETIME, "
+        "is_deleted INTEGER, actor_id TEXT, role TEXT)"
+    )
+    con.executemany("INSERT INTO history VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+    con.commit()
+    con.close()
+    return path

@@ -19,6 +19,7 @@ Screenshots of every page go to ``test-output/screenshots/`` (the ``artifacts_di
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from pathlib import Path
@@ -81,6 +82,23 @@ def open_view(page: Page, base_url: str, path: str, query_text: str = DEEP_QUERY
     page.goto(f"{base_url}{path}?{query_text}" if query_text else f"{base_url}{path}")
     expect(page.locator("h1").first).to_be_visible(timeout=LOAD_TIMEOUT_MS)
     settle(page)
+
+
+@contextlib.contextmanager
+def fresh_session(browser, url: str):
+    """``url`` opened in a browser context of its own (a link shared with someone else),
+    rendered and without a traceback."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    other = context.new_page()
+    other.set_default_timeout(30_000)
+    try:
+        other.goto(url)
+        expect(other.locator("h1").first).to_be_visible(timeout=LOAD_TIMEOUT_MS)
+        settle(other)
+        assert_no_traceback(other)
+        yield other
+    finally:
+        context.close()
 
 
 def assert_no_traceback(page: Page) -> None:
@@ -353,18 +371,9 @@ def test_evidence_focus_unit_is_part_of_the_link(streamlit_server, browser, page
     shared = page.url
 
     # The shared link opens on that unit in a fresh session.
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    other = context.new_page()
-    other.set_default_timeout(30_000)
-    try:
-        other.goto(shared)
-        expect(other.locator("h1").first).to_be_visible(timeout=LOAD_TIMEOUT_MS)
-        settle(other)
-        assert_no_traceback(other)
+    with fresh_session(browser, shared) as other:
         assert focus_unit_text(other).startswith("inv_1 ")
         assert query(other) == {"package": PACKAGE, "budget": "6", "store": STORE, "unit": "inv_1"}
-    finally:
-        context.close()
 
     # A unit the package does not have: a warning, the default unit, a link that says so.
     open_view(page, streamlit_server, url_path(EVIDENCE), DEEP_QUERY + "&unit=no-such-unit")
@@ -710,19 +719,10 @@ def test_budget_sweep_settings_are_part_of_its_link(streamlit_server, browser, p
     assert_no_traceback(page)
 
     # The shared link in a fresh session.
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    other = context.new_page()
-    other.set_default_timeout(30_000)
-    try:
-        other.goto(shared)
-        expect(other.locator("h1").first).to_be_visible(timeout=LOAD_TIMEOUT_MS)
-        settle(other)
-        assert_no_traceback(other)
+    with fresh_session(browser, shared) as other:
         expect_number_inputs(other, ["2", "10", "2"])
         expect(ablation_box(other)).to_be_checked()
         assert other.url == shared
-    finally:
-        context.close()
 
 
 def test_a_package_change_with_a_range_is_one_history_entry(streamlit_server, page):

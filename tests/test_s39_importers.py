@@ -7,11 +7,10 @@ docstrings, EXPORT_FORMATS.md, DESIGN.md), never read back from the code under t
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
-from package_utils import refused, write_json
+from package_utils import mem0_history_db, refused, write_json
 
 from memaudit_core.cli import main
 from memaudit_core.errors import PackageError
@@ -46,26 +45,13 @@ ADD_M5 = (
 DELETE_M5 = ("h2", "m5", "Works at ACME", None, "DELETE", None, None, 1, None, None)
 
 
-def _history_db(path: Path, rows: list[tuple]) -> Path:
-    con = sqlite3.connect(path)
-    con.execute(
-        "CREATE TABLE history (id TEXT PRIMARY KEY, memory_id TEXT, old_memory TEXT, "
-        "new_memory TEXT, event TEXT, created_at DATETIME, updated_at DATETIME, "
-        "is_deleted INTEGER, actor_id TEXT, role TEXT)"
-    )
-    con.executemany("INSERT INTO history VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
-    con.commit()
-    con.close()
-    return path
-
-
 # --------------------------------------------------------------------------- 1. DELETE is final
 
 
 def test_mem0_own_delete_with_null_times_in_history_db_is_deleted(tmp_path):
     """QA s39 defect 1: Mem0's delete row has NULL times, sorted first by history.db; m5 was
     read as live, missing from a "truncated" export."""
-    db = _history_db(tmp_path / "history.db", [ADD_M5, DELETE_M5])
+    db = mem0_history_db(tmp_path / "history.db", [ADD_M5, DELETE_M5])
     store = load_external_store(write_json(tmp_path, "m.json", EXPORT), "mem0", history=db)
     assert [d["id"] for d in store.meta["deleted"]] == ["m5"]
     assert store.meta["deleted"][0]["text"] == "Works at ACME"

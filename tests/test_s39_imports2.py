@@ -10,12 +10,11 @@ from __future__ import annotations
 import csv
 import json
 import shutil
-import sqlite3
 from pathlib import Path
 
 import pytest
 from cli_utils import run_cli
-from package_utils import write_json
+from package_utils import mem0_history_db, write_json
 
 from memaudit_core.errors import PackageError
 from memaudit_core.importers import guess_store_format, load_external_store
@@ -55,26 +54,13 @@ ROWS = [
 TIMELESS = "history rows without a readable time"
 
 
-def _history_db(path: Path, rows: list[tuple]) -> Path:
-    con = sqlite3.connect(path)
-    con.execute(
-        "CREATE TABLE history (id TEXT PRIMARY KEY, memory_id TEXT, old_memory TEXT, "
-        "new_memory TEXT, event TEXT, created_at DATETIME, updated_at DATETIME, "
-        "is_deleted INTEGER, actor_id TEXT, role TEXT)"
-    )
-    con.executemany("INSERT INTO history VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
-    con.commit()
-    con.close()
-    return path
-
-
 # --------------------------------------------------------------------------- A4 timeless DELETE
 
 
 def test_mem0_own_delete_without_times_in_history_db_is_not_warned_about(tmp_path):
     """A4: the DELETE is always last, so the order is certain; the warning listed every
     memory Mem0 deleted itself."""
-    db = _history_db(tmp_path / "history.db", ROWS)
+    db = mem0_history_db(tmp_path / "history.db", ROWS)
     store = load_external_store(write_json(tmp_path, "m.json", EXPORT), "mem0", history=db)
     assert [d["id"] for d in store.meta["deleted"]] == ["m5"]
     assert not any(TIMELESS in w for w in store.meta.get("warnings", []))
@@ -127,7 +113,7 @@ def test_a_timeless_update_is_still_warned_about(tmp_path):
             None,
         ),
     ]
-    db = _history_db(tmp_path / "history.db", rows)
+    db = mem0_history_db(tmp_path / "history.db", rows)
     store = load_external_store(write_json(tmp_path, "m.json", EXPORT), "mem0", history=db)
     assert any(TIMELESS in w and "('m5')" in w for w in store.meta["warnings"])
 
