@@ -1191,6 +1191,49 @@ def check_sweep_summary(summary: Sequence[Any], rows: Sequence[Any], path: str) 
                     f"the rows of {s.method} at budget {s.budget:.10g} give {value!r}",
                     got,
                 )
+        _check_summary_interval(s, f"{path}.summary[{k}]")
+
+
+def _check_summary_interval(s: Any, at: str) -> None:
+    """No statistics without a defined ratio, no confidence interval for fewer than two
+    ratios, else one inside [min_ratio, max_ratio] (bootstrap means lie there): QA s39 h2
+    #1, a mean of 0.01 over no defined ratio and a ``ci_low`` of 5 were read back."""
+    from .errors import ResultError
+
+    tol = 1e-9
+    if s.n == 0:
+        for name in ("mean_ratio", "min_ratio", "max_ratio"):
+            if getattr(s, name) is not None:
+                raise ResultError(
+                    f"{at}.{name}",
+                    "inconsistent",
+                    f"no row of {s.method} at budget {s.budget:.10g} has a defined ratio, so "
+                    "it is null",
+                    getattr(s, name),
+                )
+    lo, hi = s.ci_low, s.ci_high
+    if s.n <= 1:
+        if lo is not None or hi is not None:
+            name = "ci_low" if lo is not None else "ci_high"
+            raise ResultError(
+                f"{at}.{name}",
+                "inconsistent",
+                f"{s.n} defined ratio(s) have no confidence interval (null)",
+                getattr(s, name),
+            )
+        return
+    low_end, high_end = s.min_ratio - tol, s.max_ratio + tol  # checked: n >= 2
+    for name, v in (("ci_low", lo), ("ci_high", hi)):
+        if v is None or not (low_end <= v <= high_end):
+            raise ResultError(
+                f"{at}.{name}",
+                "inconsistent",
+                f"a bootstrap interval of the mean lies within min_ratio {s.min_ratio!r} and "
+                f"max_ratio {s.max_ratio!r}",
+                v,
+            )
+    if lo > hi:
+        raise ResultError(f"{at}.ci_low", "inconsistent", f"above ci_high {hi!r}", lo)
 
 
 def _sweep_worker(jobs: list[tuple], spec: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

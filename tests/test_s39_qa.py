@@ -233,3 +233,29 @@ def test_a_score_saved_before_writer_kind_still_reads_back(tmp_path):
     rc, shown, err = run_cli("show", str(saved))
     assert rc == 0, err
     assert shown.startswith("gvt on 'update_chain' at budget 6 words"), shown
+
+
+def test_a_cli_sweep_summary_with_a_mean_over_no_ratio_is_refused(tmp_path):
+    """QA s39 (fix H's note): the CLI sweep file check accepted a mean on a summary row with
+    no defined ratio (n = 0), which library sweep files already refused."""
+    import json
+
+    from cli_utils import run_cli
+
+    from memaudit_core.errors import ResultError
+
+    rc, out, err = run_cli(
+        "sweep", f"{SAMPLES}/update_chain.json", "--budgets", "0", "--writers", "gvt", "--json"
+    )
+    assert rc == 0, err
+    doc = json.loads(out)
+    (row,) = [s for s in doc["summary"] if s["method"] == "gvt"]
+    assert row["n"] == 0 and row["mean_ratio"] is None
+    genuine = tmp_path / "sweep.json"
+    genuine.write_text(out)
+    ma.read_result(genuine)  # the genuine file reads back
+    row["mean_ratio"] = 0.5
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(doc))
+    with pytest.raises(ResultError, match=r"summary\[\d+\]\.mean_ratio.*inconsistent"):
+        ma.read_result(edited)
