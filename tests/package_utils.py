@@ -12,6 +12,18 @@ import pytest
 from memaudit_core.errors import PackageError
 from memaudit_core.package import Package, package_to_dict, parse_package
 
+#: A one-memory Mem0 export (m1, updated after it was created), for history tests.
+MEM0_EXPORT = {
+    "results": [
+        {
+            "id": "m1",
+            "memory": "I live in Lisbon now.",
+            "created_at": "2023-05-09T10:00:00+00:00",
+            "updated_at": "2023-06-01T21:00:00+00:00",
+        }
+    ]
+}
+
 
 def rescaled(pkg: Package, weight_scale: float, cost_scale: float) -> Package:
     """The same package with weights and costs in other units (plain multiplication).

@@ -657,6 +657,17 @@ def expect_number_inputs(page: Page, values: list[str]) -> None:
         expect(boxes.nth(index)).to_have_value(value)
 
 
+def pick_package(page: Page, name: str) -> int:
+    """Choose the sample ``name`` in the sidebar; the browser history entries it made."""
+    start = history_length(page)
+    sidebar(page).get_by_role("combobox", name="Package", exact=True).click()
+    page.get_by_role("option", name=re.compile(re.escape(name))).first.click()
+    expect(page).to_have_url(re.compile(rf"package=sample%3A{re.escape(name)}"))
+    settle(page)
+    page.wait_for_timeout(500)
+    return history_length(page) - start
+
+
 def ablation_box(page: Page):
     return page.get_by_role("checkbox", name=re.compile("Show the optimum without validity"))
 
@@ -731,13 +742,7 @@ def test_a_package_change_with_a_range_is_one_history_entry(streamlit_server, pa
     through half-changed views)."""
     settings = "grid=range&from=2&to=10&step=2"
     open_view(page, streamlit_server, "/Budget_sweep", f"{DEEP_QUERY}&{settings}")
-    start = history_length(page)
-    sidebar(page).get_by_role("combobox", name="Package", exact=True).click()
-    page.get_by_role("option", name=re.compile("travel-assistant")).first.click()
-    expect(page).to_have_url(re.compile(r"package=sample%3Atravel-assistant"))
-    settle(page)
-    page.wait_for_timeout(500)
-    assert history_length(page) == start + 1
+    assert pick_package(page, "travel-assistant") == 1
     q = query(page)
     assert q["grid"] == "range" and not {"from", "to", "step"} & set(q), q
     page.go_back()
@@ -817,13 +822,7 @@ def test_a_package_change_with_any_page_settings_is_one_history_entry(streamlit_
     settings = "seed_band=1&last_seed=1&time=5&ablation=0"
     open_view(page, streamlit_server, "/Budget_sweep", f"package=sample:event-graph-50&{settings}")
     expect_number_inputs(page, ["0", "1"])
-    start = history_length(page)
-    sidebar(page).get_by_role("combobox", name="Package", exact=True).click()
-    page.get_by_role("option", name=re.compile("update_chain")).first.click()
-    expect(page).to_have_url(re.compile(r"package=sample%3Aupdate_chain"))
-    settle(page)
-    page.wait_for_timeout(500)
-    assert history_length(page) == start + 1
+    assert pick_package(page, "update_chain") == 1
     q = query(page)
     assert (q["time"], q["ablation"]) == ("5", "0") and "seed_band" not in q, q
     page.go_back()

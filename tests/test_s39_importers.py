@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
+from package_utils import MEM0_EXPORT as EXPORT
 from package_utils import mem0_history_db, refused, write_json
 
 from memaudit_core.cli import main
@@ -19,16 +20,6 @@ from memaudit_core.package import load_package
 
 FIX = Path(__file__).parent / "fixtures" / "importers"
 
-EXPORT = {
-    "results": [
-        {
-            "id": "m1",
-            "memory": "I live in Lisbon now.",
-            "created_at": "2023-05-09T10:00:00+00:00",
-            "updated_at": "2023-06-01T21:00:00+00:00",
-        }
-    ]
-}
 ADD_M5 = (
     "h1",
     "m5",

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from cli_utils import run_cli
+from package_utils import MEM0_EXPORT as EXPORT
 from package_utils import mem0_history_db, write_json
 
 from memaudit_core.errors import PackageError
@@ -24,16 +25,6 @@ from memaudit_core.suites import sweep_suite
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_packages"
 
-EXPORT = {
-    "results": [
-        {
-            "id": "m1",
-            "memory": "I live in Lisbon now.",
-            "created_at": "2023-05-09T10:00:00+00:00",
-            "updated_at": "2023-06-01T21:00:00+00:00",
-        }
-    ]
-}
 # QA's history.db rows: Mem0's ADD, then its own delete (add_history(..., "DELETE",
 # is_deleted=1) with NULL times).
 ROWS = [
