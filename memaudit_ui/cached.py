@@ -342,33 +342,80 @@ def import_export(
     fmt: str,
     cost_rule: str,
     store_id: str,
+    history: bytes | None = None,
+    history_name: str | None = None,
 ) -> Store:
     """:func:`memaudit_core.importers.load_external_store` on uploaded bytes.
 
     The bytes go to a temporary file named like the upload (so pickles are refused by name
     too); problems are reported against the upload's name, not the temporary path.
+    ``history`` (mem0 only) is a history upload (JSON rows, a ``{"results": [...]}`` page or
+    a ``history.db``), read as the CLI's ``--history`` is, from a temporary file named like
+    ``history_name``: its problems, and the warnings that cite its rows, name the upload.
+    The bytes are part of the cache key, so the same export with another history (or none)
+    is another store. ``meta["history_file"]`` records the history's name.
     """
     import tempfile
+    from dataclasses import replace
     from pathlib import Path
 
     from memaudit_core.errors import PackageError
     from memaudit_core.importers import load_external_store
 
     name = Path(filename).name or "export.json"
+    history_file = Path(history_name or "").name or "history.json"
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / name
+        # One folder each: an export and a history may be uploaded under one name.
+        path = Path(tmp) / "export" / name
+        path.parent.mkdir()
         path.write_bytes(data)
+        names = {str(path): name}
+        history_path = None
+        if history is not None:
+            history_path = Path(tmp) / "history" / history_file
+            history_path.parent.mkdir()
+            history_path.write_bytes(history)
+            names[str(history_path)] = history_file
         try:
             store = load_external_store(
-                path, fmt, cost_rule=cost_rule, store_id=store_id, package=_package
+                path,
+                fmt,
+                cost_rule=cost_rule,
+                store_id=store_id,
+                package=_package,
+                history=history_path,
             )
         except PackageError as exc:
-            raise PackageError(name, exc.problems) from None
-    meta = dict(store.meta)
+            problems = [
+                replace(
+                    p,
+                    path=_renamed(p.path, names),
+                    message=_renamed(p.message, names),
+                    value=_renamed(p.value, names),
+                )
+                for p in exc.problems
+            ]
+            raise PackageError(names.get(exc.source, name), problems) from None
+    # The importer cites a history row by its file's path (the temporary one here).
+    meta = _renamed(dict(store.meta), names)
     meta["source_file"] = name
-    from dataclasses import replace
-
+    if history_path is not None:
+        meta["history_file"] = history_file
     return replace(store, meta=meta)
+
+
+def _renamed(value: object, names: dict[str, str]) -> object:
+    """``value`` with each temporary path of ``names`` replaced by its upload's name, in
+    strings nested in lists and dicts."""
+    if isinstance(value, str):
+        for tmp_path, name in names.items():
+            value = value.replace(tmp_path, name)
+        return value
+    if isinstance(value, list | tuple):
+        return type(value)(_renamed(v, names) for v in value)
+    if isinstance(value, dict):
+        return {k: _renamed(v, names) for k, v in value.items()}
+    return value
 
 
 def progress_bar(label: str) -> tuple[DeltaGenerator, Callable[[int, int], None]]:

@@ -738,6 +738,36 @@ def problem_list_md(lines: Sequence[str], limit: int = 30) -> str:
     return shown + more
 
 
+def history_note(meta: dict[str, Any]) -> str:
+    """The clause of an import's success message (Markdown) that says which Mem0 history was
+    read and what it did, from the store's ``meta``; ``""`` when no history was read.
+
+    Without it a history upload looked the same whether it took effect or not.
+
+    >>> meta = {"history_file": "h.json", "history": "json history: 3 row(s)",
+    ...         "deleted": [{"id": "m2"}], "superseded_versions": 1}
+    >>> note = history_note(meta).replace(chr(92), "")  # without the Markdown escapes
+    >>> print(note.replace("): ", "):\\n"))
+    , with history h.json (json history: 3 row(s)):
+    1 deleted memory left out (m2), 1 superseded version
+    >>> history_note({"deleted": []})
+    ''
+    """
+    read = meta.get("history")
+    if not read:
+        return ""
+    named = meta.get("history_file")
+    deleted = [str(d.get("id") if isinstance(d, dict) else d) for d in meta.get("deleted", [])]
+    ids = ", ".join(deleted[:5]) + (", ..." if len(deleted) > 5 else "")
+    n_sup = meta.get("superseded_versions", 0)
+    return (
+        f", with history {_md_escape(named) + ' ' if named else ''}{_md_escape(f'({read})')}: "
+        f"{len(deleted)} deleted {'memory' if len(deleted) == 1 else 'memories'} left out"
+        f"{' ' + _md_escape(f'({ids})') if deleted else ''}, {n_sup} superseded "
+        f"{'version' if n_sup == 1 else 'versions'}"
+    )
+
+
 def _guard_shortcodes(text: str) -> str:
     return _SHORTCODE.sub(lambda m: m.group(1) + "\u2060", text)
 

@@ -26,6 +26,7 @@ from memaudit_core.union import (
 from memaudit_ui import cached, figures, render
 from memaudit_ui.frame import (
     frame,
+    history_note,
     md_escape,
     problem_list_md,
     set_from_widget,
@@ -37,7 +38,8 @@ from memaudit_ui.sources import MAX_UPLOAD_MB
 
 #: Session-state keys of this page (not widget keys, so they survive leaving the page).
 ANN_KEYS = {
-    "ma_ann_imports": "package hash -> {store id: {'digest', 'store'}} of uploaded exports",
+    "ma_ann_imports": "package hash -> {store id: {'digest', 'store'}} of uploaded exports "
+    "(digest: export's, history's or None, format, cost rule)",
     "ma_ann_logs": "'<package hash>:<store id>' -> annotation decisions (AnnotationChange dicts)",
     "ma_ann_store": "'<package hash>:<store id>' of the store shown",
     "ma_ann_sidebar_seen": "the sidebar's store key at the last run (the page follows a change)",
@@ -112,45 +114,87 @@ with st.expander("Load a memory-system export next to this package", expanded=Fa
         format_func=lambda r: f"{r} — {COST_RULES[r].description}",
         help="How each memory is costed, in the package's unit.",
     )
+    # Shown for mem0, and kept on screen while it holds a file under another format: a
+    # widget left out of a run loses its file, so switching formats would drop it unsaid.
+    history_upload = None
+    if fmt == "mem0" or state.get("w_ext_history") is not None:
+        history_upload = c1.file_uploader(
+            "Mem0 history (optional: JSON rows or history.db)",
+            key="w_ext_history",
+            help="Mem0 only, as the CLI's --history: history() rows (JSON), a page "
+            '{"results": [...]} of them, or Mem0\'s SQLite history.db. Deleted memories are '
+            "left out of the store and updates counted as superseded versions. Files above "
+            f"{MAX_UPLOAD_MB} MB are refused.",
+        )
+    history = history_upload if fmt == "mem0" else None
+    if history_upload is not None and history is None:
+        st.warning(
+            f"The Mem0 history {md_escape(history_upload.name)} is **not read**: a history "
+            f"applies to mem0 exports only, and the format is {fmt}. The export is loaded "
+            "without it; choose mem0 to apply it, or remove it."
+        )
+    if upload is None and history is not None:
+        st.info("The history is read with its export: upload the Mem0 export above.")
     if upload is not None:
         data = upload.getvalue()
         digest = hashlib.sha256(data).hexdigest()[:16]
-        found = next(
-            (sid for sid, item in imports.items() if item["digest"] == (digest, fmt, rule)),
-            None,
-        )
-        if len(data) > MAX_UPLOAD_MB * 1e6:
-            st.error(
-                f"{md_escape(upload.name)}: file is {len(data) / 1e6:.1f} MB; uploads above "
-                f"{MAX_UPLOAD_MB} MB are refused [rule: upload-size]. Nothing was added."
-            )
+        hdata = None if history is None else history.getvalue()
+        hdigest = None if hdata is None else hashlib.sha256(hdata).hexdigest()[:16]
+        # The history is part of the key: the bare export found again would hide its effect.
+        key = (digest, hdigest, fmt, rule)
+        found = next((sid for sid, item in imports.items() if item["digest"] == key), None)
+        with_history = "" if history is None else f" with history {md_escape(history.name)}"
+        too_big = [
+            (f.name, len(b))
+            for f, b in ((upload, data), (history, hdata))
+            if b is not None and len(b) > MAX_UPLOAD_MB * 1e6
+        ]
+        if too_big:
+            for big_name, size in too_big:
+                st.error(
+                    f"{md_escape(big_name)}: file is {size / 1e6:.1f} MB; uploads above "
+                    f"{MAX_UPLOAD_MB} MB are refused [rule: upload-size]. Nothing was added."
+                )
         elif found is None:
             store_id = unique_store_id(pkg, fmt, taken=imports)
             try:
-                new_store = cached.import_export(pkg, phash, data, upload.name, fmt, rule, store_id)
+                new_store = cached.import_export(
+                    pkg,
+                    phash,
+                    data,
+                    upload.name,
+                    fmt,
+                    rule,
+                    store_id,
+                    history=hdata,
+                    history_name=None if history is None else history.name,
+                )
             except PackageError as exc:
                 lines = exc.lines()
                 st.error(
-                    f"**{md_escape(upload.name)} was not loaded** as {fmt} ({len(lines)} "
-                    "problem(s)); nothing was added.\n\n" + problem_list_md(lines)
+                    f"**{md_escape(upload.name)}{with_history} was not loaded** as {fmt} "
+                    f"({len(lines)} problem(s)); nothing was added.\n\n" + problem_list_md(lines)
                 )
             except MemAuditError as exc:
                 st.error(
-                    f"**{md_escape(upload.name)} was not loaded** as {fmt}: {md_escape(str(exc))}"
+                    f"**{md_escape(upload.name)}{with_history} was not loaded** as {fmt}: "
+                    f"{md_escape(str(exc))}"
                 )
             else:
                 if new_store.memories:
-                    imports[store_id] = {"digest": (digest, fmt, rule), "store": new_store}
+                    imports[store_id] = {"digest": key, "store": new_store}
                     state["ma_ann_store"] = _log_key(store_id)
                     found = store_id
                 else:
                     st.warning("The export holds no memories (as kept): nothing to score.")
         if found is not None:
-            meta = imports[found]["store"].meta
+            loaded = imports[found]["store"]
+            meta = loaded.meta
+            n_mem = len(loaded.memories)
             st.success(
-                f"Loaded as store `{found}`: {len(imports[found]['store'].memories)} "
-                f"{'memory' if len(imports[found]['store'].memories) == 1 else 'memories'} "
-                f"costed by {meta.get('cost_rule')}. Annotate its coverage below."
+                f"Loaded as store `{found}`: {n_mem} {'memory' if n_mem == 1 else 'memories'} "
+                f"costed by {meta.get('cost_rule')}{history_note(meta)}. Annotate its "
+                "coverage below."
             )
             st.text(f"coverage: {meta.get('coverage', '')}")
             warnings = meta.get("warnings", [])

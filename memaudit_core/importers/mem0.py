@@ -189,7 +189,7 @@ def _refuse_history(items: list[Any], base: str, col: Collector) -> None:
             "format-hint",
             "these are Mem0 history rows (memory_id, old_memory, new_memory, event), not "
             "memories: give them as the export's history, beside the get_all() export "
-            "(CLI --history, library history=)",
+            '(CLI --history, library history=, the app\'s "Mem0 history" upload)',
         )
 
 
