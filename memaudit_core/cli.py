@@ -2095,7 +2095,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--format",
         default=None,
         choices=["mem0", "letta", "amem", "zep"],
-        help="the export's format (with --external)",
+        help="the export's format (with --external; mem0 also reads an OpenMemory backup zip)",
     )
     p.add_argument(
         "--cost-rule",
@@ -2176,7 +2176,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "format", choices=["artifact", "locomo", "longmemeval", "mem0", "letta", "amem", "zep"]
     )
-    p.add_argument("source", help="folder, zip or JSON file (for an export: the export file)")
+    p.add_argument(
+        "source",
+        help="folder, zip or JSON file (for an export: the export file; mem0 also reads an "
+        "OpenMemory backup zip)",
+    )
     p.add_argument("-o", "--output", default=None, help="package file (default: stdout)")
     p.add_argument(
         "--instance",

@@ -226,8 +226,9 @@ def test_mem0_list_of_platform_pages_is_named_as_pages(tmp_path):
     assert "Platform pages" in str(info.value) and "join" in str(info.value)
 
 
-def test_openmemory_backup_is_named_and_refused(tmp_path):
-    """QA s39 defect 6 (openmemory.json): it got "needs a 'results' array"."""
+def test_openmemory_backup_is_read(tmp_path):
+    """QA s39 defect 6 (openmemory.json): it got "needs a 'results' array"; session 40 reads
+    OpenMemory backups (tests/test_s40_openmemory.py covers them)."""
     backup = {
         "user": {"id": "u1", "user_id": "alice"},
         "apps": [],
@@ -236,10 +237,11 @@ def test_openmemory_backup_is_named_and_refused(tmp_path):
         "export_meta": {"version": "1", "generated_at": "2023-07-01T00:00:00"},
     }
     f = write_json(tmp_path, "o.json", backup)
-    with pytest.raises(PackageError) as info:
-        load_external_store(f, "mem0")
-    assert [(p.path, p.rule) for p in info.value.problems] == [("$", "mem0-shape")]
-    assert "OpenMemory backup" in str(info.value) and "not supported" in str(info.value)
+    store = load_external_store(f, "mem0")
+    assert store.meta["format_version"] == "openmemory"
+    assert [(m.id, m.text, m.status, m.cost) for m in store.memories] == [
+        ("o2", "Lives in Lisbon", "active", 3.0)
+    ]
 
 
 # --------------------------------------------------------------------------- 4. turn links

@@ -23,7 +23,7 @@ Examples
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from ..costs import cost_rule_for_unit, get_cost_rule
 from ..errors import PackageError, Problem, UnknownNameError, check_type
@@ -134,9 +134,10 @@ def load_external_store(
 
 def guess_store_format(path: str | Path) -> str | None:
     """Which export a file looks like, from its first bytes and top-level keys (a hint for
-    error messages and warnings; never used to read a file): ``"mem0"``, ``"letta"``,
-    ``"amem"``, ``"zep"``, ``"mem0-history"`` (a SQLite history database), ``"locomo"`` or
-    ``"longmemeval"`` (benchmark files, which are package sources) or None.
+    error messages and warnings; never used to read a file): ``"mem0"`` (also a zip holding an
+    OpenMemory backup's members), ``"letta"``, ``"amem"``, ``"zep"``, ``"mem0-history"`` (a
+    SQLite history database), ``"locomo"`` or ``"longmemeval"`` (benchmark files, which are
+    package sources) or None.
 
     Examples
     --------
@@ -147,14 +148,22 @@ def guess_store_format(path: str | Path) -> str | None:
     'zep'
     """
     import json
+    import zipfile
+
+    from .openmemory import JSON_MEMBER, JSONL_MEMBER
 
     try:
         with open(path, "rb") as fh:
             head = fh.read(16)
             if head.startswith(b"SQLite format 3"):
                 return "mem0-history"
+            if head[:4] == b"PK\x03\x04":
+                fh.seek(0)
+                with zipfile.ZipFile(fh) as zf:  # the member list only, nothing inflated
+                    names = {PurePosixPath(n).name for n in zf.namelist()}
+                return "mem0" if {JSON_MEMBER, JSONL_MEMBER} & names else None
             data = json.loads((head + fh.read(64_000_000)).decode("utf-8"))
-    except (OSError, ValueError, RecursionError):
+    except (OSError, ValueError, RecursionError, zipfile.BadZipFile):
         return None
     return guess_format(data)
 

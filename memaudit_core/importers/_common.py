@@ -542,7 +542,7 @@ def links_from(meta: Any) -> list[str]:
 
 #: How each format a file may look like is named in hints and warnings.
 FORMAT_HINTS = {
-    "mem0": "a Mem0 export (format 'mem0')",
+    "mem0": "a Mem0 export or OpenMemory backup (format 'mem0')",
     "letta": "a Letta agent file or archival list (format 'letta')",
     "amem": "A-Mem notes (format 'amem')",
     "zep": "Zep / Graphiti fact edges (format 'zep')",
@@ -582,6 +582,8 @@ def guess_format(data: Any) -> str | None:
             return "letta"
         if {"ids", "documents"} <= data.keys():
             return "amem"
+        if "memories" in data and "results" not in data and _OPENMEMORY_KEYS & data.keys():
+            return "mem0"  # an OpenMemory backup's memories.json (EXPORT_FORMATS 1.7)
         if "edges" in data:
             # QA s39 round 2 defect 7: any "edges" was called Zep, so a Cognee export
             # ({nodes, edges: [{source, target, relationship_name}]}) was told to run
@@ -618,6 +620,8 @@ def guess_format(data: Any) -> str | None:
     return None
 
 
+#: Keys only an OpenMemory backup's memories.json has next to "memories".
+_OPENMEMORY_KEYS = frozenset({"export_meta", "status_history", "memory_categories", "apps"})
 #: The top-level keys of a Mem0 get_all (v1.1 / v2) or a Platform page (EXPORT_FORMATS 1.x).
 _MEM0_RESULT_KEYS = frozenset({"results", "relations", "count", "next", "previous"})
 #: Keys only a Graphiti ``EntityEdge`` / Zep edge has (EXPORT_FORMATS 4.1), besides "fact".

@@ -12,6 +12,10 @@ Accepted shapes (the detected one is recorded in ``store.meta["format_version"]`
 ``add``              ``add()`` output: items carrying an ``event`` (bare list or ``results``)
 ``qdrant``           a scroll of the vector store: a list of points ``{"id", "payload",
                      "vector"}`` (EXPORT_FORMATS 1.8 recommends it for full dumps)
+``openmemory``       an OpenMemory backup: the zip ``POST /api/v1/backup/export`` returns
+                     (``memories.json`` and/or ``memories.jsonl.gz`` inside), a bare
+                     ``memories.json``, or a ``memories.jsonl`` / ``memories.jsonl.gz`` file
+                     (see "OpenMemory backups" below)
 ===================  =========================================================================
 
 An item needs ``id`` and ``memory`` (the text). A raw vector-store payload is accepted too:
@@ -84,6 +88,50 @@ rows identical in the two are counted once, which a warning says):
 - history that names memories the export does not hold (and that were not deleted) is reported
   in ``store.meta["warnings"]``: the export is probably truncated (``get_all`` defaults to 100
   items in v1 and 20 in v2; a Qdrant ``scroll`` to 10 points).
+
+OpenMemory backups (Mem0's self-hosted server, EXPORT_FORMATS 1.7; read by
+:mod:`memaudit_core.importers.openmemory`), recognised by content and name under the same
+format ``mem0``: any zip; a file named ``*.jsonl`` or ``*.jsonl.gz`` unless its first line is
+an object without ``content`` (Mem0 items as JSON Lines keep the "wrap the lines in one array"
+hint); JSON Lines or a gzip file of another name whose first line is a backup row (``id``,
+``content``, ``state``); a JSON object with ``memories`` next to ``export_meta`` /
+``status_history`` / ``memory_categories`` / ``apps``:
+
+- a zip is read in memory (nothing is extracted to disk); its members are found by base name
+  in any folder, as OpenMemory's own import finds them. A zip holding neither member is
+  refused (rule ``openmemory-zip``), as is a member or gzip stream that unpacks to more than
+  :data:`~memaudit_core.importers.openmemory.MAX_MEMBER_BYTES` (rule ``size``: a zip bomb is
+  never inflated in full) or cannot be read (rules ``zip``, ``gzip``);
+- when both members are there, ``memories.json`` is read (the richer one: ``deleted_at``,
+  ``archived_at``, app and category tables, status history) and ``memories.jsonl.gz`` is read,
+  checked and compared with it: ids, texts or states that differ are named in a warning;
+- problems are located by member and JSON path (``memories.json:$.memories[2].state``) or by
+  member and line (``memories.jsonl.gz:line 3.content``; a bare JSON Lines file ``line 3``);
+- each memory needs a string ``id`` (unique) and a string ``content``; ``metadata`` is an
+  object or null; ``state`` must be one of OpenMemory's ``MemoryState`` values ``active``,
+  ``paused``, ``archived``, ``deleted`` (rule ``openmemory-state``; case is ignored);
+- ``active`` is a live memory. ``deleted`` is **deleted**, as a Mem0 history ``DELETE`` is: not
+  part of the store as kept, listed in ``store.meta["deleted"]`` (id, text, ``deleted_at``
+  -- ``updated_at`` for a row without one, as in ``memories.jsonl.gz`` --,
+  ``from: "openmemory state"``). ``paused`` and ``archived`` memories are kept with that status
+  and counted as part of the store, as other ``lifecycle_state`` values are: OpenMemory keeps
+  them in its database and vector store, but its list and search serve only ``active`` ones
+  (``check_memory_access_permissions``), which a warning says, naming them;
+- the state decides, not ``deleted_at``: OpenMemory re-adds a deleted memory by setting its
+  state back to ``active`` and leaves ``deleted_at`` set, so such a memory is kept, and a
+  warning names it. A memory without a state is read as OpenMemory's own import reads it
+  (active), or as deleted when ``deleted_at`` is set, and a warning says so;
+- ``created_at`` / ``updated_at`` / ``archived_at`` / ``deleted_at`` are normalised to UTC
+  (the originals kept in ``meta`` when they differ); ``metadata`` is kept in ``meta`` and its
+  provenance keys (``dia_id``, ``unit_ids``, ...) are the memory's links, as for Mem0 items;
+  ``user_id`` and ``app_id`` are kept in ``meta`` as written, with the app's ``name``
+  (``meta["app"]``), the category ids and names (``meta["category_ids"]``,
+  ``meta["categories"]``: ``category_ids`` and ``memory_categories`` rows, named by the
+  ``categories`` table) and the memory's ``status_history`` (``meta["state_history"]``);
+- ``store.meta`` adds ``openmemory_members`` (read), ``openmemory_read`` (the one the store
+  comes from), ``openmemory_states`` (count per state), ``openmemory_user`` and
+  ``export_meta``; a backup exported with ``app_id`` / ``from_date`` / ``to_date`` filters is
+  said to hold only part of the user's memories. A Mem0 ``history`` is not read with a backup.
 """
 
 from __future__ import annotations
@@ -94,18 +142,21 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import cut_repr
+from ..errors import PackageError, cut_repr
 from ..package import Package, Store, json_type
+from . import openmemory
 from ._common import (
     Collector,
     Record,
     build_store,
     clean_meta,
+    decode_text,
     fail,
     finite_number,
     links_from,
     load_json_file,
     normalise_time,
+    parse_json,
     read_bytes,
 )
 
@@ -220,17 +271,6 @@ def _detect(doc: Any, col: Collector) -> tuple[list[Any], str, str, list[Any], A
             "mem0-shape",
             "a Mem0 export must be a list of memories or an object with 'results'",
             json_type(doc),
-        )
-    if "results" not in doc and {"memories", "export_meta"} <= set(doc):
-        # QA s39 defect 6: an OpenMemory backup got "needs a 'results' array".
-        fail(
-            col.source,
-            "$",
-            "mem0-shape",
-            "this looks like an OpenMemory backup (memories.json: user, apps, memories, "
-            "export_meta), which is not supported: give a Mem0 get_all() export or a "
-            "Qdrant scroll",
-            sorted(doc)[:8],
         )
     if "results" not in doc:
         fail(
@@ -539,7 +579,7 @@ def load_mem0_store(
     ----------
     path : str or Path
         The JSON export (``get_all`` / ``search`` / ``add`` output, a Platform page or a
-        Qdrant scroll).
+        Qdrant scroll), or an OpenMemory backup (zip, ``memories.json``, JSON Lines).
     cost_rule : str
         A name in :data:`memaudit_core.costs.COST_RULES`.
     store_id : str, optional
@@ -571,7 +611,36 @@ def load_mem0_store(
     ('1.1-or-2', 3.0)
     """
     source = str(path)
-    doc = load_json_file(path)
+    raw = read_bytes(path)
+    backup = openmemory.container_kind(raw, Path(path))
+    doc: Any = None
+    if backup is None:
+        text = decode_text(raw, source)
+        try:
+            doc = parse_json(text, source)
+        except PackageError:
+            # A memories.jsonl saved under another name (an upload's .txt).
+            if not openmemory.looks_like_rows(text):
+                raise
+            backup = "jsonl"
+    if backup is not None or openmemory.is_backup_doc(doc):
+        if history is not None:
+            fail(
+                source,
+                "$",
+                "mem0-history",
+                "this is an OpenMemory backup, which carries its own state history "
+                "(status_history); a Mem0 history is not read with it: leave out the history",
+            )
+        return openmemory.load_openmemory_store(
+            source,
+            raw=raw,
+            kind=backup,
+            doc=doc if backup is None else None,
+            cost_rule=cost_rule,
+            store_id=store_id,
+            package=package,
+        )
     col = Collector(source)
     items, base, version, relations, embedded = _detect(doc, col)
     warnings: list[str] = []
