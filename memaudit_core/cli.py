@@ -1460,7 +1460,9 @@ def cmd_writers(args: argparse.Namespace) -> int:
 def cmd_show(args: argparse.Namespace) -> int:
     """``show RESULT.json``: a result saved with ``--json`` (``solve``, ``score``, ``sweep``,
     ``audit``) printed as its command printed it; budgets and costs carry the package's cost
-    unit when the file has it (``cost_unit``, written by ``solve`` and ``score`` since 0.1)."""
+    unit when the file has it (``cost_unit``, written by ``solve`` and ``score`` since 0.1).
+    A library result saved with ``to_dict()`` (a budget or ablation curve, a sensitivity, a
+    family band, a certification record, package stats, an overview) prints its table."""
     from .analysis import StoreEvaluation, SweepResult
     from .audit import AuditReport
     from .costs import store_cost_unit
@@ -1520,11 +1522,9 @@ def cmd_show(args: argparse.Namespace) -> int:
         if _EXPORT_HEAD_KEYS <= summary.keys():
             human = _export_head(summary) + "\n" + human
     else:
-        raise MemAuditError(
-            f"show: {args.result} holds {'an' if res.RESULT_KIND[:1] in 'aeio' else 'a'} "
-            f"{res.RESULT_KIND!r} result; show prints saved "
-            "solve, score, union report, sweep and audit results"
-        )
+        # QA s40: the library's curves, sensitivities, certification records and overviews
+        # read back now; show prints their tables (was: refused, or "not a MemAudit result").
+        human = _library_result_human(res, str(args.result))
     # --json: the result again, checked and in this version's shape, with the cost unit the
     # file carried (QA s39: show --json dropped it; solve and score write it beside the result).
     again = res.to_dict()
@@ -1532,6 +1532,99 @@ def cmd_show(args: argparse.Namespace) -> int:
         again["cost_unit"] = unit
     _emit(again, args.json, human)
     return 0
+
+
+def _cell(value: Any) -> str:
+    """A table cell of a saved library result: None as n/a, floats in 6 significant digits."""
+    if value is None:
+        return "n/a"
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, list | tuple):
+        return ", ".join(_cell(v) for v in value)
+    return str(value)
+
+
+def _dict_table(rows: list[dict[str, Any]]) -> str:
+    headers = list(dict.fromkeys(k for row in rows for k in row))
+    return _table(headers, [[_cell(row.get(h)) for h in headers] for row in rows])
+
+
+def _library_result_human(res: Any, path: str) -> str:
+    """``show``'s text for a saved library result (QA s40): which model and package it is,
+    its table of rows, and its notes."""
+    from .curves import BudgetCurve, CertificationReport, FamilyBand
+    from .reports import Overview, PackageStats
+    from .robustness import (
+        AblationCurve,
+        CapacitySensitivity,
+        CostRuleSensitivity,
+        NoiseSensitivity,
+    )
+
+    notes: tuple[str, ...] = tuple(getattr(res, "notes", ()))
+    if isinstance(res, BudgetCurve):
+        about = f"package {res.package_id}; budgets ({res.cost_unit}) " + ", ".join(
+            f"{b:g}" for b in res.budgets
+        )
+        table = _dict_table(res.opt_rows()) + "\n\n" + _dict_table(res.point_rows())
+        notes += res.errors
+    elif isinstance(res, AblationCurve):
+        about = (
+            f"package {res.package_id}; pool {res.pool} (removed: "
+            f"{', '.join(res.removed_types) or 'nothing'}; {res.n_removed} of "
+            f"{res.n_candidates} candidates)"
+        )
+        table = _dict_table(
+            [{k: v for k, v in p.to_dict().items() if k != "pool_selected"} for p in res.points]
+        )
+    elif isinstance(res, FamilyBand):
+        about = f"family {res.family}; seeds " + ", ".join(str(s) for s in res.seeds)
+        table = _dict_table(res.table_rows())
+        notes += res.errors
+    elif isinstance(res, CertificationReport):
+        about = f"package {res.package_id}; {res.n_certified} of {len(res.rows)} budgets certified"
+        table = _dict_table(res.table_rows())
+    elif isinstance(res, CostRuleSensitivity):
+        about = f"package {res.package_id}; {res.budget_rule}"
+        table = _dict_table([row.to_dict() for r in res.rules for row in r.rows])
+        notes = tuple(r.note for r in res.rules if r.note)
+    elif isinstance(res, CapacitySensitivity):
+        about = f"package {res.package_id}; capacity k = {res.k} against k = 1"
+        keep = ("budget", "opt_1", "label_1", "opt_k", "label", "gain", "agree", "multi_groups")
+        table = _dict_table([{k: p.to_dict()[k] for k in keep} for p in res.points])
+    elif isinstance(res, NoiseSensitivity):
+        about = (
+            f"package {res.package_id}; {res.mode} noise at {res.level:g}, {res.draws} draws "
+            f"(seed {res.seed}); mean tau {_cell(res.mean_tau)}"
+        )
+        table = _dict_table([r.to_dict() for r in res.writer_rows])
+    elif isinstance(res, Overview):
+        about = (
+            f"package {res.stats.package_id}; budget {res.budget:g} {res.stats.cost_unit}; "
+            f"{res.opt.label} {res.opt.value:.6g}"
+        )
+        table = _dict_table(
+            [
+                {"store": e.title, "F": e.value, "ratio": e.ratio_text, "cost": e.cost}
+                for e in res.evaluations
+            ]
+        )
+        notes = tuple(f"writer {name} failed: {message}" for name, message in res.writer_errors)
+    elif isinstance(res, PackageStats):
+        about = f"package {res.package_id} ({res.title})"
+        table = "\n".join(
+            f"{k}: {_cell(v)}"
+            for k, v in res.to_dict().items()
+            if k not in ("candidate_costs", "candidate_types", "description")
+            and not isinstance(v, dict)
+        )
+    else:  # a kind read_result knows and this function does not: say so, never guess
+        raise MemAuditError(f"show: {path} holds a {res.RESULT_KIND!r} result show cannot print")
+    human = f"saved {res.RESULT_KIND} {path}: {about}\n{table}"
+    for note in notes:
+        human += f"\nnote: {note}"
+    return human
 
 
 def _saved_cost_unit(path: str) -> str | None:
@@ -2228,7 +2321,7 @@ def build_parser() -> argparse.ArgumentParser:
     common(p)
     p.set_defaults(func=cmd_writers)
 
-    p = command("show", "a solve, score, sweep or audit result saved with --json, printed again")
+    p = command("show", "a result saved with --json or a library result's to_dict(), printed again")
     p.add_argument("result", help="the saved JSON file")
     common(p)
     p.set_defaults(func=cmd_show)

@@ -27,11 +27,12 @@ Examples
 
 from __future__ import annotations
 
+import math
 import numbers
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from . import grids
 from .analysis import (
@@ -100,6 +101,13 @@ class Method:
 
     def to_dict(self) -> dict[str, Any]:
         return {"key": self.key, "name": self.name, "kind": self.kind, "label": self.label}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> Method:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(cls, data, path)
 
 
 def resolve_methods(
@@ -283,6 +291,13 @@ class OptPoint:
             "label": self.label,
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> OptPoint:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(cls, data, path)
+
 
 @dataclass(frozen=True)
 class CurvePoint:
@@ -316,6 +331,13 @@ class CurvePoint:
             "cost": self.cost,
             "store_cut": self.store_cut,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> CurvePoint:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(cls, data, path, keys={"method_key": "method"})
 
 
 @dataclass(frozen=True)
@@ -383,9 +405,14 @@ class BudgetCurve:
             for p in rows
         ]
 
+    #: ``result_kind`` in ``to_dict()`` (QA s40: it did not say its kind, so
+    #: :func:`memaudit_core.read_result` called the file "not a MemAudit result").
+    RESULT_KIND: ClassVar[str] = "budget_curve"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "result_version": RESULT_VERSION,
+            "result_kind": self.RESULT_KIND,
             "package_id": self.package_id,
             "content_hash": self.content_hash,
             "cost_unit": self.cost_unit,
@@ -398,6 +425,70 @@ class BudgetCurve:
             "errors": list(self.errors),
             "time_s": self.time_s,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> BudgetCurve:
+        """The curve whose :meth:`to_dict` is ``data`` (see :func:`memaudit_core.read_result`);
+        a located ``ResultError`` on bad input or numbers that contradict each other."""
+        from .results import from_fields
+
+        # QA s40: a saved budget curve could not be read back at all.
+        res = from_fields(cls, data, path, kind=cls.RESULT_KIND)
+        res._check_consistent(path)
+        return res
+
+    def _check_consistent(self, path: str) -> None:
+        """Refuse a read-back curve whose points leave its grid or whose ratios are not
+        ``value / opt`` (QA s40: the cheap checks of a saved sweep's rows, for a curve)."""
+        from .analysis import _ratio
+        from .errors import ResultError
+
+        budgets, keys = set(self.budgets), {m.key for m in self.methods}
+        for k, o in enumerate(self.opt):
+            if o.budget not in budgets:
+                raise ResultError(
+                    f"{path}.opt[{k}].budget",
+                    "inconsistent",
+                    "not one of the curve's budgets",
+                    o.budget,
+                )
+        for k, p in enumerate(self.points):
+            at = f"{path}.points[{k}]"
+            if p.budget not in budgets:
+                raise ResultError(
+                    f"{at}.budget", "inconsistent", "not one of the curve's budgets", p.budget
+                )
+            if p.method_key not in keys:
+                raise ResultError(
+                    f"{at}.method",
+                    "inconsistent",
+                    "not one of the curve's methods",
+                    p.method_key,
+                )
+            for name in ("value", "opt"):
+                v = getattr(p, name)
+                if not (math.isfinite(v) and v >= 0):
+                    raise ResultError(f"{at}.{name}", "wrong value", "F is a finite number >= 0", v)
+            want = _ratio(p.value, p.opt)
+            same = (
+                p.ratio is None and want is None
+                if p.ratio is None or want is None
+                else math.isclose(p.ratio, want, rel_tol=1e-12, abs_tol=1e-15)
+            )
+            if not same:
+                raise ResultError(
+                    f"{at}.ratio",
+                    "inconsistent",
+                    f"not value / opt = {p.value!r} / {p.opt!r} (expected {want!r})",
+                    p.ratio,
+                )
+            if p.ratio_text != ratio_text(p.ratio):
+                raise ResultError(
+                    f"{at}.ratio_text",
+                    "inconsistent",
+                    f"does not match the ratio (expected {ratio_text(p.ratio)!r})",
+                    p.ratio_text,
+                )
 
 
 def _opt_points(
@@ -729,6 +820,13 @@ class BandRow:
             "n_unproven": self.n_unproven,
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> BandRow:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(cls, data, path, keys={"method_key": "method"})
+
 
 @dataclass(frozen=True)
 class FamilyBand:
@@ -768,9 +866,14 @@ class FamilyBand:
             for r in sorted(self.rows, key=lambda r: (r.budget, order[r.method_key]))
         ]
 
+    #: ``result_kind`` in ``to_dict()`` (QA s40: it did not say its kind, so
+    #: :func:`memaudit_core.read_result` called the file "not a MemAudit result").
+    RESULT_KIND: ClassVar[str] = "family_band"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "result_version": RESULT_VERSION,
+            "result_kind": self.RESULT_KIND,
             "family": self.family,
             "params": dict(self.params),
             "seeds": list(self.seeds),
@@ -783,6 +886,39 @@ class FamilyBand:
             "errors": list(self.errors),
             "time_s": self.time_s,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> FamilyBand:
+        """The band whose :meth:`to_dict` is ``data`` (see :func:`memaudit_core.read_result`);
+        a located ``ResultError`` on bad input or rows that leave the band's grid."""
+        from .errors import ResultError
+        from .results import from_fields, pairs
+
+        # QA s40: a saved family band could not be read back at all.
+        res = from_fields(cls, data, path, kind=cls.RESULT_KIND, convert={"params": pairs})
+        budgets, keys = set(res.budgets), {m.key for m in res.methods}
+        for k, r in enumerate(res.rows):
+            at = f"{path}.rows[{k}]"
+            if r.budget not in budgets:
+                raise ResultError(
+                    f"{at}.budget", "inconsistent", "not one of the band's budgets", r.budget
+                )
+            if r.method_key not in keys:
+                raise ResultError(
+                    f"{at}.method", "inconsistent", "not one of the band's methods", r.method_key
+                )
+            if r.mean_ratio is not None and not (
+                r.min_ratio is not None
+                and r.max_ratio is not None
+                and r.min_ratio <= r.mean_ratio <= r.max_ratio
+            ):
+                raise ResultError(
+                    f"{at}.mean_ratio",
+                    "inconsistent",
+                    f"a mean outside min_ratio {r.min_ratio!r} .. max_ratio {r.max_ratio!r}",
+                    r.mean_ratio,
+                )
+        return res
 
 
 def family_band(
@@ -982,6 +1118,13 @@ class EngineRun:
             "note": self.note,
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> EngineRun:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(cls, data, path)
+
 
 @dataclass(frozen=True)
 class CertRow:
@@ -1013,6 +1156,13 @@ class CertRow:
             "certified": self.certified,
             "message": self.message,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> CertRow:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(cls, data, path)
 
 
 @dataclass(frozen=True)
@@ -1157,9 +1307,14 @@ class CertificationReport:
             out.append(flat)
         return out
 
+    #: ``result_kind`` in ``to_dict()`` (QA s40: it did not say its kind, so
+    #: :func:`memaudit_core.read_result` called the file "not a MemAudit result").
+    RESULT_KIND: ClassVar[str] = "certification_report"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "result_version": RESULT_VERSION,
+            "result_kind": self.RESULT_KIND,
             "package_id": self.package_id,
             "content_hash": self.content_hash,
             "saturation": self.saturation,
@@ -1170,7 +1325,39 @@ class CertificationReport:
             "n_disagreements": len(self.disagreements),
             "rows": [r.to_dict() for r in self.rows],
             "time_s": self.time_s,
+            # QA s40: written so that the record reads back whole (read_result).
+            "cost_unit": self.cost_unit,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> CertificationReport:
+        """The report whose :meth:`to_dict` is ``data`` (see :func:`memaudit_core.read_result`);
+        a located ``ResultError`` on bad input or verdicts its runs do not support."""
+        from .errors import ResultError
+        from .results import decode, field_value, from_fields
+
+        # QA s40: the app's "Certificate record (JSON)" could not be read back at all.
+        res = from_fields(cls, data, path, kind=cls.RESULT_KIND)
+        for k, row in enumerate(res.rows):
+            # A certified budget needs every applicable engine certified and no disagreement.
+            if row.certified and (
+                row.disagreement or not all(e.certified for e in row.runs if e.applicable)
+            ):
+                raise ResultError(
+                    f"{path}.rows[{k}].certified",
+                    "inconsistent",
+                    "a budget whose engines disagree or did not all certify is not certified",
+                    True,
+                )
+        counts = {"n_certified": res.n_certified, "n_disagreements": len(res.disagreements)}
+        for name, want in counts.items():
+            at = f"{path}.{name}"
+            got = decode(int, field_value(data, name, path), at)
+            if got != want:
+                raise ResultError(
+                    at, "inconsistent", f"does not match its rows (expected {want!r})", got
+                )
+        return res
 
 
 def _rel_diff(a: float, b: float) -> float:

@@ -8,11 +8,12 @@ so a page makes one cached call and only lays the result out.
 from __future__ import annotations
 
 import contextvars
+import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from .analysis import StoreEvaluation, compile_cached, opt_at, score
 from .errors import WriterError
@@ -49,9 +50,14 @@ class PackageStats:
     generator: str | None
     seed: int | None
 
+    #: ``result_kind`` in ``to_dict()`` (QA s40: it did not say its kind, so
+    #: :func:`memaudit_core.read_result` called the file "not a MemAudit result").
+    RESULT_KIND: ClassVar[str] = "package_stats"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "result_version": RESULT_VERSION,
+            "result_kind": self.RESULT_KIND,
             "package_id": self.package_id,
             "title": self.title,
             "cost_unit": self.cost_unit,
@@ -71,7 +77,66 @@ class PackageStats:
             "warnings": list(self.warnings),
             "generator": self.generator,
             "seed": self.seed,
+            # QA s40: written so that the stats (and an Overview) read back whole.
+            "description": self.description,
+            "candidate_costs": list(self.candidate_costs),
+            "candidate_types": list(self.candidate_types),
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> PackageStats:
+        """The stats whose :meth:`to_dict` is ``data`` (see :func:`memaudit_core.read_result`);
+        a located ``ResultError`` on bad input or counts that contradict each other."""
+        from .errors import ResultError
+        from .results import child, decode, from_fields, named, require_object
+
+        def kinds(value: Any, at: str) -> tuple[tuple[str, int, float], ...]:
+            out = []
+            for kind, row in require_object(value, at).items():
+                row_at = child(at, kind)
+                row = require_object(row, row_at)
+                out.append(
+                    (
+                        kind,
+                        decode(int, row.get("count"), child(row_at, "count")),
+                        decode(float, row.get("weight"), child(row_at, "weight")),
+                    )
+                )
+            return tuple(out)
+
+        keys = {
+            f"n_{name}": name
+            for name in ("experiences", "sessions", "candidates", "units", "queries", "stores")
+        }
+        # QA s40: saved stats (and overviews) could not be read back at all.
+        res = from_fields(
+            cls,
+            data,
+            path,
+            kind=cls.RESULT_KIND,
+            keys=keys,
+            convert={"candidates_by_type": named(int), "units_by_kind": kinds},
+        )
+        counts = {
+            "candidate_costs": len(res.candidate_costs),
+            "candidate_types": len(res.candidate_types),
+            "candidates_by_type": sum(n for _, n in res.candidates_by_type),
+        }
+        for name, got in counts.items():
+            if got != res.n_candidates:
+                raise ResultError(
+                    f"{path}.{name}",
+                    "inconsistent",
+                    f"counts {got} candidates, not candidates = {res.n_candidates}",
+                )
+        if not math.isclose(sum(res.candidate_costs), res.total_cost, rel_tol=1e-9):
+            raise ResultError(
+                f"{path}.total_cost",
+                "inconsistent",
+                f"not the sum of candidate_costs ({sum(res.candidate_costs)!r})",
+                res.total_cost,
+            )
+        return res
 
 
 def package_stats(package: Package) -> PackageStats:
@@ -131,15 +196,62 @@ class Overview:
     #: Writers that failed at this budget (name, message); they have no evaluation.
     writer_errors: tuple[tuple[str, str], ...] = ()
 
+    #: ``result_kind`` in ``to_dict()`` (QA s40: it did not say its kind, so
+    #: :func:`memaudit_core.read_result` called the file "not a MemAudit result").
+    RESULT_KIND: ClassVar[str] = "overview"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "result_version": RESULT_VERSION,
+            "result_kind": self.RESULT_KIND,
             "stats": self.stats.to_dict(),
             "budget": self.budget,
             "opt": self.opt.to_dict(),
             "evaluations": [e.to_dict() for e in self.evaluations],
             "writer_errors": [list(e) for e in self.writer_errors],
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> Overview:
+        """The overview whose :meth:`to_dict` is ``data`` (see
+        :func:`memaudit_core.read_result`); a located ``ResultError`` on bad input or scores
+        against another optimum than the overview's."""
+        from .errors import ResultError
+        from .results import from_fields
+
+        # QA s40: a saved overview could not be read back at all.
+        res = from_fields(cls, data, path, kind=cls.RESULT_KIND)
+        if res.budget != res.opt.budget:
+            raise ResultError(
+                f"{path}.budget",
+                "inconsistent",
+                f"not the optimum's budget {res.opt.budget!r}",
+                res.budget,
+            )
+        for k, ev in enumerate(res.evaluations):
+            at = f"{path}.evaluations[{k}]"
+            if ev.budget != res.budget:
+                raise ResultError(
+                    f"{at}.budget",
+                    "inconsistent",
+                    f"not the overview's budget {res.budget!r}",
+                    ev.budget,
+                )
+            # Package stores and writers are scored against the overview's proven optimum
+            # (an external store against its union package's, which differs).
+            if (
+                ev.source_kind != "external"
+                and ev.opt_certified
+                and res.opt.certified
+                and not math.isclose(ev.opt_value, res.opt.value, rel_tol=1e-9, abs_tol=1e-12)
+            ):
+                raise ResultError(
+                    f"{at}.opt_value",
+                    "inconsistent",
+                    f"not the overview's certified optimum {res.opt.value!r}",
+                    ev.opt_value,
+                )
+        return res
 
 
 def overview(

@@ -12,10 +12,14 @@ keeps a float's shortest repr; the CLI writes non-finite floats as the strings "
 
 A file that cannot be read raises :class:`~memaudit_core.errors.ResultError`, naming the file,
 the JSON path and the rule (missing field, wrong type, unknown kind, newer version, invalid
-JSON). Sweep and audit files saved before ``result_kind`` existed are known by their
-``suite`` key. Keys a model does not read are ignored: later versions may add keys (which
-does not raise the version), and summaries such as a solve's ``label`` and ``certified`` or a
-union report's ``union_opt_value`` are recomputed from the fields they summarise.
+JSON, not readable). Sweep and audit files saved before ``result_kind`` existed are known by
+their ``suite`` key. The library's curves, sensitivities, certification records, package
+stats and overviews name their kind too (QA s40) and read back; the Compare and Evidence views
+(:data:`WRITE_ONLY_KINDS`) name theirs but are refused as ``not readable``, and a file of one
+of these models saved before it said its kind is told which model its keys are. Keys a
+model does not read are ignored: later versions may add keys (which does not raise the
+version), and summaries such as a solve's ``label`` and ``certified`` or a union report's
+``union_opt_value`` are recomputed from the fields they summarise.
 
 Examples
 --------
@@ -62,6 +66,75 @@ RESULT_KINDS: dict[str, tuple[str, str]] = {
     "sweep": ("analysis", "SweepResult"),
     "sweep_suite": ("suites", "SweepSuiteResult"),
     "audit": ("audit", "AuditReport"),
+    "budget_curve": ("curves", "BudgetCurve"),
+    "ablation_curve": ("robustness", "AblationCurve"),
+    "cost_rule_sensitivity": ("robustness", "CostRuleSensitivity"),
+    "capacity_sensitivity": ("robustness", "CapacitySensitivity"),
+    "noise_sensitivity": ("robustness", "NoiseSensitivity"),
+    "family_band": ("curves", "FamilyBand"),
+    "certification_report": ("curves", "CertificationReport"),
+    "package_stats": ("reports", "PackageStats"),
+    "overview": ("reports", "Overview"),
+}
+
+#: ``result_kind`` -> (module, class): models whose ``to_dict()`` names its kind but which
+#: :func:`read_result` does not rebuild (QA s40: such files were called "not a MemAudit
+#: result"; they hold views with derived tables, or package summaries that leave fields out).
+#: Their files are refused with rule ``not readable``, naming the model.
+WRITE_ONLY_KINDS: dict[str, tuple[str, str]] = {
+    "compare_view": ("explain", "CompareView"),
+    "evidence_view": ("explain", "EvidenceView"),
+}
+
+#: Kinds whose ``to_dict()`` gained keys when it gained ``result_kind`` (QA s40), so that a
+#: file saved before lacks fields the model needs.
+_KIND_KEYS_GREW = frozenset({"certification_report", "package_stats", "overview"})
+
+#: ``result_kind`` -> the top-level keys its ``to_dict()`` writes besides ``result_version``
+#: and ``result_kind``: a file saved before these models said their kind (QA s40) is told
+#: which model it looks like when its keys include all of one of these sets.
+_KIND_KEYS: dict[str, frozenset[str]] = {
+    "budget_curve": frozenset(
+        "package_id content_hash cost_unit saturation budgets methods opt points notes "
+        "errors time_s".split()
+    ),
+    "ablation_curve": frozenset(
+        "package_id content_hash pool removed_types absent_types n_candidates n_removed "
+        "certified notes points".split()
+    ),
+    "cost_rule_sensitivity": frozenset(
+        "package_id content_hash cost_unit budgets writers budget_rule rules".split()
+    ),
+    "capacity_sensitivity": frozenset("package_id content_hash k all_agree notes points".split()),
+    "noise_sensitivity": frozenset(
+        "package_id content_hash mode level draws seed budgets writers writer_rows mean_tau "
+        "min_tau same_ranking_share mean_opt_change mean_cells_changed n_cells taus "
+        "n_unproven".split()
+    ),
+    "family_band": frozenset(
+        "family params seeds budgets methods bootstrap rows n_uncertified notes errors "
+        "time_s".split()
+    ),
+    "certification_report": frozenset(
+        "package_id content_hash saturation engines time_limit total_time_limit n_certified "
+        "n_disagreements rows time_s".split()
+    ),
+    "compare_view": frozenset(
+        "package_id content_hash label source_kind budget cost_unit value opt_value opt_label "
+        "opt_certified opt_status opt_bound opt_gap ratio ratio_text cost store_cost opt_cost "
+        "notes explanation experience_rows unit_rows bucket_rows".split()
+    ),
+    "evidence_view": frozenset(
+        "package_id content_hash budget cost_unit store_label source_kind opt_label all_kinds "
+        "kinds units focus_unit_id focus_candidates focus_queries heatmap timeline graph "
+        "notes".split()
+    ),
+    "package_stats": frozenset(
+        "package_id title cost_unit saturation content_hash experiences sessions candidates "
+        "units queries stores total_cost default_budget budget_grid candidates_by_type "
+        "units_by_kind warnings generator seed".split()
+    ),
+    "overview": frozenset("stats budget opt evaluations writer_errors".split()),
 }
 
 #: ``suite`` -> ``result_kind``: how sweep and audit results named themselves before
@@ -85,8 +158,10 @@ def read_result(source: str | Path | Mapping[str, Any]) -> Any:
     -------
     object
         A SolveResult, StoreEvaluation, UnionScore, UnionReport, SweepResult,
-        SweepSuiteResult or AuditReport: the model named by the document's ``result_kind``
-        (see :data:`RESULT_KINDS`), equal field by field to the result that was saved.
+        SweepSuiteResult, AuditReport, BudgetCurve, AblationCurve, CostRuleSensitivity,
+        CapacitySensitivity, NoiseSensitivity, FamilyBand, CertificationReport, PackageStats
+        or Overview: the model named by the document's ``result_kind`` (see
+        :data:`RESULT_KINDS`), equal field by field to the result that was saved.
 
     Raises
     ------
@@ -94,7 +169,8 @@ def read_result(source: str | Path | Mapping[str, Any]) -> Any:
         The file is missing or unreadable (``file-exists``, ``readable``, ``utf-8``), not JSON,
         or the document breaks a rule; the message names the file, the JSON path and the rule
         (``missing field``, ``wrong type``, ``unknown kind``, ``newer version``, ``invalid
-        JSON``, ``wrong value``, ``inconsistent``).
+        JSON``, ``wrong value``, ``inconsistent``, ``not readable``: a kind of
+        :data:`WRITE_ONLY_KINDS`).
 
     Examples
     --------
@@ -178,12 +254,41 @@ def _read_document(data: Any) -> Any:
                 "the file holds the CLI's error object, not a result: "
                 f"{data['error'].get('message')!s}",
             )
+        like = _looks_like(data)
+        if like is not None:
+            # QA s40: a curve or view saved before it wrote its kind was called "not a
+            # MemAudit result"; its keys say which model it is.
+            model = _model_name(like)
+            if like in _KIND_KEYS_GREW:
+                then = (
+                    "it lacks fields this version writes, so it cannot be read back as an "
+                    "object (read it as JSON, or save the result again)"
+                )
+            elif like in RESULT_KINDS:
+                then = f'add "result_kind": "{like}" to read it back'
+            else:
+                then = "it cannot be read back as an object (read it as JSON)"
+            raise ResultError(
+                "$.result_kind",
+                "missing field",
+                f"missing field: the keys are those of {model} ({like!r}), saved before it "
+                f"said its kind; {then}",
+            )
         raise ResultError(
             "$.result_kind",
             "missing field",
             "missing field: not a MemAudit result, or one saved before results said their kind",
         )
     kind = data["result_kind"]
+    if isinstance(kind, str) and kind in WRITE_ONLY_KINDS:
+        # QA s40: these models write their kind, but read_result does not rebuild them.
+        raise ResultError(
+            "$.result_kind",
+            "not readable",
+            f"a saved {_model_name(kind)}: MemAudit writes this view but cannot read it back "
+            "as an object (read it as JSON)",
+            kind,
+        )
     if not isinstance(kind, str) or kind not in RESULT_KINDS:  # a list is unhashable (CLI QA)
         raise ResultError(
             "$.result_kind",
@@ -194,6 +299,22 @@ def _read_document(data: Any) -> Any:
     module, name = RESULT_KINDS[kind]
     model = getattr(importlib.import_module(f".{module}", __package__), name)
     return model.from_dict(data)
+
+
+def _model_name(kind: str) -> str:
+    """``"robustness.AblationCurve"``: the model of a known ``result_kind``."""
+    module, name = RESULT_KINDS.get(kind) or WRITE_ONLY_KINDS[kind]
+    return f"{module}.{name}"
+
+
+def _looks_like(data: Mapping[str, Any]) -> str | None:
+    """The kind whose ``to_dict()`` keys ``data`` holds all of (the largest such set), for a
+    file without ``result_kind`` that has ``result_version``; None when none fits."""
+    if "result_version" not in data:
+        return None
+    keys = set(data)
+    fits = [kind for kind, own in _KIND_KEYS.items() if own <= keys]
+    return max(fits, key=lambda kind: len(_KIND_KEYS[kind])) if fits else None
 
 
 # --------------------------------------------------------------------------- decoding
@@ -422,4 +543,21 @@ def pairs(value: Any, path: str) -> tuple[tuple[str, Any], ...]:
     return tuple(require_object(value, path).items())
 
 
-__all__ = ["RESULT_KINDS", "read_result"]
+def named(hint: Any) -> Callable[[Any, str], tuple[tuple[str, Any], ...]]:
+    """A ``convert`` for :func:`from_fields`: an object written by ``dict(pairs)`` read back
+    as the (name, value) pairs the model keeps, each value decoded as ``hint``.
+
+    >>> named(float | None)({"gvt": 1, "density": None}, "$.mean_ratio")
+    (('gvt', 1.0), ('density', None))
+    """
+
+    def convert(value: Any, path: str) -> tuple[tuple[str, Any], ...]:
+        return tuple(
+            (key, decode(hint, v, child(path, key)))
+            for key, v in require_object(value, path).items()
+        )
+
+    return convert
+
+
+__all__ = ["RESULT_KINDS", "WRITE_ONLY_KINDS", "read_result"]

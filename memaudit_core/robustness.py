@@ -54,9 +54,9 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -93,6 +93,18 @@ AS_STORED = "as_stored"
 NOISE_MODES = ("flip", "shrink", "jitter")
 #: Engines that must agree on OPT(k) in :func:`capacity_sensitivity`.
 CAPACITY_ENGINES = ("bnb", "milp")
+
+
+def _capacity_engine_maps() -> dict[str, Callable[[Any, str], Any]]:
+    """How :class:`CapacityPoint` reads its per-engine objects back (QA s40)."""
+    from .results import named
+
+    return {
+        "engine_values": named(float),
+        "engine_status": named(str),
+        "engine_bounds": named(float),
+        "engine_times": named(float),
+    }
 
 
 # --------------------------------------------------------------------------- helpers
@@ -277,6 +289,13 @@ class AblationPoint:
             "pool_selected": list(self.pool_selected),
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> AblationPoint:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(cls, data, path)
+
 
 @dataclass(frozen=True)
 class AblationCurve:
@@ -320,9 +339,14 @@ class AblationCurve:
     def certified(self) -> bool:
         return all(p.certified for p in self.points)
 
+    #: ``result_kind`` in ``to_dict()`` (QA s40: it did not say its kind, so
+    #: :func:`memaudit_core.read_result` called the file "not a MemAudit result").
+    RESULT_KIND: ClassVar[str] = "ablation_curve"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "result_version": RESULT_VERSION,
+            "result_kind": self.RESULT_KIND,
             "package_id": self.package_id,
             "content_hash": self.content_hash,
             "pool": self.pool,
@@ -334,6 +358,75 @@ class AblationCurve:
             "notes": list(self.notes),
             "points": [p.to_dict() for p in self.points],
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> AblationCurve:
+        """The curve whose :meth:`to_dict` is ``data`` (see :func:`memaudit_core.read_result`);
+        a located ``ResultError`` on bad input or numbers that contradict each other."""
+        from .results import decode, field_value, from_fields
+
+        # QA s40: a saved ablation curve could not be read back at all.
+        res = from_fields(cls, data, path, kind=cls.RESULT_KIND)
+        res._check_consistent(path)
+        certified = decode(bool, field_value(data, "certified", path), f"{path}.certified")
+        if certified != res.certified:
+            from .errors import ResultError
+
+            raise ResultError(
+                f"{path}.certified",
+                "inconsistent",
+                f"does not match its points' certified flags (expected {res.certified!r})",
+                certified,
+            )
+        return res
+
+    def _check_consistent(self, path: str) -> None:
+        """Refuse read-back points whose numbers contradict each other (QA s40): ``ratio =
+        pool_opt / full_opt`` (None when the full OPT is 0), ``drop = 1 - ratio``, a
+        certified pool optimum at most the full one, and no more removed than held."""
+        from .errors import ResultError
+
+        if not 0 <= self.n_removed <= self.n_candidates:
+            raise ResultError(
+                f"{path}.n_removed",
+                "inconsistent",
+                f"not between 0 and n_candidates {self.n_candidates!r}",
+                self.n_removed,
+            )
+
+        def same(got: float | None, want: float | None) -> bool:
+            if got is None or want is None:
+                return got is None and want is None
+            return math.isclose(got, want, rel_tol=1e-12, abs_tol=1e-15)
+
+        for k, p in enumerate(self.points):
+            at = f"{path}.points[{k}]"
+            for name in ("full_opt", "pool_opt"):
+                v = getattr(p, name)
+                if not (math.isfinite(v) and v >= 0):
+                    raise ResultError(f"{at}.{name}", "wrong value", "F is a finite number >= 0", v)
+            if p.certified and p.pool_opt > p.full_opt * (1 + 1e-9) + 1e-12:
+                raise ResultError(
+                    f"{at}.pool_opt",
+                    "inconsistent",
+                    f"above the certified full optimum full_opt {p.full_opt!r}: a smaller "
+                    "pool cannot do better",
+                    p.pool_opt,
+                )
+            want = _ratio(p.pool_opt, p.full_opt)
+            if not same(p.ratio, want):
+                raise ResultError(
+                    f"{at}.ratio",
+                    "inconsistent",
+                    f"not pool_opt / full_opt = {p.pool_opt!r} / {p.full_opt!r} "
+                    f"(expected {want!r})",
+                    p.ratio,
+                )
+            want_drop = None if p.ratio is None else 1.0 - p.ratio
+            if not same(p.drop, want_drop):
+                raise ResultError(
+                    f"{at}.drop", "inconsistent", f"not 1 - ratio (expected {want_drop!r})", p.drop
+                )
 
 
 def _preset_name(preset: str) -> str:
@@ -545,6 +638,13 @@ class CostRuleRow:
             "certified": self.certified,
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> CostRuleRow:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(cls, data, path)
+
 
 @dataclass(frozen=True)
 class CostRuleResult:
@@ -602,6 +702,16 @@ class CostRuleResult:
             "rows": [r.to_dict() for r in self.rows],
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> CostRuleResult:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from .results import from_fields, named
+
+        per_writer = named(float | None)
+        return from_fields(
+            cls, data, path, convert={"mean_ratio": per_writer, "mean_abs_delta": per_writer}
+        )
+
 
 @dataclass(frozen=True)
 class CostRuleSensitivity:
@@ -648,9 +758,14 @@ class CostRuleSensitivity:
                 )
         return tuple(notes)
 
+    #: ``result_kind`` in ``to_dict()`` (QA s40: it did not say its kind, so
+    #: :func:`memaudit_core.read_result` called the file "not a MemAudit result").
+    RESULT_KIND: ClassVar[str] = "cost_rule_sensitivity"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "result_version": RESULT_VERSION,
+            "result_kind": self.RESULT_KIND,
             "package_id": self.package_id,
             "content_hash": self.content_hash,
             "cost_unit": self.cost_unit,
@@ -659,6 +774,33 @@ class CostRuleSensitivity:
             "budget_rule": self.budget_rule,
             "rules": [r.to_dict() for r in self.rules],
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> CostRuleSensitivity:
+        """The result whose :meth:`to_dict` is ``data`` (see :func:`memaudit_core.read_result`);
+        a located ``ResultError`` on bad input or ratios that contradict their values."""
+        from .errors import ResultError
+        from .results import from_fields
+
+        # QA s40: a saved cost-rule sensitivity could not be read back at all.
+        res = from_fields(cls, data, path, kind=cls.RESULT_KIND)
+        for i, rule in enumerate(res.rules):
+            for k, row in enumerate(rule.rows):
+                at = f"{path}.rules[{i}].rows[{k}]"
+                want = _ratio(row.value, row.opt)
+                ok = (
+                    row.ratio is None and want is None
+                    if row.ratio is None or want is None
+                    else math.isclose(row.ratio, want, rel_tol=1e-12, abs_tol=1e-15)
+                )
+                if not ok:
+                    raise ResultError(
+                        f"{at}.ratio",
+                        "inconsistent",
+                        f"not value / opt = {row.value!r} / {row.opt!r} (expected {want!r})",
+                        row.ratio,
+                    )
+        return res
 
 
 BUDGET_RULE = "budgets keep the same fraction of the total candidate cost: B' = B * total'/total"
@@ -936,6 +1078,13 @@ class CapacityPoint:
             "selected_k": list(self.selected_k),
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> CapacityPoint:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(cls, data, path, convert=_capacity_engine_maps())
+
 
 @dataclass(frozen=True)
 class CapacitySensitivity:
@@ -951,9 +1100,14 @@ class CapacitySensitivity:
     def all_agree(self) -> bool:
         return all(p.agree is not False for p in self.points)
 
+    #: ``result_kind`` in ``to_dict()`` (QA s40: it did not say its kind, so
+    #: :func:`memaudit_core.read_result` called the file "not a MemAudit result").
+    RESULT_KIND: ClassVar[str] = "capacity_sensitivity"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "result_version": RESULT_VERSION,
+            "result_kind": self.RESULT_KIND,
             "package_id": self.package_id,
             "content_hash": self.content_hash,
             "k": self.k,
@@ -961,6 +1115,31 @@ class CapacitySensitivity:
             "notes": list(self.notes),
             "points": [p.to_dict() for p in self.points],
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> CapacitySensitivity:
+        """The result whose :meth:`to_dict` is ``data`` (see :func:`memaudit_core.read_result`);
+        a located ``ResultError`` on bad input or gains that contradict their optima."""
+        from .errors import ResultError
+        from .results import from_fields
+
+        # QA s40: a saved capacity sensitivity could not be read back at all.
+        res = from_fields(cls, data, path, kind=cls.RESULT_KIND)
+        for k, p in enumerate(res.points):
+            want = _ratio(p.opt_k, p.opt_1)
+            ok = (
+                p.gain is None and want is None
+                if p.gain is None or want is None
+                else math.isclose(p.gain, want, rel_tol=1e-12, abs_tol=1e-15)
+            )
+            if not ok:
+                raise ResultError(
+                    f"{path}.points[{k}].gain",
+                    "inconsistent",
+                    f"not opt_k / opt_1 = {p.opt_k!r} / {p.opt_1!r} (expected {want!r})",
+                    p.gain,
+                )
+        return res
 
 
 def _close(a: float, b: float) -> bool:
@@ -1277,6 +1456,13 @@ class NoiseWriterRow:
             "n": self.n,
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> NoiseWriterRow:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(cls, data, path)
+
 
 @dataclass(frozen=True)
 class NoiseSensitivity:
@@ -1319,9 +1505,14 @@ class NoiseSensitivity:
     taus: tuple[float | None, ...]
     n_unproven: int = 0
 
+    #: ``result_kind`` in ``to_dict()`` (QA s40: it did not say its kind, so
+    #: :func:`memaudit_core.read_result` called the file "not a MemAudit result").
+    RESULT_KIND: ClassVar[str] = "noise_sensitivity"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "result_version": RESULT_VERSION,
+            "result_kind": self.RESULT_KIND,
             "package_id": self.package_id,
             "content_hash": self.content_hash,
             "mode": self.mode,
@@ -1340,6 +1531,15 @@ class NoiseSensitivity:
             "taus": list(self.taus),
             "n_unproven": self.n_unproven,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> NoiseSensitivity:
+        """The result whose :meth:`to_dict` is ``data`` (see :func:`memaudit_core.read_result`);
+        a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        # QA s40: a saved noise sensitivity could not be read back at all.
+        return from_fields(cls, data, path, kind=cls.RESULT_KIND)
 
 
 def noise_sensitivity(
