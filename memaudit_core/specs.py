@@ -7,6 +7,7 @@ command line.
 from __future__ import annotations
 
 import math
+import re
 import sys
 from collections.abc import Sequence
 
@@ -40,6 +41,47 @@ def read_number(text: str) -> float:
     if value == 0 and any(ch in "123456789" for ch in mantissa):
         raise TooSmallNumber(f"{text.strip()!r} is too small to hold: it would read as 0")
     return value
+
+
+#: A plain integer: an optional sign and ASCII digits (QA s40, defect 3: int() also read
+#: "1_0" as 10 and Arabic-Indic digits, so one package went under several names).
+_PLAIN_INT = re.compile(r"[+-]?[0-9]+")
+#: A plain number: sign, ASCII digits, a decimal point and an exponent, nothing else (no
+#: underscores, other digits, "nan" or "inf" words).
+_PLAIN_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+#: The rules the messages quote.
+PLAIN_INT_RULE = "ASCII digits 0-9 with an optional sign, no '_'"
+PLAIN_NUMBER_RULE = (
+    "ASCII digits 0-9 with an optional sign, decimal point and exponent, as 0.25 or 1e-3, no '_'"
+)
+
+
+def read_int(text: str) -> int:
+    """The integer ``text`` writes in plain ASCII (:data:`PLAIN_INT_RULE`), else ValueError.
+
+    Examples
+    --------
+    >>> read_int("12"), read_int("-0")
+    (12, 0)
+    """
+    if not isinstance(text, str) or not _PLAIN_INT.fullmatch(text):
+        raise ValueError(f"{text!r} is not a plain integer ({PLAIN_INT_RULE})")
+    return int(text)
+
+
+def read_plain_number(text: str) -> float:
+    """The number ``text`` writes in plain ASCII (:data:`PLAIN_NUMBER_RULE`), ``-0`` read as
+    0; ValueError otherwise (:class:`TooSmallNumber` for one too small to hold).
+
+    Examples
+    --------
+    >>> read_plain_number("2.5"), read_plain_number("-0"), read_plain_number("1e-3")
+    (2.5, 0.0, 0.001)
+    """
+    if not isinstance(text, str) or not _PLAIN_NUMBER.fullmatch(text):
+        raise ValueError(f"{text!r} is not a plain number ({PLAIN_NUMBER_RULE})")
+    # + 0.0: "-0" is the package of "0", not another one with the id "...=-0" (QA s40).
+    return read_number(text) + 0.0
 
 
 def parse_number_list(text: str, what: str = "budgets") -> list[float]:
@@ -130,7 +172,8 @@ def parse_seeds(text: str, what: str = "--seeds") -> list[int]:
         try:
             if "-" in part[1:]:
                 a, b = part.split("-", 1) if not part.startswith("-") else (part, "")
-                lo, hi = int(a), int(b)
+                # Plain digits, as --seed and links (QA s40, defect 3: "1_0" read as 10).
+                lo, hi = read_int(a.strip()), read_int(b.strip())
                 if hi < lo:
                     raise MemAuditError(f"{what}: {part!r} runs backwards; write A-B with A <= B")
                 if len(seeds) + hi - lo + 1 > MAX_LIST_VALUES:
@@ -140,7 +183,7 @@ def parse_seeds(text: str, what: str = "--seeds") -> list[int]:
                     )
                 seeds.extend(range(lo, hi + 1))
             else:
-                seeds.append(int(part))
+                seeds.append(read_int(part))
         except ValueError:
             raise MemAuditError(f"{what}: cannot read {part!r}; use A-B or a comma list") from None
     if not seeds:
@@ -179,4 +222,11 @@ def parse_params(items: Sequence[str]) -> dict[str, str]:
     return params
 
 
-__all__ = ["MAX_LIST_VALUES", "parse_number_list", "parse_params", "parse_seeds"]
+__all__ = [
+    "MAX_LIST_VALUES",
+    "parse_number_list",
+    "parse_params",
+    "parse_seeds",
+    "read_int",
+    "read_plain_number",
+]

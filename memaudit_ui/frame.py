@@ -385,6 +385,11 @@ def _upload_from_session(key: str) -> Package | None:
 
 def _resolve_package() -> tuple[str, Package]:
     key = st.session_state.get("ma_package") or sources.default_package_key()
+    # One key per package (QA s40, defect 2): gen:update_chain:5 becomes gen:update_chain:0,
+    # said once, so every page (the Generator's form included) works on the key it shows.
+    key, note = sources.canonical_key(key)
+    if note is not None:
+        state.add_problem(_md_escape_inline(note))
     try:
         try:
             pkg = sources.load_by_key(key)

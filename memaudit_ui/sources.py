@@ -21,7 +21,7 @@ from urllib.parse import quote, unquote
 import streamlit as st
 
 from memaudit_core.errors import MemAuditError, PackageError, Problem, cut_repr
-from memaudit_core.generators import FAMILIES, generate
+from memaudit_core.generators import FAMILIES, generate, package_seed
 from memaudit_core.package import Package, load_package, loads_package
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -214,7 +214,8 @@ def _param_text(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
-        return repr(value)  # round-trips exactly
+        # repr round-trips exactly; + 0.0 writes -0.0 as 0.0, one key per package (QA s40).
+        return repr(value + 0.0)
     return str(value)
 
 
@@ -229,6 +230,8 @@ def generated_key(family: str, seed: int, params: dict[str, object] | None = Non
     """
     fam = FAMILIES.get(family)
     defaults = fam.defaults() if fam is not None else {}
+    if fam is not None and not fam.seeded:
+        seed = 0  # a seed-invariant family's one package (QA s40, defect 2)
     items = []
     for name, value in sorted((params or {}).items()):
         if name in defaults and _same(value, defaults[name]):
@@ -242,6 +245,34 @@ def _same(value: object, default: object) -> bool:
     if isinstance(default, bool) or isinstance(value, bool):
         return value is default
     return type(value) is type(default) and value == default
+
+
+def canonical_key(key: str) -> tuple[str, str | None]:
+    """``key`` as the app keeps it, and a note when that differs from what ``key`` asks.
+
+    A ``gen:`` key of a seed-invariant family names seed 0 (its one package) and a seed is
+    written without leading zeros; other keys are kept as they are.
+
+    QA s40 (defect 2): ``gen:update_chain:5`` opened a package recording seed 5, while the
+    Generator's Preview and "Open in the app" switched to ``gen:update_chain:0``, the same
+    instance under another content hash.
+
+    >>> canonical_key("gen:update_chain:5:length=4")[0], canonical_key("gen:memaudit-small:07")
+    ('gen:update_chain:0:length=4', ('gen:memaudit-small:7', None))
+    """
+    kind, _, rest = key.partition(":")
+    if kind != "gen":
+        return key, None
+    family, _, tail = rest.partition(":")
+    seed_text, sep, params_text = tail.partition(":")
+    fam = FAMILIES.get(family)
+    if fam is None or not (seed_text.isascii() and seed_text.isdigit()):
+        return key, None  # load_by_key says what is wrong with it
+    seed, note = package_seed(family, int(seed_text))
+    canonical = f"gen:{family}:{seed}" + (f"{sep}{params_text}" if sep else "")
+    if note is not None:
+        note = f"the link's package {cut_repr(key)}: {note}; opened {cut_repr(canonical)}"
+    return canonical, note
 
 
 def load_by_key(key: str) -> Package:
@@ -270,7 +301,10 @@ def load_by_key(key: str) -> Package:
                 "written in digits "
                 "0-9 only"
             )
-        return _generate(family, int(seed_text or 0), params_text)
+        seed = int(seed_text or 0)
+        if family in FAMILIES:  # gen:update_chain:5 is seed 0's package (QA s40, defect 2)
+            seed = package_seed(family, seed)[0]
+        return _generate(family, seed, params_text)
     if kind == "upload":
         registry = _upload_registry()
         pkg = registry.get(rest)  # a use: the session's upload stays the most recent

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import MemAuditError, UnknownNameError, cut_repr
 from ..package import Package
+from ..specs import PLAIN_INT_RULE, PLAIN_NUMBER_RULE, TooSmallNumber, read_int, read_plain_number
 from . import event_graph, paper, stress, synthetic
 from .base import Family
 
@@ -79,10 +80,24 @@ def _coerce(value: Any, default: Any, name: str) -> Any:
                 if value.lower() in ("0", "false", "no"):
                     return False
                 raise ValueError(value)
+            # Plain ASCII only (QA s40, defect 3: int() / float() read "1_0" as 10 and
+            # Arabic-Indic digits, so one package had several names; "-0" made an id of its
+            # own): the same rule for --param and the app's gen: links.
+            if isinstance(default, int):
+                return read_int(value)
+            if isinstance(default, float):
+                return read_plain_number(value)
             return type(default)(value)
+        except TooSmallNumber as exc:
+            raise MemAuditError(f"parameter {name!r}: {exc}") from None
         except ValueError:
             kind = _KIND_WORDS.get(type(default), f"a {type(default).__name__}")
-            raise MemAuditError(f"parameter {name!r} must be {kind}, got {value!r}") from None
+            rule = {int: f" ({PLAIN_INT_RULE})", float: f" ({PLAIN_NUMBER_RULE})"}.get(
+                type(default), ""
+            )
+            raise MemAuditError(
+                f"parameter {name!r} must be {kind}{rule}, got {value!r} [rule: plain-number]"
+            ) from None
     if isinstance(default, bool):
         # A flag is a bool, or 0 / 1 (library QA: integer_costs=0 was recorded as 0; 2, None
         # and [] were taken as true or false and recorded as given).
@@ -102,7 +117,7 @@ def _coerce(value: Any, default: Any, name: str) -> Any:
         raise MemAuditError(f"parameter {name!r} must be an integer, got {value!r}")
     if isinstance(default, float):
         if number:
-            return float(value)
+            return float(value) + 0.0  # -0.0 is 0.0's package, not one more id (QA s40)
         raise MemAuditError(f"parameter {name!r} must be a number, got {value!r}")
     if isinstance(default, str) and not isinstance(value, str):
         raise MemAuditError(f"parameter {name!r} must be text, got {value!r}")
@@ -188,6 +203,32 @@ def generate(
             f"entries, more than the {max_size:,.0f} allowed here [rule: generator-size]"
         )
     return fam.build(seed=check_seed(seed), **clean)
+
+
+def package_seed(family: str, seed: object) -> tuple[int, str | None]:
+    """The seed the one package of ``family`` at ``seed`` is built with, and a note when it
+    is not ``seed``: a seed-invariant family has one package, built at seed 0.
+
+    QA s40 (defect 2): ``generate update_chain --seed 5`` wrote a file recording seed 5, with
+    another content hash than seed 0's for the same instance, which the app's form (its seed
+    box fixed at 0) could not make, and a link ``gen:update_chain:5`` opened it while Preview
+    switched to seed 0. The CLI's ``generate`` and the app's links use this. :func:`generate`
+    itself keeps the seed it is given: a sweep over seeds of such a family labels its sources
+    by seed (and notes that they are one instance).
+
+    Examples
+    --------
+    >>> package_seed("update_chain", 5)[0], package_seed("memaudit-small", 5)
+    (0, (5, None))
+    """
+    fam = _family(family)
+    checked = check_seed(seed)
+    if fam.seeded or checked == 0:
+        return checked, None
+    return 0, (
+        f"{family} is seed-invariant: it does not use the seed, so its one package is built "
+        "at seed 0"
+    )
 
 
 def check_seed(seed: object) -> int:

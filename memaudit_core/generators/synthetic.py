@@ -17,6 +17,33 @@ from .base import Family, titled, variant_names
 
 #: Largest cost the generator draws (uniform draws near 1e308 overflow).
 MAX_COST = 1e12
+#: Smallest cost_low: far above the subnormal floats a package refuses (2.2e-308), so that
+#: the default budget and grid (small fractions of the costs) stay normal numbers too.
+MIN_COST = 1e-100
+
+
+def cost_digits(cost_low: float, cost_high: float) -> int:
+    """Decimals that costs drawn in [cost_low, cost_high] (and budgets) are rounded to.
+
+    4, unless the range is too fine for 4 decimals: then enough decimals that a rounding step
+    is at most 1/1000 of the range's scale (its width, or ``cost_low`` when smaller or when the
+    range is one value). QA s40 (defect 1): with 4 decimals always, costs in [1e-05, 4e-05]
+    were all written 0 (an invalid package blamed on its candidates), [1.00001, 1.00004] all 1
+    and [0.00016, 0.00024] all 0.0002. Ranges 4 decimals suit (every default) keep 4, so their
+    packages are unchanged.
+
+    Examples
+    --------
+    >>> cost_digits(1.0, 10.0), cost_digits(0.5, 2.0), cost_digits(1e-05, 4e-05)
+    (4, 4, 8)
+    >>> cost_digits(1.00001, 1.00004), cost_digits(3.0, 3.0)
+    (8, 4)
+    """
+    width = cost_high - cost_low
+    scale = min(cost_low, width) if width > 0 else cost_low
+    # log10 of the scale, not of scale / 1000 (which underflows to 0 for a subnormal scale);
+    # the small tolerance keeps an exact power of ten (1e-05) from taking one digit more.
+    return max(4, math.ceil(3 - math.log10(scale) - 1e-9))
 
 
 def random_coverage(
@@ -57,8 +84,13 @@ def random_coverage(
                 f"{name}: {what} ({value}) exceeds the number of units "
                 f"(n_groups x units_per_group = {units_per_group * n_groups})"
             )
-    if not 0 < cost_low <= cost_high <= MAX_COST:
-        raise MemAuditError(f"{name}: need 0 < cost_low <= cost_high <= {MAX_COST:g}")
+    if not MIN_COST <= cost_low <= cost_high <= MAX_COST:
+        # The real lower limit, named (QA s40, defect 1: "0 < cost_low" admitted costs the
+        # package then refused, e.g. subnormal ones, blamed on its candidates).
+        raise MemAuditError(
+            f"{name}: need {MIN_COST:g} <= cost_low <= cost_high <= {MAX_COST:g}, got "
+            f"cost_low={cost_low!r}, cost_high={cost_high!r} [rule: cost-range]"
+        )
     # Bounded so that the budget (fraction x n_groups x mean cost) stays a finite number
     # (generator QA s38: 1e308 was refused at the package's $.budget, a path nobody wrote).
     if not (math.isfinite(budget_fraction) and 0 <= budget_fraction <= 1e6):
@@ -73,6 +105,7 @@ def random_coverage(
             f"{name}: integer_costs needs an integer of at least 1 in [cost_low, cost_high], got "
             f"[{cost_low:g}, {cost_high:g}]"
         )
+    digits = cost_digits(cost_low, cost_high)
     rng = np.random.default_rng(seed)
     n_units = units_per_group * n_groups
     weights = rng.uniform(0.5, 2.0, size=n_units)
@@ -90,9 +123,11 @@ def random_coverage(
             cols = rng.choice(n_units, size=n_cov, replace=False)
             vals = rng.uniform(0.1, 1.0, size=cols.size)
             cost = float(rng.uniform(cost_low, cost_high))
-            cost = (
-                float(min(int_high, max(int_low, round(cost)))) if integer_costs else round(cost, 4)
-            )
+            if integer_costs:
+                cost = float(min(int_high, max(int_low, round(cost))))
+            else:
+                # Clamped: a rounded draw next to a bound may step past it (QA s40, defect 1).
+                cost = min(cost_high, max(cost_low, round(cost, digits)))
             costs.append(cost)
             candidates.append(
                 {
@@ -106,7 +141,7 @@ def random_coverage(
                 }
             )
     budget = budget_fraction * n_groups * float(np.mean(costs))
-    budget = float(math.floor(budget)) if integer_costs else round(budget, 4)
+    budget = float(math.floor(budget)) if integer_costs else round(budget, digits)
     params = {
         "n_groups": n_groups,
         "candidates_per_group": candidates_per_group,
@@ -119,7 +154,7 @@ def random_coverage(
         "integer_costs": integer_costs,
     }
     total = float(sum(costs))
-    grid = sorted({round(f * total, 4) for f in (0.01, 0.02, 0.05, 0.1, 0.2)} | {budget})
+    grid = sorted({round(f * total, digits) for f in (0.01, 0.02, 0.05, 0.1, 0.2)} | {budget})
     id_tag, details = variant_names(random_coverage, params, shown=("n_groups",))
     package_id = f"random-g{n_groups}-s{seed}{id_tag}"
     doc = {
@@ -153,8 +188,8 @@ FAMILY_RECORDS = [
             "units_per_group": "evidence units per group",
             "min_cover": "fewest units a candidate covers",
             "max_cover": "most units a candidate covers (the default 12: at most the units)",
-            "cost_low": "lowest cost",
-            "cost_high": "highest cost",
+            "cost_low": "lowest cost (at least 1e-100)",
+            "cost_high": "highest cost (at most 1e12)",
             "budget_fraction": "default budget as a fraction of groups x mean cost",
             "integer_costs": "round costs to integers",
         },
