@@ -47,7 +47,14 @@ from .analysis import (
     summarize,
     sweep,
 )
-from .errors import MemAuditError, SolverError, UnknownNameError, check_budget_list, check_names
+from .errors import (
+    MemAuditError,
+    SolverError,
+    UnknownNameError,
+    check_budget_list,
+    check_names,
+    cut_repr,
+)
 from .generators import FAMILIES, generate
 from .package import Package, Store, check_package
 from .plugins import module_found
@@ -708,6 +715,38 @@ def family_source(package: Package) -> FamilySource | None:
     if any(k not in defaults for k in params):
         return None
     return FamilySource(family, seed, tuple(sorted(params.items())))
+
+
+def no_seed_band_reason(package: Package) -> str | None:
+    """Why a seed range of ``package``'s family is not offered, or None when it is (when
+    :func:`family_source` finds a seeded family). The one wording for every page and link.
+
+    QA s40 (defect 3): the Budget sweep and Certification pages said "this package names no
+    generator family" of update_chain and temporal_interval packages, whose meta does name a
+    family: one that does not use the seed.
+
+    >>> from memaudit_core.generators import generate
+    >>> no_seed_band_reason(generate("memaudit-small", seed=3)) is None
+    True
+    >>> no_seed_band_reason(generate("update_chain"))
+    'its family update_chain does not use the seed, so a seed range would repeat one package'
+    """
+    if family_source(package) is not None:
+        return None
+    meta = package.meta if isinstance(package.meta, dict) else {}
+    family = meta.get("generator")
+    if family is None:
+        return "this package names no generator family"
+    if not isinstance(family, str) or family not in FAMILIES:
+        return f"its meta's generator {cut_repr(family)} is not a registered family"
+    if not FAMILIES[family].seeded:
+        return (
+            f"its family {family} does not use the seed, so a seed range would repeat one package"
+        )
+    return (
+        f"its meta names the family {family} without a usable seed and parameters (meta.seed an "
+        f"integer, meta.params {family}'s parameters)"
+    )
 
 
 @dataclass(frozen=True)

@@ -58,12 +58,9 @@ def link_settings(pkg, store_key: str, budget: float) -> list[LinkSetting]:
         known = [k for k in value if k in options]
         return known if known or not value else None
 
-    origin = cached.family_origin(pkg, content_hash)
-    no_family = (
-        None
-        if origin is not None and origin.source is not None
-        else "this package names no generator family"
-    )
+    # The core says why there is no seed band (QA s40, defect 3: "names no generator family"
+    # was said of update_chain packages, whose family just does not use the seed).
+    no_family = curves.no_seed_band_reason(pkg)
 
     def range_only(values: dict) -> str | None:
         return None if values["grid"] == "range" else "used only with grid=range"

@@ -28,7 +28,8 @@ def link_settings(pkg, store_key: str, budget: float) -> list[LinkSetting]:
     page visits like the Budget sweep's inputs (QA s18c: a time limit and seed range set up for
     a demo were reset by a visit to Compare)."""
     in_grid = budget in set(pkg.budget_grid())
-    seeded = curves.family_source(pkg) is not None
+    # The core's reason (QA s40, defect 3: "names no generator family" of a seed-invariant one).
+    no_band = curves.no_seed_band_reason(pkg)
     return [
         LinkSetting("cert_time_limit", "time_limit", 30.0, bounds=TIME_LIMIT_RANGE_S),
         LinkSetting(
@@ -51,7 +52,7 @@ def link_settings(pkg, store_key: str, budget: float) -> list[LinkSetting]:
             "seeds",
             19,
             bounds=(0, 999),
-            unused=lambda values: None if seeded else "this package names no generator family",
+            unused=lambda values: no_band,
         ),
     ]
 
@@ -267,7 +268,8 @@ seed_hi = a2.number_input(
         + (f" ({', '.join(f'{k}={v}' for k, v in source.params)})" if source.params else "")
         + ", seeds 0 to this."
         if seeded
-        else "Only for packages from a seeded family; otherwise this package alone is audited."
+        else f"Not for this package: {curves.no_seed_band_reason(pkg)}. This package alone "
+        "is audited."
     ),
 )
 run_audit = a3.button("Run the audit", key="cert_audit_run")

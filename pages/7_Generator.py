@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from memaudit_core.errors import MemAuditError
-from memaudit_core.generators import FAMILIES
+from memaudit_core.generators import FAMILIES, check_seed
 from memaudit_core.package import Package, dumps_package
 from memaudit_ui import cached, render, sources
 from memaudit_ui.frame import frame, go_to, md_escape, switch_package
@@ -92,12 +92,17 @@ def _assign(key: str, default: object) -> None:
 def _param_input(name: str, default: object) -> None:
     key = param_keys[name]
     linked = linked_params.get(name, default) if family == linked_family else default
-    _assign(key, linked if type(linked) is type(default) else default)
+    linked = linked if type(linked) is type(default) else default
+    # An integer field is a float box (QA s40, defect 1): Streamlit's int box reads the typed
+    # text with parseInt, so 2.5 became 2 and 1e3 became 1 without a word. The core decides
+    # whether the number is an integer (see _on_preview).
+    whole = isinstance(default, int) and not isinstance(default, bool)
+    _assign(key, float(linked) if whole else linked)
     help_text = fam.param_help.get(name, "") + f" (default: {default!r})"
     if isinstance(default, bool):
         st.checkbox(name, key=key, help=help_text)
-    elif isinstance(default, int):
-        st.number_input(name, step=1, key=key, help=help_text)
+    elif whole:
+        st.number_input(name, step=1.0, format="%g", key=key, help=help_text)
     elif isinstance(default, float):
         step = 0.05 if abs(default) <= 1 else 0.5
         st.number_input(name, step=step, format="%g", key=key, help=help_text)
@@ -105,36 +110,71 @@ def _param_input(name: str, default: object) -> None:
         st.text_input(name, key=key, help=help_text)
 
 
+def _whole(value: object) -> object:
+    """A browser number as the user meant it: 1000.0 (typed 1e3) is 1000; 2.5 stays 2.5 for
+    the core to refuse (JavaScript has one number type, so every box sends a float)."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def _form_error(label: str, value: object) -> str | None:
+    """The form's own rule: a browser's number box is exact only up to 2^53 - 1, so a larger
+    integer typed there may arrive as another one (9007199254740993 comes as ...992)."""
+    if isinstance(value, float) and value.is_integer() and value > MAX_FORM_SEED:
+        return (
+            f"{label}: {value:.17g} is larger than this form can hold exactly "
+            f"({MAX_FORM_SEED}); `memaudit generate` takes any seed."
+        )
+    return None
+
+
 def _on_preview() -> None:
-    """Runs before the script, with the submitted values: remember them, fix the spec."""
+    """Runs before the script, with the submitted values: remember them, fix the spec.
+
+    Every press replaces the spec, so a refused one clears the old preview (QA s40, defect 2:
+    the preview of seed 3 stayed, with Open and Download, under a form saying seed -1). The
+    values go to the core unbounded and unrounded: its messages name the field and the rule
+    (the page's min_value / max_value made the browser refuse them without a word)."""
     _remember(seed_key, *param_keys.values())
-    seed = int(st.session_state[seed_key]) if fam.seeded else 0
+    raw = st.session_state[seed_key] if fam.seeded else 0
     params: dict[str, object] = {}
     for name, default in defaults.items():
         value = st.session_state[param_keys[name]]
-        params[name] = type(default)(value) if isinstance(default, int | float) else value
-    st.session_state[SPEC_KEY] = {
-        "family": family,
-        "seed": seed,
-        "params": params,
-        "key": sources.generated_key(family, seed, params),
-    }
+        whole = isinstance(default, int) and not isinstance(default, bool)
+        params[name] = _whole(value) if whole else value
+    spec_now: dict[str, Any] = {"family": family, "seed": _whole(raw), "params": params}
+    # Only the seed: any seed is valid, so an inexact one would build another package without
+    # a word; a parameter that large meets the core's size rule first.
+    problem = _form_error("Seed", raw)
+    if problem is None:
+        try:
+            seed = check_seed(_whole(raw))
+        except MemAuditError as exc:
+            problem = f"Seed: {exc}"
+        else:
+            spec_now["seed"] = seed
+            # The parameters are checked where they are used, by generate() in
+            # sources.load_by_key below: the CLI's own messages.
+            spec_now["key"] = sources.generated_key(family, seed, params)
+    if problem is not None:
+        spec_now["error"] = problem
+    st.session_state[SPEC_KEY] = spec_now
 
 
 with st.form(f"gen_form_{family}"):
     # A seed-invariant family is built at seed 0 (see _on_preview): the disabled box shows
     # that, not a linked seed Preview would not use (generator QA s38).
-    _assign(seed_key, linked_seed if family == linked_family and fam.seeded else 0)
+    _assign(seed_key, float(linked_seed if family == linked_family and fam.seeded else 0))
     fields: list[tuple[str, object]] = [("Seed", None), *defaults.items()]
     for start in range(0, len(fields), 3):
         for col, (name, default) in zip(st.columns(3), fields[start : start + 3], strict=False):
             with col:
                 if name == "Seed" and default is None:
+                    # A float box without bounds, checked in _on_preview (QA s40, defects 1
+                    # and 2: 1.5 became 1; -1 was refused by the browser without a word).
                     st.number_input(
                         "Seed",
-                        min_value=0,
-                        max_value=MAX_FORM_SEED,
-                        step=1,
+                        step=1.0,
+                        format="%g",
                         key=seed_key,
                         disabled=not fam.seeded,
                         help="Every random draw derives from this seed."
@@ -153,6 +193,9 @@ if previous is None:
     st.info("Set the parameters and press **Preview**.")
     st.stop()
 
+if "error" in previous:
+    st.error(f"No preview: {md_escape(previous['error'])}")
+    st.stop()
 key = previous["key"]
 try:
     pkg: Package = sources.load_by_key(key)

@@ -172,8 +172,10 @@ def test_a_setting_of_a_widget_the_view_does_not_draw_is_named():
     assert warnings(at) == ["ignored from='2' in the link: used only with grid=range"]
     assert "from" not in at.query_params
     at = open_page(SWEEP, first_seed="3")
+    # update_chain names its family, one that does not use the seed (QA s40, defect 3).
     assert warnings(at) == [
-        "ignored first_seed='3' in the link: this package names no generator family"
+        "ignored first_seed='3' in the link: its family update_chain does not use the seed, "
+        "so a seed range would repeat one package"
     ]
     at = open_page(SWEEP, GENERATED, first_seed="3")
     assert warnings(at) == ["ignored first_seed='3' in the link: used only with seed_band=1"]
@@ -228,12 +230,13 @@ def test_page_parameters_are_unique_within_a_page():
 
 
 def test_certification_settings_that_do_not_apply_are_named():
-    """QA s39 round 2 (links #4): seeds=3 on a package without a generator family was kept in
+    """QA s39 round 2 (links #4): seeds=3 on a package without a seeded family was kept in
     the link without a word; add_budget names a budget the grid already holds."""
     at = open_page(CERTIFICATION, seeds="3", add_budget="1")
     assert sorted(warnings(at)) == [
         "ignored add_budget='1' in the link: the package grid already holds the budget 6",
-        "ignored seeds='3' in the link: this package names no generator family",
+        "ignored seeds='3' in the link: its family update_chain does not use the seed, so a "
+        "seed range would repeat one package",
     ]
     assert "seeds" not in at.query_params and "add_budget" not in at.query_params
     at = open_page(CERTIFICATION, GENERATED, "40", seeds="1000")
