@@ -8,6 +8,7 @@ import streamlit as st
 
 from memaudit_core.solvers import gap_text, value_text
 from memaudit_ui import cached, figures, render
+from memaudit_ui.annotations import not_applied_notice
 from memaudit_ui.frame import frame, md_escape
 from memaudit_ui.state import writers_beyond_reference
 
@@ -74,6 +75,11 @@ with st.expander(f"{store_name} ({n_kept} {'memory' if n_kept == 1 else 'memorie
     st.text("\n".join(opt.selected) or "(empty: nothing worth storing fits the budget)")
 
 st.subheader(f"Writers and stores against the {'optimum' if opt.certified else opt.label}")
+# QA s40 (annotator journey, defect 1): annotations made on External stores were silently
+# left out of these scores; the stores are scored as loaded, so the page says so.
+annotations_notice = not_applied_notice(pkg, [s.id for s in pkg.stores])
+if annotations_notice:
+    st.info(annotations_notice, icon=":material/edit_note:")
 evals = ov.evaluations
 labels = [e.label for e in evals]
 # A plugin writer chosen in the sidebar is scored too, but is no reference writer.

@@ -7,6 +7,7 @@ import streamlit as st
 from memaudit_core.explain import amount_text
 from memaudit_core.solvers import gap_text, value_text
 from memaudit_ui import cached, figures, render
+from memaudit_ui.annotations import not_applied_notice, store_id_of
 from memaudit_ui.frame import frame, md_escape
 
 EVIDENCE_PAGE = "pages/3_Evidence_explorer.py"
@@ -39,6 +40,11 @@ st.markdown(
     + ("over **P+** (the package's candidates plus the store's own memories) " if union else "")
     + f"at budget **{ctx.budget:.10g} {md_escape(unit)}** · `{cv.package_id}`"
 )
+# QA s40 (annotator journey, defect 1): annotations made on External stores were silently
+# left out here; this page scores the store as loaded, so it says so.
+annotations_notice = not_applied_notice(pkg, [store_id_of(ctx.store_key)])
+if annotations_notice:
+    st.info(annotations_notice, icon=":material/edit_note:")
 
 # Two a row on a projector: at 1024 px four labels were cut (projector QA).
 # Two a row in both modes: four cut "Cost used (of 20…" at 1024 px with the sidebar open.

@@ -8,6 +8,7 @@ import streamlit as st
 from memaudit_core.errors import cut_repr
 from memaudit_core.explain import GRAPH_SCOPES, HEATMAP_ROWS, amount_text
 from memaudit_ui import cached, figures, render, state
+from memaudit_ui.annotations import not_applied_notice, store_id_of
 from memaudit_ui.frame import frame, kept, md_escape
 
 ctx = frame("Evidence explorer")
@@ -111,6 +112,11 @@ st.markdown(
     + " "
     f"at budget **{md_escape(amount_text(ctx.budget, view.cost_unit))}** · `{view.package_id}`"
 )
+# QA s40 (annotator journey, defect 1): annotations made on External stores were silently
+# left out here; this page scores the store as loaded, so it says so.
+annotations_notice = not_applied_notice(pkg, [store_id_of(ctx.store_key)])
+if annotations_notice:
+    st.info(annotations_notice, icon=":material/edit_note:")
 if view.score_notes:
     with st.expander(f"Notes on this score ({len(view.score_notes)})", expanded=True):
         for note in view.score_notes:

@@ -24,9 +24,11 @@ from memaudit_core.union import (
     with_stores,
 )
 from memaudit_ui import cached, figures, render
+from memaudit_ui.annotations import KEEP_THEM
 from memaudit_ui.frame import (
     frame,
     history_note,
+    md_code_span,
     md_escape,
     problem_list_md,
     set_from_widget,
@@ -94,14 +96,18 @@ st.markdown(
 with st.expander("Load a memory-system export next to this package", expanded=False):
     c1, c2, c3 = st.columns([3, 1, 1])
     upload = c1.file_uploader(
-        f"Export file (.json, .af; at most {MAX_UPLOAD_MB} MB)",
+        # QA s40 defect 4: the mem0 importer also reads OpenMemory backups (zip, JSON Lines),
+        # which the label did not name.
+        f"Export file (.json, .af, .zip, .jsonl, .jsonl.gz; at most {MAX_UPLOAD_MB} MB)",
         # Any file is taken and read by the importer, as in the sidebar: Streamlit's own type
         # check refused a .txt with only a tooltip on the file chip and left the previous
         # file's "Loaded as" message on screen (QA s18c); exports saved as .txt or .jsonl are
         # read when their content is right, and get a located st.error naming them otherwise.
         key="w_ext_upload",
-        help=f"Read by the importer of the chosen format; pickles are refused; files above "
-        f"{MAX_UPLOAD_MB} MB are refused. The package file itself is never changed.",
+        help="Read by the importer of the chosen format. Under mem0: a Mem0 export, or an "
+        "OpenMemory backup (the zip its export returns, memories.json, or memories.jsonl / "
+        f"memories.jsonl.gz). Pickles are refused; files above {MAX_UPLOAD_MB} MB are "
+        "refused. The package file itself is never changed.",
     )
     fmt = c2.selectbox("Format", FORMATS, key="w_ext_format")
     package_rule = cost_rule_for_unit(pkg.cost_unit)
@@ -274,6 +280,30 @@ else:
         on_change=_picked,
     )
     store_id = state["w_ext_store"]
+    session_n = len(logs.get(_log_key(store_id), []))
+    decisions = f"{session_n} annotation decision{'' if session_n == 1 else 's'}"
+    if store_id in imports:
+        # QA s40 defect 2: after loading an export the URL still named the sidebar's store
+        # (a copied link opened it, not the export) and a reload lost the export and its
+        # annotations without a word. No link can name a loaded export, so the page says so.
+        st.warning(
+            f"**{md_code_span(store_id)} is a loaded export: it lives in this browser session "
+            "only.** No link can name it: this page's link names the sidebar's store, "
+            f"{md_code_span(ctx.store_key)}, and opens that store, not this one. A reload loses "
+            "this export"
+            + (f" and its {decisions}" if session_n else " and any annotation of it")
+            + ". To keep them, download the annotated package (Save, below) and open it with "
+            "the sidebar's upload; only then can the Overview, Compare and the Evidence "
+            "explorer score it.",
+            icon=":material/link_off:",
+        )
+    elif session_n:
+        # QA s40 defect 1: the other pages scored the store without these annotations, unsaid.
+        st.info(
+            f"**The {decisions} on {md_code_span(store_id)} apply on this page only.** The "
+            f"Overview, Compare and the Evidence explorer score the store as loaded. {KEEP_THEM}",
+            icon=":material/edit_note:",
+        )
     sync_widget("w_ext_keep", state["ma_ann_keep"])
     o2.radio(
         "Y' when over budget",
@@ -355,12 +385,20 @@ else:
     n[3].metric("Memories kept", f"{len(rep.kept)} of {rep.n_memories}")
     n[4].metric("Superseded", len(rep.superseded), help="Still held by the system: they count.")
     n[5].metric("Deleted (left out)", len(rep.deleted))
-    if state["ma_ann_keep"] == "salience" and rep.recency is not None:
+    if state["ma_ann_keep"] == "salience" and rep.keep_rule == "salience":
         # Annotator QA: the choice looked global, but the other pages kept recency's F.
         st.caption(
             f"Y' here is the salience selection. The Overview, Compare and the Evidence "
             f"explorer score the recency one (F = {rep.recency.value:.4g}), as `memaudit "
             "score` does."
+        )
+    elif state["ma_ann_keep"] == "salience" and rep.keep_rule == "recency":
+        # QA s40 defect 3: with no numeric salience Y' falls back to recency, yet the caption
+        # claimed a salience selection (the condition tested rep.recency, not rep.salience).
+        st.caption(
+            "No memory of this store has a numeric salience, so there is no salience "
+            "selection: Y' here is the recency one, as on the Overview, Compare and the "
+            "Evidence explorer."
         )
 
     if rep.cost_effect:
@@ -445,7 +483,11 @@ else:
     st.caption(
         "Choose full (1.0), partial (0.5) or none (0) per memory and evidence unit. The "
         "suggestion column is a lexical guess: it is not counted until you set the cell (or "
-        "confirm all suggestions). Every change is logged and the metrics above update."
+        "confirm all suggestions). Every change is logged and the metrics above update. "
+        # QA s40 defects 1 and 2: said before the first edit, not only after it.
+        "Annotations apply on this page only and live in this browser session: not in the "
+        "link, lost on reload. Download the annotated package (Save, below) and open it with "
+        "the sidebar's upload to keep them and use them on every page."
     )
     wstore = wpkg.store(store_id)
     all_units = [u.id for u in wpkg.units]
@@ -535,7 +577,6 @@ else:
     # ----------------------------------------------------------------------- save
     st.subheader("Save")
     log_rows = list(wstore.meta.get("annotation_log", []))
-    session_n = len(logs.get(_log_key(store_id), []))
     st.caption(
         f"{session_n} decision(s) in this session for this store ({len(log_rows)} in its log). "
         "The download is a new package file with every external store shown here (loaded "
