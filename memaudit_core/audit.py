@@ -42,8 +42,10 @@ from .errors import (
     UnknownNameError,
     check_budget_list,
     check_names,
+    cut_repr,
 )
 from .package import Package
+from .shortrepr import short_repr
 from .solvers import _check_limits
 from .suites import (
     IndexEntry,
@@ -330,6 +332,7 @@ class FamilyCount:
         return from_fields(cls, data, path)
 
 
+@short_repr
 @dataclass(frozen=True)
 class AuditReport:
     """The audit's counts, agreement, differences and times.
@@ -485,7 +488,7 @@ def _check_pools(pools: Sequence[str]) -> tuple[str, ...]:
     for p in check_names(pools, "pools"):
         name = p.removesuffix("_opt")
         if name not in POOLS:
-            raise UnknownNameError(f"unknown pool {p!r} (known: {', '.join(POOLS)})")
+            raise UnknownNameError(f"unknown pool {cut_repr(p)} (known: {', '.join(POOLS)})")
         out.append(name)
     if not out:
         raise MemAuditError("no pools given")

@@ -46,7 +46,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import EmptyTextError, MemAuditError, UnknownNameError
+from .errors import EmptyTextError, MemAuditError, UnknownNameError, cut_repr
 
 DEFAULT_COST_RULE = "words"
 
@@ -182,7 +182,9 @@ def get_cost_rule(name: str) -> CostRule:
     """
     rule = COST_RULES.get(name)
     if rule is None:
-        raise UnknownNameError(f"unknown cost rule {name!r} (known: {', '.join(COST_RULES)})")
+        raise UnknownNameError(
+            f"unknown cost rule {cut_repr(name)} (known: {', '.join(COST_RULES)})"
+        )
     if not rule.available:
         rule.func("x")  # raises the explanatory MemAuditError
     return rule

@@ -58,6 +58,7 @@ from .errors import (
 from .generators import FAMILIES, generate
 from .package import Package, Store, check_package
 from .plugins import module_found
+from .shortrepr import short_repr
 from .solvers import (
     check_budget,
     check_time_limit,
@@ -147,21 +148,21 @@ def resolve_methods(
             elif name in stores:
                 kind = "store"
             else:
-                raise UnknownNameError(f"unknown writer or store {raw!r}")
+                raise UnknownNameError(f"unknown writer or store {cut_repr(raw)}")
         if kind == "writer":
             if name not in WRITERS:
                 # QA s39 (defect 11): the list named the reference writers only, though the
                 # bundled blind writers and registered plugins run here too; the list
                 # run_writer gives.
                 known = ", ".join(all_writers())
-                raise UnknownNameError(f"unknown writer {name!r} (known: {known})")
+                raise UnknownNameError(f"unknown writer {cut_repr(name)} (known: {known})")
             method = Method(f"writer:{name}", name, "writer", name)
         elif kind == "store":
             store = stores.get(name)
             if package is not None and store is None:
                 known = ", ".join(stores) or "none"
                 raise UnknownNameError(
-                    f"unknown store {name!r} in package {package.id!r} (known: {known})"
+                    f"unknown store {cut_repr(name)} in package {package.id!r} (known: {known})"
                 )
             external = store is not None and store.is_external
             label = store_label(store or Store(name, label=name), ABLATION_LABELS.values())
@@ -178,11 +179,13 @@ def resolve_methods(
                 # error says why, e.g. that the module has no such function. A typo such as
                 # "writr:gvt" (no module writr) keeps the message on the form below.
                 get_writer(str(raw))
-            raise UnknownNameError(f"method {raw!r} must look like writer:NAME or store:ID")
+            raise UnknownNameError(f"method {cut_repr(raw)} must look like writer:NAME or store:ID")
         out.setdefault(method.key, method)
     for name in ablations:
         if name not in ABLATIONS:
-            raise UnknownNameError(f"unknown ablation {name!r} (known: {', '.join(ABLATIONS)})")
+            raise UnknownNameError(
+                f"unknown ablation {cut_repr(name)} (known: {', '.join(ABLATIONS)})"
+            )
         out.setdefault(
             f"ablation:{name}",
             Method(f"ablation:{name}", name, "ablation", ABLATION_LABELS.get(name, name)),
@@ -347,6 +350,7 @@ class CurvePoint:
         return from_fields(cls, data, path, keys={"method_key": "method"})
 
 
+@short_repr
 @dataclass(frozen=True)
 class BudgetCurve:
     """OPT(B) and every chosen method's F(B) and ratio over a budget grid of one package."""
@@ -867,6 +871,7 @@ class BandRow:
         return from_fields(cls, data, path, keys={"method_key": "method"})
 
 
+@short_repr
 @dataclass(frozen=True)
 class FamilyBand:
     """Mean ratio per method and budget over seeds of a generated family."""
@@ -996,10 +1001,13 @@ def family_band(
     """
     t0 = time.perf_counter()
     if family not in FAMILIES:
-        raise UnknownNameError(f"unknown family {family!r} (known: {', '.join(sorted(FAMILIES))})")
+        raise UnknownNameError(
+            f"unknown family {cut_repr(family)} (known: {', '.join(sorted(FAMILIES))})"
+        )
     if not FAMILIES[family].seeded:
         raise MemAuditError(
-            f"family {family!r} does not depend on its seed: a seed range would repeat one package"
+            f"family {cut_repr(family)} does not depend on its seed: a seed range would "
+            "repeat one package"
         )
     from .generators import check_seed
 
@@ -1204,6 +1212,7 @@ class CertRow:
         return from_fields(cls, data, path)
 
 
+@short_repr
 @dataclass(frozen=True)
 class CertificationReport:
     """Every engine at every budget of a grid, with a verdict per budget."""

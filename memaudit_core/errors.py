@@ -192,12 +192,16 @@ def check_names(names: object, what: str, *, strings: bool = True) -> list[str]:
     if isinstance(names, str):
         return [names]
     if not hasattr(names, "__iter__"):
-        raise MemAuditError(f"{what} must be a list of names, got {names!r}")
+        raise MemAuditError(f"{what} must be a list of names, got {cut_repr(names)}")
     out = list(names)
-    for name in out if strings else ():
+    for i, name in enumerate(out) if strings else ():
         if not isinstance(name, str):
-            # Library QA s38: [1] or [None] reached a str.join as a bare TypeError.
-            raise MemAuditError(f"{what} must be names (strings), got {name!r} in {out!r}")
+            # Library QA s38: [1] or [None] reached a str.join as a bare TypeError. QA s40
+            # (defect 1): the whole list was pasted in, 1.2 MB for [package]; name the item.
+            raise MemAuditError(
+                f"{what} must be names (strings), got {type(name).__name__} "
+                f"{cut_repr(name)} (item {i + 1} of {len(out)})"
+            )
     return out
 
 
@@ -205,12 +209,16 @@ def check_progress(progress: object, what: str = "progress") -> None:
     """Refuse a ``progress`` that is neither None nor a callable ``(done, total)``, before any
     work (library QA s38: ``progress=5`` raised a bare TypeError after the first solve)."""
     if progress is not None and not callable(progress):
-        raise MemAuditError(f"{what} must be a callable (done, total) or None, got {progress!r}")
+        raise MemAuditError(
+            f"{what} must be a callable (done, total) or None, got {cut_repr(progress)}"
+        )
 
 
 def cut_repr(value: object, limit: int = 200) -> str:
     """``repr(value)`` for a message, cut past ``limit`` characters (deep-link QA s38: a
     5,000-character package name in a link was repeated whole, twice, filling the screen).
+    QA s40 (defect 1): every message quoting a value a caller passed goes through it; a Package
+    passed as the solver name was pasted whole (602 KB), a list of them as writers 1.2 MB.
 
     >>> cut_repr("ab"), cut_repr("x" * 300)[-20:]
     ("'ab'", '... (300 characters)')
@@ -280,7 +288,11 @@ def check_budget_list(budgets: object, what: str) -> list[object]:
     """
     if isinstance(budgets, str | bytes) or not hasattr(budgets, "__iter__"):
         raise MemAuditError(
-            f"{what}: expected a list of budgets, got {budgets!r}"
-            + (f" (for one budget: [{budgets!r}])" if not isinstance(budgets, str | bytes) else "")
+            f"{what}: expected a list of budgets, got {cut_repr(budgets)}"
+            + (
+                f" (for one budget: [{cut_repr(budgets)}])"
+                if not isinstance(budgets, str | bytes)
+                else ""
+            )
         )
     return list(budgets)

@@ -25,7 +25,7 @@ import numbers
 from collections.abc import Sequence
 from decimal import Decimal
 
-from .errors import MemAuditError, count_text
+from .errors import MemAuditError, count_text, cut_repr
 
 #: Most budgets one range may make unless the caller sets a smaller cap (the app's sweep
 #: allows 200): a range like 0:1e9:1 would not fit in memory.
@@ -71,7 +71,7 @@ def budget_range(
     vals = []
     for name, value in (("start", start), ("stop", stop), ("step", step)):
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            raise MemAuditError(f"{what}: {name} must be a number, got {value!r}")
+            raise MemAuditError(f"{what}: {name} must be a number, got {cut_repr(value)}")
         vals.append(float(value))
     if not all(math.isfinite(v) for v in vals):
         raise MemAuditError(f"{what}: start, stop and step must be finite numbers")

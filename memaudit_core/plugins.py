@@ -82,7 +82,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from .errors import MemAuditError, WriterError
+from .errors import MemAuditError, WriterError, cut_repr
 
 #: Entry-point group for installed writers (``[project.entry-points."memaudit.writers"]``).
 ENTRY_POINT_GROUP = "memaudit.writers"
@@ -1314,7 +1314,8 @@ def _check_timeout(timeout: object) -> float:
         or timeout <= 0
     ):
         raise MemAuditError(
-            f"a blind writer's timeout must be a finite number of seconds > 0, got {timeout!r}"
+            "a blind writer's timeout must be a finite number of seconds > 0, "
+            f"got {cut_repr(timeout)}"
         )
     return float(timeout)
 
@@ -1545,7 +1546,7 @@ def _make_info(name: str, spec: str, kind: str, description: str, source: str) -
 
     if kind not in KINDS:
         raise PluginWriterError(
-            spec, f"kind must be one of {', '.join(KINDS)}, got {kind!r}", reason="load"
+            spec, f"kind must be one of {', '.join(KINDS)}, got {cut_repr(kind)}", reason="load"
         )
     if kind == "oracle":
         # Oracle writers see everything anyway: they run in-process with the instance.

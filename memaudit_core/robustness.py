@@ -70,11 +70,13 @@ from .errors import (
     check_budget_list,
     check_names,
     check_progress,
+    cut_repr,
 )
 from .generators import check_seed
 from .objective import evaluate
 from .package import GENERIC_TYPES, VALIDITY_TYPES, Package
 from .parallel import check_workers
+from .shortrepr import short_repr
 from .solvers import ZERO_OPT, SolveResult, check_budget, check_time_limit, run_engine, solve
 from .solvers.budgets import lift_store, refine_unproven
 from .solvers.timeshare import check_total_time_limit, run_time_limit, shared_time
@@ -155,7 +157,7 @@ def _defined_pairs(
         if x is not None and (
             isinstance(x, bool) or not isinstance(x, numbers.Real) or not math.isfinite(x)
         ):
-            raise MemAuditError(f"{what}: scores must be finite numbers or None, got {x!r}")
+            raise MemAuditError(f"{what}: scores must be finite numbers or None, got {cut_repr(x)}")
     return [(x, y) for x, y in zip(a, b, strict=True) if x is not None and y is not None]
 
 
@@ -297,6 +299,7 @@ class AblationPoint:
         return from_fields(cls, data, path)
 
 
+@short_repr
 @dataclass(frozen=True)
 class AblationCurve:
     """OPT over a filtered candidate pool against the full OPT, budget by budget.
@@ -431,10 +434,14 @@ class AblationCurve:
 
 def _preset_name(preset: str) -> str:
     if not isinstance(preset, str):
-        raise UnknownNameError(f"unknown ablation preset {preset!r} (known: {', '.join(PRESETS)})")
+        raise UnknownNameError(
+            f"unknown ablation preset {cut_repr(preset)} (known: {', '.join(PRESETS)})"
+        )
     name = preset[: -len("_opt")] if preset.endswith("_opt") else preset
     if name not in PRESETS:
-        raise UnknownNameError(f"unknown ablation preset {preset!r} (known: {', '.join(PRESETS)})")
+        raise UnknownNameError(
+            f"unknown ablation preset {cut_repr(preset)} (known: {', '.join(PRESETS)})"
+        )
     return name
 
 
@@ -713,6 +720,7 @@ class CostRuleResult:
         )
 
 
+@short_repr
 @dataclass(frozen=True)
 class CostRuleSensitivity:
     """Writers' ratios under several cost rules (see the module notes on budget rescaling)."""
@@ -729,7 +737,7 @@ class CostRuleSensitivity:
         for r in self.rules:
             if r.rule == name:
                 return r
-        raise UnknownNameError(f"no cost rule {name!r} in this result")
+        raise UnknownNameError(f"no cost rule {cut_repr(name)} in this result")
 
     @property
     def n_unproven(self) -> int:
@@ -887,7 +895,7 @@ def cost_rule_sensitivity(
     for r in wanted:
         if r != AS_STORED and r not in COST_RULES:
             raise UnknownNameError(
-                f"unknown cost rule {r!r} (known: {AS_STORED}, {', '.join(COST_RULES)})"
+                f"unknown cost rule {cut_repr(r)} (known: {AS_STORED}, {', '.join(COST_RULES)})"
             )
     if AS_STORED in wanted:
         wanted.remove(AS_STORED)
@@ -1086,6 +1094,7 @@ class CapacityPoint:
         return from_fields(cls, data, path, convert=_capacity_engine_maps())
 
 
+@short_repr
 @dataclass(frozen=True)
 class CapacitySensitivity:
     """OPT(k) vs OPT(1) per budget, OPT(k) cross-checked by both exact engines."""
@@ -1356,7 +1365,7 @@ def perturb_coverage(
         # Library QA s38: None raised a bare AttributeError. Every draw takes an explicit seed.
         raise MemAuditError(
             f"perturb_coverage: rng must be a numpy.random.Generator "
-            f"(numpy.random.default_rng(seed)), got {rng!r}"
+            f"(numpy.random.default_rng(seed)), got {cut_repr(rng)}"
         )
     cov = inst.coverage
     rows = np.asarray(inst.nnz_row, dtype=np.int64)
@@ -1418,16 +1427,19 @@ def _nth_free(j: int, used: set[int]) -> int:
 
 def _check_noise(mode: str, level: float) -> None:
     if mode not in NOISE_MODES:
-        raise UnknownNameError(f"unknown noise mode {mode!r} (known: {', '.join(NOISE_MODES)})")
+        raise UnknownNameError(
+            f"unknown noise mode {cut_repr(mode)} (known: {', '.join(NOISE_MODES)})"
+        )
     # A real number, as budgets: "0.2" and True were read as numbers (library QA).
     if isinstance(level, bool) or not isinstance(level, numbers.Real):
-        raise MemAuditError(f"noise level must be a number, got {level!r}")
+        raise MemAuditError(f"noise level must be a number, got {cut_repr(level)}")
     lv = float(level)
     if not math.isfinite(lv) or lv < 0:
-        raise MemAuditError(f"noise level must be a finite number >= 0, got {level!r}")
+        raise MemAuditError(f"noise level must be a finite number >= 0, got {cut_repr(level)}")
     if mode in ("flip", "shrink") and lv > 1:
         raise MemAuditError(
-            f"noise level for {mode!r} is a probability per covered cell: 0..1, got {level!r}"
+            f"noise level for {cut_repr(mode)} is a probability per covered cell: 0..1, "
+            f"got {cut_repr(level)}"
         )
 
 
@@ -1464,6 +1476,7 @@ class NoiseWriterRow:
         return from_fields(cls, data, path)
 
 
+@short_repr
 @dataclass(frozen=True)
 class NoiseSensitivity:
     """Coverage-label noise: ratio change per writer and rank stability over seeded draws.

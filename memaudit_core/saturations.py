@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import UnknownNameError
+from .errors import UnknownNameError, cut_repr
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ def get_saturation(name: str) -> Saturation:
         return SATURATIONS[name]
     except (KeyError, TypeError):  # TypeError: an unhashable name such as a list
         raise UnknownNameError(
-            f"unknown saturation {name!r} (known: {', '.join(SATURATIONS)})"
+            f"unknown saturation {cut_repr(name)} (known: {', '.join(SATURATIONS)})"
         ) from None
 
 

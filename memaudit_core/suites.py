@@ -64,6 +64,7 @@ from .errors import (
     check_budget_list,
     check_names,
     check_progress,
+    cut_repr,
 )
 from .package import Package
 from .parallel import check_workers, init_solver_worker, pool_context, stop_pool
@@ -156,7 +157,9 @@ def parse_family_spec(
     name, sep, seed_text = spec.partition(":")
     name = name.strip()
     if name not in FAMILIES:
-        raise UnknownNameError(f"unknown family {name!r} (known: {', '.join(sorted(FAMILIES))})")
+        raise UnknownNameError(
+            f"unknown family {cut_repr(name)} (known: {', '.join(sorted(FAMILIES))})"
+        )
     family_seeds = parse_seeds(seed_text, f"--family {spec}") if sep else list(seeds or [0])
     items = tuple(sorted((params or {}).items()))
     # Validate parameters once, before any work (unknown names, bad values).
@@ -819,7 +822,7 @@ def run_suite(
         isinstance(max_tasks, bool) or not isinstance(max_tasks, numbers.Integral) or max_tasks < 1
     ):
         # Library QA: max_tasks=-1 ran nothing and returned a report, without a word.
-        raise MemAuditError(f"max_tasks must be an integer >= 1 or None, got {max_tasks!r}")
+        raise MemAuditError(f"max_tasks must be an integer >= 1 or None, got {cut_repr(max_tasks)}")
     check_progress(progress)
     t0 = time.perf_counter()
     out_dir = None if out is None else Path(out)
@@ -1405,7 +1408,9 @@ def sweep_suite(
     # (sweep QA s38), as the workers met it.
     _check_limits(time_limit, None)
     if solver not in SOLVER_CHOICES:
-        raise UnknownNameError(f"unknown solver {solver!r} (known: {', '.join(SOLVER_CHOICES)})")
+        raise UnknownNameError(
+            f"unknown solver {cut_repr(solver)} (known: {', '.join(SOLVER_CHOICES)})"
+        )
     from .plugins import _check_timeout, shipped_writers
 
     spec = {

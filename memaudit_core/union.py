@@ -77,9 +77,11 @@ from .errors import (
     check_budget_list,
     check_names,
     check_type,
+    cut_repr,
 )
 from .objective import evaluate, singleton_values
 from .package import Package, Store, check_package, replace_package
+from .shortrepr import short_repr
 from .solvers import SolveResult, check_budget, check_time_limit, gap_text, solve
 from .solvers.budgets import lift_store, refine_unproven
 from .solvers.timeshare import check_total_time_limit, shared_time
@@ -201,6 +203,7 @@ class UnionMemoryRow:
         return from_fields(cls, data, path)
 
 
+@short_repr
 @dataclass(frozen=True)
 class UnionReport:
     """An external store scored in its union package at one budget.
@@ -541,6 +544,7 @@ UNION_KEYS = (
 )
 
 
+@short_repr
 @dataclass(frozen=True)
 class UnionScore:
     """A store of external memories scored (``memaudit score --json`` for such a store).
@@ -1046,7 +1050,9 @@ def union_report(
     check_package(package, "union_report()")
     budget = check_budget(budget)
     if keep not in KEEP_RULES:
-        raise UnknownNameError(f"unknown keep rule {keep!r} (known: {', '.join(KEEP_RULES)})")
+        raise UnknownNameError(
+            f"unknown keep rule {cut_repr(keep)} (known: {', '.join(KEEP_RULES)})"
+        )
     store = _external_store(package, store_id)
     prep = _prepare(package, store, salience_field)
     solved = _solve_at(prep, budget, keep, solver, time_limit)
@@ -1391,7 +1397,9 @@ def union_curve(
     """
     check_type(package, Package, "union_curve()", "a Package (load_package reads a file)")
     if keep not in KEEP_RULES:
-        raise UnknownNameError(f"unknown keep rule {keep!r} (known: {', '.join(KEEP_RULES)})")
+        raise UnknownNameError(
+            f"unknown keep rule {cut_repr(keep)} (known: {', '.join(KEEP_RULES)})"
+        )
     ids = (
         [s.id for s in external_stores(package)]
         if store_ids is None
@@ -1528,14 +1536,15 @@ def parse_coverage(value: object) -> float:
             number = float(text)
         except ValueError:
             raise MemAuditError(
-                f"coverage {value!r} is not one of {', '.join(COVERAGE_CHOICES)} or a number"
+                f"coverage {cut_repr(value)} is not one of {', '.join(COVERAGE_CHOICES)} "
+                "or a number"
             ) from None
     elif isinstance(value, bool) or not isinstance(value, int | float):
-        raise MemAuditError(f"coverage {value!r} is not a number")
+        raise MemAuditError(f"coverage {cut_repr(value)} is not a number")
     else:
         number = float(value)
     if not (math.isfinite(number) and 0.0 <= number <= 1.0):
-        raise MemAuditError(f"coverage must be in [0, 1], got {value!r}")
+        raise MemAuditError(f"coverage must be in [0, 1], got {cut_repr(value)}")
     return number
 
 

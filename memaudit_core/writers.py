@@ -60,9 +60,11 @@ from .errors import (
     check_budget_list,
     check_names,
     check_type,
+    cut_repr,
 )
 from .heartbeat import beat
 from .objective import GAIN_EPS, CoverageState, evaluate, get_saturation
+from .shortrepr import short_repr
 from .solvers import check_budget
 from .versions import RESULT_VERSION
 
@@ -112,6 +114,7 @@ class WriterInfo:
         return self.source not in ("reference", REGISTERED_SOURCE)
 
 
+@short_repr
 @dataclass(frozen=True)
 class WriterResult:
     """The store a writer wrote at one budget (``value`` recomputed with ``evaluate``)."""
@@ -1522,13 +1525,13 @@ def register_writer(info: WriterInfo, *, replace: bool = False) -> WriterInfo:
     if not isinstance(info, WriterInfo):
         raise MemAuditError(f"register_writer takes a WriterInfo, got {type(info).__name__}")
     if not isinstance(info.name, str) or not info.name.strip():
-        raise MemAuditError(f"a writer name must be a non-empty string, got {info.name!r}")
+        raise MemAuditError(f"a writer name must be a non-empty string, got {cut_repr(info.name)}")
     if info.kind not in WRITER_KINDS:
         raise MemAuditError(
-            f"writer kind must be one of {', '.join(WRITER_KINDS)}, got {info.kind!r}"
+            f"writer kind must be one of {', '.join(WRITER_KINDS)}, got {cut_repr(info.kind)}"
         )
     if not callable(info.fn):
-        raise MemAuditError(f"writer {info.name!r}: fn must be callable, got {info.fn!r}")
+        raise MemAuditError(f"writer {info.name!r}: fn must be callable, got {cut_repr(info.fn)}")
     if info.kind == "blind":
         # Library QA: accepted and labelled blind, then called with the whole instance.
         raise MemAuditError(
@@ -1578,7 +1581,7 @@ def unregister_writer(name: str) -> None:
     elif name in PLUGIN_WRITERS:
         PLUGIN_WRITERS.pop(name)
     else:
-        raise UnknownNameError(f"no writer {name!r} is registered")
+        raise UnknownNameError(f"no writer {cut_repr(name)} is registered")
 
 
 def _reference_selection(
@@ -1740,7 +1743,9 @@ def get_writer(name: str) -> WriterInfo:
     """
     if not isinstance(name, str):
         # Library QA: writer=["gvt"] raised "unhashable type: 'list'" from the registry.
-        raise MemAuditError(f"a writer name is a string, got {type(name).__name__} {name!r}")
+        raise MemAuditError(
+            f"a writer name is a string, got {type(name).__name__} {cut_repr(name)}"
+        )
     if dict.__contains__(WRITERS, name):
         return dict.__getitem__(WRITERS, name)
     from . import plugins
@@ -1755,7 +1760,7 @@ def get_writer(name: str) -> WriterInfo:
             info = plugins.register_module_writer(name)  # load errors surface here
     if info is None:
         known = ", ".join([*WRITERS, *PLUGIN_WRITERS])
-        raise UnknownNameError(f"unknown writer {name!r} (known: {known})")
+        raise UnknownNameError(f"unknown writer {cut_repr(name)} (known: {known})")
     return info
 
 

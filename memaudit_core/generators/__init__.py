@@ -96,7 +96,8 @@ def _coerce(value: Any, default: Any, name: str) -> Any:
                 type(default), ""
             )
             raise MemAuditError(
-                f"parameter {name!r} must be {kind}{rule}, got {value!r} [rule: plain-number]"
+                f"parameter {name!r} must be {kind}{rule}, got {cut_repr(value)} "
+                "[rule: plain-number]"
             ) from None
     if isinstance(default, bool):
         # A flag is a bool, or 0 / 1 (library QA: integer_costs=0 was recorded as 0; 2, None
@@ -105,7 +106,7 @@ def _coerce(value: Any, default: Any, name: str) -> Any:
             return value
         if isinstance(value, numbers.Real) and value in (0, 1):
             return bool(value)
-        raise MemAuditError(f"parameter {name!r} must be true or false, got {value!r}")
+        raise MemAuditError(f"parameter {name!r} must be true or false, got {cut_repr(value)}")
     # Numbers of the neighbouring type mean the same value (library QA: length=3.0 was
     # refused while "3" was accepted); any other value of a numeric or text parameter is
     # refused here, for every family (generator QA s38: random_coverage took n_groups=2.5 to
@@ -114,13 +115,13 @@ def _coerce(value: Any, default: Any, name: str) -> Any:
     if isinstance(default, int):
         if number and math.isfinite(value) and float(value).is_integer():
             return int(value)
-        raise MemAuditError(f"parameter {name!r} must be an integer, got {value!r}")
+        raise MemAuditError(f"parameter {name!r} must be an integer, got {cut_repr(value)}")
     if isinstance(default, float):
         if number:
             return float(value) + 0.0  # -0.0 is 0.0's package, not one more id (QA s40)
-        raise MemAuditError(f"parameter {name!r} must be a number, got {value!r}")
+        raise MemAuditError(f"parameter {name!r} must be a number, got {cut_repr(value)}")
     if isinstance(default, str) and not isinstance(value, str):
-        raise MemAuditError(f"parameter {name!r} must be text, got {value!r}")
+        raise MemAuditError(f"parameter {name!r} must be text, got {cut_repr(value)}")
     return value
 
 
@@ -156,7 +157,9 @@ def _estimate(fam: Family, clean: dict[str, Any]) -> float | None:
 
 def _family(family: str) -> Family:
     if not isinstance(family, str):
-        raise MemAuditError(f"a family name is a string, got {type(family).__name__} {family!r}")
+        raise MemAuditError(
+            f"a family name is a string, got {type(family).__name__} {cut_repr(family)}"
+        )
     if family not in FAMILIES:
         raise UnknownNameError(
             f"unknown family {cut_repr(family)} (known: {', '.join(sorted(FAMILIES))})"
@@ -170,7 +173,9 @@ def _clean_params(fam: Family, params: dict[str, Any]) -> dict[str, Any]:
     for key, value in params.items():
         if key not in defaults:
             known = ", ".join(sorted(defaults)) or "none"
-            raise UnknownNameError(f"family {fam.name!r} has no parameter {key!r} (known: {known})")
+            raise UnknownNameError(
+                f"family {fam.name!r} has no parameter {cut_repr(key)} (known: {known})"
+            )
         clean[key] = _coerce(value, defaults[key], key)
     return clean
 
@@ -194,10 +199,10 @@ def generate(
     clean = _clean_params(fam, params)
     if isinstance(max_size, bool) or not isinstance(max_size, numbers.Real) or max_size < 0:
         # Library QA: "x" raised a TypeError from the comparison below.
-        raise MemAuditError(f"generate(): max_size must be a number >= 0, got {max_size!r}")
+        raise MemAuditError(f"generate(): max_size must be a number >= 0, got {cut_repr(max_size)}")
     size = _estimate(fam, clean)
     if size is not None and size > max_size:
-        given = ", ".join(f"{k}={v!r}" for k, v in clean.items()) or "its defaults"
+        given = ", ".join(f"{k}={cut_repr(v)}" for k, v in clean.items()) or "its defaults"
         raise MemAuditError(
             f"{family} with {given} would make about {size:,.0f} candidates and coverage "
             f"entries, more than the {max_size:,.0f} allowed here [rule: generator-size]"
@@ -248,5 +253,5 @@ def check_seed(seed: object) -> int:
         or seed != int(seed)
         or seed < 0
     ):
-        raise MemAuditError(f"seed must be an integer >= 0, got {seed!r}")
+        raise MemAuditError(f"seed must be an integer >= 0, got {cut_repr(seed)}")
     return int(seed)

@@ -66,7 +66,7 @@ from typing import Any
 import networkx as nx
 
 from .. import costs
-from ..errors import MemAuditError
+from ..errors import MemAuditError, cut_repr
 from ..package import Package, parse_package
 from .base import Family, titled, variant_names
 
@@ -487,7 +487,7 @@ def cost_of(text: str, cost_rule: str) -> int:
     """
     if cost_rule not in COST_RULES:
         raise MemAuditError(
-            f"{FAMILY}: unknown cost_rule {cost_rule!r} (known: {', '.join(COST_RULES)})"
+            f"{FAMILY}: unknown cost_rule {cut_repr(cost_rule)} (known: {', '.join(COST_RULES)})"
         )
     return int(costs.cost_of(text, cost_rule))
 
@@ -506,20 +506,21 @@ def _check_world_params(
     if not _is_int(n_experiences) or not 1 <= n_experiences <= MAX_EXPERIENCES:  # type: ignore[operator]
         raise MemAuditError(
             f"{FAMILY}: n_experiences must be an integer from 1 to {MAX_EXPERIENCES} "
-            f"(got {n_experiences!r})"
+            f"(got {cut_repr(n_experiences)})"
         )
     if not _is_int(n_entities) or not 0 <= n_entities <= MAX_ENTITIES:  # type: ignore[operator]
         raise MemAuditError(
             f"{FAMILY}: n_entities must be an integer from 0 (automatic) to {MAX_ENTITIES} "
-            f"(got {n_entities!r})"
+            f"(got {cut_repr(n_entities)})"
         )
     if not _is_number(update_rate) or not 0.0 <= update_rate <= 1.0:  # type: ignore[operator]
         raise MemAuditError(
-            f"{FAMILY}: update_rate must be a number in [0, 1] (got {update_rate!r})"
+            f"{FAMILY}: update_rate must be a number in [0, 1] (got {cut_repr(update_rate)})"
         )
     if not _is_number(distractor_rate) or not 0.0 <= distractor_rate < 1.0:  # type: ignore[operator]
         raise MemAuditError(
-            f"{FAMILY}: distractor_rate must be a number in [0, 1) (got {distractor_rate!r})"
+            f"{FAMILY}: distractor_rate must be a number in [0, 1) "
+            f"(got {cut_repr(distractor_rate)})"
         )
 
 
@@ -543,7 +544,7 @@ def parse_candidate_types(candidate_types: object) -> tuple[str, ...]:
     if not isinstance(candidate_types, str):
         raise MemAuditError(
             f"{FAMILY}: candidate_types must be 'all' or a comma-separated string "
-            f"(got {candidate_types!r})"
+            f"(got {cut_repr(candidate_types)})"
         )
     if candidate_types.strip().lower() == "all":
         return OFFERED_TYPES
@@ -1478,11 +1479,12 @@ def event_graph(
     offered = parse_candidate_types(candidate_types)
     if cost_rule not in COST_RULES:
         raise MemAuditError(
-            f"{FAMILY}: unknown cost_rule {cost_rule!r} (known: {', '.join(COST_RULES)})"
+            f"{FAMILY}: unknown cost_rule {cut_repr(cost_rule)} (known: {', '.join(COST_RULES)})"
         )
     if not _is_number(budget_fraction) or not 0.0 < budget_fraction <= 1.0:
         raise MemAuditError(
-            f"{FAMILY}: budget_fraction must be a number in (0, 1] (got {budget_fraction!r})"
+            f"{FAMILY}: budget_fraction must be a number in (0, 1] "
+            f"(got {cut_repr(budget_fraction)})"
         )
     g = build_hidden_graph(seed, n_experiences, n_entities, update_rate, distractor_rate)
     deriver = _Deriver(g, offered, cost_rule)

@@ -11,14 +11,16 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ..errors import MemAuditError
+from ..errors import MemAuditError, cut_repr
 from ..package import Package, parse_package
 from .base import titled, variant_names
 
 
 def _require_count(family: str, name: str, value: int, minimum: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise MemAuditError(f"{family}: {name} must be an integer >= {minimum} (got {value!r})")
+        raise MemAuditError(
+            f"{family}: {name} must be an integer >= {minimum} (got {cut_repr(value)})"
+        )
 
 
 class _Builder:

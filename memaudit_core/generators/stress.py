@@ -39,7 +39,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import MemAuditError
+from ..errors import MemAuditError, cut_repr
 from ..package import Package
 from .base import Family, titled, variant_names
 from .paper import PAPER_BUDGETS, _Builder
@@ -67,7 +67,7 @@ def _w(x: float) -> float:
 
 def _check_size(name: str, value: int, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise MemAuditError(f"parameter {name!r} must be an integer, got {value!r}")
+        raise MemAuditError(f"parameter {name!r} must be an integer, got {cut_repr(value)}")
     if value < minimum:
         raise MemAuditError(f"parameter {name!r} must be at least {minimum}, got {value}")
     return value

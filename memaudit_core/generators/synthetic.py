@@ -66,7 +66,7 @@ def random_coverage(
     >>> len(pkg.experiences), len(pkg.candidates), len(pkg.units)
     (5, 20, 10)
     """
-    from ..errors import MemAuditError
+    from ..errors import MemAuditError, cut_repr
 
     name = "random_coverage"  # messages start with the family, as the other families' do
     if n_groups < 1 or candidates_per_group < 1 or units_per_group < 1:
@@ -95,7 +95,7 @@ def random_coverage(
     # (generator QA s38: 1e308 was refused at the package's $.budget, a path nobody wrote).
     if not (math.isfinite(budget_fraction) and 0 <= budget_fraction <= 1e6):
         raise MemAuditError(
-            f"{name}: budget_fraction must be a number in [0, 1e6], got {budget_fraction!r}"
+            f"{name}: budget_fraction must be a number in [0, 1e6], got {cut_repr(budget_fraction)}"
         )
     # Integer costs are rounded into the integers of [cost_low, cost_high] (library QA: a
     # range of [0.2, 0.4] became costs of 1, outside the range its meta records).

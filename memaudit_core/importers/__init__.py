@@ -26,7 +26,7 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 
 from ..costs import cost_rule_for_unit, get_cost_rule
-from ..errors import PackageError, Problem, UnknownNameError, check_type
+from ..errors import PackageError, Problem, UnknownNameError, check_type, cut_repr
 from ..package import Package, Store, check_package
 from ._common import FORMAT_HINTS, check_store_id, guess_format
 from .coverage import coverage_from_links, suggest_coverage, suggest_store_coverage
@@ -87,7 +87,7 @@ def load_external_store(
     """
     if not isinstance(fmt, str) or fmt not in STORE_FORMATS:
         raise UnknownNameError(
-            f"unknown export format {fmt!r} (known: {', '.join(sorted(STORE_FORMATS))})"
+            f"unknown export format {cut_repr(fmt)} (known: {', '.join(sorted(STORE_FORMATS))})"
         )
     check_type(path, str | Path, "load_external_store()", "the export's path (str or Path)")
     if package is not None:
@@ -97,7 +97,7 @@ def load_external_store(
     get_cost_rule(cost_rule)  # fail fast, before reading anything
     check_store_id(store_id, str(path))
     if history is not None and fmt != "mem0":
-        raise UnknownNameError(f"history is only read for mem0 exports, not {fmt!r}")
+        raise UnknownNameError(f"history is only read for mem0 exports, not {cut_repr(fmt)}")
     kwargs = {"cost_rule": cost_rule, "store_id": store_id, "package": package}
     try:
         if fmt == "mem0":
@@ -126,7 +126,7 @@ def load_external_store(
         hint = Problem(
             "$",
             "format-hint",
-            f"this file looks like {FORMAT_HINTS[looks]}, not an export of format {fmt!r}",
+            f"this file looks like {FORMAT_HINTS[looks]}, not an export of format {cut_repr(fmt)}",
         )
         raise PackageError(exc.source, [hint, *exc.problems]) from None
     return store
@@ -197,7 +197,7 @@ def import_package(
     """
     if fmt not in PACKAGE_FORMATS:
         raise UnknownNameError(
-            f"unknown package format {fmt!r} (known: {', '.join(sorted(PACKAGE_FORMATS))})"
+            f"unknown package format {cut_repr(fmt)} (known: {', '.join(sorted(PACKAGE_FORMATS))})"
         )
     if fmt == "artifact":
         if instance is not None:

@@ -68,7 +68,7 @@ import scipy.sparse as sp
 
 from .. import heartbeat
 from ..compiled import CompiledInstance, budget_with_tolerance
-from ..errors import SolverError, UnknownNameError
+from ..errors import SolverError, UnknownNameError, cut_repr
 from ..objective import GAIN_EPS, get_saturation
 from . import RawSolution, register_engine, relative_gap
 from .enum import TIE, selection_key
@@ -144,7 +144,9 @@ def _presolve(inst: CompiledInstance, b_eff: float, order: str) -> _Model:
     per instance and group order, and budget sweeps only filter arrays.
     """
     if order not in GROUP_ORDERS:
-        raise UnknownNameError(f"unknown group order {order!r} (known: {', '.join(GROUP_ORDERS)})")
+        raise UnknownNameError(
+            f"unknown group order {cut_repr(order)} (known: {', '.join(GROUP_ORDERS)})"
+        )
     if inst.group_capacity > 1:
         return _build_model(inst, b_eff, order)
     per_inst = _BASE_CACHE.setdefault(inst, {})

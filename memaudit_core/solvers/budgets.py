@@ -51,7 +51,13 @@ from dataclasses import replace
 import numpy as np
 
 from ..compiled import CompiledInstance, budget_with_tolerance
-from ..errors import MemAuditError, SolverDisagreementError, UnknownNameError, check_progress
+from ..errors import (
+    MemAuditError,
+    SolverDisagreementError,
+    UnknownNameError,
+    check_progress,
+    cut_repr,
+)
 from ..objective import evaluate, evaluate_many
 from ..parallel import check_workers, init_solver_worker, pool_context, stop_pool, worker_died
 from . import (
@@ -246,10 +252,12 @@ def solve_budgets(
     [3.2, 6.0, 10.635]
     """
     if solver not in SOLVER_CHOICES:
-        raise UnknownNameError(f"unknown solver {solver!r} (known: {', '.join(SOLVER_CHOICES)})")
+        raise UnknownNameError(
+            f"unknown solver {cut_repr(solver)} (known: {', '.join(SOLVER_CHOICES)})"
+        )
     if cross_check not in CROSS_CHECK_MODES:
         raise MemAuditError(
-            f"cross_check must be True, False, None or 'sample', got {cross_check!r}"
+            f"cross_check must be True, False, None or 'sample', got {cut_repr(cross_check)}"
         )
     budgets = [check_budget(b) for b in budgets]
     _check_limits(time_limit, node_limit)
@@ -261,7 +269,7 @@ def solve_budgets(
     ):
         raise MemAuditError(
             "incumbents must be a list giving one selection (or None) per budget, in the "
-            f"order of budgets; got {incumbents!r}"
+            f"order of budgets; got {cut_repr(incumbents)}"
         )
     check_progress(progress)
     if not budgets:

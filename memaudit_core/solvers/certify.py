@@ -41,6 +41,7 @@ from ..errors import (
     SolverDisagreementError,
     SolverError,
     UnknownNameError,
+    cut_repr,
 )
 from ..heartbeat import beat
 from ..objective import evaluate
@@ -377,7 +378,7 @@ def _check_incumbent(
     if positions is None or any(not 0 <= i < n for i in positions):
         raise MemAuditError(
             f"incumbent_idx must be candidate positions 0..{n - 1} (integers; "
-            f"CompiledInstance.indices maps ids), got {incumbent_idx!r}"
+            f"CompiledInstance.indices maps ids), got {cut_repr(incumbent_idx)}"
         )
     return positions
 
@@ -438,7 +439,9 @@ def solve_certified(
     _check_limits(time_limit, node_limit)
     incumbent_idx = _check_incumbent(inst, incumbent_idx)
     if solver not in SOLVER_CHOICES:
-        raise UnknownNameError(f"unknown solver {solver!r} (known: {', '.join(SOLVER_CHOICES)})")
+        raise UnknownNameError(
+            f"unknown solver {cut_repr(solver)} (known: {', '.join(SOLVER_CHOICES)})"
+        )
     # Inside a shared total (a page's sweep) this run gets its fair share of what is left.
     shared = active_share() is not None
     time_limit = run_time_limit(time_limit)
