@@ -1122,12 +1122,18 @@ def cmd_import(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
     else:
-        pkg = import_package(
-            args.format,
-            args.source,
-            instance=args.instance,
-            cost_rule=args.cost_rule or DEFAULT_COST_RULE,
-        )
+        try:
+            pkg = import_package(
+                args.format,
+                args.source,
+                instance=args.instance,
+                cost_rule=args.cost_rule or DEFAULT_COST_RULE,
+            )
+        except PackageError as exc:
+            # The library names its keyword (instance=); the command its flag (QA s40 defect 3).
+            from .importers._common import cli_instance_wording
+
+            raise cli_instance_wording(exc) from None
     if args.output in (None, "-"):
         _stdout().write(dumps_package(pkg))
     else:

@@ -30,7 +30,9 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -236,10 +238,39 @@ def _round_up(value: float) -> float:
     return math.ceil(round(value * scale, 9)) / scale
 
 
+#: True while :func:`_parse_package` builds a package it has just validated (QA s40 defect 1:
+#: the parser's packages are not validated a second time; every other construction is).
+_PARSED: ContextVar[bool] = ContextVar("memaudit_parsed_package", default=False)
+
+
+@contextmanager
+def _validated_construction() -> Iterator[None]:
+    """Build :class:`Package` objects without the hand-built check (their content is validated
+    by the caller, e.g. the parser that has just checked it)."""
+    token = _PARSED.set(True)
+    try:
+        yield
+    finally:
+        _PARSED.reset(token)
+
+
+#: Package fields that hold sequences; a hand-built list is stored as a tuple.
+_SEQUENCE_FIELDS = ("experiences", "units", "candidates", "queries", "stores", "budgets")
+
+
 @short_repr
 @dataclass(frozen=True)
 class Package:
-    """A validated package. Build it with :func:`parse_package` or :func:`load_package`.
+    """A validated package. Build it with :func:`parse_package` or :func:`load_package`, or
+    by hand from :class:`Experience`, :class:`Unit`, :class:`Candidate`, ... objects.
+
+    A package built by hand (``Package(...)``, ``dataclasses.replace(package, ...)``) is
+    validated when it is built, with the rules of :func:`parse_package`: invalid content
+    raises :class:`~memaudit_core.errors.PackageError` listing every problem by its JSON path
+    in the :func:`package_to_dict` form (``$.candidates[0].cost`` is
+    ``package.candidates[0].cost``) and rule. Lists given for the sequence fields are stored
+    as tuples, and the parser's warnings are filled in when ``warnings`` is not given. The
+    parser's own packages are not validated twice.
 
     Immutable by contract: the dataclasses are frozen and coverage rows are read-only
     :class:`FrozenDict` s, but ``meta`` dicts are plain (cheap to build and to pickle to
@@ -275,6 +306,20 @@ class Package:
             f"budget={brief(self.budget)}, cost_unit={brief(self.cost_unit)}, "
             f"saturation={brief(self.saturation)}, source={brief(self.source)}"
         )
+
+    def __post_init__(self) -> None:
+        if _PARSED.get():
+            return
+        # QA s40 defect 1: a hand-built package was never validated, so a coverage of 5.0 or a
+        # cost of 0 or NaN was solved and certified OPT, and an unknown experience or unit, a
+        # negative cost or a cost "1" crashed deep in compile or the solvers.
+        for name in _SEQUENCE_FIELDS:
+            value = getattr(self, name)
+            if isinstance(value, list):  # a list could be changed after validation
+                object.__setattr__(self, name, tuple(value))
+        parsed = _validate_built(self)
+        if not self.warnings:
+            object.__setattr__(self, "warnings", parsed.warnings)
 
     def unit_weights(self) -> dict[str, float]:
         """Resolved weights: explicit weight, else the sum of requiring queries' weights."""
@@ -959,22 +1004,23 @@ def _parse_package(doc: object, source: str, *, suspect: bool | None) -> Package
         raise PackageError(source, checker.problems)
 
     warnings: list[str] = []
-    package = Package(
-        id=package_id,
-        experiences=tuple(experiences),
-        units=tuple(units),
-        candidates=tuple(candidates),
-        queries=tuple(queries),
-        stores=tuple(stores),
-        title=title,
-        description=description,
-        cost_unit=cost_unit,
-        saturation=saturation,
-        budget=budget,
-        budgets=tuple(budgets),
-        meta=meta,
-        source=source,
-    )
+    with _validated_construction():  # checked above (QA s40 defect 1: not twice)
+        package = Package(
+            id=package_id,
+            experiences=tuple(experiences),
+            units=tuple(units),
+            candidates=tuple(candidates),
+            queries=tuple(queries),
+            stores=tuple(stores),
+            title=title,
+            description=description,
+            cost_unit=cost_unit,
+            saturation=saturation,
+            budget=budget,
+            budgets=tuple(budgets),
+            meta=meta,
+            source=source,
+        )
     weights = package.unit_weights()
     _check_sums(checker, package, weights)
     if checker.problems:
@@ -1486,6 +1532,24 @@ def _clean_number(x: float) -> int | float:
 
 def package_to_dict(package: Package) -> dict[str, Any]:
     """The canonical JSON form of a package (what :func:`save_package` writes)."""
+    return _package_doc(package, _clean_number, list)
+
+
+def _as_given(value: Any) -> Any:
+    return value
+
+
+def _as_array(value: Any) -> Any:
+    """A tuple or list as a list; anything else as given, for the validator to name."""
+    return list(value) if isinstance(value, tuple | list) else value
+
+
+def _package_doc(
+    package: Package, number: Callable[[Any], Any], array: Callable[[Any], Any]
+) -> dict[str, Any]:
+    """The dict form of ``package``: canonical with ``number=_clean_number, array=list``; the
+    values as given with ``_as_given, _as_array`` (what :func:`_validate_built` checks:
+    ``_clean_number`` turned a cost "1" into 1 or raised TypeError, QA s40 defect 1)."""
     doc: dict[str, Any] = {"memaudit": FORMAT_VERSION, "id": package.id}
     if package.title:
         doc["title"] = package.title
@@ -1494,13 +1558,13 @@ def package_to_dict(package: Package) -> dict[str, Any]:
     doc["cost_unit"] = package.cost_unit
     doc["objective"] = {"saturation": package.saturation}
     if package.budget is not None:
-        doc["budget"] = _clean_number(package.budget)
+        doc["budget"] = number(package.budget)
     if package.budgets:
-        doc["budgets"] = [_clean_number(b) for b in package.budgets]
+        doc["budgets"] = [number(b) for b in package.budgets]
     doc["experiences"] = [
         {
             "id": e.id,
-            "time": _clean_number(e.time),
+            "time": number(e.time),
             **({"session": e.session} if e.session else {}),
             **({"text": e.text} if e.text else {}),
             **({"meta": e.meta} if e.meta else {}),
@@ -1512,7 +1576,7 @@ def package_to_dict(package: Package) -> dict[str, Any]:
             "id": u.id,
             "kind": u.kind,
             **({"text": u.text} if u.text else {}),
-            **({"weight": _clean_number(u.weight)} if u.weight is not None else {}),
+            **({"weight": number(u.weight)} if u.weight is not None else {}),
             **({"meta": u.meta} if u.meta else {}),
         }
         for u in package.units
@@ -1523,8 +1587,8 @@ def package_to_dict(package: Package) -> dict[str, Any]:
                 "id": q.id,
                 **({"text": q.text} if q.text else {}),
                 **({"answer": q.answer} if q.answer else {}),
-                "requires": list(q.requires),
-                "weight": _clean_number(q.weight),
+                "requires": array(q.requires),
+                "weight": number(q.weight),
                 **({"meta": q.meta} if q.meta else {}),
             }
             for q in package.queries
@@ -1535,39 +1599,41 @@ def package_to_dict(package: Package) -> dict[str, Any]:
             "experience": c.experience,
             "type": c.type,
             **({"text": c.text} if c.text else {}),
-            "cost": _clean_number(c.cost),
-            "coverage": {k: _clean_number(v) for k, v in c.coverage.items()},
+            "cost": number(c.cost),
+            "coverage": {k: number(v) for k, v in c.coverage.items()},
             **({"meta": c.meta} if c.meta else {}),
         }
         for c in package.candidates
     ]
     if package.stores:
-        doc["stores"] = [_store_to_dict(s) for s in package.stores]
+        doc["stores"] = [_store_to_dict(s, number, array) for s in package.stores]
     if package.meta:
         doc["meta"] = package.meta
     return doc
 
 
-def _store_to_dict(store: Store) -> dict[str, Any]:
+def _store_to_dict(
+    store: Store, number: Callable[[Any], Any], array: Callable[[Any], Any]
+) -> dict[str, Any]:
     out: dict[str, Any] = {"id": store.id}
     if store.label:
         out["label"] = store.label
     if store.system:
         out["system"] = store.system
     if store.select or not store.memories:
-        out["select"] = list(store.select)
+        out["select"] = array(store.select)
     if store.memories:
         mems = []
         for m in store.memories:
             mem: dict[str, Any] = {"id": m.id}
             if m.text:
                 mem["text"] = m.text
-            mem["cost"] = _clean_number(m.cost)
-            mem["coverage"] = {k: _clean_number(v) for k, v in m.coverage.items()}
+            mem["cost"] = number(m.cost)
+            mem["coverage"] = {k: number(v) for k, v in m.coverage.items()}
             if m.created_at:
                 mem["created_at"] = m.created_at
             if m.salience is not None:
-                mem["salience"] = _clean_number(m.salience)
+                mem["salience"] = number(m.salience)
             if m.status != "active":
                 mem["status"] = m.status
             if m.meta:
@@ -1607,10 +1673,73 @@ def content_hash(package: Package) -> str:
 
 
 def replace_package(package: Package, **changes: Any) -> Package:
-    """A copy with some fields changed, re-validated through the canonical form."""
+    """A copy with some fields changed, re-validated through its dict form."""
     from dataclasses import replace
 
-    return parse_package(package_to_dict(replace(package, **changes)), package.source)
+    with _validated_construction():  # validated once, just below (not in __post_init__ too)
+        changed = replace(package, **changes)
+    return _parse_package(_validation_doc(changed, package.source), package.source, suspect=None)
+
+
+#: The class each item of a package's sequence fields must be (``budgets``: the parser's).
+_ITEM_CLASSES: dict[str, type] = {
+    "experiences": Experience,
+    "units": Unit,
+    "queries": Query,
+    "candidates": Candidate,
+    "stores": Store,
+}
+
+
+def _a(name: str) -> str:
+    return f"{'an' if name[:1] in 'AEIOU' else 'a'} {name}"
+
+
+def _items_problems(value: object, path: str, cls: type) -> list[Problem]:
+    if not isinstance(value, tuple | list):
+        return [Problem(path, "type", f"must be a tuple of {cls.__name__} objects", value)]
+    return [
+        Problem(
+            f"{path}[{i}]", "type", f"must be {_a(cls.__name__)}, not {_a(type(item).__name__)}"
+        )
+        for i, item in enumerate(value)
+        if not isinstance(item, cls)
+    ]
+
+
+def _validation_doc(package: Package, source: str) -> dict[str, Any]:
+    """The dict form of a package built in Python, its values as given, for the validator.
+
+    Raises
+    ------
+    PackageError
+        When a field that holds items is not a sequence of the model's objects (a dict where a
+        :class:`Candidate` belongs): its dict form cannot be built.
+    """
+    problems: list[Problem] = []
+    for name, cls in _ITEM_CLASSES.items():
+        problems += _items_problems(getattr(package, name), f"$.{name}", cls)
+    if not isinstance(package.budgets, tuple | list):
+        problems.append(Problem("$.budgets", "type", "must be a tuple of numbers", package.budgets))
+    if not problems:
+        for i, store in enumerate(package.stores):
+            problems += _items_problems(store.memories, f"$.stores[{i}].memories", ExternalMemory)
+    if problems:
+        raise PackageError(source, problems)
+    return _package_doc(package, _as_given, _as_array)
+
+
+def _validate_built(package: Package) -> Package:
+    """Validate a package built in Python with the rules of :func:`parse_package` (QA s40
+    defect 1); returns the parsed copy (for its warnings).
+
+    Raises
+    ------
+    PackageError
+        Every problem, by its JSON path in the :func:`package_to_dict` form and its rule.
+    """
+    source = f"{package.source} (Package {package.id!r} built in Python)"
+    return _parse_package(_validation_doc(package, source), source, suspect=None)
 
 
 # --------------------------------------------------------------------------- JSON Schema

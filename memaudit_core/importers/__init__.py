@@ -201,7 +201,12 @@ def import_package(
         )
     if fmt == "artifact":
         if instance is not None:
-            raise UnknownNameError("--instance does not apply to the artifact format")
+            # QA s40 defect 3: the library's keyword, not the CLI flag (the CLI refuses
+            # --instance for artifact itself, before this call).
+            raise UnknownNameError(
+                "instance= does not apply to the artifact format (a folder or zip holds one "
+                "package)"
+            )
         from .artifact import load_artifact_package
 
         return load_artifact_package(source)

@@ -22,7 +22,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn
@@ -119,6 +119,28 @@ def read_bytes(path: str | Path) -> bytes:
 #: What a zip given where one JSON file is expected is told to do (the default; the LoCoMo
 #: importer, which reads a zip of conversation files, says how to have it read as one).
 ZIP_HINT = "unzip it and give the JSON file inside"
+
+#: How an "instance-required" problem names the choice: the library's keyword (QA s40 defect 3:
+#: import_package() said "choose one with --instance", the CLI flag). The CLI's import command
+#: says :data:`INSTANCE_FLAG` instead (:func:`cli_instance_wording`).
+INSTANCE_KEYWORD = "instance="
+INSTANCE_FLAG = "--instance "
+
+
+def cli_instance_wording(exc: PackageError) -> PackageError:
+    """``exc`` with its "instance-required" problems naming the CLI flag, not the keyword.
+
+    >>> exc = PackageError("f.json", [Problem("$", "instance-required", "with instance=ID")])
+    >>> cli_instance_wording(exc).problems[0].message
+    'with --instance ID'
+    """
+    problems = [
+        replace(p, message=p.message.replace(INSTANCE_KEYWORD, INSTANCE_FLAG, 1))
+        if p.rule == "instance-required"
+        else p
+        for p in exc.problems
+    ]
+    return PackageError(exc.source, problems)
 
 
 def binary_kind(data: bytes, zip_hint: str = ZIP_HINT) -> str:

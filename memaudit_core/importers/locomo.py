@@ -84,6 +84,7 @@ from typing import Any
 from ..costs import EmptyTextError, cost_of, get_cost_rule
 from ..package import Package, json_type, parse_package
 from ._common import (
+    INSTANCE_KEYWORD,
     Collector,
     binary_kind,
     check_answer,
@@ -273,8 +274,8 @@ def _pick(samples: list[tuple[dict[str, Any], str]], instance: str | None, sourc
             source,
             "$",
             "instance-required",
-            f"the file holds {len(samples)} conversations: choose one with --instance "
-            f"(available: {', '.join(ids)})",
+            f"the file holds {len(samples)} conversations: choose one with "
+            f"{INSTANCE_KEYWORD}SAMPLE_ID (available: {', '.join(ids)})",
         )
     for (sample, spath), sid in zip(samples, ids, strict=True):
         if sid == instance:

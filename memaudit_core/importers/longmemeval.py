@@ -64,6 +64,7 @@ from ..costs import cost_of, get_cost_rule
 from ..errors import PackageError, Problem
 from ..package import JSON_LINES_HINT, Package, json_type, parse_package
 from ._common import (
+    INSTANCE_KEYWORD,
     Collector,
     binary_kind,
     check_answer,
@@ -383,7 +384,7 @@ def find_instance(
         source,
         "$",
         "instance-required",
-        f"the file holds {len(ids)} instances: choose one with --instance QUESTION_ID "
+        f"the file holds {len(ids)} instances: choose one with {INSTANCE_KEYWORD}QUESTION_ID "
         f"(available: {shown})",
     )
 

@@ -370,6 +370,8 @@ class SolveResult:
 #: relative rounding; anything near a real gap is a contradiction).
 CERTIFIED_GAP_MAX = 1e-6
 
+#: Every engine by name, filled when this package is imported (the engine modules register
+#: themselves at the end of this file).
 ENGINES: dict[str, Engine] = {}
 
 
@@ -382,7 +384,9 @@ def register_engine(name: str) -> Callable[[Engine], Engine]:
 
 
 def _load_engines() -> None:
-    # Import for side effects: each module registers its engine.
+    # Import for side effects: each module registers its engine. Called once, at the end of
+    # this module (QA s40 defect 2: ENGINES was {} until the first solve, although this
+    # module's docstring says every engine is registered in it).
     from . import bnb, brute, enum, milp  # noqa: F401
 
 
@@ -540,9 +544,6 @@ def run_engine(
 ) -> tuple[RawSolution, float]:
     """Run one registered engine; returns the raw solution and its wall time in seconds."""
     if name not in ENGINES:
-        # Importing one engine module (e.g. .enum) registers only that engine.
-        _load_engines()
-    if name not in ENGINES:
         raise UnknownNameError(
             f"unknown solver {cut_repr(name)} (known: {', '.join(SOLVER_CHOICES)})"
         )
@@ -690,3 +691,6 @@ __all__ = [
     "solve",
     "solve_budgets",
 ]
+
+# Last: the engine modules import names defined above (RawSolution, register_engine, ...).
+_load_engines()
