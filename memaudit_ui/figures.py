@@ -18,6 +18,7 @@ import plotly.io as pio
 
 from memaudit_core.analysis import loss_tolerance
 from memaudit_core.curves import ABLATION_LABELS
+from memaudit_core.solvers import value_text
 
 if TYPE_CHECKING:
     from memaudit_core.explain import GraphData, HeatmapData, TimelineData
@@ -309,6 +310,31 @@ def cost_histogram(
     return fig
 
 
+#: Row pitch (px) of a horizontal count chart, per category: a 14-19 px tick label with room
+#: between rows (QA s40: 12 ticks crammed into 90 px overprinted at 1024 px).
+COUNT_ROW_PX = 30
+#: Rows' worth of height every count chart gets, so one or two categories are not a sliver.
+COUNT_MIN_ROWS = 3
+
+
+def count_dtick(largest: int, max_steps: int) -> int:
+    """The smallest whole-number tick step of 1, 2, 2.5 or 5 x 10^k that reaches ``largest``
+    from 0 in at most ``max_steps`` steps.
+
+    >>> [count_dtick(n, 4) for n in (0, 2, 8, 11, 60, 87, 130)]
+    [1, 1, 2, 5, 20, 25, 50]
+    >>> count_dtick(8, 1), count_dtick(87, 3)
+    (10, 50)
+    """
+    magnitude = 1
+    while True:
+        for factor in (1, 2, 2.5, 5):
+            step = factor * magnitude
+            if step == int(step) and largest <= step * max(1, max_steps):
+                return int(step)
+        magnitude *= 10
+
+
 def count_bars(
     labels: Sequence[str],
     counts: Sequence[int],
@@ -316,29 +342,52 @@ def count_bars(
     axis: str,
     present: bool = False,
     color: str = "#1b4f8a",
+    rows: int | None = None,
 ) -> go.Figure:
+    """Horizontal bars of counts per category (``axis`` names them), the first one on top.
+
+    Horizontal so the names read level at any width, and as tall as the categories need
+    (QA s40: upright bars in one of two columns at 1024 px rotated the names until they ran
+    together, "compound_updatetombstone", and a fixed 340 px crammed ticks 0-11 into 90 px).
+    ``rows`` is the number of rows to size for (at least ``len(labels)``): two charts shown
+    side by side pass the larger count so they line up.
+    """
+    n_rows = max(len(labels), rows or 0, COUNT_MIN_ROWS)
+    font = 20 if present else 14
+    tick_font = 19 if present else 14  # base_layout's tick size
+    largest = max(counts, default=0)
+    text = [str(c) for c in counts]
+    # The count labels sit outside the bars: leave them room at the end of the value axis in
+    # the narrowest plot the chart is drawn in (one of two columns at 1024 px; full width on a
+    # projector).
+    plot_px = COUNT_BARS_PRESENT_PLOT_PX if present else COUNT_BARS_PLOT_PX
+    end = max(float(max(largest, 1)), _label_room_range(counts, text, font, plot_px))
+    # Whole-number ticks (app QA: 0.5, 1.5, ... on a chart of counts), as many as fit that
+    # plot side by side (about 0.6 em a digit and 10 px apart), five at most.
+    digits = len(str(int(end)))
+    max_steps = max(1, min(4, int(plot_px // (0.6 * tick_font * digits + 10))))
+    dtick = count_dtick(int(end), max_steps)
     fig = go.Figure(
         go.Bar(
-            x=list(labels),
-            y=list(counts),
+            y=list(labels),
+            x=list(counts),
+            orientation="h",
             marker_color=color,
             name=axis,
             showlegend=False,
-            text=list(counts),
+            text=text,
             textposition="outside",
+            textfont={"size": font, "color": TEXT_COLOR},
+            constraintext="none",
             cliponaxis=False,
+            hovertemplate=f"%{{y}}: %{{x}}<extra>{_plain(axis)}</extra>",
         )
     )
-    fig.update_xaxes(title_text=axis)
-    if sum(len(str(label)) for label in labels) * (1.3 if present else 1.0) > 70:
-        # Projector QA: Plotly kept long kind names level until two ran together
-        # ("invalidationtemporal_interval") at 1280 px in presentation mode.
-        fig.update_xaxes(tickangle=-30)
-    # Whole-number ticks for counts (app QA: 0.5, 1.5, ... on a chart of counts).
-    fig.update_yaxes(
-        title_text="count", tickformat="d", dtick=1 if max(counts, default=0) <= 8 else None
-    )
-    return base_layout(fig, title, present, height=340)
+    fig.update_xaxes(title_text="count", tickformat="d", tick0=0, dtick=dtick, range=[0, end])
+    # No title beside the names: the chart's title names them ("Candidates by type"), and in a
+    # 274 px column the rotated axis title took a fifth of the plot's width (QA s40).
+    fig.update_yaxes(title_text="", autorange="reversed", automargin=True, ticklabelstandoff=6)
+    return base_layout(fig, title, present, height=150 + COUNT_ROW_PX * n_rows, half=not present)
 
 
 # --------------------------------------------------------------------------- Compare / Evidence
@@ -390,12 +439,23 @@ LAYER_COLORS = {
 KIND_BARS_PLOT_PX = 300
 
 
-def _label_room_range(values: Sequence[float], labels: Sequence[str], font: int) -> float:
-    """The value-axis end that leaves each bar's outside label inside the plot at
-    :data:`KIND_BARS_PLOT_PX` (about 0.6 em per character)."""
+#: Narrowest plot width (px) of a count chart (:func:`count_bars`): one of two columns at
+#: 1024 px (274 px) less the category names ("compound_update", "temporal_interval") and the
+#: right margin (measured 85-100 px in Chromium).
+COUNT_BARS_PLOT_PX = 80
+#: ... and in presentation mode, one chart a row: 780 px at 1280 px with the sidebar open,
+#: less the names at 19 px.
+COUNT_BARS_PRESENT_PLOT_PX = 400
+
+
+def _label_room_range(
+    values: Sequence[float], labels: Sequence[str], font: int, plot_px: float = KIND_BARS_PLOT_PX
+) -> float:
+    """The value-axis end that leaves each bar's outside label inside a plot ``plot_px`` wide
+    (:data:`KIND_BARS_PLOT_PX` by default; about 0.6 em per character)."""
     end = max([0.0, *values]) * 1.15
     for value, label in zip(values, labels, strict=True):
-        share = min(0.6, (len(label) + 1) * 0.6 * font / KIND_BARS_PLOT_PX)
+        share = min(0.6, (len(label) + 1) * 0.6 * font / plot_px)
         end = max(end, value / (1.0 - share))
     return end if end > 0 else 1.0
 
@@ -426,9 +486,11 @@ def bucket_value_bars(
     # The core's tolerance over the buckets' totals (OPT and F): a fixed 1e-9 left a package in
     # units of 1e-10 without "(lost ...)" labels and labelled a rounding in one of 1e12 (QA s39).
     tol = loss_tolerance(sum(opt_values), sum(store_values))
-    opt_text = [f"{v:.4g}" for v in opt_values]
+    # The metric tiles' and the CLI's numbers (value_text): at 4 significant digits the labels
+    # did not add up, OPT 318.1 beside "110 (lost 208)" for 318.06 / 110.04 / 208.02 (QA s40).
+    opt_text = [value_text(v) for v in opt_values]
     store_text = [
-        f"{s:.4g} (lost {d:.4g})" if d > tol else f"{s:.4g}"
+        f"{value_text(s)} (lost {value_text(d)})" if d > tol else value_text(s)
         for s, d in zip(store_values, lost, strict=True)
     ]
     end = _label_room_range([*opt_values, *store_values], [*opt_text, *store_text], font)
@@ -1011,14 +1073,169 @@ def store_timeline(timeline_data: TimelineData, title: str, present: bool = Fals
     return fig
 
 
+#: Evidence graph label geometry (QA s40, defect 2: at 1024 px candidate labels ran into the
+#: unit nodes, unit labels onto the links and the query labels off the right edge). Labels sit
+#: on the outer side of each layer: experiences and candidates left of their nodes, units above,
+#: queries right; the layers are spaced in pixels at the design width for the labels' widths.
+#: Estimated width of a label character, in em (Source Sans measures about 0.51 in Chromium).
+GRAPH_CHAR_EM = 0.52
+#: Free length of a link between a label's end and the next node (px).
+GRAPH_LINK_GAP_PX = 16
+#: The graph's left and right margins (px).
+GRAPH_SIDE_MARGIN_PX = 12
+#: Half the width of the store / optimum outline around a candidate (the 30 px diamond).
+GRAPH_OUTLINE_PX = 17
+#: Smallest label font the graph shrinks to before cutting labels (px; normal, present).
+GRAPH_MIN_FONT = {False: 12, True: 16}
+#: Shortest a cut label gets (characters, with the ellipsis).
+GRAPH_MIN_LABEL_CHARS = 8
+#: The x-axis names of the layers (short: adjacent layers may be 60 px apart).
+GRAPH_LAYER_NAMES = {
+    "experience": "experiences",
+    "candidate": "candidates",
+    "unit": "units",
+    "query": "queries",
+}
+
+
+@dataclass(frozen=True)
+class GraphGeometry:
+    """Where the evidence graph's layers and labels go, in pixels at the design width
+    (:data:`LEGEND_DESIGN_PX`): see :func:`graph_geometry`."""
+
+    font: int  # label font size (px)
+    marker: int  # node marker size (px)
+    labels: tuple[str, ...]  # the label shown per node ("" without labels), maybe cut, raw
+    layer_x: dict[str, float]  # layer -> x (px from the plot's left edge at the design width)
+    x_range: tuple[float, float]
+    y_range: tuple[float, float]
+    plot_height: float  # px
+    # layer -> (xanchor, yanchor, xshift, yshift) of its labels
+    placement: dict[str, tuple[str, str, int, int]]
+
+
+def _cut_label(text: str, limit: int) -> str:
+    """``text`` cut in the middle to ``limit`` characters (the ends of ids differ most).
+
+    >>> _cut_label("q:still:nina:drink:0", 12)
+    'q:stil…ink:0'
+    """
+    if len(text) <= limit:
+        return text
+    tail = (limit - 1) // 2
+    return text[: limit - 1 - tail] + "…" + text[len(text) - tail :]
+
+
+def graph_geometry(graph_data: GraphData, present: bool = False) -> GraphGeometry:
+    """The evidence graph's layout: layer positions, label font and texts, axis ranges and
+    plot height, so that at the design width no label meets another label or a node, the
+    labels stay inside the figure and the unit labels have room above their nodes."""
+    layers = [name for name, _ in graph_data.layer_x]
+    show_text = graph_data.n_nodes <= 100
+    marker = 18 if present else 14
+    r = marker / 2
+    plot_px = LEGEND_DESIGN_PX["present" if present else "normal"] - 2 * GRAPH_SIDE_MARGIN_PX
+    tick_px = 20 if present else 14  # _explain_fonts' tick size
+    placement = {
+        "experience": ("right", "middle", -int(r + 5), 0),
+        "candidate": ("right", "middle", -(GRAPH_OUTLINE_PX + 4), 0),
+        "unit": ("center", "bottom", 0, int(r + 2)),
+        "query": ("left", "middle", int(r + 4), 0),
+    }
+    full = [str(t) if show_text else "" for t in graph_data.node_labels]
+
+    def layout(font: int, labels: list[str]) -> tuple[dict[str, float], float]:
+        def width(layer: str) -> float:
+            pairs = zip(labels, graph_data.node_layers, strict=True)
+            chars = [len(t) for t, ly in pairs if ly == layer]
+            longest = max(chars, default=0)
+            return GRAPH_CHAR_EM * font * longest + 4 if longest else 0.0
+
+        def extent(layer: str) -> tuple[float, float]:  # px left and right of a node
+            w = width(layer)
+            outline = GRAPH_OUTLINE_PX if layer == "candidate" else r
+            if layer in ("experience", "candidate"):
+                return (-placement[layer][2] + w if w else outline), outline
+            if layer == "unit":
+                return max(r, w / 2), max(r, w / 2)
+            return r, (placement[layer][2] + w if w else r)
+
+        def tick_half(layer: str) -> float:
+            return 0.5 * 0.5 * tick_px * len(GRAPH_LAYER_NAMES[layer])
+
+        xs: dict[str, float] = {}
+        x = 0.0
+        for k, layer in enumerate(layers):
+            left, _ = extent(layer)
+            if k == 0:
+                x = max(left, tick_half(layer)) + 4
+            else:
+                prev = layers[k - 1]
+                gap = max(
+                    extent(prev)[1] + GRAPH_LINK_GAP_PX + left,
+                    tick_half(prev) + tick_half(layer) + 8,
+                )
+                x = xs[prev] + gap
+            xs[layer] = x
+        end = x + (max(extent(layers[-1])[1], tick_half(layers[-1])) + 4 if layers else 0)
+        return xs, end
+
+    font = 18 if present else 13
+    labels = list(full)
+    xs, end = layout(font, labels)
+    while end > plot_px and font > GRAPH_MIN_FONT[present]:
+        font -= 1
+        xs, end = layout(font, labels)
+    limit = max((len(t) for t in labels), default=0)
+    while end > plot_px and limit > GRAPH_MIN_LABEL_CHARS:
+        # Still too wide at the smallest font: cut the longest labels (the hover has them whole).
+        limit -= 1
+        labels = [_cut_label(t, limit) for t in full]
+        xs, end = layout(font, labels)
+
+    # Vertical: the pitch each layer's nodes need, the largest layer spread over y in [-1, 1].
+    line = 1.25 * font + 4  # a label's box
+    pitch = {
+        "experience": max(line, marker) + 4,
+        "candidate": max(line, 2 * (GRAPH_OUTLINE_PX - 2)) + 4,
+        "unit": marker + placement["unit"][3] + (line if show_text else 0) + 2,
+        "query": max(line, marker) + 4,
+    }
+    span = 200.0
+    for layer in layers:
+        n = sum(1 for ly in graph_data.node_layers if ly == layer)
+        span = max(span, (n - 1) * pitch[layer])
+    top = r + placement["unit"][3] + (line if show_text else 0) + 4
+    bottom = GRAPH_OUTLINE_PX + 6
+    per_px = 2.0 / span
+    return GraphGeometry(
+        font=font,
+        marker=marker,
+        labels=tuple(labels),
+        layer_x=xs,
+        x_range=(0.0, max(end, plot_px)),
+        y_range=(-1.0 - bottom * per_px, 1.0 + top * per_px),
+        plot_height=span + top + bottom,
+        placement=placement,
+    )
+
+
 def evidence_graph(
     graph_data: GraphData, title: str, present: bool = False, opt_word: str = "optimum"
 ) -> go.Figure:
-    """Layered experience -> candidate -> unit -> query graph."""
+    """Layered experience -> candidate -> unit -> query graph (layout: :func:`graph_geometry`)."""
+    geo = graph_geometry(graph_data, present)
+    # The core places layer k at x = k; the figure spaces the layers for their labels.
+    new_x = {old: geo.layer_x[name] for name, old in graph_data.layer_x}
+
+    def remap(xs: Sequence[float | None]) -> list[float | None]:
+        return [None if x is None else new_x.get(x, x) for x in xs]
+
+    node_x = remap(graph_data.node_x)
     fig = go.Figure()
     fig.add_trace(
         go.Scatter(
-            x=list(graph_data.edge_x),
+            x=remap(graph_data.edge_x),
             y=list(graph_data.edge_y),
             mode="lines",
             name="link",
@@ -1029,7 +1246,7 @@ def evidence_graph(
     if graph_data.focus_edge_x:
         fig.add_trace(
             go.Scatter(
-                x=list(graph_data.focus_edge_x),
+                x=remap(graph_data.focus_edge_x),
                 y=list(graph_data.focus_edge_y),
                 mode="lines",
                 name="link of the focus unit",
@@ -1037,48 +1254,41 @@ def evidence_graph(
                 hoverinfo="skip",
             )
         )
-    show_text = graph_data.n_nodes <= 100
-    # Labels as annotations on a translucent white box, so links do not run through the text:
-    # (xanchor, yanchor, xshift, yshift) per layer, clear of the membership outlines.
-    placement = {
-        "experience": ("right", "middle", -12, 0),
-        "candidate": ("left", "middle", 17, 0),
-        "unit": ("center", "bottom", 0, 9),
-        "query": ("left", "middle", 11, 0),
-    }
-    # Collected and set once: each add_annotation re-validates every earlier annotation, which
-    # made this figure quadratic (0.86 s for 84 labels).
+    # Labels as annotations on a white box, so links do not run through the text. Collected
+    # and set once: each add_annotation re-validates every earlier annotation, which made this
+    # figure quadratic (0.86 s for 84 labels).
     annotations: list[dict] = []
     for layer in ("experience", "candidate", "unit", "query"):
         idx = [i for i, ly in enumerate(graph_data.node_layers) if ly == layer]
         if not idx:
             continue
-        if show_text:
-            xa, ya, dx, dy = placement[layer]
-            annotations.extend(
-                {
-                    "x": graph_data.node_x[i],
-                    "y": graph_data.node_y[i],
-                    "text": graph_data.node_labels[i],
-                    "showarrow": False,
-                    "xanchor": xa,
-                    "yanchor": ya,
-                    "xshift": dx,
-                    "yshift": dy,
-                    "font": {"size": 13 if not present else 18, "color": "#222"},
-                    "bgcolor": "rgba(255,255,255,0.95)",
-                    "borderpad": 1,
-                }
-                for i in idx
-            )
+        xa, ya, dx, dy = geo.placement[layer]
+        annotations.extend(
+            {
+                "x": node_x[i],
+                "y": graph_data.node_y[i],
+                "text": _plain(geo.labels[i]),
+                "showarrow": False,
+                "xanchor": xa,
+                "yanchor": ya,
+                "xshift": dx,
+                "yshift": dy,
+                "font": {"size": geo.font, "color": "#222"},
+                "bgcolor": "rgba(255,255,255,0.95)",
+                "borderpad": 1,
+                "hovertext": graph_data.node_hover[i],
+            }
+            for i in idx
+            if geo.labels[i]
+        )
         fig.add_trace(
             go.Scatter(
-                x=[graph_data.node_x[i] for i in idx],
+                x=[node_x[i] for i in idx],
                 y=[graph_data.node_y[i] for i in idx],
                 mode="markers",
                 name=layer,
                 marker={
-                    "size": 14 if not present else 18,
+                    "size": geo.marker,
                     "color": LAYER_COLORS[layer],
                     "line": {"width": 1, "color": "#333"},
                 },
@@ -1093,7 +1303,7 @@ def evidence_graph(
         idx = [i for i, f in enumerate(flag) if f]
         fig.add_trace(
             go.Scatter(
-                x=[graph_data.node_x[i] for i in idx],
+                x=[node_x[i] for i in idx],
                 y=[graph_data.node_y[i] for i in idx],
                 mode="markers",
                 name=name,
@@ -1109,32 +1319,29 @@ def evidence_graph(
         )
     if annotations:
         fig.update_layout(annotations=[*fig.layout.annotations, *annotations])
-    names = {
-        "experience": "experiences",
-        "candidate": "candidate memories",
-        "unit": "evidence units",
-        "query": "queries",
-    }
     fig.update_xaxes(
-        tickvals=[x for _, x in graph_data.layer_x],
-        ticktext=[names[n] for n, _ in graph_data.layer_x],
+        tickvals=[geo.layer_x[n] for n, _ in graph_data.layer_x],
+        ticktext=[GRAPH_LAYER_NAMES[n] for n, _ in graph_data.layer_x],
         title_text="layer (experience → candidate → unit → query)",
         showgrid=False,
         zeroline=False,
+        range=list(geo.x_range),
     )
-    fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, title_text="")
-    layer_sizes = [sum(1 for ly in graph_data.node_layers if ly == n) for n in names]
-    height = max(480, 170 + (36 if show_text else 22) * max(layer_sizes, default=1))
-    base_layout(fig, title, present, height=min(height, 2400))
+    fig.update_yaxes(
+        showticklabels=False, showgrid=False, zeroline=False, title_text="", range=list(geo.y_range)
+    )
+    base_layout(fig, title, present)
     _explain_fonts(fig, present)
-    fig.update_layout(margin={"l": 40, "r": 40, "t": 70})
+    # The plot as tall as its labels need (the legend's rows are added below it).
+    floor_px = 150 if present else 120
+    height = int(math.ceil((fig.layout.margin.t or 70) + geo.plot_height + floor_px))
+    fig.update_layout(
+        height=min(height, 2400),
+        margin={"l": GRAPH_SIDE_MARGIN_PX, "r": GRAPH_SIDE_MARGIN_PX},
+    )
     # From the figure's bottom edge (speaker QA s39: placed as a fraction of the plot, the
     # legend sat on the axis title after the sidebar was closed in presentation mode).
     _legend_below(fig, present)
-    if graph_data.layer_x:
-        xs = [x for _, x in graph_data.layer_x]
-        pad = 0.22 * (max(xs) - min(xs) or 1)
-        fig.update_xaxes(range=[min(xs) - pad, max(xs) + pad])
     return fig
 
 

@@ -53,7 +53,12 @@ def composition_charts(stats: PackageStats, present: bool, key_prefix: str) -> N
     types, counts = (
         zip(*stats.candidates_by_type, strict=True) if stats.candidates_by_type else ((), ())
     )
-    type_fig = figures.count_bars(types, counts, "Candidates by type", "candidate type", present)
+    # Side by side, both charts are sized for the longer list so their rows line up (QA s40:
+    # a chart's height grows with its categories); stacked on a projector, each its own.
+    rows = None if present else max(len(stats.candidates_by_type), len(stats.units_by_kind))
+    type_fig = figures.count_bars(
+        types, counts, "Candidates by type", "candidate type", present, rows=rows
+    )
     kind_fig = figures.count_bars(
         [k for k, _, _ in stats.units_by_kind],
         [n for _, n, _ in stats.units_by_kind],
@@ -61,6 +66,7 @@ def composition_charts(stats: PackageStats, present: bool, key_prefix: str) -> N
         "unit kind",
         present,
         color="#3a9d5d",
+        rows=rows,
     )
     left, right = (st.container(), st.container()) if present else st.columns(2)
     with left:
