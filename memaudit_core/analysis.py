@@ -1616,6 +1616,15 @@ def score(
                     else "Single exchanges were not tried (too many differences), so some of "
                     "those left may be interchangeable."
                 )
+                # QA s40: two equally good optima, each one memory away from gvt's store, were
+                # shown by the CLI and by Compare; the tie rule makes every face show one.
+                + (
+                    " Among the equally good stores as close to this one, the one shown touches "
+                    "the most of its experiences, then costs the least, then comes first by "
+                    "sorted candidate ids, whichever optimum the solver returned."
+                    if near.tie_moves
+                    else ""
+                )
             )
     unit_rows, kind_rows = _attribution(eval_inst, package, kept, opt_idx)
     return StoreEvaluation(

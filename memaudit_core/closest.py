@@ -16,6 +16,26 @@ matter:
    (recomputed after every move, within 1e-9 of the original F relative to the larger of F
    and the package's value unit, so rounding cannot accumulate).
 
+3. then ties are broken by one rule, whichever optimum the solver returned (QA s40: on
+   event-graph-50 at budget 125 the CLI's HiGHS run and the app's, started from gvt's store,
+   returned two optima each one memory away from gvt's store, so Compare and ``memaudit
+   score`` showed different optima and per-unit losses). Among the equally good stores
+   compared, the one shown has, in this order: the fewest memories in exactly one of it and
+   the reference; the most of the reference's experiences touched; the smallest cost (to 12
+   significant digits); the lexicographically smallest tuple of sorted candidate ids. Which
+   stores are compared is in :attr:`EquivalentStore.ties`:
+
+   * ``"all"``: every store of the package with the start's F, when the package is small
+     (group capacity 1, at most :data:`TIE_ENUM_MAX` combinations of one memory or none per
+     experience and :data:`TIE_ENUM_CELLS` coverage cells), so the choice is the same from
+     every optimum;
+   * otherwise those reached from the result of steps 1 and 2 by single exchanges, drops and
+     additions that keep F, fit the budget and never add a difference, best first:
+     ``"connected"`` when the search ran out of such stores, so the choice is the same from
+     every optimum of one such connected set; ``"partial"`` when it stopped at
+     :data:`TIE_MAX_STATES` stores expanded or :data:`TIE_MAX_PAIRS` moves tried (many
+     differences on a large package), and the choice may then depend on the solver's optimum.
+
 Every step keeps F, so the result is as good as the optimum it came from: optimal when that
 was, and never presented as better. It depends on the store it is aligned to, which is why
 the explanations that use it say so.
@@ -34,18 +54,23 @@ Examples
  ('note_0_raw_span', 'note_1_tail_fact', 'note_5_tail_fact', 'note_8_tail_fact'))
 >>> near = closest_equivalent(inst, optimum, store, budget=10)
 >>> inst.ids(near.selected_idx)
-('note_1_tail_fact', 'note_5_tail_fact', 'note_8_tail_fact', 'note_37_raw_span')
+('note_1_tail_fact', 'note_5_tail_fact', 'note_8_tail_fact', 'note_10_raw_span')
 >>> same_f = evaluate(inst, near.selected_idx) == evaluate(inst, optimum)
 >>> near.shared_before, near.shared_after, same_f
 (0, 3, True)
+>>> near.ties, near.tie_moves  # note_10_raw_span and note_37_raw_span tie: ids decide
+('connected', 1)
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 
 from .compiled import CompiledInstance, budget_with_tolerance
 from .objective import coverage_of, evaluate, get_saturation
@@ -57,6 +82,16 @@ from .solvers.orbits import align
 REL_TOL = 1e-9
 #: Moves are looked for only while (optimum-only) x (store-only) memories are at most this.
 MAX_EXCHANGE_PAIRS = 250_000
+#: Ties are settled over every store of the package when it has at most this many combinations
+#: of one memory or none per experience (product over experiences of 1 + its memories).
+TIE_ENUM_MAX = 4096
+#: ... and at most this many (combination, unit) coverage cells to hold at once.
+TIE_ENUM_CELLS = 2_000_000
+#: Otherwise the best-first search over equally good stores expands at most this many.
+TIE_MAX_STATES = 32
+#: ... and tries at most this many moves in all (pairs and single drops or additions), so that
+#: Compare, which runs it on every budget change, stays fast on large packages.
+TIE_MAX_PAIRS = 200_000
 
 
 @dataclass(frozen=True)
@@ -85,6 +120,17 @@ class EquivalentStore:
         Exchanges (counted in ``moves`` too) of a memory of an experience the reference store
         does not touch for another form of an experience it holds: the memories in common do
         not change, the experiences in common grow by one.
+    tie_moves : int
+        Memories exchanged, after the moves above, to reach the store the tie rule picks among
+        the equally good ones compared (the module docstring, step 3); 0 when it was already
+        that store.
+    ties : str
+        Which equally good stores the tie rule compared: ``"all"`` (every store of the package
+        with this F: the same result from every optimum), ``"connected"`` (every one reached
+        by single moves that keep F without adding a difference), ``"partial"`` (the search
+        stopped after :data:`TIE_MAX_STATES` stores or :data:`TIE_MAX_PAIRS` moves), or
+        ``"none"`` (no search: the store was returned unchanged, or the reference itself is
+        as good and is returned).
     """
 
     selected_idx: tuple[int, ...]
@@ -96,10 +142,16 @@ class EquivalentStore:
     differences_after: int
     settled: bool = False
     group_moves: int = 0
+    tie_moves: int = 0
+    ties: str = "none"
 
     @property
     def changed(self) -> bool:
-        return self.differences_after != self.differences_before or self.group_moves > 0
+        return (
+            self.differences_after != self.differences_before
+            or self.group_moves > 0
+            or self.tie_moves > 0
+        )
 
 
 def closest_equivalent(
@@ -125,8 +177,10 @@ def closest_equivalent(
     EquivalentStore
         ``selected_idx`` itself (sorted) when no step applies.
 
-    See the module docstring for the steps. Greedy: each move takes one difference away, but
-    another order could end closer.
+    See the module docstring for the steps and the tie rule. Steps 1 and 2 are greedy: each
+    move takes one difference away, but another order could end closer; the tie search of
+    step 3 may then find a closer store, and on a small package (``ties == "all"``) it
+    compares every store with this F, so the result is the closest of all.
     """
     start = tuple(sorted({int(i) for i in selected_idx}))
     reference = {int(i) for i in reference_idx}
@@ -146,6 +200,11 @@ def closest_equivalent(
         return EquivalentStore(
             ref_sorted, 0, 0, shared, len(reference), differences, 0, settled=True
         )
+    rank = _TieRank(inst, reference)
+    small = _enumerate_ties(inst, budget, target, tol, rank)
+    if small is not None:
+        # Every store with this F compared: the choice does not depend on the start.
+        return _finish(inst, start, small, reference, target, tol, budget, ties="all")
     blocks = align(inst, start, reference, budget)
     current = set(blocks.selected_idx)
     mover = _Mover(inst, current, budget, target, tol)
@@ -161,17 +220,269 @@ def closest_equivalent(
     result = tuple(sorted(current))
     if abs(evaluate(inst, result) - target) > tol or not inst.is_feasible(result, budget):
         return unchanged  # not reached when each step is right; exactness first
+    best, ties, complete = _search_ties(inst, result, budget, target, tol, rank)
+    settled = mover.settled
+    if best != result and not complete:
+        # The search stopped early: say "settled" only when no move applies from its pick.
+        current = set(best)
+        again = _Mover(inst, current, budget, target, tol)
+        moves += again.run(reference)
+        settled = again.settled
+        best = tuple(sorted(current))
+    if abs(evaluate(inst, best) - target) > tol or not inst.is_feasible(best, budget):
+        best, ties = result, "partial"  # not reached; exactness first
     return EquivalentStore(
-        result,
+        best,
         blocks.moved,
         moves,
         shared,
-        len(reference.intersection(result)),
+        len(reference.intersection(best)),
         differences,
-        len(reference.symmetric_difference(result)),
-        mover.settled,
+        len(reference.symmetric_difference(best)),
+        settled or complete,
         group_moves,
+        len(set(best) - set(result)),
+        ties,
     )
+
+
+class _TieRank:
+    """The tie rule's key (module docstring, step 3) of stores, against one reference."""
+
+    def __init__(self, inst: CompiledInstance, reference: set[int]) -> None:
+        self.inst, self.reference = inst, reference
+        self.ref_groups = {int(inst.group_idx[c]) for c in reference}
+        # Comparing sorted positions by id rank is comparing the sorted id tuples.
+        order = sorted(range(inst.n_candidates), key=lambda c: inst.candidate_ids[c])
+        self.id_rank = np.empty(inst.n_candidates, dtype=np.int64)
+        self.id_rank[order] = np.arange(inst.n_candidates)
+        self.ref_mask = np.zeros(inst.n_candidates, dtype=bool)
+        self.ref_mask[sorted(reference)] = True
+        self.ref_group_mask = np.zeros(inst.n_groups, dtype=bool)
+        self.ref_group_mask[sorted(self.ref_groups)] = True
+
+    def key(self, sel: Sequence[int]) -> tuple:
+        idx = np.asarray(sorted(sel), dtype=np.int64)
+        shared = int(np.count_nonzero(self.ref_mask[idx]))
+        touched = int(np.count_nonzero(self.ref_group_mask[np.unique(self.inst.group_idx[idx])]))
+        cost = float(f"{self.inst.selection_cost(idx) if idx.size else 0.0:.12g}")
+        return (
+            len(self.reference) + idx.size - 2 * shared,
+            -touched,
+            cost,
+            tuple(np.sort(self.id_rank[idx]).tolist()),
+        )
+
+
+def _finish(
+    inst: CompiledInstance,
+    start: tuple[int, ...],
+    best: tuple[int, ...],
+    reference: set[int],
+    target: float,
+    tol: float,
+    budget: float,
+    ties: str,
+) -> EquivalentStore:
+    shared = len(reference.intersection(start))
+    differences = len(reference.symmetric_difference(start))
+    if abs(evaluate(inst, best) - target) > tol or not inst.is_feasible(best, budget):
+        best, ties = start, "partial"  # not reached: the enumeration checks both
+    return EquivalentStore(
+        best,
+        0,
+        0,
+        shared,
+        len(reference.intersection(best)),
+        differences,
+        len(reference.symmetric_difference(best)),
+        True,
+        0,
+        len(set(best) - set(start)),
+        ties,
+    )
+
+
+def _enumerate_ties(
+    inst: CompiledInstance, budget: float, target: float, tol: float, rank: _TieRank
+) -> tuple[int, ...] | None:
+    """The tie rule's pick among every store with F within ``tol`` of ``target`` that fits
+    ``budget``; None when the package is too large (:data:`TIE_ENUM_MAX`) or its group
+    capacity is above 1."""
+    if inst.group_capacity != 1:
+        return None
+    members = [np.flatnonzero(inst.group_idx == g).tolist() for g in range(inst.n_groups)]
+    total = 1
+    for m in members:
+        total *= 1 + len(m)
+        if total > TIE_ENUM_MAX:
+            return None
+    if total * max(inst.n_units, 1) > TIE_ENUM_CELLS:
+        return None  # few combinations of very many units: the search is cheaper
+    combos = [
+        [c for c in combo if c is not None]
+        for combo in itertools.product(*[[None, *m] for m in members])
+    ]
+    rows = np.repeat(np.arange(len(combos)), [len(c) for c in combos])
+    cols = np.fromiter(itertools.chain.from_iterable(combos), dtype=np.int64, count=rows.size)
+    pick = sparse.csr_matrix(
+        (np.ones(rows.size), (rows, cols)), shape=(len(combos), inst.n_candidates)
+    )
+    cost = pick @ np.asarray(inst.cost, dtype=float)
+    z = (pick @ inst.coverage).toarray()
+    h = get_saturation(inst.saturation).h
+    values = h(z) @ np.asarray(inst.weight, dtype=float)
+    b_eff = budget_with_tolerance(budget)
+    near = np.flatnonzero((cost <= b_eff * (1 + 1e-12)) & (np.abs(values - target) <= 2 * tol))
+    found = [
+        tuple(sorted(combos[k]))
+        for k in near.tolist()
+        if abs(evaluate(inst, combos[k]) - target) <= tol and inst.is_feasible(combos[k], budget)
+    ]
+    if not found:
+        return None  # not reached: the start itself is one of them
+    return min(found, key=rank.key)
+
+
+def _search_ties(
+    inst: CompiledInstance,
+    start: tuple[int, ...],
+    budget: float,
+    target: float,
+    tol: float,
+    rank: _TieRank,
+) -> tuple[tuple[int, ...], str, bool]:
+    """Best first over the stores reached from ``start`` by single exchanges, drops and
+    additions that keep F, fit the budget and add no difference with the reference; returns
+    the tie rule's pick, what was compared (``"connected"`` or ``"partial"``) and whether
+    the search ran out of stores (not stopped by a limit)."""
+    best_key = rank.key(start)
+    heap: list[tuple[tuple, tuple[int, ...]]] = [(best_key, start)]
+    seen = {start}
+    best = start
+    expanded = 0
+    budget_left = TIE_MAX_PAIRS
+    complete = True
+    while heap:
+        if expanded >= TIE_MAX_STATES or budget_left <= 0:
+            complete = False
+            break
+        key, state = heapq.heappop(heap)
+        if state != start and (
+            abs(evaluate(inst, state) - target) > tol or not inst.is_feasible(state, budget)
+        ):
+            continue  # its F change was right only up to the prefilter's 2 tol
+        expanded += 1
+        if key < best_key:
+            best, best_key = state, key
+        found, whole, tried = _tie_neighbours(inst, state, budget, target, tol, rank, budget_left)
+        budget_left -= tried
+        complete = complete and whole
+        for nxt_key, nxt in found:
+            if nxt not in seen:
+                seen.add(nxt)
+                heapq.heappush(heap, (nxt_key, nxt))
+    return best, ("connected" if complete else "partial"), complete
+
+
+def _tie_neighbours(
+    inst: CompiledInstance,
+    state: tuple[int, ...],
+    budget: float,
+    target: float,
+    tol: float,
+    rank: _TieRank,
+    max_pairs: int,
+) -> tuple[list[tuple[tuple, tuple[int, ...]]], bool, int]:
+    """The stores one move from ``state`` whose F change (prefiltered within 2 tol) keeps F,
+    that fit the budget and the group limit and are no further from the reference, with their
+    keys: the :data:`TIE_MAX_STATES` best (no other could be expanded before the search
+    stops). The flag is False when some were left out or there were more than ``max_pairs``
+    moves to try; the count is the moves tried."""
+    reference = rank.reference
+    group = inst.group_idx
+    current = set(state)
+    mover = _Mover(inst, set(current), budget, target, tol)
+    only = np.array(sorted(current - reference), dtype=np.int64)
+    common = np.array(sorted(current & reference), dtype=np.int64)
+    missing = np.array(sorted(reference - current), dtype=np.int64)
+    others = np.setdiff1d(
+        np.arange(inst.n_candidates, dtype=np.int64), np.array(sorted(current | reference))
+    )
+    # Moves that add no difference: exchange a shared memory for one the reference holds
+    # (differences kept), one it lacks for one it holds (two fewer) or for any other (kept);
+    # drop one it lacks, add one it holds (one fewer each).
+    pairs = [(missing, common, 0), (missing, only, -2), (others, only, 0)]
+    tried = sum(a.size * b.size for a, b, _ in pairs) + only.size + missing.size
+    if tried > min(max_pairs, MAX_EXCHANGE_PAIRS):
+        return [], False, 0
+    empty = np.zeros(0, dtype=np.int64)
+    drops: list[np.ndarray] = []
+    adds: list[np.ndarray] = []
+    change: list[np.ndarray] = []
+    for ins, outs, step in pairs:
+        if ins.size == 0 or outs.size == 0:
+            continue
+        _, _, pair = mover._deltas(ins, outs)
+        s_pos, o_pos = np.nonzero(np.abs(mover.value + pair - target) <= 2 * tol)
+        adds.append(ins[s_pos])
+        drops.append(outs[o_pos])
+        change.append(np.full(s_pos.size, step))
+    if only.size:
+        _, drop_delta, _ = mover._deltas(empty, only)
+        keep = only[np.abs(mover.value + drop_delta - target) <= 2 * tol]
+        adds.append(np.full(keep.size, -1))
+        drops.append(keep)
+        change.append(np.full(keep.size, -1))
+    if missing.size:
+        gain, _, _ = mover._deltas(missing, empty)
+        keep = missing[np.abs(mover.value + gain - target) <= 2 * tol]
+        adds.append(keep)
+        drops.append(np.full(keep.size, -1))
+        change.append(np.full(keep.size, -1))
+    if not adds:
+        return [], True, tried
+    add, drop, diff = (np.concatenate(x).astype(np.int64) for x in (adds, drops, change))
+    has_add, has_drop = add >= 0, drop >= 0
+    cost = np.asarray(inst.cost, dtype=float)
+    new_cost = mover.cost + np.where(has_add, cost[add], 0.0) - np.where(has_drop, cost[drop], 0.0)
+    g_add, g_drop = group[np.maximum(add, 0)], group[np.maximum(drop, 0)]
+    frees = has_add & has_drop & (g_add == g_drop)
+    fits = new_cost <= budget_with_tolerance(budget) * (1 + 1e-12)
+    fits &= ~has_add | frees | (mover.group_count[g_add] < inst.group_capacity)
+    in_ref = rank.ref_group_mask
+    # Touched reference experiences: one lost when a drop empties one, one gained when an
+    # addition opens one (none either way when both are in the same experience).
+    lost = has_drop & ~frees & in_ref[g_drop] & (mover.group_count[g_drop] == 1)
+    gained = has_add & ~frees & in_ref[g_add] & (mover.group_count[g_add] == 0)
+    touched = gained.astype(np.int64) - lost.astype(np.int64)
+    ok = np.flatnonzero(fits)
+    if ok.size == 0:
+        return [], True, tried
+    # The key of every move, vectorised (ids as the padded, sorted id ranks of the store),
+    # then exact keys for the best few: only TIE_MAX_STATES stores are ever expanded.
+    state_arr = np.asarray(state, dtype=np.int64)
+    n_pad = inst.n_candidates  # after every rank: a shorter store sorts after a longer one
+    ranks = np.tile(np.append(rank.id_rank[state_arr], n_pad), (ok.size, 1))
+    pos = {c: k for k, c in enumerate(state)}
+    drop_at = np.array([pos.get(int(c), state_arr.size) for c in drop[ok].tolist()])
+    ranks[np.arange(ok.size), drop_at] = n_pad
+    ranks[:, -1] = np.where(add[ok] >= 0, rank.id_rank[np.maximum(add[ok], 0)], n_pad)
+    ranks.sort(axis=1)
+    cost_key = np.round(new_cost[ok], 9)
+    order = np.lexsort((*ranks.T[::-1], cost_key, -touched[ok], diff[ok]))
+    whole = ok.size <= TIE_MAX_STATES
+    found = []
+    for k in ok[order[:TIE_MAX_STATES]].tolist():
+        trial = set(current)
+        if drop[k] >= 0:
+            trial.discard(int(drop[k]))
+        if add[k] >= 0:
+            trial.add(int(add[k]))
+        nxt = tuple(sorted(trial))
+        found.append((rank.key(nxt), nxt))
+    found.sort()
+    return found[:TIE_MAX_STATES], whole, tried
 
 
 class _Mover:
@@ -330,4 +641,13 @@ class _Mover:
             done += taken
 
 
-__all__ = ["MAX_EXCHANGE_PAIRS", "REL_TOL", "EquivalentStore", "closest_equivalent"]
+__all__ = [
+    "MAX_EXCHANGE_PAIRS",
+    "REL_TOL",
+    "TIE_ENUM_CELLS",
+    "TIE_ENUM_MAX",
+    "TIE_MAX_PAIRS",
+    "TIE_MAX_STATES",
+    "EquivalentStore",
+    "closest_equivalent",
+]

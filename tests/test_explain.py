@@ -808,11 +808,13 @@ def test_n_missed_counts_units_that_lose_value():
     cv = compare_view(pkg, 2, store_id="both")
     assert sorted(cv.evaluation.opt_selected) == ["a", "b"]
     assert cv.n_missed == 0
-    # "only-c" (F = 1) is compared with an optimum closest to it: {a, b} with a exchanged for c
-    # is {b, c}, also 2.5 (2 * 0.75 + min(1, 0.5 + 1)). "shared" loses 2 * 0.75 - 0 = 1.5;
-    # "own" is covered alike (lost 0, not a miss).
+    # "only-c" (F = 1) is compared with an optimum closest to it: {a, c} and {b, c} are both
+    # 2.5 (2 * 0.75 + min(1, 1) and 2 * 0.75 + min(1, 0.5 + 1)), one memory from it, touch
+    # its experience and cost 2; the tie rule (QA s40) takes the smaller ids, {a, c}, whichever
+    # optimum the solver returned. "shared" loses 2 * 0.75 - 0 = 1.5; "own" is covered alike
+    # (lost 0, not a miss).
     cv = compare_view(pkg, 2, store_id="only-c")
-    assert sorted(cv.evaluation.opt_selected) == ["b", "c"]
+    assert sorted(cv.evaluation.opt_selected) == ["a", "c"]
     lost = {u.unit_id: u.lost for u in cv.unit_rows}
     assert lost == pytest.approx({"shared": 1.5, "own": 0.0})
     assert cv.n_missed == 1
@@ -824,8 +826,8 @@ def test_bucket_rows_lose_opt_minus_store_per_bucket():
     # "both" = {a, b} against "only-c" = {c}: the solver's optimum is {a, b} itself.
     cv = compare_view(parse_package(OVERLAP_DOC), 2, store_id="only-c")
     rows = {b.bucket: b for b in cv.bucket_rows}
-    # The optimum shown is {b, c}. current truth: unit "shared" (weight 2): store 0, optimum
-    # 2 * 0.75 = 1.5. other: unit "own" (kind fact, weight 1): 1 * min(1, 1.5) on both sides.
+    # The optimum shown is {a, c}. current truth: unit "shared" (weight 2): store 0, optimum
+    # 2 * 0.75 = 1.5. other: unit "own" (kind fact, weight 1): 1 * min(1, 1) on both sides.
     assert rows["current truth"].lost == pytest.approx(1.5)
     assert rows["other"].lost == pytest.approx(0.0)
     table = {r["kind"]: r for r in cv.bucket_table()}  # the exported table / CSV
