@@ -32,6 +32,9 @@ from ._common import FORMAT_HINTS, check_store_id, guess_format
 from .coverage import coverage_from_links, suggest_coverage, suggest_store_coverage
 
 STORE_FORMATS = frozenset({"mem0", "letta", "amem", "zep"})
+#: How much guess_store_format reads (inflated, for gzip) to find a JSON Lines file's first
+#: line (1 MiB).
+_SNIFF_BYTES = 1 << 20
 PACKAGE_FORMATS = frozenset({"artifact", "locomo", "longmemeval"})
 
 
@@ -135,9 +138,10 @@ def load_external_store(
 def guess_store_format(path: str | Path) -> str | None:
     """Which export a file looks like, from its first bytes and top-level keys (a hint for
     error messages and warnings; never used to read a file): ``"mem0"`` (also a zip holding an
-    OpenMemory backup's members), ``"letta"``, ``"amem"``, ``"zep"``, ``"mem0-history"`` (a
-    SQLite history database), ``"locomo"`` or ``"longmemeval"`` (benchmark files, which are
-    package sources) or None.
+    OpenMemory backup's members, and OpenMemory JSON Lines, plain or gzip, whose first line is
+    a backup row: ``id``, ``content``, ``state``), ``"letta"``, ``"amem"``, ``"zep"``,
+    ``"mem0-history"`` (a SQLite history database), ``"locomo"`` or ``"longmemeval"``
+    (benchmark files, which are package sources) or None.
 
     Examples
     --------
@@ -147,10 +151,12 @@ def guess_store_format(path: str | Path) -> str | None:
     >>> guess_store_format(f)
     'zep'
     """
+    import gzip
     import json
     import zipfile
+    import zlib
 
-    from .openmemory import JSON_MEMBER, JSONL_MEMBER
+    from .openmemory import JSON_MEMBER, JSONL_MEMBER, looks_like_rows
 
     try:
         with open(path, "rb") as fh:
@@ -162,9 +168,23 @@ def guess_store_format(path: str | Path) -> str | None:
                 with zipfile.ZipFile(fh) as zf:  # the member list only, nothing inflated
                     names = {PurePosixPath(n).name for n in zf.namelist()}
                 return "mem0" if {JSON_MEMBER, JSONL_MEMBER} & names else None
-            data = json.loads((head + fh.read(64_000_000)).decode("utf-8"))
-    except (OSError, ValueError, RecursionError, zipfile.BadZipFile):
+            if head[:2] == b"\x1f\x8b":
+                # QA s40 defect 3: an OpenMemory memories.jsonl.gz read as another format
+                # got only "decompress it first". Its first line is looked at, in the first
+                # _SNIFF_BYTES inflated (never the whole stream: it may be a gzip bomb).
+                fh.seek(0)
+                with gzip.GzipFile(fileobj=fh) as gz:
+                    text = gz.read(_SNIFF_BYTES).decode("utf-8", "replace")
+                return "mem0" if looks_like_rows(text) else None
+            raw = head + fh.read(64_000_000)
+    except (OSError, EOFError, ValueError, RecursionError, zipfile.BadZipFile, zlib.error):
         return None
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):
+        # QA s40 defect 3: OpenMemory JSON Lines (memories.jsonl) got only "wrap the lines
+        # in one array": its first line, an OpenMemory row (id, content, state), says it.
+        return "mem0" if looks_like_rows(raw[:_SNIFF_BYTES].decode("utf-8", "replace")) else None
     return guess_format(data)
 
 

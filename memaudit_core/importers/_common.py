@@ -606,6 +606,13 @@ def guess_format(data: Any) -> str | None:
             return "amem"
         if "memories" in data and "results" not in data and _OPENMEMORY_KEYS & data.keys():
             return "mem0"  # an OpenMemory backup's memories.json (EXPORT_FORMATS 1.7)
+        rows = data.get("memories") if "results" not in data else None
+        first = (
+            next((r for r in rows if isinstance(r, dict)), None) if isinstance(rows, list) else None
+        )
+        if first is not None and {"id", "content", "state"} <= first.keys():
+            # QA s40 defect 4: a memories.json without export_meta (format mem0 says so).
+            return "mem0"
         if "edges" in data:
             # QA s39 round 2 defect 7: any "edges" was called Zep, so a Cognee export
             # ({nodes, edges: [{source, target, relationship_name}]}) was told to run
@@ -630,7 +637,7 @@ def guess_format(data: Any) -> str | None:
         return bench
     if "fact" in first and ("uuid" in first or "valid_at" in first):
         return "zep"
-    if "memory_id" in first and ({"new_memory", "old_memory"} & first.keys()):
+    if "memory_id" in first and (_HISTORY_ROW_KEYS & first.keys()):
         # QA s39 round 2 defect 7: history rows carry no "memory"; they were not recognised.
         return "mem0-history-rows"
     if "memory" in first or "data" in first:
@@ -642,6 +649,8 @@ def guess_format(data: Any) -> str | None:
     return None
 
 
+#: A Mem0 history row's text keys (prev_value / new_value: Mem0's first history table).
+_HISTORY_ROW_KEYS = frozenset({"new_memory", "old_memory", "prev_value", "new_value"})
 #: Keys only an OpenMemory backup's memories.json has next to "memories".
 _OPENMEMORY_KEYS = frozenset({"export_meta", "status_history", "memory_categories", "apps"})
 #: The top-level keys of a Mem0 get_all (v1.1 / v2) or a Platform page (EXPORT_FORMATS 1.x).

@@ -56,9 +56,16 @@ active one; a superseded one keeps that status) and
 A warning says how many memories carry an ``expiration_date`` and how many of them had expired.
 
 History (``history=`` a JSON list of rows, a ``{"results": [...]}`` page, or Mem0's SQLite
-``history.db`` with either the current schema or the older ``new_value`` one; and/or a
-``"history"`` key next to ``"results"`` in the export -- when both are there, both are read and
-rows identical in the two are counted once, which a warning says):
+``history.db``; and/or a ``"history"`` key next to ``"results"`` in the export -- when both
+are there, both are read and rows identical in the two are counted once, which a warning says).
+``history.db`` is read in the current schema (``old_memory``, ``new_memory``, ``created_at``,
+``updated_at``, ...; a migrated table's extra ``new_value`` is ignored) or in Mem0's first one
+(``prev_value``, ``new_value``, ``timestamp``), whose columns are read as Mem0's own migration
+copies them: ``prev_value`` is the old text, ``new_value`` the new one and ``timestamp`` the
+row's time (``store.meta["history"]`` names the schema read); JSON rows with those keys (the
+first ``history()`` output) are read alike. A table with ``old_memory`` and ``new_value`` but
+no ``new_memory`` (no Mem0 release is known to have written one) is read with ``new_value`` as
+the new text:
 
 - every row needs a string ``memory_id`` and an ``event`` in ``ADD`` / ``UPDATE`` / ``DELETE``
   / ``NONE``, in the JSON history as in ``history.db`` (whose rows are located as
@@ -79,8 +86,15 @@ rows identical in the two are counted once, which a warning says):
   the export's ``updated_at`` (else ``created_at``), is kept as the export shows it, and a
   warning names it, both texts and both times: the export is older than the history.
 - ``UPDATE`` rewrites a memory in place: the memory stays (``status`` active) and its earlier
-  texts are listed in its ``meta["history"]``; ``store.meta["superseded_versions"]`` counts
-  those replaced texts, which are no longer in the store.
+  texts are listed in its ``meta["history"]``. ``store.meta["superseded_versions"]`` counts
+  the texts replaced by an ``UPDATE`` that are no longer in the store: over the memories the
+  store holds, each ``UPDATE`` row (and each add() ``UPDATE`` item) counts once unless the text
+  it replaced (``old_memory``, else the text the row before wrote; add(): ``previous_memory``)
+  is the text the store holds for that memory. An ``UPDATE`` dated after the export's time for
+  the memory was not applied to the export, so it does not count (its replaced text is
+  usually the text kept); nor do the ``UPDATE`` rows of a memory the export does not hold (a
+  deleted one is listed in ``deleted``, a missing one in the truncation warning), nor those
+  of a memory whose ``lifecycle_state`` is ``deleted``.
 - a Platform memory with ``replaced_by`` (or ``lifecycle_state`` ``superseded``) is
   **superseded**: it is still in the store, so it is kept and marked ``status="superseded"``.
   ``lifecycle_state`` ``deleted`` is treated like a ``DELETE``; other states are kept as the
@@ -181,6 +195,13 @@ _V2_FIELDS = ("attributed_to", "expiration_date")
 _SKIP = {"hash", "text_lemmatized", "embedding", "vector"}
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _EVENTS = ("ADD", "UPDATE", "DELETE", "NONE")
+#: How ``store.meta["history"]`` names each ``history.db`` layout read.
+_SCHEMA_NAMES = {
+    "current": "current schema",
+    # QA s40 defect 2: Mem0's first table (mem0/memory/storage.py, 2024).
+    "first": "Mem0's first schema: prev_value, new_value, timestamp",
+    "new_value": "new_value schema",
+}
 #: Mem0's own payload keys (EXPORT_FORMATS 1.2): every other payload key is user metadata.
 _PAYLOAD_RESERVED = frozenset(
     {
@@ -225,7 +246,8 @@ def _is_history_row(item: Any) -> bool:
     return (
         isinstance(item, dict)
         and "memory_id" in item
-        and ("new_memory" in item or "old_memory" in item)
+        # prev_value / new_value: Mem0's first history() rows (QA s40 defect 2).
+        and bool({"new_memory", "old_memory", "prev_value", "new_value"} & item.keys())
         and "memory" not in item
     )
 
@@ -273,6 +295,23 @@ def _detect(doc: Any, col: Collector) -> tuple[list[Any], str, str, list[Any], A
             json_type(doc),
         )
     if "results" not in doc:
+        if openmemory.looks_like_trimmed_backup(doc):
+            # QA s40 defect 4: a memories.json without export_meta got only "needs a
+            # 'results' array". Refused with a hint, not read: export_meta says whether the
+            # backup was filtered (app_id / from_date / to_date) and so holds only part of
+            # the user's memories, and a memories.json member without it is refused in a zip
+            # too (rule openmemory-shape).
+            fail(
+                col.source,
+                "$",
+                "format-hint",
+                "this looks like an OpenMemory backup's memories.json (rows with id, content, "
+                "state) without its 'export_meta' (nor status_history, memory_categories or "
+                "apps): give the backup as OpenMemory exported it (the zip of POST "
+                "/api/v1/backup/export, its memories.json or memories.jsonl.gz), or put its "
+                "'export_meta' back next to 'memories'",
+                sorted(doc)[:8],
+            )
         fail(
             col.source,
             "$",
@@ -338,7 +377,9 @@ def _row_ok(row: dict[str, Any], path: str, col: Collector, absent: str) -> bool
     return True
 
 
-def _history_rows_from_sqlite(path: Path) -> list[dict[str, Any]]:
+def _history_rows_from_sqlite(path: Path) -> tuple[list[dict[str, Any]], str]:
+    """The rows of ``history.db`` (located, checked) and its layout, a key of
+    :data:`_SCHEMA_NAMES`."""
     source = str(path)
     try:
         con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
@@ -363,27 +404,31 @@ def _history_rows_from_sqlite(path: Path) -> list[dict[str, Any]]:
         new_col = (
             "new_memory" if "new_memory" in cols else ("new_value" if "new_value" in cols else None)
         )
+        # QA s40 defect 2: Mem0's first history table was (id, memory_id, prev_value,
+        # new_value, event, timestamp, is_deleted) (mem0/memory/storage.py before the
+        # old_memory / new_memory rename); its rows were read without their old texts and
+        # times. Mem0's own migration copies prev_value to old_memory and timestamp to
+        # created_at and updated_at; so does this reader.
+        first_schema = "prev_value" in cols and "old_memory" not in cols
         wanted = [
             c
-            for c in (
-                "id",
-                "memory_id",
-                "old_memory",
-                "event",
-                "created_at",
-                "updated_at",
-                "is_deleted",
-                "actor_id",
-                "role",
-            )
+            for c in ("id", "memory_id", "old_memory", "event", "created_at", "updated_at")
             if c in cols
         ]
+        if first_schema:
+            wanted.append("prev_value AS old_memory")
+        if "timestamp" in cols and not {"created_at", "updated_at"} & set(cols):
+            wanted += ["timestamp AS created_at", "timestamp AS updated_at"]
+        wanted += [c for c in ("is_deleted", "actor_id", "role") if c in cols]
         select = ", ".join(
             wanted + ([f"{new_col} AS new_memory"] if new_col else []) + ["rowid AS _rowid"]
         )
         # rowid breaks ties (QA s39 defect 1): rows of equal or NULL times keep the order
         # Mem0 wrote them in, not whatever order SQLite returns.
-        order = ", ".join([c for c in ("created_at", "updated_at") if c in cols] + ["rowid"])
+        time_cols = [c for c in ("created_at", "updated_at") if c in cols]
+        if not time_cols and "timestamp" in cols:
+            time_cols = ["timestamp"]
+        order = ", ".join([*time_cols, "rowid"])
         try:
             cur = con.execute(f"SELECT {select} FROM history ORDER BY {order}")
             names = [d[0] for d in cur.description]
@@ -392,15 +437,22 @@ def _history_rows_from_sqlite(path: Path) -> list[dict[str, Any]]:
             fail(source, "history", "sqlite", f"cannot read the 'history' table: {exc}")
     finally:
         con.close()
+    if first_schema:
+        schema = "first"
+    elif new_col == "new_value":
+        # old_memory beside new_value (no new_memory): a layout no Mem0 release is known to
+        # have written (its migrated table has both new_memory and new_value); read alike.
+        schema = "new_value"
+    else:
+        schema = "current"
     col = Collector(source)
     for i, row in enumerate(rows):
         row["_path"] = f"history[row {i + 1}]"
-        row["_schema"] = "new_value" if new_col == "new_value" else "current"
         # The rules of the JSON rows (QA s25: a NULL memory_id became a memory "None", and a
         # NULL or unknown event was read as no event at all).
         _row_ok(row, row["_path"], col, "NULL")
     col.raise_if_any()
-    return rows
+    return rows, schema
 
 
 def _history_rows(
@@ -411,9 +463,8 @@ def _history_rows(
         path = Path(history)
         head = read_bytes(path)[:16]
         if head.startswith(_SQLITE_MAGIC):
-            rows = _history_rows_from_sqlite(path)
-            schema = rows[0]["_schema"] if rows else "current"
-            kind = f"sqlite history.db ({schema} schema)"
+            rows, schema = _history_rows_from_sqlite(path)
+            kind = f"sqlite history.db ({_SCHEMA_NAMES[schema]})"
         else:
             data = load_json_file(path)
             hcol = Collector(str(path))
@@ -457,6 +508,12 @@ def _json_history(
         out = dict(row)
         if "new_memory" not in out and "new_value" in out:
             out["new_memory"] = out.pop("new_value")
+        # QA s40 defect 2: Mem0's first get_history() rows name the old text prev_value and
+        # the time timestamp; mapped as Mem0's own migration maps them.
+        if "old_memory" not in out and "prev_value" in out:
+            out["old_memory"] = out.pop("prev_value")
+        if "timestamp" in out and "created_at" not in out and "updated_at" not in out:
+            out["created_at"] = out["updated_at"] = out.pop("timestamp")
         out["_path"] = path
         rows.append(out)
     return rows
@@ -539,6 +596,35 @@ def _newer_history(
         "older than the history; the export's text is kept (export the store again to score the "
         "newer one)"
     )
+
+
+def _replaced_texts(events: list[dict[str, Any]], text: Any, export_iso: str | None) -> int:
+    """How many texts a kept memory's history shows were replaced and are not in the store.
+
+    An ``UPDATE`` counts unless its replaced text (``old_memory``, else the text the previous
+    event wrote) is ``text``, the text the store holds, or the row is dated after
+    ``export_iso`` (the export's ``updated_at`` / ``created_at`` for the memory): an UPDATE
+    after the export's time was not applied to the exported store (QA s40 defect 1: the text
+    it replaced is the one the store still holds, yet it was counted).
+    An UPDATE whose replaced text is unknown counts (Mem0 writes UPDATE only for a changed
+    text), as does one without a readable time (nothing says it came later).
+    """
+    exported = _as_utc(export_iso)
+    count = 0
+    previous: Any = None
+    for row in events:
+        old = row.get("old_memory")
+        if old is None:
+            old = previous
+        if row.get("new_memory") is not None:
+            previous = row["new_memory"]
+        if str(row.get("event", "")).upper() != "UPDATE" or (old is not None and old == text):
+            continue
+        at = _as_utc(_event_time(row))
+        if at is not None and exported is not None and at > exported:
+            continue
+        count += 1
+    return count
 
 
 def _event_time(row: dict[str, Any]) -> str:
@@ -625,12 +711,16 @@ def load_mem0_store(
             backup = "jsonl"
     if backup is not None or openmemory.is_backup_doc(doc):
         if history is not None:
+            # QA s40 defect 5: the reason given was the backup's status_history, which a
+            # memories.jsonl(.gz) does not have. What holds for every backup: each row's state
+            # says which memories are live, paused, archived or deleted.
             fail(
                 source,
                 "$",
                 "mem0-history",
-                "this is an OpenMemory backup, which carries its own state history "
-                "(status_history); a Mem0 history is not read with it: leave out the history",
+                "this is an OpenMemory backup: each of its memories carries its own state "
+                "(active, paused, archived or deleted), which says what the store holds, so a "
+                "Mem0 history is not read with it: leave out the history",
             )
         return openmemory.load_openmemory_store(
             source,
@@ -734,7 +824,10 @@ def load_mem0_store(
     times: list[datetime] = [t for t in (_as_utc(_event_time(r)) for r in rows) if t]
     expiring: list[tuple[Record, Any, str]] = []
     add_events: dict[str, int] = {}
-    add_updates = 0
+    # QA s40 defect 1: replaced texts of the memories kept (see _replaced_texts); every
+    # history UPDATE was counted, also one after the export's time and one of a memory the
+    # export does not hold.
+    superseded_versions = 0
     zone_offsets: set[str] = set()
     other_states: list[str] = []
     scopes: dict[str, dict[str, None]] = {"user_id": {}, "agent_id": {}}
@@ -894,8 +987,14 @@ def load_mem0_store(
                 )
                 if newer:
                     warnings.append(newer)
+            replaced = _replaced_texts(events, fields.get(text_key), updated.iso or created.iso)
         elif event == "UPDATE":
-            add_updates += 1  # the replaced text is no longer in the store
+            # add() output: the replaced text is no longer in the store, unless it is the
+            # text the memory still holds.
+            previous = item.get("previous_memory")
+            replaced = int(previous is None or previous != fields.get(text_key))
+        else:
+            replaced = 0
         extra_links = []
         if metadata:
             extra_links = links_from(metadata)
@@ -926,6 +1025,7 @@ def load_mem0_store(
         if fields.get("expiration_date") is not None:
             expiring.append((record, fields["expiration_date"], f"{fpath}.expiration_date"))
         records.append(record)
+        superseded_versions += replaced
 
     if expiring:
         # QA s25: a memory past its expiration_date was scored as plain active, unsaid.
@@ -941,9 +1041,7 @@ def load_mem0_store(
 
     # History-only memories: deleted (tombstones) or missing from the export.
     missing = []
-    superseded_versions = add_updates
     for mem_id, events in by_id.items():
-        superseded_versions += sum(1 for e in events if str(e.get("event")).upper() == "UPDATE")
         if mem_id in present:
             continue
         last = events[-1]

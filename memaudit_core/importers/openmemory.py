@@ -74,6 +74,23 @@ def is_backup_doc(doc: Any) -> bool:
     )
 
 
+def looks_like_trimmed_backup(doc: Any) -> bool:
+    """Whether decoded JSON is a ``memories.json`` stripped of the keys that mark it
+    (:func:`is_backup_doc`): ``{"memories": [...]}`` whose first object row has ``id``,
+    ``content`` and ``state`` (QA s40 defect 4: a hint, never read as a backup).
+
+    >>> looks_like_trimmed_backup({"memories": [{"id": "m1", "content": "x", "state": "active"}]})
+    True
+    >>> looks_like_trimmed_backup({"memories": [{"id": "m1", "memory": "x"}]})
+    False
+    """
+    if not isinstance(doc, dict) or "results" in doc or is_backup_doc(doc):
+        return False
+    rows = doc.get("memories")
+    first = next((r for r in rows if isinstance(r, dict)), None) if isinstance(rows, list) else None
+    return first is not None and {"id", "content", "state"} <= first.keys()
+
+
 def _looks_like_row(line: str) -> bool:
     """Whether one line is an OpenMemory ``memories.jsonl`` row (a hint, never a rule)."""
     try:
