@@ -353,7 +353,8 @@ def import_export(
     a ``history.db``), read as the CLI's ``--history`` is, from a temporary file named like
     ``history_name``: its problems, and the warnings that cite its rows, name the upload.
     The bytes are part of the cache key, so the same export with another history (or none)
-    is another store. ``meta["history_file"]`` records the history's name.
+    is another store. ``meta["history_file"]`` records the history's name, and the store's
+    label names it too (``"Mem0 export + history h.json"``).
     """
     import tempfile
     from dataclasses import replace
@@ -399,9 +400,13 @@ def import_export(
     # The importer cites a history row by its file's path (the temporary one here).
     meta = _renamed(dict(store.meta), names)
     meta["source_file"] = name
+    label = store.label
     if history_path is not None:
         meta["history_file"] = history_file
-    return replace(store, meta=meta)
+        # QA s40 defect 1: each history swap adds a store, and all were "Mem0 export" in the
+        # store box and the chart's legend, none saying which history it carries.
+        label = f"{store.display_name} + history {history_file}"
+    return replace(store, label=label, meta=meta)
 
 
 def _renamed(value: object, names: dict[str, str]) -> object:

@@ -44,6 +44,8 @@ ANN_KEYS = {
     "(digest: export's, history's or None, format, cost rule)",
     "ma_ann_logs": "'<package hash>:<store id>' -> annotation decisions (AnnotationChange dicts)",
     "ma_ann_store": "'<package hash>:<store id>' of the store shown",
+    "ma_ann_resolved": "'<package hash>:<upload key>' the uploads resolved to at the last run "
+    "(the store they resolve to is shown when it changes)",
     "ma_ann_sidebar_seen": "the sidebar's store key at the last run (the page follows a change)",
     "ma_ann_who": "annotator name written into the log",
     "ma_ann_salience": "meta field read as salience ('' = the memory's salience)",
@@ -133,15 +135,17 @@ with st.expander("Load a memory-system export next to this package", expanded=Fa
             f"{MAX_UPLOAD_MB} MB are refused.",
         )
     history = history_upload if fmt == "mem0" else None
-    if history_upload is not None and history is None:
-        st.warning(
-            f"The Mem0 history {md_escape(history_upload.name)} is **not read**: a history "
-            f"applies to mem0 exports only, and the format is {fmt}. The export is loaded "
-            "without it; choose mem0 to apply it, or remove it."
-        )
+    # Filled once the export's outcome is known, in this place on screen: QA s40 (defect 2)
+    # saw "The export is loaded without it" under an error saying it was not loaded, and with
+    # no export uploaded at all.
+    not_read = st.empty() if history_upload is not None and history is None else None
     if upload is None and history is not None:
         st.info("The history is read with its export: upload the Mem0 export above.")
-    if upload is not None:
+    found = None
+    if upload is None:
+        # Another upload of the same content is a change too: it shows its store again.
+        state.pop("ma_ann_resolved", None)
+    else:
         data = upload.getvalue()
         digest = hashlib.sha256(data).hexdigest()[:16]
         hdata = None if history is None else history.getvalue()
@@ -189,10 +193,19 @@ with st.expander("Load a memory-system export next to this package", expanded=Fa
             else:
                 if new_store.memories:
                     imports[store_id] = {"digest": key, "store": new_store}
-                    state["ma_ann_store"] = _log_key(store_id)
                     found = store_id
                 else:
                     st.warning("The export holds no memories (as kept): nothing to score.")
+        # QA s40 defect 1: only a new import became the store shown, so a store found again
+        # by its key (history removed, an earlier history re-uploaded, letta -> mem0) was
+        # named in the message while the previous one stayed shown and scored. The store the
+        # uploads resolve to is shown whenever the uploads' key changes; reruns with the same
+        # key leave a later pick in the store box alone.
+        resolved = f"{phash}:{key}"
+        if state.get("ma_ann_resolved") != resolved:
+            state["ma_ann_resolved"] = resolved
+            if found is not None and not too_big:
+                state["ma_ann_store"] = _log_key(found)
         if found is not None:
             loaded = imports[found]["store"]
             meta = loaded.meta
@@ -209,6 +222,19 @@ with st.expander("Load a memory-system export next to this package", expanded=Fa
             if len(warnings) > 10:
                 # QA s39 defect 12a: warnings past the tenth were dropped without a word.
                 st.text(f"... and {len(warnings) - 10} more warning(s)")
+
+    if not_read is not None:
+        base = (
+            f"The Mem0 history {md_escape(history_upload.name)} is **not read**: a history "
+            f"applies to mem0 exports only, and the format is {fmt}. "
+        )
+        if upload is None:
+            tail = "Choose mem0 and upload its Mem0 export to apply it, or remove it."
+        elif found is None:
+            tail = "Choose mem0 to apply it, or remove it."
+        else:
+            tail = "The export is loaded without it; choose mem0 to apply it, or remove it."
+        not_read.warning(base + tail)
 
 # --------------------------------------------------------------------------- the store shown
 
@@ -268,8 +294,9 @@ else:
             state["ma_ann_sidebar_seen"] = f"store:{sid}"
 
     st.subheader("Store and scoring options")
-    o1, o2, o3, o4 = st.columns([2, 1, 1, 1])
-    o1.selectbox(
+    # The store box has a row of its own: in a fifth of the width at 1024 px its options were
+    # cut after "Mem0 export + his", hiding which history a store carries (QA s40 defect 1).
+    st.selectbox(
         "External store",
         ids,
         key="w_ext_store",
@@ -279,6 +306,7 @@ else:
         ),
         on_change=_picked,
     )
+    o2, o3, o4 = st.columns(3)  # filled below; the notice on the store shown comes after them
     store_id = state["w_ext_store"]
     session_n = len(logs.get(_log_key(store_id), []))
     decisions = f"{session_n} annotation decision{'' if session_n == 1 else 's'}"

@@ -217,11 +217,16 @@ def test_a_history_under_another_format_is_said_not_read() -> None:
     (warning,) = [_plain(w.value) for w in at.warning]
     assert warning == (
         "The Mem0 history h.json is **not read**: a history applies to mem0 exports only, and "
-        "the format is letta. The export is loaded without it; choose mem0 to apply it, or "
-        "remove it."
+        # QA s40 (defect 2 of the export + history report): no export is uploaded yet, so
+        # the warning no longer says it is loaded.
+        "the format is letta. Choose mem0 and upload its Mem0 export to apply it, or remove it."
     )
     _upload(at, "w_ext_upload", "passages.json", letta)
     assert not at.error, [e.value for e in at.error]
+    (warning,) = [w for w in map(_plain, (w.value for w in at.warning)) if "h.json" in w]
+    assert warning.endswith(
+        "The export is loaded without it; choose mem0 to apply it, or remove it."
+    )
     (success,) = [_plain(s.value) for s in at.success]
     assert success.startswith("Loaded as store `letta`: ") and "history" not in success
     assert "history_file" not in _imports(at)["letta"]["store"].meta
