@@ -279,6 +279,6 @@ def test_mem0_history_row_without_a_time_keeps_the_file_order_and_is_said(tmp_pa
     assert not any("not in the export" in w for w in warnings)
     assert (
         "history rows without a readable time for 1 memory(ies) ('m9'): their events are "
-        "taken in the file's order (history.db: row order), except that a DELETE (or "
+        "taken in the file's order (for a history.db, its row order), except that a DELETE (or "
         "is_deleted) row is always the memory's last event"
     ) in warnings

@@ -791,7 +791,7 @@ def load_mem0_store(
         warnings.append(
             f"history rows without a readable time for {len(timeless)} memory(ies) "
             f"({', '.join(timeless[:10])}{' ...' if len(timeless) > 10 else ''}): their "
-            "events are taken in the file's order (history.db: row order), except that a "
+            "events are taken in the file's order (for a history.db, its row order), except that a "
             "DELETE (or is_deleted) row is always the memory's last event"
         )
     if version == "platform":
