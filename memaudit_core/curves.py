@@ -451,8 +451,8 @@ class BudgetCurve:
     def _check_consistent(self, path: str) -> None:
         """Refuse a read-back curve whose points leave its grid or whose ratios are not
         ``value / opt`` (QA s40: the cheap checks of a saved sweep's rows, for a curve)."""
-        from .analysis import _ratio
         from .errors import ResultError
+        from .results import check_quotient
 
         budgets, keys = set(self.budgets), {m.key for m in self.methods}
         for k, o in enumerate(self.opt):
@@ -480,19 +480,7 @@ class BudgetCurve:
                 v = getattr(p, name)
                 if not (math.isfinite(v) and v >= 0):
                     raise ResultError(f"{at}.{name}", "wrong value", "F is a finite number >= 0", v)
-            want = _ratio(p.value, p.opt)
-            same = (
-                p.ratio is None and want is None
-                if p.ratio is None or want is None
-                else math.isclose(p.ratio, want, rel_tol=1e-12, abs_tol=1e-15)
-            )
-            if not same:
-                raise ResultError(
-                    f"{at}.ratio",
-                    "inconsistent",
-                    f"not value / opt = {p.value!r} / {p.opt!r} (expected {want!r})",
-                    p.ratio,
-                )
+            check_quotient(f"{at}.ratio", p.ratio, p.value, p.opt, "value / opt")
             if p.ratio_text != ratio_text(p.ratio):
                 raise ResultError(
                     f"{at}.ratio_text",

@@ -479,6 +479,34 @@ def _checked_version(value: Any, path: str, newest: int, writer: str, kind: str)
     return version
 
 
+def check_quotient(at: str, got: float | None, num: float, den: float, names: str) -> None:
+    """Refuse a saved ratio that is not ``num / den`` (None when ``den`` is not above
+    ``ZERO_OPT``, as the library computes it), at ``at`` with rule ``inconsistent``.
+
+    ``names`` says the quotient in the message, e.g. ``"value / opt"``. One rule for every
+    read-back model (QA s40: curves, sensitivities and gains each repeated it).
+
+    Examples
+    --------
+    >>> check_quotient("$.ratio", 0.5, 1.0, 2.0, "value / opt")
+    >>> check_quotient("$.ratio", 0.6, 1.0, 2.0, "value / opt")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    memaudit_core.errors.ResultError: $.ratio: not value / opt = 1.0 / 2.0 (expected 0.5) ...
+    """
+    from .solvers import ZERO_OPT
+
+    want = None if den <= ZERO_OPT else num / den
+    if got is None or want is None:
+        same = got is None and want is None
+    else:
+        same = math.isclose(got, want, rel_tol=1e-12, abs_tol=1e-15)
+    if not same:
+        raise ResultError(
+            at, "inconsistent", f"not {names} = {num!r} / {den!r} (expected {want!r})", got
+        )
+
+
 def check_result_kind(data: Mapping[str, Any], path: str, kind: str) -> None:
     """Refuse a document whose ``result_kind`` is not ``kind`` (a sweep read as a solve)."""
     found = field_value(data, "result_kind", path)

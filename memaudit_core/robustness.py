@@ -787,27 +787,14 @@ class CostRuleSensitivity:
     def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> CostRuleSensitivity:
         """The result whose :meth:`to_dict` is ``data`` (see :func:`memaudit_core.read_result`);
         a located ``ResultError`` on bad input or ratios that contradict their values."""
-        from .errors import ResultError
-        from .results import from_fields
+        from .results import check_quotient, from_fields
 
         # QA s40: a saved cost-rule sensitivity could not be read back at all.
         res = from_fields(cls, data, path, kind=cls.RESULT_KIND)
         for i, rule in enumerate(res.rules):
             for k, row in enumerate(rule.rows):
                 at = f"{path}.rules[{i}].rows[{k}]"
-                want = _ratio(row.value, row.opt)
-                ok = (
-                    row.ratio is None and want is None
-                    if row.ratio is None or want is None
-                    else math.isclose(row.ratio, want, rel_tol=1e-12, abs_tol=1e-15)
-                )
-                if not ok:
-                    raise ResultError(
-                        f"{at}.ratio",
-                        "inconsistent",
-                        f"not value / opt = {row.value!r} / {row.opt!r} (expected {want!r})",
-                        row.ratio,
-                    )
+                check_quotient(f"{at}.ratio", row.ratio, row.value, row.opt, "value / opt")
         return res
 
 
@@ -1129,25 +1116,12 @@ class CapacitySensitivity:
     def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> CapacitySensitivity:
         """The result whose :meth:`to_dict` is ``data`` (see :func:`memaudit_core.read_result`);
         a located ``ResultError`` on bad input or gains that contradict their optima."""
-        from .errors import ResultError
-        from .results import from_fields
+        from .results import check_quotient, from_fields
 
         # QA s40: a saved capacity sensitivity could not be read back at all.
         res = from_fields(cls, data, path, kind=cls.RESULT_KIND)
         for k, p in enumerate(res.points):
-            want = _ratio(p.opt_k, p.opt_1)
-            ok = (
-                p.gain is None and want is None
-                if p.gain is None or want is None
-                else math.isclose(p.gain, want, rel_tol=1e-12, abs_tol=1e-15)
-            )
-            if not ok:
-                raise ResultError(
-                    f"{path}.points[{k}].gain",
-                    "inconsistent",
-                    f"not opt_k / opt_1 = {p.opt_k!r} / {p.opt_1!r} (expected {want!r})",
-                    p.gain,
-                )
+            check_quotient(f"{path}.points[{k}].gain", p.gain, p.opt_k, p.opt_1, "opt_k / opt_1")
         return res
 
 
