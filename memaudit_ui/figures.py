@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -1944,6 +1944,25 @@ UNION_LINES = (
     ("upper_value", "upper-pruned", {"width": 2, "dash": "dash"}, _OPEN_MARKER),
     ("union_opt_value", "OPT over P+", {"width": 2, "dash": "dot"}, None),
 )
+#: OPT over the package candidates: dark dash-dot, not the grey dotted key of "OPT over P+"
+#: in presentation mode (speaker QA: the two legend entries looked the same).
+PACKAGE_OPT_LINE = {"color": "#222222", "width": 3, "dash": "dashdot"}
+_DASH_WORDS = {"solid": "solid", "dash": "dashed", "dot": "dotted", "dashdot": "dash-dot"}
+_COLOUR_WORDS = {"#222222": "black"}
+
+
+def _line_words(line: Mapping[str, Any]) -> str:
+    """How a plotly line dict looks, in words ("dotted", "black dash-dot")."""
+    dash = _DASH_WORDS[line.get("dash", "solid")]
+    return f"{_COLOUR_WORDS[line['color']]} {dash}" if "color" in line else dash
+
+
+#: The union curve's line styles in words, by field, made from the dicts the figure draws
+#: with: QA s40 found the page's caption saying "Grey dotted" for a dark dash-dot line.
+UNION_LINE_WORDS: dict[str, str] = {
+    **{field: _line_words(line) for field, _what, line, _marker in UNION_LINES},
+    "package_opt_value": _line_words(PACKAGE_OPT_LINE),
+}
 #: A marker shape per external store (in order), so that stores never differ by colour
 #: alone: Letta's blue and A-Mem's purple look alike under protanopia (QA s20c).
 STORE_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "pentagon", "hexagon")
@@ -1958,7 +1977,7 @@ def union_curve_lines(
 ) -> go.Figure:
     """Kept F(Y') (solid) vs the exact upper-pruned bound (dashed) and the union optimum
     (dotted) per external store across budgets, one colour per system; OPT over the package
-    candidates as a grey dotted line.
+    candidates as a black dash-dot line (``UNION_LINE_WORDS`` says so in words).
 
     ``rows`` are :class:`memaudit_core.union.UnionCurveRow`. Points where the store's smallest
     memory exceeds the budget (a cost effect) get an ``x`` marker.
@@ -2061,9 +2080,7 @@ def union_curve_lines(
             y=[opt[b] for b in xs],
             mode="lines",
             name="OPT (package candidates)",
-            # Not the grey dotted key of "OPT over P+" in presentation mode (speaker QA: the
-            # two legend entries looked the same).
-            line={"color": "#222222", "width": 3, "dash": "dashdot"},
+            line=dict(PACKAGE_OPT_LINE),
             hovertemplate="budget %{x}<br>OPT_P %{y:.4g}<extra></extra>",
         )
     if budget is not None:

@@ -667,19 +667,25 @@ else:
         "ext_curve",
         f"{wpkg.id}-external-kept-vs-upper",
     )
+    # The style words come from the figure's own line dicts (QA s40: the caption said "Grey
+    # dotted" for OPT over the package candidates, drawn as a dark dash-dot line).
+    style = figures.UNION_LINE_WORDS
+    kept_s, upper_s = style["kept_value"], style["upper_value"]
+    union_s, package_s = style["union_opt_value"], style["package_opt_value"]
     st.caption(
-        "Solid: what each store keeps at the budget. Dashed: the best it could keep from its "
-        "own memories (exact). Dotted, same colour: the union optimum OPT over P+. The gap "
-        "from solid to dashed is selection; from dashed up to dotted, extraction. Grey "
-        "dotted: OPT over the package candidates. An x marks a budget below the store's "
-        "smallest memory (cost effect)."
+        f"{kept_s.capitalize()}: what each store keeps at the budget. {upper_s.capitalize()}: "
+        f"the best it could keep from its own memories (exact). {union_s.capitalize()}, same "
+        f"colour: the union optimum OPT over P+. The gap from {kept_s} to {upper_s} is "
+        f"selection; from {upper_s} up to {union_s}, extraction. {package_s.capitalize()}: "
+        "OPT over the package candidates. An x marks a budget below the store's smallest "
+        "memory (cost effect)."
     )
     if curve.n_unproven:
         st.info(
             f"{curve.n_unproven} of {len(curve)} points rest on an optimum not proven within the "
-            f"{cached.PAGE_TIME_S:g} s the curve's solves share: there the dashed, dotted and "
-            "grey lines show the best store found (at most the optimum); the table's "
-            "`certified` column (in the CSV on a projector) says which."
+            f"{cached.PAGE_TIME_S:g} s the curve's solves share: there the {upper_s}, {union_s} "
+            f"and {package_s} lines show the best store found (at most the optimum); the "
+            "table's `certified` column (in the CSV on a projector) says which."
         )
     curve_df = pd.DataFrame([r.to_dict() for r in curve])
     # On a projector: the current budget only, readable headers, 3 decimals (app QA: 21 rows of
