@@ -370,23 +370,74 @@ class SolveResult:
 #: relative rounding; anything near a real gap is a contradiction).
 CERTIFIED_GAP_MAX = 1e-6
 
-#: Every engine by name, filled when this package is imported (the engine modules register
-#: themselves at the end of this file).
-ENGINES: dict[str, Engine] = {}
+
+class _EngineRegistry(dict):
+    """A dict of engines that imports the engine modules on its first read.
+
+    QA s40: ENGINES read ``{}`` until the first solve, although every engine is said to be
+    registered in it; importing the engine modules with this package instead cost every
+    ``import memaudit_core`` (each CLI command, each worker pool's server) 0.2 s of SciPy
+    imports. Registration writes with ``dict.__setitem__`` and never triggers the import.
+    """
+
+    _loaded = False
+
+    def _load(self) -> None:
+        if not _EngineRegistry._loaded:
+            _EngineRegistry._loaded = True
+            _load_engines()
+
+    def __getitem__(self, key: str) -> Engine:
+        self._load()
+        return super().__getitem__(key)
+
+    def __contains__(self, key: object) -> bool:
+        self._load()
+        return super().__contains__(key)
+
+    def __iter__(self):  # noqa: ANN204 - dict's own signature
+        self._load()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._load()
+        return super().__len__()
+
+    def __repr__(self) -> str:
+        self._load()
+        return super().__repr__()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self._load()
+        return super().get(key, default)
+
+    def keys(self):  # noqa: ANN201 - dict's own signature
+        self._load()
+        return super().keys()
+
+    def values(self):  # noqa: ANN201 - dict's own signature
+        self._load()
+        return super().values()
+
+    def items(self):  # noqa: ANN201 - dict's own signature
+        self._load()
+        return super().items()
+
+
+#: Every engine by name: the engine modules register themselves when it is first read.
+ENGINES: dict[str, Engine] = _EngineRegistry()
 
 
 def register_engine(name: str) -> Callable[[Engine], Engine]:
     def deco(fn: Engine) -> Engine:
-        ENGINES[name] = fn
+        dict.__setitem__(ENGINES, name, fn)
         return fn
 
     return deco
 
 
 def _load_engines() -> None:
-    # Import for side effects: each module registers its engine. Called once, at the end of
-    # this module (QA s40 defect 2: ENGINES was {} until the first solve, although this
-    # module's docstring says every engine is registered in it).
+    # Import for side effects: each module registers its engine (on ENGINES' first read).
     from . import bnb, brute, enum, milp  # noqa: F401
 
 
@@ -691,6 +742,3 @@ __all__ = [
     "solve",
     "solve_budgets",
 ]
-
-# Last: the engine modules import names defined above (RawSolution, register_engine, ...).
-_load_engines()
