@@ -745,7 +745,8 @@ def problem_list_md(lines: Sequence[str], limit: int = 30) -> str:
 
 def history_note(meta: dict[str, Any]) -> str:
     """The clause of an import's success message (Markdown) that says which Mem0 history was
-    read and what it did, from the store's ``meta``; ``""`` when no history was read.
+    read and what it did, from the store's ``meta``; without a history, the memories the export
+    itself marks deleted; ``""`` when there is neither.
 
     Without it a history upload looked the same whether it took effect or not.
 
@@ -757,13 +758,26 @@ def history_note(meta: dict[str, Any]) -> str:
     1 deleted memory left out (m2), 1 superseded version
     >>> history_note({"deleted": []})
     ''
+
+    An export that marks memories deleted itself (an OpenMemory backup's ``state``, Mem0
+    ``add()`` output) says them without a history:
+
+    >>> history_note({"deleted": [{"id": "m2"}]}).replace(chr(92), "")
+    '; 1 deleted memory left out (m2)'
     """
     read = meta.get("history")
-    if not read:
-        return ""
-    named = meta.get("history_file")
     deleted = [str(d.get("id") if isinstance(d, dict) else d) for d in meta.get("deleted", [])]
     ids = ", ".join(deleted[:5]) + (", ..." if len(deleted) > 5 else "")
+    if not read:
+        # Session s40: an OpenMemory backup's deleted memories were left out without a word
+        # in the success message (only the CLI's summary line said them).
+        if not deleted:
+            return ""
+        return (
+            f"; {len(deleted)} deleted {'memory' if len(deleted) == 1 else 'memories'} left out"
+            f" {_md_escape(f'({ids})')}"
+        )
+    named = meta.get("history_file")
     n_sup = meta.get("superseded_versions", 0)
     return (
         f", with history {_md_escape(named) + ' ' if named else ''}{_md_escape(f'({read})')}: "

@@ -584,7 +584,13 @@ else:
         wpkg, wstore, who=state["ma_ann_who"] or "annotator", suggestions=suggestions
     )
     if b1.button(
-        f"Confirm all {len(pending)} suggestions" if pending else "No suggestions to confirm",
+        (
+            "Confirm the 1 suggestion"
+            if len(pending) == 1
+            else f"Confirm all {len(pending)} suggestions"
+        )
+        if pending
+        else "No suggestions to confirm",
         key="w_ext_confirm",
         # App QA: with nothing pending the button stayed enabled and logged 0 decisions.
         disabled=not pending,
