@@ -244,8 +244,8 @@ def _read_zip(raw: bytes, source: str) -> tuple[dict[str, tuple[str, bytes]], li
                     # Bounded even if the header lies about the size.
                     data = fh.read(MAX_MEMBER_BYTES + 1)
             except (zipfile.BadZipFile, OSError, EOFError, zlib.error, RuntimeError) as exc:
-                # RuntimeError: an encrypted member, or (NotImplementedError) a compression
-                # method zipfile cannot read.
+                # RuntimeError covers an encrypted member and a compression method zipfile
+                # cannot read (it raises a RuntimeError subclass for that): both said, located.
                 fail(source, info.filename, "zip", f"cannot read this member ({exc})")
             if len(data) > MAX_MEMBER_BYTES:
                 _too_big(source, info.filename)
