@@ -350,6 +350,23 @@ class CurvePoint:
         return from_fields(cls, data, path, keys={"method_key": "method"})
 
 
+def _check_in_grid(
+    at: str, budget: float, method_key: str, budgets: set[float], keys: set[str], owner: str
+) -> None:
+    """Refuse a read-back row whose budget or method is not in its result's grid (one rule for
+    a budget curve's points and a family band's rows)."""
+    from .errors import ResultError
+
+    if budget not in budgets:
+        raise ResultError(
+            f"{at}.budget", "inconsistent", f"not one of the {owner}'s budgets", budget
+        )
+    if method_key not in keys:
+        raise ResultError(
+            f"{at}.method", "inconsistent", f"not one of the {owner}'s methods", method_key
+        )
+
+
 @short_repr
 @dataclass(frozen=True)
 class BudgetCurve:
@@ -465,17 +482,7 @@ class BudgetCurve:
                 )
         for k, p in enumerate(self.points):
             at = f"{path}.points[{k}]"
-            if p.budget not in budgets:
-                raise ResultError(
-                    f"{at}.budget", "inconsistent", "not one of the curve's budgets", p.budget
-                )
-            if p.method_key not in keys:
-                raise ResultError(
-                    f"{at}.method",
-                    "inconsistent",
-                    "not one of the curve's methods",
-                    p.method_key,
-                )
+            _check_in_grid(at, p.budget, p.method_key, budgets, keys, "curve")
             for name in ("value", "opt"):
                 v = getattr(p, name)
                 if not (math.isfinite(v) and v >= 0):
@@ -931,14 +938,7 @@ class FamilyBand:
         budgets, keys = set(res.budgets), {m.key for m in res.methods}
         for k, r in enumerate(res.rows):
             at = f"{path}.rows[{k}]"
-            if r.budget not in budgets:
-                raise ResultError(
-                    f"{at}.budget", "inconsistent", "not one of the band's budgets", r.budget
-                )
-            if r.method_key not in keys:
-                raise ResultError(
-                    f"{at}.method", "inconsistent", "not one of the band's methods", r.method_key
-                )
+            _check_in_grid(at, r.budget, r.method_key, budgets, keys, "band")
             if r.mean_ratio is not None and not (
                 r.min_ratio is not None
                 and r.max_ratio is not None
