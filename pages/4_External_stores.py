@@ -325,7 +325,15 @@ else:
             "explorer score it.",
             icon=":material/link_off:",
         )
-    elif session_n:
+    elif ctx.store_key != f"store:{store_id}":
+        # s40 left-alone item: with a writer (or an internal store) in the sidebar this page
+        # showed its first external store while the sidebar and the link named the writer.
+        st.caption(
+            f"The sidebar names {md_escape(ctx.store_label)}, which is not an external store: "
+            f"this page shows {md_code_span(store_id)}. Picking a store in the box above makes "
+            "it the sidebar's and the link's."
+        )
+    if store_id not in imports and session_n:
         # QA s40 defect 1: the other pages scored the store without these annotations, unsaid.
         st.info(
             f"**The {decisions} on {md_code_span(store_id)} apply on this page only.** The "
