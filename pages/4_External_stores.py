@@ -195,7 +195,20 @@ with st.expander("Load a memory-system export next to this package", expanded=Fa
                     imports[store_id] = {"digest": key, "store": new_store}
                     found = store_id
                 else:
-                    st.warning("The export holds no memories (as kept): nothing to score.")
+                    # QA s41 (C4): the message named neither the file nor the format, and the
+                    # importer's warnings (which often say why: all deleted, all filtered) were
+                    # not shown, while the CLI names the file.
+                    why = [
+                        w
+                        for w in new_store.meta.get("warnings", [])
+                        if not w.startswith("the export holds no memories")
+                    ]
+                    st.warning(
+                        f"**{md_escape(upload.name)}{with_history} holds no memories** as {fmt} "
+                        "(as kept): nothing to score, so no store was added."
+                        + "".join(f"\n\n- {md_escape(w)}" for w in why[:10])
+                        + (f"\n\n... and {len(why) - 10} more warning(s)" if len(why) > 10 else "")
+                    )
         # QA s40 defect 1: only a new import became the store shown, so a store found again
         # by its key (history removed, an earlier history re-uploaded, letta -> mem0) was
         # named in the message while the previous one stayed shown and scored. The store the
