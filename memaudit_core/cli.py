@@ -1488,7 +1488,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     ``audit``) printed as its command printed it; budgets and costs carry the package's cost
     unit when the file has it (``cost_unit``, written by ``solve`` and ``score`` since 0.1).
     A library result saved with ``to_dict()`` (a budget or ablation curve, a sensitivity, a
-    family band, a certification record, package stats, an overview) prints its table."""
+    family band, a certification record, package stats, an overview, a Compare or Evidence
+    view) prints its table."""
     from .analysis import StoreEvaluation, SweepResult
     from .audit import AuditReport
     from .costs import store_cost_unit
@@ -1580,6 +1581,7 @@ def _library_result_human(res: Any, path: str) -> str:
     """``show``'s text for a saved library result (QA s40): which model and package it is,
     its table of rows, and its notes."""
     from .curves import BudgetCurve, CertificationReport, FamilyBand
+    from .explain import CompareView, EvidenceView
     from .reports import Overview, PackageStats
     from .robustness import (
         AblationCurve,
@@ -1645,6 +1647,34 @@ def _library_result_human(res: Any, path: str) -> str:
             if k not in ("candidate_costs", "candidate_types", "description")
             and not isinstance(v, dict)
         )
+    elif isinstance(res, CompareView):
+        about = (
+            f"package {res.package_id}; {res.label} ({res.source_kind}) at budget "
+            f"{res.budget:g} {res.cost_unit}: F {res.value:.6g} of {res.opt_name} "
+            f"{res.opt_value:.6g}, ratio {res.ratio_text}; {res.n_missed} unit(s) missed"
+        )
+        # The loss by kind bucket, then the view's own explanation (its numbers, in words).
+        table = _dict_table(res.bucket_table()) + "".join(
+            "\n\n" + paragraph for paragraph in res.explanation
+        )
+    elif isinstance(res, EvidenceView):
+        about = (
+            f"package {res.package_id}; {res.store_label} ({res.source_kind}) against "
+            f"{res.opt_name} at budget {res.budget:g} {res.cost_unit}; kinds "
+            f"{', '.join(res.kinds) or 'none'}; focus unit {res.focus_unit_id or 'none'}"
+        )
+        shown = 20  # a 500-experience package has hundreds of units; the file has them all
+        rows = res.unit_table()
+        table = _dict_table(rows[:shown])
+        if len(rows) > shown:
+            table += f"\n... and {len(rows) - shown} more units"
+        if res.focus is not None:
+            table += f"\n\ncandidates covering {res.focus_unit_id}:\n"
+            table += _dict_table(res.candidate_table()) if res.focus_candidates else "none"
+            if res.focus_queries:
+                table += f"\n\nqueries requiring {res.focus_unit_id}:\n"
+                table += _dict_table(res.query_table())
+        notes = res.notes + res.score_notes
     else:  # a kind read_result knows and this function does not: say so, never guess
         raise MemAuditError(f"show: {path} holds a {res.RESULT_KIND!r} result show cannot print")
     human = f"saved {res.RESULT_KIND} {path}: {about}\n{table}"

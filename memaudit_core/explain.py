@@ -12,6 +12,8 @@ Two frozen views, each computed once and only laid out by the app:
   each store wrote per experience, and a layered experience -> candidate -> unit -> query graph
   (:class:`EvidenceView`).
 
+Both are saved with ``to_dict()`` and read back equal with
+:func:`memaudit_core.read_result` (a Compare view keeps the evaluation it is built from).
 Both build on :func:`memaudit_core.analysis.score` (which compiles, writes or reads the store,
 solves the optimum and attributes losses). Its result is kept in a small LRU keyed by content
 hash, budget, store and solver, so changing the kind filter or the focus unit never re-solves.
@@ -35,7 +37,7 @@ from __future__ import annotations
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -248,6 +250,13 @@ class MemoryCell:
             "kept": self.kept,
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> MemoryCell:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(cls, data, path)
+
 
 @dataclass(frozen=True)
 class ExperienceRow:
@@ -277,6 +286,13 @@ class ExperienceRow:
             "store": [m.to_dict() for m in self.store],
             "opt": [m.to_dict() for m in self.opt],
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> ExperienceRow:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(cls, data, path)
 
 
 @dataclass(frozen=True)
@@ -318,6 +334,13 @@ class UnitCompareRow:
             "queries": list(self.queries),
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> UnitCompareRow:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(cls, data, path)
+
 
 @dataclass(frozen=True)
 class BucketRow:
@@ -343,6 +366,13 @@ class BucketRow:
             "opt_value": self.opt_value,
             "lost": self.lost,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> BucketRow:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(cls, data, path)
 
 
 @short_repr
@@ -505,8 +535,7 @@ class CompareView:
                             row[key] = f"{value:g}" if key.endswith("cost") else f"{value:.4f}"
         return rows
 
-    #: ``result_kind`` in ``to_dict()`` (QA s40: it did not say its kind, so
-    #: :func:`memaudit_core.read_result` called the file "not a MemAudit result").
+    #: ``result_kind`` in ``to_dict()`` (:data:`memaudit_core.results.RESULT_KINDS`).
     RESULT_KIND: ClassVar[str] = "compare_view"
 
     def to_dict(self) -> dict[str, Any]:
@@ -536,7 +565,158 @@ class CompareView:
             "experience_rows": [r.to_dict() for r in self.experience_rows],
             "unit_rows": [r.to_dict() for r in self.unit_rows],
             "bucket_rows": [r.to_dict() for r in self.bucket_rows],
+            "evaluation": self.evaluation.to_dict(),
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> CompareView:
+        """The view whose :meth:`to_dict` is ``data`` (see :func:`memaudit_core.read_result`);
+        a located ``ResultError`` on bad input or numbers that contradict the evaluation the
+        view is built from.
+
+        Examples
+        --------
+        >>> import json
+        >>> from memaudit_core.generators import generate
+        >>> cv = compare_view(generate("update_chain"), 6, writer="density")
+        >>> CompareView.from_dict(json.loads(json.dumps(cv.to_dict()))) == cv
+        True
+        """
+        from .results import from_fields, require_object
+
+        # Session 41: views read back. One saved before has no evaluation to rebuild from.
+        _check_saved_since_readable(require_object(data, path), path, "evaluation", "CompareView")
+        res = from_fields(cls, data, path, kind=cls.RESULT_KIND)
+        res._check_consistent(path)
+        return res
+
+    def _check_consistent(self, path: str) -> None:
+        """Refuse a read-back view whose headline or rows contradict its evaluation (the
+        evaluation checks itself against its optimum when it is read)."""
+        from .analysis import ratio_text
+        from .errors import ResultError
+        from .results import check_quotient
+
+        ev = self.evaluation
+        copied = {
+            "package_id": ev.package_id,
+            "content_hash": ev.content_hash,
+            "label": ev.label,
+            "source_kind": ev.source_kind,
+            "budget": ev.budget,
+            "value": ev.value,
+            "opt_value": ev.opt_value,
+            "opt_label": ev.opt_label,
+            "opt_certified": ev.opt_certified,
+            "opt_status": ev.opt.status,
+            "opt_bound": float(ev.opt.bound),
+            "opt_gap": float(ev.opt.gap),
+            "cost": ev.cost,
+            "store_cost": ev.store_cost,
+            "notes": ev.notes,
+        }
+        for name, want in copied.items():
+            _check_same(f"{path}.{name}", getattr(self, name), want, "the evaluation's")
+        check_quotient(f"{path}.ratio", self.ratio, self.value, self.opt_value, "value / opt")
+        if self.ratio_text != ratio_text(self.ratio):
+            raise ResultError(
+                f"{path}.ratio_text",
+                "inconsistent",
+                f"does not match the ratio (expected {ratio_text(self.ratio)!r})",
+                self.ratio_text,
+            )
+        self._check_rows(path)
+
+    def _check_rows(self, path: str) -> None:
+        """Each memory a row shows is one the evaluation's store or optimum holds; each unit
+        row is one of its units, with its loss and the one verdict "missed"; each bucket
+        counts its unit rows."""
+        from .errors import ResultError
+
+        ev = self.evaluation
+        sides = {
+            "store": (set(ev.selected), "the store's selected"),
+            "dropped": (set(ev.dropped), "the store's dropped"),
+            "opt": (set(ev.opt_selected), "the optimum's opt_selected"),
+        }
+        shown: dict[str, int] = dict.fromkeys(sides, 0)
+        opt_cost = 0.0
+        for k, row in enumerate(self.experience_rows):
+            for side in ("store", "opt"):
+                for j, cell in enumerate(getattr(row, side)):
+                    which = side if cell.kept else "dropped"
+                    ids, name = sides[which]
+                    if cell.candidate_id not in ids:
+                        raise ResultError(
+                            f"{path}.experience_rows[{k}].{side}[{j}].candidate_id",
+                            "inconsistent",
+                            f"not one of {name} in the evaluation",
+                            cell.candidate_id,
+                        )
+                    shown[which] += 1
+                    opt_cost += cell.cost if side == "opt" else 0.0
+        for which, (ids, name) in sides.items():
+            if shown[which] != len(ids):
+                raise ResultError(
+                    f"{path}.experience_rows",
+                    "inconsistent",
+                    f"the rows show {shown[which]} of the {len(ids)} memories of {name}",
+                )
+        if not math.isclose(self.opt_cost, opt_cost, rel_tol=1e-9, abs_tol=1e-12):
+            raise ResultError(
+                f"{path}.opt_cost",
+                "inconsistent",
+                f"not the cost of the optimum's memories ({opt_cost!r})",
+                self.opt_cost,
+            )
+        units = {u.unit_id: u for u in ev.unit_rows}
+        tol = ev.loss_tol
+        for k, u in enumerate(self.unit_rows):
+            at = f"{path}.unit_rows[{k}]"
+            if u.unit_id not in units:
+                raise ResultError(
+                    f"{at}.unit_id", "inconsistent", "not a unit of the evaluation", u.unit_id
+                )
+            _check_same(f"{at}.lost", u.lost, units[u.unit_id].lost, "the evaluation's")
+            if u.missed != (u.lost > tol):
+                raise ResultError(
+                    f"{at}.missed",
+                    "inconsistent",
+                    f"a unit is missed when its loss {u.lost!r} exceeds the tolerance {tol!r}",
+                    u.missed,
+                )
+            for side, ids, who in (
+                ("store", ev.selected, "store"),
+                ("opt", ev.opt_selected, "optimum"),
+            ):
+                strays = [c for c in getattr(u, f"{side}_covered_by") if c not in ids]
+                if strays:
+                    raise ResultError(
+                        f"{at}.{side}_covered_by",
+                        "inconsistent",
+                        f"{strays[0]!r} is not kept by the {who}",
+                    )
+        for k, b in enumerate(self.bucket_rows):
+            at = f"{path}.bucket_rows[{k}]"
+            members = [u for u in self.unit_rows if u.bucket == b.bucket]
+            for name, want in (
+                ("n_units", len(members)),
+                ("n_missed", sum(1 for u in members if u.missed)),
+            ):
+                if getattr(b, name) != want:
+                    raise ResultError(
+                        f"{at}.{name}",
+                        "inconsistent",
+                        f"the bucket has {want} such unit rows",
+                        getattr(b, name),
+                    )
+            if not math.isclose(b.lost, b.opt_value - b.store_value, rel_tol=1e-9, abs_tol=1e-12):
+                raise ResultError(
+                    f"{at}.lost",
+                    "inconsistent",
+                    f"not opt_value - store_value = {b.opt_value - b.store_value!r}",
+                    b.lost,
+                )
 
 
 # --------------------------------------------------------------------------- Compare builder
@@ -1035,7 +1215,15 @@ class EvidenceUnit:
             "lost": self.lost,
             "n_candidates": self.n_candidates,
             "n_queries": self.n_queries,
+            "position": self.position,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> EvidenceUnit:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(cls, data, path)
 
 
 @dataclass(frozen=True)
@@ -1067,6 +1255,13 @@ class CoveringCandidate:
             "dropped": self.dropped,
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> CoveringCandidate:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(cls, data, path)
+
 
 @dataclass(frozen=True)
 class QueryRow:
@@ -1084,6 +1279,13 @@ class QueryRow:
             "weight": self.weight,
             "requires": list(self.requires),
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> QueryRow:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(cls, data, path)
 
 
 @short_repr
@@ -1127,11 +1329,55 @@ class HeatmapData:
             "col_kinds": list(self.col_kinds),
             "kind_spans": [list(s) for s in self.kind_spans],
             "z": [list(r) for r in self.z],
+            "hover": [list(r) for r in self.hover],
             "n_rows_total": self.n_rows_total,
             "n_cols_total": self.n_cols_total,
             "message": self.message,
             "focus_col_idx": self.focus_col_idx,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> HeatmapData:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input or a grid
+        whose rows and columns do not line up."""
+        from .errors import ResultError
+        from .results import from_fields
+
+        res = from_fields(cls, data, path)
+        n_rows, n_cols = len(res.row_ids), len(res.col_ids)
+        # The viewer zips these arrays: one of another length would shift every cell after it.
+        sized = {
+            "row_labels": (res.row_labels, n_rows, "row_ids"),
+            "row_types": (res.row_types, n_rows, "row_ids"),
+            "row_in_store": (res.row_in_store, n_rows, "row_ids"),
+            "row_in_opt": (res.row_in_opt, n_rows, "row_ids"),
+            "z": (res.z, n_rows, "row_ids"),
+            "hover": (res.hover, n_rows, "row_ids"),
+            "col_kinds": (res.col_kinds, n_cols, "col_ids"),
+        }
+        for name, (values, n, of) in sized.items():
+            if len(values) != n:
+                raise ResultError(
+                    f"{path}.{name}",
+                    "inconsistent",
+                    f"{len(values)} items for the {n} of {of}",
+                )
+        for name in ("z", "hover"):
+            for i, row in enumerate(getattr(res, name)):
+                if len(row) != n_cols:
+                    raise ResultError(
+                        f"{path}.{name}[{i}]",
+                        "inconsistent",
+                        f"{len(row)} cells for the {n_cols} of col_ids",
+                    )
+        if res.focus_col_idx is not None and not 0 <= res.focus_col_idx < n_cols:
+            raise ResultError(
+                f"{path}.focus_col_idx",
+                "inconsistent",
+                f"not a column of the {n_cols} of col_ids",
+                res.focus_col_idx,
+            )
+        return res
 
 
 @dataclass(frozen=True)
@@ -1154,6 +1400,13 @@ class TimelinePoint:
             "cost": self.cost,
             "text": self.text,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> TimelinePoint:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(cls, data, path)
 
 
 @short_repr
@@ -1179,6 +1432,13 @@ class TimelineData:
             "types": list(self.types),
             "message": self.message,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> TimelineData:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        from .results import from_fields
+
+        return from_fields(cls, data, path)
 
 
 @short_repr
@@ -1219,24 +1479,86 @@ class GraphData:
                     "layer": layer,
                     "x": x,
                     "y": y,
+                    "hover": h,
                     "in_store": s,
                     "in_opt": o,
                 }
-                for n, lab, layer, x, y, s, o in zip(
+                for n, lab, layer, x, y, h, s, o in zip(
                     self.node_ids,
                     self.node_labels,
                     self.node_layers,
                     self.node_x,
                     self.node_y,
+                    self.node_hover,
                     self.node_in_store,
                     self.node_in_opt,
                     strict=True,
                 )
             ],
+            "edge_x": list(self.edge_x),
+            "edge_y": list(self.edge_y),
+            "focus_edge_x": list(self.focus_edge_x),
+            "focus_edge_y": list(self.focus_edge_y),
+            "layer_x": dict(self.layer_x),
             "n_nodes": self.n_nodes,
             "n_edges": self.n_edges,
             "message": self.message,
         }
+
+    #: Node field -> its key in a node object of ``to_dict()``'s ``nodes``.
+    _NODE_KEYS: ClassVar[dict[str, str]] = {
+        "node_ids": "id",
+        "node_labels": "label",
+        "node_layers": "layer",
+        "node_x": "x",
+        "node_y": "y",
+        "node_hover": "hover",
+        "node_in_store": "in_store",
+        "node_in_opt": "in_opt",
+    }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> GraphData:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input or counts
+        that contradict the nodes and edges."""
+        from .errors import ResultError
+        from .results import child, decode, field_value, from_fields, named, require_object
+
+        data = require_object(data, path)
+        at = child(path, "nodes")
+        nodes = decode(tuple[Any, ...], field_value(data, "nodes", path), at)
+        hints = {"node_x": float, "node_y": float, "node_in_store": bool, "node_in_opt": bool}
+        columns: dict[str, list[Any]] = {name: [] for name in cls._NODE_KEYS}
+        for k, node in enumerate(nodes):
+            node = require_object(node, child(at, k))
+            for name, key in cls._NODE_KEYS.items():
+                raw = field_value(node, key, child(at, k))
+                columns[name].append(decode(hints.get(name, str), raw, child(child(at, k), key)))
+        # The nodes are one array of objects in the file, parallel arrays in the model.
+        flat = {**data, **{name: values for name, values in columns.items()}}
+        res = from_fields(cls, flat, path, convert={"layer_x": named(float)})
+        if res.n_nodes != len(res.node_ids):
+            raise ResultError(
+                f"{path}.n_nodes", "inconsistent", f"not the {len(nodes)} nodes", res.n_nodes
+            )
+        for x, y in (("edge_x", "edge_y"), ("focus_edge_x", "focus_edge_y")):
+            xs, ys = getattr(res, x), getattr(res, y)
+            # Each edge is a polyline x0, x1, None: three entries per edge, in both arrays.
+            if len(xs) != len(ys) or len(xs) % 3:
+                raise ResultError(
+                    f"{path}.{y}",
+                    "inconsistent",
+                    f"{len(ys)} entries beside the {len(xs)} of {x} (three per edge)",
+                )
+        n_edges = (len(res.edge_x) + len(res.focus_edge_x)) // 3
+        if res.n_edges != n_edges:
+            raise ResultError(
+                f"{path}.n_edges",
+                "inconsistent",
+                f"not the {n_edges} edges of edge_x and focus_edge_x",
+                res.n_edges,
+            )
+        return res
 
 
 @short_repr
@@ -1335,8 +1657,7 @@ class EvidenceView:
             for q in self.focus_queries
         ]
 
-    #: ``result_kind`` in ``to_dict()`` (QA s40: it did not say its kind, so
-    #: :func:`memaudit_core.read_result` called the file "not a MemAudit result").
+    #: ``result_kind`` in ``to_dict()`` (:data:`memaudit_core.results.RESULT_KINDS`).
     RESULT_KIND: ClassVar[str] = "evidence_view"
 
     def to_dict(self) -> dict[str, Any]:
@@ -1360,7 +1681,123 @@ class EvidenceView:
             "timeline": self.timeline.to_dict(),
             "graph": self.graph.to_dict(),
             "notes": list(self.notes),
+            "score_notes": list(self.score_notes),
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> EvidenceView:
+        """The view whose :meth:`to_dict` is ``data`` (see :func:`memaudit_core.read_result`);
+        a located ``ResultError`` on bad input or a focus that contradicts the units.
+
+        Examples
+        --------
+        >>> import json
+        >>> from memaudit_core.generators import generate
+        >>> view = evidence_view(generate("update_chain"), 6, writer="density")
+        >>> EvidenceView.from_dict(json.loads(json.dumps(view.to_dict()))) == view
+        True
+        """
+        import dataclasses
+
+        from .results import from_fields, require_object
+
+        # Session 41: views read back. One saved before lacks the fields written since.
+        _check_saved_since_readable(require_object(data, path), path, "score_notes", "EvidenceView")
+        # ``focus`` is the unit named by focus_unit_id, not written twice: read as None here
+        # and found among the units below.
+        res = from_fields(
+            cls,
+            data,
+            path,
+            kind=cls.RESULT_KIND,
+            keys={"focus": "focus_unit_id"},
+            convert={"focus": lambda _value, _at: None},
+        )
+        focus = {u.unit_id: u for u in res.units}.get(res.focus_unit_id or "")
+        res = dataclasses.replace(res, focus=focus)
+        res._check_consistent(path)
+        return res
+
+    def _check_consistent(self, path: str) -> None:
+        """Refuse a read-back view whose focus is not one of its units, whose units leave its
+        kind filter, or whose focus tables contradict the focus unit's counts."""
+        from .errors import ResultError
+
+        for k, kind in enumerate(self.kinds):
+            if kind not in self.all_kinds:
+                raise ResultError(
+                    f"{path}.kinds[{k}]", "inconsistent", "not one of all_kinds", kind
+                )
+        for k, u in enumerate(self.units):
+            if u.kind not in self.kinds:
+                raise ResultError(
+                    f"{path}.units[{k}].kind", "inconsistent", "not one of the view's kinds", u.kind
+                )
+        # The builder focuses a unit whenever the filter leaves one.
+        if (self.focus is None) != (not self.units):
+            raise ResultError(
+                f"{path}.focus_unit_id",
+                "inconsistent",
+                "not one of the view's units" if self.units else "the view has no units to focus",
+                self.focus_unit_id,
+            )
+        focus = self.focus
+        counts = (
+            ("focus_candidates", self.focus_candidates, 0 if focus is None else focus.n_candidates),
+            ("focus_queries", self.focus_queries, 0 if focus is None else focus.n_queries),
+        )
+        for name, rows, want in counts:
+            if len(rows) != want:
+                raise ResultError(
+                    f"{path}.{name}",
+                    "inconsistent",
+                    f"{len(rows)} rows, but the focus unit counts {want}",
+                )
+        for k, q in enumerate(self.focus_queries):
+            if focus is not None and focus.unit_id not in q.requires:
+                raise ResultError(
+                    f"{path}.focus_queries[{k}].requires",
+                    "inconsistent",
+                    f"does not require the focus unit {focus.unit_id!r}",
+                )
+        for k, p in enumerate(self.timeline.points):
+            if p.row not in self.timeline.rows:
+                raise ResultError(
+                    f"{path}.timeline.points[{k}].row",
+                    "inconsistent",
+                    "not one of the timeline's rows",
+                    p.row,
+                )
+
+
+def _check_saved_since_readable(data: Mapping[str, Any], path: str, key: str, model: str) -> None:
+    """Refuse a view saved before views read back (session 41) by the key written since."""
+    from .errors import ResultError
+    from .results import child
+
+    if key not in data:
+        raise ResultError(
+            child(path, key),
+            "missing field",
+            f"missing field: a {model} saved before it could be read back (MemAudit wrote "
+            "it without the fields needed to rebuild it); read it as JSON, or save the view "
+            "again",
+        )
+
+
+def _check_same(at: str, got: Any, want: Any, whose: str) -> None:
+    """Refuse ``got`` unless it is ``want`` (NaN equal to NaN): a field copied from another."""
+    same = got == want or (
+        isinstance(got, float) and isinstance(want, float) and math.isnan(got) and math.isnan(want)
+    )
+    if not same:
+        from .errors import ResultError
+
+        raise ResultError(at, "inconsistent", f"not {whose} ({want!r})", _scalar(got))
+
+
+def _scalar(value: Any) -> Any:
+    return value if isinstance(value, str | int | float | bool) else None
 
 
 # --------------------------------------------------------------------------- Evidence builder

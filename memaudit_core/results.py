@@ -12,11 +12,11 @@ keeps a float's shortest repr; the CLI writes non-finite floats as the strings "
 
 A file that cannot be read raises :class:`~memaudit_core.errors.ResultError`, naming the file,
 the JSON path and the rule (missing field, wrong type, unknown kind, newer version, invalid
-JSON, not readable). Sweep and audit files saved before ``result_kind`` existed are known by
+JSON). Sweep and audit files saved before ``result_kind`` existed are known by
 their ``suite`` key. The library's curves, sensitivities, certification records, package
-stats and overviews name their kind too (QA s40) and read back; the Compare and Evidence views
-(:data:`WRITE_ONLY_KINDS`) name theirs but are refused as ``not readable``, and a file of one
-of these models saved before it said its kind is told which model its keys are. Keys a
+stats and overviews name their kind too (QA s40) and read back, and so do the Compare and
+Evidence views (session 41: they were refused as "not readable"); a file of one of these
+models saved before it said its kind is told which model its keys are. Keys a
 model does not read are ignored: later versions may add keys (which does not raise the
 version), and summaries such as a solve's ``label`` and ``certified`` or a union report's
 ``union_opt_value`` are recomputed from the fields they summarise.
@@ -75,24 +75,20 @@ RESULT_KINDS: dict[str, tuple[str, str]] = {
     "certification_report": ("curves", "CertificationReport"),
     "package_stats": ("reports", "PackageStats"),
     "overview": ("reports", "Overview"),
-}
-
-#: ``result_kind`` -> (module, class): models whose ``to_dict()`` names its kind but which
-#: :func:`read_result` does not rebuild (QA s40: such files were called "not a MemAudit
-#: result"; they hold views with derived tables, or package summaries that leave fields out).
-#: Their files are refused with rule ``not readable``, naming the model.
-WRITE_ONLY_KINDS: dict[str, tuple[str, str]] = {
     "compare_view": ("explain", "CompareView"),
     "evidence_view": ("explain", "EvidenceView"),
 }
 
-#: Kinds whose ``to_dict()`` gained keys when it gained ``result_kind`` (QA s40), so that a
-#: file saved before lacks fields the model needs.
-_KIND_KEYS_GREW = frozenset({"certification_report", "package_stats", "overview"})
+#: Kinds whose ``to_dict()`` gained keys when it gained ``result_kind`` (QA s40), or since
+#: (the views, session 41: the fields needed to rebuild them), so that a file saved before
+#: lacks fields the model needs.
+_KIND_KEYS_GREW = frozenset(
+    {"certification_report", "package_stats", "overview", "compare_view", "evidence_view"}
+)
 
-#: ``result_kind`` -> the top-level keys its ``to_dict()`` writes besides ``result_version``
-#: and ``result_kind``: a file saved before these models said their kind (QA s40) is told
-#: which model it looks like when its keys include all of one of these sets.
+#: ``result_kind`` -> the top-level keys its ``to_dict()`` wrote besides ``result_version``
+#: and ``result_kind`` before it said its kind: a file saved then (QA s40) is told which model
+#: it looks like when its keys include all of one of these sets.
 _KIND_KEYS: dict[str, frozenset[str]] = {
     "budget_curve": frozenset(
         "package_id content_hash cost_unit saturation budgets methods opt points notes "
@@ -159,8 +155,9 @@ def read_result(source: str | Path | Mapping[str, Any]) -> Any:
     object
         A SolveResult, StoreEvaluation, UnionScore, UnionReport, SweepResult,
         SweepSuiteResult, AuditReport, BudgetCurve, AblationCurve, CostRuleSensitivity,
-        CapacitySensitivity, NoiseSensitivity, FamilyBand, CertificationReport, PackageStats
-        or Overview: the model named by the document's ``result_kind`` (see
+        CapacitySensitivity, NoiseSensitivity, FamilyBand, CertificationReport, PackageStats,
+        Overview, CompareView or EvidenceView: the model named by the document's
+        ``result_kind`` (see
         :data:`RESULT_KINDS`), equal field by field to the result that was saved.
 
     Raises
@@ -169,8 +166,7 @@ def read_result(source: str | Path | Mapping[str, Any]) -> Any:
         The file is missing or unreadable (``file-exists``, ``readable``, ``utf-8``), not JSON,
         or the document breaks a rule; the message names the file, the JSON path and the rule
         (``missing field``, ``wrong type``, ``unknown kind``, ``newer version``, ``invalid
-        JSON``, ``wrong value``, ``inconsistent``, ``not readable``: a kind of
-        :data:`WRITE_ONLY_KINDS`).
+        JSON``, ``wrong value``, ``inconsistent``).
 
     Examples
     --------
@@ -264,10 +260,8 @@ def _read_document(data: Any) -> Any:
                     "it lacks fields this version writes, so it cannot be read back as an "
                     "object (read it as JSON, or save the result again)"
                 )
-            elif like in RESULT_KINDS:
-                then = f'add "result_kind": "{like}" to read it back'
             else:
-                then = "it cannot be read back as an object (read it as JSON)"
+                then = f'add "result_kind": "{like}" to read it back'
             raise ResultError(
                 "$.result_kind",
                 "missing field",
@@ -280,15 +274,6 @@ def _read_document(data: Any) -> Any:
             "missing field: not a MemAudit result, or one saved before results said their kind",
         )
     kind = data["result_kind"]
-    if isinstance(kind, str) and kind in WRITE_ONLY_KINDS:
-        # QA s40: these models write their kind, but read_result does not rebuild them.
-        raise ResultError(
-            "$.result_kind",
-            "not readable",
-            f"a saved {_model_name(kind)}: MemAudit writes this view but cannot read it back "
-            "as an object (read it as JSON)",
-            kind,
-        )
     if not isinstance(kind, str) or kind not in RESULT_KINDS:  # a list is unhashable (CLI QA)
         raise ResultError(
             "$.result_kind",
@@ -303,7 +288,7 @@ def _read_document(data: Any) -> Any:
 
 def _model_name(kind: str) -> str:
     """``"robustness.AblationCurve"``: the model of a known ``result_kind``."""
-    module, name = RESULT_KINDS.get(kind) or WRITE_ONLY_KINDS[kind]
+    module, name = RESULT_KINDS[kind]
     return f"{module}.{name}"
 
 
@@ -588,4 +573,4 @@ def named(hint: Any) -> Callable[[Any, str], tuple[tuple[str, Any], ...]]:
     return convert
 
 
-__all__ = ["RESULT_KINDS", "WRITE_ONLY_KINDS", "read_result"]
+__all__ = ["RESULT_KINDS", "read_result"]
