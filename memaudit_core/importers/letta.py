@@ -8,7 +8,9 @@ Accepted inputs (``store.meta["format_version"]``):
 ``af-legacy``        Agent File, letta 0.6.x layout: a single agent with ``core_memory``
                      (its ``version`` is recorded)
 ``passages``         the archival-memory REST list (``GET /v1/agents/{id}/archival-memory``):
-                     a list of passages with ``text`` (or ``{"passages": [...]}``)
+                     a list of passages with ``text`` (or ``{"passages": [...]}``); an item
+                     without ``text`` that carries an A-Mem note's own keys (``keywords``,
+                     ``links``, ``retrieval_count`` ...) is refused (rule ``format-hint``)
 ===================  =========================================================================
 
 Agent files that are JSON-encoded twice (the file decodes to a string holding JSON) are

@@ -24,8 +24,9 @@ the edge (listed in ``meta["episodes_from_entity_edges"]``), plus, when the dump
 ``episodes``, their names
 (and ``episode_metadata`` links such as ``dia_id``), so a package whose experiences are named
 like the episodes gets coverage from them. An episode none of whose names matches the package
-is reported in ``store.meta["warnings"]``. Entity-node summaries are not memories; their count
-is ``store.meta["node_summaries"]``.
+is reported in ``store.meta["warnings"]``, and so are edge ids that episodes'
+``entity_edges`` name but the dump lacks (the dump may be partial). Entity-node summaries
+are not memories; their count is ``store.meta["node_summaries"]``.
 
 Times (``created_at`` and the three above) are ISO-8601 strings: a number or another JSON
 type is refused (rule ``type``; a bare 12345 would otherwise read as 1970), a string that does
