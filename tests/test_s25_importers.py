@@ -95,17 +95,23 @@ def test_letta_wrong_types_are_located_errors(tmp_path, doc, path, rule_text):
 
 # --------------------------------------------------------------------------- format hints
 def test_amem_notes_read_as_letta_carry_a_format_warning(tmp_path):
-    notes = [
-        {
-            "id": "7c1e",
-            "content": "Ann adopted a cat named Miso",
-            "keywords": ["cat"],
-            "tags": ["pets"],
-            "timestamp": "202305081356",
-        }
-    ]
-    f = _write(tmp_path, "notes.json", notes)
-    store = load_external_store(f, "letta")
+    note = {
+        "id": "7c1e",
+        "content": "Ann adopted a cat named Miso",
+        "keywords": ["cat"],
+        "tags": ["pets"],
+        "timestamp": "202305081356",
+    }
+    f = _write(tmp_path, "notes.json", [note])
+    # QA s41 defect 1: 'keywords' is a key only an A-Mem note has, so read as Letta the file
+    # is refused (it was scored with a warning).
+    with pytest.raises(PackageError) as info:
+        load_external_store(f, "letta")
+    assert [(p.path, p.rule) for p in info.value.problems] == [("$[0]", "format-hint")]
+    # Without it the item is also Letta's archival search result {id, timestamp, content,
+    # tags}: ambiguous, so read as Letta with the warning.
+    g = _write(tmp_path, "search.json", [{k: v for k, v in note.items() if k != "keywords"}])
+    store = load_external_store(g, "letta")
     warnings = store.meta["warnings"]
     assert any("A-Mem notes (format 'amem')" in w and "'letta'" in w for w in warnings)
     # Read as its own format, the same file has no such warning.

@@ -644,9 +644,31 @@ def guess_format(data: Any) -> str | None:
         return "mem0"
     if "content" in first and ({"keywords", "tags", "timestamp", "links"} & first.keys()):
         return "amem"
-    if "text" in first and ("agent_id" in first or "archive_id" in first):
+    if "text" in first and (
+        _LETTA_PASSAGE_KEYS & first.keys() or str(first.get("id", "")).startswith("passage-")
+    ):
+        # QA s41 defect 1: a Letta archival list read as 'zep' got no format hint: a passage
+        # often has neither agent_id nor archive_id, but its other Passage keys or its
+        # server id prefix say what it is.
         return "letta"
     return None
+
+
+#: Keys of a Letta ``Passage`` (EXPORT_FORMATS 2.4) that no other documented export's item
+#: has beside a "text".
+_LETTA_PASSAGE_KEYS = frozenset(
+    {
+        "agent_id",
+        "archive_id",
+        "is_deleted",
+        "embedding_config",
+        "file_id",
+        "source_id",
+        "organization_id",
+        "created_by_id",
+        "last_updated_by_id",
+    }
+)
 
 
 #: A Mem0 history row's text keys (prev_value / new_value: Mem0's first history table).

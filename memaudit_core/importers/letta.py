@@ -8,7 +8,9 @@ Accepted inputs (``store.meta["format_version"]``):
 ``af-legacy``        Agent File, letta 0.6.x layout: a single agent with ``core_memory``
                      (its ``version`` is recorded)
 ``passages``         the archival-memory REST list (``GET /v1/agents/{id}/archival-memory``):
-                     a list of passages with ``text`` (or ``{"passages": [...]}``)
+                     a list of passages with ``text`` (or ``{"passages": [...]}``); an item
+                     without ``text`` that carries an A-Mem note's own keys (``keywords``,
+                     ``links``, ``retrieval_count`` ...) is refused (rule ``format-hint``)
 ===================  =========================================================================
 
 Agent files that are JSON-encoded twice (the file decodes to a string holding JSON) are
@@ -42,6 +44,7 @@ from typing import Any
 
 from ..package import Package, Store, json_type
 from ._common import (
+    FORMAT_HINTS,
     Collector,
     Record,
     build_store,
@@ -62,6 +65,46 @@ _EDIT_TOOLS = (
     "memory_apply_patch",
     "archival_memory_insert",
 )
+
+
+#: Keys of an A-Mem ``MemoryNote`` (EXPORT_FORMATS 3.1; ``importance_score`` from the paper
+#: repo) that neither a Letta ``Passage`` (2.4) nor Letta's archival search tool result
+#: (``{id, timestamp, content, tags}``) has.
+_AMEM_ONLY_KEYS = frozenset(
+    {
+        "keywords",
+        "links",
+        "retrieval_count",
+        "last_accessed",
+        "context",
+        "evolution_history",
+        "category",
+        "importance_score",
+    }
+)
+
+
+def _amem_note_index(items: list[Any]) -> int | None:
+    """The index of the first item that is an A-Mem note rather than a Letta passage, or None.
+
+    QA s41 defect 1: A-Mem notes read as format 'letta' were scored (their ``content`` taken
+    as passage text, their top-level ``dia_id`` links lost) with only a warning, where every
+    other wrong format is refused. The rule, from the real shapes (EXPORT_FORMATS 2.4, 3.1):
+    an item without ``text`` whose ``content`` is read as its text is an A-Mem note when it
+    carries a key only a MemoryNote has (:data:`_AMEM_ONLY_KEYS`). An item of only ``id``,
+    ``timestamp``, ``content`` and ``tags`` is genuinely ambiguous (Letta's archival search
+    tool returns exactly that, and it is a subset of a note): it is read as Letta and the
+    "looks like A-Mem notes" warning stays.
+    """
+    for i, p in enumerate(items):
+        if (
+            isinstance(p, dict)
+            and "text" not in p
+            and "content" in p
+            and _AMEM_ONLY_KEYS & p.keys()
+        ):
+            return i
+    return None
 
 
 def _decode_twice(doc: Any, source: str) -> tuple[Any, bool]:
@@ -413,6 +456,17 @@ def load_letta_store(
                 f"{base}[0].text",
                 "required",
                 "a passage needs its 'text' (is this a Letta archival-memory list?)",
+            )
+        note = _amem_note_index(items)
+        if note is not None:
+            keys = sorted(_AMEM_ONLY_KEYS & items[note].keys())
+            fail(
+                source,
+                f"{base}[{note}]",
+                "format-hint",
+                f"this file looks like {FORMAT_HINTS['amem']}, not an export of format 'letta': "
+                f"this item has 'content' but no 'text' and carries A-Mem note keys "
+                f"({', '.join(keys)}) that no Letta passage has",
             )
         version = "passages"
         records, deleted = _passage_records(items, base, col)
