@@ -397,6 +397,23 @@ class BudgetCurve:
         proven = self.all_certified and all(p.certified for p in self.points)
         return "OPT" if proven else "OPT or incumbent"
 
+    @property
+    def has_external(self) -> bool:
+        """Whether an external store is among the methods (its ratio is over P+'s optimum)."""
+        return any(m.kind == "external" for m in self.methods)
+
+    @property
+    def external_caption(self) -> str | None:
+        """Why an external store's F may lie above the package's OPT line, when one is shown
+        (QA s41, defect 4: Mem0's F above "OPT (certified)" with no word why), else None."""
+        if not self.has_external:
+            return None
+        return (
+            "The OPT line is the package P's optimum. External stores are scored against the "
+            "optimum of their union package P+ (P's candidates plus the store's memories), which "
+            "can be higher: an external store's F may lie above the OPT line."
+        )
+
     def series(self, method_key: str) -> tuple[CurvePoint, ...]:
         """The points of one method, in budget order."""
         return tuple(p for p in self.points if p.method_key == method_key)

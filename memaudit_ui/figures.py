@@ -1609,11 +1609,67 @@ def _opt_line_label_position(fig: go.Figure, budget: float | None) -> str:
     return "top right"
 
 
+#: What the Budget sweep's points open when clicked (QA s41, defect 1: the caption said "Click
+#: a point to open Compare there" and a dashed ablation point opened Compare for another writer).
+SWEEP_CLICK_CAPTION = (
+    "Click a writer's or store's point to open Compare for it at that budget, or an OPT point "
+    "to open Compare at that budget for the sidebar's writer / store. Dashed points (optima "
+    "without some candidate types) are not a writer or store and open nothing."
+)
+
+
+@dataclass(frozen=True)
+class SweepClick:
+    """A clicked Budget sweep point: where Compare opens, or why it does not."""
+
+    budget: float
+    #: The writer / store key Compare opens; "" for an OPT point (the sidebar's choice stays).
+    store_key: str
+    #: Why this point opens no Compare (an ablation optimum), else None.
+    refusal: str | None = None
+
+
+def _click_key(method) -> str:
+    """customdata[0] of a method's points: its store key, or its ``ablation:`` method key (an
+    ablation has no store; QA s41, defect 1: "" made it read as an OPT point)."""
+    return method.store_key or method.key
+
+
+def sweep_click(event: Any) -> SweepClick | None:
+    """The first selected point of a Budget sweep chart's selection ``event`` (customdata
+    ``[click key, budget, ...]``, see :func:`budget_value_curve`), None when nothing is selected.
+
+    customdata may come back as a dict keyed by string index (STACK_NOTES 4.4).
+    """
+    points = (event or {}).get("selection", {}).get("points", []) if event else []
+    for point in points:
+        data = point.get("customdata")
+        if isinstance(data, dict):
+            data = [data.get(str(i)) for i in range(len(data))]
+        if not data or len(data) < 2 or data[1] is None:
+            continue
+        key, budget = str(data[0] or ""), float(data[1])
+        if key.startswith("ablation:"):
+            name = key.partition(":")[2]
+            label = ABLATION_LABELS.get(name, name)
+            return SweepClick(
+                budget,
+                "",
+                f"“{label}” at B = {budget:.10g} is an optimum, not a writer or store: there "
+                "is no store to open on Compare. Click a writer's or store's point, or an OPT "
+                "point.",
+            )
+        return SweepClick(budget, key)
+    return None
+
+
 def budget_value_curve(curve, title: str, present: bool = False, current_budget=None):
     """F vs budget: OPT solid (filled markers = certified; hollow markers with an error bar up to
     the proven bound = uncertified incumbent), writers / stores as lines, ablations dashed.
 
-    Every point carries ``customdata = [store_key or "", budget]`` for click-to-compare.
+    Every point carries ``customdata = [click key, budget, ...]`` for click-to-compare (see
+    :func:`sweep_click`): "" on OPT points, the store key on a writer's / store's, the
+    ``ablation:`` key on an ablation's.
     """
     fig = go.Figure()
     opt = curve.opt
@@ -1622,7 +1678,10 @@ def budget_value_curve(curve, title: str, present: bool = False, current_budget=
         x=xs,
         y=[p.value for p in opt],
         mode="lines+markers",
-        name="OPT (certified)" if curve.all_certified else "OPT / incumbent",
+        # QA s41, defect 4: an external store's F above this line (its ratio is over P+'s
+        # optimum) read as a point above the optimum; the legend says whose optimum it is.
+        name=("OPT (certified)" if curve.all_certified else "OPT / incumbent")
+        + (" of package P, not P+" if curve.has_external else ""),
         # Wide line and large markers underneath: a writer that matches OPT (drawn on top,
         # thinner) leaves a visible blue halo instead of hiding the optimum.
         line={"color": COLORS["opt"], "width": 7},
@@ -1674,7 +1733,7 @@ def budget_value_curve(curve, title: str, present: bool = False, current_budget=
             name=_plain(m.label),
             line={"color": colors[m.key], "width": 3, "dash": "dash" if dashed else "solid"},
             marker={"size": 8 if dashed else 11, "symbol": symbols[m.key]},
-            customdata=[[m.store_key or "", p.budget, p.ratio_text] for p in pts],
+            customdata=[[_click_key(m), p.budget, p.ratio_text] for p in pts],
             hovertemplate="%{fullData.name}<br>B = %{x:~g}<br>F = %{y:.4f}"
             "<br>ratio = %{customdata[2]}<extra></extra>",
         )
@@ -1734,7 +1793,7 @@ def budget_ratio_curve(curve, title: str, present: bool = False, current_budget=
                 "thickness": 1.5,
                 "width": 5,
             },
-            customdata=[[m.store_key or "", p.budget, p.value] for p in pts],
+            customdata=[[_click_key(m), p.budget, p.value] for p in pts],
             hovertemplate="%{fullData.name}<br>B = %{x:~g}<br>ratio = %{y:.3f}"
             "<br>F = %{customdata[2]:.4f}<extra></extra>",
             connectgaps=False,

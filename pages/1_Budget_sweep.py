@@ -1,6 +1,6 @@
 """Budget sweep: OPT(B) and each chosen writer's / store's F(B) and ratio over a budget grid, the
 no-validity optimum as a dashed curve, and for a generated family a mean-ratio band over seeds.
-Click a point to open Compare at that budget."""
+Click a writer's, store's or OPT point to open Compare at that budget."""
 
 import pandas as pd
 import streamlit as st
@@ -101,19 +101,6 @@ def open_compare(store_key: str | None, budget: float) -> None:
     if compare_ready:
         st.session_state["ma_scroll_top"] = True
         go_to(COMPARE_PAGE)
-
-
-def clicked(event) -> tuple[str, float] | None:
-    """(store key, budget) of the first selected point; customdata may come back as a dict keyed
-    by string index (STACK_NOTES 4.4)."""
-    points = (event or {}).get("selection", {}).get("points", []) if event else []
-    for point in points:
-        data = point.get("customdata")
-        if isinstance(data, dict):
-            data = [data.get(str(i)) for i in range(len(data))]
-        if data and len(data) >= 2 and data[1] is not None:
-            return str(data[0] or ""), float(data[1])
-    return None
 
 
 st.title("Budget sweep")
@@ -245,30 +232,54 @@ event = render.chart(
     f"{pkg.id}-sweep-F",
     selectable=True,
 )
+if curve.external_caption:
+    st.caption(md_escape(curve.external_caption))
 st.caption(
     "Filled blue markers: certified OPT. Hollow markers (if any): incumbent of a run stopped at "
     "a limit, with a bar up to its proven bound. Dashed: the optimum when validity types "
-    "(tombstone, compound_update) cannot be written. Click a point to open Compare there."
+    "(tombstone, compound_update) cannot be written. " + figures.SWEEP_CLICK_CAPTION
 )
-hit = clicked(event)
+hits = [figures.sweep_click(event)]
 
-st.subheader(f"Ratio F / {opt_word} against the budget")
-event = render.chart(
-    figures.budget_ratio_curve(
-        curve, f"Ratio F / {opt_word} vs budget · {pkg.id}", ctx.present, current_budget=ctx.budget
-    ),
-    "sweep_ratio",
-    f"{pkg.id}-sweep-ratio",
-    selectable=True,
+# QA s41, defect 3: with no writer, store or dashed optimum chosen the ratio chart was empty
+# (its x axis off the grid), the CSV 0 bytes and nothing said why.
+NOTHING_CHOSEN = (
+    "No writer, store or dashed optimum is chosen: choose one under “Writers / stores” (or "
+    "tick “Show the optimum without validity types”) for its F and ratio per budget. Only OPT "
+    "is shown."
 )
-st.caption("Gaps in a line are budgets where OPT = 0: the ratio is undefined (n/a) there.")
-hit = hit or clicked(event)
-if hit is not None:
+st.subheader(f"Ratio F / {opt_word} against the budget")
+if not curve.methods:
+    st.info(NOTHING_CHOSEN)
+    event = None
+else:
+    event = render.chart(
+        figures.budget_ratio_curve(
+            curve,
+            f"Ratio F / {opt_word} vs budget · {pkg.id}",
+            ctx.present,
+            current_budget=ctx.budget,
+        ),
+        "sweep_ratio",
+        f"{pkg.id}-sweep-ratio",
+        selectable=True,
+    )
+    st.caption(
+        "Gaps in a line are budgets where OPT = 0: the ratio is undefined (n/a) there. "
+        + figures.SWEEP_CLICK_CAPTION
+    )
+hits = [h for h in [*hits, figures.sweep_click(event)] if h is not None]
+# A point that opens Compare wins over a dashed one still selected on the other chart (QA s41,
+# defect 1: a dashed point opened Compare for the sidebar's writer; now it says why not).
+hit = next((h for h in hits if h.refusal is None), hits[0] if hits else None)
+if hit is not None and hit.refusal is not None:
+    st.info(md_escape(hit.refusal))
+elif hit is not None:
     if compare_ready:
-        open_compare(*hit)
+        open_compare(hit.store_key, hit.budget)
     else:
-        st.info(f"Compare is not available yet; budget {hit[1]:g} is now the sidebar budget.")
-        st.session_state["ma_budget"] = hit[1]
+        st.info(f"Compare is not available yet; budget {hit.budget:g} is now the sidebar budget.")
+        st.session_state["ma_budget"] = hit.budget
 
 # ------------------------------------------------------------------ open Compare (fallback)
 store_methods = [m.key for m in curve.methods if m.store_key]
@@ -311,33 +322,36 @@ render.table(
         "gap": number("gap", format="percent", help="(bound − value) / value."),
     },
 )
-st.subheader("Writers and stores per budget")
-points_df = pd.DataFrame(curve.point_rows())
-render.table(
-    points_df,
-    "sweep_points_table",
-    f"{pkg.id}-sweep-points",
-    # The method's name says it; its internal key ("store:fact-extractor") is for the CSV
-    # (QA s20c: a projector column of ids beside the names).
-    present_df=points_df.drop(columns=["key"], errors="ignore"),  # no rows: no columns
-    column_config={
-        "budget": number(f"budget ({unit})", format="%g"),
-        "method": st.column_config.TextColumn(width="medium"),
-        "F": number(format="%.4f"),
-        "OPT": number(
-            opt_word,
-            format="%.4f",
-            help="The denominator (union OPT for external stores); an incumbent where the "
-            "certified column is unticked.",
-        ),
-        "cost": number(f"cost ({unit})", format="%g"),
-    },
-)
+# No rows, no table: its CSV was 0 bytes, no header (QA s41, defect 3).
+if curve.methods:
+    st.subheader("Writers and stores per budget")
+    points_df = pd.DataFrame(curve.point_rows())
+    render.table(
+        points_df,
+        "sweep_points_table",
+        f"{pkg.id}-sweep-points",
+        # The method's name says it; its internal key ("store:fact-extractor") is for the CSV
+        # (QA s20c: a projector column of ids beside the names).
+        present_df=points_df.drop(columns=["key"], errors="ignore"),  # no rows: no columns
+        column_config={
+            "budget": number(f"budget ({unit})", format="%g"),
+            "method": st.column_config.TextColumn(width="medium"),
+            "F": number(format="%.4f"),
+            "OPT": number(
+                opt_word,
+                format="%.4f",
+                help="The denominator (union OPT for external stores); an incumbent where the "
+                "certified column is unticked.",
+            ),
+            "cost": number(f"cost ({unit})", format="%g"),
+        },
+    )
 
 # ------------------------------------------------------------------ seed band
 # Computed after the package's own curve is drawn: it takes longer, and when it fails the
 # curve above stays on the page (QA: a refused family parameter blanked the whole page).
-if seeds:
+# No band without a method: it is a band of ratios (QA s41, defect 3).
+if seeds and curve.methods:
     st.subheader(f"Mean ratio over seeds {seeds[0]}–{seeds[-1]} of {source.family}")
     bar, tick = cached.progress_bar(f"Solving the seed band over {len(seeds)} seeds")
     band = cached.family_band(

@@ -330,6 +330,8 @@ with tab_noise:
         min_value=0.0,
         max_value=1.0,
         step=0.05,
+        # The value used, not rounded to two decimals (QA s41, defect 2: 0.123 shown as 0.12).
+        format="%g",
         **ctx.kept("level"),
         help="Probability per cell (flip, shrink) or σ (jitter).",
     )
