@@ -784,8 +784,16 @@ class SweepResult:
         return [s.to_dict() for s in self.summary]
 
 
+#: ``uncertified_note``'s ``time_limit`` when the caller does not say which limit was set.
+LIMIT_UNKNOWN = "unknown"
+
+
 def uncertified_note(
-    rows: Sequence[Any], total_time_limit: float | None = None, overrun: str = ""
+    rows: Sequence[Any],
+    total_time_limit: float | None = None,
+    overrun: str = "",
+    *,
+    time_limit: float | str | None = LIMIT_UNKNOWN,
 ) -> str | None:
     """A reader's warning when some rows rest on an optimum that was not proven, else None.
 
@@ -794,6 +802,8 @@ def uncertified_note(
     overstate the true one (an ablation's ratio, of two incumbents, can be off either way).
     ``total_time_limit``: the sweep's solves shared that total; ``overrun``: what
     :meth:`~memaudit_core.solvers.timeshare.TimeShare.overrun_text` said about it.
+    ``time_limit``: each solve's limit (None: none was set, so none is blamed;
+    :data:`LIMIT_UNKNOWN`: the caller does not know).
 
     Examples
     --------
@@ -809,8 +819,23 @@ def uncertified_note(
     if total_time_limit is not None:
         why = f"not proven within the {total_time_limit:g} s the sweep's solves shared{overrun}"
         rerun = "a longer --total-time-limit, or none"
+    elif time_limit is None:
+        # No limit was set: the proof itself did not meet the certification rule. Blaming a
+        # time limit sent the reader to a flag that changes nothing (QA s41 defect 1).
+        why = (
+            "no time limit was set: an engine's proof did not meet the certification rule, "
+            "e.g. a HiGHS proof on costs spanning more than a factor 1e5 that no second engine "
+            "confirmed; `memaudit solve PACKAGE --budget B` prints each optimum's reason"
+        )
+        rerun = "--solver auto or bnb"
+    elif time_limit == LIMIT_UNKNOWN:
+        why = "a solve stopped at its time limit, or an engine's proof was not certified"
+        rerun = "a longer --time-limit, or none, or --solver auto"
     else:
-        why = "a solve stopped at its time limit"
+        why = (
+            f"a solve stopped at its time limit of {time_limit:g} s, or an engine's proof "
+            "was not certified"
+        )
         rerun = "a longer --time-limit, or none"
     return (
         f"{n_bad} of {len(rows)} rows compare with an optimum that was not certified ({why}): "
@@ -2254,7 +2279,7 @@ def sweep(
     notes = tuple(
         n
         for n in (
-            uncertified_note(rows, total_time_limit, overrun),
+            uncertified_note(rows, total_time_limit, overrun, time_limit=time_limit),
             union_note(rows),
             cut_note(rows),
             repeated,

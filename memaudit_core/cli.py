@@ -240,8 +240,8 @@ def summary_table(summary: Sequence[Any]) -> str:
     n_starred = sum(1 for s in summary if s.n_uncertified)
     if n_starred:
         parts.append(
-            f"*: {n_starred} line(s) rest partly on optima a time limit left unproven (their "
-            "ratios may be too high)"
+            f"*: {n_starred} line(s) rest partly on optima that were not certified (their "
+            "ratios may be too high; the note below says why)"
         )
     if n_undefined:
         parts.append(

@@ -1507,7 +1507,7 @@ def sweep_suite(
         n
         for n in (
             repeated_sources_note(srcs),
-            uncertified_note(rows),
+            uncertified_note(rows, time_limit=time_limit),
             union_note(rows),
             cut_note(rows),
         )

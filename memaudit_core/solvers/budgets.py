@@ -17,15 +17,17 @@ Two ways, both exact and certified like :func:`memaudit_core.solvers.solve`:
   as good and no dearer was feasible at the smaller budget): those budgets are answered
   without a solve, with the proof "monotonicity". With ``workers > 1`` the largest budgets
   start first (they are usually the slowest), and a budget that a larger budget's proven
-  optimum fits is answered by it (also "monotonicity").
+  optimum fits is answered by it (also "monotonicity"). Such a budget still gets the
+  cross-check a solve there would run, so it is certified by the same rule.
 
 Cross-checks in bulk (``cross_check``): ``True`` checks every result with a second exact
 engine, ``False`` none, ``None`` does what :func:`~memaudit_core.solvers.solve` does per
 budget (``auto``'s cheap checks), and ``"sample"`` (the default) checks a deterministic
 sample: every budget of one instance in :data:`SAMPLE_EVERY`, chosen by the package's content
 hash, with the plain vectorised enumeration (independent of the decomposition code) or with
-``bnb`` / ``milp``. The certificate of each result records which proof stands behind it and
-whether a cross-check agreed.
+``bnb`` / ``milp``; a named engine also gets, outside the sample, the check ``solve`` runs by
+default (enumeration when the product is tiny). The certificate of each result records which
+proof stands behind it and whether a cross-check agreed.
 
 Examples
 --------
@@ -69,14 +71,21 @@ from . import (
     relative_gap,
     value_unit,
 )
-from .certify import PROOFS, VALUE_RTOL, _check_incumbent, finish, solve_certified
+from .certify import (
+    PROOFS,
+    VALUE_RTOL,
+    _check_incumbent,
+    finish,
+    planned_cross,
+    solve_certified,
+)
 from .enum import (
     ENUM_MAX_COMBINATIONS,
     combination_count,
     enum_all_budgets,
 )
 from .frontier import Frontier, FrontierTooLarge
-from .timeshare import active_share, check_total_time_limit, skip_runs
+from .timeshare import active_share, check_total_time_limit, run_time_limit, skip_runs
 
 #: The decomposition's work cap per budget asked for (combinations and merge pairs, 1-2
 #: microseconds each): past about 4 ms of it per budget, one HiGHS solve per budget is usually
@@ -177,12 +186,23 @@ def _frontier_results(
     return out
 
 
-def _monotone_result(inst: CompiledInstance, budget: float, known: SolveResult) -> SolveResult:
+def _monotone_result(
+    inst: CompiledInstance,
+    budget: float,
+    known: SolveResult,
+    solver: str,
+    cross_check: bool | None,
+    limits: dict,
+) -> SolveResult:
     """A proven optimum at another budget, re-certified at ``budget``.
 
     From a smaller budget when it already reaches F's largest value
     (:func:`_fits_and_saturated`), from a larger one when its store fits ``budget``
-    (:func:`_fits_from_above`); the proof names which.
+    (:func:`_fits_from_above`); the proof names which. The cross-check that
+    :func:`~memaudit_core.solvers.solve` would run at ``budget`` (``solver`` and the per-budget
+    ``cross_check``) runs here too, under ``limits``, so both paths certify by one rule (QA s41
+    defect 1: without it, a HiGHS optimum on costs spanning a factor 1e5 was "OPT" from
+    ``solve`` and "optimal (uncertified)" from the sweep, for want of the check's agreement).
     """
     t = time.perf_counter()
     method = "monotone" if known.budget < budget else "monotone_fits"
@@ -194,7 +214,23 @@ def _monotone_result(inst: CompiledInstance, budget: float, known: SolveResult) 
         detail={"method": method, "from_budget": known.budget},
     )
     proof = f"{PROOFS[method]} (B = {known.budget:.10g}: {known.certificate.proof})"
-    return finish(inst, budget, known.solver, raw, time.perf_counter() - t, proof=proof)
+    second = planned_cross(inst, budget, solver, known.solver, cross_check)
+    if second is None:
+        skip_runs(1)  # no engine run: a shared total goes to the later runs
+    else:  # the cross-check is this budget's run: its share of a shared total
+        limits = {**limits, "time_limit": run_time_limit(limits.get("time_limit"))}
+    return finish(
+        inst,
+        budget,
+        known.solver,
+        raw,
+        time.perf_counter() - t,
+        second=second,
+        explicit_cross=bool(cross_check),
+        limits=limits,
+        t0=t,
+        proof=proof,
+    )
 
 
 def solve_budgets(
@@ -301,7 +337,7 @@ def solve_budgets(
                     progress(k + 1, len(grid))
             return [results[b] for b in budgets]
 
-    per_budget_cross = _per_budget_cross(inst, cross_check)
+    per_budget_cross = _per_budget_cross(inst, cross_check, solver)
     if workers > 1 and len(grid) > 1:
         if active_share() is not None:
             # Worker processes do not see the share: their runs would ignore the total.
@@ -315,8 +351,7 @@ def solve_budgets(
         if progress is not None and k:
             progress(k, len(grid))
         if prev is not None and prev.certified and _fits_and_saturated(inst, prev, b):
-            results[b] = _monotone_result(inst, b, prev)
-            skip_runs(1)
+            results[b] = _monotone_result(inst, b, prev, solver, per_budget_cross, limits)
             continue
         candidates = [*given.get(b, [])]
         if prev is not None:
@@ -397,7 +432,7 @@ def _solve_in_workers(
                 else:
                     known = _fits_from_above(inst, b, results.values())
                 if known is not None:
-                    results[b] = _monotone_result(inst, b, known)
+                    results[b] = _monotone_result(inst, b, known, solver, cross_check, limits)
                     if progress is not None:
                         progress(len(results), len(grid))
                     continue
@@ -454,13 +489,22 @@ def _fits_from_above(
     return next((r for r in above if inst.is_feasible(tuple(r.selected_idx), budget)), None)
 
 
-def _per_budget_cross(inst: CompiledInstance, cross_check: bool | str | None) -> bool | None:
-    """solve_certified's ``cross_check`` for one budget of a sweep's mode."""
+def _per_budget_cross(
+    inst: CompiledInstance, cross_check: bool | str | None, solver: str = "auto"
+) -> bool | None:
+    """solve_certified's ``cross_check`` for one budget of a sweep's mode.
+
+    ``"sample"`` on an instance outside the sample: no check for ``auto``, and for a named
+    engine the one :func:`~memaudit_core.solvers.solve` runs by default (enumeration when the
+    product is tiny). A MILP proof on costs spanning a factor 1e5 is certified only by that
+    check's agreement: without it, ``sweep --solver milp`` starred rows that ``solve --solver
+    milp`` certified (QA s41 defect 1). Under ``auto`` no check changes a label.
+    """
     if cross_check is None:
         return None
     if cross_check in (True, False):
         return bool(cross_check)
-    return None if sampled(inst) else False
+    return None if sampled(inst) or solver != "auto" else False
 
 
 #: A refinement run shorter than this would rarely change an unproven result.
@@ -517,7 +561,7 @@ def refine_unproven(
                 old.budget,
                 solver,
                 time_limit=left / (len(todo) - done),
-                cross_check=_per_budget_cross(inst, cross_check),
+                cross_check=_per_budget_cross(inst, cross_check, solver),
                 incumbent_idx=tuple(old.selected_idx) or None,
             )
         results[k] = better_of(old, new, value_unit(inst, old.budget))

@@ -7,7 +7,11 @@ engine (:func:`cross_engine`), and records a :class:`Certificate`.
 
 A result is **certified** only when the primary engine proved optimality (status
 ``"optimal"``), its bound meets its value, the recomputed F equals the reported value and — when
-a cross-check ran — the second engine also proved optimality and both agree. Each "meets" and
+a cross-check concluded — both engines agree. One engine's proof alone certifies: a cross-check
+stopped by a limit whose store is worth no more than the value and whose bound is at least the
+value is consistent but inconclusive; it is said in the certificate's ``proof`` and does not
+lower the label (asking for more checking never lowers it). One that contradicts the proof (a
+better store, or a bound below the value) raises :class:`SolverDisagreementError`. Each "meets" and
 "equals" is within 1e-9 x max(|value|, one value unit of the package): relative, with an
 absolute floor for values below one unit (so a certified F of 0.4 may carry a reported ``gap``
 of about 1.5e-9: HiGHS's own tolerances are absolute). Exact engines that disagree raise
@@ -466,16 +470,7 @@ def solve_certified(
     except InstanceTooLargeError as exc:  # enum / brute refuse large instances; any other
         # ValueError is a defect and must reach the user as one (exit 1), not as a refusal.
         raise SolverError(f"solver {primary!r} cannot handle this instance: {exc}") from exc
-    if cross_check is None:
-        # auto: every cheap check. A named engine: enumeration when the product is tiny, which
-        # costs little and catches a MILP misled by floating point (QA: HiGHS "proved" 4.625 on
-        # four candidates whose optimum is 5.875).
-        wants_cross = solver == "auto" or (primary != "enum" and combos <= ENUM_AUTO_MAX)
-    else:
-        wants_cross = cross_check
-    second = None
-    if wants_cross:
-        second = cross_engine(inst, budget, primary, explicit=bool(cross_check), combos=combos)
+    second = planned_cross(inst, budget, solver, primary, cross_check, combos=combos)
     return finish(
         inst,
         budget,
@@ -488,6 +483,44 @@ def solve_certified(
         t0=t0,
         proof=proof,
     )
+
+
+def planned_cross(
+    inst: CompiledInstance,
+    budget: float,
+    solver: str,
+    primary: str,
+    cross_check: bool | None,
+    *,
+    combos: int | None = None,
+) -> str | None:
+    """The cross-check engine :func:`solve_certified` runs after ``primary`` (None: none).
+
+    ``solver`` is what the caller asked for (``auto`` or an engine name), ``cross_check`` as
+    in :func:`solve_certified`. Shared with the budget sweeps' shortcuts (QA s41 defect 1: a
+    sweep's "monotonicity" answers skipped the check ``solve()`` runs at that budget, and were
+    labelled differently).
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> from memaudit_core.compiled import compile_package
+    >>> inst = compile_package(generate("update_chain"))
+    >>> planned_cross(inst, 13, "bnb", "bnb", None), planned_cross(inst, 13, "bnb", "bnb", False)
+    ('enum', None)
+    """
+    if combos is None:
+        combos = combination_count(inst, budget)
+    if cross_check is None:
+        # auto: every cheap check. A named engine: enumeration when the product is tiny, which
+        # costs little and catches a MILP misled by floating point (QA: HiGHS "proved" 4.625 on
+        # four candidates whose optimum is 5.875).
+        wants_cross = solver == "auto" or (primary != "enum" and combos <= ENUM_AUTO_MAX)
+    else:
+        wants_cross = cross_check
+    if not wants_cross:
+        return None
+    return cross_engine(inst, budget, primary, explicit=bool(cross_check), combos=combos)
 
 
 def _milp_can_take_over(inst: CompiledInstance, budget: float, node_limit: int | None) -> bool:
@@ -617,6 +650,7 @@ def finish(
         reasons.append(f"{primary} claims optimality with a gap of {gap:.3g}")
 
     agreement: bool | None = None
+    inconclusive = ""
     better: tuple[float, tuple[int, ...], str] | None = None
     if second is None and explicit_cross:
         reasons.append("no second exact engine can handle this instance")
@@ -678,8 +712,12 @@ def finish(
                         f"proved {value!r}, {second} (stopped at a limit) has a store worth "
                         f"{other.recomputed_value!r} and a bound {other.bound!r}"
                     )
-                reasons.append(
-                    f"cross-check by {second} stopped at a limit (consistent but inconclusive)"
+                # Consistent: the primary engine's proof stands alone, as it does without a
+                # cross-check (QA s41 defect 2: asking for a check lowered "OPT" to
+                # "optimal (uncertified)"). Said in the proof, not held against the label.
+                inconclusive = (
+                    f"; cross-check by {second} stopped at a limit, consistent but inconclusive "
+                    f"(its store worth {other.recomputed_value!r}, its bound {other.bound!r})"
                 )
 
     if primary == "milp" and not agreement and milp_ill_conditioned(inst, budget):
@@ -693,6 +731,7 @@ def finish(
         proof = PROOFS.get(str(raw.detail.get("method", primary)), PROOFS.get(primary, primary))
     if agreement:
         proof += f"; cross-checked by {checks[1].engine}"
+    proof += inconclusive
     selected_idx: Iterable[int] = raw.selected_idx
     if better is not None:
         proof += (
