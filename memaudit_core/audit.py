@@ -72,15 +72,20 @@ POOLS = tuple(COMPILED_POOLS)
 AGREE_TOL = 1e-9
 
 
-def _rel_tol(v: float) -> float:
-    return AGREE_TOL * max(1.0, abs(v))
+def _rel_tol(v: float, unit: float = 1.0) -> float:
+    """The agreement tolerance at ``v``, ``unit`` being the package's value unit
+    (:func:`~memaudit_core.solvers.value_unit`): with 1, a package in units of 1e-14 had every
+    pair of values "agree" (QA s41 #1)."""
+    return AGREE_TOL * max(unit, abs(v))
 
 
 def audit_instance(inst: Any, budget: float, time_limit: float | None = None) -> dict[str, Any]:
     """Both engines on one compiled instance at one budget; a flat, JSON-ready record."""
     from .objective import evaluate
-    from .solvers import run_engine
+    from .solvers import relative_gap, run_engine, value_unit
 
+    # QA s41 #1: gaps and tolerances in the package's value unit, as solve() measures them.
+    unit = value_unit(inst, budget)
     rec: dict[str, Any] = {}
     values: dict[str, float] = {}
     proven = True
@@ -100,6 +105,7 @@ def audit_instance(inst: Any, budget: float, time_limit: float | None = None) ->
                     f"{eng}_time_s": None,
                     f"{eng}_nodes": None,
                     f"{eng}_cost": None,
+                    f"{eng}_gap": None,
                 }
             )
             problems.append(
@@ -112,7 +118,7 @@ def audit_instance(inst: Any, budget: float, time_limit: float | None = None) ->
         value = evaluate(inst, sel)
         if not feasible:
             problems.append(f"{eng} returned an infeasible store")
-        if abs(value - raw.value) > _rel_tol(value):
+        if abs(value - raw.value) > _rel_tol(value, unit):
             problems.append(f"{eng} reported {raw.value!r} but its store is worth {value!r}")
         rec.update(
             {
@@ -124,6 +130,11 @@ def audit_instance(inst: Any, budget: float, time_limit: float | None = None) ->
                 f"{eng}_nodes": int(raw.nodes),
                 f"{eng}_cost": inst.selection_cost(sel),
                 f"{eng}_selected": list(inst.ids(sel)),
+                f"{eng}_gap": (
+                    relative_gap(value, float(raw.bound), unit)
+                    if math.isfinite(raw.bound)
+                    else None
+                ),
             }
         )
         values[eng] = value
@@ -131,10 +142,10 @@ def audit_instance(inst: Any, budget: float, time_limit: float | None = None) ->
     if len(values) == len(ENGINES):
         diff = abs(values["bnb"] - values["milp"])
         rec["abs_diff"] = diff
-        rec["rel_diff"] = diff / max(1.0, abs(values["bnb"]), abs(values["milp"]))
+        rec["rel_diff"] = diff / max(unit, abs(values["bnb"]), abs(values["milp"]))
         if not proven:
             rec["outcome"] = "unproven"
-        elif diff <= _rel_tol(max(values.values())) and not problems:
+        elif diff <= _rel_tol(max(values.values()), unit) and not problems:
             rec["outcome"] = "agree"
         else:
             rec["outcome"] = "disagree"
@@ -161,7 +172,7 @@ def _audit_result_ok(result: Any) -> bool:
     numbers_ = ["abs_diff", "rel_diff"] + [
         f"{eng}_{name}"
         for eng in ENGINES
-        for name in ("value", "reported", "bound", "time_s", "nodes", "cost")
+        for name in ("value", "reported", "bound", "time_s", "nodes", "cost", "gap")
     ]
     return all(
         result.get(key) is None
@@ -212,6 +223,11 @@ class AuditRow:
     #: CLI QA: a run stopped by a limit was reported without its bound and gap.
     bnb_bound: float | None = None
     milp_bound: float | None = None
+    #: Each engine's relative gap, measured when it ran in the package's value unit (QA s41
+    #: #1: measured here in units of 1, a bound 5.6% above an incumbent of 2e-12 read "gap
+    #: 0.00%"). None: not measured (a record from before), :meth:`gap` computes it.
+    bnb_gap: float | None = None
+    milp_gap: float | None = None
 
     def gap(self, engine: str) -> float | None:
         """``engine``'s relative gap (bound - value) / value, or None without both."""
@@ -220,7 +236,8 @@ class AuditRow:
         value, bound = getattr(self, f"{engine}_value"), getattr(self, f"{engine}_bound")
         if value is None or bound is None:
             return None
-        return relative_gap(value, bound)
+        stored = getattr(self, f"{engine}_gap")
+        return relative_gap(value, bound) if stored is None else stored
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -261,7 +278,7 @@ class AuditRow:
             joined = decode(str, field_value(data, "problems", path), f"{path}.problems")
             data = {**data, "problem_list": joined.split("; ") if joined else []}
         # Saved before the bounds were kept: unknown, not an error.
-        data = {"bnb_bound": None, "milp_bound": None, **data}
+        data = {"bnb_bound": None, "milp_bound": None, "bnb_gap": None, "milp_gap": None, **data}
         row = from_fields(cls, data, path, keys={"problems": "problem_list"})
         row._check_consistent(path)
         return row
@@ -276,14 +293,29 @@ class AuditRow:
             raise ResultError(
                 f"{path}.outcome", "wrong value", f"one of {', '.join(_OUTCOMES)}", self.outcome
             )
+        from .solvers import CERTIFIED_GAP_MAX, ZERO_VALUE, gap_fits, read_back_gap, relative_gap
+
+        # Relative to the values themselves: the package's value unit is not saved, and a
+        # tolerance in units of 1 passed a bound 2.5% above a value of 2e-12 (QA s41 #2).
         for eng in ENGINES:
             value, bound = getattr(self, f"{eng}_value"), getattr(self, f"{eng}_bound")
-            if value is not None and bound is not None and bound < value - _rel_tol(value):
+            if value is None or bound is None:
+                continue
+            if read_back_gap(value, bound) < -CERTIFIED_GAP_MAX:
                 raise ResultError(
                     f"{path}.{eng}_bound",
                     "inconsistent",
                     f"below the store's value {value!r}; a bound is at least every store's F",
                     bound,
+                )
+            gap = getattr(self, f"{eng}_gap")
+            if gap is not None and not gap_fits(value, bound, gap):
+                raise ResultError(
+                    f"{path}.{eng}_gap",
+                    "inconsistent",
+                    f"the relative gap of F = {value!r} and bound {bound!r} is "
+                    f"{relative_gap(value, bound)!r}",
+                    gap,
                 )
         if self.outcome != "agree":
             return
@@ -292,17 +324,26 @@ class AuditRow:
             for eng in ENGINES
             if getattr(self, f"{eng}_status") != "optimal"
         ]
-        if self.bnb_value is None or self.milp_value is None:
+        for eng in ENGINES:
+            value, bound = getattr(self, f"{eng}_value"), getattr(self, f"{eng}_bound")
+            gap = self.gap(eng)
+            if value is not None and bound is not None and gap is not None:
+                if not (
+                    read_back_gap(value, bound) <= CERTIFIED_GAP_MAX and gap <= CERTIFIED_GAP_MAX
+                ):
+                    wrong.append(f"{eng}'s bound {bound!r} is above its F {value!r} (gap {gap!r})")
+        a, b = self.bnb_value, self.milp_value
+        if a is None or b is None:
             wrong.append("an engine has no value")
-        elif abs(self.bnb_value - self.milp_value) > _rel_tol(max(self.bnb_value, self.milp_value)):
-            wrong.append(f"the values {self.bnb_value!r} and {self.milp_value!r} differ")
+        elif not abs(a - b) <= AGREE_TOL * max(abs(a), abs(b), ZERO_VALUE):
+            wrong.append(f"the values {a!r} and {b!r} differ")
         if wrong:
             raise ResultError(
                 f"{path}.outcome",
                 "inconsistent",
                 "agree, yet "
                 + ", ".join(wrong)
-                + ": an agreeing check has both engines' proven optima, equal",
+                + ": an agreeing check has both engines' proven optima (zero gap), equal",
                 self.outcome,
             )
 
@@ -394,6 +435,19 @@ class AuditReport:
         if self.n_disagree:
             return "FAIL"
         return "PASS" if self.n_agree else "NOTHING CHECKED"
+
+    @property
+    def headline(self) -> str:
+        """:attr:`verdict` as the CLI and report.md lead with it: a PASS with checks left
+        unproven or skipped says so up front, ``PASS (1 unproven)`` (QA s41 #3: ``PASS: 5 of
+        6 checks`` read as a clean pass; the exit code stays 0)."""
+        verdict = self.verdict
+        left = [
+            f"{n} {what}"
+            for n, what in ((self.n_unproven, "unproven"), (self.n_skipped, "skipped"))
+            if n
+        ]
+        return f"{verdict} ({', '.join(left)})" if verdict == "PASS" and left else verdict
 
     def to_dict(self, rows: bool = True) -> dict[str, Any]:
         out = {
@@ -609,6 +663,8 @@ def _report(
                 problems=tuple(res.get("problems", ())),
                 bnb_bound=res.get("bnb_bound"),
                 milp_bound=res.get("milp_bound"),
+                bnb_gap=res.get("bnb_gap"),
+                milp_gap=res.get("milp_gap"),
             )
         )
     count = {
@@ -802,7 +858,7 @@ def write_audit_outputs(
     )
     text = (
         "# MemAudit certification audit\n\n"
-        f"**{report.verdict}** — "
+        f"**{report.headline}** — "
         f"{report.n_agree} of {report.n_tasks} checks (instance x pool x budget) agree, "
         f"{report.n_disagree} disagree, {report.n_unproven} unproven (limits), "
         f"{report.n_skipped} skipped.\n\n"

@@ -2053,7 +2053,7 @@ def _audit_human(rep: Any, saved_in: str | None = None) -> str:
     from .audit import unproven_lines
 
     bt, mt = rep.bnb_time_s, rep.milp_time_s
-    verdict = rep.verdict
+    verdict = rep.headline  # QA s41 #3: "PASS (1 unproven)", not a bare PASS
     lines = [
         f"{verdict}: {rep.n_agree} of {rep.n_tasks} checks (instance x pool x budget) agree, "
         f"{rep.n_disagree} disagree, {rep.n_unproven} unproven, {rep.n_skipped} skipped",

@@ -60,8 +60,11 @@ from .package import Package, Store, check_package
 from .plugins import module_found
 from .shortrepr import short_repr
 from .solvers import (
+    CERTIFIED_GAP_MAX,
     check_budget,
     check_time_limit,
+    gap_fits,
+    read_back_gap,
     recompute,
     relative_gap,
     run_engine,
@@ -546,7 +549,9 @@ def _opt_points(
             continue
         if hit is not None and hit[1] is not None:
             value, bound = hit[0], max(hit[0], hit[1])
-            gap = relative_gap(value, bound)
+            # In the package's value unit, as solve() measures it (QA s41 #1: without it a
+            # bound 3% above an incumbent of 2e-12 was a zero gap, "optimal (uncertified)").
+            gap = relative_gap(value, bound, value_unit(inst, b))
             status, label = (
                 ("limit", "incumbent") if gap > 0 else ("optimal", "optimal (uncertified)")
             )
@@ -1172,10 +1177,62 @@ class EngineRun:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> EngineRun:
-        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input or numbers
+        that contradict the run's status (the rule ``inconsistent``, as
+        :class:`~memaudit_core.solvers.SolveResult` applies it)."""
         from .results import from_fields
 
-        return from_fields(cls, data, path)
+        run = from_fields(cls, data, path)
+        run._check_consistent(path)
+        return run
+
+    def _check_consistent(self, path: str) -> None:
+        """Refuse a bound below the value, a gap its value and bound do not give, and a
+        certified run with an open gap (QA s41 #2: runs edited to ``optimal`` and certified,
+        their bounds left 4% and 1.6% above the value, read back as cross-checked). Measured
+        relative to the value (:func:`~memaudit_core.solvers.read_back_gap`): the package's
+        value unit is not saved."""
+        from .errors import ResultError
+
+        value, bound, gap = self.value, self.bound, self.gap
+        if value is not None and bound is not None:
+            if read_back_gap(value, bound) < -CERTIFIED_GAP_MAX:
+                raise ResultError(
+                    f"{path}.bound",
+                    "inconsistent",
+                    f"below the store's value {value!r}; a bound is at least every store's F",
+                    bound,
+                )
+            if gap is not None and not gap_fits(value, bound, gap):
+                raise ResultError(
+                    f"{path}.gap",
+                    "inconsistent",
+                    f"the relative gap of F = {value!r} and bound {bound!r} is "
+                    f"{relative_gap(value, bound)!r}",
+                    gap,
+                )
+        if not self.certified:
+            return
+        wrong = []
+        if self.status != "optimal":
+            wrong.append(f"its status is {self.status!r}")
+        if value is None or bound is None or gap is None:
+            wrong.append("it has no value, bound or gap")
+        elif not (read_back_gap(value, bound) <= CERTIFIED_GAP_MAX and gap <= CERTIFIED_GAP_MAX):
+            wrong.append(f"its bound {bound!r} is above F = {value!r} (gap {gap!r})")
+        if self.hit_limit:
+            wrong.append("it stopped at a limit (hit_limit)")
+        if not self.feasible:
+            wrong.append("its store is not feasible (feasible)")
+        if wrong:
+            raise ResultError(
+                f"{path}.certified",
+                "inconsistent",
+                "certified, yet "
+                + ", ".join(wrong)
+                + ": a certified run has status 'optimal', zero gap and a feasible store",
+                True,
+            )
 
 
 @dataclass(frozen=True)
@@ -1211,10 +1268,24 @@ class CertRow:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> CertRow:
-        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input or a
+        verdict its runs do not support (each run checked by :meth:`EngineRun.from_dict`)."""
+        from .errors import ResultError
         from .results import from_fields
 
-        return from_fields(cls, data, path)
+        row = from_fields(cls, data, path)
+        # A certified budget needs every applicable engine certified and no disagreement
+        # (QA s41 #2: checked here too, so a row read on its own is held to it).
+        if row.certified and (
+            row.disagreement or not all(e.certified for e in row.runs if e.applicable)
+        ):
+            raise ResultError(
+                f"{path}.certified",
+                "inconsistent",
+                "a budget whose engines disagree or did not all certify is not certified",
+                True,
+            )
+        return row
 
 
 @short_repr
@@ -1390,18 +1461,8 @@ class CertificationReport:
         from .results import decode, field_value, from_fields
 
         # QA s40: the app's "Certificate record (JSON)" could not be read back at all.
+        # Each row and run is held to its own rule as it is read (CertRow.from_dict).
         res = from_fields(cls, data, path, kind=cls.RESULT_KIND)
-        for k, row in enumerate(res.rows):
-            # A certified budget needs every applicable engine certified and no disagreement.
-            if row.certified and (
-                row.disagreement or not all(e.certified for e in row.runs if e.applicable)
-            ):
-                raise ResultError(
-                    f"{path}.rows[{k}].certified",
-                    "inconsistent",
-                    "a budget whose engines disagree or did not all certify is not certified",
-                    True,
-                )
         counts = {"n_certified": res.n_certified, "n_disagreements": len(res.disagreements)}
         for name, want in counts.items():
             at = f"{path}.{name}"
@@ -1453,7 +1514,9 @@ def _engine_run(inst, engine: str, budget: float, time_limit: float | None) -> E
     value = float(raw.value)
     recomputed = recompute(inst, sel)
     feasible = inst.is_feasible(sel, budget)
-    gap = relative_gap(value, raw.bound)
+    # In the package's value unit, as solve() measures it (QA s41 #1: a limited run on a
+    # package in units of 1e-14 showed a gap of 0).
+    gap = relative_gap(value, raw.bound, value_unit(inst, budget))
     recompute_ok = _rel_diff(recomputed, value) <= AGREEMENT_TOL
     # The bound meets the value by the rule solve() certifies with (solvers.certify, within
     # 1e-9 relative): HiGHS proves an optimum with its dual bound a feasibility tolerance above

@@ -316,9 +316,10 @@ render.table(
     f"{pkg.id}-sweep-opt",
     column_config={
         "budget": number(f"budget ({unit})", format="%g"),
-        # Four decimals, as on Compare (QA s20c: "14.300000" on a projector).
-        "value": number("value", format="%.4f", help="OPT when certified, else the incumbent."),
-        "bound": number("proven bound", format="%.4f"),
+        # Six significant digits: four decimals read 0.0000 for a package in units of 1e-14
+        # (QA s41 #1); "%.6g" still shows 14.3 as 14.3000, not "14.300000" (QA s20c).
+        "value": number("value", format="%.6g", help="OPT when certified, else the incumbent."),
+        "bound": number("proven bound", format="%.6g"),
         "gap": number("gap", format="percent", help="(bound − value) / value."),
     },
 )
@@ -336,10 +337,10 @@ if curve.methods:
         column_config={
             "budget": number(f"budget ({unit})", format="%g"),
             "method": st.column_config.TextColumn(width="medium"),
-            "F": number(format="%.4f"),
+            "F": number(format="%.6g"),  # significant digits at any value scale (QA s41 #1)
             "OPT": number(
                 opt_word,
-                format="%.4f",
+                format="%.6g",
                 help="The denominator (union OPT for external stores); an incumbent where the "
                 "certified column is unticked.",
             ),

@@ -193,8 +193,9 @@ st.subheader("Engines per budget")
 number = st.column_config.NumberColumn
 config = {"budget": number(f"budget ({unit})", format="%g")}
 for e in report.engines:
-    config[f"{e} value"] = number(format="%.6f", help="F recomputed on the returned store.")
-    config[f"{e} bound"] = number(format="%.6f", help="Proven upper bound on OPT.")
+    # Significant digits: "%.6f" read 0.000000 for a package in units of 1e-14 (QA s41 #1).
+    config[f"{e} value"] = number(format="%.6g", help="F recomputed on the returned store.")
+    config[f"{e} bound"] = number(format="%.6g", help="Proven upper bound on OPT.")
     config[f"{e} gap"] = number(format="percent", help="(bound − value) / value.")
     config[f"{e} time (s)"] = number(format="%.3f")
 config["max rel. difference"] = number(format="%.2g")
