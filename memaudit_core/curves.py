@@ -316,7 +316,10 @@ class OptPoint:
 class CurvePoint:
     """One method at one budget. For an ablation ``value`` is the pool's optimum; for an
     external store ``opt`` is the union-package optimum (its ratio is the union ratio).
-    ``store_cut`` counts a store's memories dropped to fit the budget (most recent kept)."""
+    ``store_cut`` counts a store's memories dropped to fit the budget (most recent kept).
+    ``opt_bound`` / ``ratio_low`` are :class:`~memaudit_core.analysis.SweepRow`'s: the proven
+    upper bound on the denominator and ``value / opt_bound`` (equal to ``opt`` / ``ratio`` when
+    certified; None when no bound was proven or, for ``ratio_low``, when the bound is 0)."""
 
     method_key: str
     label: str
@@ -329,6 +332,9 @@ class CurvePoint:
     certified: bool
     cost: float
     store_cut: int = 0
+    # QA s41: the app's sweep CSV had no bound or low ratio for rows on an unproven optimum.
+    opt_bound: float | None = None
+    ratio_low: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -343,6 +349,8 @@ class CurvePoint:
             "certified": self.certified,
             "cost": self.cost,
             "store_cut": self.store_cut,
+            "opt_bound": self.opt_bound,
+            "ratio_low": self.ratio_low,
         }
 
     @classmethod
@@ -350,7 +358,14 @@ class CurvePoint:
         """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
         from .results import from_fields
 
-        return from_fields(cls, data, path, keys={"method_key": "method"})
+        # Curves saved before QA s41 have no bound columns: they read back without them.
+        return from_fields(
+            cls,
+            data,
+            path,
+            keys={"method_key": "method"},
+            optional=("opt_bound", "ratio_low"),
+        )
 
 
 def _check_in_grid(
@@ -436,7 +451,11 @@ class BudgetCurve:
         ]
 
     def point_rows(self) -> list[dict[str, Any]]:
-        """One flat row per (budget, method), budgets first (for a table / CSV)."""
+        """One flat row per (budget, method), budgets first (for a table / CSV).
+
+        Numbers stay numbers (None where undefined, "n/a" is the screen's word): QA s41, the
+        app's CSV held the ratio as rounded text. ``opt_bound``, ``ratio_low`` and
+        ``store_cut`` are named as in ``memaudit sweep -o``'s CSV."""
         order = {m.key: i for i, m in enumerate(self.methods)}
         rows = sorted(self.points, key=lambda p: (p.budget, order[p.method_key]))
         return [
@@ -446,9 +465,12 @@ class BudgetCurve:
                 "key": p.method_key,
                 "F": p.value,
                 "OPT": p.opt,
-                "ratio": p.ratio_text,
+                "ratio": p.ratio,
                 "certified": p.certified,
+                "opt_bound": p.opt_bound,
+                "ratio_low": p.ratio_low,
                 "cost": p.cost,
+                "store_cut": p.store_cut,
             }
             for p in rows
         ]
@@ -663,6 +685,8 @@ def budget_curve(
                 row.certified,
                 row.cost,
                 row.store_cut,
+                row.opt_bound,
+                row.ratio_low,
             )
         )
     # App QA: a store cut from 7 memories to 1 was scored on the curve unsaid (the CLI says).

@@ -432,6 +432,28 @@ class AblationCurve:
                 )
 
 
+def ablation_table_rows(curves: Sequence[AblationCurve]) -> list[dict[str, Any]]:
+    """One row per (pool, budget) as the Ablations page shows and downloads them, numbers as
+    numbers (None where undefined): QA s41, its CSV held ``pool / OPT`` and ``drop`` as
+    3-decimal text. The optimum columns say "OPT" only when every value is proven."""
+    proven = all(p.full_label == "OPT" and p.pool_label == "OPT" for c in curves for p in c.points)
+    full_col, pool_col = ("OPT", "pool OPT") if proven else ("OPT / incumbent", "pool value")
+    return [
+        {
+            "pool": c.pool,
+            "removed types": ", ".join(c.removed_types) or "(none)",
+            "budget": p.budget,
+            full_col: p.full_opt,
+            pool_col: p.pool_opt,
+            "pool / OPT": p.ratio,
+            "drop": p.drop,
+            "labels": f"{p.full_label} / {p.pool_label}",
+        }
+        for c in curves
+        for p in c.points
+    ]
+
+
 def _preset_name(preset: str) -> str:
     if not isinstance(preset, str):
         raise UnknownNameError(
@@ -732,6 +754,32 @@ class CostRuleSensitivity:
     writers: tuple[str, ...]
     rules: tuple[CostRuleResult, ...]
     budget_rule: str
+
+    def ratio_rows(self) -> list[dict[str, Any]]:
+        """One row per writer: its mean ratio under each available rule (None where
+        undefined), a column per rule; numbers, not text (QA s41: the page's CSV held
+        3-decimal strings)."""
+        ok = [r for r in self.rules if r.available]
+        return [{"writer": w, **{r.rule: dict(r.mean_ratio)[w] for r in ok}} for w in self.writers]
+
+    def ranking_rows(self) -> list[dict[str, Any]]:
+        """One row per available rule: tau against the stored costs (a number, None where
+        undefined; QA s41), whether the ranking holds, the budget scale and the re-costing."""
+        return [
+            {
+                "rule": r.rule,
+                "Kendall tau vs as stored": r.tau,
+                "ranking holds at every budget": {True: "yes", False: "no"}.get(
+                    r.rankings_hold, "n/a"
+                ),
+                "budget scale": r.scale,
+                "re-costed": r.n_recosted,
+                "kept stored cost": r.n_kept_stored,
+                "note": r.note,
+            }
+            for r in self.rules
+            if r.available
+        ]
 
     def rule(self, name: str) -> CostRuleResult:
         for r in self.rules:
@@ -1095,6 +1143,30 @@ class CapacitySensitivity:
     @property
     def all_agree(self) -> bool:
         return all(p.agree is not False for p in self.points)
+
+    def table_rows(self) -> list[dict[str, Any]]:
+        """One row per budget as the Ablations page shows and downloads it; ``OPT(k)/OPT(1)``
+        a number (None where undefined), not text (QA s41). The k = 1 column says "OPT" only
+        when every k = 1 solve was proven."""
+        k = self.k
+        head_1 = "OPT(k=1)" if all(p.certified_1 for p in self.points) else "value (k=1)"
+        return [
+            {
+                "budget": p.budget,
+                head_1: p.opt_1,
+                "label (k=1)": p.label_1,
+                f"value (k={k})": p.opt_k,
+                "label": p.label,
+                "OPT(k)/OPT(1)": p.gain,
+                "groups with >1": p.multi_groups,
+                "engines": ", ".join(
+                    f"{e} {v:.6g} ({s})"
+                    for (e, v), (_, s) in zip(p.engine_values, p.engine_status, strict=True)
+                ),
+                "engines agree": {True: "yes", False: "NO", None: "not checked"}[p.agree],
+            }
+            for p in self.points
+        ]
 
     #: ``result_kind`` in ``to_dict()`` (QA s40: it did not say its kind, so
     #: :func:`memaudit_core.read_result` called the file "not a MemAudit result").
@@ -1491,6 +1563,21 @@ class NoiseSensitivity:
     n_cells: int
     taus: tuple[float | None, ...]
     n_unproven: int = 0
+
+    def table_rows(self) -> list[dict[str, Any]]:
+        """One row per writer as the Ablations page shows and downloads it, numbers as
+        numbers (None where undefined): QA s41, its CSV held 3-decimal text."""
+        return [
+            {
+                "writer": r.writer,
+                "clean mean ratio": r.clean_mean_ratio,
+                "noisy mean ratio": r.noisy_mean_ratio,
+                "mean |Δ ratio|": r.mean_abs_delta,
+                "max |Δ ratio|": r.max_abs_delta,
+                "pairs": r.n,
+            }
+            for r in self.writer_rows
+        ]
 
     #: ``result_kind`` in ``to_dict()`` (QA s40: it did not say its kind, so
     #: :func:`memaudit_core.read_result` called the file "not a MemAudit result").

@@ -119,10 +119,16 @@ def chart(fig: go.Figure, key: str, filename: str, *, selectable: bool = False):
 PRESENT_TABLE_MAX_ROWS = 40
 
 
+def csv_bytes(df: pd.DataFrame) -> bytes:
+    """The CSV a table's download button offers: every number at full precision (repr) and a
+    missing value as an empty cell, so that pandas reads the columns back as the same floats
+    (QA s41: ratios came out as "0.486" / "n/a" text and 12-digit rounded numbers)."""
+    return df.to_csv(index=False).encode("utf-8")
+
+
 def _csv(df: pd.DataFrame) -> Callable[[], bytes]:
     def make() -> bytes:
-        # 12 significant digits: no float noise such as 19.599999999999998 (app QA).
-        return df.to_csv(index=False, float_format="%.12g").encode("utf-8")
+        return csv_bytes(df)
 
     return make
 
@@ -138,10 +144,12 @@ def table(
     """Show a dataframe (text is never interpreted) with a CSV download button.
 
     The CSV is made when the button is clicked (deferred download data), not on every rerun.
-    Missing values (a ratio with OPT = 0, no seed) read "n/a", as in the metrics, not "None".
+    Missing values (a ratio with OPT = 0, no seed) read "n/a", as in the metrics, not "None";
+    in the CSV they are empty cells and numbers keep their full precision (:func:`csv_bytes`).
     ``present_df``, when given, is what presentation mode shows (fewer rows or columns); the
     CSV is always ``df`` whole.
     """
+    raw = df  # the CSV's numbers; "n/a" text is for the screen only (QA s41)
     df = _with_na(df)
     present = bool(st.session_state.get("ma_present"))
     shown = df if present_df is None or not present else _with_na(present_df)
@@ -170,7 +178,7 @@ def table(
         st.dataframe(_denoised(shown), key=key, hide_index=True, **kwargs)
     st.download_button(
         "CSV",
-        _csv(df),
+        _csv(raw),
         file_name=f"{safe_filename(filename)}.csv",
         mime="text/csv",
         key=f"{key}_csv",

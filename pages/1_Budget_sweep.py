@@ -337,14 +337,29 @@ if curve.methods:
         column_config={
             "budget": number(f"budget ({unit})", format="%g"),
             "method": st.column_config.TextColumn(width="medium"),
-            "F": number(format="%.6g"),  # significant digits at any value scale (QA s41 #1)
+            "F": number(format="%.6g"),
             "OPT": number(
                 opt_word,
                 format="%.6g",
                 help="The denominator (union OPT for external stores); an incumbent where the "
                 "certified column is unticked.",
             ),
+            # Numbers in the core rows (QA s41: the CSV held "0.486" text); three decimals here.
+            "ratio": number(format="%.3f"),
+            "opt_bound": number(
+                "proven bound",
+                format="%.6g",
+                help="Proven upper bound on the denominator (equal to it when certified).",
+            ),
+            "ratio_low": number(
+                "ratio ≥",
+                format="%.3f",
+                help="F / proven bound: a proven lower bound on the true ratio.",
+            ),
             "cost": number(f"cost ({unit})", format="%g"),
+            "store_cut": number(
+                "store_cut", format="%d", help="The store's memories dropped to fit the budget."
+            ),
         },
     )
 

@@ -58,6 +58,12 @@ auto = len(pkg.candidates) * len(grid) <= AUTO_RUN_WORK
 number = st.column_config.NumberColumn
 
 
+#: The optimum columns of the ablation table, whichever of the names it uses.
+OPT_COLUMNS = ("OPT", "pool OPT", "OPT / incumbent", "pool value")
+#: A ratio in a table: the screen's three decimals (the CSV keeps every digit; QA s41).
+RATIO = number(format="%.3f")
+
+
 def fmt(x, digits: int = 3) -> str:
     return "n/a" if x is None else f"{x:.{digits}f}"
 
@@ -141,32 +147,16 @@ else:
             f"{pkg.id}-ablation-drop",
         )
     # The headers say "or incumbent" when any value is unproven (app QA: a column headed OPT
-    # held an incumbent).
-    proven = all(p.full_label == "OPT" and p.pool_label == "OPT" for c in curves for p in c.points)
-    full_col, pool_col = ("OPT", "pool OPT") if proven else ("OPT / incumbent", "pool value")
+    # held an incumbent); the core rows keep numbers for the CSV (QA s41).
     render.table(
-        pd.DataFrame(
-            [
-                {
-                    "pool": c.pool,
-                    "removed types": ", ".join(c.removed_types) or "(none)",
-                    "budget": p.budget,
-                    full_col: p.full_opt,
-                    pool_col: p.pool_opt,
-                    "pool / OPT": fmt(p.ratio),
-                    "drop": fmt(p.drop),
-                    "labels": f"{p.full_label} / {p.pool_label}",
-                }
-                for c in curves
-                for p in c.points
-            ]
-        ),
+        pd.DataFrame(robustness.ablation_table_rows(curves)),
         "abl_table",
         f"{pkg.id}-ablations",
         column_config={
             "budget": number(f"budget ({unit})", format="%g"),
-            full_col: number(format="%.4f"),
-            pool_col: number(format="%.4f"),
+            **{col: number(format="%.4f") for col in OPT_COLUMNS},
+            "pool / OPT": number(format="%.3f"),
+            "drop": number(format="%.3f"),
         },
     )
 
@@ -218,35 +208,20 @@ with tab_cost:
         )
         st.subheader("Ratio per writer (mean over the budgets)")
         render.table(
-            pd.DataFrame(
-                [
-                    {"writer": w, **{r.rule: fmt(dict(r.mean_ratio)[w]) for r in ok}}
-                    for w in sens.writers
-                ]
-            ),
+            pd.DataFrame(sens.ratio_rows()),
             "abl_cost_ratio",
             f"{pkg.id}-cost-rule-ratios",
+            column_config={r.rule: RATIO for r in ok},
         )
         st.subheader("Does the writers' ranking hold?")
         render.table(
-            pd.DataFrame(
-                [
-                    {
-                        "rule": r.rule,
-                        "Kendall tau vs as stored": fmt(r.tau),
-                        "ranking holds at every budget": {True: "yes", False: "no"}.get(
-                            r.rankings_hold, "n/a"
-                        ),
-                        "budget scale": f"x{r.scale:.4g}",
-                        "re-costed": r.n_recosted,
-                        "kept stored cost": r.n_kept_stored,
-                        "note": r.note,
-                    }
-                    for r in ok
-                ]
-            ),
+            pd.DataFrame(sens.ranking_rows()),
             "abl_cost_rank",
             f"{pkg.id}-cost-rule-ranking",
+            column_config={
+                "Kendall tau vs as stored": RATIO,
+                "budget scale": number(format="x%.4g"),
+            },
         )
         with st.expander("Every writer, budget and rule"):
             render.table(
@@ -287,31 +262,14 @@ with tab_cap:
         # "OPT(k=1)" only when every k = 1 solve was proven (app QA: limited ones read as OPT).
         head_1 = "OPT(k=1)" if all(p.certified_1 for p in cap.points) else "value (k=1)"
         render.table(
-            pd.DataFrame(
-                [
-                    {
-                        "budget": p.budget,
-                        head_1: p.opt_1,
-                        "label (k=1)": p.label_1,
-                        f"value (k={k})": p.opt_k,
-                        "label": p.label,
-                        "OPT(k)/OPT(1)": fmt(p.gain),
-                        "groups with >1": p.multi_groups,
-                        "engines": ", ".join(
-                            f"{e} {v:.6g} ({s})"
-                            for (e, v), (_, s) in zip(p.engine_values, p.engine_status, strict=True)
-                        ),
-                        "engines agree": {True: "yes", False: "NO", None: "not checked"}[p.agree],
-                    }
-                    for p in cap.points
-                ]
-            ),
+            pd.DataFrame(cap.table_rows()),
             "abl_cap_table",
             f"{pkg.id}-capacity-k{k}",
             column_config={
                 "budget": number(f"budget ({unit})", format="%g"),
                 head_1: number(format="%.4f"),
                 f"value (k={k})": number(format="%.4f"),
+                "OPT(k)/OPT(1)": RATIO,
             },
         )
 
@@ -383,19 +341,16 @@ with tab_noise:
             f"{pkg.id}-noise-{mode}-{level:g}",
         )
         render.table(
-            pd.DataFrame(
-                [
-                    {
-                        "writer": r.writer,
-                        "clean mean ratio": fmt(r.clean_mean_ratio),
-                        "noisy mean ratio": fmt(r.noisy_mean_ratio),
-                        "mean |Δ ratio|": fmt(r.mean_abs_delta),
-                        "max |Δ ratio|": fmt(r.max_abs_delta),
-                        "pairs": r.n,
-                    }
-                    for r in ns.writer_rows
-                ]
-            ),
+            pd.DataFrame(ns.table_rows()),
             "abl_noise_table",
             f"{pkg.id}-noise-{mode}-{level:g}",
+            column_config={
+                col: RATIO
+                for col in (
+                    "clean mean ratio",
+                    "noisy mean ratio",
+                    "mean |Δ ratio|",
+                    "max |Δ ratio|",
+                )
+            },
         )
