@@ -54,7 +54,14 @@ from .errors import (
 )
 from .heartbeat import heartbeat
 from .objective import coverage_of, evaluate, get_saturation
-from .package import Package, Store, check_package, parse_created_at
+from .package import (
+    Package,
+    Store,
+    budget_grid_notes,
+    check_package,
+    grid_notes_capped,
+    parse_created_at,
+)
 from .parallel import check_workers, init_solver_worker, pool_context, stop_pool, worker_died
 from .plugins import prefetch, remember_package
 from .shortrepr import brief, count, num, short_repr
@@ -2220,11 +2227,14 @@ def sweep(
         # package at the union of all their grids, a folder each at its own).
         grids = [sorted({check_budget(b) for b in p.budget_grid()}) for p in packages]
         grid = sorted({b for g in grids for b in g})
+        # QA s41 (defect 1): a package's repeated or empty `budgets` changed its grid unsaid.
+        grid_notes = [n for p in packages for n in budget_grid_notes(p)]
     else:
         if isinstance(budgets, numbers.Real):
             budgets = [budgets]
         grid = sorted({check_budget(b) for b in budgets})
         grids = [grid] * len(packages)
+        grid_notes = []
     if not grid:  # library QA: an empty list returned an empty result without a word
         raise MemAuditError("sweep(): no budgets given")
     _check_limits(time_limit, None)
@@ -2284,6 +2294,7 @@ def sweep(
             cut_note(rows),
             repeated,
             partial_stores_note(stores, [(p.id, [st.id for st in p.stores]) for p in packages]),
+            *grid_notes_capped(grid_notes),
         )
         if n
     )

@@ -493,7 +493,10 @@ _STDIN_READ = [False]
 
 
 def check_output_file(
-    path: str | None, inputs: Sequence[str | None] = (), out: str | None = None
+    path: str | None,
+    inputs: Sequence[str | None] = (),
+    out: str | None = None,
+    suffix: str | None = None,
 ) -> None:
     """Fail before any work when ``-o PATH`` cannot be written, or is one of ``inputs``
     (CLI QA: ``import locomo data.json -o data.json`` replaced the dataset with a package), or
@@ -502,7 +505,8 @@ def check_output_file(
     QA (session 19): ``sweep -o /missing/rows.csv`` and ``generate -o`` into a read-only place
     said so only after the whole run. The file is opened for writing without truncating it
     (one that did not exist is removed again); devices and pipes (``/dev/stdout``) are left
-    to the write itself.
+    to the write itself. ``suffix`` is the one format the command writes (``.csv``, ``.json``):
+    a file name with another suffix is refused (:func:`check_output_suffix`).
     """
     if path in (None, "-"):
         return
@@ -525,6 +529,7 @@ def check_output_file(
                 "outside those"
             )
         if resolved.parent == Path(out).resolve() and not Path(out).exists():
+            check_output_suffix(path, suffix)
             return  # the run creates --out first (a first run's -o out/rows-mine.csv)
     for source in inputs:
         if source in (None, "-"):
@@ -538,6 +543,7 @@ def check_output_file(
                 f"-o {path} is the input file {source}: writing there would replace it; "
                 "choose another output file"
             )
+    check_output_suffix(path, suffix)  # after "is the input file", the graver mistake
     try:
         if target.exists():
             if target.is_file() or target.is_dir():  # a folder fails here: "Is a directory"
@@ -548,6 +554,38 @@ def check_output_file(
             target.unlink()
     except OSError as exc:
         raise MemAuditError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+#: The format each command's ``-o FILE`` writes, by its file suffix.
+OUTPUT_SUFFIXES = {"sweep": ".csv", "generate": ".json", "import": ".json"}
+
+
+def check_output_suffix(path: str, suffix: str | None) -> None:
+    """Refuse ``-o NAME`` whose suffix names another format than the one written.
+
+    QA s41 (defect 2): ``sweep -o x.parquet`` wrote CSV text into x.parquet, which
+    ``pd.read_parquet`` then failed on. One rule for every ``-o``: a name with a suffix must
+    end in the command's format's suffix (any case); a name without one (``rows``) and a
+    device or pipe (``/dev/stdout``) are written as given.
+    """
+    if suffix is None:
+        return
+    target = Path(path)
+    given = target.suffix
+    if not given or given.lower() == suffix:
+        return
+    if target.exists() and not target.is_file() and not target.is_dir():
+        return  # a device or a pipe: no format in its name
+    what = "CSV rows" if suffix == ".csv" else "a package JSON file"
+    hint = (
+        "; --out FOLDER writes rows.parquet and summary.parquet as well"
+        if given.lower() == ".parquet" and suffix == ".csv"
+        else ""
+    )
+    raise MemAuditError(
+        f"-o {path}: -o writes {what} and no other format, so the file name must end in "
+        f"{suffix}, not {given} (rule: output-suffix){hint}"
+    )
 
 
 def budget_arg(text: str) -> float:
@@ -1104,7 +1142,11 @@ def cmd_import(args: argparse.Namespace) -> int:
             "memories are scored against (the output is that package with the export added "
             "as an external store)"
         )
-    check_output_file(args.output, [args.source, args.package, getattr(args, "history", None)])
+    check_output_file(
+        args.output,
+        [args.source, args.package, getattr(args, "history", None)],
+        suffix=OUTPUT_SUFFIXES["import"],
+    )
     if is_export:
         args.external = args.source
         pkg, store = _add_export(_load(args.package), args, store_id=args.store_id)
@@ -1213,6 +1255,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         args.output,
         [*(args.packages or []), getattr(args, "external", None)],
         out=getattr(args, "out", None),
+        suffix=OUTPUT_SUFFIXES["sweep"],
     )
     if wants_suite(args):  # families, folders, lists, --workers, --out, ...
         if args.total_time_limit is not None:
@@ -1419,7 +1462,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
                 human.append(f"    --param {k}={v['default']}    {v['help']}")
         _emit({"families": listing}, args.json, "\n".join(human))
         return 0
-    check_output_file(args.output)
+    check_output_file(args.output, suffix=OUTPUT_SUFFIXES["generate"])
     params = parse_params(args.param)
     # One package per instance (QA s40, defect 2): a seed-invariant family is written at
     # seed 0, as the app builds it, and the seed given is said to be unused.

@@ -776,6 +776,10 @@ def _parse_package(doc: object, source: str, *, suspect: bool | None) -> Package
         value = checker.check_number(b, f"$.budgets[{i}]", minimum=0.0, rule="budget-range")
         if value is not None:
             budgets.append(value)
+    # QA s41 (defect 1): [4, 4, 6] swept two budgets and [] the default grid of six, and
+    # validate said "valid" to both without a word. Both stay valid (a grid is a suggestion,
+    # as --budgets 4,4,6 runs 4 once with a note), but they are warned about here.
+    budget_warnings = budgets_field_warnings(doc.get("budgets"))
 
     meta = checker.mapping(doc, "meta", "$")
 
@@ -1042,8 +1046,69 @@ def _parse_package(doc: object, source: str, *, suspect: bool | None) -> Package
         if not store.select and not store.memories:
             warnings.append(f"store {store.id!r} selects nothing and has no memories: it scores 0")
     warnings.extend(_unknown_type_warnings(package.candidates))
+    warnings.extend(budget_warnings)
     object.__setattr__(package, "warnings", tuple(warnings))
     return package
+
+
+#: The warning for ``"budgets": []`` (read as "no grid given": the default grid is used).
+EMPTY_BUDGETS_WARNING = (
+    "$.budgets is empty (rule: budgets-grid): read as no grid given, so a sweep uses the "
+    "default grid (1%, 2%, 5%, 10%, 20% and 50% of the total cost)"
+)
+
+
+def budgets_field_warnings(value: Any) -> list[str]:
+    """Warnings on a valid ``budgets`` field: an empty list, and each repeated budget by its
+    JSON path (QA s41, defect 1: both changed the grid without a word)."""
+    if not isinstance(value, list):
+        return []
+    if not value:
+        return [EMPTY_BUDGETS_WARNING]
+    first: dict[float, int] = {}
+    warnings = []
+    for i, b in enumerate(value):
+        if isinstance(b, bool) or not isinstance(b, int | float):
+            continue
+        if b in first:
+            warnings.append(
+                f"$.budgets[{i}]: {b:g} repeats $.budgets[{first[b]}] (rule: budgets-distinct); "
+                "a sweep runs each budget once"
+            )
+        else:
+            first[b] = i
+    return warnings
+
+
+def budget_grid_notes(package: Package) -> list[str]:
+    """What a sweep at ``package``'s own grid says about its ``budgets`` field: each repeat
+    and an empty list, with the file (QA s41, defect 1)."""
+    where = package.source if package.source not in ("", "<memory>") else package.id
+    notes = []
+    if EMPTY_BUDGETS_WARNING in package.warnings:
+        grid = ", ".join(f"{b:g}" for b in package.budget_grid())
+        notes.append(
+            f"{where}: $.budgets is empty, read as no grid given: the default grid is used "
+            f"({grid} {package.cost_unit})"
+        )
+    grid = package.budgets
+    repeats = [(i, b) for i, b in enumerate(grid) if b in grid[:i]]
+    if repeats:
+        values = ", ".join(f"{b:g}" for b in sorted({b for _, b in repeats}))
+        paths = ", ".join(f"$.budgets[{i}]" for i, _ in repeats)
+        notes.append(
+            f"{where}: $.budgets gives {values} more than once ({paths}; rule: "
+            "budgets-distinct); each budget runs once"
+        )
+    return notes
+
+
+def grid_notes_capped(notes: Sequence[str], limit: int = 5) -> list[str]:
+    """The first ``limit`` of :func:`budget_grid_notes`' notes over many packages, and how
+    many more there are (a suite of 300 packages with ``"budgets": []``)."""
+    if len(notes) <= limit:
+        return list(notes)
+    return [*notes[:limit], f"... and {len(notes) - limit} more such note(s) on package grids"]
 
 
 def _check_sums(checker: _Checker, package: Package, weights: dict[str, float]) -> None:

@@ -66,7 +66,7 @@ from .errors import (
     check_progress,
     cut_repr,
 )
-from .package import Package
+from .package import Package, budget_grid_notes, grid_notes_capped
 from .parallel import check_workers, init_solver_worker, pool_context, stop_pool
 from .versions import RESULT_VERSION
 
@@ -366,6 +366,8 @@ class IndexEntry:
     budgets: tuple[float, ...]
     stores: tuple[str, ...]
     external_stores: tuple[str, ...]
+    #: :func:`~memaudit_core.package.budget_grid_notes` of the source (QA s41, defect 1).
+    grid_notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -397,6 +399,7 @@ def _index_one(src: PackageSource, text: str | None) -> IndexEntry:
         budgets=tuple(float(b) for b in pkg.budget_grid()),
         stores=tuple(s.id for s in pkg.stores),
         external_stores=tuple(s.id for s in pkg.stores if s.is_external),
+        grid_notes=tuple(budget_grid_notes(pkg)),
     )
 
 
@@ -1011,7 +1014,8 @@ class SweepSuiteResult:
 
     @property
     def throughput(self) -> float:
-        """Sources per second of wall time."""
+        """Sources per second of wall time (every source, reused ones included: the report
+        says :func:`throughput_text` instead)."""
         return self.n_sources / self.elapsed_s if self.elapsed_s > 0 else math.inf
 
     def to_dict(self) -> dict[str, Any]:
@@ -1516,6 +1520,8 @@ def sweep_suite(
     pooled = pooled_families_note(rows)
     if pooled:
         notes.append(pooled)
+    if grid is None:  # each source at its own grid (QA s41, defect 1: repeats, [] unsaid)
+        notes.extend(grid_notes_capped([n for e in run.entries for n in e.grid_notes]))
     partial = partial_stores_note(store_ids, [(e.label, e.stores) for e in run.entries])
     if partial:
         notes.append(partial)
@@ -1843,6 +1849,26 @@ def _family_table(result: SweepSuiteResult) -> str:
     )
 
 
+def throughput_text(result: SweepSuiteResult) -> str:
+    """The report's rate, counting only the work this run did.
+
+    QA s41 (defect 3): a fully resumed suite ("0 run now, 304 reused") reported "19.6
+    packages/s" for the seconds it spent reading its journal. Packages per second when every
+    task ran now; tasks per second over those run now when some were reused; none when all
+    were.
+    """
+    if result.executed == 0:
+        return f"all {result.reused} task(s) reused from the journal, none run now: no rate"
+    if result.elapsed_s <= 0:
+        return "too quick to time"
+    if result.reused == 0:
+        return f"{result.n_sources / result.elapsed_s:.1f} packages/s"
+    return (
+        f"{result.executed / result.elapsed_s:.1f} tasks/s over the {result.executed} run now; "
+        f"the {result.reused} reused are not counted"
+    )
+
+
 def write_sweep_outputs(
     result: SweepSuiteResult, out: Path, *, figures: bool = True
 ) -> tuple[list[str], list[str]]:
@@ -1918,7 +1944,7 @@ def write_sweep_outputs(
         f"- tasks (content hash x budget x method): {result.n_tasks} — {result.executed} run "
         f"now, {result.reused} reused from the journal\n"
         f"- ran on: {result.backend}; wall time {result.elapsed_s:.2f} s "
-        f"({result.throughput:.1f} packages/s)\n"
+        f"({throughput_text(result)})\n"
         f"- methods: {methods_line}\n\n"
         "Ratios are F / OPT with OPT the certified optimum (see the notes for any that is "
         "not); n/a rows (OPT = 0) are left out of "

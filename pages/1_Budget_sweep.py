@@ -9,6 +9,7 @@ from memaudit_core import curves
 from memaudit_core.analysis import BOOTSTRAP_TEXT
 from memaudit_core.errors import MemAuditError
 from memaudit_core.grids import nearest_index
+from memaudit_core.package import budget_grid_notes
 from memaudit_ui import cached, figures, render
 from memaudit_ui.frame import (
     REPO_ROOT,
@@ -162,6 +163,10 @@ with c1:
             )
     else:
         grid = grid_default
+        # QA s41 (defect 1): a package's `"budgets": []` gave the default grid and [4, 4, 6]
+        # a grid with a repeat, both unsaid here.
+        for note in budget_grid_notes(pkg):
+            st.info(md_escape(note))
     st.caption("Budgets: " + ", ".join(f"{b:.10g}" for b in grid))
 with c2:
     chosen = st.multiselect(
