@@ -322,7 +322,7 @@ GLOSSARY_TERMS = (
     ("F(Y')", "what an external store keeps at the budget (pruned by recency when too big)"),
     ("upper-pruned", "the best subset of a store's own memories within the budget (exact)"),
     ("cap1", "saturation min(1, coverage): a unit is worth its weight once fully covered"),
-    ("a_ur", "coverage of unit r by candidate a, in [0, 1]"),
+    ("a_ur", "coverage of unit r by candidate u, in [0, 1]"),
 )
 
 
