@@ -1918,8 +1918,11 @@ def write_sweep_outputs(
     )
     by_family = _family_table(result)
     marks = (
-        "\n\n\\*: the mean rests partly on optima a time limit left unproven (column "
-        "unproven); those ratios may be too high."
+        # QA s41: not every uncertified optimum is a time limit's (a proof can miss the
+        # certification rule with no limit set, e.g. HiGHS on costs spanning over 1e5).
+        "\n\n\\*: the mean rests partly on optima that were not certified (column "
+        "unproven: a time limit stopped the solve, or its proof did not meet the certification "
+        "rule); those ratios may be too high."
         if any(s.n_uncertified for s in result.summary)
         else ""
     )

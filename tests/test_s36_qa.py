@@ -251,6 +251,11 @@ def test_unproven_points_are_open_in_the_figure_and_starred_in_the_report(tmp_pa
     write_sweep_outputs(res, tmp_path, figures=False)
     report = (tmp_path / "report.md").read_text()
     assert "| gvt | 2 | 2 | 0.500* |" in report and "unproven" in report
+    # QA s41: the footnote no longer blames a time limit alone (a proof can miss the rule).
+    assert (
+        "optima that were not certified (column unproven: a time limit stopped the solve, or "
+        "its proof did not meet the certification rule)" in report
+    )
     # Two families pooled: each gets its own means too.
     assert "## By family" in report and "| fb | gvt | 2 | 1 | 0.500 |" in report
 
