@@ -1933,14 +1933,22 @@ def wants_suite(args: Any) -> bool:
 
 
 def check_family_flags(args: Any) -> None:
-    """Refuse ``--seeds`` / ``--param`` without ``--family`` and seeds given twice (sweep and
-    audit alike; CLI QA: audit ignored ``--seeds`` next to ``--family NAME:A-B``)."""
+    """Refuse ``--seeds`` / ``--param`` without ``--family``, and ``--seeds`` when every
+    ``--family`` names its own seeds (sweep and audit alike; CLI QA: audit ignored ``--seeds``
+    next to ``--family NAME:A-B``).
+
+    ``--seeds`` gives the seeds of each ``--family`` without its own, as its help says: QA s41
+    found ``--family memaudit-small:0-2 --family density_trap --seeds 5`` refused as "seeds
+    given twice", untrue for density_trap, which has no seeds of its own. Only a ``--seeds``
+    that would apply to no family is refused, since it would be ignored without a word."""
     families = args.family or []
     if not families and (args.seeds is not None or args.param):
         raise MemAuditError(f"{args.command}: --seeds and --param apply to --family only")
-    if args.seeds is not None and any(":" in f for f in families):
+    if args.seeds is not None and all(":" in f for f in families):
+        named = ", ".join(f"--family {f}" for f in families)
         raise MemAuditError(
-            f"{args.command}: seeds given twice (--family NAME:A-B and --seeds); give them once"
+            f"{args.command}: --seeds {args.seeds} applies to no family: every --family names "
+            f"its own seeds ({named}); drop --seeds, or give a --family without :SEEDS"
         )
 
 

@@ -430,7 +430,8 @@ def test_sweep_refuses_seed_options_it_would_ignore(capsys):
     assert main(["sweep", pkg, "--seeds", "0-3"]) == 2
     assert "apply to --family only" in capsys.readouterr().err
     assert main(["sweep", "--family", "memaudit-small:0-1", "--seeds", "5-6"]) == 2
-    assert "seeds given twice" in capsys.readouterr().err
+    # QA s41: --seeds next to families that all name their own seeds applies to nothing.
+    assert "--seeds 5-6 applies to no family" in capsys.readouterr().err
 
 
 def test_score_a_store_mixing_candidates_and_memories(tmp_path, capsys):

@@ -219,8 +219,10 @@ def test_a_store_missing_from_some_packages_is_said(tmp_path, suite):
 
 
 def test_audit_refuses_seeds_given_twice_as_sweep_does():
+    # QA s41: --seeds goes to each --family without its own; here there is none, so it
+    # would apply to nothing and is refused (no longer called "seeds given twice").
     rc, _, err = _cli("audit", "--family", "memaudit-small:0-1", "--seeds", "3")
-    assert rc == 2 and "audit: seeds given twice" in err
+    assert rc == 2 and "audit: --seeds 3 applies to no family" in err
     rc, _, err = _cli("audit", str(SAMPLES / "update_chain.json"), "--seeds", "3")
     assert rc == 2 and "audit: --seeds and --param apply to --family only" in err
 
