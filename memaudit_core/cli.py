@@ -1981,13 +1981,25 @@ def unseeded_families_note(args: Any) -> str | None:
     forgotten ``--seeds`` gave n = 1 and a CI of n/a without a word), else None."""
     if args.seeds is not None:
         return None
+    from .generators import FAMILIES
+
     unseeded = [f for f in args.family or [] if ":" not in f]
-    if not unseeded:
-        return None
-    return (
-        f"--family {', '.join(unseeded)} without seeds ran seed 0 only: pass --seeds A-B "
-        "(or NAME:A-B) for a seed range"
-    )
+    # QA s41: a seed-invariant family (update_chain) was advised a seed range, which only
+    # repeats its one instance; it is told that instead.
+    invariant = [f for f in unseeded if f in FAMILIES and not FAMILIES[f].seeded]
+    seeded = [f for f in unseeded if f not in invariant]
+    parts = []
+    if seeded:
+        parts.append(
+            f"--family {', '.join(seeded)} without seeds ran seed 0 only: pass --seeds A-B "
+            "(or NAME:A-B) for a seed range"
+        )
+    if invariant:
+        parts.append(
+            f"--family {', '.join(invariant)} does not use the seed: its one instance ran "
+            "(seed 0), and a seed range would only repeat it"
+        )
+    return "; ".join(parts) or None
 
 
 def _suite_run_options(args: Any, label: str) -> dict[str, Any]:

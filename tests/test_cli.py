@@ -747,7 +747,17 @@ def test_a_negative_value_after_a_space_gets_the_products_message(capsys, argv, 
 def test_a_family_without_seeds_says_it_ran_seed_0_only(capsys):
     out = run_json(capsys, "sweep", "--family", "update_chain", "--budgets", "6",
                    "--writers", "gvt", "--quiet")  # fmt: skip
-    assert any("without seeds ran seed 0 only" in n for n in out["notes"])
+    # QA s41: update_chain does not use the seed, so no seed range is advised for it.
+    assert (
+        "--family update_chain does not use the seed: its one instance ran (seed 0), and a "
+        "seed range would only repeat it"
+    ) in out["notes"]
+    out = run_json(capsys, "sweep", "--family", "density_trap", "--budgets", "6",
+                   "--writers", "gvt", "--quiet")  # fmt: skip
+    assert (
+        "--family density_trap without seeds ran seed 0 only: pass --seeds A-B (or NAME:A-B) "
+        "for a seed range"
+    ) in out["notes"]
     out = run_json(capsys, "sweep", "--family", "update_chain", "--seeds", "0-1", "--budgets",
                    "6", "--writers", "gvt", "--quiet")  # fmt: skip
     assert not any("without seeds" in n for n in out["notes"])
@@ -756,7 +766,7 @@ def test_a_family_without_seeds_says_it_ran_seed_0_only(capsys):
 def test_an_audit_of_a_family_without_seeds_says_it_ran_seed_0_only(capsys):
     code = main(["audit", "--family", "update_chain", "--budgets", "6", "--quiet", "--json"])
     out = json.loads(capsys.readouterr().out)
-    assert code == 0 and any("without seeds ran seed 0 only" in n for n in out["notes"])
+    assert code == 0 and any("its one instance ran (seed 0)" in n for n in out["notes"])
 
 
 def test_cli_pool_choices_are_the_pool_registry():
