@@ -240,7 +240,12 @@ class LinkSetting:
     write (QA s39: written by each widget in turn, a package change made one browser history
     entry per setting it changed, and Back stepped through views never shown). ``unused``,
     given the values of the settings before it (by parameter), says why the setting does not
-    apply to this view (e.g. the range without ``grid=range``), or None.
+    apply to this view (e.g. the range without ``grid=range``), or None. ``check``, given the
+    values of the settings up to this one, says why the settings ``check_with`` (this one
+    among them) cannot be used together (e.g. a range whose stop is below its start), or None;
+    it is asked only when one of them came from the link this run, and then those settings
+    all fall back to their defaults and the warning names the link's values (QA s41: a link's
+    ``step=0`` left the Budget sweep on an error, with the value still in the URL).
     """
 
     widget_key: str
@@ -251,6 +256,8 @@ class LinkSetting:
     choices: Sequence[Any] | None = None
     bounds: tuple[float | None, float | None] = (None, None)
     unused: Callable[[dict[str, Any]], str | None] | None = None
+    check: Callable[[dict[str, Any]], str | None] | None = None
+    check_with: tuple[str, ...] = ()
 
     @property
     def mirror(self) -> str:
@@ -269,6 +276,8 @@ def _resolve_link_settings(page_title: str, settings: Sequence[LinkSetting]) -> 
     stored = st.session_state.setdefault(state.PAGE_PARAMS_KEY, {}).setdefault(page_title, {})
     values: dict[str, Any] = {}
     warnings: list[str] = []
+    by_url = {setting.url: setting for setting in settings}
+    from_link: dict[str, str] = {}  # parameter -> the link's text, for the values adopted
     for setting in settings:
         fresh = adopted or (page_title, setting.url) not in read
         read.add((page_title, setting.url))
@@ -283,20 +292,34 @@ def _resolve_link_settings(page_title: str, settings: Sequence[LinkSetting]) -> 
             stored[setting.url] = None  # kept for when it applies, but not this view's link
             continue
         if given:
-            warning = _adopt_link_value(setting, given)
+            taken, warning = _adopt_link_value(setting, given)
             if warning:
                 warnings.append(warning)
+            if taken:
+                from_link[setting.url] = given[-1]
         elif fresh and adopted:
             # Back / Forward to a view whose link left the setting out: its default.
             st.session_state.pop(setting.mirror, None)
         value = _kept_value(setting.mirror, setting.default, setting.valid)
         values[setting.url] = value
         stored[setting.url] = None if value == setting.default else state.link_text(value)
+        linked = {p: from_link[p] for p in setting.check_with if p in from_link}
+        problem = setting.check(values) if setting.check is not None and linked else None
+        if problem:
+            # The link's values together are refused (QA s41: step=0, from=10&to=2): each
+            # setting checked with them falls back to its default, and leaves the URL.
+            named = ", ".join(f"{p}={cut_repr(text)}" for p, text in linked.items())
+            warnings.append(f"ignored {named} in the link: {problem}")
+            for p in setting.check_with:
+                st.session_state.pop(by_url[p].mirror, None)
+                values[p] = by_url[p].default
+                stored[p] = None
     return warnings
 
 
-def _adopt_link_value(setting: LinkSetting, given: list[str]) -> str | None:
-    """Put the link's value of ``setting`` into its mirror; the warning if it was refused."""
+def _adopt_link_value(setting: LinkSetting, given: list[str]) -> tuple[bool, str | None]:
+    """Put the link's value of ``setting`` into its mirror; whether it was taken (all or
+    part of it), and the warning for what was refused."""
     text = given[-1]
     value, problem = state.parse_link_value(text, setting.default, setting.choices, setting.bounds)
     if value is not None and setting.valid is not None:
@@ -318,9 +341,9 @@ def _adopt_link_value(setting: LinkSetting, given: list[str]) -> str | None:
     if value is not None:
         st.session_state[setting.mirror] = value
     if not problem:
-        return None
+        return value is not None, None
     lead = "" if value is not None else "ignored "
-    return f"{lead}{setting.url}={cut_repr(text)} in the link: {problem}"
+    return value is not None, f"{lead}{setting.url}={cut_repr(text)} in the link: {problem}"
 
 
 def switch_package(key: str, *, listed: bool = False) -> None:

@@ -43,6 +43,25 @@ def range_default(pkg) -> tuple[float, float, float]:
     )
 
 
+def seed_range_problem(first: int, last: int) -> str | None:
+    """Why the seed band cannot run over ``first`` .. ``last`` (a link's warning, a box's
+    error), or None."""
+    if last < first:
+        return f"the last seed ({last}) is below the first ({first})"
+    if last - first + 1 > curves.MAX_SEEDS:
+        return f"at most {curves.MAX_SEEDS} seeds at once; {last - first + 1} asked for"
+    return None
+
+
+def range_problem(values: dict) -> str | None:
+    """The core's refusal of the range ``from`` / ``to`` / ``step`` in ``values``, or None."""
+    try:
+        curves.budget_range(values["from"], values["to"], values["step"])
+    except MemAuditError as exc:
+        return str(exc)
+    return None
+
+
 def link_settings(pkg, store_key: str, budget: float) -> list[LinkSetting]:
     """The page's settings in its link (see ``memaudit_ui.frame.LinkSetting``)."""
     content_hash = pkg.content_hash()
@@ -77,13 +96,30 @@ def link_settings(pkg, store_key: str, budget: float) -> list[LinkSetting]:
         LinkSetting("sweep_grid", "grid", "package grid", choices=GRID_MODES),
         LinkSetting("sweep_start", "from", lo, **per_package),
         LinkSetting("sweep_stop", "to", hi, **per_package),
-        LinkSetting("sweep_step", "step", step, **per_package),
+        # A range the core refuses, or a seed range the page would stop on, falls back to the
+        # defaults when it comes from a link (QA s41: step=0 or from=10&to=2 in a link showed
+        # only an error, and the URL kept the values); typed into the boxes it stays an error.
+        LinkSetting(
+            "sweep_step",
+            "step",
+            step,
+            **per_package,
+            check=range_problem,
+            check_with=("from", "to", "step"),
+        ),
         LinkSetting("sweep_methods", "methods", default_methods, known_methods, choices=options),
         LinkSetting("sweep_ablation", "ablation", True),
         page_time_setting("sweep_time"),
         LinkSetting("sweep_seed_range", "seed_band", False, unused=lambda values: no_family),
         LinkSetting("sweep_seed_from", "first_seed", 0, **seed),
-        LinkSetting("sweep_seed_to", "last_seed", 49, **seed),
+        LinkSetting(
+            "sweep_seed_to",
+            "last_seed",
+            49,
+            **seed,
+            check=lambda values: seed_range_problem(values["first_seed"], values["last_seed"]),
+            check_with=("first_seed", "last_seed"),
+        ),
     ]
 
 
@@ -203,11 +239,9 @@ if source is not None:
     if seed_range:
         first = s2.number_input("first seed", 0, MAX_SEED, step=1, **ctx.kept("first_seed"))
         last = s3.number_input("last seed", 0, MAX_SEED, step=1, **ctx.kept("last_seed"))
-        if last < first:
-            st.error(f"The last seed ({last}) is below the first ({first}).")
-            st.stop()
-        if last - first + 1 > curves.MAX_SEEDS:
-            st.error(f"At most {curves.MAX_SEEDS} seeds at once; you asked for {last - first + 1}.")
+        problem = seed_range_problem(first, last)
+        if problem:
+            st.error(problem[0].upper() + problem[1:] + ".")
             st.stop()
         seeds = tuple(range(int(first), int(last) + 1))
 
