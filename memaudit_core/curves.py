@@ -7,9 +7,9 @@ Certification pages and usable from the CLI:
   grid for one package, plus ablation optima (:class:`BudgetCurve`);
 - :func:`family_band` — the mean ratio per method and budget over many seeds of a generated
   family, with a 95% bootstrap band (:class:`FamilyBand`);
-- :func:`certification_report` — B&B and HiGHS MILP run independently at every budget: values,
-  bounds, gaps, times, node counts, agreement and a certified flag per budget
-  (:class:`CertificationReport`).
+- :func:`certification_report` — B&B, HiGHS MILP and (where it is cheap) enumeration run
+  independently at every budget: values, bounds, gaps, times, node counts, agreement and a
+  certified flag per budget (:class:`CertificationReport`).
 
 Methods are named by the app's store keys: ``"writer:<name>"`` for a reference writer and
 ``"store:<id>"`` for a store in the package (a bare writer name or store id is accepted too).
@@ -70,6 +70,8 @@ from .solvers import (
     run_engine,
     value_unit,
 )
+from .solvers.certify import ENUM_CROSS_MAX
+from .solvers.enum import combination_count
 from .solvers.timeshare import check_total_time_limit, run_time_limit, shared_time
 from .versions import RESULT_VERSION
 from .writers import WRITERS, WriterFailure, all_writers, get_writer
@@ -86,6 +88,16 @@ MAX_BUDGETS = 200
 MAX_SEEDS = 500
 
 ENGINE_LABELS = {"bnb": "branch-and-bound", "milp": "HiGHS MILP", "enum": "enumeration"}
+#: The engines a certification report runs by default. Enumeration is exact and is what the
+#: rest of the product cross-checks with on small packages (QA s41: a log1p package was
+#: "certified by branch-and-bound alone" under a subtitle claiming every exact engine).
+CERT_ENGINES = ("bnb", "milp", "enum")
+#: How the certification decides which engine runs where (shown by the Certification page).
+CERT_ENGINE_RULE = (
+    f"Enumeration runs at a budget where at most {ENUM_CROSS_MAX:,} stores fit (the limit of "
+    "the solver's own enumeration cross-check); HiGHS MILP covers the cap1 and linear "
+    "saturations; branch-and-bound runs at every budget."
+)
 
 ABLATION_LABELS = {
     "no_validity_opt": "OPT without validity types",
@@ -1219,6 +1231,18 @@ class EngineRun:
         from .errors import ResultError
 
         value, bound, gap = self.value, self.bound, self.gap
+        if not self.applicable and (self.certified or value is not None):
+            # QA s41: an engine that did not run (MILP under log1p, enumeration past its
+            # limit) has no numbers and proves nothing; read back otherwise, it would count
+            # as a second engine of a cross-check.
+            field = "certified" if self.certified else "value"
+            raise ResultError(
+                f"{path}.{field}",
+                "inconsistent",
+                "a run marked not applicable (applicable false) did not run: it has no value "
+                "and is not certified",
+                self.certified if self.certified else value,
+            )
         if value is not None and bound is not None:
             if read_back_gap(value, bound) < -CERTIFIED_GAP_MAX:
                 raise ResultError(
@@ -1375,18 +1399,36 @@ class CertificationReport:
             )
         if errors:
             return "error", tuple(errors)
-        used = [name(e, e) for e in self.engines if self.applicable(e)]
         verdict = self.verdict_name
         if self.all_certified:
             agree = self.max_agreement
-            if len(used) > 1:
-                how = f"{' and '.join(used)} proved the same optimum at every budget" + (
+            # Per set of engines that ran (QA s41: enumeration runs only where it is cheap, so
+            # "X and Y proved the same optimum at every budget" may hold for some budgets).
+            groups: dict[tuple[str, ...], list[float]] = {}
+            for budget, ran in self.plan():
+                groups.setdefault(ran, []).append(budget)
+            hows = []
+            for ran, budgets in groups.items():
+                used = [name(e, e) for e in ran]
+                where = (
+                    "every budget"
+                    if len(groups) == 1
+                    else f"budget{'s' if len(budgets) > 1 else ''} "
+                    + ", ".join(f"{b:.10g}" for b in budgets)
+                )
+                if len(used) > 1:
+                    hows.append(
+                        f"{', '.join(used[:-1])} and {used[-1]} proved the same optimum at {where}"
+                    )
+                else:
+                    hows.append(f"{used[0] if used else 'the engine'} proved optimality at {where}")
+            how = "; ".join(hows)
+            if any(len(ran) > 1 for ran in groups):
+                how += (
                     " (identical values)"
                     if agree == 0
                     else f" (largest relative difference {agree:.1e})"
                 )
-            else:
-                how = f"{used[0] if used else 'the engine'} proved optimality at every budget"
             return "success", (
                 f"All {n} budgets {verdict}: {how}; F was recomputed on every returned store.",
             )
@@ -1406,7 +1448,7 @@ class CertificationReport:
 
         if single:
             parts.append(
-                f"{at(single)}, one engine stopped at {limit} and the other proved the optimum: "
+                f"{at(single)}, an engine stopped at {limit} and another proved the optimum: "
                 "that proof certifies OPT there (as on the other pages), without a second one."
             )
         if rest:
@@ -1419,9 +1461,25 @@ class CertificationReport:
     @property
     def verdict_name(self) -> str:
         """``"cross-checked"`` (every applicable engine proved the same optimum) when more than
-        one engine applies, else ``"certified"``."""
-        n_engines = sum(1 for e in self.engines if self.applicable(e))
-        return "cross-checked" if n_engines > 1 else "certified"
+        one engine applies at every budget, else ``"certified"`` (QA s41: enumeration applies
+        at some budgets only)."""
+        plan = self.plan()
+        return "cross-checked" if plan and all(len(ran) > 1 for _, ran in plan) else "certified"
+
+    def plan(self) -> tuple[tuple[float, tuple[str, ...]], ...]:
+        """The engines that applied at each budget, as :func:`certification_plan` gives them."""
+        return tuple((r.budget, tuple(e.engine for e in r.runs if e.applicable)) for r in self.rows)
+
+    def engines_text(self) -> str:
+        """Which engines ran at which budgets, in words (:func:`engines_text`)."""
+        return engines_text(self.plan(), self.engines)
+
+    def engines_note(self) -> str | None:
+        """:meth:`engines_text` when some engine did not run at some budget (the page shows it
+        under the verdict), else None."""
+        if all(len(ran) == len(self.engines) for _, ran in self.plan()):
+            return None
+        return "Engines: " + self.engines_text() + "."
 
     def applicable(self, engine: str) -> bool:
         return any(e.engine == engine and e.applicable for r in self.rows for e in r.runs)
@@ -1487,6 +1545,19 @@ class CertificationReport:
         # QA s40: the app's "Certificate record (JSON)" could not be read back at all.
         # Each row and run is held to its own rule as it is read (CertRow.from_dict).
         res = from_fields(cls, data, path, kind=cls.RESULT_KIND)
+        # QA s41: which engines ran is stated from the runs (engines_text), so each row holds
+        # runs of the report's engines only, each once.
+        for i, row in enumerate(res.rows):
+            names = [e.engine for e in row.runs]
+            for j, engine in enumerate(names):
+                if engine not in res.engines or engine in names[:j]:
+                    raise ResultError(
+                        f"{path}.rows[{i}].runs[{j}].engine",
+                        "inconsistent",
+                        f"not one of the report's engines {list(res.engines)!r} or repeated "
+                        "in its row: each row has one run per engine",
+                        engine,
+                    )
         counts = {"n_certified": res.n_certified, "n_disagreements": len(res.disagreements)}
         for name, want in counts.items():
             at = f"{path}.{name}"
@@ -1524,12 +1595,103 @@ def _no_run(
     )
 
 
-def _engine_run(inst, engine: str, budget: float, time_limit: float | None) -> EngineRun:
+def _not_applicable(inst, engine: str, budget: float) -> str | None:
+    """Why ``engine`` does not run at ``budget`` in a certification (its note), or None when it
+    does. Enumeration follows the rule of the solver's own cross-check
+    (:func:`memaudit_core.solvers.certify.cross_engine`): at most :data:`ENUM_CROSS_MAX`
+    stores fitting the budget (QA s41: the report never ran it, so a log1p package had no
+    second engine although enumeration proves it in the Overview)."""
     if engine == "milp":
         from .solvers.milp import SUPPORTED_SATURATIONS
 
         if inst.saturation not in SUPPORTED_SATURATIONS:
-            return _no_run(engine, "n/a", applicable=False, note=MILP_NA)
+            return MILP_NA
+    if engine == "enum":
+        count = combination_count(inst, budget)
+        if count > ENUM_CROSS_MAX:
+            return f"n/a ({count:,} stores fit; enumeration up to {ENUM_CROSS_MAX:,})"
+    return None
+
+
+def certification_plan(
+    package: Package, budgets: Sequence[float], engines: Sequence[str] = CERT_ENGINES
+) -> tuple[tuple[float, tuple[str, ...]], ...]:
+    """The engines :func:`certification_report` runs at each budget, without running them:
+    ``((budget, engines), ...)`` over the sorted grid (what the Certification page's subtitle
+    states before the audit runs).
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> certification_plan(generate("update_chain"), [3, 13])
+    ((3.0, ('bnb', 'milp', 'enum')), (13.0, ('bnb', 'milp', 'enum')))
+    """
+    inst = compile_cached(package)
+    engines = tuple(dict.fromkeys(check_names(engines, "engines")))
+    return tuple(
+        (b, tuple(e for e in engines if _not_applicable(inst, e, b) is None))
+        for b in _grid(budgets)
+    )
+
+
+def engines_text(plan: Sequence[tuple[float, Sequence[str]]], engines: Sequence[str]) -> str:
+    """Which engines ran where, in words: the Certification page's subtitle and note (QA s41:
+    it claimed "every exact engine ... cross-checked" while enumeration never ran and a log1p
+    package was certified by branch-and-bound alone). ``plan`` is :func:`certification_plan`
+    or :meth:`CertificationReport.plan`.
+
+    Examples
+    --------
+    >>> engines_text([(3.0, ("bnb", "enum")), (6.0, ("bnb", "enum"))], ("bnb", "milp", "enum"))
+    'branch-and-bound and enumeration, each run cold at every budget, cross-checked; HiGHS \
+MILP n/a (MILP covers cap1 and linear)'
+    """
+    name = ENGINE_LABELS.get
+
+    def words(items: Sequence[str]) -> str:
+        labels = [name(e, e) for e in items]
+        if len(labels) <= 2:
+            return " and ".join(labels) or "no engine"
+        return ", ".join(labels[:-1]) + " and " + labels[-1]
+
+    groups: dict[tuple[str, ...], list[float]] = {}
+    for budget, used in plan:
+        groups.setdefault(tuple(used), []).append(budget)
+    n_cross = sum(len(bs) for used, bs in groups.items() if len(used) > 1)
+    if len(groups) == 1:
+        used = next(iter(groups))
+        text = f"{words(used)}, each run cold at every budget"
+    else:
+        text = (
+            "; ".join(
+                f"{words(used)} at budget{'s' if len(bs) > 1 else ''} "
+                + ", ".join(f"{b:.10g}" for b in bs)
+                for used, bs in groups.items()
+            )
+            + "; each run cold"
+        )
+    if n_cross == len(plan) and plan:
+        text += ", cross-checked"
+    elif n_cross:
+        text += ", cross-checked where two or more ran"
+    else:
+        text += ", certified by one engine (not cross-checked)"
+    ran = {e for _, used in plan for e in used}
+    unused = [e for e in engines if e not in ran]
+    for engine in unused:
+        # The one reason each engine can have for not running at any budget (_not_applicable).
+        why = {
+            "milp": MILP_NA,
+            "enum": f"n/a (more than {ENUM_CROSS_MAX:,} stores fit at every budget)",
+        }.get(engine, "n/a")
+        text += f"; {name(engine, engine)} {why}"
+    return text
+
+
+def _engine_run(inst, engine: str, budget: float, time_limit: float | None) -> EngineRun:
+    why_not = _not_applicable(inst, engine, budget)
+    if why_not is not None:
+        return _no_run(engine, "n/a", applicable=False, note=why_not)
     try:
         raw, wall = run_engine(engine, inst, budget, time_limit=run_time_limit(time_limit))
     except SolverError as exc:
@@ -1635,7 +1797,7 @@ def certification_report(
     package: Package,
     budgets: Sequence[float],
     *,
-    engines: Sequence[str] = ("bnb", "milp"),
+    engines: Sequence[str] = CERT_ENGINES,
     time_limit: float | None = 30,
     total_time_limit: float | None = None,
     progress: Progress | None = None,
@@ -1649,7 +1811,8 @@ def certification_report(
     Values are re-evaluated with F on the returned store. A budget is certified when every
     applicable engine proved optimality with zero gap on a feasible store whose recomputed F
     matches, and the engines agree within :data:`AGREEMENT_TOL` relative. MILP is not
-    applicable to ``log1p`` packages.
+    applicable to ``log1p`` packages; enumeration runs where it is cheap
+    (:data:`CERT_ENGINE_RULE`, :func:`certification_plan`).
 
     Examples
     --------

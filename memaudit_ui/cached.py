@@ -246,6 +246,19 @@ def family_origin(_package: Package, content_hash: str) -> curves.FamilyOrigin |
 
 @_user_errors
 @st.cache_data(show_spinner=False, max_entries=64)
+def certification_subtitle(
+    _package: Package, content_hash: str, budgets: tuple[float, ...], engines: tuple[str, ...]
+) -> str:
+    """The engines the certification runs at ``budgets``, in words
+    (:func:`memaudit_core.curves.engines_text` of :func:`~memaudit_core.curves.certification_plan`)
+    keyed by content hash."""
+    from memaudit_core import curves
+
+    return curves.engines_text(curves.certification_plan(_package, budgets, engines), engines)
+
+
+@_user_errors
+@st.cache_data(show_spinner=False, max_entries=64)
 def certification_report(
     _package: Package,
     content_hash: str,

@@ -1,6 +1,7 @@
-"""Certification audit: branch-and-bound and HiGHS MILP run independently at every budget of the
-grid — values, bounds, gaps, times, node counts, agreement and a certified verdict per budget.
-A disagreement between the engines is an error, shown in red with both values."""
+"""Certification audit: branch-and-bound, HiGHS MILP and (where cheap) enumeration run
+independently at every budget of the grid — values, bounds, gaps, times, node counts, agreement
+and a certified verdict per budget. A disagreement between the engines is an error, shown in red
+with both values."""
 
 import json
 
@@ -13,7 +14,8 @@ from memaudit_core.compiled import POOLS
 from memaudit_ui import cached, figures, render
 from memaudit_ui.frame import LinkSetting, frame, md_escape
 
-ENGINES = ("bnb", "milp")
+# QA s41: enumeration too, where it is cheap (the core decides where: curves.CERT_ENGINE_RULE).
+ENGINES = curves.CERT_ENGINES
 #: Above this many candidates the audit waits for a click instead of running on page open.
 AUTO_RUN_MAX_CANDIDATES = 1000
 #: Below it, the seconds of the quick look that decides whether the audit runs on page open.
@@ -63,11 +65,8 @@ unit = pkg.cost_unit
 content_hash = pkg.content_hash()
 
 st.title("Certification audit")
-st.markdown(
-    f"**{md_escape(pkg.title or pkg.id)}** · `{pkg.id}` · saturation `{pkg.saturation}` · "
-    "every exact engine, run cold at every budget, cross-checked"
-)
 
+title_slot = st.empty()  # filled once the grid (and so the engines per budget) is known
 c1, c2, c3 = st.columns([1, 1, 2], vertical_alignment="bottom")
 # Checked below, not by min_value / max_value: Streamlit keeps an out-of-range value in the
 # box with a small "!" and runs with the previous one (app QA: 0.01 shown, 30 s used).
@@ -99,6 +98,13 @@ add_budget = c2.checkbox(
     **ctx.kept("add_budget"),
 )
 grid = tuple(sorted(set(pkg.budget_grid()) | ({ctx.budget} if add_budget else set())))
+# The engines that run at these budgets, from the core (QA s41: "every exact engine ...
+# cross-checked" stood above a log1p package certified by branch-and-bound alone).
+subtitle = cached.certification_subtitle(pkg, content_hash, grid, ENGINES)
+title_slot.markdown(
+    f"**{md_escape(pkg.title or pkg.id)}** · `{pkg.id}` · saturation `{pkg.saturation}` · "
+    + md_escape(subtitle)
+)
 c3.caption(
     f"Budgets ({unit}): "
     + ", ".join(f"{b:.10g}" for b in grid)
@@ -165,8 +171,9 @@ level, messages = report.banner()
 show = {"error": st.error, "success": st.success, "warning": st.warning}[level]
 for message in messages:
     show(md_escape(message))
-if not report.applicable("milp"):
-    st.info(f"HiGHS MILP: {curves.MILP_NA}. Budgets are certified by branch-and-bound alone.")
+engines_note = report.engines_note()  # None when every engine ran at every budget
+if engines_note is not None:
+    st.info(md_escape(engines_note))
 n = len(report.rows)
 
 # Two a row in both modes: at 1024 px with the sidebar open four labels were cut
@@ -230,23 +237,22 @@ st.caption("Crosses: the run stopped at the time limit (not proven).")
 
 with st.expander("How a budget is certified and cross-checked"):
     st.text(
-        "Each engine runs from scratch (no shared incumbent), so the two results are independent.\n"
+        "Each engine runs from scratch (no shared incumbent), so the results are independent.\n"
         "An engine's result counts only when it proved optimality with zero gap, its store is "
         "feasible (budget and one candidate per group), and F recomputed on that store equals the "
         "value it reported. One such proof certifies OPT, here as on the other pages.\n"
         "A budget is cross-checked when every applicable engine passes and their values agree "
         f"within {curves.AGREEMENT_TOL:g} relative. A store worth more than another engine's "
         "proven optimum or bound is a disagreement: an error, never hidden.\n"
-        "MILP covers the cap1 and linear saturations; log1p packages are certified by "
-        "branch-and-bound alone."
+        + curves.CERT_ENGINE_RULE
     )
 
 # ------------------------------------------------------------------ suite audit (issue 8)
 st.subheader("Audit across pools and seeds")
 st.caption(
-    "The same two engines over the ablation pools of this package, or over a seed range of its "
-    "family. Instances are counted once by content (seed-invariant families and repeated "
-    "instances are not double-counted); a disagreement is saved for inspection by the CLI "
+    "Branch-and-bound and HiGHS MILP over the ablation pools of this package, or over a seed "
+    "range of its family. Instances are counted once by content (seed-invariant families and "
+    "repeated instances are not double-counted); a disagreement is saved for inspection by the CLI "
     "(`memaudit audit --out DIR`)."
 )
 # The package's own family *and parameters* (review: a package generated with non-default

@@ -473,7 +473,8 @@ def test_one_engines_proof_is_certified_not_cross_checked() -> None:
     assert "0 of 1 budgets cross-checked" in text and "that proof certifies OPT there" in text
     assert "no OPT is claimed" not in text
     # The banner names the budgets (app QA: "At 1," was read as "at budget 1").
-    assert "At budget 2620, one engine stopped" in text
+    # "an engine ... another": with enumeration a report has up to three engines (QA s41).
+    assert "At budget 2620, an engine stopped" in text
     both_limited = curves._verdict(
         107.8155,
         [run("bnb", "limit", 131.0, 133.0, False), run("milp", "limit", 131.5, 132.2, False)],
