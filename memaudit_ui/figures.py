@@ -987,25 +987,168 @@ def _heatmap_on_one_screen(
     fig.update_layout(legend_title={"text": "unit kind", "side": "left"})
 
 
-#: Above this many experiences the store timeline draws small markers.
+#: Above this many experiences the store timeline draws the experience ticks thin and light.
 TIMELINE_DENSE = 80
+#: Memory marker size (px) when the experiences are far enough apart (normal, present).
+TIMELINE_MARKER_PX = {False: 15, True: 20}
+#: Smallest memory marker (px): below this the symbols cannot be told apart.
+TIMELINE_MIN_MARKER_PX = 7
+#: Characters per line of a row (store) label before it wraps; two lines at most.
+TIMELINE_ROW_CHARS = {False: 14, True: 12}
+#: Longest experience id shown as a tick label (cut in the middle beyond; the hover has it).
+TIMELINE_TICK_CHARS = 10
+#: Above this many experiences the x axis shows times, not experience ids.
+TIMELINE_ID_TICKS_MAX = 25
+#: The timeline's right margin (px): half the last tick label.
+TIMELINE_RIGHT_MARGIN_PX = 24
+#: Memory types drawn last, on top of the others (QA s41: on event-graph-50 a tombstone was
+#: hidden under the compound-update stars of the neighbouring experiences).
+TIMELINE_ON_TOP = ("tombstone",)
+
+
+@dataclass(frozen=True)
+class TimelineGeometry:
+    """Where the store timeline's rows, ticks and markers go at the design width
+    (:data:`LEGEND_DESIGN_PX`): see :func:`timeline_geometry`."""
+
+    font: int  # tick font size (px)
+    row_labels: dict[str, str]  # row -> its axis label (wrapped with <br>)
+    margin_l: int  # px left of the plot (the row labels)
+    margin_r: int  # px right of the plot
+    plot_px: float  # the plot's width at the design width
+    x_range: tuple[float, float]
+    marker: int  # memory marker size (px)
+    tick_vals: tuple[float, ...]  # experience ticks (empty: plotly's numeric time ticks)
+    tick_text: tuple[str, ...]
+    x_offsets: tuple[float, ...]  # per timeline point: its shift within its cell (x units)
+
+
+def _wrap_row_label(text: str, limit: int) -> str:
+    """``text`` on at most two lines of about ``limit`` characters (``<br>`` between).
+
+    >>> _wrap_row_label("Validity-aware summariser", 14)
+    'Validity-aware<br>summariser'
+    >>> _wrap_row_label("OPT", 14)
+    'OPT'
+    """
+    lines: list[str] = []
+    for word in text.split():
+        if lines and len(lines[-1]) + 1 + len(word) <= limit:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    if len(lines) > 2:
+        lines = [lines[0], " ".join(lines[1:])]
+    return "<br>".join(_cut_label(line, limit + 2) for line in lines)
+
+
+def timeline_geometry(timeline_data: TimelineData, present: bool = False) -> TimelineGeometry:
+    """The store timeline's layout at the design width, so that the plot gets most of the
+    width, tick labels do not run together and markers do not hide each other.
+
+    QA s41 (1024 px): the legend right of the plot and the long row labels left the plot 152
+    of 564 px, the 13 ids ran together ("e01e02e03...") and 15 px markers 12 px apart
+    overlapped. Now the row labels wrap to two short lines, the legend goes below the plot
+    (:func:`_legend_below`), ids are thinned to what fits side by side, memory markers shrink
+    to the experiences' spacing, and memories of one row at one experience sit side by side.
+    """
+    font = 20 if present else 14  # _explain_fonts' tick size
+    limit = TIMELINE_ROW_CHARS[present]
+    rows = ["experiences", *timeline_data.rows]
+    row_labels = {row: _wrap_row_label(row, limit) for row in rows}
+    longest = max(len(line) for label in row_labels.values() for line in label.split("<br>"))
+    # About 0.55 em a character and the tick's standoff: plotly's automargin measured 20 px
+    # more than 0.52 em + 16 px at 1024 px.
+    margin_l = int(0.55 * font * longest) + 28
+    margin_r = TIMELINE_RIGHT_MARGIN_PX
+    plot_px = float(LEGEND_DESIGN_PX["present" if present else "normal"] - margin_l - margin_r)
+
+    times = sorted(
+        {float(e[1]) for e in timeline_data.experiences}
+        | {float(p.time) for p in timeline_data.points}
+    )
+    big = TIMELINE_MARKER_PX[present]
+    pad_px = big / 2 + 4
+    if len(times) < 2:
+        centre = times[0] if times else 0.0
+        x_range = (centre - 1.0, centre + 1.0)
+        per_px = plot_px / 2.0
+        pitch = plot_px
+    else:
+        span = times[-1] - times[0]
+        per_px = (plot_px - 2 * pad_px) / span  # px per time unit
+        pad = pad_px / per_px
+        x_range = (times[0] - pad, times[-1] + pad)
+        pitch = min(b - a for a, b in zip(times, times[1:], strict=False)) * per_px
+    # Neighbouring experiences' markers just touch, never cover each other.
+    marker = int(max(TIMELINE_MIN_MARKER_PX, min(big, math.floor(pitch))))
+
+    tick_vals: list[float] = []
+    tick_text: list[str] = []
+    if len(timeline_data.experiences) <= TIMELINE_ID_TICKS_MAX:
+        # Each shown id at least its own width (and a gap) from the one before.
+        last = None
+        for exp_id, time, _ in timeline_data.experiences:
+            label = _cut_label(str(exp_id), TIMELINE_TICK_CHARS)
+            # About 0.5 em a character (Source Sans digits), and 8 px between labels.
+            width = 0.5 * font * max(len(label), 1) + 8
+            if last is None or (time - last[0]) * per_px >= (last[1] + width) / 2:
+                tick_vals.append(float(time))
+                tick_text.append(label)
+                last = (float(time), width)
+
+    # Several memories of one row at one experience: side by side in the cell, in draw order
+    # (TIMELINE_ON_TOP last), so no marker sits exactly on another.
+    order = _timeline_type_order(timeline_data.types)
+    cells: dict[tuple[str, float], list[int]] = {}
+    for i, p in sorted(
+        enumerate(timeline_data.points), key=lambda ip: (order.index(ip[1].type), ip[0])
+    ):
+        cells.setdefault((p.row, float(p.time)), []).append(i)
+    offsets = [0.0] * len(timeline_data.points)
+    for members in cells.values():
+        k = len(members)
+        if k > 1:
+            step_px = max(3.0, min(0.75 * marker, 0.9 * pitch / k))
+            for j, i in enumerate(members):
+                offsets[i] = (j - (k - 1) / 2) * step_px / per_px
+    return TimelineGeometry(
+        font=font,
+        row_labels=row_labels,
+        margin_l=margin_l,
+        margin_r=margin_r,
+        plot_px=plot_px,
+        x_range=x_range,
+        marker=marker,
+        tick_vals=tuple(tick_vals),
+        tick_text=tuple(tick_text),
+        x_offsets=tuple(offsets),
+    )
+
+
+def _timeline_type_order(types: Sequence[str]) -> list[str]:
+    """The memory types in drawing order: :data:`TIMELINE_ON_TOP` last (on top)."""
+    return [t for t in types if t not in TIMELINE_ON_TOP] + [
+        t for t in TIMELINE_ON_TOP if t in types
+    ]
 
 
 def store_timeline(timeline_data: TimelineData, title: str, present: bool = False) -> go.Figure:
     """What each store wrote per experience ("tombstone timeline").
 
     One row per store, a marker per memory at its experience's time; symbol and colour give the
-    candidate type.
+    candidate type. Layout: :func:`timeline_geometry`.
     """
+    geo = timeline_geometry(timeline_data, present)
     fig = go.Figure()
     exp_row = "experiences"
-    # Hundreds of experiences on one axis: full-size markers merge into a solid band, so a dense
-    # timeline draws smaller, thinner markers (the legend keeps its symbols full size).
+    # Hundreds of experiences on one axis: full-size ticks merge into a solid band, so a dense
+    # timeline draws them thinner and lighter (the memory markers follow the spacing).
     dense = len(timeline_data.experiences) > TIMELINE_DENSE
     fig.add_trace(
         go.Scatter(
             x=[e[1] for e in timeline_data.experiences],
-            y=[exp_row] * len(timeline_data.experiences),
+            y=[geo.row_labels[exp_row]] * len(timeline_data.experiences),
             mode="markers",
             name="experience",
             marker={
@@ -1018,19 +1161,21 @@ def store_timeline(timeline_data: TimelineData, title: str, present: bool = Fals
             hoverinfo="text",
         )
     )
-    for ctype in timeline_data.types:
-        pts = [p for p in timeline_data.points if p.type == ctype]
+    small = geo.marker < TIMELINE_MARKER_PX[present]
+    for ctype in _timeline_type_order(timeline_data.types):
+        idx = [i for i, p in enumerate(timeline_data.points) if p.type == ctype]
+        pts = [timeline_data.points[i] for i in idx]
         fig.add_trace(
             go.Scatter(
-                x=[p.time for p in pts],
-                y=[p.row for p in pts],
+                x=[p.time + geo.x_offsets[i] for i, p in zip(idx, pts, strict=True)],
+                y=[geo.row_labels[p.row] for p in pts],
                 mode="markers",
                 name=ctype,
                 marker={
                     "symbol": TYPE_SYMBOLS.get(ctype, "circle"),
-                    "size": (9 if dense else 15) + (5 if present else 0),
+                    "size": geo.marker,
                     "color": TYPE_COLORS.get(ctype, "#555"),
-                    "line": {"width": 0.5 if dense else 1, "color": "#222"},
+                    "line": {"width": 0.5 if small else 1, "color": "#222"},
                 },
                 hovertext=[
                     f"{p.row}<br>{p.experience_id} (time {p.time:g}) → {p.candidate_id}"
@@ -1041,35 +1186,27 @@ def store_timeline(timeline_data: TimelineData, title: str, present: bool = Fals
             )
         )
     rows = [exp_row, *timeline_data.rows]
+    # No axis title beside the rows: the caption names them, and it took width from the plot.
     fig.update_yaxes(
+        type="category",
         categoryorder="array",
-        categoryarray=rows,
+        categoryarray=[geo.row_labels[r] for r in rows],
         autorange="reversed",
-        title_text="store",
+        title_text="",
         automargin=True,
     )
-    if (
-        len(timeline_data.experiences) <= 25
-    ):  # label experiences on the axis, by id (time in the hover)
-        # Every k-th when many: rotated two-line labels overlapped at 1280 px (app QA).
-        step = 1 if len(timeline_data.experiences) <= (8 if present else 14) else 2
-        shown = timeline_data.experiences[::step]
-        fig.update_xaxes(tickvals=[e[1] for e in shown], ticktext=[e[0] for e in shown])
-    fig.update_xaxes(title_text="experience (by time)", showgrid=True)
+    fig.update_xaxes(
+        title_text="experience (by time)", showgrid=True, range=list(geo.x_range), tickangle=0
+    )
+    if geo.tick_vals:  # label experiences by id (time in the hover), thinned to fit
+        fig.update_xaxes(tickvals=list(geo.tick_vals), ticktext=list(geo.tick_text))
     base_layout(fig, title, present, height=190 + 62 * len(rows))
     _explain_fonts(fig, present)
     fig.update_layout(
-        legend={
-            "orientation": "v",
-            "yanchor": "top",
-            "y": 1.0,
-            "xanchor": "left",
-            "x": 1.01,
-            "title": {"text": "memory type"},
-            "itemsizing": "constant",
-        },
-        margin={"l": 70, "r": 200, "t": 70, "b": 60},
+        legend={"itemsizing": "constant", "title": {"text": ""}},
+        margin={"l": geo.margin_l, "r": geo.margin_r},
     )
+    _legend_below(fig, present)
     return fig
 
 
