@@ -549,6 +549,107 @@ class BudgetCurve:
                     f"does not match the ratio (expected {ratio_text(p.ratio)!r})",
                     p.ratio_text,
                 )
+        self._check_optima(path)
+
+    def _check_optima(self, path: str) -> None:
+        """Refuse points whose optimum contradicts the curve's (QA s41: density F = 9 beside a
+        certified OPT of 5.55, and an ``opt[0]`` of 4 where the points at its budget say 5.55,
+        were read back, while a sweep file with the same edit is refused).
+
+        The sweep's rules, for a curve: a certified optimum grows with the budget; a point's
+        kind is its method's; a point's store fits its budget; no certified point's F is above
+        its ``opt``; a writer's, a package store's and a certified ablation's ``opt`` is the
+        curve's optimum at its budget (the sweep's one OPT per budget), and no such point's F
+        is above a certified one. An external store (kind ``external``) is scored in its union
+        package P+: its ``opt`` is the union optimum, which may exceed the package's, so only
+        its own ``opt`` bounds it."""
+        from .compiled import budget_with_tolerance
+        from .errors import ResultError
+
+        def close(a: float, b: float) -> bool:
+            # The sweep's tolerance for a value beside its optimum (suites._ROW_RTOL).
+            return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+
+        at_budget: dict[float, tuple[int, OptPoint]] = {}
+        for k, o in enumerate(self.opt):
+            at = f"{path}.opt[{k}]"
+            if o.budget in at_budget:
+                raise ResultError(
+                    f"{at}.budget",
+                    "inconsistent",
+                    f"a second optimum at budget {o.budget:.10g} (opt[{at_budget[o.budget][0]}])",
+                    o.budget,
+                )
+            at_budget[o.budget] = (k, o)
+            if not (math.isfinite(o.value) and o.value >= 0):
+                raise ResultError(
+                    f"{at}.value", "wrong value", "F is a finite number >= 0", o.value
+                )
+            if not (o.bound >= o.value or close(o.bound, o.value)):  # NaN fails too
+                raise ResultError(
+                    f"{at}.bound",
+                    "inconsistent",
+                    f"below the optimum's value {o.value!r}: a proven upper bound is at least it",
+                    o.bound,
+                )
+        ordered = sorted(at_budget.values(), key=lambda ko: ko[1].budget)
+        for (_, lo), (k, hi) in zip(ordered, ordered[1:], strict=False):
+            if hi.certified and hi.value < lo.value and not close(hi.value, lo.value):
+                raise ResultError(
+                    f"{path}.opt[{k}].value",
+                    "inconsistent",
+                    f"a certified optimum below {lo.value!r} at the smaller budget "
+                    f"{lo.budget:.10g}: a store that fits a budget fits a larger one",
+                    hi.value,
+                )
+        kinds = {m.key: m.kind for m in self.methods}
+        for k, p in enumerate(self.points):
+            at = f"{path}.points[{k}]"
+            if p.kind != kinds[p.method_key]:
+                raise ResultError(
+                    f"{at}.kind",
+                    "inconsistent",
+                    f"not the kind of its method {p.method_key!r} ({kinds[p.method_key]!r})",
+                    p.kind,
+                )
+            if not (0 <= p.cost <= budget_with_tolerance(p.budget)):  # NaN fails too
+                raise ResultError(
+                    f"{at}.cost",
+                    "inconsistent",
+                    f"above the point's budget {p.budget:.10g}: every store fits it (a store "
+                    "over it is cut to what fits, store_cut)",
+                    p.cost,
+                )
+            if isinstance(p.store_cut, bool) or not p.store_cut >= 0:
+                raise ResultError(
+                    f"{at}.store_cut", "wrong value", "a count of memories, >= 0", p.store_cut
+                )
+            if p.certified and p.value > p.opt and not close(p.value, p.opt):
+                raise ResultError(
+                    f"{at}.value",
+                    "inconsistent",
+                    f"above the certified optimum opt {p.opt!r}, which no store can beat",
+                    p.value,
+                )
+            if p.kind == "external":
+                continue
+            j, o = at_budget[p.budget]
+            if (p.kind != "ablation" or p.certified) and not close(p.opt, o.value):
+                raise ResultError(
+                    f"{at}.opt",
+                    "inconsistent",
+                    f"not the curve's optimum at budget {p.budget:.10g}, opt[{j}].value "
+                    f"{o.value!r}",
+                    p.opt,
+                )
+            if o.certified and p.value > o.value and not close(p.value, o.value):
+                raise ResultError(
+                    f"{at}.value",
+                    "inconsistent",
+                    f"above the certified optimum opt[{j}].value {o.value!r} at budget "
+                    f"{p.budget:.10g}, which no store can beat",
+                    p.value,
+                )
 
 
 def _opt_points(
@@ -1008,7 +1109,96 @@ class FamilyBand:
                     f"a mean outside min_ratio {r.min_ratio!r} .. max_ratio {r.max_ratio!r}",
                     r.mean_ratio,
                 )
+        res._check_counts(path)
         return res
+
+    def _check_counts(self, path: str) -> None:
+        """Refuse rows whose counts and statistics contradict each other (QA s41: ``ci_low``
+        0.9 above ``ci_high`` 0.1 and ``n`` = 99 of 5 seeds were read back): one row per
+        method and budget; each seed gives a row at most one ratio or none (``n +
+        n_undefined`` <= seeds, ``n_unproven`` <= both); the interval as a sweep summary's
+        (:func:`~memaudit_core.suites._check_summary_interval`: none for fewer than two
+        ratios, else inside [min, max]) and around the mean (a percentile bootstrap of the
+        mean holds it); a ratio at most 1 where every optimum is certified (no store beats
+        OPT); ``n_uncertified`` the sum of the rows' ``n_unproven``."""
+        from types import SimpleNamespace
+
+        from .errors import ResultError
+        from .suites import _check_summary_interval
+
+        tol = 1e-9  # as the sweep summary's interval check
+        n_seeds, seen = len(self.seeds), {}
+        for k, r in enumerate(self.rows):
+            at = f"{path}.rows[{k}]"
+            if (r.method_key, r.budget) in seen:
+                raise ResultError(
+                    f"{at}.method",
+                    "inconsistent",
+                    f"a second row of {r.method_key} at budget {r.budget:.10g} "
+                    f"(rows[{seen[r.method_key, r.budget]}])",
+                    r.method_key,
+                )
+            seen[r.method_key, r.budget] = k
+            for name in ("n", "n_undefined", "n_unproven"):
+                v = getattr(r, name)
+                if isinstance(v, bool) or not v >= 0:
+                    raise ResultError(f"{at}.{name}", "wrong value", "a count of seeds, >= 0", v)
+            if r.n + r.n_undefined > n_seeds:
+                raise ResultError(
+                    f"{at}.n",
+                    "inconsistent",
+                    f"with n_undefined {r.n_undefined!r}, more seeds than the band's {n_seeds}",
+                    r.n,
+                )
+            if r.n_unproven > r.n + r.n_undefined:
+                raise ResultError(
+                    f"{at}.n_unproven",
+                    "inconsistent",
+                    f"more than the row's {r.n + r.n_undefined} measured seeds",
+                    r.n_unproven,
+                )
+            if r.n > 0 and r.mean_ratio is None:
+                raise ResultError(
+                    f"{at}.mean_ratio",
+                    "inconsistent",
+                    f"null beside {r.n} defined ratio(s)",
+                    r.mean_ratio,
+                )
+            _check_summary_interval(
+                SimpleNamespace(
+                    method=r.method_key,
+                    budget=r.budget,
+                    n=r.n,
+                    mean_ratio=r.mean_ratio,
+                    min_ratio=r.min_ratio,
+                    max_ratio=r.max_ratio,
+                    ci_low=r.ci_low,
+                    ci_high=r.ci_high,
+                ),
+                at,
+            )
+            if r.n >= 2 and not (r.ci_low - tol <= r.mean_ratio <= r.ci_high + tol):
+                raise ResultError(
+                    f"{at}.mean_ratio",
+                    "inconsistent",
+                    f"outside its bootstrap interval ci_low {r.ci_low!r} .. ci_high {r.ci_high!r}",
+                    r.mean_ratio,
+                )
+            if r.n_unproven == 0 and r.max_ratio is not None and r.max_ratio > 1 + tol:
+                raise ResultError(
+                    f"{at}.max_ratio",
+                    "inconsistent",
+                    "above 1 where every optimum is certified (n_unproven 0): no store beats OPT",
+                    r.max_ratio,
+                )
+        unproven = sum(r.n_unproven for r in self.rows)
+        if self.n_uncertified != unproven:
+            raise ResultError(
+                f"{path}.n_uncertified",
+                "inconsistent",
+                f"not the sum of the rows' n_unproven ({unproven})",
+                self.n_uncertified,
+            )
 
 
 def family_band(

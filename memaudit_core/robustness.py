@@ -430,6 +430,36 @@ class AblationCurve:
                 raise ResultError(
                     f"{at}.drop", "inconsistent", f"not 1 - ratio (expected {want_drop!r})", p.drop
                 )
+            if self.n_removed == 0 and not _close(p.pool_opt, p.full_opt):
+                # QA s41: nothing removed, the pool is the package and its optimum the full one.
+                raise ResultError(
+                    f"{at}.pool_opt",
+                    "inconsistent",
+                    f"not the full optimum full_opt {p.full_opt!r}: n_removed is 0",
+                    p.pool_opt,
+                )
+            if k:
+                # QA s41 (the sweep's rules, for ablations): one point per budget, ascending,
+                # and a certified optimum at least the one at a smaller budget.
+                before = self.points[k - 1]
+                if not p.budget > before.budget:
+                    raise ResultError(
+                        f"{at}.budget",
+                        "inconsistent",
+                        f"not above the previous point's budget {before.budget!r} (one point "
+                        "per budget, ascending)",
+                        p.budget,
+                    )
+                for name in ("full_opt", "pool_opt"):
+                    got, low = getattr(p, name), getattr(before, name)
+                    if p.certified and got < low and not _close(got, low):
+                        raise ResultError(
+                            f"{at}.{name}",
+                            "inconsistent",
+                            f"a certified optimum below {low!r} at the smaller budget "
+                            f"{before.budget:.10g}: a store that fits a budget fits a larger one",
+                            got,
+                        )
 
 
 def ablation_table_rows(curves: Sequence[AblationCurve]) -> list[dict[str, Any]]:
@@ -843,7 +873,112 @@ class CostRuleSensitivity:
             for k, row in enumerate(rule.rows):
                 at = f"{path}.rules[{i}].rows[{k}]"
                 check_quotient(f"{at}.ratio", row.ratio, row.value, row.opt, "value / opt")
+        res._check_consistent(path)
         return res
+
+    def _check_consistent(self, path: str) -> None:
+        """Refuse rules whose numbers contradict each other (QA s41: the sweep's checks, which
+        a sweep file gets, were missing here): rows on the result's grid of budgets and
+        writers, at ``budget * scale``; no certified F above its OPT; ``stored_ratio`` the
+        as-stored rule's ratio for the writer and budget, ``delta = ratio - stored_ratio``; and
+        each writer's ``mean_ratio`` and ``mean_abs_delta`` recomputed from the rows."""
+        from .errors import ResultError
+
+        def same(got: float | None, want: float | None) -> bool:
+            if got is None or want is None:
+                return got is None and want is None
+            return math.isclose(got, want, rel_tol=1e-12, abs_tol=1e-15)
+
+        budgets, writers = set(self.budgets), set(self.writers)
+        stored = next((r for r in self.rules if r.rule == AS_STORED and r.available), None)
+        stored_at = {} if stored is None else {(r.writer, r.budget): r.ratio for r in stored.rows}
+        for i, rule in enumerate(self.rules):
+            for k, row in enumerate(rule.rows):
+                at = f"{path}.rules[{i}].rows[{k}]"
+                if row.rule != rule.rule:
+                    raise ResultError(
+                        f"{at}.rule", "inconsistent", f"not its rule's name {rule.rule!r}", row.rule
+                    )
+                if row.budget not in budgets:
+                    raise ResultError(
+                        f"{at}.budget",
+                        "inconsistent",
+                        "not one of the result's budgets",
+                        row.budget,
+                    )
+                if row.writer not in writers:
+                    raise ResultError(
+                        f"{at}.writer",
+                        "inconsistent",
+                        "not one of the result's writers",
+                        row.writer,
+                    )
+                for name in ("value", "opt"):
+                    v = getattr(row, name)
+                    if not (math.isfinite(v) and v >= 0):
+                        raise ResultError(
+                            f"{at}.{name}", "wrong value", "F is a finite number >= 0", v
+                        )
+                if not _close(row.scaled_budget, row.budget * rule.scale):
+                    raise ResultError(
+                        f"{at}.scaled_budget",
+                        "inconsistent",
+                        f"not budget * scale = {row.budget!r} * {rule.scale!r}",
+                        row.scaled_budget,
+                    )
+                if row.certified and row.value > row.opt and not _close(row.value, row.opt):
+                    raise ResultError(
+                        f"{at}.value",
+                        "inconsistent",
+                        f"above the certified optimum opt {row.opt!r}, which no store can beat",
+                        row.value,
+                    )
+                if stored is not None:
+                    want = stored_at.get((row.writer, row.budget))
+                    if not same(row.stored_ratio, want):
+                        raise ResultError(
+                            f"{at}.stored_ratio",
+                            "inconsistent",
+                            f"not the {AS_STORED} rule's ratio of {row.writer} at budget "
+                            f"{row.budget:.10g} (expected {want!r})",
+                            row.stored_ratio,
+                        )
+                want_delta = (
+                    None
+                    if row.ratio is None or row.stored_ratio is None
+                    else row.ratio - row.stored_ratio
+                )
+                if not same(row.delta, want_delta):
+                    raise ResultError(
+                        f"{at}.delta",
+                        "inconsistent",
+                        f"not ratio - stored_ratio (expected {want_delta!r})",
+                        row.delta,
+                    )
+            if not rule.available:
+                continue
+            for field in ("mean_ratio", "mean_abs_delta"):
+                for w, got in getattr(rule, field):
+                    if field == "mean_ratio":
+                        vals = [r.ratio for r in rule.rows if r.writer == w and r.ratio is not None]
+                    else:
+                        vals = [
+                            abs(r.delta) for r in rule.rows if r.writer == w and r.delta is not None
+                        ]
+                    want = sum(vals) / len(vals) if vals else None
+                    if not (
+                        got is None
+                        and want is None
+                        or got is not None
+                        and want is not None
+                        and abs(got - want) <= 1e-9 * max(1.0, abs(want))
+                    ):
+                        raise ResultError(
+                            f"{path}.rules[{i}].{field}.{w}",
+                            "inconsistent",
+                            f"not the mean over the rule's rows of {w} (expected {want!r})",
+                            got,
+                        )
 
 
 BUDGET_RULE = "budgets keep the same fraction of the total candidate cost: B' = B * total'/total"
@@ -1188,13 +1323,122 @@ class CapacitySensitivity:
     def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> CapacitySensitivity:
         """The result whose :meth:`to_dict` is ``data`` (see :func:`memaudit_core.read_result`);
         a located ``ResultError`` on bad input or gains that contradict their optima."""
-        from .results import check_quotient, from_fields
+        from .errors import ResultError
+        from .results import check_quotient, decode, field_value, from_fields
 
         # QA s40: a saved capacity sensitivity could not be read back at all.
         res = from_fields(cls, data, path, kind=cls.RESULT_KIND)
         for k, p in enumerate(res.points):
             check_quotient(f"{path}.points[{k}].gain", p.gain, p.opt_k, p.opt_1, "opt_k / opt_1")
+        res._check_consistent(path)
+        all_agree = decode(bool, field_value(data, "all_agree", path), f"{path}.all_agree")
+        if all_agree != res.all_agree:
+            raise ResultError(
+                f"{path}.all_agree",
+                "inconsistent",
+                f"does not match its points' agree flags (expected {res.all_agree!r})",
+                all_agree,
+            )
         return res
+
+    def _check_consistent(self, path: str) -> None:
+        """Refuse points whose optima contradict each other or their engines (QA s41: OPT(k=2)
+        = 3 below OPT(k=1) = 6.4, with gain 0.46875 and agree True, was read back). As
+        :func:`capacity_sensitivity` builds them: OPT(k) is never below OPT(1) (every
+        capacity-1 store is one at capacity k, and the engines start from OPT(1)'s), nor below
+        an engine's value (it is the best of them); ``proven`` and ``cross_checked`` count the
+        engines that proved optimality; ``agree`` is recomputed from the engines' values,
+        statuses and bounds by the same rule; and a certified optimum is at least the one at a
+        smaller budget."""
+        from .errors import ResultError
+
+        def tol(v: float) -> float:
+            return 1e-9 * max(1.0, abs(v))
+
+        for k, p in enumerate(self.points):
+            at = f"{path}.points[{k}]"
+            for name in ("opt_1", "opt_k"):
+                v = getattr(p, name)
+                if not (math.isfinite(v) and v >= 0):
+                    raise ResultError(f"{at}.{name}", "wrong value", "F is a finite number >= 0", v)
+            if p.opt_k < p.opt_1 and not _close(p.opt_k, p.opt_1):
+                raise ResultError(
+                    f"{at}.opt_k",
+                    "inconsistent",
+                    f"below opt_1 {p.opt_1!r}: every capacity-1 store is one at capacity "
+                    f"{self.k}, so OPT(k) is never below OPT(1)",
+                    p.opt_k,
+                )
+            values, status, bounds = (
+                dict(p.engine_values),
+                dict(p.engine_status),
+                dict(p.engine_bounds),
+            )
+            if not (set(values) == set(status) == set(bounds)):
+                raise ResultError(
+                    f"{at}.engine_status",
+                    "inconsistent",
+                    f"not the engines of engine_values {sorted(values)!r}",
+                    sorted(status),
+                )
+            for eng, v in values.items():
+                if v > p.opt_k and not _close(v, p.opt_k):
+                    raise ResultError(
+                        f"{at}.engine_values.{eng}",
+                        "inconsistent",
+                        f"above opt_k {p.opt_k!r}, the best value the engines found",
+                        v,
+                    )
+            optimal = [values[e] for e in values if status[e] == "optimal"]
+            if p.proven != bool(optimal):
+                raise ResultError(
+                    f"{at}.proven",
+                    "inconsistent",
+                    f"{len(optimal)} engine(s) report 'optimal' (expected {bool(optimal)!r})",
+                    p.proven,
+                )
+            if p.cross_checked != (len(optimal) >= 2):
+                raise ResultError(
+                    f"{at}.cross_checked",
+                    "inconsistent",
+                    f"{len(optimal)} engine(s) report 'optimal' (expected {len(optimal) >= 2!r})",
+                    p.cross_checked,
+                )
+            # capacity_sensitivity's rule, on the saved numbers (bounds are saved as
+            # max(bound, value), as it compares them).
+            agree: bool | None = None
+            if len(values) >= 2:
+                agree = True if optimal else None
+                if len(optimal) >= 2 and not all(_close(v, optimal[0]) for v in optimal):
+                    agree = False
+                if optimal:
+                    opt_val = max(optimal)
+                    if any(
+                        values[e] > opt_val + tol(opt_val) or bounds[e] < opt_val - tol(opt_val)
+                        for e in values
+                    ):
+                        agree = False
+                elif any(values[a] > bounds[b] + tol(bounds[b]) for a in values for b in values):
+                    agree = False
+            if p.agree != agree:
+                raise ResultError(
+                    f"{at}.agree",
+                    "inconsistent",
+                    f"not what the engines' values, statuses and bounds say (expected {agree!r})",
+                    p.agree,
+                )
+        ordered = sorted(enumerate(self.points), key=lambda kp: kp[1].budget)
+        for (_, lo), (k, hi) in zip(ordered, ordered[1:], strict=False):
+            for name, certified in (("opt_1", hi.certified_1), ("opt_k", hi.proven)):
+                got, low = getattr(hi, name), getattr(lo, name)
+                if certified and got < low and not _close(got, low):
+                    raise ResultError(
+                        f"{path}.points[{k}].{name}",
+                        "inconsistent",
+                        f"a certified optimum below {low!r} at the smaller budget "
+                        f"{lo.budget:.10g}: a store that fits a budget fits a larger one",
+                        got,
+                    )
 
 
 def _close(a: float, b: float) -> bool:
@@ -1613,7 +1857,115 @@ class NoiseSensitivity:
         from .results import from_fields
 
         # QA s40: a saved noise sensitivity could not be read back at all.
-        return from_fields(cls, data, path, kind=cls.RESULT_KIND)
+        res = from_fields(cls, data, path, kind=cls.RESULT_KIND)
+        res._check_consistent(path)
+        return res
+
+    def _check_consistent(self, path: str) -> None:
+        """Refuse statistics that contradict each other (QA s41: an edited
+        ``noisy_mean_ratio`` was read back). The file keeps no per-draw ratios, so what is
+        recomputed is what it holds: one tau per (budget, draw), ``mean_tau`` / ``min_tau``
+        their mean / minimum; per writer, ``n`` at most the pairs, no statistics without
+        one, ``mean_abs_delta`` <= ``max_abs_delta``, ratios at most 1 when every optimum is
+        certified, and where every pair is defined (``n`` = budgets x draws) the noisy and
+        clean means at most ``mean_abs_delta`` apart (the mean of the differences is the
+        difference of the means, and |mean| <= mean of | |)."""
+        from .errors import ResultError
+
+        tol = 1e-9
+        pairs = len(self.budgets) * self.draws
+        if len(self.taus) != pairs:
+            raise ResultError(
+                f"{path}.taus",
+                "inconsistent",
+                f"not one tau per budget and draw ({len(self.budgets)} x {self.draws})",
+                len(self.taus),
+            )
+        defined = [t for t in self.taus if t is not None]
+        for k, t in enumerate(self.taus):
+            if t is not None and not -1 - tol <= t <= 1 + tol:
+                raise ResultError(f"{path}.taus[{k}]", "wrong value", "a Kendall tau in -1..1", t)
+        want = {
+            "mean_tau": sum(defined) / len(defined) if defined else None,
+            "min_tau": min(defined) if defined else None,
+        }
+        for name, w in want.items():
+            got = getattr(self, name)
+            if not (
+                got is None
+                and w is None
+                or got is not None
+                and w is not None
+                and abs(got - w) <= tol * max(1.0, abs(w))
+            ):
+                raise ResultError(
+                    f"{path}.{name}", "inconsistent", f"not that of taus (expected {w!r})", got
+                )
+        for name in ("same_ranking_share",):
+            v = getattr(self, name)
+            if v is not None and not 0 <= v <= 1:
+                raise ResultError(f"{path}.{name}", "wrong value", "a share in 0..1", v)
+        if [r.writer for r in self.writer_rows] != list(self.writers):
+            raise ResultError(
+                f"{path}.writer_rows",
+                "inconsistent",
+                f"not one row per writer, in order {list(self.writers)!r}",
+                [r.writer for r in self.writer_rows],
+            )
+        for k, r in enumerate(self.writer_rows):
+            at = f"{path}.writer_rows[{k}]"
+            if isinstance(r.n, bool) or not 0 <= r.n <= pairs:
+                raise ResultError(
+                    f"{at}.n",
+                    "inconsistent",
+                    f"not a count of the {pairs} (budget, draw) pairs",
+                    r.n,
+                )
+            for name in ("mean_abs_delta", "max_abs_delta"):
+                v = getattr(r, name)
+                if (v is None) != (r.n == 0):
+                    raise ResultError(
+                        f"{at}.{name}",
+                        "inconsistent",
+                        f"{'null' if v is None else 'a number'} beside n = {r.n}",
+                        v,
+                    )
+            for name in ("clean_mean_ratio", "noisy_mean_ratio", "mean_abs_delta"):
+                v = getattr(r, name)
+                if v is not None and not (v >= 0 and (self.n_unproven or v <= 1 + tol)):
+                    raise ResultError(
+                        f"{at}.{name}",
+                        "inconsistent",
+                        "a ratio in 0..1 (every optimum certified: no store beats OPT)",
+                        v,
+                    )
+            if r.n == 0:
+                continue
+            if r.mean_abs_delta > r.max_abs_delta + tol:
+                raise ResultError(
+                    f"{at}.mean_abs_delta",
+                    "inconsistent",
+                    f"above max_abs_delta {r.max_abs_delta!r}",
+                    r.mean_abs_delta,
+                )
+            if r.n == pairs:
+                if r.clean_mean_ratio is None or r.noisy_mean_ratio is None:
+                    raise ResultError(
+                        f"{at}.noisy_mean_ratio",
+                        "inconsistent",
+                        f"null while every one of the {pairs} pairs has both ratios (n)",
+                        r.noisy_mean_ratio,
+                    )
+                gap = abs(r.noisy_mean_ratio - r.clean_mean_ratio)
+                if gap > r.mean_abs_delta + tol:
+                    raise ResultError(
+                        f"{at}.noisy_mean_ratio",
+                        "inconsistent",
+                        f"{gap!r} from clean_mean_ratio {r.clean_mean_ratio!r}, more than "
+                        f"mean_abs_delta {r.mean_abs_delta!r}: with every pair defined the "
+                        "means differ by at most the mean absolute difference",
+                        r.noisy_mean_ratio,
+                    )
 
 
 def noise_sensitivity(
