@@ -731,6 +731,7 @@ class SweepResult:
         read back): every row fits its budget (a store over it is cut to what fits), is at one
         of ``budgets`` for one of ``methods``, and cuts a count of memories."""
         from .errors import ResultError
+        from .results import check_store_fits
 
         budgets, methods = set(self.budgets), set(self.methods)
         for k, r in enumerate(self.rows):
@@ -747,18 +748,7 @@ class SweepResult:
                 raise ResultError(
                     f"{at}.method", "inconsistent", "not one of the sweep's methods", r.method
                 )
-            if not (0 <= r.cost <= budget_with_tolerance(r.budget)):  # NaN fails too
-                raise ResultError(
-                    f"{at}.cost",
-                    "inconsistent",
-                    f"above the row's budget {r.budget:.10g}: every row's store fits it (a store "
-                    "over it is cut to what fits, store_cut)",
-                    r.cost,
-                )
-            if isinstance(r.store_cut, bool) or not r.store_cut >= 0:
-                raise ResultError(
-                    f"{at}.store_cut", "wrong value", "a count of memories, >= 0", r.store_cut
-                )
+            check_store_fits(at, r.cost, r.budget, r.store_cut, "row")
 
     def _check_summary(self, path: str) -> None:
         """Refuse a summary whose unproven count its rows contradict: ``n_uncertified`` is

@@ -563,8 +563,8 @@ class BudgetCurve:
         is above a certified one. An external store (kind ``external``) is scored in its union
         package P+: its ``opt`` is the union optimum, which may exceed the package's, so only
         its own ``opt`` bounds it."""
-        from .compiled import budget_with_tolerance
         from .errors import ResultError
+        from .results import check_store_fits
 
         def close(a: float, b: float) -> bool:
             # The sweep's tolerance for a value beside its optimum (suites._ROW_RTOL).
@@ -612,18 +612,7 @@ class BudgetCurve:
                     f"not the kind of its method {p.method_key!r} ({kinds[p.method_key]!r})",
                     p.kind,
                 )
-            if not (0 <= p.cost <= budget_with_tolerance(p.budget)):  # NaN fails too
-                raise ResultError(
-                    f"{at}.cost",
-                    "inconsistent",
-                    f"above the point's budget {p.budget:.10g}: every store fits it (a store "
-                    "over it is cut to what fits, store_cut)",
-                    p.cost,
-                )
-            if isinstance(p.store_cut, bool) or not p.store_cut >= 0:
-                raise ResultError(
-                    f"{at}.store_cut", "wrong value", "a count of memories, >= 0", p.store_cut
-                )
+            check_store_fits(at, p.cost, p.budget, p.store_cut, "point")
             if p.certified and p.value > p.opt and not close(p.value, p.opt):
                 raise ResultError(
                     f"{at}.value",

@@ -492,6 +492,35 @@ def check_quotient(at: str, got: float | None, num: float, den: float, names: st
         )
 
 
+def check_store_fits(at: str, cost: float, budget: float, store_cut: int, owner: str) -> None:
+    """Refuse a saved row (a sweep's, a budget curve's point) whose store costs more than its
+    budget or whose ``store_cut`` is not a count, at ``at.cost`` / ``at.store_cut``.
+
+    Every store fits its budget: one over it is cut to what fits (``store_cut`` memories
+    dropped). ``owner`` names the row in the message ("row", "point").
+
+    Examples
+    --------
+    >>> check_store_fits("$.rows[0]", 3.0, 4.0, 0, "row")
+    >>> check_store_fits("$.rows[0]", 5.0, 4.0, 0, "row")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    memaudit_core.errors.ResultError: $.rows[0].cost: above the row's budget 4: ...
+    """
+    from .compiled import budget_with_tolerance
+
+    if not (0 <= cost <= budget_with_tolerance(budget)):  # NaN fails too
+        raise ResultError(
+            f"{at}.cost",
+            "inconsistent",
+            f"above the {owner}'s budget {budget:.10g}: every store fits it (a store over it "
+            "is cut to what fits, store_cut)",
+            cost,
+        )
+    if isinstance(store_cut, bool) or not store_cut >= 0:
+        raise ResultError(f"{at}.store_cut", "wrong value", "a count of memories, >= 0", store_cut)
+
+
 def check_result_kind(data: Mapping[str, Any], path: str, kind: str) -> None:
     """Refuse a document whose ``result_kind`` is not ``kind`` (a sweep read as a solve)."""
     found = field_value(data, "result_kind", path)
