@@ -56,7 +56,8 @@ from ._common import (
 
 _LIST_FIELDS = ("keywords", "tags", "links", "evolution_history")
 _NUMBER_FIELDS = ("retrieval_count", "importance_score")
-_NOTE_FIELDS = (
+#: The fields of an A-Mem ``MemoryNote`` besides its id, content and timestamp.
+NOTE_FIELDS = (
     "keywords",
     "links",
     "retrieval_count",
@@ -126,7 +127,7 @@ def _note_record(
     col: Collector,
 ) -> tuple[Record, bool]:
     meta: dict[str, Any] = {"kind": "note"}
-    for key in _NOTE_FIELDS:
+    for key in NOTE_FIELDS:
         if key in note and note[key] is not None:
             meta[key] = clean_meta(note[key])
     stamp = note.get("timestamp")

@@ -55,6 +55,7 @@ from ._common import (
     normalise_time,
     parse_json,
 )
+from .amem import NOTE_FIELDS
 
 _EDIT_TOOLS = (
     "core_memory_replace",
@@ -69,19 +70,8 @@ _EDIT_TOOLS = (
 
 #: Keys of an A-Mem ``MemoryNote`` (EXPORT_FORMATS 3.1; ``importance_score`` from the paper
 #: repo) that neither a Letta ``Passage`` (2.4) nor Letta's archival search tool result
-#: (``{id, timestamp, content, tags}``) has.
-_AMEM_ONLY_KEYS = frozenset(
-    {
-        "keywords",
-        "links",
-        "retrieval_count",
-        "last_accessed",
-        "context",
-        "evolution_history",
-        "category",
-        "importance_score",
-    }
-)
+#: (``{id, timestamp, content, tags}``) has: the note's fields but ``tags``.
+_AMEM_ONLY_KEYS = frozenset(NOTE_FIELDS) - {"tags"}
 
 
 def _amem_note_index(items: list[Any]) -> int | None:
