@@ -61,9 +61,9 @@ from .plugins import module_found
 from .shortrepr import short_repr
 from .solvers import (
     CERTIFIED_GAP_MAX,
+    check_bound_and_gap,
     check_budget,
     check_time_limit,
-    gap_fits,
     read_back_gap,
     recompute,
     relative_gap,
@@ -1423,21 +1423,7 @@ class EngineRun:
                 self.certified if self.certified else value,
             )
         if value is not None and bound is not None:
-            if read_back_gap(value, bound) < -CERTIFIED_GAP_MAX:
-                raise ResultError(
-                    f"{path}.bound",
-                    "inconsistent",
-                    f"below the store's value {value!r}; a bound is at least every store's F",
-                    bound,
-                )
-            if gap is not None and not gap_fits(value, bound, gap):
-                raise ResultError(
-                    f"{path}.gap",
-                    "inconsistent",
-                    f"the relative gap of F = {value!r} and bound {bound!r} is "
-                    f"{relative_gap(value, bound)!r}",
-                    gap,
-                )
+            check_bound_and_gap(f"{path}.bound", f"{path}.gap", value, bound, gap)
         if not self.certified:
             return
         wrong = []

@@ -250,8 +250,6 @@ class SolveResult:
         """Refuse a gap that is not the one its value and bound give (QA s39 h2 #2: a limited
         run's gap edited to 0 or 0.01 beside F 120.76 and bound 129.911, a gap of 0.0758, was
         read back), for the result and each engine check, whatever the status."""
-        from ..errors import ResultError
-
         items = [(f"{path}.gap", self.value, self.bound, self.gap)]
         if self.certificate is not None:
             items += [
@@ -259,14 +257,7 @@ class SolveResult:
                 for i, c in enumerate(self.certificate.checks)
             ]
         for at, value, bound, gap in items:
-            if not gap_fits(value, bound, gap):
-                raise ResultError(
-                    at,
-                    "inconsistent",
-                    f"the relative gap of F = {value!r} and bound {bound!r} is "
-                    f"{relative_gap(value, bound)!r}",
-                    gap,
-                )
+            check_bound_and_gap(None, at, value, bound, gap)
 
     def _check_primary(self, path: str) -> None:
         """Refuse an uncertified result whose primary engine check contradicts it (QA s39 h2
@@ -485,6 +476,41 @@ def gap_fits(value: float, bound: float, gap: float) -> bool:
     if size > 0 and abs(gap - diff / size) <= 1e-9 * max(1.0, diff / size):
         return True
     return gap > 1.0 and (size == 0 or gap <= diff / size * (1 + 1e-9))
+
+
+def check_bound_and_gap(
+    bound_at: str | None, gap_at: str, value: float, bound: float, gap: float | None
+) -> None:
+    """Refuse a read-back ``bound`` below its ``value`` (relative to the value,
+    :func:`read_back_gap`) at ``bound_at`` (unless None), and a ``gap`` (when given) that is
+    not the one they give (:func:`gap_fits`) at ``gap_at``; rule ``inconsistent``. One rule
+    for a solve's gaps, a certification run's and an audit row's engines.
+
+    Examples
+    --------
+    >>> check_bound_and_gap("$.bound", "$.gap", 2.0, 2.5, 0.25)
+    >>> check_bound_and_gap("$.bound", "$.gap", 2.0, 1.5, None)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    memaudit_core.errors.ResultError: $.bound: below the store's value 2.0; ...
+    """
+    from ..errors import ResultError
+
+    if bound_at is not None and read_back_gap(value, bound) < -CERTIFIED_GAP_MAX:
+        raise ResultError(
+            bound_at,
+            "inconsistent",
+            f"below the store's value {value!r}; a bound is at least every store's F",
+            bound,
+        )
+    if gap is not None and not gap_fits(value, bound, gap):
+        raise ResultError(
+            gap_at,
+            "inconsistent",
+            f"the relative gap of F = {value!r} and bound {bound!r} is "
+            f"{relative_gap(value, bound)!r}",
+            gap,
+        )
 
 
 def read_back_gap(value: float, bound: float) -> float:
@@ -750,6 +776,7 @@ __all__ = [
     "SolveResult",
     "asdict",
     "check_budget",
+    "check_bound_and_gap",
     "gap_fits",
     "gap_text",
     "value_text",
