@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from app_utils import APP
+from app_utils import APP, open_linked
 from streamlit.testing.v1 import AppTest
 
 from memaudit_ui.state import PAGE_URL_KEYS, link_text, parse_link_value
@@ -28,16 +28,7 @@ GENERATED = "sample:event-graph-50"  # names its generator family: the seed band
 def open_page(
     page: str, package: str = PACKAGE, budget: str | None = None, **settings: str
 ) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=120)
-    at.query_params["package"] = package
-    if budget is not None:
-        at.query_params["budget"] = budget
-    at.run()
-    for name, value in settings.items():
-        at.query_params[name] = value
-    at.switch_page(page).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_linked(page, package, budget, **settings)
 
 
 def param(at: AppTest, name: str) -> str:

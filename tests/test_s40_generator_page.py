@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from app_utils import APP, open_app
+from app_utils import open_app, open_linked
 from playwright.sync_api import Page, expect
 from streamlit.testing.v1 import AppTest
 
@@ -118,14 +118,7 @@ def test_the_core_says_why_a_package_has_no_seed_band():
 
 
 def _linked(page: str, package: str, **settings: str) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=120)
-    at.query_params["package"] = package
-    at.run()
-    for name, value in settings.items():
-        at.query_params[name] = value
-    at.switch_page(page).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_linked(page, package, **settings)
 
 
 def _notes(at: AppTest) -> list[str]:

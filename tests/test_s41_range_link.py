@@ -11,7 +11,7 @@ pattern of tests/test_s39_links.py).
 from __future__ import annotations
 
 import pytest
-from app_utils import APP
+from app_utils import open_linked
 from streamlit.testing.v1 import AppTest
 
 SWEEP = "pages/1_Budget_sweep.py"
@@ -23,15 +23,7 @@ DEFAULT_BUDGETS = "Budgets: 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13"
 
 
 def open_sweep(package: str = PACKAGE, **settings: str) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=120)
-    at.query_params["package"] = package
-    at.query_params["budget"] = "6"
-    at.run()
-    for name, value in settings.items():
-        at.query_params[name] = value
-    at.switch_page(SWEEP).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_linked(SWEEP, package, "6", **settings)
 
 
 def warnings(at: AppTest) -> list[str]:

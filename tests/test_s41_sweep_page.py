@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from app_utils import open_linked
 from streamlit.testing.v1 import AppTest
 
 import memaudit_core as ma
@@ -22,16 +23,8 @@ CERTIFICATION = "pages/6_Certification.py"
 
 
 def _opened(page: str, package: str, /, **settings: str) -> AppTest:
-    """``page`` opened by a link with ``package`` and the page's ``settings`` (read on the
-    page's first visit, as tests/test_s39_links.py opens them)."""
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
-    at.query_params["package"] = package
-    at.run()
-    for name, value in settings.items():
-        at.query_params[name] = value
-    at.switch_page(page).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    """``page`` opened by a link with ``package`` and the page's ``settings``."""
+    return open_linked(page, package, **settings)
 
 
 @pytest.fixture(scope="module")
