@@ -72,6 +72,7 @@ from .solvers import (
 )
 from .solvers.certify import ENUM_CROSS_MAX
 from .solvers.enum import combination_count
+from .solvers.milp import milp_ill_conditioned
 from .solvers.timeshare import check_total_time_limit, run_time_limit, shared_time
 from .versions import RESULT_VERSION
 from .writers import WRITERS, WriterFailure, all_writers, get_writer
@@ -82,6 +83,14 @@ Progress = Callable[[int, int], None]
 AGREEMENT_TOL = 1e-9
 #: Shown in the MILP column for saturations the MILP cannot express.
 MILP_NA = "n/a (MILP covers cap1 and linear)"
+#: The note on a HiGHS proof that certifies OPT only with an agreeing cross-check, as in
+#: :func:`~memaudit_core.solvers.certify.finish` (QA s41 second round, defect 3: a lone MILP
+#: run on such costs was reported certified here and "optimal (uncertified)" by ``solve``).
+MILP_NEEDS_CHECK = (
+    "the affordable costs span more than a factor 1e5, where HiGHS's 1e-9 "
+    "tolerances cannot tell stores at the budget apart: this proof certifies OPT only with "
+    "another engine's agreeing proof"
+)
 #: Budgets in one curve / report at most (a typo in a range should not start a day-long run).
 MAX_BUDGETS = 200
 #: Seeds in one family band at most.
@@ -1602,9 +1611,19 @@ class CertificationReport:
         else:
             limit = f"the {self.time_limit:g} s limit" if self.time_limit else "a limit"
         single = [
-            r.budget for r in self.rows if not r.certified and any(e.certified for e in r.runs)
+            r.budget for r in self.rows if not r.certified and any(_stands_alone(e) for e in r.runs)
         ]
-        rest = [r.budget for r in self.rows if not r.certified and r.budget not in single]
+        # A HiGHS proof on ill-conditioned costs and nothing to agree with it (QA s41 defect 3).
+        unchecked = [
+            r.budget
+            for r in self.rows
+            if not r.certified and r.budget not in single and any(e.certified for e in r.runs)
+        ]
+        rest = [
+            r.budget
+            for r in self.rows
+            if not r.certified and r.budget not in single and r.budget not in unchecked
+        ]
         parts = [f"{self.n_certified} of {n} budgets {verdict}."]
 
         def at(budgets: list[float]) -> str:  # app QA: "At 1," read as budget 1
@@ -1615,6 +1634,12 @@ class CertificationReport:
             parts.append(
                 f"{at(single)}, an engine stopped at {limit} and another proved the optimum: "
                 "that proof certifies OPT there (as on the other pages), without a second one."
+            )
+        if unchecked:
+            parts.append(
+                f"{at(unchecked)}, HiGHS proved the optimum on affordable costs spanning more "
+                "than a factor 1e5, where its proof certifies OPT only with another engine's "
+                "agreeing proof, and no other engine proved it: no OPT is claimed there."
             )
         if rest:
             parts.append(
@@ -1878,6 +1903,8 @@ def _engine_run(inst, engine: str, budget: float, time_limit: float | None) -> E
     )
     certified = raw.status == "optimal" and bound_meets and recompute_ok and feasible
     note = None
+    if certified and engine == "milp" and milp_ill_conditioned(inst, budget):
+        note = MILP_NEEDS_CHECK  # proven, but not on its own (_stands_alone)
     if not feasible:
         note = "the returned store is not feasible at this budget"
     elif not recompute_ok:
@@ -1904,7 +1931,14 @@ def _engine_run(inst, engine: str, budget: float, time_limit: float | None) -> E
     )
 
 
-def _verdict(budget: float, runs: Sequence[EngineRun]) -> CertRow:
+def _stands_alone(run: EngineRun) -> bool:
+    """Whether ``run``'s proof certifies OPT without a second engine (a HiGHS proof on costs
+    spanning more than a factor 1e5 does not: :data:`MILP_NEEDS_CHECK`)."""
+    return run.certified and run.note != MILP_NEEDS_CHECK
+
+
+def _verdict(budget: float, runs: Sequence[EngineRun], unit: float) -> CertRow:
+    """The row of one budget; ``unit`` is :func:`~memaudit_core.solvers.value_unit` there."""
     done = [r for r in runs if r.applicable and r.error is None and r.feasible]
     # Between proven optima only: a time-limited incumbent's distance to the other engine's
     # optimum is not a difference between the engines (app QA: "Disagreements 0" next to
@@ -1921,7 +1955,10 @@ def _verdict(budget: float, runs: Sequence[EngineRun]) -> CertRow:
                 continue
             # a's store is feasible, so its value is a lower bound on OPT; b's bound is an
             # upper bound (equal to its value when b proved optimality).
-            if a.recomputed - b.bound > AGREEMENT_TOL * max(abs(a.recomputed), abs(b.bound), 1.0):
+            # In the package's value unit, as solve() and audit measure it (QA s41 second
+            # round, defect 2: with a floor of 1, a MILP optimum 31% low on a package in units
+            # of 1e-14 "agreed" with B&B and enumeration).
+            if a.recomputed - b.bound > AGREEMENT_TOL * max(abs(a.recomputed), abs(b.bound), unit):
                 disagreement = True
                 what = "optimum" if b.status == "optimal" else "bound"
                 clash = (
@@ -1930,7 +1967,13 @@ def _verdict(budget: float, runs: Sequence[EngineRun]) -> CertRow:
                 )
     applicable = [r for r in runs if r.applicable]
     problems = [r for r in applicable if r.error or not r.feasible]
-    certified = bool(applicable) and not disagreement and all(r.certified for r in applicable)
+    # Two agreeing proofs, or one that stands on its own (certify.finish's rule).
+    certified = (
+        bool(applicable)
+        and not disagreement
+        and all(r.certified for r in applicable)
+        and (len(applicable) > 1 or _stands_alone(applicable[0]))
+    )
     if disagreement:
         message = "DISAGREEMENT: " + clash
     elif problems:
@@ -1940,21 +1983,28 @@ def _verdict(budget: float, runs: Sequence[EngineRun]) -> CertRow:
         message = f"{verdict}: " + " = ".join(r.engine for r in applicable) + " (proven optimal)"
     else:
         limited = [r for r in applicable if not r.certified]
-        proven = [r for r in applicable if r.certified]
-        message = ("not cross-checked: " if proven else "not certified: ") + ", ".join(
+        alone = [r for r in applicable if _stands_alone(r)]
+        needs_check = [r for r in applicable if r.certified and not _stands_alone(r)]
+        parts = [
             f"{r.engine} stopped at the limit (incumbent {r.value:.6g}, bound {r.bound:.6g})"
             if r.hit_limit
             else f"{r.engine}: {r.note}"
             for r in limited
-        )
-        if proven:
+        ]
+        if alone:
             # One engine's proof is what certifies OPT everywhere else in the product; only
             # the independent second proof is missing here.
-            message += (
-                "; "
-                + ", ".join(f"{r.engine} proved {r.recomputed:.6g} optimal" for r in proven)
+            parts.append(
+                ", ".join(f"{r.engine} proved {r.recomputed:.6g} optimal" for r in alone)
                 + ", which certifies OPT on its own"
             )
+        # Not "on its own" for a HiGHS proof on ill-conditioned costs (QA s41 second round,
+        # defect 3): solve() leaves that uncertified without an agreeing cross-check.
+        parts.extend(
+            f"{r.engine} proved {r.recomputed:.6g} optimal, but {MILP_NEEDS_CHECK}"
+            for r in needs_check
+        )
+        message = ("not cross-checked: " if alone else "not certified: ") + "; ".join(parts)
     return CertRow(budget, tuple(runs), agreement, disagreement, certified, message)
 
 
@@ -2005,7 +2055,7 @@ def certification_report(
                 done += 1
                 if progress is not None:
                     progress(done, total)
-            rows.append(_verdict(b, runs))
+            rows.append(_verdict(b, runs, value_unit(inst, b)))
     return CertificationReport(
         package_id=package.id,
         content_hash=inst.content_hash,

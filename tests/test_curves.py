@@ -17,6 +17,7 @@ from memaudit_core.errors import MemAuditError, UnknownNameError
 from memaudit_core.generators import generate
 from memaudit_core.objective import evaluate
 from memaudit_core.package import load_package, replace_package
+from memaudit_core.solvers import value_unit
 from memaudit_core.solvers.brute import brute_force
 from memaudit_core.writers import run_writer
 
@@ -219,6 +220,7 @@ def test_certification_limited_run_reports_bound_and_gap() -> None:
     row = curves._verdict(
         63.0,
         [curves._engine_run(inst, "milp", 63.0, None), curves._engine_run(inst, "bnb", 63.0, 1e-6)],
+        value_unit(inst, 63.0),
     )
     bnb = row.run("bnb")
     assert bnb.bound >= bnb.value - 1e-9
@@ -233,7 +235,7 @@ def test_disagreement_is_flagged() -> None:
     bad = curves.EngineRun(
         "milp", True, "optimal", 4.0, 4.0, 4.0, 0.0, 0.1, 1, (), True, True, False
     )
-    row = curves._verdict(3.0, [good, bad])
+    row = curves._verdict(3.0, [good, bad], 1.0)
     assert row.disagreement and not row.certified
     assert row.agreement == pytest.approx(0.2)
     assert "DISAGREEMENT" in row.message and "5" in row.message and "4" in row.message
@@ -463,6 +465,7 @@ def test_one_engines_proof_is_certified_not_cross_checked() -> None:
     row = curves._verdict(
         2620.0,
         [run("bnb", "limit", 727.0, 740.0, False), run("milp", "optimal", 728.628, 728.628, True)],
+        1.0,
     )
     assert not row.certified and not row.disagreement
     assert row.agreement is None  # only one proven optimum: nothing to compare
@@ -478,6 +481,7 @@ def test_one_engines_proof_is_certified_not_cross_checked() -> None:
     both_limited = curves._verdict(
         107.8155,
         [run("bnb", "limit", 131.0, 133.0, False), run("milp", "limit", 131.5, 132.2, False)],
+        1.0,
     )
     rep = curves.CertificationReport(
         "p", "h", "cap1", "words", ("bnb", "milp"), 30.0, (row, both_limited), 1.0

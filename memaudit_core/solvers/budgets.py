@@ -203,6 +203,8 @@ def _monotone_result(
     ``cross_check``) runs here too, under ``limits``, so both paths certify by one rule (QA s41
     defect 1: without it, a HiGHS optimum on costs spanning a factor 1e5 was "OPT" from
     ``solve`` and "optimal (uncertified)" from the sweep, for want of the check's agreement).
+    ``known`` is certified, and the result inherits that: HiGHS's conditioning is judged at
+    ``known``'s budget, where its proof was made, not at ``budget`` (QA s41 second round).
     """
     t = time.perf_counter()
     method = "monotone" if known.budget < budget else "monotone_fits"
@@ -230,6 +232,7 @@ def _monotone_result(
         limits=limits,
         t0=t,
         proof=proof,
+        certified_elsewhere=known.certified,
     )
 
 

@@ -10,8 +10,11 @@ A result is **certified** only when the primary engine proved optimality (status
 a cross-check concluded — both engines agree. One engine's proof alone certifies: a cross-check
 stopped by a limit whose store is worth no more than the value and whose bound is at least the
 value is consistent but inconclusive; it is said in the certificate's ``proof`` and does not
-lower the label (asking for more checking never lowers it). One that contradicts the proof (a
-better store, or a bound below the value) raises :class:`SolverDisagreementError`. Each "meets" and
+lower the label (asking for more checking never lowers it), nor does a cross-check that no
+second engine can run (said in the ``proof``). One that contradicts the proof (a better store,
+or a bound below the value) raises :class:`SolverDisagreementError`. Only a HiGHS proof on
+affordable costs spanning more than a factor 1e5 (:func:`~.milp.milp_ill_conditioned`) needs an
+agreeing cross-check. Each "meets" and
 "equals" is within 1e-9 x max(|value|, one value unit of the package): relative, with an
 absolute floor for values below one unit (so a certified F of 0.4 may carry a reported ``gap``
 of about 1.5e-9: HiGHS's own tolerances are absolute). Exact engines that disagree raise
@@ -590,16 +593,21 @@ def finish(
     t0: float | None = None,
     proof: str | None = None,
     recomputed: float | None = None,
+    certified_elsewhere: bool = False,
 ) -> SolveResult:
     """Re-check an engine's raw solution, run or take the cross-check, certify.
 
     ``second`` names the cross-check engine (None: no cross-check). ``second_raw`` is its
     already computed solution and wall time (bulk paths compute many budgets at once);
     otherwise the engine is run here with ``limits``. ``explicit_cross`` records that a
-    cross-check was asked for, so "no second engine" is a reason not to certify. ``proof``
-    describes the primary engine's proof (default: from the engine and its detail).
+    cross-check was asked for: when no second engine can run, the proof says so, and the label
+    is lowered only where the rule needs the check (a HiGHS proof on ill-conditioned costs).
+    ``proof`` describes the primary engine's proof (default: from the engine and its detail).
     ``recomputed`` is F of the primary store when the caller already computed it with
     :func:`~memaudit_core.objective.evaluate_many` (the same numbers as ``evaluate``).
+    ``certified_elsewhere`` says the proof is a certified optimum at another budget carried
+    over by monotonicity: the HiGHS conditioning test was applied at the budget where that
+    proof was made, not here.
     """
     if t0 is None:
         t0 = time.perf_counter() - t1
@@ -652,8 +660,11 @@ def finish(
     agreement: bool | None = None
     inconclusive = ""
     better: tuple[float, tuple[int, ...], str] | None = None
+    # Said in the proof, not held against the label, unless the rule itself needs the check
+    # (QA s41 defect 4: asking for a cross-check lowered "OPT" where no second engine exists).
+    unchecked = ""
     if second is None and explicit_cross:
-        reasons.append("no second exact engine can handle this instance")
+        unchecked = "no second exact engine could check it"
     if second is not None and raw.status != "optimal":
         reasons.append(f"cross-check by {second} skipped: the primary result is not proven")
         second = None
@@ -664,7 +675,7 @@ def finish(
             try:
                 raw2, t2 = run_engine(second, inst, budget, **limits)
             except SolverError as exc:
-                reasons.append(f"cross-check by {second} could not run: {exc}")
+                unchecked = f"cross-check by {second} could not run: {exc}"
                 raw2 = None
         if raw2 is not None:
             other = _check(inst, budget, second, raw2, t2)
@@ -720,18 +731,29 @@ def finish(
                     f"(its store worth {other.recomputed_value!r}, its bound {other.bound!r})"
                 )
 
-    if primary == "milp" and not agreement and milp_ill_conditioned(inst, budget):
+    # A monotone result rests on a certified proof at another budget; the test belongs where
+    # HiGHS proved (QA s41 defect 1: a proof at B = 30 on costs spanning 3e4, carried to
+    # B = 1100, was blamed on costs spanning 1e7 there and labelled uncertified).
+    if (
+        primary == "milp"
+        and not agreement
+        and not certified_elsewhere
+        and milp_ill_conditioned(inst, budget)
+    ):
         reasons.append(
             f"the affordable costs span more than a factor {MILP_MAX_COST_SPREAD:g}, where "
             "HiGHS's 1e-9 tolerances cannot tell stores at the budget apart: use solver 'bnb' "
-            "or 'auto' for a certified optimum"
+            "or 'auto' for a certified optimum" + (f" ({unchecked})" if unchecked else "")
         )
+        unchecked = ""
     certified = not reasons
     if proof is None:
         proof = PROOFS.get(str(raw.detail.get("method", primary)), PROOFS.get(primary, primary))
     if agreement:
         proof += f"; cross-checked by {checks[1].engine}"
     proof += inconclusive
+    if unchecked:
+        proof += f"; {unchecked}"
     selected_idx: Iterable[int] = raw.selected_idx
     if better is not None:
         proof += (
