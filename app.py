@@ -67,7 +67,7 @@ else:
             if math.isfinite(opt.bound)
             else "no valid bound, "
         )
-        + f"{gap_text(opt.value, opt.gap)}. {cert.reason if cert else ''}"
+        + f"{gap_text(opt.value, opt.gap, opt.bound)}. {cert.reason if cert else ''}"
     )
 store_name = "Optimal store" if opt.certified else f"Store of the {opt.label} (not proven optimal)"
 n_kept = len(opt.selected)

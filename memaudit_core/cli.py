@@ -687,7 +687,7 @@ def _solve_human(res: Any, where: str, cost_unit: str | None) -> str:
                 if math.isfinite(res.bound)
                 else "no valid bound, "
             )
-            + gap_text(res.value, res.gap)
+            + gap_text(res.value, res.gap, res.bound)
             + (f" — {cert.reason}" if cert and cert.reason else "")
         )
     else:

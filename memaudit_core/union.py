@@ -54,6 +54,7 @@ from typing import Any, ClassVar
 from .analysis import (
     StoreEvaluation,
     _cached,
+    _certificate_reason,
     _fit_in_order,
     _ratio,
     _store_members,
@@ -82,7 +83,7 @@ from .errors import (
 from .objective import evaluate, singleton_values
 from .package import Package, Store, check_package, replace_package
 from .shortrepr import short_repr
-from .solvers import SolveResult, check_budget, check_time_limit, gap_text, solve
+from .solvers import ZERO_OPT, SolveResult, check_budget, check_time_limit, gap_text, solve
 from .solvers.budgets import lift_store, refine_unproven
 from .solvers.timeshare import check_total_time_limit, shared_time
 from .versions import RESULT_VERSION
@@ -1000,7 +1001,8 @@ def _solve_at(
 def _uncertified_note(what: str, res: SolveResult) -> str:
     return (
         f"{what} is {res.label} ({_fmt(res.value)}), not a certified optimum (status "
-        f"{res.status}, proven upper bound {_fmt(res.bound)}, {gap_text(res.value, res.gap)}): "
+        f"{res.status}, proven upper bound {_fmt(res.bound)}, "
+        f"{gap_text(res.value, res.gap, res.bound)}{_certificate_reason(res)}): "
         "the ratios built on it are estimates."
     )
 
@@ -1180,17 +1182,20 @@ def _build_report(
             f"{n} memor{'y has' if n == 1 else 'ies have'} no salience; salience pruning places "
             f"{'it' if n == 1 else 'them'} last."
         )
-    if union_opt.value <= 1e-12:
+    # The ratios' own rule (_ratio: n/a at ZERO_OPT), not a fixed 1e-12 that called an OPT of
+    # 1e-13, in a package in units of 1e-13, "0 ... undefined" next to a defined ratio (QA s41
+    # defect 1).
+    if union_opt.value <= ZERO_OPT:
         notes.append(
             f"OPT over the union package is 0 at budget {_fmt(budget)}: nothing that fits covers "
             "a unit of positive weight, so the union ratio and extraction are undefined (n/a)."
         )
-    if upper.value <= 1e-12 and not cost_effect and prep.ids:
+    if upper.value <= ZERO_OPT and not cost_effect and prep.ids:
         notes.append(
             "The upper-pruned bound is 0 (no affordable subset of the store has any value), so "
             "selection = kept / upper is undefined (n/a)."
         )
-    elif upper.value <= 1e-12 and cost_effect:
+    elif upper.value <= ZERO_OPT and cost_effect:
         notes.append("Selection = kept / upper is undefined (n/a): the upper-pruned bound is 0.")
     if package_ratio is not None and package_ratio > 1 + _TOL:
         notes.append(_above_one_note(package, prep, kept, value, package_opt))

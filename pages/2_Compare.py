@@ -71,7 +71,8 @@ else:
         delta=f"bound {value_text(cv.opt_bound, strip=False)}",
         delta_color="off",
         help=f"Not proven optimal (status {cv.opt_status}); proven upper bound "
-        f"{value_text(cv.opt_bound, 6, strip=False)}, {gap_text(cv.opt_value, cv.opt_gap)}.",
+        f"{value_text(cv.opt_bound, 6, strip=False)}, "
+        f"{gap_text(cv.opt_value, cv.opt_gap, cv.opt_bound)}.",
     )
 cols[2].metric(
     f"Ratio F / {opt_name}",

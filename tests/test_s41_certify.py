@@ -92,20 +92,22 @@ def test_cli_sweep_milp_stars_nothing(tmp_path: Path, capsys: pytest.CaptureFixt
 
 
 def test_uncertified_note_without_a_time_limit_blames_none() -> None:
-    class Row:
+    class Row:  # an optimum proven to zero gap that the rule refused (QA s41 defect 3)
         certified = False
+        opt = opt_bound = 15.486
 
     note = uncertified_note([Row()], time_limit=None)
     assert note is not None
     assert "stopped at its time limit" not in note
-    assert "no time limit was set" in note
+    assert "1 closed the gap, but the engine's proof did not meet the certification rule" in note
     assert "--time-limit" not in note
     assert "memaudit solve PACKAGE --budget B" in note
 
 
 def test_uncertified_note_with_a_time_limit_names_it() -> None:
-    class Row:
+    class Row:  # stopped with an open gap
         certified = False
+        opt, opt_bound = 1.0, 2.0
 
     note = uncertified_note([Row()], time_limit=2.5)
     assert "time limit of 2.5 s" in note

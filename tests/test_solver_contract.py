@@ -1169,10 +1169,11 @@ def test_solve_accepts_real_number_budgets(budget):
 def test_gap_text():
     from memaudit_core.solvers import gap_text
 
-    assert gap_text(58.7, 0.048552) == "gap 4.855%"
-    assert gap_text(1.0, 0.0) == "gap 0%"
-    assert gap_text(1.0, 1e-8) == "gap < 0.001%"
-    assert gap_text(0.0, math.inf) == gap_text(1e-13, 5e12) == "gap n/a (incumbent 0)"
+    assert gap_text(58.7, 0.048552, 61.55) == "gap 4.855%"
+    assert gap_text(1.0, 0.0, 1.0) == "gap 0%"
+    assert gap_text(1.0, 1e-8, 1.00000001) == "gap < 0.001%"
+    # 1e-13 below the 1e-12 floor of a package in units of 1: the gap was divided by the floor.
+    assert gap_text(0.0, math.inf, 5.0) == gap_text(1e-13, 5e12, 5.0) == "gap n/a (incumbent 0)"
 
 
 @given(small_packages(nice=True), st.integers(0, 4))

@@ -539,20 +539,34 @@ def value_unit(inst: CompiledInstance, budget: float | None = None) -> float:
     return 1.0 / scale
 
 
-def gap_text(value: float, gap: float) -> str:
+def gap_text(value: float, gap: float, bound: float) -> str:
     """How a limited run's relative gap reads in text: the one rule for the CLI, notes and app.
 
     Over an incumbent of 0 a relative gap is meaningless (a bound of 5 gives 5e14 %), so it is
     ``n/a``; a positive gap too small to show with 3 decimals reads ``< 0.001%``, never a
     ``0%`` that would contradict "stopped at a limit".
 
-    >>> gap_text(58.7, 0.048552), gap_text(6.4, 2e-9), gap_text(0.0, math.inf)
-    ('gap 4.855%', 'gap < 0.001%', 'gap n/a (incumbent 0)')
+    "0" is 0 in the package's own units, as in :func:`relative_gap`: the result's ``gap``
+    already divides by the value or, for a value below :data:`ZERO_VALUE` of the package's
+    unit (:func:`value_unit`), by that floor, so a gap below ``(bound - value) / value`` says
+    the incumbent is 0 at the package's scale. A fixed 1e-12 read a package in units of
+    1e-13 as "incumbent 0" next to the JSON's gap of 0.149 (QA s41 defect 1); saved results
+    and the app have no unit to pass, but always have the gap and the bound.
+
+    >>> gap_text(58.7, 0.048552, 61.55), gap_text(6.4, 2e-9, 6.4000000128)
+    ('gap 4.855%', 'gap < 0.001%')
+    >>> gap_text(0.0, math.inf, 5.0)
+    'gap n/a (incumbent 0)'
+    >>> gap_text(1.06575e-13, 0.1491, 1.2246e-13), gap_text(1e-20, 5e12, 5.0)
+    ('gap 14.91%', 'gap n/a (incumbent 0)')
     """
-    if not value > ZERO_VALUE:
+    if not value > 0:
         return "gap n/a (incumbent 0)"
     if not math.isfinite(gap):
         return "gap n/a (no finite bound)"
+    if gap > 0 and math.isfinite(bound) and gap * value < (bound - value) * (1 - 1e-6):
+        # relative_gap divided by the package's zero floor, not by the value.
+        return "gap n/a (incumbent 0)"
     pct = gap * 100
     if 0 < pct < 0.0005:
         return "gap < 0.001%"
