@@ -64,6 +64,7 @@ from .solvers import (
     check_bound_and_gap,
     check_budget,
     check_time_limit,
+    incumbent_is_zero,
     read_back_gap,
     recompute,
     relative_gap,
@@ -1693,8 +1694,14 @@ class CertificationReport:
                     continue
                 flat[f"{engine} value"] = run.value
                 flat[f"{engine} bound"] = run.bound
-                # A relative gap over a zero incumbent is meaningless: leave it empty.
-                has_gap = run.gap is not None and (run.value or 0.0) > 1e-12
+                # A relative gap over a zero incumbent is meaningless: leave it empty. Zero at
+                # the package's scale: a fixed 1e-12 emptied every gap of a package in units
+                # of 1e-13 (QA s41).
+                has_gap = (
+                    run.gap is not None
+                    and run.value is not None
+                    and not incumbent_is_zero(run.value, run.gap, run.bound)
+                )
                 flat[f"{engine} gap"] = run.gap if has_gap or run.gap == 0.0 else None
                 flat[f"{engine} time (s)"] = run.time_s
                 flat[f"{engine} nodes"] = run.nodes

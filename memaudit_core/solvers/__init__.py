@@ -539,6 +539,28 @@ def value_unit(inst: CompiledInstance, budget: float | None = None) -> float:
     return 1.0 / scale
 
 
+def incumbent_is_zero(value: float, gap: float | None, bound: float | None) -> bool:
+    """Whether a run's incumbent ``value`` is 0 at its package's scale, so that its relative
+    gap means nothing: not positive, or a ``gap`` below ``(bound - value) / value``, which
+    :func:`relative_gap` gives only when it divided by the package's zero floor instead of
+    the value (see :func:`gap_text`).
+
+    >>> incumbent_is_zero(0.0, math.inf, 5.0), incumbent_is_zero(1e-20, 5e12, 5.0)
+    (True, True)
+    >>> incumbent_is_zero(1.06575e-13, 0.1491, 1.2246e-13)
+    False
+    """
+    if not value > 0:
+        return True
+    return (
+        gap is not None
+        and 0 < gap < math.inf
+        and bound is not None
+        and math.isfinite(bound)
+        and gap * value < (bound - value) * (1 - 1e-6)
+    )
+
+
 def gap_text(value: float, gap: float, bound: float) -> str:
     """How a limited run's relative gap reads in text: the one rule for the CLI, notes and app.
 
@@ -560,13 +582,10 @@ def gap_text(value: float, gap: float, bound: float) -> str:
     >>> gap_text(1.06575e-13, 0.1491, 1.2246e-13), gap_text(1e-20, 5e12, 5.0)
     ('gap 14.91%', 'gap n/a (incumbent 0)')
     """
-    if not value > 0:
+    if incumbent_is_zero(value, gap, bound):
         return "gap n/a (incumbent 0)"
     if not math.isfinite(gap):
         return "gap n/a (no finite bound)"
-    if gap > 0 and math.isfinite(bound) and gap * value < (bound - value) * (1 - 1e-6):
-        # relative_gap divided by the package's zero floor, not by the value.
-        return "gap n/a (incumbent 0)"
     pct = gap * 100
     if 0 < pct < 0.0005:
         return "gap < 0.001%"
@@ -792,6 +811,7 @@ __all__ = [
     "check_budget",
     "check_bound_and_gap",
     "gap_fits",
+    "incumbent_is_zero",
     "gap_text",
     "value_text",
     "register_engine",
