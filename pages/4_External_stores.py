@@ -343,7 +343,9 @@ else:
         # showed its first external store while the sidebar and the link named the writer.
         st.caption(
             f"The sidebar names {md_escape(ctx.store_label)}, which is not an external store: "
-            f"this page shows {md_code_span(store_id)}. Picking a store in the box above makes "
+            f"this page shows {md_code_span(store_id)} "
+            f"({md_escape(base_stores[store_id].display_name)}). Picking a store in the box "
+            "above makes "
             "it the sidebar's and the link's."
         )
     if store_id not in imports and session_n:
