@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -1023,22 +1024,51 @@ class TimelineGeometry:
     x_offsets: tuple[float, ...]  # per timeline point: its shift within its cell (x units)
 
 
+#: A row label's trailing tag, e.g. " (chosen)": kept whole on the label's last line.
+_ROW_TAG = re.compile(r"\s+(\([^()\s]+\))$")
+
+
+def _greedy_lines(words: Sequence[str], width: int) -> list[str]:
+    """``words`` filled into lines of at most ``width`` characters (a longer word alone)."""
+    lines: list[str] = []
+    for word in words:
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines
+
+
 def _wrap_row_label(text: str, limit: int) -> str:
-    """``text`` on at most two lines of about ``limit`` characters (``<br>`` between).
+    """``text`` on at most two lines of about ``limit`` characters (``<br>`` between): words
+    wrap greedily at ``limit``, a line may run to ``limit`` + 2 rather than be cut, and only a
+    name too long for that is shortened (in the middle); a trailing tag such as " (chosen)"
+    is never cut (the hover has the full name).
+
+    QA s41 (presentation mode, 12 characters): "Fact extractor (chosen)" read
+    "Fact<br>extract…hosen)": the third line was joined to the second and cut in the middle,
+    through the tag that says which store is the chosen one.
 
     >>> _wrap_row_label("Validity-aware summariser", 14)
     'Validity-aware<br>summariser'
     >>> _wrap_row_label("OPT", 14)
     'OPT'
+    >>> _wrap_row_label("Fact extractor (chosen)", 12)
+    'Fact extractor<br>(chosen)'
     """
-    lines: list[str] = []
-    for word in text.split():
-        if lines and len(lines[-1]) + 1 + len(word) <= limit:
-            lines[-1] += " " + word
-        else:
-            lines.append(word)
+    words = text.split()
+    lines = _greedy_lines(words, limit)
+    if len(lines) > 2 and len(" ".join(lines[1:])) <= limit + 2:
+        lines = [lines[0], " ".join(lines[1:])]  # the rest fits one line
     if len(lines) > 2:
-        lines = [lines[0], " ".join(lines[1:])]
+        lines = _greedy_lines(words, limit + 2)
+    if len(lines) > 2:
+        tag = _ROW_TAG.search(text)
+        if tag is not None:
+            # The name alone on the first line (shortened), the tag whole on the second.
+            lines = [text[: tag.start()].strip(), tag.group(1)]
+        else:
+            lines = [lines[0], " ".join(lines[1:])]  # no tag: the rest, shortened
     return "<br>".join(_cut_label(line, limit + 2) for line in lines)
 
 

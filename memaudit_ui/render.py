@@ -150,6 +150,9 @@ def table(
     CSV is always ``df`` whole.
     """
     raw = df  # the CSV's numbers; "n/a" text is for the screen only (QA s41)
+    # Number columns stay numbers (QA s41: with a missing cell the enum gap became text, read
+    # "0" beside "0.00%" on a projector and carried the grid's text-in-number marker); their
+    # missing cells read "n/a" through the grid's placeholder and the static table's formats.
     df = _with_na(df)
     present = bool(st.session_state.get("ma_present"))
     shown = df if present_df is None or not present else _with_na(present_df)
@@ -175,7 +178,7 @@ def table(
             styler = styler.set_table_styles([{"selector": "", "props": f"font-size: {size};"}])
         st.table(styler)
     else:
-        st.dataframe(_denoised(shown), key=key, hide_index=True, **kwargs)
+        st.dataframe(_denoised(shown), key=key, hide_index=True, placeholder=MISSING_TEXT, **kwargs)
     st.download_button(
         "CSV",
         _csv(raw),
@@ -252,16 +255,26 @@ def _denoised(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+#: A missing value on screen, as in the metrics (not "None", "nan" or an empty cell).
+MISSING_TEXT = "n/a"
+
+
 def _with_na(df: pd.DataFrame) -> pd.DataFrame:
-    """Columns holding a missing value as text, "n/a" for each missing one."""
+    """Text columns holding a missing value with "n/a" for each missing one. Number columns
+    and columns with no value at all are left as they are and shown "n/a" by the grid's
+    placeholder and by :func:`_present_cell_text` (QA s41: made text, a number column lost its
+    format and the grid marked every "n/a" as text in a number column)."""
     # One vectorised test of the whole frame first: most tables, some of thousands of rows,
     # have no gap at all (a test per column cost 0.5-0.9 ms a table).
-    missing_idx = np.flatnonzero(df.isna().to_numpy().any(axis=0))
+    isna = df.isna().to_numpy()
+    numeric = np.array([dtype.kind in "biufc" for dtype in df.dtypes], dtype=bool)
+    # A column missing throughout (a ratio at budget 0) holds no text either.
+    missing_idx = np.flatnonzero(isna.any(axis=0) & ~isna.all(axis=0) & ~numeric)
     if not missing_idx.size:
         return df
     out = df.copy()
     for i in missing_idx.tolist():
-        out.isetitem(i, ["n/a" if _is_missing(v) else _cell_text(v) for v in out.iloc[:, i]])
+        out.isetitem(i, [MISSING_TEXT if _is_missing(v) else _cell_text(v) for v in out.iloc[:, i]])
     return out
 
 
@@ -283,7 +296,7 @@ def _number_formatter(fmt: str):
         if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.number):
             return _present_cell_text(value)
         if value != value:  # NaN
-            return "n/a"
+            return MISSING_TEXT
         if fmt == "percent":
             return f"{float(value) * 100:.2f}%"
         if fmt.startswith("%"):
@@ -300,6 +313,8 @@ def _present_cell_text(value: object) -> str:
     """A static table's cell on a projector: yes / no, and long text cut with an ellipsis."""
     if isinstance(value, bool | np.bool_):
         return "yes" if value else "no"
+    if _is_missing(value):
+        return MISSING_TEXT
     text = _cell_text(value)
     if len(text) > PRESENT_TEXT_MAX_CHARS:
         return text[: PRESENT_TEXT_MAX_CHARS - 1].rstrip() + "…"

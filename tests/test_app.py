@@ -154,20 +154,28 @@ def test_an_upload_whose_costs_overflow_is_refused() -> None:
 
 
 def test_tables_show_missing_values_as_na() -> None:
-    """QA: the metric said n/a and the table beside it said None for the same ratio."""
+    """QA: the metric said n/a and the table beside it said None for the same ratio. Text
+    columns get "n/a" text; number columns stay numbers (QA s41: as text they lost their
+    format), shown "n/a" by the grid's placeholder and the static table's formatter."""
+    import math
+
     import pandas as pd
 
-    from memaudit_ui.render import _with_na
+    from memaudit_ui.render import _present_cell_text, _with_na
 
     df = pd.DataFrame({"ratio": [0.5, None], "n": [1, 2], "name": ["a", None]})
     shown = _with_na(df)
-    assert list(shown["ratio"]) == ["0.5", "n/a"] and list(shown["name"]) == ["a", "n/a"]
+    assert list(shown["name"]) == ["a", "n/a"]
+    assert shown["ratio"].iloc[0] == 0.5 and math.isnan(shown["ratio"].iloc[1])
+    assert _present_cell_text(shown["ratio"].iloc[1]) == "n/a"
     assert shown["n"].tolist() == [1, 2]  # columns without a gap keep their type
-    complete = df[["n"]]
-    assert _with_na(complete) is complete  # nothing missing: shown as is
+    complete = df[["n", "ratio"]]
+    assert _with_na(complete) is complete  # no text column with a gap: shown as is
+    blank = pd.DataFrame({"ratio": [None, None]})
+    assert _with_na(blank) is blank  # no value at all: not made text either
     # Found by position: a repeated column name does not hide (or raise on) a gap.
-    twin = pd.DataFrame([[1.5, None], [2.0, 3.0]], columns=["v", "v"])
-    assert _with_na(twin).to_numpy().tolist() == [[1.5, "n/a"], [2.0, "3"]]  # gap column only
+    twin = pd.DataFrame([["x", None], ["y", "z"]], columns=["v", "v"])
+    assert _with_na(twin).to_numpy().tolist() == [["x", "n/a"], ["y", "z"]]  # gap column only
 
 
 def test_the_generator_starts_from_a_generated_package_in_the_link() -> None:
