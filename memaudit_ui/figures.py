@@ -1746,34 +1746,90 @@ def _budget_on_right(fig: go.Figure, budget: float) -> bool:
     return budget > (min(xs) + max(xs)) / 2
 
 
-def _mark_budget(fig: go.Figure, budget: float | None, unit: str, present: bool = False) -> None:
+def _budget_text(budget: float, unit: str, present: bool) -> str:
+    """The sidebar budget's label ("sidebar" only where a sidebar is shown)."""
+    return f"{'' if present else 'sidebar '}B = {budget:.10g} {unit}"
+
+
+def _mark_budget(
+    fig: go.Figure,
+    budget: float | None,
+    unit: str,
+    present: bool = False,
+    xanchor: str | None = None,
+) -> None:
     if budget is None:
         return
     fig.add_vline(x=budget, line_dash="dot", line_color="#999")
     # Inside the plot's top edge, below the title (app QA: above the plot area the label
-    # touched the title); "sidebar" only where a sidebar is shown. The label runs towards
-    # the middle of the plot: to the right of a budget at the right end it drew over the
-    # largest budgets' points and the "OPT = 1" label (s38), and widened the x-axis to fit.
-    on_right = _budget_on_right(fig, budget)
+    # touched the title). The label runs towards the middle of the plot unless ``xanchor``
+    # says otherwise: to the right of a budget at the right end it drew over the largest
+    # budgets' points and the "OPT = 1" label (s38), and widened the x-axis to fit.
+    if xanchor is None:
+        xanchor = "right" if _budget_on_right(fig, budget) else "left"
     fig.add_annotation(
         x=budget,
         y=1.0,
         yref="paper",
         yanchor="top",
-        xanchor="right" if on_right else "left",
+        xanchor=xanchor,
         showarrow=False,
-        text=f"{'' if present else 'sidebar '}B = {budget:.10g} {unit}",
+        text=_budget_text(budget, unit, present),
         font={"color": "#666"},
         bgcolor="rgba(255,255,255,0.8)",
     )
 
 
-def _opt_line_label_position(fig: go.Figure, budget: float | None) -> str:
-    """Where the "OPT = 1" line's label goes: at the end away from the sidebar budget's
-    label (s38: the two collided with the budget at the right end)."""
-    if budget is not None and _budget_on_right(fig, budget):
-        return "top left"
-    return "top right"
+#: Width of a character of a chart's labels, in em: the estimate tick labels and bar labels
+#: use here (Source Sans is narrower; an overestimate only moves a label sooner).
+LABEL_EM_PER_CHAR = 0.6
+
+
+def _label_px(text: str, font_px: float) -> float:
+    """Estimated width (px) of a one-line label, with its 4 px padding either side."""
+    return LABEL_EM_PER_CHAR * font_px * len(text) + 8
+
+
+def _top_labels(
+    fig: go.Figure, budget: float | None, budget_text: str, opt_text: str, present: bool
+) -> tuple[str | None, str]:
+    """Where the ratio chart's two labels at its top go: the sidebar budget label's xanchor
+    and the "OPT = 1" line's annotation position.
+
+    QA s41 (Budget sweep, event-graph-500 at budget 1310 on a 131-2620 grid): the budget
+    label, just left of the middle, ran right into "OPT or incumbent = 1" at the top right.
+    The labels are placed by their estimated widths (:data:`LABEL_EM_PER_CHAR`) on the
+    narrowest plot the chart is designed for (:data:`LEGEND_DESIGN_PX` less the margins of
+    :func:`base_layout`): the budget label towards the middle and the OPT label at the far
+    end if they fit, else the other ends, else the OPT label below its line."""
+    if budget is None:
+        return None, "top right"
+    xs = [
+        float(x)
+        for trace in fig.data
+        for x in (trace.x or ())
+        if isinstance(x, (int, float)) and not isinstance(x, bool)
+    ] + [float(budget)]
+    lo, hi = min(xs), max(xs)
+    plot_px = LEGEND_DESIGN_PX["present" if present else "normal"] - 70 - 30
+    font_px = 22 if present else 15
+    at = plot_px * ((budget - lo) / (hi - lo) if hi > lo else 0.5)
+    budget_w, opt_w = _label_px(budget_text, font_px), _label_px(opt_text, font_px)
+    budget_span = {"left": (at, at + budget_w), "right": (at - budget_w, at)}
+    opt_span = {"top right": (plot_px - opt_w, plot_px), "top left": (0.0, opt_w)}
+    toward_middle = "right" if _budget_on_right(fig, budget) else "left"
+    far_end = "top left" if toward_middle == "right" else "top right"
+    sides = [toward_middle, "left" if toward_middle == "right" else "right"]
+    ends = [far_end, "top right" if far_end == "top left" else "top left"]
+    for side in sides:
+        b0, b1 = budget_span[side]
+        if b0 < 0 or b1 > plot_px:
+            continue
+        for end in ends:
+            o0, o1 = opt_span[end]
+            if b1 <= o0 or o1 <= b0:
+                return side, end
+    return toward_middle, far_end.replace("top", "bottom")
 
 
 #: What the Budget sweep's points open when clicked (QA s41, defect 1: the caption said "Click
@@ -1967,21 +2023,26 @@ def budget_ratio_curve(curve, title: str, present: bool = False, current_budget=
         )
     if any_open:
         _hollow_legend(fig, "over an unproven incumbent (bar: down to F / bound)")
+    unit = curve.cost_unit
+    # App QA: "OPT = 1" stood over budgets where no optimum was proven.
+    opt_text = "OPT or incumbent = 1" if any_open else "OPT = 1"
+    budget_text = None if current_budget is None else _budget_text(current_budget, unit, present)
+    budget_anchor, opt_position = _top_labels(
+        fig, current_budget, budget_text or "", opt_text, present
+    )
     fig.add_hline(
         y=1.0,
         line_dash="dash",
         line_color=COLORS["opt"],
-        # App QA: "OPT = 1" stood over budgets where no optimum was proven.
-        annotation_text="OPT or incumbent = 1" if any_open else "OPT = 1",
-        annotation_position=_opt_line_label_position(fig, current_budget),
+        annotation_text=opt_text,
+        annotation_position=opt_position,
     )
-    unit = curve.cost_unit
     fig.update_xaxes(title_text=f"budget B ({unit})")
     fig.update_yaxes(
         title_text="ratio F / OPT (1 = optimal)" if not any_open else "ratio F / OPT or incumbent",
         range=[0, top * 1.15],
     )
-    _mark_budget(fig, current_budget, unit, present)
+    _mark_budget(fig, current_budget, unit, present, budget_anchor)
     base_layout(fig, _plain(title), present, height=440)
     _legend_below(fig, present)
     # Points at 0 (or 1) sit on the plot edge: drawn whole, not halved (app QA).

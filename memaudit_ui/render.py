@@ -87,7 +87,7 @@ def chart(fig: go.Figure, key: str, filename: str, *, selectable: bool = False):
     kwargs = {"on_select": "rerun", "selection_mode": ("points",)} if selectable else {}
     event = st.plotly_chart(
         fig,
-        key=key,
+        key=_selection_key(key) if selectable else key,
         config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}},
         **kwargs,
     )
@@ -113,6 +113,36 @@ def chart(fig: go.Figure, key: str, filename: str, *, selectable: bool = False):
         icon=":material/download:",
     )
     return event
+
+
+def _selection_key(key: str) -> str:
+    """The widget key a selectable chart ``key`` is drawn under: a new one after
+    :func:`drop_selection`, so that the chart comes back with nothing selected."""
+    version = st.session_state.get(f"ma_selection_version_{key}", 0)
+    return key if not version else f"{key}-{version}"
+
+
+def drop_selection(key: str, notice: str) -> None:
+    """Clear the selection of the selectable chart ``key`` and rerun now; ``notice`` is shown
+    under that chart by :func:`selection_notice` on the rerun.
+
+    QA s41 (Budget sweep, dashed point): plotly kept the clicked point selected, every other
+    marker stayed dimmed, and the page's answer was drawn under the next chart, off-screen.
+    A selection cannot be unset by the page; the chart's widget under a new key starts empty.
+    """
+    version_key = f"ma_selection_version_{key}"
+    st.session_state[version_key] = st.session_state.get(version_key, 0) + 1
+    st.session_state[f"ma_selection_notice_{key}"] = notice
+    st.rerun()
+
+
+def selection_notice(key: str) -> None:
+    """The notice :func:`drop_selection` left for chart ``key``, shown once (``st.info``)."""
+    notice = st.session_state.pop(f"ma_selection_notice_{key}", None)
+    if notice:
+        from .frame import md_escape
+
+        st.info(md_escape(notice))
 
 
 #: Longest table shown as a static table (readable font) in presentation mode.

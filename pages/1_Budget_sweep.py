@@ -198,7 +198,13 @@ with c1:
                 "candidate fits there, so their points equal the one at the total."
             )
     else:
-        grid = grid_default
+        # The grid the sweep runs, each budget once and ascending (QA s41: the caption listed
+        # a package's "budgets": [4, 4, 6, 3] as given while the chart ran 3, 4, 6).
+        try:
+            grid = curves.sweep_grid(grid_default)
+        except MemAuditError as exc:
+            st.error(str(exc))
+            st.stop()
         # QA s41 (defect 1): a package's `"budgets": []` gave the default grid and [4, 4, 6]
         # a grid with a repeat, both unsaid here.
         for note in budget_grid_notes(pkg):
@@ -271,6 +277,7 @@ event = render.chart(
     f"{pkg.id}-sweep-F",
     selectable=True,
 )
+render.selection_notice("sweep_value")
 if curve.external_caption:
     st.caption(md_escape(curve.external_caption))
 st.caption(
@@ -278,7 +285,7 @@ st.caption(
     "a limit, with a bar up to its proven bound. Dashed: the optimum when validity types "
     "(tombstone, compound_update) cannot be written. " + figures.SWEEP_CLICK_CAPTION
 )
-hits = [figures.sweep_click(event)]
+hits = [("sweep_value", figures.sweep_click(event))]
 
 # QA s41, defect 3: with no writer, store or dashed optimum chosen the ratio chart was empty
 # (its x axis off the grid), the CSV 0 bytes and nothing said why.
@@ -303,16 +310,21 @@ else:
         f"{pkg.id}-sweep-ratio",
         selectable=True,
     )
+    render.selection_notice("sweep_ratio")
     st.caption(
         "Gaps in a line are budgets where OPT = 0: the ratio is undefined (n/a) there. "
         + figures.SWEEP_CLICK_CAPTION
     )
-hits = [h for h in [*hits, figures.sweep_click(event)] if h is not None]
+hits = [(k, h) for k, h in [*hits, ("sweep_ratio", figures.sweep_click(event))] if h]
 # A point that opens Compare wins over a dashed one still selected on the other chart (QA s41,
 # defect 1: a dashed point opened Compare for the sidebar's writer; now it says why not).
-hit = next((h for h in hits if h.refusal is None), hits[0] if hits else None)
+chart_key, hit = next(
+    ((k, h) for k, h in hits if h.refusal is None), hits[0] if hits else (None, None)
+)
 if hit is not None and hit.refusal is not None:
-    st.info(md_escape(hit.refusal))
+    # Said under the chart clicked, with its selection cleared (QA s41: the answer was drawn
+    # under the ratio chart, off-screen, and the other markers stayed dimmed).
+    render.drop_selection(chart_key, hit.refusal)
 elif hit is not None:
     if compare_ready:
         open_compare(hit.store_key, hit.budget)
