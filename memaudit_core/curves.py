@@ -1671,13 +1671,6 @@ class CertificationReport:
         """Which engines ran at which budgets, in words (:func:`engines_text`)."""
         return engines_text(self.plan(), self.engines)
 
-    def engines_note(self) -> str | None:
-        """:meth:`engines_text` when some engine did not run at some budget (the page shows it
-        under the verdict), else None."""
-        if all(len(ran) == len(self.engines) for _, ran in self.plan()):
-            return None
-        return "Engines: " + self.engines_text() + "."
-
     def applicable(self, engine: str) -> bool:
         return any(e.engine == engine and e.applicable for r in self.rows for e in r.runs)
 

@@ -173,9 +173,7 @@ level, messages = report.banner()
 show = {"error": st.error, "success": st.success, "warning": st.warning}[level]
 for message in messages:
     show(md_escape(message))
-engines_note = report.engines_note()  # None when every engine ran at every budget
-if engines_note is not None:
-    st.info(md_escape(engines_note))
+# Which engines ran where is the subtitle's (the same plan): a third box repeating it went.
 n = len(report.rows)
 
 # Two a row in both modes: at 1024 px with the sidebar open four labels were cut
