@@ -398,6 +398,7 @@ class StoreEvaluation:
         value of 0.1 was read beside a ratio text of 0.730, an opt_value of 1 beside an
         optimum of 7.735)."""
         from .errors import ResultError
+        from .results import check_ratio_text
 
         if not (math.isfinite(self.value) and self.value >= 0):
             raise ResultError(
@@ -424,13 +425,7 @@ class StoreEvaluation:
                     f"does not match the optimum it is scored against (expected {want!r})",
                     got,
                 )
-        if self.ratio_text != ratio_text(self.ratio):
-            raise ResultError(
-                f"{path}.ratio_text",
-                "inconsistent",
-                f"does not match the ratio (expected {ratio_text(self.ratio)!r})",
-                self.ratio_text,
-            )
+        check_ratio_text(f"{path}.ratio_text", self.ratio_text, self.ratio)
         self._check_costs(path)
         self._check_attribution(path)
 

@@ -539,7 +539,7 @@ class BudgetCurve:
         """Refuse a read-back curve whose points leave its grid or whose ratios are not
         ``value / opt`` (QA s40: the cheap checks of a saved sweep's rows, for a curve)."""
         from .errors import ResultError
-        from .results import check_quotient
+        from .results import check_quotient, check_ratio_text
 
         budgets, keys = set(self.budgets), {m.key for m in self.methods}
         for k, o in enumerate(self.opt):
@@ -558,13 +558,7 @@ class BudgetCurve:
                 if not (math.isfinite(v) and v >= 0):
                     raise ResultError(f"{at}.{name}", "wrong value", "F is a finite number >= 0", v)
             check_quotient(f"{at}.ratio", p.ratio, p.value, p.opt, "value / opt")
-            if p.ratio_text != ratio_text(p.ratio):
-                raise ResultError(
-                    f"{at}.ratio_text",
-                    "inconsistent",
-                    f"does not match the ratio (expected {ratio_text(p.ratio)!r})",
-                    p.ratio_text,
-                )
+            check_ratio_text(f"{at}.ratio_text", p.ratio_text, p.ratio)
         self._check_optima(path)
 
     def _check_optima(self, path: str) -> None:

@@ -593,9 +593,7 @@ class CompareView:
     def _check_consistent(self, path: str) -> None:
         """Refuse a read-back view whose headline or rows contradict its evaluation (the
         evaluation checks itself against its optimum when it is read)."""
-        from .analysis import ratio_text
-        from .errors import ResultError
-        from .results import check_quotient
+        from .results import check_quotient, check_ratio_text
 
         ev = self.evaluation
         copied = {
@@ -618,13 +616,7 @@ class CompareView:
         for name, want in copied.items():
             _check_same(f"{path}.{name}", getattr(self, name), want, "the evaluation's")
         check_quotient(f"{path}.ratio", self.ratio, self.value, self.opt_value, "value / opt")
-        if self.ratio_text != ratio_text(self.ratio):
-            raise ResultError(
-                f"{path}.ratio_text",
-                "inconsistent",
-                f"does not match the ratio (expected {ratio_text(self.ratio)!r})",
-                self.ratio_text,
-            )
+        check_ratio_text(f"{path}.ratio_text", self.ratio_text, self.ratio)
         self._check_rows(path)
 
     def _check_rows(self, path: str) -> None:

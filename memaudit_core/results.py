@@ -492,6 +492,26 @@ def check_quotient(at: str, got: float | None, num: float, den: float, names: st
         )
 
 
+def check_ratio_text(at: str, text: str, ratio: float | None) -> None:
+    """Refuse a saved ``ratio_text`` that is not how the library writes ``ratio``
+    (:func:`memaudit_core.analysis.ratio_text`), at ``at`` with rule ``inconsistent``.
+
+    Examples
+    --------
+    >>> check_ratio_text("$.ratio_text", "0.500", 0.5)
+    >>> check_ratio_text("$.ratio_text", "1.000", 0.5)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    memaudit_core.errors.ResultError: $.ratio_text: does not match the ratio (expected '0.500') ...
+    """
+    from .analysis import ratio_text
+
+    if text != ratio_text(ratio):
+        raise ResultError(
+            at, "inconsistent", f"does not match the ratio (expected {ratio_text(ratio)!r})", text
+        )
+
+
 def check_store_fits(at: str, cost: float, budget: float, store_cut: int, owner: str) -> None:
     """Refuse a saved row (a sweep's, a budget curve's point) whose store costs more than its
     budget or whose ``store_cut`` is not a count, at ``at.cost`` / ``at.store_cut``.
