@@ -574,11 +574,8 @@ class BudgetCurve:
         package P+: its ``opt`` is the union optimum, which may exceed the package's, so only
         its own ``opt`` bounds it."""
         from .errors import ResultError
-        from .results import check_store_fits
-
-        def close(a: float, b: float) -> bool:
-            # The sweep's tolerance for a value beside its optimum (suites._ROW_RTOL).
-            return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+        from .results import check_not_above_opt, check_store_fits
+        from .results import values_close as close
 
         at_budget: dict[float, tuple[int, OptPoint]] = {}
         for k, o in enumerate(self.opt):
@@ -623,13 +620,8 @@ class BudgetCurve:
                     p.kind,
                 )
             check_store_fits(at, p.cost, p.budget, p.store_cut, "point")
-            if p.certified and p.value > p.opt and not close(p.value, p.opt):
-                raise ResultError(
-                    f"{at}.value",
-                    "inconsistent",
-                    f"above the certified optimum opt {p.opt!r}, which no store can beat",
-                    p.value,
-                )
+            if p.certified:
+                check_not_above_opt(f"{at}.value", p.value, p.opt, "opt")
             if p.kind == "external":
                 continue
             j, o = at_budget[p.budget]
@@ -641,13 +633,9 @@ class BudgetCurve:
                     f"{o.value!r}",
                     p.opt,
                 )
-            if o.certified and p.value > o.value and not close(p.value, o.value):
-                raise ResultError(
-                    f"{at}.value",
-                    "inconsistent",
-                    f"above the certified optimum opt[{j}].value {o.value!r} at budget "
-                    f"{p.budget:.10g}, which no store can beat",
-                    p.value,
+            if o.certified:
+                check_not_above_opt(
+                    f"{at}.value", p.value, o.value, f"at budget {p.budget:.10g}, opt[{j}].value"
                 )
 
 

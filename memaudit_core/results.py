@@ -492,6 +492,37 @@ def check_quotient(at: str, got: float | None, num: float, den: float, names: st
         )
 
 
+def values_close(a: float, b: float) -> bool:
+    """Whether two saved F values of one package are the same number: within 1e-9 of the
+    larger, with a floor of 1 (a saved result does not record its package's value unit, and
+    the floor never refuses a genuine result's rounding). The read-back tolerance of a sweep's
+    rows, a budget curve's points and the sensitivities' optima.
+
+    >>> values_close(5.55, 5.55 + 1e-12), values_close(5.55, 5.56)
+    (True, False)
+    """
+    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+
+
+def check_not_above_opt(at: str, value: float, opt: float, opt_name: str) -> None:
+    """Refuse a saved F above the certified optimum ``opt`` (named ``opt_name`` in the
+    message), at ``at`` with rule ``inconsistent``: no store beats a proven optimum.
+
+    >>> check_not_above_opt("$.value", 5.0, 5.55, "opt")
+    >>> check_not_above_opt("$.value", 9.0, 5.55, "opt")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    memaudit_core.errors.ResultError: $.value: above the certified optimum opt 5.55, which ...
+    """
+    if value > opt and not values_close(value, opt):
+        raise ResultError(
+            at,
+            "inconsistent",
+            f"above the certified optimum {opt_name} {opt!r}, which no store can beat",
+            value,
+        )
+
+
 def check_ratio_text(at: str, text: str, ratio: float | None) -> None:
     """Refuse a saved ``ratio_text`` that is not how the library writes ``ratio``
     (:func:`memaudit_core.analysis.ratio_text`), at ``at`` with rule ``inconsistent``.

@@ -76,6 +76,7 @@ from .generators import check_seed
 from .objective import evaluate
 from .package import GENERIC_TYPES, VALIDITY_TYPES, Package
 from .parallel import check_workers
+from .results import check_not_above_opt, values_close
 from .shortrepr import short_repr
 from .solvers import ZERO_OPT, SolveResult, check_budget, check_time_limit, run_engine, solve
 from .solvers.budgets import lift_store, refine_unproven
@@ -430,7 +431,7 @@ class AblationCurve:
                 raise ResultError(
                     f"{at}.drop", "inconsistent", f"not 1 - ratio (expected {want_drop!r})", p.drop
                 )
-            if self.n_removed == 0 and not _close(p.pool_opt, p.full_opt):
+            if self.n_removed == 0 and not values_close(p.pool_opt, p.full_opt):
                 # QA s41: nothing removed, the pool is the package and its optimum the full one.
                 raise ResultError(
                     f"{at}.pool_opt",
@@ -452,7 +453,7 @@ class AblationCurve:
                     )
                 for name in ("full_opt", "pool_opt"):
                     got, low = getattr(p, name), getattr(before, name)
-                    if p.certified and got < low and not _close(got, low):
+                    if p.certified and got < low and not values_close(got, low):
                         raise ResultError(
                             f"{at}.{name}",
                             "inconsistent",
@@ -919,20 +920,15 @@ class CostRuleSensitivity:
                         raise ResultError(
                             f"{at}.{name}", "wrong value", "F is a finite number >= 0", v
                         )
-                if not _close(row.scaled_budget, row.budget * rule.scale):
+                if not values_close(row.scaled_budget, row.budget * rule.scale):
                     raise ResultError(
                         f"{at}.scaled_budget",
                         "inconsistent",
                         f"not budget * scale = {row.budget!r} * {rule.scale!r}",
                         row.scaled_budget,
                     )
-                if row.certified and row.value > row.opt and not _close(row.value, row.opt):
-                    raise ResultError(
-                        f"{at}.value",
-                        "inconsistent",
-                        f"above the certified optimum opt {row.opt!r}, which no store can beat",
-                        row.value,
-                    )
+                if row.certified:
+                    check_not_above_opt(f"{at}.value", row.value, row.opt, "opt")
                 if stored is not None:
                     want = stored_at.get((row.writer, row.budget))
                     if not same(row.stored_ratio, want):
@@ -1361,7 +1357,7 @@ class CapacitySensitivity:
                 v = getattr(p, name)
                 if not (math.isfinite(v) and v >= 0):
                     raise ResultError(f"{at}.{name}", "wrong value", "F is a finite number >= 0", v)
-            if p.opt_k < p.opt_1 and not _close(p.opt_k, p.opt_1):
+            if p.opt_k < p.opt_1 and not values_close(p.opt_k, p.opt_1):
                 raise ResultError(
                     f"{at}.opt_k",
                     "inconsistent",
@@ -1382,7 +1378,7 @@ class CapacitySensitivity:
                     sorted(status),
                 )
             for eng, v in values.items():
-                if v > p.opt_k and not _close(v, p.opt_k):
+                if v > p.opt_k and not values_close(v, p.opt_k):
                     raise ResultError(
                         f"{at}.engine_values.{eng}",
                         "inconsistent",
@@ -1409,7 +1405,7 @@ class CapacitySensitivity:
             agree: bool | None = None
             if len(values) >= 2:
                 agree = True if optimal else None
-                if len(optimal) >= 2 and not all(_close(v, optimal[0]) for v in optimal):
+                if len(optimal) >= 2 and not all(values_close(v, optimal[0]) for v in optimal):
                     agree = False
                 if optimal:
                     opt_val = max(optimal)
@@ -1431,7 +1427,7 @@ class CapacitySensitivity:
         for (_, lo), (k, hi) in zip(ordered, ordered[1:], strict=False):
             for name, certified in (("opt_1", hi.certified_1), ("opt_k", hi.proven)):
                 got, low = getattr(hi, name), getattr(lo, name)
-                if certified and got < low and not _close(got, low):
+                if certified and got < low and not values_close(got, low):
                     raise ResultError(
                         f"{path}.points[{k}].{name}",
                         "inconsistent",
@@ -1439,10 +1435,6 @@ class CapacitySensitivity:
                         f"{lo.budget:.10g}: a store that fits a budget fits a larger one",
                         got,
                     )
-
-
-def _close(a: float, b: float) -> bool:
-    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
 
 
 def capacity_sensitivity(
@@ -1537,7 +1529,7 @@ def capacity_sensitivity(
                         f"budget {budget:.10g}"
                     )
                 value = evaluate(inst_k, sel)
-                if not _close(value, raw.value):
+                if not values_close(value, raw.value):
                     if value > raw.value and raw.status != "optimal":
                         # A stopped MILP's coverage variables need not be at their maximum: its
                         # store is worth more than the objective it reported. Benign.
@@ -1577,7 +1569,8 @@ def capacity_sensitivity(
                 # "yes" needs a proof to agree with (app QA: two limited runs, 223.4 and 228.9,
                 # read "engines agree: yes"); without one, only a contradiction is news.
                 agree = True if optimal else None
-                if len(optimal) >= 2 and not all(_close(r[1], optimal[0][1]) for r in optimal):
+                first = optimal[0][1] if optimal else None
+                if len(optimal) >= 2 and not all(values_close(r[1], first) for r in optimal):
                     agree = False
                 if optimal:
                     opt_val = max(r[1] for r in optimal)
