@@ -1,8 +1,10 @@
 """Certification audit: both exact engines on many instances, every difference shown.
 
-``memaudit audit`` (and :func:`audit`) runs the product's branch-and-bound (``bnb``) and the
-HiGHS MILP (``milp``) *directly* — not through :func:`memaudit_core.solvers.solve`, so the
-audit does not trust the certificate logic it checks — on every distinct instance of a suite
+``memaudit audit`` (and :func:`audit`) runs the product's branch-and-bound (``bnb``), the
+HiGHS MILP (``milp``) and, wherever at most :data:`ENUM_CROSS_MAX` stores fit the budget,
+exhaustive enumeration (``enum``) *directly* — not through
+:func:`memaudit_core.solvers.solve`, so the audit does not trust the certificate logic it
+checks — on every distinct instance of a suite
 (see :mod:`memaudit_core.suites` for sources, workers, Dask and resume), and reports matches,
 the largest difference, times, and every disagreement.
 
@@ -16,14 +18,18 @@ drawn by different seeds are solved once. A *check* is one ``(instance, pool, bu
 report gives sources listed, distinct packages (content hash, which includes the seed in
 ``meta``), distinct instances, and checks (``n_tasks``, the unit of agreement).
 
-For each check both engines run; each returned store is checked feasible and its F
-recomputed (:func:`memaudit_core.objective.evaluate`). The engines *agree* when both proved
-optimality and the recomputed values differ by at most 1e-9 relative. A run stopped by a
-limit is *unproven* (not a disagreement); an engine that cannot take the instance (``milp``
-under ``log1p``) is *skipped*. Every disagreement is written to ``disagreements/`` in the
-output folder: the package JSON with its ``budget`` set to the instance's budget (so
-``memaudit solve FILE --pool POOL --solver bnb|milp`` reproduces it) and a JSON record of both
-engines' answers.
+For each check the engines run; each returned store is checked feasible and its F
+recomputed (:func:`memaudit_core.objective.evaluate`). The engines *agree* when at least two
+ran, every one that ran proved optimality, and the recomputed values differ by at most 1e-9
+relative. Two proven optima that differ, an infeasible store or a reported value its store
+does not have is a *disagreement*. A run stopped by a limit is *unproven* (not a
+disagreement); an engine that cannot take the instance (``milp`` under ``log1p``) is
+*skipped*, and a check with fewer than two engines that ran is *skipped* as a whole. So a
+``log1p`` package small enough to enumerate is checked by ``bnb`` against ``enum`` (it read
+NOTHING CHECKED when only ``bnb`` and ``milp`` ran). Every disagreement is written to
+``disagreements/`` in the output folder: the package JSON with its ``budget`` set to the
+instance's budget (so ``memaudit solve FILE --pool POOL --solver bnb|milp|enum`` reproduces
+it) and a JSON record of the engines' answers.
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -47,6 +53,7 @@ from .errors import (
 from .package import Package
 from .shortrepr import short_repr
 from .solvers import _check_limits
+from .solvers.certify import ENUM_CROSS_MAX
 from .suites import (
     IndexEntry,
     PackageSource,
@@ -65,7 +72,15 @@ from .suites import (
 )
 from .versions import RESULT_VERSION
 
-ENGINES = ("bnb", "milp")
+#: Every engine an audit may run, in the order they run and are reported.
+ENGINES = ("bnb", "milp", "enum")
+#: Engines that run on every check; ``enum`` runs where at most :data:`ENUM_CROSS_MAX` stores
+#: fit the budget (the rule of ``solve()``'s cross-check and of the Certification page).
+ALWAYS = ("bnb", "milp")
+#: The status of an engine the audit did not run on a check (``enum`` above its cap).
+NOT_RUN = "not run"
+#: The fields each engine writes to a check's record.
+_ENGINE_FIELDS = ("value", "reported", "bound", "time_s", "nodes", "cost", "gap")
 #: The candidate pools an audit can check (:data:`memaudit_core.compiled.POOLS`).
 POOLS = tuple(COMPILED_POOLS)
 #: Relative tolerance of agreement (DESIGN.md section 5).
@@ -79,39 +94,56 @@ def _rel_tol(v: float, unit: float = 1.0) -> float:
     return AGREE_TOL * max(unit, abs(v))
 
 
+def audit_engines(inst: Any, budget: float) -> tuple[str, ...]:
+    """The engines an audit runs on ``inst`` at ``budget``: ``bnb`` and ``milp`` always,
+    ``enum`` too where at most :data:`ENUM_CROSS_MAX` stores fit.
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> from memaudit_core.compiled import compile_package
+    >>> audit_engines(compile_package(generate("update_chain")), 6)
+    ('bnb', 'milp', 'enum')
+    """
+    from .solvers.enum import combination_count
+
+    if combination_count(inst, budget) <= ENUM_CROSS_MAX:
+        return ENGINES
+    return ALWAYS
+
+
 def audit_instance(inst: Any, budget: float, time_limit: float | None = None) -> dict[str, Any]:
-    """Both engines on one compiled instance at one budget; a flat, JSON-ready record."""
+    """The audit's engines on one compiled instance at one budget; a flat, JSON-ready record
+    (see the module docstring for the outcomes)."""
     from .objective import evaluate
     from .solvers import relative_gap, run_engine, value_unit
 
     # QA s41 #1: gaps and tolerances in the package's value unit, as solve() measures them.
     unit = value_unit(inst, budget)
+    to_run = audit_engines(inst, budget)
     rec: dict[str, Any] = {}
     values: dict[str, float] = {}
     proven = True
     errors = 0
     problems: list[str] = []
+    # Kept apart from problems: a skipped engine is no finding against the others.
+    skips: list[str] = []
     for eng in ENGINES:
+        if eng not in to_run:
+            rec.update({f"{eng}_{name}": None for name in _ENGINE_FIELDS})
+            rec[f"{eng}_status"] = NOT_RUN
+            continue
         try:
             raw, secs = run_engine(eng, inst, budget, time_limit=time_limit)
         except Exception as exc:  # an engine failure is a finding, not a reason to stop
             skipped = isinstance(exc, SolverError)
-            status = "skipped" if skipped else "error"
-            rec.update(
-                {
-                    f"{eng}_status": status,
-                    f"{eng}_value": None,
-                    f"{eng}_reported": None,
-                    f"{eng}_time_s": None,
-                    f"{eng}_nodes": None,
-                    f"{eng}_cost": None,
-                    f"{eng}_gap": None,
-                }
-            )
-            problems.append(
-                f"{eng} skipped: {exc}" if skipped else f"{eng} failed: {type(exc).__name__}: {exc}"
-            )
-            errors += 0 if skipped else 1
+            rec.update({f"{eng}_{name}": None for name in _ENGINE_FIELDS})
+            rec[f"{eng}_status"] = "skipped" if skipped else "error"
+            if skipped:
+                skips.append(f"{eng} skipped: {exc}")
+            else:
+                problems.append(f"{eng} failed: {type(exc).__name__}: {exc}")
+                errors += 1
             continue
         sel = tuple(int(i) for i in raw.selected_idx)
         feasible = inst.is_feasible(sel, budget)
@@ -139,20 +171,27 @@ def audit_instance(inst: Any, budget: float, time_limit: float | None = None) ->
         )
         values[eng] = value
         proven = proven and raw.status == "optimal" and feasible
-    if len(values) == len(ENGINES):
-        diff = abs(values["bnb"] - values["milp"])
+    if len(values) >= 2:
+        ran = list(values.values())
+        diff = max(ran) - min(ran)
         rec["abs_diff"] = diff
-        rec["rel_diff"] = diff / max(unit, abs(values["bnb"]), abs(values["milp"]))
-        if not proven:
+        rec["rel_diff"] = diff / max(unit, *(abs(v) for v in ran))
+        if errors:
+            rec["outcome"] = "error"
+        elif problems:
+            # An infeasible store or a value its store does not have is a finding even from
+            # a run stopped by a limit (it read "unproven").
+            rec["outcome"] = "disagree"
+        elif not proven:
             rec["outcome"] = "unproven"
-        elif diff <= _rel_tol(max(values.values()), unit) and not problems:
+        elif diff <= _rel_tol(max(ran), unit):
             rec["outcome"] = "agree"
         else:
             rec["outcome"] = "disagree"
     else:
         rec["abs_diff"] = rec["rel_diff"] = None
         rec["outcome"] = "error" if errors else "skipped"
-    rec["problems"] = problems
+    rec["problems"] = problems + skips
     return rec
 
 
@@ -228,6 +267,18 @@ class AuditRow:
     #: 0.00%"). None: not measured (a record from before), :meth:`gap` computes it.
     bnb_gap: float | None = None
     milp_gap: float | None = None
+    #: Enumeration, the third engine where at most :data:`ENUM_CROSS_MAX` stores fit
+    #: (``enum_status`` :data:`NOT_RUN` elsewhere, and in records saved before it ran).
+    enum_status: str = NOT_RUN
+    enum_value: float | None = None
+    enum_bound: float | None = None
+    enum_gap: float | None = None
+    enum_time_s: float | None = None
+    enum_nodes: int | None = None
+
+    def ran(self, engine: str) -> bool:
+        """Whether ``engine`` ran on this check (not skipped, not left out)."""
+        return getattr(self, f"{engine}_status") not in (NOT_RUN, "skipped", "?")
 
     def gap(self, engine: str) -> float | None:
         """``engine``'s relative gap (bound - value) / value, or None without both."""
@@ -263,6 +314,12 @@ class AuditRow:
             "milp_status": self.milp_status,
             "bnb_nodes": self.bnb_nodes,
             "milp_nodes": self.milp_nodes,
+            "enum_status": self.enum_status,
+            "enum_value": self.enum_value,
+            "enum_bound": self.enum_bound,
+            "enum_gap": self.gap("enum"),
+            "enum_time_s": self.enum_time_s,
+            "enum_nodes": self.enum_nodes,
             "problems": "; ".join(self.problems),
             # One string above (a CSV cell); the list too, as a problem may contain "; ".
             "problem_list": list(self.problems),
@@ -279,7 +336,14 @@ class AuditRow:
             data = {**data, "problem_list": joined.split("; ") if joined else []}
         # Saved before the bounds were kept: unknown, not an error.
         data = {"bnb_bound": None, "milp_bound": None, "bnb_gap": None, "milp_gap": None, **data}
-        row = from_fields(cls, data, path, keys={"problems": "problem_list"})
+        row = from_fields(
+            cls,
+            data,
+            path,
+            keys={"problems": "problem_list"},
+            # Saved before enumeration took part: it did not run.
+            optional=[f.name for f in fields(cls) if f.name.startswith("enum_")],
+        )
         row._check_consistent(path)
         return row
 
@@ -305,12 +369,15 @@ class AuditRow:
             check_bound_and_gap(f"{path}.{eng}_bound", f"{path}.{eng}_gap", value, bound, gap)
         if self.outcome != "agree":
             return
+        ran = [eng for eng in ENGINES if self.ran(eng)]
         wrong = [
             f"{eng}_status is {getattr(self, f'{eng}_status')!r}"
-            for eng in ENGINES
+            for eng in ran
             if getattr(self, f"{eng}_status") != "optimal"
         ]
-        for eng in ENGINES:
+        if len(ran) < 2:
+            wrong.append(f"only {' '.join(ran) or 'no engine'} ran")
+        for eng in ran:
             value, bound = getattr(self, f"{eng}_value"), getattr(self, f"{eng}_bound")
             gap = self.gap(eng)
             if value is not None and bound is not None and gap is not None:
@@ -318,18 +385,21 @@ class AuditRow:
                     read_back_gap(value, bound) <= CERTIFIED_GAP_MAX and gap <= CERTIFIED_GAP_MAX
                 ):
                     wrong.append(f"{eng}'s bound {bound!r} is above its F {value!r} (gap {gap!r})")
-        a, b = self.bnb_value, self.milp_value
-        if a is None or b is None:
-            wrong.append("an engine has no value")
-        elif not abs(a - b) <= AGREE_TOL * max(abs(a), abs(b), ZERO_VALUE):
-            wrong.append(f"the values {a!r} and {b!r} differ")
+        values = [getattr(self, f"{eng}_value") for eng in ran]
+        if any(v is None for v in values):
+            wrong.append("an engine that ran has no value")
+        elif values:
+            a, b = min(values), max(values)
+            if not b - a <= AGREE_TOL * max(abs(a), abs(b), ZERO_VALUE):
+                wrong.append(f"the values {a!r} and {b!r} differ")
         if wrong:
             raise ResultError(
                 f"{path}.outcome",
                 "inconsistent",
                 "agree, yet "
                 + ", ".join(wrong)
-                + ": an agreeing check has both engines' proven optima (zero gap), equal",
+                + ": an agreeing check has at least two engines' proven optima (zero gap), "
+                "equal",
                 self.outcome,
             )
 
@@ -404,6 +474,8 @@ class AuditReport:
     out: str | None
     files: tuple[str, ...]
     notes: tuple[str, ...]
+    #: Enumeration's times over the checks it ran on (zeros where it ran on none).
+    enum_time_s: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
     #: ``result_kind`` in ``to_dict()`` (:data:`memaudit_core.results.RESULT_KINDS`).
     RESULT_KIND: ClassVar[str] = "audit"
@@ -455,6 +527,7 @@ class AuditReport:
             "max_rel_diff": self.max_rel_diff,
             "bnb_time_s": dict(zip(("total", "mean", "max"), self.bnb_time_s, strict=True)),
             "milp_time_s": dict(zip(("total", "mean", "max"), self.milp_time_s, strict=True)),
+            "enum_time_s": dict(zip(("total", "mean", "max"), self.enum_time_s, strict=True)),
             "families": [f.to_dict() for f in self.families],
             "disagreements": [d.to_dict() for d in self.disagreements],
             "executed": self.executed,
@@ -483,7 +556,12 @@ class AuditReport:
             data,
             path,
             kind=cls.RESULT_KIND,
-            convert={"bnb_time_s": _times_from_dict, "milp_time_s": _times_from_dict},
+            convert={
+                "bnb_time_s": _times_from_dict,
+                "milp_time_s": _times_from_dict,
+                "enum_time_s": _times_from_dict,
+            },
+            optional=["enum_time_s"],  # saved before enumeration took part
         )
         if "rows" in data:
             # The verdict is read from the counts: they must be the rows' (QA s38).
@@ -651,6 +729,12 @@ def _report(
                 milp_bound=res.get("milp_bound"),
                 bnb_gap=res.get("bnb_gap"),
                 milp_gap=res.get("milp_gap"),
+                enum_status=res.get("enum_status", NOT_RUN),
+                enum_value=res.get("enum_value"),
+                enum_bound=res.get("enum_bound"),
+                enum_gap=res.get("enum_gap"),
+                enum_time_s=res.get("enum_time_s"),
+                enum_nodes=res.get("enum_nodes"),
             )
         )
     count = {
@@ -686,6 +770,12 @@ def _report(
         )
     skipped_why = sorted({p for r in rows for p in r.problems if "skipped" in p})
     notes.extend(skipped_why[:5])
+    n_enum = sum(1 for r in rows if r.ran("enum"))
+    if rows:
+        notes.append(
+            f"enum ran on {n_enum} of {len(rows)} check(s), those where at most "
+            f"{ENUM_CROSS_MAX:,} stores fit the budget; bnb and milp are tried on every check"
+        )
     # As a sweep suite says it (QA s39 round 2: a file named twice was counted once silently).
     repeated = repeated_sources_note(srcs)
     if repeated:
@@ -706,6 +796,7 @@ def _report(
         max_rel_diff=max(rdiffs) if rdiffs else None,
         bnb_time_s=_times([r.bnb_time_s for r in rows]),
         milp_time_s=_times([r.milp_time_s for r in rows]),
+        enum_time_s=_times([r.enum_time_s for r in rows]),
         families=families,
         rows=tuple(rows),
         disagreements=disagreements,
@@ -737,6 +828,11 @@ def save_disagreement(package: Package, row: AuditRow, folder: Path) -> list[str
     rec["reproduce"] = (
         f"memaudit solve {pkg_path.name} --pool {row.pool} --solver bnb ; "
         f"memaudit solve {pkg_path.name} --pool {row.pool} --solver milp"
+        + (
+            f" ; memaudit solve {pkg_path.name} --pool {row.pool} --solver enum"
+            if row.ran("enum")
+            else ""
+        )
     )
     path = folder
     try:
@@ -832,11 +928,10 @@ def write_audit_outputs(
             for f in report.families
         ],
     )
-    bt, mt = report.bnb_time_s, report.milp_time_s
     dis = (
         "\n".join(
             f"- {r.source} ({r.instance_hash[:12]}), pool {r.pool}, budget {r.budget:.10g}: "
-            f"bnb {r.bnb_value!r} vs milp {r.milp_value!r} — "
+            f"{engine_values(r)} — "
             f"{'; '.join(r.problems) or 'values differ'}"
             for r in report.disagreements
         )
@@ -854,15 +949,14 @@ def write_audit_outputs(
         f"({', '.join(f'{b:g}' for b in report.budgets)}): {report.n_tasks}\n"
         f"- largest difference between the engines: {_g(report.max_abs_diff)} absolute, "
         f"{_g(report.max_rel_diff)} relative (tolerance {AGREE_TOL:g} relative)\n"
-        f"- bnb time: total {bt[0]:.3f} s, mean {bt[1] * 1000:.2f} ms, max {bt[2] * 1000:.2f} ms\n"
-        f"- milp time: total {mt[0]:.3f} s, mean {mt[1] * 1000:.2f} ms, max "
-        f"{mt[2] * 1000:.2f} ms\n"
-        f"- ran on: {report.backend}; wall time {report.elapsed_s:.2f} s; {report.executed} "
+        + "".join(f"- {line}\n" for line in engine_time_lines(report))
+        + f"- ran on: {report.backend}; wall time {report.elapsed_s:.2f} s; {report.executed} "
         f"check(s) run now, {report.reused} reused from the journal\n\n"
         "An instance is identified by its instance hash, which leaves out names, texts and meta, "
         "so seed-invariant families count once and identical instances across seeds are solved "
-        "once; a check is one instance at one pool and budget. Both engines are run directly "
-        "and F is recomputed on each store.\n\n"
+        "once; a check is one instance at one pool and budget. bnb and milp run on every check, "
+        f"enum where at most {ENUM_CROSS_MAX:,} stores fit the budget; each engine is run "
+        "directly and F is recomputed on each store.\n\n"
         f"{fam_table}\n\n## Disagreements\n\n{dis}\n\n"
         f"## Unproven checks (a limit stopped an engine)\n\n{unproven_lines(report) or 'None.'}"
         f"\n\n{fig_line}"
@@ -883,7 +977,9 @@ def unproven_lines(report: AuditReport, limit: int | None = None) -> str:
     lines = []
     for r in shown:
         parts = []
-        for eng in ("bnb", "milp"):
+        for eng in ENGINES:
+            if not r.ran(eng):
+                continue
             gap = r.gap(eng)
             parts.append(
                 f"{eng} {getattr(r, f'{eng}_status')} incumbent {_g6(getattr(r, f'{eng}_value'))} "
@@ -894,6 +990,32 @@ def unproven_lines(report: AuditReport, limit: int | None = None) -> str:
     if len(rows) > len(shown):
         lines.append(f"- ... {len(rows) - len(shown)} more (every row: --json, instances.csv)")
     return "\n".join(lines)
+
+
+def engine_values(row: AuditRow) -> str:
+    """The values of the engines that ran on a check, ``bnb 1.5 vs milp 1.5 vs enum 1.5``."""
+    return (
+        " vs ".join(f"{eng} {getattr(row, f'{eng}_value')!r}" for eng in ENGINES if row.ran(eng))
+        or "no engine ran"
+    )
+
+
+def engine_time_lines(report: AuditReport) -> list[str]:
+    """One line per engine: its total, mean and max time over the checks it ran on, or that
+    it did not run (CLI QA: "milp 0.000 s total" where the MILP took no log1p instance)."""
+    lines = []
+    for eng in ENGINES:
+        t = getattr(report, f"{eng}_time_s")
+        n = sum(1 for r in report.rows if getattr(r, f"{eng}_time_s") is not None)
+        if n or not report.rows:
+            lines.append(
+                f"{eng} time: total {t[0]:.3f} s, mean {t[1] * 1000:.2f} ms, max "
+                f"{t[2] * 1000:.2f} ms ({n} check(s))"
+            )
+        else:
+            why = "left out: too many stores to enumerate" if eng == "enum" else "skipped"
+            lines.append(f"{eng} did not run ({why} on every check)")
+    return lines
 
 
 def _g6(x: float | None) -> str:

@@ -2113,9 +2113,8 @@ def add_audit_arguments(p: Any) -> None:
 def _audit_human(rep: Any, saved_in: str | None = None) -> str:
     """``audit``'s text for an :class:`~memaudit_core.audit.AuditReport`; ``show`` passes the
     saved file as ``saved_in``, and the files are then the run's, not written now."""
-    from .audit import unproven_lines
+    from .audit import engine_time_lines, engine_values, unproven_lines
 
-    bt, mt = rep.bnb_time_s, rep.milp_time_s
     verdict = rep.headline  # QA s41 #3: "PASS (1 unproven)", not a bare PASS
     lines = [
         f"{verdict}: {rep.n_agree} of {rep.n_tasks} checks (instance x pool x budget) agree, "
@@ -2124,13 +2123,7 @@ def _audit_human(rep: Any, saved_in: str | None = None) -> str:
         f"{rep.n_instances}; pools {', '.join(rep.pools)}; budgets "
         f"{', '.join(f'{b:g}' for b in rep.budgets)}",
         f"max difference {_fmt(rep.max_abs_diff, 3)} (relative {_fmt(rep.max_rel_diff, 3)})",
-        "; ".join(
-            f"{eng} {t[0]:.3f} s total (mean {t[1] * 1000:.2f} ms, max {t[2] * 1000:.1f} ms)"
-            if any(getattr(r, f"{eng}_time_s") is not None for r in rep.rows) or not rep.rows
-            # CLI QA: "milp 0.000 s total" where the MILP took no log1p instance at all.
-            else f"{eng} did not run (skipped on every check)"
-            for eng, t in (("bnb", bt), ("milp", mt))
-        ),
+        *engine_time_lines(rep),
         f"{rep.executed} check(s) run now, {rep.reused} reused; {rep.elapsed_s:.2f} s on "
         f"{rep.backend}",
         "",
@@ -2144,8 +2137,8 @@ def _audit_human(rep: Any, saved_in: str | None = None) -> str:
     ]
     for r in rep.disagreements:
         lines.append(
-            f"DISAGREEMENT {r.source} pool {r.pool} budget {r.budget:.10g}: bnb {r.bnb_value!r} "
-            f"milp {r.milp_value!r} {'; '.join(r.problems)}"
+            f"DISAGREEMENT {r.source} pool {r.pool} budget {r.budget:.10g}: {engine_values(r)} "
+            f"{'; '.join(r.problems)}"
         )
     if rep.n_unproven:
         lines.append("\nunproven (a limit stopped an engine):")
@@ -2358,8 +2351,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command(
         "audit",
-        "run bnb and milp on many instances and compare (exit 1 on any disagreement, "
-        "or when nothing could be cross-checked)",
+        "run bnb, milp and (where at most 100,000 stores fit) enum on many instances and "
+        "compare (exit 1 on any disagreement, or when nothing could be cross-checked)",
     )
     add_audit_arguments(p)
     common(p)

@@ -908,21 +908,31 @@ class FamilyOrigin:
     regenerates: bool | None
     unchecked_reason: str = ""
 
-    def band_scope(self) -> str | None:
-        """None for the family's own package; otherwise why a seed band is not about it."""
+    def not_own_reason(self) -> str | None:
+        """None for the family's own package; otherwise why it is not (edited, or unchecked).
+
+        The Certification page audits a seed range of the family only for the family's own
+        package (session 42: an edited one was audited as seeds of its family).
+        """
         fam, seed = self.source.family, self.source.seed
         if self.regenerates:
             return None
         if self.regenerates is False:
-            why = (
+            return (
                 f"its meta names the generator {fam} with seed {seed}, but its content differs "
                 f"from what {fam} makes for that seed and those parameters (edited)"
             )
-        else:
-            why = (
-                f"its meta names the generator {fam} with seed {seed}; whether its content is "
-                f"what {fam} makes was not checked ({self.unchecked_reason})"
-            )
+        return (
+            f"its meta names the generator {fam} with seed {seed}; whether its content is "
+            f"what {fam} makes was not checked ({self.unchecked_reason})"
+        )
+
+    def band_scope(self) -> str | None:
+        """None for the family's own package; otherwise why a seed band is not about it."""
+        why = self.not_own_reason()
+        if why is None:
+            return None
+        fam = self.source.family
         return (
             f"This package is not the family's own: {why}. The band is over {fam}'s own "
             "packages for those parameters, not over this one."

@@ -259,8 +259,13 @@ st.caption(
 )
 # The package's own family *and parameters* (review: a package generated with non-default
 # parameters was audited against default-parameter packages).
+# Session 42: a package edited after it was generated (its saturation, say) was audited
+# as its family's seeds 0-19, packages other than this one, and "All 120 checks agree" said
+# nothing about it. Only the family's own package is audited over a seed range.
+origin = cached.family_origin(pkg, content_hash)
 source = curves.family_source(pkg)
-seeded = source is not None
+not_own = None if origin is None else origin.not_own_reason()
+seeded = source is not None and not_own is None
 a1, a2, a3 = st.columns([2, 1, 1], vertical_alignment="bottom")
 pools = a1.multiselect(
     "Pools",
@@ -279,11 +284,14 @@ seed_hi = a2.number_input(
         + (f" ({', '.join(f'{k}={v}' for k, v in source.params)})" if source.params else "")
         + ", seeds 0 to this."
         if seeded
-        else f"Not for this package: {curves.no_seed_band_reason(pkg)}. This package alone "
-        "is audited."
+        else "Not for this package: "
+        + (not_own or curves.no_seed_band_reason(pkg) or "")
+        + ". This package alone is audited."
     ),
 )
 run_audit = a3.button("Run the audit", key="cert_audit_run")
+if source is not None and not_own:
+    st.caption(f"This package alone is audited, not seeds of its family: {not_own}.")
 if run_audit and not pools:
     st.warning("Pick at least one pool to audit.")
 if run_audit and pools:
@@ -307,13 +315,14 @@ if run_audit and pools:
     # when the MILP skipped every check (log1p; certification QA s38).
     n_ok, n_all = audit_report.n_agree, audit_report.n_tasks
     skipped = (
-        f" {audit_report.n_skipped} check(s) skipped: an engine cannot take the instance "
-        "(the MILP under log1p, branch-and-bound past its size limit); see problems below."
+        f" {audit_report.n_skipped} check(s) skipped: fewer than two engines can take the "
+        "instance (the MILP not under log1p, enumeration past 100,000 stores); see problems "
+        "below."
         if audit_report.n_skipped
         else ""
     )
     if audit_report.n_disagree:
-        st.error(f"{audit_report.n_disagree} disagreement(s) between branch-and-bound and MILP.")
+        st.error(f"{audit_report.n_disagree} disagreement(s) between the exact engines.")
     elif n_ok < n_all:
         unproven = (
             f" {audit_report.n_unproven} not proven within the time limit."
@@ -321,8 +330,8 @@ if run_audit and pools:
             else ""
         )
         head = (
-            f"Nothing was cross-checked: none of the {n_all} check(s) has both engines' proven "
-            "optimum."
+            f"Nothing was cross-checked: none of the {n_all} check(s) has two engines' proven "
+            "optima."
             if n_ok == 0
             else f"{n_ok} of {n_all} instance checks agree."
         )
@@ -346,7 +355,12 @@ if run_audit and pools:
         "Largest difference", "n/a" if diff is None else ("0" if diff == 0 else f"{diff:.1e}")
     )
     counts = st.columns(4)
-    counts[0].metric("Agree", audit_report.n_agree, help="Both engines proved the same optimum.")
+    counts[0].metric(
+        "Agree",
+        audit_report.n_agree,
+        help="Every engine that ran (at least two: branch-and-bound, the MILP, and "
+        "enumeration where at most 100,000 stores fit) proved the same optimum.",
+    )
     counts[1].metric("Disagree", audit_report.n_disagree)
     counts[2].metric(
         "Unproven", audit_report.n_unproven, help="An engine stopped at the time limit."
@@ -354,8 +368,8 @@ if run_audit and pools:
     counts[3].metric(
         "Skipped",
         audit_report.n_skipped,
-        help="An engine cannot take the instance (the MILP under log1p, branch-and-bound past "
-        "its size limit).",
+        help="Fewer than two engines can take the instance (the MILP not under log1p, "
+        "enumeration past 100,000 stores).",
     )
     # The model's fields: to_dict also lists the problems (problem_list) for read_result.
     audit_rows = pd.DataFrame(
@@ -393,6 +407,7 @@ if run_audit and pools:
             "budget": number(f"budget ({unit})", format="%g"),
             "bnb time (s)": number(format="%.3f"),
             "milp time (s)": number(format="%.3f"),
+            "enum time (s)": number(format="%.3f"),
         },
     )
     for note in audit_report.notes:
