@@ -174,5 +174,19 @@ def test_an_edited_generated_package_is_audited_alone_on_the_certification_page(
     at.button(key="cert_audit_run").click().run()
     assert not at.exception, [e.value for e in at.exception]
     metrics = {m.label: m.value for m in at.metric}
-    assert (metrics["Sources"], metrics["Checks"], metrics["Skipped"]) == ("1", "6", "6")  # 3 pools x 2 budgets
+    assert (metrics["Sources"], metrics["Checks"], metrics["Skipped"]) == (
+        "1",
+        "6",
+        "6",
+    )  # 3 pools x 2 budgets
     assert not any("agree." in s.value for s in at.success)
+
+
+def test_the_audit_figure_of_a_log1p_suite_plots_bnb_against_enum(tmp_path):
+    """Its figure was empty: it plotted bnb against the MILP, which ran on no check."""
+    path = write_json(tmp_path, "uc-log1p.json", _log1p_doc())
+    rep = au.audit([str(path)], budgets=[4, 6], figures=False)
+    fig = au.audit_figure(rep)
+    assert fig.layout.yaxis.title.text == "enum time (ms)"
+    agree = [t for t in fig.data if t.name == "agree (2)"]
+    assert len(agree) == 1 and len(agree[0].y) == 2
