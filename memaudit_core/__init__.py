@@ -30,7 +30,17 @@ if TYPE_CHECKING:  # the lazy names below, for type checkers and IDEs (library Q
     from .explain import compare_view, evidence_view  # noqa: F401
     from .generators import FAMILIES, generate  # noqa: F401
     from .importers import load_external_store  # noqa: F401
-    from .package import ExternalMemory, Package, Store, load_package, parse_package  # noqa: F401
+    from .package import (  # noqa: F401
+        Candidate,
+        Experience,
+        ExternalMemory,
+        Package,
+        Query,
+        Store,
+        Unit,
+        load_package,
+        parse_package,
+    )
     from .results import read_result  # noqa: F401
     from .solvers import SolveResult, solve, solve_budgets  # noqa: F401
     from .union import UnionScore, union_report, with_store  # noqa: F401
@@ -50,6 +60,11 @@ _EXPORTS = {
     "load_package": "package",
     "parse_package": "package",
     "Package": "package",
+    # QA s42 defect 5: Package's docstring says to build one from these; they were not here.
+    "Experience": "package",
+    "Unit": "package",
+    "Candidate": "package",
+    "Query": "package",
     "Store": "package",
     "ExternalMemory": "package",
     "compile_package": "compiled",

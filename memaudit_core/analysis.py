@@ -55,12 +55,15 @@ from .errors import (
 from .heartbeat import heartbeat
 from .objective import coverage_of, evaluate, get_saturation
 from .package import (
+    DELETED_STATUSES,
     Package,
     Store,
     budget_grid_notes,
     check_package,
     grid_notes_capped,
+    is_deleted,
     parse_created_at,
+    store_as_kept,
 )
 from .parallel import check_workers, init_solver_worker, pool_context, stop_pool, worker_died
 from .plugins import prefetch, remember_package
@@ -979,15 +982,6 @@ def compile_cached(package: Package) -> CompiledInstance:
     return inst
 
 
-#: Memory statuses that mean the system removed the memory: it is not part of the store.
-DELETED_STATUSES = frozenset({"deleted"})
-
-
-def is_deleted(memory: Any) -> bool:
-    """True for an external memory whose status says it was deleted (case-insensitive)."""
-    return str(memory.status).strip().lower() in DELETED_STATUSES
-
-
 def other_status_note(memories: Sequence[Any]) -> str | None:
     """The note on kept memories whose status is neither active nor superseded (expired,
     archived, paused...): scored as part of the store, though the system may not serve them
@@ -1063,13 +1057,6 @@ def import_notes(store: Store) -> list[str]:
         where = f" of {source}" if isinstance(source, str) and source else ""
         notes.extend(f"At the import{where}: {w}" for w in warnings if isinstance(w, str))
     return notes
-
-
-def store_as_kept(store: Store) -> Store:
-    """The store without its deleted memories (superseded ones stay: the system holds them)."""
-    if not any(is_deleted(m) for m in store.memories):
-        return store
-    return replace(store, memories=tuple(m for m in store.memories if not is_deleted(m)))
 
 
 def compile_union_cached(package: Package, store: Store) -> CompiledInstance:

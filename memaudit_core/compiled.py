@@ -28,7 +28,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from .errors import MemAuditError, UnknownNameError, check_type, cut_repr
-from .package import GENERIC_TYPES, VALIDITY_TYPES, FrozenDict, Package, Store
+from .package import (
+    GENERIC_TYPES,
+    VALIDITY_TYPES,
+    FrozenDict,
+    Package,
+    Store,
+    store_as_kept,
+)
 from .saturations import get_saturation
 from .shortrepr import brief, count, num, short_repr
 
@@ -398,7 +405,11 @@ class CompiledInstance:
         except KeyError:
             raise UnknownNameError(f"unknown candidate id {cut_repr(candidate_id)}") from None
 
-    def indices(self, candidate_ids: Iterable[str]) -> np.ndarray:
+    def indices(self, candidate_ids: Iterable[str] | str) -> np.ndarray:
+        """Sorted positions of candidate ids; a lone id is one id, as in ``Store.select``
+        (QA s42 defect 3: ``indices("c1")`` was read as the ids "c", "1")."""
+        if isinstance(candidate_ids, str):
+            candidate_ids = (candidate_ids,)
         return np.array(sorted(self.candidate_idx(c) for c in candidate_ids), dtype=np.int64)
 
     def ids(self, selected_idx: Iterable[int]) -> tuple[str, ...]:
@@ -547,7 +558,9 @@ def compile_package(
         A store with external memories; each memory becomes a candidate in its own singleton
         group (group id ``"<store id>/<memory id>"``) placed after the package's groups. A
         store that is not one of the package's is validated against it first (as
-        :func:`~memaudit_core.union.with_store` does).
+        :func:`~memaudit_core.union.with_store` does). Memories marked deleted are left out:
+        they are not part of the store (:func:`~memaudit_core.package.store_as_kept`, the
+        rule union scoring and ``score(store_id=...)`` follow).
     include_package_candidates : bool
         False compiles only the external memories (for the upper-pruned bound over the store).
     """
@@ -559,6 +572,9 @@ def compile_package(
     )
     if external is not None:
         _check_external(package, external)
+        # QA s42 defect 1: deleted memories were compiled as candidates, so OPT+ and the
+        # upper-pruned bound of a solve here disagreed with union_report (no cost, no coverage).
+        external = store_as_kept(external)
     weights = package.unit_weights()
     unit_ids = tuple(u.id for u in package.units)
     unit_pos = {u: i for i, u in enumerate(unit_ids)}

@@ -33,7 +33,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -101,6 +101,15 @@ class Unit:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
+def _freeze_sequence(obj: Any, name: str) -> None:
+    """Store a list given for a sequence field as a tuple (QA s42 defect 2: a hand-built
+    package kept the caller's ``requires`` / ``select`` lists, so changing them later changed
+    scores under the same content hash, and a duplicate selection went unchecked)."""
+    value = getattr(obj, name)
+    if isinstance(value, list):
+        object.__setattr__(obj, name, tuple(value))
+
+
 @dataclass(frozen=True)
 class Query:
     id: str
@@ -109,6 +118,12 @@ class Query:
     answer: str = ""
     weight: float = 1.0
     meta: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # A lone id is one id, as in Store.select (QA s42: "u1" was read as "u", "1").
+        if isinstance(self.requires, str):
+            object.__setattr__(self, "requires", (self.requires,))
+        _freeze_sequence(self, "requires")
 
 
 class FrozenDict(dict):
@@ -191,6 +206,8 @@ class Store:
         # A lone id is one id (library QA: "abc" was read as the ids "a", "b", "c").
         if isinstance(self.select, str):
             object.__setattr__(self, "select", (self.select,))
+        _freeze_sequence(self, "select")
+        _freeze_sequence(self, "memories")
 
     @property
     def is_external(self) -> bool:
@@ -199,6 +216,27 @@ class Store:
     @property
     def display_name(self) -> str:
         return self.label or self.id
+
+
+#: Memory statuses that mean the system removed the memory: it is not part of the store.
+DELETED_STATUSES = frozenset({"deleted"})
+
+
+def is_deleted(memory: Any) -> bool:
+    """True for an external memory whose status says it was deleted (case-insensitive)."""
+    return str(memory.status).strip().lower() in DELETED_STATUSES
+
+
+def store_as_kept(store: Store) -> Store:
+    """The store without its deleted memories (superseded ones stay: the system holds them).
+
+    The one rule for what a store holds: union scoring, :func:`~memaudit_core.analysis.score`
+    and :func:`~memaudit_core.compiled.compile_package` (QA s42: it counted deleted memories,
+    so OPT+ and the upper-pruned bound disagreed with union_report) all take it from here.
+    """
+    if not any(is_deleted(m) for m in store.memories):
+        return store
+    return replace(store, memories=tuple(m for m in store.memories if not is_deleted(m)))
 
 
 def parse_created_at(text: str) -> tuple[datetime, bool] | None:
@@ -255,7 +293,15 @@ def _validated_construction() -> Iterator[None]:
 
 
 #: Package fields that hold sequences; a hand-built list is stored as a tuple.
-_SEQUENCE_FIELDS = ("experiences", "units", "candidates", "queries", "stores", "budgets")
+_SEQUENCE_FIELDS = (
+    "experiences",
+    "units",
+    "candidates",
+    "queries",
+    "stores",
+    "budgets",
+    "warnings",
+)
 
 
 @short_repr
@@ -314,9 +360,7 @@ class Package:
         # cost of 0 or NaN was solved and certified OPT, and an unknown experience or unit, a
         # negative cost or a cost "1" crashed deep in compile or the solvers.
         for name in _SEQUENCE_FIELDS:
-            value = getattr(self, name)
-            if isinstance(value, list):  # a list could be changed after validation
-                object.__setattr__(self, name, tuple(value))
+            _freeze_sequence(self, name)  # a list could be changed after validation
         parsed = _validate_built(self)
         if not self.warnings:
             object.__setattr__(self, "warnings", parsed.warnings)
@@ -973,16 +1017,21 @@ def _parse_package(doc: object, source: str, *, suspect: bool | None) -> Package
                 mem, "cost", mpath, required=True, exclusive_minimum=0.0, rule="cost-positive"
             )
             coverage = checker.coverage(mem, mpath, known_units)
-            created_at = (
-                checker.string(mem, "created_at", mpath, required=False, default="") or None
+            created_at: str | None = checker.string(
+                mem, "created_at", mpath, required=False, default=""
             )
-            if created_at is not None and parse_created_at(created_at) is None:
+            # QA s42 defect 6: "" was read as no time without a word while "   " was refused;
+            # a string given is checked whatever it holds (leave the field out when unknown).
+            if not isinstance(mem.get("created_at"), str):
+                created_at = None
+            elif parse_created_at(created_at) is None:
                 # Recency pruning orders by this time; a text it cannot read would be ordered
                 # as text (library QA: "yesterday" was kept as the newest memory).
                 checker.add(
                     f"{mpath}.created_at",
                     "iso-8601",
-                    "must be an ISO-8601 date or time, e.g. 2025-04-20T09:02:00+00:00",
+                    "must be an ISO-8601 date or time, e.g. 2025-04-20T09:02:00+00:00 (leave "
+                    "the field out when unknown)",
                     created_at,
                 )
             salience = checker.number(mem, "salience", mpath, required=False)
@@ -1046,6 +1095,7 @@ def _parse_package(doc: object, source: str, *, suspect: bool | None) -> Package
         if not store.select and not store.memories:
             warnings.append(f"store {store.id!r} selects nothing and has no memories: it scores 0")
     warnings.extend(_unknown_type_warnings(package.candidates))
+    warnings.extend(_precision_warnings(package, weights))
     warnings.extend(budget_warnings)
     object.__setattr__(package, "warnings", tuple(warnings))
     return package
@@ -1495,6 +1545,51 @@ def _import_hint(doc: object) -> str | None:
 ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
 
 
+#: Largest span of a package's values (unit weight x coverage) a double still resolves: past
+#: it, adding the smallest to a sum of the largest keeps few or no bits of it (2**53 ~ 9e15).
+PRECISION_SPAN = 1e15
+
+
+def _precision_warnings(package: Package, weights: dict[str, float]) -> list[str]:
+    """A warning when the package's values span more than a double resolves.
+
+    QA s42 defect 7: a unit weight of 2**70 next to weights near 1 made gains of 3.7 vanish in
+    float, and the optimum was still certified. The values compared are w_r x a_ur over every
+    nonzero coverage cell of the candidates and memories, in one vectorised pass (validation
+    runs on packages of 10,000 experiences).
+    """
+    import numpy as np  # here, so that `import memaudit_core.package` stays cheap
+
+    if not package.units:
+        return []
+    unit_pos = {u.id: i for i, u in enumerate(package.units)}
+    rows = [*package.candidates, *(m for s in package.stores for m in s.memories)]
+    where = np.fromiter((unit_pos[u] for r in rows for u in r.coverage), dtype=np.int64)
+    cover = np.fromiter(
+        (a for r in rows for a in r.coverage.values()), dtype=np.float64, count=where.size
+    )
+    weight = np.array([weights[u.id] for u in package.units], dtype=np.float64)
+    value = weight[where] * cover
+    live = value > 0
+    if not live.any():
+        return []
+    value, where = value[live], where[live]
+    big, small = int(np.argmax(value)), int(np.argmin(value))
+    if value[big] <= PRECISION_SPAN * value[small]:
+        return []
+    big_unit, small_unit = int(where[big]), int(where[small])
+    # In orders of magnitude: the ratio itself can overflow (1e300 over 1e-300).
+    orders = math.log10(float(value[big])) - math.log10(float(value[small]))
+    return [
+        f"unit weight x coverage spans {orders:.0f} orders of magnitude (largest "
+        f"{value[big]:.6g} on unit {package.units[big_unit].id!r}, $.units[{big_unit}]; "
+        f"smallest {value[small]:.6g} on unit {package.units[small_unit].id!r}, "
+        f"$.units[{small_unit}]), beyond the {PRECISION_SPAN:.0e} a double resolves: small "
+        "gains may be lost to rounding, so an optimum can be certified without them; "
+        "rescale the weights (or drop the tiny coverage)"
+    ]
+
+
 def _unknown_type_warnings(candidates: Sequence[Candidate]) -> list[str]:
     """One warning per candidate type outside :data:`CANDIDATE_TYPES`.
 
@@ -1695,7 +1790,7 @@ def _store_to_dict(
                 mem["text"] = m.text
             mem["cost"] = number(m.cost)
             mem["coverage"] = {k: number(v) for k, v in m.coverage.items()}
-            if m.created_at:
+            if m.created_at is not None:  # "" too, so a hand-built one is checked (QA s42)
                 mem["created_at"] = m.created_at
             if m.salience is not None:
                 mem["salience"] = number(m.salience)
@@ -1739,8 +1834,6 @@ def content_hash(package: Package) -> str:
 
 def replace_package(package: Package, **changes: Any) -> Package:
     """A copy with some fields changed, re-validated through its dict form."""
-    from dataclasses import replace
-
     with _validated_construction():  # validated once, just below (not in __post_init__ too)
         changed = replace(package, **changes)
     return _parse_package(_validation_doc(changed, package.source), package.source, suspect=None)

@@ -206,7 +206,9 @@ def read_result(source: str | Path | Mapping[str, Any]) -> Any:
     if folder:
         raise ResultError("$", "file-exists", "a folder, not a result file").in_file(name)
     try:
-        text = path.read_text(encoding="utf-8")
+        # utf-8-sig: a byte-order mark (Windows editors) is skipped, as load_package does
+        # (QA s42 defect 4: the BOM was refused as "invalid JSON").
+        text = path.read_text(encoding="utf-8-sig")
     except OSError as exc:
         raise ResultError("$", "readable", f"cannot read it: {exc.strerror or exc}").in_file(
             name
