@@ -515,6 +515,13 @@ def check_output_file(
         raise MemAuditError(
             f"-o {path!r}: an empty file name; give a file name, or leave -o out for stdout"
         )
+    if path.endswith(tuple(sep for sep in (os.sep, os.altsep) if sep)):
+        # QA s42 (defect 4): Path() drops a trailing "/", so `generate -o dir.json/` wrote a
+        # file named dir.json and said "wrote dir.json/". -o names a file, never a folder.
+        raise MemAuditError(
+            f"-o {path}: the name ends with a path separator, so it names a folder; -o writes "
+            "one file: give its name without the trailing separator (rule: output-file)"
+        )
     target = Path(path)
     if out:
         from .suites import SUITE_FILES

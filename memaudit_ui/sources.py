@@ -21,7 +21,7 @@ from urllib.parse import quote, unquote
 import streamlit as st
 
 from memaudit_core.errors import MemAuditError, PackageError, Problem, cut_repr
-from memaudit_core.generators import FAMILIES, generate, package_seed
+from memaudit_core.generators import FAMILIES, coerce_params, generate, package_seed
 from memaudit_core.package import Package, load_package, loads_package
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -69,7 +69,7 @@ def parse_params(params_text: str) -> dict[str, str]:
     Raises
     ------
     MemAuditError
-        For an item without ``=``.
+        For an item without ``=``, or a parameter given twice with different values.
 
     Examples
     --------
@@ -85,7 +85,16 @@ def parse_params(params_text: str) -> dict[str, str]:
             raise MemAuditError(
                 f"bad generator parameter {item!r} in a package key (expected name=value)"
             )
-        params[unquote(name)] = unquote(value)
+        name, value = unquote(name), unquote(value)
+        if name in params and params[name] != value:
+            # QA s42 (defect 1): the last of two values silently won, where the CLI refuses
+            # `--param n_experiences` given twice; the same rule here.
+            raise MemAuditError(
+                f"generator parameter {name!r} given twice in a package key "
+                f"({cut_repr(params[name])} and {cut_repr(value)}); give it once "
+                "[rule: parameter-once]"
+            )
+        params[name] = value
     return params
 
 
@@ -234,6 +243,14 @@ def generated_key(family: str, seed: int, params: dict[str, object] | None = Non
         seed = 0  # a seed-invariant family's one package (QA s40, defect 2)
     items = []
     for name, value in sorted((params or {}).items()):
+        if name in defaults:
+            # Each value as the family reads it (QA s42, defect 2: "03" and 3 are one
+            # package, so one key); a value it refuses is kept as given, for generate() to
+            # name.
+            try:
+                value = coerce_params(family, {name: value})[name]
+            except MemAuditError:
+                pass
         if name in defaults and _same(value, defaults[name]):
             continue
         items.append(f"{quote(name, safe='')}={quote(_param_text(value), safe=',.-_')}")
@@ -250,26 +267,38 @@ def _same(value: object, default: object) -> bool:
 def canonical_key(key: str) -> tuple[str, str | None]:
     """``key`` as the app keeps it, and a note when that differs from what ``key`` asks.
 
-    A ``gen:`` key of a seed-invariant family names seed 0 (its one package) and a seed is
-    written without leading zeros; other keys are kept as they are.
+    A ``gen:`` key is written as :func:`generated_key` writes it (the Generator's "Open in
+    the app"): a seed-invariant family names seed 0 (its one package), a seed is written
+    without leading zeros, and its parameters are read through the family's parameter types
+    and written sorted by name, without the ones equal to their defaults or empty items.
+    A key the app cannot open is kept as it is (:func:`load_by_key` says what is wrong), and
+    so are other keys.
 
     QA s40 (defect 2): ``gen:update_chain:5`` opened a package recording seed 5, while the
     Generator's Preview and "Open in the app" switched to ``gen:update_chain:0``, the same
-    instance under another content hash.
+    instance under another content hash. QA s42 (defect 2): ``normal_count=3`` (the
+    default), ``normal_count=03``, ``normal_count=%35``, a trailing ``:`` or ``;`` each kept
+    a key of their own for one package.
 
     >>> canonical_key("gen:update_chain:5:length=4")[0], canonical_key("gen:memaudit-small:07")
     ('gen:update_chain:0:length=4', ('gen:memaudit-small:7', None))
+    >>> canonical_key("gen:memaudit-small:0:update_count=%35;normal_count=3;")
+    ('gen:memaudit-small:0:update_count=5', None)
     """
     kind, _, rest = key.partition(":")
     if kind != "gen":
         return key, None
     family, _, tail = rest.partition(":")
-    seed_text, sep, params_text = tail.partition(":")
+    seed_text, _, params_text = tail.partition(":")
     fam = FAMILIES.get(family)
     if fam is None or not (seed_text.isascii() and seed_text.isdigit()):
         return key, None  # load_by_key says what is wrong with it
+    try:
+        params = coerce_params(family, parse_params(params_text))
+    except MemAuditError:
+        return key, None  # a bad parameter: load_by_key names it
     seed, note = package_seed(family, int(seed_text))
-    canonical = f"gen:{family}:{seed}" + (f"{sep}{params_text}" if sep else "")
+    canonical = generated_key(family, seed, params)
     if note is not None:
         note = f"the link's package {cut_repr(key)}: {note}; opened {cut_repr(canonical)}"
     return canonical, note

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from memaudit_core.errors import MemAuditError
-from memaudit_core.generators import FAMILIES, check_seed
+from memaudit_core.generators import FAMILIES, MAX_GENERATED_SIZE, check_seed, estimated_size
 from memaudit_core.package import Package, dumps_package
 from memaudit_ui import cached, render, sources
 from memaudit_ui.frame import frame, go_to, md_escape, switch_package
@@ -79,6 +79,16 @@ family = st.selectbox(
 )
 fam = FAMILIES[family]
 st.caption(md_escape(fam.description))
+# QA s42 (defect 5): the app's cap was said only by a refusal, while the parameters' help (and
+# `memaudit generate --list`) gives the CLI's ranges, e.g. event_graph up to 200,000 turns.
+_turn_size = estimated_size("event_graph", n_experiences=1) or 1.0
+st.caption(
+    f"The app builds packages of at most {sources.APP_MAX_GENERATED_SIZE:,} estimated "
+    "candidates plus coverage entries (an event_graph of at most "
+    f"{int(sources.APP_MAX_GENERATED_SIZE // _turn_size):,} turns), since a link alone can ask "
+    "for one. The parameters' help gives the ranges of `memaudit generate`, which builds up to "
+    f"{MAX_GENERATED_SIZE:,}."
+)
 defaults = fam.defaults()
 previous = spec if spec and spec["family"] == family else None
 seed_key = f"gen_{family}_seed"

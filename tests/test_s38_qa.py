@@ -339,7 +339,7 @@ def test_the_ablation_drop_chart_lies_flat_with_readable_labels():
         ({"min_cover": 2.5}, "'min_cover' must be an integer"),
         ({"max_cover": 7.5}, "'max_cover' must be an integer"),
         ({"cost_low": None}, "parameter 'cost_low' must be a number, got None"),
-        ({"budget_fraction": 1e308}, "budget_fraction must be a number in [0, 1e6]"),
+        ({"budget_fraction": 1e308}, "budget_fraction must be a number in (0, 1]"),
     ],
 )
 def test_random_coverage_parameters_of_the_wrong_type_are_refused(params, message):

@@ -167,6 +167,27 @@ def _family(family: str) -> Family:
     return FAMILIES[family]
 
 
+def coerce_params(family: str, params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` as :func:`generate` reads them: each value in its parameter's type.
+
+    QA s42 (defect 2): the app's package keys name one package by the values it is built
+    with, so ``normal_count=03`` and ``normal_count=3`` must read alike.
+
+    Raises
+    ------
+    UnknownNameError
+        For an unknown family or parameter.
+    MemAuditError
+        For a value its parameter's type does not take.
+
+    Examples
+    --------
+    >>> coerce_params("memaudit-small", {"normal_count": "03"})
+    {'normal_count': 3}
+    """
+    return _clean_params(_family(family), params)
+
+
 def _clean_params(fam: Family, params: dict[str, Any]) -> dict[str, Any]:
     defaults = fam.defaults()
     clean: dict[str, Any] = {}

@@ -1547,7 +1547,9 @@ FAMILY_RECORDS: list[Family] = [
             "distractor_rate": "probability that a turn is distractor chatter, in [0, 1)",
             "candidate_types": "'all' or comma-separated offered candidate types",
             "cost_rule": "words | chars | bytes_overhead (8 + ceil(utf8_bytes / 24))",
-            "budget_fraction": "default budget as a fraction of the total candidate cost",
+            "budget_fraction": (
+                "default budget as a fraction of the total candidate cost, in (0, 1]"
+            ),
         },
         lambda n_experiences, **_: 9 * n_experiences,
     )

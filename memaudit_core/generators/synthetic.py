@@ -9,6 +9,7 @@ values uniform in [0.1, 1], costs uniform in [cost_low, cost_high], unit weights
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 
@@ -91,11 +92,13 @@ def random_coverage(
             f"{name}: need {MIN_COST:g} <= cost_low <= cost_high <= {MAX_COST:g}, got "
             f"cost_low={cost_low!r}, cost_high={cost_high!r} [rule: cost-range]"
         )
-    # Bounded so that the budget (fraction x n_groups x mean cost) stays a finite number
-    # (generator QA s38: 1e308 was refused at the package's $.budget, a path nobody wrote).
-    if not (math.isfinite(budget_fraction) and 0 <= budget_fraction <= 1e6):
+    # (0, 1], event_graph's rule (QA s42, defect 3: [0, 1e6] took 0 and 2, where event_graph
+    # refused them). The bound also keeps the budget a finite number (generator QA s38: 1e308
+    # was refused at the package's $.budget, a path nobody wrote).
+    if not (math.isfinite(budget_fraction) and 0 < budget_fraction <= 1):
         raise MemAuditError(
-            f"{name}: budget_fraction must be a number in [0, 1e6], got {cut_repr(budget_fraction)}"
+            f"{name}: budget_fraction must be a number in (0, 1], got {cut_repr(budget_fraction)}"
+            " [rule: budget-fraction]"
         )
     # Integer costs are rounded into the integers of [cost_low, cost_high] (library QA: a
     # range of [0.2, 0.4] became costs of 1, outside the range its meta records).
@@ -140,8 +143,19 @@ def random_coverage(
                     },
                 }
             )
-    budget = budget_fraction * n_groups * float(np.mean(costs))
-    budget = float(math.floor(budget)) if integer_costs else round(budget, digits)
+    exact_budget = budget_fraction * n_groups * float(np.mean(costs))
+    budget = float(math.floor(exact_budget)) if integer_costs else round(exact_budget, digits)
+    if budget <= 0:
+        # QA s42 (defect 3): a positive fraction whose budget rounds to 0 (1e-300, or 0.1 of
+        # one group's integer costs) gave a budget of 0 without a word; keep it unrounded,
+        # and refuse one too small to hold (a package refuses subnormal numbers).
+        if exact_budget < sys.float_info.min:
+            raise MemAuditError(
+                f"{name}: budget_fraction={budget_fraction!r} makes a default budget of "
+                f"{exact_budget:g} ({budget_fraction!r} x {n_groups} groups x mean cost), too "
+                "small to hold; give a larger budget_fraction [rule: budget-fraction]"
+            )
+        budget = exact_budget
     params = {
         "n_groups": n_groups,
         "candidates_per_group": candidates_per_group,
@@ -190,7 +204,7 @@ FAMILY_RECORDS = [
             "max_cover": "most units a candidate covers (the default 12: at most the units)",
             "cost_low": "lowest cost (at least 1e-100)",
             "cost_high": "highest cost (at most 1e12)",
-            "budget_fraction": "default budget as a fraction of groups x mean cost",
+            "budget_fraction": "default budget as a fraction of groups x mean cost, in (0, 1]",
             "integer_costs": "round costs to integers",
         },
         lambda n_groups, candidates_per_group, units_per_group, min_cover, max_cover, **_: (
