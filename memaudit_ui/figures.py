@@ -212,12 +212,15 @@ def ratio_bars(
             y=[labels[i] for i in idx],
             x=[ratios[i] if ratios[i] is not None else 0 for i in idx],
             text=[f"{ratios[i]:.3f}" if ratios[i] is not None else "n/a" for i in idx],
-            # Inside the bar, so labels never sit on the OPT line; outside the short ones,
-            # where "auto" hid them (app QA: 0 and n/a had no label).
+            # Inside the bar, outside the short ones, where "auto" hid them (app QA: 0 and n/a
+            # had no label).
             textposition=[
                 "inside" if ratios[i] is not None and ratios[i] >= 0.25 else "outside" for i in idx
             ],
-            insidetextanchor="end",
+            # At the bar's start, so no label reaches the OPT line at 1 (QA s42, defect 3: at
+            # the bar's end, the "1.000" of a bar at ratio 1 was drawn over the dashed line; a
+            # short bar's label outside it ends before 0.25 + its width, far from the line).
+            insidetextanchor="start",
             orientation="h",
             name={
                 "writer": "reference writer",
@@ -1746,6 +1749,21 @@ def _budget_on_right(fig: go.Figure, budget: float) -> bool:
     return budget > (min(xs) + max(xs)) / 2
 
 
+def _outside_grid(fig: go.Figure, budget: float | None) -> bool:
+    """Whether ``budget`` lies outside the budgets the figure's traces span (False when the
+    figure has no budgets yet).
+
+    QA s42 (Budget sweep, defect 2): the sidebar's "B = 12 words" beside a 1-3 grid stretched
+    the x-axis fourfold to reach a line no point of the chart is near."""
+    xs = [
+        float(x)
+        for trace in fig.data
+        for x in (trace.x or ())
+        if isinstance(x, (int, float)) and not isinstance(x, bool)
+    ]
+    return budget is not None and bool(xs) and not min(xs) <= budget <= max(xs)
+
+
 def _budget_text(budget: float, unit: str, present: bool) -> str:
     """The sidebar budget's label ("sidebar" only where a sidebar is shown)."""
     return f"{'' if present else 'sidebar '}B = {budget:.10g} {unit}"
@@ -1758,7 +1776,8 @@ def _mark_budget(
     present: bool = False,
     xanchor: str | None = None,
 ) -> None:
-    if budget is None:
+    if budget is None or _outside_grid(fig, budget):
+        # Outside the grid the line marks no budget of the chart: not drawn (QA s42, defect 2).
         return
     fig.add_vline(x=budget, line_dash="dot", line_color="#999")
     # Inside the plot's top edge, below the title (app QA: above the plot area the label
@@ -1972,7 +1991,9 @@ def budget_value_curve(curve, title: str, present: bool = False, current_budget=
 
 
 def budget_ratio_curve(curve, title: str, present: bool = False, current_budget=None):
-    """Ratio F / OPT vs budget per method; undefined ratios (OPT = 0) leave a gap."""
+    """Ratio F / OPT vs budget per method; undefined ratios (OPT = 0) leave a gap, and when
+    every ratio is undefined the chart says n/a. ``current_budget`` (the sidebar's) is marked
+    only where it lies within the grid."""
     fig = go.Figure()
     colors, symbols = _method_colors(curve.methods), _method_symbols(curve.methods)
     top = 1.0
@@ -2021,11 +2042,35 @@ def budget_ratio_curve(curve, title: str, present: bool = False, current_budget=
             "<br>F = %{customdata[2]:.4f}<extra></extra>",
             connectgaps=False,
         )
-    if any_open:
+    # QA s42 (defect 2): with OPT = 0 at every budget no ratio is defined; the chart drew no
+    # marks under a legend of every series. It says n/a, as the Overview's bars do.
+    all_na = bool(curve.methods) and all(
+        p.ratio is None for m in curve.methods for p in curve.series(m.key)
+    )
+    if any_open and not all_na:
         _hollow_legend(fig, "over an unproven incumbent (bar: down to F / bound)")
     unit = curve.cost_unit
     # App QA: "OPT = 1" stood over budgets where no optimum was proven.
-    opt_text = "OPT or incumbent = 1" if any_open else "OPT = 1"
+    denominator = "OPT or incumbent" if any_open else "OPT"
+    opt_text = f"{denominator} = 1"
+    if all_na:
+        fig.update_traces(showlegend=False)
+        fig.add_annotation(
+            x=0.5,
+            y=0.5,
+            xref="paper",
+            yref="paper",
+            showarrow=False,
+            text=f"n/a: {denominator} is 0 at every budget of the grid",
+            bgcolor="rgba(255,255,255,0.9)",
+        )
+        # No marks to autorange on: the axis spans the grid swept, not plotly's default.
+        budgets = [p.budget for p in curve.series(curve.methods[0].key)]
+        lo, hi = min(budgets), max(budgets)
+        pad = (hi - lo) * 0.05 if hi > lo else max(abs(lo) * 0.1, 0.5)
+        fig.update_xaxes(range=[lo - pad, hi + pad])
+    if _outside_grid(fig, current_budget):
+        current_budget = None  # not drawn by _mark_budget either (QA s42, defect 2)
     budget_text = None if current_budget is None else _budget_text(current_budget, unit, present)
     budget_anchor, opt_position = _top_labels(
         fig, current_budget, budget_text or "", opt_text, present

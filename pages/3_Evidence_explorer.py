@@ -235,12 +235,16 @@ if hm.row_ids:  # no rows: the info says why, and an empty chart only drew stray
     render.chart(
         figures.coverage_heatmap(
             hm,
-            f"Coverage a_ur: {len(hm.row_ids)} candidates × {len(hm.col_ids)} units",
+            # QA s42 (defect 1): the store ("S") and the budget in the title and the file name,
+            # as the timeline's and Compare's: two stores' exports had one name and title.
+            f"Coverage a_ur · S = {view.store_label}, "
+            f"B = {amount_text(ctx.budget, view.cost_unit)}: "
+            f"{len(hm.row_ids)} candidates × {len(hm.col_ids)} units",
             present=ctx.present,
             opt_word=opt_word,
         ),
         "evidence_heatmap",
-        f"{view.package_id}-coverage-heatmap",
+        f"{view.package_id}-{view.store_label}-coverage-heatmap-B{ctx.budget:.10g}",
     )
     st.caption(figures.heatmap_caption(hm, present=ctx.present))
 st.caption(
@@ -287,12 +291,15 @@ if gd.message:
 render.chart(
     figures.evidence_graph(
         gd,
-        f"Evidence graph ({gd.n_nodes} nodes, {gd.n_edges} links)",
+        # QA s42 (defect 1): its squares and diamonds are the store's and the optimum's at
+        # this budget, so the store and the budget are in the title and the file name.
+        f"Evidence graph · {view.store_label}, B = {amount_text(ctx.budget, view.cost_unit)}: "
+        f"{gd.n_nodes} nodes, {gd.n_edges} links",
         present=ctx.present,
         opt_word=opt_word,
     ),
     "evidence_graph",
-    f"{view.package_id}-graph",
+    f"{view.package_id}-{view.store_label}-graph-B{ctx.budget:.10g}",
 )
 st.caption(
     "Links: experience → the candidates written from it → the units each candidate covers "
