@@ -79,7 +79,9 @@ _BUCKET_NOUN = {
     "invalidation / tombstones": "invalidation",
     "temporal order": "temporal",
     "stale": "stale",
-    OTHER_BUCKET: '"other"-kind',  # app QA: "mostly other units" read as plain English
+    # App QA: "mostly other units" read as plain English; QA s42 defect 3: '"other"-kind'
+    # named a kind the units do not have (the table says preference, fact, ...).
+    OTHER_BUCKET: '"other"-bucket',
 }
 
 #: Above this many candidates the heatmap keeps only candidates covering the filtered units.
@@ -478,13 +480,15 @@ class CompareView:
             for u in self.unit_rows
         ]
 
-    def experience_table(self, display: bool = False) -> list[dict[str, Any]]:
+    def experience_table(self) -> list[dict[str, Any]]:
         """One row per experience in arrival order: what the store and the optimum wrote.
 
         With one memory per experience (the package constraint) each side has at most one
-        cell; a store pruned for the budget also lists its dropped memory, marked. Costs and
-        marginal values are NaN where a side wrote nothing; ``display=True`` gives them as
-        text instead (blank where nothing was written, marginal values to 4 decimals).
+        cell; a store pruned for the budget also lists its dropped memory, marked. Times,
+        costs and marginal values are numbers at full precision, NaN where there is none (no
+        time for an external memory, nothing written on that side): a page formats them in its
+        grid only (QA s42 defect 1: a text form sorted "10" before "2" and its ``:g`` read the
+        time 1714086400 as 1.71409e+09, in the CSV too).
         """
         o = self.opt_name
         rows = []
@@ -504,7 +508,7 @@ class CompareView:
             rows.append(
                 {
                     "experience": r.experience_id,
-                    "time": r.time,
+                    "time": math.nan if r.time is None else r.time,
                     "match": match,
                     "store wrote": "; ".join(
                         m.candidate_id + ("" if m.kept else " (dropped: over budget)")
@@ -524,15 +528,6 @@ class CompareView:
                     f"{o} memory text": " | ".join(m.text for m in r.opt),
                 }
             )
-        if display:
-            for row in rows:
-                row["time"] = "" if row["time"] is None else f"{row['time']:g}"
-                for key, value in row.items():
-                    if key.endswith(" cost") or key.endswith(" marginal value"):
-                        if math.isnan(value):
-                            row[key] = ""
-                        else:
-                            row[key] = f"{value:g}" if key.endswith("cost") else f"{value:.4f}"
         return rows
 
     #: ``result_kind`` in ``to_dict()`` (:data:`memaudit_core.results.RESULT_KINDS`).
@@ -923,6 +918,30 @@ def _plural(n: int, word: str, plural: str | None = None) -> str:
     return f"{n} {word if n == 1 else (plural or word + 's')}"
 
 
+def _missed_units(missed: Sequence[UnitCompareRow], bucket: str) -> str:
+    """ "2 invalidation units"; in the catch-all bucket the units' own kinds, which the unit
+    table shows (QA s42 defect 3: a preference unit was called an "other"-kind unit).
+
+    >>> row = lambda k: UnitCompareRow("u", k, bucket_of(k), "", 1, 0, 1, 0, 1, 1, True, (), (), ())
+    >>> _missed_units([row("preference")], "other")
+    '1 preference unit (in the "other" bucket)'
+    >>> _missed_units([row("fact"), row("preference"), row("fact")], "other")
+    '3 units in the "other" bucket (2 fact, 1 preference)'
+    >>> _missed_units([row("invalidation")], "invalidation / tombstones")
+    '1 invalidation unit'
+    """
+    if bucket != OTHER_BUCKET:
+        return _plural(len(missed), _BUCKET_NOUN[bucket] + " unit")
+    counts: dict[str, int] = {}
+    for u in missed:
+        counts[u.kind] = counts.get(u.kind, 0) + 1
+    where = f'in the "{OTHER_BUCKET}" bucket'
+    if len(counts) == 1:
+        return f"{_plural(len(missed), next(iter(counts)) + ' unit')} ({where})"
+    mix = ", ".join(f"{n} {k}" for k, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    return f"{_plural(len(missed), 'unit')} {where} ({mix})"
+
+
 def _explain(
     package: Package,
     inst: CompiledInstance,
@@ -991,7 +1010,7 @@ def _explain(
         noun = _BUCKET_NOUN[bucket.bucket]
         opt_name_short = "OPT" if ev.opt_certified else ref
         text = (
-            f"The store missed {_plural(len(missed), noun + ' unit')}, losing {_num(lost)} of the "
+            f"The store missed {_missed_units(missed, bucket.bucket)}, losing {_num(lost)} of the "
             f"{_num(bucket.opt_value)} that {opt_name_short} gets from {noun} units: {_list(ids)}."
         )
         if partial:
@@ -1906,8 +1925,9 @@ def evidence_view(
     notes: list[str] = []
     if asked is not None and asked != focus_unit_id:
         # Library QA: a misspelt id silently showed another unit.
+        # Its kind named (QA s42 defect 4: removing a kind chip moved the focus unsaid).
         why = (
-            "is outside the kind filter"
+            f"is outside the kind filter (its kind {unit_by_id[asked].kind} is not shown)"
             if asked in unit_by_id
             else f"is not an evidence unit of package {package.id!r}"
         )

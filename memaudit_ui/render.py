@@ -28,6 +28,17 @@ def safe_filename(text: str) -> str:
     return _SAFE.sub("-", text).strip("-") or "memaudit"
 
 
+def store_filename(package_id: str, store_label: str, what: str, budget: float) -> str:
+    """A download's name for what depends on the package, the store and the budget, as Compare
+    and the Evidence explorer name theirs (QA s42 defect 2: the explorer's CSVs named neither
+    the store nor the budget, so two downloads of different stores had the same name).
+
+    >>> store_filename("veg-to-pescatarian", "Fact-only writer", "units", 12.0)
+    'veg-to-pescatarian-Fact-only writer-units-B12'
+    """
+    return f"{package_id}-{store_label}-{what}-B{budget:.10g}"
+
+
 def _image(fig: go.Figure, fmt: str) -> Callable[[], bytes]:
     def make() -> bytes:
         return fig.to_image(
@@ -329,6 +340,10 @@ def _number_formatter(fmt: str):
             return MISSING_TEXT
         if fmt == "percent":
             return f"{float(value) * 100:.2f}%"
+        if fmt == "%g":
+            # The grid's printf (sprintf.js) gives "%g" without a precision every digit;
+            # Python's keeps 6 (QA s42 defect 1: the time 1714086400 read 1.71409e+09).
+            return f"{float(value):.12g}"
         if fmt.startswith("%"):
             try:
                 return fmt % value

@@ -112,7 +112,7 @@ render.chart(
         present=ctx.present,
     ),
     "compare_kinds",
-    f"{cv.package_id}-{cv.label}-kinds-B{ctx.budget:.10g}",
+    render.store_filename(cv.package_id, cv.label, "kinds", ctx.budget),
 )
 st.caption(
     "Bars show each kind's value w·h(z) summed over its units; the store's bar is labelled with "
@@ -123,7 +123,7 @@ kind_df = pd.DataFrame(cv.bucket_table())
 render.table(
     kind_df,
     "compare_kind_table",
-    f"{cv.package_id}-{cv.label}-kinds-B{ctx.budget:.10g}",
+    render.store_filename(cv.package_id, cv.label, "kinds", ctx.budget),
     column_config={
         c: st.column_config.NumberColumn(format="%.4f")
         for c in ("weight", "store value", f"{opt_name} value", "value lost")
@@ -140,7 +140,7 @@ number = st.column_config.NumberColumn
 render.table(
     unit_df,
     "compare_units",
-    f"{cv.package_id}-{cv.label}-units-B{ctx.budget:.10g}",
+    render.store_filename(cv.package_id, cv.label, "units", ctx.budget),
     # On a projector: what the unit is, what was lost and who covers it (QA s18c: 11 columns
     # ran past a 1024 px screen). Five columns, so the text stays (cut to a line) under the
     # projector's rule for wide tables; the CSV keeps every column.
@@ -198,7 +198,10 @@ if missed:
     )
 
 st.subheader("Side by side, per experience (arrival order)")
-exp_df = pd.DataFrame(cv.experience_table(display=True))
+# Numbers stay numbers, formatted in the grid only, so a header click sorts them as numbers
+# and the CSV has every digit (QA s42 defect 1: as text, "10" sorted before "2" and the time
+# 1714086400 read 1.71409e+09).
+exp_df = pd.DataFrame(cv.experience_table())
 # On a projector: only the experiences either side wrote, without the texts (app QA: a
 # 10,000 px page with the last column cut off); the CSV keeps everything.
 brief = exp_df[exp_df["match"] != "neither wrote"]
@@ -208,9 +211,17 @@ brief = brief.drop(columns=[c for c in brief.columns if c.endswith("text") or c 
 render.table(
     exp_df,
     "compare_experiences",
-    f"{cv.package_id}-{cv.label}-side-by-side-B{ctx.budget:.10g}",
+    render.store_filename(cv.package_id, cv.label, "side-by-side", ctx.budget),
     present_df=brief,
     height=min(35 * (len(exp_df) + 1) + 3, 740),
+    column_config={
+        # "%g" without a precision is every digit in the grid (sprintf.js).
+        "time": number(format="%g"),
+        "store cost": number(format="%g"),
+        f"{opt_name} cost": number(format="%g"),
+        "store marginal value": number(format="%.4f"),
+        f"{opt_name} marginal value": number(format="%.4f"),
+    },
 )
 if ctx.present:
     st.caption(
@@ -221,5 +232,6 @@ st.caption(
     "Marginal value of a memory u in a store X = F(X) − F(X − {u}): the value the store would "
     "lose if that memory alone were removed (the other memories stay). F is submodular, so a "
     "store's marginal values add up to at most its F — two memories covering the same unit each "
-    "look less valuable than the pair. Empty cells: nothing written for that experience."
+    "look less valuable than the pair. A cost or marginal value of n/a: nothing written for that "
+    "experience on that side; a time of n/a: an external memory (no experience)."
 )

@@ -86,6 +86,16 @@ if focus_request is not None and view.focus_unit_id != focus_request:
     # The named unit fell out of the kind filter: the fallback focus is the default one, not
     # a unit the user picked, so it stays out of the link (app QA: it was written there).
     st.session_state["ev_focus_named"] = False
+    if linked_unit is None:
+        # QA s42 defect 4: removing the focus unit's kind from the filter moved the focus to
+        # another unit and dropped unit= from the link without a word (a link's unit is
+        # warned about below). The core's note names the unit, its kind and the new focus.
+        st.info(
+            "The focus unit changed: "
+            + md_escape("; ".join(view.notes))
+            + ". Add its kind back and pick it under Focus unit to see it again.",
+            icon=":material/filter_alt:",
+        )
 if linked_unit is not None and view.focus_unit_id != linked_unit:
     st.session_state["ev_focus_named"] = False
     # The core says why (an unknown id, or a unit outside the kind filter: QA, a Back press
@@ -157,7 +167,8 @@ render.table(
     # package order, as Compare lists them (QA s39).
     pd.DataFrame(view.unit_table()),
     "evidence_units",
-    f"{view.package_id}-units",
+    # Store and budget in the name, as Compare names its downloads (QA s42 defect 2).
+    render.store_filename(view.package_id, view.store_label, "units", ctx.budget),
     column_config={
         "weight": number(format="%.3f"),
         "store coverage": number(format="%.3f"),
@@ -188,7 +199,9 @@ with a:
         render.table(
             candidates,
             "evidence_candidates",
-            f"{view.package_id}-{view.focus_unit_id}-candidates",
+            render.store_filename(
+                view.package_id, view.store_label, f"{view.focus_unit_id}-candidates", ctx.budget
+            ),
             # On a projector the coverage must fit beside the queries (app QA: it was cut off).
             present_df=candidates.drop(
                 columns=[c for c in ("experience", "time", "text") if c in candidates.columns]
@@ -209,7 +222,9 @@ with b:
         render.table(
             pd.DataFrame(view.query_table()),
             "evidence_queries",
-            f"{view.package_id}-{view.focus_unit_id}-queries",
+            render.store_filename(
+                view.package_id, view.store_label, f"{view.focus_unit_id}-queries", ctx.budget
+            ),
             column_config={"weight": number(format="%g")},
         )
     else:
@@ -244,7 +259,7 @@ if hm.row_ids:  # no rows: the info says why, and an empty chart only drew stray
             opt_word=opt_word,
         ),
         "evidence_heatmap",
-        f"{view.package_id}-{view.store_label}-coverage-heatmap-B{ctx.budget:.10g}",
+        render.store_filename(view.package_id, view.store_label, "coverage-heatmap", ctx.budget),
     )
     st.caption(figures.heatmap_caption(hm, present=ctx.present))
 st.caption(
@@ -267,7 +282,7 @@ render.chart(
         present=ctx.present,
     ),
     "evidence_timeline",
-    f"{view.package_id}-timeline-B{ctx.budget:.10g}",
+    render.store_filename(view.package_id, view.store_label, "timeline", ctx.budget),
 )
 st.caption(
     f"One row per store: the chosen store, the {opt_word} and every package store (kept at this "
@@ -299,7 +314,7 @@ render.chart(
         opt_word=opt_word,
     ),
     "evidence_graph",
-    f"{view.package_id}-{view.store_label}-graph-B{ctx.budget:.10g}",
+    render.store_filename(view.package_id, view.store_label, "graph", ctx.budget),
 )
 st.caption(
     "Links: experience → the candidates written from it → the units each candidate covers "

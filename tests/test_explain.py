@@ -521,8 +521,8 @@ def test_evidence_view_says_why_the_focus_is_not_the_unit_asked_for():
     )
     assert filtered.focus_unit_id != "u:meal:invalid"
     assert filtered.notes == (
-        f"focus unit 'u:meal:invalid' is outside the kind filter: showing "
-        f"{filtered.focus_unit_id!r} instead",
+        f"focus unit 'u:meal:invalid' is outside the kind filter (its kind {kind} is not "
+        f"shown): showing {filtered.focus_unit_id!r} instead",
     )
     assert evidence_view(pkg, 12, store_id="raw-logger", focus_unit_id="u:meal:invalid").notes == ()
     assert evidence_view(pkg, 12, store_id="raw-logger").notes == ()
