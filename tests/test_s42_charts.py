@@ -52,8 +52,8 @@ def test_the_heatmap_and_graph_exports_name_the_store_and_the_budget(monkeypatch
     assert raw["evidence_heatmap"][0] == "travel-assistant-Raw-logger-coverage-heatmap-B20"
     assert default["evidence_graph"][0] == "travel-assistant-Fact-extractor-graph-B40"
     assert raw["evidence_graph"][0] == "travel-assistant-Raw-logger-graph-B20"
-    # The timeline's name, which had them already, is the pattern followed.
-    assert raw["evidence_timeline"][0] == "travel-assistant-timeline-B20"
+    # The timeline's name carries the store too (every explorer download, QA s42 defect 2).
+    assert raw["evidence_timeline"][0] == "travel-assistant-Raw-logger-timeline-B20"
 
     heatmap_title = raw["evidence_heatmap"][1]
     assert heatmap_title.startswith("Coverage a_ur · S = Raw logger, B = 20 words: "), heatmap_title
