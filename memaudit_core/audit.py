@@ -357,7 +357,7 @@ class AuditRow:
             raise ResultError(
                 f"{path}.outcome", "wrong value", f"one of {', '.join(_OUTCOMES)}", self.outcome
             )
-        from .solvers import CERTIFIED_GAP_MAX, ZERO_VALUE, check_bound_and_gap, read_back_gap
+        from .solvers import check_bound_and_gap
 
         # Relative to the values themselves: the package's value unit is not saved, and a
         # tolerance in units of 1 passed a bound 2.5% above a value of 2e-12 (QA s41 #2).
@@ -367,8 +367,17 @@ class AuditRow:
                 continue
             gap = getattr(self, f"{eng}_gap")
             check_bound_and_gap(f"{path}.{eng}_bound", f"{path}.{eng}_gap", value, bound, gap)
-        if self.outcome != "agree":
-            return
+        if self.outcome == "agree":
+            self._check_agreement(path)
+        # After the outcome: an edited engine value is named there, not as the difference.
+        self._check_diffs(path)
+
+    def _check_agreement(self, path: str) -> None:
+        """Refuse ``agree`` unless at least two engines ran, proved their optima (zero gap)
+        and found equal values."""
+        from .errors import ResultError
+        from .solvers import CERTIFIED_GAP_MAX, ZERO_VALUE, read_back_gap
+
         ran = [eng for eng in ENGINES if self.ran(eng)]
         wrong = [
             f"{eng}_status is {getattr(self, f'{eng}_status')!r}"
@@ -401,6 +410,51 @@ class AuditRow:
                 + ": an agreeing check has at least two engines' proven optima (zero gap), "
                 "equal",
                 self.outcome,
+            )
+
+    def _check_diffs(self, path: str) -> None:
+        """Refuse an ``abs_diff`` that is not the largest minus the smallest value of the
+        engines that ran, and a ``rel_diff`` that is not finite, >= 0 and at most ``abs_diff``
+        over the largest |value| (QA s42 #4: ``abs_diff`` 5.0 beside equal values, and a
+        ``rel_diff`` of NaN, were read back and written again). ``rel_diff`` divides by the
+        package's value unit where it is larger, which is not saved: only bounded here. Both
+        are None where fewer than two engines gave a value."""
+        from .errors import ResultError
+
+        values = [
+            v
+            for eng in ENGINES
+            if self.ran(eng) and (v := getattr(self, f"{eng}_value")) is not None
+        ]
+        if len(values) < 2:
+            for name in ("abs_diff", "rel_diff"):
+                if getattr(self, name) is not None:
+                    raise ResultError(
+                        f"{path}.{name}",
+                        "inconsistent",
+                        "fewer than two engines gave a value, so there is no difference (null)",
+                        getattr(self, name),
+                    )
+            return
+        want, top = max(values) - min(values), max(abs(v) for v in values)
+        got = self.abs_diff
+        # The values are saved exactly; 1e-9 of the largest only absorbs a rewrite's rounding.
+        if got is None or not abs(got - want) <= AGREE_TOL * top:  # NaN fails too
+            raise ResultError(
+                f"{path}.abs_diff",
+                "inconsistent",
+                f"not the largest minus the smallest value of the engines that ran ({want!r})",
+                got,
+            )
+        rel = self.rel_diff
+        most = (want / top if top > 0 else 0.0) * (1 + AGREE_TOL)
+        if rel is None or not (math.isfinite(rel) and 0 <= rel <= most):
+            raise ResultError(
+                f"{path}.rel_diff",
+                "inconsistent",
+                f"abs_diff over the package's value unit or the largest |value|, whichever is "
+                f"larger: a finite number from 0 to {most!r}",
+                rel,
             )
 
 
@@ -549,7 +603,7 @@ class AuditReport:
         writes it) is ``data`` (see :func:`memaudit_core.read_result`); a located
         ``ResultError`` on bad input."""
         from .errors import ResultError
-        from .results import from_fields
+        from .results import decode, from_fields
 
         report = from_fields(
             cls,
@@ -563,6 +617,18 @@ class AuditReport:
             },
             optional=["enum_time_s"],  # saved before enumeration took part
         )
+        if "ok" in data:
+            # QA s42 #4: ``ok: false`` (or "abc", a list, null) was read back and written
+            # again as the report's own True; it is what the counts give, not a second verdict.
+            ok = decode(bool, data["ok"], f"{path}.ok")
+            if ok != report.ok:
+                raise ResultError(
+                    f"{path}.ok",
+                    "inconsistent",
+                    f"the report is ok when complete, with no disagreement and at least one "
+                    f"agreeing check: {report.ok} here",
+                    ok,
+                )
         if "rows" in data:
             # The verdict is read from the counts: they must be the rows' (QA s38).
             seen = {o: sum(1 for r in report.rows if r.outcome == o) for o in _OUTCOMES}

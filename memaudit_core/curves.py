@@ -576,6 +576,7 @@ class BudgetCurve:
         from .errors import ResultError
         from .results import check_not_above_opt, check_store_fits
         from .results import values_close as close
+        from .suites import check_sweep_rows
 
         at_budget: dict[float, tuple[int, OptPoint]] = {}
         for k, o in enumerate(self.opt):
@@ -599,6 +600,7 @@ class BudgetCurve:
                     f"below the optimum's value {o.value!r}: a proven upper bound is at least it",
                     o.bound,
                 )
+            _check_opt_point(o, at)
         ordered = sorted(at_budget.values(), key=lambda ko: ko[1].budget)
         for (_, lo), (k, hi) in zip(ordered, ordered[1:], strict=False):
             if hi.certified and hi.value < lo.value and not close(hi.value, lo.value):
@@ -624,6 +626,14 @@ class BudgetCurve:
                 check_not_above_opt(f"{at}.value", p.value, p.opt, "opt")
             if p.kind == "external":
                 continue
+            if p.budget not in at_budget:
+                # QA s42 #1: an opt entry deleted ended in "internal error: KeyError: 3.0".
+                raise ResultError(
+                    f"{at}.budget",
+                    "inconsistent",
+                    f"no optimum at budget {p.budget:.10g} in {path}.opt",
+                    p.budget,
+                )
             j, o = at_budget[p.budget]
             if (p.kind != "ablation" or p.certified) and not close(p.opt, o.value):
                 raise ResultError(
@@ -637,6 +647,62 @@ class BudgetCurve:
                 check_not_above_opt(
                     f"{at}.value", p.value, o.value, f"at budget {p.budget:.10g}, opt[{j}].value"
                 )
+        for i, b in enumerate(self.budgets):
+            if b not in at_budget:
+                # QA s42 #1: the curve solves the optimum at every budget of its grid.
+                raise ResultError(
+                    f"{path}.budgets[{i}]",
+                    "inconsistent",
+                    f"no optimum at budget {b:.10g} in {path}.opt",
+                    b,
+                )
+        # QA s42 #2: a point's opt_bound and ratio_low (-1 on a certified point was read back)
+        # follow a sweep row's rules: the points are the sweep's rows.
+        check_sweep_rows(self.points, path, "points")
+
+
+def opt_label(status: str, certified: bool) -> str:
+    """What an optimum is called: ``OPT`` only when certified, as
+    :attr:`~memaudit_core.solvers.SolveResult.label` says it."""
+    if certified:
+        return "OPT"
+    return "optimal (uncertified)" if status == "optimal" else "incumbent"
+
+
+def _check_opt_point(o: OptPoint, at: str) -> None:
+    """Refuse a read-back optimum whose gap, bound, status and label contradict each other,
+    by a saved :class:`~memaudit_core.solvers.SolveResult`'s rules (QA s42 #2: a certified
+    ``opt[0]`` with gap 0.5, bound inf, gap NaN or -1, or label 'abc' was read back and shown
+    as OPT). Relative to the value: the package's value unit is not saved."""
+    from .errors import ResultError
+    from .solvers import CERTIFIED_GAP_MAX, check_bound_and_gap, read_back_gap
+
+    if not o.gap >= 0:  # NaN fails too
+        raise ResultError(f"{at}.gap", "wrong value", "a number >= 0 is expected", o.gap)
+    if o.certified and not read_back_gap(o.value, o.bound) <= CERTIFIED_GAP_MAX:
+        raise ResultError(
+            f"{at}.bound",
+            "inconsistent",
+            f"certified, yet above F = {o.value!r}: a certified optimum's bound is its value",
+            o.bound,
+        )
+    check_bound_and_gap(f"{at}.bound", f"{at}.gap", o.value, o.bound, o.gap)
+    if o.certified and not (o.status == "optimal" and o.gap <= CERTIFIED_GAP_MAX):
+        raise ResultError(
+            f"{at}.certified",
+            "inconsistent",
+            f"certified, yet its status is {o.status!r} and its gap {o.gap!r}: a certified "
+            "optimum has status 'optimal' and zero gap",
+            True,
+        )
+    want = opt_label(o.status, o.certified)
+    if o.label != want:
+        raise ResultError(
+            f"{at}.label",
+            "inconsistent",
+            f"not the label of status {o.status!r}, certified {o.certified} ({want!r})",
+            o.label,
+        )
 
 
 def _opt_points(

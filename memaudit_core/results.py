@@ -562,7 +562,12 @@ def check_store_fits(at: str, cost: float, budget: float, store_cut: int, owner:
     """
     from .compiled import budget_with_tolerance
 
-    if not (0 <= cost <= budget_with_tolerance(budget)):  # NaN fails too
+    if not (math.isfinite(cost) and cost >= 0):  # NaN fails too
+        # QA s42 #3: a cost of -1 or NaN was called "above the row's budget".
+        raise ResultError(
+            f"{at}.cost", "inconsistent", f"the {owner}'s store costs a finite amount >= 0", cost
+        )
+    if not cost <= budget_with_tolerance(budget):
         raise ResultError(
             f"{at}.cost",
             "inconsistent",

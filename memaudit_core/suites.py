@@ -1075,15 +1075,49 @@ class SweepSuiteResult:
         return res
 
     def _check_rows(self, path: str) -> None:
-        """:func:`check_sweep_rows` of this sweep's rows."""
+        """:func:`check_sweep_rows` of this sweep's rows; each row's store fits its budget, and
+        ``budgets`` are the rows' budgets (QA s42 #3: a certified row costing 1e9 at budget 3,
+        a cost of -1, NaN or Infinity, and ``budgets`` edited to -1, 6 beside rows at 3 and 6
+        were read back; the library's sweep file refused the costs already)."""
+        from .errors import ResultError
+        from .results import check_store_fits
+
         check_sweep_rows(self.rows, path)
+        for i, b in enumerate(self.budgets):
+            if not (math.isfinite(b) and b >= 0):
+                raise ResultError(
+                    f"{path}.budgets[{i}]", "wrong value", "a budget is a finite number >= 0", b
+                )
+        for k, r in enumerate(self.rows):
+            at = f"{path}.rows[{k}]"
+            if r.budget not in self.budgets:
+                raise ResultError(
+                    f"{at}.budget",
+                    "inconsistent",
+                    "not one of the sweep's budgets "
+                    + ", ".join(f"{b:.10g}" for b in self.budgets),
+                    r.budget,
+                )
+            check_store_fits(at, r.cost, r.budget, r.store_cut, "row")
+        # sweep_suite() lists the budgets its rows are at, each once, in increasing order.
+        want = tuple(sorted({r.budget for r in self.rows}))
+        if self.budgets != want:
+            extra = [i for i, b in enumerate(self.budgets) if b not in want]
+            at = f"{path}.budgets[{extra[0]}]" if extra else f"{path}.budgets"
+            raise ResultError(
+                at,
+                "inconsistent",
+                "a sweep's budgets are its rows' budgets, each once in increasing order: "
+                + (", ".join(f"{b:.10g}" for b in want) or "none"),
+                self.budgets[extra[0]] if extra else list(self.budgets),
+            )
 
     def _check_summary(self, path: str) -> None:
         """:func:`check_sweep_summary` of this sweep's summary against its rows."""
         check_sweep_summary(self.summary, self.rows, path)
 
 
-def check_sweep_rows(rows: Sequence[Any], path: str) -> None:
+def check_sweep_rows(rows: Sequence[Any], path: str, field: str = "rows") -> None:
     """Refuse a read-back row whose numbers contradict each other (QA s39 h5 #1a, #1b: a
     row's value or opt edited, or ``certified: true`` set on a limited row, was printed as
     genuine): ``ratio = value / opt`` (None when opt = 0), ``ratio_low = value /
@@ -1092,7 +1126,8 @@ def check_sweep_rows(rows: Sequence[Any], path: str) -> None:
 
     ``rows`` are :class:`SuiteRow` or :class:`~memaudit_core.analysis.SweepRow` (the same
     fields): the CLI's sweep files and the library's share these checks (QA s39: a library
-    sweep file read back edited rows unchecked)."""
+    sweep file read back edited rows unchecked), and so do a budget curve's points (QA s42:
+    ``ratio_low`` -1 on a certified point was read back), ``field`` naming the list."""
     from .analysis import _ratio
     from .errors import ResultError
 
@@ -1102,7 +1137,7 @@ def check_sweep_rows(rows: Sequence[Any], path: str) -> None:
         return abs(got - want) <= _ROW_RTOL * max(1.0, abs(want))
 
     for k, r in enumerate(rows):
-        at = f"{path}.rows[{k}]"
+        at = f"{path}.{field}[{k}]"
         for name in ("value", "opt"):
             v = getattr(r, name)
             if not (math.isfinite(v) and v >= 0):
