@@ -276,3 +276,14 @@ def test_audit_saved_before_enum_reads_back_and_is_checked(audit_doc) -> None:
     assert [r.enum_status for r in rep.rows] == [au.NOT_RUN, au.NOT_RUN]
     doc["rows"][0]["abs_diff"] = 5.0
     _refused(doc, "$.rows[0].abs_diff")
+
+
+@pytest.mark.parametrize("name", ["mean_ratio", "min_ratio", "max_ratio"])
+def test_sweep_summary_nan_statistic_is_refused(name):
+    """A NaN mean / min / max ratio read back: the comparison `abs(got - value) > tol` is
+    false for NaN (found by the read-back fixer on QA s42's mutated files)."""
+    data = ma.sweep([ma.load_package(str(UPDATE_CHAIN))], [3, 6], ["gvt"]).to_dict()
+    data["summary"][0][name] = float("nan")
+    with pytest.raises(ResultError) as info:
+        ma.read_result(data)
+    assert info.value.path == f"$.summary[0].{name}" and info.value.rule == "inconsistent"
