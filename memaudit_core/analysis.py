@@ -40,7 +40,13 @@ from typing import Any, ClassVar, TypeVar
 import numpy as np
 
 from .closest import closest_equivalent
-from .compiled import POOLS, CompiledInstance, budget_with_tolerance, compile_package
+from .compiled import (
+    POOLS,
+    CompiledInstance,
+    budget_excess_note,
+    budget_with_tolerance,
+    compile_package,
+)
 from .costs import store_cost_unit
 from .errors import (
     MemAuditError,
@@ -1665,6 +1671,16 @@ def score(
                     else ""
                 )
             )
+    # QA s42 #1: a store (or the optimum shown) may cost more than B within the budget
+    # tolerance; score_selection(strict=True) accepted it with nothing said.
+    store_note = budget_excess_note(cost, budget, len(kept), "The store's cost")
+    if store_note:
+        notes.append(store_note + ".")
+    opt_note = budget_excess_note(
+        eval_inst.selection_cost(opt_idx), budget, len(opt_idx), "The optimum shown: its cost"
+    )
+    if opt_note and sorted(opt_idx) != kept:  # the same store: said once
+        notes.append(opt_note + ".")
     unit_rows, kind_rows = _attribution(eval_inst, package, kept, opt_idx)
     return StoreEvaluation(
         package_id=package.id,

@@ -678,6 +678,7 @@ def _solve_human(res: Any, where: str, cost_unit: str | None) -> str:
     """``solve``'s text for a :class:`~memaudit_core.solvers.SolveResult`; ``where`` names the
     package file (or the saved result), ``cost_unit`` is None when it is not known (``show``)."""
     from .solvers import gap_text
+    from .solvers.certify import certified_gap_text
 
     cert = res.certificate
     unit = f" {cost_unit}" if cost_unit else ""
@@ -686,6 +687,8 @@ def _solve_human(res: Any, where: str, cost_unit: str | None) -> str:
         f"{res.label}: F = {_fmt(res.value, 6)}   cost {_fmt(res.cost)}   solver {res.solver}"
         f"   {res.time_s * 1000:.1f} ms",
     ]
+    if res.budget_note:  # QA s42 #1: a store above B inside the tolerance is said so
+        lines.append(f"note: {res.budget_note}")
     if not res.certified:
         lines.append(
             f"NOT certified: status {res.status}, "
@@ -698,11 +701,20 @@ def _solve_human(res: Any, where: str, cost_unit: str | None) -> str:
             + (f" — {cert.reason}" if cert and cert.reason else "")
         )
     else:
-        checks = ", ".join(f"{c.engine}={_fmt(c.value, 6)}" for c in cert.checks)
+        # QA s42 #2: each engine's store's recomputed F, not HiGHS's objective (1250000000.375
+        # for F = 1250000000, its 1e-9 feasibility tolerance); a report that differs is said
+        # after, and the gap is named unless it is zero.
+        checks = ", ".join(f"{c.engine}={_fmt(c.recomputed_value, 6)}" for c in cert.checks)
+        reported = "".join(
+            f"; {c.engine} reported {_fmt(c.value, 6)}"
+            for c in cert.checks
+            if _fmt(c.value, 6) != _fmt(c.recomputed_value, 6)
+        )
         # "engines agree" only when a second engine ran (QA: it was said of a MILP alone).
         agreed = ", engines agree" if len(cert.checks) > 1 else ", no second engine run"
         lines.append(
-            f"certified: {checks} (proven optimal: zero gap, F recomputed on the store{agreed})"
+            f"certified: {checks} (proven optimal: {certified_gap_text(res.gap)}, F recomputed "
+            f"on the store{agreed}{reported})"
         )
     lines.append("selected: " + _id_list(res.selected))
     return "\n".join(lines)

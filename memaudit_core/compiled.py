@@ -82,6 +82,52 @@ def budget_with_tolerance(budget: float) -> float:
     return budget + BUDGET_RTOL * abs(budget)
 
 
+def _exp_text(x: float) -> str:
+    """``1e-9``, not Python's ``1e-09``: as the README writes the tolerance."""
+    return f"{x:g}".replace("e-0", "e-")
+
+
+#: A store's cost above B by at most this, relative, per chosen candidate is float rounding of
+#: its cost sum (each decimal cost and each addition rounds by at most 2^-53 of it), not a
+#: store that costs more than B. Beyond it, and within :data:`BUDGET_RTOL`, the store does cost
+#: more than B, and the output says so (:func:`budget_excess_note`; QA s42 #1).
+COST_ROUNDING_RTOL_PER_CANDIDATE = 4e-16
+
+
+def budget_excess_note(
+    cost: float, budget: float, n_selected: int, what: str = "cost"
+) -> str | None:
+    """The sentence saying that a store of ``n_selected`` candidates costing ``cost`` exceeds
+    ``budget`` by more than float rounding (:data:`COST_ROUNDING_RTOL_PER_CANDIDATE` per
+    candidate) yet fits within the budget tolerance (:data:`BUDGET_RTOL`); None when it costs
+    at most B up to rounding, or more than the tolerance (then it does not fit at all).
+    ``what`` names the cost ("cost", "the optimum shown costs", ...).
+
+    QA s42 #1: "OPT: F = 1250000000 cost 1000000000.5 ... certified" at B = 1e9 said nothing,
+    so a reader took the store for over budget or the product for wrong. The one wording of
+    that case for the library, the CLI and the app.
+
+    Examples
+    --------
+    >>> budget_excess_note(1000000000.5, 1e9, 1)  # doctest: +NORMALIZE_WHITESPACE
+    'cost 1000000000.5 is above B = 1000000000 by 5e-10 relative, inside the budget tolerance
+    of 1e-9 (README, Package format: "At most B" allows B(1 + 1e-9), the 1e-9 feasibility
+    tolerance of the HiGHS MILP)'
+    >>> budget_excess_note(0.1 + 0.2, 0.3, 2) is None, budget_excess_note(6.0, 6.0, 3) is None
+    (True, True)
+    """
+    cost, budget = float(cost), float(budget)
+    rounding = budget * (1 + COST_ROUNDING_RTOL_PER_CANDIDATE * max(1, int(n_selected)))
+    if not (rounding < cost <= budget_with_tolerance(budget)) or budget <= 0:
+        return None
+    excess = (cost - budget) / budget
+    return (
+        f"{what} {cost:.15g} is above B = {budget:.15g} by {excess:.2g} relative, inside the "
+        f'budget tolerance of {_exp_text(BUDGET_RTOL)} (README, Package format: "At most B" allows '
+        "B(1 + 1e-9), the 1e-9 feasibility tolerance of the HiGHS MILP)"
+    )
+
+
 #: The band of the largest weight and of the largest cost in which engines and reference
 #: writers see a package unscaled. Their tolerances (1e-12 for zero gains and ties, HiGHS's
 #: 1e-7 dual and 1e-9 feasibility tolerances) are absolute, so a package of weights near 1e-9

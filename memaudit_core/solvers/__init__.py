@@ -107,6 +107,17 @@ class SolveResult:
             return "optimal (uncertified)"
         return "incumbent"
 
+    @property
+    def budget_note(self) -> str | None:
+        """Says when the store costs more than its budget by more than float rounding, inside
+        the budget tolerance (:func:`~memaudit_core.compiled.budget_excess_note`); None
+        otherwise. Derived from ``cost``, ``budget`` and ``selected``, so a saved result
+        reads back with the same note (QA s42 #1: "cost 1000000000.5" at B = 1e9 went unsaid).
+        """
+        from ..compiled import budget_excess_note
+
+        return budget_excess_note(self.cost, self.budget, len(self.selected_idx))
+
     def to_dict(self) -> dict[str, Any]:
         out = {
             "result_version": self.result_version,
@@ -128,6 +139,8 @@ class SolveResult:
             "solver": self.solver,
             "time_s": self.time_s,
             "nodes": self.nodes,
+            # Derived, like "label": read back from cost, budget and selected.
+            "budget_note": self.budget_note,
         }
         out["certificate"] = self.certificate.to_dict() if self.certificate is not None else None
         return out
