@@ -314,6 +314,12 @@ def _echoed(value: Any) -> Any:
     return value
 
 
+def _writer_module_errors_type() -> type:
+    from .plugins import WriterModuleErrors
+
+    return WriterModuleErrors
+
+
 def _plugin_error_type() -> type:
     from .plugins import PluginWriterError
 
@@ -338,6 +344,9 @@ def _error_object(exc: MemAuditError) -> dict[str, Any]:
                 "value": _echoed(exc.value),
             }
         ]
+    elif isinstance(exc, _writer_module_errors_type()):
+        # QA s42 (defect 5): one object per failing --writer-module.
+        error["errors"] = [_error_object(e) for e in exc.errors]
     elif isinstance(exc, _plugin_error_type()):
         # A plugin writer's failure, with the fields a sweep's errors carry (plugin QA:
         # score --json gave only its type and message).
@@ -816,7 +825,18 @@ def _plugin_writers(args: argparse.Namespace) -> list[str]:
         plugins.DEFAULT_TIMEOUT = float(args.writer_timeout)
         os.environ[plugins.WRITER_TIMEOUT_ENV] = repr(plugins.DEFAULT_TIMEOUT)
     specs = list(args.writer_module or ())
-    names = [plugins.register_module_writer(spec).name for spec in specs]
+    # Every failing --writer-module in one run (QA s42, defect 5: only the first was named).
+    names: list[str] = []
+    failed: list[Any] = []
+    for spec in specs:
+        try:
+            names.append(plugins.register_module_writer(spec).name)
+        except plugins.PluginWriterError as exc:
+            failed.append(exc)
+    if len(failed) == 1:
+        raise failed[0]
+    if failed:
+        raise plugins.WriterModuleErrors(failed)
     if specs:  # sweep pool processes (suites) register them again from the environment
         known = os.environ.get(plugins.WRITER_MODULES_ENV, "").split(",")
         merged = dict.fromkeys(filter(None, known + specs))
@@ -1583,8 +1603,10 @@ def cmd_show(args: argparse.Namespace) -> int:
             shown = 10
             for f in res.errors[:shown]:
                 where = f"writer {f.writer!r} at budget {f.budget:g}: "
-                message = f.message.removeprefix(where)
-                human += f"\n  {f.package_id}: {where}{message}"
+                # A message that names its writer already (with the plugin's file since QA
+                # s42) is shown as it is, not behind a second "writer ... at budget".
+                named = f.message.startswith(f"writer {f.writer!r}")
+                human += f"\n  {f.package_id}: {'' if named else where}{f.message}"
             if len(res.errors) > shown:
                 human += f"\n  ... and {len(res.errors) - shown} more"
     elif isinstance(res, SolveResult):

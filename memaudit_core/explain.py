@@ -178,9 +178,23 @@ def _evaluation(
     solver: str,
     time_limit: float | None = None,
 ) -> StoreEvaluation:
-    """:func:`analysis.score`, memoised by (content hash, budget, writer, store, solver, limit)."""
+    """:func:`analysis.score`, memoised by (content hash, budget, writer and its plugin file
+    stamp, store, solver, limit)."""
     check_package(package, "package")
-    key = (package.content_hash(), check_budget(budget), writer, store_id, solver, time_limit)
+    from .plugins import writer_stamp
+
+    # QA s42 (defect 1): keyed on a plugin writer's file stamp too, or an edited plugin's old
+    # store came back at a budget seen before.
+    stamp = writer_stamp([writer]) if writer else ()
+    key = (
+        package.content_hash(),
+        check_budget(budget),
+        writer,
+        stamp,
+        store_id,
+        solver,
+        time_limit,
+    )
     with _eval_lock:
         ev = _eval_cache.get(key)
         if ev is not None:

@@ -111,6 +111,23 @@ KINDS = ("oracle", "blind")
 PROTOCOL = 1
 
 _REPR_MAX = 80
+#: The longest offending id an error keeps, and the longest message it carries (QA s42, defect
+#: 2: a plugin returning ["a" * 10**7] made a 10 MB stderr line and a 20 MB st.error; the
+#: README's rule for offending values is 1,000 characters).
+OFFENDING_MAX = 1000
+MESSAGE_MAX = 4000
+
+
+def cut_text(text: str, limit: int = OFFENDING_MAX) -> str:
+    """``text`` cut to at most ``limit`` characters, saying how long it was; a text already
+    cut is left as it is (an error rebuilt from its pickle is not cut twice).
+
+    >>> cut_text("ab"), len(cut_text("x" * 5000)) <= 1000, cut_text("x" * 5000)[-22:]
+    ('ab', True, '... (5,000 characters)')
+    """
+    if len(text) <= limit:
+        return text
+    return text[: limit - 40] + f"... ({len(text):,} characters)"
 
 
 # --------------------------------------------------------------------------- the blind view
@@ -304,16 +321,23 @@ class PluginWriterError(WriterError):
         problems: Sequence[tuple[str, tuple[str, ...]]] = (),
         budget: float | None = None,
         plugin_traceback: str | None = None,
+        file: str | None = None,
     ) -> None:
         self.writer = writer
         self.reason = reason
-        self.offending = tuple(offending)
-        self.problems = tuple(problems)
+        # QA s42 (defect 2): ids past 1,000 characters are cut, here where every caller passes.
+        self.offending = tuple(cut_text(str(i)) for i in offending)
+        self.problems = tuple(
+            (rule, tuple(cut_text(str(i)) for i in ids)) for rule, ids in problems
+        )
         self.budget = budget
         self.plugin_traceback = plugin_traceback
-        self._message = message
+        # QA s42: a runtime error named MODULE:FUNCTION but not the file to open.
+        self.file = file
+        self._message = cut_text(message, MESSAGE_MAX)
         at = f" at budget {budget:.10g}" if budget is not None else ""
-        super().__init__(f"writer {writer!r}{at}: {message}")
+        in_file = f" (file {cut_text(file, 300)})" if file else ""
+        super().__init__(f"writer {cut_repr(writer)}{in_file}{at}: {self._message}")
 
     def __reduce__(self):
         # Keyword-only arguments: the default pickling calls __init__(*args) and fails, which
@@ -329,9 +353,36 @@ class PluginWriterError(WriterError):
                     "problems": self.problems,
                     "budget": self.budget,
                     "plugin_traceback": self.plugin_traceback,
+                    "file": self.file,
                 },
             ),
         )
+
+
+class WriterModuleErrors(MemAuditError):
+    """Several ``--writer-module`` writers that could not be loaded, reported together (QA
+    s42, defect 5: a run named only the first).
+
+    Attributes
+    ----------
+    errors : tuple of PluginWriterError
+        One per failing module, each with its spec, file, reason and message.
+    plugin_traceback : str or None
+        Their tracebacks, one after another (shown by the CLI only with ``--debug``).
+    """
+
+    def __init__(self, errors: Sequence[PluginWriterError]) -> None:
+        self.errors = tuple(errors)
+        tracebacks = [e.plugin_traceback for e in self.errors if e.plugin_traceback]
+        self.plugin_traceback = "\n".join(tracebacks) if tracebacks else None
+        lines = [f"  {e} [reason: {e.reason}]" for e in self.errors]
+        super().__init__(
+            f"{len(self.errors)} --writer-module writers could not be loaded "
+            f"({', '.join(e.writer for e in self.errors)}):\n" + "\n".join(lines)
+        )
+
+    def __reduce__(self):
+        return (type(self), (self.errors,))
 
 
 def _rebuild_plugin_writer_error(
@@ -363,7 +414,9 @@ def _answer_payload(answer: Any) -> dict[str, Any]:
 
 
 def _ids_text(ids: Sequence[str], limit: int = 12) -> str:
-    shown = ", ".join(ids[:limit])
+    # Quoted and cut (QA s42, defects 2 and 3: "version_0_atomic_fact " showed its trailing
+    # space invisibly, and a 10**7-character id was pasted whole).
+    shown = ", ".join(cut_repr(i) for i in ids[:limit])
     return shown + (f", ... ({len(ids) - limit} more)" if len(ids) > limit else "")
 
 
@@ -373,6 +426,8 @@ def validate_answer(
     candidates: Mapping[str, tuple[str, float]],
     budget: float,
     group_capacity: int = 1,
+    *,
+    file: str | None = None,
 ) -> tuple[str, ...]:
     """Check a writer's answer against the view it was given; return the kept ids.
 
@@ -397,6 +452,7 @@ def validate_answer(
             offending=(str(payload.get("repr", got)),),
             problems=(("not_a_list", (str(payload.get("repr", got)),)),),
             budget=budget,
+            file=file,
         )
     items: list[str] = list(payload["items"])
     problems: list[tuple[str, tuple[str, ...]]] = []
@@ -432,7 +488,7 @@ def validate_answer(
     if crowded:
         ids = tuple(c for _, group_ids in crowded for c in group_ids)
         problems.append(("group_capacity", ids))
-        per = "; ".join(f"experience {g}: {', '.join(gids)}" for g, gids in crowded[:6])
+        per = "; ".join(f"experience {g}: {_ids_text(gids)}" for g, gids in crowded[:6])
         lines.append(f"more than {group_capacity} candidate(s) of one experience ({per})")
     cost = math.fsum(candidates[c][1] for c in known)
     # compiled.budget_with_tolerance's rule, written out: the blind worker imports this
@@ -452,6 +508,7 @@ def validate_answer(
             offending=offending,
             problems=problems,
             budget=budget,
+            file=file,
         )
     return tuple(unique)
 
@@ -1375,6 +1432,7 @@ def run_blind_batch(
                         f"not run: the worker stopped at an earlier budget ({status['error']})",
                         reason="skipped",
                         budget=b,
+                        file=loc.origin,
                     )
                     continue  # not cached: a later call may run it
                 stopped = True
@@ -1384,6 +1442,7 @@ def run_blind_batch(
                     reason=status.get("reason") or "crashed",
                     budget=b,
                     plugin_traceback=status.get("traceback"),
+                    file=loc.origin,
                 )
             elif not out.get("ok"):
                 fresh[b] = PluginWriterError(
@@ -1392,11 +1451,17 @@ def run_blind_batch(
                     reason="raised",
                     budget=b,
                     plugin_traceback=out.get("traceback"),
+                    file=loc.origin,
                 )
             else:
                 try:
                     fresh[b] = validate_answer(
-                        name, out["answer"], src.candidates, b, int(src.payload["group_capacity"])
+                        name,
+                        out["answer"],
+                        src.candidates,
+                        b,
+                        int(src.payload["group_capacity"]),
+                        file=loc.origin,
                     )
                 except PluginWriterError as exc:
                     fresh[b] = exc
@@ -1443,11 +1508,48 @@ def run_plugin(
                 reason="raised",
                 budget=budget,
                 plugin_traceback=_plugin_traceback(exc),
+                file=_function_file(info.fn),
             ) from exc
         ids = validate_answer(
-            info.name, _answer_payload(answer), candidates, budget, int(inst.group_capacity)
+            info.name,
+            _answer_payload(answer),
+            candidates,
+            budget,
+            int(inst.group_capacity),
+            file=_function_file(info.fn),
         )
     return tuple(sorted(inst.candidate_idx(c) for c in ids))
+
+
+def _function_file(fn: Any) -> str | None:
+    """The file of an in-process (oracle) writer's module, for its error messages."""
+    module = sys.modules.get(getattr(fn, "__module__", None) or "")
+    origin = getattr(module, "__file__", None)
+    return str(origin) if origin else None
+
+
+def writer_stamp(names: Iterable[str]) -> tuple[Any, ...]:
+    """The module file stamps of the plugin writers among ``names`` (other names are skipped):
+    what a cache of results that ran those writers must key on.
+
+    QA s42 (defect 1): the app's ``st.cache_data`` views keyed on package, budget and store
+    only, so after a plugin's file was edited a new session still showed its old F at a budget
+    seen before, next to the new F at another. This is the stamp the blind cache here keys on
+    (file, mtime, size); a plugin that cannot be found is stamped as such.
+    """
+    from .writers import PLUGIN_WRITERS
+
+    out: list[Any] = []
+    for name in dict.fromkeys(names):
+        info = PLUGIN_WRITERS.get(name)
+        spec = info.spec if info is not None else (name if looks_like_spec(name) else None)
+        if not spec:
+            continue
+        try:
+            out.append(_locate(PluginSpec.parse(spec)).stamp)
+        except MemAuditError:
+            out.append((spec, "not found"))
+    return tuple(out)
 
 
 def prefetch(
@@ -1508,6 +1610,10 @@ _discovery_lock = threading.RLock()
 _discovered = False
 #: Problems met while discovering entry points (shown by ``memaudit writers``).
 DISCOVERY_WARNINGS: list[str] = []
+#: ``MEMAUDIT_WRITER_MODULES`` specs that failed to load, spec -> the error (QA s42, defect 4:
+#: the app told a link naming one that it was no writer the server knows, though it is named
+#: there; it failed to load, and the app now says why).
+LOAD_FAILURES: dict[str, str] = {}
 
 
 def describe(specs: Sequence[str], *, timeout: float | None = None) -> list[dict[str, Any]]:
@@ -1606,6 +1712,7 @@ def register_module_writer(
                 f"cannot load the writer: {load_error_text(desc.get('error'))}",
                 reason="load",
                 plugin_traceback=desc.get("traceback"),
+                file=_spec_file(parsed),
             )
         name = desc["name"]
         if dict.__contains__(WRITERS, name):
@@ -1627,6 +1734,14 @@ def register_module_writer(
             source or f"--writer-module {parsed.text}",
         )
         return register_plugin_writer(info)
+
+
+def _spec_file(spec: PluginSpec) -> str | None:
+    """The file of ``spec``'s module when it can be found (for load errors; QA s42)."""
+    try:
+        return _locate(spec).origin
+    except MemAuditError:
+        return None
 
 
 def shipped_writers(names: Iterable[str]) -> list[dict[str, str]]:
@@ -1724,6 +1839,10 @@ def discover(*, force: bool = False) -> None:
                 register_module_writer(spec, source=f"{WRITER_MODULES_ENV}={spec.strip()}")
             except PluginWriterError as exc:
                 DISCOVERY_WARNINGS.append(str(exc))
+                key = spec.strip()
+                where = f" from {exc.file}" if exc.file else ""
+                detail = exc._message.removeprefix("cannot load the writer: ")
+                LOAD_FAILURES[key] = f"writer {key} failed to load{where}: {detail}"
         try:
             eps = list(entry_points(group=ENTRY_POINT_GROUP))
         except Exception as exc:  # noqa: BLE001 - broken metadata must not break the tool

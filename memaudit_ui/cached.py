@@ -8,7 +8,8 @@ its source. Solver objects and sparse matrices never cross this boundary.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import inspect
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 import streamlit as st
@@ -74,6 +75,47 @@ def _user_errors(
     return wrap if fn is None else wrap(fn)
 
 
+def _writer_names(value: object) -> Iterable[str]:
+    """Writer names in a store key (``writer:NAME``) or a tuple of method keys or names (a
+    plugin's own name may hold a colon: ``module:function``)."""
+    items = (value,) if isinstance(value, str) else tuple(value or ())
+    names = []
+    for item in map(str, items):
+        kind, _, name = item.partition(":")
+        if kind == "writer":
+            names.append(name)
+        elif kind not in ("store", "external", "ablation"):
+            names.append(item)
+    return names
+
+
+def _writer_stamped(argument: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
+    """Pass a cached function ``writer_stamp=``, the file stamps of the plugin writers its
+    ``argument`` names, so that ``st.cache_data`` keys on them.
+
+    QA s42 (defect 1): after a plugin's file was edited, a new session showed its old F at a
+    budget seen before (cached) next to its new F at another. The stamp is the one the plugin
+    runner's own cache keys on (:func:`memaudit_core.plugins.writer_stamp`); it is computed on
+    every call, outside the cache, and costs a stat per plugin writer.
+    """
+
+    def wrap(inner: Callable[_P, _R]) -> Callable[_P, _R]:
+        signature = inspect.signature(inner)
+
+        @functools.wraps(inner)
+        def stamped(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            from memaudit_core.plugins import writer_stamp
+
+            bound = signature.bind_partial(*args, **kwargs)
+            names = _writer_names(bound.arguments.get(argument))
+            kwargs["writer_stamp"] = writer_stamp(names)
+            return inner(*args, **kwargs)
+
+        return stamped
+
+    return wrap
+
+
 #: Per-solve time limit in the app: past it a page shows incumbent, bound and gap, not OPT.
 APP_TIME_LIMIT_S = 20.0
 #: What a sweep-like page (a budget curve, a seed band, an ablation curve) may spend on all
@@ -88,13 +130,18 @@ VIEW_CACHE_MAX_SIZE = "64MB"
 
 
 @_user_errors
+@_writer_stamped("extra_writers")
 @st.cache_data(
     show_spinner="Solving the optimum and scoring every writer…",
     max_entries=256,
     max_size=VIEW_CACHE_MAX_SIZE,
 )
 def overview(
-    _package: Package, content_hash: str, budget: float, extra_writers: tuple[str, ...] = ()
+    _package: Package,
+    content_hash: str,
+    budget: float,
+    extra_writers: tuple[str, ...] = (),
+    writer_stamp: tuple[object, ...] = (),
 ) -> reports.Overview:
     """The Overview at ``budget``; ``extra_writers``: the sidebar's writer when it is not a
     reference writer (keyed apart, so choosing among reference writers reuses one entry)."""
@@ -121,6 +168,7 @@ def package_stats_by_key(_package: Package, package_key: str) -> reports.Package
 
 
 @_user_errors
+@_writer_stamped("store_key")
 @st.cache_data(
     show_spinner=f"Solving the optimum (at most {APP_TIME_LIMIT_S:g} s; an unproven result is "
     "labelled incumbent) and explaining the store…",
@@ -128,7 +176,11 @@ def package_stats_by_key(_package: Package, package_key: str) -> reports.Package
     max_size=VIEW_CACHE_MAX_SIZE,
 )
 def compare_view(
-    _package: Package, content_hash: str, budget: float, store_key: str
+    _package: Package,
+    content_hash: str,
+    budget: float,
+    store_key: str,
+    writer_stamp: tuple[object, ...] = (),
 ) -> explain.CompareView:
     """:func:`memaudit_core.explain.compare_view` for a frame store key."""
     from memaudit_core import explain
@@ -139,6 +191,7 @@ def compare_view(
 
 
 @_user_errors
+@_writer_stamped("store_key")
 @st.cache_data(
     show_spinner=f"Solving the optimum (at most {APP_TIME_LIMIT_S:g} s) and preparing the "
     "evidence views…",
@@ -154,6 +207,7 @@ def evidence_view(
     focus_unit_id: str | None,
     heatmap_rows: str = "all",
     graph_scope: str = "all",
+    writer_stamp: tuple[object, ...] = (),
 ) -> explain.EvidenceView:
     """:func:`memaudit_core.explain.evidence_view` for a frame store key."""
     from memaudit_core import explain
@@ -176,6 +230,7 @@ def evidence_view(
 
 
 @_user_errors
+@_writer_stamped("methods")
 @st.cache_data(show_spinner=False, max_entries=64)
 def budget_curve(
     _package: Package,
@@ -185,6 +240,7 @@ def budget_curve(
     ablations: tuple[str, ...],
     total_time_limit: float = PAGE_TIME_S,
     _progress=None,
+    writer_stamp: tuple[object, ...] = (),
 ) -> curves.BudgetCurve:
     """:func:`memaudit_core.curves.budget_curve` keyed by content hash, grid and methods.
 
@@ -206,6 +262,7 @@ def budget_curve(
 
 
 @_user_errors(what="The seed band")
+@_writer_stamped("methods")
 @st.cache_data(show_spinner=False, max_entries=32)
 def family_band(
     family: str,
@@ -216,6 +273,7 @@ def family_band(
     ablations: tuple[str, ...],
     total_time_limit: float = PAGE_TIME_S,
     _progress=None,
+    writer_stamp: tuple[object, ...] = (),
 ) -> curves.FamilyBand:
     """:func:`memaudit_core.curves.family_band`; generated packages are fixed by family, seeds
     and parameters, so those are the key. Every seed's solves share ``total_time_limit``."""

@@ -516,7 +516,15 @@ def _store_picker(pkg: Package) -> str:
     store_key = st.session_state.get("ma_store")
     from_url = st.session_state.pop("ma_store_from_url", False)
     if store_key not in opts:
-        if store_key is not None and from_url:
+        failed = _load_failure(store_key)
+        if failed is not None and from_url:
+            # QA s42 (defect 4): a plugin named in MEMAUDIT_WRITER_MODULES that failed to load
+            # was called "not a writer this server knows"; say it failed, and why.
+            state.add_problem(
+                f"store={_md_escape_inline(cut_repr(str(store_key)))} in the link: "
+                f"{_md_escape_inline(failed)}; showing the default."
+            )
+        elif store_key is not None and from_url:
             state.add_problem(
                 f"store={_md_escape_inline(cut_repr(str(store_key)))} in the link is not a "
                 "store of this "
@@ -543,6 +551,14 @@ def _store_picker(pkg: Package) -> str:
     for warning in plugin_discovery_warnings():
         st.sidebar.warning(warning, icon="⚠️")
     return st.session_state["w_store"]
+
+
+def _load_failure(store_key: object) -> str | None:
+    """Why the plugin writer a ``writer:`` store key names failed to load, if it did."""
+    from memaudit_core.plugins import LOAD_FAILURES
+
+    kind, _, name = str(store_key).partition(":")
+    return LOAD_FAILURES.get(name.strip()) if kind == "writer" else None
 
 
 def plugin_discovery_warnings() -> list[str]:
@@ -715,9 +731,11 @@ def _check_plugin_writer(pkg: Package, budget: float, store_key: str, page_title
             run_writer(name, compile_cached(pkg), budget, package=pkg)
     except MemAuditError as exc:
         offending = getattr(exc, "offending", ())
-        extra = (
-            f"\n\nOffending: {_md_escape_inline(', '.join(offending[:20]))}" if offending else ""
-        )
+        # Quoted and cut (QA s42, defects 2 and 3: a trailing space was invisible, and a
+        # 10**7-character id made a 20 MB error box).
+        shown = ", ".join(cut_repr(o) for o in offending[:20])
+        more = f", ... ({len(offending) - 20:,} more)" if len(offending) > 20 else ""
+        extra = f"\n\nOffending: {_md_escape_inline(shown + more)}" if offending else ""
         st.error(
             f"**The {info.kind} writer {_md_escape_inline(name)} failed at budget {budget:.10g}.**"
             f"\n\n{_md_escape_inline(str(exc))}{extra}\n\nPick another writer or store in the "

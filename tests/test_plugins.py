@@ -313,6 +313,7 @@ def test_snoop_with_the_package_path_on_the_parents_command_line(secret_path, la
             "5",
             "--writer-module",
             SNOOP,
+            "--json",
         ],
         capture_output=True,
         text=True,
@@ -320,8 +321,11 @@ def test_snoop_with_the_package_path_on_the_parents_command_line(secret_path, la
         timeout=300,
     )
     assert proc.returncode == 2, proc.stderr
-    match = re.search(r"SNOOP-REPORT:(\{.*\})$", proc.stderr, re.MULTILINE)
-    assert match, proc.stderr[-2000:]
+    # The report is the offending id (QA s42: the stderr message quotes ids cut to 200
+    # characters; the error object keeps up to 1,000).
+    (report_id,) = json.loads(proc.stdout)["error"]["offending"]
+    match = re.fullmatch(r"SNOOP-REPORT:(\{.*\})", report_id)
+    assert match, report_id
     report = json.loads(match.group(1))
     assert report["found"] == [], report["found"]
     assert report["routes"]["parent_cmdline"].startswith("denied")

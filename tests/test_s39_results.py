@@ -325,6 +325,10 @@ def _failed_sweep(tmp_path) -> Path:
     return path
 
 
+#: The fixture writers' file, which a plugin's runtime error names (QA s42).
+FIXTURE_FILE = Path(__file__).resolve().parent / "plugin_fixtures" / "fixture_writers.py"
+
+
 def test_show_lists_the_failed_writer_runs_of_a_saved_sweep(tmp_path):
     # QA s39 h5 #2: show printed only "2 writer run(s) failed; their rows are missing".
     rc, out, err = run_cli("show", str(_failed_sweep(tmp_path)))
@@ -332,8 +336,8 @@ def test_show_lists_the_failed_writer_runs_of_a_saved_sweep(tmp_path):
     lines = out.splitlines()
     start = lines.index("2 writer run(s) failed; their rows are missing:")
     assert lines[start + 1 : start + 3] == [
-        f"  update_chain: writer 'plugin_fixtures.fixture_writers:raises' at budget {b}: "
-        f"raised ValueError: boom from plugin at budget {b}"
+        f"  update_chain: writer 'plugin_fixtures.fixture_writers:raises' (file {FIXTURE_FILE}) "
+        f"at budget {b}: raised ValueError: boom from plugin at budget {b}"
         for b in (4, 8)
     ]
 
