@@ -86,7 +86,9 @@ def test_the_unedited_limited_run_is_shown_as_an_incumbent(tmp_path, limited_sol
     f = tmp_path / "r.json"
     f.write_text(json.dumps(limited_solve))
     rc, out, _ = _cli("show", str(f))
-    assert rc == 0 and "incumbent: F = 58.7" in out
+    # QA s42 (defect 2): a limited run keeps the better of its engine's store (58.7 here) and
+    # the reference writers' (gvt's 61.4), and says where it came from.
+    assert rc == 0 and "incumbent: F = 61.4" in out and "incumbent from the gvt writer" in out
 
 
 def test_an_output_file_that_is_an_input_is_refused(tmp_path):
