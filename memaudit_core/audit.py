@@ -79,6 +79,10 @@ ENGINES = ("bnb", "milp", "enum")
 ALWAYS = ("bnb", "milp")
 #: The status of an engine the audit did not run on a check (``enum`` above its cap).
 NOT_RUN = "not run"
+#: ``enum``'s status in a check saved before enumeration took part in audits.
+ABSENT = "not in this audit"
+#: Statuses of an engine run stopped before its proof (a limit; HiGHS unproven).
+UNPROVEN_STATUSES = ("limit", "unproven")
 #: The fields each engine writes to a check's record.
 _ENGINE_FIELDS = ("value", "reported", "bound", "time_s", "nodes", "cost", "gap")
 #: The candidate pools an audit can check (:data:`memaudit_core.compiled.POOLS`).
@@ -123,7 +127,6 @@ def audit_instance(inst: Any, budget: float, time_limit: float | None = None) ->
     to_run = audit_engines(inst, budget)
     rec: dict[str, Any] = {}
     values: dict[str, float] = {}
-    proven = True
     errors = 0
     problems: list[str] = []
     # Kept apart from problems: a skipped engine is no finding against the others.
@@ -170,24 +173,46 @@ def audit_instance(inst: Any, budget: float, time_limit: float | None = None) ->
             }
         )
         values[eng] = value
-        proven = proven and raw.status == "optimal" and feasible
     if len(values) >= 2:
-        ran = list(values.values())
-        diff = max(ran) - min(ran)
+        statuses = {eng: rec[f"{eng}_status"] for eng in values}
+        compared = compared_values(values, statuses)
+        diff = max(compared.values()) - min(compared.values())
         rec["abs_diff"] = diff
-        rec["rel_diff"] = diff / max(unit, *(abs(v) for v in ran))
+        rec["rel_diff"] = diff / max(unit, *(abs(v) for v in compared.values()))
+        proven_values = {e: v for e, v in values.items() if statuses[e] == "optimal"}
+        if proven_values:
+            # A limited run's store worth more than a proven optimum, or its bound under one,
+            # contradicts that proof (QA s42 round 2: checked only when every engine proved).
+            top = max(proven_values.values())
+            for eng in values.keys() - proven_values.keys():
+                bound = rec[f"{eng}_bound"]
+                if values[eng] - top > _rel_tol(top, unit):
+                    problems.append(
+                        f"{eng}'s store (F {values[eng]!r}) is worth more than the proven "
+                        f"optimum {top!r}"
+                    )
+                if bound is not None and top - bound > _rel_tol(top, unit):
+                    problems.append(f"{eng}'s bound {bound!r} is below the proven optimum {top!r}")
         if errors:
             rec["outcome"] = "error"
         elif problems:
             # An infeasible store or a value its store does not have is a finding even from
             # a run stopped by a limit (it read "unproven").
             rec["outcome"] = "disagree"
-        elif not proven:
+        elif len(proven_values) >= 2:
+            # Two proofs are compared however the third run ended (QA s42 round 2: bnb and
+            # enum proving different optima read "unproven" when milp hit its limit, and equal
+            # ones "NOTHING CHECKED").
+            rec["outcome"] = (
+                "agree" if diff <= _rel_tol(max(compared.values()), unit) else ("disagree")
+            )
+            skips.extend(
+                f"{eng} stopped at its limit ({statuses[eng]}); the other engines' proofs agree"
+                for eng in values
+                if eng not in proven_values and rec["outcome"] == "agree"
+            )
+        else:  # fewer than two proofs, so some engine stopped at a limit
             rec["outcome"] = "unproven"
-        elif diff <= _rel_tol(max(ran), unit):
-            rec["outcome"] = "agree"
-        else:
-            rec["outcome"] = "disagree"
     else:
         rec["abs_diff"] = rec["rel_diff"] = None
         rec["outcome"] = "error" if errors else "skipped"
@@ -196,6 +221,19 @@ def audit_instance(inst: Any, budget: float, time_limit: float | None = None) ->
 
 
 _OUTCOMES = ("agree", "disagree", "unproven", "skipped", "error")
+
+
+def compared_values(values: Mapping[str, float], statuses: Mapping[str, str]) -> dict[str, float]:
+    """The engine values a check's difference is taken over: the proven optima where at least
+    two engines proved theirs (a third engine's limited incumbent is no difference between
+    proofs), else every value.
+
+    >>> compared_values({"bnb": 2.0, "milp": 1.5, "enum": 2.0},
+    ...                 {"bnb": "optimal", "milp": "limit", "enum": "optimal"})
+    {'bnb': 2.0, 'enum': 2.0}
+    """
+    proven = {e: v for e, v in values.items() if statuses.get(e) == "optimal"}
+    return proven if len(proven) >= 2 else dict(values)
 
 
 def _audit_result_ok(result: Any) -> bool:
@@ -278,7 +316,7 @@ class AuditRow:
 
     def ran(self, engine: str) -> bool:
         """Whether ``engine`` ran on this check (not skipped, not left out)."""
-        return getattr(self, f"{engine}_status") not in (NOT_RUN, "skipped", "?")
+        return getattr(self, f"{engine}_status") not in (NOT_RUN, ABSENT, "skipped", "?")
 
     def gap(self, engine: str) -> float | None:
         """``engine``'s relative gap (bound - value) / value, or None without both."""
@@ -336,6 +374,10 @@ class AuditRow:
             data = {**data, "problem_list": joined.split("; ") if joined else []}
         # Saved before the bounds were kept: unknown, not an error.
         data = {"bnb_bound": None, "milp_bound": None, "bnb_gap": None, "milp_gap": None, **data}
+        if "enum_status" not in data:
+            # Saved before enumeration took part (QA s42 round 2: `show` said it was "left
+            # out: too many stores" of checks with a handful of stores).
+            data = {**data, "enum_status": ABSENT}
         row = from_fields(
             cls,
             data,
@@ -379,14 +421,20 @@ class AuditRow:
         from .solvers import CERTIFIED_GAP_MAX, ZERO_VALUE, read_back_gap
 
         ran = [eng for eng in ENGINES if self.ran(eng)]
+        optimal = [eng for eng in ran if getattr(self, f"{eng}_status") == "optimal"]
+        # A third engine may have stopped at its limit beside two agreeing proofs.
         wrong = [
             f"{eng}_status is {getattr(self, f'{eng}_status')!r}"
             for eng in ran
-            if getattr(self, f"{eng}_status") != "optimal"
+            if getattr(self, f"{eng}_status") not in ("optimal", *UNPROVEN_STATUSES)
         ]
-        if len(ran) < 2:
-            wrong.append(f"only {' '.join(ran) or 'no engine'} ran")
-        for eng in ran:
+        if len(optimal) < 2:
+            wrong.append(
+                f"only {' and '.join(optimal) or 'no engine'} proved an optimum"
+                if len(ran) >= 2
+                else f"only {' '.join(ran) or 'no engine'} ran"
+            )
+        for eng in optimal:
             value, bound = getattr(self, f"{eng}_value"), getattr(self, f"{eng}_bound")
             gap = self.gap(eng)
             if value is not None and bound is not None and gap is not None:
@@ -394,13 +442,17 @@ class AuditRow:
                     read_back_gap(value, bound) <= CERTIFIED_GAP_MAX and gap <= CERTIFIED_GAP_MAX
                 ):
                     wrong.append(f"{eng}'s bound {bound!r} is above its F {value!r} (gap {gap!r})")
-        values = [getattr(self, f"{eng}_value") for eng in ran]
+        values = [getattr(self, f"{eng}_value") for eng in optimal]
         if any(v is None for v in values):
-            wrong.append("an engine that ran has no value")
+            wrong.append("an engine that proved its optimum has no value")
         elif values:
             a, b = min(values), max(values)
             if not b - a <= AGREE_TOL * max(abs(a), abs(b), ZERO_VALUE):
                 wrong.append(f"the values {a!r} and {b!r} differ")
+            for eng in ran:
+                v = getattr(self, f"{eng}_value")
+                if eng not in optimal and v is not None and v - b > AGREE_TOL * max(abs(b), 1):
+                    wrong.append(f"{eng}'s limited store (F {v!r}) is above the optimum {b!r}")
         if wrong:
             raise ResultError(
                 f"{path}.outcome",
@@ -421,11 +473,13 @@ class AuditRow:
         are None where fewer than two engines gave a value."""
         from .errors import ResultError
 
-        values = [
-            v
+        by_engine = {
+            eng: v
             for eng in ENGINES
             if self.ran(eng) and (v := getattr(self, f"{eng}_value")) is not None
-        ]
+        }
+        statuses = {eng: getattr(self, f"{eng}_status") for eng in by_engine}
+        values = list(compared_values(by_engine, statuses).values())
         if len(values) < 2:
             for name in ("abs_diff", "rel_diff"):
                 if getattr(self, name) is not None:
@@ -443,7 +497,8 @@ class AuditRow:
             raise ResultError(
                 f"{path}.abs_diff",
                 "inconsistent",
-                f"not the largest minus the smallest value of the engines that ran ({want!r})",
+                "not the largest minus the smallest value of the engines that proved their "
+                f"optimum (of every engine that ran, with fewer than two proofs): {want!r}",
                 got,
             )
         rel = self.rel_diff
@@ -912,13 +967,26 @@ def save_disagreement(package: Package, row: AuditRow, folder: Path) -> list[str
     return [str(pkg_path), str(rec_path)]
 
 
+def _second_time(row: AuditRow) -> tuple[str, float] | None:
+    """The engine whose time a check is plotted against bnb's: the MILP, or enumeration
+    where the MILP did not run (log1p); None without bnb's time or either other."""
+    if not row.bnb_time_s:
+        return None
+    for eng in ("milp", "enum"):
+        t = getattr(row, f"{eng}_time_s")
+        if t:
+            return eng, t
+    return None
+
+
 def audit_figure(report: AuditReport) -> Any:
+    """bnb's time against the MILP's (or enumeration's, where the MILP did not run) per
+    check, coloured by outcome; the title counts the checks plotted (QA s42 round 2: "636
+    checks" over 612 points, log1p checks left out silently, and an empty chart)."""
     import plotly.graph_objects as go
 
-    # bnb against the MILP; against enumeration where the MILP ran on no check (log1p), so a
-    # log1p audit's figure is not empty.
-    other = "milp" if any(r.milp_time_s for r in report.rows) else "enum"
-    pts = [r for r in report.rows if r.bnb_time_s and getattr(r, f"{other}_time_s")]
+    pts = [(r, *pair) for r in report.rows if (pair := _second_time(r)) is not None]
+    against = sorted({eng for _, eng, _ in pts}, key=ENGINES.index)
     fig = go.Figure()
     for outcome, color in (
         ("agree", "#3a9d5d"),
@@ -926,20 +994,21 @@ def audit_figure(report: AuditReport) -> Any:
         ("disagree", "#c43c39"),
         ("error", "#c43c39"),
     ):
-        sel = [r for r in pts if r.outcome == outcome]
-        if not sel:
-            continue
-        fig.add_scatter(
-            x=[r.bnb_time_s * 1000 for r in sel],
-            y=[getattr(r, f"{other}_time_s") * 1000 for r in sel],
-            mode="markers",
-            name=f"{outcome} ({len(sel)})",
-            marker={"color": color, "size": 7},
-            text=[f"{r.source} {r.pool} B={r.budget:.10g}" for r in sel],
-        )
+        for eng, symbol in (("milp", "circle"), ("enum", "diamond")):
+            sel = [(r, t) for r, e, t in pts if r.outcome == outcome and e == eng]
+            if not sel:
+                continue
+            fig.add_scatter(
+                x=[r.bnb_time_s * 1000 for r, _ in sel],
+                y=[t * 1000 for _, t in sel],
+                mode="markers",
+                name=f"{outcome} ({len(sel)})" + ("" if len(against) == 1 else f", bnb vs {eng}"),
+                marker={"color": color, "size": 7, "symbol": symbol},
+                text=[f"{r.source} {r.pool} B={r.budget:.10g}" for r, _ in sel],
+            )
     if pts:
-        lo = min(min(r.bnb_time_s, getattr(r, f"{other}_time_s")) for r in pts) * 1000
-        hi = max(max(r.bnb_time_s, getattr(r, f"{other}_time_s")) for r in pts) * 1000
+        lo = min(min(r.bnb_time_s, t) for r, _, t in pts) * 1000
+        hi = max(max(r.bnb_time_s, t) for r, _, t in pts) * 1000
         fig.add_scatter(
             x=[lo, hi],
             y=[lo, hi],
@@ -947,11 +1016,24 @@ def audit_figure(report: AuditReport) -> Any:
             name="equal time",
             line={"dash": "dash", "color": "#888"},
         )
+    else:
+        fig.add_annotation(
+            text="No check has bnb's time and another engine's to plot "
+            "(every check skipped, or stopped before a second engine ran)",
+            xref="paper",
+            yref="paper",
+            x=0.5,
+            y=0.5,
+            showarrow=False,
+        )
     fig.update_xaxes(type="log", title_text="bnb time (ms)")
-    fig.update_yaxes(type="log", title_text=f"{other} time (ms)")
-    fig.update_layout(
-        title=f"Solve time per check ({report.n_tasks} checks)", template="plotly_white"
+    fig.update_yaxes(type="log", title_text=" or ".join(against or ["milp"]) + " time (ms)")
+    shown = (
+        f"{len(pts)} checks"
+        if len(pts) == report.n_tasks
+        else f"{len(pts)} of {report.n_tasks} checks plotted"
     )
+    fig.update_layout(title=f"Solve time per check ({shown})", template="plotly_white")
     return fig
 
 
@@ -1076,7 +1158,9 @@ def engine_time_lines(report: AuditReport) -> list[str]:
     for eng in ENGINES:
         t = getattr(report, f"{eng}_time_s")
         n = sum(1 for r in report.rows if getattr(r, f"{eng}_time_s") is not None)
-        if n or not report.rows:
+        if eng == "enum" and report.rows and all(r.enum_status == ABSENT for r in report.rows):
+            lines.append("enum not part of this audit (saved before enumeration took part)")
+        elif n or not report.rows:
             lines.append(
                 f"{eng} time: total {t[0]:.3f} s, mean {t[1] * 1000:.2f} ms, max "
                 f"{t[2] * 1000:.2f} ms ({n} check(s))"

@@ -493,6 +493,8 @@ def test_a_saved_audit_whose_rows_contradict_it_is_refused(tmp_path):
     bad_bound["rows"][1].update(milp_value=1.0, milp_bound=0.5, milp_status="limit")
     bad_status = json.loads(json.dumps(saved))
     bad_status["rows"][1]["milp_status"] = "limit"
+    # Since s42 two agreeing proofs (bnb, enum) stand beside a limited MILP: limit enum too.
+    bad_status["rows"][1]["enum_status"] = "limit"
     bad_count = json.loads(json.dumps(saved))
     bad_count["n_agree"] = 7
     for doc, where in (

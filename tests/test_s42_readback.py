@@ -273,7 +273,7 @@ def test_audit_saved_before_enum_reads_back_and_is_checked(audit_doc) -> None:
         for key in [k for k in row if k.startswith("enum_")]:
             del row[key]
     rep = ma.read_result(copy.deepcopy(doc))
-    assert [r.enum_status for r in rep.rows] == [au.NOT_RUN, au.NOT_RUN]
+    assert [r.enum_status for r in rep.rows] == [au.ABSENT, au.ABSENT]
     doc["rows"][0]["abs_diff"] = 5.0
     _refused(doc, "$.rows[0].abs_diff")
 

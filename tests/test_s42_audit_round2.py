@@ -1,0 +1,135 @@
+"""Session 42, QA round 2 on the three-engine audit: two proofs are compared however the
+third run ended, a limited run that contradicts a proof is a disagreement, a file saved
+before enumeration says so, and the figure counts what it plots."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+from cli_utils import run_cli
+from package_utils import write_json
+
+import memaudit_core as ma
+import memaudit_core.solvers as solvers_mod
+from memaudit_core import audit as au
+from memaudit_core.compiled import compile_package
+from memaudit_core.generators import generate
+
+REPO = Path(__file__).resolve().parents[1]
+
+#: OPT of update_chain at budget 6 (DESIGN's published table; PAPER_FAMILIES.md).
+OPT_6 = 7.735
+
+
+def _patched(monkeypatch: pytest.MonkeyPatch, change: dict) -> None:
+    """Engines run for real, then ``change[name](raw)`` edits one engine's answer."""
+    real = solvers_mod.run_engine
+
+    def fake(name, inst, budget, **kw):
+        raw, t = real(name, inst, budget, **kw)
+        return (change[name](raw) if name in change else raw), t
+
+    monkeypatch.setattr(solvers_mod, "run_engine", fake)
+
+
+def _limited(raw):
+    return dataclasses.replace(raw, status="limit")
+
+
+def test_two_proofs_that_differ_disagree_while_the_third_engine_is_limited(monkeypatch):
+    def wrong_optimum(raw):
+        return dataclasses.replace(raw, selected_idx=(), value=0.0, bound=0.0)
+
+    _patched(monkeypatch, {"enum": wrong_optimum, "milp": _limited})
+    rec = au.audit_instance(compile_package(generate("update_chain")), 6)
+    assert (rec["bnb_status"], rec["milp_status"], rec["enum_status"]) == (
+        "optimal",
+        "limit",
+        "optimal",
+    )
+    assert rec["bnb_value"] == pytest.approx(OPT_6) and rec["enum_value"] == 0.0
+    assert rec["outcome"] == "disagree"
+    assert rec["abs_diff"] == pytest.approx(OPT_6)
+
+
+def test_two_equal_proofs_agree_while_the_third_engine_is_limited(monkeypatch):
+    _patched(monkeypatch, {"milp": _limited})
+    rec = au.audit_instance(compile_package(generate("update_chain")), 6)
+    assert rec["outcome"] == "agree" and rec["abs_diff"] == 0.0
+    assert any("milp stopped at its limit" in p for p in rec["problems"])
+    # And it reads back: an agreeing row may carry a limited third engine.
+    rep = au.audit_summary_for_package(generate("update_chain"), [6.0])
+    data = rep.to_dict()
+    data["rows"][0].update(rec | {"problem_list": rec["problems"]})
+    data["rows"][0]["problems"] = "; ".join(rec["problems"])
+    assert ma.read_result(data).rows[0].outcome == "agree"
+
+
+def test_a_limited_store_above_a_proven_optimum_is_a_disagreement(monkeypatch):
+    inst = compile_package(generate("update_chain"))
+    over = tuple(range(inst.n_candidates))  # infeasible at 6, but claimed by a limited run
+
+    def above(raw):
+        # A feasible store can not be worth more than OPT; a bound below OPT can be claimed.
+        return dataclasses.replace(raw, status="limit", bound=OPT_6 - 1.0, value=OPT_6 - 1.0)
+
+    _patched(monkeypatch, {"milp": above})
+    rec = au.audit_instance(inst, 6)
+    assert rec["outcome"] == "disagree"
+    assert any("below the proven optimum" in p for p in rec["problems"])
+    assert over  # the package has candidates (the premise of the budget above)
+
+
+def test_the_cli_counts_bnb_and_enum_agreeing_when_milp_is_limited(monkeypatch):
+    """QA s42 round 2: `audit update_chain.json --budgets 63 --time-limit 0.01` said NOTHING
+    CHECKED with exit 1 beside three equal values (the MILP stopped at its limit; here it is
+    made to, so the test does not depend on the machine's speed)."""
+    _patched(monkeypatch, {"milp": _limited})
+    pkg = str(REPO / "sample_packages" / "update_chain.json")
+    rc, out, err = run_cli("audit", pkg, "--budgets", "63", "--json")
+    rep = json.loads(out)
+    (row,) = rep["rows"]
+    assert (row["bnb_status"], row["milp_status"], row["enum_status"]) == (
+        "optimal",
+        "limit",
+        "optimal",
+    )
+    assert row["outcome"] == "agree" and rep["n_agree"] == 1
+    assert rc == 0, err
+
+
+def test_an_audit_saved_before_enumeration_says_enum_was_not_part_of_it(tmp_path):
+    rep = au.audit_summary_for_package(generate("update_chain"), [2.0, 6.0])
+    data = rep.to_dict()
+    for row in data["rows"]:
+        for key in [k for k in row if k.startswith("enum_")]:
+            del row[key]
+    del data["enum_time_s"]
+    path = write_json(tmp_path, "old.json", data)
+    rc, out, err = run_cli("show", str(path))
+    assert rc == 0, err
+    assert "enum not part of this audit (saved before enumeration took part)" in out
+    assert "too many stores" not in out
+
+
+def test_the_audit_figure_counts_the_checks_it_plots_and_says_when_there_are_none(tmp_path):
+    doc = json.loads((REPO / "sample_packages" / "update_chain.json").read_text("utf-8"))
+    doc["objective"] = {"saturation": "log1p"}
+    log1p = write_json(tmp_path, "uc-log1p.json", doc)
+    cap1 = str(REPO / "sample_packages" / "update_chain.json")
+    mixed = au.audit([cap1, str(log1p)], budgets=[4, 6], figures=False)
+    fig = au.audit_figure(mixed)
+    plotted = sum(len(t.x) for t in fig.data if t.name != "equal time")
+    assert plotted == mixed.n_tasks == 4
+    assert fig.layout.yaxis.title.text == "milp or enum time (ms)"
+    assert {t.name for t in fig.data} >= {"agree (2), bnb vs milp", "agree (2), bnb vs enum"}
+    big = json.loads((REPO / "sample_packages" / "event-graph-50.json").read_text("utf-8"))
+    big["objective"] = {"saturation": "log1p"}
+    nothing = au.audit([str(write_json(tmp_path, "eg.json", big))], budgets=[125], figures=False)
+    assert nothing.verdict == "NOTHING CHECKED"
+    empty = au.audit_figure(nothing)
+    assert "0 of 1 checks plotted" in empty.layout.title.text
+    assert any("No check has" in a.text for a in empty.layout.annotations)
