@@ -73,7 +73,7 @@ from .package import (
 )
 from .parallel import check_workers, init_solver_worker, pool_context, stop_pool, worker_died
 from .plugins import prefetch, remember_package
-from .shortrepr import brief, count, num, short_repr
+from .shortrepr import brief, cost_budget_text, count, num, short_repr
 from .solvers import (
     CERTIFIED_GAP_MAX,
     ZERO_OPT,
@@ -1551,11 +1551,15 @@ def score(
             kept, lost_idx = _prune_by_order(eval_inst, members, budget)
             over_budget, pruned = True, "recency"
             dropped = tuple(eval_inst.candidate_ids[i] for i in lost_idx)
-            # QA s39 (defect 4): "the budget 1 words"; amount_text says "1 word".
+            # QA s39 (defect 4): "the budget 1 words"; unit_word says "1 word". QA s42 round 2
+            # (defect 2): 1000000001.4 printed "1000000001", the cost another note called
+            # inside the budget tolerance; cost_budget_text gives the digits that differ.
+            cost_text, budget_text = cost_budget_text(store_cost, budget)
             notes.append(
-                "The store as written costs "
-                f"{amount_text(store_cost, store_cost_unit(store.meta, package.cost_unit))}, "
-                f"more than the budget {amount_text(budget, package.cost_unit)}. It was pruned "
+                f"The store as written costs {cost_text} "
+                f"{unit_word(store_cost, store_cost_unit(store.meta, package.cost_unit))}, "
+                f"more than the budget {budget_text} {unit_word(budget, package.cost_unit)}. "
+                "It was pruned "
                 "by recency "
                 f"({how}; each memory kept if it still fit): kept {len(kept)} of "
                 f"{len(members)}, dropped {', '.join(dropped)}."
@@ -1751,8 +1755,9 @@ def score_selection(
         inst = compile_cached(scored)
         cost = inst.selection_cost(inst.indices(ids))
         if cost > budget_with_tolerance(budget):
+            cost_text, budget_text = cost_budget_text(cost, budget, 6)  # QA s42 r2 defect 2
             raise MemAuditError(
-                f"the selection costs {_fmt(cost)}, more than the budget {_fmt(budget)} "
+                f"the selection costs {cost_text}, more than the budget {budget_text} "
                 "(strict=True; without it the store is cut to what fits, most recent first)"
             )
     ev = score(scored, budget, store_id=store_id, solver=solver, time_limit=time_limit)

@@ -30,7 +30,7 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
@@ -154,9 +154,57 @@ class FrozenDict(dict):
         return (type(self), (dict(self),))
 
 
-def _freeze_coverage(obj: Any) -> None:
-    if not isinstance(obj.coverage, FrozenDict):
-        object.__setattr__(obj, "coverage", FrozenDict(obj.coverage))
+def _freeze_coverage(obj: Any, kind: str) -> None:
+    """Store ``obj.coverage`` (a mapping, or a list of ``(unit, value)`` pairs) as a
+    :class:`FrozenDict`.
+
+    QA s42 round 2 (defect 3): ``None`` and ``5`` raised a bare TypeError, ``"u1"`` a
+    ValueError, the set ``{"u1"}`` became ``{'u': '1'}`` and a unit given twice kept its last
+    value silently, where the JSON loader refuses a repeated key (duplicate-key). Each is now a
+    :class:`PackageError` naming the field and the rule.
+    """
+    coverage = obj.coverage
+    if isinstance(coverage, FrozenDict):
+        return
+    path = f"{kind}[{obj.id}].coverage"
+    source = f"<memory> ({type(obj).__name__} {obj.id!r} built in Python)"
+    if isinstance(coverage, Mapping):
+        object.__setattr__(obj, "coverage", FrozenDict(coverage))
+        return
+    pairs = list(coverage) if isinstance(coverage, (list, tuple)) else None
+    if pairs is None or not all(
+        isinstance(pair, (list, tuple)) and len(pair) == 2 and isinstance(pair[0], Hashable)
+        for pair in pairs
+    ):
+        raise PackageError(
+            source,
+            [
+                Problem(
+                    path,
+                    "type",
+                    "must be an object mapping unit ids to numbers (or a list of "
+                    "(unit id, number) pairs)",
+                    coverage,
+                )
+            ],
+        )
+    row: dict[Any, Any] = {}
+    for unit, value in pairs:
+        if unit in row:
+            raise PackageError(
+                source,
+                [
+                    Problem(
+                        f"{path}[{unit}]",
+                        "duplicate-key",
+                        "this unit appears more than once in the coverage row "
+                        "(only one value could be kept)",
+                        unit,
+                    )
+                ],
+            )
+        row[unit] = value
+    object.__setattr__(obj, "coverage", FrozenDict(row))
 
 
 @dataclass(frozen=True)
@@ -170,7 +218,7 @@ class Candidate:
     meta: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        _freeze_coverage(self)
+        _freeze_coverage(self, "candidates")
 
 
 @dataclass(frozen=True)
@@ -187,7 +235,7 @@ class ExternalMemory:
     meta: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        _freeze_coverage(self)
+        _freeze_coverage(self, "memories")
 
 
 @short_repr

@@ -46,6 +46,55 @@ def num(value: float | None) -> str:
     return "n/a" if value is None else f"{float(value):.6g}"
 
 
+#: The relative budget tolerance (``compiled.BUDGET_RTOL``, written out here: this module is
+#: imported by the plugin worker, which must not load numpy).
+_BUDGET_RTOL = 1e-9
+
+
+def _g(x: float, digits: int) -> str:
+    """``x`` to ``digits`` significant digits, or its shortest round-trip form when that is
+    shorter and exact (0.3, not 0.29999999999999999)."""
+    text = f"{x:.{digits}g}"
+    if float(text) == x:
+        shortest = repr(x).removesuffix(".0")
+        if len(shortest) < len(text):
+            return shortest
+    return text
+
+
+def cost_budget_text(cost: float, budget: float, digits: int = 10) -> tuple[str, str]:
+    """``cost`` and ``budget`` as a note comparing them prints them: ``digits`` significant
+    digits, more where fewer would print a cost that differs from the budget, or from the
+    budget's tolerance limit B(1 + 1e-9), as the same number.
+
+    QA s42 round 2 (defect 2): 1000000001.4 at B = 1e9 was "costs 1000000001 units, more than
+    the budget" next to "its cost 1000000001 is ... inside the budget tolerance", and "costs
+    more than the budget 1e+09 units (the smallest, m1, costs 1e+09)".
+
+    >>> cost_budget_text(1000000001.4, 1e9), cost_budget_text(1000000001.4, 1e9, 6)
+    (('1000000001.4', '1000000000'), ('1000000001.4', '1000000000'))
+    >>> cost_budget_text(12.5, 10.0, 6), cost_budget_text(1e9 + 1, 1e9, 6)
+    (('12.5', '10'), ('1000000001', '1000000000'))
+    """
+    cost, budget = float(cost), float(budget)
+    limit = budget + _BUDGET_RTOL * abs(budget)
+    others = [v for v in (budget, limit) if v != cost]
+    for p in range(digits, 18):
+        text = _g(cost, p)
+        if all(_g(v, p) != text for v in others):
+            return text, _g(budget, p)
+    return _g(cost, 17), _g(budget, 17)  # not reached: 17 digits tell any two floats apart
+
+
+def ratio_text_exp(x: float, digits: int = 2) -> str:
+    """A small relative amount as the README writes it: ``1e-9``, not Python's ``1e-09``.
+
+    >>> ratio_text_exp(1.0000000000000002e-09), ratio_text_exp(5e-10), ratio_text_exp(0.25)
+    ('1e-9', '5e-10', '0.25')
+    """
+    return f"{x:.{digits}g}".replace("e-0", "e-").replace("e+0", "e+")
+
+
 def count(n: int, word: str, plural: str | None = None) -> str:
     """``"1 unit"``, ``"12 units"``, ``"1,500 queries"``.
 

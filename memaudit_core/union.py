@@ -68,7 +68,12 @@ from .analysis import (
     store_as_kept,
 )
 from .closest import closest_equivalent
-from .compiled import CompiledInstance, budget_with_tolerance, compile_package
+from .compiled import (
+    CompiledInstance,
+    budget_excess_note,
+    budget_with_tolerance,
+    compile_package,
+)
 from .costs import COST_RULES, store_cost_unit
 from .errors import (
     MemAuditError,
@@ -82,7 +87,7 @@ from .errors import (
 )
 from .objective import evaluate, singleton_values
 from .package import Package, Store, check_package, replace_package
-from .shortrepr import short_repr
+from .shortrepr import cost_budget_text, short_repr
 from .solvers import ZERO_OPT, SolveResult, check_budget, check_time_limit, gap_text, solve
 from .solvers.budgets import lift_store, refine_unproven
 from .solvers.timeshare import check_total_time_limit, shared_time
@@ -1147,19 +1152,22 @@ def _build_report(
         )
     if cost_effect:
         cheapest = min(prep.ids, key=lambda m: (prep.cost[m], m))
+        # QA s42 round 2 (defect 2): "the budget 1e+09 units (the smallest, m1, costs 1e+09)".
+        cost_text, budget_text = cost_budget_text(prep.cost[cheapest], budget, 6)
         notes.append(
-            f"Every memory of {name} costs more than the budget {_fmt(budget)} {unit} (the "
-            f"smallest, {cheapest}, costs {_fmt(prep.cost[cheapest])}), so nothing fits and the "
+            f"Every memory of {name} costs more than the budget {budget_text} {unit} (the "
+            f"smallest, {cheapest}, costs {cost_text}), so nothing fits and the "
             "store scores 0. This is a cost effect, not a content effect: the memories are too "
             f"long for this budget (the whole store would be worth F = {_fmt(prep.full_value)} "
             "without a budget)."
         )
     elif over:
         rule_text = {"recency": prep.recency_how, "salience": prep.salience_how}[solved.keep_rule]
+        cost_text, budget_text = cost_budget_text(prep.store_cost, budget, 6)  # QA s42 r2 #2
         notes.append(
-            f"The store as written costs {_fmt(prep.store_cost)} "
+            f"The store as written costs {cost_text} "
             f"{store_cost_unit(store.meta, unit)}, more than the budget "
-            f"{_fmt(budget)}. Y' is the store pruned by {solved.keep_rule} ({rule_text}; each "
+            f"{budget_text}. Y' is the store pruned by {solved.keep_rule} ({rule_text}; each "
             f"memory kept if it still fits): {len(kept)} of {len(prep.ids)} memories kept."
         )
     if over and salience is None and prep.ids:
@@ -1250,6 +1258,21 @@ def _build_report(
     # Equal optima differ in which interchangeable memory they take (a memory that copies a
     # package candidate): mark the memories of the optimum closest to the kept store.
     near = closest_equivalent(prep.union, union_opt.selected_idx, prep.union_idx(kept), budget)
+    # QA s42 round 2 (defect 1): a store of memories above B inside the budget tolerance was
+    # scored with nothing said, where a store of package candidates got this note.
+    kept_note = budget_excess_note(
+        float(sum(prep.cost[m] for m in kept)), budget, len(kept), "The store's cost"
+    )
+    if kept_note:
+        notes.append(kept_note + ".")
+    opt_note = budget_excess_note(
+        prep.union.selection_cost(near.selected_idx),
+        budget,
+        len(near.selected_idx),
+        "The optimum over the union package shown: its cost",
+    )
+    if opt_note and sorted(prep.union.ids(near.selected_idx)) != sorted(kept):  # said once
+        notes.append(opt_note + ".")
     upper_set, union_set = set(upper.selected), set(prep.union.ids(near.selected_idx))
     rec_set = set(recency.kept) if recency else set(kept)
     sal_set = set(salience.kept) if salience else (set(kept) if not over else set())

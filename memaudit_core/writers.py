@@ -64,7 +64,7 @@ from .errors import (
 )
 from .heartbeat import beat
 from .objective import GAIN_EPS, CoverageState, evaluate, get_saturation
-from .shortrepr import short_repr
+from .shortrepr import cost_budget_text, short_repr
 from .solvers import check_budget
 from .versions import RESULT_VERSION
 
@@ -1633,7 +1633,8 @@ def infeasible_reason(inst: CompiledInstance, selected_idx: tuple[int, ...], bud
     parts = []
     cost = inst.selection_cost(idx)
     if cost > budget_with_tolerance(budget):
-        parts.append(f"it costs {cost:g}, over the budget {budget:.10g}")
+        cost_text, budget_text = cost_budget_text(cost, budget)  # QA s42 r2 defect 2
+        parts.append(f"it costs {cost_text}, over the budget {budget_text}")
     counts = np.bincount(inst.group_idx[idx], minlength=inst.n_groups)
     for g in np.flatnonzero(counts > inst.group_capacity)[:5]:
         ids = [inst.candidate_ids[i] for i in idx if inst.group_idx[i] == g]
