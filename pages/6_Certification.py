@@ -252,10 +252,11 @@ with st.expander("How a budget is certified and cross-checked"):
 # ------------------------------------------------------------------ suite audit (issue 8)
 st.subheader("Audit across pools and seeds")
 st.caption(
-    "Branch-and-bound and HiGHS MILP over the ablation pools of this package, or over a seed "
-    "range of its family. Instances are counted once by content (seed-invariant families and "
-    "repeated instances are not double-counted); a disagreement is saved for inspection by the CLI "
-    "(`memaudit audit --out DIR`)."
+    "Branch-and-bound, the HiGHS MILP and, where at most 100,000 stores fit the budget, "
+    "enumeration, each run directly, over the ablation pools of this package or over a seed "
+    "range of its family (only for the family's own package). Instances are counted once by "
+    "content (seed-invariant families and repeated instances are not double-counted); a "
+    "disagreement is saved for inspection by the CLI (`memaudit audit --out DIR`)."
 )
 # The package's own family *and parameters* (review: a package generated with non-default
 # parameters was audited against default-parameter packages).

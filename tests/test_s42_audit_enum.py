@@ -190,3 +190,16 @@ def test_the_audit_figure_of_a_log1p_suite_plots_bnb_against_enum(tmp_path):
     assert fig.layout.yaxis.title.text == "enum time (ms)"
     agree = [t for t in fig.data if t.name == "agree (2)"]
     assert len(agree) == 1 and len(agree[0].y) == 2
+
+
+def test_the_certification_pages_audit_caption_names_the_three_engines():
+    """QA s42 round 2: it still said "Branch-and-bound and HiGHS MILP" only."""
+    from app_utils import open_app
+
+    at = open_app("pages/6_Certification.py", 300, package="sample:update_chain")
+    captions = [c.value for c in at.caption]
+    assert any(
+        "Branch-and-bound, the HiGHS MILP and, where at most 100,000 stores fit the budget, "
+        "enumeration" in c
+        for c in captions
+    ), captions
