@@ -1911,14 +1911,41 @@ def throughput_text(result: SweepSuiteResult) -> str:
     )
 
 
+def method_label(method: str, kinds: Mapping[str, str]) -> str:
+    """A sweep's method as its report and the CLI's tables name it: ``"gvt (oracle)"``,
+    ``"mine (blind)"``, ``"full_store (store)"``; the bare name when its kind is not known
+    (a sweep saved before ``method_kinds``).
+
+    >>> method_label("gvt", {"gvt": "oracle"}), method_label("gvt", {})
+    ('gvt (oracle)', 'gvt')
+    """
+    kind = kinds.get(method)
+    return f"{method} ({kind})" if kind else method
+
+
+def rows_with_kinds(result: Any) -> tuple[list[dict[str, Any]], list[str]]:
+    """A sweep's rows as the CSV / Parquet files write them, and their columns: each row's
+    fields with ``method_kind`` (``oracle``, ``blind``, ``store``, ``ablation``; empty when
+    not known) after ``method``.
+
+    QA s42 round 2 (defect 1): the README says an oracle writer is labelled oracle
+    everywhere, and ``sweep -o``'s CSV (and ``--out``'s rows.csv) did not say which method
+    was which kind.
+    """
+    kinds = dict(getattr(result, "method_kinds", ()))
+    columns = list(SuiteRow.__dataclass_fields__)
+    columns.insert(columns.index("method") + 1, "method_kind")
+    rows = [{**r.to_dict(), "method_kind": kinds.get(r.method, "")} for r in result.rows]
+    return rows, columns
+
+
 def write_sweep_outputs(
     result: SweepSuiteResult, out: Path, *, figures: bool = True
 ) -> tuple[list[str], list[str]]:
     """rows / summary as CSV + Parquet, a Markdown report and its figure."""
     out.mkdir(parents=True, exist_ok=True)
-    files = write_table(
-        [r.to_dict() for r in result.rows], out / "rows", list(SuiteRow.__dataclass_fields__)
-    )
+    rows, columns = rows_with_kinds(result)
+    files = write_table(rows, out / "rows", columns)
     from .analysis import BOOTSTRAP_TEXT, SummaryRow
 
     files += write_table(
@@ -1935,7 +1962,7 @@ def write_sweep_outputs(
     )
     files += written
     kinds = dict(result.method_kinds)
-    methods_line = ", ".join(f"{m} ({kinds[m]})" if m in kinds else m for m in result.methods)
+    methods_line = ", ".join(method_label(m, kinds) for m in result.methods)
     failed: dict[tuple[str, float], int] = {}
     for e in result.errors:
         failed[(e.writer, e.budget)] = failed.get((e.writer, e.budget), 0) + 1
@@ -2014,9 +2041,11 @@ __all__ = [
     "collect_sources",
     "repeated_sources_note",
     "instance_hash",
+    "method_label",
     "normalize_ablations",
     "parse_family_spec",
     "render_figures",
+    "rows_with_kinds",
     "run_suite",
     "sweep_package_tasks",
     "sweep_suite",

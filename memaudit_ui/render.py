@@ -48,6 +48,27 @@ def _image(fig: go.Figure, fmt: str) -> Callable[[], bytes]:
     return make
 
 
+def amount_text(x: float, beside: float | None = None) -> str:
+    """A cost or budget as the Overview's metrics show it: ten significant digits with
+    thousands separators, and more (up to 17) where ten would read the same as ``beside``
+    while the numbers differ.
+
+    QA s42 round 2 (defect 5): the optimum's cost 1000000000.5 read "1e+09" beside
+    "Budget 1,000,000,000", as if the store cost exactly B.
+
+    >>> amount_text(1e9), amount_text(1000000000.5, 1e9), amount_text(7.5, 8)
+    ('1,000,000,000', '1,000,000,000.5', '7.5')
+    """
+    text = f"{x:,.10g}"
+    if beside is None or x == beside:
+        return text
+    digits = 10
+    while digits < 17 and text == f"{beside:,.{digits}g}":
+        digits += 1
+        text = f"{x:,.{digits}g}"
+    return text
+
+
 def metric_grid(items: list[tuple[str, str]], per_row: int) -> None:
     """``st.metric`` tiles, ``per_row`` to a row (fewer on a projector)."""
     for start in range(0, len(items), per_row):
