@@ -1289,12 +1289,20 @@ def _fit_in_order(
     limit = budget_with_tolerance(budget)
     kept: list[_T] = []
     dropped: list[_T] = []
+    costs: list[float] = []
     spent = 0.0
     for item in order:
         c = cost(item)
-        if spent + c <= limit:
+        total = spent + c
+        if abs(total - limit) <= 1e-9 * abs(limit):
+            # QA s42 round 2 #2: near the limit a running sum can fall on the other side of
+            # the correctly rounded sum feasibility is judged by (selection_cost, math.fsum):
+            # 40.111467899999994 kept a store the engines call 40.1114679, over the limit.
+            total = math.fsum([*costs, c])
+        if total <= limit:
             kept.append(item)
-            spent += c
+            costs.append(c)
+            spent = total
         else:
             dropped.append(item)
     return kept, dropped
@@ -1545,7 +1553,9 @@ def score(
             eval_inst = inst
             source_kind = "store"
         members, how = _store_members(eval_inst, store)
-        store_cost = float(eval_inst.cost[members].sum()) if members else 0.0
+        # QA s42 round 2 #2: the one cost sum feasibility uses (math.fsum), not NumPy's
+        # pairwise sum, which kept a store over the budget whole.
+        store_cost = eval_inst.selection_cost(members)
         kept = members
         if store_cost > budget_with_tolerance(budget):
             kept, lost_idx = _prune_by_order(eval_inst, members, budget)
@@ -1594,7 +1604,7 @@ def score(
 
     kept = sorted(kept)
     value = evaluate(eval_inst, kept)
-    cost = float(eval_inst.cost[kept].sum()) if kept else 0.0
+    cost = eval_inst.selection_cost(kept)
     # A limited solve starts from the scored store, so the denominator is never below F(store).
     limited = time_limit is not None and kept and eval_inst.is_feasible(kept, budget)
     opt = opt_at(
@@ -2029,14 +2039,14 @@ def sweep_package(
                 u_opt = solve(union, budget, solver, time_limit=time_limit, incumbent_idx=inc)
                 prev_union[sid] = (u_opt.value, tuple(u_opt.selected_idx))
                 denom, cert, bound = u_opt.value, u_opt.certified, u_opt.bound
-                cost = float(union.cost[list(kept_t)].sum()) if kept_t else 0.0
+                cost = union.selection_cost(kept_t)  # QA s42 round 2 #2: math.fsum
                 over = "package+store"
             else:
                 members, _ = _store_members(inst, store)
                 kept, dropped = _prune_by_order(inst, members, budget)
                 value, denom, cert = evaluate(inst, kept), opt.value, opt.certified
                 bound = opt.bound
-                cost = float(inst.cost[kept].sum()) if kept else 0.0
+                cost = inst.selection_cost(kept)  # QA s42 round 2 #2: math.fsum
                 over = "package"
             keyed.append(
                 (

@@ -719,14 +719,25 @@ def _solve_human(res: Any, where: str, cost_unit: str | None) -> str:
         # QA s42 #2: each engine's store's recomputed F, not HiGHS's objective (1250000000.375
         # for F = 1250000000, its 1e-9 feasibility tolerance); a report that differs is said
         # after, and the gap is named unless it is zero.
-        checks = ", ".join(f"{c.engine}={_fmt(c.recomputed_value, 6)}" for c in cert.checks)
+        proven = [c for c in cert.checks if c.status == "optimal"]
+        checks = ", ".join(f"{c.engine}={_fmt(c.recomputed_value, 6)}" for c in proven)
         reported = "".join(
             f"; {c.engine} reported {_fmt(c.value, 6)}"
-            for c in cert.checks
+            for c in proven
             if _fmt(c.value, 6) != _fmt(c.recomputed_value, 6)
         )
-        # "engines agree" only when a second engine ran (QA: it was said of a MILP alone).
-        agreed = ", engines agree" if len(cert.checks) > 1 else ", no second engine run"
+        # "engines agree" only when a second engine ran (QA: it was said of a MILP alone) and
+        # proved the same optimum: QA s42 round 2 #1, "enum=8.0625, bnb=6.8125 ... engines
+        # agree" of a cross-check stopped at a limit. That check is said for what it is.
+        agreed = ", engines agree" if len(proven) > 1 else ", no second engine run"
+        limited = [c for c in cert.checks if c.status != "optimal"]
+        if limited:
+            agreed = "".join(
+                f", cross-check by {c.engine} stopped at a {c.status}: its store "
+                f"{_fmt(c.recomputed_value, 6)}, its bound {_fmt(c.bound, 6)}, consistent but "
+                "inconclusive"
+                for c in limited
+            )
         lines.append(
             f"certified: {checks} (proven optimal: {certified_gap_text(res.gap)}, F recomputed "
             f"on the store{agreed}{reported}{_special_proof(res)})"

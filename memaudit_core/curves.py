@@ -1799,8 +1799,12 @@ class CertificationReport:
             "content_hash": self.content_hash,
             "saturation": self.saturation,
             "engines": list(self.engines),
-            "time_limit": self.time_limit,
-            "total_time_limit": self.total_time_limit,
+            # QA s42 round 2 #4: the default time_limit 30 (an int) was saved as 30 and read
+            # back as 30.0; written as the float it reads back as.
+            "time_limit": None if self.time_limit is None else float(self.time_limit),
+            "total_time_limit": (
+                None if self.total_time_limit is None else float(self.total_time_limit)
+            ),
             "n_certified": self.n_certified,
             "n_disagreements": len(self.disagreements),
             "rows": [r.to_dict() for r in self.rows],

@@ -1099,18 +1099,19 @@ class SweepSuiteResult:
                     r.budget,
                 )
             check_store_fits(at, r.cost, r.budget, r.store_cut, "row")
-        # sweep_suite() lists the budgets its rows are at, each once, in increasing order.
-        want = tuple(sorted({r.budget for r in self.rows}))
-        if self.budgets != want:
-            extra = [i for i, b in enumerate(self.budgets) if b not in want]
-            at = f"{path}.budgets[{extra[0]}]" if extra else f"{path}.budgets"
-            raise ResultError(
-                at,
-                "inconsistent",
-                "a sweep's budgets are its rows' budgets, each once in increasing order: "
-                + (", ".join(f"{b:.10g}" for b in want) or "none"),
-                self.budgets[extra[0]] if extra else list(self.budgets),
-            )
+        # sweep_suite() lists the budgets it was asked for, each once, in increasing order.
+        # A budget where every method failed has no rows (QA s42 round 2 #3: a plugin raising
+        # above budget 5 left budgets 6 and 13 without rows and show refused the file), so
+        # every row's budget is listed (above), but not every listed budget has rows.
+        for i in range(1, len(self.budgets)):
+            if not self.budgets[i] > self.budgets[i - 1]:
+                raise ResultError(
+                    f"{path}.budgets[{i}]",
+                    "inconsistent",
+                    "a sweep's budgets are listed each once in increasing order, after "
+                    f"{self.budgets[i - 1]:.10g}",
+                    self.budgets[i],
+                )
 
     def _check_summary(self, path: str) -> None:
         """:func:`check_sweep_summary` of this sweep's summary against its rows."""

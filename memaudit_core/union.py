@@ -911,7 +911,7 @@ def _prepare(package: Package, store: Store, salience_field: str | None) -> _Pre
         upper_inst=upper_inst,
         ids=ids,
         cost=cost,
-        store_cost=float(sum(cost.values())),
+        store_cost=math.fsum(cost.values()),  # QA s42 round 2 #2: the engines' sum
         min_cost=min(cost.values()) if cost else None,
         recency_order=recency,
         recency_how=how,
@@ -942,7 +942,7 @@ def _pruned(
         kept=tuple(kept),
         dropped=tuple(dropped),
         value=value,
-        cost=float(sum(prep.cost[m] for m in kept)),
+        cost=math.fsum(prep.cost[m] for m in kept),
         union_ratio=_ratio(value, union_opt),
         selection=_ratio(value, upper),
     )
@@ -1313,7 +1313,7 @@ def _build_report(
         keep_rule=solved.keep_rule,
         kept=tuple(m for m in prep.ids if m in kept_set),
         value=value,
-        cost=float(sum(prep.cost[m] for m in kept)),
+        cost=math.fsum(prep.cost[m] for m in kept),
         union_opt=union_opt,
         package_opt=package_opt,
         upper=upper,

@@ -1624,6 +1624,35 @@ def _reference_selection(
     return tuple(sorted(positions))
 
 
+def _within_budget(
+    info: WriterInfo,
+    inst: CompiledInstance,
+    view: CompiledInstance,
+    budget: float,
+    cost_scale: float,
+    selected: tuple[int, ...],
+) -> tuple[int, ...]:
+    """A reference writer's store, re-chosen at a budget lowered by float rounding when its
+    running cost sum fitted the budget but the correctly rounded one does not.
+
+    QA s42 round 2 #2: gvt kept a store whose running sum fits B(1 + 1e-9) while
+    :meth:`~memaudit_core.compiled.CompiledInstance.selection_cost` (``math.fsum``, what the
+    engines and every feasibility check use) puts it over, and ``score`` refused it as
+    "an infeasible store ... costs 37.4184, over the budget 37.41841876". A running sum of k
+    costs is within k ulps of the exact one, so a limit lowered by a few ulps per candidate
+    makes whatever the writer keeps fit exactly. Stores over by more than rounding are left
+    for the caller to refuse."""
+    if not selected or inst.selection_cost(selected) <= budget_with_tolerance(budget):
+        return selected
+    margin = 4.0 * (inst.n_candidates + 2) * np.finfo(np.float64).eps
+    if inst.selection_cost(selected) > budget_with_tolerance(budget) * (1.0 + margin):
+        return selected
+    try:
+        return _reference_selection(info, view, budget * (1.0 - margin) * cost_scale)
+    except WriterError:  # a registered writer failing on its second run: its first store
+        return selected  # is refused as it was
+
+
 def infeasible_reason(inst: CompiledInstance, selected_idx: tuple[int, ...], budget: float) -> str:
     """Which rule a store breaks: its cost over the budget, or the experiences it holds too
     many candidates of (with the ids); '' for a feasible store."""
@@ -1825,8 +1854,9 @@ def run_writer(
     else:
         view, _, cost_scale = inst.scaled_view_at(b)  # see run_writers
         selected = _reference_selection(info, view, b * cost_scale)
+        selected = _within_budget(info, inst, view, b, cost_scale, selected)
     idx = np.asarray(selected, dtype=np.int64)
-    cost = float(inst.cost[idx].sum()) if selected else 0.0
+    cost = inst.selection_cost(idx)  # QA s42 round 2 #2: math.fsum, as feasibility
     if not inst.is_feasible(idx, b):
         raise WriterError(
             f"writer {name!r} returned an infeasible store at budget {b:g}: "
@@ -1969,8 +1999,11 @@ def _run_writers_on(
             if isinstance(sel, WriterError):
                 res.append(sel)
                 continue
+            fitted = _within_budget(info, inst, view, b, cost_scale, sel)
+            if fitted is not sel:
+                sel, value = fitted, evaluate(inst, fitted)
             idx = np.asarray(sel, dtype=np.int64)
-            cost = float(inst.cost[idx].sum()) if sel else 0.0
+            cost = inst.selection_cost(idx)  # QA s42 round 2 #2: math.fsum, as feasibility
             if not inst.is_feasible(idx, b):
                 res.append(
                     WriterError(

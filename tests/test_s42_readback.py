@@ -210,9 +210,11 @@ def test_sweep_row_store_cut_negative_is_refused(sweep_doc) -> None:
         ([-1.0, 6.0], "$.budgets[0]", "wrong value"),
         ([math.nan, 6.0], "$.budgets[0]", "wrong value"),
         ([4.0, 6.0], "$.rows[0].budget", "inconsistent"),
-        ([3.0, 6.0, 13.0], "$.budgets[2]", "inconsistent"),
-        ([6.0, 3.0], "$.budgets", "inconsistent"),
-        ([3.0, 3.0, 6.0], "$.budgets", "inconsistent"),
+        # A listed budget without rows is read back since QA s42 round 2 #3 (every method
+        # failed there): tests/test_s42_false_refusals.py.
+        ([6.0, 3.0], "$.budgets[1]", "inconsistent"),
+        ([3.0, 6.0, 3.0], "$.budgets[2]", "inconsistent"),
+        ([3.0, 3.0, 6.0], "$.budgets[1]", "inconsistent"),
     ],
 )
 def test_sweep_budgets_not_the_rows_budgets_are_refused(sweep_doc, budgets, path, rule) -> None:

@@ -264,6 +264,20 @@ class _Enumeration:
         h = get_saturation(inst.saturation).h
         self.value = h(z) @ self.weight if units.size else np.zeros(n_rows)
 
+    def exact_costs_near(self, limits: Sequence[float]) -> None:
+        """Replace the running cost sums of rows near any of ``limits`` by their stores'
+        correctly rounded costs (``math.fsum``, as
+        :meth:`~memaudit_core.compiled.CompiledInstance.selection_cost`): QA s42 round 2 #2,
+        enum returned a store whose running sum fit B(1 + 1e-9) and whose exact cost
+        37.418418800000005 did not, and the solve was refused."""
+        near = np.zeros(self.cost.size, dtype=bool)
+        for limit in limits:
+            near |= np.abs(self.cost - limit) <= 1e-9 * abs(limit)
+        rows = np.flatnonzero(near)
+        if rows.size:
+            cost = self.inst.cost
+            self.cost[rows] = [math.fsum(cost[list(sel)].tolist()) for sel in self.selections(rows)]
+
     def selections(self, rows: np.ndarray) -> list[tuple[int, ...]]:
         """Selections of many rows at once (following parent pointers in numpy)."""
         rows = np.asarray(rows, dtype=np.int64).copy()
@@ -306,8 +320,10 @@ def enumerate_best(inst: CompiledInstance, budget: float) -> tuple[float, tuple[
         (a ``ValueError`` and a ``SolverError``) above :data:`ENUM_MAX_COMBINATIONS`
         combinations.
     """
-    en = _Enumeration(inst, budget_with_tolerance(budget))
-    row = en.best_among(np.arange(en.cost.size))
+    limit = budget_with_tolerance(budget)
+    en = _Enumeration(inst, limit)
+    en.exact_costs_near([limit])
+    row = en.best_among(np.flatnonzero(en.cost <= limit))
     return max(float(en.value[row]), 0.0), en.selection(row), int(en.cost.size)
 
 
@@ -331,6 +347,7 @@ def enum_all_budgets(
         return []
     effs = [budget_with_tolerance(b) for b in budgets]
     en = _Enumeration(inst, max(effs))
+    en.exact_costs_near(effs)
     order = np.argsort(en.cost, kind="stable")
     cost_sorted = en.cost[order]
     prefix_max = np.maximum.accumulate(en.value[order])

@@ -255,7 +255,17 @@ class Frontier:
         b = budget_with_tolerance(budget)
         if b > self.budget_eff * (1 + 1e-15):
             raise ValueError(f"budget {budget!r} is above the frontier's {self.budget_eff!r}")
-        fits = [e for e in self.entries if e[0] <= b]
+        cost = self.inst.cost
+
+        def exact(e: tuple[float, float, tuple[int, ...]]) -> float:
+            # QA s42 round 2 #2: near the limit, the store's correctly rounded cost (math.fsum,
+            # as selection_cost), not the merge's running sum, which kept a store at
+            # 37.418418800000005 over the limit 37.4184188.
+            if abs(e[0] - b) <= 1e-9 * abs(b):
+                return math.fsum(cost[list(e[2])].tolist())
+            return e[0]
+
+        fits = [e for e in self.entries if exact(e) <= b]
         top = max(e[1] for e in fits)
         fits = [e for e in fits if e[1] >= top - TIE]
         cmin = min(e[0] for e in fits)
