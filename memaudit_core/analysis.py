@@ -736,19 +736,12 @@ class SweepResult:
         read back): every row fits its budget (a store over it is cut to what fits), is at one
         of ``budgets`` for one of ``methods``, and cuts a count of memories."""
         from .errors import ResultError
-        from .results import check_store_fits
+        from .results import check_row_budget, check_store_fits
 
-        budgets, methods = set(self.budgets), set(self.methods)
+        methods = set(self.methods)
         for k, r in enumerate(self.rows):
             at = f"{path}.rows[{k}]"
-            if r.budget not in budgets:
-                raise ResultError(
-                    f"{at}.budget",
-                    "inconsistent",
-                    "not one of the sweep's budgets "
-                    + ", ".join(f"{b:.10g}" for b in self.budgets),
-                    r.budget,
-                )
+            check_row_budget(at, r.budget, self.budgets)
             if r.method not in methods:
                 raise ResultError(
                     f"{at}.method", "inconsistent", "not one of the sweep's methods", r.method

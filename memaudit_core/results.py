@@ -49,7 +49,7 @@ import math
 import os
 import types
 import typing
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -542,6 +542,24 @@ def check_ratio_text(at: str, text: str, ratio: float | None) -> None:
     if text != ratio_text(ratio):
         raise ResultError(
             at, "inconsistent", f"does not match the ratio (expected {ratio_text(ratio)!r})", text
+        )
+
+
+def check_row_budget(at: str, budget: float, budgets: Sequence[float]) -> None:
+    """Refuse a sweep row at a budget its sweep does not list (``at`` is the row's path):
+    one check for :class:`~memaudit_core.analysis.SweepResult` and
+    :class:`~memaudit_core.suites.SweepSuiteResult`.
+
+    >>> check_row_budget("$.rows[0]", 6.0, (3.0, 6.0))
+    """
+    from .errors import ResultError
+
+    if budget not in budgets:
+        raise ResultError(
+            f"{at}.budget",
+            "inconsistent",
+            "not one of the sweep's budgets " + ", ".join(f"{b:.10g}" for b in budgets),
+            budget,
         )
 
 

@@ -1080,7 +1080,7 @@ class SweepSuiteResult:
         a cost of -1, NaN or Infinity, and ``budgets`` edited to -1, 6 beside rows at 3 and 6
         were read back; the library's sweep file refused the costs already)."""
         from .errors import ResultError
-        from .results import check_store_fits
+        from .results import check_row_budget, check_store_fits
 
         check_sweep_rows(self.rows, path)
         for i, b in enumerate(self.budgets):
@@ -1090,14 +1090,7 @@ class SweepSuiteResult:
                 )
         for k, r in enumerate(self.rows):
             at = f"{path}.rows[{k}]"
-            if r.budget not in self.budgets:
-                raise ResultError(
-                    f"{at}.budget",
-                    "inconsistent",
-                    "not one of the sweep's budgets "
-                    + ", ".join(f"{b:.10g}" for b in self.budgets),
-                    r.budget,
-                )
+            check_row_budget(at, r.budget, self.budgets)
             check_store_fits(at, r.cost, r.budget, r.store_cut, "row")
         # sweep_suite() lists the budgets it was asked for, each once, in increasing order.
         # A budget where every method failed has no rows (QA s42 round 2 #3: a plugin raising
