@@ -498,7 +498,8 @@ class CompareView:
         """One row per experience in arrival order: what the store and the optimum wrote.
 
         With one memory per experience (the package constraint) each side has at most one
-        cell; a store pruned for the budget also lists its dropped memory, marked. Times,
+        cell; a store pruned for the budget also lists its dropped memory, marked, with its
+        cost (it was written) but no marginal value (it is not in the store). Times,
         costs and marginal values are numbers at full precision, NaN where there is none (no
         time for an external memory, nothing written on that side): a page formats them in its
         grid only (QA s42 defect 1: a text form sorted "10" before "2" and its ``:g`` read the
@@ -531,7 +532,10 @@ class CompareView:
                     f"{o} wrote": "; ".join(m.candidate_id for m in r.opt),
                     "store type": "; ".join(m.type for m in r.store),
                     f"{o} type": "; ".join(m.type for m in r.opt),
-                    "store cost": sum(m.cost for m in kept) if kept else math.nan,
+                    # What the store wrote, a memory dropped for the budget included (QA s42
+                    # round 2, defect 4a: a dropped memory read n/a, which the caption said
+                    # meant "nothing written"); "store wrote" and "match" say it was dropped.
+                    "store cost": sum(m.cost for m in r.store) if r.store else math.nan,
                     f"{o} cost": sum(m.cost for m in r.opt) if r.opt else math.nan,
                     "store marginal value": sum(m.marginal for m in kept) if kept else math.nan,
                     f"{o} marginal value": sum(m.marginal for m in r.opt) if r.opt else math.nan,

@@ -74,11 +74,18 @@ VALUE_AXIS = "F (weighted evidence value)"
 TEXT_COLOR = "#262730"
 
 
-def wrap_title(title: str, present: bool, half: bool = False) -> str:
-    """``title`` broken onto two lines (``<br>``) when it would not fit a chart's width.
+#: Where a long title may break, best first: (separator, what ends the line, what starts the
+#: next). A space next to "=" is no break: "B = 40" stays on one line (QA s42 round 2).
+_TITLE_BREAKS = ((": ", ":", ""), (" · ", " ·", ""), (", ", ",", ""), (" vs ", "", "vs "))
+_TITLE_SPACE = re.compile(r"(?<!=) (?!=)")
 
-    Breaks after the last " · ", ": " or " vs " before the limit, else at a space, so a long
-    store name never runs off the edge or into the legend (projector QA, 1024-1280 px).
+
+def wrap_title(title: str, present: bool, half: bool = False) -> str:
+    """``title`` broken onto lines (``<br>``) that fit a chart's width.
+
+    Breaks after the last ": ", " · ", ", " or " vs " before the limit, else at a space (never
+    one beside "=", so "B = 40" is never split), so a long store name never runs off the edge
+    or into the legend (projector QA, 1024-1280 px); what is left is wrapped the same way.
 
     >>> wrap_title("Value kept by unit kind at budget 24 words: Letta vs OPT over P+", True)
     'Value kept by unit kind at budget 24 words:<br>Letta vs OPT over P+'
@@ -86,14 +93,34 @@ def wrap_title(title: str, present: bool, half: bool = False) -> str:
     # A chart in one of two columns (``half``) is about 600 px wide at 1280 px (app QA: the
     # ablation drop chart's title ran off at "external-stores-dem").
     limit = 52 if present else 44 if half else 80
-    if len(title) <= limit or "<br>" in title:
+    if "<br>" in title:
         return title
-    # (separator, what ends the first line, what starts the second)
-    for sep, end, start in ((": ", ":", ""), (" · ", " ·", ""), (" vs ", "", "vs "), (" ", "", "")):
+    lines = []
+    rest = title
+    while len(rest) > limit:
+        line, rest = _title_cut(rest, limit)
+        if not rest:
+            break
+        lines.append(line)
+    lines.append(rest if rest else line)
+    return "<br>".join(lines)
+
+
+def _title_cut(title: str, limit: int) -> tuple[str, str]:
+    """The first line of ``title`` (at most ``limit`` characters where a break allows) and
+    the rest; ``(title, "")`` when there is no break.
+
+    QA s42 round 2 (defect 2): "Coverage a_ur · S = Validity-aware summariser, B = 40 words:
+    8 candidates × 20 units" broke inside "B = 40", its ": " being past the limit."""
+    for sep, end, start in _TITLE_BREAKS:
         cut = title.rfind(sep, 0, limit)
         if cut > limit // 3:
-            return title[:cut] + end + "<br>" + start + title[cut + len(sep) :]
-    return title
+            return title[:cut] + end, start + title[cut + len(sep) :]
+    # The whole title searched: a search cut at ``limit`` does not see an "=" just past it.
+    spaces = [m.start() for m in _TITLE_SPACE.finditer(title) if m.start() < limit]
+    if spaces and spaces[-1] > limit // 3:
+        return title[: spaces[-1]], title[spaces[-1] + 1 :]
+    return title, ""
 
 
 def _title_and_margin(title: str, present: bool, size: int, half: bool = False) -> tuple[dict, int]:
@@ -253,6 +280,9 @@ def ratio_bars(
         line_color=COLORS["opt"],
         annotation_text=f"{denominator} = 1",
         annotation_position="bottom right",
+        # Clear of a bar ending at ratio 1 (QA s42 round 2, defect 4c: "OPT = 1" sat flush
+        # against the end of the last bar in presentation mode).
+        annotation_xshift=8,
     )
     upper = max([1.0] + [r for r in ratios if r is not None])
     meaning = "1 = optimal" if denominator == "OPT" else "not a proven optimum"
@@ -266,6 +296,12 @@ def ratio_bars(
         legend={"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0, "xanchor": "left"},
         margin={"b": 110},
     )
+    # One size for every bar label: plotly shrank a label inside a bar to the bar's height
+    # (QA s42 round 2, defect 4b: ~12 px inside beside ~15 px outside); "show" keeps the size
+    # even where the label is taller than the bar.
+    size = fig.layout.font.size
+    fig.update_traces(textfont={"size": size}, selector={"type": "bar"})
+    fig.update_layout(uniformtext={"minsize": size, "mode": "show"})
     return fig
 
 
@@ -865,6 +901,10 @@ def coverage_heatmap(
     )
     fig.update_yaxes(autorange="reversed", row=1, col=2)
     base_layout(fig, title, present)
+    # The room base_layout gave the title's extra lines (70 px is its one-line margin): kept
+    # over the heatmap's own top margin (QA s42 round 2, defect 2: a fixed t=100 drew a
+    # wrapped title's second line over the kind band).
+    title_px = int(fig.layout.margin.t) - 70
     _explain_fonts(fig, present)
     fig.update_xaxes(
         tickfont={"size": geometry.tick_px}, tickangle=geometry.tick_angle, automargin=True
@@ -916,7 +956,7 @@ def coverage_heatmap(
     fig.update_layout(
         font={"size": base},
         height=geometry.height,
-        margin={"l": 10, "r": HEATMAP_RIGHT_PX[present], "t": 100, "b": 40},
+        margin={"l": 10, "r": HEATMAP_RIGHT_PX[present], "t": 100 + title_px, "b": 40},
         legend={
             "orientation": "v",
             "yanchor": "top",
@@ -928,18 +968,19 @@ def coverage_heatmap(
         plot_bgcolor="white",
     )
     if present:
-        _heatmap_on_one_screen(fig, heatmap_data, geometry)
+        _heatmap_on_one_screen(fig, heatmap_data, geometry, title_px)
     return fig
 
 
 def _heatmap_on_one_screen(
-    fig: go.Figure, heatmap_data: HeatmapData, geometry: HeatmapGeometry
+    fig: go.Figure, heatmap_data: HeatmapData, geometry: HeatmapGeometry, title_px: int = 0
 ) -> None:
     """A projector's heatmap at most :data:`PRESENT_MAX_HEIGHT` tall, legend below the plot.
 
     QA s18c: 808 px (3,132 on a 500-experience package) ran past a 1280 x 720 screen, and
     the kinds legend beside the plot took the width the unit ids needed. Below, it leaves the
     right side to a colour bar of a readable length; row labels thin out by themselves.
+    ``title_px`` is the room the title's extra lines take above the usual top margin.
     """
     height = geometry.height
     kinds = len(dict.fromkeys(heatmap_data.col_kinds))
@@ -947,7 +988,7 @@ def _heatmap_on_one_screen(
     # left a 160 px plot on an 8-kind package (QA s21); 5 short names fit a row at 1024 px.
     legend_rows = math.ceil(kinds / 5)
     bottom = geometry.bottom_px + 34 * legend_rows
-    top = 90
+    top = 90 + title_px
     plot_px = max(120, height - top - bottom)
     for shape in fig.layout.shapes:  # the kind bands: 12 px above the plot at any height
         if shape.type == "rect" and shape.y0 > 1:

@@ -233,5 +233,7 @@ st.caption(
     "lose if that memory alone were removed (the other memories stay). F is submodular, so a "
     "store's marginal values add up to at most its F — two memories covering the same unit each "
     "look less valuable than the pair. A cost or marginal value of n/a: nothing written for that "
-    "experience on that side; a time of n/a: an external memory (no experience)."
+    "experience on that side. A memory the store dropped for being over budget (match "
+    '"store\'s dropped (over budget)") shows the cost it was written at and a marginal value '
+    "of n/a, as it is not in the store. A time of n/a: an external memory (no experience)."
 )
