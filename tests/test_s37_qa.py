@@ -17,7 +17,7 @@ import pytest
 
 import memaudit_core as ma
 from memaudit_core.errors import MemAuditError, PackageError, ResultError
-from memaudit_core.package import ExternalMemory, Store
+from memaudit_core.package import ExternalMemory, Store, is_deleted
 from memaudit_core.plugins import PluginWriterError
 from memaudit_core.writers import WriterInfo, register_writer
 
@@ -86,7 +86,10 @@ def test_compile_package_takes_a_valid_foreign_store_and_the_package_own():
     demo = ma.load_package("sample_packages/external-stores-demo.json")
     store = next(s for s in demo.stores if s.is_external)
     union = ma.compile_package(demo, external=store)
-    assert int(union.is_external.sum()) == len(store.memories)
+    # Deleted memories are not part of the store (QA s42: compile_package counted them).
+    kept = [m for m in store.memories if not is_deleted(m)]
+    assert len(kept) < len(store.memories)
+    assert int(union.is_external.sum()) == len(kept)
 
 
 @pytest.mark.parametrize("copier", [lambda i: pickle.loads(pickle.dumps(i)), copy.deepcopy])
@@ -647,8 +650,9 @@ def test_a_sweep_of_several_families_prints_each_family(tmp_path):
     # The published table (PAPER_FAMILIES.md): density 0.351 on update_chain at budget 3,
     # gvt 0.905 on temporal_interval at 13; the pooled line averages them.
     lines = [line.split() for line in text.splitlines()]
-    assert ["update_chain", "density", "3", "1", "0.351", "n/a"] in lines
-    assert ["temporal_interval", "gvt", "13", "1", "0.905", "n/a"] in lines
+    # Methods carry their kind since s42 ("density (oracle)").
+    assert ["update_chain", "density", "(oracle)", "3", "1", "0.351", "n/a"] in lines
+    assert ["temporal_interval", "gvt", "(oracle)", "13", "1", "0.905", "n/a"] in lines
     assert "the summary pools 2 families" in text
     rc, saved, err = run_cli(*pooled, "--json")
     out.write_text(saved)
