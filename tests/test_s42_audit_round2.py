@@ -130,3 +130,132 @@ def test_the_audit_figure_counts_the_checks_it_plots_and_says_when_there_are_non
     empty = au.audit_figure(nothing)
     assert "0 of 1 checks plotted" in empty.layout.title.text
     assert any("No check has" in a.text for a in empty.layout.annotations)
+
+
+#: QA s42 round 3: a package whose value unit is 1 while the generic pool's optimum is 0.0015;
+#: HiGHS finds 0.0015, bnb and enum 0.00150000002 (2e-11 apart, agreeing in units of 1).
+TINY30 = {
+    "memaudit": 1,
+    "id": "tiny30",
+    "objective": {"saturation": "cap1"},
+    "experiences": [
+        {"id": "e0", "time": 0},
+        {"id": "e1", "time": 1},
+        {"id": "e2", "time": 2},
+        {"id": "e3", "time": 3},
+        {"id": "e4", "time": 4},
+    ],
+    "units": [
+        {"id": "u0", "weight": 1e-14},
+        {"id": "u1", "weight": 0.001},
+        {"id": "u2", "weight": 1e-14},
+        {"id": "u3", "weight": 0.001},
+        {"id": "u4", "weight": 1.0},
+    ],
+    "candidates": [
+        {"id": "e0c0", "experience": "e0", "type": "summary", "cost": 2, "coverage": {"u3": 1.0}},
+        {"id": "e1c0", "experience": "e1", "type": "raw_span", "cost": 2, "coverage": {"u1": 0.5}},
+        {
+            "id": "e1c1",
+            "experience": "e1",
+            "type": "raw_span",
+            "cost": 0.7,
+            "coverage": {"u1": 2e-08},
+        },
+        {
+            "id": "e2c0",
+            "experience": "e2",
+            "type": "tombstone",
+            "cost": 0.1,
+            "coverage": {"u3": 1e-09},
+        },
+        {
+            "id": "e3c0",
+            "experience": "e3",
+            "type": "tombstone",
+            "cost": 100,
+            "coverage": {"u3": 2e-08, "u2": 0.5},
+        },
+        {
+            "id": "e4c0",
+            "experience": "e4",
+            "type": "tombstone",
+            "cost": 10,
+            "coverage": {"u1": 1e-11, "u2": 2e-08},
+        },
+        {
+            "id": "e4c1",
+            "experience": "e4",
+            "type": "tombstone",
+            "cost": 100,
+            "coverage": {"u4": 1.0, "u2": 1e-09},
+        },
+        {
+            "id": "e4c2",
+            "experience": "e4",
+            "type": "raw_span",
+            "cost": 0.7,
+            "coverage": {"u1": 2e-08},
+        },
+    ],
+    "stores": [
+        {"id": "s", "select": ["e0c0", "e1c0", "e2c0"]},
+        {"id": "x", "memories": [{"id": "m0", "cost": 1.5, "coverage": {"u0": 1e-09}}]},
+    ],
+}
+
+
+def test_an_agreeing_audit_of_tiny_values_reads_back(tmp_path):
+    """Judged in the package's value unit when run, in the values' own scale when read back:
+    "agree, yet the values 0.0015 and 0.00150000002 differ" (now the unit is saved)."""
+    path = write_json(tmp_path, "tiny30.json", TINY30)
+    rep = au.audit([str(path)], budgets=[37.6, 215.5], pools=["generic"], figures=False)
+    rows = [r for r in rep.rows if r.bnb_value != r.milp_value]
+    assert rows and all(r.outcome == "agree" and r.value_unit == 1.0 for r in rows)
+    back = ma.read_result(json.loads(json.dumps(rep.to_dict())))
+    assert [r.outcome for r in back.rows] == [r.outcome for r in rep.rows]
+
+
+#: A row saved mid-session 42, before the difference was taken over the proofs only: bnb
+#: limited (6.8125), milp and enum proved 8.0625, abs_diff 1.25 over every engine that ran.
+ROW_BEFORE = {
+    "instance_hash": "18065583f6ecc6b49ea28812e328e5d9b8940c3c82c36d816a9e0b5ce2e028a7",
+    "pool": "full",
+    "budget": 41.377,
+    "n_sources": 1,
+    "source": "/tmp/s42/qa2-c/show/p0.json",
+    "package_id": "p0",
+    "family": None,
+    "outcome": "unproven",
+    "bnb_value": 6.8125,
+    "milp_value": 8.0625,
+    "bnb_bound": 8.0625,
+    "milp_bound": 8.0625,
+    "bnb_gap": 0.1834862385321101,
+    "milp_gap": 0.0,
+    "abs_diff": 1.25,
+    "rel_diff": 0.15503875968992248,
+    "bnb_time_s": 0.000340154001605697,
+    "milp_time_s": 0.005877753996173851,
+    "bnb_status": "limit",
+    "milp_status": "optimal",
+    "bnb_nodes": 1,
+    "milp_nodes": 0,
+    "enum_status": "optimal",
+    "enum_value": 8.0625,
+    "enum_bound": 8.0625,
+    "enum_gap": 0.0,
+    "enum_time_s": 0.0006557110027642921,
+    "enum_nodes": 576,
+    "problems": "",
+    "problem_list": [],
+}
+
+
+def test_a_row_saved_with_the_earlier_difference_reads_back():
+    row = au.AuditRow.from_dict(ROW_BEFORE, "$.rows[7]")
+    assert row.abs_diff == 1.25 and row.outcome == "unproven"
+    edited = dict(ROW_BEFORE, abs_diff=0.5)
+    with pytest.raises(ma.errors.ResultError) as info:
+        au.AuditRow.from_dict(edited, "$.rows[7]")
+    assert info.value.path == "$.rows[7].abs_diff"
