@@ -259,3 +259,29 @@ def test_a_row_saved_with_the_earlier_difference_reads_back():
     with pytest.raises(ma.errors.ResultError) as info:
         au.AuditRow.from_dict(edited, "$.rows[7]")
     assert info.value.path == "$.rows[7].abs_diff"
+
+
+def test_a_limited_run_reporting_less_than_its_store_is_worth_is_no_finding(monkeypatch):
+    """QA s42 round 3: a time-limited HiGHS incumbent reported 20.40304 for a store worth
+    21.26504 and the audit said FAIL; a limited run's objective may sit below F."""
+
+    def under(raw):
+        return dataclasses.replace(raw, status="limit", value=raw.value - 0.5)
+
+    _patched(monkeypatch, {"milp": under})
+    rec = au.audit_instance(compile_package(generate("update_chain")), 6)
+    assert rec["milp_value"] == pytest.approx(OPT_6)  # F recomputed on its store
+    assert not any("reported" in p for p in rec["problems"])
+    assert rec["outcome"] == "agree"  # bnb and enum proved it
+
+
+def test_an_optimal_run_reporting_less_than_its_store_is_worth_is_a_finding(monkeypatch):
+    """A proof whose value is not its store's F is still a disagreement (guard)."""
+
+    def under(raw):
+        return dataclasses.replace(raw, value=raw.value - 0.5, bound=raw.bound - 0.5)
+
+    _patched(monkeypatch, {"milp": under})
+    rec = au.audit_instance(compile_package(generate("update_chain")), 6)
+    assert rec["outcome"] == "disagree"
+    assert any("milp reported" in p for p in rec["problems"])
