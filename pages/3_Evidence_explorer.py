@@ -253,8 +253,10 @@ if hm.row_ids:  # no rows: the info says why, and an empty chart only drew stray
             # QA s42 (defect 1): the store ("S") and the budget in the title and the file name,
             # as the timeline's and Compare's: two stores' exports had one name and title.
             f"Coverage a_ur · S = {view.store_label}, "
-            f"B = {amount_text(ctx.budget, view.cost_unit)}: "
-            f"{len(hm.row_ids)} candidates × {len(hm.col_ids)} units",
+            f"B = {amount_text(ctx.budget, view.cost_unit)}"
+            # On a projector the counts (also in the caption under it) wrapped the title to
+            # two lines, and the rows lost every other label to the taller margin (s42).
+            + ("" if ctx.present else f": {len(hm.row_ids)} candidates × {len(hm.col_ids)} units"),
             present=ctx.present,
             opt_word=opt_word,
         ),
