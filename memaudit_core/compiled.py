@@ -82,6 +82,39 @@ def budget_with_tolerance(budget: float) -> float:
     return budget + BUDGET_RTOL * abs(budget)
 
 
+#: Ulps of the limit per summed term that a running cost sum may stray from the store's
+#: correctly rounded cost. Each float addition of non-negative costs errs by at most half an
+#: ulp of the partial sum (<= the limit's), so n terms stray by < n ulps; 8x leaves room for
+#: the engines' subtractions (``limit - cost``) and item sums of capacity-k subsets.
+SEARCH_SLACK_ULPS = 8
+
+
+def search_limit(limit: float, n_terms: int) -> float:
+    """The limit the engines prune against: ``limit`` plus a slack of
+    :data:`SEARCH_SLACK_ULPS` x (``n_terms`` + 2) ulps of it.
+
+    QA s42 round 3 (exactness): a store whose correctly rounded cost (``math.fsum``) equals
+    B (1 + 1e-9) exactly had a running sum one ulp above it, and bnb and enum dropped it while
+    ``score`` kept it. Engines prune by running sums against this looser limit, so no store
+    that fits is ever dropped, and accept a store only when :func:`fits_limit` holds.
+
+    Examples
+    --------
+    >>> search_limit(1.0, 3) > 1.0, search_limit(1.0, 3) - 1.0 < 1e-13
+    (True, True)
+    """
+    if not math.isfinite(limit):
+        return limit
+    return limit + SEARCH_SLACK_ULPS * (int(n_terms) + 2) * math.ulp(limit)
+
+
+def fits_limit(costs: Sequence[float], limit: float) -> bool:
+    """The one feasibility predicate: a store fits iff the correctly rounded sum of its
+    costs (``math.fsum``, as :meth:`CompiledInstance.selection_cost`) is <= ``limit``
+    (:func:`budget_with_tolerance` of the budget)."""
+    return math.fsum(costs) <= limit
+
+
 def _exp_text(x: float) -> str:
     """``1e-9``, not Python's ``1e-09``: as the README writes the tolerance."""
     return f"{x:g}".replace("e-0", "e-")

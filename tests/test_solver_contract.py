@@ -1761,12 +1761,16 @@ def test_dropping_dead_weight_reads_each_loss_on_its_own_units():
     assert len(covers_r) == 2 and sum(i in lean for i in covers_r) == 1
 
 
-def test_engines_split_by_a_store_at_the_budgets_float_edge_say_so():
-    """Exactness re-check: B(1 + 1e-9) lands within one rounding of a store's cost; enum's
-    correctly rounded sum admits it, bnb's running sum does not. That is no solver bug to
-    report as "exact solvers disagree": the message names the edge and what to do."""
+def test_engines_agree_on_a_store_at_the_budgets_float_edge():
+    """Exactness re-check: B(1 + 1e-9) lands within one rounding of a store's cost. It was
+    refused ("within floating-point rounding") because enum's correctly rounded sum admitted
+    the store and bnb's running sum did not; since QA s42 round 3 every engine decides fit by
+    the correctly rounded cost (math.fsum), so they agree and the optimum is certified."""
     inst = compile_package(load_package(NUMERICS / "ulp_edge_engines.json"))
-    with pytest.raises(SolverError, match="within floating-point rounding of the budget limit"):
-        solve(inst, 1.2441788215284977)
-    # A budget 1e-10 (relative) lower is away from the edge: certified.
+    budget = 1.2441788215284977
+    res = solve(inst, budget)
+    assert res.certified
+    assert math.fsum(inst.cost[list(res.selected_idx)].tolist()) <= budget + 1e-9 * budget
+    for engine in ("bnb", "enum", "milp"):
+        assert solve(inst, budget, engine).value == pytest.approx(res.value, rel=1e-12)
     assert solve(inst, 1.2441788215284977 * (1 - 1e-10)).certified

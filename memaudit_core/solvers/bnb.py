@@ -67,7 +67,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .. import heartbeat
-from ..compiled import CompiledInstance, budget_with_tolerance
+from ..compiled import CompiledInstance, budget_with_tolerance, fits_limit, search_limit
 from ..errors import SolverError, UnknownNameError, cut_repr
 from ..objective import GAIN_EPS, get_saturation
 from . import RawSolution, register_engine, relative_gap
@@ -298,8 +298,20 @@ def _build_model(inst: CompiledInstance, b_eff: float, order: str) -> _Model:
 class _Search:
     """Depth-first branch-and-bound over a presolved :class:`_Model`."""
 
-    def __init__(self, m: _Model, time_limit: float | None, node_limit: int | None):
+    def __init__(
+        self,
+        m: _Model,
+        time_limit: float | None,
+        node_limit: int | None,
+        limit: float | None = None,
+    ):
         self.m = m
+        # QA s42 round 3 (exactness): the model prunes by running cost sums against a slacked
+        # limit (m.b_eff, :func:`search_limit`); a store is accepted only when its correctly
+        # rounded cost fits the true ``limit``. Running costs at most ``exact_from`` are at
+        # least the slack below it, so only stores near the limit pay for the math.fsum.
+        self.limit = m.b_eff if limit is None else limit
+        self.exact_from = self.limit - (m.b_eff - self.limit)
         self.h = get_saturation(m.inst.saturation).h
         self.wcol = m.weight[m.cols]
         self.nnz_start = m.indptr[:-1]
@@ -349,8 +361,13 @@ class _Search:
         return tuple(sorted(i for v in items for i in self.m.items[v]))
 
     def offer(self, value: float, cost: float, items: list[int] | tuple[int, ...]) -> None:
-        """Keep (value, cost, items) if it beats the incumbent under the tie-break."""
+        """Keep (value, cost, items) if it beats the incumbent under the tie-break and fits
+        the budget by its correctly rounded cost (:func:`fits_limit`)."""
         bv = self.best_value
+        if cost > self.exact_from and not fits_limit(
+            self.m.inst.cost[list(self.selection(items))].tolist(), self.limit
+        ):
+            return
         if value > bv + TIE:
             pass
         elif value < bv - TIE:
@@ -706,6 +723,14 @@ class _Search:
             chosen.pop()
 
 
+def _limits(inst: CompiledInstance, budget: float) -> tuple[float, float]:
+    """(the budget limit a store must fit by its correctly rounded cost, the slacked limit the
+    search prunes against by running sums; QA s42 round 3: a store at exactly B (1 + 1e-9)
+    was dropped by a running sum one ulp above it)."""
+    limit = min(budget_with_tolerance(budget), budget_with_tolerance(float(inst.cost.sum())))
+    return limit, search_limit(limit, inst.n_groups * inst.group_capacity)
+
+
 def _root_heuristics(search: _Search, *, full: bool) -> None:
     """The root incumbent: greedy by density, the best single candidate and, when ``full``,
     greedy by gain and add / swap local search from the best of them."""
@@ -760,9 +785,9 @@ def heuristic_store_and_bound(
     >>> bound >= 10.635  # OPT(13)
     True
     """
-    b_eff = min(budget_with_tolerance(budget), budget_with_tolerance(float(inst.cost.sum())))
+    limit, b_eff = _limits(inst, budget)
     model = _presolve(inst, b_eff, "value_ratio")
-    search = _Search(model, time_limit, None)
+    search = _Search(model, time_limit, None, limit)
     _root_heuristics(search, full=True)
     bound = search.best_value
     if model.n:
@@ -816,9 +841,9 @@ def solve_bnb(
     t0 = time.perf_counter()
     # A budget above the cost of every candidate together binds nothing; capping it there keeps
     # the dual bound's lam * b finite for budgets such as 1e308.
-    b_eff = min(budget_with_tolerance(budget), budget_with_tolerance(float(inst.cost.sum())))
+    limit, b_eff = _limits(inst, budget)
     model = _presolve(inst, b_eff, order)
-    search = _Search(model, time_limit, node_limit)
+    search = _Search(model, time_limit, node_limit, limit)
     detail: dict[str, Any] = {"presolve": model.stats, "order": order}
     _root_heuristics(search, full=model.n >= THETA_MIN_ITEMS)
     detail["greedy_value"] = search.best_value

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from ..compiled import CompiledInstance, budget_with_tolerance
+from ..compiled import CompiledInstance, budget_with_tolerance, search_limit
 from ..errors import EnumerationTooLarge, count_text
 from ..objective import get_saturation
 from . import RawSolution, register_engine
@@ -272,7 +272,9 @@ class _Enumeration:
         37.418418800000005 did not, and the solve was refused."""
         near = np.zeros(self.cost.size, dtype=bool)
         for limit in limits:
-            near |= np.abs(self.cost - limit) <= 1e-9 * abs(limit)
+            # The window covers the construction's slack (QA s42 round 3, _slacked).
+            window = max(1e-9 * abs(limit), 2 * (_slacked(self.inst, limit) - limit))
+            near |= np.abs(self.cost - limit) <= window
         rows = np.flatnonzero(near)
         if rows.size:
             cost = self.inst.cost
@@ -311,6 +313,13 @@ class _Enumeration:
         return int(rows[min(range(len(keys)), key=keys.__getitem__)])
 
 
+def _slacked(inst: CompiledInstance, limit: float) -> float:
+    """The limit the construction prunes against by running sums (QA s42 round 3: a store whose
+    correctly rounded cost is exactly B (1 + 1e-9) had a running sum one ulp above it and was
+    never built); rows are then judged by their exact costs (:meth:`exact_costs_near`)."""
+    return search_limit(limit, inst.n_groups * inst.group_capacity)
+
+
 def enumerate_best(inst: CompiledInstance, budget: float) -> tuple[float, tuple[int, ...], int]:
     """(OPT, its selection, number of combinations) by vectorised enumeration.
 
@@ -321,7 +330,7 @@ def enumerate_best(inst: CompiledInstance, budget: float) -> tuple[float, tuple[
         combinations.
     """
     limit = budget_with_tolerance(budget)
-    en = _Enumeration(inst, limit)
+    en = _Enumeration(inst, _slacked(inst, limit))
     en.exact_costs_near([limit])
     row = en.best_among(np.flatnonzero(en.cost <= limit))
     return max(float(en.value[row]), 0.0), en.selection(row), int(en.cost.size)
@@ -346,7 +355,7 @@ def enum_all_budgets(
     if not budgets:
         return []
     effs = [budget_with_tolerance(b) for b in budgets]
-    en = _Enumeration(inst, max(effs))
+    en = _Enumeration(inst, _slacked(inst, max(effs)))
     en.exact_costs_near(effs)
     order = np.argsort(en.cost, kind="stable")
     cost_sorted = en.cost[order]

@@ -48,7 +48,7 @@ import math
 import operator
 from collections.abc import Sequence
 
-from ..compiled import CompiledInstance, budget_with_tolerance
+from ..compiled import CompiledInstance, budget_with_tolerance, search_limit
 from ..errors import FrontierTooLarge
 from ..objective import get_saturation
 from .enum import TIE, selection_key
@@ -119,7 +119,12 @@ class Frontier:
         if not math.isfinite(budget_eff):
             raise FrontierTooLarge("frontier needs a finite budget")
         self.inst = inst
-        self.budget_eff = b = budget_eff
+        self.budget_eff = budget_eff
+        # QA s42 round 3 (exactness): partial stores are pruned by running sums against a
+        # slacked limit, so a store whose correctly rounded cost is exactly the limit (and whose
+        # running sum lands an ulp above it) is kept; best() judges stores near a limit by
+        # their exact costs.
+        b = search_limit(budget_eff, inst.n_groups * inst.group_capacity)
         cov = inst.coverage
         indptr, indices, data = cov.indptr.tolist(), cov.indices.tolist(), cov.data.tolist()
         weight = inst.weight.tolist()
@@ -256,12 +261,16 @@ class Frontier:
         if b > self.budget_eff * (1 + 1e-15):
             raise ValueError(f"budget {budget!r} is above the frontier's {self.budget_eff!r}")
         cost = self.inst.cost
+        window = max(
+            1e-9 * abs(b),
+            2 * (search_limit(b, self.inst.n_groups * self.inst.group_capacity) - b),
+        )
 
         def exact(e: tuple[float, float, tuple[int, ...]]) -> float:
             # QA s42 round 2 #2: near the limit, the store's correctly rounded cost (math.fsum,
             # as selection_cost), not the merge's running sum, which kept a store at
             # 37.418418800000005 over the limit 37.4184188.
-            if abs(e[0] - b) <= 1e-9 * abs(b):
+            if abs(e[0] - b) <= window:
                 return math.fsum(cost[list(e[2])].tolist())
             return e[0]
 
