@@ -21,6 +21,7 @@ import json
 import math
 import random
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from cli_utils import run_cli
@@ -279,3 +280,13 @@ def test_engine_stores_fit_by_the_reference_predicate() -> None:
                 if not _fits([float(inst.cost[i]) for i in sel], b):
                     over.append((n, name, b))
     assert over == []
+
+
+def test_readme_states_the_one_feasibility_test():
+    """QA s42 round 3 (#4): stores over the exact limit by less than a float step were
+    certified silently; the README now states the rule every part of the product applies."""
+    readme = " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text().split())
+    assert (
+        "a store fits when the correctly rounded sum of its costs (`math.fsum`) is at most the "
+        "double nearest to B + 1e-9·B (`compiled.budget_with_tolerance`)" in readme
+    )
