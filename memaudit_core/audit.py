@@ -858,28 +858,21 @@ def _report(
                 package_id=e.package_id,
                 family=e.family,
                 outcome=res["outcome"],
-                bnb_value=res.get("bnb_value"),
-                milp_value=res.get("milp_value"),
                 abs_diff=res.get("abs_diff"),
                 rel_diff=res.get("rel_diff"),
-                bnb_time_s=res.get("bnb_time_s"),
-                milp_time_s=res.get("milp_time_s"),
-                bnb_status=res.get("bnb_status", "?"),
-                milp_status=res.get("milp_status", "?"),
-                bnb_nodes=res.get("bnb_nodes"),
-                milp_nodes=res.get("milp_nodes"),
                 problems=tuple(res.get("problems", ())),
-                bnb_bound=res.get("bnb_bound"),
-                milp_bound=res.get("milp_bound"),
-                bnb_gap=res.get("bnb_gap"),
-                milp_gap=res.get("milp_gap"),
-                enum_status=res.get("enum_status", NOT_RUN),
-                enum_value=res.get("enum_value"),
-                enum_bound=res.get("enum_bound"),
-                enum_gap=res.get("enum_gap"),
-                enum_time_s=res.get("enum_time_s"),
-                enum_nodes=res.get("enum_nodes"),
                 value_unit=res.get("value_unit"),
+                # Each engine's fields as audit_instance wrote them (enum's status "not run"
+                # where a record has none).
+                **{
+                    f"{eng}_{name}": res.get(f"{eng}_{name}")
+                    for eng in ENGINES
+                    for name in ("value", "bound", "gap", "time_s", "nodes")
+                },
+                **{
+                    f"{eng}_status": res.get(f"{eng}_status", NOT_RUN if eng == "enum" else "?")
+                    for eng in ENGINES
+                },
             )
         )
     count = {
