@@ -681,7 +681,7 @@ class AuditReport:
         writes it) is ``data`` (see :func:`memaudit_core.read_result`); a located
         ``ResultError`` on bad input."""
         from .errors import ResultError
-        from .results import decode, from_fields
+        from .results import check_saved_flag, from_fields
 
         report = from_fields(
             cls,
@@ -695,18 +695,15 @@ class AuditReport:
             },
             optional=["enum_time_s"],  # saved before enumeration took part
         )
-        if "ok" in data:
-            # QA s42 #4: ``ok: false`` (or "abc", a list, null) was read back and written
-            # again as the report's own True; it is what the counts give, not a second verdict.
-            ok = decode(bool, data["ok"], f"{path}.ok")
-            if ok != report.ok:
-                raise ResultError(
-                    f"{path}.ok",
-                    "inconsistent",
-                    f"the report is ok when complete, with no disagreement and at least one "
-                    f"agreeing check: {report.ok} here",
-                    ok,
-                )
+        # QA s42 #4: ``ok: false`` (or "abc", a list, null) was read back and written again as
+        # the report's own True; it is what the counts give, not a second verdict.
+        check_saved_flag(
+            data,
+            path,
+            "ok",
+            report.ok,
+            "the report's counts (ok: complete, no disagreement, at least one agreeing check)",
+        )
         if "rows" in data:
             # The verdict is read from the counts: they must be the rows' (QA s38).
             seen = {o: sum(1 for r in report.rows if r.outcome == o) for o in _OUTCOMES}

@@ -545,6 +545,27 @@ def check_ratio_text(at: str, text: str, ratio: float | None) -> None:
         )
 
 
+def check_saved_flag(
+    data: Mapping[str, Any], path: str, name: str, expected: bool, rule_text: str
+) -> None:
+    """Refuse a saved boolean ``name`` that is not what the result's own numbers give
+    (``expected``): ablation curves' ``certified``, capacity sensitivities' ``all_agree``,
+    audits' ``ok``. ``rule_text`` says what it is derived from. A file without the key reads.
+
+    >>> check_saved_flag({"ok": True}, "$", "ok", True, "its counts")
+    """
+    from .errors import ResultError
+
+    if name not in data:
+        return
+    at = child(path, name)
+    got = decode(bool, data[name], at)
+    if got != expected:
+        raise ResultError(
+            at, "inconsistent", f"does not match {rule_text} (expected {expected!r})", got
+        )
+
+
 def check_row_budget(at: str, budget: float, budgets: Sequence[float]) -> None:
     """Refuse a sweep row at a budget its sweep does not list (``at`` is the row's path):
     one check for :class:`~memaudit_core.analysis.SweepResult` and

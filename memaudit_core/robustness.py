@@ -76,7 +76,7 @@ from .generators import check_seed
 from .objective import evaluate
 from .package import GENERIC_TYPES, VALIDITY_TYPES, Package
 from .parallel import check_workers
-from .results import check_not_above_opt, values_close
+from .results import check_not_above_opt, check_saved_flag, values_close
 from .shortrepr import short_repr
 from .solvers import ZERO_OPT, SolveResult, check_budget, check_time_limit, run_engine, solve
 from .solvers.budgets import lift_store, refine_unproven
@@ -367,21 +367,13 @@ class AblationCurve:
     def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> AblationCurve:
         """The curve whose :meth:`to_dict` is ``data`` (see :func:`memaudit_core.read_result`);
         a located ``ResultError`` on bad input or numbers that contradict each other."""
-        from .results import decode, field_value, from_fields
+        from .results import field_value, from_fields
 
         # QA s40: a saved ablation curve could not be read back at all.
         res = from_fields(cls, data, path, kind=cls.RESULT_KIND)
         res._check_consistent(path)
-        certified = decode(bool, field_value(data, "certified", path), f"{path}.certified")
-        if certified != res.certified:
-            from .errors import ResultError
-
-            raise ResultError(
-                f"{path}.certified",
-                "inconsistent",
-                f"does not match its points' certified flags (expected {res.certified!r})",
-                certified,
-            )
+        field_value(data, "certified", path)  # required here
+        check_saved_flag(data, path, "certified", res.certified, "its points' certified flags")
         return res
 
     def _check_consistent(self, path: str) -> None:
@@ -1319,22 +1311,15 @@ class CapacitySensitivity:
     def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> CapacitySensitivity:
         """The result whose :meth:`to_dict` is ``data`` (see :func:`memaudit_core.read_result`);
         a located ``ResultError`` on bad input or gains that contradict their optima."""
-        from .errors import ResultError
-        from .results import check_quotient, decode, field_value, from_fields
+        from .results import check_quotient, field_value, from_fields
 
         # QA s40: a saved capacity sensitivity could not be read back at all.
         res = from_fields(cls, data, path, kind=cls.RESULT_KIND)
         for k, p in enumerate(res.points):
             check_quotient(f"{path}.points[{k}].gain", p.gain, p.opt_k, p.opt_1, "opt_k / opt_1")
         res._check_consistent(path)
-        all_agree = decode(bool, field_value(data, "all_agree", path), f"{path}.all_agree")
-        if all_agree != res.all_agree:
-            raise ResultError(
-                f"{path}.all_agree",
-                "inconsistent",
-                f"does not match its points' agree flags (expected {res.all_agree!r})",
-                all_agree,
-            )
+        field_value(data, "all_agree", path)  # required here
+        check_saved_flag(data, path, "all_agree", res.all_agree, "its points' agree flags")
         return res
 
     def _check_consistent(self, path: str) -> None:
