@@ -1642,10 +1642,11 @@ def _within_budget(
     costs is within k ulps of the exact one, so a limit lowered by a few ulps per candidate
     makes whatever the writer keeps fit exactly. Stores over by more than rounding are left
     for the caller to refuse."""
-    if not selected or inst.selection_cost(selected) <= budget_with_tolerance(budget):
+    if not selected:
         return selected
+    cost, limit = inst.selection_cost(selected), budget_with_tolerance(budget)
     margin = 4.0 * (inst.n_candidates + 2) * np.finfo(np.float64).eps
-    if inst.selection_cost(selected) > budget_with_tolerance(budget) * (1.0 + margin):
+    if cost <= limit or cost > limit * (1.0 + margin):
         return selected
     try:
         return _reference_selection(info, view, budget * (1.0 - margin) * cost_scale)
