@@ -1029,7 +1029,7 @@ def _union_human(rep: Any, memory_unit: str | None = None) -> str:
     from .analysis import ratio_text
     from .explain import unit_word
 
-    unit = memory_unit or rep.cost_unit
+    unit = memory_unit or rep.memory_unit
 
     def amount(x: float, unit: str) -> str:
         # "1 words" read as a typo (annotator QA s38).
@@ -1078,15 +1078,7 @@ def _with_union(ev: Any, pkg: Any, args: argparse.Namespace) -> tuple[Any, str]:
         solver=args.solver,
         time_limit=args.time_limit,
     )
-    from .costs import store_cost_unit
-
-    store_meta = next((st.meta for st in pkg.stores if st.id == ev.store_id), {})
-    memory_unit = store_cost_unit(store_meta, pkg.cost_unit)
-    human = (
-        _union_human(rep, memory_unit)
-        + "\n\n"
-        + _evaluation_human(replace(ev, notes=()), pkg.cost_unit)
-    )
+    human = _union_human(rep) + "\n\n" + _evaluation_human(replace(ev, notes=()), pkg.cost_unit)
     return UnionScore(ev, rep), human
 
 

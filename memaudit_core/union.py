@@ -238,6 +238,11 @@ class UnionReport:
         F of the whole store, ignoring the budget.
     notes : tuple of str
         Plain-language explanations (pruning, cost effect, ratio above 1, n/a, uncertified).
+    memory_cost_unit : str or None
+        The unit the store's memory costs (``store_cost``, ``cost``, the rows' and pruned
+        selections' costs) are in: its cost rule's, which may differ from the package's
+        ``cost_unit`` (the budget's). None in a report saved before it was recorded; read
+        through :attr:`memory_unit`.
     """
 
     package_id: str
@@ -271,9 +276,17 @@ class UnionReport:
     salience_field: str | None
     memory_rows: tuple[UnionMemoryRow, ...]
     notes: tuple[str, ...]
+    # Last and defaulted: reports saved before it (QA s43: a chars-costed store's cost was
+    # labelled in the package's words) still read back.
+    memory_cost_unit: str | None = None
 
     #: ``result_kind`` in ``to_dict()`` (:data:`memaudit_core.results.RESULT_KINDS`).
     RESULT_KIND: ClassVar[str] = "union_report"
+
+    @property
+    def memory_unit(self) -> str:
+        """The unit of the memories' costs; the package's when the report does not say."""
+        return self.memory_cost_unit or self.cost_unit
 
     @property
     def union_opt_value(self) -> float:
@@ -333,6 +346,7 @@ class UnionReport:
             "system": self.system,
             "budget": self.budget,
             "cost_unit": self.cost_unit,
+            "memory_cost_unit": self.memory_cost_unit,
             "union_ratio": self.union_ratio,
             "package_ratio": self.package_ratio,
             "upper_pruned": self.upper_dict(),
@@ -384,6 +398,7 @@ class UnionReport:
                 "salience": "salience_pruned",
                 "memory_rows": "memories",
             },
+            optional=("memory_cost_unit",),
         )
         res._check_consistent(path)
         return res
@@ -1111,10 +1126,11 @@ def _build_report(
     superseded = tuple(m.id for m in prep.live.memories if m.status.lower() == "superseded")
     notes: list[str] = import_notes(store)
     name = store.display_name
+    memory_unit = store_cost_unit(store.meta, unit)
     rule_name = store.meta.get("cost_rule")
     if isinstance(rule_name, str) and rule_name in COST_RULES:
         rule = COST_RULES[rule_name]
-        if store_cost_unit(store.meta, unit) != unit:
+        if memory_unit != unit:
             notes.append(
                 f"Units differ: the memories were costed in {rule.unit} (cost rule "
                 f"{rule_name!r}) but the package's candidates and budget are in {unit}. The "
@@ -1165,8 +1181,7 @@ def _build_report(
         rule_text = {"recency": prep.recency_how, "salience": prep.salience_how}[solved.keep_rule]
         cost_text, budget_text = cost_budget_text(prep.store_cost, budget, 6)  # QA s42 r2 #2
         notes.append(
-            f"The store as written costs {cost_text} "
-            f"{store_cost_unit(store.meta, unit)}, more than the budget "
+            f"The store as written costs {cost_text} {memory_unit}, more than the budget "
             f"{budget_text}. Y' is the store pruned by {solved.keep_rule} ({rule_text}; each "
             f"memory kept if it still fits): {len(kept)} of {len(prep.ids)} memories kept."
         )
@@ -1326,6 +1341,7 @@ def _build_report(
         salience_field=salience_field,
         memory_rows=rows,
         notes=tuple(notes),
+        memory_cost_unit=memory_unit,
     )
 
 

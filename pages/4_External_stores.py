@@ -120,7 +120,9 @@ with st.expander("Load a memory-system export next to this package", expanded=Fa
         index=RULES.index(package_rule) if package_rule in RULES else 0,
         key="w_ext_cost_rule",
         format_func=lambda r: f"{r} — {COST_RULES[r].description}",
-        help="How each memory is costed, in the package's unit.",
+        # QA s43: "in the package's unit" was said of every rule, chars beside words too.
+        help="How each memory is costed. The default counts the package's unit; another "
+        "rule's costs are compared with the budget as plain numbers (a note says so).",
     )
     # Shown for mem0, and kept on screen while it holds a file under another format: a
     # widget left out of a run loses its file, so switching formats would drop it unsaid.
@@ -388,7 +390,9 @@ else:
     rep = cached.union_report(
         wpkg, whash, store_id, ctx.budget, salience_field, state["ma_ann_keep"]
     )
-    unit = rep.cost_unit
+    # The budget is in the package's unit; the memories' costs in the store's cost rule's
+    # (QA s43: a chars-costed store showed "Store cost (words) = 86", 86 chars).
+    unit, memory_unit = rep.cost_unit, rep.memory_unit
 
     # ----------------------------------------------------------------------- metrics
     st.subheader(f"Union metrics at budget {amount_text(ctx.budget, unit)}")
@@ -427,12 +431,14 @@ else:
     m[5].metric(
         "Kept F(Y')",
         f"{rep.value:.4g}",
-        help=f"{len(rep.kept)} of {rep.n_memories} memories, {rep.cost:g} {unit}.",
+        help=f"{len(rep.kept)} of {rep.n_memories} memories, {rep.cost:g} {memory_unit}.",
     )
     n = metric_row()
     n[0].metric(f"{rep.union_opt.label} over P+", f"{rep.union_opt_value:.4g}")
     n[1].metric(f"{rep.package_opt.label} (package only)", f"{rep.package_opt_value:.4g}")
-    n[2].metric(f"Store cost ({unit})", f"{rep.store_cost:g}", help="As written, deleted excluded.")
+    n[2].metric(
+        f"Store cost ({memory_unit})", f"{rep.store_cost:g}", help="As written, deleted excluded."
+    )
     n[3].metric("Memories kept", f"{len(rep.kept)} of {rep.n_memories}")
     n[4].metric("Superseded", len(rep.superseded), help="Still held by the system: they count.")
     n[5].metric("Deleted (left out)", len(rep.deleted))
@@ -477,7 +483,7 @@ else:
         "memory": [r.id for r in rows],
         "text": [r.text for r in rows],
         "status": [r.status for r in rows],
-        f"cost ({unit})": [r.cost for r in rows],
+        f"cost ({memory_unit})": [r.cost for r in rows],
         "units covered": [r.units_covered for r in rows],
         "F alone": [round(r.alone_value, 4) for r in rows],
         "kept (Y')": [r.kept for r in rows],
@@ -512,7 +518,7 @@ else:
                 "F": [round(p.value, 4) for p in pruned],
                 "union ratio": [p.union_ratio for p in pruned],
                 "selection": [p.selection for p in pruned],
-                f"cost ({unit})": [p.cost for p in pruned],
+                f"cost ({memory_unit})": [p.cost for p in pruned],
                 "kept": [", ".join(p.kept) for p in pruned],
                 "dropped": [", ".join(p.dropped) for p in pruned],
             }

@@ -18,6 +18,10 @@ Accepted shapes (the detected one is recorded in ``store.meta["format_version"]`
                      (see "OpenMemory backups" below)
 ===================  =========================================================================
 
+A list of pages (``[{"results": [...]}, ...]``, with or without ``count`` / ``next``) is no
+Mem0 output: it is refused (rule ``mem0-shape``, at ``$``) with the fix, joining every page's
+``results`` into one list.
+
 An item needs ``id`` and ``memory`` (the text). A raw vector-store payload is accepted too:
 a Qdrant point's ``payload``, or the payload's keys at the item's top level; its text is
 ``data``, and, as Mem0 itself splits a payload on read, every payload key that is not one of
@@ -75,7 +79,9 @@ the new text:
 - a memory whose last event is ``DELETE`` (or ``is_deleted``, which must be true, false, 0 or
   1, in the JSON history as in ``history.db``) is **deleted**: Mem0 removes it
   from the vector store, so it is *not* part of the store as kept. It is listed in
-  ``store.meta["deleted"]`` (id, last text, time, ``status: "deleted"``).
+  ``store.meta["deleted"]`` (id, last text, ``deleted_at``, ``status: "deleted"``).
+  ``deleted_at`` is the DELETE row's ``updated_at``, null when it has none: the row's
+  ``created_at`` is the memory's creation time, not the deletion's (EXPORT_FORMATS 1.4).
   Events are read in time order; a memory with a history row that has no readable time
   keeps the file's order of its rows (``history.db``: its row order), and a warning says so.
   A ``DELETE`` / ``is_deleted`` row is always the memory's last event, whatever its time:
@@ -232,12 +238,12 @@ def _is_point(item: Any) -> bool:
 
 
 def _is_page(item: Any) -> bool:
-    """A paginated Platform page (``{"count", "next", "previous", "results"}``)."""
+    """A page of results (``{"results": [...]}``, a Platform page with ``count`` / ``next`` /
+    ``previous`` too) rather than a memory: it has none of a memory's keys."""
     return (
         isinstance(item, dict)
         and isinstance(item.get("results"), list)
-        and bool({"count", "next", "previous"} & set(item))
-        and not {"memory", "data", "id"} & set(item)
+        and not {"memory", "data", "id", "payload", "event"} & set(item)
     )
 
 
@@ -271,15 +277,22 @@ def _detect(doc: Any, col: Collector) -> tuple[list[Any], str, str, list[Any], A
     if isinstance(doc, list):
         _refuse_history(doc, "$", col)
         if doc and all(_is_page(it) for it in doc):
-            # QA s39 defect 6: a list of Platform pages got one "has no id" per page.
+            # QA s39 defect 6: a list of Platform pages got one "has no id" per page; QA s43:
+            # so did pages saved without count / next ({"results": [...]} each). No Mem0 call
+            # writes such a list (EXPORT_FORMATS 1.2: one page is one object), so it is
+            # refused with the join rather than joined behind the user's back.
+            platform = any({"count", "next", "previous"} & set(it) for it in doc)
+            kind = "Platform pages ({count, next, results})" if platform else "result pages"
+            last = f"$[{len(doc) - 1}].results"
             fail(
                 col.source,
                 "$",
                 "mem0-shape",
-                f"this is a list of {len(doc)} Platform pages ({{count, next, results}}), not "
-                "of memories: join every page's 'results' into one list and give that (a "
-                'bare list, or {"results": [...]})',
-                f"{len(doc)} pages",
+                f"this is a list of {len(doc)} {kind} ($[0].results"
+                + (f" ... {last}" if len(doc) > 1 else "")
+                + "), not of memories: join every page's 'results' into one list and give "
+                'that (a bare list, or {"results": [...]})',
+                f"{len(doc)} page{'s' if len(doc) != 1 else ''}",
             )
         if any(_is_point(it) for it in doc):
             return doc, "$", "qdrant", [], None
@@ -628,8 +641,21 @@ def _replaced_texts(events: list[dict[str, Any]], text: Any, export_iso: str | N
 
 
 def _event_time(row: dict[str, Any]) -> str:
-    t = normalise_time(row.get("updated_at")).iso or normalise_time(row.get("created_at")).iso
-    return t or ""
+    """When the row's event happened, "" when unknown. A DELETE row's ``created_at`` is the
+    memory's creation time and its ``updated_at`` the deletion's (EXPORT_FORMATS 1.4): without
+    ``updated_at`` the deletion time is unknown (QA s43: it was given as the creation time)."""
+    updated = normalise_time(row.get("updated_at")).iso
+    if updated or _is_delete_row(row):
+        return updated or ""
+    return normalise_time(row.get("created_at")).iso or ""
+
+
+def _row_time(row: dict[str, Any]) -> str:
+    """A time the row carries (``updated_at``, else ``created_at``; "" when none), whatever
+    its event: a DELETE row's ``created_at`` still happened before the export was taken."""
+    return (
+        normalise_time(row.get("updated_at")).iso or normalise_time(row.get("created_at")).iso or ""
+    )
 
 
 def _said_time(iso: str) -> str:
@@ -821,7 +847,7 @@ def load_mem0_store(
             f"({'v1' if len(items) == 100 else 'v2'}): it may be truncated"
         )
     # The export's times, for the expiration check: it has no "now" of its own.
-    times: list[datetime] = [t for t in (_as_utc(_event_time(r)) for r in rows) if t]
+    times: list[datetime] = [t for t in (_as_utc(_row_time(r)) for r in rows) if t]
     expiring: list[tuple[Record, Any, str]] = []
     add_events: dict[str, int] = {}
     # QA s40 defect 1: replaced texts of the memories kept (see _replaced_texts); every
