@@ -1736,8 +1736,23 @@ def _library_result_human(res: Any, path: str) -> str:
         table = _dict_table(res.table_rows())
     elif isinstance(res, CostRuleSensitivity):
         about = f"package {res.package_id}; {res.budget_rule}"
-        table = _dict_table([row.to_dict() for r in res.rules for row in r.rows])
-        notes = tuple(r.note for r in res.rules if r.note)
+        # The app's ranking and ratio tables first (QA s43: show printed only the rows, not
+        # tau, whether the ranking holds, nor the OPT = 0 notes); each rule's note below.
+        ranking = [{k: v for k, v in r.items() if k != "note"} for r in res.ranking_rows()]
+        table = (
+            "does the writers' ranking hold?\n"
+            + _dict_table(ranking)
+            + "\n\nmean ratio per writer over the budgets compared:\n"
+            + _dict_table(res.ratio_rows())
+            + "\n\nevery writer, budget and rule:\n"
+            + _dict_table([row.to_dict() for r in res.rules for row in r.rows])
+        )
+        notes = tuple(f"{r.rule}: {r.note}" for r in res.rules if r.note) + res.undefined_notes
+        if res.n_unproven:
+            notes += (
+                f"{res.n_unproven} row(s) rest on an optimum a time limit left unproven: "
+                "their ratio is against an incumbent (certified = False).",
+            )
     elif isinstance(res, CapacitySensitivity):
         about = f"package {res.package_id}; capacity k = {res.k} against k = 1"
         keep = ("budget", "opt_1", "label_1", "opt_k", "label", "gain", "agree", "multi_groups")

@@ -232,6 +232,20 @@ def _mean(values: Iterable[float | None]) -> float | None:
     return float(np.mean(vals)) if vals else None
 
 
+def _compared_means(
+    rows: Iterable[CostRuleRow], writers: Sequence[str]
+) -> tuple[tuple[tuple[str, float | None], ...], tuple[tuple[str, float | None], ...]]:
+    """Each writer's mean ratio under a rule and as stored, both over the budgets where the
+    rule and as stored have OPT > 0 (rows with both ratios defined): a rule with OPT = 0 at
+    some budgets is compared like for like (QA s43: bytes_overhead's means over 5 budgets
+    stood beside, and were ranked against, as_stored's over 7)."""
+    both = [r for r in rows if r.ratio is not None and r.stored_ratio is not None]
+    return (
+        tuple((w, _mean(r.ratio for r in both if r.writer == w)) for w in writers),
+        tuple((w, _mean(r.stored_ratio for r in both if r.writer == w)) for w in writers),
+    )
+
+
 def _ratios_at(
     inst: CompiledInstance,
     budget: float,
@@ -714,9 +728,11 @@ class CostRuleResult:
         Total candidate cost under the rule, and ``total_cost / stored total`` (budgets are
         multiplied by it).
     mean_ratio : tuple of (writer, mean ratio or None)
-        Over the budgets where the ratio is defined.
+        Over :attr:`compared_budgets`, the budgets where this rule and as stored both have
+        OPT > 0 (for as stored itself: where its ratio is defined).
     tau : float or None
-        Kendall tau between the writers' ranking by mean ratio under this rule and as stored.
+        Kendall tau between the writers' ranking by mean ratio under this rule and by
+        :attr:`stored_mean_ratio` (as stored, over the same budgets).
     rankings_hold : bool or None
         True when every pair of writers keeps its order (ties included) at every budget.
     tau_by_budget : tuple of float or None
@@ -754,6 +770,22 @@ class CostRuleResult:
             "rows": [r.to_dict() for r in self.rows],
         }
 
+    @property
+    def compared_budgets(self) -> tuple[float, ...]:
+        """The budgets where this rule and as stored both have OPT > 0: its mean ratios and
+        tau are over these."""
+        return tuple(
+            sorted(
+                {r.budget for r in self.rows if r.ratio is not None and r.stored_ratio is not None}
+            )
+        )
+
+    @property
+    def stored_mean_ratio(self) -> tuple[tuple[str, float | None], ...]:
+        """As stored's mean ratio per writer over :attr:`compared_budgets`: what
+        :attr:`mean_ratio` is compared with."""
+        return _compared_means(self.rows, [w for w, _ in self.mean_ratio])[1]
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> CostRuleResult:
         """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
@@ -779,11 +811,11 @@ class CostRuleSensitivity:
     budget_rule: str
 
     def ratio_rows(self) -> list[dict[str, Any]]:
-        """One row per writer: its mean ratio under each available rule (None where
-        undefined), a column per rule; numbers, not text (QA s41: the page's CSV held
-        3-decimal strings)."""
-        ok = [r for r in self.rules if r.available]
-        return [{"writer": w, **{r.rule: dict(r.mean_ratio)[w] for r in ok}} for w in self.writers]
+        """One row per writer: its mean ratio in each of :func:`cost_rule_ratio_columns`
+        (None where undefined); numbers, not text (QA s41: the page's CSV held 3-decimal
+        strings)."""
+        columns = cost_rule_ratio_columns(self)
+        return [{"writer": w, **{c.label: c.means[w] for c in columns}} for w in self.writers]
 
     def ranking_rows(self) -> list[dict[str, Any]]:
         """One row per available rule: tau against the stored costs (a number, None where
@@ -795,6 +827,7 @@ class CostRuleSensitivity:
                 "ranking holds at every budget": {True: "yes", False: "no"}.get(
                     r.rankings_hold, "n/a"
                 ),
+                "budgets compared": len(r.compared_budgets),
                 "budget scale": r.scale,
                 "re-costed": r.n_recosted,
                 "kept stored cost": r.n_kept_stored,
@@ -818,23 +851,45 @@ class CostRuleSensitivity:
 
     @property
     def undefined_notes(self) -> tuple[str, ...]:
-        """One note per rule whose ratios are undefined (OPT = 0) at some budgets: its means
-        and tau are over the other budgets, unlike those of a rule defined at all of them
-        (library QA s38: bytes_overhead's means over 5 budgets stood beside as_stored's over
-        7, unsaid)."""
+        """One note per rule whose ratios are undefined (OPT = 0) at some budgets: which
+        budgets its means and tau are over, and which as-stored means they are compared with
+        (library QA s38: unsaid; QA s43: said, but beside as_stored's means over every
+        budget)."""
         notes = []
+        n_all = len(self.budgets)
+        own = next(
+            (r.compared_budgets for r in self.rules if r.rule == AS_STORED and r.available), None
+        )
         for r in self.rules:
             if not r.available:
                 continue
             zero = sorted({row.budget for row in r.rows if row.opt <= ZERO_OPT})
-            if zero:
-                shown = ", ".join(f"{b:.10g}" for b in zero)
+            if not zero:
+                continue
+            shown = ", ".join(f"{b:.10g}" for b in zero)
+            head = (
+                f"{r.rule}: OPT = 0 at budget{'s' if len(zero) > 1 else ''} {shown} "
+                f"({self.cost_unit}{'' if r.rule == AS_STORED else ', before scaling'}): "
+                "nothing with value fits there, so its ratios are undefined and its means "
+            )
+            if r.rule == AS_STORED:
                 notes.append(
-                    f"{r.rule}: OPT = 0 at budget{'s' if len(zero) > 1 else ''} {shown} "
-                    f"({self.cost_unit}, before scaling): nothing with value fits there, so "
-                    f"its ratios are undefined and its means and tau are over the other "
-                    f"{len(self.budgets) - len(zero)} of the {len(self.budgets)} budgets."
+                    head + f"are over the other {n_all - len(zero)} of the {n_all} budgets; "
+                    "every rule is compared with it over the budgets where both have OPT > 0."
                 )
+                continue
+            n = len(r.compared_budgets)
+            where = ", ".join(f"{b:.10g}" for b in r.compared_budgets)
+            if r.compared_budgets == own:
+                tail = f"compared with {AS_STORED}'s, which are over the same budgets ({where})."
+            else:
+                tail = (
+                    f"compared with {AS_STORED}'s over the same {n} (the budgets where both "
+                    f"have OPT > 0: {where}; column '{reference_label(r.rule, n)}'), not with "
+                    f"{AS_STORED}'s own means."
+                )
+            other = "the other " if n == n_all - len(zero) else ""
+            notes.append(head + f"and tau are over {other}{n} of the {n_all} budgets, " + tail)
         return tuple(notes)
 
     #: ``result_kind`` in ``to_dict()`` (QA s40: it did not say its kind, so
@@ -948,7 +1003,11 @@ class CostRuleSensitivity:
             for field in ("mean_ratio", "mean_abs_delta"):
                 for w, got in getattr(rule, field):
                     if field == "mean_ratio":
-                        vals = [r.ratio for r in rule.rows if r.writer == w and r.ratio is not None]
+                        vals = [
+                            r.ratio
+                            for r in rule.rows
+                            if r.writer == w and r.ratio is not None and r.stored_ratio is not None
+                        ]
                     else:
                         vals = [
                             abs(r.delta) for r in rule.rows if r.writer == w and r.delta is not None
@@ -967,6 +1026,46 @@ class CostRuleSensitivity:
                             f"not the mean over the rule's rows of {w} (expected {want!r})",
                             got,
                         )
+
+
+@dataclass(frozen=True)
+class RatioColumn:
+    """One column of the cost-rule ratio table and one bar series of its chart.
+
+    ``reference`` marks as stored's means over another rule's :attr:`CostRuleResult.
+    compared_budgets`, shown beside that rule when they are fewer than as stored's own.
+    """
+
+    label: str
+    rule: str
+    means: dict[str, float | None]
+    reference: bool
+
+
+def reference_label(rule: str, n_budgets: int) -> str:
+    """The column of as stored's means over ``rule``'s ``n_budgets`` compared budgets."""
+    return f"{AS_STORED} on {rule}'s {n_budgets} budget{'s' if n_budgets != 1 else ''}"
+
+
+def cost_rule_ratio_columns(sensitivity: CostRuleSensitivity) -> list[RatioColumn]:
+    """The mean-ratio columns of a cost-rule sensitivity: one per available rule, and before
+    a rule compared over other budgets than as stored's own means, as stored's means over the
+    rule's budgets, so each rule stands beside a like-for-like reference (QA s43)."""
+    ok = [r for r in sensitivity.rules if r.available]
+    own = next((r.compared_budgets for r in ok if r.rule == AS_STORED), None)
+    columns = []
+    for r in ok:
+        if r.rule != AS_STORED and own is not None and r.compared_budgets != own:
+            columns.append(
+                RatioColumn(
+                    reference_label(r.rule, len(r.compared_budgets)),
+                    r.rule,
+                    dict(r.stored_mean_ratio),
+                    True,
+                )
+            )
+        columns.append(RatioColumn(r.rule, r.rule, dict(r.mean_ratio), False))
+    return columns
 
 
 BUDGET_RULE = "budgets keep the same fraction of the total candidate cost: B' = B * total'/total"
@@ -1138,12 +1237,11 @@ def cost_rule_sensitivity(
                     )
                 step += 1
                 _tick(progress, step, total_steps)
-            means = tuple((w, _mean(per[w] for per in per_budget)) for w in names)
+            means, stored_means = _compared_means(rows, names)
             deltas = tuple(
                 (w, _mean(abs(r.delta) for r in rows if r.writer == w and r.delta is not None))
                 for w in names
             )
-            stored_means = [_mean(stored_ratio[(w, b)] for b in grid) for w in names]
             taus = []
             holds: list[bool | None] = []
             for b, per in zip(grid, per_budget, strict=True):
@@ -1164,7 +1262,7 @@ def cost_rule_sensitivity(
                     rows=tuple(rows),
                     mean_ratio=means,
                     mean_abs_delta=deltas,
-                    tau=kendall_tau(stored_means, [m for _, m in means]),
+                    tau=kendall_tau([m for _, m in stored_means], [m for _, m in means]),
                     tau_by_budget=tuple(taus),
                     rankings_hold=all(defined) if defined else None,
                 )
@@ -2088,9 +2186,11 @@ __all__ = [
     "NoiseSensitivity",
     "NoiseWriterRow",
     "PRESETS",
+    "RatioColumn",
     "ablation_curve",
     "ablation_pool",
     "capacity_sensitivity",
+    "cost_rule_ratio_columns",
     "cost_rule_sensitivity",
     "default_cost_rules",
     "kendall_tau",

@@ -19,6 +19,7 @@ import plotly.io as pio
 
 from memaudit_core.analysis import loss_tolerance
 from memaudit_core.curves import ABLATION_LABELS
+from memaudit_core.robustness import AS_STORED, RatioColumn, cost_rule_ratio_columns
 from memaudit_core.solvers import value_text
 
 if TYPE_CHECKING:
@@ -2651,24 +2652,23 @@ def cost_rule_ratio_chart(sensitivity: CostRuleSensitivity, title: str, present:
     labels were 8 px).
     """
     rules = [r for r in sensitivity.rules if r.available]
+    colors = {r.rule: _rule_color(k) for k, r in enumerate(rules)}
+    columns = cost_rule_ratio_columns(sensitivity)
+    axis = _cost_rule_axis(columns)
     writers = list(sensitivity.writers)
-    if present and rules:
-        return _cost_rule_panels(rules, writers, title)
+    if present and columns:
+        return _cost_rule_panels(columns, colors, writers, title, axis)
     fig = go.Figure()
-    for k, rule in enumerate(rules):
+    for column in columns:
         # Bar-thick text, not shrunk further by plotly (it drew 7 px labels); 12 px, the
         # smallest a projector shows (QA s20c: 11 px), on bars 15 px thick.
-        fig.add_bar(**_rule_bar(rule, k, writers, label_px=12))
+        fig.add_bar(**_rule_bar(column, colors, writers, label_px=12))
     # Writers top to bottom in registry order; rules in legend order within each group.
     fig.update_layout(barmode="group", legend={"traceorder": "normal"})
     fig.update_yaxes(title_text="writer", autorange="reversed")
     # Room past 1 for the "1.00" labels, but no tick there: a ratio never exceeds 1.
-    fig.update_xaxes(
-        title_text="mean ratio F / OPT over the budgets",
-        range=[0, 1.2],
-        tickvals=[0, 0.2, 0.4, 0.6, 0.8, 1.0],
-    )
-    height = 150 + len(writers) * (max(len(rules), 1) * 15 + 14)
+    fig.update_xaxes(title_text=axis, range=[0, 1.2], tickvals=[0, 0.2, 0.4, 0.6, 0.8, 1.0])
+    height = 150 + len(writers) * (max(len(columns), 1) * 15 + 14)
     # base_layout scales a projector's chart by 1.35: 500 becomes 675 px, legend included,
     # which a 720 px screen shows whole (QA: 1,017 px, the legend off screen).
     base_layout(fig, _plain(title), present, height=min(height, 500) if present else height)
@@ -2680,9 +2680,22 @@ def _rule_color(k: int) -> str:
     return COLORS["opt"] if k == 0 else METHOD_PALETTE[(k - 1) % len(METHOD_PALETTE)]
 
 
-def _rule_bar(rule: Any, k: int, writers: list[str], *, label_px: int) -> dict[str, Any]:
-    """One cost rule's horizontal bars of mean ratios per writer, labelled outside the bar."""
-    means = dict(rule.mean_ratio)
+def _cost_rule_axis(columns: Sequence[RatioColumn]) -> str:
+    """The ratio axis: which budgets the means are over, said when a rule is compared with
+    as stored over fewer budgets than as stored's own (QA s43: "over the budgets" then
+    covered 5 budgets in one bar and 7 in the next)."""
+    if any(c.reference for c in columns):
+        return "mean ratio F / OPT over the budgets where the rule and as_stored have OPT > 0"
+    return "mean ratio F / OPT over the budgets"
+
+
+def _rule_bar(
+    column: RatioColumn, colors: dict[str, str], writers: list[str], *, label_px: int
+) -> dict[str, Any]:
+    """One ratio column's horizontal bars of mean ratios per writer, labelled outside the bar;
+    as stored's means over another rule's budgets in as stored's colour, hatched."""
+    means = column.means
+    color = colors[AS_STORED if column.reference else column.rule]
     return {
         "y": writers,
         "x": [means.get(w) or 0 for w in writers],
@@ -2693,12 +2706,19 @@ def _rule_bar(rule: Any, k: int, writers: list[str], *, label_px: int) -> dict[s
         "textfont": {"size": label_px},
         "constraintext": "none",
         "cliponaxis": False,
-        "name": rule.rule,
-        "marker_color": _rule_color(k),
+        "name": column.label,
+        "marker_color": color,
+        "marker_pattern_shape": "/" if column.reference else "",
     }
 
 
-def _cost_rule_panels(rules: Sequence, writers: list[str], title: str) -> go.Figure:
+def _cost_rule_panels(
+    columns: Sequence[RatioColumn],
+    colors: dict[str, str],
+    writers: list[str],
+    title: str,
+    axis: str,
+) -> go.Figure:
     """The cost-rule chart on a projector: one panel per rule, named above it, writers shared.
 
     Grouped, 7 writers x 4 rules made bars 11 px thick, too thin for a projector-size value
@@ -2710,14 +2730,17 @@ def _cost_rule_panels(rules: Sequence, writers: list[str], title: str) -> go.Fig
     label_px = 18
     fig = make_subplots(
         rows=1,
-        cols=len(rules),
+        cols=len(columns),
         shared_yaxes=True,
-        subplot_titles=[r.rule for r in rules],
+        subplot_titles=[c.label for c in columns],
         horizontal_spacing=0.025,
     )
-    for k, rule in enumerate(rules):
+    for k, column in enumerate(columns):
         fig.add_bar(
-            **_rule_bar(rule, k, writers, label_px=label_px), showlegend=False, row=1, col=k + 1
+            **_rule_bar(column, colors, writers, label_px=label_px),
+            showlegend=False,
+            row=1,
+            col=k + 1,
         )
     # Room for "1.00" past a full bar inside a narrow panel.
     fig.update_xaxes(range=[0, 1.55], tickvals=[0, 0.5, 1], ticktext=["0", "0.5", "1"])
@@ -2727,7 +2750,7 @@ def _cost_rule_panels(rules: Sequence, writers: list[str], title: str) -> go.Fig
     base_layout(fig, _plain(title), True, height=min(180 + 48 * len(writers), 460))
     fig.update_annotations(font={"size": 20, "color": TEXT_COLOR})  # the panel (rule) titles
     fig.add_annotation(
-        text="mean ratio F / OPT over the budgets",
+        text=axis,
         xref="paper",
         yref="paper",
         x=0.5,

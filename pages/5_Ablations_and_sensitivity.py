@@ -170,7 +170,7 @@ with tab_cost:
         "Candidate costs recomputed from candidate text by each rule; OPT and every writer "
         f"re-solved. {rule_text}. Candidates without text keep their stored cost. "
         "Ranking agreement: Kendall tau between the writers' ranking (by mean ratio) under the "
-        "rule and as stored."
+        "rule and as stored, both over the budgets where the rule and as stored have OPT > 0."
     )
     usable = set(available_cost_rules())
     rules = st.multiselect(
@@ -181,7 +181,11 @@ with tab_cost:
             r if r == robustness.AS_STORED or r in usable else f"{r} (unavailable)"
         ),
     )
-    if armed("cost", "Run cost-rule sensitivity", "Re-solves OPT and every writer per rule."):
+    # As stored alone is compared with itself: tau 1 and "ranking holds" would say nothing
+    # (QA s43: an emptied box ran as_stored alone and reported both).
+    if not [r for r in rules if r != robustness.AS_STORED]:
+        st.info("Choose a cost rule to compare with the costs as stored.")
+    elif armed("cost", "Run cost-rule sensitivity", "Re-solves OPT and every writer per rule."):
         bar, tick = cached.progress_bar("Re-costing and re-solving per rule and budget")
         sens = cached.cost_rule_sensitivity(
             pkg, content_hash, grid, tuple(rules), curve_time, _progress=tick
@@ -206,12 +210,12 @@ with tab_cost:
             "abl_cost_chart",
             f"{pkg.id}-cost-rules",
         )
-        st.subheader("Ratio per writer (mean over the budgets)")
+        st.subheader("Ratio per writer (mean over the budgets compared)")
         render.table(
             pd.DataFrame(sens.ratio_rows()),
             "abl_cost_ratio",
             f"{pkg.id}-cost-rule-ratios",
-            column_config={r.rule: RATIO for r in ok},
+            column_config={c.label: RATIO for c in robustness.cost_rule_ratio_columns(sens)},
         )
         st.subheader("Does the writers' ranking hold?")
         render.table(

@@ -115,7 +115,12 @@ def test_every_presentation_chart_fits_one_1280x720_screen(
 def _sensitivities():
     writers = ["gvt", "density", "greedy", "fact_only", "summary_only", "recency_raw", "nv"]
     rules = [
-        NS(rule=name, available=True, mean_ratio=tuple((w, 0.5) for w in writers))
+        NS(
+            rule=name,
+            available=True,
+            mean_ratio=tuple((w, 0.5) for w in writers),
+            compared_budgets=(4.0, 8.0),
+        )
         for name in ("as_stored", "words", "bytes_overhead", "tokens_o200k")
     ]
     cost = NS(writers=tuple(writers), rules=rules)

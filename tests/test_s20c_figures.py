@@ -191,7 +191,12 @@ def test_cost_rule_chart_value_labels_are_at_least_12_px_outside_presentation_mo
     """Ablations & sensitivity, Cost rules tab at 1280 x 720: the bar labels were 11 px."""
     writers = ["gvt", "density", "greedy", "fact_only", "summary_only", "recency_raw", "nv"]
     rules = [
-        NS(rule=name, available=True, mean_ratio=tuple((w, 0.5) for w in writers))
+        NS(
+            rule=name,
+            available=True,
+            mean_ratio=tuple((w, 0.5) for w in writers),
+            compared_budgets=(4.0, 8.0),
+        )
         for name in ("as_stored", "words", "bytes_overhead", "tokens_o200k")
     ]
     fig = figures.cost_rule_ratio_chart(NS(writers=tuple(writers), rules=rules), "t")
