@@ -1677,7 +1677,30 @@ def score(
                     if near.tie_moves
                     else ""
                 )
+                + (
+                    " Every store with the optimum's F that fits the budget was compared, so "
+                    "none is closer to this one."
+                    if near.ties == "all"
+                    else ""
+                )
             )
+    if near.ties in ("connected", "partial") and near.differences_after > 0:
+        # QA s43: on travel-assistant at budget 20 the search kept an optimum 5 memories away
+        # where another, one memory exchanged for two, was 4 away; losses landed in the wrong
+        # units with nothing said. The reader is told when the comparison was not exhaustive.
+        notes.append(
+            "Not every equally good store was compared (too many stores fit the budget to "
+            "compare them all): the optimum shown was chosen among those reached from the solver's "
+            "optimum by single exchanges, drops and additions that keep F"
+            + (
+                ", and that search stopped early (too many differences)"
+                if near.ties == "partial"
+                else ""
+            )
+            + ". Another store as good may differ from this one in fewer memories (one memory "
+            "exchanged for two, say), so some units listed as lost may be kept by an equally "
+            "good optimum."
+        )
     # QA s42 #1: a store (or the optimum shown) may cost more than B within the budget
     # tolerance; score_selection(strict=True) accepted it with nothing said.
     store_note = budget_excess_note(cost, budget, len(kept), "The store's cost")

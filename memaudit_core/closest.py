@@ -25,16 +25,18 @@ matter:
    significant digits); the lexicographically smallest tuple of sorted candidate ids. Which
    stores are compared is in :attr:`EquivalentStore.ties`:
 
-   * ``"all"``: every store of the package with the start's F, when the package is small
-     (group capacity 1, at most :data:`TIE_ENUM_MAX` combinations of one memory or none per
-     experience and :data:`TIE_ENUM_CELLS` coverage cells), so the choice is the same from
-     every optimum;
+   * ``"all"``: every store of the package with the start's F, when few stores fit the
+     budget (at most :data:`TIE_ENUM_MAX` within the group limit, memories that cost more
+     than B left out, and :data:`TIE_ENUM_CELLS` coverage cells), so the choice is the same
+     from every optimum and no equally good store is closer;
    * otherwise those reached from the result of steps 1 and 2 by single exchanges, drops and
      additions that keep F, fit the budget and never add a difference, best first:
      ``"connected"`` when the search ran out of such stores, so the choice is the same from
      every optimum of one such connected set; ``"partial"`` when it stopped at
      :data:`TIE_MAX_STATES` stores expanded or :data:`TIE_MAX_PAIRS` moves tried (many
      differences on a large package), and the choice may then depend on the solver's optimum.
+     Neither compares a store one memory exchanged for two away, so a closer optimum may
+     exist; the score's notes say so (QA s43).
 
 Every step keeps F, so the result is as good as the optimum it came from: optimal when that
 was, and never presented as better. It depends on the store it is aligned to, which is why
@@ -72,7 +74,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-from .compiled import CompiledInstance, budget_with_tolerance
+from .compiled import CompiledInstance, budget_with_tolerance, fits_limit, search_limit
 from .objective import coverage_of, evaluate, get_saturation
 from .solvers import value_unit
 from .solvers.orbits import align
@@ -82,8 +84,8 @@ from .solvers.orbits import align
 REL_TOL = 1e-9
 #: Moves are looked for only while (optimum-only) x (store-only) memories are at most this.
 MAX_EXCHANGE_PAIRS = 250_000
-#: Ties are settled over every store of the package when it has at most this many combinations
-#: of one memory or none per experience (product over experiences of 1 + its memories).
+#: Ties are settled over every store of the package when at most this many fit the budget and
+#: the group limit (counted by a search that stops past it).
 TIE_ENUM_MAX = 4096
 #: ... and at most this many (combination, unit) coverage cells to hold at once.
 TIE_ENUM_CELLS = 2_000_000
@@ -307,22 +309,11 @@ def _enumerate_ties(
     inst: CompiledInstance, budget: float, target: float, tol: float, rank: _TieRank
 ) -> tuple[int, ...] | None:
     """The tie rule's pick among every store with F within ``tol`` of ``target`` that fits
-    ``budget``; None when the package is too large (:data:`TIE_ENUM_MAX`) or its group
-    capacity is above 1."""
-    if inst.group_capacity != 1:
-        return None
-    members = [np.flatnonzero(inst.group_idx == g).tolist() for g in range(inst.n_groups)]
-    total = 1
-    for m in members:
-        total *= 1 + len(m)
-        if total > TIE_ENUM_MAX:
-            return None
-    if total * max(inst.n_units, 1) > TIE_ENUM_CELLS:
-        return None  # few combinations of very many units: the search is cheaper
-    combos = [
-        [c for c in combo if c is not None]
-        for combo in itertools.product(*[[None, *m] for m in members])
-    ]
+    ``budget``; None when more than :data:`TIE_ENUM_MAX` stores fit (or their coverage cells
+    exceed :data:`TIE_ENUM_CELLS`)."""
+    combos = _fitting_stores(inst, budget, TIE_ENUM_MAX)
+    if combos is None or len(combos) * max(inst.n_units, 1) > TIE_ENUM_CELLS:
+        return None  # too many, or few stores of very many units: the search is cheaper
     rows = np.repeat(np.arange(len(combos)), [len(c) for c in combos])
     cols = np.fromiter(itertools.chain.from_iterable(combos), dtype=np.int64, count=rows.size)
     pick = sparse.csr_matrix(
@@ -342,6 +333,47 @@ def _enumerate_ties(
     if not found:
         return None  # not reached: the start itself is one of them
     return min(found, key=rank.key)
+
+
+def _fitting_stores(inst: CompiledInstance, budget: float, cap: int) -> list[list[int]] | None:
+    """Every store within the group limit whose running cost sum stays within the engines'
+    :func:`~memaudit_core.compiled.search_limit` of the budget (a superset of those that fit;
+    the caller checks each exactly), or None when there are more than ``cap``.
+
+    Counted over the stores that fit, not over one memory or none per experience (QA s43: on
+    travel-assistant at budget 20, 2,048 stores fit among 37.8 million combinations, most
+    holding memories that cost more than B alone, so no optimum was compared with any other
+    two exchanges away). Memories are tried cheapest first, so a branch stops at the first
+    that does not fit and the work grows with the stores found, not with the package.
+    """
+    limit = budget_with_tolerance(budget)
+    cost = np.asarray(inst.cost, dtype=float)
+    alone = [c for c in range(inst.n_candidates) if fits_limit([cost[c]], limit)]
+    items = sorted(alone, key=lambda c: (cost[c], c))
+    bound = search_limit(limit, len(items))
+    group = inst.group_idx
+    count = np.zeros(inst.n_groups, dtype=np.int64)
+    stores: list[list[int]] = [[]]
+    chosen: list[int] = []
+
+    def extend(first: int, spent: float) -> bool:
+        for k in range(first, len(items)):
+            c = items[k]
+            if spent + cost[c] > bound:
+                return True  # every later memory costs at least as much
+            if count[group[c]] >= inst.group_capacity:
+                continue
+            chosen.append(c)
+            count[group[c]] += 1
+            stores.append(sorted(chosen))
+            ok = len(stores) <= cap and extend(k + 1, spent + cost[c])
+            chosen.pop()
+            count[group[c]] -= 1
+            if not ok:
+                return False
+        return True
+
+    return stores if extend(0, 0.0) else None
 
 
 def _search_ties(
