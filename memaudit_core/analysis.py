@@ -490,6 +490,17 @@ class StoreEvaluation:
                 "a store pruned to the budget drops memories; one that fits drops none",
                 list(self.dropped),
             )
+        if not self.selected and (self.value != 0 or self.cost != 0):
+            # QA s43: a score's F and cost rest on the package's candidates, which a saved
+            # result does not hold, so only what its own counts give is checked: an empty
+            # store covers nothing (h(0) = 0) and costs nothing.
+            name, got = ("value", self.value) if self.value != 0 else ("cost", self.cost)
+            raise ResultError(
+                f"{path}.{name}",
+                "inconsistent",
+                "no memory is selected, and an empty store is worth F = 0 and costs 0",
+                got,
+            )
         seen: set[str] = set()
         for i, m in enumerate(self.selected):
             if m in seen or m in self.dropped:

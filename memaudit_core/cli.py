@@ -729,7 +729,9 @@ def _solve_human(res: Any, where: str, cost_unit: str | None) -> str:
         # "engines agree" only when a second engine ran (QA: it was said of a MILP alone) and
         # proved the same optimum: QA s42 round 2 #1, "enum=8.0625, bnb=6.8125 ... engines
         # agree" of a cross-check stopped at a limit. That check is said for what it is.
-        agreed = ", engines agree" if len(proven) > 1 else ", no second engine run"
+        # From the saved field, which read-back holds to the checks (QA s43: "engines agree"
+        # was printed beside a certificate saying agreement false).
+        agreed = ", engines agree" if cert.agreement else ", no second engine run"
         limited = [c for c in cert.checks if c.status != "optimal"]
         if limited:
             agreed = "".join(

@@ -546,24 +546,37 @@ def check_ratio_text(at: str, text: str, ratio: float | None) -> None:
 
 
 def check_saved_flag(
-    data: Mapping[str, Any], path: str, name: str, expected: bool, rule_text: str
+    data: Mapping[str, Any],
+    path: str,
+    name: str,
+    expected: bool | None,
+    rule_text: str,
+    *,
+    nullable: bool = False,
 ) -> None:
     """Refuse a saved boolean ``name`` that is not what the result's own numbers give
     (``expected``): ablation curves' ``certified``, capacity sensitivities' ``all_agree``,
-    audits' ``ok``. ``rule_text`` says what it is derived from. A file without the key reads.
+    audits' ``ok``, a solve certificate's ``agreement`` and its checks' ``feasible``.
+    ``rule_text`` says what it is derived from. A file without the key reads. ``nullable``:
+    null is a value of the flag (a certificate's ``agreement`` when no cross-check concluded),
+    compared like the others rather than refused as the wrong type.
 
     >>> check_saved_flag({"ok": True}, "$", "ok", True, "its counts")
+    >>> check_saved_flag({"agreement": False}, "$", "agreement", None, "one proof",
+    ...                  nullable=True)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    memaudit_core.errors.ResultError: $.agreement: does not match one proof (expected null) ...
     """
     from .errors import ResultError
 
     if name not in data:
         return
     at = child(path, name)
-    got = decode(bool, data[name], at)
+    got = decode(bool | None if nullable else bool, data[name], at)
     if got != expected:
-        raise ResultError(
-            at, "inconsistent", f"does not match {rule_text} (expected {expected!r})", got
-        )
+        shown = "null" if expected is None else repr(expected)
+        raise ResultError(at, "inconsistent", f"does not match {rule_text} (expected {shown})", got)
 
 
 def check_row_budget(at: str, budget: float, budgets: Sequence[float]) -> None:

@@ -225,7 +225,70 @@ class SolveResult:
                 True,
             )
         self._check_certificate_checks(path)
+        self._check_certificate_record(path)
         self._check_gaps(path)
+
+    def _check_certificate_record(self, path: str) -> None:
+        """Refuse a certified result whose certificate records what certification never
+        certifies (QA s43: ``agreement: false``, an infeasible check, a reason, or a store
+        of 7 candidates beside 3 selected were read back and shown as "engines agree").
+
+        :func:`~memaudit_core.solvers.certify.finish` certifies only without a reason, with
+        every check's store within the budget (an infeasible one raises), and records
+        ``agreement: true`` exactly when a second engine proved the optimum too (null when
+        none did). The store returned is the primary's, or the cross-check's when the engines
+        agree (its store worth more within their tolerance), so one of those checks counts
+        the candidates selected.
+        """
+        from ..errors import ResultError
+        from ..results import check_saved_flag
+
+        cert = self.certificate
+        at = f"{path}.certificate"
+        if cert.reason:
+            raise ResultError(
+                f"{at}.reason",
+                "inconsistent",
+                "certified, yet the certificate gives a reason it is not: certification "
+                "records no reason",
+                cert.reason,
+            )
+        for i, check in enumerate(cert.checks):
+            check_saved_flag(
+                check.to_dict(),
+                f"{at}.checks[{i}]",
+                "feasible",
+                True,
+                f"the certified label: every engine's store fits the budget ({check.engine!r} "
+                "returned one that does not, which certification refuses)",
+            )
+        proven = [c.engine for c in cert.checks if c.status == "optimal"]
+        if len(proven) > 1:
+            said = f"the certified label: {' and '.join(proven)} proved it, so they agree"
+        else:
+            said = "the certified label: one engine's proof, no cross-check concluded"
+        check_saved_flag(
+            cert.to_dict(),
+            at,
+            "agreement",
+            True if len(proven) > 1 else None,
+            said + " (a disagreement is never certified)",
+            nullable=True,
+        )
+        # The cross-check's store is returned only when it is worth more (finish's
+        # ``better``), so it carries the certificate's recomputed F; otherwise the primary's.
+        first = cert.checks[0]
+        k = int(bool(cert.agreement) and cert.checks[1].recomputed_value > first.recomputed_value)
+        check = cert.checks[k]
+        if check.n_selected != len(self.selected):
+            raise ResultError(
+                f"{at}.checks[{k}].n_selected",
+                "inconsistent",
+                f"certified, yet {count(len(self.selected), 'candidate')} selected beside "
+                f"{check.engine}'s store of {check.n_selected}: the certified store is the one "
+                "that engine returned",
+                check.n_selected,
+            )
 
     def _check_status(self, path: str) -> None:
         """Refuse ``status: "optimal"`` beside an open gap (QA s39 h5 #1f: a limited run
