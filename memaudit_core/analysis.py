@@ -595,6 +595,8 @@ class SweepRow:
 
     ``store_cut`` counts the memories of a store that cost more than the budget and were cut
     to what fits, most recent first (0 for writers, ablations and stores that fit).
+    ``coverage_estimated`` counts an external store's memories whose coverage the import
+    estimated (:func:`estimated_coverage_ids`); the row's ratio rests on that estimate.
     """
 
     package_id: str
@@ -612,6 +614,7 @@ class SweepRow:
     opt_over: str = "package"
     content_hash: str = ""
     store_cut: int = 0
+    coverage_estimated: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -630,6 +633,7 @@ class SweepRow:
             "opt_over": self.opt_over,
             "content_hash": self.content_hash,
             "store_cut": self.store_cut,
+            "coverage_estimated": self.coverage_estimated,
         }
 
     @classmethod
@@ -637,7 +641,8 @@ class SweepRow:
         """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
         from .results import from_fields
 
-        return from_fields(cls, data, path)
+        # Sweeps saved before QA s43 have no coverage_estimated: they read back without it.
+        return from_fields(cls, data, path, optional=("coverage_estimated",))
 
 
 @dataclass(frozen=True)
@@ -1037,6 +1042,83 @@ def needs_annotation_ids(store: Store) -> tuple[str, ...]:
         if not is_deleted(m)
         and "coverage_source" not in m.meta
         and not any(v > 0 for v in m.coverage.values())
+    )
+
+
+#: Coverage sources that are upper estimates (:mod:`memaudit_core.importers.coverage`): an
+#: episode's or block's unit links, or the best package candidate of a linked experience.
+ESTIMATED_COVERAGE = frozenset({"episode-unit-links", "experience-links"})
+
+
+def estimated_coverage_ids(store: Store) -> tuple[str, ...]:
+    """Ids of the store's memories (as kept) whose coverage the import estimated from the
+    block, episode or experience they came from (``meta["coverage_source"]`` in
+    :data:`ESTIMATED_COVERAGE`) rather than read from links of their own."""
+    return tuple(
+        m.id
+        for m in store_as_kept(store).memories
+        if m.meta.get("coverage_source") in ESTIMATED_COVERAGE
+    )
+
+
+def estimated_coverage_clause(n: int | str, whose: str = "them", ids: Sequence[str] = ()) -> str:
+    """What ``score`` and ``sweep`` say of memories whose coverage is an upper estimate; the
+    caller adds why it matters there and :data:`CONFIRM_ESTIMATE`.
+
+    >>> estimated_coverage_clause(1, "them", ["z2"])
+    '1 of them (z2) has coverage estimated from the block, episode or experience they came \
+from (an upper estimate, not read from their own text)'
+    """
+    shown = f" ({', '.join(ids[:4])}{' ...' if len(ids) > 4 else ''})" if ids else ""
+    return (
+        f"{n} of {whose}{shown} {'has' if n == 1 else 'have'} coverage estimated from the "
+        "block, episode or experience they came from (an upper estimate, not read from their "
+        "own text)"
+    )
+
+
+#: The advice that ends a note on estimated coverage (:func:`estimated_coverage_clause`).
+CONFIRM_ESTIMATE = "confirm it before trusting this"
+
+
+def estimated_coverage_note(
+    rows: Sequence[Any], column: str | None = "column coverage_estimated: memories estimated"
+) -> str | None:
+    """A reader's warning naming the swept stores whose coverage is partly estimated
+    (``coverage_estimated > 0``), else None; ``column`` (None: not said) names where the
+    counts are.
+
+    QA s43: ``sweep --stores`` over a Zep store whose edges link only to their episodes
+    printed ratios of 1.000, certified, with no word that the coverage behind them is an
+    upper estimate, which ``score`` warns of.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as R
+    >>> estimated_coverage_note([R(method="gvt", content_hash="h", coverage_estimated=0)])
+    >>> print(estimated_coverage_note([R(method="zep", content_hash="h", coverage_estimated=3)]))
+    store zep: 3 of its memories have coverage estimated from the block, episode or experience \
+they came from (an upper estimate, not read from their own text), and its ratios, certified \
+or not, rest on that estimate: confirm it before trusting this (column coverage_estimated: \
+memories estimated)
+    """
+    counts: dict[str, dict[str, int]] = {}
+    for r in rows:
+        counts.setdefault(r.method, {})[r.content_hash] = getattr(r, "coverage_estimated", 0)
+    parts = []
+    for method, per_package in counts.items():
+        found = sorted({n for n in per_package.values() if n > 0})
+        if not found:
+            continue
+        n_pkg = sum(1 for n in per_package.values() if n > 0)
+        where = "" if len(per_package) == 1 else f" (in {n_pkg} of its {len(per_package)} packages)"
+        n: int | str = found[0] if len(found) == 1 else f"{found[0]} to {found[-1]}"
+        parts.append(f"store {method}{where}: {estimated_coverage_clause(n, 'its memories')}")
+    if not parts:
+        return None
+    return (
+        f"{'; '.join(parts)}, and {'its' if len(parts) == 1 else 'their'} ratios, certified or "
+        f"not, rest on that estimate: {CONFIRM_ESTIMATE}" + (f" ({column})" if column else "")
     )
 
 
@@ -1624,12 +1706,22 @@ def score(
         package_ratio = _ratio(value, package_opt.value)
         outside = [eval_inst.candidate_ids[i] for i in kept if eval_inst.is_external[i]]
         if package_ratio is not None and package_ratio > 1 + 1e-9:
+            # QA s43: "more cheaply" may be the import's upper estimate of their coverage.
+            estimated = set(estimated_coverage_ids(store))
+            guessed = [m for m in outside if m in estimated]
             notes.append(
                 f"Against the package-only optimum ({_fmt(package_opt.value)}) this store scores "
                 f"{package_ratio:.3f}, above 1: it holds memories outside the package's candidate "
                 f"pool ({', '.join(outside) or 'none kept'}) that cover evidence more cheaply or "
                 "more completely than any package candidate, so it can beat the package-only "
-                "optimum. The union ratio is the fair comparison."
+                "optimum."
+                + (
+                    f" But {estimated_coverage_clause(len(guessed), 'them', guessed)}: "
+                    f"{CONFIRM_ESTIMATE}."
+                    if guessed
+                    else ""
+                )
+                + " The union ratio is the fair comparison."
             )
         elif package_ratio is None:
             notes.append(
@@ -1890,6 +1982,7 @@ def _sweep_row(
     *,
     content_hash: str = "",
     store_cut: int = 0,
+    coverage_estimated: int = 0,
 ) -> SweepRow:
     # A certified optimum is its own bound (the engine's bound may sit a rounding error away).
     bound = opt if certified else (opt_bound if math.isfinite(opt_bound) else None)
@@ -1910,6 +2003,7 @@ def _sweep_row(
         opt_over,
         content_hash,
         store_cut,
+        coverage_estimated,
     )
 
 
@@ -2068,6 +2162,7 @@ def sweep_package(
                 denom, cert, bound = u_opt.value, u_opt.certified, u_opt.bound
                 cost = union.selection_cost(kept_t)  # QA s42 round 2 #2: math.fsum
                 over = "package+store"
+                estimated = len(estimated_coverage_ids(store))
             else:
                 members, _ = _store_members(inst, store)
                 kept, dropped = _prune_by_order(inst, members, budget)
@@ -2075,10 +2170,22 @@ def sweep_package(
                 bound = opt.bound
                 cost = inst.selection_cost(kept)  # QA s42 round 2 #2: math.fsum
                 over = "package"
+                estimated = 0
             keyed.append(
                 (
                     f"store:{sid}",
-                    row(sid, value, denom, cert, cost, budget, bound, over, store_cut=len(dropped)),
+                    row(
+                        sid,
+                        value,
+                        denom,
+                        cert,
+                        cost,
+                        budget,
+                        bound,
+                        over,
+                        store_cut=len(dropped),
+                        coverage_estimated=estimated,
+                    ),
                 )
             )
         for name in ablations:
@@ -2357,6 +2464,7 @@ def sweep(
             uncertified_note(rows, total_time_limit, overrun, time_limit=time_limit),
             union_note(rows),
             cut_note(rows),
+            estimated_coverage_note(rows),
             repeated,
             partial_stores_note(stores, [(p.id, [st.id for st in p.stores]) for p in packages]),
             *grid_notes_capped(grid_notes),
@@ -2386,6 +2494,7 @@ __all__ = [
     "ABLATIONS",
     "DELETED_STATUSES",
     "deleted_memory_ids",
+    "estimated_coverage_ids",
     "import_notes",
     "needs_annotation_ids",
     "KIND_ORDER",

@@ -40,6 +40,7 @@ from .analysis import (
     BOOTSTRAP,
     compile_cached,
     cut_note,
+    estimated_coverage_note,
     expected_runs,
     opt_at,
     ratio_text,
@@ -862,6 +863,11 @@ def budget_curve(
     )
     if cut:
         notes.append(cut[0].upper() + cut[1:])
+    estimated = estimated_coverage_note(
+        [replace(row, method=by_key[key].label) for key, row in keyed], column=None
+    )
+    if estimated:
+        notes.append(estimated[0].upper() + estimated[1:] + ".")
     if any(p.ratio is None for p in points):
         zero = sorted({p.budget for p in points if p.ratio is None})
         notes.append(

@@ -477,6 +477,7 @@ _OPTIONAL_FIELDS: dict[str, tuple[type, ...]] = {
     "ratio_low": (int, float, type(None)),
     "opt_over": (str,),
     "store_cut": (int,),
+    "coverage_estimated": (int,),
 }
 
 
@@ -952,6 +953,7 @@ class SuiteRow:
     ratio_low: float | None = None
     opt_over: str = "package"
     store_cut: int = 0
+    coverage_estimated: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -971,6 +973,7 @@ class SuiteRow:
             "ratio_low": self.ratio_low,
             "opt_over": self.opt_over,
             "store_cut": self.store_cut,
+            "coverage_estimated": self.coverage_estimated,
         }
 
     @classmethod
@@ -978,7 +981,8 @@ class SuiteRow:
         """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
         from .results import from_fields
 
-        return from_fields(cls, data, path)
+        # Sweeps saved before QA s43 have no coverage_estimated: they read back without it.
+        return from_fields(cls, data, path, optional=("coverage_estimated",))
 
 
 @dataclass(frozen=True)
@@ -1136,6 +1140,11 @@ def check_sweep_rows(rows: Sequence[Any], path: str, field: str = "rows") -> Non
             v = getattr(r, name)
             if not (math.isfinite(v) and v >= 0):
                 raise ResultError(f"{at}.{name}", "wrong value", "F is a finite number >= 0", v)
+        estimated = getattr(r, "coverage_estimated", 0)  # a curve's points have none
+        if isinstance(estimated, bool) or not estimated >= 0:
+            raise ResultError(
+                f"{at}.coverage_estimated", "wrong value", "a count of memories, >= 0", estimated
+            )
         if r.certified:  # a store's F, or a pool's optimum, is at most the proven optimum
             check_not_above_opt(f"{at}.value", r.value, r.opt, "opt")
         want_ratio = _ratio(r.value, r.opt)
@@ -1336,6 +1345,7 @@ def sweep_package_tasks(
                     "ratio_low": row.ratio_low,
                     "opt_over": row.opt_over,
                     "store_cut": row.store_cut,
+                    "coverage_estimated": row.coverage_estimated,
                 },
             )
         )
@@ -1404,6 +1414,7 @@ def sweep_suite(
     from .analysis import (
         check_distinct_methods,
         cut_note,
+        estimated_coverage_note,
         partial_stores_note,
         summarize,
         uncertified_note,
@@ -1521,6 +1532,7 @@ def sweep_suite(
                         res.get("ratio_low", res["ratio"] if res["certified"] else None),
                         res.get("opt_over", "package"),
                         res.get("store_cut", 0),
+                        res.get("coverage_estimated", 0),
                     )
                 )
     rows = _one_denominator(rows)
@@ -1539,6 +1551,7 @@ def sweep_suite(
             uncertified_note(rows, time_limit=time_limit),
             union_note(rows),
             cut_note(rows),
+            estimated_coverage_note(rows),
         )
         if n
     )

@@ -52,6 +52,7 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from .analysis import (
+    CONFIRM_ESTIMATE,
     StoreEvaluation,
     _cached,
     _certificate_reason,
@@ -61,6 +62,8 @@ from .analysis import (
     compile_cached,
     compile_union_cached,
     deleted_memory_ids,
+    estimated_coverage_clause,
+    estimated_coverage_ids,
     import_notes,
     needs_annotation_ids,
     other_status_note,
@@ -243,6 +246,9 @@ class UnionReport:
         selections' costs) are in: its cost rule's, which may differ from the package's
         ``cost_unit`` (the budget's). None in a report saved before it was recorded; read
         through :attr:`memory_unit`.
+    estimated_coverage : tuple of str
+        Memories (as kept) whose coverage the import estimated from the block, episode or
+        experience they came from (:func:`~memaudit_core.analysis.estimated_coverage_ids`).
     """
 
     package_id: str
@@ -279,6 +285,7 @@ class UnionReport:
     # Last and defaulted: reports saved before it (QA s43: a chars-costed store's cost was
     # labelled in the package's words) still read back.
     memory_cost_unit: str | None = None
+    estimated_coverage: tuple[str, ...] = ()
 
     #: ``result_kind`` in ``to_dict()`` (:data:`memaudit_core.results.RESULT_KINDS`).
     RESULT_KIND: ClassVar[str] = "union_report"
@@ -355,6 +362,7 @@ class UnionReport:
             "recency_pruned": None if self.recency is None else self.recency.to_dict(),
             "salience_pruned": None if self.salience is None else self.salience.to_dict(),
             "notes": list(self.notes),
+            "estimated_coverage": list(self.estimated_coverage),
             "value": self.value,
             "cost": self.cost,
             "kept": list(self.kept),
@@ -398,7 +406,8 @@ class UnionReport:
                 "salience": "salience_pruned",
                 "memory_rows": "memories",
             },
-            optional=("memory_cost_unit",),
+            # Reports saved before QA s43 have neither: they read back without.
+            optional=("memory_cost_unit", "estimated_coverage"),
         )
         res._check_consistent(path)
         return res
@@ -1342,11 +1351,8 @@ def _build_report(
         memory_rows=rows,
         notes=tuple(notes),
         memory_cost_unit=memory_unit,
+        estimated_coverage=estimated_coverage_ids(store),
     )
-
-
-#: Coverage sources that are upper estimates (:mod:`memaudit_core.importers.coverage`).
-_ESTIMATED_COVERAGE = frozenset({"episode-unit-links", "experience-links"})
 
 
 def _above_one_note(
@@ -1378,16 +1384,14 @@ def _above_one_note(
             f"Its memories are cheaper than any package candidate for the same evidence: {shown} "
             f"against at most {best_pkg:.3g} per {unit.rstrip('s')} for a package candidate."
         )
-        source = {m.id: m.meta.get("coverage_source") for m in prep.live.memories}
-        estimated = [m for m in cheaper if source.get(m) in _ESTIMATED_COVERAGE]
+        guessed = set(estimated_coverage_ids(prep.live))
+        estimated = [m for m in cheaper if m in guessed]
         if estimated:
             # Importer QA: a 2-word block line "Name: Ann" inherited its block's links and
             # was called cheaper evidence, though its coverage was never read from its text.
             why += (
-                f" But {len(estimated)} of them ({', '.join(estimated[:4])}) "
-                f"{'has' if len(estimated) == 1 else 'have'} coverage "
-                "estimated from the block, episode or experience they came from (an upper "
-                "estimate, not read from their own text): confirm it before trusting this."
+                f" But {estimated_coverage_clause(len(estimated), 'them', estimated)}: "
+                f"{CONFIRM_ESTIMATE}."
             )
     else:
         why = (

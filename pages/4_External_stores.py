@@ -8,6 +8,7 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
+from memaudit_core.analysis import CONFIRM_ESTIMATE, estimated_coverage_clause
 from memaudit_core.costs import COST_RULES, cost_rule_for_unit
 from memaudit_core.errors import MemAuditError, PackageError
 from memaudit_core.explain import amount_text
@@ -465,11 +466,20 @@ else:
             "to see their content score."
         )
     if rep.package_ratio is not None and rep.package_ratio > 1:
+        # QA s43: the box credited cheaper evidence where the import had estimated coverage.
+        guessed = rep.estimated_coverage
         st.info(
             "Why is the package ratio above 1? The optimum over package candidates can only use "
             "the package's own candidates (one per experience). This store's memories are "
             "outside that pool, and some cover the same evidence more cheaply (or merge several "
             "experiences), so they beat it. Compare against the union optimum instead."
+            + (
+                f" But {estimated_coverage_clause(len(guessed), 'its memories', guessed)}, so "
+                f"the ratio above 1 may come from that estimate: {CONFIRM_ESTIMATE} (see the "
+                "notes)."
+                if guessed
+                else ""
+            )
         )
     with st.container(border=True):
         st.caption("Notes")
