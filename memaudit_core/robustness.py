@@ -6,7 +6,8 @@ optimum and the reference writers' ratios move. Results are frozen dataclasses w
 
 - :func:`ablation_curve` — OPT over a filtered candidate pool (a preset, ``no_validity`` or
   ``generic``, or any set of removed candidate types) against the full OPT at every budget:
-  ``drop = 1 - pool_opt / full_opt`` (None when the full OPT is 0).
+  ``drop = 1 - pool_opt / full_opt`` (None when the full OPT is 0); :func:`ablation_curves`
+  gives several pools against one full OPT per budget.
 - :func:`cost_rule_sensitivity` — candidate costs recomputed from candidate text by a cost rule
   (:data:`memaudit_core.costs.COST_RULES`); OPT and the writers re-solved; ratio changes per
   writer and whether the writers' ranking holds (Kendall tau).
@@ -545,6 +546,9 @@ def ablation_curve(
 ) -> AblationCurve:
     """OPT over a filtered candidate pool vs the full OPT across budgets.
 
+    One pool of :func:`ablation_curves`; to compare several pools, ask for them together
+    there, so that every curve is measured against the same full optimum.
+
     Parameters
     ----------
     package : Package
@@ -576,14 +580,143 @@ def ablation_curve(
     >>> c.pool, [round(d, 3) for d in c.drops]
     ('without:compound_update,tombstone', [0.344, 0.3, 0.169])
     """
+    if removed_types is not None and preset is not None:
+        raise MemAuditError("give exactly one of removed_types=... or preset=...")
     if removed_types is None and preset is None:
         preset = "no_validity"
+    [curve] = ablation_curves(
+        package,
+        budgets,
+        presets=() if preset is None else (preset,),
+        removals=() if removed_types is None else (removed_types,),
+        solver=solver,
+        time_limit=time_limit,
+        total_time_limit=total_time_limit,
+        progress=progress,
+    )
+    return curve
+
+
+def ablation_curves(
+    package: Package,
+    budgets: Iterable[float] | None = None,
+    presets: Sequence[str] = (),
+    removals: Sequence[Iterable[str]] = (),
+    *,
+    solver: str = "auto",
+    time_limit: float | None = None,
+    total_time_limit: float | None = None,
+    progress: Progress = None,
+) -> tuple[AblationCurve, ...]:
+    """Several ablation curves against one full OPT per budget: the presets', then the
+    removals', in the order given.
+
+    The full optimum at each budget is solved once for all pools, refined and lifted by every
+    pool's store before any drop is computed, so every curve shows the same full value and
+    label at a budget (QA s43: two curves solved apart showed 572.30 as an incumbent beside
+    572.96 as OPT, one drop measured against the stale incumbent). Pools with the same
+    candidates are solved once.
+
+    Parameters
+    ----------
+    package : Package
+    budgets : iterable of float, optional
+        As in :func:`ablation_curve`.
+    presets : sequence of str
+        Preset names (``no_validity``, ``generic``, or with ``_opt``).
+    removals : sequence of iterables of str
+        Each a set of candidate types to remove (one curve each).
+    solver, time_limit
+        Passed to :func:`memaudit_core.solvers.solve`.
+    total_time_limit : float, optional
+        Seconds for all the curves' solves together (the full optimum and each distinct pool
+        at every budget), shared fairly (:mod:`memaudit_core.solvers.timeshare`).
+    progress : callable, optional
+        ``progress(done, total)`` after each budget and once at the end (total: budgets + 1).
+
+    Returns
+    -------
+    tuple of AblationCurve
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> a, b = ablation_curves(generate("update_chain"), [3, 6], ["no_validity", "generic"])
+    >>> [p.full_opt for p in a.points] == [p.full_opt for p in b.points]
+    True
+    """
+    if isinstance(presets, str) or not isinstance(presets, Sequence):
+        raise MemAuditError(f"presets must be a list of preset names, got {cut_repr(presets)}")
+    if isinstance(removals, str) or not isinstance(removals, Sequence):
+        raise MemAuditError(
+            f"removals must be a list of lists of candidate types, got {cut_repr(removals)}"
+        )
+    if not (presets or removals):
+        raise MemAuditError("no ablation asked for: give a preset or a set of types to remove")
     grid = _budgets(package, budgets)
     check_time_limit(time_limit)
     check_total_time_limit(total_time_limit)
     check_progress(progress)
     inst = _compile(package)
-    pool, name, removed, absent = ablation_pool(inst, removed_types, preset)
+    specs = [ablation_pool(inst, None, preset) for preset in presets]
+    specs += [ablation_pool(inst, removed, None) for removed in removals]
+    # Pools with the full candidates or the same as each other have the same optima: each
+    # candidate set is solved once (a second share for the same answer otherwise).
+    distinct = {
+        pool.candidate_ids: pool for pool, *_ in specs if pool.candidate_ids != inst.candidate_ids
+    }
+    from .analysis import opt_at
+
+    fulls: list[SolveResult] = []
+    parts: dict[tuple[str, ...], list[SolveResult]] = {ids: [] for ids in distinct}
+    with shared_time(total_time_limit, len(grid) * (1 + len(distinct))) as share:
+        for k, budget in enumerate(grid):
+            # Through opt_at's cache: a limited full optimum is then the incumbent every other
+            # page shows for this budget (app QA: Ablations showed 131.638, the others 131.5358).
+            start_full = tuple(fulls[-1].selected_idx) if fulls else None
+            fulls.append(opt_at(inst, budget, solver, time_limit, incumbent_idx=start_full))
+            for ids, pool in distinct.items():
+                found = parts[ids]
+                start_pool = tuple(found[-1].selected_idx) if found else None
+                found.append(opt_at(pool, budget, solver, time_limit, incumbent_idx=start_pool))
+            _tick(progress, k + 1, len(grid) + 1)
+        # Inside a shared total: the time the runs left goes to the unproven optima.
+        refine_unproven(
+            [(inst, fulls), *((pool, parts[ids]) for ids, pool in distinct.items())], solver
+        )
+        # Every pool's store is feasible in the package: the full optimum is never below any
+        # of them. All are lifted in before a single drop is computed.
+        for found in parts.values():
+            for k, part in enumerate(found):
+                fulls[k] = lift_store(inst, part, fulls[k])
+    _tick(progress, len(grid) + 1, len(grid) + 1)
+    within = (
+        f" (not proven within the {total_time_limit:g} s shared by the solves of "
+        + ("the curve" if len(specs) == 1 else "the curves")
+        + share.overrun_text()
+        + ")"
+        if share is not None
+        else ""
+    )
+    return tuple(
+        _ablation_curve_of(
+            package.id, inst, grid, fulls, parts.get(spec[0].candidate_ids, fulls), spec, within
+        )
+        for spec in specs
+    )
+
+
+def _ablation_curve_of(
+    package_id: str,
+    inst: CompiledInstance,
+    grid: Sequence[float],
+    fulls: Sequence[SolveResult],
+    parts: Sequence[SolveResult],
+    spec: tuple[CompiledInstance, str, tuple[str, ...], tuple[str, ...]],
+    within: str,
+) -> AblationCurve:
+    """One pool's curve against the (shared, final) full optima."""
+    pool, name, removed, absent = spec
     notes: list[str] = []
     if absent:
         one = len(absent) == 1
@@ -592,31 +725,8 @@ def ablation_curve(
             f"removing {'it' if one else 'them'} changes nothing."
         )
     n_removed = inst.n_candidates - pool.n_candidates
-    from .analysis import opt_at
-
-    fulls: list[SolveResult] = []
-    parts: list[SolveResult] = []
-    # Nothing removed: the pool's optimum is the full one (solving it again under a shared
-    # total would take a second share for the same answer).
-    same = pool.candidate_ids == inst.candidate_ids
-    with shared_time(total_time_limit, len(grid) if same else 2 * len(grid)) as share:
-        for k, budget in enumerate(grid):
-            # Through opt_at's cache: a limited full optimum is then the incumbent every other
-            # page shows for this budget (app QA: Ablations showed 131.638, the others 131.5358).
-            start_full = tuple(fulls[-1].selected_idx) if fulls else None
-            fulls.append(opt_at(inst, budget, solver, time_limit, incumbent_idx=start_full))
-            if not same:
-                start_pool = tuple(parts[-1].selected_idx) if parts else None
-                parts.append(opt_at(pool, budget, solver, time_limit, incumbent_idx=start_pool))
-            _tick(progress, k + 1, len(grid) + 1)
-        # Inside a shared total: the time the runs left goes to the unproven optima.
-        refine_unproven([(inst, fulls), (pool, parts)], solver)
-        # The pool's store is feasible in the package: the full optimum is never below it.
-        for k, part in enumerate(parts):
-            fulls[k] = lift_store(inst, part, fulls[k])
-    _tick(progress, len(grid) + 1, len(grid) + 1)
     points = []
-    for budget, full, part in zip(grid, fulls, fulls if same else parts, strict=True):
+    for budget, full, part in zip(grid, fulls, parts, strict=True):
         ratio = _ratio(part.value, full.value)
         points.append(
             AblationPoint(
@@ -645,18 +755,11 @@ def ablation_curve(
             + ": nothing of value fits, so the drop is undefined (n/a)."
         )
     if not all(p.certified for p in points):
-        within = (
-            f" (not proven within the {total_time_limit:g} s shared by the curve's solves"
-            + share.overrun_text()
-            + ")"
-            if share is not None
-            else ""
-        )
         notes.append(
             f"Some optima are not certified{within}: their labels say what the numbers are."
         )
     return AblationCurve(
-        package_id=package.id,
+        package_id=package_id,
         content_hash=inst.content_hash,
         pool=name,
         removed_types=removed,
@@ -2197,6 +2300,7 @@ __all__ = [
     "PRESETS",
     "RatioColumn",
     "ablation_curve",
+    "ablation_curves",
     "ablation_pool",
     "capacity_sensitivity",
     "cost_rule_ratio_columns",

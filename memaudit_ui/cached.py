@@ -532,24 +532,26 @@ def progress_bar(label: str) -> tuple[DeltaGenerator, Callable[[int, int], None]
 
 @_user_errors
 @st.cache_data(show_spinner=False, max_entries=128)
-def ablation_curve(
+def ablation_curves(
     _package: Package,
     content_hash: str,
     budgets: tuple[float, ...],
-    removed_types: tuple[str, ...] | None,
-    preset: str | None,
+    presets: tuple[str, ...],
+    removals: tuple[tuple[str, ...], ...],
     total_time_limit: float = PAGE_TIME_S,
     _progress=None,
-) -> robustness.AblationCurve:
-    """:func:`memaudit_core.robustness.ablation_curve` keyed by content hash, grid and pool;
-    the curve's solves share ``total_time_limit``."""
+) -> tuple[robustness.AblationCurve, ...]:
+    """:func:`memaudit_core.robustness.ablation_curves` keyed by content hash, grid and pools;
+    all the curves' solves share ``total_time_limit``. One call for every curve of the page:
+    curves cached one by one each kept the full optimum of their own run (QA s43: one budget
+    showed an incumbent in one curve and a proven OPT in the other)."""
     from memaudit_core import robustness
 
-    return robustness.ablation_curve(
+    return robustness.ablation_curves(
         _package,
         budgets,
-        removed_types,
-        preset=preset,
+        presets,
+        removals,
         total_time_limit=total_time_limit,
         progress=_progress,
     )

@@ -2524,6 +2524,7 @@ def ablation_value_chart(curves: Sequence, title: str, cost_unit: str, present: 
     """Full OPT (solid) and each ablation pool's OPT (dashed) against the budget."""
     fig = go.Figure()
     if curves:
+        # The curves of one robustness.ablation_curves call share their full optima (QA s43).
         pts = curves[0].points
         # An unproven value (an incumbent) is a hollow marker, here as on the other pages
         # (app QA: it was drawn like the certified optima).

@@ -207,7 +207,7 @@ CORE_CALLS = [
     ("pages/4_External_stores.py", "memaudit_core.union.union_report", "external-stores-demo"),
     (
         "pages/5_Ablations_and_sensitivity.py",
-        "memaudit_core.robustness.ablation_curve",
+        "memaudit_core.robustness.ablation_curves",
         "update_chain",
     ),
     ("pages/6_Certification.py", "memaudit_core.curves.certification_report", "update_chain"),
