@@ -395,10 +395,12 @@ class StoreEvaluation:
     def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> StoreEvaluation:
         """The evaluation whose :meth:`to_dict` is ``data`` (see
         :func:`memaudit_core.read_result`); a located ``ResultError`` on bad input."""
-        from .results import from_fields
+        from .results import check_writer_kind, from_fields
 
         # writer_kind came in session 39: evaluations saved before it read back without it.
         res = from_fields(cls, data, path, kind=cls.RESULT_KIND, optional=("writer_kind",))
+        if res.writer_kind is not None:
+            check_writer_kind(f"{path}.writer_kind", res.writer, res.writer_kind)
         res._check_consistent(path)
         return res
 

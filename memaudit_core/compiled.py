@@ -48,6 +48,9 @@ POOLS = {
     "generic": lambda t: t in GENERIC_TYPES,
 }
 
+#: How the pool of a union package P+(Y) is named: this prefix, then the external store's id.
+UNION_POOL_PREFIX = "union:"
+
 
 def entry_positions(indptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Positions of ``rows``' entries in a compressed sparse layout (in row order), and each
@@ -722,7 +725,7 @@ def compile_package(
         package_id=package.id,
         content_hash=package.content_hash(),
         saturation=package.saturation,
-        pool="full" if external is None else f"union:{external.id}",
+        pool="full" if external is None else f"{UNION_POOL_PREFIX}{external.id}",
         candidate_ids=candidate_ids,
         candidate_types=tuple(r[3] for r in rows),
         candidate_times=_frozen(np.array([r[4] for r in rows], dtype=np.float64)),

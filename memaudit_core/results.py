@@ -16,10 +16,14 @@ JSON). Sweep and audit files saved before ``result_kind`` existed are known by
 their ``suite`` key. The library's curves, sensitivities, certification records, package
 stats and overviews name their kind too (QA s40) and read back, and so do the Compare and
 Evidence views (session 41: they were refused as "not readable"); a file of one of these
-models saved before it said its kind is told which model its keys are. Keys a
-model does not read are ignored: later versions may add keys (which does not raise the
-version), and summaries such as a solve's ``label`` and ``certified`` or a union report's
-``union_opt_value`` are recomputed from the fields they summarise.
+models saved before it said its kind is told which model its keys are. A key the result
+does not write at its place is refused (``unknown field``, QA s43: a typo and an added key
+were dropped without a word), besides the CLI's ``json_output_version``,
+``memaudit_version`` and a solve's or score's ``cost_unit``; a name outside its registry
+(pool, saturation, engine, writer kind) is a ``wrong value``. Summaries such as a solve's
+``label`` and ``certified`` or a union report's ``union_opt_value`` are recomputed from the
+fields they summarise; a saved ``label`` or ``certified`` flag that differs is refused
+(``inconsistent``), as an audit's ``ok`` is.
 
 Examples
 --------
@@ -285,7 +289,54 @@ def _read_document(data: Any) -> Any:
         )
     module, name = RESULT_KINDS[kind]
     model = getattr(importlib.import_module(f".{module}", __package__), name)
-    return model.from_dict(data)
+    result = model.from_dict(data)
+    # QA s43: keys the model does not read (a typo such as ``store`` for ``store_value``, an
+    # added ``hacked``) were dropped without a word. A genuine file's keys are the rebuilt
+    # result's own (the round trip is exact), besides the CLI's and earlier versions' keys.
+    check_known_keys(data, result.to_dict(), "$", _CLI_KEYS | _CLI_KIND_KEYS.get(kind, set()))
+    return result
+
+
+#: Top-level keys the CLI's ``--json`` adds to every result (``cli._emit``).
+_CLI_KEYS = frozenset({"json_output_version", "memaudit_version"})
+#: ... and to results of these kinds: ``solve`` and ``score`` write the package's cost unit
+#: beside the result, for ``show`` to print.
+_CLI_KIND_KEYS = {kind: frozenset({"cost_unit"}) for kind in ("solve", "store_evaluation")}
+
+#: Keys earlier result versions wrote that this version no longer writes (files saved then
+#: still read back), by key name wherever it appears.
+_RETIRED_KEYS: frozenset[str] = frozenset()
+
+
+def check_known_keys(
+    data: Any, written: Any, path: str, extra: Collection[str] = frozenset()
+) -> None:
+    """Refuse a key of the saved ``data`` that the rebuilt result's ``to_dict()`` (``written``)
+    does not write at the same place, at any depth (rule ``unknown field``). ``extra`` are
+    keys accepted at ``path`` itself (the CLI's version keys at the top).
+
+    >>> check_known_keys({"a": [{"b": 1}]}, {"a": [{"b": 1}]}, "$")
+    >>> check_known_keys({"a": [{"c": 1}]}, {"a": [{"b": 1}]}, "$")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    memaudit_core.errors.ResultError: $.a[0].c: not a field of this result (known here: b)...
+    """
+    if isinstance(data, Mapping) and isinstance(written, Mapping):
+        for key, value in data.items():
+            if key in written:
+                check_known_keys(value, written[key], child(path, key))
+            elif key not in extra and key not in _RETIRED_KEYS:
+                known = ", ".join(str(k) for k in written) or "none"
+                raise ResultError(
+                    child(path, str(key)),
+                    "unknown field",
+                    f"not a field of this result (known here: {known}); a misspelt or added "
+                    "key is refused rather than ignored",
+                    None,
+                )
+    elif isinstance(data, list | tuple) and isinstance(written, list | tuple):
+        for i, (value, again) in enumerate(zip(data, written, strict=False)):
+            check_known_keys(value, again, child(path, i))
 
 
 def _model_name(kind: str) -> str:
@@ -545,6 +596,27 @@ def check_ratio_text(at: str, text: str, ratio: float | None) -> None:
         )
 
 
+def check_writer_kind(at: str, writer: str | None, kind: str, others: Collection[str] = ()) -> None:
+    """Refuse a saved writer kind outside :data:`~memaudit_core.writers.WRITER_KINDS` (and
+    ``others``, e.g. a sweep's ``store``), or one that is not the kind of the product's own
+    reference writer ``writer`` (QA s43: ``writer_kind: "blind"`` printed "density (blind)").
+
+    >>> check_writer_kind("$.writer_kind", "density", "oracle")
+    >>> check_writer_kind("$.writer_kind", "density", "blind")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    memaudit_core.errors.ResultError: $.writer_kind: the reference writer 'density' is ...
+    """
+    from .writers import BUILTIN_WRITERS, WRITER_KINDS
+
+    check_choice(at, kind, (*WRITER_KINDS, *others))
+    info = BUILTIN_WRITERS.get(writer) if writer is not None else None
+    if info is not None and kind != info.kind:
+        raise ResultError(
+            at, "inconsistent", f"the reference writer {writer!r} is {info.kind!r}", kind
+        )
+
+
 def check_saved_flag(
     data: Mapping[str, Any],
     path: str,
@@ -658,6 +730,7 @@ def from_fields(
     convert: Mapping[str, Callable[[Any, str], Any]] | None = None,
     kind: str | None = None,
     optional: Collection[str] = (),
+    choices: Mapping[str, Collection[str]] | None = None,
 ) -> Any:
     """A result model ``cls`` rebuilt from its ``to_dict()`` output ``data``.
 
@@ -667,6 +740,9 @@ def from_fields(
     ``result_version`` and ``result_kind`` passes ``kind``: both are checked first. A field
     named in ``optional`` that ``data`` lacks takes its default: a field added to a model
     after files of the same result version were saved (they must still read back).
+    ``choices`` names the registry a string field's value must be a key of (field ->
+    registry, such as :data:`~memaudit_core.saturations.SATURATIONS`): see
+    :func:`check_choice`.
     """
     data = require_object(data, path)
     if kind is not None:
@@ -687,7 +763,24 @@ def from_fields(
             values[f.name] = convert[f.name](raw, at)
         else:
             values[f.name] = decode(types_.get(f.name, hints[f.name]), raw, at)
+        if choices and f.name in choices and values[f.name] is not None:
+            check_choice(at, values[f.name], choices[f.name])
     return cls(**values)
+
+
+def check_choice(at: str, value: Any, allowed: Collection[str]) -> None:
+    """Refuse a saved name that is not one of ``allowed`` (a registry: pools, saturations,
+    engines, writer kinds), at ``at`` with rule ``wrong value`` (QA s43: ``pool: "weird"``
+    and ``solver: "gurobi"`` were printed as they were).
+
+    >>> check_choice("$.pool", "full", ("full", "generic"))
+    >>> check_choice("$.pool", "weird", ("full", "generic"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    memaudit_core.errors.ResultError: $.pool: not one of full, generic ...
+    """
+    if value not in allowed:
+        raise ResultError(at, "wrong value", "not one of " + ", ".join(allowed), value)
 
 
 def pairs(value: Any, path: str) -> tuple[tuple[str, Any], ...]:

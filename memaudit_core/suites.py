@@ -985,6 +985,11 @@ class SuiteRow:
         return from_fields(cls, data, path, optional=("coverage_estimated",))
 
 
+#: The kinds of a sweep's methods besides the writer kinds: a package's stores and the
+#: pool ablations (:attr:`SweepSuiteResult.method_kinds`).
+METHOD_KINDS_OTHER = ("store", "ablation")
+
+
 @dataclass(frozen=True)
 class SweepSuiteResult:
     """A sweep suite's rows, summary and bookkeeping (``files`` are the outputs written).
@@ -1076,7 +1081,45 @@ class SweepSuiteResult:
         # (QA s39 h5 #1a).
         res._check_rows(path)
         res._check_summary(path)
+        res._check_bookkeeping(path)
         return res
+
+    def _check_bookkeeping(self, path: str) -> None:
+        """Refuse method kinds outside their registry and task counts the rows contradict
+        (QA s43: ``method_kinds.gvt: "blind"`` and ``n_tasks: 5`` beside 60 rows were read).
+
+        A task is one (content hash, budget, method): the tasks found in the journal
+        (``reused``) and those run now (``executed``) are at most ``n_tasks``, and all of them
+        when the run is ``complete``; each row comes from one task (repeated sources share
+        theirs), so the rows name at most ``n_tasks`` distinct tasks."""
+        from .errors import ResultError
+        from .results import check_writer_kind, child
+
+        at = child(path, "method_kinds")
+        for method, kind in self.method_kinds:
+            check_writer_kind(child(at, method), method, kind, METHOD_KINDS_OTHER)
+        done = self.executed + self.reused
+        if min(self.n_tasks, self.executed, self.reused) < 0:
+            name = next(n for n in ("n_tasks", "executed", "reused") if getattr(self, n) < 0)
+            raise ResultError(
+                child(path, name), "wrong value", "a count of tasks, >= 0", getattr(self, name)
+            )
+        if done > self.n_tasks or (self.complete and done != self.n_tasks):
+            raise ResultError(
+                child(path, "n_tasks"),
+                "inconsistent",
+                f"executed {self.executed} + reused {self.reused} = {done} tasks"
+                + (", all of a complete run's tasks" if self.complete else ", at most n_tasks"),
+                self.n_tasks,
+            )
+        tasks = len({(r.content_hash, r.budget, r.method) for r in self.rows})
+        if tasks > self.n_tasks:
+            raise ResultError(
+                child(path, "n_tasks"),
+                "inconsistent",
+                f"the rows come from {tasks} distinct tasks (content hash x budget x method)",
+                self.n_tasks,
+            )
 
     def _check_rows(self, path: str) -> None:
         """:func:`check_sweep_rows` of this sweep's rows; each row's store fits its budget, and

@@ -149,13 +149,36 @@ class SolveResult:
     def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> SolveResult:
         """The result whose :meth:`to_dict` is ``data`` (see :func:`memaudit_core.read_result`);
         a :class:`~memaudit_core.errors.ResultError` at ``path`` when ``data`` is not one."""
-        from ..results import from_fields
+        from ..compiled import POOLS, UNION_POOL_PREFIX
+        from ..errors import ResultError
+        from ..results import check_choice, check_saved_flag, child, decode, from_fields
+        from ..saturations import SATURATIONS
         from .certify import Certificate
 
         res = from_fields(
-            cls, data, path, kind=cls.RESULT_KIND, types_={"certificate": Certificate | None}
+            cls,
+            data,
+            path,
+            kind=cls.RESULT_KIND,
+            types_={"certificate": Certificate | None},
+            # The engine that ran (``auto`` is resolved before a solve), by the registry.
+            choices={"saturation": SATURATIONS, "solver": ENGINES},
         )
+        if not res.pool.startswith(UNION_POOL_PREFIX) or res.pool == UNION_POOL_PREFIX:
+            # A named pool, or a union package's (the prefix and the external store's id).
+            check_choice(f"{path}.pool", res.pool, (*POOLS, f"{UNION_POOL_PREFIX}STORE"))
         res._check_consistent(path)
+        # QA s43: a certified result edited to "incumbent" was turned back into OPT unsaid.
+        check_saved_flag(data, path, "certified", res.certified, "its certificate")
+        if "label" in data:
+            at = child(path, "label")
+            if decode(str, data["label"], at) != res.label:
+                raise ResultError(
+                    at,
+                    "inconsistent",
+                    f"does not match its certificate and status (expected {res.label!r})",
+                    data["label"],
+                )
         return res
 
     def _check_consistent(self, path: str) -> None:

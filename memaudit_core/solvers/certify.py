@@ -191,8 +191,9 @@ class EngineCheck:
     def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> EngineCheck:
         """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
         from ..results import from_fields
+        from . import ENGINES
 
-        return from_fields(cls, data, path)
+        return from_fields(cls, data, path, choices={"engine": ENGINES})
 
 
 @dataclass(frozen=True)
