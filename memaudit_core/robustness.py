@@ -492,6 +492,92 @@ def ablation_table_rows(curves: Sequence[AblationCurve]) -> list[dict[str, Any]]
     ]
 
 
+#: The full optimum's curve on the Ablations value chart (its legend name) and its name in the
+#: groups of :func:`coinciding_ablation_curves`.
+FULL_OPT_LABEL = "OPT (all candidates)"
+FULL_POOL = "full"
+
+
+def ablation_label(pool: str) -> str:
+    """The legend name of an ablation pool's curve (the Budget sweep's names for the presets).
+
+    >>> ablation_label("no_validity"), ablation_label("without:summary"), ablation_label("full")
+    ('OPT without validity types', 'OPT without:summary', 'OPT (all candidates)')
+    """
+    from .curves import ABLATION_LABELS
+
+    if pool == FULL_POOL:
+        return FULL_OPT_LABEL
+    return ABLATION_LABELS.get(f"{pool}_opt", f"OPT {pool}")
+
+
+def _same_curve(a: Sequence[tuple[float, float]], b: Sequence[tuple[float, float]]) -> bool:
+    return len(a) == len(b) and all(
+        xa == xb and values_close(ya, yb) for (xa, ya), (xb, yb) in zip(a, b, strict=True)
+    )
+
+
+def coinciding_ablation_curves(curves: Sequence[AblationCurve]) -> tuple[tuple[str, ...], ...]:
+    """Groups of ablation curves drawn one on top of the other: pools whose optimum is the same
+    value (:func:`memaudit_core.results.values_close`) at every budget, :data:`FULL_POOL`
+    standing for the full optimum (drawn from the first curve). Only groups of two or more,
+    in the curves' order, the full optimum's group first.
+
+    QA s43: on veg-to-pescatarian no_validity equals generic and "without:summary" equals the
+    full OPT at every budget, so two legend entries had no visible line and a reader thought a
+    curve was missing; the page names these groups under the chart.
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> pkg = generate("update_chain")
+    >>> both = [ablation_curve(pkg, [3, 6], preset=p) for p in ("no_validity", "generic")]
+    >>> coinciding_ablation_curves(both)
+    (('no_validity', 'generic'),)
+    >>> coinciding_ablation_curves(both[:1] + [ablation_curve(pkg, [3, 6], ["no_such_type"])])
+    (('full', 'without:no_such_type'),)
+    """
+    if not curves:
+        return ()
+    lines = [(FULL_POOL, [(p.budget, p.full_opt) for p in curves[0].points])]
+    lines += [(c.pool, [(p.budget, p.pool_opt) for p in c.points]) for c in curves]
+    groups: list[tuple[list[tuple[float, float]], list[str]]] = []
+    for name, line in lines:
+        # Against each group's first line: a chain of near-equal lines is not one group.
+        group = next((g for g in groups if _same_curve(g[0], line)), None)
+        if group is None:
+            groups.append((line, [name]))
+        else:
+            group[1].append(name)
+    return tuple(tuple(names) for _, names in groups if len(names) > 1)
+
+
+def coinciding_ablation_note(curves: Sequence[AblationCurve]) -> str | None:
+    """What the Ablations value chart cannot show: which of its curves hide each other (see
+    :func:`coinciding_ablation_curves`), by their legend names; None when none do.
+
+    >>> from memaudit_core.generators import generate
+    >>> pkg = generate("update_chain")
+    >>> c = ablation_curve(pkg, [3, 6], preset="no_validity")
+    >>> full = ablation_curve(pkg, [3, 6], ["no_such_type"])  # removes nothing
+    >>> print(coinciding_ablation_note([c, full]))  # doctest: +NORMALIZE_WHITESPACE
+    Lines on top of each other: "OPT without:no_such_type" equals "OPT (all candidates)" at
+    every budget.
+    >>> coinciding_ablation_note([c]) is None
+    True
+    """
+    parts = []
+    for group in coinciding_ablation_curves(curves):
+        names = [f'"{ablation_label(pool)}"' for pool in group if pool != FULL_POOL]
+        listed = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
+        if group[0] == FULL_POOL:
+            verb = "equals" if len(names) == 1 else "equal"
+            parts.append(f'{listed} {verb} "{FULL_OPT_LABEL}" at every budget')
+        else:
+            parts.append(f"{listed} coincide at every budget")
+    return "Lines on top of each other: " + "; ".join(parts) + "." if parts else None
+
+
 def _preset_name(preset: str) -> str:
     if not isinstance(preset, str):
         raise UnknownNameError(
@@ -2289,6 +2375,8 @@ __all__ = [
     "AblationCurve",
     "AblationPoint",
     "BUDGET_RULE",
+    "FULL_OPT_LABEL",
+    "FULL_POOL",
     "CapacityPoint",
     "CapacitySensitivity",
     "CostRuleResult",
@@ -2301,8 +2389,11 @@ __all__ = [
     "RatioColumn",
     "ablation_curve",
     "ablation_curves",
+    "ablation_label",
     "ablation_pool",
     "capacity_sensitivity",
+    "coinciding_ablation_curves",
+    "coinciding_ablation_note",
     "cost_rule_ratio_columns",
     "cost_rule_sensitivity",
     "default_cost_rules",

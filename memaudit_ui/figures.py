@@ -19,7 +19,13 @@ import plotly.io as pio
 
 from memaudit_core.analysis import loss_tolerance
 from memaudit_core.curves import ABLATION_LABELS
-from memaudit_core.robustness import AS_STORED, RatioColumn, cost_rule_ratio_columns
+from memaudit_core.robustness import (
+    AS_STORED,
+    FULL_OPT_LABEL,
+    RatioColumn,
+    ablation_label,
+    cost_rule_ratio_columns,
+)
 from memaudit_core.solvers import value_text
 
 if TYPE_CHECKING:
@@ -63,6 +69,12 @@ KIND_COLORS = {
 #: header, and a chart there is title, plot and legend on one screen (QA s18c: 8 of 17 charts
 #: were taller, an Evidence heatmap 3,132 px). render.chart holds every chart to it.
 PRESENT_MAX_HEIGHT = 630
+
+#: Space (px) between the plot area and its axes' tick labels. Streamlit's chart theme sets
+#: ``margin.pad`` = 10 in the browser, while a PNG / SVG export (kaleido) has plotly's 0: the
+#: exported Overview bars had their names flush against the values inside the bars ("gvt"
+#: touching "0.969", QA s43), where the app shows a gap. Set on every figure, so both agree.
+AXIS_PAD_PX = 10
 
 #: The plotly template every figure uses (:func:`base_layout`, :func:`base_layout_dict`).
 TEMPLATE = "plotly_white"
@@ -164,7 +176,7 @@ def base_layout(
         title=title_dict,
         font={"size": size, "color": TEXT_COLOR},
         height=max(int(height * 1.35), 560) if present else height,
-        margin={"l": 70, "r": 30, "t": top, "b": 60},
+        margin={"l": 70, "r": 30, "t": top, "b": 60, "pad": AXIS_PAD_PX},
         template=TEMPLATE,
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "right", "x": 1},
     )
@@ -207,7 +219,7 @@ def base_layout_dict(title: str, present: bool = False, height: int = 420) -> di
         "title": title_dict,
         "font": {"size": size, "color": TEXT_COLOR},
         "height": max(int(height * 1.35), 560) if present else height,
-        "margin": {"l": 70, "r": 30, "t": top, "b": 60},
+        "margin": {"l": 70, "r": 30, "t": top, "b": 60, "pad": AXIS_PAD_PX},
         "template": _template_json(TEMPLATE),
         "legend": {
             "orientation": "h",
@@ -2532,7 +2544,7 @@ def ablation_value_chart(curves: Sequence, title: str, cost_unit: str, present: 
             x=[p.budget for p in pts],
             y=[p.full_opt for p in pts],
             mode="lines+markers",
-            name="OPT (all candidates)",
+            name=FULL_OPT_LABEL,
             line={"color": COLORS["opt"], "width": 4},
             marker={
                 "size": 10,
@@ -2550,7 +2562,7 @@ def ablation_value_chart(curves: Sequence, title: str, cost_unit: str, present: 
             x=[p.budget for p in curve.points],
             y=[p.pool_opt for p in curve.points],
             mode="lines+markers",
-            name=_plain(ABLATION_LABELS.get(f"{curve.pool}_opt", f"OPT {curve.pool}")),
+            name=_plain(ablation_label(curve.pool)),
             line={"color": color, "width": 3, "dash": _POOL_DASHES[k % len(_POOL_DASHES)]},
             marker={
                 "size": 9,
@@ -2606,7 +2618,7 @@ def ablation_drop_chart(curves: Sequence, title: str, cost_unit: str, present: b
             cliponaxis=False,
             # Named as in the value chart beside it (QA s38: "without:summary" there was
             # "OPT without:summary" here).
-            name=_plain(ABLATION_LABELS.get(f"{curve.pool}_opt", f"OPT {curve.pool}")),
+            name=_plain(ablation_label(curve.pool)),
             marker_color=ABLATION_PALETTE[k % len(ABLATION_PALETTE)],
             marker_pattern_shape=["" if p.certified else "/" for p in curve.points],
         )

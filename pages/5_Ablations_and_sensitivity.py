@@ -136,6 +136,11 @@ else:
             "abl_value",
             f"{pkg.id}-ablation-opt",
         )
+        # Curves with equal values hide each other: say so, or a legend entry has no line
+        # and reads as missing (QA s43).
+        hidden = robustness.coinciding_ablation_note(curves)
+        if hidden:
+            st.caption(md_escape(hidden))
     with right:
         render.chart(
             figures.ablation_drop_chart(

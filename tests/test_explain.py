@@ -545,7 +545,13 @@ def test_cost_rule_chart_fits_a_projector():
 
     writers = ["gvt", "density", "greedy", "fact_only", "summary_only", "recency_raw", "nv"]
     rules = [
-        NS(rule=name, available=True, mean_ratio=tuple((w, 0.5) for w in writers))
+        NS(
+            rule=name,
+            available=True,
+            mean_ratio=tuple((w, 0.5) for w in writers),
+            compared_budgets=(2.0, 4.0),
+            stored_mean_ratio=tuple((w, 0.5) for w in writers),
+        )
         for name in ("as_stored", "words", "bytes_overhead", "tokens_o200k")
     ]
     sens = NS(writers=tuple(writers), rules=rules)
