@@ -192,9 +192,12 @@ def test_a_generated_id_keeps_a_negative_exponent(capsys):
 @pytest.mark.parametrize("value", ["-inf", "-Infinity", "-nan"])
 def test_negative_infinity_gets_the_products_message(capsys, value):
     """argparse said "expected one argument" and printed the usage."""
-    code, _, err = run(capsys, "solve", UPDATE_CHAIN, "--budget", value)
-    assert code == 2
-    assert "budget must be a finite number >= 0" in err and "expected one argument" not in err
+    with pytest.raises(SystemExit) as info:  # refused by the option's type, while parsing
+        main(["solve", UPDATE_CHAIN, "--budget", value])
+    err = capsys.readouterr().err
+    assert info.value.code == 2
+    assert f"--budget: must be a finite number >= 0, got '{value}'" in err
+    assert "expected one argument" not in err
 
 
 def test_negative_zero_budget_is_shown_as_zero(capsys):

@@ -572,7 +572,7 @@ def test_a_sweep_refused_on_a_bad_option_does_not_lock_its_out_folder(tmp_path):
     # indexing); the next run with a good limit was refused as "other settings".
     out = tmp_path / "out"
     rc, _, err = run_cli(*_small_family_args(), "--out", str(out), "--time-limit", "0")
-    assert rc == 2 and "time limit must be a finite number" in err
+    assert rc == 2 and "--time-limit: must be a finite number of seconds > 0, got '0'" in err
     assert "memaudit-small:0" not in err
     rc, _, err = run_cli(
         *_small_family_args(), "--out", str(out), "--time-limit", "5", "--no-figures"

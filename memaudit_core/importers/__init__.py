@@ -28,7 +28,7 @@ from pathlib import Path, PurePosixPath
 from ..costs import cost_rule_for_unit, get_cost_rule
 from ..errors import PackageError, Problem, UnknownNameError, check_type, cut_repr
 from ..package import Package, Store, check_package
-from ._common import FORMAT_HINTS, check_store_id, guess_format
+from ._common import FORMAT_HINTS, check_store_id, guess_format, looks_like_package
 from .coverage import coverage_from_links, suggest_coverage, suggest_store_coverage
 
 STORE_FORMATS = frozenset({"mem0", "letta", "amem", "zep"})
@@ -123,6 +123,16 @@ def load_external_store(
         # CLI QA: a Zep file read as Mem0 said "the memory has no id" for every item, with
         # no word that the format was the problem.
         looks = guess_store_format(path)
+        if looks == "package":
+            # QA s43 (defect 2): the mirror of package.py's hint for an export given as the
+            # package; a package given as the export got only "needs a 'results' array".
+            hint = Problem(
+                "$",
+                "format-hint",
+                f"this is a MemAudit package, not an export of format {cut_repr(fmt)}: give it "
+                "as the PACKAGE argument (in the app: upload it as the package)",
+            )
+            raise PackageError(exc.source, [hint, *exc.problems]) from None
         if looks is None or looks == fmt or any(p.rule == "format-hint" for p in exc.problems):
             # The importer's own hint (Mem0's "these are history rows") says it already.
             raise
@@ -141,7 +151,7 @@ def guess_store_format(path: str | Path) -> str | None:
     OpenMemory backup's members, and OpenMemory JSON Lines, plain or gzip, whose first line is
     a backup row: ``id``, ``content``, ``state``), ``"letta"``, ``"amem"``, ``"zep"``,
     ``"mem0-history"`` (a SQLite history database), ``"locomo"`` or ``"longmemeval"``
-    (benchmark files, which are package sources) or None.
+    (benchmark files, which are package sources), ``"package"`` (a MemAudit package) or None.
 
     Examples
     --------
@@ -185,7 +195,7 @@ def guess_store_format(path: str | Path) -> str | None:
         # QA s40 defect 3: OpenMemory JSON Lines (memories.jsonl) got only "wrap the lines
         # in one array": its first line, an OpenMemory row (id, content, state), says it.
         return "mem0" if looks_like_rows(raw[:_SNIFF_BYTES].decode("utf-8", "replace")) else None
-    return guess_format(data)
+    return "package" if looks_like_package(data) else guess_format(data)
 
 
 def import_package(
