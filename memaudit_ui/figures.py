@@ -93,6 +93,39 @@ _TITLE_BREAKS = ((": ", ":", ""), (" · ", " ·", ""), (", ", ",", ""), (" vs ",
 _TITLE_SPACE = re.compile(r"(?<!=) (?!=)")
 
 
+#: Width of a title character, in em, that every line is held to: the app's long titles in
+#: Source Sans ran 0.40-0.435 em a character in Chromium (QA s43, each title's box measured
+#: against its SVG); a little more leaves room for capitals and digits ("OPT", "1310").
+TITLE_EM_PER_CHAR = 0.45
+#: Where plotly starts a title: 5 % into the figure (its default ``title.x``).
+TITLE_X = 0.05
+
+
+def title_line_limit(present: bool, half: bool = False) -> int:
+    """The most characters a title line may have on a chart of this width class.
+
+    Normal mode is sized for the narrowest chart it is designed for, full width at 1024 px
+    with the sidebar open (``LEGEND_DESIGN_PX["normal"]``, 564 px): 80 characters ran 125 px
+    past it (QA s43: "...: Validity-aware summariser vs OPT" cut at "summ"). A title that fits
+    there stays on one line at 1920 px too; a longer one wraps at every width, as no width is
+    known when the figure is built.
+
+    >>> title_line_limit(False)
+    59
+    """
+    if present:
+        # Tuned by projector QA (a 1024 px projector, sidebar closed): 52 x 0.45 em at 27 px
+        # is 632 px of the 824 px chart.
+        return 52
+    if half:
+        # A chart in one of two columns is about 600 px wide at 1280 px (app QA: a title
+        # ran off its column at "external-stores-dem").
+        return 44
+    room = (1 - TITLE_X) * LEGEND_DESIGN_PX["normal"]
+    font_px = 15 + 5  # base_layout's title font in normal mode
+    return int(room / (TITLE_EM_PER_CHAR * font_px))
+
+
 def wrap_title(title: str, present: bool, half: bool = False) -> str:
     """``title`` broken onto lines (``<br>``) that fit a chart's width.
 
@@ -103,9 +136,7 @@ def wrap_title(title: str, present: bool, half: bool = False) -> str:
     >>> wrap_title("Value kept by unit kind at budget 24 words: Letta vs OPT over P+", True)
     'Value kept by unit kind at budget 24 words:<br>Letta vs OPT over P+'
     """
-    # A chart in one of two columns (``half``) is about 600 px wide at 1280 px (app QA: the
-    # ablation drop chart's title ran off at "external-stores-dem").
-    limit = 52 if present else 44 if half else 80
+    limit = title_line_limit(present, half)
     if "<br>" in title:
         return title
     lines = []
@@ -2587,8 +2618,10 @@ def ablation_value_chart(curves: Sequence, title: str, cost_unit: str, present: 
         else "OPT or incumbent (weighted evidence value)",
         rangemode="tozero",
     )
-    base_layout(fig, _plain(title), present, height=440, half=True)
-    _legend_below(fig, present, half=True)
+    # Full width in both modes (the page draws one chart per row): sized as half, the title
+    # wrapped on a 1,460 px chart (QA s43).
+    base_layout(fig, _plain(title), present, height=440)
+    _legend_below(fig, present)
     return fig
 
 
@@ -2652,8 +2685,9 @@ def ablation_drop_chart(curves: Sequence, title: str, cost_unit: str, present: b
         title_text="drop 1 − pool OPT / OPT", tickformat=".0%", range=[0, min(1.0, top) * 1.3]
     )
     n_bars = max(1, len(budgets)) * max(1, len(curves))
-    base_layout(fig, _plain(title), present, height=max(400, 170 + 26 * n_bars), half=True)
-    _legend_below(fig, present, half=True)
+    # Full width, as the value chart above it (QA s43: its title wrapped at 1920 px).
+    base_layout(fig, _plain(title), present, height=max(400, 170 + 26 * n_bars))
+    _legend_below(fig, present)
     return fig
 
 

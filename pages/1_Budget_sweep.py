@@ -334,8 +334,11 @@ elif hit is not None:
 
 # ------------------------------------------------------------------ open Compare (fallback)
 store_methods = [m.key for m in curve.methods if m.store_key]
-with st.container(border=True):
-    o1, o2, o3 = st.columns([1, 2, 1], vertical_alignment="bottom")
+# The button as wide as its label, the two boxes sharing the rest (QA s43: in a quarter
+# column it read "Open Compare at …" at 1024 px).
+row = st.container(border=True, horizontal=True, vertical_alignment="bottom")
+with row:
+    o1, o2 = st.columns([1, 2], vertical_alignment="bottom")
     open_budget = o1.selectbox(
         f"Budget ({unit})",
         list(curve.budgets),
@@ -350,7 +353,7 @@ with st.container(border=True):
         key="sweep_open_method",
         format_func=lambda k: store_label(pkg, k),
     )
-    if o3.button(
+    if row.button(
         "Open Compare at budget",
         key="sweep_open",
         disabled=not compare_ready,

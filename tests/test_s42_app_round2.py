@@ -102,8 +102,10 @@ def test_the_qa_heatmap_title_breaks_after_the_comma_not_inside_b_equals_40() ->
     assert figures.wrap_title(QA_TITLE, present=True) == (
         "Coverage a_ur · S = Validity-aware summariser,<br>B = 40 words: 8 candidates × 20 units"
     )
+    # The same break in normal mode since QA s43: its 60-character first line is past the
+    # 59 that fit a 564 px chart at 1024 px.
     assert figures.wrap_title(QA_TITLE, present=False) == (
-        "Coverage a_ur · S = Validity-aware summariser, B = 40 words:<br>8 candidates × 20 units"
+        "Coverage a_ur · S = Validity-aware summariser,<br>B = 40 words: 8 candidates × 20 units"
     )
 
 

@@ -22,7 +22,7 @@ LONG = (
 
 
 @pytest.mark.parametrize(
-    ("present", "half", "limit"), [(False, False, 80), (True, False, 52), (False, True, 44)]
+    ("present", "half", "limit"), [(False, False, 59), (True, False, 52), (False, True, 44)]
 )
 def test_a_title_without_spaces_is_wrapped_to_the_width(present, half, limit):
     lines = figures.wrap_title(LONG, present, half).split("<br>")
