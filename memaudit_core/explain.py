@@ -478,12 +478,14 @@ class CompareView:
                 # What the unit is and what was lost first, then the annotator's question (app
                 # QA: at 1,400 px "covered in OPT by", what the optimum kept instead, was the
                 # cut-off last column; QA s21c: so was the text, the last column at 1280 px).
+                # The kind after them: before, it pushed "covered in OPT by" off a 1280 px
+                # screen again (QA s43).
                 "unit": u.unit_id,
                 "text": u.text,
                 "value lost": u.lost,
-                "kind": u.kind,
                 "covered in store by": ", ".join(u.store_covered_by),
                 f"covered in {o} by": ", ".join(u.opt_covered_by),
+                "kind": u.kind,
                 "weight": u.weight,
                 "store value": u.store_value,
                 f"{o} value": u.opt_value,
@@ -509,11 +511,20 @@ class CompareView:
         rows = []
         for r in self.experience_rows:
             kept = [m for m in r.store if m.kept]
-            same = {m.candidate_id for m in kept} == {m.candidate_id for m in r.opt}
+            opt_ids = {m.candidate_id for m in r.opt}
+            same = {m.candidate_id for m in kept} == opt_ids
+            # A store holds at most one memory per experience, so a dropped one means nothing
+            # kept: every such row's match starts with the same words, the ones the page's
+            # caption names, and reads so in a narrow column (QA s43: with the optimum writing
+            # something else it read "only OPT" beside the store's dropped memory and its cost).
+            dropped = "store's dropped (over budget)"
             if not kept and not r.opt:
-                match = "store's dropped (over budget)" if r.store else "neither wrote"
+                match = dropped if r.store else "neither wrote"
             elif same:
                 match = "same"
+            elif not kept and r.store:
+                keeps = opt_ids == {m.candidate_id for m in r.store}
+                match = f"{dropped}; {o} {'keeps it' if keeps else 'differs'}"
             elif not kept:
                 match = f"only {o}"
             elif not r.opt:
@@ -522,16 +533,15 @@ class CompareView:
                 match = "different"
             rows.append(
                 {
+                    # Who wrote what, at what cost and worth, before the types and the time:
+                    # "OPT marginal value" was off a 1280 px screen behind them (QA s43).
                     "experience": r.experience_id,
-                    "time": math.nan if r.time is None else r.time,
                     "match": match,
                     "store wrote": "; ".join(
                         m.candidate_id + ("" if m.kept else " (dropped: over budget)")
                         for m in r.store
                     ),
                     f"{o} wrote": "; ".join(m.candidate_id for m in r.opt),
-                    "store type": "; ".join(m.type for m in r.store),
-                    f"{o} type": "; ".join(m.type for m in r.opt),
                     # What the store wrote, a memory dropped for the budget included (QA s42
                     # round 2, defect 4a: a dropped memory read n/a, which the caption said
                     # meant "nothing written"); "store wrote" and "match" say it was dropped.
@@ -539,6 +549,9 @@ class CompareView:
                     f"{o} cost": sum(m.cost for m in r.opt) if r.opt else math.nan,
                     "store marginal value": sum(m.marginal for m in kept) if kept else math.nan,
                     f"{o} marginal value": sum(m.marginal for m in r.opt) if r.opt else math.nan,
+                    "store type": "; ".join(m.type for m in r.store),
+                    f"{o} type": "; ".join(m.type for m in r.opt),
+                    "time": math.nan if r.time is None else r.time,
                     "experience text": r.text
                     if not r.external
                     else "(external memory: no experience)",
@@ -927,9 +940,15 @@ def compare_view(
     )
 
 
+def _n_shown(n: int, limit: int) -> int:
+    """How many of ``n`` items a list capped at ``limit`` names: all of them when only one
+    would be left out, since naming it costs no more than "and 1 more" (QA s43)."""
+    return n if n <= limit + 1 else limit
+
+
 def _list(ids: Sequence[str], limit: int = 6) -> str:
-    shown = ", ".join(ids[:limit])
-    return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
+    shown = _n_shown(len(ids), limit)
+    return ", ".join(ids[:shown]) + (f" and {len(ids) - shown} more" if len(ids) > shown else "")
 
 
 def _plural(n: int, word: str, plural: str | None = None) -> str:
@@ -1076,6 +1095,7 @@ def _explain(
         helpers.sort(key=lambda t: (-t[0], float(inst.cost[t[1]]), inst.candidate_ids[t[1]]))
         if helpers:
             dropped = set(ev.dropped)
+            shown = _n_shown(len(helpers), 4)
             parts = [
                 f"{inst.candidate_ids[i]} ({inst.candidate_types[i]}, cost "
                 f"{amount_text(float(inst.cost[i]), unit)}; covers {_list(us, 3)}"
@@ -1088,15 +1108,15 @@ def _explain(
                     else ""
                 )
                 + ")"
-                for _, i, us in helpers[:4]
+                for _, i, us in helpers[:shown]
             ]
-            more = f" and {len(helpers) - 4} more" if len(helpers) > 4 else ""
+            more = f" and {len(helpers) - shown} more" if len(helpers) > shown else ""
             them = "it" if len(missed) == 1 else "them"
             also = (
                 f", besides {_list(shared_ids, 3)}, which the store keeps too" if shared_ids else ""
             )
             text += f" {ref.capitalize()} covered {them} with {'; '.join(parts)}{more}{also}."
-            if len(helpers) > 4:
+            if len(helpers) > shown:
                 counts: dict[str, int] = {}
                 for _, i, _ in helpers:
                     counts[inst.candidate_types[i]] = counts.get(inst.candidate_types[i], 0) + 1

@@ -11,11 +11,22 @@ from memaudit_ui.annotations import not_applied_notice, store_id_of
 from memaudit_ui.frame import frame, md_escape
 
 EVIDENCE_PAGE = "pages/3_Evidence_explorer.py"
-#: Width of the unit table's text column: with the unit id and the value lost beside it, it
-#: fits the main area of a 1280 px screen with the sidebar open (about 820 px).
-UNIT_TEXT_WIDTH_PX = 300
-#: ... and of its unit id column (ids such as "current:kofi:employer" whole).
-UNIT_ID_WIDTH_PX = 180
+# Widths of the tables' leading text columns, so that what a store missed, what that cost and
+# what the optimum kept instead fit the main area of a 1280 px screen with the sidebar open
+# (818 px inside the grid's border) without scrolling sideways; left to size themselves, long
+# ids or labels pushed the last of them off screen (QA s21c, QA s43). A cell cut to its column
+# is read whole with a double-click, and in the CSV.
+#: Unit table: the unit id ("pref:omar:horror-films" whole), its text, and who covers it;
+#: with "value lost" (about 72 px) they take 802 px.
+UNIT_ID_WIDTH_PX = 170
+UNIT_TEXT_WIDTH_PX = 220
+UNIT_COVERED_WIDTH_PX = 170
+#: Side by side: experience, match and what each side wrote; with the four cost and marginal
+#: value columns (about 406 px, sized by their headers) they take 806 px.
+EXP_ID_WIDTH_PX = 80
+EXP_MATCH_WIDTH_PX = 120
+EXP_STORE_WROTE_WIDTH_PX = 110
+EXP_OPT_WROTE_WIDTH_PX = 90
 
 ctx = frame("Compare")
 pkg = ctx.package
@@ -159,6 +170,8 @@ render.table(
         # At the grid's own width, ids such as "u:passport:advice" were cut. Not pinned: a
         # pinned column is drawn in grey, faint on a projector.
         "unit": st.column_config.TextColumn(width=UNIT_ID_WIDTH_PX),
+        "covered in store by": st.column_config.TextColumn(width=UNIT_COVERED_WIDTH_PX),
+        f"covered in {opt_name} by": st.column_config.TextColumn(width=UNIT_COVERED_WIDTH_PX),
         "store coverage": number(format="%.3f", help="Summed coverage z (may exceed 1)."),
         f"{opt_name} coverage": number(format="%.3f"),
         "store value": number(format="%.4f", help="w · h(z) for the store."),
@@ -215,6 +228,19 @@ render.table(
     present_df=brief,
     height=min(35 * (len(exp_df) + 1) + 3, 740),
     column_config={
+        "experience": st.column_config.TextColumn(width=EXP_ID_WIDTH_PX),
+        "match": st.column_config.TextColumn(
+            width=EXP_MATCH_WIDTH_PX,
+            help=f"same, different, only store, only {opt_name} or neither wrote; for a memory "
+            "the store dropped for the budget, store's dropped (over budget), followed by "
+            f'"{opt_name} keeps it" or "{opt_name} differs" when the optimum wrote one.',
+        ),
+        "store wrote": st.column_config.TextColumn(width=EXP_STORE_WROTE_WIDTH_PX),
+        # A longer name ("OPT over P+", "incumbent") would be cut in the header: those tables
+        # do not fit 1280 px whatever the widths, so that column sizes itself.
+        f"{opt_name} wrote": st.column_config.TextColumn(
+            width=EXP_OPT_WROTE_WIDTH_PX if opt_name == "OPT" else None
+        ),
         # "%g" without a precision is every digit in the grid (sprintf.js).
         "time": number(format="%g"),
         "store cost": number(format="%g"),
@@ -233,7 +259,9 @@ st.caption(
     "lose if that memory alone were removed (the other memories stay). F is submodular, so a "
     "store's marginal values add up to at most its F — two memories covering the same unit each "
     "look less valuable than the pair. A cost or marginal value of n/a: nothing written for that "
-    "experience on that side. A memory the store dropped for being over budget (match "
-    '"store\'s dropped (over budget)") shows the cost it was written at and a marginal value '
-    "of n/a, as it is not in the store. A time of n/a: an external memory (no experience)."
+    "experience on that side. A memory the store dropped for being over budget (a match "
+    f'starting "store\'s dropped (over budget)", then "{opt_name} keeps it" or "{opt_name} '
+    'differs" when the optimum wrote a memory for that experience) shows the cost it was '
+    "written at and a marginal value of n/a, as it is not in the store. A time of n/a: an "
+    "external memory (no experience)."
 )

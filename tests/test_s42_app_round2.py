@@ -237,9 +237,10 @@ def test_the_compare_caption_says_what_a_dropped_memory_shows() -> None:
     assert not at.exception, [e.value for e in at.exception]
     captions = " ".join(c.value for c in at.caption)
     assert (
-        "A memory the store dropped for being over budget (match \"store's dropped (over "
-        'budget)") shows the cost it was written at and a marginal value of n/a, as it is not '
-        "in the store." in captions
+        "A memory the store dropped for being over budget (a match starting \"store's dropped "
+        '(over budget)", then "OPT over P+ keeps it" or "OPT over P+ differs" when the optimum wrote a memory '
+        "for that experience) shows the cost it was written at and a marginal value of n/a, as "
+        "it is not in the store." in captions
     )
     (df,) = [d.value for d in at.dataframe if "match" in d.value.columns]
     assert df.loc[df["experience"] == "mem0/m1", "store cost"].tolist() == [3.0]
