@@ -28,7 +28,6 @@ Examples
 from __future__ import annotations
 
 import math
-import numbers
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -54,6 +53,7 @@ from .errors import (
     UnknownNameError,
     check_budget_list,
     check_names,
+    check_params,
     cut_repr,
 )
 from .generators import FAMILIES, generate
@@ -1295,7 +1295,9 @@ def family_band(
     Raises
     ------
     MemAuditError
-        An unknown or seed-invariant family, no seeds, or more than :data:`MAX_SEEDS`.
+        An unknown or seed-invariant family; ``seeds`` not a list of seeds (a lone number
+        too: ``[5]`` is one seed, ``range(5)`` five), empty, or more than :data:`MAX_SEEDS`;
+        ``params`` neither a dict nor (name, value) pairs.
 
     Examples
     --------
@@ -1314,19 +1316,15 @@ def family_band(
             f"family {cut_repr(family)} does not depend on its seed: a seed range would "
             "repeat one package"
         )
-    from .generators import check_seed
+    from .generators import check_seeds
 
-    if isinstance(seeds, numbers.Real):  # one seed, as generate() takes it
-        seeds = [seeds]
     # check_seed, as generate(): 1.7 or True was silently read as seed 1 (library QA).
-    seed_list = tuple(
-        dict.fromkeys(check_seed(s) for s in check_names(seeds, "seeds", strings=False))
-    )
+    seed_list = tuple(dict.fromkeys(check_seeds(seeds, "family band")))
     if not seed_list:
         raise MemAuditError("family band: no seeds given")
     if len(seed_list) > MAX_SEEDS:
         raise MemAuditError(f"family band: {len(seed_list)} seeds; at most {MAX_SEEDS} allowed")
-    param_items = tuple(sorted(dict(params or {}).items()))
+    param_items = tuple(sorted(check_params(params).items()))
     grid = _grid(budgets)
     chosen = resolve_methods(None, methods, ablations)
     check_time_limit(time_limit)

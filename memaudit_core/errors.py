@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -202,6 +202,46 @@ def check_names(names: object, what: str, *, strings: bool = True) -> list[str]:
                 f"{what} must be names (strings), got {type(name).__name__} "
                 f"{cut_repr(name)} (item {i + 1} of {len(out)})"
             )
+    return out
+
+
+def check_params(params: object, what: str = "params") -> dict[str, object]:
+    """Generator parameters as a dict: None is none, else a mapping of name -> value or an
+    iterable of (name, value) pairs.
+
+    Library QA s43: budgets slipped into ``params`` (``[2, 4, 8]``), ``"normal_count=3"`` or a
+    triple reached ``dict()`` as a bare TypeError / ValueError (``.items()`` as an
+    AttributeError in the suites). A name given twice would keep its last value unsaid.
+
+    Examples
+    --------
+    >>> check_params(None), check_params([("normal_count", 3)])
+    ({}, {'normal_count': 3})
+    """
+    if params is None:
+        return {}
+    shape = f"{what} must be a dict of name -> value or (name, value) pairs, got {cut_repr(params)}"
+    if isinstance(params, Mapping):
+        pairs = list(params.items())
+    elif isinstance(params, str | bytes) or not hasattr(params, "__iter__"):
+        raise MemAuditError(shape)
+    else:
+        pairs = list(params)
+        for i, pair in enumerate(pairs):
+            if not isinstance(pair, tuple | list) or len(pair) != 2:
+                raise MemAuditError(
+                    f"{shape} (item {i + 1} of {len(pairs)}, {cut_repr(pair)}, is not a "
+                    "(name, value) pair)"
+                )
+    out: dict[str, object] = {}
+    for name, value in pairs:
+        if not isinstance(name, str):
+            raise MemAuditError(
+                f"{what}: a parameter name is a string, got {type(name).__name__} {cut_repr(name)}"
+            )
+        if name in out:
+            raise MemAuditError(f"{what}: parameter {cut_repr(name)} is given twice")
+        out[name] = value
     return out
 
 

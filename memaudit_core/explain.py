@@ -58,7 +58,7 @@ from .analysis import (
 from .analysis import loss_tolerance as loss_tolerance  # the verdict "missed" (QA s39)
 from .analysis import unit_word as unit_word  # pages import it from here
 from .compiled import CompiledInstance
-from .errors import MemAuditError, UnknownNameError, check_names, cut_repr
+from .errors import MemAuditError, UnknownNameError, check_names, closest_name, cut_repr
 from .objective import coverage_of, get_saturation
 from .package import Package, check_package
 from .shortrepr import brief, count, num, short_repr
@@ -1852,6 +1852,33 @@ def _scalar(value: Any) -> Any:
 # --------------------------------------------------------------------------- Evidence builder
 
 
+def _unknown_kinds_note(
+    unknown: Sequence[str], all_kinds: Sequence[str], package_id: str, shown_all: bool
+) -> str:
+    """The note for kinds asked for in an evidence filter that no unit of the package has.
+
+    >>> note = _unknown_kinds_note(["Fact"], ["fact", "stale"], "p", True)
+    >>> note.startswith("kind 'Fact' is not a unit kind of package 'p' (its kinds: fact, stale")
+    True
+    >>> note.endswith("; did you mean 'fact'?): every kind is shown")
+    True
+    """
+    named = ", ".join(cut_repr(k) for k in unknown[:5])
+    if len(unknown) > 5:
+        named += f" and {len(unknown) - 5:,} more"
+    what = (
+        f"kind {named} is not a unit kind"
+        if len(unknown) == 1
+        else f"kinds {named} are not unit kinds"
+    )
+    near = [c for c in (closest_name(k, all_kinds) for k in unknown[:5]) if c is not None]
+    hint = f"; did you mean {', '.join(repr(c) for c in dict.fromkeys(near))}?" if near else ""
+    return (
+        f"{what} of package {package_id!r} (its kinds: {', '.join(all_kinds) or 'none'}{hint}): "
+        + ("every kind is shown" if shown_all else "left out of the filter")
+    )
+
+
 def evidence_view(
     package: Package,
     budget: float,
@@ -1873,8 +1900,8 @@ def evidence_view(
         As for :func:`compare_view` (the chosen store and the optimum mark memberships).
     kinds : iterable of str, optional
         Unit kinds to show; ``None`` shows every kind and an empty filter none. Unknown kinds
-        are ignored; when *none* of the given kinds exists (a filter kept from another
-        package), every kind is shown.
+        are ignored with a note in ``notes``; when *none* of the given kinds exists (a filter
+        kept from another package), every kind is shown.
     focus_unit_id : str, optional
         The unit to inspect. ``None`` (or a unit outside the filter) picks the filtered unit
         with the largest loss (store vs optimum), else the first filtered unit.
@@ -1909,9 +1936,15 @@ def evidence_view(
     # A lone "fact" is one kind, not its letters (library QA: it showed every kind).
     kinds = None if kinds is None else tuple(check_names(kinds, "kinds"))
     wanted = set(all_kinds) if kinds is None else {k for k in kinds if k in all_kinds}
-    if kinds and not wanted:
+    shown_all = bool(kinds) and not wanted
+    if shown_all:
         wanted = set(all_kinds)  # a filter kept from another package: none of its kinds exist
     kinds_t = tuple(k for k in all_kinds if k in wanted)
+    notes: list[str] = []
+    unknown = list(dict.fromkeys(k for k in kinds or () if k not in all_kinds))
+    if unknown:
+        # Library QA s43: a misspelt kind was dropped, or every kind shown, without a word.
+        notes.append(_unknown_kinds_note(unknown, all_kinds, package.id, shown_all))
 
     csc = inst.coverage_csc
     queries_of: dict[str, list[int]] = {}
@@ -1960,7 +1993,6 @@ def evidence_view(
         else:
             focus_unit_id = None
     focus = by_id.get(focus_unit_id) if focus_unit_id else None
-    notes: list[str] = []
     if asked is not None and asked != focus_unit_id:
         # Library QA: a misspelt id silently showed another unit.
         # Its kind named (QA s42 defect 4: removing a kind chip moved the focus unsaid).

@@ -63,6 +63,7 @@ from .errors import (
     UnknownNameError,
     check_budget_list,
     check_names,
+    check_params,
     check_progress,
     cut_repr,
 )
@@ -161,8 +162,15 @@ def parse_family_spec(
         raise UnknownNameError(
             f"unknown family {cut_repr(name)} (known: {', '.join(sorted(FAMILIES))})"
         )
-    family_seeds = parse_seeds(seed_text, f"--family {spec}") if sep else list(seeds or [0])
-    items = tuple(sorted((params or {}).items()))
+    from .generators import check_seeds
+
+    # Library QA s43: seeds=5 and params=[2, 4, 8] raised bare TypeError / AttributeError.
+    family_seeds = (
+        parse_seeds(seed_text, f"--family {spec}")
+        if sep
+        else (check_seeds(seeds, "seeds") if seeds is not None else []) or [0]
+    )
+    items = tuple(sorted(check_params(params).items()))
     # Validate parameters once, before any work (unknown names, bad values).
     if items:
         from .generators import generate

@@ -16,7 +16,7 @@ import math
 import numbers
 from typing import Any
 
-from ..errors import MemAuditError, UnknownNameError, cut_repr
+from ..errors import MemAuditError, UnknownNameError, check_names, check_params, cut_repr
 from ..package import Package
 from ..specs import PLAIN_INT_RULE, PLAIN_NUMBER_RULE, TooSmallNumber, read_int, read_plain_number
 from . import event_graph, paper, stress, synthetic
@@ -185,7 +185,7 @@ def coerce_params(family: str, params: dict[str, Any]) -> dict[str, Any]:
     >>> coerce_params("memaudit-small", {"normal_count": "03"})
     {'normal_count': 3}
     """
-    return _clean_params(_family(family), params)
+    return _clean_params(_family(family), check_params(params))
 
 
 def _clean_params(fam: Family, params: dict[str, Any]) -> dict[str, Any]:
@@ -276,3 +276,21 @@ def check_seed(seed: object) -> int:
     ):
         raise MemAuditError(f"seed must be an integer >= 0, got {cut_repr(seed)}")
     return int(seed)
+
+
+def check_seeds(seeds: object, what: str) -> list[int]:
+    """``seeds`` as a list of checked seeds (:func:`check_seed`), refusing a lone number.
+
+    Library QA s43: ``family_band(family, 100, ...)``, meant as 100 seeds, built a band from
+    seed 100 alone; a list is asked for, as :func:`~memaudit_core.errors.check_budget_list`
+    asks for one of budgets.
+
+    >>> check_seeds(range(3), "family_band()")
+    [0, 1, 2]
+    """
+    if isinstance(seeds, numbers.Real):
+        hint = f"for one seed: [{cut_repr(seeds)}]"
+        if not isinstance(seeds, bool) and math.isfinite(seeds) and seeds == int(seeds) > 1:
+            hint += f"; for seeds 0..{int(seeds) - 1}: range({int(seeds)})"
+        raise MemAuditError(f"{what}: expected a list of seeds, got {cut_repr(seeds)} ({hint})")
+    return [check_seed(s) for s in check_names(seeds, "seeds", strings=False)]
