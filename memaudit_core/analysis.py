@@ -243,7 +243,11 @@ class KindRow:
 
 
 #: How the notes on the optimum shown (moved towards the store) begin.
-SHOWN_OPTIMUM_NOTES = ("The optimum shown is", "This store is itself an optimum")
+SHOWN_OPTIMUM_NOTES = (
+    "The optimum shown is",
+    "This store is itself an optimum",
+    "This store equals the best store found",
+)
 
 
 @short_repr
@@ -1737,11 +1741,21 @@ def score(
         # A package has many optima when memories are interchangeable; against an arbitrary
         # one, a store "misses" facts it holds in an equally good copy.
         opt_idx = near.selected_idx
-        if near.differences_after == 0:
+        if near.differences_after == 0 and opt.certified:
             notes.append(
                 "This store is itself an optimum (its F equals the optimum's within rounding), "
                 "so the optimum shown is the store: it loses nothing. The solver's optimum "
                 f"differed from it in {near.differences_before} memories."
+            )
+        elif near.differences_after == 0:
+            # QA s43: a limited run that found nothing better than the store called it "an
+            # optimum" that "loses nothing" where the certified OPT was twice its F.
+            notes.append(
+                "This store equals the best store found (its F equals the incumbent's within "
+                "rounding), so the incumbent shown is the store and it loses nothing against "
+                "it; the incumbent is not proven optimal, so the store may be below the "
+                f"optimum ({what} is at most the proven bound {_fmt(opt.bound)}). The "
+                f"solver's store differed from it in {near.differences_before} memories."
             )
         else:
             notes.append(

@@ -356,24 +356,32 @@ def _fitting_stores(inst: CompiledInstance, budget: float, cap: int) -> list[lis
     stores: list[list[int]] = [[]]
     chosen: list[int] = []
 
-    def extend(first: int, spent: float) -> bool:
-        for k in range(first, len(items)):
-            c = items[k]
-            if spent + cost[c] > bound:
-                return True  # every later memory costs at least as much
-            if count[group[c]] >= inst.group_capacity:
-                continue
-            chosen.append(c)
-            count[group[c]] += 1
-            stores.append(sorted(chosen))
-            ok = len(stores) <= cap and extend(k + 1, spent + cost[c])
-            chosen.pop()
-            count[group[c]] -= 1
-            if not ok:
-                return False
-        return True
-
-    return stores if extend(0, 0.0) else None
+    # Depth first with an explicit stack: a branch is as deep as its store is large, and a
+    # recursion hit Python's limit of 1,000 frames on a 15,000-experience event graph whose
+    # cheapest memories fit by the thousand (QA s43). Frame j holds the next memory to try
+    # and the cost spent by the j memories chosen above it.
+    frames: list[list[float]] = [[0, 0.0]]
+    while frames:
+        frame = frames[-1]
+        k, spent = int(frame[0]), frame[1]
+        if k >= len(items) or spent + cost[items[k]] > bound:
+            # Every later memory costs at least as much: this branch is done.
+            frames.pop()
+            if chosen:
+                c = chosen.pop()
+                count[group[c]] -= 1
+            continue
+        frame[0] = k + 1
+        c = items[k]
+        if count[group[c]] >= inst.group_capacity:
+            continue
+        chosen.append(c)
+        count[group[c]] += 1
+        stores.append(sorted(chosen))
+        if len(stores) > cap:
+            return None
+        frames.append([k + 1, spent + cost[c]])
+    return stores
 
 
 def _search_ties(

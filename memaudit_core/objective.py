@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .compiled import CompiledInstance, entry_positions
+from .compiled import CompiledInstance, budget_with_tolerance, entry_positions
 
 # Re-exported: the objective is where readers look for the saturations.
 from .saturations import SATURATIONS, Saturation, get_saturation  # noqa: F401
@@ -82,6 +82,33 @@ def evaluate_many(
     hz = h(z)
     w = inst.weight
     return [float(np.dot(w, hz[k])) if sizes[k] else 0.0 for k in range(len(idx))]
+
+
+#: Relative margin on :func:`value_ceiling`: F of a feasible store and F of every candidate
+#: sum their coverage in different orders, so the ceiling carries rounding slack.
+CEILING_RTOL = 1e-9
+
+
+def value_ceiling(inst: CompiledInstance, budget: float) -> float:
+    """An upper bound on F of every store that fits ``budget``, valid for every saturation.
+
+    F is monotone (h nondecreasing, weights nonnegative), so no store beats the one holding
+    every candidate that fits the budget alone, ignoring the budget and the group capacity
+    together. Under ``cap1`` that is at most the total weight of the units those candidates
+    cover. Limited solves report it when their own bound is looser (QA s43: HiGHS stopped
+    before its root LP reported 68,207.5 on an event graph whose units weigh 22,583.1).
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> from memaudit_core.compiled import compile_package
+    >>> inst = compile_package(generate("update_chain"))
+    >>> bool(value_ceiling(inst, 6) >= 7.735)  # OPT(6)
+    True
+    """
+    fits = np.flatnonzero(inst.cost <= budget_with_tolerance(budget))
+    full = evaluate(inst, fits)
+    return full + CEILING_RTOL * abs(full)
 
 
 def unit_values(inst: CompiledInstance, selected_idx: Sequence[int] | np.ndarray) -> np.ndarray:

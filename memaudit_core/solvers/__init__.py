@@ -23,7 +23,7 @@ import numpy as np
 
 from ..compiled import CompiledInstance
 from ..errors import MemAuditError, UnknownNameError, check_budget_list, check_type, cut_repr
-from ..objective import evaluate
+from ..objective import evaluate, value_ceiling
 from ..shortrepr import brief, count, num, short_repr
 from ..versions import RESULT_VERSION
 
@@ -828,7 +828,25 @@ def run_engine(
         )
     if view is not inst:
         raw = _unscaled(raw, value_scale, cost_scale)
+    if raw.status != "optimal":
+        raw = _capped_bound(inst, budget, raw)
     return raw, time.perf_counter() - t0
+
+
+def _capped_bound(inst: CompiledInstance, budget: float, raw: RawSolution) -> RawSolution:
+    """``raw`` with its bound lowered to :func:`~memaudit_core.objective.value_ceiling` when
+    that is tighter.
+
+    An engine stopped early can hold a bound far above anything F can reach (QA s43: HiGHS
+    killed before its root LP summed its objective column by column, 68,207.5 on an event
+    graph whose units weigh 22,583.1, "gap 691.5%"; the B&B's root bound without its coverage
+    caps, 65,204.3 on random groups weighing 30,059.4). Proven runs are left as they are.
+    """
+    ceiling = value_ceiling(inst, budget)
+    if not ceiling < raw.bound:
+        return raw
+    detail = {**raw.detail, "engine_bound": raw.bound, "bound_from": "F of every candidate"}
+    return replace(raw, bound=max(ceiling, raw.value), detail=detail)
 
 
 def _unscaled(raw: RawSolution, value_scale: float, cost_scale: float) -> RawSolution:

@@ -741,6 +741,39 @@ def _run_highs_guarded(
     return result
 
 
+def _better_than_greedy(
+    inst: CompiledInstance,
+    budget: float,
+    chosen: tuple[int, ...],
+    value: float,
+    detail: dict[str, Any],
+) -> tuple[tuple[int, ...], float]:
+    """The better of a limited run's store and the greedy writer's (``detail["kept_greedy"]``
+    says when greedy's won).
+
+    What HiGHS holds at a limit can be the empty store (5 of 10 runs at --time-limit 5 on a
+    20,000-experience event graph, killed or stopped by HiGHS itself), far below the greedy
+    writer's store (550.5 against 21,346.4 under load), or the caller's start returned as it
+    came: QA s43 scored the density writer on a 15,000-experience event graph with a 3 s limit
+    and got its own store back as the incumbent (8,617.3, ratio 1.000, where greedy writes
+    16,020.8 and OPT is 17,310.4). So the greedy store is compared whatever start was given;
+    only the heuristic start already holds it (:func:`bnb.heuristic_store` runs the same
+    density greedy first). It costs about 1 s at 50,000-66,000 candidates with its priority
+    queue (1.1 s on that event graph's 49,650; 14-19 s before the twenty-first session).
+    """
+    from ..writers import run_writer
+
+    greedy = run_writer("greedy", inst, budget)
+    idx = tuple(sorted(int(i) for i in greedy.selected_idx))
+    if not idx or not inst.is_feasible(idx, budget):
+        return chosen, value
+    greedy_value = evaluate(inst, list(idx))  # recomputed, as every store returned here
+    if greedy_value > value:
+        detail["kept_greedy"] = True
+        return idx, greedy_value
+    return chosen, value
+
+
 def _solve_counts(
     inst: CompiledInstance,
     budget: float,
@@ -797,7 +830,6 @@ def _solve_counts(
             return None, info
         chosen, value = tuple(sorted(best_known)), evaluate(inst, list(best_known))
     info["outcome"] = run["run_status"]
-    lean = drop_dead_weight(inst, chosen)
     detail: dict[str, Any] = {
         "method": "milp_orbits",
         "orbits": info,
@@ -809,6 +841,9 @@ def _solve_counts(
         "mip_dual_bound": run["dual"],
         "mip_gap": run["mip_gap"],
     }
+    if run["run_status"] != "optimal":
+        chosen, value = _better_than_greedy(inst, budget, chosen, value, detail)
+    lean = drop_dead_weight(inst, chosen)
     if len(lean) < len(chosen):
         detail["dead_weight_dropped"] = len(chosen) - len(lean)
     dual = run["dual"]
@@ -1016,19 +1051,8 @@ def solve_milp(
             if start_value > value:
                 chosen, value = tuple(sorted(int(i) for i in incumbent_idx)), start_value
                 detail["kept_start"] = True
-        if not incumbent_idx:
-            # No start store in hand (a model too large for the heuristic start, a
-            # neighbourhood stopped by its own limit): what HiGHS holds at a limit can be the
-            # empty store (5 of 10 runs at --time-limit 5 on a 20,000-experience event graph,
-            # killed or stopped by HiGHS itself) or far below the greedy writer's store (550.5
-            # against 21,346.4 under load). The greedy store costs about 1 s at 66,000
-            # candidates with its priority queue (twenty-first session; 14-19 s before).
-            from ..writers import run_writer
-
-            greedy = run_writer("greedy", inst, budget)
-            if greedy.value > value:
-                chosen, value = tuple(sorted(greedy.selected_idx)), greedy.value
-                detail["kept_greedy"] = True
+        if "heuristic_start" not in detail:
+            chosen, value = _better_than_greedy(inst, budget, chosen, value, detail)
         # Bounds computed before HiGHS ran, kept when HiGHS stopped before beating them (its
         # bound is trivial at a 1 ms limit). Each is a float value and gets a margin: the LP's
         # for its dual feasibility tolerance (1e-7), the B&B's root bound for rounding.
