@@ -19,10 +19,12 @@ Examples
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any
 
 _CURRENT: ContextVar[tuple[Callable[[], None], float, list[float]] | None] = ContextVar(
     "memaudit_heartbeat", default=None
@@ -54,4 +56,66 @@ def beat() -> None:
         callback()
 
 
-__all__ = ["beat", "heartbeat"]
+#: What the computation under :func:`watch` is doing now (engine, stage, incumbent, bound), for
+#: the watcher's thread to read.
+_STATUS: ContextVar[dict[str, Any] | None] = ContextVar("memaudit_status", default=None)
+
+
+def status() -> dict[str, Any] | None:
+    """The dict :func:`watch` reads in this context (None: nobody watches).
+
+    Code that reports from another thread (HiGHS calls its callbacks from its own) takes it
+    here first, as a context variable is not seen there, and updates it directly.
+    """
+    return _STATUS.get()
+
+
+def note(**fields: Any) -> None:
+    """Record ``fields`` for the watcher, if one is installed (else a context-variable lookup)."""
+    current = _STATUS.get()
+    if current is not None:
+        current.update(fields)
+
+
+@contextmanager
+def watch(
+    emit: Callable[[float, dict[str, Any]], None] | None, *, after: float, every: float
+) -> Iterator[None]:
+    """Call ``emit(elapsed seconds, status)`` from a timer thread, first after ``after``
+    seconds, then every ``every`` seconds, until the block ends (``None``: watch nothing).
+
+    A thread rather than :func:`beat`, because a HiGHS run makes no Python call for minutes
+    (CLI QA s43: an unlimited solve of 48,000 candidates printed nothing for 15 minutes); it
+    releases the GIL while it runs, so the thread gets to print.
+
+    >>> lines = []
+    >>> with watch(lambda t, s: lines.append(s.get("engine")), after=0.2, every=60.0):
+    ...     note(engine="milp"); time.sleep(0.5)
+    >>> lines[:1]
+    ['milp']
+    """
+    if emit is None:
+        yield
+        return
+    current: dict[str, Any] = {}
+    token = _STATUS.set(current)
+    done = threading.Event()
+    start = time.monotonic()
+
+    def run() -> None:
+        wait = after
+        while not done.wait(wait):
+            emit(time.monotonic() - start, dict(current))
+            wait = every
+
+    thread = threading.Thread(target=run, name="memaudit-progress", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join(timeout=5.0)
+        _STATUS.reset(token)
+
+
+__all__ = ["beat", "heartbeat", "note", "status", "watch"]

@@ -7,6 +7,7 @@ so ``pytest -m "not browser"`` skips them.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -21,6 +22,10 @@ from browser_utils import (
 )
 
 __all__ = ["wait_idle"]
+
+# A single solve's progress lines on stderr (memaudit_core.cli.PROGRESS_AFTER_S) only where a
+# test asks for them: a slow machine would otherwise add lines to stderr that tests compare.
+os.environ.setdefault("MEMAUDIT_PROGRESS_AFTER", "off")
 
 OUTPUT_DIR = REPO_ROOT / "test-output"
 _BROWSER_FIXTURES = {"streamlit_server", "browser", "page"}

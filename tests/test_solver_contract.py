@@ -1262,7 +1262,10 @@ def test_killed_milp_run_without_a_start_keeps_the_greedy_store(monkeypatch):
     # As on models too large for the heuristic start and too coupled for the neighbourhood.
     monkeypatch.setattr(milp, "HEURISTIC_START_MAX_COLUMNS", 0)
     raw = run_engine("milp", inst, budget, time_limit=0.5)[0]
-    assert raw.status == "limit" and raw.detail["kept_greedy"] and "neighbourhood" not in raw.detail
+    # A guarded run computes the greedy store first, as its start (QA s43: after HiGHS it
+    # ran past the limit's bound), and keeps it.
+    assert raw.status == "limit" and raw.detail["kept_start"] and "neighbourhood" not in raw.detail
+    assert raw.detail["greedy_start"]["value"] == pytest.approx(raw.value, rel=1e-12)
     assert raw.value == pytest.approx(run_writer("greedy", inst, budget).value, rel=1e-12)
     monkeypatch.setattr(milp, "HEURISTIC_START_MAX_COLUMNS", 10**9)
     raw = run_engine("milp", inst, budget, time_limit=0.5)[0]

@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .. import heartbeat
 from ..compiled import CompiledInstance
 from ..errors import MemAuditError, UnknownNameError, check_budget_list, check_type, cut_repr
 from ..objective import evaluate, value_ceiling
@@ -809,6 +810,8 @@ def run_engine(
         )
     t0 = time.perf_counter()
     view, value_scale, cost_scale = inst.scaled_view_at(budget)
+    # The engines report in the view's units; the watcher divides by the scale.
+    heartbeat.note(engine=name, scale=value_scale, stage=None, incumbent=None, bound=None)
     scaled_budget = budget * cost_scale
     if not scaled_budget < 1e20:
         # Costs in band are at most 1 each, so such a budget fits every store; as a number

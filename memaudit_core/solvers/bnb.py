@@ -670,6 +670,7 @@ class _Search:
         self.nodes += 1
         if not self.nodes & 255:
             heartbeat.beat()  # a long search in a sweep (memaudit_core.heartbeat)
+            heartbeat.note(incumbent=self.best_value)  # the CLI's progress lines
         idx, gains, cb, node_bound = self.node(g, z, value, cost, theta if not chosen else None)
         # A subtree lies inside every ancestor's: their bounds (``ub``; the root's is the
         # tightest, fitted by theta) cap the children's, which are computed without theta.
