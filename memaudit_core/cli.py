@@ -266,6 +266,33 @@ def _ratio3(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.3f}"
 
 
+def _na_reasons(summary: Sequence[Any], kinds: dict[str, str], errors: Sequence[Any]) -> str:
+    """Why the summary's lines of n = 0 have no ratio, each reason with its count of lines.
+    QA s43: "OPT = 0 at that budget, or the writer failed" was printed for a store that was in
+    none of the packages swept at those budgets. A line may have more than one reason."""
+    failed = {(e.writer, e.budget) for e in errors}
+    counts = {"opt0": 0, "failed": 0, "absent": 0, "none": 0}
+    for s in summary:
+        if s.n:
+            continue
+        why = []
+        if s.n_undefined:
+            why.append("opt0")
+        if (s.method, s.budget) in failed:
+            why.append("failed")
+        if not why:
+            why.append("absent" if kinds.get(s.method) == "store" else "none")
+        for w in why:
+            counts[w] += 1
+    texts = {
+        "opt0": "with OPT = 0 at that budget",
+        "failed": "where the writer failed",
+        "absent": "where the store is in none of the packages swept at that budget",
+        "none": "with no row at that budget",
+    }
+    return ", ".join(f"{n} {texts[w]}" for w, n in counts.items() if n)
+
+
 def family_table(result: Any) -> str:
     """The per-family means of a sweep that pools several families, as a text block starting
     with a newline; '' for one family (paper-families QA: the terminal and ``show`` printed
@@ -293,10 +320,15 @@ def family_table(result: Any) -> str:
     )
 
 
-def summary_table(summary: Sequence[Any], kinds: Iterable[tuple[str, str]] = ()) -> str:
+def summary_table(
+    summary: Sequence[Any],
+    kinds: Iterable[tuple[str, str]] = (),
+    errors: Sequence[Any] = (),
+) -> str:
     """The sweep summary (one line per method and budget) as the CLI prints it; ``kinds``
     is the result's ``method_kinds``: each method is labelled with its kind as report.md
-    labels it, ``gvt (oracle)`` (QA s42 round 2, defect 1: the terminal said ``gvt``)."""
+    labels it, ``gvt (oracle)`` (QA s42 round 2, defect 1: the terminal said ``gvt``).
+    ``errors`` are the result's writer failures, so a line of n = 0 says why it has none."""
     from .suites import method_label
 
     by_method = dict(kinds)
@@ -318,8 +350,9 @@ def summary_table(summary: Sequence[Any], kinds: Iterable[tuple[str, str]] = ())
     n_undefined = sum(s.n_undefined for s in summary)
     parts = (
         [
-            f"n/a: {n_na} of {len(summary)} lines have no defined ratio (OPT = 0 at that "
-            "budget, or the writer failed)"
+            f"n/a: {n_na} of {len(summary)} lines have no defined ratio ("
+            + _na_reasons(summary, by_method, errors)
+            + ")"
         ]
         if n_na
         else []
@@ -1562,7 +1595,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     )
     human = (
         f"{len(packages)} package(s) x {n_budgets}, {len(result.rows)} rows in "
-        f"{elapsed:.2f} s\n" + summary_table(result.summary, res.method_kinds) + family_table(res)
+        f"{elapsed:.2f} s\n"
+        + summary_table(result.summary, res.method_kinds, res.errors)
+        + family_table(res)
     )
     if args.output:
         human += f"\nrows written to {args.output}"
@@ -1759,7 +1794,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         human = (
             f"saved sweep {args.result}: {res.n_packages} package(s); budgets {budgets}; "
             f"{len(res.rows)} rows\n"
-            + summary_table(res.summary, getattr(res, "method_kinds", ()))
+            + summary_table(res.summary, getattr(res, "method_kinds", ()), res.errors)
             + family_table(res)
         )
         for note in res.notes:
@@ -2292,7 +2327,7 @@ def cli_sweep_suite(args: Any) -> int:
     human = (
         f"{res.n_sources} package(s) ({res.n_packages} distinct by content), {res.n_tasks} tasks: "
         f"{res.executed} run now, {res.reused} reused; {res.elapsed_s:.2f} s on {res.backend}\n"
-        + summary_table(res.summary, res.method_kinds)
+        + summary_table(res.summary, res.method_kinds, res.errors)
         + family_table(res)
     )
     for note in res.notes:

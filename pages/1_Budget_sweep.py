@@ -374,7 +374,8 @@ render.table(
         # (QA s41 #1); "%.6g" still shows 14.3 as 14.3000, not "14.300000" (QA s20c).
         "value": number("value", format="%.6g", help="OPT when certified, else the incumbent."),
         "bound": number("proven bound", format="%.6g"),
-        "gap": number("gap", format="percent", help="(bound − value) / value."),
+        # Never "0%" for a gap that is not 0 (QA s43): significant digits.
+        "gap": render.gap_column("gap"),
     },
 )
 # No rows, no table: its CSV was 0 bytes, no header (QA s41, defect 3).

@@ -11,6 +11,7 @@ import streamlit as st
 from memaudit_core import curves
 from memaudit_core.audit import AuditRow
 from memaudit_core.compiled import POOLS
+from memaudit_core.solvers.certify import VALUE_RTOL_TEXT
 from memaudit_ui import cached, figures, render
 from memaudit_ui.frame import LinkSetting, frame, md_escape
 
@@ -20,6 +21,9 @@ ENGINES = curves.CERT_ENGINES
 AUTO_RUN_MAX_CANDIDATES = 1000
 #: Below it, the seconds of the quick look that decides whether the audit runs on page open.
 PROBE_S = 5.0
+
+#: The audit table's instance hash column: about its first 12 characters show.
+HASH_WIDTH_PX = 110
 
 #: The time limit per engine a link may set (the box says why a value outside is refused).
 TIME_LIMIT_RANGE_S = (0.5, 3600.0)
@@ -199,17 +203,26 @@ m[3].metric("Audit time (s)", f"{report.time_s:.2f}")
 st.subheader("Engines per budget")
 number = st.column_config.NumberColumn
 config = {"budget": number(f"budget ({unit})", format="%g")}
+wide = render.VALUE_WIDTH_PX  # QA s43: the grid's own width clipped "1250000000" to "250000000"
 for e in report.engines:
-    # Significant digits: "%.6f" read 0.000000 for a package in units of 1e-14 (QA s41 #1).
-    config[f"{e} value"] = number(format="%.6g", help="F recomputed on the returned store.")
+    # Significant digits: "%.6f" read 0.000000 for a package in units of 1e-14 (QA s41 #1);
+    # as many as bound and reported (QA s43: a certified 393.122795 read 393.123 beside its
+    # bound 393.122795).
+    config[f"{e} value"] = number(
+        format="%.12g", width=wide, help="F recomputed on the returned store."
+    )
     # QA s42 round 2, defect 3: HiGHS's objective is detail, beside the recomputed F.
     config[f"{e} reported"] = number(
         format="%.12g",
+        width=wide,
         help="The engine's own objective where it differs from F recomputed on its store "
-        "(HiGHS's carries its 1e-9 feasibility tolerance); value and gap use the recomputed F.",
+        f"(HiGHS's carries its {VALUE_RTOL_TEXT} feasibility tolerance); value and gap use the "
+        "recomputed F.",
     )
-    config[f"{e} bound"] = number(format="%.6g", help="Proven upper bound on OPT.")
-    config[f"{e} gap"] = number(format="percent", help="(bound − value) / value.")
+    # As many digits as "reported" (QA s43: bound 1250000000 beside reported 1250000000.55,
+    # one value shown two ways).
+    config[f"{e} bound"] = number(format="%.12g", width=wide, help="Proven upper bound on OPT.")
+    config[f"{e} gap"] = render.gap_column()
     config[f"{e} time (s)"] = number(format="%.3f")
 config["max rel. difference"] = number(format="%.2g")
 cert_df = pd.DataFrame(report.table_rows())
@@ -248,9 +261,12 @@ st.caption("Crosses: the run stopped at the time limit (not proven).")
 with st.expander("How a budget is certified and cross-checked"):
     st.text(
         "Each engine runs from scratch (no shared incumbent), so the results are independent.\n"
-        "An engine's result counts only when it proved optimality with zero gap, its store is "
-        "feasible (budget and one candidate per group), and F recomputed on that store equals the "
-        "value it reported. One such proof certifies OPT, here as on the other pages.\n"
+        "An engine's result counts only when it proved optimality with its bound within "
+        f"{VALUE_RTOL_TEXT} (relative) of the value it reported, its store is feasible (budget "
+        "and one candidate per group), and F recomputed on that store equals the value it "
+        f"reported within {VALUE_RTOL_TEXT}: a certified gap is 0 or within the certification "
+        f"tolerance {VALUE_RTOL_TEXT} (HiGHS's bound carries its feasibility tolerance). One such "
+        "proof certifies OPT, here as on the other pages.\n"
         "A budget is cross-checked when every applicable engine passes and their values agree "
         f"within {curves.AGREEMENT_TOL:g} relative. A store worth more than another engine's "
         "proven optimum or bound is a disagreement: an error, never hidden.\n"
@@ -384,9 +400,7 @@ if run_audit and pools:
     audit_rows = pd.DataFrame(
         [r.to_dict() for r in audit_report.rows], columns=list(AuditRow.__dataclass_fields__)
     )
-    # App QA: the 64-character hash took half the table; headers were snake_case.
-    audit_rows["instance_hash"] = audit_rows["instance_hash"].str[:12]
-    # QA s40 (projector demo): the first column was that hash prefix (f951e9fabdcc) while the
+    # QA s40 (projector demo): the first column was the hash prefix (f951e9fabdcc) while the
     # row names its package: the package id leads, the hash (what "Distinct instances"
     # counts) comes last, and a projector leaves it, the bounds and node counts to the CSV.
     first, last = ["package_id"], ["instance_hash"]
@@ -417,6 +431,13 @@ if run_audit and pools:
             "bnb time (s)": number(format="%.3f"),
             "milp time (s)": number(format="%.3f"),
             "enum time (s)": number(format="%.3f"),
+            # As in the engines table above (QA s43).
+            **{f"{e} value": number(format="%.12g", width=wide) for e in ENGINES},
+            **{f"{e} bound": number(format="%.12g", width=wide) for e in ENGINES},
+            **{f"{e} gap": render.gap_column() for e in ENGINES},
+            # App QA: the 64-character hash took half the table. A narrow column shows its
+            # start; the cell and the CSV hold it whole (QA s43: the CSV had 12 characters).
+            "instance hash": st.column_config.TextColumn(width=HASH_WIDTH_PX),
         },
     )
     for note in audit_report.notes:

@@ -347,8 +347,9 @@ def test_sweep_table_footnotes_its_na_lines(capsys):
     # The summary's last line (the per-family table of the two families follows it).
     legend = next(k for k, ln in enumerate(lines) if ln.startswith("ratio = F(store) / OPT"))
     assert lines[legend + 1] == (
-        "n/a: 2 of 4 lines have no defined ratio (OPT = 0 at that budget, or the writer "
-        "failed); 4 row(s) with OPT = 0 at their budget "
+        # QA s43: the reason each line has, counted (not "or the writer failed").
+        "n/a: 2 of 4 lines have no defined ratio (2 with OPT = 0 at that budget); 4 row(s) "
+        "with OPT = 0 at their budget "
         "(F / OPT undefined) are left out of n, the means and the CIs"
     )
     assert main([*argv[:4], "6", *argv[5:]]) == 0

@@ -69,6 +69,8 @@ from .timeshare import BNB_BELOW_S, active_share, run_time_limit
 
 #: Relative tolerance for "equal" values (recompute, gap and engine agreement).
 VALUE_RTOL = 1e-9
+#: :data:`VALUE_RTOL` as the README and the messages write it ("1e-9").
+VALUE_RTOL_TEXT = f"{VALUE_RTOL:g}".replace("e-0", "e-")
 #: ``auto`` enumerates when the group-option product is at most this large.
 ENUM_AUTO_MAX = 20_000
 #: ``auto`` cross-checks with ``enum`` up to this many combinations.
@@ -104,7 +106,7 @@ def certified_gap_text(gap: float) -> str:
     """
     if gap == 0:
         return "zero gap"
-    tol = f"{VALUE_RTOL:g}".replace("e-0", "e-")  # "1e-9", as the README writes it
+    tol = VALUE_RTOL_TEXT
     shown = f"{gap:.2g}".replace("e-0", "e-")
     if gap <= VALUE_RTOL:
         return f"gap {shown}, within the certification tolerance {tol}"

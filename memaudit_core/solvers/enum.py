@@ -97,6 +97,9 @@ def group_options(inst: CompiledInstance, budget_eff: float) -> list[list[tuple[
 
 #: Cells of the counting DP behind :func:`combination_count`.
 _COUNT_CELLS = 512
+#: Where :func:`combination_count` stops counting: a count this large says "at least this
+#: many", not how many (see :func:`combination_count_text`).
+COUNT_CAP = 10**18
 
 
 def _product_within(inst: CompiledInstance, budget_eff: float) -> float:
@@ -123,7 +126,7 @@ def _count_within(inst: CompiledInstance, budget_eff: float) -> int:
     """
     product = _product_within(inst, budget_eff)
     if product <= 1 or not math.isfinite(budget_eff) or inst.group_capacity > 1:
-        return int(min(product, 1e18))
+        return int(min(product, COUNT_CAP))
     cells = _COUNT_CELLS
     costs = inst.cost
     integral = bool(np.all(costs == np.round(costs))) and budget_eff <= cells
@@ -143,7 +146,7 @@ def _count_within(inst: CompiledInstance, budget_eff: float) -> int:
                     new[c:] += counts[: q_max + 1 - c]
             counts = new
         total = float(counts.sum())
-    return int(min(product, total if math.isfinite(total) else math.inf, 1e18))
+    return int(min(product, total if math.isfinite(total) else math.inf, COUNT_CAP))
 
 
 def combination_count(inst: CompiledInstance, budget: float | None = None) -> int:
@@ -163,6 +166,19 @@ def combination_count(inst: CompiledInstance, budget: float | None = None) -> in
     """
     b = math.inf if budget is None else budget_with_tolerance(budget)
     return _count_within(inst, b)
+
+
+def combination_count_text(count: int) -> str:
+    """A :func:`combination_count` as text: at :data:`COUNT_CAP` it was capped, so it reads
+    "at least 10^18", never as an exact count (QA s43: "1,000,000,000,000,000,000 stores fit"
+    on a package where 6^150 combinations may fit).
+
+    >>> combination_count_text(864), combination_count_text(COUNT_CAP)
+    ('864', 'at least 10^18')
+    """
+    if count >= COUNT_CAP:
+        return f"at least 10^{round(math.log10(COUNT_CAP))}"
+    return count_text(count)
 
 
 def _dense_rows(sub: sp.csr_array, options: list[list[int]]) -> np.ndarray:
@@ -195,7 +211,7 @@ class _Enumeration:
         count = _count_within(inst, budget_eff) if count is None else count
         if count > ENUM_MAX_COMBINATIONS:
             raise EnumerationTooLarge(
-                f"enum refuses {count_text(count)} combinations (max "
+                f"enum refuses {combination_count_text(count)} combinations (max "
                 f"{count_text(ENUM_MAX_COMBINATIONS)}); "
                 "use the 'bnb' or 'milp' solver"
             )
