@@ -245,9 +245,17 @@ class KindRow:
 #: How the notes on the optimum shown (moved towards the store) begin.
 SHOWN_OPTIMUM_NOTES = (
     "The optimum shown is",
+    "The incumbent shown is",
     "This store is itself an optimum",
     "This store equals the best store found",
 )
+
+
+def shown_noun(certified: bool) -> str:
+    """What the notes call the denominator's store: ``"optimum"`` only when it is proven,
+    else ``"incumbent"`` (QA s43 recheck: a limited score's header said incumbent while its
+    notes went on about "the optimum shown" and "the solver's optimum")."""
+    return "optimum" if certified else "incumbent"
 
 
 @short_repr
@@ -1087,6 +1095,28 @@ from (an upper estimate, not read from their own text)'
 CONFIRM_ESTIMATE = "confirm it before trusting this"
 
 
+def estimated_ratios_note(ids: Sequence[str]) -> str | None:
+    """The note of a store scored against an optimum when the import estimated the coverage
+    of its memories ``ids`` (:func:`estimated_coverage_ids`); None when it estimated none.
+
+    QA s43 recheck: the warning came only with a package ratio above 1, so a store whose
+    estimated coverage put it at 0.233 was scored with no word that 0.233 rests on a guess.
+
+    >>> print(estimated_ratios_note(["z1", "z2"]))  # doctest: +NORMALIZE_WHITESPACE
+    2 of this store's memories (z1, z2) have coverage estimated from the block, episode or
+    experience they came from (an upper estimate, not read from their own text), so its ratios,
+    certified or not, rest on that estimate: confirm it before trusting this.
+    >>> estimated_ratios_note([]) is None
+    True
+    """
+    if not ids:
+        return None
+    return (
+        estimated_coverage_clause(len(ids), "this store's memories", ids)
+        + f", so its ratios, certified or not, rest on that estimate: {CONFIRM_ESTIMATE}."
+    )
+
+
 def estimated_coverage_note(
     rows: Sequence[Any], column: str | None = "column coverage_estimated: memories estimated"
 ) -> str | None:
@@ -1711,10 +1741,11 @@ def score(
         package_opt_value = package_opt.value
         package_ratio = _ratio(value, package_opt.value)
         outside = [eval_inst.candidate_ids[i] for i in kept if eval_inst.is_external[i]]
+        estimated_ids = estimated_coverage_ids(store)
+        guessed: list[str] = []
         if package_ratio is not None and package_ratio > 1 + 1e-9:
             # QA s43: "more cheaply" may be the import's upper estimate of their coverage.
-            estimated = set(estimated_coverage_ids(store))
-            guessed = [m for m in outside if m in estimated]
+            guessed = [m for m in outside if m in set(estimated_ids)]
             notes.append(
                 f"Against the package-only optimum ({_fmt(package_opt.value)}) this store scores "
                 f"{package_ratio:.3f}, above 1: it holds memories outside the package's candidate "
@@ -1734,8 +1765,13 @@ def score(
                 "The package-only optimum is 0 at this budget, so the package-candidate ratio is "
                 "undefined (n/a)."
             )
+        # Once: the note on a ratio above 1 names the estimate already when it relies on it.
+        estimate_note = None if guessed else estimated_ratios_note(estimated_ids)
+        if estimate_note:
+            notes.append(estimate_note)
 
     opt_idx = opt.selected_idx
+    noun = shown_noun(opt.certified)
     near = closest_equivalent(eval_inst, opt_idx, kept, budget)
     if near.changed:
         # A package has many optima when memories are interchangeable; against an arbitrary
@@ -1759,8 +1795,8 @@ def score(
             )
         else:
             notes.append(
-                "The optimum shown is an equally good store moved towards this one: starting "
-                "from the solver's optimum, memories were exchanged for this store's (or "
+                f"The {noun} shown is an equally good store moved towards this one: starting "
+                f"from the solver's {noun}, memories were exchanged for this store's (or "
                 "dropped or added when they add nothing"
                 + (
                     ", or exchanged for another form of an experience this store holds"
@@ -1774,7 +1810,7 @@ def score(
                     else f"{near.differences_after} memories"
                 )
                 + (
-                    f" and the optimum now touches {near.group_moves} more of this store's "
+                    f" and the {noun} now touches {near.group_moves} more of this store's "
                     "experiences"
                     if near.group_moves
                     else ""
@@ -1792,12 +1828,12 @@ def score(
                 + (
                     " Among the equally good stores as close to this one, the one shown touches "
                     "the most of its experiences, then costs the least, then comes first by "
-                    "sorted candidate ids, whichever optimum the solver returned."
+                    f"sorted candidate ids, whichever {noun} the solver returned."
                     if near.tie_moves
                     else ""
                 )
                 + (
-                    " Every store with the optimum's F that fits the budget was compared, so "
+                    f" Every store with the {noun}'s F that fits the budget was compared, so "
                     "none is closer to this one."
                     if near.ties == "all"
                     else ""
@@ -1809,8 +1845,8 @@ def score(
         # units with nothing said. The reader is told when the comparison was not exhaustive.
         notes.append(
             "Not every equally good store was compared (too many stores fit the budget to "
-            "compare them all): the optimum shown was chosen among those reached from the solver's "
-            "optimum by single exchanges, drops and additions that keep F"
+            f"compare them all): the {noun} shown was chosen among those reached from the "
+            f"solver's {noun} by single exchanges, drops and additions that keep F"
             + (
                 ", and that search stopped early (too many differences)"
                 if near.ties == "partial"
@@ -1818,7 +1854,7 @@ def score(
             )
             + ". Another store as good may differ from this one in fewer memories (one memory "
             "exchanged for two, say), so some units listed as lost may be kept by an equally "
-            "good optimum."
+            f"good {'optimum' if opt.certified else 'store'}."
         )
     # QA s42 #1: a store (or the optimum shown) may cost more than B within the budget
     # tolerance; score_selection(strict=True) accepted it with nothing said.
@@ -1826,7 +1862,7 @@ def score(
     if store_note:
         notes.append(store_note + ".")
     opt_note = budget_excess_note(
-        eval_inst.selection_cost(opt_idx), budget, len(opt_idx), "The optimum shown: its cost"
+        eval_inst.selection_cost(opt_idx), budget, len(opt_idx), f"The {noun} shown: its cost"
     )
     if opt_note and sorted(opt_idx) != kept:  # the same store: said once
         notes.append(opt_note + ".")
@@ -2511,6 +2547,7 @@ __all__ = [
     "DELETED_STATUSES",
     "deleted_memory_ids",
     "estimated_coverage_ids",
+    "estimated_ratios_note",
     "import_notes",
     "needs_annotation_ids",
     "KIND_ORDER",

@@ -1829,7 +1829,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         human = _evaluation_human(evaluation, unit)
         summary = res.external_store if isinstance(res.external_store, dict) else {}
         if res.union is not None:
-            memory_unit = store_cost_unit(summary, res.union.cost_unit)
+            memory_unit = store_cost_unit(summary, res.union.memory_unit)
             human = _union_human(res.union, memory_unit) + "\n\n" + human
         # score --external's first line (CLI QA: show left it out); a result saved with a
         # partial summary keeps what it can show.

@@ -100,6 +100,9 @@ def parse_number_list(text: str, what: str = "budgets") -> list[float]:
     [1.0, 1.3, 1.6, 1.9, 2.0]
     """
     values: list[float] = []
+    # The item each value came from: an out-of-range value is reported as typed (QA s43
+    # recheck: "--budgets 1e309" said "got inf", as --budget did before it quoted the text).
+    items: list[str] = []
     check_type(text, str, f"--{what}", "text such as '2,4,8' or '0:20:5'")
     if not text.strip():
         raise MemAuditError(f"--{what}: no values given (an empty list)")
@@ -126,6 +129,7 @@ def parse_number_list(text: str, what: str = "budgets") -> list[float]:
                 )
             else:
                 values.append(read_number(part))
+            items.extend([part] * (len(values) - len(items)))
         except ValueError as exc:
             raise MemAuditError(
                 f"--{what}: {exc}"
@@ -133,7 +137,7 @@ def parse_number_list(text: str, what: str = "budgets") -> list[float]:
                 else f"--{what}: cannot read {part!r}; "
                 "use a comma list like 2,4,8 or a range like 0:20:5"
             ) from None
-    bad = [v for v in values if not math.isfinite(v) or v < 0]
+    bad = [item for v, item in zip(values, items, strict=True) if not math.isfinite(v) or v < 0]
     if bad:
         raise MemAuditError(f"--{what}: values must be finite numbers >= 0, got {bad[0]!r}")
     tiny = [v for v in values if 0 < v < sys.float_info.min]

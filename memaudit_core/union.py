@@ -64,10 +64,12 @@ from .analysis import (
     deleted_memory_ids,
     estimated_coverage_clause,
     estimated_coverage_ids,
+    estimated_ratios_note,
     import_notes,
     needs_annotation_ids,
     other_status_note,
     ratio_text,
+    shown_noun,
     store_as_kept,
 )
 from .closest import closest_equivalent
@@ -1229,13 +1231,19 @@ def _build_report(
         )
     elif upper.value <= ZERO_OPT and cost_effect:
         notes.append("Selection = kept / upper is undefined (n/a): the upper-pruned bound is 0.")
+    estimate_said = False
     if package_ratio is not None and package_ratio > 1 + _TOL:
-        notes.append(_above_one_note(package, prep, kept, value, package_opt))
+        above_one, estimate_said = _above_one_note(package, prep, kept, value, package_opt)
+        notes.append(above_one)
     elif package_ratio is None:
         notes.append(
             "OPT over the package candidates alone is 0 at this budget, so the package-candidate "
             "ratio is undefined (n/a)."
         )
+    # Once: the note on a ratio above 1 names the estimate when its cheaper memories rest on it.
+    estimate_note = None if estimate_said else estimated_ratios_note(estimated_coverage_ids(store))
+    if estimate_note:
+        notes.append(estimate_note)
     if (
         union_ratio is not None
         and extraction is not None
@@ -1293,7 +1301,7 @@ def _build_report(
         prep.union.selection_cost(near.selected_idx),
         budget,
         len(near.selected_idx),
-        "The optimum over the union package shown: its cost",
+        f"The {shown_noun(union_opt.certified)} over the union package shown: its cost",
     )
     if opt_note and sorted(prep.union.ids(near.selected_idx)) != sorted(kept):  # said once
         notes.append(opt_note + ".")
@@ -1357,8 +1365,9 @@ def _build_report(
 
 def _above_one_note(
     package: Package, prep: _Prepared, kept: Sequence[str], value: float, package_opt: SolveResult
-) -> str:
-    """Why F(Y') beats the package-only optimum: cheaper evidence, or merged experiences."""
+) -> tuple[str, bool]:
+    """Why F(Y') beats the package-only optimum: cheaper evidence, or merged experiences; and
+    whether it says that the cheaper memories' coverage is an estimate."""
     base = compile_cached(package)
     singles = singleton_values(base)
     densities = [
@@ -1375,6 +1384,7 @@ def _above_one_note(
         f"{_fmt(value)} exceeds OPT over the package candidates ({_fmt(package_opt.value)}) "
         "because the store's memories are not package candidates. "
     )
+    estimated: list[str] = []
     if cheaper:
         shown = ", ".join(
             f"{m} ({prep.alone[m] / prep.cost[m]:.3g} value per {unit.rstrip('s')})"
@@ -1400,7 +1410,8 @@ def _above_one_note(
         )
     return (
         head + why + " The union ratio, against OPT over package candidates and these memories "
-        "together, is the fair comparison."
+        "together, is the fair comparison.",
+        bool(estimated),
     )
 
 

@@ -119,7 +119,9 @@ def test_a_package_given_as_the_external_export_gets_a_format_hint(package_copy,
     problems = json.loads(out)["error"]["problems"]
     assert problems[0]["rule"] == "format-hint" and problems[0]["path"] == "$"
     assert problems[0]["message"].startswith(_hint(fmt))
-    assert len(problems) > 1  # the format's own problems stay, after the hint
+    # Only the hint (QA s43 recheck: the format's own problems read the package's keys as
+    # notes or edges, 13 lines of noise for amem).
+    assert len(problems) == 1
 
 
 @pytest.mark.parametrize("fmt", ["mem0", "letta", "amem", "zep"])

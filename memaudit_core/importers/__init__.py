@@ -132,7 +132,9 @@ def load_external_store(
                 f"this is a MemAudit package, not an export of format {cut_repr(fmt)}: give it "
                 "as the PACKAGE argument (in the app: upload it as the package)",
             )
-            raise PackageError(exc.source, [hint, *exc.problems]) from None
+            # Only the hint: the importer's own problems read the package's keys as notes or
+            # edges (QA s43 recheck: 13 lines of "$["id"]: each note must be an object").
+            raise PackageError(exc.source, [hint]) from None
         if looks is None or looks == fmt or any(p.rule == "format-hint" for p in exc.problems):
             # The importer's own hint (Mem0's "these are history rows") says it already.
             raise
