@@ -57,7 +57,7 @@ items, or an over-budget selection raise :class:`PluginWriterError` (a
 crashes or exceeds the per-call timeout (default 60 s) raises the same error with the plugin's
 traceback in ``.plugin_traceback``.
 
-Blind runs are cached by (digest of the view, writer, module file stamp, budget) in a small
+Blind runs are cached by (digest of the view, writer, code stamp, budget) in a small
 LRU — a blind writer sees nothing else, so the same view gives the same answer — and the app's
 reruns spawn no worker; a sweep sends all its budgets for one package to one worker
 (:func:`prefetch`).
@@ -582,8 +582,9 @@ class _Location:
     sys_path: tuple[str, ...]  # entries the worker needs in front of its sys.path
     read: tuple[str, ...]  # files / directories the worker may read
     list_only: tuple[str, ...]  # directories it may list (to import from them)
-    stamp: tuple[Any, ...]  # changes when the module's file changes
+    stamp: tuple[Any, ...]  # changes when any file of the writer's code changes
     origin: str | None = None  # the module's own file, when there is one
+    code: tuple[tuple[str, str], ...] = ()  # (relative path, path) of each file of its code
 
 
 def _locate(spec: PluginSpec) -> _Location:
@@ -626,39 +627,81 @@ def _locate(spec: PluginSpec) -> _Location:
             origin = None
             break
         origin, search = sub.origin, sub.submodule_search_locations
-    stamp: tuple[Any, ...] = (spec.text,)
-    if origin and os.path.exists(origin):
-        st = os.stat(origin)
-        stamp = (spec.text, origin, st.st_mtime_ns, st.st_size)
-    else:
+    if not (origin and os.path.exists(origin)):
         origin = None
+    code = _code_files(places if top_spec.submodule_search_locations else [], origin)
+    files: list[tuple[str, int, int]] = []
+    for rel, path in code:
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        files.append((rel, st.st_mtime_ns, st.st_size))
+    stamp: tuple[Any, ...] = (spec.text, origin, tuple(files)) if code else (spec.text,)
     return _Location(
         sys_path=tuple(parents),
         read=tuple(places),
         list_only=tuple(parents),
         stamp=stamp,
         origin=origin,
+        code=code,
     )
 
 
+def _code_files(folders: Sequence[str], origin: str | None) -> tuple[tuple[str, str], ...]:
+    """(relative path, path) of every file a writer's code may use, sorted.
+
+    For a package that is every file under its folders (the ones the sandbox lets it read):
+    QA s43 found an edited ``helper.py`` of a package writer gave its old results, as the
+    caches keyed only on ``__init__.py``. ``__pycache__`` is left out: it follows the sources
+    and is rewritten by mere imports. For a plain module it is the module's own file.
+    """
+    if not folders:
+        return (("", origin),) if origin else ()
+    out: list[tuple[str, str]] = []
+    for folder in folders:
+        base = os.path.dirname(folder)
+        for root, dirs, names in os.walk(folder):
+            dirs[:] = [d for d in dirs if d != "__pycache__"]
+            for name in names:
+                path = os.path.join(root, name)
+                if os.path.isfile(path):
+                    out.append((os.path.relpath(path, base), path))
+    return tuple(sorted(out))
+
+
 def module_file_digest(spec_text: str) -> str | None:
-    """A digest of the file of a plugin writer's module (``"module:function"``), read and never
-    imported; None when the module cannot be found or has no file of its own.
+    """A digest of the code of a plugin writer (``"module:function"``), read and never
+    imported: its module's file, or for a module of a package every file under the package's
+    folder (names and contents); None when the module cannot be found or has no file.
 
     Journals key a plugin writer's results with it, so that results of an edited writer are
     not reused (its mtime would change on a mere copy; the content is what matters).
     """
     try:
-        origin = _locate(PluginSpec.parse(spec_text)).origin
+        code = _locate(PluginSpec.parse(spec_text)).code
     except MemAuditError:
         return None
-    if origin is None:
+    if not code:
         return None
+    if len(code) == 1 and code[0][0] == "":
+        paths: list[tuple[str | None, str]] = [(None, code[0][1])]
+    else:
+        paths = list(code)
+    digest = hashlib.sha256()
     try:
-        with open(origin, "rb") as fh:
-            return hashlib.sha256(fh.read()).hexdigest()[:16]
+        for rel, path in paths:
+            with open(path, "rb") as fh:
+                data = fh.read()
+            if rel is None:  # a plain module: the digest of its file, as journals always had
+                digest.update(data)
+            else:
+                for part in (rel.encode("utf-8", "surrogateescape"), data):
+                    digest.update(len(part).to_bytes(8, "big"))
+                    digest.update(part)
     except OSError:
         return None
+    return digest.hexdigest()[:16]
 
 
 # --------------------------------------------------------------------------- worker side
@@ -792,12 +835,15 @@ def _describe_function(spec: PluginSpec, fn: Callable[..., Any]) -> dict[str, An
     return {"name": str(name), "kind": str(kind), "description": str(description)}
 
 
-#: Added to a blind writer's load error that the sandbox caused (QA s39, defect 9a: a writer
-#: that imported a sibling module failed with a bare "PermissionError: ... helper.py").
+#: Added to a plugin writer's load error that the sandbox caused (QA s39, defect 9a: a writer
+#: that imported a sibling module failed with a bare "PermissionError: ... helper.py"). It
+#: speaks of every kind (QA s43: an @oracle_writer was told "a blind writer runs sandboxed"):
+#: the kind is only known once the module is loaded, and that first load is sandboxed.
 SANDBOX_READ_HINT = (
-    " (a blind writer runs sandboxed and may read only its own module file, or its own "
-    "package's folder: to ship helper modules with it, make the writer a package, a folder "
-    "with __init__.py, and import them from there, e.g. `from . import helper`)"
+    " (every plugin writer's module, oracle or blind, is first loaded in the sandbox, where it "
+    "may read only its own module file, or its own package's folder: to ship helper modules "
+    "with it, make the writer a package, a folder with __init__.py, and import them from "
+    "there, e.g. `from . import helper`)"
 )
 
 
@@ -1542,7 +1588,8 @@ def writer_stamp(names: Iterable[str]) -> tuple[Any, ...]:
     QA s42 (defect 1): the app's ``st.cache_data`` views keyed on package, budget and store
     only, so after a plugin's file was edited a new session still showed its old F at a budget
     seen before, next to the new F at another. This is the stamp the blind cache here keys on
-    (file, mtime, size); a plugin that cannot be found is stamped as such.
+    (mtime and size of each file of its code: its module's file, or every file of its
+    package); a plugin that cannot be found is stamped as such.
     """
     from .writers import PLUGIN_WRITERS
 

@@ -447,8 +447,9 @@ def task_key(hash_: str, budget: float, method: str) -> str:
 
 
 def writer_code_version(name: str) -> str | None:
-    """A digest of a plugin writer's module file (read, never imported), or None for a
-    reference writer, a bundled example or a writer whose file cannot be found.
+    """A digest of a plugin writer's code (read, never imported): its module file, or every
+    file of its package; None for a reference writer, a bundled example or a writer whose
+    file cannot be found.
 
     Sweep suites key a plugin writer's journal tasks with it: results written by an older
     version of the writer's code are not reused.
