@@ -84,10 +84,22 @@ class Frame:
     present: bool
     #: The page's link settings by parameter (:class:`LinkSetting`), as resolved this run.
     settings: dict[str, LinkSetting] = field(default_factory=dict)
+    drop_note: DropNote | None = None
 
     @property
     def store_label(self) -> str:
         return store_label(self.package, self.store_key)
+
+    @property
+    def switched(self) -> bool:
+        """True on the run right after the package was switched (:func:`switch_package`)."""
+        return self.drop_note is not None and self.drop_note.switched
+
+    def note_dropped(self, item: str) -> None:
+        """Name a page choice of the previous package that this one does not have (Markdown,
+        e.g. "focus unit `u:x`"), in the frame's note on the switch."""
+        if self.drop_note is not None:
+            self.drop_note.add(item)
 
     def kept(self, param: str) -> dict:
         """:func:`kept`'s keyword arguments for the link setting ``param``."""
@@ -258,6 +270,8 @@ class LinkSetting:
     unused: Callable[[dict[str, Any]], str | None] | None = None
     check: Callable[[dict[str, Any]], str | None] | None = None
     check_with: tuple[str, ...] = ()
+    #: The widget's label, naming the setting in the note on a package switch (else ``url``).
+    label: str | None = None
 
     @property
     def mirror(self) -> str:
@@ -268,9 +282,12 @@ class LinkSetting:
 LINK_READ_KEY = "ma_link_settings_read"
 
 
-def _resolve_link_settings(page_title: str, settings: Sequence[LinkSetting]) -> list[str]:
+def _resolve_link_settings(
+    page_title: str, settings: Sequence[LinkSetting], note: DropNote | None = None
+) -> list[str]:
     """Read, check and record a page's link settings (see :class:`LinkSetting`); the
-    warnings for the values refused."""
+    warnings for the values refused. On the run after a package switch, the values ``valid``
+    drops (e.g. stores the new package lacks) are named in ``note``."""
     adopted = bool(st.session_state.get(state.URL_ADOPTED_KEY))
     read = st.session_state.setdefault(LINK_READ_KEY, set())
     stored = st.session_state.setdefault(state.PAGE_PARAMS_KEY, {}).setdefault(page_title, {})
@@ -301,6 +318,8 @@ def _resolve_link_settings(page_title: str, settings: Sequence[LinkSetting]) -> 
             # Back / Forward to a view whose link left the setting out: its default.
             st.session_state.pop(setting.mirror, None)
         value = _kept_value(setting.mirror, setting.default, setting.valid)
+        if note is not None and note.switched and not given:
+            _note_dropped_setting(note, setting, value)
         values[setting.url] = value
         stored[setting.url] = None if value == setting.default else state.link_text(value)
         linked = {p: from_link[p] for p in setting.check_with if p in from_link}
@@ -315,6 +334,25 @@ def _resolve_link_settings(page_title: str, settings: Sequence[LinkSetting]) -> 
                 values[p] = by_url[p].default
                 stored[p] = None
     return warnings
+
+
+def _note_dropped_setting(note: DropNote, setting: LinkSetting, value: object) -> None:
+    """Add to ``note`` what of the setting's kept value ``valid`` refused for this package
+    (the mirror keeps it, so it comes back with a package that has it)."""
+    if setting.valid is None or setting.mirror not in st.session_state:
+        return
+    held = st.session_state[setting.mirror]
+    if isinstance(held, list):
+        dropped = [v for v in held if v not in (value if isinstance(value, list) else [value])]
+    else:
+        dropped = [] if held == value else [held]
+    if dropped:
+        note.add(
+            f"{_md_escape_inline(setting.label or setting.url)}: "
+            + ", ".join(
+                md_code_span(cut_repr(v, 60) if not isinstance(v, str) else v) for v in dropped
+            )
+        )
 
 
 def _adopt_link_value(setting: LinkSetting, given: list[str]) -> tuple[bool, str | None]:
@@ -346,23 +384,72 @@ def _adopt_link_value(setting: LinkSetting, given: list[str]) -> tuple[bool, str
     return value is not None, f"{lead}{setting.url}={cut_repr(text)} in the link: {problem}"
 
 
+#: Session-state key: set by :func:`switch_package` for the frame of the next run, which checks
+#: the choices kept across the switch against the new package (:class:`DropNote`).
+SWITCH_KEY = "ma_package_switch"
+#: Session-state key: whether the sidebar's store was the package's default, not a choice.
+STORE_IS_DEFAULT_KEY = "ma_store_is_default"
+
+
 def switch_package(key: str, *, listed: bool = False) -> None:
     """Open the package ``key`` at its default budget (a button callback: the sidebar and the
     link follow on the rerun). ``listed`` adds it to the sidebar's package list first (an
-    upload or a generated package, which the list of samples does not hold)."""
+    upload or a generated package, which the list of samples does not hold).
+
+    The one rule for what survives a switch (upload, sidebar picker, Generator, buttons): a
+    writer / store chosen in the sidebar, the pages' choices of writers / stores and the
+    Evidence explorer's focus unit are kept when the new package has them; those it lacks are
+    named in one note (:class:`DropNote`; QA s43: the sidebar's store jumped to the default
+    while the Budget sweep kept it, and choices vanished unsaid). The budget is the new
+    package's default: budgets are in the package's own cost unit."""
     if listed:
         extras = st.session_state.setdefault("ma_extra_packages", [])
         if key not in extras:
             extras.append(key)
+    if key != st.session_state.get("ma_package"):
+        st.session_state[SWITCH_KEY] = True
     st.session_state["ma_package"] = key
     st.session_state["ma_budget"] = None
-    st.session_state["ma_store"] = None
+    if st.session_state.get(STORE_IS_DEFAULT_KEY, True):
+        # The previous package's default was not a choice: the new package's default follows.
+        st.session_state["ma_store"] = None
 
 
 def _on_package_change() -> None:
-    st.session_state["ma_package"] = st.session_state["w_package"]
-    st.session_state["ma_budget"] = None  # the new package's default budget
-    st.session_state["ma_store"] = None
+    switch_package(st.session_state["w_package"])
+
+
+class DropNote:
+    """The run's one note on choices kept across a package switch that the package does not
+    have (see :func:`switch_package`): the frame adds the sidebar's store and the page's link
+    settings, a page its own choices (:meth:`Frame.note_dropped`)."""
+
+    def __init__(self, package_name: str, switched: bool) -> None:
+        self.package_name = package_name
+        #: True on the run right after a switch; the frame notes its own choices only then.
+        self.switched = switched
+        self.items: list[str] = []
+        self._box: Any = None
+
+    def add(self, item: str) -> None:
+        """Add ``item`` (Markdown, e.g. "focus unit `u:x`") and redraw the note."""
+        self.items.append(item)
+        self._draw()
+
+    def place(self) -> None:
+        """Reserve the note's place in the page (drawn there once it has an item)."""
+        self._box = st.empty()
+        self._draw()
+
+    def _draw(self) -> None:
+        if self._box is None or not self.items:
+            return
+        name = _md_escape_inline(self.package_name)
+        lead = f"Opened {name}. " if self.switched else f"In {name}: "
+        self._box.info(
+            f"{lead}Not in this package, so not kept: " + "; ".join(self.items) + ".",
+            icon=":material/swap_horiz:",
+        )
 
 
 def _handle_upload() -> None:
@@ -511,12 +598,18 @@ def _budget_slider(pkg: Package, budget: float) -> float:
     return state.normalise_budget(st.session_state["w_budget"])
 
 
-def _store_picker(pkg: Package) -> str:
+def _store_picker(pkg: Package, note: DropNote) -> str:
     opts = store_options(pkg)
     store_key = st.session_state.get("ma_store")
     from_url = st.session_state.pop("ma_store_from_url", False)
     if store_key not in opts:
         failed = _load_failure(store_key)
+        if store_key is not None and note.switched and not from_url:
+            # Chosen on the previous package (switch_package kept it), not here.
+            note.add(
+                f"the sidebar's writer / store {md_code_span(str(store_key))} (now "
+                f"{_md_escape_inline(store_label(pkg, default_store_key(pkg)))})"
+            )
         if failed is not None and from_url:
             # QA s42 (defect 4): a plugin named in MEMAUDIT_WRITER_MODULES that failed to load
             # was called "not a writer this server knows"; say it failed, and why.
@@ -621,7 +714,10 @@ def frame(
     )
     st.html(BASE_CSS + (PRESENT_CSS if present else ""))
 
+    switched = bool(st.session_state.pop(SWITCH_KEY, False))
     key, pkg = _resolve_package()
+    upload_names = dict(st.session_state.get("ma_upload_names", {}))
+    note = DropNote(sources.describe_key(key, upload_names.get(key)), switched)
     with st.sidebar:
         st.markdown("### MemAudit")
         # Filled once the package, budget and store are resolved below, so that the links
@@ -637,7 +733,6 @@ def frame(
         if key not in options:
             options.append(key)
         sync_widget("w_package", key)
-        upload_names = dict(st.session_state.get("ma_upload_names", {}))
         st.selectbox(
             "Package",
             options,
@@ -648,10 +743,11 @@ def frame(
         )
         budget = _budget_slider(pkg, _resolve_budget(pkg))
         st.session_state["ma_budget"] = budget
-        store_key = _store_picker(pkg)
+        store_key = _store_picker(pkg, note)
         st.session_state["ma_store"] = store_key
+        st.session_state[STORE_IS_DEFAULT_KEY] = store_key == default_store_key(pkg)
         page_settings = list(settings(pkg, store_key, budget)) if settings is not None else []
-        link_warnings = _resolve_link_settings(page_title, page_settings)
+        link_warnings = _resolve_link_settings(page_title, page_settings, note)
 
         sync_widget("w_present", present)
         st.toggle(
@@ -703,9 +799,10 @@ def frame(
         st.warning(_guard_shortcodes(problem), icon=":material/link_off:")
     for warning in link_warnings:
         st.warning(_guard_shortcodes(_md_escape_inline(warning)), icon=":material/link_off:")
+    note.place()
     state.sync_url(page_title=page_title)
     _check_plugin_writer(pkg, budget, store_key, page_title)
-    return Frame(key, pkg, budget, store_key, present, {s.url: s for s in page_settings})
+    return Frame(key, pkg, budget, store_key, present, {s.url: s for s in page_settings}, note)
 
 
 #: Pages that score the sidebar's store: a failing plugin writer stops them with its error.

@@ -26,6 +26,7 @@ from memaudit_ui.frame import (
 
 COMPARE_PAGE = "pages/2_Compare.py"
 GRID_MODES = ["package grid", "range"]
+METHODS_LABEL = "Writers / stores"
 #: The largest seed a number box shows exactly (a JavaScript number).
 MAX_SEED = 2**53 - 1
 
@@ -72,8 +73,9 @@ def link_settings(pkg, store_key: str, budget: float) -> list[LinkSetting]:
     ]
 
     def known_methods(value: list) -> list | None:
-        # Kept across pages; stores another package does not have are dropped, and if that
-        # leaves nothing, the defaults. An empty choice stays empty (QA: "Clear all" snapped
+        # Kept across pages and packages; stores another package does not have are dropped
+        # (named by the frame after a package switch), and if that leaves nothing, the
+        # defaults. An empty choice stays empty (QA: "Clear all" snapped
         # back to the defaults).
         known = [k for k in value if k in options]
         return known if known or not value else None
@@ -107,7 +109,14 @@ def link_settings(pkg, store_key: str, budget: float) -> list[LinkSetting]:
             check=range_problem,
             check_with=("from", "to", "step"),
         ),
-        LinkSetting("sweep_methods", "methods", default_methods, known_methods, choices=options),
+        LinkSetting(
+            "sweep_methods",
+            "methods",
+            default_methods,
+            known_methods,
+            choices=options,
+            label=METHODS_LABEL,
+        ),
         LinkSetting("sweep_ablation", "ablation", True),
         page_time_setting("sweep_time"),
         LinkSetting("sweep_seed_range", "seed_band", False, unused=lambda values: no_family),
@@ -212,7 +221,7 @@ with c1:
     st.caption("Budgets: " + ", ".join(f"{b:.10g}" for b in grid))
 with c2:
     chosen = st.multiselect(
-        "Writers / stores",
+        METHODS_LABEL,
         store_options(pkg),
         **ctx.kept("methods"),
         format_func=lambda k: store_label(pkg, k),

@@ -9,7 +9,7 @@ from memaudit_core.errors import cut_repr
 from memaudit_core.explain import GRAPH_SCOPES, HEATMAP_ROWS, amount_text
 from memaudit_ui import cached, figures, render, state
 from memaudit_ui.annotations import not_applied_notice, store_id_of
-from memaudit_ui.frame import frame, kept, md_escape
+from memaudit_ui.frame import frame, kept, md_code_span, md_escape
 
 ctx = frame("Evidence explorer")
 pkg = ctx.package
@@ -28,13 +28,20 @@ KEPT = "ma_kept_evidence"
 # view to show (QA: the page wrote its current focus back over it).
 url_adopted = st.session_state.get(state.URL_ADOPTED_KEY, False)
 #: The package the page-local state belongs to. Another package opened in the sidebar while
-#: this page is shown starts from its own view (QA s19d: the previous package's kind filter
-#: was kept and hid half of the new package's units without a word, and the previous focus
-#: unit was written into the link as if picked).
+#: this page is shown starts from its own kind filter (QA s19d: the previous package's filter
+#: was kept and hid half of the new package's units without a word); a focus unit named on the
+#: previous package is kept only if this one has it (QA s19d: a default focus was written into
+#: the link as if picked).
 OWNER = "ev_state_package"
-package_changed = st.session_state.get(OWNER, ctx.package_key) != ctx.package_key
+previous_package = st.session_state.get(OWNER, ctx.package_key)
+package_changed = previous_package != ctx.package_key
 st.session_state[OWNER] = ctx.package_key
+#: The focus unit named on the previous package, tried on this one (QA s43: it vanished
+#: unsaid even when the new package had it); the frame's note names it if it is missing.
+carried_unit = None
 if package_changed and not url_adopted:
+    kept_key, kept_unit, _kinds = st.session_state.get(KEPT, (None, None, None))
+    carried_unit = kept_unit if kept_key == previous_package else None
     kinds_state = focus_request = None
 if focus_request is None or url_adopted:
     # A fresh visit of the page (Streamlit dropped the widget's state when it was left): the
@@ -58,6 +65,9 @@ if focus_request is None or url_adopted:
         if linked_unit is None and kept_unit is not None:
             focus_request = kept_unit
             st.session_state["ev_focus_named"] = True
+if carried_unit is not None:
+    focus_request = carried_unit
+    st.session_state["ev_focus_named"] = True
 # The heatmap's rows are read before the call (the radio is drawn by the heatmap, below).
 # On a projector the short view first (speaker QA: all 39 rows made a 1,826 px chart).
 heatmap_rows_kw = kept(
@@ -86,7 +96,9 @@ if focus_request is not None and view.focus_unit_id != focus_request:
     # The named unit fell out of the kind filter: the fallback focus is the default one, not
     # a unit the user picked, so it stays out of the link (app QA: it was written there).
     st.session_state["ev_focus_named"] = False
-    if linked_unit is None:
+    if carried_unit is not None:
+        ctx.note_dropped(f"focus unit {md_code_span(carried_unit)}")
+    elif linked_unit is None:
         # QA s42 defect 4: removing the focus unit's kind from the filter moved the focus to
         # another unit and dropped unit= from the link without a word (a link's unit is
         # warned about below). The core's note names the unit, its kind and the new focus.

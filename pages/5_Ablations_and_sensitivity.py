@@ -22,6 +22,9 @@ MAX_SEED = 2**53 - 1
 RULE_OPTIONS = [robustness.AS_STORED, *COST_RULES]
 
 
+REMOVED_LABEL = "Or remove your own set of candidate types"
+
+
 def link_settings(pkg, store_key: str, budget: float) -> list[LinkSetting]:
     """The page's settings in its link (see ``memaudit_ui.frame.LinkSetting``); kept when the
     user leaves the page and comes back (projector QA; QA s18c: a noise mode set up for a demo
@@ -32,7 +35,12 @@ def link_settings(pkg, store_key: str, budget: float) -> list[LinkSetting]:
         page_time_setting("abl_time"),
         LinkSetting("abl_presets", "presets", ["no_validity"], choices=list(robustness.PRESETS)),
         LinkSetting(
-            "abl_removed", "removed", [], lambda v: [t for t in v if t in types], choices=types
+            "abl_removed",
+            "removed",
+            [],
+            lambda v: [t for t in v if t in types],
+            choices=types,
+            label=REMOVED_LABEL,
         ),
         LinkSetting(
             "abl_rules",
@@ -104,7 +112,7 @@ curve_time = page_time_select(
 )
 presets = a1.multiselect("Presets", list(robustness.PRESETS), **ctx.kept("presets"))
 removed = a2.multiselect(
-    "Or remove your own set of candidate types",
+    REMOVED_LABEL,
     types,
     **ctx.kept("removed"),
     help="One extra curve: OPT without every type chosen here.",
