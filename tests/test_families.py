@@ -321,7 +321,8 @@ def test_stress_text_kinds_and_types(name):
 @pytest.mark.parametrize("name", STRESS)
 def test_stress_rejects_empty_size(name):
     key = next(iter(FAMILIES[name].defaults()))
-    with pytest.raises(MemAuditError, match="at least 1"):
+    # QA s43: the message names the family, as the paper families' do.
+    with pytest.raises(MemAuditError, match=f"^{name}: {key} must be an integer >= 1 "):
         generate(name, 0, **{key: 0})
 
 

@@ -68,18 +68,25 @@ for _module in (stress, event_graph, synthetic):
         register_family(_family)
 
 
-_KIND_WORDS = {bool: "true or false", int: "an integer", float: "a number"}
+_KIND_WORDS = {int: "an integer", float: "a number"}
+_TRUE_WORDS = ("1", "true", "yes")
+_FALSE_WORDS = ("0", "false", "no")
+#: How a flag is written as text (QA s43: "maybe" was refused under the plain-number rule).
+BOOLEAN_RULE = f"{' / '.join(_TRUE_WORDS)} or {' / '.join(_FALSE_WORDS)}, any case"
 
 
 def _coerce(value: Any, default: Any, name: str) -> Any:
     if isinstance(value, str) and default is not None and not isinstance(default, str):
         try:
             if isinstance(default, bool):
-                if value.lower() in ("1", "true", "yes"):
+                if value.lower() in _TRUE_WORDS:
                     return True
-                if value.lower() in ("0", "false", "no"):
+                if value.lower() in _FALSE_WORDS:
                     return False
-                raise ValueError(value)
+                raise MemAuditError(
+                    f"parameter {name!r} must be true or false ({BOOLEAN_RULE}), got "
+                    f"{cut_repr(value)} [rule: boolean]"
+                )
             # Plain ASCII only (QA s40, defect 3: int() / float() read "1_0" as 10 and
             # Arabic-Indic digits, so one package had several names; "-0" made an id of its
             # own): the same rule for --param and the app's gen: links.
@@ -106,7 +113,9 @@ def _coerce(value: Any, default: Any, name: str) -> Any:
             return value
         if isinstance(value, numbers.Real) and value in (0, 1):
             return bool(value)
-        raise MemAuditError(f"parameter {name!r} must be true or false, got {cut_repr(value)}")
+        raise MemAuditError(
+            f"parameter {name!r} must be true or false, got {cut_repr(value)} [rule: boolean]"
+        )
     # Numbers of the neighbouring type mean the same value (library QA: length=3.0 was
     # refused while "3" was accepted); any other value of a numeric or text parameter is
     # refused here, for every family (generator QA s38: random_coverage took n_groups=2.5 to
@@ -171,7 +180,9 @@ def coerce_params(family: str, params: dict[str, Any]) -> dict[str, Any]:
     """``params`` as :func:`generate` reads them: each value in its parameter's type.
 
     QA s42 (defect 2): the app's package keys name one package by the values it is built
-    with, so ``normal_count=03`` and ``normal_count=3`` must read alike.
+    with, so ``normal_count=03`` and ``normal_count=3`` must read alike. QA s43: so must text
+    parameters, each written in its family's canonical form (:attr:`Family.canonical`), as
+    ``candidate_types="tombstone, atomic_fact"`` and ``"atomic_fact,tombstone"``.
 
     Raises
     ------
@@ -184,6 +195,8 @@ def coerce_params(family: str, params: dict[str, Any]) -> dict[str, Any]:
     --------
     >>> coerce_params("memaudit-small", {"normal_count": "03"})
     {'normal_count': 3}
+    >>> coerce_params("event_graph", {"candidate_types": "tombstone, atomic_fact"})
+    {'candidate_types': 'atomic_fact,tombstone'}
     """
     return _clean_params(_family(family), check_params(params))
 
@@ -198,6 +211,8 @@ def _clean_params(fam: Family, params: dict[str, Any]) -> dict[str, Any]:
                 f"family {fam.name!r} has no parameter {cut_repr(key)} (known: {known})"
             )
         clean[key] = _coerce(value, defaults[key], key)
+        if key in fam.canonical:
+            clean[key] = fam.canonical[key](clean[key])
     return clean
 
 

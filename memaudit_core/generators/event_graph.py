@@ -560,6 +560,28 @@ def parse_candidate_types(candidate_types: object) -> tuple[str, ...]:
     return tuple(t for t in OFFERED_TYPES if t in names)
 
 
+def canonical_candidate_types(candidate_types: object) -> str:
+    """``candidate_types`` written one way: ``"all"``, or the types in offer order.
+
+    Generator QA s38: "summary,raw_span" and "raw_span,summary", or "ALL" and the default,
+    built the same candidates under different ids.
+
+    >>> canonical_candidate_types(" tombstone, atomic_fact"), canonical_candidate_types("ALL")
+    ('atomic_fact,tombstone', 'all')
+    """
+    offered = parse_candidate_types(candidate_types)
+    return "all" if offered == OFFERED_TYPES else ",".join(offered)
+
+
+def canonical_cost_rule(cost_rule: object) -> str:
+    """``cost_rule`` if it names a cost rule (written only one way), else MemAuditError."""
+    if not isinstance(cost_rule, str) or cost_rule not in COST_RULES:
+        raise MemAuditError(
+            f"{FAMILY}: unknown cost_rule {cut_repr(cost_rule)} (known: {', '.join(COST_RULES)})"
+        )
+    return cost_rule
+
+
 # --------------------------------------------------------------------------- hidden graph
 
 
@@ -1476,11 +1498,9 @@ def event_graph(
         For an out-of-range or unknown parameter value.
     """
     _check_world_params(n_experiences, n_entities, update_rate, distractor_rate)
+    candidate_types = canonical_candidate_types(candidate_types)
     offered = parse_candidate_types(candidate_types)
-    if cost_rule not in COST_RULES:
-        raise MemAuditError(
-            f"{FAMILY}: unknown cost_rule {cut_repr(cost_rule)} (known: {', '.join(COST_RULES)})"
-        )
+    cost_rule = canonical_cost_rule(cost_rule)
     if not _is_number(budget_fraction) or not 0.0 < budget_fraction <= 1.0:
         raise MemAuditError(
             f"{FAMILY}: budget_fraction must be a number in (0, 1] "
@@ -1500,10 +1520,7 @@ def event_graph(
         "n_entities": n_entities,
         "update_rate": update_rate,
         "distractor_rate": distractor_rate,
-        # Canonical, so that one package has one id and one record of its parameters
-        # (generator QA s38: "summary,raw_span" and "raw_span,summary", or "ALL" and the
-        # default, built the same candidates under different ids).
-        "candidate_types": "all" if offered == OFFERED_TYPES else ",".join(offered),
+        "candidate_types": candidate_types,
         "cost_rule": cost_rule,
         "budget_fraction": budget_fraction,
     }
@@ -1552,5 +1569,6 @@ FAMILY_RECORDS: list[Family] = [
             ),
         },
         lambda n_experiences, **_: 9 * n_experiences,
+        {"candidate_types": canonical_candidate_types, "cost_rule": canonical_cost_rule},
     )
 ]

@@ -39,10 +39,9 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import MemAuditError, cut_repr
 from ..package import Package
 from .base import Family, titled, variant_names
-from .paper import PAPER_BUDGETS, _Builder
+from .paper import PAPER_BUDGETS, _Builder, _require_count
 
 #: One salt per family, so that two families never share a random stream for one seed.
 SALTS = {
@@ -65,11 +64,10 @@ def _w(x: float) -> float:
     return round(x, 6)
 
 
-def _check_size(name: str, value: int, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise MemAuditError(f"parameter {name!r} must be an integer, got {cut_repr(value)}")
-    if value < minimum:
-        raise MemAuditError(f"parameter {name!r} must be at least {minimum}, got {value}")
+def _check_size(family: str, name: str, value: int, minimum: int = 1) -> int:
+    # The paper families' rule and wording, naming the family (QA s43: these said
+    # "parameter 'n_experiences' must be at least 1" where the others say whose it is).
+    _require_count(family, name, value, minimum)
     return value
 
 
@@ -144,7 +142,7 @@ def density_trap(seed: int = 0, n_experiences: int = 5) -> Package:
     >>> sorted({c.id.split("_", 2)[-1] for c in pkg.candidates})
     ['lure_fact', 'raw_span', 'specific_fact', 'summary']
     """
-    n = _check_size("n_experiences", n_experiences)
+    n = _check_size("density_trap", "n_experiences", n_experiences)
     rng = _rng("density_trap", seed)
     b = _StressBuilder()
     lure = b.unit("lure", "fact", 2.2, "The user is in the middle of a house move")
@@ -222,7 +220,7 @@ def scope_shift(seed: int = 0, n_scopes: int = 4) -> Package:
     >>> len(pkg.experiences), len(pkg.candidates), len(pkg.units)
     (5, 17, 12)
     """
-    n = _check_size("n_scopes", n_scopes)
+    n = _check_size("scope_shift", "n_scopes", n_scopes)
     rng = _rng("scope_shift", seed)
     b = _StressBuilder()
     scoped_units: list[str] = []
@@ -315,7 +313,7 @@ def summary_tradeoff(seed: int = 0, n_episodes: int = 5) -> Package:
     >>> len(pkg.experiences), len(pkg.candidates), len(pkg.units)
     (5, 25, 15)
     """
-    n = _check_size("n_episodes", n_episodes)
+    n = _check_size("summary_tradeoff", "n_episodes", n_episodes)
     rng = _rng("summary_tradeoff", seed)
     b = _StressBuilder()
     for i in range(n):
@@ -389,7 +387,7 @@ def redundancy_heavy(seed: int = 0, n_experiences: int = 5) -> Package:
     >>> len(pkg.experiences), len(pkg.candidates), len(pkg.units)
     (5, 20, 9)
     """
-    n = _check_size("n_experiences", n_experiences)
+    n = _check_size("redundancy_heavy", "n_experiences", n_experiences)
     rng = _rng("redundancy_heavy", seed)
     b = _StressBuilder()
     core = b.unit("core", "fact", 2.4, "The team is migrating from MySQL to Postgres")
@@ -472,7 +470,7 @@ def abstention_hard(seed: int = 0, n_experiences: int = 5) -> Package:
     >>> len(pkg.experiences), len(pkg.candidates), len(pkg.units)
     (5, 23, 15)
     """
-    n = _check_size("n_experiences", n_experiences)
+    n = _check_size("abstention_hard", "n_experiences", n_experiences)
     rng = _rng("abstention_hard", seed)
     b = _StressBuilder()
     for i in range(n):
