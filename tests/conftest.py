@@ -101,3 +101,19 @@ def page(browser, request, artifacts_dir):
             except Exception:  # best effort only
                 pass
         context.close()
+
+
+@pytest.fixture
+def stopped_milp(monkeypatch):
+    """HiGHS stopped at 0 nodes with no heuristic start and no writer lifting its incumbent, as
+    a time limit stops it on a 15,000-experience package (a real limited run, on a small one)."""
+    from memaudit_core import analysis
+    from memaudit_core.solvers import certify, milp
+
+    real = milp._run_highs
+    monkeypatch.setattr(milp, "_run_highs", lambda model, t, n, start: real(model, t, 0, start))
+    monkeypatch.setattr(milp, "HEURISTIC_START_MAX_COLUMNS", 0)
+    monkeypatch.setattr(certify, "LIMITED_INCUMBENT_WRITERS", {"gvt": 0, "greedy": 0})
+    analysis._opt_cache.clear()
+    yield
+    analysis._opt_cache.clear()

@@ -26,7 +26,7 @@ from memaudit_core.compiled import compile_package
 from memaudit_core.generators import generate
 from memaudit_core.objective import evaluate
 from memaudit_core.package import Store
-from memaudit_core.solvers import bnb, certify, milp, solve
+from memaudit_core.solvers import bnb, solve
 from memaudit_core.solvers.brute import brute_force
 from memaudit_core.writers import run_writer
 
@@ -35,23 +35,11 @@ BUDGET = 25.0
 WEAK_BUDGET = 24.45
 
 
-@pytest.fixture
-def large_conditions(monkeypatch):
-    """HiGHS stopped at 0 nodes, as a time limit stops it on a 15,000-experience package."""
-    real = milp._run_highs
-    monkeypatch.setattr(milp, "_run_highs", lambda model, t, n, start: real(model, t, 0, start))
-    monkeypatch.setattr(milp, "HEURISTIC_START_MAX_COLUMNS", 0)
-    monkeypatch.setattr(certify, "LIMITED_INCUMBENT_WRITERS", {"gvt": 0, "greedy": 0})
-    analysis._opt_cache.clear()
-    yield
-    analysis._opt_cache.clear()
-
-
 def _package():
     return generate("event_graph", seed=0, n_experiences=8)
 
 
-def test_a_limited_score_never_takes_the_scored_store_over_greedy(large_conditions):
+def test_a_limited_score_never_takes_the_scored_store_over_greedy(stopped_milp):
     pkg = _package()
     inst = compile_package(pkg)
     opt_value, _ = brute_force(inst, WEAK_BUDGET)
@@ -74,7 +62,7 @@ def test_a_limited_score_never_takes_the_scored_store_over_greedy(large_conditio
     assert not any(n.startswith("This store is itself an optimum") for n in ev.notes)
 
 
-def test_a_store_equal_to_an_unproven_incumbent_is_not_called_an_optimum(large_conditions):
+def test_a_store_equal_to_an_unproven_incumbent_is_not_called_an_optimum(stopped_milp):
     pkg = _package()
     inst = compile_package(pkg)
     opt_value, _ = brute_force(inst, BUDGET)
@@ -102,7 +90,7 @@ def _bound_cases():
     ]
 
 
-def test_limited_bounds_stay_valid_and_below_what_f_can_reach(large_conditions, monkeypatch):
+def test_limited_bounds_stay_valid_and_below_what_f_can_reach(stopped_milp, monkeypatch):
     # The B&B without its coverage caps, as on 12,000 random groups.
     monkeypatch.setattr(bnb, "MAX_SUFFIX_CELLS", 0)
     for pkg, budget in _bound_cases():

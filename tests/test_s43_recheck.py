@@ -26,7 +26,6 @@ from test_s43_extsweep import FIXTURE, ZEP
 from memaudit_core import analysis
 from memaudit_core.generators import generate
 from memaudit_core.package import load_package
-from memaudit_core.solvers import certify, milp
 from memaudit_core.union import union_report
 
 SAMPLE = str(Path(__file__).resolve().parent.parent / "sample_packages" / "veg-to-pescatarian.json")
@@ -36,19 +35,6 @@ OPTIMUM_WORDS = ("optimum shown", "solver's optimum", "equally good optimum")
 
 
 # --------------------------------------------------------------------------- 1
-
-
-@pytest.fixture
-def stopped_milp(monkeypatch):
-    """HiGHS stopped at 0 nodes with no heuristic start or writer lifting its incumbent, as a
-    time limit stops it on a 3,000-experience event graph (test_s43_limited's conditions)."""
-    real = milp._run_highs
-    monkeypatch.setattr(milp, "_run_highs", lambda model, t, n, start: real(model, t, 0, start))
-    monkeypatch.setattr(milp, "HEURISTIC_START_MAX_COLUMNS", 0)
-    monkeypatch.setattr(certify, "LIMITED_INCUMBENT_WRITERS", {"gvt": 0, "greedy": 0})
-    analysis._opt_cache.clear()
-    yield
-    analysis._opt_cache.clear()
 
 
 def _shown_notes(ev: analysis.StoreEvaluation) -> list[str]:
