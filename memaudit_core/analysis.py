@@ -1745,7 +1745,8 @@ def score(
         guessed: list[str] = []
         if package_ratio is not None and package_ratio > 1 + 1e-9:
             # QA s43: "more cheaply" may be the import's upper estimate of their coverage.
-            guessed = [m for m in outside if m in set(estimated_ids)]
+            estimated = set(estimated_ids)
+            guessed = [m for m in outside if m in estimated]
             notes.append(
                 f"Against the package-only optimum ({_fmt(package_opt.value)}) this store scores "
                 f"{package_ratio:.3f}, above 1: it holds memories outside the package's candidate "

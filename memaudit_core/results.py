@@ -640,8 +640,6 @@ def check_saved_flag(
     ...
     memaudit_core.errors.ResultError: $.agreement: does not match one proof (expected null) ...
     """
-    from .errors import ResultError
-
     if name not in data:
         return
     at = child(path, name)
@@ -658,8 +656,6 @@ def check_row_budget(at: str, budget: float, budgets: Sequence[float]) -> None:
 
     >>> check_row_budget("$.rows[0]", 6.0, (3.0, 6.0))
     """
-    from .errors import ResultError
-
     if budget not in budgets:
         raise ResultError(
             f"{at}.budget",
