@@ -39,6 +39,9 @@ Mapping:
   that no question cites cover nothing (those turns are not units). Facts that repeat an
   earlier one's text are kept and listed in ``meta["warnings"]``.
 
+A turn whose ``dia_id`` names another session (``D1:9`` inside ``session_2``) stays a turn
+of the session whose list holds it, with a located warning (rule ``dia-id-session``).
+
 A turn with empty text (and no ``blip_caption`` to stand for it) is refused
 (``non-empty-text``) when a question cites it; otherwise it is left out of its session's text,
 so its speaker label costs nothing, with a warning.
@@ -461,6 +464,13 @@ def import_locomo(
             else:
                 # The turn stays in its session's text (and raw span's cost) either way (QA).
                 lines.append(f"{speaker}: {text}")
+            if _dia_key(dia)[0] != n:
+                # QA s44: D1:9 inside session_2 was kept silently; the turn's list, not its id,
+                # places it (its unit belongs to session_2), so the id's session is only said.
+                warnings.append(
+                    f"{path_k}.dia_id: {dia_raw!r} names session {_dia_key(dia)[0]}, but the "
+                    f"turn is in {key} (rule: dia-id-session); it is read as a turn of {key}"
+                )
             if dia in turns:
                 warnings.append(
                     f"{path_k}: dia_id {dia} repeats an earlier turn; the turn stays in the "

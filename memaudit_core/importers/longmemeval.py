@@ -22,7 +22,9 @@ Mapping:
   ``"role: content"`` lines. A turn with empty content is left out of that text (its role
   label would cost a word), with a warning; an empty evidence turn is refused
   (``non-empty-text``), as the store importers refuse empty memory texts.
-- units: turns with ``has_answer: true`` (a missing flag is false, a non-boolean one refused), id
+- units: turns with ``has_answer: true`` (a missing flag is false, a non-boolean one refused;
+  a flagged turn in a session that a non-empty ``answer_session_ids`` does not list is refused,
+  rule ``answer-session``: LongMemEval strips the flag from filler sessions), id
   ``<session_id>_<turn_index + 1>`` (the index counts all turns of the session). Kinds:
   ``abstention`` for ``_abs`` questions; for ``knowledge-update``, the has_answer turns of the
   latest session holding any are ``current_truth`` and those of earlier sessions ``stale``
@@ -36,8 +38,9 @@ Mapping:
   ``atomic_fact`` with the turn text covering its unit at 1.0. Costs follow ``cost_rule``.
 
 Anything odd (answer sessions that are not in the haystack, abstention instances without
-evidence, unparsable dates, turns without a role, a missing question, an answer that is a JSON
-array or object, kept as its JSON text) is listed in ``meta["warnings"]``.
+evidence, unparsable dates, turns without a role or with one other than ``user`` /
+``assistant`` (rule ``known-role``; kept as written), a missing question, an answer that is a
+JSON array or object, kept as its JSON text) is listed in ``meta["warnings"]``.
 
 Refused with a located problem, never turned into text with ``str()`` (importer QA): a role,
 question or question_date that is not a string (``type``); an answer that is ``true`` /
@@ -77,6 +80,8 @@ from ._common import (
 )
 
 STALE_WEIGHT = 0.25
+#: The turn roles LongMemEval writes; another role is kept as written, with a warning.
+ROLES = ("user", "assistant")
 CHUNK = 1 << 20  # characters read at a time
 _WEEKDAY = re.compile(r"\s*\([A-Za-z]{3}\)\s*")
 
@@ -517,6 +522,7 @@ def import_longmemeval(
     session_texts: dict[int, str] = {}
     empty_turns: list[str] = []
     no_role: list[str] = []
+    odd_roles: list[tuple[str, str]] = []  # (path, role)
     for rank, i in enumerate(order):
         sid = sids[i]
         if not isinstance(sid, str) or not sid.strip():
@@ -576,6 +582,8 @@ def import_longmemeval(
             if role is None or not role.strip():
                 no_role.append(f"{tpath}.role")
                 role = "?"
+            elif role not in ROLES:
+                odd_roles.append((f"{tpath}.role", role))
             if not content.strip():
                 # CLI QA: the role prefix alone made a 1-word fact covering its unit fully.
                 if has_answer:
@@ -605,6 +613,15 @@ def import_longmemeval(
             f"{len(no_role)} turn(s) have no role (first: {no_role[0]}); their lines read "
             "'?: content'"
         )
+    if odd_roles:
+        # QA s44: "usr" was accepted without a word. The role only labels the turn's line, so
+        # it is kept as written, and said.
+        shown = ", ".join(sorted({r for _p, r in odd_roles}, key=repr)[:5])
+        warnings.append(
+            f"{len(odd_roles)} turn(s) have a role that is not {' or '.join(map(repr, ROLES))} "
+            f"(rule: known-role; first: {odd_roles[0][0]} {odd_roles[0][1]!r}; roles: {shown}); "
+            "kept as written in their lines"
+        )
     if empty_turns:
         warnings.append(
             f"{len(empty_turns)} turn(s) have empty content (first: {empty_turns[0]}); they "
@@ -618,6 +635,22 @@ def import_longmemeval(
     missing = [s for s in answer_sids if s not in sids]
     if missing:
         warnings.append(f"answer session(s) not in the haystack: {', '.join(map(str, missing))}")
+    if answer_sids:
+        # QA s44: a flagged turn in a filler session silently became evidence (a required
+        # unit; in knowledge-update, a stale or current value). LongMemEval strips has_answer
+        # from filler sessions, so the flag and answer_session_ids disagree on the evidence:
+        # refused, as either reading would change OPT without a word.
+        for _rank, i, t, _uid, _text in turn_units:
+            if sids[i] not in answer_sids:
+                col.add(
+                    f"{base}.haystack_sessions[{i}][{t}].has_answer",
+                    "answer-session",
+                    f"this turn is flagged has_answer: true, but its session {sids[i]!r} "
+                    "is not in answer_session_ids (LongMemEval strips has_answer from filler "
+                    "sessions): unflag the turn or list its session in answer_session_ids",
+                    True,
+                )
+        col.raise_if_any()
 
     def base_kind() -> str:
         if abstention:
