@@ -1211,7 +1211,7 @@ def _union_human(rep: Any, memory_unit: str | None = None) -> str:
         f"  package ratio   F(Y') / OPT_P  = {ratio_text(rep.package_ratio)}   "
         f"({rep.package_opt.label}_P = {_fmt(rep.package_opt_value, 6)})",
         f"  upper-pruned    {_fmt(up.value, 6)} ({up.label}, exact over subsets of the store: "
-        + (", ".join(up.selected) or "nothing fits")
+        + rep.upper_text
         + ")",
         f"  extraction      upper / OPT_P+ = {ratio_text(rep.extraction)}",
         f"  selection       F(Y') / upper  = {ratio_text(rep.selection)}",
@@ -1241,6 +1241,7 @@ def _with_union(ev: Any, pkg: Any, args: argparse.Namespace) -> tuple[Any, str]:
         salience_field=args.salience_field,
         solver=args.solver,
         time_limit=args.time_limit,
+        salience_control="--salience-field",
     )
     human = _union_human(rep) + "\n\n" + _evaluation_human(replace(ev, notes=()), pkg.cost_unit)
     return UnionScore(ev, rep), human

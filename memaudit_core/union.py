@@ -330,6 +330,30 @@ class UnionReport:
     def selection_text(self) -> str:
         return ratio_text(self.selection)
 
+    @property
+    def upper_text(self) -> str:
+        """The memories the upper-pruned subset keeps, or why it keeps none.
+
+        QA s44: an unannotated store printed "nothing fits" beside 3 of 4 memories fitting;
+        an empty subset means nothing fits only under a cost effect, else nothing of value
+        does.
+        """
+        if self.upper.selected:
+            return ", ".join(self.upper.selected)
+        if not self.n_memories:
+            return "the store holds no memories"
+        if self.cost_effect:
+            return "nothing fits"
+        if not any(r.units_covered for r in self.memory_rows):
+            # Every subset is worth 0 then, proven or not.
+            return (
+                "nothing of value fits, as no memory covers any evidence unit yet; coverage "
+                "needs annotation"
+            )
+        if not self.upper.certified:
+            return "no subset of value found within the limit (not proven)"
+        return "nothing of value fits; the memories that fit cover no unit of positive weight"
+
     def upper_dict(self) -> dict[str, Any]:
         up = self.upper
         return {
@@ -1050,6 +1074,7 @@ def union_report(
     keep: str = "recency",
     solver: str = "auto",
     time_limit: float | None = None,
+    salience_control: str = "salience_field",
 ) -> UnionReport:
     """Score an external store in its union package at one budget.
 
@@ -1067,6 +1092,9 @@ def union_report(
         :func:`memaudit_core.analysis.score`). Both pruned selections are reported either way.
     solver, time_limit
         Passed to :func:`memaudit_core.solvers.solve`.
+    salience_control : str
+        How the caller's face names ``salience_field`` (``--salience-field`` in the CLI, the
+        app's box), for the note that suggests a numeric meta field to read as salience.
 
     Returns
     -------
@@ -1086,11 +1114,14 @@ def union_report(
         raise UnknownNameError(
             f"unknown keep rule {cut_repr(keep)} (known: {', '.join(KEEP_RULES)})"
         )
+    check_type(salience_control, str, "union_report(): salience_control", "a str")
     store = _external_store(package, store_id)
     prep = _prepare(package, store, salience_field)
     solved = _solve_at(prep, budget, keep, solver, time_limit)
     package_opt = solve(compile_cached(package), budget, solver, time_limit=time_limit)
-    return _build_report(package, prep, budget, solved, package_opt, salience_field)
+    return _build_report(
+        package, prep, budget, solved, package_opt, salience_field, salience_control
+    )
 
 
 def _build_report(
@@ -1100,6 +1131,7 @@ def _build_report(
     solved: _Solved,
     package_opt: SolveResult,
     salience_field: str | None,
+    salience_control: str,
 ) -> UnionReport:
     store, unit = prep.store, package.cost_unit
     upper, union_opt = solved.upper, solved.union_opt
@@ -1205,7 +1237,8 @@ def _build_report(
             + (
                 f" Numeric meta fields the memories do have: {', '.join(fields[:8])}"
                 + (" ..." if len(fields) > 8 else "")
-                + " (give one as --salience-field)."
+                # QA s44: the app showed the CLI's flag; each face names its own control.
+                + f" (set {salience_control} to one of them)."
                 if fields
                 else ""
             )

@@ -366,8 +366,10 @@ def union_report(
     budget: float,
     salience_field: str | None = None,
     keep: str = "recency",
+    salience_control: str = "the salience field",
 ) -> union.UnionReport:
-    """:func:`memaudit_core.union.union_report` keyed by content hash, store and budget."""
+    """:func:`memaudit_core.union.union_report` keyed by content hash, store and budget;
+    ``salience_control`` is how the page names its salience field control."""
     from memaudit_core import union
 
     return union.union_report(
@@ -377,6 +379,7 @@ def union_report(
         salience_field=salience_field,
         keep=keep,
         time_limit=APP_TIME_LIMIT_S,
+        salience_control=salience_control,
     )
 
 

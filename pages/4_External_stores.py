@@ -39,6 +39,9 @@ from memaudit_ui.frame import (
 )
 from memaudit_ui.sources import MAX_UPLOAD_MB
 
+#: The salience field box's label, also named by the union report's note that suggests a field.
+SALIENCE_LABEL = "Salience meta field"
+
 #: Session-state keys of this page (not widget keys, so they survive leaving the page).
 ANN_KEYS = {
     "ma_ann_imports": "package hash -> {store id: {'digest', 'store'}} of uploaded exports "
@@ -372,7 +375,7 @@ else:
     )
     sync_widget("w_ext_salience", state["ma_ann_salience"])
     o3.text_input(
-        "Salience meta field",
+        SALIENCE_LABEL,
         key="w_ext_salience",
         on_change=set_from_widget,
         args=("ma_ann_salience", "w_ext_salience"),
@@ -389,7 +392,13 @@ else:
     )
     salience_field = state["ma_ann_salience"].strip() or None
     rep = cached.union_report(
-        wpkg, whash, store_id, ctx.budget, salience_field, state["ma_ann_keep"]
+        wpkg,
+        whash,
+        store_id,
+        ctx.budget,
+        salience_field,
+        state["ma_ann_keep"],
+        salience_control=f"the {SALIENCE_LABEL!r} box",
     )
     # The budget is in the package's unit; the memories' costs in the store's cost rule's
     # (QA s43: a chars-costed store showed "Store cost (words) = 86", 86 chars).
