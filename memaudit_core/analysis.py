@@ -1794,6 +1794,22 @@ def score(
                 f"optimum ({what} is at most the proven bound {_fmt(opt.bound)}). The "
                 f"solver's store differed from it in {near.differences_before} memories."
             )
+        elif not kept:
+            # QA s44: nothing of an empty store can be exchanged in, so the note on moves below
+            # would not say how the optimum shown was chosen.
+            notes.append(
+                f"This store is empty, so the {noun} shown is, among the equally good stores "
+                "compared, the one with the fewest memories "
+                f"({count(near.differences_after, 'memory', 'memories')}), then the lowest "
+                "cost, then the first by sorted candidate ids (the solver's held "
+                f"{count(near.differences_before, 'memory', 'memories')})."
+                + (
+                    f" Every store with the {noun}'s F that fits the budget was compared, so "
+                    f"the one shown does not depend on which {noun} the solver returned."
+                    if near.ties == "all"
+                    else ""
+                )
+            )
         else:
             notes.append(
                 f"The {noun} shown is an equally good store moved towards this one: starting "
