@@ -1822,9 +1822,10 @@ def score(
                 )
                 + ") wherever that keeps F and fits the budget, so the two differ in "
                 + (
-                    f"{near.differences_after} memories instead of {near.differences_before}"
+                    f"{count(near.differences_after, 'memory', 'memories')} instead of "
+                    f"{near.differences_before}"
                     if near.differences_after != near.differences_before
-                    else f"{near.differences_after} memories"
+                    else count(near.differences_after, "memory", "memories")
                 )
                 + (
                     f" and the {noun} now touches {near.group_moves} more of this store's "

@@ -163,3 +163,23 @@ def test_an_empty_optimum_is_moved_to_a_store_as_good():
     for start in [solve(inst, 2, s).selected_idx for s in SOLVERS] + oracle.optima:
         near = closest_equivalent(inst, start, sorted(ref), 2)
         assert near.selected_idx == tuple(sorted(ref)), inst.ids(start)
+
+
+def test_one_memory_of_difference_is_singular(tmp_path):
+    # Two equal optima at B = 2: e1:ab alone, or e2:a with e3:b. The store {e2:a} is one memory
+    # away from the second and two from the first: "1 memories" read in the note (QA s44).
+    from test_s43_closest import t3_package
+
+    package = t3_package(0)
+    package["stores"] = [{"id": "one", "select": ["e2:a"]}]
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps(package))
+    rc, out, err = run_cli(
+        "score", str(path), "--budget", "2", "--store", "one", "--solver", "enum", "--json"
+    )
+    assert rc == 0, err
+    got = json.loads(out)
+    assert sorted(got["opt_selected"]) == ["e2:a", "e3:b"]
+    text = " ".join(got["notes"])
+    assert "differ in 1 memory" in text
+    assert "1 memories" not in text
