@@ -590,8 +590,9 @@ def capacity_sensitivity(
     total_time_limit: float = PAGE_TIME_S,
     _progress=None,
 ) -> robustness.CapacitySensitivity:
-    """:func:`memaudit_core.robustness.capacity_sensitivity` (bnb and milp on OPT(k)); its runs
-    share ``total_time_limit``, each at most ``engine_time_limit``."""
+    """:func:`memaudit_core.robustness.capacity_sensitivity` (bnb and milp on OPT(k), where
+    the package allows); its runs share ``total_time_limit``, each at most
+    ``engine_time_limit``."""
     from memaudit_core import robustness
 
     return robustness.capacity_sensitivity(

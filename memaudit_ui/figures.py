@@ -685,6 +685,14 @@ HEATMAP_CHART_PX = {False: 820, True: 1080}
 #: projector, with its larger fonts) the colour bar's overhang; measured in Chromium (QA s21:
 #: 420 and 616 px plots at 1280 px on a 69-unit package).
 HEATMAP_OTHER_PX = {False: 52, True: 120}
+#: Top margin (px) of the heatmap in normal mode, under a one-line title: the title, the kind
+#: band and the focus marker above it. :func:`coverage_heatmap` adds a wrapped title's lines.
+HEATMAP_TOP_PX = 100
+#: Height (px) of a line of the heatmap's kinds legend in normal mode (14 px font; measured
+#: 21.5 px in Chromium), the gap under it and the shortest colour bar under that.
+HEATMAP_LEGEND_LINE_PX = 22
+HEATMAP_COLORBAR_GAP_PX = 30
+HEATMAP_COLORBAR_MIN_PX = 100
 #: Right margin of the heatmap (colour bar and, in normal mode, the kinds legend).
 HEATMAP_RIGHT_PX = {False: 190, True: 120}
 #: Unit-id tick font (px) for at most :data:`HEATMAP_FEW_COLS` units, and for more.
@@ -711,7 +719,8 @@ class HeatmapGeometry:
     ``label_idx`` are the columns whose unit id is written under the plot (every
     ``label_step``-th one, spaced for a plot ``plot_px`` wide, at ``tick_angle`` degrees and
     ``tick_px`` font); ``labels`` their (shortened) text. ``height`` is the figure's height
-    and ``bottom_px`` the margin the labels take.
+    (in normal mode without a wrapped title's extra lines, which :func:`coverage_heatmap`
+    adds) and ``bottom_px`` the margin the labels take.
     """
 
     plot_px: float
@@ -722,6 +731,8 @@ class HeatmapGeometry:
     labels: tuple[str, ...]
     bottom_px: int
     height: int
+    #: The colour bar's length as a fraction of the plot (normal mode: under the kinds legend).
+    colorbar_len: float
 
 
 def short_unit_label(unit_id: str, max_chars: int) -> str:
@@ -767,10 +778,26 @@ def heatmap_geometry(heatmap_data: HeatmapData, present: bool = False) -> Heatma
     longest = max((len(t) for t in labels), default=0)
     # Upright ids (angled when few and short) and the axis title below them.
     bottom_px = int(_CHAR_FACTOR * tick_px * longest) + 60
-    row_px = 26 if n_rows <= 40 else 18 if n_rows <= 90 else 14
-    height = min(220 + row_px * max(n_rows, 10) + bottom_px, 3200)
+    colorbar_len = min(0.5, 260 / max(1, 24 * n_rows)) if n_rows > 12 else 0.45
     if present:
+        row_px = 26 if n_rows <= 40 else 18 if n_rows <= 90 else 14
+        height = min(220 + row_px * max(n_rows, 10) + bottom_px, 3200)
         height = min(max(int(height * 1.35), 560), PRESENT_MAX_HEIGHT)
+    else:
+        # The top margin (band, focus marker), the rows and what the labels take below: a
+        # flat 220 px and 26 px rows made veg-to-pescatarian's 14 rows 761 px, the unit axis
+        # off a 1280 x 720 screen (QA s44). Rows of 22 px hold the 14 px labels (1.25 lines);
+        # angled ids take sin 45 degrees of their length.
+        row_px = 22 if n_rows <= 40 else 18 if n_rows <= 90 else 14
+        if tick_angle != -90:
+            bottom_px = int(math.sqrt(0.5) * _CHAR_FACTOR * tick_px * (longest + 1)) + 60
+        # The kinds legend (a title and a line per kind, from the plot's top) and under it a
+        # colour bar of at least HEATMAP_COLORBAR_MIN_PX: the plot is at least that tall.
+        legend_px = HEATMAP_LEGEND_LINE_PX * (len(set(heatmap_data.col_kinds)) + 1)
+        under_legend = legend_px + HEATMAP_COLORBAR_GAP_PX
+        plot_h = max(row_px * max(n_rows, 10), under_legend + HEATMAP_COLORBAR_MIN_PX)
+        height = min(HEATMAP_TOP_PX + plot_h + bottom_px, 3200)
+        colorbar_len = min(colorbar_len, (plot_h - under_legend) / plot_h)
     return HeatmapGeometry(
         plot_px=plot_px,
         tick_px=tick_px,
@@ -780,6 +807,7 @@ def heatmap_geometry(heatmap_data: HeatmapData, present: bool = False) -> Heatma
         labels=labels,
         bottom_px=bottom_px,
         height=height,
+        colorbar_len=colorbar_len,
     )
 
 
@@ -812,6 +840,7 @@ def coverage_heatmap(
     from plotly.subplots import make_subplots
 
     n_rows = len(heatmap_data.row_ids)
+    geometry = heatmap_geometry(heatmap_data, present)
     fig = make_subplots(
         rows=1, cols=2, shared_yaxes=True, column_widths=[0.06, 0.94], horizontal_spacing=0.006
     )
@@ -873,7 +902,7 @@ def coverage_heatmap(
             hovertemplate="%{y} · unit %{x}<br>a = %{z:.3g}<br>%{text}<extra></extra>",
             colorbar={
                 "title": {"text": "coverage a<sub>ur</sub>", "side": "right"},
-                "len": min(0.5, 260 / max(1, 24 * n_rows)) if n_rows > 12 else 0.45,
+                "len": geometry.colorbar_len,
                 "y": 0.0,
                 "yanchor": "bottom",
                 "x": 1.02,
@@ -947,7 +976,6 @@ def coverage_heatmap(
             col=2,
         )
     base = 22 if present else 15
-    geometry = heatmap_geometry(heatmap_data, present)
     row_tick = 14 if n_rows <= 40 else 12 if n_rows <= 90 else 10
     fig.update_xaxes(title_text="evidence unit (grouped by kind)", row=1, col=2)
     fig.update_yaxes(
@@ -1012,8 +1040,8 @@ def coverage_heatmap(
     fig.update_yaxes(tickfont={"size": row_tick + (4 if present else 0)}, row=1, col=1)
     fig.update_layout(
         font={"size": base},
-        height=geometry.height,
-        margin={"l": 10, "r": HEATMAP_RIGHT_PX[present], "t": 100 + title_px, "b": 40},
+        height=geometry.height + (0 if present else title_px),
+        margin={"l": 10, "r": HEATMAP_RIGHT_PX[present], "t": HEATMAP_TOP_PX + title_px, "b": 40},
         legend={
             "orientation": "v",
             "yanchor": "top",
@@ -1351,8 +1379,13 @@ GRAPH_CHAR_EM = 0.52
 GRAPH_LINK_GAP_PX = 16
 #: The graph's left and right margins (px).
 GRAPH_SIDE_MARGIN_PX = 12
-#: Half the width of the store / optimum outline around a candidate (the 30 px diamond).
-GRAPH_OUTLINE_PX = 17
+#: Half the width of the store / optimum outline around a candidate (normal, present): the
+#: 26 / 30 px diamond. Normal mode's are smaller so the candidates' pitch (set by two
+#: adjacent diamonds) is 30 px, not 34: the 14 candidates of veg-to-pescatarian then fit a
+#: 1280 x 720 screen with the title and the legend (QA s44: 741 px).
+GRAPH_OUTLINE_PX = {False: 15, True: 17}
+#: Marker sizes (px) of the store's square and the optimum's diamond (normal, present).
+GRAPH_OUTLINE_MARKERS = {False: (22, 26), True: (24, 30)}
 #: Smallest label font the graph shrinks to before cutting labels (px; normal, present).
 GRAPH_MIN_FONT = {False: 12, True: 16}
 #: Shortest a cut label gets (characters, with the ellipsis).
@@ -1402,11 +1435,12 @@ def graph_geometry(graph_data: GraphData, present: bool = False) -> GraphGeometr
     show_text = graph_data.n_nodes <= 100
     marker = 18 if present else 14
     r = marker / 2
+    outline_px = GRAPH_OUTLINE_PX[present]
     plot_px = LEGEND_DESIGN_PX["present" if present else "normal"] - 2 * GRAPH_SIDE_MARGIN_PX
     tick_px = 20 if present else 14  # _explain_fonts' tick size
     placement = {
         "experience": ("right", "middle", -int(r + 5), 0),
-        "candidate": ("right", "middle", -(GRAPH_OUTLINE_PX + 4), 0),
+        "candidate": ("right", "middle", -(outline_px + 4), 0),
         "unit": ("center", "bottom", 0, int(r + 2)),
         "query": ("left", "middle", int(r + 4), 0),
     }
@@ -1421,7 +1455,7 @@ def graph_geometry(graph_data: GraphData, present: bool = False) -> GraphGeometr
 
         def extent(layer: str) -> tuple[float, float]:  # px left and right of a node
             w = width(layer)
-            outline = GRAPH_OUTLINE_PX if layer == "candidate" else r
+            outline = outline_px if layer == "candidate" else r
             if layer in ("experience", "candidate"):
                 return (-placement[layer][2] + w if w else outline), outline
             if layer == "unit":
@@ -1465,7 +1499,7 @@ def graph_geometry(graph_data: GraphData, present: bool = False) -> GraphGeometr
     line = 1.25 * font + 4  # a label's box
     pitch = {
         "experience": max(line, marker) + 4,
-        "candidate": max(line, 2 * (GRAPH_OUTLINE_PX - 2)) + 4,
+        "candidate": max(line, 2 * (outline_px - 2)) + 4,
         "unit": marker + placement["unit"][3] + (line if show_text else 0) + 2,
         "query": max(line, marker) + 4,
     }
@@ -1474,7 +1508,7 @@ def graph_geometry(graph_data: GraphData, present: bool = False) -> GraphGeometr
         n = sum(1 for ly in graph_data.node_layers if ly == layer)
         span = max(span, (n - 1) * pitch[layer])
     top = r + placement["unit"][3] + (line if show_text else 0) + 4
-    bottom = GRAPH_OUTLINE_PX + 6
+    bottom = outline_px + 6
     per_px = 2.0 / span
     return GraphGeometry(
         font=font,
@@ -1555,6 +1589,9 @@ def evidence_graph(
                 y=[graph_data.node_y[i] for i in idx],
                 mode="markers",
                 name=layer,
+                # The x axis names every layer under its column: legend entries of their own
+                # took two of the legend's four rows (QA s44).
+                showlegend=False,
                 marker={
                     "size": geo.marker,
                     "color": LAYER_COLORS[layer],
@@ -1564,9 +1601,16 @@ def evidence_graph(
                 hoverinfo="text",
             )
         )
+    square_px, diamond_px = GRAPH_OUTLINE_MARKERS[present]
     for flag, name, symbol, color, size in (
-        (graph_data.node_in_store, "held by the store", "square-open", COLORS["writer"], 24),
-        (graph_data.node_in_opt, f"held by the {opt_word}", "diamond-open", COLORS["opt"], 30),
+        (graph_data.node_in_store, "held by the store", "square-open", COLORS["writer"], square_px),
+        (
+            graph_data.node_in_opt,
+            f"held by the {opt_word}",
+            "diamond-open",
+            COLORS["opt"],
+            diamond_px,
+        ),
     ):
         idx = [i for i, f in enumerate(flag) if f]
         fig.add_trace(
@@ -1787,6 +1831,9 @@ def _legend_below(
     (``yref="paper"``), a legend that wrapped to more rows than the margin held made plotly
     push the margin, and after the sidebar was closed the legend stayed where the pushed
     layout had put it, on the axis title (speaker QA s39, Budget sweep in presentation mode).
+
+    A chart taller than :data:`PRESENT_MAX_HEIGHT` (many rows in normal mode) gets its legend
+    above the plot instead, under the title (:func:`_legend_above`).
     """
     if present and (fig.layout.height or 0) > PRESENT_MAX_HEIGHT:
         fig.update_layout(height=PRESENT_MAX_HEIGHT)  # what render.chart shows anyway
@@ -1808,6 +1855,14 @@ def _legend_below(
         height = height + (bottom - max(floor_px, offset + 2 * legend_px))
         if present:
             height = min(height, PRESENT_MAX_HEIGHT)
+    if height > PRESENT_MAX_HEIGHT:
+        # Taller than a 1280 x 720 screen: below the plot, the legend was never on screen with
+        # the title it explains (QA s44: the cost-rule chart at 840 px, the evidence graph at
+        # 741 px). Between the title and the plot, in the rows it takes; the plot keeps its
+        # size.
+        plot_px = height - (fig.layout.margin.t or 70) - bottom
+        _legend_above(fig, rows, legend_px, plot_px, offset - LEGEND_GAP_PX)
+        return
     fig.update_layout(
         height=height,
         legend={
@@ -1819,6 +1874,36 @@ def _legend_below(
             "x": 0,
         },
         margin={"b": bottom},
+    )
+
+
+def _legend_above(
+    fig: go.Figure, rows: int, legend_px: float, plot_px: float, bottom_px: float
+) -> None:
+    """A horizontal legend of ``rows`` rows between the title and a plot ``plot_px`` tall,
+    ``bottom_px`` left under the plot for its tick labels and axis title.
+
+    Placed from the figure's top edge in pixels (``yref="container"``), as
+    :func:`_legend_below` places its legend from the bottom edge: under the title's last
+    line, whose bottom is about 32 px above :func:`base_layout`'s top margin at any number
+    of lines (:func:`_title_and_margin`).
+    """
+    title_top = fig.layout.margin.t or 70
+    legend_top = title_top - 26
+    top = int(math.ceil(legend_top + rows * 1.6 * legend_px + 14))
+    bottom = int(math.ceil(max(60.0, bottom_px)))
+    height = int(math.ceil(top + plot_px + bottom))
+    fig.update_layout(
+        height=height,
+        legend={
+            "orientation": "h",
+            "yref": "container",
+            "yanchor": "top",
+            "y": 1 - legend_top / height,
+            "xanchor": "left",
+            "x": 0,
+        },
+        margin={"t": top, "b": bottom},
     )
 
 

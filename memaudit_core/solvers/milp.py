@@ -67,6 +67,24 @@ from .bnb import heuristic_store_and_bound
 
 #: Saturations the MILP formulation can express exactly.
 SUPPORTED_SATURATIONS = ("cap1", "linear")
+
+
+def unsupported_saturation(saturation: str) -> str | None:
+    """Why the MILP cannot take ``saturation`` (no advice: callers that offer another solver
+    add it), or None when it can.
+
+    >>> unsupported_saturation("cap1") is None
+    True
+    """
+    if saturation in SUPPORTED_SATURATIONS:
+        return None
+    return (
+        f"the 'milp' solver supports saturations {', '.join(SUPPORTED_SATURATIONS)} only; "
+        f"saturation {saturation!r} ({get_saturation(saturation).description}) is "
+        "not linear-representable here"
+    )
+
+
 #: HiGHS primal / MIP feasibility tolerance (defaults 1e-7 / 1e-6).
 FEASIBILITY_TOLERANCE = 1e-9
 #: Models of at most this many candidate columns are solved with HiGHS's presolve off.
@@ -921,12 +939,9 @@ def solve_milp(
     >>> round(raw.value, 6), round(raw.bound, 6)
     (10.635, 10.635)
     """
-    if inst.saturation not in SUPPORTED_SATURATIONS:
-        raise SolverError(
-            f"the 'milp' solver supports saturations {', '.join(SUPPORTED_SATURATIONS)} only; "
-            f"saturation {inst.saturation!r} ({get_saturation(inst.saturation).description}) is "
-            "not linear-representable here: use solver 'bnb' or 'auto'"
-        )
+    unsupported = unsupported_saturation(inst.saturation)
+    if unsupported is not None:
+        raise SolverError(f"{unsupported}: use solver 'bnb' or 'auto'")
     counted_info = None
     if aggregate:
         counted, counted_info = _solve_counts(inst, budget, time_limit, node_limit, incumbent_idx)
