@@ -25,7 +25,14 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from .errors import MemAuditError, PackageError, ResultError, SolverDisagreementError, cut_repr
+from .errors import (
+    InvalidPackagesError,
+    MemAuditError,
+    PackageError,
+    ResultError,
+    SolverDisagreementError,
+    cut_repr,
+)
 from .specs import parse_number_list, parse_params, parse_seeds
 
 # The ``--json`` shapes' version lives with the result version: read_result checks it.
@@ -448,7 +455,14 @@ def _plugin_error_type() -> type:
 
 def _error_object(exc: MemAuditError) -> dict[str, Any]:
     error: dict[str, Any] = {"type": type(exc).__name__, "message": str(exc).split("\n")[0]}
-    if isinstance(exc, PackageError):
+    if isinstance(exc, InvalidPackagesError):
+        # Every invalid file, each as a lone PackageError's object (not capped: the text is).
+        error.update(
+            invalid=len(exc.errors),
+            packages=exc.n_packages,
+            errors=[_error_object(e) for e in exc.errors],
+        )
+    elif isinstance(exc, PackageError):
         error["file"] = exc.source
         error["problems"] = [
             {"path": p.path, "rule": p.rule, "message": p.message, "value": _echoed(p.value)}
@@ -615,6 +629,20 @@ def _load(path: str):
             )
         return loads_package(sys.stdin.buffer.read(), STDIN_NAME)
     return load_package(path)
+
+
+def _load_all(paths: Sequence[str], command: str) -> list[Any]:
+    """Every package file, or all the invalid ones reported together (QA s44: the first bad
+    file stopped the command, so k bad files took k reruns)."""
+    packages, invalid = [], []
+    for path in paths:
+        try:
+            packages.append(_load(path))
+        except PackageError as exc:
+            invalid.append(exc)
+    if invalid:
+        raise InvalidPackagesError(command, invalid, len(paths))
+    return packages
 
 
 #: Whether ``-`` (stdin) was read in this command (a second ``-`` would read nothing).
@@ -1508,7 +1536,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         return cli_sweep_suite(args)
     if not args.packages:
         raise MemAuditError("sweep: give one or more package files, or --family NAME --seeds A-B")
-    packages = [_load(p) for p in args.packages]
+    packages = _load_all(args.packages, "sweep")
     if args.budgets is not None:  # '' is an empty list, refused, not "the default"
         budgets = _budget_list(args.budgets)
     else:
@@ -2160,6 +2188,8 @@ def check_suite_arguments(args: Any) -> None:
     if args.out:
         # Made now, so that a path that cannot be a folder fails before any work, as a user
         # error (audit's exit status 1 means a disagreement).
+        made = [Path(args.out), *Path(args.out).parents]
+        args._made_out = [p for p in made if not p.exists()]
         try:
             Path(args.out).mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -3020,10 +3050,11 @@ def _run(args: argparse.Namespace) -> int:
     try:
         with contextlib.redirect_stdout(sys.stderr):
             return int(args.func(args) or 0)
-    except PackageError as exc:
+    except (PackageError, InvalidPackagesError) as exc:
         # The status first: a reader that closed the pipe (`2>&1 | head -1`) ends the printing
         # in a BrokenPipeError, and main() then returns this status (QA: it returned 0).
         args._exit_code = EXIT_USER_ERROR
+        _drop_made_out(args)
         Progress.close_line()
         for line in exc.lines():
             print(line, file=sys.stderr)
@@ -3078,6 +3109,17 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_USER_ERROR
     except Exception as exc:  # a bug, not a user error: say so, show details only on --debug
         return _internal_error(args, exc)
+
+
+def _drop_made_out(args: argparse.Namespace) -> None:
+    """Remove the ``--out`` folders this command made, if they are still empty: a suite that
+    could not start leaves the file system as it was (QA s44: invalid packages left a new
+    folder behind)."""
+    for folder in getattr(args, "_made_out", []):  # deepest first; a non-empty one stops it
+        try:
+            folder.rmdir()
+        except OSError:
+            return
 
 
 def _internal_error(args: argparse.Namespace, exc: Exception) -> int:

@@ -79,6 +79,72 @@ class PackageError(MemAuditError):
         return (type(self), (self.source, self.problems))
 
 
+class InvalidPackagesError(MemAuditError):
+    """The package files of a sweep or audit that fail validation, every one of them, found
+    before anything runs (QA s44: a folder's first bad file stopped the run and was the only
+    one named, so k bad files took k reruns).
+
+    Attributes
+    ----------
+    command : str
+        What did not run (``sweep``, ``audit``).
+    errors : tuple of PackageError
+        One per invalid file, with all its problems, named as the user named the file.
+    n_packages : int
+        How many packages the run was given (valid and invalid).
+    noun : str
+        What they are called: ``package files``, or ``packages`` when generated families
+        are among them.
+    """
+
+    #: Most problem lines :meth:`lines` lists; the rest are counted and their files named
+    #: (every problem stays in ``errors``, and ``--json`` lists them all).
+    MAX_LINES = 50
+    #: Most file names listed for the problems left out.
+    MAX_FILES_NAMED = 10
+
+    def __init__(
+        self,
+        command: str,
+        errors: Iterable[PackageError],
+        n_packages: int,
+        noun: str = "package files",
+    ):
+        self.command = command
+        self.errors = tuple(errors)
+        self.n_packages = n_packages
+        self.noun = noun
+        super().__init__("\n".join([self.summary, *self.lines()[:-1]]))
+
+    @property
+    def summary(self) -> str:
+        return (
+            f"{self.command} not run: {len(self.errors)} of {self.n_packages} {self.noun} "
+            "are invalid"
+        )
+
+    def lines(self) -> list[str]:
+        """The problems (at most :data:`MAX_LINES`), then what was left out, then
+        :attr:`summary` with what to do."""
+        found = [(e.source, line) for e in self.errors for line in e.lines()]
+        out = [line for _, line in found[: self.MAX_LINES]]
+        rest = found[self.MAX_LINES :]
+        if rest:
+            files = list(dict.fromkeys(source for source, _ in rest))
+            named = ", ".join(files[: self.MAX_FILES_NAMED])
+            if len(files) > self.MAX_FILES_NAMED:
+                named += f" and {len(files) - self.MAX_FILES_NAMED} more file(s)"
+            out.append(
+                f"... and {len(rest)} more problem(s) in {named} "
+                "(`memaudit validate FILE` lists a file's problems)"
+            )
+        out.append(f"{self.summary}; fix or remove them, then rerun (nothing was run or written)")
+        return out
+
+    def __reduce__(self):
+        return (type(self), (self.command, self.errors, self.n_packages, self.noun))
+
+
 class ResultError(MemAuditError):
     """A saved result (``to_dict()`` output or a CLI ``--json`` file) that cannot be read back.
 

@@ -58,6 +58,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from .errors import (
+    InvalidPackagesError,
     MemAuditError,
     PackageError,
     UnknownNameError,
@@ -425,12 +426,42 @@ def _portable_errors():
         raise MemAuditError(str(exc)) from None
 
 
+def _index_item(src: PackageSource, text: str | None) -> IndexEntry | PackageError:
+    """The source's index entry, or its validation problems: every source is checked, so
+    that all invalid files are reported together (QA s44: the first one stopped the run)."""
+    try:
+        return _index_one(src, text)
+    except PackageError as exc:
+        if src.kind != "file":
+            raise
+        # Named as the user named the file (QA s44: a folder's members by absolute path).
+        return PackageError(src.label, exc.problems)
+
+
 def _index_worker(
     chunk: tuple[int, list[tuple[PackageSource, str | None]]],
-) -> tuple[int, list[IndexEntry]]:
+) -> tuple[int, list[IndexEntry | PackageError]]:
     idx, items = chunk
     with _portable_errors():
-        return idx, [_index_one(src, text) for src, text in items]
+        return idx, [_index_item(src, text) for src, text in items]
+
+
+def _shipped_texts(
+    sources: Sequence[PackageSource], ship: bool
+) -> tuple[dict[str, str | None], dict[str, PackageError]]:
+    """Each file's text when workers are sent the text (Dask), and the files that cannot be
+    read, with the located problem loading them here gives (as the other backends report)."""
+    texts: dict[str, str | None] = {}
+    unread: dict[str, PackageError] = {}
+    for s in sources:
+        try:
+            texts[s.key] = _read_text(s) if ship else None
+        except MemAuditError:
+            found = _index_item(s, None)
+            if not isinstance(found, PackageError):
+                raise
+            texts[s.key], unread[s.key] = None, found
+    return texts, unread
 
 
 # --------------------------------------------------------------------------- journal
@@ -840,18 +871,29 @@ def run_suite(
     check_progress(progress)
     t0 = time.perf_counter()
     out_dir = None if out is None else Path(out)
-    journal = Journal(out_dir, suite, config, resume, result_ok)
+    journal: Journal | None = None
     try:
         with _Backend(workers, scheduler, n_sources=len(sources)) as backend:
-            ship = backend.kind == "dask"
-            texts = {s.key: _read_text(s) if ship else None for s in sources}
-            items = [(s, texts[s.key]) for s in sources]
+            texts, unread = _shipped_texts(sources, backend.kind == "dask")
+            items = [(s, texts[s.key]) for s in sources if s.key not in unread]
             # The index keeps source order: chunks are contiguous and numbered.
             chunks = list(enumerate(_chunked(items, backend.slots)))
-            parts: dict[int, list[IndexEntry]] = {}
+            parts: dict[int, list[IndexEntry | PackageError]] = {}
             for idx, res in backend.map(_index_worker, chunks):
                 parts[idx] = res
-            entries: list[IndexEntry] = [e for idx, _ in chunks for e in parts[idx]]
+            found = iter([e for idx, _ in chunks for e in parts[idx]])
+            indexed = [unread[s.key] if s.key in unread else next(found) for s in sources]
+            invalid = [e for e in indexed if isinstance(e, PackageError)]
+            if invalid:
+                files = all(s.kind == "file" for s in sources)
+                raise InvalidPackagesError(
+                    suite, invalid, len(sources), "package files" if files else "packages"
+                )
+            entries: list[IndexEntry] = [e for e in indexed if isinstance(e, IndexEntry)]
+            # Opened once every package is known valid: a run that cannot start leaves --out
+            # as it was (QA s44: it wrote a header-only journal, and --fresh removed the
+            # previous run's results).
+            journal = Journal(out_dir, suite, config, resume, result_ok)
 
             tasks: list[TaskSpec] = []
             seen: set[str] = set()
@@ -891,7 +933,9 @@ def run_suite(
                     progress(done, total)
             describe = backend.describe()
     finally:
-        journal.close()
+        if journal is not None:
+            journal.close()
+    assert journal is not None  # the run went on past the index, so it was opened
     complete = all(t.key in journal.done for t in tasks)
     return SuiteRun(
         entries=tuple(entries),
@@ -912,16 +956,16 @@ def _read_text(src: PackageSource) -> str | None:
     try:
         return Path(src.ref).read_text(encoding="utf-8")
     except OSError as exc:
-        raise MemAuditError(f"cannot read {src.ref}: {exc.strerror}") from None
+        raise MemAuditError(f"cannot read {src.label}: {exc.strerror}") from None
     except UnicodeDecodeError:
-        raise MemAuditError(f"{src.ref}: not UTF-8 text") from None
+        raise MemAuditError(f"{src.label}: not UTF-8 text") from None
 
 
 def _load_checked(src: PackageSource, text: str | None, content_hash: str) -> Package:
     pkg = src.load(text)
     # A generated package is a pure function of its source; a file may have been edited.
     if src.kind == "file" and pkg.content_hash() != content_hash:
-        raise MemAuditError(f"{src.ref}: the package changed while the suite ran; rerun it")
+        raise MemAuditError(f"{src.label}: the package changed while the suite ran; rerun it")
     return pkg
 
 

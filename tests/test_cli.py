@@ -665,7 +665,8 @@ def test_audit_json_keeps_the_package_errors_problems(capsys):
     """CLI QA: the error crossed a worker process as a bare MemAuditError (no file, problems)."""
     bad = MALFORMED / "cost_nan.json"
     code = main(["audit", str(bad), "--json", "--quiet"])
-    error = json.loads(capsys.readouterr().out)["error"]
+    # QA s44: every invalid file of a suite is reported, each as a PackageError's object.
+    error = json.loads(capsys.readouterr().out)["error"]["errors"][0]
     assert code == 2 and error["type"] == "PackageError"
     assert error["file"].endswith("cost_nan.json")
     assert [p["rule"] for p in error["problems"]] == ["finite"]
