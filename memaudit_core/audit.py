@@ -55,14 +55,17 @@ from .shortrepr import short_repr
 from .solvers import _check_limits
 from .solvers.certify import ENUM_CROSS_MAX
 from .suites import (
+    JOURNAL,
     IndexEntry,
     PackageSource,
     Progress,
+    _attach_saved,
     _load_checked,
     _md_table,
     _portable_errors,
     collect_sources,
     instance_hash,
+    outputs_later_note,
     repeated_sources_note,
     report_figure,
     run_suite,
@@ -901,7 +904,7 @@ def _report(
     if not run.complete:
         notes.append(
             f"incomplete: {len(rows)} of {len(run.tasks)} checks run; rerun with the same "
-            "--out to resume"
+            "--out to resume" + ("" if out is None else outputs_later_note(run))
         )
     skipped_why = sorted({p for r in rows for p in r.problems if "skipped" in p})
     notes.extend(skipped_why[:5])
@@ -945,7 +948,11 @@ def _report(
         notes=tuple(notes),
     )
     if out is not None and run.complete:
-        files, more = write_audit_outputs(report, run, srcs, Path(out), figures=figures)
+        try:
+            files, more = write_audit_outputs(report, run, srcs, Path(out), figures=figures)
+        except KeyboardInterrupt as exc:  # while writing: every check is saved
+            _attach_saved(exc, run.n_done, len(run.tasks), Path(out) / JOURNAL)
+            raise
         report = replace(report, files=tuple(files), notes=report.notes + tuple(more))
     return report
 

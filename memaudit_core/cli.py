@@ -3086,13 +3086,17 @@ def _run(args: argparse.Namespace) -> int:
         word = "terminated" if terminated else "interrupted"
         code = 128 + exc.signum if terminated else EXIT_INTERRUPTED
         args._exit_code = code
+        # A suite with --out says what its journal kept (QA s44: only "interrupted", and the
+        # user could not tell that the finished tasks resume).
+        saved = getattr(exc, "saved_tasks", None)
+        message = word if saved is None else f"{word}; {saved.text()}"
         with contextlib.suppress(OSError, ValueError):  # SIGHUP: the terminal may be gone
             Progress.close_line()
-            print(f"memaudit: {word}", file=sys.stderr)
+            print(f"memaudit: {message}", file=sys.stderr)
         # One JSON object on stdout with --json, as for every other way a command ends (CLI
         # QA: an interrupted --json run left stdout empty).
         if getattr(args, "json", False):
-            _emit({"error": {"type": "Interrupted", "message": word}}, True, "")
+            _emit({"error": {"type": "Interrupted", "message": message}}, True, "")
         return code
     except BrokenPipeError:
         raise

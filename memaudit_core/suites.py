@@ -541,17 +541,46 @@ def _result_ok(result: Any) -> bool:
     return True
 
 
-def _remove_outputs(out: Path) -> None:
+def outputs_later_note(run: SuiteRun) -> str:
+    """How an incomplete run's note ends when it has an output folder: the outputs come with
+    the last task, and those of an earlier run were removed (QA s44: they stayed, unmarked)."""
+    text = "; the report and its tables are written when every task is done"
+    if run.removed_outputs:
+        text += " (an earlier run's report and tables were removed, being out of date)"
+    return text
+
+
+#: The tables and report each suite writes beside its journal (an audit's disagreement
+#: packages are kept: each is a finding of its own).
+_OUTPUTS = {
+    "sweep": tuple(n for n in SUITE_FILES if n != JOURNAL),
+    "audit": (
+        "report.md",
+        "instances.csv",
+        "instances.parquet",
+        "sources.csv",
+        "sources.parquet",
+    ),
+}
+
+
+def _remove_outputs(out: Path, suite: str) -> tuple[str, ...]:
     """Remove the outputs of an earlier run whose journal is being replaced: the folder would
     otherwise hold a report and rows of other settings beside a journal of new ones until the
-    new run completes (sweep QA s38)."""
-    for name in SUITE_FILES:
-        if name != JOURNAL:
+    new run completes (sweep QA s38). Returns the names removed."""
+    removed = []
+    for name in _OUTPUTS.get(suite, ()):
+        if (out / name).is_file():
             (out / name).unlink(missing_ok=True)
+            removed.append(name)
     figures = out / "figures"
     if figures.is_dir():
-        for png in figures.glob("*.png"):
+        pngs = list(figures.glob("*.png"))
+        for png in pngs:
             png.unlink(missing_ok=True)
+        if pngs:
+            removed.append("figures/*.png")
+    return tuple(removed)
 
 
 class Journal:
@@ -581,7 +610,7 @@ class Journal:
             out.mkdir(parents=True, exist_ok=True)
             if self.path.exists() and not resume:
                 self.path.unlink()
-                _remove_outputs(out)
+                _remove_outputs(out, suite)
             if self.path.exists():
                 self._read(header)
             else:
@@ -658,7 +687,7 @@ class Journal:
         if first or config_differs:  # no results to keep: start over
             self.done.clear()
             self.path.write_text(json.dumps(header) + "\n", encoding="utf-8")
-            _remove_outputs(self.path.parent)
+            _remove_outputs(self.path.parent, header["suite"])
             return
         if good_end < len(raw):
             with self.path.open("r+b") as fh:
@@ -837,6 +866,38 @@ class SuiteRun:
     elapsed_s: float
     backend: str
     discarded_lines: int
+    #: The earlier outputs removed from the output folder because this plan had tasks to run.
+    removed_outputs: tuple[str, ...] = ()
+
+    @property
+    def n_done(self) -> int:
+        """Tasks of this plan with a result: ``results`` also holds the journal's tasks of
+        other plans (QA s44: "63 of 10 tasks done" after earlier runs into the same folder)."""
+        return sum(1 for t in self.tasks if t.key in self.results)
+
+
+@dataclass(frozen=True)
+class SavedTasks:
+    """What an interrupted suite left in its journal, attached to the
+    :class:`KeyboardInterrupt` as ``saved_tasks`` so that the CLI can tell the user that the
+    run resumes (QA s44: Ctrl-C said only "interrupted")."""
+
+    done: int
+    total: int
+    journal: Path
+
+    def text(self) -> str:
+        """``N of M tasks are saved in DIR/journal.jsonl: ...``"""
+        return (
+            f"{self.done} of {self.total} tasks are saved in {self.journal}: run the same "
+            "command again to resume"
+        )
+
+
+def _attach_saved(exc: BaseException, done: int, total: int, journal: Path | None) -> None:
+    # Only the innermost handler knows the counts: an outer one keeps them.
+    if journal is not None and getattr(exc, "saved_tasks", None) is None:
+        exc.saved_tasks = SavedTasks(done, total, journal)  # type: ignore[attr-defined]
 
 
 def run_suite(
@@ -872,6 +933,9 @@ def run_suite(
     t0 = time.perf_counter()
     out_dir = None if out is None else Path(out)
     journal: Journal | None = None
+    tasks: list[TaskSpec] = []
+    planned = False
+    removed: tuple[str, ...] = ()
     try:
         with _Backend(workers, scheduler, n_sources=len(sources)) as backend:
             texts, unread = _shipped_texts(sources, backend.kind == "dask")
@@ -895,7 +959,6 @@ def run_suite(
             # previous run's results).
             journal = Journal(out_dir, suite, config, resume, result_ok)
 
-            tasks: list[TaskSpec] = []
             seen: set[str] = set()
             for i, entry in enumerate(entries):
                 for hash_, budget, method in plan(entry):
@@ -906,6 +969,13 @@ def run_suite(
                     tasks.append(TaskSpec(key, i, float(budget), method))
             pending = [t for t in tasks if t.key not in journal.done]
             reused = len(tasks) - len(pending)
+            planned = True
+            if pending and out_dir is not None:
+                # The report, rows and summary there describe an earlier plan (or this one
+                # before its pending tasks): removed before any task runs, so that a stop
+                # (--max-tasks, Ctrl-C, a kill) leaves no outputs that look current (QA s44).
+                # A complete run writes them anew; the journal keeps every result.
+                removed = _remove_outputs(out_dir, suite)
             if max_tasks is not None:
                 pending = pending[: max(0, int(max_tasks))]
             by_source: dict[int, list[TaskSpec]] = {}
@@ -932,6 +1002,12 @@ def run_suite(
                 if progress is not None:
                     progress(done, total)
             describe = backend.describe()
+    except KeyboardInterrupt as exc:  # Ctrl-C, or the CLI's SIGTERM / SIGHUP
+        if planned:
+            _attach_saved(
+                exc, sum(1 for t in tasks if t.key in journal.done), len(tasks), journal.path
+            )
+        raise
     finally:
         if journal is not None:
             journal.close()
@@ -947,6 +1023,7 @@ def run_suite(
         elapsed_s=time.perf_counter() - t0,
         backend=describe,
         discarded_lines=journal.discarded,
+        removed_outputs=removed,
     )
 
 
@@ -1665,8 +1742,8 @@ def sweep_suite(
         notes.append(note)
     if not run.complete:
         notes.append(
-            f"incomplete: {len(run.results)} of {len(run.tasks)} tasks done; rerun with the same "
-            "--out to resume"
+            f"incomplete: {run.n_done} of {len(run.tasks)} tasks done; rerun with the same "
+            "--out to resume" + ("" if out is None else outputs_later_note(run))
         )
     result = SweepSuiteResult(
         rows=tuple(rows),
@@ -1694,7 +1771,11 @@ def sweep_suite(
         ),
     )
     if out is not None and run.complete:
-        files, fig_notes = write_sweep_outputs(result, Path(out), figures=figures)
+        try:
+            files, fig_notes = write_sweep_outputs(result, Path(out), figures=figures)
+        except KeyboardInterrupt as exc:  # while rendering figures: every task is saved
+            _attach_saved(exc, run.n_done, len(run.tasks), Path(out) / JOURNAL)
+            raise
         from dataclasses import replace
 
         result = replace(result, files=tuple(files), notes=result.notes + tuple(fig_notes))
@@ -2139,6 +2220,7 @@ __all__ = [
     "Journal",
     "PackageSource",
     "SuiteRow",
+    "SavedTasks",
     "SuiteRun",
     "SweepSuiteResult",
     "collect_sources",
