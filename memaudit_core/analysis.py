@@ -611,6 +611,8 @@ class SweepRow:
     to what fits, most recent first (0 for writers, ablations and stores that fit).
     ``coverage_estimated`` counts an external store's memories whose coverage the import
     estimated (:func:`estimated_coverage_ids`); the row's ratio rests on that estimate.
+    ``cost_unit`` is the package's cost unit, which ``budget`` and ``cost`` are in (None in
+    a sweep saved before rows said it).
     """
 
     package_id: str
@@ -629,6 +631,7 @@ class SweepRow:
     content_hash: str = ""
     store_cut: int = 0
     coverage_estimated: int = 0
+    cost_unit: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -636,6 +639,7 @@ class SweepRow:
             "seed": self.seed,
             "family": self.family,
             "budget": self.budget,
+            "cost_unit": self.cost_unit,
             "method": self.method,
             "value": self.value,
             "opt": self.opt,
@@ -655,8 +659,9 @@ class SweepRow:
         """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
         from .results import from_fields
 
-        # Sweeps saved before QA s43 have no coverage_estimated: they read back without it.
-        return from_fields(cls, data, path, optional=("coverage_estimated",))
+        # Sweeps saved before QA s43 have no coverage_estimated, before QA s44 no cost_unit:
+        # they read back without them.
+        return from_fields(cls, data, path, optional=("coverage_estimated", "cost_unit"))
 
 
 @dataclass(frozen=True)
@@ -669,6 +674,11 @@ class SummaryRow:
     (1000 resamples, seed 0); None when ``n == 1``. ``n_uncertified`` counts the
     rows (of all ``n + n_undefined``) whose optimum was not proven: when it is not 0 the
     statistics rest partly on incumbents and may overstate the ratios.
+
+    ``cost_unit`` is the cost unit of the rows summarised: a budget of 20 words and one of
+    20 chars are different budgets, so a sweep over packages of several cost units has one
+    line per unit (QA s44). None in a summary saved before it said its unit, and on a line
+    of a sweep without rows.
     """
 
     method: str
@@ -681,11 +691,13 @@ class SummaryRow:
     ci_low: float | None
     ci_high: float | None
     n_uncertified: int = 0
+    cost_unit: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "method": self.method,
             "budget": self.budget,
+            "cost_unit": self.cost_unit,
             "n": self.n,
             "n_undefined": self.n_undefined,
             "n_uncertified": self.n_uncertified,
@@ -701,7 +713,8 @@ class SummaryRow:
         """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
         from .results import from_fields
 
-        return from_fields(cls, data, path)
+        # Summaries saved before QA s44 have no cost_unit: they read back without it.
+        return from_fields(cls, data, path, optional=("cost_unit",))
 
 
 @short_repr
@@ -790,7 +803,8 @@ class SweepResult:
             unproven = sum(
                 1
                 for r in self.rows
-                if r.method == s.method and r.budget == s.budget and not r.certified
+                if (r.method, r.budget, r.cost_unit) == (s.method, s.budget, s.cost_unit)
+                and not r.certified
             )
             if s.n_uncertified != unproven:
                 raise ResultError(
@@ -1992,41 +2006,91 @@ def _bootstrap_ci(values: np.ndarray) -> tuple[float | None, float | None]:
 def summarize(
     rows: Sequence[SweepRow], methods: Sequence[str], budgets: Sequence[float]
 ) -> tuple[SummaryRow, ...]:
-    """One :class:`SummaryRow` per (method, budget), methods in the given order."""
-    grouped: dict[tuple[str, float], list[float | None]] = {}
-    unproven: dict[tuple[str, float], int] = {}
+    """One :class:`SummaryRow` per (method, budget) and cost unit, methods in the given order.
+
+    A budget is an amount in its package's cost unit, so rows of different units are never
+    averaged together (QA s44: 20 words and 20 chars made one mean): each (method, budget)
+    has a line per cost unit swept at that budget (by any method; n = 0 where this method
+    has no row), units in the order the rows first name them; a budget without rows has one
+    per unit of the sweep.
+    """
+    grouped: dict[tuple[str, float, str | None], list[float | None]] = {}
+    unproven: dict[tuple[str, float, str | None], int] = {}
+    units_at: dict[float, dict[str | None, None]] = {}
     for row in rows:
-        grouped.setdefault((row.method, row.budget), []).append(row.ratio)
+        unit = row.cost_unit  # None in a sweep saved before rows said it
+        key = (row.method, row.budget, unit)
+        grouped.setdefault(key, []).append(row.ratio)
+        units_at.setdefault(row.budget, {})[unit] = None
         if not row.certified:
-            unproven[row.method, row.budget] = unproven.get((row.method, row.budget), 0) + 1
-    out = []
-    for method in methods:
-        for budget in budgets:
-            ratios = grouped.get((method, budget), [])
-            defined = np.array([r for r in ratios if r is not None], dtype=float)
-            n_undef = len(ratios) - defined.size
-            n_unproven = unproven.get((method, budget), 0)
-            if defined.size == 0:
-                out.append(
-                    SummaryRow(method, budget, 0, n_undef, None, None, None, None, None, n_unproven)
-                )
-                continue
-            low, high = _bootstrap_ci(defined)
-            out.append(
-                SummaryRow(
-                    method,
-                    budget,
-                    int(defined.size),
-                    n_undef,
-                    float(defined.mean()),
-                    float(defined.min()),
-                    float(defined.max()),
-                    low,
-                    high,
-                    n_unproven,
-                )
-            )
-    return tuple(out)
+            unproven[key] = unproven.get(key, 0) + 1
+    every_unit = list(dict.fromkeys(u for at in units_at.values() for u in at)) or [None]
+    return tuple(
+        _summary_row(method, budget, unit, grouped, unproven)
+        for method in methods
+        for budget in budgets
+        for unit in units_at.get(budget) or every_unit
+    )
+
+
+def _summary_row(
+    method: str,
+    budget: float,
+    unit: str | None,
+    grouped: Mapping[tuple[str, float, str | None], list[float | None]],
+    unproven: Mapping[tuple[str, float, str | None], int],
+) -> SummaryRow:
+    ratios = grouped.get((method, budget, unit), [])
+    defined = np.array([r for r in ratios if r is not None], dtype=float)
+    n_undef = len(ratios) - defined.size
+    n_unproven = unproven.get((method, budget, unit), 0)
+    if defined.size == 0:
+        return SummaryRow(
+            method, budget, 0, n_undef, None, None, None, None, None, n_unproven, unit
+        )
+    low, high = _bootstrap_ci(defined)
+    return SummaryRow(
+        method,
+        budget,
+        int(defined.size),
+        n_undef,
+        float(defined.mean()),
+        float(defined.min()),
+        float(defined.max()),
+        low,
+        high,
+        n_unproven,
+        unit,
+    )
+
+
+def mixed_units_note(rows: Sequence[Any]) -> str | None:
+    """The note that a sweep's packages have different cost units, so that its summary has a
+    line per cost unit (:func:`summarize`); None for one unit (or rows that do not say).
+
+    >>> from types import SimpleNamespace as R
+    >>> print(mixed_units_note([R(cost_unit="words", content_hash="a"),
+    ...                         R(cost_unit="chars", content_hash="b")]))
+    the swept packages have 2 cost units (words: 1 package, chars: 1 package): a budget is \
+an amount in its package's unit, so the summary has one line per method, budget and cost unit \
+and never averages packages of different units (column cost_unit)
+    """
+    packages: dict[str, set[str]] = {}
+    for r in rows:
+        unit = getattr(r, "cost_unit", None)
+        if unit is not None:
+            packages.setdefault(unit, set()).add(r.content_hash)
+    if len(packages) < 2:
+        return None
+    counts = ", ".join(
+        f"{unit}: {len(hashes)} package{'' if len(hashes) == 1 else 's'}"
+        for unit, hashes in packages.items()
+    )
+    return (
+        f"the swept packages have {len(packages)} cost units ({counts}): a budget is an amount "
+        "in its package's unit, so the summary has one line per method, budget and cost unit "
+        "and never averages packages of different units (column cost_unit)"
+    )
 
 
 def _best_incumbent(
@@ -2053,6 +2117,7 @@ def _sweep_row(
     content_hash: str = "",
     store_cut: int = 0,
     coverage_estimated: int = 0,
+    cost_unit: str | None = None,
 ) -> SweepRow:
     # A certified optimum is its own bound (the engine's bound may sit a rounding error away).
     bound = opt if certified else (opt_bound if math.isfinite(opt_bound) else None)
@@ -2074,6 +2139,7 @@ def _sweep_row(
         content_hash,
         store_cut,
         coverage_estimated,
+        cost_unit,
     )
 
 
@@ -2121,7 +2187,12 @@ def sweep_package(
     family = family if isinstance(family, str) else None
     pkg_stores = {s.id: s for s in package.stores}
     row = functools.partial(
-        _sweep_row, package.id, seed, family, content_hash=package.content_hash()
+        _sweep_row,
+        package.id,
+        seed,
+        family,
+        content_hash=package.content_hash(),
+        cost_unit=package.cost_unit,
     )
     keyed: list[tuple[str, SweepRow]] = []
     failures: list[WriterFailure] = []
@@ -2535,6 +2606,7 @@ def sweep(
             union_note(rows),
             cut_note(rows),
             estimated_coverage_note(rows),
+            mixed_units_note(rows),
             repeated,
             partial_stores_note(stores, [(p.id, [st.id for st in p.stores]) for p in packages]),
             *grid_notes_capped(grid_notes),
@@ -2583,6 +2655,7 @@ __all__ = [
     "expected_runs",
     "is_deleted",
     "kind_sort_key",
+    "mixed_units_note",
     "opt_at",
     "ratio_text",
     "score",

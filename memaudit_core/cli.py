@@ -304,17 +304,19 @@ def family_table(result: Any) -> str:
     """The per-family means of a sweep that pools several families, as a text block starting
     with a newline; '' for one family (paper-families QA: the terminal and ``show`` printed
     only the pooled mean, which matches no published row; report.md had the breakdown)."""
-    from .suites import family_summaries, method_label
+    from .suites import family_summaries, method_label, says_units, unit_cell
 
     per_family = family_summaries(result)
     if not per_family:
         return ""
     kinds = dict(getattr(result, "method_kinds", ()))
+    units = says_units([s for _, s in per_family])
     rows = [
         [
             family,
             method_label(s.method, kinds),
             _fmt(s.budget),
+            *([unit_cell(s.cost_unit)] if units else []),
             str(s.n),
             _ratio3(s.mean_ratio) + ("*" if s.n_uncertified else ""),
             "n/a" if s.ci_low is None else f"[{_ratio3(s.ci_low)}, {_ratio3(s.ci_high)}]",
@@ -323,7 +325,9 @@ def family_table(result: Any) -> str:
     ]
     n_families = len({family for family, _ in per_family})
     return f"\nThe table above pools {n_families} families; by family:\n" + _table(
-        ["family", "method", "budget", "n", "mean ratio", "95% CI"], rows
+        ["family", "method", "budget", *(["cost unit"] if units else []), "n", "mean ratio"]
+        + ["95% CI"],
+        rows,
     )
 
 
@@ -332,17 +336,21 @@ def summary_table(
     kinds: Iterable[tuple[str, str]] = (),
     errors: Sequence[Any] = (),
 ) -> str:
-    """The sweep summary (one line per method and budget) as the CLI prints it; ``kinds``
-    is the result's ``method_kinds``: each method is labelled with its kind as report.md
-    labels it, ``gvt (oracle)`` (QA s42 round 2, defect 1: the terminal said ``gvt``).
-    ``errors`` are the result's writer failures, so a line of n = 0 says why it has none."""
-    from .suites import method_label
+    """The sweep summary (one line per method, budget and cost unit) as the CLI prints it;
+    ``kinds`` is the result's ``method_kinds``: each method is labelled with its kind as
+    report.md labels it, ``gvt (oracle)`` (QA s42 round 2, defect 1: the terminal said
+    ``gvt``). ``errors`` are the result's writer failures, so a line of n = 0 says why it has
+    none. The cost unit column says what each line's budget is an amount of (QA s44: 20 words
+    and 20 chars were one line); a sweep saved before lines said it has none."""
+    from .suites import method_label, says_units, unit_cell
 
     by_method = dict(kinds)
+    units = says_units(summary)
     rows = [
         [
             method_label(s.method, by_method),
             _fmt(s.budget),
+            *([unit_cell(s.cost_unit)] if units else []),
             str(s.n),
             _ratio3(s.mean_ratio) + ("*" if s.n_uncertified else ""),
             "n/a" if s.ci_low is None else f"[{_ratio3(s.ci_low)}, {_ratio3(s.ci_high)}]",
@@ -351,7 +359,11 @@ def summary_table(
         ]
         for s in summary
     ]
-    table = _table(["method", "budget", "n", "mean ratio", "95% CI", "min", "max"], rows)
+    table = _table(
+        ["method", "budget", *(["cost unit"] if units else []), "n", "mean ratio", "95% CI"]
+        + ["min", "max"],
+        rows,
+    )
     # One footnote line: how many lines read n/a, and the rows the statistics leave out.
     n_na = sum(1 for s in summary if s.n == 0)
     n_undefined = sum(s.n_undefined for s in summary)

@@ -1098,7 +1098,12 @@ class BandRow:
 @short_repr
 @dataclass(frozen=True)
 class FamilyBand:
-    """Mean ratio per method and budget over seeds of a generated family."""
+    """Mean ratio per method and budget over seeds of a generated family.
+
+    ``cost_unit`` is the generated packages' cost unit, which ``budgets`` are in (QA s44: the
+    Budget sweep page labelled the band's budgets with the unit of the package on screen,
+    which an edited package may have changed); None in a band saved before it said it.
+    """
 
     family: str
     params: tuple[tuple[str, Any], ...]
@@ -1111,6 +1116,7 @@ class FamilyBand:
     time_s: float
     #: Failed writers, apart from ``notes`` (see :attr:`BudgetCurve.errors`).
     errors: tuple[str, ...] = ()
+    cost_unit: str | None = None
 
     def series(self, method_key: str) -> tuple[BandRow, ...]:
         return tuple(r for r in self.rows if r.method_key == method_key)
@@ -1146,6 +1152,7 @@ class FamilyBand:
             "params": dict(self.params),
             "seeds": list(self.seeds),
             "budgets": list(self.budgets),
+            "cost_unit": self.cost_unit,
             "methods": [m.to_dict() for m in self.methods],
             "bootstrap": dict(BOOTSTRAP),
             "rows": [r.to_dict() for r in self.rows],
@@ -1163,7 +1170,15 @@ class FamilyBand:
         from .results import from_fields, pairs
 
         # QA s40: a saved family band could not be read back at all.
-        res = from_fields(cls, data, path, kind=cls.RESULT_KIND, convert={"params": pairs})
+        # Bands saved before QA s44 have no cost_unit: they read back without it.
+        res = from_fields(
+            cls,
+            data,
+            path,
+            kind=cls.RESULT_KIND,
+            convert={"params": pairs},
+            optional=("cost_unit",),
+        )
         budgets, keys = set(res.budgets), {m.key for m in res.methods}
         for k, r in enumerate(res.rows):
             at = f"{path}.rows[{k}]"
@@ -1337,6 +1352,14 @@ def family_band(
         packages.append(generate(family, seed=seed, **dict(param_items)))
         if progress is not None:
             progress(i + 1, total)
+    units = list(dict.fromkeys(p.cost_unit for p in packages))
+    if len(units) > 1:
+        # A budget is an amount in its package's unit: a mean over seeds of different units
+        # would average different budgets (QA s44).
+        raise MemAuditError(
+            f"family band: {family} made packages in {len(units)} cost units "
+            f"({', '.join(units)}) over these seeds; a band averages one unit's budgets"
+        )
     notes: list[str] = []
     present = {s.id for p in packages for s in p.stores}
     dropped = [m for m in chosen if m.kind in ("store", "external") and m.name not in present]
@@ -1419,6 +1442,7 @@ def family_band(
         notes=tuple(notes),
         time_s=time.perf_counter() - t0,
         errors=tuple(errors),
+        cost_unit=units[0],
     )
 
 

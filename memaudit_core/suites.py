@@ -376,6 +376,8 @@ class IndexEntry:
     budgets: tuple[float, ...]
     stores: tuple[str, ...]
     external_stores: tuple[str, ...]
+    #: The package's cost unit, which its rows' budgets are in (QA s44).
+    cost_unit: str = "units"
     #: :func:`~memaudit_core.package.budget_grid_notes` of the source (QA s41, defect 1).
     grid_notes: tuple[str, ...] = ()
 
@@ -390,6 +392,7 @@ class IndexEntry:
             "family": self.family,
             "budgets": list(self.budgets),
             "stores": list(self.stores),
+            "cost_unit": self.cost_unit,
         }
 
 
@@ -409,6 +412,7 @@ def _index_one(src: PackageSource, text: str | None) -> IndexEntry:
         budgets=tuple(float(b) for b in pkg.budget_grid()),
         stores=tuple(s.id for s in pkg.stores),
         external_stores=tuple(s.id for s in pkg.stores if s.is_external),
+        cost_unit=pkg.cost_unit,
         grid_notes=tuple(budget_grid_notes(pkg)),
     )
 
@@ -1065,7 +1069,8 @@ _ROW_RTOL = 1e-9
 @dataclass(frozen=True)
 class SuiteRow:
     """One (source, budget, method) row of a sweep suite (see :class:`analysis.SweepRow`, whose
-    docstring says what ``opt_bound`` and ``ratio_low`` mean for rows that are not certified)."""
+    docstring says what ``opt_bound`` and ``ratio_low`` mean for rows that are not certified,
+    and ``cost_unit`` the unit of the budget)."""
 
     source: str
     package_id: str
@@ -1084,6 +1089,7 @@ class SuiteRow:
     opt_over: str = "package"
     store_cut: int = 0
     coverage_estimated: int = 0
+    cost_unit: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -1093,6 +1099,7 @@ class SuiteRow:
             "seed": self.seed,
             "family": self.family,
             "budget": self.budget,
+            "cost_unit": self.cost_unit,
             "method": self.method,
             "value": self.value,
             "opt": self.opt,
@@ -1111,8 +1118,9 @@ class SuiteRow:
         """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
         from .results import from_fields
 
-        # Sweeps saved before QA s43 have no coverage_estimated: they read back without it.
-        return from_fields(cls, data, path, optional=("coverage_estimated",))
+        # Sweeps saved before QA s43 have no coverage_estimated, before QA s44 no cost_unit:
+        # they read back without them.
+        return from_fields(cls, data, path, optional=("coverage_estimated", "cost_unit"))
 
 
 #: The kinds of a sweep's methods besides the writer kinds: a package's stores and the
@@ -1307,6 +1315,7 @@ def check_sweep_rows(rows: Sequence[Any], path: str, field: str = "rows") -> Non
             return got is None and want is None
         return abs(got - want) <= _ROW_RTOL * max(1.0, abs(want))
 
+    unit_of: dict[str, tuple[str, int]] = {}
     for k, r in enumerate(rows):
         at = f"{path}.{field}[{k}]"
         for name in ("value", "opt"):
@@ -1318,6 +1327,7 @@ def check_sweep_rows(rows: Sequence[Any], path: str, field: str = "rows") -> Non
             raise ResultError(
                 f"{at}.coverage_estimated", "wrong value", "a count of memories, >= 0", estimated
             )
+        _check_row_unit(at, k, r, unit_of)
         if r.certified:  # a store's F, or a pool's optimum, is at most the proven optimum
             check_not_above_opt(f"{at}.value", r.value, r.opt, "opt")
         want_ratio = _ratio(r.value, r.opt)
@@ -1372,6 +1382,33 @@ def check_sweep_rows(rows: Sequence[Any], path: str, field: str = "rows") -> Non
         raise ResultError(f"{at}.{name}", "inconsistent", why, got)
 
 
+def _check_row_unit(at: str, k: int, row: Any, seen: dict[str, tuple[str, int]]) -> None:
+    """Refuse row ``k``'s ``cost_unit`` when empty (a package's unit is a non-empty name) or
+    not that of an earlier row of the same package content (``seen``: content hash -> (unit,
+    row index); the content hash covers the unit), QA s44. A curve's points have none."""
+    from .errors import ResultError
+
+    unit = getattr(row, "cost_unit", None)
+    if unit is None:  # saved before rows said their unit
+        return
+    if not unit.strip():
+        raise ResultError(
+            f"{at}.cost_unit", "wrong value", "a package's cost unit is a non-empty name", unit
+        )
+    content = getattr(row, "content_hash", "")
+    if not content:
+        return
+    first = seen.setdefault(content, (unit, k))
+    if first[0] != unit:
+        raise ResultError(
+            f"{at}.cost_unit",
+            "inconsistent",
+            f"row {first[1]} of the same package content (content_hash) is in {first[0]!r}: "
+            "a package has one cost unit",
+            unit,
+        )
+
+
 def check_sweep_summary(summary: Sequence[Any], rows: Sequence[Any], path: str) -> None:
     """Refuse a read-back summary that its own rows contradict: counts, mean, min and max
     recomputed from the rows (sweep QA s38: a mean edited to 0.5, outside its own CI and
@@ -1379,15 +1416,22 @@ def check_sweep_summary(summary: Sequence[Any], rows: Sequence[Any], path: str) 
     :func:`check_sweep_rows`."""
     from .errors import ResultError
 
+    units = {r.cost_unit for r in rows}
     for k, s in enumerate(summary):
-        ratios = [
-            r.ratio
-            for r in rows
-            if r.method == s.method and r.budget == s.budget and r.ratio is not None
-        ]
-        undefined = sum(
-            1 for r in rows if r.method == s.method and r.budget == s.budget and r.ratio is None
-        )
+        # A line is over the rows of its method, budget and cost unit (QA s44).
+        unit = s.cost_unit
+        if rows and unit not in units:
+            shown = ", ".join(sorted(str(u) for u in units if u is not None)) or "none said"
+            raise ResultError(
+                f"{path}.summary[{k}].cost_unit",
+                "inconsistent",
+                f"not a cost unit of the sweep's rows ({shown}): each summary line is over "
+                "the rows of one cost unit",
+                unit,
+            )
+        own = [r for r in rows if (r.method, r.budget, r.cost_unit) == (s.method, s.budget, unit)]
+        ratios = [r.ratio for r in own if r.ratio is not None]
+        undefined = len(own) - len(ratios)
         want = {"n": len(ratios), "n_undefined": undefined}
         if ratios:
             want.update(
@@ -1402,7 +1446,9 @@ def check_sweep_summary(summary: Sequence[Any], rows: Sequence[Any], path: str) 
                 raise ResultError(
                     f"{path}.summary[{k}].{name}",
                     "inconsistent",
-                    f"the rows of {s.method} at budget {s.budget:.10g} give {value!r}",
+                    f"the rows of {s.method} at budget {s.budget:.10g}"
+                    + (f" {unit}" if unit is not None else "")
+                    + f" give {value!r}",
                     got,
                 )
         _check_summary_interval(s, f"{path}.summary[{k}]")
@@ -1588,6 +1634,7 @@ def sweep_suite(
         check_distinct_methods,
         cut_note,
         estimated_coverage_note,
+        mixed_units_note,
         partial_stores_note,
         summarize,
         uncertified_note,
@@ -1706,6 +1753,7 @@ def sweep_suite(
                         res.get("opt_over", "package"),
                         res.get("store_cut", 0),
                         res.get("coverage_estimated", 0),
+                        entry.cost_unit,
                     )
                 )
     rows = _one_denominator(rows)
@@ -1725,6 +1773,7 @@ def sweep_suite(
             union_note(rows),
             cut_note(rows),
             estimated_coverage_note(rows),
+            mixed_units_note(rows),
         )
         if n
     )
@@ -1896,14 +1945,23 @@ def sweep_figure(result: SweepSuiteResult) -> Any:
     OPT over the package plus their own memories say so in their legend entry; budgets
     spanning two decades or more get a log axis; and where packages have different budget
     grids (so that each point averages other packages) the points are not joined by lines.
+    Packages of several cost units have a line per method and unit, named by its unit (QA
+    s44: a budget of 20 words and one of 20 chars were one point).
     """
     import plotly.graph_objects as go
 
     union = {r.method for r in result.rows if r.opt_over != "package"}
+    units = list(dict.fromkeys(s.cost_unit for s in result.summary if s.cost_unit is not None))
+    mixed = len(units) > 1
     fig = go.Figure()
     drawn = []
-    for k, method in enumerate(result.methods):
-        pts = [s for s in result.summary if s.method == method and s.mean_ratio is not None]
+    traces = [(m, u) for m in result.methods for u in (units if mixed else [None])]
+    for k, (method, unit) in enumerate(traces):
+        pts = [
+            s
+            for s in result.summary
+            if s.method == method and s.mean_ratio is not None and (unit in (None, s.cost_unit))
+        ]
         if not pts:
             continue
         drawn.extend(pts)
@@ -1913,7 +1971,9 @@ def sweep_figure(result: SweepSuiteResult) -> Any:
             x=[s.budget for s in pts],
             y=[s.mean_ratio for s in pts],
             mode="lines+markers" if same_n else "markers",
-            name=method + (" (F / OPT over package + store)" if method in union else ""),
+            name=method
+            + (f" [budget in {unit}]" if unit is not None else "")
+            + (" (F / OPT over package + store)" if method in union else ""),
             line={"width": 3, "dash": _DASHES[k % len(_DASHES)]},
             marker={
                 "size": 10 + 3 * (k % 2),
@@ -1944,7 +2004,13 @@ def sweep_figure(result: SweepSuiteResult) -> Any:
         subtitle.append(f"points average different packages (n = {min(ns)} to {max(ns)})")
     budgets = sorted({s.budget for s in drawn})
     log_x = bool(budgets) and budgets[0] > 0 and budgets[-1] / budgets[0] >= 100
-    xaxis: dict[str, Any] = {"title": "budget (in each package's cost unit)"}
+    xaxis: dict[str, Any] = {
+        "title": f"budget ({units[0]})"
+        if len(units) == 1
+        else "budget (each line in its packages' cost unit)"
+        if mixed
+        else "budget (in each package's cost unit)"  # a sweep saved before rows said it
+    }
     if log_x:
         xaxis["type"] = "log"
     elif 0 < len(budgets) <= 12:
@@ -2056,11 +2122,13 @@ def _family_table(result: SweepSuiteResult) -> str:
     per_family = family_summaries(result)
     if not per_family:
         return ""
+    units = says_units([s for _, s in per_family])
     lines = [
         [
             family,
             s.method,
             f"{s.budget:.10g}",
+            *([unit_cell(s.cost_unit)] if units else []),
             str(s.n),
             _f(s.mean_ratio) + ("*" if s.n_uncertified else ""),
             f"[{_f(s.ci_low)}, {_f(s.ci_high)}]",
@@ -2068,7 +2136,11 @@ def _family_table(result: SweepSuiteResult) -> str:
         for family, s in per_family
     ]
     n_families = len({family for family, _ in per_family})
-    table = _md_table(["family", "method", "budget", "n", "mean ratio", "95% CI"], lines)
+    table = _md_table(
+        ["family", "method", "budget", *(["cost unit"] if units else []), "n", "mean ratio"]
+        + ["95% CI"],
+        lines,
+    )
     return (
         f"\n\n## By family\n\nThe table above pools {n_families} families; here each has "
         f"its own means.\n\n{table}"
@@ -2095,6 +2167,18 @@ def throughput_text(result: SweepSuiteResult) -> str:
     )
 
 
+def says_units(summary: Sequence[Any]) -> bool:
+    """Whether a summary's lines name their cost unit: every sweep's since QA s44, none of a
+    sweep saved before (its tables then have no cost unit column)."""
+    return any(s.cost_unit is not None for s in summary)
+
+
+def unit_cell(unit: str | None) -> str:
+    """A summary line's cost unit as the tables print it ("n/a" on a line of a sweep without
+    rows, which has none)."""
+    return "n/a" if unit is None else unit
+
+
 def method_label(method: str, kinds: Mapping[str, str]) -> str:
     """A sweep's method as its report and the CLI's tables name it: ``"gvt (oracle)"``,
     ``"mine (blind)"``, ``"full_store (store)"``; the bare name when its kind is not known
@@ -2107,6 +2191,18 @@ def method_label(method: str, kinds: Mapping[str, str]) -> str:
     return f"{method} ({kind})" if kind else method
 
 
+def unit_after_budget(fields: Iterable[str]) -> list[str]:
+    """A table's columns with ``cost_unit`` right after ``budget``, which it is the unit of
+    (the dataclass field comes last: it was added with a default, QA s44).
+
+    >>> unit_after_budget(["method", "budget", "n", "cost_unit"])
+    ['method', 'budget', 'cost_unit', 'n']
+    """
+    columns = [c for c in fields if c != "cost_unit"]
+    columns.insert(columns.index("budget") + 1, "cost_unit")
+    return columns
+
+
 def rows_with_kinds(result: Any) -> tuple[list[dict[str, Any]], list[str]]:
     """A sweep's rows as the CSV / Parquet files write them, and their columns: each row's
     fields with ``method_kind`` (``oracle``, ``blind``, ``store``, ``ablation``; empty when
@@ -2117,7 +2213,7 @@ def rows_with_kinds(result: Any) -> tuple[list[dict[str, Any]], list[str]]:
     was which kind.
     """
     kinds = dict(getattr(result, "method_kinds", ()))
-    columns = list(SuiteRow.__dataclass_fields__)
+    columns = unit_after_budget(SuiteRow.__dataclass_fields__)
     columns.insert(columns.index("method") + 1, "method_kind")
     rows = [{**r.to_dict(), "method_kind": kinds.get(r.method, "")} for r in result.rows]
     return rows, columns
@@ -2135,7 +2231,7 @@ def write_sweep_outputs(
     files += write_table(
         [s.to_dict() for s in result.summary],
         out / "summary",
-        list(SummaryRow.__dataclass_fields__),
+        unit_after_budget(SummaryRow.__dataclass_fields__),
     )
     notes, fig_line, written = (
         report_figure(
@@ -2150,13 +2246,16 @@ def write_sweep_outputs(
     failed: dict[tuple[str, float], int] = {}
     for e in result.errors:
         failed[(e.writer, e.budget)] = failed.get((e.writer, e.budget), 0) + 1
+    units = says_units(result.summary)
     table = _md_table(
-        ["method", "budget", "n", "mean ratio", "95% CI", "min", "max", "n/a", "unproven"]
+        ["method", "budget", *(["cost unit"] if units else []), "n", "mean ratio", "95% CI"]
+        + ["min", "max", "n/a", "unproven"]
         + (["failed"] if failed else []),
         [
             [
                 s.method,
                 f"{s.budget:.10g}",
+                *([unit_cell(s.cost_unit)] if units else []),
                 str(s.n),
                 _f(s.mean_ratio) + ("*" if s.n_uncertified else ""),
                 f"[{_f(s.ci_low)}, {_f(s.ci_high)}]",

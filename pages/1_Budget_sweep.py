@@ -457,7 +457,8 @@ if seeds and curve.methods:
             band,
             # Short enough for a 564 px chart at 1024 px (app QA: "...bootstrap ban").
             f"Mean ratio, {len(band.seeds)} seeds of {band.family} (95% band)",
-            unit,
+            # The band's own packages' unit (QA s44): an edited package may have another.
+            band.cost_unit,
             ctx.present,
         ),
         "sweep_band",
@@ -472,7 +473,7 @@ if seeds and curve.methods:
         "sweep_band_table",
         f"{band.family}-seeds-{seeds[0]}-{seeds[-1]}-band",
         column_config={
-            "budget": number(f"budget ({unit})", format="%g"),
+            "budget": number(f"budget ({band.cost_unit})", format="%g"),
             "method": st.column_config.TextColumn(width="medium"),
             **{
                 c: number(format="%.3f")
