@@ -82,6 +82,10 @@ st.subheader(f"Writers and stores against the {'optimum' if opt.certified else o
 annotations_notice = not_applied_notice(pkg, [s.id for s in pkg.stores])
 if annotations_notice:
     st.info(annotations_notice, icon=":material/edit_note:")
+# QA s44: a store cut to fit the budget scored like the store as written, said only in the
+# table's last column; the Budget sweep's words, from the core.
+if ov.cut_note:
+    st.warning(md_escape(ov.cut_note), icon=":material/content_cut:")
 evals = ov.evaluations
 labels = [e.label for e in evals]
 # A plugin writer chosen in the sidebar is scored too, but is no reference writer.
@@ -103,6 +107,7 @@ fig = figures.ratio_bars(
     present=ctx.present,
     denominator=opt.label,
     highlight=chosen,
+    cut=[e.over_budget for e in evals],
 )
 render.chart(fig, "overview_ratios", f"{stats.package_id}-ratios-B{ctx.budget:.10g}")
 if chosen is not None:

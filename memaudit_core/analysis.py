@@ -970,6 +970,9 @@ def cut_note(rows: Sequence[Any], column: str = "column store_cut: memories drop
     >>> cut_note([R(method="w", budget=8.0, store_cut=1), R(method="w", budget=4.0, store_cut=2)])
     'store w costs more than budgets 4, 8; it was cut to what fits there, most recent memories \
 first (column store_cut: memories dropped)'
+    >>> cut_note([R(method=m, budget=7.0, store_cut=1) for m in "abc"], column="notes")
+    'stores a, b and c cost more than budget 7; each was cut to what fits there, most recent \
+memories first (notes)'
     """
     where: dict[str, set[float]] = {}
     for r in rows:
@@ -977,10 +980,19 @@ first (column store_cut: memories dropped)'
             where.setdefault(r.method, set()).add(r.budget)
     if not where:
         return None
+    # Stores over the same budgets share one clause (QA s44: three stores cut at one budget
+    # read "store A costs more than budget 7.25; store B costs more than budget 7.25; ...").
+    same: dict[tuple[float, ...], list[str]] = {}
+    for m, b in where.items():
+        same.setdefault(tuple(sorted(b)), []).append(m)
     parts = [
-        f"store {m} costs more than budget{'s' if len(b) > 1 else ''} "
-        f"{', '.join(_fmt(x) for x in sorted(b))}"
-        for m, b in where.items()
+        (
+            f"store {names[0]} costs"
+            if len(names) == 1
+            else f"stores {', '.join(names[:-1])} and {names[-1]} cost"
+        )
+        + f" more than budget{'s' if len(b) > 1 else ''} {', '.join(_fmt(x) for x in b)}"
+        for b, names in same.items()
     ]
     return (
         f"{'; '.join(parts)}; {'it was' if len(where) == 1 else 'each was'} cut to what fits "

@@ -13,9 +13,10 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any, ClassVar
 
-from .analysis import StoreEvaluation, compile_cached, opt_at, score
+from .analysis import StoreEvaluation, compile_cached, cut_note, opt_at, score
 from .errors import WriterError
 from .package import Package
 from .shortrepr import brief, count, num, short_repr
@@ -213,6 +214,27 @@ class Overview:
             f"{count(len(self.writer_errors), 'writer error')}, "
             f"{count(len(self.evaluations), 'evaluation')} (ratios: {scores})"
         )
+
+    @property
+    def cut_note(self) -> str | None:
+        """The sentence naming the stores that cost more than the budget and were cut to fit
+        (:func:`~memaudit_core.analysis.cut_note`, the Budget sweep's words), else None.
+
+        QA s44: a cut store's bar read "1.000" on the Overview with only the table's last
+        column saying it was not the store as written.
+
+        Examples
+        --------
+        >>> from memaudit_core.generators import generate
+        >>> overview(generate("update_chain"), 6).cut_note is None
+        True
+        """
+        rows = [
+            SimpleNamespace(method=e.label, budget=e.budget, store_cut=len(e.dropped))
+            for e in self.evaluations
+        ]
+        note = cut_note(rows, column="the table's notes column says what was dropped")
+        return None if note is None else f"{note[0].upper()}{note[1:]}."
 
     def to_dict(self) -> dict[str, Any]:
         return {

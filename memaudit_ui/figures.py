@@ -274,6 +274,12 @@ def prevalidated_figure(data: list[dict], layout: dict) -> go.Figure:
     return go.Figure({"data": data, "layout": layout}, _validate=False)
 
 
+#: What a ratio chart adds to the name of a store scored cut to fit the budget.
+CUT_MARK = "(cut to fit)"
+#: Names up to this long keep :data:`CUT_MARK` on their line ("Raw logger (cut to fit)").
+CUT_MARK_INLINE_MAX = 12
+
+
 def ratio_bars(
     labels: Sequence[str],
     ratios: Sequence[float | None],
@@ -282,13 +288,28 @@ def ratio_bars(
     present: bool = False,
     denominator: str = "OPT",
     highlight: int | None = None,
+    cut: Sequence[bool] | None = None,
 ) -> go.Figure:
     """Horizontal bars of F / OPT per writer or store; OPT drawn as the 1.0 line.
 
     ``None`` ratios (OPT = 0) are shown as an empty bar labelled "n/a". ``denominator`` names
     what the ratios divide by: a limited run's ``"incumbent"`` is not called OPT.
     ``highlight`` is the position of a bar to outline (the store chosen in the sidebar).
+    ``cut`` flags the stores that cost more than the budget and were scored cut to fit: their
+    names say so, in the app and in the exported image.
     """
+    if cut is not None:
+        # QA s44: a cut store's "1.000" read as the store as written scoring the optimum; only
+        # the table's last column, off-screen in presentation mode, said it was cut.
+        # A long name takes the mark on a line of its own, as the timeline's "(chosen)": on
+        # one line, "Letta (core memory + archival) (cut to fit)" left the bars a third of the
+        # chart at 1024 px. Not in presentation mode: the sidebar is closed, the chart wide,
+        # and two lines of its larger text did not fit a row.
+        wrap = CUT_MARK_INLINE_MAX if not present else math.inf
+        labels = [
+            (f"{name}<br>{CUT_MARK}" if len(name) > wrap else f"{name} {CUT_MARK}") if c else name
+            for name, c in zip(labels, cut, strict=True)
+        ]
     fig = go.Figure()
     for kind in dict.fromkeys(kinds):
         idx = [i for i, k in enumerate(kinds) if k == kind]
@@ -347,7 +368,9 @@ def ratio_bars(
     room = 1.15 if denominator == "OPT" else 1.35
     fig.update_xaxes(title_text=f"ratio F / {denominator} ({meaning})", range=[0, upper * room])
     fig.update_yaxes(title_text="", autorange="reversed")
-    fig = base_layout(fig, title, present, height=max(340, 110 + 38 * len(labels)))
+    # Rows of two lines (a cut store's mark below its name) get room for the second line.
+    two_line = sum("<br>" in name for name in labels)
+    fig = base_layout(fig, title, present, height=max(340, 110 + 38 * len(labels) + 18 * two_line))
     # The legend goes below the axis title so it never collides with the OPT label.
     fig.update_layout(
         legend={"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0, "xanchor": "left"},
@@ -384,21 +407,121 @@ def kind_loss_bars(
 _TYPE_PATTERNS = ("", "/", "x", ".", "\\", "+", "-", "|")
 
 
-def cost_histogram(
-    costs: Sequence[float], types: Sequence[str], cost_unit: str, title: str, present: bool = False
-) -> go.Figure:
-    """Candidate costs, stacked by candidate type."""
-    fig = go.Figure()
+#: At most this many bars in the cost histogram: eight "35–39" labels fit under a half-width
+#: chart at 1024 px without plotly turning them on their side (onto the legend).
+COST_BINS_MAX = 8
+
+
+@dataclass(frozen=True)
+class CostBins:
+    """Equal-width bins ``[start + k * width, start + (k + 1) * width)`` over some costs.
+
+    ``whole``: every cost is a whole number, so a bin holds the costs ``low`` to
+    ``low + width - 1`` and is named by them (``"5–9"``).
+    """
+
+    start: float
+    width: float
+    count: int
+    whole: bool
+
+    def edge(self, k: int) -> float:
+        return self.start + k * self.width
+
+    def index(self, cost: float) -> int:
+        # The tolerance keeps a cost on an edge in the bin it opens despite float division
+        # (0.3 / 0.1 is 2.9999999999999996).
+        k = math.floor((cost - self.start) / self.width + 1e-9)
+        return min(max(k, 0), self.count - 1)
+
+    def number(self, value: float) -> str:
+        """A bound as the axis writes it: "1,000", not "1e+03"; no float noise."""
+        return f"{int(value):,}" if self.whole else f"{value:,.6g}"
+
+    def label(self, k: int) -> str:
+        low, n = self.edge(k), self.number
+        if not self.whole:
+            return f"{n(low)} to under {n(self.edge(k + 1))}"
+        return n(low) if self.width == 1 else f"{n(low)}–{n(low + self.width - 1)}"
+
+
+def cost_bins(costs: Sequence[float], max_bins: int = COST_BINS_MAX) -> CostBins:
+    """The narrowest 1, 2, 2.5 or 5 x 10^k wide bins (whole widths for whole costs), edges at
+    multiples of the width, that hold ``costs`` in at most ``max_bins`` bins.
+
+    >>> b = cost_bins([2, 3, 5, 6, 7, 8, 9, 12, 37])
+    >>> b.start, b.width, b.count, b.label(1)
+    (0, 5, 8, '5–9')
+    >>> cost_bins([4, 4]).label(0), cost_bins([0.15, 0.95]).label(0)
+    ('4', '0 to under 0.2')
+    """
+    lo, hi = min(costs), max(costs)
+    whole = all(float(c).is_integer() for c in costs)
+    span = hi - lo
+    magnitude = 10.0 ** math.floor(math.log10(span / max_bins)) if span > 0 else 1.0
+    if whole:
+        magnitude = max(1, int(magnitude))
+    while True:
+        for factor in (1, 2, 2.5, 5):
+            width = factor * magnitude
+            if whole and width != int(width):
+                continue
+            if whole:
+                width = int(width)
+            start = math.floor(lo / width) * width
+            count = math.floor((hi - start) / width + 1e-9) + 1
+            if count <= max_bins:
+                return CostBins(start, width, count, whole)
+        magnitude *= 10
+
+
+def _cost_bars(
+    fig: go.Figure, costs: Sequence[float], types: Sequence[str], cost_unit: str
+) -> None:
+    """The histogram's stacked bars, one trace per candidate type, and its x ticks."""
+    bins = cost_bins(costs)
+    counts = Counter((t, bins.index(c)) for c, t in zip(costs, types, strict=True))
+    totals = Counter(bins.index(c) for c in costs)
+    ks = range(bins.count)
+    centres = [bins.edge(k) + bins.width / 2 for k in ks]
+    names = [bins.label(k) for k in ks]
     for k, ctype in enumerate(sorted(set(types))):
-        fig.add_histogram(
-            x=[c for c, t in zip(costs, types, strict=True) if t == ctype],
+        fig.add_bar(
+            x=centres,
+            y=[counts[(ctype, j)] for j in ks],
+            width=bins.width,
             name=ctype,
+            # Names and unit as data, not template text: a "%{" in them is not a field.
+            customdata=[[names[j], totals[j], cost_unit, ctype] for j in ks],
+            hovertemplate="cost %{customdata[0]} %{customdata[2]}<br>%{customdata[3]}: %{y} "
+            "of %{customdata[1]} candidates<extra></extra>",
             # The type colours of the Evidence explorer, not plotly's defaults (projector QA),
             # and a fill pattern per type: under deuteranopia the tombstone red and the
             # atomic-fact green, stacked in one bar, are the same olive (QA s20c).
             marker_color=TYPE_COLORS.get(ctype),
             marker_pattern_shape=_TYPE_PATTERNS[k % len(_TYPE_PATTERNS)],
+            marker_line={"color": "white", "width": 1},
         )
+    edges = [bins.edge(k) for k in range(bins.count + 1)]
+    if bins.whole:
+        fig.update_xaxes(tickmode="array", tickvals=centres, ticktext=names)
+    else:
+        fig.update_xaxes(tickmode="array", tickvals=edges, ticktext=[bins.number(e) for e in edges])
+    fig.update_xaxes(range=[edges[0], edges[-1]])
+
+
+def cost_histogram(
+    costs: Sequence[float], types: Sequence[str], cost_unit: str, title: str, present: bool = False
+) -> go.Figure:
+    """Candidate costs, stacked by candidate type, in bins whose bounds the axis names.
+
+    QA s44: plotly's own bins were 5 wide from -0.5 with ticks at their centres, so the bar
+    over "7" (costs 5 to 9) read as 21 candidates costing 7 words. Whole costs: each bar is
+    named by the costs it holds ("5–9"); other costs: ticks at the bin edges.
+    """
+    fig = go.Figure()
+    if len(costs):
+        _cost_bars(fig, costs, types, cost_unit)
     fig.update_layout(barmode="stack")
     fig.update_xaxes(title_text=f"candidate cost ({cost_unit})")
     fig.update_yaxes(title_text="candidates")

@@ -724,7 +724,18 @@ def frame(
         # carry all of them (a link without store= made the next page push a second history
         # entry when it wrote its default store: Back then took two presses).
         links_box = st.container()
-        st.divider()
+        # Between the page links and the package, in the divider's place: below the store
+        # picker it sat under the fold of a 1280 x 720 screen (QA s44), and above the links it
+        # pushed the store picker there instead.
+        sync_widget("w_present", present)
+        st.toggle(
+            "Presentation mode",
+            key="w_present",
+            on_change=set_from_widget,
+            args=("ma_present", "w_present"),
+            help="Larger text and charts, one chart per screen, sidebar collapsed; kept in the "
+            "link as present=1.",
+        )
 
         options = list(sources.sample_files())
         for extra in st.session_state.get("ma_extra_packages", []):
@@ -749,15 +760,6 @@ def frame(
         page_settings = list(settings(pkg, store_key, budget)) if settings is not None else []
         link_warnings = _resolve_link_settings(page_title, page_settings, note)
 
-        sync_widget("w_present", present)
-        st.toggle(
-            "Presentation mode",
-            key="w_present",
-            on_change=set_from_widget,
-            args=("ma_present", "w_present"),
-            help="Larger text and charts, one chart per screen, sidebar collapsed; kept in the "
-            "link as present=1.",
-        )
         # Below the controls a demo uses on every page: above them, the uploader pushed the
         # writer / store picker off a 1280 x 720 screen (QA s20c).
         st.file_uploader(

@@ -154,13 +154,13 @@ def test_sidebar_puts_budget_and_store_above_the_uploader() -> None:
         if type(e).__name__ in ("Selectbox", "Slider", "FileUploader", "Toggle")
     ]
     assert [name for name, _ in order] == [
+        "Toggle",  # presentation mode: above the pickers since QA s44 (it was below the fold)
         "Selectbox",  # package
         "Slider",  # budget
         "Selectbox",  # writer / store
-        "Toggle",  # presentation mode
         "FileUploader",
     ], order
-    assert order[0][1] == "Package" and order[2][1] == "Writer / store"
+    assert order[1][1] == "Package" and order[3][1] == "Writer / store"
 
 
 def _app_on_page(page: str, **params: str):
