@@ -156,7 +156,8 @@ class ResultError(MemAuditError):
         Where in the JSON document, e.g. ``$.rows[3].value``.
     rule : str
         Which rule it breaks: ``missing field``, ``wrong type``, ``unknown kind``,
-        ``newer version`` or ``invalid JSON``.
+        ``newer version``, ... or, for a file that is not JSON or repeats a key, the package
+        loader's JSON rules (``json-syntax``, ``truncated``, ``json-depth``, ``duplicate-key``).
     """
 
     def __init__(

@@ -1442,13 +1442,92 @@ _PARTIAL_TAIL = re.compile(
 )
 
 
-def parse_json_text(text: str, source: str) -> object:
+#: What a JSON Lines file read as one JSON document is told (OpenMemory ships
+#: ``memories.jsonl.gz``).
+JSON_LINES_HINT = (
+    "this looks like JSON Lines, one JSON value per line: wrap the lines in one array, "
+    "[line 1, line 2, ...]"
+)
+
+
+def parse_json_text(
+    text: str,
+    source: str,
+    *,
+    refuse_repeated_keys: bool = False,
+    extra_data_hint: str = JSON_LINES_HINT,
+) -> object:
     """Decode JSON text; a syntax error or truncation becomes a located :class:`PackageError`.
 
-    NaN / Infinity literals are decoded (so that validation can name where they are) and keys
-    repeated inside one object are remembered (validation reports them).
+    The one JSON reader of packages, exports and saved results (QA s44: results were read
+    with plain ``json.loads``, which kept the last of two equal keys without a word and let
+    Python's own words through for deep nesting and 4,300-digit integers). Rules: ``empty``,
+    ``truncated`` and ``json-syntax`` (with line and column), ``json-depth``.
+
+    NaN / Infinity literals are decoded (so that validation can name where they are); a number
+    too large for a float (``1e400``) decodes to an infinite :class:`OverflowedNumber`. Keys
+    repeated inside one object are remembered for validation to report, or, with
+    ``refuse_repeated_keys``, refused here: every one named by its JSON path (``duplicate-key``).
+    ``extra_data_hint`` is added when a second JSON value follows the first.
+
+    >>> try:
+    ...     parse_json_text('{"a": 1, "b": {"c": 2, "c": 3}, "a": 4}', "t.json",
+    ...                     refuse_repeated_keys=True)
+    ... except PackageError as exc:
+    ...     print([(p.path, p.rule) for p in exc.problems])
+    [('$.a', 'duplicate-key'), ('$.b.c', 'duplicate-key')]
     """
-    return _decode_json_text(text, source)[0]
+    doc, suspect = _decode_json_text(text, source, extra_data_hint)
+    if refuse_repeated_keys and suspect:
+        repeated = duplicate_key_problems(doc)
+        if repeated:
+            raise PackageError(source, repeated)
+    return doc
+
+
+class OverflowedNumber(float):
+    """A JSON number too large for a float (``1e400``), decoded as infinity: packages refuse it
+    as they refuse any infinity; saved results, which write infinity as ``"Infinity"``, refuse
+    it as they refuse an integer too large for a float, rather than read another number."""
+
+
+def duplicate_key_problems(doc: Any, base: str = "$") -> list[Problem]:
+    """``duplicate-key`` problems for every key repeated inside one object of ``doc`` (as
+    decoded by :func:`parse_json_text` or with :func:`_object_pairs`), in document order,
+    located by JSON path as the package loader locates them."""
+    out: list[Problem] = []
+    stack: list[tuple[str, Any]] = [(base, doc)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, dict):
+            for key in getattr(node, "duplicate_keys", ()):
+                out.append(
+                    Problem(
+                        _child_path(path, key),
+                        "duplicate-key",
+                        "this key appears more than once in the same JSON object (only one "
+                        "value could be kept): remove or rename one of them",
+                        key,
+                    )
+                )
+            stack.extend((_child_path(path, k), v) for k, v in reversed(node.items()))
+        elif isinstance(node, list):
+            stack.extend((f"{path}[{i}]", v) for i, v in reversed(list(enumerate(node))))
+    return out
+
+
+def has_duplicate_keys(doc: Any) -> bool:
+    """Whether some object of ``doc`` repeats a key (a path-free first pass)."""
+    stack = [doc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if getattr(node, "duplicate_keys", ()):
+                return True
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
 
 
 #: A surrogate escape (like \\ud83d), and a surrogate character (text given as str): what may
@@ -1457,7 +1536,9 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE_CHARACTER = re.compile(r"[\ud800-\udfff]")
 
 
-def _decode_json_text(text: str, source: str) -> tuple[object, bool]:
+def _decode_json_text(
+    text: str, source: str, extra_data_hint: str = JSON_LINES_HINT
+) -> tuple[object, bool]:
     """(:func:`parse_json_text`'s document, whether it may hold what :func:`_has_suspect` looks
     for). JSON text cannot hold non-string keys or non-JSON values, so what remains is a
     repeated key, a NaN / Infinity literal, a number that overflows to infinity, or a
@@ -1487,6 +1568,7 @@ def _decode_json_text(text: str, source: str) -> tuple[object, bool]:
         value = float(literal)
         if value - value != 0.0:  # 1e400 decodes to inf
             seen[0] = True
+            return OverflowedNumber(value)
         return value
 
     try:
@@ -1508,7 +1590,7 @@ def _decode_json_text(text: str, source: str) -> tuple[object, bool]:
             else f"not valid JSON: {exc.msg}"
         )
         if exc.msg == "Extra data" and text[exc.pos : exc.pos + 1] in ("{", "["):
-            message += f" ({JSON_LINES_HINT})"  # importer QA: JSONL got no hint
+            message += f" ({extra_data_hint})"  # importer QA: JSONL got no hint
         raise PackageError(
             source, [Problem(f"$ (line {exc.lineno}, column {exc.colno})", rule, message)]
         ) from None
@@ -1523,14 +1605,6 @@ def _decode_json_text(text: str, source: str) -> tuple[object, bool]:
             else f"not valid JSON: {exc}"
         )
         raise PackageError(source, [Problem("$", "json-syntax", message)]) from None
-
-
-#: What a JSON Lines file read as one JSON document is told (OpenMemory ships
-#: ``memories.jsonl.gz``).
-JSON_LINES_HINT = (
-    "this looks like JSON Lines, one JSON value per line: wrap the lines in one array, "
-    "[line 1, line 2, ...]"
-)
 
 
 def loads_package(data: bytes | str, source: str = "<upload>") -> Package:

@@ -11,19 +11,20 @@ keeps a float's shortest repr; the CLI writes non-finite floats as the strings "
 "-Infinity" and "NaN", which are read back too).
 
 A file that cannot be read raises :class:`~memaudit_core.errors.ResultError`, naming the file,
-the JSON path and the rule (missing field, wrong type, unknown kind, newer version, invalid
-JSON). Sweep and audit files saved before ``result_kind`` existed are known by
-their ``suite`` key. The library's curves, sensitivities, certification records, package
-stats and overviews name their kind too (QA s40) and read back, and so do the Compare and
-Evidence views (session 41: they were refused as "not readable"); a file of one of these
-models saved before it said its kind is told which model its keys are. A key the result
-does not write at its place is refused (``unknown field``, QA s43: a typo and an added key
-were dropped without a word), besides the CLI's ``json_output_version``,
-``memaudit_version`` and a solve's or score's ``cost_unit``; a name outside its registry
-(pool, saturation, engine, writer kind) is a ``wrong value``. Summaries such as a solve's
-``label`` and ``certified`` or a union report's ``union_opt_value`` are recomputed from the
-fields they summarise; a saved ``label`` or ``certified`` flag that differs is refused
-(``inconsistent``), as an audit's ``ok`` is.
+the JSON path and the rule (missing field, wrong type, unknown kind, newer version; a file that
+is not JSON, or repeats a key inside one object, gets the package loader's rules, as
+:func:`~memaudit_core.package.parse_json_text` reads both). Sweep and audit files saved before
+``result_kind`` existed are known by their ``suite`` key. The library's curves, sensitivities,
+certification records, package stats and overviews name their kind too (QA s40) and read back,
+and so do the Compare and Evidence views (session 41: they were refused as "not readable"); a
+file of one of these models saved before it said its kind is told which model its keys are. A
+key the result does not write at its place is refused (``unknown field``, QA s43: a typo and an
+added key were dropped without a word), besides the CLI's ``json_output_version``,
+``memaudit_version`` and a solve's or score's ``cost_unit``; a name outside its registry (pool,
+saturation, engine, writer kind) is a ``wrong value``. Summaries such as a solve's ``label``
+and ``certified`` or a union report's ``union_opt_value`` are recomputed from the fields they
+summarise; a saved ``label`` or ``certified`` flag that differs is refused (``inconsistent``),
+as an audit's ``ok`` is.
 
 Examples
 --------
@@ -48,7 +49,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import importlib
-import json
 import math
 import os
 import types
@@ -57,7 +57,8 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import MemAuditError, ResultError, file_name_text, probe_path
+from .errors import MemAuditError, PackageError, ResultError, file_name_text, probe_path
+from .package import OverflowedNumber, parse_json_text
 from .versions import JSON_OUTPUT_VERSION, RESULT_VERSION
 
 #: ``result_kind`` -> (module, class): the models :func:`read_result` rebuilds. Each model's
@@ -169,8 +170,10 @@ def read_result(source: str | Path | Mapping[str, Any]) -> Any:
     ResultError
         The file is missing or unreadable (``file-exists``, ``readable``, ``utf-8``), not JSON,
         or the document breaks a rule; the message names the file, the JSON path and the rule
-        (``missing field``, ``wrong type``, ``unknown kind``, ``newer version``, ``invalid
-        JSON``, ``wrong value``, ``inconsistent``).
+        (``missing field``, ``wrong type``, ``unknown kind``, ``newer version``, ``wrong
+        value``, ``inconsistent``, ``unknown field``), or the JSON reader's rules shared with
+        packages (``empty``, ``truncated``, ``json-syntax``, ``json-depth``,
+        ``duplicate-key``).
 
     Examples
     --------
@@ -221,18 +224,31 @@ def read_result(source: str | Path | Mapping[str, Any]) -> Any:
         raise ResultError("$", "utf-8", f"not UTF-8 text (byte {exc.start})").in_file(
             name
         ) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ResultError(
-            "$", "invalid JSON", f"not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
-        ).in_file(name) from None
-    except (ValueError, RecursionError) as exc:  # an integer of 4,300+ digits; deep nesting
-        raise ResultError("$", "invalid JSON", f"not readable JSON: {exc}").in_file(name) from None
+    data = _parse_json(text, name)
     try:
         return _read_document(data)
     except ResultError as exc:
         raise exc.in_file(name) from None
+
+
+#: A second JSON value after the first (``memaudit solve ... --json >> r.json`` twice).
+_EXTRA_DATA_HINT = "a result file holds one JSON object: two results written into one file?"
+
+
+def _parse_json(text: str, name: str) -> Any:
+    """The packages' JSON reader, with a key repeated inside one object refused (QA s44: plain
+    ``json.loads`` kept the last of ``"package_id": "EVIL", "package_id": "veg"`` without a
+    word). Its first problem becomes the :class:`ResultError`; the rest are counted."""
+    try:
+        return parse_json_text(
+            text, name, refuse_repeated_keys=True, extra_data_hint=_EXTRA_DATA_HINT
+        )
+    except PackageError as exc:
+        first, more = exc.problems[0], len(exc.problems) - 1
+        message = first.message
+        if more:
+            message += f" ({more} more repeated key(s) in this file)"
+        raise ResultError(first.path, first.rule, message, first.value).in_file(name) from None
 
 
 def _read_document(data: Any) -> Any:
@@ -428,6 +444,8 @@ def decode(hint: Any, value: Any, path: str) -> Any:
         if isinstance(value, str) and value in _NON_FINITE:
             return _NON_FINITE[value]
         if isinstance(value, int | float) and not isinstance(value, bool):
+            if isinstance(value, OverflowedNumber):  # 1e400: infinity is written "Infinity"
+                raise ResultError(path, "wrong type", "a number too large for a float")
             try:
                 return float(value)
             except OverflowError:  # an integer past 1.8e308: no float holds it

@@ -402,8 +402,9 @@ def test_files_that_are_not_results(tmp_path, capsys):
     broken = tmp_path / "broken.json"
     broken.write_text('{"result_kind": "solve",', encoding="utf-8")
     exc = refused(broken)
-    assert (exc.path, exc.rule, exc.file) == ("$", "invalid JSON", str(broken))
-    assert "line 1" in str(exc)
+    # The package loader's reader and rules (QA s44): the path gives line and column.
+    assert (exc.path, exc.rule, exc.file) == ("$ (line 1, column 25)", "truncated", str(broken))
+    assert "file ends before the JSON document is complete" in str(exc)
 
     listed = tmp_path / "list.json"
     listed.write_text("[1, 2]", encoding="utf-8")
@@ -428,11 +429,12 @@ def test_numbers_no_float_holds_are_located(saved, tmp_path):
     exc = refused(path)
     assert (exc.path, exc.rule) == ("$.value", "wrong type")
     assert "a number too large for a float" in str(exc)
-    # Past Python's 4,300-digit limit json itself refuses the integer.
+    # Past Python's 4,300-digit limit json itself refuses the integer (said in our words, QA s44).
     huge = tmp_path / "huge.json"
     huge.write_text('{"result_kind": "solve", "value": ' + "9" * 5000 + "}", encoding="utf-8")
     exc = refused(huge)
-    assert (exc.path, exc.rule, exc.file) == ("$", "invalid JSON", str(huge))
+    assert (exc.path, exc.rule, exc.file) == ("$", "json-syntax", str(huge))
+    assert exc.detail == "not valid JSON: a number has too many digits to read"
 
 
 # --------------------------------------------------------------------------- memaudit show

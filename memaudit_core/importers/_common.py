@@ -29,7 +29,13 @@ from typing import Any, NoReturn
 
 from ..costs import EmptyTextError, cost_of, get_cost_rule, undercounted_by_words
 from ..errors import PackageError, Problem, file_name_text, probe_path
-from ..package import ExternalMemory, Package, Store
+from ..package import (  # noqa: F401 (the importers import these two from here)
+    ExternalMemory,
+    Package,
+    Store,
+    duplicate_key_problems,
+    has_duplicate_keys,
+)
 
 PICKLE_SUFFIXES = (".pkl", ".pickle", ".pck", ".joblib")
 
@@ -259,47 +265,6 @@ def plain_copy(node: Any) -> Any:
         else:
             parent[key] = value
     return root[0]
-
-
-def duplicate_key_problems(doc: Any, base: str = "$") -> list[Problem]:
-    """``duplicate-key`` problems for every key repeated inside one object of ``doc`` (as
-    decoded by ``parse_json_text`` or with :func:`object_pairs`), located by JSON path as the
-    package loader locates them."""
-    from ..package import _child_path
-
-    out: list[Problem] = []
-    stack: list[tuple[str, Any]] = [(base, doc)]
-    while stack:
-        path, node = stack.pop()
-        if isinstance(node, dict):
-            for key in getattr(node, "duplicate_keys", ()):
-                out.append(
-                    Problem(
-                        _child_path(path, key),
-                        "duplicate-key",
-                        "this key appears more than once in the same JSON object (only one "
-                        "value could be kept): remove or rename one of them",
-                        key,
-                    )
-                )
-            stack.extend((_child_path(path, k), v) for k, v in reversed(node.items()))
-        elif isinstance(node, list):
-            stack.extend((f"{path}[{i}]", v) for i, v in reversed(list(enumerate(node))))
-    return out
-
-
-def has_duplicate_keys(doc: Any) -> bool:
-    """Whether some object of ``doc`` repeats a key (a path-free first pass)."""
-    stack = [doc]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            if getattr(node, "duplicate_keys", ()):
-                return True
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-    return False
 
 
 def object_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
