@@ -119,9 +119,11 @@ hint); JSON Lines or a gzip file of another name whose first line is a backup ro
 
 - a zip is read in memory (nothing is extracted to disk); its members are found by base name
   in any folder, as OpenMemory's own import finds them. A zip holding neither member is
-  refused (rule ``openmemory-zip``), as is a member or gzip stream that unpacks to more than
-  :data:`~memaudit_core.importers.openmemory.MAX_MEMBER_BYTES` (rule ``size``: a zip bomb is
-  never inflated in full) or cannot be read (rules ``zip``, ``gzip``);
+  refused (rule ``openmemory-zip``), as are members beyond the limits of every zip read
+  (:mod:`memaudit_core.importers._zip`, rules ``zip-size`` and ``zip-ratio``: a zip bomb is
+  never inflated in full), a gzip stream that unpacks to more than
+  :data:`~memaudit_core.importers.openmemory.MAX_MEMBER_BYTES` (rule ``size``) and a member
+  that cannot be read (rules ``zip``, ``gzip``);
 - when both members are there, ``memories.json`` is read (the richer one: ``deleted_at``,
   ``archived_at``, app and category tables, status history) and ``memories.jsonl.gz`` is read,
   checked and compared with it: ids, texts or states that differ are named in a warning;
