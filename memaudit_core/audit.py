@@ -64,6 +64,7 @@ from .suites import (
     _md_table,
     _portable_errors,
     collect_sources,
+    family_seed_notes,
     instance_hash,
     outputs_later_note,
     repeated_sources_note,
@@ -795,9 +796,9 @@ def audit(
 
     Examples
     --------
-    >>> rep = audit(families=["update_chain:0-4"], budgets=[3, 6])
+    >>> rep = audit(families=["update_chain:0-4"], budgets=[3, 6])  # one package: seed-invariant
     >>> rep.n_sources, rep.n_instances, rep.n_tasks, rep.n_agree, rep.n_disagree
-    (5, 1, 2, 2, 0)
+    (1, 1, 2, 2, 0)
     """
     srcs = (
         tuple(sources) if sources is not None else collect_sources(paths, families, seeds, params)
@@ -918,6 +919,7 @@ def _report(
     repeated = repeated_sources_note(srcs)
     if repeated:
         notes.append(repeated)
+    notes.extend(family_seed_notes(srcs, "audited"))
     budgets_used = grid if grid is not None else tuple(sorted({t.budget for t in run.tasks}))
     report = AuditReport(
         n_sources=len(srcs),

@@ -157,13 +157,14 @@ def parse_number_list(text: str, what: str = "budgets") -> list[float]:
     return list(dict.fromkeys(v + 0.0 for v in values))
 
 
-def parse_seeds(text: str, what: str = "--seeds") -> list[int]:
-    """Parse ``"0-499"`` or ``"1,2,5"`` (or a mix) into seeds.
+def parse_seeds(text: str, what: str = "--seeds", *, keep_repeats: bool = False) -> list[int]:
+    """Parse ``"0-499"`` or ``"1,2,5"`` (or a mix) into seeds, each once; with
+    ``keep_repeats`` a seed given twice is listed twice (so that a suite can say so).
 
     Examples
     --------
-    >>> parse_seeds("0-3,7")
-    [0, 1, 2, 3, 7]
+    >>> parse_seeds("0-3,7"), parse_seeds("0-2,1", keep_repeats=True)
+    ([0, 1, 2, 3, 7], [0, 1, 2, 1])
     """
     seeds: list[int] = []
     check_type(text, str, what, "text such as '0-499' or '1,2,5'")
@@ -192,12 +193,13 @@ def parse_seeds(text: str, what: str = "--seeds") -> list[int]:
             raise MemAuditError(f"{what}: cannot read {part!r}; use A-B or a comma list") from None
     if not seeds:
         raise MemAuditError(f"{what}: no seeds given")
+    given = seeds
     seeds = list(dict.fromkeys(seeds))
     if len(seeds) > MAX_LIST_VALUES:  # single seeds after ranges (library QA: 0-9999,10000)
         raise MemAuditError(
             f"{what}: {len(seeds):,} seeds, more than the {MAX_LIST_VALUES:,} allowed"
         )
-    return seeds
+    return given if keep_repeats else seeds
 
 
 def parse_params(items: Sequence[str]) -> dict[str, str]:

@@ -5,7 +5,10 @@ A *suite* runs one kind of work (``sweep`` or ``audit``) over package *sources*:
 - package files, folders (every ``*.json`` directly inside, sorted) and list files (``.txt``:
   one path per line, relative to the list; ``#`` starts a comment);
 - generated families with seed ranges, e.g. ``memaudit-small:0-99`` (``update_chain`` alone
-  means its default seed, or the ``--seeds`` given).
+  means its default seed, or the ``--seeds`` given). A seed-invariant family (its package
+  does not depend on the seed, e.g. ``update_chain``) has one package, built at seed 0 as
+  ``memaudit generate`` and the app's links build it: its seeds are one source, run once,
+  with a note. A seed named twice is one source as well, with a note.
 
 Work is split into **tasks** keyed by ``(hash, budget, method)``: for a sweep the hash is the
 package's content hash and the method a writer, store or ablation; for an audit the hash is
@@ -109,9 +112,12 @@ class PackageSource:
     #: list member); None: the file's base name. Not part of the identity: the same file
     #: reached two ways is one source, and resume journals key on ``key``.
     shown: str | None = field(default=None, compare=False)
-    #: How many times the paths named this one file (:func:`collect_sources` keeps it once
-    #: and says so, QA s39 round 2 defect B3).
+    #: How many times the paths named this one file, or the family specs this one package
+    #: (:func:`collect_sources` keeps it once and says so, QA s39 round 2 defect B3).
     given: int = field(default=1, compare=False)
+    #: A family source's seeds as the specs named them, repeats included: a seed-invariant
+    #: family's seeds all name its seed-0 package (:func:`family_seed_notes` says so).
+    asked: tuple[int, ...] = field(default=(), compare=False)
 
     @property
     def key(self) -> str:
@@ -145,16 +151,21 @@ class PackageSource:
 def parse_family_spec(
     spec: str, seeds: Sequence[int] | None = None, params: dict[str, str] | None = None
 ) -> list[PackageSource]:
-    """``NAME`` or ``NAME:SEEDS`` (``0-99``, ``1,2,5``) into sources.
+    """``NAME`` or ``NAME:SEEDS`` (``0-99``, ``1,2,5``) into sources, one per seed named
+    (repeats included; :func:`collect_sources` merges them).
 
-    A spec without seeds uses ``seeds`` (the ``--seeds`` option), else seed 0.
+    A spec without seeds uses ``seeds`` (the ``--seeds`` option), else seed 0. A
+    seed-invariant family's every seed gives its one package, built at seed 0 as ``memaudit
+    generate`` and the app's links build it (:func:`~memaudit_core.generators.package_seed`).
 
     Examples
     --------
-    >>> [s.key for s in parse_family_spec("update_chain:0-1")]
-    ['family:update_chain:0', 'family:update_chain:1']
+    >>> [s.key for s in parse_family_spec("memaudit-small:0-1")]
+    ['family:memaudit-small:0', 'family:memaudit-small:1']
+    >>> [(s.key, s.asked) for s in parse_family_spec("update_chain:0-1")]
+    [('family:update_chain:0', (0,)), ('family:update_chain:0', (1,))]
     """
-    from .generators import FAMILIES
+    from .generators import FAMILIES, package_seed
     from .specs import parse_seeds
 
     name, sep, seed_text = spec.partition(":")
@@ -167,7 +178,7 @@ def parse_family_spec(
 
     # Library QA s43: seeds=5 and params=[2, 4, 8] raised bare TypeError / AttributeError.
     family_seeds = (
-        parse_seeds(seed_text, f"--family {spec}")
+        parse_seeds(seed_text, f"--family {spec}", keep_repeats=True)
         if sep
         else (check_seeds(seeds, "seeds") if seeds is not None else []) or [0]
     )
@@ -177,7 +188,12 @@ def parse_family_spec(
         from .generators import generate
 
         generate(name, seed=family_seeds[0], **dict(items))
-    return [PackageSource("family", name, int(s), items) for s in family_seeds]
+    # QA s44: a sweep of update_chain:0-3 built four packages differing in meta["seed"] only,
+    # labelled by hashes that neither `generate --seed 3` nor gen:update_chain:3 rebuilds.
+    return [
+        PackageSource("family", name, package_seed(name, s)[0], items, asked=(int(s),))
+        for s in family_seeds
+    ]
 
 
 def _expand_path(
@@ -261,7 +277,9 @@ def collect_sources(
 ) -> tuple[PackageSource, ...]:
     """Files, folders, list files and family specs into a list of sources (order kept,
     exact repeats dropped: a file named twice is one source whose ``given`` counts the
-    names, which :func:`repeated_sources_note` reports)."""
+    names, which :func:`repeated_sources_note` reports; a family seed named twice, or the
+    seeds of a seed-invariant family, are one source, which :func:`family_seed_notes`
+    reports)."""
     # Library QA: a lone "p.json" was read letter by letter ("t: no such file or folder"),
     # and a loaded Package reached pathlib as a TypeError.
     path_list = (
@@ -282,8 +300,15 @@ def collect_sources(
         out.extend(parse_family_spec(spec, seeds, params))
     if not out:
         raise MemAuditError("no packages: give package files / folders, or --family NAME[:SEEDS]")
-    counts = Counter(out)
-    return tuple(replace(s, given=counts[s]) if counts[s] > 1 else s for s in dict.fromkeys(out))
+    merged: dict[PackageSource, PackageSource] = {}
+    for src in out:
+        first = merged.get(src)
+        merged[src] = (
+            src
+            if first is None
+            else replace(first, given=first.given + 1, asked=first.asked + src.asked)
+        )
+    return tuple(merged.values())
 
 
 def repeated_sources_note(sources: Sequence[PackageSource]) -> str:
@@ -306,6 +331,59 @@ def repeated_sources_note(sources: Sequence[PackageSource]) -> str:
         f"{len(repeated)} package file(s) named more than once: {shown}{more}; each file is "
         "read and counted once"
     )
+
+
+def _seed_ranges(seeds: Iterable[int]) -> str:
+    """``[0, 1, 2, 5]`` as ``0-2,5``, the way ``--seeds`` is written."""
+    runs: list[list[int]] = []
+    for s in sorted(set(seeds)):
+        if runs and s == runs[-1][1] + 1:
+            runs[-1][1] = s
+        else:
+            runs.append([s, s])
+    parts = [f"{a}" if a == b else f"{a}-{b}" for a, b in runs]
+    return ",".join(parts[:5]) + (f" and {len(parts) - 5} more" if len(parts) > 5 else "")
+
+
+def family_seed_notes(sources: Sequence[PackageSource], done: str = "swept") -> list[str]:
+    """The notes for family seeds that name one package: seeds given more than once (within
+    one spec or across specs), and the seeds of a seed-invariant family, which all give its
+    one package (built at seed 0). ``done`` is what happens to it once ("swept", "audited").
+
+    QA s44: ``--family memaudit-small:0-2 --family memaudit-small:1-3`` was merged into 4
+    sources without a word, and ``memaudit-small:1,1,2`` was noted on stderr only.
+
+    >>> family_seed_notes(collect_sources([], ["update_chain:0-3", "memaudit-small:1,1"]))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    ['update_chain does not depend on the seed: seeds 0-3 are one package (update_chain:0),
+      swept once', '1 family seed(s) given more than once: memaudit-small:1 (2 times); each
+      is swept once']
+    """
+    from .generators import FAMILIES
+
+    notes: list[str] = []
+    repeated: list[tuple[PackageSource, int]] = []
+    for src in sources:
+        if src.kind != "family":
+            continue
+        asked = set(src.asked)
+        if not FAMILIES[src.ref].seeded and asked - {src.seed}:
+            what = (
+                f"seeds {_seed_ranges(asked)} are one package ({src.label}), {done} once"
+                if len(asked) > 1
+                else f"seed {next(iter(asked))} is its one package, built at seed 0 ({src.label})"
+            )
+            notes.append(f"{src.ref} does not depend on the seed: {what}")
+        elif src.given > 1:
+            repeated.append((src, src.given))
+    if repeated:
+        shown = ", ".join(f"{s.label} ({n} times)" for s, n in repeated[:5])
+        more = f" and {len(repeated) - 5} more" if len(repeated) > 5 else ""
+        notes.append(
+            f"{len(repeated)} family seed(s) given more than once: {shown}{more}; each is "
+            f"{done} once"
+        )
+    return notes
 
 
 # --------------------------------------------------------------------------- instance hash
@@ -1598,7 +1676,9 @@ def sweep_suite(
     Parameters
     ----------
     paths, families, seeds, params
-        Package sources (see :func:`collect_sources`), or ``sources`` directly.
+        Package sources (see :func:`collect_sources`), or ``sources`` directly. A
+        seed-invariant family's seeds are its one package, built at seed 0 and swept once
+        (with a note), as a seed given twice is.
     budgets : sequence of float, optional
         The same budgets for every package; default: each package's own budget grid.
     writers : sequence of str, optional
@@ -1765,6 +1845,7 @@ def sweep_suite(
             f"{run.discarded_lines} torn or unreadable journal line(s) dropped (an interrupted "
             "write or an edit); their tasks were run again"
         )
+    notes.extend(family_seed_notes(srcs))
     notes.extend(
         n
         for n in (
@@ -2323,6 +2404,7 @@ __all__ = [
     "SuiteRun",
     "SweepSuiteResult",
     "collect_sources",
+    "family_seed_notes",
     "repeated_sources_note",
     "instance_hash",
     "method_label",

@@ -57,8 +57,9 @@ def test_audit_counts_distinct_instances_honestly_and_all_agree(tmp_path):
         workers=2,
         figures=False,
     )
-    assert rep.n_sources == 300
-    assert rep.n_packages == 300  # the seed is part of each package's meta
+    # QA s44: a seed-invariant family's 100 seeds are its one package (built at seed 0).
+    assert rep.n_sources == 102
+    assert rep.n_packages == 102  # the seed is part of each package's meta
     assert rep.n_instances == len(expected)
     assert rep.n_tasks == len(expected) * len(budgets)
     assert rep.n_agree == rep.n_tasks and rep.n_disagree == 0 and rep.ok
@@ -66,7 +67,7 @@ def test_audit_counts_distinct_instances_honestly_and_all_agree(tmp_path):
     assert rep.max_rel_diff is not None and rep.max_rel_diff <= 1e-9
     fams = {f.family: f for f in rep.families}
     assert fams["update_chain"].n_instances == 1 and fams["temporal_interval"].n_instances == 1
-    assert fams["update_chain"].n_sources == 100
+    assert fams["update_chain"].n_sources == 1
     assert rep.executed == rep.n_tasks and rep.reused == 0
     table = pd.read_parquet(tmp_path / "audit" / "instances.parquet")
     assert len(table) == rep.n_tasks
@@ -140,10 +141,9 @@ def test_sources_from_folder_list_and_family_specs(tmp_path):
     )
     keys = [s.key for s in srcs]
     assert keys[:3] == [f"file:{(folder / f'p{s}.json').resolve()}" for s in range(3)]
-    assert len(keys) == 7  # p1 / p2 listed twice are kept once
+    assert len(keys) == 6  # p1 / p2 listed twice are kept once
     assert keys[3:] == [
-        "family:update_chain:0",
-        "family:update_chain:1",
+        "family:update_chain:0",  # its seeds 0 and 1 are one package (QA s44)
         "family:scope_shift:4",
         "family:scope_shift:5",
     ]
@@ -207,8 +207,10 @@ def test_suite_matches_analysis_sweep(serial_fifty):
         assert a.value == pytest.approx(b.value, abs=1e-12)
         assert a.opt == pytest.approx(b.opt, abs=1e-12)
         assert a.certified == b.certified
-    assert serial_fifty.n_sources == 50
-    assert serial_fifty.n_tasks == 50 * len(BUDGETS) * (len(WRITERS) + 2)
+    # 30 + 10 seeded packages, and one each for the seed-invariant update_chain:0-4 and
+    # temporal_interval:0-4 (QA s44: their seeds are one package; they were 5 copies each).
+    assert serial_fifty.n_sources == 42
+    assert serial_fifty.n_tasks == 42 * len(BUDGETS) * (len(WRITERS) + 2)
 
 
 def test_suite_workers_and_local_dask_give_identical_results(serial_fifty, dask_client, tmp_path):
@@ -340,7 +342,8 @@ def test_cli_audit_and_sweep_suite(tmp_path, capsys):
         ]
     )
     out = json.loads(capsys.readouterr().out)
-    assert rc == 0 and out["ok"] and out["n_sources"] == 5 and out["n_instances"] == 3
+    # update_chain:0-2 is one source (seed-invariant, QA s44).
+    assert rc == 0 and out["ok"] and out["n_sources"] == 3 and out["n_instances"] == 3
     assert out["n_tasks"] == 6
 
     rc = main(
@@ -374,7 +377,7 @@ def test_cli_audit_and_sweep_suite(tmp_path, capsys):
         [
             "sweep",
             "--family",
-            "update_chain",
+            "memaudit-small",
             "--seeds",
             "0-1",
             "--budgets",
@@ -457,7 +460,7 @@ def test_cli_suite_options_that_cannot_work_are_refused(tmp_path, capsys, comman
 
 
 def test_cli_audit_counts_checks_and_instances_under_their_own_names(tmp_path, capsys):
-    # 3 sources (seed-invariant family: 1 instance) x 2 budgets = 2 checks.
+    # 1 source (a seed-invariant family's seeds are one package) x 2 budgets = 2 checks.
     argv = ["audit", "--family", "update_chain:0-2", "--budgets", "3,6", "--quiet"]
     assert main([*argv, "--out", str(tmp_path / "a"), "--no-figures"]) == 0
     lines = capsys.readouterr().out.splitlines()

@@ -550,7 +550,12 @@ def test_sweep_rows_have_one_shape_however_the_sweep_was_started(capsys):
 def test_a_seed_invariant_family_is_not_counted_as_independent_packages(capsys):
     out = run_json(capsys, "sweep", "--family", "temporal_interval:0-2", "--budgets", "6",
                    "--writers", "density", "--quiet")  # fmt: skip
-    assert any("only 1 distinct optimisation instance" in n for n in out["notes"])
+    # QA s44: its seeds are its one package, swept once (they were three copies, with a note).
+    assert out["n_sources"] == 1 and [r["seed"] for r in out["rows"]] == [0]
+    assert (
+        "temporal_interval does not depend on the seed: seeds 0-2 are one package "
+        "(temporal_interval:0), swept once"
+    ) in out["notes"]
     out = run_json(capsys, "sweep", "--family", "random_coverage:0-1", "--budgets", "6",
                    "--writers", "density", "--quiet")  # fmt: skip
     assert not any("distinct optimisation instance" in n for n in out["notes"])
@@ -563,7 +568,7 @@ def test_both_ways_of_sweeping_a_family_give_one_output(capsys):
     b = run_json(capsys, "sweep", "--family", "temporal_interval:0-2", *args)
     a.pop("elapsed_s"), b.pop("elapsed_s")
     assert a == b
-    assert any("only 1 distinct optimisation instance" in n for n in a["notes"])
+    assert any("seeds 0-2 are one package (temporal_interval:0)" in n for n in a["notes"])
 
 
 def test_copies_of_one_package_file_are_not_counted_as_independent(capsys, tmp_path):

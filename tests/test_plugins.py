@@ -759,7 +759,8 @@ def test_blind_writers_in_robustness_checks():
 def test_a_sweep_suite_records_a_failing_writer_and_keeps_the_rest(tmp_path):
     """CLI QA: `sweep --family A:B` with a failing plugin writer stopped with exit 2 and no
     output, where the plain sweep kept the other rows and listed the failures."""
-    argv = ["sweep", "--family", "update_chain:0-1", "--budgets", "3,6", "--writers", "gvt"]
+    # Two packages of a seeded family (QA s44: update_chain's seeds are one package).
+    argv = ["sweep", "--family", "memaudit-small:0-1", "--budgets", "3,6", "--writers", "gvt"]
     argv += ["--writer-module", f"{FIX}:raises", "--json", "--quiet"]
     rc, out, err = _cli(*argv, "--out", str(tmp_path / "run"), "--no-figures")
     assert rc == 2 and "boom from plugin" in err and "Traceback" not in err

@@ -195,7 +195,8 @@ def test_explanations_name_pruned_own_memories_every_kind_and_one_word():
 
 
 def test_a_failed_writer_is_in_the_report_and_runs_again_on_resume(tmp_path):
-    argv = ["sweep", "--family", "update_chain:0-1", "--budgets", "3", "--writers", "gvt"]
+    # Two packages of a seeded family (QA s44: update_chain's seeds are one package).
+    argv = ["sweep", "--family", "memaudit-small:0-1", "--budgets", "3", "--writers", "gvt"]
     argv += ["--writer-module", f"{FIX}:raises", "--quiet", "--no-figures"]
     rc, _, _ = run_cli(*argv, "--out", str(tmp_path / "run"))
     assert rc == 2

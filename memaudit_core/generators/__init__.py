@@ -253,9 +253,11 @@ def package_seed(family: str, seed: object) -> tuple[int, str | None]:
     QA s40 (defect 2): ``generate update_chain --seed 5`` wrote a file recording seed 5, with
     another content hash than seed 0's for the same instance, which the app's form (its seed
     box fixed at 0) could not make, and a link ``gen:update_chain:5`` opened it while Preview
-    switched to seed 0. The CLI's ``generate`` and the app's links use this. :func:`generate`
-    itself keeps the seed it is given: a sweep over seeds of such a family labels its sources
-    by seed (and notes that they are one instance).
+    switched to seed 0. The CLI's ``generate``, the app's links and suite sources
+    (:func:`memaudit_core.suites.parse_family_spec`: ``update_chain:0-3`` is one source,
+    ``update_chain:0``, swept once with a note, QA s44) use this. :func:`generate` itself keeps
+    the seed it is given, recorded in ``meta`` (so ``generate("update_chain", 3)`` has another
+    content hash than the canonical package): call this first for the one package.
 
     Examples
     --------
