@@ -1985,13 +1985,21 @@ def render_figures(figs: Sequence[tuple[Any, Path]]) -> list[str]:
         # and the missing ones written again once.
         todo = list(figs)
         for _attempt in range(2):
+            # A figure's own height wins (a per-family figure has a row per three families).
+            heights = [
+                getattr(getattr(f, "layout", None), "height", None) or REPORT_FIG_HEIGHT
+                for f, _ in todo
+            ]
             if hasattr(pio, "write_images"):
                 pio.write_images(
-                    [f for f, _ in todo], [str(p) for _, p in todo], width=1100, height=560
+                    [f for f, _ in todo],
+                    [str(p) for _, p in todo],
+                    width=REPORT_FIG_WIDTH,
+                    height=heights,
                 )
             else:  # pragma: no cover - older plotly
-                for fig, path in todo:
-                    fig.write_image(str(path), width=1100, height=560)
+                for (fig, path), height in zip(todo, heights, strict=True):
+                    fig.write_image(str(path), width=REPORT_FIG_WIDTH, height=height)
             todo = [(f, p) for f, p in todo if not (p.is_file() and p.stat().st_size > 0)]
             if not todo:
                 return []
@@ -2015,6 +2023,163 @@ def _f(x: float | None, digits: int = 3) -> str:
 #: (e.g. two ablation pools with the same candidates) stay visible on top of each other.
 _DASHES = ("solid", "dash", "dot", "dashdot", "longdash")
 _SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "cross")
+#: CI whiskers: dark, over every marker, so they show on any line colour.
+_WHISKER = "rgba(20, 20, 20, 0.9)"
+#: The size a report's figures are written at (:func:`render_figures`); a figure's own
+#: ``layout.height`` wins (a per-family figure has a row of panels per three families).
+REPORT_FIG_WIDTH, REPORT_FIG_HEIGHT = 1100, 560
+_FIG_BOTTOM_PX = 80
+_PANEL_TITLE_PX = 30
+
+
+def _ratio_traces(result: SweepSuiteResult) -> tuple[list[str], list[tuple[str, str | None]]]:
+    """The cost units of a sweep's summary and its lines (method, unit or None): a line per
+    method and unit when packages have several units (QA s44: 20 words and 20 chars were one
+    point)."""
+    units = list(dict.fromkeys(s.cost_unit for s in result.summary if s.cost_unit is not None))
+    mixed = len(units) > 1
+    return units, [(m, u) for m in result.methods for u in (units if mixed else [None])]
+
+
+def _add_ratio_lines(
+    fig: Any,
+    lines: Sequence[Any],
+    traces: Sequence[tuple[str, str | None]],
+    union: set[str],
+    px_per_ratio: float,
+    *,
+    cell: tuple[int, int] | None = None,
+    legend: bool = True,
+) -> tuple[list[Any], list[Any]]:
+    """Draw each (method, unit) line of summary ``lines`` with its CI whiskers; returns the
+    points drawn and those whose CI is narrower than their marker (``px_per_ratio``: pixels
+    per unit of ratio on the written PNG).
+
+    QA s44: whiskers of +-0.02 were drawn under 10-13 px markers, so none showed although the
+    title promised a CI; they are now separate traces added after every line (plotly draws
+    later traces on top), dark, with caps wider than the markers, and markers are smaller.
+    """
+    # plotly's default colour cycle, set on each line so that a method keeps its colour in
+    # every panel (a panel's whisker traces would otherwise take the next colours).
+    from plotly.colors import qualitative
+
+    colors = qualitative.Plotly
+
+    where = {} if cell is None else {"row": cell[0], "col": cell[1]}
+    drawn: list[Any] = []
+    hidden: list[Any] = []
+    whiskers = []
+    for k, (method, unit) in enumerate(traces):
+        pts = [
+            s
+            for s in lines
+            if s.method == method and s.mean_ratio is not None and (unit in (None, s.cost_unit))
+        ]
+        if not pts:
+            continue
+        drawn.extend(pts)
+        symbol = _SYMBOLS[k % len(_SYMBOLS)]
+        size = 8 + 3 * (k % 2)
+        color = colors[k % len(colors)]
+        same_n = len({s.n + s.n_undefined for s in pts}) == 1
+        name = (
+            method
+            + (f" [budget in {unit}]" if unit is not None else "")
+            + (" (F / OPT over package + store)" if method in union else "")
+        )
+        fig.add_scatter(
+            x=[s.budget for s in pts],
+            y=[s.mean_ratio for s in pts],
+            mode="lines+markers" if same_n else "markers",
+            name=name,
+            legendgroup=name,
+            showlegend=legend,
+            line={"width": 3, "dash": _DASHES[k % len(_DASHES)], "color": color},
+            marker={
+                "size": size,
+                "color": color,
+                "symbol": [symbol + ("-open" if s.n_uncertified else "") for s in pts],
+                "line": {"width": 2},
+            },
+            **where,
+        )
+        with_ci = [s for s in pts if s.ci_low is not None and s.ci_high is not None]
+        hidden += [s for s in with_ci if (s.ci_high - s.ci_low) * px_per_ratio < size]
+        if with_ci:
+            whiskers.append((name, with_ci))
+    for name, pts in whiskers:
+        fig.add_scatter(
+            x=[s.budget for s in pts],
+            y=[s.mean_ratio for s in pts],
+            mode="markers",
+            marker={"size": 1, "opacity": 0},
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": [s.ci_high - s.mean_ratio for s in pts],
+                "arrayminus": [s.mean_ratio - s.ci_low for s in pts],
+                "color": _WHISKER,
+                "thickness": 2.5,
+                "width": 9,
+            },
+            name=f"{name}: 95% CI",
+            legendgroup=name,
+            showlegend=False,
+            hoverinfo="skip",
+            **where,
+        )
+    return drawn, hidden
+
+
+def _ratio_top(lines: Sequence[Any]) -> float:
+    """The top of a ratio axis: 1 (OPT) or the highest mean or CI end above it."""
+    return max(
+        [1.0, *(max(s.mean_ratio, s.ci_high or 0.0) for s in lines if s.mean_ratio is not None)]
+    )
+
+
+def _budget_axis(budgets: Sequence[float], units: Sequence[str]) -> dict[str, Any]:
+    """A budget axis: named with its cost unit, log when the budgets span two decades, else
+    ticks at the budgets themselves (twelve at most)."""
+    mixed = len(units) > 1
+    axis: dict[str, Any] = {
+        "title": f"budget ({units[0]})"
+        if len(units) == 1
+        else "budget (each line in its packages' cost unit)"
+        if mixed
+        else "budget (in each package's cost unit)"  # a sweep saved before rows said it
+    }
+    budgets = sorted(budgets)
+    if budgets and budgets[0] > 0 and budgets[-1] / budgets[0] >= 100:
+        axis["type"] = "log"
+    elif 0 < len(budgets) <= 12:
+        axis.update(tickmode="array", tickvals=budgets, ticktext=[f"{b:g}" for b in budgets])
+    return axis
+
+
+def _hidden_ci_text(hidden: Sequence[Any], drawn: Sequence[Any], px_per_ratio: float) -> str:
+    """The subtitle that says where a CI is too narrow to see (QA s44: the title promised a
+    CI no point showed); '' when every CI is wider than its marker."""
+    with_ci = [s for s in drawn if s.ci_low is not None]
+    if not hidden:
+        return ""
+    half = 11 / px_per_ratio / 2  # the larger marker's radius, in ratio units
+    return (
+        f"at {len(hidden)} of {len(with_ci)} point(s) the CI is narrower than the marker "
+        f"(within about ±{half:.3f}): report.md's table gives every CI"
+    )
+
+
+def _family_sizes(result: SweepSuiteResult) -> dict[str, int]:
+    """Packages (sources) per family, as :func:`family_summaries` names the families; {} for
+    one family."""
+    label = {r.family: r.family or "package files" for r in result.rows}
+    if len(label) < 2:
+        return {}
+    seen: dict[str, set[str]] = {}
+    for r in result.rows:
+        seen.setdefault(label[r.family], set()).add(r.source)
+    return {f: len(seen[f]) for f in sorted(seen, key=lambda f: (f == "package files", f))}
 
 
 def sweep_figure(result: SweepSuiteResult) -> Any:
@@ -2027,48 +2192,39 @@ def sweep_figure(result: SweepSuiteResult) -> Any:
     spanning two decades or more get a log axis; and where packages have different budget
     grids (so that each point averages other packages) the points are not joined by lines.
     Packages of several cost units have a line per method and unit, named by its unit (QA
-    s44: a budget of 20 words and one of 20 chars were one point).
+    s44: a budget of 20 words and one of 20 chars were one point). A sweep of several
+    families says it pools them, with the packages per family (QA s44: 50 memaudit-small
+    packages and one of each other family were one mean, unsaid);
+    :func:`sweep_family_figure` draws each family. CIs narrower than their marker are said.
     """
     import plotly.graph_objects as go
 
     union = {r.method for r in result.rows if r.opt_over != "package"}
-    units = list(dict.fromkeys(s.cost_unit for s in result.summary if s.cost_unit is not None))
-    mixed = len(units) > 1
-    fig = go.Figure()
-    drawn = []
-    traces = [(m, u) for m in result.methods for u in (units if mixed else [None])]
-    for k, (method, unit) in enumerate(traces):
-        pts = [
-            s
-            for s in result.summary
-            if s.method == method and s.mean_ratio is not None and (unit in (None, s.cost_unit))
-        ]
-        if not pts:
-            continue
-        drawn.extend(pts)
-        symbol = _SYMBOLS[k % len(_SYMBOLS)]
-        same_n = len({s.n + s.n_undefined for s in pts}) == 1
-        fig.add_scatter(
-            x=[s.budget for s in pts],
-            y=[s.mean_ratio for s in pts],
-            mode="lines+markers" if same_n else "markers",
-            name=method
-            + (f" [budget in {unit}]" if unit is not None else "")
-            + (" (F / OPT over package + store)" if method in union else ""),
-            line={"width": 3, "dash": _DASHES[k % len(_DASHES)]},
-            marker={
-                "size": 10 + 3 * (k % 2),
-                "symbol": [symbol + ("-open" if s.n_uncertified else "") for s in pts],
-                "line": {"width": 2},
-            },
-            error_y={
-                "type": "data",
-                "symmetric": False,
-                "array": [0.0 if s.ci_high is None else s.ci_high - s.mean_ratio for s in pts],
-                "arrayminus": [0.0 if s.ci_low is None else s.mean_ratio - s.ci_low for s in pts],
-            },
+    units, traces = _ratio_traces(result)
+    sizes = _family_sizes(result)
+    lines = [s for s in result.summary if s.method in result.methods]
+    top = _ratio_top(lines)
+    subtitle = []
+    if sizes:
+        subtitle.append(
+            "families pooled: "
+            + ", ".join(f"{f} {n}" for f, n in sizes.items())
+            + " package(s); each family: figures/mean_ratio_by_family.png"
         )
-    top = max([1.0, *(max(s.mean_ratio, s.ci_high or 0.0) for s in drawn)])
+    if any(s.n_uncertified for s in lines if s.mean_ratio is not None):
+        subtitle.append("open markers: some optima not proven (ratios may be too high)")
+    defined = [s for s in lines if s.mean_ratio is not None]
+    if len({s.n + s.n_undefined for s in defined}) > 1:
+        ns = [s.n for s in defined]
+        subtitle.append(f"points average different packages (n = {min(ns)} to {max(ns)})")
+    # The CI line is known only once the points are drawn; it takes one more line of room.
+    top_px = 80 + 24 * (len(subtitle) + 1)
+    px_per_ratio = (REPORT_FIG_HEIGHT - top_px - _FIG_BOTTOM_PX) / (top * 1.05)
+    fig = go.Figure()
+    drawn, hidden = _add_ratio_lines(fig, lines, traces, union, px_per_ratio)
+    hidden_text = _hidden_ci_text(hidden, drawn, px_per_ratio)
+    if hidden_text:
+        subtitle.append(hidden_text)
     fig.add_hline(y=1.0, line_dash="dash", annotation_text="OPT = 1", annotation_position="left")
     methods_drawn = sorted({s.method for s in drawn}, key=list(result.methods).index)
     what = (
@@ -2076,39 +2232,92 @@ def sweep_figure(result: SweepSuiteResult) -> Any:
         if len(methods_drawn) == 1
         else "Mean ratio F / OPT by method"
     )
+    pooled = f", {len(sizes)} families pooled" if sizes else ""
     ci = " (95% bootstrap CI)" if any(s.ci_low is not None for s in drawn) else ""
-    subtitle = []
-    if any(s.n_uncertified for s in drawn):
-        subtitle.append("open markers: some optima not proven (ratios may be too high)")
-    if len({s.n + s.n_undefined for s in drawn}) > 1:
-        ns = [s.n for s in drawn]
-        subtitle.append(f"points average different packages (n = {min(ns)} to {max(ns)})")
-    budgets = sorted({s.budget for s in drawn})
-    log_x = bool(budgets) and budgets[0] > 0 and budgets[-1] / budgets[0] >= 100
-    xaxis: dict[str, Any] = {
-        "title": f"budget ({units[0]})"
-        if len(units) == 1
-        else "budget (each line in its packages' cost unit)"
-        if mixed
-        else "budget (in each package's cost unit)"  # a sweep saved before rows said it
-    }
-    if log_x:
-        xaxis["type"] = "log"
-    elif 0 < len(budgets) <= 12:
-        xaxis.update(tickmode="array", tickvals=budgets, ticktext=[f"{b:g}" for b in budgets])
     fig.update_layout(
         title={
-            "text": f"{what} over {result.n_sources} package(s){ci}"
+            "text": f"{what} over {result.n_sources} package(s){pooled}{ci}"
             + "".join(f"<br><sup>{t}</sup>" for t in subtitle),
             "font": {"size": 22},
         },
         font={"size": 16},
-        xaxis=xaxis,
+        xaxis=_budget_axis([s.budget for s in drawn], units),
         yaxis={"title": "mean ratio F / OPT", "range": [0.0, top * 1.05], "rangemode": "tozero"},
         showlegend=True,
         legend_title_text="method",
         template="plotly_white",
-        margin={"t": 110 if subtitle else 80},
+        margin={"t": 80 + 24 * len(subtitle), "b": _FIG_BOTTOM_PX},
+    )
+    return fig
+
+
+def sweep_family_figure(result: SweepSuiteResult) -> Any | None:
+    """:func:`sweep_figure` with a panel per family (three a row), each family's own means and
+    CIs (:func:`family_summaries`); None for a sweep of one family.
+
+    QA s44: the report's one figure pooled 50 memaudit-small packages with one package of
+    each other family; only a table broke them down.
+    """
+    from plotly.subplots import make_subplots
+
+    sizes = _family_sizes(result)
+    if not sizes:
+        return None
+    per_family = family_summaries(result)
+    families = list(sizes)
+    cols = min(3, len(families))
+    n_rows = -(-len(families) // cols)
+    height = REPORT_FIG_HEIGHT + 300 * (n_rows - 1)
+    union = {r.method for r in result.rows if r.opt_over != "package"}
+    units, traces = _ratio_traces(result)
+    top = _ratio_top([s for _, s in per_family])
+    spacing = 0.12 / n_rows if n_rows > 1 else 0.0
+    fig = make_subplots(
+        rows=n_rows,
+        cols=cols,
+        shared_yaxes=True,
+        subplot_titles=[f"{f} ({sizes[f]} package(s))" for f in families],
+        horizontal_spacing=0.06,
+        vertical_spacing=spacing or 0.1,
+    )
+    # Room for the subtitle (up to three lines) and, under it, the panel titles.
+    top_px = 80 + 24 * 3 + _PANEL_TITLE_PX
+    plot_px = (height - top_px - _FIG_BOTTOM_PX) * (1 - spacing * (n_rows - 1)) / n_rows
+    px_per_ratio = plot_px / (top * 1.05)
+    drawn: list[Any] = []
+    hidden: list[Any] = []
+    for i, family in enumerate(families):
+        cell = (i // cols + 1, i % cols + 1)
+        lines = [s for f, s in per_family if f == family]
+        d, h = _add_ratio_lines(fig, lines, traces, union, px_per_ratio, cell=cell, legend=i == 0)
+        drawn += d
+        hidden += h
+        fig.add_hline(y=1.0, line_dash="dash", line_width=1, row=cell[0], col=cell[1])
+        fig.update_xaxes(**_budget_axis([s.budget for s in lines], units), row=cell[0], col=cell[1])
+    fig.update_yaxes(range=[0.0, top * 1.05])
+    for r in range(1, n_rows + 1):
+        fig.update_yaxes(title_text="mean ratio F / OPT", row=r, col=1)
+    subtitle = ["dashed: OPT = 1"]
+    if any(n == 1 for n in sizes.values()):
+        subtitle[0] += "; a family of one package has no CI"
+    if any(s.n_uncertified for s in drawn):
+        subtitle.append("open markers: some optima not proven (ratios may be too high)")
+    hidden_text = _hidden_ci_text(hidden, drawn, px_per_ratio)
+    if hidden_text:
+        subtitle.append(hidden_text)
+    ci = " (95% bootstrap CI)" if any(s.ci_low is not None for s in drawn) else ""
+    fig.update_layout(
+        title={
+            "text": f"Mean ratio F / OPT by method, one panel per family{ci}"
+            + "".join(f"<br><sup>{t}</sup>" for t in subtitle),
+            "font": {"size": 22},
+        },
+        font={"size": 16},
+        height=height,
+        showlegend=True,
+        legend_title_text="method",
+        template="plotly_white",
+        margin={"t": 80 + 24 * len(subtitle) + _PANEL_TITLE_PX, "b": _FIG_BOTTOM_PX},
     )
     return fig
 
@@ -2322,6 +2531,19 @@ def write_sweep_outputs(
         else ([], "", [])
     )
     files += written
+    family_fig = sweep_family_figure(result) if figures and result.rows else None
+    if family_fig is not None:
+        fam_notes, fam_line, fam_written = report_figure(
+            True,
+            lambda: family_fig,
+            out,
+            "mean_ratio_by_family",
+            "Mean ratio by budget, one panel per family",
+        )
+        notes += fam_notes
+        files += fam_written
+    else:
+        fam_line = ""
     kinds = dict(result.method_kinds)
     methods_line = ", ".join(method_label(m, kinds) for m in result.methods)
     failed: dict[tuple[str, float], int] = {}
@@ -2349,7 +2571,7 @@ def write_sweep_outputs(
             for s in result.summary
         ],
     )
-    by_family = _family_table(result)
+    by_family = _family_table(result) + (f"\n\n{fam_line}" if fam_line else "")
     marks = (
         # QA s41: not every uncertified optimum is a time limit's (a proof can miss the
         # certification rule with no limit set, e.g. HiGHS on costs spanning over 1e5).

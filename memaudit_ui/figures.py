@@ -2940,7 +2940,8 @@ def _cost_rule_axis(columns: Sequence[RatioColumn]) -> str:
     as stored over fewer budgets than as stored's own (QA s43: "over the budgets" then
     covered 5 budgets in one bar and 7 in the next)."""
     if any(c.reference for c in columns):
-        return "mean ratio F / OPT over the budgets where the rule and as_stored have OPT > 0"
+        # Two lines: as one, "> 0" was cut off a 1,024 px screen (QA s44).
+        return "mean ratio F / OPT over the budgets<br>where the rule and as_stored have OPT > 0"
     return "mean ratio F / OPT over the budgets"
 
 
@@ -2983,12 +2984,13 @@ def _cost_rule_panels(
     from plotly.subplots import make_subplots
 
     label_px = 18
+    titles, title_px = _panel_titles([c.label for c in columns], writers)
     fig = make_subplots(
         rows=1,
         cols=len(columns),
         shared_yaxes=True,
-        subplot_titles=[c.label for c in columns],
-        horizontal_spacing=0.025,
+        subplot_titles=titles,
+        horizontal_spacing=0.04,
     )
     for k, column in enumerate(columns):
         fig.add_bar(
@@ -3003,7 +3005,8 @@ def _cost_rule_panels(
     fig.update_yaxes(title_text="writer", row=1, col=1)
     # Fits a 1280 x 720 projector screen whole with its title (base_layout scales by 1.35).
     base_layout(fig, _plain(title), True, height=min(180 + 48 * len(writers), 460))
-    fig.update_annotations(font={"size": 20, "color": TEXT_COLOR})  # the panel (rule) titles
+    fig.update_annotations(font={"size": title_px, "color": TEXT_COLOR})  # the panel titles
+    axis_px = 22
     fig.add_annotation(
         text=axis,
         xref="paper",
@@ -3013,10 +3016,38 @@ def _cost_rule_panels(
         yshift=-60,
         yanchor="top",
         showarrow=False,
-        font={"size": 22, "color": TEXT_COLOR},
+        font={"size": axis_px, "color": TEXT_COLOR},
     )
-    fig.update_layout(margin={"b": 110, "t": fig.layout.margin.t + 30})
+    # Panel titles grow upwards from the panel, the axis text down from the ticks.
+    extra_lines = max(t.count("<br>") for t in titles)
+    fig.update_layout(
+        margin={
+            "b": 60 + int(1.3 * axis_px * (axis.count("<br>") + 1)) + 10,
+            "t": fig.layout.margin.t + 30 + int(1.3 * title_px * extra_lines),
+        }
+    )
     return fig
+
+
+def _panel_titles(labels: Sequence[str], writers: Sequence[str]) -> tuple[list[str], int]:
+    """The cost-rule panels' titles wrapped (``<br>``) to the width of one panel at the
+    projector design width, and their font size in px.
+
+    QA s44: "as_stored on bytes_overhead's 5 budgets" was one line over a 110 px panel and
+    printed on top of its neighbours "words" and "bytes_overhead" at 1280 and 1024 px. A
+    title's last line sits on the panel, so only last lines have neighbours.
+
+    >>> labels = ["as_stored", "words", "as_stored on bytes_overhead's 5 budgets", "b", "c"]
+    >>> _panel_titles(labels, ["gvt", "no_validity_gvt"])[0][1:3]
+    ['words', "as_stored on<br>bytes_overhead's<br>5 budgets"]
+    """
+    n = max(1, len(labels))
+    title_px = 20 if n <= 3 else 18
+    # Left of the panels: the margin and the writer names (tick labels at 19 px).
+    names_px = 70 + 0.5 * 19 * max((len(w) for w in writers), default=0)
+    pitch = (LEGEND_DESIGN_PX["present"] - names_px) / n
+    limit = max(8, int(pitch / (0.5 * title_px)))
+    return ["<br>".join(_greedy_lines(t.split(), limit)) for t in labels], title_px
 
 
 def capacity_chart(
