@@ -221,14 +221,19 @@ def read_result(source: str | Path | Mapping[str, Any]) -> Any:
         raise ResultError("$", "utf-8", f"not UTF-8 text (byte {exc.start})").in_file(
             name
         ) from None
+    from .package import json_float, underflow_problems
+
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_float=json_float)
     except json.JSONDecodeError as exc:
         raise ResultError(
             "$", "invalid JSON", f"not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
         ).in_file(name) from None
     except (ValueError, RecursionError) as exc:  # an integer of 4,300+ digits; deep nesting
         raise ResultError("$", "invalid JSON", f"not readable JSON: {exc}").in_file(name) from None
+    for problem in underflow_problems(data)[:1]:
+        # 1e-400: MemAudit never writes one (the file was edited), and it would read as 0.
+        raise ResultError(problem.path, problem.rule, problem.message, problem.value).in_file(name)
     try:
         return _read_document(data)
     except ResultError as exc:

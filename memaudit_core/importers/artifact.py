@@ -56,7 +56,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..errors import PackageError, Problem, closest_name
-from ..package import Package, _binary_kind, json_type, parse_package
+from ..package import Package, _binary_kind, json_float, json_type, parse_package
 from ._common import duplicate_key_problems, object_pairs, plain_copy
 
 REQUIRED_FILES = (
@@ -218,7 +218,8 @@ def _records(src: _Source, name: str, problems: list[Problem]) -> list[tuple[int
         if not line.strip():
             continue
         try:
-            obj = json.loads(line, object_pairs_hook=object_pairs)
+            # json_float: 1e-400 is refused by the package checks, not read as 0 (QA s44).
+            obj = json.loads(line, object_pairs_hook=object_pairs, parse_float=json_float)
         except json.JSONDecodeError as exc:
             last = all(not rest.strip() for rest in lines[n:])
             truncated = last and not text.endswith("\n")
@@ -422,7 +423,9 @@ def load_artifact_package(path: str | Path) -> Package:
     manifest: dict[str, Any] = {}
     if manifest_name:
         try:
-            manifest = json.loads(src.read(manifest_name), object_pairs_hook=object_pairs)
+            manifest = json.loads(
+                src.read(manifest_name), object_pairs_hook=object_pairs, parse_float=json_float
+            )
         except json.JSONDecodeError as exc:
             raise PackageError(
                 source,
