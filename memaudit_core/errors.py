@@ -30,11 +30,19 @@ class Problem:
         where = f"{source}: " if source else ""
         shown = ""
         if self.value is not None:
-            text = repr(self.value)
-            if isinstance(self.value, str) and _looks_alike(self.value):
-                text = ascii(self.value)  # the hidden difference, spelled out
+            text = shown_text(self.value) if isinstance(self.value, str) else repr(self.value)
             shown = f" (got {text[:80]}{'...' if len(text) > 80 else ''})"
         return f"{where}{self.path}: {self.message}{shown} [rule: {self.rule}]"
+
+
+def shown_text(text: str) -> str:
+    """``text`` quoted for a message: its repr, or with escapes (``ascii``) when it holds
+    characters that print invisibly or like others (the hidden difference, spelled out).
+
+    >>> print(shown_text("café"), shown_text("cafe\u0301"))
+    'café' 'cafe\u0301'
+    """
+    return ascii(text) if _looks_alike(text) else repr(text)
 
 
 def _looks_alike(text: str) -> bool:
@@ -156,8 +164,9 @@ class ResultError(MemAuditError):
         Where in the JSON document, e.g. ``$.rows[3].value``.
     rule : str
         Which rule it breaks: ``missing field``, ``wrong type``, ``unknown kind``,
-        ``newer version``, ... or, for a file that is not JSON or repeats a key, the package
-        loader's JSON rules (``json-syntax``, ``truncated``, ``json-depth``, ``duplicate-key``).
+        ``newer version``, ``normal`` (a number that underflows to 0), ... or, for a file that
+        is not JSON or repeats a key, the package loader's JSON rules (``json-syntax``,
+        ``truncated``, ``json-depth``, ``duplicate-key``).
     """
 
     def __init__(

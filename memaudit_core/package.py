@@ -47,6 +47,7 @@ from .errors import (
     cut_repr,
     file_name_text,
     probe_path,
+    shown_text,
 )
 from .grids import MAX_RANGE_BUDGETS
 from .saturations import SATURATIONS, get_saturation
@@ -510,11 +511,70 @@ def json_type(value: object) -> str:
 _FLOAT_MIN = sys.float_info.min
 
 
+class UnderflowFloat(float):
+    """A JSON number written as non-zero that reads as 0.0 (``1e-400``: below the smallest
+    double). Its value is 0.0; its text is kept, so that validation refuses it (rule
+    ``normal``) quoting what was written. QA s44: such a coverage, weight or budget silently
+    became 0, and a cost of 1e-400 was "must be greater than 0 (got 0.0)"."""
+
+    __slots__ = ("literal",)
+
+    literal: str
+
+    def __new__(cls, literal: str) -> UnderflowFloat:
+        self = super().__new__(cls, literal)
+        self.literal = literal
+        return self
+
+
+def json_float(literal: str) -> float:
+    """``parse_float`` for every JSON reader of user numbers: ``float(literal)``, or an
+    :class:`UnderflowFloat` when a non-zero literal reads as 0.0.
+
+    >>> json_float("0.25"), json_float("-0.0e-999"), type(json_float("1e-400")).__name__
+    (0.25, -0.0, 'UnderflowFloat')
+    """
+    value = float(literal)
+    # Anything left of the mantissa but signs, zeros, points, underscores and spaces (what
+    # float() takes around a 0) is a non-zero digit: the literal was not 0.
+    if value == 0.0 and literal.lower().partition("e")[0].strip("+-0._ \t\n\r\f\v"):
+        return UnderflowFloat(literal)
+    return value
+
+
+def underflow_message(zero_ok: bool = True) -> str:
+    """What rule ``normal`` says of a number that underflows to 0 (:class:`UnderflowFloat`;
+    the problem's value is its text as written); ``zero_ok``: whether 0 may be given there."""
+    return (
+        "too small for a double: it would read as 0; write "
+        + ("0 or " if zero_ok else "")
+        + f"a number at least {_FLOAT_MIN:.1e} in size"
+    )
+
+
+def underflow_problems(doc: object, base: str = "$") -> list[Problem]:
+    """Rule ``normal`` problems for every :class:`UnderflowFloat` in ``doc`` (as decoded with
+    :func:`json_float`), located by JSON path as the package loader locates them: for readers
+    other than the package loader (exports, saved results)."""
+    out: list[Problem] = []
+    stack: list[tuple[str, object]] = [(base, doc)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((_child_path(path, k), v) for k, v in reversed(node.items()))
+        elif isinstance(node, list | tuple):
+            stack.extend((f"{path}[{i}]", v) for i, v in reversed(list(enumerate(node))))
+        elif type(node) is UnderflowFloat:
+            out.append(Problem(path, "normal", underflow_message(), node.literal))
+    return out
+
+
 class _Checker:
     """Collects problems while walking a decoded JSON document."""
 
     def __init__(self) -> None:
         self.problems: list[Problem] = []
+        self.warnings: list[str] = []  # said of a valid package (the id look-alikes)
 
     def add(self, path: str, rule: str, message: str, value: object = None) -> None:
         self.problems.append(Problem(path, rule, message, value))
@@ -595,13 +655,14 @@ class _Checker:
         # np.int64(2) was "not a number"). JSON's own float and int are tested first: the ABC
         # check took a third of validating a 36 MB package.
         kind = type(value)
-        if (
-            kind is not float
-            and kind is not int
-            and (isinstance(value, bool) or not isinstance(value, numbers.Real))
-        ):
-            self.add(path, "type", "must be a number", value)
-            return None
+        if kind is not float and kind is not int:
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                self.add(path, "type", "must be a number", value)
+                return None
+            if kind is UnderflowFloat:
+                zero_ok = exclusive_minimum is None or exclusive_minimum < 0
+                self.add(path, "normal", underflow_message(zero_ok), value.literal)
+                return None
         try:
             number = float(value)
         except OverflowError:
@@ -658,7 +719,8 @@ class _Checker:
         return value
 
     def ids(self, items: list, path: str, what: str) -> list[str | None]:
-        """Validate each item's id; report duplicates. Returns ids aligned with items."""
+        """Validate each item's id; report duplicates; warn of ids that look like others
+        (:func:`_id_look_alikes`). Returns ids aligned with items."""
         seen: dict[str, int] = {}
         out: list[str | None] = []
         for i, item in enumerate(items):
@@ -681,6 +743,7 @@ class _Checker:
             else:
                 seen[item_id] = i
             out.append(item_id)
+        self.warnings.extend(_id_look_alikes(out, seen, path, what))
         return out
 
     def coverage(self, obj: dict, path: str, unit_ids: set[str] | None) -> dict[str, float]:
@@ -717,6 +780,96 @@ class _Checker:
             if number is not None and not unknown:
                 out[unit_id] = number
         return out
+
+
+#: At most this many id look-alike warnings per list of ids; the rest are counted.
+MAX_ID_WARNINGS = 5
+
+
+def _id_look_alikes(ids: list[str | None], seen: dict[str, int], path: str, what: str) -> list[str]:
+    """Warnings (rule ``id-lookalike``) on ids that differ from what they show: leading or
+    trailing whitespace, invisible characters (format, e.g. zero-width or bidi overrides, and
+    control characters), or equal to another id of the list once stripped, NFC-normalised
+    and rid of format characters. Ids are the user's, so not refused; but they match exactly,
+    so a reference typed as the id looks matches the other one or none (QA s44: "c2" next to
+    "c2 " and "c2\u200b" validated without a word).
+
+    Only odd ids (not plain printable ASCII without edge spaces) are looked at one by one:
+    two plain ids are alike only when equal, which rule ``unique-id`` refuses. ``seen`` maps
+    each id to its first index; a twin is found by one lookup in it.
+    """
+    # The common case, every id plain, in a few C-level passes over the ids joined by spaces
+    # (per id in Python it added a third to the id checks of a 36 MB package); a double
+    # space is an edge space, or one inside an id (then looked at one by one, harmlessly).
+    joined = " ".join(seen)
+    if (
+        joined.isascii()
+        and joined.isprintable()
+        and "  " not in joined
+        and joined[:1] != " "
+        and joined[-1:] != " "
+    ):
+        return []
+    odd = [
+        i
+        for i, item_id in enumerate(ids)
+        if item_id is not None
+        and (
+            not (item_id.isascii() and item_id.isprintable())
+            or item_id[0] == " "
+            or item_id[-1] == " "
+        )
+    ]
+    import unicodedata  # here: only a package with odd ids gets this far
+
+    out: list[str] = []
+    more = 0
+    odd_keys: dict[str, int] = {}
+    for i in odd:
+        item_id = ids[i]
+        if item_id is None or seen[item_id] != i:
+            continue  # the same id again: refused (rule unique-id)
+        stripped = item_id.strip()
+        parts = []
+        if stripped != item_id:
+            ends = (("leading", item_id[0]), ("trailing", item_id[-1]))
+            parts.append(" and ".join(e for e, ch in ends if ch.isspace()) + " whitespace")
+        # isprintable() is False for every format and control character: most ids are
+        # decided without a per-character loop in Python.
+        printable = stripped.isprintable()
+        hidden = (
+            []
+            if printable
+            else sorted({ch for ch in stripped if unicodedata.category(ch) in ("Cf", "Cc")})
+        )
+        if hidden:
+            codes = ", ".join(f"U+{ord(ch):04X}" for ch in hidden)
+            parts.append(f"invisible or control characters ({codes})")
+        key = stripped
+        if not unicodedata.is_normalized("NFC", key):
+            key = unicodedata.normalize("NFC", key)
+        if not printable:
+            key = "".join(ch for ch in key if unicodedata.category(ch) != "Cf").strip()
+        # The id written as it looks (a plain one, anywhere in the list), else an earlier
+        # odd one.
+        twin = seen.get(key)
+        if twin is None or twin == i:
+            twin = odd_keys.setdefault(key, i)
+        if not parts and twin == i:
+            continue
+        if len(out) >= MAX_ID_WARNINGS:
+            more += 1
+            continue
+        said = [f"has {' and '.join(parts)}"] if parts else []
+        if twin != i:
+            said.append(f"looks like {path}[{twin}].id {shown_text(ids[twin] or '')}")
+        out.append(
+            f"{path}[{i}].id: {shown_text(item_id)} {' and '.join(said)} (rule: id-lookalike); "
+            "ids match exactly, character for character"
+        )
+    if more:
+        out.append(f"... and {more} more {what} id(s) like these under {path} (rule: id-lookalike)")
+    return out
 
 
 def _known_keys(checker: _Checker, obj: dict, path: str, allowed: set[str]) -> None:
@@ -1145,6 +1298,7 @@ def _parse_package(doc: object, source: str, *, suspect: bool | None) -> Package
     warnings.extend(_unknown_type_warnings(package.candidates))
     warnings.extend(_precision_warnings(package, weights))
     warnings.extend(budget_warnings)
+    warnings.extend(checker.warnings)
     object.__setattr__(package, "warnings", tuple(warnings))
     return package
 
@@ -1275,7 +1429,7 @@ def _report_non_finite(checker: _Checker, doc: object) -> None:
     shown = {
         p.path
         for p in checker.problems
-        if isinstance(p.value, float) and not math.isfinite(p.value)
+        if (isinstance(p.value, float) and not math.isfinite(p.value)) or p.rule == "normal"
     }
     stack: list[tuple[str, object]] = [("$", doc)]
     while stack:
@@ -1300,6 +1454,8 @@ def _report_non_finite(checker: _Checker, doc: object) -> None:
             checker.add(
                 path, "finite", "NaN and infinity are not allowed anywhere in a package", node
             )
+        elif type(node) is UnderflowFloat and path not in shown:  # in meta too: never a 0
+            checker.add(path, "normal", underflow_message(), node.literal)
         elif isinstance(node, str) and not _is_text(node):
             checker.add(path, "unicode", _SURROGATE_MESSAGE.format("text"), node)
 
@@ -1369,7 +1525,7 @@ def _has_suspect(doc: object) -> bool:
         elif isinstance(node, list | tuple):
             stack.extend(node)
         elif isinstance(node, float):
-            if not math.isfinite(node):
+            if not math.isfinite(node) or type(node) is UnderflowFloat:
                 return True
         elif isinstance(node, str) and not (node.isascii() or _is_text(node)):
             return True
@@ -1465,7 +1621,8 @@ def parse_json_text(
     ``truncated`` and ``json-syntax`` (with line and column), ``json-depth``.
 
     NaN / Infinity literals are decoded (so that validation can name where they are); a number
-    too large for a float (``1e400``) decodes to an infinite :class:`OverflowedNumber`. Keys
+    too large for a float (``1e400``) decodes to an infinite :class:`OverflowedNumber`, one
+    that underflows to 0 (``1e-400``) to an :class:`UnderflowFloat`. Keys
     repeated inside one object are remembered for validation to report, or, with
     ``refuse_repeated_keys``, refused here: every one named by its JSON path (``duplicate-key``).
     ``extra_data_hint`` is added when a second JSON value follows the first.
@@ -1541,12 +1698,12 @@ def _decode_json_text(
 ) -> tuple[object, bool]:
     """(:func:`parse_json_text`'s document, whether it may hold what :func:`_has_suspect` looks
     for). JSON text cannot hold non-string keys or non-JSON values, so what remains is a
-    repeated key, a NaN / Infinity literal, a number that overflows to infinity, or a
-    surrogate: the first three are seen while decoding, the last by :data:`_SURROGATE_ESCAPE`
-    and :data:`_SURROGATE_CHARACTER`, searched only when the text has a ``\\u`` escape or is
-    not ASCII (a regular expression run over all of a large text costs more than the pass it
-    spares). This spares the path-free pass over the whole document (0.9 s of 4.4 s on a
-    27 MB package)."""
+    repeated key, a NaN / Infinity literal, a number that overflows to infinity or underflows
+    to 0 (:func:`json_float`), or a surrogate: all but the last are seen while decoding, the
+    last by :data:`_SURROGATE_ESCAPE` and :data:`_SURROGATE_CHARACTER`, searched only when
+    the text has a ``\\u`` escape or is not ASCII (a regular expression run over all of a
+    large text costs more than the pass it spares). This spares the path-free pass over the
+    whole document (0.9 s of 4.4 s on a 27 MB package)."""
     if not text.strip():
         raise PackageError(
             source, [Problem("$", "empty", "the file is empty (expected a JSON object)")]
@@ -1565,10 +1722,12 @@ def _decode_json_text(
         return float(name)  # "NaN", "Infinity", "-Infinity"
 
     def number(literal: str) -> float:
-        value = float(literal)
+        value = json_float(literal)
         if value - value != 0.0:  # 1e400 decodes to inf
             seen[0] = True
             return OverflowedNumber(value)
+        if type(value) is UnderflowFloat:  # 1e-400
+            seen[0] = True
         return value
 
     try:

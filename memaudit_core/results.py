@@ -58,7 +58,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import MemAuditError, PackageError, ResultError, file_name_text, probe_path
-from .package import OverflowedNumber, parse_json_text
+from .package import OverflowedNumber, parse_json_text, underflow_problems
 from .versions import JSON_OUTPUT_VERSION, RESULT_VERSION
 
 #: ``result_kind`` -> (module, class): the models :func:`read_result` rebuilds. Each model's
@@ -225,6 +225,9 @@ def read_result(source: str | Path | Mapping[str, Any]) -> Any:
             name
         ) from None
     data = _parse_json(text, name)
+    for problem in underflow_problems(data)[:1]:
+        # 1e-400: MemAudit never writes one (the file was edited), and it would read as 0.
+        raise ResultError(problem.path, problem.rule, problem.message, problem.value).in_file(name)
     try:
         return _read_document(data)
     except ResultError as exc:

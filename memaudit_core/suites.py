@@ -71,7 +71,13 @@ from .errors import (
     check_progress,
     cut_repr,
 )
-from .package import Package, budget_grid_notes, grid_notes_capped
+from .package import (
+    Package,
+    UnderflowFloat,
+    budget_grid_notes,
+    grid_notes_capped,
+    json_float,
+)
 from .parallel import check_workers, init_solver_worker, pool_context, stop_pool
 from .results import check_not_above_opt
 from .versions import RESULT_VERSION
@@ -585,6 +591,14 @@ def _refuse_constant(name: str) -> Any:
     return float(name)
 
 
+def _refuse_underflow(literal: str) -> float:
+    # Never written either (1e-400 reads as 0): the line was edited, and is dropped.
+    value = json_float(literal)
+    if type(value) is UnderflowFloat:
+        raise ValueError("a number that underflows to 0 in a journal line")
+    return value
+
+
 #: Fields of a task result and the JSON types a journal line may hold for them (``None``:
 #: null allowed). Journals written before the optional ones lack them; rows fill them in.
 _REQUIRED_FIELDS: dict[str, tuple[type, ...]] = {
@@ -722,7 +736,9 @@ class Journal:
                 # NaN is never written (an unproven bound is Infinity, a missing ratio null):
                 # such a line was edited or corrupted, and reusing it printed "nan" summaries
                 # (CLI QA). Dropped, so that its task runs again.
-                rec = json.loads(line, parse_constant=_refuse_constant)
+                rec = json.loads(
+                    line, parse_constant=_refuse_constant, parse_float=_refuse_underflow
+                )
             except ValueError:
                 self.discarded += 1
                 continue

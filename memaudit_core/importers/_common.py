@@ -33,8 +33,10 @@ from ..package import (  # noqa: F401 (the importers import these two from here)
     ExternalMemory,
     Package,
     Store,
+    UnderflowFloat,
     duplicate_key_problems,
     has_duplicate_keys,
+    underflow_message,
 )
 
 PICKLE_SUFFIXES = (".pkl", ".pickle", ".pck", ".joblib")
@@ -192,13 +194,14 @@ def parse_json(text: str, source: str) -> Any:
     Uses the package loader's messages (``truncated`` / ``json-syntax`` with line and column),
     and its ``duplicate-key`` rule: a key repeated inside one object is refused, every one
     named by its JSON path (QA: the last value silently won, so a memory's first text and
-    links were lost without a word).
+    links were lost without a word). So is a number that underflows to 0 (``1e-400``, rule
+    ``normal``): no writer of doubles writes one, and read as 0 it would change silently.
     """
-    from ..package import parse_json_text
+    from ..package import parse_json_text, underflow_problems
 
     doc = parse_json_text(text, source)
     try:
-        plain, repeated = _plainify(doc, 0)
+        plain, flagged = _plainify(doc, 0)
     except _TooDeep:
         fail(
             source,
@@ -207,8 +210,8 @@ def parse_json(text: str, source: str) -> Any:
             f"the JSON document is nested more than {MAX_EXPORT_DEPTH} levels deep; no export "
             "nests that deeply",
         )
-    if repeated:
-        raise PackageError(source, duplicate_key_problems(doc))
+    if flagged:
+        raise PackageError(source, duplicate_key_problems(doc) + underflow_problems(doc))
     return plain
 
 
@@ -222,7 +225,8 @@ class _TooDeep(Exception):
 
 
 def _plainify(node: Any, depth: int) -> tuple[Any, bool]:
-    """A plain copy of a decoded document, and whether some object repeats a key.
+    """A plain copy of a decoded document, and whether some object repeats a key or some
+    number underflows to 0 (:class:`~memaudit_core.package.UnderflowFloat`).
 
     ``parse_json_text`` marks objects with repeated keys with a dict subclass (the package
     loader's ``duplicate-key`` check reads it). Exports get the same rule: the caller refuses
@@ -247,7 +251,7 @@ def _plainify(node: Any, depth: int) -> tuple[Any, bool]:
             items.append(item)
             repeated |= sub
         return items, repeated
-    return node, False
+    return node, type(node) is UnderflowFloat
 
 
 def plain_copy(node: Any) -> Any:
@@ -314,6 +318,8 @@ def unusable(value: Any, path: str) -> list[Problem]:
                 out.append(
                     Problem(here, "finite", "NaN and infinity are not allowed in a package", node)
                 )
+            elif type(node) is UnderflowFloat:  # a number given as text, read by json_float
+                out.append(Problem(here, "normal", underflow_message(), node.literal))
         elif isinstance(node, dict):
             items = []
             for key, sub in node.items():
@@ -852,15 +858,18 @@ def build_store(
         if rule.name == "words" and undercounted_by_words(rec.text):
             unspaced.append(rec.text_path)
         mem_meta = dict(rec.meta)
-        if unusable(mem_meta, "$"):
+        if in_meta := unusable(mem_meta, "meta"):
             if export_problems is None:  # a walk of the whole export: once, and only if needed
                 export_problems = unusable(doc, "$")
             if not _locate_in_export(export_problems, rec.path, collector):
+                # Not in the export as such: decoded from its text (A-mem's "1e-400").
+                first = in_meta[0]
                 collector.add(
                     rec.path,
-                    "unicode",
-                    "a field of this record copied into the memory's meta is not valid text "
-                    "(NaN, infinity or an unpaired surrogate escape)",
+                    first.rule,
+                    f"a field of this record copied into the memory's meta is not usable: "
+                    f"{first.path}: {first.message}",
+                    first.value,
                 )
             continue
         if rec.created_at is None and rec.time_raw not in (None, ""):

@@ -39,7 +39,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..package import Package, Store, json_type
+from ..package import Package, Store, json_float, json_type
 from ._common import (
     AMEM_STAMP,
     LINK_KEYS,
@@ -108,10 +108,11 @@ def coerce_chroma_metadata(meta: dict[str, Any]) -> dict[str, Any]:
         value = out.get(key)
         if isinstance(value, str):
             try:
-                number = float(value)
+                number = json_float(value)  # "1e-400" is refused (unusable), not read as 0
             except ValueError:
                 continue
-            out[key] = int(number) if number.is_integer() and "." not in value else number
+            whole = type(number) is float and number.is_integer() and "." not in value
+            out[key] = int(number) if whole else number
     return out
 
 

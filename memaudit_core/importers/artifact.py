@@ -57,7 +57,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
 from ..errors import PackageError, Problem, closest_name
-from ..package import Package, _binary_kind, json_type, parse_package
+from ..package import Package, _binary_kind, json_float, json_type, parse_package
 from ._common import duplicate_key_problems, object_pairs, plain_copy
 from ._zip import NonblankLines, ZipReader
 
@@ -246,7 +246,8 @@ def _records(src: _Source, name: str, problems: list[Problem]) -> list[tuple[int
                     problems.append(Problem(f"{name}:{unparsed[0]}", "json-syntax", unparsed[1]))
                     unparsed = None
                 try:
-                    obj = json.loads(line, object_pairs_hook=object_pairs)
+                    # json_float: 1e-400 is refused by the package checks, not read as 0 (QA s44).
+                    obj = json.loads(line, object_pairs_hook=object_pairs, parse_float=json_float)
                 except json.JSONDecodeError as exc:
                     unparsed = (n, f"not valid JSON: {exc.msg} (column {exc.colno})")
                     continue
@@ -466,7 +467,9 @@ def _read_package(p: Path, source: str, src: _Source) -> Package:
     manifest: dict[str, Any] = {}
     if manifest_name:
         try:
-            manifest = json.loads(src.read(manifest_name), object_pairs_hook=object_pairs)
+            manifest = json.loads(
+                src.read(manifest_name), object_pairs_hook=object_pairs, parse_float=json_float
+            )
         except json.JSONDecodeError as exc:
             raise PackageError(
                 source,
