@@ -42,6 +42,8 @@ from .errors import (
     MemAuditError,
     PackageError,
     Problem,
+    Problems,
+    capped,
     check_type,
     closest_name,
     cut_repr,
@@ -555,8 +557,11 @@ def underflow_message(zero_ok: bool = True) -> str:
 def underflow_problems(doc: object, base: str = "$") -> list[Problem]:
     """Rule ``normal`` problems for every :class:`UnderflowFloat` in ``doc`` (as decoded with
     :func:`json_float`), located by JSON path as the package loader locates them: for readers
-    other than the package loader (exports, saved results)."""
-    out: list[Problem] = []
+    other than the package loader (exports, saved results); at most ``MAX_PROBLEMS + 1``."""
+    return capped(_underflow_problems(doc, base))
+
+
+def _underflow_problems(doc: object, base: str) -> Iterator[Problem]:
     stack: list[tuple[str, object]] = [(base, doc)]
     while stack:
         path, node = stack.pop()
@@ -565,19 +570,17 @@ def underflow_problems(doc: object, base: str = "$") -> list[Problem]:
         elif isinstance(node, list | tuple):
             stack.extend((f"{path}[{i}]", v) for i, v in reversed(list(enumerate(node))))
         elif type(node) is UnderflowFloat:
-            out.append(Problem(path, "normal", underflow_message(), node.literal))
-    return out
+            yield Problem(path, "normal", underflow_message(), node.literal)
 
 
-class _Checker:
-    """Collects problems while walking a decoded JSON document."""
+class _Checker(Problems):
+    """Collects problems while walking a decoded JSON document (and stops the walk at
+    :data:`~memaudit_core.errors.MAX_PROBLEMS`, as every collector does), and the warnings
+    said of a valid package (the id look-alikes)."""
 
-    def __init__(self) -> None:
-        self.problems: list[Problem] = []
-        self.warnings: list[str] = []  # said of a valid package (the id look-alikes)
-
-    def add(self, path: str, rule: str, message: str, value: object = None) -> None:
-        self.problems.append(Problem(path, rule, message, value))
+    def __init__(self, source: str) -> None:
+        super().__init__(source)
+        self.warnings: list[str] = []
 
     def string(
         self,
@@ -933,7 +936,7 @@ def parse_package(doc: object, source: str = "<memory>") -> Package:
 def _parse_package(doc: object, source: str, *, suspect: bool | None) -> Package:
     """:func:`parse_package`; ``suspect`` False is a promise (from :func:`_decode_json_text`)
     that the document holds nothing :func:`_has_suspect` looks for, None: look."""
-    checker = _Checker()
+    checker = _Checker(source)
     if not isinstance(doc, dict):
         # QA s39 (defect 12): "(got 'string')" read as if the package were the text 'string'.
         # The type is named in words; a scalar is shown as itself (an array or object is
@@ -948,7 +951,7 @@ def _parse_package(doc: object, source: str, *, suspect: bool | None) -> Package
         raise PackageError(source, checker.problems)
     if suspect is None:
         suspect = _has_suspect(doc)  # one path-free pass; paths are built only when needed
-    foreign = _non_json_problems(doc) if suspect else []
+    foreign = capped(_non_json_problems(doc)) if suspect else []
     if foreign:  # the checks below assume string keys
         raise PackageError(source, foreign)
 
@@ -1465,14 +1468,14 @@ def _report_non_finite(checker: _Checker, doc: object) -> None:
 _JSON_SCALARS = (str, int, float, bool, type(None))
 
 
-def _non_json_problems(doc: dict) -> list[Problem]:
-    """Keys that are not strings (anywhere) and ``meta`` values JSON cannot hold.
+def _non_json_problems(doc: dict) -> Iterator[Problem]:
+    """Keys that are not strings (anywhere) and ``meta`` values JSON cannot hold, in the
+    document's order (a generator: the caller takes as many as it lists).
 
     Only a dict built in Python has them (library QA s20d: an int key raised AttributeError,
     a set in meta a TypeError at the first content hash). Numeric fields take any real number
     (NumPy scalars included) and are converted, so only ``meta`` values are checked.
     """
-    problems: list[Problem] = []
     stack: list[tuple[str, object, bool]] = [("$", doc, False)]
     while stack:
         path, node, in_meta = stack.pop()
@@ -1481,13 +1484,11 @@ def _non_json_problems(doc: dict) -> list[Problem]:
             for key, value in reversed(items):  # popped in the document's order
                 if not isinstance(key, str):
                     shown = key if isinstance(key, _JSON_SCALARS) else repr(key)
-                    problems.append(
-                        Problem(
-                            f"{path}[{key!r}]",
-                            "type",
-                            "object keys must be strings (JSON has no other keys)",
-                            shown,
-                        )
+                    yield Problem(
+                        f"{path}[{key!r}]",
+                        "type",
+                        "object keys must be strings (JSON has no other keys)",
+                        shown,
                     )
                     continue
                 meta_here = in_meta or (key == "meta" and not path.endswith(".coverage"))
@@ -1495,15 +1496,12 @@ def _non_json_problems(doc: dict) -> list[Problem]:
         elif isinstance(node, list | tuple):
             stack.extend((f"{path}[{i}]", v, in_meta) for i, v in reversed(list(enumerate(node))))
         elif in_meta and not isinstance(node, _JSON_SCALARS):
-            problems.append(
-                Problem(
-                    path,
-                    "type",
-                    f"meta must hold JSON values only (objects, arrays, strings, numbers, "
-                    f"booleans, null), not a {type(node).__name__}",
-                )
+            yield Problem(
+                path,
+                "type",
+                f"meta must hold JSON values only (objects, arrays, strings, numbers, "
+                f"booleans, null), not a {type(node).__name__}",
             )
-    return problems
 
 
 def _has_suspect(doc: object) -> bool:
@@ -1651,26 +1649,27 @@ class OverflowedNumber(float):
 def duplicate_key_problems(doc: Any, base: str = "$") -> list[Problem]:
     """``duplicate-key`` problems for every key repeated inside one object of ``doc`` (as
     decoded by :func:`parse_json_text` or with :func:`_object_pairs`), in document order,
-    located by JSON path as the package loader locates them."""
-    out: list[Problem] = []
+    located by JSON path as the package loader locates them; at most ``MAX_PROBLEMS + 1``
+    (:func:`~memaudit_core.errors.capped`)."""
+    return capped(_duplicate_key_problems(doc, base))
+
+
+def _duplicate_key_problems(doc: Any, base: str) -> Iterator[Problem]:
     stack: list[tuple[str, Any]] = [(base, doc)]
     while stack:
         path, node = stack.pop()
         if isinstance(node, dict):
             for key in getattr(node, "duplicate_keys", ()):
-                out.append(
-                    Problem(
-                        _child_path(path, key),
-                        "duplicate-key",
-                        "this key appears more than once in the same JSON object (only one "
-                        "value could be kept): remove or rename one of them",
-                        key,
-                    )
+                yield Problem(
+                    _child_path(path, key),
+                    "duplicate-key",
+                    "this key appears more than once in the same JSON object (only one "
+                    "value could be kept): remove or rename one of them",
+                    key,
                 )
             stack.extend((_child_path(path, k), v) for k, v in reversed(node.items()))
         elif isinstance(node, list):
             stack.extend((f"{path}[{i}]", v) for i, v in reversed(list(enumerate(node))))
-    return out
 
 
 def has_duplicate_keys(doc: Any) -> bool:
@@ -1758,12 +1757,39 @@ def _decode_json_text(
             source, [Problem("$", "json-depth", "the JSON document is nested too deeply to read")]
         ) from None
     except ValueError as exc:  # an integer literal longer than Python's digit limit
-        message = (
-            "not valid JSON: a number has too many digits to read"
-            if "digits" in str(exc)
-            else f"not valid JSON: {exc}"
-        )
-        raise PackageError(source, [Problem("$", "json-syntax", message)]) from None
+        if "digits" not in str(exc):
+            problem = Problem("$", "json-syntax", f"not valid JSON: {exc}")
+            raise PackageError(source, [problem]) from None
+        # The decoder does not say where (QA s44: no line or column, unlike a syntax error).
+        where = "$"
+        pos = _long_integer_at(text)
+        if pos is not None:
+            line = text.count("\n", 0, pos) + 1
+            column = pos - text.rfind("\n", 0, pos)  # as json.JSONDecodeError counts it
+            where = f"$ (line {line}, column {column})"
+        message = "not valid JSON: a number has too many digits to read"
+        raise PackageError(source, [Problem(where, "json-syntax", message)]) from None
+
+
+#: A JSON string (skipped whole, so digits inside it are not taken for a number) or a number.
+_STRING_OR_NUMBER = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|-?(\d+)(\.\d+)?([eE][+-]?\d+)?')
+
+
+def _long_integer_at(text: str) -> int | None:
+    """Where the first integer literal of ``text`` longer than Python's digit limit starts
+    (the one the decoder stopped at: the text before it decoded), or None.
+
+    >>> _long_integer_at('{"a": "1111", "b": 2.5, "c": -' + "9" * 5000 + "}")
+    29
+    """
+    limit = sys.get_int_max_str_digits()
+    if not limit:
+        return None
+    for m in _STRING_OR_NUMBER.finditer(text):
+        if m.group(1) is not None and m.group(2) is None and m.group(3) is None:
+            if len(m.group(1)) > limit:
+                return m.start()
+    return None
 
 
 def loads_package(data: bytes | str, source: str = "<upload>") -> Package:
@@ -2134,16 +2160,17 @@ def _a(name: str) -> str:
     return f"{'an' if name[:1] in 'AEIOU' else 'a'} {name}"
 
 
-def _items_problems(value: object, path: str, cls: type) -> list[Problem]:
+def _items_problems(value: object, path: str, cls: type) -> Iterator[Problem]:
     if not isinstance(value, tuple | list):
-        return [Problem(path, "type", f"must be a tuple of {cls.__name__} objects", value)]
-    return [
-        Problem(
-            f"{path}[{i}]", "type", f"must be {_a(cls.__name__)}, not {_a(type(item).__name__)}"
-        )
-        for i, item in enumerate(value)
-        if not isinstance(item, cls)
-    ]
+        yield Problem(path, "type", f"must be a tuple of {cls.__name__} objects", value)
+        return
+    for i, item in enumerate(value):
+        if not isinstance(item, cls):
+            yield Problem(
+                f"{path}[{i}]",
+                "type",
+                f"must be {_a(cls.__name__)}, not {_a(type(item).__name__)}",
+            )
 
 
 def _validation_doc(package: Package, source: str) -> dict[str, Any]:
@@ -2155,16 +2182,17 @@ def _validation_doc(package: Package, source: str) -> dict[str, Any]:
         When a field that holds items is not a sequence of the model's objects (a dict where a
         :class:`Candidate` belongs): its dict form cannot be built.
     """
-    problems: list[Problem] = []
+    problems = Problems(source)
     for name, cls in _ITEM_CLASSES.items():
-        problems += _items_problems(getattr(package, name), f"$.{name}", cls)
+        problems.extend(_items_problems(getattr(package, name), f"$.{name}", cls))
     if not isinstance(package.budgets, tuple | list):
-        problems.append(Problem("$.budgets", "type", "must be a tuple of numbers", package.budgets))
-    if not problems:
+        problems.add("$.budgets", "type", "must be a tuple of numbers", package.budgets)
+    if not problems.problems:
         for i, store in enumerate(package.stores):
-            problems += _items_problems(store.memories, f"$.stores[{i}].memories", ExternalMemory)
-    if problems:
-        raise PackageError(source, problems)
+            problems.extend(
+                _items_problems(store.memories, f"$.stores[{i}].memories", ExternalMemory)
+            )
+    problems.raise_if_any()
     return _package_doc(package, _as_given, _as_array)
 
 

@@ -30,11 +30,10 @@ def user_error_text(exc: MemAuditError) -> str:
     """Markdown for a user error raised by the core: a package's problems one per line, and for
     two exact engines that disagree, that it is a defect to report (DESIGN §5: shown, never
     hidden)."""
-    from .frame import md_escape, problem_list_md
+    from .frame import md_escape, package_error_md
 
     if isinstance(exc, PackageError):
-        lines = exc.lines()
-        return f"**{md_escape(exc.source)}: {len(lines)} problem(s)**\n\n{problem_list_md(lines)}"
+        return f"**{md_escape(exc.source)}: {exc.count_text()}**\n\n{package_error_md(exc)}"
     if isinstance(exc, SolverDisagreementError):
         return (
             "**The exact engines disagree, so no optimum is shown.** This is a defect in "

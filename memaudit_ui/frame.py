@@ -18,7 +18,7 @@ from typing import Any
 
 import streamlit as st
 
-from memaudit_core.errors import MemAuditError, PackageError, cut_repr
+from memaudit_core.errors import PROBLEM_LIMIT_RULE, MemAuditError, PackageError, cut_repr
 from memaudit_core.package import Package
 from memaudit_core.writers import WRITERS, all_writers
 
@@ -463,10 +463,27 @@ def _handle_upload() -> None:
     try:
         key, _pkg = sources.register_upload(upload.name, upload.getvalue())
     except PackageError as exc:
-        st.session_state["ma_upload_error"] = (exc.source, exc.lines(), open_key)
+        # Only what the page shows is kept (QA s44: a million problems' lines stayed in the
+        # session, 1.9 GB, where 30 are shown).
+        first = exc.lines()[0] if exc.problems else ""
+        listing = package_error_md(exc)
+        st.session_state["ma_upload_error"] = (
+            exc.source,
+            exc.count_text(),
+            first,
+            listing,
+            open_key,
+        )
         return
     except MemAuditError as exc:
-        st.session_state["ma_upload_error"] = (upload.name, [str(exc)], open_key)
+        listing = problem_list_md([str(exc)])
+        st.session_state["ma_upload_error"] = (
+            upload.name,
+            "1 problem(s)",
+            str(exc),
+            listing,
+            open_key,
+        )
         return
     st.session_state.pop("ma_upload_error", None)
     st.session_state.setdefault("ma_upload_names", {})[key] = upload.name
@@ -771,14 +788,14 @@ def frame(
             help=f"Validated before use; files above {sources.MAX_UPLOAD_MB} MB are refused.",
         )
         upload_error = st.session_state.get("ma_upload_error")
-        if upload_error and upload_error[2] != key:
+        if upload_error and upload_error[-1] != key:
             st.session_state.pop("ma_upload_error", None)
             upload_error = None
         if upload_error:
-            source, lines, _open_key = upload_error
+            source, count, _first, listing, _open_key = upload_error
             st.error(
-                f"**{_md_escape_inline(source)} was not loaded** ({len(lines)} problem(s)); the "
-                f"previous package stays open.\n\n{problem_list_md(lines)}"
+                f"**{_md_escape_inline(source)} was not loaded** ({count}); the "
+                f"previous package stays open.\n\n{listing}"
             )
 
         with links_box:
@@ -788,11 +805,11 @@ def frame(
     if upload_error:
         # App QA: the error sat below the fold of the sidebar while the page stayed as it
         # was, so a failed upload looked like no upload at all.
-        source, lines, _open_key = upload_error
+        source, count, first, _listing, _open_key = upload_error
         st.error(
-            f"**{_md_escape_inline(source)} was not loaded** ({len(lines)} problem(s), all "
-            "listed in the sidebar under the uploader); the previous package stays open. "
-            f"First: {_md_escape_inline(lines[0]) if lines else ''}",
+            f"**{_md_escape_inline(source)} was not loaded** ({count}, listed in the sidebar "
+            "under the uploader); the previous package stays open. "
+            f"First: {_md_escape_inline(first)}",
             icon=":material/upload_file:",
         )
     for error in state.pop_errors():
@@ -881,6 +898,15 @@ def problem_list_md(lines: Sequence[str], limit: int = 30) -> str:
     shown = "\n".join(f"- {md_code_span(line)}" for line in lines[:limit])
     more = f"\n- … and {len(lines) - limit} more" if len(lines) > limit else ""
     return shown + more
+
+
+def package_error_md(exc: PackageError, limit: int = 30) -> str:
+    """:func:`problem_list_md` of ``exc``'s problems, then, when checking stopped at the
+    problem cap, the line saying so (the "… and N more" counts problems found, not that line).
+    """
+    found = [p.format(exc.source) for p in exc.found]
+    stop = [p.format(exc.source) for p in exc.problems if p.rule == PROBLEM_LIMIT_RULE]
+    return problem_list_md(found, limit) + "".join(f"\n- {md_code_span(line)}" for line in stop)
 
 
 def history_note(meta: dict[str, Any]) -> str:

@@ -31,7 +31,7 @@ from memaudit_ui.frame import (
     history_note,
     md_code_span,
     md_escape,
-    problem_list_md,
+    package_error_md,
     set_from_widget,
     store_options,
     switch_package,
@@ -186,10 +186,9 @@ with st.expander("Load a memory-system export next to this package", expanded=Fa
                     history_name=None if history is None else history.name,
                 )
             except PackageError as exc:
-                lines = exc.lines()
                 st.error(
                     f"**{md_escape(upload.name)}{with_history} was not loaded** as {fmt} "
-                    f"({len(lines)} problem(s)); nothing was added.\n\n" + problem_list_md(lines)
+                    f"({exc.count_text()}); nothing was added.\n\n" + package_error_md(exc)
                 )
             except MemAuditError as exc:
                 st.error(
@@ -286,8 +285,7 @@ else:
         wpkg = with_stores(pkg, working)
     except PackageError as exc:  # e.g. an imported store that no longer fits the package
         st.error(
-            "The annotated stores do not validate against this package:\n\n"
-            + problem_list_md(exc.lines())
+            "The annotated stores do not validate against this package:\n\n" + package_error_md(exc)
         )
         st.stop()
     whash = wpkg.content_hash()

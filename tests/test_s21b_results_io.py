@@ -431,9 +431,11 @@ def test_numbers_no_float_holds_are_located(saved, tmp_path):
     assert "a number too large for a float" in str(exc)
     # Past Python's 4,300-digit limit json itself refuses the integer (said in our words, QA s44).
     huge = tmp_path / "huge.json"
-    huge.write_text('{"result_kind": "solve", "value": ' + "9" * 5000 + "}", encoding="utf-8")
+    head = '{"result_kind": "solve", "value": '
+    huge.write_text(head + "9" * 5000 + "}", encoding="utf-8")
     exc = refused(huge)
-    assert (exc.path, exc.rule, exc.file) == ("$", "json-syntax", str(huge))
+    where = f"$ (line 1, column {len(head) + 1})"  # where the number starts
+    assert (exc.path, exc.rule, exc.file) == (where, "json-syntax", str(huge))
     assert exc.detail == "not valid JSON: a number has too many digits to read"
 
 

@@ -650,9 +650,9 @@ def test_a_sweep_of_several_families_prints_each_family(tmp_path):
     # The published table (PAPER_FAMILIES.md): density 0.351 on update_chain at budget 3,
     # gvt 0.905 on temporal_interval at 13; the pooled line averages them.
     lines = [line.split() for line in text.splitlines()]
-    # Methods carry their kind since s42 ("density (oracle)").
-    assert ["update_chain", "density", "(oracle)", "3", "1", "0.351", "n/a"] in lines
-    assert ["temporal_interval", "gvt", "(oracle)", "13", "1", "0.905", "n/a"] in lines
+    # Methods carry their kind since s42 ("density (oracle)"), rows their cost unit since s44.
+    assert ["update_chain", "density", "(oracle)", "3", "words", "1", "0.351", "n/a"] in lines
+    assert ["temporal_interval", "gvt", "(oracle)", "13", "words", "1", "0.905", "n/a"] in lines
     assert "the summary pools 2 families" in text
     rc, saved, err = run_cli(*pooled, "--json")
     out.write_text(saved)

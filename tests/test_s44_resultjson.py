@@ -136,7 +136,12 @@ def test_the_messages_name_the_rules(tmp_path):
             "file ends before the JSON",
         ),
         "deep": ("$", "json-depth", "the JSON document is nested too deeply to read"),
-        "digits": ("$", "json-syntax", "not valid JSON: a number has too many digits to read"),
+        # The column where the 5,000-digit number starts (found when the error happens).
+        "digits": (
+            f"$ (line 1, column {UNREADABLE['digits'].index('9') + 1})",
+            "json-syntax",
+            "not valid JSON: a number has too many digits to read",
+        ),
     }
     for case, (where, rule, message) in words.items():
         path = tmp_path / f"{case}.json"

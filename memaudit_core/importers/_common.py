@@ -21,14 +21,14 @@ import json
 import math
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
 from ..costs import EmptyTextError, cost_of, get_cost_rule, undercounted_by_words
-from ..errors import PackageError, Problem, file_name_text, probe_path
+from ..errors import PackageError, Problem, Problems, capped, file_name_text, probe_path
 from ..package import (  # noqa: F401 (the importers import these two from here)
     ExternalMemory,
     Package,
@@ -59,25 +59,15 @@ STRIP_KEYS = frozenset(
 )
 
 
-class Collector:
-    """Collects located problems for one source file."""
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-        self.problems: list[Problem] = []
-
-    def add(self, path: str, rule: str, message: str, value: object = None) -> None:
-        self.problems.append(Problem(path, rule, message, value))
-
-    def raise_if_any(self) -> None:
-        if self.problems:
-            raise PackageError(self.source, self.problems)
+class Collector(Problems):
+    """Collects located problems for one source file (and stops the import at
+    :data:`~memaudit_core.errors.MAX_PROBLEMS`, as every collector does)."""
 
     def check(self, path: str, value: Any) -> bool:
         """Add :func:`unusable`'s problems for ``value`` (at ``path`` in the source); True when
         there are none."""
         found = unusable(value, path)
-        self.problems.extend(found)
+        self.extend(found)
         return not found
 
 
@@ -289,7 +279,8 @@ def load_json_file(path: str | Path) -> Any:
 
 def unusable(value: Any, path: str) -> list[Problem]:
     """What the package validator would refuse in ``value`` once copied into a package,
-    located at ``path`` in the source.
+    located at ``path`` in the source; at most ``MAX_PROBLEMS + 1`` (:func:`capped`: a walk
+    of a whole export stops there too).
 
     Text (an object key too) holding an unpaired surrogate escape such as ``"\\ud83d"`` (rule
     ``unicode``; valid JSON, but not text: it cannot be hashed or saved as UTF-8) and NaN or
@@ -304,33 +295,33 @@ def unusable(value: Any, path: str) -> list[Problem]:
     >>> unusable("plain text", "$.text")
     []
     """
+    return capped(_unusable(value, path))
+
+
+def _unusable(value: Any, path: str) -> Iterator[Problem]:
     from ..package import _SURROGATE_MESSAGE, _child_path, _is_text
 
-    out: list[Problem] = []
     stack: list[tuple[str, Any]] = [(path, value)]
     while stack:
         here, node = stack.pop()
         if isinstance(node, str):
             if not node.isascii() and not _is_text(node):
-                out.append(Problem(here, "unicode", _SURROGATE_MESSAGE.format("text"), node))
+                yield Problem(here, "unicode", _SURROGATE_MESSAGE.format("text"), node)
         elif isinstance(node, float):
             if not math.isfinite(node):
-                out.append(
-                    Problem(here, "finite", "NaN and infinity are not allowed in a package", node)
-                )
+                yield Problem(here, "finite", "NaN and infinity are not allowed in a package", node)
             elif type(node) is UnderflowFloat:  # a number given as text, read by json_float
-                out.append(Problem(here, "normal", underflow_message(), node.literal))
+                yield Problem(here, "normal", underflow_message(), node.literal)
         elif isinstance(node, dict):
             items = []
             for key, sub in node.items():
                 child = _child_path(here, key)
                 if isinstance(key, str) and not key.isascii() and not _is_text(key):
-                    out.append(Problem(child, "unicode", _SURROGATE_MESSAGE.format("key"), key))
+                    yield Problem(child, "unicode", _SURROGATE_MESSAGE.format("key"), key)
                 items.append((child, sub))
             stack.extend(reversed(items))  # popped in the document's order
         elif isinstance(node, list | tuple):
             stack.extend((f"{here}[{i}]", v) for i, v in reversed(list(enumerate(node))))
-    return out
 
 
 def check_answer(col: Collector, path: str, answer: Any) -> None:
@@ -740,7 +731,7 @@ def _locate_in_export(
         for p in export_problems
         if p.path == record_path or p.path.startswith((record_path + ".", record_path + "["))
     ]
-    collector.problems.extend(found)
+    collector.extend(found)
     return bool(found)
 
 

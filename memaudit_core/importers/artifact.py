@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
-from ..errors import PackageError, Problem, closest_name
+from ..errors import PackageError, Problem, Problems, closest_name
 from ..package import Package, _binary_kind, json_float, json_type, parse_package
 from ._common import duplicate_key_problems, object_pairs, plain_copy
 from ._zip import NonblankLines, ZipReader
@@ -128,7 +128,15 @@ class _Source:
         self.zip: ZipReader | None = None
         if path.is_dir():
             for name in (*REQUIRED_FILES, *OPTIONAL_FILES, *MANIFESTS):
-                if (path / name).is_file():
+                try:
+                    is_file = (path / name).is_file()
+                except OSError as exc:
+                    # A folder the user may not search raises here, not at the read (QA s44:
+                    # a bare "Permission denied" without a rule).
+                    raise PackageError(
+                        self.source, [Problem(name, "readable", f"cannot read: {exc}")]
+                    ) from None
+                if is_file:
                     self.members[name] = path / name
             return
         try:
@@ -225,7 +233,7 @@ class _Source:
             raise self.not_utf8(name, exc.start) from None
 
 
-def _records(src: _Source, name: str, problems: list[Problem]) -> list[tuple[int, dict]]:
+def _records(src: _Source, name: str, problems: Problems) -> list[tuple[int, dict]]:
     if name not in src.members:
         return []
     out: list[tuple[int, dict]] = []
@@ -297,7 +305,7 @@ def _map(
     obj: dict,
     spec: dict[str, tuple[str, ...]],
     loc: _Loc,
-    problems: list[Problem],
+    problems: Problems,
     notes: list[str],
 ) -> dict[str, Any]:
     """The record's fields under their package names; other fields go to ``meta``.
@@ -456,12 +464,11 @@ def _read_package(p: Path, source: str, src: _Source) -> Package:
                 )
             ],
         )
-    problems: list[Problem] = []
+    problems = Problems(source)
     for name in REQUIRED_FILES:
         if name not in src.members:
-            problems.append(Problem(name, "required-file", "missing from the coverage package"))
-    if problems:
-        raise PackageError(source, problems)
+            problems.add(name, "required-file", "missing from the coverage package")
+    problems.raise_if_any()
 
     manifest_name = next((m for m in MANIFESTS if m in src.members), None)
     manifest: dict[str, Any] = {}
@@ -631,11 +638,12 @@ def _read_package(p: Path, source: str, src: _Source) -> Package:
         earlier = pmeta.get("warnings", [])
         pmeta["warnings"] = [*(earlier if isinstance(earlier, list) else [earlier]), *notes]
     doc["meta"] = pmeta
+    found: list[Problem] = []
     try:
         package = parse_package(doc, source)
     except PackageError as exc:
-        translated = [_translate(pr, locs, cov_locs, manifest_name) for pr in exc.problems]
-        raise PackageError(source, problems + translated) from None
-    if problems:
-        raise PackageError(source, problems)
+        found = exc.problems
+    # Through the collector: the rows' problems and the package's stop at one cap.
+    problems.extend(_translate(pr, locs, cov_locs, manifest_name) for pr in found)
+    problems.raise_if_any()
     return package

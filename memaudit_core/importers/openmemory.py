@@ -284,7 +284,7 @@ def _jsonl_rows(data: bytes, source: str, prefix: str, col: Collector) -> list[t
         try:
             value = parse_json(line, source)
         except PackageError as exc:
-            col.problems.extend(_relocated(exc, where, one_line=True))
+            col.extend(_relocated(exc, where, one_line=True))
             continue
         rows.append((where, value))
     return rows
