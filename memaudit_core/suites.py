@@ -48,9 +48,10 @@ import json
 import math
 import numbers
 import os
+import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -69,14 +70,22 @@ from .errors import (
 )
 from .package import Package, budget_grid_notes, grid_notes_capped
 from .parallel import check_workers, init_solver_worker, pool_context, stop_pool
-from .results import check_not_above_opt
+from .results import check_not_above_opt, check_store_fits
 from .versions import RESULT_VERSION
 
+try:
+    import fcntl
+except ImportError:  # Windows: runs into one --out folder are not kept apart there
+    fcntl = None  # type: ignore[assignment]
+
 JOURNAL = "journal.jsonl"
+#: The lock file a run holds in its output folder (see :func:`out_lock`).
+LOCK = "journal.lock"
 #: The files a sweep or audit writes in its output folder (besides ``figures/``): ``-o`` may
 #: not name one (sweep QA s38: ``-o out/journal.jsonl`` replaced the resume journal).
 SUITE_FILES = (
     JOURNAL,
+    LOCK,
     "report.md",
     "rows.csv",
     "rows.parquet",
@@ -490,10 +499,33 @@ _OPTIONAL_FIELDS: dict[str, tuple[type, ...]] = {
 }
 
 
-def _result_ok(result: Any) -> bool:
+def journal_row_fields(result: Mapping[str, Any]) -> dict[str, Any]:
+    """A sweep task result's row fields, those a journal written before the optional ones
+    lacks filled in: ``opt_bound`` and ``ratio_low`` are known for certified rows only."""
+    certified = result["certified"]
+    return {
+        "value": result["value"],
+        "opt": result["opt"],
+        "ratio": result["ratio"],
+        "certified": certified,
+        "cost": result["cost"],
+        "opt_bound": result.get("opt_bound", result["opt"] if certified else None),
+        "ratio_low": result.get("ratio_low", result["ratio"] if certified else None),
+        "opt_over": result.get("opt_over", "package"),
+        "store_cut": result.get("store_cut", 0),
+        "coverage_estimated": result.get("coverage_estimated", 0),
+    }
+
+
+def _result_ok(key: str, result: Any) -> bool:
     """A journal task result that can be read: a failure record (run again), or a result whose
     fields have their types (CLI QA: a ratio edited to "x" ended the resumed sweep in a
-    ValueError)."""
+    ValueError) and pass the checks a saved sweep's rows pass when read back (QA s44: a line
+    with value and ratio halved was reused, and ``show`` refused the sweep file it gave)."""
+    from types import SimpleNamespace
+
+    from .errors import ResultError
+
     if not isinstance(result, dict):
         return False
     if "error" in result:
@@ -507,6 +539,13 @@ def _result_ok(result: Any) -> bool:
         # bool is an int to isinstance: only "certified" may be one.
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
             return False
+    fields = journal_row_fields(result)
+    try:
+        budget = float(key.split("|")[1])  # task_key(): hash|budget|method
+        check_sweep_rows([SimpleNamespace(**fields)], "$")
+        check_store_fits("$", fields["cost"], budget, fields["store_cut"], "row")
+    except (IndexError, ValueError, ResultError):
+        return False
     return True
 
 
@@ -515,12 +554,78 @@ def _remove_outputs(out: Path) -> None:
     otherwise hold a report and rows of other settings beside a journal of new ones until the
     new run completes (sweep QA s38)."""
     for name in SUITE_FILES:
-        if name != JOURNAL:
+        if name not in (JOURNAL, LOCK):  # the lock is held by the run doing this
             (out / name).unlink(missing_ok=True)
     figures = out / "figures"
     if figures.is_dir():
         for png in figures.glob("*.png"):
             png.unlink(missing_ok=True)
+
+
+#: The output folders whose lock this thread holds: :func:`out_lock` is re-entered by a
+#: suite's run and its outputs (an app's sessions are threads, each with its own).
+_HELD = threading.local()
+
+
+@contextmanager
+def out_lock(out: str | Path | None) -> Iterator[None]:
+    """Hold the lock of output folder ``out`` (nothing without one) while a suite writes there.
+
+    Two runs into one folder appended each its own line for every task, the later one winning
+    (QA s44), and a run dropping a "torn" last line could cut the other's line in progress:
+    a second run is refused at once. An ``flock`` on :data:`LOCK` is released by the system
+    when the process ends, however it ends (a pid file would outlive a killed run); the file
+    holds the holder's pid for the message. Worker processes never need it.
+    """
+    if out is None:
+        yield
+        return
+    folder = Path(out)
+    held: set[Path] = _HELD.__dict__.setdefault("folders", set())
+    path = folder / LOCK
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        where = folder.resolve()
+        fh = None if where in held or fcntl is None else path.open("a+", encoding="utf-8")
+    except OSError as exc:
+        raise MemAuditError(f"cannot write the lock file {path}: {exc.strerror or exc}") from None
+    if fh is None:  # this run's journal, within its suite; or a system without flock
+        yield
+        return
+    try:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            pid = fh.read().strip()
+            raise MemAuditError(
+                f"{folder} is in use by another memaudit run"
+                + (f" (pid {pid})" if pid.isdigit() else "")
+                + "; wait for it or use another --out"
+            ) from None
+        except OSError as exc:  # a file system without locks
+            raise MemAuditError(f"cannot lock {path}: {exc.strerror or exc}") from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"{os.getpid()}\n")
+        fh.flush()
+        held.add(where)
+        try:
+            yield
+        finally:
+            held.discard(where)
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+    finally:
+        fh.close()
+
+
+def discarded_note(n: int) -> str:
+    """A suite's note on ``n`` journal lines :class:`Journal` dropped."""
+    return (
+        f"{n} torn or unreadable journal line(s) dropped (an interrupted write, or an edit: "
+        "a line of the wrong types, or whose numbers contradict each other); their tasks were "
+        "run again"
+    )
 
 
 class Journal:
@@ -532,7 +637,7 @@ class Journal:
         suite: str,
         config: dict[str, Any],
         resume: bool,
-        result_ok: Callable[[Any], bool] = _result_ok,
+        result_ok: Callable[[str, Any], bool] = _result_ok,
     ):
         self.path = None if out is None else out / JOURNAL
         # Each suite's results have their own fields (certification QA s38: the sweep's check
@@ -587,7 +692,10 @@ class Journal:
             if not isinstance(rec, dict) or (
                 not first
                 and rec.get("t") == "task"
-                and not (isinstance(rec.get("key"), str) and self.result_ok(rec.get("result")))
+                and not (
+                    isinstance(rec.get("key"), str)
+                    and self.result_ok(rec["key"], rec.get("result"))
+                )
             ):
                 self.discarded += 1
                 continue
@@ -822,15 +930,15 @@ def run_suite(
     resume: bool = True,
     max_tasks: int | None = None,
     progress: Progress = None,
-    result_ok: Callable[[Any], bool] = _result_ok,
+    result_ok: Callable[[str, Any], bool] = _result_ok,
 ) -> SuiteRun:
     """Index, plan, deduplicate, skip what the journal holds, run the rest in chunks.
 
     ``plan(entry)`` lists ``(hash, budget, method)`` for one source; ``worker(jobs, spec=...)``
     runs a chunk of jobs ``(source, text, content_hash, [(key, budget, method), ...])`` and
     returns ``[(key, result), ...]`` (module-level functions, so processes and Dask can run
-    them). ``result_ok`` tells a journal line's result that can be reused (default: a sweep
-    row's).
+    them). ``result_ok(key, result)`` tells a journal line's result that can be reused (default:
+    a sweep row's); a line it refuses is dropped and its task runs again.
     """
     if max_tasks is not None and (
         isinstance(max_tasks, bool) or not isinstance(max_tasks, numbers.Integral) or max_tasks < 1
@@ -840,70 +948,72 @@ def run_suite(
     check_progress(progress)
     t0 = time.perf_counter()
     out_dir = None if out is None else Path(out)
-    journal = Journal(out_dir, suite, config, resume, result_ok)
-    try:
-        with _Backend(workers, scheduler, n_sources=len(sources)) as backend:
-            ship = backend.kind == "dask"
-            texts = {s.key: _read_text(s) if ship else None for s in sources}
-            items = [(s, texts[s.key]) for s in sources]
-            # The index keeps source order: chunks are contiguous and numbered.
-            chunks = list(enumerate(_chunked(items, backend.slots)))
-            parts: dict[int, list[IndexEntry]] = {}
-            for idx, res in backend.map(_index_worker, chunks):
-                parts[idx] = res
-            entries: list[IndexEntry] = [e for idx, _ in chunks for e in parts[idx]]
+    # The whole run, from reading the journal to its last line: see out_lock().
+    with out_lock(out_dir):
+        journal = Journal(out_dir, suite, config, resume, result_ok)
+        try:
+            with _Backend(workers, scheduler, n_sources=len(sources)) as backend:
+                ship = backend.kind == "dask"
+                texts = {s.key: _read_text(s) if ship else None for s in sources}
+                items = [(s, texts[s.key]) for s in sources]
+                # The index keeps source order: chunks are contiguous and numbered.
+                chunks = list(enumerate(_chunked(items, backend.slots)))
+                parts: dict[int, list[IndexEntry]] = {}
+                for idx, res in backend.map(_index_worker, chunks):
+                    parts[idx] = res
+                entries: list[IndexEntry] = [e for idx, _ in chunks for e in parts[idx]]
 
-            tasks: list[TaskSpec] = []
-            seen: set[str] = set()
-            for i, entry in enumerate(entries):
-                for hash_, budget, method in plan(entry):
-                    key = task_key(hash_, budget, method)
-                    if key in seen:
-                        continue
-                    seen.add(key)
-                    tasks.append(TaskSpec(key, i, float(budget), method))
-            pending = [t for t in tasks if t.key not in journal.done]
-            reused = len(tasks) - len(pending)
-            if max_tasks is not None:
-                pending = pending[: max(0, int(max_tasks))]
-            by_source: dict[int, list[TaskSpec]] = {}
-            for t in pending:
-                by_source.setdefault(t.source_index, []).append(t)
-            jobs = [
-                (
-                    sources[i],
-                    texts[sources[i].key],
-                    entries[i].content_hash,
-                    [(t.key, t.budget, t.method) for t in ts],
-                )
-                for i, ts in by_source.items()
-            ]
-            done = reused
-            total = len(tasks)
-            executed = 0
-            if progress is not None:
-                progress(done, total)
-            for res in backend.map(worker, _chunked(jobs, backend.slots), spec=spec):
-                n = journal.record(res)
-                executed += n
-                done += n
+                tasks: list[TaskSpec] = []
+                seen: set[str] = set()
+                for i, entry in enumerate(entries):
+                    for hash_, budget, method in plan(entry):
+                        key = task_key(hash_, budget, method)
+                        if key in seen:
+                            continue
+                        seen.add(key)
+                        tasks.append(TaskSpec(key, i, float(budget), method))
+                pending = [t for t in tasks if t.key not in journal.done]
+                reused = len(tasks) - len(pending)
+                if max_tasks is not None:
+                    pending = pending[: max(0, int(max_tasks))]
+                by_source: dict[int, list[TaskSpec]] = {}
+                for t in pending:
+                    by_source.setdefault(t.source_index, []).append(t)
+                jobs = [
+                    (
+                        sources[i],
+                        texts[sources[i].key],
+                        entries[i].content_hash,
+                        [(t.key, t.budget, t.method) for t in ts],
+                    )
+                    for i, ts in by_source.items()
+                ]
+                done = reused
+                total = len(tasks)
+                executed = 0
                 if progress is not None:
                     progress(done, total)
-            describe = backend.describe()
-    finally:
-        journal.close()
-    complete = all(t.key in journal.done for t in tasks)
-    return SuiteRun(
-        entries=tuple(entries),
-        tasks=tuple(tasks),
-        results=dict(journal.done),
-        executed=executed,
-        reused=reused,
-        complete=complete,
-        elapsed_s=time.perf_counter() - t0,
-        backend=describe,
-        discarded_lines=journal.discarded,
-    )
+                for res in backend.map(worker, _chunked(jobs, backend.slots), spec=spec):
+                    n = journal.record(res)
+                    executed += n
+                    done += n
+                    if progress is not None:
+                        progress(done, total)
+                describe = backend.describe()
+        finally:
+            journal.close()
+        complete = all(t.key in journal.done for t in tasks)
+        return SuiteRun(
+            entries=tuple(entries),
+            tasks=tuple(tasks),
+            results=dict(journal.done),
+            executed=executed,
+            reused=reused,
+            complete=complete,
+            elapsed_s=time.perf_counter() - t0,
+            backend=describe,
+            discarded_lines=journal.discarded,
+        )
 
 
 def _read_text(src: PackageSource) -> str | None:
@@ -1534,126 +1644,115 @@ def sweep_suite(
         methods = entry_methods(entry)
         return [(key_hash(entry, m), b, m) for b in entry_budgets(entry) for m in methods]
 
-    run = run_suite(
-        "sweep",
-        srcs,
-        plan,
-        _sweep_worker,
-        spec,
-        config,
-        out=out,
-        workers=workers,
-        scheduler=scheduler,
-        resume=resume,
-        max_tasks=max_tasks,
-        progress=progress,
-    )
-    missing = [s for s in store_ids if not any(s in e.stores for e in run.entries)]
-    if missing:
-        raise UnknownNameError(
-            f"store(s) {', '.join(map(repr, missing))} found in none of the swept packages"
+    # Held until the outputs are written: another run would rewrite them (out_lock()).
+    with out_lock(out):
+        run = run_suite(
+            "sweep",
+            srcs,
+            plan,
+            _sweep_worker,
+            spec,
+            config,
+            out=out,
+            workers=workers,
+            scheduler=scheduler,
+            resume=resume,
+            max_tasks=max_tasks,
+            progress=progress,
         )
-    method_names = (*names, *store_ids, *abl)
-    rows: list[SuiteRow] = []
-    errors: list[Any] = []
-    for entry in run.entries:
-        for b in entry_budgets(entry):
-            for m in entry_methods(entry):
-                res = run.results.get(task_key(key_hash(entry, m), b, m))
-                if res is None:
-                    continue
-                if "error" in res:
-                    errors.append(WriterFailure.from_dict(res["error"]))
-                    continue
-                rows.append(
-                    SuiteRow(
-                        entry.label,
-                        entry.package_id,
-                        entry.content_hash,
-                        entry.seed,
-                        entry.family,
-                        float(b),
-                        m.removeprefix("store:"),
-                        res["value"],
-                        res["opt"],
-                        res["ratio"],
-                        res["certified"],
-                        res["cost"],
-                        # Journals written before these fields: known for certified rows only.
-                        res.get("opt_bound", res["opt"] if res["certified"] else None),
-                        res.get("ratio_low", res["ratio"] if res["certified"] else None),
-                        res.get("opt_over", "package"),
-                        res.get("store_cut", 0),
-                        res.get("coverage_estimated", 0),
+        missing = [s for s in store_ids if not any(s in e.stores for e in run.entries)]
+        if missing:
+            raise UnknownNameError(
+                f"store(s) {', '.join(map(repr, missing))} found in none of the swept packages"
+            )
+        method_names = (*names, *store_ids, *abl)
+        rows: list[SuiteRow] = []
+        errors: list[Any] = []
+        for entry in run.entries:
+            for b in entry_budgets(entry):
+                for m in entry_methods(entry):
+                    res = run.results.get(task_key(key_hash(entry, m), b, m))
+                    if res is None:
+                        continue
+                    if "error" in res:
+                        errors.append(WriterFailure.from_dict(res["error"]))
+                        continue
+                    rows.append(
+                        SuiteRow(
+                            entry.label,
+                            entry.package_id,
+                            entry.content_hash,
+                            entry.seed,
+                            entry.family,
+                            float(b),
+                            m.removeprefix("store:"),
+                            **journal_row_fields(res),
+                        )
                     )
-                )
-    rows = _one_denominator(rows)
-    all_budgets = tuple(sorted({r.budget for r in rows}))
-    summary = summarize(rows, method_names, all_budgets)
-    notes: list[str] = []
-    if run.discarded_lines:
-        notes.append(
-            f"{run.discarded_lines} torn or unreadable journal line(s) dropped (an interrupted "
-            "write or an edit); their tasks were run again"
+        rows = _one_denominator(rows)
+        all_budgets = tuple(sorted({r.budget for r in rows}))
+        summary = summarize(rows, method_names, all_budgets)
+        notes: list[str] = []
+        if run.discarded_lines:
+            notes.append(discarded_note(run.discarded_lines))
+        notes.extend(
+            n
+            for n in (
+                repeated_sources_note(srcs),
+                uncertified_note(rows, time_limit=time_limit),
+                union_note(rows),
+                cut_note(rows),
+                estimated_coverage_note(rows),
+            )
+            if n
         )
-    notes.extend(
-        n
-        for n in (
-            repeated_sources_note(srcs),
-            uncertified_note(rows, time_limit=time_limit),
-            union_note(rows),
-            cut_note(rows),
-            estimated_coverage_note(rows),
+        pooled = pooled_families_note(rows)
+        if pooled:
+            notes.append(pooled)
+        if grid is None:  # each source at its own grid (QA s41, defect 1: repeats, [] unsaid)
+            notes.extend(grid_notes_capped([n for e in run.entries for n in e.grid_notes]))
+        partial = partial_stores_note(store_ids, [(e.label, e.stores) for e in run.entries])
+        if partial:
+            notes.append(partial)
+        n_contents = len({e.content_hash for e in run.entries})
+        note = repeated_instances_note(len(srcs), len({e.instance_hash for e in run.entries}))
+        if note:
+            notes.append(note)
+        if not run.complete:
+            notes.append(
+                f"incomplete: {len(run.results)} of {len(run.tasks)} tasks done; rerun with the "
+                "same --out to resume"
+            )
+        result = SweepSuiteResult(
+            rows=tuple(rows),
+            summary=summary,
+            methods=method_names,
+            budgets=all_budgets,
+            n_sources=len(srcs),
+            n_packages=n_contents,
+            n_tasks=len(run.tasks),
+            executed=run.executed,
+            reused=run.reused,
+            complete=run.complete,
+            elapsed_s=run.elapsed_s,
+            backend=run.backend,
+            out=None if out is None else str(out),
+            files=(),
+            notes=tuple(notes),
+            errors=tuple(errors),
+            # The writer's kind travels with the results (researcher QA: a plugin oracle writer
+            # was labelled only in `memaudit writers`).
+            method_kinds=(
+                *((w, WRITERS[w].kind) for w in names),
+                *((s, "store") for s in store_ids),
+                *((a, "ablation") for a in abl),
+            ),
         )
-        if n
-    )
-    pooled = pooled_families_note(rows)
-    if pooled:
-        notes.append(pooled)
-    if grid is None:  # each source at its own grid (QA s41, defect 1: repeats, [] unsaid)
-        notes.extend(grid_notes_capped([n for e in run.entries for n in e.grid_notes]))
-    partial = partial_stores_note(store_ids, [(e.label, e.stores) for e in run.entries])
-    if partial:
-        notes.append(partial)
-    n_contents = len({e.content_hash for e in run.entries})
-    note = repeated_instances_note(len(srcs), len({e.instance_hash for e in run.entries}))
-    if note:
-        notes.append(note)
-    if not run.complete:
-        notes.append(
-            f"incomplete: {len(run.results)} of {len(run.tasks)} tasks done; rerun with the same "
-            "--out to resume"
-        )
-    result = SweepSuiteResult(
-        rows=tuple(rows),
-        summary=summary,
-        methods=method_names,
-        budgets=all_budgets,
-        n_sources=len(srcs),
-        n_packages=n_contents,
-        n_tasks=len(run.tasks),
-        executed=run.executed,
-        reused=run.reused,
-        complete=run.complete,
-        elapsed_s=run.elapsed_s,
-        backend=run.backend,
-        out=None if out is None else str(out),
-        files=(),
-        notes=tuple(notes),
-        errors=tuple(errors),
-        # The writer's kind travels with the results (researcher QA: a plugin oracle writer
-        # was labelled only in `memaudit writers`).
-        method_kinds=(
-            *((w, WRITERS[w].kind) for w in names),
-            *((s, "store") for s in store_ids),
-            *((a, "ablation") for a in abl),
-        ),
-    )
-    if out is not None and run.complete:
-        files, fig_notes = write_sweep_outputs(result, Path(out), figures=figures)
-        from dataclasses import replace
+        if out is not None and run.complete:
+            files, fig_notes = write_sweep_outputs(result, Path(out), figures=figures)
+            from dataclasses import replace
 
-        result = replace(result, files=tuple(files), notes=result.notes + tuple(fig_notes))
+            result = replace(result, files=tuple(files), notes=result.notes + tuple(fig_notes))
     return result
 
 
