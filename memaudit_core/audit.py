@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, ClassVar
@@ -64,6 +65,7 @@ from .suites import (
     _md_table,
     _portable_errors,
     collect_sources,
+    discarded_note,
     family_seed_notes,
     instance_hash,
     outputs_later_note,
@@ -247,9 +249,13 @@ def compared_values(values: Mapping[str, float], statuses: Mapping[str, str]) ->
     return proven if len(proven) >= 2 else dict(values)
 
 
-def _audit_result_ok(result: Any) -> bool:
+def _audit_result_ok(key: str, result: Any) -> bool:
     """A journal line's audit check that can be reused: an outcome, its problems, and each
-    engine's numbers of their JSON types (an edited or corrupted line runs again)."""
+    engine's numbers of their JSON types, that pass the checks a saved audit's rows pass when
+    read back (an edited or corrupted line runs again; QA s44: a sweep's edited line was
+    reused and gave a file ``show`` refused)."""
+    from .errors import ResultError
+
     if not isinstance(result, dict) or result.get("outcome") not in _OUTCOMES:
         return False
     problems = result.get("problems")
@@ -257,16 +263,45 @@ def _audit_result_ok(result: Any) -> bool:
         return False
     if not all(isinstance(result.get(f"{eng}_status"), str) for eng in ENGINES):
         return False
-    numbers_ = ["abs_diff", "rel_diff"] + [
+    numbers_ = ["abs_diff", "rel_diff", "value_unit"] + [
         f"{eng}_{name}"
         for eng in ENGINES
         for name in ("value", "reported", "bound", "time_s", "nodes", "cost", "gap")
     ]
-    return all(
-        result.get(key) is None
-        or (isinstance(result[key], (int, float)) and not isinstance(result[key], bool))
-        for key in numbers_
-    )
+    if not all(
+        result.get(name) is None
+        or (isinstance(result[name], (int, float)) and not isinstance(result[name], bool))
+        for name in numbers_
+    ):
+        return False
+    # Where the check ran is not among what is checked: placeholders.
+    row = AuditRow("", "", 0.0, 1, "", "", None, **_check_fields(result))
+    try:
+        row._check_consistent("$")
+    except ResultError:
+        return False
+    return True
+
+
+def _check_fields(result: Mapping[str, Any]) -> dict[str, Any]:
+    """An :class:`AuditRow`'s fields from a journal's check, as :func:`audit_instance` wrote
+    it (enum's status "not run" where a record has none)."""
+    return {
+        "outcome": result["outcome"],
+        "abs_diff": result.get("abs_diff"),
+        "rel_diff": result.get("rel_diff"),
+        "problems": tuple(result.get("problems", ())),
+        "value_unit": result.get("value_unit"),
+        **{
+            f"{eng}_{name}": result.get(f"{eng}_{name}")
+            for eng in ENGINES
+            for name in ("value", "bound", "gap", "time_s", "nodes")
+        },
+        **{
+            f"{eng}_status": result.get(f"{eng}_status", NOT_RUN if eng == "enum" else "?")
+            for eng in ENGINES
+        },
+    }
 
 
 def _audit_worker(jobs: list[tuple], spec: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -813,22 +848,26 @@ def audit(
         bs = grid if grid is not None else entry.budgets
         return [(entry.instance_hash, b, f"audit:{p}") for p in pool_names for b in bs]
 
-    run = run_suite(
-        "audit",
-        srcs,
-        plan,
-        _audit_worker,
-        spec,
-        config,
-        out=out,
-        workers=workers,
-        scheduler=scheduler,
-        resume=resume,
-        max_tasks=max_tasks,
-        progress=progress,
-        result_ok=_audit_result_ok,
-    )
-    return _report(run, srcs, pool_names, grid, out, figures)
+    # The lock is held until the outputs are written: another run would rewrite them
+    # (out_lock()).
+    with ExitStack() as held:
+        run = run_suite(
+            "audit",
+            srcs,
+            plan,
+            _audit_worker,
+            spec,
+            config,
+            out=out,
+            workers=workers,
+            scheduler=scheduler,
+            resume=resume,
+            max_tasks=max_tasks,
+            progress=progress,
+            result_ok=_audit_result_ok,
+            hold=held,
+        )
+        return _report(run, srcs, pool_names, grid, out, figures)
 
 
 def _report(
@@ -858,22 +897,7 @@ def _report(
                 source=e.label,
                 package_id=e.package_id,
                 family=e.family,
-                outcome=res["outcome"],
-                abs_diff=res.get("abs_diff"),
-                rel_diff=res.get("rel_diff"),
-                problems=tuple(res.get("problems", ())),
-                value_unit=res.get("value_unit"),
-                # Each engine's fields as audit_instance wrote them (enum's status "not run"
-                # where a record has none).
-                **{
-                    f"{eng}_{name}": res.get(f"{eng}_{name}")
-                    for eng in ENGINES
-                    for name in ("value", "bound", "gap", "time_s", "nodes")
-                },
-                **{
-                    f"{eng}_status": res.get(f"{eng}_status", NOT_RUN if eng == "enum" else "?")
-                    for eng in ENGINES
-                },
+                **_check_fields(res),
             )
         )
     count = {
@@ -898,10 +922,7 @@ def _report(
     disagreements = tuple(r for r in rows if r.outcome in ("disagree", "error"))
     notes: list[str] = []
     if run.discarded_lines:
-        notes.append(
-            f"{run.discarded_lines} torn or unreadable journal line(s) dropped (an interrupted "
-            "write or an edit); their tasks were run again"
-        )
+        notes.append(discarded_note(run.discarded_lines))
     if not run.complete:
         notes.append(
             f"incomplete: {len(rows)} of {len(run.tasks)} checks run; rerun with the same "

@@ -51,11 +51,12 @@ import json
 import math
 import numbers
 import os
+import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
@@ -79,14 +80,22 @@ from .package import (
     json_float,
 )
 from .parallel import check_workers, init_solver_worker, pool_context, stop_pool
-from .results import check_not_above_opt
+from .results import check_not_above_opt, check_store_fits
 from .versions import RESULT_VERSION
 
+try:
+    import fcntl
+except ImportError:  # Windows: runs into one --out folder are not kept apart there
+    fcntl = None  # type: ignore[assignment]
+
 JOURNAL = "journal.jsonl"
+#: The lock file a run holds in its output folder (see :func:`out_lock`).
+LOCK = "journal.lock"
 #: The files a sweep or audit writes in its output folder (besides ``figures/``): ``-o`` may
 #: not name one (sweep QA s38: ``-o out/journal.jsonl`` replaced the resume journal).
 SUITE_FILES = (
     JOURNAL,
+    LOCK,
     "report.md",
     "rows.csv",
     "rows.parquet",
@@ -617,10 +626,33 @@ _OPTIONAL_FIELDS: dict[str, tuple[type, ...]] = {
 }
 
 
-def _result_ok(result: Any) -> bool:
+def journal_row_fields(result: Mapping[str, Any]) -> dict[str, Any]:
+    """A sweep task result's row fields, those a journal written before the optional ones
+    lacks filled in: ``opt_bound`` and ``ratio_low`` are known for certified rows only."""
+    certified = result["certified"]
+    return {
+        "value": result["value"],
+        "opt": result["opt"],
+        "ratio": result["ratio"],
+        "certified": certified,
+        "cost": result["cost"],
+        "opt_bound": result.get("opt_bound", result["opt"] if certified else None),
+        "ratio_low": result.get("ratio_low", result["ratio"] if certified else None),
+        "opt_over": result.get("opt_over", "package"),
+        "store_cut": result.get("store_cut", 0),
+        "coverage_estimated": result.get("coverage_estimated", 0),
+    }
+
+
+def _result_ok(key: str, result: Any) -> bool:
     """A journal task result that can be read: a failure record (run again), or a result whose
     fields have their types (CLI QA: a ratio edited to "x" ended the resumed sweep in a
-    ValueError)."""
+    ValueError) and pass the checks a saved sweep's rows pass when read back (QA s44: a line
+    with value and ratio halved was reused, and ``show`` refused the sweep file it gave)."""
+    from types import SimpleNamespace
+
+    from .errors import ResultError
+
     if not isinstance(result, dict):
         return False
     if "error" in result:
@@ -634,6 +666,13 @@ def _result_ok(result: Any) -> bool:
         # bool is an int to isinstance: only "certified" may be one.
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
             return False
+    fields = journal_row_fields(result)
+    try:
+        budget = float(key.split("|")[1])  # task_key(): hash|budget|method
+        check_sweep_rows([SimpleNamespace(**fields)], "$")
+        check_store_fits("$", fields["cost"], budget, fields["store_cut"], "row")
+    except (IndexError, ValueError, ResultError):
+        return False
     return True
 
 
@@ -649,7 +688,7 @@ def outputs_later_note(run: SuiteRun) -> str:
 #: The tables and report each suite writes beside its journal (an audit's disagreement
 #: packages are kept: each is a finding of its own).
 _OUTPUTS = {
-    "sweep": tuple(n for n in SUITE_FILES if n != JOURNAL),
+    "sweep": tuple(n for n in SUITE_FILES if n not in (JOURNAL, LOCK)),
     "audit": (
         "report.md",
         "instances.csv",
@@ -679,6 +718,72 @@ def _remove_outputs(out: Path, suite: str) -> tuple[str, ...]:
     return tuple(removed)
 
 
+#: The output folders whose lock this thread holds: :func:`out_lock` is re-entered by a
+#: suite's run and its outputs (an app's sessions are threads, each with its own).
+_HELD = threading.local()
+
+
+@contextmanager
+def out_lock(out: str | Path | None) -> Iterator[None]:
+    """Hold the lock of output folder ``out`` (nothing without one) while a suite writes there.
+
+    Two runs into one folder appended each its own line for every task, the later one winning
+    (QA s44), and a run dropping a "torn" last line could cut the other's line in progress:
+    a second run is refused at once. An ``flock`` on :data:`LOCK` is released by the system
+    when the process ends, however it ends (a pid file would outlive a killed run); the file
+    holds the holder's pid for the message. Worker processes never need it.
+    """
+    if out is None:
+        yield
+        return
+    folder = Path(out)
+    held: set[Path] = _HELD.__dict__.setdefault("folders", set())
+    path = folder / LOCK
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        where = folder.resolve()
+        fh = None if where in held or fcntl is None else path.open("a+", encoding="utf-8")
+    except OSError as exc:
+        raise MemAuditError(f"cannot write the lock file {path}: {exc.strerror or exc}") from None
+    if fh is None:  # this run's journal, within its suite; or a system without flock
+        yield
+        return
+    try:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            pid = fh.read().strip()
+            raise MemAuditError(
+                f"{folder} is in use by another memaudit run"
+                + (f" (pid {pid})" if pid.isdigit() else "")
+                + "; wait for it or use another --out"
+            ) from None
+        except OSError as exc:  # a file system without locks
+            raise MemAuditError(f"cannot lock {path}: {exc.strerror or exc}") from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"{os.getpid()}\n")
+        fh.flush()
+        held.add(where)
+        try:
+            yield
+        finally:
+            held.discard(where)
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+    finally:
+        fh.close()
+
+
+def discarded_note(n: int) -> str:
+    """A suite's note on ``n`` journal lines :class:`Journal` dropped."""
+    return (
+        f"{n} torn or unreadable journal line(s) dropped (an interrupted write, or an edit: "
+        "a line of the wrong types, or whose numbers contradict each other); their tasks were "
+        "run again"
+    )
+
+
 class Journal:
     """Append-only JSONL of task results in an output folder (or in memory without one)."""
 
@@ -688,7 +793,7 @@ class Journal:
         suite: str,
         config: dict[str, Any],
         resume: bool,
-        result_ok: Callable[[Any], bool] = _result_ok,
+        result_ok: Callable[[str, Any], bool] = _result_ok,
     ):
         self.path = None if out is None else out / JOURNAL
         # Each suite's results have their own fields (certification QA s38: the sweep's check
@@ -745,7 +850,10 @@ class Journal:
             if not isinstance(rec, dict) or (
                 not first
                 and rec.get("t") == "task"
-                and not (isinstance(rec.get("key"), str) and self.result_ok(rec.get("result")))
+                and not (
+                    isinstance(rec.get("key"), str)
+                    and self.result_ok(rec["key"], rec.get("result"))
+                )
             ):
                 self.discarded += 1
                 continue
@@ -1012,15 +1120,18 @@ def run_suite(
     resume: bool = True,
     max_tasks: int | None = None,
     progress: Progress = None,
-    result_ok: Callable[[Any], bool] = _result_ok,
+    result_ok: Callable[[str, Any], bool] = _result_ok,
+    hold: ExitStack | None = None,
 ) -> SuiteRun:
     """Index, plan, deduplicate, skip what the journal holds, run the rest in chunks.
 
     ``plan(entry)`` lists ``(hash, budget, method)`` for one source; ``worker(jobs, spec=...)``
     runs a chunk of jobs ``(source, text, content_hash, [(key, budget, method), ...])`` and
     returns ``[(key, result), ...]`` (module-level functions, so processes and Dask can run
-    them). ``result_ok`` tells a journal line's result that can be reused (default: a sweep
-    row's).
+    them). ``result_ok(key, result)`` tells a journal line's result that can be reused (default:
+    a sweep row's); a line it refuses is dropped and its task runs again. The lock of ``out``
+    (:func:`out_lock`) is taken once every package is valid and released on return, or, with
+    ``hold``, entered on that stack (the caller writes outputs before closing it).
     """
     if max_tasks is not None and (
         isinstance(max_tasks, bool) or not isinstance(max_tasks, numbers.Integral) or max_tasks < 1
@@ -1030,99 +1141,104 @@ def run_suite(
     check_progress(progress)
     t0 = time.perf_counter()
     out_dir = None if out is None else Path(out)
-    journal: Journal | None = None
-    tasks: list[TaskSpec] = []
-    planned = False
-    removed: tuple[str, ...] = ()
-    try:
-        with _Backend(workers, scheduler, n_sources=len(sources)) as backend:
-            texts, unread = _shipped_texts(sources, backend.kind == "dask")
-            items = [(s, texts[s.key]) for s in sources if s.key not in unread]
-            # The index keeps source order: chunks are contiguous and numbered.
-            chunks = list(enumerate(_chunked(items, backend.slots)))
-            parts: dict[int, list[IndexEntry | PackageError]] = {}
-            for idx, res in backend.map(_index_worker, chunks):
-                parts[idx] = res
-            found = iter([e for idx, _ in chunks for e in parts[idx]])
-            indexed = [unread[s.key] if s.key in unread else next(found) for s in sources]
-            invalid = [e for e in indexed if isinstance(e, PackageError)]
-            if invalid:
-                files = all(s.kind == "file" for s in sources)
-                raise InvalidPackagesError(
-                    suite, invalid, len(sources), "package files" if files else "packages"
-                )
-            entries: list[IndexEntry] = [e for e in indexed if isinstance(e, IndexEntry)]
-            # Opened once every package is known valid: a run that cannot start leaves --out
-            # as it was (QA s44: it wrote a header-only journal, and --fresh removed the
-            # previous run's results).
-            journal = Journal(out_dir, suite, config, resume, result_ok)
+    with ExitStack() as own:
+        journal: Journal | None = None
+        tasks: list[TaskSpec] = []
+        planned = False
+        removed: tuple[str, ...] = ()
+        try:
+            with _Backend(workers, scheduler, n_sources=len(sources)) as backend:
+                texts, unread = _shipped_texts(sources, backend.kind == "dask")
+                items = [(s, texts[s.key]) for s in sources if s.key not in unread]
+                # The index keeps source order: chunks are contiguous and numbered.
+                chunks = list(enumerate(_chunked(items, backend.slots)))
+                parts: dict[int, list[IndexEntry | PackageError]] = {}
+                for idx, res in backend.map(_index_worker, chunks):
+                    parts[idx] = res
+                found = iter([e for idx, _ in chunks for e in parts[idx]])
+                indexed = [unread[s.key] if s.key in unread else next(found) for s in sources]
+                invalid = [e for e in indexed if isinstance(e, PackageError)]
+                if invalid:
+                    files = all(s.kind == "file" for s in sources)
+                    raise InvalidPackagesError(
+                        suite, invalid, len(sources), "package files" if files else "packages"
+                    )
+                entries: list[IndexEntry] = [e for e in indexed if isinstance(e, IndexEntry)]
+                # Opened once every package is known valid: a run that cannot start leaves --out
+                # as it was (QA s44: it wrote a header-only journal, and --fresh removed the
+                # previous run's results).
+                # Held from here (the journal's first read) to the last line written, and by a
+                # caller's ``hold`` until its outputs are written too: see out_lock(). Taken after
+                # the packages are known valid, as the journal is.
+                (own if hold is None else hold).enter_context(out_lock(out_dir))
+                journal = Journal(out_dir, suite, config, resume, result_ok)
 
-            seen: set[str] = set()
-            for i, entry in enumerate(entries):
-                for hash_, budget, method in plan(entry):
-                    key = task_key(hash_, budget, method)
-                    if key in seen:
-                        continue
-                    seen.add(key)
-                    tasks.append(TaskSpec(key, i, float(budget), method))
-            pending = [t for t in tasks if t.key not in journal.done]
-            reused = len(tasks) - len(pending)
-            planned = True
-            if pending and out_dir is not None:
-                # The report, rows and summary there describe an earlier plan (or this one
-                # before its pending tasks): removed before any task runs, so that a stop
-                # (--max-tasks, Ctrl-C, a kill) leaves no outputs that look current (QA s44).
-                # A complete run writes them anew; the journal keeps every result.
-                removed = _remove_outputs(out_dir, suite)
-            if max_tasks is not None:
-                pending = pending[: max(0, int(max_tasks))]
-            by_source: dict[int, list[TaskSpec]] = {}
-            for t in pending:
-                by_source.setdefault(t.source_index, []).append(t)
-            jobs = [
-                (
-                    sources[i],
-                    texts[sources[i].key],
-                    entries[i].content_hash,
-                    [(t.key, t.budget, t.method) for t in ts],
-                )
-                for i, ts in by_source.items()
-            ]
-            done = reused
-            total = len(tasks)
-            executed = 0
-            if progress is not None:
-                progress(done, total)
-            for res in backend.map(worker, _chunked(jobs, backend.slots), spec=spec):
-                n = journal.record(res)
-                executed += n
-                done += n
+                seen: set[str] = set()
+                for i, entry in enumerate(entries):
+                    for hash_, budget, method in plan(entry):
+                        key = task_key(hash_, budget, method)
+                        if key in seen:
+                            continue
+                        seen.add(key)
+                        tasks.append(TaskSpec(key, i, float(budget), method))
+                pending = [t for t in tasks if t.key not in journal.done]
+                reused = len(tasks) - len(pending)
+                planned = True
+                if pending and out_dir is not None:
+                    # The report, rows and summary there describe an earlier plan (or this one
+                    # before its pending tasks): removed before any task runs, so that a stop
+                    # (--max-tasks, Ctrl-C, a kill) leaves no outputs that look current (QA s44).
+                    # A complete run writes them anew; the journal keeps every result.
+                    removed = _remove_outputs(out_dir, suite)
+                if max_tasks is not None:
+                    pending = pending[: max(0, int(max_tasks))]
+                by_source: dict[int, list[TaskSpec]] = {}
+                for t in pending:
+                    by_source.setdefault(t.source_index, []).append(t)
+                jobs = [
+                    (
+                        sources[i],
+                        texts[sources[i].key],
+                        entries[i].content_hash,
+                        [(t.key, t.budget, t.method) for t in ts],
+                    )
+                    for i, ts in by_source.items()
+                ]
+                done = reused
+                total = len(tasks)
+                executed = 0
                 if progress is not None:
                     progress(done, total)
-            describe = backend.describe()
-    except KeyboardInterrupt as exc:  # Ctrl-C, or the CLI's SIGTERM / SIGHUP
-        if planned:
-            _attach_saved(
-                exc, sum(1 for t in tasks if t.key in journal.done), len(tasks), journal.path
-            )
-        raise
-    finally:
-        if journal is not None:
-            journal.close()
-    assert journal is not None  # the run went on past the index, so it was opened
-    complete = all(t.key in journal.done for t in tasks)
-    return SuiteRun(
-        entries=tuple(entries),
-        tasks=tuple(tasks),
-        results=dict(journal.done),
-        executed=executed,
-        reused=reused,
-        complete=complete,
-        elapsed_s=time.perf_counter() - t0,
-        backend=describe,
-        discarded_lines=journal.discarded,
-        removed_outputs=removed,
-    )
+                for res in backend.map(worker, _chunked(jobs, backend.slots), spec=spec):
+                    n = journal.record(res)
+                    executed += n
+                    done += n
+                    if progress is not None:
+                        progress(done, total)
+                describe = backend.describe()
+        except KeyboardInterrupt as exc:  # Ctrl-C, or the CLI's SIGTERM / SIGHUP
+            if planned:
+                _attach_saved(
+                    exc, sum(1 for t in tasks if t.key in journal.done), len(tasks), journal.path
+                )
+            raise
+        finally:
+            if journal is not None:
+                journal.close()
+        assert journal is not None  # the run went on past the index, so it was opened
+        complete = all(t.key in journal.done for t in tasks)
+        return SuiteRun(
+            entries=tuple(entries),
+            tasks=tuple(tasks),
+            results=dict(journal.done),
+            executed=executed,
+            reused=reused,
+            complete=complete,
+            elapsed_s=time.perf_counter() - t0,
+            backend=describe,
+            discarded_lines=journal.discarded,
+            removed_outputs=removed,
+        )
 
 
 def _read_text(src: PackageSource) -> str | None:
@@ -1798,133 +1914,124 @@ def sweep_suite(
         methods = entry_methods(entry)
         return [(key_hash(entry, m), b, m) for b in entry_budgets(entry) for m in methods]
 
-    run = run_suite(
-        "sweep",
-        srcs,
-        plan,
-        _sweep_worker,
-        spec,
-        config,
-        out=out,
-        workers=workers,
-        scheduler=scheduler,
-        resume=resume,
-        max_tasks=max_tasks,
-        progress=progress,
-    )
-    missing = [s for s in store_ids if not any(s in e.stores for e in run.entries)]
-    if missing:
-        raise UnknownNameError(
-            f"store(s) {', '.join(map(repr, missing))} found in none of the swept packages"
+    # The lock is held until the outputs are written: another run would rewrite them
+    # (out_lock()).
+    with ExitStack() as held:
+        run = run_suite(
+            "sweep",
+            srcs,
+            plan,
+            _sweep_worker,
+            spec,
+            config,
+            out=out,
+            workers=workers,
+            scheduler=scheduler,
+            resume=resume,
+            max_tasks=max_tasks,
+            progress=progress,
+            hold=held,
         )
-    method_names = (*names, *store_ids, *abl)
-    rows: list[SuiteRow] = []
-    errors: list[Any] = []
-    for entry in run.entries:
-        for b in entry_budgets(entry):
-            for m in entry_methods(entry):
-                res = run.results.get(task_key(key_hash(entry, m), b, m))
-                if res is None:
-                    continue
-                if "error" in res:
-                    errors.append(WriterFailure.from_dict(res["error"]))
-                    continue
-                rows.append(
-                    SuiteRow(
-                        entry.label,
-                        entry.package_id,
-                        entry.content_hash,
-                        entry.seed,
-                        entry.family,
-                        float(b),
-                        m.removeprefix("store:"),
-                        res["value"],
-                        res["opt"],
-                        res["ratio"],
-                        res["certified"],
-                        res["cost"],
-                        # Journals written before these fields: known for certified rows only.
-                        res.get("opt_bound", res["opt"] if res["certified"] else None),
-                        res.get("ratio_low", res["ratio"] if res["certified"] else None),
-                        res.get("opt_over", "package"),
-                        res.get("store_cut", 0),
-                        res.get("coverage_estimated", 0),
-                        entry.cost_unit,
+        missing = [s for s in store_ids if not any(s in e.stores for e in run.entries)]
+        if missing:
+            raise UnknownNameError(
+                f"store(s) {', '.join(map(repr, missing))} found in none of the swept packages"
+            )
+        method_names = (*names, *store_ids, *abl)
+        rows: list[SuiteRow] = []
+        errors: list[Any] = []
+        for entry in run.entries:
+            for b in entry_budgets(entry):
+                for m in entry_methods(entry):
+                    res = run.results.get(task_key(key_hash(entry, m), b, m))
+                    if res is None:
+                        continue
+                    if "error" in res:
+                        errors.append(WriterFailure.from_dict(res["error"]))
+                        continue
+                    rows.append(
+                        SuiteRow(
+                            entry.label,
+                            entry.package_id,
+                            entry.content_hash,
+                            entry.seed,
+                            entry.family,
+                            float(b),
+                            m.removeprefix("store:"),
+                            **journal_row_fields(res),
+                            cost_unit=entry.cost_unit,
+                        )
                     )
-                )
-    rows = _one_denominator(rows)
-    all_budgets = tuple(sorted({r.budget for r in rows}))
-    summary = summarize(rows, method_names, all_budgets)
-    notes: list[str] = []
-    if run.discarded_lines:
-        notes.append(
-            f"{run.discarded_lines} torn or unreadable journal line(s) dropped (an interrupted "
-            "write or an edit); their tasks were run again"
+        rows = _one_denominator(rows)
+        all_budgets = tuple(sorted({r.budget for r in rows}))
+        summary = summarize(rows, method_names, all_budgets)
+        notes: list[str] = []
+        if run.discarded_lines:
+            notes.append(discarded_note(run.discarded_lines))
+        notes.extend(family_seed_notes(srcs))
+        notes.extend(
+            n
+            for n in (
+                repeated_sources_note(srcs),
+                uncertified_note(rows, time_limit=time_limit),
+                union_note(rows),
+                cut_note(rows),
+                estimated_coverage_note(rows),
+                mixed_units_note(rows),
+            )
+            if n
         )
-    notes.extend(family_seed_notes(srcs))
-    notes.extend(
-        n
-        for n in (
-            repeated_sources_note(srcs),
-            uncertified_note(rows, time_limit=time_limit),
-            union_note(rows),
-            cut_note(rows),
-            estimated_coverage_note(rows),
-            mixed_units_note(rows),
+        pooled = pooled_families_note(rows)
+        if pooled:
+            notes.append(pooled)
+        if grid is None:  # each source at its own grid (QA s41, defect 1: repeats, [] unsaid)
+            notes.extend(grid_notes_capped([n for e in run.entries for n in e.grid_notes]))
+        partial = partial_stores_note(store_ids, [(e.label, e.stores) for e in run.entries])
+        if partial:
+            notes.append(partial)
+        n_contents = len({e.content_hash for e in run.entries})
+        note = repeated_instances_note(len(srcs), len({e.instance_hash for e in run.entries}))
+        if note:
+            notes.append(note)
+        if not run.complete:
+            notes.append(
+                f"incomplete: {run.n_done} of {len(run.tasks)} tasks done; rerun with the same "
+                "--out to resume" + ("" if out is None else outputs_later_note(run))
+            )
+        result = SweepSuiteResult(
+            rows=tuple(rows),
+            summary=summary,
+            methods=method_names,
+            budgets=all_budgets,
+            n_sources=len(srcs),
+            n_packages=n_contents,
+            n_tasks=len(run.tasks),
+            executed=run.executed,
+            reused=run.reused,
+            complete=run.complete,
+            elapsed_s=run.elapsed_s,
+            backend=run.backend,
+            out=None if out is None else str(out),
+            files=(),
+            notes=tuple(notes),
+            errors=tuple(errors),
+            # The writer's kind travels with the results (researcher QA: a plugin oracle writer
+            # was labelled only in `memaudit writers`).
+            method_kinds=(
+                *((w, WRITERS[w].kind) for w in names),
+                *((s, "store") for s in store_ids),
+                *((a, "ablation") for a in abl),
+            ),
         )
-        if n
-    )
-    pooled = pooled_families_note(rows)
-    if pooled:
-        notes.append(pooled)
-    if grid is None:  # each source at its own grid (QA s41, defect 1: repeats, [] unsaid)
-        notes.extend(grid_notes_capped([n for e in run.entries for n in e.grid_notes]))
-    partial = partial_stores_note(store_ids, [(e.label, e.stores) for e in run.entries])
-    if partial:
-        notes.append(partial)
-    n_contents = len({e.content_hash for e in run.entries})
-    note = repeated_instances_note(len(srcs), len({e.instance_hash for e in run.entries}))
-    if note:
-        notes.append(note)
-    if not run.complete:
-        notes.append(
-            f"incomplete: {run.n_done} of {len(run.tasks)} tasks done; rerun with the same "
-            "--out to resume" + ("" if out is None else outputs_later_note(run))
-        )
-    result = SweepSuiteResult(
-        rows=tuple(rows),
-        summary=summary,
-        methods=method_names,
-        budgets=all_budgets,
-        n_sources=len(srcs),
-        n_packages=n_contents,
-        n_tasks=len(run.tasks),
-        executed=run.executed,
-        reused=run.reused,
-        complete=run.complete,
-        elapsed_s=run.elapsed_s,
-        backend=run.backend,
-        out=None if out is None else str(out),
-        files=(),
-        notes=tuple(notes),
-        errors=tuple(errors),
-        # The writer's kind travels with the results (researcher QA: a plugin oracle writer
-        # was labelled only in `memaudit writers`).
-        method_kinds=(
-            *((w, WRITERS[w].kind) for w in names),
-            *((s, "store") for s in store_ids),
-            *((a, "ablation") for a in abl),
-        ),
-    )
-    if out is not None and run.complete:
-        try:
-            files, fig_notes = write_sweep_outputs(result, Path(out), figures=figures)
-        except KeyboardInterrupt as exc:  # while rendering figures: every task is saved
-            _attach_saved(exc, run.n_done, len(run.tasks), Path(out) / JOURNAL)
-            raise
-        from dataclasses import replace
+        if out is not None and run.complete:
+            try:
+                files, fig_notes = write_sweep_outputs(result, Path(out), figures=figures)
+            except KeyboardInterrupt as exc:  # while rendering figures: every task is saved
+                _attach_saved(exc, run.n_done, len(run.tasks), Path(out) / JOURNAL)
+                raise
+            from dataclasses import replace
 
-        result = replace(result, files=tuple(files), notes=result.notes + tuple(fig_notes))
+            result = replace(result, files=tuple(files), notes=result.notes + tuple(fig_notes))
     return result
 
 
