@@ -69,6 +69,7 @@ from .suites import (
     family_seed_notes,
     instance_hash,
     outputs_later_note,
+    remove_stale_figures,
     repeated_sources_note,
     report_figure,
     run_suite,
@@ -1116,6 +1117,7 @@ def write_audit_outputs(
         else ([], "", [])
     )
     files += written
+    remove_stale_figures(out, "audit", written)
     fam_table = _md_table(
         ["family / files", "sources", "distinct packages", "distinct instances"],
         [

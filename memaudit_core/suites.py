@@ -699,6 +699,32 @@ _OUTPUTS = {
 }
 
 
+#: The figures each suite may write in ``figures/`` (:func:`report_figure`): only these are
+#: ever removed there, so that a user's own files in that folder are kept.
+FIGURE_FILES = {
+    "sweep": ("mean_ratio.png", "mean_ratio_by_family.png"),
+    "audit": ("solve_times.png",),
+}
+
+
+def remove_stale_figures(out: Path, suite: str, keep: Sequence[str] = ()) -> list[str]:
+    """Remove the figures of ``suite`` in ``out/figures`` other than the paths ``keep`` (those
+    this run wrote); returns the names removed.
+
+    QA s44: a run that no longer drew the per-family figure (one family now), or a
+    ``--no-figures`` run, left the earlier run's PNGs beside a report that does not show them
+    (or says "figures not rendered").
+    """
+    kept = {Path(k).resolve() for k in keep}
+    removed = []
+    for name in FIGURE_FILES.get(suite, ()):
+        png = out / "figures" / name
+        if png.is_file() and png.resolve() not in kept:
+            png.unlink(missing_ok=True)
+            removed.append(f"figures/{name}")
+    return removed
+
+
 def _remove_outputs(out: Path, suite: str) -> tuple[str, ...]:
     """Remove the outputs of an earlier run whose journal is being replaced: the folder would
     otherwise hold a report and rows of other settings beside a journal of new ones until the
@@ -708,13 +734,7 @@ def _remove_outputs(out: Path, suite: str) -> tuple[str, ...]:
         if (out / name).is_file():
             (out / name).unlink(missing_ok=True)
             removed.append(name)
-    figures = out / "figures"
-    if figures.is_dir():
-        pngs = list(figures.glob("*.png"))
-        for png in pngs:
-            png.unlink(missing_ok=True)
-        if pngs:
-            removed.append("figures/*.png")
+    removed += remove_stale_figures(out, suite)
     return tuple(removed)
 
 
@@ -2146,13 +2166,26 @@ def _f(x: float | None, digits: int = 3) -> str:
 #: (e.g. two ablation pools with the same candidates) stay visible on top of each other.
 _DASHES = ("solid", "dash", "dot", "dashdot", "longdash")
 _SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "cross")
-#: CI whiskers: dark, over every marker, so they show on any line colour.
-_WHISKER = "rgba(20, 20, 20, 0.9)"
+#: CI whiskers take their line's colour and stand this many pixels apart, one line from the
+#: next (QA s44: all one dark colour at one x, two overlapping CIs read as one bar with four
+#: caps); never more than 40% of the room between two budgets.
+_WHISKER_STEP_PX = 7
 #: The size a report's figures are written at (:func:`render_figures`); a figure's own
 #: ``layout.height`` wins (a per-family figure has a row of panels per three families).
 REPORT_FIG_WIDTH, REPORT_FIG_HEIGHT = 1100, 560
+#: Under a plot: its tick labels (16 px) and axis title (19 px), with plotly's standoffs.
 _FIG_BOTTOM_PX = 80
+#: Over a family panel: its title (16 px).
 _PANEL_TITLE_PX = 30
+#: A family panel's plot height, and the room between two rows of panels: the upper row's
+#: tick labels and axis title and the lower row's panel title (QA s44: a gap of 0.12 / rows
+#: of the figure put a panel title on the axis title above it from four families on).
+_PANEL_PX = 300
+_ROW_GAP_PX = _FIG_BOTTOM_PX + _PANEL_TITLE_PX
+#: plotly's left and right margins, and about how wide a legend entry's characters are at
+#: 16 px beside its symbol: for the plot width that sets the whiskers' offsets.
+_SIDE_MARGINS_PX = 160
+_LEGEND_CHAR_PX, _LEGEND_SYMBOL_PX = 9, 60
 
 
 def _ratio_traces(result: SweepSuiteResult) -> tuple[list[str], list[tuple[str, str | None]]]:
@@ -2164,23 +2197,79 @@ def _ratio_traces(result: SweepSuiteResult) -> tuple[list[str], list[tuple[str, 
     return units, [(m, u) for m in result.methods for u in (units if mixed else [None])]
 
 
+def _line_name(method: str, unit: str | None, union: set[str]) -> str:
+    """A (method, unit) line's legend entry."""
+    return (
+        method
+        + (f" [budget in {unit}]" if unit is not None else "")
+        + (" (F / OPT over package + store)" if method in union else "")
+    )
+
+
+def _plot_width_px(
+    traces: Sequence[tuple[str, str | None]], union: set[str], cols: int = 1
+) -> float:
+    """About how wide one plot (of ``cols`` side by side, 6% apart) is on the written PNG:
+    the figure less plotly's margins and a legend of the ``traces``' names."""
+    longest = max((len(_line_name(m, u, union)) for m, u in traces), default=0)
+    legend = _LEGEND_SYMBOL_PX + _LEGEND_CHAR_PX * longest
+    width = REPORT_FIG_WIDTH - _SIDE_MARGINS_PX - legend
+    return max(width * (1 - 0.06 * (cols - 1)) / cols, 50.0)
+
+
+def _budget_scale(budgets: Iterable[float]) -> tuple[bool, list[float]]:
+    """Whether a budget axis is log (its budgets span two decades) and its budgets, sorted."""
+    distinct = sorted(set(budgets))
+    return bool(distinct and distinct[0] > 0 and distinct[-1] / distinct[0] >= 100), distinct
+
+
+def _lone_budget_range(budget: float) -> list[float]:
+    """The x range of an axis of one budget, set so that the whiskers' offsets are known in
+    pixels (plotly's own range fits the offsets, drawing them hundreds of pixels apart)."""
+    half = abs(budget) / 2 or 1.0
+    return [budget - half, budget + half]
+
+
+def _whisker_offsets(budgets: Sequence[float], n: int, plot_px: float) -> list[float]:
+    """The sideways offset of each of ``n`` lines' whiskers on a budget axis of ``budgets``
+    ``plot_px`` wide, in axis units (log10 units on a log axis): centred on the budget,
+    :data:`_WHISKER_STEP_PX` apart, within 40% of the closest two budgets' distance."""
+    log, axis = _budget_scale(budgets)
+    pos = [math.log10(b) for b in axis] if log else axis
+    if len(pos) > 1:
+        # plotly's autorange pads the budgets' span by about 5% a side.
+        px_per_unit = plot_px / ((pos[-1] - pos[0]) * 1.1)
+        room_px = min(b - a for a, b in zip(pos, pos[1:], strict=False)) * px_per_unit
+    elif pos:
+        lo, hi = _lone_budget_range(pos[0])
+        px_per_unit, room_px = plot_px / (hi - lo), plot_px
+    else:
+        return [0.0] * n
+    step_px = min(_WHISKER_STEP_PX, 0.4 * room_px / max(n - 1, 1))
+    return [(i - (n - 1) / 2) * step_px / px_per_unit for i in range(n)]
+
+
 def _add_ratio_lines(
     fig: Any,
     lines: Sequence[Any],
     traces: Sequence[tuple[str, str | None]],
     union: set[str],
     px_per_ratio: float,
+    plot_px: float,
     *,
     cell: tuple[int, int] | None = None,
-    legend: bool = True,
+    in_legend: set[str] | None = None,
 ) -> tuple[list[Any], list[Any]]:
     """Draw each (method, unit) line of summary ``lines`` with its CI whiskers; returns the
     points drawn and those whose CI is narrower than their marker (``px_per_ratio``: pixels
-    per unit of ratio on the written PNG).
+    per unit of ratio on the written PNG; ``plot_px``: the plot's width there). A line is in
+    the legend unless its name is in ``in_legend``, the names already there (added to it).
 
     QA s44: whiskers of +-0.02 were drawn under 10-13 px markers, so none showed although the
     title promised a CI; they are now separate traces added after every line (plotly draws
-    later traces on top), dark, with caps wider than the markers, and markers are smaller.
+    later traces on top), with caps wider than the markers, and markers are smaller. Each
+    takes its line's colour and stands a few pixels aside from the others (QA s44: all dark
+    at one x, overlapping CIs merged into one bar with four caps).
     """
     # plotly's default colour cycle, set on each line so that a method keeps its colour in
     # every panel (a panel's whisker traces would otherwise take the next colours).
@@ -2189,6 +2278,7 @@ def _add_ratio_lines(
     colors = qualitative.Plotly
 
     where = {} if cell is None else {"row": cell[0], "col": cell[1]}
+    in_legend = set() if in_legend is None else in_legend
     drawn: list[Any] = []
     hidden: list[Any] = []
     whiskers = []
@@ -2205,18 +2295,16 @@ def _add_ratio_lines(
         size = 8 + 3 * (k % 2)
         color = colors[k % len(colors)]
         same_n = len({s.n + s.n_undefined for s in pts}) == 1
-        name = (
-            method
-            + (f" [budget in {unit}]" if unit is not None else "")
-            + (" (F / OPT over package + store)" if method in union else "")
-        )
+        name = _line_name(method, unit, union)
         fig.add_scatter(
             x=[s.budget for s in pts],
             y=[s.mean_ratio for s in pts],
             mode="lines+markers" if same_n else "markers",
             name=name,
             legendgroup=name,
-            showlegend=legend,
+            # One entry per line drawn anywhere (QA s44: the family figure's legend was the
+            # first panel's, missing the lines of families of another cost unit).
+            showlegend=name not in in_legend,
             line={"width": 3, "dash": _DASHES[k % len(_DASHES)], "color": color},
             marker={
                 "size": size,
@@ -2226,13 +2314,16 @@ def _add_ratio_lines(
             },
             **where,
         )
+        in_legend.add(name)
         with_ci = [s for s in pts if s.ci_low is not None and s.ci_high is not None]
         hidden += [s for s in with_ci if (s.ci_high - s.ci_low) * px_per_ratio < size]
         if with_ci:
-            whiskers.append((name, with_ci))
-    for name, pts in whiskers:
+            whiskers.append((name, color, with_ci))
+    log, _ = _budget_scale(s.budget for s in drawn)
+    offsets = _whisker_offsets([s.budget for s in drawn], len(whiskers), plot_px)
+    for (name, color, pts), shift in zip(whiskers, offsets, strict=True):
         fig.add_scatter(
-            x=[s.budget for s in pts],
+            x=[10 ** (math.log10(s.budget) + shift) if log else s.budget + shift for s in pts],
             y=[s.mean_ratio for s in pts],
             mode="markers",
             marker={"size": 1, "opacity": 0},
@@ -2241,7 +2332,7 @@ def _add_ratio_lines(
                 "symmetric": False,
                 "array": [s.ci_high - s.mean_ratio for s in pts],
                 "arrayminus": [s.mean_ratio - s.ci_low for s in pts],
-                "color": _WHISKER,
+                "color": color,
                 "thickness": 2.5,
                 "width": 9,
             },
@@ -2265,6 +2356,7 @@ def _budget_axis(budgets: Sequence[float], units: Sequence[str]) -> dict[str, An
     """A budget axis: named with its cost unit, log when the budgets span two decades, else
     ticks at the budgets themselves (twelve at most)."""
     mixed = len(units) > 1
+    log, budgets = _budget_scale(budgets)
     axis: dict[str, Any] = {
         "title": f"budget ({units[0]})"
         if len(units) == 1
@@ -2272,11 +2364,12 @@ def _budget_axis(budgets: Sequence[float], units: Sequence[str]) -> dict[str, An
         if mixed
         else "budget (in each package's cost unit)"  # a sweep saved before rows said it
     }
-    budgets = sorted(budgets)
-    if budgets and budgets[0] > 0 and budgets[-1] / budgets[0] >= 100:
+    if log:
         axis["type"] = "log"
     elif 0 < len(budgets) <= 12:
         axis.update(tickmode="array", tickvals=budgets, ticktext=[f"{b:g}" for b in budgets])
+    if len(budgets) == 1:
+        axis["range"] = _lone_budget_range(budgets[0])
     return axis
 
 
@@ -2344,7 +2437,9 @@ def sweep_figure(result: SweepSuiteResult) -> Any:
     top_px = 80 + 24 * (len(subtitle) + 1)
     px_per_ratio = (REPORT_FIG_HEIGHT - top_px - _FIG_BOTTOM_PX) / (top * 1.05)
     fig = go.Figure()
-    drawn, hidden = _add_ratio_lines(fig, lines, traces, union, px_per_ratio)
+    drawn, hidden = _add_ratio_lines(
+        fig, lines, traces, union, px_per_ratio, _plot_width_px(traces, union)
+    )
     hidden_text = _hidden_ci_text(hidden, drawn, px_per_ratio)
     if hidden_text:
         subtitle.append(hidden_text)
@@ -2390,41 +2485,49 @@ def sweep_family_figure(result: SweepSuiteResult) -> Any | None:
     families = list(sizes)
     cols = min(3, len(families))
     n_rows = -(-len(families) // cols)
-    height = REPORT_FIG_HEIGHT + 300 * (n_rows - 1)
     union = {r.method for r in result.rows if r.opt_over != "package"}
-    units, traces = _ratio_traces(result)
+    _, traces = _ratio_traces(result)
     top = _ratio_top([s for _, s in per_family])
-    spacing = 0.12 / n_rows if n_rows > 1 else 0.0
+    subtitle = ["dashed: OPT = 1"]
+    if any(n == 1 for n in sizes.values()):
+        subtitle[0] += "; a family of one package has no CI"
+    if any(s.n_uncertified for _, s in per_family if s.mean_ratio is not None):
+        subtitle.append("open markers: some optima not proven (ratios may be too high)")
+    # Laid out in pixels: rows of _PANEL_PX with _ROW_GAP_PX between them, under a margin for
+    # the title, its subtitle (one line more for the CI line, known once the points are
+    # drawn) and the first row's panel titles.
+    top_px = 80 + 24 * (len(subtitle) + 1) + _PANEL_TITLE_PX
+    plots_px = n_rows * _PANEL_PX + (n_rows - 1) * _ROW_GAP_PX
+    height = top_px + plots_px + _FIG_BOTTOM_PX
     fig = make_subplots(
         rows=n_rows,
         cols=cols,
         shared_yaxes=True,
         subplot_titles=[f"{f} ({sizes[f]} package(s))" for f in families],
         horizontal_spacing=0.06,
-        vertical_spacing=spacing or 0.1,
+        vertical_spacing=_ROW_GAP_PX / plots_px if n_rows > 1 else 0.0,
     )
-    # Room for the subtitle (up to three lines) and, under it, the panel titles.
-    top_px = 80 + 24 * 3 + _PANEL_TITLE_PX
-    plot_px = (height - top_px - _FIG_BOTTOM_PX) * (1 - spacing * (n_rows - 1)) / n_rows
-    px_per_ratio = plot_px / (top * 1.05)
+    px_per_ratio = _PANEL_PX / (top * 1.05)
+    plot_px = _plot_width_px(traces, union, cols)
     drawn: list[Any] = []
     hidden: list[Any] = []
+    in_legend: set[str] = set()
     for i, family in enumerate(families):
         cell = (i // cols + 1, i % cols + 1)
         lines = [s for f, s in per_family if f == family]
-        d, h = _add_ratio_lines(fig, lines, traces, union, px_per_ratio, cell=cell, legend=i == 0)
+        d, h = _add_ratio_lines(
+            fig, lines, traces, union, px_per_ratio, plot_px, cell=cell, in_legend=in_legend
+        )
         drawn += d
         hidden += h
         fig.add_hline(y=1.0, line_dash="dash", line_width=1, row=cell[0], col=cell[1])
-        fig.update_xaxes(**_budget_axis([s.budget for s in lines], units), row=cell[0], col=cell[1])
+        # The panel's own cost units (QA s44: each panel was titled with the whole sweep's).
+        units = list(dict.fromkeys(s.cost_unit for s in d if s.cost_unit is not None))
+        axis = _budget_axis([s.budget for s in d], units)
+        fig.update_xaxes(**axis, row=cell[0], col=cell[1])
     fig.update_yaxes(range=[0.0, top * 1.05])
     for r in range(1, n_rows + 1):
         fig.update_yaxes(title_text="mean ratio F / OPT", row=r, col=1)
-    subtitle = ["dashed: OPT = 1"]
-    if any(n == 1 for n in sizes.values()):
-        subtitle[0] += "; a family of one package has no CI"
-    if any(s.n_uncertified for s in drawn):
-        subtitle.append("open markers: some optima not proven (ratios may be too high)")
     hidden_text = _hidden_ci_text(hidden, drawn, px_per_ratio)
     if hidden_text:
         subtitle.append(hidden_text)
@@ -2440,7 +2543,7 @@ def sweep_family_figure(result: SweepSuiteResult) -> Any | None:
         showlegend=True,
         legend_title_text="method",
         template="plotly_white",
-        margin={"t": 80 + 24 * len(subtitle) + _PANEL_TITLE_PX, "b": _FIG_BOTTOM_PX},
+        margin={"t": top_px, "b": _FIG_BOTTOM_PX},
     )
     return fig
 
@@ -2667,6 +2770,7 @@ def write_sweep_outputs(
         files += fam_written
     else:
         fam_line = ""
+    remove_stale_figures(out, "sweep", files)
     kinds = dict(result.method_kinds)
     methods_line = ", ".join(method_label(m, kinds) for m in result.methods)
     failed: dict[tuple[str, float], int] = {}
