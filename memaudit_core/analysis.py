@@ -2283,7 +2283,9 @@ def sweep_package(
         opt = opts[k]
         for w, res in zip(writers, per_budget[k], strict=True):
             if isinstance(res, WriterError):  # reported; the others go on
-                failures.append(WriterFailure.from_error(package.id, seed, budget, w, res))
+                failures.append(
+                    WriterFailure.from_error(package.id, seed, budget, w, res, package.cost_unit)
+                )
             else:
                 keyed.append(
                     (

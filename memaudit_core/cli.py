@@ -277,7 +277,8 @@ def _na_reasons(summary: Sequence[Any], kinds: dict[str, str], errors: Sequence[
     """Why the summary's lines of n = 0 have no ratio, each reason with its count of lines.
     QA s43: "OPT = 0 at that budget, or the writer failed" was printed for a store that was in
     none of the packages swept at those budgets. A line may have more than one reason."""
-    failed = {(e.writer, e.budget) for e in errors}
+    from .suites import line_failures
+
     counts = {"opt0": 0, "failed": 0, "absent": 0, "none": 0}
     for s in summary:
         if s.n:
@@ -285,7 +286,7 @@ def _na_reasons(summary: Sequence[Any], kinds: dict[str, str], errors: Sequence[
         why = []
         if s.n_undefined:
             why.append("opt0")
-        if (s.method, s.budget) in failed:
+        if line_failures(errors, s):
             why.append("failed")
         if not why:
             why.append("absent" if kinds.get(s.method) == "store" else "none")
@@ -304,7 +305,7 @@ def family_table(result: Any) -> str:
     """The per-family means of a sweep that pools several families, as a text block starting
     with a newline; '' for one family (paper-families QA: the terminal and ``show`` printed
     only the pooled mean, which matches no published row; report.md had the breakdown)."""
-    from .suites import family_summaries, method_label, says_units, unit_cell
+    from .suites import family_summaries, family_table_lead, method_label, says_units, unit_cell
 
     per_family = family_summaries(result)
     if not per_family:
@@ -323,8 +324,7 @@ def family_table(result: Any) -> str:
         ]
         for family, s in per_family
     ]
-    n_families = len({family for family, _ in per_family})
-    return f"\nThe table above pools {n_families} families; by family:\n" + _table(
+    return f"\n{family_table_lead(result.rows)}; by family:\n" + _table(
         ["family", "method", "budget", *(["cost unit"] if units else []), "n", "mean ratio"]
         + ["95% CI"],
         rows,
@@ -1507,6 +1507,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         normalize_ablations,
         pooled_families_note,
         rows_with_kinds,
+        shown_notes,
     )
     from .writers import WRITERS
 
@@ -1642,7 +1643,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     )
     if args.output:
         human += f"\nrows written to {args.output}"
-    for note in notes:
+    for note in shown_notes(notes, res.rows):
         human += f"\nnote: {note}"
     if result.errors:
         human += (
@@ -1819,10 +1820,11 @@ def cmd_show(args: argparse.Namespace) -> int:
     from .costs import store_cost_unit
     from .results import read_result
     from .solvers import SolveResult
-    from .suites import SweepSuiteResult
+    from .suites import SweepSuiteResult, shown_notes, unrecorded_units_note
     from .union import UnionReport, UnionScore
 
     res = read_result(args.result)
+    again = res.to_dict()
     # Only solve and score results print a unit: a saved sweep (megabytes) is not read twice.
     unit = (
         _saved_cost_unit(args.result)
@@ -1838,7 +1840,10 @@ def cmd_show(args: argparse.Namespace) -> int:
             + summary_table(res.summary, getattr(res, "method_kinds", ()), res.errors)
             + family_table(res)
         )
-        for note in res.notes:
+        caution = unrecorded_units_note(res)
+        if caution is not None and caution not in res.notes:
+            again["notes"] = [*again["notes"], caution]
+        for note in shown_notes(again["notes"], res.rows):
             human += f"\nnote: {note}"
         if res.errors:
             human += f"\n{len(res.errors)} writer run(s) failed; their rows are missing:"
@@ -1882,7 +1887,6 @@ def cmd_show(args: argparse.Namespace) -> int:
         human = _library_result_human(res, str(args.result))
     # --json: the result again, checked and in this version's shape, with the cost unit the
     # file carried (QA s39: show --json dropped it; solve and score write it beside the result).
-    again = res.to_dict()
     if unit is not None and isinstance(res, SolveResult | StoreEvaluation):
         again["cost_unit"] = unit
     _emit(again, args.json, human)
@@ -2328,7 +2332,7 @@ def sweep_settings(args: Any) -> dict[str, Any]:
 
 def cli_sweep_suite(args: Any) -> int:
     """``memaudit sweep`` with suite options (folders, lists, families, workers, --out)."""
-    from .suites import rows_with_kinds, sweep_suite
+    from .suites import rows_with_kinds, shown_notes, sweep_suite
 
     check_suite_arguments(args)
     budgets = _budget_list(args.budgets) if args.budgets is not None else None
@@ -2361,7 +2365,7 @@ def cli_sweep_suite(args: Any) -> int:
         + summary_table(res.summary, res.method_kinds, res.errors)
         + family_table(res)
     )
-    for note in res.notes:
+    for note in shown_notes(res.notes, res.rows):
         human += f"\nnote: {note}"
     if res.files:
         human += f"\nwrote {len(res.files)} file(s) to {res.out} (report: {res.out}/report.md)"
@@ -3089,7 +3093,7 @@ def _run(args: argparse.Namespace) -> int:
         # A suite with --out says what its journal kept (QA s44: only "interrupted", and the
         # user could not tell that the finished tasks resume).
         saved = getattr(exc, "saved_tasks", None)
-        message = word if saved is None else f"{word}; {saved.text()}"
+        message = word if saved is None else saved.text(word)
         with contextlib.suppress(OSError, ValueError):  # SIGHUP: the terminal may be gone
             Progress.close_line()
             print(f"memaudit: {message}", file=sys.stderr)

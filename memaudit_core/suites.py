@@ -1112,11 +1112,15 @@ class SavedTasks:
     total: int
     journal: Path
 
-    def text(self) -> str:
-        """``N of M tasks are saved in DIR/journal.jsonl: ...``"""
+    def text(self, word: str = "interrupted") -> str:
+        """``interrupted; N of M tasks are saved in DIR/journal.jsonl: ...`` (``word`` says how
+        the run ended); with none saved there is nothing to resume (QA s44: "0 of 594 tasks
+        are saved ...: run the same command again to resume")."""
+        if self.done == 0:
+            return f"{word} before any task finished; nothing is saved yet"
         return (
-            f"{self.done} of {self.total} tasks are saved in {self.journal}: run the same "
-            "command again to resume"
+            f"{word}; {self.done} of {self.total} tasks are saved in {self.journal}: run the "
+            "same command again to resume"
         )
 
 
@@ -1967,7 +1971,10 @@ def sweep_suite(
                     if res is None:
                         continue
                     if "error" in res:
-                        errors.append(WriterFailure.from_dict(res["error"]))
+                        # The package's unit: a journal line of a failure saved before
+                        # failures said it has none (the content hash fixes the unit).
+                        failure = WriterFailure.from_dict(res["error"])
+                        errors.append(replace(failure, cost_unit=entry.cost_unit))
                         continue
                     rows.append(
                         SuiteRow(
@@ -2049,8 +2056,6 @@ def sweep_suite(
             except KeyboardInterrupt as exc:  # while rendering figures: every task is saved
                 _attach_saved(exc, run.n_done, len(run.tasks), Path(out) / JOURNAL)
                 raise
-            from dataclasses import replace
-
             result = replace(result, files=tuple(files), notes=result.notes + tuple(fig_notes))
     return result
 
@@ -2408,8 +2413,8 @@ def sweep_figure(result: SweepSuiteResult) -> Any:
     spanning two decades or more get a log axis; and where packages have different budget
     grids (so that each point averages other packages) the points are not joined by lines.
     Packages of several cost units have a line per method and unit, named by its unit (QA
-    s44: a budget of 20 words and one of 20 chars were one point). A sweep of several
-    families says it pools them, with the packages per family (QA s44: 50 memaudit-small
+    s44: a budget of 20 words and one of 20 chars were one point). A sweep whose lines pool
+    several families says so, with the packages per family (QA s44: 50 memaudit-small
     packages and one of each other family were one mean, unsaid);
     :func:`sweep_family_figure` draws each family. CIs narrower than their marker are said.
     """
@@ -2417,7 +2422,10 @@ def sweep_figure(result: SweepSuiteResult) -> Any:
 
     union = {r.method for r in result.rows if r.opt_over != "package"}
     units, traces = _ratio_traces(result)
-    sizes = _family_sizes(result)
+    # Only families that share a line are pooled (QA s44: words of one family and chars of
+    # another were "2 families pooled").
+    shared = set(pooled_families(result.rows))
+    sizes = {f: n for f, n in _family_sizes(result).items() if f in shared}
     lines = [s for s in result.summary if s.method in result.methods]
     top = _ratio_top(lines)
     subtitle = []
@@ -2588,17 +2596,108 @@ def _one_denominator(rows: list[SuiteRow]) -> list[SuiteRow]:
     return out
 
 
-def pooled_families_note(rows: Sequence[Any]) -> str | None:
-    """The note that a summary pools several families (package files count as one), said in
-    the JSON too, where no per-family table is printed; None for one family."""
-    families = {r.family for r in rows}
-    if len(families) < 2:
+#: How :func:`pooled_families_note` begins: the text outputs show it with their own pointer
+#: (:func:`shown_notes`).
+POOLED_NOTE_START = "the summary pools "
+
+
+def _family_label(family: str | None) -> str:
+    return family or "package files"
+
+
+def pooled_families(rows: Sequence[Any]) -> list[str]:
+    """The families (package files count as one, as :func:`family_summaries` names them) whose
+    packages share a summary line with another family's: a line is a method, budget and cost
+    unit. QA s44: packages of words from one family and of chars from another were said to
+    be pooled, where each line held one family.
+
+    >>> from types import SimpleNamespace as R
+    >>> rows = [R(family="a", method="gvt", budget=3.0, cost_unit="words"),
+    ...         R(family="b", method="gvt", budget=3.0, cost_unit="chars"),
+    ...         R(family=None, method="gvt", budget=3.0, cost_unit="chars")]
+    >>> pooled_families(rows), pooled_families(rows[:2])
+    (['b', 'package files'], [])
+    """
+    lines: dict[tuple[str, float, str | None], set[str | None]] = {}
+    for r in rows:
+        key = (r.method, r.budget, getattr(r, "cost_unit", None))
+        lines.setdefault(key, set()).add(r.family)
+    pooled = {f for families in lines.values() if len(families) > 1 for f in families}
+    ordered = sorted(pooled, key=lambda f: (f is None, f or ""))
+    return [_family_label(f) for f in ordered]
+
+
+def _pooling_lead(rows: Sequence[Any], what: str, aside: str = "") -> str:
+    """``the summary pools 3 families (ASIDE)`` or ``... 2 of the 3 families (a, b; ASIDE)``
+    ('' when no line pools families), ``what`` naming the summary."""
+    pooled = pooled_families(rows)
+    if not pooled:
+        return ""
+    n_all = len({r.family for r in rows})
+    said = [] if len(pooled) == n_all else [", ".join(pooled)]
+    inner = "; ".join([*said, *([aside] if aside else [])])
+    of = f"{n_all}" if len(pooled) == n_all else f"{len(pooled)} of the {n_all}"
+    return f"{what} pools {of} families" + (f" ({inner})" if inner else "")
+
+
+def pooled_families_note(rows: Sequence[Any], *, beside_table: bool = False) -> str | None:
+    """The note that a summary line pools packages of several families (package files count
+    as one); None when none does (one family, or each line one family's).
+
+    Said in the JSON too, where no per-family table is printed: it points there at the rows'
+    family column; ``beside_table`` points at the table by family that the text output and
+    report.md print above their notes (QA s44: the CLI pointed at report.md right under its
+    own table, and report.md at itself).
+    """
+    lead = _pooling_lead(rows, "the summary", "package files count as one")
+    if not lead:
+        return None
+    where = (
+        "the table by family above"
+        if beside_table
+        else "the rows' family column or memaudit_core.suites.family_summaries (the text "
+        "output and report.md print them in a table by family)"
+    )
+    return f"{lead}; per-family means: {where}"
+
+
+def shown_notes(notes: Iterable[str], rows: Sequence[Any]) -> list[str]:
+    """A sweep's notes as its text outputs (the CLI, ``show``, report.md) print them, after
+    their table by family: the pooling note points at that table, and is said again from the
+    rows (a file saved before QA s44 may say it where no line pools families)."""
+    out = []
+    for note in notes:
+        if note.startswith(POOLED_NOTE_START):
+            again = pooled_families_note(rows, beside_table=True)
+            if again is not None:
+                out.append(again)
+        else:
+            out.append(note)
+    return out
+
+
+def unrecorded_units_note(result: Any) -> str | None:
+    """The caution a sweep read back owes when its rows do not say their cost unit (saved
+    before QA s44) and a summary line may hold more than one package: packages of different
+    units may be averaged in one line, which the file cannot tell (QA s44: such a file showed
+    with no caution). None for a file whose rows have their unit, or of one package."""
+    rows = result.rows
+    if not rows or any(getattr(r, "cost_unit", None) is not None for r in rows):
+        return None
+    if len({r.content_hash or r.package_id for r in rows}) < 2:
         return None
     return (
-        f"the summary pools {len(families)} families (package files count as one); "
-        "per-family means: the rows' family column, memaudit_core.suites.family_summaries, "
-        "or report.md with --out"
+        "saved before cost units were recorded: a summary line may pool packages of different "
+        "cost units (a budget is an amount in its package's unit); sweep again to have a line "
+        "per cost unit"
     )
+
+
+def family_table_lead(rows: Sequence[Any]) -> str:
+    """What the table by family says of the summary above it: ``The table above pools 3
+    families``, or that no line of it does (each holds one family's packages)."""
+    lead = _pooling_lead(rows, "The table above")
+    return lead or "No line of the table above pools families: each holds one family's packages"
 
 
 def family_summaries(result: Any) -> list[tuple[str, Any]]:
@@ -2651,15 +2750,14 @@ def _family_table(result: SweepSuiteResult) -> str:
         ]
         for family, s in per_family
     ]
-    n_families = len({family for family, _ in per_family})
     table = _md_table(
         ["family", "method", "budget", *(["cost unit"] if units else []), "n", "mean ratio"]
         + ["95% CI"],
         lines,
     )
     return (
-        f"\n\n## By family\n\nThe table above pools {n_families} families; here each has "
-        f"its own means.\n\n{table}"
+        f"\n\n## By family\n\n{family_table_lead(result.rows)}; here each family has its "
+        f"own means.\n\n{table}"
     )
 
 
@@ -2687,6 +2785,21 @@ def says_units(summary: Sequence[Any]) -> bool:
     """Whether a summary's lines name their cost unit: every sweep's since QA s44, none of a
     sweep saved before (its tables then have no cost unit column)."""
     return any(s.cost_unit is not None for s in summary)
+
+
+def line_failures(errors: Iterable[Any], line: Any) -> int:
+    """The writer failures (:class:`~memaudit_core.writers.WriterFailure`) of one summary line:
+    its method, budget and cost unit (QA s44: a writer failing on the chars packages was
+    counted failed on the words line of each budget too). A failure saved before failures
+    said their unit counts on every unit's line of its budget: which one it was is unknown.
+    """
+    return sum(
+        1
+        for e in errors
+        if e.writer == line.method
+        and e.budget == line.budget
+        and (e.cost_unit is None or e.cost_unit == line.cost_unit)
+    )
 
 
 def unit_cell(unit: str | None) -> str:
@@ -2773,14 +2886,12 @@ def write_sweep_outputs(
     remove_stale_figures(out, "sweep", files)
     kinds = dict(result.method_kinds)
     methods_line = ", ".join(method_label(m, kinds) for m in result.methods)
-    failed: dict[tuple[str, float], int] = {}
-    for e in result.errors:
-        failed[(e.writer, e.budget)] = failed.get((e.writer, e.budget), 0) + 1
+    failed = [line_failures(result.errors, s) for s in result.summary]
     units = says_units(result.summary)
     table = _md_table(
         ["method", "budget", *(["cost unit"] if units else []), "n", "mean ratio", "95% CI"]
         + ["min", "max", "n/a", "unproven"]
-        + (["failed"] if failed else []),
+        + (["failed"] if result.errors else []),
         [
             [
                 s.method,
@@ -2794,8 +2905,8 @@ def write_sweep_outputs(
                 str(s.n_undefined),
                 str(s.n_uncertified),
             ]
-            + ([str(failed.get((s.method, s.budget), 0))] if failed else [])
-            for s in result.summary
+            + ([str(n_failed)] if result.errors else [])
+            for s, n_failed in zip(result.summary, failed, strict=True)
         ],
     )
     by_family = _family_table(result) + (f"\n\n{fam_line}" if fam_line else "")
@@ -2835,7 +2946,7 @@ def write_sweep_outputs(
         "not); n/a rows (OPT = 0) are left out of "
         f"the means and counted in column n/a. 95% CI: {BOOTSTRAP_TEXT}.\n\n"
         f"{table}{marks}{by_family}{failures}\n\n{fig_line}"
-        + "".join(f"\n> Note: {n}\n" for n in [*result.notes, *notes])
+        + "".join(f"\n> Note: {n}\n" for n in [*shown_notes(result.notes, result.rows), *notes])
         + "\nFiles: rows.csv / rows.parquet (one row per package, budget and method), "
         "summary.csv / summary.parquet, journal.jsonl (resume).\n"
     )
@@ -2856,15 +2967,20 @@ __all__ = [
     "family_seed_notes",
     "repeated_sources_note",
     "instance_hash",
+    "line_failures",
     "method_label",
     "normalize_ablations",
     "parse_family_spec",
+    "pooled_families",
+    "pooled_families_note",
     "render_figures",
     "rows_with_kinds",
     "run_suite",
+    "shown_notes",
     "sweep_package_tasks",
     "sweep_suite",
     "task_key",
+    "unrecorded_units_note",
     "write_report",
     "write_table",
 ]

@@ -2029,7 +2029,12 @@ def _run_writers_on(
 
 @dataclass(frozen=True)
 class WriterFailure:
-    """A writer that failed on one (package, budget) of a sweep; the sweep went on."""
+    """A writer that failed on one (package, budget) of a sweep; the sweep went on.
+
+    ``cost_unit`` is the package's, which its budget is an amount of: a summary has a line
+    per method, budget and cost unit, and a failure counts on its own unit's line only (QA
+    s44: a writer failing on the chars packages was counted failed at 20 words too). None in
+    a sweep saved before failures said it."""
 
     package_id: str
     seed: int | None
@@ -2040,10 +2045,17 @@ class WriterFailure:
     message: str
     offending: tuple[str, ...] = ()
     traceback: str | None = None
+    cost_unit: str | None = None
 
     @classmethod
     def from_error(
-        cls, package_id: str, seed: int | None, budget: float, writer: str, exc: WriterError
+        cls,
+        package_id: str,
+        seed: int | None,
+        budget: float,
+        writer: str,
+        exc: WriterError,
+        cost_unit: str | None = None,
     ) -> WriterFailure:
         info = WRITERS.get(writer)
         return cls(
@@ -2056,6 +2068,7 @@ class WriterFailure:
             message=str(exc),
             offending=tuple(getattr(exc, "offending", ())),
             traceback=getattr(exc, "plugin_traceback", None),
+            cost_unit=cost_unit,
         )
 
     @classmethod
@@ -2064,7 +2077,8 @@ class WriterFailure:
         sweeps hold them); a located ``ResultError`` on bad input."""
         from .results import from_fields
 
-        return from_fields(cls, record, path, keys={"message": "error"})
+        # Failures saved before QA s44 have no cost_unit: they read back without it.
+        return from_fields(cls, record, path, keys={"message": "error"}, optional=("cost_unit",))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -2077,6 +2091,7 @@ class WriterFailure:
             "error": self.message,
             "offending": list(self.offending),
             "traceback": self.traceback,
+            "cost_unit": self.cost_unit,
         }
 
 
