@@ -960,7 +960,9 @@ def cut_note(rows: Sequence[Any], column: str = "column store_cut: memories drop
     """A reader's warning naming the stores cut to fit a budget (``store_cut > 0``), else None.
 
     CLI QA: ``sweep --stores`` cut a store that cost more than the budget without a word,
-    where ``score`` says what it cut.
+    where ``score`` says what it cut. A row's ``cost_unit``, when it has one, follows its
+    budgets (app QA s44: the Overview's banner said "budget 24" under a "budget 24 words"
+    heading); rows of several units (a suite) name each unit after its own budgets.
 
     Examples
     --------
@@ -973,30 +975,46 @@ first (column store_cut: memories dropped)'
     >>> cut_note([R(method=m, budget=7.0, store_cut=1) for m in "abc"], column="notes")
     'stores a, b and c cost more than budget 7; each was cut to what fits there, most recent \
 memories first (notes)'
+    >>> cut_note([R(method="w", budget=1.0, store_cut=1, cost_unit="words"),
+    ...           R(method="w", budget=8.0, store_cut=1, cost_unit="chars")], column="notes")
+    'store w costs more than budgets 8 chars and 1 word; it was cut to what fits there, most \
+recent memories first (notes)'
     """
-    where: dict[str, set[float]] = {}
+    where: dict[str, set[tuple[float, str | None]]] = {}
     for r in rows:
         if getattr(r, "store_cut", 0):
-            where.setdefault(r.method, set()).add(r.budget)
+            where.setdefault(r.method, set()).add((r.budget, getattr(r, "cost_unit", None)))
     if not where:
         return None
     # Stores over the same budgets share one clause (QA s44: three stores cut at one budget
     # read "store A costs more than budget 7.25; store B costs more than budget 7.25; ...").
-    same: dict[tuple[float, ...], list[str]] = {}
+    same: dict[tuple[tuple[float, str | None], ...], list[str]] = {}
     for m, b in where.items():
-        same.setdefault(tuple(sorted(b)), []).append(m)
+        same.setdefault(tuple(sorted(b, key=lambda x: (x[1] or "", x[0]))), []).append(m)
     parts = [
         (
             f"store {names[0]} costs"
             if len(names) == 1
             else f"stores {', '.join(names[:-1])} and {names[-1]} cost"
         )
-        + f" more than budget{'s' if len(b) > 1 else ''} {', '.join(_fmt(x) for x in b)}"
+        + f" more than budget{'s' if len(b) > 1 else ''} {_budgets_text(b)}"
         for b, names in same.items()
     ]
     return (
         f"{'; '.join(parts)}; {'it was' if len(where) == 1 else 'each was'} cut to what fits "
         f"there, most recent memories first ({column})"
+    )
+
+
+def _budgets_text(budgets: Sequence[tuple[float, str | None]]) -> str:
+    """``"4, 8 words and 6 chars"``: each unit after its own budgets (none when unknown)."""
+    by_unit: dict[str | None, list[float]] = {}
+    for b, unit in budgets:
+        by_unit.setdefault(unit, []).append(b)
+    return " and ".join(
+        ", ".join(_fmt(x) for x in xs)
+        + ("" if unit is None else f" {unit_word(xs[0], unit) if len(xs) == 1 else unit}")
+        for unit, xs in by_unit.items()
     )
 
 

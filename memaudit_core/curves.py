@@ -1298,6 +1298,7 @@ def family_band(
     time_limit: float | None = None,
     total_time_limit: float | None = None,
     progress: Progress | None = None,
+    budget_unit: str | None = None,
 ) -> FamilyBand:
     """Mean ratio and 95% bootstrap band per method over ``seeds`` of a seeded family.
 
@@ -1307,6 +1308,11 @@ def family_band(
     and counted). Store keys are kept only when some generated package has that store.
     ``total_time_limit`` shares that many seconds among all the seeds' engine runs, as in
     :func:`budget_curve`.
+
+    ``budget_unit`` is the cost unit ``budgets`` were chosen in (a page's package). When the
+    family's packages are in another unit those amounts mean something else there, so the band
+    runs at the family's own grid instead (the first seed's package grid, see
+    :func:`family_grid`) and a note says so; None takes ``budgets`` as the family's.
 
     Raises
     ------
@@ -1361,6 +1367,12 @@ def family_band(
             f"({', '.join(units)}) over these seeds; a band averages one unit's budgets"
         )
     notes: list[str] = []
+    if budget_unit is not None and budget_unit != units[0]:
+        # App QA s44: a package edited to chars banded the family's word packages at its
+        # 20..100 chars read as words, where nearly everything fits.
+        grid, note = family_grid(packages, grid, budget_unit)
+        notes.append(note)
+        total = n_seeds * (len(grid) + 1)
     present = {s.id for p in packages for s in p.stores}
     dropped = [m for m in chosen if m.kind in ("store", "external") and m.name not in present]
     if dropped:
@@ -1443,6 +1455,39 @@ def family_band(
         time_s=time.perf_counter() - t0,
         errors=tuple(errors),
         cost_unit=units[0],
+    )
+
+
+def family_grid(
+    packages: Sequence[Package], budgets: Sequence[float], budget_unit: str
+) -> tuple[tuple[float, ...], str]:
+    """The grid a family band runs at when ``budgets`` (in ``budget_unit``) are in another unit
+    than the family's ``packages``: their own grid when every seed's package has the same one,
+    else the first seed's; and the note saying so.
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> grid, note = family_grid([generate("memaudit-small", seed=0)], [20, 40], "chars")
+    >>> grid
+    (1.0, 2.0, 4.0, 8.0, 16.0)
+    >>> print(note)
+    The budgets chosen (20, 40) are in chars, the family's packages in words: the band runs \
+at the family's own grid instead, 1, 2, 4, 8, 16 words.
+    """
+    grids = [sweep_grid(p.budget_grid()) for p in packages]
+    grid = grids[0]
+    unit = packages[0].cost_unit
+    whose = (
+        "the family's own grid"
+        if all(g == grid for g in grids)
+        else f"the first seed's package grid (the seeds' grids differ; {packages[0].id})"
+    )
+    given = ", ".join(f"{b:.10g}" for b in budgets)
+    return grid, (
+        f"The budgets chosen ({given}) are in {budget_unit}, the family's packages in "
+        f"{unit}: the band runs at {whose} instead, "
+        f"{', '.join(f'{b:.10g}' for b in grid)} {unit}."
     )
 
 
@@ -2261,6 +2306,7 @@ __all__ = [
     "budget_range",
     "certification_report",
     "family_band",
+    "family_grid",
     "family_source",
     "resolve_methods",
     "sweep_grid",

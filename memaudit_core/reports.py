@@ -230,7 +230,12 @@ class Overview:
         True
         """
         rows = [
-            SimpleNamespace(method=e.label, budget=e.budget, store_cut=len(e.dropped))
+            SimpleNamespace(
+                method=e.label,
+                budget=e.budget,
+                store_cut=len(e.dropped),
+                cost_unit=self.stats.cost_unit,
+            )
             for e in self.evaluations
         ]
         note = cut_note(rows, column="the table's notes column says what was dropped")

@@ -273,9 +273,11 @@ def family_band(
     total_time_limit: float = PAGE_TIME_S,
     _progress=None,
     writer_stamp: tuple[object, ...] = (),
+    budget_unit: str | None = None,
 ) -> curves.FamilyBand:
     """:func:`memaudit_core.curves.family_band`; generated packages are fixed by family, seeds
-    and parameters, so those are the key. Every seed's solves share ``total_time_limit``."""
+    and parameters, so those are the key. Every seed's solves share ``total_time_limit``;
+    ``budgets`` are in ``budget_unit`` (the page package's)."""
     from memaudit_core import curves
 
     return curves.family_band(
@@ -287,6 +289,7 @@ def family_band(
         ablations=ablations,
         total_time_limit=total_time_limit,
         progress=_progress,
+        budget_unit=budget_unit,
     )
 
 

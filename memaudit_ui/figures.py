@@ -435,8 +435,28 @@ class CostBins:
         return min(max(k, 0), self.count - 1)
 
     def number(self, value: float) -> str:
-        """A bound as the axis writes it: "1,000", not "1e+03"; no float noise."""
-        return f"{int(value):,}" if self.whole else f"{value:,.6g}"
+        """A bound as the axis writes it: "1,000", not "1e+03"; no float noise.
+
+        Other than whole costs, as many decimals as the width has (trailing zeros dropped):
+        six significant digits named the edges of 0.05-wide bins at 123,456.7 all "123,457"
+        and a bin from 2e8 "2e+08" (app QA s44).
+
+        >>> b = cost_bins([123456.7, 123456.9])
+        >>> [b.label(k) for k in range(b.count)][:2]
+        ['123,456.7 to under 123,456.75', '123,456.75 to under 123,456.8']
+        """
+        if self.whole:
+            return f"{int(value):,}"
+        text = f"{value:,.{self.decimals}f}"
+        return text.rstrip("0").rstrip(".") if "." in text else text
+
+    @property
+    def decimals(self) -> int:
+        """The decimals that write the width, hence every edge, exactly (0.25: 2; 2e8: 0)."""
+        d = 0
+        while d < 30 and abs(round(self.width, d) - self.width) > 1e-9 * self.width:
+            d += 1
+        return d
 
     def label(self, k: int) -> str:
         low, n = self.edge(k), self.number

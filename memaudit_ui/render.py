@@ -345,15 +345,21 @@ def table(
         # The interactive grid draws on a canvas at a fixed 14 px: unreadable on a projector.
         # A static table takes the presentation font size, the column labels the grid would
         # show (with their units) and no index (app QA: a column of leftover row numbers).
+        config = kwargs.get("column_config") or {}
+        # A config is a label, None (a hidden column) or a column config's dict.
+        hidden = [col for col, cfg in config.items() if cfg is None and col in shown.columns]
         labels = {
-            col: cfg["label"]
-            for col, cfg in (kwargs.get("column_config") or {}).items()
-            if isinstance(cfg, dict) and cfg.get("label") and col in shown.columns
+            col: cfg if isinstance(cfg, str) else cfg["label"]
+            for col, cfg in config.items()
+            if (isinstance(cfg, str) or (isinstance(cfg, dict) and cfg.get("label")))
+            and col in shown.columns
         }
-        static = _fit_projector(shown).rename(columns=labels).reset_index(drop=True)
+        static = (
+            _fit_projector(shown.drop(columns=hidden)).rename(columns=labels).reset_index(drop=True)
+        )
         styler = static.style.hide(axis="index").format(_present_cell_text)
         # The number formats the grid would use (projector QA: "0.00688113" under %.3f).
-        for col, cfg in (kwargs.get("column_config") or {}).items():
+        for col, cfg in config.items():
             fmt = (cfg.get("type_config") or {}).get("format") if isinstance(cfg, dict) else None
             name = labels.get(col, col)
             if fmt and name in static.columns:
@@ -486,18 +492,27 @@ def _number_formatter(fmt: str):
             pct = float(value) * 100
             # Never "0.00%" for a gap that is not 0 (QA s43): significant digits below it.
             return f"{pct:.2g}%" if 0 < abs(pct) < 0.005 else f"{pct:.2f}%"
-        if fmt == "%g":
-            # The grid's printf (sprintf.js) gives "%g" without a precision every digit;
-            # Python's keeps 6 (QA s42 defect 1: the time 1714086400 read 1.71409e+09).
+        if fmt == "plain":
             return f"{float(value):.12g}"
-        if fmt.startswith("%"):
+        if fmt == "localized":
+            return f"{float(value):,.12g}"
+        if "%" in fmt:
+            # Any printf format, text around it too (app QA s44: the budget scale's "x%.4g"
+            # read "1.32143" on a projector, "x1.321" in the grid).
             try:
-                return fmt % value
+                return printf % value
             except (TypeError, ValueError):
                 return _present_cell_text(value)
         return _present_cell_text(value)
 
+    # The grid's printf (sprintf.js) gives "%g" without a precision every digit; Python's
+    # keeps 6 (QA s42 defect 1: the time 1714086400 read 1.71409e+09).
+    printf = _BARE_G.sub(r"%\1.12g", fmt)
     return format_cell
+
+
+#: A printf "%g" with no precision (not "%%g", a literal "%g").
+_BARE_G = re.compile(r"(?<!%)%([-+ 0#]*\d*)g")
 
 
 def _present_cell_text(value: object) -> str:

@@ -443,6 +443,8 @@ if seeds and curve.methods:
         ablations,
         page_time,
         _progress=tick,
+        # The grid is in this package's unit; the core says when the family's differs.
+        budget_unit=unit,
     )
     bar.empty()
     scope = origin.band_scope()

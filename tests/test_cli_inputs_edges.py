@@ -105,7 +105,8 @@ def test_a_sweep_says_which_stores_it_cut_to_fit(capsys, tmp_path):
     cut = {r["budget"]: r["store_cut"] for r in result["rows"] if r["method"] == "w"}
     assert cut == {8.0: 1, 20.0: 0}
     assert all(r["store_cut"] == 0 for r in result["rows"] if r["method"] == "gvt")
-    assert any("store w costs more than budget 8;" in n for n in result["notes"])
+    # The package names no cost unit, so "units" (app QA s44: the note says its unit).
+    assert any("store w costs more than budget 8 units;" in n for n in result["notes"])
 
 
 def test_a_suite_sweep_keeps_the_cut_count_through_its_journal(capsys, tmp_path):
@@ -117,7 +118,7 @@ def test_a_suite_sweep_keeps_the_cut_count_through_its_journal(capsys, tmp_path)
     for result in (first, again):
         (row,) = [r for r in result["rows"] if r["method"] == "w"]
         assert row["store_cut"] == 1
-        assert any("store w costs more than budget 8;" in n for n in result["notes"])
+        assert any("store w costs more than budget 8 units;" in n for n in result["notes"])
 
 
 def test_a_folder_sweep_reads_upper_case_json_suffixes(capsys, tmp_path):
