@@ -1500,7 +1500,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from .analysis import sweep
+    from .analysis import check_something_to_sweep, sweep
     from .suites import (
         SuiteRow,
         SweepSuiteResult,
@@ -1559,8 +1559,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     writers = list(WRITERS) if args.writer_names is None else args.writer_names
     ablations = list(normalize_ablations(_split_names(args.ablations, "--ablations")))
     stores = _split_names(args.stores, "--stores")
-    if not (writers or ablations or stores):
-        raise MemAuditError("sweep: nothing to sweep (no writers, ablations or stores named)")
+    # Before the packages load; the library refuses the same (analysis.sweep).
+    check_something_to_sweep(writers, stores, ablations, "sweep")
     progress = Progress("sweep", enabled=not args.quiet)
     t0 = time.perf_counter()
     result = sweep(
@@ -2332,6 +2332,7 @@ def sweep_settings(args: Any) -> dict[str, Any]:
 
 def cli_sweep_suite(args: Any) -> int:
     """``memaudit sweep`` with suite options (folders, lists, families, workers, --out)."""
+    from .analysis import check_something_to_sweep
     from .suites import rows_with_kinds, shown_notes, sweep_suite
 
     check_suite_arguments(args)
@@ -2343,8 +2344,8 @@ def cli_sweep_suite(args: Any) -> int:
         _split_names(args.stores, "--stores"),
         _split_names(args.ablations, "--ablations"),
     )
-    if writers == [] and not (stores or ablations):  # as the plain sweep says
-        raise MemAuditError("sweep: nothing to sweep (no writers, ablations or stores named)")
+    if writers is not None:  # None: every writer; as the plain sweep says
+        check_something_to_sweep(writers, stores, ablations, "sweep")
     res = sweep_suite(
         budgets=budgets,
         writers=writers,

@@ -837,6 +837,8 @@ def budget_curve(
             "their points show the incumbent with its proven upper bound, and ratios at those "
             "budgets are against the incumbent." + advice
         )
+    elif share is not None:  # QA s44: said nothing when every optimum was proven
+        notes.extend(n for n in [share.overrun_note("The curve's solves")] if n)
     points = []
     for key, row in keyed:
         m = by_key[key]
@@ -1436,6 +1438,8 @@ def family_band(
         notes.append(
             f"{n_uncert} of {len(rows)} measurements rest on an uncertified optimum{within}."
         )
+    elif share is not None:  # QA s44: said nothing when every optimum was proven
+        notes.extend(n for n in [share.overrun_note("The band's solves")] if n)
     if any(r.n_undefined for r in band_rows):
         notes.append(
             "Seeds where OPT = 0 at a budget have no ratio there; they are counted in "

@@ -776,17 +776,33 @@ def ablation_curves(
             for k, part in enumerate(found):
                 fulls[k] = lift_store(inst, part, fulls[k])
     _tick(progress, len(grid) + 1, len(grid) + 1)
+    overrun = share.overrun_text() if share is not None else ""
     within = (
         f" (not proven within the {total_time_limit:g} s shared by the solves of "
         + ("the curve" if len(specs) == 1 else "the curves")
-        + share.overrun_text()
+        + overrun
         + ")"
+        if share is not None
+        else ""
+    )
+    # For a curve whose optima were all proven, which `within` never reaches (QA s44).
+    took = (
+        share.overrun_note(
+            "The solves of " + ("the curve" if len(specs) == 1 else "the curves"), overrun
+        )
         if share is not None
         else ""
     )
     return tuple(
         _ablation_curve_of(
-            package.id, inst, grid, fulls, parts.get(spec[0].candidate_ids, fulls), spec, within
+            package.id,
+            inst,
+            grid,
+            fulls,
+            parts.get(spec[0].candidate_ids, fulls),
+            spec,
+            within,
+            took,
         )
         for spec in specs
     )
@@ -800,8 +816,10 @@ def _ablation_curve_of(
     parts: Sequence[SolveResult],
     spec: tuple[CompiledInstance, str, tuple[str, ...], tuple[str, ...]],
     within: str,
+    took: str = "",
 ) -> AblationCurve:
-    """One pool's curve against the (shared, final) full optima."""
+    """One pool's curve against the (shared, final) full optima. ``within`` ends the note on
+    unproven optima; ``took`` is the note on a shared total overrun, for a proven curve."""
     pool, name, removed, absent = spec
     notes: list[str] = []
     if absent:
@@ -844,6 +862,8 @@ def _ablation_curve_of(
         notes.append(
             f"Some optima are not certified{within}: their labels say what the numbers are."
         )
+    elif took:
+        notes.append(took)
     return AblationCurve(
         package_id=package_id,
         content_hash=inst.content_hash,

@@ -1868,6 +1868,7 @@ def sweep_suite(
     """
     from .analysis import (
         check_distinct_methods,
+        check_something_to_sweep,
         cut_note,
         estimated_coverage_note,
         mixed_units_note,
@@ -1897,6 +1898,7 @@ def sweep_suite(
         if not grid:
             raise MemAuditError("no budgets given")
     store_ids = tuple(dict.fromkeys(check_names(stores, "stores")))
+    check_something_to_sweep(names, store_ids, abl, "sweep_suite()")
     check_distinct_methods(names, store_ids, abl)
     from .solvers import SOLVER_CHOICES, _check_limits
 

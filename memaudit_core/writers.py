@@ -1596,13 +1596,26 @@ def _reference_selection(
         return tuple(sorted(int(i) for i in info.fn(view, budget)))
     try:
         raw = info.fn(view, budget)
-        items = list(raw)
     except Exception as exc:
         err = WriterError(f"writer {info.name!r} raised {type(exc).__name__}: {exc}")
         err.plugin_traceback = traceback.format_exc()
         err.reason = "raised"
         raise err from exc
     n = view.n_candidates
+    # The blind plugins' rule (plugins.validate_answer: a list or tuple), plus the 1-D array
+    # inst.indices returns. QA s44: None was reported as the writer raising a TypeError, and a
+    # set or a generator (which a blind plugin may not return) was taken.
+    if not (isinstance(raw, list | tuple) or (isinstance(raw, np.ndarray) and raw.ndim == 1)):
+        unordered = isinstance(raw, set | frozenset)
+        err = WriterError(
+            f"writer {info.name!r} must return a list of candidate positions (a list, tuple "
+            f"or 1-D NumPy array of integers 0..{n - 1}; inst.indices(ids) maps ids), got "
+            f"{type(raw).__name__} {cut_repr(raw)}"
+            + (": a set has no order, return sorted(...) of it" if unordered else "")
+        )
+        err.reason = "not_a_list"
+        raise err
+    items = list(raw)
     positions: list[int] = []
     for item in items:
         if isinstance(item, bool | np.bool_) or not isinstance(item, numbers.Integral):

@@ -743,7 +743,7 @@ def test_register_writer_refuses_taken_names_and_bad_records(own_writer):
     ("fn", "match"),
     [
         (lambda inst, b: 1 / 0, "raised ZeroDivisionError"),
-        (lambda inst, b: None, "raised TypeError"),
+        (lambda inst, b: None, "must return a list of candidate positions.*got NoneType None"),
         (lambda inst, b: ["version_0_atomic_fact"], "must return candidate positions"),
         (lambda inst, b: [999], "position 999, outside 0..17"),
         (lambda inst, b: [True], "must return candidate positions"),

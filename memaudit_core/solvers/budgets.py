@@ -317,7 +317,7 @@ def solve_budgets(
     given: dict[float, list[tuple[int, ...]]] = {}
     for b, inc in zip(budgets, incumbents or [None] * len(budgets), strict=True):
         # The checks solve() makes (library QA: (999,) gave an IndexError, 0.7 became 0).
-        positions = _check_incumbent(inst, inc)
+        positions = _check_incumbent(inst, inc, b)
         if positions:
             given.setdefault(b, []).append(positions)
     limits = {"time_limit": time_limit, "node_limit": node_limit}

@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 import operator
 import time
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -403,10 +404,12 @@ def _refuse_float_edge(
 
 
 def _check_incumbent(
-    inst: CompiledInstance, incumbent_idx: Sequence[int] | None
+    inst: CompiledInstance, incumbent_idx: Sequence[int] | None, budget: float
 ) -> tuple[int, ...] | None:
     """``incumbent_idx`` as a tuple of candidate positions, or a clear error (not an
-    IndexError deep in an engine). An infeasible start stays allowed: engines ignore it."""
+    IndexError deep in an engine) naming the rule it breaks. QA s44: a start over the budget
+    or with two candidates of one experience was dropped unsaid by the engines, while the
+    parameter is documented as a known feasible selection."""
     if incumbent_idx is None:
         return None
     n = inst.n_candidates
@@ -418,6 +421,19 @@ def _check_incumbent(
         raise MemAuditError(
             f"incumbent_idx must be candidate positions 0..{n - 1} (integers; "
             f"CompiledInstance.indices maps ids), got {cut_repr(incumbent_idx)}"
+        )
+    repeated = sorted(i for i, times in Counter(positions).items() if times > 1)
+    if repeated:
+        raise MemAuditError(
+            f"incumbent_idx repeats position(s) {', '.join(map(str, repeated[:12]))}: a "
+            "selection holds each candidate at most once"
+        )
+    from ..writers import infeasible_reason  # writers imports this package
+
+    why = infeasible_reason(inst, positions, budget)
+    if why:
+        raise MemAuditError(
+            f"incumbent_idx is not a feasible selection at budget {budget:g}: {why}"
         )
     return positions
 
@@ -476,7 +492,7 @@ def solve_certified(
     t0 = time.perf_counter()
     budget = check_budget(budget)
     _check_limits(time_limit, node_limit)
-    incumbent_idx = _check_incumbent(inst, incumbent_idx)
+    incumbent_idx = _check_incumbent(inst, incumbent_idx, budget)
     if solver not in SOLVER_CHOICES:
         raise UnknownNameError(
             f"unknown solver {cut_repr(solver)} (known: {', '.join(SOLVER_CHOICES)})"
