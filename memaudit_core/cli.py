@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from .errors import (
+    NORMAL_MIN_TEXT,
     InvalidPackagesError,
     MemAuditError,
     PackageError,
@@ -822,7 +823,7 @@ def budget_arg(text: str) -> float:
     value = _budget_number(text)
     if 0 < value < sys.float_info.min:
         raise argparse.ArgumentTypeError(
-            "must be 0 or at least 2.2e-308 (a subnormal float has lost precision), "
+            f"must be 0 or at least {NORMAL_MIN_TEXT} (a subnormal float has lost precision), "
             f"got {cut_repr(text)}"
         )
     return value

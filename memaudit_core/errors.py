@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -37,30 +38,58 @@ class Problem:
 
 
 def shown_text(text: str) -> str:
-    """``text`` quoted for a message: its repr, or with escapes (``ascii``) when it holds
-    characters that print invisibly or like others (the hidden difference, spelled out).
+    """``text`` quoted for a message: its repr (which escapes control, format and space
+    characters other than " "), with the other characters that print invisibly or like others
+    escaped too, and only those: the hidden difference is spelled out, the rest stays readable
+    (QA s44: a Persian id was shown as ``'\\u0645\\u06cc\\u200c...'``, every letter escaped).
 
-    >>> print(shown_text("café"), shown_text("cafe\u0301"))
-    'café' 'cafe\u0301'
+    Escaped besides what repr escapes: :func:`invisible_char` characters (variation selectors,
+    Hangul fillers ...), and, in text not in NFC, the characters NFC would change or combine
+    (CLI QA: an "unknown unit" message showed ``'café'`` for a decomposed é, the same on
+    screen as the known unit). Combining marks of NFC text are how the script is spelled.
+
+    >>> print(shown_text("café"), shown_text("cafe\u0301"), shown_text("a\u00a0b"))
+    'café' 'cafe\u0301' 'a\xa0b'
+    >>> print(shown_text("می\u200cخواهم"), shown_text("नमस्ते"), shown_text("\u2764\ufe0f"))
+    'می\u200cخواهم' 'नमस्ते' '❤\ufe0f'
     """
-    return ascii(text) if _looks_alike(text) else repr(text)
-
-
-def _looks_alike(text: str) -> bool:
-    """Whether ``text`` holds characters that print invisibly or like others: format and
-    combining characters, odd spaces, or a form other than NFC (CLI QA: an "unknown unit"
-    message showed ``'café'`` for a decomposed é, the same on screen as the known unit).
-
-    >>> _looks_alike("café"), _looks_alike("cafe\u0301"), _looks_alike("inv\u200b_2")
-    (False, True, True)
-    """
-    if unicodedata.normalize("NFC", text) != text:
-        return True
-    return any(
-        unicodedata.category(ch) in ("Cf", "Mn", "Zl", "Zp")
-        or (ch != " " and unicodedata.category(ch) == "Zs")
+    shown = repr(text)
+    if text.isascii():
+        return shown
+    nfc = unicodedata.is_normalized("NFC", text)
+    hidden = {
+        ch
         for ch in text
-    )
+        if invisible_char(ch)
+        or (not nfc and (unicodedata.combining(ch) or unicodedata.normalize("NFC", ch) != ch))
+    }
+    if not hidden:
+        return shown
+    return shown.translate({ord(ch): ascii(ch)[1:-1] for ch in hidden})
+
+
+#: Printable characters that show nothing by themselves: variation selectors (U+FE00-FE0F,
+#: U+E0100-E01EF; they pick a glyph's style), the combining grapheme joiner, Mongolian free
+#: variation selectors and Hangul fillers (letters that draw as blank space).
+INVISIBLE_PRINTABLE = re.compile(
+    "[\ufe00-\ufe0f\U000e0100-\U000e01ef\u034f\u180b-\u180d\u180f\u115f\u1160\u3164\uffa0]"
+)
+
+
+def invisible_char(ch: str) -> bool:
+    """Whether the character ``ch`` prints as nothing: a printable one of
+    :data:`INVISIBLE_PRINTABLE` (repr escapes the format and control ones already).
+
+    >>> invisible_char("\ufe0f"), invisible_char("\u3164"), invisible_char("a")
+    (True, True, False)
+    """
+    return INVISIBLE_PRINTABLE.match(ch) is not None
+
+
+#: The smallest normal double (``sys.float_info.min``, 2.2250738585072014e-308) as messages
+#: give it: rounded up, so that the number they advise is itself allowed (QA s44: "at least
+#: 2.2e-308" was said, then 2.2e-308 refused, being below it).
+NORMAL_MIN_TEXT = "2.23e-308"
 
 
 #: Most problems one check of a file collects. At the next one checking stops and says so

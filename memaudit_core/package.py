@@ -39,6 +39,8 @@ from pathlib import Path
 from typing import Any
 
 from .errors import (
+    INVISIBLE_PRINTABLE,
+    NORMAL_MIN_TEXT,
     MemAuditError,
     PackageError,
     Problem,
@@ -529,18 +531,42 @@ class UnderflowFloat(float):
         return self
 
 
+class SubnormalFloat(float):
+    """A JSON number below the normal range but not 0 (``3e-324``, read as 5e-324): its
+    value, and its text as written, which rule ``normal`` quotes when it refuses it (QA s44:
+    "3e-324" was quoted as the 5e-324 it decodes to). A copy or pickle is a plain float."""
+
+    __slots__ = ("literal",)
+
+    literal: str
+
+    def __new__(cls, literal: str) -> SubnormalFloat:
+        self = super().__new__(cls, literal)
+        self.literal = literal
+        return self
+
+    def __reduce__(self) -> tuple[type, tuple[float]]:
+        return float, (float(self),)
+
+
 def json_float(literal: str) -> float:
     """``parse_float`` for every JSON reader of user numbers: ``float(literal)``, or an
-    :class:`UnderflowFloat` when a non-zero literal reads as 0.0.
+    :class:`UnderflowFloat` when a non-zero literal reads as 0.0, or a :class:`SubnormalFloat`
+    below the normal range (both keep the text, for rule ``normal`` to quote).
 
     >>> json_float("0.25"), json_float("-0.0e-999"), type(json_float("1e-400")).__name__
     (0.25, -0.0, 'UnderflowFloat')
+    >>> json_float("3e-324"), json_float("3e-324").literal
+    (5e-324, '3e-324')
     """
     value = float(literal)
-    # Anything left of the mantissa but signs, zeros, points, underscores and spaces (what
-    # float() takes around a 0) is a non-zero digit: the literal was not 0.
-    if value == 0.0 and literal.lower().partition("e")[0].strip("+-0._ \t\n\r\f\v"):
-        return UnderflowFloat(literal)
+    if -_FLOAT_MIN < value < _FLOAT_MIN:  # one comparison for the common, normal number
+        if value != 0.0:
+            return SubnormalFloat(literal)
+        # Anything left of the mantissa but signs, zeros, points, underscores and spaces (what
+        # float() takes around a 0) is a non-zero digit: the literal was not 0.
+        if literal.lower().partition("e")[0].strip("+-0._ \t\n\r\f\v"):
+            return UnderflowFloat(literal)
     return value
 
 
@@ -550,7 +576,7 @@ def underflow_message(zero_ok: bool = True) -> str:
     return (
         "too small for a double: it would read as 0; write "
         + ("0 or " if zero_ok else "")
-        + f"a number at least {_FLOAT_MIN:.1e} in size"
+        + f"a number at least {NORMAL_MIN_TEXT} in size"
     )
 
 
@@ -685,8 +711,8 @@ class _Checker(Problems):
                 "normal",
                 # A cost may not be 0 (exactness QA: "must be 0 or ..." was said of one).
                 ("must be 0 or at least" if zero_ok else "must be at least")
-                + " 2.2e-308 in size (a subnormal float has lost precision)",
-                value,
+                + f" {NORMAL_MIN_TEXT} in size (a subnormal float has lost precision)",
+                getattr(value, "literal", value),  # as written (SubnormalFloat)
             )
             return None
         if exclusive_minimum is not None and not number > exclusive_minimum:
@@ -792,10 +818,14 @@ MAX_ID_WARNINGS = 5
 def _id_look_alikes(ids: list[str | None], seen: dict[str, int], path: str, what: str) -> list[str]:
     """Warnings (rule ``id-lookalike``) on ids that differ from what they show: leading or
     trailing whitespace, invisible characters (format, e.g. zero-width or bidi overrides, and
-    control characters), or equal to another id of the list once stripped, NFC-normalised
-    and rid of format characters. Ids are the user's, so not refused; but they match exactly,
-    so a reference typed as the id looks matches the other one or none (QA s44: "c2" next to
-    "c2 " and "c2\u200b" validated without a word).
+    control characters), or equal to another id of the list once compared as they look
+    (:func:`_look_key`). Ids are the user's, so not refused; but they match exactly, so a
+    reference typed as the id looks matches the other one or none (QA s44: "c2" next to "c2 "
+    and "c2\u200b" validated without a word).
+
+    The joiners U+200C and U+200D are spelling, not hidden text (Persian writes "می‌خواهم"
+    with a ZWNJ, an emoji family is joined by ZWJs), and variation selectors only pick a
+    glyph's style: such ids are warned of only when they look like another one (QA s44).
 
     Only odd ids (not plain printable ASCII without edge spaces) are looked at one by one:
     two plain ids are alike only when equal, which rule ``unique-id`` refuses. ``seen`` maps
@@ -843,16 +873,18 @@ def _id_look_alikes(ids: list[str | None], seen: dict[str, int], path: str, what
         hidden = (
             []
             if printable
-            else sorted({ch for ch in stripped if unicodedata.category(ch) in ("Cf", "Cc")})
+            else sorted(
+                {
+                    ch
+                    for ch in stripped
+                    if ch not in _JOINERS and unicodedata.category(ch) in ("Cf", "Cc")
+                }
+            )
         )
         if hidden:
             codes = ", ".join(f"U+{ord(ch):04X}" for ch in hidden)
             parts.append(f"invisible or control characters ({codes})")
-        key = stripped
-        if not unicodedata.is_normalized("NFC", key):
-            key = unicodedata.normalize("NFC", key)
-        if not printable:
-            key = "".join(ch for ch in key if unicodedata.category(ch) != "Cf").strip()
+        key = _look_key(stripped, printable)
         # The id written as it looks (a plain one, anywhere in the list), else an earlier
         # odd one.
         twin = seen.get(key)
@@ -873,6 +905,36 @@ def _id_look_alikes(ids: list[str | None], seen: dict[str, int], path: str, what
     if more:
         out.append(f"... and {more} more {what} id(s) like these under {path} (rule: id-lookalike)")
     return out
+
+
+#: Zero-width non-joiner and joiner: required spelling in some scripts and emoji sequences.
+_JOINERS = frozenset("\u200c\u200d")
+
+
+def _look_key(text: str, printable: bool) -> str:
+    """``text`` (stripped) as it looks, to compare ids: in NFC, without format characters and
+    :data:`~memaudit_core.errors.INVISIBLE_PRINTABLE` ones, every space separator (category
+    Zs: no-break, ideographic, thin ... spaces) as " " (QA s44: "a b" and "a\u00a0b" print
+    alike and were not warned of).
+
+    Not NFKC: it also folds characters that print differently ("x²" and "x2", "①" and "1",
+    "ﬁ" and "fi"), and fullwidth letters, ordinary spelling in CJK text; warnings about ids a
+    reader tells apart would bury the real look-alikes.
+
+    >>> _look_key("a\u3000b\u200d\ufe0f", False), _look_key("cafe\u0301", True)
+    ('a b', 'café')
+    """
+    import unicodedata
+
+    key = text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
+    key = INVISIBLE_PRINTABLE.sub("", key)
+    if not printable:  # format and non-ASCII space characters are not printable
+        key = "".join(
+            " " if cat == "Zs" else "" if cat == "Cf" else ch
+            for ch in key
+            for cat in (unicodedata.category(ch),)
+        )
+    return key.strip()
 
 
 def _known_keys(checker: _Checker, obj: dict, path: str, allowed: set[str]) -> None:

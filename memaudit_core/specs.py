@@ -11,7 +11,7 @@ import re
 import sys
 from collections.abc import Sequence
 
-from .errors import MemAuditError, check_type, count_text
+from .errors import NORMAL_MIN_TEXT, MemAuditError, check_type, count_text
 from .grids import MAX_RANGE_BUDGETS, budget_range
 
 #: Most values a --budgets / --seeds list may expand to (a range like 0:1e9:1 would not fit
@@ -144,7 +144,7 @@ def parse_number_list(text: str, what: str = "budgets") -> list[float]:
     if tiny:
         # The package rule "normal" (CLI QA: 1e-320 was swept and shown as 9.99989e-321).
         raise MemAuditError(
-            f"--{what}: values must be 0 or at least 2.2e-308 (a subnormal float has lost "
+            f"--{what}: values must be 0 or at least {NORMAL_MIN_TEXT} (a subnormal float has lost "
             f"precision), got {tiny[0]!r}"
         )
     if not values:

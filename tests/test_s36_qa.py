@@ -472,7 +472,7 @@ def test_validation_wording_details(tmp_path):
     base["candidates"][0]["cost"] = 5e-324
     with pytest.raises(MemAuditError) as info:
         parse_package(base)
-    assert "must be at least 2.2e-308" in str(info.value) and "must be 0 or" not in str(info.value)
+    assert "must be at least 2.23e-308" in str(info.value) and "must be 0 or" not in str(info.value)
     # Budgets on the command line are plain ASCII numbers.
     for text in ("1_000", "\uff11\uff12", "\u0663"):
         with pytest.raises(ValueError, match="not a plain number"):

@@ -136,8 +136,12 @@ def test_amem_number_given_as_text_that_underflows_is_refused(tmp_path):
     with pytest.raises(PackageError) as info:
         load_external_store(write_json(tmp_path, "amem.json", doc), "amem")
     [problem] = info.value.problems
-    assert (problem.path, problem.rule, problem.value) == ("$.ids[0]", "normal", "1e-400")
-    assert "importance_score" in problem.message
+    # Where the text is in the export (QA s44 inputs2: it was "$.ids[0]", as meta.importance_score).
+    assert (problem.path, problem.rule, problem.value) == (
+        "$.metadatas[0].importance_score",
+        "normal",
+        "1e-400",
+    )
 
 
 def test_result_read_back_refuses_an_underflowing_number(tmp_path):

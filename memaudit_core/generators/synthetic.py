@@ -18,7 +18,7 @@ from .base import Family, titled, variant_names
 
 #: Largest cost the generator draws (uniform draws near 1e308 overflow).
 MAX_COST = 1e12
-#: Smallest cost_low: far above the subnormal floats a package refuses (2.2e-308), so that
+#: Smallest cost_low: far above the subnormal floats a package refuses (below 2.23e-308), so that
 #: the default budget and grid (small fractions of the costs) stay normal numbers too.
 MIN_COST = 1e-100
 

@@ -5,8 +5,9 @@ to validate; a 122 KB OpenMemory zip of 120 MB of ``0,`` blocked the app for 60 
 from the zip's directory before anything is inflated, and again while reading, since a header
 can lie:
 
-- ``zip-size``: the members read from one archive unpack to more than
-  :data:`MAX_ZIP_TOTAL_BYTES` in all;
+- ``zip-size``: a member unpacks to more than the reader's per-member cap
+  (:data:`MAX_ZIP_MEMBER_BYTES` unless the importer gives its own), or the members read from
+  one archive to more than :data:`MAX_ZIP_TOTAL_BYTES` in all;
 - ``zip-ratio``: a member unpacks to more than :data:`MAX_ZIP_RATIO` times its compressed size
   (above :data:`RATIO_FLOOR_BYTES`; real JSON and JSON Lines compress 7-13x);
 - ``zip``: a member that cannot be read (damaged, encrypted, an unknown compression method).
@@ -39,10 +40,13 @@ from typing import BinaryIO, NoReturn
 
 from ._common import fail
 
-#: The most bytes read from the members of one zip, in all (256 MiB): about five times the
-#: app's 50 MB upload limit, so a 50 MB upload of JSON (which deflates about 10x) still reads,
-#: and the largest the OpenMemory importer read from one member before.
-MAX_ZIP_TOTAL_BYTES = 1 << 28
+#: The most one member may unpack to (1 GiB), unless the importer caps its members lower:
+#: an artifact table's cap before these limits. Sizes are caps on real data, not the defence
+#: against bombs (the ratio is): QA s44, a 33.5 MB artifact zip of the generator's largest
+#: package unpacks to 320 MiB at 7-13x, and was refused when the total was 256 MiB.
+MAX_ZIP_MEMBER_BYTES = 1 << 30
+#: The most bytes read from the members of one zip, in all (4 GiB): a few full-size tables.
+MAX_ZIP_TOTAL_BYTES = 1 << 32
 #: The most a member may inflate, as a multiple of its compressed size. Package JSON and JSON
 #: Lines deflate 7-13x; a bomb of blank lines or repeated values about 1000x (deflate's limit).
 MAX_ZIP_RATIO = 100
@@ -61,9 +65,11 @@ class ZipReader:
     ``where`` names a member in problems (as the importer locates that member's lines).
     """
 
-    def __init__(self, zf: zipfile.ZipFile, source: str) -> None:
+    def __init__(self, zf: zipfile.ZipFile, source: str, member_limit: int | None = None) -> None:
         self.zf = zf
         self.source = source
+        #: The most one member may unpack to; None: :data:`MAX_ZIP_MEMBER_BYTES`.
+        self.member_limit = member_limit
         self.total = 0  # bytes inflated so far, over every member read
 
     def check(self, members: Sequence[tuple[zipfile.ZipInfo, str]]) -> None:
@@ -71,6 +77,7 @@ class ZipReader:
         total = 0
         for info, where in members:
             self._check_ratio(info.file_size, info, where, declared=True)
+            self._check_member(info.file_size, where, declared=True)
             total += info.file_size
             if total > MAX_ZIP_TOTAL_BYTES:
                 self._too_big(where, total, declared=True)
@@ -99,6 +106,18 @@ class ZipReader:
                 "JSON compresses about 10x); "
                 + ("refused before unpacking" if declared else "reading stopped there")
                 + ": unzip it and check it",
+            )
+
+    def _check_member(self, size: int, where: str, declared: bool) -> None:
+        limit = MAX_ZIP_MEMBER_BYTES if self.member_limit is None else self.member_limit
+        if size > limit:
+            fail(
+                self.source,
+                where,
+                "zip-size",
+                f"unpacks to {'' if declared else 'more than '}{size:,} bytes, more than the "
+                f"{limit:,} read from one member of this zip; unzip it and give the files "
+                "themselves",
             )
 
     def _too_big(self, where: str, total: int, declared: bool) -> NoReturn:
@@ -136,6 +155,7 @@ class _Counted(io.RawIOBase):
         self.reader.total += n
         # The directory was checked already; these hold when it lied.
         self.reader._check_ratio(self.count, self.info, self.where, declared=False)
+        self.reader._check_member(self.count, self.where, declared=False)
         if self.reader.total > MAX_ZIP_TOTAL_BYTES:
             self.reader._too_big(self.where, self.reader.total, declared=False)
         return n

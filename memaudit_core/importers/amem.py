@@ -39,7 +39,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..package import Package, Store, json_float, json_type
+from ..package import Package, Store, _child_path, json_float, json_type
 from ._common import (
     AMEM_STAMP,
     LINK_KEYS,
@@ -52,6 +52,7 @@ from ._common import (
     links_from,
     load_json_file,
     normalise_time,
+    unusable,
 )
 
 _LIST_FIELDS = ("keywords", "tags", "links", "evolution_history")
@@ -89,7 +90,8 @@ def coerce_chroma_metadata(meta: dict[str, Any]) -> dict[str, Any]:
         value = out.get(key)
         if isinstance(value, str):
             try:
-                decoded = json.loads(value)
+                # json_float: "1e-400" in the text is refused, not read as 0 (QA s44).
+                decoded = json.loads(value, parse_float=json_float)
             except ValueError:
                 continue
             if isinstance(decoded, list | dict):
@@ -99,7 +101,7 @@ def coerce_chroma_metadata(meta: dict[str, Any]) -> dict[str, Any]:
         # Only an array: a plain id ("s1", "12") stays the text it is.
         if isinstance(value, str) and value.lstrip().startswith("["):
             try:
-                decoded = json.loads(value)
+                decoded = json.loads(value, parse_float=json_float)
             except ValueError:
                 continue
             if isinstance(decoded, list):
@@ -114,6 +116,27 @@ def coerce_chroma_metadata(meta: dict[str, Any]) -> dict[str, Any]:
             whole = type(number) is float and number.is_integer() and "." not in value
             out[key] = int(number) if whole else number
     return out
+
+
+def _decoded_problems(
+    meta: dict[str, Any], note: dict[str, Any], path: str, col: Collector
+) -> bool:
+    """Report what :func:`coerce_chroma_metadata` decoded from a Chroma string and the
+    package would refuse (``"[\"a\", 1e-400]"``), at the string's own path in the export
+    (QA s44: it was reported at the note's ``$.ids[i]``, as ``meta.retrieval_count``)."""
+    found = False
+    for key, value in note.items():
+        if value is meta.get(key):
+            continue  # not decoded: the export's own value, checked with the rest of it
+        here = _child_path(path, key)
+        for problem in unusable(value, here):
+            inner = problem.path[len(here) :]
+            message = problem.message
+            if inner:
+                message = f"in the JSON text of this field, at {inner}: {message}"
+            col.add(here, problem.rule, message, problem.value)
+            found = True
+    return found
 
 
 def _note_record(
@@ -246,6 +269,8 @@ def load_amem_store(
                 )
                 continue
             note = coerce_chroma_metadata(meta or {})
+            if _decoded_problems(meta or {}, note, f"$.metadatas[{i}]", col):
+                continue
             rec, was_naive = _note_record(
                 note_id,
                 text,

@@ -14,7 +14,7 @@ monorepo in 2026; EXPORT_FORMATS 1.7):
   "state", "app", "categories"}`` per line (app and category *names*).
 
 Nothing is extracted to disk: zip members are read in memory within the limits of
-:mod:`memaudit_core.importers._zip` (every importer's), gzip streams at most
+:mod:`memaudit_core.importers._zip` (every importer's), zip members and gzip streams at most
 :data:`MAX_MEMBER_BYTES` uncompressed bytes each.
 """
 
@@ -44,8 +44,9 @@ from ._common import (
 )
 from ._zip import NonblankLines, ZipReader
 
-#: The largest uncompressed size read from one gzip stream (256 MiB): a gzip bomb (a small
-#: file that inflates to gigabytes) is refused before it fills memory.
+#: The largest uncompressed size read from one gzip stream or one zip member of a backup
+#: (256 MiB): a backup is read whole into memory, and a gzip bomb (a small file that inflates
+#: to gigabytes) is refused before it fills it.
 MAX_MEMBER_BYTES = 1 << 28
 JSON_MEMBER = "memories.json"
 JSONL_MEMBER = "memories.jsonl.gz"
@@ -240,7 +241,7 @@ def _read_zip(raw: bytes, source: str) -> tuple[dict[str, tuple[str, bytes]], li
                 picked.append((wanted, matches[0]))
         # QA s44: a 122 KB zip of 120 MB of "0," held the app for 60 s and 1 GB before its
         # shape error; the limits are every importer's (._zip), checked before inflating.
-        reader = ZipReader(zf, source)
+        reader = ZipReader(zf, source, MAX_MEMBER_BYTES)
         reader.check([(info, info.filename) for _, info in picked])
         found = {
             wanted: (info.filename, reader.read(info, info.filename)) for wanted, info in picked
