@@ -608,7 +608,9 @@ def test_budget_curve_says_a_store_was_cut_to_fit():
     kept_at_10 = ma.score(pkg, 10, store_id="fact-extractor").selected
     assert cut == {10.0: len(store.select) - len(kept_at_10), 40.0: 0}
     assert cut[10.0] > 0
-    assert any(n.startswith("Store Fact extractor costs more than budget 10;") for n in curve.notes)
+    assert any(
+        n.startswith("Store Fact extractor costs more than budget 10 words;") for n in curve.notes
+    )
     point = next(p for p in curve.points if p.method_key == "store:fact-extractor")
     assert point.to_dict()["store_cut"] == cut[point.budget]
 

@@ -195,7 +195,8 @@ def test_sweep_na_footnote_counts_each_reason() -> None:
         return SummaryRow(method, budget, 0, n_undefined, None, None, None, None, None)
 
     summary = [line("gvt", 1.0, n_undefined=1), line("gvt", 2.0), line("s1", 1.0)]
-    failure = SimpleNamespace(writer="gvt", budget=2.0)
+    # A failure saved before failures carried their cost unit (s44): counts on every unit.
+    failure = SimpleNamespace(writer="gvt", budget=2.0, cost_unit=None)
     text = summary_table(summary, [("gvt", "oracle"), ("s1", "store")], [failure])
     assert text.splitlines()[-1] == (
         "n/a: 3 of 3 lines have no defined ratio (1 with OPT = 0 at that budget, 1 where the "
