@@ -247,9 +247,11 @@ def _parse_json(text: str, name: str) -> Any:
             text, name, refuse_repeated_keys=True, extra_data_hint=_EXTRA_DATA_HINT
         )
     except PackageError as exc:
-        first, more = exc.problems[0], len(exc.problems) - 1
+        first, more = exc.problems[0], len(exc.found) - 1
         message = first.message
-        if more:
+        if exc.stopped:  # QA s44: the stop line was counted as a key, and the count as exact
+            message += f" (at least {more} more repeated key(s) in this file; checking stopped)"
+        elif more:
             message += f" ({more} more repeated key(s) in this file)"
         raise ResultError(first.path, first.rule, message, first.value).in_file(name) from None
 

@@ -92,7 +92,7 @@ def coerce_chroma_metadata(meta: dict[str, Any]) -> dict[str, Any]:
             try:
                 # json_float: "1e-400" in the text is refused, not read as 0 (QA s44).
                 decoded = json.loads(value, parse_float=json_float)
-            except ValueError:
+            except (ValueError, RecursionError):  # kept as the text it is (QA s44: deep nesting)
                 continue
             if isinstance(decoded, list | dict):
                 out[key] = decoded
@@ -102,7 +102,7 @@ def coerce_chroma_metadata(meta: dict[str, Any]) -> dict[str, Any]:
         if isinstance(value, str) and value.lstrip().startswith("["):
             try:
                 decoded = json.loads(value, parse_float=json_float)
-            except ValueError:
+            except (ValueError, RecursionError):  # kept as the text it is (QA s44: deep nesting)
                 continue
             if isinstance(decoded, list):
                 out[key] = decoded

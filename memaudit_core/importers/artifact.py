@@ -233,6 +233,13 @@ class _Source:
             raise self.not_utf8(name, exc.start) from None
 
 
+def _not_json(exc: ValueError) -> str:
+    """A decoding error that is not a syntax error, in the package loader's words."""
+    if "digits" in str(exc):
+        return "not valid JSON: a number has too many digits to read"
+    return f"not valid JSON: {exc}"
+
+
 def _records(src: _Source, name: str, problems: Problems) -> list[tuple[int, dict]]:
     if name not in src.members:
         return []
@@ -263,6 +270,9 @@ def _records(src: _Source, name: str, problems: Problems) -> list[tuple[int, dic
                     problems.append(
                         Problem(f"{name}:{n}", "json-depth", "nested too deeply to read")
                     )
+                    continue
+                except ValueError as exc:  # past Python's digit limit (QA s44: a traceback)
+                    problems.append(Problem(f"{name}:{n}", "json-syntax", _not_json(exc)))
                     continue
                 if not isinstance(obj, dict):
                     problems.append(
@@ -487,6 +497,14 @@ def _read_package(p: Path, source: str, src: _Source) -> Package:
                         f"not valid JSON: {exc.msg}",
                     )
                 ],
+            ) from None
+        except RecursionError:
+            raise PackageError(
+                source, [Problem(manifest_name, "json-depth", "nested too deeply to read")]
+            ) from None
+        except ValueError as exc:  # past Python's digit limit (QA s44: a traceback)
+            raise PackageError(
+                source, [Problem(manifest_name, "json-syntax", _not_json(exc))]
             ) from None
         if not isinstance(manifest, dict):
             raise PackageError(

@@ -503,7 +503,7 @@ def message_texts(path: str | Path) -> list[str]:
                 inner = json.loads(text)
                 if isinstance(inner, dict) and isinstance(inner.get("message"), str):
                     text = inner["message"]
-            except (ValueError, TypeError):
+            except (ValueError, TypeError, RecursionError):
                 pass
             out.append(text)
     return out
