@@ -280,6 +280,16 @@ CUT_MARK = "(cut to fit)"
 CUT_MARK_INLINE_MAX = 12
 
 
+def cut_name(name: str, cut: bool) -> str:
+    """``name`` with :data:`CUT_MARK` when the store was scored cut to fit the budget: a chart
+    exported from the Compare page showed a pruned store as if whole (QA s44).
+
+    >>> cut_name("Raw logger", True), cut_name("Raw logger", False)
+    ('Raw logger (cut to fit)', 'Raw logger')
+    """
+    return f"{name} {CUT_MARK}" if cut else name
+
+
 def ratio_bars(
     labels: Sequence[str],
     ratios: Sequence[float | None],

@@ -61,7 +61,14 @@ if annotations_notice:
 # Two a row in both modes: four cut "Cost used (of 20…" at 1024 px with the sidebar open.
 cols = st.columns(2) + st.columns(2)
 cols[0].metric(
-    "F (store)", value_text(cv.value, strip=False), help="F of the store as kept at this budget."
+    "F (store, cut to fit)" if cv.evaluation.over_budget else "F (store)",
+    value_text(cv.value, strip=False),
+    help="F of the store as kept at this budget"
+    + (
+        ": it costs more than the budget as written, so it was cut (see Notes)."
+        if cv.evaluation.over_budget
+        else "."
+    ),
 )
 if cv.opt_certified:
     cols[1].metric(
@@ -111,15 +118,17 @@ with st.container(border=True):
 
 st.subheader("Value by unit kind")
 buckets = cv.bucket_rows
+# The Notes say what was dropped; the chart (and its PNG) says that the store was cut.
+store_shown = figures.cut_name(cv.label, cv.evaluation.over_budget)
 render.chart(
     figures.bucket_value_bars(
         [b.bucket for b in buckets],
         [b.store_value for b in buckets],
         [b.opt_value for b in buckets],
-        cv.label,
+        store_shown,
         opt_name,
         f"Value kept by unit kind at budget {amount_text(ctx.budget, unit)}: "
-        f"{cv.label} vs {opt_name}",
+        f"{store_shown} vs {opt_name}",
         present=ctx.present,
     ),
     "compare_kinds",

@@ -84,3 +84,38 @@ def test_repeated_keys_past_the_cap_are_counted_as_at_least(tmp_path):
     assert f"(at least {MAX_PROBLEMS - 1} more repeated key(s) in this file; checking stopped)" in (
         str(info.value)
     )
+
+
+def compare_page(budget: str, store: str):
+    from app_utils import open_app
+
+    at = open_app(
+        "pages/2_Compare.py", package="sample:veg-to-pescatarian", budget=budget, store=store
+    )
+    assert not at.exception
+    labels = [m.label for m in at.metric]
+    (kinds,) = [
+        json.loads(c.proto.spec)
+        for c in at.get("plotly_chart")
+        if "Value kept by unit kind" in c.proto.spec
+    ]
+    return labels, kinds
+
+
+def test_compare_marks_a_store_cut_to_fit_in_its_chart_and_card():
+    # Raw logger costs 10 words as written (the sample's JSON): at budget 8 it is cut to nothing.
+    package = json.loads(
+        (FIXTURES.parents[2] / "sample_packages" / "veg-to-pescatarian.json").read_text()
+    )
+    raw = next(s for s in package["stores"] if s["id"] == "raw-logger")
+    cost = {c["id"]: c["cost"] for c in package["candidates"]}
+    assert sum(cost[c] for c in raw["select"]) > 8
+    labels, kinds = compare_page("8", "store:raw-logger")
+    assert "F (store, cut to fit)" in labels
+    names = [t["name"] for t in kinds["data"]]
+    assert any(n.endswith("(cut to fit)") for n in names), names
+    assert "(cut to fit)" in kinds["layout"]["title"]["text"]
+    # Whole at 24 words: no mark.
+    labels, kinds = compare_page("24", "store:raw-logger")
+    assert "F (store)" in labels
+    assert not any("(cut to fit)" in t["name"] for t in kinds["data"])
