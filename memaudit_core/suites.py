@@ -1146,6 +1146,7 @@ def run_suite(
     progress: Progress = None,
     result_ok: Callable[[str, Any], bool] = _result_ok,
     hold: ExitStack | None = None,
+    check_entries: Callable[[Sequence[IndexEntry]], None] | None = None,
 ) -> SuiteRun:
     """Index, plan, deduplicate, skip what the journal holds, run the rest in chunks.
 
@@ -1156,6 +1157,8 @@ def run_suite(
     a sweep row's); a line it refuses is dropped and its task runs again. The lock of ``out``
     (:func:`out_lock`) is taken once every package is valid and released on return, or, with
     ``hold``, entered on that stack (the caller writes outputs before closing it).
+    ``check_entries(entries)`` raises a user error about the indexed packages before the
+    journal is opened or any task runs.
     """
     if max_tasks is not None and (
         isinstance(max_tasks, bool) or not isinstance(max_tasks, numbers.Integral) or max_tasks < 1
@@ -1188,6 +1191,8 @@ def run_suite(
                         suite, invalid, len(sources), "package files" if files else "packages"
                     )
                 entries: list[IndexEntry] = [e for e in indexed if isinstance(e, IndexEntry)]
+                if check_entries is not None:  # the caller's package checks, before any task
+                    check_entries(entries)
                 # Opened once every package is known valid: a run that cannot start leaves --out
                 # as it was (QA s44: it wrote a header-only journal, and --fresh removed the
                 # previous run's results).
@@ -1940,6 +1945,14 @@ def sweep_suite(
         methods = entry_methods(entry)
         return [(key_hash(entry, m), b, m) for b in entry_budgets(entry) for m in methods]
 
+    def check_stores(entries: Sequence[IndexEntry]) -> None:
+        # Before any task runs (QA s44: a typo in --stores was said after the whole run).
+        missing = [s for s in store_ids if not any(s in e.stores for e in entries)]
+        if missing:
+            raise UnknownNameError(
+                f"store(s) {', '.join(map(repr, missing))} found in none of the swept packages"
+            )
+
     # The lock is held until the outputs are written: another run would rewrite them
     # (out_lock()).
     with ExitStack() as held:
@@ -1957,12 +1970,8 @@ def sweep_suite(
             max_tasks=max_tasks,
             progress=progress,
             hold=held,
+            check_entries=check_stores,
         )
-        missing = [s for s in store_ids if not any(s in e.stores for e in run.entries)]
-        if missing:
-            raise UnknownNameError(
-                f"store(s) {', '.join(map(repr, missing))} found in none of the swept packages"
-            )
         method_names = (*names, *store_ids, *abl)
         rows: list[SuiteRow] = []
         errors: list[Any] = []

@@ -119,3 +119,15 @@ def test_compare_marks_a_store_cut_to_fit_in_its_chart_and_card():
     labels, kinds = compare_page("24", "store:raw-logger")
     assert "F (store)" in labels
     assert not any("(cut to fit)" in t["name"] for t in kinds["data"])
+
+
+def test_a_store_in_no_swept_package_is_refused_before_any_task(tmp_path):
+    # QA s44: the whole suite ran and wrote its journal, then said the store was unknown.
+    out = tmp_path / "sto"
+    rc, _out, err = run_cli(
+        *("sweep", "--family", "memaudit-small:0-3", "--budgets", "2,4"),
+        *("--stores", "typo", "--out", str(out), "--quiet"),
+    )
+    assert rc == 2
+    assert "store(s) 'typo' found in none of the swept packages" in err
+    assert not (out / "journal.jsonl").exists()
