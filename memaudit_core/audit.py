@@ -275,7 +275,7 @@ def _audit_result_ok(key: str, result: Any) -> bool:
         for name in numbers_
     ):
         return False
-    # Where the check ran is not among what is checked: placeholders.
+    # The row's identity (pool, budget, source) is not what is checked: any values do.
     row = AuditRow("", "", 0.0, 1, "", "", None, **_check_fields(result))
     try:
         row._check_consistent("$")

@@ -1671,6 +1671,7 @@ def parse_json_text(
     source: str,
     *,
     refuse_repeated_keys: bool = False,
+    refuse_underflow: bool = False,
     extra_data_hint: str = JSON_LINES_HINT,
 ) -> object:
     """Decode JSON text; a syntax error or truncation becomes a located :class:`PackageError`.
@@ -1684,8 +1685,10 @@ def parse_json_text(
     too large for a float (``1e400``) decodes to an infinite :class:`OverflowedNumber`, one
     that underflows to 0 (``1e-400``) to an :class:`UnderflowFloat`. Keys
     repeated inside one object are remembered for validation to report, or, with
-    ``refuse_repeated_keys``, refused here: every one named by its JSON path (``duplicate-key``).
-    ``extra_data_hint`` is added when a second JSON value follows the first.
+    ``refuse_repeated_keys``, refused here: every one named by its JSON path (``duplicate-key``);
+    with ``refuse_underflow`` so is a number that underflows to 0 (``normal``), after the keys.
+    Both walks run only when decoding saw such a thing. ``extra_data_hint`` is added when a
+    second JSON value follows the first.
 
     >>> try:
     ...     parse_json_text('{"a": 1, "b": {"c": 2, "c": 3}, "a": 4}', "t.json",
@@ -1695,10 +1698,14 @@ def parse_json_text(
     [('$.a', 'duplicate-key'), ('$.b.c', 'duplicate-key')]
     """
     doc, suspect = _decode_json_text(text, source, extra_data_hint)
-    if refuse_repeated_keys and suspect:
-        repeated = duplicate_key_problems(doc)
-        if repeated:
-            raise PackageError(source, repeated)
+    if suspect:
+        for refuse, walk in (
+            (refuse_repeated_keys, duplicate_key_problems),
+            (refuse_underflow, underflow_problems),
+        ):
+            found = walk(doc) if refuse else []
+            if found:
+                raise PackageError(source, found)
     return doc
 
 

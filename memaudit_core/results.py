@@ -58,7 +58,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import MemAuditError, PackageError, ResultError, file_name_text, probe_path
-from .package import OverflowedNumber, parse_json_text, underflow_problems
+from .package import OverflowedNumber, parse_json_text
 from .versions import JSON_OUTPUT_VERSION, RESULT_VERSION
 
 #: ``result_kind`` -> (module, class): the models :func:`read_result` rebuilds. Each model's
@@ -225,9 +225,6 @@ def read_result(source: str | Path | Mapping[str, Any]) -> Any:
             name
         ) from None
     data = _parse_json(text, name)
-    for problem in underflow_problems(data)[:1]:
-        # 1e-400: MemAudit never writes one (the file was edited), and it would read as 0.
-        raise ResultError(problem.path, problem.rule, problem.message, problem.value).in_file(name)
     try:
         return _read_document(data)
     except ResultError as exc:
@@ -243,13 +240,21 @@ def _parse_json(text: str, name: str) -> Any:
     ``json.loads`` kept the last of ``"package_id": "EVIL", "package_id": "veg"`` without a
     word). Its first problem becomes the :class:`ResultError`; the rest are counted."""
     try:
+        # A 1e-400 too (rule normal): MemAudit never writes one (the file was edited), and it
+        # would read as 0. Its walk, as the repeated keys', runs only when decoding saw one.
         return parse_json_text(
-            text, name, refuse_repeated_keys=True, extra_data_hint=_EXTRA_DATA_HINT
+            text,
+            name,
+            refuse_repeated_keys=True,
+            refuse_underflow=True,
+            extra_data_hint=_EXTRA_DATA_HINT,
         )
     except PackageError as exc:
         first, more = exc.problems[0], len(exc.found) - 1
         message = first.message
-        if exc.stopped:  # QA s44: the stop line was counted as a key, and the count as exact
+        if first.rule != "duplicate-key":
+            pass  # a syntax error, or the first underflow: one error, nothing to count
+        elif exc.stopped:  # QA s44: the stop line was counted as a key, and the count as exact
             message += f" (at least {more} more repeated key(s) in this file; checking stopped)"
         elif more:
             message += f" ({more} more repeated key(s) in this file)"

@@ -55,7 +55,7 @@ MAX_ZIP_RATIO = 100
 RATIO_FLOOR_BYTES = 1 << 20
 _CHUNK = 1 << 20
 #: What zipfile raises for a member it cannot inflate (RuntimeError also covers encrypted
-#: members and NotImplementedError, an unsupported compression method).
+#: members, and its subclass raised for an unsupported compression method).
 _READ_ERRORS = (zipfile.BadZipFile, OSError, EOFError, zlib.error, RuntimeError)
 
 
