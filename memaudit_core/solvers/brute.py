@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 
 from ..compiled import CompiledInstance, budget_with_tolerance
-from ..errors import InstanceTooLargeError, count_text
+from ..errors import InstanceTooLargeError, SolverError, count_text
 from . import RawSolution, register_engine
 
 MAX_COMBINATIONS = 2_000_000
@@ -50,7 +50,15 @@ def brute_force_budgets(
     >>> both == [brute_force(inst, 5.0), brute_force(inst, 20.0)]
     True
     """
-    h = _H[inst.saturation]
+    h = _H.get(inst.saturation)
+    if h is None:
+        # The oracle keeps its own table rather than reading the registry, so that it checks
+        # the registry's functions instead of sharing their mistakes.
+        raise SolverError(
+            f"the 'brute' oracle knows saturations {', '.join(_H)} only; saturation "
+            f"{inst.saturation!r} was added to the registry after it: use solver 'enum', "
+            "'bnb' or 'auto'"
+        )
     rows = []
     cov = inst.coverage
     for i in range(inst.n_candidates):
