@@ -60,6 +60,7 @@ from .suites import (
     IndexEntry,
     PackageSource,
     Progress,
+    WarningsCallback,
     _attach_saved,
     _load_checked,
     _md_table,
@@ -822,13 +823,14 @@ def audit(
     figures: bool = True,
     progress: Progress = None,
     sources: Sequence[PackageSource] | None = None,
+    on_warnings: WarningsCallback = None,
 ) -> AuditReport:
     """Run ``bnb`` and ``milp`` on every distinct instance of a suite and compare.
 
     Parameters are those of :func:`memaudit_core.suites.sweep_suite` (sources, workers, Dask
-    scheduler, output folder, resume, task limit, figures) plus ``pools`` (``full``,
-    ``no_validity``, ``generic``) and ``time_limit`` per engine run. Without ``budgets`` each
-    package's own budget grid is used.
+    scheduler, output folder, resume, task limit, figures, ``on_warnings``) plus ``pools``
+    (``full``, ``no_validity``, ``generic``) and ``time_limit`` per engine run. Without
+    ``budgets`` each package's own budget grid is used.
 
     Examples
     --------
@@ -867,6 +869,7 @@ def audit(
             progress=progress,
             result_ok=_audit_result_ok,
             hold=held,
+            on_warnings=on_warnings,
         )
         return _report(run, srcs, pool_names, grid, out, figures)
 
@@ -1102,7 +1105,8 @@ def write_audit_outputs(
             for e in run.entries
         ],
         out / "sources",
-        list(IndexEntry.__dataclass_fields__)[:-1],
+        # The notes and warnings are not columns (to_dict leaves them out).
+        [f for f in IndexEntry.__dataclass_fields__ if f not in ("grid_notes", "warnings")],
     )
     by_hash = {e.instance_hash: i for i, e in enumerate(run.entries)}
     for row in report.disagreements:

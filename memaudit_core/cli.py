@@ -399,11 +399,13 @@ def summary_table(
 
 
 def _emit(obj: dict[str, Any], as_json: bool, human: str) -> None:
+    listed = PACKAGE_WARNINGS.finish()
     if as_json:
         obj = {
             "json_output_version": JSON_OUTPUT_VERSION,
             "memaudit_version": _tool_version(),
             **obj,
+            **({"package_warnings": listed} if listed is not None else {}),
         }
         json.dump(_json_safe(obj), _stdout(), indent=2, default=_json_default, allow_nan=False)
         _stdout().write("\n")
@@ -569,7 +571,7 @@ def _table(headers: list[str], rows: list[list[str]]) -> str:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     try:
-        pkg = _load(args.package)
+        pkg = _load(args.package, warn=False)  # said below, every one, with the artifact's
     except PackageError as exc:
         args._exit_code = EXIT_USER_ERROR  # kept if the reader closes the pipe (`| head`)
         if args.json:  # the verdict's keys, and the error object every command emits
@@ -616,6 +618,85 @@ def cmd_validate(args: argparse.Namespace) -> int:
 #: What a package read from stdin (``-``) is called in every output and message.
 STDIN_NAME = "<stdin>"
 
+#: At most this many warnings of one package are printed (the rest are counted), and the
+#: warnings of at most this many packages per command (a folder of 300 packages would bury the
+#: report): ``--json`` lists them all.
+MAX_WARNINGS_PER_FILE = 20
+MAX_WARNED_FILES = 5
+
+
+def print_warnings(source: str, warnings: Sequence[str]) -> None:
+    """``SOURCE: warning: TEXT`` on stderr for the first :data:`MAX_WARNINGS_PER_FILE`
+    warnings, then how many more there are."""
+    for w in warnings[:MAX_WARNINGS_PER_FILE]:
+        print(_terminal_safe(f"{source}: warning: {w}"), file=sys.stderr)
+    if len(warnings) > MAX_WARNINGS_PER_FILE:
+        print(
+            f"{source}: ... {len(warnings) - MAX_WARNINGS_PER_FILE} more warning(s) (--json "
+            "lists them all)",
+            file=sys.stderr,
+        )
+
+
+class PackageWarnings:
+    """The warnings of the packages one command read (rule ``id-lookalike``,
+    ``budgets-distinct``, ...), said once per file on stderr as ``validate`` says them, and
+    listed in the command's ``--json`` object as ``package_warnings``: ``[{"file", "warnings"}]``,
+    validate's two keys, for each file that has some.
+
+    QA s45: only ``validate`` and ``import`` said them; ``solve``, ``score``, ``sweep`` and
+    ``audit`` scored a package whose "c2" and "c2 " are two candidates without a word.
+    ``--quiet`` (sweep, audit) keeps them off stderr; ``--json`` still lists them.
+    """
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self, quiet: bool = False) -> None:
+        #: None until the command reads a package: commands that read none get no key.
+        self.by_file: dict[str, list[str]] | None = None
+        self.quiet = quiet
+        self.unshown = 0
+
+    def start(self) -> None:
+        """The command reads packages: its ``--json`` object lists their warnings."""
+        if self.by_file is None:
+            self.by_file = {}
+
+    def __call__(self, source: str, warnings: Sequence[str]) -> None:
+        """Say ``source``'s warnings, unless this command said them already."""
+        self.start()
+        assert self.by_file is not None
+        if source in self.by_file or not warnings:
+            return
+        self.by_file[source] = list(warnings)
+        if self.quiet:
+            return
+        if len(self.by_file) > MAX_WARNED_FILES:
+            self.unshown += 1
+            return
+        Progress.close_line()
+        print_warnings(source, warnings)
+
+    def finish(self) -> list[dict[str, Any]] | None:
+        """Count the files not shown (once), and return the ``package_warnings`` list (None
+        when the command read no package)."""
+        if self.unshown:
+            Progress.close_line()
+            print(
+                f"memaudit: ... and {self.unshown} more package(s) with warnings (--json lists "
+                "them; memaudit validate FILE says each)",
+                file=sys.stderr,
+            )
+            self.unshown = 0
+        if self.by_file is None:
+            return None
+        return [{"file": f, "warnings": ws} for f, ws in self.by_file.items()]
+
+
+#: The one registry of the running command (reset by :func:`main`).
+PACKAGE_WARNINGS = PackageWarnings()
+
 
 def _file_name(path: str | None) -> str:
     """A package argument as outputs name it: ``-`` is :data:`STDIN_NAME`.
@@ -626,8 +707,16 @@ def _file_name(path: str | None) -> str:
     return STDIN_NAME if path == "-" else str(path)
 
 
-def _load(path: str):
-    """A package file; ``-`` reads the package from stdin (as ``-o -`` writes to stdout)."""
+def _load(path: str, warn: bool = True):
+    """A package file; ``-`` reads the package from stdin (as ``-o -`` writes to stdout).
+    Its warnings go to :data:`PACKAGE_WARNINGS` (``warn=False``: the caller says them)."""
+    pkg = _read_package(path)
+    if warn:
+        PACKAGE_WARNINGS(_file_name(path), pkg.warnings)
+    return pkg
+
+
+def _read_package(path: str):
     from .package import load_package, loads_package
 
     if path == "-":
@@ -1459,13 +1548,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         warnings = list(export["warnings"])
     else:
         warnings = list(pkg.meta.get("warnings", [])) + list(pkg.warnings)
-        for w in warnings[:20]:
-            print(f"{args.source}: warning: {w}", file=sys.stderr)
-        if len(warnings) > 20:
-            print(
-                f"{args.source}: ... {len(warnings) - 20} more warning(s) in the package meta",
-                file=sys.stderr,
-            )
+        print_warnings(args.source, warnings)
     where = "stdout" if args.output in (None, "-") else args.output
     version = pkg.meta.get("format_version")
     print(
@@ -2309,7 +2392,15 @@ def _suite_run_options(args: Any, label: str) -> dict[str, Any]:
         "max_tasks": args.max_tasks,
         "figures": not args.no_figures,
         "progress": Progress(label, enabled=not args.quiet),
+        "on_warnings": _suite_warnings(),
     }
+
+
+def _suite_warnings() -> Callable[[str, Sequence[str]], None]:
+    """:data:`PACKAGE_WARNINGS` for a suite's ``on_warnings``: its ``--json`` lists the
+    packages' warnings (none for generated families) from the start."""
+    PACKAGE_WARNINGS.start()
+    return PACKAGE_WARNINGS
 
 
 def _with_seed_note(result: Any, args: Any) -> Any:
@@ -2401,7 +2492,11 @@ def add_audit_arguments(p: Any) -> None:
         help="seconds per engine run (default 60, so that one hard instance cannot stall "
         "the audit); a limited run counts as unproven",
     )
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress bar and no package warnings on stderr (--json still lists them)",
+    )
     add_suite_arguments(p)
 
 
@@ -2631,7 +2726,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stores", default=None, help="comma list of package store ids")
     p.add_argument("--ablations", default=None, help="comma list: no_validity,generic")
     p.add_argument("-o", "--output", default=None, help="also write per-row CSV here")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress bar and no package warnings on stderr (--json still lists them)",
+    )
     solver_opts(p)
     p.add_argument(
         "--total-time-limit",
@@ -2856,6 +2955,7 @@ def _main(argv: Sequence[str] | None) -> int:
     _STDOUT = sys.stdout
     _INTERRUPT_REPORTED = False
     _STDIN_READ[0] = False
+    PACKAGE_WARNINGS.reset(quiet=bool(getattr(args, "quiet", False)))
     try:
         with _SignalGuard(args):
             return _run(args)

@@ -323,8 +323,9 @@ def _read_document(data: Any) -> Any:
     return result
 
 
-#: Top-level keys the CLI's ``--json`` adds to every result (``cli._emit``).
-_CLI_KEYS = frozenset({"json_output_version", "memaudit_version"})
+#: Top-level keys the CLI's ``--json`` adds to every result (``cli._emit``); the warnings of
+#: the packages a command read (``cli.PackageWarnings``) are not the result's.
+_CLI_KEYS = frozenset({"json_output_version", "memaudit_version", "package_warnings"})
 #: ... and to results of these kinds: ``solve`` and ``score`` write the package's cost unit
 #: beside the result, for ``show`` to print.
 _CLI_KIND_KEYS = {kind: frozenset({"cost_unit"}) for kind in ("solve", "store_evaluation")}

@@ -109,6 +109,16 @@ CHUNKS_PER_WORKER = 4
 MAX_CHUNK = 50
 
 Progress = Callable[[int, int], None] | None
+#: ``on_warnings(label, warnings)`` of a suite: a source's package warnings.
+WarningsCallback = Callable[[str, Sequence[str]], None] | None
+
+
+def check_on_warnings(on_warnings: object) -> None:
+    """Refuse an ``on_warnings`` that is neither None nor callable, before any work."""
+    if on_warnings is not None and not callable(on_warnings):
+        raise MemAuditError(
+            f"on_warnings must be a callable (label, warnings) or None, got {cut_repr(on_warnings)}"
+        )
 
 
 # --------------------------------------------------------------------------- sources
@@ -473,6 +483,8 @@ class IndexEntry:
     cost_unit: str = "units"
     #: :func:`~memaudit_core.package.budget_grid_notes` of the source (QA s41, defect 1).
     grid_notes: tuple[str, ...] = ()
+    #: The package's warnings (rule ``id-lookalike``, ...), for ``on_warnings`` (QA s45).
+    warnings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -507,6 +519,7 @@ def _index_one(src: PackageSource, text: str | None) -> IndexEntry:
         external_stores=tuple(s.id for s in pkg.stores if s.is_external),
         cost_unit=pkg.cost_unit,
         grid_notes=tuple(budget_grid_notes(pkg)),
+        warnings=tuple(pkg.warnings),
     )
 
 
@@ -1147,6 +1160,7 @@ def run_suite(
     result_ok: Callable[[str, Any], bool] = _result_ok,
     hold: ExitStack | None = None,
     check_entries: Callable[[Sequence[IndexEntry]], None] | None = None,
+    on_warnings: WarningsCallback = None,
 ) -> SuiteRun:
     """Index, plan, deduplicate, skip what the journal holds, run the rest in chunks.
 
@@ -1158,7 +1172,8 @@ def run_suite(
     (:func:`out_lock`) is taken once every package is valid and released on return, or, with
     ``hold``, entered on that stack (the caller writes outputs before closing it).
     ``check_entries(entries)`` raises a user error about the indexed packages before the
-    journal is opened or any task runs.
+    journal is opened or any task runs; ``on_warnings(label, warnings)`` is called before it,
+    once for each source whose package has warnings.
     """
     if max_tasks is not None and (
         isinstance(max_tasks, bool) or not isinstance(max_tasks, numbers.Integral) or max_tasks < 1
@@ -1166,6 +1181,7 @@ def run_suite(
         # Library QA: max_tasks=-1 ran nothing and returned a report, without a word.
         raise MemAuditError(f"max_tasks must be an integer >= 1 or None, got {cut_repr(max_tasks)}")
     check_progress(progress)
+    check_on_warnings(on_warnings)
     t0 = time.perf_counter()
     out_dir = None if out is None else Path(out)
     with ExitStack() as own:
@@ -1191,6 +1207,11 @@ def run_suite(
                         suite, invalid, len(sources), "package files" if files else "packages"
                     )
                 entries: list[IndexEntry] = [e for e in indexed if isinstance(e, IndexEntry)]
+                if on_warnings is not None:
+                    # Before the checks: a look-alike id may be why a named store is missing.
+                    for e in entries:
+                        if e.warnings:
+                            on_warnings(e.label, e.warnings)
                 if check_entries is not None:  # the caller's package checks, before any task
                     check_entries(entries)
                 # Opened once every package is known valid: a run that cannot start leaves --out
@@ -1831,6 +1852,7 @@ def sweep_suite(
     progress: Progress = None,
     sources: Sequence[PackageSource] | None = None,
     writer_timeout: float | None = None,
+    on_warnings: WarningsCallback = None,
 ) -> SweepSuiteResult:
     """Ratios of writers, stores and ablations over many packages, in parallel and resumable.
 
@@ -1863,6 +1885,10 @@ def sweep_suite(
         Render report figures (PNG via kaleido).
     progress : callable, optional
         ``progress(done, total)`` over tasks.
+    on_warnings : callable, optional
+        ``on_warnings(label, warnings)``, once for each source whose package has warnings
+        (as :attr:`~memaudit_core.package.Package.warnings`: look-alike ids, repeated
+        budgets ...), before any task runs; the CLI prints them on stderr.
     writer_timeout : float, optional
         Seconds per call of a blind plugin writer, on every worker (default
         :data:`memaudit_core.plugins.DEFAULT_TIMEOUT`, which ``--writer-timeout`` sets).
@@ -1971,6 +1997,7 @@ def sweep_suite(
             progress=progress,
             hold=held,
             check_entries=check_stores,
+            on_warnings=on_warnings,
         )
         method_names = (*names, *store_ids, *abl)
         rows: list[SuiteRow] = []
