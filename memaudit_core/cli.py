@@ -3176,6 +3176,7 @@ def _run(args: argparse.Namespace) -> int:
         return 1
     except MemAuditError as exc:
         args._exit_code = EXIT_USER_ERROR
+        _drop_made_out(args)  # a folder made for --out stays only if the run wrote in it
         Progress.close_line()
         print(f"memaudit: error: {exc}", file=sys.stderr)
         _json_error(args, exc)

@@ -65,12 +65,15 @@ from .errors import (
     InvalidPackagesError,
     MemAuditError,
     PackageError,
+    Problem,
     UnknownNameError,
     check_budget_list,
     check_names,
     check_params,
     check_progress,
     cut_repr,
+    file_name_text,
+    probe_path,
 )
 from .package import (
     Package,
@@ -143,6 +146,11 @@ class PackageSource:
     #: A family source's seeds as the specs named them, repeats included: a seed-invariant
     #: family's seeds all name its seed-0 package (:func:`family_seed_notes` says so).
     asked: tuple[int, ...] = field(default=(), compare=False)
+    #: Why the path named holds no package file to read (missing, cannot be looked up, a
+    #: folder without ``*.json``): loading it raises this problem, so that the suite lists it
+    #: with the invalid files, found before anything runs (QA s45: the first missing file
+    #: stopped the run alone, and left a new ``--out`` folder behind).
+    problem: Problem | None = field(default=None, compare=False)
 
     @property
     def key(self) -> str:
@@ -162,6 +170,8 @@ class PackageSource:
 
     def load(self, text: str | None = None) -> Package:
         """The package (``text`` is the file's content when it was shipped to a worker)."""
+        if self.problem is not None:
+            raise PackageError(self.label, [self.problem])
         if self.kind == "family":
             from .generators import generate
 
@@ -222,14 +232,18 @@ def parse_family_spec(
 
 
 def _expand_path(
-    text: str, _visiting: tuple[Path, ...] = (), shown: str | None = None
+    text: str,
+    _visiting: tuple[Path, ...] = (),
+    shown: str | None = None,
+    listed: str | None = None,
 ) -> list[PackageSource]:
     """The package files ``text`` names (a file, a folder's ``*.json``, a ``.txt`` list's
     entries), each labelled by its path as the user named it: ``shown`` is ``text``'s own
     label (``text`` itself when given on the command line). A folder's members are shown as
     ``FOLDER/FILE``, a list's entries as the list's folder joined to the entry, so distinct
     files never share a label and the label does not depend on ``--out`` / ``--workers``
-    (QA s39 round 2 defect B2).
+    (QA s39 round 2 defect B2). A path that holds no package file to read (``listed``: the
+    list line naming it) is a source carrying its :attr:`PackageSource.problem`.
 
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -246,17 +260,19 @@ def _expand_path(
             "and a sweep of package files read -)"
         )
     path = Path(text).expanduser()
-    try:
-        found = path.exists()
-    except OSError as exc:  # a name too long for the file system (QA: internal error)
-        raise MemAuditError(f"{text}: cannot read ({exc.strerror or exc})") from None
-    if not found:
-        raise MemAuditError(f"{text}: no such file or folder")
-    if path.is_dir():
+    found, folder, why = probe_path(path if text.strip() else text)
+    if why is not None or not found:
+        return [_unreadable(text, label, "readable" if why else "file-exists", why, listed)]
+    if folder:
         # Case-insensitive, as load_package reads suffixes: a folder's TWO.JSON was skipped.
-        files = sorted(p for p in path.iterdir() if p.suffix.lower() == ".json" and p.is_file())
+        try:
+            files = sorted(p for p in path.iterdir() if p.suffix.lower() == ".json" and p.is_file())
+        except OSError as exc:
+            why = f"cannot list the folder: {exc.strerror or exc}"
+            return [_unreadable(text, label, "readable", why, listed)]
         if not files:
-            raise MemAuditError(f"{text}: the folder holds no *.json package file")
+            why = "the folder holds no *.json package file"
+            return [_unreadable(text, label, "package-files", why, listed)]
         return [
             PackageSource(
                 "file",
@@ -284,14 +300,30 @@ def _expand_path(
             if not item:
                 continue
             target = Path(item) if Path(item).is_absolute() else path.parent / item
-            if not target.exists():
-                raise MemAuditError(f"{text}:{n}: {item}: no such file or folder")
             # The entry as the list names it, under the list's own folder as labelled (an
             # absolute entry stays as written: os.path.join keeps it).
             entry = os.path.join(os.path.dirname(label), item)
-            out.extend(_expand_path(str(target), (*_visiting, resolved), shown=entry))
+            out.extend(
+                _expand_path(
+                    str(target), (*_visiting, resolved), shown=entry, listed=f"{label} line {n}"
+                )
+            )
         return out
     return [PackageSource("file", str(path.resolve()), shown=label)]
+
+
+def _unreadable(
+    text: str, label: str, rule: str, why: str | None, listed: str | None
+) -> PackageSource:
+    """The source of a path that holds no package file to read, and why (``None``: no such
+    file, in load_package's words): reported with the invalid files, as the user named it."""
+    message = why or "no such file or folder"
+    if listed is not None:
+        message += f" (named in {listed})"
+    ref = os.path.abspath(text) if text.strip() else text
+    return PackageSource(
+        "file", ref, shown=file_name_text(label), problem=Problem("$", rule, message)
+    )
 
 
 def collect_sources(
@@ -566,11 +598,13 @@ def _shipped_texts(
     for s in sources:
         try:
             texts[s.key] = _read_text(s) if ship else None
-        except MemAuditError:
+        except PackageError as exc:
+            # Loading it here locates the problem (a non-UTF-8 file's first bad byte). One
+            # that loads (an artifact .zip, not JSON text) keeps the read's problem, listed
+            # with the others: it was raised alone, outside the list (QA s45).
             found = _index_item(s, None)
-            if not isinstance(found, PackageError):
-                raise
-            texts[s.key], unread[s.key] = None, found
+            texts[s.key] = None
+            unread[s.key] = found if isinstance(found, PackageError) else exc
     return texts, unread
 
 
@@ -1292,14 +1326,21 @@ def run_suite(
 
 
 def _read_text(src: PackageSource) -> str | None:
-    if src.kind != "file":
+    """The file's text to send to Dask workers (None: a family, or a path whose problem is
+    known already, which loading raises)."""
+    if src.kind != "file" or src.problem is not None:
         return None
     try:
         return Path(src.ref).read_text(encoding="utf-8")
     except OSError as exc:
-        raise MemAuditError(f"cannot read {src.label}: {exc.strerror}") from None
+        why = f"cannot read file: {exc.strerror or exc}"
+        raise PackageError(src.label, [Problem("$", "readable", why)]) from None
     except UnicodeDecodeError:
-        raise MemAuditError(f"{src.label}: not UTF-8 text") from None
+        why = (
+            "not UTF-8 JSON text, which is what workers on a Dask scheduler are sent (an "
+            "artifact: `memaudit import artifact FILE -o PACKAGE.json` makes one)"
+        )
+        raise PackageError(src.label, [Problem("$", "utf-8", why)]) from None
 
 
 def _load_checked(src: PackageSource, text: str | None, content_hash: str) -> Package:

@@ -14,7 +14,7 @@ from memaudit_core import audit as au
 from memaudit_core import suites as su
 from memaudit_core.analysis import sweep
 from memaudit_core.cli import main
-from memaudit_core.errors import MemAuditError, UnknownNameError
+from memaudit_core.errors import MemAuditError, PackageError, UnknownNameError
 from memaudit_core.generators import generate
 from memaudit_core.package import load_package, save_package
 from memaudit_core.writers import WRITERS
@@ -147,16 +147,20 @@ def test_sources_from_folder_list_and_family_specs(tmp_path):
         "family:scope_shift:4",
         "family:scope_shift:5",
     ]
-    with pytest.raises(MemAuditError, match="no such file"):
-        su.collect_sources([str(tmp_path / "missing.json")])
+    # A missing file or a folder without packages is a source whose loading says so: the
+    # suite lists it with the invalid files (QA s45: it stopped the run alone).
+    (missing,) = su.collect_sources([str(tmp_path / "missing.json")])
+    with pytest.raises(PackageError, match="no such file"):
+        missing.load()
     with pytest.raises(UnknownNameError):
         su.collect_sources([], ["no_such_family:0-3"])
     with pytest.raises(MemAuditError):
         su.collect_sources([], [])
     empty = tmp_path / "empty"
     empty.mkdir()
-    with pytest.raises(MemAuditError, match=r"no \*\.json"):
-        su.collect_sources([str(empty)])
+    (none,) = su.collect_sources([str(empty)])
+    with pytest.raises(PackageError, match=r"no \*\.json"):
+        none.load()
 
 
 # --------------------------------------------------------------------------- suites
