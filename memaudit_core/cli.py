@@ -1959,7 +1959,11 @@ def _library_result_human(res: Any, path: str) -> str:
             + "\n\nevery writer, budget and rule:\n"
             + _dict_table([row.to_dict() for r in res.rules for row in r.rows])
         )
-        notes = tuple(f"{r.rule}: {r.note}" for r in res.rules if r.note) + res.undefined_notes
+        notes = (
+            tuple(f"{r.rule}: {r.note}" for r in res.rules if r.note)
+            + res.undefined_notes
+            + res.notes
+        )
         if res.n_unproven:
             notes += (
                 f"{res.n_unproven} row(s) rest on an optimum a time limit left unproven: "
@@ -1975,6 +1979,12 @@ def _library_result_human(res: Any, path: str) -> str:
             f"(seed {res.seed}); mean tau {_cell(res.mean_tau)}"
         )
         table = _dict_table([r.to_dict() for r in res.writer_rows])
+        if res.n_unproven:  # QA s45: show did not say which optima a limit left unproven
+            notes = (
+                f"{res.n_unproven} of {(res.draws + 1) * len(res.budgets)} optima (clean and "
+                "noisy) a time limit left unproven: ratios there are against an incumbent.",
+                *notes,
+            )
     elif isinstance(res, Overview):
         about = (
             f"package {res.stats.package_id}; budget {res.budget:g} {res.stats.cost_unit}; "

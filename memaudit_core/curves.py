@@ -75,7 +75,12 @@ from .solvers import (
 from .solvers.certify import ENUM_CROSS_MAX, VALUE_RTOL, certified_gap_text
 from .solvers.enum import combination_count, combination_count_text
 from .solvers.milp import milp_ill_conditioned
-from .solvers.timeshare import check_total_time_limit, run_time_limit, shared_time
+from .solvers.timeshare import (
+    check_total_time_limit,
+    overrun_notes,
+    run_time_limit,
+    shared_time,
+)
 from .versions import RESULT_VERSION
 from .writers import WRITERS, WriterFailure, all_writers, get_writer
 
@@ -1676,6 +1681,8 @@ class CertificationReport:
     rows: tuple[CertRow, ...]
     time_s: float
     total_time_limit: float | None = None
+    #: What the reader must know of how the runs went (a shared total far overrun, QA s45).
+    notes: tuple[str, ...] = ()
 
     @property
     def n_certified(self) -> int:
@@ -1918,6 +1925,7 @@ class CertificationReport:
             "n_certified": self.n_certified,
             "n_disagreements": len(self.disagreements),
             "rows": [r.to_dict() for r in self.rows],
+            "notes": list(self.notes),
             "time_s": self.time_s,
             # QA s40: written so that the record reads back whole (read_result).
             "cost_unit": self.cost_unit,
@@ -1932,7 +1940,8 @@ class CertificationReport:
 
         # QA s40: the app's "Certificate record (JSON)" could not be read back at all.
         # Each row and run is held to its own rule as it is read (CertRow.from_dict).
-        res = from_fields(cls, data, path, kind=cls.RESULT_KIND)
+        # Records saved before QA s45 have no notes and still read back.
+        res = from_fields(cls, data, path, kind=cls.RESULT_KIND, optional=("notes",))
         # QA s41: which engines ran is stated from the runs (engines_text), so each row holds
         # runs of the report's engines only, each once.
         for i, row in enumerate(res.rows):
@@ -2269,7 +2278,7 @@ def certification_report(
     total = len(grid) * len(engines)
     done = 0
     rows = []
-    with shared_time(total_time_limit, total):
+    with shared_time(total_time_limit, total) as share:
         for b in grid:
             runs = []
             for engine in engines:
@@ -2288,6 +2297,7 @@ def certification_report(
         rows=tuple(rows),
         time_s=time.perf_counter() - t0,
         total_time_limit=total_time_limit,
+        notes=overrun_notes(share, "The engine runs"),
     )
 
 

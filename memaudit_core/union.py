@@ -95,7 +95,7 @@ from .package import Package, Store, check_package, replace_package
 from .shortrepr import cost_budget_text, short_repr
 from .solvers import ZERO_OPT, SolveResult, check_budget, check_time_limit, gap_text, solve
 from .solvers.budgets import lift_store, refine_unproven
-from .solvers.timeshare import check_total_time_limit, shared_time
+from .solvers.timeshare import check_total_time_limit, overrun_notes, shared_time
 from .versions import RESULT_VERSION
 
 #: Pruning policies for a store that costs more than the budget.
@@ -732,10 +732,18 @@ class UnionCurve(tuple[UnionCurveRow, ...]):
     """Every (store, budget) point of :func:`union_curve`: store-major, budgets ascending.
 
     A tuple of :class:`UnionCurveRow` (what :func:`union_curve` returned before it had a
-    model, so such code keeps working) with the model's summaries on top.
+    model, so such code keeps working) with the model's summaries on top, and ``notes``:
+    what the reader must know of how it was computed (a shared total time limit overrun).
     """
 
-    __slots__ = ()
+    notes: tuple[str, ...]
+
+    def __new__(cls, rows: Iterable[UnionCurveRow] = (), notes: Iterable[str] = ()) -> UnionCurve:
+        self = super().__new__(cls, rows)
+        # A tuple's own items are its rows; the notes ride beside them (pickled with them, for
+        # the app's cache), so code that iterates the curve keeps working.
+        self.notes = tuple(notes)
+        return self
 
     @property
     def rows(self) -> tuple[UnionCurveRow, ...]:
@@ -754,25 +762,33 @@ class UnionCurve(tuple[UnionCurveRow, ...]):
 
     def present_rows(self, budget: float, cost_unit: str) -> list[dict[str, str]]:
         """The points at ``budget`` (every point when none is there) as text for a projector:
-        readable headers and 3 decimals."""
+        readable headers and 3 decimals. Where a shown point's optima were not all proven
+        (a time limit), its union value is headed as the best found and a ``proven`` column
+        says which: a projector's table has no ``certified`` column (QA s45: an incumbent
+        read "OPT over P+")."""
+        shown = self.at_budget(budget) or self
+        proven = all(r.certified for r in shown)
+        union_head = "OPT over P+" if proven else "best over P+"
         return [
             {
                 "store": r.label or r.store_id,
                 f"budget ({cost_unit})": f"{r.budget:.10g}",
                 "kept F": f"{r.kept_value:.3f}",
                 "upper-pruned": f"{r.upper_value:.3f}",
-                "OPT over P+": f"{r.union_opt_value:.3f}",
+                union_head: f"{r.union_opt_value:.3f}",
+                **({} if proven else {"proven": "yes" if r.certified else "no (incumbent)"}),
                 "union ratio": ratio_text(r.union_ratio),
                 "extraction": ratio_text(r.extraction),
                 "selection": ratio_text(r.selection),
             }
-            for r in (self.at_budget(budget) or self)
+            for r in shown
         ]
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "result_version": RESULT_VERSION,
             "n_unproven": self.n_unproven,
+            "notes": list(self.notes),
             "rows": [r.to_dict() for r in self.rows],
         }
 
@@ -1514,12 +1530,11 @@ def union_curve(
         raise MemAuditError("union_curve(): no budgets given")
     check_time_limit(time_limit)
     check_total_time_limit(total_time_limit)
-    with shared_time(total_time_limit, len(grid) * (1 + 2 * len(stores))):
-        return UnionCurve(
-            _union_curve_rows(
-                package, stores, grid, keep, salience_field, solver, time_limit, progress
-            )
+    with shared_time(total_time_limit, len(grid) * (1 + 2 * len(stores))) as share:
+        rows = _union_curve_rows(
+            package, stores, grid, keep, salience_field, solver, time_limit, progress
         )
+    return UnionCurve(rows, overrun_notes(share, "The curve's solves"))
 
 
 def _union_curve_rows(

@@ -178,6 +178,15 @@ def shared_time(total_s: float | None, expected_runs: int) -> Iterator[TimeShare
             outer.skip(share.expected_made)
 
 
+def overrun_notes(share: TimeShare | None, what: str) -> tuple[str, ...]:
+    """:meth:`TimeShare.overrun_note` as the notes a result adds (none without a share or an
+    overrun), for the callers whose results had no word of it (QA s45: the union curve,
+    certification report and cost-rule, capacity and noise sensitivities stopped starting
+    solves once their total was spent and said nothing of taking far longer)."""
+    note = "" if share is None else share.overrun_note(what)
+    return (note,) if note else ()
+
+
 def active_share() -> TimeShare | None:
     """The share of the enclosing :func:`shared_time` block, if any."""
     return _ACTIVE.get()
@@ -201,6 +210,7 @@ __all__ = [
     "TimeShare",
     "active_share",
     "check_total_time_limit",
+    "overrun_notes",
     "run_time_limit",
     "shared_time",
     "skip_runs",
