@@ -1813,9 +1813,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     """``show RESULT.json``: a result saved with ``--json`` (``solve``, ``score``, ``sweep``,
     ``audit``) printed as its command printed it; budgets and costs carry the package's cost
     unit when the file has it (``cost_unit``, written by ``solve`` and ``score`` since 0.1).
-    A library result saved with ``to_dict()`` (a budget or ablation curve, a sensitivity, a
-    family band, a certification record, package stats, an overview, a Compare or Evidence
-    view) prints its table."""
+    A library result saved with ``to_dict()`` (a budget, ablation or union curve, a
+    sensitivity, a family band, a certification record, package stats, an overview, a
+    Compare or Evidence view) prints its table."""
     from .analysis import StoreEvaluation, SweepResult
     from .audit import AuditReport
     from .costs import store_cost_unit
@@ -1922,6 +1922,7 @@ def _library_result_human(res: Any, path: str) -> str:
         CostRuleSensitivity,
         NoiseSensitivity,
     )
+    from .union import UnionCurve
 
     notes: tuple[str, ...] = tuple(getattr(res, "notes", ()))
     if isinstance(res, BudgetCurve):
@@ -1968,6 +1969,22 @@ def _library_result_human(res: Any, path: str) -> str:
             notes += (
                 f"{res.n_unproven} row(s) rest on an optimum a time limit left unproven: "
                 "their ratio is against an incumbent (certified = False).",
+            )
+    elif isinstance(res, UnionCurve):
+        # QA s45: a saved union curve was refused ("$.result_kind: missing field").
+        stores = ", ".join(dict.fromkeys(r.store_id for r in res))
+        budgets = ", ".join(f"{b:g}" for b in sorted({r.budget for r in res}))
+        about = (
+            f"package {res.package_id}; stores {stores}; budgets ({res.cost_unit}) {budgets}; "
+            f"over budget, each keeps by {res.keep}"
+        )
+        table = _dict_table([r.to_dict() for r in res])
+        if res.n_unproven:
+            notes = (
+                f"{res.n_unproven} of {len(res)} points rest on an optimum a time limit left "
+                "unproven: their upper_value and union_opt_value are the best store found, at "
+                "most their bound (certified = False).",
+                *notes,
             )
     elif isinstance(res, CapacitySensitivity):
         about = f"package {res.package_id}; capacity k = {res.k} against k = 1"

@@ -806,7 +806,7 @@ def budget_curve(
     check_total_time_limit(total_time_limit)
     inst = compile_cached(package)
     total = len(grid) + 1
-    _, stores, ablation_names = _split(chosen)
+    writer_methods, stores, ablation_names = _split(chosen)
     runs = expected_runs([package], len(grid), stores, ablation_names) if chosen else len(grid)
     with shared_time(total_time_limit, runs) as share:
         keyed, failures = (
@@ -827,7 +827,8 @@ def budget_curve(
     uncertified = [p for p in opt_points if not p.certified]
     if uncertified:
         within = (
-            f"within the {total_time_limit:g} s shared by the curve's solves" + share.overrun_text()
+            f"within the {total_time_limit:g} s shared by the curve's solves"
+            + share.overrun_text(writers=bool(writer_methods))
             if share is not None
             else "limit reached"
         )
@@ -843,7 +844,9 @@ def budget_curve(
             "budgets are against the incumbent." + advice
         )
     elif share is not None:  # QA s44: said nothing when every optimum was proven
-        notes.extend(n for n in [share.overrun_note("The curve's solves")] if n)
+        notes.extend(
+            n for n in [share.overrun_note("The curve's solves", writers=bool(writer_methods))] if n
+        )
     points = []
     for key, row in keyed:
         m = by_key[key]
@@ -1389,7 +1392,7 @@ def family_band(
             + "; they are left out of the band."
         )
         chosen = tuple(m for m in chosen if m not in dropped)
-    _, stores, ablation_names = _split(chosen)
+    writer_methods, stores, ablation_names = _split(chosen)
     with shared_time(
         total_time_limit, expected_runs(packages, len(grid), stores, ablation_names)
     ) as share:
@@ -1435,7 +1438,7 @@ def family_band(
     if n_uncert:
         within = (
             f" (not proven within the {total_time_limit:g} s shared by the band's solves"
-            + share.overrun_text()
+            + share.overrun_text(writers=bool(writer_methods))
             + ")"
             if share is not None
             else ""
@@ -1444,7 +1447,9 @@ def family_band(
             f"{n_uncert} of {len(rows)} measurements rest on an uncertified optimum{within}."
         )
     elif share is not None:  # QA s44: said nothing when every optimum was proven
-        notes.extend(n for n in [share.overrun_note("The band's solves")] if n)
+        notes.extend(
+            n for n in [share.overrun_note("The band's solves", writers=bool(writer_methods))] if n
+        )
     if any(r.n_undefined for r in band_rows):
         notes.append(
             "Seeds where OPT = 0 at a budget have no ratio there; they are counted in "
@@ -2297,7 +2302,7 @@ def certification_report(
         rows=tuple(rows),
         time_s=time.perf_counter() - t0,
         total_time_limit=total_time_limit,
-        notes=overrun_notes(share, "The engine runs"),
+        notes=overrun_notes(share, "The engine runs", writers=False),
     )
 
 

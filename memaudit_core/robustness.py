@@ -781,7 +781,7 @@ def ablation_curves(
             for k, part in enumerate(found):
                 fulls[k] = lift_store(inst, part, fulls[k])
     _tick(progress, len(grid) + 1, len(grid) + 1)
-    overrun = share.overrun_text() if share is not None else ""
+    overrun = share.overrun_text(writers=False) if share is not None else ""
     within = (
         f" (not proven within the {total_time_limit:g} s shared by the solves of "
         + ("the curve" if len(specs) == 1 else "the curves")
@@ -793,7 +793,9 @@ def ablation_curves(
     # For a curve whose optima were all proven, which `within` never reaches (QA s44).
     took = (
         share.overrun_note(
-            "The solves of " + ("the curve" if len(specs) == 1 else "the curves"), overrun
+            "The solves of " + ("the curve" if len(specs) == 1 else "the curves"),
+            writers=False,
+            text=overrun,
         )
         if share is not None
         else ""
@@ -1517,7 +1519,7 @@ def cost_rule_sensitivity(
             writers=names,
             rules=tuple(results),
             budget_rule=BUDGET_RULE,
-            notes=overrun_notes(share, "The solves of every rule"),
+            notes=overrun_notes(share, "The solves of every rule", writers=bool(names)),
         )
 
 
@@ -1986,7 +1988,7 @@ def capacity_sensitivity(
             )
         if any(not p.proven for p in points):
             notes.append("Some capacity-k values are incumbents (no engine proved them optimal).")
-        notes.extend(overrun_notes(share, "The engine runs"))
+        notes.extend(overrun_notes(share, "The engine runs", writers=False))
         return CapacitySensitivity(
             package_id=package.id,
             content_hash=inst.content_hash,
@@ -2452,7 +2454,7 @@ def noise_sensitivity(
             n_cells=int(inst.coverage.nnz),
             taus=tuple(taus),
             n_unproven=n_unproven,
-            notes=overrun_notes(share, "The solves of every draw"),
+            notes=overrun_notes(share, "The solves of every draw", writers=bool(names)),
         )
 
 

@@ -88,7 +88,7 @@ def test_union_curve_without_a_total_has_no_note():
 def test_an_unproven_union_point_is_not_headed_opt_on_a_projector():
     curve = union.union_curve(load_package(DEMO), budgets=[6])
     assert "OPT over P+" in curve.present_rows(6, "words")[0]
-    limited = union.UnionCurve([replace(curve[0], certified=False), *curve[1:]])
+    limited = curve.replace(rows=[replace(curve[0], certified=False), *curve[1:]])
     shown = limited.present_rows(6, "words")
     assert all("OPT over P+" not in row for row in shown)
     assert [row["proven"] for row in shown] == ["no (incumbent)"] + ["yes"] * (len(curve) - 1)
