@@ -2641,14 +2641,14 @@ def sweep(
                 )
                 done_before += len(package_grid)
     rows = [row for keyed, _ in per_package for _, row in keyed]
-    overrun = share.overrun_text() if share is not None else ""
+    overrun = share.overrun_text(writers=bool(writers)) if share is not None else ""
     from .suites import instance_hash, repeated_instances_note  # suites imports this module
 
     repeated = repeated_instances_note(len(packages), len({instance_hash(p) for p in packages}))
     unproven = uncertified_note(rows, total_time_limit, overrun, time_limit=time_limit)
     # That note says how long only when some optimum stopped with an open gap.
     took = (
-        share.overrun_note("The sweep's solves", overrun)
+        share.overrun_note("The sweep's solves", writers=bool(writers), text=overrun)
         if share is not None and overrun not in (unproven or "")
         else ""
     )

@@ -1900,9 +1900,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     """``show RESULT.json``: a result saved with ``--json`` (``solve``, ``score``, ``sweep``,
     ``audit``) printed as its command printed it; budgets and costs carry the package's cost
     unit when the file has it (``cost_unit``, written by ``solve`` and ``score`` since 0.1).
-    A library result saved with ``to_dict()`` (a budget or ablation curve, a sensitivity, a
-    family band, a certification record, package stats, an overview, a Compare or Evidence
-    view) prints its table."""
+    A library result saved with ``to_dict()`` (a budget, ablation or union curve, a
+    sensitivity, a family band, a certification record, package stats, an overview, a
+    Compare or Evidence view) prints its table."""
     from .analysis import StoreEvaluation, SweepResult
     from .audit import AuditReport
     from .costs import store_cost_unit
@@ -2009,6 +2009,7 @@ def _library_result_human(res: Any, path: str) -> str:
         CostRuleSensitivity,
         NoiseSensitivity,
     )
+    from .union import UnionCurve
 
     notes: tuple[str, ...] = tuple(getattr(res, "notes", ()))
     if isinstance(res, BudgetCurve):
@@ -2046,11 +2047,31 @@ def _library_result_human(res: Any, path: str) -> str:
             + "\n\nevery writer, budget and rule:\n"
             + _dict_table([row.to_dict() for r in res.rules for row in r.rows])
         )
-        notes = tuple(f"{r.rule}: {r.note}" for r in res.rules if r.note) + res.undefined_notes
+        notes = (
+            tuple(f"{r.rule}: {r.note}" for r in res.rules if r.note)
+            + res.undefined_notes
+            + res.notes
+        )
         if res.n_unproven:
             notes += (
                 f"{res.n_unproven} row(s) rest on an optimum a time limit left unproven: "
                 "their ratio is against an incumbent (certified = False).",
+            )
+    elif isinstance(res, UnionCurve):
+        # QA s45: a saved union curve was refused ("$.result_kind: missing field").
+        stores = ", ".join(dict.fromkeys(r.store_id for r in res))
+        budgets = ", ".join(f"{b:g}" for b in sorted({r.budget for r in res}))
+        about = (
+            f"package {res.package_id}; stores {stores}; budgets ({res.cost_unit}) {budgets}; "
+            f"over budget, each keeps by {res.keep}"
+        )
+        table = _dict_table([r.to_dict() for r in res])
+        if res.n_unproven:
+            notes = (
+                f"{res.n_unproven} of {len(res)} points rest on an optimum a time limit left "
+                "unproven: their upper_value and union_opt_value are the best store found, at "
+                "most their bound (certified = False).",
+                *notes,
             )
     elif isinstance(res, CapacitySensitivity):
         about = f"package {res.package_id}; capacity k = {res.k} against k = 1"
@@ -2062,6 +2083,12 @@ def _library_result_human(res: Any, path: str) -> str:
             f"(seed {res.seed}); mean tau {_cell(res.mean_tau)}"
         )
         table = _dict_table([r.to_dict() for r in res.writer_rows])
+        if res.n_unproven:  # QA s45: show did not say which optima a limit left unproven
+            notes = (
+                f"{res.n_unproven} of {(res.draws + 1) * len(res.budgets)} optima (clean and "
+                "noisy) a time limit left unproven: ratios there are against an incumbent.",
+                *notes,
+            )
     elif isinstance(res, Overview):
         about = (
             f"package {res.stats.package_id}; budget {res.budget:g} {res.stats.cost_unit}; "

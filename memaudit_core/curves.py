@@ -75,7 +75,12 @@ from .solvers import (
 from .solvers.certify import ENUM_CROSS_MAX, VALUE_RTOL, certified_gap_text
 from .solvers.enum import combination_count, combination_count_text
 from .solvers.milp import milp_ill_conditioned
-from .solvers.timeshare import check_total_time_limit, run_time_limit, shared_time
+from .solvers.timeshare import (
+    check_total_time_limit,
+    overrun_notes,
+    run_time_limit,
+    shared_time,
+)
 from .versions import RESULT_VERSION
 from .writers import WRITERS, WriterFailure, all_writers, get_writer
 
@@ -801,7 +806,7 @@ def budget_curve(
     check_total_time_limit(total_time_limit)
     inst = compile_cached(package)
     total = len(grid) + 1
-    _, stores, ablation_names = _split(chosen)
+    writer_methods, stores, ablation_names = _split(chosen)
     runs = expected_runs([package], len(grid), stores, ablation_names) if chosen else len(grid)
     with shared_time(total_time_limit, runs) as share:
         keyed, failures = (
@@ -822,7 +827,8 @@ def budget_curve(
     uncertified = [p for p in opt_points if not p.certified]
     if uncertified:
         within = (
-            f"within the {total_time_limit:g} s shared by the curve's solves" + share.overrun_text()
+            f"within the {total_time_limit:g} s shared by the curve's solves"
+            + share.overrun_text(writers=bool(writer_methods))
             if share is not None
             else "limit reached"
         )
@@ -838,7 +844,9 @@ def budget_curve(
             "budgets are against the incumbent." + advice
         )
     elif share is not None:  # QA s44: said nothing when every optimum was proven
-        notes.extend(n for n in [share.overrun_note("The curve's solves")] if n)
+        notes.extend(
+            n for n in [share.overrun_note("The curve's solves", writers=bool(writer_methods))] if n
+        )
     points = []
     for key, row in keyed:
         m = by_key[key]
@@ -1384,7 +1392,7 @@ def family_band(
             + "; they are left out of the band."
         )
         chosen = tuple(m for m in chosen if m not in dropped)
-    _, stores, ablation_names = _split(chosen)
+    writer_methods, stores, ablation_names = _split(chosen)
     with shared_time(
         total_time_limit, expected_runs(packages, len(grid), stores, ablation_names)
     ) as share:
@@ -1430,7 +1438,7 @@ def family_band(
     if n_uncert:
         within = (
             f" (not proven within the {total_time_limit:g} s shared by the band's solves"
-            + share.overrun_text()
+            + share.overrun_text(writers=bool(writer_methods))
             + ")"
             if share is not None
             else ""
@@ -1439,7 +1447,9 @@ def family_band(
             f"{n_uncert} of {len(rows)} measurements rest on an uncertified optimum{within}."
         )
     elif share is not None:  # QA s44: said nothing when every optimum was proven
-        notes.extend(n for n in [share.overrun_note("The band's solves")] if n)
+        notes.extend(
+            n for n in [share.overrun_note("The band's solves", writers=bool(writer_methods))] if n
+        )
     if any(r.n_undefined for r in band_rows):
         notes.append(
             "Seeds where OPT = 0 at a budget have no ratio there; they are counted in "
@@ -1676,6 +1686,8 @@ class CertificationReport:
     rows: tuple[CertRow, ...]
     time_s: float
     total_time_limit: float | None = None
+    #: What the reader must know of how the runs went (a shared total far overrun, QA s45).
+    notes: tuple[str, ...] = ()
 
     @property
     def n_certified(self) -> int:
@@ -1918,6 +1930,7 @@ class CertificationReport:
             "n_certified": self.n_certified,
             "n_disagreements": len(self.disagreements),
             "rows": [r.to_dict() for r in self.rows],
+            "notes": list(self.notes),
             "time_s": self.time_s,
             # QA s40: written so that the record reads back whole (read_result).
             "cost_unit": self.cost_unit,
@@ -1932,7 +1945,8 @@ class CertificationReport:
 
         # QA s40: the app's "Certificate record (JSON)" could not be read back at all.
         # Each row and run is held to its own rule as it is read (CertRow.from_dict).
-        res = from_fields(cls, data, path, kind=cls.RESULT_KIND)
+        # Records saved before QA s45 have no notes and still read back.
+        res = from_fields(cls, data, path, kind=cls.RESULT_KIND, optional=("notes",))
         # QA s41: which engines ran is stated from the runs (engines_text), so each row holds
         # runs of the report's engines only, each once.
         for i, row in enumerate(res.rows):
@@ -2269,7 +2283,7 @@ def certification_report(
     total = len(grid) * len(engines)
     done = 0
     rows = []
-    with shared_time(total_time_limit, total):
+    with shared_time(total_time_limit, total) as share:
         for b in grid:
             runs = []
             for engine in engines:
@@ -2288,6 +2302,7 @@ def certification_report(
         rows=tuple(rows),
         time_s=time.perf_counter() - t0,
         total_time_limit=total_time_limit,
+        notes=overrun_notes(share, "The engine runs", writers=False),
     )
 
 

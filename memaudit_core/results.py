@@ -16,7 +16,8 @@ is not JSON, or repeats a key inside one object, gets the package loader's rules
 :func:`~memaudit_core.package.parse_json_text` reads both). Sweep and audit files saved before
 ``result_kind`` existed are known by their ``suite`` key. The library's curves, sensitivities,
 certification records, package stats and overviews name their kind too (QA s40) and read back,
-and so do the Compare and Evidence views (session 41: they were refused as "not readable"); a
+and so do the Compare and Evidence views (session 41: they were refused as "not readable") and
+the union curve (QA s45: refused as "missing field"); a
 file of one of these models saved before it said its kind is told which model its keys are. A
 key the result does not write at its place is refused (``unknown field``, QA s43: a typo and an
 added key were dropped without a word), besides the CLI's ``json_output_version``,
@@ -68,6 +69,7 @@ RESULT_KINDS: dict[str, tuple[str, str]] = {
     "store_evaluation": ("analysis", "StoreEvaluation"),
     "union_score": ("union", "UnionScore"),
     "union_report": ("union", "UnionReport"),
+    "union_curve": ("union", "UnionCurve"),
     "sweep": ("analysis", "SweepResult"),
     "sweep_suite": ("suites", "SweepSuiteResult"),
     "audit": ("audit", "AuditReport"),
@@ -88,7 +90,14 @@ RESULT_KINDS: dict[str, tuple[str, str]] = {
 #: (the views, session 41: the fields needed to rebuild them), so that a file saved before
 #: lacks fields the model needs.
 _KIND_KEYS_GREW = frozenset(
-    {"certification_report", "package_stats", "overview", "compare_view", "evidence_view"}
+    {
+        "certification_report",
+        "package_stats",
+        "overview",
+        "compare_view",
+        "evidence_view",
+        "union_curve",
+    }
 )
 
 #: ``result_kind`` -> the top-level keys its ``to_dict()`` wrote besides ``result_version``
@@ -136,6 +145,8 @@ _KIND_KEYS: dict[str, frozenset[str]] = {
         "units_by_kind warnings generator seed".split()
     ),
     "overview": frozenset("stats budget opt evaluations writer_errors".split()),
+    # QA s45: it wrote neither its kind nor its package.
+    "union_curve": frozenset("n_unproven rows".split()),
 }
 
 #: ``suite`` -> ``result_kind``: how sweep and audit results named themselves before
@@ -158,7 +169,7 @@ def read_result(source: str | Path | Mapping[str, Any]) -> Any:
     Returns
     -------
     object
-        A SolveResult, StoreEvaluation, UnionScore, UnionReport, SweepResult,
+        A SolveResult, StoreEvaluation, UnionScore, UnionReport, UnionCurve, SweepResult,
         SweepSuiteResult, AuditReport, BudgetCurve, AblationCurve, CostRuleSensitivity,
         CapacitySensitivity, NoiseSensitivity, FamilyBand, CertificationReport, PackageStats,
         Overview, CompareView or EvidenceView: the model named by the document's

@@ -81,7 +81,12 @@ from .results import check_not_above_opt, check_saved_flag, values_close
 from .shortrepr import short_repr
 from .solvers import ZERO_OPT, SolveResult, check_budget, check_time_limit, run_engine, solve
 from .solvers.budgets import lift_store, refine_unproven
-from .solvers.timeshare import check_total_time_limit, run_time_limit, shared_time
+from .solvers.timeshare import (
+    check_total_time_limit,
+    overrun_notes,
+    run_time_limit,
+    shared_time,
+)
 from .versions import RESULT_VERSION
 from .writers import WRITERS, get_writer, run_writer
 
@@ -776,7 +781,7 @@ def ablation_curves(
             for k, part in enumerate(found):
                 fulls[k] = lift_store(inst, part, fulls[k])
     _tick(progress, len(grid) + 1, len(grid) + 1)
-    overrun = share.overrun_text() if share is not None else ""
+    overrun = share.overrun_text(writers=False) if share is not None else ""
     within = (
         f" (not proven within the {total_time_limit:g} s shared by the solves of "
         + ("the curve" if len(specs) == 1 else "the curves")
@@ -788,7 +793,9 @@ def ablation_curves(
     # For a curve whose optima were all proven, which `within` never reaches (QA s44).
     took = (
         share.overrun_note(
-            "The solves of " + ("the curve" if len(specs) == 1 else "the curves"), overrun
+            "The solves of " + ("the curve" if len(specs) == 1 else "the curves"),
+            writers=False,
+            text=overrun,
         )
         if share is not None
         else ""
@@ -886,6 +893,9 @@ class CostRuleRow:
 
     ``budget`` is the package budget (stored unit); ``scaled_budget`` the budget actually
     used under the rule. ``delta`` is ``ratio - ratio as stored`` (None if either is n/a).
+    ``opt`` is OPT when ``certified``, else the incumbent a time limit left, with its proven
+    upper bound ``opt_bound`` (QA s45: an unproven row carried no bound; None in files saved
+    before).
     """
 
     rule: str
@@ -898,6 +908,7 @@ class CostRuleRow:
     stored_ratio: float | None
     delta: float | None
     certified: bool
+    opt_bound: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -911,6 +922,7 @@ class CostRuleRow:
             "stored_ratio": self.stored_ratio,
             "delta": self.delta,
             "certified": self.certified,
+            "opt_bound": self.opt_bound,
         }
 
     @classmethod
@@ -918,7 +930,7 @@ class CostRuleRow:
         """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
         from .results import from_fields
 
-        return from_fields(cls, data, path)
+        return from_fields(cls, data, path, optional=("opt_bound",))
 
 
 @dataclass(frozen=True)
@@ -1018,6 +1030,8 @@ class CostRuleSensitivity:
     writers: tuple[str, ...]
     rules: tuple[CostRuleResult, ...]
     budget_rule: str
+    #: What the reader must know of how it was computed (a shared total far overrun, QA s45).
+    notes: tuple[str, ...] = ()
 
     def ratio_rows(self) -> list[dict[str, Any]]:
         """One row per writer: its mean ratio in each of :func:`cost_rule_ratio_columns`
@@ -1116,6 +1130,7 @@ class CostRuleSensitivity:
             "writers": list(self.writers),
             "budget_rule": self.budget_rule,
             "rules": [r.to_dict() for r in self.rules],
+            "notes": list(self.notes),
         }
 
     @classmethod
@@ -1124,8 +1139,9 @@ class CostRuleSensitivity:
         a located ``ResultError`` on bad input or ratios that contradict their values."""
         from .results import check_quotient, from_fields
 
-        # QA s40: a saved cost-rule sensitivity could not be read back at all.
-        res = from_fields(cls, data, path, kind=cls.RESULT_KIND)
+        # QA s40: a saved cost-rule sensitivity could not be read back at all. Files saved
+        # before QA s45 have no notes and still read back.
+        res = from_fields(cls, data, path, kind=cls.RESULT_KIND, optional=("notes",))
         for i, rule in enumerate(res.rules):
             for k, row in enumerate(rule.rows):
                 at = f"{path}.rules[{i}].rows[{k}]"
@@ -1185,6 +1201,15 @@ class CostRuleSensitivity:
                     )
                 if row.certified:
                     check_not_above_opt(f"{at}.value", row.value, row.opt, "opt")
+                bound = row.opt_bound
+                if bound is not None and bound < row.opt and not values_close(bound, row.opt):
+                    raise ResultError(
+                        f"{at}.opt_bound",
+                        "inconsistent",
+                        f"below opt {row.opt!r}: a proven upper bound is never below the "
+                        "store found",
+                        bound,
+                    )
                 if stored is not None:
                     want = stored_at.get((row.writer, row.budget))
                     if not same(row.stored_ratio, want):
@@ -1383,7 +1408,7 @@ def cost_rule_sensitivity(
     check_total_time_limit(total_time_limit)
     check_progress(progress)
 
-    with shared_time(total_time_limit, total_steps):
+    with shared_time(total_time_limit, total_steps) as share:
         stored_ratio: dict[tuple[str, float], float | None] = {}
         results: list[CostRuleResult] = []
         base_inst = _compile(package)
@@ -1451,6 +1476,7 @@ def cost_rule_sensitivity(
                             stored_ratio=ref,
                             delta=None if r is None or ref is None else r - ref,
                             certified=opt.certified,
+                            opt_bound=opt.bound,
                         )
                     )
                 step += 1
@@ -1493,6 +1519,7 @@ def cost_rule_sensitivity(
             writers=names,
             rules=tuple(results),
             budget_rule=BUDGET_RULE,
+            notes=overrun_notes(share, "The solves of every rule", writers=bool(names)),
         )
 
 
@@ -1817,7 +1844,7 @@ def capacity_sensitivity(
     grid = _budgets(package, budgets)
     inst = _compile(package)
     inst_k = inst.with_capacity(int(k))
-    with shared_time(total_time_limit, len(grid) * (1 + len(engines))):
+    with shared_time(total_time_limit, len(grid) * (1 + len(engines))) as share:
         notes: list[str] = []
         points: list[CapacityPoint] = []
         prev1: tuple[int, ...] | None = None
@@ -1961,6 +1988,7 @@ def capacity_sensitivity(
             )
         if any(not p.proven for p in points):
             notes.append("Some capacity-k values are incumbents (no engine proved them optimal).")
+        notes.extend(overrun_notes(share, "The engine runs", writers=False))
         return CapacitySensitivity(
             package_id=package.id,
             content_hash=inst.content_hash,
@@ -2136,6 +2164,8 @@ class NoiseSensitivity:
     n_cells: int
     taus: tuple[float | None, ...]
     n_unproven: int = 0
+    #: What the reader must know of how it was computed (a shared total far overrun, QA s45).
+    notes: tuple[str, ...] = ()
 
     def table_rows(self) -> list[dict[str, Any]]:
         """One row per writer as the Ablations page shows and downloads it, numbers as
@@ -2177,6 +2207,7 @@ class NoiseSensitivity:
             "n_cells": self.n_cells,
             "taus": list(self.taus),
             "n_unproven": self.n_unproven,
+            "notes": list(self.notes),
         }
 
     @classmethod
@@ -2185,8 +2216,9 @@ class NoiseSensitivity:
         a located ``ResultError`` on bad input."""
         from .results import from_fields
 
-        # QA s40: a saved noise sensitivity could not be read back at all.
-        res = from_fields(cls, data, path, kind=cls.RESULT_KIND)
+        # QA s40: a saved noise sensitivity could not be read back at all. Files saved before
+        # QA s45 have no notes and still read back.
+        res = from_fields(cls, data, path, kind=cls.RESULT_KIND, optional=("notes",))
         res._check_consistent(path)
         return res
 
@@ -2347,7 +2379,7 @@ def noise_sensitivity(
     check_total_time_limit(total_time_limit)
     check_progress(progress)
     total = int(draws) + 1
-    with shared_time(total_time_limit, len(grid) * (int(draws) + 1)):
+    with shared_time(total_time_limit, len(grid) * (int(draws) + 1)) as share:
         clean: list[dict[str, float | None]] = []
         clean_opt: list[float] = []
         prev: tuple[int, ...] | None = None
@@ -2422,6 +2454,7 @@ def noise_sensitivity(
             n_cells=int(inst.coverage.nnz),
             taus=tuple(taus),
             n_unproven=n_unproven,
+            notes=overrun_notes(share, "The solves of every draw", writers=bool(names)),
         )
 
 

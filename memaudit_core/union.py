@@ -95,7 +95,7 @@ from .package import Package, Store, check_package, replace_package
 from .shortrepr import cost_budget_text, short_repr
 from .solvers import ZERO_OPT, SolveResult, check_budget, check_time_limit, gap_text, solve
 from .solvers.budgets import lift_store, refine_unproven
-from .solvers.timeshare import check_total_time_limit, shared_time
+from .solvers.timeshare import check_total_time_limit, overrun_notes, shared_time
 from .versions import RESULT_VERSION
 
 #: Pruning policies for a store that costs more than the budget.
@@ -727,15 +727,178 @@ class UnionCurveRow:
             "union_opt_bound": self.union_opt_bound,
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> UnionCurveRow:
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input (the
+        curve checks the row's numbers against each other, :meth:`UnionCurve.from_dict`)."""
+        from .results import from_fields
+
+        return from_fields(cls, data, path)
+
+    def _check_consistent(self, at: str) -> None:
+        """Refuse a read-back point whose numbers contradict each other (QA s45: a union curve
+        could not be read back at all): F values finite and >= 0; kept <= upper-pruned <= OPT
+        over P+ and OPT over P <= OPT over P+ (the kept store is a candidate of the upper-pruned
+        solve, and both it and the package's optimum are feasible in P+, however a limit
+        stopped the runs); the three ratios their quotients; a bound at least its value, and
+        equal to it on a certified point."""
+        from .results import check_quotient, values_close
+        from .solvers import CERTIFIED_GAP_MAX, read_back_gap
+
+        values = ("kept_value", "upper_value", "union_opt_value", "package_opt_value")
+        for name in values:
+            v = getattr(self, name)
+            if not (math.isfinite(v) and v >= 0):  # NaN fails too
+                raise ResultError(f"{at}.{name}", "wrong value", "F is a finite number >= 0", v)
+        if not (math.isfinite(self.budget) and self.budget >= 0):
+            raise ResultError(f"{at}.budget", "wrong value", "a finite budget >= 0", self.budget)
+        order = (
+            ("kept_value", self.kept_value, "upper_value", self.upper_value),
+            ("upper_value", self.upper_value, "union_opt_value", self.union_opt_value),
+            ("package_opt_value", self.package_opt_value, "union_opt_value", self.union_opt_value),
+        )
+        for low, lv, high, hv in order:
+            if lv > hv and not values_close(lv, hv):
+                raise ResultError(
+                    f"{at}.{low}",
+                    "inconsistent",
+                    f"above {high} {hv!r}: the store it is F of is feasible there too",
+                    lv,
+                )
+        check_quotient(
+            f"{at}.union_ratio",
+            self.union_ratio,
+            self.kept_value,
+            self.union_opt_value,
+            "kept_value / union_opt_value",
+        )
+        check_quotient(
+            f"{at}.extraction",
+            self.extraction,
+            self.upper_value,
+            self.union_opt_value,
+            "upper_value / union_opt_value",
+        )
+        check_quotient(
+            f"{at}.selection",
+            self.selection,
+            self.kept_value,
+            self.upper_value,
+            "kept_value / upper_value",
+        )
+        for key, bound, value in (
+            ("upper_bound", self.upper_bound, self.upper_value),
+            ("union_opt_bound", self.union_opt_bound, self.union_opt_value),
+        ):
+            if bound is None:
+                continue
+            if not (bound >= value or values_close(bound, value)):  # NaN fails too
+                raise ResultError(
+                    f"{at}.{key}",
+                    "inconsistent",
+                    f"below its value {value!r}: a proven upper bound is at least it",
+                    bound,
+                )
+            if self.certified and not read_back_gap(value, bound) <= CERTIFIED_GAP_MAX:
+                raise ResultError(
+                    f"{at}.{key}",
+                    "inconsistent",
+                    f"certified, yet above its value {value!r}: a certified optimum's bound is "
+                    "its value (an open gap is certified = false)",
+                    bound,
+                )
+
 
 class UnionCurve(tuple[UnionCurveRow, ...]):
     """Every (store, budget) point of :func:`union_curve`: store-major, budgets ascending.
 
     A tuple of :class:`UnionCurveRow` (what :func:`union_curve` returned before it had a
-    model, so such code keeps working) with the model's summaries on top.
+    model, so such code keeps working) with the model on top: the package it was solved for
+    (``package_id``, ``content_hash``, ``cost_unit`` of the budgets), how each store was cut
+    to a budget (``keep``, ``salience_field``) and ``notes``: what the reader must know of how
+    it was computed (a shared total time limit overrun). Immutable; saved with
+    ``json.dump(curve.to_dict(), ...)`` it reads back equal (:func:`~memaudit_core.read_result`,
+    QA s45: it had no kind, no package and no ``from_dict``).
+
+    Two curves are equal when their rows and every field are; a curve is equal to a plain
+    tuple of its rows (what code written for the tuple compares with).
     """
 
-    __slots__ = ()
+    #: The fields beside the rows, in ``to_dict()`` order.
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "package_id",
+        "content_hash",
+        "cost_unit",
+        "keep",
+        "salience_field",
+        "notes",
+    )
+    #: ``result_kind`` in ``to_dict()`` (:data:`memaudit_core.results.RESULT_KINDS`).
+    RESULT_KIND: ClassVar[str] = "union_curve"
+
+    package_id: str
+    content_hash: str
+    cost_unit: str
+    keep: str
+    salience_field: str | None
+    notes: tuple[str, ...]
+
+    def __new__(
+        cls,
+        rows: Iterable[UnionCurveRow] = (),
+        notes: Iterable[str] = (),
+        *,
+        package_id: str,
+        content_hash: str,
+        cost_unit: str,
+        keep: str,
+        salience_field: str | None = None,
+    ) -> UnionCurve:
+        self = super().__new__(cls, rows)
+        # A tuple's own items are its rows; the fields ride beside them (pickled with them,
+        # for the app's cache: __getnewargs_ex__), so code that iterates the curve works.
+        self.__dict__.update(
+            package_id=package_id,
+            content_hash=content_hash,
+            cost_unit=cost_unit,
+            keep=keep,
+            salience_field=salience_field,
+            notes=tuple(notes),
+        )
+        return self
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"a UnionCurve is immutable: cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"a UnionCurve is immutable: cannot delete {name!r}")
+
+    def __getnewargs_ex__(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        fields = {name: getattr(self, name) for name in self.FIELDS}
+        return (tuple(self), fields.pop("notes")), fields
+
+    def _fields(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, UnionCurve):
+            # QA s45: tuple equality alone called curves with other notes or packages equal.
+            return tuple.__eq__(self, other) and self._fields() == other._fields()
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    # Equal curves have equal rows, so the tuple's hash stays consistent with __eq__.
+    __hash__ = tuple.__hash__
+
+    def replace(self, **changes: Any) -> UnionCurve:
+        """A copy with ``rows`` and/or fields changed (:func:`dataclasses.replace` for a
+        dataclass result)."""
+        rows = changes.pop("rows", tuple(self))
+        fields = {name: getattr(self, name) for name in self.FIELDS} | changes
+        return UnionCurve(rows, fields.pop("notes"), **fields)
 
     @property
     def rows(self) -> tuple[UnionCurveRow, ...]:
@@ -754,27 +917,101 @@ class UnionCurve(tuple[UnionCurveRow, ...]):
 
     def present_rows(self, budget: float, cost_unit: str) -> list[dict[str, str]]:
         """The points at ``budget`` (every point when none is there) as text for a projector:
-        readable headers and 3 decimals."""
+        readable headers and 3 decimals. Where a shown point's optima were not all proven
+        (a time limit), its union value is headed as the best found and a ``proven`` column
+        says which: a projector's table has no ``certified`` column (QA s45: an incumbent
+        read "OPT over P+")."""
+        shown = self.at_budget(budget) or self
+        proven = all(r.certified for r in shown)
+        union_head = union_opt_name(shown)
         return [
             {
                 "store": r.label or r.store_id,
                 f"budget ({cost_unit})": f"{r.budget:.10g}",
                 "kept F": f"{r.kept_value:.3f}",
                 "upper-pruned": f"{r.upper_value:.3f}",
-                "OPT over P+": f"{r.union_opt_value:.3f}",
+                union_head: f"{r.union_opt_value:.3f}",
+                **({} if proven else {"proven": "yes" if r.certified else "no (incumbent)"}),
                 "union ratio": ratio_text(r.union_ratio),
                 "extraction": ratio_text(r.extraction),
                 "selection": ratio_text(r.selection),
             }
-            for r in (self.at_budget(budget) or self)
+            for r in shown
         ]
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "result_version": RESULT_VERSION,
+            "result_kind": self.RESULT_KIND,
+            "package_id": self.package_id,
+            "content_hash": self.content_hash,
+            "cost_unit": self.cost_unit,
+            "keep": self.keep,
+            "salience_field": self.salience_field,
             "n_unproven": self.n_unproven,
+            "notes": list(self.notes),
             "rows": [r.to_dict() for r in self.rows],
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> UnionCurve:
+        """The curve whose :meth:`to_dict` is ``data`` (see :func:`memaudit_core.read_result`);
+        a located ``ResultError`` on bad input or points whose numbers contradict each other
+        (:meth:`UnionCurveRow._check_consistent`), a ``keep`` outside :data:`KEEP_RULES` or an
+        ``n_unproven`` that is not the count of points not certified."""
+        from .results import (
+            check_choice,
+            check_result_kind,
+            check_result_version,
+            child,
+            decode,
+            field_value,
+            require_object,
+        )
+
+        data = require_object(data, path)
+        check_result_version(data, path)
+        check_result_kind(data, path, cls.RESULT_KIND)
+        hints = {
+            "package_id": str,
+            "content_hash": str,
+            "cost_unit": str,
+            "keep": str,
+            "salience_field": str | None,
+            "notes": tuple[str, ...],
+            "rows": tuple[UnionCurveRow, ...],
+            "n_unproven": int,
+        }
+        got = {
+            key: decode(hint, field_value(data, key, path), child(path, key))
+            for key, hint in hints.items()
+        }
+        check_choice(child(path, "keep"), got["keep"], KEEP_RULES)
+        rows = got.pop("rows")
+        for i, row in enumerate(rows):
+            row._check_consistent(child(child(path, "rows"), i))
+        curve = cls(rows, got.pop("notes"), **{k: v for k, v in got.items() if k != "n_unproven"})
+        if got["n_unproven"] != curve.n_unproven:
+            raise ResultError(
+                child(path, "n_unproven"),
+                "inconsistent",
+                f"not the count of rows with certified false ({curve.n_unproven})",
+                got["n_unproven"],
+            )
+        return curve
+
+
+def union_opt_name(rows: Iterable[UnionCurveRow], *, package: bool = False) -> str:
+    """What a table or chart of ``rows`` calls their union optimum (``package``: the optimum
+    over the package candidates alone): OPT only when every row's optima are proven, else the
+    best store found (QA s45: an incumbent was headed and drawn "OPT over P+").
+
+    >>> union_opt_name([]), union_opt_name([], package=True)
+    ('OPT over P+', 'OPT (package candidates)')
+    """
+    proven = all(r.certified for r in rows)
+    word = "OPT" if proven else "best"
+    return f"{word} (package candidates)" if package else f"{word} over P+"
 
 
 # --------------------------------------------------------------------------- helpers
@@ -1514,12 +1751,19 @@ def union_curve(
         raise MemAuditError("union_curve(): no budgets given")
     check_time_limit(time_limit)
     check_total_time_limit(total_time_limit)
-    with shared_time(total_time_limit, len(grid) * (1 + 2 * len(stores))):
-        return UnionCurve(
-            _union_curve_rows(
-                package, stores, grid, keep, salience_field, solver, time_limit, progress
-            )
+    with shared_time(total_time_limit, len(grid) * (1 + 2 * len(stores))) as share:
+        rows = _union_curve_rows(
+            package, stores, grid, keep, salience_field, solver, time_limit, progress
         )
+    return UnionCurve(
+        rows,
+        overrun_notes(share, "The curve's solves", writers=False),
+        package_id=package.id,
+        content_hash=package.content_hash(),
+        cost_unit=package.cost_unit,
+        keep=keep,
+        salience_field=salience_field,
+    )
 
 
 def _union_curve_rows(
@@ -1926,6 +2170,7 @@ __all__ = [
     "suggestion_changes",
     "UnionCurve",
     "union_curve",
+    "union_opt_name",
     "union_report",
     "unique_store_id",
     "with_store",

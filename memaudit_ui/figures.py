@@ -2649,10 +2649,24 @@ def union_curve_lines(
     candidates as a black dash-dot line (``UNION_LINE_WORDS`` says so in words).
 
     ``rows`` are :class:`memaudit_core.union.UnionCurveRow`. Points where the store's smallest
-    memory exceeds the budget (a cost effect) get an ``x`` marker.
+    memory exceeds the budget (a cost effect) get an ``x`` marker. The optima's lines are
+    named OPT only when every row's are proven, else the best found, not all proven
+    (:func:`~memaudit_core.union.union_opt_name`; QA s45: the legend said "OPT over P+" beside
+    incumbents).
     """
     import html
 
+    from memaudit_core.union import union_opt_name
+
+    rows = list(rows)
+    unproven = "" if all(r.certified for r in rows) else " (not all proven)"
+    names = {
+        "union_opt_value": union_opt_name(rows) + unproven,
+        "package_opt_value": union_opt_name(rows, package=True) + unproven,
+    }
+    lines = tuple(
+        (field, names.get(field, what), line, marker) for field, what, line, marker in UNION_LINES
+    )
     fig = go.Figure()
     stores = list(dict.fromkeys(r.store_id for r in rows))
     labels = {r.store_id: r.label for r in rows}
@@ -2691,7 +2705,7 @@ def union_curve_lines(
             line={"color": color, "width": 4},
             marker={"symbol": symbol, "size": 12},
         )
-        for field, what, line, marker in UNION_LINES:
+        for field, what, line, marker in lines:
             if field == "kept_value":
                 marker = kept_marker
             elif marker is not None:
@@ -2732,7 +2746,7 @@ def union_curve_lines(
             hoverinfo="skip",
         )
     if rows:
-        for _field, what, line, marker in UNION_LINES:
+        for _field, what, line, marker in lines:
             fig.add_scatter(
                 x=[None],
                 y=[None],
@@ -2748,9 +2762,11 @@ def union_curve_lines(
             x=xs,
             y=[opt[b] for b in xs],
             mode="lines",
-            name="OPT (package candidates)",
+            name=names["package_opt_value"],
             line=dict(PACKAGE_OPT_LINE),
-            hovertemplate="budget %{x}<br>OPT_P %{y:.4g}<extra></extra>",
+            hovertemplate="budget %{x}<br>"
+            + names["package_opt_value"]
+            + " %{y:.4g}<extra></extra>",
         )
     if budget is not None:
         fig.add_vline(

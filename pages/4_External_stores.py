@@ -21,6 +21,7 @@ from memaudit_core.union import (
     external_stores,
     mixed_stores,
     suggestion_changes,
+    union_opt_name,
     unique_store_id,
     with_stores,
 )
@@ -710,8 +711,9 @@ else:
     render.chart(
         figures.union_curve_lines(
             curve,
-            # Short enough for 1024 px: the longer title was cut (speaker QA).
-            "F(Y') kept, upper-pruned and OPT over P+, per store",
+            # Short enough for 1024 px: the longer title was cut (speaker QA). An unproven
+            # optimum is not called OPT (QA s45).
+            f"F(Y') kept, upper-pruned and {union_opt_name(curve)}, per store",
             unit,
             budget=ctx.budget,
             present=ctx.present,
@@ -739,6 +741,8 @@ else:
             f"and {package_s} lines show the best store found (at most the optimum); the "
             "table's `certified` column (in the CSV on a projector) says which."
         )
+    for note in curve.notes:  # QA s45: a total far overrun was not said
+        st.info(md_escape(note))
     curve_df = pd.DataFrame([r.to_dict() for r in curve])
     # On a projector: the current budget only, readable headers, 3 decimals (app QA: 21 rows of
     # snake_case headers and 6 decimals, 2,290 px tall). The CSV keeps every budget.
@@ -757,8 +761,9 @@ else:
             "budget": number(f"budget ({unit})", format="%g"),
             "kept_value": number("kept F(Y')", format="%.4g"),
             "upper_value": number("upper-pruned", format="%.4g"),
-            "union_opt_value": number("OPT over P+", format="%.4g"),
-            "package_opt_value": number("OPT (package only)", format="%.4g"),
+            # An unproven optimum is the best store found, not OPT (QA s45).
+            "union_opt_value": number(union_opt_name(curve), format="%.4g"),
+            "package_opt_value": number(union_opt_name(curve, package=True), format="%.4g"),
             "union_ratio": number("union ratio", format="%.3f"),
             "extraction": number("extraction", format="%.3f"),
             "selection": number("selection", format="%.3f"),

@@ -177,6 +177,8 @@ level, messages = report.banner()
 show = {"error": st.error, "success": st.success, "warning": st.warning}[level]
 for message in messages:
     show(md_escape(message))
+for note in report.notes:  # QA s45: a total far overrun was not said
+    st.info(md_escape(note))
 # Which engines ran where is the subtitle's (the same plan): a third box repeating it went.
 n = len(report.rows)
 

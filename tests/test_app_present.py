@@ -165,6 +165,7 @@ def test_external_store_curve_legend_has_one_entry_per_store_and_line_style() ->
             union_opt_value=3.0,
             package_opt_value=3.0,
             cost_effect=False,
+            certified=True,
         )
         for sid, label in stores
         for b in (6.0, 12.0)

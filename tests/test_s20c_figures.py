@@ -89,6 +89,7 @@ def _union_rows() -> list[NS]:
             union_opt_value=3.0 + k,
             package_opt_value=3.0,
             cost_effect=b < 7,
+            certified=True,
         )
         for k, (sid, label, system) in enumerate(stores)
         for b in (6.0, 12.0, 24.0)

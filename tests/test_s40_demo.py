@@ -70,6 +70,7 @@ def test_external_caption_names_the_package_optimum_line_as_drawn() -> None:
 
     class Row:  # one UnionCurveRow's fields the figure reads
         store_id, label, system, budget, cost_effect = "s1", "Store", None, 10.0, False
+        certified = True
         kept_value, upper_value, union_opt_value, package_opt_value = 1.0, 2.0, 3.0, 4.0
 
     fig = figures.union_curve_lines([Row()], "t", "words")

@@ -88,23 +88,23 @@ class TimeShare:
         """Seconds since the share started."""
         return self._clock() - self._start
 
-    def overrun_text(self) -> str:
-        """What the total's note should add when the computation took clearly longer: its
-        writers and each run's minimum (model building, a root bound) are not interrupted."""
+    def overrun_text(self, *, writers: bool) -> str:
+        """What the total's note should add when the computation took clearly longer: each
+        run's minimum (model building, a root bound) is not interrupted, nor are the writers
+        of a call that ran some (``writers``; QA s45: a call that ran none was said to)."""
         took = self.elapsed_s()
         if took <= 1.1 * self.total_s + 0.5:
             return ""
-        return (
-            f"; it took {took:.1f} s in all, as its writers and the least each of its "
-            f"{self.runs_made} solves needs are not interrupted"
-        )
+        least = f"the least each of its {self.runs_made} solves needs"
+        held = f"its writers and {least} are" if writers else f"{least} is"
+        return f"; it took {took:.1f} s in all, as {held} not interrupted"
 
-    def overrun_note(self, what: str, text: str | None = None) -> str:
+    def overrun_note(self, what: str, *, writers: bool, text: str | None = None) -> str:
         """The overrun as a note of its own ('' when there was none), for a call whose notes
         do not already carry :meth:`overrun_text` (``text``, when already taken): it went
         only into the note on unproven optima, so a call whose solves were all proven said
         nothing of taking 1.2 s of a 0.001 s total (QA s44)."""
-        text = self.overrun_text() if text is None else text
+        text = self.overrun_text(writers=writers) if text is None else text
         return f"{what} shared a total of {self.total_s:g} s{text}." if text else ""
 
     def remaining_s(self) -> float:
@@ -178,6 +178,15 @@ def shared_time(total_s: float | None, expected_runs: int) -> Iterator[TimeShare
             outer.skip(share.expected_made)
 
 
+def overrun_notes(share: TimeShare | None, what: str, *, writers: bool) -> tuple[str, ...]:
+    """:meth:`TimeShare.overrun_note` as the notes a result adds (none without a share or an
+    overrun), for the callers whose results had no word of it (QA s45: the union curve,
+    certification report and cost-rule, capacity and noise sensitivities stopped starting
+    solves once their total was spent and said nothing of taking far longer)."""
+    note = "" if share is None else share.overrun_note(what, writers=writers)
+    return (note,) if note else ()
+
+
 def active_share() -> TimeShare | None:
     """The share of the enclosing :func:`shared_time` block, if any."""
     return _ACTIVE.get()
@@ -201,6 +210,7 @@ __all__ = [
     "TimeShare",
     "active_share",
     "check_total_time_limit",
+    "overrun_notes",
     "run_time_limit",
     "shared_time",
     "skip_runs",
