@@ -10,6 +10,15 @@ from typing import Any
 from ..package import Package
 
 
+class DefaultInt(int):
+    """An integer parameter's default that means more than its value: random_coverage's
+    ``max_cover`` is 12, cut to the package's units when it has fewer (so that default packages
+    keep their content). A distinct object, so that the family tells an explicit value equal
+    to it from the default and checks it as any other (QA s45: an explicit ``max_cover=12`` was
+    cut without a word where 13 was refused). :meth:`Family.defaults` gives its plain value.
+    """
+
+
 @dataclass(frozen=True)
 class Family:
     name: str
@@ -21,7 +30,7 @@ class Family:
     #: passed, defaults filled in), so that :func:`~memaudit_core.generators.generate` can
     #: refuse a package too large to build before building it. None: no estimate.
     size: Callable[..., float] | None = None
-    #: Per text parameter, the one way of writing a value (raising MemAuditError for one the
+    #: Per text parameter, the one way of writing a value (raising UsageError for one the
     #: family refuses), so that package keys, links and ``meta["params"]`` name one package
     #: alike (QA s43: "tombstone,atomic_fact" and "atomic_fact, tombstone" were three keys).
     canonical: dict[str, Callable[[Any], Any]] = field(default_factory=dict)
@@ -29,9 +38,26 @@ class Family:
     def defaults(self) -> dict[str, Any]:
         sig = inspect.signature(self.build)
         return {
-            k: p.default
+            k: int(p.default) if isinstance(p.default, DefaultInt) else p.default
             for k, p in sig.parameters.items()
             if k != "seed" and p.default is not inspect.Parameter.empty
+        }
+
+    def rebuild_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A package's ``meta["params"]`` as :func:`~memaudit_core.generators.generate`
+        takes them back: a value equal to a :class:`DefaultInt` default is that default
+        (left out), since the package records it and an explicit value is checked more
+        strictly (random_coverage's ``max_cover`` 12 on fewer than 12 units)."""
+        sig = inspect.signature(self.build).parameters
+        return {
+            k: v
+            for k, v in params.items()
+            if not (
+                k in sig
+                and isinstance(sig[k].default, DefaultInt)
+                and type(v) is int
+                and v == sig[k].default
+            )
         }
 
 
