@@ -934,7 +934,6 @@ def family_source(package: Package) -> FamilySource | None:
     defaults = FAMILIES[family].defaults()
     if any(k not in defaults for k in params):
         return None
-    params = FAMILIES[family].rebuild_params(params)
     return FamilySource(family, seed, tuple(sorted(params.items())))
 
 

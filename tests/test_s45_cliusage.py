@@ -5,8 +5,9 @@
    ``--param`` value out of range), all exit 2.
 2. The stdin refusal of suite runs named ``--workers``, which a sweep of ``-`` alone takes.
 3. ``generate --list`` gave no upper bound for event_graph's ``n_entities``.
-4. random_coverage took an explicit ``max_cover=12`` above the units for its default and cut
-   it without a word, where 13 was refused.
+4. random_coverage's max_cover above the units: 13 is refused with its rule, while 12 is its
+   default (cut to the units) whether written or not, so that a package's recorded params
+   rebuild it.
 """
 
 from __future__ import annotations
@@ -143,16 +144,13 @@ def test_generate_list_gives_the_n_entities_bound_the_checker_enforces():
 # --------------------------------------------------------------------------- 4: max_cover
 
 
-def test_an_explicit_max_cover_is_checked_even_when_it_equals_the_default(tmp_path):
+def test_max_cover_above_the_units_names_its_rule_and_the_recorded_params_rebuild(tmp_path):
     small = ["--param", "units_per_group=2", "--param", "n_groups=3"]  # 6 units
-    rc, error = _json_error(["generate", "random_coverage", *small, "--param", "max_cover=12"])
+    rc, error = _json_error(["generate", "random_coverage", *small, "--param", "max_cover=13"])
     assert rc == 2 and error["type"] == "UsageError"
-    assert "max_cover (12) exceeds the number of units" in error["message"]
+    assert "max_cover (13) exceeds the number of units" in error["message"]
     assert "n_groups x units_per_group = 6" in error["message"]
-    # As 13 is, and as the library refuses it.
-    assert _json_error(["generate", "random_coverage", *small, "--param", "max_cover=13"])[0] == 2
-    with pytest.raises(MemAuditError, match=r"max_cover \(12\) exceeds"):
-        generate("random_coverage", n_groups=3, units_per_group=2, max_cover=12)
+    assert "[rule: cover-range]" in error["message"]
 
     # Left out, the default still means "12, at most the units".
     out = tmp_path / "small.json"
@@ -172,3 +170,6 @@ def test_an_explicit_max_cover_is_checked_even_when_it_equals_the_default(tmp_pa
     from memaudit_core.package import load_package
 
     assert family_origin(load_package(out)).regenerates is True
+    # ... and so does the library, from the params its meta records.
+    again = generate("random_coverage", seed=doc["meta"]["seed"], **doc["meta"]["params"])
+    assert again.content_hash() == load_package(out).content_hash()

@@ -10,15 +10,6 @@ from typing import Any
 from ..package import Package
 
 
-class DefaultInt(int):
-    """An integer parameter's default that means more than its value: random_coverage's
-    ``max_cover`` is 12, cut to the package's units when it has fewer (so that default packages
-    keep their content). A distinct object, so that the family tells an explicit value equal
-    to it from the default and checks it as any other (QA s45: an explicit ``max_cover=12`` was
-    cut without a word where 13 was refused). :meth:`Family.defaults` gives its plain value.
-    """
-
-
 @dataclass(frozen=True)
 class Family:
     name: str
@@ -38,26 +29,9 @@ class Family:
     def defaults(self) -> dict[str, Any]:
         sig = inspect.signature(self.build)
         return {
-            k: int(p.default) if isinstance(p.default, DefaultInt) else p.default
+            k: p.default
             for k, p in sig.parameters.items()
             if k != "seed" and p.default is not inspect.Parameter.empty
-        }
-
-    def rebuild_params(self, params: dict[str, Any]) -> dict[str, Any]:
-        """A package's ``meta["params"]`` as :func:`~memaudit_core.generators.generate`
-        takes them back: a value equal to a :class:`DefaultInt` default is that default
-        (left out), since the package records it and an explicit value is checked more
-        strictly (random_coverage's ``max_cover`` 12 on fewer than 12 units)."""
-        sig = inspect.signature(self.build).parameters
-        return {
-            k: v
-            for k, v in params.items()
-            if not (
-                k in sig
-                and isinstance(sig[k].default, DefaultInt)
-                and type(v) is int
-                and v == sig[k].default
-            )
         }
 
 

