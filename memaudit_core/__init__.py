@@ -26,7 +26,13 @@ if TYPE_CHECKING:  # the lazy names below, for type checkers and IDEs (library Q
     from .analysis import StoreEvaluation, SweepResult, score, score_selection, sweep  # noqa: F401
     from .compiled import CompiledInstance, compile_package  # noqa: F401
     from .curves import budget_curve  # noqa: F401
-    from .errors import MemAuditError, PackageError, ResultError, WriterError  # noqa: F401
+    from .errors import (  # noqa: F401
+        MemAuditError,
+        PackageError,
+        ResultError,
+        UsageError,
+        WriterError,
+    )
     from .explain import compare_view, evidence_view  # noqa: F401
     from .generators import FAMILIES, generate  # noqa: F401
     from .importers import load_external_store  # noqa: F401
@@ -91,6 +97,7 @@ _EXPORTS = {
     "WriterInfo": "writers",
     "WRITERS": "writers",
     "MemAuditError": "errors",
+    "UsageError": "errors",
     "PackageError": "errors",
     "WriterError": "errors",
     "ResultError": "errors",

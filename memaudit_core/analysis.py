@@ -51,6 +51,7 @@ from .costs import store_cost_unit
 from .errors import (
     MemAuditError,
     UnknownNameError,
+    UsageError,
     WriterError,
     check_budget_list,
     check_names,
@@ -2465,7 +2466,7 @@ def check_distinct_methods(
     clash = sorted(set(stores) & (set(writers) | set(ablations)))
     if clash:
         names = ", ".join(map(repr, clash))
-        raise MemAuditError(
+        raise UsageError(
             f"store id(s) {names} are also the name of a writer or ablation in this sweep; "
             "their rows would be pooled in one mean. Sweep them separately, or rename the "
             "store in the package"
@@ -2478,7 +2479,7 @@ def check_something_to_sweep(
     """Refuse a sweep that names no writer, store or ablation: it has no rows to give (QA s44:
     the library returned an empty result without a word where the CLI refused)."""
     if not (writers or stores or ablations):
-        raise MemAuditError(f"{what}: nothing to sweep (no writers, ablations or stores named)")
+        raise UsageError(f"{what}: nothing to sweep (no writers, ablations or stores named)")
 
 
 def sweep(

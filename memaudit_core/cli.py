@@ -32,6 +32,7 @@ from .errors import (
     PackageError,
     ResultError,
     SolverDisagreementError,
+    UsageError,
     cut_repr,
 )
 from .specs import parse_number_list, parse_params, parse_seeds
@@ -101,7 +102,7 @@ def _split_names(text: str | None, flag: str) -> list[str]:
         return []
     parts = [t.strip() for t in text.split(",")]
     if not all(parts):
-        raise MemAuditError(f"{flag}: empty item in {text!r}; names are separated by single commas")
+        raise UsageError(f"{flag}: empty item in {text!r}; names are separated by single commas")
     _note_repeats(parts, flag)
     return list(dict.fromkeys(parts))
 
@@ -181,12 +182,12 @@ def _progress_after() -> float | None:
     try:
         after = float(text)
     except ValueError:
-        raise MemAuditError(
+        raise UsageError(
             f"environment variable MEMAUDIT_PROGRESS_AFTER: {text!r} is not a number of "
             "seconds or 'off'"
         ) from None
     if not after >= 0 or math.isinf(after):
-        raise MemAuditError(
+        raise UsageError(
             f"environment variable MEMAUDIT_PROGRESS_AFTER: {text!r} must be seconds >= 0 or 'off'"
         )
     return after
@@ -725,12 +726,12 @@ def _read_package(path: str):
 
     if path == "-":
         if _STDIN_READ[0]:
-            raise MemAuditError(
+            raise UsageError(
                 f"{STDIN_NAME}: stdin holds one package and it was read already (- given twice)"
             )
         _STDIN_READ[0] = True
         if sys.stdin is None:  # started with stdin closed (CLI QA: an AttributeError)
-            raise MemAuditError(
+            raise UsageError(
                 f"{STDIN_NAME}: stdin is closed, so there is no package to read from it (-)"
             )
         return loads_package(sys.stdin.buffer.read(), STDIN_NAME)
@@ -775,13 +776,13 @@ def check_output_file(
         return
     if not path.strip():
         # Path("") is the working folder: "cannot write : Is a directory" (CLI QA s25).
-        raise MemAuditError(
+        raise UsageError(
             f"-o {path!r}: an empty file name; give a file name, or leave -o out for stdout"
         )
     if path.endswith(tuple(sep for sep in (os.sep, os.altsep) if sep)):
         # QA s42 (defect 4): Path() drops a trailing "/", so `generate -o dir.json/` wrote a
         # file named dir.json and said "wrote dir.json/". -o names a file, never a folder.
-        raise MemAuditError(
+        raise UsageError(
             f"-o {path}: the name ends with a path separator, so it names a folder; -o writes "
             "one file: give its name without the trailing separator (rule: output-file)"
         )
@@ -793,7 +794,7 @@ def check_output_file(
         figures = (Path(out) / "figures").resolve()
         resolved = target.resolve()
         if resolved in owned or figures in resolved.parents:
-            raise MemAuditError(
+            raise UsageError(
                 f"-o {path} is a file the run writes in --out {out} (its journal, report, "
                 "rows, summary or figures): writing there would replace it; choose a file "
                 "outside those"
@@ -809,7 +810,7 @@ def check_output_file(
         except OSError:
             same = False
         if same:
-            raise MemAuditError(
+            raise UsageError(
                 f"-o {path} is the input file {source}: writing there would replace it; "
                 "choose another output file"
             )
@@ -852,7 +853,7 @@ def check_output_suffix(path: str, suffix: str | None) -> None:
         if given.lower() == ".parquet" and suffix == ".csv"
         else ""
     )
-    raise MemAuditError(
+    raise UsageError(
         f"-o {path}: -o writes {what} and no other format, so the file name must end in "
         f"{suffix}, not {given} (rule: output-suffix){hint}"
     )
@@ -965,7 +966,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
             if value is not None
         ]
         if given:
-            raise MemAuditError(
+            raise UsageError(
                 f"solve: --solver {args.solver} visits every store and takes no "
                 f"{' or '.join(given)} (it finishes or refuses the package); use bnb, milp or "
                 "auto for a limited run"
@@ -1213,7 +1214,7 @@ def _refuse_unused_score_options(args: argparse.Namespace, mode: str) -> None:
     """A ``score`` option the chosen mode would silently ignore is a user error."""
     for flag, (attr, modes, what) in SCORE_MODE_OPTIONS.items():
         if getattr(args, attr, None) not in (None, []) and mode not in modes:
-            raise MemAuditError(f"score: {flag} {what}; it does not apply to --{mode}")
+            raise UsageError(f"score: {flag} {what}; it does not apply to --{mode}")
 
 
 def _refuse_unused_writer_timeout(args: argparse.Namespace, writers: Sequence[str]) -> None:
@@ -1234,7 +1235,7 @@ def _refuse_unused_writer_timeout(args: argparse.Namespace, writers: Sequence[st
         if writers
         else "no writer runs here"  # QA s39: "the writers run here (none) run in ..."
     )
-    raise MemAuditError(
+    raise UsageError(
         f"{args.command}: --writer-timeout limits the calls of a blind plugin writer (run in a "
         f"worker); {run_here}: drop --writer-timeout"
     )
@@ -1248,7 +1249,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     _refuse_unused_score_options(args, mode)
     if args.salience_field is not None and not args.salience_field.strip():
         # '' fell back to the memory's own salience without a word (CLI QA).
-        raise MemAuditError("score: --salience-field needs a field name (e.g. meta.score)")
+        raise UsageError("score: --salience-field needs a field name (e.g. meta.score)")
     if external:
         return _score_external(args)
     plugin_names = _plugin_writers(args)
@@ -1263,13 +1264,13 @@ def cmd_score(args: argparse.Namespace) -> int:
     ]
     if args.writer is not None and unscored:
         # CLI QA: `--writer gvt --writer-module mw:good` scored gvt and said nothing of good.
-        raise MemAuditError(
+        raise UsageError(
             f"score: --writer {args.writer} scores one writer; --writer-module registered "
             f"{', '.join(map(repr, unscored))}, which would not be scored: drop the module or "
             "name its writer with --writer (sweep scores several)"
         )
     if (args.writer is None) == (args.store is None):
-        raise MemAuditError(
+        raise UsageError(
             "score: give exactly one of --writer NAME, --store ID or --external EXPORT --format FMT"
         )
     if args.writer is not None:
@@ -1283,7 +1284,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     _refuse_unused_writer_timeout(args, [args.writer] if args.writer else [])
     pkg = _load(args.package)
     if args.salience_field is not None and not pkg.store(args.store).is_external:
-        raise MemAuditError(
+        raise UsageError(
             f"score: --salience-field orders an external store's memories; store {args.store!r} "
             "only selects package candidates"
         )
@@ -1388,9 +1389,9 @@ def _add_export(pkg: Any, args: argparse.Namespace, store_id: str | None = None)
     from .union import unique_store_id, with_store
 
     if args.history is not None and args.format != "mem0":
-        raise MemAuditError(f"{args.command}: --history applies to format mem0 only")
+        raise UsageError(f"{args.command}: --history applies to format mem0 only")
     if store_id is not None and store_id in {s.id for s in pkg.stores}:
-        raise MemAuditError(
+        raise UsageError(
             f"{args.command}: package {pkg.id!r} already has a store {store_id!r}; choose "
             "another --store-id"
         )
@@ -1468,9 +1469,9 @@ def _score_external(args: argparse.Namespace) -> int:
     from .union import UnionScore
 
     if args.external is None or args.format is None:
-        raise MemAuditError("score: --external EXPORT and --format mem0|letta|amem|zep go together")
+        raise UsageError("score: --external EXPORT and --format mem0|letta|amem|zep go together")
     if args.writer is not None or args.store is not None:
-        raise MemAuditError("score: --external cannot be combined with --writer or --store")
+        raise UsageError("score: --external cannot be combined with --writer or --store")
     pkg = _load(args.package)
     budget = pkg.default_budget() if args.budget is None else args.budget
     pkg, store = _add_export(pkg, args)
@@ -1503,9 +1504,9 @@ def cmd_import(args: argparse.Namespace) -> int:
     }
     for option, bad in refused.items():
         if bad:  # said, not ignored (CLI QA: --cost-rule was silently ignored for artifact)
-            raise MemAuditError(f"import: {option} does not apply to the {args.format} format")
+            raise UsageError(f"import: {option} does not apply to the {args.format} format")
     if is_export and args.package is None:
-        raise MemAuditError(
+        raise UsageError(
             f"import {args.format}: give --package PACKAGE.json, the package the export's "
             "memories are scored against (the output is that package with the export added "
             "as an external store)"
@@ -1616,7 +1617,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     check_family_flags(args)
     refuse_out_only_flags(args)
     if args.output == "-":  # CLI QA: wrote a file named "-", where generate / import write stdout
-        raise MemAuditError(
+        raise UsageError(
             "sweep -o -: the report (or --json) goes to stdout, and -o names the CSV file; "
             "give a file name"
         )
@@ -1629,14 +1630,14 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if wants_suite(args):  # families, folders, lists, --workers, --out, ...
         if args.total_time_limit is not None:
             # A suite's tasks run on workers and resume across runs: no one total to share.
-            raise MemAuditError(
+            raise UsageError(
                 "sweep: --total-time-limit applies to a sweep of package files in one "
                 "process, not with --family, folders, lists, --out or --workers; "
                 "use --time-limit (seconds per engine run) there"
             )
         return cli_sweep_suite(args)
     if not args.packages:
-        raise MemAuditError("sweep: give one or more package files, or --family NAME --seeds A-B")
+        raise UsageError("sweep: give one or more package files, or --family NAME --seeds A-B")
     packages = _load_all(args.packages, "sweep")
     if args.budgets is not None:  # '' is an empty list, refused, not "the default"
         budgets = _budget_list(args.budgets)
@@ -1794,7 +1795,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
     if args.list or not args.family:
         if not args.list:
-            raise MemAuditError("generate: name a FAMILY (see `memaudit generate --list`)")
+            raise UsageError("generate: name a FAMILY (see `memaudit generate --list`)")
         # Said, not ignored (CLI QA: `generate NAME --list --seed 4 --param x=1` listed all).
         extra = [
             flag
@@ -1807,7 +1808,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
             if given
         ]
         if extra:
-            raise MemAuditError(
+            raise UsageError(
                 f"generate --list lists every family and takes no {', '.join(extra)}; drop "
                 "--list to generate a package"
             )
@@ -2202,7 +2203,7 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         if _Parser.wants_json:
             _emit(
-                {"error": {"type": "UsageError", "message": f"{self.prog}: {message}"}},
+                {"error": {"type": UsageError.__name__, "message": f"{self.prog}: {message}"}},
                 True,
                 "",
             )
@@ -2284,22 +2285,24 @@ def refuse_out_only_flags(args: Any) -> None:
     ``--workers`` beside ``--scheduler``, exited 0 without a word)."""
     for flag, given in (("--fresh", args.fresh), ("--no-figures", args.no_figures)):
         if given and not args.out:
-            raise MemAuditError(
+            raise UsageError(
                 f"{args.command}: {flag} applies to the output folder: give --out DIR "
                 "(without it nothing is journaled and no report is drawn)"
             )
     if args.scheduler is not None and args.workers != 1:
-        raise MemAuditError(
+        raise UsageError(
             f"{args.command}: --workers starts local processes; with --scheduler the "
             "cluster's workers run the tasks: give one of them"
         )
 
 
 def check_suite_arguments(args: Any) -> None:
-    """Refuse ``--out`` / ``--max-tasks`` combinations that cannot work, before any work."""
+    """Refuse ``--out`` / ``--max-tasks`` combinations and a package from stdin, which cannot
+    work, before any work (and before ``--out`` is made)."""
+    refuse_stdin_suite(args)
     refuse_out_only_flags(args)
     if args.out is not None and not str(args.out).strip():
-        raise MemAuditError(
+        raise UsageError(
             f"--out {args.out!r}: an empty folder name; give a folder for the suite's files"
         )
     try:
@@ -2307,12 +2310,12 @@ def check_suite_arguments(args: Any) -> None:
     except OSError as exc:  # a name too long for the file system (QA: an internal error)
         raise MemAuditError(f"--out {args.out}: {exc.strerror or exc}") from None
     if not_a_folder:
-        raise MemAuditError(f"--out {args.out}: exists and is not a folder")
+        raise UsageError(f"--out {args.out}: exists and is not a folder")
     if args.max_tasks is not None:
         if args.max_tasks < 1:
-            raise MemAuditError(f"--max-tasks must be an integer >= 1, got {args.max_tasks}")
+            raise UsageError(f"--max-tasks must be an integer >= 1, got {args.max_tasks}")
         if not args.out:
-            raise MemAuditError(
+            raise UsageError(
                 "--max-tasks needs --out: the rest of the run resumes from the journal there"
             )
 
@@ -2340,17 +2343,49 @@ def check_suite_arguments(args: Any) -> None:
 
 def wants_suite(args: Any) -> bool:
     """True when ``memaudit sweep`` was given any suite option (else the plain sweep runs)."""
+    return bool(suite_reasons(args))
+
+
+def suite_reasons(args: Any) -> list[str]:
+    """What makes ``memaudit sweep`` a suite run, as a message names it (none: the plain
+    sweep of package files runs)."""
     fams = list(args.family or [])
-    if args.out or args.scheduler or args.max_tasks is not None:
-        return True
-    if fams:  # one path for every family sweep, so one output shape and one set of notes
-        return True
-    if any(Path(p).is_dir() or p.lower().endswith(".txt") for p in args.packages):
-        return True
+    reasons = [
+        flag
+        for flag, given in (
+            ("--out", args.out),
+            ("--scheduler", args.scheduler),
+            ("--max-tasks", args.max_tasks is not None),
+            # One path for every family sweep, so one output shape and one set of notes.
+            ("--family", fams),
+        )
+        if given
+    ]
+    lists = [p for p in args.packages if Path(p).is_dir() or p.lower().endswith(".txt")]
+    if lists:
+        reasons.append(f"the folder or package list {lists[0]}")
     # One package file: its workers solve the budgets in parallel (plain sweep); a suite
     # would run one package's budgets in one task, on one worker.
     one_file = len(args.packages) == 1 and not fams
-    return args.workers != 1 and not one_file
+    if args.workers != 1 and not one_file:
+        reasons.append(f"--workers {args.workers} over several packages")
+    return reasons
+
+
+def refuse_stdin_suite(args: Any) -> None:
+    """Refuse ``-`` in a suite run, naming what made it one: its tasks read their packages from
+    files (QA s45: the message listed --workers, which a sweep of ``-`` alone takes)."""
+    if "-" not in (getattr(args, "packages", None) or []):
+        return
+    if args.command == "audit":
+        what = "audit reads its packages"
+    else:
+        what = f"a sweep with {' and '.join(suite_reasons(args))} reads its packages"
+    raise UsageError(
+        f"{STDIN_NAME}: {what} from files, not from stdin (-): save the package to a file "
+        "(solve, score and a sweep of package files read -; with --workers, when - is its "
+        "only package)"
+    )
 
 
 def check_family_flags(args: Any) -> None:
@@ -2364,10 +2399,10 @@ def check_family_flags(args: Any) -> None:
     that would apply to no family is refused, since it would be ignored without a word."""
     families = args.family or []
     if not families and (args.seeds is not None or args.param):
-        raise MemAuditError(f"{args.command}: --seeds and --param apply to --family only")
+        raise UsageError(f"{args.command}: --seeds and --param apply to --family only")
     if args.seeds is not None and all(":" in f for f in families):
         named = ", ".join(f"--family {f}" for f in families)
-        raise MemAuditError(
+        raise UsageError(
             f"{args.command}: --seeds {args.seeds} applies to no family: every --family names "
             f"its own seeds ({named}); drop --seeds, or give a --family without :SEEDS"
         )

@@ -19,6 +19,17 @@ class MemAuditError(Exception):
     """Base class for every error caused by user input or user choices."""
 
 
+class UsageError(MemAuditError):
+    """A mistake in how a command or function was called, not in a file's contents: an
+    option's value it does not take (``--workers 0``, ``--param n_entities=999999``), options
+    that conflict (``--fresh`` without ``--out``), a required one missing.
+
+    The CLI reports every one as ``UsageError`` under ``--json``, argparse's own refusals
+    included (QA s45: ``--budget -1`` was a UsageError, ``--fresh`` without ``--out`` a
+    MemAuditError, both exit 2).
+    """
+
+
 @dataclass(frozen=True)
 class Problem:
     """One validation problem, located by a JSON path inside a named source."""
@@ -316,8 +327,9 @@ class ResultError(MemAuditError):
         return (type(self), (self.path, self.rule, self.detail, self.value, self.source))
 
 
-class UnknownNameError(MemAuditError):
-    """An unknown writer, solver, family, store, saturation or parameter name."""
+class UnknownNameError(UsageError):
+    """An unknown writer, solver, family, store, saturation or parameter name (a usage
+    mistake that keeps its own name under ``--json``)."""
 
 
 class SolverError(MemAuditError):

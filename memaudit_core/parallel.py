@@ -198,15 +198,15 @@ def stop_pool(pool: ProcessPoolExecutor, *, abandon: bool) -> None:
 
 
 def check_workers(workers: object, option: str = "workers") -> int:
-    """``workers`` as an int >= 1, or :class:`~memaudit_core.errors.MemAuditError`."""
-    from .errors import MemAuditError, cut_repr
+    """``workers`` as an int >= 1, or :class:`~memaudit_core.errors.UsageError`."""
+    from .errors import UsageError, cut_repr
 
     try:
         ok = not isinstance(workers, bool) and int(workers) == workers and workers >= 1
     except (TypeError, ValueError, OverflowError):
         ok = False
     if not ok:
-        raise MemAuditError(f"{option} must be an integer >= 1, got {cut_repr(workers)}")
+        raise UsageError(f"{option} must be an integer >= 1, got {cut_repr(workers)}")
     return int(workers)
 
 

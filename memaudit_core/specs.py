@@ -11,7 +11,7 @@ import re
 import sys
 from collections.abc import Sequence
 
-from .errors import NORMAL_MIN_TEXT, MemAuditError, check_type, count_text
+from .errors import NORMAL_MIN_TEXT, UsageError, check_type, count_text
 from .grids import MAX_RANGE_BUDGETS, budget_range
 
 #: Most values a --budgets / --seeds list may expand to (a range like 0:1e9:1 would not fit
@@ -105,11 +105,11 @@ def parse_number_list(text: str, what: str = "budgets") -> list[float]:
     items: list[str] = []
     check_type(text, str, f"--{what}", "text such as '2,4,8' or '0:20:5'")
     if not text.strip():
-        raise MemAuditError(f"--{what}: no values given (an empty list)")
+        raise UsageError(f"--{what}: no values given (an empty list)")
     for part in text.split(","):
         part = part.strip()
         if not part:
-            raise MemAuditError(f"--{what}: empty item in {text!r}")
+            raise UsageError(f"--{what}: empty item in {text!r}")
         try:
             if ":" in part:
                 bits = [read_number(b) for b in part.split(":")]
@@ -131,7 +131,7 @@ def parse_number_list(text: str, what: str = "budgets") -> list[float]:
                 values.append(read_number(part))
             items.extend([part] * (len(values) - len(items)))
         except ValueError as exc:
-            raise MemAuditError(
+            raise UsageError(
                 f"--{what}: {exc}"
                 if isinstance(exc, TooSmallNumber)
                 else f"--{what}: cannot read {part!r}; "
@@ -139,18 +139,18 @@ def parse_number_list(text: str, what: str = "budgets") -> list[float]:
             ) from None
     bad = [item for v, item in zip(values, items, strict=True) if not math.isfinite(v) or v < 0]
     if bad:
-        raise MemAuditError(f"--{what}: values must be finite numbers >= 0, got {bad[0]!r}")
+        raise UsageError(f"--{what}: values must be finite numbers >= 0, got {bad[0]!r}")
     tiny = [v for v in values if 0 < v < sys.float_info.min]
     if tiny:
         # The package rule "normal" (CLI QA: 1e-320 was swept and shown as 9.99989e-321).
-        raise MemAuditError(
+        raise UsageError(
             f"--{what}: values must be 0 or at least {NORMAL_MIN_TEXT} (a subnormal float has lost "
             f"precision), got {tiny[0]!r}"
         )
     if not values:
-        raise MemAuditError(f"--{what}: no values given")
+        raise UsageError(f"--{what}: no values given")
     if len(values) > MAX_LIST_VALUES:
-        raise MemAuditError(
+        raise UsageError(
             f"--{what}: {count_text(len(values))} values, more than {MAX_LIST_VALUES:,}"
         )
     # A repeated budget is one budget; + 0.0 turns -0 into 0 (echoed as "-0", CLI QA).
@@ -169,20 +169,20 @@ def parse_seeds(text: str, what: str = "--seeds", *, keep_repeats: bool = False)
     seeds: list[int] = []
     check_type(text, str, what, "text such as '0-499' or '1,2,5'")
     if not text.strip():
-        raise MemAuditError(f"{what}: no seeds given")
+        raise UsageError(f"{what}: no seeds given")
     for part in text.split(","):
         part = part.strip()
         if not part:  # as --budgets: ",," is usually a typo (CLI QA)
-            raise MemAuditError(f"{what}: empty item in {text!r}")
+            raise UsageError(f"{what}: empty item in {text!r}")
         try:
             if "-" in part[1:]:
                 a, b = part.split("-", 1) if not part.startswith("-") else (part, "")
                 # Plain digits, as --seed and links (QA s40, defect 3: "1_0" read as 10).
                 lo, hi = read_int(a.strip()), read_int(b.strip())
                 if hi < lo:
-                    raise MemAuditError(f"{what}: {part!r} runs backwards; write A-B with A <= B")
+                    raise UsageError(f"{what}: {part!r} runs backwards; write A-B with A <= B")
                 if len(seeds) + hi - lo + 1 > MAX_LIST_VALUES:
-                    raise MemAuditError(
+                    raise UsageError(
                         f"{what}: {part!r} makes {count_text(hi - lo + 1)} seeds, more than "
                         f"the {MAX_LIST_VALUES:,} allowed"
                     )
@@ -190,15 +190,13 @@ def parse_seeds(text: str, what: str = "--seeds", *, keep_repeats: bool = False)
             else:
                 seeds.append(read_int(part))
         except ValueError:
-            raise MemAuditError(f"{what}: cannot read {part!r}; use A-B or a comma list") from None
+            raise UsageError(f"{what}: cannot read {part!r}; use A-B or a comma list") from None
     if not seeds:
-        raise MemAuditError(f"{what}: no seeds given")
+        raise UsageError(f"{what}: no seeds given")
     given = seeds
     seeds = list(dict.fromkeys(seeds))
     if len(seeds) > MAX_LIST_VALUES:  # single seeds after ranges (library QA: 0-9999,10000)
-        raise MemAuditError(
-            f"{what}: {len(seeds):,} seeds, more than the {MAX_LIST_VALUES:,} allowed"
-        )
+        raise UsageError(f"{what}: {len(seeds):,} seeds, more than the {MAX_LIST_VALUES:,} allowed")
     return given if keep_repeats else seeds
 
 
@@ -214,14 +212,14 @@ def parse_params(items: Sequence[str]) -> dict[str, str]:
         items = [items]
     for item in items or ():
         if not isinstance(item, str) or "=" not in item:
-            raise MemAuditError(f"--param {item!r}: use key=value")
+            raise UsageError(f"--param {item!r}: use key=value")
         key, value = item.split("=", 1)
         if not key.strip():
-            raise MemAuditError(f"--param {item!r}: the key before '=' is empty")
+            raise UsageError(f"--param {item!r}: the key before '=' is empty")
         key = key.strip()
         if key in params and params[key] != value.strip():
             # CLI QA: the last of two silently won, as argparse does for a repeated option.
-            raise MemAuditError(
+            raise UsageError(
                 f"--param {key} given twice ({params[key]!r} and {value.strip()!r}); give it once"
             )
         params[key] = value.strip()

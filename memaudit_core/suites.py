@@ -67,6 +67,7 @@ from .errors import (
     PackageError,
     Problem,
     UnknownNameError,
+    UsageError,
     check_budget_list,
     check_names,
     check_params,
@@ -253,11 +254,12 @@ def _expand_path(
     """
     label = text if shown is None else shown
     if text == "-":
-        raise MemAuditError(
-            # Named <stdin> as everywhere else (QA s39, defect 9).
-            "<stdin>: audit, and a sweep with --family, folders, --out or --workers, read their "
-            "packages from files, not from stdin (-); save the package to a file (solve, score "
-            "and a sweep of package files read -)"
+        # Named <stdin> as everywhere else (QA s39, defect 9). The CLI refuses it first,
+        # naming the options that made its run a suite (QA s45).
+        raise UsageError(
+            "<stdin>: a suite (audit, sweep_suite) reads its packages from files, not from "
+            "stdin (-): save the package to a file, or load it and pass it to "
+            "memaudit_core.sweep()"
         )
     path = Path(text).expanduser()
     found, folder, why = probe_path(path if text.strip() else text)
@@ -356,7 +358,7 @@ def collect_sources(
     for spec in check_names(families, "families"):
         out.extend(parse_family_spec(spec, seeds, params))
     if not out:
-        raise MemAuditError("no packages: give package files / folders, or --family NAME[:SEEDS]")
+        raise UsageError("no packages: give package files / folders, or --family NAME[:SEEDS]")
     merged: dict[PackageSource, PackageSource] = {}
     for src in out:
         first = merged.get(src)
@@ -563,7 +565,7 @@ def _portable_errors():
     try:
         yield
     except MemAuditError as exc:
-        if type(exc) in (MemAuditError, PackageError):
+        if type(exc) in (MemAuditError, UsageError, UnknownNameError, PackageError):
             raise
         raise MemAuditError(str(exc)) from None
 
@@ -1213,7 +1215,7 @@ def run_suite(
         isinstance(max_tasks, bool) or not isinstance(max_tasks, numbers.Integral) or max_tasks < 1
     ):
         # Library QA: max_tasks=-1 ran nothing and returned a report, without a word.
-        raise MemAuditError(f"max_tasks must be an integer >= 1 or None, got {cut_repr(max_tasks)}")
+        raise UsageError(f"max_tasks must be an integer >= 1 or None, got {cut_repr(max_tasks)}")
     check_progress(progress)
     check_on_warnings(on_warnings)
     t0 = time.perf_counter()
@@ -1968,7 +1970,7 @@ def sweep_suite(
 
         grid = tuple(sorted({check_budget(b) for b in check_budget_list(budgets, "sweep_suite()")}))
         if not grid:
-            raise MemAuditError("no budgets given")
+            raise UsageError("no budgets given")
     store_ids = tuple(dict.fromkeys(check_names(stores, "stores")))
     check_something_to_sweep(names, store_ids, abl, "sweep_suite()")
     check_distinct_methods(names, store_ids, abl)

@@ -461,7 +461,7 @@ def test_a_package_on_stdin(monkeypatch, capsys):
     assert main(["validate", "-"]) == 2
     assert capsys.readouterr().err.startswith("<stdin>: $: the file is empty")
     assert main(["audit", "-", "--quiet"]) == 2
-    assert "read their packages from files, not from stdin" in capsys.readouterr().err
+    assert "reads its packages from files, not from stdin" in capsys.readouterr().err
 
 
 # --------------------------------------------------------------------------- workers

@@ -568,5 +568,5 @@ def test_audit_from_stdin_says_which_runs_need_files(monkeypatch):
 
     monkeypatch.setattr("sys.stdin", io.StringIO((SAMPLES / "update_chain.json").read_text()))
     rc, _, err = run_cli("audit", "-", "--budgets", "6")
-    assert rc == 2 and "audit, and a sweep with --family, folders, --out or --workers" in err
+    assert rc == 2 and "audit reads its packages from files, not from stdin" in err
     assert "several packages" not in err

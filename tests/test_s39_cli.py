@@ -430,7 +430,7 @@ def test_stdin_is_named_stdin_everywhere(monkeypatch):
     rc, _, err = run_cli("sweep", "-", "-", "--budgets", "4", "--writers", "gvt", "--quiet")
     assert rc == 2 and err.startswith("memaudit: error: <stdin>: stdin holds one package")
     rc, _, err = run_cli("audit", "-", "--budgets", "4", "--quiet")
-    assert rc == 2 and "<stdin>: audit, and a sweep with --family" in err
+    assert rc == 2 and "<stdin>: audit reads its packages from files" in err
 
 
 def test_readme_names_stdin_as_the_output_does():

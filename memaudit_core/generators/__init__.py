@@ -16,7 +16,7 @@ import math
 import numbers
 from typing import Any
 
-from ..errors import MemAuditError, UnknownNameError, check_names, check_params, cut_repr
+from ..errors import UnknownNameError, UsageError, check_names, check_params, cut_repr
 from ..package import Package
 from ..specs import PLAIN_INT_RULE, PLAIN_NUMBER_RULE, TooSmallNumber, read_int, read_plain_number
 from . import event_graph, paper, stress, synthetic
@@ -83,7 +83,7 @@ def _coerce(value: Any, default: Any, name: str) -> Any:
                     return True
                 if value.lower() in _FALSE_WORDS:
                     return False
-                raise MemAuditError(
+                raise UsageError(
                     f"parameter {name!r} must be true or false ({BOOLEAN_RULE}), got "
                     f"{cut_repr(value)} [rule: boolean]"
                 )
@@ -96,13 +96,13 @@ def _coerce(value: Any, default: Any, name: str) -> Any:
                 return read_plain_number(value)
             return type(default)(value)
         except TooSmallNumber as exc:
-            raise MemAuditError(f"parameter {name!r}: {exc}") from None
+            raise UsageError(f"parameter {name!r}: {exc}") from None
         except ValueError:
             kind = _KIND_WORDS.get(type(default), f"a {type(default).__name__}")
             rule = {int: f" ({PLAIN_INT_RULE})", float: f" ({PLAIN_NUMBER_RULE})"}.get(
                 type(default), ""
             )
-            raise MemAuditError(
+            raise UsageError(
                 f"parameter {name!r} must be {kind}{rule}, got {cut_repr(value)} "
                 "[rule: plain-number]"
             ) from None
@@ -113,7 +113,7 @@ def _coerce(value: Any, default: Any, name: str) -> Any:
             return value
         if isinstance(value, numbers.Real) and value in (0, 1):
             return bool(value)
-        raise MemAuditError(
+        raise UsageError(
             f"parameter {name!r} must be true or false, got {cut_repr(value)} [rule: boolean]"
         )
     # Numbers of the neighbouring type mean the same value (library QA: length=3.0 was
@@ -124,13 +124,13 @@ def _coerce(value: Any, default: Any, name: str) -> Any:
     if isinstance(default, int):
         if number and math.isfinite(value) and float(value).is_integer():
             return int(value)
-        raise MemAuditError(f"parameter {name!r} must be an integer, got {cut_repr(value)}")
+        raise UsageError(f"parameter {name!r} must be an integer, got {cut_repr(value)}")
     if isinstance(default, float):
         if number:
             return float(value) + 0.0  # -0.0 is 0.0's package, not one more id (QA s40)
-        raise MemAuditError(f"parameter {name!r} must be a number, got {cut_repr(value)}")
+        raise UsageError(f"parameter {name!r} must be a number, got {cut_repr(value)}")
     if isinstance(default, str) and not isinstance(value, str):
-        raise MemAuditError(f"parameter {name!r} must be text, got {cut_repr(value)}")
+        raise UsageError(f"parameter {name!r} must be text, got {cut_repr(value)}")
     return value
 
 
@@ -166,7 +166,7 @@ def _estimate(fam: Family, clean: dict[str, Any]) -> float | None:
 
 def _family(family: str) -> Family:
     if not isinstance(family, str):
-        raise MemAuditError(
+        raise UsageError(
             f"a family name is a string, got {type(family).__name__} {cut_repr(family)}"
         )
     if family not in FAMILIES:
@@ -188,7 +188,7 @@ def coerce_params(family: str, params: dict[str, Any]) -> dict[str, Any]:
     ------
     UnknownNameError
         For an unknown family or parameter.
-    MemAuditError
+    UsageError
         For a value its parameter's type does not take.
 
     Examples
@@ -228,18 +228,19 @@ def generate(
     ------
     UnknownNameError
         For an unknown family or parameter.
-    MemAuditError
-        For a seed that is not an integer >= 0, or a package larger than ``max_size``.
+    UsageError
+        For a seed that is not an integer >= 0, a parameter value the family refuses, or a
+        package larger than ``max_size``.
     """
     fam = _family(family)
     clean = _clean_params(fam, params)
     if isinstance(max_size, bool) or not isinstance(max_size, numbers.Real) or max_size < 0:
         # Library QA: "x" raised a TypeError from the comparison below.
-        raise MemAuditError(f"generate(): max_size must be a number >= 0, got {cut_repr(max_size)}")
+        raise UsageError(f"generate(): max_size must be a number >= 0, got {cut_repr(max_size)}")
     size = _estimate(fam, clean)
     if size is not None and size > max_size:
         given = ", ".join(f"{k}={cut_repr(v)}" for k, v in clean.items()) or "its defaults"
-        raise MemAuditError(
+        raise UsageError(
             f"{family} with {given} would make about {size:,.0f} candidates and coverage "
             f"entries, more than the {max_size:,.0f} allowed here [rule: generator-size]"
         )
@@ -275,7 +276,7 @@ def package_seed(family: str, seed: object) -> tuple[int, str | None]:
 
 
 def check_seed(seed: object) -> int:
-    """``seed`` as an int, or a :class:`MemAuditError` for anything but an integer >= 0.
+    """``seed`` as an int, or a :class:`UsageError` for anything but an integer >= 0.
 
     Examples
     --------
@@ -291,7 +292,7 @@ def check_seed(seed: object) -> int:
         or seed != int(seed)
         or seed < 0
     ):
-        raise MemAuditError(f"seed must be an integer >= 0, got {cut_repr(seed)}")
+        raise UsageError(f"seed must be an integer >= 0, got {cut_repr(seed)}")
     return int(seed)
 
 
@@ -309,5 +310,5 @@ def check_seeds(seeds: object, what: str) -> list[int]:
         hint = f"for one seed: [{cut_repr(seeds)}]"
         if not isinstance(seeds, bool) and math.isfinite(seeds) and seeds == int(seeds) > 1:
             hint += f"; for seeds 0..{int(seeds) - 1}: range({int(seeds)})"
-        raise MemAuditError(f"{what}: expected a list of seeds, got {cut_repr(seeds)} ({hint})")
+        raise UsageError(f"{what}: expected a list of seeds, got {cut_repr(seeds)} ({hint})")
     return [check_seed(s) for s in check_names(seeds, "seeds", strings=False)]

@@ -21,7 +21,7 @@ class Family:
     #: passed, defaults filled in), so that :func:`~memaudit_core.generators.generate` can
     #: refuse a package too large to build before building it. None: no estimate.
     size: Callable[..., float] | None = None
-    #: Per text parameter, the one way of writing a value (raising MemAuditError for one the
+    #: Per text parameter, the one way of writing a value (raising UsageError for one the
     #: family refuses), so that package keys, links and ``meta["params"]`` name one package
     #: alike (QA s43: "tombstone,atomic_fact" and "atomic_fact, tombstone" were three keys).
     canonical: dict[str, Callable[[Any], Any]] = field(default_factory=dict)

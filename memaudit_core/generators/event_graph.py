@@ -66,7 +66,7 @@ from typing import Any
 import networkx as nx
 
 from .. import costs
-from ..errors import MemAuditError, cut_repr
+from ..errors import UsageError, cut_repr
 from ..package import Package, parse_package
 from .base import Family, titled, variant_names
 
@@ -486,7 +486,7 @@ def cost_of(text: str, cost_rule: str) -> int:
     9
     """
     if cost_rule not in COST_RULES:
-        raise MemAuditError(
+        raise UsageError(
             f"{FAMILY}: unknown cost_rule {cut_repr(cost_rule)} (known: {', '.join(COST_RULES)})"
         )
     return int(costs.cost_of(text, cost_rule))
@@ -504,21 +504,21 @@ def _check_world_params(
     n_experiences: object, n_entities: object, update_rate: object, distractor_rate: object
 ) -> None:
     if not _is_int(n_experiences) or not 1 <= n_experiences <= MAX_EXPERIENCES:  # type: ignore[operator]
-        raise MemAuditError(
+        raise UsageError(
             f"{FAMILY}: n_experiences must be an integer from 1 to {MAX_EXPERIENCES} "
             f"(got {cut_repr(n_experiences)})"
         )
     if not _is_int(n_entities) or not 0 <= n_entities <= MAX_ENTITIES:  # type: ignore[operator]
-        raise MemAuditError(
+        raise UsageError(
             f"{FAMILY}: n_entities must be an integer from 0 (automatic) to {MAX_ENTITIES} "
             f"(got {cut_repr(n_entities)})"
         )
     if not _is_number(update_rate) or not 0.0 <= update_rate <= 1.0:  # type: ignore[operator]
-        raise MemAuditError(
+        raise UsageError(
             f"{FAMILY}: update_rate must be a number in [0, 1] (got {cut_repr(update_rate)})"
         )
     if not _is_number(distractor_rate) or not 0.0 <= distractor_rate < 1.0:  # type: ignore[operator]
-        raise MemAuditError(
+        raise UsageError(
             f"{FAMILY}: distractor_rate must be a number in [0, 1) "
             f"(got {cut_repr(distractor_rate)})"
         )
@@ -542,7 +542,7 @@ def parse_candidate_types(candidate_types: object) -> tuple[str, ...]:
     ('raw_span', 'summary')
     """
     if not isinstance(candidate_types, str):
-        raise MemAuditError(
+        raise UsageError(
             f"{FAMILY}: candidate_types must be 'all' or a comma-separated string "
             f"(got {cut_repr(candidate_types)})"
         )
@@ -551,12 +551,12 @@ def parse_candidate_types(candidate_types: object) -> tuple[str, ...]:
     names = [part.strip() for part in candidate_types.split(",") if part.strip()]
     unknown = [name for name in names if name not in OFFERED_TYPES]
     if unknown:
-        raise MemAuditError(
+        raise UsageError(
             f"{FAMILY}: unknown candidate type(s) {', '.join(map(repr, unknown))} in "
             f"candidate_types (known: {', '.join(OFFERED_TYPES)}, or 'all')"
         )
     if not names:
-        raise MemAuditError(f"{FAMILY}: candidate_types names no candidate type (use 'all')")
+        raise UsageError(f"{FAMILY}: candidate_types names no candidate type (use 'all')")
     return tuple(t for t in OFFERED_TYPES if t in names)
 
 
@@ -574,9 +574,9 @@ def canonical_candidate_types(candidate_types: object) -> str:
 
 
 def canonical_cost_rule(cost_rule: object) -> str:
-    """``cost_rule`` if it names a cost rule (written only one way), else MemAuditError."""
+    """``cost_rule`` if it names a cost rule (written only one way), else UsageError."""
     if not isinstance(cost_rule, str) or cost_rule not in COST_RULES:
-        raise MemAuditError(
+        raise UsageError(
             f"{FAMILY}: unknown cost_rule {cut_repr(cost_rule)} (known: {', '.join(COST_RULES)})"
         )
     return cost_rule
@@ -892,7 +892,7 @@ def build_hidden_graph(
 
     Raises
     ------
-    MemAuditError
+    UsageError
         For out-of-range parameters.
     """
     _check_world_params(n_experiences, n_entities, update_rate, distractor_rate)
@@ -1476,7 +1476,8 @@ def event_graph(
     n_experiences
         Conversation turns (experiences), 1 to 200,000.
     n_entities
-        People in the world; 0 (default) picks max(2, ceil(n_experiences / 15)).
+        People in the world, 0 to 3,072 (every first and last name paired); 0 (default) picks
+        max(2, ceil(n_experiences / 15)).
     update_rate
         Probability that an informative turn updates an attribute already stated (a new
         version superseding the last one), in [0, 1].
@@ -1494,7 +1495,7 @@ def event_graph(
 
     Raises
     ------
-    MemAuditError
+    UsageError
         For an out-of-range or unknown parameter value.
     """
     _check_world_params(n_experiences, n_entities, update_rate, distractor_rate)
@@ -1502,7 +1503,7 @@ def event_graph(
     offered = parse_candidate_types(candidate_types)
     cost_rule = canonical_cost_rule(cost_rule)
     if not _is_number(budget_fraction) or not 0.0 < budget_fraction <= 1.0:
-        raise MemAuditError(
+        raise UsageError(
             f"{FAMILY}: budget_fraction must be a number in (0, 1] "
             f"(got {cut_repr(budget_fraction)})"
         )
@@ -1558,9 +1559,15 @@ FAMILY_RECORDS: list[Family] = [
         "A conversation rendered from a seeded hidden event graph: supersession chains, dated "
         "events and their order, intervals, preferences, unanswerable questions and chatter.",
         {
-            "n_experiences": "conversation turns (experiences), 1 to 200,000",
-            "n_entities": "people in the world (0 = max(2, ceil(n_experiences / 15)))",
-            "update_rate": "probability that an informative turn updates a stated attribute",
+            # The ranges _check_world_params enforces, from its constants (QA s45: n_entities
+            # gave none, while values past MAX_ENTITIES were refused).
+            "n_experiences": f"conversation turns (experiences), 1 to {MAX_EXPERIENCES:,}",
+            "n_entities": (
+                f"people in the world, 0 to {MAX_ENTITIES:,} (0 = max(2, ceil(n_experiences / 15)))"
+            ),
+            "update_rate": (
+                "probability that an informative turn updates a stated attribute, in [0, 1]"
+            ),
             "distractor_rate": "probability that a turn is distractor chatter, in [0, 1)",
             "candidate_types": "'all' or comma-separated offered candidate types",
             "cost_rule": "words | chars | bytes_overhead (8 + ceil(utf8_bytes / 24))",

@@ -11,14 +11,14 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ..errors import MemAuditError, cut_repr
+from ..errors import UsageError, cut_repr
 from ..package import Package, parse_package
 from .base import titled, variant_names
 
 
 def _require_count(family: str, name: str, value: int, minimum: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise MemAuditError(
+        raise UsageError(
             f"{family}: {name} must be an integer >= {minimum} (got {cut_repr(value)})"
         )
 
@@ -98,7 +98,7 @@ def memaudit_small(seed: int = 0, normal_count: int = 3, update_count: int = 2) 
     _require_count("memaudit-small", "normal_count", normal_count, 0)
     _require_count("memaudit-small", "update_count", update_count, 0)
     if normal_count + update_count == 0:
-        raise MemAuditError("memaudit-small: normal_count + update_count must be at least 1")
+        raise UsageError("memaudit-small: normal_count + update_count must be at least 1")
     rng = random.Random(seed)
     b = _Builder()
     t = 0
@@ -242,7 +242,7 @@ def temporal_interval(seed: int = 0, intervals: int = 5, closures: int = 2) -> P
     if closures > intervals:
         # Closure j closes interval j: more closures than intervals closed intervals that were
         # never opened (generator QA s38).
-        raise MemAuditError(
+        raise UsageError(
             f"temporal_interval: closures ({closures}) must not exceed intervals ({intervals}): "
             "closure j closes interval j"
         )

@@ -67,28 +67,28 @@ def random_coverage(
     >>> len(pkg.experiences), len(pkg.candidates), len(pkg.units)
     (5, 20, 10)
     """
-    from ..errors import MemAuditError, cut_repr
+    from ..errors import UsageError, cut_repr
 
     name = "random_coverage"  # messages start with the family, as the other families' do
     if n_groups < 1 or candidates_per_group < 1 or units_per_group < 1:
-        raise MemAuditError(
-            f"{name}: n_groups, candidates_per_group and units_per_group must be >= 1"
-        )
+        raise UsageError(f"{name}: n_groups, candidates_per_group and units_per_group must be >= 1")
     if not 1 <= min_cover <= max_cover:
-        raise MemAuditError(f"{name}: need 1 <= min_cover <= max_cover")
+        raise UsageError(f"{name}: need 1 <= min_cover <= max_cover")
+    n_units = units_per_group * n_groups
     for what, value, default in (("min_cover", min_cover, None), ("max_cover", max_cover, 12)):
         # App QA: max_cover=1000 was cut to the 100 units without a word, and the package's
         # meta recorded 1000. The default 12 is still cut for a smaller package (its help
-        # says so), so that default packages keep their content.
-        if value > units_per_group * n_groups and value != default:
-            raise MemAuditError(
-                f"{name}: {what} ({value}) exceeds the number of units "
-                f"(n_groups x units_per_group = {units_per_group * n_groups})"
+        # says so), so that default packages keep their content and rebuild from their meta;
+        # an explicit 12 is therefore taken as the default.
+        if value > n_units and value != default:
+            raise UsageError(
+                f"{name}: {what} ({value}) exceeds the number of units (n_groups x "
+                f"units_per_group = {n_units}): give at most {n_units} [rule: cover-range]"
             )
     if not MIN_COST <= cost_low <= cost_high <= MAX_COST:
         # The real lower limit, named (QA s40, defect 1: "0 < cost_low" admitted costs the
         # package then refused, e.g. subnormal ones, blamed on its candidates).
-        raise MemAuditError(
+        raise UsageError(
             f"{name}: need {MIN_COST:g} <= cost_low <= cost_high <= {MAX_COST:g}, got "
             f"cost_low={cost_low!r}, cost_high={cost_high!r} [rule: cost-range]"
         )
@@ -96,7 +96,7 @@ def random_coverage(
     # refused them). The bound also keeps the budget a finite number (generator QA s38: 1e308
     # was refused at the package's $.budget, a path nobody wrote).
     if not (math.isfinite(budget_fraction) and 0 < budget_fraction <= 1):
-        raise MemAuditError(
+        raise UsageError(
             f"{name}: budget_fraction must be a number in (0, 1], got {cut_repr(budget_fraction)}"
             " [rule: budget-fraction]"
         )
@@ -104,13 +104,12 @@ def random_coverage(
     # range of [0.2, 0.4] became costs of 1, outside the range its meta records).
     int_low, int_high = max(1, math.ceil(cost_low)), math.floor(cost_high)
     if integer_costs and int_low > int_high:
-        raise MemAuditError(
+        raise UsageError(
             f"{name}: integer_costs needs an integer of at least 1 in [cost_low, cost_high], got "
             f"[{cost_low:g}, {cost_high:g}]"
         )
     digits = cost_digits(cost_low, cost_high)
     rng = np.random.default_rng(seed)
-    n_units = units_per_group * n_groups
     weights = rng.uniform(0.5, 2.0, size=n_units)
     units = [
         {"id": f"r{r}", "kind": "fact", "weight": round(float(weights[r]), 6)}
@@ -150,7 +149,7 @@ def random_coverage(
         # one group's integer costs) gave a budget of 0 without a word; keep it unrounded,
         # and refuse one too small to hold (a package refuses subnormal numbers).
         if exact_budget < sys.float_info.min:
-            raise MemAuditError(
+            raise UsageError(
                 f"{name}: budget_fraction={budget_fraction!r} makes a default budget of "
                 f"{exact_budget:g} ({budget_fraction!r} x {n_groups} groups x mean cost), too "
                 "small to hold; give a larger budget_fraction [rule: budget-fraction]"
@@ -161,7 +160,7 @@ def random_coverage(
         "candidates_per_group": candidates_per_group,
         "units_per_group": units_per_group,
         "min_cover": min_cover,
-        "max_cover": max_cover,
+        "max_cover": int(max_cover),  # the default recorded as a plain 12, as before
         "cost_low": cost_low,
         "cost_high": cost_high,
         "budget_fraction": budget_fraction,
@@ -201,7 +200,10 @@ FAMILY_RECORDS = [
             "candidates_per_group": "candidates per group",
             "units_per_group": "evidence units per group",
             "min_cover": "fewest units a candidate covers",
-            "max_cover": "most units a candidate covers (the default 12: at most the units)",
+            "max_cover": (
+                "most units a candidate covers, at most n_groups x units_per_group (the default "
+                "12 is cut to the units)"
+            ),
             "cost_low": "lowest cost (at least 1e-100)",
             "cost_high": "highest cost (at most 1e12)",
             "budget_fraction": "default budget as a fraction of groups x mean cost, in (0, 1]",

@@ -33,7 +33,7 @@ import contextvars
 import time
 from collections.abc import Callable, Iterator
 
-from ..errors import MemAuditError
+from ..errors import UsageError
 
 #: The least a run is given once the total is spent: enough for branch-and-bound to return its
 #: starting incumbent and its root bound (about 0.01 s on 50-100 random groups), so a late run
@@ -150,7 +150,7 @@ def check_total_time_limit(total_time_limit: float | None, workers: int = 1) -> 
 
     check_time_limit(total_time_limit, "total time limit")
     if total_time_limit is not None and workers > 1:
-        raise MemAuditError(
+        raise UsageError(
             "a total time limit is shared by the runs of one process: use it with one worker "
             f"(got {workers} workers), or give each run its own time limit instead"
         )
