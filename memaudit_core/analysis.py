@@ -32,7 +32,7 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, TypeVar
@@ -72,7 +72,14 @@ from .package import (
     parse_created_at,
     store_as_kept,
 )
-from .parallel import check_workers, init_solver_worker, pool_context, stop_pool, worker_died
+from .parallel import (
+    SolverPool,
+    check_workers,
+    init_solver_worker,
+    pool_context,
+    stop_pool,
+    worker_died,
+)
 from .plugins import prefetch, remember_package
 from .shortrepr import brief, cost_budget_text, count, num, short_repr
 from .solvers import (
@@ -2431,7 +2438,7 @@ def _sweep_in_pool(
     total = sum(len(g) for g in grids)
     results: dict[int, list[tuple[list[tuple[str, SweepRow]], list[WriterFailure]]]] = {}
     done = 0
-    pool = ProcessPoolExecutor(
+    pool = SolverPool(
         max_workers=min(workers, len(chunks)),
         mp_context=pool_context(),
         initializer=init_solver_worker,

@@ -2990,22 +2990,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     # stderr. What would go to a closed stream now goes nowhere.
     closed = [name for name in ("stdout", "stderr") if getattr(sys, name) is None]
     if not closed:
-        return _main(argv)
+        return _main_interruptible(argv)
     with open(os.devnull, "w", encoding="utf-8") as sink:
         for name in closed:
             setattr(sys, name, sink)
         try:
-            return _main(argv)
+            return _main_interruptible(argv)
         finally:
             for name in closed:
                 setattr(sys, name, None)
 
 
+def _main_interruptible(argv: Sequence[str] | None) -> int:
+    """:func:`_main`, with a Ctrl-C before the command runs ended as one during it.
+
+    Building the parser imports NumPy, SciPy and HiGHS (half a second), before :func:`_run`
+    handles Ctrl-C: a Ctrl-C then printed a ``KeyboardInterrupt`` traceback (QA s45).
+    """
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        with contextlib.suppress(OSError, ValueError):
+            Progress.close_line()
+            print("memaudit: interrupted", file=sys.stderr)
+            if _Parser.wants_json:
+                _emit({"error": {"type": "Interrupted", "message": "interrupted"}}, True, "")
+        return EXIT_INTERRUPTED
+
+
 def _main(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
     raw = list(sys.argv[1:] if argv is None else argv)
     options = raw[: raw.index("--")] if "--" in raw else raw  # after "--" only operands
     _Parser.wants_json = "--json" in options
+    parser = build_parser()
     args, unknown = parser.parse_known_args(_join_negative_values(raw, parser))
     if unknown:
         # The command's own usage, not the top-level one (CLI QA: `solve x.json --bogus`

@@ -83,7 +83,7 @@ from .package import (
     grid_notes_capped,
     json_float,
 )
-from .parallel import check_workers, init_solver_worker, pool_context, stop_pool
+from .parallel import SolverPool, check_workers, init_solver_worker, pool_context, stop_pool
 from .results import check_not_above_opt, check_store_fits
 from .versions import RESULT_VERSION
 
@@ -1055,7 +1055,7 @@ class _Backend:
             else:
                 self.client = self.scheduler
         elif self.kind == "processes":
-            self._pool = ProcessPoolExecutor(
+            self._pool = SolverPool(
                 max_workers=self.workers,
                 mp_context=pool_context(),
                 initializer=init_solver_worker,

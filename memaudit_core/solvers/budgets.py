@@ -46,7 +46,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 
@@ -61,7 +61,14 @@ from ..errors import (
     cut_repr,
 )
 from ..objective import evaluate, evaluate_many
-from ..parallel import check_workers, init_solver_worker, pool_context, stop_pool, worker_died
+from ..parallel import (
+    SolverPool,
+    check_workers,
+    init_solver_worker,
+    pool_context,
+    stop_pool,
+    worker_died,
+)
 from . import (
     SOLVER_CHOICES,
     RawSolution,
@@ -418,7 +425,7 @@ def _solve_in_workers(
     pending = grid[len(grid) - n_first :][::-1] + grid[: len(grid) - n_first]
     running: dict[Future, float] = {}
     finished = False
-    pool = ProcessPoolExecutor(
+    pool = SolverPool(
         max_workers=min(workers, len(grid)),
         mp_context=pool_context(),
         initializer=_init_worker,
