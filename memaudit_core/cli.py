@@ -33,6 +33,7 @@ from .errors import (
     ResultError,
     SolverDisagreementError,
     cut_repr,
+    id_text,
 )
 from .specs import parse_number_list, parse_params, parse_seeds
 
@@ -264,8 +265,9 @@ def _fmt(x: float | None, digits: int = 4) -> str:
 def _id_list(ids: Sequence[str], limit: int = 25) -> str:
     if not ids:
         return "(nothing)"
-    # An id with a newline would print as a line of its own (CLI QA: a fake output line).
-    shown = ", ".join(i if i.isprintable() else repr(i) for i in ids[:limit])
+    # An id with a newline would print as a line of its own (CLI QA: a fake output line), and
+    # a 200,000-character id filled the terminal (QA s45).
+    shown = ", ".join(map(id_text, ids[:limit]))
     more = len(ids) - limit
     return shown + (f", ... (+{more} more; --json lists all)" if more > 0 else "")
 
