@@ -58,6 +58,7 @@ from .errors import (
     check_progress,
     check_type,
     cut_repr,
+    id_text,
 )
 from .heartbeat import heartbeat
 from .objective import coverage_of, evaluate, get_saturation
@@ -1222,7 +1223,7 @@ def import_notes(store: Store) -> list[str]:
     coverage = meta.get("coverage")
     if isinstance(coverage, str) and "needs annotation" in coverage:
         missing = needs_annotation_ids(store)
-        shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
+        shown = ", ".join(map(id_text, missing[:10])) + (" ..." if len(missing) > 10 else "")
         holds = "it holds" if len(missing) == 1 else "they hold"
         notes.append(
             f"Coverage as imported: {coverage}."

@@ -34,6 +34,7 @@ from .errors import (
     SolverDisagreementError,
     UsageError,
     cut_repr,
+    id_text,
 )
 from .specs import parse_number_list, parse_params, parse_seeds
 
@@ -265,12 +266,9 @@ def _fmt(x: float | None, digits: int = 4) -> str:
 def _id_list(ids: Sequence[str], limit: int = 25) -> str:
     if not ids:
         return "(nothing)"
-    # An id with a newline would print as a line of its own (CLI QA: a fake output line); 'c2 '
-    # would print as c2 and an id holding ", " as two ids, so those are quoted too.
-    shown = ", ".join(
-        i if i.isprintable() and i and i == i.strip() and ", " not in i else repr(i)
-        for i in ids[:limit]
-    )
+    # An id with a newline would print as a line of its own (CLI QA: a fake output line), and
+    # a 200,000-character id filled the terminal (QA s45).
+    shown = ", ".join(map(id_text, ids[:limit]))
     more = len(ids) - limit
     return shown + (f", ... (+{more} more; --json lists all)" if more > 0 else "")
 

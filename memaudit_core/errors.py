@@ -485,6 +485,20 @@ def cut_repr(value: object, limit: int = 200) -> str:
     return f"{repr(value[:72]) if isinstance(value, str) else text[:72]}... ({size:,} characters)"
 
 
+def id_text(value: str, limit: int = 80) -> str:
+    """An id (of a memory, unit, store ...) as a list in a note or message names it: as it is
+    when short and printable, else :func:`cut_repr` (QA s45: a 200,000-character memory id was
+    pasted whole into the External stores notes; the CLI's lists already quoted an id with a
+    newline, which would print as a line of its own). 'c2 ' would read as c2 and an id holding
+    ", " as two ids in a list, so those are quoted too.
+
+    >>> id_text("m2"), id_text("a\\nb"), id_text("c2 "), id_text("x" * 300)[-20:]
+    ('m2', "'a\\\\nb'", "'c2 '", '... (300 characters)')
+    """
+    plain = value.isprintable() and value == value.strip() != "" and ", " not in value
+    return value if len(value) <= limit and plain else cut_repr(value, limit)
+
+
 def file_name_text(source: str) -> str:
     """``source`` as a message names a file: cut past 200 characters (library QA: a JSON text
     passed where a path was expected was repeated whole as the file name).

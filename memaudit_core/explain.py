@@ -58,7 +58,7 @@ from .analysis import (
 from .analysis import loss_tolerance as loss_tolerance  # the verdict "missed" (QA s39)
 from .analysis import unit_word as unit_word  # pages import it from here
 from .compiled import CompiledInstance
-from .errors import MemAuditError, UnknownNameError, check_names, closest_name, cut_repr
+from .errors import MemAuditError, UnknownNameError, check_names, closest_name, cut_repr, id_text
 from .objective import coverage_of, get_saturation
 from .package import Package, check_package
 from .shortrepr import brief, count, num, short_repr
@@ -948,7 +948,9 @@ def _n_shown(n: int, limit: int) -> int:
 
 def _list(ids: Sequence[str], limit: int = 6) -> str:
     shown = _n_shown(len(ids), limit)
-    return ", ".join(ids[:shown]) + (f" and {len(ids) - shown} more" if len(ids) > shown else "")
+    return ", ".join(map(id_text, ids[:shown])) + (
+        f" and {len(ids) - shown} more" if len(ids) > shown else ""
+    )
 
 
 def _plural(n: int, word: str, plural: str | None = None) -> str:
@@ -2263,7 +2265,7 @@ def _timeline(
             "experience and cannot be placed on the timeline; the Compare page lists them."
         )
     if skipped:
-        notes.append(f"External stores not shown: {', '.join(skipped)}.")
+        notes.append(f"External stores not shown: {', '.join(map(id_text, skipped))}.")
     types = tuple(sorted({p.type for p in points}))
     return TimelineData(
         rows=tuple(r for r, _ in rows),

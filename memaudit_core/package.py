@@ -50,6 +50,7 @@ from .errors import (
     closest_name,
     cut_repr,
     file_name_text,
+    id_text,
     probe_path,
     shown_text,
 )
@@ -468,7 +469,7 @@ class Package:
         for s in self.stores:
             if s.id == store_id:
                 return s
-        known = ", ".join(s.id for s in self.stores) or "none"
+        known = ", ".join(id_text(s.id) for s in self.stores) or "none"
         raise UnknownNameError(
             f"unknown store {cut_repr(store_id)} in package {self.id!r} (known: {known})"
         )
@@ -1363,6 +1364,7 @@ def _parse_package(doc: object, source: str, *, suspect: bool | None) -> Package
     warnings.extend(_unknown_type_warnings(package.candidates))
     warnings.extend(_precision_warnings(package, weights))
     warnings.extend(budget_warnings)
+    warnings.extend(_default_budget_warnings(package))
     warnings.extend(checker.warnings)
     object.__setattr__(package, "warnings", tuple(warnings))
     return package
@@ -1373,6 +1375,27 @@ EMPTY_BUDGETS_WARNING = (
     "$.budgets is empty (rule: budgets-grid): read as no grid given, so a sweep uses the "
     "default grid (1%, 2%, 5%, 10%, 20% and 50% of the total cost)"
 )
+
+
+def _default_budget_warnings(package: Package) -> list[str]:
+    """A warning when the package's own budget is below its cheapest candidate: nothing fits
+    there, so OPT = 0 and every ratio is n/a at the budget the app and CLI open at (QA s45:
+    small generated packages, e.g. random_coverage with 3 groups, showed scores of 0 unsaid;
+    their seeded budget_fraction rule stays as documented)."""
+    from .compiled import budget_with_tolerance, fits_limit
+    from .shortrepr import cost_budget_text
+
+    if package.budget is None or not package.candidates:
+        return []
+    cheapest = min(c.cost for c in package.candidates)
+    if fits_limit([cheapest], budget_with_tolerance(package.budget)):
+        return []
+    cost, budget = cost_budget_text(cheapest, package.budget, 6)
+    return [
+        f"$.budget: no candidate fits the default budget B = {budget} {package.cost_unit}; the "
+        f"cheapest costs {cost}, so OPT = 0 at B: every writer scores 0 and every ratio is n/a "
+        f"there (a budget of at least {cost} {package.cost_unit} fits one)"
+    ]
 
 
 def budgets_field_warnings(value: Any) -> list[str]:

@@ -2019,7 +2019,7 @@ def sweep_suite(
         missing = [s for s in store_ids if not any(s in e.stores for e in entries)]
         if missing:
             raise UnknownNameError(
-                f"store(s) {', '.join(map(repr, missing))} found in none of the swept packages"
+                f"store(s) {', '.join(map(cut_repr, missing))} found in none of the swept packages"
             )
 
     # The lock is held until the outputs are written: another run would rewrite them

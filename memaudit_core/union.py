@@ -89,6 +89,7 @@ from .errors import (
     check_names,
     check_type,
     cut_repr,
+    id_text,
 )
 from .objective import evaluate, singleton_values
 from .package import Package, Store, check_package, replace_package
@@ -1535,7 +1536,7 @@ def _build_report(
                 "even the best affordable subset of these memories falls short of OPT over the "
                 "union, so the memories as written miss evidence (or cost too much for it)"
                 + (
-                    f"; {len(unlinked)} of them ({', '.join(unlinked[:5])}"
+                    f"; {len(unlinked)} of them ({', '.join(map(id_text, unlinked[:5]))}"
                     + (" ..." if len(unlinked) > 5 else "")
                     # QA s39 (defect 10): "1 of them (...) cover nothing" for one.
                     + (") covers" if len(unlinked) == 1 else ") cover")
@@ -1978,7 +1979,7 @@ def annotation_grid(
     unit_ids = tuple(units) if units is not None else tuple(known)
     missing = [u for u in unit_ids if u not in known]
     if missing:
-        raise UnknownNameError(f"unknown unit(s): {', '.join(missing)}")
+        raise UnknownNameError(f"unknown unit(s): {', '.join(id_text(str(u)) for u in missing)}")
     options: dict[str, tuple[str, ...]] = {}
     for u in unit_ids:
         extra = sorted(
@@ -2129,7 +2130,7 @@ def with_stores(package: Package, stores: Sequence[Store]) -> Package:
         return replace_package(package, stores=tuple(current))
     except PackageError as exc:
         # The problem is in the stores added here, not in the package's file (library QA).
-        ids = ", ".join(repr(s.id) for s in stores)
+        ids = ", ".join(cut_repr(s.id) for s in stores)
         raise PackageError(
             f"{package.source} with store(s) {ids} added in memory", exc.problems
         ) from None

@@ -61,6 +61,7 @@ from .errors import (
     check_names,
     check_type,
     cut_repr,
+    id_text,
 )
 from .heartbeat import beat
 from .objective import GAIN_EPS, CoverageState, evaluate, get_saturation
@@ -1632,7 +1633,7 @@ def _reference_selection(
     if repeated:
         raise WriterError(
             f"writer {info.name!r} returned candidate(s) more than once: "
-            + ", ".join(view.candidate_ids[i] for i in repeated)
+            + ", ".join(id_text(view.candidate_ids[i]) for i in repeated)
         )
     return tuple(sorted(positions))
 
@@ -1682,8 +1683,8 @@ def infeasible_reason(inst: CompiledInstance, selected_idx: tuple[int, ...], bud
     for g in np.flatnonzero(counts > inst.group_capacity)[:5]:
         ids = [inst.candidate_ids[i] for i in idx if inst.group_idx[i] == g]
         parts.append(
-            f"it holds {len(ids)} candidates of experience {inst.group_ids[g]!r} (at most "
-            f"{inst.group_capacity}): {', '.join(ids)}"
+            f"it holds {len(ids)} candidates of experience {cut_repr(inst.group_ids[g])} (at most "
+            f"{inst.group_capacity}): {', '.join(map(id_text, ids))}"
         )
     return "; ".join(parts)
 

@@ -25,6 +25,9 @@ from memaudit_core.solvers.certify import VALUE_RTOL_TEXT
 _LOG = logging.getLogger(__name__)
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 _HYPHENS = re.compile(r"-{2,}")
+#: The "+" of a number's exponent ("1e+12"): replaced by "-" like any other "+", it read as
+#: 1e-12 (QA s45), so it is dropped ("1e12" means the same).
+_EXPONENT_PLUS = re.compile(r"(?<=[0-9.][eE])\+(?=[0-9])")
 
 
 def safe_filename(text: str) -> str:
@@ -34,7 +37,10 @@ def safe_filename(text: str) -> str:
 
     >>> safe_filename("event graph/50 · F"), safe_filename("···"), safe_filename("M (x)-y")
     ('event-graph-50-F', 'memaudit', 'M-x-y')
+    >>> safe_filename("cost_high=1e+12"), safe_filename("cost_low=1e-12"), safe_filename("a+b")
+    ('cost_high-1e12', 'cost_low-1e-12', 'a-b')
     """
+    text = _EXPONENT_PLUS.sub("", text)
     return _HYPHENS.sub("-", _SAFE.sub("-", text)).strip("-") or "memaudit"
 
 

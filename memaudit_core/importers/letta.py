@@ -42,6 +42,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..errors import cut_repr, id_text
 from ..package import Package, Store, json_type
 from ._common import (
     FORMAT_HINTS,
@@ -372,7 +373,7 @@ def load_letta_store(
                     held.add(bid)
                 if not isinstance(bid, str) or bid not in block_ids:
                     # The agent's core memory holds a block the file lacks (CLI QA: ignored).
-                    unknown_blocks.append(f"$.agents[{a}].block_ids[{j}] {bid!r}")
+                    unknown_blocks.append(f"$.agents[{a}].block_ids[{j}] {cut_repr(bid)}")
             n, r, e = _count_messages(agent.get("messages"), f"$.agents[{a}].messages", col)
             n_msgs += n
             edits += e
@@ -395,8 +396,8 @@ def load_letta_store(
         named = [str(a.get("name") or a.get("id")) for a in agents if isinstance(a, dict)]
         if len(named) > 1:
             block_warnings.append(
-                f"the file holds {len(named)} agents ({', '.join(named[:10])}): their blocks "
-                "are one store here; export one agent to score one agent's memory"
+                f"the file holds {len(named)} agents ({', '.join(map(id_text, named[:10]))}): "
+                "their blocks are one store here; export one agent to score one agent's memory"
             )
         if any(isinstance(a, dict) and isinstance(a.get("block_ids"), list) for a in agents):
             orphans = sorted(block_ids - held)

@@ -89,6 +89,7 @@ from pathlib import Path
 from typing import Any
 
 from ..costs import EmptyTextError, cost_of, get_cost_rule
+from ..errors import cut_repr, id_text
 from ..package import Package, json_type, parse_package
 from ._common import (
     INSTANCE_KEYWORD,
@@ -287,7 +288,7 @@ def _pick(samples: list[tuple[dict[str, Any], str]], instance: str | None, sourc
             "$",
             "instance-required",
             f"the file holds {len(samples)} conversations: choose one with "
-            f"{INSTANCE_KEYWORD}SAMPLE_ID (available: {', '.join(ids)})",
+            f"{INSTANCE_KEYWORD}SAMPLE_ID (available: {', '.join(map(id_text, ids))})",
         )
     for (sample, spath), sid in zip(samples, ids, strict=True):
         if sid == instance:
@@ -296,7 +297,8 @@ def _pick(samples: list[tuple[dict[str, Any], str]], instance: str | None, sourc
         source,
         "$",
         "known-instance",
-        f"no conversation with sample_id {instance!r} (available: {', '.join(ids)})",
+        f"no conversation with sample_id {cut_repr(instance)} "
+        f"(available: {', '.join(map(id_text, ids))})",
         instance,
     )
 

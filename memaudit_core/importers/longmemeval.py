@@ -64,7 +64,7 @@ from pathlib import Path
 from typing import Any
 
 from ..costs import cost_of, get_cost_rule
-from ..errors import PackageError, Problem
+from ..errors import PackageError, Problem, id_text
 from ..package import JSON_LINES_HINT, Package, json_type, parse_package
 from ._common import (
     INSTANCE_KEYWORD,
@@ -384,7 +384,9 @@ def find_instance(
         return first[0], first[1], ids
     if not ids:
         fail(source, "$", "non-empty", "the file holds no instances")
-    shown = ", ".join(ids[:10]) + (f", ... ({len(ids)} in all)" if len(ids) > 10 else "")
+    shown = ", ".join(map(id_text, ids[:10])) + (
+        f", ... ({len(ids)} in all)" if len(ids) > 10 else ""
+    )
     fail(
         source,
         "$",

@@ -164,7 +164,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import PackageError, cut_repr
+from ..errors import PackageError, cut_repr, id_text
 from ..package import Package, Store, json_type
 from . import openmemory
 from ._common import (
@@ -1097,7 +1097,9 @@ def load_mem0_store(
         if len(seen_values) > 1:
             # Importer QA: a Qdrant scroll of the whole collection holds every user's
             # memories; they became one store unsaid.
-            names = ", ".join(list(seen_values)[:10]) + (" ..." if len(seen_values) > 10 else "")
+            names = ", ".join(map(id_text, list(seen_values)[:10])) + (
+                " ..." if len(seen_values) > 10 else ""
+            )
             warnings.append(
                 f"the export holds memories of {len(seen_values)} different {key}s ({names}): "
                 f"they are one store here; export one {key.removesuffix('_id')}'s memories "
@@ -1115,8 +1117,8 @@ def load_mem0_store(
     if missing:
         warnings.append(
             f"history names {len(missing)} memory(ies) that are not deleted but not in the export "
-            f"({', '.join(missing[:5])}{'...' if len(missing) > 5 else ''}): the export is "
-            "probably truncated (get_all defaults to 100 items in v1 and 20 in v2)"
+            f"({', '.join(map(id_text, missing[:5]))}{'...' if len(missing) > 5 else ''}): the "
+            "export is probably truncated (get_all defaults to 100 items in v1 and 20 in v2)"
         )
 
     live, invalidated = _read_relations(relations, col)

@@ -29,7 +29,7 @@ import zlib
 from pathlib import Path, PurePosixPath
 from typing import Any, NoReturn
 
-from ..errors import PackageError, Problem, cut_repr
+from ..errors import PackageError, Problem, cut_repr, id_text
 from ..package import Package, Store, json_type
 from ._common import (
     Collector,
@@ -247,7 +247,7 @@ def _read_zip(raw: bytes, source: str) -> tuple[dict[str, tuple[str, bytes]], li
             wanted: (info.filename, reader.read(info, info.filename)) for wanted, info in picked
         }
     if not found:
-        shown = ", ".join(names[:8]) + (" ..." if len(names) > 8 else "")
+        shown = ", ".join(map(id_text, names[:8])) + (" ..." if len(names) > 8 else "")
         fail(
             source,
             "$",
