@@ -2604,7 +2604,7 @@ def sweep(
         grids = [grid] * len(packages)
         grid_notes = []
     if not grid:  # library QA: an empty list returned an empty result without a word
-        raise MemAuditError("sweep(): no budgets given")
+        raise UsageError("sweep(): no budgets given")
     _check_limits(time_limit, None)
     workers = check_workers(workers)
     check_total_time_limit(total_time_limit, workers)

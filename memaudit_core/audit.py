@@ -47,6 +47,7 @@ from .errors import (
     MemAuditError,
     SolverError,
     UnknownNameError,
+    UsageError,
     check_budget_list,
     check_names,
     cut_repr,
@@ -802,7 +803,7 @@ def _budgets(budgets: Sequence[float] | None) -> tuple[float, ...] | None:
 
     grid = tuple(sorted({check_budget(b) for b in check_budget_list(budgets, "audit()")}))
     if not grid:
-        raise MemAuditError("no budgets given")
+        raise UsageError("audit(): no budgets given")
     return grid
 
 
@@ -1289,7 +1290,7 @@ class _Given:
     def __init__(self, package: Package):
         self.package = package
         self.key = f"<{package.id}>"
-        self.label = package.id
+        self.label = self.full_label = package.id
 
     def load(self, text: str | None = None) -> Package:
         return self.package

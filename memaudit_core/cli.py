@@ -612,8 +612,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         f"{_file_name(args.package)}: valid package {pkg.id!r} — {_package_counts(pkg)}; "
         f"total cost {_fmt(pkg.total_cost())} {pkg.cost_unit}"
     )
-    for w in warnings:
-        print(f"{_file_name(args.package)}: warning: {w}", file=sys.stderr)
+    # Every one: validate is the command that says a package's warnings in full.
+    print_warnings(_file_name(args.package), warnings, limit=None)
     _emit(summary, args.json, human)
     return 0
 
@@ -628,15 +628,20 @@ MAX_WARNINGS_PER_FILE = 20
 MAX_WARNED_FILES = 5
 
 
-def print_warnings(source: str, warnings: Sequence[str]) -> None:
-    """``SOURCE: warning: TEXT`` on stderr for the first :data:`MAX_WARNINGS_PER_FILE`
-    warnings, then how many more there are."""
-    for w in warnings[:MAX_WARNINGS_PER_FILE]:
+def print_warnings(
+    source: str, warnings: Sequence[str], limit: int | None = MAX_WARNINGS_PER_FILE
+) -> None:
+    """``SOURCE: warning: TEXT`` on stderr (control characters escaped) for the first
+    ``limit`` warnings (None: all), then how many more there are."""
+    shown = list(warnings) if limit is None else list(warnings[:limit])
+    for w in shown:
         print(_terminal_safe(f"{source}: warning: {w}"), file=sys.stderr)
-    if len(warnings) > MAX_WARNINGS_PER_FILE:
+    if len(warnings) > len(shown):
         print(
-            f"{source}: ... {len(warnings) - MAX_WARNINGS_PER_FILE} more warning(s) (--json "
-            "lists them all)",
+            _terminal_safe(
+                f"{source}: ... {len(warnings) - len(shown)} more warning(s) (--json lists "
+                "them all)"
+            ),
             file=sys.stderr,
         )
 
@@ -660,14 +665,17 @@ class PackageWarnings:
         self.by_file: dict[str, list[str]] | None = None
         self.quiet = quiet
         self.unshown = 0
+        #: How many of :attr:`unshown` were generated (a family source), not files.
+        self.unshown_generated = 0
 
     def start(self) -> None:
         """The command reads packages: its ``--json`` object lists their warnings."""
         if self.by_file is None:
             self.by_file = {}
 
-    def __call__(self, source: str, warnings: Sequence[str]) -> None:
-        """Say ``source``'s warnings, unless this command said them already."""
+    def __call__(self, source: str, warnings: Sequence[str], generated: bool = False) -> None:
+        """Say ``source``'s warnings, unless this command said them already; ``generated``:
+        ``source`` names a family's package, not a file."""
         self.start()
         assert self.by_file is not None
         if source in self.by_file or not warnings:
@@ -677,6 +685,7 @@ class PackageWarnings:
             return
         if len(self.by_file) > MAX_WARNED_FILES:
             self.unshown += 1
+            self.unshown_generated += generated
             return
         Progress.close_line()
         print_warnings(source, warnings)
@@ -686,12 +695,19 @@ class PackageWarnings:
         when the command read no package)."""
         if self.unshown:
             Progress.close_line()
+            # A generated package has no file for validate (QA s45 review).
+            hints = [
+                *(["memaudit validate FILE says each"] if self.unshown_generated < self.unshown
+                  else []),
+                *(["memaudit generate FAMILY --seed N [--param K=V] | memaudit validate - "
+                   "says each generated one"] if self.unshown_generated else []),
+            ]  # fmt: skip
             print(
                 f"memaudit: ... and {self.unshown} more package(s) with warnings (--json lists "
-                "them; memaudit validate FILE says each)",
+                f"them; {'; '.join(hints)})",
                 file=sys.stderr,
             )
-            self.unshown = 0
+            self.unshown = self.unshown_generated = 0
         if self.by_file is None:
             return None
         return [{"file": f, "warnings": ws} for f, ws in self.by_file.items()]
@@ -710,12 +726,16 @@ def _file_name(path: str | None) -> str:
     return STDIN_NAME if path == "-" else str(path)
 
 
-def _load(path: str, warn: bool = True):
+def _load(path: str, warn: bool = True, budgets: Sequence[float] | None = None):
     """A package file; ``-`` reads the package from stdin (as ``-o -`` writes to stdout).
-    Its warnings go to :data:`PACKAGE_WARNINGS` (``warn=False``: the caller says them)."""
+    Its warnings go to :data:`PACKAGE_WARNINGS` (``warn=False``: the caller says them), as a
+    run at ``budgets`` says them (None: the package's default budget)."""
+    from .package import warnings_at_budgets
+
     pkg = _read_package(path)
     if warn:
-        PACKAGE_WARNINGS(_file_name(path), pkg.warnings)
+        at = [pkg.default_budget()] if budgets is None else budgets
+        PACKAGE_WARNINGS(_file_name(path), warnings_at_budgets(pkg.warnings, pkg.budget, at))
     return pkg
 
 
@@ -736,15 +756,24 @@ def _read_package(path: str):
     return load_package(path)
 
 
-def _load_all(paths: Sequence[str], command: str) -> list[Any]:
+def _load_all(
+    paths: Sequence[str], command: str, budgets: Sequence[float] | None = None
+) -> list[Any]:
     """Every package file, or all the invalid ones reported together (QA s44: the first bad
-    file stopped the command, so k bad files took k reruns)."""
+    file stopped the command, so k bad files took k reruns). Their warnings are said as a
+    run at ``budgets`` says them (None: each package's own grid)."""
+    from .package import warnings_at_budgets
+
     packages, invalid = [], []
     for path in paths:
         try:
-            packages.append(_load(path))
+            pkg = _load(path, warn=False)
         except PackageError as exc:
             invalid.append(exc)
+            continue
+        at = pkg.budget_grid() if budgets is None else budgets
+        PACKAGE_WARNINGS(_file_name(path), warnings_at_budgets(pkg.warnings, pkg.budget, at))
+        packages.append(pkg)
     if invalid:
         raise InvalidPackagesError(command, invalid, len(paths))
     return packages
@@ -969,7 +998,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
                 f"{' or '.join(given)} (it finishes or refuses the package); use bnb, milp or "
                 "auto for a limited run"
             )
-    pkg = _load(args.package)
+    pkg = _load(args.package, budgets=None if args.budget is None else [args.budget])
     budget = pkg.default_budget() if args.budget is None else args.budget
     inst = compile_cached(pkg).pool_instance(args.pool)
     with _solve_progress("solve", args.time_limit):
@@ -1280,7 +1309,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         # result's writer_kind, in the header as "NAME (kind)".
         args.writer = get_writer(args.writer).name
     _refuse_unused_writer_timeout(args, [args.writer] if args.writer else [])
-    pkg = _load(args.package)
+    pkg = _load(args.package, budgets=None if args.budget is None else [args.budget])
     if args.salience_field is not None and not pkg.store(args.store).is_external:
         raise UsageError(
             f"score: --salience-field orders an external store's memories; store {args.store!r} "
@@ -1406,8 +1435,7 @@ def _add_export(pkg: Any, args: argparse.Namespace, store_id: str | None = None)
         history=args.history,
     )
     source = args.external
-    for w in store.meta.get("warnings", []):
-        print(f"{source}: warning: {w}", file=sys.stderr)
+    print_warnings(source, store.meta.get("warnings", []))
     # An empty export: the importer's own warning says so (QA s39: said twice, as a note and
     # a warning).
     if store.memories and store.meta.get("coverage") == "needs annotation":
@@ -1470,7 +1498,7 @@ def _score_external(args: argparse.Namespace) -> int:
         raise UsageError("score: --external EXPORT and --format mem0|letta|amem|zep go together")
     if args.writer is not None or args.store is not None:
         raise UsageError("score: --external cannot be combined with --writer or --store")
-    pkg = _load(args.package)
+    pkg = _load(args.package, budgets=None if args.budget is None else [args.budget])
     budget = pkg.default_budget() if args.budget is None else args.budget
     pkg, store = _add_export(pkg, args)
     ev = score(pkg, budget, store_id=store.id, solver=args.solver, time_limit=args.time_limit)
@@ -1636,13 +1664,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         return cli_sweep_suite(args)
     if not args.packages:
         raise UsageError("sweep: give one or more package files, or --family NAME --seeds A-B")
-    packages = _load_all(args.packages, "sweep")
     if args.budgets is not None:  # '' is an empty list, refused, not "the default"
         budgets = _budget_list(args.budgets)
     else:
         # Each package at its own grid, as a folder sweep does (QA: every package was swept
         # at the union of all the packages' grids).
         budgets = None
+    packages = _load_all(args.packages, "sweep", budgets)
     writers = list(WRITERS) if args.writer_names is None else args.writer_names
     ablations = list(normalize_ablations(_split_names(args.ablations, "--ablations")))
     stores = _split_names(args.stores, "--stores")
@@ -2447,8 +2475,9 @@ def unseeded_families_note(args: Any) -> str | None:
 def _suite_run_options(args: Any, label: str) -> dict[str, Any]:
     """What every suite command hands its runner: the sources, the output folder and its
     journal, the backend, the task cap, the figures and a progress bar labelled ``label``."""
+    sources = cli_sources(args)
     return {
-        "sources": cli_sources(args),
+        "sources": sources,
         "out": args.out,
         "workers": args.workers,
         "scheduler": args.scheduler,
@@ -2456,15 +2485,21 @@ def _suite_run_options(args: Any, label: str) -> dict[str, Any]:
         "max_tasks": args.max_tasks,
         "figures": not args.no_figures,
         "progress": Progress(label, enabled=not args.quiet),
-        "on_warnings": _suite_warnings(),
+        "on_warnings": _suite_warnings(sources),
     }
 
 
-def _suite_warnings() -> Callable[[str, Sequence[str]], None]:
+def _suite_warnings(sources: Sequence[PackageSource]) -> Callable[[str, Sequence[str]], None]:
     """:data:`PACKAGE_WARNINGS` for a suite's ``on_warnings``: its ``--json`` lists the
-    packages' warnings (none for generated families) from the start."""
+    packages' warnings (a generated family's too, named by family, seed and parameters)
+    from the start."""
     PACKAGE_WARNINGS.start()
-    return PACKAGE_WARNINGS
+    files = {s.label for s in sources if s.kind == "file"}
+
+    def on_warnings(label: str, warnings: Sequence[str]) -> None:
+        PACKAGE_WARNINGS(label, warnings, generated=label not in files)
+
+    return on_warnings
 
 
 def _with_seed_note(result: Any, args: Any) -> Any:
@@ -2982,6 +3017,9 @@ def _misplaced_hint(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``memaudit`` command; returns its exit status."""
+    # First of all: a usage error or a Ctrl-C before parsing emits too, and must not list
+    # the previous call's package warnings (QA s45 review: a second in-process main() did).
+    PACKAGE_WARNINGS.reset()
     # A closed stdout or stderr (`>&-`, `2>&-`, a daemon started without them) is None in
     # Python. QA (session 19): with stderr closed, the first progress line was an internal
     # error whose message went to stdout, into the JSON; with stdout closed, the JSON went to
@@ -3036,7 +3074,7 @@ def _main(argv: Sequence[str] | None) -> int:
     _STDOUT = sys.stdout
     _INTERRUPT_REPORTED = False
     _STDIN_READ[0] = False
-    PACKAGE_WARNINGS.reset(quiet=bool(getattr(args, "quiet", False)))
+    PACKAGE_WARNINGS.quiet = bool(getattr(args, "quiet", False))
     try:
         with _SignalGuard(args):
             return _run(args)

@@ -51,6 +51,7 @@ from .errors import (
     MemAuditError,
     SolverError,
     UnknownNameError,
+    UsageError,
     check_budget_list,
     check_names,
     check_params,
@@ -243,9 +244,9 @@ def sweep_grid(budgets: Sequence[float]) -> tuple[float, ...]:
     chart ran 3, 4, 6). Refuses an empty or too long grid and a budget that is not one."""
     grid = {check_budget(b) for b in check_budget_list(budgets, "budgets")}
     if not grid:
-        raise MemAuditError("the budget grid is empty")
+        raise UsageError("the budget grid is empty")
     if len(grid) > MAX_BUDGETS:
-        raise MemAuditError(f"{len(grid)} budgets; at most {MAX_BUDGETS} are allowed")
+        raise UsageError(f"{len(grid)} budgets; at most {MAX_BUDGETS} are allowed")
     return tuple(sorted(grid))
 
 

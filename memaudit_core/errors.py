@@ -556,7 +556,7 @@ def check_budget_list(budgets: object, what: str) -> list[object]:
     [2, 4]
     """
     if isinstance(budgets, str | bytes) or not hasattr(budgets, "__iter__"):
-        raise MemAuditError(
+        raise UsageError(
             f"{what}: expected a list of budgets, got {cut_repr(budgets)}"
             + (
                 f" (for one budget: [{cut_repr(budgets)}])"

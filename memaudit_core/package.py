@@ -30,7 +30,7 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
@@ -1394,8 +1394,37 @@ def _default_budget_warnings(package: Package) -> list[str]:
     return [
         f"$.budget: no candidate fits the default budget B = {budget} {package.cost_unit}; the "
         f"cheapest costs {cost}, so OPT = 0 at B: every writer scores 0 and every ratio is n/a "
-        f"there (a budget of at least {cost} {package.cost_unit} fits one)"
+        f"there (a budget of at least {cost} {package.cost_unit} fits one) "
+        f"(rule: {BUDGET_FITS_NOTHING})"
     ]
+
+
+#: The rule of the warning that no candidate fits the package's default budget.
+BUDGET_FITS_NOTHING = "budget-fits-nothing"
+
+
+def _is_budget_fits_nothing(warning: str) -> bool:
+    # By its JSON path and its closing rule: an id or a cost unit quoted inside another
+    # warning cannot make it start with "$.budget: ".
+    return warning.startswith("$.budget: ") and warning.endswith(f"(rule: {BUDGET_FITS_NOTHING})")
+
+
+def warnings_at_budgets(
+    warnings: Sequence[str], default_budget: float | None, budgets: Iterable[float]
+) -> list[str]:
+    """``warnings`` (a package's) as a run at ``budgets`` says them: the warning of rule
+    ``budget-fits-nothing`` only when ``budgets`` include the package's ``default_budget``.
+
+    QA s45 review: ``solve --budget 3`` printed OPT certified, then that OPT = 0 at the
+    default budget it never ran; a sweep at ``--budgets 2`` said so for every small seed.
+
+    >>> w = ["$.budget: no candidate fits ... (rule: budget-fits-nothing)", "other"]
+    >>> warnings_at_budgets(w, 1.5, [1.5, 3]) == w, warnings_at_budgets(w, 1.5, [3])
+    (True, ['other'])
+    """
+    if default_budget is not None and float(default_budget) in {float(b) for b in budgets}:
+        return list(warnings)
+    return [w for w in warnings if not _is_budget_fits_nothing(w)]
 
 
 def budgets_field_warnings(value: Any) -> list[str]:

@@ -68,6 +68,7 @@ from .errors import (
     MemAuditError,
     SolverError,
     UnknownNameError,
+    UsageError,
     check_budget_list,
     check_names,
     check_progress,
@@ -127,7 +128,7 @@ def _budgets(package: Package, budgets: Iterable[float] | None) -> tuple[float, 
     raw = package.budget_grid() if budgets is None else check_budget_list(budgets, "budgets")
     out = [check_budget(b) for b in raw]
     if not out:
-        raise MemAuditError("no budgets given")
+        raise UsageError("no budgets given")
     return tuple(sorted(set(out)))
 
 

@@ -82,6 +82,7 @@ from .package import (
     budget_grid_notes,
     grid_notes_capped,
     json_float,
+    warnings_at_budgets,
 )
 from .parallel import SolverPool, check_workers, init_solver_worker, pool_context, stop_pool
 from .results import check_not_above_opt, check_store_fits
@@ -120,7 +121,7 @@ WarningsCallback = Callable[[str, Sequence[str]], None] | None
 def check_on_warnings(on_warnings: object) -> None:
     """Refuse an ``on_warnings`` that is neither None nor callable, before any work."""
     if on_warnings is not None and not callable(on_warnings):
-        raise MemAuditError(
+        raise UsageError(
             f"on_warnings must be a callable (label, warnings) or None, got {cut_repr(on_warnings)}"
         )
 
@@ -168,6 +169,16 @@ class PackageSource:
         if self.kind == "file":
             return self.shown if self.shown is not None else Path(self.ref).name
         return f"{self.ref}:{self.seed}"
+
+    @property
+    def full_label(self) -> str:
+        """:attr:`label`, with a family source's parameters (``random_coverage:1:n_groups=3``,
+        as :attr:`key` and the app's ``gen:`` links write them): what names its package
+        where rows do not stand beside it (its warnings; QA s45 review: ``random_coverage:1``
+        dropped ``--param n_groups=3``)."""
+        if self.kind == "file" or not self.params:
+            return self.label
+        return f"{self.label}:" + ";".join(f"{k}={v}" for k, v in self.params)
 
     def load(self, text: str | None = None) -> Package:
         """The package (``text`` is the file's content when it was shipped to a worker)."""
@@ -519,6 +530,11 @@ class IndexEntry:
     grid_notes: tuple[str, ...] = ()
     #: The package's warnings (rule ``id-lookalike``, ...), for ``on_warnings`` (QA s45).
     warnings: tuple[str, ...] = ()
+    #: The package's ``budget`` field: its ``budget-fits-nothing`` warning is said only by a
+    #: run at that budget (:func:`~memaudit_core.package.warnings_at_budgets`).
+    default_budget: float | None = None
+    #: :attr:`PackageSource.full_label`: the source named with its family parameters.
+    full_label: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -554,6 +570,8 @@ def _index_one(src: PackageSource, text: str | None) -> IndexEntry:
         cost_unit=pkg.cost_unit,
         grid_notes=tuple(budget_grid_notes(pkg)),
         warnings=tuple(pkg.warnings),
+        default_budget=None if pkg.budget is None else float(pkg.budget),
+        full_label=src.full_label,
     )
 
 
@@ -1246,8 +1264,11 @@ def run_suite(
                 if on_warnings is not None:
                     # Before the checks: a look-alike id may be why a named store is missing.
                     for e in entries:
-                        if e.warnings:
-                            on_warnings(e.label, e.warnings)
+                        said = warnings_at_budgets(
+                            e.warnings, e.default_budget, [b for _, b, _ in plan(e)]
+                        )
+                        if said:
+                            on_warnings(e.full_label or e.label, said)
                 if check_entries is not None:  # the caller's package checks, before any task
                     check_entries(entries)
                 # Opened once every package is known valid: a run that cannot start leaves --out
@@ -1931,7 +1952,10 @@ def sweep_suite(
     on_warnings : callable, optional
         ``on_warnings(label, warnings)``, once for each source whose package has warnings
         (as :attr:`~memaudit_core.package.Package.warnings`: look-alike ids, repeated
-        budgets ...), before any task runs; the CLI prints them on stderr.
+        budgets ...), before any task runs; the CLI prints them on stderr. ``label`` names
+        a family source with its parameters (``random_coverage:1:n_groups=3``); the warning
+        that no candidate fits the default budget (rule ``budget-fits-nothing``) comes only
+        when the sweep runs that budget.
     writer_timeout : float, optional
         Seconds per call of a blind plugin writer, on every worker (default
         :data:`memaudit_core.plugins.DEFAULT_TIMEOUT`, which ``--writer-timeout`` sets).
@@ -1970,7 +1994,7 @@ def sweep_suite(
 
         grid = tuple(sorted({check_budget(b) for b in check_budget_list(budgets, "sweep_suite()")}))
         if not grid:
-            raise UsageError("no budgets given")
+            raise UsageError("sweep_suite(): no budgets given")
     store_ids = tuple(dict.fromkeys(check_names(stores, "stores")))
     check_something_to_sweep(names, store_ids, abl, "sweep_suite()")
     check_distinct_methods(names, store_ids, abl)

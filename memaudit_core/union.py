@@ -85,6 +85,7 @@ from .errors import (
     PackageError,
     ResultError,
     UnknownNameError,
+    UsageError,
     check_budget_list,
     check_names,
     check_type,
@@ -823,6 +824,13 @@ class UnionCurve(tuple[UnionCurveRow, ...]):
 
     Two curves are equal when their rows and every field are; a curve is equal to a plain
     tuple of its rows (what code written for the tuple compares with).
+
+    ``UnionCurve(rows)`` (and ``UnionCurve(rows, notes)``), as code written before the model
+    builds one, still works (QA s45 review: the fields had become required): such a bare
+    curve has no package (``package_id``, ``content_hash`` and ``cost_unit`` None) and
+    ``keep`` "recency", :func:`union_curve`'s default. Its ``to_dict()`` says so with nulls,
+    and :func:`~memaudit_core.read_result` refuses it, naming the missing package: a saved
+    curve is read back against the package it was solved for.
     """
 
     #: The fields beside the rows, in ``to_dict()`` order.
@@ -837,9 +845,9 @@ class UnionCurve(tuple[UnionCurveRow, ...]):
     #: ``result_kind`` in ``to_dict()`` (:data:`memaudit_core.results.RESULT_KINDS`).
     RESULT_KIND: ClassVar[str] = "union_curve"
 
-    package_id: str
-    content_hash: str
-    cost_unit: str
+    package_id: str | None
+    content_hash: str | None
+    cost_unit: str | None
     keep: str
     salience_field: str | None
     notes: tuple[str, ...]
@@ -849,10 +857,10 @@ class UnionCurve(tuple[UnionCurveRow, ...]):
         rows: Iterable[UnionCurveRow] = (),
         notes: Iterable[str] = (),
         *,
-        package_id: str,
-        content_hash: str,
-        cost_unit: str,
-        keep: str,
+        package_id: str | None = None,
+        content_hash: str | None = None,
+        cost_unit: str | None = None,
+        keep: str = KEEP_RULES[0],
         salience_field: str | None = None,
     ) -> UnionCurve:
         self = super().__new__(cls, rows)
@@ -973,6 +981,15 @@ class UnionCurve(tuple[UnionCurveRow, ...]):
         data = require_object(data, path)
         check_result_version(data, path)
         check_result_kind(data, path, cls.RESULT_KIND)
+        for key in ("package_id", "content_hash", "cost_unit"):
+            if data.get(key, "") is None:  # a bare UnionCurve(rows)'s to_dict()
+                raise ResultError(
+                    child(path, key),
+                    "missing package",
+                    "null: a curve built from rows alone (UnionCurve(rows)) has no package, "
+                    "so it cannot be read back; save the curve union_curve() returns",
+                    None,
+                )
         hints = {
             "package_id": str,
             "content_hash": str,
@@ -1749,7 +1766,7 @@ def union_curve(
     raw = package.budget_grid() if budgets is None else check_budget_list(budgets, "union_curve()")
     grid = sorted({check_budget(b) for b in raw})
     if not grid:
-        raise MemAuditError("union_curve(): no budgets given")
+        raise UsageError("union_curve(): no budgets given")
     check_time_limit(time_limit)
     check_total_time_limit(total_time_limit)
     with shared_time(total_time_limit, len(grid) * (1 + 2 * len(stores))) as share:

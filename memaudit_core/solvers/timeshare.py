@@ -88,10 +88,11 @@ class TimeShare:
         """Seconds since the share started."""
         return self._clock() - self._start
 
-    def overrun_text(self, *, writers: bool) -> str:
+    def overrun_text(self, *, writers: bool = True) -> str:
         """What the total's note should add when the computation took clearly longer: each
         run's minimum (model building, a root bound) is not interrupted, nor are the writers
-        of a call that ran some (``writers``; QA s45: a call that ran none was said to)."""
+        of a call that ran some (``writers``; QA s45: a call that ran none was said to). The
+        default, ``writers=True``, is the wording from before ``writers`` was asked."""
         took = self.elapsed_s()
         if took <= 1.1 * self.total_s + 0.5:
             return ""
@@ -99,11 +100,13 @@ class TimeShare:
         held = f"its writers and {least} are" if writers else f"{least} is"
         return f"; it took {took:.1f} s in all, as {held} not interrupted"
 
-    def overrun_note(self, what: str, *, writers: bool, text: str | None = None) -> str:
+    def overrun_note(self, what: str, text: str | None = None, *, writers: bool = True) -> str:
         """The overrun as a note of its own ('' when there was none), for a call whose notes
         do not already carry :meth:`overrun_text` (``text``, when already taken): it went
         only into the note on unproven optima, so a call whose solves were all proven said
-        nothing of taking 1.2 s of a 0.001 s total (QA s44)."""
+        nothing of taking 1.2 s of a 0.001 s total (QA s44). ``text`` stays the second
+        positional argument it was, and ``writers`` defaults to the old wording (QA s45
+        review: callers written before ``writers`` raised TypeError)."""
         text = self.overrun_text(writers=writers) if text is None else text
         return f"{what} shared a total of {self.total_s:g} s{text}." if text else ""
 
