@@ -792,7 +792,7 @@ def _check_pools(pools: Sequence[str]) -> tuple[str, ...]:
             raise UnknownNameError(f"unknown pool {cut_repr(p)} (known: {', '.join(POOLS)})")
         out.append(name)
     if not out:
-        raise MemAuditError("no pools given")
+        raise UsageError("no pools given")
     return tuple(dict.fromkeys(out))
 
 
@@ -1256,9 +1256,10 @@ def audit_summary_for_package(
     t0 = time.perf_counter()
     pool_names = _check_pools(pools)
     _check_limits(time_limit, None)
-    grid = _budgets(budgets) or tuple(float(b) for b in package.budget_grid())
     src = PackageSource("file", f"<{package.id}>")
     entry = replace(_index_one(_Given(package), None), source=src.key, label=package.id)
+    # The index's grid, each budget once: the package's own repeated 3 ran twice (QA s45).
+    grid = _budgets(budgets) or entry.budgets
     inst = compile_cached(package)
     tasks, results = [], {}
     total = len(pool_names) * len(grid)

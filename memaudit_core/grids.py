@@ -25,7 +25,7 @@ import numbers
 from collections.abc import Sequence
 from decimal import Decimal
 
-from .errors import MemAuditError, count_text, cut_repr
+from .errors import UsageError, count_text, cut_repr
 
 #: Most budgets one range may make unless the caller sets a smaller cap (the app's sweep
 #: allows 200): a range like 0:1e9:1 would not fit in memory.
@@ -53,10 +53,11 @@ def budget_range(
 
     Raises
     ------
-    MemAuditError
+    UsageError
         For a non-finite value, a negative start, a non-positive step, ``stop < start``,
         more than ``max_budgets`` budgets, or a step below floating-point resolution at
-        ``stop`` (budgets that would collapse into one).
+        ``stop`` (budgets that would collapse into one): a mistake in the range asked for,
+        so the CLI reports it as one under ``--json`` (QA s45: it was a MemAuditError).
 
     Examples
     --------
@@ -64,24 +65,24 @@ def budget_range(
     (10.0, 14.0, 18.0, 20.0)
     >>> try:
     ...     budget_range(0, 100, 1, max_budgets=10)
-    ... except MemAuditError as exc:
+    ... except UsageError as exc:
     ...     print(exc)
     budget range: 0..100 step 1 makes 101 budgets, more than the 10 allowed; use a larger step
     """
     vals = []
     for name, value in (("start", start), ("stop", stop), ("step", step)):
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            raise MemAuditError(f"{what}: {name} must be a number, got {cut_repr(value)}")
+            raise UsageError(f"{what}: {name} must be a number, got {cut_repr(value)}")
         vals.append(float(value))
     if not all(math.isfinite(v) for v in vals):
-        raise MemAuditError(f"{what}: start, stop and step must be finite numbers")
+        raise UsageError(f"{what}: start, stop and step must be finite numbers")
     start, stop, step = vals
     if start < 0:
-        raise MemAuditError(f"{what}: start must be >= 0, got {start:g}")
+        raise UsageError(f"{what}: start must be >= 0, got {start:g}")
     if step <= 0:
-        raise MemAuditError(f"{what}: step must be > 0, got {step:g}")
+        raise UsageError(f"{what}: step must be > 0, got {step:g}")
     if stop < start:
-        raise MemAuditError(
+        raise UsageError(
             f"{what} runs backwards: stop ({stop:g}) is below start ({start:g}); a range goes "
             "from start up to stop"
         )
@@ -91,7 +92,7 @@ def budget_range(
     n = int((d_stop - d_start) / d_step) + 1  # steps that stay at or below stop
     n_total = n + (d_start + (n - 1) * d_step < d_stop)  # and stop itself when they miss it
     if n_total > max_budgets:
-        raise MemAuditError(
+        raise UsageError(
             f"{what}: {start:g}..{stop:g} step {step:g} makes {count_text(n_total)} budgets, "
             f"more than the {max_budgets:,} allowed; use a larger step"
         )
@@ -101,7 +102,7 @@ def budget_range(
     distinct = tuple(dict.fromkeys(grid))
     if len(distinct) < len(grid):
         # CLI QA: 1e17..1e17+100 step 1 became 7 budgets, all printed as 1e+17, silently.
-        raise MemAuditError(
+        raise UsageError(
             f"{what}: {start!r}..{stop!r} step {step:g} asks for {len(grid):,} budgets but "
             f"floating point holds only {len(distinct):,} distinct values there; use a step "
             "of at least "

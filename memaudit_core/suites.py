@@ -46,11 +46,13 @@ Examples
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import math
 import numbers
 import os
+import stat
 import threading
 import time
 from collections import Counter
@@ -279,34 +281,42 @@ def _expand_path(
     if folder:
         # Case-insensitive, as load_package reads suffixes: a folder's TWO.JSON was skipped.
         try:
-            files = sorted(p for p in path.iterdir() if p.suffix.lower() == ".json" and p.is_file())
+            members = sorted(p for p in path.iterdir() if p.suffix.lower() == ".json")
+            kinds = [(p, _member_kind(p)) for p in members]
         except OSError as exc:
             why = f"cannot list the folder: {exc.strerror or exc}"
             return [_unreadable(text, label, "readable", why, listed)]
-        if not files:
+        # Subfolders are not searched (a folder sweep reads the folder's own files).
+        kinds = [(p, k) for p, k in kinds if k != "folder"]
+        if not kinds:
             why = "the folder holds no *.json package file"
             return [_unreadable(text, label, "package-files", why, listed)]
-        return [
-            PackageSource(
-                "file",
-                str(p.resolve()),
-                shown=os.path.join(label, p.name),
-            )
-            for p in files
-        ]
+        out_files: list[PackageSource] = []
+        for p, kind in kinds:
+            shown_p = os.path.join(label, p.name)
+            if kind == "file":
+                out_files.append(PackageSource("file", str(p.resolve()), shown=shown_p))
+            else:
+                # QA s45: a dangling link or a FIFO named *.json was dropped without a word
+                # (a FIFO is never opened here: reading one waits for a writer).
+                rule, why = _member_problem(p, kind)
+                out_files.append(_unreadable(str(p), shown_p, rule, why, listed))
+        return out_files
     if path.suffix.lower() == ".txt":
         resolved = path.resolve()
         if resolved in _visiting:
             chain = " -> ".join(str(p) for p in (*_visiting, resolved))
             raise MemAuditError(f"{text}: the package lists include each other ({chain})")
+        # Listed with the invalid files, as a missing path is (QA s45: a non-UTF-8 list
+        # stopped the run alone, before the other invalid files were named).
         try:
             lines = path.read_text(encoding="utf-8").splitlines()
         except UnicodeDecodeError as exc:
-            raise MemAuditError(
-                f"{text}: a package list must be UTF-8 text (byte {exc.start} is not)"
-            ) from None
+            why = f"a package list must be UTF-8 text (byte {exc.start} is not)"
+            return [_unreadable(text, label, "utf-8", why, listed)]
         except OSError as exc:
-            raise MemAuditError(f"{text}: cannot read the package list ({exc.strerror})") from None
+            why = f"cannot read the package list: {exc.strerror or exc}"
+            return [_unreadable(text, label, "readable", why, listed)]
         out: list[PackageSource] = []
         for n, line in enumerate(lines, 1):
             item = line.split("#", 1)[0].strip()
@@ -323,6 +333,44 @@ def _expand_path(
             )
         return out
     return [PackageSource("file", str(path.resolve()), shown=label)]
+
+
+def _member_kind(path: Path) -> str:
+    """What a folder member is, its link followed: "file", "folder", "missing" (a dangling
+    or looping symbolic link), or the kind of special file ("named pipe", ...)."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return "missing"
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "missing"
+        raise
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISDIR(mode):
+        return "folder"
+    kinds = {
+        stat.S_ISFIFO: "named pipe",
+        stat.S_ISSOCK: "socket",
+        stat.S_ISCHR: "character device",
+        stat.S_ISBLK: "block device",
+    }
+    return next((k for test, k in kinds.items() if test(mode)), "special file")
+
+
+def _member_problem(path: Path, kind: str) -> tuple[str, str]:
+    """The rule and message of a folder member that is no package file to read."""
+    if kind == "missing":
+        try:
+            target = cut_repr(os.readlink(path))
+        except OSError:
+            target = "a path that cannot be read"
+        return "file-exists", f"no such file: a dangling symbolic link (to {target})"
+    return (
+        "regular-file",
+        f"not a regular file ({kind}): a folder's *.json members are read only if they are files",
+    )
 
 
 def _unreadable(
@@ -564,7 +612,9 @@ def _index_one(src: PackageSource, text: str | None) -> IndexEntry:
         instance_hash=instance_hash(pkg),
         seed=seed,
         family=family if isinstance(family, str) else None,
-        budgets=tuple(float(b) for b in pkg.budget_grid()),
+        # Each budget once, in the grid's order (QA s45: a folder of packages whose
+        # `budgets` repeat 3 gave each (package, 3) row twice, doubling n at budget 3).
+        budgets=tuple(dict.fromkeys(float(b) for b in pkg.budget_grid())),
         stores=tuple(s.id for s in pkg.stores),
         external_stores=tuple(s.id for s in pkg.stores if s.is_external),
         cost_unit=pkg.cost_unit,

@@ -68,7 +68,11 @@ def test_a_package_list_that_is_not_utf8_is_a_user_error(capsys, tmp_path):
     code, out, err = run(capsys, "sweep", str(listed), "--budgets", "3", "--writers", "gvt",
                          "--quiet", "--json")  # fmt: skip
     assert code == 2, err
-    assert "must be UTF-8 text (byte 9 is not)" in json.loads(out)["error"]["message"]
+    # Listed with the invalid files (QA s45: it stopped the run alone, with no rule).
+    (listed_error,) = json.loads(out)["error"]["errors"]
+    (problem,) = listed_error["problems"]
+    assert problem["rule"] == "utf-8"
+    assert "must be UTF-8 text (byte 9 is not)" in problem["message"]
 
 
 def test_a_character_device_is_refused_before_it_is_read(capsys):
