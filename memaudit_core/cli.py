@@ -402,6 +402,7 @@ def summary_table(
 
 
 def _emit(obj: dict[str, Any], as_json: bool, human: str) -> None:
+    global _OUTPUT_STATE
     listed = PACKAGE_WARNINGS.finish()
     if as_json:
         obj = {
@@ -410,10 +411,50 @@ def _emit(obj: dict[str, Any], as_json: bool, human: str) -> None:
             **obj,
             **({"package_warnings": listed} if listed is not None else {}),
         }
+        _OUTPUT_STATE = "writing"
         json.dump(_json_safe(obj), _stdout(), indent=2, default=_json_default, allow_nan=False)
         _stdout().write("\n")
     else:
+        _OUTPUT_STATE = "writing"
         _stdout().write(_terminal_safe(human.rstrip("\n")) + "\n")
+    _OUTPUT_STATE = "written"
+
+
+#: How far the command's one output on stdout got: None (not started), "writing" or
+#: "written". A Ctrl-C once it has started must not add a second JSON object after it (QA s45:
+#: a sweep's result cut mid-string was followed by ``{"error": ...}``).
+_OUTPUT_STATE: str | None = None
+
+
+def _interrupted_output(args: argparse.Namespace, word: str) -> str | None:
+    """What stderr says of a Ctrl-C (``word``: interrupted / terminated) that came once the
+    command's output had started on stdout, else None (nothing was written: the usual message
+    and error object). The run had finished by then; a suite with ``--out`` has its tables and
+    every task's result in that folder, and the same command prints the result again from the
+    journal without running a task."""
+    if _OUTPUT_STATE is None:
+        return None
+    if _OUTPUT_STATE == "written":
+        return f"{word} after the result was written in full"
+    what = "JSON" if getattr(args, "json", False) else "text"
+    text = (
+        f"{word} while the result was being written: the run had finished, but its {what} on "
+        "stdout was cut off there"
+    )
+    out = getattr(args, "out", None)
+    if out and args.command in ("sweep", "audit"):
+        from .suites import JOURNAL
+
+        return (
+            f"{text}; the complete results are in {out} (report.md and the tables), and every "
+            f"task is saved in {Path(out) / JOURNAL}: run the same command again to print the "
+            "result without running any task again"
+        )
+    return (
+        f"{text}; run the command again with stdout saved to a file (memaudit ... > "
+        "result.json) to keep the whole result"
+        + (": memaudit show result.json prints it again" if what == "JSON" else "")
+    )
 
 
 #: Control characters other than newline and tab, which a package's ids or texts could carry
@@ -1148,7 +1189,9 @@ def _evaluation_human(ev: Any, cost_unit: str | None) -> str:
                 ["unit", "kind", "weight", "store cov", f"{ref[:3]} cov", "lost"],
                 [
                     [
-                        u.unit_id,
+                        # QA s45: 'u1 ' read as u1, which the store covers; a 300-character
+                        # id made the column 300 wide.
+                        id_text(u.unit_id),
                         u.kind,
                         _fmt(u.weight, 3),
                         _fmt(u.store_coverage, 3),
@@ -1383,7 +1426,7 @@ def _union_human(rep: Any, memory_unit: str | None = None) -> str:
             lines.append(
                 f"  {pr.rule}-pruned: F = {_fmt(pr.value, 6)}, union ratio "
                 f"{ratio_text(pr.union_ratio)}, selection {ratio_text(pr.selection)}; kept "
-                + (", ".join(pr.kept) or "nothing")
+                + (", ".join(map(id_text, pr.kept)) or "nothing")
             )
     lines.extend(f"note: {n}" for n in rep.notes)
     return "\n".join(lines)
@@ -1933,12 +1976,18 @@ def cmd_show(args: argparse.Namespace) -> int:
     from .analysis import StoreEvaluation, SweepResult
     from .audit import AuditReport
     from .costs import store_cost_unit
-    from .results import read_result
+    from .results import read_saved
     from .solvers import SolveResult
     from .suites import SweepSuiteResult, shown_notes, unrecorded_units_note
     from .union import UnionReport, UnionScore
 
-    res = read_result(args.result)
+    res, listed = read_saved(args.result)
+    # The warnings of the packages the saved command read, said and listed as it did (QA
+    # s45: show dropped them, and show --json left out the key).
+    for entry in listed or ():
+        PACKAGE_WARNINGS(entry["file"], entry["warnings"])
+    if listed is not None:
+        PACKAGE_WARNINGS.start()
     again = res.to_dict()
     # Only solve and score results print a unit: a saved sweep (megabytes) is not read twice.
     unit = (
@@ -2086,7 +2135,7 @@ def _library_result_human(res: Any, path: str) -> str:
             )
     elif isinstance(res, UnionCurve):
         # QA s45: a saved union curve was refused ("$.result_kind: missing field").
-        stores = ", ".join(dict.fromkeys(r.store_id for r in res))
+        stores = ", ".join(map(id_text, dict.fromkeys(r.store_id for r in res)))
         budgets = ", ".join(f"{b:g}" for b in sorted({r.budget for r in res}))
         about = (
             f"package {res.package_id}; stores {stores}; budgets ({res.cost_unit}) {budgets}; "
@@ -2150,7 +2199,8 @@ def _library_result_human(res: Any, path: str) -> str:
         about = (
             f"package {res.package_id}; {res.store_label} ({res.source_kind}) against "
             f"{res.opt_name} at budget {res.budget:g} {res.cost_unit}; kinds "
-            f"{', '.join(res.kinds) or 'none'}; focus unit {res.focus_unit_id or 'none'}"
+            f"{', '.join(res.kinds) or 'none'}; focus unit "
+            f"{'none' if res.focus_unit_id is None else id_text(res.focus_unit_id)}"
         )
         shown = 20  # a 500-experience package has hundreds of units; the file has them all
         rows = res.unit_table()
@@ -2158,10 +2208,10 @@ def _library_result_human(res: Any, path: str) -> str:
         if len(rows) > shown:
             table += f"\n... and {len(rows) - shown} more units"
         if res.focus is not None:
-            table += f"\n\ncandidates covering {res.focus_unit_id}:\n"
+            table += f"\n\ncandidates covering {id_text(res.focus.unit_id)}:\n"
             table += _dict_table(res.candidate_table()) if res.focus_candidates else "none"
             if res.focus_queries:
-                table += f"\n\nqueries requiring {res.focus_unit_id}:\n"
+                table += f"\n\nqueries requiring {id_text(res.focus.unit_id)}:\n"
                 table += _dict_table(res.query_table())
         notes = res.notes + res.score_notes
     else:  # a kind read_result knows and this function does not: say so, never guess
@@ -3043,11 +3093,17 @@ def _main_interruptible(argv: Sequence[str] | None) -> int:
     Building the parser imports NumPy, SciPy and HiGHS (half a second), before :func:`_run`
     handles Ctrl-C: a Ctrl-C then printed a ``KeyboardInterrupt`` traceback (QA s45).
     """
+    global _OUTPUT_STATE
+    _OUTPUT_STATE = None
     try:
         return _main(argv)
     except KeyboardInterrupt:
         with contextlib.suppress(OSError, ValueError):
             Progress.close_line()
+            # A Ctrl-C while an error object was being written: not a second one after it.
+            if _OUTPUT_STATE is not None:
+                print("memaudit: interrupted while the output was being written", file=sys.stderr)
+                return EXIT_INTERRUPTED
             print("memaudit: interrupted", file=sys.stderr)
             if _Parser.wants_json:
                 _emit({"error": {"type": "Interrupted", "message": "interrupted"}}, True, "")
@@ -3235,7 +3291,7 @@ class _SignalGuard:
             word = "interrupted" if code == EXIT_INTERRUPTED else "terminated"
             with contextlib.suppress(OSError):
                 os.write(2, f"{chr(10) if Progress.line_open else ''}memaudit: {word}\n".encode())
-            if getattr(self.args, "json", False):
+            if getattr(self.args, "json", False) and _OUTPUT_STATE is None:
                 obj = {
                     "json_output_version": JSON_OUTPUT_VERSION,
                     "memaudit_version": _tool_version(),
@@ -3315,13 +3371,15 @@ def _run(args: argparse.Namespace) -> int:
         # A suite with --out says what its journal kept (QA s44: only "interrupted", and the
         # user could not tell that the finished tasks resume).
         saved = getattr(exc, "saved_tasks", None)
-        message = word if saved is None else saved.text(word)
+        cut = _interrupted_output(args, word)
+        message = cut or (word if saved is None else saved.text(word))
         with contextlib.suppress(OSError, ValueError):  # SIGHUP: the terminal may be gone
             Progress.close_line()
             print(f"memaudit: {message}", file=sys.stderr)
         # One JSON object on stdout with --json, as for every other way a command ends (CLI
-        # QA: an interrupted --json run left stdout empty).
-        if getattr(args, "json", False):
+        # QA: an interrupted --json run left stdout empty); none after the result once it has
+        # started (QA s45).
+        if getattr(args, "json", False) and cut is None:
             _emit({"error": {"type": "Interrupted", "message": message}}, True, "")
         return code
     except BrokenPipeError:

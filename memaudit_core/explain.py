@@ -946,9 +946,11 @@ def _n_shown(n: int, limit: int) -> int:
     return n if n <= limit + 1 else limit
 
 
-def _list(ids: Sequence[str], limit: int = 6) -> str:
+def _list(ids: Sequence[str], limit: int = 6, quoted: bool = False) -> str:
+    """``ids`` named as :func:`id_text` names each (``quoted``: texts that did so already),
+    the first ``limit`` of them."""
     shown = _n_shown(len(ids), limit)
-    return ", ".join(map(id_text, ids[:shown])) + (
+    return ", ".join(ids[:shown] if quoted else map(id_text, ids[:shown])) + (
         f" and {len(ids) - shown} more" if len(ids) > shown else ""
     )
 
@@ -1099,7 +1101,8 @@ def _explain(
             dropped = set(ev.dropped)
             shown = _n_shown(len(helpers), 4)
             parts = [
-                f"{inst.candidate_ids[i]} ({inst.candidate_types[i]}, cost "
+                # QA s45: a raw 'c2 ' read as the store's own c2, 'a, b' as two memories.
+                f"{id_text(inst.candidate_ids[i])} ({inst.candidate_types[i]}, cost "
                 f"{amount_text(float(inst.cost[i]), unit)}; covers {_list(us, 3)}"
                 # Annotator QA: a memory of the store itself, cut to fit the budget, read
                 # as if the optimum had found something the store never wrote.
@@ -1152,8 +1155,8 @@ def _explain(
     spread = [u for u in unit_rows if not u.missed and u.lost > 0]
     spread_lost = float(sum(u.lost for u in spread))
     if spread_lost > tol:
-        named = [f"{u.unit_id} ({_num(u.lost)})" for u in spread]
-        units_text = _list(named, 5)
+        named = [f"{id_text(u.unit_id)} ({_num(u.lost)})" for u in spread]
+        units_text = _list(named, 5, quoted=True)
         each = (
             f"each losing at most the comparison tolerance of {_num(tol)} (1e-9 of the larger of "
             f"{'OPT' if ev.opt_certified else ev.opt_label} and F), so none counts as a missed "
@@ -2003,7 +2006,9 @@ def evidence_view(
             if asked in unit_by_id
             else f"is not an evidence unit of package {package.id!r}"
         )
-        instead = f"showing {focus_unit_id!r} instead" if focus_unit_id else "no unit is shown"
+        instead = (
+            f"showing {cut_repr(focus_unit_id)} instead" if focus_unit_id else "no unit is shown"
+        )
         notes.append(f"focus unit {cut_repr(asked)} {why}: {instead}")
 
     look = _Lookup(package, inst, ev)
@@ -2125,8 +2130,8 @@ def _heatmap(
         rows = [] if focus_col is None else [i for i in rows if sub[i, focus_col] > 0]
         notes.append(
             f"Showing the {len(rows)} of {n_total} candidates covering the focus unit "
-            f"{focus_unit_id}."
-            if focus_col is not None
+            f"{id_text(focus_unit_id)}."
+            if focus_unit_id is not None and focus_col is not None
             else "No focus unit: no candidate rows."
         )
     elif n_total > HEATMAP_FILTER_ROWS:
@@ -2362,8 +2367,8 @@ def _graph(
         message = (
             f"The filtered graph has {full} nodes; showing "
             + ("" if too_big else f"{g.number_of_nodes()} of them, ")
-            + f"the neighbourhood of the focus unit {focus_unit_id}: the candidates covering it, "
-            f"their experiences, {what}."
+            + f"the neighbourhood of the focus unit {id_text(focus_unit_id)}: the candidates "
+            f"covering it, their experiences, {what}."
         )
     if g.number_of_nodes() == 0:
         return GraphData(

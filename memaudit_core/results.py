@@ -204,6 +204,15 @@ def read_result(source: str | Path | Mapping[str, Any]) -> Any:
     ...     print(exc.path, exc.rule)
     $.result_version newer version
     """
+    return read_saved(source)[0]
+
+
+def read_saved(
+    source: str | Path | Mapping[str, Any],
+) -> tuple[Any, list[dict[str, Any]] | None]:
+    """:func:`read_result`'s result, and the ``package_warnings`` a CLI command's ``--json``
+    listed beside it (``[{"file", "warnings"}]``; None when the document has no such key),
+    checked: ``memaudit show`` says them again (QA s45: it dropped them)."""
     if isinstance(source, Mapping):
         return _read_document(source)
     if not isinstance(source, str | os.PathLike):
@@ -272,7 +281,7 @@ def _parse_json(text: str, name: str) -> Any:
         raise ResultError(first.path, first.rule, message, first.value).in_file(name) from None
 
 
-def _read_document(data: Any) -> Any:
+def _read_document(data: Any) -> tuple[Any, list[dict[str, Any]] | None]:
     if not isinstance(data, Mapping):
         raise ResultError("$", "wrong type", f"expected a JSON object, got {_json_type(data)}")
     version = data.get("json_output_version")
@@ -331,7 +340,28 @@ def _read_document(data: Any) -> Any:
     # added ``hacked``) were dropped without a word. A genuine file's keys are the rebuilt
     # result's own (the round trip is exact), besides the CLI's and earlier versions' keys.
     check_known_keys(data, result.to_dict(), "$", _CLI_KEYS | _CLI_KIND_KEYS.get(kind, set()))
-    return result
+    return result, _package_warnings(data)
+
+
+def _package_warnings(data: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+    """The document's ``package_warnings`` (``cli.PackageWarnings.finish``'s list), checked
+    as the other fields are; None without the key."""
+    if "package_warnings" not in data:
+        return None
+    path = "$.package_warnings"
+    items = decode(tuple[Any, ...], data["package_warnings"], path)
+    out = []
+    for i, item in enumerate(items):
+        at = child(path, i)
+        entry = require_object(item, at)
+        file = decode(str, field_value(entry, "file", at), child(at, "file"))
+        warnings = decode(
+            tuple[str, ...], field_value(entry, "warnings", at), child(at, "warnings")
+        )
+        written = {"file": file, "warnings": list(warnings)}
+        check_known_keys(entry, written, at)
+        out.append(written)
+    return out
 
 
 #: Top-level keys the CLI's ``--json`` adds to every result (``cli._emit``); the warnings of

@@ -691,7 +691,8 @@ class UnionCurveRow:
 
     ``certified`` is True when the upper-pruned, union and package optima are all proven;
     otherwise ``upper_value`` / ``union_opt_value`` may be incumbents, at most their proven
-    ``upper_bound`` / ``union_opt_bound``.
+    ``upper_bound`` / ``union_opt_bound``. ``cost_effect`` is True when the store's smallest
+    memory, ``min_memory_cost`` (None: the store holds none), costs more than the budget.
     """
 
     store_id: str
@@ -709,6 +710,11 @@ class UnionCurveRow:
     certified: bool
     upper_bound: float | None = None
     union_opt_bound: float | None = None
+    # Saved so that a read-back point's cost_effect can be checked (QA s45: a curve edited to
+    # cost_effect false where nothing of the store fits read back, and its row alone cannot
+    # tell that from a store whose fitting memories cover nothing). Last and defaulted, as
+    # code builds rows positionally.
+    min_memory_cost: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -727,6 +733,7 @@ class UnionCurveRow:
             "certified": self.certified,
             "upper_bound": self.upper_bound,
             "union_opt_bound": self.union_opt_bound,
+            "min_memory_cost": self.min_memory_cost,
         }
 
     @classmethod
@@ -743,7 +750,8 @@ class UnionCurveRow:
         over P+ and OPT over P <= OPT over P+ (the kept store is a candidate of the upper-pruned
         solve, and both it and the package's optimum are feasible in P+, however a limit
         stopped the runs); the three ratios their quotients; a bound at least its value, and
-        equal to it on a certified point."""
+        equal to it on a certified point; ``cost_effect`` what ``min_memory_cost`` and the
+        budget say, and with it nothing kept (QA s45)."""
         from .results import check_quotient, values_close
         from .solvers import CERTIFIED_GAP_MAX, read_back_gap
 
@@ -754,6 +762,28 @@ class UnionCurveRow:
                 raise ResultError(f"{at}.{name}", "wrong value", "F is a finite number >= 0", v)
         if not (math.isfinite(self.budget) and self.budget >= 0):
             raise ResultError(f"{at}.budget", "wrong value", "a finite budget >= 0", self.budget)
+        least = self.min_memory_cost
+        if least is not None and not (math.isfinite(least) and least >= 0):
+            raise ResultError(
+                f"{at}.min_memory_cost", "wrong value", "a finite cost >= 0 or null", least
+            )
+        fits_none = least is not None and least > budget_with_tolerance(self.budget)
+        if self.cost_effect != fits_none:
+            raise ResultError(
+                f"{at}.cost_effect",
+                "inconsistent",
+                f"min_memory_cost {least!r} and the budget {self.budget:.10g} say {fits_none}",
+                self.cost_effect,
+            )
+        if self.cost_effect:
+            for name in ("kept_value", "upper_value"):
+                if getattr(self, name) != 0:
+                    raise ResultError(
+                        f"{at}.{name}",
+                        "inconsistent",
+                        "not 0 at a cost effect: no memory of the store fits the budget",
+                        getattr(self, name),
+                    )
         order = (
             ("kept_value", self.kept_value, "upper_value", self.upper_value),
             ("upper_value", self.upper_value, "union_opt_value", self.union_opt_value),
@@ -966,8 +996,9 @@ class UnionCurve(tuple[UnionCurveRow, ...]):
     def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> UnionCurve:
         """The curve whose :meth:`to_dict` is ``data`` (see :func:`memaudit_core.read_result`);
         a located ``ResultError`` on bad input or points whose numbers contradict each other
-        (:meth:`UnionCurveRow._check_consistent`), a ``keep`` outside :data:`KEEP_RULES` or an
-        ``n_unproven`` that is not the count of points not certified."""
+        (:meth:`UnionCurveRow._check_consistent`), two rows for one store and budget
+        (``unique-row``), a ``keep`` outside :data:`KEEP_RULES` or an ``n_unproven`` that is
+        not the count of points not certified."""
         from .results import (
             check_choice,
             check_result_kind,
@@ -1006,8 +1037,19 @@ class UnionCurve(tuple[UnionCurveRow, ...]):
         }
         check_choice(child(path, "keep"), got["keep"], KEEP_RULES)
         rows = got.pop("rows")
+        first: dict[tuple[str, float], int] = {}
         for i, row in enumerate(rows):
-            row._check_consistent(child(child(path, "rows"), i))
+            at = child(child(path, "rows"), i)
+            row._check_consistent(at)
+            # QA s45: a copied row read back, and show listed that point twice.
+            seen = first.setdefault((row.store_id, row.budget), i)
+            if seen != i:
+                raise ResultError(
+                    at,
+                    "unique-row",
+                    f"a second row for store {id_text(row.store_id)} at budget "
+                    f"{row.budget:.10g} (first at {child(child(path, 'rows'), seen)})",
+                )
         curve = cls(rows, got.pop("notes"), **{k: v for k, v in got.items() if k != "n_unproven"})
         if got["n_unproven"] != curve.n_unproven:
             raise ResultError(
@@ -1852,6 +1894,7 @@ def _union_curve_rows(
                     certified=upper.certified and union_opt.certified and p_opt.certified,
                     upper_bound=upper.bound,
                     union_opt_bound=union_opt.bound,
+                    min_memory_cost=prep.min_cost,
                 )
             )
     return tuple(rows)

@@ -770,5 +770,6 @@ else:
             "cost_effect": st.column_config.CheckboxColumn("cost effect"),
             "upper_bound": number("upper-pruned bound", format="%.4g"),
             "union_opt_bound": number("OPT over P+ bound", format="%.4g"),
+            "min_memory_cost": number("smallest memory cost", format="%g"),
         },
     )
