@@ -114,9 +114,10 @@ def title_line_limit(present: bool, half: bool = False) -> int:
     59
     """
     if present:
-        # Tuned by projector QA (a 1024 px projector, sidebar closed): 52 x 0.45 em at 27 px
-        # is 632 px of the 824 px chart.
-        return 52
+        # A 1024 px projector with the sidebar open (``LEGEND_DESIGN_PX["present"]``): 52
+        # characters, tuned for it closed (824 px), cut "veg-to-pescatarian" (speaker QA s45).
+        font_px = 22 + 5  # base_layout's title font in presentation mode
+        return int((1 - TITLE_X) * LEGEND_DESIGN_PX["present"] / (TITLE_EM_PER_CHAR * font_px))
     if half:
         # A chart in one of two columns is about 600 px wide at 1280 px (app QA: a title
         # ran off its column at "external-stores-dem").
@@ -133,7 +134,7 @@ def wrap_title(title: str, present: bool, half: bool = False) -> str:
     one beside "=", so "B = 40" is never split), so a long store name never runs off the edge
     or into the legend (projector QA, 1024-1280 px); what is left is wrapped the same way.
 
-    >>> wrap_title("Value kept by unit kind at budget 24 words: Letta vs OPT over P+", True)
+    >>> wrap_title("Value kept by unit kind at budget 24 words: Letta vs OPT over P+", False)
     'Value kept by unit kind at budget 24 words:<br>Letta vs OPT over P+'
     """
     limit = title_line_limit(present, half)
@@ -381,6 +382,9 @@ def ratio_bars(
     # Rows of two lines (a cut store's mark below its name) get room for the second line.
     two_line = sum("<br>" in name for name in labels)
     fig = base_layout(fig, title, present, height=max(340, 110 + 38 * len(labels) + 18 * two_line))
+    size = fig.layout.font.size
+    opt_label = f"{denominator} = 1"
+    fig.update_layout(margin={"r": _opt_label_margin(labels, upper * room, opt_label, present)})
     # The legend goes below the axis title so it never collides with the OPT label.
     fig.update_layout(
         legend={"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0, "xanchor": "left"},
@@ -389,10 +393,47 @@ def ratio_bars(
     # One size for every bar label: plotly shrank a label inside a bar to the bar's height
     # (QA s42 round 2, defect 4b: ~12 px inside beside ~15 px outside); "show" keeps the size
     # even where the label is taller than the bar.
-    size = fig.layout.font.size
     fig.update_traces(textfont={"size": size}, selector={"type": "bar"})
     fig.update_layout(uniformtext={"minsize": size, "mode": "show"})
     return fig
+
+
+def _opt_label_margin(labels: Sequence[str], x_end: float, opt_label: str, present: bool) -> int:
+    """The ratio bars' right margin (px): what the "OPT = 1" label, drawn right of the line at
+    1, needs beyond the plot's room past 1 at the design width (:data:`LEGEND_DESIGN_PX`).
+
+    Speaker QA s45: at 1024 px with the sidebar open in presentation mode the room past 1 (a
+    seventh of a 300 px plot) and the 30 px margin cut "OPT = 1" to "OPT =".
+    """
+    design_px = LEGEND_DESIGN_PX["present" if present else "normal"]
+    font_px = 22 if present else 15  # base_layout's font, the label's
+    tick_px = font_px - (3 if present else 1)  # base_layout's tick size
+    longest = max((len(line) for name in labels for line in name.split("<br>")), default=0)
+    names_px = max(70.0, LABEL_EM_PER_CHAR * tick_px * longest + AXIS_PAD_PX)
+    plot_px = design_px - 30 - names_px
+    need = _label_px(opt_label, font_px) + 8  # and the label's shift off the line
+    room_px = plot_px * (1 - 1 / x_end) if x_end > 1 else 0.0
+    return int(math.ceil(max(30.0, need - room_px)))
+
+
+#: Longest axis title line (characters) a chart in presentation mode keeps on one line: the
+#: plot of a 520 px chart beside its tick labels is about 280 px, 27 characters at 21-22 px
+#: (speaker QA s45: "F kept (weighted evidence value)" was cut to "...value" at 1024 px with
+#: the sidebar open).
+PRESENT_AXIS_TITLE_CHARS = 27
+
+
+def _axis_title(text: str, font_px: float, present: bool) -> str:
+    """``text`` broken before its parenthesis (``<br>``) in presentation mode when longer than
+    :data:`PRESENT_AXIS_TITLE_CHARS`; unchanged otherwise.
+
+    >>> _axis_title("F kept (weighted evidence value)", 21, True)
+    'F kept<br>(weighted evidence value)'
+    """
+    if not present or len(text) <= PRESENT_AXIS_TITLE_CHARS or " (" not in text:
+        return text
+    head, tail = text.split(" (", 1)
+    return f"{head}<br>({tail}"
 
 
 def kind_loss_bars(
@@ -770,13 +811,14 @@ def bucket_value_bars(
     ]
     axis_fonts = {"tickfont": {"size": font, "color": TEXT_COLOR}}
     title_font = {"size": font + 1, "color": TEXT_COLOR}
+    value_title = _axis_title("F kept (weighted evidence value)", font + 1, present)
     n_buckets = max(1, len(buckets))
     layout = {
         **base_layout_dict(title, present, height=max(460, 110 + 70 * n_buckets)),
         "barmode": "group",
         "bargap": 0.25,
         "xaxis": {
-            "title": {"text": "F kept (weighted evidence value)", "font": title_font},
+            "title": {"text": value_title, "font": title_font},
             "range": [0, end],
             **axis_fonts,
         },
@@ -792,7 +834,8 @@ def bucket_value_bars(
     # Below the plot, so a long store name in the legend never meets the title; the value
     # labels keep their size ("(lost x)" shrank to 8 px on narrow bars, projector QA).
     # Placed in pixels under the value axis's ticks and title, as _legend_below does.
-    below_px = font + 8 + 1.3 * (font + 1) + LEGEND_GAP_PX
+    title_lines = value_title.count("<br>") + 1
+    below_px = font + 8 + 1.3 * (font + 1) * title_lines + LEGEND_GAP_PX
     layout["margin"] = {**layout["margin"], "b": int(below_px + 2.5 * font)}
     plot_px = layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]
     layout["legend"] = {
@@ -1292,7 +1335,7 @@ TIMELINE_ON_TOP = ("tombstone",)
 @dataclass(frozen=True)
 class TimelineGeometry:
     """Where the store timeline's rows, ticks and markers go at the design width
-    (:data:`LEGEND_DESIGN_PX`): see :func:`timeline_geometry`."""
+    (:data:`EXPLAIN_DESIGN_PX`): see :func:`timeline_geometry`."""
 
     font: int  # tick font size (px)
     row_labels: dict[str, str]  # row -> its axis label (wrapped with <br>)
@@ -1373,7 +1416,7 @@ def timeline_geometry(timeline_data: TimelineData, present: bool = False) -> Tim
     # more than 0.52 em + 16 px at 1024 px.
     margin_l = int(0.55 * font * longest) + 28
     margin_r = TIMELINE_RIGHT_MARGIN_PX
-    plot_px = float(LEGEND_DESIGN_PX["present" if present else "normal"] - margin_l - margin_r)
+    plot_px = float(EXPLAIN_DESIGN_PX["present" if present else "normal"] - margin_l - margin_r)
 
     times = sorted(
         {float(e[1]) for e in timeline_data.experiences}
@@ -1555,7 +1598,7 @@ GRAPH_LAYER_NAMES = {
 @dataclass(frozen=True)
 class GraphGeometry:
     """Where the evidence graph's layers and labels go, in pixels at the design width
-    (:data:`LEGEND_DESIGN_PX`): see :func:`graph_geometry`."""
+    (:data:`EXPLAIN_DESIGN_PX`): see :func:`graph_geometry`."""
 
     font: int  # label font size (px)
     marker: int  # node marker size (px)
@@ -1589,7 +1632,7 @@ def graph_geometry(graph_data: GraphData, present: bool = False) -> GraphGeometr
     marker = 18 if present else 14
     r = marker / 2
     outline_px = GRAPH_OUTLINE_PX[present]
-    plot_px = LEGEND_DESIGN_PX["present" if present else "normal"] - 2 * GRAPH_SIDE_MARGIN_PX
+    plot_px = EXPLAIN_DESIGN_PX["present" if present else "normal"] - 2 * GRAPH_SIDE_MARGIN_PX
     tick_px = 20 if present else 14  # _explain_fonts' tick size
     placement = {
         "experience": ("right", "middle", -int(r + 5), 0),
@@ -1939,9 +1982,16 @@ LEGEND_GAP_PX = 24
 
 #: Chart widths (px) the legend below a chart is laid out for: a chart at least this wide
 #: shows every legend row above the figure's bottom edge. Presentation: a 1024 px projector
-#: with the sidebar closed (824 px; 780 px at 1280 px with it open); normal: 1024 px with the
-#: sidebar open (564 px); half: a chart in one of two columns there (274 px).
-LEGEND_DESIGN_PX = {"present": 780, "normal": 564, "half": 274}
+#: with the sidebar open (524 px), which the speaker opens for the page links and the budget
+#: and which then stays open (speaker QA s45: designed for 780 px, legends lost their last
+#: rows there); normal: 1024 px with the sidebar open (564 px); half: a chart in one of two
+#: columns there (274 px).
+LEGEND_DESIGN_PX = {"present": 520, "normal": 564, "half": 274}
+#: The Evidence explorer's timeline and graph lay out their labels and markers for these
+#: widths: still 1280 px with the sidebar open on a projector (780 px). At 520 px the graph
+#: cut every event-graph-500 label to 12 characters, on a 1280 px screen too; their layout for
+#: 1024 px with the sidebar open is not done yet.
+EXPLAIN_DESIGN_PX = {"present": 780, "normal": LEGEND_DESIGN_PX["normal"]}
 
 
 def _legend_rows(fig: go.Figure, font_px: float, width_px: float) -> int:
@@ -3014,6 +3064,35 @@ def _rule_bar(
     }
 
 
+#: Narrowest cost-rule panel (px) in presentation mode: a full bar, its "1.00" and the 0 / 1
+#: ticks upright. Five panels a row left 62 px each at 1024 px with the sidebar open, where
+#: the ticks turned and the labels ran into the next panel (speaker QA s45); panels wrap into
+#: rows instead.
+COST_RULE_PANEL_MIN_PX = 100
+#: The cost-rule panels' value labels and ticks (px) on a projector.
+COST_RULE_LABEL_PX = 18
+#: From the panels' bottom edge to the axis text under them: the 0 / 1 ticks and their pad.
+COST_RULE_AXIS_SHIFT_PX = 42
+
+
+def _cost_rule_names_px(writers: Sequence[str]) -> float:
+    """Room (px) left of the cost-rule panels: the writer names at 19 px and their standoff
+    (no axis title: the names say what they are), at least base_layout's 70 px margin."""
+    return max(70.0, 20 + 0.5 * 19 * max((len(w) for w in writers), default=0))
+
+
+def cost_rule_panel_columns(n_panels: int, writers: Sequence[str]) -> int:
+    """Panels a row of the projector's cost-rule chart: as many as are
+    :data:`COST_RULE_PANEL_MIN_PX` wide beside the writer names at the design width
+    (:data:`LEGEND_DESIGN_PX`).
+
+    >>> cost_rule_panel_columns(5, ["gvt", "no_validity_gvt"]), cost_rule_panel_columns(2, ["a"])
+    (3, 2)
+    """
+    room = LEGEND_DESIGN_PX["present"] - _cost_rule_names_px(writers)
+    return max(1, min(n_panels, int(room // COST_RULE_PANEL_MIN_PX)))
+
+
 def _cost_rule_panels(
     columns: Sequence[RatioColumn],
     colors: dict[str, str],
@@ -3021,7 +3100,8 @@ def _cost_rule_panels(
     title: str,
     axis: str,
 ) -> go.Figure:
-    """The cost-rule chart on a projector: one panel per rule, named above it, writers shared.
+    """The cost-rule chart on a projector: one panel per rule, named above it, writers shared,
+    in rows of :func:`cost_rule_panel_columns` panels.
 
     Grouped, 7 writers x 4 rules made bars 11 px thick, too thin for a projector-size value
     label (QA s18c: the labels were a fixed 11 px); one bar per writer and panel leaves room
@@ -3029,49 +3109,64 @@ def _cost_rule_panels(
     """
     from plotly.subplots import make_subplots
 
-    label_px = 18
+    n_cols = cost_rule_panel_columns(len(columns), writers)
+    n_rows = math.ceil(len(columns) / n_cols)
     titles, title_px = _panel_titles([c.label for c in columns], writers)
+    row_titles = [titles[r * n_cols : (r + 1) * n_cols] for r in range(n_rows)]
+    lines = [max(t.count("<br>") + 1 for t in row) for row in row_titles]
+    axis_px = 22
+    axis_lines = axis.count("<br>") + 1
+    # Fits a 1280 x 720 projector screen whole with its title (base_layout scales by 1.35);
+    # a second row of panels takes the height a screen has left (PRESENT_MAX_HEIGHT).
+    if n_rows == 1:
+        height = max(int(min(180 + 48 * len(writers), 460) * 1.35), 560)
+    else:
+        height = PRESENT_MAX_HEIGHT
+    # The title's last line ends about 26 px above its margin (_legend_above).
+    top = _title_and_margin(_plain(title), True, 22)[1] - 18 + int(1.3 * title_px * lines[0])
+    # The ticks (COST_RULE_AXIS_SHIFT_PX), then the axis text's lines.
+    bottom = COST_RULE_AXIS_SHIFT_PX + int(1.3 * axis_px * axis_lines) + 10
+    # Between two rows: the upper row's ticks and the lower row's titles.
+    gaps_px = [COST_RULE_AXIS_SHIFT_PX + 1.3 * title_px * n for n in lines[1:]]
+    plot_px = max(100.0, height - top - bottom)
     fig = make_subplots(
-        rows=1,
-        cols=len(columns),
+        rows=n_rows,
+        cols=n_cols,
         shared_yaxes=True,
         subplot_titles=titles,
         horizontal_spacing=0.04,
+        vertical_spacing=(max(gaps_px) / plot_px) if gaps_px else 0.0,
     )
     for k, column in enumerate(columns):
         fig.add_bar(
-            **_rule_bar(column, colors, writers, label_px=label_px),
+            **_rule_bar(column, colors, writers, label_px=COST_RULE_LABEL_PX),
             showlegend=False,
-            row=1,
-            col=k + 1,
+            row=k // n_cols + 1,
+            col=k % n_cols + 1,
         )
-    # Room for "1.00" past a full bar inside a narrow panel.
-    fig.update_xaxes(range=[0, 1.55], tickvals=[0, 0.5, 1], ticktext=["0", "0.5", "1"])
-    fig.update_yaxes(autorange="reversed")
-    fig.update_yaxes(title_text="writer", row=1, col=1)
-    # Fits a 1280 x 720 projector screen whole with its title (base_layout scales by 1.35).
-    base_layout(fig, _plain(title), True, height=min(180 + 48 * len(writers), 460))
+    # Room for "1.00" past a full bar inside a narrow panel; two ticks stay upright where
+    # three turned (speaker QA s45).
+    fig.update_xaxes(range=[0, 1.7], tickvals=[0, 1], ticktext=["0", "1"])
+    # Every writer named: on rows of 20 px plotly named every other one (two rows of panels).
+    fig.update_yaxes(autorange="reversed", tickmode="array", tickvals=writers)
+    base_layout(fig, _plain(title), True, height=height / 1.35)
     fig.update_annotations(font={"size": title_px, "color": TEXT_COLOR})  # the panel titles
-    axis_px = 22
     fig.add_annotation(
         text=axis,
         xref="paper",
         yref="paper",
         x=0.5,
         y=0,
-        yshift=-60,
+        yshift=-COST_RULE_AXIS_SHIFT_PX,
+        # Centred on the figure, not on the panels right of the names: there its second line
+        # ran past a 524 px chart ("... have OPT >", speaker QA s45).
+        xshift=-(_cost_rule_names_px(writers) - (fig.layout.margin.r or 0)) / 2,
         yanchor="top",
         showarrow=False,
         font={"size": axis_px, "color": TEXT_COLOR},
     )
     # Panel titles grow upwards from the panel, the axis text down from the ticks.
-    extra_lines = max(t.count("<br>") for t in titles)
-    fig.update_layout(
-        margin={
-            "b": 60 + int(1.3 * axis_px * (axis.count("<br>") + 1)) + 10,
-            "t": fig.layout.margin.t + 30 + int(1.3 * title_px * extra_lines),
-        }
-    )
+    fig.update_layout(height=height, margin={"b": bottom, "t": top})
     return fig
 
 
@@ -3081,19 +3176,34 @@ def _panel_titles(labels: Sequence[str], writers: Sequence[str]) -> tuple[list[s
 
     QA s44: "as_stored on bytes_overhead's 5 budgets" was one line over a 110 px panel and
     printed on top of its neighbours "words" and "bytes_overhead" at 1280 and 1024 px. A
-    title's last line sits on the panel, so only last lines have neighbours.
+    title's last line sits on the panel, so only last lines have neighbours. A word longer
+    than a line breaks after an underscore.
 
     >>> labels = ["as_stored", "words", "as_stored on bytes_overhead's 5 budgets", "b", "c"]
     >>> _panel_titles(labels, ["gvt", "no_validity_gvt"])[0][1:3]
     ['words', "as_stored on<br>bytes_overhead's<br>5 budgets"]
     """
     n = max(1, len(labels))
-    title_px = 20 if n <= 3 else 18
-    # Left of the panels: the margin and the writer names (tick labels at 19 px).
-    names_px = 70 + 0.5 * 19 * max((len(w) for w in writers), default=0)
-    pitch = (LEGEND_DESIGN_PX["present"] - names_px) / n
-    limit = max(8, int(pitch / (0.5 * title_px)))
-    return ["<br>".join(_greedy_lines(t.split(), limit)) for t in labels], title_px
+    cols = cost_rule_panel_columns(n, writers)
+    title_px = 20 if n <= 2 else 18 if n <= 3 else 16
+    pitch = (LEGEND_DESIGN_PX["present"] - _cost_rule_names_px(writers)) / cols
+    limit = max(8, int(pitch / (TITLE_EM_PER_CHAR * title_px)))
+    return [_wrap_at_underscores(t, limit) for t in labels], title_px
+
+
+def _wrap_at_underscores(text: str, limit: int) -> str:
+    """``text`` in lines of at most ``limit`` characters (``<br>``), a longer word broken
+    after its underscores ("bytes_" / "overhead's")."""
+    lines: list[str] = []
+    for word in text.split():
+        parts = re.split(r"(?<=_)(?=.)", word) if len(word) > limit else [word]
+        for k, part in enumerate(parts):
+            glue = "" if k else " "
+            if lines and len(lines[-1]) + len(glue) + len(part) <= limit:
+                lines[-1] += glue + part
+            else:
+                lines.append(part)
+    return "<br>".join(lines)
 
 
 def capacity_chart(

@@ -144,6 +144,10 @@ render.table(
     kind_df,
     "compare_kind_table",
     render.store_filename(cv.package_id, cv.label, "kinds", ctx.budget),
+    # On a projector without the unit kinds of each bucket (the caption names them): with them
+    # "value lost" was past the right edge at 1024 px with the sidebar open (speaker QA s45).
+    # A package without units has no bucket rows, and no columns.
+    present_df=kind_df.drop(columns=["unit kinds"], errors="ignore"),
     column_config={
         c: st.column_config.NumberColumn(format="%.4f")
         for c in ("weight", "store value", f"{opt_name} value", "value lost")

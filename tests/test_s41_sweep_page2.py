@@ -73,7 +73,7 @@ def test_a_dashed_point_is_answered_under_its_chart_and_its_selection_is_dropped
 
 #: The test's own width estimate: 0.6 em a character plus 4 px padding either side (the
 #: estimate figures.py uses for tick and bar labels), fonts 15 px (22 px presenting) and the
-#: plot 564 - 70 - 30 px wide at 1024 px (780 - 100 presenting), the chart's design widths.
+#: plot 564 - 70 - 30 px wide at 1024 px (520 - 100 presenting, s45), the chart's design widths.
 EM_PER_CHAR = 0.6
 
 
@@ -103,7 +103,7 @@ def _uncertified(curve, budget_map=None, unit: str | None = None):
 def _extents(fig, budget: float, present: bool) -> tuple[tuple, tuple, str, str]:
     """The budget label's and the OPT line label's estimated x-extents (px from the plot's left
     edge), and the y sides: "top" of the plot / "above" or "below" the OPT line."""
-    plot_px = (780 if present else 564) - 70 - 30
+    plot_px = (520 if present else 564) - 70 - 30
     font = 22 if present else 15
     xs = [float(x) for t in fig.data for x in (t.x or ()) if x is not None] + [budget]
     lo, hi = min(xs), max(xs)
@@ -137,8 +137,10 @@ def test_the_ratio_charts_top_labels_never_overlap(chain_curve, present, incumbe
         assert o_side == "below" or apart, (budget, b_span, o_span)
         checked += o_side == "above"
     # Below the line only where neither end leaves room (a budget label near a quarter of the
-    # way across at 1024 px): at least half the positions keep both labels at the top.
-    assert checked >= 21, checked
+    # way across at 1024 px): at least half the positions keep both labels at the top. On a
+    # projector with the sidebar open (520 px, speaker QA s45) "OPT or incumbent = 1" and a
+    # 22 px budget label are wider together than the 420 px plot: always below its line.
+    assert checked == 0 if present and incumbents else checked >= 21, checked
 
 
 def test_the_eg500_case_keeps_both_labels_apart():
