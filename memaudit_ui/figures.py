@@ -164,8 +164,12 @@ def _title_cut(title: str, limit: int) -> tuple[str, str]:
             return title[:cut] + end, start + title[cut + len(sep) :]
     # The whole title searched: a search cut at ``limit`` does not see an "=" just past it.
     spaces = [m.start() for m in _TITLE_SPACE.finditer(title) if m.start() < limit]
-    if spaces and spaces[-1] > limit // 3:
-        return title[: spaces[-1]], title[spaces[-1] + 1 :]
+    # A number keeps its unit where another space allows ("budget 24<br>words" read badly
+    # once presentation lines were cut to 40 characters, s45).
+    after_word = [s for s in spaces if not title[s - 1].isdigit()]
+    for found in (after_word, spaces):
+        if found and found[-1] > limit // 3:
+            return title[: found[-1]], title[found[-1] + 1 :]
     # An earlier break, then a cut inside one long run (QA s42: a generated package's id,
     # "event-graph-n20-s3-n_entities=3-update_rate=0.5-...", 140 characters without a space,
     # ran off the chart and off its PNG: its " · " came before a third of the line).

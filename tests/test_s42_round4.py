@@ -34,9 +34,14 @@ def test_a_title_without_spaces_is_wrapped_to_the_width(present, half, limit):
 def test_a_title_that_breaks_well_keeps_its_breaks():
     """Regression guard: the docstring's example breaks after its colon, as before."""
     title = "Value kept by unit kind at budget 24 words: Letta vs OPT over P+"
-    assert figures.wrap_title(title, True) == (
+    assert figures.wrap_title(title, False) == (
         "Value kept by unit kind at budget 24 words:<br>Letta vs OPT over P+"
     )
+    # Presentation lines are too short for the colon (s45): the break falls before the number,
+    # never between "24" and its unit.
+    lines = figures.wrap_title(title, True).split("<br>")
+    assert lines == ["Value kept by unit kind at budget", "24 words: Letta vs OPT over P+"]
+    assert all(len(line) <= figures.title_line_limit(True) for line in lines)
 
 
 def test_a_ratio_chart_of_budget_0_alone_shows_no_negative_budget():
