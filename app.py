@@ -6,6 +6,7 @@ import math
 import pandas as pd
 import streamlit as st
 
+from memaudit_core.package import warnings_at_budgets
 from memaudit_core.solvers import gap_text, value_text
 from memaudit_ui import cached, figures, render
 from memaudit_ui.annotations import not_applied_notice
@@ -21,7 +22,9 @@ st.title("Overview")
 st.markdown(f"**{md_escape(stats.title)}** · `{stats.package_id}`")
 if stats.description:
     st.text(stats.description)
-for warning in stats.warnings:
+# "No candidate fits the default budget" only while the slider is at it (s45: it stayed up at
+# budgets where memories fit).
+for warning in warnings_at_budgets(stats.warnings, pkg.budget, [ctx.budget]):
     st.warning(warning)
 
 # Three a row in both modes: six cut labels and values ("Evidence u…", "13,…") at 1024 px
