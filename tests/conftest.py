@@ -117,3 +117,19 @@ def stopped_milp(monkeypatch):
     analysis._opt_cache.clear()
     yield
     analysis._opt_cache.clear()
+
+
+@pytest.fixture
+def late_clock(monkeypatch):
+    """Every TimeShare made while the test runs reads a clock 100 s later at each call, so a
+    total time limit is spent at once and far overrun, with no timing in the test."""
+    import itertools
+
+    from memaudit_core.solvers import timeshare
+
+    class LateShare(timeshare.TimeShare):
+        def __init__(self, total_s: float, expected_runs: int, *, clock=None) -> None:
+            ticks = itertools.count(0.0, 100.0)
+            super().__init__(total_s, expected_runs, clock=lambda: next(ticks))
+
+    monkeypatch.setattr(timeshare, "TimeShare", LateShare)

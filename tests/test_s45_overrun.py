@@ -9,7 +9,6 @@ floor MIN_RUN_S of real time. Optima labelled OPT are checked against unlimited 
 
 from __future__ import annotations
 
-import itertools
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -21,25 +20,12 @@ from memaudit_core.analysis import compile_cached
 from memaudit_core.errors import ResultError
 from memaudit_core.package import load_package
 from memaudit_core.results import read_result
-from memaudit_core.solvers import solve, timeshare
+from memaudit_core.solvers import solve
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_packages"
 HARD = SAMPLES / "event-graph-500.json"  # not proven in MIN_RUN_S at these budgets
 DEMO = SAMPLES / "external-stores-demo.json"
 TOTAL = 1e-9
-
-
-class _LateShare(timeshare.TimeShare):
-    """A share whose clock reads 100 s later at every call: spent at once, far overrun."""
-
-    def __init__(self, total_s: float, expected_runs: int, *, clock=None) -> None:
-        ticks = itertools.count(0.0, 100.0)
-        super().__init__(total_s, expected_runs, clock=lambda: next(ticks))
-
-
-@pytest.fixture
-def late_clock(monkeypatch):
-    monkeypatch.setattr(timeshare, "TimeShare", _LateShare)
 
 
 @pytest.fixture(scope="module")

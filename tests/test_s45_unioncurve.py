@@ -12,7 +12,6 @@ package no engine proves in that time.
 
 from __future__ import annotations
 
-import itertools
 import json
 import random
 import re
@@ -27,25 +26,11 @@ from memaudit_core.errors import ResultError
 from memaudit_core.generators import generate
 from memaudit_core.package import load_package, replace_package
 from memaudit_core.results import read_result
-from memaudit_core.solvers import timeshare
 from memaudit_ui import figures
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_packages"
 DEMO = SAMPLES / "external-stores-demo.json"
 TOTAL = 1e-9
-
-
-class _LateShare(timeshare.TimeShare):
-    """A share whose clock reads 100 s later at every call: spent at once, far overrun."""
-
-    def __init__(self, total_s: float, expected_runs: int, *, clock=None) -> None:
-        ticks = itertools.count(0.0, 100.0)
-        super().__init__(total_s, expected_runs, clock=lambda: next(ticks))
-
-
-@pytest.fixture
-def late_clock(monkeypatch):
-    monkeypatch.setattr(timeshare, "TimeShare", _LateShare)
 
 
 @pytest.fixture(scope="module")
