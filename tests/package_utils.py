@@ -73,3 +73,37 @@ def mem0_history_db(path: Path, rows: list[tuple]) -> Path:
     con.commit()
     con.close()
     return path
+
+
+def random_groups_with_store(n_groups: int = 100, n_memories: int = 40) -> Package:
+    """``random_coverage`` seed 0 with one external store ``ext`` of ``n_memories`` memories,
+    each covering 3 random units (seed 1): at 100 groups, a union curve no solve proves within
+    a short time share."""
+    import random
+    from dataclasses import replace
+
+    from memaudit_core.generators import generate
+    from memaudit_core.package import load_package, replace_package
+
+    demo = load_package(
+        Path(__file__).resolve().parent.parent / "sample_packages" / "external-stores-demo.json"
+    )
+    template = next(s for s in demo.stores if s.is_external)
+    pkg = generate("random_coverage", seed=0, n_groups=n_groups)
+    rng = random.Random(1)
+    units = [u.id for u in pkg.units]
+    memories = tuple(
+        replace(
+            template.memories[0],
+            id=f"x{i}",
+            cost=round(rng.uniform(1, 6), 3),
+            coverage={u: 1.0 for u in rng.sample(units, 3)},
+            text=f"memory {i}",
+            status="active",
+            meta={},
+            created_at=f"2025-04-{10 + i % 20:02d}T09:00:00+00:00",
+        )
+        for i in range(n_memories)
+    )
+    store = replace(template, id="ext", memories=memories)
+    return replace_package(pkg, stores=(*pkg.stores, store))

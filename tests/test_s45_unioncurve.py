@@ -13,18 +13,16 @@ package no engine proves in that time.
 from __future__ import annotations
 
 import json
-import random
 import re
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from cli_utils import run_cli
+from package_utils import random_groups_with_store
 
 from memaudit_core import robustness, union
 from memaudit_core.errors import ResultError
-from memaudit_core.generators import generate
-from memaudit_core.package import load_package, replace_package
+from memaudit_core.package import load_package
 from memaudit_core.results import read_result
 from memaudit_ui import figures
 
@@ -43,32 +41,9 @@ def demo_curve(demo):
     return union.union_curve(demo, budgets=[4, 8])
 
 
-def _hard_with_store():
-    """100 random groups and a store of 40 memories: not proven in MIN_RUN_S per run."""
-    template = next(s for s in load_package(DEMO).stores if s.is_external)
-    pkg = generate("random_coverage", seed=0, n_groups=100)
-    rng = random.Random(1)
-    units = [u.id for u in pkg.units]
-    memories = tuple(
-        replace(
-            template.memories[0],
-            id=f"x{i}",
-            cost=round(rng.uniform(1, 6), 3),
-            coverage={u: 1.0 for u in rng.sample(units, 3)},
-            text=f"memory {i}",
-            status="active",
-            meta={},
-            created_at=f"2025-04-{10 + i % 20:02d}T09:00:00+00:00",
-        )
-        for i in range(40)
-    )
-    store = replace(template, id="ext", memories=memories)
-    return replace_package(pkg, stores=(*pkg.stores, store))
-
-
 @pytest.fixture
 def unproven_curve(late_clock):
-    hard = _hard_with_store()
+    hard = random_groups_with_store()
     curve = union.union_curve(hard, ["ext"], hard.budget_grid()[2:4], total_time_limit=TOTAL)
     assert not all(r.certified for r in curve)  # the fake clock left a point unproven
     return hard, curve

@@ -400,32 +400,12 @@ def test_noise_sensitivity_counts_unproven_optima() -> None:
 
 
 def test_a_union_curve_under_a_short_share_stays_consistent() -> None:
-    import random
+    from package_utils import random_groups_with_store
 
-    from memaudit_core.package import replace_package
     from memaudit_core.union import union_curve
 
-    demo = load_package(SAMPLES / "external-stores-demo.json")
-    template = next(s for s in demo.stores if s.is_external)
-    pkg = generate("random_coverage", seed=0, n_groups=100)
-    rng = random.Random(1)
-    units = [u.id for u in pkg.units]
-    memories = tuple(
-        replace(
-            template.memories[0],
-            id=f"x{i}",
-            cost=round(rng.uniform(1, 6), 3),
-            coverage={u: 1.0 for u in rng.sample(units, 3)},
-            text=f"memory {i}",
-            status="active",
-            meta={},
-            created_at=f"2025-04-{10 + i % 20:02d}T09:00:00+00:00",
-        )
-        for i in range(40)
-    )
-    store = replace(template, id="ext", memories=memories)
-    hard = replace_package(pkg, stores=(*pkg.stores, store))
-    rows = union_curve(hard, ["ext"], pkg.budget_grid()[2:5], total_time_limit=1.0)
+    hard = random_groups_with_store()
+    rows = union_curve(hard, ["ext"], hard.budget_grid()[2:5], total_time_limit=1.0)
     assert not all(r.certified for r in rows)  # 1 s cannot prove 100 random groups
     tol = 1e-9
     for r in rows:
