@@ -1339,7 +1339,7 @@ TIMELINE_ON_TOP = ("tombstone",)
 @dataclass(frozen=True)
 class TimelineGeometry:
     """Where the store timeline's rows, ticks and markers go at the design width
-    (:data:`EXPLAIN_DESIGN_PX`): see :func:`timeline_geometry`."""
+    (:data:`LEGEND_DESIGN_PX`): see :func:`timeline_geometry`."""
 
     font: int  # tick font size (px)
     row_labels: dict[str, str]  # row -> its axis label (wrapped with <br>)
@@ -1420,7 +1420,7 @@ def timeline_geometry(timeline_data: TimelineData, present: bool = False) -> Tim
     # more than 0.52 em + 16 px at 1024 px.
     margin_l = int(0.55 * font * longest) + 28
     margin_r = TIMELINE_RIGHT_MARGIN_PX
-    plot_px = float(EXPLAIN_DESIGN_PX["present" if present else "normal"] - margin_l - margin_r)
+    plot_px = float(LEGEND_DESIGN_PX["present" if present else "normal"] - margin_l - margin_r)
 
     times = sorted(
         {float(e[1]) for e in timeline_data.experiences}
@@ -1602,7 +1602,7 @@ GRAPH_LAYER_NAMES = {
 @dataclass(frozen=True)
 class GraphGeometry:
     """Where the evidence graph's layers and labels go, in pixels at the design width
-    (:data:`EXPLAIN_DESIGN_PX`): see :func:`graph_geometry`."""
+    (:data:`LEGEND_DESIGN_PX`): see :func:`graph_geometry`."""
 
     font: int  # label font size (px)
     marker: int  # node marker size (px)
@@ -1636,7 +1636,7 @@ def graph_geometry(graph_data: GraphData, present: bool = False) -> GraphGeometr
     marker = 18 if present else 14
     r = marker / 2
     outline_px = GRAPH_OUTLINE_PX[present]
-    plot_px = EXPLAIN_DESIGN_PX["present" if present else "normal"] - 2 * GRAPH_SIDE_MARGIN_PX
+    plot_px = LEGEND_DESIGN_PX["present" if present else "normal"] - 2 * GRAPH_SIDE_MARGIN_PX
     tick_px = 20 if present else 14  # _explain_fonts' tick size
     placement = {
         "experience": ("right", "middle", -int(r + 5), 0),
@@ -1842,6 +1842,11 @@ def evidence_graph(
     fig.update_yaxes(
         showticklabels=False, showgrid=False, zeroline=False, title_text="", range=list(geo.y_range)
     )
+    if present:
+        # The y axis shows nothing, yet plotly's automargin kept 45 px left of the plot for it:
+        # in the 524 px column the layers were spaced for 496 px and drawn in 455, and the
+        # layer names ran together (speaker QA s46). Normal mode keeps its 1280 px layout.
+        fig.update_yaxes(automargin=False)
     base_layout(fig, title, present)
     _explain_fonts(fig, present)
     # The plot as tall as its labels need (the legend's rows are added below it).
@@ -1989,13 +1994,11 @@ LEGEND_GAP_PX = 24
 #: with the sidebar open (524 px), which the speaker opens for the page links and the budget
 #: and which then stays open (speaker QA s45: designed for 780 px, legends lost their last
 #: rows there); normal: 1024 px with the sidebar open (564 px); half: a chart in one of two
-#: columns there (274 px).
+#: columns there (274 px). The Evidence explorer's timeline and graph space their labels and
+#: markers for the same widths (speaker QA s46: at 780 px the timeline's last marker was cut
+#: and the graph's layer names ran together); in presentation mode the graph then cuts long
+#: labels sooner, on a wider screen too (the hover has them whole).
 LEGEND_DESIGN_PX = {"present": 520, "normal": 564, "half": 274}
-#: The Evidence explorer's timeline and graph lay out their labels and markers for these
-#: widths: still 1280 px with the sidebar open on a projector (780 px). At 520 px the graph
-#: cut every event-graph-500 label to 12 characters, on a 1280 px screen too; their layout for
-#: 1024 px with the sidebar open is not done yet.
-EXPLAIN_DESIGN_PX = {"present": 780, "normal": LEGEND_DESIGN_PX["normal"]}
 
 
 def _legend_rows(fig: go.Figure, font_px: float, width_px: float) -> int:

@@ -28,9 +28,10 @@ from memaudit_ui import figures
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_packages"
 
-#: A full-width chart at 1024 px with the sidebar open, and at 1280 px in presentation mode
-#: (px, from QA's screenshots and the speaker QA of s39).
-DESIGN_PX = {False: 564, True: 780}
+#: A full-width chart at 1024 px with the sidebar open, in normal and in presentation mode
+#: (px, from QA's screenshots; presentation mode's was 780 px, 1280 px with the sidebar open,
+#: until the speaker QA of s46).
+DESIGN_PX = {False: 564, True: 520}
 #: Source Sans measured in Chromium: "e315:compound_update" is 133 px at 13 px (0.51 em).
 CHAR_EM = 0.52
 
@@ -196,8 +197,19 @@ def test_graph_labels_clear_each_other_and_the_nodes_eg500(eg500_focus, present:
     # current:nina:drink.
     fig = figures.evidence_graph(eg500_focus, "t", present)
     _assert_labels_clear(fig, DESIGN_PX[present])
-    texts = {a.text for a in fig.layout.annotations}
+
+
+def test_eg500_graph_labels_are_whole_outside_presentation_mode(eg500_focus) -> None:
+    texts = {a.text for a in figures.evidence_graph(eg500_focus, "t").layout.annotations}
     assert {"q:prev:nina:drink:5", "e315:compound_update", "current:nina:drink"} <= texts
+
+
+def test_eg500_graph_labels_are_cut_in_presentation_mode(eg500_focus) -> None:
+    # 520 px at 16 px fonts (speaker QA s46): the ids keep both ends, the hover the whole id.
+    fig = figures.evidence_graph(eg500_focus, "t", True)
+    anns = fig.layout.annotations
+    (cut,) = [a.text for a in anns if a.hovertext.startswith("query q:prev:nina:drink:5 ")]
+    assert "…" in cut and cut[:3] == "q:p" and cut[-2:] == ":5", cut
 
 
 def test_a_whole_graph_has_room_for_every_unit_label() -> None:

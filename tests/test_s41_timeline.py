@@ -4,7 +4,8 @@ For travel-assistant (13 experiences) the plot was 152 px of a 564 px figure (le
 right, long row labels on the left), the ids ran together ("e01e02e03...") and markers of
 neighbouring experiences overlapped; on event-graph-50 a tombstone hid under the
 compound-update stars. The figure is checked at the widths the app is designed for: 564 px
-(1024 px with the sidebar open) and 780 px in presentation mode.
+(1024 px with the sidebar open) and 520 px in presentation mode (1024 px with the sidebar
+open too: 780 px, 1280 px with it open, cut the last marker at 1024 px, QA s46).
 """
 
 from __future__ import annotations
@@ -19,7 +20,10 @@ from memaudit_ui.figures import store_timeline
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_packages"
 #: Chart width (px) at 1024 px with the sidebar open, and on a projector (presentation mode).
-WIDTH_PX = {False: 564, True: 780}
+WIDTH_PX = {False: 564, True: 520}
+#: The most of that width the row labels and the right margin may take: in presentation mode
+#: two-line labels of 14 characters at 20 px ("Validity-aware") take 180 px of the 520.
+SIDE_SHARE = {False: 0.3, True: 0.45}
 #: Tick font (px) of the explain charts, normal and presentation mode.
 TICK_FONT_PX = {False: 14, True: 20}
 
@@ -60,7 +64,7 @@ def test_plot_gets_most_of_the_width_and_the_legend_is_horizontal(timelines, pre
         # Below the plot, starting at its left edge (not right of it).
         assert legend.x == 0 and legend.yanchor == "top" and legend.y < 0.5, name
         side_px = fig.layout.margin.l + fig.layout.margin.r
-        assert side_px <= 0.3 * WIDTH_PX[present], (name, side_px)
+        assert side_px <= SIDE_SHARE[present] * WIDTH_PX[present], (name, side_px)
         # Short row labels: two lines of at most 16 characters; the full names stay in the
         # hover text.
         for label in fig.layout.yaxis.categoryarray:
@@ -76,7 +80,9 @@ def test_plot_gets_most_of_the_width_and_the_legend_is_horizontal(timelines, pre
 def test_experience_ids_do_not_run_together(timelines, present):
     fig = store_timeline(timelines["travel-assistant"], "t", present=present)
     axis = fig.layout.xaxis
-    assert list(axis.ticktext)[:2] == ["e01", "e02"]
+    # Every id at 564 px. In presentation mode every other one: 20 px ids need 0.5 em x 3 +
+    # 8 = 38 px apart, and 13 experiences over 520 - 182 - 24 - 2 x 14 = 286 px are 23.8 px.
+    assert list(axis.ticktext)[:2] == {False: ["e01", "e02"], True: ["e01", "e03"]}[present]
     per_px = _px_per_unit(fig, present)
     # A three-character id is about 0.55 em a character wide; 6 px between labels.
     need = 0.55 * TICK_FONT_PX[present] * 3 + 6
@@ -97,8 +103,10 @@ def test_neighbouring_markers_do_not_cover_each_other(timelines, present):
         times = sorted({e[1] for e in tl.experiences})
         pitch_px = min(b - a for a, b in zip(times, times[1:], strict=False)) * per_px
         for trace in _memory_traces(fig):
-            # Markers no wider than the spacing of the experiences, and still recognisable.
-            assert 7 <= trace.marker.size <= pitch_px, (name, trace.name, pitch_px)
+            # Markers no wider than the spacing of the experiences, and still recognisable: at
+            # least 7 px, even where the spacing is less (event-graph-50 in presentation mode:
+            # 50 experiences in a 314 px plot, 6.3 px apart, overlap by less than a pixel).
+            assert 7 <= trace.marker.size <= max(7, pitch_px), (name, trace.name, pitch_px)
         # The tombstones are drawn last, on top of any marker they touch.
         assert fig.data[-1].name == "tombstone", name
 
