@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # the lazy names below, for type checkers and IDEs (library Q
         MemAuditError,
         PackageError,
         ResultError,
+        SaturationError,
         UsageError,
         WriterError,
     )
@@ -48,6 +49,12 @@ if TYPE_CHECKING:  # the lazy names below, for type checkers and IDEs (library Q
         parse_package,
     )
     from .results import read_result  # noqa: F401
+    from .saturations import (  # noqa: F401
+        SATURATIONS,
+        Saturation,
+        register_saturation,
+        unregister_saturation,
+    )
     from .solvers import SolveResult, solve, solve_budgets  # noqa: F401
     from .union import UnionScore, union_report, with_store  # noqa: F401
     from .writers import (  # noqa: F401
@@ -96,11 +103,17 @@ _EXPORTS = {
     "unregister_writer": "writers",
     "WriterInfo": "writers",
     "WRITERS": "writers",
+    # QA s46: saturations are a registry too, read-only, added to through a checked function.
+    "register_saturation": "saturations",
+    "unregister_saturation": "saturations",
+    "Saturation": "saturations",
+    "SATURATIONS": "saturations",
     "MemAuditError": "errors",
     "UsageError": "errors",
     "PackageError": "errors",
     "WriterError": "errors",
     "ResultError": "errors",
+    "SaturationError": "errors",
     "read_result": "results",
     "UnionScore": "union",
 }

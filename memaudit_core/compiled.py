@@ -36,7 +36,7 @@ from .package import (
     Store,
     store_as_kept,
 )
-from .saturations import get_saturation
+from .saturations import BUILTIN_SATURATIONS, check_saturation_range, get_saturation
 from .shortrepr import brief, cost_budget_text, count, num, ratio_text_exp, short_repr
 
 SparseT = TypeVar("SparseT", sp.csr_array, sp.csc_array)
@@ -715,6 +715,10 @@ def compile_package(
         (np.asarray(data, dtype=np.float64), np.asarray(indices, dtype=np.int32), indptr),
         shape=(n, len(unit_ids)),
     )
+    if package.saturation not in BUILTIN_SATURATIONS and n:
+        # A registered h was checked on [0, 1e6]; a unit that can collect more coverage
+        # than that has it checked up to its own total, which bounds every store's.
+        check_saturation_range(package.saturation, float(np.max(coverage.sum(axis=0))))
     group_idx = np.array([r[0] for r in rows], dtype=np.int64)
     counts = (
         np.bincount(group_idx, minlength=len(group_ids)) if n else np.zeros(len(group_ids), int)

@@ -332,6 +332,11 @@ class UnknownNameError(UsageError):
     mistake that keeps its own name under ``--json``)."""
 
 
+class SaturationError(UsageError):
+    """A saturation :func:`~memaudit_core.saturations.register_saturation` refuses: a bad name,
+    a name taken, or an h that is not concave, nondecreasing and 0 at 0 on the range checked."""
+
+
 class SolverError(MemAuditError):
     """A solver failed in a way the user must see (e.g. exact solvers disagree)."""
 

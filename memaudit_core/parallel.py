@@ -143,7 +143,7 @@ def _signals_deferred() -> Iterator[None]:
 
 class SolverPool(ProcessPoolExecutor):
     """A :class:`~concurrent.futures.ProcessPoolExecutor` whose workers start whole even
-    when Ctrl-C comes while one is starting.
+    when Ctrl-C comes while one is starting, and know the saturations registered here.
 
     ``submit`` starts a worker when none is idle, and the forkserver start writes the
     worker's pickled state (for a budget sweep, the compiled package: more than a pipe holds)
@@ -157,9 +157,54 @@ class SolverPool(ProcessPoolExecutor):
     took 0.1-0.55 s in QA, against up to 1 s before.
     """
 
+    def __init__(
+        self,
+        max_workers: int | None = None,
+        mp_context: multiprocessing.context.BaseContext | None = None,
+        initializer: Callable[..., Any] | None = None,
+        initargs: tuple = (),
+        **kwargs: Any,
+    ) -> None:
+        sats = _sendable_saturations()
+        if sats:
+            initargs = (sats, initializer, initargs)
+            initializer = _init_with_saturations
+        super().__init__(max_workers, mp_context, initializer, initargs, **kwargs)
+
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
         with _signals_deferred():
             return super().submit(fn, *args, **kwargs)
+
+
+def _sendable_saturations() -> tuple[Any, ...]:
+    """The saturations registered in this process, checked to pickle: workers start from a
+    fresh import and would refuse a package naming one as unknown (QA s46)."""
+    import pickle
+
+    from .errors import MemAuditError
+    from .saturations import registered_saturations
+
+    sats = registered_saturations()
+    for sat in sats:
+        try:
+            pickle.dumps(sat)
+        except Exception:
+            raise MemAuditError(
+                f"saturation {sat.name!r} cannot be sent to worker processes: define h and "
+                "h_scalar with def at a module's top level (not lambdas or nested functions), "
+                "or use workers=1"
+            ) from None
+    return sats
+
+
+def _init_with_saturations(
+    sats: tuple[Any, ...], initializer: Callable[..., Any] | None, initargs: tuple
+) -> None:
+    from .saturations import install_saturations
+
+    install_saturations(sats)
+    if initializer is not None:
+        initializer(*initargs)
 
 
 #: Seconds between two looks at the parent where the platform cannot wait on it (no pidfd).

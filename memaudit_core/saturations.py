@@ -9,22 +9,31 @@ Examples
 ['cap1', 'linear', 'log1p']
 >>> get_saturation("cap1").h_scalar(1.7)
 1.0
+
+:data:`SATURATIONS` is read-only: :func:`register_saturation` adds one after checking that its
+h is 0 at 0, nondecreasing and concave, which every exact engine's bounds assume (QA s46: a
+convex ``z ** 2`` put straight into the table had branch-and-bound certify 18 as OPT where 19
+was feasible).
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import UnknownNameError, cut_repr
+from .errors import SaturationError, UnknownNameError, cut_repr
 
 
 @dataclass(frozen=True)
 class Saturation:
-    """A concave, nondecreasing h with h(0) = 0 (vectorised and scalar forms)."""
+    """A concave, nondecreasing h with h(0) = 0 (vectorised and scalar forms).
+
+    Add one with :func:`register_saturation`, which checks those properties numerically.
+    """
 
     name: str
     h: Callable[[np.ndarray], np.ndarray]
@@ -50,22 +59,331 @@ def _linear_scalar(z: float) -> float:
     return z
 
 
+class _Registry(dict):
+    """The saturations by name; read-only, so that every one passed :func:`register_saturation`."""
+
+    def _read_only(self, *_: object, **__: object) -> None:
+        # QA s46: SATURATIONS["square"] = ... slipped a convex h past every check.
+        raise SaturationError(
+            "SATURATIONS is read-only: add a saturation with register_saturation(Saturation(...)) "
+            "and remove it with unregister_saturation(name)"
+        )
+
+    __setitem__ = __delitem__ = _read_only  # type: ignore[assignment]
+    pop = popitem = update = setdefault = clear = _read_only  # type: ignore[assignment]
+    __ior__ = _read_only  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[type, tuple[dict[str, Saturation]]]:
+        # A copy or pickle is a plain snapshot (rebuilding this class would call __setitem__).
+        return (dict, (dict(self),))
+
+
 # Module-level functions, not lambdas, so that a Saturation pickles (library QA).
-SATURATIONS: dict[str, Saturation] = {
-    "cap1": Saturation("cap1", _cap1, _cap1_scalar, "h(z) = min(1, z)", 1.0),
-    "linear": Saturation("linear", _linear, _linear_scalar, "h(z) = z", math.inf),
-    "log1p": Saturation("log1p", np.log1p, math.log1p, "h(z) = ln(1 + z)", math.inf),
-}
+_BUILTIN = (
+    Saturation("cap1", _cap1, _cap1_scalar, "h(z) = min(1, z)", 1.0),
+    Saturation("linear", _linear, _linear_scalar, "h(z) = z", math.inf),
+    Saturation("log1p", np.log1p, math.log1p, "h(z) = ln(1 + z)", math.inf),
+)
+#: Every saturation a package may name: the built-in ones, then those registered.
+SATURATIONS: _Registry = _Registry()
+for _sat in _BUILTIN:
+    dict.__setitem__(SATURATIONS, _sat.name, _sat)
+#: The product's own saturations (never replaced or removed).
+BUILTIN_SATURATIONS: tuple[str, ...] = tuple(s.name for s in _BUILTIN)
+#: Saturations unregistered in this process: their names may come back with the same record
+#: only, since optima cached for packages naming them were computed with that h.
+_RETIRED: dict[str, Saturation] = {}
+#: How far from 0 each registered saturation's h has been checked.
+_CHECKED_UP_TO: dict[str, float] = {}
+
+#: The range of z :func:`register_saturation` checks, [0, CHECK_RANGE]. A unit's coverage z
+#: is the sum of its coverage values (each in [0, 1]) over a store, so it reaches past this
+#: only with over a million covering candidates; :func:`check_saturation_range` checks such
+#: a package's own range when it is compiled.
+CHECK_RANGE = 1e6
+#: Relative slack of the numeric checks (floating-point rounding, not a licence to bend).
+CHECK_TOL = 1e-9
+
+
+def check_grid(upper: float) -> np.ndarray:
+    """The sorted points of [0, ``upper``] where h is checked: a dense uniform grid near 0
+    (where coverage sums of a few candidates fall, integers and 1/256 steps included), a
+    uniform and a geometric grid over the whole range, and random points from a fixed seed.
+
+    >>> g = check_grid(1e6)
+    >>> float(g[0]), float(g[-1]), bool(np.all(np.diff(g) > 0))
+    (0.0, 1000000.0, True)
+    """
+    rng = np.random.default_rng(46)
+    near = min(upper, 16.0)
+    parts = [
+        np.linspace(0.0, near, 4097),
+        np.linspace(0.0, upper, 4097),
+        rng.uniform(0.0, near, 1000),
+        rng.uniform(0.0, upper, 1000),
+    ]
+    if upper > 1e-6:
+        parts.append(np.geomspace(1e-6, upper, 2401))
+        parts.append(10.0 ** rng.uniform(-6.0, math.log10(upper), 1000))
+    grid = np.unique(np.concatenate(parts))
+    return grid[(grid >= 0.0) & (grid <= upper)]
+
+
+def _refuse(sat: Saturation, rule: str, detail: str) -> SaturationError:
+    return SaturationError(f"saturation {sat.name!r} refused: {detail} [rule: {rule}]")
+
+
+def _num(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def check_saturation(sat: Saturation, upper: float = CHECK_RANGE) -> None:
+    """Check numerically, on :func:`check_grid` of [0, ``upper``], that ``sat.h`` is finite,
+    0 at 0, nondecreasing, concave, at most ``sat.cap`` and equal to ``sat.h_scalar``; a
+    :class:`~memaudit_core.errors.SaturationError` naming the saturation and the rule if not.
+
+    >>> check_saturation(get_saturation("log1p"))
+    >>> try:
+    ...     check_saturation(Saturation("square", np.square, lambda z: z * z, "z^2", math.inf))
+    ... except SaturationError as exc:
+    ...     print(exc)  # doctest: +ELLIPSIS
+    saturation 'square' refused: h must be concave, but h(...) = ... lies below the chord ...
+    """
+    z = check_grid(upper)
+    try:
+        with np.errstate(all="ignore"):  # an overflow is reported below, as the rule broken
+            hz = np.asarray(sat.h(z.copy()), dtype=np.float64)
+    except Exception as exc:  # a user's function: any failure is a refusal, not a traceback
+        raise _refuse(sat, "vectorised", f"h(array) raised {type(exc).__name__}: {exc}") from None
+    if hz.shape != z.shape:
+        raise _refuse(
+            sat,
+            "vectorised",
+            f"h must map an array of z to an array of the same shape, got shape {hz.shape} "
+            f"for {z.shape}",
+        )
+    bad = np.flatnonzero(~np.isfinite(hz))
+    if bad.size:
+        i = bad[0]
+        raise _refuse(
+            sat, "finite", f"h must be finite on [0, {_num(upper)}], h({_num(z[i])}) = {hz[i]}"
+        )
+    if abs(hz[0]) > 1e-12:
+        raise _refuse(sat, "h(0)=0", f"h(0) must be 0, got {float(hz[0])!r}")
+    scale = np.maximum(1.0, np.abs(hz))
+    # Nondecreasing against the running maximum, so that many tiny drops cannot add up.
+    top = np.maximum.accumulate(hz)
+    bad = np.flatnonzero(hz < top - CHECK_TOL * scale)
+    if bad.size:
+        i = bad[0]
+        j = int(np.argmax(hz[:i]))
+        raise _refuse(
+            sat,
+            "nondecreasing",
+            f"h must be nondecreasing, but h({_num(z[i])}) = {_num(hz[i])} < "
+            f"h({_num(z[j])}) = {_num(hz[j])}",
+        )
+    # Concave, locally: each point on or above the chord of its neighbours (scale-free form).
+    a, b, c = z[:-2], z[1:-1], z[2:]
+    ha, hb, hc = hz[:-2], hz[1:-1], hz[2:]
+    chord = ha + (hc - ha) * ((b - a) / (c - a))
+    slack = CHECK_TOL * (np.abs(ha) + np.abs(hb) + np.abs(hc)) + 1e-12
+    short = chord - hb
+    if np.any(short > slack):
+        i = int(np.argmax(short / np.maximum(1.0, np.abs(hb))))  # the clearest case
+        raise _refuse(
+            sat,
+            "concave",
+            f"h must be concave, but h({_num(b[i])}) = {_num(hb[i])} lies below the chord "
+            f"from h({_num(a[i])}) = {_num(ha[i])} to h({_num(c[i])}) = {_num(hc[i])} "
+            f"by {_num(short[i])}",
+        )
+    # ... and globally: h(z) / z never rises (concave with h(0) = 0), against the running
+    # minimum so that slight convexity spread over many points is caught too.
+    zp, hp = z[z > 0], hz[z > 0]
+    ratio = hp / zp
+    rise = np.flatnonzero(ratio > np.minimum.accumulate(ratio) * (1 + CHECK_TOL) + 1e-12)
+    if rise.size:
+        i = int(rise[0])
+        j = int(np.argmin(ratio[:i]))
+        raise _refuse(
+            sat,
+            "concave",
+            f"h must be concave, but h(z) / z rises from {_num(ratio[j])} at z = "
+            f"{_num(zp[j])} to {_num(ratio[i])} at z = {_num(zp[i])}",
+        )
+    if math.isfinite(sat.cap):
+        bad = np.flatnonzero(hz > sat.cap + CHECK_TOL * scale)
+        if bad.size:
+            i = bad[0]
+            raise _refuse(
+                sat, "cap", f"h({_num(z[i])}) = {_num(hz[i])} exceeds its cap {sat.cap!r}"
+            )
+    # The scalar form runs in the frontier engine: it must be the same function.
+    for k in range(0, z.size, max(1, z.size // 300)):
+        try:
+            one = sat.h_scalar(float(z[k]))
+        except Exception as exc:
+            raise _refuse(
+                sat, "h_scalar", f"h_scalar({_num(z[k])}) raised {type(exc).__name__}: {exc}"
+            ) from None
+        if (
+            not isinstance(one, numbers.Real)
+            or not math.isfinite(one)
+            or abs(float(one) - hz[k]) > CHECK_TOL * scale[k]
+        ):
+            raise _refuse(
+                sat,
+                "h_scalar",
+                f"h_scalar must equal h, but h_scalar({_num(z[k])}) = {cut_repr(one)} and "
+                f"h = {_num(hz[k])}",
+            )
+
+
+def _check_record(sat: object) -> Saturation:
+    if not isinstance(sat, Saturation):
+        raise SaturationError(
+            f"register_saturation takes a Saturation, got {type(sat).__name__} "
+            "[rule: saturation-record]"
+        )
+    name = sat.name
+    if not isinstance(name, str) or not name.strip() or name != name.strip() or "," in name:
+        # A comma would split the name in the lists messages and options give.
+        raise SaturationError(
+            "a saturation name must be a non-empty string without commas or surrounding "
+            f"spaces, got {cut_repr(name)} [rule: saturation-name]"
+        )
+    for field in ("h", "h_scalar"):
+        if not callable(getattr(sat, field)):
+            raise _refuse(
+                sat,
+                "saturation-record",
+                f"{field} must be callable, got {cut_repr(getattr(sat, field))}",
+            )
+    if not isinstance(sat.description, str):
+        raise _refuse(
+            sat,
+            "saturation-record",
+            f"description must be a string, got {cut_repr(sat.description)}",
+        )
+    cap = sat.cap
+    if isinstance(cap, bool) or not isinstance(cap, numbers.Real) or not cap > 0:
+        raise _refuse(
+            sat,
+            "saturation-record",
+            f"cap must be a number > 0 (math.inf when h is unbounded), got {cut_repr(cap)}",
+        )
+    return sat
+
+
+def register_saturation(saturation: Saturation) -> Saturation:
+    """Add ``saturation`` to :data:`SATURATIONS`, so that packages may name it in
+    ``objective.saturation``, after checking it (:func:`check_saturation` on
+    [0, :data:`CHECK_RANGE`]): h(0) = 0, h nondecreasing and concave, which make F monotone and
+    submodular, the property every exact engine's bound relies on. A name already taken, or
+    not a non-empty string without commas, is refused too; each refusal is a
+    :class:`~memaudit_core.errors.SaturationError` naming the saturation and the rule.
+
+    Examples
+    --------
+    >>> import math
+    >>> import numpy as np
+    >>> def h(z): return np.log1p(2 * np.asarray(z, float))
+    >>> def h1(z): return math.log1p(2 * z)
+    >>> sat = register_saturation(Saturation("doc_log2", h, h1, "h(z) = ln(1 + 2z)", math.inf))
+    >>> "doc_log2" in SATURATIONS
+    True
+    >>> unregister_saturation("doc_log2")
+    >>> try:
+    ...     register_saturation(Saturation("cap1", h, h1, "mine", math.inf))
+    ... except SaturationError as exc:
+    ...     print(exc)
+    saturation 'cap1' refused: the name is a built-in saturation's [rule: saturation-name-taken]
+    """
+    sat = _check_record(saturation)
+    if sat.name in BUILTIN_SATURATIONS:
+        raise _refuse(sat, "saturation-name-taken", "the name is a built-in saturation's")
+    if dict.__contains__(SATURATIONS, sat.name):
+        raise _refuse(
+            sat,
+            "saturation-name-taken",
+            "a saturation of that name is already registered (unregister_saturation(name) "
+            "removes it)",
+        )
+    retired = _RETIRED.get(sat.name)
+    if retired is not None and retired != sat:
+        raise _refuse(
+            sat,
+            "saturation-name-taken",
+            "the name was registered for another h earlier in this process, and optima "
+            "computed with that h may be cached under it: choose a new name",
+        )
+    check_saturation(sat, CHECK_RANGE)
+    _RETIRED.pop(sat.name, None)
+    dict.__setitem__(SATURATIONS, sat.name, sat)
+    _CHECKED_UP_TO[sat.name] = CHECK_RANGE
+    return sat
+
+
+def unregister_saturation(name: str) -> None:
+    """Undo :func:`register_saturation` (a built-in saturation cannot be removed)."""
+    if isinstance(name, str) and name in BUILTIN_SATURATIONS:
+        raise SaturationError(
+            f"saturation {name!r} is built in and cannot be unregistered [rule: builtin]"
+        )
+    try:
+        sat = dict.__getitem__(SATURATIONS, name)
+    except (KeyError, TypeError):
+        raise UnknownNameError(f"no saturation {cut_repr(name)} is registered") from None
+    dict.__delitem__(SATURATIONS, name)
+    _CHECKED_UP_TO.pop(name, None)
+    _RETIRED[name] = sat
+
+
+def check_saturation_range(name: str, upper: float) -> None:
+    """Check a registered saturation on [0, ``upper``] too when that reaches past the range
+    it was checked on (a package whose units can collect coverage past :data:`CHECK_RANGE`);
+    built-in saturations hold everywhere."""
+    if name in BUILTIN_SATURATIONS or not upper > _CHECKED_UP_TO.get(name, math.inf):
+        return
+    check_saturation(get_saturation(name), float(upper))
+    _CHECKED_UP_TO[name] = float(upper)
+
+
+def registered_saturations() -> tuple[Saturation, ...]:
+    """The saturations added with :func:`register_saturation`, in registration order."""
+    return tuple(s for n, s in SATURATIONS.items() if n not in BUILTIN_SATURATIONS)
+
+
+def install_saturations(sats: tuple[Saturation, ...]) -> None:
+    """Give a worker process the saturations its parent registered (and checked): workers
+    start from a fresh import, which knows the built-in ones only."""
+    for sat in sats:
+        if not dict.__contains__(SATURATIONS, sat.name):
+            dict.__setitem__(SATURATIONS, sat.name, sat)
+            _CHECKED_UP_TO[sat.name] = CHECK_RANGE
 
 
 def get_saturation(name: str) -> Saturation:
     """The saturation named ``name``, or an :class:`UnknownNameError` listing the known ones."""
     try:
-        return SATURATIONS[name]
+        return dict.__getitem__(SATURATIONS, name)
     except (KeyError, TypeError):  # TypeError: an unhashable name such as a list
         raise UnknownNameError(
             f"unknown saturation {cut_repr(name)} (known: {', '.join(SATURATIONS)})"
         ) from None
 
 
-__all__ = ["SATURATIONS", "Saturation", "get_saturation"]
+__all__ = [
+    "BUILTIN_SATURATIONS",
+    "CHECK_RANGE",
+    "SATURATIONS",
+    "Saturation",
+    "check_saturation",
+    "check_saturation_range",
+    "get_saturation",
+    "install_saturations",
+    "register_saturation",
+    "registered_saturations",
+    "unregister_saturation",
+]

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from memaudit_core.errors import PackageError
 from memaudit_core.package import Package, package_to_dict, parse_package
+from memaudit_core.saturations import Saturation
 
 #: A one-memory Mem0 export (m1, updated after it was created), for history tests.
 MEM0_EXPORT = {
@@ -107,3 +111,24 @@ def random_groups_with_store(n_groups: int = 100, n_memories: int = 40) -> Packa
     )
     store = replace(template, id="ext", memories=memories)
     return replace_package(pkg, stores=(*pkg.stores, store))
+
+
+@contextlib.contextmanager
+def registered_saturation(sat: Saturation) -> Iterator[Saturation]:
+    """``sat`` registered for the block and unregistered after it (the registry is
+    process-wide, so a test must not leave its saturation behind)."""
+    from memaudit_core.saturations import register_saturation, unregister_saturation
+
+    register_saturation(sat)
+    try:
+        yield sat
+    finally:
+        unregister_saturation(sat.name)
+
+
+def _sqrt(z: np.ndarray) -> np.ndarray:
+    return np.sqrt(np.asarray(z, dtype=np.float64))
+
+
+#: A concave saturation not built in (module-level functions, so that workers receive it).
+SQRT = Saturation("sqrt", _sqrt, math.sqrt, "h(z) = sqrt(z)", math.inf)

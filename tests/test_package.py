@@ -690,25 +690,25 @@ def test_an_unknown_unit_with_a_bad_value_gets_both_problems():
     }
 
 
-def test_validation_knows_every_registered_saturation(monkeypatch):
+def test_validation_knows_every_registered_saturation():
     """One saturation registry: one added to it is accepted by validation and used by F
     (review: validation kept its own list, so a new saturation would have been refused)."""
     import numpy as np
+    from package_utils import SQRT, registered_saturation
 
     from memaudit_core.generators import generate
     from memaudit_core.objective import evaluate
-    from memaudit_core.saturations import SATURATIONS, Saturation
 
-    monkeypatch.setitem(
-        SATURATIONS, "sqrt", Saturation("sqrt", np.sqrt, math.sqrt, "h(z) = sqrt(z)", math.inf)
-    )
     doc = package_to_dict(generate("update_chain"))
     doc["objective"] = {"saturation": "sqrt"}
-    pkg = parse_package(doc)
-    inst = compile_package(pkg)
-    every = tuple(range(len(pkg.candidates)))
-    z = np.asarray(inst.coverage[list(every)].sum(axis=0)).ravel()
-    assert evaluate(inst, every) == pytest.approx(float(np.dot(inst.weight, np.sqrt(z))))
+    with registered_saturation(SQRT):
+        pkg = parse_package(doc)
+        inst = compile_package(pkg)
+        every = tuple(range(len(pkg.candidates)))
+        z = np.asarray(inst.coverage[list(every)].sum(axis=0)).ravel()
+        assert evaluate(inst, every) == pytest.approx(float(np.dot(inst.weight, np.sqrt(z))))
+    with pytest.raises(PackageError, match="known-saturation"):
+        parse_package(doc)  # unregistered again
     doc["objective"] = {"saturation": "cube"}
     with pytest.raises(PackageError, match="known-saturation"):
         parse_package(doc)

@@ -1,29 +1,27 @@
 """The brute-force oracle refuses a saturation added to the registry after it, clearly."""
 
 import itertools
-import math
 
 import numpy as np
 import pytest
+from package_utils import SQRT, registered_saturation
 
 import memaudit_core as ma
 from memaudit_core.errors import SolverError
 from memaudit_core.generators import generate
 from memaudit_core.package import package_to_dict, parse_package
-from memaudit_core.saturations import SATURATIONS, Saturation
 
 
-def _sqrt_instance(monkeypatch):
-    monkeypatch.setitem(
-        SATURATIONS, "sqrt", Saturation("sqrt", np.sqrt, math.sqrt, "h(z) = sqrt(z)", math.inf)
-    )
-    data = package_to_dict(generate("random_coverage", seed=3, n_groups=4))
-    data["objective"] = {"saturation": "sqrt"}
-    return ma.compile_package(parse_package(data))
+@pytest.fixture
+def sqrt_instance():
+    with registered_saturation(SQRT):
+        data = package_to_dict(generate("random_coverage", seed=3, n_groups=4))
+        data["objective"] = {"saturation": "sqrt"}
+        yield ma.compile_package(parse_package(data))
 
 
-def test_brute_names_its_saturations_and_the_solvers_that_take_more(monkeypatch):
-    inst = _sqrt_instance(monkeypatch)
+def test_brute_names_its_saturations_and_the_solvers_that_take_more(sqrt_instance):
+    inst = sqrt_instance
     with pytest.raises(SolverError) as caught:
         ma.solve(inst, 5.0, "brute")
     text = str(caught.value)
@@ -32,8 +30,8 @@ def test_brute_names_its_saturations_and_the_solvers_that_take_more(monkeypatch)
     assert "'enum'" in text
 
 
-def test_enum_still_solves_the_added_saturation(monkeypatch):
-    inst = _sqrt_instance(monkeypatch)
+def test_enum_still_solves_the_added_saturation(sqrt_instance):
+    inst = sqrt_instance
     # Independent check: every store of at most one candidate per group, F from the definition.
     cov = inst.coverage.toarray()
     best = 0.0
