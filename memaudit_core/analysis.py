@@ -778,7 +778,7 @@ class SweepResult:
         # sweep file's rows and summary, so it gets the same checks, and the rows first.
         check_sweep_rows(res.rows, path)
         res._check_rows(path)
-        check_sweep_summary(res.summary, res.rows, path)
+        check_sweep_summary(res.summary, res.rows, path, res.errors)
         res._check_summary(path)
         return res
 
@@ -2046,15 +2046,18 @@ def _bootstrap_ci(values: np.ndarray) -> tuple[float | None, float | None]:
 
 
 def summarize(
-    rows: Sequence[SweepRow], methods: Sequence[str], budgets: Sequence[float]
+    rows: Sequence[SweepRow],
+    methods: Sequence[str],
+    budgets: Sequence[float],
+    failures: Sequence[WriterFailure] = (),
 ) -> tuple[SummaryRow, ...]:
     """One :class:`SummaryRow` per (method, budget) and cost unit, methods in the given order.
 
     A budget is an amount in its package's cost unit, so rows of different units are never
     averaged together (QA s44: 20 words and 20 chars made one mean): each (method, budget)
-    has a line per cost unit swept at that budget (by any method; n = 0 where this method
-    has no row), units in the order the rows first name them; a budget without rows has one
-    per unit of the sweep.
+    has a line per cost unit swept at that budget (by any method, or by a writer that failed
+    there, ``failures``; n = 0 where this method has no row), units in the order the rows and
+    then the failures first name them; a budget without either has one per unit of the sweep.
     """
     grouped: dict[tuple[str, float, str | None], list[float | None]] = {}
     unproven: dict[tuple[str, float, str | None], int] = {}
@@ -2066,6 +2069,11 @@ def summarize(
         units_at.setdefault(row.budget, {})[unit] = None
         if not row.certified:
             unproven[key] = unproven.get(key, 0) + 1
+    # QA s46: a sweep whose only writer failed everywhere has no rows; its lines had no unit
+    # (no cost unit column) and no failure matched them. The failure knows its package's.
+    for f in failures:
+        if f.cost_unit is not None:
+            units_at.setdefault(f.budget, {})[f.cost_unit] = None
     every_unit = list(dict.fromkeys(u for at in units_at.values() for u in at)) or [None]
     return tuple(
         _summary_row(method, budget, unit, grouped, unproven)
@@ -2676,13 +2684,14 @@ def sweep(
         )
         if n
     )
+    failures = [f for _, failed in per_package for f in failed]
     return SweepResult(
         rows=tuple(rows),
-        summary=summarize(rows, methods, grid),
+        summary=summarize(rows, methods, grid, failures),
         methods=methods,
         budgets=tuple(grid),
         n_packages=len(packages),
-        errors=tuple(f for _, failed in per_package for f in failed),
+        errors=tuple(failures),
         notes=notes,
         settings=(
             ("solver", solver),

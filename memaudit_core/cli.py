@@ -1671,7 +1671,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
     plugin_names = _plugin_writers(args)
     # The writer names as a list from here on (QA s39, defect 4: joined with "," and split
-    # again, a plugin named "has space, comma" became two unknown writers).
+    # again, a plugin named "has space, comma" became two unknown writers; since QA s46 such
+    # a name is refused when the plugin loads, as no --writers could select it).
     args.writer_names = (
         _registered_names(_split_names(args.writers, "--writers"))
         if args.writers is not None

@@ -425,6 +425,35 @@ def check_names(names: object, what: str, *, strings: bool = True) -> list[str]:
     return out
 
 
+def writer_name_problem(name: object) -> str | None:
+    """Why ``name`` cannot name a writer, or None when it can: a string (as
+    :func:`check_names` wants), not blank, without whitespace around it or a comma, since
+    ``--writers`` splits its list at commas and strips each item (QA s46: ``"mine,v2"``
+    registered and was then selected as ``'mine'`` and ``'v2'``; ``123`` became ``"123"``).
+
+    >>> writer_name_problem("cheap_first") is None, writer_name_problem("mine,v2")
+    (True, "writer name 'mine,v2' contains a comma: --writers splits its list at commas, so no \
+command could select it")
+    """
+    if not isinstance(name, str):
+        return (
+            f"a writer name must be a non-empty string, got {type(name).__name__} {cut_repr(name)}"
+        )
+    if not name.strip():
+        return f"a writer name must be a non-empty string, got {cut_repr(name)}"
+    if name != name.strip():
+        return (
+            f"writer name {cut_repr(name)} starts or ends with whitespace: --writers strips "
+            "each name, so no command could select it"
+        )
+    if "," in name:
+        return (
+            f"writer name {cut_repr(name)} contains a comma: --writers splits its list at "
+            "commas, so no command could select it"
+        )
+    return None
+
+
 def check_params(params: object, what: str = "params") -> dict[str, object]:
     """Generator parameters as a dict: None is none, else a mapping of name -> value or an
     iterable of (name, value) pairs.

@@ -82,7 +82,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from .errors import MemAuditError, WriterError, cut_repr
+from .errors import MemAuditError, WriterError, cut_repr, writer_name_problem
 
 #: Entry-point group for installed writers (``[project.entry-points."memaudit.writers"]``).
 ENTRY_POINT_GROUP = "memaudit.writers"
@@ -827,12 +827,21 @@ def _load_function(spec: PluginSpec) -> Callable[..., Any]:
 
 def _describe_function(spec: PluginSpec, fn: Callable[..., Any]) -> dict[str, Any]:
     kind = getattr(fn, "kind", "blind")
-    name = getattr(fn, "name", None) or spec.text
+    name = getattr(fn, "name", None)
+    # A name given but unusable is said, not replaced (QA s46: "" fell back to the spec, 123
+    # became "123"); the parent refuses it (register_module_writer). Computed here: only this
+    # process has the object, and it may not even be JSON.
+    problem = None if name is None else writer_name_problem(name)
     description = getattr(fn, "description", None)
     if not description:
         doc = (getattr(fn, "__doc__", None) or "").strip()
         description = doc.splitlines()[0].strip() if doc else ""
-    return {"name": str(name), "kind": str(kind), "description": str(description)}
+    out = {
+        "name": spec.text if name is None or problem else name,
+        "kind": str(kind),
+        "description": str(description),
+    }
+    return {**out, "name_problem": problem} if problem else out
 
 
 #: Added to a plugin writer's load error that the sandbox caused (QA s39, defect 9a: a writer
@@ -1704,6 +1713,9 @@ def describe(specs: Sequence[str], *, timeout: float | None = None) -> list[dict
 def _make_info(name: str, spec: str, kind: str, description: str, source: str) -> Any:
     from .writers import WriterInfo
 
+    problem = writer_name_problem(name)
+    if problem:  # an entry point's or a shipped name (QA s46)
+        raise PluginWriterError(spec, f"{problem} ({source})", reason="load")
     if kind not in KINDS:
         raise PluginWriterError(
             spec, f"kind must be one of {', '.join(KINDS)}, got {cut_repr(kind)}", reason="load"
@@ -1766,6 +1778,14 @@ def register_module_writer(
                 f"cannot load the writer: {load_error_text(desc.get('error'))}",
                 reason="load",
                 plugin_traceback=desc.get("traceback"),
+                file=_spec_file(parsed),
+            )
+        if desc.get("name_problem"):
+            raise PluginWriterError(
+                parsed.text,
+                f"its name (set by @blind_writer, @oracle_writer or fn.name) is refused: "
+                f"{desc['name_problem']}",
+                reason="load",
                 file=_spec_file(parsed),
             )
         name = desc["name"]

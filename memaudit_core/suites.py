@@ -1667,7 +1667,7 @@ class SweepSuiteResult:
 
     def _check_summary(self, path: str) -> None:
         """:func:`check_sweep_summary` of this sweep's summary against its rows."""
-        check_sweep_summary(self.summary, self.rows, path)
+        check_sweep_summary(self.summary, self.rows, path, self.errors)
 
 
 def check_sweep_rows(rows: Sequence[Any], path: str, field: str = "rows") -> None:
@@ -1783,14 +1783,18 @@ def _check_row_unit(at: str, k: int, row: Any, seen: dict[str, tuple[str, int]])
         )
 
 
-def check_sweep_summary(summary: Sequence[Any], rows: Sequence[Any], path: str) -> None:
+def check_sweep_summary(
+    summary: Sequence[Any], rows: Sequence[Any], path: str, errors: Sequence[Any] = ()
+) -> None:
     """Refuse a read-back summary that its own rows contradict: counts, mean, min and max
     recomputed from the rows (sweep QA s38: a mean edited to 0.5, outside its own CI and
     range, was printed by ``show``). Shared by CLI and library sweep files, as
-    :func:`check_sweep_rows`."""
+    :func:`check_sweep_rows`. A line's unit may also be that of a writer failure
+    (``errors``): a writer that failed on every package of a unit has a line of n = 0 there.
+    """
     from .errors import ResultError
 
-    units = {r.cost_unit for r in rows}
+    units = {r.cost_unit for r in rows} | {e.cost_unit for e in errors if e.cost_unit}
     for k, s in enumerate(summary):
         # A line is over the rows of its method, budget and cost unit (QA s44).
         unit = s.cost_unit
@@ -2145,8 +2149,10 @@ def sweep_suite(
                         )
                     )
         rows = _one_denominator(rows)
-        all_budgets = tuple(sorted({r.budget for r in rows}))
-        summary = summarize(rows, method_names, all_budgets)
+        # With the failures' budgets: a sweep whose only writer failed everywhere printed a
+        # table without a line (QA s46).
+        all_budgets = tuple(sorted({r.budget for r in rows} | {e.budget for e in errors}))
+        summary = summarize(rows, method_names, all_budgets, errors)
         notes: list[str] = []
         if run.discarded_lines:
             notes.append(discarded_note(run.discarded_lines))
@@ -2947,13 +2953,15 @@ def line_failures(errors: Iterable[Any], line: Any) -> int:
     its method, budget and cost unit (QA s44: a writer failing on the chars packages was
     counted failed on the words line of each budget too). A failure saved before failures
     said their unit counts on every unit's line of its budget: which one it was is unknown.
+    A line without a unit in a sweep saved with failures that say theirs is one of a sweep
+    without rows (saved before QA s46, when such lines had none): its failures are all its.
     """
     return sum(
         1
         for e in errors
         if e.writer == line.method
         and e.budget == line.budget
-        and (e.cost_unit is None or e.cost_unit == line.cost_unit)
+        and (e.cost_unit is None or line.cost_unit is None or e.cost_unit == line.cost_unit)
     )
 
 

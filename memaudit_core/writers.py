@@ -62,6 +62,7 @@ from .errors import (
     check_type,
     cut_repr,
     id_text,
+    writer_name_problem,
 )
 from .heartbeat import beat
 from .objective import GAIN_EPS, CoverageState, evaluate, get_saturation
@@ -1525,8 +1526,9 @@ def register_writer(info: WriterInfo, *, replace: bool = False) -> WriterInfo:
     """
     if not isinstance(info, WriterInfo):
         raise MemAuditError(f"register_writer takes a WriterInfo, got {type(info).__name__}")
-    if not isinstance(info.name, str) or not info.name.strip():
-        raise MemAuditError(f"a writer name must be a non-empty string, got {cut_repr(info.name)}")
+    problem = writer_name_problem(info.name)
+    if problem:  # QA s46: "mine,v2" or " mine" registered, and no --writers could name it
+        raise MemAuditError(problem)
     if info.kind not in WRITER_KINDS:
         raise MemAuditError(
             f"writer kind must be one of {', '.join(WRITER_KINDS)}, got {cut_repr(info.kind)}"

@@ -147,12 +147,15 @@ def test_a_process_pool_suite_runs_a_writer_registered_in_the_library():
     [[UPDATE_CHAIN, "--budgets", "4,6"], ["--family", "update_chain:0", "--budgets", "4,6"]],
     ids=["package-file", "family"],
 )
-def test_a_plugin_named_with_a_comma_is_swept_under_its_name(source):
-    # Before: joined with "," and split again into "s39 has space" and "comma" (unknown).
+def test_a_plugin_named_with_a_comma_is_refused_at_loading(source):
+    # Before: joined with "," and split again into "s39 has space" and "comma" (unknown). It
+    # then swept under its name only when no --writers named it (`--writers 's39 has space,
+    # comma'` is two names): since QA s46 such a name is refused when the plugin loads.
     rc, doc, err = _sweep_json(*source, "--writers", "gvt", "--writer-module", f"{MOD}:comma")
-    assert rc == 0, err
-    assert doc["methods"] == ["gvt", "s39 has space, comma"]
-    assert sorted({r["method"] for r in doc["rows"]}) == ["gvt", "s39 has space, comma"]
+    assert rc == 2 and doc["error"]["type"] == "PluginWriterError", err
+    assert f"writer '{MOD}:comma' (file " in doc["error"]["message"]
+    assert "'s39 has space, comma' contains a comma" in doc["error"]["message"]
+    assert "s39 has space, comma" not in PLUGIN_WRITERS
 
 
 # --------------------------------------------------------------------------- defect 5
