@@ -2306,7 +2306,9 @@ def add_source_arguments(p: Any) -> None:
         help="a generated family, optionally with seeds (memaudit-small:0-99); repeatable",
     )
     p.add_argument(
-        "--seeds", default=None, help="seeds for --family without its own, e.g. 0-499 or 0,3,7"
+        "--seeds",
+        default=None,
+        help="seeds for --family without its own, e.g. 0-499 or 0,3,7 (default: seed 0)",
     )
     p.add_argument(
         "--param",
@@ -2317,8 +2319,9 @@ def add_source_arguments(p: Any) -> None:
     )
 
 
-def add_suite_arguments(p: Any) -> None:
-    """Options shared by ``memaudit sweep`` (suite mode) and ``memaudit audit``."""
+def add_suite_arguments(p: Any, workers_help: str) -> None:
+    """Options shared by ``memaudit sweep`` (suite mode) and ``memaudit audit``; each says
+    what its ``--workers`` spread (QA s46: audit's help described sweep's)."""
     p.add_argument(
         "--out",
         default=None,
@@ -2331,8 +2334,7 @@ def add_suite_arguments(p: Any) -> None:
         type=COUNT,
         default=1,
         metavar="N",
-        help="local worker processes (default 1): packages are spread over them (`sweep` of "
-        "one package file spreads its budgets instead)",
+        help=workers_help,
     )
     p.add_argument(
         "--scheduler",
@@ -2351,7 +2353,7 @@ def add_suite_arguments(p: Any) -> None:
         type=COUNT,
         default=None,
         metavar="N",
-        help="run at most N pending tasks now; the rest resumes on the next run",
+        help="run at most N pending tasks now; the rest resumes on the next run (default: all)",
     )
     p.add_argument("--no-figures", action="store_true", help="no PNG figures in the report")
 
@@ -2632,7 +2634,9 @@ def add_audit_arguments(p: Any) -> None:
         "package's budget grid",
     )
     p.add_argument(
-        "--pools", default="full", help="comma list of candidate pools: full, no_validity, generic"
+        "--pools",
+        default="full",
+        help="comma list of candidate pools: full, no_validity, generic (default: full)",
     )
     p.add_argument(
         "--time-limit",
@@ -2647,7 +2651,11 @@ def add_audit_arguments(p: Any) -> None:
         action="store_true",
         help="no progress bar and no package warnings on stderr (--json still lists them)",
     )
-    add_suite_arguments(p)
+    add_suite_arguments(
+        p,
+        "local worker processes (default 1): packages are spread over them, at most one "
+        "worker per package (an audit of one package runs in one process)",
+    )
 
 
 def _audit_human(rep: Any, saved_in: str | None = None) -> str:
@@ -2784,12 +2792,12 @@ def build_parser() -> argparse.ArgumentParser:
             type=SECONDS,
             default=None,
             metavar="S",
-            help="seconds per engine run, reading and compiling the package not counted; a "
-            "limited run reports incumbent, bound and gap. On models of 30,000+ candidates "
-            "HiGHS runs in a child process stopped at 1.25x what is left of the limit, at "
-            "least 2 s over it, as its root heuristics can ignore the clock; without another "
-            "start the greedy store is computed first, to its end, and counted in the limit "
-            "(it can use all of it: ~10-27 s at 48,000 random candidates)",
+            help="seconds per engine run (default: no limit), reading and compiling the "
+            "package not counted; a limited run reports incumbent, bound and gap. On models of "
+            "30,000+ candidates HiGHS runs in a child process stopped at 1.25x what is left of "
+            "the limit, at least 2 s over it, as its root heuristics can ignore the clock; "
+            "without another start the greedy store is computed first, to its end, and "
+            "counted in the limit (it can use all of it: ~10-27 s at 48,000 random candidates)",
         )
 
     p = command("validate", "check a package; one line per problem (file, JSON path, rule)")
@@ -2811,9 +2819,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--node-limit",
         type=number_arg(0, integer=True),
         default=None,
-        help="stop branch-and-bound / HiGHS after this many nodes (a limited run: incumbent, "
-        "bound and gap); the root heuristics before the first node are bounded by "
-        "--time-limit only (seconds on packages of thousands of groups)",
+        help="stop branch-and-bound / HiGHS after this many nodes (default: no limit; a "
+        "limited run: incumbent, bound and gap); the root heuristics before the first node "
+        "are bounded by --time-limit only (seconds on packages of thousands of groups)",
     )
     solver_opts(p)
     common(p)
@@ -2873,8 +2881,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--writers", default=None, help="comma list (default: all reference writers)")
     writer_module_opts(p)
-    p.add_argument("--stores", default=None, help="comma list of package store ids")
-    p.add_argument("--ablations", default=None, help="comma list: no_validity,generic")
+    p.add_argument("--stores", default=None, help="comma list of package store ids (default: none)")
+    p.add_argument(
+        "--ablations", default=None, help="comma list: no_validity,generic (default: none)"
+    )
     p.add_argument("-o", "--output", default=None, help="also write per-row CSV here")
     p.add_argument(
         "--quiet",
@@ -2887,12 +2897,16 @@ def build_parser() -> argparse.ArgumentParser:
         type=SECONDS,
         default=None,
         metavar="S",
-        help="seconds for all the sweep's solves together (package files, one process): each "
-        "run gets its fair share of the time left, quick budgets leave theirs to the hard "
-        "ones, and time left at the end goes to the unproven ones",
+        help="seconds for all the sweep's solves together (default: no limit; package files, "
+        "one process): each run gets its fair share of the time left, quick budgets leave "
+        "theirs to the hard ones, and time left at the end goes to the unproven ones",
     )
     common(p)
-    add_suite_arguments(p)
+    add_suite_arguments(
+        p,
+        "local worker processes (default 1): packages are spread over them; a sweep of one "
+        "package file spreads its budgets instead",
+    )
     p.set_defaults(func=cmd_sweep)
 
     p = command(
@@ -3354,7 +3368,10 @@ def _run(args: argparse.Namespace) -> int:
         args._exit_code = EXIT_USER_ERROR
         _drop_made_out(args)  # a folder made for --out stays only if the run wrote in it
         Progress.close_line()
-        print(f"memaudit: error: {exc}", file=sys.stderr)
+        # A saved result's problem names its file, JSON path and rule, as a package's
+        # problems do, and is printed as they are (QA s46: `show` alone added the prefix).
+        located = isinstance(exc, ResultError) and exc.source is not None
+        print(exc if located else f"memaudit: error: {exc}", file=sys.stderr)
         _json_error(args, exc)
         plugin_tb = getattr(exc, "plugin_traceback", None)
         if plugin_tb:  # a plugin writer's own traceback: only on request

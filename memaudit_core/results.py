@@ -229,7 +229,7 @@ def read_saved(
     if unreadable:
         raise ResultError("$", "readable", unreadable).in_file(name)
     if not found:
-        raise ResultError("$", "file-exists", "no such file").in_file(name)
+        raise ResultError("$", "file-exists", "no such file or folder").in_file(name)
     if folder:
         raise ResultError("$", "file-exists", "a folder, not a result file").in_file(name)
     try:

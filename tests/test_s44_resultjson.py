@@ -79,7 +79,7 @@ def test_a_repeated_key_is_refused_at_its_path(texts, tmp_path, case):
 
     rc, out, err = run_cli("show", str(path))
     assert rc == 2 and out == ""
-    assert err.startswith(f"memaudit: error: {path}: {where}: ")
+    assert err.startswith(f"{path}: {where}: ")  # as a package problem (QA s46)
     assert err.rstrip().endswith("[rule: duplicate-key]")
 
 
