@@ -26,7 +26,7 @@ from memaudit_core.union import (
     with_stores,
 )
 from memaudit_ui import cached, figures, render
-from memaudit_ui.annotations import KEEP_THEM
+from memaudit_ui.annotations import KEEP_THEM, replace_import, replaced_import
 from memaudit_ui.frame import (
     frame,
     history_note,
@@ -45,8 +45,9 @@ SALIENCE_LABEL = "Salience meta field"
 
 #: Session-state keys of this page (not widget keys, so they survive leaving the page).
 ANN_KEYS = {
-    "ma_ann_imports": "package hash -> {store id: {'digest', 'store'}} of uploaded exports "
-    "(digest: export's, history's or None, format, cost rule)",
+    "ma_ann_imports": "package hash -> {store id: {'digest', 'store', 'replaced'}} of uploaded "
+    "exports (digest: export's, history's or None, format, cost rule; 'replaced': the note "
+    "when a reading with a history took the place of the bare one)",
     "ma_ann_logs": "'<package hash>:<store id>' -> annotation decisions (AnnotationChange dicts)",
     "ma_ann_store": "'<package hash>:<store id>' of the store shown",
     "ma_ann_resolved": "'<package hash>:<upload key>' the uploads resolved to at the last run "
@@ -173,7 +174,8 @@ with st.expander("Load a memory-system export next to this package", expanded=Fa
                     f"{MAX_UPLOAD_MB} MB are refused [rule: upload-size]. Nothing was added."
                 )
         elif found is None:
-            store_id = unique_store_id(pkg, fmt, taken=imports)
+            # The export's bare reading, stale once its history is read, gives up its id.
+            store_id = replaced_import(imports, key) or unique_store_id(pkg, fmt, taken=imports)
             try:
                 new_store = cached.import_export(
                     pkg,
@@ -198,7 +200,8 @@ with st.expander("Load a memory-system export next to this package", expanded=Fa
                 )
             else:
                 if new_store.memories:
-                    imports[store_id] = {"digest": key, "store": new_store}
+                    replace_import(imports, logs, _log_key(store_id), store_id, key, new_store)
+                    state["ma_ann_editor_version"] += 1  # its rows may be another store's now
                     found = store_id
                 else:
                     # QA s41 (C4): the message named neither the file nor the format, and the
@@ -231,8 +234,8 @@ with st.expander("Load a memory-system export next to this package", expanded=Fa
             n_mem = len(loaded.memories)
             st.success(
                 f"Loaded as store `{found}`: {n_mem} {'memory' if n_mem == 1 else 'memories'} "
-                f"costed by {meta.get('cost_rule')}{history_note(meta)}. Annotate its "
-                "coverage below."
+                f"costed by {meta.get('cost_rule')}{history_note(meta)}."
+                f"{imports[found].get('replaced', '')} Annotate its coverage below."
             )
             st.text(f"coverage: {meta.get('coverage', '')}")
             warnings = meta.get("warnings", [])

@@ -502,9 +502,12 @@ def test_duplicate_memories_are_kept_and_listed(tmp_path):
     ]
     store = load_external_store(_write(tmp_path, "m.json", export), "mem0")
     assert [m.id for m in store.memories] == ["m1", "m2", "m3", "m4"]
-    (warning,) = store.meta["warnings"]
-    assert warning.startswith(
-        "2 memory(ies) repeat an earlier one: 'm1' = 'm2' (same text); 'm3' = 'm4' (same hash)."
+    repeat, stale = store.meta["warnings"]
+    assert repeat.startswith("1 memory(ies) repeat an earlier one: 'm1' = 'm2' (same text).")
+    # QA s46: a shared hash over two different texts is a stale hash, not one fact twice.
+    assert stale.startswith(
+        "1 memory(ies) share a hash with an earlier memory whose text differs: 'm3' and 'm4' "
+        "(hash 'h3' is not the md5 of the text of 'm3' nor 'm4')."
     )
 
 

@@ -42,11 +42,13 @@ H_TWO = json.dumps(
 ).encode()
 
 BARE = "Loaded as store `mem0`: 1 memory costed by words. Annotate its coverage below."
+#: The export's bare store is replaced by its reading with the history (QA s46).
 WITH_DELETE = (
-    "Loaded as store `mem0-2`: 1 memory costed by words, with history h.json (json history: "
-    "2 row(s)): 1 deleted memory left out (m2), 0 superseded versions. Annotate its coverage "
-    "below."
+    "Loaded as store `mem0`: 1 memory costed by words, with history h.json (json history: "
+    "2 row(s)): 1 deleted memory left out (m2), 0 superseded versions. It replaces the store "
+    "loaded before from the same export without a history. Annotate its coverage below."
 )
+WITH_TWO = "Loaded as store `mem0-2`: 1 memory costed by words, with history h2.json"
 NOT_READ = (
     "The Mem0 history h.json is **not read**: a history applies to mem0 exports only, and the "
     "format is letta. "
@@ -96,7 +98,16 @@ def _export_then_history() -> object:
     assert _success(at) == BARE
     _upload(at, "w_ext_history", "h.json", H_DELETE)
     assert _success(at) == WITH_DELETE
-    assert _shown(at) == ("mem0-2", "mem0-2", "1")
+    assert _shown(at) == ("mem0", "mem0", "1")
+    return at
+
+
+def _two_histories() -> object:
+    """The export read with h.json (store mem0), then with h2.json (store mem0-2, shown)."""
+    at = _export_then_history()
+    _upload(at, "w_ext_history", "h2.json", H_TWO)
+    assert _success(at).startswith(WITH_TWO)
+    assert _shown(at) == ("mem0-2", "mem0-2", "2")
     return at
 
 
@@ -106,73 +117,61 @@ def _export_then_history() -> object:
 def test_removing_the_history_shows_the_bare_store_the_message_names() -> None:
     at = _export_then_history()
     _upload(at, "w_ext_history", "h.json", None)
-    assert _success(at) == BARE
-    assert _shown(at) == ("mem0", "mem0", "0")
+    assert _success(at) == BARE.replace("`mem0`", "`mem0-2`")
+    assert _shown(at) == ("mem0-2", "mem0-2", "0")
     # The loaded-export notice names the store shown, not the one with the history.
-    assert any(w.value.startswith("**`mem0` is a loaded export") for w in at.warning)
+    assert any(w.value.startswith("**`mem0-2` is a loaded export") for w in at.warning)
 
 
 def test_an_earlier_history_uploaded_again_shows_its_store_again() -> None:
-    at = _export_then_history()
-    _upload(at, "w_ext_history", "h2.json", H_TWO)
-    assert _success(at).startswith("Loaded as store `mem0-3`: 1 memory costed by words, with")
-    assert _shown(at) == ("mem0-3", "mem0-3", "2")
+    at = _two_histories()
     _upload(at, "w_ext_history", "h.json", H_DELETE)
     assert _success(at) == WITH_DELETE
-    assert _shown(at) == ("mem0-2", "mem0-2", "1")
-    assert list(at.session_state["ma_ann_imports"].values())[0].keys() == {
-        "mem0",
-        "mem0-2",
-        "mem0-3",
-    }
+    assert _shown(at) == ("mem0", "mem0", "1")
+    assert list(at.session_state["ma_ann_imports"].values())[0].keys() == {"mem0", "mem0-2"}
 
 
 def test_switching_letta_back_to_mem0_shows_the_store_it_finds() -> None:
-    at = _export_then_history()
+    at = _two_histories()
     _set(at, "w_ext_format", "letta")
     (error,) = [_plain(e.value) for e in at.error]
     assert error.startswith("**e.json was not loaded** as letta")
     # A pick in the store box while the uploads resolve to nothing.
     _set(at, "w_ext_store", "mem0")
-    assert _shown(at) == ("mem0", "mem0", "0")
+    assert _shown(at) == ("mem0", "mem0", "1")
     _set(at, "w_ext_format", "mem0")
-    assert _success(at) == WITH_DELETE
-    assert _shown(at) == ("mem0-2", "mem0-2", "1")
+    assert _success(at).startswith(WITH_TWO)
+    assert _shown(at) == ("mem0-2", "mem0-2", "2")
 
 
 def test_a_pick_in_the_store_box_stays_while_the_uploads_do_not_change() -> None:
     """Regression guard (passes before the fix too): the store the uploads resolve to is shown
     when they change, not on every rerun, so a later pick in the store box is kept."""
-    at = _export_then_history()
+    at = _two_histories()
     _set(at, "w_ext_store", "mem0")
-    assert _shown(at) == ("mem0", "mem0", "0")
+    assert _shown(at) == ("mem0", "mem0", "1")
     at.radio(key="w_ext_keep").set_value("salience").run()
     assert not at.exception
-    assert _success(at) == WITH_DELETE
-    assert _shown(at) == ("mem0", "mem0", "0")
+    assert _success(at).startswith(WITH_TWO)
+    assert _shown(at) == ("mem0", "mem0", "1")
 
 
 def test_each_store_names_the_history_it_carries() -> None:
-    at = _export_then_history()
-    _upload(at, "w_ext_history", "h2.json", H_TWO)
+    at = _two_histories()
     assert at.selectbox(key="w_ext_store").options == [
-        "mem0 · Mem0 export (loaded export)",
-        "mem0-2 · Mem0 export + history h.json (loaded export)",
-        "mem0-3 · Mem0 export + history h2.json (loaded export)",
+        "mem0 · Mem0 export + history h.json (loaded export)",
+        "mem0-2 · Mem0 export + history h2.json (loaded export)",
     ]
     ((_, imports),) = at.session_state["ma_ann_imports"].items()
     labels = {sid: item["store"].label for sid, item in imports.items()}
     assert labels == {
-        "mem0": "Mem0 export",
-        "mem0-2": "Mem0 export + history h.json",
-        "mem0-3": "Mem0 export + history h2.json",
+        "mem0": "Mem0 export + history h.json",
+        "mem0-2": "Mem0 export + history h2.json",
     }
     # The chart's legend takes the label too: one entry per store, each history named.
     (chart,) = [c for c in at.get("plotly_chart") if "Mem0 export + history" in c.proto.spec]
     legend = {t.get("name") for t in json.loads(chart.proto.spec)["data"]}
-    assert {"Mem0 export", "Mem0 export + history h.json", "Mem0 export + history h2.json"} <= (
-        legend
-    ), legend
+    assert {"Mem0 export + history h.json", "Mem0 export + history h2.json"} <= legend, legend
 
 
 # --------------------------------------------------------------------------- defect 2

@@ -123,9 +123,10 @@ def test_a_history_db_works_too(tmp_path: Path) -> None:
     assert _metric(at, "Deleted (left out)") == "1"
 
 
-def test_the_same_export_without_then_with_a_history_is_two_stores() -> None:
+def test_the_same_export_with_a_history_replaces_its_bare_store() -> None:
     """The page finds an export it has loaded by its digest: the history's is part of it, or
-    the bare export's store would be shown again for the export with its history."""
+    the bare export's store would be shown again for the export with its history. The reading
+    with the history replaces the bare one (QA s46: both stayed, one of them stale)."""
     at = _page()
     _upload(at, "w_ext_upload", "e.json", EXPORT)
     (bare,) = [_plain(s.value) for s in at.success]
@@ -135,17 +136,20 @@ def test_the_same_export_without_then_with_a_history_is_two_stores() -> None:
     assert _metric(at, "Deleted (left out)") == "0"
     _upload(at, "w_ext_history", "h.json", HISTORY)
     (with_history,) = [_plain(s.value) for s in at.success]
-    assert with_history.startswith("Loaded as store `mem0-2`: 1 memory costed by words, with")
+    assert with_history.startswith("Loaded as store `mem0`: 1 memory costed by words, with")
     assert READ in with_history
+    assert with_history.endswith(
+        "It replaces the store loaded before from the same export without a history. "
+        "Annotate its coverage below."
+    )
     imports = _imports(at)
-    assert list(imports) == ["mem0", "mem0-2"]
-    assert imports["mem0"]["store"].meta["deleted"] == []
-    assert [d["id"] for d in imports["mem0-2"]["store"].meta["deleted"]] == ["m2"]
-    assert at.selectbox(key="w_ext_store").value == "mem0-2"
+    assert list(imports) == ["mem0"]
+    assert [d["id"] for d in imports["mem0"]["store"].meta["deleted"]] == ["m2"]
+    assert at.selectbox(key="w_ext_store").value == "mem0"
     assert _metric(at, "Deleted (left out)") == "1"
-    # Removing the history finds the bare store again, not a third one.
+    # Removing the history asks for the bare export again: a store of its own, as asked.
     at.file_uploader(key="w_ext_history").set_value(None).run()
-    assert [_plain(s.value) for s in at.success] == [bare]
+    assert [_plain(s.value) for s in at.success] == [bare.replace("`mem0`", "`mem0-2`")]
     assert list(_imports(at)) == ["mem0", "mem0-2"]
 
 
@@ -290,7 +294,9 @@ def test_browser_export_and_history_uploaded_together(fresh_server, page, tmp_pa
     expect(success).to_be_visible(timeout=120_000)
     wait_idle(page, timeout_ms=120_000)
     text = success.inner_text()
-    assert "Loaded as store mem0-2" in text, text
+    # The export's bare store is replaced by its reading with the history (QA s46).
+    assert "Loaded as store mem0:" in text, text
+    assert "It replaces the store loaded before from the same export without a history" in text
     assert "with history h.json (json history: 3 row(s))" in text, text
     assert READ in text, text
     assert page.get_by_test_id("stException").count() == 0

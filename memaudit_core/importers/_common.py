@@ -17,6 +17,7 @@ Two rules are shared by every importer:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
@@ -444,6 +445,25 @@ def normalise_time(raw: Any, *, naive_is_utc: bool = False) -> Time:
     return Time(dt.astimezone(UTC).isoformat(), raw=raw)
 
 
+def text_md5(text: str) -> str:
+    """Mem0's ``hash`` of a memory text: ``hashlib.md5(data.encode()).hexdigest()``."""
+    return hashlib.md5(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def time_is_text(col: Collector, path: str, raw: Any, what: str) -> bool:
+    """True when ``raw`` is null or a string; else a located ``type`` problem, and False.
+
+    For exports whose times are strings: :func:`normalise_time` reads a number as epoch
+    seconds, so a bare 12345 would become 1970 and the memory the oldest for recency pruning,
+    unsaid (importer QA: Zep, then Mem0 ``created_at``). ``what`` is the problem's message,
+    e.g. "a Mem0 time is an ISO-8601 string (or null)".
+    """
+    if raw is None or isinstance(raw, str):
+        return True
+    col.add(path, "type", what, raw)
+    return False
+
+
 def split_refs(value: Any) -> list[str]:
     """Provenance references from a string (split on ``;``, ``,`` and whitespace) or a list."""
     if isinstance(value, str):
@@ -765,8 +785,10 @@ def build_store(
       truncated package), per memory with its JSON path; memories all of whose links match
       nothing are counted apart from those without links, and keep their unresolved links in
       ``meta["unresolved_links"]``;
-    - memories with the same text (or the same export hash) as another one: both are kept, as
-      the system stored both, and both are costed.
+    - memories with the same text as another one (NFC, whitespace collapsed): both are kept,
+      as the system stored both, and both are costed. Two memories sharing an export hash
+      (Mem0's md5 of the text) but not their text are not repeats: the hash is stale, said
+      apart, naming the memory (or memories) whose text it does not match.
     - an export that holds no memories (as kept): the store is empty, nothing to score.
 
     A memory's provenance links are kept in ``meta["links"]``, or in
@@ -792,8 +814,9 @@ def build_store(
     }
     unresolved: list[str] = []
     by_text: dict[str, str] = {}
-    by_hash: dict[str, str] = {}
+    by_hash: dict[str, tuple[str, str]] = {}  # hash -> (first memory's id, its text)
     duplicates: list[str] = []
+    stale_hashes: list[str] = []
     for rec in records:
         mem_id = rec.id
         if isinstance(mem_id, int) and not isinstance(mem_id, bool):
@@ -907,11 +930,22 @@ def build_store(
             duplicates.append(f"{by_text[text_key]} = {mem_id!r} (same text)")
         else:
             by_text[text_key] = repr(mem_id)
-            if rec.content_hash is not None:
-                if rec.content_hash in by_hash:
-                    duplicates.append(f"{by_hash[rec.content_hash]} = {mem_id!r} (same hash)")
-                else:
-                    by_hash[rec.content_hash] = repr(mem_id)
+            if rec.content_hash is not None and rec.content_hash in by_hash:
+                # Mem0's hash is the md5 of the text it stores (EXPORT_FORMATS 1.2), so two
+                # different texts cannot both match one hash: it is stale, not a repeat (QA s46:
+                # such a pair was called one fact paid twice).
+                first_id, first_text = by_hash[rec.content_hash]
+                stale = [
+                    who
+                    for who, text in ((first_id, first_text), (repr(mem_id), rec.text))
+                    if text_md5(text) != rec.content_hash
+                ]
+                stale_hashes.append(
+                    f"{first_id} and {mem_id!r} (hash {rec.content_hash!r} is not the md5 of "
+                    f"the text of {' nor '.join(stale)})"
+                )
+            elif rec.content_hash is not None:
+                by_hash[rec.content_hash] = (repr(mem_id), rec.text)
         memories.append(
             ExternalMemory(
                 id=mem_id,
@@ -989,6 +1023,16 @@ def build_store(
     if duplicates:
         store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
             duplicates_warning(duplicates, "memory(ies)")
+        ]
+    if stale_hashes:
+        store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
+            f"{len(stale_hashes)} memory(ies) share a hash with an earlier memory whose text "
+            "differs: "
+            + "; ".join(stale_hashes[:10])
+            + (f"; ... {len(stale_hashes) - 10} more" if len(stale_hashes) > 10 else "")
+            + ". The hash is the md5 of the memory text, so a hash that does not match its "
+            "text is stale (the text changed after hashing) or not Mem0's: these are different "
+            "memories, not repeats, and each is costed as its own fact"
         ]
     looks = guess_format(doc) if doc is not None else None
     if looks is not None and looks not in (system, "mem0-history"):

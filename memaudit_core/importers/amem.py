@@ -28,9 +28,10 @@ the file. Convert the paper repo's cached pickles to JSON in a trusted environme
 
 ``timestamp`` (``YYYYMMDDHHMM``, naive local time, or the free LoCoMo session text) becomes a
 naive ISO ``created_at``: A-mem records no zone, so none is guessed
-(``store.meta["time_zone"] == "naive"``). ``importance_score`` becomes the salience; one that
-is not a finite number (``"high"``, NaN, Chroma's ``"NaN"`` string) is refused with rule
-``finite``, as Mem0's ``score``.
+(``store.meta["time_zone"] == "naive"``). A 12-digit number is read as that stamp; any other
+number or a boolean is refused (rule ``type``): 12345 would otherwise read as 1970.
+``importance_score`` becomes the salience; one that is not a finite number (``"high"``, NaN,
+Chroma's ``"NaN"`` string) is refused with rule ``finite``, as Mem0's ``score``.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from ._common import (
     links_from,
     load_json_file,
     normalise_time,
+    time_is_text,
     unusable,
 )
 
@@ -159,6 +161,14 @@ def _note_record(
         # A-Mem's own YYYYMMDDHHMM stamp, stored as a number (CLI QA: 202307010900 had been
         # read as epoch milliseconds, 1976-05-30, which reordered recency pruning).
         stamp = str(stamp)
+    # Any other number would be read as epoch seconds, 12345 as 1970, unsaid (QA s46).
+    if not time_is_text(
+        col,
+        f"{fields_path}.timestamp",
+        stamp,
+        "an A-Mem timestamp is a YYYYMMDDHHMM string (also as a 12-digit number) or text",
+    ):
+        stamp = None
     t = normalise_time(stamp)
     if note.get("timestamp") is not None:
         meta["timestamp_raw"] = note["timestamp"]

@@ -34,6 +34,8 @@ Memories:
   ``core_memory_append``, ``memory_replace``, ``memory_insert``, ``archival_memory_insert``...).
 
 Times are UTC ISO; legacy naive times are read as UTC (as the Agent File writer produced them).
+A time that is not a string (a number, a boolean) is refused (rule ``type``): 12345 would
+otherwise read as 1970.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ from ._common import (
     load_json_file,
     normalise_time,
     parse_json,
+    time_is_text,
 )
 from .amem import NOTE_FIELDS
 
@@ -104,6 +107,17 @@ def _decode_twice(doc: Any, source: str) -> tuple[Any, bool]:
     return doc, False
 
 
+def _times_are_text(item: dict[str, Any], keys: tuple[str, ...], path: str, col: Collector) -> bool:
+    """Letta writes ISO strings (the agent-side ``timestamp`` a formatted one): a number would
+    be read as epoch seconds, 12345 as 1970, unsaid (QA s46, as Zep and Mem0)."""
+    return all(
+        [
+            time_is_text(col, f"{path}.{key}", item.get(key), "a Letta time is a string (or null)")
+            for key in keys
+        ]
+    )
+
+
 def _block_records(
     blocks: list[Any], base: str, col: Collector, warnings: list[str]
 ) -> tuple[list[Record], dict[str, int]]:
@@ -137,6 +151,8 @@ def _block_records(
                 n += 1
             tag = f"{label}.{n}"
             taken.add(tag)
+        if not _times_are_text(block, ("created_at", "updated_at"), bpath, col):
+            continue
         t = normalise_time(block.get("created_at") or block.get("updated_at"), naive_is_utc=True)
         meta_src = block.get("metadata", block.get("metadata_"))
         if not value.strip():
@@ -233,6 +249,8 @@ def _passage_records(
             col.add(ppath, "type", "each passage must be an object", json_type(p))
             continue
         text_key = "text" if "text" in p or "content" not in p else "content"
+        if not _times_are_text(p, ("created_at", "timestamp", "updated_at"), ppath, col):
+            continue
         t = normalise_time(p.get("created_at") or p.get("timestamp"), naive_is_utc=True)
         meta: dict[str, Any] = {"kind": "passage"}
         for key in (

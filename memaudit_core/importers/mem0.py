@@ -29,11 +29,16 @@ Mem0's own (``data``, ``hash``, ``created_at``, ``updated_at``, ``user_id``, ``a
 ``run_id``, ``actor_id``, ``role``, ``attributed_to``, ``expiration_date``,
 ``text_lemmatized``, ``memory_type``) is user metadata, so a ``dia_id`` next to ``data`` is a
 provenance link. ``created_at`` / ``updated_at`` are normalised to UTC ISO-8601 (0.1.x wrote
-US/Pacific offsets, 1.x+ UTC, the Platform ``Z``); the original strings stay in ``meta``.
+US/Pacific offsets, 1.x+ UTC, the Platform ``Z``); the original strings stay in ``meta``. Mem0
+writes them as strings: a number or a boolean, in an item or a history row, is refused (rule
+``type``; 12345 would otherwise read as 1970), and a string that does not parse is kept as
+text (``meta["created_at_raw"]``) and said.
 ``metadata`` and the promoted scope keys (``user_id``, ``agent_id``, ``run_id``, ``actor_id``,
 ``role``, ...) are kept in ``meta``; ``hash`` is dropped (it is the md5 of the text), after
-memories sharing one are reported in ``store.meta["warnings"]`` (both kept: the store holds
-both). ``score`` (search results) becomes the memory's salience.
+memories with the same text are reported in ``store.meta["warnings"]`` (both kept: the store
+holds both); memories sharing a hash but not their text are not repeats: a warning names them
+and the one(s) whose text the hash is not the md5 of (a stale hash). ``score`` (search
+results) becomes the memory's salience.
 
 Graph ``relations`` are not memories: live ones are reported in ``store.meta["relations"]``
 (``source|relationship|target`` strings). A relation with ``valid: false`` (Mem0 1.x soft
@@ -144,7 +149,8 @@ hint); JSON Lines or a gzip file of another name whose first line is a backup ro
   warning names it. A memory without a state is read as OpenMemory's own import reads it
   (active), or as deleted when ``deleted_at`` is set, and a warning says so;
 - ``created_at`` / ``updated_at`` / ``archived_at`` / ``deleted_at`` are normalised to UTC
-  (the originals kept in ``meta`` when they differ); ``metadata`` is kept in ``meta`` and its
+  (the originals kept in ``meta`` when they differ; one that is not a string is refused,
+  rule ``type``); ``metadata`` is kept in ``meta`` and its
   provenance keys (``dia_id``, ``unit_ids``, ...) are the memory's links, as for Mem0 items;
   ``user_id`` and ``app_id`` are kept in ``meta`` as written, with the app's ``name``
   (``meta["app"]``), the category ids and names (``meta["category_ids"]``,
@@ -180,7 +186,12 @@ from ._common import (
     normalise_time,
     parse_json,
     read_bytes,
+    time_is_text,
 )
+
+#: The message for a time that is not a string (rule ``type``).
+_TIME_TYPE = "a Mem0 time is an ISO-8601 string (or null)"
+_ROW_TIMES = ("created_at", "updated_at", "timestamp")  # timestamp: the first schema
 
 _PROMOTED = (
     "user_id",
@@ -389,7 +400,8 @@ def _row_ok(row: dict[str, Any], path: str, col: Collector, absent: str) -> bool
         # "false" or "0" (a TEXT 'false' in history.db too) would read as deleted (CLI QA).
         col.add(f"{path}.is_deleted", "type", f"must be true, false, 0 or 1 (or {absent})", flag)
         return False
-    return True
+    # As an item's times: a number would order the memory's events as of 1970 (QA s46).
+    return all([time_is_text(col, f"{path}.{key}", row.get(key), _TIME_TYPE) for key in _ROW_TIMES])
 
 
 def _history_rows_from_sqlite(path: Path) -> tuple[list[dict[str, Any]], str]:
@@ -928,6 +940,14 @@ def load_mem0_store(
         for key, seen_values in scopes.items():
             if isinstance(fields.get(key), str | int) and not isinstance(fields[key], bool):
                 seen_values[str(fields[key])] = None
+        # Mem0 writes ISO strings (EXPORT_FORMATS 1.2): QA s46 saw 12345 read as 1970 unsaid,
+        # and true said "kept as text" while nothing was kept.
+        times_ok = [
+            time_is_text(col, f"{fpath}.{key}", fields.get(key), _TIME_TYPE)
+            for key in ("created_at", "updated_at")
+        ]
+        if not all(times_ok):
+            continue
         created = normalise_time(fields.get("created_at"))
         updated = normalise_time(fields.get("updated_at"))
         for key, t in (("created_at", created), ("updated_at", updated)):
@@ -935,7 +955,9 @@ def load_mem0_store(
             if raw is None:
                 continue
             if t.iso is None:
-                warnings.append(f"{fpath}.{key}: unreadable time {raw!r} kept as text")
+                warnings.append(
+                    f"{fpath}.{key}: unreadable time {raw!r} kept as text in meta.{key}_raw"
+                )
             else:
                 times.append(_as_utc(t.iso))  # type: ignore[arg-type]
                 if t.naive:

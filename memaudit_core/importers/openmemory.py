@@ -41,6 +41,7 @@ from ._common import (
     links_from,
     normalise_time,
     parse_json,
+    time_is_text,
 )
 from ._zip import NonblankLines, ZipReader
 
@@ -52,6 +53,7 @@ JSON_MEMBER = "memories.json"
 JSONL_MEMBER = "memories.jsonl.gz"
 #: OpenMemory's ``MemoryState`` enum (``openmemory/api/app/models.py``).
 STATES = ("active", "paused", "archived", "deleted")
+_TIMES = ("created_at", "updated_at", "archived_at", "deleted_at")
 _ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
 _GZIP_MAGIC = b"\x1f\x8b"
 #: Top-level keys only ``memories.json`` has, next to ``memories``.
@@ -431,6 +433,12 @@ class _Rows:
                 raw_state,
             )
             ok = False
+        for key in _TIMES:
+            # OpenMemory writes ISO strings: 12345 would read as 1970, unsaid (QA s46).
+            if not time_is_text(
+                col, f"{path}.{key}", row.get(key), "an OpenMemory time is an ISO-8601 string"
+            ):
+                ok = False
         if not ok:
             return
         deleted_at = normalise_time(row.get("deleted_at"))

@@ -54,6 +54,7 @@ from ._common import (
     load_json_file,
     normalise_time,
     split_refs,
+    time_is_text,
 )
 
 _V4_FIELDS = (
@@ -228,15 +229,11 @@ def load_zep_store(
                 # An empty time is no time, as null is (importer QA: expired_at "" was
                 # called unreadable yet "marks the fact superseded", and did not).
                 continue
-            if not isinstance(raw, str):
-                # Importer QA: 12345 was read as epoch seconds (1970) and, under expired_at,
-                # marked the fact superseded without a word.
-                col.add(
-                    f"{epath}.{key}",
-                    "type",
-                    "a Graphiti / Zep time is an ISO-8601 string (or null)",
-                    raw,
-                )
+            # Importer QA: 12345 was read as epoch seconds (1970) and, under expired_at,
+            # marked the fact superseded without a word.
+            if not time_is_text(
+                col, f"{epath}.{key}", raw, "a Graphiti / Zep time is an ISO-8601 string (or null)"
+            ):
                 bad_time = True
                 continue
             if key == "created_at":  # read below as the memory's time (said there if unreadable)
