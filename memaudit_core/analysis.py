@@ -460,6 +460,7 @@ class StoreEvaluation:
         check_ratio_text(f"{path}.ratio_text", self.ratio_text, self.ratio)
         self._check_costs(path)
         self._check_attribution(path)
+        self._check_selection(path)
 
     def _check_costs(self, path: str) -> None:
         """Refuse a read-back store whose cost contradicts its budget and pruning (QA s39 h2
@@ -535,11 +536,65 @@ class StoreEvaluation:
                 )
             seen.add(m)
 
+    def _check_selection(self, path: str) -> None:
+        """Refuse a read-back store whose F contradicts the memories it selects (QA s46:
+        ``selected`` edited to the optimum's memories beside the writer's F of 5.65 was shown
+        with OPT = 7.735). Coverage and weights are >= 0 and h is nondecreasing, so F and
+        each unit's coverage only grow with the store: a store holding the same memories as
+        a reference store is worth the same, one holding all of its memories at least as
+        much, one holding only some of them at most as much. The references are the solver's
+        store (``opt.selected``, worth ``opt_value``) and the optimum shown (``opt_selected``,
+        whose coverage the unit rows hold, unit by unit)."""
+        from .errors import ResultError
+
+        store = set(self.selected)
+        noun = shown_noun(self.opt.certified)
+        ref = set(self.opt.selected)
+        tol = loss_tolerance(self.opt_value, self.value)
+        wrong = None
+        if store == ref and not abs(self.value - self.opt_value) <= tol:
+            wrong = "the same memories as"
+        elif store > ref and not self.value >= self.opt_value - tol:
+            wrong = "every memory of"
+        elif store < ref and not self.value <= self.opt_value + tol:
+            wrong = "only memories of"
+        if wrong:
+            raise ResultError(
+                f"{path}.value",
+                "inconsistent",
+                f"the store selects {wrong} the {noun} (opt.selected), so its F is "
+                f"{'at least ' if store > ref else 'at most ' if store < ref else ''}"
+                f"that {noun}'s opt_value {self.opt_value!r}",
+                self.value,
+            )
+        shown = set(self.opt_selected)
+        if not (store <= shown or store >= shown):
+            return
+        for i, u in enumerate(self.unit_rows):
+            a, b = u.store_coverage, u.opt_coverage
+            slack = 1e-9 * max(1.0, a, b)  # coverage sums entries in [0, 1], whatever F's scale
+            if (store <= shown and a > b + slack) or (store >= shown and a < b - slack):
+                how, bound = (
+                    ("the same memories as", "as much as")
+                    if store == shown
+                    else ("only memories of", "at most")
+                    if store < shown
+                    else ("every memory of", "at least")
+                )
+                raise ResultError(
+                    f"{path}.unit_rows[{i}].store_coverage",
+                    "inconsistent",
+                    f"the store selects {how} the {noun} shown (opt_selected), so it covers "
+                    f"unit {u.unit_id!r} {bound} that {noun}, opt_coverage {b!r}",
+                    a,
+                )
+
     def _check_attribution(self, path: str) -> None:
         """Refuse read-back unit and kind rows that do not add up (QA s39 h5 #1e: a unit row's
         ``lost`` edited to 3 was printed as genuine): each unit row's ``lost`` is its
-        ``opt_value - store_value``, each kind row the sum of its kind's unit rows, and the
-        unit rows' store and optimum values sum to ``value`` and ``opt_value``."""
+        ``opt_value - store_value``, each kind row the sum of its kind's unit rows, the
+        unit rows' store and optimum values sum to ``value`` and ``opt_value``, and each is
+        ``weight * h(coverage)`` of its row (QA s46)."""
         from .errors import ResultError
 
         def near(got: float, want: float, scale: float = 0.0) -> bool:
@@ -597,6 +652,29 @@ class StoreEvaluation:
                 "inconsistent",
                 f"no row for the kind(s) {', '.join(missing)} of the unit rows",
             )
+        # QA s46: the rows hold each unit's weight and coverage, so F of the store and of the
+        # optimum shown is recomputed from them, not only added up from their values (last:
+        # rows that do not add up are named as such first).
+        h = get_saturation(self.opt.saturation).h_scalar
+        for i, u in enumerate(self.unit_rows):
+            at = f"{path}.unit_rows[{i}]"
+            for name in ("weight", "store_coverage", "opt_coverage"):
+                v = getattr(u, name)
+                if not (math.isfinite(v) and v >= 0):
+                    raise ResultError(f"{at}.{name}", "wrong value", "a finite number >= 0", v)
+            for side in ("store", "opt"):
+                got = getattr(u, f"{side}_value")
+                want = u.weight * h(getattr(u, f"{side}_coverage"))
+                # Relative only: a package in units of 1e-12 is checked as strictly as one in 1s.
+                if not abs(got - want) <= 1e-9 * max(abs(got), abs(want)):
+                    raise ResultError(
+                        f"{at}.{side}_value",
+                        "inconsistent",
+                        f"{side}_value is weight * h({side}_coverage) = {u.weight!r} * "
+                        f"h({getattr(u, f'{side}_coverage')!r}) = {want!r} under "
+                        f"{self.opt.saturation} saturation",
+                        got,
+                    )
 
 
 @dataclass(frozen=True)

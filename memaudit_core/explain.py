@@ -644,6 +644,48 @@ class CompareView:
         check_quotient(f"{path}.ratio", self.ratio, self.value, self.opt_value, "value / opt")
         check_ratio_text(f"{path}.ratio_text", self.ratio_text, self.ratio)
         self._check_rows(path)
+        self._check_explanation(path)
+
+    def _check_explanation(self, path: str) -> None:
+        """Refuse an explanation that is not the one the view's own numbers give (QA s46: a
+        first paragraph edited to "F = 7.7 ... (ratio 0.995)" was printed under the true
+        headline). :func:`_explain` wrote it and rebuilds it here; the clauses only the
+        package's coverage matrix gives (what covered the missed units, what the store's own
+        memories cover) match any text, every other word and number must be the same."""
+        from .errors import ResultError
+
+        # A marker no saved paragraph holds, so that it stands for unknown text only.
+        marker = "\x00"
+        while any(marker in p for p in self.explanation):
+            marker += "\x00"
+        # _check_rows showed that the kept store cells are the evaluation's selected memories.
+        cost_of = {c.candidate_id: c.cost for r in self.experience_rows for c in r.store if c.kept}
+        want = _explain(
+            self.evaluation,
+            self.unit_rows,
+            self.bucket_rows,
+            self.cost_unit,
+            self.opt_cost,
+            cost_of,
+            _Unknown(marker),
+        )
+        if len(self.explanation) != len(want):
+            raise ResultError(
+                f"{path}.explanation",
+                "inconsistent",
+                f"{count(len(self.explanation), 'paragraph')}, where the view's numbers give "
+                f"{len(want)}",
+            )
+        for k, (got, text) in enumerate(zip(self.explanation, want, strict=True)):
+            if not _matches(got, text.split(marker)):
+                raise ResultError(
+                    f"{path}.explanation[{k}]",
+                    "inconsistent",
+                    "not what the view's numbers say: "
+                    + repr(text.replace(marker, "..."))
+                    + (" (... stands for what only the package says)" if marker in text else ""),
+                    got,
+                )
 
     def _check_rows(self, path: str) -> None:
         """Each memory a row shows is one the evaluation's store or optimum holds; each unit
@@ -909,8 +951,15 @@ def compare_view(
             )
         )
 
+    opt_cost = inst.selection_cost(opt_idx)  # the optimum shown, not the solver's
     explanation = _explain(
-        package, inst, ev, unit_rows, tuple(bucket_rows), store_idx, opt_idx, store_marg
+        ev,
+        unit_rows,
+        tuple(bucket_rows),
+        package.cost_unit,
+        opt_cost,
+        {inst.candidate_ids[i]: float(inst.cost[i]) for i in store_idx},
+        _PackageText(package, inst, ev, store_idx, opt_idx, store_marg),
     )
     return CompareView(
         package_id=package.id,
@@ -930,7 +979,7 @@ def compare_view(
         ratio_text=ev.ratio_text,
         cost=ev.cost,
         store_cost=ev.store_cost,
-        opt_cost=inst.selection_cost(opt_idx),  # the optimum shown, not the solver's
+        opt_cost=opt_cost,
         notes=ev.notes,
         explanation=explanation,
         experience_rows=tuple(experience_rows),
@@ -983,18 +1032,153 @@ def _missed_units(missed: Sequence[UnitCompareRow], bucket: str) -> str:
     return f"{_plural(len(missed), 'unit')} {where} ({mix})"
 
 
+class _PackageText:
+    """The explanation's clauses that need the package's coverage matrix: which of the
+    reference store's memories covered the missed units, and what the store's own memories
+    cover. A saved view does not hold the matrix, so its read-back check stands
+    :class:`_Unknown` in for these clauses (QA s46)."""
+
+    def __init__(
+        self,
+        package: Package,
+        inst: CompiledInstance,
+        ev: StoreEvaluation,
+        store_idx: Sequence[int],
+        opt_idx: Sequence[int],
+        store_marg: dict[int, float],
+    ):
+        self.unit = package.cost_unit
+        self.inst, self.ev, self.store_marg = inst, ev, store_marg
+        self.opt_set = set(int(i) for i in opt_idx)
+        self.store_set = set(int(i) for i in store_idx)
+        self.h = get_saturation(inst.saturation).h
+
+    def covering(self, missed: Sequence[UnitCompareRow], ref: str) -> str:
+        """``" The optimum covered them with ..."`` for one bucket's missed units, or ``""``."""
+        inst, ev, unit, h = self.inst, self.ev, self.unit, self.h
+        cov = inst.coverage
+        # Which of the reference store's memories cover the missed units, by value alone.
+        missed_pos = {inst.unit_index[u.unit_id] for u in missed}
+        helpers: list[tuple[float, int, list[str]]] = []
+        # Memories the store keeps too are not what the reference store covered the units
+        # with instead (QA s39 round 2, defect 3: "covered it with a; b" where the store holds
+        # a); they are named apart.
+        shared_ids = [
+            inst.candidate_ids[i]
+            for i in sorted(self.opt_set & self.store_set)
+            if any(
+                int(r) in missed_pos and a > 0
+                for r, a in zip(
+                    cov.indices[cov.indptr[i] : cov.indptr[i + 1]],
+                    cov.data[cov.indptr[i] : cov.indptr[i + 1]],
+                    strict=True,
+                )
+            )
+        ]
+        for i in sorted(self.opt_set - self.store_set):
+            lo, hi = cov.indptr[i], cov.indptr[i + 1]
+            got = [
+                (int(r), float(a))
+                for r, a in zip(cov.indices[lo:hi], cov.data[lo:hi], strict=True)
+                if int(r) in missed_pos and a > 0
+            ]
+            if got:
+                val = float(sum(inst.weight[r] * h(np.array([a]))[0] for r, a in got))
+                helpers.append((val, i, [inst.unit_ids[r] for r, _ in got]))
+        if not helpers:
+            return ""
+        helpers.sort(key=lambda t: (-t[0], float(inst.cost[t[1]]), inst.candidate_ids[t[1]]))
+        dropped = set(ev.dropped)
+        shown = _n_shown(len(helpers), 4)
+        parts = [
+            # QA s45: a raw 'c2 ' read as the store's own c2, 'a, b' as two memories.
+            f"{id_text(inst.candidate_ids[i])} ({inst.candidate_types[i]}, cost "
+            f"{amount_text(float(inst.cost[i]), unit)}; covers {_list(us, 3)}"
+            # Annotator QA: a memory of the store itself, cut to fit the budget, read
+            # as if the optimum had found something the store never wrote.
+            + (
+                f"; this store's own memory, dropped by {ev.pruned or 'its'} pruning to fit "
+                "the budget"
+                if inst.candidate_ids[i] in dropped
+                else ""
+            )
+            + ")"
+            for _, i, us in helpers[:shown]
+        ]
+        more = f" and {len(helpers) - shown} more" if len(helpers) > shown else ""
+        them = "it" if len(missed) == 1 else "them"
+        also = f", besides {_list(shared_ids, 3)}, which the store keeps too" if shared_ids else ""
+        text = f" {ref.capitalize()} covered {them} with {'; '.join(parts)}{more}{also}."
+        if len(helpers) > shown:
+            counts: dict[str, int] = {}
+            for _, i, _ in helpers:
+                counts[inst.candidate_types[i]] = counts.get(inst.candidate_types[i], 0) + 1
+            mix = ", ".join(
+                f"{n} {t}" for t, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+            )
+            text += (
+                f" All {len(helpers)} are {next(iter(counts))}."
+                if len(counts) == 1
+                else f" By type, {ref}'s {len(helpers)} covering memories: {mix}."
+            )
+        return text
+
+    def spent_on(self, only_store: Sequence[str], tol: float) -> tuple[str, str]:
+        """The store's memories the reference store did not keep: (their ids, what they are
+        by type: count, cost, marginal value and what they cover)."""
+        inst, unit, h = self.inst, self.unit, self.h
+        cov = inst.coverage
+        idx = sorted(inst.candidate_idx(c) for c in only_store)
+        kinds_of = np.array([bucket_of(k) for k in inst.unit_kinds], dtype=object)
+        by_type: dict[str, dict[str, Any]] = {}
+        for i in idx:
+            t = inst.candidate_types[i]
+            entry = by_type.setdefault(t, {"n": 0, "cost": 0.0, "marg": 0.0, "buckets": {}})
+            entry["n"] += 1
+            entry["cost"] += float(inst.cost[i])
+            entry["marg"] += self.store_marg.get(i, 0.0)
+            lo, hi = cov.indptr[i], cov.indptr[i + 1]
+            for r, a in zip(cov.indices[lo:hi], cov.data[lo:hi], strict=True):
+                b = kinds_of[int(r)]
+                v = float(inst.weight[int(r)] * h(np.array([a]))[0])
+                entry["buckets"][b] = entry["buckets"].get(b, 0.0) + v
+        parts = [
+            f"{e['n']} {t} ({amount_text(e['cost'], unit)}, marginal value {_num(e['marg'])}) "
+            + _mostly(e["buckets"], tol)
+            for t, e in sorted(by_type.items(), key=lambda kv: (-kv[1]["cost"], kv[0]))
+        ]
+        return _list([inst.candidate_ids[i] for i in idx], 4), "; ".join(parts)
+
+
+@dataclass(frozen=True)
+class _Unknown:
+    """:class:`_PackageText` for a saved view: each clause only the package can give is
+    ``marker``, which the read-back check matches with any text."""
+
+    marker: str
+
+    def covering(self, missed: Sequence[UnitCompareRow], ref: str) -> str:
+        return self.marker
+
+    def spent_on(self, only_store: Sequence[str], tol: float) -> tuple[str, str]:
+        return self.marker, self.marker
+
+
 def _explain(
-    package: Package,
-    inst: CompiledInstance,
     ev: StoreEvaluation,
     unit_rows: Sequence[UnitCompareRow],
     bucket_rows: Sequence[BucketRow],
-    store_idx: Sequence[int],
-    opt_idx: Sequence[int],
-    store_marg: dict[int, float],
+    unit: str,
+    opt_cost: float,
+    cost_of: Mapping[str, float],
+    package_text: _PackageText | _Unknown,
 ) -> tuple[str, ...]:
-    """Plain-language paragraphs computed from the numbers (no Markdown)."""
-    unit = package.cost_unit
+    """Plain-language paragraphs computed from the numbers (no Markdown).
+
+    Everything but ``package_text``'s clauses comes from what a saved view holds (its
+    evaluation, rows, cost unit, optimum cost and the costs ``cost_of`` of the store's
+    memories), so that a view read back is checked against the explanation its own numbers
+    give (QA s46: an edited headline F was shown under the true one)."""
     opt_name = ("OPT" if ev.opt_certified else f"the {ev.opt_label}") + _over_union(ev.source_kind)
     if not ev.opt_certified:
         opt_name += " (not proven optimal)"
@@ -1011,35 +1195,31 @@ def _explain(
         return tuple(paras)
 
     lost_total = ev.opt_value - ev.value
-    kept = _plural(len(store_idx), "memory", "memories")
-    opt_cost = float(inst.cost[list(opt_idx)].sum()) if opt_idx else 0.0
+    kept = _plural(len(ev.selected), "memory", "memories")
     paras.append(
         f"{ev.label} scores F = {_num(ev.value)} against {opt_name} = {_num(ev.opt_value)} at "
         f"budget {amount_text(ev.budget, unit)} (ratio {ev.ratio_text}). It keeps {kept} "
-        f"costing {amount_text(ev.cost, unit)}; {ref} keeps {len(opt_idx)} costing "
+        f"costing {amount_text(ev.cost, unit)}; {ref} keeps {len(ev.opt_selected)} costing "
         f"{amount_text(opt_cost, unit)}."
     )
     # One tolerance relative to the package's values (QA s39 defect 1: an absolute 1e-9 called
     # a store of ratio 0.25 lossless in a package of weights 4e-10).
     tol = ev.loss_tol
+    opt_set = set(ev.opt_selected)
     if lost_total <= tol and not any(u.missed for u in unit_rows):
-        shared = len(set(store_idx) & set(opt_idx))
+        shared = len(set(ev.selected) & opt_set)
         paras.append(
             f"The store loses nothing against {ref}"
             + (
                 " (it holds the same memories)."
-                if shared == len(store_idx) == len(opt_idx)
+                if shared == len(ev.selected) == len(ev.opt_selected)
                 else f" (it shares {shared} of its memories with {ref} and reaches the same "
                 "value with a different choice)."
             )
         )
         return tuple(paras)
 
-    opt_set = set(int(i) for i in opt_idx)
-    store_set = set(int(i) for i in store_idx)
-    h = get_saturation(inst.saturation).h
-    cov = inst.coverage
-    unit_pos = inst.unit_index
+    saturation = ev.opt.saturation
     for bucket in bucket_rows:
         missed = [u for u in unit_rows if u.bucket == bucket.bucket and u.missed]
         if not missed:
@@ -1056,7 +1236,7 @@ def _explain(
         )
         if partial:
             verb = "is" if len(partial) == 1 else "are"
-            if inst.saturation == "cap1":
+            if saturation == "cap1":
                 text += f" Of these, {_list(partial, 4)} {verb} only partly covered."
             else:
                 # Under linear / log1p saturation a unit the store covers fully is still worth
@@ -1065,74 +1245,10 @@ def _explain(
                 them_p = "it" if len(partial) == 1 else "them"
                 text += (
                     f" Of these, {_list(partial, 4)} {verb} covered by the store too, but under "
-                    f"{inst.saturation} saturation every further cover adds value, and {ref} gets "
+                    f"{saturation} saturation every further cover adds value, and {ref} gets "
                     f"more from {them_p} by covering {them_p} again."
                 )
-        # Which of the reference store's memories cover the missed units, by value alone.
-        missed_pos = {unit_pos[u.unit_id] for u in missed}
-        helpers: list[tuple[float, int, list[str]]] = []
-        # Memories the store keeps too are not what the reference store covered the units
-        # with instead (QA s39 round 2, defect 3: "covered it with a; b" where the store holds
-        # a); they are named apart.
-        shared_ids = [
-            inst.candidate_ids[i]
-            for i in sorted(opt_set & store_set)
-            if any(
-                int(r) in missed_pos and a > 0
-                for r, a in zip(
-                    cov.indices[cov.indptr[i] : cov.indptr[i + 1]],
-                    cov.data[cov.indptr[i] : cov.indptr[i + 1]],
-                    strict=True,
-                )
-            )
-        ]
-        for i in sorted(opt_set - store_set):
-            lo, hi = cov.indptr[i], cov.indptr[i + 1]
-            got = [
-                (int(r), float(a))
-                for r, a in zip(cov.indices[lo:hi], cov.data[lo:hi], strict=True)
-                if int(r) in missed_pos and a > 0
-            ]
-            if got:
-                val = float(sum(inst.weight[r] * h(np.array([a]))[0] for r, a in got))
-                helpers.append((val, i, [inst.unit_ids[r] for r, _ in got]))
-        helpers.sort(key=lambda t: (-t[0], float(inst.cost[t[1]]), inst.candidate_ids[t[1]]))
-        if helpers:
-            dropped = set(ev.dropped)
-            shown = _n_shown(len(helpers), 4)
-            parts = [
-                # QA s45: a raw 'c2 ' read as the store's own c2, 'a, b' as two memories.
-                f"{id_text(inst.candidate_ids[i])} ({inst.candidate_types[i]}, cost "
-                f"{amount_text(float(inst.cost[i]), unit)}; covers {_list(us, 3)}"
-                # Annotator QA: a memory of the store itself, cut to fit the budget, read
-                # as if the optimum had found something the store never wrote.
-                + (
-                    f"; this store's own memory, dropped by {ev.pruned or 'its'} pruning to fit "
-                    "the budget"
-                    if inst.candidate_ids[i] in dropped
-                    else ""
-                )
-                + ")"
-                for _, i, us in helpers[:shown]
-            ]
-            more = f" and {len(helpers) - shown} more" if len(helpers) > shown else ""
-            them = "it" if len(missed) == 1 else "them"
-            also = (
-                f", besides {_list(shared_ids, 3)}, which the store keeps too" if shared_ids else ""
-            )
-            text += f" {ref.capitalize()} covered {them} with {'; '.join(parts)}{more}{also}."
-            if len(helpers) > shown:
-                counts: dict[str, int] = {}
-                for _, i, _ in helpers:
-                    counts[inst.candidate_types[i]] = counts.get(inst.candidate_types[i], 0) + 1
-                mix = ", ".join(
-                    f"{n} {t}" for t, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-                )
-                text += (
-                    f" All {len(helpers)} are {next(iter(counts))}."
-                    if len(counts) == 1
-                    else f" By type, {ref}'s {len(helpers)} covering memories: {mix}."
-                )
+        text += package_text.covering(missed, ref)
         if gained_here:
             # QA s39 (defect 2): the chart and kind table give the kind's net loss (2.5), this
             # sentence the missed units' (4); say both, and why they differ.
@@ -1182,33 +1298,15 @@ def _explain(
         )
 
     # What the store spent its budget on instead (memories the optimum did not keep).
-    only_store = [int(i) for i in store_idx if int(i) not in opt_set]
+    only_store = [c for c in ev.selected if c not in opt_set]
     if only_store:
-        kinds_of = np.array([bucket_of(k) for k in inst.unit_kinds], dtype=object)
-        by_type: dict[str, dict[str, Any]] = {}
-        for i in only_store:
-            t = inst.candidate_types[i]
-            entry = by_type.setdefault(t, {"n": 0, "cost": 0.0, "marg": 0.0, "buckets": {}})
-            entry["n"] += 1
-            entry["cost"] += float(inst.cost[i])
-            entry["marg"] += store_marg.get(i, 0.0)
-            lo, hi = cov.indptr[i], cov.indptr[i + 1]
-            for r, a in zip(cov.indices[lo:hi], cov.data[lo:hi], strict=True):
-                b = kinds_of[int(r)]
-                v = float(inst.weight[int(r)] * h(np.array([a]))[0])
-                entry["buckets"][b] = entry["buckets"].get(b, 0.0) + v
-        spent = sum(e["cost"] for e in by_type.values())
-        parts = []
-        for t, e in sorted(by_type.items(), key=lambda kv: (-kv[1]["cost"], kv[0])):
-            parts.append(
-                f"{e['n']} {t} ({amount_text(e['cost'], unit)}, marginal value {_num(e['marg'])}) "
-                + _mostly(e["buckets"], tol)
-            )
-        ids = [inst.candidate_ids[i] for i in sorted(only_store)]
+        # fsum: the same in any order, so the saved view's memory costs give the same text.
+        spent = math.fsum(cost_of[c] for c in only_store)
+        ids_text, parts = package_text.spent_on(only_store, tol)
         paras.append(
             f"Instead, the store spent {spent:g} of its {amount_text(ev.cost, unit)} on "
             f"{_plural(len(only_store), 'memory', 'memories')} {ref} did "
-            f"not keep ({_list(ids, 4)}): " + "; ".join(parts) + "."
+            f"not keep ({ids_text}): {parts}."
         )
     unused = ev.budget - ev.cost
     if unused > 1e-9 * max(1.0, ev.budget):
@@ -1837,6 +1935,30 @@ def _check_saved_since_readable(data: Mapping[str, Any], path: str, key: str, mo
             "it without the fields needed to rebuild it); read it as JSON, or save the view "
             "again",
         )
+
+
+def _matches(text: str, pieces: Sequence[str]) -> bool:
+    """Whether ``text`` is ``pieces`` in order with any text between each two (a wildcard
+    pattern; the leftmost place of each middle piece is the right one, so no backtracking).
+
+    >>> _matches("F = 1. Covered by a, b.", ["F = 1. Covered by ", "."])
+    True
+    >>> _matches("F = 7. Covered by a.", ["F = 1. Covered by ", "."])
+    False
+    """
+    if len(pieces) == 1:
+        return text == pieces[0]
+    first, *middle, last = pieces
+    if not (len(text) >= len(first) + len(last) and text.startswith(first)):
+        return False
+    end = len(text) - len(last)
+    at = len(first)
+    for piece in middle:
+        at = text.find(piece, at, end)
+        if at < 0:
+            return False
+        at += len(piece)
+    return text.endswith(last)
 
 
 def _check_same(at: str, got: Any, want: Any, whose: str) -> None:
