@@ -145,9 +145,14 @@ rows = pd.DataFrame(
         ],
         f"cost ({stats.cost_unit})": [e.cost for e in evals],
         "memories": [len(e.selected) for e in evals],
-        "notes": [" ".join(e.score_notes) for e in evals],
     }
 )
+# A note on every row is said once (QA s46: ten rows repeated one note, cut off at 1400 px);
+# the column holds only the notes that tell the rows apart.
+if any(ov.row_notes):
+    rows["notes"] = list(ov.row_notes)
+for note in ov.shared_notes:
+    st.caption(f"On every row: {md_escape(note)}")
 render.table(rows, "overview_table", f"{stats.package_id}-scores-B{ctx.budget:.10g}")
 if any(e.ratio is None for e in evals):
     st.info("Ratios are n/a where OPT is 0: nothing of value fits this budget.")

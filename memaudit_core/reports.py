@@ -238,8 +238,36 @@ class Overview:
             )
             for e in self.evaluations
         ]
-        note = cut_note(rows, column="the table's notes column says what was dropped")
+        where = "the table's notes column" if any(self.row_notes) else "the note on every row"
+        note = cut_note(rows, column=f"{where} says what was dropped")
         return None if note is None else f"{note[0].upper()}{note[1:]}."
+
+    @property
+    def shared_notes(self) -> tuple[str, ...]:
+        """The score notes (:attr:`StoreEvaluation.score_notes`) every evaluation has, when
+        there are two or more: said once beside the table, not on each row (QA s46: all 10
+        rows of travel-assistant at budget 40 carried one long note, cut off at 1400 px).
+
+        Examples
+        --------
+        >>> from memaudit_core.generators import generate
+        >>> ov = overview(generate("update_chain"), 6)
+        >>> ov.shared_notes, ov.row_notes == tuple("" for _ in ov.evaluations)
+        ((), True)
+        """
+        if len(self.evaluations) < 2:
+            return ()
+        first, *rest = (e.score_notes for e in self.evaluations)
+        return tuple(n for n in first if all(n in notes for notes in rest))
+
+    @property
+    def row_notes(self) -> tuple[str, ...]:
+        """Each evaluation's score notes without the :attr:`shared_notes`, joined: the notes
+        that tell the rows apart ("" for a row without one)."""
+        shared = set(self.shared_notes)
+        return tuple(
+            " ".join(n for n in e.score_notes if n not in shared) for e in self.evaluations
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -18,11 +18,18 @@ from typing import Any
 
 import streamlit as st
 
-from memaudit_core.errors import PROBLEM_LIMIT_RULE, MemAuditError, PackageError, cut_repr
+from memaudit_core.errors import (
+    PROBLEM_LIMIT_RULE,
+    MemAuditError,
+    PackageError,
+    cut_repr,
+    id_text,
+)
 from memaudit_core.package import Package
 from memaudit_core.writers import WRITERS, all_writers
 
 from . import sources, state
+from .state import md_code_span, md_value
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -286,8 +293,9 @@ def _resolve_link_settings(
     page_title: str, settings: Sequence[LinkSetting], note: DropNote | None = None
 ) -> list[str]:
     """Read, check and record a page's link settings (see :class:`LinkSetting`); the
-    warnings for the values refused. On the run after a package switch, the values ``valid``
-    drops (e.g. stores the new package lacks) are named in ``note``."""
+    warnings for the values refused (Markdown, the link's values in code spans). On the run
+    after a package switch, the values ``valid`` drops (e.g. stores the new package lacks) are
+    named in ``note``."""
     adopted = bool(st.session_state.get(state.URL_ADOPTED_KEY))
     read = st.session_state.setdefault(LINK_READ_KEY, set())
     stored = st.session_state.setdefault(state.PAGE_PARAMS_KEY, {}).setdefault(page_title, {})
@@ -303,7 +311,8 @@ def _resolve_link_settings(
         if why_unused is not None:
             if given:
                 warnings.append(
-                    f"ignored {setting.url}={cut_repr(given[-1])} in the link: {why_unused}"
+                    f"ignored {_md_escape_inline(setting.url)}={md_value(given[-1])} in the "
+                    f"link: {_md_escape_inline(why_unused)}"
                 )
             values[setting.url] = _kept_value(setting.mirror, setting.default, setting.valid)
             stored[setting.url] = None  # kept for when it applies, but not this view's link
@@ -327,8 +336,10 @@ def _resolve_link_settings(
         if problem:
             # The link's values together are refused (QA s41: step=0, from=10&to=2): each
             # setting checked with them falls back to its default, and leaves the URL.
-            named = ", ".join(f"{p}={cut_repr(text)}" for p, text in linked.items())
-            warnings.append(f"ignored {named} in the link: {problem}")
+            named = ", ".join(
+                f"{_md_escape_inline(p)}={md_value(text)}" for p, text in linked.items()
+            )
+            warnings.append(f"ignored {named} in the link: {_md_escape_inline(problem)}")
             for p in setting.check_with:
                 st.session_state.pop(by_url[p].mirror, None)
                 values[p] = by_url[p].default
@@ -357,7 +368,7 @@ def _note_dropped_setting(note: DropNote, setting: LinkSetting, value: object) -
 
 def _adopt_link_value(setting: LinkSetting, given: list[str]) -> tuple[bool, str | None]:
     """Put the link's value of ``setting`` into its mirror; whether it was taken (all or
-    part of it), and the warning for what was refused."""
+    part of it), and the warning for what was refused (Markdown)."""
     text = given[-1]
     value, problem = state.parse_link_value(text, setting.default, setting.choices, setting.bounds)
     if value is not None and setting.valid is not None:
@@ -368,7 +379,7 @@ def _adopt_link_value(setting: LinkSetting, given: list[str]) -> tuple[bool, str
             dropped = [v for v in value if v not in checked]
             value = checked
             problem = (problem + "; " if problem else "") + (
-                ", ".join(cut_repr(v, 60) for v in dropped) + " not available for this package"
+                ", ".join(md_value(v, 60) for v in dropped) + " not available for this package"
             )
     if problem and isinstance(value, list):
         problem += "; the rest is used"
@@ -381,7 +392,8 @@ def _adopt_link_value(setting: LinkSetting, given: list[str]) -> tuple[bool, str
     if not problem:
         return value is not None, None
     lead = "" if value is not None else "ignored "
-    return value is not None, f"{lead}{setting.url}={cut_repr(text)} in the link: {problem}"
+    named = f"{_md_escape_inline(setting.url)}={md_value(text)}"
+    return value is not None, f"{lead}{named} in the link: {problem}"
 
 
 #: Session-state key: set by :func:`switch_package` for the frame of the next run, which checks
@@ -516,7 +528,7 @@ def _resolve_package() -> tuple[str, Package]:
     # said once, so every page (the Generator's form included) works on the key it shows.
     key, note = sources.canonical_key(key)
     if note is not None:
-        state.add_problem(_md_escape_inline(note))
+        state.add_problem(note)
     try:
         try:
             pkg = sources.load_by_key(key)
@@ -531,12 +543,12 @@ def _resolve_package() -> tuple[str, Package]:
         # the budget and present warnings).
         file_name = st.session_state.get("ma_upload_names", {}).get(key)
         # Cut when long (deep-link QA s38: a 5,000-character name filled the screen twice).
-        shown_key = key if len(key) <= 200 else cut_repr(key)
-        named = f" ({_md_escape_inline(Path(file_name).name)})" if file_name else ""
+        shown_key = id_text(key, 200)
+        named = f" ({md_code_span(Path(file_name).name)})" if file_name else ""
         state.add_problem(
-            f"Could not open the package {_md_escape_inline(shown_key)}{named}: "
+            f"Could not open the package {md_code_span(shown_key)}{named}: "
             f"{_md_escape_inline(str(exc))}. "
-            f"Showing {_md_escape_inline(fallback)} at its default budget instead.",
+            f"Showing {md_code_span(fallback)} at its default budget instead.",
             first=True,
             error=True,
         )
@@ -553,7 +565,7 @@ def _resolve_package() -> tuple[str, Package]:
         if store is not None and str(store).startswith("store:"):
             if st.session_state.pop("ma_store_from_url", False):
                 state.add_problem(
-                    f"ignored store={_md_escape_inline(cut_repr(str(store)))} in the link: a "
+                    f"ignored store={md_value(str(store))} in the link: a "
                     "store of the "
                     "package that could not be opened; showing the default."
                 )
@@ -631,12 +643,12 @@ def _store_picker(pkg: Package, note: DropNote) -> str:
             # QA s42 (defect 4): a plugin named in MEMAUDIT_WRITER_MODULES that failed to load
             # was called "not a writer this server knows"; say it failed, and why.
             state.add_problem(
-                f"store={_md_escape_inline(cut_repr(str(store_key)))} in the link: "
+                f"store={md_value(str(store_key))} in the link: "
                 f"{_md_escape_inline(failed)}; showing the default."
             )
         elif store_key is not None and from_url:
             state.add_problem(
-                f"store={_md_escape_inline(cut_repr(str(store_key)))} in the link is not a "
+                f"store={md_value(str(store_key))} in the link is not a "
                 "store of this "
                 "package or a writer this server knows (reference writers, and plugin writers "
                 "installed as `memaudit.writers` entry points or named in "
@@ -809,7 +821,7 @@ def frame(
         st.error(
             f"**{_md_escape_inline(source)} was not loaded** ({count}, listed in the sidebar "
             "under the uploader); the previous package stays open. "
-            f"First: {_md_escape_inline(first)}",
+            f"First: {md_code_span(first)}",
             icon=":material/upload_file:",
         )
     for error in state.pop_errors():
@@ -817,7 +829,7 @@ def frame(
     for problem in state.pop_problems():
         st.warning(_guard_shortcodes(problem), icon=":material/link_off:")
     for warning in link_warnings:
-        st.warning(_guard_shortcodes(_md_escape_inline(warning)), icon=":material/link_off:")
+        st.warning(_guard_shortcodes(warning), icon=":material/link_off:")
     note.place()
     state.sync_url(page_title=page_title)
     _check_plugin_writer(pkg, budget, store_key, page_title)
@@ -849,9 +861,9 @@ def _check_plugin_writer(pkg: Package, budget: float, store_key: str, page_title
         offending = getattr(exc, "offending", ())
         # Quoted and cut (QA s42, defects 2 and 3: a trailing space was invisible, and a
         # 10**7-character id made a 20 MB error box).
-        shown = ", ".join(cut_repr(o) for o in offending[:20])
+        shown = ", ".join(md_value(o) for o in offending[:20])
         more = f", ... ({len(offending) - 20:,} more)" if len(offending) > 20 else ""
-        extra = f"\n\nOffending: {_md_escape_inline(shown + more)}" if offending else ""
+        extra = f"\n\nOffending: {shown}{more}" if offending else ""
         st.error(
             f"**The {info.kind} writer {_md_escape_inline(name)} failed at budget {budget:.10g}.**"
             f"\n\n{_md_escape_inline(str(exc))}{extra}\n\nPick another writer or store in the "
@@ -880,16 +892,6 @@ _MD_INLINE_SPECIAL = set("\\`*_{}[]()#+!|<>~$")
 #: Streamlit turns ":name:" into an emoji even after a backslash ("sample:memo: ..." showed a
 #: memo icon); an invisible word joiner after the opening colon breaks such a shortcode.
 _SHORTCODE = re.compile(r"(\\?:)(?=[\w+-]+\\?:)")
-
-
-def md_code_span(text: str) -> str:
-    """``text`` as a Markdown code span: shown verbatim (no escapes, no emoji shortcodes), so
-    that what is copied is what the file holds (schema QA s38: the word joiner that guards a
-    shortcode in plain text came along when an id was copied from an upload error)."""
-    text = " ".join(text.splitlines())
-    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def problem_list_md(lines: Sequence[str], limit: int = 30) -> str:
@@ -953,8 +955,25 @@ def history_note(meta: dict[str, Any]) -> str:
     )
 
 
+#: A code span of Markdown (a backtick run not escaped, its text, a run of the same length).
+_CODE_SPAN = re.compile(r"(?<![\\`])(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
+
+
 def _guard_shortcodes(text: str) -> str:
-    return _SHORTCODE.sub(lambda m: m.group(1) + "\u2060", text)
+    """``text`` (Markdown) with its shortcodes broken, outside code spans: those show no emoji,
+    and a value quoted in one (:func:`md_value`) is copied as it is, without a word joiner.
+
+    >>> _guard_shortcodes("a:b:c `a:b:c`") == "a:\\u2060b:c `a:b:c`"
+    True
+    """
+    parts = []
+    end = 0
+    for span in _CODE_SPAN.finditer(text):
+        parts.append(_SHORTCODE.sub(lambda m: m.group(1) + "\u2060", text[end : span.start()]))
+        parts.append(span.group(0))
+        end = span.end()
+    parts.append(_SHORTCODE.sub(lambda m: m.group(1) + "\u2060", text[end:]))
+    return "".join(parts)
 
 
 def _md_escape_inline(text: str) -> str:

@@ -24,6 +24,8 @@ from memaudit_core.errors import MemAuditError, PackageError, Problem, cut_repr
 from memaudit_core.generators import FAMILIES, coerce_params, generate, package_seed
 from memaudit_core.package import Package, load_package, loads_package
 
+from .state import md_value
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLES_DIR = REPO_ROOT / "sample_packages"
 DEFAULT_SAMPLE = "sample:travel-assistant"
@@ -265,7 +267,8 @@ def _same(value: object, default: object) -> bool:
 
 
 def canonical_key(key: str) -> tuple[str, str | None]:
-    """``key`` as the app keeps it, and a note when that differs from what ``key`` asks.
+    """``key`` as the app keeps it, and a note (Markdown) when that differs from what ``key``
+    asks.
 
     A ``gen:`` key is written as :func:`generated_key` writes it (the Generator's "Open in
     the app"): a seed-invariant family names seed 0 (its one package), a seed is written
@@ -300,7 +303,9 @@ def canonical_key(key: str) -> tuple[str, str | None]:
     seed, note = package_seed(family, int(seed_text))
     canonical = generated_key(family, seed, params)
     if note is not None:
-        note = f"the link's package {cut_repr(key)}: {note}; opened {cut_repr(canonical)}"
+        # Markdown: the keys in code spans, copied without the word joiner a shortcode guard
+        # puts in plain text (QA s46).
+        note = f"the link's package {md_value(key)}: {note}; opened {md_value(canonical)}"
     return canonical, note
 
 

@@ -66,6 +66,29 @@ PAGE_URL_KEYS: dict[str, tuple[str, ...]] = {
 #: the page settings as last chosen, for the links to that page and the URL's upkeep.
 PAGE_PARAMS_KEY = "ma_page_params"
 
+
+def md_code_span(text: str) -> str:
+    """``text`` as a Markdown code span: shown verbatim (no escapes, no emoji shortcodes), so
+    that what is copied is what the file holds (schema QA s38: the word joiner that guards a
+    shortcode in plain text came along when an id was copied from an upload error)."""
+    text = " ".join(text.splitlines())
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def md_value(value: object, limit: int = 200) -> str:
+    """A value a user gave (a link's parameter, an id), quoted as messages quote it
+    (:func:`cut_repr`) inside a code span: Streamlit makes no emoji of ``:name:`` there, so the
+    message needs no invisible word joiner in it and a copied value is the value (QA s46: a
+    link warning's ``'sample:nope'`` was copied with a U+2060 after the first colon).
+
+    >>> md_value("writer:nope:x"), md_value(["a"])
+    ("`'writer:nope:x'`", "`['a']`")
+    """
+    return md_code_span(cut_repr(value, limit))
+
+
 #: Session-state key holding the problems found in the link (shown once by the frame).
 PROBLEMS_KEY = "ma_url_problems"
 #: Significant digits kept for a budget, in the session and in the URL alike, so a link
@@ -106,12 +129,12 @@ def normalise_budget(value: float) -> float:
 
 
 def parse_budget(text: str) -> tuple[float | None, str | None]:
-    """A budget from the URL: (value, None) or (None, why it was ignored).
+    """A budget from the URL: (value, None) or (None, why it was ignored, in Markdown).
 
     >>> parse_budget("6"), parse_budget("-1")
-    ((6.0, None), (None, "ignored budget='-1' in the link: a budget cannot be negative"))
+    ((6.0, None), (None, "ignored budget=`'-1'` in the link: a budget cannot be negative"))
     """
-    shown = cut_repr(text)
+    shown = md_value(text)
     try:
         value = float(text)
     except ValueError:
@@ -135,7 +158,8 @@ ERRORS_KEY = "ma_url_errors"
 
 
 def add_problem(message: str, *, first: bool = False, error: bool = False) -> None:
-    """Queue a problem with the link; ``first`` puts it before those already queued;
+    """Queue a problem with the link (Markdown: a value from the link goes in
+    :func:`md_value`); ``first`` puts it before those already queued;
     ``error`` marks one that left the user without what they asked for (shown as an error,
     not a warning)."""
     problems = st.session_state.setdefault(ERRORS_KEY if error else PROBLEMS_KEY, [])
@@ -185,14 +209,14 @@ def init_from_url() -> None:
             # App QA: ?package=a&package=b opened b and dropped a without a word.
             add_problem(
                 f"the link gives {param} {len(values)} times "
-                f"({', '.join(cut_repr(v, 60) for v in values[:5])}"
+                f"({', '.join(md_value(v, 60) for v in values[:5])}"
                 f"{', ...' if len(values) > 5 else ''}): the last one, "
-                f"{cut_repr(values[-1])}, is used"
+                f"{md_value(values[-1])}, is used"
             )
     for param in ("package", "store"):
         if param in params and not params[param].strip():
             # Deep-link QA s38: an empty value opened the default without a word.
-            add_problem(f"ignored {param}={params[param]!r} in the link: empty")
+            add_problem(f"ignored {param}={md_value(params[param])} in the link: empty")
     if params.get("package", "").strip():
         state["ma_package"] = params["package"]
     if "budget" in params:
@@ -212,15 +236,14 @@ def init_from_url() -> None:
         state["ma_store_from_url"] = True
     present = params.get("present", "0").lower()
     if present not in ("0", "1", "true", "false", "yes", "no", ""):
-        add_problem(f"ignored present={cut_repr(params['present'])} in the link: use present=1")
+        add_problem(f"ignored present={md_value(params['present'])} in the link: use present=1")
     state["ma_present"] = present in ("1", "true", "yes")
     if "page" in params:
         # Conformance QA: DESIGN lists the page among the link's parts, and page=Compare was
         # silently ignored; the page is the link's path here (Streamlit's pages/ folder).
         add_problem(
-            f"ignored page={cut_repr(params['page'])} in the link: the page is the link's "
-            "path, "
-            "e.g. /Compare?package=..."
+            f"ignored page={md_value(params['page'])} in the link: the page is the link's "
+            "path, e.g. `/Compare?package=...`"
         )
     state["ma_initialised"] = True
 
@@ -362,7 +385,8 @@ def parse_link_value(
     """A page setting read from a link, of the type of its ``default``: ``(value, None)``,
     ``(None, why it was ignored)``, or for a list with unknown items, ``(the known items,
     which were ignored)`` (none known: ignored). ``choices`` are the values allowed (of a
-    list's items); ``bounds`` the inclusive range of a number.
+    list's items); ``bounds`` the inclusive range of a number. The reason is Markdown, its
+    values in code spans (:func:`md_value`).
 
     >>> parse_link_value("range", "package grid", ["package grid", "range"])
     ('range', None)
@@ -373,7 +397,7 @@ def parse_link_value(
     >>> parse_link_value("9007199254740993", 0), parse_link_value("1e3", 0)
     ((9007199254740993, None), (1000, None))
     >>> parse_link_value("gvt,nope,gvt", [], ["gvt", "density"])
-    (['gvt'], "'nope' is not one of: 'gvt', 'density'; 'gvt' is given twice")
+    (['gvt'], "`'nope'` is not one of: `'gvt'`, `'density'`; `'gvt'` is given twice")
     """
 
     def one_of(item: Any) -> Any:
@@ -384,7 +408,7 @@ def parse_link_value(
 
     def known() -> str:
         listed = ", ".join(
-            repr(c) if isinstance(c, str) else link_text(c) for c in list(choices)[:12]
+            md_value(c, 60) if isinstance(c, str) else link_text(c) for c in list(choices)[:12]
         )
         return listed + (", ..." if len(choices) > 12 else "")
 
@@ -397,13 +421,13 @@ def parse_link_value(
         unknown = [i for i in items if choices is not None and one_of(i) is None]
         if unknown:
             problems.append(
-                ", ".join(cut_repr(i, 60) for i in unknown[:5])
+                ", ".join(md_value(i, 60) for i in unknown[:5])
                 + (" are" if len(unknown) > 1 else " is")
                 + f" not one of: {known()}"
             )
         twice = sorted({i for i in items if items.count(i) > 1})
         if twice:
-            problems.append(", ".join(cut_repr(i, 60) for i in twice) + " is given twice")
+            problems.append(", ".join(md_value(i, 60) for i in twice) + " is given twice")
         value = list(dict.fromkeys(i if choices is None else one_of(i) for i in items))
         value = [v for v in value if v is not None]
         if items and not value:

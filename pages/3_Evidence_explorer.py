@@ -5,11 +5,10 @@ graph."""
 import pandas as pd
 import streamlit as st
 
-from memaudit_core.errors import cut_repr
 from memaudit_core.explain import GRAPH_SCOPES, HEATMAP_ROWS, amount_text
 from memaudit_ui import cached, figures, render, state
 from memaudit_ui.annotations import not_applied_notice, store_id_of
-from memaudit_ui.frame import frame, kept, md_code_span, md_escape
+from memaudit_ui.frame import frame, kept, md_code_span, md_escape, md_value
 
 ctx = frame("Evidence explorer")
 pkg = ctx.package
@@ -50,7 +49,9 @@ if focus_request is None or url_adopted:
     linked_unit = None if package_changed and not url_adopted else st.query_params.get("unit")
     if linked_unit is not None and not linked_unit.strip():
         # Deep-link QA s38: unit= opened the default focus without a word.
-        st.warning(f"ignored unit={linked_unit!r} in the link: empty", icon=":material/link_off:")
+        st.warning(
+            f"ignored unit={md_value(linked_unit)} in the link: empty", icon=":material/link_off:"
+        )
     linked_unit = linked_unit or None
     if url_adopted and linked_unit is not None:
         # The kind filter is not in the link: after Back, a unit the filter now hides would be
@@ -113,7 +114,7 @@ if linked_unit is not None and view.focus_unit_id != linked_unit:
     # The core says why (an unknown id, or a unit outside the kind filter: QA, a Back press
     # to a filtered-out unit was called "no evidence unit with that id").
     st.warning(
-        f"ignored unit={md_escape(cut_repr(linked_unit))} in the link: "
+        f"ignored unit={md_value(linked_unit)} in the link: "
         + md_escape("; ".join(view.notes) or "no such evidence unit"),
         icon=":material/link_off:",
     )

@@ -324,9 +324,9 @@ def test_a_link_with_a_bad_package_names_its_store_too_and_the_package_first(sto
     at.run()
     assert not at.exception
     # The package's problem is an error (QA s21c), drawn above the link's warnings.
-    (error,) = [e.value.replace("\\", "").replace("\u2060", "") for e in at.error]
+    (error,) = [e.value.replace("\\", "").replace("`", "") for e in at.error]
     assert error.startswith("Could not open the package bogus"), error
-    warnings = [w.value.replace("\\", "").replace("\u2060", "") for w in at.warning]
+    warnings = [w.value.replace("\\", "").replace("`", "") for w in at.warning]
     assert any("budget='abc'" in w for w in warnings), warnings
     assert any(f"store={store!r} in the link" in w for w in warnings), warnings
     elements = [el.type for el in at.main if el.type in ("error", "warning")]
@@ -365,5 +365,5 @@ def test_a_page_parameter_in_a_link_is_named_not_silently_ignored() -> None:
     at.query_params.update({"package": "sample:update_chain", "budget": "6", "page": "Compare"})
     at.run()
     assert not at.exception
-    warnings = [w.value.replace("\\", "").replace("\u2060", "") for w in at.warning]
+    warnings = [w.value.replace("\\", "").replace("`", "") for w in at.warning]
     assert any("ignored page='Compare' in the link" in w and "/Compare?" in w for w in warnings)

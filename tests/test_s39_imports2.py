@@ -233,7 +233,9 @@ def test_the_app_upload_of_a_mem0_export_shows_the_hint_first() -> None:
         "m0.json", json.dumps(EXPORT).encode(), "application/json"
     )
     at.run()
-    (main,) = [e.value.replace("\\", "") for e in at.main.error if "m0.json" in e.value]
+    (main,) = [
+        e.value.replace("\\", "").replace("`", "") for e in at.main.error if "m0.json" in e.value
+    ]
     first = main.split("First: ", 1)[1]
     assert first.startswith("m0.json: $: this file looks like a Mem0 export")
     assert "External stores page" in first

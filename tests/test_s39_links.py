@@ -37,8 +37,8 @@ def param(at: AppTest, name: str) -> str:
 
 
 def warnings(at: AppTest) -> list[str]:
-    # Markdown escapes (the_name -> the\_name) removed for matching.
-    return [w.value.replace("\\", "") for w in at.warning]
+    # Markdown escapes (the_name -> the\_name) and code spans' backticks removed for matching.
+    return [w.value.replace("\\", "").replace("`", "") for w in at.warning]
 
 
 def test_a_budget_sweep_link_opens_its_settings():

@@ -122,7 +122,8 @@ def _linked(page: str, package: str, **settings: str) -> AppTest:
 
 
 def _notes(at: AppTest) -> list[str]:
-    return [m.value.replace("\\", "") for m in (*at.warning, *at.error, *at.info)]
+    # As read: without Markdown escapes and the backticks of the values' code spans.
+    return [m.value.replace("\\", "").replace("`", "") for m in (*at.warning, *at.error, *at.info)]
 
 
 def test_budget_sweep_link_says_the_family_does_not_use_the_seed():

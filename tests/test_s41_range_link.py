@@ -27,7 +27,8 @@ def open_sweep(package: str = PACKAGE, **settings: str) -> AppTest:
 
 
 def warnings(at: AppTest) -> list[str]:
-    return [w.value.replace("\\", "") for w in at.warning]
+    # The text as read: without Markdown escapes and the backticks of the values' code spans.
+    return [w.value.replace("\\", "").replace("`", "") for w in at.warning]
 
 
 @pytest.mark.parametrize(

@@ -25,8 +25,8 @@ GENERATOR = "pages/7_Generator.py"
 
 
 def _clean(text: str) -> str:
-    """An element's text without markdown escapes and word joiners."""
-    return text.replace("\\", "").replace("\u2060", "")
+    """An element's text without markdown escapes, word joiners and code spans' backticks."""
+    return text.replace("\\", "").replace("\u2060", "").replace("`", "")
 
 
 # --------------------------------------------------------------------------- defect 1

@@ -163,7 +163,7 @@ def test_app_quotes_and_cuts_the_offending_ids(tmp_path: Path, monkeypatch) -> N
     plugins.register_module_writer("huge_s42:w")
 
     errors = [e.value for e in _compare_page("writer:ws_s42:w").error]
-    assert any("Offending: 'version\\_0\\_atomic\\_fact '" in e for e in errors), errors
+    assert any("Offending: `'version_0_atomic_fact '`" in e for e in errors), errors
 
     errors = [e.value for e in _compare_page("writer:huge_s42:w").error]
     assert any("huge\\_s42:w" in e for e in errors), errors
