@@ -67,7 +67,7 @@ def refused_file(tmp_path: Path, doc: dict) -> ResultError:
     assert exc.file == str(path) and exc.rule == "inconsistent"
     rc, out, err = run_cli("show", str(path))
     assert rc == 2 and out == ""
-    assert err.startswith(f"memaudit: error: {path}: {exc.path}: ")
+    assert err.startswith(f"{path}: {exc.path}: ")
     assert err.rstrip().endswith("[rule: inconsistent]")
     return exc
 
