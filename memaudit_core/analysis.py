@@ -257,6 +257,9 @@ SHOWN_OPTIMUM_NOTES = (
     "The incumbent shown is",
     "This store is itself an optimum",
     "This store equals the best store found",
+    # Says which units listed as lost an equally good optimum may keep: views without the
+    # optimum's lost units (the Overview) have nothing it could qualify (QA s46).
+    "Not every equally good store was compared",
 )
 
 
