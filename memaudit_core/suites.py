@@ -2415,6 +2415,95 @@ def _whisker_offsets(budgets: Sequence[float], n: int, plot_px: float) -> list[f
     return [(i - (n - 1) / 2) * step_px / px_per_unit for i in range(n)]
 
 
+def _packages_behind(rows: Sequence[Any]) -> Callable[[Any], frozenset[str]]:
+    """For a summary line's point, the packages (sources) whose defined ratios it averages."""
+    at: dict[tuple[str, float], list[tuple[str | None, str]]] = {}
+    for r in rows:
+        if r.ratio is not None:
+            at.setdefault((r.method, r.budget), []).append((r.cost_unit, r.source))
+
+    def behind(s: Any) -> frozenset[str]:
+        # A summary saved before it said its unit (None) has one unit: every row is its.
+        pairs = at.get((s.method, s.budget), ())
+        return frozenset(src for unit, src in pairs if s.cost_unit in (None, unit))
+
+    return behind
+
+
+def _line_points(lines: Sequence[Any], method: str, unit: str | None) -> list[Any]:
+    """The drawn points of a (method, unit) line: its summary rows with a mean."""
+    return [
+        s
+        for s in lines
+        if s.method == method and s.mean_ratio is not None and (unit in (None, s.cost_unit))
+    ]
+
+
+def _joined(pts: Sequence[Any], behind: Callable[[Any], frozenset[str]]) -> bool:
+    """Whether a line's points are joined: only when every point averages the same packages.
+
+    QA s46: ``random_coverage`` seeds each have their own budgets, so every point was one
+    package (n = 1 throughout) and a check of n alone joined four packages into a sawtooth.
+    """
+    return len({behind(s) for s in pts}) <= 1
+
+
+def _unjoined_text(unjoined: Sequence[Any]) -> str:
+    """The subtitle that says why the points of a line are not joined ('' when all are)."""
+    ns = sorted({s.n for s in unjoined})
+    if not ns:
+        return ""
+    if ns == [1]:
+        return "each point is one package, not the same one at every budget: points not joined"
+    n = f"n = {ns[0]}" if len(ns) == 1 else f"n = {ns[0]} to {ns[-1]}"
+    return f"points average different packages ({n}): points not joined"
+
+
+def _unjoined_points(
+    lines: Sequence[Any],
+    traces: Sequence[tuple[str, str | None]],
+    behind: Callable[[Any], frozenset[str]],
+) -> list[Any]:
+    """The points of the lines whose points are not joined (:func:`_joined`)."""
+    out: list[Any] = []
+    for method, unit in traces:
+        pts = _line_points(lines, method, unit)
+        if not _joined(pts, behind):
+            out += pts
+    return out
+
+
+#: Room (px) over the highest point for the "OPT = 1" label: a marker's top half and outline
+#: (8 px, and a little air) and the label's line (16 px font and padding).
+_OPT_LABEL_CLEAR_PX, _OPT_LABEL_PX = 10, 24
+
+
+def _ratio_axis_top(top: float, plot_px: float) -> float:
+    """The top of a ratio axis whose highest point is at ``top``: room over it for the
+    "OPT = 1" label on a plot ``plot_px`` high (at least 5% of ``top``)."""
+    need = (_OPT_LABEL_CLEAR_PX + _OPT_LABEL_PX) / plot_px
+    return max(top * 1.05, top / (1 - min(need, 0.5)))
+
+
+def _add_opt_label(fig: Any, top: float) -> None:
+    """The dashed OPT = 1 line's label: at the top right inside the plot, just over the line
+    or, when points stand above 1, over the highest point, so that it covers no point.
+
+    QA s46: drawn left of the line it sat on the y-axis tick "1". The app's charts put it at
+    the top right too (:func:`memaudit_ui.figures.family_band_curve`).
+    """
+    fig.add_annotation(
+        x=1.0,
+        xref="paper",
+        xanchor="right",
+        y=top,
+        yanchor="bottom",
+        yshift=_OPT_LABEL_CLEAR_PX,
+        showarrow=False,
+        text="OPT = 1" if top <= 1.0 else "dashed: OPT = 1",
+    )
+
+
 def _add_ratio_lines(
     fig: Any,
     lines: Sequence[Any],
@@ -2422,6 +2511,7 @@ def _add_ratio_lines(
     union: set[str],
     px_per_ratio: float,
     plot_px: float,
+    behind: Callable[[Any], frozenset[str]],
     *,
     cell: tuple[int, int] | None = None,
     in_legend: set[str] | None = None,
@@ -2430,6 +2520,7 @@ def _add_ratio_lines(
     points drawn and those whose CI is narrower than their marker (``px_per_ratio``: pixels
     per unit of ratio on the written PNG; ``plot_px``: the plot's width there). A line is in
     the legend unless its name is in ``in_legend``, the names already there (added to it).
+    Its points are joined only when they average the same packages (``behind``, :func:`_joined`).
 
     QA s44: whiskers of +-0.02 were drawn under 10-13 px markers, so none showed although the
     title promised a CI; they are now separate traces added after every line (plotly draws
@@ -2449,23 +2540,18 @@ def _add_ratio_lines(
     hidden: list[Any] = []
     whiskers = []
     for k, (method, unit) in enumerate(traces):
-        pts = [
-            s
-            for s in lines
-            if s.method == method and s.mean_ratio is not None and (unit in (None, s.cost_unit))
-        ]
+        pts = _line_points(lines, method, unit)
         if not pts:
             continue
         drawn.extend(pts)
         symbol = _SYMBOLS[k % len(_SYMBOLS)]
         size = 8 + 3 * (k % 2)
         color = colors[k % len(colors)]
-        same_n = len({s.n + s.n_undefined for s in pts}) == 1
         name = _line_name(method, unit, union)
         fig.add_scatter(
             x=[s.budget for s in pts],
             y=[s.mean_ratio for s in pts],
-            mode="lines+markers" if same_n else "markers",
+            mode="lines+markers" if _joined(pts, behind) else "markers",
             name=name,
             legendgroup=name,
             # One entry per line drawn anywhere (QA s44: the family figure's legend was the
@@ -2572,7 +2658,10 @@ def sweep_figure(result: SweepSuiteResult) -> Any:
     point whose mean rests on an unproven optimum has an open marker; stores compared with
     OPT over the package plus their own memories say so in their legend entry; budgets
     spanning two decades or more get a log axis; and where packages have different budget
-    grids (so that each point averages other packages) the points are not joined by lines.
+    grids (so that each point averages other packages) the points are not joined by lines,
+    and the subtitle says so (QA s46: each package's own grid made every point one package,
+    joined and titled a mean over four packages; such a figure is now titled one package per
+    point).
     Packages of several cost units have a line per method and unit, named by its unit (QA
     s44: a budget of 20 words and one of 20 chars were one point). A sweep whose lines pool
     several families says so, with the packages per family (QA s44: 50 memaudit-small
@@ -2599,37 +2688,52 @@ def sweep_figure(result: SweepSuiteResult) -> Any:
     if any(s.n_uncertified for s in lines if s.mean_ratio is not None):
         subtitle.append("open markers: some optima not proven (ratios may be too high)")
     defined = [s for s in lines if s.mean_ratio is not None]
-    if len({s.n + s.n_undefined for s in defined}) > 1:
+    behind = _packages_behind(result.rows)
+    unjoined = _unjoined_text(_unjoined_points(lines, traces, behind))
+    if unjoined:
+        subtitle.append(unjoined)
+    elif len({s.n + s.n_undefined for s in defined}) > 1:
         ns = [s.n for s in defined]
         subtitle.append(f"points average different packages (n = {min(ns)} to {max(ns)})")
+    # A mean of one package is no mean: said in the title when every point is one package.
+    packages = set().union(*(behind(s) for s in defined))
+    single = bool(defined) and len(packages) > 1 and all(s.n == 1 for s in defined)
     # The CI line is known only once the points are drawn; it takes one more line of room.
     top_px = 80 + 24 * (len(subtitle) + 1)
-    px_per_ratio = (REPORT_FIG_HEIGHT - top_px - _FIG_BOTTOM_PX) / (top * 1.05)
+    plot_h = REPORT_FIG_HEIGHT - top_px - _FIG_BOTTOM_PX
+    axis_top = _ratio_axis_top(top, plot_h)
+    px_per_ratio = plot_h / axis_top
     fig = go.Figure()
     drawn, hidden = _add_ratio_lines(
-        fig, lines, traces, union, px_per_ratio, _plot_width_px(traces, union)
+        fig, lines, traces, union, px_per_ratio, _plot_width_px(traces, union), behind
     )
     hidden_text = _hidden_ci_text(hidden, drawn, px_per_ratio)
     if hidden_text:
         subtitle.append(hidden_text)
-    fig.add_hline(y=1.0, line_dash="dash", annotation_text="OPT = 1", annotation_position="left")
+    fig.add_hline(y=1.0, line_dash="dash")
+    _add_opt_label(fig, top)
     methods_drawn = sorted({s.method for s in drawn}, key=list(result.methods).index)
+    ratio = "ratio F / OPT" if single else "mean ratio F / OPT"
     what = (
-        f"{methods_drawn[0]}: mean ratio F / OPT"
+        f"{methods_drawn[0]}: {ratio}"
         if len(methods_drawn) == 1
-        else "Mean ratio F / OPT by method"
+        else f"{ratio[0].upper()}{ratio[1:]} by method"
+    )
+    over = (
+        f", one package per point ({len(packages)} packages)"
+        if single
+        else f" over {result.n_sources} package(s)"
     )
     pooled = f", {len(sizes)} families pooled" if sizes else ""
     ci = " (95% bootstrap CI)" if any(s.ci_low is not None for s in drawn) else ""
     fig.update_layout(
         title={
-            "text": f"{what} over {result.n_sources} package(s){pooled}{ci}"
-            + "".join(f"<br><sup>{t}</sup>" for t in subtitle),
+            "text": f"{what}{over}{pooled}{ci}" + "".join(f"<br><sup>{t}</sup>" for t in subtitle),
             "font": {"size": 22},
         },
         font={"size": 16},
         xaxis=_budget_axis([s.budget for s in drawn], units),
-        yaxis={"title": "mean ratio F / OPT", "range": [0.0, top * 1.05], "rangemode": "tozero"},
+        yaxis={"title": ratio, "range": [0.0, axis_top], "rangemode": "tozero"},
         showlegend=True,
         legend_title_text="method",
         template="plotly_white",
@@ -2662,6 +2766,19 @@ def sweep_family_figure(result: SweepSuiteResult) -> Any | None:
         subtitle[0] += "; a family of one package has no CI"
     if any(s.n_uncertified for _, s in per_family if s.mean_ratio is not None):
         subtitle.append("open markers: some optima not proven (ratios may be too high)")
+    behind = {
+        f: _packages_behind([r for r in result.rows if _family_label(r.family) == f])
+        for f in families
+    }
+    unjoined = _unjoined_text(
+        [
+            s
+            for f in families
+            for s in _unjoined_points([s for g, s in per_family if g == f], traces, behind[f])
+        ]
+    )
+    if unjoined:
+        subtitle.append(unjoined)
     # Laid out in pixels: rows of _PANEL_PX with _ROW_GAP_PX between them, under a margin for
     # the title, its subtitle (one line more for the CI line, known once the points are
     # drawn) and the first row's panel titles.
@@ -2685,7 +2802,15 @@ def sweep_family_figure(result: SweepSuiteResult) -> Any | None:
         cell = (i // cols + 1, i % cols + 1)
         lines = [s for f, s in per_family if f == family]
         d, h = _add_ratio_lines(
-            fig, lines, traces, union, px_per_ratio, plot_px, cell=cell, in_legend=in_legend
+            fig,
+            lines,
+            traces,
+            union,
+            px_per_ratio,
+            plot_px,
+            behind[family],
+            cell=cell,
+            in_legend=in_legend,
         )
         drawn += d
         hidden += h
@@ -2706,6 +2831,12 @@ def sweep_family_figure(result: SweepSuiteResult) -> Any | None:
             "text": f"Mean ratio F / OPT by method, one panel per family{ci}"
             + "".join(f"<br><sup>{t}</sup>" for t in subtitle),
             "font": {"size": 22},
+            # From the top, not centred in the margin: a subtitle line takes some 29 px, more
+            # than the margin's 24, and a centred third line ran into the first panel's title
+            # (QA s46, once the unjoined points got their line).
+            "yref": "container",
+            "y": 1 - 24 / height,
+            "yanchor": "top",
         },
         font={"size": 16},
         height=height,
