@@ -802,8 +802,9 @@ def _load_all(
 ) -> list[Any]:
     """Every package file, or all the invalid ones reported together (QA s44: the first bad
     file stopped the command, so k bad files took k reruns). Their warnings are said as a
-    run at ``budgets`` says them (None: each package's own grid)."""
-    from .package import warnings_at_budgets
+    run at ``budgets`` says them (None: each package's own grid), with the app's note on
+    budgets above a package's total cost (QA s46: ``--budgets 1e308`` was silent)."""
+    from .package import budgets_above_total_note, warnings_at_budgets
 
     packages, invalid = [], []
     for path in paths:
@@ -813,7 +814,11 @@ def _load_all(
             invalid.append(exc)
             continue
         at = pkg.budget_grid() if budgets is None else budgets
-        PACKAGE_WARNINGS(_file_name(path), warnings_at_budgets(pkg.warnings, pkg.budget, at))
+        above_total = budgets_above_total_note(pkg, at)
+        PACKAGE_WARNINGS(
+            _file_name(path),
+            [*warnings_at_budgets(pkg.warnings, pkg.budget, at), *filter(None, [above_total])],
+        )
         packages.append(pkg)
     if invalid:
         raise InvalidPackagesError(command, invalid, len(paths))

@@ -58,6 +58,7 @@ from .errors import (
     cut_repr,
 )
 from .generators import FAMILIES, generate
+from .generators.base import variant_names
 from .package import Package, Store, check_package
 from .plugins import module_found
 from .shortrepr import short_repr
@@ -1131,6 +1132,21 @@ class FamilyBand:
 
     def series(self, method_key: str) -> tuple[BandRow, ...]:
         return tuple(r for r in self.rows if r.method_key == method_key)
+
+    @property
+    def name(self) -> str:
+        """The band's name for download files: the family with the parameters that differ
+        from its defaults, as its packages' ids tag them, then the seeds (QA s46: bands of
+        ``normal_count=5`` and of the defaults downloaded under one name).
+
+        >>> band = family_band("memaudit-small", [0, 1], {"normal_count": 5}, [4], ["writer:gvt"])
+        >>> band.name
+        'memaudit-small-normal_count=5-seeds-0-1'
+        """
+        fam = FAMILIES.get(self.family)
+        tag = variant_names(fam.build, dict(self.params))[0] if fam is not None else ""
+        seeds = f"-seeds-{min(self.seeds)}-{max(self.seeds)}" if self.seeds else ""
+        return f"{self.family}{tag}{seeds}"
 
     def table_rows(self) -> list[dict[str, Any]]:
         """One flat row per (budget, method), methods in their given order."""

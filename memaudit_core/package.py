@@ -2497,3 +2497,42 @@ def package_json_schema() -> dict[str, Any]:
             "meta": {"type": "object"},
         },
     }
+
+
+#: The rule of the note that some budgets of a sweep lie above the package's total candidate
+#: cost (where every candidate fits, so they add no information).
+BUDGET_ABOVE_TOTAL = "budget-above-total"
+
+
+def budgets_above_total_note(package: Package, budgets: Iterable[float]) -> str | None:
+    """What a sweep of ``package`` at ``budgets`` says about the budgets above its total
+    candidate cost, or None when there are none: every candidate fits there, so their points
+    repeat the one at the total, and on a chart they squash the budgets that matter near 0.
+
+    QA s18c (range mode) and s46 (the package grid's 1e6 and ``sweep --budgets 1e308`` were
+    silent): the one wording for the app's grid and range modes and the CLI.
+
+    >>> from memaudit_core.generators import generate
+    >>> pkg = generate("update_chain")
+    >>> budgets_above_total_note(pkg, [1, 2]) is None
+    True
+    >>> print(budgets_above_total_note(pkg, [1, 1e6, 2e6]).split(":")[0])
+    2 of the 3 budgets (1000000 and up) are above the package's total candidate cost (51 words)
+    """
+    grid = sorted(dict.fromkeys(float(b) for b in budgets))
+    total = package.total_cost()
+    past = [b for b in grid if b > total]
+    if not past:
+        return None
+    if len(grid) == 1:
+        which = f"the budget {past[0]:.10g} is"
+    elif len(past) == 1:
+        which = f"1 of the {len(grid)} budgets ({past[0]:.10g}) is"
+    else:
+        which = f"{len(past)} of the {len(grid)} budgets ({past[0]:.10g} and up) are"
+    points = "their points equal" if len(past) > 1 else "its point equals"
+    return (
+        f"{which} above the package's total candidate cost ({total:.10g} "
+        f"{package.cost_unit}): every candidate fits there, so {points} the one at B = "
+        f"{total:.10g} (rule: {BUDGET_ABOVE_TOTAL})"
+    )

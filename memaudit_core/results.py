@@ -241,14 +241,44 @@ def read_saved(
             name
         ) from None
     except UnicodeDecodeError as exc:
-        raise ResultError("$", "utf-8", f"not UTF-8 text (byte {exc.start})").in_file(
-            name
-        ) from None
-    data = _parse_json(text, name)
+        raise _not_a_result(path, name) or ResultError(
+            "$", "utf-8", f"not UTF-8 text (byte {exc.start})"
+        ).in_file(name) from None
+    try:
+        data = _parse_json(text, name)
+    except ResultError:
+        # A CSV (or chart) download named by its suffix, only when it is not JSON after all.
+        not_result = _not_a_result(path, name)
+        if not_result is None:
+            raise
+        raise not_result from None
     try:
         return _read_document(data)
     except ResultError as exc:
         raise exc.in_file(name) from None
+
+
+#: The app's and the CLI's files that are not saved results, by suffix: what each is.
+_NOT_RESULTS = {".csv": "a CSV table", ".png": "a PNG image", ".svg": "an SVG image"}
+
+#: The rule of a table or image given where a saved result is read.
+NOT_A_RESULT = "result-json"
+
+
+def _not_a_result(path: Path, name: str) -> ResultError | None:
+    """The error for a CSV table or chart image read as a saved result, or None for another
+    suffix (QA s46: ``memaudit show sweep.csv`` said only "not valid JSON")."""
+    what = _NOT_RESULTS.get(path.suffix.lower())
+    if what is None:
+        return None
+    return ResultError(
+        "$",
+        NOT_A_RESULT,
+        f"{what}, not a saved result: memaudit show and read_result read the JSON results "
+        "the CLI saves (--json) and the app's JSON downloads (e.g. the Budget sweep's \"Sweep "
+        "result (JSON)\"); CSV files (the app's CSV downloads, sweep -o) are tables, for a "
+        "spreadsheet or pandas",
+    ).in_file(name)
 
 
 #: A second JSON value after the first (``memaudit solve ... --json >> r.json`` twice).

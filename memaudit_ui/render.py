@@ -8,6 +8,7 @@ retried (:func:`export_with_retry`).
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import threading
@@ -384,6 +385,23 @@ def table(
         key=f"{key}_csv",
         on_click="ignore",
         icon=":material/download:",
+    )
+
+
+def result_json(result, label: str, filename: str, key: str) -> None:
+    """A download button for ``result`` (a model of ``memaudit_core.results.RESULT_KINDS``)
+    as the JSON its ``to_dict()`` writes, which ``memaudit show`` and ``read_result`` read
+    back (QA s46: the Budget sweep offered only CSV and images, none of which they read)."""
+    st.download_button(
+        label,
+        json.dumps(result.to_dict(), indent=2),
+        file_name=f"{safe_filename(filename)}.json",
+        mime="application/json",
+        key=key,
+        on_click="ignore",
+        icon=":material/download:",
+        help="The saved result: `memaudit show FILE` prints it, and "
+        "`memaudit_core.read_result(FILE)` reads it back. The CSV downloads are tables.",
     )
 
 

@@ -9,7 +9,7 @@ from memaudit_core import curves
 from memaudit_core.analysis import BOOTSTRAP_TEXT
 from memaudit_core.errors import MemAuditError
 from memaudit_core.grids import nearest_index
-from memaudit_core.package import budget_grid_notes
+from memaudit_core.package import budget_grid_notes, budgets_above_total_note
 from memaudit_ui import cached, figures, render
 from memaudit_ui.frame import (
     REPO_ROOT,
@@ -196,16 +196,6 @@ with c1:
         except MemAuditError as exc:
             st.error(str(exc))
             st.stop()
-        total = pkg.total_cost()
-        past = [b for b in grid if b > total]
-        if past:
-            # Never silent, as the sidebar's budget above the total is not (QA s18c: 10
-            # identical points from 100 to 1000 on a package costing 51 in all).
-            st.warning(
-                f"{len(past)} of the {len(grid)} budgets ({past[0]:.10g} and up) are above the "
-                f"package's total candidate cost ({total:g} {md_escape(unit)}): every "
-                "candidate fits there, so their points equal the one at the total."
-            )
     else:
         # The grid the sweep runs, each budget once and ascending (QA s41: the caption listed
         # a package's "budgets": [4, 4, 6, 3] as given while the chart ran 3, 4, 6).
@@ -218,6 +208,11 @@ with c1:
         # a grid with a repeat, both unsaid here.
         for note in budget_grid_notes(pkg):
             st.info(md_escape(note))
+    # Never silent, in either mode, as the sidebar's budget above the total is not (QA s18c:
+    # 10 identical points from 100 to 1000 on a package costing 51; s46: a grid's 1e6 too).
+    above_total = budgets_above_total_note(pkg, grid)
+    if above_total:
+        st.warning(md_escape(above_total))
     st.caption("Budgets: " + ", ".join(f"{b:.10g}" for b in grid))
 with c2:
     chosen = st.multiselect(
@@ -427,6 +422,8 @@ if curve.methods:
         },
     )
 
+render.result_json(curve, "Sweep result (JSON)", f"{pkg.id}-sweep", "sweep_json")
+
 # ------------------------------------------------------------------ seed band
 # Computed after the package's own curve is drawn: it takes longer, and when it fails the
 # curve above stays on the page (QA: a refused family parameter blanked the whole page).
@@ -464,7 +461,7 @@ if seeds and curve.methods:
             ctx.present,
         ),
         "sweep_band",
-        f"{band.family}-seeds-{seeds[0]}-{seeds[-1]}-band",
+        f"{band.name}-band",
     )
     st.caption(
         f"Band: {BOOTSTRAP_TEXT}. Seeds where OPT = 0 at a budget have no ratio there and are "
@@ -473,7 +470,7 @@ if seeds and curve.methods:
     render.table(
         pd.DataFrame(band.table_rows()),
         "sweep_band_table",
-        f"{band.family}-seeds-{seeds[0]}-{seeds[-1]}-band",
+        f"{band.name}-band",
         column_config={
             "budget": number(f"budget ({band.cost_unit})", format="%g"),
             "method": st.column_config.TextColumn(width="medium"),
@@ -483,3 +480,4 @@ if seeds and curve.methods:
             },
         },
     )
+    render.result_json(band, "Band result (JSON)", f"{band.name}-band", "sweep_band_json")

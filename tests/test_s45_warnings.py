@@ -25,7 +25,8 @@ def write_package(path: Path, lookalike: bool = True) -> Path:
         "memaudit": 1,
         "id": path.stem,
         "budget": 5,
-        "budgets": [5, 8],
+        # Up to the total cost (7): a budget above it has its own note (QA s46).
+        "budgets": [5, 7],
         "experiences": [{"id": "e1", "time": 0}, {"id": "e2", "time": 1}],
         "units": [{"id": "u1", "weight": 1}, {"id": "u2", "weight": 2}],
         "candidates": [
