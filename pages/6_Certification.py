@@ -3,8 +3,6 @@ independently at every budget of the grid — values, bounds, gaps, times, node 
 and a certified verdict per budget. A disagreement between the engines is an error, shown in red
 with both values."""
 
-import json
-
 import pandas as pd
 import streamlit as st
 
@@ -243,15 +241,7 @@ render.table(
     ),
     column_config=config,
 )
-st.download_button(
-    "Certificate record (JSON)",
-    json.dumps(report.to_dict(), indent=2),
-    file_name=f"{render.safe_filename(pkg.id)}-certification.json",
-    mime="application/json",
-    key="cert_json",
-    on_click="ignore",
-    icon=":material/download:",
-)
+render.result_json(report, "cert_json", f"{pkg.id}-certification", "Certificate record (JSON)")
 
 render.chart(
     figures.engine_time_curve(report, f"Solve time per engine vs budget · {pkg.id}", ctx.present),
