@@ -13,7 +13,8 @@ import logging
 import re
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -388,11 +389,31 @@ def table(
     )
 
 
-def result_json(result, label: str, filename: str, key: str) -> None:
-    """A download button for ``result`` (a model of ``memaudit_core.results.RESULT_KINDS``)
-    as the JSON its ``to_dict()`` writes, which ``memaudit show`` and ``read_result`` read
-    back (QA s46: the Budget sweep offered only CSV and images, none of which they read)."""
-    st.download_button(
+def budgets_filename(budgets: Sequence[float]) -> str:
+    """The budgets part of a download's name, every budget in it: ``B`` and the budgets
+    joined by ``_`` (a ``-`` would read as a range or a minus sign).
+
+    >>> budgets_filename([4.0, 6.0, 12.5]), budgets_filename([1e12])
+    ('B4_6_12.5', 'B1e+12')
+    """
+    return "B" + "_".join(f"{b:.10g}" for b in budgets)
+
+
+def result_json(
+    result: Any,
+    key: str,
+    filename: str,
+    label: str = "Result (JSON)",
+    *,
+    where: Any = None,
+) -> None:
+    """A download of ``result.to_dict()`` as JSON, which ``memaudit show`` and
+    :func:`memaudit_core.read_result` read back to the same result: the record a figure or a
+    table cannot be recomputed from (QA s46: the Ablations page offered PNG, SVG and CSV only,
+    and its noise CSV lost the seed, the draws and the per-draw taus; the Budget sweep had
+    the same gap). ``where`` is the container to draw the button in (the page itself by
+    default)."""
+    (st if where is None else where).download_button(
         label,
         json.dumps(result.to_dict(), indent=2),
         file_name=f"{safe_filename(filename)}.json",

@@ -422,7 +422,7 @@ if curve.methods:
         },
     )
 
-render.result_json(curve, "Sweep result (JSON)", f"{pkg.id}-sweep", "sweep_json")
+render.result_json(curve, "sweep_json", f"{pkg.id}-sweep", "Sweep result (JSON)")
 
 # ------------------------------------------------------------------ seed band
 # Computed after the package's own curve is drawn: it takes longer, and when it fails the
@@ -480,4 +480,4 @@ if seeds and curve.methods:
             },
         },
     )
-    render.result_json(band, "Band result (JSON)", f"{band.name}-band", "sweep_band_json")
+    render.result_json(band, "sweep_band_json", f"{band.name}-band", "Band result (JSON)")

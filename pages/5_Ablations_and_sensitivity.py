@@ -170,6 +170,16 @@ else:
             "drop": number(format="%.3f"),
         },
     )
+    # One record per curve: a file holds one result for `memaudit show` (QA s46).
+    json_row = st.container(horizontal=True, gap="small")
+    for curve in curves:
+        render.result_json(
+            curve,
+            f"abl_json_{curve.pool}",
+            f"{pkg.id}-ablation-{curve.pool}-{render.budgets_filename(curve.budgets)}",
+            f"Result (JSON) · {md_escape(curve.pool)}",
+            where=json_row,
+        )
 
 # ------------------------------------------------------------------ sensitivity
 st.header("Sensitivity")
@@ -246,6 +256,12 @@ with tab_cost:
                 "abl_cost_rows",
                 f"{pkg.id}-cost-rule-rows",
             )
+        rule_names = "_".join(r.rule for r in sens.rules)
+        render.result_json(
+            sens,
+            "abl_cost_json",
+            f"{pkg.id}-cost-rules-{rule_names}-{render.budgets_filename(sens.budgets)}",
+        )
 
 with tab_cap:
     st.caption(
@@ -291,6 +307,11 @@ with tab_cap:
                 "OPT(k)/OPT(1)": RATIO,
             },
         )
+        render.result_json(
+            cap,
+            "abl_cap_json",
+            f"{pkg.id}-capacity-k{k}-{render.budgets_filename([p.budget for p in cap.points])}",
+        )
 
 with tab_noise:
     st.caption(
@@ -328,6 +349,12 @@ with tab_noise:
             pkg, content_hash, mode, float(level), draws, seed, grid, curve_time, _progress=tick
         )
         bar.empty()
+        # Every setting the draws depend on, in each download's name (QA s46: mode and level
+        # only, so a figure could not be reproduced from its file).
+        noise_name = (
+            f"{pkg.id}-noise-{ns.mode}-level{ns.level:.10g}-draws{ns.draws}-seed{ns.seed}-"
+            + render.budgets_filename(ns.budgets)
+        )
         if ns.n_unproven:
             st.info(
                 f"{ns.n_unproven} of {(ns.draws + 1) * len(ns.budgets)} optima (clean and "
@@ -359,12 +386,12 @@ with tab_noise:
                 ctx.present,
             ),
             "abl_noise_chart",
-            f"{pkg.id}-noise-{mode}-{level:g}",
+            noise_name,
         )
         render.table(
             pd.DataFrame(ns.table_rows()),
             "abl_noise_table",
-            f"{pkg.id}-noise-{mode}-{level:g}",
+            noise_name,
             column_config={
                 col: RATIO
                 for col in (
@@ -375,3 +402,5 @@ with tab_noise:
                 )
             },
         )
+        # The seed, the draws and every per-draw tau, which the per-writer CSV does not hold.
+        render.result_json(ns, "abl_noise_json", noise_name)

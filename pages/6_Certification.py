@@ -241,7 +241,7 @@ render.table(
     ),
     column_config=config,
 )
-render.result_json(report, "Certificate record (JSON)", f"{pkg.id}-certification", "cert_json")
+render.result_json(report, "cert_json", f"{pkg.id}-certification", "Certificate record (JSON)")
 
 render.chart(
     figures.engine_time_curve(report, f"Solve time per engine vs budget · {pkg.id}", ctx.present),
