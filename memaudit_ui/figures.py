@@ -67,8 +67,29 @@ KIND_COLORS = {
 
 #: Tallest chart in presentation mode: a 1280 x 720 screen shows 645 px under the app's
 #: header, and a chart there is title, plot and legend on one screen (QA s18c: 8 of 17 charts
-#: were taller, an Evidence heatmap 3,132 px). render.chart holds every chart to it.
+#: were taller, an Evidence heatmap 3,132 px). render.chart holds every chart to it but
+#: those marked by :func:`allow_scroll`.
 PRESENT_MAX_HEIGHT = 630
+#: Key of ``layout.meta`` by which a presentation chart says it may be taller than
+#: :data:`PRESENT_MAX_HEIGHT`: its rows of bars need more than one screen to stay readable,
+#: and held to one screen they overprinted (speaker QA s46: the cost-rule panels' 7 writers
+#: in 40 px rows, the drop chart's 21 value labels). render.chart shows it whole; the page
+#: scrolls.
+SCROLLS_META = "memaudit_scrolls"
+
+
+def allow_scroll(fig: go.Figure) -> go.Figure:
+    """Mark ``fig`` as one that may be taller than a screen in presentation mode."""
+    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+    fig.update_layout(meta={**meta, SCROLLS_META: True})
+    return fig
+
+
+def scrolls(fig: go.Figure) -> bool:
+    """True when ``fig`` was marked by :func:`allow_scroll`."""
+    meta = fig.layout.meta
+    return isinstance(meta, dict) and meta.get(SCROLLS_META) is True
+
 
 #: Space (px) between the plot area and its axes' tick labels. Streamlit's chart theme sets
 #: ``margin.pad`` = 10 in the browser, while a PNG / SVG export (kaleido) has plotly's 0: the
@@ -2027,7 +2048,11 @@ def _legend_rows(fig: go.Figure, font_px: float, width_px: float) -> int:
 
 
 def _legend_below(
-    fig: go.Figure, present: bool, rotated_ticks: bool = False, half: bool = False
+    fig: go.Figure,
+    present: bool,
+    rotated_ticks: bool = False,
+    half: bool = False,
+    min_plot_px: float | None = None,
 ) -> None:
     """The legend under the x-axis title, placed in pixels from the fonts the axis uses.
 
@@ -2043,7 +2068,9 @@ def _legend_below(
     layout had put it, on the axis title (speaker QA s39, Budget sweep in presentation mode).
 
     A chart taller than :data:`PRESENT_MAX_HEIGHT` (many rows in normal mode) gets its legend
-    above the plot instead, under the title (:func:`_legend_above`).
+    above the plot instead, under the title (:func:`_legend_above`). ``min_plot_px``: the
+    plot is at least this tall, the chart growing past one screen if it must (the caller
+    marks it with :func:`allow_scroll`).
     """
     if present and (fig.layout.height or 0) > PRESENT_MAX_HEIGHT:
         fig.update_layout(height=PRESENT_MAX_HEIGHT)  # what render.chart shows anyway
@@ -2065,6 +2092,8 @@ def _legend_below(
         height = height + (bottom - max(floor_px, offset + 2 * legend_px))
         if present:
             height = min(height, PRESENT_MAX_HEIGHT)
+    if min_plot_px is not None:
+        height = max(height, math.ceil((fig.layout.margin.t or 70) + min_plot_px + bottom))
     if height > PRESENT_MAX_HEIGHT:
         # Taller than a 1280 x 720 screen: below the plot, the legend was never on screen with
         # the title it explains (QA s44: the cost-rule chart at 840 px, the evidence graph at
@@ -2984,7 +3013,7 @@ def ablation_drop_chart(curves: Sequence, title: str, cost_unit: str, present: b
     # The legend names the pool even when there is one (plotly hides a one-trace legend).
     fig.update_layout(
         barmode="group",
-        bargap=0.2,
+        bargap=DROP_BARGAP,
         uniformtext={"minsize": font - 2, "mode": "show"},
         showlegend=True,
     )
@@ -3004,8 +3033,26 @@ def ablation_drop_chart(curves: Sequence, title: str, cost_unit: str, present: b
     n_bars = max(1, len(budgets)) * max(1, len(curves))
     # Full width, as the value chart above it (QA s43: its title wrapped at 1920 px).
     base_layout(fig, _plain(title), present, height=max(400, 170 + 26 * n_bars))
-    _legend_below(fig, present)
+    min_plot_px = None
+    if present:
+        # Every bar a label's height (each label sits beside its bar's middle, and the bars
+        # of a group touch): on one screen 3 pools x 7 budgets left 11 px a bar for 20 px
+        # labels, "27.3%" printed over "27.3%" (speaker QA s46). Plotly gives every bar trace
+        # a slot in each group, the hatched legend entry's too.
+        slots = sum(1 for t in fig.data if t.type == "bar")
+        pitch_px = DROP_LABEL_PITCH_EM * font
+        min_plot_px = max(1, len(budgets)) * slots * pitch_px / (1 - DROP_BARGAP)
+    _legend_below(fig, present, min_plot_px=min_plot_px)
+    if present and (fig.layout.height or 0) > PRESENT_MAX_HEIGHT:
+        allow_scroll(fig)
     return fig
+
+
+#: Gap between the drop chart's groups of bars (a fraction of a budget's row).
+DROP_BARGAP = 0.2
+#: Room (em of the label font) each of the drop chart's bars gets in presentation mode: a
+#: value label's line with a gap to its neighbours' (digits and "%" are about 0.75 em tall).
+DROP_LABEL_PITCH_EM = 1.2
 
 
 def cost_rule_ratio_chart(sensitivity: CostRuleSensitivity, title: str, present: bool = False):
@@ -3086,6 +3133,11 @@ COST_RULE_PANEL_MIN_PX = 100
 COST_RULE_LABEL_PX = 18
 #: From the panels' bottom edge to the axis text under them: the 0 / 1 ticks and their pad.
 COST_RULE_AXIS_SHIFT_PX = 42
+#: Height (px) a writer's row takes in every cost-rule panel on a projector: its name (19 px
+#: ticks) and value label (:data:`COST_RULE_LABEL_PX`) with a gap to the next row's.
+COST_RULE_WRITER_PX = 24
+#: Shortest cost-rule panel (px), however few the writers.
+COST_RULE_PANEL_MIN_HEIGHT_PX = 100
 
 
 def _cost_rule_names_px(writers: Sequence[str]) -> float:
@@ -3129,26 +3181,29 @@ def _cost_rule_panels(
     lines = [max(t.count("<br>") + 1 for t in row) for row in row_titles]
     axis_px = 22
     axis_lines = axis.count("<br>") + 1
-    # Fits a 1280 x 720 projector screen whole with its title (base_layout scales by 1.35);
-    # a second row of panels takes the height a screen has left (PRESENT_MAX_HEIGHT).
-    if n_rows == 1:
-        height = max(int(min(180 + 48 * len(writers), 460) * 1.35), 560)
-    else:
-        height = PRESENT_MAX_HEIGHT
     # The title's last line ends about 26 px above its margin (_legend_above).
     top = _title_and_margin(_plain(title), True, 22)[1] - 18 + int(1.3 * title_px * lines[0])
     # The ticks (COST_RULE_AXIS_SHIFT_PX), then the axis text's lines.
     bottom = COST_RULE_AXIS_SHIFT_PX + int(1.3 * axis_px * axis_lines) + 10
     # Between two rows: the upper row's ticks and the lower row's titles.
-    gaps_px = [COST_RULE_AXIS_SHIFT_PX + 1.3 * title_px * n for n in lines[1:]]
-    plot_px = max(100.0, height - top - bottom)
+    gap_px = max([COST_RULE_AXIS_SHIFT_PX + 1.3 * title_px * n for n in lines[1:]], default=0)
+    # Every row of panels gives each writer COST_RULE_WRITER_PX: held to one screen, two or
+    # more rows of panels left 40 px for 7 writers and their names and labels overprinted
+    # (speaker QA s46); such a chart is taller than the screen and the page scrolls.
+    panel_px = max(COST_RULE_PANEL_MIN_HEIGHT_PX, COST_RULE_WRITER_PX * len(writers))
+    height = math.ceil(top + bottom + n_rows * panel_px + (n_rows - 1) * gap_px)
+    if n_rows == 1:
+        # Fits a 1280 x 720 projector screen whole with its title (base_layout scales by
+        # 1.35), the panels as tall as the screen leaves them.
+        height = max(height, max(int(min(180 + 48 * len(writers), 460) * 1.35), 560))
+    plot_px = height - top - bottom
     fig = make_subplots(
         rows=n_rows,
         cols=n_cols,
         shared_yaxes=True,
         subplot_titles=titles,
         horizontal_spacing=0.04,
-        vertical_spacing=(max(gaps_px) / plot_px) if gaps_px else 0.0,
+        vertical_spacing=gap_px / plot_px,
     )
     for k, column in enumerate(columns):
         fig.add_bar(
@@ -3180,6 +3235,8 @@ def _cost_rule_panels(
     )
     # Panel titles grow upwards from the panel, the axis text down from the ticks.
     fig.update_layout(height=height, margin={"b": bottom, "t": top})
+    if height > PRESENT_MAX_HEIGHT:
+        allow_scroll(fig)
     return fig
 
 

@@ -219,10 +219,12 @@ def chart(fig: go.Figure, key: str, filename: str, *, selectable: bool = False):
     """Show a figure with PNG and SVG download buttons; returns the selection state if any.
 
     In presentation mode a figure taller than ``figures.PRESENT_MAX_HEIGHT`` is shown at that
-    height (the figures are built per run, so setting it here changes no other view)."""
-    from .figures import PRESENT_MAX_HEIGHT
+    height (the figures are built per run, so setting it here changes no other view), unless
+    it was built to scroll (``figures.allow_scroll``: its rows need the height)."""
+    from .figures import PRESENT_MAX_HEIGHT, scrolls
 
-    if st.session_state.get("ma_present") and (fig.layout.height or 0) > PRESENT_MAX_HEIGHT:
+    tall = (fig.layout.height or 0) > PRESENT_MAX_HEIGHT
+    if st.session_state.get("ma_present") and tall and not scrolls(fig):
         fig.update_layout(height=PRESENT_MAX_HEIGHT)
     kwargs = {"on_select": "rerun", "selection_mode": ("points",)} if selectable else {}
     event = st.plotly_chart(

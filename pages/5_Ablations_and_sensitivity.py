@@ -102,7 +102,13 @@ st.caption(
     "tombstone and compound_update; generic keeps only raw_span, atomic_fact and summary."
 )
 types = sorted({c.type for c in pkg.candidates})
-a1, a2, a3 = st.columns([2, 2, 1])
+if ctx.present:
+    # One under the other: in three columns of a 524 px column (1024 px, sidebar open) each
+    # box was 195 px, a second preset's chip ran out of its box and the box's icons wrapped
+    # onto the time slider (speaker QA s46).
+    a1, a2, a3 = st.container(), st.container(), st.container()
+else:
+    a1, a2, a3 = st.columns([2, 2, 1])
 curve_time = page_time_select(
     "Time per analysis",
     ctx.kept("time"),
