@@ -135,16 +135,52 @@ def ablation_method(name: str) -> str:
 #: the mean with this many resamples, drawn from this seed (recorded in every such result).
 BOOTSTRAP_RESAMPLES = 1000
 BOOTSTRAP_SEED = 0
+#: The fewest defined ratios (packages, or seeds of a band) a mean gets an interval over.
+#: QA s46: over n = 2 packages "0.633 [0.351, 0.914]" was printed and drawn as a 95% CI. With
+#: n values the resample means take few values and the extreme ones are likely: all n draws
+#: alike has chance n^-n, above 2.5% for n <= 3, so the interval is then exactly [min, max]
+#: (about three quarters of the range at n = 4), and for normal data the "95%" interval holds
+#: the true mean about 50% of the time at n = 2, 80% at 4, 84% at 5, 88% at 8 and 91% at 10.
+#: The app's seed band (50 seeds by default) and the README's sweeps (100, 500) are far above.
+MIN_CI_N = 10
 #: How those intervals were drawn, as results record it (``"bootstrap"`` in their JSON).
 BOOTSTRAP = {
     "interval": "95% percentile bootstrap of the mean",
     "resamples": BOOTSTRAP_RESAMPLES,
     "seed": BOOTSTRAP_SEED,
+    "min_n": MIN_CI_N,
 }
 #: The same in words, for captions and legends.
 BOOTSTRAP_TEXT = (
     f"percentile bootstrap of the mean ({BOOTSTRAP_RESAMPLES} resamples, seed {BOOTSTRAP_SEED})"
 )
+
+
+def shown_interval(line: Any) -> tuple[float, float] | None:
+    """A summary line's (or band row's) 95% CI as the tables and figures show it: None below
+    :data:`MIN_CI_N` defined ratios, where a result saved before QA s46 may still hold one
+    (it reads back as saved, and shows n/a as a new result's does).
+
+    >>> from types import SimpleNamespace as S
+    >>> shown_interval(S(n=12, ci_low=0.5, ci_high=0.7))
+    (0.5, 0.7)
+    >>> shown_interval(S(n=2, ci_low=0.3, ci_high=0.9)) is None
+    True
+    """
+    if line.n < MIN_CI_N or line.ci_low is None or line.ci_high is None:
+        return None
+    return line.ci_low, line.ci_high
+
+
+def no_interval_note(lines: Iterable[Any], what: str = "packages") -> str | None:
+    """Why some lines' CI reads n/a, said once under their table or figure (``what`` is
+    what ``n`` counts: packages, seeds); None when every line with a mean has one."""
+    if not any(0 < s.n < MIN_CI_N for s in lines):
+        return None
+    return (
+        f"no interval with fewer than {MIN_CI_N} {what}: over so few the bootstrap gives "
+        "about their range, not a 95% interval"
+    )
 
 
 def loss_tolerance(opt_value: float, value: float) -> float:
@@ -761,8 +797,9 @@ class SummaryRow:
     ``n`` counts rows with a defined ratio (the sample behind the mean and the CI);
     ``n_undefined`` counts rows where OPT = 0, which are left out (as in the paper's means).
     The statistics are None when ``n == 0``. The 95% CI is a percentile bootstrap of the mean
-    (1000 resamples, seed 0); None when ``n == 1``. ``n_uncertified`` counts the
-    rows (of all ``n + n_undefined``) whose optimum was not proven: when it is not 0 the
+    (1000 resamples, seed 0); None when ``n`` < :data:`MIN_CI_N` (a file saved before QA s46
+    may hold one there; :func:`shown_interval` is what the outputs show). ``n_uncertified``
+    counts the rows (of all ``n + n_undefined``) whose optimum was not proven: when it is not 0 the
     statistics rest partly on incumbents and may overstate the ratios.
 
     ``cost_unit`` is the cost unit of the rows summarised: a budget of 20 words and one of
@@ -2116,7 +2153,8 @@ def _bootstrap_draws(n: int) -> np.ndarray:
 
 def _bootstrap_ci(values: np.ndarray) -> tuple[float | None, float | None]:
     n = values.size
-    if n == 1:  # one value says nothing about spread (CLI QA: "[0.662, 0.662]" for n = 1)
+    # Too few values for a 95% interval (MIN_CI_N; CLI QA: "[0.662, 0.662]" for n = 1).
+    if n < MIN_CI_N:
         return None, None
     # The same draws for every summary row of n values (a fresh generator per row, so a
     # row's CI does not depend on which rows came first); built once per n.
@@ -2787,6 +2825,9 @@ def sweep(
 __all__ = [
     "score_selection",
     "ABLATIONS",
+    "MIN_CI_N",
+    "no_interval_note",
+    "shown_interval",
     "DELETED_STATUSES",
     "deleted_memory_ids",
     "estimated_coverage_ids",

@@ -309,6 +309,7 @@ def family_table(result: Any) -> str:
     """The per-family means of a sweep that pools several families, as a text block starting
     with a newline; '' for one family (paper-families QA: the terminal and ``show`` printed
     only the pooled mean, which matches no published row; report.md had the breakdown)."""
+    from .analysis import no_interval_note
     from .suites import family_summaries, family_table_lead, method_label, says_units, unit_cell
 
     per_family = family_summaries(result)
@@ -324,29 +325,42 @@ def family_table(result: Any) -> str:
             *([unit_cell(s.cost_unit)] if units else []),
             str(s.n),
             _ratio3(s.mean_ratio) + ("*" if s.n_uncertified else ""),
-            "n/a" if s.ci_low is None else f"[{_ratio3(s.ci_low)}, {_ratio3(s.ci_high)}]",
+            _interval_cell(s),
         ]
         for family, s in per_family
     ]
-    return f"\n{family_table_lead(result.rows)}; by family:\n" + _table(
+    table = f"\n{family_table_lead(result.rows)}; by family:\n" + _table(
         ["family", "method", "budget", *(["cost unit"] if units else []), "n", "mean ratio"]
         + ["95% CI"],
         rows,
     )
+    # Said once: under the summary table when some line of it is n/a too.
+    why = no_interval_note(s for _, s in per_family)
+    return table + (f"\n95% CI: {why}" if why and not no_interval_note(result.summary) else "")
+
+
+def _interval_cell(s: Any) -> str:
+    """A summary line's 95% CI cell: n/a below MIN_CI_N ratios (QA s46) and without one."""
+    from .analysis import shown_interval
+
+    ci = shown_interval(s)
+    return "n/a" if ci is None else f"[{_ratio3(ci[0])}, {_ratio3(ci[1])}]"
 
 
 def summary_table(
     summary: Sequence[Any],
     kinds: Iterable[tuple[str, str]] = (),
     errors: Sequence[Any] = (),
+    sweep_rows: Sequence[Any] = (),
 ) -> str:
     """The sweep summary (one line per method, budget and cost unit) as the CLI prints it;
     ``kinds`` is the result's ``method_kinds``: each method is labelled with its kind as
     report.md labels it, ``gvt (oracle)`` (QA s42 round 2, defect 1: the terminal said
     ``gvt``). ``errors`` are the result's writer failures, so a line of n = 0 says why it has
     none. The cost unit column says what each line's budget is an amount of (QA s44: 20 words
-    and 20 chars were one line); a sweep saved before lines said it has none."""
-    from .suites import method_label, says_units, unit_cell
+    and 20 chars were one line); a sweep saved before lines said it has none. ``sweep_rows``
+    are the sweep's rows: the legend says when a line with a CI pools several families."""
+    from .suites import method_label, pooled_interval_note, says_units, unit_cell
 
     by_method = dict(kinds)
     units = says_units(summary)
@@ -357,7 +371,7 @@ def summary_table(
             *([unit_cell(s.cost_unit)] if units else []),
             str(s.n),
             _ratio3(s.mean_ratio) + ("*" if s.n_uncertified else ""),
-            "n/a" if s.ci_low is None else f"[{_ratio3(s.ci_low)}, {_ratio3(s.ci_high)}]",
+            _interval_cell(s),
             _ratio3(s.min_ratio),
             _ratio3(s.max_ratio),
         ]
@@ -392,11 +406,14 @@ def summary_table(
             "out of n, the means and the CIs"
         )
     # QA: newcomers asked what the columns are; one legend line says it.
-    from .analysis import BOOTSTRAP_TEXT
+    from .analysis import BOOTSTRAP_TEXT, no_interval_note
 
-    legend = (
-        "ratio = F(store) / OPT per package; mean, min and max over the n packages; 95% CI: "
-        f"{BOOTSTRAP_TEXT}" + ("; n/a for n = 1" if any(s.n == 1 for s in summary) else "")
+    legend = "; ".join(
+        [
+            "ratio = F(store) / OPT per package; mean, min and max over the n packages; 95% CI: "
+            + BOOTSTRAP_TEXT,
+            *filter(None, [no_interval_note(summary), pooled_interval_note(sweep_rows, summary)]),
+        ]
     )
     return "\n".join([table, legend, *(["; ".join(parts)] if parts else [])])
 
@@ -1802,7 +1819,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     human = (
         f"{len(packages)} package(s) x {n_budgets}, {len(result.rows)} rows in "
         f"{elapsed:.2f} s\n"
-        + summary_table(result.summary, res.method_kinds, res.errors)
+        + summary_table(result.summary, res.method_kinds, res.errors, res.rows)
         + family_table(res)
     )
     if args.output:
@@ -2007,7 +2024,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         human = (
             f"saved sweep {args.result}: {res.n_packages} package(s); budgets {budgets}; "
             f"{len(res.rows)} rows\n"
-            + summary_table(res.summary, getattr(res, "method_kinds", ()), res.errors)
+            + summary_table(res.summary, getattr(res, "method_kinds", ()), res.errors, res.rows)
             + family_table(res)
         )
         caution = unrecorded_units_note(res)
@@ -2612,7 +2629,7 @@ def cli_sweep_suite(args: Any) -> int:
     human = (
         f"{res.n_sources} package(s) ({res.n_packages} distinct by content), {res.n_tasks} tasks: "
         f"{res.executed} run now, {res.reused} reused; {res.elapsed_s:.2f} s on {res.backend}\n"
-        + summary_table(res.summary, res.method_kinds, res.errors)
+        + summary_table(res.summary, res.method_kinds, res.errors, res.rows)
         + family_table(res)
     )
     for note in shown_notes(res.notes, res.rows):

@@ -37,12 +37,15 @@ from . import grids
 from .analysis import (
     ABLATIONS,
     BOOTSTRAP,
+    MIN_CI_N,
     compile_cached,
     cut_note,
     estimated_coverage_note,
     expected_runs,
+    no_interval_note,
     opt_at,
     ratio_text,
+    shown_interval,
     store_label,
     summarize,
     sweep,
@@ -1025,7 +1028,10 @@ class FamilyOrigin:
 
     def seed_band_help(self) -> str:
         """The seed-band toggle's help: where the package came from and what the band is."""
-        band = "Show the mean ratio over many seeds with a 95% bootstrap band."
+        band = (
+            "Show the mean ratio over many seeds with a 95% bootstrap band "
+            f"(none with fewer than {MIN_CI_N} seeds)."
+        )
         scope = self.band_scope()
         if scope is None:
             return (
@@ -1148,24 +1154,39 @@ class FamilyBand:
         seeds = f"-seeds-{min(self.seeds)}-{max(self.seeds)}" if self.seeds else ""
         return f"{self.family}{tag}{seeds}"
 
+    @property
+    def has_interval(self) -> bool:
+        """Whether any mean of the band has a CI shown around it (none below
+        :data:`~memaudit_core.analysis.MIN_CI_N` seeds, QA s46)."""
+        return any(shown_interval(r) for r in self.rows)
+
+    def interval_note(self) -> str | None:
+        """Why some means of the band have no CI (too few seeds with a ratio), said once
+        under its chart; None when every mean has one."""
+        return no_interval_note(self.rows, "seeds")
+
     def table_rows(self) -> list[dict[str, Any]]:
-        """One flat row per (budget, method), methods in their given order."""
+        """One flat row per (budget, method), methods in their given order; the CI is empty
+        where :meth:`interval_note` says there is none."""
         order = {m.key: i for i, m in enumerate(self.methods)}
-        return [
-            {
-                "budget": r.budget,
-                "method": r.label,
-                "seeds with OPT > 0": r.n,
-                "seeds with OPT = 0": r.n_undefined,
-                "mean ratio": r.mean_ratio,
-                "CI 2.5%": r.ci_low,
-                "CI 97.5%": r.ci_high,
-                "min": r.min_ratio,
-                "max": r.max_ratio,
-                "seeds unproven": r.n_unproven,
-            }
-            for r in sorted(self.rows, key=lambda r: (r.budget, order[r.method_key]))
-        ]
+        out = []
+        for r in sorted(self.rows, key=lambda r: (r.budget, order[r.method_key])):
+            ci = shown_interval(r) or (None, None)
+            out.append(
+                {
+                    "budget": r.budget,
+                    "method": r.label,
+                    "seeds with OPT > 0": r.n,
+                    "seeds with OPT = 0": r.n_undefined,
+                    "mean ratio": r.mean_ratio,
+                    "CI 2.5%": ci[0],
+                    "CI 97.5%": ci[1],
+                    "min": r.min_ratio,
+                    "max": r.max_ratio,
+                    "seeds unproven": r.n_unproven,
+                }
+            )
+        return out
 
     #: ``result_kind`` in ``to_dict()`` (QA s40: it did not say its kind, so
     #: :func:`memaudit_core.read_result` called the file "not a MemAudit result").
@@ -1289,7 +1310,7 @@ class FamilyBand:
                 ),
                 at,
             )
-            if r.n >= 2 and not (r.ci_low - tol <= r.mean_ratio <= r.ci_high + tol):
+            if r.ci_low is not None and not (r.ci_low - tol <= r.mean_ratio <= r.ci_high + tol):
                 raise ResultError(
                     f"{at}.mean_ratio",
                     "inconsistent",

@@ -1835,7 +1835,10 @@ def check_sweep_summary(
 def _check_summary_interval(s: Any, at: str) -> None:
     """No statistics without a defined ratio, no confidence interval for fewer than two
     ratios, else one inside [min_ratio, max_ratio] (bootstrap means lie there): QA s39 h2
-    #1, a mean of 0.01 over no defined ratio and a ``ci_low`` of 5 were read back."""
+    #1, a mean of 0.01 over no defined ratio and a ``ci_low`` of 5 were read back. Below
+    :data:`~memaudit_core.analysis.MIN_CI_N` ratios the interval may be null (none is drawn
+    there since QA s46; a file saved before has one, which still reads)."""
+    from .analysis import MIN_CI_N
     from .errors import ResultError
 
     tol = 1e-9
@@ -1859,6 +1862,8 @@ def _check_summary_interval(s: Any, at: str) -> None:
                 f"{s.n} defined ratio(s) have no confidence interval (null)",
                 getattr(s, name),
             )
+        return
+    if s.n < MIN_CI_N and lo is None and hi is None:
         return
     low_end, high_end = s.min_ratio - tol, s.max_ratio + tol  # checked: n >= 2
     for name, v in (("ci_low", lo), ("ci_high", hi)):
@@ -2698,6 +2703,7 @@ def sweep_figure(result: SweepSuiteResult) -> Any:
     # A mean of one package is no mean: said in the title when every point is one package.
     packages = set().union(*(behind(s) for s in defined))
     single = bool(defined) and len(packages) > 1 and all(s.n == 1 for s in defined)
+    subtitle += _figure_interval_notes(defined, result.rows)
     # The CI line is known only once the points are drawn; it takes one more line of room.
     top_px = 80 + 24 * (len(subtitle) + 1)
     plot_h = REPORT_FIG_HEIGHT - top_px - _FIG_BOTTOM_PX
@@ -2762,8 +2768,7 @@ def sweep_family_figure(result: SweepSuiteResult) -> Any | None:
     _, traces = _ratio_traces(result)
     top = _ratio_top([s for _, s in per_family])
     subtitle = ["dashed: OPT = 1"]
-    if any(n == 1 for n in sizes.values()):
-        subtitle[0] += "; a family of one package has no CI"
+    subtitle += _figure_interval_notes([s for _, s in per_family if s.mean_ratio is not None])
     if any(s.n_uncertified for _, s in per_family if s.mean_ratio is not None):
         subtitle.append("open markers: some optima not proven (ratios may be too high)")
     behind = {
@@ -2910,13 +2915,65 @@ def pooled_families(rows: Sequence[Any]) -> list[str]:
     >>> pooled_families(rows), pooled_families(rows[:2])
     (['b', 'package files'], [])
     """
+    lines = _line_families(rows)
+    pooled = {f for families in lines.values() if len(families) > 1 for f in families}
+    ordered = sorted(pooled, key=lambda f: (f is None, f or ""))
+    return [_family_label(f) for f in ordered]
+
+
+def _line_families(rows: Sequence[Any]) -> dict[tuple[str, float, str | None], set[str | None]]:
+    """The families of each summary line's rows (a line is a method, budget and cost unit)."""
     lines: dict[tuple[str, float, str | None], set[str | None]] = {}
     for r in rows:
         key = (r.method, r.budget, getattr(r, "cost_unit", None))
         lines.setdefault(key, set()).add(r.family)
-    pooled = {f for families in lines.values() if len(families) > 1 for f in families}
-    ordered = sorted(pooled, key=lambda f: (f is None, f or ""))
-    return [_family_label(f) for f in ordered]
+    return lines
+
+
+def pooled_interval_note(rows: Sequence[Any], summary: Sequence[Any]) -> str | None:
+    """The caution that a summary line pooling packages of several families has a CI of the
+    differences between those families, not of sampling error (QA s46: update_chain and
+    temporal_interval made "0.633 [0.351, 0.914]"); None when no line with a CI pools.
+
+    >>> from types import SimpleNamespace as R
+    >>> rows = [R(family=f"f{i % 2}", method="gvt", budget=3.0, cost_unit="words")
+    ...         for i in range(12)]
+    >>> line = R(method="gvt", budget=3.0, cost_unit="words", n=12, ci_low=0.5, ci_high=0.7)
+    >>> pooled_interval_note(rows, [line])[:49]
+    'the 95% CI of a line that pools families reflects'
+    >>> pooled_interval_note(rows[::2], [line]) is None  # one family
+    True
+    """
+    from .analysis import shown_interval
+
+    lines = _line_families(rows)
+    if not any(
+        len(lines.get((s.method, s.budget, s.cost_unit), ())) > 1 and shown_interval(s)
+        for s in summary
+    ):
+        return None
+    return (
+        "the 95% CI of a line that pools families reflects the differences between them, not "
+        "the sampling error of a family's mean: read the table by family"
+    )
+
+
+def _figure_interval_notes(lines: Sequence[Any], rows: Sequence[Any] = ()) -> list[str]:
+    """A report figure's subtitle lines on its CIs (QA s46): why a point has no whisker, and
+    that a whisker of a line pooling families is their spread (``rows``: the sweep's)."""
+    from .analysis import MIN_CI_N
+
+    out = []
+    if any(0 < s.n < MIN_CI_N for s in lines):
+        out.append(
+            f"no CI with fewer than {MIN_CI_N} packages (over so few the bootstrap gives "
+            "about their range)"
+        )
+    if rows and pooled_interval_note(rows, lines):
+        out.append(
+            "a pooled line's CI reflects the differences between its families, not sampling error"
+        )
+    return out
 
 
 def _pooling_lead(rows: Sequence[Any], what: str, aside: str = "") -> str:
@@ -3026,6 +3083,8 @@ def family_summaries(result: Any) -> list[tuple[str, Any]]:
 
 def _family_table(result: SweepSuiteResult) -> str:
     """report.md's per-family breakdown (:func:`family_summaries`); '' for one family."""
+    from .analysis import no_interval_note
+
     per_family = family_summaries(result)
     if not per_family:
         return ""
@@ -3038,7 +3097,7 @@ def _family_table(result: SweepSuiteResult) -> str:
             *([unit_cell(s.cost_unit)] if units else []),
             str(s.n),
             _f(s.mean_ratio) + ("*" if s.n_uncertified else ""),
-            f"[{_f(s.ci_low)}, {_f(s.ci_high)}]",
+            _interval_text(s),
         ]
         for family, s in per_family
     ]
@@ -3047,10 +3106,21 @@ def _family_table(result: SweepSuiteResult) -> str:
         + ["95% CI"],
         lines,
     )
+    # Said once: above the summary table when some line of it is n/a too.
+    why = no_interval_note(s for _, s in per_family)
+    why = f"\n\n95% CI: {why}." if why and not no_interval_note(result.summary) else ""
     return (
         f"\n\n## By family\n\n{family_table_lead(result.rows)}; here each family has its "
-        f"own means.\n\n{table}"
+        f"own means.\n\n{table}{why}"
     )
+
+
+def _interval_text(s: Any) -> str:
+    """A summary line's 95% CI as report.md prints it: n/a below MIN_CI_N ratios (QA s46)."""
+    from .analysis import shown_interval
+
+    ci = shown_interval(s)
+    return "n/a" if ci is None else f"[{_f(ci[0])}, {_f(ci[1])}]"
 
 
 def throughput_text(result: SweepSuiteResult) -> str:
@@ -3149,7 +3219,7 @@ def write_sweep_outputs(
     out.mkdir(parents=True, exist_ok=True)
     rows, columns = rows_with_kinds(result)
     files = write_table(rows, out / "rows", columns)
-    from .analysis import BOOTSTRAP_TEXT, SummaryRow
+    from .analysis import BOOTSTRAP_TEXT, SummaryRow, no_interval_note
 
     files += write_table(
         [s.to_dict() for s in result.summary],
@@ -3193,7 +3263,7 @@ def write_sweep_outputs(
                 *([unit_cell(s.cost_unit)] if units else []),
                 str(s.n),
                 _f(s.mean_ratio) + ("*" if s.n_uncertified else ""),
-                f"[{_f(s.ci_low)}, {_f(s.ci_high)}]",
+                _interval_text(s),
                 _f(s.min_ratio),
                 _f(s.max_ratio),
                 str(s.n_undefined),
@@ -3227,6 +3297,18 @@ def write_sweep_outputs(
             + "\n".join(shown)
             + (f"\n- ... and {more} more" if more > 0 else "")
         )
+    ci_text = "; ".join(
+        [
+            BOOTSTRAP_TEXT,
+            *filter(
+                None,
+                [
+                    no_interval_note(result.summary),
+                    pooled_interval_note(result.rows, result.summary),
+                ],
+            ),
+        ]
+    )
     text = (
         "# MemAudit sweep suite\n\n"
         f"- packages: {result.n_sources} source(s), {result.n_packages} distinct by content "
@@ -3238,7 +3320,7 @@ def write_sweep_outputs(
         f"- methods: {methods_line}\n\n"
         "Ratios are F / OPT with OPT the certified optimum (see the notes for any that is "
         "not); n/a rows (OPT = 0) are left out of "
-        f"the means and counted in column n/a. 95% CI: {BOOTSTRAP_TEXT}.\n\n"
+        f"the means and counted in column n/a. 95% CI: {ci_text}.\n\n"
         f"{table}{marks}{by_family}{failures}\n\n{fig_line}"
         + "".join(f"\n> Note: {n}\n" for n in [*shown_notes(result.notes, result.rows), *notes])
         + "\nFiles: rows.csv / rows.parquet (one row per package, budget and method), "
@@ -3267,6 +3349,7 @@ __all__ = [
     "parse_family_spec",
     "pooled_families",
     "pooled_families_note",
+    "pooled_interval_note",
     "render_figures",
     "rows_with_kinds",
     "run_suite",

@@ -2521,6 +2521,8 @@ def budget_ratio_curve(curve, title: str, present: bool = False, current_budget=
 def family_band_curve(band, title: str, cost_unit: str = "units", present: bool = False):
     """Mean ratio per method over seeds with its 95% bootstrap band (shaded); hollow markers
     where some seed's ratio is against an unproven incumbent."""
+    from memaudit_core.analysis import MIN_CI_N, shown_interval
+
     fig = go.Figure()
     colors, symbols = _method_colors(band.methods), _method_symbols(band.methods)
     any_unproven = False
@@ -2530,9 +2532,11 @@ def family_band_curve(band, title: str, cost_unit: str = "units", present: bool 
             continue
         xs = [r.budget for r in rows]
         color = colors[m.key]
+        # No band below MIN_CI_N seeds (QA s46: over 2 seeds the "95%" band was their range).
+        cis = [shown_interval(r) or (None, None) for r in rows]
         fig.add_scatter(
             x=xs,
-            y=[r.ci_high for r in rows],
+            y=[hi for _, hi in cis],
             mode="lines",
             line={"width": 0, "color": color},
             legendgroup=m.key,
@@ -2541,7 +2545,7 @@ def family_band_curve(band, title: str, cost_unit: str = "units", present: bool 
         )
         fig.add_scatter(
             x=xs,
-            y=[r.ci_low for r in rows],
+            y=[lo for lo, _ in cis],
             mode="lines",
             line={"width": 0, "color": color},
             fill="tonexty",
@@ -2566,22 +2570,39 @@ def family_band_curve(band, title: str, cost_unit: str = "units", present: bool 
                 ],
                 "line": {"width": 2, "color": color},
             },
-            customdata=[[r.ci_low, r.ci_high, r.n, r.n_unproven] for r in rows],
+            customdata=[
+                [
+                    "n/a" if lo is None else f"[{lo:.3f}, {hi:.3f}]",
+                    r.n,
+                    r.n_unproven,
+                ]
+                for r, (lo, hi) in zip(rows, cis, strict=True)
+            ],
             hovertemplate="%{fullData.name}<br>B = %{x:~g}<br>mean ratio = %{y:.3f}"
-            "<br>95% CI [%{customdata[0]:.3f}, %{customdata[1]:.3f}]"
-            "<br>seeds with OPT > 0: %{customdata[2]}"
-            "<br>seeds over an unproven incumbent: %{customdata[3]}<extra></extra>",
+            "<br>95% CI %{customdata[0]}"
+            "<br>seeds with OPT > 0: %{customdata[1]}"
+            "<br>seeds over an unproven incumbent: %{customdata[2]}<extra></extra>",
         )
         any_unproven = any_unproven or any(r.n_unproven for r in rows)
-    # A legend entry explaining the shading.
-    fig.add_scatter(
-        x=[None],
-        y=[None],
-        mode="lines",
-        name="shaded: 95% bootstrap CI of the mean",
-        line={"width": 10, "color": _rgba("#888888", 0.3)},
-        hoverinfo="skip",
-    )
+    # A legend entry explaining the shading, and why a mean has none (said once).
+    if band.has_interval:
+        fig.add_scatter(
+            x=[None],
+            y=[None],
+            mode="lines",
+            name="shaded: 95% bootstrap CI of the mean",
+            line={"width": 10, "color": _rgba("#888888", 0.3)},
+            hoverinfo="skip",
+        )
+    if band.interval_note() is not None:
+        fig.add_scatter(
+            x=[None],
+            y=[None],
+            mode="markers",
+            name=f"no band with fewer than {MIN_CI_N} seeds",
+            marker={"color": "rgba(0,0,0,0)"},
+            hoverinfo="skip",
+        )
     if any_unproven:
         _hollow_legend(fig, "some seeds over an unproven incumbent")
     # The line's label and the axis title alike, as on the ratio chart (QA s46: the axis said
@@ -2595,7 +2616,7 @@ def family_band_curve(band, title: str, cost_unit: str = "units", present: bool 
         annotation_position="top right",
     )
     fig.update_xaxes(title_text=f"budget B ({cost_unit})")
-    top = max([1.0] + [r.ci_high for r in band.rows if r.ci_high is not None])
+    top = max([1.0] + [ci[1] for r in band.rows if (ci := shown_interval(r))])
     # The title above names the seeds: "over seeds" after "OPT or incumbent" ran into it on a
     # 1024 px projector.
     axis = "mean ratio F / OPT or incumbent" if any_unproven else "mean ratio F / OPT over seeds"

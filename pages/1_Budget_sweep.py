@@ -455,7 +455,8 @@ if seeds and curve.methods:
         figures.family_band_curve(
             band,
             # Short enough for a 564 px chart at 1024 px (app QA: "...bootstrap ban").
-            f"Mean ratio, {len(band.seeds)} seeds of {band.family} (95% band)",
+            f"Mean ratio, {len(band.seeds)} seeds of {band.family}"
+            + (" (95% band)" if band.has_interval else ""),
             # The band's own packages' unit (QA s44): an edited package may have another.
             band.cost_unit,
             ctx.present,
@@ -463,9 +464,11 @@ if seeds and curve.methods:
         "sweep_band",
         f"{band.name}-band",
     )
+    no_band = band.interval_note()
     st.caption(
-        f"Band: {BOOTSTRAP_TEXT}. Seeds where OPT = 0 at a budget have no ratio there and are "
-        "counted, not averaged."
+        f"Band: {BOOTSTRAP_TEXT}"
+        + (f"; {no_band}" if no_band else "")
+        + ". Seeds where OPT = 0 at a budget have no ratio there and are counted, not averaged."
     )
     render.table(
         pd.DataFrame(band.table_rows()),

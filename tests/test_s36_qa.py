@@ -314,12 +314,14 @@ def test_cli_text_details(tmp_path):
     saved = write_json(tmp_path, "audit.json", json.loads(out))
     rc, out, _ = run_cli("show", str(saved))
     assert rc == 0 and f"the run saved in {saved} wrote" in out and "\nwrote " not in out
-    # the "n/a for n = 1" legend only where a line has n = 1
+    # the legend says why a CI is n/a where a line has too few packages (QA s46: under 10;
+    # before, "n/a for n = 1" only where a line had n = 1)
     rc, out, _ = run_cli(
         "sweep", "--family", "memaudit-small:0-3", "--budgets", "4", "--writers", "gvt",
         "--quiet", "-o", str(tmp_path / "rows.csv"),
     )  # fmt: skip
     assert rc == 0 and "n/a for n = 1" not in out
+    assert "no interval with fewer than 10 packages" in out
     assert b"\r\n" not in (tmp_path / "rows.csv").read_bytes()  # LF, as --out's rows.csv
     # a newline in an id does not split a table row
     assert cli._table(["id"], [["r\n1"]]).splitlines()[2] == "'r\\n1'"
