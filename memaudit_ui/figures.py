@@ -1911,28 +1911,31 @@ METHOD_SYMBOLS = (
     "hexagon",
     "cross",
 )
-#: Past the eight slots (more methods than the palette, or the slots the reference writers
-#: take): app QA, six stores and plugins on one chart were drawn alike in dark grey with "+".
-#: Slot 8 + j gets colour j % 8 and symbol (j + j // 8) % 8, a distinct pair for 64 more.
+#: Stores and plugin writers: slots past the eight, so that they never take a reference
+#: writer's style (speaker QA: a store drew in density's green squares once density was
+#: unticked). Slot 8 + j gets colour j % 8 and symbol (j + j // 8) % 8, a distinct pair for 64.
+#: Dark colours chosen to stay apart from the eight above, the OPT blue and the ablation grey
+#: under deuteranopia, protanopia and tritanopia too (CIE76 distance 12 or more, simulated);
+#: black last (the External stores chart's package OPT) and no "x" (its cost-effect mark).
 EXTRA_PALETTE = (
-    "#0072b2",
-    "#a6761d",
-    "#b2182b",
-    "#1b9e77",
-    "#e7298a",
-    "#666600",
-    "#6a3d9a",
+    "#a50026",
+    "#1f78b4",
+    "#40004b",
+    "#8c510a",
+    "#882255",
+    "#332288",
+    "#67001f",
     "#000000",
 )
 EXTRA_SYMBOLS = (
-    "x",
     "hourglass",
-    "bowtie",
     "triangle-left",
+    "bowtie",
     "triangle-right",
     "hexagram",
     "star-square",
     "star-diamond",
+    "octagon",
 )
 ENGINE_COLORS = {"bnb": "#1b4f8a", "milp": "#e07b39", "enum": "#3a9d5d", "brute": "#8e5bb5"}
 ENGINE_NAMES = {"bnb": "branch-and-bound", "milp": "HiGHS MILP", "enum": "enumeration"}
@@ -1953,30 +1956,41 @@ WRITER_COLOR_SLOTS = {
 }
 
 
-def _method_slots(methods) -> dict[str, int | None]:
-    """Method key -> palette slot: reference writers by name, then stores and plugin writers
-    in order through the slots the writers on this chart leave free; None for ablations."""
+def style_slots(keys: Sequence[str], order: Sequence[str] = ()) -> dict[str, int | None]:
+    """Method key -> palette slot (see :func:`_slot_style`); None for an ablation.
+
+    Reference writers keep their own slot (:data:`WRITER_COLOR_SLOTS`). Stores and plugin
+    writers take slots past the palette, numbered by their place in ``order`` (the page's
+    choices: the package's stores, then the writers), so that each keeps one style whatever
+    else a chart shows and on every page; keys ``order`` lacks come after, in ``keys`` order.
+    """
+    own = {
+        key: len(METHOD_PALETTE) + j
+        for j, key in enumerate(k for k in dict.fromkeys(order) if _writer_slot(k) is None)
+    }
     slots: dict[str, int | None] = {}
-    taken: set[int] = set()
-    for m in methods:
-        slot = WRITER_COLOR_SLOTS.get(m.key.removeprefix("writer:"))
-        if m.kind != "ablation" and slot is not None:
-            slots[m.key] = slot
-            taken.add(slot)
-    free = [k for k in range(len(METHOD_PALETTE)) if k not in taken]
-    k = 0
-    for m in methods:
-        if m.kind == "ablation":
-            slots[m.key] = None
-        elif m.key not in slots:
-            # The free palette slots first, then slots of their own (never a repeat).
-            slots[m.key] = free[k] if k < len(free) else len(METHOD_PALETTE) + k - len(free)
-            k += 1
+    for key in keys:
+        if key.startswith("ablation:"):
+            slots[key] = None
+        elif _writer_slot(key) is not None:
+            slots[key] = _writer_slot(key)
+        elif key not in own:
+            own[key] = len(METHOD_PALETTE) + len(own)
+        slots.setdefault(key, own.get(key))
     return slots
 
 
+def _writer_slot(key: str) -> int | None:
+    return WRITER_COLOR_SLOTS.get(key[len("writer:") :]) if key.startswith("writer:") else None
+
+
+def _method_slots(methods, order: Sequence[str] = ()) -> dict[str, int | None]:
+    """:func:`style_slots` of ``methods`` (memaudit_core.curves.Method)."""
+    return style_slots([m.key for m in methods], order)
+
+
 def _slot_style(slot: int) -> tuple[str, str]:
-    """(colour, marker) of a palette slot from :func:`_method_slots`."""
+    """(colour, marker) of a palette slot from :func:`style_slots`."""
     if slot < len(METHOD_PALETTE):
         return METHOD_PALETTE[slot], METHOD_SYMBOLS[slot]
     j = slot - len(METHOD_PALETTE)
@@ -1984,19 +1998,19 @@ def _slot_style(slot: int) -> tuple[str, str]:
     return EXTRA_PALETTE[j % n], EXTRA_SYMBOLS[(j + j // n) % n]
 
 
-def _method_colors(methods) -> dict[str, str]:
-    """Method key -> line colour (see :func:`_method_slots`); ablations grey."""
+def _method_colors(methods, order: Sequence[str] = ()) -> dict[str, str]:
+    """Method key -> line colour (see :func:`style_slots`); ablations grey."""
     return {
         key: COLORS["ablation"] if slot is None else _slot_style(slot)[0]
-        for key, slot in _method_slots(methods).items()
+        for key, slot in _method_slots(methods, order).items()
     }
 
 
-def _method_symbols(methods) -> dict[str, str]:
+def _method_symbols(methods, order: Sequence[str] = ()) -> dict[str, str]:
     """Method key -> marker shape, one per palette slot; ablations are diamonds."""
     return {
         key: "diamond" if slot is None else _slot_style(slot)[1]
-        for key, slot in _method_slots(methods).items()
+        for key, slot in _method_slots(methods, order).items()
     }
 
 
@@ -2327,13 +2341,16 @@ def sweep_click(event: Any) -> SweepClick | None:
     return None
 
 
-def budget_value_curve(curve, title: str, present: bool = False, current_budget=None):
+def budget_value_curve(
+    curve, title: str, present: bool = False, current_budget=None, order: Sequence[str] = ()
+):
     """F vs budget: OPT solid (filled markers = certified; hollow markers with an error bar up to
     the proven bound = uncertified incumbent), writers / stores as lines, ablations dashed.
 
     Every point carries ``customdata = [click key, budget, ...]`` for click-to-compare (see
     :func:`sweep_click`): "" on OPT points, the store key on a writer's / store's, the
-    ``ablation:`` key on an ablation's.
+    ``ablation:`` key on an ablation's. ``order`` gives stores their styles
+    (:func:`style_slots`).
     """
     fig = go.Figure()
     opt = curve.opt
@@ -2386,7 +2403,7 @@ def budget_value_curve(curve, title: str, present: bool = False, current_budget=
             hovertemplate="incumbent %{y:.4f}<br>proven bound %{customdata[3]:.4f}"
             "<br>B = %{x:~g}<extra></extra>",
         )
-    colors, symbols = _method_colors(curve.methods), _method_symbols(curve.methods)
+    colors, symbols = _method_colors(curve.methods, order), _method_symbols(curve.methods, order)
     for m in curve.methods:
         pts = curve.series(m.key)
         dashed = m.kind == "ablation"
@@ -2412,12 +2429,15 @@ def budget_value_curve(curve, title: str, present: bool = False, current_budget=
     return fig
 
 
-def budget_ratio_curve(curve, title: str, present: bool = False, current_budget=None):
+def budget_ratio_curve(
+    curve, title: str, present: bool = False, current_budget=None, order: Sequence[str] = ()
+):
     """Ratio F / OPT vs budget per method; undefined ratios (OPT = 0) leave a gap, and when
     every ratio is undefined the chart says n/a. ``current_budget`` (the sidebar's) is marked
-    only where it lies within the grid."""
+    only where it lies within the grid. ``order`` gives stores their styles
+    (:func:`style_slots`)."""
     fig = go.Figure()
-    colors, symbols = _method_colors(curve.methods), _method_symbols(curve.methods)
+    colors, symbols = _method_colors(curve.methods, order), _method_symbols(curve.methods, order)
     top = 1.0
     # A ratio over an unproven incumbent is drawn hollow with its proven range down to
     # F / bound (app QA: the ratio chart drew it like the certified points).
@@ -2518,13 +2538,20 @@ def budget_ratio_curve(curve, title: str, present: bool = False, current_budget=
     return fig
 
 
-def family_band_curve(band, title: str, cost_unit: str = "units", present: bool = False):
+def family_band_curve(
+    band,
+    title: str,
+    cost_unit: str = "units",
+    present: bool = False,
+    order: Sequence[str] = (),
+):
     """Mean ratio per method over seeds with its 95% bootstrap band (shaded); hollow markers
-    where some seed's ratio is against an unproven incumbent."""
+    where some seed's ratio is against an unproven incumbent. ``order``: see
+    :func:`style_slots`."""
     from memaudit_core.analysis import MIN_CI_N, shown_interval
 
     fig = go.Figure()
-    colors, symbols = _method_colors(band.methods), _method_symbols(band.methods)
+    colors, symbols = _method_colors(band.methods, order), _method_symbols(band.methods, order)
     any_unproven = False
     for m in band.methods:
         rows = [r for r in band.series(m.key) if r.mean_ratio is not None]
@@ -2711,11 +2738,6 @@ def engine_time_curve(report, title: str, present: bool = False):
 
 # --------------------------------------------------------------------------- External stores
 
-#: One colour per memory system (unknown systems cycle through the fallback palette).
-SYSTEM_COLORS = {"mem0": "#d1495b", "letta": "#2e86ab", "amem": "#8e5bb5", "zep": "#3a9d5d"}
-_SYSTEM_FALLBACK = ("#e07b39", "#c7a76c", "#4bb3c8", "#6b6b6b", "#b07cc6")
-
-
 _OPEN_MARKER = {"size": 7, "symbol": "circle-open"}
 
 
@@ -2745,9 +2767,6 @@ UNION_LINE_WORDS: dict[str, str] = {
     **{field: _line_words(line) for field, _what, line, _marker in UNION_LINES},
     "package_opt_value": _line_words(PACKAGE_OPT_LINE),
 }
-#: A marker shape per external store (in order), so that stores never differ by colour
-#: alone: Letta's blue and A-Mem's purple look alike under protanopia (QA s20c).
-STORE_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "pentagon", "hexagon")
 
 
 def union_curve_lines(
@@ -2756,9 +2775,11 @@ def union_curve_lines(
     cost_unit: str,
     budget: float | None = None,
     present: bool = False,
+    order: Sequence[str] = (),
 ) -> go.Figure:
     """Kept F(Y') (solid) vs the exact upper-pruned bound (dashed) and the union optimum
-    (dotted) per external store across budgets, one colour per system; OPT over the package
+    (dotted) per external store across budgets, each store in its Budget sweep colour and
+    marker (:func:`style_slots` over ``order``, the page's store choices); OPT over the package
     candidates as a black dash-dot line (``UNION_LINE_WORDS`` says so in words).
 
     ``rows`` are :class:`memaudit_core.union.UnionCurveRow`. Points where the store's smallest
@@ -2784,23 +2805,18 @@ def union_curve_lines(
     stores = list(dict.fromkeys(r.store_id for r in rows))
     labels = {r.store_id: r.label for r in rows}
     label_count = Counter(labels.values())
-    used_colors: set[str] = set()
-    for k, sid in enumerate(stores):
+    # The store's style on the Budget sweep (speaker QA: per system here, by free slot there,
+    # so one store had two styles); two loaded Mem0 exports differ in it, and by their ids.
+    slots = style_slots([f"store:{sid}" for sid in stores], order)
+    for sid in stores:
         pts = [r for r in rows if r.store_id == sid]
-        color = SYSTEM_COLORS.get(pts[0].system or "", _SYSTEM_FALLBACK[k % len(_SYSTEM_FALLBACK)])
-        if color in used_colors:
-            # App QA: two loaded Mem0 exports were both "Mem0 export" in one red; a store of a
-            # system already drawn takes the next free fallback colour, and its id.
-            free = [c for c in _SYSTEM_FALLBACK if c not in used_colors]
-            color = free[0] if free else _SYSTEM_FALLBACK[k % len(_SYSTEM_FALLBACK)]
-        used_colors.add(color)
+        color, symbol = _slot_style(slots[f"store:{sid}"])
         label = pts[0].label
         name = html.escape(f"{label} ({sid})" if label_count[label] > 1 else label)
         xs = [r.budget for r in pts]
         # Kept (solid), the best the store's own memories allow (dashed) and the store's union
         # optimum OPT over P+ (dotted): dashed up to dotted is extraction (app QA: the caption
         # named this gap, and the chart did not draw its top).
-        symbol = STORE_SYMBOLS[k % len(STORE_SYMBOLS)]
         # One shape per trace: the legend draws a trace's first marker, and a store whose
         # smallest budget was a cost effect showed an x for "kept" (QA s20c); the x markers
         # are a trace of their own, drawn over the line.

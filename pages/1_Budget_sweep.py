@@ -272,10 +272,17 @@ for note in curve.notes:
 # ------------------------------------------------------------------ charts
 # "OPT" only when every denominator is proven (app QA: incumbents were called OPT).
 opt_word = curve.opt_word
+# Every choice's style comes from its place among all the choices, not among those chosen
+# (speaker QA: a store took density's green squares when density was unticked).
+styles = store_options(pkg)
 st.subheader("Value F against the budget")
 event = render.chart(
     figures.budget_value_curve(
-        curve, f"F and {opt_word} vs budget · {pkg.id}", ctx.present, current_budget=ctx.budget
+        curve,
+        f"F and {opt_word} vs budget · {pkg.id}",
+        ctx.present,
+        current_budget=ctx.budget,
+        order=styles,
     ),
     "sweep_value",
     f"{pkg.id}-sweep-F",
@@ -309,6 +316,7 @@ else:
             f"Ratio F / {opt_word} vs budget · {pkg.id}",
             ctx.present,
             current_budget=ctx.budget,
+            order=styles,
         ),
         "sweep_ratio",
         f"{pkg.id}-sweep-ratio",
@@ -460,6 +468,7 @@ if seeds and curve.methods:
             # The band's own packages' unit (QA s44): an edited package may have another.
             band.cost_unit,
             ctx.present,
+            order=styles,
         ),
         "sweep_band",
         f"{band.name}-band",

@@ -720,6 +720,8 @@ else:
             unit,
             budget=ctx.budget,
             present=ctx.present,
+            # Each store in its Budget sweep style (loaded exports come after the package's).
+            order=store_options(wpkg),
         ),
         "ext_curve",
         f"{wpkg.id}-external-kept-vs-upper",
