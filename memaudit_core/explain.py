@@ -38,7 +38,7 @@ import math
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import networkx as nx
@@ -1441,6 +1441,12 @@ class QueryRow:
 
 
 @short_repr
+def heatmap_row_rank(on_focus: bool, member: bool, position: int) -> tuple[int, int]:
+    """Which heatmap rows are kept first when not all are shown: those covering the focus
+    unit, then the store's and the optimum's, then by arrival (``position``)."""
+    return (0 if on_focus else 1 if member else 2, position)
+
+
 @dataclass(frozen=True)
 class HeatmapData:
     """Candidates x units coverage (rows in arrival / (cost, id) order, columns by kind).
@@ -1469,6 +1475,36 @@ class HeatmapData:
     message: str
     #: Column of the focus unit (None when it is not shown), outlined by the viewer.
     focus_col_idx: int | None = None
+
+    def first_rows(self, n: int) -> HeatmapData:
+        """The same heatmap on its ``n`` foremost rows, picked as :data:`HEATMAP_MAX_ROWS`
+        picks (:func:`heatmap_row_rank`), drawn in arrival order; ``message`` unchanged.
+
+        A projector names only the rows a screen holds (speaker QA s46: 150 rows of
+        event-graph-500 were specks, ten of travel-assistant lost every other label).
+        """
+        if n >= len(self.row_ids):
+            return self
+        focus = self.focus_col_idx
+        rank = [
+            heatmap_row_rank(focus is not None and self.z[i][focus] > 0, s or o, i)
+            for i, (s, o) in enumerate(zip(self.row_in_store, self.row_in_opt, strict=True))
+        ]
+        keep = sorted(sorted(range(len(rank)), key=rank.__getitem__)[: max(0, n)])
+
+        def pick(values: tuple) -> tuple:
+            return tuple(values[i] for i in keep)
+
+        return replace(
+            self,
+            row_ids=pick(self.row_ids),
+            row_labels=pick(self.row_labels),
+            row_types=pick(self.row_types),
+            row_in_store=pick(self.row_in_store),
+            row_in_opt=pick(self.row_in_opt),
+            z=pick(self.z),
+            hover=pick(self.hover),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -2267,8 +2303,7 @@ def _heatmap(
 
         def row_priority(i: int) -> tuple[int, int]:
             on_focus = focus_col is not None and sub[i, focus_col] > 0
-            member = i in store_set or i in opt_set
-            return (0 if on_focus else 1 if member else 2, i)
+            return heatmap_row_rank(on_focus, i in store_set or i in opt_set, i)
 
         keep = sorted(sorted(rows, key=row_priority)[:HEATMAP_MAX_ROWS])
         notes.append(
@@ -2671,6 +2706,7 @@ __all__ = [
     "bucket_of",
     "compare_view",
     "evidence_view",
+    "heatmap_row_rank",
     "marginal_values",
     "parse_store_key",
     "view_for_key",

@@ -19,6 +19,7 @@ import plotly.io as pio
 
 from memaudit_core.analysis import loss_tolerance
 from memaudit_core.curves import ABLATION_LABELS
+from memaudit_core.explain import HEATMAP_ROWS
 from memaudit_core.robustness import (
     AS_STORED,
     FULL_OPT_LABEL,
@@ -90,6 +91,17 @@ def scrolls(fig: go.Figure) -> bool:
     meta = fig.layout.meta
     return isinstance(meta, dict) and meta.get(SCROLLS_META) is True
 
+
+#: Chart widths (px) the legend below a chart is laid out for: a chart at least this wide
+#: shows every legend row above the figure's bottom edge. Presentation: a 1024 px projector
+#: with the sidebar open (524 px), which the speaker opens for the page links and the budget
+#: and which then stays open (speaker QA s45: designed for 780 px, legends lost their last
+#: rows there); normal: 1024 px with the sidebar open (564 px); half: a chart in one of two
+#: columns there (274 px). The Evidence explorer's timeline and graph space their labels and
+#: markers for the same widths (speaker QA s46: at 780 px the timeline's last marker was cut
+#: and the graph's layer names ran together); in presentation mode the graph then cuts long
+#: labels sooner, on a wider screen too (the hover has them whole).
+LEGEND_DESIGN_PX = {"present": 520, "normal": 564, "half": 274}
 
 #: Space (px) between the plot area and its axes' tick labels. Streamlit's chart theme sets
 #: ``margin.pad`` = 10 in the browser, while a PNG / SVG export (kaleido) has plotly's 0: the
@@ -914,7 +926,8 @@ HEATMAP_TOP_PX = 100
 HEATMAP_LEGEND_LINE_PX = 22
 HEATMAP_COLORBAR_GAP_PX = 30
 HEATMAP_COLORBAR_MIN_PX = 100
-#: Right margin of the heatmap (colour bar and, in normal mode, the kinds legend).
+#: Right margin of the heatmap: the colour bar and, in normal mode, the kinds legend (in
+#: presentation mode the legend's widest line can ask for more, :func:`heatmap_geometry`).
 HEATMAP_RIGHT_PX = {False: 190, True: 120}
 #: Unit-id tick font (px) for at most :data:`HEATMAP_FEW_COLS` units, and for more.
 HEATMAP_TICK_PX = {False: (14, 12), True: (18, 16)}
@@ -931,6 +944,33 @@ _CHAR_FACTOR = 0.6
 #: ... and of the candidate ids of the rows (measured: 0.52 on memaudit-small-s0's 38-character
 #: labels), kept low so the plot's width is not underestimated.
 _ROW_CHAR_FACTOR = 0.55
+#: Presentation mode's row labels (px) and the rows' pitch: a line of the label and the
+#: cells' 1 px gap. Plotly names every row only where the axis has about 1.2 font sizes a row
+#: (speaker QA s46: ten rows of travel-assistant on a 165 px plot, every other one unnamed).
+HEATMAP_PRESENT_ROW_FONT_PX = 18
+HEATMAP_PRESENT_ROW_PX = math.ceil(_LINE_FACTOR * HEATMAP_PRESENT_ROW_FONT_PX) + 1
+#: Presentation mode's top margin under a one-line title (the title, the focus marker and the
+#: kind band) and what each further title line adds: measured 41 px in Chromium, the line
+#: and the title's pad (base_layout's 64 px left travel-assistant's tenth row off, QA s46).
+HEATMAP_PRESENT_TOP_PX = 90
+HEATMAP_PRESENT_TITLE_LINE_PX = 42
+#: Presentation mode, under the unit ids: a line of the x title (21 px font; measured 28 px)
+#: and the room around its lines.
+HEATMAP_PRESENT_XTITLE_LINE_PX = 28
+HEATMAP_PRESENT_XTITLE_PAD_PX = 16
+#: Presentation mode, right of the plot: the colour bar (px, its title along it; shortened
+#: down to the minimum where the legend needs the room), the gap, then the kinds legend, a
+#: kind a line (20 px font; measured 30.5 px in Chromium), no lower than the unit ids: below
+#: them the x title, centred under a narrow plot, ran into it at 1024 px. Upright, the legend
+#: takes the same height on every screen: wrapped under the plot it took one row at 1920 px
+#: and four at 1024 px, and the margin kept for four stood empty (speaker QA s46).
+HEATMAP_PRESENT_COLORBAR_PX = 150
+HEATMAP_PRESENT_COLORBAR_MIN_PX = 100
+HEATMAP_PRESENT_LEGEND_GAP_PX = 16
+HEATMAP_PRESENT_LEGEND_LINE_PX = 31
+#: The legend's symbol and gaps beside a kind's name (px), and a name character (em).
+HEATMAP_PRESENT_LEGEND_SYMBOL_PX = 50
+HEATMAP_PRESENT_LEGEND_EM = 0.5
 
 
 @dataclass(frozen=True)
@@ -954,6 +994,16 @@ class HeatmapGeometry:
     height: int
     #: The colour bar's length as a fraction of the plot (normal mode: under the kinds legend).
     colorbar_len: float
+    #: How many of the rows are drawn: all but in presentation mode, where only as many as a
+    #: screen names are (:meth:`HeatmapData.first_rows` picks them).
+    rows_drawn: int = 0
+    #: Presentation mode: the top and right margins, the plot's height, the colour bar's
+    #: length and the kinds legend's height (px).
+    top_px: int = 0
+    right_px: int = 0
+    plot_height_px: int = 0
+    colorbar_px: int = 0
+    legend_px: int = 0
 
 
 def short_unit_label(unit_id: str, max_chars: int) -> str:
@@ -961,26 +1011,43 @@ def short_unit_label(unit_id: str, max_chars: int) -> str:
     return unit_id if len(unit_id) <= max_chars else "…" + unit_id[-(max_chars - 1) :]
 
 
-def heatmap_geometry(heatmap_data: HeatmapData, present: bool = False) -> HeatmapGeometry:
+def _heatmap_present_legend_px(heatmap_data: HeatmapData) -> tuple[int, int]:
+    """Width and height (px) of presentation mode's kinds legend: a title line, a kind a line."""
+    font_px = 20  # _explain_fonts in presentation mode
+    names = ["unit kind", *(kind_short_label(k) for k in dict.fromkeys(heatmap_data.col_kinds))]
+    width = HEATMAP_PRESENT_LEGEND_SYMBOL_PX + HEATMAP_PRESENT_LEGEND_EM * font_px * max(
+        len(n) for n in names
+    )
+    return math.ceil(width), HEATMAP_PRESENT_LEGEND_LINE_PX * len(names) + 10
+
+
+def heatmap_geometry(
+    heatmap_data: HeatmapData, present: bool = False, title: str = ""
+) -> HeatmapGeometry:
     """Label spacing and figure size of :func:`coverage_heatmap` for ``heatmap_data``.
 
-    The plot's width at 1280 px (:data:`HEATMAP_CHART_PX` less the margins and the row
-    labels) decides how many unit ids fit side by side upright; every ``label_step``-th is
-    written (QA s21: all 69 ids of an event-graph package were drawn on 6 px columns and
-    overlapped). The height grows with the rows; on a projector it is capped by
-    :data:`PRESENT_MAX_HEIGHT` and the plot keeps what the labels and legend leave.
+    The plot's width on the narrowest screen (:data:`HEATMAP_CHART_PX` less the margins and
+    the row labels) decides how many unit ids fit side by side upright; every
+    ``label_step``-th is written (QA s21: all 69 ids of an event-graph package were drawn on
+    6 px columns and overlapped). The height grows with the rows. On a projector (``title``:
+    the chart's, for its lines) every row drawn is named: the figure is the title, a row pitch
+    of :data:`HEATMAP_PRESENT_ROW_PX` per row and the unit ids' and x title's height, at most
+    :data:`PRESENT_MAX_HEIGHT`; rows beyond that are not drawn (``rows_drawn``).
     """
     n_rows, n_cols = len(heatmap_data.row_ids), len(heatmap_data.col_ids)
     row_font = (14 if n_rows <= 40 else 12 if n_rows <= 90 else 10) + (4 if present else 0)
+    if present:
+        row_font = HEATMAP_PRESENT_ROW_FONT_PX
     row_label_px = (
         _ROW_CHAR_FACTOR * row_font * max((len(r) for r in heatmap_data.row_labels), default=1)
     )
+    right_px = HEATMAP_RIGHT_PX[present]
+    legend_w, legend_h = _heatmap_present_legend_px(heatmap_data)
+    if present:
+        right_px = max(right_px, legend_w)
     # The heat takes 94 % of what the margins and row labels leave (the strip 6 %).
     plot_px = 0.94 * (
-        HEATMAP_CHART_PX[present]
-        - HEATMAP_OTHER_PX[present]
-        - row_label_px
-        - HEATMAP_RIGHT_PX[present]
+        HEATMAP_CHART_PX[present] - HEATMAP_OTHER_PX[present] - row_label_px - right_px
     )
     plot_px = max(plot_px, 100.0)
     many = n_cols > HEATMAP_FEW_COLS
@@ -1000,10 +1067,29 @@ def heatmap_geometry(heatmap_data: HeatmapData, present: bool = False) -> Heatma
     # Upright ids (angled when few and short) and the axis title below them.
     bottom_px = int(_CHAR_FACTOR * tick_px * longest) + 60
     colorbar_len = min(0.5, 260 / max(1, 24 * n_rows)) if n_rows > 12 else 0.45
+    rows_drawn, top_px, plot_h, colorbar_px = n_rows, 0, 0, 0
     if present:
-        row_px = 26 if n_rows <= 40 else 18 if n_rows <= 90 else 14
-        height = min(220 + row_px * max(n_rows, 10) + bottom_px, 3200)
-        height = min(max(int(height * 1.35), 560), PRESENT_MAX_HEIGHT)
+        # The upright ids as long as the longest one written (GRAPH_CHAR_EM: Source Sans
+        # measured 0.45 em on travel-assistant's ids; a fixed 0.6 em and 60 px, with the
+        # legend's rows, left a 165 px plot, QA s46) and the x title's two lines.
+        ids_px = math.ceil(GRAPH_CHAR_EM * tick_px * longest + AXIS_PAD_PX)
+        bottom_px = ids_px + 2 * HEATMAP_PRESENT_XTITLE_LINE_PX + HEATMAP_PRESENT_XTITLE_PAD_PX
+        extra_lines = wrap_title(title, True).count("<br>") if title else 1
+        top_px = HEATMAP_PRESENT_TOP_PX + HEATMAP_PRESENT_TITLE_LINE_PX * extra_lines
+        room = PRESENT_MAX_HEIGHT - top_px - bottom_px
+        rows_drawn = min(n_rows, max(1, room // HEATMAP_PRESENT_ROW_PX))
+        # The colour bar and the kinds legend beside the plot and its unit ids: a taller plot
+        # (fewer, taller rows) where they need it, then a shorter colour bar.
+        beside = HEATMAP_PRESENT_COLORBAR_PX + HEATMAP_PRESENT_LEGEND_GAP_PX + legend_h
+        plot_h = max(rows_drawn * HEATMAP_PRESENT_ROW_PX, min(beside - ids_px, room))
+        colorbar_px = min(
+            HEATMAP_PRESENT_COLORBAR_PX,
+            max(
+                HEATMAP_PRESENT_COLORBAR_MIN_PX,
+                plot_h + ids_px - HEATMAP_PRESENT_LEGEND_GAP_PX - legend_h,
+            ),
+        )
+        height = top_px + plot_h + bottom_px
     else:
         # The top margin (band, focus marker), the rows and what the labels take below: a
         # flat 220 px and 26 px rows made veg-to-pescatarian's 14 rows 761 px, the unit axis
@@ -1029,13 +1115,22 @@ def heatmap_geometry(heatmap_data: HeatmapData, present: bool = False) -> Heatma
         bottom_px=bottom_px,
         height=height,
         colorbar_len=colorbar_len,
+        rows_drawn=rows_drawn,
+        top_px=top_px,
+        right_px=right_px,
+        plot_height_px=plot_h,
+        colorbar_px=colorbar_px,
+        legend_px=legend_h,
     )
 
 
-def heatmap_caption(heatmap_data: HeatmapData, present: bool = False) -> str:
+def heatmap_caption(
+    heatmap_data: HeatmapData, present: bool = False, title: str = "", opt_word: str = "optimum"
+) -> str:
     """What the heatmap shows of what: candidates and units drawn of the totals, and which
-    unit ids are written (never a silent drop: the caps and thinned labels are said)."""
-    geometry = heatmap_geometry(heatmap_data, present)
+    unit ids are written (never a silent drop: the caps and thinned labels are said).
+    ``title`` and ``opt_word`` as given to :func:`coverage_heatmap`."""
+    geometry = heatmap_geometry(heatmap_data, present, title)
     n_rows, n_cols = len(heatmap_data.row_ids), len(heatmap_data.col_ids)
     labelled = len(geometry.label_idx)
     ids = (
@@ -1044,10 +1139,18 @@ def heatmap_caption(heatmap_data: HeatmapData, present: bool = False) -> str:
         else f"{labelled} of the {n_cols} unit ids are written (one per {geometry.label_step} "
         "columns); hover a cell for any id"
     )
-    return (
-        f"Shown: {n_rows} of {heatmap_data.n_rows_total} candidates × {n_cols} of the "
-        f"{heatmap_data.n_cols_total} units of the kinds picked; {ids}."
+    caption = (
+        f"Shown: {geometry.rows_drawn} of {heatmap_data.n_rows_total} candidates × {n_cols} of "
+        f"the {heatmap_data.n_cols_total} units of the kinds picked; {ids}."
     )
+    if geometry.rows_drawn < n_rows:
+        caption += (
+            f" A projector's screen names {geometry.rows_drawn} of these {n_rows} rows: those "
+            f"covering the focus unit first, then the store's and the {opt_word}'s, then by "
+            f"arrival. For the others pick Rows: {HEATMAP_ROWS['focus']}, or turn "
+            f"Presentation mode off to see all {n_rows}."
+        )
+    return caption
 
 
 def coverage_heatmap(
@@ -1060,8 +1163,10 @@ def coverage_heatmap(
     opt_tag = opt_word[0].upper()
     from plotly.subplots import make_subplots
 
+    geometry = heatmap_geometry(heatmap_data, present, title)
+    # On a projector only the rows a screen names (the caption says which and how many).
+    heatmap_data = heatmap_data.first_rows(geometry.rows_drawn)
     n_rows = len(heatmap_data.row_ids)
-    geometry = heatmap_geometry(heatmap_data, present)
     fig = make_subplots(
         rows=1, cols=2, shared_yaxes=True, column_widths=[0.06, 0.94], horizontal_spacing=0.006
     )
@@ -1274,68 +1379,74 @@ def coverage_heatmap(
         plot_bgcolor="white",
     )
     if present:
-        _heatmap_on_one_screen(fig, heatmap_data, geometry, title_px)
+        _heatmap_on_one_screen(fig, geometry)
     return fig
 
 
-def _heatmap_on_one_screen(
-    fig: go.Figure, heatmap_data: HeatmapData, geometry: HeatmapGeometry, title_px: int = 0
-) -> None:
-    """A projector's heatmap at most :data:`PRESENT_MAX_HEIGHT` tall, legend below the plot.
+def _heatmap_on_one_screen(fig: go.Figure, geometry: HeatmapGeometry) -> None:
+    """A projector's heatmap at most :data:`PRESENT_MAX_HEIGHT` tall, every row drawn named.
 
-    QA s18c: 808 px (3,132 on a 500-experience package) ran past a 1280 x 720 screen, and
-    the kinds legend beside the plot took the width the unit ids needed. Below, it leaves the
-    right side to a colour bar of a readable length; row labels thin out by themselves.
-    ``title_px`` is the room the title's extra lines take above the usual top margin.
+    QA s18c: 808 px (3,132 on a 500-experience package) ran past a 1280 x 720 screen. The
+    margins and the plot's height are :func:`heatmap_geometry`'s; the colour bar and, under
+    it, the kinds legend (one kind a line) stand right of the plot: below it the legend took
+    the width the unit ids needed (QA s21), and a margin for the rows it took at 1024 px
+    stood empty at 1920 px (QA s46).
     """
-    height = geometry.height
-    kinds = len(dict.fromkeys(heatmap_data.col_kinds))
-    # Short kind names beside the legend's title: full names in rows of 3 under a title row
-    # left a 160 px plot on an 8-kind package (QA s21); 5 short names fit a row at 1024 px.
-    legend_rows = math.ceil(kinds / 5)
-    bottom = geometry.bottom_px + 34 * legend_rows
-    top = 90 + title_px
-    plot_px = max(120, height - top - bottom)
+    plot_px = geometry.plot_height_px
     for shape in fig.layout.shapes:  # the kind bands: 12 px above the plot at any height
         if shape.type == "rect" and shape.y0 > 1:
             shape.y1 = 1.0 + 12 / plot_px
     for note in fig.layout.annotations:  # the focus marker stays on top of its band
         if note.yref == "paper" and note.xref == "x2":
             note.y = 1.0 + 12 / plot_px
+    legend_top = 1 - (geometry.colorbar_px + HEATMAP_PRESENT_LEGEND_GAP_PX) / plot_px
     fig.update_layout(
-        height=height,
-        margin={"l": 10, "r": HEATMAP_RIGHT_PX[True], "t": top, "b": bottom},
+        height=geometry.height,
+        margin={"l": 10, "r": geometry.right_px, "t": geometry.top_px, "b": geometry.bottom_px},
         legend={
-            "orientation": "h",
-            "yref": "container",
-            "y": 0,
-            "yanchor": "bottom",
-            "xref": "container",
+            "orientation": "v",
+            "yref": "paper",
+            "y": legend_top,
+            "yanchor": "top",
+            "xref": "paper",
             "xanchor": "left",
-            "x": 0,
+            "x": 1.01,
+            # Plotly holds a legend beside the plot to the plot's height and scrolls the rest.
+            "maxheight": geometry.legend_px,
         },
     )
-    # The tags' meaning joins the x title: in a plot this short the y title ran into the
-    # chart's title.
+    # The tags' meaning joins the x title, on its own line (one line ran past a 520 px chart):
+    # beside a short plot the y title ran into the chart's title.
     tags = fig.layout.yaxis.title.text
     fig.update_yaxes(title_text="candidate", row=1, col=1)
+    step = geometry.label_step
     fig.update_xaxes(
-        title_text=f"{fig.layout.xaxis2.title.text}; {tags[tags.find('(') + 1 : -1]}",
+        title_text=(
+            "evidence unit (grouped by kind)"
+            if step == 1
+            else f"evidence unit (one id per {step} columns)"
+        )
+        + f"<br>{tags[tags.find('(') + 1 : -1]}",
         row=1,
         col=2,
     )
     fig.update_traces(
-        colorbar={"len": 0.8, "y": 0.0, "yanchor": "bottom", "x": 1.01},
+        colorbar={
+            "len": geometry.colorbar_px,
+            "lenmode": "pixels",
+            "y": 1.0,
+            "yanchor": "top",
+            "x": 1.01,
+        },
         selector={"type": "heatmap"},
     )
-    # A horizontal legend stacks a group's entries in a column: ungrouped, they share rows,
-    # and the legend's own title names them.
+    # The kinds by their short names, under the legend's own title.
     fig.update_traces(legendgroup=None, legendgrouptitle_text=None, selector={"type": "scatter"})
     fig.for_each_trace(
         lambda trace: trace.update(name=kind_short_label(trace.name)),
         selector={"type": "scatter"},
     )
-    fig.update_layout(legend_title={"text": "unit kind", "side": "left"})
+    fig.update_layout(legend_title={"text": "unit kind", "side": "top"})
 
 
 #: Above this many experiences the store timeline draws the experience ticks thin and light.
@@ -2022,18 +2133,6 @@ def _rgba(hex_color: str, alpha: float) -> str:
 
 #: Room between the x-axis title and a legend below the plot.
 LEGEND_GAP_PX = 24
-
-
-#: Chart widths (px) the legend below a chart is laid out for: a chart at least this wide
-#: shows every legend row above the figure's bottom edge. Presentation: a 1024 px projector
-#: with the sidebar open (524 px), which the speaker opens for the page links and the budget
-#: and which then stays open (speaker QA s45: designed for 780 px, legends lost their last
-#: rows there); normal: 1024 px with the sidebar open (564 px); half: a chart in one of two
-#: columns there (274 px). The Evidence explorer's timeline and graph space their labels and
-#: markers for the same widths (speaker QA s46: at 780 px the timeline's last marker was cut
-#: and the graph's layer names ran together); in presentation mode the graph then cuts long
-#: labels sooner, on a wider screen too (the hover has them whole).
-LEGEND_DESIGN_PX = {"present": 520, "normal": 564, "half": 274}
 
 
 def _legend_rows(fig: go.Figure, font_px: float, width_px: float) -> int:

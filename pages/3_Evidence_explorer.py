@@ -260,23 +260,22 @@ hm = view.heatmap
 if hm.message:
     st.info(md_escape(hm.message))
 if hm.row_ids:  # no rows: the info says why, and an empty chart only drew stray axes (QA)
+    hm_title = (
+        # QA s42 (defect 1): the store ("S") and the budget in the title and the file name,
+        # as the timeline's and Compare's: two stores' exports had one name and title.
+        f"Coverage a_ur · S = {view.store_label}, "
+        f"B = {amount_text(ctx.budget, view.cost_unit)}"
+        # On a projector the counts (also in the caption under it) wrapped the title to
+        # two lines, and the rows lost every other label to the taller margin (s42).
+        + ("" if ctx.present else f": {len(hm.row_ids)} candidates × {len(hm.col_ids)} units")
+    )
     render.chart(
-        figures.coverage_heatmap(
-            hm,
-            # QA s42 (defect 1): the store ("S") and the budget in the title and the file name,
-            # as the timeline's and Compare's: two stores' exports had one name and title.
-            f"Coverage a_ur · S = {view.store_label}, "
-            f"B = {amount_text(ctx.budget, view.cost_unit)}"
-            # On a projector the counts (also in the caption under it) wrapped the title to
-            # two lines, and the rows lost every other label to the taller margin (s42).
-            + ("" if ctx.present else f": {len(hm.row_ids)} candidates × {len(hm.col_ids)} units"),
-            present=ctx.present,
-            opt_word=opt_word,
-        ),
+        figures.coverage_heatmap(hm, hm_title, present=ctx.present, opt_word=opt_word),
         "evidence_heatmap",
         render.store_filename(view.package_id, view.store_label, "coverage-heatmap", ctx.budget),
     )
-    st.caption(figures.heatmap_caption(hm, present=ctx.present))
+    # On a projector it names the rows a screen holds, and how to see the others.
+    st.caption(figures.heatmap_caption(hm, ctx.present, hm_title, opt_word))
 st.caption(
     "Rows: candidates in arrival order (experience time), then by (cost, id). The strip on the "
     f"left and the tags mark membership: [S] kept by the store, [{opt_tag}] kept by the "

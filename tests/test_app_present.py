@@ -195,10 +195,12 @@ def test_external_store_curve_legend_has_one_entry_per_store_and_line_style() ->
 
 def test_presentation_heatmap_sets_unit_ids_upright_with_the_legend_below() -> None:
     """QA s18c D7.3: at -45 degrees the 20 unit ids of travel-assistant overlapped at 1024 px,
-    where the legend and colour bar beside the plot took 220 px of the width."""
+    where the legend and colour bar beside the plot took 220 px of the width. QA s46: below,
+    the legend's rows left the rows too little height; now it stands under the colour bar,
+    short kind names a line each, in 20 px more width than the colour bar alone."""
     at = _present(
         "pages/3_Evidence_explorer.py", "sample:travel-assistant", 40, "store:fact-extractor"
     )
     heatmap = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
     assert heatmap["xaxis2"]["tickangle"] == -90
-    assert heatmap["legend"]["orientation"] == "h"
+    assert heatmap["legend"]["orientation"] == "v" and heatmap["margin"]["r"] <= 120 + 20

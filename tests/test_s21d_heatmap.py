@@ -72,10 +72,18 @@ def test_large_heatmap_caption_counts_what_is_shown_of_what(large, present):
     fig = coverage_heatmap(hm, "t", present=present)
     n_labelled = len(fig.layout.xaxis2.tickvals)
     step = hm.col_ids.index(fig.layout.xaxis2.tickvals[1])
-    assert figures.heatmap_caption(hm, present=present) == (
-        f"Shown: {len(hm.row_ids)} of {len(pkg.candidates)} candidates × 68 of the 68 units "
+    drawn = len(fig.data[1].y)  # on a projector the rows a screen names (QA s46)
+    said = (
+        f" A projector's screen names {drawn} of these {len(hm.row_ids)} rows: those covering "
+        "the focus unit first, then the store's and the optimum's, then by arrival. For the "
+        "others pick Rows: covering the focus unit, or turn Presentation mode off to see all "
+        f"{len(hm.row_ids)}."
+    )
+    assert (drawn < len(hm.row_ids)) == present
+    assert figures.heatmap_caption(hm, present=present, title="t") == (
+        f"Shown: {drawn} of {len(pkg.candidates)} candidates × 68 of the 68 units "
         f"of the kinds picked; {n_labelled} of the 68 unit ids are written (one per {step} "
-        "columns); hover a cell for any id."
+        "columns); hover a cell for any id." + (said if present else "")
     )
     assert len(hm.row_ids) < len(pkg.candidates)  # the row cap applies here and is said
 
@@ -104,7 +112,9 @@ def test_projector_heatmap_keeps_a_plot_a_room_can_read(large):
     # The kinds legend: short names beside its title (two rows for eight kinds).
     names = [t.name for t in fig.data if t.type == "scatter"]
     assert names == SHORT_KINDS
-    assert fig.layout.legend.title.text == "unit kind" and fig.layout.legend.title.side == "left"
+    # Upright beside the plot, its title on top: the same height at every width (QA s46).
+    assert fig.layout.legend.title.text == "unit kind" and fig.layout.legend.title.side == "top"
+    assert fig.layout.legend.orientation == "v"
 
 
 @pytest.mark.parametrize("present", [False, True])
@@ -118,13 +128,23 @@ def test_small_heatmap_writes_every_id_and_grows_with_its_rows(small, present):
     assert [re.sub("<[^>]+>", "", text) for text in axis.ticktext] == list(hm.col_ids)
     assert axis.title.text.startswith("evidence unit (grouped by kind)")
     assert "one id per" not in axis.title.text
-    assert figures.heatmap_caption(hm, present=present) == (
-        f"Shown: {len(pkg.candidates)} of {len(pkg.candidates)} candidates × 11 of the 11 units "
+    drawn = len(fig.data[1].y)  # on a projector the rows a screen names (QA s46)
+    n = len(pkg.candidates)
+    said = (
+        f" A projector's screen names {drawn} of these {n} rows: those covering the focus "
+        "unit first, then the store's and the optimum's, then by arrival. For the others "
+        f"pick Rows: covering the focus unit, or turn Presentation mode off to see all {n}."
+    )
+    assert (drawn < n) == present
+    assert figures.heatmap_caption(hm, present=present, title="t") == (
+        f"Shown: {drawn} of {n} candidates × 11 of the 11 units "
         "of the kinds picked; every unit id is written under its column."
+        + (said if present else "")
     )
     plot_px = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
     if present:
         assert fig.layout.height <= 630
+        assert plot_px >= 1.25 * 18 * drawn  # every row drawn named
     else:
         assert plot_px >= 26 * len(hm.row_ids)  # a 14 px row label a row, as before
 

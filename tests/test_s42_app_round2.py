@@ -132,11 +132,12 @@ def _heatmap(present: bool) -> go.Figure:
 
 
 def test_the_heatmap_top_margin_grows_with_its_title_lines() -> None:
-    """One extra title line takes 2 × (font + 10) px (base_layout's rule): 22 px in
-    presentation mode, 15 px otherwise, over the heatmap's own 90 / 100 px."""
+    """One extra title line takes 2 × (font + 10) px (base_layout's rule), 15 px font, over
+    the heatmap's own 100 px; in presentation mode 42 px (the line and the title's pad,
+    measured 41 px: s46, 64 px left a row of travel-assistant off the screen) over 90 px."""
     fig = _heatmap(present=True)
     assert fig.layout.title.text.count("<br>") == 2  # 40-character lines (speaker QA s45)
-    assert fig.layout.margin.t == 90 + 2 * 2 * (22 + 10)
+    assert fig.layout.margin.t == 90 + 2 * 42
     fig = _heatmap(present=False)
     assert fig.layout.title.text.count("<br>") == 1
     assert fig.layout.margin.t == 100 + 2 * (15 + 10)
