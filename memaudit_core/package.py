@@ -55,6 +55,7 @@ from .errors import (
     shown_text,
 )
 from .grids import MAX_RANGE_BUDGETS
+from .readonly import ReadOnlyDict
 from .saturations import SATURATIONS, get_saturation
 from .shortrepr import brief, count, short_repr
 
@@ -132,7 +133,7 @@ class Query:
         _freeze_sequence(self, "requires")
 
 
-class FrozenDict(dict):
+class FrozenDict(ReadOnlyDict):
     """A dict that refuses changes: a frozen package's coverage rows.
 
     Library QA: ``cand.coverage[u] = 0`` on a loaded package changed what the solvers saw,
@@ -150,14 +151,8 @@ class FrozenDict(dict):
     #: What a change is told (a subclass names its own dict).
     REFUSAL = "a package's coverage row cannot be changed: build a new package (parse_package)"
 
-    def _refuse(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError(self.REFUSAL)
-
-    __setitem__ = __delitem__ = update = pop = popitem = clear = setdefault = _refuse
-    __ior__ = _refuse
-
-    def __reduce__(self) -> tuple[Any, ...]:  # pickling and copying, without __setitem__
-        return (type(self), (dict(self),))
+    def refusal(self) -> Exception:
+        return TypeError(self.REFUSAL)
 
 
 def _freeze_coverage(obj: Any, kind: str) -> None:

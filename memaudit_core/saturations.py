@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import SaturationError, UnknownNameError, cut_repr
+from .readonly import ReadOnlyDict
 
 
 @dataclass(frozen=True)
@@ -59,22 +60,18 @@ def _linear_scalar(z: float) -> float:
     return z
 
 
-class _Registry(dict):
+class _Registry(ReadOnlyDict):
     """The saturations by name; read-only, so that every one passed :func:`register_saturation`."""
 
-    def _read_only(self, *_: object, **__: object) -> None:
+    def refusal(self) -> Exception:
         # QA s46: SATURATIONS["square"] = ... slipped a convex h past every check.
-        raise SaturationError(
+        return SaturationError(
             "SATURATIONS is read-only: add a saturation with register_saturation(Saturation(...)) "
             "and remove it with unregister_saturation(name)"
         )
 
-    __setitem__ = __delitem__ = _read_only  # type: ignore[assignment]
-    pop = popitem = update = setdefault = clear = _read_only  # type: ignore[assignment]
-    __ior__ = _read_only  # type: ignore[assignment]
-
     def __reduce__(self) -> tuple[type, tuple[dict[str, Saturation]]]:
-        # A copy or pickle is a plain snapshot (rebuilding this class would call __setitem__).
+        # A copy or pickle is a plain snapshot.
         return (dict, (dict(self),))
 
 

@@ -66,6 +66,7 @@ from .errors import (
 )
 from .heartbeat import beat
 from .objective import GAIN_EPS, CoverageState, evaluate, get_saturation
+from .readonly import ReadOnlyDict
 from .shortrepr import cost_budget_text, short_repr
 from .solvers import check_budget
 from .versions import RESULT_VERSION
@@ -1456,7 +1457,7 @@ def _no_validity_gvt_many(inst: CompiledInstance, budgets: list[float]) -> list[
     ]
 
 
-class _Registry(dict[str, WriterInfo]):
+class _Registry(ReadOnlyDict):
     """Reference writers as a dict; name lookups fall through to the plugin tier.
 
     Iteration, ``len``, ``keys`` / ``values`` / ``items`` see the reference writers only, so
@@ -1483,17 +1484,13 @@ class _Registry(dict[str, WriterInfo]):
         except KeyError:
             return default
 
-    def _read_only(self, *_: object, **__: object) -> None:
+    def refusal(self) -> Exception:
         # Library QA: WRITERS["gvt"] = ... replaced the reference writer past
         # register_writer's guard (and its checks of the writer's answers).
-        raise MemAuditError(
+        return MemAuditError(
             "WRITERS is read-only: add a writer with register_writer(info) (replace=True to "
             "replace one) and remove it with unregister_writer(name)"
         )
-
-    __setitem__ = __delitem__ = _read_only  # type: ignore[assignment]
-    pop = popitem = update = setdefault = clear = _read_only  # type: ignore[assignment]
-    __ior__ = _read_only  # type: ignore[assignment]
 
 
 #: The reference writers (iteration) with plugin lookups (``in`` / ``[]`` / ``get``).
