@@ -2107,6 +2107,7 @@ def _library_result_human(res: Any, path: str) -> str:
         CapacitySensitivity,
         CostRuleSensitivity,
         NoiseSensitivity,
+        ablation_table_rows,
     )
     from .union import UnionCurve
 
@@ -2123,8 +2124,13 @@ def _library_result_human(res: Any, path: str) -> str:
             f"{', '.join(res.removed_types) or 'nothing'}; {res.n_removed} of "
             f"{res.n_candidates} candidates)"
         )
+        # The app's table (QA s46: a limited curve printed its incumbents with no bound, gap
+        # or proven drop range); pool and removed types are in the line above.
         table = _dict_table(
-            [{k: v for k, v in p.to_dict().items() if k != "pool_selected"} for p in res.points]
+            [
+                {k: v for k, v in row.items() if k not in ("pool", "removed types")}
+                for row in ablation_table_rows([res])
+            ]
         )
     elif isinstance(res, FamilyBand):
         about = f"family {res.family}; seeds " + ", ".join(str(s) for s in res.seeds)

@@ -7,7 +7,8 @@ optimum and the reference writers' ratios move. Results are frozen dataclasses w
 - :func:`ablation_curve` — OPT over a filtered candidate pool (a preset, ``no_validity`` or
   ``generic``, or any set of removed candidate types) against the full OPT at every budget:
   ``drop = 1 - pool_opt / full_opt`` (None when the full OPT is 0); :func:`ablation_curves`
-  gives several pools against one full OPT per budget.
+  gives several pools against one full OPT per budget. A limited solve's point carries both
+  bounds and the proven range of its drop (:func:`drop_interval`).
 - :func:`cost_rule_sensitivity` — candidate costs recomputed from candidate text by a cost rule
   (:data:`memaudit_core.costs.COST_RULES`); OPT and the writers re-solved; ratio changes per
   writer and whether the writers' ranking holds (Kendall tau).
@@ -281,13 +282,43 @@ def _ratios_at(
 # --------------------------------------------------------------------------- ablations
 
 
+def drop_interval(
+    full_value: float, full_bound: float, pool_value: float, pool_bound: float
+) -> tuple[float, float] | None:
+    """The proven range of the drop ``1 - P / F`` from two limited solves: the full optimum
+    ``F`` lies in ``[full_value, full_bound]``, the pool's ``P`` in ``[pool_value, pool_bound]``,
+    and ``P <= F`` (every pool store is a store of the package).
+
+    The drop is at least ``max(0, 1 - pool_bound / full_value)`` (``P`` as large and ``F`` as
+    small as proven, with ``P / F`` at most 1) and at most ``1 - pool_value / full_bound``
+    (``P`` as small and ``F`` as large); both ends are reached by some ``(P, F)`` the proofs
+    allow. None when the drop is undefined (``full_value`` is 0: the full optimum may be 0).
+    Two certified solves (bound = value) give the drop itself at both ends.
+
+    >>> drop_interval(10.0, 12.0, 8.0, 9.0)
+    (0.09999999999999998, 0.33333333333333337)
+    >>> drop_interval(10.0, 12.0, 9.5, 11.0)  # the pool's bound reaches the full incumbent
+    (0.0, 0.20833333333333337)
+    """
+    if full_value <= ZERO_OPT:
+        return None
+    low = max(0.0, 1.0 - pool_bound / full_value)
+    # full_bound >= full_value > 0; max() only absorbs a bound a rounding below its value.
+    return low, max(low, 1.0 - pool_value / full_bound)
+
+
 @dataclass(frozen=True)
 class AblationPoint:
     """Full OPT and the pool's OPT at one budget.
 
     ``ratio = pool_opt / full_opt`` and ``drop = 1 - ratio`` are None when the full OPT is 0.
     ``certified`` is True only when both optima are certified; ``full_label`` /
-    ``pool_label`` say what each number is (``"OPT"`` only when certified).
+    ``pool_label`` say what each number is (``"OPT"`` only when certified). A limited solve
+    leaves an incumbent: ``full_bound`` / ``pool_bound`` are the proven upper bounds and
+    ``full_gap`` / ``pool_gap`` the relative gaps, and :attr:`drop_low` / :attr:`drop_high`
+    the range the true drop is proven to lie in (QA s46: a limited ablation showed a drop of
+    0.0 between two incumbents and no bound; the drop could be 1.3%). The bounds are None in
+    files saved before.
     """
 
     budget: float
@@ -299,6 +330,51 @@ class AblationPoint:
     full_label: str
     pool_label: str
     pool_selected: tuple[str, ...]
+    full_bound: float | None = None
+    full_gap: float | None = None
+    pool_bound: float | None = None
+    pool_gap: float | None = None
+
+    @property
+    def limited(self) -> bool:
+        """Whether either optimum is unproven (an incumbent a limit left)."""
+        return self.full_label != "OPT" or self.pool_label != "OPT"
+
+    def _upper(self, which: str) -> float | None:
+        """The proven upper bound of ``which`` (``full`` / ``pool``): its value when
+        certified, its saved bound otherwise (None when an older file has none)."""
+        if getattr(self, f"{which}_label") == "OPT":
+            return getattr(self, f"{which}_opt")
+        return getattr(self, f"{which}_bound")
+
+    def bound_and_gap(self, which: str) -> tuple[float | None, float | None]:
+        """The saved bound and gap of ``which`` (``full`` / ``pool``); for a certified
+        optimum saved without them, its value and 0 (None for an unproven one)."""
+        bound, gap = getattr(self, f"{which}_bound"), getattr(self, f"{which}_gap")
+        if bound is None and getattr(self, f"{which}_label") == "OPT":
+            return getattr(self, f"{which}_opt"), 0.0
+        return bound, gap
+
+    @property
+    def drop_interval(self) -> tuple[float, float] | None:
+        """``(drop_low, drop_high)``, see :func:`drop_interval`; None when the drop is
+        undefined or an unproven optimum has no saved bound."""
+        full_hi, pool_hi = self._upper("full"), self._upper("pool")
+        if self.drop is None or full_hi is None or pool_hi is None:
+            return None
+        if not self.limited:
+            return self.drop, self.drop
+        return drop_interval(self.full_opt, full_hi, self.pool_opt, pool_hi)
+
+    @property
+    def drop_low(self) -> float | None:
+        """The smallest drop the proofs allow (the drop itself when both are certified)."""
+        return None if self.drop_interval is None else self.drop_interval[0]
+
+    @property
+    def drop_high(self) -> float | None:
+        """The largest drop the proofs allow (the drop itself when both are certified)."""
+        return None if self.drop_interval is None else self.drop_interval[1]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -311,14 +387,45 @@ class AblationPoint:
             "full_label": self.full_label,
             "pool_label": self.pool_label,
             "pool_selected": list(self.pool_selected),
+            "full_bound": self.full_bound,
+            "full_gap": self.full_gap,
+            "pool_bound": self.pool_bound,
+            "pool_gap": self.pool_gap,
+            "drop_low": self.drop_low,
+            "drop_high": self.drop_high,
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> AblationPoint:
-        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input. Points
+        saved before QA s46 have no bounds and read back without them (the curve checks a
+        saved ``drop_low`` / ``drop_high`` once it has checked the numbers they come from)."""
         from .results import from_fields
 
-        return from_fields(cls, data, path)
+        return from_fields(
+            cls, data, path, optional=("full_bound", "full_gap", "pool_bound", "pool_gap")
+        )
+
+    def check_saved_range(self, data: Mapping[str, Any], path: str) -> None:
+        """Refuse a saved ``drop_low`` / ``drop_high`` that is not the range this point's
+        values and bounds give (a file without them reads)."""
+        from .errors import ResultError
+        from .results import decode
+
+        for name in ("drop_low", "drop_high"):
+            if name not in data:
+                continue
+            got = decode(float | None, data[name], f"{path}.{name}")
+            want = getattr(self, name)
+            if (got is None) != (want is None) or (
+                got is not None and not math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12)
+            ):
+                raise ResultError(
+                    f"{path}.{name}",
+                    "inconsistent",
+                    f"not the drop range the point's values and bounds give (expected {want!r})",
+                    got,
+                )
 
 
 @short_repr
@@ -393,6 +500,8 @@ class AblationCurve:
         # QA s40: a saved ablation curve could not be read back at all.
         res = from_fields(cls, data, path, kind=cls.RESULT_KIND)
         res._check_consistent(path)
+        for k, (point, saved) in enumerate(zip(res.points, data["points"], strict=True)):
+            point.check_saved_range(saved, f"{path}.points[{k}]")
         field_value(data, "certified", path)  # required here
         check_saved_flag(data, path, "certified", res.certified, "its points' certified flags")
         return res
@@ -474,23 +583,128 @@ class AblationCurve:
                             f"{before.budget:.10g}: a store that fits a budget fits a larger one",
                             got,
                         )
+            _check_point_bounds(p, at)
+
+
+def _check_point_bounds(p: AblationPoint, at: str) -> None:
+    """Refuse a read-back point whose bounds, gaps and labels contradict each other (QA s46),
+    by a saved solve's rules: a bound at least its value with the gap they give, a certified
+    optimum's bound its value and its gap 0, ``certified`` only when both labels say OPT, and
+    the pool's value at most the full optimum's bound (a pool store is a package store)."""
+    from .errors import ResultError
+    from .solvers import CERTIFIED_GAP_MAX, check_bound_and_gap, read_back_gap
+
+    if p.certified != (p.full_label == "OPT" and p.pool_label == "OPT"):
+        raise ResultError(
+            f"{at}.certified",
+            "inconsistent",
+            f"does not match the labels {p.full_label!r} / {p.pool_label!r}: a point is "
+            "certified exactly when both optima are OPT",
+            p.certified,
+        )
+    for which in ("full", "pool"):
+        value, label = getattr(p, f"{which}_opt"), getattr(p, f"{which}_label")
+        bound, gap = getattr(p, f"{which}_bound"), getattr(p, f"{which}_gap")
+        bound_at, gap_at = f"{at}.{which}_bound", f"{at}.{which}_gap"
+        if (bound is None) != (gap is None):
+            missing, there = (bound_at, gap_at) if bound is None else (gap_at, bound_at)
+            raise ResultError(
+                missing, "inconsistent", f"null beside {there}: a bound comes with its gap", None
+            )
+        if bound is None or gap is None:
+            continue  # saved before QA s46
+        if not gap >= 0:  # NaN fails too
+            raise ResultError(gap_at, "wrong value", "a number >= 0 is expected", gap)
+        if label == "OPT" and not read_back_gap(value, bound) <= CERTIFIED_GAP_MAX:
+            raise ResultError(
+                bound_at,
+                "inconsistent",
+                f"the optimum is certified ({which}_label OPT), yet its bound is above "
+                f"{which}_opt {value!r}: a certified optimum's bound is its value",
+                bound,
+            )
+        check_bound_and_gap(bound_at, gap_at, value, bound, gap)
+        if label == "OPT" and not gap <= CERTIFIED_GAP_MAX:
+            raise ResultError(
+                gap_at,
+                "inconsistent",
+                f"the optimum is certified ({which}_label OPT), yet its gap is open: a "
+                "certified optimum has zero gap",
+                gap,
+            )
+    full_hi = p._upper("full")
+    if full_hi is not None and p.pool_opt > full_hi and not values_close(p.pool_opt, full_hi):
+        raise ResultError(
+            f"{at}.pool_opt",
+            "inconsistent",
+            f"above the full optimum's proven bound {full_hi!r}: a pool store is a store of "
+            "the package",
+            p.pool_opt,
+        )
+
+
+#: Columns of :func:`ablation_table_rows` holding F values (the page formats them alike).
+ABLATION_VALUE_COLUMNS = (
+    "OPT",
+    "pool OPT",
+    "OPT / incumbent",
+    "OPT bound",
+    "pool value",
+    "pool bound",
+)
+#: Its columns holding shares: ratios, drops and relative gaps.
+ABLATION_SHARE_COLUMNS = (
+    "pool / OPT",
+    "drop",
+    "OPT gap",
+    "pool gap",
+    "ratio of values",
+    "drop of values",
+    "drop at least",
+    "drop at most",
+)
 
 
 def ablation_table_rows(curves: Sequence[AblationCurve]) -> list[dict[str, Any]]:
     """One row per (pool, budget) as the Ablations page shows and downloads them, numbers as
     numbers (None where undefined): QA s41, its CSV held ``pool / OPT`` and ``drop`` as
-    3-decimal text. The optimum columns say "OPT" only when every value is proven."""
-    proven = all(p.full_label == "OPT" and p.pool_label == "OPT" for c in curves for p in c.points)
-    full_col, pool_col = ("OPT", "pool OPT") if proven else ("OPT / incumbent", "pool value")
+    3-decimal text. The optimum columns say "OPT" only when every value is proven.
+
+    When a limit left any optimum unproven, no column says OPT of an incumbent (QA s46): each
+    value has its proven bound and gap beside it, the ratio and drop are "of values" (between
+    incumbents), and ``drop at least`` / ``drop at most`` give the range the true drop is
+    proven to lie in (:func:`drop_interval`; n/a for a point saved without bounds).
+    """
+    if not any(p.limited for c in curves for p in c.points):
+        return [
+            {
+                "pool": c.pool,
+                "removed types": ", ".join(c.removed_types) or "(none)",
+                "budget": p.budget,
+                "OPT": p.full_opt,
+                "pool OPT": p.pool_opt,
+                "pool / OPT": p.ratio,
+                "drop": p.drop,
+                "labels": f"{p.full_label} / {p.pool_label}",
+            }
+            for c in curves
+            for p in c.points
+        ]
     return [
         {
             "pool": c.pool,
             "removed types": ", ".join(c.removed_types) or "(none)",
             "budget": p.budget,
-            full_col: p.full_opt,
-            pool_col: p.pool_opt,
-            "pool / OPT": p.ratio,
-            "drop": p.drop,
+            "OPT / incumbent": p.full_opt,
+            "OPT bound": p.bound_and_gap("full")[0],
+            "OPT gap": p.bound_and_gap("full")[1],
+            "pool value": p.pool_opt,
+            "pool bound": p.bound_and_gap("pool")[0],
+            "pool gap": p.bound_and_gap("pool")[1],
+            "ratio of values": p.ratio,
+            "drop of values": p.drop,
+            "drop at least": p.drop_low,
+            "drop at most": p.drop_high,
             "labels": f"{p.full_label} / {p.pool_label}",
         }
         for c in curves
@@ -851,6 +1065,10 @@ def _ablation_curve_of(
                 full_label=full.label,
                 pool_label=part.label,
                 pool_selected=tuple(part.selected),
+                full_bound=full.bound,
+                full_gap=full.gap,
+                pool_bound=part.bound,
+                pool_gap=part.gap,
             )
         )
     undefined = [p.budget for p in points if p.drop is None]
@@ -868,7 +1086,9 @@ def _ablation_curve_of(
         )
     if not all(p.certified for p in points):
         notes.append(
-            f"Some optima are not certified{within}: their labels say what the numbers are."
+            f"Some optima are not certified{within}: their labels say what the numbers are, "
+            "and the true drop is only proven to lie between 'drop at least' and 'drop at "
+            "most' (from each optimum's proven bound)."
         )
     elif took:
         notes.append(took)
@@ -2460,6 +2680,8 @@ def noise_sensitivity(
 
 
 __all__ = [
+    "ABLATION_SHARE_COLUMNS",
+    "ABLATION_VALUE_COLUMNS",
     "AS_STORED",
     "AblationCurve",
     "AblationPoint",
@@ -2486,6 +2708,7 @@ __all__ = [
     "cost_rule_ratio_columns",
     "cost_rule_sensitivity",
     "default_cost_rules",
+    "drop_interval",
     "kendall_tau",
     "noise_sensitivity",
     "perturb_coverage",

@@ -3045,6 +3045,27 @@ ABLATION_PALETTE = (COLORS["ablation"], "#3d3d3d", "#a6761d", "#b0b0b0", "#6a3d9
 _POOL_DASHES = ("dash", "dot", "dashdot", "longdash", "longdashdot")
 
 
+def _bound_hover(point: Any, which: str) -> str:
+    """The hover line of an unproven optimum's proven bound ('' for OPT or no saved bound)."""
+    if getattr(point, f"{which}_label") == "OPT":
+        return ""
+    bound, gap = point.bound_and_gap(which)
+    return "" if bound is None else f"<br>proven bound {bound:.4g} (gap {gap:.2%})"
+
+
+def _drop_text(point: Any) -> str:
+    """A drop's label: the drop; between unproven values, starred and as the range the
+    bounds prove ("0.0–1.5%*"; the drop alone for a point saved without bounds)."""
+    if point.drop is None:
+        return "n/a"
+    if point.certified:
+        return f"{point.drop:.1%}"
+    proven = point.drop_interval
+    if proven is None:
+        return f"{point.drop:.1%}*"
+    return f"{proven[0]:.1%}–{proven[1]:.1%}*"
+
+
 def ablation_value_chart(curves: Sequence, title: str, cost_unit: str, present: bool = False):
     """Full OPT (solid) and each ablation pool's OPT (dashed) against the budget."""
     fig = go.Figure()
@@ -3064,8 +3085,9 @@ def ablation_value_chart(curves: Sequence, title: str, cost_unit: str, present: 
                 "symbol": ["circle" if p.full_label == "OPT" else "circle-open" for p in pts],
                 "line": {"width": 2, "color": COLORS["opt"]},
             },
-            customdata=[[p.full_label] for p in pts],
-            hovertemplate="B = %{x:~g}<br>%{customdata[0]} = %{y:.4g}<extra></extra>",
+            customdata=[[p.full_label, _bound_hover(p, "full")] for p in pts],
+            hovertemplate="B = %{x:~g}<br>%{customdata[0]} = %{y:.4g}%{customdata[1]}"
+            "<extra></extra>",
         )
     for k, curve in enumerate(curves):
         # Ablation greys and diamonds, and the Budget sweep's names: the writers' palette made
@@ -3085,10 +3107,10 @@ def ablation_value_chart(curves: Sequence, title: str, cost_unit: str, present: 
                 "line": {"width": 2, "color": color},
             },
             customdata=[
-                ["n/a" if p.drop is None else f"{p.drop:.1%}", p.pool_label] for p in curve.points
+                [_drop_text(p), p.pool_label] + [_bound_hover(p, "pool")] for p in curve.points
             ],
-            hovertemplate="B = %{x:~g}<br>pool %{customdata[1]} = %{y:.4g}<br>drop "
-            "%{customdata[0]}<extra></extra>",
+            hovertemplate="B = %{x:~g}<br>pool %{customdata[1]} = %{y:.4g}%{customdata[2]}"
+            "<br>drop %{customdata[0]}<extra></extra>",
         )
     unproven = any(p.full_label != "OPT" or p.pool_label != "OPT" for c in curves for p in c.points)
     if unproven:
@@ -3118,16 +3140,31 @@ def ablation_drop_chart(curves: Sequence, title: str, cost_unit: str, present: b
     budgets = list(dict.fromkeys(f"{p.budget:.10g}" for c in curves for p in c.points))
     font = 20 if present else 14
     for k, curve in enumerate(curves):
+        # A drop between unproven values is hatched and starred (app QA: it looked proven),
+        # and its whisker and label give the range the bounds prove (QA s46: "0.0%*" alone
+        # hid a true drop of 1.3%); the meanings are in the legend.
+        ranges = [None if p.certified else p.drop_interval for p in curve.points]
         fig.add_bar(
             y=[f"{p.budget:.10g}" for p in curve.points],
             x=[0 if p.drop is None else p.drop for p in curve.points],
             orientation="h",
-            # A drop between unproven values is hatched and starred (app QA: it looked
-            # proven); the star's meaning is in the legend.
-            text=[
-                "n/a" if p.drop is None else f"{p.drop:.1%}" + ("" if p.certified else "*")
-                for p in curve.points
-            ],
+            error_x={
+                "type": "data",
+                "symmetric": False,
+                "array": [
+                    0 if r is None else r[1] - p.drop
+                    for r, p in zip(ranges, curve.points, strict=True)
+                ],
+                "arrayminus": [
+                    0 if r is None else p.drop - r[0]
+                    for r, p in zip(ranges, curve.points, strict=True)
+                ],
+                "color": "#333",
+                "thickness": 2,
+                "visible": any(r is not None for r in ranges),
+            },
+            # A range's label stands past its whisker (the text trace below), not on it.
+            text=["" if r else _drop_text(p) for r, p in zip(ranges, curve.points, strict=True)],
             textposition="outside",
             textfont={"size": font},
             cliponaxis=False,
@@ -3136,19 +3173,38 @@ def ablation_drop_chart(curves: Sequence, title: str, cost_unit: str, present: b
             name=_plain(ablation_label(curve.pool)),
             marker_color=ABLATION_PALETTE[k % len(ABLATION_PALETTE)],
             marker_pattern_shape=["" if p.certified else "/" for p in curve.points],
+            offsetgroup=str(k),
         )
+        if any(ranges):
+            ranged = [(r, p) for r, p in zip(ranges, curve.points, strict=True) if r]
+            fig.add_scatter(
+                y=[f"{p.budget:.10g}" for _, p in ranged],
+                x=[r[1] for r, _ in ranged],
+                mode="text",
+                text=[" " + _drop_text(p) for _, p in ranged],
+                textposition="middle right",
+                textfont={"size": font},
+                cliponaxis=False,
+                orientation="h",
+                offsetgroup=str(k),
+                showlegend=False,
+                hoverinfo="skip",
+            )
     if any(not p.certified for c in curves for p in c.points):
+        proven = any(not p.certified and p.drop_interval for c in curves for p in c.points)
         fig.add_bar(
             x=[None],
             y=[None],
             orientation="h",
-            name="* hatched: between unproven values (incumbents)",
+            name="* hatched: between unproven values (incumbents)"
+            + ("; whisker and label: the proven range of the drop" if proven else ""),
             marker_color="#bbb",
             marker_pattern_shape="/",
         )
     # The legend names the pool even when there is one (plotly hides a one-trace legend).
     fig.update_layout(
         barmode="group",
+        scattermode="group",
         bargap=DROP_BARGAP,
         uniformtext={"minsize": font - 2, "mode": "show"},
         showlegend=True,
@@ -3161,8 +3217,12 @@ def ablation_drop_chart(curves: Sequence, title: str, cost_unit: str, present: b
         autorange="reversed",
         ticklabelstandoff=8,
     )
-    top = max([0.1] + [p.drop for c in curves for p in c.points if p.drop is not None])
-    # Room right of the longest bar for its label ("27.3%*").
+    top = max(
+        [0.1]
+        + [p.drop for c in curves for p in c.points if p.drop is not None]
+        + [p.drop_high for c in curves for p in c.points if p.drop_high is not None]
+    )
+    # Room right of the longest bar or whisker for its label ("27.3%*", "0.0–1.5%*").
     fig.update_xaxes(
         title_text="drop 1 − pool OPT / OPT", tickformat=".0%", range=[0, min(1.0, top) * 1.3]
     )

@@ -66,8 +66,6 @@ auto = len(pkg.candidates) * len(grid) <= AUTO_RUN_WORK
 number = st.column_config.NumberColumn
 
 
-#: The optimum columns of the ablation table, whichever of the names it uses.
-OPT_COLUMNS = ("OPT", "pool OPT", "OPT / incumbent", "pool value")
 #: A ratio in a table: the screen's three decimals (the CSV keeps every digit; QA s41).
 RATIO = number(format="%.3f")
 
@@ -164,16 +162,16 @@ else:
             f"{pkg.id}-ablation-drop",
         )
     # The headers say "or incumbent" when any value is unproven (app QA: a column headed OPT
-    # held an incumbent); the core rows keep numbers for the CSV (QA s41).
+    # held an incumbent), with the bounds and the proven drop range then (QA s46); the core
+    # rows keep numbers for the CSV (QA s41).
     render.table(
         pd.DataFrame(robustness.ablation_table_rows(curves)),
         "abl_table",
         f"{pkg.id}-ablations",
         column_config={
             "budget": number(f"budget ({unit})", format="%g"),
-            **{col: number(format="%.4f") for col in OPT_COLUMNS},
-            "pool / OPT": number(format="%.3f"),
-            "drop": number(format="%.3f"),
+            **{col: number(format="%.4f") for col in robustness.ABLATION_VALUE_COLUMNS},
+            **{col: RATIO for col in robustness.ABLATION_SHARE_COLUMNS},
         },
     )
     # One record per curve: a file holds one result for `memaudit show` (QA s46).
