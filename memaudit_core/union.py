@@ -1074,6 +1074,19 @@ def union_opt_name(rows: Iterable[UnionCurveRow], *, package: bool = False) -> s
     return f"{word} (package candidates)" if package else f"{word} over P+"
 
 
+def union_curve_title(rows: Iterable[UnionCurveRow]) -> str:
+    """The title of a chart of ``rows`` in words, for an audience that has not met F(Y'),
+    upper-pruned or P+ (speaker QA s46: "F(Y') kept, upper-pruned and OPT over P+, per store");
+    the legend and the hover keep those terms. "Best possible" only when every optimum is
+    proven, as :func:`union_opt_name` says OPT; one 40-character line on a projector.
+
+    >>> union_curve_title([])
+    "Each store's value vs the best possible"
+    """
+    proven = all(r.certified for r in rows)
+    return f"Each store's value vs the best {'possible' if proven else 'found'}"
+
+
 # --------------------------------------------------------------------------- helpers
 
 
@@ -2231,6 +2244,7 @@ __all__ = [
     "suggestion_changes",
     "UnionCurve",
     "union_curve",
+    "union_curve_title",
     "union_opt_name",
     "union_report",
     "unique_store_id",

@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from memaudit_core.analysis import loss_tolerance
-from memaudit_core.curves import ABLATION_LABELS
+from memaudit_core.curves import ABLATION_LABELS, ENGINE_LABELS
 from memaudit_core.explain import HEATMAP_ROWS
 from memaudit_core.robustness import (
     AS_STORED,
@@ -2049,7 +2049,8 @@ EXTRA_SYMBOLS = (
     "octagon",
 )
 ENGINE_COLORS = {"bnb": "#1b4f8a", "milp": "#e07b39", "enum": "#3a9d5d", "brute": "#8e5bb5"}
-ENGINE_NAMES = {"bnb": "branch-and-bound", "milp": "HiGHS MILP", "enum": "enumeration"}
+#: The core's display names, so a chart and the table beside it name an engine alike (s46).
+ENGINE_NAMES = ENGINE_LABELS
 
 
 def _plain(text: str) -> str:
@@ -2866,6 +2867,14 @@ UNION_LINE_WORDS: dict[str, str] = {
     **{field: _line_words(line) for field, _what, line, _marker in UNION_LINES},
     "package_opt_value": _line_words(PACKAGE_OPT_LINE),
 }
+#: What each union curve line means, in words, for its hover: the title is in words and the
+#: legend keeps the terms (speaker QA s46), so a hover says what a term stands for.
+UNION_LINE_MEANING: dict[str, str] = {
+    "kept_value": "value the store keeps at this budget, F(Y')",
+    "upper_value": "best subset of the store's own memories within the budget",
+    "union_opt_value": "over the package candidates plus the store's memories (P+)",
+    "package_opt_value": "over the package candidates alone",
+}
 
 
 def union_curve_lines(
@@ -2947,7 +2956,8 @@ def union_curve_lines(
                 showlegend=False,
                 line={"color": color, **line},
                 marker=marker,
-                hovertemplate=f"budget %{{x}}<br>{what} %{{y:.4g}}<extra>{name}</extra>",
+                hovertemplate=f"budget %{{x}}<br>{what} %{{y:.4g}}<br>"
+                f"{UNION_LINE_MEANING[field]}<extra>{name}</extra>",
             )
         effect = [r for r in pts if r.cost_effect]
         if effect:
@@ -2994,7 +3004,9 @@ def union_curve_lines(
             line=dict(PACKAGE_OPT_LINE),
             hovertemplate="budget %{x}<br>"
             + names["package_opt_value"]
-            + " %{y:.4g}<extra></extra>",
+            + " %{y:.4g}<br>"
+            + UNION_LINE_MEANING["package_opt_value"]
+            + "<extra></extra>",
         )
     if budget is not None:
         fig.add_vline(

@@ -220,8 +220,14 @@ with a:
                 columns=[c for c in ("experience", "time", "text") if c in candidates.columns]
             ),
             column_config={
+                # Words on screen, the field name (a_ur) in the CSV (speaker QA s46).
                 "coverage a_ur": st.column_config.ProgressColumn(
-                    format="%.2f", min_value=0.0, max_value=1.0
+                    "coverage of this unit",
+                    help="How much of the focus unit the candidate covers, 0 to 1 (a_ur in "
+                    "the glossary and the CSV).",
+                    format="%.2f",
+                    min_value=0.0,
+                    max_value=1.0,
                 ),
                 "cost": number(format="%g"),
                 "time": number(format="%g"),
@@ -261,13 +267,14 @@ if hm.message:
     st.info(md_escape(hm.message))
 if hm.row_ids:  # no rows: the info says why, and an empty chart only drew stray axes (QA)
     hm_title = (
-        # QA s42 (defect 1): the store ("S") and the budget in the title and the file name,
-        # as the timeline's and Compare's: two stores' exports had one name and title.
-        f"Coverage a_ur · S = {view.store_label}, "
-        f"B = {amount_text(ctx.budget, view.cost_unit)}"
+        # QA s42 (defect 1): the store and the budget in the title and the file name, as the
+        # timeline's and Compare's: two stores' exports had one name and title. In words, not
+        # "Coverage a_ur · S = ..., B = ..." (speaker QA s46).
+        f"Each candidate's coverage of each unit: {view.store_label}, "
+        f"budget {amount_text(ctx.budget, view.cost_unit)}"
         # On a projector the counts (also in the caption under it) wrapped the title to
         # two lines, and the rows lost every other label to the taller margin (s42).
-        + ("" if ctx.present else f": {len(hm.row_ids)} candidates × {len(hm.col_ids)} units")
+        + ("" if ctx.present else f" · {len(hm.row_ids)} candidates × {len(hm.col_ids)} units")
     )
     render.chart(
         figures.coverage_heatmap(hm, hm_title, present=ctx.present, opt_word=opt_word),
@@ -322,7 +329,8 @@ render.chart(
         gd,
         # QA s42 (defect 1): its squares and diamonds are the store's and the optimum's at
         # this budget, so the store and the budget are in the title and the file name.
-        f"Evidence graph · {view.store_label}, B = {amount_text(ctx.budget, view.cost_unit)}: "
+        f"Evidence graph · {view.store_label}, budget "
+        f"{amount_text(ctx.budget, view.cost_unit)}: "
         f"{gd.n_nodes} nodes, {gd.n_edges} links",
         present=ctx.present,
         opt_word=opt_word,
@@ -332,6 +340,6 @@ render.chart(
 )
 st.caption(
     "Links: experience → the candidates written from it → the units each candidate covers "
-    "(a_ur > 0) → the queries requiring each unit. Red links touch the focus unit; squares mark "
-    f"the store's memories, diamonds the {opt_word}'s."
+    "(coverage above 0) → the queries requiring each unit. Red links touch the focus unit; "
+    f"squares mark the store's memories, diamonds the {opt_word}'s."
 )

@@ -21,6 +21,7 @@ from memaudit_core.union import (
     external_stores,
     mixed_stores,
     suggestion_changes,
+    union_curve_title,
     union_opt_name,
     unique_store_id,
     with_stores,
@@ -629,7 +630,9 @@ else:
     edit_error = state.pop("ma_ann_edit_error", None)
     if edit_error:
         st.error(md_escape(edit_error))
-    b1, b2, _ = st.columns([2, 2, 3])
+    # A row as wide as the labels, wrapping when they do not fit: in fixed columns at 1024 px
+    # with the sidebar open each label was cut ("Discard this se…", speaker QA s46).
+    b1 = b2 = st.container(horizontal=True, gap="small")
     pending = suggestion_changes(
         wpkg, wstore, who=state["ma_ann_who"] or "annotator", suggestions=suggestions
     )
@@ -667,7 +670,7 @@ else:
         "exports included) and each store's annotation log in its meta; the original package "
         "is never overwritten. Open the new file with the sidebar's upload to continue."
     )
-    s1, s2, _ = st.columns([2, 2, 3])
+    s1 = s2 = st.container(horizontal=True, gap="small")  # as b1, b2 (speaker QA s46)
     s1.download_button(
         "Annotated package (JSON)",
         dumps_package(wpkg).encode("utf-8"),
@@ -706,7 +709,7 @@ else:
         st.dataframe(log_df.tail(20), hide_index=True, key="ext_log_tail")
 
     # ----------------------------------------------------------------------- across budgets
-    st.subheader("Kept vs upper-pruned per system across budgets")
+    st.subheader("Each store across budgets")
     budgets = tuple(sorted({*wpkg.budget_grid(), float(ctx.budget)}))
     curve = cached.union_curve(
         wpkg, whash, tuple(ids), budgets, salience_field, state["ma_ann_keep"]
@@ -714,9 +717,8 @@ else:
     render.chart(
         figures.union_curve_lines(
             curve,
-            # Short enough for 1024 px: the longer title was cut (speaker QA). An unproven
-            # optimum is not called OPT (QA s45).
-            f"F(Y') kept, upper-pruned and {union_opt_name(curve)}, per store",
+            # In words, one line at 1024 px; the legend keeps the terms (speaker QA s46).
+            union_curve_title(curve),
             unit,
             budget=ctx.budget,
             present=ctx.present,

@@ -69,7 +69,13 @@ content_hash = pkg.content_hash()
 st.title("Certification audit")
 
 title_slot = st.empty()  # filled once the grid (and so the engines per budget) is known
-c1, c2, c3 = st.columns([1, 1, 2], vertical_alignment="bottom")
+# On a projector the budgets' caption goes under the two inputs: in a quarter each of a 524 px
+# column (1024 px, sidebar open) "Add budget 40" read "Add b…" (speaker QA s46).
+if ctx.present:
+    c1, c2 = st.columns(2, vertical_alignment="bottom")
+    c3 = st.container()
+else:
+    c1, c2, c3 = st.columns([1, 1, 2], vertical_alignment="bottom")
 # Checked below, not by min_value / max_value: Streamlit keeps an out-of-range value in the
 # box with a small "!" and runs with the previous one (app QA: 0.01 shown, 30 s used).
 time_limit = c1.number_input(
@@ -226,17 +232,23 @@ for e in report.engines:
     config[f"{e} time (s)"] = number(format="%.3f")
 config["max rel. difference"] = number(format="%.2g")
 cert_df = pd.DataFrame(report.table_rows())
+# The engines' display names, as in the chart below (speaker QA s46: bnb / milp here).
+config = render.engine_column_config(cert_df.columns, config)
 render.table(
     cert_df,
     "cert_table",
     f"{pkg.id}-certification",
     # On a projector: without the bounds (the gap says how far each is), node counts (QA
     # s18c: 16 columns ran past a 1280 px screen) and times (the chart below draws them; with
-    # enum as a third engine the table ran past a 1024 px screen); the CSV and the JSON
-    # record keep them.
+    # enum as a third engine the table ran past a 1024 px screen) and the engines' difference
+    # (the metric above gives the largest; with the engines' names in full, speaker QA s46,
+    # the table ran 30 px past a 1024 px screen); the CSV and the JSON record keep them.
     present_df=cert_df.drop(
         columns=[
-            c for c in cert_df.columns if c.endswith((" bound", " reported", " nodes", " time (s)"))
+            c
+            for c in cert_df.columns
+            if c.endswith((" bound", " reported", " nodes", " time (s)"))
+            or c == "max rel. difference"
         ]
     ),
     column_config=config,
@@ -283,7 +295,13 @@ origin = cached.family_origin(pkg, content_hash)
 source = curves.family_source(pkg)
 not_own = None if origin is None else origin.not_own_reason()
 seeded = source is not None and not_own is None
-a1, a2, a3 = st.columns([2, 1, 1], vertical_alignment="bottom")
+# On a projector the pools get a row of their own and the seeds and the button half each
+# ("Run the audit" was cut in a quarter of a 524 px column, speaker QA s46).
+if ctx.present:
+    a1 = st.container()
+    a2, a3 = st.columns(2, vertical_alignment="bottom")
+else:
+    a1, a2, a3 = st.columns([2, 1, 1], vertical_alignment="bottom")
 pools = a1.multiselect(
     "Pools",
     list(POOLS),
@@ -418,19 +436,22 @@ if run_audit and pools:
                 if c == "instance hash" or c.endswith((" bound", " nodes"))
             ]
         ),
-        column_config={
-            "budget": number(f"budget ({unit})", format="%g"),
-            "bnb time (s)": number(format="%.3f"),
-            "milp time (s)": number(format="%.3f"),
-            "enum time (s)": number(format="%.3f"),
-            # As in the engines table above (QA s43).
-            **{f"{e} value": number(format="%.12g", width=wide) for e in ENGINES},
-            **{f"{e} bound": number(format="%.12g", width=wide) for e in ENGINES},
-            **{f"{e} gap": render.gap_column() for e in ENGINES},
-            # App QA: the 64-character hash took half the table. A narrow column shows its
-            # start; the cell and the CSV hold it whole (QA s43: the CSV had 12 characters).
-            "instance hash": st.column_config.TextColumn(width=HASH_WIDTH_PX),
-        },
+        column_config=render.engine_column_config(
+            audit_rows.columns,
+            {
+                "budget": number(f"budget ({unit})", format="%g"),
+                "bnb time (s)": number(format="%.3f"),
+                "milp time (s)": number(format="%.3f"),
+                "enum time (s)": number(format="%.3f"),
+                # As in the engines table above (QA s43).
+                **{f"{e} value": number(format="%.12g", width=wide) for e in ENGINES},
+                **{f"{e} bound": number(format="%.12g", width=wide) for e in ENGINES},
+                **{f"{e} gap": render.gap_column() for e in ENGINES},
+                # App QA: the 64-character hash took half the table. A narrow column shows its
+                # start; the cell and the CSV hold it whole (QA s43: the CSV had 12 characters).
+                "instance hash": st.column_config.TextColumn(width=HASH_WIDTH_PX),
+            },
+        ),
     )
     for note in audit_report.notes:
         st.text(note)

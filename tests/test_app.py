@@ -295,7 +295,7 @@ def test_a_mixed_store_does_not_take_the_other_stores_curves_away() -> None:
     at.switch_page("pages/4_External_stores.py").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert any("Not union-scored here" in i.value and "mixed" in i.value for i in at.info)
-    assert "Kept vs upper-pruned per system across budgets" in [h.value for h in at.subheader]
+    assert "Each store across budgets" in [h.value for h in at.subheader]
     assert "mixed" not in at.selectbox(key="w_ext_store").options
 
 

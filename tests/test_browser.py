@@ -669,7 +669,7 @@ def pick_package(page: Page, name: str) -> int:
 
 
 def ablation_box(page: Page):
-    return page.get_by_role("checkbox", name=re.compile("Show the optimum without validity"))
+    return page.get_by_role("checkbox", name=re.compile("OPT without validity types"))
 
 
 def test_budget_sweep_settings_are_part_of_its_link(streamlit_server, browser, page):
@@ -685,7 +685,7 @@ def test_budget_sweep_settings_are_part_of_its_link(streamlit_server, browser, p
     expect(page.get_by_text("Budgets: 2, 4, 6, 8, 10", exact=True)).to_be_visible()
     start = history_length(page)
 
-    page.get_by_text("Show the optimum without validity types").click()
+    page.get_by_text("OPT without validity types", exact=True).click()
     expect(page).not_to_have_url(re.compile(r"[?&]ablation="), timeout=LOAD_TIMEOUT_MS)
     settle(page)
     assert history_length(page) == start + 1

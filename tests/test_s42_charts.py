@@ -57,16 +57,18 @@ def test_the_heatmap_and_graph_exports_name_the_store_and_the_budget(monkeypatch
 
     # On a projector without the counts (they are in the caption), so the title keeps one
     # line and the rows their labels (s42 browser check: every other row label was lost).
-    assert raw["evidence_heatmap"][1] == "Coverage a_ur · S = Raw logger, B = 20 words"
-    assert default["evidence_heatmap"][1] == "Coverage a_ur · S = Fact extractor, B = 40 words"
+    # In words since speaker QA s46 ("Coverage a_ur · S = Raw logger, B = 20 words").
+    heading = "Each candidate's coverage of each unit: "
+    assert raw["evidence_heatmap"][1] == heading + "Raw logger, budget 20 words"
+    assert default["evidence_heatmap"][1] == heading + "Fact extractor, budget 40 words"
     normal = _evidence_exports(monkeypatch)
     assert normal["evidence_heatmap"][1] == (
-        "Coverage a_ur · S = Fact extractor, B = 40 words: 39 candidates × 20 units"
+        heading + "Fact extractor, budget 40 words · 39 candidates × 20 units"
     )
     graph_title = raw["evidence_graph"][1]
-    assert graph_title.startswith("Evidence graph · Raw logger, B = 20 words: "), graph_title
+    assert graph_title.startswith("Evidence graph · Raw logger, budget 20 words: "), graph_title
     assert default["evidence_graph"][1].startswith(
-        "Evidence graph · Fact extractor, B = 40 words: "
+        "Evidence graph · Fact extractor, budget 40 words: "
     )
 
 
