@@ -100,7 +100,7 @@ def test_an_external_store_has_its_sweep_style_on_the_external_stores_page():
     _assert_one_style_each(sweep)
     at = open_linked(EXTERNAL, "sample:external-stores-demo", "24")
     (union,) = [
-        json.loads(c.proto.spec) for c in at.get("plotly_chart") if "per store" in c.proto.spec
+        json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Each store" in c.proto.spec
     ]
     # The store's legend entry: its colour and marker (the line-style keys are grey).
     legend = {
