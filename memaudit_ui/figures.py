@@ -2146,7 +2146,7 @@ def _legend_rows(fig: go.Figure, font_px: float, width_px: float) -> int:
     (1, 2, 3)
     """
     names = [
-        str(t.name)
+        str(t.name).split("<br>")
         for t in fig.data
         if t.name and t.showlegend is not False and t.visible is not False
     ]
@@ -2154,11 +2154,14 @@ def _legend_rows(fig: go.Figure, font_px: float, width_px: float) -> int:
         return 0
     # Symbol and padding, about 0.5 em per character (Source Sans is a little narrower,
     # Arial in exported images a little wider: measured in Chromium at 14 and 21 px), and
-    # plotly's gap between entries.
-    widths = [40 + 0.5 * font_px * len(name) + 30 for name in names]
+    # plotly's gap between entries. An entry of several lines (``<br>``) takes a row per line.
+    widths = [40 + 0.5 * font_px * max(len(line) for line in name) + 30 for name in names]
     if sum(widths) <= width_px:
-        return 1
-    return math.ceil(len(widths) / max(1, int(width_px // max(widths))))
+        return max(len(name) for name in names)
+    per_row = max(1, int(width_px // max(widths)))
+    return sum(
+        max(len(name) for name in names[k : k + per_row]) for k in range(0, len(names), per_row)
+    )
 
 
 def _legend_below(
@@ -3229,25 +3232,25 @@ def ablation_drop_chart(curves: Sequence, title: str, cost_unit: str, present: b
         autorange="reversed",
         ticklabelstandoff=8,
     )
-    top = max(
-        [0.1]
-        + [p.drop for c in curves for p in c.points if p.drop is not None]
-        + [p.drop_high for c in curves for p in c.points if p.drop_high is not None]
-    )
-    # Room right of the longest bar or whisker for its label ("27.3%*", "0.0–1.5%*").
     fig.update_xaxes(
-        title_text="drop 1 − pool OPT / OPT", tickformat=".0%", range=[0, min(1.0, top) * 1.3]
+        title_text="drop 1 − pool OPT / OPT",
+        tickformat=".0%",
+        range=[0, _drop_axis_end(curves, budgets, font, present)],
     )
     n_bars = max(1, len(budgets)) * max(1, len(curves))
     # Full width, as the value chart above it (QA s43: its title wrapped at 1920 px).
     base_layout(fig, _plain(title), present, height=max(400, 170 + 26 * n_bars))
     min_plot_px = None
     if present:
+        # On lines the 524 px column holds (speaker QA s46: the hatched entry's one line,
+        # with the whisker's meaning, ran 400 px off its edge).
+        _wrap_legend_names(fig, _drop_left_px(budgets, font))
         # Every bar a label's height (each label sits beside its bar's middle, and the bars
         # of a group touch): on one screen 3 pools x 7 budgets left 11 px a bar for 20 px
-        # labels, "27.3%" printed over "27.3%" (speaker QA s46). Plotly gives every bar trace
-        # a slot in each group, the hatched legend entry's too.
-        slots = sum(1 for t in fig.data if t.type == "bar")
+        # labels, "27.3%" printed over "27.3%" (speaker QA s46). With offset groups set,
+        # plotly gives each pool's group a slot in each budget's row (its bar, whisker and
+        # range label share it); the hatched legend entry, in none, takes none.
+        slots = max(1, len(curves))
         pitch_px = DROP_LABEL_PITCH_EM * font
         min_plot_px = max(1, len(budgets)) * slots * pitch_px / (1 - DROP_BARGAP)
     _legend_below(fig, present, min_plot_px=min_plot_px)
@@ -3258,9 +3261,62 @@ def ablation_drop_chart(curves: Sequence, title: str, cost_unit: str, present: b
 
 #: Gap between the drop chart's groups of bars (a fraction of a budget's row).
 DROP_BARGAP = 0.2
+#: Gap (px) plotly leaves between a bar's end and its outside label.
+BAR_TEXT_PAD_PX = 3
 #: Room (em of the label font) each of the drop chart's bars gets in presentation mode: a
 #: value label's line with a gap to its neighbours' (digits and "%" are about 0.75 em tall).
 DROP_LABEL_PITCH_EM = 1.2
+
+
+def _drop_left_px(budgets: Sequence[str], font_px: float) -> float:
+    """An upper estimate (px) of the drop chart's left margin once plotly's automargin has
+    made room for the budgets (tick labels no larger than the value labels' ``font_px``) and,
+    in 70 px, their standoff and pad and the rotated axis title: 106 px for three-digit
+    budgets in presentation mode, where Chromium draws 93 px."""
+    longest = max((len(b) for b in budgets), default=1)
+    return 70.0 + LABEL_EM_PER_CHAR * font_px * longest
+
+
+def _drop_axis_end(
+    curves: Sequence, budgets: Sequence[str], font_px: float, present: bool
+) -> float:
+    """The drop axis's end: 30% past the longest bar or whisker, further if a value label
+    ("27.3%", " 0.0%–1.5%*" past its whisker) would run past the chart's right edge at the
+    design width (:data:`LEGEND_DESIGN_PX`).
+
+    A label's end at ``x`` is ``x / end * plot + label`` px from the plot's left, at most
+    ``plot`` + the right margin it may run into (speaker QA s46: at 524 px in presentation
+    mode " 25.3%–28.8%*" ran 16 px off the chart)."""
+    placed = []  # (where the label starts, in data units; its width with its pad, px)
+    for curve in curves:
+        for p in curve.points:
+            if p.drop is None:
+                continue
+            ranged = not p.certified and p.drop_interval is not None
+            text = (" " if ranged else "") + _drop_text(p)
+            pad = 0 if ranged else BAR_TEXT_PAD_PX
+            placed.append((p.drop_high if ranged else p.drop, pad + _label_px(text, font_px)))
+    end = min(1.0, max([0.1] + [x for x, _ in placed])) * 1.3
+    right_px = 30  # base_layout's right margin
+    plot_px = LEGEND_DESIGN_PX["present" if present else "normal"] - right_px
+    plot_px -= _drop_left_px(budgets, font_px)
+    for x, label_px in placed:
+        room = plot_px + right_px - label_px
+        if x > 0 and room > 0:
+            end = max(end, x * plot_px / room)
+    return end
+
+
+def _wrap_legend_names(fig: go.Figure, left_px: float) -> None:
+    """Break each legend name of a presentation chart (after :func:`base_layout`) onto lines
+    (``<br>``, counted by :func:`_legend_rows`) that fit the design width
+    (:data:`LEGEND_DESIGN_PX`) right of the plot's left edge ``left_px`` and the symbol."""
+    legend_px = fig.layout.legend.font.size or fig.layout.font.size or 15
+    # About 0.5 em a character, as _legend_rows counts; 40 px for the symbol.
+    limit = int((LEGEND_DESIGN_PX["present"] - left_px - 40) / (0.5 * legend_px))
+    for trace in fig.data:
+        if trace.name and len(trace.name) > limit and "<br>" not in trace.name:
+            trace.name = "<br>".join(_greedy_lines(trace.name.split(), limit))
 
 
 def cost_rule_ratio_chart(sensitivity: CostRuleSensitivity, title: str, present: bool = False):

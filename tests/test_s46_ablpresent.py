@@ -10,12 +10,17 @@ the sidebar open (a 524 px main column).
 
 The figure checks measure the figures with a model of the browser of their own (character
 widths and line heights of the labels in em, plotly's grouped-bar geometry), and check that
-outside presentation mode both figures are exactly the base commit's.
+outside presentation mode the cost-rule figure is exactly the base commit's and the drop
+chart of proven curves keeps the base commit's layout.
+
+4. After the merge with s46-ablbound (an unproven bar's whisker over the proven drop range,
+   its label "25.3%–28.8%*" past the whisker as the text of a scatter trace): a real limited
+   run's range label ran off the 524 px chart, and the legend's one-line entry explaining
+   hatches and whiskers ran 400 px past its edge.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 from pathlib import Path
@@ -23,7 +28,9 @@ from pathlib import Path
 import pytest
 from app_utils import open_app
 from plotly.utils import PlotlyJSONEncoder
+from test_s46_ablbound import _limit_every_solve
 
+import memaudit_core.analysis as analysis
 from memaudit_core import robustness
 from memaudit_core.costs import COST_RULES
 from memaudit_core.package import load_package
@@ -50,6 +57,15 @@ TEXT_PAD_PX = 3
 DROP_LEFT_PX = 100
 #: What plotly leaves under the upper row of panels for its tick labels (font and pad).
 TICK_PAD_PX = 10
+#: Width of a legend character (em): Chromium drew "OPT over generic types only" at 0.43 em.
+LEGEND_EM = 0.5
+#: A legend entry's symbol and the gaps beside it (px).
+LEGEND_SYMBOL_PX = 40
+#: Under the drop chart's plot: the ticks, their pad and the axis title. Plotly's automargin
+#: takes it when the bottom margin is smaller (Chromium: 88 px for 19 px ticks, a 22 px title).
+DROP_BOTTOM_PX = 90
+#: Half the height of a whisker's end caps (plotly's error bar ``width``, 4 px by default).
+WHISKER_CAP_PX = 4
 
 
 def _small():
@@ -110,46 +126,117 @@ def travel_curves():
     )
 
 
-def _unproven(curves):
-    """The same curves as if no optimum had been proven (hatched bars, starred labels and
-    the legend's hatched entry, a bar trace of its own)."""
-    return [
-        dataclasses.replace(
-            c,
-            points=tuple(
-                dataclasses.replace(p, certified=False, pool_label="incumbent") for p in c.points
-            ),
-        )
-        for c in curves
+@pytest.fixture(scope="module")
+def limited_travel_curves():
+    """The same ablation with every solve stopped at node 0 of ``bnb`` (as test_s46_ablbound
+    limits it): incumbents with their proven bounds, so most bars are hatched and carry a
+    whisker and a range label."""
+    pkg = load_package(SAMPLES / "travel-assistant.json")
+    with pytest.MonkeyPatch.context() as mp:
+        _limit_every_solve(mp, 0)
+        try:
+            return robustness.ablation_curves(
+                pkg, pkg.budget_grid(), ["no_validity", "generic"], [("raw_span",)], solver="bnb"
+            )
+        finally:
+            analysis._opt_cache.clear()
+
+
+def _expected_label(p) -> str:
+    """A drop's label as ablbound specified it: the drop; starred between incumbents; as the
+    proven range when the bounds give one."""
+    if p.certified:
+        return f"{p.drop:.1%}"
+    if p.drop_low is None:
+        return f"{p.drop:.1%}*"
+    return f"{p.drop_low:.1%}–{p.drop_high:.1%}*"
+
+
+def _slots(fig) -> tuple[int, dict[int, int]]:
+    """Plotly's slots in each budget's row (``barmode`` / ``scattermode`` "group") and each
+    grouped trace's slot: with an ``offsetgroup`` on any trace, one slot per distinct offset
+    group in the order they first appear, bars and grouped scatters alike (a trace in none
+    is drawn in the first); else one per bar trace."""
+    layout = fig.layout
+    assert layout.barmode == "group"
+    grouped = [
+        k
+        for k, t in enumerate(fig.data)
+        if t.type == "bar" or (t.type == "scatter" and layout.scattermode == "group")
     ]
+    groups = list(dict.fromkeys(fig.data[k].offsetgroup for k in grouped))
+    groups = [g for g in groups if g]
+    if groups:
+        return len(groups), {
+            k: groups.index(fig.data[k].offsetgroup) if fig.data[k].offsetgroup else 0
+            for k in grouped
+        }
+    bars = [k for k in grouped if fig.data[k].type == "bar"]
+    assert len(bars) == len(grouped), "ungrouped scatter slots are not modelled"
+    return len(bars), {k: n for n, k in enumerate(bars)}
 
 
 def _drop_geometry(fig):
-    """Each bar's box and its value label's box, (left, right, top, bottom) in px from the
-    plot's top left corner, from plotly's grouped-bar geometry: every bar trace a slot in
-    each budget's row, ``bargap`` of the row between groups, the bars of a group touching."""
+    """Each bar's and whisker's box and each value label's box, (left, right, top, bottom) in
+    px from the plot's top left corner, from plotly's grouped-bar geometry: ``bargap`` (and
+    ``scattergap``, which defaults to it) of a budget's row between groups, the slots of a
+    group touching. Labels are read wherever they are drawn: a bar's outside text (3 px past
+    its end), a text scatter's "middle right" text (from its point) and an annotation on the
+    data axes (from its point, left-anchored)."""
     layout = fig.layout
-    plot_h = layout.height - layout.margin.t - layout.margin.b
+    plot_h = layout.height - layout.margin.t - max(layout.margin.b, DROP_BOTTOM_PX)
     plot_w = CHART_PX - DROP_LEFT_PX - layout.margin.r
     budgets = list(layout.yaxis.categoryarray)
-    bars = [t for t in fig.data if t.type == "bar"]
+    assert layout.scattergap in (None, layout.bargap)
+    n_slots, slot_of = _slots(fig)
     row = plot_h / len(budgets)
     group = row * (1 - layout.bargap)
-    thick = group / len(bars)
+    thick = group / n_slots
     lo, hi = layout.xaxis.range
+
+    def px(x: float) -> float:
+        return (x - lo) / (hi - lo) * plot_w
+
+    def middle(y: str, slot: int | None) -> float:
+        if slot is None:  # not grouped: the row's middle
+            return budgets.index(y) * row + row / 2
+        return budgets.index(y) * row + (row - group) / 2 + (slot + 0.5) * thick
+
+    def label(left: float, mid: float, text: str, font: float) -> tuple:
+        half = LABEL_LINE_EM * font / 2
+        return (left, left + LABEL_EM * font * len(text), mid - half, mid + half)
+
     rects, labels = [], []
-    for slot, trace in enumerate(bars):
-        for y, x, text in zip(trace.y, trace.x, trace.text or (), strict=False):
-            if y is None:
-                continue
-            middle = budgets.index(y) * row + (row - group) / 2 + (slot + 0.5) * thick
-            end = (x - lo) / (hi - lo) * plot_w
-            rects.append(((0.0, end, middle - thick / 2, middle + thick / 2), (slot, y)))
-            font = trace.textfont.size
-            width = LABEL_EM * font * len(text)
-            half = LABEL_LINE_EM * font / 2
-            box = (end + TEXT_PAD_PX, end + TEXT_PAD_PX + width, middle - half, middle + half)
-            labels.append((box, (slot, y), text))
+    for k, trace in enumerate(fig.data):
+        if trace.type == "bar":
+            err = trace.error_x
+            for n, (y, x) in enumerate(zip(trace.y, trace.x, strict=True)):
+                if y is None:
+                    continue
+                who = (slot_of[k], y)
+                mid = middle(y, slot_of[k])
+                rects.append(((0.0, px(x), mid - thick / 2, mid + thick / 2), who))
+                if err.visible:
+                    box = (px(x - err.arrayminus[n]), px(x + err.array[n]))
+                    rects.append(((*box, mid - WHISKER_CAP_PX, mid + WHISKER_CAP_PX), who))
+                text = trace.text[n] if trace.text else ""
+                if text:
+                    assert trace.textposition == "outside"
+                    box = label(px(x) + TEXT_PAD_PX, mid, text, trace.textfont.size)
+                    labels.append((box, who, text))
+        elif trace.type == "scatter" and trace.mode and "text" in trace.mode:
+            assert trace.textposition == "middle right"
+            slot = slot_of.get(k)
+            for y, x, text in zip(trace.y, trace.x, trace.text, strict=True):
+                box = label(px(x), middle(y, slot), text, trace.textfont.size)
+                labels.append((box, (slot, y), text))
+    for note in layout.annotations:
+        if note.xref == "x" and note.yref == "y":
+            assert note.xanchor == "left"
+            mid = middle(note.y, None) - (note.yshift or 0)
+            font = note.font.size or layout.font.size
+            box = label(px(note.x) + (note.xshift or 0), mid, note.text, font)
+            labels.append((box, (None, note.y), note.text))
     return plot_w, rects, labels
 
 
@@ -157,15 +244,28 @@ def _overlap(a, b) -> bool:
     return a[0] < b[1] and b[0] < a[1] and a[2] < b[3] and b[2] < a[3]
 
 
+def test_the_limited_run_draws_ranges_beside_proven_drops(limited_travel_curves):
+    points = [p for c in limited_travel_curves for p in c.points]
+    ranges = [p for p in points if not p.certified and p.drop_low is not None]
+    assert (len(points) - len(ranges), len(ranges)) == (5, 16)
+    assert all(p.certified for p in points if p not in ranges)
+
+
 @pytest.mark.parametrize("proven", [True, False])
-def test_drop_chart_value_labels_keep_clear_of_each_other_and_of_other_bars(travel_curves, proven):
-    curves = travel_curves if proven else _unproven(travel_curves)
+def test_drop_chart_value_labels_keep_clear_of_each_other_and_of_other_bars(
+    travel_curves, limited_travel_curves, proven
+):
+    curves = travel_curves if proven else limited_travel_curves
     fig = figures.ablation_drop_chart(
         curves, "Drop 1 − pool OPT / OPT · travel-assistant", "words", present=True
     )
     plot_w, rects, labels = _drop_geometry(fig)
-    assert len(labels) == 21  # 3 pools x 7 budgets, each labelled
-    assert all(("*" in text) != proven for _, _, text in labels)
+    # 3 pools x 7 budgets, each labelled once, in its pool's slot.
+    want = {
+        (k, f"{p.budget:g}"): _expected_label(p) for k, c in enumerate(curves) for p in c.points
+    }
+    assert {who: text.strip() for _, who, text in labels} == want
+    assert len(labels) == 21
     for k, (box, who, text) in enumerate(labels):
         for other, _, other_text in labels[k + 1 :]:
             # At the base commit "27.3%" stood 11 px under "27.3%" in 20 px type.
@@ -173,8 +273,16 @@ def test_drop_chart_value_labels_keep_clear_of_each_other_and_of_other_bars(trav
         for rect, owner in rects:
             if owner != who:
                 assert not _overlap(box, rect), (text, owner)
-        # Inside the chart: the plot and the right margin the labels may run into.
-        assert box[1] <= plot_w + fig.layout.margin.r, (text, box)
+        # Inside the chart: the plot and the right margin the labels may run into. After the
+        # merge, " 25.3%–28.8%*" ended 35 px past the chart's edge.
+        assert 0 <= box[0] and box[1] <= plot_w + fig.layout.margin.r, (text, box)
+    # Every legend line fits the column beside its symbol (the legend starts at the plot's
+    # left edge): after the merge the hatched entry's one line needed 990 px.
+    legend_px = fig.layout.legend.font.size
+    for trace in fig.data:
+        for line in (trace.name or "").split("<br>"):
+            room = CHART_PX - DROP_LEFT_PX - LEGEND_SYMBOL_PX
+            assert LEGEND_EM * legend_px * len(line) <= room, line
     assert fig.layout.height > SCREEN_CHART_PX and figures.scrolls(fig)
 
 
@@ -182,6 +290,7 @@ def test_a_short_drop_chart_stays_on_one_screen(travel_curves):
     fig = figures.ablation_drop_chart(travel_curves[:1], "Drop · travel-assistant", "words", True)
     assert fig.layout.height <= SCREEN_CHART_PX and not figures.scrolls(fig)
     _, _, labels = _drop_geometry(fig)
+    assert len(labels) == 7
     for k, (box, _, text) in enumerate(labels):
         assert not any(_overlap(box, other) for other, _, _ in labels[k + 1 :]), text
 
@@ -193,17 +302,46 @@ def _digest(fig) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-#: This file's _digest of the normal-mode figures at the base commit dcbdff4: outside
-#: presentation mode nothing moves.
-NORMAL_DIGESTS = {"cost": "05721c7422ac14d4", "drop": "e8afdaa5700e7343"}
+#: This file's _digest of the normal-mode cost-rule figure at the base commit dcbdff4:
+#: outside presentation mode nothing moves.
+NORMAL_COST_DIGEST = "05721c7422ac14d4"
 
 
-def test_normal_mode_figures_are_unchanged(cost_charts, travel_curves):
+def test_normal_mode_cost_rule_figure_is_unchanged(cost_charts):
     cost = figures.cost_rule_ratio_chart(cost_charts["default"], _title("memaudit-small-s0"))
-    drop = figures.ablation_drop_chart(
+    assert _digest(cost) == NORMAL_COST_DIGEST
+
+
+def test_normal_mode_drop_chart_of_proven_curves_keeps_its_layout(travel_curves):
+    """What this branch promised not to move outside presentation mode, as the base commit
+    dcbdff4 drew it (s46-ablbound has since added offset groups and whiskers on purpose):
+    the height, margins, gaps, legend place, label size and the drop axis."""
+    fig = figures.ablation_drop_chart(
         travel_curves, "Drop 1 − pool OPT / OPT · travel-assistant", "words"
     )
-    assert {"cost": _digest(cost), "drop": _digest(drop)} == NORMAL_DIGESTS
+    layout = fig.layout
+    # 3 pools x 7 budgets at 26 px a bar, its legend above the plot (taller than 630 px).
+    assert layout.height == 712
+    assert layout.margin.to_plotly_json() == {"l": 70, "r": 30, "t": 126, "b": 60, "pad": 10}
+    assert (layout.bargap, layout.barmode) == (0.2, "group")
+    assert layout.legend.to_plotly_json() == {
+        "orientation": "h",
+        "yanchor": "top",
+        "y": pytest.approx(1 - 44 / 712),
+        "xanchor": "left",
+        "x": 0,
+        "font": {"size": 14, "color": "#262730"},
+        "yref": "container",
+    }
+    # 30% past the largest drop for its label.
+    largest = max(p.drop for c in travel_curves for p in c.points)
+    assert tuple(layout.xaxis.range) == pytest.approx((0, 1.3 * largest))
+    bars = [t for t in fig.data if t.type == "bar"]
+    assert [t.textfont.size for t in bars] == [14, 14, 14]
+    assert [list(t.text) for t in bars] == [
+        [f"{p.drop:.1%}" for p in c.points] for c in travel_curves
+    ]
+    assert not figures.scrolls(fig)
 
 
 ABL = "pages/5_Ablations_and_sensitivity.py"
