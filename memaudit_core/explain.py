@@ -1440,13 +1440,13 @@ class QueryRow:
         return from_fields(cls, data, path)
 
 
-@short_repr
 def heatmap_row_rank(on_focus: bool, member: bool, position: int) -> tuple[int, int]:
     """Which heatmap rows are kept first when not all are shown: those covering the focus
     unit, then the store's and the optimum's, then by arrival (``position``)."""
     return (0 if on_focus else 1 if member else 2, position)
 
 
+@short_repr
 @dataclass(frozen=True)
 class HeatmapData:
     """Candidates x units coverage (rows in arrival / (cost, id) order, columns by kind).
