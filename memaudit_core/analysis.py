@@ -82,6 +82,7 @@ from .parallel import (
     worker_died,
 )
 from .plugins import prefetch, remember_package
+from .saturations import assumed_saturation_note
 from .shortrepr import brief, cost_budget_text, count, num, short_repr
 from .solvers import (
     CERTIFIED_GAP_MAX,
@@ -1687,6 +1688,8 @@ def _denominator_notes(opt: SolveResult, value: float, budget: float, what: str)
             f"The store's value {_fmt(value)} exceeds the denominator {_fmt(opt.value)}: this can "
             "only happen because the denominator is not proven optimal."
         )
+    if opt.saturation_note:  # QA s46: a registered h's concavity is checked at samples only
+        notes.append(opt.saturation_note)
     return notes
 
 
@@ -2800,6 +2803,8 @@ def sweep(
             repeated,
             partial_stores_note(stores, [(p.id, [st.id for st in p.stores]) for p in packages]),
             *grid_notes_capped(grid_notes),
+            # QA s46: OPT under a registered h rests on its concavity, checked at samples.
+            *dict.fromkeys(assumed_saturation_note(p.saturation) for p in packages),
         )
         if n
     )

@@ -1094,8 +1094,9 @@ def _solve_human(res: Any, where: str, cost_unit: str | None) -> str:
         f"{res.label}: F = {_fmt(res.value, 6)}   cost {_fmt(res.cost)}   solver {res.solver}"
         f"   {res.time_s * 1000:.1f} ms",
     ]
-    if res.budget_note:  # QA s42 #1: a store above B inside the tolerance is said so
-        lines.append(f"note: {res.budget_note}")
+    # QA s42 #1: a store above B inside the tolerance is said so; QA s46: so is an OPT
+    # proven under a registered saturation only assumed concave.
+    lines.extend(f"note: {n}" for n in res.notes)
     if not res.certified:
         lines.append(
             f"NOT certified: status {res.status}, "

@@ -36,7 +36,7 @@ from .package import (
     Store,
     store_as_kept,
 )
-from .saturations import BUILTIN_SATURATIONS, check_saturation_range, get_saturation
+from .saturations import BUILTIN_SATURATIONS, check_saturation_on_package, get_saturation
 from .shortrepr import brief, cost_budget_text, count, num, ratio_text_exp, short_repr
 
 SparseT = TypeVar("SparseT", sp.csr_array, sp.csc_array)
@@ -629,6 +629,38 @@ def _check_external(package: Package, external: Store) -> None:
     with_store(package, external)  # raises PackageError naming each memory's rule
 
 
+#: How many of a unit's distinct coverage values :func:`reachable_coverage_sums` pairs up.
+PAIRED_VALUES = 32
+
+
+def reachable_coverage_sums(coverage: sp.csr_array) -> np.ndarray:
+    """Coverage sums a store can give a unit, a cheap sample of them (all of them are
+    exponentially many): per unit, each coverage value, the sums of two of its distinct
+    values, each with itself too (:data:`PAIRED_VALUES` of them, spread over their range, when
+    it has more), the running sums of its values largest first and smallest first (the paths
+    greedy additions take), and its total. Sums no store reaches (two candidates of one
+    experience) may be among them: checking h there too costs little and proves nothing less.
+    A registered saturation is checked at these points when a package naming it is compiled
+    (:func:`~memaudit_core.saturations.check_saturation_on_package`).
+
+    >>> cov = sp.csr_array(np.array([[0.5, 0.0], [0.25, 1.0], [0.25, 0.0]]))
+    >>> [float(x) for x in reachable_coverage_sums(cov)]
+    [0.0, 0.25, 0.5, 0.75, 1.0, 2.0]
+    """
+    csc = coverage.tocsc()
+    parts = [np.zeros(1)]
+    for j in range(csc.shape[1]):
+        vals = np.sort(csc.data[csc.indptr[j] : csc.indptr[j + 1]])
+        if not vals.size:
+            continue
+        distinct = np.unique(vals)
+        if distinct.size > PAIRED_VALUES:
+            distinct = distinct[np.linspace(0, distinct.size - 1, PAIRED_VALUES).astype(int)]
+        pairs = np.add.outer(distinct, distinct)[np.triu_indices(distinct.size)]
+        parts.extend((vals, pairs, np.cumsum(vals), np.cumsum(vals[::-1])))
+    return np.unique(np.concatenate(parts))
+
+
 def compile_package(
     package: Package,
     *,
@@ -716,9 +748,10 @@ def compile_package(
         shape=(n, len(unit_ids)),
     )
     if package.saturation not in BUILTIN_SATURATIONS and n:
-        # A registered h was checked on [0, 1e6]; a unit that can collect more coverage
-        # than that has it checked up to its own total, which bounds every store's.
-        check_saturation_range(package.saturation, float(np.max(coverage.sum(axis=0))))
+        # A registered h was checked on a grid of [0, 1e6]; it is checked again at the sums
+        # this package's units reach (and up to their largest total, which bounds every
+        # store's), where a dent between grid points would bend the exact engines' bounds.
+        check_saturation_on_package(package.saturation, reachable_coverage_sums(coverage))
     group_idx = np.array([r[0] for r in rows], dtype=np.int64)
     counts = (
         np.bincount(group_idx, minlength=len(group_ids)) if n else np.zeros(len(group_ids), int)

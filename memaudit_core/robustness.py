@@ -80,6 +80,7 @@ from .objective import evaluate
 from .package import GENERIC_TYPES, VALIDITY_TYPES, Package
 from .parallel import check_workers
 from .results import check_not_above_opt, check_saved_flag, values_close
+from .saturations import assumed_saturation_note
 from .shortrepr import short_repr
 from .solvers import ZERO_OPT, SolveResult, check_budget, check_time_limit, run_engine, solve
 from .solvers.budgets import lift_store, refine_unproven
@@ -1092,6 +1093,9 @@ def _ablation_curve_of(
         )
     elif took:
         notes.append(took)
+    saturation_note = assumed_saturation_note(inst.saturation)
+    if saturation_note:  # QA s46: a registered h is concave at sample points only
+        notes.append(saturation_note)
     return AblationCurve(
         package_id=package_id,
         content_hash=inst.content_hash,

@@ -13,7 +13,8 @@ Examples
 :data:`SATURATIONS` is read-only: :func:`register_saturation` adds one after checking that its
 h is 0 at 0, nondecreasing and concave, which every exact engine's bounds assume (QA s46: a
 convex ``z ** 2`` put straight into the table had branch-and-bound certify 18 as OPT where 19
-was feasible).
+was feasible). Those checks sample h, so results under a registered saturation note that
+their OPT assumes h concave (:func:`assumed_saturation_note`).
 """
 
 from __future__ import annotations
@@ -134,9 +135,12 @@ def _num(x: float) -> str:
     return f"{x:.6g}"
 
 
-def check_saturation(sat: Saturation, upper: float = CHECK_RANGE) -> None:
-    """Check numerically, on :func:`check_grid` of [0, ``upper``], that ``sat.h`` is finite,
-    0 at 0, nondecreasing, concave, at most ``sat.cap`` and equal to ``sat.h_scalar``; a
+def check_saturation(
+    sat: Saturation, upper: float = CHECK_RANGE, extra: np.ndarray | None = None
+) -> None:
+    """Check numerically, on :func:`check_grid` of [0, ``upper``] (and the points ``extra``
+    in that range, e.g. a package's own coverage sums), that ``sat.h`` is finite, 0 at 0,
+    nondecreasing, concave, at most ``sat.cap`` and equal to ``sat.h_scalar``; a
     :class:`~memaudit_core.errors.SaturationError` naming the saturation and the rule if not.
 
     >>> check_saturation(get_saturation("log1p"))
@@ -147,6 +151,8 @@ def check_saturation(sat: Saturation, upper: float = CHECK_RANGE) -> None:
     saturation 'square' refused: h must be concave, but h(...) = ... lies below the chord ...
     """
     z = check_grid(upper)
+    if extra is not None and extra.size:
+        z = np.unique(np.concatenate([z, extra[(extra >= 0.0) & (extra <= upper)]]))
     try:
         with np.errstate(all="ignore"):  # an overflow is reported below, as the rule broken
             hz = np.asarray(sat.h(z.copy()), dtype=np.float64)
@@ -281,6 +287,14 @@ def register_saturation(saturation: Saturation) -> Saturation:
     not a non-empty string without commas, is refused too; each refusal is a
     :class:`~memaudit_core.errors.SaturationError` naming the saturation and the rule.
 
+    These checks are numeric, at sample points only: concavity of an arbitrary function
+    cannot be proven from samples, and a convex dent between them passes (QA s46). A package
+    naming the saturation has it checked again at coverage sums its units reach when it is
+    compiled (:func:`check_saturation_on_package`), which still samples. So an OPT computed
+    under a registered saturation is proven on the assumption that h is concave and
+    nondecreasing, as the caller declares by registering it; every result under it says so
+    in its notes (:func:`assumed_saturation_note`). Built-in saturations carry no such note.
+
     Examples
     --------
     >>> import math
@@ -347,6 +361,46 @@ def check_saturation_range(name: str, upper: float) -> None:
     _CHECKED_UP_TO[name] = float(upper)
 
 
+def check_saturation_on_package(name: str, points: np.ndarray) -> None:
+    """Check a registered saturation again where a package's stores take it: on
+    :func:`check_grid` of [0, the range it was checked on or the largest of ``points``]
+    together with ``points``, coverage sums the package's units can reach (see
+    :func:`~memaudit_core.compiled.reachable_coverage_sums`). Branch-and-bound prunes on a
+    unit's marginal gain h(s + a) - h(s) not rising with s, so a convex dent between the
+    registration's grid points but at sums this package reaches is refused here rather than
+    certified around. Built-in saturations hold everywhere."""
+    if name in BUILTIN_SATURATIONS:
+        return
+    top = float(np.max(points)) if points.size else 0.0
+    upper = max(top, _CHECKED_UP_TO.get(name, CHECK_RANGE))
+    check_saturation(get_saturation(name), upper, points)
+    _CHECKED_UP_TO[name] = upper
+
+
+#: What a result computed under a registered saturation says of its OPT (None for built-in).
+ASSUMED_CONCAVE_NOTE = (
+    "OPT under saturation {name!r} is proven on the assumption that its h is concave and "
+    "nondecreasing with h(0) = 0, as its registration declares: MemAudit checked that only "
+    "at sample points (a grid over [0, 1e6] and coverage sums this package reaches), not "
+    "everywhere, so a dent between those points could make the certified value too low."
+)
+
+
+def assumed_saturation_note(name: str) -> str | None:
+    """The caveat a result under saturation ``name`` carries when ``name`` is not built in:
+    its OPT is proven only on the assumption that h is concave and nondecreasing, which
+    :func:`register_saturation` checks at sample points only; None for a built-in one.
+
+    >>> assumed_saturation_note("cap1") is None
+    True
+    >>> assumed_saturation_note("mine")  # doctest: +ELLIPSIS
+    "OPT under saturation 'mine' is proven on the assumption that its h is concave ..."
+    """
+    if name in BUILTIN_SATURATIONS:
+        return None
+    return ASSUMED_CONCAVE_NOTE.format(name=name)
+
+
 def registered_saturations() -> tuple[Saturation, ...]:
     """The saturations added with :func:`register_saturation`, in registration order."""
     return tuple(s for n, s in SATURATIONS.items() if n not in BUILTIN_SATURATIONS)
@@ -372,11 +426,14 @@ def get_saturation(name: str) -> Saturation:
 
 
 __all__ = [
+    "ASSUMED_CONCAVE_NOTE",
     "BUILTIN_SATURATIONS",
     "CHECK_RANGE",
     "SATURATIONS",
     "Saturation",
+    "assumed_saturation_note",
     "check_saturation",
+    "check_saturation_on_package",
     "check_saturation_range",
     "get_saturation",
     "install_saturations",

@@ -94,6 +94,7 @@ from .errors import (
 )
 from .objective import evaluate, singleton_values
 from .package import Package, Store, check_package, replace_package
+from .saturations import assumed_saturation_note
 from .shortrepr import cost_budget_text, short_repr
 from .solvers import ZERO_OPT, SolveResult, check_budget, check_time_limit, gap_text, solve
 from .solvers.budgets import lift_store, refine_unproven
@@ -1583,6 +1584,8 @@ def _build_report(
             "OPT over the package candidates alone is 0 at this budget, so the package-candidate "
             "ratio is undefined (n/a)."
         )
+    if union_opt.saturation_note:  # QA s46: a registered h is concave at samples only
+        notes.append(union_opt.saturation_note)
     # Once: the note on a ratio above 1 names the estimate when its cheaper memories rest on it.
     estimate_note = None if estimate_said else estimated_ratios_note(estimated_coverage_ids(store))
     if estimate_note:
@@ -1830,7 +1833,10 @@ def union_curve(
         )
     return UnionCurve(
         rows,
-        overrun_notes(share, "The curve's solves", writers=False),
+        (
+            *overrun_notes(share, "The curve's solves", writers=False),
+            *filter(None, [assumed_saturation_note(package.saturation)]),  # QA s46
+        ),
         package_id=package.id,
         content_hash=package.content_hash(),
         cost_unit=package.cost_unit,

@@ -119,6 +119,22 @@ class SolveResult:
 
         return budget_excess_note(self.cost, self.budget, len(self.selected_idx))
 
+    @property
+    def saturation_note(self) -> str | None:
+        """Says that OPT is proven on the assumption that a registered (not built-in)
+        saturation's h is concave and nondecreasing, which MemAudit checked at sample points
+        only (:func:`~memaudit_core.saturations.assumed_saturation_note`); None otherwise.
+        Derived from ``saturation``, so a saved result reads back with the same note."""
+        from ..saturations import assumed_saturation_note
+
+        return assumed_saturation_note(self.saturation)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What a reader of the value must know besides its label: :attr:`budget_note` and
+        :attr:`saturation_note`, those that apply."""
+        return tuple(n for n in (self.budget_note, self.saturation_note) if n)
+
     def to_dict(self) -> dict[str, Any]:
         out = {
             "result_version": self.result_version,
@@ -142,6 +158,7 @@ class SolveResult:
             "nodes": self.nodes,
             # Derived, like "label": read back from cost, budget and selected.
             "budget_note": self.budget_note,
+            "saturation_note": self.saturation_note,
         }
         out["certificate"] = self.certificate.to_dict() if self.certificate is not None else None
         return out
