@@ -173,11 +173,24 @@ def shown_interval(line: Any) -> tuple[float, float] | None:
     return line.ci_low, line.ci_high
 
 
-def no_interval_note(lines: Iterable[Any], what: str = "packages") -> str | None:
+def no_interval_note(
+    lines: Iterable[Any], what: str = "packages", *, brief: bool = False
+) -> str | None:
     """Why some lines' CI reads n/a, said once under their table or figure (``what`` is
-    what ``n`` counts: packages, seeds); None when every line with a mean has one."""
+    what ``n`` counts: packages, seeds); None when every line with a mean has one.
+    ``brief``: a figure's subtitle line, where the point has no whisker.
+
+    >>> from types import SimpleNamespace as S
+    >>> no_interval_note([S(n=3)], brief=True)
+    'no CI with fewer than 10 packages (over so few the bootstrap gives about their range)'
+    """
     if not any(0 < s.n < MIN_CI_N for s in lines):
         return None
+    if brief:
+        return (
+            f"no CI with fewer than {MIN_CI_N} {what} (over so few the bootstrap gives about "
+            "their range)"
+        )
     return (
         f"no interval with fewer than {MIN_CI_N} {what}: over so few the bootstrap gives "
         "about their range, not a 95% interval"

@@ -2136,7 +2136,8 @@ def _library_result_human(res: Any, path: str) -> str:
     elif isinstance(res, FamilyBand):
         about = f"family {res.family}; seeds " + ", ".join(str(s) for s in res.seeds)
         table = _dict_table(res.table_rows())
-        notes += res.errors
+        # The app's caption under the band (QA s46: n/a CIs were printed with no reason).
+        notes += tuple(filter(None, [res.interval_note()])) + res.errors
     elif isinstance(res, CertificationReport):
         about = f"package {res.package_id}; {res.n_certified} of {len(res.rows)} budgets certified"
         table = _dict_table(res.table_rows())

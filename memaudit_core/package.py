@@ -2514,8 +2514,18 @@ def budgets_above_total_note(package: Package, budgets: Iterable[float]) -> str 
     >>> print(budgets_above_total_note(pkg, [1, 1e6, 2e6]).split(":")[0])
     2 of the 3 budgets (1000000 and up) are above the package's total candidate cost (51 words)
     """
+    return above_total_note(package.total_cost(), package.cost_unit, budgets)
+
+
+def above_total_note(total: float, cost_unit: str, budgets: Iterable[float]) -> str | None:
+    """:func:`budgets_above_total_note` from a package's total candidate cost and cost unit
+    alone: a suite says it from its index entries, without the package (QA s46 review: only
+    ``sweep FILE --budgets`` said it; ``--out``, ``--family`` and ``audit`` were silent).
+
+    >>> print(above_total_note(10, "tokens", [5, 20]).split(":")[0])
+    1 of the 2 budgets (20) is above the package's total candidate cost (10 tokens)
+    """
     grid = sorted(dict.fromkeys(float(b) for b in budgets))
-    total = package.total_cost()
     past = [b for b in grid if b > total]
     if not past:
         return None
@@ -2528,6 +2538,6 @@ def budgets_above_total_note(package: Package, budgets: Iterable[float]) -> str 
     points = "their points equal" if len(past) > 1 else "its point equals"
     return (
         f"{which} above the package's total candidate cost ({total:.10g} "
-        f"{package.cost_unit}): every candidate fits there, so {points} the one at B = "
+        f"{cost_unit}): every candidate fits there, so {points} the one at B = "
         f"{total:.10g} (rule: {BUDGET_ABOVE_TOTAL})"
     )

@@ -81,6 +81,7 @@ from .errors import (
 from .package import (
     Package,
     UnderflowFloat,
+    above_total_note,
     budget_grid_notes,
     grid_notes_capped,
     json_float,
@@ -583,6 +584,9 @@ class IndexEntry:
     default_budget: float | None = None
     #: :attr:`PackageSource.full_label`: the source named with its family parameters.
     full_label: str = ""
+    #: The package's total candidate cost: budgets above it are said (rule
+    #: ``budget-above-total``) with its warnings; None: not known, nothing said.
+    total_cost: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -622,6 +626,7 @@ def _index_one(src: PackageSource, text: str | None) -> IndexEntry:
         warnings=tuple(pkg.warnings),
         default_budget=None if pkg.budget is None else float(pkg.budget),
         full_label=src.full_label,
+        total_cost=pkg.total_cost(),
     )
 
 
@@ -1314,9 +1319,18 @@ def run_suite(
                 if on_warnings is not None:
                     # Before the checks: a look-alike id may be why a named store is missing.
                     for e in entries:
-                        said = warnings_at_budgets(
-                            e.warnings, e.default_budget, [b for _, b, _ in plan(e)]
+                        at = [b for _, b, _ in plan(e)]
+                        # With the note `sweep FILE --budgets` gives (cli._load_all), so every
+                        # sweep and audit path says it once per package (QA s46 review).
+                        above = (
+                            None
+                            if e.total_cost is None
+                            else (above_total_note(e.total_cost, e.cost_unit, at))
                         )
+                        said = [
+                            *warnings_at_budgets(e.warnings, e.default_budget, at),
+                            *filter(None, [above]),
+                        ]
                         if said:
                             on_warnings(e.full_label or e.label, said)
                 if check_entries is not None:  # the caller's package checks, before any task
@@ -2537,6 +2551,8 @@ def _add_ratio_lines(
     # every panel (a panel's whisker traces would otherwise take the next colours).
     from plotly.colors import qualitative
 
+    from .analysis import shown_interval
+
     colors = qualitative.Plotly
 
     where = {} if cell is None else {"row": cell[0], "col": cell[1]}
@@ -2572,23 +2588,24 @@ def _add_ratio_lines(
             **where,
         )
         in_legend.add(name)
-        with_ci = [s for s in pts if s.ci_low is not None and s.ci_high is not None]
-        hidden += [s for s in with_ci if (s.ci_high - s.ci_low) * px_per_ratio < size]
+        # As the tables show it (shown_interval): none below MIN_CI_N, even in an older file.
+        with_ci = [(s, ci) for s in pts if (ci := shown_interval(s)) is not None]
+        hidden += [s for s, (lo, hi) in with_ci if (hi - lo) * px_per_ratio < size]
         if with_ci:
             whiskers.append((name, color, with_ci))
     log, _ = _budget_scale(s.budget for s in drawn)
     offsets = _whisker_offsets([s.budget for s in drawn], len(whiskers), plot_px)
     for (name, color, pts), shift in zip(whiskers, offsets, strict=True):
         fig.add_scatter(
-            x=[10 ** (math.log10(s.budget) + shift) if log else s.budget + shift for s in pts],
-            y=[s.mean_ratio for s in pts],
+            x=[10 ** (math.log10(s.budget) + shift) if log else s.budget + shift for s, _ in pts],
+            y=[s.mean_ratio for s, _ in pts],
             mode="markers",
             marker={"size": 1, "opacity": 0},
             error_y={
                 "type": "data",
                 "symmetric": False,
-                "array": [s.ci_high - s.mean_ratio for s in pts],
-                "arrayminus": [s.mean_ratio - s.ci_low for s in pts],
+                "array": [hi - s.mean_ratio for s, (_, hi) in pts],
+                "arrayminus": [s.mean_ratio - lo for s, (lo, _) in pts],
                 "color": color,
                 "thickness": 2.5,
                 "width": 9,
@@ -2604,8 +2621,17 @@ def _add_ratio_lines(
 
 def _ratio_top(lines: Sequence[Any]) -> float:
     """The top of a ratio axis: 1 (OPT) or the highest mean or CI end above it."""
+    from .analysis import shown_interval
+
     return max(
-        [1.0, *(max(s.mean_ratio, s.ci_high or 0.0) for s in lines if s.mean_ratio is not None)]
+        [
+            1.0,
+            *(
+                max(s.mean_ratio, (shown_interval(s) or (0.0, 0.0))[1])
+                for s in lines
+                if s.mean_ratio is not None
+            ),
+        ]
     )
 
 
@@ -2633,7 +2659,9 @@ def _budget_axis(budgets: Sequence[float], units: Sequence[str]) -> dict[str, An
 def _hidden_ci_text(hidden: Sequence[Any], drawn: Sequence[Any], px_per_ratio: float) -> str:
     """The subtitle that says where a CI is too narrow to see (QA s44: the title promised a
     CI no point showed); '' when every CI is wider than its marker."""
-    with_ci = [s for s in drawn if s.ci_low is not None]
+    from .analysis import shown_interval
+
+    with_ci = [s for s in drawn if shown_interval(s) is not None]
     if not hidden:
         return ""
     half = 11 / px_per_ratio / 2  # the larger marker's radius, in ratio units
@@ -2674,6 +2702,8 @@ def sweep_figure(result: SweepSuiteResult) -> Any:
     :func:`sweep_family_figure` draws each family. CIs narrower than their marker are said.
     """
     import plotly.graph_objects as go
+
+    from .analysis import shown_interval
 
     union = {r.method for r in result.rows if r.opt_over != "package"}
     units, traces = _ratio_traces(result)
@@ -2731,7 +2761,7 @@ def sweep_figure(result: SweepSuiteResult) -> Any:
         else f" over {result.n_sources} package(s)"
     )
     pooled = f", {len(sizes)} families pooled" if sizes else ""
-    ci = " (95% bootstrap CI)" if any(s.ci_low is not None for s in drawn) else ""
+    ci = " (95% bootstrap CI)" if any(shown_interval(s) for s in drawn) else ""
     fig.update_layout(
         title={
             "text": f"{what}{over}{pooled}{ci}" + "".join(f"<br><sup>{t}</sup>" for t in subtitle),
@@ -2756,6 +2786,8 @@ def sweep_family_figure(result: SweepSuiteResult) -> Any | None:
     each other family; only a table broke them down.
     """
     from plotly.subplots import make_subplots
+
+    from .analysis import shown_interval
 
     sizes = _family_sizes(result)
     if not sizes:
@@ -2830,7 +2862,7 @@ def sweep_family_figure(result: SweepSuiteResult) -> Any | None:
     hidden_text = _hidden_ci_text(hidden, drawn, px_per_ratio)
     if hidden_text:
         subtitle.append(hidden_text)
-    ci = " (95% bootstrap CI)" if any(s.ci_low is not None for s in drawn) else ""
+    ci = " (95% bootstrap CI)" if any(shown_interval(s) for s in drawn) else ""
     fig.update_layout(
         title={
             "text": f"Mean ratio F / OPT by method, one panel per family{ci}"
@@ -2930,10 +2962,13 @@ def _line_families(rows: Sequence[Any]) -> dict[tuple[str, float, str | None], s
     return lines
 
 
-def pooled_interval_note(rows: Sequence[Any], summary: Sequence[Any]) -> str | None:
+def pooled_interval_note(
+    rows: Sequence[Any], summary: Sequence[Any], *, brief: bool = False
+) -> str | None:
     """The caution that a summary line pooling packages of several families has a CI of the
     differences between those families, not of sampling error (QA s46: update_chain and
     temporal_interval made "0.633 [0.351, 0.914]"); None when no line with a CI pools.
+    ``brief``: a figure's subtitle line.
 
     >>> from types import SimpleNamespace as R
     >>> rows = [R(family=f"f{i % 2}", method="gvt", budget=3.0, cost_unit="words")
@@ -2952,6 +2987,10 @@ def pooled_interval_note(rows: Sequence[Any], summary: Sequence[Any]) -> str | N
         for s in summary
     ):
         return None
+    if brief:
+        return (
+            "a pooled line's CI reflects the differences between its families, not sampling error"
+        )
     return (
         "the 95% CI of a line that pools families reflects the differences between them, not "
         "the sampling error of a family's mean: read the table by family"
@@ -2960,20 +2999,14 @@ def pooled_interval_note(rows: Sequence[Any], summary: Sequence[Any]) -> str | N
 
 def _figure_interval_notes(lines: Sequence[Any], rows: Sequence[Any] = ()) -> list[str]:
     """A report figure's subtitle lines on its CIs (QA s46): why a point has no whisker, and
-    that a whisker of a line pooling families is their spread (``rows``: the sweep's)."""
-    from .analysis import MIN_CI_N
+    that a whisker of a line pooling families is their spread (``rows``: the sweep's); the
+    tables' notes in brief."""
+    from .analysis import no_interval_note
 
-    out = []
-    if any(0 < s.n < MIN_CI_N for s in lines):
-        out.append(
-            f"no CI with fewer than {MIN_CI_N} packages (over so few the bootstrap gives "
-            "about their range)"
-        )
-    if rows and pooled_interval_note(rows, lines):
-        out.append(
-            "a pooled line's CI reflects the differences between its families, not sampling error"
-        )
-    return out
+    notes = [no_interval_note(lines, brief=True)]
+    if rows:
+        notes.append(pooled_interval_note(rows, lines, brief=True))
+    return [n for n in notes if n]
 
 
 def _pooling_lead(rows: Sequence[Any], what: str, aside: str = "") -> str:

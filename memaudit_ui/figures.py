@@ -28,6 +28,7 @@ from memaudit_core.robustness import (
     cost_rule_ratio_columns,
 )
 from memaudit_core.solvers import value_text
+from memaudit_core.writers import BUILTIN_WRITERS
 
 if TYPE_CHECKING:
     from memaudit_core.explain import GraphData, HeatmapData, TimelineData
@@ -2058,42 +2059,49 @@ def _plain(text: str) -> str:
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-#: Reference writers keep one colour on every chart and package (app QA: gvt was green on
-#: one chart and orange on the next, as colours followed the position in the chosen list).
-WRITER_COLOR_SLOTS = {
-    name: k
-    for k, name in enumerate(
-        ("gvt", "density", "greedy", "fact_only", "summary_only", "recency_raw", "no_validity_gvt")
-    )
-}
+def writer_color_slots() -> dict[str, int]:
+    """Reference writer name -> its palette slot, in the registry's order of the product's own
+    writers (gvt, density, greedy, ... as today's colours).
+
+    Reference writers keep one colour on every chart and package (app QA: gvt was green on
+    one chart and orange on the next, as colours followed the position in the chosen list).
+    Read from :data:`memaudit_core.writers.BUILTIN_WRITERS` (QA s46 review: a list of seven
+    names here gave a new reference writer a store's kind of slot, moving with the choices).
+    """
+    return {name: k for k, name in enumerate(BUILTIN_WRITERS)}
 
 
 def style_slots(keys: Sequence[str], order: Sequence[str] = ()) -> dict[str, int | None]:
     """Method key -> palette slot (see :func:`_slot_style`); None for an ablation.
 
-    Reference writers keep their own slot (:data:`WRITER_COLOR_SLOTS`). Stores and plugin
-    writers take slots past the palette, numbered by their place in ``order`` (the page's
-    choices: the package's stores, then the writers), so that each keeps one style whatever
-    else a chart shows and on every page; keys ``order`` lacks come after, in ``keys`` order.
+    Reference writers keep their own slot (:func:`writer_color_slots`). Stores and plugin
+    writers take the slots after the palette and the reference writers', numbered by their
+    place in ``order`` (the page's choices: the package's stores, then the writers), so that
+    each keeps one style whatever else a chart shows and on every page; keys ``order`` lacks
+    come after, in ``keys`` order.
     """
+    reserved = writer_color_slots()
+    # Past the reference writers' slots too: a ninth reference writer takes slot 8, not a
+    # store's.
+    first = max(len(METHOD_PALETTE), len(reserved))
+
+    def writer_slot(key: str) -> int | None:
+        return reserved.get(key[len("writer:") :]) if key.startswith("writer:") else None
+
     own = {
-        key: len(METHOD_PALETTE) + j
-        for j, key in enumerate(k for k in dict.fromkeys(order) if _writer_slot(k) is None)
+        key: first + j
+        for j, key in enumerate(k for k in dict.fromkeys(order) if writer_slot(k) is None)
     }
     slots: dict[str, int | None] = {}
     for key in keys:
         if key.startswith("ablation:"):
             slots[key] = None
-        elif _writer_slot(key) is not None:
-            slots[key] = _writer_slot(key)
+        elif writer_slot(key) is not None:
+            slots[key] = writer_slot(key)
         elif key not in own:
-            own[key] = len(METHOD_PALETTE) + len(own)
+            own[key] = first + len(own)
         slots.setdefault(key, own.get(key))
     return slots
-
-
-def _writer_slot(key: str) -> int | None:
-    return WRITER_COLOR_SLOTS.get(key[len("writer:") :]) if key.startswith("writer:") else None
 
 
 def _method_slots(methods, order: Sequence[str] = ()) -> dict[str, int | None]:

@@ -455,3 +455,5 @@ if run_audit and pools:
     )
     for note in audit_report.notes:
         st.text(note)
+    # The record `memaudit show` reads back, as `audit --json` (QA s46 review: CSV only).
+    render.result_json(audit_report, "cert_audit_json", f"{pkg.id}-audit", "Audit result (JSON)")
