@@ -63,7 +63,7 @@ from .objective import coverage_of, get_saturation
 from .package import Package, check_package
 from .shortrepr import brief, count, num, short_repr
 from .solvers import check_budget, value_text
-from .versions import RESULT_VERSION
+from .versions import EXPLANATION_WORDING, RESULT_VERSION
 
 #: Kind buckets of the Compare page's loss chart: (label, kinds). Kinds not listed -> "other".
 KIND_BUCKETS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -426,6 +426,9 @@ class CompareView:
     unit_rows: tuple[UnitCompareRow, ...]
     bucket_rows: tuple[BucketRow, ...]
     evaluation: StoreEvaluation
+    #: :data:`~memaudit_core.versions.EXPLANATION_WORDING` of ``explanation``; None for a view
+    #: saved before it was written (its explanation may be worded as an older MemAudit did).
+    explanation_wording: int | None = None
 
     def _repr_summary(self) -> str:
         # QA s40 (defect 2): the numbers a reader looks for, not every row (the generated
@@ -588,6 +591,7 @@ class CompareView:
             "opt_cost": self.opt_cost,
             "notes": list(self.notes),
             "explanation": list(self.explanation),
+            "explanation_wording": self.explanation_wording,
             "experience_rows": [r.to_dict() for r in self.experience_rows],
             "unit_rows": [r.to_dict() for r in self.unit_rows],
             "bucket_rows": [r.to_dict() for r in self.bucket_rows],
@@ -612,7 +616,7 @@ class CompareView:
 
         # Session 41: views read back. One saved before has no evaluation to rebuild from.
         _check_saved_since_readable(require_object(data, path), path, "evaluation", "CompareView")
-        res = from_fields(cls, data, path, kind=cls.RESULT_KIND)
+        res = from_fields(cls, data, path, kind=cls.RESULT_KIND, optional=("explanation_wording",))
         res._check_consistent(path)
         return res
 
@@ -651,8 +655,27 @@ class CompareView:
         first paragraph edited to "F = 7.7 ... (ratio 0.995)" was printed under the true
         headline). :func:`_explain` wrote it and rebuilds it here; the clauses only the
         package's coverage matrix gives (what covered the missed units, what the store's own
-        memories cover) match any text, every other word and number must be the same."""
+        memories cover) match any text, every other word and number must be the same.
+
+        Only a view of today's :data:`~memaudit_core.versions.EXPLANATION_WORDING` is held to
+        every paragraph: one saved by an earlier MemAudit words its unit lists otherwise (QA
+        s46: 54 genuine s41 views were refused), so it is held to its headline paragraph (F,
+        OPT, budget, ratio and costs), worded alike by every version whose views read back."""
         from .errors import ResultError
+        from .results import child
+
+        wording = self.explanation_wording
+        if wording is not None and wording < 1:
+            raise ResultError(
+                child(path, "explanation_wording"),
+                "wrong value",
+                f"not a wording version (1 to {EXPLANATION_WORDING}, or absent in a view saved "
+                "before it was written)",
+                wording,
+            )
+        # A newer wording than this MemAudit's is held to the headline too: its other
+        # paragraphs are worded in ways this version cannot rebuild.
+        whole = wording == EXPLANATION_WORDING
 
         # A marker no saved paragraph holds, so that it stands for unknown text only.
         marker = "\x00"
@@ -669,14 +692,17 @@ class CompareView:
             cost_of,
             _Unknown(marker),
         )
-        if len(self.explanation) != len(want):
+        if len(self.explanation) != len(want) and (whole or not self.explanation):
             raise ResultError(
                 f"{path}.explanation",
                 "inconsistent",
                 f"{count(len(self.explanation), 'paragraph')}, where the view's numbers give "
                 f"{len(want)}",
             )
-        for k, (got, text) in enumerate(zip(self.explanation, want, strict=True)):
+        checked = (
+            zip(self.explanation, want, strict=True) if whole else [(self.explanation[0], want[0])]
+        )
+        for k, (got, text) in enumerate(checked):
             if not _matches(got, text.split(marker)):
                 raise ResultError(
                     f"{path}.explanation[{k}]",
@@ -986,6 +1012,7 @@ def compare_view(
         unit_rows=unit_rows,
         bucket_rows=tuple(bucket_rows),
         evaluation=ev,
+        explanation_wording=EXPLANATION_WORDING,
     )
 
 

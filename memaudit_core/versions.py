@@ -16,4 +16,12 @@ RESULT_VERSION = 2
 #: raised when a field changes meaning or goes away (added fields do not raise it).
 JSON_OUTPUT_VERSION = 1
 
-__all__ = ["JSON_OUTPUT_VERSION", "RESULT_VERSION"]
+#: The wording of a Compare view's explanation, written beside it since session 46 (QA s46: a
+#: view saved by s41/s42, whose unit lists were worded otherwise, was refused as edited). Read
+#: back, a view of this wording must give word for word the explanation its numbers give; an
+#: older one (no ``explanation_wording``) is held to its headline paragraph, whose wording has
+#: not changed since views read back. Raised whenever ``explain._explain`` words a paragraph
+#: differently, so that files saved before are not refused for the new words.
+EXPLANATION_WORDING = 1
+
+__all__ = ["EXPLANATION_WORDING", "JSON_OUTPUT_VERSION", "RESULT_VERSION"]
