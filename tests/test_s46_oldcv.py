@@ -157,3 +157,14 @@ def test_a_bad_wording_marker_is_refused(new_doc, value, rule):
     with pytest.raises(ResultError) as info:
         ma.read_result(doc)
     assert (info.value.path, info.value.rule) == ("$.explanation_wording", rule)
+
+
+def test_a_view_saved_with_todays_wording_still_reads_back():
+    # A view written at s46 (wording 1). If this fails after a change to the explanation's
+    # words, raise versions.EXPLANATION_WORDING: files saved before the change must then be
+    # checked as older files, not refused as tampered.
+    path = OLD / "s46_travel_fact-extractor_B40.json"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    assert doc["explanation_wording"] == 1
+    view = ma.read_result(path)
+    assert view.to_dict()["explanation"] == doc["explanation"]
