@@ -2144,6 +2144,15 @@ def _rgba(hex_color: str, alpha: float) -> str:
 LEGEND_GAP_PX = 24
 
 
+#: Smallest plot area (px) of a chart with a legend of :func:`_legend_below` in presentation
+#: mode, at :data:`LEGEND_DESIGN_PX` where the legend takes the most rows; on a wider screen the
+#: legend takes fewer rows and the plot their room. Speaker QA s46: the Budget sweep's 9 curves
+#: left a 159 px plot in a 630 px chart at every width (the margin held the 9 rows the legend
+#: took at 520 px), the y-axis title ran into the chart title, and at 1920 px 270 px stayed
+#: empty under a one-row legend.
+PRESENT_MIN_PLOT_PX = 300
+
+
 def _legend_rows(fig: go.Figure, font_px: float, width_px: float) -> int:
     """How many rows plotly's horizontal legend takes in ``width_px`` (the chart's width from
     the plot's left edge): one if every entry fits side by side, else a grid whose columns
@@ -2193,7 +2202,9 @@ def _legend_below(
     layout had put it, on the axis title (speaker QA s39, Budget sweep in presentation mode).
 
     A chart taller than :data:`PRESENT_MAX_HEIGHT` (many rows in normal mode) gets its legend
-    above the plot instead, under the title (:func:`_legend_above`). ``min_plot_px``: the
+    above the plot instead, under the title (:func:`_legend_above`). In presentation mode
+    plotly reserves the legend's rows at the width it draws the chart (:func:`_legend_fit`),
+    the plot kept at least :data:`PRESENT_MIN_PLOT_PX` tall. ``min_plot_px``: the
     plot is at least this tall, the chart growing past one screen if it must (the caller
     marks it with :func:`allow_scroll`).
     """
@@ -2217,8 +2228,14 @@ def _legend_below(
         height = height + (bottom - max(floor_px, offset + 2 * legend_px))
         if present:
             height = min(height, PRESENT_MAX_HEIGHT)
+    if present:
+        min_plot_px = max(min_plot_px or 0.0, PRESENT_MIN_PLOT_PX)
     if min_plot_px is not None:
         height = max(height, math.ceil((fig.layout.margin.t or 70) + min_plot_px + bottom))
+    if present:
+        # Above the plot past one screen, for the reason below.
+        _legend_fit(fig, height, offset - LEGEND_GAP_PX, above=height > PRESENT_MAX_HEIGHT)
+        return
     if height > PRESENT_MAX_HEIGHT:
         # Taller than a 1280 x 720 screen: below the plot, the legend was never on screen with
         # the title it explains (QA s44: the cost-rule chart at 840 px, the evidence graph at
@@ -2239,6 +2256,38 @@ def _legend_below(
         },
         margin={"b": bottom},
     )
+
+
+def _legend_fit(fig: go.Figure, height: int, axis_px: float, above: bool) -> None:
+    """A presentation chart's legend under the title (``above``) or along the bottom edge,
+    the plot taking what the legend's rows leave as plotly draws them at the chart's width.
+
+    Plotly.js reserves a container-placed legend's room beyond the margin the axes push
+    (``automargin``): a legend wrapping to more rows on a narrow screen takes room from the
+    plot, one that fits a row on a wide screen gives it back, and a resize recomputes it (the
+    legend placed in the plot's fractions was pushed onto the axis title once the sidebar
+    closed: speaker QA s39). ``height`` holds the plot at :data:`PRESENT_MIN_PLOT_PX` with the
+    rows the legend takes at :data:`LEGEND_DESIGN_PX`; ``axis_px``: room for the x axis's
+    ticks and title until plotly has measured them. Taller than one screen, the chart scrolls.
+    """
+    title_top = fig.layout.margin.t or 70
+    # Under the title's last line (see _legend_above).
+    y = 1 - (title_top - 26) / height if above else 0
+    fig.update_layout(
+        height=height,
+        legend={
+            "orientation": "h",
+            "yref": "container",
+            "yanchor": "top" if above else "bottom",
+            "y": y,
+            "xanchor": "left",
+            "x": 0,
+        },
+        margin={"b": math.ceil(axis_px)},
+    )
+    fig.update_xaxes(automargin=True)
+    if height > PRESENT_MAX_HEIGHT:
+        allow_scroll(fig)
 
 
 def _legend_above(

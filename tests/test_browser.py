@@ -770,26 +770,31 @@ def test_a_bad_page_setting_in_a_cold_link_is_named(streamlit_server, page):
 _LEGEND_BOXES_JS = """el => {
     const box = s => { const n = el.querySelector(s); return n && n.getBoundingClientRect(); };
     const svg = box('.main-svg'), legend = box('.legend'), title = box('.g-xtitle');
+    const plot = box('.draglayer .xy .nsewdrag'), chart_title = box('.g-gtitle');
     return {height: svg.height, legend_top: legend.top - svg.top,
-            legend_bottom: legend.bottom - svg.top, title_bottom: title.bottom - svg.top};
+            legend_bottom: legend.bottom - svg.top, title_bottom: title.bottom - svg.top,
+            plot_top: plot.top - svg.top, chart_title_bottom: chart_title.bottom - svg.top};
 }"""
 
 
 @pytest.mark.parametrize(
-    ("width", "height", "label", "chart_idx"),
+    ("width", "height", "label", "chart_idx", "above"),
     [
-        (1280, 720, "Budget sweep", 0),
-        (1280, 720, "Budget sweep", 1),
-        (1280, 720, "Evidence explorer", 2),
-        (1024, 768, "Budget sweep", 0),
+        (1280, 720, "Budget sweep", 0, False),
+        # Taller than one screen (speaker QA s46: a 300 px plot at 524 px with the legend's
+        # rows there): the legend sits under the chart's title.
+        (1280, 720, "Budget sweep", 1, True),
+        (1280, 720, "Evidence explorer", 2, True),
+        (1024, 768, "Budget sweep", 0, False),
     ],
 )
 def test_presentation_legends_stay_below_the_axis_title_after_the_sidebar_closes(
-    streamlit_server, browser, width, height, label, chart_idx
+    streamlit_server, browser, width, height, label, chart_idx, above
 ):
     """Speaker QA s39: in presentation mode at 1280 x 720, a page opened from the sidebar drew
     its charts narrow; the legend wrapped, plotly pushed the bottom margin, and once the
-    sidebar was closed the legend stayed on the x-axis title (and ticks at 1024 px)."""
+    sidebar was closed the legend stayed on the x-axis title (and ticks at 1024 px). A legend
+    above the plot stays between the chart's title and the plot."""
     context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     page.set_default_timeout(30_000)
@@ -810,7 +815,11 @@ def test_presentation_legends_stay_below_the_axis_title_after_the_sidebar_closes
         )
         page.wait_for_timeout(1000)  # plotly's relayout after the resize
         boxes = chart.evaluate(_LEGEND_BOXES_JS)
-        assert boxes["legend_top"] >= boxes["title_bottom"], boxes
+        if above:
+            assert boxes["legend_top"] >= boxes["chart_title_bottom"], boxes
+            assert boxes["legend_bottom"] <= boxes["plot_top"], boxes
+        else:
+            assert boxes["legend_top"] >= boxes["title_bottom"], boxes
         assert boxes["legend_bottom"] <= boxes["height"] + 1, boxes
         assert_no_traceback(page)
     finally:

@@ -16,7 +16,8 @@ import pytest
 
 from memaudit_core.explain import TimelineData, TimelinePoint, evidence_view
 from memaudit_core.package import load_package
-from memaudit_ui.figures import store_timeline
+from memaudit_ui import figures
+from memaudit_ui.figures import PRESENT_MAX_HEIGHT, store_timeline
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_packages"
 #: Chart width (px) at 1024 px with the sidebar open, and on a projector (presentation mode).
@@ -61,8 +62,22 @@ def test_plot_gets_most_of_the_width_and_the_legend_is_horizontal(timelines, pre
         fig = store_timeline(tl, "Memory written per experience", present=present)
         legend = fig.layout.legend
         assert legend.orientation == "h", name
-        # Below the plot, starting at its left edge (not right of it).
-        assert legend.x == 0 and legend.yanchor == "top" and legend.y < 0.5, name
+        # Starting at the plot's left edge (not right of it), ...
+        assert legend.x == 0 and legend.xanchor == "left" and legend.yref == "container", name
+        if not present:
+            # ... below the plot.
+            assert legend.yanchor == "top" and legend.y < 0.5, name
+        else:
+            # ... under the title of a chart past one screen, which scrolls (speaker QA s46:
+            # the rows and the legend's rows at 520 px with a 300 px plot need more).
+            assert fig.layout.height > PRESENT_MAX_HEIGHT and figures.scrolls(fig), name
+            assert legend.yanchor == "top", name
+            assert 40 <= (1 - legend.y) * fig.layout.height < fig.layout.margin.t, name
+            # Plotly measures the x axis's room; the bottom margin holds no legend row.
+            axis = fig.layout.xaxis
+            axis_px = axis.tickfont.size + 8 + 1.3 * axis.title.font.size
+            assert axis.automargin is True, name
+            assert axis_px <= fig.layout.margin.b < axis_px + 1.4 * legend.font.size, name
         side_px = fig.layout.margin.l + fig.layout.margin.r
         assert side_px <= SIDE_SHARE[present] * WIDTH_PX[present], (name, side_px)
         # Short row labels: two lines of at most 16 characters; the full names stay in the

@@ -17,6 +17,8 @@ import pytest
 from app_utils import APP
 from streamlit.testing.v1 import AppTest
 
+from memaudit_ui import figures
+
 #: The main column at 1024 px with the sidebar open in presentation mode (px, measured in
 #: Chromium: 1024 - 300 px of sidebar - the page's side padding).
 CHART_PX = 524
@@ -28,6 +30,14 @@ TITLE_EM = 0.45
 ENTRY_EXTRA_PX = 70
 #: Height of a legend row as plotly draws it, in legend font sizes (30 px rows at 21 px).
 ROW_EM = 1.4
+#: Tallest chart on one 1280 x 720 screen (px); taller ones scroll.
+PRESENT_MAX_PX = 630
+#: Bottom of a chart title's glyphs from the figure's top (px, Chromium): 40 px for one line,
+#: 88 for two.
+TITLE_BOTTOM_PX = 40
+TITLE_LINE_PX = 48
+#: The least plot (px) a chart keeps at 524 px with its legend's rows.
+MIN_PLOT_PX = 300
 
 QUERY = {
     "package": "sample:veg-to-pescatarian",
@@ -87,27 +97,53 @@ def _legend_rows_at(fig: dict, width_px: float) -> int:
 
 
 @pytest.mark.parametrize(
-    "page, start, entries",
+    "page, start, entries, above",
     [
-        ("sweep", "F and OPT vs budget", 5),
-        ("sweep", "Ratio F / OPT vs budget", 4),
-        ("overview", "Candidate cost distribution", 5),
+        ("sweep", "F and OPT vs budget", 5, False),
+        # Its two-line title and 4 rows at 524 px with a 300 px plot need more than a screen.
+        ("sweep", "Ratio F / OPT vs budget", 4, True),
+        ("overview", "Candidate cost distribution", 5, False),
     ],
 )
-def test_every_legend_entry_is_inside_the_chart(pages, page, start, entries) -> None:
+def test_every_legend_entry_is_inside_the_chart(pages, page, start, entries, above) -> None:
     fig = _chart(pages[page][0], start)
     layout = fig["layout"]
     legend = layout["legend"]
     shown = [t for t in fig["data"] if t.get("name") and t.get("showlegend", True)]
     assert len(shown) == entries
-    # Below the plot, from the figure's bottom edge: the room under the legend's top.
-    assert legend["yref"] == "container" and legend["yanchor"] == "top"
-    room_px = legend["y"] * layout["height"]
-    # The legend starts at the plot's left edge.
+    # From the figure's edge, where plotly keeps the whole legend and takes the rows it wraps
+    # to at the chart's width from the plot (speaker QA s46: the bottom margin held the rows
+    # of 524 px at every width, and nine curves left the Budget sweep a 159 px plot).
+    assert legend["yref"] == "container" and legend["x"] == 0 and legend["xanchor"] == "left"
+    height = layout["height"]
+    scrolls = (layout.get("meta") or {}).get(figures.SCROLLS_META) is True
+    assert (height > PRESENT_MAX_PX) == above == scrolls, (start, height)
+    if above:
+        # Past one screen: under the title, on screen with it, and the chart scrolls.
+        lines = _title(fig).count("<br>") + 1
+        title_px = TITLE_BOTTOM_PX + TITLE_LINE_PX * (lines - 1)
+        assert legend["yanchor"] == "top"
+        assert title_px <= (1 - legend["y"]) * height < layout["margin"]["t"], start
+    else:
+        # Along the bottom edge, under the x axis's ticks and title.
+        assert legend["yanchor"] == "bottom" and legend["y"] == 0
+    # The x axis's room is measured in the browser (the legend's rows come under it) and the
+    # bottom margin holds no legend row.
+    axis = layout["xaxis"]
+    axis_px = axis["tickfont"]["size"] + 8 + 1.3 * axis["title"]["font"]["size"]
+    assert axis["automargin"] is True
+    row_px = ROW_EM * legend["font"]["size"]
+    assert axis_px <= layout["margin"]["b"] < axis_px + row_px
+    # Every row the legend takes at 524 px, and the plot stays readable: plotly puts the plot's
+    # top under a legend above it, and the legend's rows under the axis otherwise.
     rows = _legend_rows_at(fig, CHART_PX - layout["margin"]["l"])
-    assert room_px >= rows * ROW_EM * legend["font"]["size"], (start, rows, room_px)
-    # ... and below the axis ticks and title (in the bottom margin).
-    assert room_px < layout["margin"]["b"]
+    legend_px = rows * row_px
+    if above:
+        top_px = max(layout["margin"]["t"], (1 - legend["y"]) * height + legend_px)
+        plot_px = height - top_px - layout["margin"]["b"]
+    else:
+        plot_px = height - layout["margin"]["t"] - layout["margin"]["b"] - legend_px
+    assert plot_px >= MIN_PLOT_PX, (start, rows, plot_px)
 
 
 def test_opt_line_label_is_inside_the_chart(pages) -> None:
