@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from streamlit.testing.v1 import AppTest
 
@@ -49,3 +50,22 @@ def upload_file(at: AppTest, name: str, data: bytes) -> str:
     key = at.session_state["ma_package"]
     assert key.startswith("upload:"), key
     return key
+
+
+def capture_downloads(monkeypatch) -> dict[str, dict[str, Any]]:
+    """Every download button an AppTest run offers from now on, by widget key (label, data
+    and the keyword arguments): ``st.download_button`` and a container's (some pages put
+    their records in a row of columns). AppTest does not expose download buttons."""
+    import streamlit as st
+    from streamlit.delta_generator import DeltaGenerator
+
+    offered: dict[str, dict[str, Any]] = {}
+
+    def fake(*args: Any, **kwargs: Any) -> bool:
+        label, data = args[-2:]
+        offered[kwargs["key"]] = {"label": label, "data": data, **kwargs}
+        return False
+
+    monkeypatch.setattr(st, "download_button", fake)
+    monkeypatch.setattr(DeltaGenerator, "download_button", fake)
+    return offered

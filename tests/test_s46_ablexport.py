@@ -19,10 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import streamlit as st
-from app_utils import open_linked
+from app_utils import capture_downloads, open_linked
 from cli_utils import run_cli
-from streamlit.delta_generator import DeltaGenerator
 
 import memaudit_core as ma
 from memaudit_core import robustness as rb
@@ -38,21 +36,6 @@ GRID_NAME = "B3_6_13"
 RULES = ["as_stored", "words"]
 #: The noise settings the link asks for.
 MODE, LEVEL, DRAWS, SEED = "flip", 0.3, 3, 7
-
-
-def _offered(monkeypatch) -> dict[str, dict[str, Any]]:
-    """Every download button of the runs to come, by widget key: ``st.download_button`` and
-    a container's (the ablation curves' records sit in a row)."""
-    offered: dict[str, dict[str, Any]] = {}
-
-    def fake(*args, **kwargs):
-        label, data = args[-2:]
-        offered[kwargs["key"]] = {"label": label, "data": data, **kwargs}
-        return False
-
-    monkeypatch.setattr(st, "download_button", fake)
-    monkeypatch.setattr(DeltaGenerator, "download_button", fake)
-    return offered
 
 
 def _saved(offer: dict[str, Any], tmp_path: Path) -> Path:
@@ -83,7 +66,7 @@ def page(tmp_path_factory) -> dict[str, dict[str, Any]]:
     removal, two cost rules, k = 2 and three noise draws."""
     mp = pytest.MonkeyPatch()
     try:
-        offered = _offered(mp)
+        offered = capture_downloads(mp)
         open_linked(
             ABLATIONS,
             "sample:update_chain",
@@ -176,7 +159,7 @@ def test_noise_record_holds_seed_draws_and_every_tau(page, pkg, tmp_path) -> Non
 
 def test_certification_record_still_reads_back(monkeypatch, pkg, tmp_path) -> None:
     """The Certification page's record goes through the same helper now."""
-    offered = _offered(monkeypatch)
+    offered = capture_downloads(monkeypatch)
     open_linked(CERTIFICATION, "sample:update_chain")
     offer = offered["cert_json"]
     assert offer["label"] == "Certificate record (JSON)"

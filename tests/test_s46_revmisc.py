@@ -16,10 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import streamlit as st
-from app_utils import open_linked
+from app_utils import capture_downloads, open_linked
 from cli_utils import run_cli
-from streamlit.delta_generator import DeltaGenerator
 
 import memaudit_core as ma
 from memaudit_core.audit import AuditReport
@@ -137,15 +135,7 @@ def test_budgets_within_total_say_nothing(chain_total) -> None:
 
 
 def test_certification_audit_offers_json_that_show_reads(monkeypatch, tmp_path) -> None:
-    offered: dict[str, dict[str, Any]] = {}
-
-    def fake(*args, **kwargs):
-        label, data = args[-2:]
-        offered[kwargs["key"]] = {"label": label, "data": data, **kwargs}
-        return False
-
-    monkeypatch.setattr(st, "download_button", fake)
-    monkeypatch.setattr(DeltaGenerator, "download_button", fake)
+    offered = capture_downloads(monkeypatch)
     at = open_linked("pages/6_Certification.py", "sample:update_chain")
     at.button(key="cert_audit_run").click().run()
     assert not at.exception and not at.error
