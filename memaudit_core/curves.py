@@ -896,8 +896,8 @@ def budget_curve(
             "External stores are compared with the optimum of their union package P+ (package "
             "candidates plus the store's memories), so their ratio denominator differs from OPT."
         )
-    if assumed_saturation_note(package.saturation):  # QA s46: concave at samples only
-        notes.append(assumed_saturation_note(package.saturation))
+    if saturation_note := assumed_saturation_note(package.saturation):  # QA s46: see note
+        notes.append(saturation_note)
     if progress is not None:
         progress(total, total)
     return BudgetCurve(

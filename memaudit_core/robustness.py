@@ -676,36 +676,39 @@ def ablation_table_rows(curves: Sequence[AblationCurve]) -> list[dict[str, Any]]
     incumbents), and ``drop at least`` / ``drop at most`` give the range the true drop is
     proven to lie in (:func:`drop_interval`; n/a for a point saved without bounds).
     """
-    if not any(p.limited for c in curves for p in c.points):
-        return [
-            {
-                "pool": c.pool,
-                "removed types": ", ".join(c.removed_types) or "(none)",
-                "budget": p.budget,
+    limited = any(p.limited for c in curves for p in c.points)
+
+    def values(p: AblationPoint) -> dict[str, Any]:
+        if not limited:
+            return {
                 "OPT": p.full_opt,
                 "pool OPT": p.pool_opt,
                 "pool / OPT": p.ratio,
                 "drop": p.drop,
-                "labels": f"{p.full_label} / {p.pool_label}",
             }
-            for c in curves
-            for p in c.points
-        ]
+        (full_bound, full_gap), (pool_bound, pool_gap) = (
+            p.bound_and_gap("full"),
+            p.bound_and_gap("pool"),
+        )
+        return {
+            "OPT / incumbent": p.full_opt,
+            "OPT bound": full_bound,
+            "OPT gap": full_gap,
+            "pool value": p.pool_opt,
+            "pool bound": pool_bound,
+            "pool gap": pool_gap,
+            "ratio of values": p.ratio,
+            "drop of values": p.drop,
+            "drop at least": p.drop_low,
+            "drop at most": p.drop_high,
+        }
+
     return [
         {
             "pool": c.pool,
             "removed types": ", ".join(c.removed_types) or "(none)",
             "budget": p.budget,
-            "OPT / incumbent": p.full_opt,
-            "OPT bound": p.bound_and_gap("full")[0],
-            "OPT gap": p.bound_and_gap("full")[1],
-            "pool value": p.pool_opt,
-            "pool bound": p.bound_and_gap("pool")[0],
-            "pool gap": p.bound_and_gap("pool")[1],
-            "ratio of values": p.ratio,
-            "drop of values": p.drop,
-            "drop at least": p.drop_low,
-            "drop at most": p.drop_high,
+            **values(p),
             "labels": f"{p.full_label} / {p.pool_label}",
         }
         for c in curves
