@@ -2134,7 +2134,14 @@ def _library_result_human(res: Any, path: str) -> str:
             ]
         )
     elif isinstance(res, FamilyBand):
-        about = f"family {res.family}; seeds " + ", ".join(str(s) for s in res.seeds)
+        # The parameters too (QA s46: bands of normal_count=5 and of the defaults read alike).
+        params = ", ".join(f"{k}={v}" for k, v in res.params)
+        about = (
+            f"family {res.family}"
+            + (f" ({params})" if params else "")
+            + "; seeds "
+            + ", ".join(str(s) for s in res.seeds)
+        )
         table = _dict_table(res.table_rows())
         # The app's caption under the band (QA s46: n/a CIs were printed with no reason).
         notes += tuple(filter(None, [res.interval_note()])) + res.errors

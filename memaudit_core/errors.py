@@ -7,6 +7,7 @@ subclass of :class:`MemAuditError`; anything else is a bug and may surface as a 
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import re
 import unicodedata
@@ -43,9 +44,26 @@ class Problem:
         where = f"{source}: " if source else ""
         shown = ""
         if self.value is not None:
-            text = shown_text(self.value) if isinstance(self.value, str) else repr(self.value)
+            text = shown_text(self.value) if isinstance(self.value, str) else json_text(self.value)
             shown = f" (got {text[:80]}{'...' if len(text) > 80 else ''})"
         return f"{where}{self.path}: {self.message}{shown} [rule: {self.rule}]"
+
+
+def json_text(value: object) -> str:
+    """A non-string value as the JSON file spells it, for a message about that file.
+
+    Problem values come from parsed JSON, so Python's spelling misleads (QA s46: a Mem0 time
+    of ``true`` was reported as "got True"). Values JSON cannot spell keep their repr.
+
+    >>> print(json_text(True), json_text({"a": None, "b": [1.5, False]}), json_text(float("inf")))
+    true {"a": null, "b": [1.5, false]} Infinity
+    >>> print(json_text({1, 2}))
+    {1, 2}
+    """
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
 
 
 def shown_text(text: str) -> str:

@@ -149,6 +149,14 @@ def _compile(package: Package) -> CompiledInstance:
     return compile_cached(package)
 
 
+def _saturation_notes(saturation: str) -> tuple[str, ...]:
+    """The note every optimum under a registered saturation carries (QA s46: its concavity
+    is checked at sample points only); none for a built-in one. Capacity, cost-rule and
+    noise results carried none (s46 left alone)."""
+    note = assumed_saturation_note(saturation)
+    return (note,) if note else ()
+
+
 def _tick(progress: Progress, done: int, total: int) -> None:
     if progress is not None:
         progress(done, total)
@@ -1096,9 +1104,7 @@ def _ablation_curve_of(
         )
     elif took:
         notes.append(took)
-    saturation_note = assumed_saturation_note(inst.saturation)
-    if saturation_note:  # QA s46: a registered h is concave at sample points only
-        notes.append(saturation_note)
+    notes.extend(_saturation_notes(inst.saturation))
     return AblationCurve(
         package_id=package_id,
         content_hash=inst.content_hash,
@@ -1747,7 +1753,10 @@ def cost_rule_sensitivity(
             writers=names,
             rules=tuple(results),
             budget_rule=BUDGET_RULE,
-            notes=overrun_notes(share, "The solves of every rule", writers=bool(names)),
+            notes=(
+                *overrun_notes(share, "The solves of every rule", writers=bool(names)),
+                *_saturation_notes(package.saturation),
+            ),
         )
 
 
@@ -2217,6 +2226,7 @@ def capacity_sensitivity(
         if any(not p.proven for p in points):
             notes.append("Some capacity-k values are incumbents (no engine proved them optimal).")
         notes.extend(overrun_notes(share, "The engine runs", writers=False))
+        notes.extend(_saturation_notes(package.saturation))
         return CapacitySensitivity(
             package_id=package.id,
             content_hash=inst.content_hash,
@@ -2682,7 +2692,10 @@ def noise_sensitivity(
             n_cells=int(inst.coverage.nnz),
             taus=tuple(taus),
             n_unproven=n_unproven,
-            notes=overrun_notes(share, "The solves of every draw", writers=bool(names)),
+            notes=(
+                *overrun_notes(share, "The solves of every draw", writers=bool(names)),
+                *_saturation_notes(inst.saturation),
+            ),
         )
 
 

@@ -1069,6 +1069,17 @@ class Journal:
 # --------------------------------------------------------------------------- backends
 
 
+def _with_saturations(
+    chunk: Any, _fn: Callable[..., Any], _saturations: tuple[Any, ...], **kwargs: Any
+) -> Any:
+    """``_fn(chunk, **kwargs)`` on a Dask worker that first knows the caller's registered
+    saturations (process pools get them from :class:`~memaudit_core.parallel.SolverPool`)."""
+    from .saturations import install_saturations
+
+    install_saturations(_saturations)
+    return _fn(chunk, **kwargs)
+
+
 def _chunked(items: list[Any], slots: int) -> list[list[Any]]:
     """Contiguous chunks: about :data:`CHUNKS_PER_WORKER` per worker slot, at most
     :data:`MAX_CHUNK` items each (so the journal is written, and progress shown, often)."""
@@ -1161,7 +1172,19 @@ class _Backend:
         else:
             from dask.distributed import as_completed as dask_completed
 
-            futures = self.client.map(fn, chunks, pure=False, **kwargs)
+            from .saturations import registered_saturations
+
+            # A Dask worker imports memaudit afresh, with the built-in saturations only: the
+            # registered ones travel with each call (s46 left alone: a package under one was
+            # refused as naming an unknown saturation).
+            futures = self.client.map(
+                _with_saturations,
+                chunks,
+                pure=False,
+                _fn=fn,
+                _saturations=registered_saturations(),
+                **kwargs,
+            )
             try:
                 for fut in dask_completed(futures):
                     yield fut.result()

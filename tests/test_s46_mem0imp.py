@@ -58,7 +58,7 @@ def test_mem0_cli_refuses_numeric_and_boolean_times_with_path_and_rule(tmp_path)
     rc, _, err = run_cli("import", "mem0", str(src), "--package", PKG_FILE, "-o", str(out))
     assert rc != 0
     assert not out.exists()
-    for i, value in enumerate(("1683554160", "12345", "True")):
+    for i, value in enumerate(("1683554160", "12345", "true")):
         line = (
             f"{src}: $.results[{i}].created_at: a Mem0 time is an ISO-8601 string (or null) "
             f"(got {value}) [rule: type]"
