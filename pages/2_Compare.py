@@ -115,6 +115,15 @@ st.subheader("Why this score")
 with st.container(border=True):
     for paragraph in cv.explanation:
         st.text(paragraph)
+# The view as the library saves it, under the paragraphs only it keeps: the CSVs are tables,
+# without the explanation or the Notes (QA s47: an annotator could not save why a store
+# scored what it did). Before the unit tables, which stop a package without units.
+render.result_json(
+    cv,
+    "compare_json",
+    render.store_filename(cv.package_id, cv.label, "compare", ctx.budget),
+    "Compare result (JSON)",
+)
 
 st.subheader("Value by unit kind")
 buckets = cv.bucket_rows
