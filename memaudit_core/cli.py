@@ -1084,14 +1084,17 @@ def cmd_solve(args: argparse.Namespace) -> int:
 def _solve_human(res: Any, where: str, cost_unit: str | None) -> str:
     """``solve``'s text for a :class:`~memaudit_core.solvers.SolveResult`; ``where`` names the
     package file (or the saved result), ``cost_unit`` is None when it is not known (``show``)."""
+    from .shortrepr import cost_budget_text
     from .solvers import gap_text
     from .solvers.certify import certified_gap_text
 
     cert = res.certificate
     unit = f" {cost_unit}" if cost_unit else ""
+    # QA s47: four decimals printed a cost of 99.9999999 as 100 beside the same budget.
+    cost, budget = cost_budget_text(res.cost, res.budget)
     lines = [
-        f"package {res.package_id!r} ({where}), pool {res.pool}, budget {_fmt(res.budget)}{unit}",
-        f"{res.label}: F = {_fmt(res.value, 6)}   cost {_fmt(res.cost)}   solver {res.solver}"
+        f"package {res.package_id!r} ({where}), pool {res.pool}, budget {budget}{unit}",
+        f"{res.label}: F = {_fmt(res.value, 6)}   cost {cost}   solver {res.solver}"
         f"   {res.time_s * 1000:.1f} ms",
     ]
     # QA s42 #1: a store above B inside the tolerance is said so; QA s46: so is an OPT
@@ -1164,13 +1167,19 @@ def _special_proof(res: Any) -> str:
 
 def _evaluation_human(ev: Any, cost_unit: str | None) -> str:
     """``score``'s text for a :class:`~memaudit_core.analysis.StoreEvaluation`."""
-    from .explain import amount_text
+    from .explain import unit_word
+    from .shortrepr import cost_budget_text
 
-    budget = amount_text(ev.budget, cost_unit) if cost_unit else _fmt(ev.budget)
+    # Both to the budget's ten significant digits, more where the cost would read as the
+    # budget (QA s47: "cost used 100" at budget 99.9999999, as if over it).
+    cost, budget = cost_budget_text(ev.cost, ev.budget)
+    if cost_unit:
+        cost = f"{cost} {unit_word(ev.cost, cost_unit)}"
+        budget = f"{budget} {unit_word(ev.budget, cost_unit)}"
     lines = [
         f"{ev.title} on {ev.package_id!r} at budget {budget}",
         f"F = {_fmt(ev.value, 6)}   {ev.opt_label} = {_fmt(ev.opt_value, 6)}   "
-        f"ratio = {ev.ratio_text}   cost used {_fmt(ev.cost)}",
+        f"ratio = {ev.ratio_text}   cost used {cost}",
         "selected: " + _id_list(ev.selected),
         # Named by its label: an unproven store is not "the optimum" (CLI QA).
         ("optimum:  " if ev.opt_certified else f"{ev.opt_label} store: ")
@@ -1419,13 +1428,9 @@ def _union_human(rep: Any, memory_unit: str | None = None) -> str:
     """The union metrics block of ``score`` for an external store; ``memory_unit`` is what its
     memories were costed in (their cost rule's unit) when that differs from the package's."""
     from .analysis import ratio_text
-    from .explain import unit_word
+    from .explain import amount_text as amount  # "1 word"; the budget's digits (QA s47)
 
     unit = memory_unit or rep.memory_unit
-
-    def amount(x: float, unit: str) -> str:
-        # "1 words" read as a typo (annotator QA s38).
-        return f"{_fmt(x)} {unit_word(x, unit)}"
 
     up = rep.upper
     lines = [

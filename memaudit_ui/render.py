@@ -465,7 +465,7 @@ def result_json(
 #: them.
 PRESENT_DROP_TEXT_FROM = 6
 #: Columns that name the row: never dropped as prose, however many words a name has.
-ROW_NAME_COLUMNS = frozenset({"method", "store", "writer", "unit", "label"})
+ROW_NAME_COLUMNS = frozenset({"method", "store", "writer", "writer / store", "unit", "label"})
 #: ... and one with more columns than this is set in a smaller font,
 PRESENT_WIDE_COLUMNS = 7
 #: ... smaller still from this many (QA s18c: 11 numeric columns ran 90 px past a 1024 px
@@ -473,6 +473,12 @@ PRESENT_WIDE_COLUMNS = 7
 PRESENT_WIDER_COLUMNS = 10
 #: A cell of at least this many words (not a comma-separated list of ids) is prose.
 PROSE_MIN_WORDS = 4
+#: Columns that say what the numbers beside them mean: never dropped as prose either (QA s47:
+#: without "match" and "store wrote" the Compare page showed a memory the store dropped for the
+#: budget with its cost and nothing saying it was dropped, as if kept).
+ESSENTIAL_COLUMNS = frozenset({"match", "store wrote"})
+#: ... and any column named so: "OPT wrote", "OPT over P+ wrote", "incumbent wrote".
+ESSENTIAL_SUFFIXES = (" wrote",)
 
 
 def _is_prose(value: object) -> bool:
@@ -487,10 +493,23 @@ def _is_prose(value: object) -> bool:
     return len(words) >= PROSE_MIN_WORDS and value.count(",") < len(words) / 2
 
 
+def _is_essential(name: str) -> bool:
+    """A column presentation mode keeps however many words its cells have: what the row is
+    ("OPT without validity types" is a name, not prose) or what its numbers mean.
+
+    >>> _is_essential("writer / store"), _is_essential("OPT over P+ wrote"), _is_essential("note")
+    (True, True, False)
+    """
+    return (
+        name in ROW_NAME_COLUMNS or name in ESSENTIAL_COLUMNS or name.endswith(ESSENTIAL_SUFFIXES)
+    )
+
+
 def _fit_projector(df: pd.DataFrame) -> pd.DataFrame:
     """``df`` without its free-text columns when it is wide: those named "text" / "... text"
-    and any other column whose cells are mostly prose (QA s18c: a `verdict` sentence squeezed
-    between 15 numeric columns wrapped to 6 lines a row and pushed the table past the screen)."""
+    and any other column but an essential one (:func:`_is_essential`) whose cells are mostly
+    prose (QA s18c: a `verdict` sentence squeezed between 15 numeric columns wrapped to 6 lines a
+    row and pushed the table past the screen)."""
     if df.shape[1] < PRESENT_DROP_TEXT_FROM:
         return df
     texts = []
@@ -501,8 +520,8 @@ def _fit_projector(df: pd.DataFrame) -> pd.DataFrame:
             continue
         if pd.api.types.is_numeric_dtype(df[col]):  # (bool too)
             continue
-        if name in ROW_NAME_COLUMNS:
-            continue  # what the row is ("OPT without validity types" is a name, not prose)
+        if _is_essential(name):
+            continue
         cells = [v for v in df[col] if isinstance(v, str) and v and v != "n/a"]
         if cells and sum(map(_is_prose, cells)) * 2 > len(cells):
             texts.append(col)

@@ -100,7 +100,9 @@ cols[2].metric(
 cols[3].metric(
     # The budget goes in the label: "107.761 of 107.816" was cut to "107.761 of 1…".
     f"Cost used (of {amount_text(ctx.budget, unit)})",
-    f"{cv.cost:g}",
+    # As many digits as the budget has (QA s47: ":g" read 99.9999999 as "100", over the
+    # budget 99.9999999, and 1234567 as 1.23457e+06).
+    render.amount_text(cv.cost, ctx.budget),
     help=f"The {'optimum' if cv.opt_certified else 'incumbent'} uses "
     f"{amount_text(cv.opt_cost, unit)}.",
 )

@@ -444,13 +444,16 @@ else:
     m[5].metric(
         "Kept F(Y')",
         f"{rep.value:.4g}",
-        help=f"{len(rep.kept)} of {rep.n_memories} memories, {rep.cost:g} {memory_unit}.",
+        help=f"{len(rep.kept)} of {rep.n_memories} memories, "
+        f"{render.amount_text(rep.cost)} {memory_unit}.",
     )
     n = metric_row()
     n[0].metric(f"{rep.union_opt.label} over P+", f"{rep.union_opt_value:.4g}")
     n[1].metric(f"{rep.package_opt.label} (package only)", f"{rep.package_opt_value:.4g}")
     n[2].metric(
-        f"Store cost ({memory_unit})", f"{rep.store_cost:g}", help="As written, deleted excluded."
+        f"Store cost ({memory_unit})",
+        render.amount_text(rep.store_cost),
+        help="As written, deleted excluded.",
     )
     n[3].metric("Memories kept", f"{len(rep.kept)} of {rep.n_memories}")
     n[4].metric("Superseded", len(rep.superseded), help="Still held by the system: they count.")
