@@ -815,12 +815,16 @@ def _read_package(path: str):
 
 
 def _load_all(
-    paths: Sequence[str], command: str, budgets: Sequence[float] | None = None
+    paths: Sequence[str],
+    command: str,
+    budgets: Sequence[float] | None = None,
+    stores: Sequence[str] = (),
 ) -> list[Any]:
     """Every package file, or all the invalid ones reported together (QA s44: the first bad
     file stopped the command, so k bad files took k reruns). Their warnings are said as a
     run at ``budgets`` says them (None: each package's own grid), with the app's note on
-    budgets above a package's total cost (QA s46: ``--budgets 1e308`` was silent)."""
+    budgets above a package's total cost (QA s46: ``--budgets 1e308`` was silent), counted
+    with the external ``stores`` swept (QA s47)."""
     from .package import budgets_above_total_note, warnings_at_budgets
 
     packages, invalid = [], []
@@ -831,7 +835,7 @@ def _load_all(
             invalid.append(exc)
             continue
         at = pkg.budget_grid() if budgets is None else budgets
-        above_total = budgets_above_total_note(pkg, at)
+        above_total = budgets_above_total_note(pkg, at, stores)
         PACKAGE_WARNINGS(
             _file_name(path),
             [*warnings_at_budgets(pkg.warnings, pkg.budget, at), *filter(None, [above_total])],
@@ -1742,10 +1746,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         # Each package at its own grid, as a folder sweep does (QA: every package was swept
         # at the union of all the packages' grids).
         budgets = None
-    packages = _load_all(args.packages, "sweep", budgets)
+    stores = _split_names(args.stores, "--stores")
+    packages = _load_all(args.packages, "sweep", budgets, stores)
     writers = list(WRITERS) if args.writer_names is None else args.writer_names
     ablations = list(normalize_ablations(_split_names(args.ablations, "--ablations")))
-    stores = _split_names(args.stores, "--stores")
     # Before the packages load; the library refuses the same (analysis.sweep).
     check_something_to_sweep(writers, stores, ablations, "sweep")
     progress = Progress("sweep", enabled=not args.quiet)

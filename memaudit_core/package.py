@@ -2494,18 +2494,91 @@ def package_json_schema() -> dict[str, Any]:
     }
 
 
-#: The rule of the note that some budgets of a sweep lie above the package's total candidate
-#: cost (where every candidate fits, so they add no information).
+#: The rule of the note that some budgets of a sweep lie above the total cost of what they
+#: choose from (where everything fits, so they add no information).
 BUDGET_ABOVE_TOTAL = "budget-above-total"
 
 
-def budgets_above_total_note(package: Package, budgets: Iterable[float]) -> str | None:
-    """What a sweep of ``package`` at ``budgets`` says about the budgets above its total
-    candidate cost, or None when there are none: every candidate fits there, so their points
-    repeat the one at the total, and on a chart they squash the budgets that matter near 0.
+@dataclass(frozen=True)
+class CostTotal:
+    """The budget past which a larger one changes nothing: the total cost of everything that
+    can be chosen. ``store`` is the external store whose union package P+ (the package's
+    candidates plus the memories the store keeps) sets it; None: the candidates alone.
+
+    QA s47: the app and the sweep note used the candidates' total alone, so an external store
+    costing more than the package was cut to fit a budget said to fit "every candidate".
+    """
+
+    total: float
+    store: str | None = None
+
+    def describe(self, cost_unit: str) -> str:
+        """What the total is, with its amount: ``the package's total candidate cost (51
+        words)``."""
+        amount = f"{self.total:.10g} {cost_unit}"
+        if self.store is None:
+            return f"the package's total candidate cost ({amount})"
+        return (
+            f"the total cost of the package's candidates plus the memories of store "
+            f"{cut_repr(self.store)} ({amount})"
+        )
+
+    @property
+    def what_fits(self) -> str:
+        return "every candidate" if self.store is None else "every candidate and memory"
+
+
+def union_total_costs(package: Package) -> dict[str, float]:
+    """Each external store's id and the total cost of its union package P+: the package's
+    candidates plus the memories the store keeps (deleted ones are not part of it,
+    :func:`store_as_kept`)."""
+    total = package.total_cost()
+    return {
+        s.id: total + float(sum(m.cost for m in store_as_kept(s).memories))
+        for s in package.stores
+        if s.is_external
+    }
+
+
+def largest_cost_total(
+    total: float, union_totals: Mapping[str, float], store_ids: Iterable[str] | None = ()
+) -> CostTotal:
+    """The largest of the candidates' ``total`` and the ``union_totals`` of the external
+    stores in ``store_ids`` (None: every one; ids of other stores add nothing, as the
+    candidates a store selects are counted in ``total``)."""
+    wanted = None if store_ids is None else set(store_ids)
+    best = CostTotal(float(total))
+    for store_id, union_total in union_totals.items():
+        if (wanted is None or store_id in wanted) and union_total > best.total:
+            best = CostTotal(float(union_total), store_id)
+    return best
+
+
+def cost_total(package: Package, store_ids: Iterable[str] | None = ()) -> CostTotal:
+    """:func:`largest_cost_total` of ``package``: above it every candidate (and every memory
+    of the external stores in ``store_ids``; None: of every external store) fits, so a larger
+    budget gives the same results. The app caps its budget here (``store_ids=None``: the
+    budget is one for every page and store) and a sweep names the stores it runs.
+
+    >>> from memaudit_core.generators import generate
+    >>> cost_total(generate("update_chain"))
+    CostTotal(total=51.0, store=None)
+    """
+    return largest_cost_total(package.total_cost(), union_total_costs(package), store_ids)
+
+
+def budgets_above_total_note(
+    package: Package, budgets: Iterable[float], store_ids: Iterable[str] | None = ()
+) -> str | None:
+    """What a sweep of ``package`` at ``budgets`` says about the budgets above its
+    :func:`cost_total` (with the external stores in ``store_ids`` that the sweep runs), or
+    None when there are none: everything fits there, so their points repeat the one at the
+    total, and on a chart they squash the budgets that matter near 0.
 
     QA s18c (range mode) and s46 (the package grid's 1e6 and ``sweep --budgets 1e308`` were
-    silent): the one wording for the app's grid and range modes and the CLI.
+    silent): the one wording for the app's grid and range modes and the CLI. QA s47: a swept
+    external store costing more than the candidates is cut below its union's total, so the
+    note counts from that total.
 
     >>> from memaudit_core.generators import generate
     >>> pkg = generate("update_chain")
@@ -2514,19 +2587,23 @@ def budgets_above_total_note(package: Package, budgets: Iterable[float]) -> str 
     >>> print(budgets_above_total_note(pkg, [1, 1e6, 2e6]).split(":")[0])
     2 of the 3 budgets (1000000 and up) are above the package's total candidate cost (51 words)
     """
-    return above_total_note(package.total_cost(), package.cost_unit, budgets)
+    return above_total_note(cost_total(package, store_ids), package.cost_unit, budgets)
 
 
-def above_total_note(total: float, cost_unit: str, budgets: Iterable[float]) -> str | None:
-    """:func:`budgets_above_total_note` from a package's total candidate cost and cost unit
-    alone: a suite says it from its index entries, without the package (QA s46 review: only
-    ``sweep FILE --budgets`` said it; ``--out``, ``--family`` and ``audit`` were silent).
+def above_total_note(
+    total: float | CostTotal, cost_unit: str, budgets: Iterable[float]
+) -> str | None:
+    """:func:`budgets_above_total_note` from a :class:`CostTotal` (a number: the package's
+    total candidate cost) and cost unit alone: a suite says it from its index entries,
+    without the package (QA s46 review: only ``sweep FILE --budgets`` said it; ``--out``,
+    ``--family`` and ``audit`` were silent).
 
     >>> print(above_total_note(10, "tokens", [5, 20]).split(":")[0])
     1 of the 2 budgets (20) is above the package's total candidate cost (10 tokens)
     """
+    ceiling = total if isinstance(total, CostTotal) else CostTotal(float(total))
     grid = sorted(dict.fromkeys(float(b) for b in budgets))
-    past = [b for b in grid if b > total]
+    past = [b for b in grid if b > ceiling.total]
     if not past:
         return None
     if len(grid) == 1:
@@ -2537,7 +2614,6 @@ def above_total_note(total: float, cost_unit: str, budgets: Iterable[float]) -> 
         which = f"{len(past)} of the {len(grid)} budgets ({past[0]:.10g} and up) are"
     points = "their points equal" if len(past) > 1 else "its point equals"
     return (
-        f"{which} above the package's total candidate cost ({total:.10g} "
-        f"{cost_unit}): every candidate fits there, so {points} the one at B = "
-        f"{total:.10g} (rule: {BUDGET_ABOVE_TOTAL})"
+        f"{which} above {ceiling.describe(cost_unit)}: {ceiling.what_fits} fits there, so "
+        f"{points} the one at B = {ceiling.total:.10g} (rule: {BUDGET_ABOVE_TOTAL})"
     )

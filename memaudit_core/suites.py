@@ -85,6 +85,8 @@ from .package import (
     budget_grid_notes,
     grid_notes_capped,
     json_float,
+    largest_cost_total,
+    union_total_costs,
     warnings_at_budgets,
 )
 from .parallel import SolverPool, check_workers, init_solver_worker, pool_context, stop_pool
@@ -587,6 +589,9 @@ class IndexEntry:
     #: The package's total candidate cost: budgets above it are said (rule
     #: ``budget-above-total``) with its warnings; None: not known, nothing said.
     total_cost: float | None = None
+    #: :func:`~memaudit_core.package.union_total_costs`: a swept external store's budgets are
+    #: said from its union's total, not the candidates' (QA s47).
+    union_totals: tuple[tuple[str, float], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -627,6 +632,7 @@ def _index_one(src: PackageSource, text: str | None) -> IndexEntry:
         default_budget=None if pkg.budget is None else float(pkg.budget),
         full_label=src.full_label,
         total_cost=pkg.total_cost(),
+        union_totals=tuple(union_total_costs(pkg).items()),
     )
 
 
@@ -1342,13 +1348,24 @@ def run_suite(
                 if on_warnings is not None:
                     # Before the checks: a look-alike id may be why a named store is missing.
                     for e in entries:
-                        at = [b for _, b, _ in plan(e)]
+                        planned = plan(e)
+                        at = [b for _, b, _ in planned]
                         # With the note `sweep FILE --budgets` gives (cli._load_all), so every
-                        # sweep and audit path says it once per package (QA s46 review).
+                        # sweep and audit path says it once per package (QA s46 review), from
+                        # the total of the stores it runs (QA s47).
+                        swept = {
+                            m.removeprefix("store:")
+                            for _, _, m in planned
+                            if m.startswith("store:")
+                        }
                         above = (
                             None
                             if e.total_cost is None
-                            else (above_total_note(e.total_cost, e.cost_unit, at))
+                            else above_total_note(
+                                largest_cost_total(e.total_cost, dict(e.union_totals), swept),
+                                e.cost_unit,
+                                at,
+                            )
                         )
                         said = [
                             *warnings_at_budgets(e.warnings, e.default_budget, at),

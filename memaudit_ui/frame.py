@@ -25,7 +25,7 @@ from memaudit_core.errors import (
     cut_repr,
     id_text,
 )
-from memaudit_core.package import Package
+from memaudit_core.package import Package, cost_total
 from memaudit_core.writers import WRITERS, all_writers
 
 from . import sources, state
@@ -589,7 +589,11 @@ def _resolve_budget(pkg: Package) -> float:
     from_package = budget is None or not math.isfinite(budget) or budget < 0
     if from_package:
         budget = pkg.default_budget()
-    total = pkg.total_cost()
+    # With every external store's memories (QA s47: a store costing more than the candidates
+    # was cut to fit a budget said to fit everything). One cap for all stores: the budget is
+    # shared by every page and store, and choosing another store must not clamp it.
+    ceiling = cost_total(pkg, None)
+    total = ceiling.total
     if budget > total and total > 0:
         # Never a silent clamp: a sweep range past the total cost, clicked on the Budget sweep,
         # reaches here without a link (review). The package's own budget gets the same rule
@@ -599,16 +603,17 @@ def _resolve_budget(pkg: Package) -> float:
         if from_package:
             where = "The package's budget {:.10g}"
         state.add_problem(
-            f"{where.format(budget)} is above the package's total candidate cost "
-            f"({total:g} {_md_escape_inline(pkg.cost_unit)}); every candidate fits, so the "
-            f"budget is set to {total:g}."
+            f"{where.format(budget)} is above "
+            f"{_md_escape_inline(ceiling.describe(pkg.cost_unit))}; {ceiling.what_fits} "
+            f"fits, so the budget is set to {total:g}."
         )
         return state.normalise_budget(total)
     return float(budget)
 
 
 def _budget_slider(pkg: Package, budget: float) -> float:
-    total = pkg.total_cost()
+    ceiling = cost_total(pkg, None)
+    total = ceiling.total
     step = _fitting_step(budget_step(pkg), budget)
     upper = max(total, budget, step)
     sync_widget("w_budget", float(budget))
@@ -621,7 +626,8 @@ def _budget_slider(pkg: Package, budget: float) -> float:
         key="w_budget",
         on_change=set_from_widget,
         args=("ma_budget", "w_budget"),
-        help=f"0 to the total candidate cost ({total:g}); the package default is "
+        help=f"0 to {_md_escape_inline(ceiling.describe(pkg.cost_unit))}; the package "
+        f"default is "
         f"{pkg.default_budget():g}. Keyboard: focus the slider, then the arrow keys.",
     )
     return state.normalise_budget(st.session_state["w_budget"])
