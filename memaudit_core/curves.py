@@ -60,7 +60,7 @@ from .errors import (
     check_params,
     cut_repr,
 )
-from .generators import FAMILIES, generate
+from .generators import FAMILIES, coerce_params, generate
 from .generators.base import variant_names
 from .package import Package, Store, check_package
 from .plugins import module_found
@@ -1153,7 +1153,14 @@ class FamilyBand:
         'memaudit-small-normal_count=5-seeds-0-1'
         """
         fam = FAMILIES.get(self.family)
-        tag = variant_names(fam.build, dict(self.params))[0] if fam is not None else ""
+        params = dict(self.params)
+        try:
+            # As generate() reads them, so the name tags what the ids do ("3" is the default
+            # 3; event_graph's n_entities=2 is its automatic value for 30 experiences, QA s47).
+            params = coerce_params(self.family, params)
+        except MemAuditError:
+            pass  # kept as given: a band of a family no longer registered, or its old params
+        tag = variant_names(fam.build, params)[0] if fam is not None else ""
         seeds = f"-seeds-{min(self.seeds)}-{max(self.seeds)}" if self.seeds else ""
         return f"{self.family}{tag}{seeds}"
 

@@ -21,7 +21,13 @@ from urllib.parse import quote, unquote
 import streamlit as st
 
 from memaudit_core.errors import MemAuditError, PackageError, Problem, cut_repr
-from memaudit_core.generators import FAMILIES, coerce_params, generate, package_seed
+from memaudit_core.generators import (
+    FAMILIES,
+    coerce_params,
+    effective_params,
+    generate,
+    package_seed,
+)
 from memaudit_core.package import Package, load_package, loads_package
 
 from .state import md_value
@@ -233,8 +239,9 @@ def _param_text(value: object) -> str:
 def generated_key(family: str, seed: int, params: dict[str, object] | None = None) -> str:
     """The package key of a generated package: ``gen:<family>:<seed>[:k=v;k=v]``.
 
-    Parameters equal to the family's defaults are left out (one key per package), and values
-    are percent-encoded where they contain ``;``, ``=``, ``%`` or ``:``.
+    Parameters equal to the family's defaults, or building what they build
+    (:func:`~memaudit_core.generators.effective_params`), are left out (one key per package),
+    and values are percent-encoded where they contain ``;``, ``=``, ``%`` or ``:``.
 
     >>> generated_key("event_graph", 7, {"n_experiences": 20, "cost_rule": "words"})
     'gen:event_graph:7:n_experiences=20'
@@ -243,16 +250,22 @@ def generated_key(family: str, seed: int, params: dict[str, object] | None = Non
     defaults = fam.defaults() if fam is not None else {}
     if fam is not None and not fam.seeded:
         seed = 0  # a seed-invariant family's one package (QA s40, defect 2)
-    items = []
-    for name, value in sorted((params or {}).items()):
+    values = dict(params or {})
+    for name, value in values.items():
         if name in defaults:
             # Each value as the family reads it (QA s42, defect 2: "03" and 3 are one
             # package, so one key); a value it refuses is kept as given, for generate() to
             # name.
             try:
-                value = coerce_params(family, {name: value})[name]
+                values[name] = coerce_params(family, {name: value})[name]
             except MemAuditError:
                 pass
+    if fam is not None:
+        # Then as the family builds them together (QA s47: event_graph's n_entities=2, what
+        # its automatic 0 picks for 30 experiences, was a second key for the package).
+        values = effective_params(family, values)
+    items = []
+    for name, value in sorted(values.items()):
         if name in defaults and _same(value, defaults[name]):
             continue
         items.append(f"{quote(name, safe='')}={quote(_param_text(value), safe=',.-_')}")
@@ -273,7 +286,8 @@ def canonical_key(key: str) -> tuple[str, str | None]:
     A ``gen:`` key is written as :func:`generated_key` writes it (the Generator's "Open in
     the app"): a seed-invariant family names seed 0 (its one package), a seed is written
     without leading zeros, and its parameters are read through the family's parameter types
-    and written sorted by name, without the ones equal to their defaults or empty items.
+    and written sorted by name, without the ones equal to their defaults (or building what
+    they build, as event_graph's ``n_entities=2`` for 30 experiences, QA s47) or empty items.
     A key the app cannot open is kept as it is (:func:`load_by_key` says what is wrong), and
     so are other keys.
 

@@ -182,7 +182,8 @@ def coerce_params(family: str, params: dict[str, Any]) -> dict[str, Any]:
     QA s42 (defect 2): the app's package keys name one package by the values it is built
     with, so ``normal_count=03`` and ``normal_count=3`` must read alike. QA s43: so must text
     parameters, each written in its family's canonical form (:attr:`Family.canonical`), as
-    ``candidate_types="tombstone, atomic_fact"`` and ``"atomic_fact,tombstone"``.
+    ``candidate_types="tombstone, atomic_fact"`` and ``"atomic_fact,tombstone"``. QA s47: and
+    a value building what its default builds is the default (:func:`effective_params`).
 
     Raises
     ------
@@ -213,7 +214,33 @@ def _clean_params(fam: Family, params: dict[str, Any]) -> dict[str, Any]:
         clean[key] = _coerce(value, defaults[key], key)
         if key in fam.canonical:
             clean[key] = fam.canonical[key](clean[key])
-    return clean
+    return _effective(fam, clean)
+
+
+def effective_params(family: str, params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` (each already in its parameter's type) with every value that builds what
+    its parameter's default builds written as the default (:attr:`Family.effective`).
+
+    :func:`coerce_params` (and so :func:`generate`) applies this; it is for callers that
+    coerce parameters one at a time (the app's package keys keep a value the family refuses
+    as given). Names the family does not have, and refused values, are passed through.
+
+    QA s47: ``n_entities=2``, what event_graph's automatic 0 picks for 30 experiences, and
+    random_coverage's ``max_cover=10`` for 10 units, which the default 12 is cut to, each
+    gave a package equal to the default's a second id, meta and app key.
+
+    >>> effective_params("event_graph", {"n_experiences": 30, "n_entities": 2})
+    {'n_experiences': 30, 'n_entities': 0}
+    """
+    return _effective(_family(family), params)
+
+
+def _effective(fam: Family, params: dict[str, Any]) -> dict[str, Any]:
+    if fam.effective is None:
+        return dict(params)
+    defaults = fam.defaults()
+    resolved = fam.effective({**defaults, **{k: v for k, v in params.items() if k in defaults}})
+    return {k: resolved[k] if k in defaults else v for k, v in params.items()}
 
 
 def generate(

@@ -25,6 +25,13 @@ class Family:
     #: family refuses), so that package keys, links and ``meta["params"]`` name one package
     #: alike (QA s43: "tombstone,atomic_fact" and "atomic_fact, tombstone" were three keys).
     canonical: dict[str, Callable[[Any], Any]] = field(default_factory=dict)
+    #: Every parameter (defaults filled in, each in its type) -> the same, with each value
+    #: that builds what the parameter's default builds (an automatic value given explicitly,
+    #: a value the family cuts to the default's) written as the default, so that ids,
+    #: ``meta["params"]`` and package keys name one package alike (QA s47: n_entities=2, what
+    #: 0 picks for 30 experiences, was a second id for one package). Values the family
+    #: refuses are passed through, for it to name. None: every value builds its own package.
+    effective: Callable[[dict[str, Any]], dict[str, Any]] | None = None
 
     def defaults(self) -> dict[str, Any]:
         sig = inspect.signature(self.build)

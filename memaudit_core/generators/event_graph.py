@@ -86,6 +86,7 @@ OFFERED_TYPES = (
 #: costs here).
 COST_RULES = ("words", "chars", "bytes_overhead")
 MAX_EXPERIENCES = 200_000
+DEFAULT_DISTRACTOR_RATE = 0.2
 BUDGET_GRID_FRACTIONS = (0.01, 0.02, 0.05, 0.1, 0.2)
 
 #: Query weights (a unit weighs the sum of the weights of the queries requiring it).
@@ -535,6 +536,31 @@ def resolve_entities(n_experiences: int, n_entities: int = 0) -> int:
     return min(MAX_ENTITIES, max(2, -(-n_experiences // 15)))
 
 
+def effective_params(params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` (every parameter of :func:`event_graph`) with the values that build what the
+    defaults build written as the defaults (:attr:`Family.effective`).
+
+    - ``n_entities`` equal to what 0 picks for ``n_experiences`` (:func:`resolve_entities`)
+      is 0 (QA s47: ``n_entities=2`` with 30 experiences was a second id for the package).
+    - ``distractor_rate`` of a one-turn conversation is the default: the first turn is never
+      chatter, so the rate is never consulted (nor a draw made for it).
+
+    >>> effective_params({"n_experiences": 30, "n_entities": 2, "distractor_rate": 0.5})
+    {'n_experiences': 30, 'n_entities': 0, 'distractor_rate': 0.5}
+    >>> effective_params({"n_experiences": 1, "n_entities": 3, "distractor_rate": 0.5})
+    {'n_experiences': 1, 'n_entities': 3, 'distractor_rate': 0.2}
+    """
+    out = dict(params)
+    n, n_entities, rate = (out.get(k) for k in ("n_experiences", "n_entities", "distractor_rate"))
+    if not (_is_int(n) and 1 <= n <= MAX_EXPERIENCES):  # type: ignore[operator]
+        return out  # refused by the family, which names it
+    if _is_int(n_entities) and n_entities == resolve_entities(n):  # type: ignore[arg-type]
+        out["n_entities"] = 0
+    if n == 1 and _is_number(rate) and 0.0 <= rate < 1.0:  # type: ignore[operator]
+        out["distractor_rate"] = DEFAULT_DISTRACTOR_RATE
+    return out
+
+
 def parse_candidate_types(candidate_types: object) -> tuple[str, ...]:
     """The offered candidate types from ``"all"`` or a comma-separated list (offer order).
 
@@ -878,7 +904,7 @@ def build_hidden_graph(
     n_experiences: int = 50,
     n_entities: int = 0,
     update_rate: float = 0.25,
-    distractor_rate: float = 0.2,
+    distractor_rate: float = DEFAULT_DISTRACTOR_RATE,
 ) -> nx.DiGraph:
     """Draw the hidden world: entities, supersession chains, events, sessions and turns.
 
@@ -1462,7 +1488,7 @@ def event_graph(
     n_experiences: int = 50,
     n_entities: int = 0,
     update_rate: float = 0.25,
-    distractor_rate: float = 0.2,
+    distractor_rate: float = DEFAULT_DISTRACTOR_RATE,
     candidate_types: str = "all",
     cost_rule: str = "words",
     budget_fraction: float = 0.1,
@@ -1507,6 +1533,15 @@ def event_graph(
             f"{FAMILY}: budget_fraction must be a number in (0, 1] "
             f"(got {cut_repr(budget_fraction)})"
         )
+    # Id, title and meta record the values as the defaults when they build the same (QA s47).
+    eff = effective_params(
+        {
+            "n_experiences": n_experiences,
+            "n_entities": n_entities,
+            "distractor_rate": distractor_rate,
+        }
+    )
+    n_entities, distractor_rate = eff["n_entities"], eff["distractor_rate"]
     g = build_hidden_graph(seed, n_experiences, n_entities, update_rate, distractor_rate)
     deriver = _Deriver(g, offered, cost_rule)
     deriver.world_units()
@@ -1577,5 +1612,6 @@ FAMILY_RECORDS: list[Family] = [
         },
         lambda n_experiences, **_: 9 * n_experiences,
         {"candidate_types": canonical_candidate_types, "cost_rule": canonical_cost_rule},
+        effective=effective_params,
     )
 ]

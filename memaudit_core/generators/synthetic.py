@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import sys
+from typing import Any
 
 import numpy as np
 
@@ -47,13 +48,36 @@ def cost_digits(cost_low: float, cost_high: float) -> int:
     return max(4, math.ceil(3 - math.log10(scale) - 1e-9))
 
 
+#: max_cover's default, cut to the units of a package with fewer.
+DEFAULT_MAX_COVER = 12
+
+
+def effective_params(params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` (every parameter of :func:`random_coverage`) with the values that build what
+    the defaults build written as the defaults (:attr:`Family.effective`): ``max_cover``
+    equal to the units of a package with fewer than 12, which the default 12 is cut to, is
+    12 (QA s47: ``n_groups=5, max_cover=10`` was a second id for the package).
+
+    >>> effective_params({"n_groups": 5, "units_per_group": 2, "max_cover": 10})["max_cover"]
+    12
+    """
+    out = dict(params)
+    groups, per_group, max_cover = (
+        out.get(k) for k in ("n_groups", "units_per_group", "max_cover")
+    )
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in (groups, per_group, max_cover)):
+        if max_cover == groups * per_group < DEFAULT_MAX_COVER:  # type: ignore[operator]
+            out["max_cover"] = DEFAULT_MAX_COVER
+    return out
+
+
 def random_coverage(
     seed: int = 0,
     n_groups: int = 50,
     candidates_per_group: int = 4,
     units_per_group: int = 2,
     min_cover: int = 3,
-    max_cover: int = 12,
+    max_cover: int = DEFAULT_MAX_COVER,
     cost_low: float = 1.0,
     cost_high: float = 10.0,
     budget_fraction: float = 0.1,
@@ -75,7 +99,10 @@ def random_coverage(
     if not 1 <= min_cover <= max_cover:
         raise UsageError(f"{name}: need 1 <= min_cover <= max_cover")
     n_units = units_per_group * n_groups
-    for what, value, default in (("min_cover", min_cover, None), ("max_cover", max_cover, 12)):
+    for what, value, default in (
+        ("min_cover", min_cover, None),
+        ("max_cover", max_cover, DEFAULT_MAX_COVER),
+    ):
         # App QA: max_cover=1000 was cut to the 100 units without a word, and the package's
         # meta recorded 1000. The default 12 is still cut for a smaller package (its help
         # says so), so that default packages keep their content and rebuild from their meta;
@@ -108,6 +135,9 @@ def random_coverage(
             f"{name}: integer_costs needs an integer of at least 1 in [cost_low, cost_high], got "
             f"[{cost_low:g}, {cost_high:g}]"
         )
+    max_cover = effective_params(
+        {"n_groups": n_groups, "units_per_group": units_per_group, "max_cover": max_cover}
+    )["max_cover"]
     digits = cost_digits(cost_low, cost_high)
     rng = np.random.default_rng(seed)
     weights = rng.uniform(0.5, 2.0, size=n_units)
@@ -213,5 +243,6 @@ FAMILY_RECORDS = [
             n_groups * candidates_per_group * (1 + min(max_cover, n_groups * units_per_group))
             + n_groups * units_per_group
         ),
+        effective=effective_params,
     )
 ]
