@@ -23,6 +23,10 @@ class TooSmallNumber(ValueError):
     """A nonzero number written too small for a float (it would read as 0)."""
 
 
+class TooLargeNumber(ValueError):
+    """A number written in digits too large for a float (it would read as inf)."""
+
+
 def read_number(text: str) -> float:
     """``float(text)``, refusing a nonzero number written too small to hold (it would read as
     0: CLI QA, ``--budget 1e-400`` ran at budget 0 without a word).
@@ -71,7 +75,8 @@ def read_int(text: str) -> int:
 
 def read_plain_number(text: str) -> float:
     """The number ``text`` writes in plain ASCII (:data:`PLAIN_NUMBER_RULE`), ``-0`` read as
-    0; ValueError otherwise (:class:`TooSmallNumber` for one too small to hold).
+    0; ValueError otherwise (:class:`TooSmallNumber` / :class:`TooLargeNumber` for one too
+    small / too large to hold).
 
     Examples
     --------
@@ -80,8 +85,14 @@ def read_plain_number(text: str) -> float:
     """
     if not isinstance(text, str) or not _PLAIN_NUMBER.fullmatch(text):
         raise ValueError(f"{text!r} is not a plain number ({PLAIN_NUMBER_RULE})")
+    value = read_number(text)
+    if math.isinf(value):
+        # The rule admits no "inf" word, so inf here is an overflow: "1e400" was read as inf,
+        # and a gen: link's key was rewritten to "update_rate=inf", which the link never said
+        # (QA s47, defect 2).
+        raise TooLargeNumber(f"{text!r} is too large to hold: it would read as inf")
     # + 0.0: "-0" is the package of "0", not another one with the id "...=-0" (QA s40).
-    return read_number(text) + 0.0
+    return value + 0.0
 
 
 def parse_number_list(text: str, what: str = "budgets") -> list[float]:

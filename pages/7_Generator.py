@@ -109,13 +109,15 @@ def _param_input(name: str, default: object) -> None:
     whole = isinstance(default, int) and not isinstance(default, bool)
     _assign(key, float(linked) if whole else linked)
     help_text = fam.param_help.get(name, "") + f" (default: {default!r})"
+    # value=None: an emptied box stays empty (QA s47, defect 1: Streamlit's non-nullable box
+    # put its default 0 back, and Preview built update_rate=0.0 without a word).
     if isinstance(default, bool):
         st.checkbox(name, key=key, help=help_text)
     elif whole:
-        st.number_input(name, step=1.0, format="%g", key=key, help=help_text)
+        st.number_input(name, value=None, step=1.0, format="%g", key=key, help=help_text)
     elif isinstance(default, float):
         step = 0.05 if abs(default) <= 1 else 0.5
-        st.number_input(name, step=step, format="%g", key=key, help=help_text)
+        st.number_input(name, value=None, step=step, format="%g", key=key, help=help_text)
     else:
         st.text_input(name, key=key, help=help_text)
 
@@ -137,6 +139,14 @@ def _form_error(label: str, value: object) -> str | None:
     return None
 
 
+#: Why a number box arrives empty: the browser sends nothing for text it cannot read as a
+#: number, and a number too large for it (1e400) is such text.
+EMPTY_BOX = (
+    "empty: type a number (the browser leaves a box empty when its text is not a number, "
+    "such as abc, or is too large to hold, such as 1e400)"
+)
+
+
 def _on_preview() -> None:
     """Runs before the script, with the submitted values: remember them, fix the spec.
 
@@ -152,9 +162,10 @@ def _on_preview() -> None:
         whole = isinstance(default, int) and not isinstance(default, bool)
         params[name] = _whole(value) if whole else value
     spec_now: dict[str, Any] = {"family": family, "seed": _whole(raw), "params": params}
+    empty = [name for name, value in [("Seed", raw), *params.items()] if value is None]
     # Only the seed: any seed is valid, so an inexact one would build another package without
     # a word; a parameter that large meets the core's size rule first.
-    problem = _form_error("Seed", raw)
+    problem = f"{', '.join(empty)}: {EMPTY_BOX}" if empty else _form_error("Seed", raw)
     if problem is None:
         try:
             seed = check_seed(_whole(raw))
@@ -183,6 +194,7 @@ with st.form(f"gen_form_{family}"):
                     # and 2: 1.5 became 1; -1 was refused by the browser without a word).
                     st.number_input(
                         "Seed",
+                        value=None,  # an emptied box stays empty (see _param_input)
                         step=1.0,
                         format="%g",
                         key=seed_key,

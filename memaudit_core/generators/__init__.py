@@ -18,7 +18,14 @@ from typing import Any
 
 from ..errors import UnknownNameError, UsageError, check_names, check_params, cut_repr
 from ..package import Package
-from ..specs import PLAIN_INT_RULE, PLAIN_NUMBER_RULE, TooSmallNumber, read_int, read_plain_number
+from ..specs import (
+    PLAIN_INT_RULE,
+    PLAIN_NUMBER_RULE,
+    TooLargeNumber,
+    TooSmallNumber,
+    read_int,
+    read_plain_number,
+)
 from . import event_graph, paper, stress, synthetic
 from .base import Family
 
@@ -95,7 +102,7 @@ def _coerce(value: Any, default: Any, name: str) -> Any:
             if isinstance(default, float):
                 return read_plain_number(value)
             return type(default)(value)
-        except TooSmallNumber as exc:
+        except (TooSmallNumber, TooLargeNumber) as exc:
             raise UsageError(f"parameter {name!r}: {exc}") from None
         except ValueError:
             kind = _KIND_WORDS.get(type(default), f"a {type(default).__name__}")
