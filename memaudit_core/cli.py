@@ -1894,6 +1894,7 @@ def _write_rows_csv(path: Path, rows: list[dict[str, Any]], columns: list[str]) 
 def cmd_generate(args: argparse.Namespace) -> int:
     from .generators import FAMILIES, generate, package_seed
     from .package import dumps_package, save_package
+    from .suites import PackageSource
 
     if args.list or not args.family:
         if not args.list:
@@ -1943,10 +1944,17 @@ def cmd_generate(args: argparse.Namespace) -> int:
     pkg = generate(args.family, seed=seed, **params)
     if seed_note is not None:
         print(f"memaudit: note: --seed {args.seed}: {seed_note}", file=sys.stderr)
+    # Said as validate says them (QA s47: a budget_fraction whose default budget fits no
+    # candidate was written with only "wrote ...", and validate then said OPT = 0 there).
+    # The package on stdout is named as a sweep names a family's package.
+    warnings = list(pkg.warnings)
     if args.output in (None, "-"):
         _stdout().write(dumps_package(pkg))
+        source = PackageSource("family", args.family, seed, tuple(sorted(params.items())))
+        print_warnings(source.full_label, warnings, limit=None)
         return 0
     save_package(pkg, args.output)
+    print_warnings(args.output, warnings, limit=None)
     print(
         f"wrote {args.output}: {pkg.id} — {_package_counts(pkg)}",
         file=sys.stderr,
@@ -1964,6 +1972,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
                 "candidates": len(pkg.candidates),
                 "units": len(pkg.units),
                 "queries": len(pkg.queries),
+                "warnings": warnings,  # as `import -o FILE --json` lists its package's
             }
         }
         _emit(summary, True, "")

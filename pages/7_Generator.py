@@ -147,14 +147,11 @@ EMPTY_BOX = (
 )
 
 
-def _on_preview() -> None:
-    """Runs before the script, with the submitted values: remember them, fix the spec.
-
-    Every press replaces the spec, so a refused one clears the old preview (QA s40, defect 2:
-    the preview of seed 3 stayed, with Open and Download, under a form saying seed -1). The
-    values go to the core unbounded and unrounded: its messages name the field and the rule
-    (the page's min_value / max_value made the browser refuse them without a word)."""
-    _remember(seed_key, *param_keys.values())
+def _form_spec() -> dict[str, Any]:
+    """The spec of the form's submitted values: family, seed, params and the package key, or
+    an ``error`` instead of the key. The values go to the core unbounded and unrounded: its
+    messages name the field and the rule (the page's min_value / max_value made the browser
+    refuse them without a word)."""
     raw = st.session_state[seed_key] if fam.seeded else 0
     params: dict[str, object] = {}
     for name, default in defaults.items():
@@ -178,7 +175,16 @@ def _on_preview() -> None:
             spec_now["key"] = sources.generated_key(family, seed, params)
     if problem is not None:
         spec_now["error"] = problem
-    st.session_state[SPEC_KEY] = spec_now
+    return spec_now
+
+
+def _on_preview() -> None:
+    """Runs before the script, with the submitted values: remember them, fix the spec.
+
+    Every press replaces the spec, so a refused one clears the old preview (QA s40, defect 2:
+    the preview of seed 3 stayed, with Open and Download, under a form saying seed -1)."""
+    _remember(seed_key, *param_keys.values())
+    st.session_state[SPEC_KEY] = _form_spec()
 
 
 with st.form(f"gen_form_{family}"):
@@ -211,6 +217,13 @@ with st.form(f"gen_form_{family}"):
 
 spec = st.session_state.get(SPEC_KEY)
 previous = spec if spec and spec["family"] == family else None
+if previous is None and ctx.package_key.startswith("gen:"):
+    # Before any Preview, a form showing the open generated package previews it (QA s47: a
+    # shared link filled the form and showed no package). Matched by key: another family, or
+    # a seed the form cannot hold (started at 0), previews nothing until Preview is pressed.
+    _linked_spec = _form_spec()
+    if _linked_spec.get("key") == ctx.package_key:
+        previous = _linked_spec
 if previous is None:
     st.info("Set the parameters and press **Preview**.")
     st.stop()
