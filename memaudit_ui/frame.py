@@ -113,6 +113,25 @@ class Frame:
         s = self.settings[param]
         return kept(s.widget_key, s.default, s.valid, s.scope)
 
+    def tabs(self, param: str, labels: dict[str, str]) -> Sequence[Any]:
+        """``st.tabs`` whose selected tab is the link setting ``param``: ``labels`` maps each
+        of its values to its tab's label, in the tabs' order. A tab switch reruns the page,
+        so the link follows it (QA s47: the tab was the browser's alone, and a shared link
+        opened on the first tab)."""
+        s = self.settings[param]
+        sync_widget(s.widget_key, labels[_kept_value(s.mirror, s.default, s.valid)])
+        return st.tabs(
+            list(labels.values()),
+            key=s.widget_key,
+            on_change=_set_from_tab,
+            args=(s.mirror, s.widget_key, {label: v for v, label in labels.items()}),
+        )
+
+
+def _set_from_tab(mirror: str, widget_key: str, values: dict[str, Any]) -> None:
+    """A tab switch's callback: the chosen tab's value to the setting's mirror."""
+    st.session_state[mirror] = values[st.session_state[widget_key]]
+
 
 def store_options(package: Package) -> list[str]:
     # Reference writers, then plugin writers (bundled examples, entry points, registered
@@ -279,6 +298,12 @@ class LinkSetting:
     check_with: tuple[str, ...] = ()
     #: The widget's label, naming the setting in the note on a package switch (else ``url``).
     label: str | None = None
+    #: Given the parameters of the settings before this one that a link names, the value they
+    #: imply when the link does not name this setting (or names a value refused), or None for
+    #: ``default``; the link then carries this setting only when its value differs from the
+    #: one the link's other settings imply (QA s47: a link with the Ablations page's ``k=3``
+    #: opened on the cost-rule tab, and nothing said the k result was behind another tab).
+    implied: Callable[[set[str]], Any] | None = None
 
     @property
     def mirror(self) -> str:
@@ -303,6 +328,7 @@ def _resolve_link_settings(
     warnings: list[str] = []
     by_url = {setting.url: setting for setting in settings}
     from_link: dict[str, str] = {}  # parameter -> the link's text, for the values adopted
+    link_names: set[str] = set()  # the parameters the link names, for an implied setting
     for setting in settings:
         fresh = adopted or (page_title, setting.url) not in read
         read.add((page_title, setting.url))
@@ -317,7 +343,9 @@ def _resolve_link_settings(
             values[setting.url] = _kept_value(setting.mirror, setting.default, setting.valid)
             stored[setting.url] = None  # kept for when it applies, but not this view's link
             continue
+        taken = False
         if given:
+            link_names.add(setting.url)
             taken, warning = _adopt_link_value(setting, given)
             if warning:
                 warnings.append(warning)
@@ -326,11 +354,20 @@ def _resolve_link_settings(
         elif fresh and adopted:
             # Back / Forward to a view whose link left the setting out: its default.
             st.session_state.pop(setting.mirror, None)
+        if fresh and not taken and setting.implied is not None:
+            implied = setting.implied(link_names & values.keys())
+            if implied is not None:
+                st.session_state[setting.mirror] = implied
         value = _kept_value(setting.mirror, setting.default, setting.valid)
         if note is not None and note.switched and not given:
             _note_dropped_setting(note, setting, value)
         values[setting.url] = value
-        stored[setting.url] = None if value == setting.default else state.link_text(value)
+        reference = setting.default
+        if setting.implied is not None:
+            in_link = {p for p in values if p != setting.url and stored.get(p) is not None}
+            implied = setting.implied(in_link)
+            reference = setting.default if implied is None else implied
+        stored[setting.url] = None if value == reference else state.link_text(value)
         linked = {p: from_link[p] for p in setting.check_with if p in from_link}
         problem = setting.check(values) if setting.check is not None and linked else None
         if problem:

@@ -59,6 +59,7 @@ PAGE_URL_KEYS: dict[str, tuple[str, ...]] = {
         "level",
         "draws",
         "seed",
+        "tab",
     ),
     "Certification": ("time_limit", "add_budget", "pools", "seeds"),
 }

@@ -23,6 +23,23 @@ RULE_OPTIONS = [robustness.AS_STORED, *COST_RULES]
 
 
 REMOVED_LABEL = "Or remove your own set of candidate types"
+#: The sensitivity tabs: their value in the link (``tab=``) -> label, in the page's order.
+TABS = {"cost": "Cost rules", "capacity": "Group capacity", "noise": "Coverage noise"}
+#: The link settings each tab shows: a link naming them but no tab opens their tab.
+TAB_PARAMS = {
+    "cost": ("rules",),
+    "capacity": ("k",),
+    "noise": ("noise", "level", "draws", "seed"),
+}
+
+
+def tab_of(params: set[str]) -> str | None:
+    """The first tab showing one of ``params`` (a link's settings), or None.
+
+    >>> tab_of({"k", "time"}), tab_of({"seed", "k"}), tab_of({"presets"})
+    ('capacity', 'capacity', None)
+    """
+    return next((tab for tab, names in TAB_PARAMS.items() if params & set(names)), None)
 
 
 def link_settings(pkg, store_key: str, budget: float) -> list[LinkSetting]:
@@ -54,6 +71,8 @@ def link_settings(pkg, store_key: str, budget: float) -> list[LinkSetting]:
         LinkSetting("abl_noise_level", "level", 0.2, bounds=(0.0, 1.0)),
         LinkSetting("abl_noise_draws", "draws", 20, bounds=(1, 200)),
         LinkSetting("abl_noise_seed", "seed", 0, bounds=(0, MAX_SEED)),
+        # Last: the tab a link opens follows from the settings above it.
+        LinkSetting("abl_tab", "tab", "cost", choices=list(TABS), implied=tab_of),
     ]
 
 
@@ -187,7 +206,8 @@ else:
 
 # ------------------------------------------------------------------ sensitivity
 st.header("Sensitivity")
-tab_cost, tab_cap, tab_noise = st.tabs(["Cost rules", "Group capacity", "Coverage noise"])
+# The open tab is in the link (QA s47: a link's k=3 opened on the cost-rule tab).
+tab_cost, tab_cap, tab_noise = ctx.tabs("tab", TABS)
 
 with tab_cost:
     rule_text = robustness.BUDGET_RULE[:1].upper() + robustness.BUDGET_RULE[1:]
