@@ -57,7 +57,7 @@ from .analysis import (
 )
 from .analysis import loss_tolerance as loss_tolerance  # the verdict "missed" (QA s39)
 from .analysis import unit_word as unit_word  # pages import it from here
-from .compiled import CompiledInstance
+from .compiled import CompiledInstance, budget_with_tolerance
 from .errors import MemAuditError, UnknownNameError, check_names, closest_name, cut_repr, id_text
 from .objective import coverage_of, get_saturation
 from .package import Package, check_package
@@ -1624,6 +1624,12 @@ class TimelinePoint:
         return from_fields(cls, data, path)
 
 
+#: Above this many experiences the store timeline is dense: its markers overlap, so the note
+#: says in words where the chosen store and the optimum differ (QA s47: on 3000 experiences
+#: their rows were two identical-looking bands although they differed in 2 memories).
+TIMELINE_DENSE = 80
+
+
 @short_repr
 @dataclass(frozen=True)
 class TimelineData:
@@ -1638,6 +1644,18 @@ class TimelineData:
     experiences: tuple[tuple[str, float, str], ...]
     types: tuple[str, ...]
     message: str
+
+    @property
+    def unshared(self) -> frozenset[str]:
+        """Candidate ids drawn on exactly one of the chosen store's and the optimum's rows
+        (the first two): where the store went another way than the optimum. Derived from the
+        points, so a saved view needs no field for it."""
+        if len(self.rows) < 2:
+            return frozenset()
+        chosen, opt = self.rows[0], self.rows[1]
+        mine = {p.candidate_id for p in self.points if p.row == chosen}
+        theirs = {p.candidate_id for p in self.points if p.row == opt}
+        return frozenset(mine ^ theirs)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -2407,7 +2425,9 @@ def _timeline(
 ) -> TimelineData:
     exps = sorted(package.experiences, key=lambda e: (e.time, e.id))
     exp_time = {e.id: float(e.time) for e in exps}
+    unit = package.cost_unit
     opt_row = "OPT" if ev.opt_certified else ev.opt_label
+    opt_word = "optimum" if ev.opt_certified else "incumbent"
     chosen_row = f"{ev.label} (chosen)"
     rows: list[tuple[str, list[str]]] = [
         (chosen_row, list(ev.selected)),
@@ -2415,15 +2435,27 @@ def _timeline(
     ]
     skipped: list[str] = []
     base = compile_cached(package)
+    # Why a row is empty, where the numbers say so (QA s47: empty rows vanished unexplained).
+    why_empty: dict[str, str] = {}
+    limit = budget_with_tolerance(ev.budget)
     for s in package.stores:
-        if s.id == ev.store_id:
-            continue
         if s.is_external:
-            skipped.append(s.display_name)
+            if s.id != ev.store_id:
+                skipped.append(s.display_name)
             continue
         members, _ = _store_members(base, s)
+        row = chosen_row if s.id == ev.store_id else s.display_name
+        if not members:
+            why_empty[row] = "it holds no memory"
+        elif min(float(base.cost[i]) for i in members) > limit:
+            cheapest = min(float(base.cost[i]) for i in members)
+            why_empty[row] = f"its cheapest memory costs {amount_text(cheapest, unit)}"
+        if s.id == ev.store_id:
+            continue
         kept, _ = _prune_by_order(base, members, ev.budget)
         rows.append((s.display_name, [base.candidate_ids[i] for i in sorted(kept)]))
+    if ev.opt_certified and ev.opt_value <= ZERO_OPT:
+        why_empty[opt_row] = "the optimum is 0"
     points = []
     # Distinct memories: one kept by both the store and the optimum counts once (QA: 9 for 6).
     external_ids: set[str] = set()
@@ -2455,6 +2487,25 @@ def _timeline(
         )
     if skipped:
         notes.append(f"External stores not shown: {', '.join(map(id_text, skipped))}.")
+    budget_text = amount_text(ev.budget, unit)
+    cheapest = float(base.cost.min()) if base.n_candidates else 0.0
+    if all(not ids for _, ids in rows) and cheapest > limit:
+        notes.append(
+            f"Nothing fits budget {budget_text}: the package's cheapest memory costs "
+            f"{amount_text(cheapest, unit)}, so every store and the {opt_word} wrote nothing and "
+            "every row is empty."
+        )
+    else:
+        empty = []
+        for k, (row, ids) in enumerate(rows):
+            if ids:
+                continue
+            said = f"{id_text(row)} {'kept' if k == 1 else 'wrote'} nothing"
+            empty.append(f"{said} ({why_empty[row]})" if row in why_empty else said)
+        if empty:
+            notes.append(f"Empty rows at budget {budget_text}: {'; '.join(empty)}.")
+    if len(exps) > TIMELINE_DENSE:
+        notes.append(_timeline_difference(ev, chosen_row, opt_row, len(exps), external_ids))
     types = tuple(sorted({p.type for p in points}))
     return TimelineData(
         rows=tuple(r for r, _ in rows),
@@ -2462,6 +2513,42 @@ def _timeline(
         experiences=tuple((e.id, float(e.time), _clip(e.text, 120)) for e in exps),
         types=types,
         message=" ".join(notes),
+    )
+
+
+def _timeline_difference(
+    ev: StoreEvaluation, chosen_row: str, opt_row: str, n_exps: int, external_ids: set[str]
+) -> str:
+    """The note on a dense timeline naming where the chosen store and the optimum differ: at
+    a few pixels per experience their rows look alike whatever they keep."""
+    mine, theirs = set(ev.selected), set(ev.opt_selected)
+    only_mine = sorted(mine - theirs)
+    only_theirs = sorted(theirs - mine)
+    n = len(only_mine) + len(only_theirs)
+    if not n:
+        return (
+            f"{id_text(chosen_row)} keeps the same "
+            f"{_plural(len(mine), 'memory', 'memories')} as {opt_row}."
+        )
+    sides = []
+    if only_mine:
+        sides.append(f"only {id_text(chosen_row)} keeps {_list(only_mine, 4)}")
+    if only_theirs:
+        sides.append(f"only {opt_row} keeps {_list(only_theirs, 4)}")
+    n_external = len((mine ^ theirs) & external_ids)
+    if not n_external:
+        ringed = "it is ringed on its row" if n == 1 else "they are ringed on their rows"
+    elif n_external == n:  # no experience to place them at
+        ringed = "it is external and not drawn" if n == 1 else "they are external and not drawn"
+    else:
+        ringed = (
+            f"{n - n_external} of them {'is' if n - n_external == 1 else 'are'} ringed, the "
+            f"{_plural(n_external, 'external memory', 'external memories')} not drawn"
+        )
+    return (
+        f"{id_text(chosen_row)} and {opt_row} differ in "
+        f"{_plural(n, 'memory', 'memories')}: {'; '.join(sides)}. With {n_exps:,} experiences "
+        f"the markers overlap and the two rows can look alike; {ringed}."
     )
 
 

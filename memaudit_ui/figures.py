@@ -19,7 +19,7 @@ import plotly.io as pio
 
 from memaudit_core.analysis import loss_tolerance
 from memaudit_core.curves import ABLATION_LABELS, ENGINE_LABELS
-from memaudit_core.explain import HEATMAP_ROWS
+from memaudit_core.explain import HEATMAP_ROWS, TIMELINE_DENSE
 from memaudit_core.robustness import (
     AS_STORED,
     FULL_OPT_LABEL,
@@ -1450,8 +1450,6 @@ def _heatmap_on_one_screen(fig: go.Figure, geometry: HeatmapGeometry) -> None:
     fig.update_layout(legend_title={"text": "unit kind", "side": "top"})
 
 
-#: Above this many experiences the store timeline draws the experience ticks thin and light.
-TIMELINE_DENSE = 80
 #: Memory marker size (px) when the experiences are far enough apart (normal, present).
 TIMELINE_MARKER_PX = {False: 15, True: 20}
 #: Smallest memory marker (px): below this the symbols cannot be told apart.
@@ -1467,6 +1465,12 @@ TIMELINE_RIGHT_MARGIN_PX = 24
 #: Memory types drawn last, on top of the others (QA s41: on event-graph-50 a tombstone was
 #: hidden under the compound-update stars of the neighbouring experiences).
 TIMELINE_ON_TOP = ("tombstone",)
+#: The ring around a memory only one of the chosen store and the optimum keeps: how much
+#: wider than the memory marker (px) and its colour (magenta: no memory type uses it).
+TIMELINE_RING_PX = 8
+TIMELINE_RING_COLOR = "#d6197f"
+#: The rings' legend group: how the ring trace is told from the memory traces.
+TIMELINE_RING_GROUP = "store-vs-opt"
 
 
 @dataclass(frozen=True)
@@ -1560,7 +1564,8 @@ def timeline_geometry(timeline_data: TimelineData, present: bool = False) -> Tim
         | {float(p.time) for p in timeline_data.points}
     )
     big = TIMELINE_MARKER_PX[present]
-    pad_px = big / 2 + 4
+    # Room for the largest marker at each end, or for its ring (QA s47) where there are rings.
+    pad_px = (big + (TIMELINE_RING_PX if timeline_data.unshared else 0)) / 2 + 4
     if len(times) < 2:
         centre = times[0] if times else 0.0
         x_range = (centre - 1.0, centre + 1.0)
@@ -1653,6 +1658,40 @@ def store_timeline(timeline_data: TimelineData, title: str, present: bool = Fals
             hoverinfo="text",
         )
     )
+    unshared = timeline_data.unshared
+    if unshared:
+        # A ring around each memory only one of the store and the optimum keeps: on a dense
+        # timeline the two rows are bands of overlapping markers that look alike (QA s47).
+        # Drawn first, under the memories: it is wider than the band, so it shows above and
+        # below it, and it hides no marker.
+        mine = set(timeline_data.rows[:2])
+        idx = [
+            i
+            for i, p in enumerate(timeline_data.points)
+            if p.row in mine and p.candidate_id in unshared
+        ]
+        pts = [timeline_data.points[i] for i in idx]
+        fig.add_trace(
+            go.Scatter(
+                x=[p.time + geo.x_offsets[i] for i, p in zip(idx, pts, strict=True)],
+                y=[geo.row_labels[p.row] for p in pts],
+                mode="markers",
+                name=f"store ≠ {timeline_data.rows[1]}",
+                legendgroup=TIMELINE_RING_GROUP,
+                marker={
+                    "symbol": "circle-open",
+                    "size": geo.marker + TIMELINE_RING_PX,
+                    "color": TIMELINE_RING_COLOR,
+                    "line": {"width": 2.5},
+                },
+                hovertext=[
+                    f"only {p.row} keeps {p.candidate_id}<br>{p.experience_id} (time {p.time:g})"
+                    f"<br>{p.type}, cost {p.cost:g}<br>{p.text}"
+                    for p in pts
+                ],
+                hoverinfo="text",
+            )
+        )
     small = geo.marker < TIMELINE_MARKER_PX[present]
     for ctype in _timeline_type_order(timeline_data.types):
         idx = [i for i, p in enumerate(timeline_data.points) if p.type == ctype]
@@ -1679,11 +1718,15 @@ def store_timeline(timeline_data: TimelineData, title: str, present: bool = Fals
         )
     rows = [exp_row, *timeline_data.rows]
     # No axis title beside the rows: the caption names them, and it took width from the plot.
+    # An explicit range, top row first: "reversed" autorange spans only the rows with markers,
+    # and rows of stores that wrote nothing vanished, the last drawn row on the plot's edge
+    # with its markers cut in half (QA s47).
     fig.update_yaxes(
         type="category",
         categoryorder="array",
         categoryarray=[geo.row_labels[r] for r in rows],
-        autorange="reversed",
+        range=[len(rows) - 0.5, -0.5],
+        autorange=False,
         title_text="",
         automargin=True,
     )

@@ -308,7 +308,8 @@ render.chart(
 st.caption(
     f"One row per store: the chosen store, the {opt_word} and every package store (kept at this "
     "budget). Marker shape and colour give the memory type — look for where a store writes a "
-    "tombstone or compound update when a fact changes. Hover a marker for the memory text."
+    "tombstone or compound update when a fact changes. A magenta ring marks a memory that only "
+    f"one of the chosen store and the {opt_word} keeps. Hover a marker for the memory text."
 )
 
 st.subheader("Graph: experience → candidate → unit → query")

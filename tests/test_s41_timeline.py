@@ -53,7 +53,12 @@ def _px_per_unit(fig, present: bool) -> float:
 
 
 def _memory_traces(fig):
-    return [t for t in fig.data if t.name != "experience"]
+    # Not the rings (QA s47) drawn under a memory only one of the store and the optimum keeps.
+    return [
+        t
+        for t in fig.data
+        if t.name != "experience" and t.legendgroup != figures.TIMELINE_RING_GROUP
+    ]
 
 
 @pytest.mark.parametrize("present", [False, True])

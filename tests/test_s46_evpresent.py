@@ -164,10 +164,12 @@ def _digest(fig) -> str:
 
 #: Digests of the normal-mode figures at the base commit 4d1154b (this file's _digest of
 #: store_timeline / evidence_graph with these titles): outside presentation mode nothing moves.
+#: The timelines' since QA s47 (every row in the y range, rings where the store and the
+#: optimum differ, room for a ring at either end); without those the digests were the same.
 NORMAL_DIGESTS = {
-    ("event-graph-50", "all", "timeline"): "c3cf250eef48c916",
+    ("event-graph-50", "all", "timeline"): "709aea7fe41dbeef",
     ("event-graph-50", "all", "graph"): "5ed1f6de455f140c",
-    ("event-graph-500", "all", "timeline"): "15cad31773beac03",
+    ("event-graph-500", "all", "timeline"): "422dc2a983911a2a",
     ("event-graph-500", "all", "graph"): "1d81885be750c82e",
     ("veg-to-pescatarian", "all", "graph"): "58cec98dc81dda54",
 }
