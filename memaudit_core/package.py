@@ -1916,6 +1916,10 @@ def loads_package(data: bytes | str, source: str = "<upload>") -> Package:
     check_type(data, (bytes, str), "loads_package()", "JSON bytes or text (a dict: parse_package)")
     if isinstance(data, bytes):
         kind = _binary_kind(data)
+        if data[:4] in ZIP_MAGICS:
+            # QA s47: a zip upload was refused under rule utf-8; what is wrong is the kind of
+            # file, as for a zip given where an artifact's tables are not found (file-type).
+            raise PackageError(source, [Problem("$", "file-type", kind)])
         if kind:
             raise PackageError(source, [Problem("$", "utf-8", f"file is not UTF-8 text: {kind}")])
         try:

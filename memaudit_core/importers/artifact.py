@@ -22,6 +22,11 @@ file                       fields (aliases accepted in brackets)
                            ``budget``, ``budgets``, ``saturation``; other keys go to meta
 =========================  ===================================================================
 
+Files are read by these exact names. A near miss of one the package lacks (``query.jsonl``,
+``Queries.JSONL`` or ``queries.json`` for ``queries.jsonl``) is an error (``file-name``): read
+as absent it would change the package without a word; anything else the folder or zip holds is
+named in one warning (dotfiles and a zip's ``__MACOSX/`` are skipped).
+
 Other fields of a record are kept in that item's ``meta``. Two aliases of one field in a
 record must agree (else ``alias-conflict``), and a key repeated in one line is refused
 (``duplicate-key``), as in package files. The package is validated by
@@ -50,13 +55,14 @@ Examples
 from __future__ import annotations
 
 import json
+import os
 import re
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
-from ..errors import PackageError, Problem, Problems, closest_name
+from ..errors import PackageError, Problem, Problems, closest_name, id_text
 from ..package import Package, _binary_kind, json_float, json_type, parse_package
 from ._common import duplicate_key_problems, object_pairs, plain_copy
 from ._zip import NonblankLines, ZipReader
@@ -69,6 +75,7 @@ REQUIRED_FILES = (
 )
 OPTIONAL_FILES = ("queries.jsonl",)
 MANIFESTS = ("meta.json", "manifest.json", "package.json")
+KNOWN_FILES = (*REQUIRED_FILES, *OPTIONAL_FILES, *MANIFESTS)
 
 # doc field -> accepted source names, first match wins.
 _EXP = {
@@ -125,9 +132,12 @@ class _Source:
         self.path = path
         self.source = str(path)
         self.members: dict[str, Path | zipfile.ZipInfo] = {}
+        # What the container holds besides the members read, as it names them (a folder's
+        # sub-folders with a trailing "/"); None when a folder cannot be listed.
+        self.unread: list[str] | None = []
         self.zip: ZipReader | None = None
         if path.is_dir():
-            for name in (*REQUIRED_FILES, *OPTIONAL_FILES, *MANIFESTS):
+            for name in KNOWN_FILES:
                 try:
                     is_file = (path / name).is_file()
                 except OSError as exc:
@@ -138,6 +148,7 @@ class _Source:
                     ) from None
                 if is_file:
                     self.members[name] = path / name
+            self.unread = self._folder_unread(path)
             return
         try:
             zf = zipfile.ZipFile(path)
@@ -164,18 +175,41 @@ class _Source:
         if self.zip is not None:
             self.zip.zf.close()
 
+    def _folder_unread(self, path: Path) -> list[str] | None:
+        """The folder's entries other than the files read; None if it cannot be listed (a
+        folder that may be searched but not listed still reads its files by name)."""
+        try:
+            with os.scandir(path) as entries:
+                listed = [(e.name, e.is_dir()) for e in entries]
+        except OSError:
+            return None
+        read = [m for m in self.members.values() if isinstance(m, Path)]
+        unread = []
+        for name, is_dir in sorted(listed):
+            if name in self.members or _junk(name):
+                continue
+            # On a case-insensitive file system "Queries.jsonl" is read as queries.jsonl.
+            if any(_same_file(path / name, m) for m in read):
+                continue
+            unread.append(name + "/" if is_dir else name)
+        return unread
+
     def _scan_zip(self, zf: zipfile.ZipFile) -> None:
-        wanted = set(REQUIRED_FILES) | set(OPTIONAL_FILES) | set(MANIFESTS)
+        wanted = set(KNOWN_FILES)
         found: dict[str, list[str]] = {}
+        others: list[str] = []
         for info in zf.infolist():
             if info.is_dir():
                 continue
             parts = PurePosixPath(info.filename).parts
-            if "__MACOSX" in parts or len(parts) > 3:
-                continue
-            name = parts[-1]
-            if name in wanted:
+            if "__MACOSX" in parts or (parts and _junk(parts[-1])):
+                continue  # macOS resource forks and .DS_Store: never data
+            name = parts[-1] if parts else info.filename
+            if name in wanted and len(parts) <= 3:
                 found.setdefault(name, []).append(info.filename)
+            else:
+                others.append(info.filename)
+        self.unread = others
         for name, members in found.items():
             if len(members) > 1:
                 raise PackageError(
@@ -231,6 +265,91 @@ class _Source:
             return data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise self.not_utf8(name, exc.start) from None
+
+
+def _junk(name: str) -> bool:
+    """A name no artifact writer gives a table: dotfiles (``.DS_Store``, macOS's ``._x``)."""
+    return name.startswith(".")
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _singular(stem: str) -> str:
+    """``stem`` lowercased, ``-`` as ``_``, a plural ending dropped: ``Queries`` -> ``query``."""
+    stem = stem.lower().replace("-", "_")
+    if stem.endswith("ies"):
+        return stem[:-3] + "y"
+    return stem[:-1] if stem.endswith("s") else stem
+
+
+def near_file_name(name: str) -> str | None:
+    """The artifact file ``name`` most likely means, when it is not one itself: another case,
+    another extension, singular for plural, ``-`` for ``_``, or a small typo; else None.
+
+    >>> [near_file_name(n) for n in ("query.jsonl", "Queries.JSONL", "queries.json")]
+    ['queries.jsonl', 'queries.jsonl', 'queries.jsonl']
+    >>> near_file_name("notes.txt"), near_file_name("queries.jsonl")
+    (None, None)
+    """
+    if name in KNOWN_FILES:
+        return None
+    stem = _singular(name.split(".", 1)[0])
+    for known in KNOWN_FILES:
+        if stem == _singular(known.split(".", 1)[0]):
+            return known
+    return closest_name(name, KNOWN_FILES, cutoff=0.85)
+
+
+def _unread_problems(src: _Source) -> tuple[list[Problem], set[str], list[str]]:
+    """The container's members not read: near misses of a file the package lacks (errors:
+    QA s47, a queries.jsonl named query.jsonl was skipped and the package had no queries),
+    the files they stand for, and the other members, which are only named (a README beside
+    the tables is common)."""
+    has_manifest = any(m in src.members for m in MANIFESTS)
+    misses: list[Problem] = []
+    meant: set[str] = set()
+    others: list[str] = []
+    for member in src.unread or []:
+        target = None
+        if not member.endswith("/"):
+            target = near_file_name(PurePosixPath(member).name)
+        if target is None or target in src.members or (target in MANIFESTS and has_manifest):
+            others.append(member)
+            continue
+        meant.add(target)
+        misses.append(
+            Problem(
+                id_text(member, 200),
+                "file-name",
+                "not read (an artifact's files are read by their exact names); did you mean "
+                f"{target}? Rename it",
+            )
+        )
+    return misses, meant, others
+
+
+def _unread_note(src: _Source, others: list[str]) -> str | None:
+    """One warning naming what the package holds but does not read, if anything."""
+    if src.unread is None:
+        return (
+            f"the folder cannot be listed: files in it other than {', '.join(KNOWN_FILES)} "
+            "were not checked"
+        )
+    if not others:
+        return None
+    shown = ", ".join(id_text(m) for m in others[:10])
+    more = f", ... ({len(others) - 10:,} more)" if len(others) > 10 else ""
+    return (
+        f"not read: {len(others)} other item(s) in the {'zip' if src.zip else 'folder'}: "
+        f"{shown}{more} (an artifact package reads "
+        f"{', '.join(REQUIRED_FILES + OPTIONAL_FILES)} and one manifest of "
+        f"{', '.join(MANIFESTS)})"
+    )
 
 
 def _not_json(exc: ValueError) -> str:
@@ -451,7 +570,11 @@ def load_artifact_package(path: str | Path) -> Package:
 
 
 def _read_package(p: Path, source: str, src: _Source) -> Package:
-    if not any(name in src.members for name in (*REQUIRED_FILES, *MANIFESTS)):
+    misses, meant, others = _unread_problems(src)
+    # A near miss of a table makes the folder an artifact meant (of a manifest alone not: a
+    # folder of packages may hold a packages.json).
+    meant_table = any(name in meant for name in REQUIRED_FILES)
+    if not meant_table and not any(name in src.members for name in (*REQUIRED_FILES, *MANIFESTS)):
         # CLI QA: `validate sample_packages` listed four "missing" JSONL files of a layout
         # the user never meant. A folder with none of them is not an artifact package.
         jsons = sorted(x.name for x in p.glob("*.json")) if p.is_dir() else []
@@ -476,8 +599,9 @@ def _read_package(p: Path, source: str, src: _Source) -> Package:
         )
     problems = Problems(source)
     for name in REQUIRED_FILES:
-        if name not in src.members:
+        if name not in src.members and name not in meant:  # else its near miss says it
             problems.add(name, "required-file", "missing from the coverage package")
+    problems.extend(misses)
     problems.raise_if_any()
 
     manifest_name = next((m for m in MANIFESTS if m in src.members), None)
@@ -517,6 +641,8 @@ def _read_package(p: Path, source: str, src: _Source) -> Package:
 
     locs: dict[str, list[_Loc]] = {"experiences": [], "units": [], "queries": [], "candidates": []}
     notes: list[str] = []
+    if (note := _unread_note(src, others)) is not None:
+        notes.append(note)
     # Validation QA: a second manifest, package fields and a wrong version in the manifest
     # were all ignored or moved into meta without a word.
     for other in MANIFESTS:

@@ -482,17 +482,44 @@ def _history_rows_from_sqlite(path: Path) -> tuple[list[dict[str, Any]], str]:
     return rows, schema
 
 
+#: Names of a SQLite history; such a file that is not SQLite is still read if it is JSON.
+_SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
+
+
+def _refuse_non_database(path: Path, data: bytes) -> None:
+    """Refuse a ``.db`` (``.sqlite``, ``.sqlite3``) history that is neither SQLite nor JSON.
+
+    QA s47: garbage named h.db was "$ (line 1, column 1): not valid JSON", as though JSON had
+    been meant. A file that starts like JSON is left to the JSON reader, which locates its
+    errors.
+    """
+    if path.suffix.lower() not in _SQLITE_SUFFIXES:
+        return
+    start = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    if start in (b"[", b"{"):
+        return
+    what = "the file is empty" if not data else "no SQLite header"
+    fail(
+        str(path),
+        "$",
+        "file-type",
+        f"not a SQLite history database ({what}) and not JSON: give Mem0's history.db "
+        "(SQLite) or its history rows as JSON",
+    )
+
+
 def _history_rows(
     history: Any, col: Collector, warnings: list[str]
 ) -> tuple[list[dict[str, Any]], str]:
     """Rows from a path or already-decoded JSON, and a description of where they came from."""
     if isinstance(history, str | Path):
         path = Path(history)
-        head = read_bytes(path)[:16]
-        if head.startswith(_SQLITE_MAGIC):
+        data = read_bytes(path)
+        if data.startswith(_SQLITE_MAGIC):
             rows, schema = _history_rows_from_sqlite(path)
             kind = f"sqlite history.db ({_SCHEMA_NAMES[schema]})"
         else:
+            _refuse_non_database(path, data)
             data = load_json_file(path)
             hcol = Collector(str(path))
             rows = _json_history(data, hcol, "$", warnings, f"history file {path}")
