@@ -933,8 +933,16 @@ md_escape = _md_escape
 
 _MD_INLINE_SPECIAL = set("\\`*_{}[]()#+!|<>~$")
 #: Streamlit turns ":name:" into an emoji even after a backslash ("sample:memo: ..." showed a
-#: memo icon); an invisible word joiner after the opening colon breaks such a shortcode.
-_SHORTCODE = re.compile(r"(\\?:)(?=[\w+-]+\\?:)")
+#: memo icon), but not inside a code span (remark-emoji's pattern, on the unescaped text).
+_SHORTCODE = re.compile(r":[\w+-]+:")
+#: A word of escaped Markdown: escapes and characters that are neither space nor Markdown
+#: syntax left unescaped (``_`` is kept: "a:b_c:d" is one text, and ":b_c:" a shortcode).
+_MD_WORD = re.compile(r"(?:\\[!-/:-@\[-`{-~]|[^\s\\*\[\](){}<>`!|~#$])+")
+#: A backslash escape of CommonMark (only ASCII punctuation is escaped).
+_MD_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
+#: A word's opening brackets and closing punctuation, left outside its code span: "(u:a:b)."
+#: quotes the id, not the sentence around it.
+_WORD_EDGES = re.compile(r"^((?:\\[(\[{])*)(.*?)((?:\\?[.,;:!?]|\\[)\]}])*)$", re.DOTALL)
 
 
 def problem_list_md(lines: Sequence[str], limit: int = 30) -> str:
@@ -1003,20 +1011,37 @@ _CODE_SPAN = re.compile(r"(?<![\\`])(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
 
 
 def _guard_shortcodes(text: str) -> str:
-    """``text`` (Markdown) with its shortcodes broken, outside code spans: those show no emoji,
-    and a value quoted in one (:func:`md_value`) is copied as it is, without a word joiner.
+    """``text`` (Markdown) with each word that holds a shortcode, outside code spans, put in a
+    code span of its own: it shows no emoji, and what is copied is the text. QA s47: a word
+    joiner (U+2060) after the colon guarded it before, and an id copied from a message (the
+    Evidence explorer's "showing 'u:dates:invalid' instead") was not the id.
 
-    >>> _guard_shortcodes("a:b:c `a:b:c`") == "a:\\u2060b:c `a:b:c`"
-    True
+    >>> print(_guard_shortcodes(_md_escape("unit u:a:b: shown (x:y:z).")))
+    unit `u:a:b`\\: shown \\(`x:y:z`\\)\\.
+    >>> print(_guard_shortcodes(":smile: and 'u:heart:x' `a:b:c`"))
+    `:smile:` and `'u:heart:x'` `a:b:c`
     """
     parts = []
     end = 0
     for span in _CODE_SPAN.finditer(text):
-        parts.append(_SHORTCODE.sub(lambda m: m.group(1) + "\u2060", text[end : span.start()]))
+        parts.append(_MD_WORD.sub(_quote_shortcode_word, text[end : span.start()]))
         parts.append(span.group(0))
         end = span.end()
-    parts.append(_SHORTCODE.sub(lambda m: m.group(1) + "\u2060", text[end:]))
+    parts.append(_MD_WORD.sub(_quote_shortcode_word, text[end:]))
     return "".join(parts)
+
+
+def _quote_shortcode_word(word: re.Match[str]) -> str:
+    """The Markdown ``word`` as it is, or in a code span if its text holds a shortcode."""
+    plain = _MD_ESCAPED.sub(r"\1", word.group(0))
+    if not _SHORTCODE.search(plain):
+        return word.group(0)
+    lead, core, trail = _WORD_EDGES.fullmatch(word.group(0)).groups()  # type: ignore[union-attr]
+    core_plain = _MD_ESCAPED.sub(r"\1", core)
+    if not _SHORTCODE.search(core_plain):
+        # The shortcode ends in the trailing punctuation (":smile:"): all of it is quoted.
+        return md_code_span(plain)
+    return lead + md_code_span(core_plain) + trail
 
 
 def _md_escape_inline(text: str) -> str:

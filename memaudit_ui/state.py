@@ -70,7 +70,7 @@ PAGE_PARAMS_KEY = "ma_page_params"
 
 def md_code_span(text: str) -> str:
     """``text`` as a Markdown code span: shown verbatim (no escapes, no emoji shortcodes), so
-    that what is copied is what the file holds (schema QA s38: the word joiner that guards a
+    that what is copied is what the file holds (schema QA s38: the word joiner that guarded a
     shortcode in plain text came along when an id was copied from an upload error)."""
     text = " ".join(text.splitlines())
     fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)

@@ -267,7 +267,8 @@ mixed = mixed_stores(pkg)
 if mixed:
     st.info(
         "Not union-scored here: "
-        + ", ".join(f"`{md_escape(s.id)}`" for s in mixed)
+        # Code spans as they are (QA s47: md_escape's backslashes showed inside the backticks).
+        + ", ".join(md_code_span(s.id) for s in mixed)
         + " — each selects package candidates and also holds its own memories. Compare "
         "scores such a store (pick it in the sidebar)."
     )

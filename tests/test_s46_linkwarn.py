@@ -51,10 +51,9 @@ def test_a_page_setting_in_a_link_is_quoted_in_a_code_span():
 
 
 def test_the_shortcode_guard_leaves_code_spans_alone():
-    # Outside a code span ":b:" would become an emoji, so the joiner stays there.
-    assert (
-        _guard_shortcodes("x:b:c `x:b:c` ``y:`b`:c``") == "x:" + JOINER + "b:c `x:b:c` ``y:`b`:c``"
-    )
+    # Outside a code span ":b:" would become an emoji: the word goes in a code span of its own
+    # (QA s47: a word joiner did that before, and was copied with the id).
+    assert _guard_shortcodes("x:b:c `x:b:c` ``y:`b`:c``") == "`x:b:c` `x:b:c` ``y:`b`:c``"
 
 
 def test_the_overview_leaves_out_the_note_on_lost_units_it_does_not_list():
