@@ -2060,6 +2060,12 @@ def _scalar(value: Any) -> Any:
 # --------------------------------------------------------------------------- Evidence builder
 
 
+def unit_kinds(package: Package) -> tuple[str, ...]:
+    """The package's unit kinds in the order the views list them (:func:`kind_sort_key`): the
+    Evidence explorer's kind filter, from the view and from a link alike."""
+    return tuple(sorted({u.kind for u in package.units}, key=kind_sort_key))
+
+
 def _unknown_kinds_note(
     unknown: Sequence[str], all_kinds: Sequence[str], package_id: str, shown_all: bool
 ) -> str:
@@ -2140,7 +2146,7 @@ def evidence_view(
     store_set = {inst.candidate_idx(c) for c in ev.selected}
     opt_set = {inst.candidate_idx(c) for c in ev.opt_selected}
     unit_by_id = {u.id: u for u in package.units}
-    all_kinds = tuple(sorted({u.kind for u in package.units}, key=kind_sort_key))
+    all_kinds = unit_kinds(package)
     # A lone "fact" is one kind, not its letters (library QA: it showed every kind).
     kinds = None if kinds is None else tuple(check_names(kinds, "kinds"))
     wanted = set(all_kinds) if kinds is None else {k for k in kinds if k in all_kinds}

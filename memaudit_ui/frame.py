@@ -771,13 +771,19 @@ def _freeze_long_lived_heap() -> None:
 def frame(
     page_title: str,
     settings: Callable[[Package, str, float], Sequence[LinkSetting]] | None = None,
+    *,
+    page_writes_url: bool = False,
 ) -> Frame:
     """Draw the shared sidebar and return the current choices. Call first on every page.
 
     ``settings(package, store_key, budget)`` returns the page's :class:`LinkSetting` list: resolved
-    here, before the sidebar's links and the run's one URL write, so both carry them."""
+    here, before the sidebar's links and the run's one URL write, so both carry them.
+    ``page_writes_url``: the page makes that write itself (:func:`state.sync_url` with its
+    page title), with a parameter known only once its view is computed (the Evidence
+    explorer's focus unit); two writes in one run were two browser history entries, and Back
+    stopped on the view in between (QA s47)."""
     _freeze_long_lived_heap()
-    state.init_from_url()
+    state.init_from_url(page_title)
     present = bool(st.session_state.get("ma_present", False))
     st.set_page_config(
         page_title=f"MemAudit · {page_title}",
@@ -873,8 +879,11 @@ def frame(
         st.warning(_guard_shortcodes(problem), icon=":material/link_off:")
     for warning in link_warnings:
         st.warning(_guard_shortcodes(warning), icon=":material/link_off:")
+    for link_note in state.pop_notes():
+        st.info(_guard_shortcodes(link_note), icon=":material/link_off:")
     note.place()
-    state.sync_url(page_title=page_title)
+    if not page_writes_url:
+        state.sync_url(page_title=page_title)
     _check_plugin_writer(pkg, budget, store_key, page_title)
     return Frame(key, pkg, budget, store_key, present, {s.url: s for s in page_settings}, note)
 
@@ -914,6 +923,7 @@ def _check_plugin_writer(pkg: Package, budget: float, store_key: str, page_title
             icon=":material/extension_off:",
         )
         if page_title in STORE_PAGES:
+            state.sync_url(page_title=page_title)  # the page stops before its own write
             st.stop()
 
 

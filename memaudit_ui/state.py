@@ -6,11 +6,12 @@ can be shared as a link, and a fresh session reads them back from the URL.
 
 A page may own parameters of its own (:data:`PAGE_URL_KEYS`): the Evidence explorer's
 ``unit``, which the page reads after calling the frame and writes back with :func:`sync_url`,
-and the settings of the Budget sweep, Ablations and Certification pages
+and the settings of the Evidence explorer, Budget sweep, Ablations and Certification pages
 (``frame.LinkSetting``), which the frame reads from a link (:func:`parse_link_value`) and
 keeps in the link while they differ from their defaults (:data:`PAGE_PARAMS_KEY`). Every other
-page drops them, so a link never carries another page's choice. Parameters declared nowhere
-are left alone.
+page drops them with a note naming their page, so a link never carries another page's choice
+(a page link carries the settings of the page it opens: :func:`page_link_params`). A parameter
+declared nowhere is warned about and dropped (QA s47: ``budgets=20`` was kept and did nothing).
 """
 
 from __future__ import annotations
@@ -23,7 +24,13 @@ from typing import Any
 
 import streamlit as st
 
-from memaudit_core.errors import cut_repr
+from memaudit_core.errors import closest_name, cut_repr
+from memaudit_core.specs import (
+    PLAIN_NUMBER_RULE,
+    TooSmallNumber,
+    read_int,
+    read_plain_number,
+)
 
 #: session-state key -> URL parameter. Values are strings in the URL.
 URL_KEYS = {
@@ -36,7 +43,7 @@ URL_KEYS = {
 #: A page setting is in the link only while it differs from its default, so a link stays
 #: short and a missing parameter means the default.
 PAGE_URL_KEYS: dict[str, tuple[str, ...]] = {
-    "Evidence explorer": ("unit",),
+    "Evidence explorer": ("unit", "kinds", "rows", "graph"),
     "Budget sweep": (
         "grid",
         "from",
@@ -129,6 +136,32 @@ def normalise_budget(value: float) -> float:
     return float(f"{float(value):.{BUDGET_DIGITS}g}")
 
 
+def read_link_number(text: str) -> tuple[float | None, str | None]:
+    """A number from a link, by the rule the core reads ``gen:`` keys and package files with
+    (:func:`memaudit_core.specs.read_plain_number`): ``(value, None)`` (possibly not finite),
+    or ``(None, why not)``. QA s47: ``float()`` read ``budget=%D9%A6`` (an Arabic-Indic 6) and
+    ``1_0`` without a word, so one view had several links.
+
+    >>> read_link_number("1e3"), read_link_number("abc"), read_link_number("nan")
+    ((1000.0, None), (None, 'not a number'), (None, 'not a finite number'))
+    >>> read_link_number("1_0")[1].startswith("not a plain number (ASCII digits 0-9")
+    True
+    """
+    try:
+        return read_plain_number(text), None
+    except TooSmallNumber:
+        return None, "too small to hold: it would read as 0"
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        return None, "not a number"
+    if not math.isfinite(value):
+        return None, "not a finite number"
+    return None, f"not a plain number ({PLAIN_NUMBER_RULE})"
+
+
 def parse_budget(text: str) -> tuple[float | None, str | None]:
     """A budget from the URL: (value, None) or (None, why it was ignored, in Markdown).
 
@@ -136,10 +169,9 @@ def parse_budget(text: str) -> tuple[float | None, str | None]:
     ((6.0, None), (None, "ignored budget=`'-1'` in the link: a budget cannot be negative"))
     """
     shown = md_value(text)
-    try:
-        value = float(text)
-    except ValueError:
-        return None, f"ignored budget={shown} in the link: not a number"
+    value, problem = read_link_number(text)
+    if value is None:
+        return None, f"ignored budget={shown} in the link: {problem}"
     if not math.isfinite(value):
         return None, f"ignored budget={shown} in the link: not a finite number"
     if value < 0:
@@ -181,11 +213,14 @@ LAST_URL_KEY = "ma_last_url"
 URL_ADOPTED_KEY = "ma_url_adopted"
 
 
-def init_from_url() -> None:
+def init_from_url(page_title: str | None = None) -> None:
     """Seed the declared keys from the URL query string: on a session's first run, and
     on a run started by the browser's Back or Forward that brought back an earlier view, i.e. a
     URL other than the one the app last wrote (app QA: Back passed through budget and store changes
-    without undoing them, because the app wrote its current choice back over the URL)."""
+    without undoing them, because the app wrote its current choice back over the URL).
+
+    The link's other parameters are checked against ``page_title`` (the page drawing):
+    :func:`check_link_params`."""
     state = st.session_state
     params = st.query_params
     state[URL_ADOPTED_KEY] = False
@@ -239,6 +274,7 @@ def init_from_url() -> None:
     if present not in ("0", "1", "true", "false", "yes", "no", ""):
         add_problem(f"ignored present={md_value(params['present'])} in the link: use present=1")
     state["ma_present"] = present in ("1", "true", "yes")
+    check_link_params(page_title)
     if "page" in params:
         # Conformance QA: DESIGN lists the page among the link's parts, and page=Compare was
         # silently ignored; the page is the link's path here (Streamlit's pages/ folder).
@@ -247,6 +283,46 @@ def init_from_url() -> None:
             "path, e.g. `/Compare?package=...`"
         )
     state["ma_initialised"] = True
+
+
+#: Session-state key holding notes on the link (another page's settings it carried), shown
+#: once by the frame, after the problems.
+NOTES_KEY = "ma_url_notes"
+
+
+def pop_notes() -> list[str]:
+    return st.session_state.pop(NOTES_KEY, None) or []
+
+
+def known_params() -> set[str]:
+    """Every parameter some page reads from a link."""
+    pages = {param for params in PAGE_URL_KEYS.values() for param in params}
+    return {*URL_KEYS.values(), *pages, *IGNORED_PARAMS}
+
+
+def check_link_params(page_title: str | None) -> None:
+    """Name the link's parameters that no page reads (a warning, with the setting meant when
+    the name is close to one) and those of another page than ``page_title`` (a note naming
+    the page): :func:`sync_url` leaves both out of the URL. QA s47: ``budgets=20`` stayed in
+    the URL doing nothing, and Compare dropped ``unit=`` and ``grid=`` without a word."""
+    known = known_params()
+    own = {*URL_KEYS.values(), *PAGE_URL_KEYS.get(page_title or "", ())}
+    for param in st.query_params:
+        if param in known:
+            if page_title is None or param in own or param in IGNORED_PARAMS:
+                continue
+            owners = [title for title, params in PAGE_URL_KEYS.items() if param in params]
+            pages = " and ".join(f"the {title} page" for title in owners)
+            st.session_state.setdefault(NOTES_KEY, []).append(
+                f"ignored {param}={md_value(st.query_params[param])} in the link: a setting "
+                f"of {pages}, not of the {page_title} page"
+            )
+            continue
+        near = closest_name(param, sorted(known - set(IGNORED_PARAMS)))
+        add_problem(
+            f"link parameter {md_value(param)} is not a MemAudit setting; ignored"
+            + (f" (did you mean {md_code_span(near)}?)" if near else "")
+        )
 
 
 def _is_history_navigation() -> bool:
@@ -311,14 +387,18 @@ IGNORED_PARAMS = ("page",)
 def sync_url(extra: dict[str, str | None] | None = None, page_title: str | None = None) -> None:
     """Mirror the declared keys (and page-specific extras) into the URL.
 
-    Undeclared parameters already in the URL are kept, except those another page owns
-    (:data:`PAGE_URL_KEYS`) when ``page_title`` names the page drawing and those the link's
-    warnings said were ignored (:data:`IGNORED_PARAMS`); an ``extra`` value of ``None``
+    The page parameters already in the URL are kept, except those another page owns
+    (:data:`PAGE_URL_KEYS`) when ``page_title`` names the page drawing; parameters no page
+    reads and those the link's warnings said were ignored (:data:`IGNORED_PARAMS`) are left
+    out (:func:`check_link_params` names them); an ``extra`` value of ``None``
     removes that parameter. A parameter given more than once is written once (deep-link QA
     s38: an ignored ``page=`` and a repeated ``budget=`` stayed in the URL, so a shared link
     warned again).
     """
-    current = {k: v for k, v in st.query_params.to_dict().items() if k not in IGNORED_PARAMS}
+    known = known_params()
+    current = {
+        k: v for k, v in st.query_params.to_dict().items() if k not in IGNORED_PARAMS and k in known
+    }
     if page_title is not None:
         foreign = {
             param
@@ -442,13 +522,19 @@ def parse_link_value(
             return False, None
         return None, "use 1 or 0"
     if isinstance(default, (int, float)):
-        if isinstance(default, int) and re.fullmatch(r"\s*[+-]?\d+\s*", text):
-            number: float = int(text)  # exactly: 9007199254740993 is not a float (QA s39)
-        else:
+        exact = None
+        if isinstance(default, int):
             try:
-                number = float(text)
+                exact = read_int(text)  # exactly: 9007199254740993 is not a float (QA s39)
             except ValueError:
-                return None, "not a number"
+                pass
+        if exact is not None:
+            number: float = exact
+        else:
+            read, problem = read_link_number(text)
+            if read is None:
+                return None, problem
+            number = read
             if not math.isfinite(number):
                 return None, "not a finite number"
             if isinstance(default, int):

@@ -5,32 +5,71 @@ graph."""
 import pandas as pd
 import streamlit as st
 
-from memaudit_core.explain import GRAPH_SCOPES, HEATMAP_ROWS, amount_text
+from memaudit_core.explain import GRAPH_SCOPES, HEATMAP_ROWS, amount_text, unit_kinds
 from memaudit_ui import cached, figures, render, state
 from memaudit_ui.annotations import not_applied_notice, store_id_of
-from memaudit_ui.frame import frame, kept, md_code_span, md_escape, md_value
+from memaudit_ui.frame import LinkSetting, frame, md_code_span, md_escape, md_value
 
-ctx = frame("Evidence explorer")
+
+def link_settings(pkg, store_key: str, budget: float) -> list[LinkSetting]:
+    """The view's settings in its link, as the other pages' (QA s47: a kind filter, heatmap
+    rows or graph scope set up for a demo came back as the defaults on reload)."""
+    kinds = unit_kinds(pkg)
+    # On a projector the short views first (speaker QA: all 39 rows made a 1,826 px chart).
+    present = bool(st.session_state.get("ma_present", False))
+    return [
+        LinkSetting(
+            "ev_kinds",
+            "kinds",
+            list(kinds),
+            # In the package's order, whatever order the chips were picked in: one filter,
+            # one link.
+            lambda v: [k for k in kinds if k in v],
+            # Each package its own filter (QA s19d: the previous package's filter hid half
+            # of the new package's units without a word).
+            scope=pkg.content_hash(),
+            choices=list(kinds),
+            label="Unit kinds",
+        ),
+        LinkSetting(
+            "ev_heatmap_rows",
+            "rows",
+            "kept" if present else "all",
+            lambda v: v if v in HEATMAP_ROWS else None,
+            choices=list(HEATMAP_ROWS),
+            label="Rows",
+        ),
+        LinkSetting(
+            "ev_graph_scope",
+            "graph",
+            "focus" if present else "all",
+            lambda v: v if v in GRAPH_SCOPES else None,
+            choices=list(GRAPH_SCOPES),
+            label="Graph of",
+        ),
+    ]
+
+
+# The page writes the URL, once its focus unit is known.
+ctx = frame("Evidence explorer", link_settings, page_writes_url=True)
 pkg = ctx.package
 # The title first: a hard package can take the app's time limit to solve (app QA: a blank
 # page for 22 s).
 st.title("Evidence explorer")
 
 # Page-local widget state (read before the call, written back sanitised before drawing).
-kinds_state = st.session_state.get("ev_kinds")
 focus_request = st.session_state.get("ev_focus")
 linked_unit = None
-#: (package key, named focus unit, kind filter) of the last visit, kept across pages
-#: (projector QA: a visit to Compare reset the focus the speaker had picked).
+#: (package key, named focus unit) of the last visit, kept across pages (projector QA: a
+#: visit to Compare reset the focus the speaker had picked). The kind filter is a link
+#: setting, kept by the frame.
 KEPT = "ma_kept_evidence"
 # Back / Forward brought an earlier URL back: its unit (or none: the default focus) is the
 # view to show (QA: the page wrote its current focus back over it).
 url_adopted = st.session_state.get(state.URL_ADOPTED_KEY, False)
-#: The package the page-local state belongs to. Another package opened in the sidebar while
-#: this page is shown starts from its own kind filter (QA s19d: the previous package's filter
-#: was kept and hid half of the new package's units without a word); a focus unit named on the
-#: previous package is kept only if this one has it (QA s19d: a default focus was written into
-#: the link as if picked).
+#: The package the page-local state belongs to. A focus unit named on the previous package is
+#: kept only if this one has it (QA s19d: a default focus was written into the link as if
+#: picked).
 OWNER = "ev_state_package"
 previous_package = st.session_state.get(OWNER, ctx.package_key)
 package_changed = previous_package != ctx.package_key
@@ -39,9 +78,9 @@ st.session_state[OWNER] = ctx.package_key
 #: unsaid even when the new package had it); the frame's note names it if it is missing.
 carried_unit = None
 if package_changed and not url_adopted:
-    kept_key, kept_unit, _kinds = st.session_state.get(KEPT, (None, None, None))
+    kept_key, kept_unit = st.session_state.get(KEPT, (None, None))
     carried_unit = kept_unit if kept_key == previous_package else None
-    kinds_state = focus_request = None
+    focus_request = None
 if focus_request is None or url_adopted:
     # A fresh visit of the page (Streamlit dropped the widget's state when it was left): the
     # link may name the focus unit; else the one picked on the last visit to this package.
@@ -53,45 +92,34 @@ if focus_request is None or url_adopted:
             f"ignored unit={md_value(linked_unit)} in the link: empty", icon=":material/link_off:"
         )
     linked_unit = linked_unit or None
-    if url_adopted and linked_unit is not None:
-        # The kind filter is not in the link: after Back, a unit the filter now hides would be
-        # refused (app QA: removing a kind chip, then Back, kept the filter and dropped the
-        # unit with a warning). All kinds show it; the user can narrow them again.
-        kinds_state = None
+    # After Back the link's kind filter comes back with its unit (app QA: removing a kind chip,
+    # then Back, kept the filter and dropped the unit with a warning).
     focus_request = linked_unit
     st.session_state["ev_focus_named"] = linked_unit is not None
-    kept_key, kept_unit, kept_kinds = st.session_state.get(KEPT, (None, None, None))
+    kept_key, kept_unit = st.session_state.get(KEPT, (None, None))
     if kept_key == ctx.package_key and not url_adopted:
-        kinds_state = kinds_state if kinds_state is not None else kept_kinds
         if linked_unit is None and kept_unit is not None:
             focus_request = kept_unit
             st.session_state["ev_focus_named"] = True
 if carried_unit is not None:
     focus_request = carried_unit
     st.session_state["ev_focus_named"] = True
-# The heatmap's rows are read before the call (the radio is drawn by the heatmap, below).
-# On a projector the short view first (speaker QA: all 39 rows made a 1,826 px chart).
-heatmap_rows_kw = kept(
-    "ev_heatmap_rows",
-    "kept" if ctx.present else "all",
-    lambda v: v if v in HEATMAP_ROWS else None,
-)
-graph_scope_kw = kept(
-    "ev_graph_scope",
-    "focus" if ctx.present else "all",
-    lambda v: v if v in GRAPH_SCOPES else None,
-)
+# The settings are read before the call (the widgets are drawn with the parts they set, below).
+kinds_kw = ctx.kept("kinds")
+heatmap_rows_kw = ctx.kept("rows")
+graph_scope_kw = ctx.kept("graph")
+#: Whether the focus going in was picked or linked (not the default focus of the last run).
+focus_was_named = st.session_state.get("ev_focus_named", False)
 view = cached.evidence_view(
     pkg,
     pkg.content_hash(),
     ctx.budget,
     ctx.store_key,
-    None if kinds_state is None else tuple(kinds_state),
+    tuple(st.session_state["ev_kinds"]),
     focus_request,
     st.session_state["ev_heatmap_rows"],
     st.session_state["ev_graph_scope"],
 )
-st.session_state["ev_kinds"] = list(view.kinds)
 st.session_state["ev_focus"] = view.focus_unit_id
 if focus_request is not None and view.focus_unit_id != focus_request:
     # The named unit fell out of the kind filter: the fallback focus is the default one, not
@@ -99,10 +127,12 @@ if focus_request is not None and view.focus_unit_id != focus_request:
     st.session_state["ev_focus_named"] = False
     if carried_unit is not None:
         ctx.note_dropped(f"focus unit {md_code_span(carried_unit)}")
-    elif linked_unit is None:
+    elif linked_unit is None and focus_was_named and view.units:
         # QA s42 defect 4: removing the focus unit's kind from the filter moved the focus to
         # another unit and dropped unit= from the link without a word (a link's unit is
         # warned about below). The core's note names the unit, its kind and the new focus.
+        # Not for the default focus, which the user never picked, nor when no unit is left:
+        # the info below says so (QA s47: "pick it under Focus unit" with no kind shown).
         st.info(
             "The focus unit changed: "
             + md_escape("; ".join(view.notes))
@@ -123,7 +153,7 @@ if linked_unit is not None and view.focus_unit_id != linked_unit:
 # gives it again, and writing it pushed a browser history entry of its own (Back then stayed
 # on the page).
 named = st.session_state.get("ev_focus_named", False)
-st.session_state[KEPT] = (ctx.package_key, view.focus_unit_id if named else None, list(view.kinds))
+st.session_state[KEPT] = (ctx.package_key, view.focus_unit_id if named else None)
 state.sync_url({"unit": view.focus_unit_id if named else None}, page_title="Evidence explorer")
 opt_name = view.opt_name
 number = st.column_config.NumberColumn
@@ -150,7 +180,6 @@ if view.score_notes:
 st.multiselect(
     "Unit kinds",
     list(view.all_kinds),
-    key="ev_kinds",
     format_func=figures.kind_short_label,
     help="Which evidence unit kinds to show in the unit list, the heatmap and the graph. "
     "Short names: "
@@ -160,6 +189,7 @@ st.multiselect(
         if figures.kind_short_label(kind) != kind
     )
     + ".",
+    **kinds_kw,
 )
 st.selectbox(
     "Focus unit",
@@ -170,127 +200,134 @@ st.selectbox(
     help="Defaults to the unit where the store loses the most against the optimum.",
 )
 
-if not view.units:
-    st.info("No evidence units match the kind filter: pick at least one kind.")
-    st.stop()
-
-st.subheader(f"Evidence units ({len(view.units)}), by value lost")
-render.table(
-    # The annotator's question first: the core's order, largest loss on top and ties in
-    # package order, as Compare lists them (QA s39).
-    pd.DataFrame(view.unit_table()),
-    "evidence_units",
-    # Store and budget in the name, as Compare names its downloads (QA s42 defect 2).
-    render.store_filename(view.package_id, view.store_label, "units", ctx.budget),
-    column_config={
-        "weight": number(format="%.3f"),
-        "store coverage": number(format="%.3f"),
-        f"{opt_name} coverage": number(format="%.3f"),
-        "value lost": number(format="%.4f", help=f"{opt_name}'s value minus the store's."),
-    },
-)
-
-focus = view.focus
-st.subheader("Focus unit")
-st.text(f"{focus.unit_id} ({focus.kind})")
-if focus.text:
-    st.text(focus.text)
-cols = st.columns(4)
-# One precision for all four, so a loss never reads larger than the weight (app QA).
-cols[0].metric("Weight", f"{focus.weight:.4g}")
-cols[1].metric("Store coverage", f"{focus.store_coverage:.4g}")
-cols[2].metric(f"{opt_name[:1].upper()}{opt_name[1:]} coverage", f"{focus.opt_coverage:.4g}")
-cols[3].metric("Value lost", f"{focus.lost:.4g}")
-
-# One above the other on a projector: side by side at 1024 px the queries' text wrapped to a
-# word a line and both tables were cut at the right (QA s18c).
-a, b = (st.container(), st.container()) if ctx.present else st.columns([3, 2])
-with a:
-    st.markdown(f"**Candidates covering it** ({len(view.focus_candidates)})")
-    if view.focus_candidates:
-        candidates = pd.DataFrame(view.candidate_table())
-        render.table(
-            candidates,
-            "evidence_candidates",
-            render.store_filename(
-                view.package_id, view.store_label, f"{view.focus_unit_id}-candidates", ctx.budget
-            ),
-            # On a projector the coverage must fit beside the queries (app QA: it was cut off).
-            present_df=candidates.drop(
-                columns=[c for c in ("experience", "time", "text") if c in candidates.columns]
-            ),
-            column_config={
-                # Words on screen, the field name (a_ur) in the CSV (speaker QA s46).
-                "coverage a_ur": st.column_config.ProgressColumn(
-                    "coverage of this unit",
-                    help="How much of the focus unit the candidate covers, 0 to 1 (a_ur in "
-                    "the glossary and the CSV).",
-                    format="%.2f",
-                    min_value=0.0,
-                    max_value=1.0,
-                ),
-                "cost": number(format="%g"),
-                "time": number(format="%g"),
-            },
-        )
-    else:
-        st.text("No candidate covers this unit: no store can earn its value.")
-with b:
-    st.markdown(f"**Queries requiring it** ({len(view.focus_queries)})")
-    if view.focus_queries:
-        render.table(
-            pd.DataFrame(view.query_table()),
-            "evidence_queries",
-            render.store_filename(
-                view.package_id, view.store_label, f"{view.focus_unit_id}-queries", ctx.budget
-            ),
-            column_config={"weight": number(format="%g")},
-        )
-    else:
-        st.text("No query requires this unit (its weight is given explicitly or is 0).")
-
 opt_word = "optimum" if view.opt_label == "OPT" else "incumbent"
 opt_tag = opt_word[0].upper()
-st.subheader("Coverage heatmap")
-st.radio(
-    "Rows",
-    list(HEATMAP_ROWS),
-    # "incumbent" where the optimum is not proven, as everywhere on the page (QA).
-    format_func=lambda rows: HEATMAP_ROWS[rows].replace("the optimum", f"the {opt_word}"),
-    horizontal=True,
-    help="Which candidates the heatmap shows. The shorter views answer what the store and the "
-    f"{opt_word} kept, or who could have covered the focus unit, in a chart that fits a screen.",
-    **heatmap_rows_kw,
-)
-hm = view.heatmap
-if hm.message:
-    st.info(md_escape(hm.message))
-if hm.row_ids:  # no rows: the info says why, and an empty chart only drew stray axes (QA)
-    hm_title = (
-        # QA s42 (defect 1): the store and the budget in the title and the file name, as the
-        # timeline's and Compare's: two stores' exports had one name and title. In words, not
-        # "Coverage a_ur · S = ..., B = ..." (speaker QA s46).
-        f"Each candidate's coverage of each unit: {view.store_label}, "
-        f"budget {amount_text(ctx.budget, view.cost_unit)}"
-        # On a projector the counts (also in the caption under it) wrapped the title to
-        # two lines, and the rows lost every other label to the taller margin (s42).
-        + ("" if ctx.present else f" · {len(hm.row_ids)} candidates × {len(hm.col_ids)} units")
+# The units, the focus and the heatmap need a unit; the timeline does not (QA s47: an empty
+# kind filter stopped the page before it).
+if not view.units:
+    st.info("No evidence units match the kind filter: pick at least one kind.")
+else:
+    st.subheader(f"Evidence units ({len(view.units)}), by value lost")
+    render.table(
+        # The annotator's question first: the core's order, largest loss on top and ties in
+        # package order, as Compare lists them (QA s39).
+        pd.DataFrame(view.unit_table()),
+        "evidence_units",
+        # Store and budget in the name, as Compare names its downloads (QA s42 defect 2).
+        render.store_filename(view.package_id, view.store_label, "units", ctx.budget),
+        column_config={
+            "weight": number(format="%.3f"),
+            "store coverage": number(format="%.3f"),
+            f"{opt_name} coverage": number(format="%.3f"),
+            "value lost": number(format="%.4f", help=f"{opt_name}'s value minus the store's."),
+        },
     )
-    render.chart(
-        figures.coverage_heatmap(hm, hm_title, present=ctx.present, opt_word=opt_word),
-        "evidence_heatmap",
-        render.store_filename(view.package_id, view.store_label, "coverage-heatmap", ctx.budget),
+
+    focus = view.focus
+    st.subheader("Focus unit")
+    st.text(f"{focus.unit_id} ({focus.kind})")
+    if focus.text:
+        st.text(focus.text)
+    cols = st.columns(4)
+    # One precision for all four, so a loss never reads larger than the weight (app QA).
+    cols[0].metric("Weight", f"{focus.weight:.4g}")
+    cols[1].metric("Store coverage", f"{focus.store_coverage:.4g}")
+    cols[2].metric(f"{opt_name[:1].upper()}{opt_name[1:]} coverage", f"{focus.opt_coverage:.4g}")
+    cols[3].metric("Value lost", f"{focus.lost:.4g}")
+
+    # One above the other on a projector: side by side at 1024 px the queries' text wrapped to a
+    # word a line and both tables were cut at the right (QA s18c).
+    a, b = (st.container(), st.container()) if ctx.present else st.columns([3, 2])
+    with a:
+        st.markdown(f"**Candidates covering it** ({len(view.focus_candidates)})")
+        if view.focus_candidates:
+            candidates = pd.DataFrame(view.candidate_table())
+            render.table(
+                candidates,
+                "evidence_candidates",
+                render.store_filename(
+                    view.package_id,
+                    view.store_label,
+                    f"{view.focus_unit_id}-candidates",
+                    ctx.budget,
+                ),
+                # On a projector the coverage must fit beside the queries (app QA: it was cut off).
+                present_df=candidates.drop(
+                    columns=[c for c in ("experience", "time", "text") if c in candidates.columns]
+                ),
+                column_config={
+                    # Words on screen, the field name (a_ur) in the CSV (speaker QA s46).
+                    "coverage a_ur": st.column_config.ProgressColumn(
+                        "coverage of this unit",
+                        help="How much of the focus unit the candidate covers, 0 to 1 (a_ur in "
+                        "the glossary and the CSV).",
+                        format="%.2f",
+                        min_value=0.0,
+                        max_value=1.0,
+                    ),
+                    "cost": number(format="%g"),
+                    "time": number(format="%g"),
+                },
+            )
+        else:
+            st.text("No candidate covers this unit: no store can earn its value.")
+    with b:
+        st.markdown(f"**Queries requiring it** ({len(view.focus_queries)})")
+        if view.focus_queries:
+            render.table(
+                pd.DataFrame(view.query_table()),
+                "evidence_queries",
+                render.store_filename(
+                    view.package_id, view.store_label, f"{view.focus_unit_id}-queries", ctx.budget
+                ),
+                column_config={"weight": number(format="%g")},
+            )
+        else:
+            st.text("No query requires this unit (its weight is given explicitly or is 0).")
+
+    st.subheader("Coverage heatmap")
+    st.radio(
+        "Rows",
+        list(HEATMAP_ROWS),
+        # "incumbent" where the optimum is not proven, as everywhere on the page (QA).
+        format_func=lambda rows: HEATMAP_ROWS[rows].replace("the optimum", f"the {opt_word}"),
+        horizontal=True,
+        help="Which candidates the heatmap shows. The shorter views answer what the store and "
+        f"the {opt_word} kept, or who could have covered the focus unit, in a chart that fits a "
+        "screen.",
+        **heatmap_rows_kw,
     )
-    # On a projector it names the rows a screen holds, and how to see the others.
-    st.caption(figures.heatmap_caption(hm, ctx.present, hm_title, opt_word))
-st.caption(
-    "Rows: candidates in arrival order (experience time), then by (cost, id). The strip on the "
-    f"left and the tags mark membership: [S] kept by the store, [{opt_tag}] kept by the "
-    f"{opt_word}. Columns: "
-    "evidence units grouped by kind (coloured band and separators); the focus unit's column is "
-    "outlined and named above the plot. Hover a cell for the candidate, the unit and both "
-    "texts."
-)
+    hm = view.heatmap
+    if hm.message:
+        st.info(md_escape(hm.message))
+    if hm.row_ids:  # no rows: the info says why, and an empty chart only drew stray axes (QA)
+        hm_title = (
+            # QA s42 (defect 1): the store and the budget in the title and the file name, as the
+            # timeline's and Compare's: two stores' exports had one name and title. In words, not
+            # "Coverage a_ur · S = ..., B = ..." (speaker QA s46).
+            f"Each candidate's coverage of each unit: {view.store_label}, "
+            f"budget {amount_text(ctx.budget, view.cost_unit)}"
+            # On a projector the counts (also in the caption under it) wrapped the title to
+            # two lines, and the rows lost every other label to the taller margin (s42).
+            + ("" if ctx.present else f" · {len(hm.row_ids)} candidates × {len(hm.col_ids)} units")
+        )
+        render.chart(
+            figures.coverage_heatmap(hm, hm_title, present=ctx.present, opt_word=opt_word),
+            "evidence_heatmap",
+            render.store_filename(
+                view.package_id, view.store_label, "coverage-heatmap", ctx.budget
+            ),
+        )
+        # On a projector it names the rows a screen holds, and how to see the others.
+        st.caption(figures.heatmap_caption(hm, ctx.present, hm_title, opt_word))
+    st.caption(
+        "Rows: candidates in arrival order (experience time), then by (cost, id). The strip on the "
+        f"left and the tags mark membership: [S] kept by the store, [{opt_tag}] kept by the "
+        f"{opt_word}. Columns: "
+        "evidence units grouped by kind (coloured band and separators); the focus unit's column is "
+        "outlined and named above the plot. Hover a cell for the candidate, the unit and both "
+        "texts."
+    )
 
 st.subheader("Timeline: what each store wrote per experience")
 tl = view.timeline
@@ -311,6 +348,9 @@ st.caption(
     "tombstone or compound update when a fact changes. A magenta ring marks a memory that only "
     f"one of the chosen store and the {opt_word} keeps. Hover a marker for the memory text."
 )
+
+if not view.units:
+    st.stop()  # the graph links units: none is shown
 
 st.subheader("Graph: experience → candidate → unit → query")
 st.radio(
