@@ -39,6 +39,15 @@ if TYPE_CHECKING:
     )
 
 #: Colours by role, used consistently across pages.
+#:
+#: Every set of colours one chart can show (OPT, the ablation grey and the writers' and
+#: stores' palettes on the budget curves; the ablation pools; the candidate types on the
+#: timeline; the unit kinds; the graph layers; the engines) keeps each pair of colours at a
+#: CIE76 distance of 12 or more under normal vision and simulated protanopia, deuteranopia and
+#: tritanopia (Machado et al. 2009, severity 1), and each line colour at 3:1 contrast or more
+#: on white (WCAG 1.4.11: a thin line on a projector). QA s47: no_validity_gvt's purple and the
+#: OPT blue were one colour (distance 2.6) to a protanope, fact_only and recency_raw 3.1, and
+#: the timeline drew graph_edge and external alike; tests/test_s47_cvd.py checks every set.
 COLORS = {
     "opt": "#1b4f8a",
     "bound": "#9bb7d8",
@@ -46,7 +55,7 @@ COLORS = {
     "store": "#009e73",
     "external": "#cc79a7",
     "plugin": "#56b4e9",
-    "ablation": "#7f7f7f",
+    "ablation": "#777777",
     "lost": "#c43c39",
     "kept": "#3a9d5d",
 }
@@ -56,15 +65,15 @@ FOCUS_COLOR = "#d55e00"
 #: Unit-kind colours (open vocabulary: unknown kinds fall back to grey).
 KIND_COLORS = {
     "current_truth": "#1b4f8a",
-    "invalidation": "#c43c39",
-    "temporal_order": "#8e5bb5",
-    "temporal_interval": "#b07cc6",
-    "stale": "#9e9e9e",
-    "fact": "#3a9d5d",
-    "preference": "#e07b39",
-    "context": "#c7a76c",
-    "abstention": "#4bb3c8",
-    "provenance": "#6b6b6b",
+    "invalidation": "#bb3333",
+    "temporal_order": "#8866cc",
+    "temporal_interval": "#aa77cc",
+    "stale": "#888888",
+    "fact": "#006622",
+    "preference": "#cc7733",
+    "context": "#aa8855",
+    "abstention": "#3399aa",
+    "provenance": "#776655",
 }
 
 #: Tallest chart in presentation mode: a 1280 x 720 screen shows 645 px under the app's
@@ -738,26 +747,27 @@ TYPE_SYMBOLS = {
     "external": "circle-open",
 }
 TYPE_COLORS = {
-    "raw_span": "#7f7f7f",
-    "atomic_fact": "#3a9d5d",
-    "summary": "#c7a76c",
-    "tombstone": "#c43c39",
-    "compound_update": "#1b4f8a",
-    "graph_edge": "#8e5bb5",
-    "interval_fact": "#b07cc6",
-    "skill": "#4bb3c8",
-    "rule": "#6b6b6b",
-    "abstention": "#e07b39",
-    "uncertainty": "#d4a017",
-    "compound_evidence": "#2a7f7f",
-    "external": "#8e5bb5",
+    "raw_span": "#777777",
+    "atomic_fact": "#006622",
+    "summary": "#aa8855",
+    "tombstone": "#bb3333",
+    "compound_update": "#115599",
+    "graph_edge": "#8866cc",
+    "interval_fact": "#aa77cc",
+    "skill": "#3399aa",
+    "rule": "#776655",
+    "abstention": "#cc7733",
+    "uncertainty": "#bb8800",
+    "compound_evidence": "#007788",
+    "external": "#dd66aa",
 }
-#: Graph layer colours (experience -> candidate -> unit -> query).
+#: Graph layer colours (experience -> candidate -> unit -> query): unit kinds' colours
+#: (stale, context, fact, abstention), so the four stay apart as those do.
 LAYER_COLORS = {
-    "experience": "#9e9e9e",
-    "candidate": "#c7a76c",
-    "unit": "#3a9d5d",
-    "query": "#4bb3c8",
+    "experience": KIND_COLORS["stale"],
+    "candidate": KIND_COLORS["context"],
+    "unit": KIND_COLORS["fact"],
+    "query": KIND_COLORS["abstention"],
 }
 
 
@@ -2041,20 +2051,20 @@ def evidence_graph(
 # --------------------------------------------------------------------------- budget curves
 # (Budget sweep and Certification pages; builders take memaudit_core.curves results.)
 
-#: Line colours for writers / stores on the budget curves (colour-blind-safe, distinct
-#: from the OPT blue and the ablation grey).
-#: Okabe-Ito colours (distinguishable with the common colour-vision deficiencies; projector
-#: QA: orange, green and red lines all read olive under deuteranopia), and a marker shape
-#: per slot so that series never differ by colour alone.
+#: Line colours for writers / stores on the budget curves, apart from each other, the OPT blue
+#: and the ablation grey under colour-vision deficiencies (see :data:`COLORS`; projector QA:
+#: orange, green and red lines all read olive under deuteranopia). Okabe-Ito's hues, darkened
+#: to 3:1 on white (its orange and sky blue were 2:1), and a marker shape per slot so that
+#: series never differ by colour alone.
 METHOD_PALETTE = (
-    "#e69f00",
-    "#009e73",
-    "#cc79a7",
-    "#d55e00",
-    "#56b4e9",
-    "#8c7a00",
-    "#7f3c8d",
-    "#4d4d4d",
+    "#bb8800",
+    "#009966",
+    "#cc77aa",
+    "#bb4400",
+    "#2299dd",
+    "#998833",
+    "#9944aa",
+    "#555555",
 )
 METHOD_SYMBOLS = (
     "circle",
@@ -2069,17 +2079,17 @@ METHOD_SYMBOLS = (
 #: Stores and plugin writers: slots past the eight, so that they never take a reference
 #: writer's style (speaker QA: a store drew in density's green squares once density was
 #: unticked). Slot 8 + j gets colour j % 8 and symbol (j + j // 8) % 8, a distinct pair for 64.
-#: Dark colours chosen to stay apart from the eight above, the OPT blue and the ablation grey
-#: under deuteranopia, protanopia and tritanopia too (CIE76 distance 12 or more, simulated);
-#: black last (the External stores chart's package OPT) and no "x" (its cost-effect mark).
+#: Dark colours apart from the eight above, the OPT blue, the ablation grey and the External
+#: stores chart's package OPT (#222222) as :data:`COLORS` says; black last and no "x" (that
+#: chart's cost-effect mark).
 EXTRA_PALETTE = (
-    "#a50026",
-    "#1f78b4",
-    "#40004b",
-    "#8c510a",
-    "#882255",
+    "#aa0022",
+    "#3377dd",
+    "#330044",
+    "#aa6644",
+    "#661144",
     "#332288",
-    "#67001f",
+    "#660011",
     "#000000",
 )
 EXTRA_SYMBOLS = (
@@ -2092,7 +2102,13 @@ EXTRA_SYMBOLS = (
     "star-diamond",
     "octagon",
 )
-ENGINE_COLORS = {"bnb": "#1b4f8a", "milp": "#e07b39", "enum": "#3a9d5d", "brute": "#8e5bb5"}
+#: OPT's blue and unit kinds' colours (preference, fact, temporal order): apart as those are.
+ENGINE_COLORS = {
+    "bnb": COLORS["opt"],
+    "milp": KIND_COLORS["preference"],
+    "enum": KIND_COLORS["fact"],
+    "brute": KIND_COLORS["temporal_order"],
+}
 #: The core's display names, so a chart and the table beside it name an engine alike (s46).
 ENGINE_NAMES = ENGINE_LABELS
 
@@ -3155,7 +3171,7 @@ def _explain_fonts(fig: go.Figure, present: bool = False) -> go.Figure:
 # ---------------------------------------------------------------- Ablations & sensitivity
 
 #: Colours of successive ablation pools (the first is the Budget sweep's ablation grey).
-ABLATION_PALETTE = (COLORS["ablation"], "#3d3d3d", "#a6761d", "#b0b0b0", "#6a3d9a")
+ABLATION_PALETTE = (COLORS["ablation"], "#333333", "#aa7722", "#555555", "#5544aa")
 #: Dash styles for successive ablation pools on one chart.
 _POOL_DASHES = ("dash", "dot", "dashdot", "longdash", "longdashdot")
 

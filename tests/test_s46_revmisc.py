@@ -165,7 +165,7 @@ def test_reference_writers_keep_todays_colours() -> None:
     names.append("no_validity_gvt")
     slots = style_slots([f"writer:{n}" for n in names], order=["store:s1"])
     assert [_slot_style(slots[f"writer:{n}"])[0] for n in names] == [
-        "#e69f00", "#009e73", "#cc79a7", "#d55e00", "#56b4e9", "#8c7a00", "#7f3c8d",
+        "#bb8800", "#009966", "#cc77aa", "#bb4400", "#2299dd", "#998833", "#9944aa",
     ]  # fmt: skip
 
 
@@ -180,8 +180,8 @@ def test_a_new_reference_writer_gets_its_own_slot(monkeypatch) -> None:
     for order in (["store:s1", "writer:zz_ref"], ["writer:zz_ref"], []):
         slots = style_slots(keys, order=order)
         assert slots["writer:zz_ref"] == 7
-        assert _slot_style(slots["writer:zz_ref"])[0] == METHOD_PALETTE[7] == "#4d4d4d"
-        assert _slot_style(slots["store:s1"])[0] == EXTRA_PALETTE[0] == "#a50026"
+        assert _slot_style(slots["writer:zz_ref"])[0] == METHOD_PALETTE[7] == "#555555"
+        assert _slot_style(slots["store:s1"])[0] == EXTRA_PALETTE[0] == "#aa0022"
 
 
 def test_writers_past_the_palette_never_share_a_stores_style(monkeypatch) -> None:
