@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import functools
 import math
-import numbers
 import os
 import threading
 from collections import OrderedDict
@@ -357,6 +356,19 @@ class StoreEvaluation:
     unit_rows, kind_rows
         Per-unit and per-kind attribution against ``opt_selected``; store values sum to
         ``value``, optimum values to ``opt_value`` and ``lost`` to ``opt_value - value``.
+
+    Examples
+    --------
+    The density writer keeps tombstones but not the current value, and the kind rows say so:
+
+    >>> from memaudit_core import generate, score
+    >>> ev = score(generate("update_chain"), 6, writer="density")
+    >>> ev.value, round(ev.opt.value, 3), ev.ratio_text
+    (5.65, 7.735, '0.730')
+    >>> ev.selected
+    ('version_0_atomic_fact', 'update_1_tombstone', 'update_2_tombstone', 'update_3_tombstone')
+    >>> [(k.kind, round(k.lost, 3)) for k in ev.kind_rows]
+    [('current_truth', 2.185), ('invalidation', 0.0), ('stale', -0.1)]
     """
 
     package_id: str
@@ -865,6 +877,18 @@ class SweepResult:
 
     ``notes`` holds the reader's warnings, e.g. :func:`uncertified_note` when a time limit
     stopped some solves before their proof.
+
+    Examples
+    --------
+    >>> from memaudit_core import generate, read_result, sweep
+    >>> res = sweep([generate("update_chain"), generate("temporal_interval")], [3, 6],
+    ...             ["gvt", "density"])
+    >>> len(res.rows), res.n_packages  # 2 packages x 2 budgets x 2 writers
+    (8, 2)
+    >>> [(s.method, s.n, round(s.mean_ratio, 3)) for s in res.summary if s.budget == 6]
+    [('gvt', 2, 1.0), ('density', 2, 0.696)]
+    >>> read_result(res.to_dict()) == res  # saved as JSON, read back
+    True
     """
 
     rows: tuple[SweepRow, ...]
@@ -2740,8 +2764,6 @@ def sweep(
         # QA s41 (defect 1): a package's repeated or empty `budgets` changed its grid unsaid.
         grid_notes = [n for p in packages for n in budget_grid_notes(p)]
     else:
-        if isinstance(budgets, numbers.Real):
-            budgets = [budgets]
         # QA s44: '36' was walked as the budgets '3' and '6'.
         grid = sorted({check_budget(b) for b in check_budget_list(budgets, "sweep()")})
         grids = [grid] * len(packages)

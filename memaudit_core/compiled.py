@@ -250,6 +250,22 @@ class CompiledInstance:
     coverage : scipy.sparse.csr_array, shape (n, R)
     is_external : ndarray of bool, shape (n,)
         True for external memories added by a union package.
+
+    Examples
+    --------
+    Solvers and writers work on positions in the canonical order; ``candidate_idx`` and
+    ``ids`` translate.
+
+    >>> from memaudit_core import compile_package, generate
+    >>> from memaudit_core.objective import evaluate
+    >>> inst = compile_package(generate("update_chain"))
+    >>> inst.candidate_ids[:3], inst.cost[:3].tolist()
+    (('version_0_atomic_fact', 'version_0_summary', 'version_0_raw_span'), [2.0, 3.0, 4.0])
+    >>> sel = tuple(inst.candidate_idx(c) for c in ("update_1_tombstone", "update_3_raw_span"))
+    >>> inst.ids(sel), inst.selection_cost(sel), inst.is_feasible(sel, 6)
+    (('update_1_tombstone', 'update_3_raw_span'), 6.0, True)
+    >>> round(evaluate(inst, sel), 3)
+    4.812
     """
 
     package_id: str
@@ -681,6 +697,22 @@ def compile_package(
         rule union scoring and ``score(store_id=...)`` follow).
     include_package_candidates : bool
         False compiles only the external memories (for the upper-pruned bound over the store).
+
+    Examples
+    --------
+    >>> from memaudit_core import ExternalMemory, Store, generate, solve, with_store
+    >>> pkg = generate("update_chain")
+    >>> inst = compile_package(pkg)
+    >>> inst.n_candidates, inst.n_groups, round(solve(inst, 6).value, 3)
+    (18, 4, 7.735)
+
+    The union package of an external store: its memory is one more group, and OPT over the
+    union can only be higher.
+
+    >>> notes = Store("notes", memories=(ExternalMemory("m1", cost=3, coverage={"v_3": 1}),))
+    >>> union = compile_package(with_store(pkg, notes), external=notes)
+    >>> union.n_candidates, union.group_ids[-1], round(solve(union, 6).value, 3)
+    (19, 'notes/m1', 7.85)
     """
     check_type(
         package,

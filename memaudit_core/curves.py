@@ -803,6 +803,17 @@ def budget_curve(
     Returns
     -------
     BudgetCurve
+
+    Examples
+    --------
+    >>> from memaudit_core import budget_curve, generate
+    >>> curve = budget_curve(generate("update_chain"), [3, 6, 13], ["gvt", "density"])
+    >>> [(p.budget, p.label, round(p.value, 3)) for p in curve.opt]
+    [(3.0, 'OPT', 5.55), (6.0, 'OPT', 7.735), (13.0, 'OPT', 8.025)]
+    >>> [(p.budget, p.ratio_text) for p in curve.points if p.method_key == "writer:density"]
+    [(3.0, '0.351'), (6.0, '0.730'), (13.0, '0.704')]
+    >>> [(p.budget, p.ratio_text) for p in curve.points if p.kind == "ablation"]
+    [(3.0, '0.486'), (6.0, '0.513'), (13.0, '0.698')]
     """
     t0 = time.perf_counter()
     check_package(package, "budget_curve()")

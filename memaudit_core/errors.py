@@ -17,7 +17,27 @@ from pathlib import Path
 
 
 class MemAuditError(Exception):
-    """Base class for every error caused by user input or user choices."""
+    """Base class for every error caused by user input or user choices.
+
+    Examples
+    --------
+    One ``except`` for everything a user can get wrong (a file, a budget, a name); anything
+    else is a bug.
+
+    >>> import memaudit_core as ma
+    >>> def ratio(path, budget):
+    ...     try:
+    ...         return ma.score(ma.load_package(path), budget, writer="gvt").ratio_text
+    ...     except ma.MemAuditError as exc:
+    ...         return f"{type(exc).__name__}: {str(exc).splitlines()[-1]}"
+    >>> ratio("no/such.json", 6)
+    'PackageError: no/such.json: $: no such file or folder [rule: file-exists]'
+    >>> try:
+    ...     ma.score(ma.generate("update_chain"), -1, writer="gvt")
+    ... except ma.MemAuditError as exc:
+    ...     print(exc)
+    budget must be a finite number >= 0, got -1
+    """
 
 
 class UsageError(MemAuditError):
@@ -28,6 +48,15 @@ class UsageError(MemAuditError):
     The CLI reports every one as ``UsageError`` under ``--json``, argparse's own refusals
     included (QA s45: ``--budget -1`` was a UsageError, ``--fresh`` without ``--out`` a
     MemAuditError, both exit 2).
+
+    Examples
+    --------
+    >>> import memaudit_core as ma
+    >>> try:
+    ...     ma.sweep([ma.generate("update_chain")], 6, ["gvt"])  # [6] was meant
+    ... except ma.UsageError as exc:
+    ...     print(exc)
+    sweep(): expected a list of budgets, got 6 (for one budget: [6])
     """
 
 
@@ -148,6 +177,22 @@ class PackageError(MemAuditError):
     Given more than :data:`MAX_PROBLEMS` problems and no such line (a walk that stopped at
     ``MAX_PROBLEMS + 1``, as :func:`capped` stops them), it keeps the first
     :data:`MAX_PROBLEMS` and adds the line.
+
+    Examples
+    --------
+    Every problem at once, each with its JSON path, rule and value:
+
+    >>> import memaudit_core as ma
+    >>> from memaudit_core.package import package_to_dict
+    >>> doc = package_to_dict(ma.generate("update_chain"))
+    >>> doc["candidates"][0]["cost"] = 0
+    >>> doc["units"][0]["weight"] = -1
+    >>> try:
+    ...     ma.parse_package(doc, "chain.json")
+    ... except ma.PackageError as exc:
+    ...     print(exc.source, [(p.path, p.rule, p.value) for p in exc.problems])
+    chain.json [('$.units[0].weight', 'weight-range', -1), ('$.candidates[0].cost', \
+'cost-positive', 0)]
     """
 
     def __init__(self, source: str, problems: Iterable[Problem]):
@@ -323,6 +368,17 @@ class ResultError(MemAuditError):
         ``newer version``, ``normal`` (a number that underflows to 0), ... or, for a file that
         is not JSON or repeats a key, the package loader's JSON rules (``json-syntax``,
         ``truncated``, ``json-depth``, ``duplicate-key``).
+
+    Examples
+    --------
+    >>> import memaudit_core as ma
+    >>> data = ma.solve(ma.compile_package(ma.generate("update_chain")), 6).to_dict()
+    >>> del data["value"]
+    >>> try:
+    ...     ma.read_result(data)
+    ... except ma.ResultError as exc:
+    ...     print(exc.path, "|", exc.rule)
+    $.value | missing field
     """
 
     def __init__(
@@ -347,16 +403,58 @@ class ResultError(MemAuditError):
 
 class UnknownNameError(UsageError):
     """An unknown writer, solver, family, store, saturation or parameter name (a usage
-    mistake that keeps its own name under ``--json``)."""
+    mistake that keeps its own name under ``--json``).
+
+    Examples
+    --------
+    >>> import memaudit_core as ma
+    >>> try:
+    ...     ma.score(ma.generate("update_chain"), 6, store_id="mem0")
+    ... except ma.UsageError as exc:  # UnknownNameError is a UsageError
+    ...     print(type(exc).__name__, "|", exc)
+    UnknownNameError | unknown store 'mem0' in package 'update_chain' (known: none)
+    """
 
 
 class SaturationError(UsageError):
     """A saturation :func:`~memaudit_core.saturations.register_saturation` refuses: a bad name,
-    a name taken, or an h that is not concave, nondecreasing and 0 at 0 on the range checked."""
+    a name taken, or an h that is not concave, nondecreasing and 0 at 0 on the range checked.
+
+    Examples
+    --------
+    >>> import math
+    >>> import numpy as np
+    >>> import memaudit_core as ma
+    >>> square = ma.Saturation("doc_square", np.square, lambda z: z * z, "h(z) = z^2", math.inf)
+    >>> try:
+    ...     ma.register_saturation(square)  # convex: optima would not be certifiable
+    ... except ma.SaturationError as exc:
+    ...     print(str(exc).split(", but")[0])
+    saturation 'doc_square' refused: h must be concave
+    >>> "doc_square" in ma.SATURATIONS
+    False
+    """
 
 
 class SolverError(MemAuditError):
-    """A solver failed in a way the user must see (e.g. exact solvers disagree)."""
+    """A solver failed in a way the user must see (e.g. exact solvers disagree).
+
+    Examples
+    --------
+    >>> import memaudit_core as ma
+    >>> from memaudit_core.package import package_to_dict
+    >>> doc = package_to_dict(ma.generate("update_chain"))
+    >>> doc["objective"]["saturation"] = "log1p"
+    >>> inst = ma.compile_package(ma.parse_package(doc))
+    >>> try:
+    ...     ma.solve(inst, 6, solver="milp")  # HiGHS's model is linear in the coverage
+    ... except SolverError as exc:
+    ...     print(exc)
+    the 'milp' solver supports saturations cap1, linear only; saturation 'log1p' \
+(h(z) = ln(1 + z)) is not linear-representable here: use solver 'bnb' or 'auto'
+    >>> ma.solve(inst, 6).label
+    'OPT'
+    """
 
 
 class SolverDisagreementError(SolverError):
@@ -395,7 +493,22 @@ class EmptyTextError(MemAuditError):
 
 
 class WriterError(MemAuditError):
-    """A writer returned an invalid store (unknown ids, two per group, over budget)."""
+    """A writer returned an invalid store (unknown ids, two per group, over budget).
+
+    Examples
+    --------
+    >>> import memaudit_core as ma
+    >>> def raw_latest(inst, budget):  # ignores the budget
+    ...     return (inst.candidate_idx("update_3_raw_span"),)
+    >>> info = ma.register_writer(ma.WriterInfo("doc_raw", "Latest raw turn.", "oracle",
+    ...                                         raw_latest))
+    >>> try:
+    ...     ma.score(ma.generate("update_chain"), 3, writer="doc_raw")
+    ... except ma.WriterError as exc:
+    ...     print(exc)
+    writer 'doc_raw' returned an infeasible store at budget 3: it costs 5, over the budget 3
+    >>> ma.unregister_writer("doc_raw")
+    """
 
 
 def closest_name(name: str, known: Iterable[str], cutoff: float = 0.75) -> str | None:

@@ -92,6 +92,20 @@ CANDIDATE_TYPES = (
 
 @dataclass(frozen=True)
 class Experience:
+    """One event of the stream (a turn, a message): its candidates are the ways to remember
+    it, and a store holds at most one of them (the experience is their group).
+
+    Examples
+    --------
+    >>> from memaudit_core import generate
+    >>> pkg = generate("update_chain")
+    >>> exp = pkg.experiences[1]
+    >>> exp.id, exp.time, exp.text
+    ('update_1', 1.0, 'The user updates the value to version 1.')
+    >>> [c.type for c in pkg.candidates if c.experience == exp.id]
+    ['raw_span', 'atomic_fact', 'tombstone', 'compound_update', 'summary']
+    """
+
     id: str
     time: float
     session: str | None = None
@@ -101,6 +115,17 @@ class Experience:
 
 @dataclass(frozen=True)
 class Unit:
+    """A unit of evidence a store can cover, with a ``kind`` and a ``weight`` (None: the sum
+    of the weights of the queries that require it, :meth:`Package.unit_weights`).
+
+    Examples
+    --------
+    >>> from memaudit_core import generate
+    >>> pkg = generate("update_chain")
+    >>> [(u.id, u.kind, u.weight) for u in pkg.units[2:5]]
+    [('v_2', 'stale', 0.1), ('v_3', 'current_truth', 2.3), ('inv_0', 'invalidation', 1.85)]
+    """
+
     id: str
     kind: str = "fact"
     text: str = ""
@@ -119,6 +144,26 @@ def _freeze_sequence(obj: Any, name: str) -> None:
 
 @dataclass(frozen=True)
 class Query:
+    """A question the memory should answer: it requires units, and its ``weight`` goes to
+    each of them that has no weight of its own.
+
+    Examples
+    --------
+    >>> from memaudit_core import Candidate, Experience, Package, Query, Unit
+    >>> pkg = Package(
+    ...     id="trip",
+    ...     experiences=(Experience("e1", time=0),),
+    ...     units=(Unit("city"), Unit("date")),
+    ...     candidates=(Candidate("e1_fact", "e1", "atomic_fact", 1, {"city": 1, "date": 1}),),
+    ...     queries=(Query("where", requires="city", weight=2.0),
+    ...              Query("when", requires=("city", "date"))),
+    ... )
+    >>> pkg.queries[0].requires  # a lone id is one id
+    ('city',)
+    >>> pkg.unit_weights()
+    {'city': 3.0, 'date': 1.0}
+    """
+
     id: str
     requires: tuple[str, ...]
     text: str = ""
@@ -210,6 +255,18 @@ def _freeze_coverage(obj: Any, kind: str) -> None:
 
 @dataclass(frozen=True)
 class Candidate:
+    """One way to remember an experience: a ``type`` (representation), a ``cost`` in the
+    package's ``cost_unit`` and a coverage row (unit id -> share in [0, 1]).
+
+    Examples
+    --------
+    >>> from memaudit_core import generate
+    >>> pkg = generate("update_chain")
+    >>> c = next(c for c in pkg.candidates if c.id == "update_1_compound_update")
+    >>> c.experience, c.type, c.cost, dict(c.coverage)
+    ('update_1', 'compound_update', 3.0, {'v_1': 0.95, 'inv_0': 1.0})
+    """
+
     id: str
     experience: str
     type: str
@@ -224,7 +281,17 @@ class Candidate:
 
 @dataclass(frozen=True)
 class ExternalMemory:
-    """A memory written by an external system; not a package candidate (union package)."""
+    """A memory written by an external system; not a package candidate (union package).
+
+    Examples
+    --------
+    >>> from memaudit_core import ExternalMemory, Store, generate, score, with_store
+    >>> mem = ExternalMemory("m1", cost=3, coverage={"v_3": 1}, text="value is version 3")
+    >>> pkg = with_store(generate("update_chain"), Store("notes", memories=(mem,)))
+    >>> ev = score(pkg, 6, store_id="notes")  # against OPT over the union package
+    >>> ev.source_kind, ev.value, ev.ratio_text
+    ('external', 2.3, '0.293')
+    """
 
     id: str
     cost: float
@@ -242,7 +309,17 @@ class ExternalMemory:
 @short_repr
 @dataclass(frozen=True)
 class Store:
-    """A written store: package candidates it selects and/or external memories."""
+    """A written store: package candidates it selects and/or external memories.
+
+    Examples
+    --------
+    >>> from memaudit_core import Store, generate, score, with_store
+    >>> mine = Store("mine", select=["update_3_atomic_fact", "update_2_tombstone"])
+    >>> pkg = with_store(generate("update_chain"), mine)
+    >>> ev = score(pkg, 6, store_id="mine")
+    >>> ev.value, round(ev.opt.value, 3), ev.ratio_text
+    (4.15, 7.735, '0.537')
+    """
 
     id: str
     label: str = ""
@@ -373,6 +450,33 @@ class Package:
     :meth:`content_hash`, and every cache keyed on it, describing the old content. To change a
     package, edit its dict form (:func:`package_to_dict`) and parse it again, or use
     :func:`replace_package`. Hashable by content (``functools.lru_cache`` takes packages).
+
+    Examples
+    --------
+    A vegetarian who now eats fish: the update that also says the old fact is over is worth
+    more than the bare new fact.
+
+    >>> from memaudit_core import Candidate, Experience, Package, Unit, compile_package, solve
+    >>> pkg = Package(
+    ...     id="diet",
+    ...     experiences=(Experience("e1", time=0), Experience("e2", time=1)),
+    ...     units=(Unit("old", kind="stale", weight=0.2),
+    ...            Unit("now", kind="current_truth", weight=2.0),
+    ...            Unit("inv", kind="invalidation", weight=1.0)),
+    ...     candidates=(Candidate("e1_fact", "e1", "atomic_fact", 2, {"old": 1}),
+    ...                 Candidate("e2_fact", "e2", "atomic_fact", 2, {"now": 1}),
+    ...                 Candidate("e2_update", "e2", "compound_update", 3, {"now": 1, "inv": 1})),
+    ... )
+    >>> opt = solve(compile_package(pkg), 3)
+    >>> opt.label, opt.value, opt.selected
+    ('OPT', 3.0, ('e2_update',))
+    >>> from memaudit_core import PackageError
+    >>> try:
+    ...     Package(id="bad", experiences=pkg.experiences, units=pkg.units,
+    ...             candidates=(Candidate("x", "e9", "atomic_fact", 2, {"now": 1}),))
+    ... except PackageError as exc:
+    ...     print(exc.problems[0].path, exc.problems[0].rule)
+    $.candidates[0].experience known-experience
     """
 
     id: str
@@ -987,6 +1091,22 @@ def parse_package(doc: object, source: str = "<memory>") -> Package:
     ------
     PackageError
         Listing every problem found, each with its JSON path, value and rule.
+
+    Examples
+    --------
+    >>> from memaudit_core import PackageError, generate, parse_package
+    >>> from memaudit_core.package import package_to_dict
+    >>> doc = package_to_dict(generate("update_chain"))  # the JSON file's form
+    >>> doc["objective"]["saturation"] = "linear"
+    >>> parse_package(doc, "mine.json").saturation
+    'linear'
+    >>> doc["candidates"][0]["cost"] = -1
+    >>> try:
+    ...     parse_package(doc, "mine.json")
+    ... except PackageError as exc:
+    ...     print(exc)
+    mine.json: 1 problem(s) found
+    mine.json: $.candidates[0].cost: must be greater than 0 (got -1) [rule: cost-positive]
     """
     return _parse_package(doc, source, suspect=None)
 
@@ -2074,6 +2194,22 @@ def load_package(path: str | Path) -> Package:
     ------
     PackageError
         For a missing file, bad JSON or any validation problem.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> from memaudit_core import PackageError, generate, load_package
+    >>> from memaudit_core.package import package_to_dict
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "chain.json"
+    >>> _ = path.write_text(json.dumps(package_to_dict(generate("update_chain"))))
+    >>> pkg = load_package(path)
+    >>> pkg.id, len(pkg.candidates), pkg.budget_grid()
+    ('update_chain', 18, (3.0, 6.0, 13.0))
+    >>> try:
+    ...     load_package(path.with_name("missing.json"))
+    ... except PackageError as exc:
+    ...     print(exc.problems[0].rule)
+    file-exists
     """
     check_type(
         path, str | os.PathLike, "load_package()", "a file path (parse_package takes a dict)"

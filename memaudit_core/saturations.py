@@ -35,6 +35,28 @@ class Saturation:
     """A concave, nondecreasing h with h(0) = 0 (vectorised and scalar forms).
 
     Add one with :func:`register_saturation`, which checks those properties numerically.
+
+    Examples
+    --------
+    >>> import math
+    >>> import numpy as np
+    >>> import memaudit_core as ma
+    >>> cap1 = ma.SATURATIONS["cap1"]  # the default: a unit is covered at most once
+    >>> cap1.description, cap1.h_scalar(1.5), cap1.h(np.array([0.5, 2.0])).tolist()
+    ('h(z) = min(1, z)', 1.0, [0.5, 1.0])
+
+    A saturation of one's own, named by a package's ``objective.saturation`` (module-level
+    functions, so that worker processes receive it):
+
+    >>> sat = ma.register_saturation(
+    ...     ma.Saturation("doc_sqrt", np.sqrt, math.sqrt, "h(z) = sqrt(z)", math.inf))
+    >>> from memaudit_core.package import package_to_dict
+    >>> doc = package_to_dict(ma.generate("update_chain"))
+    >>> doc["objective"]["saturation"] = "doc_sqrt"
+    >>> opt = ma.solve(ma.compile_package(ma.parse_package(doc)), 6)
+    >>> opt.label, round(opt.value, 3), len(opt.notes)  # the note: concavity is assumed
+    ('OPT', 7.792, 1)
+    >>> ma.unregister_saturation("doc_sqrt")
     """
 
     name: str
@@ -337,7 +359,26 @@ def register_saturation(saturation: Saturation) -> Saturation:
 
 
 def unregister_saturation(name: str) -> None:
-    """Undo :func:`register_saturation` (a built-in saturation cannot be removed)."""
+    """Undo :func:`register_saturation` (a built-in saturation cannot be removed).
+
+    Examples
+    --------
+    >>> import math
+    >>> import numpy as np
+    >>> import memaudit_core as ma
+    >>> root = ma.Saturation("doc_root", np.sqrt, math.sqrt, "h(z) = sqrt(z)", math.inf)
+    >>> _ = ma.register_saturation(root)
+    >>> "doc_root" in ma.SATURATIONS
+    True
+    >>> ma.unregister_saturation("doc_root")
+    >>> "doc_root" in ma.SATURATIONS
+    False
+    >>> try:
+    ...     ma.unregister_saturation("cap1")
+    ... except ma.SaturationError as exc:
+    ...     print(exc)
+    saturation 'cap1' is built in and cannot be unregistered [rule: builtin]
+    """
     if isinstance(name, str) and name in BUILTIN_SATURATIONS:
         raise SaturationError(
             f"saturation {name!r} is built in and cannot be unregistered [rule: builtin]"

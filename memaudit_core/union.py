@@ -618,6 +618,22 @@ class UnionScore:
     external_store : dict or None
         With ``score --external``: what was imported (file, format, cost rule, memories,
         deleted and superseded counts, warnings); None for a store already in the package.
+
+    Examples
+    --------
+    What ``memaudit score --json`` writes for an external store, and reads back:
+
+    >>> from memaudit_core import ExternalMemory, Store, generate, read_result, score
+    >>> from memaudit_core import union_report, with_store
+    >>> from memaudit_core.union import UnionScore
+    >>> notes = Store("notes", memories=(ExternalMemory("m1", cost=3, coverage={"v_3": 1}),))
+    >>> pkg = with_store(generate("update_chain"), notes)
+    >>> result = UnionScore(score(pkg, 6, store_id="notes"), union_report(pkg, "notes", 6))
+    >>> data = result.to_dict()
+    >>> data["result_kind"], data["ratio_text"], round(data["extraction"], 3)
+    ('union_score', '0.293', 0.293)
+    >>> read_result(data) == result
+    True
     """
 
     evaluation: StoreEvaluation
@@ -1418,6 +1434,22 @@ def union_report(
     MemAuditError
         A store without external memories, or mixing them with package candidates; a bad
         budget.
+
+    Examples
+    --------
+    A store of two memories that costs 7 at budget 6: the newer memory is kept, and the union
+    ratio splits into extraction (what the memories could reach at best) and selection.
+
+    >>> from memaudit_core import ExternalMemory, Store, generate, union_report, with_store
+    >>> notes = Store("notes", system="mem0", memories=(
+    ...     ExternalMemory("m1", cost=3, coverage={"v_3": 1}, created_at="2025-01-02"),
+    ...     ExternalMemory("m2", cost=4, coverage={"v_2": 1, "inv_1": 1}, created_at="2025-01-01"),
+    ... ))
+    >>> rep = union_report(with_store(generate("update_chain"), notes), "notes", 6)
+    >>> rep.keep_rule, rep.kept, rep.value, round(rep.union_opt.value, 3)
+    ('recency', ('m1',), 2.3, 7.85)
+    >>> round(rep.union_ratio, 3), round(rep.extraction, 3), round(rep.selection, 3)
+    (0.293, 0.293, 1.0)
     """
     check_package(package, "union_report()")
     budget = check_budget(budget)
@@ -2189,6 +2221,19 @@ def with_store(package: Package, store: Store) -> Package:
     ------
     PackageError
         When the result does not validate (e.g. coverage of an unknown unit).
+
+    Examples
+    --------
+    >>> from memaudit_core import PackageError, Store, generate, score, with_store
+    >>> pkg = generate("update_chain")
+    >>> mine = with_store(pkg, Store("mine", select=["update_1_tombstone", "update_3_raw_span"]))
+    >>> [s.id for s in mine.stores], score(mine, 6, store_id="mine").ratio_text
+    (['mine'], '0.622')
+    >>> try:
+    ...     with_store(pkg, Store("bad", select=["update_1_tombstone", "update_1_summary"]))
+    ... except PackageError as exc:
+    ...     print(exc.problems[0].path, exc.problems[0].rule)
+    $.stores[0].select[1] one-per-group
     """
     return with_stores(package, [store])
 

@@ -103,6 +103,28 @@ class WriterInfo:
         ``"--writer-module <spec>"``.
     spec : str or None
         ``package.module:function`` of a plugin writer.
+
+    Examples
+    --------
+    >>> from memaudit_core import WRITERS, generate, register_writer, score, unregister_writer
+    >>> WRITERS["gvt"].kind, WRITERS["gvt"].source
+    ('oracle', 'reference')
+
+    A writer of one's own: the cheapest candidate of each experience while it fits.
+
+    >>> def cheapest(inst, budget):
+    ...     picked, spent = [], 0.0
+    ...     for g in range(inst.n_groups):
+    ...         i = int(inst.group_start[g])  # a group's candidates are sorted by cost
+    ...         if spent + inst.cost[i] <= budget:
+    ...             picked.append(i)
+    ...             spent += inst.cost[i]
+    ...     return tuple(picked)
+    >>> info = register_writer(WriterInfo("doc_cheapest", "Cheapest first.", "oracle", cheapest))
+    >>> ev = score(generate("update_chain"), 6, writer="doc_cheapest")
+    >>> ev.selected[-1], ev.cost, ev.value, ev.ratio_text
+    ('update_3_tombstone', 5.0, 5.65, '0.730')
+    >>> unregister_writer("doc_cheapest")
     """
 
     name: str
@@ -1567,6 +1589,8 @@ def unregister_writer(name: str) -> None:
     """Undo :func:`register_writer`: remove the writer ``name``, or give a reference writer
     replaced with ``replace=True`` its own function back.
 
+    Examples
+    --------
     >>> info = register_writer(WriterInfo("doc_mine", "mine", "oracle", lambda inst, b: ()))
     >>> "doc_mine" in WRITERS
     True

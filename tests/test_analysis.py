@@ -697,11 +697,12 @@ def test_limited_sweep_rows_carry_the_bound_and_say_they_are_unproven():
 
 
 def test_a_single_package_writer_or_budget_is_one_item_not_its_letters():
-    """QA: sweep([p], [6], "gvt") said "unknown writer 'g'", sweep(p, ...) raised a TypeError."""
+    """QA: sweep([p], [6], "gvt") said "unknown writer 'g'", sweep(p, ...) raised a TypeError.
+    A lone budget is not one item: it is refused, as the other budget lists are (QA s47)."""
     from memaudit_core.analysis import sweep
 
     pkg = generate("update_chain")
-    one = sweep(pkg, 6, "gvt")
+    one = sweep(pkg, [6], "gvt")
     listed = sweep([pkg], [6], ["gvt"])
     assert [r.to_dict() for r in one.rows] == [r.to_dict() for r in listed.rows]
     with pytest.raises(MemAuditError, match="writers must be a list of names"):

@@ -105,7 +105,9 @@ def test_the_cli_keeps_its_message(capsys):
 def test_a_string_of_budgets_is_refused_as_not_a_list(pkg):
     with pytest.raises(MemAuditError, match=r"sweep\(\): expected a list of budgets, got '36'"):
         ma.sweep([pkg], "36", ["gvt"])
-    assert ma.sweep([pkg], 6, ["gvt"]).budgets == (6.0,)  # a lone number stays one budget
+    # QA s47: a lone number is refused too, as budget_curve and union_curve refuse it.
+    with pytest.raises(ma.UsageError, match=r"sweep\(\): expected a list of budgets, got 6 "):
+        ma.sweep([pkg], 6, ["gvt"])
 
 
 # ------------------------------------------------------------ 3: an infeasible incumbent

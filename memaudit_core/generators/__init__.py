@@ -265,6 +265,24 @@ def generate(
     UsageError
         For a seed that is not an integer >= 0, a parameter value the family refuses, or a
         package larger than ``max_size``.
+
+    Examples
+    --------
+    >>> from memaudit_core import generate, sweep
+    >>> pkg = generate("update_chain", length=2)  # a family's parameters by name
+    >>> pkg.id, len(pkg.experiences), len(pkg.candidates)
+    ('update_chain-length=2', 3, 13)
+    >>> packages = [generate("density_trap", seed=s) for s in (1, 2)]  # seeded: two draws
+    >>> [(p.id, p.content_hash() == packages[0].content_hash()) for p in packages]
+    [('density_trap-s1', True), ('density_trap-s2', False)]
+    >>> [s.n for s in sweep(packages, [6], ["density"]).summary]
+    [2]
+    >>> from memaudit_core.errors import UnknownNameError
+    >>> try:
+    ...     generate("update_chain", lenght=2)
+    ... except UnknownNameError as exc:
+    ...     print(exc)
+    family 'update_chain' has no parameter 'lenght' (known: length)
     """
     fam = _family(family)
     clean = _clean_params(fam, params)

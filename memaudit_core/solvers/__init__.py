@@ -58,7 +58,19 @@ Engine = Callable[..., RawSolution]
 @short_repr
 @dataclass(frozen=True)
 class SolveResult:
-    """A frozen, versioned solve result (``to_dict()`` gives plain JSON)."""
+    """A frozen, versioned solve result (``to_dict()`` gives plain JSON).
+
+    Examples
+    --------
+    >>> from memaudit_core import compile_package, generate, read_result, solve
+    >>> opt = solve(compile_package(generate("update_chain")), 6)
+    >>> opt.label, round(opt.value, 3), opt.cost, opt.selected
+    ('OPT', 7.735, 5.0, ('update_1_tombstone', 'update_2_tombstone', 'update_3_compound_update'))
+    >>> opt.certificate.proof
+    'exhaustive enumeration; cross-checked by bnb'
+    >>> read_result(opt.to_dict()) == opt  # saved as JSON, read back
+    True
+    """
 
     value: float
     selected: tuple[str, ...]
