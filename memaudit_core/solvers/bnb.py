@@ -29,10 +29,12 @@ Ingredients, in the order they run:
   Child bounds reuse the parent's gains (gains only shrink deeper), so every child is tested
   before any work is spent on it.
 * **Pruning and tie-break** (matches :mod:`.brute`): higher value, then lower cost, then the
-  smaller tuple of candidate ids. A subtree is pruned when its bound is below the incumbent
-  (beyond the 1e-12 tie tolerance and a 1e-11 relative guard against rounding in the bound);
-  one whose bound can only *tie* the incumbent is explored only while its cheapest possible
-  store does not cost more than the incumbent, and only for :data:`TIE_NODE_CAP` such
+  smaller tuple of candidate ids, values and costs tied within 1e-12 relative
+  (:func:`~.enum.tied`). A subtree is pruned when its bound is below the incumbent (beyond the
+  tie tolerance and a 1e-11 relative guard against rounding in the bound): none of its stores
+  can even tie it. One whose bound can only *tie* the incumbent is explored only while its
+  cheapest possible store does not cost more than the incumbent beyond a tie (a store that can
+  at best tie the value and costs more loses), and only for :data:`TIE_NODE_CAP` such
   subtrees (counting those whose bound exceeds the incumbent by at most the rounding guard):
   where the budget does not bind, thousands of stores can share the optimal value, and a
   search for the cheapest of them ran for minutes after the value was proven at the root.
@@ -71,7 +73,7 @@ from ..compiled import CompiledInstance, budget_with_tolerance, fits_limit, sear
 from ..errors import SolverError, UnknownNameError, cut_repr
 from ..objective import GAIN_EPS, get_saturation
 from . import RawSolution, register_engine, relative_gap
-from .enum import TIE, selection_key
+from .enum import is_better, selection_key, tie_order, tie_tol
 
 #: Refuse capacity-k instances whose per-group subsets exceed this many items.
 MAX_ITEMS = 200_000
@@ -368,15 +370,10 @@ class _Search:
             self.m.inst.cost[list(self.selection(items))].tolist(), self.limit
         ):
             return
-        if value > bv + TIE:
-            pass
-        elif value < bv - TIE:
+        order = tie_order(value, cost, bv, self.best_cost)
+        if order < 0:
             return
-        elif cost < self.best_cost - TIE:
-            pass
-        elif cost > self.best_cost + TIE:
-            return
-        else:
+        if order == 0:
             key = selection_key(self.m.inst, self.selection(items))
             if self._best_key is None:
                 self._best_key = selection_key(self.m.inst, self.selection(self.best_items))
@@ -453,7 +450,7 @@ class _Search:
             cost = float(sum(self.cost_list[v] for v in items))
             used = np.zeros(m.n_groups, dtype=bool)
             used[[self.group_list[v] for v in items]] = True
-            best_gain, best_move = TIE, None
+            best_gain, best_move = tie_tol(base), None
             for out in [None, *items]:
                 zz, lost, c, free = z, 0.0, cost, used
                 if out is not None:
@@ -679,7 +676,7 @@ class _Search:
         cb = np.minimum(cb, node_bound)
         bv = self.best_value
         guard = 1e-11 * max(1.0, abs(bv))
-        keep = np.flatnonzero(cb >= bv - TIE - guard)
+        keep = np.flatnonzero(cb >= bv - tie_tol(bv) - guard)
         if keep.size == 0:
             return
         keep = keep[np.argsort(-cb[keep], kind="stable")]
@@ -691,8 +688,8 @@ class _Search:
         ):
             bv = self.best_value
             guard = 1e-11 * max(1.0, abs(bv))
-            if cbk < bv - TIE - guard:
-                break
+            if cbk < bv - tie_tol(bv) - guard:
+                break  # sorted by bound: nothing below can even tie the incumbent
             v = k
             cv = cost + self.cost_list[v]
             vv = value + gk
@@ -702,9 +699,10 @@ class _Search:
             if gn < G and self.cmin[gn] <= b_eff - cv:
                 bv = self.best_value
                 guard = 1e-11 * max(1.0, abs(bv))
-                beat = cbk > bv + TIE - guard
-                tie = cbk >= bv - TIE - guard and cv + self.cmin[gn] <= self.best_cost + TIE
-                if (beat or tie) and cbk <= bv + TIE + guard:
+                tol = tie_tol(bv)
+                beat = cbk > bv + tol - guard
+                tie = cbk >= bv - tol - guard and _cost_can_tie(cv + self.cmin[gn], self.best_cost)
+                if (beat or tie) and cbk <= bv + tol + guard:
                     # It cannot beat the incumbent by more than the rounding guard (1e-11
                     # relative, far inside the certificate's 1e-9): a tie for every purpose.
                     if self.tie_nodes >= TIE_NODE_CAP:
@@ -722,6 +720,16 @@ class _Search:
                         lim.open_bound = min(node_bound, max(lim.open_bound, cbk))
                         raise
             chosen.pop()
+
+
+def _cost_can_tie(lo: float, best_cost: float) -> bool:
+    """Whether a store costing at least ``lo`` can cost less than ``best_cost`` or tie it.
+
+    Ties are relative (:func:`~.enum.tied`): ``c`` ties a lower ``best_cost`` while
+    ``c - TIE max(1, c) <= best_cost``, and the left side grows with ``c``, so when ``lo`` fails
+    every dearer store fails too and the subtree can only lose the cost tie-break.
+    """
+    return lo <= best_cost + tie_tol(lo, best_cost)
 
 
 def _limits(inst: CompiledInstance, budget: float) -> tuple[float, float]:
@@ -855,7 +863,7 @@ def solve_bnb(
 
         sel = tuple(sorted(int(i) for i in incumbent_idx))
         given = (evaluate(inst, sel), inst.selection_cost(sel), sel)
-        if given[0] > search.best_value + TIE:
+        if tie_order(given[0], given[1], search.best_value, search.best_cost) > 0:
             # Let the search prune against it; it may not be representable as items.
             search.best_value = given[0]
             search.best_cost = given[1]
@@ -869,7 +877,7 @@ def solve_bnb(
         if (
             model.n >= THETA_MIN_ITEMS
             and search.suffix is not None
-            and root_bound > search.best_value + TIE
+            and root_bound > search.best_value + tie_tol(search.best_value)
         ):
             tb, theta = search.optimize_theta(
                 0, z0, 0.0, np.ones(model.weight.size), search.best_value, theta_iterations
@@ -901,16 +909,7 @@ def solve_bnb(
         if given is not None and given[2] != sel:
             # Compare the caller's store with the search's best under the same tie-break.
             gv, gc, gs = given
-            if gv > value + TIE or (
-                abs(gv - value) <= TIE
-                and (
-                    gc < search.best_cost - TIE
-                    or (
-                        abs(gc - search.best_cost) <= TIE
-                        and selection_key(inst, gs) < selection_key(inst, sel)
-                    )
-                )
-            ):
+            if is_better(inst, gv, gc, gs, value, search.best_cost, sel):
                 value, sel = gv, gs
     value = max(value, 0.0)
     if bound is None:

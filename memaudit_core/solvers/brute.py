@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from ..compiled import CompiledInstance, budget_with_tolerance
 from ..errors import InstanceTooLargeError, SolverError, count_text
 from . import RawSolution, register_engine
+from .enum import tie_order
 
 MAX_COMBINATIONS = 2_000_000
 
@@ -28,7 +29,8 @@ _H = {
 def brute_force(inst: CompiledInstance, budget: float) -> tuple[float, tuple[int, ...]]:
     """Best (value, selection) by exhaustive enumeration with plain-Python F.
 
-    Ties are broken by lower cost, then by the sorted candidate ids.
+    Ties are broken by lower cost, then by the sorted candidate ids, with the engines' relative
+    tie tolerance (:func:`~.enum.tie_order`: the oracle checks their F, not their tie rule).
     """
     return brute_force_budgets(inst, [budget])[0]
 
@@ -97,12 +99,12 @@ def brute_force_budgets(
             if cost > limit:
                 continue
             best_value, best_cost, best_ids = bests[k]
-            tied = abs(value - best_value) <= 1e-12
-            if value < best_value - 1e-12 or (tied and cost > best_cost + 1e-12):
+            order = tie_order(value, cost, best_value, best_cost)
+            if order < 0:
                 continue
             if key_ids is None:
                 key_ids = tuple(ids[i] for i in sorted(chosen))
-            if tied and abs(cost - best_cost) <= 1e-12 and not key_ids < best_ids:
+            if order == 0 and not key_ids < best_ids:
                 continue
             bests[k] = (value, cost, key_ids)
 

@@ -64,7 +64,7 @@ from . import (
     run_engine,
     value_unit,
 )
-from .enum import ENUM_MAX_COMBINATIONS, combination_count
+from .enum import ENUM_MAX_COMBINATIONS, combination_count, tied
 from .milp import MILP_MAX_COST_SPREAD, SUPPORTED_SATURATIONS, milp_ill_conditioned
 from .timeshare import BNB_BELOW_S, active_share, run_time_limit
 
@@ -852,11 +852,15 @@ def finish(
                     )
                 else:
                     agreement = True
-                    if other.recomputed_value > value:
+                    if other.recomputed_value > value and not tied(
+                        other.recomputed_value / unit, value / unit
+                    ):
                         # Both proofs hold within the engines' tolerance, and the second store
                         # is feasible and worth more: it is returned (certification QA s38:
                         # HiGHS kept a start worth 9e-10 less, 9e-7 relative, and enum's
-                        # better store was recorded but not returned).
+                        # better store was recorded but not returned). A store worth more by
+                        # rounding only ties, in the engines' units, and the primary's
+                        # tie-break stands (QA s47).
                         better = (other.recomputed_value, tuple(raw2.selected_idx), second)
             else:
                 if (

@@ -6,10 +6,10 @@ numpy — a running cost vector and a dense coverage matrix — and drops combin
 as soon as they appear. It is exact for every saturation and every group capacity, and refuses
 (``ValueError``) above :data:`ENUM_MAX_COMBINATIONS`.
 
-It also hosts the tie-break shared by the exact engines (:func:`selection_key`,
-:data:`TIE`): among optimal stores the one with higher value, then lower cost, then the
-lexicographically smaller tuple of candidate ids (in canonical candidate order, as
-:mod:`.brute` compares them) wins.
+It also hosts the tie-break shared by the exact engines (:func:`tie_order`, :func:`tied`,
+:func:`selection_key`): among optimal stores the one with higher value, then lower cost, then
+the lexicographically smaller tuple of candidate ids (in canonical candidate order, as
+:mod:`.brute` compares them) wins; values and costs within :data:`TIE` relative tie.
 
 :func:`enum_all_budgets` answers many budgets from one enumeration (used by sweeps).
 
@@ -40,8 +40,58 @@ from . import RawSolution, register_engine
 ENUM_MAX_COMBINATIONS = 300_000
 #: Largest dense coverage matrix (combinations x units) the engine materialises.
 ENUM_MAX_CELLS = 40_000_000
-#: Values (and costs) closer than this are ties, exactly as in :mod:`.brute`.
+#: Relative tie tolerance: two values (or two costs) ``a`` and ``b`` are tied when
+#: ``|a - b| <= TIE * max(1, |a|, |b|)`` (:func:`tied`), the rule of every exact engine and of
+#: the reference writers (:data:`memaudit_core.writers.TIE_TOL`). Absolute, it was below the
+#: rounding step of values and costs from about 1e4 on, so float noise decided which of two
+#: equally good stores was returned (QA s47: bnb took a store costing 2.8e9 over one costing
+#: 2.2e9 at the same F 19303889.053400442).
 TIE = 1e-12
+
+
+def tie_tol(a: float, b: float = 0.0) -> float:
+    """How far apart ``a`` and ``b`` may be and still tie: ``TIE * max(1, |a|, |b|)``.
+
+    >>> tie_tol(0.5), tie_tol(2e6, 1.0)
+    (1e-12, 2e-06)
+    """
+    return TIE * max(1.0, abs(a), abs(b))
+
+
+def tied(a: float, b: float) -> bool:
+    """Whether two values (or two costs) tie under the shared tie-break.
+
+    >>> tied(19303889.053400442, 19303889.05340045), tied(1.0, 1.0 + 1e-9), tied(5.0, -math.inf)
+    (True, False, False)
+    """
+    if a == b:
+        return True
+    d = abs(a - b)
+    return d < math.inf and d <= tie_tol(a, b)  # an infinite start ties nothing
+
+
+def tied_mask(values: np.ndarray, ref: float) -> np.ndarray:
+    """Vectorised :func:`tied`: which of ``values`` tie ``ref``."""
+    values = np.asarray(values, dtype=float)
+    scale = np.maximum(np.maximum(np.abs(values), abs(ref)), 1.0)
+    with np.errstate(invalid="ignore"):
+        d = np.abs(values - ref)
+    return (values == ref) | ((d <= TIE * scale) & np.isfinite(d))
+
+
+def tie_order(value: float, cost: float, best_value: float, best_cost: float) -> int:
+    """1 when (value, cost) beats (best_value, best_cost) under the shared tie-break (higher
+    value, then lower cost, both with :func:`tied` ties), -1 when it loses, 0 when both tie
+    and the candidate ids decide (:func:`selection_key`).
+
+    >>> tie_order(2.0, 5.0, 1.0, 1.0), tie_order(2e6, 3.0, 2e6 + 1e-9, 4.0)
+    (1, 1)
+    """
+    if not tied(value, best_value):
+        return 1 if value > best_value else -1
+    if not tied(cost, best_cost):
+        return 1 if cost < best_cost else -1
+    return 0
 
 
 def selection_key(inst: CompiledInstance, selected_idx: Sequence[int]) -> tuple[str, ...]:
@@ -68,14 +118,11 @@ def is_better(
     best_idx: Sequence[int] | None,
 ) -> bool:
     """True when (value, cost, idx) beats the best so far under the shared tie-break."""
-    if best_idx is None or value > best_value + TIE:
+    if best_idx is None:
         return True
-    if value < best_value - TIE:
-        return False
-    if cost < best_cost - TIE:
-        return True
-    if cost > best_cost + TIE:
-        return False
+    order = tie_order(value, cost, best_value, best_cost)
+    if order:
+        return order > 0
     return selection_key(inst, idx) < selection_key(inst, best_idx)
 
 
@@ -319,10 +366,9 @@ class _Enumeration:
     def best_among(self, rows: np.ndarray) -> int:
         """Apply the tie-break to the given rows (value, then cost, then ids)."""
         vals = self.value[rows]
-        top = vals.max()
-        rows = rows[vals >= top - TIE]
+        rows = rows[tied_mask(vals, float(vals.max()))]
         costs = self.cost[rows]
-        rows = rows[costs <= costs.min() + TIE]
+        rows = rows[tied_mask(costs, float(costs.min()))]
         if rows.size == 1:
             return int(rows[0])
         keys = [selection_key(self.inst, sel) for sel in self.selections(rows)]
@@ -381,10 +427,10 @@ def enum_all_budgets(
         end = int(np.searchsorted(cost_sorted, b, side="right"))
         top = prefix_max[end - 1]
         # Cheapest combinations reaching the top value come first in cost order.
-        first = int(np.argmax(en.value[order[:end]] >= top - TIE))
+        first = int(np.argmax(tied_mask(en.value[order[:end]], top)))
         window = order[first:end]
-        window = window[cost_sorted[first:end] <= cost_sorted[first] + TIE]
-        row = en.best_among(window[en.value[window] >= top - TIE])
+        window = window[tied_mask(cost_sorted[first:end], float(cost_sorted[first]))]
+        row = en.best_among(window[tied_mask(en.value[window], top)])
         out.append((max(float(en.value[row]), 0.0), en.selection(row)))
     return out
 

@@ -8,10 +8,11 @@ sum of their costs. The method:
 1. enumerates every option combination inside each component (one option per group: nothing,
    or a subset of at most ``group_capacity`` candidates) and computes its exact value F_k;
 2. drops parts that are *dominated*: another part of the same component costs no more, is
-   worth no less, and is better in one of them by more than the tie tolerance
-   (:data:`~memaudit_core.solvers.enum.TIE`) — such a part is never in the tie-break winner,
-   at any budget, because the same completion with the dominating part wins (a value higher
-   by more than the tolerance, or the same value at a cost lower by more than it);
+   worth no less, and is better in one of them by more than the tie tolerance of the largest
+   whole store (:func:`~memaudit_core.solvers.enum.tied`) — such a part is never in the
+   tie-break winner, at any budget, because the same completion with the dominating part wins
+   (a value higher by more than the tolerance, or the same value at a cost lower by more
+   than it);
 3. merges the components one by one (every pair of kept entries, sums over the largest
    budget dropped, dominated sums dropped again).
 
@@ -50,8 +51,8 @@ from collections.abc import Sequence
 
 from ..compiled import CompiledInstance, budget_with_tolerance, search_limit
 from ..errors import FrontierTooLarge
-from ..objective import get_saturation
-from .enum import TIE, selection_key
+from ..objective import get_saturation, value_ceiling
+from .enum import TIE, selection_key, tie_tol, tied
 
 #: Largest number of option combinations enumerated inside one component.
 FRONTIER_MAX_COMPONENT = 20_000
@@ -63,11 +64,15 @@ _COST = operator.itemgetter(0)
 _VALUE = operator.itemgetter(1)
 
 
-def nondominated(entries: list[Entry]) -> list[Entry]:
+def nondominated(
+    entries: list[Entry], value_tol: float = TIE, cost_tol: float = TIE
+) -> list[Entry]:
     """The entries no other entry dominates, in (cost, -value) order.
 
-    Entry 1 is dominated when some entry 2 has ``c2 < c1 - TIE and v2 >= v1``, or
-    ``c2 <= c1 and v2 > v1 + TIE``. Exact ties (within TIE in both) are all kept.
+    Entry 1 is dominated when some entry 2 has ``c2 < c1 - cost_tol and v2 >= v1``, or
+    ``c2 <= c1 and v2 > v1 + value_tol``. Ties (within the tolerances in both) are all kept.
+    :class:`Frontier` passes the tie tolerance of the largest whole store (:func:`~.enum.tied`
+    is relative), so a part dropped here loses the tie-break in every store it completes.
 
     Examples
     --------
@@ -83,14 +88,14 @@ def nondominated(entries: list[Entry]) -> list[Entry]:
     out = []
     j = k = 0
     for c, v, sel in entries:
-        while j < n and costs[j] < c - TIE:
+        while j < n and costs[j] < c - cost_tol:
             j += 1
         if j and prefix[j - 1] >= v:
-            continue  # something cheaper by more than TIE is worth at least as much
+            continue  # something cheaper beyond a tie is worth at least as much
         while k < n and costs[k] <= c:
             k += 1
-        if prefix[k - 1] > v + TIE:
-            continue  # something no dearer is worth more by more than TIE
+        if prefix[k - 1] > v + value_tol:
+            continue  # something no dearer is worth more beyond a tie
         out.append((c, v, sel))
     return out
 
@@ -125,6 +130,12 @@ class Frontier:
         # running sum lands an ulp above it) is kept; best() judges stores near a limit by
         # their exact costs.
         b = search_limit(budget_eff, inst.n_groups * inst.group_capacity)
+        # Parts are compared by their own values and costs, but ties are decided on whole
+        # stores, relative to their size (QA s47): dominance needs a margin no whole store's
+        # tie tolerance exceeds, that of the most any store within the budget can be worth or
+        # cost.
+        value_tol = tie_tol(value_ceiling(inst, b))
+        cost_tol = tie_tol(b)
         cov = inst.coverage
         indptr, indices, data = cov.indptr.tolist(), cov.indices.tolist(), cov.data.tolist()
         weight = inst.weight.tolist()
@@ -238,7 +249,7 @@ class Frontier:
                 parts = new
             self.combinations += len(parts)
             scored = [(c, v, sel) for c, _, v, sel in parts]
-            part = nondominated(scored)
+            part = nondominated(scored, value_tol, cost_tol)
             if len(front) * len(part) > FRONTIER_MAX_ENTRIES:
                 raise FrontierTooLarge(
                     f"frontier: a merge of more than {FRONTIER_MAX_ENTRIES} partial stores"
@@ -251,7 +262,9 @@ class Frontier:
                     for c1, v1, s1 in front
                     for c2, v2, s2 in part
                     if c1 + c2 <= b
-                ]
+                ],
+                value_tol,
+                cost_tol,
             )
         self.entries = [(c, v, tuple(sorted(s))) for c, v, s in front]
 
@@ -276,9 +289,9 @@ class Frontier:
 
         fits = [e for e in self.entries if exact(e) <= b]
         top = max(e[1] for e in fits)
-        fits = [e for e in fits if e[1] >= top - TIE]
+        fits = [e for e in fits if tied(e[1], top)]
         cmin = min(e[0] for e in fits)
-        fits = [e for e in fits if e[0] <= cmin + TIE]
+        fits = [e for e in fits if tied(e[0], cmin)]
         if len(fits) == 1:
             win = fits[0]
         else:
