@@ -523,9 +523,47 @@ class StoreEvaluation:
                     got,
                 )
         check_ratio_text(f"{path}.ratio_text", self.ratio_text, self.ratio)
+        self._check_package_ratio(path)
         self._check_costs(path)
         self._check_attribution(path)
         self._check_selection(path)
+
+    def _check_package_ratio(self, path: str) -> None:
+        """Refuse a read-back package-only optimum and ratio that no score gives (QA s47:
+        ``package_opt_value`` -1, NaN and 1e300 and any ``package_ratio`` were read back): an
+        external store has a package-only optimum, a finite F >= 0 that a certified optimum
+        over the union package (a superset of the package's candidates) is at least, and its
+        ratio is F / that optimum; other stores have none of the three (null)."""
+        from .errors import ResultError
+        from .results import check_finite, check_not_above_opt, check_quotient, check_ratio_text
+
+        names = ("package_opt_value", "package_ratio", "package_ratio_text")
+        if self.source_kind != "external":
+            for name in names:
+                if getattr(self, name) is not None:
+                    raise ResultError(
+                        f"{path}.{name}",
+                        "inconsistent",
+                        f"only an external store is scored against the package-only optimum; "
+                        f"a {self.source_kind}'s is null",
+                        getattr(self, name),
+                    )
+            return
+        opt_p = self.package_opt_value
+        if opt_p is None:
+            raise ResultError(
+                f"{path}.package_opt_value",
+                "inconsistent",
+                "an external store is scored against the package-only optimum too: a number",
+                None,
+            )
+        check_finite(f"{path}.package_opt_value", opt_p)
+        if self.opt.certified:
+            check_not_above_opt(f"{path}.package_opt_value", opt_p, self.opt.value, "opt_value")
+        check_quotient(
+            f"{path}.package_ratio", self.package_ratio, self.value, opt_p, "value / OPT_P"
+        )
+        check_ratio_text(f"{path}.package_ratio_text", self.package_ratio_text, self.package_ratio)
 
     def _check_costs(self, path: str) -> None:
         """Refuse a read-back store whose cost contradicts its budget and pruning (QA s39 h2

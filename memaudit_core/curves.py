@@ -541,10 +541,11 @@ class BudgetCurve:
     def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> BudgetCurve:
         """The curve whose :meth:`to_dict` is ``data`` (see :func:`memaudit_core.read_result`);
         a located ``ResultError`` on bad input or numbers that contradict each other."""
-        from .results import from_fields
+        from .results import check_finite, from_fields
 
         # QA s40: a saved budget curve could not be read back at all.
         res = from_fields(cls, data, path, kind=cls.RESULT_KIND)
+        check_finite(f"{path}.time_s", res.time_s)  # QA s47: "NaN" was read back
         res._check_consistent(path)
         return res
 
@@ -1236,7 +1237,7 @@ class FamilyBand:
         """The band whose :meth:`to_dict` is ``data`` (see :func:`memaudit_core.read_result`);
         a located ``ResultError`` on bad input or rows that leave the band's grid."""
         from .errors import ResultError
-        from .results import from_fields, pairs
+        from .results import check_finite, from_fields, pairs
 
         # QA s40: a saved family band could not be read back at all.
         # Bands saved before QA s44 have no cost_unit: they read back without it.
@@ -1248,6 +1249,7 @@ class FamilyBand:
             convert={"params": pairs},
             optional=("cost_unit",),
         )
+        check_finite(f"{path}.time_s", res.time_s)  # QA s47: "NaN" was read back
         budgets, keys = set(res.budgets), {m.key for m in res.methods}
         for k, r in enumerate(res.rows):
             at = f"{path}.rows[{k}]"
@@ -1624,10 +1626,12 @@ class EngineRun:
         """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input or numbers
         that contradict the run's status (the rule ``inconsistent``, as
         :class:`~memaudit_core.solvers.SolveResult` applies it)."""
-        from .results import from_fields
+        from .results import check_finite, from_fields
 
         # ``reported`` came in QA s42 round 2: records saved before it read back without it.
         run = from_fields(cls, data, path, optional=("reported",))
+        if run.time_s is not None:  # None: the engine did not run
+            check_finite(f"{path}.time_s", run.time_s)
         run._check_consistent(path)
         return run
 
@@ -2000,12 +2004,13 @@ class CertificationReport:
         """The report whose :meth:`to_dict` is ``data`` (see :func:`memaudit_core.read_result`);
         a located ``ResultError`` on bad input or verdicts its runs do not support."""
         from .errors import ResultError
-        from .results import decode, field_value, from_fields
+        from .results import check_finite, decode, field_value, from_fields
 
         # QA s40: the app's "Certificate record (JSON)" could not be read back at all.
         # Each row and run is held to its own rule as it is read (CertRow.from_dict).
         # Records saved before QA s45 have no notes and still read back.
         res = from_fields(cls, data, path, kind=cls.RESULT_KIND, optional=("notes",))
+        check_finite(f"{path}.time_s", res.time_s)  # QA s47: "NaN" was read back
         # QA s41: which engines ran is stated from the runs (engines_text), so each row holds
         # runs of the report's engines only, each once.
         for i, row in enumerate(res.rows):

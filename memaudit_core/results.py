@@ -25,7 +25,8 @@ added key were dropped without a word), besides the CLI's ``json_output_version`
 saturation, engine, writer kind) is a ``wrong value``. Summaries such as a solve's ``label``
 and ``certified`` or a union report's ``union_opt_value`` are recomputed from the fields they
 summarise; a saved ``label`` or ``certified`` flag that differs is refused (``inconsistent``),
-as an audit's ``ok`` is.
+as an audit's ``ok`` is, and so is a union report's summary or a union score's copy of its
+union metrics that differs from what the report gives (QA s47, :func:`check_copy`).
 
 Examples
 --------
@@ -50,6 +51,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import importlib
+import json
 import math
 import os
 import types
@@ -676,7 +678,81 @@ def check_not_above_opt(at: str, value: float, opt: float, opt_name: str) -> Non
         )
 
 
-def check_ratio_text(at: str, text: str, ratio: float | None) -> None:
+def check_finite(at: str, value: float, what: str = "a finite number >= 0") -> None:
+    """Refuse a saved measurement no run produces, NaN, an infinity or a negative number (a
+    duration, a cost), at ``at`` with rule ``wrong value`` (QA s47: ``time_s: "NaN"`` was read
+    back and written out again by ``show --json``).
+
+    >>> check_finite("$.time_s", 0.25)
+    >>> check_finite("$.time_s", math.nan)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    memaudit_core.errors.ResultError: $.time_s: a finite number >= 0 ...
+    """
+    if not (math.isfinite(value) and value >= 0):
+        raise ResultError(at, "wrong value", what, value)
+
+
+def check_copy(at: str, saved: Any, want: Any, source: str, hint: Any = None) -> None:
+    """Refuse a saved derived key (a copy or summary of other fields, which the model
+    recomputes rather than reads) that is not the value the rebuilt result writes there,
+    ``want`` (its ``to_dict()`` value): a wrong JSON type is a ``wrong type``, another value
+    ``inconsistent``, at the innermost JSON path that differs (QA s47: a union score's
+    ``union_ratio: -7`` and ``upper_pruned: "x"`` were replaced by the recomputed values
+    unsaid). ``source`` names what the value is derived from, for the message; ``hint`` is
+    the key's type where ``want`` alone does not give it (a ratio that is null, a pruned
+    selection). Numbers compare within :func:`values_close`.
+
+    >>> check_copy("$.ratio", 0.5, 0.5, "the report's ratio")
+    >>> check_copy("$.up", {"value": "zzz"}, {"value": 1.0}, "upper")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    memaudit_core.errors.ResultError: $.up.value: expected a number, got a string ...
+    """
+    if hint is not None:
+        decode(hint, saved, at)
+    _check_copied(at, saved, want, source, hint is not None)
+
+
+def _check_copied(at: str, saved: Any, want: Any, source: str, typed: bool) -> None:
+    # ``typed``: the key's type hint read ``saved`` already, so a null there is a value of
+    # the key (a ratio that is n/a) and differs from ``want`` rather than having a wrong type.
+    if saved is None and want is not None and typed:
+        raise ResultError(
+            at, "inconsistent", f"does not match {source} (expected a value, not null)"
+        )
+    if isinstance(want, Mapping):
+        saved = require_object(saved, at)
+        for key, value in want.items():
+            _check_copied(child(at, key), field_value(saved, key, at), value, source, typed)
+        return
+    if isinstance(want, list | tuple):
+        if not isinstance(saved, list | tuple):
+            raise _wrong(at, "an array", saved)
+        if len(saved) != len(want):
+            raise ResultError(
+                at,
+                "inconsistent",
+                f"does not match {source} ({len(want)} items, not {len(saved)})",
+            )
+        for i, (item, value) in enumerate(zip(saved, want, strict=True)):
+            _check_copied(child(at, i), item, value, source, typed)
+        return
+    if want is None:
+        same = saved is None
+    elif isinstance(want, bool | str):
+        same = decode(type(want), saved, at) == want
+    else:
+        got = decode(float, saved, at)
+        same = got == want or values_close(got, want)  # NaN fails
+    if not same:
+        shown = repr(want) if isinstance(want, str) else json.dumps(want)
+        raise ResultError(
+            at, "inconsistent", f"does not match {source} (expected {shown})", _shown(saved)
+        )
+
+
+def check_ratio_text(at: str, text: str | None, ratio: float | None) -> None:
     """Refuse a saved ``ratio_text`` that is not how the library writes ``ratio``
     (:func:`memaudit_core.analysis.ratio_text`), at ``at`` with rule ``inconsistent``.
 

@@ -217,6 +217,19 @@ class UnionMemoryRow:
         return from_fields(cls, data, path)
 
 
+#: Keys of a union report's ``to_dict()`` that summarise its optima (read back by comparing
+#: with the summary the optima give): key -> what it is derived from.
+_SUMMARY_KEYS = {
+    "upper_pruned": "the upper-pruned bound (upper)",
+    "union_opt_value": "the optimum over the union package (union_opt)",
+    "union_opt_label": "the optimum over the union package (union_opt)",
+    "union_opt_selected": "the optimum over the union package (union_opt)",
+    "package_opt_value": "the package-only optimum (package_opt)",
+    "package_opt_label": "the package-only optimum (package_opt)",
+    "certified": "the three optima's certificates (union_opt, package_opt, upper)",
+}
+
+
 @short_repr
 @dataclass(frozen=True)
 class UnionReport:
@@ -423,7 +436,7 @@ class UnionReport:
     def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> UnionReport:
         """The report whose :meth:`to_dict` is ``data`` (see
         :func:`memaudit_core.read_result`); a located ``ResultError`` on bad input."""
-        from .results import from_fields
+        from .results import check_copy, child, from_fields
 
         res = from_fields(
             cls,
@@ -439,6 +452,12 @@ class UnionReport:
             optional=("memory_cost_unit", "estimated_coverage"),
         )
         res._check_consistent(path)
+        # QA s47: these summaries of the three optima were recomputed and the saved ones never
+        # read, so `upper_pruned.value: "zzz"` read back; a file without one still reads.
+        written = res.to_dict()
+        for key, source in _SUMMARY_KEYS.items():
+            if key in data:
+                check_copy(child(path, key), data[key], written[key], source)
         return res
 
     def _check_consistent(self, path: str) -> None:
@@ -602,6 +621,17 @@ UNION_KEYS = (
     "notes",
 )
 
+#: The types of the :data:`UNION_KEYS` whose value alone does not say it (null ratios).
+_UNION_KEY_TYPES: dict[str, Any] = {
+    "union_ratio": float | None,
+    "package_ratio": float | None,
+    "extraction": float | None,
+    "selection": float | None,
+    "recency_pruned": PrunedSelection | None,
+    "salience_pruned": PrunedSelection | None,
+    "notes": tuple[str, ...],
+}
+
 
 @short_repr
 @dataclass(frozen=True)
@@ -665,6 +695,8 @@ class UnionScore:
         """The score whose :meth:`to_dict` is ``data`` (see
         :func:`memaudit_core.read_result`); a located ``ResultError`` on bad input."""
         from .results import (
+            check_copy,
+            check_not_above_opt,
             check_result_kind,
             check_result_version,
             child,
@@ -696,6 +728,26 @@ class UnionScore:
                         exc.value,
                     ) from None
             raise
+        if union is not None:
+            # QA s47: the copies were rebuilt from the report and the saved ones never read,
+            # so `union_ratio: -7` was shown as the report's; a file without one still reads.
+            written = union.to_dict()
+            for key in UNION_KEYS:
+                if key in data:
+                    check_copy(
+                        child(path, key),
+                        data[key],
+                        written[key],
+                        f"the union report's {key} (union.{key})",
+                        _UNION_KEY_TYPES.get(key),
+                    )
+            if union.package_opt.certified and evaluation.package_opt_value is not None:
+                check_not_above_opt(
+                    child(path, "package_opt_value"),
+                    evaluation.package_opt_value,
+                    union.package_opt.value,
+                    "union.package_opt",
+                )
         store = field_value(data, "external_store", path)
         if store is not None:
             store = dict(require_object(store, child(path, "external_store")))

@@ -218,12 +218,15 @@ class SolveResult:
         optimal" with its status still ``limit`` and a 4.9% gap (CLI QA).
         """
         from ..errors import ResultError
+        from ..results import check_finite
 
         for name, value in (("value", self.value), ("budget", self.budget), ("cost", self.cost)):
             if not (math.isfinite(value) and value >= 0):
                 raise ResultError(
                     f"{path}.{name}", "wrong value", "a finite number >= 0 is expected", value
                 )
+        # QA s47: a time of "NaN" was read back and written out again; a run takes >= 0 s.
+        check_finite(f"{path}.time_s", self.time_s)
         if not (self.gap >= 0 and self.nodes >= 0):  # NaN fails too
             name, value = ("gap", self.gap) if not self.gap >= 0 else ("nodes", self.nodes)
             raise ResultError(f"{path}.{name}", "wrong value", "a number >= 0 is expected", value)

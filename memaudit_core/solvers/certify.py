@@ -193,10 +193,12 @@ class EngineCheck:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> EngineCheck:
         """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
-        from ..results import from_fields
+        from ..results import check_finite, from_fields
         from . import ENGINES
 
-        return from_fields(cls, data, path, choices={"engine": ENGINES})
+        res = from_fields(cls, data, path, choices={"engine": ENGINES})
+        check_finite(f"{path}.time_s", res.time_s)  # QA s47: "NaN" was read back
+        return res
 
 
 @dataclass(frozen=True)
