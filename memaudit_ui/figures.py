@@ -7,6 +7,7 @@ they never solve or score. Every figure has a title, axis labels with units and 
 from __future__ import annotations
 
 import functools
+import html
 import math
 import re
 from collections import Counter
@@ -2116,6 +2117,92 @@ ENGINE_NAMES = ENGINE_LABELS
 def _plain(text: str) -> str:
     """Package-provided text for plotly labels: escape its pseudo-HTML (<b>, <a href>, ...)."""
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+_TAG = re.compile(r"<[^>]*>")
+#: Series named in a chart's text alternative before "and N more": the caption stays a line
+#: or two on a projector.
+ALT_MAX_SERIES = 4
+
+
+def plain_text(text: object) -> str:
+    """A plotly label as a screen reader should hear it: tags (``<br>``, ``<b>``) as spaces,
+    entities (:func:`_plain`'s ``&lt;``) decoded, whitespace collapsed.
+
+    >>> plain_text("Coverage:<br>gvt &amp; OPT")
+    'Coverage: gvt & OPT'
+    """
+    return " ".join(html.unescape(_TAG.sub(" ", str(text))).split())
+
+
+def _axis_text(axis: Any) -> str:
+    return plain_text(axis.title.text) if axis and axis.title and axis.title.text else ""
+
+
+def _chart_kind(traces: Sequence[Any]) -> str:
+    types = {t.type for t in traces}
+    if "heatmap" in types:
+        return "Heatmap"
+    if "bar" in types:
+        return "Bar chart"
+    modes = {t.mode or "lines+markers" for t in traces if t.type == "scatter"}
+    if modes and all("lines" in m for m in modes):
+        return "Line chart"
+    if modes and not any("lines" in m for m in modes):
+        return "Point chart"
+    return "Chart"
+
+
+def _largest_bar(trace: Any) -> str:
+    """How many bars a single-series bar chart has and its tallest ("5 bars, highest x (12)"),
+    or "" when its values are not all numbers."""
+    horizontal = getattr(trace, "orientation", None) == "h"
+    values = list(trace.x if horizontal else trace.y or ())
+    labels = list(trace.y if horizontal else trace.x or ())
+    if not values or len(labels) != len(values):
+        return ""
+    if not all(isinstance(v, int | float) and math.isfinite(v) for v in values):
+        return ""
+    top = max(range(len(values)), key=lambda i: values[i])
+    return f"{len(values)} bars, highest {plain_text(labels[top])} ({values[top]:.4g})"
+
+
+def text_alternative(fig: go.Figure) -> str:
+    """The chart in one line for readers who cannot see it (QA s47: the 14 charts had no
+    accessible name): its title, its kind, what its axes measure, its named series, and for a
+    single bar series its largest bar. Read from the figure alone, so every chart, whatever
+    page builds it, says the same things the drawing shows."""
+    title = plain_text(fig.layout.title.text or "") if fig.layout.title else ""
+    traces = [t for t in fig.data if t.visible not in (False, "legendonly")]
+    x, y = _axis_text(fig.layout.xaxis), _axis_text(fig.layout.yaxis)
+    heat = [t for t in traces if t.type == "heatmap" and t.z is not None and len(t.z)]
+    if heat:
+        z = max(heat, key=lambda t: len(t.z) * len(t.z[0])).z
+        what = f"{len(z)} rows × {len(z[0])} columns" + (f" of {y}" if y else "")
+    else:
+        horizontal = bool(traces) and getattr(traces[0], "orientation", None) == "h"
+        value, category = (x, y) if horizontal else (y, x)
+        if value and category:
+            link = "per" if "bar" in {t.type for t in traces} else "against"
+            what = f"{value} {link} {category}"
+        else:
+            what = value or category
+    parts = [_chart_kind(traces) + (f" of {what}" if what else "")]
+    names = list(
+        dict.fromkeys(plain_text(t.name) for t in traces if t.name and t.showlegend is not False)
+    )
+    if len(names) > 1:
+        shown = names[:ALT_MAX_SERIES]
+        more = len(names) - len(shown)
+        # Names hold commas ("OPT, one per group (k = 1)"): semicolons keep them apart.
+        parts.append("Series: " + "; ".join(shown) + (f"; and {more} more" if more else ""))
+    bars = [t for t in traces if t.type == "bar"]
+    if len(bars) == 1 and len(traces) == 1:
+        top = _largest_bar(bars[0])
+        if top:
+            parts[-1] += f", {top}"
+    summary = ". ".join(parts) + "."
+    return f"{title.rstrip('.')}. {summary}" if title else summary
 
 
 def writer_color_slots() -> dict[str, int]:

@@ -76,6 +76,20 @@ BASE_CSS = """
 [data-testid="stMultiSelect"] div[role="group"]:has(> [data-testid="stMultiSelectTagsContainer"]) {
   height: auto !important; max-height: none !important;
 }
+/* Keyboard focus in a ring of its own (QA s47: a focused page link got the same grey fill as
+   the current page, and the slider's ring was a faint halo). The slider's thumb carries
+   react-aria's data-focus-visible (its input is visually hidden). */
+a[data-testid="stPageLink-NavLink"]:focus-visible,
+button:focus-visible,
+[role="tab"]:focus-visible,
+[data-testid="stSlider"] [data-focus-visible="true"] {
+  outline: 3px solid #1f5fa8 !important;
+  outline-offset: 2px !important;
+}
+/* The thumb's own halo filled the gap and merged thumb and ring into one blue disc. */
+[data-testid="stSlider"] [data-focus-visible="true"] {
+  box-shadow: none !important; outline-offset: 3px !important;
+}
 </style>
 """
 

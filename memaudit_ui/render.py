@@ -221,19 +221,27 @@ def chart(fig: go.Figure, key: str, filename: str, *, selectable: bool = False):
 
     In presentation mode a figure taller than ``figures.PRESENT_MAX_HEIGHT`` is shown at that
     height (the figures are built per run, so setting it here changes no other view), unless
-    it was built to scroll (``figures.allow_scroll``: its rows need the height)."""
-    from .figures import PRESENT_MAX_HEIGHT, scrolls
+    it was built to scroll (``figures.allow_scroll``: its rows need the height).
+
+    Every chart carries a text alternative (:func:`figures.text_alternative`): as the chart's
+    accessible name (``alt``) and as a caption under it (QA s47: a screen reader reached only
+    the modebar buttons, and most charts had no caption)."""
+    from .figures import PRESENT_MAX_HEIGHT, scrolls, text_alternative
+    from .frame import md_escape
 
     tall = (fig.layout.height or 0) > PRESENT_MAX_HEIGHT
     if st.session_state.get("ma_present") and tall and not scrolls(fig):
         fig.update_layout(height=PRESENT_MAX_HEIGHT)
     kwargs = {"on_select": "rerun", "selection_mode": ("points",)} if selectable else {}
+    alt = text_alternative(fig)
     event = st.plotly_chart(
         fig,
         key=_selection_key(key) if selectable else key,
         config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}},
+        alt=alt,
         **kwargs,
     )
+    st.caption(md_escape(alt))
     name = safe_filename(filename)
     failure = export_failure_notice(key)
     if failure:
