@@ -915,7 +915,13 @@ class _Checker(Problems):
 MAX_ID_WARNINGS = 5
 
 
-def _id_look_alikes(ids: list[str | None], seen: dict[str, int], path: str, what: str) -> list[str]:
+def _id_look_alikes(
+    ids: list[str | None],
+    seen: dict[str, int],
+    path: str,
+    what: str,
+    id_paths: list[str] | None = None,
+) -> list[str]:
     """Warnings (rule ``id-lookalike``) on ids that differ from what they show: leading or
     trailing whitespace, invisible characters (format, e.g. zero-width or bidi overrides, and
     control characters), or equal to another id of the list once compared as they look
@@ -926,6 +932,9 @@ def _id_look_alikes(ids: list[str | None], seen: dict[str, int], path: str, what
     The joiners U+200C and U+200D are spelling, not hidden text (Persian writes "می‌خواهم"
     with a ZWNJ, an emoji family is joined by ZWJs), and variation selectors only pick a
     glyph's style: such ids are warned of only when they look like another one (QA s44).
+
+    ``id_paths``: where each id is, when not at ``{path}[i].id`` (an importer's export,
+    whose records lie at paths of their own); ``path`` then only names where the rest are.
 
     Only odd ids (not plain printable ASCII without edge spaces) are looked at one by one:
     two plain ids are alike only when equal, which rule ``unique-id`` refuses. ``seen`` maps
@@ -954,6 +963,9 @@ def _id_look_alikes(ids: list[str | None], seen: dict[str, int], path: str, what
         )
     ]
     import unicodedata  # here: only a package with odd ids gets this far
+
+    def where(i: int) -> str:
+        return id_paths[i] if id_paths is not None else f"{path}[{i}].id"
 
     out: list[str] = []
     more = 0
@@ -997,9 +1009,9 @@ def _id_look_alikes(ids: list[str | None], seen: dict[str, int], path: str, what
             continue
         said = [f"has {' and '.join(parts)}"] if parts else []
         if twin != i:
-            said.append(f"looks like {path}[{twin}].id {shown_text(ids[twin] or '')}")
+            said.append(f"looks like {where(twin)} {shown_text(ids[twin] or '')}")
         out.append(
-            f"{path}[{i}].id: {shown_text(item_id)} {' and '.join(said)} (rule: id-lookalike); "
+            f"{where(i)}: {shown_text(item_id)} {' and '.join(said)} (rule: id-lookalike); "
             "ids match exactly, character for character"
         )
     if more:

@@ -75,6 +75,15 @@ state.setdefault("ma_ann_keep", "recency")
 state.setdefault("ma_ann_editor_version", 0)
 
 
+def _warning_list(warnings: list[str]) -> str:
+    """Markdown bullets of the first ten warnings, and the count of the rest (QA s39 defect
+    12a: warnings past the tenth were dropped without a word)."""
+    more = len(warnings) - 10
+    return "".join(f"\n\n- {md_escape(w)}" for w in warnings[:10]) + (
+        f"\n\n... and {more} more warning(s)" if more > 0 else ""
+    )
+
+
 def _log_key(store_id: str) -> str:
     return f"{phash}:{store_id}"
 
@@ -215,9 +224,7 @@ with st.expander("Load a memory-system export next to this package", expanded=Fa
                     ]
                     st.warning(
                         f"**{md_escape(upload.name)}{with_history} holds no memories** as {fmt} "
-                        "(as kept): nothing to score, so no store was added."
-                        + "".join(f"\n\n- {md_escape(w)}" for w in why[:10])
-                        + (f"\n\n... and {len(why) - 10} more warning(s)" if len(why) > 10 else "")
+                        "(as kept): nothing to score, so no store was added." + _warning_list(why)
                     )
         # QA s40 defect 1: only a new import became the store shown, so a store found again
         # by its key (history removed, an earlier history re-uploaded, letta -> mem0) was
@@ -240,11 +247,12 @@ with st.expander("Load a memory-system export next to this package", expanded=Fa
             )
             st.text(f"coverage: {meta.get('coverage', '')}")
             warnings = meta.get("warnings", [])
-            for warning in warnings[:10]:
-                st.text(f"warning: {warning}")
-            if len(warnings) > 10:
-                # QA s39 defect 12a: warnings past the tenth were dropped without a word.
-                st.text(f"... and {len(warnings) - 10} more warning(s)")
+            if warnings:
+                # QA s47: plain text under the green box read as part of "Loaded".
+                st.warning(
+                    f"**{len(warnings)} importer warning(s)** for {md_escape(upload.name)}:"
+                    + _warning_list(warnings)
+                )
 
     if not_read is not None:
         base = (

@@ -169,7 +169,9 @@ def test_memories_the_importer_left_out_as_deleted_are_counted_and_named(mini, t
 def test_a_stores_import_warnings_and_coverage_come_back_with_its_score(mini, tmp_path):
     # Imported into a package (import -o), then scored: the import's warnings (a link that
     # matches nothing) were never shown again, and the diagnosis blamed extraction.
-    mem0 = _mem0(("m1", "User is vegan", ["u1"]), ("m2", "User likes aisle seats", ["u99"]))
+    mem0 = _mem0(("m1", "User is vegan", ["u1"]), ("m2", "User likes aisle seats", []))
+    # A dia_id, as a unit id the package lacks is refused since QA s47.
+    mem0["results"][1]["metadata"] = {"dia_id": "u99"}
     export = write_json(tmp_path, "mem0.json", mem0)
     out = tmp_path / "with_store.json"
     rc, _, err = run_cli("import", "mem0", str(export), "--package", str(mini), "-o", str(out))

@@ -469,7 +469,8 @@ def _union_notes(tmp_path: Path, links: dict[str, list[str]]) -> list[str]:
     pkg = ma.parse_package(_mini_doc())
     export = {
         "results": [
-            {"id": mid, "memory": f"memory {mid}", "metadata": {"unit_ids": units}}
+            # dia_id links: a unit id the package lacks is refused since QA s47.
+            {"id": mid, "memory": f"memory {mid}", "metadata": {"dia_id": units}}
             for mid, units in links.items()
         ]
     }

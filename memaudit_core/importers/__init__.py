@@ -62,7 +62,9 @@ def load_external_store(
         Default: the format name.
     package : Package, optional
         When given, provenance links that match the package's unit or experience ids become
-        coverage (see :func:`memaudit_core.importers.coverage.coverage_from_links`).
+        coverage (see :func:`memaudit_core.importers.coverage.coverage_from_links`); a link
+        under a unit key (``unit_ids``, ...: :data:`~._common.UNIT_LINK_KEYS`) that names
+        nothing in it is refused (rule ``known-unit``), other unmatched links are warned of.
     history : path or list, optional
         Mem0 only: history rows (JSON) or a ``history.db`` SQLite file.
 
@@ -77,7 +79,8 @@ def load_external_store(
     UnknownNameError
         Unknown format or cost rule.
     PackageError
-        The export cannot be read; every problem located by file, JSON path and rule.
+        The export cannot be read, or names a unit ``package`` lacks; every problem located by
+        file, JSON path and rule.
 
     Examples
     --------

@@ -531,6 +531,35 @@ def _a_json_type(value: Any) -> str:
     return f"an {name}" if name[0] in "aeiou" else f"a {name}"
 
 
+#: The :data:`LINK_KEYS` that name units explicitly: a reference under them that the package
+#: lacks is an error, not a warning (QA s47: ``"unit_ids": ["u:nope"]`` was dropped with a
+#: warning and exit 0). A ``dia_id`` or session link may come from another conversation, so
+#: those stay warnings.
+UNIT_LINK_KEYS = ("units", "unit_ids", "unit_id", "unit")
+
+
+def unit_refs_from(meta: Any, path: str) -> list[tuple[str, str]]:
+    """``(JSON path, reference)`` for each reference under :data:`UNIT_LINK_KEYS` of the
+    metadata dict found at ``path`` (an array item at its index).
+
+    >>> unit_refs_from({"unit_ids": ["u:a", "u:b"], "unit": "u:c", "dia_id": "D1:1"}, "$.m")
+    [('$.m.unit_ids[0]', 'u:a'), ('$.m.unit_ids[1]', 'u:b'), ('$.m.unit', 'u:c')]
+    """
+    from ..package import _child_path
+
+    if not isinstance(meta, dict):
+        return []
+    out: list[tuple[str, str]] = []
+    for key in UNIT_LINK_KEYS:
+        value = meta.get(key)
+        here = _child_path(path, key)
+        if isinstance(value, list | tuple):
+            out.extend((f"{here}[{j}]", ref) for j, v in enumerate(value) for ref in split_refs(v))
+        else:
+            out.extend((here, ref) for ref in split_refs(value))
+    return out
+
+
 def links_from(meta: Any) -> list[str]:
     """Provenance references found under :data:`LINK_KEYS` in a metadata dict."""
     if not isinstance(meta, dict):
@@ -734,6 +763,9 @@ class Record:
     #: The metadata dict the links were read from, checked for values that are not links
     #: (:func:`unreadable_links`).
     link_source: Any = None
+    #: ``(JSON path, reference)`` of the links written under a unit key
+    #: (:func:`unit_refs_from`): each must name something in the package.
+    unit_refs: list[tuple[str, str]] = field(default_factory=list)
     #: The export's own content hash (Mem0's ``hash``), compared to find duplicate memories.
     content_hash: str | None = None
     #: Where the time is in the export, when not under ``path`` (A-Mem's Chroma dump keeps it
@@ -779,10 +811,16 @@ def build_store(
     (:func:`memaudit_core.importers.coverage.coverage_from_links`); otherwise it is empty and
     ``store.meta["coverage"]`` says ``"needs annotation"``.
 
+    A link under a unit key (:data:`UNIT_LINK_KEYS`, given as ``Record.unit_refs``) that
+    names nothing in ``package`` is a problem (rule ``known-unit``), as a package's own
+    coverage naming an unknown unit is.
+
     Said in ``store.meta["warnings"]``, never dropped silently (CLI QA):
 
-    - links that name no unit or experience of the package (a wrong ``--package``, a typo, a
-      truncated package), per memory with its JSON path; memories all of whose links match
+    - memory ids that differ from what they show (edge whitespace, invisible characters, or
+      like another id once compared as they look: rule ``id-lookalike``, as ``validate``);
+    - other links that name no unit or experience of the package (a wrong ``--package``, a
+      typo, a truncated package), per memory with its JSON path; memories all of whose links match
       nothing are counted apart from those without links, and keep their unresolved links in
       ``meta["unresolved_links"]``;
     - memories with the same text as another one (NFC, whitespace collapsed): both are kept,
@@ -794,11 +832,16 @@ def build_store(
     A memory's provenance links are kept in ``meta["links"]``, or in
     ``meta["provenance_links"]`` when the export has a ``links`` field of its own (A-Mem).
     """
-    from .coverage import coverage_from_links, unresolved_link_groups
+    from ..package import _id_look_alikes
+    from .coverage import coverage_from_links, link_resolves, unresolved_link_groups
 
     rule = get_cost_rule(cost_rule)
     seen: dict[str, str] = {}
     candidate_ids = {c.id for c in package.candidates} if package is not None else set()
+    unit_ids = {u.id for u in package.units} if package is not None else set()
+    exp_ids = {e.id for e in package.experiences} if package is not None else set()
+    checked_refs: set[tuple[str, str]] = set()
+    id_paths: list[str] = []  # aligned with memories, for the id look-alike warnings
     unreadable_times: list[str] = []
     unread_links: list[str] = []
     export_problems: list[Problem] | None = None
@@ -848,6 +891,19 @@ def build_store(
         else:
             seen[mem_id] = rec.path
             id_ok = True
+        for ref_path, ref in rec.unit_refs if package is not None else ():
+            # Once per place: a Zep episode's or Letta block's links are on each of its records.
+            if (ref_path, ref) not in checked_refs:
+                checked_refs.add((ref_path, ref))
+                if not link_resolves(ref, package, unit_ids, exp_ids):
+                    collector.add(
+                        ref_path,
+                        "known-unit",
+                        f"names no unit (nor experience or turn) of package {package.id!r}: "
+                        f"a link under {', '.join(UNIT_LINK_KEYS)} must name a unit of the "
+                        "package the store joins (a typo, another package or a truncated one?)",
+                        ref,
+                    )
         if rec.text is None:
             collector.add(rec.text_path, "required", "missing the memory text")
             continue
@@ -946,6 +1002,7 @@ def build_store(
                 )
             elif rec.content_hash is not None:
                 by_hash[rec.content_hash] = (repr(mem_id), rec.text)
+        id_paths.append(id_path)
         memories.append(
             ExternalMemory(
                 id=mem_id,
@@ -1006,6 +1063,13 @@ def build_store(
             "the export holds no memories (as kept): nothing to score; the store is kept "
             "empty, so it scores F = 0 at every budget (the app adds no such store)"
         ]
+    # The check validate runs on the written store, said at import time and at the export's
+    # own paths (QA s47: ' e3e4-0001 ' was warned of only by validate).
+    ids = [m.id for m in memories]
+    if look_alikes := _id_look_alikes(
+        ids, {mem_id: i for i, mem_id in enumerate(ids)}, "the export", "memory", id_paths
+    ):
+        store_meta["warnings"] = list(store_meta.get("warnings", [])) + look_alikes
     if unspaced:
         store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
             unspaced_warning(len(unspaced), len(memories), unspaced[0], "memories")

@@ -54,6 +54,7 @@ from ._common import (
     load_json_file,
     normalise_time,
     time_is_text,
+    unit_refs_from,
     unusable,
 )
 
@@ -183,8 +184,12 @@ def _note_record(
                 "importance_score must be a finite number",
                 note["importance_score"],
             )
-    link_source = note.get("metadata") if isinstance(note.get("metadata"), dict) else note
+    own_metadata = isinstance(note.get("metadata"), dict)
+    link_source = note["metadata"] if own_metadata else note
     links = links_from(link_source)
+    unit_refs = unit_refs_from(
+        link_source, f"{fields_path}.metadata" if own_metadata else fields_path
+    )
     return (
         Record(
             id=note_id,
@@ -199,6 +204,7 @@ def _note_record(
             meta=meta,
             links=links,
             link_source=link_source,
+            unit_refs=unit_refs,
         ),
         t.naive,
     )

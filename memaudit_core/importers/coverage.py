@@ -131,11 +131,19 @@ def unresolved_link_groups(groups: Iterable[list[str]], package: Package) -> lis
     return [
         list(g)
         for g in groups
-        if g
-        and not any(
-            ref in exp_ids or unit_link(ref, unit_ids) or turn_link(ref, package) for ref in g
-        )
+        if g and not any(link_resolves(ref, package, unit_ids, exp_ids) for ref in g)
     ]
+
+
+def link_resolves(ref: str, package: Package, unit_ids: set[str], exp_ids: set[str]) -> bool:
+    """True when ``ref`` names a unit (:func:`unit_link`), an experience or a turn
+    (:func:`turn_link`) of ``package``; ``unit_ids`` and ``exp_ids`` are its ids, passed in
+    so that a store's links are matched against sets built once."""
+    return (
+        ref in exp_ids
+        or unit_link(ref, unit_ids) is not None
+        or turn_link(ref, package) is not None
+    )
 
 
 #: A LoCoMo dia id as written in evidence and metadata: ``D10:3``, ``D10:03``, ``D:10:3``
@@ -280,6 +288,7 @@ def suggest_store_coverage(
 __all__ = [
     "DEFAULT_THRESHOLD",
     "coverage_from_links",
+    "link_resolves",
     "suggest_coverage",
     "suggest_store_coverage",
     "tokens",

@@ -58,6 +58,7 @@ from ._common import (
     normalise_time,
     parse_json,
     time_is_text,
+    unit_refs_from,
 )
 from .amem import NOTE_FIELDS
 
@@ -154,7 +155,9 @@ def _block_records(
         if not _times_are_text(block, ("created_at", "updated_at"), bpath, col):
             continue
         t = normalise_time(block.get("created_at") or block.get("updated_at"), naive_is_utc=True)
-        meta_src = block.get("metadata", block.get("metadata_"))
+        meta_key = "metadata" if "metadata" in block else "metadata_"
+        meta_src = block.get(meta_key)
+        block_unit_refs = unit_refs_from(meta_src, f"{bpath}.{meta_key}")
         if not value.strip():
             empty.append(f"{bpath} {label!r}")
         k = 0
@@ -179,6 +182,7 @@ def _block_records(
                     },
                     links=links_from(meta_src),
                     link_source=meta_src,
+                    unit_refs=block_unit_refs,
                     # The block's links, not this line's: an upper estimate (CLI QA).
                     links_inherited=True,
                 )
@@ -273,7 +277,8 @@ def _passage_records(
             # A string was read letter by letter, each letter an unresolved link (QA).
             col.add(f"{ppath}.tags", "type", "'tags' must be an array of strings", raw_tags)
             continue
-        link_source = p.get("metadata") or p.get("metadata_")
+        meta_key = "metadata" if p.get("metadata") else "metadata_"
+        link_source = p.get(meta_key)
         links = links_from(link_source)
         # Metadata links are provenance; tags may be (a dia_id as a tag) or may not ("work"):
         # they are reported as unresolved only when the passage has no other links.
@@ -309,6 +314,7 @@ def _passage_records(
                 links=links,
                 link_source=link_source,
                 link_groups=groups,
+                unit_refs=unit_refs_from(link_source, f"{ppath}.{meta_key}"),
             )
         )
     return records, deleted

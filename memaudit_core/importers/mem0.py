@@ -187,6 +187,7 @@ from ._common import (
     parse_json,
     read_bytes,
     time_is_text,
+    unit_refs_from,
 )
 
 #: The message for a time that is not a string (rule ``type``).
@@ -739,7 +740,8 @@ def load_mem0_store(
         Default ``"mem0"``.
     package : Package, optional
         When given, provenance links in ``metadata`` (``dia_id``, ``unit_ids``, ``session_id``,
-        ... see :data:`memaudit_core.importers._common.LINK_KEYS`) become coverage.
+        ... see :data:`memaudit_core.importers._common.LINK_KEYS`) become coverage; a unit
+        key's link that names nothing in the package is refused (rule ``known-unit``).
     history : path or list, optional
         History rows (JSON) or a ``history.db`` SQLite file. Read together with a ``history``
         the export itself carries.
@@ -939,10 +941,13 @@ def load_mem0_store(
                 json_type(metadata),
             )
             metadata = None
+        unit_refs = unit_refs_from(metadata, f"{ipath}.metadata")
         if raw_payload:
             # Mem0 stores user metadata flattened into the payload and splits it back out on
             # read (EXPORT_FORMATS 1.2): every key that is not its own is metadata.
             own = _PAYLOAD_RESERVED | (_ITEM_KEYS if fields is item else frozenset())
+            flat = {k: v for k, v in fields.items() if k not in own and k not in (metadata or {})}
+            unit_refs += unit_refs_from(flat, fpath)
             merged = dict(metadata or {})
             for key, value in fields.items():
                 if key in own:
@@ -1086,6 +1091,7 @@ def load_mem0_store(
             meta=meta,
             links=extra_links,
             link_source=metadata,
+            unit_refs=unit_refs,
             content_hash=fields["hash"] if isinstance(fields.get("hash"), str) else None,
         )
         if status == "deleted":

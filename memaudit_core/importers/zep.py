@@ -55,6 +55,7 @@ from ._common import (
     normalise_time,
     split_refs,
     time_is_text,
+    unit_refs_from,
 )
 
 _V4_FIELDS = (
@@ -87,10 +88,17 @@ def _v3_or_v4(edge: dict[str, Any], v3: str, v4: str) -> Any:
 
 def _episode_links(
     episodes: list[Any], col: Collector
-) -> tuple[dict[str, list[str]], dict[str, list[str]], dict[str, list[str]]]:
+) -> tuple[
+    dict[str, list[str]],
+    dict[str, list[str]],
+    dict[str, list[str]],
+    dict[str, list[tuple[str, str]]],
+]:
     """Per episode uuid its names (uuid, name, metadata links); per edge uuid the episodes
-    whose ``entity_edges`` name it; per edge uuid the ``entity_edges`` paths naming it."""
+    whose ``entity_edges`` name it; per edge uuid the ``entity_edges`` paths naming it; per
+    episode uuid its metadata's unit links (:func:`unit_refs_from`)."""
     out: dict[str, list[str]] = {}
+    unit_refs: dict[str, list[tuple[str, str]]] = {}
     named: dict[str, list[str]] = {}
     where: dict[str, list[str]] = {}
     for i, ep in enumerate(episodes):
@@ -105,11 +113,14 @@ def _episode_links(
             refs.append(ep["name"])
         refs += links_from(ep.get("episode_metadata"))
         out[uuid] = refs
+        unit_refs[uuid] = unit_refs_from(
+            ep.get("episode_metadata"), f"$.episodes[{i}].episode_metadata"
+        )
         for edge_id in split_refs(ep.get("entity_edges")):
             if uuid not in named.setdefault(edge_id, []):
                 named[edge_id].append(uuid)
             where.setdefault(edge_id, []).append(f"$.episodes[{i}].entity_edges")
-    return out, named, where
+    return out, named, where, unit_refs
 
 
 def _missing_edges_warning(where: dict[str, list[str]], dumped: set[str]) -> str | None:
@@ -179,6 +190,7 @@ def load_zep_store(
     episodes: dict[str, list[str]] = {}
     named_by: dict[str, list[str]] = {}
     named_where: dict[str, list[str]] = {}
+    episode_unit_refs: dict[str, list[tuple[str, str]]] = {}
     n_summaries = 0
     if isinstance(doc, list):
         edges, base = doc, "$"
@@ -187,7 +199,9 @@ def load_zep_store(
         if not isinstance(edges, list):
             fail(source, "$.edges", "type", "'edges' must be an array", json_type(edges))
         if isinstance(doc.get("episodes"), list):
-            episodes, named_by, named_where = _episode_links(doc["episodes"], col)
+            episodes, named_by, named_where, episode_unit_refs = _episode_links(
+                doc["episodes"], col
+            )
         nodes = doc.get("nodes")
         if isinstance(nodes, list):
             n_summaries = sum(1 for n in nodes if isinstance(n, dict) and n.get("summary"))
@@ -293,6 +307,7 @@ def load_zep_store(
                 links=links,
                 links_inherited=True,
                 link_groups=groups,
+                unit_refs=[r for ep in ep_ids for r in episode_unit_refs.get(ep, [])],
             )
         )
     meta = {
