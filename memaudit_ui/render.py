@@ -223,11 +223,10 @@ def chart(fig: go.Figure, key: str, filename: str, *, selectable: bool = False):
     height (the figures are built per run, so setting it here changes no other view), unless
     it was built to scroll (``figures.allow_scroll``: its rows need the height).
 
-    Every chart carries a text alternative (:func:`figures.text_alternative`): as the chart's
-    accessible name (``alt``) and as a caption under it (QA s47: a screen reader reached only
-    the modebar buttons, and most charts had no caption)."""
+    Every chart carries a text alternative (:func:`figures.text_alternative`) as its accessible
+    name (``alt``: QA s47, a screen reader reached only the modebar buttons). It is not also
+    shown as a caption: it repeats the title, axes and legend a sighted reader has."""
     from .figures import PRESENT_MAX_HEIGHT, scrolls, text_alternative
-    from .frame import md_escape
 
     tall = (fig.layout.height or 0) > PRESENT_MAX_HEIGHT
     if st.session_state.get("ma_present") and tall and not scrolls(fig):
@@ -241,7 +240,6 @@ def chart(fig: go.Figure, key: str, filename: str, *, selectable: bool = False):
         alt=alt,
         **kwargs,
     )
-    st.caption(md_escape(alt))
     name = safe_filename(filename)
     failure = export_failure_notice(key)
     if failure:

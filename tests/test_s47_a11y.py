@@ -1,5 +1,5 @@
-"""QA s47, accessibility: every chart has a text alternative (accessible name and a caption
-naming its title), and keyboard focus has a visible ring of its own."""
+"""QA s47, accessibility: every chart has a text alternative (its accessible name, starting
+with its title), and keyboard focus has a visible ring of its own."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ def test_every_chart_has_a_text_alternative_naming_its_title():
         assert title, page
         assert alt.startswith(title), (page, title, alt)
         assert len(alt) > len(title) + 10, (page, alt)  # a summary, not the title alone
-        assert caption == alt, (page, title, caption, alt)
+        assert caption != alt, (page, title)  # not repeated on screen under the chart
 
     by_title = {title: alt for _, title, alt, _ in charts}
     # The count charts name their largest bar, counted here from the package file.
