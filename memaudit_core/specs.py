@@ -90,7 +90,7 @@ def read_plain_number(text: str) -> float:
         # The rule admits no "inf" word, so inf here is an overflow: "1e400" was read as inf,
         # and a gen: link's key was rewritten to "update_rate=inf", which the link never said
         # (QA s47, defect 2).
-        raise TooLargeNumber(f"{text!r} is too large to hold: it would read as inf")
+        raise TooLargeNumber(f"{text!r} is too large to hold: it would read as {value}")
     # + 0.0: "-0" is the package of "0", not another one with the id "...=-0" (QA s40).
     return value + 0.0
 

@@ -17,6 +17,7 @@ import json
 import math
 
 import numpy as np
+import pytest
 from cli_utils import run_cli
 from package_utils import registered_saturation
 
@@ -159,3 +160,12 @@ def test_a_dask_sweep_knows_the_registered_saturations(tmp_path) -> None:
     for row in res.rows:
         assert row.certified
         assert abs(row.opt - _brute_sqrt_opt(row.budget)) < 1e-9
+
+
+def test_a_negative_overflow_is_said_to_read_as_minus_inf() -> None:
+    from memaudit_core.specs import TooLargeNumber, read_plain_number
+
+    for text, shown in (("1e400", "inf"), ("-1e400", "-inf")):
+        with pytest.raises(TooLargeNumber) as err:
+            read_plain_number(text)
+        assert str(err.value) == f"{text!r} is too large to hold: it would read as {shown}"

@@ -112,6 +112,14 @@ def test_a_parameter_no_page_reads_is_named_once_and_left_out_of_the_url():
     assert not [w for w in shown(at.warning) if "MemAudit setting" in w]
 
 
+def test_link_tracking_tags_are_dropped_without_a_word():
+    # Review s47: a link shared through Facebook or with campaign tags opened with warnings.
+    at = fresh("app.py", package="sample:update_chain", fbclid="IwAR0abc", utm_source="slack")
+    assert not [w for w in shown(at.warning) if "MemAudit setting" in w]
+    assert "fbclid" not in at.query_params and "utm_source" not in at.query_params
+    assert at.query_params["package"] == "sample:update_chain"
+
+
 def test_a_setting_written_in_another_case_is_named_with_the_setting_meant():
     at = fresh("app.py", package="sample:update_chain", Budget="20")
     (warning,) = [w for w in shown(at.warning) if "'Budget'" in w]
