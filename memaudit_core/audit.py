@@ -774,7 +774,34 @@ class AuditReport:
                         f"the rows hold {count} such check(s)",
                         getattr(report, name),
                     )
+            # QA s47: max_abs_diff edited to 2.0 beside rows that all agree was shown as
+            # "PASS ... max difference 2". The rows are saved exactly, so are their maxima.
+            maxima = _max_diffs(report.rows)
+            for name, want in zip(("max_abs_diff", "max_rel_diff"), maxima, strict=True):
+                got = getattr(report, name)
+                if got != want:  # NaN differs too
+                    expected = "null: there is none" if want is None else repr(want)
+                    raise ResultError(
+                        f"{path}.{name}",
+                        "inconsistent",
+                        "not the largest of the rows' "
+                        f"{name.removeprefix('max_')} over the checks where the engines proved "
+                        f"their optima (expected {expected})",
+                        got,
+                    )
         return report
+
+
+def _max_diffs(rows: Sequence[AuditRow]) -> tuple[float | None, float | None]:
+    """The report's ``max_abs_diff`` and ``max_rel_diff``: the rows' largest, over the checks
+    where the engines proved their optima (None where there is none)."""
+    # Only where both engines proved their optimum: a time-limited incumbent's distance to the
+    # other engine's optimum is not a difference between the engines (it read as "max
+    # difference 1.63" next to PASS).
+    proven = [r for r in rows if r.outcome in ("agree", "disagree")]
+    diffs = [r.abs_diff for r in proven if r.abs_diff is not None]
+    rdiffs = [r.rel_diff for r in proven if r.rel_diff is not None]
+    return (max(diffs) if diffs else None, max(rdiffs) if rdiffs else None)
 
 
 def _times_from_dict(value: Any, path: str) -> tuple[float, float, float]:
@@ -921,12 +948,7 @@ def _report(
         o: sum(1 for r in rows if r.outcome == o)
         for o in ("agree", "disagree", "unproven", "skipped", "error")
     }
-    # Only where both engines proved their optimum: a time-limited incumbent's distance to the
-    # other engine's optimum is not a difference between the engines (it read as "max
-    # difference 1.63" next to PASS).
-    proven = [r for r in rows if r.outcome in ("agree", "disagree")]
-    diffs = [r.abs_diff for r in proven if r.abs_diff is not None]
-    rdiffs = [r.rel_diff for r in proven if r.rel_diff is not None]
+    max_abs_diff, max_rel_diff = _max_diffs(rows)
     fams: dict[str, list[IndexEntry]] = {}
     for e in entries:
         fams.setdefault(e.family or "files", []).append(e)
@@ -970,8 +992,8 @@ def _report(
         n_disagree=count["disagree"] + count["error"],
         n_unproven=count["unproven"],
         n_skipped=count["skipped"],
-        max_abs_diff=max(diffs) if diffs else None,
-        max_rel_diff=max(rdiffs) if rdiffs else None,
+        max_abs_diff=max_abs_diff,
+        max_rel_diff=max_rel_diff,
         bnb_time_s=_times([r.bnb_time_s for r in rows]),
         milp_time_s=_times([r.milp_time_s for r in rows]),
         enum_time_s=_times([r.enum_time_s for r in rows]),

@@ -251,6 +251,12 @@ def test_audit_row_disagreeing_values_need_their_difference(audit_doc) -> None:
     row["rel_diff"] = 0.5 / row["bnb_value"]
     _refused(doc, "$.rows[1].abs_diff")
     row["abs_diff"] = 0.5
+    # QA s47: the report's maxima are the rows' (the disagreement's, here).
+    _refused(doc, "$.max_abs_diff")
+    doc["max_abs_diff"] = 0.5
+    doc["max_rel_diff"] = max(
+        r["rel_diff"] for r in doc["rows"] if r["outcome"] in ("agree", "disagree")
+    )
     assert ma.read_result(doc).rows[1].abs_diff == 0.5
 
 

@@ -261,6 +261,7 @@ class SolveResult:
             self._check_primary(path)
             # Last: an edited value or bound is named by the checks above, not as the gap.
             self._check_gaps(path)
+            self._check_certificate_summary(path)
             return
         wrong = []
         if self.status != "optimal":
@@ -283,6 +284,7 @@ class SolveResult:
         self._check_certificate_checks(path)
         self._check_certificate_record(path)
         self._check_gaps(path)
+        self._check_certificate_summary(path)
 
     def _check_certificate_record(self, path: str) -> None:
         """Refuse a certified result whose certificate records what certification never
@@ -520,6 +522,106 @@ class SolveResult:
                         f"(certified), yet {check.engine!r} reports {got!r}",
                         got,
                     )
+            # QA s47: both checks edited to a bound 20% above F with gap 0.2 (a gap that
+            # fits them) were read back as "proven optimal: zero gap". Certification takes
+            # a proof only where the bound meets the value; _check_gaps then holds the gap
+            # to the one value and bound give.
+            check_bound_and_gap(f"{at}.bound", f"{at}.gap", check.value, check.bound, None)
+            if not check.gap <= CERTIFIED_GAP_MAX:  # NaN fails too
+                raise ResultError(
+                    f"{at}.gap",
+                    "inconsistent",
+                    f"certified, yet {check.engine!r} proved its optimum with a gap of "
+                    f"{check.gap!r} (bound {check.bound!r}, F {check.value!r}): a certifying "
+                    f"proof has its bound at its value (a gap of at most {CERTIFIED_GAP_MAX:g})",
+                    check.gap,
+                )
+            if not read_back_gap(check.value, check.bound) <= CERTIFIED_GAP_MAX:
+                raise ResultError(
+                    f"{at}.bound",
+                    "inconsistent",
+                    f"certified, yet {check.engine!r}'s bound is above its F {check.value!r}: "
+                    "a certifying proof has its bound at its value",
+                    check.bound,
+                )
+
+    def _check_certificate_summary(self, path: str) -> None:
+        """Refuse a certificate whose summaries are not its checks' (QA s47: a certified
+        result's ``max_rel_diff`` edited to 0.5 beside two equal engine values, its ``solver``
+        to ``milp`` where only enum and bnb ran, and its ``proof`` to "" were read back, and
+        ``show`` printed "solver milp ... proof: exhaustive enumeration").
+
+        :func:`~memaudit_core.solvers.certify.finish` records the primary engine as the
+        result's ``solver`` and first check, a proof (certified, or proven and uncertified)
+        beginning with that engine's (:func:`~memaudit_core.solvers.certify.proof_engine`)
+        and naming the cross-check exactly when ``agreement`` is true, and ``max_rel_diff``
+        as :func:`~memaudit_core.solvers.certify.checks_rel_diff` in the package's value
+        unit. The unit is not saved; relative to the values alone the difference is at least
+        as large, so that bounds it.
+        """
+        from ..errors import ResultError
+        from .certify import PROOFS, checks_rel_diff, proof_engine
+
+        cert = self.certificate
+        if cert is None or not cert.checks:
+            return
+        at = f"{path}.certificate"
+        first = cert.checks[0]
+        if self.solver != first.engine:
+            raise ResultError(
+                f"{path}.solver",
+                "inconsistent",
+                f"the solver is the primary engine, certificate.checks[0].engine "
+                f"{first.engine!r}, whose run the certificate records",
+                self.solver,
+            )
+        if self.certified and not cert.proof:
+            raise ResultError(
+                f"{at}.proof",
+                "inconsistent",
+                f"certified, yet no proof is named: a certificate names its engine's proof "
+                f"(for {first.engine}, {PROOFS.get(first.engine, first.engine)!r})",
+                cert.proof,
+            )
+        if cert.proof:
+            engine = proof_engine(cert.proof)
+            if engine != first.engine:
+                raise ResultError(
+                    f"{at}.proof",
+                    "inconsistent",
+                    f"not a proof by the primary engine {first.engine!r}, whose proof begins "
+                    f"{PROOFS.get(first.engine, first.engine)!r}"
+                    + (f" (this one is {engine}'s)" if engine else ""),
+                    cert.proof,
+                )
+            if cert.agreement:
+                said = f"; cross-checked by {cert.checks[-1].engine}"
+                if said not in cert.proof:
+                    raise ResultError(
+                        f"{at}.proof",
+                        "inconsistent",
+                        f"agreement is true, yet the proof does not say {said[2:]!r}",
+                        cert.proof,
+                    )
+            elif "; cross-checked by" in cert.proof and not cert.proof.startswith("monotonicity:"):
+                # (A proof carried over by monotonicity names its own budget's cross-check.)
+                raise ResultError(
+                    f"{at}.proof",
+                    "inconsistent",
+                    "names a cross-check, yet agreement is not true: a proof names the "
+                    "cross-check that proved the same optimum",
+                    cert.proof,
+                )
+        most = checks_rel_diff(cert.checks, 0.0)
+        got = cert.max_rel_diff
+        if not (0 <= got <= most * (1 + 1e-9)):  # NaN fails too; inf <= inf holds
+            raise ResultError(
+                f"{at}.max_rel_diff",
+                "inconsistent",
+                f"not the largest relative difference of the checks' values: at most {most!r} "
+                "(relative to the values; the package's value unit, where larger, divides)",
+                got,
+            )
 
 
 #: The largest gap a read-back certified result may carry (certification allows 1e-9

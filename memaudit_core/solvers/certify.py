@@ -142,6 +142,36 @@ PROOFS = {
     "monotone_fits": "monotonicity: optimal at a larger budget and feasible here",
 }
 
+#: How each engine's proof in :data:`PROOFS` begins, in every wording saved results carry
+#: (the MILP's once read "zero gap"; :func:`proof_engine`).
+PROOF_HEADS = {
+    "exhaustive enumeration": "enum",
+    "branch-and-bound": "bnb",
+    "HiGHS MILP": "milp",
+    "brute force": "brute",
+}
+
+
+def proof_engine(proof: str) -> str | None:
+    """The engine whose proof ``proof`` (a certificate's) is: a proof carried over by
+    monotonicity is the proof made at its other budget (``"... (B = 30: <proof>)"``, nested
+    for a carry of a carry); None when it names none of :data:`PROOF_HEADS`.
+
+    >>> proof_engine("exhaustive enumeration by components (all budgets at once)")
+    'enum'
+    >>> proof_engine(PROOFS["monotone_fits"] + " (B = 13: HiGHS MILP (...); cross-checked by enum)")
+    'milp'
+    >>> proof_engine("") is None
+    True
+    """
+    while proof.startswith("monotonicity:"):
+        start = proof.find(" (B = ")
+        colon = proof.find(": ", start + 1) if start >= 0 else -1
+        if colon < 0:
+            return None
+        proof = proof[colon + 2 :]
+    return next((eng for head, eng in PROOF_HEADS.items() if proof.startswith(head)), None)
+
 
 def rel_diff(a: float, b: float, unit: float = 1.0) -> float:
     """|a - b| / max(unit, |a|, |b|): the relative difference used by every check.
@@ -159,6 +189,29 @@ def rel_diff(a: float, b: float, unit: float = 1.0) -> float:
     # inf against a finite value is inf / inf = nan, and a nan passed every "> tolerance"
     # check: HiGHS's "optimum inf" for a store worth 1e300 was certified (QA s20a).
     return diff if math.isfinite(diff) else math.inf
+
+
+def checks_rel_diff(checks: Sequence[EngineCheck], unit: float = 1.0) -> float:
+    """A certificate's ``max_rel_diff``: the largest :func:`rel_diff` among the values that
+    must agree, the primary's reported F against its store's, and, when the cross-check
+    proved its optimum, each engine's reported and recomputed F against the other's and the
+    cross-check's report against its store's F (0 without checks).
+
+    With ``unit=0`` (a saved result does not record its unit) the differences are relative to
+    the values alone, which bounds the certificate's from above whatever its unit was.
+    """
+    if not checks:
+        return 0.0
+    first = checks[0]
+    diffs = [rel_diff(first.value, first.recomputed_value, unit)]
+    if len(checks) > 1 and checks[1].status == "optimal":
+        other = checks[1]
+        diffs += [
+            rel_diff(first.value, other.value, unit),
+            rel_diff(first.recomputed_value, other.recomputed_value, unit),
+            rel_diff(other.value, other.recomputed_value, unit),
+        ]
+    return max(diffs)
 
 
 @dataclass(frozen=True)
@@ -930,7 +983,8 @@ def finish(
         checks=tuple(checks),
         recomputed_value=value,
         agreement=agreement,
-        max_rel_diff=max(diffs) if diffs else 0.0,
+        # One rule with the read-back check of a saved certificate (SolveResult).
+        max_rel_diff=checks_rel_diff(checks, unit),
         proof=proof if raw.status == "optimal" else "",
     )
     sel = tuple(sorted(int(i) for i in selected_idx))
