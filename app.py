@@ -6,6 +6,7 @@ import math
 import pandas as pd
 import streamlit as st
 
+from memaudit_core.analysis import CUT_TO_FIT
 from memaudit_core.package import warnings_at_budgets
 from memaudit_core.solvers import gap_text, value_text
 from memaudit_ui import cached, figures, render
@@ -130,10 +131,14 @@ if external:
     )
 with st.expander("What the names mean (writers, engines, terms)"):
     st.markdown(render.glossary())
+columns = {"writer / store": labels, "kind": kinds}
+# Beside the names, in both modes (QA s47: on a projector, where the notes column is dropped,
+# nothing on the table said a store's F and cost were those of the store cut to fit).
+if ov.cut_texts:
+    columns[CUT_TO_FIT] = list(ov.cut_texts)
 rows = pd.DataFrame(
     {
-        "writer / store": labels,
-        "kind": kinds,
+        **columns,
         "F": [round(e.value, 6) for e in evals],
         "ratio": [e.ratio_text for e in evals],
         # External stores divide by the optimum over P+ (their own memories added): say so.

@@ -437,6 +437,21 @@ class StoreEvaluation:
         return tuple(u for u in self.unit_rows if u.lost > tol)
 
     @property
+    def cut_text(self) -> str:
+        """Whether the store was cut to fit the budget, in a table cell short enough to stay on
+        a projector: ``"yes: 1 of 7 dropped"`` or ``"no"`` (QA s47: in presentation mode the
+        Overview's table lost its notes, the only column that said a store was cut, and a cut
+        store's F read as the store's own).
+
+        >>> from memaudit_core import generate, score
+        >>> score(generate("update_chain"), 6, writer="density").cut_text
+        'no'
+        """
+        if not self.over_budget:
+            return "no"
+        return f"yes: {len(self.dropped)} of {len(self.selected) + len(self.dropped)} dropped"
+
+    @property
     def score_notes(self) -> tuple[str, ...]:
         """``notes`` without the one on the optimum shown (``opt_selected``), for a view of
         the score that does not show that optimum (annotator QA: the Overview's notes column
@@ -1160,6 +1175,11 @@ def union_note(rows: Sequence[Any]) -> str | None:
         "candidates plus the store's own memories (P+(Y), column opt_over), the other rows' "
         "with the package's optimum: the two are not the same scale"
     )
+
+
+#: What every view calls a store scored cut to fit the budget: the Overview table's column,
+#: the charts' mark "(cut to fit)" and the Compare metric "F (store, cut to fit)".
+CUT_TO_FIT = "cut to fit"
 
 
 def cut_note(rows: Sequence[Any], column: str = "column store_cut: memories dropped") -> str | None:
@@ -2923,6 +2943,7 @@ __all__ = [
     "check_distinct_methods",
     "check_something_to_sweep",
     "compile_cached",
+    "CUT_TO_FIT",
     "cut_note",
     "compile_union_cached",
     "expected_runs",

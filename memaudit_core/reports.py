@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any, ClassVar
 
-from .analysis import StoreEvaluation, compile_cached, cut_note, opt_at, score
+from .analysis import CUT_TO_FIT, StoreEvaluation, compile_cached, cut_note, opt_at, score
 from .errors import WriterError
 from .package import Package
 from .shortrepr import brief, count, num, short_repr
@@ -238,9 +238,27 @@ class Overview:
             )
             for e in self.evaluations
         ]
-        where = "the table's notes column" if any(self.row_notes) else "the note on every row"
-        note = cut_note(rows, column=f"{where} says what was dropped")
+        # The column presentation mode keeps (QA s47: the banner sent a projector's audience to
+        # the notes, a column it drops).
+        note = cut_note(
+            rows, column=f'the table\'s "{CUT_TO_FIT}" column says how many were dropped'
+        )
         return None if note is None else f"{note[0].upper()}{note[1:]}."
+
+    @property
+    def cut_texts(self) -> tuple[str, ...]:
+        """Each row's :attr:`~memaudit_core.analysis.StoreEvaluation.cut_text` when a store
+        was cut to fit the budget, else ``()``: a column of "no" says nothing.
+
+        Examples
+        --------
+        >>> from memaudit_core.generators import generate
+        >>> overview(generate("update_chain"), 6).cut_texts
+        ()
+        """
+        if not any(e.over_budget for e in self.evaluations):
+            return ()
+        return tuple(e.cut_text for e in self.evaluations)
 
     @property
     def shared_notes(self) -> tuple[str, ...]:

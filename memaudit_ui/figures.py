@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from memaudit_core.analysis import loss_tolerance
+from memaudit_core.analysis import CUT_TO_FIT, loss_tolerance
 from memaudit_core.curves import ABLATION_LABELS, ENGINE_LABELS
 from memaudit_core.explain import HEATMAP_ROWS, TIMELINE_DENSE
 from memaudit_core.robustness import (
@@ -324,7 +324,7 @@ def prevalidated_figure(data: list[dict], layout: dict) -> go.Figure:
 
 
 #: What a ratio chart adds to the name of a store scored cut to fit the budget.
-CUT_MARK = "(cut to fit)"
+CUT_MARK = f"({CUT_TO_FIT})"
 #: Names up to this long keep :data:`CUT_MARK` on their line ("Raw logger (cut to fit)").
 CUT_MARK_INLINE_MAX = 12
 

@@ -21,6 +21,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from memaudit_core.analysis import CUT_TO_FIT
 from memaudit_core.curves import ENGINE_LABELS
 from memaudit_core.reports import PackageStats
 from memaudit_core.solvers.certify import VALUE_RTOL_TEXT
@@ -481,8 +482,9 @@ PRESENT_WIDER_COLUMNS = 10
 PROSE_MIN_WORDS = 4
 #: Columns that say what the numbers beside them mean: never dropped as prose either (QA s47:
 #: without "match" and "store wrote" the Compare page showed a memory the store dropped for the
-#: budget with its cost and nothing saying it was dropped, as if kept).
-ESSENTIAL_COLUMNS = frozenset({"match", "store wrote"})
+#: budget with its cost and nothing saying it was dropped, as if kept; without "cut to fit" the
+#: Overview showed a store cut to fit the budget with the cut store's F as the store's own).
+ESSENTIAL_COLUMNS = frozenset({"match", "store wrote", CUT_TO_FIT})
 #: ... and any column named so: "OPT wrote", "OPT over P+ wrote", "incumbent wrote".
 ESSENTIAL_SUFFIXES = (" wrote",)
 

@@ -4,6 +4,7 @@ the optimum kept instead."""
 import pandas as pd
 import streamlit as st
 
+from memaudit_core.analysis import CUT_TO_FIT
 from memaudit_core.explain import amount_text
 from memaudit_core.solvers import gap_text, value_text
 from memaudit_ui import cached, figures, render
@@ -61,7 +62,7 @@ if annotations_notice:
 # Two a row in both modes: four cut "Cost used (of 20…" at 1024 px with the sidebar open.
 cols = st.columns(2) + st.columns(2)
 cols[0].metric(
-    "F (store, cut to fit)" if cv.evaluation.over_budget else "F (store)",
+    f"F (store, {CUT_TO_FIT})" if cv.evaluation.over_budget else "F (store)",
     value_text(cv.value, strip=False),
     help="F of the store as kept at this budget"
     + (
