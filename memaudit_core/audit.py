@@ -969,12 +969,8 @@ def _report(
         )
     skipped_why = sorted({p for r in rows for p in r.problems if "skipped" in p})
     notes.extend(skipped_why[:5])
-    n_enum = sum(1 for r in rows if r.ran("enum"))
     if rows:
-        notes.append(
-            f"enum ran on {n_enum} of {len(rows)} check(s), those where at most "
-            f"{ENUM_CROSS_MAX:,} stores fit the budget; bnb and milp are tried on every check"
-        )
+        notes.append(engines_ran_note(rows))
     # As a sweep suite says it (QA s39 round 2: a file named twice was counted once silently).
     repeated = repeated_sources_note(srcs)
     if repeated:
@@ -1129,6 +1125,8 @@ def write_audit_outputs(
     figures: bool = True,
 ) -> tuple[list[str], list[str]]:
     """instances / sources tables (CSV + Parquet), disagreement files, report.md, figure."""
+    from .solvers.milp import SUPPORTED_SATURATIONS
+
     out.mkdir(parents=True, exist_ok=True)
     files = write_table(
         [r.to_dict() for r in report.rows], out / "instances", list(AuditRow.__dataclass_fields__)
@@ -1136,7 +1134,7 @@ def write_audit_outputs(
     files += write_table(
         [
             e.to_dict()
-            | {"budgets": ",".join(f"{b:g}" for b in e.budgets), "stores": ",".join(e.stores)}
+            | {"budgets": ",".join(f"{b:.10g}" for b in e.budgets), "stores": ",".join(e.stores)}
             for e in run.entries
         ],
         out / "sources",
@@ -1182,7 +1180,7 @@ def write_audit_outputs(
         f"- sources listed: {report.n_sources}; distinct packages (content hash): "
         f"{report.n_packages}; distinct instances (instance hash): {report.n_instances}\n"
         f"- checks = instance x pool ({', '.join(report.pools)}) x budget "
-        f"({', '.join(f'{b:g}' for b in report.budgets)}): {report.n_tasks}\n"
+        f"({', '.join(f'{b:.10g}' for b in report.budgets)}): {report.n_tasks}\n"
         f"- largest difference between the engines: {_g(report.max_abs_diff)} absolute, "
         f"{_g(report.max_rel_diff)} relative (tolerance {AGREE_TOL:g} relative)\n"
         + "".join(f"- {line}\n" for line in engine_time_lines(report))
@@ -1190,8 +1188,9 @@ def write_audit_outputs(
         f"check(s) run now, {report.reused} reused from the journal\n\n"
         "An instance is identified by its instance hash, which leaves out names, texts and meta, "
         "so seed-invariant families count once and identical instances across seeds are solved "
-        "once; a check is one instance at one pool and budget. bnb and milp run on every check, "
-        f"enum where at most {ENUM_CROSS_MAX:,} stores fit the budget; each engine is run "
+        "once; a check is one instance at one pool and budget. bnb runs on every check, milp on "
+        f"those whose saturation it takes ({', '.join(SUPPORTED_SATURATIONS)}), enum where at "
+        f"most {ENUM_CROSS_MAX:,} stores fit the budget; each engine is run "
         "directly and F is recomputed on each store.\n\n"
         f"{fam_table}\n\n## Disagreements\n\n{dis}\n\n"
         f"## Unproven checks (a limit stopped an engine)\n\n{unproven_lines(report) or 'None.'}"
@@ -1254,6 +1253,44 @@ def engine_time_lines(report: AuditReport) -> list[str]:
             why = "left out: too many stores to enumerate" if eng == "enum" else "skipped"
             lines.append(f"{eng} did not run ({why} on every check)")
     return lines
+
+
+def engines_ran_note(rows: Sequence[AuditRow]) -> str:
+    """Which engines ran on how many of ``rows``, as counted, not as planned: QA s47 (after
+    milp stopped taking log1p checks) "bnb and milp are tried on every check" stood under
+    "milp skipped" on a log1p package.
+
+    >>> row = {f: None for f in AuditRow.__dataclass_fields__} | {"problems": ()}
+    >>> ran = AuditRow(**row | {"bnb_status": "optimal", "milp_status": "optimal",
+    ...                         "enum_status": "optimal"})
+    >>> log1p = replace(ran, milp_status="skipped", enum_status=NOT_RUN)
+    >>> engines_ran_note([ran, ran])  # doctest: +NORMALIZE_WHITESPACE
+    'enum ran on 2 of 2 check(s), those where at most 100,000 stores fit the budget; bnb
+    and milp ran on every check'
+    >>> engines_ran_note([ran, log1p])  # doctest: +NORMALIZE_WHITESPACE
+    'enum ran on 1 of 2 check(s), those where at most 100,000 stores fit the budget; bnb ran
+    on every check; milp on 1 of 2 (it takes saturations cap1, linear only)'
+    """
+    from .solvers.milp import SUPPORTED_SATURATIONS
+
+    n = len(rows)
+    ran = {eng: sum(1 for r in rows if r.ran(eng)) for eng in ENGINES}
+    head = (
+        f"enum ran on {ran['enum']} of {n} check(s), those where at most {ENUM_CROSS_MAX:,} "
+        "stores fit the budget"
+    )
+    every = [eng for eng in ALWAYS if ran[eng] == n]
+    parts = [f"{' and '.join(every)} ran on every check"] if every else []
+    for eng in ALWAYS:
+        if eng in every:
+            continue
+        part = f"{eng} on {'none' if not ran[eng] else f'{ran[eng]} of {n}'}"
+        skipped = any(getattr(r, f"{eng}_status") == "skipped" for r in rows)
+        if eng == "milp" and skipped:
+            # The one engine an instance's saturation can rule out (its own skip note names it).
+            part += f" (it takes saturations {', '.join(SUPPORTED_SATURATIONS)} only)"
+        parts.append(part)
+    return "; ".join([head, *parts])
 
 
 def _g6(x: float | None) -> str:

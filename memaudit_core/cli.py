@@ -92,7 +92,7 @@ class _Once(argparse.Action):
 def _once_value(value: Any) -> str:
     """A value of an option given twice, as typed: 6 (not 6.0), 'enum'."""
     if isinstance(value, float):
-        return f"{value:g}"
+        return f"{value:.10g}"  # a budget's ten digits: 99.9999999 is not "100"
     return repr(value) if isinstance(value, str) else str(value)
 
 
@@ -113,7 +113,7 @@ def _note_repeats(items: Sequence[Any], flag: str) -> None:
     "gvt,gvt" were merged without a word)."""
     twice = [x for x, n in Counter(items).items() if n > 1]
     if twice:
-        shown = ", ".join(f"{x:g}" if isinstance(x, float) else str(x) for x in twice)
+        shown = ", ".join(f"{x:.10g}" if isinstance(x, float) else str(x) for x in twice)
         print(
             f"memaudit: note: {flag} gives {shown} more than once; each runs once", file=sys.stderr
         )
@@ -321,7 +321,7 @@ def family_table(result: Any) -> str:
         [
             family,
             method_label(s.method, kinds),
-            _fmt(s.budget),
+            f"{s.budget:.10g}",  # a budget's ten digits (QA s47: 99.9999999 read 100)
             *([unit_cell(s.cost_unit)] if units else []),
             str(s.n),
             _ratio3(s.mean_ratio) + ("*" if s.n_uncertified else ""),
@@ -367,7 +367,7 @@ def summary_table(
     rows = [
         [
             method_label(s.method, by_method),
-            _fmt(s.budget),
+            f"{s.budget:.10g}",  # a budget's ten digits (QA s47: 99.9999999 read 100)
             *([unit_cell(s.cost_unit)] if units else []),
             str(s.n),
             _ratio3(s.mean_ratio) + ("*" if s.n_uncertified else ""),
@@ -668,7 +668,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
     }
     human = (
         f"{_file_name(args.package)}: valid package {pkg.id!r} — {_package_counts(pkg)}; "
-        f"total cost {_fmt(pkg.total_cost())} {pkg.cost_unit}"
+        # Ten digits, as budgets (QA s47: four decimals read 99.9999999 as 100); not
+        # amount_text: importing analysis would double validate's start-up time.
+        f"total cost {pkg.total_cost():.10g} {pkg.cost_unit}"
     )
     # Every one: validate is the command that says a package's warnings in full.
     print_warnings(_file_name(args.package), warnings, limit=None)
@@ -2038,7 +2040,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         else None
     )
     if isinstance(res, SweepSuiteResult | SweepResult):
-        budgets = ", ".join(f"{b:g}" for b in res.budgets)
+        budgets = ", ".join(f"{b:.10g}" for b in res.budgets)
         # CLI QA: "budgets 3, 6, 4 rows" read as three budgets.
         human = (
             f"saved sweep {args.result}: {res.n_packages} package(s); budgets {budgets}; "
@@ -2057,7 +2059,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             # failed where and why. One line per failure from the file's errors[], capped.
             shown = 10
             for f in res.errors[:shown]:
-                where = f"writer {f.writer!r} at budget {f.budget:g}: "
+                where = f"writer {f.writer!r} at budget {f.budget:.10g}: "
                 # A message that names its writer already (with the plugin's file since QA
                 # s42) is shown as it is, not behind a second "writer ... at budget".
                 named = f.message.startswith(f"writer {f.writer!r}")
@@ -2099,27 +2101,39 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cell(value: Any) -> str:
-    """A table cell of a saved library result: None as n/a, floats in 6 significant digits."""
+def _cell(value: Any, digits: int = 6) -> str:
+    """A table cell of a saved library result: None as n/a, floats in ``digits`` significant
+    digits."""
     if value is None:
         return "n/a"
     if isinstance(value, float):
-        return f"{value:.6g}"
+        return f"{value:.{digits}g}"
     if isinstance(value, list | tuple):
-        return ", ".join(_cell(v) for v in value)
+        return ", ".join(_cell(v, digits) for v in value)
     return str(value)
+
+
+def _amount_column(header: str) -> bool:
+    """Whether a saved result's column holds budgets or costs ("budget", "cost", "opt_cost").
+
+    >>> [_amount_column(h) for h in ("budget", "opt_cost", "cost_unit", "candidate_costs")]
+    [True, True, True, False]
+    """
+    return bool(re.search(r"\b(budget|cost)\b", header.replace("_", " ")))
 
 
 def _dict_table(rows: list[dict[str, Any]]) -> str:
     headers = list(dict.fromkeys(k for row in rows for k in row))
-    return _table(headers, [[_cell(row.get(h)) for h in headers] for row in rows])
+    # Budgets and costs to a budget's ten digits (QA s47: six read 99.9999999 as 100).
+    digits = {h: 10 if _amount_column(h) else 6 for h in headers}
+    return _table(headers, [[_cell(row.get(h), digits[h]) for h in headers] for row in rows])
 
 
 def _library_result_human(res: Any, path: str) -> str:
     """``show``'s text for a saved library result (QA s40): which model and package it is,
     its table of rows, and its notes."""
     from .curves import BudgetCurve, CertificationReport, FamilyBand
-    from .explain import CompareView, EvidenceView
+    from .explain import CompareView, EvidenceView, amount_text
     from .reports import Overview, PackageStats
     from .robustness import (
         AblationCurve,
@@ -2128,12 +2142,13 @@ def _library_result_human(res: Any, path: str) -> str:
         NoiseSensitivity,
         ablation_table_rows,
     )
+    from .shortrepr import cost_budget_text
     from .union import UnionCurve
 
     notes: tuple[str, ...] = tuple(getattr(res, "notes", ()))
     if isinstance(res, BudgetCurve):
         about = f"package {res.package_id}; budgets ({res.cost_unit}) " + ", ".join(
-            f"{b:g}" for b in res.budgets
+            f"{b:.10g}" for b in res.budgets
         )
         table = _dict_table(res.opt_rows()) + "\n\n" + _dict_table(res.point_rows())
         notes += res.errors
@@ -2192,7 +2207,7 @@ def _library_result_human(res: Any, path: str) -> str:
     elif isinstance(res, UnionCurve):
         # QA s45: a saved union curve was refused ("$.result_kind: missing field").
         stores = ", ".join(map(id_text, dict.fromkeys(r.store_id for r in res)))
-        budgets = ", ".join(f"{b:g}" for b in sorted({r.budget for r in res}))
+        budgets = ", ".join(f"{b:.10g}" for b in sorted({r.budget for r in res}))
         about = (
             f"package {res.package_id}; stores {stores}; budgets ({res.cost_unit}) {budgets}; "
             f"over budget, each keeps by {res.keep}"
@@ -2223,12 +2238,19 @@ def _library_result_human(res: Any, path: str) -> str:
             )
     elif isinstance(res, Overview):
         about = (
-            f"package {res.stats.package_id}; budget {res.budget:g} {res.stats.cost_unit}; "
-            f"{res.opt.label} {res.opt.value:.6g}"
+            f"package {res.stats.package_id}; budget "
+            f"{amount_text(res.budget, res.stats.cost_unit)}; {res.opt.label} {res.opt.value:.6g}"
         )
+        # A cost to the budget's digits, more where it would read as the budget (QA s47: a
+        # budget of 99.9999999 and 1234567 read "100" and "1.23457e+06", as did such costs).
         table = _dict_table(
             [
-                {"store": e.title, "F": e.value, "ratio": e.ratio_text, "cost": e.cost}
+                {
+                    "store": e.title,
+                    "F": e.value,
+                    "ratio": e.ratio_text,
+                    "cost": cost_budget_text(e.cost, res.budget)[0],
+                }
                 for e in res.evaluations
             ]
         )
@@ -2236,7 +2258,7 @@ def _library_result_human(res: Any, path: str) -> str:
     elif isinstance(res, PackageStats):
         about = f"package {res.package_id} ({res.title})"
         table = "\n".join(
-            f"{k}: {_cell(v)}"
+            f"{k}: {_cell(v, 10 if _amount_column(k) else 6)}"
             for k, v in res.to_dict().items()
             if k not in ("candidate_costs", "candidate_types", "description")
             and not isinstance(v, dict)
@@ -2244,7 +2266,7 @@ def _library_result_human(res: Any, path: str) -> str:
     elif isinstance(res, CompareView):
         about = (
             f"package {res.package_id}; {res.label} ({res.source_kind}) at budget "
-            f"{res.budget:g} {res.cost_unit}: F {res.value:.6g} of {res.opt_name} "
+            f"{amount_text(res.budget, res.cost_unit)}: F {res.value:.6g} of {res.opt_name} "
             f"{res.opt_value:.6g}, ratio {res.ratio_text}; {res.n_missed} unit(s) missed"
         )
         # The loss by kind bucket, then the view's own explanation (its numbers, in words).
@@ -2254,7 +2276,7 @@ def _library_result_human(res: Any, path: str) -> str:
     elif isinstance(res, EvidenceView):
         about = (
             f"package {res.package_id}; {res.store_label} ({res.source_kind}) against "
-            f"{res.opt_name} at budget {res.budget:g} {res.cost_unit}; kinds "
+            f"{res.opt_name} at budget {amount_text(res.budget, res.cost_unit)}; kinds "
             f"{', '.join(res.kinds) or 'none'}; focus unit "
             f"{'none' if res.focus_unit_id is None else id_text(res.focus_unit_id)}"
         )
@@ -2724,7 +2746,7 @@ def _audit_human(rep: Any, saved_in: str | None = None) -> str:
         f"{rep.n_disagree} disagree, {rep.n_unproven} unproven, {rep.n_skipped} skipped",
         f"sources {rep.n_sources}, distinct packages {rep.n_packages}, distinct instances "
         f"{rep.n_instances}; pools {', '.join(rep.pools)}; budgets "
-        f"{', '.join(f'{b:g}' for b in rep.budgets)}",
+        f"{', '.join(f'{b:.10g}' for b in rep.budgets)}",
         f"max difference {_fmt(rep.max_abs_diff, 3)} (relative {_fmt(rep.max_rel_diff, 3)})",
         *engine_time_lines(rep),
         f"{rep.executed} check(s) run now, {rep.reused} reused; {rep.elapsed_s:.2f} s on "

@@ -307,7 +307,7 @@ def failure_notes(failures: Sequence[WriterFailure], n_packages: int = 1) -> lis
         by_writer.setdefault(f.writer, []).append(f)
     notes = []
     for writer, failed in by_writer.items():
-        budgets = ", ".join(f"{b:g}" for b in sorted({f.budget for f in failed}))
+        budgets = ", ".join(f"{b:.10g}" for b in sorted({f.budget for f in failed}))
         where = f"at budget(s) {budgets}"
         if n_packages > 1:
             seeds = len({(f.package_id, f.seed) for f in failed})
@@ -900,7 +900,7 @@ def budget_curve(
     if any(p.ratio is None for p in points):
         zero = sorted({p.budget for p in points if p.ratio is None})
         notes.append(
-            "OPT is 0 at budget(s) " + ", ".join(f"{b:g}" for b in zero) + ": nothing of value "
+            "OPT is 0 at budget(s) " + ", ".join(f"{b:.10g}" for b in zero) + ": nothing of value "
             "fits, so the ratio is undefined (n/a) there."
         )
     if any(m.kind == "external" for m in chosen):

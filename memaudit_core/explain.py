@@ -1331,7 +1331,7 @@ def _explain(
         spent = math.fsum(cost_of[c] for c in only_store)
         ids_text, parts = package_text.spent_on(only_store, tol)
         paras.append(
-            f"Instead, the store spent {spent:g} of its {amount_text(ev.cost, unit)} on "
+            f"Instead, the store spent {spent:.10g} of its {amount_text(ev.cost, unit)} on "
             f"{_plural(len(only_store), 'memory', 'memories')} {ref} did "
             f"not keep ({ids_text}): {parts}."
         )

@@ -78,13 +78,13 @@ def budget_range(
         raise UsageError(f"{what}: start, stop and step must be finite numbers")
     start, stop, step = vals
     if start < 0:
-        raise UsageError(f"{what}: start must be >= 0, got {start:g}")
+        raise UsageError(f"{what}: start must be >= 0, got {start:.10g}")
     if step <= 0:
-        raise UsageError(f"{what}: step must be > 0, got {step:g}")
+        raise UsageError(f"{what}: step must be > 0, got {step:.10g}")
     if stop < start:
         raise UsageError(
-            f"{what} runs backwards: stop ({stop:g}) is below start ({start:g}); a range goes "
-            "from start up to stop"
+            f"{what} runs backwards: stop ({stop:.10g}) is below start ({start:.10g}); a range "
+            "goes from start up to stop"
         )
     # In decimal, from the numbers as written: 0:1:0.1 steps to 0.3, not 0.30000000000000004,
     # and 1e15:1e15+10:1 keeps its eleven budgets (a rounding to significant digits did not).
@@ -93,8 +93,8 @@ def budget_range(
     n_total = n + (d_start + (n - 1) * d_step < d_stop)  # and stop itself when they miss it
     if n_total > max_budgets:
         raise UsageError(
-            f"{what}: {start:g}..{stop:g} step {step:g} makes {count_text(n_total)} budgets, "
-            f"more than the {max_budgets:,} allowed; use a larger step"
+            f"{what}: {start:.10g}..{stop:.10g} step {step:.10g} makes {count_text(n_total)} "
+            f"budgets, more than the {max_budgets:,} allowed; use a larger step"
         )
     grid = [float(d_start + i * d_step) for i in range(n)]
     if n_total > n:
@@ -103,7 +103,7 @@ def budget_range(
     if len(distinct) < len(grid):
         # CLI QA: 1e17..1e17+100 step 1 became 7 budgets, all printed as 1e+17, silently.
         raise UsageError(
-            f"{what}: {start!r}..{stop!r} step {step:g} asks for {len(grid):,} budgets but "
+            f"{what}: {start!r}..{stop!r} step {step:.10g} asks for {len(grid):,} budgets but "
             f"floating point holds only {len(distinct):,} distinct values there; use a step "
             "of at least "
             f"{math.ulp(stop):.3g}"

@@ -1568,7 +1568,7 @@ def budgets_field_warnings(value: Any) -> list[str]:
             continue
         if b in first:
             warnings.append(
-                f"$.budgets[{i}]: {b:g} repeats $.budgets[{first[b]}] (rule: budgets-distinct); "
+                f"$.budgets[{i}]: {b:.10g} repeats $.budgets[{first[b]}] (rule: budgets-distinct); "
                 "a sweep runs each budget once"
             )
         else:
@@ -1582,7 +1582,7 @@ def budget_grid_notes(package: Package) -> list[str]:
     where = package.source if package.source not in ("", "<memory>") else package.id
     notes = []
     if EMPTY_BUDGETS_WARNING in package.warnings:
-        grid = ", ".join(f"{b:g}" for b in package.budget_grid())
+        grid = ", ".join(f"{b:.10g}" for b in package.budget_grid())
         notes.append(
             f"{where}: $.budgets is empty, read as no grid given: the default grid is used "
             f"({grid} {package.cost_unit})"
@@ -1590,7 +1590,7 @@ def budget_grid_notes(package: Package) -> list[str]:
     grid = package.budgets
     repeats = [(i, b) for i, b in enumerate(grid) if b in grid[:i]]
     if repeats:
-        values = ", ".join(f"{b:g}" for b in sorted({b for _, b in repeats}))
+        values = ", ".join(f"{b:.10g}" for b in sorted({b for _, b in repeats}))
         paths = ", ".join(f"$.budgets[{i}]" for i, _ in repeats)
         notes.append(
             f"{where}: $.budgets gives {values} more than once ({paths}; rule: "

@@ -69,10 +69,13 @@ from .objective import GAIN_EPS, CoverageState, evaluate, get_saturation
 from .readonly import ReadOnlyDict
 from .shortrepr import cost_budget_text, short_repr
 from .solvers import check_budget
+from .solvers.enum import TIE, tie_tol, tied, tied_mask
 from .versions import RESULT_VERSION
 
-#: Relative tolerance under which two gains, densities or costs count as tied.
-TIE_TOL = 1e-12
+#: Relative tolerance under which two gains, densities or costs count as tied: the exact
+#: engines' (:data:`memaudit_core.solvers.enum.TIE`, one rule for writers and solvers; this
+#: name stays for code that imported it from here).
+TIE_TOL = TIE
 
 WriterFn = Callable[[CompiledInstance, float], tuple[int, ...]]
 
@@ -166,17 +169,13 @@ class WriterResult:
 # --------------------------------------------------------------------------- small helpers
 
 
-def _tied(a: float, b: float) -> bool:
-    return abs(a - b) <= TIE_TOL * max(1.0, abs(a), abs(b))
-
-
 def _beats(key_a: tuple[float, ...], key_b: tuple[float, ...]) -> bool:
     """Lexicographic "a is strictly better than b", maximising every key with tolerant ties.
 
     A full tie is not a win; callers then fall back to the smaller candidate id.
     """
     for a, b in zip(key_a, key_b, strict=True):
-        if _tied(a, b):
+        if tied(a, b):
             continue
         return a > b
     return False
@@ -187,7 +186,7 @@ def _tied_best(keys: list[np.ndarray]) -> np.ndarray:
     mask = np.ones(len(keys[0]), dtype=bool)
     for arr in keys:
         top = float(arr[mask].max())
-        mask &= arr >= top - TIE_TOL * max(1.0, abs(top))
+        mask &= arr >= top - tie_tol(top)
     return np.flatnonzero(mask)
 
 
@@ -447,9 +446,9 @@ def _gvt_many(inst: CompiledInstance, budgets: list[float]) -> list[tuple[int, .
         dens = np.sort(single[fits] / inst.cost[fits])[::-1]
         thresholds: list[float] = []
         for t in [*dens.tolist(), 0.0]:
-            if t >= 0.0 and (not thresholds or not _tied(thresholds[-1], t)):
+            if t >= 0.0 and (not thresholds or not tied(thresholds[-1], t)):
                 thresholds.append(t)
-        neg_floors.append([TIE_TOL * max(1.0, t) - t for t in thresholds])
+        neg_floors.append([tie_tol(t) - t for t in thresholds])
 
     large = n_groups >= _GVT_BREADTH_MIN_GROUPS
     n_passes = sum(len(nf) for nf in neg_floors)
@@ -488,8 +487,8 @@ def _gvt_many(inst: CompiledInstance, budgets: list[float]) -> list[tuple[int, .
                 value, top = state.value, best[k]
                 if (
                     top is None
-                    or (value > top[0] and not _tied(value, top[0]))
-                    or (_tied(value, top[0]) and (spent, taus[0]) < (top[1], top[2]))
+                    or (value > top[0] and not tied(value, top[0]))
+                    or (tied(value, top[0]) and (spent, taus[0]) < (top[1], top[2]))
                 ):
                     best[k] = (value, spent, taus[0], tuple(sorted(state.selected)))
             if not live:
@@ -550,9 +549,9 @@ def _gvt_many(inst: CompiledInstance, budgets: list[float]) -> list[tuple[int, .
                     choice, choice_key = i, (gain, negc)
                 else:
                     cg, cn = choice_key
-                    if abs(gain - cg) > TIE_TOL * max(1.0, abs(gain), abs(cg)):
+                    if not tied(gain, cg):
                         take = gain > cg
-                    elif abs(negc - cn) > TIE_TOL * max(1.0, abs(negc), abs(cn)):
+                    elif not tied(negc, cn):
                         take = negc > cn
                     else:
                         take = ids[i] < ids[choice]
@@ -857,12 +856,8 @@ def _gvt_breadth(
                 i = order[:, j]
                 gain = gain_s[:, j]
                 negc = -g_cost[i]
-                off_gain = np.abs(gain - c_gain) > TIE_TOL * np.maximum(
-                    np.maximum(1.0, np.abs(gain)), np.abs(c_gain)
-                )
-                off_cost = np.abs(negc - c_negc) > TIE_TOL * np.maximum(
-                    np.maximum(1.0, np.abs(negc)), np.abs(c_negc)
-                )
+                off_gain = ~tied_mask(gain, c_gain)
+                off_cost = ~tied_mask(negc, c_negc)
                 smaller_id = g_rank[i] < g_rank[np.maximum(choice, 0)]
                 better = np.where(
                     off_gain, gain > c_gain, np.where(off_cost, negc > c_negc, smaller_id)
@@ -947,8 +942,8 @@ def _gvt_breadth(
         top = best[k]
         if (
             top is None
-            or (value > top[0] and not _tied(value, top[0]))
-            or (_tied(value, top[0]) and (spent, t0) < (top[1], top[2]))
+            or (value > top[0] and not tied(value, top[0]))
+            or (tied(value, top[0]) and (spent, t0) < (top[1], top[2]))
         ):
             best[k] = (value, spent, t0, lineage, cut)
     assert all(top is not None for top in best)  # every pass ends in a leaf
@@ -1206,7 +1201,7 @@ def _greedy_heap_row(
         if top_key is None:
             break
         top = -top_key[0]
-        floor = top - TIE_TOL * max(1.0, abs(top))
+        floor = top - tie_tol(top)
         window = [top_key]
         while keys and -keys[0][0] >= floor:
             key = heappop(keys)
@@ -1217,12 +1212,12 @@ def _greedy_heap_row(
             # Within the ratio window: tolerant best gain, then tolerant best -cost, then the
             # smallest id rank (the vectorised path's masks, scalar by scalar).
             best_gain = max(-k[1] for k in window)
-            gain_floor = best_gain - TIE_TOL * max(1.0, abs(best_gain))
-            tied = [k for k in window if -k[1] >= gain_floor]
-            best_neg_cost = max(-k[2] for k in tied)
-            cost_floor = best_neg_cost - TIE_TOL * max(1.0, abs(best_neg_cost))
-            tied = [k for k in tied if -k[2] >= cost_floor]
-            pick_key = min(tied, key=lambda k: buckets[k][0][0])
+            gain_floor = best_gain - tie_tol(best_gain)
+            ties = [k for k in window if -k[1] >= gain_floor]
+            best_neg_cost = max(-k[2] for k in ties)
+            cost_floor = best_neg_cost - tie_tol(best_neg_cost)
+            ties = [k for k in ties if -k[2] >= cost_floor]
+            pick_key = min(ties, key=lambda k: buckets[k][0][0])
             for key in window:
                 if key is not pick_key:
                     heappush(keys, key)
@@ -1392,7 +1387,7 @@ def _greedy_rows_vectorised(
         ratio = gains / cost[None, :]
         for arr in (ratio, gains, neg_cost):
             top = np.where(mask, arr, -np.inf).max(axis=1)
-            floor = top - TIE_TOL * np.maximum(1.0, np.abs(top))
+            floor = top - TIE * np.maximum(1.0, np.abs(top))  # tie_tol(top), row by row
             mask &= arr >= floor[:, None]
             if mask.sum() == m:
                 break  # one candidate left per row: later keys cannot change the pick
@@ -1897,7 +1892,7 @@ def run_writer(
     cost = inst.selection_cost(idx)  # QA s42 round 2 #2: math.fsum, as feasibility
     if not inst.is_feasible(idx, b):
         raise WriterError(
-            f"writer {name!r} returned an infeasible store at budget {b:g}: "
+            f"writer {name!r} returned an infeasible store at budget {b:.10g}: "
             + infeasible_reason(inst, selected, b)
         )
     return WriterResult(
@@ -2045,7 +2040,7 @@ def _run_writers_on(
             if not inst.is_feasible(idx, b):
                 res.append(
                     WriterError(
-                        f"writer {info.name!r} returned an infeasible store at budget {b:g}: "
+                        f"writer {info.name!r} returned an infeasible store at budget {b:.10g}: "
                         + infeasible_reason(inst, sel, b)
                     )
                 )

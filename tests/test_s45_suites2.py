@@ -144,7 +144,7 @@ def test_a_non_utf8_package_list_is_listed_with_the_invalid_files(tmp_path, monk
         ("1:5:-1", "--budgets: '1:5:-1': step must be > 0, got -1"),
         (
             "0:1e9:1",
-            "--budgets: '0:1e9:1': 0..1e+09 step 1 makes 1,000,000,001 budgets, more than "
+            "--budgets: '0:1e9:1': 0..1000000000 step 1 makes 1,000,000,001 budgets, more than "
             "the 10,000 allowed; use a larger step",
         ),
     ],

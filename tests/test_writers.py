@@ -30,6 +30,7 @@ from memaudit_core.generators import generate
 from memaudit_core.objective import CoverageState, evaluate
 from memaudit_core.package import VALIDITY_TYPES, Package, parse_package, replace_package
 from memaudit_core.solvers.brute import brute_force
+from memaudit_core.solvers.enum import tie_tol, tied
 from memaudit_core.writers import WRITERS, WriterResult, get_writer, run_writer, run_writers
 
 ALL_WRITERS = list(WRITERS)
@@ -394,14 +395,15 @@ def _gvt_one_pass_per_threshold(inst, budget):
     """GVT read literally in floats: one full pass per threshold, gains from CoverageState.
 
     Independent of the writers' shared decision tree and of its group skipping; it shares
-    only the tie primitives (:func:`_tied`, :func:`_beats`) and the budget tolerance.
+    only the tie primitives (the solvers' shared :func:`~memaudit_core.solvers.enum.tied`,
+    :func:`_beats`) and the budget tolerance.
     """
     limit = budget_with_tolerance(budget)
     single = CoverageState(inst).gains()
     fits = inst.cost <= limit
     thresholds = []
     for t in sorted((single[fits] / inst.cost[fits]).tolist(), reverse=True) + [0.0]:
-        if t >= 0.0 and (not thresholds or not W._tied(thresholds[-1], t)):
+        if t >= 0.0 and (not thresholds or not tied(thresholds[-1], t)):
             thresholds.append(t)
     best = None
     for t_idx, tau in enumerate(thresholds):
@@ -417,7 +419,7 @@ def _gvt_one_pass_per_threshold(inst, budget):
                         i in picked
                         or gain <= W.GAIN_EPS
                         or spent + cost > limit
-                        or gain / cost < tau - W.TIE_TOL * max(1.0, tau)
+                        or gain / cost < tau - tie_tol(tau)
                     ):
                         continue
                     if choice is None or W._beats((gain, -cost), choice[:2]):
@@ -430,8 +432,8 @@ def _gvt_one_pass_per_threshold(inst, budget):
         value = evaluate(inst, picked)
         if (
             best is None
-            or (value > best[0] and not W._tied(value, best[0]))
-            or (W._tied(value, best[0]) and (spent, t_idx) < (best[1], best[2]))
+            or (value > best[0] and not tied(value, best[0]))
+            or (tied(value, best[0]) and (spent, t_idx) < (best[1], best[2]))
         ):
             best = (value, spent, t_idx, tuple(sorted(picked)))
     return best[3]
