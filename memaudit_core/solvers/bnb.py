@@ -13,7 +13,8 @@ Ingredients, in the order they run:
 * **Presolve** (exact): drop units of zero weight and units nobody covers; candidates over
   budget; candidates whose singleton value F({u}) <= 1e-12; and, for
   capacity 1, candidates dominated inside their group (an earlier sibling — lower (cost, id) —
-  covers at least as much on every unit). None of these can be in the tie-break winner.
+  covers at least as much on every unit and has a smaller id or costs less beyond the tie
+  tolerance of any store). None of these can be in the tie-break winner.
 * **Incumbent**: the better of a cost-benefit greedy and the best singleton — on larger
   instances also a value greedy and add / swap local search — or the caller's
   ``incumbent_idx`` when that is better.
@@ -28,16 +29,20 @@ Ingredients, in the order they run:
   ``theta`` fitted by subgradient steps, whose optimum matches the MILP's LP relaxation.
   Child bounds reuse the parent's gains (gains only shrink deeper), so every child is tested
   before any work is spent on it.
-* **Pruning and tie-break** (matches :mod:`.brute`): higher value, then lower cost, then the
-  smaller tuple of candidate ids, values and costs tied within 1e-12 relative
-  (:func:`~.enum.tied`). A subtree is pruned when its bound is below the incumbent (beyond the
-  tie tolerance and a 1e-11 relative guard against rounding in the bound): none of its stores
-  can even tie it. One whose bound can only *tie* the incumbent is explored only while its
-  cheapest possible store does not cost more than the incumbent beyond a tie (a store that can
-  at best tie the value and costs more loses), and only for :data:`TIE_NODE_CAP` such
-  subtrees (counting those whose bound exceeds the incumbent by at most the rounding guard):
-  where the budget does not bind, thousands of stores can share the optimal value, and a
-  search for the cheapest of them ran for minutes after the value was proven at the root.
+* **Pruning and tie-break** (matches :mod:`.enum`): among the stores tied with the highest
+  value, the cheapest, then the smallest tuple of candidate ids, values and costs tied within
+  1e-12 relative (:func:`~.enum.tied`; ties are not transitive, so the incumbent is the
+  winner of :class:`~.enum.TieBest` over every store met). A subtree is pruned when its bound
+  is below the highest value met (beyond the tie tolerance and a 1e-11 relative guard against
+  rounding in the bound): none of its stores can even tie the optimum. One whose bound can
+  only *tie* the incumbent is explored only while its cheapest possible store does not cost
+  more than the incumbent beyond a tie (a store that can at best tie the value and costs more
+  loses, as long as the incumbent ties the optimum: when a store found later unties it, the
+  search runs again, every incumbent then tied with the optimum), and only for
+  :data:`TIE_NODE_CAP` such subtrees (counting those whose bound exceeds the incumbent by at
+  most the rounding guard): where the budget does not bind, thousands of stores can share the
+  optimal value, and a search for the cheapest of them ran for minutes after the value was
+  proven at the root.
   Past the cap the value stays proven (no skipped subtree can beat the incumbent by more than
   1e-11 relative) and the proof says that the tie-break was not finished.
 * **Limits**: a node or time limit stops the search with status ``"limit"``; the reported bound
@@ -73,7 +78,7 @@ from ..compiled import CompiledInstance, budget_with_tolerance, fits_limit, sear
 from ..errors import SolverError, UnknownNameError, cut_repr
 from ..objective import GAIN_EPS, get_saturation
 from . import RawSolution, register_engine, relative_gap
-from .enum import is_better, selection_key, tie_order, tie_tol
+from .enum import TieBest, selection_key, tie_tol, tied
 
 #: Refuse capacity-k instances whose per-group subsets exceed this many items.
 MAX_ITEMS = 200_000
@@ -220,13 +225,24 @@ def _build_model(inst: CompiledInstance, b_eff: float, order: str) -> _Model:
             continue
         rows_g = {i: row(i) for i in members}
         if cap == 1:
-            # Canonical order inside a group is (cost, id), so an earlier survivor that covers
-            # at least as much is never worse under the tie-break; comparing against survivors
-            # only is enough because dominance is transitive.
+            # Canonical order inside a group is (cost, id), so an earlier survivor i that
+            # covers at least as much makes every store with j worth no more than the same store
+            # with i instead, at no lower cost. That store loses the tie-break only when it
+            # costs more beyond a tie (whatever the store's cost, up to b_eff) or has larger
+            # ids: the group's candidates are contiguous in canonical order, so swapping j for
+            # i changes the id tuple in j's place only (QA s47: a candidate 2e-7 cheaper, its
+            # cost tied, hid one with a smaller id). Dominance so defined is transitive, so
+            # comparing against survivors only is enough.
+            cost_margin = 2.0 * tie_tol(b_eff)  # twice: store costs are running sums
+            ids, costs = inst.candidate_ids, inst.cost
             survivors: list[int] = []
             for j in members:
                 rj = rows_g[j]
-                if any(all(rows_g[i].get(r, 0.0) >= a for r, a in rj.items()) for i in survivors):
+                if any(
+                    (ids[i] < ids[j] or costs[j] - costs[i] > cost_margin)
+                    and all(rows_g[i].get(r, 0.0) >= a for r, a in rj.items())
+                    for i in survivors
+                ):
                     stats["dominated"] += 1
                 else:
                     survivors.append(j)
@@ -322,10 +338,16 @@ class _Search:
         self.nodes = 0
         self.tie_nodes = 0  # subtrees entered that can only tie the incumbent
         self.tie_cut = False
+        # The incumbent is TieBest's winner (QA s47: comparing each store with the incumbent
+        # drifted along a chain of ties); best_items is None when it is a caller's store.
+        self.ties = TieBest()
         self.best_value = -math.inf
         self.best_cost = math.inf
+        self.best_sel: tuple[int, ...] | None = None
         self.best_items: tuple[int, ...] | None = None
-        self._best_key: tuple[str, ...] | None = None
+        # The lowest incumbent value a subtree was skipped against for its cost alone; such a
+        # skip is sound only while that incumbent ties the highest value (see visit).
+        self.cost_cut_value = math.inf
         n, G = m.n, m.n_groups
         # Exact knapsack DP when costs are (scaled) integers on a small grid; otherwise the
         # fractional knapsack bound (Lagrangian in the budget) alone.
@@ -363,25 +385,25 @@ class _Search:
         return tuple(sorted(i for v in items for i in self.m.items[v]))
 
     def offer(self, value: float, cost: float, items: list[int] | tuple[int, ...]) -> None:
-        """Keep (value, cost, items) if it beats the incumbent under the tie-break and fits
+        """Offer (value, cost, items) to the tie-break (:class:`~.enum.TieBest`) if it fits
         the budget by its correctly rounded cost (:func:`fits_limit`)."""
-        bv = self.best_value
+        if value < self.ties.floor:
+            return
+        sel = self.selection(items)
         if cost > self.exact_from and not fits_limit(
-            self.m.inst.cost[list(self.selection(items))].tolist(), self.limit
+            self.m.inst.cost[list(sel)].tolist(), self.limit
         ):
             return
-        order = tie_order(value, cost, bv, self.best_cost)
-        if order < 0:
-            return
-        if order == 0:
-            key = selection_key(self.m.inst, self.selection(items))
-            if self._best_key is None:
-                self._best_key = selection_key(self.m.inst, self.selection(self.best_items))
-            if key >= self._best_key:
-                return
-        self.best_value, self.best_cost = value, cost
-        self.best_items = tuple(items)
-        self._best_key = None
+        self.offer_store(value, cost, sel, tuple(items))
+
+    def offer_store(
+        self, value: float, cost: float, sel: tuple[int, ...], items: tuple[int, ...] | None
+    ) -> None:
+        """Offer a feasible store (its candidate positions ``sel``; ``items`` None when it is
+        not made of the model's items) and take the tie-break's winner as the incumbent."""
+        inst = self.m.inst
+        if self.ties.offer(value, cost, lambda: selection_key(inst, sel), (sel, items)):
+            self.best_value, self.best_cost, _, (self.best_sel, self.best_items) = self.ties.best()
 
     def gain_entries(self, z: np.ndarray, s0: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per-entry marginal gains w_r (h(z_r + a_ur) - h(z_r)) from item ``s0`` on."""
@@ -674,9 +696,10 @@ class _Search:
         # Without the cap a search whose value was proven at the root kept descending.
         node_bound = min(node_bound, ub)
         cb = np.minimum(cb, node_bound)
-        bv = self.best_value
-        guard = 1e-11 * max(1.0, abs(bv))
-        keep = np.flatnonzero(cb >= bv - tie_tol(bv) - guard)
+        # Nothing below the highest value seen by more than a tie can tie the optimum, which
+        # is at least as high (the incumbent may lie lower, inside the tie).
+        top = self.ties.top
+        keep = np.flatnonzero(cb >= top - tie_tol(top) - 1e-11 * max(1.0, abs(top)))
         if keep.size == 0:
             return
         keep = keep[np.argsort(-cb[keep], kind="stable")]
@@ -686,10 +709,10 @@ class _Search:
         for k, cbk, gk in zip(
             (idx[keep] + s0).tolist(), cb[keep].tolist(), gains[keep].tolist(), strict=True
         ):
-            bv = self.best_value
-            guard = 1e-11 * max(1.0, abs(bv))
-            if cbk < bv - tie_tol(bv) - guard:
-                break  # sorted by bound: nothing below can even tie the incumbent
+            top = self.ties.top
+            floor = top - tie_tol(top) - 1e-11 * max(1.0, abs(top))
+            if cbk < floor:
+                break  # sorted by bound: nothing below can even tie the highest value
             v = k
             cv = cost + self.cost_list[v]
             vv = value + gk
@@ -700,8 +723,15 @@ class _Search:
                 bv = self.best_value
                 guard = 1e-11 * max(1.0, abs(bv))
                 tol = tie_tol(bv)
+                top = self.ties.top
+                floor = top - tie_tol(top) - 1e-11 * max(1.0, abs(top))
                 beat = cbk > bv + tol - guard
-                tie = cbk >= bv - tol - guard and _cost_can_tie(cv + self.cmin[gn], self.best_cost)
+                tie = cbk >= floor and _cost_can_tie(cv + self.cmin[gn], self.best_cost)
+                if not (beat or tie) and cbk >= floor:
+                    # Skipped for its cost: its stores cost more than the incumbent beyond a
+                    # tie, so they lose while the incumbent ties the optimum (solve_bnb checks
+                    # that at the end and searches again if a higher store untied it).
+                    self.cost_cut_value = min(self.cost_cut_value, bv)
                 if (beat or tie) and cbk <= bv + tol + guard:
                     # It cannot beat the incumbent by more than the rounding guard (1e-11
                     # relative, far inside the certificate's 1e-9): a tie for every purpose.
@@ -801,7 +831,7 @@ def heuristic_store_and_bound(
     bound = search.best_value
     if model.n:
         bound = max(bound, search.node(0, np.zeros(model.weight.size), 0.0, 0.0, None)[3])
-    store = () if search.best_items is None else search.selection(search.best_items)
+    store = () if search.best_sel is None else search.best_sel
     return store, float(bound)
 
 
@@ -863,12 +893,8 @@ def solve_bnb(
 
         sel = tuple(sorted(int(i) for i in incumbent_idx))
         given = (evaluate(inst, sel), inst.selection_cost(sel), sel)
-        if tie_order(given[0], given[1], search.best_value, search.best_cost) > 0:
-            # Let the search prune against it; it may not be representable as items.
-            search.best_value = given[0]
-            search.best_cost = given[1]
-            search.best_items = None
-            search._best_key = selection_key(inst, sel)
+        # The search prunes against it; it may not be representable as items.
+        search.offer_store(given[0], given[1], sel, None)
     status, bound = "optimal", None
     if model.n:
         z0 = np.zeros(model.weight.size)
@@ -890,6 +916,14 @@ def solve_bnb(
             sys.setrecursionlimit(model.n_groups * 2 + 200)
         try:
             search.visit(0, z0, 0.0, 0.0, [], theta)
+            while not tied(search.cost_cut_value, search.ties.top) and (
+                search.cost_cut_value < search.ties.top
+            ):
+                # A subtree was skipped for its cost against an incumbent that a higher store
+                # found later untied: search again, every incumbent now tied with the highest
+                # value. Each pass starts higher, so this ends (in practice after one).
+                search.cost_cut_value = math.inf
+                search.visit(0, z0, 0.0, 0.0, [], theta)
             if search.tie_cut:
                 detail["method"] = "bnb_tie_cut"
                 detail["tie_nodes"] = search.tie_nodes
@@ -901,16 +935,11 @@ def solve_bnb(
                 # optimal. Only the search among equally good stores (the tie-break) was cut.
                 status = "optimal"
                 detail["method"] = "bnb_limit"
+    sel = search.best_sel
     if search.best_items is None:
-        value, sel = given[0], given[2]
+        value = search.best_value  # the caller's store, its F from evaluate
     else:
-        sel = search.selection(search.best_items)
         value = search.value_of(search.best_items)
-        if given is not None and given[2] != sel:
-            # Compare the caller's store with the search's best under the same tie-break.
-            gv, gc, gs = given
-            if is_better(inst, gv, gc, gs, value, search.best_cost, sel):
-                value, sel = gv, gs
     value = max(value, 0.0)
     if bound is None:
         bound = value

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from ..compiled import CompiledInstance, budget_with_tolerance
 from ..errors import InstanceTooLargeError, SolverError, count_text
 from . import RawSolution, register_engine
-from .enum import tie_order
+from .enum import TieBest
 
 MAX_COMBINATIONS = 2_000_000
 
@@ -29,8 +29,9 @@ _H = {
 def brute_force(inst: CompiledInstance, budget: float) -> tuple[float, tuple[int, ...]]:
     """Best (value, selection) by exhaustive enumeration with plain-Python F.
 
-    Ties are broken by lower cost, then by the sorted candidate ids, with the engines' relative
-    tie tolerance (:func:`~.enum.tie_order`: the oracle checks their F, not their tie rule).
+    Among the stores tied with the highest value, the cheapest, then the smallest sorted
+    candidate ids, with the engines' relative tie tolerance (:class:`~.enum.TieBest`: ties are
+    not transitive, so each store is not simply compared with the best so far).
     """
     return brute_force_budgets(inst, [budget])[0]
 
@@ -89,24 +90,17 @@ def brute_force_budgets(
     largest = max(limits, default=-math.inf)
     costs = [float(c) for c in inst.cost]
     ids = inst.candidate_ids
-    bests = [(-1.0, math.inf, ())] * len(limits)
+    bests = [TieBest() for _ in limits]
     z: dict[int, float] = {}
     chosen: list[int] = []
 
+    def key_ids() -> tuple[str, ...]:  # built only when ids must decide
+        return tuple(ids[i] for i in sorted(chosen))
+
     def offer(value: float, cost: float) -> None:
-        key_ids = None  # built only when a store is kept or ties on value and cost
-        for k, limit in enumerate(limits):
-            if cost > limit:
-                continue
-            best_value, best_cost, best_ids = bests[k]
-            order = tie_order(value, cost, best_value, best_cost)
-            if order < 0:
-                continue
-            if key_ids is None:
-                key_ids = tuple(ids[i] for i in sorted(chosen))
-            if order == 0 and not key_ids < best_ids:
-                continue
-            bests[k] = (value, cost, key_ids)
+        for best, limit in zip(bests, limits, strict=True):
+            if cost <= limit and value >= best.floor:
+                best.offer(value, cost, key_ids, None)
 
     # Depth first over the groups: a store's F is the previous store's F plus the exact change
     # on the units the added memories touch (each unit's z summed in plain floats, h applied
@@ -134,9 +128,11 @@ def brute_force_budgets(
             del chosen[len(chosen) - len(option) :]
 
     visit(0, 0.0, 0.0)
-    return [
-        (max(best[0], 0.0), tuple(sorted(inst.candidate_idx(c) for c in best[2]))) for best in bests
-    ]
+    out = []
+    for best in bests:
+        value, _, key, _ = best.best()  # the empty store fits every budget
+        out.append((max(value, 0.0), tuple(sorted(inst.candidate_idx(c) for c in key))))
+    return out
 
 
 @register_engine("brute")

@@ -612,7 +612,8 @@ def lift_with_writers(inst: CompiledInstance, res: SolveResult) -> SolveResult:
     its size cap is skipped).
 
     Each store's F is recomputed with :func:`~memaudit_core.objective.evaluate` and its
-    feasibility checked; the engines' tie-break picks (higher value, lower cost, smaller ids).
+    feasibility checked; the engines' tie-break picks (among the stores tied with the highest
+    value, the cheapest, then the smallest ids: :class:`~.enum.TieBest`).
     The engine's proven bound is kept, the gap recomputed, the status stays ``"limit"`` and
     the result uncertified even when the writer's F meets the bound (no engine proved it and
     no cross-check ran; the certificate's reason says the store meets the bound).
@@ -625,12 +626,16 @@ def lift_with_writers(inst: CompiledInstance, res: SolveResult) -> SolveResult:
     """
     from ..errors import WriterError
     from ..writers import BUILTIN_WRITERS, WRITERS, run_writer
-    from .enum import is_better
+    from .enum import TieBest, selection_key
 
     budget = res.budget
     _, vs, cs = inst.scaled_view_at(budget)
-    best: tuple[float, float, tuple[int, ...], str] | None = None
-    cur = (res.value, res.cost, tuple(res.selected_idx))
+    # The engines' tie-break, in the units they compare in (run_engine's scaled view): an
+    # absolute 1e-12 tied every store of a package in units of 1e-13 and took a cheaper,
+    # worse one.
+    ties = TieBest()
+    cur = tuple(res.selected_idx)
+    ties.offer(res.value * vs, res.cost * cs, lambda: selection_key(inst, cur), None)
     for name, max_candidates in LIMITED_INCUMBENT_WRITERS.items():
         builtin = BUILTIN_WRITERS.get(name)
         if (
@@ -648,12 +653,9 @@ def lift_with_writers(inst: CompiledInstance, res: SolveResult) -> SolveResult:
             continue
         value = evaluate(inst, np.asarray(idx, dtype=np.int64))
         cost = inst.selection_cost(idx)
-        bv, bc, bidx = best[:3] if best is not None else cur
-        # The engines' tie-break, in the units they compare in (run_engine's scaled view): an
-        # absolute 1e-12 tied every store of a package in units of 1e-13 and took a cheaper,
-        # worse one.
-        if is_better(inst, value * vs, cost * cs, idx, bv * vs, bc * cs, bidx):
-            best = (value, cost, idx, name)
+        key = selection_key(inst, idx)
+        ties.offer(value * vs, cost * cs, lambda key=key: key, (value, cost, idx, name))
+    best = ties.best()[3]
     if best is None:
         return res
     value, cost, idx, name = best

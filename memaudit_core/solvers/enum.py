@@ -6,10 +6,12 @@ numpy — a running cost vector and a dense coverage matrix — and drops combin
 as soon as they appear. It is exact for every saturation and every group capacity, and refuses
 (``ValueError``) above :data:`ENUM_MAX_COMBINATIONS`.
 
-It also hosts the tie-break shared by the exact engines (:func:`tie_order`, :func:`tied`,
-:func:`selection_key`): among optimal stores the one with higher value, then lower cost, then
-the lexicographically smaller tuple of candidate ids (in canonical candidate order, as
-:mod:`.brute` compares them) wins; values and costs within :data:`TIE` relative tie.
+It also hosts the tie-break shared by the exact engines (:func:`tied`, :func:`selection_key`,
+:class:`TieBest`): among the stores whose value ties the highest value, those whose cost ties
+the lowest of their costs, then the lexicographically smaller tuple of candidate ids (in
+canonical candidate order, as :mod:`.brute` compares them) wins; values and costs within
+:data:`TIE` relative tie. Ties are not transitive, so the rule is applied to a whole set of
+stores, never store by store against a running best.
 
 :func:`enum_all_budgets` answers many budgets from one enumeration (used by sweeps).
 
@@ -82,7 +84,8 @@ def tied_mask(values: np.ndarray, ref: float) -> np.ndarray:
 def tie_order(value: float, cost: float, best_value: float, best_cost: float) -> int:
     """1 when (value, cost) beats (best_value, best_cost) under the shared tie-break (higher
     value, then lower cost, both with :func:`tied` ties), -1 when it loses, 0 when both tie
-    and the candidate ids decide (:func:`selection_key`).
+    and the candidate ids decide (:func:`selection_key`). For two stores only: over more,
+    ties chain, and :class:`TieBest` applies the rule.
 
     >>> tie_order(2.0, 5.0, 1.0, 1.0), tie_order(2e6, 3.0, 2e6 + 1e-9, 4.0)
     (1, 1)
@@ -92,6 +95,82 @@ def tie_order(value: float, cost: float, best_value: float, best_cost: float) ->
     if not tied(cost, best_cost):
         return 1 if cost < best_cost else -1
     return 0
+
+
+class TieBest:
+    """The shared tie-break over stores met one at a time (:mod:`.bnb`, :mod:`.brute`).
+
+    The winner is defined on the whole set, as :meth:`_Enumeration.best_among` applies it:
+    among the stores whose value ties the *highest* value, those whose cost ties the lowest of
+    their costs, then the smallest ids (:func:`selection_key`). Ties are not transitive, so
+    comparing each store with the winner so far drifts along a chain of ties (QA s47: three
+    stores 0.9e-12 apart, the search kept the cheapest, 1.8e-12 below the optimum, not tied
+    with it). Every store that can still win is kept instead: those tied with the highest value
+    seen, less those another kept store beats whatever is met later (worth no less, costing no
+    more, and cheaper beyond a tie or with smaller ids).
+
+    ``offer(value, cost, key, payload)`` takes ``key`` as a callable, called (at most once)
+    during the call only when ids must decide, so a caller may build it from mutable state.
+
+    >>> tb = TieBest()
+    >>> for v, c, k in [(0.9, 10.0, "a"), (0.9 - 0.9e-12, 5.0, "b"), (0.9 - 1.8e-12, 1.0, "d")]:
+    ...     _ = tb.offer(v, c, lambda k=k: (k,), k)
+    >>> tb.best()[3]  # "d" does not tie 0.9; of "a" and "b", "b" is cheaper
+    'b'
+    """
+
+    __slots__ = ("top", "floor", "_pool", "_best")
+
+    def __init__(self) -> None:
+        self.top = -math.inf
+        #: Values below it cannot tie :attr:`top` (a fast refusal; :func:`tied` decides above).
+        self.floor = -math.inf
+        self._pool: list[list] = []  # [value, cost, key or None, payload]
+        self._best: list | None = None
+
+    def offer(self, value: float, cost: float, key, payload) -> bool:
+        """Keep the store if it can still win; True when it was kept."""
+        if value < self.floor:
+            return False
+        if value > self.top:
+            self.top = value
+            self.floor = value - 2.0 * tie_tol(value)
+            self._pool = [e for e in self._pool if tied(e[0], value)]
+            self._best = None
+        elif not tied(value, self.top):
+            return False
+        new_key = None
+        for e in self._pool:
+            if e[0] >= value and e[1] <= cost:
+                if e[1] < cost and not tied(e[1], cost):
+                    return False
+                if new_key is None:
+                    new_key = key()
+                if e[2] <= new_key:
+                    return False  # beaten by ids (or the same store offered again)
+        survivors = []
+        for e in self._pool:
+            if value >= e[0] and cost <= e[1]:
+                if cost < e[1] and not tied(cost, e[1]):
+                    continue
+                if new_key is None:
+                    new_key = key()
+                if new_key < e[2]:
+                    continue
+            survivors.append(e)
+        if new_key is None:
+            new_key = key()
+        survivors.append([value, cost, new_key, payload])
+        self._pool = survivors
+        self._best = None
+        return True
+
+    def best(self) -> tuple[float, float, tuple, object] | None:
+        """(value, cost, key, payload) of the winner among the stores offered, or None."""
+        if self._best is None and self._pool:
+            cheapest = min(e[1] for e in self._pool)
+            self._best = min((e for e in self._pool if tied(e[1], cheapest)), key=lambda e: e[2])
+        return None if self._best is None else tuple(self._best)
 
 
 def selection_key(inst: CompiledInstance, selected_idx: Sequence[int]) -> tuple[str, ...]:
@@ -106,24 +185,6 @@ def selection_key(inst: CompiledInstance, selected_idx: Sequence[int]) -> tuple[
     ('update_1_tombstone', 'update_2_tombstone')
     """
     return tuple(inst.candidate_ids[i] for i in sorted(int(i) for i in selected_idx))
-
-
-def is_better(
-    inst: CompiledInstance,
-    value: float,
-    cost: float,
-    idx: Sequence[int],
-    best_value: float,
-    best_cost: float,
-    best_idx: Sequence[int] | None,
-) -> bool:
-    """True when (value, cost, idx) beats the best so far under the shared tie-break."""
-    if best_idx is None:
-        return True
-    order = tie_order(value, cost, best_value, best_cost)
-    if order:
-        return order > 0
-    return selection_key(inst, idx) < selection_key(inst, best_idx)
 
 
 def group_options(inst: CompiledInstance, budget_eff: float) -> list[list[tuple[int, ...]]]:
