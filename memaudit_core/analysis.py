@@ -1731,6 +1731,10 @@ def _store_members(inst: CompiledInstance, store: Store) -> tuple[list[int], str
         how = "newest created_at first"
         if len({has_offset for _, has_offset in parsed}) > 1:  # say how a mix was compared
             how += ", times without an offset read as UTC"
+        if len({t for t, _ in parsed}) < len(parsed):
+            # QA s47: four Letta blocks shared one created_at, and an annotator keeping the
+            # first listed got another store than the app's.
+            how += ", equal times last listed first"
     else:
         order = list(range(len(mems)))[::-1]
         how = "last listed first" if mems else "newest experience first, then cheaper, then id"

@@ -169,3 +169,26 @@ def test_a_negative_overflow_is_said_to_read_as_minus_inf() -> None:
         with pytest.raises(TooLargeNumber) as err:
             read_plain_number(text)
         assert str(err.value) == f"{text!r} is too large to hold: it would read as {shown}"
+
+
+def test_recency_pruning_says_how_equal_times_are_ordered() -> None:
+    """QA s47 (e2e): Letta's four blocks share one created_at; the note said "newest
+    created_at first" only, and keeping the first listed gives another store."""
+    doc = json.loads(open("sample_packages/external-stores-demo.json").read())
+    (letta,) = [s for s in doc["stores"] if s["id"] == "letta"]
+    mems = letta["memories"]
+    order = sorted(range(len(mems)), key=lambda j: (mems[j]["created_at"], j), reverse=True)
+    kept, spent = [], 0
+    for j in order:  # each memory kept if it still fits budget 30
+        if spent + mems[j]["cost"] <= 30:
+            kept.append(mems[j]["id"])
+            spent += mems[j]["cost"]
+    dropped = [m["id"] for m in mems if m["id"] not in kept]
+    assert "block-human-0" in dropped and "block-human-3" in kept  # the tie decides
+    view = ma.compare_view(
+        ma.load_package("sample_packages/external-stores-demo.json"), 30, store_id="letta"
+    )
+    (note,) = [n for n in view.notes if "pruned by recency" in n]
+    assert "(newest created_at first, equal times last listed first;" in note
+    in_order = [mems[j]["id"] for j in order if mems[j]["id"] in dropped]
+    assert note.endswith(f"kept {len(kept)} of {len(mems)}, dropped {', '.join(in_order)}.")
