@@ -29,6 +29,7 @@ from memaudit_core.union import (
 from memaudit_ui import cached, figures, render
 from memaudit_ui.annotations import KEEP_THEM, replace_import, replaced_import
 from memaudit_ui.frame import (
+    LinkSetting,
     frame,
     history_note,
     md_code_span,
@@ -55,23 +56,35 @@ ANN_KEYS = {
     "(the store they resolve to is shown when it changes)",
     "ma_ann_sidebar_seen": "the sidebar's store key at the last run (the page follows a change)",
     "ma_ann_who": "annotator name written into the log",
-    "ma_ann_salience": "meta field read as salience ('' = the memory's salience)",
-    "ma_ann_keep": "policy defining Y' when the store is over budget (recency / salience)",
     "ma_ann_editor_version": "bumped after each edit so the editor redraws from the log",
 }
 SUGGESTION_COL = "suggestion (not counted until confirmed)"
 FORMATS = [f for f in ("mem0", "letta", "amem", "zep") if f in STORE_FORMATS]
 RULES = [name for name, rule in COST_RULES.items() if rule.available]
+#: Y' when the store is over budget: newest created_at first, or highest salience first.
+KEEP_RULES = ["recency", "salience"]
 
-ctx = frame("External stores")
+
+def link_settings(pkg, store_key: str, budget: float) -> list[LinkSetting]:
+    """The scoring options in the page's link, as the other pages' settings (QA s47: the
+    salience choice changed the headline numbers, yet a reload or a shared link showed
+    recency's without a word)."""
+    return [
+        LinkSetting(
+            "w_ext_keep", "keep", "recency", choices=KEEP_RULES, label="Y' when over budget"
+        ),
+        # Any text: a field no memory has is named by the union report's note.
+        LinkSetting("w_ext_salience", "salience_field", "", label=SALIENCE_LABEL),
+    ]
+
+
+ctx = frame("External stores", link_settings)
 pkg = ctx.package
 phash = pkg.content_hash()
 state = st.session_state
 imports = state.setdefault("ma_ann_imports", {}).setdefault(phash, {})
 logs = state.setdefault("ma_ann_logs", {})
 state.setdefault("ma_ann_who", "annotator")
-state.setdefault("ma_ann_salience", "")
-state.setdefault("ma_ann_keep", "recency")
 state.setdefault("ma_ann_editor_version", 0)
 
 
@@ -373,24 +386,18 @@ else:
             f"Overview, Compare and the Evidence explorer score the store as loaded. {KEEP_THEM}",
             icon=":material/edit_note:",
         )
-    sync_widget("w_ext_keep", state["ma_ann_keep"])
     o2.radio(
         "Y' when over budget",
-        ["recency", "salience"],
-        key="w_ext_keep",
-        on_change=set_from_widget,
-        args=("ma_ann_keep", "w_ext_keep"),
+        KEEP_RULES,
+        **ctx.kept("keep"),
         help="Which memories the store keeps when it does not fit: newest created_at first, "
         "or highest salience first. Both pruned selections are shown below either way. This "
         "page only: the Overview, Compare and the Evidence explorer keep the recency selection, "
         "as `memaudit score` does.",
     )
-    sync_widget("w_ext_salience", state["ma_ann_salience"])
     o3.text_input(
         SALIENCE_LABEL,
-        key="w_ext_salience",
-        on_change=set_from_widget,
-        args=("ma_ann_salience", "w_ext_salience"),
+        **ctx.kept("salience_field"),
         help="Empty: the memory's salience. Otherwise a (dotted) field of each memory's meta, "
         "e.g. importance_score.",
     )
@@ -402,14 +409,15 @@ else:
         args=("ma_ann_who", "w_ext_who"),
         help="Written into the annotation log with each decision.",
     )
-    salience_field = state["ma_ann_salience"].strip() or None
+    keep = state["w_ext_keep"]
+    salience_field = state["w_ext_salience"].strip() or None
     rep = cached.union_report(
         wpkg,
         whash,
         store_id,
         ctx.budget,
         salience_field,
-        state["ma_ann_keep"],
+        keep,
         salience_control=f"the {SALIENCE_LABEL!r} box",
     )
     # The budget is in the package's unit; the memories' costs in the store's cost rule's
@@ -467,14 +475,14 @@ else:
     n[3].metric("Memories kept", f"{len(rep.kept)} of {rep.n_memories}")
     n[4].metric("Superseded", len(rep.superseded), help="Still held by the system: they count.")
     n[5].metric("Deleted (left out)", len(rep.deleted))
-    if state["ma_ann_keep"] == "salience" and rep.keep_rule == "salience":
+    if keep == "salience" and rep.keep_rule == "salience":
         # Annotator QA: the choice looked global, but the other pages kept recency's F.
         st.caption(
             f"Y' here is the salience selection. The Overview, Compare and the Evidence "
             f"explorer score the recency one (F = {rep.recency.value:.4g}), as `memaudit "
             "score` does."
         )
-    elif state["ma_ann_keep"] == "salience" and rep.keep_rule == "recency":
+    elif keep == "salience" and rep.keep_rule == "recency":
         # QA s40 defect 3: with no numeric salience Y' falls back to recency, yet the caption
         # claimed a salience selection (the condition tested rep.recency, not rep.salience).
         st.caption(
@@ -723,9 +731,7 @@ else:
     # ----------------------------------------------------------------------- across budgets
     st.subheader("Each store across budgets")
     budgets = tuple(sorted({*wpkg.budget_grid(), float(ctx.budget)}))
-    curve = cached.union_curve(
-        wpkg, whash, tuple(ids), budgets, salience_field, state["ma_ann_keep"]
-    )
+    curve = cached.union_curve(wpkg, whash, tuple(ids), budgets, salience_field, keep)
     render.chart(
         figures.union_curve_lines(
             curve,
