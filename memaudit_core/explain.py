@@ -2432,7 +2432,9 @@ def _timeline(
     exps = sorted(package.experiences, key=lambda e: (e.time, e.id))
     exp_time = {e.id: float(e.time) for e in exps}
     unit = package.cost_unit
-    opt_row = "OPT" if ev.opt_certified else ev.opt_label
+    # The page's name for the optimum: over P+ for an external store, as the heatmap, Compare
+    # and the caption say (QA s47: "OPT" here beside "OPT over P+" everywhere else).
+    opt_row = ("OPT" if ev.opt_certified else ev.opt_label) + _over_union(ev.source_kind)
     opt_word = "optimum" if ev.opt_certified else "incumbent"
     chosen_row = f"{ev.label} (chosen)"
     rows: list[tuple[str, list[str]]] = [
@@ -2504,7 +2506,17 @@ def _timeline(
     else:
         empty = []
         for k, (row, ids) in enumerate(rows):
+            # A row of external memories only is as blank as one with none (QA s47: Letta's
+            # row was empty and no note named it).
+            n_drawn = sum(1 for cid in ids if look.cand_exp.get(cid) is not None)
+            if n_drawn:
+                continue
             if ids:
+                empty.append(
+                    f"{id_text(row)}: its {_plural(len(ids), 'kept memory', 'kept memories')} "
+                    f"{'belongs' if len(ids) == 1 else 'belong'} to no experience (external), "
+                    "so its row is empty"
+                )
                 continue
             said = f"{id_text(row)} {'kept' if k == 1 else 'wrote'} nothing"
             empty.append(f"{said} ({why_empty[row]})" if row in why_empty else said)

@@ -762,13 +762,17 @@ TYPE_COLORS = {
     "compound_evidence": "#007788",
     "external": "#dd66aa",
 }
-#: Graph layer colours (experience -> candidate -> unit -> query): unit kinds' colours
-#: (stale, context, fact, abstention), so the four stay apart as those do.
+#: Graph layer colours (experience -> candidate -> unit -> query): neutral greys, lighter to
+#: darker along the links. The x axis names each layer under its column, so the colour only
+#: tells neighbouring layers apart; borrowed unit-kind colours made every unit the "fact"
+#: green and every candidate the "context" tan beside the heatmap's kind legend and the
+#: timeline's atomic_fact / summary markers (QA s47). No grey here is one of those charts'
+#: greys (stale, raw_span, the unknown fallback), and each pair stays 12 apart (CIE76).
 LAYER_COLORS = {
-    "experience": KIND_COLORS["stale"],
-    "candidate": KIND_COLORS["context"],
-    "unit": KIND_COLORS["fact"],
-    "query": KIND_COLORS["abstention"],
+    "experience": "#6a6a6a",
+    "candidate": "#4a4a4a",
+    "unit": "#2a2a2a",
+    "query": "#000000",
 }
 
 
