@@ -18,7 +18,9 @@ error then lists the ids.
 Mapping:
 
 - experiences: one per haystack session, id = session id, sorted by ``haystack_dates``
-  (``"2023/05/30 (Tue) 23:40"``; the oracle file is not sorted), ``time`` = rank; text =
+  (``"2023/05/30 (Tue) 23:40"``; the oracle file is not sorted), ``time`` = rank. A repeated
+  session id stays with its first copy in file order (the session ``answer_session_ids``
+  means); a later copy becomes ``<id>#2`` (``#3``...), with a warning naming its path. Text =
   ``"role: content"`` lines. A turn with empty content is left out of that text (its role
   label would cost a word), with a warning; an empty evidence turn is refused
   (``non-empty-text``), as the store importers refuse empty memory texts.
@@ -64,7 +66,7 @@ from pathlib import Path
 from typing import Any
 
 from ..costs import cost_of, get_cost_rule
-from ..errors import PackageError, Problem, id_text
+from ..errors import MAX_PROBLEMS, PackageError, Problem, id_text
 from ..package import JSON_LINES_HINT, Package, json_type, parse_package
 from ._common import (
     INSTANCE_KEYWORD,
@@ -287,23 +289,28 @@ class _Buffer:
         raise PackageError(self.source, [Problem(path, rule, message, value)])
 
 
-def _question_id(source: str, path: str, inst: dict[str, Any]) -> str:
-    """The instance's question_id, or a located error (naming LoCoMo when it looks like it)."""
+def _question_id_problem(path: str, inst: dict[str, Any]) -> Problem | None:
+    """The located problem of an instance without a usable question_id (naming LoCoMo when
+    it looks like it), or None."""
     qid = inst.get("question_id")
     if isinstance(qid, str) and qid.strip():
-        return qid
+        return None
     hint = (
         "; this looks like a LoCoMo sample: use `memaudit import locomo`"
         if "conversation" in inst and "qa" in inst
         else ""
     )
-    fail(
-        source,
-        f"{path}.question_id",
-        "required",
-        "an instance needs a string question_id" + hint,
-        qid,
+    return Problem(
+        f"{path}.question_id", "required", "an instance needs a string question_id" + hint, qid
     )
+
+
+def _question_id(source: str, path: str, inst: dict[str, Any]) -> str:
+    """The instance's question_id, or a located error."""
+    problem = _question_id_problem(path, inst)
+    if problem is not None:
+        raise PackageError(source, [problem])
+    return inst["question_id"]
 
 
 _QID_VALUE = re.compile(rb'"question_id"\s*:\s*("(?:[^"\\]|\\.)*")')
@@ -348,6 +355,36 @@ def _refuse_repeated_id(path: str | Path, question_id: str, first_index: int) ->
     # The pattern also met a nested key: the instance is the only one with this id.
 
 
+def _experience_ids(sids: list[Any], base: str, warnings: list[str]) -> dict[int, str]:
+    """Experience id per usable session index; a repeated session id is renamed ``<id>#k``.
+
+    The first copy in file order keeps the id, as ``answer_session_ids`` and LongMemEval's own
+    lookups mean it (QA s48: the renaming ran in date order, so an earlier-dated filler
+    copy took the id of the real evidence session). A new name also avoids every id the
+    haystack spells, so a renamed copy never takes a later session's own id.
+    """
+    usable = {i: sid for i, sid in enumerate(sids) if isinstance(sid, str) and sid.strip()}
+    spelled = set(usable.values())
+    first: dict[str, int] = {}
+    used: set[str] = set()
+    ids: dict[int, str] = {}
+    for i, sid in usable.items():
+        eid = sid
+        k = 2
+        while eid in used or (eid != sid and eid in spelled):
+            eid = f"{sid}#{k}"
+            k += 1
+        if eid != sid:
+            warnings.append(
+                f"{base}.haystack_session_ids[{i}]: session id {sid!r} repeats "
+                f"{base}.haystack_session_ids[{first[sid]}]; this copy is {eid!r}"
+            )
+        first.setdefault(sid, i)
+        used.add(eid)
+        ids[i] = eid
+    return ids
+
+
 def find_instance(
     path: str | Path, instance: str | None
 ) -> tuple[int, dict[str, Any], list[str] | None]:
@@ -357,26 +394,32 @@ def find_instance(
     None when stopped early).
     """
     source = str(path)
+    # A file of one instance object has its fields at $ (importer QA: said $[0]).
+    one_object = _layout(path) == "longmemeval-object"
     if instance is not None:
         seen = 0
+        # QA s48: an instance whose question_id is a number cannot be chosen by any
+        # --instance, and was not named: its id problem comes with the refusal.
+        id_problems: list[Problem] = []
         for index, inst in iter_instances(path):
             seen += 1
             if inst.get("question_id") == instance:
                 if _mentions(path, instance) > 1:
                     _refuse_repeated_id(path, instance, index)
                 return index, inst, None
-        fail(
-            source,
+            problem = _question_id_problem("$" if one_object else f"$[{index}]", inst)
+            if problem is not None and len(id_problems) <= MAX_PROBLEMS:
+                id_problems.append(problem)
+        unknown = Problem(
             "$",
             "known-instance",
             f"no instance with question_id {instance!r} among {seen} instance(s)",
             instance,
         )
+        raise PackageError(source, [unknown, *id_problems])
     ids: list[str] = []
     first: tuple[int, dict[str, Any]] | None = None
-    one_object = _layout(path) == "longmemeval-object"
     for index, inst in iter_instances(path):
-        # A file of one instance object has its fields at $ (importer QA: said $[0]).
         ids.append(_question_id(source, "$" if one_object else f"$[{index}]", inst))
         if first is None:
             first = (index, inst)
@@ -517,8 +560,7 @@ def import_longmemeval(
     dated_slots = [i for i in order if parsed[i] is not None]
     for slot, i in zip(dated_slots, sorted(dated_slots, key=lambda i: parsed[i]), strict=True):
         order[slot] = i
-    exp_ids: dict[int, str] = {}
-    used: set[str] = set()
+    exp_ids = _experience_ids(sids, base, warnings)
     experiences = []
     turn_units: list[tuple[int, int, int, str, str]] = []  # (rank, pos, turn, uid, text)
     session_texts: dict[int, str] = {}
@@ -532,15 +574,7 @@ def import_longmemeval(
             continue
         if not col.check(f"{base}.haystack_session_ids[{i}]", sid):
             continue
-        eid = sid
-        k = 2
-        while eid in used:
-            eid = f"{sid}#{k}"
-            k += 1
-        if eid != sid:
-            warnings.append(f"session id {sid!r} repeats; this copy is {eid!r}")
-        used.add(eid)
-        exp_ids[i] = eid
+        eid = exp_ids[i]
         turns = sessions[i]
         if not isinstance(turns, list):
             col.add(
