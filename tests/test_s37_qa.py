@@ -513,17 +513,17 @@ def _store_warnings(tmp_path, export, fmt, package) -> str:
 
 
 def test_links_of_the_wrong_type_are_said(tmp_path, demo_package):
+    # An object under a unit key is refused since QA s48 (tests/test_s48_implinks.py).
     export = {
         "results": [
-            {"id": "a", "memory": "Seat by the window", "metadata": {"unit_ids": {"u:seat": 1}}},
             {"id": "b", "memory": "Half a link", "metadata": {"dia_id": 1.5}},
             {"id": "c", "memory": "Linked", "metadata": {"unit_ids": ["u:seat"]}},
         ]
     }
     warnings, store = _store_warnings(tmp_path, export, "mem0", demo_package)
     assert (
-        "2 memory(ies) hold provenance links that are not strings or arrays of strings "
-        "(first: $.results[0]: 'unit_ids' (an object))" in warnings
+        "1 memory(ies) hold provenance links that are not strings or arrays of strings "
+        "(first: $.results[0]: 'dia_id' (a number))" in warnings
     )
     assert {m.id: dict(m.coverage) for m in store.memories}["c"] == {"u:seat": 1.0}
 

@@ -64,7 +64,8 @@ def load_external_store(
         When given, provenance links that match the package's unit or experience ids become
         coverage (see :func:`memaudit_core.importers.coverage.coverage_from_links`); a link
         under a unit key (``unit_ids``, ...: :data:`~._common.UNIT_LINK_KEYS`) that names
-        nothing in it is refused (rule ``known-unit``), other unmatched links are warned of.
+        nothing in it is refused (rule ``known-unit``), as is a value there that is no link
+        (an object, a boolean: rule ``type``); other unmatched links are warned of.
     history : path or list, optional
         Mem0 only: history rows (JSON) or a ``history.db`` SQLite file.
 
@@ -80,7 +81,9 @@ def load_external_store(
         Unknown format or cost rule.
     PackageError
         The export cannot be read, or names a unit ``package`` lacks; every problem located by
-        file, JSON path and rule.
+        file, JSON path and rule. A file that looks like another format comes first with a
+        ``format-hint`` problem; a MemAudit package or a benchmark file (LoCoMo, LongMemEval:
+        a package source) gets that hint alone.
 
     Examples
     --------
@@ -146,6 +149,10 @@ def load_external_store(
             "format-hint",
             f"this file looks like {FORMAT_HINTS[looks]}, not an export of format {cut_repr(fmt)}",
         )
+        if looks in PACKAGE_FORMATS:
+            # QA s48: as for a package, the importer's problems only read a package source's
+            # samples as memories ("$[0].id: the memory has no id" for each one).
+            raise PackageError(exc.source, [hint]) from None
         raise PackageError(exc.source, [hint, *exc.problems]) from None
     return store
 

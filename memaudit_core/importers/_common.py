@@ -538,25 +538,44 @@ def _a_json_type(value: Any) -> str:
 UNIT_LINK_KEYS = ("units", "unit_ids", "unit_id", "unit")
 
 
-def unit_refs_from(meta: Any, path: str) -> list[tuple[str, str]]:
+@dataclass(frozen=True)
+class NotALink:
+    """A value under a unit key that is no link reference (an object, a float, a boolean),
+    by its JSON type: :func:`build_store` refuses it (rule ``type``)."""
+
+    json_type: str
+
+
+def unit_refs_from(meta: Any, path: str) -> list[tuple[str, str | NotALink]]:
     """``(JSON path, reference)`` for each reference under :data:`UNIT_LINK_KEYS` of the
-    metadata dict found at ``path`` (an array item at its index).
+    metadata dict found at ``path`` (an array item at its index); a value there that is no
+    reference (not a string, an integer or an array of them) is given as :class:`NotALink`
+    at its own path, so that it is refused rather than dropped (QA s48: ``{"unit_ids":
+    {"D1:1": 1}}`` was only warned of, while ``["D77:1"]`` was refused).
 
     >>> unit_refs_from({"unit_ids": ["u:a", "u:b"], "unit": "u:c", "dia_id": "D1:1"}, "$.m")
     [('$.m.unit_ids[0]', 'u:a'), ('$.m.unit_ids[1]', 'u:b'), ('$.m.unit', 'u:c')]
+    >>> unit_refs_from({"units": ["u:a", {"u:b": 1}]}, "$.m")
+    [('$.m.units[0]', 'u:a'), ('$.m.units[1]', NotALink(json_type='object'))]
     """
-    from ..package import _child_path
+    from ..package import _child_path, json_type
 
     if not isinstance(meta, dict):
         return []
-    out: list[tuple[str, str]] = []
-    for key in UNIT_LINK_KEYS:
-        value = meta.get(key)
-        here = _child_path(path, key)
+    out: list[tuple[str, str | NotALink]] = []
+    stack = [
+        (_child_path(path, key), meta[key])
+        for key in reversed(UNIT_LINK_KEYS)
+        if meta.get(key) is not None
+    ]
+    while stack:  # iterative: an export may nest arrays up to MAX_EXPORT_DEPTH
+        here, value = stack.pop()
         if isinstance(value, list | tuple):
-            out.extend((f"{here}[{j}]", ref) for j, v in enumerate(value) for ref in split_refs(v))
-        else:
+            stack.extend((f"{here}[{j}]", v) for j, v in reversed(list(enumerate(value))))
+        elif isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
             out.extend((here, ref) for ref in split_refs(value))
+        else:
+            out.append((here, NotALink(json_type(value))))
     return out
 
 
@@ -764,8 +783,9 @@ class Record:
     #: (:func:`unreadable_links`).
     link_source: Any = None
     #: ``(JSON path, reference)`` of the links written under a unit key
-    #: (:func:`unit_refs_from`): each must name something in the package.
-    unit_refs: list[tuple[str, str]] = field(default_factory=list)
+    #: (:func:`unit_refs_from`): each must name something in the package, and a value there
+    #: that is no reference (:class:`NotALink`) is refused.
+    unit_refs: list[tuple[str, str | NotALink]] = field(default_factory=list)
     #: The export's own content hash (Mem0's ``hash``), compared to find duplicate memories.
     content_hash: str | None = None
     #: Where the time is in the export, when not under ``path`` (A-Mem's Chroma dump keeps it
@@ -813,7 +833,8 @@ def build_store(
 
     A link under a unit key (:data:`UNIT_LINK_KEYS`, given as ``Record.unit_refs``) that
     names nothing in ``package`` is a problem (rule ``known-unit``), as a package's own
-    coverage naming an unknown unit is.
+    coverage naming an unknown unit is; so is a value there that is no link reference at all
+    (:class:`NotALink`, rule ``type``), with or without a package.
 
     Said in ``store.meta["warnings"]``, never dropped silently (CLI QA):
 
@@ -891,11 +912,20 @@ def build_store(
         else:
             seen[mem_id] = rec.path
             id_ok = True
-        for ref_path, ref in rec.unit_refs if package is not None else ():
+        for ref_path, ref in rec.unit_refs:
             # Once per place: a Zep episode's or Letta block's links are on each of its records.
             if (ref_path, ref) not in checked_refs:
                 checked_refs.add((ref_path, ref))
-                if not link_resolves(ref, package, unit_ids, exp_ids):
+                if isinstance(ref, NotALink):
+                    # With or without a package: it can be read as no unit at all.
+                    collector.add(
+                        ref_path,
+                        "type",
+                        f"a link under {', '.join(UNIT_LINK_KEYS[:-1])} or {UNIT_LINK_KEYS[-1]} "
+                        "must be a unit id (a string or an integer) or an array of them",
+                        ref.json_type,
+                    )
+                elif package is not None and not link_resolves(ref, package, unit_ids, exp_ids):
                     collector.add(
                         ref_path,
                         "known-unit",

@@ -15,7 +15,10 @@ Accepted inputs (``store.meta["format_version"]``):
 
 Chroma metadata comes back as strings: list fields (``keywords``, ``tags``, ``links``,
 ``evolution_history``) are decoded from their JSON strings and ``retrieval_count`` /
-``importance_score`` back to numbers. A value that does not decode is kept as the string.
+``importance_score`` back to numbers. A value that does not decode is kept as the string,
+except a provenance link field (``evidence``, ``dia_id``, ...) whose text starts like a JSON
+array: it is refused at its own path (rule ``json-syntax``), since split as plain text it
+would give links like ``'["D9:1"'``.
 
 ``links`` is the note's own field (links to other notes, or positional indices in the
 original A-mem) and stays in meta as exported; provenance links (``dia_id``, ``evidence``,
@@ -139,6 +142,37 @@ def _decoded_problems(
                 message = f"in the JSON text of this field, at {inner}: {message}"
             col.add(here, problem.rule, message, problem.value)
             found = True
+    return found
+
+
+def _undecodable_links(meta: dict[str, Any], path: str, col: Collector) -> bool:
+    """Report a provenance link field (:data:`LINK_KEYS`) written as a JSON array (as Chroma
+    stores lists) whose text does not decode, at its own path; True when there was one.
+
+    QA s48: ``'["D9:1"'`` was kept as text, split into the link ``'["D9:1"'`` and warned of
+    as a link naming nothing in the package, located at the note's ``$.ids[i]``.
+    """
+    found = False
+    for key in LINK_KEYS:
+        value = meta.get(key)
+        if not (isinstance(value, str) and value.lstrip().startswith("[")):
+            continue
+        try:
+            json.loads(value, parse_float=json_float)
+            continue
+        except json.JSONDecodeError as exc:
+            reason = f"{exc.msg} at character {exc.pos + 1}"
+        except (ValueError, RecursionError):
+            reason = "nested too deeply to read"
+        col.add(
+            _child_path(path, key),
+            "json-syntax",
+            "this provenance link field holds a JSON array as text (as Chroma stores lists), "
+            f"but the text does not decode ({reason}): fix the array, or give the links as a "
+            "plain id string",
+            value,
+        )
+        found = True
     return found
 
 
@@ -285,7 +319,9 @@ def load_amem_store(
                 )
                 continue
             note = coerce_chroma_metadata(meta or {})
-            if _decoded_problems(meta or {}, note, f"$.metadatas[{i}]", col):
+            # Both checks run, so that one run lists every problem of the note.
+            decoded_bad = _decoded_problems(meta or {}, note, f"$.metadatas[{i}]", col)
+            if _undecodable_links(meta or {}, f"$.metadatas[{i}]", col) or decoded_bad:
                 continue
             rec, was_naive = _note_record(
                 note_id,

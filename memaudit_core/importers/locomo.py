@@ -18,7 +18,8 @@ Mapping:
 - experiences: one per session list ``session_<N>`` (sorted numerically, so ``session_10``
   follows ``session_9``), id ``session_<N>``, time ``N``, text ``"Speaker: text"`` lines;
   ``session_<N>_date_time`` (``"1:56 pm on 8 May, 2023"``) is kept raw and as ISO in meta.
-  Date keys without a turn list (real files have them) are reported in ``meta["warnings"]``.
+  Date keys without a turn list (real files have them) are reported in ``meta["warnings"]``,
+  and so are observation keys without one (their facts are kept, undated).
   Sessions stay in their numbering order; dates that go against it (session_2 dated before
   session_1) are reported there too.
 - units: the evidence turns, id = ``dia_id``; kind by the QA categories that cite the turn:
@@ -768,7 +769,9 @@ def import_locomo(
     stores = []
     observations = sample.get("observation") or {}
     dates = {e["time"]: e["meta"].get("date") for e in experiences}
-    memories = _observations(observations, obs_base, turns, unit_ids, rule.name, warnings, col)
+    memories = _observations(
+        observations, obs_base, turns, set(dates), unit_ids, rule.name, warnings, col
+    )
     for mem in memories:  # date each fact by its session (naive, as LoCoMo dates are)
         n = int(mem["meta"]["session"].split("_")[1])
         if dates.get(n):
@@ -829,11 +832,14 @@ def _observations(
     observations: Any,
     obs_base: str,
     turns: dict[str, Any],
+    sessions: set[int],
     unit_ids: set[str],
     rule: str,
     warnings: list[str],
     col: Collector,
 ) -> list[dict[str, Any]]:
+    """The observation facts as memories; ``sessions`` are the numbers of the sessions that
+    are experiences (those with a turn list)."""
     if not isinstance(observations, dict):
         warnings.append("observation is not an object; no observations store")
         return []
@@ -850,6 +856,19 @@ def _observations(
             warnings.append(f"observation key {key!r} is not session_<N>_observation; skipped")
             continue
         keyed.append((int(m.group(1)), key, per_speaker))
+    no_session = [f"{obs_base}.{key}" for n, key, _ in sorted(keyed) if n not in sessions]
+    if no_session:
+        # QA s48: such facts were kept without a word, undated, their meta.session naming no
+        # experience. Kept (their evidence links are read as any other's), as date keys
+        # without a turn list are, and said the same way.
+        shown = ", ".join(no_session[:5]) + (
+            f" and {len(no_session) - 5} more" if len(no_session) > 5 else ""
+        )
+        warnings.append(
+            f"{len(no_session)} observation key(s) name a session with no turn list: {shown}; "
+            "their facts are kept in the observations store, undated, and their meta.session "
+            "names no experience"
+        )
     for n, key, per_speaker in sorted(keyed):
         opath = f"{obs_base}.{key}"
         if not isinstance(per_speaker, dict):

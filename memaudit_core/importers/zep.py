@@ -45,6 +45,7 @@ from typing import Any
 from ..package import Package, Store, json_type
 from ._common import (
     Collector,
+    NotALink,
     Record,
     build_store,
     clean_meta,
@@ -92,13 +93,13 @@ def _episode_links(
     dict[str, list[str]],
     dict[str, list[str]],
     dict[str, list[str]],
-    dict[str, list[tuple[str, str]]],
+    dict[str, list[tuple[str, str | NotALink]]],
 ]:
     """Per episode uuid its names (uuid, name, metadata links); per edge uuid the episodes
     whose ``entity_edges`` name it; per edge uuid the ``entity_edges`` paths naming it; per
     episode uuid its metadata's unit links (:func:`unit_refs_from`)."""
     out: dict[str, list[str]] = {}
-    unit_refs: dict[str, list[tuple[str, str]]] = {}
+    unit_refs: dict[str, list[tuple[str, str | NotALink]]] = {}
     named: dict[str, list[str]] = {}
     where: dict[str, list[str]] = {}
     for i, ep in enumerate(episodes):
@@ -190,7 +191,7 @@ def load_zep_store(
     episodes: dict[str, list[str]] = {}
     named_by: dict[str, list[str]] = {}
     named_where: dict[str, list[str]] = {}
-    episode_unit_refs: dict[str, list[tuple[str, str]]] = {}
+    episode_unit_refs: dict[str, list[tuple[str, str | NotALink]]] = {}
     n_summaries = 0
     if isinstance(doc, list):
         edges, base = doc, "$"
