@@ -2880,7 +2880,11 @@ def sweep(
     overrun = share.overrun_text(writers=bool(writers)) if share is not None else ""
     from .suites import instance_hash, repeated_instances_note  # suites imports this module
 
-    repeated = repeated_instances_note(len(packages), len({instance_hash(p) for p in packages}))
+    repeated = repeated_instances_note(
+        len(packages),
+        len({instance_hash(p) for p in packages}),
+        len({p.content_hash() for p in packages}),
+    )
     unproven = uncertified_note(rows, total_time_limit, overrun, time_limit=time_limit)
     # That note says how long only when some optimum stopped with an open gap.
     took = (

@@ -2356,11 +2356,16 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         if _Parser.wants_json:
-            _emit(
-                {"error": {"type": UsageError.__name__, "message": f"{self.prog}: {message}"}},
-                True,
-                "",
-            )
+            try:
+                _emit(
+                    {"error": {"type": UsageError.__name__, "message": f"{self.prog}: {message}"}},
+                    True,
+                    "",
+                )
+            except BrokenPipeError:
+                # Parsing runs before _main's closed-pipe handler (QA s48: `--solver bogus
+                # --json | head` was a traceback and exit 1); stderr still gets the usage.
+                _silence_stdout()
         super().error(message)
 
 
@@ -3228,12 +3233,18 @@ def _main(argv: Sequence[str] | None) -> int:
             return _run(args)
     except BrokenPipeError:
         # The reader closed stdout early (`| head`), also while an error was being written
-        # (CLI QA: a traceback and exit 1). Python's own flush at exit must not complain.
-        with contextlib.suppress(OSError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        # (CLI QA: a traceback and exit 1).
+        _silence_stdout()
         return getattr(args, "_exit_code", 0)
     finally:
         _STDOUT = None
+
+
+def _silence_stdout() -> None:
+    """Point stdout's descriptor at /dev/null once its reader has gone, so that Python's own
+    flush at exit does not print a second BrokenPipeError."""
+    with contextlib.suppress(OSError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 class Terminated(KeyboardInterrupt):

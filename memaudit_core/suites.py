@@ -510,19 +510,30 @@ def family_seed_notes(sources: Sequence[PackageSource], done: str = "swept") -> 
 # --------------------------------------------------------------------------- instance hash
 
 
-def repeated_instances_note(n_sources: int, n_instances: int) -> str:
+def repeated_instances_note(n_sources: int, n_instances: int, n_contents: int) -> str:
     """The warning for a sweep whose sources repeat optimisation instances, or ''.
 
     CLI QA: temporal_interval:0-9 printed "10 distinct" and a CI of width 0 over ten copies
     of one instance (a seed-invariant family); two copies of one file count twice as well.
+    ``n_contents`` (distinct content hashes) is the header's "distinct by content": the note
+    says why it can be larger (QA s48: "500 distinct by content" above "only 495 distinct
+    optimisation instances" read as a contradiction).
     """
     if n_instances >= n_sources:
         return ""
+    if n_contents > n_instances:
+        why = (
+            f", though {n_contents} are distinct by content: content also counts ids, texts "
+            "and meta, an instance only the numbers the solver sees, so packages that differ "
+            "in ids, texts or meta only are one instance (e.g. the seeds of a seed-invariant "
+            "family, or two seeds that drew the same numbers)"
+        )
+    else:
+        why = f" (copies: {n_contents} distinct by content)"
     return (
-        f"the {n_sources} sources hold only {n_instances} distinct optimisation instance(s) "
-        "(copies, or packages that differ in ids, texts or meta only, e.g. the seeds of a "
-        "seed-invariant family): the summary counts every source, so its n and confidence "
-        "interval overstate the independent evidence"
+        f"the {n_sources} sources hold only {n_instances} distinct optimisation instance(s)"
+        f"{why}; the summary counts every source, so its n and confidence interval overstate "
+        "the independent evidence"
     )
 
 
@@ -2237,7 +2248,9 @@ def sweep_suite(
         if partial:
             notes.append(partial)
         n_contents = len({e.content_hash for e in run.entries})
-        note = repeated_instances_note(len(srcs), len({e.instance_hash for e in run.entries}))
+        note = repeated_instances_note(
+            len(srcs), len({e.instance_hash for e in run.entries}), n_contents
+        )
         if note:
             notes.append(note)
         if not run.complete:
