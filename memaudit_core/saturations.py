@@ -23,6 +23,7 @@ import math
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NoReturn
 
 import numpy as np
 
@@ -162,7 +163,8 @@ def check_saturation(
 ) -> None:
     """Check numerically, on :func:`check_grid` of [0, ``upper``] (and the points ``extra``
     in that range, e.g. a package's own coverage sums), that ``sat.h`` is finite, 0 at 0,
-    nondecreasing, concave, at most ``sat.cap`` and equal to ``sat.h_scalar``; a
+    nondecreasing, concave, at most ``sat.cap`` and equal to ``sat.h_scalar`` (at a sample of
+    the grid and at every point of ``extra``); a
     :class:`~memaudit_core.errors.SaturationError` naming the saturation and the rule if not.
 
     >>> check_saturation(get_saturation("log1p"))
@@ -173,8 +175,10 @@ def check_saturation(
     saturation 'square' refused: h must be concave, but h(...) = ... lies below the chord ...
     """
     z = check_grid(upper)
+    points = np.zeros(0)
     if extra is not None and extra.size:
-        z = np.unique(np.concatenate([z, extra[(extra >= 0.0) & (extra <= upper)]]))
+        points = extra[(extra >= 0.0) & (extra <= upper)]
+        z = np.unique(np.concatenate([z, points]))
     try:
         with np.errstate(all="ignore"):  # an overflow is reported below, as the rule broken
             hz = np.asarray(sat.h(z.copy()), dtype=np.float64)
@@ -244,25 +248,66 @@ def check_saturation(
             raise _refuse(
                 sat, "cap", f"h({_num(z[i])}) = {_num(hz[i])} exceeds its cap {sat.cap!r}"
             )
-    # The scalar form runs in the frontier engine: it must be the same function.
-    for k in range(0, z.size, max(1, z.size // 300)):
+    # The scalar form runs in the frontier engine and recomputes a result's unit values when
+    # it is read back: it must be the same function. A sample of the grid, and every point
+    # of ``extra`` (QA s48: an h_scalar wrong only at a sum the package reaches was accepted,
+    # and the library's own result then failed to read back).
+    at_points = np.zeros(z.size, dtype=bool)
+    at_points[np.searchsorted(z, points)] = True  # z holds each of them (np.unique above)
+    sample = np.zeros(z.size, dtype=bool)
+    sample[:: max(1, z.size // 300)] = True
+    ks = np.flatnonzero(sample | at_points)
+    got = _scalar_values(sat, z[ks].tolist(), hz[ks], at_points[ks])
+    bad = np.flatnonzero(~np.isfinite(got) | (np.abs(got - hz[ks]) > CHECK_TOL * scale[ks]))
+    if bad.size:
+        i = int(bad[0])
+        _refuse_scalar(sat, float(z[ks[i]]), float(got[i]), float(hz[ks[i]]), at_points[ks[i]])
+
+
+def _refuse_scalar(sat: Saturation, z: float, one: object, h: float, reached: bool) -> NoReturn:
+    where = ", a coverage sum this package reaches," if reached else ""
+    raise _refuse(
+        sat,
+        "h_scalar",
+        f"h_scalar must equal h, but at z = {_num(z)}{where} h_scalar gives {cut_repr(one)} "
+        f"and h gives {_num(h)}",
+    )
+
+
+def _real(v: object) -> bool:
+    try:  # an int too large for a float is no value h can have either
+        return isinstance(v, numbers.Real) and math.isfinite(v)
+    except (OverflowError, TypeError, ValueError):
+        return False
+
+
+def _scalar_values(
+    sat: Saturation, xs: list[float], hz: np.ndarray, reached: np.ndarray
+) -> np.ndarray:
+    """``sat.h_scalar`` at each of ``xs``, or its refusal naming the first z where it raised
+    or gave no finite real number. In one comprehension first: a package can reach a million
+    coverage sums, and a guarded call per point cost seconds there."""
+    try:
+        got = [sat.h_scalar(x) for x in xs]
+        # Each type once: an isinstance per value doubled the time.
+        if all(issubclass(t, numbers.Real) for t in set(map(type, got))):
+            values = np.asarray(got, dtype=np.float64)
+            if np.all(np.isfinite(values)):
+                return values
+    except Exception:
+        pass  # found again below, point by point, to name the z
+    out = np.empty(len(xs))
+    for i, x in enumerate(xs):
         try:
-            one = sat.h_scalar(float(z[k]))
+            one = sat.h_scalar(x)
         except Exception as exc:
             raise _refuse(
-                sat, "h_scalar", f"h_scalar({_num(z[k])}) raised {type(exc).__name__}: {exc}"
+                sat, "h_scalar", f"h_scalar({_num(x)}) raised {type(exc).__name__}: {exc}"
             ) from None
-        if (
-            not isinstance(one, numbers.Real)
-            or not math.isfinite(one)
-            or abs(float(one) - hz[k]) > CHECK_TOL * scale[k]
-        ):
-            raise _refuse(
-                sat,
-                "h_scalar",
-                f"h_scalar must equal h, but h_scalar({_num(z[k])}) = {cut_repr(one)} and "
-                f"h = {_num(hz[k])}",
-            )
+        if not _real(one):
+            _refuse_scalar(sat, x, one, float(hz[i]), bool(reached[i]))
+        out[i] = float(one)
+    return out
 
 
 def _check_record(sat: object) -> Saturation:

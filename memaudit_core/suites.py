@@ -91,6 +91,7 @@ from .package import (
 )
 from .parallel import SolverPool, check_workers, init_solver_worker, pool_context, stop_pool
 from .results import check_not_above_opt, check_store_fits
+from .saturations import assumed_saturation_note
 from .versions import RESULT_VERSION
 
 try:
@@ -603,6 +604,9 @@ class IndexEntry:
     #: :func:`~memaudit_core.package.union_total_costs`: a swept external store's budgets are
     #: said from its union's total, not the candidates' (QA s47).
     union_totals: tuple[tuple[str, float], ...] = ()
+    #: The package's saturation: a registered one puts its concavity caveat on the sweep's
+    #: notes, as the in-memory sweep does (QA s48).
+    saturation: str = "cap1"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -644,6 +648,7 @@ def _index_one(src: PackageSource, text: str | None) -> IndexEntry:
         full_label=src.full_label,
         total_cost=pkg.total_cost(),
         union_totals=tuple(union_total_costs(pkg).items()),
+        saturation=pkg.saturation,
     )
 
 
@@ -2253,6 +2258,13 @@ def sweep_suite(
         )
         if note:
             notes.append(note)
+        # QA s48: OPT under a registered h rests on its concavity, checked at samples only;
+        # the in-memory sweep said so, this path (--workers 2, --out) did not.
+        notes.extend(
+            n
+            for n in dict.fromkeys(assumed_saturation_note(e.saturation) for e in run.entries)
+            if n
+        )
         if not run.complete:
             notes.append(
                 f"incomplete: {run.n_done} of {len(run.tasks)} tasks done; rerun with the same "
