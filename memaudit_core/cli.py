@@ -523,6 +523,12 @@ def _writer_module_errors_type() -> type:
     return WriterModuleErrors
 
 
+def _plugin_module_error_type() -> type:
+    from .plugins import PluginModuleError
+
+    return PluginModuleError
+
+
 def _plugin_error_type() -> type:
     from .plugins import PluginWriterError
 
@@ -554,6 +560,8 @@ def _error_object(exc: MemAuditError) -> dict[str, Any]:
                 "value": _echoed(exc.value),
             }
         ]
+    elif isinstance(exc, _plugin_module_error_type()):
+        error["module"] = exc.module
     elif isinstance(exc, _writer_module_errors_type()):
         # QA s42 (defect 5): one object per failing --writer-module.
         error["errors"] = [_error_object(e) for e in exc.errors]
@@ -2799,6 +2807,14 @@ def cli_audit(args: Any) -> int:
     return args._exit_code
 
 
+#: ``--plugin-module``'s help (before and after the command).
+PLUGIN_MODULE_HELP = (
+    "import this module first (repeatable; also MEMAUDIT_PLUGIN_MODULES=MOD1,MOD2): a module "
+    "that registers a saturation (memaudit_core.register_saturation) on import, for packages "
+    "and saved results naming it"
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .costs import COST_RULES
     from .solvers import SOLVER_CHOICES
@@ -2823,6 +2839,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--version", action=_VersionAction, nargs=0, help="print the version and exit"
     )
+    parser.add_argument(
+        "--plugin-module",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help=PLUGIN_MODULE_HELP + " (also after the command)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def command(name: str, summary: str) -> argparse.ArgumentParser:
@@ -2836,6 +2859,15 @@ def build_parser() -> argparse.ArgumentParser:
             action="store_true",
             default=argparse.SUPPRESS,
             help="show tracebacks for unexpected errors (also before the command)",
+        )
+        # Its own dest: a subparser's values replace the top-level ones of the same dest.
+        p.add_argument(
+            "--plugin-module",
+            dest="plugin_module_after",
+            action="append",
+            default=[],
+            metavar="MODULE",
+            help=PLUGIN_MODULE_HELP + " (also before the command)",
         )
         return p
 
@@ -3428,11 +3460,36 @@ _PATH_ERRNOS = {
 }
 
 
+def _import_plugin_modules(args: argparse.Namespace) -> None:
+    """Import the ``--plugin-module`` modules and those of ``MEMAUDIT_PLUGIN_MODULES`` before
+    the command reads anything: a package or saved result naming a saturation registered by
+    one is refused as unknown otherwise (library QA s48: ``solve`` could not load one at all,
+    and ``show`` refused ``score --json``'s own output under it)."""
+    from . import plugins
+
+    given = [*getattr(args, "plugin_module", ()), *getattr(args, "plugin_module_after", ())]
+    failed = plugins.import_plugin_modules(
+        plugins.env_plugin_modules(), source=plugins.PLUGIN_MODULES_ENV
+    )
+    failed += plugins.import_plugin_modules(given, source="--plugin-module")
+    if len(failed) == 1:
+        raise failed[0]
+    if failed:
+        tracebacks = [e.plugin_traceback for e in failed if e.plugin_traceback]
+        raise plugins.PluginModuleError(
+            ",".join(e.module for e in failed),
+            f"{len(failed)} plugin modules could not be imported:\n"
+            + "\n".join(f"  {e}" for e in failed),
+            plugin_traceback="\n".join(tracebacks) or None,
+        )
+
+
 def _run(args: argparse.Namespace) -> int:
     """The command, with user errors turned into messages and exit codes (see :func:`main`)."""
     global _INTERRUPT_REPORTED
     try:
         with contextlib.redirect_stdout(sys.stderr):
+            _import_plugin_modules(args)
             return int(args.func(args) or 0)
     except (PackageError, InvalidPackagesError) as exc:
         # The status first: a reader that closed the pipe (`2>&1 | head -1`) ends the printing
@@ -3462,11 +3519,14 @@ def _run(args: argparse.Namespace) -> int:
         print(exc if located else f"memaudit: error: {exc}", file=sys.stderr)
         _json_error(args, exc)
         plugin_tb = getattr(exc, "plugin_traceback", None)
-        if plugin_tb:  # a plugin writer's own traceback: only on request
+        if plugin_tb:  # a plugin writer's (or module's) own traceback: only on request
             if args.debug:
                 print(plugin_tb.rstrip("\n"), file=sys.stderr)
             else:
-                print("memaudit: (rerun with --debug for the writer's traceback)", file=sys.stderr)
+                whose = "module" if isinstance(exc, _plugin_module_error_type()) else "writer"
+                print(
+                    f"memaudit: (rerun with --debug for the {whose}'s traceback)", file=sys.stderr
+                )
         return EXIT_USER_ERROR
     except KeyboardInterrupt as exc:
         _INTERRUPT_REPORTED = True

@@ -55,6 +55,7 @@ from .errors import (
     shown_text,
 )
 from .grids import MAX_RANGE_BUDGETS
+from .plugins import SATURATION_ROUTE
 from .readonly import ReadOnlyDict
 from .saturations import SATURATIONS, get_saturation
 from .shortrepr import brief, count, short_repr
@@ -1193,7 +1194,7 @@ def _parse_package(doc: object, source: str, *, suspect: bool | None) -> Package
                 checker.add(
                     "$.objective.saturation",
                     "known-saturation",
-                    f"unknown saturation (known: {', '.join(SATURATIONS)})",
+                    f"unknown saturation (known: {', '.join(SATURATIONS)}); {SATURATION_ROUTE}",
                     sat,
                 )
             else:

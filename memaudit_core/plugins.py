@@ -93,6 +93,18 @@ WRITER_MODULES_ENV = "MEMAUDIT_WRITER_MODULES"
 #: ``--writer-timeout`` of a parent CLI process, for its sweep pool processes (plugin QA: a
 #: multi-package sweep with --workers 2 ran its writers with the default 60 s).
 WRITER_TIMEOUT_ENV = "MEMAUDIT_WRITER_TIMEOUT"
+#: Comma-separated module names the CLI (every command, as ``--plugin-module``) and the app
+#: (when it starts) import in-process before reading a package or a result: modules that
+#: register a saturation (or an in-process writer) on import. A package naming such a
+#: saturation is refused as unknown until it is registered (library QA s48).
+PLUGIN_MODULES_ENV = "MEMAUDIT_PLUGIN_MODULES"
+#: What a refusal of an unknown saturation adds: how to register one (package validation and
+#: a saved result's read-back say it; library QA s48: they only listed the known ones).
+SATURATION_ROUTE = (
+    "a saturation of your own must be registered first: ma.register_saturation(...) in "
+    "Python; for the CLI and the app, in a module that registers it on import, named by "
+    f"`memaudit --plugin-module MODULE COMMAND ...` or {PLUGIN_MODULES_ENV}=MODULE"
+)
 
 
 def _timeout_from_env() -> float:
@@ -814,10 +826,15 @@ def _python_dirs() -> list[str]:
     return sorted(d for d in dirs if os.path.exists(d))
 
 
-def _load_function(spec: PluginSpec) -> Callable[..., Any]:
+def _import(module: str) -> Any:
+    """Import ``module`` in this process (an oracle writer's, or a ``--plugin-module``)."""
     import importlib
 
-    obj: Any = importlib.import_module(spec.module)
+    return importlib.import_module(module)
+
+
+def _load_function(spec: PluginSpec) -> Callable[..., Any]:
+    obj: Any = _import(spec.module)
     for part in spec.function.split("."):
         obj = getattr(obj, part)
     if not callable(obj):
@@ -1888,6 +1905,81 @@ def register_shipped(entries: Iterable[Mapping[str, str]]) -> None:
             )
 
 
+class PluginModuleError(MemAuditError):
+    """A ``--plugin-module`` (or :data:`PLUGIN_MODULES_ENV`) module that cannot be imported.
+
+    Attributes
+    ----------
+    module : str
+    plugin_traceback : str or None
+        The module's traceback (shown by the CLI only with ``--debug``).
+    """
+
+    def __init__(self, module: str, message: str, plugin_traceback: str | None = None) -> None:
+        self.module, self.plugin_traceback = module, plugin_traceback
+        super().__init__(cut_text(message, MESSAGE_MAX))
+
+    def __reduce__(self):
+        return (type(self), (self.module, str(self), self.plugin_traceback))
+
+
+def env_plugin_modules() -> list[str]:
+    """The module names in :data:`PLUGIN_MODULES_ENV` (empty items skipped)."""
+    return [m.strip() for m in os.environ.get(PLUGIN_MODULES_ENV, "").split(",") if m.strip()]
+
+
+def import_plugin_module(module: str, *, source: str) -> None:
+    """Import ``module`` in this process, as an oracle writer's module is: trusted code that
+    registers saturations or in-process writers on import (a second call imports nothing).
+    ``source`` says where the name came from, for the error.
+
+    Raises
+    ------
+    PluginModuleError
+        When ``module`` is not a dotted module name, is not found, or raises on import (a
+        :class:`~memaudit_core.errors.SaturationError` from its ``register_saturation`` too).
+    """
+    name = str(module).strip()
+    # "mine.py" would be module py of package mine: a file name, said as such.
+    if not name or name.endswith(".py") or not all(part.isidentifier() for part in name.split(".")):
+        hint = ""
+        if "/" in name or "\\" in name or name.endswith(".py") or ":" in name:
+            stem = name.replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".py")
+            stem = stem.partition(":")[0] or "module"
+            hint = (
+                f"; give the module's name, with its folder on PYTHONPATH (or run from it), "
+                f"e.g. {stem}"
+            )
+        raise PluginModuleError(
+            name, f"plugin module {cut_repr(module)} ({source}): not a module name{hint}"
+        )
+    try:
+        _import(name)
+    except Exception as exc:  # noqa: BLE001 - a user's module: any failure is reported
+        detail = (
+            f"cannot find module {name!r} on the Python path (sys.path)"
+            if isinstance(exc, ModuleNotFoundError) and exc.name == name.split(".")[0]
+            else f"its import raised {type(exc).__name__}: {exc}"
+        )
+        raise PluginModuleError(
+            name,
+            f"plugin module {name} ({source}) could not be imported: {detail}",
+            plugin_traceback=_plugin_traceback(exc),
+        ) from None
+
+
+def import_plugin_modules(modules: Iterable[str], *, source: str) -> list[PluginModuleError]:
+    """:func:`import_plugin_module` for each of ``modules`` (once each, in order); the errors
+    of those that failed, so that a caller can report them all."""
+    failed: list[PluginModuleError] = []
+    for module in dict.fromkeys(modules):
+        try:
+            import_plugin_module(module, source=source)
+        except PluginModuleError as exc:
+            failed.append(exc)
+    return failed
+
+
 def discover(*, force: bool = False) -> None:
     """Register the bundled examples and the ``memaudit.writers`` entry points (once)."""
     global _discovered
@@ -1983,6 +2075,9 @@ __all__ = [
     "BlindView",
     "CandidateView",
     "ExperienceView",
+    "PLUGIN_MODULES_ENV",
+    "SATURATION_ROUTE",
+    "PluginModuleError",
     "PluginSpec",
     "PluginWriterError",
     "blind_view",
@@ -1991,6 +2086,9 @@ __all__ = [
     "describe",
     "discover",
     "effective_timeout",
+    "env_plugin_modules",
+    "import_plugin_module",
+    "import_plugin_modules",
     "load_error_text",
     "module_file_digest",
     "module_found",

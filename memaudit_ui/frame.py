@@ -729,6 +729,8 @@ def _store_picker(pkg: Package, note: DropNote) -> str:
     # entry point named gvt, a module that does not import).
     for warning in plugin_discovery_warnings():
         st.sidebar.warning(warning, icon="⚠️")
+    for error in plugin_module_errors():
+        st.sidebar.error(error, icon="🚨")
     return st.session_state["w_store"]
 
 
@@ -738,6 +740,24 @@ def _load_failure(store_key: object) -> str | None:
 
     kind, _, name = str(store_key).partition(":")
     return LOAD_FAILURES.get(name.strip()) if kind == "writer" else None
+
+
+#: Why each MEMAUDIT_PLUGIN_MODULES module failed to import (None until imported).
+_plugin_module_errors: list[str] | None = None
+
+
+def plugin_module_errors() -> list[str]:
+    """Import the modules named in MEMAUDIT_PLUGIN_MODULES, once per server process, and say
+    why any failed: they register saturations that packages name (library QA s48: the app had
+    no route for one), so this runs before the first package is read."""
+    global _plugin_module_errors
+    if _plugin_module_errors is None:
+        from memaudit_core.plugins import PLUGIN_MODULES_ENV, env_plugin_modules
+        from memaudit_core.plugins import import_plugin_modules as load
+
+        failed = load(env_plugin_modules(), source=PLUGIN_MODULES_ENV)
+        _plugin_module_errors = [str(e) for e in failed]
+    return list(_plugin_module_errors)
 
 
 def plugin_discovery_warnings() -> list[str]:
@@ -807,6 +827,7 @@ def frame(
     st.html(BASE_CSS + (PRESENT_CSS if present else ""))
 
     switched = bool(st.session_state.pop(SWITCH_KEY, False))
+    plugin_module_errors()  # shown in the sidebar; before a package naming their saturation
     key, pkg = _resolve_package()
     upload_names = dict(st.session_state.get("ma_upload_names", {}))
     note = DropNote(sources.describe_key(key, upload_names.get(key)), switched)

@@ -192,8 +192,17 @@ class SolveResult:
             kind=cls.RESULT_KIND,
             types_={"certificate": Certificate | None},
             # The engine that ran (``auto`` is resolved before a solve), by the registry.
-            choices={"saturation": SATURATIONS, "solver": ENGINES},
+            choices={"solver": ENGINES},
         )
+        if res.saturation not in SATURATIONS:
+            from ..plugins import SATURATION_ROUTE
+
+            raise ResultError(
+                f"{path}.saturation",
+                "wrong value",
+                f"not one of {', '.join(SATURATIONS)}; {SATURATION_ROUTE}",
+                res.saturation,
+            )
         if not res.pool.startswith(UNION_POOL_PREFIX) or res.pool == UNION_POOL_PREFIX:
             # A named pool, or a union package's (the prefix and the external store's id).
             check_choice(f"{path}.pool", res.pool, (*POOLS, f"{UNION_POOL_PREFIX}STORE"))
