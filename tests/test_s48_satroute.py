@@ -18,7 +18,7 @@ from cli_utils import run_cli
 import memaudit_core as ma
 
 ROOT = Path(__file__).resolve().parents[1]
-SAT = "s48_log2"
+SAT = "s48_route_log2"
 MODULE = "s48_satroute_log2"
 MODULE_SOURCE = f"""
 import math
