@@ -955,6 +955,10 @@ class SweepResult:
     #: How the sweep ran, as (name, value) pairs: solver, time limits, cross-check, workers
     #: (library QA: a saved sweep did not say under which limits its optima were found).
     settings: tuple[tuple[str, Any], ...] = ()
+    #: (method, kind) pairs: ``oracle`` / ``blind`` writers, ``store`` and ``ablation``, as
+    #: the CLI's sweep file has them (library QA s48: ``show`` printed this file's writers
+    #: without their kind).
+    method_kinds: tuple[tuple[str, str], ...] = ()
 
     #: ``result_kind`` in ``to_dict()`` (:data:`memaudit_core.results.RESULT_KINDS`).
     RESULT_KIND: ClassVar[str] = "sweep"
@@ -969,6 +973,7 @@ class SweepResult:
             "errors": [e.to_dict() for e in self.errors],
             "budgets": list(self.budgets),
             "methods": list(self.methods),
+            "method_kinds": dict(self.method_kinds),
             "bootstrap": dict(BOOTSTRAP),
             "summary": [s.to_dict() for s in self.summary],
             "rows": [r.to_dict() for r in self.rows],
@@ -979,9 +984,18 @@ class SweepResult:
         """The sweep whose :meth:`to_dict` is ``data`` (see :func:`memaudit_core.read_result`);
         a located ``ResultError`` on bad input."""
         from .results import from_fields, pairs
-        from .suites import check_sweep_rows, check_sweep_summary
+        from .suites import check_method_kinds, check_sweep_rows, check_sweep_summary
 
-        res = from_fields(cls, data, path, kind=cls.RESULT_KIND, convert={"settings": pairs})
+        # A file saved before QA s48 has no method_kinds: it reads back without them.
+        res = from_fields(
+            cls,
+            data,
+            path,
+            kind=cls.RESULT_KIND,
+            convert={"settings": pairs, "method_kinds": pairs},
+            optional=("method_kinds",),
+        )
+        check_method_kinds(res.method_kinds, path)
         # QA s39 (h2 #1): a library sweep file read back edited rows and summaries unchecked
         # (a ratio beside opt 0, a value + 0.3, a mean of 0.01, a row removed); it has the CLI
         # sweep file's rows and summary, so it gets the same checks, and the rows first.
@@ -2878,7 +2892,8 @@ def sweep(
                 done_before += len(package_grid)
     rows = [row for keyed, _ in per_package for _, row in keyed]
     overrun = share.overrun_text(writers=bool(writers)) if share is not None else ""
-    from .suites import instance_hash, repeated_instances_note  # suites imports this module
+    # suites imports this module
+    from .suites import instance_hash, repeated_instances_note, sweep_method_kinds
 
     repeated = repeated_instances_note(
         len(packages),
@@ -2925,6 +2940,7 @@ def sweep(
             ("cross_check", cross_check),
             ("workers", workers),
         ),
+        method_kinds=sweep_method_kinds(writers, stores, ablations),
     )
 
 

@@ -360,7 +360,14 @@ def summary_table(
     none. The cost unit column says what each line's budget is an amount of (QA s44: 20 words
     and 20 chars were one line); a sweep saved before lines said it has none. ``sweep_rows``
     are the sweep's rows: the legend says when a line with a CI pools several families."""
-    from .suites import method_label, pooled_interval_note, says_units, unit_cell
+    from .suites import (
+        fewer_packages_mark,
+        fewer_packages_note,
+        method_label,
+        pooled_interval_note,
+        says_units,
+        unit_cell,
+    )
 
     by_method = dict(kinds)
     units = says_units(summary)
@@ -370,7 +377,9 @@ def summary_table(
             f"{s.budget:.10g}",  # a budget's ten digits (QA s47: 99.9999999 read 100)
             *([unit_cell(s.cost_unit)] if units else []),
             str(s.n),
-            _ratio3(s.mean_ratio) + ("*" if s.n_uncertified else ""),
+            _ratio3(s.mean_ratio)
+            + ("*" if s.n_uncertified else "")
+            + fewer_packages_mark(errors, s),
             _interval_cell(s),
             _ratio3(s.min_ratio),
             _ratio3(s.max_ratio),
@@ -405,6 +414,9 @@ def summary_table(
             f"{n_undefined} row(s) with OPT = 0 at their budget (F / OPT undefined) are left "
             "out of n, the means and the CIs"
         )
+    fewer = fewer_packages_note(summary, errors)
+    if fewer:
+        parts.append(fewer)
     # QA: newcomers asked what the columns are; one legend line says it.
     from .analysis import BOOTSTRAP_TEXT, no_interval_note
 
@@ -1822,11 +1834,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         errors=result.errors,
         settings=tuple(sweep_settings(args).items()),
         # As the suite path fills it (QA s39, defect 5: this path wrote "method_kinds": {}).
-        method_kinds=(
-            *((w, WRITERS[w].kind) for w in writers),
-            *((s, "store") for s in stores),
-            *((a, "ablation") for a in ablations),
-        ),
+        method_kinds=result.method_kinds,
     )
     notes = res.notes
     if args.output:  # with each method's kind, as --out's rows.csv (QA s42 round 2, #1)

@@ -1572,6 +1572,31 @@ class SuiteRow:
 METHOD_KINDS_OTHER = ("store", "ablation")
 
 
+def sweep_method_kinds(
+    writers: Iterable[str], stores: Iterable[str], ablations: Iterable[str]
+) -> tuple[tuple[str, str], ...]:
+    """A sweep's ``method_kinds``: each writer with its registered kind, then the stores and
+    the ablations. Every sweep result fills it from here (library QA s48: ``ma.sweep``'s had
+    none, so ``show`` of its file printed writers without ``(oracle)`` / ``(blind)``)."""
+    from .writers import get_writer
+
+    return (
+        *((w, get_writer(w).kind) for w in writers),
+        *((s, "store") for s in stores),
+        *((a, "ablation") for a in ablations),
+    )
+
+
+def check_method_kinds(method_kinds: Iterable[tuple[str, str]], path: str) -> None:
+    """Refuse a saved sweep's method kind outside its registry (or not its reference writer's
+    kind), at ``path.method_kinds.METHOD``."""
+    from .results import check_writer_kind, child
+
+    at = child(path, "method_kinds")
+    for method, kind in method_kinds:
+        check_writer_kind(child(at, method), method, kind, METHOD_KINDS_OTHER)
+
+
 @dataclass(frozen=True)
 class SweepSuiteResult:
     """A sweep suite's rows, summary and bookkeeping (``files`` are the outputs written).
@@ -1675,11 +1700,9 @@ class SweepSuiteResult:
         when the run is ``complete``; each row comes from one task (repeated sources share
         theirs), so the rows name at most ``n_tasks`` distinct tasks."""
         from .errors import ResultError
-        from .results import check_writer_kind, child
+        from .results import child
 
-        at = child(path, "method_kinds")
-        for method, kind in self.method_kinds:
-            check_writer_kind(child(at, method), method, kind, METHOD_KINDS_OTHER)
+        check_method_kinds(self.method_kinds, path)
         done = self.executed + self.reused
         if min(self.n_tasks, self.executed, self.reused) < 0:
             name = next(n for n in ("n_tasks", "executed", "reused") if getattr(self, n) < 0)
@@ -2289,11 +2312,7 @@ def sweep_suite(
             errors=tuple(errors),
             # The writer's kind travels with the results (researcher QA: a plugin oracle writer
             # was labelled only in `memaudit writers`).
-            method_kinds=(
-                *((w, WRITERS[w].kind) for w in names),
-                *((s, "store") for s in store_ids),
-                *((a, "ablation") for a in abl),
-            ),
+            method_kinds=sweep_method_kinds(names, store_ids, abl),
         )
         if out is not None and run.complete:
             try:
@@ -3264,6 +3283,31 @@ def line_failures(errors: Iterable[Any], line: Any) -> int:
     )
 
 
+#: The mark of a summary line averaged over fewer packages than it was swept on, as its
+#: writer failed on the others (:func:`fewer_packages_note`).
+FEWER_MARK = "†"
+
+
+def fewer_packages_mark(errors: Iterable[Any], line: Any) -> str:
+    """:data:`FEWER_MARK` on a summary line that has ratios and failed cells; '' otherwise (a
+    line of n = 0 reads n/a, which says it already)."""
+    return FEWER_MARK if line.n and line_failures(errors, line) else ""
+
+
+def fewer_packages_note(summary: Sequence[Any], errors: Sequence[Any]) -> str | None:
+    """The footnote of the lines :func:`fewer_packages_mark` marks, with their failed cells;
+    None when there is none. Library QA s48: a writer that failed on one of two packages had
+    a line of n = 1 beside lines of n = 2, its mean over the other package, unflagged."""
+    failed = [line_failures(errors, s) for s in summary if fewer_packages_mark(errors, s)]
+    if not failed:
+        return None
+    return (
+        f"{FEWER_MARK}: {len(failed)} line(s) average fewer packages than were swept at their "
+        f"budget: the writer failed there on {sum(failed)} package x budget cell(s) in all, "
+        "and n, the mean, min and max are over the packages where it did not"
+    )
+
+
 def unit_cell(unit: str | None) -> str:
     """A summary line's cost unit as the tables print it ("n/a" on a line of a sweep without
     rows, which has none)."""
@@ -3360,7 +3404,9 @@ def write_sweep_outputs(
                 f"{s.budget:.10g}",
                 *([unit_cell(s.cost_unit)] if units else []),
                 str(s.n),
-                _f(s.mean_ratio) + ("*" if s.n_uncertified else ""),
+                _f(s.mean_ratio)
+                + ("*" if s.n_uncertified else "")
+                + fewer_packages_mark(result.errors, s),
                 _interval_text(s),
                 _f(s.min_ratio),
                 _f(s.max_ratio),
@@ -3381,6 +3427,9 @@ def write_sweep_outputs(
         if any(s.n_uncertified for s in result.summary)
         else ""
     )
+    fewer = fewer_packages_note(result.summary, result.errors)
+    if fewer:
+        marks += f"\n\n{fewer} (column failed)."
     # Researcher QA: a writer that failed was only a row of n = 0 here, with no reason.
     failures = ""
     if result.errors:
@@ -3439,6 +3488,8 @@ __all__ = [
     "SweepSuiteResult",
     "collect_sources",
     "family_seed_notes",
+    "fewer_packages_mark",
+    "fewer_packages_note",
     "repeated_sources_note",
     "instance_hash",
     "line_failures",
