@@ -24,7 +24,7 @@ help:
 	@echo "make test      full pytest suite, browser tests included (PYTEST_ARGS=... to narrow)"
 	@echo "make lint      ruff check + ruff format --check"
 	@echo "make fmt       ruff format + ruff check --fix"
-	@echo "make bench     run every bench/bench_*.py"
+	@echo "make bench     run every bench/bench_*.py at its defaults (well over 30 min; see README)"
 
 setup: $(STAMP)
 

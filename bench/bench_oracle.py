@@ -12,6 +12,9 @@ stops otherwise.
 Usage::
 
     .venv/bin/python bench/bench_oracle.py [--seeds 40] [--out oracle.json]
+
+How long: 5-6 minutes on the 2-core bench machine when quiet, over 10 under load, nearly all
+of it in the frozen baseline (``--seeds 5`` for a quick check).
 """
 
 from __future__ import annotations
