@@ -155,3 +155,19 @@ def test_the_cli_prints_only_the_hint_for_a_benchmark_file_given_as_an_export(tm
     problem_lines = [line for line in err.splitlines() if "[rule: " in line]
     assert len(problem_lines) == 1
     assert "[rule: format-hint]" in problem_lines[0]
+
+
+def test_a_summary_of_a_session_without_turns_is_warned_of_by_path(tmp_path):
+    samples = json.loads(LOCOMO.read_text())
+    # conv-a has sessions 1, 2 and 10 only: session 7's summary belongs to no experience.
+    samples[0]["session_summary"]["session_7_summary"] = "Bo fired a vase."
+    package = import_locomo(_write(tmp_path, "locomo.json", samples), instance="conv-a")
+    said = [w for w in package.meta["warnings"] if "session_7_summary" in w]
+    assert said == [
+        "1 session summary(ies) name a session with no turn list: "
+        "$[0].session_summary.session_7_summary; ignored (a summary is a candidate of its "
+        "session's experience)"
+    ]
+    assert not [c for c in package.candidates if c.text == "Bo fired a vase."]
+    plain = import_locomo(LOCOMO, instance="conv-a")
+    assert not [w for w in plain.meta["warnings"] if "summary(ies) name a session" in w]

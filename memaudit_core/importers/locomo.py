@@ -760,6 +760,23 @@ def import_locomo(
                 }
             )
 
+    # Summaries are read per session with turns above; one of a session without a turn list
+    # was ignored without a word (QA s48, as observations of such a session were).
+    sessions_with_turns = {exp["time"] for exp in experiences}
+    numbered = []
+    for key in summaries:
+        m = re.match(r"^session_(\d+)_summary$", key)
+        if m and int(m.group(1)) not in sessions_with_turns:
+            numbered.append((int(m.group(1)), f"{summary_base}.{key}"))
+    orphan_summaries = [path for _, path in sorted(numbered)]
+    if orphan_summaries:
+        shown = ", ".join(orphan_summaries[:5]) + (
+            f" and {len(orphan_summaries) - 5} more" if len(orphan_summaries) > 5 else ""
+        )
+        warnings.append(
+            f"{len(orphan_summaries)} session summary(ies) name a session with no turn list: "
+            f"{shown}; ignored (a summary is a candidate of its session's experience)"
+        )
     if empty_summaries:
         warnings.append(
             f"{len(empty_summaries)} session summary(ies) are empty (first: "
