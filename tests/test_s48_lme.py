@@ -135,3 +135,16 @@ def test_a_matching_instance_is_still_imported_past_a_number_question_id(tmp_pat
     path = _write(tmp_path, "two.json", [{**KU, "question_id": 17}, KU])
     pkg = import_longmemeval(path, instance="ku_9")
     assert pkg.meta["instance_index"] == 1
+
+
+def test_a_flagged_turn_in_a_repeated_ids_later_copy_is_refused(tmp_path):
+    # The filler copy [1] repeats answer_b2's id; answer_session_ids means the first copy, so
+    # a has_answer flag in the later copy is in a session the list does not name either.
+    doc = json.loads(json.dumps(KU))
+    doc["haystack_sessions"][1][0]["has_answer"] = True
+    with pytest.raises(PackageError) as info:
+        import_longmemeval(_write(tmp_path, "lme.json", [doc]), instance="ku_9")
+    assert [(p.path, p.rule) for p in info.value.problems] == [
+        ("$[0].haystack_sessions[1][0].has_answer", "answer-session")
+    ]
+    assert "answer_b2#2" in info.value.problems[0].message

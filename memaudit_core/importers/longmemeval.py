@@ -677,7 +677,18 @@ def import_longmemeval(
         # from filler sessions, so the flag and answer_session_ids disagree on the evidence:
         # refused, as either reading would change OPT without a word.
         for _rank, i, t, _uid, _text in turn_units:
-            if sids[i] not in answer_sids:
+            if sids[i] in answer_sids and exp_ids.get(i) != sids[i]:
+                # A repeated id's later copy: answer_session_ids means the first copy (which
+                # keeps the id), so this flag sits in a session it does not list either.
+                col.add(
+                    f"{base}.haystack_sessions[{i}][{t}].has_answer",
+                    "answer-session",
+                    f"this turn is flagged has_answer: true, but its session repeats the id "
+                    f"{sids[i]!r} (this copy is {exp_ids.get(i)!r}) and answer_session_ids "
+                    "means its first copy: unflag the turn or give the session its own id",
+                    True,
+                )
+            elif sids[i] not in answer_sids:
                 col.add(
                     f"{base}.haystack_sessions[{i}][{t}].has_answer",
                     "answer-session",
