@@ -11,7 +11,7 @@ import html
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -113,6 +113,10 @@ def scrolls(fig: go.Figure) -> bool:
 #: and the graph's layer names ran together); in presentation mode the graph then cuts long
 #: labels sooner, on a wider screen too (the hover has them whole).
 LEGEND_DESIGN_PX = {"present": 520, "normal": 564, "half": 274}
+#: Width (px) of a chart's PNG / SVG export (render.chart). The Evidence explorer's timeline
+#: and graph are laid out again for it: laid out for the screen's design width, a 1400 px
+#: export cut its ids as for a 520 px column (speaker QA s48).
+EXPORT_WIDTH_PX = 1400
 
 #: Space (px) between the plot area and its axes' tick labels. Streamlit's chart theme sets
 #: ``margin.pad`` = 10 in the browser, while a PNG / SVG export (kaleido) has plotly's 0: the
@@ -1553,9 +1557,12 @@ def _wrap_row_label(text: str, limit: int) -> str:
     return "<br>".join(_cut_label(line, limit + 2) for line in lines)
 
 
-def timeline_geometry(timeline_data: TimelineData, present: bool = False) -> TimelineGeometry:
-    """The store timeline's layout at the design width, so that the plot gets most of the
-    width, tick labels do not run together and markers do not hide each other.
+def timeline_geometry(
+    timeline_data: TimelineData, present: bool = False, width_px: int | None = None
+) -> TimelineGeometry:
+    """The store timeline's layout at the design width (or a chart ``width_px`` wide, as an
+    export), so that the plot gets most of the width, tick labels do not run together and
+    markers do not hide each other.
 
     QA s41 (1024 px): the legend right of the plot and the long row labels left the plot 152
     of 564 px, the 13 ids ran together ("e01e02e03...") and 15 px markers 12 px apart
@@ -1572,7 +1579,7 @@ def timeline_geometry(timeline_data: TimelineData, present: bool = False) -> Tim
     # more than 0.52 em + 16 px at 1024 px.
     margin_l = int(0.55 * font * longest) + 28
     margin_r = TIMELINE_RIGHT_MARGIN_PX
-    plot_px = float(LEGEND_DESIGN_PX["present" if present else "normal"] - margin_l - margin_r)
+    design_px = width_px or LEGEND_DESIGN_PX["present" if present else "normal"]
 
     times = sorted(
         {float(e[1]) for e in timeline_data.experiences}
@@ -1581,6 +1588,26 @@ def timeline_geometry(timeline_data: TimelineData, present: bool = False) -> Tim
     big = TIMELINE_MARKER_PX[present]
     # Room for the largest marker at each end, or for its ring (QA s47) where there are rings.
     pad_px = (big + (TIMELINE_RING_PX if timeline_data.unshared else 0)) / 2 + 4
+
+    ids = [str(e[0]) for e in timeline_data.experiences]
+    id_ticks = len(ids) <= TIMELINE_ID_TICKS_MAX
+
+    def tick_labels(plot: float) -> list[str]:
+        # Ids as long as the experiences' mean spacing holds (whole in a wide export), never
+        # cut below TIMELINE_TICK_CHARS; distinct cuts, so that no two ticks read the same.
+        room = (plot - 2 * pad_px) / max(len(times) - 1, 1)
+        return distinct_cuts(ids, max(TIMELINE_TICK_CHARS, int((room - 8) / (0.5 * font))))
+
+    labels = tick_labels(design_px - margin_l - margin_r) if id_ticks and ids else []
+    if labels:
+        # The last id is centred pad_px inside the plot: the rest of its half width takes the
+        # right margin, or plotly drops it for leaving the figure (QA s48: the 1400 px export
+        # lost its last tick, s3_pref_1_update).
+        need = math.ceil(0.25 * font * len(labels[-1]) - pad_px) + 2
+        if need > margin_r:
+            margin_r = need
+            labels = tick_labels(design_px - margin_l - margin_r)
+    plot_px = float(design_px - margin_l - margin_r)
     if len(times) < 2:
         centre = times[0] if times else 0.0
         x_range = (centre - 1.0, centre + 1.0)
@@ -1597,11 +1624,10 @@ def timeline_geometry(timeline_data: TimelineData, present: bool = False) -> Tim
 
     tick_vals: list[float] = []
     tick_text: list[str] = []
-    if len(timeline_data.experiences) <= TIMELINE_ID_TICKS_MAX:
+    if labels:
         # Each shown id at least its own width (and a gap) from the one before.
         last = None
-        for exp_id, time, _ in timeline_data.experiences:
-            label = _cut_label(str(exp_id), TIMELINE_TICK_CHARS)
+        for label, (_, time, _) in zip(labels, timeline_data.experiences, strict=True):
             # About 0.5 em a character (Source Sans digits), and 8 px between labels.
             width = 0.5 * font * max(len(label), 1) + 8
             if last is None or (time - last[0]) * per_px >= (last[1] + width) / 2:
@@ -1645,13 +1671,16 @@ def _timeline_type_order(types: Sequence[str]) -> list[str]:
     ]
 
 
-def store_timeline(timeline_data: TimelineData, title: str, present: bool = False) -> go.Figure:
+def store_timeline(
+    timeline_data: TimelineData, title: str, present: bool = False, width_px: int | None = None
+) -> go.Figure:
     """What each store wrote per experience ("tombstone timeline").
 
     One row per store, a marker per memory at its experience's time; symbol and colour give the
-    candidate type. Layout: :func:`timeline_geometry`.
+    candidate type. Layout: :func:`timeline_geometry` (``width_px``: for a chart that wide,
+    such as an export, instead of the design width).
     """
-    geo = timeline_geometry(timeline_data, present)
+    geo = timeline_geometry(timeline_data, present, width_px)
     fig = go.Figure()
     exp_row = "experiences"
     # Hundreds of experiences on one axis: full-size ticks merge into a solid band, so a dense
@@ -1818,16 +1847,63 @@ def _cut_label(text: str, limit: int) -> str:
     return text[: limit - 1 - tail] + "…" + text[len(text) - tail :]
 
 
-def graph_geometry(graph_data: GraphData, present: bool = False) -> GraphGeometry:
+def _cut_options(text: str, limit: int) -> Iterator[tuple[int, int]]:
+    """The (head, tail) lengths a cut of ``text`` may keep, best first: ``limit`` characters
+    cut in the middle, then the cut moved away from the middle, then a character longer, and
+    so on. Each end keeps at least a quarter of the characters kept: a label like "s…0_update"
+    says little of what the id is."""
+    for size in range(max(limit, 3), len(text)):
+        keep = size - 1  # the ellipsis takes one
+        middle, least = keep // 2, max(1, keep // 4)
+        for tail in sorted(range(least, keep - least + 1), key=lambda t: (abs(t - middle), -t)):
+            yield keep - tail, tail
+
+
+def distinct_cuts(texts: Sequence[str], limit: int) -> list[str]:
+    """``texts`` cut to about ``limit`` characters so that every cut names one text only.
+
+    A cut in the middle alone gave different ids the same label: experience s3_pref_0_update
+    and candidate s3_pref_0_update_compound_update both read "s3_pref…_update", and two
+    timeline ticks "s3_pr…date" (speaker QA s48). A cut here keeps a head and a tail that no
+    other text of ``texts`` starts and ends with, moving the cut or keeping more characters
+    where the middle cut would be ambiguous; a text no cut tells apart is shown whole.
+
+    >>> distinct_cuts(["s3_pref_0_update", "s3_pref_1_update", "s3_pref_0_old"], 10)
+    ['s3…0_update', 's3…1_update', 's3_pr…_old']
+    """
+    unique = list(dict.fromkeys(texts))
+    by_text: dict[str, str] = {}
+    for text in unique:
+        by_text[text] = text
+        if len(text) <= limit:
+            continue
+        others = [u for u in unique if u != text]
+        for head, tail in _cut_options(text, limit):
+            start, end = text[:head], text[len(text) - tail :]
+            # Another text reads the same when it has this head and tail with at least one
+            # character between them (what the ellipsis stands for).
+            if not any(
+                len(u) > head + tail and u.startswith(start) and u.endswith(end) for u in others
+            ):
+                by_text[text] = start + "…" + end
+                break
+    return [by_text[t] for t in texts]
+
+
+def graph_geometry(
+    graph_data: GraphData, present: bool = False, width_px: int | None = None
+) -> GraphGeometry:
     """The evidence graph's layout: layer positions, label font and texts, axis ranges and
-    plot height, so that at the design width no label meets another label or a node, the
-    labels stay inside the figure and the unit labels have room above their nodes."""
+    plot height, so that at the design width (or a chart ``width_px`` wide, as an export) no
+    label meets another label or a node, the labels stay inside the figure and the unit
+    labels have room above their nodes. Labels cut to fit are :func:`distinct_cuts`."""
     layers = [name for name, _ in graph_data.layer_x]
     show_text = graph_data.n_nodes <= 100
     marker = 18 if present else 14
     r = marker / 2
     outline_px = GRAPH_OUTLINE_PX[present]
-    plot_px = LEGEND_DESIGN_PX["present" if present else "normal"] - 2 * GRAPH_SIDE_MARGIN_PX
+    design_px = width_px or LEGEND_DESIGN_PX["present" if present else "normal"]
+    plot_px = design_px - 2 * GRAPH_SIDE_MARGIN_PX
     tick_px = 20 if present else 14  # _explain_fonts' tick size
     placement = {
         "experience": ("right", "middle", -int(r + 5), 0),
@@ -1883,7 +1959,7 @@ def graph_geometry(graph_data: GraphData, present: bool = False) -> GraphGeometr
     while end > plot_px and limit > GRAPH_MIN_LABEL_CHARS:
         # Still too wide at the smallest font: cut the longest labels (the hover has them whole).
         limit -= 1
-        labels = [_cut_label(t, limit) for t in full]
+        labels = distinct_cuts(full, limit)
         xs, end = layout(font, labels)
 
     # Vertical: the pitch each layer's nodes need, the largest layer spread over y in [-1, 1].
@@ -1906,7 +1982,10 @@ def graph_geometry(graph_data: GraphData, present: bool = False) -> GraphGeometr
         marker=marker,
         labels=tuple(labels),
         layer_x=xs,
-        x_range=(0.0, max(end, plot_px)),
+        # A chart of a given width (an export) spreads the layers over it, as a screen wider
+        # than the design width does: kept at its own pixels, a 1400 px export drew the graph
+        # in its left half.
+        x_range=(0.0, end if width_px else max(end, plot_px)),
         y_range=(-1.0 - bottom * per_px, 1.0 + top * per_px),
         plot_height=span + top + bottom,
         placement=placement,
@@ -1914,10 +1993,15 @@ def graph_geometry(graph_data: GraphData, present: bool = False) -> GraphGeometr
 
 
 def evidence_graph(
-    graph_data: GraphData, title: str, present: bool = False, opt_word: str = "optimum"
+    graph_data: GraphData,
+    title: str,
+    present: bool = False,
+    opt_word: str = "optimum",
+    width_px: int | None = None,
 ) -> go.Figure:
-    """Layered experience -> candidate -> unit -> query graph (layout: :func:`graph_geometry`)."""
-    geo = graph_geometry(graph_data, present)
+    """Layered experience -> candidate -> unit -> query graph (layout: :func:`graph_geometry`;
+    ``width_px``: for a chart that wide, such as an export, instead of the design width)."""
+    geo = graph_geometry(graph_data, present, width_px)
     # The core places layer k at x = k; the figure spaces the layers for their labels.
     new_x = {old: geo.layer_x[name] for name, old in graph_data.layer_x}
 

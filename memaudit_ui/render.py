@@ -126,16 +126,28 @@ def export_with_retry(
     )
 
 
-def _image(fig: go.Figure, fmt: str, what: str = "the chart", key: str = "") -> Callable[[], bytes]:
-    """The deferred download data of ``fig`` as ``fmt``: retried, and a failure remembered for
+def _image(
+    fig: go.Figure | Callable[[], go.Figure],
+    fmt: str,
+    what: str = "the chart",
+    key: str = "",
+) -> Callable[[], bytes]:
+    """The deferred download data of ``fig`` (or of the figure it builds, only when the
+    download is clicked) as ``fmt``: retried, and a failure remembered for
     :func:`export_failure_notice` under this session and ``key``."""
+    from .figures import EXPORT_WIDTH_PX
+
     session = _session_id()
 
     def make() -> bytes:
+        image = fig() if callable(fig) else fig
         try:
             return export_with_retry(
-                lambda: fig.to_image(
-                    format=fmt, width=1400, height=int(fig.layout.height or 500) + 100, scale=1
+                lambda: image.to_image(
+                    format=fmt,
+                    width=EXPORT_WIDTH_PX,
+                    height=int(image.layout.height or 500) + 100,
+                    scale=1,
                 ),
                 f"{what} as {fmt.upper()}",
             )
@@ -217,8 +229,19 @@ def composition_charts(stats: PackageStats, present: bool, key_prefix: str) -> N
         chart(kind_fig, f"{key_prefix}_kinds", f"{stats.package_id}-unit-kinds")
 
 
-def chart(fig: go.Figure, key: str, filename: str, *, selectable: bool = False):
+def chart(
+    fig: go.Figure,
+    key: str,
+    filename: str,
+    *,
+    selectable: bool = False,
+    export: Callable[[], go.Figure] | None = None,
+):
     """Show a figure with PNG and SVG download buttons; returns the selection state if any.
+
+    ``export``: builds the figure the downloads draw, laid out for their width
+    (``figures.EXPORT_WIDTH_PX``), where ``fig`` is laid out for the screen's design width
+    (speaker QA s48: the evidence graph's export cut its ids as for a 520 px column).
 
     In presentation mode a figure taller than ``figures.PRESENT_MAX_HEIGHT`` is shown at that
     height (the figures are built per run, so setting it here changes no other view), unless
@@ -247,9 +270,10 @@ def chart(fig: go.Figure, key: str, filename: str, *, selectable: bool = False):
         st.error(failure)
     # A horizontal container keeps both labels readable even inside half-width columns.
     row = st.container(horizontal=True, gap="small")
+    image = export or fig
     row.download_button(
         "PNG",
-        _image(fig, "png", name, key),
+        _image(image, "png", name, key),
         file_name=f"{name}.png",
         mime="image/png",
         key=f"{key}_png",
@@ -258,7 +282,7 @@ def chart(fig: go.Figure, key: str, filename: str, *, selectable: bool = False):
     )
     row.download_button(
         "SVG",
-        _image(fig, "svg", name, key),
+        _image(image, "svg", name, key),
         file_name=f"{name}.svg",
         mime="image/svg+xml",
         key=f"{key}_svg",

@@ -2,6 +2,8 @@
 heatmap, what each store wrote per experience, and the experience -> candidate -> unit -> query
 graph."""
 
+import functools
+
 import pandas as pd
 import streamlit as st
 
@@ -314,8 +316,13 @@ else:
         render.chart(
             figures.coverage_heatmap(hm, hm_title, present=ctx.present, opt_word=opt_word),
             "evidence_heatmap",
+            # The focus unit too: its column is outlined, so two exports of one store and
+            # budget with different focus units differ (speaker QA s48: one file name).
             render.store_filename(
-                view.package_id, view.store_label, "coverage-heatmap", ctx.budget
+                view.package_id,
+                view.store_label,
+                f"{view.focus_unit_id}-coverage-heatmap",
+                ctx.budget,
             ),
         )
         # On a projector it names the rows a screen holds, and how to see the others.
@@ -333,14 +340,18 @@ st.subheader("Timeline: what each store wrote per experience")
 tl = view.timeline
 if tl.message:
     st.info(md_escape(tl.message))
+timeline = functools.partial(
+    figures.store_timeline,
+    tl,
+    f"Memory written per experience at budget {amount_text(ctx.budget, view.cost_unit)}",
+    present=ctx.present,
+)
 render.chart(
-    figures.store_timeline(
-        tl,
-        f"Memory written per experience at budget {amount_text(ctx.budget, view.cost_unit)}",
-        present=ctx.present,
-    ),
+    timeline(),
     "evidence_timeline",
     render.store_filename(view.package_id, view.store_label, "timeline", ctx.budget),
+    # The export laid out for its own width: its ids whole where they fit (speaker QA s48).
+    export=functools.partial(timeline, width_px=figures.EXPORT_WIDTH_PX),
 )
 st.caption(
     f"One row per store: the chosen store, the {opt_word} and every package store (kept at this "
@@ -365,19 +376,25 @@ st.radio(
 gd = view.graph
 if gd.message:
     st.info(md_escape(gd.message))
+graph = functools.partial(
+    figures.evidence_graph,
+    gd,
+    # QA s42 (defect 1): its squares and diamonds are the store's and the optimum's at
+    # this budget, so the store and the budget are in the title and the file name.
+    f"Evidence graph · {view.store_label}, budget "
+    f"{amount_text(ctx.budget, view.cost_unit)}: "
+    f"{gd.n_nodes} nodes, {gd.n_edges} links",
+    present=ctx.present,
+    opt_word=opt_word,
+)
 render.chart(
-    figures.evidence_graph(
-        gd,
-        # QA s42 (defect 1): its squares and diamonds are the store's and the optimum's at
-        # this budget, so the store and the budget are in the title and the file name.
-        f"Evidence graph · {view.store_label}, budget "
-        f"{amount_text(ctx.budget, view.cost_unit)}: "
-        f"{gd.n_nodes} nodes, {gd.n_edges} links",
-        present=ctx.present,
-        opt_word=opt_word,
-    ),
+    graph(),
     "evidence_graph",
-    render.store_filename(view.package_id, view.store_label, "graph", ctx.budget),
+    # The focus unit too: its links are drawn red (speaker QA s48, as for the heatmap).
+    render.store_filename(
+        view.package_id, view.store_label, f"{view.focus_unit_id}-graph", ctx.budget
+    ),
+    export=functools.partial(graph, width_px=figures.EXPORT_WIDTH_PX),
 )
 st.caption(
     "Links: experience → the candidates written from it → the units each candidate covers "

@@ -48,10 +48,13 @@ def test_the_heatmap_and_graph_exports_name_the_store_and_the_budget(monkeypatch
     default = _evidence_exports(monkeypatch, present="1")  # Fact extractor at 40 words
     raw = _evidence_exports(monkeypatch, budget="20", store="store:raw-logger", present="1")
 
-    assert default["evidence_heatmap"][0] == "travel-assistant-Fact-extractor-coverage-heatmap-B40"
-    assert raw["evidence_heatmap"][0] == "travel-assistant-Raw-logger-coverage-heatmap-B20"
-    assert default["evidence_graph"][0] == "travel-assistant-Fact-extractor-graph-B40"
-    assert raw["evidence_graph"][0] == "travel-assistant-Raw-logger-graph-B20"
+    # Since speaker QA s48 the default focus unit too (the heatmap outlines its column, the
+    # graph draws its links red): u:dates:invalid at 40 words, u:dates:current at 20.
+    fact, raw_name = "travel-assistant-Fact-extractor", "travel-assistant-Raw-logger"
+    assert default["evidence_heatmap"][0] == f"{fact}-u-dates-invalid-coverage-heatmap-B40"
+    assert raw["evidence_heatmap"][0] == f"{raw_name}-u-dates-current-coverage-heatmap-B20"
+    assert default["evidence_graph"][0] == f"{fact}-u-dates-invalid-graph-B40"
+    assert raw["evidence_graph"][0] == f"{raw_name}-u-dates-current-graph-B20"
     # The timeline's name carries the store too (every explorer download, QA s42 defect 2).
     assert raw["evidence_timeline"][0] == "travel-assistant-Raw-logger-timeline-B20"
 
