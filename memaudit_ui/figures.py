@@ -1031,6 +1031,23 @@ def short_unit_label(unit_id: str, max_chars: int) -> str:
     return unit_id if len(unit_id) <= max_chars else "…" + unit_id[-(max_chars - 1) :]
 
 
+def heatmap_col_labels(unit_ids: Sequence[str], max_chars: int) -> tuple[str, ...]:
+    """The heatmap's column labels: each id's tail (:func:`short_unit_label`), unless two
+    different ids would read the same, as ids that differ only early on do; then
+    :func:`distinct_cuts` for all, so that no label names two units (QA s48, as graph labels
+    and timeline ticks did).
+
+    >>> heatmap_col_labels(["u:invalid:pref:3:0", "u:current:pref:3:0"], 10)
+    ('u:inv…:3:0', 'u:cur…:3:0')
+    >>> heatmap_col_labels(["u:dates:current", "u:dates:invalid"], 10)
+    ('…s:current', '…s:invalid')
+    """
+    tails = tuple(short_unit_label(u, max_chars) for u in unit_ids)
+    if len(set(tails)) == len(set(unit_ids)):
+        return tails
+    return tuple(distinct_cuts(unit_ids, max_chars))
+
+
 def _heatmap_present_legend_px(heatmap_data: HeatmapData) -> tuple[int, int]:
     """Width and height (px) of presentation mode's kinds legend: a title line, a kind a line."""
     font_px = 20  # _explain_fonts in presentation mode
@@ -1082,7 +1099,7 @@ def heatmap_geometry(
     label_step = max(1, math.ceil(n_cols / fit))
     label_idx = tuple(range(0, n_cols, label_step))
     max_chars = HEATMAP_LABEL_CHARS[present][many]
-    labels = tuple(short_unit_label(heatmap_data.col_ids[j], max_chars) for j in label_idx)
+    labels = heatmap_col_labels([heatmap_data.col_ids[j] for j in label_idx], max_chars)
     longest = max((len(t) for t in labels), default=0)
     # Upright ids (angled when few and short) and the axis title below them.
     bottom_px = int(_CHAR_FACTOR * tick_px * longest) + 60
