@@ -1202,7 +1202,9 @@ def cut_note(rows: Sequence[Any], column: str = "column store_cut: memories drop
     CLI QA: ``sweep --stores`` cut a store that cost more than the budget without a word,
     where ``score`` says what it cut. A row's ``cost_unit``, when it has one, follows its
     budgets (app QA s44: the Overview's banner said "budget 24" under a "budget 24 words"
-    heading); rows of several units (a suite) name each unit after its own budgets.
+    heading); rows of several units (a suite) name each unit after its own budgets. Rows of
+    several packages (``package_id``, ``content_hash``) say which package each cut was in,
+    the first few spelled out: a store id names a different store in each package.
 
     Examples
     --------
@@ -1219,31 +1221,86 @@ memories first (notes)'
     ...           R(method="w", budget=8.0, store_cut=1, cost_unit="chars")], column="notes")
     'store w costs more than budgets 8 chars and 1 word; it was cut to what fits there, most \
 recent memories first (notes)'
+    >>> print(cut_note([R(package_id=p, content_hash=p, method=m, budget=b, store_cut=c)
+    ...                 for p, m, b, c in [("p1", "s", 2.0, 1), ("p1", "s", 3.0, 1),
+    ...                                    ("p1", "x", 3.0, 1), ("p2", "s", 5.0, 1),
+    ...                                    ("p3", "s", 5.0, 0)]]))
+    stores cost more than some budgets in 2 of the 3 swept packages: in p1, store s (budgets \
+2, 3) and store x (budget 3); in p2, store s (budget 5); each was cut to what fits there, most \
+recent memories first (column store_cut: memories dropped)
     """
-    where: dict[str, set[tuple[float, str | None]]] = {}
+    # Keyed per package (QA s48: a 40-package sweep pooled every package's budgets under
+    # "store sel", a different store in each package).
+    where: dict[Any, dict[str, set[tuple[float, str | None]]]] = {}
+    swept: dict[Any, str] = {}
     for r in rows:
+        pkg = (getattr(r, "package_id", None), getattr(r, "content_hash", None))
+        swept.setdefault(pkg, str(pkg[0]))
         if getattr(r, "store_cut", 0):
-            where.setdefault(r.method, set()).add((r.budget, getattr(r, "cost_unit", None)))
+            where.setdefault(pkg, {}).setdefault(r.method, set()).add(
+                (r.budget, getattr(r, "cost_unit", None))
+            )
     if not where:
         return None
+    n_cut = sum(len(stores) for stores in where.values())
+    tail = (
+        f"{'it was' if n_cut == 1 else 'each was'} cut to what fits there, most recent "
+        f"memories first ({column})"
+    )
+    if len(swept) == 1:
+        groups = _cut_groups(next(iter(where.values())))
+        parts = [
+            f"{_stores_text(names)} cost{'s' if len(names) == 1 else ''} more than "
+            f"budget{'s' if len(b) > 1 else ''} {_budgets_text(b)}"
+            for b, names in groups
+        ]
+        return f"{'; '.join(parts)}; {tail}"
+    shown = list(where.items())[:_CUT_PACKAGES_SHOWN]
+    more = len(where) - len(shown)
+    span = (
+        f"in all {len(swept)} swept packages"
+        if len(where) == len(swept)
+        else f"in {len(where)} of the {len(swept)} swept packages"
+    )
+    parts = [
+        f"in {swept[pkg]}, "
+        + _and(
+            [
+                f"{_stores_text(names)} (budget{'s' if len(b) > 1 else ''} {_budgets_text(b)})"
+                for b, names in _cut_groups(stores)
+            ]
+        )
+        for pkg, stores in shown
+    ]
+    if more:
+        parts.append(f"and in {more} more package{'s' if more > 1 else ''} (column package_id)")
+    return f"stores cost more than some budgets {span}: {'; '.join(parts)}; {tail}"
+
+
+#: How many packages a multi-package cut note spells out before it counts the rest.
+_CUT_PACKAGES_SHOWN = 3
+
+
+def _cut_groups(
+    where: dict[str, set[tuple[float, str | None]]],
+) -> list[tuple[tuple[tuple[float, str | None], ...], list[str]]]:
+    """One package's cut stores grouped by the budgets they were cut at."""
     # Stores over the same budgets share one clause (QA s44: three stores cut at one budget
     # read "store A costs more than budget 7.25; store B costs more than budget 7.25; ...").
     same: dict[tuple[tuple[float, str | None], ...], list[str]] = {}
     for m, b in where.items():
         same.setdefault(tuple(sorted(b, key=lambda x: (x[1] or "", x[0]))), []).append(m)
-    parts = [
-        (
-            f"store {names[0]} costs"
-            if len(names) == 1
-            else f"stores {', '.join(names[:-1])} and {names[-1]} cost"
-        )
-        + f" more than budget{'s' if len(b) > 1 else ''} {_budgets_text(b)}"
-        for b, names in same.items()
-    ]
-    return (
-        f"{'; '.join(parts)}; {'it was' if len(where) == 1 else 'each was'} cut to what fits "
-        f"there, most recent memories first ({column})"
-    )
+    return list(same.items())
+
+
+def _and(items: Sequence[str]) -> str:
+    """``"a, b and c"``."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def _stores_text(names: Sequence[str]) -> str:
+    """``"store a"``, ``"stores a, b and c"``."""
+    return f"store{'' if len(names) == 1 else 's'} {_and(names)}"
 
 
 def _budgets_text(budgets: Sequence[tuple[float, str | None]]) -> str:

@@ -181,7 +181,8 @@ def read_result(source: str | Path | Mapping[str, Any]) -> Any:
     Raises
     ------
     ResultError
-        The file is missing or unreadable (``file-exists``, ``readable``, ``utf-8``), not JSON,
+        The file is missing or unreadable (``file-exists``, ``readable``, ``utf-8``), a folder,
+        a CSV table or a chart image (``result-json``), not JSON,
         or the document breaks a rule; the message names the file, the JSON path and the rule
         (``missing field``, ``wrong type``, ``unknown kind``, ``newer version``, ``wrong
         value``, ``inconsistent``, ``unknown field``), or the JSON reader's rules shared with
@@ -233,7 +234,11 @@ def read_saved(
     if not found:
         raise ResultError("$", "file-exists", "no such file or folder").in_file(name)
     if folder:
-        raise ResultError("$", "file-exists", "a folder, not a result file").in_file(name)
+        from .suites import out_folder_text  # suites imports this module
+
+        # Rule result-json, not file-exists: the folder exists (QA s48).
+        text = out_folder_text(path) or "a folder, not a result file: give a result's JSON file"
+        raise ResultError("$", NOT_A_RESULT, text).in_file(name)
     try:
         # utf-8-sig: a byte-order mark (Windows editors) is skipped, as load_package does
         # (QA s42 defect 4: the BOM was refused as "invalid JSON").
@@ -263,7 +268,7 @@ def read_saved(
 #: The app's and the CLI's files that are not saved results, by suffix: what each is.
 _NOT_RESULTS = {".csv": "a CSV table", ".png": "a PNG image", ".svg": "an SVG image"}
 
-#: The rule of a table or image given where a saved result is read.
+#: The rule of a table, image or folder given where a saved result (a JSON file) is read.
 NOT_A_RESULT = "result-json"
 
 

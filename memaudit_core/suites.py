@@ -843,6 +843,37 @@ _OUTPUTS = {
 }
 
 
+def out_folder_text(folder: Path) -> str | None:
+    """Why a sweep's or audit's ``--out`` folder is not a saved result, what in it holds the
+    result and how to get that as JSON, for a reader given the folder where a saved result is
+    read; None for another folder (no suite's journal header in it).
+
+    QA s48: ``memaudit show OUT`` said only "a folder, not a result file [rule: file-exists]"
+    of the folder it exists in, with no word of the report and tables in it.
+    """
+    try:
+        with (folder / JOURNAL).open("rb") as fh:
+            header = json.loads(fh.readline(1 << 16))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(header, dict) or header.get("t") != "header":
+        return None
+    suite = header.get("suite")
+    if not isinstance(suite, str) or suite not in _OUTPUTS:
+        return None
+    held = [n for n in _OUTPUTS[suite] if n.endswith((".md", ".csv")) and (folder / n).is_file()]
+    again = (
+        f"run the same {suite} command again with --json and save what it prints (e.g. "
+        f"> {suite}.json) for memaudit show: the tasks are read back from its {JOURNAL}, none "
+        "solved again"
+    )
+    what = f"a {suite}'s --out folder, not a result file"
+    if not held:
+        return f"{what}, and its run has not finished (no report yet): {again}"
+    names = held[0] if len(held) == 1 else f"{', '.join(held[:-1])} and {held[-1]}"
+    return f"{what}: {names} there hold its result as a report and tables; {again}"
+
+
 #: The figures each suite may write in ``figures/`` (:func:`report_figure`): only these are
 #: ever removed there, so that a user's own files in that folder are kept.
 FIGURE_FILES = {

@@ -2965,8 +2965,11 @@ def family_band_curve(
     colors, symbols = _method_colors(band.methods, order), _method_symbols(band.methods, order)
     any_unproven = False
     for m in band.methods:
-        rows = [r for r in band.series(m.key) if r.mean_ratio is not None]
-        if not rows:
+        # Every budget of the grid, n/a ones (OPT = 0 at every seed) as gaps: left out, the
+        # axis started at the first defined mean while the ratio chart above spans the grid
+        # (QA s48).
+        rows = list(band.series(m.key))
+        if all(r.mean_ratio is None for r in rows):
             continue
         xs = [r.budget for r in rows]
         color = colors[m.key]
@@ -2999,6 +3002,7 @@ def family_band_curve(
             name=_plain(m.label),
             legendgroup=m.key,
             line={"color": color, "width": 3, "dash": "dash" if m.kind == "ablation" else "solid"},
+            connectgaps=False,
             # Hollow where some seed's ratio is against an unproven incumbent, as on the
             # value and ratio curves.
             marker={

@@ -484,7 +484,8 @@ if seeds and curve.methods:
     st.caption(
         f"Band: {BOOTSTRAP_TEXT}"
         + (f"; {no_band}" if no_band else "")
-        + ". Seeds where OPT = 0 at a budget have no ratio there and are counted, not averaged."
+        + ". Seeds where OPT = 0 at a budget have no ratio there and are counted, not averaged; "
+        "a gap in a line is a budget where OPT = 0 at every seed (n/a)."
     )
     render.table(
         pd.DataFrame(band.table_rows()),
