@@ -3145,7 +3145,13 @@ def engine_time_curve(report, title: str, present: bool = False):
         low, high = math.floor(math.log10(min(times))), math.ceil(math.log10(max(times)))
         # A marker on the lowest decade was cut in half by the axis floor (projector QA).
         pad = 0.12 if math.log10(min(times)) - low < 0.12 else 0.0
-        fig.update_yaxes(range=[low - pad, max(high, low + 1)])
+        top = max(high, low + 1)
+        fig.update_yaxes(range=[low - pad, top])
+        if top - low <= 2:
+            # Over one or two decades, 1-2-5 labels as full numbers (QA s48: the quick look's
+            # runs, all within 0.1-0.6 s, sat between two labels a decade apart).
+            ticks = [m * 10.0**k for k in range(low, top) for m in (1, 2, 5)] + [10.0**top]
+            fig.update_yaxes(tickmode="array", tickvals=ticks)
     base_layout(fig, _plain(title), present, height=420)
     _legend_below(fig, present)
     return fig
