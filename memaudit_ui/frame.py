@@ -324,6 +324,15 @@ class LinkSetting:
         return _mirror(self.widget_key, self.scope)
 
 
+def set_link_setting(page_title: str, setting: LinkSetting, value: object) -> None:
+    """Set a page's link setting from the page, for a value known once the page has decided
+    its view (the Generator's previewed package): its mirror and its text in the link, which
+    the page's own :func:`state.sync_url` writes (``frame(..., page_writes_url=True)``)."""
+    st.session_state[setting.mirror] = value
+    stored = st.session_state.setdefault(state.PAGE_PARAMS_KEY, {}).setdefault(page_title, {})
+    stored[setting.url] = None if value == setting.default else state.link_text(value)
+
+
 #: Session-state key: (page title, parameter) of the page settings read from a link.
 LINK_READ_KEY = "ma_link_settings_read"
 

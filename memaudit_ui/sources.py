@@ -279,9 +279,9 @@ def _same(value: object, default: object) -> bool:
     return type(value) is type(default) and value == default
 
 
-def canonical_key(key: str) -> tuple[str, str | None]:
+def canonical_key(key: str, what: str = "package") -> tuple[str, str | None]:
     """``key`` as the app keeps it, and a note (Markdown) when that differs from what ``key``
-    asks.
+    asks; ``what`` names the link's parameter in the note (the Generator's ``preview``).
 
     A ``gen:`` key is written as :func:`generated_key` writes it (the Generator's "Open in
     the app"): a seed-invariant family names seed 0 (its one package), a seed is written
@@ -319,8 +319,37 @@ def canonical_key(key: str) -> tuple[str, str | None]:
     if note is not None:
         # Markdown: the keys in code spans, copied without the word joiner a shortcode guard
         # puts in plain text (QA s46).
-        note = f"the link's package {md_value(key)}: {note}; opened {md_value(canonical)}"
+        done = "opened" if what == "package" else "previewed"
+        note = f"the link's {what} {md_value(key)}: {note}; {done} {md_value(canonical)}"
     return canonical, note
+
+
+def generated_package(text: str) -> tuple[str, Package, str | None]:
+    """The generated package a link's ``text`` names (the Generator's ``preview=``), its key as
+    the Generator's form writes it (:func:`generated_key`) and :func:`canonical_key`'s note.
+
+    Raises
+    ------
+    MemAuditError
+        For a key that is not a ``gen:`` key, or that :func:`load_by_key` cannot build (an
+        unknown family or parameter, a bad seed or value, a package over the app's size).
+
+    >>> generated_package("gen:memaudit-small:03:normal_count=3;")[0]
+    'gen:memaudit-small:3'
+    """
+    if not text.strip():
+        raise MemAuditError("empty")
+    if not text.startswith("gen:"):
+        raise MemAuditError(
+            f"{cut_repr(text)} is not a generated package's key: expected gen:FAMILY:SEED, "
+            "with any parameters after it as :name=value;name=value"
+        )
+    key, note = canonical_key(text, "preview")
+    pkg = load_by_key(key)
+    meta = pkg.meta
+    # Written from what the package records, so the key is the one the form builds for it
+    # even where canonical_key keeps a key as given (gen:memaudit-small with no seed: seed 0).
+    return generated_key(meta["generator"], meta["seed"], meta["params"]), pkg, note
 
 
 def load_by_key(key: str) -> Package:

@@ -6,8 +6,8 @@ can be shared as a link, and a fresh session reads them back from the URL.
 
 A page may own parameters of its own (:data:`PAGE_URL_KEYS`): the Evidence explorer's
 ``unit``, which the page reads after calling the frame and writes back with :func:`sync_url`,
-and the settings of the Evidence explorer, Budget sweep, Ablations, Certification and External
-stores pages (``frame.LinkSetting``), which the frame reads from a link
+and the settings of the Evidence explorer, Budget sweep, Ablations, Certification, External
+stores and Generator pages (``frame.LinkSetting``), which the frame reads from a link
 (:func:`parse_link_value`) and keeps in the link while they differ from their defaults
 (:data:`PAGE_PARAMS_KEY`). Every other page drops them with a note naming their page, so a link
 never carries another page's choice (a page link carries the settings of the page it opens:
@@ -71,6 +71,7 @@ PAGE_URL_KEYS: dict[str, tuple[str, ...]] = {
     ),
     "Certification": ("time_limit", "add_budget", "pools", "seeds"),
     "External stores": ("keep", "salience_field"),
+    "Generator": ("preview",),
 }
 #: Session-state key: page title -> {parameter: text in the link, or None for the default},
 #: the page settings as last chosen, for the links to that page and the URL's upkeep.

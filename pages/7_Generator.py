@@ -10,15 +10,59 @@ import streamlit as st
 from memaudit_core.errors import MemAuditError
 from memaudit_core.generators import FAMILIES, MAX_GENERATED_SIZE, check_seed, estimated_size
 from memaudit_core.package import Package, dumps_package
-from memaudit_ui import cached, render, sources
-from memaudit_ui.frame import frame, go_to, md_escape, switch_package
+from memaudit_ui import cached, render, sources, state
+from memaudit_ui.frame import (
+    LinkSetting,
+    frame,
+    go_to,
+    md_escape,
+    set_link_setting,
+    switch_package,
+)
 
 #: Rows shown in each sample table (the full package can be large).
 SAMPLE_ROWS = 10
 #: Non-widget key holding the last previewed spec (widget state is dropped between pages).
 SPEC_KEY = "ma_gen_spec"
+#: The largest seed the form holds: a browser's number box is exact up to 2^53 - 1.
+MAX_FORM_SEED = 2**53 - 1
+PAGE = "Generator"
+#: The link parameter naming the previewed package (its key), when it is not the open package:
+#: a preview lived in the session only, so its link opened a blank form (QA s48).
+PREVIEW = "preview"
 
-ctx = frame("Generator")
+
+def _preview_problem(values: dict[str, Any]) -> str | None:
+    """Why the link's ``preview`` cannot be previewed, or None (asked only of a link's value)."""
+    try:
+        _key, pkg, _note = sources.generated_package(values[PREVIEW])
+    except MemAuditError as exc:
+        return str(exc)
+    seed = pkg.meta["seed"]
+    if seed > MAX_FORM_SEED:
+        return (
+            f"its seed {seed} is larger than this form can hold ({MAX_FORM_SEED}); open it as "
+            "package= instead"
+        )
+    return None
+
+
+def _link_settings(*_: object) -> list[LinkSetting]:
+    return [
+        LinkSetting(
+            "gen_preview",
+            PREVIEW,
+            "",
+            check=_preview_problem,
+            check_with=(PREVIEW,),
+            label="previewed package",
+        )
+    ]
+
+
+# The page writes the URL once it knows what it previews.
+ctx = frame(PAGE, _link_settings, page_writes_url=True)
+preview_setting = ctx.settings[PREVIEW]
 
 st.title("Generator")
 st.caption(
@@ -35,6 +79,35 @@ INPUTS_KEY = "ma_gen_inputs"
 spec: dict[str, Any] | None = st.session_state.get(SPEC_KEY)
 inputs: dict[str, Any] = st.session_state.setdefault(INPUTS_KEY, {})
 names = list(FAMILIES)
+linked_preview: str = st.session_state.get(preview_setting.mirror, "")
+linked_key, linked_package = ctx.package_key, ctx.package
+if linked_preview and (spec is None or spec.get("key") != linked_preview):
+    # A preview this session did not make: a shared link, or Back / Forward to one. The form
+    # starts from it (as from an open generated package, below) and it is the preview.
+    try:
+        linked_key, linked_package, _note = sources.generated_package(linked_preview)
+    except MemAuditError as exc:  # the frame checked a link's value; this is a stale one
+        st.error(f"No preview of {state.md_value(linked_preview)}: {md_escape(str(exc))}")
+        linked_preview = ""
+    else:
+        if _note:
+            st.info(_note, icon=":material/link_off:")
+        _meta = linked_package.meta
+        spec = {"family": _meta["generator"], "seed": _meta["seed"], "key": linked_key}
+        st.session_state[SPEC_KEY] = spec
+        inputs.clear()
+elif linked_preview:
+    # The session's own preview: the form starts from it on every run, not from the open
+    # package (a link's preview made no inputs of its own).
+    try:
+        linked_key, linked_package = linked_preview, sources.load_by_key(linked_preview)
+    except MemAuditError:
+        pass  # parameters that make no package: the form holds them, the error is below
+elif st.session_state.get(state.URL_ADOPTED_KEY) and spec and spec.get("key") != ctx.package_key:
+    # Back / Forward to a view that previewed nothing but the open package: so does the page.
+    st.session_state.pop(SPEC_KEY, None)
+    spec = None
+    inputs.clear()
 
 
 def _remember(*keys: str) -> None:
@@ -47,11 +120,9 @@ def _remember(*keys: str) -> None:
 # started on memaudit-small, seed 0, whatever the link said).
 # Its parameters too, as the package records them (QA: a link with n_experiences=20 showed
 # the default 50, and Preview built another package than the one open).
-#: The largest seed the form holds: a browser's number box is exact up to 2^53 - 1.
-MAX_FORM_SEED = 2**53 - 1
 linked_family, linked_seed, linked_params = names[0], 0, {}
-if ctx.package_key.startswith("gen:"):
-    _name, _, _tail = ctx.package_key.removeprefix("gen:").partition(":")
+if linked_key.startswith("gen:"):
+    _name, _, _tail = linked_key.removeprefix("gen:").partition(":")
     _seed_text = _tail.partition(":")[0]
     if _name in FAMILIES:
         linked_family = _name
@@ -65,7 +136,7 @@ if ctx.package_key.startswith("gen:"):
                 "`memaudit generate` takes any seed."
             )
             linked_seed = 0
-        _meta = ctx.package.meta
+        _meta = linked_package.meta
         if _meta.get("generator") == _name and isinstance(_meta.get("params"), dict):
             linked_params = _meta["params"]
 st.session_state["gen_family"] = inputs.get("gen_family", spec["family"] if spec else linked_family)
@@ -184,7 +255,16 @@ def _on_preview() -> None:
     Every press replaces the spec, so a refused one clears the old preview (QA s40, defect 2:
     the preview of seed 3 stayed, with Open and Download, under a form saying seed -1)."""
     _remember(seed_key, *param_keys.values())
-    st.session_state[SPEC_KEY] = _form_spec()
+    spec_now = _form_spec()
+    st.session_state[SPEC_KEY] = spec_now
+    # In the link from this run's frame on, so the sidebar's links carry it too.
+    set_link_setting(PAGE, preview_setting, _preview_param(spec_now.get("key")))
+
+
+def _preview_param(key: str | None) -> str:
+    """The link's ``preview`` for a preview of ``key``: none for the open package, which a
+    link without it previews (QA s47)."""
+    return "" if key is None or key == st.session_state.get("ma_package") else key
 
 
 with st.form(f"gen_form_{family}"):
@@ -224,6 +304,8 @@ if previous is None and ctx.package_key.startswith("gen:"):
     _linked_spec = _form_spec()
     if _linked_spec.get("key") == ctx.package_key:
         previous = _linked_spec
+set_link_setting(PAGE, preview_setting, _preview_param(previous and previous.get("key")))
+state.sync_url(page_title=PAGE)
 if previous is None:
     st.info("Set the parameters and press **Preview**.")
     st.stop()
@@ -247,7 +329,9 @@ st.caption(
 for warning in stats.warnings:
     st.warning(warning)
 
-per_row = 2 if ctx.present else 4
+# Three a row with the sidebar open, as on the Overview: four cut "Default budget (words)" at
+# 1024 px (demo QA s48).
+per_row = 2 if ctx.present else 3
 metrics = [
     ("Experiences", f"{stats.n_experiences:,}"),
     ("Sessions", f"{stats.n_sessions:,}"),
@@ -260,7 +344,9 @@ metrics = [
 ]
 render.metric_grid(metrics, per_row)
 
-b1, b2, _ = st.columns([1, 1, 3])
+# A row as wide as the labels, wrapping when they do not fit: a fifth of the page each cut
+# them at 1024 px ("Open i…", "Downl…", demo QA s48), as on External stores (QA s46).
+b1 = b2 = st.container(horizontal=True, gap="small")
 open_clicked = b1.button(
     "Open in the app",
     type="primary",

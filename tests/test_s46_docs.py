@@ -79,6 +79,7 @@ def test_the_readme_shows_a_link_for_the_main_page_and_every_page_with_link_sett
         "/Ablations_and_sensitivity",
         "/Certification",
         "/External_stores",  # QA s47: its Y' choice and salience field
+        "/Generator",  # QA s48: the package previewed
     }
     assert ("/Certification", "seeds") in {(p, k) for p, params in LINKS for k in params}
 
