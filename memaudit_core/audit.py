@@ -23,12 +23,15 @@ recomputed (:func:`memaudit_core.objective.evaluate`). The engines *agree* when 
 ran, every one that ran proved optimality, and the recomputed values differ by at most 1e-9
 relative. Two proven optima that differ, an infeasible store or a reported value its store
 does not have is a *disagreement*. A run stopped by a limit is *unproven* (not a
-disagreement); an engine that cannot take the instance (``milp`` under ``log1p``) is
-*skipped*, and a check with fewer than two engines that ran is *skipped* as a whole. So a
-``log1p`` package small enough to enumerate is checked by ``bnb`` against ``enum`` (it read
-NOTHING CHECKED when only ``bnb`` and ``milp`` ran). Every disagreement is written to
-``disagreements/`` in the output folder: the package JSON with its ``budget`` set to the
-instance's budget (so ``memaudit solve FILE --pool POOL --solver bnb|milp|enum`` reproduces
+disagreement), and so is a HiGHS proof on affordable costs spanning more than a factor 1e5
+(:func:`~memaudit_core.solvers.milp.ill_conditioned_reason`): ``solve`` certifies no such proof
+on its own, so its status reads ``unproven``, its bound is left out and only its store is
+checked against the other engines' proofs; an engine that cannot take the instance (``milp``
+under ``log1p``) is *skipped*, and a check with fewer than two engines that ran is *skipped* as
+a whole. So a ``log1p`` package small enough to enumerate is checked by ``bnb`` against
+``enum`` (it read NOTHING CHECKED when only ``bnb`` and ``milp`` ran). Every disagreement is
+written to ``disagreements/`` in the output folder: the package JSON with its ``budget`` set to
+the instance's budget (so ``memaudit solve FILE --pool POOL --solver bnb|milp|enum`` reproduces
 it) and a JSON record of the engines' answers.
 """
 
@@ -130,7 +133,7 @@ def audit_instance(inst: Any, budget: float, time_limit: float | None = None) ->
     (see the module docstring for the outcomes)."""
     from .objective import evaluate
     from .solvers import relative_gap, run_engine, value_unit
-    from .solvers.milp import unsupported_saturation
+    from .solvers.milp import ill_conditioned_reason, unsupported_saturation
 
     # QA s41 #1: gaps and tolerances in the package's value unit, as solve() measures them.
     unit = value_unit(inst, budget)
@@ -141,6 +144,8 @@ def audit_instance(inst: Any, budget: float, time_limit: float | None = None) ->
     problems: list[str] = []
     # Kept apart from problems: a skipped engine is no finding against the others.
     skips: list[str] = []
+    # Engines whose proof and bound count for nothing here (HiGHS on ill-conditioned costs).
+    doubted: set[str] = set()
     for eng in ENGINES:
         if eng not in to_run:
             rec.update({f"{eng}_{name}": None for name in _ENGINE_FIELDS})
@@ -180,21 +185,27 @@ def audit_instance(inst: Any, budget: float, time_limit: float | None = None) ->
         over = raw.value - value > _rel_tol(value, unit)
         if over or (raw.status == "optimal" and value - raw.value > _rel_tol(value, unit)):
             problems.append(f"{eng} reported {raw.value!r} but its store is worth {value!r}")
+        status, bound = raw.status, float(raw.bound)
+        doubt = ill_conditioned_reason(inst, budget) if eng == "milp" else None
+        if doubt is not None:
+            # solve() certifies no such HiGHS proof on its own (QA s48: HiGHS's 1e9 "agreed"
+            # with bnb's 1e9 + 0.5, 5e-10 relative, and the audit said PASS): its store is
+            # still checked against the others' proofs, its proof and bound are not counted.
+            doubted.add(eng)
+            status = "unproven" if status == "optimal" else status
+            bound = math.inf
+            skips.append(f"{eng}'s proof and bound not counted: {doubt}")
         rec.update(
             {
-                f"{eng}_status": raw.status if feasible else "infeasible",
+                f"{eng}_status": status if feasible else "infeasible",
                 f"{eng}_value": value,
                 f"{eng}_reported": raw.value,
-                f"{eng}_bound": float(raw.bound) if math.isfinite(raw.bound) else None,
+                f"{eng}_bound": bound if math.isfinite(bound) else None,
                 f"{eng}_time_s": secs,
                 f"{eng}_nodes": int(raw.nodes),
                 f"{eng}_cost": inst.selection_cost(sel),
                 f"{eng}_selected": list(inst.ids(sel)),
-                f"{eng}_gap": (
-                    relative_gap(value, float(raw.bound), unit)
-                    if math.isfinite(raw.bound)
-                    else None
-                ),
+                f"{eng}_gap": relative_gap(value, bound, unit) if math.isfinite(bound) else None,
             }
         )
         values[eng] = value
@@ -234,9 +245,9 @@ def audit_instance(inst: Any, budget: float, time_limit: float | None = None) ->
             skips.extend(
                 f"{eng} stopped at its limit ({statuses[eng]}); the other engines' proofs agree"
                 for eng in values
-                if eng not in proven_values and rec["outcome"] == "agree"
+                if eng not in proven_values and eng not in doubted and rec["outcome"] == "agree"
             )
-        else:  # fewer than two proofs, so some engine stopped at a limit
+        else:  # fewer than two proofs: an engine stopped at a limit, or was not counted
             rec["outcome"] = "unproven"
     else:
         rec["abs_diff"] = rec["rel_diff"] = None
@@ -1175,7 +1186,8 @@ def write_audit_outputs(
         "# MemAudit certification audit\n\n"
         f"**{report.headline}** — "
         f"{report.n_agree} of {report.n_tasks} checks (instance x pool x budget) agree, "
-        f"{report.n_disagree} disagree, {report.n_unproven} unproven (limits), "
+        f"{report.n_disagree} disagree, {report.n_unproven} unproven (limits, HiGHS proofs "
+        "not counted), "
         f"{report.n_skipped} skipped.\n\n"
         f"- sources listed: {report.n_sources}; distinct packages (content hash): "
         f"{report.n_packages}; distinct instances (instance hash): {report.n_instances}\n"
@@ -1193,7 +1205,7 @@ def write_audit_outputs(
         f"most {ENUM_CROSS_MAX:,} stores fit the budget; each engine is run "
         "directly and F is recomputed on each store.\n\n"
         f"{fam_table}\n\n## Disagreements\n\n{dis}\n\n"
-        f"## Unproven checks (a limit stopped an engine)\n\n{unproven_lines(report) or 'None.'}"
+        f"## Unproven checks ({UNPROVEN_WHY})\n\n{unproven_lines(report) or 'None.'}"
         f"\n\n{fig_line}"
         + "".join(f"\n> Note: {n}\n" for n in [*report.notes, *notes])
         + "\nFiles: instances.csv / instances.parquet (one row per check), "
@@ -1205,8 +1217,13 @@ def write_audit_outputs(
     return files, notes
 
 
+#: Why a check is unproven, as the CLI and report.md head their list.
+UNPROVEN_WHY = "a limit stopped an engine, or HiGHS's proof was not counted"
+
+
 def unproven_lines(report: AuditReport, limit: int | None = None) -> str:
-    """One line per unproven check: each engine's status, incumbent, bound and gap."""
+    """One line per unproven check: each engine's status, incumbent, bound and gap, and why a
+    proof was not counted."""
     rows = [r for r in report.rows if r.outcome == "unproven"]
     shown = rows if limit is None else rows[:limit]
     lines = []
@@ -1221,7 +1238,10 @@ def unproven_lines(report: AuditReport, limit: int | None = None) -> str:
                 f"bound {_g6(getattr(r, f'{eng}_bound'))} gap "
                 + ("n/a" if gap is None else f"{gap:.2%}")
             )
-        lines.append(f"- {r.source}, pool {r.pool}, budget {r.budget:.10g}: {'; '.join(parts)}")
+        why = "".join(f" ({p})" for p in r.problems if "not counted" in p)
+        lines.append(
+            f"- {r.source}, pool {r.pool}, budget {r.budget:.10g}: {'; '.join(parts)}{why}"
+        )
     if len(rows) > len(shown):
         lines.append(f"- ... {len(rows) - len(shown)} more (every row: --json, instances.csv)")
     return "\n".join(lines)

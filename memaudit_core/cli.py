@@ -1113,6 +1113,7 @@ def _solve_human(res: Any, where: str, cost_unit: str | None) -> str:
     from .shortrepr import cost_budget_text
     from .solvers import gap_text
     from .solvers.certify import certified_gap_text
+    from .solvers.milp import ILL_CONDITIONED_REASON
 
     cert = res.certificate
     unit = f" {cost_unit}" if cost_unit else ""
@@ -1127,14 +1128,18 @@ def _solve_human(res: Any, where: str, cost_unit: str | None) -> str:
     # proven under a registered saturation only assumed concave.
     lines.extend(f"note: {n}" for n in res.notes)
     if not res.certified:
+        # QA s48: "proven bound 29200000042.1, gap 0%" of a HiGHS proof the rule refuses on
+        # ill-conditioned costs, beside a feasible store worth 29200000065.3: its bound is no
+        # proof either (the reason says why; a saved result is judged by the same words).
+        doubted = cert is not None and ILL_CONDITIONED_REASON in cert.reason
+        if doubted:
+            bound = f"HiGHS's bound {_fmt(res.bound, 6)} (no proof here), gap n/a"
+        elif math.isfinite(res.bound):
+            bound = f"proven bound {_fmt(res.bound, 6)}, " + gap_text(res.value, res.gap, res.bound)
+        else:
+            bound = "no valid bound, " + gap_text(res.value, res.gap, res.bound)
         lines.append(
-            f"NOT certified: status {res.status}, "
-            + (
-                f"proven bound {_fmt(res.bound, 6)}, "
-                if math.isfinite(res.bound)
-                else "no valid bound, "
-            )
-            + gap_text(res.value, res.gap, res.bound)
+            f"NOT certified: status {res.status}, {bound}"
             + (f" — {cert.reason}" if cert and cert.reason else "")
         )
     else:
@@ -2759,7 +2764,7 @@ def add_audit_arguments(p: Any) -> None:
 def _audit_human(rep: Any, saved_in: str | None = None) -> str:
     """``audit``'s text for an :class:`~memaudit_core.audit.AuditReport`; ``show`` passes the
     saved file as ``saved_in``, and the files are then the run's, not written now."""
-    from .audit import engine_time_lines, engine_values, unproven_lines
+    from .audit import UNPROVEN_WHY, engine_time_lines, engine_values, unproven_lines
 
     verdict = rep.headline  # QA s41 #3: "PASS (1 unproven)", not a bare PASS
     lines = [
@@ -2787,7 +2792,7 @@ def _audit_human(rep: Any, saved_in: str | None = None) -> str:
             f"{'; '.join(r.problems)}"
         )
     if rep.n_unproven:
-        lines.append("\nunproven (a limit stopped an engine):")
+        lines.append(f"\nunproven ({UNPROVEN_WHY}):")
         lines.append(unproven_lines(rep, limit=20))
     lines.extend(f"note: {n}" for n in rep.notes)
     if rep.files:

@@ -80,7 +80,7 @@ from .solvers import (
 )
 from .solvers.certify import ENUM_CROSS_MAX, VALUE_RTOL, certified_gap_text
 from .solvers.enum import combination_count, combination_count_text
-from .solvers.milp import milp_ill_conditioned
+from .solvers.milp import ILL_CONDITIONED_REASON, ill_conditioned_reason
 from .solvers.timeshare import (
     check_total_time_limit,
     overrun_notes,
@@ -97,14 +97,12 @@ Progress = Callable[[int, int], None]
 AGREEMENT_TOL = VALUE_RTOL
 #: Shown in the MILP column for saturations the MILP cannot express.
 MILP_NA = "n/a (MILP covers cap1 and linear)"
-#: The note on a HiGHS proof that certifies OPT only with an agreeing cross-check, as in
-#: :func:`~memaudit_core.solvers.certify.finish` (QA s41 second round, defect 3: a lone MILP
-#: run on such costs was reported certified here and "optimal (uncertified)" by ``solve``).
-MILP_NEEDS_CHECK = (
-    "the affordable costs span more than a factor 1e5, where HiGHS's 1e-9 "
-    "tolerances cannot tell stores at the budget apart: this proof certifies OPT only with "
-    "another engine's agreeing proof"
-)
+#: The note on a HiGHS run on ill-conditioned costs, whose proof and bound count for nothing
+#: here (:func:`~memaudit_core.solvers.milp.ill_conditioned_reason`; ``solve`` certifies no
+#: such proof on its own). QA s41 second round, defect 3: a lone one was reported certified;
+#: QA s48: one 5e-10 below bnb's optimum, its bound under bnb's store, "proved the same
+#: optimum" as bnb.
+MILP_NOT_COUNTED = f"its proof and bound are not counted: {ILL_CONDITIONED_REASON}"
 #: Budgets in one curve / report at most (a typo in a range should not start a day-long run).
 MAX_BUDGETS = 200
 #: Seeds in one family band at most.
@@ -1832,20 +1830,15 @@ class CertificationReport:
             limit = f"its share of the {self.total_time_limit:g} s all runs shared"
         else:
             limit = f"the {self.time_limit:g} s limit" if self.time_limit else "a limit"
-        single = [
-            r.budget for r in self.rows if not r.certified and any(_stands_alone(e) for e in r.runs)
-        ]
-        # A HiGHS proof on ill-conditioned costs and nothing to agree with it (QA s41 defect 3).
-        unchecked = [
-            r.budget
-            for r in self.rows
-            if not r.certified and r.budget not in single and any(e.certified for e in r.runs)
-        ]
-        rest = [
-            r.budget
-            for r in self.rows
-            if not r.certified and r.budget not in single and r.budget not in unchecked
-        ]
+        open_rows = [r for r in self.rows if not r.certified]
+        # HiGHS's proof on ill-conditioned costs is no second proof beside another engine's
+        # (QA s48), and none at all alone (QA s41 defect 3): neither is a limit.
+        doubted = {r.budget for r in open_rows if any(_not_counted(e) for e in r.runs)}
+        proved = {r.budget for r in open_rows if any(e.certified for e in r.runs)}
+        single = [r.budget for r in open_rows if r.budget in proved - doubted]
+        single_doubted = [r.budget for r in open_rows if r.budget in proved & doubted]
+        unchecked = [r.budget for r in open_rows if r.budget in doubted - proved]
+        rest = [r.budget for r in open_rows if r.budget not in proved | doubted]
         parts = [f"{self.n_certified} of {n} budgets {verdict}."]
 
         def at(budgets: list[float]) -> str:  # app QA: "At 1," read as budget 1
@@ -1857,11 +1850,16 @@ class CertificationReport:
                 f"{at(single)}, an engine stopped at {limit} and another proved the optimum: "
                 "that proof certifies OPT there (as on the other pages), without a second one."
             )
+        if single_doubted:
+            parts.append(
+                f"{at(single_doubted)}, one engine proved the optimum: that proof certifies OPT "
+                "there (as on the other pages), but HiGHS's is not counted as a second one "
+                f"({ILL_CONDITIONED_REASON})."
+            )
         if unchecked:
             parts.append(
-                f"{at(unchecked)}, HiGHS proved the optimum on affordable costs spanning more "
-                "than a factor 1e5, where its proof certifies OPT only with another engine's "
-                "agreeing proof, and no other engine proved it: no OPT is claimed there."
+                f"{at(unchecked)}, HiGHS's proof is not counted ({ILL_CONDITIONED_REASON}) and "
+                "no other engine proved the optimum: no OPT is claimed there."
             )
         if rest:
             parts.append(
@@ -2197,16 +2195,22 @@ def _run_or_not(
     # it (QA s20a: bound 7.925000000350001 for 7.925 was "stopped at the limit" here, while
     # solve and audit called it OPT). The engine's claim: its bound against its own report.
     bound_meets = bound - value <= AGREEMENT_TOL * max(unit, abs(value))
+    doubt = ill_conditioned_reason(inst, budget) if engine == "milp" else None
     certified = (
-        raw.status == "optimal" and bound_meets and bound_valid and recompute_ok and feasible
+        raw.status == "optimal"
+        and bound_meets
+        and bound_valid
+        and recompute_ok
+        and feasible
+        and doubt is None
     )
     note = None
-    if certified and engine == "milp" and milp_ill_conditioned(inst, budget):
-        note = MILP_NEEDS_CHECK  # proven, but not on its own (_stands_alone)
     if not feasible:
         note = "the returned store is not feasible at this budget"
     elif not recompute_ok:
         note = f"reported {value:.9g} but F recomputed on its store is {recomputed:.9g}"
+    elif doubt is not None:
+        note = MILP_NOT_COUNTED
     elif not bound_valid:
         note = (
             f"its bound {bound:.9g} is below F recomputed on its store {recomputed:.9g}: "
@@ -2216,8 +2220,8 @@ def _run_or_not(
         note = "limit reached: incumbent and proven bound reported"
     elif not bound_meets:
         note = f"claims optimality with a gap of {gap:.3g}"
-    if not bound_valid:
-        bound = None
+    if not bound_valid or doubt is not None:
+        bound = gap = None
     return EngineRun(
         engine=engine,
         applicable=True,
@@ -2237,10 +2241,10 @@ def _run_or_not(
     )
 
 
-def _stands_alone(run: EngineRun) -> bool:
-    """Whether ``run``'s proof certifies OPT without a second engine (a HiGHS proof on costs
-    spanning more than a factor 1e5 does not: :data:`MILP_NEEDS_CHECK`)."""
-    return run.certified and run.note != MILP_NEEDS_CHECK
+def _not_counted(run: EngineRun) -> bool:
+    """Whether ``run`` is a HiGHS run whose proof and bound count for nothing
+    (:data:`MILP_NOT_COUNTED`)."""
+    return run.note == MILP_NOT_COUNTED
 
 
 def _verdict(budget: float, runs: Sequence[EngineRun], unit: float) -> CertRow:
@@ -2273,13 +2277,8 @@ def _verdict(budget: float, runs: Sequence[EngineRun], unit: float) -> CertRow:
                 )
     applicable = [r for r in runs if r.applicable]
     problems = [r for r in applicable if r.error or not r.feasible]
-    # Two agreeing proofs, or one that stands on its own (certify.finish's rule).
-    certified = (
-        bool(applicable)
-        and not disagreement
-        and all(r.certified for r in applicable)
-        and (len(applicable) > 1 or _stands_alone(applicable[0]))
-    )
+    # Every applicable engine proved, and they agree; a HiGHS run not counted proved nothing.
+    certified = bool(applicable) and not disagreement and all(r.certified for r in applicable)
     if disagreement:
         message = "DISAGREEMENT: " + clash
     elif problems:
@@ -2289,10 +2288,12 @@ def _verdict(budget: float, runs: Sequence[EngineRun], unit: float) -> CertRow:
         message = f"{verdict}: " + " = ".join(r.engine for r in applicable) + " (proven optimal)"
     else:
         limited = [r for r in applicable if not r.certified]
-        alone = [r for r in applicable if _stands_alone(r)]
-        needs_check = [r for r in applicable if r.certified and not _stands_alone(r)]
+        alone = [r for r in applicable if r.certified]
+        # A HiGHS run on ill-conditioned costs is neither a proof nor a limit (QA s48).
         parts = [
-            f"{r.engine} stopped at the limit (incumbent {r.value:.6g}, "
+            f"{r.engine} found a store worth {r.value:.6g}, but {r.note}"
+            if _not_counted(r)
+            else f"{r.engine} stopped at the limit (incumbent {r.value:.6g}, "
             f"bound {_bound_text(r.bound, 6)})"
             if r.hit_limit
             else f"{r.engine}: {r.note}"
@@ -2305,12 +2306,6 @@ def _verdict(budget: float, runs: Sequence[EngineRun], unit: float) -> CertRow:
                 ", ".join(f"{r.engine} proved {r.recomputed:.6g} optimal" for r in alone)
                 + ", which certifies OPT on its own"
             )
-        # Not "on its own" for a HiGHS proof on ill-conditioned costs (QA s41 second round,
-        # defect 3): solve() leaves that uncertified without an agreeing cross-check.
-        parts.extend(
-            f"{r.engine} proved {r.recomputed:.6g} optimal, but {MILP_NEEDS_CHECK}"
-            for r in needs_check
-        )
         message = ("not cross-checked: " if alone else "not certified: ") + "; ".join(parts)
     return CertRow(budget, tuple(runs), agreement, disagreement, certified, message)
 

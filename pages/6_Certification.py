@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from memaudit_core import curves
-from memaudit_core.audit import AuditRow
+from memaudit_core.audit import UNPROVEN_WHY, AuditRow
 from memaudit_core.compiled import POOLS
 from memaudit_core.solvers.certify import VALUE_RTOL_TEXT
 from memaudit_ui import cached, figures, render
@@ -360,7 +360,7 @@ if run_audit and pools:
         st.error(f"{audit_report.n_disagree} disagreement(s) between the exact engines.")
     elif n_ok < n_all:
         unproven = (
-            f" {audit_report.n_unproven} not proven within the time limit."
+            f" {audit_report.n_unproven} not proven ({UNPROVEN_WHY})."
             if audit_report.n_unproven
             else ""
         )

@@ -122,7 +122,8 @@ def test_certification_report_compares_engines_in_the_value_unit(monkeypatch) ->
 
 def test_lone_milp_proof_on_ill_conditioned_costs_is_not_certified() -> None:
     """Defect 3: cs9.json at 1010, MILP alone: not certified, as `memaudit solve --solver milp`
-    says; never "certifies OPT on its own". With B&B agreeing, certified."""
+    says; never "certifies OPT on its own". With B&B, B&B's proof certifies OPT on its own, and
+    HiGHS's is no second one (QA s48: not "cross-checked")."""
     pkg = load_package(FIX / "cs9.json")
     inst = compile_package(pkg)
     assert milp_ill_conditioned(inst, 1010)
@@ -131,13 +132,14 @@ def test_lone_milp_proof_on_ill_conditioned_costs_is_not_certified() -> None:
     assert row.run("milp").status == "optimal"
     assert not row.certified and not alone.all_certified
     assert "certifies OPT on its own" not in row.message
-    assert "more than a factor 1e5" in row.message and "agreeing" in row.message
+    assert "more than a factor 100000" in row.message and "not counted" in row.message
     level, (text,) = alone.banner()
     assert level == "warning" and "that proof certifies OPT there" not in text
-    assert "At budget 1010, HiGHS proved the optimum" in text
+    assert "At budget 1010, HiGHS's proof is not counted" in text
     assert solve(inst, 1010, solver="milp", cross_check=False).label == "optimal (uncertified)"
     both = curves.certification_report(pkg, [1010], engines=("milp", "bnb"))
-    assert both.rows[0].certified and both.rows[0].message.startswith("cross-checked: ")
+    assert not both.rows[0].certified and both.rows[0].message.startswith("not cross-checked: ")
+    assert "bnb proved 15.486 optimal, which certifies OPT on its own" in both.rows[0].message
 
 
 def test_cross_check_with_no_second_engine_keeps_opt() -> None:

@@ -13,7 +13,7 @@ value is consistent but inconclusive; it is said in the certificate's ``proof`` 
 lower the label (asking for more checking never lowers it), nor does a cross-check that no
 second engine can run (said in the ``proof``). One that contradicts the proof (a better store,
 or a bound below the value) raises :class:`SolverDisagreementError`. Only a HiGHS proof on
-affordable costs spanning more than a factor 1e5 (:func:`~.milp.milp_ill_conditioned`) needs an
+affordable costs spanning more than a factor 1e5 (:func:`~.milp.ill_conditioned_reason`) needs an
 agreeing cross-check. Each "meets" and
 "equals" is within 1e-9 x max(|value|, one value unit of the package): relative, with an
 absolute floor for values below one unit (so a certified F of 0.4 may carry a reported ``gap``
@@ -65,7 +65,7 @@ from . import (
     value_unit,
 )
 from .enum import ENUM_MAX_COMBINATIONS, combination_count, tied
-from .milp import MILP_MAX_COST_SPREAD, SUPPORTED_SATURATIONS, milp_ill_conditioned
+from .milp import SUPPORTED_SATURATIONS, ill_conditioned_reason, milp_ill_conditioned
 from .timeshare import BNB_BELOW_S, active_share, run_time_limit
 
 #: Relative tolerance for "equal" values (recompute, gap and engine agreement).
@@ -940,16 +940,15 @@ def finish(
     # A monotone result rests on a certified proof at another budget; the test belongs where
     # HiGHS proved (QA s41 defect 1: a proof at B = 30 on costs spanning 3e4, carried to
     # B = 1100, was blamed on costs spanning 1e7 there and labelled uncertified).
-    if (
-        primary == "milp"
-        and not agreement
-        and not certified_elsewhere
-        and milp_ill_conditioned(inst, budget)
-    ):
+    doubt = (
+        ill_conditioned_reason(inst, budget)
+        if primary == "milp" and not agreement and not certified_elsewhere
+        else None
+    )
+    if doubt is not None:
         reasons.append(
-            f"the affordable costs span more than a factor {MILP_MAX_COST_SPREAD:g}, where "
-            "HiGHS's 1e-9 tolerances cannot tell stores at the budget apart: use solver 'bnb' "
-            "or 'auto' for a certified optimum" + (f" ({unchecked})" if unchecked else "")
+            f"{doubt}: use solver 'bnb' or 'auto' for a certified optimum"
+            + (f" ({unchecked})" if unchecked else "")
         )
         unchecked = ""
     certified = not reasons

@@ -120,6 +120,30 @@ def milp_ill_conditioned(inst: CompiledInstance, budget: float) -> bool:
     return _spread_too_wide(inst.cost[inst.cost <= budget_with_tolerance(budget)])
 
 
+#: Why a HiGHS result at a budget where :func:`milp_ill_conditioned` holds proves nothing on its
+#: own (:func:`ill_conditioned_reason`; callers add their consequence).
+ILL_CONDITIONED_REASON = (
+    f"the affordable costs span more than a factor {MILP_MAX_COST_SPREAD:g}, where HiGHS's 1e-9 "
+    "tolerances cannot tell stores at the budget apart"
+)
+
+
+def ill_conditioned_reason(inst: CompiledInstance, budget: float) -> str | None:
+    """Why HiGHS's proof and bound at ``budget`` are no proof (:data:`ILL_CONDITIONED_REASON`),
+    or None where they are. One rule for ``solve``, ``audit`` and the Certification page (QA
+    s48: HiGHS "proved" 1e9 with bound 1e9 where a store worth 1e9 + 0.5 fits, 5e-10 relative,
+    and audit and the Certification page counted that as a proof agreeing with bnb).
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> from memaudit_core.compiled import compile_package
+    >>> ill_conditioned_reason(compile_package(generate("update_chain")), 6) is None
+    True
+    """
+    return ILL_CONDITIONED_REASON if milp_ill_conditioned(inst, budget) else None
+
+
 def _spread_too_wide(costs: np.ndarray) -> bool:
     return bool(costs.size) and float(costs.max()) > MILP_MAX_COST_SPREAD * float(costs.min())
 
