@@ -65,26 +65,102 @@ def test_observations_of_real_sessions_get_no_such_warning():
 # --------------------------------------------------------------------------- 3. unit keys
 
 
-@pytest.mark.parametrize(
-    "metadata, path",
-    [
-        ({"unit_ids": {"D1:1": 1}}, "$[0].metadata.unit_ids"),
-        ({"unit_ids": ["D1:1", True]}, "$[0].metadata.unit_ids[1]"),
-        ({"unit": 1.5}, "$[0].metadata.unit"),
-    ],
-)
-@pytest.mark.parametrize("with_package", [True, False])
-def test_a_value_under_a_unit_key_that_is_no_link_is_refused(
-    tmp_path, conv_a, metadata, path, with_package
+NOT_LINKS = [
+    # metadata of m1, the path refused, the value and JSON type the message shows, and the
+    # key and type the package-less warning names (at 10a9274's wording)
+    (
+        {"unit_ids": {"D1:1": 1}},
+        "$[0].metadata.unit_ids",
+        'an object (got {"D1:1": 1})',
+        "'unit_ids' (an object)",
+    ),
+    (
+        {"unit_ids": ["D1:1", True]},
+        "$[0].metadata.unit_ids[1]",
+        "a boolean (got true)",
+        "'unit_ids' (an array)",
+    ),
+    ({"unit": 1.5}, "$[0].metadata.unit", "a number (got 1.5)", "'unit' (a number)"),
+]
+
+
+def _export(tmp_path: Path, metadata: dict) -> Path:
+    return _write(
+        tmp_path,
+        "mem0.json",
+        [
+            {"id": "m1", "memory": "Ann adopted a cat", "metadata": metadata},
+            {"id": "m2", "memory": "Ann moved to Lisbon", "metadata": {"unit_ids": ["D2:2"]}},
+        ],
+    )
+
+
+@pytest.mark.parametrize("metadata, path, shown, _warned", NOT_LINKS)
+def test_a_value_under_a_unit_key_that_is_no_link_is_refused_with_a_package(
+    tmp_path, conv_a, metadata, path, shown, _warned
 ):
-    export = [
-        {"id": "m1", "memory": "Ann adopted a cat", "metadata": metadata},
-        {"id": "m2", "memory": "Ann moved to Lisbon", "metadata": {"unit_ids": ["D2:2"]}},
+    f = _export(tmp_path, metadata)
+    with pytest.raises(PackageError) as info:
+        load_external_store(f, "mem0", package=conv_a)
+    [problem] = info.value.problems
+    assert (problem.path, problem.rule) == (path, "type")
+    # The value itself and its JSON type, not the type name as if it were the value.
+    assert problem.format() == (
+        f"{path}: a link under units, unit_ids, unit_id or unit must be a unit id (a string or "
+        f"an integer) or an array of them, not {shown} [rule: type]"
+    )
+
+
+@pytest.mark.parametrize("metadata, _path, _shown, warned", NOT_LINKS)
+def test_a_value_under_a_unit_key_that_is_no_link_is_only_warned_of_without_a_package(
+    tmp_path, metadata, _path, _shown, warned
+):
+    # No units to check it against, and "unit" may be the export's own field (as at 10a9274).
+    store = load_external_store(_export(tmp_path, metadata), "mem0")
+    assert [m.id for m in store.memories] == ["m1", "m2"]
+    assert store.meta["warnings"] == [
+        "1 memory(ies) hold provenance links that are not strings or arrays of strings "
+        f"(first: $[0]: {warned}); those links give no coverage"
     ]
-    f = _write(tmp_path, "mem0.json", export)
-    package = conv_a if with_package else None
-    problems = _problems(lambda: load_external_store(f, "mem0", package=package))
-    assert problems == [(path, "type")]
+
+
+def test_a_long_value_under_a_unit_key_is_shown_cut(tmp_path, conv_a):
+    value = {"D1:1": "x" * 500}
+    with pytest.raises(PackageError) as info:
+        load_external_store(_export(tmp_path, {"units": value}), "mem0", package=conv_a)
+    [problem] = info.value.problems
+    assert problem.format().endswith(
+        f"not an object (got {json.dumps(value)[:80]}...) [rule: type]"
+    )
+
+
+NULLS = [  # a value holding a null, and the links m1 keeps: the null is no link at any level
+    (None, None),
+    ([None], None),
+    (["D1:1", None], ["D1:1"]),
+    ([[None], "D1:1"], ["D1:1"]),
+]
+
+
+@pytest.mark.parametrize("key", ["units", "unit_ids", "unit_id", "unit"])
+@pytest.mark.parametrize("value, links", NULLS)
+def test_a_null_under_a_unit_key_is_no_link_without_a_package(tmp_path, key, value, links):
+    store = load_external_store(_export(tmp_path, {key: value}), "mem0")
+    assert [m.id for m in store.memories] == ["m1", "m2"]
+    assert "warnings" not in store.meta
+    assert store.memories[0].meta.get("links") == links
+
+
+@pytest.mark.parametrize("key", ["units", "unit_ids", "unit_id", "unit"])
+@pytest.mark.parametrize(
+    "value, coverage",
+    [(value, {"D1:1": 1.0} if links else {}) for value, links in NULLS],
+)
+def test_a_null_under_a_unit_key_is_no_link_with_a_package(tmp_path, conv_a, key, value, coverage):
+    store = load_external_store(_export(tmp_path, {key: value}), "mem0", package=conv_a)
+    assert not [w for w in store.meta.get("warnings", []) if "provenance links" in w]
+    # D1:1 and D2:2 are turns of conv-a.
+    assert [dict(m.coverage) for m in store.memories] == [coverage, {"D2:2": 1.0}]
 
 
 def test_the_cli_refuses_an_object_under_unit_ids_with_exit_2(tmp_path, conv_a):
@@ -96,8 +172,11 @@ def test_the_cli_refuses_an_object_under_unit_ids_with_exit_2(tmp_path, conv_a):
         "import", "mem0", str(f), "--package", str(pkg), "-o", str(tmp_path / "o.json")
     )
     assert rc == 2
-    assert "mem0.json: $[0].metadata.unit_ids: a link under units, unit_ids, unit_id or unit" in err
-    assert "[rule: type]" in err
+    assert (
+        "mem0.json: $[0].metadata.unit_ids: a link under units, unit_ids, unit_id or unit must "
+        'be a unit id (a string or an integer) or an array of them, not an object (got {"D1:1": '
+        "1}) [rule: type]"
+    ) in err
     assert not (tmp_path / "o.json").exists()
 
 

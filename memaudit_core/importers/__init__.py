@@ -65,7 +65,8 @@ def load_external_store(
         coverage (see :func:`memaudit_core.importers.coverage.coverage_from_links`); a link
         under a unit key (``unit_ids``, ...: :data:`~._common.UNIT_LINK_KEYS`) that names
         nothing in it is refused (rule ``known-unit``), as is a value there that is no link
-        (an object, a boolean: rule ``type``); other unmatched links are warned of.
+        (an object, a boolean: rule ``type``; without a package it is only warned of, and a
+        null there is no link); other unmatched links are warned of.
     history : path or list, optional
         Mem0 only: history rows (JSON) or a ``history.db`` SQLite file.
 

@@ -501,7 +501,8 @@ LINK_KEYS = (
 
 def unreadable_links(meta: Any) -> list[str]:
     """The :data:`LINK_KEYS` of a metadata dict whose values are not link references (a
-    string, an integer or an array of them), each with its JSON type; null is no link.
+    string, an integer or an array of them), each with its JSON type; null is no link, alone
+    or in an array (QA s48: ``[null]`` was warned of while ``null`` was not).
 
     Importer QA: ``{"unit_ids": {"u:seat": 1}}`` or ``{"dia_id": 1.5}`` gave no coverage
     and no word.
@@ -513,7 +514,11 @@ def unreadable_links(meta: Any) -> list[str]:
         return []
 
     def readable(value: Any) -> bool:
-        if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        if (
+            value is None
+            or isinstance(value, str)
+            or (isinstance(value, int) and not isinstance(value, bool))
+        ):
             return True
         return isinstance(value, list | tuple) and all(readable(v) for v in value)
 
@@ -540,10 +545,12 @@ UNIT_LINK_KEYS = ("units", "unit_ids", "unit_id", "unit")
 
 @dataclass(frozen=True)
 class NotALink:
-    """A value under a unit key that is no link reference (an object, a float, a boolean),
-    by its JSON type: :func:`build_store` refuses it (rule ``type``)."""
+    """A value under a unit key that is no link reference (an object, a fraction, a boolean):
+    :func:`build_store` refuses it when the store joins a package (rule ``type``)."""
 
     json_type: str
+    #: As exported, for the message; not compared, as an object is not hashable.
+    value: Any = field(default=None, compare=False)
 
 
 def unit_refs_from(meta: Any, path: str) -> list[tuple[str, str | NotALink]]:
@@ -551,12 +558,13 @@ def unit_refs_from(meta: Any, path: str) -> list[tuple[str, str | NotALink]]:
     metadata dict found at ``path`` (an array item at its index); a value there that is no
     reference (not a string, an integer or an array of them) is given as :class:`NotALink`
     at its own path, so that it is refused rather than dropped (QA s48: ``{"unit_ids":
-    {"D1:1": 1}}`` was only warned of, while ``["D77:1"]`` was refused).
+    {"D1:1": 1}}`` was only warned of, while ``["D77:1"]`` was refused). A null is no link,
+    alone or in an array.
 
     >>> unit_refs_from({"unit_ids": ["u:a", "u:b"], "unit": "u:c", "dia_id": "D1:1"}, "$.m")
     [('$.m.unit_ids[0]', 'u:a'), ('$.m.unit_ids[1]', 'u:b'), ('$.m.unit', 'u:c')]
-    >>> unit_refs_from({"units": ["u:a", {"u:b": 1}]}, "$.m")
-    [('$.m.units[0]', 'u:a'), ('$.m.units[1]', NotALink(json_type='object'))]
+    >>> unit_refs_from({"units": ["u:a", None, {"u:b": 1}]}, "$.m")
+    [('$.m.units[0]', 'u:a'), ('$.m.units[2]', NotALink(json_type='object', value={'u:b': 1}))]
     """
     from ..package import _child_path, json_type
 
@@ -570,12 +578,14 @@ def unit_refs_from(meta: Any, path: str) -> list[tuple[str, str | NotALink]]:
     ]
     while stack:  # iterative: an export may nest arrays up to MAX_EXPORT_DEPTH
         here, value = stack.pop()
+        if value is None:
+            continue
         if isinstance(value, list | tuple):
             stack.extend((f"{here}[{j}]", v) for j, v in reversed(list(enumerate(value))))
         elif isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
             out.extend((here, ref) for ref in split_refs(value))
         else:
-            out.append((here, NotALink(json_type(value))))
+            out.append((here, NotALink(json_type(value), value)))
     return out
 
 
@@ -784,7 +794,7 @@ class Record:
     link_source: Any = None
     #: ``(JSON path, reference)`` of the links written under a unit key
     #: (:func:`unit_refs_from`): each must name something in the package, and a value there
-    #: that is no reference (:class:`NotALink`) is refused.
+    #: that is no reference (:class:`NotALink`) is refused when there is a package.
     unit_refs: list[tuple[str, str | NotALink]] = field(default_factory=list)
     #: The export's own content hash (Mem0's ``hash``), compared to find duplicate memories.
     content_hash: str | None = None
@@ -834,7 +844,9 @@ def build_store(
     A link under a unit key (:data:`UNIT_LINK_KEYS`, given as ``Record.unit_refs``) that
     names nothing in ``package`` is a problem (rule ``known-unit``), as a package's own
     coverage naming an unknown unit is; so is a value there that is no link reference at all
-    (:class:`NotALink`, rule ``type``), with or without a package.
+    (:class:`NotALink`, rule ``type``). Without a package such a value is only warned of, as
+    any unreadable link is (:func:`unreadable_links`): there are no units to check it against,
+    and ``unit`` may be a field of the export's own (a unit of measure).
 
     Said in ``store.meta["warnings"]``, never dropped silently (CLI QA):
 
@@ -861,7 +873,7 @@ def build_store(
     candidate_ids = {c.id for c in package.candidates} if package is not None else set()
     unit_ids = {u.id for u in package.units} if package is not None else set()
     exp_ids = {e.id for e in package.experiences} if package is not None else set()
-    checked_refs: set[tuple[str, str]] = set()
+    checked_refs: set[tuple[str, str | NotALink]] = set()
     id_paths: list[str] = []  # aligned with memories, for the id look-alike warnings
     unreadable_times: list[str] = []
     unread_links: list[str] = []
@@ -912,20 +924,21 @@ def build_store(
         else:
             seen[mem_id] = rec.path
             id_ok = True
-        for ref_path, ref in rec.unit_refs:
+        for ref_path, ref in rec.unit_refs if package is not None else ():
             # Once per place: a Zep episode's or Letta block's links are on each of its records.
             if (ref_path, ref) not in checked_refs:
                 checked_refs.add((ref_path, ref))
                 if isinstance(ref, NotALink):
-                    # With or without a package: it can be read as no unit at all.
+                    # The store joins the package's units, and this names none of them.
                     collector.add(
                         ref_path,
                         "type",
                         f"a link under {', '.join(UNIT_LINK_KEYS[:-1])} or {UNIT_LINK_KEYS[-1]} "
-                        "must be a unit id (a string or an integer) or an array of them",
-                        ref.json_type,
+                        "must be a unit id (a string or an integer) or an array of them, not "
+                        f"{_a_json_type(ref.value)}",
+                        ref.value,
                     )
-                elif package is not None and not link_resolves(ref, package, unit_ids, exp_ids):
+                elif not link_resolves(ref, package, unit_ids, exp_ids):
                     collector.add(
                         ref_path,
                         "known-unit",
