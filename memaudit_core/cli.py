@@ -1047,6 +1047,14 @@ def seed_arg(text: str) -> int:
     try:
         return read_int(text)
     except ValueError:
+        if text.isascii() and text.isdigit():
+            # Digits past int()'s limit: said as such, not as a spelling (QA s48).
+            from .generators import read_seed
+
+            try:
+                return read_seed(text)
+            except MemAuditError as exc:
+                raise argparse.ArgumentTypeError(str(exc)) from None
         raise argparse.ArgumentTypeError(
             f"a seed is an integer >= 0 written in ASCII digits 0-9 (no '_'), got {text!r} "
             "[rule: plain-number]"

@@ -1956,15 +1956,22 @@ def import_plugin_module(module: str, *, source: str) -> None:
     try:
         _import(name)
     except Exception as exc:  # noqa: BLE001 - a user's module: any failure is reported
+        parts = name.split(".")
+        # The named module (or a package above it) itself is missing, not a module it imports:
+        # importlib's own trace then says nothing more, so the CLI offers none (QA s48: "rerun
+        # with --debug for the module's traceback" for a module that does not exist).
+        missing = isinstance(exc, ModuleNotFoundError) and exc.name in {
+            ".".join(parts[:depth]) for depth in range(1, len(parts) + 1)
+        }
         detail = (
-            f"cannot find module {name!r} on the Python path (sys.path)"
-            if isinstance(exc, ModuleNotFoundError) and exc.name == name.split(".")[0]
+            f"cannot find module {exc.name!r} on the Python path (sys.path)"
+            if missing
             else f"its import raised {type(exc).__name__}: {exc}"
         )
         raise PluginModuleError(
             name,
             f"plugin module {name} ({source}) could not be imported: {detail}",
-            plugin_traceback=_plugin_traceback(exc),
+            plugin_traceback=None if missing else _plugin_traceback(exc),
         ) from None
 
 

@@ -27,6 +27,7 @@ from memaudit_core.generators import (
     effective_params,
     generate,
     package_seed,
+    read_seed,
 )
 from memaudit_core.package import Package, load_package, loads_package
 
@@ -314,7 +315,10 @@ def canonical_key(key: str, what: str = "package") -> tuple[str, str | None]:
         params = coerce_params(family, parse_params(params_text))
     except MemAuditError:
         return key, None  # a bad parameter: load_by_key names it
-    seed, note = package_seed(family, int(seed_text))
+    try:
+        seed, note = package_seed(family, read_seed(seed_text))
+    except MemAuditError:
+        return key, None  # a seed too long to hold: load_by_key says so
     canonical = generated_key(family, seed, params)
     if note is not None:
         # Markdown: the keys in code spans, copied without the word joiner a shortcode guard
@@ -378,7 +382,10 @@ def load_by_key(key: str) -> Package:
                 "written in digits "
                 "0-9 only"
             )
-        seed = int(seed_text or 0)
+        try:
+            seed = read_seed(seed_text)
+        except MemAuditError as exc:
+            raise MemAuditError(f"bad seed in package key {cut_repr(key)}: {exc}") from None
         if family in FAMILIES:  # gen:update_chain:5 is seed 0's package (QA s40, defect 2)
             seed = package_seed(family, seed)[0]
         return _generate(family, seed, params_text)

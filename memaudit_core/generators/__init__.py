@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from typing import Any
 
 from ..errors import UnknownNameError, UsageError, check_names, check_params, cut_repr
@@ -337,6 +338,15 @@ def check_seed(seed: object) -> int:
     """
     # Python's Random(-1) draws what Random(1) draws: a negative seed would be a copy of
     # another package under a different id. 1.7 would be truncated, "3" is a typing slip.
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        # Not through math.isfinite: an int past float's range (over 308 digits) raised
+        # OverflowError there (QA s48: an internal error in the CLI, a crash in the app).
+        limit = sys.get_int_max_str_digits()
+        if limit and abs(seed) >= 10**limit:
+            raise UsageError(_too_many_digits(f"more than {limit:,}", limit))
+        if seed < 0:
+            raise UsageError(f"seed must be an integer >= 0, got {cut_repr(seed)}")
+        return int(seed)
     if (
         not isinstance(seed, numbers.Real)
         or isinstance(seed, bool)
@@ -346,6 +356,32 @@ def check_seed(seed: object) -> int:
     ):
         raise UsageError(f"seed must be an integer >= 0, got {cut_repr(seed)}")
     return int(seed)
+
+
+def read_seed(text: str) -> int:
+    """The seed a text of ASCII digits 0-9 writes (a link's ``gen:FAMILY:SEED``), or a
+    :class:`UsageError` for one with more digits than a package file can record.
+
+    QA s48: a link whose seed had 5,000 digits crashed the Generator page on ``int()``'s
+    ValueError; leading zeros do not count (``007`` is seed 7).
+
+    >>> read_seed("007")
+    7
+    """
+    digits = text.lstrip("0")
+    limit = sys.get_int_max_str_digits()
+    if limit and len(digits) > limit:
+        raise UsageError(_too_many_digits(f"{len(digits):,}", limit))
+    return check_seed(int(digits or "0"))
+
+
+def _too_many_digits(count: str, limit: int) -> str:
+    # Python writes no int of more digits as text (sys.get_int_max_str_digits), so no package
+    # file or key could record the seed.
+    return (
+        f"seed has {count} digits; a seed has at most {limit:,}, as many as a package file "
+        "can record [rule: seed-digits]"
+    )
 
 
 def check_seeds(seeds: object, what: str) -> list[int]:

@@ -408,7 +408,9 @@ def find_instance(
                     _refuse_repeated_id(path, instance, index)
                 return index, inst, None
             problem = _question_id_problem("$" if one_object else f"$[{index}]", inst)
-            if problem is not None and len(id_problems) <= MAX_PROBLEMS:
+            # With the known-instance problem, MAX_PROBLEMS + 1 in all, as capped() stops a
+            # walk: PackageError shows MAX_PROBLEMS of them and says checking stopped.
+            if problem is not None and len(id_problems) < MAX_PROBLEMS:
                 id_problems.append(problem)
         unknown = Problem(
             "$",
