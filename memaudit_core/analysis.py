@@ -29,7 +29,7 @@ import functools
 import math
 import os
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -1204,7 +1204,8 @@ def cut_note(rows: Sequence[Any], column: str = "column store_cut: memories drop
     budgets (app QA s44: the Overview's banner said "budget 24" under a "budget 24 words"
     heading); rows of several units (a suite) name each unit after its own budgets. Rows of
     several packages (``package_id``, ``content_hash``) say which package each cut was in,
-    the first few spelled out: a store id names a different store in each package.
+    the first few spelled out: a store id names a different store in each package. A package
+    is named by its id, with its source (or its content hash's head) where two share the id.
 
     Examples
     --------
@@ -1232,16 +1233,17 @@ recent memories first (column store_cut: memories dropped)
     # Keyed per package (QA s48: a 40-package sweep pooled every package's budgets under
     # "store sel", a different store in each package).
     where: dict[Any, dict[str, set[tuple[float, str | None]]]] = {}
-    swept: dict[Any, str] = {}
+    sources: dict[Any, str | None] = {}
     for r in rows:
         pkg = (getattr(r, "package_id", None), getattr(r, "content_hash", None))
-        swept.setdefault(pkg, str(pkg[0]))
+        sources.setdefault(pkg, getattr(r, "source", None))
         if getattr(r, "store_cut", 0):
             where.setdefault(pkg, {}).setdefault(r.method, set()).add(
                 (r.budget, getattr(r, "cost_unit", None))
             )
     if not where:
         return None
+    swept = _package_names(sources)
     n_cut = sum(len(stores) for stores in where.values())
     tail = (
         f"{'it was' if n_cut == 1 else 'each was'} cut to what fits there, most recent "
@@ -1279,6 +1281,31 @@ recent memories first (column store_cut: memories dropped)
 
 #: How many packages a multi-package cut note spells out before it counts the rest.
 _CUT_PACKAGES_SHOWN = 3
+
+
+def _package_names(sources: dict[tuple[Any, Any], str | None]) -> dict[tuple[Any, Any], str]:
+    """What names each ``(package_id, content_hash)`` in a note: its id, and when another
+    swept package has the same id, its source (a suite row's) or else its content hash's head.
+
+    >>> names = _package_names({("a", "f00d" * 4): "x.json", ("a", "beef" * 4): "y.json",
+    ...                         ("b", "cafe" * 4): None, ("c", "1234" * 4): None,
+    ...                         ("c", "5678" * 4): None})
+    >>> print(*names.values(), sep="; ")
+    a (x.json); a (y.json); b; c (content_hash 123412341234); c (content_hash 567856785678)
+    """
+    # Review s48: two packages with one id read the same ("in conv-a, store mem0 (budget 20);
+    # in conv-a, store mem0 (budget 30)"), as if one package were cut at both budgets.
+    by_id = Counter(pkg[0] for pkg in sources)
+    by_source = Counter((pkg[0], src) for pkg, src in sources.items())
+    names: dict[tuple[Any, Any], str] = {}
+    for pkg, src in sources.items():
+        name = str(pkg[0])
+        if by_id[pkg[0]] > 1:
+            # A source can name two contents (a family's seed under different parameters).
+            tag = src if src is not None and by_source[(pkg[0], src)] == 1 else None
+            name += f" ({tag if tag is not None else f'content_hash {str(pkg[1])[:12]}'})"
+        names[pkg] = name
+    return names
 
 
 def _cut_groups(

@@ -277,20 +277,19 @@ def _ratio3(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.3f}"
 
 
-def _na_reasons(summary: Sequence[Any], kinds: dict[str, str], errors: Sequence[Any]) -> str:
-    """Why the summary's lines of n = 0 have no ratio, each reason with its count of lines.
-    QA s43: "OPT = 0 at that budget, or the writer failed" was printed for a store that was in
-    none of the packages swept at those budgets. A line may have more than one reason."""
-    from .suites import line_failures
-
+def _na_reasons(summary: Sequence[Any], kinds: dict[str, str], failed: Sequence[int]) -> str:
+    """Why the summary's lines of n = 0 have no ratio, each reason with its count of lines
+    (``failed``: each line's writer failures). QA s43: "OPT = 0 at that budget, or the writer
+    failed" was printed for a store that was in none of the packages swept at those budgets.
+    A line may have more than one reason."""
     counts = {"opt0": 0, "failed": 0, "absent": 0, "none": 0}
-    for s in summary:
+    for s, n_failed in zip(summary, failed, strict=True):
         if s.n:
             continue
         why = []
         if s.n_undefined:
             why.append("opt0")
-        if line_failures(errors, s):
+        if n_failed:
             why.append("failed")
         if not why:
             why.append("absent" if kinds.get(s.method) == "store" else "none")
@@ -361,6 +360,7 @@ def summary_table(
     and 20 chars were one line); a sweep saved before lines said it has none. ``sweep_rows``
     are the sweep's rows: the legend says when a line with a CI pools several families."""
     from .suites import (
+        failures_per_line,
         fewer_packages_mark,
         fewer_packages_note,
         method_label,
@@ -371,6 +371,7 @@ def summary_table(
 
     by_method = dict(kinds)
     units = says_units(summary)
+    failed = failures_per_line(errors, summary)
     rows = [
         [
             method_label(s.method, by_method),
@@ -379,12 +380,12 @@ def summary_table(
             str(s.n),
             _ratio3(s.mean_ratio)
             + ("*" if s.n_uncertified else "")
-            + fewer_packages_mark(errors, s),
+            + fewer_packages_mark(s, n_failed),
             _interval_cell(s),
             _ratio3(s.min_ratio),
             _ratio3(s.max_ratio),
         ]
-        for s in summary
+        for s, n_failed in zip(summary, failed, strict=True)
     ]
     table = _table(
         ["method", "budget", *(["cost unit"] if units else []), "n", "mean ratio", "95% CI"]
@@ -397,7 +398,7 @@ def summary_table(
     parts = (
         [
             f"n/a: {n_na} of {len(summary)} lines have no defined ratio ("
-            + _na_reasons(summary, by_method, errors)
+            + _na_reasons(summary, by_method, failed)
             + ")"
         ]
         if n_na
@@ -414,7 +415,7 @@ def summary_table(
             f"{n_undefined} row(s) with OPT = 0 at their budget (F / OPT undefined) are left "
             "out of n, the means and the CIs"
         )
-    fewer = fewer_packages_note(summary, errors)
+    fewer = fewer_packages_note(summary, failed)
     if fewer:
         parts.append(fewer)
     # QA: newcomers asked what the columns are; one legend line says it.

@@ -99,8 +99,9 @@ def test_the_mismatch_check_counts_wrong_stores_costs_and_rows_on_one_side(bench
         "opt": 0,
         "store": 1,
         "cost": 1,
-        "only_in_sweep": 2,  # the deleted baseline row and the repeated sweep row
+        "only_in_sweep": 1,  # the deleted baseline row
         "only_in_baseline": 1,
+        "duplicate_in_sweep": 1,  # the repeated sweep row (review s48: was only_in_sweep)
     }
 
 
