@@ -95,6 +95,7 @@ from .solvers import (
 )
 from .solvers.budgets import lift_store, refine_unproven
 from .solvers.certify import VALUE_RTOL
+from .solvers.milp import bound_unproven
 from .solvers.timeshare import active_share, check_total_time_limit, shared_time, skip_runs
 from .versions import RESULT_VERSION
 from .writers import (
@@ -1866,17 +1867,25 @@ def _denominator_notes(opt: SolveResult, value: float, budget: float, what: str)
         )
         return notes
     if not opt.certified:
+        unproven = bound_unproven(opt)
+        bound = (
+            f"HiGHS's bound {_fmt(opt.bound)} (no proof here), gap n/a"
+            if unproven
+            else f"proven upper bound {_fmt(opt.bound)}, {gap_text(opt.value, opt.gap, opt.bound)}"
+        )
         head = (
             f"The denominator is {opt.label} ({_fmt(opt.value)}), not a certified optimum "
-            f"(status {opt.status}, proven upper bound {_fmt(opt.bound)}, "
-            f"{gap_text(opt.value, opt.gap, opt.bound)}" + _certificate_reason(opt) + ")"
+            f"(status {opt.status}, {bound}" + _certificate_reason(opt) + ")"
         )
         if opt.value <= ZERO_OPT:  # an unproven 0: better stores may exist, the ratio is n/a
             notes.append(head + ", so the ratio is undefined (n/a).")
             return notes
         notes.append(
-            f"{head}. The true ratio lies between F / bound = {value / opt.bound:.3f} and the "
-            "ratio shown."
+            f"{head}. The true ratio is at most the ratio shown (the denominator is a store "
+            "found, at most OPT); no lower limit is proven."
+            if unproven
+            else f"{head}. The true ratio lies between F / bound = {value / opt.bound:.3f} and "
+            "the ratio shown."
         )
     # Relative only: an absolute 1e-12 hid the note in a package in units of 1e-13 (QA s41
     # defect 1, the fixed 1e-12 checks).
@@ -2165,8 +2174,12 @@ def score(
                 "This store equals the best store found (its F equals the incumbent's within "
                 "rounding), so the incumbent shown is the store and it loses nothing against "
                 "it; the incumbent is not proven optimal, so the store may be below the "
-                f"optimum ({what} is at most the proven bound {_fmt(opt.bound)}). The "
-                f"solver's store differed from it in {near.differences_before} memories."
+                + (
+                    "optimum (no upper bound on it is proven here). "
+                    if bound_unproven(opt)
+                    else f"optimum ({what} is at most the proven bound {_fmt(opt.bound)}). "
+                )
+                + f"The solver's store differed from it in {near.differences_before} memories."
             )
         elif not kept:
             # QA s44: nothing of an empty store can be exchanged in, so the note on moves below

@@ -1122,7 +1122,7 @@ def _solve_human(res: Any, where: str, cost_unit: str | None) -> str:
     from .shortrepr import cost_budget_text
     from .solvers import gap_text
     from .solvers.certify import certified_gap_text
-    from .solvers.milp import ILL_CONDITIONED_REASON
+    from .solvers.milp import bound_unproven
 
     cert = res.certificate
     unit = f" {cost_unit}" if cost_unit else ""
@@ -1140,8 +1140,7 @@ def _solve_human(res: Any, where: str, cost_unit: str | None) -> str:
         # QA s48: "proven bound 29200000042.1, gap 0%" of a HiGHS proof the rule refuses on
         # ill-conditioned costs, beside a feasible store worth 29200000065.3: its bound is no
         # proof either (the reason says why; a saved result is judged by the same words).
-        doubted = cert is not None and ILL_CONDITIONED_REASON in cert.reason
-        if doubted:
+        if bound_unproven(res):
             bound = f"HiGHS's bound {_fmt(res.bound, 6)} (no proof here), gap n/a"
         elif math.isfinite(res.bound):
             bound = f"proven bound {_fmt(res.bound, 6)}, " + gap_text(res.value, res.gap, res.bound)

@@ -141,3 +141,20 @@ def test_solve_does_not_call_the_highs_bound_proven(tmp_path: Path) -> None:
     (line,) = [ln for ln in out.splitlines() if ln.startswith("NOT certified")]
     assert "proven bound" not in line and "gap 0%" not in line
     assert "HiGHS's bound 1000000000 (no proof here), gap n/a" in line
+
+
+def test_score_does_not_call_the_highs_bound_proven(tmp_path: Path) -> None:
+    # density keeps e0:c0 and e1:c1, worth OPT itself (the oracle's), above HiGHS's bound: a
+    # note saying OPT "is at most the proven bound" or that the true ratio is at least F / bound
+    # would be false here (lead, s48).
+    path = tmp_path / "ill.json"
+    path.write_text(json.dumps(_package()))
+    code, out, _ = run_cli("score", str(path), "--writer", "density", "--solver", "milp", "--json")
+    assert code == 0
+    doc = json.loads(out)
+    assert Fraction(doc["value"]) == OPT > Fraction(doc["opt"]["bound"])
+    notes = " ".join(doc["notes"])
+    assert "proven bound" not in notes and "proven upper bound" not in notes
+    assert "F / bound" not in notes
+    assert "HiGHS's bound 1e+09 (no proof here), gap n/a" in notes
+    assert "no upper bound on it is proven here" in notes

@@ -144,6 +144,25 @@ def ill_conditioned_reason(inst: CompiledInstance, budget: float) -> str | None:
     return ILL_CONDITIONED_REASON if milp_ill_conditioned(inst, budget) else None
 
 
+def bound_unproven(result: object) -> bool:
+    """Whether ``result``'s bound is HiGHS's on ill-conditioned costs, which proves nothing
+    (its certificate gives :data:`ILL_CONDITIONED_REASON`): text must not call it a proven
+    bound, nor F / bound a lower limit of the ratio (QA s48: "OPT is at most the proven bound
+    1e+09" beside a store worth 1e9 + 0.5). Judged by the reason, so a saved result reads the
+    same.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as R
+    >>> bound_unproven(R(certificate=R(reason=ILL_CONDITIONED_REASON + ": use bnb")))
+    True
+    >>> bound_unproven(R(certificate=None))
+    False
+    """
+    cert = getattr(result, "certificate", None)
+    return cert is not None and ILL_CONDITIONED_REASON in (getattr(cert, "reason", "") or "")
+
+
 def _spread_too_wide(costs: np.ndarray) -> bool:
     return bool(costs.size) and float(costs.max()) > MILP_MAX_COST_SPREAD * float(costs.min())
 
