@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 
@@ -1872,8 +1873,33 @@ def _cut_options(text: str, limit: int) -> Iterator[tuple[int, int]]:
     for size in range(max(limit, 3), len(text)):
         keep = size - 1  # the ellipsis takes one
         middle, least = keep // 2, max(1, keep // 4)
-        for tail in sorted(range(least, keep - least + 1), key=lambda t: (abs(t - middle), -t)):
-            yield keep - tail, tail
+        # Tails by their distance from the middle, the longer of two as far.
+        for away in range(max(middle - least, keep - least - middle) + 1):
+            for tail in (middle + away, middle - away) if away else (middle,):
+                if least <= tail <= keep - least:
+                    yield keep - tail, tail
+
+
+def _shared_lengths(texts: Sequence[str]) -> np.ndarray:
+    """How many leading characters each two of ``texts`` share (an n x n array; 0 on the
+    diagonal). Sorted, what two texts share is the least any two neighbours between them
+    share: characters are compared only between neighbours."""
+    n = len(texts)
+    order = sorted(range(n), key=texts.__getitem__)
+    next_shares = np.zeros(max(n - 1, 0), dtype=np.int64)
+    for pos, (i, j) in enumerate(zip(order, order[1:], strict=False)):
+        a, b = texts[i], texts[j]
+        m, k = min(len(a), len(b)), 0
+        while k < m and a[k] == b[k]:
+            k += 1
+        next_shares[pos] = k
+    by_rank = np.zeros((n, n), dtype=np.int64)
+    for pos in range(n - 1):
+        by_rank[pos, pos + 1 :] = np.minimum.accumulate(next_shares[pos:])
+    by_rank = np.maximum(by_rank, by_rank.T)
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n)
+    return by_rank[np.ix_(rank, rank)]
 
 
 def distinct_cuts(texts: Sequence[str], limit: int) -> list[str]:
@@ -1889,20 +1915,40 @@ def distinct_cuts(texts: Sequence[str], limit: int) -> list[str]:
     ['s3…0_update', 's3…1_update', 's3_pr…_old']
     """
     unique = list(dict.fromkeys(texts))
-    by_text: dict[str, str] = {}
-    for text in unique:
-        by_text[text] = text
+    if all(len(text) <= limit for text in unique):
+        return list(texts)
+    # Checking each cut tried against every other text made this O(n^2 L^2) (11.7 s for 200
+    # ids sharing heads and tails, reviewer s48). Another text reads as a cut keeping h
+    # leading and k trailing characters when it shares at least those and is longer than
+    # h + k (one character at least for the ellipsis); so per text, from the characters each
+    # other text shares with it at either end: for each h the largest k some other text
+    # still reads as, and each cut tried is one comparison.
+    heads = _shared_lengths(unique)
+    tails = _shared_lengths([text[::-1] for text in unique])
+    lengths = np.array([len(text) for text in unique], dtype=np.int64)
+    by_text = {text: text for text in unique}
+    for i, text in enumerate(unique):
         if len(text) <= limit:
             continue
-        others = [u for u in unique if u != text]
+        near = np.flatnonzero((heads[i] > 0) & (tails[i] > 0))
+        h = np.arange(len(text))[:, None]
+        reads_as = np.where(
+            heads[i, near] >= h, np.minimum(tails[i, near], lengths[near] - h - 1), 0
+        )
+        # reaches[h]: cuts keeping h leading characters and at most reaches[h] trailing
+        # ones read as another text too.
+        reaches = reads_as.max(axis=1, initial=0).tolist()
+        # A shorter cut keeps no more at either end than some longest cut does (an end's
+        # least share grows slower than the size), and a text reading as that longest cut
+        # reads as the shorter one too: when every longest cut reads as another text, every
+        # cut does, and the text is shown whole without trying them all.
+        keep = len(text) - 2
+        least = max(1, keep // 4)
+        if not any(tail > reaches[keep - tail] for tail in range(least, keep - least + 1)):
+            continue
         for head, tail in _cut_options(text, limit):
-            start, end = text[:head], text[len(text) - tail :]
-            # Another text reads the same when it has this head and tail with at least one
-            # character between them (what the ellipsis stands for).
-            if not any(
-                len(u) > head + tail and u.startswith(start) and u.endswith(end) for u in others
-            ):
-                by_text[text] = start + "…" + end
+            if tail > reaches[head]:
+                by_text[text] = text[:head] + "…" + text[len(text) - tail :]
                 break
     return [by_text[t] for t in texts]
 
@@ -1973,11 +2019,21 @@ def graph_geometry(
         font -= 1
         xs, end = layout(font, labels)
     limit = max((len(t) for t in labels), default=0)
-    while end > plot_px and limit > GRAPH_MIN_LABEL_CHARS:
-        # Still too wide at the smallest font: cut the longest labels (the hover has them whole).
-        limit -= 1
-        labels = distinct_cuts(full, limit)
-        xs, end = layout(font, labels)
+    # Still too wide at the smallest font: cut the longest labels (the hover has them whole).
+    # A distinct cut is never shorter than the middle cut, so no limit the middle cuts
+    # overflow can fit: find the first that fits with those (cheap), and only from there
+    # ask for distinct cuts, shortening further while they are still too wide (reviewer s48:
+    # a distinct_cuts call per limit tried, about 50 a graph).
+    cut_limit, cut_end = limit, end
+    while cut_end > plot_px and cut_limit > GRAPH_MIN_LABEL_CHARS:
+        cut_limit -= 1
+        cut_end = layout(font, [_cut_label(t, cut_limit) for t in full])[1]
+    if cut_limit < limit:
+        limit = cut_limit + 1
+        while end > plot_px and limit > GRAPH_MIN_LABEL_CHARS:
+            limit -= 1
+            labels = distinct_cuts(full, limit)
+            xs, end = layout(font, labels)
 
     # Vertical: the pitch each layer's nodes need, the largest layer spread over y in [-1, 1].
     line = 1.25 * font + 4  # a label's box
