@@ -2225,6 +2225,7 @@ def _library_result_human(res: Any, path: str) -> str:
         )
         notes = (
             tuple(f"{r.rule}: {r.note}" for r in res.rules if r.note)
+            + res.recost_notes
             + res.undefined_notes
             + res.notes
         )

@@ -105,6 +105,9 @@ AS_STORED = "as_stored"
 NOISE_MODES = ("flip", "shrink", "jitter")
 #: Engines that must agree on OPT(k) in :func:`capacity_sensitivity`.
 CAPACITY_ENGINES = ("bnb", "milp")
+#: Two values closer than this share of a chart's height (its y axis from 0 to the largest
+#: value) draw as one line: lines 3-4 px wide on a plot about 300 px high overlap.
+CLOSE_LINE_SHARE = 0.03
 
 
 def _capacity_engine_maps() -> dict[str, Callable[[Any, str], Any]]:
@@ -1226,6 +1229,13 @@ class CostRuleResult:
         }
 
     @property
+    def recosted_none(self) -> bool:
+        """True for a rule that re-costed no candidate (none has text): its costs are the
+        stored ones, so comparing it with as stored says nothing (QA s48: such rules read
+        "tau 1.000, ranking holds")."""
+        return self.available and self.rule != AS_STORED and self.n_recosted == 0
+
+    @property
     def compared_budgets(self) -> tuple[float, ...]:
         """The budgets where this rule and as stored both have OPT > 0: its mean ratios and
         tau are over these."""
@@ -1276,13 +1286,17 @@ class CostRuleSensitivity:
 
     def ranking_rows(self) -> list[dict[str, Any]]:
         """One row per available rule: tau against the stored costs (a number, None where
-        undefined; QA s41), whether the ranking holds, the budget scale and the re-costing."""
+        undefined; QA s41), whether the ranking holds, the budget scale and the re-costing. A
+        rule that re-costed nothing has neither tau nor verdict (:attr:`CostRuleResult.
+        recosted_none`; files saved before QA s48 held tau 1 and "holds" for it)."""
         return [
             {
                 "rule": r.rule,
-                "Kendall tau vs as stored": r.tau,
-                "ranking holds at every budget": {True: "yes", False: "no"}.get(
-                    r.rankings_hold, "n/a"
+                "Kendall tau vs as stored": None if r.recosted_none else r.tau,
+                "ranking holds at every budget": (
+                    "n/a (nothing re-costed)"
+                    if r.recosted_none
+                    else {True: "yes", False: "no"}.get(r.rankings_hold, "n/a")
                 ),
                 "budgets compared": len(r.compared_budgets),
                 "budget scale": r.scale,
@@ -1305,6 +1319,37 @@ class CostRuleSensitivity:
         """Rows whose optimum a time limit left unproven (their ratio is against an
         incumbent)."""
         return sum(1 for r in self.rules for row in r.rows if not row.certified)
+
+    @property
+    def recost_notes(self) -> tuple[str, ...]:
+        """One warning per rule whose costs are not all its own: a rule that re-costed no
+        candidate is the stored costs again, and one that re-costed some mixes its unit with
+        the stored one (QA s48: both went by with "ranking holds" and a cut-off table note).
+        """
+        notes = []
+        # One note for every rule that re-costed nothing: they all repeat the stored costs.
+        none = [r for r in self.rules if r.recosted_none]
+        if none:
+            names = _listed([r.rule for r in none])
+            n = none[0].n_kept_stored
+            one = len(none) == 1
+            notes.append(
+                f"{names}: re-costed 0 of {n} candidates (none has text), so "
+                f"{'its' if one else 'their'} costs are the stored ones ({self.cost_unit}) and "
+                f"{'its' if one else 'their'} results repeat {AS_STORED}'s: they say nothing "
+                f"about {'this rule' if one else 'these rules'}, which "
+                f"{'has' if one else 'have'} no tau or ranking verdict."
+            )
+        for r in self.rules:
+            if not r.available or r.rule == AS_STORED or r.recosted_none or not r.n_kept_stored:
+                continue
+            notes.append(
+                f"{r.rule}: {r.n_kept_stored} of {r.n_recosted + r.n_kept_stored} candidates "
+                f"have no text and kept their stored cost ({self.cost_unit}) beside "
+                f"{r.n_recosted} re-costed by {r.rule}: its costs mix two units, so its ratios "
+                "and ranking are only partly this rule's."
+            )
+        return tuple(notes)
 
     @property
     def undefined_notes(self) -> tuple[str, ...]:
@@ -1728,6 +1773,9 @@ def cost_rule_sensitivity(
                 taus.append(kendall_tau(ref, cur))
                 holds.append(same_ranking(ref, cur))
             defined = [h for h in holds if h is not None]
+            if rule != AS_STORED and recosted == 0:
+                # The stored costs again: agreement with as stored is certain and says nothing.
+                taus, defined = [None] * len(taus), []
             results.append(
                 CostRuleResult(
                     rule=rule,
@@ -1740,7 +1788,11 @@ def cost_rule_sensitivity(
                     rows=tuple(rows),
                     mean_ratio=means,
                     mean_abs_delta=deltas,
-                    tau=kendall_tau([m for _, m in stored_means], [m for _, m in means]),
+                    tau=(
+                        None
+                        if rule != AS_STORED and recosted == 0
+                        else kendall_tau([m for _, m in stored_means], [m for _, m in means])
+                    ),
                     tau_by_budget=tuple(taus),
                     rankings_hold=all(defined) if defined else None,
                 )
@@ -1868,6 +1920,46 @@ class CapacitySensitivity:
             f"OPT(k) is solved by {', '.join(names[:-1])} and {names[-1]}, cross-checked "
             f"(both proved it) at {checked} of {len(self.points)} budget(s)."
         )
+
+    def coinciding_note(self) -> str | None:
+        """What the capacity chart cannot show: where its k line lies on the k = 1 line, at
+        equal values (:func:`memaudit_core.results.values_close`) or within
+        :data:`CLOSE_LINE_SHARE` of the chart's height (its y axis runs from 0 to the largest
+        value); None when the lines are apart at every budget. The capacity chart's
+        counterpart of :func:`coinciding_ablation_note` (QA s48: with OPT(3) = OPT(1) the k = 1
+        line vanished under the k line, and update_chain's 7.735 vs 7.85 could not be told
+        apart, with no word under the chart).
+
+        >>> from memaudit_core.generators import generate
+        >>> cap = capacity_sensitivity(generate("update_chain"), None, 3)
+        >>> print(cap.coinciding_note())  # doctest: +NORMALIZE_WHITESPACE
+        Lines on top of each other: the k = 3 line equals the k = 1 line at budget 3 and is
+        within 2% of the chart's height of it at budgets 6 and 13; the table has the values.
+        """
+        top = max((max(p.opt_1, p.opt_k) for p in self.points), default=0.0)
+        equal = [p.budget for p in self.points if values_close(p.opt_k, p.opt_1)]
+        near = [
+            p.budget
+            for p in self.points
+            if p.budget not in equal and abs(p.opt_k - p.opt_1) <= CLOSE_LINE_SHARE * top
+        ]
+        if not equal and not near:
+            return None
+        k = f"the k = {self.k} line"
+        if len(equal) == len(self.points):
+            return f"Lines on top of each other: {k} equals the k = 1 line at every budget."
+
+        def at(budgets: list[float]) -> str:
+            shown = [f"{b:.10g}" for b in budgets]
+            listed = ", ".join(shown[:-1]) + f" and {shown[-1]}" if len(shown) > 1 else shown[0]
+            return f"budget{'s' if len(shown) > 1 else ''} {listed}"
+
+        parts = [f"equals the k = 1 line at {at(equal)}"] if equal else []
+        if near:
+            close = max(abs(p.opt_k - p.opt_1) for p in self.points if p.budget in near) / top
+            share = f"{max(1, math.ceil(close * 100)):d}%"
+            parts.append(f"is within {share} of the chart's height of it at {at(near)}")
+        return f"Lines on top of each other: {k} {' and '.join(parts)}; the table has the values."
 
     def table_rows(self) -> list[dict[str, Any]]:
         """One row per budget as the Ablations page shows and downloads it; ``OPT(k)/OPT(1)``
@@ -2699,6 +2791,94 @@ def noise_sensitivity(
         )
 
 
+# --------------------------------------------------------------------------- scope
+
+
+@dataclass(frozen=True)
+class SensitivityScope:
+    """The budgets and writers the Ablations & sensitivity analyses cover for a chosen budget
+    and store (:func:`sensitivity_scope`), and the note that says so."""
+
+    budgets: tuple[float, ...]
+    writers: tuple[str, ...]
+    note: str
+
+
+def _listed(items: Sequence[str]) -> str:
+    return ", ".join(items[:-1]) + f" and {items[-1]}" if len(items) > 1 else items[0]
+
+
+def sensitivity_scope(
+    package: Package,
+    budget: float | None = None,
+    *,
+    writer: str | None = None,
+    store: str | None = None,
+) -> SensitivityScope:
+    """The budgets and writers for analyses of ``package`` that include the budget and the
+    writer a user chose (the app's sidebar), with a note naming both and what is left out.
+
+    Budgets: the package's grid, with ``budget`` added. Writers (of the cost-rule and noise
+    sensitivities; ablations and capacity compare optima only): every reference writer, with
+    ``writer`` added when it is another (a plugin writer). ``store``, a package store's id,
+    is a fixed selection that no cost rule, capacity or noise re-solves, so it is named as
+    left out (QA s48: the page analysed other budgets and writers than the sidebar's without
+    a word).
+
+    >>> from memaudit_core.generators import generate
+    >>> pkg = generate("update_chain")
+    >>> scope = sensitivity_scope(pkg, 7, writer="density")
+    >>> scope.budgets, len(scope.writers)
+    ((3.0, 6.0, 7.0, 13.0), 7)
+    >>> print(scope.note)  # doctest: +NORMALIZE_WHITESPACE
+    Budgets: the package's grid (3, 6 and 13 words) and the chosen budget 7. Writers in the
+    cost-rule and noise sensitivities: the 7 reference writers, the chosen writer density
+    among them; the ablations and the capacity sensitivity compare optima only.
+    """
+    grid = tuple(float(b) for b in package.budget_grid())
+    unit = package.cost_unit
+    shown = _listed([f"{b:.10g}" for b in grid])
+    budgets = grid
+    if budget is None:
+        about_budget = f"the package's grid ({shown} {unit})"
+    else:
+        b = check_budget(budget)
+        if any(values_close(b, g) for g in grid):
+            about_budget = f"the package's grid ({shown} {unit}), the chosen budget {b:.10g} in it"
+        else:
+            budgets = tuple(sorted({*grid, b}))
+            about_budget = f"the package's grid ({shown} {unit}) and the chosen budget {b:.10g}"
+    names = _writers(None)
+    about_writers = f"the {len(names)} reference writers"
+    if writer is not None:
+        get_writer(writer)  # unknown -> UnknownNameError
+        if writer in names:
+            about_writers += f", the chosen writer {writer} among them"
+        else:
+            names = (*names, writer)
+            about_writers += f" and the chosen writer {writer}"
+    note = (
+        f"Budgets: {about_budget}. Writers in the cost-rule and noise sensitivities: "
+        f"{about_writers}; the ablations and the capacity sensitivity compare optima only."
+    )
+    if store is not None:
+        chosen = next((s for s in package.stores if s.id == store), None)
+        if chosen is None:
+            raise UnknownNameError(f"no store {cut_repr(store)} in package {package.id}")
+        # By the name the sidebar shows, with the id the link and Compare use.
+        name = (
+            chosen.display_name
+            if chosen.display_name == store
+            else (f"{chosen.display_name} ({store})")
+        )
+        note += (
+            f" The chosen store {name} is in none of these analyses: a stored selection is "
+            "fixed, so no cost rule, capacity or noisy labels re-solve it (Compare shows it "
+            "against OPT at the chosen budget)."
+        )
+    return SensitivityScope(budgets, names, note)
+
+
 __all__ = [
     "ABLATION_SHARE_COLUMNS",
     "ABLATION_VALUE_COLUMNS",
@@ -2718,6 +2898,7 @@ __all__ = [
     "NoiseWriterRow",
     "PRESETS",
     "RatioColumn",
+    "SensitivityScope",
     "ablation_curve",
     "ablation_curves",
     "ablation_label",
@@ -2734,4 +2915,5 @@ __all__ = [
     "perturb_coverage",
     "recost_package",
     "same_ranking",
+    "sensitivity_scope",
 ]

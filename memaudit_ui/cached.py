@@ -571,13 +571,14 @@ def cost_rule_sensitivity(
     rules: tuple[str, ...],
     total_time_limit: float = PAGE_TIME_S,
     _progress=None,
+    writers: tuple[str, ...] | None = None,
 ) -> robustness.CostRuleSensitivity:
-    """:func:`memaudit_core.robustness.cost_rule_sensitivity` (every reference writer); its
-    solves share ``total_time_limit``."""
+    """:func:`memaudit_core.robustness.cost_rule_sensitivity` (``writers``, default every
+    reference writer); its solves share ``total_time_limit``."""
     from memaudit_core import robustness
 
     return robustness.cost_rule_sensitivity(
-        _package, budgets, rules, total_time_limit=total_time_limit, progress=_progress
+        _package, budgets, rules, writers, total_time_limit=total_time_limit, progress=_progress
     )
 
 
@@ -620,8 +621,10 @@ def noise_sensitivity(
     budgets: tuple[float, ...],
     total_time_limit: float = PAGE_TIME_S,
     _progress=None,
+    writers: tuple[str, ...] | None = None,
 ) -> robustness.NoiseSensitivity:
-    """:func:`memaudit_core.robustness.noise_sensitivity` keyed by every draw setting."""
+    """:func:`memaudit_core.robustness.noise_sensitivity` keyed by every draw setting and
+    ``writers`` (default every reference writer)."""
     from memaudit_core import robustness
 
     return robustness.noise_sensitivity(
@@ -631,6 +634,7 @@ def noise_sensitivity(
         draws,
         seed,
         budgets,
+        writers,
         total_time_limit=total_time_limit,
         progress=_progress,
     )

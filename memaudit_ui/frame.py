@@ -368,11 +368,13 @@ def _resolve_link_settings(
             continue
         taken = False
         if given:
-            link_names.add(setting.url)
             taken, warning = _adopt_link_value(setting, given)
             if warning:
                 warnings.append(warning)
             if taken:
+                # Only a value taken implies another setting (QA s48: a refused k=2.5 still
+                # opened the Ablations page's capacity tab).
+                link_names.add(setting.url)
                 from_link[setting.url] = given[-1]
         elif fresh and adopted:
             # Back / Forward to a view whose link left the setting out: its default.
@@ -404,6 +406,7 @@ def _resolve_link_settings(
                 st.session_state.pop(by_url[p].mirror, None)
                 values[p] = by_url[p].default
                 stored[p] = None
+                link_names.discard(p)
     return warnings
 
 
