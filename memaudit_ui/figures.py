@@ -3209,6 +3209,11 @@ def engine_time_curve(report, title: str, present: bool = False):
             ticks = [m * 10.0**k for k in range(low, top) for m in (1, 2, 5)] + [10.0**top]
             fig.update_yaxes(tickmode="array", tickvals=ticks)
     base_layout(fig, _plain(title), present, height=420)
+    if present:
+        # On lines the 524 px column holds (QA s48: enumeration's n/a entry, with its reason,
+        # ran 130 px past the chart's right edge at 1024 px with the sidebar open). Wrapped,
+        # not cut: a downloaded chart has no other place for the reason.
+        _wrap_legend_names(fig, fig.layout.margin.l or 0)
     _legend_below(fig, present)
     return fig
 

@@ -34,6 +34,10 @@ PREVIEW = "preview"
 
 def _preview_problem(values: dict[str, Any]) -> str | None:
     """Why the link's ``preview`` cannot be previewed, or None (asked only of a link's value)."""
+    if not values[PREVIEW].strip():
+        # No preview, as a link without it: the setting's default is "", and a text setting's
+        # empty value is its default on every page (QA s48: `preview=` was warned about).
+        return None
     try:
         _key, pkg, _note = sources.generated_package(values[PREVIEW])
     except MemAuditError as exc:
@@ -79,7 +83,8 @@ INPUTS_KEY = "ma_gen_inputs"
 spec: dict[str, Any] | None = st.session_state.get(SPEC_KEY)
 inputs: dict[str, Any] = st.session_state.setdefault(INPUTS_KEY, {})
 names = list(FAMILIES)
-linked_preview: str = st.session_state.get(preview_setting.mirror, "")
+# A blank link value is no preview (_preview_problem let it through).
+linked_preview: str = st.session_state.get(preview_setting.mirror, "").strip()
 linked_key, linked_package = ctx.package_key, ctx.package
 if linked_preview and (spec is None or spec.get("key") != linked_preview):
     # A preview this session did not make: a shared link, or Back / Forward to one. The form
