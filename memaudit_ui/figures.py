@@ -1060,12 +1060,16 @@ def _heatmap_present_legend_px(heatmap_data: HeatmapData) -> tuple[int, int]:
 
 
 def heatmap_geometry(
-    heatmap_data: HeatmapData, present: bool = False, title: str = ""
+    heatmap_data: HeatmapData,
+    present: bool = False,
+    title: str = "",
+    width_px: int | None = None,
 ) -> HeatmapGeometry:
     """Label spacing and figure size of :func:`coverage_heatmap` for ``heatmap_data``.
 
-    The plot's width on the narrowest screen (:data:`HEATMAP_CHART_PX` less the margins and
-    the row labels) decides how many unit ids fit side by side upright; every
+    The plot's width on the narrowest screen (:data:`HEATMAP_CHART_PX`, or a chart
+    ``width_px`` wide such as an export, less the margins and the row labels) decides how
+    many unit ids fit side by side upright; every
     ``label_step``-th is written (QA s21: all 69 ids of an event-graph package were drawn on
     6 px columns and overlapped). The height grows with the rows. On a projector (``title``:
     the chart's, for its lines) every row drawn is named: the figure is the title, a row pitch
@@ -1084,9 +1088,8 @@ def heatmap_geometry(
     if present:
         right_px = max(right_px, legend_w)
     # The heat takes 94 % of what the margins and row labels leave (the strip 6 %).
-    plot_px = 0.94 * (
-        HEATMAP_CHART_PX[present] - HEATMAP_OTHER_PX[present] - row_label_px - right_px
-    )
+    chart_px = width_px or HEATMAP_CHART_PX[present]
+    plot_px = 0.94 * (chart_px - HEATMAP_OTHER_PX[present] - row_label_px - right_px)
     plot_px = max(plot_px, 100.0)
     many = n_cols > HEATMAP_FEW_COLS
     tick_px = HEATMAP_TICK_PX[present][many]
@@ -1192,16 +1195,22 @@ def heatmap_caption(
 
 
 def coverage_heatmap(
-    heatmap_data: HeatmapData, title: str, present: bool = False, opt_word: str = "optimum"
+    heatmap_data: HeatmapData,
+    title: str,
+    present: bool = False,
+    opt_word: str = "optimum",
+    width_px: int | None = None,
 ) -> go.Figure:
     """Candidates x units coverage a_ur with a store / optimum membership strip on the left.
 
     ``opt_word`` is "incumbent" when the optimum is not proven (its tag is then I, not O).
+    ``width_px``: the unit ids spaced for a chart that wide, such as an export (speaker QA
+    s48: the 1400 px PNG wrote one id per 2 columns of 40 px, as for an 820 px screen).
     """
     opt_tag = opt_word[0].upper()
     from plotly.subplots import make_subplots
 
-    geometry = heatmap_geometry(heatmap_data, present, title)
+    geometry = heatmap_geometry(heatmap_data, present, title, width_px)
     # On a projector only the rows a screen names (the caption says which and how many).
     heatmap_data = heatmap_data.first_rows(geometry.rows_drawn)
     n_rows = len(heatmap_data.row_ids)
@@ -1525,6 +1534,7 @@ class TimelineGeometry:
     tick_vals: tuple[float, ...]  # experience ticks (empty: plotly's numeric time ticks)
     tick_text: tuple[str, ...]
     x_offsets: tuple[float, ...]  # per timeline point: its shift within its cell (x units)
+    tick_lines: int = 1  # lines the tick labels take (2: staggered, see _timeline_tick_picks)
 
 
 #: A row label's trailing tag, e.g. " (chosen)": kept whole on the label's last line.
@@ -1642,16 +1652,19 @@ def timeline_geometry(
 
     tick_vals: list[float] = []
     tick_text: list[str] = []
+    tick_lines = 1
     if labels:
-        # Each shown id at least its own width (and a gap) from the one before.
-        last = None
-        for label, (_, time, _) in zip(labels, timeline_data.experiences, strict=True):
-            # About 0.5 em a character (Source Sans digits), and 8 px between labels.
-            width = 0.5 * font * max(len(label), 1) + 8
-            if last is None or (time - last[0]) * per_px >= (last[1] + width) / 2:
-                tick_vals.append(float(time))
-                tick_text.append(label)
-                last = (float(time), width)
+        shown = _timeline_tick_picks(timeline_data, labels, font, per_px)
+        # Ids on two staggered lines where one line leaves experiences with a store's or the
+        # optimum's memory unnamed that two would name (the second line's ids start with a
+        # line break).
+        marked = _timeline_marked(timeline_data)
+        two = _timeline_tick_picks(timeline_data, labels, font, per_px, lines=2)
+        named = {i for i, _ in shown}
+        if sum(i in marked for i, _ in two) > sum(i in marked for i in named):
+            shown, tick_lines = two, 2
+        tick_vals = [float(timeline_data.experiences[i][1]) for i, _ in shown]
+        tick_text = ["<br>" * line + labels[i] for i, line in shown]
 
     # Several memories of one row at one experience: side by side in the cell, in draw order
     # (TIMELINE_ON_TOP last), so no marker sits exactly on another.
@@ -1679,7 +1692,52 @@ def timeline_geometry(
         tick_vals=tuple(tick_vals),
         tick_text=tuple(tick_text),
         x_offsets=tuple(offsets),
+        tick_lines=tick_lines,
     )
+
+
+def _timeline_marked(timeline_data: TimelineData) -> set[int]:
+    """Indices of the experiences with a memory of the chosen store or the optimum (the
+    first two rows)."""
+    mine = set(timeline_data.rows[:2])
+    ids = {p.experience_id for p in timeline_data.points if p.row in mine}
+    return {i for i, e in enumerate(timeline_data.experiences) if str(e[0]) in ids}
+
+
+def _timeline_tick_picks(
+    timeline_data: TimelineData, labels: Sequence[str], font: int, per_px: float, lines: int = 1
+) -> list[tuple[int, int]]:
+    """Which experiences get their id ``labels`` under the axis, on which of ``lines`` lines:
+    (index, line) in time order. As many as fit side by side on each line, those with a
+    memory of the chosen store or the optimum first, then those with another store's, then
+    the rest.
+
+    Speaker QA s48: thinned from the left, the 520 px projector timeline labelled s3_fact_0,
+    s3_fact_2 and an experience nobody wrote from, and neither of the two the optimum keeps.
+    Within a rank the labels go in by where they end (leftmost right edge first), each on
+    the first line it fits: on one line that labels the most of that rank around those
+    already placed (interval scheduling).
+    """
+    marked = _timeline_marked(timeline_data)
+    others = {p.experience_id for p in timeline_data.points}
+    # About 0.5 em a character (Source Sans digits), and 8 px between labels.
+    spans = []
+    for i, (label, (eid, time, _)) in enumerate(
+        zip(labels, timeline_data.experiences, strict=True)
+    ):
+        half = (0.5 * font * max(len(label), 1) + 8) / 2
+        rank = 0 if i in marked else 1 if str(eid) in others else 2
+        spans.append((rank, float(time) * per_px + half, i, half))
+    placed: list[list[tuple[float, float]]] = [[] for _ in range(lines)]  # (centre, half)
+    picks: list[tuple[int, int]] = []
+    for _, right, i, half in sorted(spans):
+        centre = right - half
+        for line, shown in enumerate(placed):
+            if all(abs(centre - c) >= half + h for c, h in shown):
+                shown.append((centre, half))
+                picks.append((i, line))
+                break
+    return sorted(picks)
 
 
 def _timeline_type_order(types: Sequence[str]) -> list[str]:
@@ -1797,13 +1855,15 @@ def store_timeline(
     )
     if geo.tick_vals:  # label experiences by id (time in the hover), thinned to fit
         fig.update_xaxes(tickvals=list(geo.tick_vals), ticktext=list(geo.tick_text))
-    base_layout(fig, title, present, height=190 + 62 * len(rows))
+    # A second line of ids takes its room below the plot, not from it.
+    extra_px = (geo.tick_lines - 1) * math.ceil(1.25 * geo.font)
+    base_layout(fig, title, present, height=190 + 62 * len(rows) + extra_px)
     _explain_fonts(fig, present)
     fig.update_layout(
         legend={"itemsizing": "constant", "title": {"text": ""}},
         margin={"l": geo.margin_l, "r": geo.margin_r},
     )
-    _legend_below(fig, present)
+    _legend_below(fig, present, tick_lines=geo.tick_lines)
     return fig
 
 
@@ -2065,6 +2125,10 @@ def graph_geometry(
     )
 
 
+#: Tallest evidence graph (px): past it the plot is squeezed (its labels may then overlap).
+GRAPH_MAX_HEIGHT_PX = 2400
+
+
 def evidence_graph(
     graph_data: GraphData,
     title: str,
@@ -2199,14 +2263,19 @@ def evidence_graph(
     _explain_fonts(fig, present)
     # The plot as tall as its labels need (the legend's rows are added below it).
     floor_px = 150 if present else 120
-    height = int(math.ceil((fig.layout.margin.t or 70) + geo.plot_height + floor_px))
+    top_px = fig.layout.margin.t or 70
+    height = int(math.ceil(top_px + geo.plot_height + floor_px))
     fig.update_layout(
-        height=min(height, 2400),
+        height=min(height, GRAPH_MAX_HEIGHT_PX),
         margin={"l": GRAPH_SIDE_MARGIN_PX, "r": GRAPH_SIDE_MARGIN_PX},
     )
     # From the figure's bottom edge (speaker QA s39: placed as a fraction of the plot, the
-    # legend sat on the axis title after the sidebar was closed in presentation mode).
-    _legend_below(fig, present)
+    # legend sat on the axis title after the sidebar was closed in presentation mode). On a
+    # projector the plot keeps the height its labels need and the page scrolls: held to one
+    # screen, the whole graph of memaudit-small's 43 nodes drew its 25 candidates in 400 px,
+    # labels and store / optimum marks on top of each other (speaker QA s48).
+    need = min(geo.plot_height, GRAPH_MAX_HEIGHT_PX - top_px - floor_px)
+    _legend_below(fig, present, min_plot_px=need if present else None)
     return fig
 
 
@@ -2494,6 +2563,7 @@ def _legend_below(
     rotated_ticks: bool = False,
     half: bool = False,
     min_plot_px: float | None = None,
+    tick_lines: int = 1,
 ) -> None:
     """The legend under the x-axis title, placed in pixels from the fonts the axis uses.
 
@@ -2513,7 +2583,8 @@ def _legend_below(
     plotly reserves the legend's rows at the width it draws the chart (:func:`_legend_fit`),
     the plot kept at least :data:`PRESENT_MIN_PLOT_PX` tall. ``min_plot_px``: the
     plot is at least this tall, the chart growing past one screen if it must (the caller
-    marks it with :func:`allow_scroll`).
+    marks it with :func:`allow_scroll`). ``tick_lines``: the x tick labels' lines (the
+    timeline's staggered ids take two).
     """
     if present and (fig.layout.height or 0) > PRESENT_MAX_HEIGHT:
         fig.update_layout(height=PRESENT_MAX_HEIGHT)  # what render.chart shows anyway
@@ -2523,11 +2594,13 @@ def _legend_below(
     legend_px = fig.layout.legend.font.size or fig.layout.font.size or 15
     # Tick labels (with the tick's pad), the axis title's line, then the gap; rotated tick
     # labels take 60 px more (app QA: the ablation drop chart's budgets).
-    offset = tick_px + 8 + 1.3 * title_px + LEGEND_GAP_PX + (60 if rotated_ticks else 0)
+    # Tick labels on ``tick_lines`` lines (staggered) take a line's height each.
+    ticks_px = (60 if rotated_ticks else 0) + (tick_lines - 1) * math.ceil(1.25 * tick_px)
+    offset = tick_px + 8 + 1.3 * title_px + LEGEND_GAP_PX + ticks_px
     design_px = LEGEND_DESIGN_PX["half" if half else "present" if present else "normal"]
     # The legend starts at the plot's left edge (x = 0) and may run into the right margin.
     rows = max(1, _legend_rows(fig, legend_px, design_px - (fig.layout.margin.l or 0)))
-    floor_px = (150 if present else 120) + (60 if rotated_ticks else 0)
+    floor_px = (150 if present else 120) + ticks_px
     bottom = max(floor_px, offset + rows * 1.6 * legend_px + 10)
     height = fig.layout.height or 450
     if bottom > floor_px and not (present and height >= PRESENT_MAX_HEIGHT):

@@ -313,8 +313,11 @@ else:
             # two lines, and the rows lost every other label to the taller margin (s42).
             + ("" if ctx.present else f" · {len(hm.row_ids)} candidates × {len(hm.col_ids)} units")
         )
+        heatmap = functools.partial(
+            figures.coverage_heatmap, hm, hm_title, present=ctx.present, opt_word=opt_word
+        )
         render.chart(
-            figures.coverage_heatmap(hm, hm_title, present=ctx.present, opt_word=opt_word),
+            heatmap(),
             "evidence_heatmap",
             # The focus unit too: its column is outlined, so two exports of one store and
             # budget with different focus units differ (speaker QA s48: one file name).
@@ -324,6 +327,8 @@ else:
                 f"{view.focus_unit_id}-coverage-heatmap",
                 ctx.budget,
             ),
+            # Its unit ids spaced for the export's width, as the timeline's and graph's.
+            export=functools.partial(heatmap, width_px=figures.EXPORT_WIDTH_PX),
         )
         # On a projector it names the rows a screen holds, and how to see the others.
         st.caption(figures.heatmap_caption(hm, ctx.present, hm_title, opt_word))
