@@ -770,9 +770,7 @@ def import_locomo(
             numbered.append((int(m.group(1)), f"{summary_base}.{key}"))
     orphan_summaries = [path for _, path in sorted(numbered)]
     if orphan_summaries:
-        shown = ", ".join(orphan_summaries[:5]) + (
-            f" and {len(orphan_summaries) - 5} more" if len(orphan_summaries) > 5 else ""
-        )
+        shown = _first_five(orphan_summaries)
         warnings.append(
             f"{len(orphan_summaries)} session summary(ies) name a session with no turn list: "
             f"{shown}; ignored (a summary is a candidate of its session's experience)"
@@ -845,6 +843,11 @@ def _dia_key(dia: str) -> tuple[int, int]:
     return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
 
 
+def _first_five(paths: list[str]) -> str:
+    """Up to five of ``paths`` for a warning, and how many more there are."""
+    return ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+
+
 def _observations(
     observations: Any,
     obs_base: str,
@@ -878,9 +881,7 @@ def _observations(
         # QA s48: such facts were kept without a word, undated, their meta.session naming no
         # experience. Kept (their evidence links are read as any other's), as date keys
         # without a turn list are, and said the same way.
-        shown = ", ".join(no_session[:5]) + (
-            f" and {len(no_session) - 5} more" if len(no_session) > 5 else ""
-        )
+        shown = _first_five(no_session)
         warnings.append(
             f"{len(no_session)} observation key(s) name a session with no turn list: {shown}; "
             "their facts are kept in the observations store, undated, and their meta.session "
@@ -980,9 +981,7 @@ def _observations(
     if no_unit:
         # Importer QA: their coverage was {} without a word, under a store whose meta says
         # coverage comes from the evidence links.
-        shown = ", ".join(no_unit[:5]) + (
-            f" and {len(no_unit) - 5} more" if len(no_unit) > 5 else ""
-        )
+        shown = _first_five(no_unit)
         warnings.append(
             f"{len(no_unit)} of {len(out)} observation(s) link only to turns that no question "
             f"cites, which are not evidence units, so they cover nothing: {shown}"
