@@ -271,7 +271,8 @@ def test_control_characters_in_ids_never_reach_the_terminal_raw(tmp_path):
     "make,rule",
     [
         (lambda d: d / "missing.json", "file-exists"),
-        (lambda d: d, "file-exists"),
+        # A folder exists: it is not a result file (QA s48: it was named rule file-exists).
+        (lambda d: d, "result-json"),
         (lambda d: (d / "bin.json").write_bytes(b"\xff\xfe\x00x") and d / "bin.json", "utf-8"),
     ],
 )
