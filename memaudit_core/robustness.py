@@ -110,6 +110,11 @@ CAPACITY_ENGINES = ("bnb", "milp")
 CLOSE_LINE_SHARE = 0.03
 
 
+def _listed(items: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``: one spelling for every list these notes give."""
+    return ", ".join(items[:-1]) + f" and {items[-1]}" if len(items) > 1 else items[0]
+
+
 def _capacity_engine_maps() -> dict[str, Callable[[Any, str], Any]]:
     """How :class:`CapacityPoint` reads its per-engine objects back (QA s40)."""
     from .results import named
@@ -804,7 +809,7 @@ def coinciding_ablation_note(curves: Sequence[AblationCurve]) -> str | None:
     parts = []
     for group in coinciding_ablation_curves(curves):
         names = [f'"{ablation_label(pool)}"' for pool in group if pool != FULL_POOL]
-        listed = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
+        listed = _listed(names)
         if group[0] == FULL_POOL:
             verb = "equals" if len(names) == 1 else "equal"
             parts.append(f'{listed} {verb} "{FULL_OPT_LABEL}" at every budget')
@@ -1773,8 +1778,9 @@ def cost_rule_sensitivity(
                 taus.append(kendall_tau(ref, cur))
                 holds.append(same_ranking(ref, cur))
             defined = [h for h in holds if h is not None]
-            if rule != AS_STORED and recosted == 0:
-                # The stored costs again: agreement with as stored is certain and says nothing.
+            # The stored costs again: agreement with as stored is certain and says nothing.
+            same_costs = rule != AS_STORED and recosted == 0
+            if same_costs:
                 taus, defined = [None] * len(taus), []
             results.append(
                 CostRuleResult(
@@ -1790,7 +1796,7 @@ def cost_rule_sensitivity(
                     mean_abs_delta=deltas,
                     tau=(
                         None
-                        if rule != AS_STORED and recosted == 0
+                        if same_costs
                         else kendall_tau([m for _, m in stored_means], [m for _, m in means])
                     ),
                     tau_by_budget=tuple(taus),
@@ -1951,8 +1957,7 @@ class CapacitySensitivity:
 
         def at(budgets: list[float]) -> str:
             shown = [f"{b:.10g}" for b in budgets]
-            listed = ", ".join(shown[:-1]) + f" and {shown[-1]}" if len(shown) > 1 else shown[0]
-            return f"budget{'s' if len(shown) > 1 else ''} {listed}"
+            return f"budget{'s' if len(shown) > 1 else ''} {_listed(shown)}"
 
         parts = [f"equals the k = 1 line at {at(equal)}"] if equal else []
         if near:
@@ -2802,10 +2807,6 @@ class SensitivityScope:
     budgets: tuple[float, ...]
     writers: tuple[str, ...]
     note: str
-
-
-def _listed(items: Sequence[str]) -> str:
-    return ", ".join(items[:-1]) + f" and {items[-1]}" if len(items) > 1 else items[0]
 
 
 def sensitivity_scope(
