@@ -801,6 +801,49 @@ class Record:
     #: Where the time is in the export, when not under ``path`` (A-Mem's Chroma dump keeps it
     #: in ``$.metadatas[i].timestamp``, its record being ``$.ids[i]``).
     time_path: str | None = None
+    #: The object the text was looked up in, and the keys this format reads the text from
+    #: there (default: the last key of ``text_path``): a missing text then names the keys the
+    #: object has that look like text (QA s49: ``{"text": ...}`` in a Mem0 export was told
+    #: "missing the memory text" with no word that the text was there under another key).
+    text_from: Any = None
+    text_keys: tuple[str, ...] = ()
+
+
+#: Keys that hold a memory's text in one memory system or another (Mem0 ``memory`` / payload
+#: ``data``, OpenMemory ``content``, Mem0's LLM JSON and Letta passages ``text``, Letta blocks
+#: ``value``, Zep ``fact``), named when a record lacks the key its format reads.
+TEXT_LIKE_KEYS = ("memory", "data", "text", "content", "fact", "value", "message", "summary")
+
+
+def missing_text_message(rec: Record) -> str:
+    """The message for a record without its text; when the record holds a string under
+    another :data:`TEXT_LIKE_KEYS` key, it also says which key(s) the format reads and the
+    rename to make.
+
+    >>> rec = Record(id="m1", text=None, path="$[0]", text_path="$[0].memory",
+    ...              text_from={"id": "m1", "text": "Likes tea"})
+    >>> for part in missing_text_message(rec).split("; "):
+    ...     print(part)
+    missing the memory text: this format reads it from 'memory', and this record has none
+    it has 'text', which this format does not read: rename it to 'memory'
+    """
+    missing = rec.text_path.rsplit(".", 1)[-1]
+    read = rec.text_keys or (missing,)
+    if not isinstance(rec.text_from, dict):
+        return "missing the memory text"
+    others = [
+        k
+        for k in TEXT_LIKE_KEYS
+        if k not in read and isinstance(rec.text_from.get(k), str) and rec.text_from[k].strip()
+    ]
+    if not others:
+        return "missing the memory text"
+    which = "it" if len(others) == 1 else "the one holding the text"
+    return (
+        f"missing the memory text: this format reads it from {' or '.join(map(repr, read))}, "
+        f"and this record has none; it has {', '.join(map(repr, others))}, which this format "
+        f"does not read: rename {which} to {missing!r}"
+    )
 
 
 def _locate_in_export(
@@ -948,7 +991,7 @@ def build_store(
                         ref,
                     )
         if rec.text is None:
-            collector.add(rec.text_path, "required", "missing the memory text")
+            collector.add(rec.text_path, "required", missing_text_message(rec))
             continue
         if not isinstance(rec.text, str):
             collector.add(rec.text_path, "type", "the memory text must be a string", rec.text)

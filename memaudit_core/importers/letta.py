@@ -308,6 +308,8 @@ def _passage_records(
                 text=p.get(text_key),
                 path=ppath,
                 text_path=f"{ppath}.{text_key}",
+                text_from=p,
+                text_keys=("text", "content"),
                 created_at=t.iso,
                 time_raw=t.raw,
                 meta=meta,

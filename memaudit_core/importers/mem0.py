@@ -44,12 +44,19 @@ Graph ``relations`` are not memories: live ones are reported in ``store.meta["re
 (``source|relationship|target`` strings). A relation with ``valid: false`` (Mem0 1.x soft
 delete, with ``invalidated_at``) is not live: it is listed in
 ``store.meta["invalidated_relations"]`` (``relation`` and ``invalidated_at``) and counted in a
-warning. ``add()``'s graph result (``{"added_entities", "deleted_entities"}``) is refused with
-a message saying so: it lists one call's changes, not the graph.
+warning. ``add()``'s graph result (``{"added_entities", "deleted_entities"}``), alone or under
+``relations``, is refused with a message saying so (rule ``mem0-relations``): it lists one
+call's changes, not the graph.
 
-``add()`` results (``event`` ``ADD`` / ``UPDATE`` / ``DELETE``, and ``NONE`` from the raw
-decision JSON): an ``ADD``, ``UPDATE`` or ``NONE`` (unchanged) memory is live (an
-``UPDATE``'s ``previous_memory`` is kept in its ``meta`` and counted in
+Mem0's raw LLM decision JSON (``{"memory": [{"id", "text", "event", "old_memory"}]}``, or its
+entries in a list or under ``results``) is refused (rule ``mem0-shape``): Mem0 does not save
+it, and its ids are small integers mapped back to the stored ids, so they name no memory.
+An item without ``memory`` (or a payload's ``data``) that holds its text under another key
+(``text``, ``content`` ...) is refused naming that key and the rename to make.
+
+``add()`` results (``event`` ``ADD`` / ``UPDATE`` / ``DELETE``, and ``NONE``, the raw
+decision JSON's name for an unchanged memory): an ``ADD``, ``UPDATE`` or ``NONE`` memory is
+live (an ``UPDATE``'s ``previous_memory`` is kept in its ``meta`` and counted in
 ``superseded_versions``); a ``DELETE`` is **deleted**, as a history ``DELETE`` is: listed in
 ``store.meta["deleted"]`` (``from: "add event"``), not kept. A warning says the file is add()
 output, which holds only the memories that call touched. Any other ``event`` value is
@@ -168,7 +175,7 @@ import json
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from ..errors import PackageError, cut_repr, id_text
 from ..package import Package, Store, json_type
@@ -286,6 +293,36 @@ def _refuse_history(items: list[Any], base: str, col: Collector) -> None:
         )
 
 
+def _is_decision(item: Any) -> bool:
+    """An entry of Mem0's raw LLM decision JSON (``{"id", "text", "event", "old_memory"}``),
+    not an add() result item (``{"id", "memory", "event"}``)."""
+    return (
+        isinstance(item, dict)
+        and "event" in item
+        and "text" in item
+        and not {"memory", "data", "payload"} & set(item)
+    )
+
+
+def _refuse_decision_json(path: str, col: Collector) -> NoReturn:
+    """Refuse Mem0's raw LLM decision JSON (EXPORT_FORMATS 1.3), located at ``path``.
+
+    QA s49: ``{"memory": [...]}`` got the generic "needs a 'results' array"; its ids are the
+    small integers Mem0 gives the LLM and maps back to uuids, so they name no stored memory
+    and cannot be joined with a history or another export.
+    """
+    fail(
+        col.source,
+        path,
+        "mem0-shape",
+        'this looks like Mem0\'s raw LLM decision JSON ({"memory": [{id, text, event, '
+        "old_memory}]}), which Mem0 does not save: its ids are small integers ('0', '1', ...) "
+        "that Mem0 maps back to the real memory ids, so they cannot be trusted as ids; export "
+        "the memories with get_all() (or give the results add() returned, whose ids are the "
+        "stored ones)",
+    )
+
+
 def _detect(doc: Any, col: Collector) -> tuple[list[Any], str, str, list[Any], Any]:
     """(items, base path, version, relations, embedded history)."""
     if isinstance(doc, list):
@@ -308,6 +345,9 @@ def _detect(doc: Any, col: Collector) -> tuple[list[Any], str, str, list[Any], A
                 'that (a bare list, or {"results": [...]})',
                 f"{len(doc)} page{'s' if len(doc) != 1 else ''}",
             )
+        for i, it in enumerate(doc):
+            if _is_decision(it):
+                _refuse_decision_json(f"$[{i}]", col)
         if any(_is_point(it) for it in doc):
             return doc, "$", "qdrant", [], None
         if any(isinstance(it, dict) and it.get("event") is not None for it in doc):
@@ -322,6 +362,21 @@ def _detect(doc: Any, col: Collector) -> tuple[list[Any], str, str, list[Any], A
             json_type(doc),
         )
     if "results" not in doc:
+        if {"added_entities", "deleted_entities"} & set(doc):
+            # QA s49: the docstring promised this refusal; only a 'relations' key holding it
+            # got it, a bare graph add() result the generic "needs a 'results' array".
+            fail(
+                col.source,
+                "$",
+                "mem0-relations",
+                "this is the graph result of one add() call ('added_entities' / "
+                "'deleted_entities'): one call's graph changes, not the graph, and no "
+                'memories; export the memories with get_all() ({"results": [...]}, with '
+                "'relations' when the graph store is on)",
+                sorted(doc)[:8],
+            )
+        if isinstance(doc.get("memory"), list):
+            _refuse_decision_json("$", col)
         if openmemory.looks_like_trimmed_backup(doc):
             # QA s40 defect 4: a memories.json without export_meta got only "needs a
             # 'results' array". Refused with a hint, not read: export_meta says whether the
@@ -350,6 +405,9 @@ def _detect(doc: Any, col: Collector) -> tuple[list[Any], str, str, list[Any], A
     if not isinstance(items, list):
         fail(col.source, "$.results", "type", "'results' must be an array", json_type(items))
     _refuse_history(items, "$.results", col)
+    for i, it in enumerate(items):
+        if _is_decision(it):
+            _refuse_decision_json(f"$.results[{i}]", col)
     relations = doc.get("relations") or []
     if isinstance(relations, dict) and {"added_entities", "deleted_entities"} & set(relations):
         # QA s25: add()'s graph result got only "'relations' must be an array".
@@ -1085,6 +1143,8 @@ def load_mem0_store(
             text=fields.get(text_key),
             path=ipath,
             text_path=f"{fpath}.{text_key}",
+            text_from=fields,
+            text_keys=("memory", "data"),
             created_at=created.iso,
             salience=salience,
             status=status,

@@ -19,12 +19,16 @@ contradicted facts, so does this importer:
 - ``invalid_at`` alone (world time: "lived in Berlin until 2022") is *not* a deletion or a
   supersession: the edge stays ``active``; the times are in meta.
 
-Provenance: the edge's episode uuids and those of the episodes whose ``entity_edges`` name
-the edge (listed in ``meta["episodes_from_entity_edges"]``), plus, when the dump includes
-``episodes``, their names
-(and ``episode_metadata`` links such as ``dia_id``), so a package whose experiences are named
-like the episodes gets coverage from them. An episode none of whose names matches the package
-is reported in ``store.meta["warnings"]``, and so are edge ids that episodes'
+Provenance: the links in the edge's ``attributes`` (its custom data), read as a Mem0
+memory's ``metadata`` is (``unit_ids``, ``dia_id``, ``session_id`` ...; a unit link naming no
+unit of the package is refused, rule ``known-unit``; ``attributes`` that is not an object is
+refused, rule ``type``). They are the fact's own, so when there are any they alone give its
+coverage (exact). Otherwise the edge's episode uuids and those of the episodes whose
+``entity_edges`` name the edge (listed in ``meta["episodes_from_entity_edges"]``), plus, when
+the dump includes ``episodes``, their names (and ``episode_metadata`` links such as
+``dia_id``), so a package whose experiences are named like the episodes gets coverage from
+them (an upper estimate: every unit the episode names). An episode none of whose names matches
+the package is reported in ``store.meta["warnings"]``, and so are edge ids that episodes'
 ``entity_edges`` name but the dump lacks (the dump may be partial). Entity-node summaries
 are not memories; their count is ``store.meta["node_summaries"]``.
 
@@ -233,6 +237,16 @@ def load_zep_store(
                 "an edge needs its 'fact' text (is this a node or another system's export?)",
             )
             continue
+        attributes = edge.get("attributes")
+        if attributes is not None and not isinstance(attributes, dict):
+            # Graphiti's EntityEdge.attributes is a dict; links in anything else would be lost.
+            col.add(
+                f"{epath}.attributes",
+                "type",
+                "an edge's attributes must be an object or null",
+                json_type(attributes),
+            )
+            continue
         meta: dict[str, Any] = {"kind": "edge"}
         for key in _KEEP:
             if edge.get(key) not in (None, {}, []):
@@ -270,14 +284,20 @@ def load_zep_store(
         if from_episodes:
             meta["episodes_from_entity_edges"] = from_episodes
             ep_ids = ep_ids + from_episodes
-        links: list[str] = []
-        groups: list[list[str]] = []
-        for ep in ep_ids:
-            # An episode matches through its uuid, its name or its metadata's links.
-            groups.append(episodes.get(ep, [ep]))
-            for ref in groups[-1]:
-                if ref not in links:
-                    links.append(ref)
+        # QA s49: links in the edge's own custom data (Graphiti keeps it in `attributes`,
+        # EXPORT_FORMATS 4.1) were ignored, even a unit id naming no unit. They say what this
+        # fact states, as a Mem0 memory's metadata does, so they alone give its coverage
+        # (exact); its episodes' links say only what the episode held (an upper estimate).
+        links = links_from(attributes)
+        groups: list[list[str]] = [[ref] for ref in links]
+        inherited = not links
+        if inherited:
+            for ep in ep_ids:
+                # An episode matches through its uuid, its name or its metadata's links.
+                groups.append(episodes.get(ep, [ep]))
+                for ref in groups[-1]:
+                    if ref not in links:
+                        links.append(ref)
         if ep_ids:
             meta["episodes"] = ep_ids
         score_key = "score" if edge.get("score") is not None else "relevance"
@@ -306,9 +326,12 @@ def load_zep_store(
                 status=status,
                 meta=meta,
                 links=links,
-                links_inherited=True,
+                links_inherited=inherited,
                 link_groups=groups,
-                unit_refs=[r for ep in ep_ids for r in episode_unit_refs.get(ep, [])],
+                link_source=attributes,
+                # Every unit link is checked, also an episode's the edge's own links outrank.
+                unit_refs=unit_refs_from(attributes, f"{epath}.attributes")
+                + [r for ep in ep_ids for r in episode_unit_refs.get(ep, [])],
             )
         )
     meta = {
