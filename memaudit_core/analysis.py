@@ -95,7 +95,7 @@ from .solvers import (
 )
 from .solvers.budgets import lift_store, refine_unproven
 from .solvers.certify import VALUE_RTOL
-from .solvers.milp import bound_unproven
+from .solvers.milp import bound_unproven, replaced_highs_bound
 from .solvers.timeshare import active_share, check_total_time_limit, shared_time, skip_runs
 from .versions import RESULT_VERSION
 from .writers import (
@@ -1077,6 +1077,7 @@ def uncertified_note(
     overrun: str = "",
     *,
     time_limit: float | str | None = LIMIT_UNKNOWN,
+    solver: str | None = None,
 ) -> str | None:
     """A reader's warning when some rows rest on an optimum that was not proven, else None.
 
@@ -1086,7 +1087,10 @@ def uncertified_note(
     way). ``total_time_limit``: the sweep's solves shared that total; ``overrun``: what
     :meth:`~memaudit_core.solvers.timeshare.TimeShare.overrun_text` said about it.
     ``time_limit``: each solve's limit (None: none was set, so none is blamed;
-    :data:`LIMIT_UNKNOWN`: the caller does not know).
+    :data:`LIMIT_UNKNOWN`: the caller does not know). ``solver``: the engine the sweep asked
+    for; under ``milp`` an open gap may also be a HiGHS proof the rule refused on costs spanning
+    more than a factor 1e5, whose bound was replaced by one proven without it (QA s49), which
+    rows do not tell apart from a limit, so the note names both.
 
     Rows whose optimum stopped with an open gap (a limit) and rows whose gap closed but whose
     proof the certification rule refused are counted and advised apart: a sweep of well under
@@ -1122,7 +1126,20 @@ def uncertified_note(
         else:
             where = f"at the time limit of {time_limit:g} s"
             rerun = "a longer --time-limit, or none"
-        whys.append(f"{n_open} stopped with an open gap, {where}")
+        if solver == "milp":
+            # QA s49: the time limit alone was blamed for a HiGHS proof refused in 0.1 s.
+            stopped = (
+                "" if time_limit is None and total_time_limit is None else f"stopped {where}, or "
+            )
+            whys.append(
+                f"{n_open} ended with an open gap ({stopped}HiGHS's proof and bound were not "
+                "counted, the affordable costs spanning more than a factor 1e5; `memaudit solve "
+                "PACKAGE --budget B` prints each optimum's reason)"
+            )
+            if "--solver auto or bnb" not in rerun:
+                rerun += ", or --solver auto or bnb"
+        else:
+            whys.append(f"{n_open} stopped with an open gap, {where}")
         reruns.append(rerun + (" for the rows with an open gap" if both else ""))
     if n_closed:
         # A closed gap the rule refused: no time limit is to blame (QA s41 defects 1 and 3).
@@ -1868,10 +1885,13 @@ def _denominator_notes(opt: SolveResult, value: float, budget: float, what: str)
         return notes
     if not opt.certified:
         unproven = bound_unproven(opt)
+        highs = replaced_highs_bound(opt)
         bound = (
             f"HiGHS's bound {_fmt(opt.bound)} (no proof here), gap n/a"
             if unproven
-            else f"proven upper bound {_fmt(opt.bound)}, {gap_text(opt.value, opt.gap, opt.bound)}"
+            else f"proven upper bound {_fmt(opt.bound)}"
+            + (f" (HiGHS's bound {_fmt(highs)} is no proof here)" if highs is not None else "")
+            + f", {gap_text(opt.value, opt.gap, opt.bound)}"
         )
         head = (
             f"The denominator is {opt.label} ({_fmt(opt.value)}), not a certified optimum "
@@ -2997,7 +3017,9 @@ def sweep(
         len({instance_hash(p) for p in packages}),
         len({p.content_hash() for p in packages}),
     )
-    unproven = uncertified_note(rows, total_time_limit, overrun, time_limit=time_limit)
+    unproven = uncertified_note(
+        rows, total_time_limit, overrun, time_limit=time_limit, solver=solver
+    )
     # That note says how long only when some optimum stopped with an open gap.
     took = (
         share.overrun_note("The sweep's solves", writers=bool(writers), text=overrun)

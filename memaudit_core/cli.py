@@ -1122,7 +1122,7 @@ def _solve_human(res: Any, where: str, cost_unit: str | None) -> str:
     from .shortrepr import cost_budget_text
     from .solvers import gap_text
     from .solvers.certify import certified_gap_text
-    from .solvers.milp import bound_unproven
+    from .solvers.milp import bound_unproven, replaced_highs_bound
 
     cert = res.certificate
     unit = f" {cost_unit}" if cost_unit else ""
@@ -1140,10 +1140,21 @@ def _solve_human(res: Any, where: str, cost_unit: str | None) -> str:
         # QA s48: "proven bound 29200000042.1, gap 0%" of a HiGHS proof the rule refuses on
         # ill-conditioned costs, beside a feasible store worth 29200000065.3: its bound is no
         # proof either (the reason says why; a saved result is judged by the same words).
+        # QA s49: since, certification replaces that bound by a proven one; HiGHS's is named.
+        highs = replaced_highs_bound(res)
         if bound_unproven(res):
             bound = f"HiGHS's bound {_fmt(res.bound, 6)} (no proof here), gap n/a"
         elif math.isfinite(res.bound):
-            bound = f"proven bound {_fmt(res.bound, 6)}, " + gap_text(res.value, res.gap, res.bound)
+            bound = (
+                f"proven bound {_fmt(res.bound, 6)}"
+                + (
+                    f" (HiGHS's bound {_fmt(highs, 6)} is no proof here)"
+                    if highs is not None
+                    else ""
+                )
+                + ", "
+                + gap_text(res.value, res.gap, res.bound)
+            )
         else:
             bound = "no valid bound, " + gap_text(res.value, res.gap, res.bound)
         lines.append(

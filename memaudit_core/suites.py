@@ -2290,7 +2290,7 @@ def sweep_suite(
             n
             for n in (
                 repeated_sources_note(srcs),
-                uncertified_note(rows, time_limit=time_limit),
+                uncertified_note(rows, time_limit=time_limit, solver=solver),
                 union_note(rows),
                 cut_note(rows),
                 estimated_coverage_note(rows),

@@ -416,6 +416,7 @@ class SolveResult:
         (:func:`~memaudit_core.solvers.budgets.better_of`).
         """
         from ..errors import ResultError
+        from .milp import highs_bound_refused
 
         cert = self.certificate
         if cert is None or not cert.checks:
@@ -462,6 +463,9 @@ class SolveResult:
         # A bound below the store's F (by any amount: the refusal's tolerance rests on the
         # package's value unit, which is not saved) may have been refused, making it infinite.
         refused = not first.bound >= first.recomputed_value
+        # HiGHS's bound on ill-conditioned costs bounds nothing: certification gave a valid
+        # bound of its own, above it (QA s49).
+        refused = refused or highs_bound_refused(self)
         top = max(first.bound, self.value)
         if not refused and not self.bound <= top + CERTIFIED_GAP_MAX * max(1.0, abs(top)):
             raise ResultError(

@@ -52,7 +52,7 @@ from ..errors import (
     cut_repr,
 )
 from ..heartbeat import beat
-from ..objective import evaluate
+from ..objective import evaluate, value_ceiling
 from . import (
     SOLVER_CHOICES,
     RawSolution,
@@ -65,7 +65,12 @@ from . import (
     value_unit,
 )
 from .enum import ENUM_MAX_COMBINATIONS, combination_count, tied
-from .milp import SUPPORTED_SATURATIONS, ill_conditioned_reason, milp_ill_conditioned
+from .milp import (
+    BOUND_REPLACED,
+    SUPPORTED_SATURATIONS,
+    ill_conditioned_reason,
+    milp_ill_conditioned,
+)
 from .timeshare import BNB_BELOW_S, active_share, run_time_limit
 
 #: Relative tolerance for "equal" values (recompute, gap and engine agreement).
@@ -946,11 +951,24 @@ def finish(
         else None
     )
     if doubt is not None:
+        # HiGHS's bound is no proof here either (QA s48: bound 1e9 beside a store worth
+        # 1e9 + 0.5): the result's bound is F of every affordable candidate, valid whatever
+        # HiGHS did, or a limited cross-check's own bound where tighter. HiGHS's stays in
+        # checks[0] and is named here.
+        valid = [value_ceiling(inst, budget), *(c.bound for c in checks[1:])]
         reasons.append(
             f"{doubt}: use solver 'bnb' or 'auto' for a certified optimum"
             + (f" ({unchecked})" if unchecked else "")
+            + f"; {primary}'s bound {checks[0].bound!r} {BOUND_REPLACED} "
+            + (
+                "F of every affordable candidate"
+                if min(valid) == valid[0]
+                else f"{checks[1].engine}'s"
+            )
         )
         unchecked = ""
+        bound = max(min(valid), value)
+        gap = relative_gap(value, bound, unit)
     certified = not reasons
     if proof is None:
         proof = PROOFS.get(str(raw.detail.get("method", primary)), PROOFS.get(primary, primary))

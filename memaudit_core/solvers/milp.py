@@ -144,23 +144,67 @@ def ill_conditioned_reason(inst: CompiledInstance, budget: float) -> str | None:
     return ILL_CONDITIONED_REASON if milp_ill_conditioned(inst, budget) else None
 
 
+#: How a certificate's reason says the result's bound is not HiGHS's (QA s49): certification
+#: replaced it by one proven without HiGHS (:func:`replaced_highs_bound`).
+BOUND_REPLACED = "is no proof here, the bound given is"
+
+
+def highs_bound_refused(result: object) -> bool:
+    """Whether ``result``'s certificate refused HiGHS's proof and bound on ill-conditioned
+    costs (its reason gives :data:`ILL_CONDITIONED_REASON`). Judged by the reason, so a saved
+    result reads the same.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as R
+    >>> highs_bound_refused(R(certificate=R(reason=ILL_CONDITIONED_REASON + ": use bnb")))
+    True
+    >>> highs_bound_refused(R(certificate=None))
+    False
+    """
+    cert = getattr(result, "certificate", None)
+    return cert is not None and ILL_CONDITIONED_REASON in (getattr(cert, "reason", "") or "")
+
+
 def bound_unproven(result: object) -> bool:
-    """Whether ``result``'s bound is HiGHS's on ill-conditioned costs, which proves nothing
-    (its certificate gives :data:`ILL_CONDITIONED_REASON`): text must not call it a proven
-    bound, nor F / bound a lower limit of the ratio (QA s48: "OPT is at most the proven bound
-    1e+09" beside a store worth 1e9 + 0.5). Judged by the reason, so a saved result reads the
-    same.
+    """Whether ``result``'s bound is HiGHS's on ill-conditioned costs, which proves nothing:
+    text must not call it a proven bound, nor F / bound a lower limit of the ratio (QA s48:
+    "OPT is at most the proven bound 1e+09" beside a store worth 1e9 + 0.5). Only results saved
+    before QA s49 carry it; since, certification gives a proven bound instead
+    (:func:`replaced_highs_bound`).
 
     Examples
     --------
     >>> from types import SimpleNamespace as R
     >>> bound_unproven(R(certificate=R(reason=ILL_CONDITIONED_REASON + ": use bnb")))
     True
+    >>> bound_unproven(R(certificate=R(reason=f"{ILL_CONDITIONED_REASON}; 1.0 {BOUND_REPLACED}")))
+    False
     >>> bound_unproven(R(certificate=None))
     False
     """
     cert = getattr(result, "certificate", None)
-    return cert is not None and ILL_CONDITIONED_REASON in (getattr(cert, "reason", "") or "")
+    return highs_bound_refused(result) and BOUND_REPLACED not in (cert.reason or "")
+
+
+def replaced_highs_bound(result: object) -> float | None:
+    """HiGHS's bound that certification replaced by a proven one on ill-conditioned costs
+    (kept in ``certificate.checks[0]``), or None where the result's bound is its engine's own.
+    Text names it beside the proven bound, so nothing HiGHS reported is hidden.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as R
+    >>> reason = f"{ILL_CONDITIONED_REASON}; milp's bound 1.0 {BOUND_REPLACED} F of ..."
+    >>> replaced_highs_bound(R(certificate=R(reason=reason, checks=(R(bound=1.0),))))
+    1.0
+    >>> replaced_highs_bound(R(certificate=None)) is None
+    True
+    """
+    if not highs_bound_refused(result) or bound_unproven(result):
+        return None
+    checks = getattr(result.certificate, "checks", ())  # type: ignore[attr-defined]
+    return float(checks[0].bound) if checks else None
 
 
 def _spread_too_wide(costs: np.ndarray) -> bool:
