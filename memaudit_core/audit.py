@@ -321,7 +321,7 @@ def _check_fields(result: Mapping[str, Any]) -> dict[str, Any]:
         **{
             f"{eng}_{name}": result.get(f"{eng}_{name}")
             for eng in ENGINES
-            for name in ("value", "bound", "gap", "time_s", "nodes")
+            for name in ("value", "reported", "bound", "gap", "time_s", "nodes")
         },
         **{
             f"{eng}_status": result.get(f"{eng}_status", NOT_RUN if eng == "enum" else "?")
@@ -388,6 +388,30 @@ class AuditRow:
     #: The package's value unit at this budget (:func:`~memaudit_core.solvers.value_unit`),
     #: the scale agreement was judged in; None in records saved before it was kept.
     value_unit: float | None = None
+    #: Each engine's value as it reported it (``*_value`` is its store's F, recomputed); None
+    #: where it did not run, and in records saved before it was kept.
+    bnb_reported: float | None = None
+    milp_reported: float | None = None
+    enum_reported: float | None = None
+
+    def report_gap(self) -> float | None:
+        """The largest gap between an engine's reported value and its store's F that the
+        audit counts as a finding (:func:`audit_instance`'s rule), or None without one.
+
+        QA s49: such rows FAIL while the engines' stores agree, and the header's "max
+        difference 0" (between the engines) was all a reader saw of the cause."""
+        unit = self.value_unit if self.value_unit is not None else 1.0
+        gaps = []
+        for eng in ENGINES:
+            value, reported = getattr(self, f"{eng}_value"), getattr(self, f"{eng}_reported")
+            if value is None or reported is None:
+                continue
+            proven = getattr(self, f"{eng}_status") == "optimal"
+            # A limited run may report less than its store is worth (see audit_instance).
+            gap = abs(reported - value) if proven else reported - value
+            if gap > _rel_tol(value, unit):
+                gaps.append(gap)
+        return max(gaps) if gaps else None
 
     def ran(self, engine: str) -> bool:
         """Whether ``engine`` ran on this check (not skipped, not left out)."""
@@ -434,6 +458,9 @@ class AuditRow:
             "enum_time_s": self.enum_time_s,
             "enum_nodes": self.enum_nodes,
             "value_unit": self.value_unit,
+            "bnb_reported": self.bnb_reported,
+            "milp_reported": self.milp_reported,
+            "enum_reported": self.enum_reported,
             "problems": "; ".join(self.problems),
             # One string above (a CSV cell); the list too, as a problem may contain "; ".
             "problem_list": list(self.problems),
@@ -461,7 +488,10 @@ class AuditRow:
             keys={"problems": "problem_list"},
             # Saved before enumeration took part: it did not run.
             optional=[
-                f.name for f in fields(cls) if f.name.startswith("enum_") or f.name == "value_unit"
+                f.name
+                for f in fields(cls)
+                if f.name.startswith("enum_")
+                or f.name in ("value_unit", "bnb_reported", "milp_reported")
             ],
         )
         row._check_consistent(path)
@@ -690,6 +720,14 @@ class AuditReport:
         if self.n_disagree:
             return "FAIL"
         return "PASS" if self.n_agree else "NOTHING CHECKED"
+
+    @property
+    def max_report_gap(self) -> float | None:
+        """The largest :meth:`AuditRow.report_gap` (an engine's reported value off its store's
+        F), or None without one: a finding the engines' difference (:attr:`max_abs_diff`) does
+        not show, as their stores may agree."""
+        gaps = [g for r in self.rows or self.disagreements if (g := r.report_gap()) is not None]
+        return max(gaps) if gaps else None
 
     @property
     def headline(self) -> str:
@@ -1195,6 +1233,12 @@ def write_audit_outputs(
         f"({', '.join(f'{b:.10g}' for b in report.budgets)}): {report.n_tasks}\n"
         f"- largest difference between the engines: {_g(report.max_abs_diff)} absolute, "
         f"{_g(report.max_rel_diff)} relative (tolerance {AGREE_TOL:g} relative)\n"
+        + (
+            ""
+            if (gap := report.max_report_gap) is None
+            else f"- largest gap between an engine's reported value and its store's F: "
+            f"{_g(gap)} (a disagreement even where the engines' stores agree)\n"
+        )
         + "".join(f"- {line}\n" for line in engine_time_lines(report))
         + f"- ran on: {report.backend}; wall time {report.elapsed_s:.2f} s; {report.executed} "
         f"check(s) run now, {report.reused} reused from the journal\n\n"

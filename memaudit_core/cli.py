@@ -21,7 +21,7 @@ import shlex
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -30,6 +30,7 @@ from .errors import (
     InvalidPackagesError,
     MemAuditError,
     PackageError,
+    ParamError,
     ResultError,
     SolverDisagreementError,
     UsageError,
@@ -1043,10 +1044,11 @@ def budget_arg(text: str) -> float:
 def seed_arg(text: str) -> int:
     """``--seed``'s type: an integer in plain ASCII digits (QA s40, defect 3: ``int`` read
     "1_0" as seed 10 and Arabic-Indic "٣" as 3, one package under several names)."""
+    from .generators import seed_message
     from .specs import read_int
 
     try:
-        return read_int(text)
+        seed = read_int(text)
     except ValueError:
         if text.isascii() and text.isdigit():
             # Digits past int()'s limit: said as such, not as a spelling (QA s48).
@@ -1060,6 +1062,11 @@ def seed_arg(text: str) -> int:
             f"a seed is an integer >= 0 written in ASCII digits 0-9 (no '_'), got {text!r} "
             "[rule: plain-number]"
         ) from None
+    if seed < 0:
+        # Said by argparse as "argument --seed: ...", as 'abc' is (QA s49: -1 was refused
+        # later, naming neither the option nor a rule).
+        raise argparse.ArgumentTypeError(seed_message(repr(text)))
+    return seed
 
 
 def _package_counts(pkg: Any) -> str:
@@ -1983,7 +1990,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     # One package per instance (QA s40, defect 2): a seed-invariant family is written at
     # seed 0, as the app builds it, and the seed given is said to be unused.
     seed, seed_note = package_seed(args.family, args.seed)
-    pkg = generate(args.family, seed=seed, **params)
+    with param_options(params):
+        pkg = generate(args.family, seed=seed, **params)
     if seed_note is not None:
         print(f"memaudit: note: --seed {args.seed}: {seed_note}", file=sys.stderr)
     # Said as validate says them (QA s47: a budget_fraction whose default budget fits no
@@ -2438,7 +2446,8 @@ def add_source_arguments(p: Any) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="a --family parameter (repeatable; see `memaudit generate --list`)",
+        help="a --family parameter, applied to every --family given: each of them must have "
+        "it (repeatable; see `memaudit generate --list`)",
     )
 
 
@@ -2619,7 +2628,24 @@ def cli_sources(args: Any) -> tuple[PackageSource, ...]:
     # Repeats kept: the suite merges them and says so among its notes (QA s39 defect 5 had
     # "--seeds 3,3" noted on stderr only, QA s44 overlapping --family flags not at all).
     seeds = parse_seeds(args.seeds, keep_repeats=True) if args.seeds is not None else None
-    return collect_sources(args.packages, args.family or [], seeds, parse_params(args.param))
+    params = parse_params(args.param)
+    with param_options(params):
+        return collect_sources(args.packages, args.family or [], seeds, params)
+
+
+@contextlib.contextmanager
+def param_options(params: dict[str, str]) -> Iterator[None]:
+    """Name the ``--param`` options of a value a family refuses, as typed: ``--param
+    'length=0': update_chain: length must be ... [rule: count-range]`` (QA s49: the family's
+    message alone named no option; with several ``--family``, not which one's). A
+    :class:`~memaudit_core.errors.ParamError` names the parameters; a default it names is
+    not typed, so not said to be."""
+    try:
+        yield
+    except ParamError as exc:
+        typed = [f"--param {f'{k}={params[k]}'!r}" for k in exc.params if k in params]
+        # A UsageError, as under --json before: the CLI's type for every option refused.
+        raise UsageError(f"{', '.join(typed)}: {exc}" if typed else str(exc)) from None
 
 
 def unseeded_families_note(args: Any) -> str | None:
@@ -2781,6 +2807,19 @@ def add_audit_arguments(p: Any) -> None:
     )
 
 
+def _report_gap_text(rep: Any) -> str:
+    """What the header adds when an engine reported a value its store does not have: such
+    checks fail while the engines' stores agree (QA s49: "FAIL" stood over "max difference 0
+    (relative 0)" alone)."""
+    gap = rep.max_report_gap
+    if gap is None:
+        return ""
+    return (
+        " between the engines' stores; an engine's reported value is off its store's F by up "
+        f"to {_fmt(gap, 3)}"
+    )
+
+
 def _audit_human(rep: Any, saved_in: str | None = None) -> str:
     """``audit``'s text for an :class:`~memaudit_core.audit.AuditReport`; ``show`` passes the
     saved file as ``saved_in``, and the files are then the run's, not written now."""
@@ -2793,7 +2832,8 @@ def _audit_human(rep: Any, saved_in: str | None = None) -> str:
         f"sources {rep.n_sources}, distinct packages {rep.n_packages}, distinct instances "
         f"{rep.n_instances}; pools {', '.join(rep.pools)}; budgets "
         f"{', '.join(f'{b:.10g}' for b in rep.budgets)}",
-        f"max difference {_fmt(rep.max_abs_diff, 3)} (relative {_fmt(rep.max_rel_diff, 3)})",
+        f"max difference {_fmt(rep.max_abs_diff, 3)} (relative {_fmt(rep.max_rel_diff, 3)})"
+        + _report_gap_text(rep),
         *engine_time_lines(rep),
         f"{rep.executed} check(s) run now, {rep.reused} reused; {rep.elapsed_s:.2f} s on "
         f"{rep.backend}",

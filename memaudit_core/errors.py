@@ -416,6 +416,31 @@ class UnknownNameError(UsageError):
     """
 
 
+class ParamError(UsageError):
+    """A value a generator family refuses for one or more of its parameters, ``params``.
+
+    The library's message names the family, the parameters, the values and a ``[rule: ...]``;
+    ``params`` lets a front end name its own option for them (the CLI's ``--param KEY=VALUE``,
+    QA s49: ``update_chain: length must be ...`` named no option the user had typed).
+
+    Examples
+    --------
+    >>> import memaudit_core as ma
+    >>> try:
+    ...     ma.generate("update_chain", length=0)
+    ... except ma.UsageError as exc:  # ParamError is a UsageError
+    ...     print(exc.params, "|", exc)
+    ('length',) | update_chain: length must be an integer >= 1, got 0 [rule: count-range]
+    """
+
+    def __init__(self, message: str, params: Iterable[str] = ()) -> None:
+        super().__init__(message)
+        self.params = tuple(params)
+
+    def __reduce__(self):
+        return (type(self), (str(self), self.params))
+
+
 class SaturationError(UsageError):
     """A saturation :func:`~memaudit_core.saturations.register_saturation` refuses: a bad name,
     a name taken, or an h that is not concave, nondecreasing and 0 at 0 on the range checked.

@@ -200,6 +200,12 @@ def parse_seeds(text: str, what: str = "--seeds", *, keep_repeats: bool = False)
                 seeds.extend(range(lo, hi + 1))
             else:
                 seeds.append(read_int(part))
+                if seeds[-1] < 0:  # only a lone item can be: "-1-3" is not read as a range
+                    # Named here, with the option and the text typed (QA s49: "--family
+                    # memaudit-small:-1" said only "seed must be an integer >= 0, got -1").
+                    from .generators import seed_message
+
+                    raise UsageError(f"{what}: {seed_message(repr(part))}")
         except ValueError:
             raise UsageError(f"{what}: cannot read {part!r}; use A-B or a comma list") from None
     if not seeds:

@@ -357,7 +357,17 @@ if run_audit and pools:
         else ""
     )
     if audit_report.n_disagree:
-        st.error(f"{audit_report.n_disagree} disagreement(s) between the exact engines.")
+        # The "Largest difference" tile is between the engines' stores, which may agree
+        # while an engine reported another value than its store's F (QA s49).
+        gap = audit_report.max_report_gap
+        st.error(
+            f"{audit_report.n_disagree} disagreement(s) between the exact engines."
+            + (
+                ""
+                if gap is None
+                else f" An engine's reported value is off its store's F by up to {gap:.3g}."
+            )
+        )
     elif n_ok < n_all:
         unproven = (
             f" {audit_report.n_unproven} not proven ({UNPROVEN_WHY})."

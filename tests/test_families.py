@@ -322,7 +322,7 @@ def test_stress_text_kinds_and_types(name):
 def test_stress_rejects_empty_size(name):
     key = next(iter(FAMILIES[name].defaults()))
     # QA s43: the message names the family, as the paper families' do.
-    with pytest.raises(MemAuditError, match=f"^{name}: {key} must be an integer >= 1 "):
+    with pytest.raises(MemAuditError, match=f"^{name}: {key} must be an integer >= 1, got 0 "):
         generate(name, 0, **{key: 0})
 
 

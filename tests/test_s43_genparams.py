@@ -148,7 +148,12 @@ def test_a_stress_familys_size_message_names_the_family(family: str, param: str)
     paper families say "memaudit-small: normal_count must be an integer >= 0 (got -1)"."""
     with pytest.raises(MemAuditError) as info:
         generate(family, **{param: 0})
-    assert str(info.value) == f"{family}: {param} must be an integer >= 1 (got 0)"
+    # QA s49: the value after "got", and the rule, as every family's parameter messages.
+    assert (
+        str(info.value) == f"{family}: {param} must be an integer >= 1, got 0 [rule: count-range]"
+    )
     with pytest.raises(MemAuditError) as paper:
         generate("memaudit-small", normal_count=-1)
-    assert str(paper.value) == "memaudit-small: normal_count must be an integer >= 0 (got -1)"
+    assert str(paper.value) == (
+        "memaudit-small: normal_count must be an integer >= 0, got -1 [rule: count-range]"
+    )

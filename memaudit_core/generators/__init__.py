@@ -17,7 +17,7 @@ import numbers
 import sys
 from typing import Any
 
-from ..errors import UnknownNameError, UsageError, check_names, check_params, cut_repr
+from ..errors import ParamError, UnknownNameError, UsageError, check_names, check_params, cut_repr
 from ..package import Package
 from ..specs import (
     PLAIN_INT_RULE,
@@ -91,9 +91,10 @@ def _coerce(value: Any, default: Any, name: str) -> Any:
                     return True
                 if value.lower() in _FALSE_WORDS:
                     return False
-                raise UsageError(
+                raise ParamError(
                     f"parameter {name!r} must be true or false ({BOOLEAN_RULE}), got "
-                    f"{cut_repr(value)} [rule: boolean]"
+                    f"{cut_repr(value)} [rule: boolean]",
+                    (name,),
                 )
             # Plain ASCII only (QA s40, defect 3: int() / float() read "1_0" as 10 and
             # Arabic-Indic digits, so one package had several names; "-0" made an id of its
@@ -104,15 +105,16 @@ def _coerce(value: Any, default: Any, name: str) -> Any:
                 return read_plain_number(value)
             return type(default)(value)
         except (TooSmallNumber, TooLargeNumber) as exc:
-            raise UsageError(f"parameter {name!r}: {exc}") from None
+            raise ParamError(f"parameter {name!r}: {exc}", (name,)) from None
         except ValueError:
             kind = _KIND_WORDS.get(type(default), f"a {type(default).__name__}")
             rule = {int: f" ({PLAIN_INT_RULE})", float: f" ({PLAIN_NUMBER_RULE})"}.get(
                 type(default), ""
             )
-            raise UsageError(
+            raise ParamError(
                 f"parameter {name!r} must be {kind}{rule}, got {cut_repr(value)} "
-                "[rule: plain-number]"
+                "[rule: plain-number]",
+                (name,),
             ) from None
     if isinstance(default, bool):
         # A flag is a bool, or 0 / 1 (library QA: integer_costs=0 was recorded as 0; 2, None
@@ -121,8 +123,9 @@ def _coerce(value: Any, default: Any, name: str) -> Any:
             return value
         if isinstance(value, numbers.Real) and value in (0, 1):
             return bool(value)
-        raise UsageError(
-            f"parameter {name!r} must be true or false, got {cut_repr(value)} [rule: boolean]"
+        raise ParamError(
+            f"parameter {name!r} must be true or false, got {cut_repr(value)} [rule: boolean]",
+            (name,),
         )
     # Numbers of the neighbouring type mean the same value (library QA: length=3.0 was
     # refused while "3" was accepted); any other value of a numeric or text parameter is
@@ -132,13 +135,21 @@ def _coerce(value: Any, default: Any, name: str) -> Any:
     if isinstance(default, int):
         if number and math.isfinite(value) and float(value).is_integer():
             return int(value)
-        raise UsageError(f"parameter {name!r} must be an integer, got {cut_repr(value)}")
+        raise ParamError(
+            f"parameter {name!r} must be an integer, got {cut_repr(value)} [rule: plain-number]",
+            (name,),
+        )
     if isinstance(default, float):
         if number:
             return float(value) + 0.0  # -0.0 is 0.0's package, not one more id (QA s40)
-        raise UsageError(f"parameter {name!r} must be a number, got {cut_repr(value)}")
+        raise ParamError(
+            f"parameter {name!r} must be a number, got {cut_repr(value)} [rule: plain-number]",
+            (name,),
+        )
     if isinstance(default, str) and not isinstance(value, str):
-        raise UsageError(f"parameter {name!r} must be text, got {cut_repr(value)}")
+        raise ParamError(
+            f"parameter {name!r} must be text, got {cut_repr(value)} [rule: text]", (name,)
+        )
     return value
 
 
@@ -293,9 +304,10 @@ def generate(
     size = _estimate(fam, clean)
     if size is not None and size > max_size:
         given = ", ".join(f"{k}={cut_repr(v)}" for k, v in clean.items()) or "its defaults"
-        raise UsageError(
+        raise ParamError(
             f"{family} with {given} would make about {size:,.0f} candidates and coverage "
-            f"entries, more than the {max_size:,.0f} allowed here [rule: generator-size]"
+            f"entries, more than the {max_size:,.0f} allowed here [rule: generator-size]",
+            tuple(clean),
         )
     return fam.build(seed=check_seed(seed), **clean)
 
@@ -345,7 +357,7 @@ def check_seed(seed: object) -> int:
         if limit and abs(seed) >= 10**limit:
             raise UsageError(_too_many_digits(f"more than {limit:,}", limit))
         if seed < 0:
-            raise UsageError(f"seed must be an integer >= 0, got {cut_repr(seed)}")
+            raise UsageError(seed_message(cut_repr(seed)))
         return int(seed)
     if (
         not isinstance(seed, numbers.Real)
@@ -354,8 +366,23 @@ def check_seed(seed: object) -> int:
         or seed != int(seed)
         or seed < 0
     ):
-        raise UsageError(f"seed must be an integer >= 0, got {cut_repr(seed)}")
+        raise UsageError(seed_message(cut_repr(seed)))
     return int(seed)
+
+
+#: The rule every seed is read under (:func:`check_seed`, the CLI's ``--seed`` and seed lists).
+SEED_RULE = "seed"
+
+
+def seed_message(shown: str) -> str:
+    """The refusal of a seed shown as ``shown`` (the value, or the text typed, quoted), under
+    :data:`SEED_RULE`: one wording for the library, ``--seed``, ``--seeds`` and ``--family
+    NAME:SEEDS`` (QA s49: ``--seed -1`` named neither the option nor a rule).
+
+    >>> seed_message("'-1'")
+    "seed must be an integer >= 0, got '-1' [rule: seed]"
+    """
+    return f"seed must be an integer >= 0, got {shown} [rule: {SEED_RULE}]"
 
 
 def read_seed(text: str) -> int:

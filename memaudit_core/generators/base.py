@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import ParamError, cut_repr
 from ..package import Package
 
 
@@ -40,6 +41,28 @@ class Family:
             for k, p in sig.parameters.items()
             if k != "seed" and p.default is not inspect.Parameter.empty
         }
+
+
+def param_error(family: str, params: str | tuple[str, ...], message: str, rule: str) -> ParamError:
+    """The error for a value ``family`` refuses for ``params``: ``FAMILY: MESSAGE [rule: RULE]``,
+    the one shape of every family's parameter messages, carrying the parameters' names so that
+    the CLI names the ``--param`` options typed (QA s49)."""
+    names = (params,) if isinstance(params, str) else params
+    return ParamError(f"{family}: {message} [rule: {rule}]", names)
+
+
+def check_count(
+    family: str, name: str, value: object, minimum: int, maximum: int | None = None
+) -> int:
+    """``value`` if it is an integer from ``minimum`` (to ``maximum``), else :func:`param_error`
+    under the rule ``count-range``: the check of every family's count parameters."""
+    low_ok = isinstance(value, int) and not isinstance(value, bool) and value >= minimum
+    if low_ok and (maximum is None or value <= maximum):  # type: ignore[operator]
+        return value  # type: ignore[return-value]
+    what = f">= {minimum}" if maximum is None else f"from {minimum} to {maximum}"
+    raise param_error(
+        family, name, f"{name} must be an integer {what}, got {cut_repr(value)}", "count-range"
+    )
 
 
 def _tag_value(value: Any) -> str:

@@ -68,7 +68,7 @@ import networkx as nx
 from .. import costs
 from ..errors import UsageError, cut_repr
 from ..package import Package, parse_package
-from .base import Family, titled, variant_names
+from .base import Family, check_count, param_error, titled, variant_names
 
 FAMILY = "event_graph"
 #: Candidate types this generator can offer (the ``candidate_types`` parameter picks a subset).
@@ -487,9 +487,7 @@ def cost_of(text: str, cost_rule: str) -> int:
     9
     """
     if cost_rule not in COST_RULES:
-        raise UsageError(
-            f"{FAMILY}: unknown cost_rule {cut_repr(cost_rule)} (known: {', '.join(COST_RULES)})"
-        )
+        raise _unknown_cost_rule(cost_rule)
     return int(costs.cost_of(text, cost_rule))
 
 
@@ -504,24 +502,28 @@ def _is_number(value: object) -> bool:
 def _check_world_params(
     n_experiences: object, n_entities: object, update_rate: object, distractor_rate: object
 ) -> None:
-    if not _is_int(n_experiences) or not 1 <= n_experiences <= MAX_EXPERIENCES:  # type: ignore[operator]
-        raise UsageError(
-            f"{FAMILY}: n_experiences must be an integer from 1 to {MAX_EXPERIENCES} "
-            f"(got {cut_repr(n_experiences)})"
-        )
+    check_count(FAMILY, "n_experiences", n_experiences, 1, MAX_EXPERIENCES)
     if not _is_int(n_entities) or not 0 <= n_entities <= MAX_ENTITIES:  # type: ignore[operator]
-        raise UsageError(
-            f"{FAMILY}: n_entities must be an integer from 0 (automatic) to {MAX_ENTITIES} "
-            f"(got {cut_repr(n_entities)})"
+        raise param_error(
+            FAMILY,
+            "n_entities",
+            f"n_entities must be an integer from 0 (automatic) to {MAX_ENTITIES}, got "
+            f"{cut_repr(n_entities)}",
+            "count-range",
         )
     if not _is_number(update_rate) or not 0.0 <= update_rate <= 1.0:  # type: ignore[operator]
-        raise UsageError(
-            f"{FAMILY}: update_rate must be a number in [0, 1] (got {cut_repr(update_rate)})"
+        raise param_error(
+            FAMILY,
+            "update_rate",
+            f"update_rate must be a number in [0, 1], got {cut_repr(update_rate)}",
+            "rate-range",
         )
     if not _is_number(distractor_rate) or not 0.0 <= distractor_rate < 1.0:  # type: ignore[operator]
-        raise UsageError(
-            f"{FAMILY}: distractor_rate must be a number in [0, 1) "
-            f"(got {cut_repr(distractor_rate)})"
+        raise param_error(
+            FAMILY,
+            "distractor_rate",
+            f"distractor_rate must be a number in [0, 1), got {cut_repr(distractor_rate)}",
+            "rate-range",
         )
 
 
@@ -568,21 +570,32 @@ def parse_candidate_types(candidate_types: object) -> tuple[str, ...]:
     ('raw_span', 'summary')
     """
     if not isinstance(candidate_types, str):
-        raise UsageError(
-            f"{FAMILY}: candidate_types must be 'all' or a comma-separated string "
-            f"(got {cut_repr(candidate_types)})"
+        raise param_error(
+            FAMILY,
+            "candidate_types",
+            "candidate_types must be 'all' or a comma-separated string, got "
+            f"{cut_repr(candidate_types)}",
+            "candidate-types",
         )
     if candidate_types.strip().lower() == "all":
         return OFFERED_TYPES
     names = [part.strip() for part in candidate_types.split(",") if part.strip()]
     unknown = [name for name in names if name not in OFFERED_TYPES]
     if unknown:
-        raise UsageError(
-            f"{FAMILY}: unknown candidate type(s) {', '.join(map(repr, unknown))} in "
-            f"candidate_types (known: {', '.join(OFFERED_TYPES)}, or 'all')"
+        raise param_error(
+            FAMILY,
+            "candidate_types",
+            f"unknown candidate type(s) {', '.join(map(repr, unknown))} in candidate_types "
+            f"(known: {', '.join(OFFERED_TYPES)}, or 'all')",
+            "candidate-types",
         )
     if not names:
-        raise UsageError(f"{FAMILY}: candidate_types names no candidate type (use 'all')")
+        raise param_error(
+            FAMILY,
+            "candidate_types",
+            f"candidate_types {cut_repr(candidate_types)} names no candidate type (use 'all')",
+            "candidate-types",
+        )
     return tuple(t for t in OFFERED_TYPES if t in names)
 
 
@@ -602,10 +615,17 @@ def canonical_candidate_types(candidate_types: object) -> str:
 def canonical_cost_rule(cost_rule: object) -> str:
     """``cost_rule`` if it names a cost rule (written only one way), else UsageError."""
     if not isinstance(cost_rule, str) or cost_rule not in COST_RULES:
-        raise UsageError(
-            f"{FAMILY}: unknown cost_rule {cut_repr(cost_rule)} (known: {', '.join(COST_RULES)})"
-        )
+        raise _unknown_cost_rule(cost_rule)
     return cost_rule
+
+
+def _unknown_cost_rule(cost_rule: object) -> UsageError:
+    return param_error(
+        FAMILY,
+        "cost_rule",
+        f"unknown cost_rule {cut_repr(cost_rule)} (known: {', '.join(COST_RULES)})",
+        "cost-rule",
+    )
 
 
 # --------------------------------------------------------------------------- hidden graph
@@ -1529,9 +1549,11 @@ def event_graph(
     offered = parse_candidate_types(candidate_types)
     cost_rule = canonical_cost_rule(cost_rule)
     if not _is_number(budget_fraction) or not 0.0 < budget_fraction <= 1.0:
-        raise UsageError(
-            f"{FAMILY}: budget_fraction must be a number in (0, 1] "
-            f"(got {cut_repr(budget_fraction)})"
+        raise param_error(
+            FAMILY,
+            "budget_fraction",
+            f"budget_fraction must be a number in (0, 1], got {cut_repr(budget_fraction)}",
+            "budget-fraction",
         )
     # Id, title and meta record the values as the defaults when they build the same (QA s47).
     eff = effective_params(

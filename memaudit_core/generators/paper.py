@@ -11,16 +11,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ..errors import UsageError, cut_repr
 from ..package import Package, parse_package
-from .base import titled, variant_names
-
-
-def _require_count(family: str, name: str, value: int, minimum: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise UsageError(
-            f"{family}: {name} must be an integer >= {minimum} (got {cut_repr(value)})"
-        )
+from .base import check_count, param_error, titled, variant_names
 
 
 class _Builder:
@@ -95,10 +87,15 @@ def memaudit_small(seed: int = 0, normal_count: int = 3, update_count: int = 2) 
     >>> len(pkg.experiences), len(pkg.candidates), len(pkg.units)
     (7, 25, 11)
     """
-    _require_count("memaudit-small", "normal_count", normal_count, 0)
-    _require_count("memaudit-small", "update_count", update_count, 0)
+    check_count("memaudit-small", "normal_count", normal_count, 0)
+    check_count("memaudit-small", "update_count", update_count, 0)
     if normal_count + update_count == 0:
-        raise UsageError("memaudit-small: normal_count + update_count must be at least 1")
+        raise param_error(
+            "memaudit-small",
+            ("normal_count", "update_count"),
+            "normal_count + update_count must be at least 1, got normal_count=0, update_count=0",
+            "count-range",
+        )
     rng = random.Random(seed)
     b = _Builder()
     t = 0
@@ -183,7 +180,7 @@ def update_chain(seed: int = 0, length: int = 3) -> Package:
     >>> len(pkg.experiences), len(pkg.candidates), len(pkg.units), pkg.total_cost()
     (4, 18, 7, 51.0)
     """
-    _require_count("update_chain", "length", length, 1)
+    check_count("update_chain", "length", length, 1)
     b = _Builder()
     v = [b.unit(f"v_{s}", "stale", 0.1, f"value version {s}") for s in range(length)]
     v.append(b.unit(f"v_{length}", "current_truth", 2.3, f"value version {length} (current)"))
@@ -237,14 +234,17 @@ def temporal_interval(seed: int = 0, intervals: int = 5, closures: int = 2) -> P
     >>> len(pkg.experiences), len(pkg.candidates), len(pkg.units), pkg.total_cost()
     (7, 30, 26, 88.0)
     """
-    _require_count("temporal_interval", "intervals", intervals, 1)
-    _require_count("temporal_interval", "closures", closures, 0)
+    check_count("temporal_interval", "intervals", intervals, 1)
+    check_count("temporal_interval", "closures", closures, 0)
     if closures > intervals:
         # Closure j closes interval j: more closures than intervals closed intervals that were
         # never opened (generator QA s38).
-        raise UsageError(
-            f"temporal_interval: closures ({closures}) must not exceed intervals ({intervals}): "
-            "closure j closes interval j"
+        raise param_error(
+            "temporal_interval",
+            ("closures", "intervals"),
+            f"closures ({closures}) must not exceed intervals ({intervals}): closure j closes "
+            "interval j",
+            "count-range",
         )
     b = _Builder()
     for j in range(intervals):

@@ -40,8 +40,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..package import Package
-from .base import Family, titled, variant_names
-from .paper import PAPER_BUDGETS, _Builder, _require_count
+from .base import Family, check_count, titled, variant_names
+from .paper import PAPER_BUDGETS, _Builder
 
 #: One salt per family, so that two families never share a random stream for one seed.
 SALTS = {
@@ -62,13 +62,6 @@ def _rng(family: str, seed: int) -> random.Random:
 def _w(x: float) -> float:
     """A drawn weight rounded to 6 decimals, so 1.45 + 0.15 * 2 is written as 1.75."""
     return round(x, 6)
-
-
-def _check_size(family: str, name: str, value: int, minimum: int = 1) -> int:
-    # The paper families' rule and wording, naming the family (QA s43: these said
-    # "parameter 'n_experiences' must be at least 1" where the others say whose it is).
-    _require_count(family, name, value, minimum)
-    return value
 
 
 def _pick(options: list[str], i: int) -> str:
@@ -142,7 +135,7 @@ def density_trap(seed: int = 0, n_experiences: int = 5) -> Package:
     >>> sorted({c.id.split("_", 2)[-1] for c in pkg.candidates})
     ['lure_fact', 'raw_span', 'specific_fact', 'summary']
     """
-    n = _check_size("density_trap", "n_experiences", n_experiences)
+    n = check_count("density_trap", "n_experiences", n_experiences, 1)
     rng = _rng("density_trap", seed)
     b = _StressBuilder()
     lure = b.unit("lure", "fact", 2.2, "The user is in the middle of a house move")
@@ -220,7 +213,7 @@ def scope_shift(seed: int = 0, n_scopes: int = 4) -> Package:
     >>> len(pkg.experiences), len(pkg.candidates), len(pkg.units)
     (5, 17, 12)
     """
-    n = _check_size("scope_shift", "n_scopes", n_scopes)
+    n = check_count("scope_shift", "n_scopes", n_scopes, 1)
     rng = _rng("scope_shift", seed)
     b = _StressBuilder()
     scoped_units: list[str] = []
@@ -313,7 +306,7 @@ def summary_tradeoff(seed: int = 0, n_episodes: int = 5) -> Package:
     >>> len(pkg.experiences), len(pkg.candidates), len(pkg.units)
     (5, 25, 15)
     """
-    n = _check_size("summary_tradeoff", "n_episodes", n_episodes)
+    n = check_count("summary_tradeoff", "n_episodes", n_episodes, 1)
     rng = _rng("summary_tradeoff", seed)
     b = _StressBuilder()
     for i in range(n):
@@ -387,7 +380,7 @@ def redundancy_heavy(seed: int = 0, n_experiences: int = 5) -> Package:
     >>> len(pkg.experiences), len(pkg.candidates), len(pkg.units)
     (5, 20, 9)
     """
-    n = _check_size("redundancy_heavy", "n_experiences", n_experiences)
+    n = check_count("redundancy_heavy", "n_experiences", n_experiences, 1)
     rng = _rng("redundancy_heavy", seed)
     b = _StressBuilder()
     core = b.unit("core", "fact", 2.4, "The team is migrating from MySQL to Postgres")
@@ -470,7 +463,7 @@ def abstention_hard(seed: int = 0, n_experiences: int = 5) -> Package:
     >>> len(pkg.experiences), len(pkg.candidates), len(pkg.units)
     (5, 23, 15)
     """
-    n = _check_size("abstention_hard", "n_experiences", n_experiences)
+    n = check_count("abstention_hard", "n_experiences", n_experiences, 1)
     rng = _rng("abstention_hard", seed)
     b = _StressBuilder()
     for i in range(n):

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..package import Package, parse_package
-from .base import Family, titled, variant_names
+from .base import Family, check_count, param_error, titled, variant_names
 
 #: Largest cost the generator draws (uniform draws near 1e308 overflow).
 MAX_COST = 1e12
@@ -91,13 +91,23 @@ def random_coverage(
     >>> len(pkg.experiences), len(pkg.candidates), len(pkg.units)
     (5, 20, 10)
     """
-    from ..errors import UsageError, cut_repr
+    from ..errors import cut_repr
 
     name = "random_coverage"  # messages start with the family, as the other families' do
-    if n_groups < 1 or candidates_per_group < 1 or units_per_group < 1:
-        raise UsageError(f"{name}: n_groups, candidates_per_group and units_per_group must be >= 1")
+    for what, value in (
+        ("n_groups", n_groups),
+        ("candidates_per_group", candidates_per_group),
+        ("units_per_group", units_per_group),
+    ):
+        check_count(name, what, value, 1)
     if not 1 <= min_cover <= max_cover:
-        raise UsageError(f"{name}: need 1 <= min_cover <= max_cover")
+        raise param_error(
+            name,
+            ("min_cover", "max_cover"),
+            f"need 1 <= min_cover <= max_cover, got min_cover={min_cover!r}, "
+            f"max_cover={max_cover!r}",
+            "cover-range",
+        )
     n_units = units_per_group * n_groups
     for what, value, default in (
         ("min_cover", min_cover, None),
@@ -108,32 +118,43 @@ def random_coverage(
         # says so), so that default packages keep their content and rebuild from their meta;
         # an explicit 12 is therefore taken as the default.
         if value > n_units and value != default:
-            raise UsageError(
-                f"{name}: {what} ({value}) exceeds the number of units (n_groups x "
-                f"units_per_group = {n_units}): give at most {n_units} [rule: cover-range]"
+            raise param_error(
+                name,
+                (what, "n_groups", "units_per_group"),
+                f"{what} ({value}) exceeds the number of units (n_groups x units_per_group = "
+                f"{n_units}): give at most {n_units}",
+                "cover-range",
             )
     if not MIN_COST <= cost_low <= cost_high <= MAX_COST:
         # The real lower limit, named (QA s40, defect 1: "0 < cost_low" admitted costs the
         # package then refused, e.g. subnormal ones, blamed on its candidates).
-        raise UsageError(
-            f"{name}: need {MIN_COST:g} <= cost_low <= cost_high <= {MAX_COST:g}, got "
-            f"cost_low={cost_low!r}, cost_high={cost_high!r} [rule: cost-range]"
+        raise param_error(
+            name,
+            ("cost_low", "cost_high"),
+            f"need {MIN_COST:g} <= cost_low <= cost_high <= {MAX_COST:g}, got "
+            f"cost_low={cost_low!r}, cost_high={cost_high!r}",
+            "cost-range",
         )
     # (0, 1], event_graph's rule (QA s42, defect 3: [0, 1e6] took 0 and 2, where event_graph
     # refused them). The bound also keeps the budget a finite number (generator QA s38: 1e308
     # was refused at the package's $.budget, a path nobody wrote).
     if not (math.isfinite(budget_fraction) and 0 < budget_fraction <= 1):
-        raise UsageError(
-            f"{name}: budget_fraction must be a number in (0, 1], got {cut_repr(budget_fraction)}"
-            " [rule: budget-fraction]"
+        raise param_error(
+            name,
+            "budget_fraction",
+            f"budget_fraction must be a number in (0, 1], got {cut_repr(budget_fraction)}",
+            "budget-fraction",
         )
     # Integer costs are rounded into the integers of [cost_low, cost_high] (library QA: a
     # range of [0.2, 0.4] became costs of 1, outside the range its meta records).
     int_low, int_high = max(1, math.ceil(cost_low)), math.floor(cost_high)
     if integer_costs and int_low > int_high:
-        raise UsageError(
-            f"{name}: integer_costs needs an integer of at least 1 in [cost_low, cost_high], got "
-            f"[{cost_low:g}, {cost_high:g}]"
+        raise param_error(
+            name,
+            ("integer_costs", "cost_low", "cost_high"),
+            "integer_costs needs an integer of at least 1 in [cost_low, cost_high], got "
+            f"[{cost_low:g}, {cost_high:g}]",
+            "cost-range",
         )
     max_cover = effective_params(
         {"n_groups": n_groups, "units_per_group": units_per_group, "max_cover": max_cover}
@@ -179,10 +200,13 @@ def random_coverage(
         # one group's integer costs) gave a budget of 0 without a word; keep it unrounded,
         # and refuse one too small to hold (a package refuses subnormal numbers).
         if exact_budget < sys.float_info.min:
-            raise UsageError(
-                f"{name}: budget_fraction={budget_fraction!r} makes a default budget of "
+            raise param_error(
+                name,
+                "budget_fraction",
+                f"budget_fraction={budget_fraction!r} makes a default budget of "
                 f"{exact_budget:g} ({budget_fraction!r} x {n_groups} groups x mean cost), too "
-                "small to hold; give a larger budget_fraction [rule: budget-fraction]"
+                "small to hold; give a larger budget_fraction",
+                "budget-fraction",
             )
         budget = exact_budget
     params = {
