@@ -1003,7 +1003,6 @@ class SweepResult:
         check_sweep_rows(res.rows, path)
         res._check_rows(path)
         check_sweep_summary(res.summary, res.rows, path, res.errors)
-        res._check_summary(path)
         return res
 
     def _check_rows(self, path: str) -> None:
@@ -1023,29 +1022,6 @@ class SweepResult:
                     f"{at}.method", "inconsistent", "not one of the sweep's methods", r.method
                 )
             check_store_fits(at, r.cost, r.budget, r.store_cut, "row")
-
-    def _check_summary(self, path: str) -> None:
-        """Refuse a summary whose unproven count its rows contradict: ``n_uncertified`` is
-        the count of the pair's rows that are not certified (QA s39 h2 #1; the statistics
-        and their interval are checked by :func:`~memaudit_core.suites.check_sweep_summary`
-        for library and CLI sweep files alike)."""
-        from .errors import ResultError
-
-        for k, s in enumerate(self.summary):
-            at = f"{path}.summary[{k}]"
-            unproven = sum(
-                1
-                for r in self.rows
-                if (r.method, r.budget, r.cost_unit) == (s.method, s.budget, s.cost_unit)
-                and not r.certified
-            )
-            if s.n_uncertified != unproven:
-                raise ResultError(
-                    f"{at}.n_uncertified",
-                    "inconsistent",
-                    f"{unproven} rows of {s.method} at budget {s.budget:.10g} are not certified",
-                    s.n_uncertified,
-                )
 
     def to_csv_rows(self) -> list[dict[str, Any]]:
         """Flat per-row dicts for :class:`csv.DictWriter` (None is written as an empty cell)."""
@@ -2495,6 +2471,61 @@ and never averages packages of different units (column cost_unit)
     )
 
 
+def mixed_saturations_note(rows: Sequence[Any], saturation_of: Mapping[str, str]) -> str | None:
+    """The note that a summary line averages packages of different saturations, naming them
+    and the families whose lines by family do too; None when no line does. ``saturation_of``:
+    each package's saturation by content hash (rows do not say it).
+
+    QA s49: cap1, log1p and a registered h were averaged in one line with no word. Each ratio
+    is F / OPT under its own package's h, so the mean is of ratios, but of different F: said,
+    not split into lines as cost units are (a budget of 20 words and one of 20 chars are
+    different amounts; a ratio under log1p is still a ratio).
+
+    >>> from types import SimpleNamespace as R
+    >>> rows = [R(content_hash=h, family=f, method="gvt", budget=3.0, cost_unit="words")
+    ...         for h, f in zip("abcd", "ffgg")]
+    >>> print(mixed_saturations_note(rows, {"a": "cap1", "b": "log1p", "c": "cap1", "d": "cap1"}))
+    the swept packages have 2 saturations (cap1: 3 packages, log1p: 1 package) and a summary \
+line averages packages of both: its mean pools ratios F / OPT taken under different objectives \
+F (each package's own h), and so do the lines by family of f; sweep each saturation's packages \
+apart for a mean per objective
+    >>> mixed_saturations_note(rows, dict.fromkeys("abcd", "cap1")) is None
+    True
+    """
+    lines: dict[tuple[Any, ...], set[str]] = {}
+    packages: dict[str, set[str]] = {}
+    for r in rows:
+        h = saturation_of.get(r.content_hash)
+        if h is None:
+            continue
+        packages.setdefault(h, set()).add(r.content_hash)
+        key = (r.method, r.budget, getattr(r, "cost_unit", None))
+        lines.setdefault((0, *key), set()).add(h)
+        lines.setdefault((1, r.family, *key), set()).add(h)
+    if not any(len(hs) > 1 for key, hs in lines.items() if key[0] == 0):
+        return None
+    counts = ", ".join(
+        f"{h}: {len(hashes)} package{'' if len(hashes) == 1 else 's'}"
+        for h, hashes in sorted(packages.items())
+    )
+    # Named only where a table by family is printed (rows of more than one family).
+    families = {key[1] for key, hs in lines.items() if key[0] == 1 and len(hs) > 1}
+    if len({r.family for r in rows}) < 2:
+        families = set()
+    named = ", ".join(
+        f or "package files" for f in sorted(families, key=lambda f: (f is None, f or ""))
+    )
+    # Not "the summary pools ...": shown_notes() takes that for the pooled-families note.
+    both = "both" if len(packages) == 2 else "more than one"
+    return (
+        f"the swept packages have {len(packages)} saturations ({counts}) and a summary line "
+        f"averages packages of {both}: its mean pools ratios F / OPT taken under different "
+        "objectives F (each package's own h)"
+        + (f", and so do the lines by family of {named}" if families else "")
+        + "; sweep each saturation's packages apart for a mean per objective"
+    )
+
+
 def _best_incumbent(
     candidates: Iterable[tuple[float, tuple[int, ...]] | None],
 ) -> tuple[int, ...] | None:
@@ -2674,7 +2705,9 @@ def sweep_package(
         for w, res in zip(writers, per_budget[k], strict=True):
             if isinstance(res, WriterError):  # reported; the others go on
                 failures.append(
-                    WriterFailure.from_error(package.id, seed, budget, w, res, package.cost_unit)
+                    WriterFailure.from_error(
+                        package.id, seed, budget, w, res, package.cost_unit, family
+                    )
                 )
             else:
                 keyed.append(
@@ -3035,6 +3068,7 @@ def sweep(
             cut_note(rows),
             estimated_coverage_note(rows),
             mixed_units_note(rows),
+            mixed_saturations_note(rows, {p.content_hash(): p.saturation for p in packages}),
             repeated,
             partial_stores_note(stores, [(p.id, [st.id for st in p.stores]) for p in packages]),
             *grid_notes_capped(grid_notes),

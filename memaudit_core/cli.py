@@ -305,18 +305,38 @@ def _na_reasons(summary: Sequence[Any], kinds: dict[str, str], failed: Sequence[
     return ", ".join(f"{n} {texts[w]}" for w, n in counts.items() if n)
 
 
+def sweep_packages_text(result: Any) -> str:
+    """How many packages a sweep swept, as the live run and ``show`` of its file both say it:
+    ``13 package(s) (10 distinct by content)`` for a CLI sweep, whose summary lines count
+    every source (QA s49: ``show`` said the 10 distinct packages beside lines adding up to
+    13); a library sweep's count of the packages it was given."""
+    n_sources = getattr(result, "n_sources", None)
+    if n_sources is None:
+        return f"{result.n_packages} package(s)"
+    return f"{n_sources} package(s) ({result.n_packages} distinct by content)"
+
+
 def family_table(result: Any) -> str:
     """The per-family means of a sweep that pools several families, as a text block starting
     with a newline; '' for one family (paper-families QA: the terminal and ``show`` printed
     only the pooled mean, which matches no published row; report.md had the breakdown)."""
     from .analysis import no_interval_note
-    from .suites import family_summaries, family_table_lead, method_label, says_units, unit_cell
+    from .suites import (
+        family_lines,
+        family_table_lead,
+        fewer_packages_mark,
+        method_label,
+        says_units,
+        unit_cell,
+    )
 
-    per_family = family_summaries(result)
+    per_family = family_lines(result)
     if not per_family:
         return ""
     kinds = dict(getattr(result, "method_kinds", ()))
-    units = says_units([s for _, s in per_family])
+    units = says_units([s for _, s, _ in per_family])
+    # A failed column when some writer failed (QA s49): a family's line of n = 0 says why.
+    failed = bool(result.errors)
     rows = [
         [
             family,
@@ -324,18 +344,22 @@ def family_table(result: Any) -> str:
             f"{s.budget:.10g}",  # a budget's ten digits (QA s47: 99.9999999 read 100)
             *([unit_cell(s.cost_unit)] if units else []),
             str(s.n),
-            _ratio3(s.mean_ratio) + ("*" if s.n_uncertified else ""),
+            _ratio3(s.mean_ratio)
+            + ("*" if s.n_uncertified else "")
+            + fewer_packages_mark(s, n_failed),
             _interval_cell(s),
         ]
-        for family, s in per_family
+        + ([str(n_failed)] if failed else [])
+        for family, s, n_failed in per_family
     ]
     table = f"\n{family_table_lead(result.rows)}; by family:\n" + _table(
         ["family", "method", "budget", *(["cost unit"] if units else []), "n", "mean ratio"]
-        + ["95% CI"],
+        + ["95% CI"]
+        + (["failed"] if failed else []),
         rows,
     )
     # Said once: under the summary table when some line of it is n/a too.
-    why = no_interval_note(s for _, s in per_family)
+    why = no_interval_note(s for _, s, _ in per_family)
     return table + (f"\n95% CI: {why}" if why and not no_interval_note(result.summary) else "")
 
 
@@ -2091,7 +2115,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         budgets = ", ".join(f"{b:.10g}" for b in res.budgets)
         # CLI QA: "budgets 3, 6, 4 rows" read as three budgets.
         human = (
-            f"saved sweep {args.result}: {res.n_packages} package(s); budgets {budgets}; "
+            f"saved sweep {args.result}: {sweep_packages_text(res)}; budgets {budgets}; "
             f"{len(res.rows)} rows\n"
             + summary_table(res.summary, getattr(res, "method_kinds", ()), res.errors, res.rows)
             + family_table(res)
@@ -2754,8 +2778,8 @@ def cli_sweep_suite(args: Any) -> int:
     if args.output:  # with each method's kind, as --out's rows.csv (QA s42 round 2, #1)
         _write_rows_csv(Path(args.output), *rows_with_kinds(res))
     human = (
-        f"{res.n_sources} package(s) ({res.n_packages} distinct by content), {res.n_tasks} tasks: "
-        f"{res.executed} run now, {res.reused} reused; {res.elapsed_s:.2f} s on {res.backend}\n"
+        f"{sweep_packages_text(res)}, {res.n_tasks} tasks: {res.executed} run now, "
+        f"{res.reused} reused; {res.elapsed_s:.2f} s on {res.backend}\n"
         + summary_table(res.summary, res.method_kinds, res.errors, res.rows)
         + family_table(res)
     )

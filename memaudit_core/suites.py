@@ -1910,11 +1910,12 @@ def _check_row_unit(at: str, k: int, row: Any, seen: dict[str, tuple[str, int]])
 def check_sweep_summary(
     summary: Sequence[Any], rows: Sequence[Any], path: str, errors: Sequence[Any] = ()
 ) -> None:
-    """Refuse a read-back summary that its own rows contradict: counts, mean, min and max
-    recomputed from the rows (sweep QA s38: a mean edited to 0.5, outside its own CI and
-    range, was printed by ``show``). Shared by CLI and library sweep files, as
-    :func:`check_sweep_rows`. A line's unit may also be that of a writer failure
-    (``errors``): a writer that failed on every package of a unit has a line of n = 0 there.
+    """Refuse a read-back summary that its own rows contradict: counts (of defined, undefined
+    and uncertified ratios), mean, min and max recomputed from the rows (sweep QA s38: a mean
+    edited to 0.5, outside its own CI and range, was printed by ``show``). Shared by CLI and
+    library sweep files, as :func:`check_sweep_rows`. A line's unit may also be that of a
+    writer failure (``errors``): a writer that failed on every package of a unit has a line of
+    n = 0 there.
     """
     from .errors import ResultError
 
@@ -1954,6 +1955,19 @@ def check_sweep_summary(
                     got,
                 )
         _check_summary_interval(s, f"{path}.summary[{k}]")
+        # QA s49: a CLI sweep file read back an n_uncertified its rows contradicted (an
+        # unproven row under an unstarred line, or a star over proven rows); the library's
+        # file had this check on its own.
+        unproven = sum(1 for r in own if not r.certified)
+        if s.n_uncertified != unproven:
+            raise ResultError(
+                f"{path}.summary[{k}].n_uncertified",
+                "inconsistent",
+                f"{unproven} rows of {s.method} at budget {s.budget:.10g}"
+                + (f" {unit}" if unit is not None else "")
+                + " are not certified",
+                s.n_uncertified,
+            )
 
 
 def _check_summary_interval(s: Any, at: str) -> None:
@@ -2152,6 +2166,7 @@ def sweep_suite(
         check_something_to_sweep,
         cut_note,
         estimated_coverage_note,
+        mixed_saturations_note,
         mixed_units_note,
         partial_stores_note,
         summarize,
@@ -2259,10 +2274,12 @@ def sweep_suite(
                     if res is None:
                         continue
                     if "error" in res:
-                        # The package's unit: a journal line of a failure saved before
-                        # failures said it has none (the content hash fixes the unit).
+                        # The package's unit and family: a journal line of a failure saved
+                        # before failures said them has none (the source fixes them).
                         failure = WriterFailure.from_dict(res["error"])
-                        errors.append(replace(failure, cost_unit=entry.cost_unit))
+                        errors.append(
+                            replace(failure, cost_unit=entry.cost_unit, family=entry.family)
+                        )
                         continue
                     rows.append(
                         SuiteRow(
@@ -2295,6 +2312,7 @@ def sweep_suite(
                 cut_note(rows),
                 estimated_coverage_note(rows),
                 mixed_units_note(rows),
+                mixed_saturations_note(rows, {e.content_hash: e.saturation for e in run.entries}),
             )
             if n
         )
@@ -3200,8 +3218,9 @@ def family_table_lead(rows: Sequence[Any]) -> str:
 def family_summaries(result: Any) -> list[tuple[str, Any]]:
     """(family, summary row) per family when a sweep's rows come from several families
     (package files count as one), else []: the pooled summary averages them together
-    (researcher QA: memaudit-small and update_chain in one mean). Lines with no row at all
-    are left out.
+    (researcher QA: memaudit-small and update_chain in one mean). A line where the writer
+    failed on every package of the family is kept, with n = 0 (:func:`family_lines`); lines
+    with no row and no failure (a store in none of the family's packages) are left out.
 
     Examples
     --------
@@ -3213,18 +3232,44 @@ def family_summaries(result: Any) -> list[tuple[str, Any]]:
     >>> family_summaries(sweep([generate("update_chain")], [13], ["gvt"]))
     []
     """
+    return [(family, s) for family, s, _ in family_lines(result)]
+
+
+def family_lines(result: Any) -> list[tuple[str, Any, int]]:
+    """:func:`family_summaries` with each line's failed cells (its writer's failures on that
+    family's packages at that budget and cost unit, as :func:`failures_per_line` counts a
+    summary line's). QA s49: a writer that failed on every package of a family (or went over
+    a budget on all of them) had no line in the table by family, so that table showed no
+    trace of it; the summary table has its line of n = 0 and the failed count.
+
+    A failure says its package's family since QA s49; one that says none (saved before, or
+    of a package file) is placed by its package's rows, and left to the summary table, which
+    counts it, when its package has none (an old file's family is not known there)."""
     from .analysis import summarize
 
-    label = {r.family: r.family or "package files" for r in result.rows}
-    if len(label) < 2:
+    placed = {(r.package_id, r.seed): r.family for r in result.rows}
+    failed_in: dict[str | None, list[Any]] = {}
+    for e in result.errors:
+        family = getattr(e, "family", None)
+        if family is None:
+            key = (e.package_id, e.seed)
+            if key not in placed:
+                continue
+            family = placed[key]
+        failed_in.setdefault(family, []).append(e)
+    families = {r.family for r in result.rows} | set(failed_in)
+    if len(families) < 2:
         return []
     out = []
-    for family in sorted(label, key=lambda f: (f is None, f or "")):
+    for family in sorted(families, key=lambda f: (f is None, f or "")):
         rows = [r for r in result.rows if r.family == family]
+        failures = failed_in.get(family, [])
+        budgets = sorted({r.budget for r in rows} | {e.budget for e in failures})
+        lines = summarize(rows, result.methods, budgets, failures)
         out += [
-            (label[family], s)
-            for s in summarize(rows, result.methods, sorted({r.budget for r in rows}))
-            if s.n + s.n_undefined
+            (_family_label(family), s, n_failed)
+            for s, n_failed in zip(lines, failures_per_line(failures, lines), strict=True)
+            if s.n + s.n_undefined or n_failed
         ]
     return out
 
@@ -3233,10 +3278,10 @@ def _family_table(result: SweepSuiteResult) -> str:
     """report.md's per-family breakdown (:func:`family_summaries`); '' for one family."""
     from .analysis import no_interval_note
 
-    per_family = family_summaries(result)
+    per_family = family_lines(result)
     if not per_family:
         return ""
-    units = says_units([s for _, s in per_family])
+    units = says_units([s for _, s, _ in per_family])
     lines = [
         [
             family,
@@ -3244,18 +3289,20 @@ def _family_table(result: SweepSuiteResult) -> str:
             f"{s.budget:.10g}",
             *([unit_cell(s.cost_unit)] if units else []),
             str(s.n),
-            _f(s.mean_ratio) + ("*" if s.n_uncertified else ""),
+            _f(s.mean_ratio) + ("*" if s.n_uncertified else "") + fewer_packages_mark(s, n_failed),
             _interval_text(s),
         ]
-        for family, s in per_family
+        + ([str(n_failed)] if result.errors else [])
+        for family, s, n_failed in per_family
     ]
     table = _md_table(
         ["family", "method", "budget", *(["cost unit"] if units else []), "n", "mean ratio"]
-        + ["95% CI"],
+        + ["95% CI"]
+        + (["failed"] if result.errors else []),
         lines,
     )
     # Said once: above the summary table when some line of it is n/a too.
-    why = no_interval_note(s for _, s in per_family)
+    why = no_interval_note(s for _, s, _ in per_family)
     why = f"\n\n95% CI: {why}." if why and not no_interval_note(result.summary) else ""
     return (
         f"\n\n## By family\n\n{family_table_lead(result.rows)}; here each family has its "

@@ -2078,6 +2078,9 @@ class WriterFailure:
     offending: tuple[str, ...] = ()
     traceback: str | None = None
     cost_unit: str | None = None
+    #: The package's family (``meta.generator``; None for a package file): a writer that
+    #: failed on every package of a family keeps its lines in the table by family (QA s49).
+    family: str | None = None
 
     @classmethod
     def from_error(
@@ -2088,6 +2091,7 @@ class WriterFailure:
         writer: str,
         exc: WriterError,
         cost_unit: str | None = None,
+        family: str | None = None,
     ) -> WriterFailure:
         info = WRITERS.get(writer)
         return cls(
@@ -2101,6 +2105,7 @@ class WriterFailure:
             offending=tuple(getattr(exc, "offending", ())),
             traceback=getattr(exc, "plugin_traceback", None),
             cost_unit=cost_unit,
+            family=family,
         )
 
     @classmethod
@@ -2109,8 +2114,11 @@ class WriterFailure:
         sweeps hold them); a located ``ResultError`` on bad input."""
         from .results import from_fields
 
-        # Failures saved before QA s44 have no cost_unit: they read back without it.
-        return from_fields(cls, record, path, keys={"message": "error"}, optional=("cost_unit",))
+        # Failures saved before QA s44 have no cost_unit, before QA s49 no family: they read
+        # back without them.
+        return from_fields(
+            cls, record, path, keys={"message": "error"}, optional=("cost_unit", "family")
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -2124,6 +2132,7 @@ class WriterFailure:
             "offending": list(self.offending),
             "traceback": self.traceback,
             "cost_unit": self.cost_unit,
+            "family": self.family,
         }
 
 

@@ -450,7 +450,10 @@ def test_show_prints_the_summary_table_the_sweep_printed(capsys, tmp_path):
     saved = cli_file(capsys, tmp_path, "sweep.json", *argv)
     assert main(["show", str(saved)]) == 0
     shown = capsys.readouterr().out.splitlines()
-    assert shown[0] == f"saved sweep {saved}: 2 package(s); budgets 3, 6; 8 rows"
+    # The sources and how many are distinct, as a suite run says them (QA s49).
+    assert shown[0] == (
+        f"saved sweep {saved}: 2 package(s) (2 distinct by content); budgets 3, 6; 8 rows"
+    )
     # The table and its legend, line for line as `sweep` printed them (its first line is
     # the timing, which differs).
     table = printed[1 : printed.index(next(x for x in printed if x.startswith("ratio = "))) + 1]
