@@ -331,6 +331,11 @@ class UnionReport:
         return self.union_opt.certified and self.package_opt.certified and self.upper.certified
 
     @property
+    def salience_source(self) -> str:
+        """What salience pruning reads, in words (:func:`salience_source`)."""
+        return salience_source(self.salience_field)
+
+    @property
     def union_ratio_text(self) -> str:
         return ratio_text(self.union_ratio)
 
@@ -1231,6 +1236,16 @@ def numeric_meta_fields(memories: Iterable[Any]) -> list[str]:
     return sorted(found)
 
 
+def salience_source(field: str | None) -> str:
+    """What salience pruning reads, for the notes and the app's caption alike (QA s49: the
+    app said "no numeric salience" when the field chosen was another).
+
+    >>> salience_source(None), salience_source("a.importance")
+    ('numeric salience', "numeric meta field 'a.importance'")
+    """
+    return f"numeric meta field {cut_repr(field)}" if field else "numeric salience"
+
+
 def memory_salience(memory: Any, field: str | None = None) -> float | None:
     """A memory's salience: ``memory.salience``, or a (dotted) ``meta`` field when named.
 
@@ -1624,7 +1639,7 @@ def _build_report(
             f"memory kept if it still fits): {len(kept)} of {len(prep.ids)} memories kept."
         )
     if over and salience is None and prep.ids:
-        src = f"numeric meta field {salience_field!r}" if salience_field else "numeric salience"
+        src = salience_source(salience_field)
         fields = numeric_meta_fields(store.memories)
         notes.append(
             f"No memory has a {src} (missing, text or NaN), so there is no "
@@ -2344,6 +2359,7 @@ __all__ = [
     "mixed_stores",
     "memory_salience",
     "parse_coverage",
+    "salience_source",
     "suggestion_changes",
     "UnionCurve",
     "union_curve",

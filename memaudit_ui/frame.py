@@ -296,8 +296,10 @@ class LinkSetting:
     values of the settings up to this one, says why the settings ``check_with`` (this one
     among them) cannot be used together (e.g. a range whose stop is below its start), or None;
     it is asked only when one of them came from the link this run, and then those settings
-    all fall back to their defaults and the warning names the link's values (QA s41: a link's
-    ``step=0`` left the Budget sweep on an error, with the value still in the URL).
+    all fall back to their defaults and the warning names the link's values and ``instead``
+    (QA s41: a link's ``step=0`` left the Budget sweep on an error, with the value still in
+    the URL); a switch listed in ``check_with`` goes back to its default too (QA s49: the
+    Budget sweep's band stayed on after a refused seed range and ran the default seeds).
     """
 
     widget_key: str
@@ -310,6 +312,9 @@ class LinkSetting:
     unused: Callable[[dict[str, Any]], str | None] | None = None
     check: Callable[[dict[str, Any]], str | None] | None = None
     check_with: tuple[str, ...] = ()
+    #: What the view shows in place of the values ``check`` refused, said in its warning (QA
+    #: s49: a refused seed range ran the default band, a minute long, without a word on it).
+    instead: str | None = None
     #: The widget's label, naming the setting in the note on a package switch (else ``url``).
     label: str | None = None
     #: Given the parameters of the settings before this one that a link names, the value they
@@ -401,7 +406,8 @@ def _resolve_link_settings(
             named = ", ".join(
                 f"{_md_escape_inline(p)}={md_value(text)}" for p, text in linked.items()
             )
-            warnings.append(f"ignored {named} in the link: {_md_escape_inline(problem)}")
+            instead = f"; {_md_escape_inline(setting.instead)}" if setting.instead else ""
+            warnings.append(f"ignored {named} in the link: {_md_escape_inline(problem)}{instead}")
             for p in setting.check_with:
                 st.session_state.pop(by_url[p].mirror, None)
                 values[p] = by_url[p].default

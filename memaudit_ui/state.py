@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import re
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -188,6 +189,31 @@ def parse_budget(text: str) -> tuple[float | None, str | None]:
     return normalise_budget(value), None
 
 
+def _rounding_note(text: str, budget: float) -> str | None:
+    """The note for a link's budget that :func:`normalise_budget` rounded, naming both values
+    (QA s49: ``budget=0.1234567890123456`` became 0.123456789012 without a word), or None."""
+    given, _ = read_link_number(text)
+    if given is None or given == budget:
+        return None
+    return (
+        f"budget={md_value(text)} in the link is rounded to {BUDGET_DIGITS} significant "
+        f"digits: the budget used is {md_code_span(url_value(budget))}"
+    )
+
+
+def _last_budget_text(text: str) -> str:
+    """How a repeated ``budget`` ends up, naming the value used (QA s49: the repeat warning
+    said an unrounded budget "is used"; a refused one is named by its own warning)."""
+    budget, problem = parse_budget(text)
+    if problem:
+        return f"only the last one, {md_value(text)}, is read"
+    if _rounding_note(text, budget):
+        return (
+            f"the last one, {md_value(text)}, is used, rounded to {md_code_span(url_value(budget))}"
+        )
+    return f"the last one, {md_value(text)}, is used"
+
+
 #: Session-state key holding the errors (the package asked for could not be opened), shown
 #: once by the frame, before the problems.
 ERRORS_KEY = "ma_url_errors"
@@ -249,8 +275,12 @@ def init_from_url(page_title: str | None = None) -> None:
             add_problem(
                 f"the link gives {param} {len(values)} times "
                 f"({', '.join(md_value(v, 60) for v in values[:5])}"
-                f"{', ...' if len(values) > 5 else ''}): the last one, "
-                f"{md_value(values[-1])}, is used"
+                f"{', ...' if len(values) > 5 else ''}): "
+                + (
+                    _last_budget_text(values[-1])
+                    if param == "budget"
+                    else f"the last one, {md_value(values[-1])}, is used"
+                )
             )
     for param in ("package", "store"):
         if param in params and not params[param].strip():
@@ -263,6 +293,9 @@ def init_from_url(page_title: str | None = None) -> None:
         if problem:
             add_problem(problem)
         else:
+            rounded = _rounding_note(params["budget"], budget)
+            if rounded:
+                st.session_state.setdefault(NOTES_KEY, []).append(rounded)
             # A budget the session already holds came from the app itself (a page switch
             # writes the choices into the new page's URL), not from a link (QA: a sweep click
             # past the total cost was reported as "budget=55 in the link").
@@ -474,6 +507,10 @@ def link_text(value: Any) -> str:
     return url_value(value)
 
 
+def _times(count: int) -> str:
+    return "twice" if count == 2 else f"{count:,} times"
+
+
 def _bound_text(bound: float) -> str:
     return str(bound) if isinstance(bound, int) else f"{bound:g}"
 
@@ -500,6 +537,8 @@ def parse_link_value(
     ((9007199254740993, None), (1000, None))
     >>> parse_link_value("gvt,nope,gvt", [], ["gvt", "density"])
     (['gvt'], "`'nope'` is not one of: `'gvt'`, `'density'`; `'gvt'` is given twice")
+    >>> parse_link_value("a,x,a,x,a", [], ["a"])
+    (['a'], "`'x'` is not one of: `'a'`; `'a'` is given 3 times")
     """
 
     def one_of(item: Any) -> Any:
@@ -520,16 +559,25 @@ def parse_link_value(
             for part in (text.split(",") if text else [])
         ]
         problems = []
-        unknown = [i for i in items if choices is not None and one_of(i) is None]
+        counts = Counter(items)
+        # Each unknown item named once, and repeats counted among the known items only: an
+        # unknown one is ignored however often it comes (QA s49: 'fact', 'bogus', 'fact' were
+        # "not one of" and 'fact' was also "given twice"; 3000 repeats were "given twice").
+        unknown = [i for i in counts if choices is not None and one_of(i) is None]
         if unknown:
             problems.append(
                 ", ".join(md_value(i, 60) for i in unknown[:5])
+                + (f", ... ({len(unknown)} in all)" if len(unknown) > 5 else "")
                 + (" are" if len(unknown) > 1 else " is")
                 + f" not one of: {known()}"
             )
-        twice = sorted({i for i in items if items.count(i) > 1})
-        if twice:
-            problems.append(", ".join(md_value(i, 60) for i in twice) + " is given twice")
+        ignored = set(unknown)
+        repeated = [i for i, n in counts.items() if n > 1 and i not in ignored]
+        if repeated:
+            problems.append(
+                ", ".join(f"{md_value(i, 60)} is given {_times(counts[i])}" for i in repeated[:5])
+                + (f", ... ({len(repeated)} items repeated in all)" if len(repeated) > 5 else "")
+            )
         value = list(dict.fromkeys(i if choices is None else one_of(i) for i in items))
         value = [v for v in value if v is not None]
         if items and not value:

@@ -24,12 +24,15 @@ from memaudit_ui.frame import (
     store_label,
     store_options,
 )
+from memaudit_ui.state import link_text
 
 COMPARE_PAGE = "pages/2_Compare.py"
 GRID_MODES = ["package grid", "range"]
 METHODS_LABEL = "Writers / stores"
 #: The largest seed a number box shows exactly (a JavaScript number).
 MAX_SEED = 2**53 - 1
+#: The seed band's default seeds.
+FIRST_SEED, LAST_SEED = 0, 49
 
 
 def range_default(pkg) -> tuple[float, float, float]:
@@ -109,6 +112,8 @@ def link_settings(pkg, store_key: str, budget: float) -> list[LinkSetting]:
             **per_package,
             check=range_problem,
             check_with=("from", "to", "step"),
+            instead=f"showing the default range {link_text(lo)} to {link_text(hi)} step "
+            f"{link_text(step)}",
         ),
         LinkSetting(
             "sweep_methods",
@@ -121,14 +126,18 @@ def link_settings(pkg, store_key: str, budget: float) -> list[LinkSetting]:
         LinkSetting("sweep_ablation", "ablation", True),
         page_time_setting("sweep_time"),
         LinkSetting("sweep_seed_range", "seed_band", False, unused=lambda values: no_family),
-        LinkSetting("sweep_seed_from", "first_seed", 0, **seed),
+        LinkSetting("sweep_seed_from", "first_seed", FIRST_SEED, **seed),
         LinkSetting(
             "sweep_seed_to",
             "last_seed",
-            49,
+            LAST_SEED,
             **seed,
             check=lambda values: seed_range_problem(values["first_seed"], values["last_seed"]),
-            check_with=("first_seed", "last_seed"),
+            # The band is turned off with them: the default seeds are a computation of a minute
+            # or more that the link did not ask for (QA s49).
+            check_with=("seed_band", "first_seed", "last_seed"),
+            instead=f"the seed band is off until you turn it on (default seeds {FIRST_SEED} to "
+            f"{LAST_SEED})",
         ),
     ]
 

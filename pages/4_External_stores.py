@@ -485,10 +485,12 @@ else:
     elif keep == "salience" and rep.keep_rule == "recency":
         # QA s40 defect 3: with no numeric salience Y' falls back to recency, yet the caption
         # claimed a salience selection (the condition tested rep.recency, not rep.salience).
+        # The field the box names, in the core's words (QA s49: "no numeric salience" was
+        # said of a store whose memories lack the field the link chose).
         st.caption(
-            "No memory of this store has a numeric salience, so there is no salience "
-            "selection: Y' here is the recency one, as on the Overview, Compare and the "
-            "Evidence explorer."
+            f"No memory of this store has a {md_escape(rep.salience_source)}, so there is no "
+            "salience selection: Y' here is the recency one, as on the Overview, Compare and "
+            "the Evidence explorer."
         )
 
     if rep.cost_effect:

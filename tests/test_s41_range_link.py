@@ -67,7 +67,8 @@ def warnings(at: AppTest) -> list[str]:
 )
 def test_a_range_the_core_refuses_in_a_link_is_named_and_the_default_range_is_used(link, expected):
     at = open_sweep(grid="range", **link)
-    assert warnings(at) == [expected]
+    # QA s49: the warning says what is shown instead.
+    assert warnings(at) == [expected + "; showing the default range 3 to 13 step 1"]
     assert [e.value for e in at.error] == []
     assert [at.number_input(key=k).value for k in RANGE_KEYS] == DEFAULT_RANGE
     assert DEFAULT_BUDGETS in [c.value for c in at.caption]
@@ -92,30 +93,35 @@ def test_a_bad_step_typed_into_the_box_stays_an_error():
     [
         (
             {"first_seed": "5", "last_seed": "2"},
-            "ignored first_seed='5', last_seed='2' in the link: the last seed (2) is below the "
-            "first (5)",
+            "ignored seed_band='1', first_seed='5', last_seed='2' in the link: the last seed (2) "
+            "is below the first (5)",
         ),
         (
             {"first_seed": "100"},  # the default last seed is 49
-            "ignored first_seed='100' in the link: the last seed (49) is below the first (100)",
+            "ignored seed_band='1', first_seed='100' in the link: the last seed (49) is below "
+            "the first (100)",
         ),
         (
             {"first_seed": "0", "last_seed": "600"},
-            "ignored first_seed='0', last_seed='600' in the link: at most 500 seeds at once; "
-            "601 asked for",
+            "ignored seed_band='1', first_seed='0', last_seed='600' in the link: at most 500 "
+            "seeds at once; 601 asked for",
         ),
     ],
 )
 def test_a_seed_range_the_page_refuses_in_a_link_is_named_and_the_default_is_used(link, expected):
-    # No method chosen: the band (50 seeds of the default range) is not computed.
+    # QA s49: the band goes off with the refused range (the default seeds are a long run the
+    # link did not ask for) and the warning says so; turned on, it has the default seeds.
     at = open_sweep(GENERATED, seed_band="1", methods="", ablation="0", **link)
-    assert warnings(at) == [expected]
+    off = "; the seed band is off until you turn it on (default seeds 0 to 49)"
+    assert warnings(at) == [expected + off]
     assert [e.value for e in at.error] == []
-    assert at.toggle(key="sweep_seed_range").value is True
+    assert at.toggle(key="sweep_seed_range").value is False
+    for name in ("seed_band", "first_seed", "last_seed"):
+        assert name not in at.query_params
+    # No method chosen: the band (50 seeds of the default range) is not computed.
+    at.toggle(key="sweep_seed_range").set_value(True).run()
     assert at.number_input(key="sweep_seed_from").value == 0
     assert at.number_input(key="sweep_seed_to").value == 49
-    for name in ("first_seed", "last_seed"):
-        assert name not in at.query_params
 
 
 def test_a_bad_seed_range_typed_into_the_boxes_stays_an_error():
