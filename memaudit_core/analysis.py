@@ -252,9 +252,14 @@ class UnitRow:
     store_value: float
     opt_value: float
     lost: float
+    #: Ids of the store's / the optimum shown's memories covering the unit (a_ur > 0), in
+    #: candidate order: what the optimum kept instead (QA s49: the CLI's ``score`` did not
+    #: say it, the app's Compare page did). None in an evaluation saved before session 49.
+    store_covered_by: tuple[str, ...] | None = None
+    opt_covered_by: tuple[str, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "unit_id": self.unit_id,
             "kind": self.kind,
             "text": self.text,
@@ -265,13 +270,44 @@ class UnitRow:
             "opt_value": self.opt_value,
             "lost": self.lost,
         }
+        # Left out when unknown, so an older evaluation saved again keeps its shape.
+        for name in _COVERED_BY:
+            ids = getattr(self, name)
+            if ids is not None:
+                out[name] = list(ids)
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> UnitRow:
         """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
         from .results import from_fields
 
-        return from_fields(cls, data, path)
+        # The covered-by lists came in session 49: rows saved before read back without them.
+        return from_fields(cls, data, path, optional=_COVERED_BY)
+
+
+#: :class:`UnitRow`'s fields naming who covers the unit, store side then optimum side.
+_COVERED_BY = ("store_covered_by", "opt_covered_by")
+
+
+def covered_by(inst: CompiledInstance, selected: Sequence[int]) -> dict[int, list[str]]:
+    """Unit position -> ids of the ``selected`` candidates (positions in ``inst``) covering
+    it (a_ur > 0), in position order: the "covered in store / OPT by" of ``score`` and of
+    the Compare view.
+
+    >>> from memaudit_core.generators import generate
+    >>> inst = compile_cached(generate("update_chain"))
+    >>> covered_by(inst, [])
+    {}
+    """
+    out: dict[int, list[str]] = {}
+    cov = inst.coverage
+    for i in sorted(int(i) for i in selected):
+        lo, hi = cov.indptr[i], cov.indptr[i + 1]
+        for r, a in zip(cov.indices[lo:hi], cov.data[lo:hi], strict=True):
+            if a > 0:
+                out.setdefault(int(r), []).append(inst.candidate_ids[i])
+    return out
 
 
 @dataclass(frozen=True)
@@ -543,6 +579,7 @@ class StoreEvaluation:
         self._check_costs(path)
         self._check_attribution(path)
         self._check_selection(path)
+        self._check_covered_by(path)
 
     def _check_package_ratio(self, path: str) -> None:
         """Refuse a read-back package-only optimum and ratio that no score gives (QA s47:
@@ -707,6 +744,36 @@ class StoreEvaluation:
                     f"unit {u.unit_id!r} {bound} that {noun}, opt_coverage {b!r}",
                     a,
                 )
+
+    def _check_covered_by(self, path: str) -> None:
+        """Refuse read-back covered-by lists that no score gives: a side's list names
+        memories that side keeps, each once, and is empty exactly where that side's coverage
+        of the unit is 0 (coverage sums entries > 0 of the memories covering the unit)."""
+        from .errors import ResultError
+
+        for i, u in enumerate(self.unit_rows):
+            for side, kept, who in (
+                ("store", self.selected, "store (selected)"),
+                ("opt", self.opt_selected, f"{shown_noun(self.opt.certified)} (opt_selected)"),
+            ):
+                ids = getattr(u, f"{side}_covered_by")
+                if ids is None:
+                    continue  # saved before session 49
+                at = f"{path}.unit_rows[{i}].{side}_covered_by"
+                strays = [c for c in ids if c not in kept]
+                if strays:
+                    raise ResultError(at, "inconsistent", f"{strays[0]!r} is not kept by the {who}")
+                if len(set(ids)) != len(ids):
+                    raise ResultError(at, "inconsistent", "a memory named twice", list(ids))
+                coverage = getattr(u, f"{side}_coverage")
+                if bool(ids) != (coverage > 0):
+                    raise ResultError(
+                        at,
+                        "inconsistent",
+                        f"{'empty' if not ids else 'names memories'} where {side}_coverage is "
+                        f"{coverage!r}",
+                        list(ids),
+                    )
 
     def _check_attribution(self, path: str) -> None:
         """Refuse read-back unit and kind rows that do not add up (QA s39 h5 #1e: a unit row's
@@ -1738,6 +1805,8 @@ def _attribution(
     v_store = inst.weight * h(z_store)
     v_opt = inst.weight * h(z_opt)
     texts = {u.id: u.text for u in package.units}
+    store_by = covered_by(inst, store_idx)
+    opt_by = covered_by(inst, opt_idx)
     unit_rows = tuple(
         UnitRow(
             unit_id=uid,
@@ -1749,6 +1818,8 @@ def _attribution(
             store_value=float(v_store[r]),
             opt_value=float(v_opt[r]),
             lost=float(v_opt[r] - v_store[r]),
+            store_covered_by=tuple(store_by.get(r, ())),
+            opt_covered_by=tuple(opt_by.get(r, ())),
         )
         for r, uid in enumerate(inst.unit_ids)
     )
@@ -3120,6 +3191,7 @@ __all__ = [
     "check_distinct_methods",
     "check_something_to_sweep",
     "compile_cached",
+    "covered_by",
     "CUT_TO_FIT",
     "cut_note",
     "compile_union_cached",

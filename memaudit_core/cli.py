@@ -1248,7 +1248,7 @@ def _special_proof(res: Any) -> str:
 
 def _evaluation_human(ev: Any, cost_unit: str | None) -> str:
     """``score``'s text for a :class:`~memaudit_core.analysis.StoreEvaluation`."""
-    from .explain import unit_word
+    from .explain import bucket_of, unit_word
     from .shortrepr import cost_budget_text
 
     # Both to the budget's ten significant digits, more where the cost would read as the
@@ -1275,10 +1275,13 @@ def _evaluation_human(ev: Any, cost_unit: str | None) -> str:
     lines.append("value by unit kind")
     lines.append(
         _table(
-            ["kind", "weight", "store", ref, "lost"],
+            ["kind", "bucket", "weight", "store", ref, "lost"],
             [
                 [
                     k.kind,
+                    # The app's Compare page adds the kinds up by bucket (QA s49: its "other 0
+                    # (lost 1)" was this table's "preference ... 1" under the same heading).
+                    bucket_of(k.kind),
                     _fmt(k.weight, 3),
                     _fmt(k.store_value, 3),
                     _fmt(k.opt_value, 3),
@@ -1290,16 +1293,22 @@ def _evaluation_human(ev: Any, cost_unit: str | None) -> str:
     )
     lines.append(
         f"weight: the kind's total unit weight; store / {ref}: the F each earns on those units; "
-        f"lost = {ref} - store (negative: the store earned more there)"
+        f"lost = {ref} - store (negative: the store earned more there); bucket: the group the "
+        'app\'s Compare page adds the kind into (its "value by kind bucket")'
     )
     lost = list(ev.missed_units)  # QA s39: the core's verdict, relative to the value scale
     if lost:
         lines.append("")
         lines.append("units the store missed (by value lost)")
         lost.sort(key=lambda u: -u.lost)
+        # What the optimum kept instead, as the app's "covered in OPT by" (QA s49); not in
+        # an evaluation saved before session 49.
+        instead = all(u.opt_covered_by is not None for u in lost)
+        by = f"covered in {ev.opt_label} by"
         lines.append(
             _table(
-                ["unit", "kind", "weight", "store cov", f"{ref[:3]} cov", "lost"],
+                ["unit", "kind", "weight", "store cov", f"{ref[:3]} cov", "lost"]
+                + ([by] if instead else []),
                 [
                     [
                         # QA s45: 'u1 ' read as u1, which the store covers; a 300-character
@@ -1311,6 +1320,7 @@ def _evaluation_human(ev: Any, cost_unit: str | None) -> str:
                         _fmt(u.opt_coverage, 3),
                         _fmt(u.lost, 3),
                     ]
+                    + ([_covered_cell(u.opt_covered_by)] if instead else [])
                     for u in lost[:20]
                 ],
             )
@@ -1319,8 +1329,24 @@ def _evaluation_human(ev: Any, cost_unit: str | None) -> str:
         lines.append(
             f"cov: the unit's summed coverage in the store / the {ref} (the saturation caps "
             f"what it is worth, e.g. min(1, cov) under cap1){more}"
+            + (
+                f"; {by}: the {ref}'s memories covering the unit (--json: opt_covered_by)"
+                if instead
+                else ""
+            )
         )
     return "\n".join(lines)
+
+
+def _covered_cell(ids: Sequence[str], shown: int = 2) -> str:
+    """The first ``shown`` of ``ids`` in a table cell, each as lists name it (cut past 80
+    characters: QA s45, a long id made the column as wide); --json lists them all, whole.
+
+    >>> _covered_cell(["e4:update"]), _covered_cell(["a", "b", "c"])
+    ('e4:update', 'a, b (+1 more)')
+    """
+    more = len(ids) - shown
+    return ", ".join(map(id_text, ids[:shown])) + (f" (+{more} more)" if more > 0 else "")
 
 
 def _registered_names(names: Sequence[str]) -> list[str]:

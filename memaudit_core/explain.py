@@ -132,6 +132,17 @@ def bucket_of(kind: str) -> str:
 _BUCKET_ORDER = [label for label, _ in KIND_BUCKETS] + [OTHER_BUCKET]
 
 
+def kind_buckets_text() -> str:
+    """Each bucket with its unit kinds, for a legend (the Compare page's caption), from
+    :data:`KIND_BUCKETS`, which :func:`bucket_of` reads too.
+
+    >>> kind_buckets_text()[:52]
+    'current truth (current_truth); invalidation / tombst'
+    """
+    named = [f"{label} ({', '.join(kinds)})" for label, kinds in KIND_BUCKETS]
+    return "; ".join([*named, f"{OTHER_BUCKET} (every other kind)"])
+
+
 def parse_store_key(key: str) -> tuple[str | None, str | None]:
     """``"writer:<name>"`` -> (name, None); ``"store:<id>"`` -> (None, id).
 
@@ -457,18 +468,24 @@ class CompareView:
         o = self.opt_name
         return [
             {
-                "kind": b.bucket,
-                "unit kinds": ", ".join(b.kinds),
-                "units": b.n_units,
+                # Named "bucket", as the CLI's column and "Why this score" name it: under a
+                # "kind" heading "other 0 (lost 1)" read as a kind beside the CLI's
+                # "preference lost 1" (QA s49).
+                "bucket": b.bucket,
+                # The values first, as the CLI prints them (store, optimum, lost): after the
+                # unit kinds, "value lost" was off a 1024 px screen with the sidebar open
+                # (QA s49).
+                "store value": b.store_value,
+                f"{o} value": b.opt_value,
+                "value lost": b.lost,
                 # Units over the per-unit tolerance (the verdict "missed"): "units losing
                 # value" read 0 beside a value lost of 2.7 spread over three units losing 0.9
                 # each under a tolerance of 1 (QA s39 round 2, defect 1); "Why this score"
                 # names such a spread.
                 "units missed": b.n_missed,
+                "units": b.n_units,
                 "weight": b.weight,
-                "store value": b.store_value,
-                f"{o} value": b.opt_value,
-                "value lost": b.lost,
+                "unit kinds": ", ".join(b.kinds),
             }
             for b in self.bucket_rows
         ]
@@ -478,16 +495,16 @@ class CompareView:
         o = self.opt_name
         return [
             {
-                # What the unit is and what was lost first, then the annotator's question (app
-                # QA: at 1,400 px "covered in OPT by", what the optimum kept instead, was the
-                # cut-off last column; QA s21c: so was the text, the last column at 1280 px).
-                # The kind after them: before, it pushed "covered in OPT by" off a 1280 px
-                # screen again (QA s43).
+                # The annotator's questions first: which unit, what it cost, what the optimum
+                # kept instead; then what the store kept, and the text (app QA: at 1,400 px
+                # "covered in OPT by" was the cut-off last column; QA s43: the kind pushed it
+                # off at 1280 px; QA s49: after the text it was off a 1024 px screen with the
+                # sidebar open).
                 "unit": u.unit_id,
-                "text": u.text,
                 "value lost": u.lost,
-                "covered in store by": ", ".join(u.store_covered_by),
                 f"covered in {o} by": ", ".join(u.opt_covered_by),
+                "covered in store by": ", ".join(u.store_covered_by),
+                "text": u.text,
                 "kind": u.kind,
                 "weight": u.weight,
                 "store value": u.store_value,
@@ -836,18 +853,6 @@ class _Lookup:
         )
 
 
-def _covered_by(inst: CompiledInstance, selected: Sequence[int]) -> dict[int, list[str]]:
-    """Unit position -> ids of the selected candidates covering it (a_ur > 0)."""
-    out: dict[int, list[str]] = {}
-    cov = inst.coverage
-    for i in sorted(selected):
-        lo, hi = cov.indptr[i], cov.indptr[i + 1]
-        for r, a in zip(cov.indices[lo:hi], cov.data[lo:hi], strict=True):
-            if a > 0:
-                out.setdefault(int(r), []).append(inst.candidate_ids[i])
-    return out
-
-
 def compare_view(
     package: Package,
     budget: float,
@@ -929,11 +934,10 @@ def compare_view(
         )
 
     # ---- per unit, sorted by loss
-    store_cov = _covered_by(inst, store_idx)
-    opt_cov = _covered_by(inst, opt_idx)
+    # Who covers each unit comes with the evaluation (analysis.covered_by), as score says it.
     tol = ev.loss_tol
     rows = []
-    for r, ur in enumerate(ev.unit_rows):
+    for ur in ev.unit_rows:
         rows.append(
             UnitCompareRow(
                 unit_id=ur.unit_id,
@@ -947,8 +951,8 @@ def compare_view(
                 opt_value=ur.opt_value,
                 lost=ur.lost,
                 missed=ur.lost > tol,
-                store_covered_by=tuple(store_cov.get(r, ())),
-                opt_covered_by=tuple(opt_cov.get(r, ())),
+                store_covered_by=ur.store_covered_by or (),
+                opt_covered_by=ur.opt_covered_by or (),
                 queries=tuple(look.queries_of.get(ur.unit_id, ())),
             )
         )
@@ -2839,6 +2843,7 @@ __all__ = [
     "compare_view",
     "evidence_view",
     "heatmap_row_rank",
+    "kind_buckets_text",
     "marginal_values",
     "parse_store_key",
     "view_for_key",

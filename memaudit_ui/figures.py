@@ -881,7 +881,7 @@ def bucket_value_bars(
             **axis_fonts,
         },
         "yaxis": {
-            "title": {"text": "evidence unit kind", "font": title_font},
+            "title": {"text": "kind bucket", "font": title_font},
             # The first kind on top, and within a kind the optimum's bar above the store's.
             "autorange": "reversed",
             "automargin": True,

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from memaudit_core.analysis import CUT_TO_FIT
-from memaudit_core.explain import amount_text
+from memaudit_core.explain import amount_text, kind_buckets_text
 from memaudit_core.solvers import gap_text, value_text
 from memaudit_ui import cached, figures, render
 from memaudit_ui.annotations import not_applied_notice, store_id_of
@@ -13,15 +13,17 @@ from memaudit_ui.frame import frame, md_escape
 
 EVIDENCE_PAGE = "pages/3_Evidence_explorer.py"
 # Widths of the tables' leading text columns, so that what a store missed, what that cost and
-# what the optimum kept instead fit the main area of a 1280 px screen with the sidebar open
-# (818 px inside the grid's border) without scrolling sideways; left to size themselves, long
-# ids or labels pushed the last of them off screen (QA s21c, QA s43). A cell cut to its column
-# is read whole with a double-click, and in the CSV.
-#: Unit table: the unit id ("pref:omar:horror-films" whole), its text, and who covers it;
-#: with "value lost" (about 72 px) they take 802 px.
-UNIT_ID_WIDTH_PX = 170
+# what the optimum kept instead fit the grid at 1024 px with the sidebar open (563 px inside
+# its border) without scrolling sideways, and every leading text column at 1280 px (818 px);
+# left to size themselves, long ids or lists pushed the last of them off screen (QA s21c,
+# QA s43, QA s49). A cell cut to its column is read whole with a double-click, and in the CSV.
+#: Unit table: the unit id, "value lost" (about 72 px) and who covers the unit in the optimum
+#: take 382 px; with who covers it in the store, 532 px; with the text, 752 px.
+UNIT_ID_WIDTH_PX = 160
+UNIT_COVERED_WIDTH_PX = 150
 UNIT_TEXT_WIDTH_PX = 220
-UNIT_COVERED_WIDTH_PX = 170
+#: A header's width per character, padding included (the grid's 14 px font).
+HEADER_CHAR_PX = 7
 #: Side by side: experience, match and what each side wrote; with the four cost and marginal
 #: value columns (about 406 px, sized by their headers) they take 806 px.
 EXP_ID_WIDTH_PX = 80
@@ -128,7 +130,9 @@ render.result_json(
     "Compare result (JSON)",
 )
 
-st.subheader("Value by unit kind")
+# "Kind bucket", the word of the CLI's bucket column and of "Why this score": the CLI's
+# "value by unit kind" lists each kind, these rows group them (QA s49).
+st.subheader("Value by kind bucket")
 buckets = cv.bucket_rows
 # The Notes say what was dropped; the chart (and its PNG) says that the store was cut.
 store_shown = figures.cut_name(cv.label, cv.evaluation.over_budget)
@@ -139,7 +143,7 @@ render.chart(
         [b.opt_value for b in buckets],
         store_shown,
         opt_name,
-        f"Value kept by unit kind at budget {amount_text(ctx.budget, unit)}: "
+        f"Value kept by kind bucket at budget {amount_text(ctx.budget, unit)}: "
         f"{store_shown} vs {opt_name}",
         present=ctx.present,
     ),
@@ -147,9 +151,8 @@ render.chart(
     render.store_filename(cv.package_id, cv.label, "kinds", ctx.budget),
 )
 st.caption(
-    "Bars show each kind's value w·h(z) summed over its units; the store's bar is labelled with "
-    "the value it lost against the optimum. Buckets: current truth; invalidation / tombstones; "
-    "temporal order (temporal_order and temporal_interval units); stale; other (every other kind)."
+    "Bars show each bucket's value w·h(z) summed over its units; the store's bar is labelled "
+    f"with the value it lost against the optimum. Buckets (unit kinds): {kind_buckets_text()}."
 )
 kind_df = pd.DataFrame(cv.bucket_table())
 render.table(
@@ -181,12 +184,12 @@ render.table(
     # ran past a 1024 px screen). Five columns, so the text stays (cut to a line) under the
     # projector's rule for wide tables; the CSV keeps every column.
     present_df=unit_df[
-        ["unit", "text", "value lost", "covered in store by", f"covered in {opt_name} by"]
+        ["unit", "value lost", f"covered in {opt_name} by", "covered in store by", "text"]
     ],
     height=min(35 * (len(unit_df) + 1) + 3, 740),
     column_config={
-        # Cut to the column's width, so the value lost stays on a 1280 px screen (QA s21c:
-        # the text was the last column, off screen).
+        # Cut to the column's width (QA s21c: the text, uncut, pushed the columns after it
+        # off screen).
         "text": st.column_config.TextColumn(
             width=UNIT_TEXT_WIDTH_PX,
             help="The unit's text, cut to the column's width: double-click a cell to read it "
@@ -196,7 +199,10 @@ render.table(
         # pinned column is drawn in grey, faint on a projector.
         "unit": st.column_config.TextColumn(width=UNIT_ID_WIDTH_PX),
         "covered in store by": st.column_config.TextColumn(width=UNIT_COVERED_WIDTH_PX),
-        f"covered in {opt_name} by": st.column_config.TextColumn(width=UNIT_COVERED_WIDTH_PX),
+        # Wider for a longer name, whose header was cut ("covered in OPT over P+ b").
+        f"covered in {opt_name} by": st.column_config.TextColumn(
+            width=max(UNIT_COVERED_WIDTH_PX, HEADER_CHAR_PX * len(f"covered in {opt_name} by"))
+        ),
         "store coverage": number(format="%.3f", help="Summed coverage z (may exceed 1)."),
         f"{opt_name} coverage": number(format="%.3f"),
         "store value": number(format="%.4f", help="w · h(z) for the store."),

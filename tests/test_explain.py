@@ -836,7 +836,7 @@ def test_bucket_rows_lose_opt_minus_store_per_bucket():
     # 2 * 0.75 = 1.5. other: unit "own" (kind fact, weight 1): 1 * min(1, 1) on both sides.
     assert rows["current truth"].lost == pytest.approx(1.5)
     assert rows["other"].lost == pytest.approx(0.0)
-    table = {r["kind"]: r for r in cv.bucket_table()}  # the exported table / CSV
+    table = {r["bucket"]: r for r in cv.bucket_table()}  # the exported table / CSV
     assert table["current truth"]["value lost"] == pytest.approx(1.5)
     assert table["other"]["value lost"] == pytest.approx(0.0)
     # A store that covers a unit better than the optimum gains there (negative loss): {c} at

@@ -247,11 +247,18 @@ def _unit_texts(sample: str) -> dict[str, str]:
 
 
 def test_the_compare_unit_table_shows_the_unit_its_text_and_the_value_lost_first() -> None:
-    """QA s21c: the text was the table's last column, off a 1280 px screen."""
+    """QA s21c: the text was the table's last column, off a 1280 px screen; it comes after
+    what was lost and who covers the unit (QA s49: those were off a 1024 px screen)."""
     at = _app(COMPARE, package="sample:travel-assistant")
     assert not at.exception and not at.error
     (units,) = [d.value for d in at.dataframe if "covered in store by" in d.value.columns]
-    assert list(units.columns[:3]) == ["unit", "text", "value lost"], list(units.columns)
+    assert list(units.columns[:5]) == [
+        "unit",
+        "value lost",
+        "covered in OPT by",
+        "covered in store by",
+        "text",
+    ], list(units.columns)
     texts = _unit_texts("travel-assistant")
     assert dict(zip(units["unit"], units["text"], strict=True)) == texts
 
@@ -264,10 +271,10 @@ def test_the_projector_unit_table_keeps_the_text() -> None:
     (units,) = [t.value for t in at.table if "covered in store by" in t.value.columns]
     assert list(units.columns) == [
         "unit",
-        "text",
         "value lost",
-        "covered in store by",
         "covered in OPT by",
+        "covered in store by",
+        "text",
     ]
     # (The table's data; the projector's cell text cuts it at 60 characters when drawn.)
     assert dict(zip(units["unit"], units["text"], strict=True)) == _unit_texts("travel-assistant")

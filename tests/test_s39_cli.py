@@ -380,10 +380,13 @@ def test_score_tables_say_incumbent_after_a_limited_solve():
     lines = out.splitlines()
     assert "incumbent = " in lines[1] and "OPT = " not in lines[1]
     kind_header = lines[lines.index("value by unit kind") + 1].split()
-    assert kind_header == ["kind", "weight", "store", "incumbent", "lost"]
+    assert kind_header == ["kind", "bucket", "weight", "store", "incumbent", "lost"]
     assert "lost = incumbent - store" in out
     unit_header = lines[lines.index("units the store missed (by value lost)") + 1]
-    assert unit_header.split() == ["unit", "kind", "weight", "store", "cov", "inc", "cov", "lost"]
+    assert unit_header.split() == (
+        ["unit", "kind", "weight", "store", "cov", "inc", "cov", "lost"]
+        + ["covered", "in", "incumbent", "by"]
+    )
     assert "in the store / the incumbent" in out
     tables = "\n".join(lines[lines.index("value by unit kind") :])
     assert "optimum" not in tables and "opt cov" not in tables
@@ -395,7 +398,7 @@ def test_score_tables_say_optimum_when_proven():
     assert rc == 0, err
     lines = out.splitlines()
     kind_header = lines[lines.index("value by unit kind") + 1].split()
-    assert kind_header == ["kind", "weight", "store", "optimum", "lost"]
+    assert kind_header == ["kind", "bucket", "weight", "store", "optimum", "lost"]
     assert "lost = optimum - store" in out and "opt cov" in out
 
 

@@ -97,7 +97,7 @@ def compare_page(budget: str, store: str):
     (kinds,) = [
         json.loads(c.proto.spec)
         for c in at.get("plotly_chart")
-        if "Value kept by unit kind" in c.proto.spec
+        if "Value kept by kind bucket" in c.proto.spec
     ]
     return labels, kinds
 

@@ -83,7 +83,9 @@ def test_score_names_the_missed_units_as_its_lists_do(lookalike):
     assert firsts[0] == "'u1 '"  # the look-alike of u1, which the store covers
     assert "u1" not in firsts and "'u, 2'" in firsts and "'u\\n3'" in firsts
     assert "U" * 100 not in out
-    assert max(len(line) for line in table.splitlines()) < 150
+    # Each long id cut, the unit's and (QA s49's "covered in OPT by" column) the optimum's
+    # memory covering it, both 300 characters long here.
+    assert max(len(line) for line in table.splitlines()) < 250
 
 
 def test_show_says_and_keeps_the_saved_package_warnings(lookalike, tmp_path):
