@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from memaudit_core.analysis import CUT_TO_FIT
+from memaudit_core.curves import engine_name
 from memaudit_core.package import warnings_at_budgets
 from memaudit_core.solvers import gap_text, value_text
 from memaudit_ui import cached, figures, render
@@ -62,7 +63,10 @@ c2.metric(f"Cost used ({stats.cost_unit})", render.amount_text(opt.cost, ctx.bud
 cert = opt.certificate
 if opt.certified:
     checks = ", ".join(
-        f"{c.engine} = {value_text(c.value, 6)} ({c.time_s * 1000:.0f} ms)" for c in cert.checks
+        # The engines' display names, as on the Certification page (speaker QA s49: "enum",
+        # "bnb" here, "enumeration", "branch-and-bound" there).
+        f"{engine_name(c.engine)} = {value_text(c.value, 6)} ({c.time_s * 1000:.0f} ms)"
+        for c in cert.checks
     )
     c3.success(f"Certified optimal — {checks}; F recomputed on the returned store.")
 else:

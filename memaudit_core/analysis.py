@@ -880,8 +880,9 @@ class SweepRow:
     ratio, which lies in ``[ratio_low, ratio]`` for writers and stores. Certified rows have
     ``opt_bound == opt`` and ``ratio_low == ratio``.
 
-    ``store_cut`` counts the memories of a store that cost more than the budget and were cut
-    to what fits, most recent first (0 for writers, ablations and stores that fit).
+    ``store_cut`` counts the memories a store that costs more than the budget dropped when it
+    was cut to what fits, keeping the most recent memories that fit (0 for writers, ablations
+    and stores that fit).
     ``coverage_estimated`` counts an external store's memories whose coverage the import
     estimated (:func:`estimated_coverage_ids`); the row's ratio rests on that estimate.
     ``cost_unit`` is the package's cost unit, which ``budget`` and ``cost`` are in (None in
@@ -1252,6 +1253,12 @@ def union_note(rows: Sequence[Any]) -> str | None:
     )
 
 
+#: How a store over the budget is cut, in every message that says so (the cut note, the
+#: refusal of ``score_selection(strict=True)``). Speaker QA s49: "cut to what fits there, most
+#: recent memories first" read as if the newest were dropped first; they are kept first
+#: (:func:`_prune_by_order` walks newest first, keeping each memory that still fits).
+KEEPS_RECENT = "keeping the most recent memories that fit"
+
 #: What every view calls a store scored cut to fit the budget: the Overview table's column,
 #: the charts' mark "(cut to fit)" and the Compare metric "F (store, cut to fit)".
 CUT_TO_FIT = "cut to fit"
@@ -1274,22 +1281,22 @@ def cut_note(rows: Sequence[Any], column: str = "column store_cut: memories drop
     >>> cut_note([R(method="gvt", budget=8.0, store_cut=0)]) is None
     True
     >>> cut_note([R(method="w", budget=8.0, store_cut=1), R(method="w", budget=4.0, store_cut=2)])
-    'store w costs more than budgets 4, 8; it was cut to what fits there, most recent memories \
-first (column store_cut: memories dropped)'
+    'store w costs more than budgets 4, 8; it was cut to what fits there, keeping the most \
+recent memories that fit (column store_cut: memories dropped)'
     >>> cut_note([R(method=m, budget=7.0, store_cut=1) for m in "abc"], column="notes")
-    'stores a, b and c cost more than budget 7; each was cut to what fits there, most recent \
-memories first (notes)'
+    'stores a, b and c cost more than budget 7; each was cut to what fits there, keeping the \
+most recent memories that fit (notes)'
     >>> cut_note([R(method="w", budget=1.0, store_cut=1, cost_unit="words"),
     ...           R(method="w", budget=8.0, store_cut=1, cost_unit="chars")], column="notes")
-    'store w costs more than budgets 8 chars and 1 word; it was cut to what fits there, most \
-recent memories first (notes)'
+    'store w costs more than budgets 8 chars and 1 word; it was cut to what fits there, \
+keeping the most recent memories that fit (notes)'
     >>> print(cut_note([R(package_id=p, content_hash=p, method=m, budget=b, store_cut=c)
     ...                 for p, m, b, c in [("p1", "s", 2.0, 1), ("p1", "s", 3.0, 1),
     ...                                    ("p1", "x", 3.0, 1), ("p2", "s", 5.0, 1),
     ...                                    ("p3", "s", 5.0, 0)]]))
     stores cost more than some budgets in 2 of the 3 swept packages: in p1, store s (budgets \
-2, 3) and store x (budget 3); in p2, store s (budget 5); each was cut to what fits there, most \
-recent memories first (column store_cut: memories dropped)
+2, 3) and store x (budget 3); in p2, store s (budget 5); each was cut to what fits there, \
+keeping the most recent memories that fit (column store_cut: memories dropped)
     """
     # Keyed per package (QA s48: a 40-package sweep pooled every package's budgets under
     # "store sel", a different store in each package).
@@ -1307,8 +1314,8 @@ recent memories first (column store_cut: memories dropped)
     swept = _package_names(sources)
     n_cut = sum(len(stores) for stores in where.values())
     tail = (
-        f"{'it was' if n_cut == 1 else 'each was'} cut to what fits there, most recent "
-        f"memories first ({column})"
+        f"{'it was' if n_cut == 1 else 'each was'} cut to what fits there, {KEEPS_RECENT} "
+        f"({column})"
     )
     if len(swept) == 1:
         groups = _cut_groups(next(iter(where.values())))
@@ -2384,8 +2391,9 @@ def score_selection(
     """Score your own store, given as package candidate ids, against OPT at ``budget``.
 
     The ids are validated like a store in the package (known, at most one per experience, no
-    repeats). A store that costs more than the budget is cut to what fits, most recent first,
-    as :func:`score` does for stores; with ``strict=True`` it is refused instead.
+    repeats). A store that costs more than the budget is cut to what fits, keeping the most
+    recent memories that fit, as :func:`score` does for stores; with ``strict=True`` it is
+    refused instead.
 
     Examples
     --------
@@ -2411,7 +2419,7 @@ def score_selection(
             cost_text, budget_text = cost_budget_text(cost, budget, 6)  # QA s42 r2 defect 2
             raise MemAuditError(
                 f"the selection costs {cost_text}, more than the budget {budget_text} "
-                "(strict=True; without it the store is cut to what fits, most recent first)"
+                f"(strict=True; without it the store is cut to what fits, {KEEPS_RECENT})"
             )
     ev = score(scored, budget, store_id=store_id, solver=solver, time_limit=time_limit)
     # The selection is scored as a store added to the package, but the result describes the

@@ -1324,31 +1324,45 @@ def engines_ran_note(rows: Sequence[AuditRow]) -> str:
     milp stopped taking log1p checks) "bnb and milp are tried on every check" stood under
     "milp skipped" on a log1p package.
 
+    The engines go by their display names with their ids
+    (:func:`~memaudit_core.curves.engine_name`): the app shows this note beside
+    "branch-and-bound" and "HiGHS MILP" (speaker QA s49: "bnb and milp" there), the CLI beside
+    ``--solver bnb``.
+
     >>> row = {f: None for f in AuditRow.__dataclass_fields__} | {"problems": ()}
     >>> ran = AuditRow(**row | {"bnb_status": "optimal", "milp_status": "optimal",
     ...                         "enum_status": "optimal"})
     >>> log1p = replace(ran, milp_status="skipped", enum_status=NOT_RUN)
     >>> engines_ran_note([ran, ran])  # doctest: +NORMALIZE_WHITESPACE
-    'enum ran on 2 of 2 check(s), those where at most 100,000 stores fit the budget; bnb
-    and milp ran on every check'
+    'enumeration (enum) ran on 2 of 2 check(s), those where at most 100,000 stores fit the
+    budget; branch-and-bound (bnb) and HiGHS MILP (milp) ran on every check'
     >>> engines_ran_note([ran, log1p])  # doctest: +NORMALIZE_WHITESPACE
-    'enum ran on 1 of 2 check(s), those where at most 100,000 stores fit the budget; bnb ran
-    on every check; milp on 1 of 2 (it takes saturations cap1, linear only)'
+    'enumeration (enum) ran on 1 of 2 check(s), those where at most 100,000 stores fit the
+    budget; branch-and-bound (bnb) ran on every check; HiGHS MILP (milp) on 1 of 2 (it takes
+    saturations cap1, linear only)'
     """
+    from .curves import engine_name
     from .solvers.milp import SUPPORTED_SATURATIONS
 
     n = len(rows)
     ran = {eng: sum(1 for r in rows if r.ran(eng)) for eng in ENGINES}
     head = (
-        f"enum ran on {ran['enum']} of {n} check(s), those where at most {ENUM_CROSS_MAX:,} "
-        "stores fit the budget"
+        f"{engine_name('enum', with_id=True)} ran on {ran['enum']} of {n} check(s), those "
+        f"where at most {ENUM_CROSS_MAX:,} stores fit the budget"
     )
     every = [eng for eng in ALWAYS if ran[eng] == n]
-    parts = [f"{' and '.join(every)} ran on every check"] if every else []
+    parts = (
+        [f"{' and '.join(engine_name(e, with_id=True) for e in every)} ran on every check"]
+        if every
+        else []
+    )
     for eng in ALWAYS:
         if eng in every:
             continue
-        part = f"{eng} on {'none' if not ran[eng] else f'{ran[eng]} of {n}'}"
+        part = (
+            f"{engine_name(eng, with_id=True)} on "
+            f"{'none' if not ran[eng] else f'{ran[eng]} of {n}'}"
+        )
         skipped = any(getattr(r, f"{eng}_status") == "skipped" for r in rows)
         if eng == "milp" and skipped:
             # The one engine an instance's saturation can rule out (its own skip note names it).

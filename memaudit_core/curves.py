@@ -109,6 +109,21 @@ MAX_BUDGETS = 200
 MAX_SEEDS = 500
 
 ENGINE_LABELS = {"bnb": "branch-and-bound", "milp": "HiGHS MILP", "enum": "enumeration"}
+
+
+def engine_name(engine: str, *, with_id: bool = False) -> str:
+    """An exact engine's display name (:data:`ENGINE_LABELS`), the one every view names it by
+    (speaker QA s49: the Overview said "enum = 7.735, bnb = 7.735" beside a Certification page
+    saying enumeration and branch-and-bound). ``with_id`` adds the id that ``--solver`` and the
+    CSV columns use, for text the CLI prints too.
+
+    >>> engine_name("bnb"), engine_name("enum", with_id=True), engine_name("other")
+    ('branch-and-bound', 'enumeration (enum)', 'other')
+    """
+    name = ENGINE_LABELS.get(engine, engine)
+    return f"{name} ({engine})" if with_id and name != engine else name
+
+
 #: The engines a certification report runs by default. Enumeration is exact and is what the
 #: rest of the product cross-checks with on small packages (QA s41: a log1p package was
 #: "certified by branch-and-bound alone" under a subtitle claiming every exact engine).
@@ -2390,6 +2405,7 @@ __all__ = [
     "CertificationReport",
     "CurvePoint",
     "ENGINE_LABELS",
+    "engine_name",
     "EngineRun",
     "FamilyBand",
     "FamilySource",

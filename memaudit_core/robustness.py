@@ -1915,9 +1915,9 @@ class CapacitySensitivity:
     def engines_text(self) -> str:
         """Which exact engines solved OPT(k) and how many budgets they cross-checked, for a
         caption (QA s44: the app said "both exact engines" of a log1p package's bnb alone)."""
-        from .curves import ENGINE_LABELS
+        from .curves import engine_name
 
-        names = [f"{ENGINE_LABELS.get(e, e)} ({e})" for e in self.engines]
+        names = [engine_name(e, with_id=True) for e in self.engines]
         if len(names) < 2:
             only = names[0] if names else "no engine"
             return f"OPT(k) is solved by {only} alone: not cross-checked."

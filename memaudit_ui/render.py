@@ -397,6 +397,7 @@ def table(
     filename: str,
     *,
     present_df: pd.DataFrame | None = None,
+    said_once: Sequence[str] = (),
     **kwargs,
 ) -> None:
     """Show a dataframe (text is never interpreted) with a CSV download button.
@@ -405,14 +406,31 @@ def table(
     Missing values (a ratio with OPT = 0, no seed) read "n/a", as in the metrics, not "None";
     in the CSV they are empty cells and numbers keep their full precision (:func:`csv_bytes`).
     ``present_df``, when given, is what presentation mode shows (fewer rows or columns); the
-    CSV is always ``df`` whole.
+    CSV is always ``df`` whole. Each of the ``said_once`` columns that holds one value on every
+    row (of two or more) is said once in a caption above the table and left out of it.
     """
     raw = df  # the CSV's numbers; "n/a" text is for the screen only (QA s41)
+    present = bool(st.session_state.get("ma_present"))
+    # Only what the table on screen would have shown (a projector's leaves some to the CSV).
+    on_screen = df if present_df is None or not present else present_df
+    same = constant_columns(df, [c for c in said_once if c in on_screen.columns])
+    if same:
+        # Speaker QA s49: the audit's grid repeated "memaudit-small-s0 / memaudit-small:0 /
+        # memaudit-small" on all 60 rows and pushed its verdict past a 1024 px screen.
+        from .frame import md_escape
+
+        labels = _column_labels(kwargs.get("column_config") or {})
+        st.caption(
+            "On every row: "
+            + md_escape(" · ".join(f"{labels.get(c, c)} {_once_text(v)}" for c, v in same.items()))
+        )
+        df = df.drop(columns=list(same))
+        if present_df is not None:
+            present_df = present_df.drop(columns=[c for c in same if c in present_df.columns])
     # Number columns stay numbers (QA s41: with a missing cell the enum gap became text, read
     # "0" beside "0.00%" on a projector and carried the grid's text-in-number marker); their
     # missing cells read "n/a" through the grid's placeholder and the static table's formats.
     df = _with_na(df)
-    present = bool(st.session_state.get("ma_present"))
     shown = df if present_df is None or not present else _with_na(present_df)
     if present and len(shown) <= PRESENT_TABLE_MAX_ROWS:
         # The interactive grid draws on a canvas at a fixed 14 px: unreadable on a projector.
@@ -422,10 +440,7 @@ def table(
         # A config is a label, None (a hidden column) or a column config's dict.
         hidden = [col for col, cfg in config.items() if cfg is None and col in shown.columns]
         labels = {
-            col: cfg if isinstance(cfg, str) else cfg["label"]
-            for col, cfg in config.items()
-            if (isinstance(cfg, str) or (isinstance(cfg, dict) and cfg.get("label")))
-            and col in shown.columns
+            col: label for col, label in _column_labels(config).items() if col in shown.columns
         }
         static = (
             _fit_projector(shown.drop(columns=hidden)).rename(columns=labels).reset_index(drop=True)
@@ -452,6 +467,45 @@ def table(
         on_click="ignore",
         icon=":material/download:",
     )
+
+
+def constant_columns(df: pd.DataFrame, columns: Iterable[str]) -> dict[str, Any]:
+    """Those of ``columns`` in ``df`` that hold one value on every row, with that value; none
+    for a table of fewer than two rows (there a column says nothing twice).
+
+    >>> df = pd.DataFrame({"a": ["x", "x"], "b": ["x", "y"], "c": [None, None], "d": [1, 1]})
+    >>> constant_columns(df, ["a", "b", "c", "e"])
+    {'a': 'x', 'c': None}
+    """
+    if len(df) < 2:
+        return {}
+    out = {}
+    for col in columns:
+        if col in df.columns:
+            # Exact values: 6 shown digits would call 1.0000001 and 1.0 one value.
+            cells = {None if _is_missing(v) else repr(v) for v in df[col]}
+            if len(cells) == 1:
+                first = df[col].iloc[0]
+                out[col] = None if _is_missing(first) else first
+    return out
+
+
+def _once_text(value: object) -> str:
+    """A value :func:`table` says once for a whole column: "none" for nothing at all."""
+    if value is None or (isinstance(value, str | tuple | list) and not value):
+        return "none"
+    if isinstance(value, float | np.floating):
+        return f"{value:.10g}"
+    return _cell_text(value)
+
+
+def _column_labels(config: dict[str, Any]) -> dict[str, str]:
+    """Each configured column's shown label (a config is a label, None or a config's dict)."""
+    return {
+        col: cfg if isinstance(cfg, str) else cfg["label"]
+        for col, cfg in config.items()
+        if isinstance(cfg, str) or (isinstance(cfg, dict) and cfg.get("label"))
+    }
 
 
 def budgets_filename(budgets: Sequence[float]) -> str:

@@ -66,7 +66,7 @@ def test_a_log1p_package_small_enough_to_enumerate_is_checked_by_bnb_and_enum(tm
         )
         assert row.enum_value == pytest.approx(_brute_log1p(doc, row.budget), rel=1e-12)
         assert row.bnb_value == pytest.approx(row.enum_value, rel=1e-12)
-    assert any("enum ran on 3 of 3 check(s)" in n for n in rep.notes)
+    assert any("enumeration (enum) ran on 3 of 3 check(s)" in n for n in rep.notes)
     # Saved and read back, the enumeration's answers stay.
     back = ma.read_result(json.loads(json.dumps(rep.to_dict())))
     assert [r.enum_value for r in back.rows] == [r.enum_value for r in rep.rows]
@@ -120,7 +120,7 @@ def test_enumeration_is_left_out_where_too_many_stores_fit():
     (row,) = rep.rows
     assert row.enum_status == au.NOT_RUN and row.enum_value is None
     assert (row.bnb_status, row.milp_status, row.outcome) == ("optimal", "optimal", "agree")
-    assert any("enum ran on 0 of 1 check(s)" in n for n in rep.notes)
+    assert any("enumeration (enum) ran on 0 of 1 check(s)" in n for n in rep.notes)
 
 
 def test_a_saved_row_from_before_enumeration_reads_back_as_not_run():

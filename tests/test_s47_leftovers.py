@@ -130,10 +130,13 @@ def test_audit_note_says_milp_did_not_run_on_log1p(tmp_path):
         "audit", str(path), "--budgets", "3,6", "--quiet", "--out", str(tmp_path / "o")
     )
     assert rc == 0, err
-    (note,) = [line for line in out.splitlines() if line.startswith("note: enum ran on")]
+    (note,) = [
+        line for line in out.splitlines() if line.startswith("note: enumeration (enum) ran on")
+    ]
     assert note == (
-        "note: enum ran on 2 of 2 check(s), those where at most 100,000 stores fit the budget; "
-        "bnb ran on every check; milp on none (it takes saturations cap1, linear only)"
+        "note: enumeration (enum) ran on 2 of 2 check(s), those where at most 100,000 stores "
+        "fit the budget; branch-and-bound (bnb) ran on every check; HiGHS MILP (milp) on none "
+        "(it takes saturations cap1, linear only)"
     )
     report = (tmp_path / "o" / "report.md").read_text(encoding="utf-8")
     assert "bnb and milp run on every check" not in report
@@ -143,5 +146,9 @@ def test_audit_note_says_milp_did_not_run_on_log1p(tmp_path):
 def test_audit_note_on_a_linear_package_names_both_engines():
     rc, out, err = run_cli("audit", str(UPDATE_CHAIN), "--budgets", "3,6", "--quiet")
     assert rc == 0, err
-    (note,) = [line for line in out.splitlines() if line.startswith("note: enum ran on")]
-    assert note.endswith("fit the budget; bnb and milp ran on every check")
+    (note,) = [
+        line for line in out.splitlines() if line.startswith("note: enumeration (enum) ran on")
+    ]
+    assert note.endswith(
+        "fit the budget; branch-and-bound (bnb) and HiGHS MILP (milp) ran on every check"
+    )

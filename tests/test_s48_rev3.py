@@ -99,8 +99,8 @@ def test_packages_with_distinct_ids_are_named_by_id_alone() -> None:
     ]  # fmt: skip
     assert cut_note(rows) == (
         "stores cost more than some budgets in all 2 swept packages: in p1, store s (budget "
-        "1); in p2, store s (budget 1); each was cut to what fits there, most recent memories "
-        "first (column store_cut: memories dropped)"
+        "1); in p2, store s (budget 1); each was cut to what fits there, keeping the most "
+        "recent memories that fit (column store_cut: memories dropped)"
     )
 
 
