@@ -33,7 +33,9 @@ child process that is killed when HiGHS overruns the limit (:func:`_run_highs_gu
 Both ``mip_rel_gap`` and ``mip_abs_gap`` are set to 0 (HiGHS defaults are 1e-4 and 1e-6, which
 would accept a non-optimal store as "optimal"); HiGHS then stops only when its dual bound meets
 the incumbent up to its own feasibility tolerances, which are tightened to 1e-9 so that the
-reported objective matches F of the returned store to ~1e-11 relative. The *model* status is
+reported objective matches F of the returned store to ~1e-11 relative. Those tolerances are
+absolute in objective units, so HiGHS gets the objective scaled up (:func:`objective_scale`) and
+its objective and bound are scaled back. The *model* status is
 read (a run status of OK says nothing about optimality), with the dual bound and node count. A
 limit hit before any incumbent returns the empty store (always feasible) and the dual bound.
 
@@ -209,6 +211,38 @@ def replaced_highs_bound(result: object) -> float | None:
 
 def _spread_too_wide(costs: np.ndarray) -> bool:
     return bool(costs.size) and float(costs.max()) > MILP_MAX_COST_SPREAD * float(costs.min())
+
+
+#: HiGHS's objective is multiplied by a power of two that brings the best single affordable
+#: candidate's value to at least this. HiGHS prunes every store that beats its incumbent by at
+#: most its feasibility tolerance (1e-9) *in objective units*, an absolute amount: at OPT 0.44 a
+#: store better by 1e-9 (2.3e-9 relative) was lost and the worse one certified with gap 0
+#: (exactness QA s49). With the objective at least 2^10 that loss is under 1e-12 relative.
+OBJECTIVE_FLOOR = 2.0**10
+
+
+def objective_scale(inst: CompiledInstance, budget: float) -> float:
+    """The power of two HiGHS's objective is multiplied by at ``budget`` (:data:`OBJECTIVE_FLOOR`;
+    1 when the objective is already that large, or when nothing affordable has a value).
+
+    Each affordable candidate alone is a feasible store, so the largest of their values is a
+    lower bound on OPT; coverage is at most 1, so that value is ``coverage @ weight`` under both
+    ``cap1`` and ``linear``. A power of two keeps the objective and bound mapped back exactly.
+
+    Examples
+    --------
+    >>> from memaudit_core.generators import generate
+    >>> from memaudit_core.compiled import compile_package
+    >>> objective_scale(compile_package(generate("update_chain")), 6)
+    256.0
+    """
+    fits = inst.cost <= budget_with_tolerance(budget)
+    if not fits.any():
+        return 1.0
+    best = float(np.max(inst.coverage[fits] @ inst.weight))
+    if not best > 0 or best >= OBJECTIVE_FLOOR:
+        return 1.0
+    return math.ldexp(1.0, math.ceil(math.log2(OBJECTIVE_FLOOR / best)))
 
 
 #: HiGHS presolve rule "dual fixing" (bit 17 of ``presolve_rule_off``). At the 1e-9
@@ -403,6 +437,7 @@ def build_model(inst: CompiledInstance, budget: float) -> dict[str, Any]:
         "index": A.indices.astype(np.int32),
         "value": A.data,
         "n_rows": n_rows,
+        "objective_scale": objective_scale(inst, budget),
         "presolve_rule_off": (PROBING_RULE if n_x >= PROBING_MIN_OFF_COLUMNS else 0)
         | (0 if _spread_too_wide(inst.cost[cand]) else DUAL_FIXING_RULE),
     }
@@ -622,7 +657,9 @@ def _highs_lp(highspy, model: dict[str, Any], *, integer: bool, col_upper=None):
     lp.num_col_ = n_x + n_y
     lp.num_row_ = model["n_rows"]
     lp.sense_ = highspy.ObjSense.kMaximize
-    lp.col_cost_ = model["col_cost"]
+    # The model's objective is in the package's units; HiGHS gets it scaled (objective_scale),
+    # and every objective or bound read back from HiGHS is divided by the same power of two.
+    lp.col_cost_ = model["col_cost"] * model.get("objective_scale", 1.0)
     lp.col_lower_ = np.zeros(n_x + n_y)
     lp.col_upper_ = model["col_upper"] if col_upper is None else col_upper
     lp.row_lower_ = np.full(model["n_rows"], -highspy.kHighsInf)
@@ -707,7 +744,7 @@ def neighbourhood_start(
     groups = inst.group_idx[model["cand"]]
     used = x > 1e-6
     fractional = used & (x < 1.0 - 1e-6)
-    lp_value = float(h.getInfo().objective_function_value)
+    lp_value = float(h.getInfo().objective_function_value) / model.get("objective_scale", 1.0)
     if fractional.sum() > NEIGHBOURHOOD_MAX_FRACTIONAL:
         return (), {
             "lp_value": lp_value,
@@ -758,13 +795,14 @@ def _run_highs(
         solution.col_value = start
         solution.value_valid = True
         h.setSolution(solution)
+    scale = model.get("objective_scale", 1.0)
     watched = heartbeat.status()
     if watched is not None:
         # The CLI's progress lines (heartbeat.watch). HiGHS calls back from its own thread,
         # which does not see the context variable: the dict is taken here.
         def report(event: Any) -> None:
             out = event.data_out
-            watched.update(incumbent=out.mip_primal_bound, bound=out.mip_dual_bound)
+            watched.update(incumbent=out.mip_primal_bound / scale, bound=out.mip_dual_bound / scale)
 
         h.cbMipInterrupt.subscribe(report)
         h.cbMipImprovingSolution.subscribe(report)
@@ -783,8 +821,8 @@ def _run_highs(
         "run_status": run_status,
         "model_status": h.modelStatusToString(ms),
         "x": np.asarray(h.getSolution().col_value[: model["n_x"]]) if has_solution else None,
-        "objective": float(info.objective_function_value),
-        "dual": float(info.mip_dual_bound),
+        "objective": float(info.objective_function_value) / scale,
+        "dual": float(info.mip_dual_bound) / scale,
         "nodes": int(info.mip_node_count),
         "mip_gap": float(info.mip_gap),
     }
@@ -915,6 +953,7 @@ def _solve_counts(
     model = {
         **agg.model,
         "presolve_rule_off": 0 if _spread_too_wide(cand_cost) else DUAL_FIXING_RULE,
+        "objective_scale": objective_scale(inst, budget),
     }
     info: dict[str, Any] = {**agg.summary(), "prep_s": time.perf_counter() - t_start}
     run = _run_highs(model, time_limit, node_limit, None)
