@@ -13,7 +13,7 @@ import logging
 import re
 import threading
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -397,6 +397,7 @@ def table(
     filename: str,
     *,
     present_df: pd.DataFrame | None = None,
+    break_ids: Collection[str] = (),
     **kwargs,
 ) -> None:
     """Show a dataframe (text is never interpreted) with a CSV download button.
@@ -405,7 +406,9 @@ def table(
     Missing values (a ratio with OPT = 0, no seed) read "n/a", as in the metrics, not "None";
     in the CSV they are empty cells and numbers keep their full precision (:func:`csv_bytes`).
     ``present_df``, when given, is what presentation mode shows (fewer rows or columns); the
-    CSV is always ``df`` whole.
+    CSV is always ``df`` whole. ``break_ids`` names columns of ids that presentation mode's
+    static table may break over lines after a ``_`` or ``/`` (:data:`ID_BREAK_AFTER`) to fit
+    the screen.
     """
     raw = df  # the CSV's numbers; "n/a" text is for the screen only (QA s41)
     # Number columns stay numbers (QA s41: with a missing cell the enum gap became text, read
@@ -437,6 +440,13 @@ def table(
             name = labels.get(col, col)
             if fmt and name in static.columns:
                 styler = styler.format(_number_formatter(fmt), subset=[name])
+        # An id has no space to break at: Compare's "update_3_compound_update" held its table
+        # 185 px past a 1024 px projector, its type columns cut off (QA s49). The browser
+        # breaks one only when the table needs it.
+        broken = [labels.get(col, col) for col in break_ids if col in shown.columns]
+        broken = [name for name in broken if name in static.columns]
+        if broken:
+            styler = styler.format(_breakable_cell_text, subset=broken)
         if static.shape[1] > PRESENT_WIDE_COLUMNS:
             size = "0.8em" if static.shape[1] >= PRESENT_WIDER_COLUMNS else "0.9em"
             styler = styler.set_table_styles([{"selector": "", "props": f"font-size: {size};"}])
@@ -654,6 +664,22 @@ def _present_cell_text(value: object) -> str:
     text = _cell_text(value)
     if len(text) > PRESENT_TEXT_MAX_CHARS:
         return text[: PRESENT_TEXT_MAX_CHARS - 1].rstrip() + "…"
+    return text
+
+
+#: Where an id breaks over lines in a presentation cell, after the character (a zero-width
+#: space follows it on screen; the CSV keeps the id as it is).
+ID_BREAK_AFTER = "_/"
+
+
+def _breakable_cell_text(value: object) -> str:
+    """:func:`_present_cell_text` with a line-break opportunity after each
+    :data:`ID_BREAK_AFTER` character."""
+    text = _present_cell_text(value)
+    if text == MISSING_TEXT:  # not "n/" above "a"
+        return text
+    for char in ID_BREAK_AFTER:
+        text = text.replace(char, char + "\u200b")
     return text
 
 
