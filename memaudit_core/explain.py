@@ -581,6 +581,37 @@ class CompareView:
             )
         return rows
 
+    @property
+    def experience_brief_columns(self) -> list[str]:
+        """The columns of :meth:`experience_brief`, in their order."""
+        o = self.opt_name
+        return [
+            "experience",
+            "match",
+            # The types a speaker points at ("a tombstone, the optimum a compound update")
+            # before the long ids, which pushed them off a 1024 px projector (QA s49).
+            "store type",
+            f"{o} type",
+            "store wrote",
+            f"{o} wrote",
+            "store cost",
+            f"{o} cost",
+            "store marginal value",
+            f"{o} marginal value",
+        ]
+
+    def experience_brief(self) -> list[dict[str, Any]]:
+        """:meth:`experience_table` for a projector: only the experiences either side wrote
+        (app QA: every experience made a 10,000 px page), without the texts or the time (the
+        rows are in arrival order; QA s18c: 11 columns ran past a 1024 px screen), and with the
+        types before the ids (:attr:`experience_brief_columns`)."""
+        columns = self.experience_brief_columns
+        return [
+            {c: row[c] for c in columns}
+            for row in self.experience_table()
+            if row["match"] != "neither wrote"
+        ]
+
     #: ``result_kind`` in ``to_dict()`` (:data:`memaudit_core.results.RESULT_KINDS`).
     RESULT_KIND: ClassVar[str] = "compare_view"
 

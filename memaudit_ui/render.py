@@ -13,7 +13,7 @@ import logging
 import re
 import threading
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -398,6 +398,7 @@ def table(
     *,
     present_df: pd.DataFrame | None = None,
     said_once: Sequence[str] = (),
+    break_ids: Collection[str] = (),
     **kwargs,
 ) -> None:
     """Show a dataframe (text is never interpreted) with a CSV download button.
@@ -408,6 +409,8 @@ def table(
     ``present_df``, when given, is what presentation mode shows (fewer rows or columns); the
     CSV is always ``df`` whole. Each of the ``said_once`` columns that holds one value on every
     row (of two or more) is said once in a caption above the table and left out of it.
+    ``break_ids`` names columns of ids that presentation mode's static table may break over
+    lines after a ``_`` or ``/`` (:data:`ID_BREAK_AFTER`) to fit the screen.
     """
     raw = df  # the CSV's numbers; "n/a" text is for the screen only (QA s41)
     present = bool(st.session_state.get("ma_present"))
@@ -452,6 +455,13 @@ def table(
             name = labels.get(col, col)
             if fmt and name in static.columns:
                 styler = styler.format(_number_formatter(fmt), subset=[name])
+        # An id has no space to break at: Compare's "update_3_compound_update" held its table
+        # 185 px past a 1024 px projector, its type columns cut off (QA s49). The browser
+        # breaks one only when the table needs it.
+        broken = [labels.get(col, col) for col in break_ids if col in shown.columns]
+        broken = [name for name in broken if name in static.columns]
+        if broken:
+            styler = styler.format(_breakable_cell_text, subset=broken)
         if static.shape[1] > PRESENT_WIDE_COLUMNS:
             size = "0.8em" if static.shape[1] >= PRESENT_WIDER_COLUMNS else "0.9em"
             styler = styler.set_table_styles([{"selector": "", "props": f"font-size: {size};"}])
@@ -708,6 +718,22 @@ def _present_cell_text(value: object) -> str:
     text = _cell_text(value)
     if len(text) > PRESENT_TEXT_MAX_CHARS:
         return text[: PRESENT_TEXT_MAX_CHARS - 1].rstrip() + "…"
+    return text
+
+
+#: Where an id breaks over lines in a presentation cell, after the character (a zero-width
+#: space follows it on screen; the CSV keeps the id as it is).
+ID_BREAK_AFTER = "_/"
+
+
+def _breakable_cell_text(value: object) -> str:
+    """:func:`_present_cell_text` with a line-break opportunity after each
+    :data:`ID_BREAK_AFTER` character."""
+    text = _present_cell_text(value)
+    if text == MISSING_TEXT:  # not "n/" above "a"
+        return text
+    for char in ID_BREAK_AFTER:
+        text = text.replace(char, char + "\u200b")
     return text
 
 

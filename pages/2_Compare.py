@@ -246,17 +246,14 @@ st.subheader("Side by side, per experience (arrival order)")
 # and the CSV has every digit (QA s42 defect 1: as text, "10" sorted before "2" and the time
 # 1714086400 read 1.71409e+09).
 exp_df = pd.DataFrame(cv.experience_table())
-# On a projector: only the experiences either side wrote, without the texts (app QA: a
-# 10,000 px page with the last column cut off); the CSV keeps everything.
-brief = exp_df[exp_df["match"] != "neither wrote"]
-# Nor the arrival time: the rows are in arrival order already (QA s18c: 11 columns ran past a
-# 1024 px screen).
-brief = brief.drop(columns=[c for c in brief.columns if c.endswith("text") or c == "time"])
+# On a projector: fewer rows and columns, the types first; the CSV keeps everything.
+brief = pd.DataFrame(cv.experience_brief(), columns=cv.experience_brief_columns)
 render.table(
     exp_df,
     "compare_experiences",
     render.store_filename(cv.package_id, cv.label, "side-by-side", ctx.budget),
     present_df=brief,
+    break_ids=[c for c in brief.columns if c.endswith(" wrote")],
     height=min(35 * (len(exp_df) + 1) + 3, 740),
     column_config={
         "experience": st.column_config.TextColumn(width=EXP_ID_WIDTH_PX),
