@@ -157,6 +157,31 @@ BOOTSTRAP_TEXT = (
 )
 
 
+def check_bootstrap(data: Mapping[str, Any], path: str) -> None:
+    """Refuse a saved result's ``bootstrap`` record that is not :data:`BOOTSTRAP`, at
+    ``path.bootstrap.KEY`` (``inconsistent``, or ``wrong type``): the file says how its
+    intervals were drawn, and this MemAudit draws, shows and writes them its own way. Library
+    QA s49: an edited seed or resample count was dropped and ``show`` printed "1000
+    resamples, seed 0" in its place. Shared by every result that writes the record (sweeps,
+    sweep suites, family bands). A file without the record (saved before it existed) reads,
+    and so does one without ``min_n`` (saved before QA s46).
+
+    >>> check_bootstrap({"bootstrap": dict(BOOTSTRAP)}, "$")
+    >>> check_bootstrap({"bootstrap": {**BOOTSTRAP, "seed": 7}}, "$")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    memaudit_core.errors.ResultError: $.bootstrap.seed: does not match how this MemAudit ...
+    """
+    from .results import check_copy, child, require_object
+
+    if "bootstrap" not in data:
+        return
+    at = child(path, "bootstrap")
+    saved = require_object(data["bootstrap"], at)
+    want = {k: v for k, v in BOOTSTRAP.items() if k != "min_n" or "min_n" in saved}
+    check_copy(at, saved, want, "how this MemAudit draws its intervals")
+
+
 def shown_interval(line: Any) -> tuple[float, float] | None:
     """A summary line's (or band row's) 95% CI as the tables and figures show it: None below
     :data:`MIN_CI_N` defined ratios, where a result saved before QA s46 may still hold one
@@ -1053,7 +1078,14 @@ class SweepResult:
         """The sweep whose :meth:`to_dict` is ``data`` (see :func:`memaudit_core.read_result`);
         a located ``ResultError`` on bad input."""
         from .results import from_fields, pairs
-        from .suites import check_method_kinds, check_sweep_rows, check_sweep_summary
+        from .suites import (
+            check_method_kinds,
+            check_packages_given,
+            check_sweep_budgets,
+            check_sweep_rows,
+            check_sweep_summary,
+            every_package_has_entries,
+        )
 
         # A file saved before QA s48 has no method_kinds: it reads back without them.
         res = from_fields(
@@ -1065,12 +1097,22 @@ class SweepResult:
             optional=("method_kinds",),
         )
         check_method_kinds(res.method_kinds, path)
+        check_bootstrap(data, path)
         # QA s39 (h2 #1): a library sweep file read back edited rows and summaries unchecked
         # (a ratio beside opt 0, a value + 0.3, a mean of 0.01, a row removed); it has the CLI
         # sweep file's rows and summary, so it gets the same checks, and the rows first.
         check_sweep_rows(res.rows, path)
         res._check_rows(path)
         check_sweep_summary(res.summary, res.rows, path, res.errors)
+        # Library QA s49: an edited n_packages or an added budget was read back and shown.
+        check_sweep_budgets(res.budgets, res.rows, res.summary, res.errors, path)
+        check_packages_given(
+            f"{path}.n_packages",
+            res.n_packages,
+            res.rows,
+            res.errors,
+            every_package_has_entries(res.method_kinds),
+        )
         return res
 
     def _check_rows(self, path: str) -> None:

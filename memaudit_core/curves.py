@@ -38,6 +38,7 @@ from .analysis import (
     ABLATIONS,
     BOOTSTRAP,
     MIN_CI_N,
+    check_bootstrap,
     compile_cached,
     cut_note,
     estimated_coverage_note,
@@ -1263,6 +1264,7 @@ class FamilyBand:
             optional=("cost_unit",),
         )
         check_finite(f"{path}.time_s", res.time_s)  # QA s47: "NaN" was read back
+        check_bootstrap(data, path)
         budgets, keys = set(res.budgets), {m.key for m in res.methods}
         for k, r in enumerate(res.rows):
             at = f"{path}.rows[{k}]"

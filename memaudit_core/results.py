@@ -60,7 +60,14 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import MemAuditError, PackageError, ResultError, file_name_text, probe_path
+from .errors import (
+    MemAuditError,
+    PackageError,
+    ResultError,
+    cut_repr,
+    file_name_text,
+    probe_path,
+)
 from .package import OverflowedNumber, parse_json_text
 from .versions import JSON_OUTPUT_VERSION, RESULT_VERSION
 
@@ -268,7 +275,8 @@ def read_saved(
 #: The app's and the CLI's files that are not saved results, by suffix: what each is.
 _NOT_RESULTS = {".csv": "a CSV table", ".png": "a PNG image", ".svg": "an SVG image"}
 
-#: The rule of a table, image or folder given where a saved result (a JSON file) is read.
+#: The rule of a table, image, folder or package given where a saved result (a JSON file) is
+#: read.
 NOT_A_RESULT = "result-json"
 
 
@@ -338,6 +346,18 @@ def _read_document(data: Any) -> tuple[Any, list[dict[str, Any]] | None]:
                 "missing field",
                 "the file holds the CLI's error object, not a result: "
                 f"{data['error'].get('message')!s}",
+            )
+        if "memaudit" in data or {"candidates", "experiences"} <= data.keys():
+            # Library QA s49: a package was called "not a MemAudit result" without saying
+            # what it is; the package loader says the reverse of a saved result.
+            raise ResultError(
+                "$",
+                NOT_A_RESULT,
+                "a MemAudit package"
+                + (f' ("memaudit": {cut_repr(data["memaudit"])})' if "memaudit" in data else "")
+                + ", not a saved result: load it with ma.load_package (the CLI's validate, "
+                "solve, score and sweep read packages); read_result and memaudit show read "
+                "the results those save (--json, to_dict())",
             )
         like = _looks_like(data)
         if like is not None:

@@ -1698,7 +1698,7 @@ class SweepSuiteResult:
     def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> SweepSuiteResult:
         """The sweep whose :meth:`to_dict` is ``data``, as ``memaudit sweep --json`` writes it
         (see :func:`memaudit_core.read_result`); a located ``ResultError`` on bad input."""
-        from .analysis import SummaryRow
+        from .analysis import SummaryRow, check_bootstrap
         from .results import from_fields, pairs
         from .writers import WriterFailure
 
@@ -1720,6 +1720,7 @@ class SweepSuiteResult:
         res._check_rows(path)
         res._check_summary(path)
         res._check_bookkeeping(path)
+        check_bootstrap(data, path)
         return res
 
     def _check_bookkeeping(self, path: str) -> None:
@@ -1748,6 +1749,21 @@ class SweepSuiteResult:
                 + (", all of a complete run's tasks" if self.complete else ", at most n_tasks"),
                 self.n_tasks,
             )
+        exact = self.complete and every_package_has_entries(self.method_kinds)
+        check_packages_given(
+            child(path, "n_sources"), self.n_sources, self.rows, self.errors, exact
+        )
+        _, distinct = sweep_package_counts(self.rows, self.errors)
+        if not (distinct <= self.n_packages <= self.n_sources) or (
+            exact and self.n_packages != distinct
+        ):
+            raise ResultError(
+                child(path, "n_packages"),
+                "inconsistent",
+                f"the rows and writer failures come from {distinct} distinct package(s) (by "
+                f"content), of n_sources {self.n_sources}",
+                self.n_packages,
+            )
         tasks = len({(r.content_hash, r.budget, r.method) for r in self.rows})
         if tasks > self.n_tasks:
             raise ResultError(
@@ -1775,23 +1791,112 @@ class SweepSuiteResult:
             at = f"{path}.rows[{k}]"
             check_row_budget(at, r.budget, self.budgets)
             check_store_fits(at, r.cost, r.budget, r.store_cut, "row")
-        # sweep_suite() lists the budgets it was asked for, each once, in increasing order.
-        # A budget where every method failed has no rows (QA s42 round 2 #3: a plugin raising
-        # above budget 5 left budgets 6 and 13 without rows and show refused the file), so
-        # every row's budget is listed (above), but not every listed budget has rows.
-        for i in range(1, len(self.budgets)):
-            if not self.budgets[i] > self.budgets[i - 1]:
-                raise ResultError(
-                    f"{path}.budgets[{i}]",
-                    "inconsistent",
-                    "a sweep's budgets are listed each once in increasing order, after "
-                    f"{self.budgets[i - 1]:.10g}",
-                    self.budgets[i],
-                )
+        check_sweep_budgets(self.budgets, self.rows, self.summary, self.errors, path)
 
     def _check_summary(self, path: str) -> None:
         """:func:`check_sweep_summary` of this sweep's summary against its rows."""
         check_sweep_summary(self.summary, self.rows, path, self.errors)
+
+
+def check_sweep_budgets(
+    budgets: Sequence[float],
+    rows: Sequence[Any],
+    summary: Sequence[Any],
+    errors: Sequence[Any],
+    path: str,
+) -> None:
+    """Refuse a saved sweep's ``budgets`` that are not listed each once in increasing order,
+    or that name a budget at which the sweep has no row, no summary line and no writer
+    failure (library QA s49: ``budgets`` edited to 3, 6, 9 beside rows at 3 and 6 was read
+    back and shown as "budgets 3, 6, 9"). A budget where every method failed has no rows (QA
+    s42 round 2 #3) but has its failures and its summary lines. Shared by the library's and
+    the CLI's sweep files; each row's budget is listed (:func:`check_row_budget`)."""
+    from .errors import ResultError
+
+    for i in range(1, len(budgets)):
+        if not budgets[i] > budgets[i - 1]:
+            raise ResultError(
+                f"{path}.budgets[{i}]",
+                "inconsistent",
+                "a sweep's budgets are listed each once in increasing order, after "
+                f"{budgets[i - 1]:.10g}",
+                budgets[i],
+            )
+    ran = {r.budget for r in rows} | {s.budget for s in summary} | {e.budget for e in errors}
+    for i, b in enumerate(budgets):
+        if b not in ran:
+            raise ResultError(
+                f"{path}.budgets[{i}]",
+                "inconsistent",
+                "no row, summary line or writer failure of the sweep is at this budget: a "
+                "sweep lists the budgets it ran",
+                b,
+            )
+
+
+def sweep_package_counts(rows: Sequence[Any], errors: Sequence[Any]) -> tuple[int, int]:
+    """The fewest packages given (repeats included) and the fewest distinct package contents
+    that a sweep's ``rows`` and writer ``errors`` (failures) can come from.
+
+    Each package given has at most one row or failure per (budget, method), so the most
+    entries of one package id at one (budget, method) are that many packages given, and so
+    are the most rows of one content at one (budget, method), summed over the id's contents
+    (distinct contents are distinct packages). Exact when every package has a row or a
+    failure at a (budget, method) it shares with its namesakes: a writer or an ablation gives
+    one at every budget of the package's grid, a store only where the package holds it.
+
+    >>> from types import SimpleNamespace as R
+    >>> row = lambda b, m, h="h1": R(package_id="p", content_hash=h, budget=b, method=m)
+    >>> sweep_package_counts([row(3, "gvt"), row(6, "gvt"), row(3, "gvt")], [])
+    (2, 1)
+    >>> sweep_package_counts([row(3, "gvt"), row(3, "gvt", "h2")], [])
+    (2, 2)
+    """
+    by_id: dict[str, Counter[tuple[float, str]]] = {}
+    by_content: dict[str, dict[str, Counter[tuple[float, str]]]] = {}
+    for r in rows:
+        by_id.setdefault(r.package_id, Counter())[r.budget, r.method] += 1
+        if r.content_hash:  # "" in a sweep saved before rows named their content
+            contents = by_content.setdefault(r.package_id, {})
+            contents.setdefault(r.content_hash, Counter())[r.budget, r.method] += 1
+    for e in errors:
+        by_id.setdefault(e.package_id, Counter())[e.budget, e.writer] += 1
+    given = distinct = 0
+    for pid, counts in by_id.items():
+        contents = by_content.get(pid, {})
+        given += max(max(counts.values()), sum(max(c.values()) for c in contents.values()))
+        distinct += max(len(contents), 1)
+    return given, distinct
+
+
+def every_package_has_entries(method_kinds: Iterable[tuple[str, str]]) -> bool:
+    """Whether a sweep of these ``method_kinds`` gives every package a row or a failure (a
+    writer or an ablation ran on each; a store only on the packages that hold it). False
+    for a file saved without method kinds, which cannot say."""
+    return any(kind != "store" for _, kind in method_kinds)
+
+
+def check_packages_given(
+    at: str, n_given: int, rows: Sequence[Any], errors: Sequence[Any], exact: bool
+) -> None:
+    """Refuse a saved sweep's count of packages given (repeats included: the library's
+    ``n_packages``, the CLI's ``n_sources``) below what its rows and failures need, or, when
+    ``exact`` (:func:`every_package_has_entries`, and the run complete), other than it
+    (library QA s49: ``n_packages: 5`` beside the rows of one package was shown as "5
+    package(s)"). :func:`sweep_package_counts` says why the count is what it is."""
+    from .errors import ResultError
+
+    given, _ = sweep_package_counts(rows, errors)
+    if isinstance(n_given, bool) or not n_given >= 1:
+        raise ResultError(at, "wrong value", "a sweep runs at least one package", n_given)
+    if n_given < given or (exact and n_given != given):
+        raise ResultError(
+            at,
+            "inconsistent",
+            f"the rows and writer failures come from {given} package(s) given (each has one "
+            "row or failure per budget and method, and repeats count)",
+            n_given,
+        )
 
 
 def check_sweep_rows(rows: Sequence[Any], path: str, field: str = "rows") -> None:

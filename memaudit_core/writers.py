@@ -56,6 +56,7 @@ from .compiled import CompiledInstance, budget_with_tolerance, entry_positions
 from .errors import (
     MemAuditError,
     UnknownNameError,
+    UsageError,
     WriterError,
     check_budget_list,
     check_names,
@@ -1582,7 +1583,9 @@ def register_writer(info: WriterInfo, *, replace: bool = False) -> WriterInfo:
 
 def unregister_writer(name: str) -> None:
     """Undo :func:`register_writer`: remove the writer ``name``, or give a reference writer
-    replaced with ``replace=True`` its own function back.
+    replaced with ``replace=True`` its own function back. A reference writer that was not
+    replaced is a :class:`~memaudit_core.errors.UsageError` (nothing to undo), an unknown
+    name an :class:`~memaudit_core.errors.UnknownNameError`.
 
     Examples
     --------
@@ -1594,6 +1597,14 @@ def unregister_writer(name: str) -> None:
     False
     """
     if name in BUILTIN_WRITERS:
+        if dict.__getitem__(WRITERS, name) is BUILTIN_WRITERS[name]:
+            # Library QA s49: this returned None and did nothing, so a user who meant to
+            # remove a reference writer got no signal that it was still there.
+            raise UsageError(
+                f"{name!r} is a reference writer that was not replaced: nothing to undo "
+                "(reference writers cannot be removed; unregister_writer undoes "
+                "register_writer(..., replace=True))"
+            )
         dict.__setitem__(WRITERS, name, BUILTIN_WRITERS[name])
     elif dict.__contains__(WRITERS, name):
         dict.__delitem__(WRITERS, name)

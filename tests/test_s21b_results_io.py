@@ -252,9 +252,10 @@ def test_non_finite_floats_and_awkward_values_come_back():
     assert again == limited and again.bound == math.inf and again.value == 0.30000000000000004
     assert again.certificate is None and again.label == "incumbent"
 
-    failure = WriterFailure("p", None, 6.0, "mine", "blind", "timeout", "took; too long",
-                            ("a", "b"), "Traceback ...")  # fmt: skip
     suite = sweep_suite(families=["update_chain"], budgets=[6], writers=["gvt"])
+    # The swept package's failure: one of another package would contradict n_sources (QA s49).
+    failure = WriterFailure(suite.rows[0].package_id, None, 6.0, "mine", "blind", "timeout",
+                            "took; too long", ("a", "b"), "Traceback ...")  # fmt: skip
     suite = dataclasses.replace(suite, errors=(failure,), settings=(("time_limit", 2.5),))
     again = round_trip(suite)
     assert again == suite and again.errors[0].message == "took; too long"

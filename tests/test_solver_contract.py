@@ -22,7 +22,12 @@ from hypothesis import strategies as st
 from package_utils import rescaled
 
 from memaudit_core.compiled import compile_package
-from memaudit_core.errors import MemAuditError, SolverDisagreementError, SolverError
+from memaudit_core.errors import (
+    MemAuditError,
+    SolverDisagreementError,
+    SolverError,
+    UsageError,
+)
 from memaudit_core.generators import generate
 from memaudit_core.objective import evaluate
 from memaudit_core.package import load_package, parse_package
@@ -908,7 +913,9 @@ def test_solve_budgets_incumbents_and_errors():
         solve_budgets(inst, [3, 6], incumbents=[None])
     res = solve_budgets(inst, [3, 6], "bnb", incumbents=[(0,), None], cross_check=False)
     assert [round(r.value, 6) for r in res] == [5.55, 7.735]
-    assert solve_budgets(inst, []) == []
+    # QA s49: refused as every other budget list is (it returned []).
+    with pytest.raises(UsageError, match="no budgets given"):
+        solve_budgets(inst, [])
 
 
 def test_evaluate_many_equals_evaluate_bit_for_bit():

@@ -23,7 +23,14 @@ import numpy as np
 
 from .. import heartbeat
 from ..compiled import CompiledInstance
-from ..errors import MemAuditError, UnknownNameError, check_budget_list, check_type, cut_repr
+from ..errors import (
+    MemAuditError,
+    UnknownNameError,
+    UsageError,
+    check_budget_list,
+    check_type,
+    cut_repr,
+)
 from ..objective import evaluate, value_ceiling
 from ..shortrepr import brief, count, num, short_repr
 from ..versions import RESULT_VERSION
@@ -265,6 +272,23 @@ class SolveResult:
                 f"{len(self.selected)} ids selected ({len(set(self.selected))} distinct) "
                 f"beside {len(self.selected_idx)} positions; each selected candidate has one",
             )
+        # Library QA s49: positions [0, 0, 2] beside three distinct ids were read back. Which
+        # candidate a position is needs the package (a result file alone cannot tie them), but
+        # positions are distinct counts from 0 whatever the package.
+        seen: dict[int, int] = {}
+        for i, pos in enumerate(self.selected_idx):
+            at = f"{path}.selected_idx[{i}]"
+            if pos < 0:
+                raise ResultError(at, "wrong value", "a candidate's position, >= 0", pos)
+            if pos in seen:
+                raise ResultError(
+                    at,
+                    "inconsistent",
+                    f"position {pos} is selected_idx[{seen[pos]}] too: a store holds each "
+                    "candidate once",
+                    pos,
+                )
+            seen[pos] = i
         self._check_status(path)
         if not self.certified:
             self._check_primary(path)
@@ -1093,7 +1117,11 @@ def solve_budgets(
     check_type(
         inst, CompiledInstance, "solve_budgets()", "a CompiledInstance (compile_package(package))"
     )
-    return _solve_budgets(inst, check_budget_list(budgets, "solve_budgets()"), solver, **kwargs)
+    budgets = check_budget_list(budgets, "solve_budgets()")
+    if not budgets:
+        # Library QA s49: [] returned [] while sweep, budget_curve and the rest refuse it.
+        raise UsageError("solve_budgets(): no budgets given")
+    return _solve_budgets(inst, budgets, solver, **kwargs)
 
 
 def recompute(inst: CompiledInstance, selected_idx: tuple[int, ...]) -> float:
