@@ -429,13 +429,15 @@ if run_audit and pools:
     audit_rows = pd.DataFrame(
         [r.to_dict() for r in audit_report.rows], columns=list(AuditRow.__dataclass_fields__)
     )
-    # The verdict and the numbers lead (speaker QA s49: at 1024 px "outcome" was cut at the
-    # right edge behind package id, pool, budget, sources, source and family), then what
-    # names the check; the hash (what "Distinct instances" counts) comes last (QA s40).
+    # The verdict, the row's package and the numbers lead (speaker QA s49: at 1024 px
+    # "outcome" was cut at the right edge behind package id, pool, budget, sources, source and
+    # family; e2e QA s49: with seeds, package id then fell off the other side and the rows of
+    # four seeds read alike). A package id the same on every row is said once above the table.
+    # The hash (what "Distinct instances" counts) comes last (QA s40).
     values, gaps, statuses, times = (
         [f"{e}_{field}" for e in ENGINES] for field in ("value", "gap", "status", "time_s")
     )
-    lead = ["outcome", "budget", *values, "abs_diff", "rel_diff", "pool", "package_id"]
+    lead = ["outcome", "package_id", "budget", *values, "abs_diff", "rel_diff", "pool"]
     lead += ["source", "family", "n_sources", *gaps, *statuses, *times, "problems"]
     last = ["instance_hash"]
     audit_rows = audit_rows[

@@ -99,7 +99,15 @@ def test_audit_table_leads_with_the_verdict_and_says_shared_columns_once() -> No
     n_budgets = len(generate("memaudit-small", seed=0).budget_grid())
     assert len(grid) == 4 * 3 * n_budgets
     columns = list(grid.columns)
-    assert columns[:5] == ["outcome", "budget", "bnb value", "milp value", "enum value"]
+    # e2e QA s49: the package id, which tells the seeds' rows apart, right after the verdict.
+    assert columns[:6] == [
+        "outcome",
+        "package id",
+        "budget",
+        "bnb value",
+        "milp value",
+        "enum value",
+    ]
     assert set(grid["package id"]) == {generate("memaudit-small", seed=s).id for s in range(4)}
     # Shared by every row: said once above the table, not in it.
     for gone in ("family", "sources", "source", "bnb status", "milp status", "enum status"):
