@@ -191,7 +191,9 @@ def parse_seeds(text: str, what: str = "--seeds", *, keep_repeats: bool = False)
                 # Plain digits, as --seed and links (QA s40, defect 3: "1_0" read as 10).
                 lo, hi = read_int(a.strip()), read_int(b.strip())
                 if hi < lo:
-                    raise UsageError(f"{what}: {part!r} runs backwards; write A-B with A <= B")
+                    raise UsageError(
+                        f"{what}: {part!r} runs backwards; write A-B with A <= B [rule: seed-range]"
+                    )
                 if len(seeds) + hi - lo + 1 > MAX_LIST_VALUES:
                     raise UsageError(
                         f"{what}: {part!r} makes {count_text(hi - lo + 1)} seeds, more than "

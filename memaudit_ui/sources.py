@@ -23,6 +23,7 @@ import streamlit as st
 from memaudit_core.errors import MemAuditError, PackageError, Problem, cut_repr
 from memaudit_core.generators import (
     FAMILIES,
+    SEED_RULE,
     coerce_params,
     effective_params,
     generate,
@@ -377,10 +378,10 @@ def load_by_key(key: str) -> Package:
         # Digits only: int() also reads "+3" and "3_0" (as 30), which the Generator form does
         # not, so a link opened one package and the form built another (generator QA s38).
         if seed_text and not (seed_text.isascii() and seed_text.isdigit()):
+            # Tagged with the rule the CLI names for a bad --seed (QA s49).
             raise MemAuditError(
                 f"bad seed {cut_repr(seed_text)} in package key {cut_repr(key)}: a seed is "
-                "written in digits "
-                "0-9 only"
+                f"written in digits 0-9 only [rule: {SEED_RULE}]"
             )
         try:
             seed = read_seed(seed_text)

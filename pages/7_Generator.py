@@ -262,8 +262,15 @@ def _on_preview() -> None:
     _remember(seed_key, *param_keys.values())
     spec_now = _form_spec()
     st.session_state[SPEC_KEY] = spec_now
-    # In the link from this run's frame on, so the sidebar's links carry it too.
-    set_link_setting(PAGE, preview_setting, _preview_param(spec_now.get("key")))
+    # In the link from this run's frame on, so the sidebar's links carry it too; only a key
+    # that loads (QA s49), which the page loads again from the cache below.
+    key_now = spec_now.get("key")
+    if key_now is not None:
+        try:
+            sources.load_by_key(key_now)
+        except MemAuditError:
+            key_now = None
+    set_link_setting(PAGE, preview_setting, _preview_param(key_now))
 
 
 def _preview_param(key: str | None) -> str:
@@ -309,7 +316,16 @@ if previous is None and ctx.package_key.startswith("gen:"):
     _linked_spec = _form_spec()
     if _linked_spec.get("key") == ctx.package_key:
         previous = _linked_spec
-set_link_setting(PAGE, preview_setting, _preview_param(previous and previous.get("key")))
+pkg: Package | None = None
+load_error = ""
+if previous is not None and "error" not in previous:
+    try:
+        pkg = sources.load_by_key(previous["key"])
+    except MemAuditError as exc:
+        load_error = str(exc)
+# Only a key that loads goes into the link (QA s49: normal_count=0, update_count=0 was written
+# as preview=gen:..., which the page's own link reader then refused), as for a refused seed.
+set_link_setting(PAGE, preview_setting, _preview_param(None if pkg is None else previous["key"]))
 state.sync_url(page_title=PAGE)
 if previous is None:
     st.info("Set the parameters and press **Preview**.")
@@ -318,12 +334,10 @@ if previous is None:
 if "error" in previous:
     st.error(f"No preview: {md_escape(previous['error'])}")
     st.stop()
-key = previous["key"]
-try:
-    pkg: Package = sources.load_by_key(key)
-except MemAuditError as exc:
-    st.error(f"These parameters do not make a package: {exc}")
+if pkg is None:
+    st.error(f"These parameters do not make a package: {load_error}")
     st.stop()
+key = previous["key"]
 
 stats = cached.package_stats_by_key(pkg, key)
 

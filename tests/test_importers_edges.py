@@ -223,7 +223,10 @@ def test_links_that_match_nothing_are_said_and_not_counted_as_no_links(tmp_path)
     assert warning.startswith(
         "2 memory(ies) have provenance links that name no unit or experience of package 'tiny'"
     )
-    assert "$[0]: 'D9:9'; $[1]: 1 of 2 links ('D7:7')" in warning
+    # Each link at its own key (QA s49), as a refused unit link is named.
+    assert (
+        "$[0].metadata.dia_id: 'D9:9'; $[1]: 1 of 2 links ($[1].metadata.dia_id: 'D7:7')" in warning
+    )
     assert [m.meta.get("unresolved_links") for m in store.memories] == [["D9:9"], ["D7:7"], None]
     assert [m.coverage for m in store.memories] == [{}, {"D2:1": 1.0}, {}]
 
@@ -234,7 +237,7 @@ def test_a_store_whose_links_all_miss_needs_annotation_and_says_why(tmp_path):
     assert store.meta["coverage"] == "needs annotation"
     (warning,) = store.meta["warnings"]
     assert warning.startswith("1 memory(ies) have provenance links that name no unit")
-    assert warning.endswith("$[0]: 'D9:9'")
+    assert warning.endswith("$[0].metadata.dia_id: 'D9:9'")
 
 
 def test_zep_an_unknown_episode_is_said_by_its_uuid_a_known_one_is_not(tmp_path):

@@ -161,4 +161,4 @@ def test_app_shows_importer_warnings_as_a_warning_not_plain_text() -> None:
     assert not [t.value for t in at.text if t.value.startswith("warning")]
     (box,) = [w.value.replace("\\", "") for w in at.warning if "importer warning" in w.value]
     assert box.startswith("**1 importer warning(s)** for m.json:\n\n- 1 memory(ies) have ")
-    assert "$[0]: 'D9:9'" in box
+    assert "$[0].metadata.dia_id: 'D9:9'" in box

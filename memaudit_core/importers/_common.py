@@ -22,7 +22,7 @@ import json
 import math
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -566,15 +566,32 @@ def unit_refs_from(meta: Any, path: str) -> list[tuple[str, str | NotALink]]:
     >>> unit_refs_from({"units": ["u:a", None, {"u:b": 1}]}, "$.m")
     [('$.m.units[0]', 'u:a'), ('$.m.units[2]', NotALink(json_type='object', value={'u:b': 1}))]
     """
+    return _refs_under(meta, path, UNIT_LINK_KEYS)
+
+
+def link_paths(meta: Any, path: str) -> dict[str, str]:
+    """The JSON path of each reference under :data:`LINK_KEYS` of the metadata dict found at
+    ``path`` (the first, for one written twice), for warnings that name where a link is (QA
+    s49: a Zep edge's ``attributes.dia_id`` naming nothing was warned of at ``$[1]``).
+
+    >>> link_paths({"dia_id": "D1:1", "unit_ids": ["u:a"]}, "$[1].attributes")
+    {'u:a': '$[1].attributes.unit_ids[0]', 'D1:1': '$[1].attributes.dia_id'}
+    """
+    out: dict[str, str] = {}
+    for here, ref in _refs_under(meta, path, LINK_KEYS):
+        if isinstance(ref, str):
+            out.setdefault(ref, here)
+    return out
+
+
+def _refs_under(meta: Any, path: str, keys: Sequence[str]) -> list[tuple[str, str | NotALink]]:
     from ..package import _child_path, json_type
 
     if not isinstance(meta, dict):
         return []
     out: list[tuple[str, str | NotALink]] = []
     stack = [
-        (_child_path(path, key), meta[key])
-        for key in reversed(UNIT_LINK_KEYS)
-        if meta.get(key) is not None
+        (_child_path(path, key), meta[key]) for key in reversed(keys) if meta.get(key) is not None
     ]
     while stack:  # iterative: an export may nest arrays up to MAX_EXPORT_DEPTH
         here, value = stack.pop()
@@ -792,6 +809,9 @@ class Record:
     #: The metadata dict the links were read from, checked for values that are not links
     #: (:func:`unreadable_links`).
     link_source: Any = None
+    #: The JSON path of ``link_source`` in the export, so that a link naming nothing is warned
+    #: of at its own key (:func:`link_paths`); None: at the record's path.
+    link_path: str | None = None
     #: ``(JSON path, reference)`` of the links written under a unit key
     #: (:func:`unit_refs_from`): each must name something in the package, and a value there
     #: that is no reference (:class:`NotALink`) is refused when there is a package.
@@ -1053,12 +1073,27 @@ def build_store(
                 # partly missed one lost its other links without a word.
                 names = [g[0] for g in missed]
                 mem_meta["unresolved_links"] = names
-                shown = ", ".join(repr(n) for n in names[:5]) + (" ..." if len(names) > 5 else "")
-                unresolved.append(
-                    f"{rec.path}: {shown}"
-                    if len(missed) == len(groups)
-                    else f"{rec.path}: {len(missed)} of {len(groups)} links ({shown})"
+                where = (
+                    link_paths(rec.link_source, rec.link_path)
+                    if rec.link_path is not None and not rec.links_inherited
+                    else {}
                 )
+                more = " ..." if len(names) > 5 else ""
+                if names and all(n in where for n in names):
+                    # Each at its own key, as a refused unit link is named (QA s49).
+                    shown = ", ".join(f"{where[n]}: {n!r}" for n in names[:5]) + more
+                    unresolved.append(
+                        shown
+                        if len(missed) == len(groups)
+                        else f"{rec.path}: {len(missed)} of {len(groups)} links ({shown})"
+                    )
+                else:
+                    shown = ", ".join(repr(n) for n in names[:5]) + more
+                    unresolved.append(
+                        f"{rec.path}: {shown}"
+                        if len(missed) == len(groups)
+                        else f"{rec.path}: {len(missed)} of {len(groups)} links ({shown})"
+                    )
             if source == "none":
                 source = "unresolved"
             counts[source] += 1

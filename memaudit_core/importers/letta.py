@@ -315,6 +315,7 @@ def _passage_records(
                 meta=meta,
                 links=links,
                 link_source=link_source,
+                link_path=f"{ppath}.{meta_key}",
                 link_groups=groups,
                 unit_refs=unit_refs_from(link_source, f"{ppath}.{meta_key}"),
             )

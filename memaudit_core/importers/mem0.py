@@ -1151,6 +1151,7 @@ def load_mem0_store(
             meta=meta,
             links=extra_links,
             link_source=metadata,
+            link_path=f"{ipath}.metadata",
             unit_refs=unit_refs,
             content_hash=fields["hash"] if isinstance(fields.get("hash"), str) else None,
         )

@@ -500,6 +500,7 @@ class _Rows:
                 meta=meta,
                 links=links_from(metadata),
                 link_source=metadata,
+                link_path=f"{path}.metadata",
                 unit_refs=unit_refs_from(metadata, f"{path}.metadata"),
                 time_raw=row.get("created_at") if created.iso is None else None,
                 time_path=f"{path}.created_at",

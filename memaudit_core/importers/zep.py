@@ -329,6 +329,7 @@ def load_zep_store(
                 links_inherited=inherited,
                 link_groups=groups,
                 link_source=attributes,
+                link_path=f"{epath}.attributes",
                 # Every unit link is checked, also an episode's the edge's own links outrank.
                 unit_refs=unit_refs_from(attributes, f"{epath}.attributes")
                 + [r for ep in ep_ids for r in episode_unit_refs.get(ep, [])],
