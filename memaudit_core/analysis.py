@@ -1111,7 +1111,7 @@ class SweepResult:
             res.n_packages,
             res.rows,
             res.errors,
-            every_package_has_entries(res.method_kinds),
+            every_package_has_entries(res.method_kinds, res.rows, res.errors),
         )
         return res
 

@@ -591,6 +591,20 @@ class Package:
 # --------------------------------------------------------------------------- validation
 
 
+def looks_like_package(data: Any) -> bool:
+    """Whether decoded JSON is a MemAudit package: its format version field ``memaudit``, or
+    the three arrays every package has. A hint for messages, never used to read a file; the
+    one rule for the importers' and ``read_result``'s "this is a package" (review s49 #6:
+    they disagreed).
+
+    >>> looks_like_package({"memaudit": 1, "id": "p"}), looks_like_package({"results": []})
+    (True, False)
+    """
+    return isinstance(data, dict) and (
+        "memaudit" in data or {"experiences", "units", "candidates"} <= data.keys()
+    )
+
+
 def json_type(value: object) -> str:
     """The JSON name of a decoded value's type (for messages in plain words).
 

@@ -68,7 +68,7 @@ from .errors import (
     file_name_text,
     probe_path,
 )
-from .package import OverflowedNumber, parse_json_text
+from .package import OverflowedNumber, looks_like_package, parse_json_text
 from .versions import JSON_OUTPUT_VERSION, RESULT_VERSION
 
 #: ``result_kind`` -> (module, class): the models :func:`read_result` rebuilds. Each model's
@@ -347,7 +347,7 @@ def _read_document(data: Any) -> tuple[Any, list[dict[str, Any]] | None]:
                 "the file holds the CLI's error object, not a result: "
                 f"{data['error'].get('message')!s}",
             )
-        if "memaudit" in data or {"candidates", "experiences"} <= data.keys():
+        if looks_like_package(data):
             # Library QA s49: a package was called "not a MemAudit result" without saying
             # what it is; the package loader says the reverse of a saved result.
             raise ResultError(

@@ -1749,7 +1749,9 @@ class SweepSuiteResult:
                 + (", all of a complete run's tasks" if self.complete else ", at most n_tasks"),
                 self.n_tasks,
             )
-        exact = self.complete and every_package_has_entries(self.method_kinds)
+        exact = self.complete and every_package_has_entries(
+            self.method_kinds, self.rows, self.errors
+        )
         check_packages_given(
             child(path, "n_sources"), self.n_sources, self.rows, self.errors, exact
         )
@@ -1869,11 +1871,21 @@ def sweep_package_counts(rows: Sequence[Any], errors: Sequence[Any]) -> tuple[in
     return given, distinct
 
 
-def every_package_has_entries(method_kinds: Iterable[tuple[str, str]]) -> bool:
-    """Whether a sweep of these ``method_kinds`` gives every package a row or a failure (a
-    writer or an ablation ran on each; a store only on the packages that hold it). False
-    for a file saved without method kinds, which cannot say."""
-    return any(kind != "store" for _, kind in method_kinds)
+def every_package_has_entries(
+    method_kinds: Iterable[tuple[str, str]], rows: Sequence[Any], errors: Sequence[Any]
+) -> bool:
+    """Whether :func:`sweep_package_counts` is provably exact for a (complete) sweep: a writer
+    or an ablation ran on every package (a store only on the packages that hold it; a file
+    saved without method kinds cannot say), no writer failed, and every row names its
+    content. A writer failure names no content, so a package seen only through failures
+    may be folded into a namesake of another content or budget grid (review s49 #1: genuine
+    sweep files were refused), and a row saved before rows named their content the same;
+    then only the lower bounds hold."""
+    return (
+        any(kind != "store" for _, kind in method_kinds)
+        and not errors
+        and all(r.content_hash for r in rows)
+    )
 
 
 def check_packages_given(
@@ -1881,7 +1893,8 @@ def check_packages_given(
 ) -> None:
     """Refuse a saved sweep's count of packages given (repeats included: the library's
     ``n_packages``, the CLI's ``n_sources``) below what its rows and failures need, or, when
-    ``exact`` (:func:`every_package_has_entries`, and the run complete), other than it
+    ``exact`` (:func:`every_package_has_entries` proves the count, and the run is complete),
+    other than it
     (library QA s49: ``n_packages: 5`` beside the rows of one package was shown as "5
     package(s)"). :func:`sweep_package_counts` says why the count is what it is."""
     from .errors import ResultError

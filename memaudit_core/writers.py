@@ -56,7 +56,6 @@ from .compiled import CompiledInstance, budget_with_tolerance, entry_positions
 from .errors import (
     MemAuditError,
     UnknownNameError,
-    UsageError,
     WriterError,
     check_budget_list,
     check_names,
@@ -1583,9 +1582,12 @@ def register_writer(info: WriterInfo, *, replace: bool = False) -> WriterInfo:
 
 def unregister_writer(name: str) -> None:
     """Undo :func:`register_writer`: remove the writer ``name``, or give a reference writer
-    replaced with ``replace=True`` its own function back. A reference writer that was not
-    replaced is a :class:`~memaudit_core.errors.UsageError` (nothing to undo), an unknown
-    name an :class:`~memaudit_core.errors.UnknownNameError`.
+    replaced with ``replace=True`` its own function back. For a reference writer that is
+    already its own (never replaced, or restored already) it does nothing, so that a
+    ``try: register_writer(..., replace=True) ... finally: unregister_writer(name)`` teardown
+    may run twice or after a failed register without raising over the original error (review
+    s49 #7); reference writers cannot be removed. An unknown name is an
+    :class:`~memaudit_core.errors.UnknownNameError`.
 
     Examples
     --------
@@ -1597,14 +1599,6 @@ def unregister_writer(name: str) -> None:
     False
     """
     if name in BUILTIN_WRITERS:
-        if dict.__getitem__(WRITERS, name) is BUILTIN_WRITERS[name]:
-            # Library QA s49: this returned None and did nothing, so a user who meant to
-            # remove a reference writer got no signal that it was still there.
-            raise UsageError(
-                f"{name!r} is a reference writer that was not replaced: nothing to undo "
-                "(reference writers cannot be removed; unregister_writer undoes "
-                "register_writer(..., replace=True))"
-            )
         dict.__setitem__(WRITERS, name, BUILTIN_WRITERS[name])
     elif dict.__contains__(WRITERS, name):
         dict.__delitem__(WRITERS, name)

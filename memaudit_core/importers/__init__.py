@@ -27,8 +27,8 @@ from pathlib import Path, PurePosixPath
 
 from ..costs import cost_rule_for_unit, get_cost_rule
 from ..errors import PackageError, Problem, UnknownNameError, check_type, cut_repr
-from ..package import Package, Store, check_package
-from ._common import FORMAT_HINTS, check_store_id, guess_format, looks_like_package
+from ..package import Package, Store, check_package, looks_like_package
+from ._common import FORMAT_HINTS, check_store_id, guess_format
 from .coverage import coverage_from_links, suggest_coverage, suggest_store_coverage
 
 STORE_FORMATS = frozenset({"mem0", "letta", "amem", "zep"})

@@ -641,18 +641,6 @@ FORMAT_HINTS = {
 }
 
 
-def looks_like_package(data: Any) -> bool:
-    """Whether decoded JSON is a MemAudit package: its format version field ``memaudit``, or
-    the three arrays every package has. A hint for messages, never used to read a file.
-
-    >>> looks_like_package({"memaudit": 1, "id": "p"}), looks_like_package({"results": []})
-    (True, False)
-    """
-    return isinstance(data, dict) and (
-        "memaudit" in data or {"experiences", "units", "candidates"} <= data.keys()
-    )
-
-
 def guess_format(data: Any) -> str | None:
     """Which export (or benchmark file) decoded JSON looks like, from its top-level keys and
     its first item: a key of :data:`FORMAT_HINTS` or None. A hint for messages and warnings,

@@ -19,18 +19,21 @@ contradicted facts, so does this importer:
 - ``invalid_at`` alone (world time: "lived in Berlin until 2022") is *not* a deletion or a
   supersession: the edge stays ``active``; the times are in meta.
 
-Provenance: the links in the edge's ``attributes`` (its custom data), read as a Mem0
-memory's ``metadata`` is (``unit_ids``, ``dia_id``, ``session_id`` ...; a unit link naming no
-unit of the package is refused, rule ``known-unit``; ``attributes`` that is not an object is
-refused, rule ``type``). They are the fact's own, so when there are any they alone give its
-coverage (exact). Otherwise the edge's episode uuids and those of the episodes whose
-``entity_edges`` name the edge (listed in ``meta["episodes_from_entity_edges"]``), plus, when
-the dump includes ``episodes``, their names (and ``episode_metadata`` links such as
-``dia_id``), so a package whose experiences are named like the episodes gets coverage from
-them (an upper estimate: every unit the episode names). An episode none of whose names matches
-the package is reported in ``store.meta["warnings"]``, and so are edge ids that episodes'
-``entity_edges`` name but the dump lacks (the dump may be partial). Entity-node summaries
-are not memories; their count is ``store.meta["node_summaries"]``.
+Provenance: the explicit link keys of the edge's ``attributes`` (its custom data), those in
+:data:`ATTRIBUTE_LINK_KEYS` (``unit_ids``, ``dia_id``, ``dia_ids``, ``evidence_ids``; a unit id
+naming no unit of the package is refused, rule ``known-unit``; ``attributes`` that is not an
+object is refused, rule ``type``). Graphiti fills ``attributes`` with the edge type's
+LLM-extracted domain fields, so the other link keys a Mem0 ``metadata`` may use (``unit``,
+``experience``, ``session`` ...) are facts there, not links (review s49 #3: ``{"unit": "kg"}``
+refused the import). Links under those keys are the fact's own, so when there are any they
+alone give its coverage (exact). Otherwise the edge's episode uuids and those of the episodes
+whose ``entity_edges`` name the edge (listed in ``meta["episodes_from_entity_edges"]``), plus,
+when the dump includes ``episodes``, their names (and ``episode_metadata`` links such as
+``dia_id``), so a package whose experiences are named like the episodes gets coverage from them
+(an upper estimate: every unit the episode names). An episode none of whose names matches the
+package is reported in ``store.meta["warnings"]``, and so are edge ids that episodes'
+``entity_edges`` name but the dump lacks (the dump may be partial). Entity-node summaries are
+not memories; their count is ``store.meta["node_summaries"]``.
 
 Times (``created_at`` and the three above) are ISO-8601 strings: a number or another JSON
 type is refused (rule ``type``; a bare 12345 would otherwise read as 1970), a string that does
@@ -62,6 +65,11 @@ from ._common import (
     time_is_text,
     unit_refs_from,
 )
+
+#: The keys of an edge's ``attributes`` read as provenance links: only explicit link keys that
+#: an LLM-extracted domain field would not use (Graphiti's ``attributes`` are the edge type's
+#: extracted fields, so ``unit``, ``units``, ``experience`` or ``session`` there are facts).
+ATTRIBUTE_LINK_KEYS = ("unit_ids", "dia_id", "dia_ids", "evidence_ids")
 
 _V4_FIELDS = (
     "episode_uuids",
@@ -288,7 +296,8 @@ def load_zep_store(
         # EXPORT_FORMATS 4.1) were ignored, even a unit id naming no unit. They say what this
         # fact states, as a Mem0 memory's metadata does, so they alone give its coverage
         # (exact); its episodes' links say only what the episode held (an upper estimate).
-        links = links_from(attributes)
+        own = {k: attributes[k] for k in ATTRIBUTE_LINK_KEYS if k in (attributes or {})}
+        links = links_from(own)
         groups: list[list[str]] = [[ref] for ref in links]
         inherited = not links
         if inherited:
@@ -328,10 +337,10 @@ def load_zep_store(
                 links=links,
                 links_inherited=inherited,
                 link_groups=groups,
-                link_source=attributes,
+                link_source=own,
                 link_path=f"{epath}.attributes",
                 # Every unit link is checked, also an episode's the edge's own links outrank.
-                unit_refs=unit_refs_from(attributes, f"{epath}.attributes")
+                unit_refs=unit_refs_from(own, f"{epath}.attributes")
                 + [r for ep in ep_ids for r in episode_unit_refs.get(ep, [])],
             )
         )
