@@ -440,7 +440,7 @@ class SolveResult:
         (:func:`~memaudit_core.solvers.budgets.better_of`).
         """
         from ..errors import ResultError
-        from .milp import highs_bound_refused
+        from .milp import bound_unproven, highs_bound_refused
 
         cert = self.certificate
         if cert is None or not cert.checks:
@@ -488,10 +488,15 @@ class SolveResult:
         # package's value unit, which is not saved) may have been refused, making it infinite.
         refused = not first.bound >= first.recomputed_value
         # HiGHS's bound on ill-conditioned costs bounds nothing: certification gave a valid
-        # bound of its own, above it (QA s49).
-        refused = refused or highs_bound_refused(self)
+        # bound of its own instead (QA s49), F of every affordable candidate (not saved) or a
+        # cross-check's where tighter. Results saved before kept HiGHS's and its check.
+        replaced = highs_bound_refused(self) and not bound_unproven(self)
         top = max(first.bound, self.value)
-        if not refused and not self.bound <= top + CERTIFIED_GAP_MAX * max(1.0, abs(top)):
+        if (
+            not refused
+            and not replaced
+            and not self.bound <= top + CERTIFIED_GAP_MAX * max(1.0, abs(top))
+        ):
             raise ResultError(
                 f"{path}.bound",
                 "inconsistent",
@@ -499,6 +504,32 @@ class SolveResult:
                 f"{first.bound!r} (or F)",
                 self.bound,
             )
+        if replaced:
+            if not self.bound >= self.value:  # NaN fails too
+                raise ResultError(
+                    f"{path}.bound",
+                    "inconsistent",
+                    f"below the store's F {self.value!r}: the bound certification gave in "
+                    "place of HiGHS's is at least F",
+                    self.bound,
+                )
+            # A cross-check whose report certification refused proves no bound (QA s49).
+            proving = [
+                (i, c)
+                for i, c in enumerate(cert.checks)
+                if i > 0 and f"{c.engine} reported {c.value!r} but" not in cert.reason
+            ]
+            if proving:
+                i, c = min(proving, key=lambda item: item[1].bound)
+                top = max(c.bound, self.value)
+                if not self.bound <= top + CERTIFIED_GAP_MAX * max(1.0, abs(top)):
+                    raise ResultError(
+                        f"{path}.bound",
+                        "inconsistent",
+                        f"above certificate.checks[{i}].bound {c.bound!r} ({c.engine}'s), the "
+                        "tightest proven bound certification could give in place of HiGHS's",
+                        self.bound,
+                    )
 
     def _check_certificate_checks(self, path: str) -> None:
         """Refuse a certified result whose engine checks disagree with its value (QA s39 h5

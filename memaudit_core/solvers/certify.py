@@ -866,6 +866,8 @@ def finish(
 
     agreement: bool | None = None
     inconclusive = ""
+    # Positions in checks of cross-checks whose report was refused: they prove no bound.
+    refused_checks: set[int] = set()
     better: tuple[float, tuple[int, ...], str] | None = None
     # Said in the proof, not held against the label, unless the rule itself needs the check
     # (QA s41 defect 4: asking for a cross-check lowered "OPT" where no second engine exists).
@@ -908,6 +910,7 @@ def finish(
                         f"{max(compared):.10g} > {VALUE_RTOL:g}"
                     )
                 if pair[2] > VALUE_RTOL:
+                    refused_checks.add(len(checks) - 1)
                     reasons.append(
                         f"{second} reported {other.value!r} but its store's F is "
                         f"{other.recomputed_value!r}"
@@ -955,19 +958,20 @@ def finish(
         # 1e9 + 0.5): the result's bound is F of every affordable candidate, valid whatever
         # HiGHS did, or a limited cross-check's own bound where tighter. HiGHS's stays in
         # checks[0] and is named here.
-        valid = [value_ceiling(inst, budget), *(c.bound for c in checks[1:])]
+        valid = [(value_ceiling(inst, budget), "F of every affordable candidate")]
+        valid += [
+            (c.bound, f"{c.engine}'s")
+            for i, c in enumerate(checks)
+            if i > 0 and i not in refused_checks
+        ]
+        tightest = min(valid, key=lambda item: item[0])
         reasons.append(
             f"{doubt}: use solver 'bnb' or 'auto' for a certified optimum"
             + (f" ({unchecked})" if unchecked else "")
-            + f"; {primary}'s bound {checks[0].bound!r} {BOUND_REPLACED} "
-            + (
-                "F of every affordable candidate"
-                if min(valid) == valid[0]
-                else f"{checks[1].engine}'s"
-            )
+            + f"; {primary}'s bound {checks[0].bound!r} {BOUND_REPLACED} {tightest[1]}"
         )
         unchecked = ""
-        bound = max(min(valid), value)
+        bound = max(tightest[0], value)
         gap = relative_gap(value, bound, unit)
     certified = not reasons
     if proof is None:

@@ -219,11 +219,18 @@ def _spread_too_wide(costs: np.ndarray) -> bool:
 #: store better by 1e-9 (2.3e-9 relative) was lost and the worse one certified with gap 0
 #: (exactness QA s49). With the objective at least 2^10 that loss is under 1e-12 relative.
 OBJECTIVE_FLOOR = 2.0**10
+#: ... but no objective coefficient is scaled above this (HiGHS's ``infinite_cost`` is 1e20).
+OBJECTIVE_CEILING = 1e15
 
 
-def objective_scale(inst: CompiledInstance, budget: float) -> float:
-    """The power of two HiGHS's objective is multiplied by at ``budget`` (:data:`OBJECTIVE_FLOOR`;
-    1 when the objective is already that large, or when nothing affordable has a value).
+def objective_scale(
+    inst: CompiledInstance, budget: float, col_cost: np.ndarray | None = None
+) -> float:
+    """The power of two HiGHS's objective is multiplied by at ``budget``: the smallest that
+    brings the best single affordable candidate's value to at least :data:`OBJECTIVE_FLOOR`,
+    lowered where needed so that no coefficient of ``col_cost`` (the model's objective) exceeds
+    :data:`OBJECTIVE_CEILING`. 1 when the objective is already that large, when nothing
+    affordable has a value, or when that value is below 2^-960 (scaling it would be absurd).
 
     Each affordable candidate alone is a feasible store, so the largest of their values is a
     lower bound on OPT; coverage is at most 1, so that value is ``coverage @ weight`` under both
@@ -233,16 +240,28 @@ def objective_scale(inst: CompiledInstance, budget: float) -> float:
     --------
     >>> from memaudit_core.generators import generate
     >>> from memaudit_core.compiled import compile_package
-    >>> objective_scale(compile_package(generate("update_chain")), 6)
-    256.0
+    >>> inst = compile_package(generate("update_chain"))
+    >>> best = float(max(inst.coverage[inst.cost <= 6] @ inst.weight))
+    >>> scale = objective_scale(inst, 6)
+    >>> best * scale >= OBJECTIVE_FLOOR > best * scale / 2
+    True
     """
     fits = inst.cost <= budget_with_tolerance(budget)
     if not fits.any():
         return 1.0
     best = float(np.max(inst.coverage[fits] @ inst.weight))
-    if not best > 0 or best >= OBJECTIVE_FLOOR:
+    # Below 2^-960 (the floor _pow2_scale keeps values above) the exponent would pass 970 and
+    # the values are subnormal or nearly: HiGHS sees them unscaled (QA s49: weight 1e-160 x
+    # coverage 1e-160 raised an OverflowError from 1024 / best = inf).
+    if not math.isfinite(best) or best < 2.0**-960 or best >= OBJECTIVE_FLOOR:
         return 1.0
-    return math.ldexp(1.0, math.ceil(math.log2(OBJECTIVE_FLOOR / best)))
+    # best = m 2^k with m in [0.5, 1): best 2^e >= 2^10 first holds at e = 11 - k, exactly.
+    exponent = 11 - math.frexp(best)[1]
+    top = float(np.max(np.abs(col_cost))) if col_cost is not None and col_cost.size else 0.0
+    if top > 0:
+        # HiGHS treats objective coefficients of 1e20 as infinite: keep them well below.
+        exponent = min(exponent, math.frexp(OBJECTIVE_CEILING / top)[1] - 1)
+    return math.ldexp(1.0, exponent) if exponent > 0 else 1.0
 
 
 #: HiGHS presolve rule "dual fixing" (bit 17 of ``presolve_rule_off``). At the 1e-9
@@ -425,19 +444,20 @@ def build_model(inst: CompiledInstance, budget: float) -> dict[str, Any]:
             np.full(binding.size, float(inst.group_capacity)),
         ]
     )
+    col_cost = np.concatenate([x_cost, w[y_units]])
     return {
         "cand": cand,
         "n_x": n_x,
         "n_y": n_y,
         "y_units": y_units,
-        "col_cost": np.concatenate([x_cost, w[y_units]]),
+        "col_cost": col_cost,
         "col_upper": np.ones(n_x + n_y),
         "row_upper": row_upper,
         "start": A.indptr.astype(np.int32),
         "index": A.indices.astype(np.int32),
         "value": A.data,
         "n_rows": n_rows,
-        "objective_scale": objective_scale(inst, budget),
+        "objective_scale": objective_scale(inst, budget, col_cost),
         "presolve_rule_off": (PROBING_RULE if n_x >= PROBING_MIN_OFF_COLUMNS else 0)
         | (0 if _spread_too_wide(inst.cost[cand]) else DUAL_FIXING_RULE),
     }
@@ -953,7 +973,7 @@ def _solve_counts(
     model = {
         **agg.model,
         "presolve_rule_off": 0 if _spread_too_wide(cand_cost) else DUAL_FIXING_RULE,
-        "objective_scale": objective_scale(inst, budget),
+        "objective_scale": objective_scale(inst, budget, agg.model["col_cost"]),
     }
     info: dict[str, Any] = {**agg.summary(), "prep_s": time.perf_counter() - t_start}
     run = _run_highs(model, time_limit, node_limit, None)
