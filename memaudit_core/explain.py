@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
@@ -1515,7 +1515,8 @@ class HeatmapData:
 
     ``z[i][j]`` is a_ur of row ``i``'s candidate on column ``j``'s unit (0 where absent).
     ``row_labels`` are candidate ids tagged ``[S]``, ``[O]`` or ``[S+O]`` for membership in
-    the store / the optimum.
+    the store / the optimum, ``[S cut]`` for a memory the store wrote and its recency cut
+    dropped at this budget (``row_cut``).
     ``kind_spans`` are (kind, first column, last column) for the column groups.
     ``hover[i][j]`` describes a covering cell (the candidate's type, cost and text, the unit's
     kind and text; the viewer adds the ids and a) and is empty where ``z[i][j]`` is 0 (app QA:
@@ -1537,6 +1538,13 @@ class HeatmapData:
     message: str
     #: Column of the focus unit (None when it is not shown), outlined by the viewer.
     focus_col_idx: int | None = None
+    #: Rows the store wrote and its recency cut dropped to fit the budget (QA s49: the strip
+    #: showed only the kept memories). Empty: none (as in views saved before session 49).
+    row_cut: tuple[bool, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.row_cut:
+            object.__setattr__(self, "row_cut", (False,) * len(self.row_ids))
 
     def first_rows(self, n: int) -> HeatmapData:
         """The same heatmap on its ``n`` foremost rows, picked as :data:`HEATMAP_MAX_ROWS`
@@ -1549,8 +1557,10 @@ class HeatmapData:
             return self
         focus = self.focus_col_idx
         rank = [
-            heatmap_row_rank(focus is not None and self.z[i][focus] > 0, s or o, i)
-            for i, (s, o) in enumerate(zip(self.row_in_store, self.row_in_opt, strict=True))
+            heatmap_row_rank(focus is not None and self.z[i][focus] > 0, s or o or c, i)
+            for i, (s, o, c) in enumerate(
+                zip(self.row_in_store, self.row_in_opt, self.row_cut, strict=True)
+            )
         ]
         keep = sorted(sorted(range(len(rank)), key=rank.__getitem__)[: max(0, n)])
 
@@ -1566,6 +1576,7 @@ class HeatmapData:
             row_in_opt=pick(self.row_in_opt),
             z=pick(self.z),
             hover=pick(self.hover),
+            row_cut=pick(self.row_cut),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -1584,6 +1595,7 @@ class HeatmapData:
             "n_cols_total": self.n_cols_total,
             "message": self.message,
             "focus_col_idx": self.focus_col_idx,
+            "row_cut": list(self.row_cut),
         }
 
     @classmethod
@@ -1593,7 +1605,8 @@ class HeatmapData:
         from .errors import ResultError
         from .results import from_fields
 
-        res = from_fields(cls, data, path)
+        # Views saved before session 49 have no cut rows.
+        res = from_fields(cls, data, path, optional=("row_cut",))
         n_rows, n_cols = len(res.row_ids), len(res.col_ids)
         # The viewer zips these arrays: one of another length would shift every cell after it.
         sized = {
@@ -1601,6 +1614,7 @@ class HeatmapData:
             "row_types": (res.row_types, n_rows, "row_ids"),
             "row_in_store": (res.row_in_store, n_rows, "row_ids"),
             "row_in_opt": (res.row_in_opt, n_rows, "row_ids"),
+            "row_cut": (res.row_cut, n_rows, "row_ids"),
             "z": (res.z, n_rows, "row_ids"),
             "hover": (res.hover, n_rows, "row_ids"),
             "col_kinds": (res.col_kinds, n_cols, "col_ids"),
@@ -1639,6 +1653,9 @@ class TimelinePoint:
     type: str
     cost: float
     text: str
+    #: A memory the row's package store wrote but its recency cut dropped to fit the budget
+    #: (QA s49: a row drawn after the cut read as if the writer wrote nothing there).
+    cut: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -1649,6 +1666,7 @@ class TimelinePoint:
             "type": self.type,
             "cost": self.cost,
             "text": self.text,
+            "cut": self.cut,
         }
 
     @classmethod
@@ -1656,7 +1674,8 @@ class TimelinePoint:
         """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
         from .results import from_fields
 
-        return from_fields(cls, data, path)
+        # Views saved before session 49 have no cut memories drawn.
+        return from_fields(cls, data, path, optional=("cut",))
 
 
 #: Above this many experiences the store timeline is dense: its markers overlap, so the note
@@ -1671,7 +1690,9 @@ class TimelineData:
     """What each store wrote per experience: one row per store, points at experience times.
 
     ``rows`` are in display order (chosen store, optimum, every other package store);
-    ``experiences`` are (id, time, text) of all experiences (the x axis).
+    ``experiences`` are (id, time, text) of all experiences (the x axis). A package store's
+    row also has the memories its recency cut dropped at this budget, as points with
+    ``cut`` set.
     """
 
     rows: tuple[str, ...]
@@ -1688,8 +1709,9 @@ class TimelineData:
         if len(self.rows) < 2:
             return frozenset()
         chosen, opt = self.rows[0], self.rows[1]
-        mine = {p.candidate_id for p in self.points if p.row == chosen}
-        theirs = {p.candidate_id for p in self.points if p.row == opt}
+        # A memory cut to fit the budget is not kept: it is crossed out, not ringed.
+        mine = {p.candidate_id for p in self.points if p.row == chosen and not p.cut}
+        theirs = {p.candidate_id for p in self.points if p.row == opt and not p.cut}
         return frozenset(mine ^ theirs)
 
     def to_dict(self) -> dict[str, Any]:
@@ -1737,6 +1759,13 @@ class GraphData:
     n_nodes: int
     n_edges: int
     message: str
+    #: Candidates the store wrote and its recency cut dropped to fit the budget (QA s49: the
+    #: graph marked only the kept ones). Empty: none (as in views saved before session 49).
+    node_cut: tuple[bool, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.node_cut:
+            object.__setattr__(self, "node_cut", (False,) * len(self.node_ids))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -1750,8 +1779,9 @@ class GraphData:
                     "hover": h,
                     "in_store": s,
                     "in_opt": o,
+                    "cut": c,
                 }
-                for n, lab, layer, x, y, h, s, o in zip(
+                for n, lab, layer, x, y, h, s, o, c in zip(
                     self.node_ids,
                     self.node_labels,
                     self.node_layers,
@@ -1760,6 +1790,7 @@ class GraphData:
                     self.node_hover,
                     self.node_in_store,
                     self.node_in_opt,
+                    self.node_cut,
                     strict=True,
                 )
             ],
@@ -1783,6 +1814,7 @@ class GraphData:
         "node_hover": "hover",
         "node_in_store": "in_store",
         "node_in_opt": "in_opt",
+        "node_cut": "cut",
     }
 
     @classmethod
@@ -1795,11 +1827,19 @@ class GraphData:
         data = require_object(data, path)
         at = child(path, "nodes")
         nodes = decode(tuple[Any, ...], field_value(data, "nodes", path), at)
-        hints = {"node_x": float, "node_y": float, "node_in_store": bool, "node_in_opt": bool}
+        hints = {
+            "node_x": float,
+            "node_y": float,
+            "node_in_store": bool,
+            "node_in_opt": bool,
+            "node_cut": bool,
+        }
         columns: dict[str, list[Any]] = {name: [] for name in cls._NODE_KEYS}
         for k, node in enumerate(nodes):
             node = require_object(node, child(at, k))
             for name, key in cls._NODE_KEYS.items():
+                if name == "node_cut" and key not in node:
+                    continue  # saved before session 49: no cut memories marked
                 raw = field_value(node, key, child(at, k))
                 columns[name].append(decode(hints.get(name, str), raw, child(child(at, k), key)))
         # The nodes are one array of objects in the file, parallel arrays in the model.
@@ -1808,6 +1848,12 @@ class GraphData:
         if res.n_nodes != len(res.node_ids):
             raise ResultError(
                 f"{path}.n_nodes", "inconsistent", f"not the {len(nodes)} nodes", res.n_nodes
+            )
+        if len(res.node_cut) != len(res.node_ids):
+            raise ResultError(
+                f"{path}.nodes",
+                "inconsistent",
+                f"{len(columns['node_cut'])} of the {len(nodes)} nodes say whether they are cut",
             )
         for x, y in (("edge_x", "edge_y"), ("focus_edge_x", "focus_edge_y")):
             xs, ys = getattr(res, x), getattr(res, y)
@@ -2257,6 +2303,8 @@ def evidence_view(
 
     look = _Lookup(package, inst, ev)
     dropped_ids = set(ev.dropped)
+    # The store's memories its recency cut dropped: marked on every chart (QA s49).
+    cut_idx = frozenset(inst.candidate_idx(c) for c in ev.dropped)
     exp_time = {e.id: float(e.time) for e in package.experiences}
     focus_candidates: list[CoveringCandidate] = []
     focus_queries: list[QueryRow] = []
@@ -2300,6 +2348,7 @@ def evidence_view(
         unit_by_id,
         opt_word,
         heatmap_rows,
+        cut_set=cut_idx,
     )
     timeline = _timeline(package, inst, ev, look)
     graph = _graph(
@@ -2312,6 +2361,7 @@ def evidence_view(
         opt_set,
         queries_of,
         neighbourhood=graph_scope == "focus",
+        cut_set=cut_idx,
     )
     return EvidenceView(
         package_id=package.id,
@@ -2336,10 +2386,17 @@ def evidence_view(
     )
 
 
-def _membership_label(cid: str, in_store: bool, in_opt: bool, opt_tag: str = "O") -> str:
+def _membership_label(
+    cid: str, in_store: bool, in_opt: bool, opt_tag: str = "O", cut: bool = False
+) -> str:
     """``"e4:update [S+O]"``: the candidate id with its store (S) / optimum (O) membership
-    (``opt_tag`` "I" for an incumbent that is not proven optimal)."""
-    tag = "+".join(t for t, on in (("S", in_store), (opt_tag, in_opt)) if on)
+    (``opt_tag`` "I" for an incumbent that is not proven optimal); ``"e1:raw [S cut]"`` for a
+    memory the store wrote and cut to fit the budget.
+
+    >>> _membership_label("e1:raw", False, True, cut=True)
+    'e1:raw [S cut+O]'
+    """
+    tag = "+".join(t for t, on in (("S", in_store), ("S cut", cut), (opt_tag, in_opt)) if on)
     return f"{cid} [{tag}]" if tag else cid
 
 
@@ -2353,6 +2410,7 @@ def _heatmap(
     unit_by_id: dict[str, Any],
     opt_word: str = "optimum",
     rows_shown: str = "all",
+    cut_set: frozenset[int] = frozenset(),
 ) -> HeatmapData:
     dense_cols = list(cols_pos)
     n_total = inst.n_candidates
@@ -2363,12 +2421,29 @@ def _heatmap(
     focus_col = dense_cols.index(inst.unit_index[focus_unit_id]) if focus_unit_id else None
     rows = list(range(n_total))
     if rows_shown == "kept":
-        rows = sorted(store_set | opt_set)
-        notes.append(
-            f"Showing the {len(rows)} of {n_total} candidates kept by the store or the {opt_word}."
-            if rows
-            else f"Neither the store nor the {opt_word} keeps a candidate at this budget."
-        )
+        # With the store's memories cut to fit the budget: what the store wrote is the
+        # question, and a projector opens on this view (QA s49).
+        rows = sorted(store_set | opt_set | cut_set)
+        n_kept = len(store_set | opt_set)
+        n_cut = len(rows) - n_kept
+        cut_text = f"{n_cut} the store wrote but cut to fit the budget"
+        if not rows:
+            notes.append(f"Neither the store nor the {opt_word} keeps a candidate at this budget.")
+        elif not n_kept:
+            notes.append(
+                f"Neither the store nor the {opt_word} keeps a candidate at this budget; showing "
+                f"the {cut_text}."
+            )
+        elif n_cut:
+            notes.append(
+                f"Showing {len(rows)} of {n_total} candidates: the {n_kept} kept by the store or "
+                f"the {opt_word}, and {cut_text}."
+            )
+        else:
+            notes.append(
+                f"Showing the {len(rows)} of {n_total} candidates kept by the store or the "
+                f"{opt_word}."
+            )
     elif rows_shown == "focus":
         # The focus unit is in the filter, so its column is in ``sub`` (no focus: no rows).
         rows = [] if focus_col is None else [i for i in rows if sub[i, focus_col] > 0]
@@ -2389,7 +2464,7 @@ def _heatmap(
 
         def row_priority(i: int) -> tuple[int, int]:
             on_focus = focus_col is not None and sub[i, focus_col] > 0
-            return heatmap_row_rank(on_focus, i in store_set or i in opt_set, i)
+            return heatmap_row_rank(on_focus, i in store_set or i in opt_set or i in cut_set, i)
 
         keep = sorted(sorted(rows, key=row_priority)[:HEATMAP_MAX_ROWS])
         notes.append(
@@ -2442,7 +2517,11 @@ def _heatmap(
         row_ids=row_ids,
         row_labels=tuple(
             _membership_label(
-                inst.candidate_ids[i], i in store_set, i in opt_set, opt_word[0].upper()
+                inst.candidate_ids[i],
+                i in store_set,
+                i in opt_set,
+                opt_word[0].upper(),
+                i in cut_set,
             )
             for i in rows
         ),
@@ -2458,6 +2537,7 @@ def _heatmap(
         n_cols_total=len(dense_cols),
         message=" ".join(notes),
         focus_col_idx=col_order.index(focus_col) if focus_col in col_order else None,
+        row_cut=tuple(i in cut_set for i in rows),
     )
 
 
@@ -2476,6 +2556,9 @@ def _timeline(
         (chosen_row, list(ev.selected)),
         (opt_row, list(ev.opt_selected)),
     ]
+    #: Row -> the memories its package store wrote and its recency cut dropped: drawn as cut,
+    #: so the chart of what each store wrote shows them (QA s49).
+    cut: dict[str, list[str]] = {chosen_row: list(ev.dropped)}
     skipped: list[str] = []
     base = compile_cached(package)
     # Why a row is empty, where the numbers say so (QA s47: empty rows vanished unexplained).
@@ -2495,18 +2578,20 @@ def _timeline(
             why_empty[row] = f"its cheapest memory costs {amount_text(cheapest, unit)}"
         if s.id == ev.store_id:
             continue
-        kept, _ = _prune_by_order(base, members, ev.budget)
+        kept, dropped = _prune_by_order(base, members, ev.budget)
         rows.append((s.display_name, [base.candidate_ids[i] for i in sorted(kept)]))
+        cut[s.display_name] = [base.candidate_ids[i] for i in sorted(dropped)]
     if ev.opt_certified and ev.opt_value <= ZERO_OPT:
         why_empty[opt_row] = "the optimum is 0"
     points = []
     # Distinct memories: one kept by both the store and the optimum counts once (QA: 9 for 6).
     external_ids: set[str] = set()
+    cut_external: set[str] = set()
     for row, ids in rows:
-        for cid in ids:
+        for cid, is_cut in [*((c, False) for c in ids), *((c, True) for c in cut.get(row, ()))]:
             exp_id = look.cand_exp.get(cid)
             if exp_id is None:  # an external memory: no experience to place it at
-                external_ids.add(cid)
+                (cut_external if is_cut else external_ids).add(cid)
                 continue
             i = base.candidate_idx(cid)
             points.append(
@@ -2518,6 +2603,7 @@ def _timeline(
                     type=base.candidate_types[i],
                     cost=float(base.cost[i]),
                     text=_clip(look.cand_text.get(cid, ""), 120),
+                    cut=is_cut,
                 )
             )
     notes = []
@@ -2528,23 +2614,44 @@ def _timeline(
             f"store or the union optimum) {'belongs' if external_left == 1 else 'belong'} to no "
             "experience and cannot be placed on the timeline; the Compare page lists them."
         )
+    if cut_external:
+        n = len(cut_external)
+        notes.append(
+            f"{_plural(n, 'external memory', 'external memories')} the chosen store wrote and "
+            f"cut to fit the budget {'is' if n == 1 else 'are'} not drawn either: "
+            f"{_list(sorted(cut_external), 4)}."
+        )
     if skipped:
         notes.append(f"External stores not shown: {', '.join(map(id_text, skipped))}.")
     budget_text = amount_text(ev.budget, unit)
     cheapest = float(base.cost.min()) if base.n_candidates else 0.0
+    n_cut = Counter(p.row for p in points if p.cut)
     if all(not ids for _, ids in rows) and cheapest > limit:
         notes.append(
             f"Nothing fits budget {budget_text}: the package's cheapest memory costs "
-            f"{amount_text(cheapest, unit)}, so every store and the {opt_word} wrote nothing and "
-            "every row is empty."
+            f"{amount_text(cheapest, unit)}, so every store and the {opt_word} kept nothing"
+            + (
+                "; what the package's stores wrote is drawn crossed out, as cut at this budget."
+                if n_cut
+                else " and every row is empty."
+            )
         )
     else:
         empty = []
+        all_cut = []
         for k, (row, ids) in enumerate(rows):
             # A row of external memories only is as blank as one with none (QA s47: Letta's
             # row was empty and no note named it).
             n_drawn = sum(1 for cid in ids if look.cand_exp.get(cid) is not None)
             if n_drawn:
+                continue
+            if n_cut[row]:
+                # Not empty: its memories are drawn crossed out (QA s49).
+                said = (
+                    f"{id_text(row)} kept none of the "
+                    f"{_plural(n_cut[row], 'memory', 'memories')} it wrote"
+                )
+                all_cut.append(f"{said} ({why_empty[row]})" if row in why_empty else said)
                 continue
             if ids:
                 empty.append(
@@ -2557,6 +2664,11 @@ def _timeline(
             empty.append(f"{said} ({why_empty[row]})" if row in why_empty else said)
         if empty:
             notes.append(f"Empty rows at budget {budget_text}: {'; '.join(empty)}.")
+        if all_cut:
+            notes.append(
+                f"Rows whose every memory is cut at budget {budget_text} (drawn crossed out): "
+                f"{'; '.join(all_cut)}."
+            )
     if len(exps) > TIMELINE_DENSE:
         notes.append(_timeline_difference(ev, chosen_row, opt_row, len(exps), external_ids))
     types = tuple(sorted({p.type for p in points}))
@@ -2615,6 +2727,7 @@ def _graph(
     opt_set: set[int],
     queries_of: dict[str, list[int]],
     neighbourhood: bool = False,
+    cut_set: frozenset[int] = frozenset(),
 ) -> GraphData:
     csc = inst.coverage_csc
     group_pos = {gid: k for k, gid in enumerate(inst.group_ids)}
@@ -2719,22 +2832,23 @@ def _graph(
     hover = []
     unit_by_id = {u.id: u for u in package.units}
     exp_by_id = {e.id: e for e in package.experiences}
-    in_store, in_opt = [], []
+    in_store, in_opt, in_cut = [], [], []
     for n in nodes:
         data = g.nodes[n]
         label = data["label"]
         layer = data["layer"]
-        s = o = False
+        s = o = c = False
         if layer == 0:
             e = exp_by_id.get(label)
             hover.append(f"experience {label}<br>{_clip(e.text if e else '', 100)}")
         elif layer == 1:
             i = data["idx"]
-            s, o = i in store_set, i in opt_set
+            s, o, c = i in store_set, i in opt_set, i in cut_set
+            store_says = "wrote it, cut at this budget" if c else "yes" if s else "no"
             hover.append(
                 f"candidate {label} ({inst.candidate_types[i]}, cost {float(inst.cost[i]):g})"
                 f"<br>{_clip(look.cand_text.get(label, ''), 100)}"
-                f"<br>store: {'yes' if s else 'no'} · optimum: {'yes' if o else 'no'}"
+                f"<br>store: {store_says} · optimum: {'yes' if o else 'no'}"
             )
         elif layer == 2:
             u = unit_by_id.get(label)
@@ -2747,6 +2861,7 @@ def _graph(
             hover.append(f"query {label} (weight {q.weight:g})<br>{_clip(q.text, 100)}")
         in_store.append(s)
         in_opt.append(o)
+        in_cut.append(c)
     ex: list[float | None] = []
     ey: list[float | None] = []
     fx: list[float | None] = []
@@ -2777,6 +2892,7 @@ def _graph(
         n_nodes=g.number_of_nodes(),
         n_edges=g.number_of_edges(),
         message=message,
+        node_cut=tuple(in_cut),
     )
 
 

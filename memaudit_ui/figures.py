@@ -1217,11 +1217,20 @@ def coverage_heatmap(
     fig = make_subplots(
         rows=1, cols=2, shared_yaxes=True, column_widths=[0.06, 0.94], horizontal_spacing=0.006
     )
-    strip = [
-        [1 if s else 0, 2 if o else 0]
-        for s, o in zip(heatmap_data.row_in_store, heatmap_data.row_in_opt, strict=True)
-    ]
+    # 0 neither, 1 written by the store and cut to fit the budget, 2 the store's, 3 the
+    # optimum's (QA s49: a cut memory's strip cell was blank, as for one never written).
+    flags = list(
+        zip(heatmap_data.row_in_store, heatmap_data.row_cut, heatmap_data.row_in_opt, strict=True)
+    )
+    strip = [[2 if s else 1 if c else 0, 3 if o else 0] for s, c, o in flags]
     off = "#f1f1f1"
+    cut_fill = _rgba(COLORS["writer"], 0.3)
+
+    def in_store(rid: str, s: bool, c: bool) -> str:
+        if c:
+            return f"{rid}: written by the store, cut to fit the budget"
+        return f"{rid}: {'in' if s else 'not in'} the store"
+
     fig.add_trace(
         go.Heatmap(
             z=strip,
@@ -1231,29 +1240,27 @@ def coverage_heatmap(
             x=["S", opt_tag],
             y=list(heatmap_data.row_labels),
             zmin=0,
-            zmax=2,
+            zmax=3,
             colorscale=[
                 [0, off],
-                [0.33, off],
-                [0.33, COLORS["writer"]],
-                [0.66, COLORS["writer"]],
-                [0.66, COLORS["opt"]],
+                [0.25, off],
+                [0.25, cut_fill],
+                [0.5, cut_fill],
+                [0.5, COLORS["writer"]],
+                [0.75, COLORS["writer"]],
+                [0.75, COLORS["opt"]],
                 [1, COLORS["opt"]],
             ],
             showscale=False,
             xgap=1,
             ygap=1,
+            # A cross in a cut memory's cell, as on the timeline and the graph.
+            text=[["✕" if c else "", ""] for _, c, _ in flags],
+            texttemplate="%{text}",
+            textfont={"color": TEXT_COLOR},
             hovertext=[
-                [
-                    f"{rid}: {'in' if s else 'not in'} the store",
-                    f"{rid}: {'in' if o else 'not in'} the {opt_word}",
-                ]
-                for rid, s, o in zip(
-                    heatmap_data.row_ids,
-                    heatmap_data.row_in_store,
-                    heatmap_data.row_in_opt,
-                    strict=True,
-                )
+                [in_store(rid, s, c), f"{rid}: {'in' if o else 'not in'} the {opt_word}"]
+                for rid, (s, c, o) in zip(heatmap_data.row_ids, flags, strict=True)
             ],
             hoverinfo="text",
         ),
@@ -1517,6 +1524,17 @@ TIMELINE_RING_PX = 8
 TIMELINE_RING_COLOR = "#d6197f"
 #: The rings' legend group: how the ring trace is told from the memory traces.
 TIMELINE_RING_GROUP = "store-vs-opt"
+#: A memory a package store wrote and its recency cut dropped at this budget: its type's
+#: symbol hollow under a dark cross, in a legend group of its own (QA s49: the row was blank
+#: there, and the chart is titled what each store wrote).
+TIMELINE_CUT_NAME = "written, cut at this budget"
+TIMELINE_CUT_GROUP = "cut"
+TIMELINE_CUT_COLOR = "#222222"
+
+
+def hollow_symbol(symbol: str) -> str:
+    """The open variant of a plotly marker symbol (``"square"`` -> ``"square-open"``)."""
+    return symbol if symbol.endswith("-open") else f"{symbol}-open"
 
 
 @dataclass(frozen=True)
@@ -1747,14 +1765,67 @@ def _timeline_type_order(types: Sequence[str]) -> list[str]:
     ]
 
 
+def _timeline_cut(fig: go.Figure, timeline_data: TimelineData, geo: TimelineGeometry) -> None:
+    """The memories the stores wrote and their recency cut dropped: each its type's symbol
+    hollow in its type's colour, crossed, on top of the rest; one legend entry for both."""
+    idx = [i for i, p in enumerate(timeline_data.points) if p.cut]
+    if not idx:
+        return
+    pts = [timeline_data.points[i] for i in idx]
+    xs = [p.time + geo.x_offsets[i] for i, p in zip(idx, pts, strict=True)]
+    ys = [geo.row_labels[p.row] for p in pts]
+    hover = [
+        f"{p.row}<br>{p.experience_id} (time {p.time:g}) → {p.candidate_id}"
+        f"<br>written, cut to fit the budget<br>{p.type}, cost {p.cost:g}<br>{p.text}"
+        for p in pts
+    ]
+    fig.add_trace(
+        go.Scatter(
+            x=xs,
+            y=ys,
+            mode="markers",
+            name=TIMELINE_CUT_NAME,
+            legendgroup=TIMELINE_CUT_GROUP,
+            showlegend=False,
+            marker={
+                "symbol": [hollow_symbol(TYPE_SYMBOLS.get(p.type, "circle")) for p in pts],
+                "size": geo.marker,
+                "color": [TYPE_COLORS.get(p.type, "#555") for p in pts],
+                "line": {"width": 2},
+            },
+            hovertext=hover,
+            hoverinfo="text",
+        )
+    )
+    # The cross and the legend's entry: one symbol for every type, so the entry shows it.
+    fig.add_trace(
+        go.Scatter(
+            x=xs,
+            y=ys,
+            mode="markers",
+            name=TIMELINE_CUT_NAME,
+            legendgroup=TIMELINE_CUT_GROUP,
+            marker={
+                "symbol": "x-thin-open",
+                "size": geo.marker,
+                "color": TIMELINE_CUT_COLOR,
+                "line": {"width": 2, "color": TIMELINE_CUT_COLOR},
+            },
+            hovertext=hover,
+            hoverinfo="text",
+        )
+    )
+
+
 def store_timeline(
     timeline_data: TimelineData, title: str, present: bool = False, width_px: int | None = None
 ) -> go.Figure:
     """What each store wrote per experience ("tombstone timeline").
 
     One row per store, a marker per memory at its experience's time; symbol and colour give the
-    candidate type. Layout: :func:`timeline_geometry` (``width_px``: for a chart that wide,
-    such as an export, instead of the design width).
+    candidate type. A memory a package store wrote and cut to fit the budget is drawn hollow
+    and crossed (:data:`TIMELINE_CUT_NAME`). Layout: :func:`timeline_geometry` (``width_px``:
+    for a chart that wide, such as an export, instead of the design width).
     """
     geo = timeline_geometry(timeline_data, present, width_px)
     fig = go.Figure()
@@ -1788,7 +1859,7 @@ def store_timeline(
         idx = [
             i
             for i, p in enumerate(timeline_data.points)
-            if p.row in mine and p.candidate_id in unshared
+            if p.row in mine and p.candidate_id in unshared and not p.cut
         ]
         pts = [timeline_data.points[i] for i in idx]
         fig.add_trace(
@@ -1814,12 +1885,14 @@ def store_timeline(
         )
     small = geo.marker < TIMELINE_MARKER_PX[present]
     for ctype in _timeline_type_order(timeline_data.types):
-        idx = [i for i, p in enumerate(timeline_data.points) if p.type == ctype]
+        idx = [i for i, p in enumerate(timeline_data.points) if p.type == ctype and not p.cut]
         pts = [timeline_data.points[i] for i in idx]
+        # A type only cut memories have keeps its legend entry (a point drawn nowhere): the
+        # hollow marker's shape and colour are the type's (plotly leaves an empty trace out).
         fig.add_trace(
             go.Scatter(
-                x=[p.time + geo.x_offsets[i] for i, p in zip(idx, pts, strict=True)],
-                y=[geo.row_labels[p.row] for p in pts],
+                x=[p.time + geo.x_offsets[i] for i, p in zip(idx, pts, strict=True)] or [None],
+                y=[geo.row_labels[p.row] for p in pts] or [None],
                 mode="markers",
                 name=ctype,
                 marker={
@@ -1836,6 +1909,7 @@ def store_timeline(
                 hoverinfo="text",
             )
         )
+    _timeline_cut(fig, timeline_data, geo)
     rows = [exp_row, *timeline_data.rows]
     # No axis title beside the rows: the caption names them, and it took width from the plot.
     # An explicit range, top row first: "reversed" autorange spans only the rows with markers,
@@ -2127,6 +2201,8 @@ def graph_geometry(
 
 #: Tallest evidence graph (px): past it the plot is squeezed (its labels may then overlap).
 GRAPH_MAX_HEIGHT_PX = 2400
+#: Legend name of a candidate the store wrote and its recency cut dropped at this budget.
+GRAPH_CUT_NAME = "written by the store, cut at this budget"
 
 
 def evidence_graph(
@@ -2214,7 +2290,7 @@ def evidence_graph(
             )
         )
     square_px, diamond_px = GRAPH_OUTLINE_MARKERS[present]
-    for flag, name, symbol, color, size in (
+    outlines = [
         (graph_data.node_in_store, "held by the store", "square-open", COLORS["writer"], square_px),
         (
             graph_data.node_in_opt,
@@ -2223,7 +2299,14 @@ def evidence_graph(
             COLORS["opt"],
             diamond_px,
         ),
-    ):
+    ]
+    if any(graph_data.node_cut):
+        # The store's square crossed out: written, then cut to fit the budget (QA s49).
+        outlines.insert(
+            1,
+            (graph_data.node_cut, GRAPH_CUT_NAME, "square-x-open", COLORS["writer"], square_px),
+        )
+    for flag, name, symbol, color, size in outlines:
         idx = [i for i, f in enumerate(flag) if f]
         fig.add_trace(
             go.Scatter(

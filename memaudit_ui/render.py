@@ -425,7 +425,9 @@ def table(
         labels = _column_labels(kwargs.get("column_config") or {})
         st.caption(
             "On every row: "
-            + md_escape(" · ".join(f"{labels.get(c, c)} {_once_text(v)}" for c, v in same.items()))
+            + md_escape(
+                " · ".join(_once_item(labels.get(c, c), _once_text(v)) for c, v in same.items())
+            )
         )
         df = df.drop(columns=list(same))
         if present_df is not None:
@@ -498,6 +500,16 @@ def constant_columns(df: pd.DataFrame, columns: Iterable[str]) -> dict[str, Any]
                 first = df[col].iloc[0]
                 out[col] = None if _is_missing(first) else first
     return out
+
+
+def _once_item(label: str, text: str) -> str:
+    """A column said once, its label then its value; after a label ending in a digit, a colon
+    between them (QA s49: "seeds with OPT > 0 20" read as one number).
+
+    >>> _once_item("sources", "1"), _once_item("seeds with OPT = 0", "0")
+    ('sources 1', 'seeds with OPT = 0: 0')
+    """
+    return f"{label}: {text}" if label[-1:].isdigit() else f"{label} {text}"
 
 
 def _once_text(value: object) -> str:

@@ -500,6 +500,9 @@ if seeds and curve.methods:
         pd.DataFrame(band.table_rows()),
         "sweep_band_table",
         f"{band.name}-band",
+        # Counts that are the same on every row, said once above the table: the ten columns
+        # ran past a 1400 px screen with the sidebar open (QA s49).
+        said_once=("seeds unproven", "seeds with OPT > 0", "seeds with OPT = 0"),
         column_config={
             "budget": number(f"budget ({band.cost_unit})", format="%g"),
             "method": st.column_config.TextColumn(width="medium"),

@@ -177,20 +177,13 @@ if view.score_notes:
         for note in view.score_notes:
             st.text(note)
 
-# The kinds on a row of their own, by short names: beside the focus unit at 1280 px the chips
-# of an 8-kind package were cut after the fourth ("temporal_…", QA s21).
+# The kinds on a row of their own: beside the focus unit at 1280 px the chips of an 8-kind
+# package were cut after the fourth ("temporal_…", QA s21). By the names the units table, the
+# focus header and the CSV use (QA s49: "pref" beside "preference" did not match at a glance).
 st.multiselect(
     "Unit kinds",
     list(view.all_kinds),
-    format_func=figures.kind_short_label,
-    help="Which evidence unit kinds to show in the unit list, the heatmap and the graph. "
-    "Short names: "
-    + ", ".join(
-        f"{figures.kind_short_label(kind)} = {kind}"
-        for kind in view.all_kinds
-        if figures.kind_short_label(kind) != kind
-    )
-    + ".",
+    help="Which evidence unit kinds to show in the unit list, the heatmap and the graph.",
     **kinds_kw,
 )
 st.selectbox(
@@ -334,8 +327,13 @@ else:
         st.caption(figures.heatmap_caption(hm, ctx.present, hm_title, opt_word))
     st.caption(
         "Rows: candidates in arrival order (experience time), then by (cost, id). The strip on the "
-        f"left and the tags mark membership: [S] kept by the store, [{opt_tag}] kept by the "
-        f"{opt_word}. Columns: "
+        "left and the tags mark membership: [S] kept by the store, "
+        + (
+            "[S cut] written by the store but cut to fit the budget (✕ in the strip), "
+            if any(hm.row_cut)
+            else ""
+        )
+        + f"[{opt_tag}] kept by the {opt_word}. Columns: "
         "evidence units grouped by kind (coloured band and separators); the focus unit's column is "
         "outlined and named above the plot. Hover a cell for the candidate, the unit and both "
         "texts."
@@ -359,10 +357,11 @@ render.chart(
     export=functools.partial(timeline, width_px=figures.EXPORT_WIDTH_PX),
 )
 st.caption(
-    f"One row per store: the chosen store, the {opt_word} and every package store (kept at this "
-    "budget). Marker shape and colour give the memory type — look for where a store writes a "
-    "tombstone or compound update when a fact changes. A magenta ring marks a memory that only "
-    f"one of the chosen store and the {opt_word} keeps. Hover a marker for the memory text."
+    f"One row per store: the chosen store, the {opt_word} and every package store. Marker shape "
+    "and colour give the memory type — look for where a store writes a tombstone or compound "
+    "update when a fact changes. A hollow crossed marker is a memory a package store wrote and "
+    "its recency cut dropped to fit this budget. A magenta ring marks a memory that only one of "
+    f"the chosen store and the {opt_word} keeps. Hover a marker for the memory text."
 )
 
 if not view.units:
@@ -404,5 +403,7 @@ render.chart(
 st.caption(
     "Links: experience → the candidates written from it → the units each candidate covers "
     "(coverage above 0) → the queries requiring each unit. Red links touch the focus unit; "
-    f"squares mark the store's memories, diamonds the {opt_word}'s."
+    "squares mark the store's memories"
+    + (", crossed squares those it wrote but cut to fit the budget" if any(gd.node_cut) else "")
+    + f", diamonds the {opt_word}'s."
 )

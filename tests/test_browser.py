@@ -626,7 +626,7 @@ def test_browser_back_after_removing_a_kind_chip_restores_the_linked_unit(stream
     open_view(page, streamlit_server, url_path(EVIDENCE), linked)
     assert focus_unit_text(page).startswith("u:hotel:current ")
     kinds = page.get_by_test_id("stMultiSelect").filter(has_text="Unit kinds")
-    kinds.get_by_role("button", name="Remove current", exact=True).click()
+    kinds.get_by_role("button", name="Remove current_truth", exact=True).click()
     settle(page)
     page.wait_for_timeout(500)
     assert "unit" not in query(page)  # the fallback focus is not a pick

@@ -29,7 +29,6 @@ from memaudit_core.explain import (
     view_for_key,
 )
 from memaudit_core.package import Package, load_package, parse_package
-from memaudit_ui.figures import KIND_SHORT_LABELS
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "sample_packages"
@@ -533,7 +532,12 @@ def test_timeline_counts_each_external_memory_once():
     pkg = sample("external-stores-demo")
     view = evidence_view(pkg, 24, store_id="mem0", heatmap_rows="kept")
     memories = {m.id for s in pkg.stores for m in s.memories}
-    kept_external = [r for r in view.heatmap.row_ids if r in memories]
+    # The kept view also shows what the store cut to fit the budget (QA s49): not kept.
+    kept_external = [
+        r
+        for r, cut in zip(view.heatmap.row_ids, view.heatmap.row_cut, strict=True)
+        if r in memories and not cut
+    ]
     assert len(kept_external) > 1
     assert view.timeline.message.startswith(f"{len(kept_external)} external memories ")
 
@@ -572,8 +576,11 @@ def test_evidence_page_draws_no_empty_heatmap():
 def test_heatmap_rows_when_nothing_is_kept():
     pkg = sample("veg-to-pescatarian")
     hm = evidence_view(pkg, 0, store_id="raw-logger", heatmap_rows="kept").heatmap
-    assert hm.row_ids == () and hm.z == ()
+    # Only what the store wrote and cut to fit budget 0: every memory it selects (QA s49).
+    (store,) = [s for s in pkg.stores if s.id == "raw-logger"]
+    assert hm.row_ids == store.select and all(hm.row_cut)
     assert "keeps a candidate" in hm.message
+    assert evidence_view(pkg, 0, writer="gvt", heatmap_rows="kept").heatmap.row_ids == ()
 
 
 def test_views_serialise():
@@ -648,9 +655,9 @@ def test_evidence_page_kind_filter_and_focus(stem):
     at = _page("pages/3_Evidence_explorer.py", f"sample:{stem}")
     _no_errors(at)
     kinds = at.multiselect(key="ev_kinds")
-    # Every kind is picked at first; the chips show the kinds' short names (QA s21d).
+    # Every kind is picked at first; the chips say the kinds as the tables do (QA s49).
     all_kinds = list(kinds.value)
-    assert list(kinds.options) == [KIND_SHORT_LABELS.get(k, k) for k in all_kinds]
+    assert list(kinds.options) == all_kinds
     assert set(all_kinds) == {u.kind for u in sample(stem).units}
     # Filter to one kind (invalidation when the package has it).
     kind = "invalidation" if "invalidation" in all_kinds else all_kinds[0]

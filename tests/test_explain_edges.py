@@ -53,11 +53,12 @@ def test_focus_candidates_are_ordered_by_coverage_then_cost_then_id():
 def test_timeline_shows_other_stores_as_kept_at_the_budget():
     """Store S selects e1:big (cost 2) and e2:small (cost 1); B = 2. Recency pruning (same
     time 5, then cheaper): e2:small kept (1), e1:big no longer fits (1 + 2 > 2). The timeline
-    row of S holds what S keeps at this budget: e2:small only."""
+    row of S holds what S keeps at this budget, e2:small, and e1:big marked as cut (QA s49)."""
     view = evidence_view(PKG, 2, writer="gvt")
     assert "Store S" in view.timeline.rows
-    row = sorted(p.candidate_id for p in view.timeline.points if p.row == "Store S")
-    assert row == ["e2:small"]
+    row = [p for p in view.timeline.points if p.row == "Store S"]
+    assert sorted(p.candidate_id for p in row if not p.cut) == ["e2:small"]
+    assert sorted(p.candidate_id for p in row if p.cut) == ["e1:big"]
 
 
 def test_default_focus_is_the_first_of_equally_large_losses():

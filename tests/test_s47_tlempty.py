@@ -85,9 +85,11 @@ def test_travel_note_names_the_empty_rows_and_why():
         if min(member_costs) > budget:
             empty += 1
             cheapest = min(member_costs)
+            # Its memories are drawn crossed out, as cut (QA s49): it kept none of them.
+            n = len(store["select"])
             assert (
-                f"{store['label']} wrote nothing (its cheapest memory costs {cheapest:g} words)"
-                in message
+                f"{store['label']} kept none of the {n} memor{'y' if n == 1 else 'ies'} it "
+                f"wrote (its cheapest memory costs {cheapest:g} words)" in message
             )
         else:
             assert f"{store['label']} wrote nothing" not in message
@@ -99,10 +101,12 @@ def test_veg_note_says_nothing_fits():
     raw = _raw("veg-to-pescatarian")
     cheapest = min(_costs(raw).values())
     assert cheapest > CASES["veg"][1]
+    assert raw["stores"]  # whose memories are all cut: drawn crossed out (QA s49)
     message = _view("veg").timeline.message
     assert message == (
         f"Nothing fits budget 1 word: the package's cheapest memory costs {cheapest:g} words, "
-        "so every store and the optimum wrote nothing and every row is empty."
+        "so every store and the optimum kept nothing; what the package's stores wrote is drawn "
+        "crossed out, as cut at this budget."
     )
 
 
