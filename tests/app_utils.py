@@ -23,14 +23,25 @@ def open_app(page: str = "app.py", timeout: float = 120, /, **query: str) -> App
     return at
 
 
-def open_linked(page: str, package: str, budget: str | None = None, /, **settings: str) -> AppTest:
-    """``page`` opened by a link naming ``package`` (and ``budget``) and the page's own
-    ``settings``: the app runs first with the package, then the settings join the link and
-    the page opens (a page reads its settings on its first visit). Asserts no exception."""
+def open_linked(
+    page: str,
+    package: str,
+    budget: str | None = None,
+    /,
+    *,
+    store: str | None = None,
+    **settings: str,
+) -> AppTest:
+    """``page`` opened by a link naming ``package`` (and ``budget`` and ``store``, shared
+    settings read on the first run) and the page's own ``settings``: the app runs first with
+    the package, then the settings join the link and the page opens (a page reads its settings
+    on its first visit). Asserts no exception."""
     at = AppTest.from_file(str(APP), default_timeout=120)
     at.query_params["package"] = package
     if budget is not None:
         at.query_params["budget"] = budget
+    if store is not None:
+        at.query_params["store"] = store
     at.run()
     for name, value in settings.items():
         at.query_params[name] = value

@@ -26,19 +26,8 @@ DEMO = "sample:external-stores-demo"
 
 
 def open_store(store: str, budget: str | None = None, **settings: str) -> AppTest:
-    """The External stores page opened by a link naming ``store`` (a shared setting, read on
-    the first run, as the package) and the page's ``settings`` (read on the page's first
-    visit): the pattern of :func:`app_utils.open_linked`."""
-    at = AppTest.from_file(str(APP), default_timeout=120)
-    at.query_params["package"] = DEMO
-    at.query_params["store"] = store
-    if budget is not None:
-        at.query_params["budget"] = budget
-    at.run()
-    for name, value in settings.items():
-        at.query_params[name] = value
-    at.switch_page(EXTERNAL).run()
-    assert not at.exception, [e.value for e in at.exception]
+    """The External stores page opened by a link naming ``store`` and the page's settings."""
+    at = open_linked(EXTERNAL, DEMO, budget, store=store, **settings)
     assert at.session_state["ma_store"] == store
     return at
 
