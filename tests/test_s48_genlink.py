@@ -202,6 +202,9 @@ def test_at_1024_the_preview_link_opens_with_every_label_whole(
         main.get_by_role("button", name="Open in the app").scroll_into_view_if_needed()
         assert main.get_by_role("heading", name="Preview · memaudit-small (seed 3)").count() == 1
         assert "Set the parameters and press" not in main.inner_text()
+        # A horizontal row lays its buttons out after a measuring pass: a CI run (s49) read
+        # one sized button right after the run ended. Wait for both, then measure.
+        page.wait_for_function(f"() => ({CUT_JS})()[1] === 2", timeout=30_000)
         n_labels, n_buttons, cut = page.evaluate(CUT_JS)
         assert (n_labels, n_buttons) == (8, 2)
         assert cut == []
