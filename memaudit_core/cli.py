@@ -19,6 +19,7 @@ import os
 import re
 import shlex
 import sys
+import textwrap
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -1451,7 +1452,7 @@ def _refuse_unused_writer_timeout(args: argparse.Namespace, writers: Sequence[st
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from .analysis import score
+    from .explain import compare_view
 
     external = args.external is not None or args.format is not None
     mode = "external" if external else "store" if args.writer is None and args.store else "writer"
@@ -1499,7 +1500,10 @@ def cmd_score(args: argparse.Namespace) -> int:
         )
     budget = pkg.default_budget() if args.budget is None else args.budget
     with _solve_progress("score", args.time_limit):
-        ev = score(
+        # The Compare view around the evaluation (one solve): its "why this score" paragraphs
+        # are the text's last section, as `show` prints them for a saved Compare view (the
+        # annotator read the tables but had to open the app for the words, s49).
+        view = compare_view(
             pkg,
             budget,
             writer=args.writer,
@@ -1507,6 +1511,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             solver=args.solver,
             time_limit=args.time_limit,
         )
+    ev = view.evaluation
     if ev.source_kind == "external" and not pkg.store(ev.store_id).select:
         result, human = _with_union(ev, pkg, args)
         _emit(result.to_dict(), args.json, human)
@@ -1526,9 +1531,16 @@ def cmd_score(args: argparse.Namespace) -> int:
     _emit(
         {**ev.to_dict(), "cost_unit": pkg.cost_unit},
         args.json,
-        _evaluation_human(ev, pkg.cost_unit),
+        _evaluation_human(ev, pkg.cost_unit) + _why_text(view.explanation),
     )
     return 0
+
+
+def _why_text(explanation: Sequence[str]) -> str:
+    """The "why this score" section of ``score``'s text: the Compare view's paragraphs."""
+    return "\n\nwhy this score\n" + "\n\n".join(
+        textwrap.fill(p, 100, break_long_words=False, break_on_hyphens=False) for p in explanation
+    )
 
 
 def _union_human(rep: Any, memory_unit: str | None = None) -> str:

@@ -474,9 +474,10 @@ def test_show_prints_the_summary_table_the_sweep_printed(capsys, tmp_path):
 )
 def test_show_prints_a_saved_solve_or_score_as_its_command_printed_it(capsys, tmp_path, argv):
     """Line for line, except what a saved result does not hold: the package file's name and
-    its cost unit (the budget and cost numbers stay), and the solve time."""
+    its cost unit (the budget and cost numbers stay), the solve time, and score's "why this
+    score" paragraphs (worded from the package's candidate types, s50)."""
     assert main(argv) == 0
-    printed = capsys.readouterr().out.splitlines()
+    printed = capsys.readouterr().out.split("\n\nwhy this score\n")[0].splitlines()
     saved_path = cli_file(capsys, tmp_path, "result.json", *argv)
     assert main(["show", str(saved_path)]) == 0
     shown = capsys.readouterr().out.splitlines()

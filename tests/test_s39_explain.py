@@ -149,13 +149,13 @@ def test_large_weights_rounding_is_not_a_missed_unit():
 def test_cli_score_lists_the_missed_units_at_the_package_scale(tmp_path):
     rc, out, err = run_cli("score", _write(tmp_path, TINY2), "--store", "s")
     assert rc == 0, err
-    table = out.split("units the store missed (by value lost)")[1]
+    table = out.split("units the store missed (by value lost)")[1].split("why this score")[0]
     rows = {line.split()[0] for line in table.splitlines()[3:] if line.strip()} - {"cov:"}
     assert rows == {"x", "y"}
 
     rc, out, err = run_cli("score", _write(tmp_path, BIG3), "--store", "s")
     assert rc == 0, err
-    table = out.split("units the store missed (by value lost)")[1]
+    table = out.split("units the store missed (by value lost)")[1].split("why this score")[0]
     rows = {line.split()[0] for line in table.splitlines()[3:] if line.strip()} - {"cov:"}
     assert rows == {"y"}
 
