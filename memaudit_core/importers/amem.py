@@ -22,9 +22,19 @@ would give links like ``'["D9:1"'``.
 
 ``links`` is the note's own field (links to other notes, or positional indices in the
 original A-mem) and stays in meta as exported; provenance links (``dia_id``, ``evidence``,
-``session_id`` ... in the note's ``metadata``, else in the note) give coverage and are kept in
-``meta["provenance_links"]`` (in ``meta["links"]``, as for other formats, when the note has no
-``links`` field).
+``session_id`` ...) give coverage and are kept in ``meta["provenance_links"]`` (in
+``meta["links"]``, as for other formats, when the note has no ``links`` field). They are read
+from the note's own keys and from its ``metadata`` object, both (QA s50: a ``metadata`` object
+hid the note's own ``dia_id``, and its ``unit_ids`` from the ``known-unit`` check); a link key
+given in both places with different links is refused (rule ``consistent-links``), as Mem0
+refuses a payload key that ``metadata`` contradicts: which one is right cannot be told, and
+their union would credit coverage neither place claims alone. A ``metadata`` that is text
+holding a JSON object (as A-Mem's Chroma retriever ``json.dumps`` a dict) is decoded; any other
+non-object ``metadata`` is warned of at its path, and gives no links.
+
+In a Chroma dump the note's text is ``documents[i]`` (what Chroma stores and searches); when
+``metadatas[i].content`` says otherwise a warning names both paths, since the cost is counted
+from ``documents[i]``.
 
 **Pickles are refused** (``.pkl`` / ``.pickle`` or a pickle header): unpickling runs code from
 the file. Convert the paper repo's cached pickles to JSON in a trusted environment first.
@@ -48,7 +58,9 @@ from ._common import (
     AMEM_STAMP,
     LINK_KEYS,
     Collector,
+    NotALink,
     Record,
+    _a_json_type,
     build_store,
     clean_meta,
     fail,
@@ -56,6 +68,7 @@ from ._common import (
     links_from,
     load_json_file,
     normalise_time,
+    split_refs,
     time_is_text,
     unit_refs_from,
     unusable,
@@ -75,6 +88,22 @@ NOTE_FIELDS = (
     "tags",
     "importance_score",
 )
+
+
+def metadata_object(value: Any) -> dict[str, Any] | None:
+    """The object a note's ``metadata`` text holds as JSON (A-Mem's Chroma retriever
+    ``json.dumps`` dict values); None when ``value`` is no such text.
+
+    >>> metadata_object('{"dia_id": "D1:1"}'), metadata_object("from LoCoMo")
+    ({'dia_id': 'D1:1'}, None)
+    """
+    if not (isinstance(value, str) and value.lstrip().startswith("{")):
+        return None
+    try:
+        decoded = json.loads(value, parse_float=json_float)
+    except (ValueError, RecursionError):  # kept as text, and warned of by the caller
+        return None
+    return decoded if isinstance(decoded, dict) else None
 
 
 def coerce_chroma_metadata(meta: dict[str, Any]) -> dict[str, Any]:
@@ -176,6 +205,49 @@ def _undecodable_links(meta: dict[str, Any], path: str, col: Collector) -> bool:
     return found
 
 
+def _link_sources(
+    note: dict[str, Any], fields_path: str, col: Collector, odd_metadata: list[str]
+) -> tuple[dict[str, Any], str | None, list[tuple[str, str | NotALink]]]:
+    """The provenance link keys of a note, read from its own keys and its ``metadata``
+    object alike: ``(link keys -> value, the JSON path they are all at or None, unit refs)``.
+
+    A key given in both places with different links is refused (rule ``consistent-links``);
+    a ``metadata`` that is not an object (nor JSON text of one) is added to ``odd_metadata``.
+    """
+    metadata = note.get("metadata")
+    meta_path = f"{fields_path}.metadata"
+    if isinstance(metadata, str) and (decoded := metadata_object(metadata)) is not None:
+        # Read for its links only, in a Chroma dump or a notes list copied from one: the
+        # metadata is not copied into the store, so what else it holds is not checked.
+        metadata = decoded
+    if metadata is not None and not isinstance(metadata, dict):
+        shown = f"{metadata!r:.60}" if isinstance(metadata, str) else _a_json_type(metadata)
+        odd_metadata.append(f"{meta_path}: {shown}")
+        metadata = None
+    places = [(fields_path, note)] + ([(meta_path, metadata)] if metadata else [])
+    merged: dict[str, Any] = {}
+    paths: set[str] = set()
+    for key in LINK_KEYS:
+        given = [(where, place[key]) for where, place in places if place.get(key) is not None]
+        if not given:
+            continue
+        (first_path, first), (last_path, last) = given[0], given[-1]
+        if first != last and set(split_refs(first)) != set(split_refs(last)):
+            col.add(
+                _child_path(last_path, key),
+                "consistent-links",
+                f"{key!r} is given both here and at {_child_path(first_path, key)} "
+                f"({first!r}), with other links: keep one, or give the same links in both "
+                "(which is right cannot be told, and their union would claim coverage that "
+                "neither place claims)",
+                last,
+            )
+        merged[key] = last
+        paths.update(where for where, _ in given)
+    unit_refs = [ref for where, place in places for ref in unit_refs_from(place, where)]
+    return merged, (paths.pop() if len(paths) == 1 else None), unit_refs
+
+
 def _note_record(
     note_id: Any,
     text: Any,
@@ -186,6 +258,7 @@ def _note_record(
     *,
     fields_path: str,
     col: Collector,
+    odd_metadata: list[str],
 ) -> tuple[Record, bool]:
     meta: dict[str, Any] = {"kind": "note"}
     for key in NOTE_FIELDS:
@@ -218,12 +291,8 @@ def _note_record(
                 "importance_score must be a finite number",
                 note["importance_score"],
             )
-    own_metadata = isinstance(note.get("metadata"), dict)
-    link_source = note["metadata"] if own_metadata else note
+    link_source, link_path, unit_refs = _link_sources(note, fields_path, col, odd_metadata)
     links = links_from(link_source)
-    unit_refs = unit_refs_from(
-        link_source, f"{fields_path}.metadata" if own_metadata else fields_path
-    )
     return (
         Record(
             id=note_id,
@@ -238,6 +307,7 @@ def _note_record(
             meta=meta,
             links=links,
             link_source=link_source,
+            link_path=link_path,
             unit_refs=unit_refs,
         ),
         t.naive,
@@ -284,6 +354,10 @@ def load_amem_store(
     col = Collector(source)
     records: list[Record] = []
     naive = False
+    odd_metadata: list[str] = []
+    #: Chroma notes whose document and metadata ``content`` differ (QA s50: the document's
+    #: text was costed without a word).
+    two_texts: list[str] = []
     if isinstance(doc, dict) and "ids" in doc and ("documents" in doc or "metadatas" in doc):
         version = "chroma-get"
         ids, docs, metas = doc.get("ids"), doc.get("documents"), doc.get("metadatas")
@@ -318,6 +392,9 @@ def load_amem_store(
                     json_type(meta),
                 )
                 continue
+            content = (meta or {}).get("content")
+            if isinstance(text, str) and isinstance(content, str) and text != content:
+                two_texts.append(f"$.documents[{i}] vs $.metadatas[{i}].content")
             note = coerce_chroma_metadata(meta or {})
             # Both checks run, so that one run lists every problem of the note.
             decoded_bad = _decoded_problems(meta or {}, note, f"$.metadatas[{i}]", col)
@@ -332,6 +409,7 @@ def load_amem_store(
                 f"$.ids[{i}]",
                 fields_path=f"$.metadatas[{i}]",
                 col=col,
+                odd_metadata=odd_metadata,
             )
             records.append(rec)
             naive |= was_naive
@@ -364,6 +442,7 @@ def load_amem_store(
                 f"{npath}.id",
                 fields_path=npath,
                 col=col,
+                odd_metadata=odd_metadata,
             )
             records.append(rec)
             naive |= was_naive
@@ -379,6 +458,24 @@ def load_amem_store(
     meta: dict[str, Any] = {"deleted": [], "note": "A-mem deletes are hard deletes: no tombstones"}
     if naive:
         meta["time_zone"] = "naive"
+    warnings: list[str] = []
+    if two_texts:
+        warnings.append(
+            f"{len(two_texts)} note(s) have a Chroma document that differs from their "
+            f"metadata's content: {'; '.join(two_texts[:5])}"
+            + (f"; ... {len(two_texts) - 5} more" if len(two_texts) > 5 else "")
+            + ". The text, and so the cost, is the document's (what Chroma stores and "
+            "searches), not the content's"
+        )
+    if odd_metadata:
+        warnings.append(
+            f"{len(odd_metadata)} note(s) have a 'metadata' that is neither an object nor "
+            f"the JSON text of one: {'; '.join(odd_metadata[:5])}"
+            + (f"; ... {len(odd_metadata) - 5} more" if len(odd_metadata) > 5 else "")
+            + ". No provenance links are read from it (the note's own keys still are)"
+        )
+    if warnings:
+        meta["warnings"] = warnings
     return build_store(
         records,
         collector=col,
