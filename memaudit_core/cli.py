@@ -34,6 +34,7 @@ from .errors import (
     ParamError,
     ResultError,
     SolverDisagreementError,
+    UnknownNameError,
     UsageError,
     cut_repr,
     id_text,
@@ -44,6 +45,7 @@ from .specs import parse_number_list, parse_params, parse_seeds
 from .versions import JSON_OUTPUT_VERSION
 
 if TYPE_CHECKING:
+    from .package import Package
     from .suites import PackageSource
 
 EXIT_USER_ERROR = 2
@@ -1493,6 +1495,8 @@ def cmd_score(args: argparse.Namespace) -> int:
         args.writer = get_writer(args.writer).name
     _refuse_unused_writer_timeout(args, [args.writer] if args.writer else [])
     pkg = _load(args.package, budgets=None if args.budget is None else [args.budget])
+    if args.store is not None:
+        _check_store_id(pkg, args.store)
     if args.salience_field is not None and not pkg.store(args.store).is_external:
         raise UsageError(
             f"score: --salience-field orders an external store's memories; store {args.store!r} "
@@ -1676,6 +1680,29 @@ def _export_head(summary: dict[str, Any]) -> str:
         f"{summary['cost_rule']}, {summary['superseded']} superseded kept, "
         f"{summary['deleted']} deleted not kept; coverage: {summary['coverage']}"
     )
+
+
+def _check_store_id(pkg: Package, store_id: str) -> None:
+    """Refuse a --store naming no store of ``pkg``; a file's name says what --store takes.
+
+    QA s50: a store saved as mystore.json and given as --store mystore.json got only
+    "unknown store 'mystore.json' ... (known: none)".
+    """
+    try:
+        pkg.store(store_id)
+    except UnknownNameError as exc:
+        try:
+            a_file = store_id.lower().endswith(".json") or Path(store_id).is_file()
+        except (OSError, ValueError):  # a name no file can have (a NUL, too long)
+            a_file = False
+        if not a_file:
+            raise
+        raise UnknownNameError(
+            f'{exc}; --store takes the id of a store in the package\'s "stores" array, not '
+            'a file: add the store object ({"id": ..., "select": [...]}) there (package '
+            "format: README.md), or score a memory-system export with --external FILE "
+            "--format FMT"
+        ) from None
 
 
 def _score_external(args: argparse.Namespace) -> int:
@@ -3329,6 +3356,23 @@ def _misplaced_hint(
     )
 
 
+#: sweep's list options given to score, and score's one-name option (QA s50: `score
+#: --writers gvt` got only "unrecognized arguments").
+_SCORE_SINGULAR = {"--writers": "--writer NAME", "--stores": "--store ID"}
+
+
+def _plural_option_hint(unknown: Sequence[str], command: str | None) -> str:
+    """What score takes instead of sweep's ``--writers`` / ``--stores``, or ''."""
+    if command != "score":
+        return ""
+    flags = dict.fromkeys(u.split("=", 1)[0] for u in unknown if u.startswith("--"))
+    return "".join(
+        f"; score scores one {flag[2:-1]}: use {_SCORE_SINGULAR[flag]} (sweep takes {flag})"
+        for flag in flags
+        if flag in _SCORE_SINGULAR
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``memaudit`` command; returns its exit status."""
     # First of all: a usage error or a Ctrl-C before parsing emits too, and must not list
@@ -3385,6 +3429,7 @@ def _main(argv: Sequence[str] | None) -> int:
         # printed `memaudit [-h] ... COMMAND`, which does not list solve's options).
         sub_parser = _subparsers(parser).get(getattr(args, "command", None), parser)
         hint = _misplaced_hint(raw, unknown, getattr(args, "command", None), sub_parser)
+        hint += _plural_option_hint(unknown, getattr(args, "command", None))
         sub_parser.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
     if not getattr(args, "command", None):
         parser.print_help(sys.stderr)

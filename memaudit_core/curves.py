@@ -89,7 +89,7 @@ from .solvers.timeshare import (
     shared_time,
 )
 from .versions import RESULT_VERSION
-from .writers import WRITERS, WriterFailure, all_writers, get_writer
+from .writers import WRITERS, WriterFailure, all_writers, get_writer, unknown_writer_error
 
 Progress = Callable[[int, int], None]
 
@@ -206,8 +206,7 @@ def resolve_methods(
                 # QA s39 (defect 11): the list named the reference writers only, though the
                 # bundled blind writers and registered plugins run here too; the list
                 # run_writer gives.
-                known = ", ".join(all_writers())
-                raise UnknownNameError(f"unknown writer {cut_repr(name)} (known: {known})")
+                raise unknown_writer_error(name, list(all_writers()))
             method = Method(f"writer:{name}", name, "writer", name)
         elif kind == "store":
             store = stores.get(name)

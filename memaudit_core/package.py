@@ -605,6 +605,26 @@ def looks_like_package(data: Any) -> bool:
     )
 
 
+#: The fields of a store object in a package's ``stores`` array (:class:`Store`).
+_STORE_FIELDS = frozenset({"id", "label", "system", "select", "memories", "meta"})
+
+
+def looks_like_store(data: Any) -> bool:
+    """Whether decoded JSON is one MemAudit store object (an item of a package's ``stores``
+    array: an ``id`` and ``select`` and/or ``memories``, nothing a store lacks). A hint for
+    messages, never used to read a file, as :func:`looks_like_package` is.
+
+    >>> looks_like_store({"id": "mine", "select": ["e1:fact"]}), looks_like_store({"id": "m1"})
+    (True, False)
+    """
+    return (
+        isinstance(data, dict)
+        and "id" in data
+        and bool({"select", "memories"} & data.keys())
+        and data.keys() <= _STORE_FIELDS
+    )
+
+
 def json_type(value: object) -> str:
     """The JSON name of a decoded value's type (for messages in plain words).
 

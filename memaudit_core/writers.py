@@ -46,7 +46,7 @@ import numbers
 import traceback
 import weakref
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,6 +60,7 @@ from .errors import (
     check_budget_list,
     check_names,
     check_type,
+    closest_name,
     cut_repr,
     id_text,
     writer_name_problem,
@@ -1827,9 +1828,29 @@ def get_writer(name: str) -> WriterInfo:
         if info is None:
             info = plugins.register_module_writer(name)  # load errors surface here
     if info is None:
-        known = ", ".join([*WRITERS, *PLUGIN_WRITERS])
-        raise UnknownNameError(f"unknown writer {cut_repr(name)} (known: {known})")
+        raise unknown_writer_error(name, [*WRITERS, *PLUGIN_WRITERS])
     return info
+
+
+def unknown_writer_error(name: str, known: Sequence[str]) -> UnknownNameError:
+    """The error for a writer name that is none of ``known``, with what was likely meant.
+
+    QA s50: ``GVT`` and ``my_writer.py`` got only the list of known names; a case or spelling
+    slip gets "did you mean", a file name how plugin writers are named.
+
+    >>> print(unknown_writer_error("GVT", ["gvt", "density"]))
+    unknown writer 'GVT' (known: gvt, density); did you mean 'gvt'?
+    """
+    text = f"unknown writer {cut_repr(name)} (known: {', '.join(known)})"
+    if name.endswith(".py") or "/" in name or "\\" in name:
+        module = name.replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".py") or "my_writer"
+        return UnknownNameError(
+            f"{text}; a plugin writer is named MODULE:FUNCTION, not by its file: e.g. "
+            f"{module}:cheapest_first for a function cheapest_first in {module}.py (the module "
+            "is found from the working folder or PYTHONPATH)"
+        )
+    near = closest_name(name, known, cutoff=0.6)
+    return UnknownNameError(f"{text}; did you mean {near!r}?" if near else text)
 
 
 def run_writer(

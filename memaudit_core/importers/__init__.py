@@ -27,7 +27,7 @@ from pathlib import Path, PurePosixPath
 
 from ..costs import cost_rule_for_unit, get_cost_rule
 from ..errors import PackageError, Problem, UnknownNameError, check_type, cut_repr
-from ..package import Package, Store, check_package, looks_like_package
+from ..package import Package, Store, check_package, looks_like_package, looks_like_store
 from ._common import FORMAT_HINTS, check_store_id, guess_format
 from .coverage import coverage_from_links, suggest_coverage, suggest_store_coverage
 
@@ -83,8 +83,9 @@ def load_external_store(
     PackageError
         The export cannot be read, or names a unit ``package`` lacks; every problem located by
         file, JSON path and rule. A file that looks like another format comes first with a
-        ``format-hint`` problem; a MemAudit package or a benchmark file (LoCoMo, LongMemEval:
-        a package source) gets that hint alone.
+        ``format-hint`` problem; a MemAudit package, a MemAudit store object (an item of a
+        package's ``stores``) or a benchmark file (LoCoMo, LongMemEval: a package source) gets
+        that hint alone.
 
     Examples
     --------
@@ -142,6 +143,19 @@ def load_external_store(
             # Only the hint: the importer's own problems read the package's keys as notes or
             # edges (QA s43 recheck: 13 lines of "$["id"]: each note must be an object").
             raise PackageError(exc.source, [hint]) from None
+        if looks == "store":
+            # QA s50: a store saved as its own file (one item of a package's "stores") read
+            # as Mem0 said only "needs a 'results' array"; stores live in their package.
+            hint = Problem(
+                "$",
+                "format-hint",
+                f"this is a MemAudit store object (an 'id' with 'select' and/or 'memories'), "
+                f'not an export of format {cut_repr(fmt)}: add it to the package\'s "stores" '
+                "array (package format: README.md) and score it by its id (memaudit score "
+                "PACKAGE --store ID; in the app: upload the package that holds it)",
+            )
+            # Only the hint, as for a package: the importers read its keys as notes or edges.
+            raise PackageError(exc.source, [hint]) from None
         if looks is None or looks == fmt or any(p.rule == "format-hint" for p in exc.problems):
             # The importer's own hint (Mem0's "these are history rows") says it already.
             raise
@@ -164,7 +178,8 @@ def guess_store_format(path: str | Path) -> str | None:
     OpenMemory backup's members, and OpenMemory JSON Lines, plain or gzip, whose first line is
     a backup row: ``id``, ``content``, ``state``), ``"letta"``, ``"amem"``, ``"zep"``,
     ``"mem0-history"`` (a SQLite history database), ``"locomo"`` or ``"longmemeval"``
-    (benchmark files, which are package sources), ``"package"`` (a MemAudit package) or None.
+    (benchmark files, which are package sources), ``"package"`` (a MemAudit package),
+    ``"store"`` (one store object of a package's ``stores`` array) or None.
 
     Examples
     --------
@@ -208,7 +223,9 @@ def guess_store_format(path: str | Path) -> str | None:
         # QA s40 defect 3: OpenMemory JSON Lines (memories.jsonl) got only "wrap the lines
         # in one array": its first line, an OpenMemory row (id, content, state), says it.
         return "mem0" if looks_like_rows(raw[:_SNIFF_BYTES].decode("utf-8", "replace")) else None
-    return "package" if looks_like_package(data) else guess_format(data)
+    if looks_like_package(data):
+        return "package"
+    return "store" if looks_like_store(data) else guess_format(data)
 
 
 def import_package(
