@@ -9,10 +9,10 @@ An external memory counts in the union package only through its coverage row. Tw
   estimate* of what a memory written from them can cover, labelled as such per memory
   (``meta["coverage_source"] == "experience-links"``) and in ``store.meta["coverage"]``.
   Unit links a memory inherits from its container (a Zep edge from its episode's metadata)
-  are an upper estimate too: ``"episode-unit-links"``. A link to a turn of a LoCoMo-built
-  package that is no unit (a real turn no question cites: :func:`turn_link`) is exact too:
-  that turn covers nothing, so the memory's row is empty (``"turn-links"``), and it is
-  neither a typo nor a memory that needs annotation.
+  are an upper estimate too: ``"episode-unit-links"``. A link to a turn of a LoCoMo- or
+  LongMemEval-built package that is no unit (a real turn no question cites:
+  :func:`turn_link`) is exact too: that turn covers nothing, so the memory's row is empty
+  (``"turn-links"``), and it is neither a typo nor a memory that needs annotation.
 - **Lexical suggestions** (:func:`suggest_coverage`), never counted: token overlap between
   the memory text and each unit's text (or the texts of the candidates that cover it). They
   are returned separately for an annotator to confirm; importers never write them into
@@ -35,7 +35,7 @@ Examples
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from ..package import Package, Store
 
@@ -83,6 +83,8 @@ def coverage_from_links(links: Iterable[str], package: Package) -> tuple[dict[st
     source : {'unit-links', 'turn-links', 'experience-links', 'none'}
         Unit links win; then links to package turns that are no unit (exact, covering
         nothing: QA s39 defect 4); experience links are used only when no link names either.
+        A turn of an experience whose evidence is one session-level unit (``meta.level ==
+        "session"``) counts as a link to that experience.
 
     Examples
     --------
@@ -96,10 +98,16 @@ def coverage_from_links(links: Iterable[str], package: Package) -> tuple[dict[st
     hit_units = [u for u in (unit_link(ref, unit_ids) for ref in links) if u is not None]
     if hit_units:
         return {u: 1.0 for u in dict.fromkeys(hit_units)}, "unit-links"
-    if any(turn_link(ref, package) for ref in links):
+    turns = [t for t in (_named_turn(ref, package) for ref in links) if t is not None]
+    # A turn of a session whose evidence the package labels only as a whole (LongMemEval's
+    # <session>_session unit, when no turn is flagged has_answer) may state that evidence:
+    # read as a link to its session, an upper estimate, never as exactly nothing.
+    whole = {u.meta.get("session") for u in package.units if u.meta.get("level") == "session"}
+    turn_exps = {exp for exp, _plain in turns if exp in whole}
+    if turns and not turn_exps:
         return {}, "turn-links"
     exp_ids = {e.id for e in package.experiences}
-    hit_exps = set(ref for ref in links if ref in exp_ids)
+    hit_exps = set(ref for ref in links if ref in exp_ids) | turn_exps
     if not hit_exps:
         return {}, "none"
     coverage: dict[str, float] = {}
@@ -170,15 +178,51 @@ def unit_link(ref: str, unit_ids: set[str]) -> str | None:
     return None
 
 
-def turn_link(ref: str, package: Package) -> str | None:
-    """The LoCoMo turn ``ref`` names in a LoCoMo-built package, when that turn is no unit.
+#: ``package.meta["turn_ids"]``: how an importer names the turns of its package's
+#: experiences, so that a link to a turn that is no unit (no question cites it) is told from
+#: a typo. Each scheme reads a name as ``(experience id, turn number, canonical turn id)``;
+#: turns are numbered from 1 within each experience, up to its ``meta.turns``.
+LOCOMO_TURNS = "D<session>:<turn>"
+LONGMEMEVAL_TURNS = "<experience>_<turn>"
+_LME_TURN = re.compile(r"^(.+)_([1-9][0-9]*)$")
 
-    QA s39 defect 4: a Mem0 memory linked to ``D1:2``, a real turn of session_1 that no
-    question cites (so no unit), was warned about as a typo and left "needs annotation". The
-    package keeps only each session's turn count (``experiences[].meta.turns``, the turns
-    with text), and LoCoMo numbers turns ``D<session>:<k>`` from 1 within each session: so
-    ``D<n>:<k>`` names a turn when ``session_<n>`` is an experience and ``1 <= k <= turns``.
-    Such a turn covers nothing (exactly). Anything else stays unresolved.
+
+def _locomo_turn(ref: str) -> tuple[str, int, str] | None:
+    m = DIA_ID.match(ref)
+    if not m:
+        return None
+    session, turn = int(m.group(1)), int(m.group(2))
+    return f"session_{session}", turn, f"D{session}:{turn}"
+
+
+def _longmemeval_turn(ref: str) -> tuple[str, int, str] | None:
+    # The turn number has no underscore, so the last one splits it from the session id
+    # (itself often holding underscores: answer_4be1b6b4_2_3). No leading zeros, as in the
+    # unit ids: read as turn 1, ``s_01`` would cover nothing though unit ``s_1`` may be it.
+    m = _LME_TURN.match(ref)
+    return (m.group(1), int(m.group(2)), ref) if m else None
+
+
+TURN_ID_SCHEMES: dict[str, Callable[[str], tuple[str, int, str] | None]] = {
+    LOCOMO_TURNS: _locomo_turn,
+    LONGMEMEVAL_TURNS: _longmemeval_turn,
+}
+
+
+def turn_link(ref: str, package: Package) -> str | None:
+    """The turn ``ref`` names in ``package``, when that turn is no unit.
+
+    QA s39 defect 4 (LoCoMo) and s50 (LongMemEval): a Mem0 memory linked to a real turn that
+    no question cites (so no unit) was warned about as a typo and left "needs annotation",
+    and refused under ``unit_ids``. The importer records its naming scheme in
+    ``meta["turn_ids"]`` (:data:`TURN_ID_SCHEMES`) and each experience's turn count in
+    ``experiences[].meta.turns``: LoCoMo's ``D<n>:<k>`` is turn k of ``session_<n>``, and
+    LongMemEval's ``<session_id>_<k>`` turn k of that session (the unit ids' own form), with
+    ``1 <= k <= turns``. Such a turn covers nothing (exactly), unless its session's evidence
+    is one session-level unit (:func:`coverage_from_links`). LoCoMo packages imported before
+    the record are read as LoCoMo's; any other package without it names no turns. A name
+    that is also an experience id keeps meaning the experience. Anything else stays
+    unresolved.
 
     >>> from memaudit_core.package import parse_package
     >>> pkg = parse_package({"memaudit": 1, "id": "p", "meta": {"source_format": "locomo"},
@@ -189,18 +233,27 @@ def turn_link(ref: str, package: Package) -> str | None:
     >>> turn_link("D1:02", pkg), turn_link("D1:3", pkg), turn_link("D2:1", pkg)
     ('D1:2', None, None)
     """
-    if package.meta.get("source_format") != "locomo":
+    named = _named_turn(ref, package)
+    return named[1] if named is not None else None
+
+
+def _named_turn(ref: str, package: Package) -> tuple[str, str] | None:
+    """``(experience id, canonical turn id)`` of the turn :func:`turn_link` finds, or None."""
+    scheme = package.meta.get("turn_ids")
+    if scheme is None and package.meta.get("source_format") == "locomo":
+        scheme = LOCOMO_TURNS
+    parse = TURN_ID_SCHEMES.get(scheme) if isinstance(scheme, str) else None
+    named = parse(ref) if parse is not None else None
+    if named is None:
         return None
-    m = DIA_ID.match(ref)
-    if not m:
-        return None
-    session, turn = int(m.group(1)), int(m.group(2))
-    exp = next((e for e in package.experiences if e.id == f"session_{session}"), None)
+    exp_id, turn, plain = named
+    exp = next((e for e in package.experiences if e.id == exp_id), None)
     turns = exp.meta.get("turns") if exp is not None else None
     if not isinstance(turns, int) or isinstance(turns, bool) or not 1 <= turn <= turns:
         return None
-    plain = f"D{session}:{turn}"
-    return None if plain in {u.id for u in package.units} else plain
+    if plain in {u.id for u in package.units} or ref in {e.id for e in package.experiences}:
+        return None
+    return exp_id, plain
 
 
 def _reference_texts(package: Package) -> dict[str, list[str]]:
@@ -287,6 +340,9 @@ def suggest_store_coverage(
 
 __all__ = [
     "DEFAULT_THRESHOLD",
+    "LOCOMO_TURNS",
+    "LONGMEMEVAL_TURNS",
+    "TURN_ID_SCHEMES",
     "coverage_from_links",
     "link_resolves",
     "suggest_coverage",

@@ -105,7 +105,7 @@ from ._common import (
     unspaced_note,
 )
 from ._zip import ZipReader
-from .coverage import DIA_ID
+from .coverage import DIA_ID, LOCOMO_TURNS
 
 CATEGORY_LABELS = {
     1: "multi-hop",
@@ -828,6 +828,8 @@ def import_locomo(
             "source_file": path.name,
             "instance": sid,
             "instances": ids,
+            # How links name the turns no question cites (experiences[].meta.turns each).
+            "turn_ids": LOCOMO_TURNS,
             "cost_rule": rule.name,
             "category_labels": {str(k): v for k, v in CATEGORY_LABELS.items()},
             "summary_coverage": SUMMARY_COVERAGE,

@@ -21,9 +21,13 @@ Mapping:
   (``"2023/05/30 (Tue) 23:40"``; the oracle file is not sorted), ``time`` = rank. A repeated
   session id stays with its first copy in file order (the session ``answer_session_ids``
   means); a later copy becomes ``<id>#2`` (``#3``...), with a warning naming its path. Text =
-  ``"role: content"`` lines. A turn with empty content is left out of that text (its role
-  label would cost a word), with a warning; an empty evidence turn is refused
-  (``non-empty-text``), as the store importers refuse empty memory texts.
+  ``"role: content"`` lines; ``meta.turns`` counts all the session's turns, and
+  ``meta["turn_ids"]`` of the package records that ``<session_id>_<k>`` (k from 1, as the
+  unit ids) names turn k, so that a store's link to a turn no question cites is exact and
+  covers nothing (:func:`~memaudit_core.importers.coverage.turn_link`), not a typo. A turn
+  with empty content is left out of that text (its role label would cost a word), with a
+  warning; an empty evidence turn is refused (``non-empty-text``), as the store importers
+  refuse empty memory texts.
 - units: turns with ``has_answer: true`` (a missing flag is false, a non-boolean one refused;
   a flagged turn in a session that a non-empty ``answer_session_ids`` does not list is refused,
   rule ``answer-session``: LongMemEval strips the flag from filler sessions), id
@@ -80,6 +84,7 @@ from ._common import (
     read_bytes,
     unspaced_note,
 )
+from .coverage import LONGMEMEVAL_TURNS
 
 STALE_WEIGHT = 0.25
 #: The turn roles LongMemEval writes; another role is kept as written, with a warning.
@@ -875,6 +880,9 @@ def import_longmemeval(
             "question_type": qtype,
             "abstention": abstention,
             "stale_weight": STALE_WEIGHT,
+            # How links name the turns that are no unit, <session_id>_<k> with k up to
+            # experiences[].meta.turns (importer QA s50: a link to one was called a typo).
+            "turn_ids": LONGMEMEVAL_TURNS,
             "cost_rule": rule.name,
             "warnings": warnings,
         },
