@@ -1804,6 +1804,16 @@ _opt_running: dict[tuple, tuple[tuple[int, int], threading.Event]] = {}
 _opt_lock = threading.Lock()
 
 
+def clear_caches() -> None:
+    """Forget compiled instances and optima shared by content hash or fingerprint, which name
+    a saturation but not its h (a saturation replaced with
+    :func:`~memaudit_core.saturations.register_saturation`'s ``replace=True``)."""
+    with _cache_lock:
+        _cache.clear()
+    with _opt_lock:
+        _opt_cache.clear()
+
+
 def _pool_name(pool: str) -> str:
     if pool in ABLATIONS:
         return ABLATIONS[pool]

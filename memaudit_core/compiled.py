@@ -36,7 +36,12 @@ from .package import (
     Store,
     store_as_kept,
 )
-from .saturations import BUILTIN_SATURATIONS, check_saturation_on_package, get_saturation
+from .saturations import (
+    BUILTIN_SATURATIONS,
+    check_saturation_on_package,
+    get_saturation,
+    note_compiled,
+)
 from .shortrepr import brief, cost_budget_text, count, num, ratio_text_exp, short_repr
 
 SparseT = TypeVar("SparseT", sp.csr_array, sp.csc_array)
@@ -307,6 +312,8 @@ class CompiledInstance:
         # edit of its coverage gave later loads of the unchanged file a wrong, "certified"
         # optimum (library QA). The sparse matrix's arrays are read-only like the others.
         _freeze_sparse(self.coverage)
+        # Its cached values hold this h: replacing the saturation waits until it is gone.
+        note_compiled(self, self.saturation)
 
     def __setstate__(self, state: dict[str, object]) -> None:
         # Unpickled (every spawn worker) or deep-copied arrays come back writeable; an edit

@@ -181,6 +181,13 @@ _eval_cache: OrderedDict[tuple, StoreEvaluation] = OrderedDict()
 _eval_lock = threading.Lock()
 
 
+def clear_caches() -> None:
+    """Forget shared store evaluations (keyed on a content hash, which names a saturation but
+    not its h: :func:`~memaudit_core.saturations.register_saturation` with ``replace=True``)."""
+    with _eval_lock:
+        _eval_cache.clear()
+
+
 def _evaluation(
     package: Package,
     budget: float,

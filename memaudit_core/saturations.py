@@ -19,8 +19,11 @@ their OPT assumes h concave (:func:`assumed_saturation_note`).
 
 from __future__ import annotations
 
+import gc
 import math
 import numbers
+import types
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NoReturn
@@ -111,9 +114,12 @@ for _sat in _BUILTIN:
     dict.__setitem__(SATURATIONS, _sat.name, _sat)
 #: The product's own saturations (never replaced or removed).
 BUILTIN_SATURATIONS: tuple[str, ...] = tuple(s.name for s in _BUILTIN)
-#: Saturations unregistered in this process: their names may come back with the same record
-#: only, since optima cached for packages naming them were computed with that h.
+#: Saturations unregistered in this process: their names may come back with the same
+#: functions, or others with replace=True, since optima cached for packages naming them were
+#: computed with that h.
 _RETIRED: dict[str, Saturation] = {}
+#: The compiled instances alive under each registered saturation's name (see note_compiled).
+_COMPILED: dict[str, weakref.WeakSet] = {}
 #: How far from 0 each registered saturation's h has been checked.
 _CHECKED_UP_TO: dict[str, float] = {}
 
@@ -179,18 +185,7 @@ def check_saturation(
     if extra is not None and extra.size:
         points = extra[(extra >= 0.0) & (extra <= upper)]
         z = np.unique(np.concatenate([z, points]))
-    try:
-        with np.errstate(all="ignore"):  # an overflow is reported below, as the rule broken
-            hz = np.asarray(sat.h(z.copy()), dtype=np.float64)
-    except Exception as exc:  # a user's function: any failure is a refusal, not a traceback
-        raise _refuse(sat, "vectorised", f"h(array) raised {type(exc).__name__}: {exc}") from None
-    if hz.shape != z.shape:
-        raise _refuse(
-            sat,
-            "vectorised",
-            f"h must map an array of z to an array of the same shape, got shape {hz.shape} "
-            f"for {z.shape}",
-        )
+    hz = _vector_values(sat, z)
     bad = np.flatnonzero(~np.isfinite(hz))
     if bad.size:
         i = bad[0]
@@ -257,11 +252,83 @@ def check_saturation(
     sample = np.zeros(z.size, dtype=bool)
     sample[:: max(1, z.size // 300)] = True
     ks = np.flatnonzero(sample | at_points)
+    _check_forms(sat, z[sample], hz[sample])
     got = _scalar_values(sat, z[ks].tolist(), hz[ks], at_points[ks])
     bad = np.flatnonzero(~np.isfinite(got) | (np.abs(got - hz[ks]) > CHECK_TOL * scale[ks]))
     if bad.size:
         i = int(bad[0])
         _refuse_scalar(sat, float(z[ks[i]]), float(got[i]), float(hz[ks[i]]), at_points[ks[i]])
+
+
+#: What every engine needs of h: the forms it is called in (QA s50: a per-element loop, an h
+#: returning a list and one changing its argument in place all passed registration, then
+#: crashed every solve on a 2-D array, a difference of two results or a read-only slice).
+VECTORISED_RULE = (
+    "h must accept a read-only 1-D or 2-D float array and return a float array of its shape, "
+    "the same values row by row (vectorised, not changing its input)"
+)
+
+
+def _vector_call(sat: Saturation, z: np.ndarray, form: str) -> np.ndarray:
+    """``sat.h(z)``, or the refusal naming the form of z that it failed on."""
+    try:
+        with np.errstate(all="ignore"):  # an overflow is reported later, as the rule broken
+            hz = sat.h(z)
+    except Exception as exc:  # a user's function: any failure is a refusal, not a traceback
+        # ``z *= 2`` on a read-only array says only "output array is read-only".
+        hint = " (h writes into its argument)" if "read-only" in str(exc) else ""
+        raise _refuse(
+            sat,
+            "vectorised",
+            f"{VECTORISED_RULE}; h({form}) raised {type(exc).__name__}: {exc}{hint}",
+        ) from None
+    if not (
+        isinstance(hz, np.ndarray) and hz.shape == z.shape and np.issubdtype(hz.dtype, np.floating)
+    ):
+        got = (
+            f"a {hz.dtype} array of shape {hz.shape}"
+            if isinstance(hz, np.ndarray)
+            else f"{type(hz).__name__} {cut_repr(hz)}"
+        )
+        raise _refuse(sat, "vectorised", f"{VECTORISED_RULE}; h({form}) returned {got}")
+    return hz.astype(np.float64, copy=False)
+
+
+def _vector_values(sat: Saturation, z: np.ndarray) -> np.ndarray:
+    """h on all of ``z``, read-only as the engines' coverage slices are."""
+    frozen = z.copy()
+    frozen.setflags(write=False)
+    return _vector_call(sat, frozen, f"read-only 1-D array of {z.size} values")
+
+
+def _check_forms(sat: Saturation, z: np.ndarray, hz: np.ndarray) -> None:
+    """h in the other forms the engines call it in, at the points ``z`` where it gave ``hz``:
+    a read-only 2-D array (enumeration's stores by units) whose rows must give the 1-D
+    values, and a writable array, which h must leave as it was (running coverage sums)."""
+    rows = z[: z.size - z.size % 3].reshape(3, -1)
+    rows.setflags(write=False)
+    h2 = _vector_call(sat, rows, f"read-only 2-D array of shape {rows.shape}")
+    want = hz[: rows.size].reshape(rows.shape)
+    tol = CHECK_TOL * np.maximum(1.0, np.abs(want))
+    bad = np.argwhere(~(np.abs(h2 - want) <= tol))
+    if bad.size:
+        i, j = bad[0]
+        raise _refuse(
+            sat,
+            "vectorised",
+            f"{VECTORISED_RULE}; at z = {_num(rows[i, j])} h gives {_num(h2[i, j])} in row {i} "
+            f"of a 2-D array and {_num(want[i, j])} in a 1-D array",
+        )
+    mine = z.copy()
+    _vector_call(sat, mine, f"writable 1-D array of {z.size} values")
+    if not np.array_equal(mine, z):
+        k = int(np.flatnonzero(mine != z)[0])
+        raise _refuse(
+            sat,
+            "vectorised",
+            f"{VECTORISED_RULE}; h changed its argument in place (z = {_num(z[k])} became "
+            f"{_num(mine[k])})",
+        )
 
 
 def _refuse_scalar(sat: Saturation, z: float, one: object, h: float, reached: bool) -> NoReturn:
@@ -346,13 +413,23 @@ def _check_record(sat: object) -> Saturation:
     return sat
 
 
-def register_saturation(saturation: Saturation) -> Saturation:
+def register_saturation(saturation: Saturation, *, replace: bool = False) -> Saturation:
     """Add ``saturation`` to :data:`SATURATIONS`, so that packages may name it in
     ``objective.saturation``, after checking it (:func:`check_saturation` on
     [0, :data:`CHECK_RANGE`]): h(0) = 0, h nondecreasing and concave, which make F monotone and
-    submodular, the property every exact engine's bound relies on. A name already taken, or
-    not a non-empty string without commas, is refused too; each refusal is a
-    :class:`~memaudit_core.errors.SaturationError` naming the saturation and the rule.
+    submodular, the property every exact engine's bound relies on, and h vectorised (a
+    read-only 1-D or 2-D array in, a float array of its shape out, its input unchanged). A name
+    that is not a non-empty string without commas, or a built-in one, is refused too; each
+    refusal is a :class:`~memaudit_core.errors.SaturationError` naming the saturation and the
+    rule.
+
+    Registering the same functions again under a name (a notebook cell run twice, before or
+    after :func:`unregister_saturation`) is accepted: same code, constants, defaults and the
+    globals they read, same cap and description. Different functions under a name registered
+    earlier in this process are refused unless ``replace=True``, which forgets the optima,
+    compiled instances and scores cached under the name (they were computed with the old h);
+    it is refused while an instance compiled with the old h is still referenced, since its
+    cached values would mix the two.
 
     These checks are numeric, at sample points only: concavity of an arbitrary function
     cannot be proven from samples, and a convex dent between them passes (QA s46). A package
@@ -371,6 +448,7 @@ def register_saturation(saturation: Saturation) -> Saturation:
     >>> sat = register_saturation(Saturation("doc_log2", h, h1, "h(z) = ln(1 + 2z)", math.inf))
     >>> "doc_log2" in SATURATIONS
     True
+    >>> sat = register_saturation(Saturation("doc_log2", h, h1, "h(z) = ln(1 + 2z)", math.inf))
     >>> unregister_saturation("doc_log2")
     >>> try:
     ...     register_saturation(Saturation("cap1", h, h1, "mine", math.inf))
@@ -381,26 +459,133 @@ def register_saturation(saturation: Saturation) -> Saturation:
     sat = _check_record(saturation)
     if sat.name in BUILTIN_SATURATIONS:
         raise _refuse(sat, "saturation-name-taken", "the name is a built-in saturation's")
-    if dict.__contains__(SATURATIONS, sat.name):
-        raise _refuse(
-            sat,
-            "saturation-name-taken",
-            "a saturation of that name is already registered (unregister_saturation(name) "
-            "removes it)",
+    registered = dict.get(SATURATIONS, sat.name)
+    earlier = registered if registered is not None else _RETIRED.get(sat.name)
+    changed = earlier is not None and not same_saturation(earlier, sat)
+    if changed and not replace:
+        # QA s50: the advice was unregister_saturation(name), after which the same cell was
+        # refused again (a retired name came back with identical functions only).
+        where = (
+            "a saturation of that name is already registered with other functions"
+            if registered is not None
+            else "the name was registered for other functions earlier in this process"
         )
-    retired = _RETIRED.get(sat.name)
-    if retired is not None and retired != sat:
         raise _refuse(
             sat,
             "saturation-name-taken",
-            "the name was registered for another h earlier in this process, and optima "
-            "computed with that h may be cached under it: choose a new name",
+            f"{where}: pass replace=True to replace them (optima cached under the name are "
+            "then forgotten), or choose a new name",
         )
     check_saturation(sat, CHECK_RANGE)
+    if changed:
+        _forget_cached(sat.name)
     _RETIRED.pop(sat.name, None)
     dict.__setitem__(SATURATIONS, sat.name, sat)
     _CHECKED_UP_TO[sat.name] = CHECK_RANGE
     return sat
+
+
+def _forget_cached(name: str) -> None:
+    """Drop what was computed with the h registered as ``name`` before: the shared caches
+    (compiled instances, optima, scores, plugin runs), which are keyed on the saturation's
+    name only; an instance still referenced elsewhere refuses the replacement."""
+    from . import analysis, explain, plugins, writers
+    from .solvers import bnb, orbits
+
+    analysis.clear_caches()
+    explain.clear_caches()
+    plugins.clear_cache()
+    # Keyed weakly on an instance, but their values hold it (a branch-and-bound model's
+    # inst): an instance only these know would never go.
+    for per_inst in (bnb._BASE_CACHE, writers._PREP, orbits._class_cache):
+        for inst in list(per_inst.keys()):
+            if inst.saturation == name:
+                per_inst.pop(inst, None)
+    gc.collect()  # instances in reference cycles (views of views) go now, not later
+    alive = len(_COMPILED.get(name, ()))
+    if alive:
+        raise SaturationError(
+            f"saturation {name!r} refused: {alive} compiled instance(s) made with the h "
+            "registered under that name before are still referenced, and their cached values "
+            "would mix the two: delete them (del inst) before replacing it, or choose a new "
+            "name [rule: saturation-name-taken]"
+        )
+
+
+def note_compiled(inst: object, name: str) -> None:
+    """Remember that ``inst`` was built with the h now registered as ``name``, for as long
+    as it lives (:func:`register_saturation` with ``replace=True`` refuses while it does)."""
+    if name not in BUILTIN_SATURATIONS:
+        _COMPILED.setdefault(name, weakref.WeakSet()).add(inst)
+
+
+def _same_value(a: object, b: object, depth: int) -> bool:
+    if a is b:
+        return True
+    if isinstance(a, types.FunctionType) and isinstance(b, types.FunctionType):
+        return depth > 0 and _same_function(a, b, depth - 1)
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, int | float | complex | str | bytes | bool | type(None)):
+        return a == b or (a != a and b != b)  # NaN constants are equal too
+    if isinstance(a, tuple | list):
+        return len(a) == len(b) and all(_same_value(x, y, depth) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same_value(a[k], b[k], depth) for k in a)
+    if isinstance(a, np.ndarray):
+        return a.dtype == b.dtype and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
+    return False
+
+
+def _global_names(code: types.CodeType) -> set[str]:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _global_names(const)
+    return names
+
+
+def _same_function(f: object, g: object, depth: int = 3) -> bool:
+    """Whether ``f`` and ``g`` compute the same thing: the same object, or Python functions
+    with equal code whose defaults, closure cells and the globals their code names hold the
+    same values (a notebook cell run again defines new but identical functions)."""
+    if f is g:
+        return True
+    if not (isinstance(f, types.FunctionType) and isinstance(g, types.FunctionType)):
+        return False
+    if f.__code__ != g.__code__:
+        return False
+    if not _same_value(f.__defaults__, g.__defaults__, depth):
+        return False
+    if not _same_value(f.__kwdefaults__, g.__kwdefaults__, depth):
+        return False
+    cells_f, cells_g = f.__closure__ or (), g.__closure__ or ()
+    try:
+        if not _same_value(
+            tuple(c.cell_contents for c in cells_f), tuple(c.cell_contents for c in cells_g), depth
+        ):
+            return False
+    except ValueError:  # an empty cell
+        return False
+    missing = object()
+    for name in _global_names(f.__code__):
+        a = f.__globals__.get(name, missing)
+        b = g.__globals__.get(name, missing)
+        if not _same_value(a, b, depth):
+            return False
+    return True
+
+
+def same_saturation(a: Saturation, b: Saturation) -> bool:
+    """Whether registering ``b`` where ``a`` was registered changes nothing a result could
+    depend on (:func:`_same_function` on both forms, equal cap and description)."""
+    return (
+        a.name == b.name
+        and _same_value(a.cap, b.cap, 0)
+        and a.description == b.description
+        and _same_function(a.h, b.h)
+        and _same_function(a.h_scalar, b.h_scalar)
+    )
 
 
 def unregister_saturation(name: str) -> None:
@@ -523,7 +708,9 @@ __all__ = [
     "check_saturation_range",
     "get_saturation",
     "install_saturations",
+    "note_compiled",
     "register_saturation",
+    "same_saturation",
     "registered_saturations",
     "unregister_saturation",
 ]

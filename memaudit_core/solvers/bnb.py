@@ -270,7 +270,10 @@ def _build_model(inst: CompiledInstance, b_eff: float, order: str) -> _Model:
         # Groups with the most valuable, cost-efficient items first: the subtrees that hold
         # good stores are searched early and the cheap tails are pruned by the bound.
         def score(it):
-            v = sum(w[r] * float(h(a)) for r, a in it[2].items())
+            # h on an array, the form registration checks (QA s50: h(float) broke a
+            # per-element h that every other engine could run).
+            hz = h(np.fromiter(it[2].values(), dtype=np.float64, count=len(it[2])))
+            v = sum(w[r] * float(x) for r, x in zip(it[2], hz, strict=True))
             return v / it[1] if order == "ratio" else v * v / it[1]
 
         with np.errstate(over="ignore", divide="ignore"):  # a 5e-324 cost: density inf
