@@ -101,7 +101,8 @@ class WriterInfo:
         ``"blind"`` for plugin writers that see only the blind view.
     fn : callable
         ``fn(inst, budget) -> tuple[int, ...]`` of selected candidate positions (reference
-        writers); for plugins a callable run through :func:`run_writer`.
+        writers); for plugins a callable run through :func:`run_writer`. A registered
+        writer's ``inst`` and ``budget`` are the package's own (see :func:`register_writer`).
     source : str
         ``"reference"``, ``"bundled example"``, ``"entry point (<dist>)"`` or
         ``"--writer-module <spec>"``.
@@ -1530,6 +1531,14 @@ def register_writer(info: WriterInfo, *, replace: bool = False) -> WriterInfo:
     registered here that raises or returns something other than distinct positions fails
     with a :class:`~memaudit_core.errors.WriterError`, which sweeps list under ``errors``.
 
+    ``fn`` receives the package's own compiled instance (``compile_package(package)``: weights
+    and costs as the package gives them) and the budget asked for, in the package's cost unit,
+    wherever it runs (:func:`run_writer`, :func:`run_writers`, ``score``, sweeps, the app, the
+    CLI), exactly what the same function gets as a ``MODULE:FUNCTION`` oracle plugin, so it
+    writes the same store either way. The reference writers alone choose on the engines'
+    power-of-two rescaled view when weights or costs fall outside 2^-10..2^30 (QA s50: a
+    registered writer's threshold of 1e-3 on covered weight met weights multiplied by 2048).
+
     Examples
     --------
     >>> from memaudit_core.errors import MemAuditError
@@ -1609,24 +1618,39 @@ def unregister_writer(name: str) -> None:
         raise UnknownNameError(f"no writer {cut_repr(name)} is registered")
 
 
-def _reference_selection(
-    info: WriterInfo, view: CompiledInstance, budget: float
-) -> tuple[int, ...]:
-    """``info.fn(view, budget)`` as sorted distinct positions, or a :class:`WriterError`.
+def _is_builtin(info: WriterInfo) -> bool:
+    """``info`` is the product's own writer under its own name (not a user's replacement)."""
+    return dict.get(WRITERS, info.name) is BUILTIN_WRITERS.get(info.name, False)
 
-    The product's own writers are trusted (their exceptions are bugs and propagate); a writer
-    a user registered gets its failures reported like a plugin's.
+
+def _reference_selection(
+    info: WriterInfo,
+    inst: CompiledInstance,
+    view: CompiledInstance,
+    budget: float,
+    cost_scale: float,
+) -> tuple[int, ...]:
+    """The store of a reference or registered writer at ``budget`` (the package's units) as
+    sorted distinct positions, or a :class:`WriterError`.
+
+    The product's own writers are trusted (their exceptions are bugs and propagate) and choose
+    on the engines' scaled ``view`` at ``budget * cost_scale``: their 1e-12 zero-gain rule is
+    then relative to the package's own units. A writer a user registered gets ``inst`` and
+    ``budget`` as they are, as the same function run as a ``MODULE:FUNCTION`` oracle plugin
+    does (QA s50: a threshold of 1e-3 on covered weight kept nothing as a plugin and most of
+    the store when registered, its weights silently multiplied by 2048), and its failures are
+    reported like a plugin's.
     """
-    if dict.get(WRITERS, info.name) is BUILTIN_WRITERS.get(info.name, False):
-        return tuple(sorted(int(i) for i in info.fn(view, budget)))
+    if _is_builtin(info):
+        return tuple(sorted(int(i) for i in info.fn(view, budget * cost_scale)))
     try:
-        raw = info.fn(view, budget)
+        raw = info.fn(inst, budget)
     except Exception as exc:
         err = WriterError(f"writer {info.name!r} raised {type(exc).__name__}: {exc}")
         err.plugin_traceback = traceback.format_exc()
         err.reason = "raised"
         raise err from exc
-    n = view.n_candidates
+    n = inst.n_candidates
     # The blind plugins' rule (plugins.validate_answer: a list or tuple), plus the 1-D array
     # inst.indices returns. QA s44: None was reported as the writer raising a TypeError, and a
     # set or a generator (which a blind plugin may not return) was taken.
@@ -1657,7 +1681,7 @@ def _reference_selection(
     if repeated:
         raise WriterError(
             f"writer {info.name!r} returned candidate(s) more than once: "
-            + ", ".join(id_text(view.candidate_ids[i]) for i in repeated)
+            + ", ".join(id_text(inst.candidate_ids[i]) for i in repeated)
         )
     return tuple(sorted(positions))
 
@@ -1687,7 +1711,7 @@ def _within_budget(
     if cost <= limit or cost > limit * (1.0 + margin):
         return selected
     try:
-        return _reference_selection(info, view, budget * (1.0 - margin) * cost_scale)
+        return _reference_selection(info, inst, view, budget * (1.0 - margin), cost_scale)
     except WriterError:  # a registered writer failing on its second run: its first store
         return selected  # is refused as it was
 
@@ -1912,7 +1936,7 @@ def run_writer(
         selected = run_plugin(info, inst, b, package=package, timeout=timeout)
     else:
         view, _, cost_scale = inst.scaled_view_at(b)  # see run_writers
-        selected = _reference_selection(info, view, b * cost_scale)
+        selected = _reference_selection(info, inst, view, b, cost_scale)
         selected = _within_budget(info, inst, view, b, cost_scale, selected)
     idx = np.asarray(selected, dtype=np.int64)
     cost = inst.selection_cost(idx)  # QA s42 round 2 #2: math.fsum, as feasibility
@@ -1975,6 +1999,7 @@ def run_writers(
     # Reference writers choose on the scaled view (the same stores wherever weights and costs
     # are in band): their 1e-12 zero-gain rule is then relative to the package's own units,
     # as far as the candidates that fit each budget reach (CompiledInstance.value_scale_at).
+    # A writer a user registered sees ``inst`` itself at each budget (_reference_selection).
     by_scale: dict[float, list[int]] = {}
     for k, b in enumerate(checked):
         by_scale.setdefault(inst.value_scale_at(b), []).append(k)
@@ -2007,7 +2032,9 @@ def _run_writers_on(
 
     out: dict[str, list[WriterResult | WriterError]] = {}
     selections: dict[str, list[tuple[int, ...]]] = {}
-    batched = [i.name for i in infos if not i.is_plugin and i.name in _GREEDY_POOLS]
+    # Only the product's own greedy writers share the batch (QA s50: a "greedy" registered with
+    # replace=True was run as the reference greedy in sweeps, as its own function in score).
+    batched = [i.name for i in infos if i.name in _GREEDY_POOLS and _is_builtin(i)]
     if batched and checked:
         types = _prep(view).types
         rows_b: list[float] = []
@@ -2033,13 +2060,13 @@ def _run_writers_on(
             out[info.name] = res
             continue
         many = _MANY.get(info.name)
-        if many is not None and dict.get(WRITERS, info.name) is BUILTIN_WRITERS.get(info.name):
+        if many is not None and _is_builtin(info):
             selections[info.name] = many(view, [b * cost_scale for b in checked])
         else:
             picks: list[tuple[int, ...] | WriterError] = []
             for b in checked:
                 try:
-                    picks.append(_reference_selection(info, view, b * cost_scale))
+                    picks.append(_reference_selection(info, inst, view, b, cost_scale))
                 except WriterError as exc:
                     picks.append(exc)
             selections[info.name] = picks
