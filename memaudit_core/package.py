@@ -1601,6 +1601,8 @@ def budgets_field_warnings(value: Any) -> list[str]:
     for i, b in enumerate(value):
         if isinstance(b, bool) or not isinstance(b, int | float):
             continue
+        if isinstance(b, int) and abs(b) > sys.float_info.max:
+            continue  # refused under rule finite; its repeat is not worth a line (nor a crash)
         if b in first:
             warnings.append(
                 f"$.budgets[{i}]: {b:.10g} repeats $.budgets[{first[b]}] (rule: budgets-distinct); "
