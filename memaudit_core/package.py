@@ -2110,7 +2110,16 @@ def loads_package(data: bytes | str, source: str = "<upload>") -> Package:
         # only "$: a package must be a JSON object"; the problems stay, one hint is added.
         # QA s39 round 2 defect 8: the hint came last (7th for a Mem0 export), so the app's
         # summary showed "First: $.results: unknown field"; it is the root cause, so first.
-        raise PackageError(source, [Problem("$", "format-hint", hint), *exc.problems]) from None
+        # QA s50: and alone, as load_external_store gives its hint for a package: the package
+        # problems only restate the wrong kind of file ("a package must be a JSON object", 14
+        # "unknown field" lines for a Letta agent file) and buried it. A document that is a
+        # package after all keeps its own problems after the hint.
+        rest = exc.problems if looks_like_package(doc) else []
+        raise PackageError(source, [Problem("$", "format-hint", hint), *rest]) from None
+
+
+#: A benchmark format's name and the id ``--instance`` takes (EXPORT_FORMATS; the importers).
+_BENCHMARKS = {"locomo": ("LoCoMo", "SAMPLE_ID"), "longmemeval": ("LongMemEval", "QUESTION_ID")}
 
 
 def _import_hint(doc: object) -> str | None:
@@ -2121,7 +2130,15 @@ def _import_hint(doc: object) -> str | None:
     if kind is None or kind not in FORMAT_HINTS:
         return None
     if kind in ("locomo", "longmemeval"):
-        return f"this file looks like {FORMAT_HINTS[kind]}"
+        # QA s50: worded for the package box (the hint said "not a store", the app's External
+        # stores wording), and saying the app has no converter, so the user knows to go to a
+        # terminal.
+        name, instance = _BENCHMARKS[kind]
+        return (
+            f"this is a {name} benchmark file, not a MemAudit package: convert it with "
+            f"`memaudit import {kind} FILE --instance {instance} -o package.json` (the app "
+            "cannot convert it), then give package.json to memaudit or upload it in the app"
+        )
     if kind == "mem0-history-rows":
         return (
             f"this file looks like {FORMAT_HINTS[kind]}, not a package: give it beside its "

@@ -815,6 +815,11 @@ class Record:
     #: "missing the memory text" with no word that the text was there under another key).
     text_from: Any = None
     text_keys: tuple[str, ...] = ()
+    #: ``(JSON path, tag)`` of labels that are provenance links only when they name a unit,
+    #: experience or turn of the package (a Letta passage tagged ``D1:1``); any other tag is a
+    #: topic (``preferences``), not a link, and is not reported as one that names nothing
+    #: (QA s50). Without a package none is read as a link.
+    tag_links: list[tuple[str, str]] = field(default_factory=list)
 
 
 #: Keys that hold a memory's text in one memory system or another (Mem0 ``memory`` / payload
@@ -906,7 +911,9 @@ def build_store(
     - other links that name no unit or experience of the package (a wrong ``--package``, a
       typo, a truncated package), per memory with its JSON path; memories all of whose links match
       nothing are counted apart from those without links, and keep their unresolved links in
-      ``meta["unresolved_links"]``;
+      ``meta["unresolved_links"]``; a tag (``Record.tag_links``) naming nothing is no such
+      link: its memory counts as without links, and when it has no other link its topic
+      tags are listed once (not as links that name nothing);
     - memories with the same text as another one (NFC, whitespace collapsed): both are kept,
       as the system stored both, and both are costed. Two memories sharing an export hash
       (Mem0's md5 of the text) but not their text are not repeats: the hash is stale, said
@@ -940,6 +947,7 @@ def build_store(
         "none": 0,
     }
     unresolved: list[str] = []
+    topic_tags: list[str] = []
     by_text: dict[str, str] = {}
     by_hash: dict[str, tuple[str, str]] = {}  # hash -> (first memory's id, its text)
     duplicates: list[str] = []
@@ -1044,17 +1052,34 @@ def build_store(
         if bad_links:
             unread_links.append(f"{rec.path}: {', '.join(bad_links)}")
         coverage: dict[str, float] = {}
-        if rec.links:
+        links, groups = rec.links, rec.link_groups
+        if rec.tag_links and package is not None:
+            links = list(rec.links)
+            groups = [*(groups if groups is not None else [[x] for x in rec.links])]
+            topics = []
+            for tag_path, tag in rec.tag_links:
+                if tag in links:
+                    continue
+                if link_resolves(tag, package, unit_ids, exp_ids):
+                    links.append(tag)
+                    groups.append([tag])
+                else:
+                    topics.append(f"{tag_path}: {tag!r}")
+            if not links:
+                # Said only where they could have mattered: a memory left without links
+                # (beside a provenance link a topic tag changes nothing, QA s18b).
+                topic_tags += topics
+        if links:
             # A-Mem notes have a `links` field of their own (links between notes): provenance
             # must not overwrite it (QA s20d: a note's links were lost without a word).
-            mem_meta["provenance_links" if "links" in mem_meta else "links"] = list(rec.links)
-        if package is not None and rec.links:
-            coverage, source = coverage_from_links(rec.links, package)
+            mem_meta["provenance_links" if "links" in mem_meta else "links"] = list(links)
+        if package is not None and links:
+            coverage, source = coverage_from_links(links, package)
             if source == "unit-links" and rec.links_inherited:
                 # CLI QA: every edge of an episode got that episode's dia_id as an "exact"
                 # link, though each edge states one fact of it.
                 source = "episode-unit-links"
-            groups = rec.link_groups if rec.link_groups is not None else [[x] for x in rec.links]
+            groups = groups if groups is not None else [[x] for x in links]
             missed = unresolved_link_groups(groups, package)
             if missed:
                 # CLI QA: a memory whose links all missed was counted "without links", and a
@@ -1192,6 +1217,16 @@ def build_store(
             "coverage (a different package, a typo or a truncated package?): "
             + "; ".join(unresolved[:10])
             + (f"; ... {len(unresolved) - 10} more" if len(unresolved) > 10 else "")
+        ]
+    if topic_tags:
+        # Said, not warned of as broken: a tag is a label of the system's own, and most name
+        # a topic; only one naming the package (a dia_id as a tag) is a link.
+        store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
+            f"{len(topic_tags)} tag(s) of memories without provenance links name no unit, "
+            f"experience or turn of package {package.id!r}, so they are read as topic labels, "
+            "not links (those memories count as without links): "
+            + "; ".join(topic_tags[:10])
+            + (f"; ... {len(topic_tags) - 10} more" if len(topic_tags) > 10 else "")
         ]
     if duplicates:
         store_meta["warnings"] = list(store_meta.get("warnings", [])) + [

@@ -28,7 +28,10 @@ Memories:
 - **archival passages**: one memory per passage (its ``id``; ``text``). A passage with
   ``is_deleted: true`` (or 1) is not part of the store as kept; it is listed in
   ``store.meta["deleted"]``. An ``is_deleted`` other than true, false, 0 or 1 is refused (rule
-  ``type``): the string ``"false"`` must not read as deleted. Embeddings are dropped.
+  ``type``): the string ``"false"`` must not read as deleted. Embeddings are dropped. Links
+  come from ``metadata`` (or ``metadata_``); a tag is a link only when it names a unit,
+  experience or turn of the package (a ``dia_id`` as a tag), else it is a topic label
+  (``preferences``), kept in ``meta["tags"]`` and not reported as a link that names nothing.
 - **messages** (recall memory) are not memories: ``store.meta["messages"]`` counts them, and
   ``store.meta["memory_edits"]`` counts memory-editing tool calls (``core_memory_replace``,
   ``core_memory_append``, ``memory_replace``, ``memory_insert``, ``archival_memory_insert``...).
@@ -280,13 +283,10 @@ def _passage_records(
         meta_key = "metadata" if p.get("metadata") else "metadata_"
         link_source = p.get(meta_key)
         links = links_from(link_source)
-        # Metadata links are provenance; tags may be (a dia_id as a tag) or may not ("work"):
-        # they are reported as unresolved only when the passage has no other links.
-        groups = [[ref] for ref in links]
-        tags = [t for t in raw_tags or [] if t not in links]
-        links += tags
-        if tags and not groups:
-            groups.append(tags)
+        # Metadata links are provenance; tags may be (a dia_id as a tag, QA s18b) or may not
+        # ("preferences"): build_store reads a tag as a link only when it names something of
+        # the package (QA s50: topic tags were warned of as broken links).
+        tags = [(f"{ppath}.tags[{k}]", t) for k, t in enumerate(raw_tags or []) if t not in links]
         flag = p.get("is_deleted")
         if flag is not None and not (isinstance(flag, bool) or flag in (0, 1)):
             # "false" or "0" would read as deleted, dropping a live memory (CLI QA).
@@ -316,7 +316,7 @@ def _passage_records(
                 links=links,
                 link_source=link_source,
                 link_path=f"{ppath}.{meta_key}",
-                link_groups=groups,
+                tag_links=tags,
                 unit_refs=unit_refs_from(link_source, f"{ppath}.{meta_key}"),
             )
         )
