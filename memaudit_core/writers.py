@@ -70,7 +70,7 @@ from .objective import GAIN_EPS, CoverageState, evaluate, get_saturation
 from .readonly import ReadOnlyDict
 from .shortrepr import cost_budget_text, short_repr
 from .solvers import check_budget
-from .solvers.enum import TIE, tie_tol, tied, tied_mask
+from .solvers.enum import TIE, tie_floor, tie_floors, tied, tied_mask
 from .versions import RESULT_VERSION
 
 #: Relative tolerance under which two gains, densities or costs count as tied: the exact
@@ -187,8 +187,7 @@ def _tied_best(keys: list[np.ndarray]) -> np.ndarray:
     """Vectorised :func:`_beats`: indices of the rows tied for best on every key."""
     mask = np.ones(len(keys[0]), dtype=bool)
     for arr in keys:
-        top = float(arr[mask].max())
-        mask &= arr >= top - tie_tol(top)
+        mask &= arr >= tie_floor(float(arr[mask].max()))
     return np.flatnonzero(mask)
 
 
@@ -264,7 +263,8 @@ class _Prep:
             h_top = np.maximum(np.maximum(1.0, column_sum), np.abs(self.h(column_sum)))
             slack_entry = 1e-9 * np.abs(self.entry_weight) * h_top[cov.indices]
             slack = np.bincount(self.entry_row, weights=slack_entry, minlength=inst.n_candidates)
-            dens = (self.singletons(inst) + slack) / inst.cost
+            with np.errstate(over="ignore"):  # an inf cap only means "never skip"
+                dens = (self.singletons(inst) + slack) / inst.cost
             caps = np.full(inst.n_groups, -np.inf)
             if inst.n_candidates:
                 np.maximum.at(caps, inst.group_idx, dens)
@@ -445,12 +445,13 @@ def _gvt_many(inst: CompiledInstance, budgets: list[float]) -> list[tuple[int, .
     neg_floors: list[list[float]] = []
     for limit in limits:
         fits = inst.cost <= limit
-        dens = np.sort(single[fits] / inst.cost[fits])[::-1]
+        with np.errstate(over="ignore"):  # inf densities are ranked (tie_floor)
+            dens = np.sort(single[fits] / inst.cost[fits])[::-1]
         thresholds: list[float] = []
         for t in [*dens.tolist(), 0.0]:
             if t >= 0.0 and (not thresholds or not tied(thresholds[-1], t)):
                 thresholds.append(t)
-        neg_floors.append([tie_tol(t) - t for t in thresholds])
+        neg_floors.append([-tie_floor(t) for t in thresholds])
 
     large = n_groups >= _GVT_BREADTH_MIN_GROUPS
     n_passes = sum(len(nf) for nf in neg_floors)
@@ -826,7 +827,8 @@ def _gvt_breadth(
             elig = (gains > GAIN_EPS) & (spent_r[:, None] + g_cost <= passes.limit[rows][:, None])
             if taken is not None:
                 elig &= ~taken[row_node]
-            dens = gains / g_cost
+            with np.errstate(over="ignore"):
+                dens = gains / g_cost
             # By density descending, ties in position order (the tree's stable sort).
             order = np.argsort(np.where(elig, -dens, np.inf), axis=1, kind="stable")
             at = np.arange(n_r)[:, None]
@@ -1203,7 +1205,7 @@ def _greedy_heap_row(
         if top_key is None:
             break
         top = -top_key[0]
-        floor = top - tie_tol(top)
+        floor = tie_floor(top)
         window = [top_key]
         while keys and -keys[0][0] >= floor:
             key = heappop(keys)
@@ -1214,10 +1216,10 @@ def _greedy_heap_row(
             # Within the ratio window: tolerant best gain, then tolerant best -cost, then the
             # smallest id rank (the vectorised path's masks, scalar by scalar).
             best_gain = max(-k[1] for k in window)
-            gain_floor = best_gain - tie_tol(best_gain)
+            gain_floor = tie_floor(best_gain)
             ties = [k for k in window if -k[1] >= gain_floor]
             best_neg_cost = max(-k[2] for k in ties)
-            cost_floor = best_neg_cost - tie_tol(best_neg_cost)
+            cost_floor = tie_floor(best_neg_cost)
             ties = [k for k in ties if -k[2] >= cost_floor]
             pick_key = min(ties, key=lambda k: buckets[k][0][0])
             for key in window:
@@ -1377,6 +1379,15 @@ def _greedy_rows_vectorised(
                 m, k
             )
         mask = open_ & (gains > GAIN_EPS)
+        with np.errstate(over="ignore"):  # inf ratios rank first (tie_floors)
+            ratio = gains / cost[None, :]
+        for arr in (ratio, gains, neg_cost):
+            top = np.where(mask, arr, -np.inf).max(axis=1)
+            mask &= arr >= tie_floors(top)[:, None]
+            if (mask.sum(axis=1) <= 1).all():
+                break  # at most one candidate per row: later keys cannot change the pick
+        # A row with no candidate left stops: it is done, or (only a NaN key could do it) no
+        # candidate ranks; argmin over an empty mask would return position 0, open or not.
         alive = mask.any(axis=1)
         if not alive.all():
             keep = np.flatnonzero(alive)
@@ -1386,13 +1397,6 @@ def _greedy_rows_vectorised(
             m = row_id.size
             if not m:
                 break
-        ratio = gains / cost[None, :]
-        for arr in (ratio, gains, neg_cost):
-            top = np.where(mask, arr, -np.inf).max(axis=1)
-            floor = top - TIE * np.maximum(1.0, np.abs(top))  # tie_tol(top), row by row
-            mask &= arr >= floor[:, None]
-            if mask.sum() == m:
-                break  # one candidate left per row: later keys cannot change the pick
         # Full ties across groups go to the smaller id (positions follow arrival order).
         picks = np.where(mask, prep.id_rank[None, :], n).argmin(axis=1)
         # Add each row's pick: its coverage, its cost, and close it (and a full group).

@@ -60,6 +60,31 @@ def tie_tol(a: float, b: float = 0.0) -> float:
     return TIE * max(1.0, abs(a), abs(b))
 
 
+def tie_floor(top: float) -> float:
+    """The lowest value that ties a maximum ``top``: ``top - tie_tol(top)``, but an infinite
+    ``top`` is its own floor.
+
+    A density overflows to inf when a gain is huge and a cost tiny (1e9 / 1e-300). There
+    ``top - tie_tol(top)`` is inf - inf = NaN, which every comparison fails, so a writer found
+    no candidate at the top and re-picked a closed one (QA s50). As in :func:`tied`, inf ties
+    only inf.
+
+    >>> tie_floor(2e6), tie_floor(math.inf), tie_floor(-math.inf)
+    (1999999.999998, inf, -inf)
+    """
+    if math.isinf(top):
+        return top
+    return top - TIE * max(1.0, abs(top))
+
+
+def tie_floors(tops: np.ndarray) -> np.ndarray:
+    """Vectorised :func:`tie_floor`, element by element."""
+    tops = np.asarray(tops, dtype=float)
+    with np.errstate(invalid="ignore"):
+        floors = tops - TIE * np.maximum(1.0, np.abs(tops))
+    return np.where(np.isinf(tops), tops, floors)
+
+
 def tied(a: float, b: float) -> bool:
     """Whether two values (or two costs) tie under the shared tie-break.
 
