@@ -59,6 +59,52 @@ h1 { font-size: 3rem !important; }
 </style>
 """
 
+#: Streamlit keeps the user's last sidebar choice in localStorage ("stSidebarCollapsed-<base
+#: URL>": "true" collapsed, "false" expanded) and prefers it to ``initial_sidebar_state``: once
+#: the speaker had opened the sidebar, every later present=1 link, reload or new tab opened with
+#: it expanded (speaker QA s50). When presentation mode starts (a page load with present=1, or
+#: the toggle turned on; ``__START__`` numbers the starts of the session, so reruns and page
+#: links keep the speaker's own choice), the stored choice is set aside, so that Streamlit
+#: falls back to "collapsed" when it draws the sidebar (or re-reads it on a resize), and a
+#: sidebar drawn already is collapsed with its own button. When the page is left, a stored
+#: "expanded" is dropped (it is what a page without present=1 opens with anyway, and kept it
+#: would open the next present link expanded for a moment) and a "collapsed" set aside is put
+#: back unless the speaker chose again: a page without present=1 still opens the sidebar as the
+#: user left it there. The style keeps the script's element from adding a gap above the title.
+PRESENT_SIDEBAR_HTML = """
+<style>
+[data-testid="stElementContainer"]:has(#memaudit-present-sidebar) { display: none; }
+</style>
+<script id="memaudit-present-sidebar">
+(() => {
+  const start = __START__;
+  if (window.__memauditPresentStart === start) return;
+  window.__memauditPresentStart = start;
+  const store = window.localStorage;
+  const prefix = "stSidebarCollapsed-";
+  const keys = () => Object.keys(store).filter((k) => k.startsWith(prefix));
+  const collapsedBefore = keys().filter((k) => store.getItem(k) === "true");
+  const setAside = () => keys().forEach((k) => store.removeItem(k));
+  setAside();
+  const sidebar = document.querySelector('[data-testid="stSidebar"]');
+  if (sidebar && sidebar.getAttribute("data-collapsed") === "false") {
+    // At once, not in the 300 ms slide of a click: on a page load it has only just been drawn.
+    sidebar.style.transition = "none";
+    document.querySelector('[data-testid="stSidebarCollapseButton"] button')?.click();
+    setAside();  // the button stored "collapsed" as if the user had chosen it
+    requestAnimationFrame(() => requestAnimationFrame(() => (sidebar.style.transition = "")));
+  }
+  window.addEventListener("pagehide", () => {
+    for (const k of keys()) if (store.getItem(k) === "false") store.removeItem(k);
+    for (const k of collapsedBefore) if (store.getItem(k) === null) store.setItem(k, "true");
+  });
+})();
+</script>
+"""
+#: Whether the previous run was in presentation mode, and how many times it started.
+PRESENT_WAS_KEY = "ma_present_was"
+PRESENT_STARTS_KEY = "ma_present_starts"
+
 #: Streamlit writes its own server limit under the uploader ("200MB per file"); the app's
 #: limit (sources.MAX_UPLOAD_MB, in the uploader's label) is lower, and the server's is set
 #: above it only so that a file over the app's limit reaches the app's st.error instead of a
@@ -843,6 +889,12 @@ def frame(
         initial_sidebar_state="collapsed" if present else "expanded",
     )
     st.html(BASE_CSS + (PRESENT_CSS if present else ""))
+    if present:
+        if not st.session_state.get(PRESENT_WAS_KEY, False):
+            st.session_state[PRESENT_STARTS_KEY] = st.session_state.get(PRESENT_STARTS_KEY, 0) + 1
+        start = str(st.session_state[PRESENT_STARTS_KEY])
+        st.html(PRESENT_SIDEBAR_HTML.replace("__START__", start), unsafe_allow_javascript=True)
+    st.session_state[PRESENT_WAS_KEY] = present
 
     switched = bool(st.session_state.pop(SWITCH_KEY, False))
     plugin_module_errors()  # shown in the sidebar; before a package naming their saturation
