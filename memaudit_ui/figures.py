@@ -416,28 +416,33 @@ def ratio_bars(
             line={"color": "#111111", "width": 3},
             fillcolor="rgba(0,0,0,0)",
         )
+    size = 22 if present else 15  # base_layout's font, the label's
     fig.add_vline(
         x=1.0,
         line_dash="dash",
         line_color=COLORS["opt"],
         annotation_text=f"{denominator} = 1",
-        annotation_position="bottom right",
-        # Clear of a bar ending at ratio 1 (QA s42 round 2, defect 4c: "OPT = 1" sat flush
-        # against the end of the last bar in presentation mode).
-        annotation_xshift=8,
+        # Above the plot, ending at the line: no bar reaches it there (QA s42 round 2, defect
+        # 4c: right of the line at the bottom it sat flush against a bar ending at 1), and it
+        # takes no width from the bars. Speaker QA s50: right of the line it needed ~110 px
+        # of range and margin past 1, and at 1024 px with the sidebar open in presentation
+        # mode the bars had 140 px for 0..1 (0.969 and 0.725 35 px apart).
+        annotation_position="top left",
+        annotation_yanchor="bottom",
+        annotation_yshift=2,
     )
     upper = max([1.0] + [r for r in ratios if r is not None])
     meaning = "1 = optimal" if denominator == "OPT" else "not a proven optimum"
-    # Room right of the 1.0 line for its label: "incumbent = 1" was cut at 1024 px.
-    room = 1.15 if denominator == "OPT" else 1.35
-    fig.update_xaxes(title_text=f"ratio F / {denominator} ({meaning})", range=[0, upper * room])
-    fig.update_yaxes(title_text="", autorange="reversed")
+    # A little room past the largest bar, so the dashed line at 1 is not the plot's edge.
+    fig.update_xaxes(title_text=f"ratio F / {denominator} ({meaning})", range=[0, upper * 1.04])
+    # No y title at all: an empty one ("") still had plotly's automargin keep its standoff and
+    # a line for it (45 px of the plot at 1024 px, speaker QA s50).
+    fig.update_yaxes(title_text=None, autorange="reversed")
     # Rows of two lines (a cut store's mark below its name) get room for the second line.
     two_line = sum("<br>" in name for name in labels)
     fig = base_layout(fig, title, present, height=max(340, 110 + 38 * len(labels) + 18 * two_line))
-    size = fig.layout.font.size
-    opt_label = f"{denominator} = 1"
-    fig.update_layout(margin={"r": _opt_label_margin(labels, upper * room, opt_label, present)})
+    # The OPT label's line above the plot, below the title.
+    fig.update_layout(margin={"t": fig.layout.margin.t + math.ceil(1.4 * size)})
     # The legend goes below the axis title so it never collides with the OPT label.
     fig.update_layout(
         legend={"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0, "xanchor": "left"},
@@ -449,24 +454,6 @@ def ratio_bars(
     fig.update_traces(textfont={"size": size}, selector={"type": "bar"})
     fig.update_layout(uniformtext={"minsize": size, "mode": "show"})
     return fig
-
-
-def _opt_label_margin(labels: Sequence[str], x_end: float, opt_label: str, present: bool) -> int:
-    """The ratio bars' right margin (px): what the "OPT = 1" label, drawn right of the line at
-    1, needs beyond the plot's room past 1 at the design width (:data:`LEGEND_DESIGN_PX`).
-
-    Speaker QA s45: at 1024 px with the sidebar open in presentation mode the room past 1 (a
-    seventh of a 300 px plot) and the 30 px margin cut "OPT = 1" to "OPT =".
-    """
-    design_px = LEGEND_DESIGN_PX["present" if present else "normal"]
-    font_px = 22 if present else 15  # base_layout's font, the label's
-    tick_px = font_px - (3 if present else 1)  # base_layout's tick size
-    longest = max((len(line) for name in labels for line in name.split("<br>")), default=0)
-    names_px = max(70.0, LABEL_EM_PER_CHAR * tick_px * longest + AXIS_PAD_PX)
-    plot_px = design_px - 30 - names_px
-    need = _label_px(opt_label, font_px) + 8  # and the label's shift off the line
-    room_px = plot_px * (1 - 1 / x_end) if x_end > 1 else 0.0
-    return int(math.ceil(max(30.0, need - room_px)))
 
 
 #: Longest axis title line (characters) a chart in presentation mode keeps on one line: the
@@ -1679,7 +1666,10 @@ def timeline_geometry(
         marked = _timeline_marked(timeline_data)
         two = _timeline_tick_picks(timeline_data, labels, font, per_px, lines=2)
         named = {i for i, _ in shown}
-        if sum(i in marked for i, _ in two) > sum(i in marked for i in named):
+        # Or where the second line names every experience that one line leaves unnamed.
+        if sum(i in marked for i, _ in two) > sum(i in marked for i in named) or (
+            len(two) == len(labels) > len(shown)
+        ):
             shown, tick_lines = two, 2
         tick_vals = [float(timeline_data.experiences[i][1]) for i, _ in shown]
         tick_text = ["<br>" * line + labels[i] for i, line in shown]
@@ -1746,16 +1736,27 @@ def _timeline_tick_picks(
         half = (0.5 * font * max(len(label), 1) + 8) / 2
         rank = 0 if i in marked else 1 if str(eid) in others else 2
         spans.append((rank, float(time) * per_px + half, i, half))
-    placed: list[list[tuple[float, float]]] = [[] for _ in range(lines)]  # (centre, half)
-    picks: list[tuple[int, int]] = []
-    for _, right, i, half in sorted(spans):
-        centre = right - half
-        for line, shown in enumerate(placed):
-            if all(abs(centre - c) >= half + h for c, h in shown):
-                shown.append((centre, half))
-                picks.append((i, line))
-                break
-    return sorted(picks)
+
+    def place(order: Sequence[tuple[int, float, int, float]]) -> list[tuple[int, int]]:
+        placed: list[list[tuple[float, float]]] = [[] for _ in range(lines)]  # (centre, half)
+        picks: list[tuple[int, int]] = []
+        for _, right, i, half in order:
+            centre = right - half
+            for line, shown in enumerate(placed):
+                if all(abs(centre - c) >= half + h for c, h in shown):
+                    shown.append((centre, half))
+                    picks.append((i, line))
+                    break
+        return sorted(picks)
+
+    # Every id when they all fit: taken by where they start, each on the first line it fits,
+    # which places all of them whenever any placement can (interval colouring). Speaker QA
+    # s50: by rank, e10 took the line e09 needed, and e09 (no store wrote it) had no label on
+    # a 13-experience axis with room for all 13 on two lines.
+    every = place(sorted(spans, key=lambda s: (s[1] - 2 * s[3], s[2])))
+    if len(every) == len(spans):
+        return every
+    return place(sorted(spans))
 
 
 def _timeline_type_order(types: Sequence[str]) -> list[str]:
