@@ -1570,8 +1570,15 @@ class RatioColumn:
 
 
 def reference_label(rule: str, n_budgets: int) -> str:
-    """The column of as stored's means over ``rule``'s ``n_budgets`` compared budgets."""
-    return f"{AS_STORED} on {rule}'s {n_budgets} budget{'s' if n_budgets != 1 else ''}"
+    """The column of as stored's means over ``rule``'s ``n_budgets`` compared budgets.
+
+    Not a possessive: "as_stored on words's 4 budgets" (QA s50) misspelt a rule ending in s.
+
+    >>> reference_label("words", 4), reference_label("bytes_overhead", 1)
+    ('as_stored on the 4 budgets of words', 'as_stored on the 1 budget of bytes_overhead')
+    """
+    budgets = "budget" if n_budgets == 1 else "budgets"
+    return f"{AS_STORED} on the {n_budgets} {budgets} of {rule}"
 
 
 def cost_rule_ratio_columns(sensitivity: CostRuleSensitivity) -> list[RatioColumn]:

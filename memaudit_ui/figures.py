@@ -19,11 +19,10 @@ import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from memaudit_core.analysis import CUT_TO_FIT, loss_tolerance
+from memaudit_core.analysis import CUT_TO_FIT, loss_tolerance, ratio_text
 from memaudit_core.curves import ABLATION_LABELS, ENGINE_LABELS
 from memaudit_core.explain import HEATMAP_ROWS, TIMELINE_DENSE
 from memaudit_core.robustness import (
-    AS_STORED,
     FULL_OPT_LABEL,
     RatioColumn,
     ablation_label,
@@ -2621,24 +2620,52 @@ def _legend_rows(fig: go.Figure, font_px: float, width_px: float) -> int:
     >>> fig = go.Figure([go.Scatter(name=n) for n in ("OPT (certified)", "gvt", "density")])
     >>> _legend_rows(fig, 15, 600), _legend_rows(fig, 15, 380), _legend_rows(fig, 15, 150)
     (1, 2, 3)
+
+    A ``grouped`` legend stacks each legend group's entries and wraps whole groups, first
+    fit (the cost-rule chart's reference with its rule); each group counts as one entry as
+    wide as its widest and as tall as its entries' lines:
+
+    >>> _ = fig.update_traces(legendgroup="g", selector=lambda t: t.name != "OPT (certified)")
+    >>> _ = fig.update_layout(legend_traceorder="grouped")
+    >>> _legend_rows(fig, 15, 600), _legend_rows(fig, 15, 150)
+    (2, 3)
     """
-    names = [
-        str(t.name).split("<br>")
-        for t in fig.data
-        if t.name and t.showlegend is not False and t.visible is not False
-    ]
-    if not names:
+    shown = [t for t in fig.data if t.name and t.showlegend is not False and t.visible is not False]
+    if not shown:
         return 0
+    names = [str(t.name).split("<br>") for t in shown]
     # Symbol and padding, about 0.5 em per character (Source Sans is a little narrower,
     # Arial in exported images a little wider: measured in Chromium at 14 and 21 px), and
     # plotly's gap between entries. An entry of several lines (``<br>``) takes a row per line.
     widths = [40 + 0.5 * font_px * max(len(line) for line in name) + 30 for name in names]
+    if "grouped" in str(fig.layout.legend.traceorder or ""):
+        return _grouped_legend_rows(shown, names, widths, width_px)
     if sum(widths) <= width_px:
         return max(len(name) for name in names)
     per_row = max(1, int(width_px // max(widths)))
     return sum(
         max(len(name) for name in names[k : k + per_row]) for k in range(0, len(names), per_row)
     )
+
+
+def _grouped_legend_rows(
+    traces: Sequence[Any], names: list[list[str]], widths: list[float], width_px: float
+) -> int:
+    """:func:`_legend_rows` of a ``grouped`` horizontal legend: groups side by side, each
+    one's entries stacked, a group that does not fit the row starting the next (plotly.js's
+    first-fit layout); a trace without a group is a group of its own."""
+    groups: dict[Any, list[int]] = {}
+    for k, t in enumerate(traces):
+        groups.setdefault(t.legendgroup or ("", k), []).append(k)
+    rows, used, tallest = 0, 0.0, 0
+    for members in groups.values():
+        width = max(widths[k] for k in members)
+        lines = sum(len(names[k]) for k in members)
+        if used and used + width > width_px:
+            rows, used, tallest = rows + tallest, 0.0, 0
+        used += width
+        tallest = max(tallest, lines)
+    return rows + tallest
 
 
 def _legend_below(
@@ -3874,10 +3901,13 @@ def cost_rule_ratio_chart(sensitivity: CostRuleSensitivity, title: str, present:
         # Bar-thick text, not shrunk further by plotly (it drew 7 px labels); 12 px, the
         # smallest a projector shows (QA s20c: 11 px), on bars 15 px thick.
         fig.add_bar(**_rule_bar(column, colors, writers, label_px=12))
-    # Writers top to bottom in registry order; rules in legend order within each group.
-    fig.update_layout(barmode="group", legend={"traceorder": "normal"})
+    # Writers top to bottom in registry order; rules in legend order within each group. A
+    # rule's legend entry sits beside its as_stored reference's, in the bars' order (QA s50:
+    # the three references' entries wrapped into a column of their own, in no bar's order).
+    # A click still hides one series, not its rule's pair.
+    fig.update_layout(barmode="group", legend={"traceorder": "grouped", "groupclick": "toggleitem"})
     fig.update_yaxes(title_text="writer", autorange="reversed")
-    # Room past 1 for the "1.00" labels, but no tick there: a ratio never exceeds 1.
+    # Room past 1 for the "1.000" labels, but no tick there: a ratio never exceeds 1.
     fig.update_xaxes(title_text=axis, range=[0, 1.2], tickvals=[0, 0.2, 0.4, 0.6, 0.8, 1.0])
     height = 150 + len(writers) * (max(len(columns), 1) * 15 + 14)
     # base_layout scales a projector's chart by 1.35: 500 becomes 675 px, legend included,
@@ -3904,27 +3934,43 @@ def _cost_rule_axis(columns: Sequence[RatioColumn]) -> str:
 def _rule_bar(
     column: RatioColumn, colors: dict[str, str], writers: list[str], *, label_px: int
 ) -> dict[str, Any]:
-    """One ratio column's horizontal bars of mean ratios per writer, labelled outside the bar;
-    as stored's means over another rule's budgets in as stored's colour, hatched."""
+    """One ratio column's horizontal bars of mean ratios per writer, labelled outside the bar
+    with three decimals as the ratio table beside it (QA s50: at two, greedy's 0.996 read
+    "1.00" like gvt's 1); as stored's means over another rule's budgets hatched in that
+    rule's colour and grouped with it in the legend.
+
+    QA s50: the references were all hatched in as stored's blue, so three legend entries and
+    a writer's three hatched bars (0.40, 0.45, 0.40) looked alike; only the bar order tied a
+    reference to its rule.
+    """
     means = column.means
-    color = colors[AS_STORED if column.reference else column.rule]
+    style: dict[str, Any] = {"marker_color": colors[column.rule]}
+    if column.reference:
+        # Stripes of the rule's colour on white, outlined: of one hue with the rule's solid bar
+        # below it, yet not read as the rule's own value.
+        style.update(
+            marker_pattern={"shape": "/", "fillmode": "replace", "solidity": 0.5, "size": 8},
+            marker_line={"color": colors[column.rule], "width": 1.5},
+        )
+    else:
+        style["marker_pattern_shape"] = ""
     return {
         "y": writers,
         "x": [means.get(w) or 0 for w in writers],
         "orientation": "h",
-        "text": ["n/a" if means.get(w) is None else f"{means[w]:.2f}" for w in writers],
+        "text": [ratio_text(means.get(w)) for w in writers],
         "textposition": "outside",
         "textangle": 0,
         "textfont": {"size": label_px},
         "constraintext": "none",
         "cliponaxis": False,
         "name": column.label,
-        "marker_color": color,
-        "marker_pattern_shape": "/" if column.reference else "",
+        "legendgroup": column.rule,
+        **style,
     }
 
 
-#: Narrowest cost-rule panel (px) in presentation mode: a full bar, its "1.00" and the 0 / 1
+#: Narrowest cost-rule panel (px) in presentation mode: a full bar, its "1.000" and the 0 / 1
 #: ticks upright. Five panels a row left 62 px each at 1024 px with the sidebar open, where
 #: the ticks turned and the labels ran into the next panel (speaker QA s45); panels wrap into
 #: rows instead.
@@ -4012,7 +4058,7 @@ def _cost_rule_panels(
             row=k // n_cols + 1,
             col=k % n_cols + 1,
         )
-    # Room for "1.00" past a full bar inside a narrow panel; two ticks stay upright where
+    # Room for "1.000" past a full bar inside a narrow panel; two ticks stay upright where
     # three turned (speaker QA s45).
     fig.update_xaxes(range=[0, 1.7], tickvals=[0, 1], ticktext=["0", "1"])
     # Every writer named: on rows of 20 px plotly named every other one (two rows of panels).
@@ -4049,9 +4095,9 @@ def _panel_titles(labels: Sequence[str], writers: Sequence[str]) -> tuple[list[s
     title's last line sits on the panel, so only last lines have neighbours. A word longer
     than a line breaks after an underscore.
 
-    >>> labels = ["as_stored", "words", "as_stored on bytes_overhead's 5 budgets", "b", "c"]
+    >>> labels = ["as_stored", "words", "as_stored on the 5 budgets of bytes_overhead", "b", "c"]
     >>> _panel_titles(labels, ["gvt", "no_validity_gvt"])[0][1:3]
-    ['words', "as_stored on<br>bytes_overhead's<br>5 budgets"]
+    ['words', 'as_stored on the<br>5 budgets of<br>bytes_overhead']
     """
     n = max(1, len(labels))
     cols = cost_rule_panel_columns(n, writers)

@@ -93,7 +93,7 @@ def test_tau_ranks_the_rule_against_as_stored_over_the_same_budgets(sens, oracle
 
 
 def test_ratio_table_and_chart_set_the_rule_beside_as_stored_on_its_budgets(sens, oracle) -> None:
-    label = "as_stored on bytes_overhead's 5 budgets"
+    label = "as_stored on the 5 budgets of bytes_overhead"
     rows = {r["writer"]: r for r in sens.ratio_rows()}
     got = [rows[w][label] for w in oracle["writers"]]
     assert got == pytest.approx(oracle["stored_means"], abs=1e-12)
@@ -124,8 +124,8 @@ def test_app_ranking_table_reports_the_like_for_like_tau(oracle) -> None:
     ranking = next(t for t in tables if "Kendall tau vs as stored" in t.columns)
     row = ranking[ranking["rule"] == RULE].iloc[0]
     assert row["Kendall tau vs as stored"] == pytest.approx(oracle["tau"], abs=1e-12)
-    ratios = next(t for t in tables if "as_stored on bytes_overhead's 5 budgets" in t.columns)
-    assert list(ratios["as_stored on bytes_overhead's 5 budgets"]) == pytest.approx(
+    ratios = next(t for t in tables if "as_stored on the 5 budgets of bytes_overhead" in t.columns)
+    assert list(ratios["as_stored on the 5 budgets of bytes_overhead"]) == pytest.approx(
         oracle["stored_means"], abs=1e-12
     )
 

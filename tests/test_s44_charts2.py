@@ -152,7 +152,7 @@ def test_projector_panel_titles_do_not_run_into_each_other(veg_sens) -> None:
     plot_px = PRESENT_1024_PX - NAMES_PX - (fig.layout.margin.r or 0)
     panel = [a for a in fig.layout.annotations if "mean ratio" not in a.text]
     assert len(panel) == 5
-    assert any("bytes_overhead's" in a.text for a in panel)
+    assert any("budgets of" in a.text for a in panel)
     # Titles rise from their panel: their last lines share a row with the neighbours' in the
     # same row of panels.
     rows = defaultdict(list)

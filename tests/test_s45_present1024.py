@@ -216,8 +216,9 @@ def test_cost_rule_panels_keep_labels_and_ticks_inside(pages) -> None:
         axis = axes[name]
         panel_px = (axis["domain"][1] - axis["domain"][0]) * plot_px
         end = axis["range"][1]
-        # A full bar and its "1.00" end before the next panel starts.
-        label_px = EM * bars[0]["textfont"]["size"] * 4 + 4
+        # A full bar and its longest label ("1.000" since QA s50) end before the next panel.
+        chars = max(len(text) for t in bars for text in t["text"])
+        label_px = EM * bars[0]["textfont"]["size"] * chars + 4
         assert panel_px / end + label_px <= pitch_px, (name, panel_px, end)
         # Tick labels side by side, upright: room between ticks for the widest label.
         ticks = axis["tickvals"]
