@@ -3,11 +3,17 @@
 A package repeating a budget too large for a float (``"budgets": [10**400, 10**400]``) crashed
 validation with an OverflowError while wording the repeat's warning (found by the Hypothesis
 fuzz of test_package.py); each is refused under rule ``finite`` instead.
+
+Every compiled instance branch-and-bound ever solved stayed in memory: its cache is keyed
+weakly on the instance, but the cached model held the instance (found while fixing QA s50's
+saturation replacement). A long-running app or a 500-seed sweep kept them all.
 """
 
 from __future__ import annotations
 
+import gc
 import json
+import weakref
 
 import pytest
 
@@ -26,3 +32,19 @@ def test_a_repeated_budget_too_large_for_a_float_is_refused_not_a_crash() -> Non
         loads_package(text, source="big.json")
     got = [(p.path, p.rule) for p in err.value.problems]
     assert got == [("$.budgets[0]", "finite"), ("$.budgets[1]", "finite")]
+
+
+@pytest.mark.parametrize("solver", ["bnb", "auto"])
+def test_solved_instances_are_freed(solver: str) -> None:
+    from memaudit_core import solve
+    from memaudit_core.compiled import compile_package
+    from memaudit_core.generators import generate
+
+    refs = []
+    for seed in range(3):
+        inst = compile_package(generate("memaudit-small", seed=seed))
+        assert solve(inst, 6, solver).certified
+        refs.append(weakref.ref(inst))
+        del inst
+    gc.collect()
+    assert [r() is None for r in refs] == [True, True, True]

@@ -159,17 +159,19 @@ def _presolve(inst: CompiledInstance, b_eff: float, order: str) -> _Model:
     per_inst = _BASE_CACHE.setdefault(inst, {})
     base = per_inst.get(order)
     if base is None:
-        base = per_inst[order] = _build_model(inst, math.inf, order)
-    return _restrict(base, b_eff)
+        # Cached without the instance: a value holding its own weak key keeps it alive, and
+        # every instance bnb ever solved stayed in memory (a leak found in QA s50).
+        base = per_inst[order] = replace(_build_model(inst, math.inf, order), inst=None)
+    return _restrict(base, b_eff, inst)
 
 
-def _restrict(base: _Model, b_eff: float) -> _Model:
+def _restrict(base: _Model, b_eff: float, inst: CompiledInstance) -> _Model:
     keep = base.cost <= b_eff
     stats = dict(base.stats)
-    stats["over_budget"] = int(np.count_nonzero(base.inst.cost > b_eff))
+    stats["over_budget"] = int(np.count_nonzero(inst.cost > b_eff))
     if keep.all():
         stats["items"], stats["groups"] = base.n, base.n_groups
-        return replace(base, b_eff=b_eff, stats=stats)
+        return replace(base, inst=inst, b_eff=b_eff, stats=stats)
     idx = np.flatnonzero(keep)
     old_group = base.group[idx]
     group = (
@@ -180,7 +182,7 @@ def _restrict(base: _Model, b_eff: float) -> _Model:
     entries = np.repeat(keep, lengths)
     stats["items"], stats["groups"] = int(idx.size), n_groups
     return _Model(
-        inst=base.inst,
+        inst=inst,
         b_eff=b_eff,
         items=[base.items[i] for i in idx.tolist()],
         cost=base.cost[idx],
