@@ -59,6 +59,7 @@ from . import (
     SolveResult,
     _check_limits,
     check_budget,
+    check_unit,
     orbits,
     relative_gap,
     run_engine,
@@ -664,7 +665,7 @@ def lift_with_writers(inst: CompiledInstance, res: SolveResult) -> SolveResult:
     if best is None:
         return res
     value, cost, idx, name = best
-    unit = value_unit(inst, budget)
+    unit = check_unit(inst, budget)
     if value > res.bound + VALUE_RTOL * max(unit, abs(value)):
         raise SolverDisagreementError(
             f"at budget {budget:.10g} the {name} writer's store is worth {value!r}, above the "
@@ -822,7 +823,7 @@ def finish(
     first = _check(inst, budget, primary, raw, t1, recomputed)
     _require_feasible(inst, budget, first, raw)
     value = first.recomputed_value
-    unit = value_unit(inst, budget)
+    unit = check_unit(inst, budget)
     checks = [first]
     reasons: list[str] = []
     diffs = [rel_diff(first.value, value, unit)]
