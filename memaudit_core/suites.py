@@ -89,6 +89,7 @@ from .package import (
     union_total_costs,
     warnings_at_budgets,
 )
+from .palette import method_styles, slot_style
 from .parallel import SolverPool, check_workers, init_solver_worker, pool_context, stop_pool
 from .results import check_not_above_opt, check_store_fits
 from .saturations import assumed_saturation_note
@@ -2598,10 +2599,10 @@ def _f(x: float | None, digits: int = 3) -> str:
     return "n/a" if x is None else f"{x:.{digits}f}"
 
 
-#: Line dashes and marker symbols cycled over methods, so that methods with equal means
-#: (e.g. two ablation pools with the same candidates) stay visible on top of each other.
+#: Line dashes cycled over methods, so that methods with equal means (e.g. two ablation pools
+#: with the same candidates) stay visible on top of each other. Colours and markers are the
+#: app's (:func:`report_method_styles`).
 _DASHES = ("solid", "dash", "dot", "dashdot", "longdash")
-_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "cross")
 #: CI whiskers take their line's colour and stand this many pixels apart, one line from the
 #: next (QA s44: all one dark colour at one x, two overlapping CIs read as one bar with four
 #: caps); never more than 40% of the room between two budgets.
@@ -2785,6 +2786,7 @@ def _add_ratio_lines(
     *,
     cell: tuple[int, int] | None = None,
     in_legend: set[str] | None = None,
+    styles: Mapping[str, tuple[str, str]] | None = None,
 ) -> tuple[list[Any], list[Any]]:
     """Draw each (method, unit) line of summary ``lines`` with its CI whiskers; returns the
     points drawn and those whose CI is narrower than their marker (``px_per_ratio``: pixels
@@ -2797,14 +2799,9 @@ def _add_ratio_lines(
     later traces on top), with caps wider than the markers, and markers are smaller. Each
     takes its line's colour and stands a few pixels aside from the others (QA s44: all dark
     at one x, overlapping CIs merged into one bar with four caps).
+    ``styles``: method -> (colour, marker), the app's (:func:`report_method_styles`).
     """
-    # plotly's default colour cycle, set on each line so that a method keeps its colour in
-    # every panel (a panel's whisker traces would otherwise take the next colours).
-    from plotly.colors import qualitative
-
     from .analysis import shown_interval
-
-    colors = qualitative.Plotly
 
     where = {} if cell is None else {"row": cell[0], "col": cell[1]}
     in_legend = set() if in_legend is None else in_legend
@@ -2816,9 +2813,10 @@ def _add_ratio_lines(
         if not pts:
             continue
         drawn.extend(pts)
-        symbol = _SYMBOLS[k % len(_SYMBOLS)]
+        # Each method in the app's colour and marker, set on each line so that it keeps them
+        # in every panel (researcher QA s50: plotly's cycle drew gvt blue, the app ochre).
+        color, symbol = (styles or {}).get(method) or slot_style(None)
         size = 8 + 3 * (k % 2)
-        color = colors[k % len(colors)]
         name = _line_name(method, unit, union)
         fig.add_scatter(
             x=[s.budget for s in pts],
@@ -2868,6 +2866,27 @@ def _add_ratio_lines(
             **where,
         )
     return drawn, hidden
+
+
+def report_method_styles(result: Any) -> dict[str, tuple[str, str]]:
+    """Method name -> (colour, marker) on a sweep's figures: the app's for the same method
+    (:func:`memaudit_core.palette.method_styles`), stores and plugin writers numbered as the
+    app numbers them (stores first, then writers)."""
+    from .analysis import ABLATIONS
+
+    kinds = dict(getattr(result, "method_kinds", ()))
+
+    def key(method: str) -> str:
+        kind = kinds.get(method)
+        # A sweep saved before method_kinds: an ablation known by its name, the rest writers.
+        if kind == "ablation" or (kind is None and method in ABLATIONS):
+            return f"ablation:{method}"
+        return f"store:{method}" if kind == "store" else f"writer:{method}"
+
+    keys = {m: key(m) for m in result.methods}
+    order = sorted(keys.values(), key=lambda k: not k.startswith("store:"))
+    styles = method_styles(list(keys.values()), order)
+    return {m: styles[k] for m, k in keys.items()}
 
 
 def _ratio_top(lines: Sequence[Any]) -> float:
@@ -2992,7 +3011,14 @@ def sweep_figure(result: SweepSuiteResult) -> Any:
     px_per_ratio = plot_h / axis_top
     fig = go.Figure()
     drawn, hidden = _add_ratio_lines(
-        fig, lines, traces, union, px_per_ratio, _plot_width_px(traces, union), behind
+        fig,
+        lines,
+        traces,
+        union,
+        px_per_ratio,
+        _plot_width_px(traces, union),
+        behind,
+        styles=report_method_styles(result),
     )
     hidden_text = _hidden_ci_text(hidden, drawn, px_per_ratio)
     if hidden_text:
@@ -3083,6 +3109,7 @@ def sweep_family_figure(result: SweepSuiteResult) -> Any | None:
     )
     px_per_ratio = _PANEL_PX / (top * 1.05)
     plot_px = _plot_width_px(traces, union, cols)
+    styles = report_method_styles(result)
     drawn: list[Any] = []
     hidden: list[Any] = []
     in_legend: set[str] = set()
@@ -3099,6 +3126,7 @@ def sweep_family_figure(result: SweepSuiteResult) -> Any | None:
             behind[family],
             cell=cell,
             in_legend=in_legend,
+            styles=styles,
         )
         drawn += d
         hidden += h

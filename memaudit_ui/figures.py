@@ -19,6 +19,7 @@ import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from memaudit_core import palette
 from memaudit_core.analysis import CUT_TO_FIT, loss_tolerance, ratio_text
 from memaudit_core.curves import ABLATION_LABELS, ENGINE_LABELS
 from memaudit_core.explain import HEATMAP_ROWS, TIMELINE_DENSE
@@ -29,7 +30,6 @@ from memaudit_core.robustness import (
     cost_rule_ratio_columns,
 )
 from memaudit_core.solvers import value_text
-from memaudit_core.writers import BUILTIN_WRITERS
 
 if TYPE_CHECKING:
     from memaudit_core.explain import GraphData, HeatmapData, TimelineData
@@ -50,13 +50,13 @@ if TYPE_CHECKING:
 #: OPT blue were one colour (distance 2.6) to a protanope, fact_only and recency_raw 3.1, and
 #: the timeline drew graph_edge and external alike; tests/test_s47_cvd.py checks every set.
 COLORS = {
-    "opt": "#1b4f8a",
+    "opt": palette.OPT_COLOR,
     "bound": "#9bb7d8",
     "writer": "#e69f00",
     "store": "#009e73",
     "external": "#cc79a7",
     "plugin": "#56b4e9",
-    "ablation": "#777777",
+    "ablation": palette.ABLATION_COLOR,
     "lost": "#c43c39",
     "kept": "#3a9d5d",
 }
@@ -2365,57 +2365,12 @@ def evidence_graph(
 # --------------------------------------------------------------------------- budget curves
 # (Budget sweep and Certification pages; builders take memaudit_core.curves results.)
 
-#: Line colours for writers / stores on the budget curves, apart from each other, the OPT blue
-#: and the ablation grey under colour-vision deficiencies (see :data:`COLORS`; projector QA:
-#: orange, green and red lines all read olive under deuteranopia). Okabe-Ito's hues, darkened
-#: to 3:1 on white (its orange and sky blue were 2:1), and a marker shape per slot so that
-#: series never differ by colour alone.
-METHOD_PALETTE = (
-    "#bb8800",
-    "#009966",
-    "#cc77aa",
-    "#bb4400",
-    "#2299dd",
-    "#998833",
-    "#9944aa",
-    "#555555",
-)
-METHOD_SYMBOLS = (
-    "circle",
-    "square",
-    "triangle-up",
-    "triangle-down",
-    "star",
-    "pentagon",
-    "hexagon",
-    "cross",
-)
-#: Stores and plugin writers: slots past the eight, so that they never take a reference
-#: writer's style (speaker QA: a store drew in density's green squares once density was
-#: unticked). Slot 8 + j gets colour j % 8 and symbol (j + j // 8) % 8, a distinct pair for 64.
-#: Dark colours apart from the eight above, the OPT blue, the ablation grey and the External
-#: stores chart's package OPT (#222222) as :data:`COLORS` says; black last and no "x" (that
-#: chart's cost-effect mark).
-EXTRA_PALETTE = (
-    "#aa0022",
-    "#3377dd",
-    "#330044",
-    "#aa6644",
-    "#661144",
-    "#332288",
-    "#660011",
-    "#000000",
-)
-EXTRA_SYMBOLS = (
-    "hourglass",
-    "triangle-left",
-    "bowtie",
-    "triangle-right",
-    "hexagram",
-    "star-square",
-    "star-diamond",
-    "octagon",
-)
+#: Line colours and markers for writers / stores on the budget curves: one palette with the
+#: CLI report's figures (:mod:`memaudit_core.palette`; researcher QA s50: the report drew gvt
+#: blue, the app ochre). Apart from each other, the OPT blue and the ablation grey under
+#: colour-vision deficiencies (see :data:`COLORS`).
+METHOD_PALETTE, METHOD_SYMBOLS = palette.METHOD_PALETTE, palette.METHOD_SYMBOLS
+EXTRA_PALETTE, EXTRA_SYMBOLS = palette.EXTRA_PALETTE, palette.EXTRA_SYMBOLS
 #: OPT's blue and unit kinds' colours (preference, fact, temporal order): apart as those are.
 ENGINE_COLORS = {
     "bnb": COLORS["opt"],
@@ -2518,49 +2473,8 @@ def text_alternative(fig: go.Figure) -> str:
     return f"{title.rstrip('.')}. {summary}" if title else summary
 
 
-def writer_color_slots() -> dict[str, int]:
-    """Reference writer name -> its palette slot, in the registry's order of the product's own
-    writers (gvt, density, greedy, ... as today's colours).
-
-    Reference writers keep one colour on every chart and package (app QA: gvt was green on
-    one chart and orange on the next, as colours followed the position in the chosen list).
-    Read from :data:`memaudit_core.writers.BUILTIN_WRITERS` (QA s46 review: a list of seven
-    names here gave a new reference writer a store's kind of slot, moving with the choices).
-    """
-    return {name: k for k, name in enumerate(BUILTIN_WRITERS)}
-
-
-def style_slots(keys: Sequence[str], order: Sequence[str] = ()) -> dict[str, int | None]:
-    """Method key -> palette slot (see :func:`_slot_style`); None for an ablation.
-
-    Reference writers keep their own slot (:func:`writer_color_slots`). Stores and plugin
-    writers take the slots after the palette and the reference writers', numbered by their
-    place in ``order`` (the page's choices: the package's stores, then the writers), so that
-    each keeps one style whatever else a chart shows and on every page; keys ``order`` lacks
-    come after, in ``keys`` order.
-    """
-    reserved = writer_color_slots()
-    # Past the reference writers' slots too: a ninth reference writer takes slot 8, not a
-    # store's.
-    first = max(len(METHOD_PALETTE), len(reserved))
-
-    def writer_slot(key: str) -> int | None:
-        return reserved.get(key[len("writer:") :]) if key.startswith("writer:") else None
-
-    own = {
-        key: first + j
-        for j, key in enumerate(k for k in dict.fromkeys(order) if writer_slot(k) is None)
-    }
-    slots: dict[str, int | None] = {}
-    for key in keys:
-        if key.startswith("ablation:"):
-            slots[key] = None
-        elif writer_slot(key) is not None:
-            slots[key] = writer_slot(key)
-        elif key not in own:
-            own[key] = first + len(own)
-        slots.setdefault(key, own.get(key))
-    return slots
+writer_color_slots = palette.writer_color_slots
+style_slots = palette.style_slots
 
 
 def _method_slots(methods, order: Sequence[str] = ()) -> dict[str, int | None]:
@@ -2568,13 +2482,7 @@ def _method_slots(methods, order: Sequence[str] = ()) -> dict[str, int | None]:
     return style_slots([m.key for m in methods], order)
 
 
-def _slot_style(slot: int) -> tuple[str, str]:
-    """(colour, marker) of a palette slot from :func:`style_slots`."""
-    if slot < len(METHOD_PALETTE):
-        return METHOD_PALETTE[slot], METHOD_SYMBOLS[slot]
-    j = slot - len(METHOD_PALETTE)
-    n = len(EXTRA_PALETTE)
-    return EXTRA_PALETTE[j % n], EXTRA_SYMBOLS[(j + j // n) % n]
+_slot_style = palette.slot_style
 
 
 def _method_colors(methods, order: Sequence[str] = ()) -> dict[str, str]:
@@ -3189,6 +3097,21 @@ def budget_ratio_curve(
     return fig
 
 
+#: The seed band's legend entry for its intervals, by (any shaded, any as bars).
+BAND_CI_NAMES = {
+    (True, False): "shaded: 95% bootstrap CI of the mean",
+    (False, True): "bars: 95% bootstrap CI of the mean",
+    (True, True): "95% bootstrap CI of the mean: shaded, or bars at isolated budgets",
+}
+
+
+def _lone_interval(cis: Sequence[tuple[float | None, float | None]], k: int) -> bool:
+    """Whether point ``k`` has an interval and neither neighbour has one (no band to shade)."""
+    return cis[k][0] is not None and all(
+        not 0 <= j < len(cis) or cis[j][0] is None for j in (k - 1, k + 1)
+    )
+
+
 def family_band_curve(
     band,
     title: str,
@@ -3196,14 +3119,15 @@ def family_band_curve(
     present: bool = False,
     order: Sequence[str] = (),
 ):
-    """Mean ratio per method over seeds with its 95% bootstrap band (shaded); hollow markers
-    where some seed's ratio is against an unproven incumbent. ``order``: see
-    :func:`style_slots`."""
+    """Mean ratio per method over seeds with its 95% bootstrap band (shaded, or error bars at
+    a budget whose neighbours have no interval); hollow markers where some seed's ratio is
+    against an unproven incumbent. ``order``: see :func:`style_slots`."""
     from memaudit_core.analysis import MIN_CI_N, shown_interval
 
     fig = go.Figure()
     colors, symbols = _method_colors(band.methods, order), _method_symbols(band.methods, order)
     any_unproven = False
+    shaded = barred = False
     for m in band.methods:
         # Every budget of the grid, n/a ones (OPT = 0 at every seed) as gaps: left out, the
         # axis started at the first defined mean while the ratio chart above spans the grid
@@ -3235,6 +3159,33 @@ def family_band_curve(
             showlegend=False,
             hoverinfo="skip",
         )
+        # The shading between two budgets has no area at a lone one (a one-budget grid, or
+        # next to n/a budgets): there the interval is an error bar (researcher QA s50: the
+        # legend said "shaded" over markers with no interval drawn).
+        lone = [k for k in range(len(rows)) if _lone_interval(cis, k)]
+        shaded = shaded or len(lone) < sum(lo is not None for lo, _ in cis)
+        if lone:
+            barred = True
+            # Before the means: the marker stays on top of its bar.
+            fig.add_scatter(
+                x=[xs[k] for k in lone],
+                y=[rows[k].mean_ratio for k in lone],
+                mode="markers",
+                marker={"size": 1, "opacity": 0, "color": color},
+                error_y={
+                    "type": "data",
+                    "symmetric": False,
+                    "array": [cis[k][1] - rows[k].mean_ratio for k in lone],
+                    "arrayminus": [rows[k].mean_ratio - cis[k][0] for k in lone],
+                    "color": color,
+                    "thickness": 2.5,
+                    "width": 8,
+                },
+                name=f"{_plain(m.label)}: 95% CI",
+                legendgroup=m.key,
+                showlegend=False,
+                hoverinfo="skip",
+            )
         fig.add_scatter(
             x=xs,
             y=[r.mean_ratio for r in rows],
@@ -3266,14 +3217,15 @@ def family_band_curve(
             "<br>seeds over an unproven incumbent: %{customdata[2]}<extra></extra>",
         )
         any_unproven = any_unproven or any(r.n_unproven for r in rows)
-    # A legend entry explaining the shading, and why a mean has none (said once).
-    if band.has_interval:
+    # A legend entry explaining the shading (or bars), and why a mean has none (said once).
+    if shaded or barred:
         fig.add_scatter(
             x=[None],
             y=[None],
-            mode="lines",
-            name="shaded: 95% bootstrap CI of the mean",
+            mode="lines" if shaded else "markers",
+            name=BAND_CI_NAMES[shaded, barred],
             line={"width": 10, "color": _rgba("#888888", 0.3)},
+            marker={"symbol": "line-ns-open", "size": 14, "color": "#888888"},
             hoverinfo="skip",
         )
     if band.interval_note() is not None:

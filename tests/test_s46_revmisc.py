@@ -164,8 +164,10 @@ def test_reference_writers_keep_todays_colours() -> None:
     names = ["gvt", "density", "greedy", "fact_only", "summary_only", "recency_raw"]
     names.append("no_validity_gvt")
     slots = style_slots([f"writer:{n}" for n in names], order=["store:s1"])
+    # The colours chosen in QA s50 (gvt's ochre and recency_raw's olive were 24 apart; the
+    # CLI report now draws these too).
     assert [_slot_style(slots[f"writer:{n}"])[0] for n in names] == [
-        "#bb8800", "#009966", "#cc77aa", "#bb4400", "#2299dd", "#998833", "#9944aa",
+        "#dd7711", "#11aa66", "#ee44cc", "#ee0044", "#5566ee", "#445500", "#882244",
     ]  # fmt: skip
 
 
@@ -180,8 +182,8 @@ def test_a_new_reference_writer_gets_its_own_slot(monkeypatch) -> None:
     for order in (["store:s1", "writer:zz_ref"], ["writer:zz_ref"], []):
         slots = style_slots(keys, order=order)
         assert slots["writer:zz_ref"] == 7
-        assert _slot_style(slots["writer:zz_ref"])[0] == METHOD_PALETTE[7] == "#555555"
-        assert _slot_style(slots["store:s1"])[0] == EXTRA_PALETTE[0] == "#aa0022"
+        assert _slot_style(slots["writer:zz_ref"])[0] == METHOD_PALETTE[7] == "#3388bb"
+        assert _slot_style(slots["store:s1"])[0] == EXTRA_PALETTE[0] == "#ee4488"
 
 
 def test_writers_past_the_palette_never_share_a_stores_style(monkeypatch) -> None:

@@ -250,7 +250,8 @@ def test_a_band_of_ten_seeds_keeps_its_interval() -> None:
     assert band.has_interval and band.interval_note() is None
     fig = family_band_curve(band, "t")
     names = [t.name for t in fig.data if t.name]
-    assert "shaded: 95% bootstrap CI of the mean" in names
+    # One budget: no band to shade, an error bar (QA s50: "shaded" was said over no interval).
+    assert "bars: 95% bootstrap CI of the mean" in names
     assert not any(n.startswith("no band") for n in names)
     (mean,) = [t for t in fig.data if t.name == "density"]
     assert mean.customdata[0][0] == f"[{lo:.3f}, {hi:.3f}]"
