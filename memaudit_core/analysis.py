@@ -381,6 +381,11 @@ def shown_noun(certified: bool) -> str:
     return "optimum" if certified else "incumbent"
 
 
+#: What a :class:`StoreEvaluation` scored: a reference writer's store, a package store of
+#: package candidates, or a store of external memories (scored in P+(Y)).
+SOURCE_KINDS = ("writer", "store", "external")
+
+
 @short_repr
 @dataclass(frozen=True)
 class StoreEvaluation:
@@ -599,12 +604,69 @@ class StoreEvaluation:
                     f"does not match the optimum it is scored against (expected {want!r})",
                     got,
                 )
+        # QA s50 #4: ``package_id: "other"`` was shown as "gvt (oracle) on 'other'" beside
+        # update_chain's optimum. An external store's optimum is over P+(Y), which keeps the
+        # package's id and content hash, so every score names its optimum's package.
+        for name in ("package_id", "content_hash"):
+            want = getattr(self.opt, name)
+            if getattr(self, name) != want:
+                raise ResultError(
+                    f"{path}.{name}",
+                    "inconsistent",
+                    f"does not match the optimum it is scored against, whose {name} is "
+                    f"{want!r}: a store is scored against its own package's optimum",
+                    getattr(self, name),
+                )
+        self._check_source(path)
         check_ratio_text(f"{path}.ratio_text", self.ratio_text, self.ratio)
         self._check_package_ratio(path)
         self._check_costs(path)
         self._check_attribution(path)
         self._check_selection(path)
         self._check_covered_by(path)
+
+    def _check_source(self, path: str) -> None:
+        """Refuse a read-back source that is not one of :data:`SOURCE_KINDS` or that its
+        ``writer``, ``store_id`` and ``writer_kind`` contradict (QA s50 #4: ``source_kind:
+        "store"`` beside ``writer: "gvt"`` was read back): a writer's store names its writer
+        and no store id, a package or external store its store id and no writer or kind."""
+        from .errors import ResultError
+        from .results import check_choice
+
+        check_choice(f"{path}.source_kind", self.source_kind, SOURCE_KINDS)
+        is_writer = self.source_kind == "writer"
+        writer, store = self.writer is not None, self.store_id is not None
+        if writer != store and writer != is_writer:
+            # The names agree with each other, so the kind is what differs.
+            named = f"writer {self.writer!r}" if writer else f"store {self.store_id!r}"
+            kinds = "'writer'" if writer else "'store' or 'external'"
+            raise ResultError(
+                f"{path}.source_kind",
+                "inconsistent",
+                f"the score names {named} and no {'store' if writer else 'writer'}: a source "
+                f"kind of {kinds}",
+                self.source_kind,
+            )
+        for name, noun, present in (
+            ("writer", "writer", is_writer),
+            ("store_id", "store id", not is_writer),
+            # A score saved before writer_kind (session 39) names a writer without its kind.
+            ("writer_kind", "writer's kind", None if is_writer else False),
+        ):
+            value = getattr(self, name)
+            if present is None or (value is not None) == present:
+                continue
+            what = (
+                f"names its {noun} (expected a string, not null)"
+                if present
+                else f"has no {noun} (expected null)"
+            )
+            raise ResultError(
+                f"{path}.{name}",
+                "inconsistent",
+                f"a score of source_kind {self.source_kind!r} {what}",
+                value,
+            )
 
     def _check_package_ratio(self, path: str) -> None:
         """Refuse a read-back package-only optimum and ratio that no score gives (QA s47:

@@ -962,7 +962,34 @@ def from_fields(
             values[f.name] = decode(types_.get(f.name, hints[f.name]), raw, at)
         if choices and f.name in choices and values[f.name] is not None:
             check_choice(at, values[f.name], choices[f.name])
+        if key == "content_hash" and isinstance(values[f.name], str):
+            # "" is a value only where the model says so (a sweep row saved before rows
+            # named their content: the field's default).
+            check_content_hash(at, values[f.name], unknown_ok=f.default == "")
     return cls(**values)
+
+
+def check_content_hash(at: str, value: str, *, unknown_ok: bool = False) -> None:
+    """Refuse a saved ``content_hash`` that is not a package's SHA-256 in 64 lowercase hex
+    digits (:func:`~memaudit_core.package.content_hash`), at ``at`` with rule ``wrong value``
+    (QA s50 #7: ``"xyz"`` was read back). ``unknown_ok``: "" (no content named) is accepted.
+    :func:`from_fields` checks every model's ``content_hash`` field.
+
+    >>> check_content_hash("$.content_hash", "0" * 64)
+    >>> check_content_hash("$.content_hash", "xyz")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    memaudit_core.errors.ResultError: $.content_hash: a package's content hash is its SHA-256 ...
+    """
+    if unknown_ok and value == "":
+        return
+    if len(value) != 64 or any(c not in "0123456789abcdef" for c in value):
+        raise ResultError(
+            at,
+            "wrong value",
+            "a package's content hash is its SHA-256 in 64 lowercase hexadecimal digits",
+            value,
+        )
 
 
 def check_choice(at: str, value: Any, allowed: Collection[str]) -> None:

@@ -68,6 +68,7 @@ from .errors import (
     MemAuditError,
     PackageError,
     Problem,
+    ResultError,
     UnknownNameError,
     UsageError,
     check_budget_list,
@@ -1997,6 +1998,118 @@ def check_sweep_rows(rows: Sequence[Any], path: str, field: str = "rows") -> Non
                 else "ratio_low is null when opt_bound is null or 0"
             )
         raise ResultError(f"{at}.{name}", "inconsistent", why, got)
+    check_sweep_optima(rows, path, field)
+
+
+def _sweep_problem(row: Any) -> tuple[str, str] | None:
+    """The optimisation problem a sweep row's ``opt`` belongs to: its package content, and for
+    a row over P+(Y) (``opt_over`` not ``"package"``) its store, whose memories join the
+    candidates. Writers, package stores and ablations share the package's (an ablation's
+    ``opt`` is the full optimum; its pool's optimum is its ``value``, a store of the package).
+    None for a row saved before rows named their content, which cannot be matched."""
+    content = getattr(row, "content_hash", "")
+    if not content:
+        return None
+    over = getattr(row, "opt_over", "package")
+    return content, "" if over == "package" else f"{over} {row.method}"
+
+
+def _proven_upper(row: Any) -> float | None:
+    """A row's proven upper bound on its optimum: the optimum itself when certified, else its
+    ``opt_bound`` (None when the engine proved none)."""
+    return row.opt if row.certified else row.opt_bound
+
+
+def check_sweep_optima(rows: Sequence[Any], path: str, field: str = "rows") -> None:
+    """Refuse rows of one optimisation problem (:func:`_sweep_problem`) whose optima contradict
+    each other (QA s50 #3: two certified OPTs at one budget, and a certified OPT that fell as
+    the budget grew, were read back). A store that fits a budget fits every larger one, so
+    OPT is nondecreasing in B (DESIGN §5): every F a row found at a budget (its ``value``, and
+    its ``opt``, the best store found or the proven optimum) is at most every proven upper
+    bound (a certified ``opt``, an ``opt_bound``) at that budget and the larger ones. At one
+    budget two certified optima are therefore one, and an incumbent is at most a certified
+    optimum, which is at most any bound. Numbers compare within :func:`values_close`, as the
+    row checks do.
+
+    >>> from types import SimpleNamespace as R
+    >>> row = lambda b, opt: R(content_hash="h", budget=b, method="gvt", value=opt, opt=opt,
+    ...                        opt_bound=opt, certified=True)
+    >>> check_sweep_optima([row(4.0, 2.0), row(24.0, 7.9)], "$")
+    >>> check_sweep_optima([row(4.0, 2.0), row(24.0, 1.0)], "$")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    memaudit_core.errors.ResultError: $.rows[1].opt: the certified optimum 1.0 at budget 24 ...
+    """
+    from .results import values_close
+
+    groups: dict[tuple[str, str], list[int]] = {}
+    for k, r in enumerate(rows):
+        problem = _sweep_problem(r)
+        if problem is not None:
+            groups.setdefault(problem, []).append(k)
+    for members in groups.values():
+        members.sort(key=lambda k: rows[k].budget)
+        best: tuple[float, int] | None = None  # the most F found up to this budget, its row
+        start = 0
+        while start < len(members):
+            budget = rows[members[start]].budget
+            stop = start + 1  # a NaN budget (refused later, at the row) equals none
+            while stop < len(members) and rows[members[stop]].budget == budget:
+                stop += 1
+            level = members[start:stop]
+            for k in level:
+                found = max(rows[k].value, rows[k].opt)
+                if best is None or found > best[0]:
+                    best = (found, k)
+            for k in level:
+                upper = _proven_upper(rows[k])
+                if best is None or upper is None or upper >= best[0]:
+                    continue
+                if not values_close(best[0], upper):
+                    raise _optima_error(rows, path, field, best[1], k, best[0], upper)
+            start = stop
+
+
+def _optima_error(
+    rows: Sequence[Any], path: str, field: str, low: int, high: int, found: float, upper: float
+) -> ResultError:
+    """:func:`check_sweep_optima`'s refusal of row ``low``'s F ``found`` above row ``high``'s
+    proven ``upper`` bound, at the later of the two rows (the earlier one stands until a row
+    contradicts it)."""
+    lo, hi = rows[low], rows[high]
+    bound_name = "opt" if hi.certified else "opt_bound"
+    bound_what = "the certified optimum" if hi.certified else "the proven bound"
+    found_name = "opt" if lo.opt >= lo.value else "value"
+    found_what = (
+        "the certified optimum"
+        if found_name == "opt" and lo.certified
+        else "the best store found (opt)"
+        if found_name == "opt"
+        else "the F of its store"
+    )
+    over = (
+        ""
+        if _sweep_problem(lo) == (lo.content_hash, "")
+        else f" with the store {lo.method!r}'s memories (P+)"
+    )
+    rule = (
+        "a store that fits a budget fits every larger one, so the optimum over one package "
+        f"content (content_hash){over} does not fall as the budget grows, and is one number "
+        "at one budget (DESIGN §5)"
+    )
+    if high >= low:
+        at, name, got = f"{path}.{field}[{high}]", bound_name, upper
+        why = (
+            f"{bound_what} {upper!r} at budget {hi.budget:.10g} is below {found_what} "
+            f"{found!r} of {path}.{field}[{low}] at budget {lo.budget:.10g}: {rule}"
+        )
+    else:
+        at, name, got = f"{path}.{field}[{low}]", found_name, found
+        why = (
+            f"{found_what} {found!r} at budget {lo.budget:.10g} is above {bound_what} "
+            f"{upper!r} of {path}.{field}[{high}] at budget {hi.budget:.10g}: {rule}"
+        )
+    return ResultError(f"{at}.{name}", "inconsistent", why, got)
 
 
 def _check_row_unit(at: str, k: int, row: Any, seen: dict[str, tuple[str, int]]) -> None:

@@ -1075,6 +1075,7 @@ class UnionCurve(tuple[UnionCurveRow, ...]):
         not the count of points not certified."""
         from .results import (
             check_choice,
+            check_content_hash,
             check_result_kind,
             check_result_version,
             child,
@@ -1110,6 +1111,7 @@ class UnionCurve(tuple[UnionCurveRow, ...]):
             for key, hint in hints.items()
         }
         check_choice(child(path, "keep"), got["keep"], KEEP_RULES)
+        check_content_hash(child(path, "content_hash"), got["content_hash"])
         rows = got.pop("rows")
         first: dict[tuple[str, float], int] = {}
         for i, row in enumerate(rows):

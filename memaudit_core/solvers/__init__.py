@@ -188,7 +188,14 @@ class SolveResult:
         a :class:`~memaudit_core.errors.ResultError` at ``path`` when ``data`` is not one."""
         from ..compiled import POOLS, UNION_POOL_PREFIX
         from ..errors import ResultError
-        from ..results import check_choice, check_saved_flag, child, decode, from_fields
+        from ..results import (
+            check_choice,
+            check_copy,
+            check_saved_flag,
+            child,
+            decode,
+            from_fields,
+        )
         from ..saturations import SATURATIONS
         from .certify import Certificate
 
@@ -216,6 +223,15 @@ class SolveResult:
         res._check_consistent(path)
         # QA s43: a certified result edited to "incumbent" was turned back into OPT unsaid.
         check_saved_flag(data, path, "certified", res.certified, "its certificate")
+        # QA s50 #7: an edited budget_note was rebuilt unsaid; like the label, the notes are
+        # derived (from cost, budget and selected; from saturation), and a file without them
+        # reads.
+        for name, source in (
+            ("budget_note", "the note its cost, budget and selection give"),
+            ("saturation_note", "the note its saturation gives"),
+        ):
+            if name in data:
+                check_copy(child(path, name), data[name], getattr(res, name), source, str | None)
         if "label" in data:
             at = child(path, "label")
             if decode(str, data["label"], at) != res.label:
