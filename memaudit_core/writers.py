@@ -1379,6 +1379,8 @@ def _greedy_rows_vectorised(
                 m, k
             )
         mask = open_ & (gains > GAIN_EPS)
+        if not mask.any():
+            break  # every row is done (and a pool of no candidates has no maximum to take)
         with np.errstate(over="ignore"):  # inf ratios rank first (tie_floors)
             ratio = gains / cost[None, :]
         for arr in (ratio, gains, neg_cost):
