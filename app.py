@@ -9,6 +9,7 @@ import streamlit as st
 from memaudit_core.analysis import CUT_TO_FIT
 from memaudit_core.curves import engine_name
 from memaudit_core.package import warnings_at_budgets
+from memaudit_core.saturations import saturation_caption
 from memaudit_core.solvers import gap_text, value_text
 from memaudit_ui import cached, figures, render
 from memaudit_ui.annotations import not_applied_notice
@@ -79,6 +80,9 @@ else:
         )
         + f"{gap_text(opt.value, opt.gap, opt.bound)}. {cert.reason if cert else ''}"
     )
+# Which h F uses, so that F and the values lost can be read by hand (annotator QA s50: a
+# log1p package's page never said it, and the glossary spoke of cap1 only).
+c3.caption(md_escape(saturation_caption(stats.saturation)))
 store_name = "Optimal store" if opt.certified else f"Store of the {opt.label} (not proven optimal)"
 n_kept = len(opt.selected)
 with st.expander(f"{store_name} ({n_kept} {'memory' if n_kept == 1 else 'memories'})"):
@@ -134,7 +138,7 @@ if external:
         + " (External stores page)."
     )
 with st.expander("What the names mean (writers, engines, terms)"):
-    st.markdown(render.glossary())
+    st.markdown(render.glossary(stats.saturation))
 columns = {"writer / store": labels, "kind": kinds}
 # Beside the names, in both modes (QA s47: on a projector, where the notes column is dropped,
 # nothing on the table said a store's F and cost were those of the store cut to fit).

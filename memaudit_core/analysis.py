@@ -60,7 +60,7 @@ from .errors import (
     id_text,
 )
 from .heartbeat import heartbeat
-from .objective import coverage_of, evaluate, get_saturation
+from .objective import GAIN_EPS, CoverageState, coverage_of, evaluate, get_saturation
 from .package import (
     DELETED_STATUSES,
     Package,
@@ -104,6 +104,7 @@ from .writers import (
     WriterFailure,
     WriterResult,
     get_writer,
+    one_type_of,
     run_writer,
     run_writers,
 )
@@ -2162,6 +2163,53 @@ def store_label(store: Store, reserved: Iterable[str] = ()) -> str:
     return label
 
 
+def kept_nothing_note(
+    inst: CompiledInstance, writer: str, budget: float, cost_unit: str
+) -> str | None:
+    """Why a reference writer restricted to one candidate type kept nothing at ``budget``:
+    the package has none of that type, none fits, or none that fits adds value on its own
+    (each writer skips a candidate adding nothing, and starts from the empty store); None
+    for any other writer, or when none of these holds.
+
+    Annotator QA s50: recency_raw scored 0.000 on the Overview with an empty notes cell.
+
+    >>> from memaudit_core.generators import generate
+    >>> inst = compile_cached(generate("update_chain"))
+    >>> kept_nothing_note(inst, "recency_raw", 3, "words")
+    'No raw_span fits the budget of 3 words (the cheapest costs 4 words), and recency_raw \
+takes raw_span candidates only.'
+    >>> kept_nothing_note(inst, "gvt", 3, "words") is None
+    True
+    """
+    kind = one_type_of(writer)
+    if kind is None:
+        return None
+    # The reason first: the Overview's notes cell shows its start only.
+    only = f", and {writer} takes {kind} candidates only."
+    pool = np.flatnonzero(np.asarray(inst.candidate_types, dtype=object) == kind)
+    if not pool.size:
+        return f"The package has no {kind} candidate{only}"
+    costs = inst.cost[pool]
+    limit = budget_with_tolerance(budget)
+    fits = pool[costs <= limit]
+    if not fits.size:
+        cheapest = float(costs.min())
+        cost_text, budget_text = cost_budget_text(cheapest, budget, 6)
+        return (
+            f"No {kind} fits the budget of {budget_text} {unit_word(budget, cost_unit)} (the "
+            f"cheapest costs {cost_text} {unit_word(cheapest, cost_unit)}){only}"
+        )
+    # The writers' own rule, on the view they choose on (a gain at or below the floor is none).
+    view = inst.scaled_view_at(budget)[0]
+    if np.any(CoverageState(view).gains()[fits] > GAIN_EPS):
+        return None
+    return (
+        f"No {kind} that fits the budget adds value (F of "
+        + ("each alone" if fits.size > 1 else "the one that fits")
+        + f" is 0 or less){only}"
+    )
+
+
 def score(
     package: Package,
     budget: float,
@@ -2322,6 +2370,11 @@ def score(
     ratio = _ratio(value, opt.value)
     what = "OPT over the union package" if source_kind == "external" else "OPT"
     notes.extend(_denominator_notes(opt, value, budget, what))
+    if source_kind == "writer" and not kept and ratio is not None:
+        # A writer keeping nothing while something of value fits (annotator QA s50).
+        empty_note = kept_nothing_note(inst, writer, budget, package.cost_unit)
+        if empty_note:
+            notes.append(empty_note)
 
     if source_kind == "external":
         package_opt = opt_at(inst, budget, solver, time_limit)

@@ -672,6 +672,57 @@ def assumed_saturation_note(name: str) -> str | None:
     return ASSUMED_CONCAVE_NOTE.format(name=name)
 
 
+def _times_weight(x: float) -> str:
+    return "its weight" if x == 1 else f"{x:.3g} x its weight"
+
+
+def saturation_caption(name: str) -> str:
+    """The one line a page shows beside F and OPT naming the package's saturation and its
+    description (annotator QA s50: a log1p package's Overview never said which h its F used,
+    so F and the values lost could not be read by hand).
+
+    >>> saturation_caption("log1p")
+    'F uses saturation log1p, h(z) = ln(1 + z): each evidence unit adds its weight x h(z), z \
+its coverage summed over the store.'
+    """
+    sat = get_saturation(name)
+    described = f", {sat.description.strip()}" if sat.description.strip() else ""
+    return (
+        f"F uses saturation {sat.name}{described}: each evidence unit adds its weight x h(z), "
+        "z its coverage summed over the store."
+    )
+
+
+def saturation_glossary_entry(name: str) -> tuple[str, str]:
+    """(term, meaning) defining the saturation ``name`` in a glossary: its description and
+    what a unit covered once is worth, from its h and cap (so a registered one reads as true
+    as a built-in one).
+
+    >>> saturation_glossary_entry("cap1")
+    ('cap1', "this package's saturation h(z) = min(1, z), z a unit's summed coverage: a unit \
+is worth its weight once fully covered (z = 1), and no more")
+    >>> saturation_glossary_entry("log1p")[1]
+    "this package's saturation h(z) = ln(1 + z), z a unit's summed coverage: a unit covered \
+once (z = 1) is worth 0.693 x its weight, and h has no cap: more coverage can add more"
+    """
+    sat = get_saturation(name)
+    once = float(sat.h_scalar(1.0))
+    if math.isfinite(sat.cap) and once >= sat.cap * (1 - CHECK_TOL):
+        worth = f"a unit is worth {_times_weight(sat.cap)} once fully covered (z = 1), and no more"
+    elif math.isfinite(sat.cap):
+        worth = (
+            f"a unit covered once (z = 1) is worth {_times_weight(once)}, and at most "
+            f"{_times_weight(sat.cap)}"
+        )
+    else:
+        worth = (
+            f"a unit covered once (z = 1) is worth {_times_weight(once)}, and h has no cap: "
+            "more coverage can add more"
+        )
+    formula = sat.description.strip() or f"h = {sat.name}"
+    return sat.name, f"this package's saturation {formula}, z a unit's summed coverage: {worth}"
+
+
 def registered_saturations() -> tuple[Saturation, ...]:
     """The saturations added with :func:`register_saturation`, in registration order."""
     return tuple(s for n, s in SATURATIONS.items() if n not in BUILTIN_SATURATIONS)
@@ -712,5 +763,7 @@ __all__ = [
     "register_saturation",
     "same_saturation",
     "registered_saturations",
+    "saturation_caption",
+    "saturation_glossary_entry",
     "unregister_saturation",
 ]

@@ -1434,12 +1434,34 @@ def _greedy(inst: CompiledInstance, budget: float) -> tuple[int, ...]:
     return _greedy_over(inst, budget, None)
 
 
+#: The one candidate type each type-restricted reference writer takes: their pools, read by
+#: the writers, the sweeps' batched greedy rows and the note on a writer that kept nothing.
+ONE_TYPE_WRITERS: dict[str, str] = {
+    "fact_only": "atomic_fact",
+    "summary_only": "summary",
+    "recency_raw": "raw_span",
+}
+
+
+def one_type_of(name: str) -> str | None:
+    """The one candidate type writer ``name`` takes when it is a type-restricted reference
+    writer (the product's own, not one registered under its name), else None.
+
+    >>> one_type_of("recency_raw"), one_type_of("gvt")
+    ('raw_span', None)
+    """
+    info = dict.get(WRITERS, name)
+    if info is None or not _is_builtin(info):
+        return None
+    return ONE_TYPE_WRITERS.get(name)
+
+
 def _fact_only(inst: CompiledInstance, budget: float) -> tuple[int, ...]:
-    return _greedy_over(inst, budget, _prep(inst).types == "atomic_fact")
+    return _greedy_over(inst, budget, _prep(inst).types == ONE_TYPE_WRITERS["fact_only"])
 
 
 def _summary_only(inst: CompiledInstance, budget: float) -> tuple[int, ...]:
-    return _greedy_over(inst, budget, _prep(inst).types == "summary")
+    return _greedy_over(inst, budget, _prep(inst).types == ONE_TYPE_WRITERS["summary_only"])
 
 
 def _recency_raw(inst: CompiledInstance, budget: float) -> tuple[int, ...]:
@@ -1448,7 +1470,7 @@ def _recency_raw(inst: CompiledInstance, budget: float) -> tuple[int, ...]:
     cost = prep.costs
     limit = budget_with_tolerance(budget)
     if prep.recency is None:
-        raw = np.flatnonzero(prep.types == "raw_span").tolist()
+        raw = np.flatnonzero(prep.types == ONE_TYPE_WRITERS["recency_raw"]).tolist()
         times, ids = inst.candidate_times.tolist(), inst.candidate_ids
         raw.sort(key=lambda i: (-times[i], cost[i], ids[i]))
         prep.recency = raw
@@ -1965,8 +1987,8 @@ def run_writer(
 #: (name -> candidate type allowed, None for every type).
 _GREEDY_POOLS: dict[str, str | None] = {
     "greedy": None,
-    "fact_only": "atomic_fact",
-    "summary_only": "summary",
+    "fact_only": ONE_TYPE_WRITERS["fact_only"],
+    "summary_only": ONE_TYPE_WRITERS["summary_only"],
 }
 
 
@@ -2196,6 +2218,7 @@ class WriterFailure:
 
 
 __all__ = [
+    "ONE_TYPE_WRITERS",
     "PLUGIN_WRITERS",
     "TIE_TOL",
     "WRITERS",
@@ -2204,6 +2227,7 @@ __all__ = [
     "WriterResult",
     "all_writers",
     "get_writer",
+    "one_type_of",
     "register_plugin_writer",
     "register_writer",
     "unregister_writer",

@@ -754,9 +754,14 @@ def _is_missing(value: object) -> bool:
 
 
 #: Terms the pages use without a definition nearby (projector QA: an audience met "gvt",
-#: "bnb", "P+" and "cap1" unexplained).
+#: "bnb", "P+" and "cap1" unexplained). The package's saturation is added by :func:`glossary`
+#: from the registry (annotator QA s50: a log1p package was told "cap1" here).
 GLOSSARY_TERMS = (
-    ("F", "the weighted evidence value a store keeps: per unit, weight x saturation(coverage)"),
+    (
+        "F",
+        "the weighted evidence value a store keeps: per unit, weight x h(coverage), h the "
+        "package's saturation",
+    ),
     ("OPT", "the largest F any store within the budget can keep, proven optimal"),
     ("incumbent", "the best store a limited solve found, with a proven upper bound; not OPT"),
     ("ratio", "F / OPT: 1 is optimal; n/a when OPT = 0"),
@@ -764,19 +769,21 @@ GLOSSARY_TERMS = (
     ("P+", "the package plus an external store's own memories (each its own experience)"),
     ("F(Y')", "what an external store keeps at the budget (pruned by recency when too big)"),
     ("upper-pruned", "the best subset of a store's own memories within the budget (exact)"),
-    ("cap1", "saturation min(1, coverage): a unit is worth its weight once fully covered"),
     ("a_ur", "coverage of unit r by candidate u, in [0, 1]"),
 )
 
 
-def glossary() -> str:
-    """Markdown: the reference writers (from the writer registry) and the terms above."""
+def glossary(saturation: str) -> str:
+    """Markdown: the reference writers (from the writer registry), the terms above and the
+    package's ``saturation`` (from the saturation registry)."""
+    from memaudit_core.saturations import saturation_glossary_entry
     from memaudit_core.writers import WRITERS
 
     from .frame import md_escape
 
+    terms = (*GLOSSARY_TERMS, saturation_glossary_entry(saturation))
     lines = ["**Writers**"]
     lines += [f"- **{name}**: {md_escape(info.description)}" for name, info in WRITERS.items()]
     lines += ["", "**Terms**"]
-    lines += [f"- **{md_escape(term)}**: {md_escape(meaning)}" for term, meaning in GLOSSARY_TERMS]
+    lines += [f"- **{md_escape(term)}**: {md_escape(meaning)}" for term, meaning in terms]
     return "\n".join(lines)

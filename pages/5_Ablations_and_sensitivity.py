@@ -7,6 +7,7 @@ import streamlit as st
 
 from memaudit_core import robustness
 from memaudit_core.costs import COST_RULES, available_cost_rules
+from memaudit_core.saturations import saturation_caption
 from memaudit_ui import cached, figures, render
 from memaudit_ui.frame import LinkSetting, frame, md_escape, page_time_select, page_time_setting
 
@@ -121,6 +122,9 @@ st.markdown(
     + f" {md_escape(unit)}"
 )
 (st.info if store_kind == "store" else st.caption)(md_escape(scope.note))
+# Every OPT and ratio below is under the package's h (annotator QA s50: a log1p package's
+# charts said no saturation).
+st.caption(md_escape(saturation_caption(pkg.saturation)))
 
 # ------------------------------------------------------------------ ablations
 st.header("Ablations: OPT over a filtered candidate pool")
