@@ -67,6 +67,7 @@ from .package import (
     Store,
     budget_grid_notes,
     check_package,
+    default_budget_off_grid_note,
     grid_notes_capped,
     is_deleted,
     parse_created_at,
@@ -3279,6 +3280,11 @@ def sweep(
         grid = sorted({b for g in grids for b in g})
         # QA s41 (defect 1): a package's repeated or empty `budgets` changed its grid unsaid.
         grid_notes = [n for p in packages for n in budget_grid_notes(p)]
+        # QA s50: a paper family's headline budget, off its grid, had no row and no word.
+        off_grid = default_budget_off_grid_note(
+            (p.id, p.budget, g, p.cost_unit) for p, g in zip(packages, grids, strict=True)
+        )
+        grid_notes += [off_grid] if off_grid else []
     else:
         # QA s44: '36' was walked as the budgets '3' and '6'.
         grid = sorted({check_budget(b) for b in check_budget_list(budgets, "sweep()")})

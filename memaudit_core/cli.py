@@ -2304,14 +2304,9 @@ def _library_result_human(res: Any, path: str) -> str:
             ]
         )
     elif isinstance(res, FamilyBand):
-        # The parameters too (QA s46: bands of normal_count=5 and of the defaults read alike).
-        params = ", ".join(f"{k}={v}" for k, v in res.params)
-        about = (
-            f"family {res.family}"
-            + (f" ({params})" if params else "")
-            + "; seeds "
-            + ", ".join(str(s) for s in res.seeds)
-        )
+        # The parameters too (QA s46: bands of normal_count=5 and of the defaults read alike),
+        # those that differ from the defaults, as the app's band titles name them.
+        about = f"family {res.label}; seeds " + ", ".join(str(s) for s in res.seeds)
         table = _dict_table(res.table_rows())
         # The app's caption under the band (QA s46: n/a CIs were printed with no reason).
         notes += tuple(filter(None, [res.interval_note()])) + res.errors

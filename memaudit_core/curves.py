@@ -62,7 +62,7 @@ from .errors import (
     cut_repr,
 )
 from .generators import FAMILIES, coerce_params, generate
-from .generators.base import variant_names
+from .generators.base import titled, variant_names
 from .package import Package, Store, check_package
 from .plugins import module_found
 from .saturations import assumed_saturation_note
@@ -951,6 +951,11 @@ class FamilySource:
     seed: int
     params: tuple[tuple[str, Any], ...]
 
+    @property
+    def family_label(self) -> str:
+        """The family with the parameters that differ from its defaults (:func:`family_label`)."""
+        return family_label(self.family, self.params)
+
     def to_dict(self) -> dict[str, Any]:
         return {"family": self.family, "seed": self.seed, "params": dict(self.params)}
 
@@ -1141,6 +1146,34 @@ class BandRow:
         return from_fields(cls, data, path, keys={"method_key": "method"})
 
 
+def _family_variant(
+    family: str, params: Mapping[str, Any] | Sequence[tuple[str, Any]]
+) -> tuple[str, list[str]]:
+    """:func:`~memaudit_core.generators.base.variant_names` of ``family`` with ``params``
+    read as generate() reads them, so they tag what the ids do ("3" is the default 3;
+    event_graph's n_entities=2 is its automatic value for 30 experiences, QA s47)."""
+    fam = FAMILIES.get(family)
+    params = dict(params)
+    try:
+        params = coerce_params(family, params)
+    except MemAuditError:
+        pass  # kept as given: a band of a family no longer registered, or its old params
+    return variant_names(fam.build, params) if fam is not None else ("", [])
+
+
+def family_label(family: str, params: Mapping[str, Any] | Sequence[tuple[str, Any]]) -> str:
+    """``family`` named with the parameters that differ from its defaults: what titles a
+    band over its seeds (QA s50: a band of memaudit-small with normal_count=4 was titled as
+    one of the defaults, whose values differ).
+
+    >>> family_label("memaudit-small", {"normal_count": 4, "update_count": 3})
+    'memaudit-small (normal_count=4, update_count=3)'
+    >>> family_label("memaudit-small", {"normal_count": "3"})
+    'memaudit-small'
+    """
+    return titled(family, _family_variant(family, params)[1])
+
+
 @short_repr
 @dataclass(frozen=True)
 class FamilyBand:
@@ -1177,17 +1210,15 @@ class FamilyBand:
         >>> band.name
         'memaudit-small-normal_count=5-seeds-0-1'
         """
-        fam = FAMILIES.get(self.family)
-        params = dict(self.params)
-        try:
-            # As generate() reads them, so the name tags what the ids do ("3" is the default
-            # 3; event_graph's n_entities=2 is its automatic value for 30 experiences, QA s47).
-            params = coerce_params(self.family, params)
-        except MemAuditError:
-            pass  # kept as given: a band of a family no longer registered, or its old params
-        tag = variant_names(fam.build, params)[0] if fam is not None else ""
+        tag = _family_variant(self.family, self.params)[0]
         seeds = f"-seeds-{min(self.seeds)}-{max(self.seeds)}" if self.seeds else ""
         return f"{self.family}{tag}{seeds}"
+
+    @property
+    def label(self) -> str:
+        """The band's family named with the parameters that differ from its defaults, for its
+        titles (:func:`family_label`)."""
+        return family_label(self.family, self.params)
 
     @property
     def has_interval(self) -> bool:

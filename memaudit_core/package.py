@@ -1636,6 +1636,52 @@ def budget_grid_notes(package: Package) -> list[str]:
     return notes
 
 
+def default_budget_off_grid_note(
+    packages: Iterable[tuple[str, float | None, Sequence[float], str]],
+) -> str | None:
+    """What a sweep at each package's own grid says when a package's ``budget`` field (its
+    default budget, where the app opens and a paper family's headline budget) is not in that
+    grid, so no row is at it; None when every such budget is swept. ``packages`` gives each
+    package's (id, budget field, grid, cost unit).
+
+    QA s50: ``sweep --family memaudit-small:0-499`` swept the family's grid 1, 2, 4, 8, 16
+    and never printed a row at its published budget 6. The grid stays the package's
+    ``budgets``; this note says how to add the budget.
+
+    >>> print(default_budget_off_grid_note([("p-s0", 6.0, (1, 2, 4, 8, 16), "words"),
+    ...                                     ("p-s1", 6.0, (1, 2, 4, 8, 16), "words")]))
+    the default budget 6 words of 2 packages (p-s0 and 1 more) is not in their grid (1, 2, 4, 8, 16), so no row is at it; add it with --budgets 1,2,4,6,8,16
+    >>> default_budget_off_grid_note([("a", 4.0, (1, 2, 4), "words"), ("b", None, (1,), "words")])
+    """  # noqa: E501
+    off: dict[tuple[float, tuple[float, ...], str], list[str]] = {}
+    for package_id, budget, grid, unit in packages:
+        if budget is not None and budget not in set(grid):
+            key = (float(budget), tuple(sorted({float(b) for b in grid})), unit)
+            off.setdefault(key, []).append(package_id)
+    if not off:
+        return None
+    parts = []
+    for (budget, grid, unit), ids in off.items():
+        whose = (
+            f"of {id_text(ids[0])}"
+            if len(ids) == 1
+            else f"of {len(ids)} packages ({id_text(ids[0])} and {len(ids) - 1} more)"
+        )
+        parts.append(
+            f"the default budget {budget:.10g} {unit} {whose} is not in "
+            f"{'its' if len(ids) == 1 else 'their'} grid ({', '.join(f'{b:.10g}' for b in grid)})"
+        )
+    # One --budgets for every package: the grids and budgets named above, together.
+    union = sorted({b for budget, grid, _ in off for b in (*grid, budget)})
+    return (
+        "; ".join(parts[:3])
+        + (f"; and {len(parts) - 3} more such grid(s)" if len(parts) > 3 else "")
+        + (", so no row is at it; add it" if len(off) == 1 else ", so no row is at them; add them")
+        + " with --budgets "
+        + ",".join(f"{b:.10g}" for b in union)
+    )
+
+
 def grid_notes_capped(notes: Sequence[str], limit: int = 5) -> list[str]:
     """The first ``limit`` of :func:`budget_grid_notes`' notes over many packages, and how
     many more there are (a suite of 300 packages with ``"budgets": []``)."""

@@ -84,6 +84,7 @@ from .package import (
     UnderflowFloat,
     above_total_note,
     budget_grid_notes,
+    default_budget_off_grid_note,
     grid_notes_capped,
     json_float,
     largest_cost_total,
@@ -2553,6 +2554,12 @@ def sweep_suite(
             notes.append(pooled)
         if grid is None:  # each source at its own grid (QA s41, defect 1: repeats, [] unsaid)
             notes.extend(grid_notes_capped([n for e in run.entries for n in e.grid_notes]))
+            # QA s50: `--family memaudit-small:0-499` never printed its headline budget 6.
+            off_grid = default_budget_off_grid_note(
+                (e.package_id, e.default_budget, e.budgets, e.cost_unit) for e in run.entries
+            )
+            if off_grid:
+                notes.append(off_grid)
         partial = partial_stores_note(store_ids, [(e.label, e.stores) for e in run.entries])
         if partial:
             notes.append(partial)

@@ -2750,18 +2750,35 @@ def _outside_grid(fig: go.Figure, budget: float | None) -> bool:
 
     QA s42 (Budget sweep, defect 2): the sidebar's "B = 12 words" beside a 1-3 grid stretched
     the x-axis fourfold to reach a line no point of the chart is near."""
-    xs = [
+    xs = _budgets_drawn(fig)
+    return budget is not None and bool(xs) and not min(xs) <= budget <= max(xs)
+
+
+def _budgets_drawn(fig: go.Figure) -> list[float]:
+    """The x values (budgets) of the figure's traces."""
+    return [
         float(x)
         for trace in fig.data
         for x in (trace.x or ())
         if isinstance(x, (int, float)) and not isinstance(x, bool)
     ]
-    return budget is not None and bool(xs) and not min(xs) <= budget <= max(xs)
+
+
+def _swept(fig: go.Figure, budget: float | None) -> bool:
+    """Whether some trace of the figure has a point (a budget of the grid) at ``budget``."""
+    return budget in set(_budgets_drawn(fig))
 
 
 def _budget_text(budget: float, unit: str, present: bool) -> str:
     """The sidebar budget's label ("sidebar" only where a sidebar is shown)."""
     return f"{'' if present else 'sidebar '}B = {budget:.10g} {unit}"
+
+
+#: Said under the sidebar budget's label where the chart has no point at that budget (QA s50:
+#: the Budget sweep's "B = 6" between its 4 and 8 read as a budget of the chart, the straight
+#: segments through it as its values). No longer than the shortest label above it, so the
+#: placement worked out for that label holds for both.
+NOT_SWEPT_TEXT = "(not swept)"
 
 
 def _mark_budget(
@@ -2770,6 +2787,7 @@ def _mark_budget(
     unit: str,
     present: bool = False,
     xanchor: str | None = None,
+    swept: bool = True,
 ) -> None:
     if budget is None or _outside_grid(fig, budget):
         # Outside the grid the line marks no budget of the chart: not drawn (QA s42, defect 2).
@@ -2792,6 +2810,20 @@ def _mark_budget(
         font={"color": "#666"},
         bgcolor="rgba(255,255,255,0.8)",
     )
+    if not swept:
+        fig.add_annotation(
+            x=budget,
+            y=1.0,
+            yref="paper",
+            yanchor="top",
+            # One line down: about 1.5 times the chart's font (base_layout's 15 / 22 px).
+            yshift=-(33 if present else 23),
+            xanchor=xanchor,
+            showarrow=False,
+            text=NOT_SWEPT_TEXT,
+            font={"color": "#666"},
+            bgcolor="rgba(255,255,255,0.8)",
+        )
 
 
 #: Width of a character of a chart's labels, in em: the estimate tick labels and bar labels
@@ -2980,7 +3012,7 @@ def budget_value_curve(
     unit = curve.cost_unit
     fig.update_xaxes(title_text=f"budget B ({unit})")
     fig.update_yaxes(title_text=VALUE_AXIS, rangemode="tozero")
-    _mark_budget(fig, current_budget, unit, present)
+    _mark_budget(fig, current_budget, unit, present, swept=_swept(fig, current_budget))
     base_layout(fig, _plain(title), present, height=480)
     _legend_below(fig, present)
     # Points at 0 (or 1) sit on the plot edge: drawn whole, not halved (app QA).
@@ -3073,6 +3105,7 @@ def budget_ratio_curve(
         fig.update_xaxes(range=[max(lo - pad, 0.0) if lo >= 0 else lo - pad, hi + pad])
     if _outside_grid(fig, current_budget):
         current_budget = None  # not drawn by _mark_budget either (QA s42, defect 2)
+    swept = _swept(fig, current_budget)
     budget_text = None if current_budget is None else _budget_text(current_budget, unit, present)
     budget_anchor, opt_position = _top_labels(
         fig, current_budget, budget_text or "", opt_text, present
@@ -3089,7 +3122,7 @@ def budget_ratio_curve(
         title_text="ratio F / OPT (1 = optimal)" if not any_open else "ratio F / OPT or incumbent",
         range=[0, top * 1.15],
     )
-    _mark_budget(fig, current_budget, unit, present, budget_anchor)
+    _mark_budget(fig, current_budget, unit, present, budget_anchor, swept)
     base_layout(fig, _plain(title), present, height=440)
     _legend_below(fig, present)
     # Points at 0 (or 1) sit on the plot edge: drawn whole, not halved (app QA).

@@ -262,6 +262,47 @@ def page_time_select(label: str, kept_kwargs: dict, container=None, scope: str =
     )
 
 
+#: The grid a page's "Add budget B" box adds to when it is the package's own.
+PACKAGE_GRID = "the package grid"
+
+
+def add_budget_setting(
+    widget_key: str, budget: float, held_by: Callable[[dict[str, Any]], str | None]
+) -> LinkSetting:
+    """The :class:`LinkSetting` of an :func:`add_budget_box` (link parameter ``add_budget``,
+    on by default): ``held_by``, given the values of the settings before it, names the grid
+    they make when it already holds the sidebar's ``budget`` (the box is then unused), else
+    None."""
+
+    def unused(values: dict[str, Any]) -> str | None:
+        grid_name = held_by(values)
+        return None if grid_name is None else f"{grid_name} already holds the budget {budget:.10g}"
+
+    return LinkSetting(widget_key, "add_budget", True, unused=unused)
+
+
+def add_budget_box(
+    container: Any, kept_kwargs: dict, budget: float, grid: Sequence[float], grid_name: str
+) -> tuple[float, ...]:
+    """The "Add budget B" box (setting from :func:`add_budget_setting`, drawn with
+    ``ctx.kept("add_budget")``): ``grid`` with the sidebar's ``budget`` added while it is
+    ticked, ascending. A page whose grid is drawn with the sidebar budget marked on it gives it
+    a point there (QA s50: the Budget sweep marked B = 6 between its 4 and 8, where reading
+    the straight segment gave a wrong OPT and ratio); ``grid_name`` names the grid."""
+    in_grid = budget in set(grid)
+    add = container.checkbox(
+        f"Add budget {budget:.10g}",
+        # App QA: offered, and doing nothing, when the grid already holds that budget.
+        disabled=in_grid,
+        # Short: "Also the sidebar budget (40)" was cut at 1024 px (speaker QA).
+        help=f"The sidebar's budget. {grid_name[0].upper()}{grid_name[1:]} already holds it."
+        if in_grid
+        else f"The sidebar's budget, added to {grid_name} (on unless the link says add_budget=0).",
+        **kept_kwargs,
+    )
+    return tuple(sorted(set(grid) | ({budget} if add else set())))
+
+
 def budget_step(package: Package) -> float:
     costs = [c.cost for c in package.candidates]
     if all(float(c).is_integer() for c in costs):

@@ -51,6 +51,7 @@ PAGE_URL_KEYS: dict[str, tuple[str, ...]] = {
         "from",
         "to",
         "step",
+        "add_budget",
         "methods",
         "ablation",
         "time",

@@ -11,7 +11,14 @@ from memaudit_core.audit import UNPROVEN_WHY, AuditRow
 from memaudit_core.compiled import POOLS
 from memaudit_core.solvers.certify import VALUE_RTOL_TEXT
 from memaudit_ui import cached, figures, render
-from memaudit_ui.frame import LinkSetting, frame, md_escape
+from memaudit_ui.frame import (
+    PACKAGE_GRID,
+    LinkSetting,
+    add_budget_box,
+    add_budget_setting,
+    frame,
+    md_escape,
+)
 
 # QA s41: enumeration too, where it is cheap (the core decides where: curves.CERT_ENGINE_RULE).
 ENGINES = curves.CERT_ENGINES
@@ -38,13 +45,8 @@ def link_settings(pkg, store_key: str, budget: float) -> list[LinkSetting]:
         LinkSetting("cert_time_limit", "time_limit", 30.0, bounds=TIME_LIMIT_RANGE_S),
         # On by default (speaker QA s49: with the box off, the budget on screen everywhere
         # else was left out under "All 7 budgets cross-checked"); add_budget=0 leaves it out.
-        LinkSetting(
-            "cert_add_budget",
-            "add_budget",
-            True,
-            unused=lambda values: (
-                f"the package grid already holds the budget {budget:.10g}" if in_grid else None
-            ),
+        add_budget_setting(
+            "cert_add_budget", budget, lambda values: PACKAGE_GRID if in_grid else None
         ),
         LinkSetting(
             "cert_audit_pools",
@@ -96,19 +98,7 @@ if not low_s <= time_limit <= high_s:
         "audit runs once it is in range."
     )
     st.stop()
-sidebar_in_grid = ctx.budget in set(pkg.budget_grid())
-add_budget = c2.checkbox(
-    f"Add budget {ctx.budget:.10g}",
-    # App QA: offered, and doing nothing, when the grid already holds that budget.
-    disabled=sidebar_in_grid,
-    # Short: "Also the sidebar budget (40)" was cut at 1024 px (speaker QA).
-    help="The sidebar's budget. The grid below already holds it."
-    if sidebar_in_grid
-    else "The sidebar's budget, added to the package's grid (on unless the link says "
-    "add_budget=0).",
-    **ctx.kept("add_budget"),
-)
-grid = tuple(sorted(set(pkg.budget_grid()) | ({ctx.budget} if add_budget else set())))
+grid = add_budget_box(c2, ctx.kept("add_budget"), ctx.budget, pkg.budget_grid(), PACKAGE_GRID)
 # The engines that run at these budgets, from the core (QA s41: "every exact engine ...
 # cross-checked" stood above a log1p package certified by branch-and-bound alone).
 subtitle = cached.certification_subtitle(pkg, content_hash, grid, ENGINES)
@@ -184,7 +174,7 @@ level, messages = report.banner()
 show = {"error": st.error, "success": st.success, "warning": st.warning}[level]
 for message in messages:
     show(md_escape(message))
-if not sidebar_in_grid and not add_budget:
+if ctx.budget not in grid:
     # Speaker QA s49: the banner above reads as covering the budget shown on every other page.
     st.warning(
         f"The sidebar's budget {ctx.budget:.10g} {unit} is not in this audit: "

@@ -363,7 +363,10 @@ def test_sweep_page_seed_range() -> None:
     _ok(at)
     methods = at.multiselect(key="sweep_methods").value
     band_df = at.dataframe[2].value
-    n_grid = len(_sample("memaudit-small-s0").budget_grid())
+    pkg = _sample("memaudit-small-s0")
+    # The sidebar's budget (the package's 6) swept with the grid (QA s50).
+    n_grid = len(set(pkg.budget_grid()) | {pkg.default_budget()})
+    assert n_grid == 6
     assert len(band_df) == n_grid * (len(methods) + 1)
     # The counts are the same on every row: said once above the table (QA s49).
     (once,) = [
