@@ -1095,25 +1095,25 @@ def save_disagreement(package: Package, row: AuditRow, folder: Path) -> list[str
     return [str(pkg_path), str(rec_path)]
 
 
-def _second_time(row: AuditRow) -> tuple[str, float] | None:
-    """The engine whose time a check is plotted against bnb's: the MILP, or enumeration
-    where the MILP did not run (log1p); None without bnb's time or either other."""
+def _other_times(row: AuditRow) -> list[tuple[str, float]]:
+    """The engines whose times a check is plotted against bnb's, with those times: the MILP
+    and enumeration, each where it ran; none without bnb's time."""
     if not row.bnb_time_s:
-        return None
-    for eng in ("milp", "enum"):
-        t = getattr(row, f"{eng}_time_s")
-        if t:
-            return eng, t
-    return None
+        return []
+    return [(eng, t) for eng in ("milp", "enum") if (t := getattr(row, f"{eng}_time_s"))]
 
 
 def audit_figure(report: AuditReport) -> Any:
-    """bnb's time against the MILP's (or enumeration's, where the MILP did not run) per
-    check, coloured by outcome; the title counts the checks plotted (QA s42 round 2: "636
-    checks" over 612 points, log1p checks left out silently, and an empty chart)."""
+    """bnb's time against the MILP's and enumeration's, each where it ran, per check, coloured
+    by outcome; the title counts the checks plotted (QA s42 round 2: "636 checks" over 612
+    points, log1p checks left out silently, and an empty chart). QA s50: enumeration ran on
+    every check of a cap1 audit but only bnb against the MILP was drawn."""
     import plotly.graph_objects as go
 
-    pts = [(r, *pair) for r in report.rows if (pair := _second_time(r)) is not None]
+    from .palette import log_axis
+
+    pts = [(r, eng, t) for r in report.rows for eng, t in _other_times(r)]
+    n_plotted = sum(1 for r in report.rows if _other_times(r))
     against = sorted({eng for _, eng, _ in pts}, key=ENGINES.index)
     fig = go.Figure()
     for outcome, color in (
@@ -1134,12 +1134,11 @@ def audit_figure(report: AuditReport) -> Any:
                 marker={"color": color, "size": 7, "symbol": symbol},
                 text=[f"{r.source} {r.pool} B={r.budget:.10g}" for r, _ in sel],
             )
+    times = [ms for r, _, t in pts for ms in (r.bnb_time_s * 1000, t * 1000)]
     if pts:
-        lo = min(min(r.bnb_time_s, t) for r, _, t in pts) * 1000
-        hi = max(max(r.bnb_time_s, t) for r, _, t in pts) * 1000
         fig.add_scatter(
-            x=[lo, hi],
-            y=[lo, hi],
+            x=[min(times), max(times)],
+            y=[min(times), max(times)],
             mode="lines",
             name="equal time",
             line={"dash": "dash", "color": "#888"},
@@ -1154,12 +1153,15 @@ def audit_figure(report: AuditReport) -> Any:
             y=0.5,
             showarrow=False,
         )
-    fig.update_xaxes(type="log", title_text="bnb time (ms)")
-    fig.update_yaxes(type="log", title_text=" or ".join(against or ["milp"]) + " time (ms)")
+    # One range on both axes, so "equal time" is the diagonal; plain-number labels (plotly's
+    # minor log labels read "3 4 5 … 9 1 2", a "3" left of "1" meaning 0.3 ms; QA s50).
+    axis = log_axis(times)
+    fig.update_xaxes(title_text="bnb time (ms)", **axis)
+    fig.update_yaxes(title_text=" or ".join(against or ["milp"]) + " time (ms)", **axis)
     shown = (
-        f"{len(pts)} checks"
-        if len(pts) == report.n_tasks
-        else f"{len(pts)} of {report.n_tasks} checks plotted"
+        f"{n_plotted} checks"
+        if n_plotted == report.n_tasks
+        else f"{n_plotted} of {report.n_tasks} checks plotted"
     )
     fig.update_layout(title=f"Solve time per check ({shown})", template="plotly_white")
     return fig
@@ -1266,8 +1268,8 @@ UNPROVEN_WHY = "a limit stopped an engine, or HiGHS's proof was not counted"
 
 
 def unproven_lines(report: AuditReport, limit: int | None = None) -> str:
-    """One line per unproven check: each engine's status, incumbent, bound and gap, and why a
-    proof was not counted."""
+    """One line per unproven check: each engine's status, incumbent (its optimum where it
+    proved one), bound and gap, and why a proof was not counted."""
     rows = [r for r in report.rows if r.outcome == "unproven"]
     shown = rows if limit is None else rows[:limit]
     lines = []
@@ -1277,8 +1279,11 @@ def unproven_lines(report: AuditReport, limit: int | None = None) -> str:
             if not r.ran(eng):
                 continue
             gap = r.gap(eng)
+            status = getattr(r, f"{eng}_status")
+            # QA s50: "bnb optimal incumbent 102.388" called a proven optimum an incumbent.
+            what = "optimum" if status == "optimal" else "incumbent"
             parts.append(
-                f"{eng} {getattr(r, f'{eng}_status')} incumbent {_g6(getattr(r, f'{eng}_value'))} "
+                f"{eng} {status} {what} {_g6(getattr(r, f'{eng}_value'))} "
                 f"bound {_g6(getattr(r, f'{eng}_bound'))} gap "
                 + ("n/a" if gap is None else f"{gap:.2%}")
             )

@@ -1912,8 +1912,8 @@ class CertificationReport:
             )
         if rest:
             parts.append(
-                f"{at(rest)}, every engine stopped at {limit}: no OPT is claimed there (see "
-                "incumbent, bound and gap in the table)."
+                f"{at(rest)}, every engine stopped at {limit}: no OPT is claimed there (the "
+                "table gives each engine's incumbent as its value, with its bound and gap)."
             )
         return "warning", (" ".join(parts) + self._gap_note(),)
 

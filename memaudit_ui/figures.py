@@ -3357,26 +3357,12 @@ def engine_time_curve(report, title: str, present: bool = False):
             hoverinfo="skip",
         )
     fig.update_xaxes(title_text=f"budget B ({report.cost_unit})")
-    # One labelled tick per decade (no "2" / "5" minor labels), plain numbers (no SI "m"/"μ").
-    fig.update_yaxes(
-        title_text="wall time per solve (s, log scale)", type="log", dtick=1, tickformat="~g"
-    )
     times = [e.time_s for r in report.rows for e in r.runs if e.time_s and e.time_s > 0]
     if report.time_limit and not shared:
         times.append(report.time_limit)
-    if times:
-        # Whole decades at both ends, so at least two ticks are labelled (a quick look's runs,
-        # all within 0.02-0.6 s, showed a single "0.1").
-        low, high = math.floor(math.log10(min(times))), math.ceil(math.log10(max(times)))
-        # A marker on the lowest decade was cut in half by the axis floor (projector QA).
-        pad = 0.12 if math.log10(min(times)) - low < 0.12 else 0.0
-        top = max(high, low + 1)
-        fig.update_yaxes(range=[low - pad, top])
-        if top - low <= 2:
-            # Over one or two decades, 1-2-5 labels as full numbers (QA s48: the quick look's
-            # runs, all within 0.1-0.6 s, sat between two labels a decade apart).
-            ticks = [m * 10.0**k for k in range(low, top) for m in (1, 2, 5)] + [10.0**top]
-            fig.update_yaxes(tickmode="array", tickvals=ticks)
+    # Plain numbers (no SI "m"/"μ"), labels 1-2-5 or a decade apart (palette.log_axis, shared
+    # with the CLI report's figure).
+    fig.update_yaxes(title_text="wall time per solve (s, log scale)", **palette.log_axis(times))
     base_layout(fig, _plain(title), present, height=420)
     if present:
         # On lines the 524 px column holds (QA s48: enumeration's n/a entry, with its reason,

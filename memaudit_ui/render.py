@@ -333,6 +333,21 @@ GAP_FORMAT = "%.3g"
 #: ("1250000000.55"): the grid's own sizing clipped the leading digit of "1250000000" at
 #: 1280 and 1920 px (QA s43).
 VALUE_WIDTH_PX = 130
+#: The grid's header font (14 px, semibold) at its widest average character, and the cell
+#: padding and menu room either side: a header of n characters reads whole in a column of
+#: ``HEADER_PAD_PX + n * HEADER_CHAR_PX`` pixels (measured: "branch-and-bound gap", 20
+#: characters, fits in the 151 px the grid sizes it to).
+HEADER_CHAR_PX = 7
+HEADER_PAD_PX = 30
+
+
+def header_width_px(label: str, least: int = VALUE_WIDTH_PX) -> int:
+    """A fixed column width that shows ``label`` whole and is at least ``least`` pixels.
+
+    >>> header_width_px("HiGHS MILP value"), header_width_px("gap")
+    (142, 130)
+    """
+    return max(least, HEADER_PAD_PX + HEADER_CHAR_PX * len(label))
 
 
 def gap_column(label: str | None = None):
@@ -350,7 +365,8 @@ def engine_column_config(columns: Iterable[str], config: dict[str, Any]) -> dict
     """``config`` with each engine column (``"bnb value"``, ``"milp"``, ...) headed by the
     engine's display name (``curves.ENGINE_LABELS``: "branch-and-bound value"), as the charts
     name it (speaker QA s46: the table said bnb / milp beside a chart saying branch-and-bound /
-    HiGHS MILP). The short id, the CSV's and the CLI's, is in the column's help."""
+    HiGHS MILP). The short id, the CSV's and the CLI's, is in the column's help. A column of
+    fixed width is widened to show its header whole (:func:`header_width_px`)."""
     out = dict(config)
     for col, (name, rest) in _engine_columns(columns).items():
         cfg = out.get(col)
@@ -359,6 +375,11 @@ def engine_column_config(columns: Iterable[str], config: dict[str, Any]) -> dict
         where = f"Column `{col}` of the CSV (`--solver {engine}` in the CLI)."
         cfg["label"] = f"{name} {rest}".strip()
         cfg["help"] = f"{cfg['help']} {where}" if cfg.get("help") else where
+        if isinstance(cfg.get("width"), int):
+            # A fixed width sized for the numbers cut the full names to one stub: "branch-and-
+            # bound va…" beside "branch-and-bound b…", incumbent and bound told apart only by
+            # hovering (QA s50, 1400 px). Widened to the header, never narrowed.
+            cfg["width"] = header_width_px(cfg["label"], cfg["width"])
         out[col] = cfg
     return out
 
