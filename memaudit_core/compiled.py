@@ -505,14 +505,17 @@ class CompiledInstance:
         lo, hi = SCALE_BAND
         if not (floor > 0.0 and math.isfinite(floor)) or floor * scale >= lo:
             return scale
-        lifted = math.ldexp(1.0, -math.frexp(floor)[1])  # floor * lifted in [0.5, 1)
+        # In exponents, capped before any power is formed: a subnormal floor (1e-320) asks for
+        # 2^1062, which overflows a float (the s49 subnormal tests).
+        exponent = -math.frexp(floor)[1]  # floor * 2^exponent in [0.5, 1)
         if top > 0.0 and math.isfinite(top):
-            # The largest unit keeps within the band's top: a wider spread lifts only so far.
-            lifted = min(lifted, math.ldexp(1.0, math.frexp(hi / top)[1] - 1))
+            # The largest unit keeps within the band's top: a wider spread lifts only so far
+            # (top < 2^e_top and hi >= 2^(e_hi - 1), so top * 2^(e_hi - 1 - e_top) < hi).
+            exponent = min(exponent, math.frexp(hi)[1] - 1 - math.frexp(top)[1])
         wmax = float(self.weight.max()) if self.weight.size else 0.0
         if wmax > 0.0:
-            lifted = min(lifted, math.ldexp(1.0, 1000 - math.frexp(wmax)[1]))  # no overflow
-        return max(scale, lifted)
+            exponent = min(exponent, 1000 - math.frexp(wmax)[1])  # no weight overflows
+        return max(scale, math.ldexp(1.0, min(exponent, 1000)))
 
     @cached_property
     def _single_probe(self) -> tuple[np.ndarray, np.ndarray]:
