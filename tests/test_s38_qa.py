@@ -426,15 +426,14 @@ def test_a_cross_checks_better_store_within_tolerance_is_the_one_returned(monkey
     from memaudit_core.solvers import milp
 
     monkeypatch.setattr(milp, "objective_scale", lambda *args, **kwargs: 1.0)
-    # Since s50 the engines' value scale is also lifted from OPT's floor (0.0007 here, below
-    # 2^-10), which makes HiGHS find the gain too; left unlifted, it misses it as it did.
-    from memaudit_core.compiled import CompiledInstance
-
-    monkeypatch.setattr(CompiledInstance, "_lift_to_opt", lambda self, scale, top, floor: scale)
     from memaudit_core.package import parse_package
     from memaudit_core.solvers import solve_budgets
 
-    inst = ma.compile_package(parse_package(_milli_doc()))
+    # Since s50 agreement is within 1e-9 of OPT itself (not of a value unit of 1): the third
+    # candidate adds 5e-10 relative, within it. The engines see values lifted by 2^10 (OPT's
+    # floor 0.0007 is below 2^-10), where that gain is 5.1e-10: above enum's zero-gain floor
+    # (1e-12), below the absolute 1e-9 HiGHS's unscaled objective misses.
+    inst = ma.compile_package(parse_package(_milli_doc(small=5e-10)))
     results = solve_budgets(inst, [2.0, 3.0], "milp", cross_check=True)
     top = results[-1]
     assert top.certified and top.selected == ("a", "b", "c")
