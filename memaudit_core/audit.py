@@ -59,6 +59,7 @@ from .package import Package
 from .shortrepr import short_repr
 from .solvers import _check_limits
 from .solvers.certify import ENUM_CROSS_MAX
+from .solvers.milp import unsupported_saturation
 from .suites import (
     JOURNAL,
     IndexEntry,
@@ -110,6 +111,49 @@ def _rel_tol(v: float, unit: float = 1.0) -> float:
     return AGREE_TOL * max(unit, abs(v))
 
 
+def reported_off(value: float, reported: float, proven: bool, unit: float) -> float | None:
+    """How far an engine's ``reported`` value is off its store's F ``value`` when the audit
+    counts it as a finding (the check is then a disagreement), else None: any gap beyond the
+    tolerance for a ``proven`` optimum, only a claim above F for a run stopped by a limit
+    (HiGHS's incumbent need not push each y_r to its cap, so it may report less than its
+    store is worth: QA s42 round 3). One rule for the audit and its read-back (QA s50: a
+    saved "agree" row with a reported value 1 above its store's F read back as PASS).
+
+    >>> reported_off(2.0, 2.0, True, 1.0), reported_off(2.0, 1.5, False, 1.0)
+    (None, None)
+    >>> reported_off(2.0, 1.5, True, 1.0), reported_off(2.0, 3.0, False, 1.0)
+    (0.5, 1.0)
+    """
+    gap = abs(reported - value) if proven else reported - value
+    return gap if gap > _rel_tol(value, unit) else None
+
+
+def skipped_note(engine: str, why: str) -> str:
+    """The problem a check records for an engine it did not run (its status ``skipped``);
+    read back, a row with this note and another status is refused."""
+    return f"{engine} skipped: {why}"
+
+
+def milp_saturation_skipped(problems: Sequence[str]) -> str | None:
+    """The saturation a check's ``problems`` say the MILP could not take (its
+    :func:`skipped_note` of :func:`~memaudit_core.solvers.milp.unsupported_saturation`), or
+    None. The saturation is the instance's, so the MILP ran on none of its checks (an audit
+    row does not save the saturation: this note is how a read-back knows it).
+
+    >>> milp_saturation_skipped([skipped_note("milp", unsupported_saturation("log1p"))])
+    'log1p'
+    >>> milp_saturation_skipped(["milp skipped: HiGHS is not installed"]) is None
+    True
+    """
+    from .saturations import SATURATIONS
+
+    for sat in SATURATIONS:
+        why = unsupported_saturation(sat)
+        if why is not None and any(p.startswith(skipped_note("milp", why)) for p in problems):
+            return sat
+    return None
+
+
 def audit_engines(inst: Any, budget: float) -> tuple[str, ...]:
     """The engines an audit runs on ``inst`` at ``budget``: ``bnb`` and ``milp`` always,
     ``enum`` too where at most :data:`ENUM_CROSS_MAX` stores fit.
@@ -133,7 +177,7 @@ def audit_instance(inst: Any, budget: float, time_limit: float | None = None) ->
     (see the module docstring for the outcomes)."""
     from .objective import evaluate
     from .solvers import relative_gap, run_engine, value_unit
-    from .solvers.milp import ill_conditioned_reason, unsupported_saturation
+    from .solvers.milp import ill_conditioned_reason
 
     # QA s41 #1: gaps and tolerances in the package's value unit, as solve() measures them.
     unit = value_unit(inst, budget)
@@ -158,8 +202,11 @@ def audit_instance(inst: Any, budget: float, time_limit: float | None = None) ->
             rec.update({f"{eng}_{name}": None for name in _ENGINE_FIELDS})
             rec[f"{eng}_status"] = "skipped"
             skips.append(
-                f"milp skipped: {unsupported}, so only bnb and enum are compared there "
-                "(enum where the check is small enough to enumerate)"
+                skipped_note(
+                    eng,
+                    f"{unsupported}, so only bnb and enum are compared there "
+                    "(enum where the check is small enough to enumerate)",
+                )
             )
             continue
         try:
@@ -169,7 +216,7 @@ def audit_instance(inst: Any, budget: float, time_limit: float | None = None) ->
             rec.update({f"{eng}_{name}": None for name in _ENGINE_FIELDS})
             rec[f"{eng}_status"] = "skipped" if skipped else "error"
             if skipped:
-                skips.append(f"{eng} skipped: {exc}")
+                skips.append(skipped_note(eng, str(exc)))
             else:
                 problems.append(f"{eng} failed: {type(exc).__name__}: {exc}")
                 errors += 1
@@ -179,11 +226,7 @@ def audit_instance(inst: Any, budget: float, time_limit: float | None = None) ->
         value = evaluate(inst, sel)
         if not feasible:
             problems.append(f"{eng} returned an infeasible store")
-        # A run stopped by a limit may report less than its store is worth (HiGHS's incumbent
-        # need not push each y_r to its cap): only a claim above F is a finding there (QA s42
-        # round 3: "milp reported 20.40304 but its store is worth 21.26504" failed an audit).
-        over = raw.value - value > _rel_tol(value, unit)
-        if over or (raw.status == "optimal" and value - raw.value > _rel_tol(value, unit)):
+        if reported_off(value, raw.value, raw.status == "optimal", unit) is not None:
             problems.append(f"{eng} reported {raw.value!r} but its store is worth {value!r}")
         status, bound = raw.status, float(raw.bound)
         doubt = ill_conditioned_reason(inst, budget) if eng == "milp" else None
@@ -400,18 +443,21 @@ class AuditRow:
 
         QA s49: such rows FAIL while the engines' stores agree, and the header's "max
         difference 0" (between the engines) was all a reader saw of the cause."""
+        gaps = self._report_gaps()
+        return max(gaps.values()) if gaps else None
+
+    def _report_gaps(self) -> dict[str, float]:
+        """Each engine's :func:`reported_off` gap, where it has one."""
         unit = self.value_unit if self.value_unit is not None else 1.0
-        gaps = []
+        gaps = {}
         for eng in ENGINES:
             value, reported = getattr(self, f"{eng}_value"), getattr(self, f"{eng}_reported")
             if value is None or reported is None:
                 continue
-            proven = getattr(self, f"{eng}_status") == "optimal"
-            # A limited run may report less than its store is worth (see audit_instance).
-            gap = abs(reported - value) if proven else reported - value
-            if gap > _rel_tol(value, unit):
-                gaps.append(gap)
-        return max(gaps) if gaps else None
+            gap = reported_off(value, reported, getattr(self, f"{eng}_status") == "optimal", unit)
+            if gap is not None:
+                gaps[eng] = gap
+        return gaps
 
     def ran(self, engine: str) -> bool:
         """Whether ``engine`` ran on this check (not skipped, not left out)."""
@@ -507,6 +553,7 @@ class AuditRow:
             raise ResultError(
                 f"{path}.outcome", "wrong value", f"one of {', '.join(_OUTCOMES)}", self.outcome
             )
+        self._check_values(path)
         from .solvers import check_bound_and_gap
 
         # Relative to the values themselves: the package's value unit is not saved, and a
@@ -517,10 +564,95 @@ class AuditRow:
                 continue
             gap = getattr(self, f"{eng}_gap")
             check_bound_and_gap(f"{path}.{eng}_bound", f"{path}.{eng}_gap", value, bound, gap)
+        # QA s50 #2: a reported value off its store's F makes the audit's check "disagree"
+        # (audit_instance), so an agreeing or unproven row with one was edited.
+        off = self._report_gaps()
+        if off and self.outcome in ("agree", "unproven"):
+            eng, gap = next(iter(off.items()))
+            raise ResultError(
+                f"{path}.outcome",
+                "inconsistent",
+                f"{self.outcome}, yet {eng} reported {getattr(self, f'{eng}_reported')!r} while "
+                f"its store is worth {getattr(self, f'{eng}_value')!r} (off by {gap!r}): the "
+                "audit counts a reported value its store does not have as a disagreement",
+                self.outcome,
+            )
         if self.outcome == "agree":
             self._check_agreement(path)
         # After the outcome: an edited engine value is named there, not as the difference.
         self._check_diffs(path)
+        self._check_ran(path)
+
+    def _check_values(self, path: str) -> None:
+        """Refuse numbers no audit writes (QA s50 #3: a NaN or negative budget and F of -1
+        read back as PASS): a budget, F, bound, time and node count are finite and >= 0 (F
+        sums saturated non-negative weights), a reported value is finite."""
+        from .errors import ResultError
+        from .results import check_finite
+
+        check_finite(f"{path}.budget", self.budget, "a budget is a finite number >= 0")
+        unit = self.value_unit
+        if unit is not None and not (math.isfinite(unit) and unit > 0):
+            raise ResultError(f"{path}.value_unit", "wrong value", "a finite number > 0", unit)
+        for eng in ENGINES:
+            for name in ("value", "bound", "time_s", "nodes"):
+                number = getattr(self, f"{eng}_{name}")
+                if number is not None:
+                    check_finite(f"{path}.{eng}_{name}", number)
+            reported = getattr(self, f"{eng}_reported")
+            # Not >= 0: HiGHS's objective of an empty store may be -1e-16.
+            if reported is not None and not math.isfinite(reported):
+                raise ResultError(
+                    f"{path}.{eng}_reported", "wrong value", "a finite number", reported
+                )
+
+    def _check_ran(self, path: str) -> None:
+        """Refuse engine numbers beside a status that says the engine did not run, and the
+        reverse (QA s50 #3: an enum value beside enum_status "not run", and a MILP proof in
+        a log1p audit, read back as PASS): an engine the check did not run has no numbers,
+        one that ran has its store's F, time and node count, and the MILP does not run on a
+        check whose problems say it cannot take the instance's saturation
+        (:func:`milp_saturation_skipped`)."""
+        from .errors import ResultError
+
+        sat = milp_saturation_skipped(self.problems)
+        if sat is not None and self.milp_status != "skipped":
+            raise ResultError(
+                f"{path}.milp_status",
+                "inconsistent",
+                f"the check's problems say the MILP was skipped, as it cannot take the "
+                f"instance's saturation {sat!r} ({unsupported_saturation(sat)}): status "
+                "'skipped'",
+                self.milp_status,
+            )
+        for eng in ENGINES:
+            status = getattr(self, f"{eng}_status")
+            numbers = {
+                name: getattr(self, f"{eng}_{name}")
+                for name in ("value", "reported", "bound", "gap", "time_s", "nodes")
+            }
+            if status in (NOT_RUN, ABSENT, "skipped"):
+                given = next((n for n, v in numbers.items() if v is not None), None)
+                if given is not None:
+                    raise ResultError(
+                        f"{path}.{eng}_{given}",
+                        "inconsistent",
+                        f"{eng}_status is {status!r}: an engine the check did not run has no "
+                        "numbers (null)",
+                        numbers[given],
+                    )
+            elif status in ("optimal", "infeasible", *UNPROVEN_STATUSES):
+                missing = next(
+                    (n for n in ("value", "time_s", "nodes") if numbers[n] is None), None
+                )
+                if missing is not None:
+                    raise ResultError(
+                        f"{path}.{eng}_{missing}",
+                        "inconsistent",
+                        f"{eng}_status is {status!r}: an engine that ran has its store's F, "
+                        "its time and its node count",
+                        None,
+                    )
 
     def _check_agreement(self, path: str) -> None:
         """Refuse ``agree`` unless at least two engines ran, proved their optima (zero gap)
@@ -807,6 +939,7 @@ class AuditReport:
             report.ok,
             "the report's counts (ok: complete, no disagreement, at least one agreeing check)",
         )
+        report._check_grid(path)
         if "rows" in data:
             # The verdict is read from the counts: they must be the rows' (QA s38).
             seen = {o: sum(1 for r in report.rows if r.outcome == o) for o in _OUTCOMES}
@@ -838,7 +971,87 @@ class AuditReport:
                         f"their optima (expected {expected})",
                         got,
                     )
+        report._check_tasks(path)
         return report
+
+    def _check_grid(self, path: str) -> None:
+        """Refuse pools and budgets no audit runs (QA s50 #3: a pool "bogus", and rows at a
+        budget of NaN, -4 or one outside ``budgets``, read back as PASS): pools are
+        :data:`POOLS`, budgets finite and >= 0, and each check (row or disagreement) is at
+        one of the report's pools and budgets, once."""
+        from .errors import ResultError
+        from .results import check_choice, check_finite, check_row_budget
+
+        for i, pool in enumerate(self.pools):
+            check_choice(f"{path}.pools[{i}]", pool, POOLS)
+        for i, budget in enumerate(self.budgets):
+            check_finite(f"{path}.budgets[{i}]", budget, "a budget is a finite number >= 0")
+        for name in ("rows", "disagreements"):
+            seen: set[tuple[str, str, float]] = set()
+            for k, row in enumerate(getattr(self, name)):
+                at = f"{path}.{name}[{k}]"
+                check_choice(f"{at}.pool", row.pool, self.pools)
+                check_row_budget(at, row.budget, self.budgets, "audit")
+                key = (row.instance_hash, row.pool, row.budget)
+                if key in seen:
+                    raise ResultError(
+                        at,
+                        "inconsistent",
+                        f"a second {name[:-1]} for instance {row.instance_hash[:12]}, pool "
+                        f"{row.pool}, budget {row.budget:.10g}: each check is counted once",
+                    )
+                seen.add(key)
+            # The saturation is the instance's: a MILP skipped for it on one check ran on none
+            # (a row edited to a MILP proof, its skip note deleted, still has its siblings').
+            skipped_for = {}
+            for k, row in enumerate(getattr(self, name)):
+                sat = milp_saturation_skipped(row.problems)
+                if sat is not None:
+                    skipped_for.setdefault(row.instance_hash, (k, sat))
+            for k, row in enumerate(getattr(self, name)):
+                if row.instance_hash in skipped_for and row.milp_status != "skipped":
+                    j, sat = skipped_for[row.instance_hash]
+                    raise ResultError(
+                        f"{path}.{name}[{k}].milp_status",
+                        "inconsistent",
+                        f"{name}[{j}] of the same instance says the MILP was skipped, as it "
+                        f"cannot take the instance's saturation {sat!r} "
+                        f"({unsupported_saturation(sat)}): it ran on none of its checks",
+                        row.milp_status,
+                    )
+
+    def _check_tasks(self, path: str) -> None:
+        """Refuse a report whose counts do not fit ``n_tasks`` and ``complete`` (QA s50 #1: an
+        INCOMPLETE audit edited to ``complete: true`` read "PASS: 10 of 40 checks", and
+        ``n_tasks`` 400 beside 315 rows "PASS: 315 of 400"). Every check that ran is counted
+        once (``n_agree`` ... ``n_skipped``, errors with the disagreements); a complete audit
+        ran all ``n_tasks`` of them, an incomplete one fewer."""
+        from .errors import ResultError
+
+        counts = ("n_agree", "n_disagree", "n_unproven", "n_skipped", "n_tasks")
+        for name in counts:
+            if getattr(self, name) < 0:
+                raise ResultError(
+                    f"{path}.{name}", "wrong value", "a count of checks, >= 0", getattr(self, name)
+                )
+        done = sum(getattr(self, name) for name in counts[:-1])
+        if done > self.n_tasks:
+            raise ResultError(
+                f"{path}.n_tasks",
+                "inconsistent",
+                f"fewer than the {done} checks counted (n_agree + n_disagree + n_unproven + "
+                "n_skipped): n_tasks counts every check",
+                self.n_tasks,
+            )
+        if self.complete != (done == self.n_tasks):
+            raise ResultError(
+                f"{path}.complete",
+                "inconsistent",
+                f"{done} of n_tasks {self.n_tasks} checks counted (n_agree + n_disagree + "
+                "n_unproven + n_skipped): a complete audit ran every check, an incomplete one "
+                f"fewer (expected {str(not self.complete).lower()})",
+                self.complete,
+            )
 
 
 def _max_diffs(rows: Sequence[AuditRow]) -> tuple[float | None, float | None]:

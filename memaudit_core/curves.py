@@ -81,7 +81,7 @@ from .solvers import (
 )
 from .solvers.certify import ENUM_CROSS_MAX, VALUE_RTOL, certified_gap_text
 from .solvers.enum import combination_count, combination_count_text
-from .solvers.milp import ILL_CONDITIONED_REASON, ill_conditioned_reason
+from .solvers.milp import ILL_CONDITIONED_REASON, SUPPORTED_SATURATIONS, ill_conditioned_reason
 from .solvers.timeshare import (
     check_total_time_limit,
     overrun_notes,
@@ -1765,9 +1765,11 @@ class CertRow:
         """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input or a
         verdict its runs do not support (each run checked by :meth:`EngineRun.from_dict`)."""
         from .errors import ResultError
-        from .results import from_fields
+        from .results import check_finite, from_fields
 
         row = from_fields(cls, data, path)
+        # QA s50 #3: a budget of -1 or NaN read back as "6 of 6 budgets certified".
+        check_finite(f"{path}.budget", row.budget, "a budget is a finite number >= 0")
         # A certified budget needs every applicable engine certified and no disagreement
         # (QA s41 #2: checked here too, so a row read on its own is held to it).
         if row.certified and (
@@ -2058,6 +2060,7 @@ class CertificationReport:
         # Records saved before QA s45 have no notes and still read back.
         res = from_fields(cls, data, path, kind=cls.RESULT_KIND, optional=("notes",))
         check_finite(f"{path}.time_s", res.time_s)  # QA s47: "NaN" was read back
+        res._check_milp_applies(path)
         # QA s41: which engines ran is stated from the runs (engines_text), so each row holds
         # runs of the report's engines only, each once.
         for i, row in enumerate(res.rows):
@@ -2080,6 +2083,24 @@ class CertificationReport:
                     at, "inconsistent", f"does not match its rows (expected {want!r})", got
                 )
         return res
+
+    def _check_milp_applies(self, path: str) -> None:
+        """Refuse MILP runs whose ``applicable`` is not what the report's saturation gives
+        (:func:`_milp_na`, the rule the certification ran by; QA s50 #3: saturation edited
+        from cap1 to log1p read back with the MILP's runs still certified)."""
+        from .errors import ResultError
+
+        na = _milp_na(self.saturation)
+        for i, row in enumerate(self.rows):
+            for j, run in enumerate(row.runs):
+                if run.engine == "milp" and run.applicable != (na is None):
+                    raise ResultError(
+                        f"{path}.rows[{i}].runs[{j}].applicable",
+                        "inconsistent",
+                        f"the MILP takes saturations {', '.join(SUPPORTED_SATURATIONS)} only, "
+                        f"and this report's saturation is {self.saturation!r}",
+                        run.applicable,
+                    )
 
 
 def _bound_text(bound: float | None, digits: int) -> str:
@@ -2113,6 +2134,12 @@ def _no_run(
     )
 
 
+def _milp_na(saturation: str) -> str | None:
+    """:data:`MILP_NA` where the MILP cannot take ``saturation``, else None: one rule for the
+    certification and its read-back."""
+    return None if saturation in SUPPORTED_SATURATIONS else MILP_NA
+
+
 def _not_applicable(inst, engine: str, budget: float) -> str | None:
     """Why ``engine`` does not run at ``budget`` in a certification (its note), or None when it
     does. Enumeration follows the rule of the solver's own cross-check
@@ -2120,10 +2147,7 @@ def _not_applicable(inst, engine: str, budget: float) -> str | None:
     stores fitting the budget (QA s41: the report never ran it, so a log1p package had no
     second engine although enumeration proves it in the Overview)."""
     if engine == "milp":
-        from .solvers.milp import SUPPORTED_SATURATIONS
-
-        if inst.saturation not in SUPPORTED_SATURATIONS:
-            return MILP_NA
+        return _milp_na(inst.saturation)
     if engine == "enum":
         count = combination_count(inst, budget)
         if count > ENUM_CROSS_MAX:

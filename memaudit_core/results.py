@@ -850,10 +850,14 @@ def check_saved_flag(
         raise ResultError(at, "inconsistent", f"does not match {rule_text} (expected {shown})", got)
 
 
-def check_row_budget(at: str, budget: float, budgets: Sequence[float]) -> None:
-    """Refuse a sweep row at a budget its sweep does not list (``at`` is the row's path):
-    one check for :class:`~memaudit_core.analysis.SweepResult` and
-    :class:`~memaudit_core.suites.SweepSuiteResult`.
+def check_row_budget(
+    at: str, budget: float, budgets: Sequence[float], owner: str = "sweep"
+) -> None:
+    """Refuse a row at a budget its result does not list (``at`` is the row's path, ``owner``
+    names the result in the message): one check for
+    :class:`~memaudit_core.analysis.SweepResult`,
+    :class:`~memaudit_core.suites.SweepSuiteResult` and
+    :class:`~memaudit_core.audit.AuditReport`.
 
     >>> check_row_budget("$.rows[0]", 6.0, (3.0, 6.0))
     """
@@ -861,7 +865,7 @@ def check_row_budget(at: str, budget: float, budgets: Sequence[float]) -> None:
         raise ResultError(
             f"{at}.budget",
             "inconsistent",
-            "not one of the sweep's budgets " + ", ".join(f"{b:.10g}" for b in budgets),
+            f"not one of the {owner}'s budgets " + ", ".join(f"{b:.10g}" for b in budgets),
             budget,
         )
 
