@@ -480,7 +480,12 @@ class SolveResult:
                 first.value,
             )
         stores = [first.recomputed_value]
-        if cert.agreement and len(cert.checks) > 1:
+        if len(cert.checks) > 1 and (
+            cert.agreement
+            # A primary whose report was refused yields to a cross-check's proven store.
+            or f"{cert.checks[1].engine} proved {cert.checks[1].recomputed_value!r}; its store"
+            in cert.reason
+        ):
             stores.append(cert.checks[1].recomputed_value)
         if not any(near(cert.recomputed_value, v) for v in stores):
             raise ResultError(

@@ -18,7 +18,9 @@ agreeing cross-check. Each "meets" and
 "equals" is within 1e-9 x max(|value|, one value unit of the package): relative, with an
 absolute floor for values below one unit (so a certified F of 0.4 may carry a reported ``gap``
 of about 1.5e-9: HiGHS's own tolerances are absolute). Exact engines that disagree raise
-:class:`~memaudit_core.errors.SolverDisagreementError`; an engine that returns an infeasible
+:class:`~memaudit_core.errors.SolverDisagreementError`, except that a primary whose report is
+not its store's F (uncertified for that) claims nothing beyond its store: a cross-check's
+proven, better store is then returned, uncertified. An engine that returns an infeasible
 store raises :class:`~memaudit_core.errors.SolverError`. Neither is ever hidden.
 
 Examples
@@ -902,7 +904,29 @@ def finish(
                 # A primary whose reported value is not its store's F (said above) is held to
                 # its store only: its report (inf from HiGHS) is no claim to contradict.
                 compared = pair[:2] if diffs[0] <= VALUE_RTOL else pair[1:2]
-                if max(compared) > VALUE_RTOL:
+                if (
+                    max(compared) > VALUE_RTOL
+                    and diffs[0] > VALUE_RTOL
+                    and pair[2] <= VALUE_RTOL
+                    and other.recomputed_value > value
+                ):
+                    # Not a disagreement: the primary's report already failed its own check
+                    # (a reason above), so only its store is compared, and a feasible store
+                    # worth less than a proven optimum contradicts nothing. The proven store
+                    # is returned, uncertified, since the primary's proof is the one refused
+                    # (exactness QA s50 #5: HiGHS's 1e-9 feasibility tolerance let y_r reach 1
+                    # on coverage 0.999999999, and `solve --solver milp` aborted with "please
+                    # report it" where enum had proved the optimum).
+                    agreement = False
+                    reasons.append(
+                        f"{second} proved {other.recomputed_value!r}; its store, worth "
+                        f"{other.recomputed_value - value:.3g} more than {primary}'s, is the "
+                        "one returned"
+                    )
+                    better = (other.recomputed_value, tuple(raw2.selected_idx), second)
+                    # Its proven bound holds whatever the primary's did.
+                    bound = max(min(bound, other.bound), other.recomputed_value)
+                elif max(compared) > VALUE_RTOL:
                     _refuse_float_edge(inst, budget, (raw.selected_idx, raw2.selected_idx))
                     raise SolverDisagreementError(
                         f"exact solvers disagree at budget {budget:.10g}: {primary} found "
@@ -910,7 +934,7 @@ def finish(
                         f"(store F {other.recomputed_value!r}); relative difference "
                         f"{max(compared):.10g} > {VALUE_RTOL:g}"
                     )
-                if pair[2] > VALUE_RTOL:
+                elif pair[2] > VALUE_RTOL:
                     refused_checks.add(len(checks) - 1)
                     reasons.append(
                         f"{second} reported {other.value!r} but its store's F is "
@@ -984,10 +1008,11 @@ def finish(
         proof += f"; {unchecked}"
     selected_idx: Iterable[int] = raw.selected_idx
     if better is not None:
-        proof += (
-            f"; {better[2]}'s store, worth {better[0] - value:.3g} more (within the engines' "
-            "tolerance), is the one returned"
-        )
+        if agreement:
+            proof += (
+                f"; {better[2]}'s store, worth {better[0] - value:.3g} more (within the "
+                "engines' tolerance), is the one returned"
+            )
         value, selected_idx = better[0], better[1]
         bound = max(bound, value)
         gap = relative_gap(value, bound, unit)
