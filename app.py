@@ -174,6 +174,12 @@ render.table(
     f"{stats.package_id}-scores-B{ctx.budget:.10g}",
     said_once=["ratio of F to"],
 )
+if ctx.present:
+    # The projector's table drops prose columns, the notes among them: a writer that kept
+    # nothing read as a broken one without its reason (e2e QA s50).
+    for e, note in zip(evals, ov.row_notes, strict=True):
+        if note and not e.selected and not e.over_budget:  # a cut store has its column
+            st.caption(f"{md_escape(e.label)}: {md_escape(note)}")
 if any(e.ratio is None for e in evals):
     st.info("Ratios are n/a where OPT is 0: nothing of value fits this budget.")
 

@@ -48,3 +48,16 @@ def test_solved_instances_are_freed(solver: str) -> None:
         del inst
     gc.collect()
     assert [r() is None for r in refs] == [True, True, True]
+
+
+def test_on_a_projector_a_writer_that_kept_nothing_says_why() -> None:
+    # veg-to-pescatarian at budget 6: its cheapest raw span (e2:raw) costs 9 words, so the
+    # raw-span-only writer keeps nothing. Presentation mode drops the notes column.
+    from app_utils import open_app
+
+    at = open_app("app.py", package="sample:veg-to-pescatarian", budget="6", present="1")
+    assert not at.exception, [e.value for e in at.exception]
+    captions = [c.value.replace("\\", "") for c in at.caption]
+    said = [c for c in captions if "No raw_span fits" in c]
+    assert len(said) == 1, [c.value for c in at.caption]
+    assert "recency_raw" in said[0] and "the cheapest costs 9 words" in said[0], said
