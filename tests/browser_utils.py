@@ -53,6 +53,14 @@ def wait_idle(page, timeout_ms: int = 60_000, settle_ms: int = 300) -> None:
         page.wait_for_function(_IDLE_JS, timeout=remaining)
         page.wait_for_timeout(settle_ms)
         if page.evaluate(_IDLE_JS):
+            if "present=1" in page.url:
+                # Presentation mode's sidebar script (memaudit_ui.frame) loads lazily and
+                # collapses the sidebar when it runs: a test that expanded it first saw its
+                # link slide away (a full run, s50). Idle means after the script has run.
+                page.wait_for_function(
+                    "() => window.__memauditPresentStart !== undefined",
+                    timeout=max(1, int((deadline - time.monotonic()) * 1000)),
+                )
             return
         if time.monotonic() > deadline:
             raise TimeoutError(f"Streamlit app not idle after {timeout_ms} ms")
