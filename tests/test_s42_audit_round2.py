@@ -16,6 +16,7 @@ import memaudit_core as ma
 import memaudit_core.solvers as solvers_mod
 from memaudit_core import audit as au
 from memaudit_core.compiled import compile_package
+from memaudit_core.errors import ResultError
 from memaudit_core.generators import generate
 
 REPO = Path(__file__).resolve().parents[1]
@@ -212,14 +213,17 @@ TINY30 = {
 
 
 def test_an_agreeing_audit_of_tiny_values_reads_back(tmp_path):
-    """Judged in the package's value unit when run, in the values' own scale when read back:
+    """Judged in the value unit at the budget when run, and read back in the saved unit:
     "agree, yet the values 0.0015 and 0.00150000002 differ" (now the unit is saved)."""
     path = write_json(tmp_path, "tiny30.json", TINY30)
     rep = au.audit([str(path)], budgets=[37.6, 215.5], pools=["generic"], figures=False)
-    assert rep.rows and all(r.outcome == "agree" and r.value_unit == 1.0 for r in rep.rows)
+    # Review s50 #1: the unit is at most the best affordable single, a lower bound on OPT
+    # (as in solve), no longer 1 for an optimum of 0.0015.
+    assert rep.rows and all(r.outcome == "agree" and r.value_unit <= r.bnb_value for r in rep.rows)
     saved = json.loads(json.dumps(rep.to_dict()))
-    # Since QA s49 scaled the MILP's objective, HiGHS finds 0.00150000002 as bnb does; before,
-    # it stopped at 0.0015. Such a row, within 1e-9 of the value unit 1, still reads back.
+    assert [r["value_unit"] for r in saved["rows"]] == [r.value_unit for r in rep.rows]
+    back = ma.read_result(json.loads(json.dumps(saved)))
+    assert [r.outcome for r in back.rows] == ["agree"] * len(rep.rows)
     for row in saved["rows"]:
         assert row["milp_value"] == row["bnb_value"] == 0.00150000002
         row["milp_value"] = 0.0015
@@ -227,8 +231,9 @@ def test_an_agreeing_audit_of_tiny_values_reads_back(tmp_path):
         row["rel_diff"] = row["abs_diff"] / row["value_unit"]
     saved["max_abs_diff"] = max(r["abs_diff"] for r in saved["rows"])
     saved["max_rel_diff"] = max(r["rel_diff"] for r in saved["rows"])
-    back = ma.read_result(saved)
-    assert [r.outcome for r in back.rows] == ["agree"] * len(rep.rows)
+    # 1.3e-8 relative apart: more than 1e-9 of OPT, no longer "within 1e-9 of the unit 1".
+    with pytest.raises(ResultError, match=r"agree, yet milp reported .*\[rule: inconsistent\]"):
+        ma.read_result(saved)
 
 
 #: A row saved mid-session 42, before the difference was taken over the proofs only: bnb

@@ -888,22 +888,21 @@ def value_unit(inst: CompiledInstance, budget: float | None = None) -> float:
     """What a value of 1 is for the tolerance floors of ``inst``: 1, except for a package
     whose weights are out of band (:attr:`CompiledInstance.scaled_view`), where it is the
     weights' own scale, so a package in units of 1e-12 is checked as strictly as one in 1s.
+
     With a ``budget``, the scale of the candidates that fit it
-    (:meth:`CompiledInstance.value_scale_at`): a unit nobody can afford does not loosen it.
+    (:meth:`CompiledInstance.value_scale_at`: a unit nobody can afford does not loosen it),
+    and no more than the best affordable candidate's F alone
+    (:meth:`CompiledInstance.best_single_at`), a proven lower bound on OPT there, so that
+    "within 1e-9 of the unit" is within 1e-9 of OPT. This is the one unit every comparison of
+    engines' values at a budget uses (solve's certification, the audit, the Certification
+    report, the sweep): with a unit of 1, an optimum of 1e-5 agreed with a store 2e-10 better
+    (exactness QA s50), and the audit called 0.002 and 0.0020000003 equal where solve did not
+    (review s50 #1). When no affordable candidate is worth anything, OPT is 0 exactly and the
+    scale's unit stays.
     """
-    scale = inst.scaled_view[1] if budget is None else inst.value_scale_at(budget)
-    return 1.0 / scale
-
-
-def check_unit(inst: CompiledInstance, budget: float) -> float:
-    """The value unit certification compares in at ``budget``: :func:`value_unit`, but no more
-    than the best affordable candidate's F alone (:meth:`CompiledInstance.best_single_at`),
-    a proven lower bound on OPT, so that "within 1e-9 of the unit" is within 1e-9 of OPT.
-
-    With a unit of 1 an optimum of 1e-5 agreed with a store 2e-10 better (exactness QA s50).
-    When no affordable candidate is worth anything, OPT is 0 exactly and the unit stays.
-    """
-    unit = value_unit(inst, budget)
+    if budget is None:
+        return 1.0 / inst.scaled_view[1]
+    unit = 1.0 / inst.value_scale_at(budget)
     floor = inst.best_single_at(budget)
     return min(unit, floor) if floor > 0.0 else unit
 
@@ -1212,7 +1211,6 @@ __all__ = [
     "relative_gap",
     "run_engine",
     "value_unit",
-    "check_unit",
     "solve",
     "solve_budgets",
 ]

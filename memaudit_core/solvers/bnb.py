@@ -10,11 +10,19 @@ changes speed only; ``order="arrival"`` gives the plain arrival order.
 
 Ingredients, in the order they run:
 
-* **Presolve** (exact): drop units of zero weight and units nobody covers; candidates over
-  budget; candidates whose singleton value F({u}) <= 1e-12; and, for
+* **Presolve**: drop units of zero weight and units nobody covers; candidates over
+  budget; candidates whose singleton value F({u}) is at most the zero-gain floor
+  (:func:`gain_floor`; their F alone, summed, is added to the reported bound); and, for
   capacity 1, candidates dominated inside their group (an earlier sibling — lower (cost, id) —
   covers at least as much on every unit and has a smaller id or costs less beyond the tie
   tolerance of any store). None of these can be in the tie-break winner.
+* **Zero-gain floor** (:func:`gain_floor`): the search never branches on, and its bounds
+  leave out, an item whose marginal gain is at most ``eps = min(1e-12, 1e-10 x LB /
+  n_groups)``, LB the best affordable candidate's F alone (a proven lower bound on OPT). At
+  most one such gain is dropped per group along any path, so the store returned is within
+  ``n_groups x eps <= 1e-10 x OPT`` of the optimum and the bound can be low by as much: far
+  inside the 1e-9 relative tolerance certification compares in. A fixed 1e-12 dropped 2000
+  gains of 1e-12 after a shared unit was covered, 2e-9 of OPT (review s50 #2).
 * **Incumbent**: the better of a cost-benefit greedy and the best singleton — on larger
   instances also a value greedy and add / swap local search — or the caller's
   ``incumbent_idx`` when that is better.
@@ -103,6 +111,9 @@ _LAMBDA_PICKS = np.array([0, 1, 2, 3, 4, 6, 8, 11, 15, 20, 27, 36, 48, 64, 90, 1
 _LAMBDA_REFINE = 14
 #: Largest suffix max-coverage matrix (groups x units) kept in memory.
 MAX_SUFFIX_CELLS = 4_000_000
+#: Share of OPT's proven lower bound that the gains the search drops may add up to, in all
+#: (:func:`gain_floor`): ten times inside certification's 1e-9 relative tolerance.
+DROP_RTOL = 1e-10
 #: Scales tried to make costs integral (costs in halves, tenths, cents, ...).
 _COST_SCALES = (1, 2, 4, 5, 10, 20, 100)
 
@@ -130,6 +141,8 @@ class _Model:
     data: np.ndarray
     weight: np.ndarray
     stats: dict[str, Any] = field(default_factory=dict)
+    #: The zero-gain floor (:func:`gain_floor`) presolve and the search use.
+    eps: float = GAIN_EPS
 
     @property
     def n(self) -> int:
@@ -143,7 +156,17 @@ class _Model:
 _BASE_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _presolve(inst: CompiledInstance, b_eff: float, order: str) -> _Model:
+def gain_floor(inst: CompiledInstance, budget: float) -> float:
+    """The zero-gain floor of a search at ``budget``: GAIN_EPS (1e-12 in the engines' units),
+    lowered to 1e-10 of the best affordable candidate's F alone (a proven lower bound on OPT)
+    per group, so that the gains at or below it, at most one per group on any path, add up to
+    at most 1e-10 of OPT. Packages whose optimum is far above 1e-12 per group keep 1e-12.
+    """
+    lb = inst.best_single_at(budget)
+    return min(GAIN_EPS, DROP_RTOL * lb / max(inst.n_groups, 1)) if lb > 0.0 else GAIN_EPS
+
+
+def _presolve(inst: CompiledInstance, b_eff: float, order: str, eps: float = GAIN_EPS) -> _Model:
     """The presolved model at budget ``b_eff`` (capacity 1: a cached base, filtered by cost).
 
     For capacity 1 nothing but the cost filter depends on the budget — a dominating sibling
@@ -155,13 +178,13 @@ def _presolve(inst: CompiledInstance, b_eff: float, order: str) -> _Model:
             f"unknown group order {cut_repr(order)} (known: {', '.join(GROUP_ORDERS)})"
         )
     if inst.group_capacity > 1:
-        return _build_model(inst, b_eff, order)
+        return _build_model(inst, b_eff, order, eps)
     per_inst = _BASE_CACHE.setdefault(inst, {})
-    base = per_inst.get(order)
+    base = per_inst.get((order, eps))
     if base is None:
         # Cached without the instance: a value holding its own weak key keeps it alive, and
         # every instance bnb ever solved stayed in memory (a leak found in QA s50).
-        base = per_inst[order] = replace(_build_model(inst, math.inf, order), inst=None)
+        base = per_inst[(order, eps)] = replace(_build_model(inst, math.inf, order, eps), inst=None)
     return _restrict(base, b_eff, inst)
 
 
@@ -195,10 +218,11 @@ def _restrict(base: _Model, b_eff: float, inst: CompiledInstance) -> _Model:
         data=base.data[entries],
         weight=base.weight,
         stats=stats,
+        eps=base.eps,
     )
 
 
-def _build_model(inst: CompiledInstance, b_eff: float, order: str) -> _Model:
+def _build_model(inst: CompiledInstance, b_eff: float, order: str, eps: float) -> _Model:
     h = get_saturation(inst.saturation).h
     n = inst.n_candidates
     units = np.flatnonzero(inst.weight > 0)
@@ -206,11 +230,11 @@ def _build_model(inst: CompiledInstance, b_eff: float, order: str) -> _Model:
     w = inst.weight[units]
     rows = np.repeat(np.arange(n), np.diff(cov.indptr))
     single = np.bincount(rows, weights=w[cov.indices] * h(cov.data), minlength=n)
-    keep = (inst.cost <= b_eff) & (single > GAIN_EPS)
+    keep = (inst.cost <= b_eff) & (single > eps)
     stats = {
         "candidates": n,
         "over_budget": int(np.count_nonzero(inst.cost > b_eff)),
-        "zero_value": int(np.count_nonzero((inst.cost <= b_eff) & (single <= GAIN_EPS))),
+        "zero_value": int(np.count_nonzero((inst.cost <= b_eff) & (single <= eps))),
         "dominated": 0,
         "zero_weight_units": int(inst.n_units - units.size),
     }
@@ -315,6 +339,7 @@ def _build_model(inst: CompiledInstance, b_eff: float, order: str) -> _Model:
         data=np.asarray(data, dtype=np.float64),
         weight=np.asarray(w[used_units] if used_units else [], dtype=np.float64),
         stats=stats,
+        eps=eps,
     )
 
 
@@ -329,6 +354,7 @@ class _Search:
         limit: float | None = None,
     ):
         self.m = m
+        self.eps = m.eps
         # QA s42 round 3 (exactness): the model prunes by running cost sums against a slacked
         # limit (m.b_eff, :func:`search_limit`); a store is accepted only when its correctly
         # rounded cost fits the true ``limit``. Running costs at most ``exact_from`` are at
@@ -436,7 +462,7 @@ class _Search:
         cost, value, chosen = 0.0, 0.0, []
         while True:
             g = self.gains(z)
-            ok = (~used[m.group]) & (m.cost <= m.b_eff - cost) & (g > GAIN_EPS)
+            ok = (~used[m.group]) & (m.cost <= m.b_eff - cost) & (g > self.eps)
             if not ok.any():
                 break
             with np.errstate(over="ignore", divide="ignore"):  # a 5e-324 cost: density inf
@@ -453,7 +479,7 @@ class _Search:
         m = self.m
         g = self.gains(np.zeros(m.weight.size))
         v = int(np.argmax(np.where(m.cost <= m.b_eff, g, -np.inf)))
-        if g[v] > GAIN_EPS and m.cost[v] <= m.b_eff:
+        if g[v] > self.eps and m.cost[v] <= m.b_eff:
             self.offer(float(g[v]), float(m.cost[v]), [v])
 
     def local_search(self, max_rounds: int = 50) -> None:
@@ -488,7 +514,7 @@ class _Search:
                     free = used.copy()
                     free[self.group_list[out]] = False
                 g = self.gains(zz)
-                ok = (~free[m.group]) & (m.cost <= m.b_eff - c) & (g > GAIN_EPS)
+                ok = (~free[m.group]) & (m.cost <= m.b_eff - c) & (g > self.eps)
                 if out is not None:
                     ok[out] = False
                 if not ok.any():
@@ -582,7 +608,7 @@ class _Search:
         b = m.b_eff - cost
         per, cols, starts = self.gain_entries(z, s0)
         gains = np.add.reduceat(per, starts)
-        idx = np.flatnonzero((m.cost[s0:] <= b) & (gains > GAIN_EPS))
+        idx = np.flatnonzero((m.cost[s0:] <= b) & (gains > self.eps))
         if idx.size == 0:
             return idx, gains[:0], gains[:0], value
         c_ok = m.cost[s0 + idx]
@@ -830,7 +856,7 @@ def heuristic_store_and_bound(
     True
     """
     limit, b_eff = _limits(inst, budget)
-    model = _presolve(inst, b_eff, "value_ratio")
+    model = _presolve(inst, b_eff, "value_ratio", gain_floor(inst, budget))
     search = _Search(model, time_limit, None, limit)
     _root_heuristics(search, full=True)
     bound = search.best_value
@@ -886,7 +912,7 @@ def solve_bnb(
     # A budget above the cost of every candidate together binds nothing; capping it there keeps
     # the dual bound's lam * b finite for budgets such as 1e308.
     limit, b_eff = _limits(inst, budget)
-    model = _presolve(inst, b_eff, order)
+    model = _presolve(inst, b_eff, order, gain_floor(inst, budget))
     search = _Search(model, time_limit, node_limit, limit)
     detail: dict[str, Any] = {"presolve": model.stats, "order": order}
     _root_heuristics(search, full=model.n >= THETA_MIN_ITEMS)
@@ -949,7 +975,7 @@ def solve_bnb(
     if bound is None:
         bound = value
     bound = max(bound, value)
-    skipped = _skipped_value(inst, b_eff)
+    skipped = _skipped_value(inst, b_eff, model.eps)
     if skipped > 0.0:
         # The search never saw these candidates: the bound must still cover them.
         bound += skipped
@@ -958,10 +984,10 @@ def solve_bnb(
     return RawSolution(sel, value, bound, status, nodes=search.nodes, detail=detail)
 
 
-def _skipped_value(inst: CompiledInstance, b_eff: float) -> float:
+def _skipped_value(inst: CompiledInstance, b_eff: float, eps: float) -> float:
     """The most the candidates presolve leaves out for a value at or below the zero-gain floor
-    (but above 0) can add to any store: by submodularity a candidate adds at most its own
-    F({u}), and a group holds at most ``group_capacity`` of them.
+    ``eps`` (:func:`gain_floor`; but above 0) can add to any store: by submodularity a
+    candidate adds at most its own F({u}), and a group holds at most ``group_capacity`` of them.
 
     The floor is absolute in the engines' units, so many such candidates could add up to more
     than the certification tolerance (exactness QA s50: 200 of 1e-12 beside an optimum of
@@ -972,7 +998,7 @@ def _skipped_value(inst: CompiledInstance, b_eff: float) -> float:
     single = np.bincount(
         inst.nnz_row, weights=inst.weight[cov.indices] * h(cov.data), minlength=inst.n_candidates
     )
-    left_out = (inst.cost <= b_eff) & (single > 0.0) & (single <= GAIN_EPS)
+    left_out = (inst.cost <= b_eff) & (single > 0.0) & (single <= eps)
     if not left_out.any():
         return 0.0
     top = np.zeros(inst.n_groups)

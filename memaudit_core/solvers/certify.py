@@ -15,9 +15,11 @@ second engine can run (said in the ``proof``). One that contradicts the proof (a
 or a bound below the value) raises :class:`SolverDisagreementError`. Only a HiGHS proof on
 affordable costs spanning more than a factor 1e5 (:func:`~.milp.ill_conditioned_reason`) needs an
 agreeing cross-check. Each "meets" and
-"equals" is within 1e-9 x max(|value|, one value unit of the package): relative, with an
-absolute floor for values below one unit (so a certified F of 0.4 may carry a reported ``gap``
-of about 1.5e-9: HiGHS's own tolerances are absolute). Exact engines that disagree raise
+"equals" is within 1e-9 x max(|value|, the value unit at the budget): relative, with an
+absolute floor for values below the unit. That unit (:func:`~memaudit_core.solvers.value_unit`
+with the budget) is the package's value scale there, but never more than the best affordable
+candidate's F alone, a proven lower bound on OPT, so the floor is at most 1e-9 of OPT; the
+audit and the Certification report compare in the same unit. Exact engines that disagree raise
 :class:`~memaudit_core.errors.SolverDisagreementError`, except that a primary whose report is
 not its store's F (uncertified for that) claims nothing beyond its store: a cross-check's
 proven, better store is then returned, uncertified. An engine that returns an infeasible
@@ -61,7 +63,6 @@ from . import (
     SolveResult,
     _check_limits,
     check_budget,
-    check_unit,
     orbits,
     relative_gap,
     run_engine,
@@ -667,7 +668,7 @@ def lift_with_writers(inst: CompiledInstance, res: SolveResult) -> SolveResult:
     if best is None:
         return res
     value, cost, idx, name = best
-    unit = check_unit(inst, budget)
+    unit = value_unit(inst, budget)
     if value > res.bound + VALUE_RTOL * max(unit, abs(value)):
         raise SolverDisagreementError(
             f"at budget {budget:.10g} the {name} writer's store is worth {value!r}, above the "
@@ -825,7 +826,7 @@ def finish(
     first = _check(inst, budget, primary, raw, t1, recomputed)
     _require_feasible(inst, budget, first, raw)
     value = first.recomputed_value
-    unit = check_unit(inst, budget)
+    unit = value_unit(inst, budget)
     checks = [first]
     reasons: list[str] = []
     diffs = [rel_diff(first.value, value, unit)]
@@ -909,6 +910,10 @@ def finish(
                     and diffs[0] > VALUE_RTOL
                     and pair[2] <= VALUE_RTOL
                     and other.recomputed_value > value
+                    # Its own proof: a cross-check "optimal" with its bound above its store
+                    # proved nothing (review s50 #6), and the disagreement is raised below.
+                    and other.bound - other.recomputed_value
+                    <= VALUE_RTOL * max(unit, abs(other.recomputed_value))
                 ):
                     # Not a disagreement: the primary's report already failed its own check
                     # (a reason above), so only its store is compared, and a feasible store
@@ -924,8 +929,8 @@ def finish(
                         "one returned"
                     )
                     better = (other.recomputed_value, tuple(raw2.selected_idx), second)
-                    # Its proven bound holds whatever the primary's did.
-                    bound = max(min(bound, other.bound), other.recomputed_value)
+                    # Its own proven bound alone: the primary's comes from the refused run.
+                    bound = max(other.bound, other.recomputed_value)
                 elif max(compared) > VALUE_RTOL:
                     _refuse_float_edge(inst, budget, (raw.selected_idx, raw2.selected_idx))
                     raise SolverDisagreementError(
