@@ -80,6 +80,15 @@ def _text(offer: dict[str, Any]) -> str:
     return data.decode() if isinstance(data, bytes) else data
 
 
+def _run_free(data: Any) -> Any:
+    """``data`` without the per-run measurements (``time_s``, ``nodes``) at any depth."""
+    if isinstance(data, dict):
+        return {k: _run_free(v) for k, v in data.items() if k not in ("time_s", "nodes")}
+    if isinstance(data, list | tuple):
+        return [_run_free(v) for v in data]
+    return data
+
+
 def test_compare_offers_its_view_as_json(shown, tmp_path) -> None:
     case, at, offered = shown
     sample, budget, _, kwargs, file_name, source_kind, note_words = CASES[case]
@@ -95,7 +104,10 @@ def test_compare_offers_its_view_as_json(shown, tmp_path) -> None:
     pkg = ma.load_package(ROOT / "sample_packages" / f"{sample}.json")
     want = ma.compare_view(pkg, float(budget), **kwargs)
     assert isinstance(got, type(want))
-    assert got == want
+    # Equal but for how long each engine ran and how many nodes it searched: the page's view
+    # may come from a solve made earlier in the test process than this fresh one (a full run,
+    # s50: an earlier file's view was in Streamlit's cache, its solve gone from the core's).
+    assert _run_free(got.to_dict()) == _run_free(want.to_dict())
     assert got.source_kind == source_kind and got.budget == float(budget)
     # The paragraphs the page drew, Notes first, then "Why this score".
     assert [t.value for t in at.text] == [*got.notes, *got.explanation]
@@ -109,7 +121,7 @@ def test_compare_offers_its_view_as_json(shown, tmp_path) -> None:
         assert paragraph in out
     rc, out, err = run_cli("show", str(path), "--json")
     assert rc == 0, err
-    assert ma.read_result(json.loads(out)) == want
+    assert ma.read_result(json.loads(out)) == got  # the file, as show re-emits it
 
 
 def test_record_sits_under_why_this_score(shown) -> None:
