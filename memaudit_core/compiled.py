@@ -518,13 +518,21 @@ class CompiledInstance:
         return max(scale, math.ldexp(1.0, min(exponent, 1000)))
 
     @cached_property
-    def _single_probe(self) -> tuple[np.ndarray, np.ndarray]:
-        """(costs ascending, running maximum in that order of each candidate's F alone), for
-        :meth:`best_single_at`'s binary search."""
+    def singleton_values(self) -> np.ndarray:
+        """F({u}) of each candidate alone (read-only), computed once per instance: the scale
+        probe, branch-and-bound's presolve and its bound on left-out candidates all read it."""
         cov = self.coverage
         single = np.bincount(
             self.nnz_row, weights=self._unit_terms(0, cov.nnz), minlength=self.n_candidates
         )
+        single.flags.writeable = False
+        return single
+
+    @cached_property
+    def _single_probe(self) -> tuple[np.ndarray, np.ndarray]:
+        """(costs ascending, running maximum in that order of each candidate's F alone), for
+        :meth:`best_single_at`'s binary search."""
+        single = self.singleton_values
         order = np.argsort(self.cost, kind="stable")
         running = np.maximum.accumulate(single[order]) if order.size else np.zeros(0)
         return self.cost[order], running

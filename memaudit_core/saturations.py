@@ -495,8 +495,8 @@ def _forget_cached(name: str) -> None:
     analysis.clear_caches()
     explain.clear_caches()
     plugins.clear_cache()
-    # Keyed weakly on an instance, but their values hold it (a branch-and-bound model's
-    # inst): an instance only these know would never go.
+    # Keyed weakly on an instance: entries made with the old h go now, not when their
+    # instance is collected.
     for per_inst in (bnb._BASE_CACHE, writers._PREP, orbits._class_cache):
         for inst in list(per_inst.keys()):
             if inst.saturation == name:

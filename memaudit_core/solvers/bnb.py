@@ -228,8 +228,7 @@ def _build_model(inst: CompiledInstance, b_eff: float, order: str, eps: float) -
     units = np.flatnonzero(inst.weight > 0)
     cov = sp.csr_array(inst.coverage[:, units]) if units.size < inst.n_units else inst.coverage
     w = inst.weight[units]
-    rows = np.repeat(np.arange(n), np.diff(cov.indptr))
-    single = np.bincount(rows, weights=w[cov.indices] * h(cov.data), minlength=n)
+    single = inst.singleton_values  # zero-weight units, left out of cov here, add 0 to it
     keep = (inst.cost <= b_eff) & (single > eps)
     stats = {
         "candidates": n,
@@ -993,11 +992,7 @@ def _skipped_value(inst: CompiledInstance, b_eff: float, eps: float) -> float:
     than the certification tolerance (exactness QA s50: 200 of 1e-12 beside an optimum of
     1e-5 were left out of store and bound alike, and OPT was certified 2e-5 relative low).
     """
-    h = get_saturation(inst.saturation).h
-    cov = inst.coverage
-    single = np.bincount(
-        inst.nnz_row, weights=inst.weight[cov.indices] * h(cov.data), minlength=inst.n_candidates
-    )
+    single = inst.singleton_values
     left_out = (inst.cost <= b_eff) & (single > 0.0) & (single <= eps)
     if not left_out.any():
         return 0.0
