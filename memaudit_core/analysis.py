@@ -100,7 +100,6 @@ from .solvers.milp import bound_unproven, replaced_highs_bound
 from .solvers.timeshare import active_share, check_total_time_limit, shared_time, skip_runs
 from .versions import RESULT_VERSION
 from .writers import (
-    BUILTIN_WRITERS,
     WRITERS,
     WriterFailure,
     WriterResult,
@@ -3098,10 +3097,20 @@ def _sweep_chunk(
     grids: list[list[float]],
     writers: list[str],
     options: dict[str, Any],
+    shipped: dict[str, Any] | None = None,
 ) -> list[tuple[list[tuple[str, SweepRow]], list[WriterFailure]]]:
     """Worker side of :func:`_sweep_in_pool`: :func:`sweep_package` for each package at its
-    budget grid."""
-    return [sweep_package(p, g, writers, **options) for p, g in zip(packages, grids, strict=True)]
+    budget grid, once the writers the parent ``shipped`` are registered here."""
+    from .plugins import register_shipped, writer_timeout
+    from .writers import install_shipped
+
+    shipped = shipped or {}
+    register_shipped(shipped.get("plugins", ()))
+    install_shipped(shipped.get("registered", ()))
+    with writer_timeout(shipped.get("writer_timeout")):
+        return [
+            sweep_package(p, g, writers, **options) for p, g in zip(packages, grids, strict=True)
+        ]
 
 
 def _sweep_in_pool(
@@ -3117,6 +3126,17 @@ def _sweep_in_pool(
     Contiguous chunks, about four per worker, so that a slow package delays little and the
     per-task overhead (pickling packages out, rows back) stays small.
     """
+    from .plugins import effective_timeout, shipped_writers
+    from .writers import ship_registered
+
+    # The workers start from a fresh import: the writers registered here (register_writer,
+    # plugins) travel with each chunk, as a suite's do (QA s51: with any such writer the
+    # packages were swept one after another in this process, workers or not).
+    shipped = {
+        "plugins": shipped_writers(writers),
+        "registered": ship_registered(writers, "processes"),
+        "writer_timeout": effective_timeout(),
+    }
     size = max(1, math.ceil(len(packages) / (4 * workers)))
     chunks = [list(packages[i : i + size]) for i in range(0, len(packages), size)]
     chunk_grids = [grids[i : i + size] for i in range(0, len(packages), size)]
@@ -3131,7 +3151,7 @@ def _sweep_in_pool(
     finished = False
     try:
         futures = {
-            pool.submit(_sweep_chunk, chunk, chunk_grids[k], writers, options): k
+            pool.submit(_sweep_chunk, chunk, chunk_grids[k], writers, options, shipped): k
             for k, chunk in enumerate(chunks)
         }
         for fut in as_completed(futures):
@@ -3220,9 +3240,11 @@ def sweep(
         optimum; ``False`` none; ``None`` as :func:`memaudit_core.solvers.solve` would. Each
         optimum's certificate records its proof and any cross-check.
     workers : int
-        Worker processes. With several packages and reference writers only, the packages
-        are spread over them (each package whole in one worker, results in package order);
-        otherwise they solve each package's optima budget by budget
+        Worker processes. With several packages, the packages are spread over them (each
+        package whole in one worker, results in package order; writers added with
+        :func:`~memaudit_core.writers.register_writer` are sent to them, so defined with
+        ``def`` at the top level of a module or script, not as lambdas or nested functions);
+        with one package they solve its optima budget by budget
         (:func:`memaudit_core.solvers.solve_budgets`; packages answered by one decomposition
         for all budgets do not use them). Default 1: everything in this process. A script
         that passes ``workers > 1`` must guard its entry point with
@@ -3304,13 +3326,7 @@ def sweep(
         "cross_check": cross_check,
     }
     share = None
-    # Writers registered at runtime (plugins, register_writer) exist only in this process:
-    # they keep packages here (library QA: a register_writer writer failed in the workers).
-    if (
-        workers > 1
-        and len(packages) > 1
-        and all(BUILTIN_WRITERS.get(w) is get_writer(w) for w in writers)
-    ):
+    if workers > 1 and len(packages) > 1:
         per_package = _sweep_in_pool(packages, grids, writers, options, workers, progress)
     else:
         per_package = []

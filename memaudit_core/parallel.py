@@ -9,12 +9,15 @@ preloaded once) where the platform has it, else ``spawn``.
 from __future__ import annotations
 
 import contextlib
+import io
 import multiprocessing
 import multiprocessing.context
 import os
+import pickle
 import signal
 import sys
 import time
+import types
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import TYPE_CHECKING, Any
@@ -166,45 +169,173 @@ class SolverPool(ProcessPoolExecutor):
         **kwargs: Any,
     ) -> None:
         sats = _sendable_saturations()
+        self._checked = bool(sats)
         if sats:
             initargs = (sats, initializer, initargs)
             initializer = _init_with_saturations
         super().__init__(max_workers, mp_context, initializer, initargs, **kwargs)
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+        if self._checked:  # a worker that could not load a saturation refuses every task
+            fn, args = _checked_call, (fn, *args)
         with _signals_deferred():
             return super().submit(fn, *args, **kwargs)
 
 
-def _sendable_saturations() -> tuple[Any, ...]:
-    """The saturations registered in this process, checked to pickle: workers start from a
-    fresh import and would refuse a package naming one as unknown (QA s46)."""
-    import pickle
+#: How :func:`dumps_for_workers` and :func:`loads_in_worker` end their errors.
+MOVE_TO_MODULE = (
+    "define the function with def at the top level of a module (a .py file on the Python path "
+    "that the script or notebook imports), or run in this process (workers=1)"
+)
 
+
+class _GlobalsSeen(pickle.Pickler):
+    """A pickler that notes the module of every function and class it pickles by name."""
+
+    def __init__(self, file: Any) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.modules: set[str] = set()
+
+    def reducer_override(self, obj: Any) -> Any:
+        if isinstance(obj, type | types.FunctionType | types.BuiltinFunctionType):
+            self.modules.add(str(getattr(obj, "__module__", None)))
+        return NotImplemented
+
+
+def _main_importable() -> bool:
+    """Worker processes import this process's ``__main__`` again: from its file (a script) or
+    by its module name (``python -m``). A notebook, a REPL or ``python -c`` has neither."""
+    main = sys.modules.get("__main__")
+    if getattr(getattr(main, "__spec__", None), "name", None):
+        return True
+    main_file = getattr(main, "__file__", None)
+    return isinstance(main_file, str) and os.path.isfile(main_file)
+
+
+def _why_unpicklable(obj: Any, exc: BaseException) -> str:
+    qualname = str(getattr(obj, "__qualname__", ""))
+    if "<lambda>" in qualname:
+        return "its function is a lambda"
+    if "<locals>" in qualname:
+        return "its function is defined inside another function"
+    from .errors import cut_repr
+
+    return f"{type(exc).__name__}: {cut_repr(str(exc))}"
+
+
+def dumps_for_workers(obj: Any, what: str, *, via: str = "processes", parts: Any = ()) -> bytes:
+    """``obj`` pickled for worker processes (``via="processes"``: by reference, as
+    multiprocessing does) or for Dask workers (``via="dask"``: ``cloudpickle``, which sends
+    functions of ``__main__``, lambdas and closures by value).
+
+    A :class:`~memaudit_core.errors.MemAuditError` naming ``what`` (e.g. ``"writer 'mine'"``)
+    when no worker could load it: a lambda or a nested function, or (``processes``) a
+    function of a ``__main__`` the workers cannot import again (a notebook, ``python -c``).
+    Before, such a writer reached the workers as an unknown name, and such a saturation
+    killed each worker as it started, with multiprocessing's traceback (QA s51). ``parts``:
+    the callables ``obj`` holds, named in the error instead of ``obj`` itself.
+    """
     from .errors import MemAuditError
+
+    culprits = [p for p in parts if callable(p)] or [obj]
+    if via == "dask":
+        import cloudpickle
+
+        try:
+            return cloudpickle.dumps(obj)
+        except Exception as exc:
+            raise MemAuditError(
+                f"{what} cannot be sent to the Dask workers "
+                f"({type(exc).__name__}: {exc}): {MOVE_TO_MODULE}"
+            ) from None
+    buf = io.BytesIO()
+    pickler = _GlobalsSeen(buf)
+    try:
+        pickler.dump(obj)
+    except Exception as exc:
+        bad = next((p for p in culprits if not _pickles(p)), obj)
+        raise MemAuditError(
+            f"{what} cannot be sent to worker processes ({_why_unpicklable(bad, exc)}): "
+            f"{MOVE_TO_MODULE}"
+        ) from None
+    if "__main__" in pickler.modules and not _main_importable():
+        raise MemAuditError(
+            f"{what} is defined in __main__ (a notebook, an interactive session or python -c), "
+            f"which worker processes cannot import: {MOVE_TO_MODULE}"
+        )
+    return buf.getvalue()
+
+
+def _pickles(obj: Any) -> bool:
+    try:
+        pickle.dumps(obj)
+    except Exception:
+        return False
+    return True
+
+
+def loads_in_worker(blob: bytes, what: str) -> Any:
+    """What :func:`dumps_for_workers` pickled, or a
+    :class:`~memaudit_core.errors.MemAuditError` naming ``what`` and what to do (a script's
+    function defined under ``if __name__ == "__main__":`` is not there when a worker imports
+    the script again)."""
+    from .errors import MemAuditError, cut_repr
+
+    try:
+        return pickle.loads(blob)
+    except Exception as exc:
+        raise MemAuditError(
+            f"{what} could not be loaded in a worker process ({type(exc).__name__}: "
+            f"{cut_repr(str(exc))}); a function defined inside `if __name__ == '__main__':` "
+            f"or in a notebook does not exist there: {MOVE_TO_MODULE}"
+        ) from None
+
+
+def _sendable_saturations() -> tuple[tuple[str, bytes], ...]:
+    """The saturations registered in this process, each pickled for the workers (which start
+    from a fresh import and would refuse a package naming one as unknown, QA s46), or a
+    :class:`~memaudit_core.errors.MemAuditError` naming one no worker could load."""
     from .saturations import registered_saturations
 
-    sats = registered_saturations()
-    for sat in sats:
-        try:
-            pickle.dumps(sat)
-        except Exception:
-            raise MemAuditError(
-                f"saturation {sat.name!r} cannot be sent to worker processes: define h and "
-                "h_scalar with def at a module's top level (not lambdas or nested functions), "
-                "or use workers=1"
-            ) from None
-    return sats
+    return tuple(
+        (
+            sat.name,
+            dumps_for_workers(sat, f"saturation {sat.name!r}", parts=(sat.h, sat.h_scalar)),
+        )
+        for sat in registered_saturations()
+    )
+
+
+#: Why this pool worker could not load its parent's saturations (None: it could).
+_INIT_PROBLEM: str | None = None
 
 
 def _init_with_saturations(
-    sats: tuple[Any, ...], initializer: Callable[..., Any] | None, initargs: tuple
+    sats: tuple[tuple[str, bytes], ...], initializer: Callable[..., Any] | None, initargs: tuple
 ) -> None:
+    """Install the parent's saturations, then run the pool's own initializer. A saturation
+    that cannot be loaded here is said by every task of this worker (:func:`_checked_call`):
+    an initializer that raises leaves only a broken pool and a traceback."""
+    global _INIT_PROBLEM
     from .saturations import install_saturations
 
-    install_saturations(sats)
+    try:
+        install_saturations(
+            tuple(loads_in_worker(blob, f"saturation {name!r}") for name, blob in sats)
+        )
+    except Exception as exc:  # noqa: BLE001 - said by every task, see above
+        _INIT_PROBLEM = str(exc)
+        return
     if initializer is not None:
         initializer(*initargs)
+
+
+def _checked_call(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+    if _INIT_PROBLEM is not None:
+        from .errors import MemAuditError
+
+        raise MemAuditError(_INIT_PROBLEM)
+    return fn(*args, **kwargs)
 
 
 #: Seconds between two looks at the parent where the platform cannot wait on it (no pidfd).
@@ -341,7 +472,9 @@ __all__ = [
     "SolverPool",
     "check_workers",
     "descendants",
+    "dumps_for_workers",
     "kill_descendants",
+    "loads_in_worker",
     "pool_context",
     "watch_parent",
     "worker_died",

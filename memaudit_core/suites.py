@@ -1379,6 +1379,12 @@ def run_suite(
         removed: tuple[str, ...] = ()
         try:
             with _Backend(workers, scheduler, n_sources=len(sources)) as backend:
+                if backend.kind != "inline" and spec.get("writers"):
+                    from .writers import ship_registered
+
+                    # Writers added with register_writer travel pickled (QA s51: workers
+                    # refused them as unknown); one no worker can load is refused here.
+                    spec = {**spec, "registered": ship_registered(spec["writers"], backend.kind)}
                 texts, unread = _shipped_texts(sources, backend.kind == "dask")
                 items = [(s, texts[s.key]) for s in sources if s.key not in unread]
                 # The index keeps source order: chunks are contiguous and numbered.
@@ -2277,12 +2283,14 @@ def sweep_package_tasks(
     """
     from .analysis import ABLATIONS, sweep_package
     from .plugins import register_shipped, writer_timeout
+    from .writers import install_shipped
 
     wanted = {(float(budget), method): key for key, budget, method in tasks}
     methods = {method for _, method in wanted}
     # The plugin writers and their timeout travel in the spec (QA s39, defects 2 and 3): a
     # Dask worker sees neither the parent's registry nor its environment.
     register_shipped(spec.get("plugins", ()))
+    install_shipped(spec.get("registered", ()))
     with writer_timeout(spec.get("writer_timeout")):
         keyed, failed = sweep_package(
             package,

@@ -1646,6 +1646,57 @@ def unregister_writer(name: str) -> None:
         raise UnknownNameError(f"no writer {cut_repr(name)} is registered")
 
 
+def registered_names(names: Sequence[str]) -> list[str]:
+    """The names among ``names`` of writers added with :func:`register_writer` in this
+    process, a reference writer replaced with ``replace=True`` included."""
+    return [
+        n
+        for n in dict.fromkeys(names)
+        if dict.__contains__(WRITERS, n) and dict.get(WRITERS, n) is not BUILTIN_WRITERS.get(n)
+    ]
+
+
+def ship_registered(names: Sequence[str], via: str) -> tuple[tuple[str, bytes], ...]:
+    """Each writer among ``names`` added with :func:`register_writer`, pickled for worker
+    processes (``via="processes"``) or Dask workers (``"dask"``), which start from a fresh
+    import and know the reference writers only (:func:`install_shipped` registers them).
+
+    QA s51: such a writer failed in a suite's workers as an unknown writer, and a reference
+    writer replaced with ``replace=True`` ran there as the reference one. A writer no worker
+    can load (a lambda, a nested function, a notebook's function sent to processes) is a
+    :class:`~memaudit_core.errors.MemAuditError` naming it, before any worker starts.
+    """
+    from .parallel import dumps_for_workers
+
+    return tuple(
+        (
+            n,
+            dumps_for_workers(
+                dict.__getitem__(WRITERS, n),
+                f"writer {n!r} (added with register_writer)",
+                via=via,
+                parts=(dict.__getitem__(WRITERS, n).fn,),
+            ),
+        )
+        for n in registered_names(names)
+    )
+
+
+def install_shipped(entries: Sequence[tuple[str, bytes]]) -> None:
+    """Register in this (worker) process the writers :func:`ship_registered` pickled, each
+    under its name, replacing what the name stands for here (a long-lived Dask worker may
+    hold an older version from an earlier sweep). A writer that cannot be loaded here is a
+    :class:`~memaudit_core.errors.MemAuditError` naming it and what to do."""
+    from .parallel import loads_in_worker
+
+    infos = [
+        loads_in_worker(blob, f"writer {n!r} (added with register_writer)") for n, blob in entries
+    ]
+    for info in infos:
+        if dict.get(WRITERS, info.name) is not info:
+            dict.__setitem__(WRITERS, info.name, info)
+
+
 def _is_builtin(info: WriterInfo) -> bool:
     """``info`` is the product's own writer under its own name (not a user's replacement)."""
     return dict.get(WRITERS, info.name) is BUILTIN_WRITERS.get(info.name, False)
