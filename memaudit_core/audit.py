@@ -55,7 +55,7 @@ from .errors import (
     check_names,
     cut_repr,
 )
-from .package import Package
+from .package import CANDIDATE_TYPES, Package
 from .shortrepr import short_repr
 from .solvers import _check_limits
 from .solvers.certify import ENUM_CROSS_MAX
@@ -100,6 +100,16 @@ UNPROVEN_STATUSES = ("limit", "unproven")
 _ENGINE_FIELDS = ("value", "reported", "bound", "time_s", "nodes", "cost", "gap")
 #: The candidate pools an audit can check (:data:`memaudit_core.compiled.POOLS`).
 POOLS = tuple(COMPILED_POOLS)
+#: Pool -> the pools whose candidates it holds (itself included), by candidate type: a store
+#: of one of them is a store of the pool too.
+POOL_WITHIN = {
+    pool: tuple(
+        other
+        for other, keeps in COMPILED_POOLS.items()
+        if all(take(t) for t in CANDIDATE_TYPES if keeps(t))
+    )
+    for pool, take in COMPILED_POOLS.items()
+}
 #: Relative tolerance of agreement (DESIGN.md section 5).
 AGREE_TOL = 1e-9
 
@@ -458,6 +468,32 @@ class AuditRow:
             if gap is not None:
                 gaps[eng] = gap
         return gaps
+
+    def store_values(self) -> dict[str, float]:
+        """Each engine's store F where its store is feasible (it ran and was not found
+        infeasible): a store of this instance within this check's budget and pool."""
+        return {
+            eng: value
+            for eng in ENGINES
+            if getattr(self, f"{eng}_status") in ("optimal", *UNPROVEN_STATUSES)
+            and (value := getattr(self, f"{eng}_value")) is not None
+        }
+
+    def agreed_optimum(self) -> tuple[str, float] | None:
+        """The engine and optimum of an ``agree`` check (the largest of its engines' equal
+        proven values), else None."""
+        if self.outcome != "agree":
+            return None
+        proven = [
+            (v, eng)
+            for eng in ENGINES
+            if getattr(self, f"{eng}_status") == "optimal"
+            and (v := getattr(self, f"{eng}_value")) is not None
+        ]
+        if not proven:
+            return None
+        value, eng = max(proven)
+        return eng, value
 
     def ran(self, engine: str) -> bool:
         """Whether ``engine`` ran on this check (not skipped, not left out)."""
@@ -940,6 +976,7 @@ class AuditReport:
             "the report's counts (ok: complete, no disagreement, at least one agreeing check)",
         )
         report._check_grid(path)
+        report._check_optima(path)
         if "rows" in data:
             # The verdict is read from the counts: they must be the rows' (QA s38).
             seen = {o: sum(1 for r in report.rows if r.outcome == o) for o in _OUTCOMES}
@@ -1019,6 +1056,38 @@ class AuditReport:
                         f"({unsupported_saturation(sat)}): it ran on none of its checks",
                         row.milp_status,
                     )
+
+    def _check_optima(self, path: str) -> None:
+        """Refuse agreed optima that another check of the same instance contradicts
+        (:func:`~memaudit_core.results.check_optima_order`): a store an engine found at a
+        budget, in a pool, fits every larger budget and every pool that holds that pool's
+        candidates (:data:`POOL_WITHIN`), so it is worth at most the optimum proven there
+        (s51: every engine's value, bound and reported value at one check moved by the same
+        amount read back as PASS). A row keeps neither its stores' ids nor its package, so
+        its F cannot be recomputed: a shift that keeps these orders (every check of an
+        instance moved alike, or one check moved within them) is not seen here."""
+        from .results import check_optima_order
+
+        by_instance: dict[str, list[int]] = {}
+        for k, row in enumerate(self.rows):
+            by_instance.setdefault(row.instance_hash, []).append(k)
+        for members in by_instance.values():
+            for pool in dict.fromkeys(self.rows[k].pool for k in members):
+                entries = []
+                for k in members:
+                    row = self.rows[k]
+                    if row.pool not in POOL_WITHIN.get(pool, (pool,)):
+                        continue
+                    stores = {
+                        f"rows[{k}]'s {eng} store (pool {row.pool})": value
+                        for eng, value in row.store_values().items()
+                    }
+                    agreed = row.agreed_optimum() if row.pool == pool else None
+                    at = None if agreed is None else f"{path}.rows[{k}].{agreed[0]}_value"
+                    opt = None if agreed is None else agreed[1]
+                    unit = row.value_unit if row.value_unit is not None else 1.0
+                    entries.append((row.budget, stores, at, opt, unit))
+                check_optima_order(entries)
 
     def _check_tasks(self, path: str) -> None:
         """Refuse a report whose counts do not fit ``n_tasks`` and ``complete`` (QA s50 #1: an

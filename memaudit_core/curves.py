@@ -2061,6 +2061,7 @@ class CertificationReport:
         res = from_fields(cls, data, path, kind=cls.RESULT_KIND, optional=("notes",))
         check_finite(f"{path}.time_s", res.time_s)  # QA s47: "NaN" was read back
         res._check_milp_applies(path)
+        res._check_stores(path)
         # QA s41: which engines ran is stated from the runs (engines_text), so each row holds
         # runs of the report's engines only, each once.
         for i, row in enumerate(res.rows):
@@ -2083,6 +2084,47 @@ class CertificationReport:
                     at, "inconsistent", f"does not match its rows (expected {want!r})", got
                 )
         return res
+
+    def _check_stores(self, path: str) -> None:
+        """Refuse runs whose stores' F contradict each other (s51: every engine's value at
+        one budget moved by the same amount read back as certified): F is the store's alone,
+        so two runs that returned the same store have one value, and a store found at a
+        budget fits every larger one, so it is worth at most the optimum certified there
+        (:func:`~memaudit_core.results.check_optima_order`). Runs whose store is infeasible
+        or that did not run are left out; the package is not saved, so F itself is not
+        recomputed."""
+        from .errors import ResultError
+        from .results import check_optima_order
+
+        seen: dict[frozenset[str], tuple[float, str]] = {}
+        entries = []
+        for i, row in enumerate(self.rows):
+            stores = {}
+            for j, run in enumerate(row.runs):
+                if not (run.applicable and run.feasible) or run.value is None:
+                    continue
+                at = f"{path}.rows[{i}].runs[{j}].value"
+                store = frozenset(run.selected)
+                first = seen.setdefault(store, (run.value, at))
+                if abs(run.value - first[0]) > 1e-9 * max(abs(run.value), abs(first[0])):
+                    raise ResultError(
+                        at,
+                        "inconsistent",
+                        f"the same store as {first[1].removesuffix('.value')} "
+                        f"({len(store)} memories), worth {first[0]!r} there: F is the store's "
+                        "alone",
+                        run.value,
+                    )
+                stores[f"rows[{i}].runs[{j}]'s {run.engine} store"] = run.value
+            certified = [
+                (run.value, j)
+                for j, run in enumerate(row.runs)
+                if row.certified and run.certified and run.value is not None
+            ]
+            opt, j = max(certified) if certified else (None, None)
+            at = None if opt is None else f"{path}.rows[{i}].runs[{j}].value"
+            entries.append((row.budget, stores, at, opt, 0.0))
+        check_optima_order(entries)
 
     def _check_milp_applies(self, path: str) -> None:
         """Refuse MILP runs whose ``applicable`` is not what the report's saturation gives

@@ -26,7 +26,10 @@ saturation, engine, writer kind) is a ``wrong value``. Summaries such as a solve
 and ``certified`` or a union report's ``union_opt_value`` are recomputed from the fields they
 summarise; a saved ``label`` or ``certified`` flag that differs is refused (``inconsistent``),
 as an audit's ``ok`` is, and so is a union report's summary or a union score's copy of its
-union metrics that differs from what the report gives (QA s47, :func:`check_copy`).
+union metrics that differs from what the report gives (QA s47, :func:`check_copy`). A
+``result_version`` older than the keys a file holds is refused (``inconsistent``, s51:
+:func:`check_version_holds`), as is a proven optimum below a store found at a smaller budget
+(:func:`check_optima_order`).
 
 Examples
 --------
@@ -156,6 +159,40 @@ _KIND_KEYS: dict[str, frozenset[str]] = {
     "overview": frozenset("stats budget opt evaluations writer_errors".split()),
     # QA s45: it wrote neither its kind nor its package.
     "union_curve": frozenset("n_unproven rows".split()),
+}
+
+#: The keys written since result version 2 (the first version, 1, ended when the evidence
+#: view's ``focus_unit`` became ``focus_unit_id``: :mod:`memaudit_core.versions`), by the
+#: kinds whose version-1 files read back: audits (known by their ``suite`` key) and the four
+#: sensitivity analyses (with the ``result_kind`` the reader asks to add). A file of version 1
+#: does not hold them (s51: ``result_version: 1`` on a file of today's keys was read back),
+#: and a version-1 file of another kind lacks fields the reader needs (it was written before
+#: results said their kind or were read back), so a file of another kind that reads back is
+#: of version 2. ``path -> keys``, ``[]`` standing for every item of an array; taken from what
+#: the last version-1 commit's ``to_dict()`` and CLI wrote.
+_SINCE_VERSION_2: dict[str, dict[str, frozenset[str]]] = {
+    "audit": {
+        "$": frozenset({"enum_time_s"}),
+        **{
+            f"$.{rows}[]": frozenset(
+                "bnb_bound milp_bound bnb_gap milp_gap enum_status enum_value enum_bound "
+                "enum_gap enum_time_s enum_nodes value_unit bnb_reported milp_reported "
+                "enum_reported problem_list".split()
+            )
+            for rows in ("rows", "disagreements")
+        },
+    },
+    "ablation_curve": {
+        "$.points[]": frozenset(
+            "full_bound full_gap pool_bound pool_gap drop_low drop_high".split()
+        )
+    },
+    "cost_rule_sensitivity": {
+        "$": frozenset({"notes"}),
+        "$.rules[].rows[]": frozenset({"opt_bound"}),
+    },
+    "capacity_sensitivity": {"$.points[]": frozenset({"label_1"})},
+    "noise_sensitivity": {"$": frozenset({"notes"})},
 }
 
 #: ``suite`` -> ``result_kind``: how sweep and audit results named themselves before
@@ -364,7 +401,9 @@ def _read_document(data: Any) -> tuple[Any, list[dict[str, Any]] | None]:
             # QA s40: a curve or view saved before it wrote its kind was called "not a
             # MemAudit result"; its keys say which model it is.
             model = _model_name(like)
-            if like in _KIND_KEYS_GREW:
+            if like in _KIND_KEYS_GREW or (
+                data.get("result_version") == 1 and like not in _SINCE_VERSION_2
+            ):  # s51: a version-1 file of such a kind is refused once it says its kind
                 then = (
                     "it lacks fields this version writes, so it cannot be read back as an "
                     "object (read it as JSON, or save the result again)"
@@ -628,6 +667,65 @@ def check_result_version(data: Mapping[str, Any], path: str) -> int:
     )
 
 
+def check_version_holds(data: Mapping[str, Any], path: str, kind: str) -> None:
+    """Refuse a ``kind`` result at ``path`` whose ``result_version`` is older than the keys it
+    holds (rule ``inconsistent``, at ``path.result_version``): a version-1 file of a kind
+    whose version-1 files cannot be read back, or one holding a key written since version 2
+    (:data:`_SINCE_VERSION_2`). Called once the version and the kind are checked.
+
+    >>> check_version_holds({"result_version": 2}, "$", "solve")
+    >>> check_version_holds({"result_version": 1}, "$", "solve")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    memaudit_core.errors.ResultError: $.result_version: a 'solve' result of version 1 ...
+    """
+    if data.get("result_version") != 1:
+        return
+    at = child(path, "result_version")
+    later = _SINCE_VERSION_2.get(kind)
+    if later is None:
+        raise ResultError(
+            at,
+            "inconsistent",
+            f"a {kind!r} result of version 1 cannot be read back: version-1 files were "
+            "written before results said their kind or were read back, and lack fields this "
+            f"version needs; a {kind!r} file that holds them was written as version 2",
+            1,
+        )
+    found = _later_key(data, path, "$", later)
+    if found is not None:
+        raise ResultError(
+            at,
+            "inconsistent",
+            f"version 1, yet the file holds {found}, a key written since version 2 (a "
+            "version-1 file does not hold it: its version was edited, or the key added)",
+            1,
+        )
+
+
+def _later_key(
+    data: Any, path: str, pattern: str, later: Mapping[str, frozenset[str]]
+) -> str | None:
+    """The JSON path of the first key of ``data`` (at ``path``, whose :data:`_SINCE_VERSION_2`
+    pattern is ``pattern``) listed in ``later``, or None."""
+    if isinstance(data, Mapping):
+        own = later.get(pattern, frozenset())
+        for key, value in data.items():
+            if key in own:
+                return child(path, key)
+            below = f"{pattern}.{key}"
+            if any(p == below or p.startswith((f"{below}[", f"{below}.")) for p in later):
+                found = _later_key(value, child(path, key), below, later)
+                if found is not None:
+                    return found
+    elif isinstance(data, list | tuple):
+        for i, item in enumerate(data):
+            found = _later_key(item, child(path, i), f"{pattern}[]", later)
+            if found is not None:
+                return found
+    return None
+
+
 def _checked_version(value: Any, path: str, newest: int, writer: str, kind: str) -> int:
     """``value`` as a version from 1 to ``newest``, else a located ResultError."""
     version = decode(int, value, path)
@@ -701,6 +799,55 @@ def check_not_above_opt(at: str, value: float, opt: float, opt_name: str) -> Non
             f"above the certified optimum {opt_name} {opt!r}, which no store can beat",
             value,
         )
+
+
+def check_optima_order(
+    entries: Sequence[tuple[float, Mapping[str, float], str | None, float | None, float]],
+) -> None:
+    """Refuse a proven optimum below a store found at a budget no larger, within one
+    instance and pool: that store fits the larger budget too, so the optimum there is worth
+    at least as much (s51: every engine's value at one check of an audit, moved by the same
+    amount, read back, as did a certification row's). ``entries`` are ``(budget, stores,
+    at, opt, unit)``: the feasible stores found at ``budget`` (a description such as
+    ``"rows[2]'s bnb store"`` -> F), and the optimum proven there (``at`` its JSON path, or
+    None without one) in the package's value unit ``unit`` (0 where the result does not
+    save it). The tolerance, ten times :data:`~memaudit_core.solvers.CERTIFIED_GAP_MAX` of
+    the larger of ``unit`` and the optimum, is above any certified gap: an optimum proven
+    within it is never refused, and an edit past it is.
+
+    >>> check_optima_order([(3.0, {"a": 5.0}, None, None, 1.0), (6.0, {}, "$.opt", 7.0, 1.0)])
+    >>> check_optima_order([(3.0, {"a": 8.0}, None, None, 1.0), (6.0, {}, "$.opt", 7.0, 1.0)])
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    memaudit_core.errors.ResultError: $.opt: the proven optimum 7.0 at budget 6 is below ...
+    """
+    from .solvers import CERTIFIED_GAP_MAX
+
+    best: tuple[float, str, float] | None = None  # F, description, budget
+    order = sorted(range(len(entries)), key=lambda k: entries[k][0])
+    i = 0
+    while i < len(order):
+        budget = entries[order[i]][0]
+        same = [k for k in order[i:] if entries[k][0] == budget]
+        i += len(same)
+        for k in same:
+            for what, value in entries[k][1].items():
+                if best is None or value > best[0]:
+                    best = (value, what, budget)
+        for k in same:
+            _, _, at, opt, unit = entries[k]
+            if at is None or opt is None or best is None:
+                continue
+            value, what, found_at = best
+            if value - opt > 10 * CERTIFIED_GAP_MAX * max(unit, abs(opt)):
+                raise ResultError(
+                    at,
+                    "inconsistent",
+                    f"the proven optimum {opt!r} at budget {budget:.10g} is below the F "
+                    f"{value!r} of {what} at budget {found_at:.10g}: a store fits every larger "
+                    "budget, so no optimum there is worth less",
+                )
 
 
 def check_finite(at: str, value: float, what: str = "a finite number >= 0") -> None:
@@ -949,6 +1096,7 @@ def from_fields(
     if kind is not None:
         check_result_version(data, path)
         check_result_kind(data, path, kind)
+        check_version_holds(data, path, kind)
     keys, types_, convert = keys or {}, types_ or {}, convert or {}
     hints = _hints(cls)
     values: dict[str, Any] = {}
@@ -966,24 +1114,33 @@ def from_fields(
             values[f.name] = decode(types_.get(f.name, hints[f.name]), raw, at)
         if choices and f.name in choices and values[f.name] is not None:
             check_choice(at, values[f.name], choices[f.name])
-        if key == "content_hash" and isinstance(values[f.name], str):
+        if key in _HASH_KEYS and isinstance(values[f.name], str):
             # "" is a value only where the model says so (a sweep row saved before rows
             # named their content: the field's default).
-            check_content_hash(at, values[f.name], unknown_ok=f.default == "")
+            check_content_hash(at, values[f.name], unknown_ok=f.default == "", what=_HASH_KEYS[key])
     return cls(**values)
 
 
-def check_content_hash(at: str, value: str, *, unknown_ok: bool = False) -> None:
+#: The saved keys that hold a SHA-256 (:func:`check_content_hash`), with what it is a hash of:
+#: a package's content (:func:`~memaudit_core.package.content_hash`) and an audit check's
+#: instance (:func:`~memaudit_core.suites.instance_hash`; s51: ``"zz"`` was read back).
+_HASH_KEYS = {"content_hash": "a package's content hash", "instance_hash": "an instance hash"}
+
+
+def check_content_hash(
+    at: str, value: str, *, unknown_ok: bool = False, what: str = _HASH_KEYS["content_hash"]
+) -> None:
     """Refuse a saved ``content_hash`` that is not a package's SHA-256 in 64 lowercase hex
     digits (:func:`~memaudit_core.package.content_hash`), at ``at`` with rule ``wrong value``
     (QA s50 #7: ``"xyz"`` was read back). ``unknown_ok``: "" (no content named) is accepted.
-    :func:`from_fields` checks every model's ``content_hash`` field.
+    :func:`from_fields` checks every model's ``content_hash`` field, and an audit row's
+    ``instance_hash`` (``what`` names the hash in the message).
 
     >>> check_content_hash("$.content_hash", "0" * 64)
     >>> check_content_hash("$.content_hash", "xyz")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    memaudit_core.errors.ResultError: $.content_hash: a package's content hash is its SHA-256 ...
+    memaudit_core.errors.ResultError: $.content_hash: a package's content hash is a SHA-256 ...
     """
     if unknown_ok and value == "":
         return
@@ -991,7 +1148,7 @@ def check_content_hash(at: str, value: str, *, unknown_ok: bool = False) -> None
         raise ResultError(
             at,
             "wrong value",
-            "a package's content hash is its SHA-256 in 64 lowercase hexadecimal digits",
+            f"{what} is a SHA-256 in 64 lowercase hexadecimal digits",
             value,
         )
 

@@ -1750,13 +1750,24 @@ class SweepSuiteResult:
             raise ResultError(
                 child(path, name), "wrong value", "a count of tasks, >= 0", getattr(self, name)
             )
-        if done > self.n_tasks or (self.complete and done != self.n_tasks):
+        if done > self.n_tasks:
             raise ResultError(
                 child(path, "n_tasks"),
                 "inconsistent",
-                f"executed {self.executed} + reused {self.reused} = {done} tasks"
-                + (", all of a complete run's tasks" if self.complete else ", at most n_tasks"),
+                f"executed {self.executed} + reused {self.reused} = {done} tasks, at most n_tasks",
                 self.n_tasks,
+            )
+        if self.complete != (done == self.n_tasks):
+            # A run is complete exactly when every task is in its journal (run_suite), found
+            # there or run now (s51: ``complete: false`` beside every task done read back as
+            # an interrupted sweep).
+            raise ResultError(
+                child(path, "complete"),
+                "inconsistent",
+                f"executed {self.executed} + reused {self.reused} = {done} of n_tasks "
+                f"{self.n_tasks} tasks: a complete sweep ran every task, an incomplete one "
+                f"fewer (expected {str(not self.complete).lower()})",
+                self.complete,
             )
         exact = self.complete and every_package_has_entries(
             self.method_kinds, self.rows, self.errors
@@ -1781,6 +1792,18 @@ class SweepSuiteResult:
                 child(path, "n_tasks"),
                 "inconsistent",
                 f"the rows come from {tasks} distinct tasks (content hash x budget x method)",
+                self.n_tasks,
+            )
+        if exact and len(set(self.methods)) == len(self.methods) and tasks != self.n_tasks:
+            # Every task of a complete run without writer failures gave a row, so its rows
+            # name every task (s51: a budget's rows, summary lines and grid entry deleted
+            # from a complete sweep read back as a sweep of the other budgets). A store named
+            # like a writer shares its rows' method: then rows cannot tell the two tasks apart.
+            raise ResultError(
+                child(path, "n_tasks"),
+                "inconsistent",
+                f"the rows come from {tasks} distinct tasks (content hash x budget x method), "
+                "and every task of a complete sweep without writer failures gives a row",
                 self.n_tasks,
             )
 

@@ -704,6 +704,7 @@ class UnionScore:
             check_not_above_opt,
             check_result_kind,
             check_result_version,
+            check_version_holds,
             child,
             decode,
             field_value,
@@ -713,6 +714,7 @@ class UnionScore:
         data = require_object(data, path)
         check_result_version(data, path)
         check_result_kind(data, path, cls.RESULT_KIND)
+        check_version_holds(data, path, cls.RESULT_KIND)
         union = decode(UnionReport | None, field_value(data, "union", path), child(path, "union"))
         own = {**data, "result_kind": StoreEvaluation.RESULT_KIND}
         if union is not None:  # the evaluation's own values, where the union's took their keys
@@ -1078,6 +1080,7 @@ class UnionCurve(tuple[UnionCurveRow, ...]):
             check_content_hash,
             check_result_kind,
             check_result_version,
+            check_version_holds,
             child,
             decode,
             field_value,
@@ -1087,6 +1090,7 @@ class UnionCurve(tuple[UnionCurveRow, ...]):
         data = require_object(data, path)
         check_result_version(data, path)
         check_result_kind(data, path, cls.RESULT_KIND)
+        check_version_holds(data, path, cls.RESULT_KIND)
         for key in ("package_id", "content_hash", "cost_unit"):
             if data.get(key, "") is None:  # a bare UnionCurve(rows)'s to_dict()
                 raise ResultError(
