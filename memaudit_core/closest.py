@@ -64,7 +64,8 @@ True
 >>> near = closest_equivalent(inst, optimum, store, budget=10)
 >>> inst.ids(near.selected_idx)
 ('note_1_tail_fact', 'note_5_tail_fact', 'note_8_tail_fact', 'note_10_raw_span')
->>> same_f = evaluate(inst, near.selected_idx) == evaluate(inst, optimum)
+>>> from memaudit_core.solvers.enum import tied  # equal F, up to the dot product's last bit
+>>> same_f = tied(evaluate(inst, near.selected_idx), evaluate(inst, optimum))
 >>> near.shared_before, near.shared_after, same_f
 (0, 3, True)
 >>> near.ties, near.tie_moves  # note_10_raw_span and note_37_raw_span tie: ids decide

@@ -84,7 +84,10 @@ def test_read_back_views_keep_their_figures(views, tmp_path):
     assert cv.evaluation.writer == "density" and cv.evaluation.value == 5.65
 
     ext = ma.read_result(_saved(tmp_path, "ext", views["demo_compare"].to_dict()))
-    assert (ext.source_kind, ext.value, ext.opt_value) == ("external", 13.0, 13.1)
+    # The figure read back is the saved one to the bit; 13.1 itself is the package's OPT up to
+    # the last bit of a dot product, which depends on the BLAS build (NumPy 2.4: 13.100000000000001).
+    assert (ext.source_kind, ext.value) == ("external", 13.0)
+    assert ext.opt_value == views["demo_compare"].opt_value == pytest.approx(13.1, rel=1e-12)
     assert ext.opt_name == "OPT over P+"
 
     ev = ma.read_result(_saved(tmp_path, "ev", views["chain_evidence_focus"].to_dict()))
