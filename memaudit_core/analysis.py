@@ -82,6 +82,7 @@ from .parallel import (
     worker_died,
 )
 from .plugins import prefetch, remember_package
+from .saturation_caches import forget_on_replace
 from .saturations import assumed_saturation_note
 from .shortrepr import brief, cost_budget_text, count, num, short_repr
 from .solvers import (
@@ -1875,6 +1876,9 @@ def clear_caches() -> None:
         _cache.clear()
     with _opt_lock:
         _opt_cache.clear()
+
+
+forget_on_replace(lambda name: clear_caches())  # keys name a saturation, not which h
 
 
 def _pool_name(pool: str) -> str:

@@ -61,6 +61,7 @@ from .compiled import CompiledInstance, budget_with_tolerance
 from .errors import MemAuditError, UnknownNameError, check_names, closest_name, cut_repr, id_text
 from .objective import coverage_of, get_saturation
 from .package import Package, check_package
+from .saturation_caches import forget_on_replace
 from .shortrepr import brief, count, num, short_repr
 from .solvers import check_budget, value_text
 from .versions import EXPLANATION_WORDING, RESULT_VERSION
@@ -186,6 +187,9 @@ def clear_caches() -> None:
     not its h: :func:`~memaudit_core.saturations.register_saturation` with ``replace=True``)."""
     with _eval_lock:
         _eval_cache.clear()
+
+
+forget_on_replace(lambda name: clear_caches())  # keys name a saturation, not which h
 
 
 def _evaluation(

@@ -28,7 +28,8 @@ What a blind worker can and cannot see
   cwd is a fresh empty temporary directory (removed afterwards); only fds 0-2 are inherited
   (stdin is re-pointed at ``/dev/null`` once the request is read, stdout at stderr, the answer
   pipe is a private duplicate). The worker imports only the standard library and this module (which
-  imports only the standard library and :mod:`memaudit_core.errors` at module level) before
+  imports only the standard library, :mod:`memaudit_core.errors` and
+  :mod:`memaudit_core.saturation_caches` at module level) before
   the writer's module: ``memaudit_core.package`` / ``compiled`` / ``analysis`` and numpy are not
   loaded.
 - On Linux with Landlock (kernel >= 5.13, used when present), the worker then sandboxes itself
@@ -83,6 +84,7 @@ from types import MappingProxyType
 from typing import Any
 
 from .errors import MemAuditError, WriterError, cut_repr, writer_name_problem
+from .saturation_caches import forget_on_replace
 
 #: Entry-point group for installed writers (``[project.entry-points."memaudit.writers"]``).
 ENTRY_POINT_GROUP = "memaudit.writers"
@@ -1394,6 +1396,9 @@ def clear_cache() -> None:
     """Forget cached plugin runs (e.g. after editing a plugin in a long-lived process)."""
     with _cache_lock:
         _cache.clear()
+
+
+forget_on_replace(lambda name: clear_cache())
 
 
 def _norm_budget(budget: float) -> float:

@@ -30,6 +30,7 @@ from typing import NoReturn
 
 import numpy as np
 
+from . import saturation_caches
 from .errors import SaturationError, UnknownNameError, cut_repr
 from .readonly import ReadOnlyDict
 
@@ -487,20 +488,12 @@ def register_saturation(saturation: Saturation, *, replace: bool = False) -> Sat
 
 def _forget_cached(name: str) -> None:
     """Drop what was computed with the h registered as ``name`` before: the shared caches
-    (compiled instances, optima, scores, plugin runs), which are keyed on the saturation's
-    name only; an instance still referenced elsewhere refuses the replacement."""
-    from . import analysis, explain, plugins, writers
-    from .solvers import bnb, orbits
-
-    analysis.clear_caches()
-    explain.clear_caches()
-    plugins.clear_cache()
-    # Keyed weakly on an instance: entries made with the old h go now, not when their
-    # instance is collected.
-    for per_inst in (bnb._BASE_CACHE, writers._PREP, orbits._class_cache):
-        for inst in list(per_inst.keys()):
-            if inst.saturation == name:
-                per_inst.pop(inst, None)
+    (compiled instances, optima, scores, plugin runs; every one registered in
+    :mod:`~memaudit_core.saturation_caches`), which are keyed on the saturation's name only;
+    an instance still referenced elsewhere refuses the replacement."""
+    # Each module registers its caches where it keeps them (saturation_caches), so that a
+    # new one cannot be left out of a list kept here.
+    saturation_caches.forget(name)
     gc.collect()  # instances in reference cycles (views of views) go now, not later
     alive = len(_COMPILED.get(name, ()))
     if alive:

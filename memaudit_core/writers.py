@@ -68,6 +68,7 @@ from .errors import (
 from .heartbeat import beat
 from .objective import GAIN_EPS, CoverageState, evaluate, get_saturation
 from .readonly import ReadOnlyDict
+from .saturation_caches import instance_cache
 from .shortrepr import cost_budget_text, short_repr
 from .solvers import check_budget
 from .solvers.enum import TIE, tie_floor, tie_floors, tied, tied_mask
@@ -293,7 +294,7 @@ class _Prep:
         return self._unit_candidates
 
 
-_PREP: weakref.WeakKeyDictionary[CompiledInstance, _Prep] = weakref.WeakKeyDictionary()
+_PREP: weakref.WeakKeyDictionary[CompiledInstance, _Prep] = instance_cache()
 
 
 def _prep(inst: CompiledInstance) -> _Prep:

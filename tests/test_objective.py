@@ -7,12 +7,11 @@ packages), against an independent plain-Python evaluation, and the incremental
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import BUILTIN_H
 
 from memaudit_core.compiled import compile_package
 from memaudit_core.objective import (
@@ -24,7 +23,6 @@ from memaudit_core.objective import (
 )
 from memaudit_core.package import parse_package
 
-H = {"cap1": lambda z: min(1.0, z), "linear": lambda z: z, "log1p": math.log1p}
 SAT = sorted(SATURATIONS)
 
 
@@ -62,7 +60,7 @@ def instances(draw, saturation: str):
 
 def plain_f(inst, selected) -> float:
     """F from scratch in plain Python (independent of objective.py's vectorised code)."""
-    h = H[inst.saturation]
+    h = BUILTIN_H[inst.saturation]
     dense = inst.coverage.toarray()
     z = [sum(float(dense[i, r]) for i in selected) for r in range(inst.n_units)]
     return sum(float(w) * h(zr) for w, zr in zip(inst.weight, z, strict=True))

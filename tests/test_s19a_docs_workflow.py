@@ -10,11 +10,11 @@ from __future__ import annotations
 import csv
 import importlib
 import json
-import math
 from pathlib import Path
 
 import pytest
 from cli_utils import run_cli as _cli
+from oracles import BUILTIN_H
 
 import memaudit_core as ma
 from memaudit_core.package import package_to_dict, parse_package
@@ -30,9 +30,7 @@ def _objective(doc: dict, ids: list[str]) -> float:
         for r in q["requires"]:
             query_weight[r] = query_weight.get(r, 0.0) + float(q.get("weight", 1))
     weight = {u["id"]: float(u.get("weight", query_weight.get(u["id"], 0.0))) for u in doc["units"]}
-    h = {"cap1": lambda z: min(1.0, z), "linear": lambda z: z, "log1p": math.log1p}[
-        (doc.get("objective") or {}).get("saturation", "cap1")
-    ]
+    h = BUILTIN_H[(doc.get("objective") or {}).get("saturation", "cap1")]
     cands = {c["id"]: c for c in doc["candidates"]}
     total: dict[str, float] = {}
     for i in ids:

@@ -7,7 +7,6 @@ reads the package document itself (not the product's objective or solvers).
 
 from __future__ import annotations
 
-import itertools
 import json
 import shutil
 import subprocess
@@ -19,6 +18,7 @@ import jsonschema
 import numpy as np
 import pytest
 from cli_utils import run_cli
+from oracles import opt_by_enumeration
 from package_utils import refused, write_json
 
 import memaudit_core as ma
@@ -79,25 +79,6 @@ def _tiny(big_weight: float, small_weight: float, a_cov: float, b_cov: float) ->
     }
 
 
-def _brute(doc: dict, budget: float) -> float:
-    """OPT under cap1 by enumeration over one-or-none per experience, from the document."""
-    weight = {u["id"]: u["weight"] for u in doc["units"]}
-    by_exp: dict[str, list[dict]] = {}
-    for c in doc["candidates"]:
-        by_exp.setdefault(c["experience"], []).append(c)
-    best = 0.0
-    for pick in itertools.product(*[[None, *cs] for cs in by_exp.values()]):
-        chosen = [c for c in pick if c is not None]
-        if sum(c["cost"] for c in chosen) > budget * (1 + 1e-9):
-            continue
-        cov: dict[str, float] = {}
-        for c in chosen:
-            for u, a in c["coverage"].items():
-                cov[u] = cov.get(u, 0.0) + a
-        best = max(best, sum(weight[u] * min(1.0, z) for u, z in cov.items()))
-    return best
-
-
 SPREAD_CASES = [
     # (big weight, small weight, a, b): OPT at budget 1 is small weight x max(a, b).
     (1e15, 1.0, 0.5, 1.0),  # every engine said OPT = 0 (values scaled by 2^-50)
@@ -110,7 +91,7 @@ SPREAD_CASES = [
 @pytest.mark.parametrize("solver", ["auto", "bnb", "milp", "enum", "brute"])
 def test_a_unit_no_affordable_candidate_reaches_does_not_set_the_tolerance(case, solver):
     doc = _tiny(*case)
-    expected = _brute(doc, 1)
+    expected = opt_by_enumeration(doc, 1)
     assert expected == pytest.approx(case[1] * max(case[2], case[3]), rel=1e-15)
     inst = compile_package(parse_package(doc))
     res = solve(inst, 1, solver=solver)
@@ -131,9 +112,11 @@ def test_writers_and_budget_sweeps_use_the_scale_of_each_budget(case):
     for name in ("gvt", "greedy"):
         assert out[name][1].selected == ("b",)
         for r in (out[name][0], out[name][2]):
-            assert r.value == pytest.approx(_brute(doc, 3), rel=1e-9)
+            assert r.value == pytest.approx(opt_by_enumeration(doc, 3), rel=1e-9)
     results = solve_budgets(inst, [1, 3], solver="auto")
-    assert [r.value for r in results] == pytest.approx([_brute(doc, 1), _brute(doc, 3)], rel=1e-12)
+    assert [r.value for r in results] == pytest.approx(
+        [opt_by_enumeration(doc, 1), opt_by_enumeration(doc, 3)], rel=1e-12
+    )
     assert all(r.certified for r in results)
 
 
@@ -448,7 +431,7 @@ def test_optima_match_brute_force_when_weights_span_27_decades():
         doc = _random_spread(seed)
         inst = compile_package(parse_package(doc))
         budgets = [1, 2, 3, 5, 8]
-        expected = [_brute(doc, b) for b in budgets]
+        expected = [opt_by_enumeration(doc, b) for b in budgets]
         for solver in ("auto", "bnb", "milp"):
             for b, want in zip(budgets, expected, strict=True):
                 res = solve(inst, b, solver=solver)

@@ -8,13 +8,12 @@ force written here from the package JSON alone.
 
 from __future__ import annotations
 
-import itertools
 import json
-import math
 from pathlib import Path
 
 import pytest
 from cli_utils import run_cli
+from oracles import opt_by_enumeration
 from package_utils import write_json
 
 import memaudit_core as ma
@@ -34,25 +33,6 @@ def _log1p_doc() -> dict:
     return doc
 
 
-def _brute_log1p(doc: dict, budget: float) -> float:
-    """OPT by trying every choice of one candidate (or none) per experience."""
-    weight = {u["id"]: u["weight"] for u in doc["units"]}
-    by_exp: dict[str, list[dict]] = {}
-    for c in doc["candidates"]:
-        by_exp.setdefault(c["experience"], []).append(c)
-    best = 0.0
-    for choice in itertools.product(*[[None, *cs] for cs in by_exp.values()]):
-        chosen = [c for c in choice if c is not None]
-        if sum(c["cost"] for c in chosen) > budget + 1e-9:
-            continue
-        z: dict[str, float] = {}
-        for c in chosen:
-            for u, a in c["coverage"].items():
-                z[u] = z.get(u, 0.0) + a
-        best = max(best, sum(weight[u] * math.log1p(v) for u, v in z.items()))
-    return best
-
-
 def test_a_log1p_package_small_enough_to_enumerate_is_checked_by_bnb_and_enum(tmp_path):
     doc = _log1p_doc()
     path = write_json(tmp_path, "uc-log1p.json", doc)
@@ -64,7 +44,7 @@ def test_a_log1p_package_small_enough_to_enumerate_is_checked_by_bnb_and_enum(tm
             "skipped",
             "optimal",
         )
-        assert row.enum_value == pytest.approx(_brute_log1p(doc, row.budget), rel=1e-12)
+        assert row.enum_value == pytest.approx(opt_by_enumeration(doc, row.budget), rel=1e-12)
         assert row.bnb_value == pytest.approx(row.enum_value, rel=1e-12)
     assert any("enumeration (enum) ran on 3 of 3 check(s)" in n for n in rep.notes)
     # Saved and read back, the enumeration's answers stay.

@@ -26,10 +26,10 @@ import math
 import random
 
 import pytest
+from oracles import BUILTIN_H
 
 import memaudit_core as ma
 
-H = {"cap1": lambda z: min(1.0, z), "linear": lambda z: z, "log1p": math.log1p}
 RTOL = 1e-12
 SOLVERS = ("bnb", "enum", "auto", "brute")
 
@@ -55,7 +55,7 @@ def stores(doc: dict, cap: int):
 
 def oracle(doc: dict, inst, budget: float, cap: int) -> tuple[str, ...]:
     """The store the rule picks at ``budget``, by brute force over every store."""
-    h = H[doc["objective"]["saturation"]]
+    h = BUILTIN_H[doc["objective"]["saturation"]]
     weight = {u["id"]: u["weight"] for u in doc["units"]}
     limit = budget * (1 + 1e-9)
     found = []
@@ -106,7 +106,7 @@ def chain_doc(rnd: random.Random) -> dict:
             cov = {u: 1.0 for u in units if rnd.random() < 0.45}
             cost = cscale * rnd.choice([1, 2, 3]) * (1 + rnd.randint(-2, 2) * 0.6e-12)
             cands.append((f"c{t}_{k}", f"e{t}", cost, cov))
-    return package(units, cands, rnd.choice(sorted(H)))
+    return package(units, cands, rnd.choice(sorted(BUILTIN_H)))
 
 
 def results(inst, budgets: list[float]) -> dict[str, list[tuple[str, ...]]]:

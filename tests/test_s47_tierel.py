@@ -21,12 +21,12 @@ import math
 import random
 
 import pytest
+from oracles import BUILTIN_H, unit_weights
 
 import memaudit_core as ma
 from memaudit_core.compiled import SCALE_BAND
 from memaudit_core.solvers.frontier import frontier_all_budgets
 
-H = {"cap1": lambda z: min(1.0, z), "linear": lambda z: z, "log1p": math.log1p}
 SCALES = [10.0**k for k in range(9)]  # weights 1e0 .. 1e8
 SOLVERS = ("bnb", "enum", "auto")
 RTOL = 1e-12
@@ -105,11 +105,8 @@ def random_doc(seed: int, saturation: str, weight: float) -> dict:
 
 def oracle(doc: dict, budget: float, canonical: tuple[str, ...]) -> tuple[tuple[str, ...], int]:
     """(the store the README's tie rule picks, how many stores tie its F), by brute force."""
-    h = H[doc["objective"]["saturation"]]
-    weight = {u["id"]: u["weight"] for u in doc["units"] if "weight" in u}
-    for u in doc["units"]:
-        if "weight" not in u:
-            weight[u["id"]] = sum(q["weight"] for q in doc["queries"] if u["id"] in q["requires"])
+    h = BUILTIN_H[doc["objective"]["saturation"]]
+    weight = unit_weights(doc)
     groups: dict[str, list[dict]] = {}
     for c in doc["candidates"]:
         groups.setdefault(c["experience"], []).append(c)

@@ -5,7 +5,6 @@ say how to register one. ``--plugin-module`` / ``MEMAUDIT_PLUGIN_MODULES`` is th
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import sys
@@ -14,6 +13,7 @@ from pathlib import Path
 import pytest
 from app_utils import open_app
 from cli_utils import run_cli
+from oracles import opt_by_enumeration
 
 import memaudit_core as ma
 
@@ -63,27 +63,8 @@ def _package(folder: Path, saturation: str) -> tuple[Path, dict]:
 
 
 def _brute_force_opt(doc: dict, budget: float) -> float:
-    """max F over every store (at most one candidate per experience, cost <= budget), with
-    F = sum_u w_u ln(1 + 2 z_u): written from the package format, not the product's code."""
-    weight = {u["id"]: float(u["weight"]) for u in doc["units"] if "weight" in u}
-    for q in doc.get("queries", []):
-        for u in q["requires"]:
-            if u not in {x["id"] for x in doc["units"] if "weight" in x}:
-                weight[u] = weight.get(u, 0.0) + float(q.get("weight", 1))
-    groups: dict[str, list[dict]] = {}
-    for c in doc["candidates"]:
-        groups.setdefault(c["experience"], []).append(c)
-    best = 0.0
-    for pick in itertools.product(*[[None, *g] for g in groups.values()]):
-        chosen = [c for c in pick if c is not None]
-        if sum(c["cost"] for c in chosen) > budget * (1 + 1e-9):
-            continue
-        z: dict[str, float] = {}
-        for c in chosen:
-            for u, a in c["coverage"].items():
-                z[u] = z.get(u, 0.0) + a
-        best = max(best, sum(w * math.log1p(2 * z.get(u, 0.0)) for u, w in weight.items()))
-    return best
+    """OPT with h(z) = ln(1 + 2 z) written out (the plugin module's saturation)."""
+    return opt_by_enumeration(doc, budget, lambda z: math.log1p(2 * z))
 
 
 def test_solve_and_show_through_plugin_module(plugin_dir: Path, tmp_path: Path) -> None:

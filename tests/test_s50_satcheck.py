@@ -7,7 +7,6 @@ notebook cell that registers a saturation was refused, before and after unregist
 from __future__ import annotations
 
 import gc
-import itertools
 import json
 import math
 import sys
@@ -16,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cli_utils import run_cli
+from oracles import opt_by_enumeration
 
 import memaudit_core as ma
 from memaudit_core.package import package_to_dict
@@ -139,27 +139,8 @@ def _doc(saturation: str) -> dict:
 
 
 def _brute_force_opt(doc: dict, budget: float, k: float) -> float:
-    """max F over every store (at most one candidate per experience, cost <= budget), with
-    F = sum_u w_u ln(1 + k z_u): written from the package format, not the product's code."""
-    weight = {u["id"]: float(u["weight"]) for u in doc["units"] if "weight" in u}
-    for q in doc.get("queries", []):
-        for u in q["requires"]:
-            if u not in {x["id"] for x in doc["units"] if "weight" in x}:
-                weight[u] = weight.get(u, 0.0) + float(q.get("weight", 1))
-    groups: dict[str, list[dict]] = {}
-    for c in doc["candidates"]:
-        groups.setdefault(c["experience"], []).append(c)
-    best = 0.0
-    for pick in itertools.product(*[[None, *g] for g in groups.values()]):
-        chosen = [c for c in pick if c is not None]
-        if sum(c["cost"] for c in chosen) > budget * (1 + 1e-9):
-            continue
-        z: dict[str, float] = {}
-        for c in chosen:
-            for u, a in c["coverage"].items():
-                z[u] = z.get(u, 0.0) + a
-        best = max(best, sum(w * math.log1p(k * z.get(u, 0.0)) for u, w in weight.items()))
-    return best
+    """OPT with h(z) = ln(1 + k z) written out (the cell's saturation)."""
+    return opt_by_enumeration(doc, budget, lambda z: math.log1p(k * z))
 
 
 def test_an_edited_h_needs_replace_and_forgets_optima_of_the_old_one() -> None:

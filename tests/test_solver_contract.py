@@ -9,7 +9,6 @@ group capacity 2 are covered too.
 from __future__ import annotations
 
 import functools
-import itertools
 import json
 import math
 import sys
@@ -19,6 +18,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from oracles import opt_by_enumeration
 from package_utils import rescaled
 
 from memaudit_core.compiled import compile_package
@@ -158,31 +158,6 @@ def assert_valid_result(inst, budget, res, expected):
 
 
 # --------------------------------------------------------------------------- contract
-_H = {"cap1": lambda z: min(1.0, z), "linear": lambda z: z, "log1p": math.log1p}
-
-
-def doc_brute_force(doc, budget):
-    """OPT over the package dict itself: every choice of one candidate or none per
-    experience within the budget, F summed from the dicts. Shares nothing with the compiled
-    instance (mutation testing: the compiled-array oracles would share a compile bug)."""
-    weights = {u["id"]: u["weight"] for u in doc["units"]}
-    h = _H[doc["objective"]["saturation"]]
-    by_exp: dict[str, list] = {}
-    for c in doc["candidates"]:
-        by_exp.setdefault(c["experience"], []).append(c)
-    best = 0.0
-    for combo in itertools.product(*[[None, *cands] for cands in by_exp.values()]):
-        chosen = [c for c in combo if c is not None]
-        if sum(c["cost"] for c in chosen) > budget * (1 + 1e-9):
-            continue
-        z: dict[str, float] = {}
-        for c in chosen:
-            for u, a in c["coverage"].items():
-                z[u] = z.get(u, 0.0) + a
-        best = max(best, sum(weights[u] * h(v) for u, v in z.items()))
-    return best
-
-
 @HYPO
 @given(case=small_package_docs(), fractions=st.lists(st.floats(0.0, 1.2), min_size=1, max_size=5))
 def test_one_enumeration_for_several_budgets_matches_the_package_dict(case, fractions):
@@ -190,7 +165,7 @@ def test_one_enumeration_for_several_budgets_matches_the_package_dict(case, frac
     doc, inst, _ = case
     budgets = [f * inst.total_cost for f in fractions]
     for budget, (value, chosen) in zip(budgets, brute_force_budgets(inst, budgets), strict=True):
-        assert value == pytest.approx(doc_brute_force(doc, budget), rel=1e-9, abs=1e-9)
+        assert value == pytest.approx(opt_by_enumeration(doc, budget), rel=1e-9, abs=1e-9)
         assert inst.is_feasible(chosen, budget)
         assert evaluate(inst, chosen) == pytest.approx(value, rel=1e-9, abs=1e-12)
 
@@ -211,7 +186,7 @@ def test_engine_matches_a_brute_force_over_the_package_dict(engine, case):
     assume(supported(engine, inst))  # the refusal is checked by test_engine_matches_brute_force
     res = solve(inst, budget, engine)
     assert res.certified
-    assert res.value == pytest.approx(doc_brute_force(doc, budget), rel=1e-9, abs=1e-9)
+    assert res.value == pytest.approx(opt_by_enumeration(doc, budget), rel=1e-9, abs=1e-9)
     assert_feasible_in_doc(doc, budget, res.selected)
 
 
@@ -1752,7 +1727,7 @@ def test_dropping_dead_weight_never_empties_a_tiny_optimum(name, budget):
     path = NUMERICS / f"{name}.json"
     inst = compile_package(load_package(path))
     # The doc-level oracle has no floor (the product's brute force shares the 1e-12 one).
-    expected = doc_brute_force(json.loads(path.read_text(encoding="utf-8")), budget)
+    expected = opt_by_enumeration(json.loads(path.read_text(encoding="utf-8")), budget)
     assert 0 < expected < 1e-9
     res = solve(inst, budget, "milp", cross_check=False)
     assert res.value == pytest.approx(expected, rel=1e-9, abs=0)

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
 import random
 from pathlib import Path
 
 import pytest
+from oracles import BUILTIN_H
 
 from memaudit_core.analysis import score
 from memaudit_core.cli import main
@@ -42,8 +42,6 @@ REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "sample_packages" / "external-stores-demo.json"
 TOL = 1e-9
 
-_H = {"cap1": lambda z: min(1.0, z), "linear": lambda z: z, "log1p": math.log1p}
-
 
 # --------------------------------------------------------------------------- oracle
 
@@ -51,7 +49,7 @@ _H = {"cap1": lambda z: min(1.0, z), "linear": lambda z: z, "log1p": math.log1p}
 def _f(pkg: Package, rows: list[dict[str, float]]) -> float:
     """F of a store given as coverage rows (plain Python)."""
     weights = pkg.unit_weights()
-    h = _H[pkg.saturation]
+    h = BUILTIN_H[pkg.saturation]
     z: dict[str, float] = {}
     for row in rows:
         for unit, a in row.items():

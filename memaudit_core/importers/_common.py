@@ -22,7 +22,7 @@ import json
 import math
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -1091,17 +1091,16 @@ def build_store(
                     if rec.link_path is not None and not rec.links_inherited
                     else {}
                 )
-                more = " ..." if len(names) > 5 else ""
                 if names and all(n in where for n in names):
                     # Each at its own key, as a refused unit link is named (QA s49).
-                    shown = ", ".join(f"{where[n]}: {n!r}" for n in names[:5]) + more
+                    shown = first_few(names, 5, show=lambda n, at=where: f"{at[n]}: {n!r}")
                     unresolved.append(
                         shown
                         if len(missed) == len(groups)
                         else f"{rec.path}: {len(missed)} of {len(groups)} links ({shown})"
                     )
                 else:
-                    shown = ", ".join(repr(n) for n in names[:5]) + more
+                    shown = first_few(names, 5, show=repr)
                     unresolved.append(
                         f"{rec.path}: {shown}"
                         if len(missed) == len(groups)
@@ -1215,8 +1214,7 @@ def build_store(
             # hash must not depend on where its file lies (QA s19b).
             f"experience of package {package.id!r}, so those links give no "
             "coverage (a different package, a typo or a truncated package?): "
-            + "; ".join(unresolved[:10])
-            + (f"; ... {len(unresolved) - 10} more" if len(unresolved) > 10 else "")
+            + first_few(unresolved, 10, "; ")
         ]
     if topic_tags:
         # Said, not warned of as broken: a tag is a label of the system's own, and most name
@@ -1224,9 +1222,7 @@ def build_store(
         store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
             f"{len(topic_tags)} tag(s) of memories without provenance links name no unit, "
             f"experience or turn of package {package.id!r}, so they are read as topic labels, "
-            "not links (those memories count as without links): "
-            + "; ".join(topic_tags[:10])
-            + (f"; ... {len(topic_tags) - 10} more" if len(topic_tags) > 10 else "")
+            "not links (those memories count as without links): " + first_few(topic_tags, 10, "; ")
         ]
     if duplicates:
         store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
@@ -1236,8 +1232,7 @@ def build_store(
         store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
             f"{len(stale_hashes)} memory(ies) share a hash with an earlier memory whose text "
             "differs: "
-            + "; ".join(stale_hashes[:10])
-            + (f"; ... {len(stale_hashes) - 10} more" if len(stale_hashes) > 10 else "")
+            + first_few(stale_hashes, 10, "; ")
             + ". The hash is the md5 of the memory text, so a hash that does not match its "
             "text is stale (the text changed after hashing) or not Mem0's: these are different "
             "memories, not repeats, and each is costed as its own fact"
@@ -1268,12 +1263,29 @@ def build_store(
     )
 
 
+def first_few(
+    items: Sequence[Any], limit: int, sep: str = ", ", show: Callable[[Any], str] = str
+) -> str:
+    """The first ``limit`` of ``items`` for a message, each as ``show`` writes it, joined by
+    ``sep``, then how many more there are: one wording for every importer's lists (some said
+    " ..." without a count, some "and 3 more", some "(3 more)").
+
+    Examples
+    --------
+    >>> first_few(["a", "b", "c", "d"], 2)
+    'a, b, ... 2 more'
+    >>> first_few(["e1", "e2"], 5, "; ", show=repr)
+    "'e1'; 'e2'"
+    """
+    more = len(items) - limit
+    return sep.join(map(show, items[:limit])) + (f"{sep}... {more} more" if more > 0 else "")
+
+
 def duplicates_warning(pairs: list[str], what: str) -> str:
     """The note for repeated memories (EXPORT_FORMATS: Mem0's ``hash`` is there for dedup)."""
     return (
         f"{len(pairs)} {what} repeat an earlier one: "
-        + "; ".join(pairs[:10])
-        + (f"; ... {len(pairs) - 10} more" if len(pairs) > 10 else "")
+        + first_few(pairs, 10, "; ")
         + ". Both copies are kept, as the system stored them, and both are costed: the store "
         "pays twice for one fact"
     )

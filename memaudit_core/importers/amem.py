@@ -65,6 +65,7 @@ from ._common import (
     clean_meta,
     fail,
     finite_number,
+    first_few,
     links_from,
     load_json_file,
     normalise_time,
@@ -462,16 +463,14 @@ def load_amem_store(
     if two_texts:
         warnings.append(
             f"{len(two_texts)} note(s) have a Chroma document that differs from their "
-            f"metadata's content: {'; '.join(two_texts[:5])}"
-            + (f"; ... {len(two_texts) - 5} more" if len(two_texts) > 5 else "")
+            f"metadata's content: {first_few(two_texts, 5, '; ')}"
             + ". The text, and so the cost, is the document's (what Chroma stores and "
             "searches), not the content's"
         )
     if odd_metadata:
         warnings.append(
             f"{len(odd_metadata)} note(s) have a 'metadata' that is neither an object nor "
-            f"the JSON text of one: {'; '.join(odd_metadata[:5])}"
-            + (f"; ... {len(odd_metadata) - 5} more" if len(odd_metadata) > 5 else "")
+            f"the JSON text of one: {first_few(odd_metadata, 5, '; ')}"
             + ". No provenance links are read from it (the note's own keys still are)"
         )
     if warnings:

@@ -64,7 +64,7 @@ from typing import Any, BinaryIO
 
 from ..errors import PackageError, Problem, Problems, closest_name, id_text
 from ..package import Package, _binary_kind, json_float, json_type, parse_package
-from ._common import duplicate_key_problems, object_pairs, plain_copy
+from ._common import duplicate_key_problems, first_few, object_pairs, plain_copy
 from ._zip import NonblankLines, ZipReader
 
 REQUIRED_FILES = (
@@ -342,11 +342,10 @@ def _unread_note(src: _Source, others: list[str]) -> str | None:
         )
     if not others:
         return None
-    shown = ", ".join(id_text(m) for m in others[:10])
-    more = f", ... ({len(others) - 10:,} more)" if len(others) > 10 else ""
+    shown = first_few(others, 10, show=id_text)
     return (
         f"not read: {len(others)} other item(s) in the {'zip' if src.zip else 'folder'}: "
-        f"{shown}{more} (an artifact package reads "
+        f"{shown} (an artifact package reads "
         f"{', '.join(REQUIRED_FILES + OPTIONAL_FILES)} and one manifest of "
         f"{', '.join(MANIFESTS)})"
     )
@@ -579,8 +578,8 @@ def _read_package(p: Path, source: str, src: _Source) -> Package:
         # the user never meant. A folder with none of them is not an artifact package.
         jsons = sorted(x.name for x in p.glob("*.json")) if p.is_dir() else []
         hint = (
-            f" It holds {len(jsons)} .json file(s) ({', '.join(jsons[:3])}"
-            f"{', ...' if len(jsons) > 3 else ''}): give one of them, or sweep / audit the "
+            f" It holds {len(jsons)} .json file(s) ({first_few(jsons, 3)}): give one of "
+            "them, or sweep / audit the "
             "folder, which read every package in it."
             if jsons
             else ""

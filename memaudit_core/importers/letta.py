@@ -56,6 +56,7 @@ from ._common import (
     build_store,
     clean_meta,
     fail,
+    first_few,
     links_from,
     load_json_file,
     normalise_time,
@@ -195,8 +196,8 @@ def _block_records(
         # Importer QA: a block of only whitespace gave no memory without a word (an empty
         # Mem0 text is refused; an empty block is normal in Letta, so it is said, not refused).
         warnings.append(
-            f"{len(empty)} block(s) hold no text ({'; '.join(empty[:10])}"
-            f"{' ...' if len(empty) > 10 else ''}): no memories from them"
+            f"{len(empty)} block(s) hold no text ({first_few(empty, 10, '; ')}): no memories "
+            "from them"
         )
     return records, label_seen
 
@@ -416,14 +417,14 @@ def load_letta_store(
         if unknown_blocks:
             block_warnings.append(
                 f"{len(unknown_blocks)} block id(s) of the agents name no block in 'blocks' "
-                f"({'; '.join(unknown_blocks[:10])}{' ...' if len(unknown_blocks) > 10 else ''}):"
+                f"({first_few(unknown_blocks, 10, '; ')}):"
                 " those blocks are not in the file, so their memories are not in the store"
             )
         # Importer QA: several agents, and blocks no agent holds, became one store unsaid.
         named = [str(a.get("name") or a.get("id")) for a in agents if isinstance(a, dict)]
         if len(named) > 1:
             block_warnings.append(
-                f"the file holds {len(named)} agents ({', '.join(map(id_text, named[:10]))}): "
+                f"the file holds {len(named)} agents ({first_few(named, 10, show=id_text)}): "
                 "their blocks are one store here; export one agent to score one agent's memory"
             )
         if any(isinstance(a, dict) and isinstance(a.get("block_ids"), list) for a in agents):
@@ -431,7 +432,7 @@ def load_letta_store(
             if orphans:
                 block_warnings.append(
                     f"{len(orphans)} block(s) of the file belong to no agent's block_ids "
-                    f"({', '.join(orphans[:10])}): they are counted as memory"
+                    f"({first_few(orphans, 10)}): they are counted as memory"
                 )
         if block_warnings:
             meta["warnings"] = block_warnings

@@ -100,6 +100,7 @@ from ._common import (
     decode_text,
     duplicates_warning,
     fail,
+    first_few,
     parse_json,
     read_bytes,
     unspaced_note,
@@ -527,8 +528,7 @@ def import_locomo(
     if against:
         warnings.append(
             f"{len(against)} session date(s) go against the session numbering: "
-            + "; ".join(against[:5])
-            + (" ..." if len(against) > 5 else "")
+            + first_few(against, 5, "; ")
             + "; sessions are kept in their numbering order (experience time = session "
             "number), not sorted by date"
         )
@@ -847,7 +847,7 @@ def _dia_key(dia: str) -> tuple[int, int]:
 
 def _first_five(paths: list[str]) -> str:
     """Up to five of ``paths`` for a warning, and how many more there are."""
-    return ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+    return first_few(paths, 5)
 
 
 def _observations(

@@ -79,6 +79,7 @@ from ._common import (
     check_answer,
     duplicate_key_problems,
     fail,
+    first_few,
     has_duplicate_keys,
     object_pairs,
     read_bytes,
@@ -434,9 +435,7 @@ def find_instance(
         return first[0], first[1], ids
     if not ids:
         fail(source, "$", "non-empty", "the file holds no instances")
-    shown = ", ".join(map(id_text, ids[:10])) + (
-        f", ... ({len(ids)} in all)" if len(ids) > 10 else ""
-    )
+    shown = first_few(ids, 10, show=id_text)
     fail(
         source,
         "$",
@@ -659,7 +658,7 @@ def import_longmemeval(
     if odd_roles:
         # QA s44: "usr" was accepted without a word. The role only labels the turn's line, so
         # it is kept as written, and said.
-        shown = ", ".join(sorted({r for _p, r in odd_roles}, key=repr)[:5])
+        shown = first_few(sorted({r for _p, r in odd_roles}, key=repr), 5)
         warnings.append(
             f"{len(odd_roles)} turn(s) have a role that is not {' or '.join(map(repr, ROLES))} "
             f"(rule: known-role; first: {odd_roles[0][0]} {odd_roles[0][1]!r}; roles: {shown}); "
@@ -830,7 +829,7 @@ def import_longmemeval(
         # without a word (LoCoMo says so for its empty sessions).
         warnings.append(
             f"{len(textless)} haystack session(s) have no turn with text "
-            f"({', '.join(textless[:5])}{' ...' if len(textless) > 5 else ''}): kept as "
+            f"({first_few(textless, 5)}): kept as "
             "experiences, without a raw_span candidate"
         )
     for i in order:

@@ -188,6 +188,7 @@ from ._common import (
     decode_text,
     fail,
     finite_number,
+    first_few,
     links_from,
     load_json_file,
     normalise_time,
@@ -917,7 +918,7 @@ def load_mem0_store(
     if timeless:
         warnings.append(
             f"history rows without a readable time for {len(timeless)} memory(ies) "
-            f"({', '.join(timeless[:10])}{' ...' if len(timeless) > 10 else ''}): their "
+            f"({first_few(timeless, 10)}): their "
             "events are taken in the file's order (for a history.db, its row order), except that a "
             "DELETE (or is_deleted) row is always the memory's last event"
         )
@@ -1213,9 +1214,7 @@ def load_mem0_store(
         if len(seen_values) > 1:
             # Importer QA: a Qdrant scroll of the whole collection holds every user's
             # memories; they became one store unsaid.
-            names = ", ".join(map(id_text, list(seen_values)[:10])) + (
-                " ..." if len(seen_values) > 10 else ""
-            )
+            names = first_few(list(seen_values), 10, show=id_text)
             warnings.append(
                 f"the export holds memories of {len(seen_values)} different {key}s ({names}): "
                 f"they are one store here; export one {key.removesuffix('_id')}'s memories "
@@ -1226,14 +1225,14 @@ def load_mem0_store(
         # an archived or paused memory may not be served (QA s20d).
         warnings.append(
             f"{len(other_states)} memory(ies) have a lifecycle_state other than active, "
-            f"superseded or deleted: {', '.join(other_states[:10])}"
-            f"{' ...' if len(other_states) > 10 else ''}; each is kept with that status and "
+            f"superseded or deleted: {first_few(other_states, 10)}; each is kept with that "
+            "status and "
             "counted as part of the store"
         )
     if missing:
         warnings.append(
             f"history names {len(missing)} memory(ies) that are not deleted but not in the export "
-            f"({', '.join(map(id_text, missing[:5]))}{'...' if len(missing) > 5 else ''}): the "
+            f"({first_few(missing, 5, show=id_text)}): the "
             "export is probably truncated (get_all defaults to 100 items in v1 and 20 in v2)"
         )
 
@@ -1308,11 +1307,7 @@ def _mark_expired(expiring: list[tuple[Record, Any, str]], latest: datetime | No
         text += (
             f"{len(expired)} of them expire before the export's latest time "
             f"({latest.isoformat()})"
-            + (
-                f": {', '.join(expired[:10])}{' ...' if len(expired) > 10 else ''}"
-                if expired
-                else ""
-            )
+            + (f": {first_few(expired, 10)}" if expired else "")
             + "; those are marked status 'expired' (a superseded one keeps that status) and "
             "still counted as part of the store (Mem0 v2 hides expired memories from get_all "
             "and search unless show_expired=True)"

@@ -38,6 +38,7 @@ from ._common import (
     clean_meta,
     decode_text,
     fail,
+    first_few,
     links_from,
     normalise_time,
     parse_json,
@@ -250,7 +251,7 @@ def _read_zip(raw: bytes, source: str) -> tuple[dict[str, tuple[str, bytes]], li
             wanted: (info.filename, reader.read(info, info.filename)) for wanted, info in picked
         }
     if not found:
-        shown = ", ".join(map(id_text, names[:8])) + (" ..." if len(names) > 8 else "")
+        shown = first_few(names, 8, show=id_text)
         fail(
             source,
             "$",
@@ -578,7 +579,7 @@ def _disagreement(json_rows: _Rows, jsonl_rows: _Rows, json_name: str, jsonl_nam
         return ""
 
     def ids(keys: list[str]) -> str:
-        return ", ".join(repr(k) for k in keys[:5]) + (" ..." if len(keys) > 5 else "")
+        return first_few(keys, 5, show=repr)
 
     parts = []
     if only_a:
@@ -594,8 +595,7 @@ def _disagreement(json_rows: _Rows, jsonl_rows: _Rows, json_name: str, jsonl_nam
     if state:
         parts.append(
             f"{len(state)} memory(ies) with another state ("
-            + ", ".join(f"{k!r}: {a[k][1]} vs {b[k][1]}" for k in state[:5])
-            + (" ..." if len(state) > 5 else "")
+            + first_few(state, 5, show=lambda k: f"{k!r}: {a[k][1]} vs {b[k][1]}")
             + ")"
         )
     return (
@@ -692,21 +692,21 @@ def load_openmemory_store(
         # (app/utils/permissions.py check_memory_access_permissions).
         warnings.append(
             f"{len(rows.unserved)} memory(ies) are paused or archived: "
-            f"{', '.join(rows.unserved[:10])}{' ...' if len(rows.unserved) > 10 else ''}; "
+            f"{first_few(rows.unserved, 10)}; "
             "OpenMemory keeps them in its database but serves only active memories (list and "
             "search), so they are kept with that status and counted as part of the store"
         )
     if rows.revived:
         warnings.append(
             f"{len(rows.revived)} memory(ies) are not deleted by state but carry a deleted_at "
-            f"({', '.join(rows.revived[:10])}{' ...' if len(rows.revived) > 10 else ''}): "
+            f"({first_few(rows.revived, 10)}): "
             "OpenMemory sets a re-added memory's state back to active and leaves deleted_at; "
             "the state is followed, so they are kept"
         )
     if rows.stateless:
         warnings.append(
             f"{len(rows.stateless)} memory(ies) have no state "
-            f"({', '.join(rows.stateless[:10])}{' ...' if len(rows.stateless) > 10 else ''}): "
+            f"({first_few(rows.stateless, 10)}): "
             "read as active (as OpenMemory's own import does), or as deleted when deleted_at "
             "is set"
         )

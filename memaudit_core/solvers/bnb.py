@@ -85,6 +85,7 @@ from .. import heartbeat
 from ..compiled import CompiledInstance, budget_with_tolerance, fits_limit, search_limit
 from ..errors import SolverError, UnknownNameError, cut_repr
 from ..objective import GAIN_EPS, get_saturation
+from ..saturation_caches import instance_cache
 from . import RawSolution, register_engine, relative_gap
 from .enum import TieBest, selection_key, tie_tol, tied
 
@@ -153,7 +154,7 @@ class _Model:
         return len(self.gstart) - 1
 
 
-_BASE_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_BASE_CACHE: weakref.WeakKeyDictionary = instance_cache()
 
 
 def gain_floor(inst: CompiledInstance, budget: float) -> float:

@@ -66,6 +66,7 @@ from scipy.sparse.csgraph import connected_components
 
 from ..compiled import CompiledInstance, budget_with_tolerance
 from ..objective import evaluate, get_saturation
+from ..saturation_caches import instance_cache
 from . import value_unit
 
 #: A block may have at most this many configurations (product over its groups of options + 1).
@@ -478,7 +479,7 @@ def aggregate(inst: CompiledInstance, budget: float) -> Aggregation | None:
 #: match equal configurations first, then the rest in order.
 MAX_ASSIGNMENT_BLOCKS = 1500
 
-_class_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_class_cache: weakref.WeakKeyDictionary = instance_cache()
 _class_cache_lock = threading.Lock()
 
 
