@@ -181,11 +181,29 @@ def budget_excess_note(
 #: of two, which is exact in floating point (:attr:`CompiledInstance.scaled_view`).
 SCALE_BAND = (2.0**-10, 2.0**30)
 
+#: Values are lifted (weights times a power of two, :meth:`CompiledInstance._lift_to_opt`)
+#: when the best candidate that fits the budget alone, a proven lower bound on OPT, is worth
+#: under this in the engines' units, so that their absolute 1e-12 (zero gains, ties of values
+#: below 1) is at most 8e-12 of OPT. Triggered at the band's bottom (2^-10), 1e-12 was up to
+#: 1.02e-9 of OPT, above certification's 1e-9 (exactness QA s51: enum, bnb and auto certified
+#: OPT 1.0e-9 relative low on packages whose best single candidate was just above 2^-10).
+LIFT_BELOW = 2.0**-3
+
+
+#: Scaled weights stay below this. A weight the value scale would take to it or past it (1e300
+#: next to affordable units of 1e-200, times 2^663, overflowed to inf and bnb reported NaN;
+#: exactness QA s51) belongs to a unit no candidate that fits the budget reaches, since the
+#: scale keeps the weights of reachable units under it (:func:`_pow2_scale`,
+#: :meth:`CompiledInstance._lift_to_opt`): in the scaled view it weighs 0
+#: (:meth:`CompiledInstance._scaled_weight`), which changes no store that fits.
+WEIGHT_CEILING = 2.0**1000
+
 
 def _pow2_scale(basis: np.ndarray, values: np.ndarray | None = None) -> float:
     """1, or the power of two that brings ``max(basis)`` into [0.5, 1) when out of band.
 
-    ``values`` (default: ``basis``) are what the scale multiplies; none may become subnormal.
+    ``values`` (default: ``basis``) are what the scale multiplies; none may become subnormal
+    nor reach :data:`WEIGHT_CEILING`.
     """
     values = basis if values is None else values
     top = float(basis.max()) if basis.size else 0.0
@@ -201,6 +219,8 @@ def _pow2_scale(basis: np.ndarray, values: np.ndarray | None = None) -> float:
         # A spread too wide for one scale (costs 2 and 1e308): scaling would make the small
         # ones subnormal, which is not exact. Such a package keeps its own units.
         return 1.0
+    if positive.size and float(positive.max()) * scale >= WEIGHT_CEILING:
+        return 1.0  # the same spread the other way: the largest would overflow
     return scale
 
 
@@ -398,16 +418,32 @@ class CompiledInstance:
         # Values are measured by the most a unit can add, w_r h(total coverage of r): weights
         # of 1e-3 over coverage of 1e-6 make values of 1e-9, where the engines' absolute
         # tolerances (1e-12 gains and ties, HiGHS's 1e-9) decided the optimum (QA).
-        value_scale = _pow2_scale(self._unit_basis, self.weight)
+        # Weights of units no candidate covers do not limit it (they add nothing to any store).
+        value_scale = _pow2_scale(self._unit_basis, self.weight[self._covered])
         cost_scale = _pow2_scale(self.cost)
         if value_scale == 1.0 and cost_scale == 1.0:
             return self, 1.0, 1.0
         view = replace(
             self,
-            weight=_frozen(self.weight * value_scale),
+            weight=self._scaled_weight(value_scale),
             cost=_frozen(self.cost * cost_scale),
         )
         return view, value_scale, cost_scale
+
+    @cached_property
+    def _covered(self) -> np.ndarray:
+        """Whether any candidate covers each unit (a positive column sum)."""
+        return np.asarray(self.coverage.sum(axis=0)).ravel() > 0
+
+    def _scaled_weight(self, scale: float) -> np.ndarray:
+        """The weights times ``scale`` (read-only), with those that would reach
+        :data:`WEIGHT_CEILING` at 0: the scale keeps every unit a candidate fitting its budget
+        reaches below it, so those are units no store solved at this scale can cover."""
+        if scale <= 1.0:
+            return _frozen(self.weight * scale)
+        with np.errstate(over="ignore"):
+            weight = self.weight * scale
+        return _frozen(np.where(weight < WEIGHT_CEILING, weight, 0.0))
 
     @cached_property
     def _unit_basis(self) -> np.ndarray:
@@ -441,13 +477,15 @@ class CompiledInstance:
         :meth:`value_scale_at` without a search)."""
         if self.n_candidates == 0:
             return True
-        lo, hi = SCALE_BAND
+        hi = SCALE_BAND[1]
         whole = float(self._unit_basis.max()) if self.n_units else 0.0
         # The cheapest candidate's row alone: all rows (_top_terms) cost 2-4% of a bulk sweep
-        # of small packages, where this is asked once per package and pool.
+        # of small packages, where this is asked once per package and pool. Its top term (at
+        # most its F alone, so at most OPT at any budget it fits) at LIFT_BELOW or more: the
+        # basis is in band and no budget lifts.
         i = int(np.argmin(self.cost))
         terms = self._unit_terms(self.coverage.indptr[i], self.coverage.indptr[i + 1])
-        return whole <= hi and terms.size > 0 and lo <= float(terms.max())
+        return whole <= hi and terms.size > 0 and LIFT_BELOW <= float(terms.max())
 
     @cached_property
     def _scale_probe(self) -> tuple[np.ndarray, np.ndarray]:
@@ -475,35 +513,42 @@ class CompiledInstance:
         n_fit = int(np.searchsorted(sorted_cost, limit, side="right"))
         if n_fit == 0:
             return value_scale  # nothing fits: OPT = 0
-        lo, hi = SCALE_BAND
-        if lo <= running_top[n_fit - 1] and whole <= hi:
+        if LIFT_BELOW <= running_top[n_fit - 1] and whole <= SCALE_BAND[1]:
             # The basis over the fitting candidates lies between these bounds, in band: the
             # scale is 1, as the whole package's. A fitting candidate's F alone is at least its
-            # top term, so OPT is in band too.
+            # top term, so OPT's floor is at LIFT_BELOW or more and nothing lifts it.
             return 1.0
         if n_fit == self.n_candidates:
-            scale, top = value_scale, whole
+            scale, top, reach = value_scale, whole, self._covered
         else:
             fits = self.cost <= limit
             column_sums = np.asarray(self.coverage[fits].sum(axis=0)).ravel()
             unit_value = self.weight * get_saturation(self.saturation).h(column_sums)
-            scale = _pow2_scale(unit_value, self.weight)
+            # Only units a fitting candidate reaches limit the scale (exactness QA s51: a
+            # weight of 1e300 that only a candidate costing 100 covers kept values of 1e-200
+            # at budget 2 from any scale); the others weigh 0 in the view (_scaled_weight).
+            reach = column_sums > 0
+            scale = _pow2_scale(unit_value, self.weight[reach])
             top = float(unit_value.max()) if unit_value.size else 0.0
-        return self._lift_to_opt(scale, top, self.best_single_at(budget))
+        reached = self.weight[reach]
+        wmax = float(reached.max()) if reached.size else 0.0
+        return self._lift_to_opt(scale, top, self.best_single_at(budget), wmax)
 
-    def _lift_to_opt(self, scale: float, top: float, floor: float) -> float:
-        """``scale``, or a larger power of two that brings ``floor`` (a proven lower bound on
-        OPT) into band, as far as ``top`` (the fitting units' basis) stays in band.
+    def _lift_to_opt(self, scale: float, top: float, floor: float, wmax: float) -> float:
+        """``scale``, or, when ``floor`` (a proven lower bound on OPT) times it is under
+        :data:`LIFT_BELOW`, a larger power of two that brings ``floor`` into [0.5, 1), as far
+        as ``top`` (the fitting units' basis) stays in band and ``wmax`` (the largest weight
+        of a unit a fitting candidate reaches) below :data:`WEIGHT_CEILING`.
 
         The basis (the most each unit can add) can exceed OPT by orders of magnitude: a unit
         of weight 1e-3 split over 100 candidates costing 1 each put the basis in band at a
         budget of 1, where OPT is 1e-5; 200 candidates worth 1e-12 each, at or below the
         engines' zero-gain floor, were dropped and OPT was certified 2e-5 relative low
         (exactness QA s50). Measured from OPT's floor, the engines' absolute 1e-12 is at most
-        1e-9 relative to OPT.
+        8e-12 relative to OPT (:data:`LIFT_BELOW`).
         """
-        lo, hi = SCALE_BAND
-        if not (floor > 0.0 and math.isfinite(floor)) or floor * scale >= lo:
+        hi = SCALE_BAND[1]
+        if not (floor > 0.0 and math.isfinite(floor)) or floor * scale >= LIFT_BELOW:
             return scale
         # In exponents, capped before any power is formed: a subnormal floor (1e-320) asks for
         # 2^1062, which overflows a float (the s49 subnormal tests).
@@ -512,10 +557,11 @@ class CompiledInstance:
             # The largest unit keeps within the band's top: a wider spread lifts only so far
             # (top < 2^e_top and hi >= 2^(e_hi - 1), so top * 2^(e_hi - 1 - e_top) < hi).
             exponent = min(exponent, math.frexp(hi)[1] - 1 - math.frexp(top)[1])
-        wmax = float(self.weight.max()) if self.weight.size else 0.0
+        ceiling = math.frexp(WEIGHT_CEILING)[1] - 1  # 1000
         if wmax > 0.0:
-            exponent = min(exponent, 1000 - math.frexp(wmax)[1])  # no weight overflows
-        return max(scale, math.ldexp(1.0, min(exponent, 1000)))
+            # wmax < 2^e, so wmax * 2^(1000 - e) < 2^1000: no reachable weight overflows.
+            exponent = min(exponent, ceiling - math.frexp(wmax)[1])
+        return max(scale, math.ldexp(1.0, min(exponent, ceiling)))
 
     @cached_property
     def singleton_values(self) -> np.ndarray:
@@ -558,7 +604,7 @@ class CompiledInstance:
                 if scale == 1.0 and cost_scale == 1.0
                 else replace(
                     self,
-                    weight=_frozen(self.weight * scale),
+                    weight=self._scaled_weight(scale),
                     cost=_frozen(self.cost * cost_scale),
                 )
             )
