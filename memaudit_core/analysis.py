@@ -347,9 +347,18 @@ class KindRow:
     opt_value: float
     lost: float
 
+    @property
+    def bucket(self) -> str:
+        """The Compare page's bucket of the kind (:func:`memaudit_core.explain.bucket_of`)."""
+        from .explain import bucket_of
+
+        return bucket_of(self.kind)
+
     def to_dict(self) -> dict[str, Any]:
+        # bucket (QA s51 #9): the column score's text table prints, derived from the kind.
         return {
             "kind": self.kind,
+            "bucket": self.bucket,
             "weight": self.weight,
             "store_value": self.store_value,
             "opt_value": self.opt_value,
@@ -358,10 +367,21 @@ class KindRow:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> KindRow:
-        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input. ``bucket``
+        may be absent (rows saved before session 51 lack it); present, it must be the kind's.
+        """
+        from .errors import ResultError
         from .results import from_fields
 
-        return from_fields(cls, data, path)
+        row = from_fields(cls, data, path)
+        if "bucket" in data and data["bucket"] != row.bucket:
+            raise ResultError(
+                f"{path}.bucket",
+                "inconsistent",
+                f"the bucket of the kind {row.kind!r} is {row.bucket!r}",
+                data["bucket"],
+            )
+        return row
 
 
 #: How the notes on the optimum shown (moved towards the store) begin.

@@ -1603,6 +1603,15 @@ def _with_union(ev: Any, pkg: Any, args: argparse.Namespace) -> tuple[Any, str]:
     return UnionScore(ev, rep), human
 
 
+def _refuse_stdin_exports(args: argparse.Namespace) -> None:
+    """``-`` as the export or ``--history`` of ``score`` / ``import``: files only."""
+    if args.command == "import":
+        refuse_stdin_file(args.external, f"import {args.format} reads the export")
+    else:
+        refuse_stdin_file(args.external, "score --external reads the export")
+    refuse_stdin_file(args.history, f"{args.command} --history reads the history")
+
+
 def _add_export(pkg: Any, args: argparse.Namespace, store_id: str | None = None) -> Any:
     """The package with ``args.external`` (format ``args.format``) added as an external store,
     its warnings and notes printed to stderr; ``(package, store)``."""
@@ -1611,6 +1620,7 @@ def _add_export(pkg: Any, args: argparse.Namespace, store_id: str | None = None)
 
     if args.history is not None and args.format != "mem0":
         raise UsageError(f"{args.command}: --history applies to format mem0 only")
+    _refuse_stdin_exports(args)
     if store_id is not None and store_id in {s.id for s in pkg.stores}:
         raise UsageError(
             f"{args.command}: package {pkg.id!r} already has a store {store_id!r}; choose "
@@ -1715,6 +1725,7 @@ def _score_external(args: argparse.Namespace) -> int:
         raise UsageError("score: --external EXPORT and --format mem0|letta|amem|zep go together")
     if args.writer is not None or args.store is not None:
         raise UsageError("score: --external cannot be combined with --writer or --store")
+    _refuse_stdin_exports(args)  # before the package is read (from stdin, perhaps)
     pkg = _load(args.package, budgets=None if args.budget is None else [args.budget])
     budget = pkg.default_budget() if args.budget is None else args.budget
     pkg, store = _add_export(pkg, args)
@@ -1748,6 +1759,11 @@ def cmd_import(args: argparse.Namespace) -> int:
     for option, bad in refused.items():
         if bad:  # said, not ignored (CLI QA: --cost-rule was silently ignored for artifact)
             raise UsageError(f"import: {option} does not apply to the {args.format} format")
+    if is_export:
+        args.external = args.source
+        _refuse_stdin_exports(args)
+    else:
+        refuse_stdin_file(args.source, f"import {args.format} reads its source")
     if is_export and args.package is None:
         raise UsageError(
             f"import {args.format}: give --package PACKAGE.json, the package the export's "
@@ -1760,7 +1776,6 @@ def cmd_import(args: argparse.Namespace) -> int:
         suffix=OUTPUT_SUFFIXES["import"],
     )
     if is_export:
-        args.external = args.source
         pkg, store = _add_export(_load(args.package), args, store_id=args.store_id)
         export = _export_summary(store, args)
         print(_export_head(export), file=sys.stderr)
@@ -2162,6 +2177,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     from .suites import SweepSuiteResult, shown_notes, unrecorded_units_note
     from .union import UnionReport, UnionScore
 
+    refuse_stdin_file(args.result, "show reads the saved result")
     res, listed = read_saved(args.result)
     # The warnings of the packages the saved command read, said and listed as it did (QA
     # s45: show dropped them, and show --json left out the key).
@@ -2479,6 +2495,17 @@ class _Parser(argparse.ArgumentParser):
 
     wants_json = False  # set by :func:`main` from the raw arguments, before parsing
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # QA s51 #10: `solve PKG --budg 6 --time 5` ran, and `sweep PKG --budget 6` ran as
+        # --budgets (argparse's prefix matching): a script relying on a prefix breaks once
+        # another option shares it. Full names only, on every parser (add_subparsers makes
+        # the subcommands' parsers of this class too); a wrong name gets "did you mean".
+        kwargs.setdefault("allow_abbrev", False)
+        # The epilogs' examples and exit statuses keep their lines (descriptions are wrapped
+        # by :func:`build_parser`).
+        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        super().__init__(*args, **kwargs)
+
     def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
         # Every option that takes one value may be given once (QA s39, defect 4); options
         # that repeat by design say so with action="append", flags with "store_true".
@@ -2680,6 +2707,20 @@ def refuse_stdin_suite(args: Any) -> None:
         f"{STDIN_NAME}: {what} from files, not from stdin (-): save the package to a file "
         "(solve, score and a sweep of package files read -; with --workers, when - is its "
         "only package)"
+    )
+
+
+def refuse_stdin_file(path: str | None, what: str) -> None:
+    """Refuse ``-`` where a command reads a file only: ``what`` says who reads what
+    ("show reads its saved result"). QA s51 #2: `show -`, `score --external -` and
+    `import mem0 -` said "-: $: no such file or folder [rule: file-exists]", as if the user
+    had named a file "-"; `audit -` was told what this says."""
+    if path != "-":
+        return
+    raise UsageError(
+        f"{STDIN_NAME}: {what} from a file, not from stdin (-): save it to a file and give "
+        "its path (validate, solve, score, a sweep of package files and import --package "
+        "read a package from -)"
     )
 
 
@@ -2972,6 +3013,103 @@ PLUGIN_MODULE_HELP = (
 )
 
 
+#: Each command's examples, for its --help (QA s51 #1: no help showed one). Run from the
+#: repository's root, every one works as written (the README's CLI section has them too;
+#: tests/test_s51_cli.py parses each and checks the files it reads exist).
+HELP_EXAMPLES: dict[str | None, tuple[str, ...]] = {
+    None: (
+        "memaudit validate sample_packages/travel-assistant.json",
+        "memaudit solve sample_packages/update_chain.json --budget 6",
+        "memaudit score sample_packages/update_chain.json --budget 6 --writer density",
+    ),
+    "validate": (
+        "memaudit validate sample_packages/travel-assistant.json",
+        "memaudit generate memaudit-small --seed 3 | memaudit validate - --json",
+    ),
+    "solve": (
+        "memaudit solve sample_packages/update_chain.json --budget 6",
+        "memaudit solve sample_packages/update_chain.json --budget 6 --pool no_validity",
+        "memaudit solve sample_packages/event-graph-500.json --budget 400 --solver milp "
+        "--time-limit 10 --json",
+    ),
+    "score": (
+        "memaudit score sample_packages/update_chain.json --budget 6 --writer density",
+        "memaudit score sample_packages/travel-assistant.json --store raw-logger",
+        "memaudit score sample_packages/update_chain.json --budget 6 --writer gvt --json",
+    ),
+    "sweep": (
+        "memaudit sweep sample_packages/update_chain.json --writers gvt,density --budgets 2:10:2",
+        "memaudit sweep --family memaudit-small:0-99 --budgets 2,4,8,16 --ablations "
+        "no_validity,generic",
+        "memaudit sweep sample_packages/update_chain.json --json > sweep.json",
+    ),
+    "audit": (
+        "memaudit audit sample_packages/update_chain.json --budgets 2,4,6",
+        "memaudit audit --family memaudit-small:0-99 --budgets 2,4,8",
+    ),
+    "generate": (
+        "memaudit generate --list",
+        "memaudit generate memaudit-small --seed 3 -o small-3.json",
+    ),
+    "import": (
+        "memaudit import locomo tests/fixtures/importers/locomo_small.json --instance conv-a "
+        "-o conv-a.json",
+        "memaudit import mem0 tests/fixtures/importers/mem0_v2_results.json --package "
+        "conv-a.json -o conv-a+mem0.json",
+    ),
+    "writers": ("memaudit writers", "memaudit writers --json"),
+    "show": (
+        "memaudit sweep sample_packages/update_chain.json --json > sweep.json",
+        "memaudit show sweep.json",
+    ),
+    "schema": ("memaudit schema",),
+}
+
+#: What exit status 1 means, by command (None: the top level); a command not listed exits 1
+#: only on an internal error. Checked against :func:`_run` (SolverDisagreementError: 1) and
+#: cmd_audit (``_exit_code = 1`` on a disagreement or when nothing was cross-checked).
+_EXIT_ONE: dict[str | None, str] = {
+    None: "the exact engines disagree (solve, score, sweep, audit; please report it), "
+    "audit found a disagreement or cross-checked nothing, or an internal error",
+    "solve": "the exact engines disagree (please report it, with the package), or an "
+    "internal error",
+    "score": "the exact engines disagree (please report it, with the package), or an "
+    "internal error",
+    "sweep": "the exact engines disagree (please report it, with the package), or an "
+    "internal error",
+    "audit": "a disagreement between the engines, or nothing could be cross-checked (every "
+    "check stopped at its limit or was skipped), or an internal error",
+}
+
+#: What exit status 2 adds to "bad input or arguments", by command.
+_EXIT_TWO_MORE = {"score": ", a writer that failed", "sweep": ", a writer that failed"}
+
+
+def help_epilog(command: str | None) -> str:
+    """The examples and exit statuses ending ``memaudit [COMMAND] --help`` (QA s51 #1: CI
+    scripts need the statuses, and none was listed)."""
+    examples = "\n".join(f"  {line}" for line in HELP_EXAMPLES[command])
+    one = _EXIT_ONE.get(command, "an internal error (a bug: please report it)")
+    two = "a user error: bad input or arguments" + _EXIT_TWO_MORE.get(command, "")
+    if command is None:
+        two += ", a writer that failed"
+    if command == "validate":
+        two = "the package is invalid (one line per problem), or bad arguments"
+    statuses = [
+        ("0", "done" if command != "validate" else "valid (warnings allowed)"),
+        ("1", one),
+        ("2", two),
+        ("130", "interrupted (Ctrl-C); 143 after SIGTERM, 129 after SIGHUP"),
+    ]
+    width = 74
+    lines = []
+    for code, text in statuses:
+        wrapped = textwrap.wrap(text, width - 7, break_on_hyphens=False)
+        lines.append(f"  {code:<5}{wrapped[0]}")
+        lines.extend(f"       {rest}" for rest in wrapped[1:])
+    return f"examples:\n{examples}\n\nexit status:\n" + "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .costs import COST_RULES
     from .solvers import SOLVER_CHOICES
@@ -2989,6 +3127,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="memaudit",
         description="Score LLM memory stores against the exact, certified optimum of a package.",
+        epilog=help_epilog(None),
     )
     parser.add_argument(
         "--debug", action="store_true", help="show tracebacks for unexpected errors"
@@ -3005,9 +3144,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    def command(name: str, summary: str) -> argparse.ArgumentParser:
-        # The summary heads the command's own --help too (QA: those pages had none).
-        p = sub.add_parser(name, help=summary, description=summary)
+    def command(name: str, summary: str, more: str = "") -> argparse.ArgumentParser:
+        # The summary heads the command's own --help too (QA: those pages had none), with
+        # ``more`` after it there; wrapped here, as the raw formatter keeps the epilog's lines.
+        description = textwrap.fill(summary, 78) + (
+            f"\n\n{textwrap.fill(more, 78)}" if more else ""
+        )
+        p = sub.add_parser(name, help=summary, description=description, epilog=help_epilog(name))
         # Also after the command, where "rerun with --debug" sends users (plugin QA:
         # `memaudit score ... --debug` was an unrecognized argument). SUPPRESS keeps a
         # `memaudit --debug score` from being reset by the subparser's default.
@@ -3098,24 +3241,35 @@ def build_parser() -> argparse.ArgumentParser:
     common(p)
     p.set_defaults(func=cmd_solve)
 
-    p = command("score", "a writer's or a store's F, OPT, ratio and per-unit losses")
+    p = command(
+        "score",
+        "a writer's or a store's F, OPT, ratio and per-unit losses",
+        # QA s51 #10: said only by the error of a run without one.
+        "Give exactly one of --writer NAME, --store ID or --external EXPORT (with --format).",
+    )
     p.add_argument("package", help="package JSON file (- reads it from stdin)")
     p.add_argument("--budget", type=budget_arg, default=None, help=DEFAULT_BUDGET_HELP)
     p.add_argument(
         "--writer",
         default=None,
         action=_Once,
-        help="a reference writer (see `memaudit writers`) or a plugin MODULE:FUNCTION",
+        help="a reference writer (see `memaudit writers`) or a plugin MODULE:FUNCTION "
+        "(exactly one of --writer, --store, --external)",
     )
     p.add_argument(
-        "--store", default=None, action=_Once, help="the id of a store written in the package"
+        "--store",
+        default=None,
+        action=_Once,
+        help="the id of a store written in the package (exactly one of --writer, --store, "
+        "--external)",
     )
     writer_module_opts(p)
     p.add_argument(
         "--external",
         default=None,
         metavar="EXPORT",
-        help="a memory-system export to score as an external store",
+        help="a memory-system export to score as an external store (exactly one of "
+        "--writer, --store, --external)",
     )
     p.add_argument(
         "--format",
@@ -3153,8 +3307,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--writers", default=None, help="comma list (default: all reference writers)")
     writer_module_opts(p)
     p.add_argument("--stores", default=None, help="comma list of package store ids (default: none)")
+    from .analysis import ABLATIONS
+
+    # QA s51 #10: the help listed the pools' names only; their method names are taken too.
     p.add_argument(
-        "--ablations", default=None, help="comma list: no_validity,generic (default: none)"
+        "--ablations",
+        default=None,
+        help="comma list of the ablation optima over the full one: "
+        f"{', '.join([*ABLATIONS.values(), *ABLATIONS])} (a pool or its method name; "
+        "default: none)",
     )
     p.add_argument("-o", "--output", default=None, help="also write per-row CSV here")
     p.add_argument(
@@ -3368,6 +3529,36 @@ def _plural_option_hint(unknown: Sequence[str], command: str | None) -> str:
     )
 
 
+def _did_you_mean_hint(
+    unknown: Sequence[str], command: str | None, sub_parser: argparse.ArgumentParser
+) -> str:
+    """The command's option closest to each unknown one, as "; did you mean --budget?", or ''.
+
+    QA s51 #10: `solve PKG --budgets 6` got only "unrecognized arguments"; options are no
+    longer shortened either (``allow_abbrev=False``), so ``--budg`` is named in full here.
+    score's ``--writers`` / ``--stores`` have :func:`_plural_option_hint` instead.
+    """
+    import difflib
+
+    known = sorted({o for a in sub_parser._actions for o in a.option_strings if o[:2] == "--"})
+    hints: dict[str, str] = {}
+    for flag in dict.fromkeys(u.split("=", 1)[0] for u in unknown if u.startswith("--")):
+        # An option of the command given before it has _misplaced_hint's word instead.
+        if flag in known or (command == "score" and flag in _SCORE_SINGULAR):
+            continue
+        # A prefix of one option is that option; else the closest spelling.
+        starts = [o for o in known if o.startswith(flag)]
+        close = starts if len(starts) == 1 else difflib.get_close_matches(flag, known, n=1)
+        if close:
+            hints[flag] = close[0]
+    if len(hints) == 1:
+        return f"; did you mean {next(iter(hints.values()))}?"
+    return "".join(
+        f"{'; did you mean' if k == 0 else ','} {meant} for {flag}"
+        for k, (flag, meant) in enumerate(hints.items())
+    ) + ("?" if hints else "")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``memaudit`` command; returns its exit status."""
     # First of all: a usage error or a Ctrl-C before parsing emits too, and must not list
@@ -3425,6 +3616,7 @@ def _main(argv: Sequence[str] | None) -> int:
         sub_parser = _subparsers(parser).get(getattr(args, "command", None), parser)
         hint = _misplaced_hint(raw, unknown, getattr(args, "command", None), sub_parser)
         hint += _plural_option_hint(unknown, getattr(args, "command", None))
+        hint += _did_you_mean_hint(unknown, getattr(args, "command", None), sub_parser)
         sub_parser.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
     if not getattr(args, "command", None):
         parser.print_help(sys.stderr)

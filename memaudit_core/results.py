@@ -377,6 +377,18 @@ def _read_document(data: Any) -> tuple[Any, list[dict[str, Any]] | None]:
         # Saved before results said their kind: sweeps and audits said it by "suite".
         data = {**data, "result_kind": _SUITE_KINDS[data["suite"]]}
     if "result_kind" not in data:
+        if isinstance(data.get("valid"), bool) and "file" in data:
+            # QA s51 #3: `validate --json`'s verdict (its counts of experiences, units and
+            # candidates) was called "a MemAudit package", sending the user to load_package;
+            # an invalid package's verdict, holding the error object, was called that.
+            verdict = "valid" if data["valid"] else "invalid"
+            raise ResultError(
+                "$",
+                NOT_A_RESULT,
+                f"memaudit validate's verdict on a package (--json; {cut_repr(data['file'])} "
+                f"is {verdict}), not a saved result: read_result and memaudit show read the "
+                "results solve, score, sweep and audit save (--json, to_dict())",
+            )
         if isinstance(data.get("error"), Mapping):  # the CLI's error object, not a result
             raise ResultError(
                 "$.result_kind",

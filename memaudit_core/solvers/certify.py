@@ -66,6 +66,7 @@ from . import (
     orbits,
     relative_gap,
     run_engine,
+    value_text,
     value_unit,
 )
 from .enum import ENUM_MAX_COMBINATIONS, combination_count, tied
@@ -675,7 +676,13 @@ def lift_with_writers(inst: CompiledInstance, res: SolveResult) -> SolveResult:
             f"bound {res.bound!r} {res.solver} proved: the bound is wrong"
         )
     bound = max(res.bound, value)
-    note = f"incumbent from the {name} writer (F {value!r}; {res.solver}'s store {res.value!r})"
+    # QA s51 #4: the note is printed in the CLI's text as it stands, so its values are written
+    # as the text writes F (6 decimals), not as reprs ("F 61.400000000000006"); the result's
+    # fields keep the full values.
+    note = (
+        f"incumbent from the {name} writer (F {value_text(value, 6)}; "
+        f"{res.solver}'s store {value_text(res.value, 6)})"
+    )
     if not bound - value > VALUE_RTOL * max(unit, abs(value)):
         # Decided (QA s42): a writer's store meeting the proven bound is optimal by that
         # bound, but no engine proved it and no cross-check ran, so it stays uncertified.
