@@ -57,6 +57,8 @@ ANN_KEYS = {
     "(the store they resolve to is shown when it changes)",
     "ma_ann_sidebar_seen": "the sidebar's store key at the last run (the page follows a change)",
     "ma_ann_who": "annotator name written into the log",
+    "ma_ext_history_ties": "history upload's file id -> (SHA-256, name) of the export it was "
+    "uploaded with: it is read with that export only",
     "ma_ann_editor_version": "bumped after each edit so the editor redraws from the log",
 }
 SUGGESTION_COL = "suggestion (not counted until confirmed)"
