@@ -1412,6 +1412,7 @@ def _report_writer_failures(failures: Sequence[Any], debug: bool) -> None:
 SCORE_MODE_OPTIONS = {
     "--cost-rule": ("cost_rule", ("external",), "sets the cost of an --external export's memories"),
     "--history": ("history", ("external",), "reads the history of an --external mem0 export"),
+    "--label": ("label", ("external",), "names an --external export's store"),
     "--salience-field": (
         "salience_field",
         ("external", "store"),
@@ -1637,6 +1638,7 @@ def _add_export(pkg: Any, args: argparse.Namespace, store_id: str | None = None)
         store_id=unique_store_id(pkg, args.format) if store_id is None else store_id,
         package=pkg,
         history=args.history,
+        label=getattr(args, "label", None),
     )
     source = args.external
     print_warnings(source, store.meta.get("warnings", []))
@@ -1653,19 +1655,24 @@ def _add_export(pkg: Any, args: argparse.Namespace, store_id: str | None = None)
 
 
 def _export_summary(store: Any, args: argparse.Namespace) -> dict[str, Any]:
+    from .importers import import_counts
+
     meta = store.meta
+    counts = import_counts(store)  # as the app counts them (QA s51)
     return {
         "id": store.id,
+        "label": store.display_name,
         "file": str(args.external),
         "format": args.format,
         "format_version": meta.get("format_version"),
         "cost_rule": meta.get("cost_rule"),
         "coverage": meta.get("coverage"),
-        "memories": len(store.memories),
-        "deleted": len(meta.get("deleted", [])),
+        "memories": counts["memories"],
+        "deleted": counts["deleted"],
         # The export's deleted memories are not part of the store (so not in out["union"]).
         "deleted_ids": [str(d.get("id")) for d in meta.get("deleted", [])],
-        "superseded": sum(1 for m in store.memories if m.status == "superseded"),
+        "superseded": counts["superseded"],
+        "superseded_versions": counts["superseded_versions"],
         "warnings": list(meta.get("warnings", [])),
     }
 
@@ -1682,13 +1689,18 @@ _EXPORT_HEAD_KEYS = frozenset(
 
 
 def _export_head(summary: dict[str, Any]) -> str:
+    from .importers import import_counts_text
+
+    # A result saved before the label and superseded_versions were written shows without them.
+    label = f" ({summary['label']})" if summary.get("label") else ""
     return (
-        f"external store {summary['id']!r} from {summary['file']} ({summary['format']}"
+        f"external store {summary['id']!r}{label} from {summary['file']} "
+        f"({summary['format']}"
         f"{' ' + str(summary['format_version']) if summary['format_version'] else ''}): "
         f"{_count(summary['memories'], 'memory', 'memories')} "
-        "costed by "
-        f"{summary['cost_rule']}, {summary['superseded']} superseded kept, "
-        f"{summary['deleted']} deleted not kept; coverage: {summary['coverage']}"
+        f"costed by {summary['cost_rule']}, "
+        f"{import_counts_text(summary, summary.get('deleted_ids') or ())}; "
+        f"coverage: {summary['coverage']}"
     )
 
 
@@ -1755,6 +1767,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         "--package": args.package is not None and not is_export,
         "--history": args.history is not None and args.format != "mem0",
         "--store-id": args.store_id is not None and not is_export,
+        "--label": args.label is not None and not is_export,
     }
     for option, bad in refused.items():
         if bad:  # said, not ignored (CLI QA: --cost-rule was silently ignored for artifact)
@@ -3124,6 +3137,15 @@ def build_parser() -> argparse.ArgumentParser:
             help="mem0 only: history rows (JSON) or history.db",
         )
 
+    def label_opt(p: argparse.ArgumentParser, where: str) -> None:  # score, import
+        p.add_argument(
+            "--label",
+            default=None,
+            metavar="TEXT",
+            help=f"{where}the store's label in legends and tables (default: the system and "
+            "the export's file name, e.g. 'Mem0 · run3.json')",
+        )
+
     parser = _Parser(
         prog="memaudit",
         description="Score LLM memory stores against the exact, certified optimum of a package.",
@@ -3285,6 +3307,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the rule counting the package's cost unit, else words)",
     )
     history_opt(p)
+    label_opt(p, "with --external: ")
     p.add_argument(
         "--salience-field",
         default=None,
@@ -3406,6 +3429,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ID",
         help="exports: the new store's id (default: the format's name, made unique)",
     )
+    label_opt(p, "exports: ")
     p.add_argument(
         "--json",
         action="store_true",

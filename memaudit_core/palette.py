@@ -54,7 +54,9 @@ METHOD_SYMBOLS = (
 #: writer's style (speaker QA: a store drew in density's green squares once density was
 #: unticked). Slot 8 + j gets colour j % 8 and symbol (j + j // 8) % 8, a distinct pair for 64.
 #: Apart from the eight above, OPT, the ablation grey and the External stores chart's package
-#: OPT (#222222); black last and no "x" (that chart's cost-effect mark).
+#: OPT (#222222); no "x" (that chart's cost-effect mark). No black and no circle-like marker:
+#: QA s51 saw the fifth store there drawn black with octagons, read as the black package-OPT
+#: line and the grey-circle "kept" key of its legend (violet and a star-triangle now).
 EXTRA_PALETTE = (
     "#ee4488",
     "#111166",
@@ -63,7 +65,7 @@ EXTRA_PALETTE = (
     "#772255",
     "#443399",
     "#661111",
-    "#000000",
+    "#7700ee",
 )
 EXTRA_SYMBOLS = (
     "hourglass",
@@ -73,7 +75,7 @@ EXTRA_SYMBOLS = (
     "hexagram",
     "star-square",
     "star-diamond",
-    "octagon",
+    "star-triangle-up",
 )
 
 

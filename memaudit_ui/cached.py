@@ -441,7 +441,8 @@ def import_export(
     ``history_name``: its problems, and the warnings that cite its rows, name the upload.
     The bytes are part of the cache key, so the same export with another history (or none)
     is another store. ``meta["history_file"]`` records the history's name, and the store's
-    label names it too (``"Mem0 export + history h.json"``).
+    label names both files (``"Mem0 · e.json + history h.json"``,
+    :func:`memaudit_core.importers.export_label`).
     """
     import tempfile
     from dataclasses import replace
@@ -487,13 +488,12 @@ def import_export(
     # The importer cites a history row by its file's path (the temporary one here).
     meta = _renamed(dict(store.meta), names)
     meta["source_file"] = name
-    label = store.label
     if history_path is not None:
         meta["history_file"] = history_file
-        # QA s40 defect 1: each history swap adds a store, and all were "Mem0 export" in the
-        # store box and the chart's legend, none saying which history it carries.
-        label = f"{store.display_name} + history {history_file}"
-    return replace(store, label=label, meta=meta)
+    # The label names the upload and its history (QA s40 defect 1: each history swap added a
+    # store, all "Mem0 export"; QA s51: nothing named the file): the importer's default from
+    # the temporary files, which are named like the uploads.
+    return replace(store, meta=meta)
 
 
 def _renamed(value: object, names: dict[str, str]) -> object:

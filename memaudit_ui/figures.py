@@ -3545,15 +3545,21 @@ def union_curve_lines(
             + UNION_LINE_MEANING["package_opt_value"]
             + "<extra></extra>",
         )
+    # The budget axis from 0: QA s51 saw it start near -10 at 1280 px, widened by autorange
+    # to fit the budget line's label left of a small budget (a "0" tick beside nothing).
+    top = max([r.budget for r in rows] + ([budget] if budget is not None else []), default=0)
+    x_range = [0.0, top * 1.03] if top > 0 else None
     if budget is not None:
         fig.add_vline(
             x=budget,
             line_color="#999999",
             line_width=1,
             annotation_text=f"budget {budget:.10g} {html.escape(cost_unit)}",
-            annotation_position="top left",
+            # Its label on the side with room: left of the line in the left half it would run
+            # past the axis.
+            annotation_position="top left" if budget > top / 2 else "top right",
         )
-    fig.update_xaxes(title_text=f"budget ({cost_unit})")
+    fig.update_xaxes(title_text=f"budget ({cost_unit})", range=x_range)
     fig.update_yaxes(title_text=VALUE_AXIS, rangemode="tozero")
     # A legend on the right took 40% of a 1024 px projector (projector QA), and at 1024 px in
     # normal mode too (speaker QA): below the plot, in the rows it needs (about 4 short entries

@@ -1118,47 +1118,45 @@ def package_error_md(exc: PackageError, limit: int = 30) -> str:
     return problem_list_md(found, limit) + "".join(f"\n- {md_code_span(line)}" for line in stop)
 
 
-def history_note(meta: dict[str, Any]) -> str:
+def history_note(store: Any) -> str:
     """The clause of an import's success message (Markdown) that says which Mem0 history was
-    read and what it did, from the store's ``meta``; without a history, the memories the export
-    itself marks deleted; ``""`` when there is neither.
+    read, then what the import kept and left out, in the CLI header's words and counts
+    (:func:`memaudit_core.importers.import_counts_text`: QA s51 saw "1 superseded version"
+    here and "0 superseded kept" in the CLI for one import).
 
     Without it a history upload looked the same whether it took effect or not.
 
+    >>> from memaudit_core.package import Store
     >>> meta = {"history_file": "h.json", "history": "json history: 3 row(s)",
     ...         "deleted": [{"id": "m2"}], "superseded_versions": 1}
-    >>> note = history_note(meta).replace(chr(92), "")  # without the Markdown escapes
+    >>> note = history_note(Store("s", meta=meta)).replace(chr(92), "")  # no Markdown escapes
     >>> print(note.replace("): ", "):\\n"))
     , with history h.json (json history: 3 row(s)):
-    1 deleted memory left out (m2), 1 superseded version
-    >>> history_note({"deleted": []})
-    ''
+    0 superseded kept, 1 earlier version replaced by an update (not kept), 1 deleted not kept (m2)
 
     An export that marks memories deleted itself (an OpenMemory backup's ``state``, Mem0
     ``add()`` output) says them without a history:
 
-    >>> history_note({"deleted": [{"id": "m2"}]}).replace(chr(92), "")
-    '; 1 deleted memory left out (m2)'
+    >>> history_note(Store("s", meta={"deleted": [{"id": "m2"}]})).replace(chr(92), "")
+    '; 0 superseded kept, 1 deleted not kept (m2)'
+    >>> history_note(Store("s", meta={"deleted": []}))
+    ''
     """
-    read = meta.get("history")
+    from memaudit_core.importers import import_counts, import_counts_text
+
+    meta = store.meta
     deleted = [str(d.get("id") if isinstance(d, dict) else d) for d in meta.get("deleted", [])]
-    ids = ", ".join(deleted[:5]) + (", ..." if len(deleted) > 5 else "")
+    numbers = import_counts(store)
+    counts = _md_escape(import_counts_text(numbers, deleted))
+    read = meta.get("history")
     if not read:
-        # Session s40: an OpenMemory backup's deleted memories were left out without a word
-        # in the success message (only the CLI's summary line said them).
-        if not deleted:
-            return ""
-        return (
-            f"; {len(deleted)} deleted {'memory' if len(deleted) == 1 else 'memories'} left out"
-            f" {_md_escape(f'({ids})')}"
-        )
+        # Nothing superseded or left out is not worth a clause.
+        quiet = not (numbers["superseded"] or numbers["superseded_versions"] or deleted)
+        return "" if quiet else f"; {counts}"
     named = meta.get("history_file")
-    n_sup = meta.get("superseded_versions", 0)
     return (
         f", with history {_md_escape(named) + ' ' if named else ''}{_md_escape(f'({read})')}: "
-        f"{len(deleted)} deleted {'memory' if len(deleted) == 1 else 'memories'} left out"
-        f"{' ' + _md_escape(f'({ids})') if deleted else ''}, {n_sup} superseded "
-        f"{'version' if n_sup == 1 else 'versions'}"
+        f"{counts}"
     )
 
 

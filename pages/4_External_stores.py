@@ -4,6 +4,7 @@ into extraction and selection, annotate each memory's coverage and save it as a 
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 
 import pandas as pd
 import streamlit as st
@@ -56,6 +57,8 @@ ANN_KEYS = {
     "(the store they resolve to is shown when it changes)",
     "ma_ann_sidebar_seen": "the sidebar's store key at the last run (the page follows a change)",
     "ma_ann_who": "annotator name written into the log",
+    "ma_ext_history_ties": "history upload's file id -> (SHA-256, name) of the export it was "
+    "uploaded with: it is read with that export only",
     "ma_ann_editor_version": "bumped after each edit so the editor redraws from the log",
 }
 SUGGESTION_COL = "suggestion (not counted until confirmed)"
@@ -166,6 +169,18 @@ with st.expander("Load a memory-system export next to this package", expanded=Fa
             f"{MAX_UPLOAD_MB} MB are refused.",
         )
     history = history_upload if fmt == "mem0" else None
+    data = None if upload is None else upload.getvalue()
+    sha = None if data is None else hashlib.sha256(data).hexdigest()
+    # A history belongs to the export it was uploaded with (QA s51: left in its box, it was
+    # read with the next Mem0 export, whose store then "left out" another export's deleted
+    # memory and was called truncated). Tied by the history upload's file id, so uploading
+    # the file again ties it to the export then shown.
+    ties = state.setdefault("ma_ext_history_ties", {})
+    stale_history = None
+    if history is not None and upload is not None:
+        tied_sha, tied_name = ties.setdefault(history.file_id, (sha, upload.name))
+        if tied_sha != sha:
+            stale_history, stale_export, history = history, tied_name, None
     # Filled once the export's outcome is known, in this place on screen: QA s40 (defect 2)
     # saw "The export is loaded without it" under an error saying it was not loaded, and with
     # no export uploaded at all.
@@ -177,13 +192,30 @@ with st.expander("Load a memory-system export next to this package", expanded=Fa
         # Another upload of the same content is a change too: it shows its store again.
         state.pop("ma_ann_resolved", None)
     else:
-        data = upload.getvalue()
-        digest = hashlib.sha256(data).hexdigest()[:16]
+        digest = sha[:16]
         hdata = None if history is None else history.getvalue()
-        hdigest = None if hdata is None else hashlib.sha256(hdata).hexdigest()[:16]
+        hsha = None if hdata is None else hashlib.sha256(hdata).hexdigest()
+        hdigest = None if hsha is None else hsha[:16]
         # The history is part of the key: the bare export found again would hide its effect.
         key = (digest, hdigest, fmt, rule)
         found = next((sid for sid, item in imports.items() if item["digest"] == key), None)
+        # QA s51: re-opening the annotated package (Save) with its export still in this box
+        # imported the export again, as an unannotated duplicate shown in place of the saved
+        # store. A store of the package read from these very files, format and cost rule is
+        # that export: it is shown, not imported again.
+        in_package = found is None and next(
+            (
+                s.id
+                for s in external_stores(pkg)
+                if s.meta.get("source_sha256") == sha
+                and s.meta.get("history_sha256") == hsha
+                and s.meta.get("format") == fmt
+                and s.meta.get("cost_rule") == rule
+            ),
+            None,
+        )
+        if in_package:
+            found = in_package
         with_history = "" if history is None else f" with history {md_escape(history.name)}"
         too_big = [
             (f.name, len(b))
@@ -249,13 +281,22 @@ with st.expander("Load a memory-system export next to this package", expanded=Fa
             state["ma_ann_resolved"] = resolved
             if found is not None and not too_big:
                 state["ma_ann_store"] = _log_key(found)
-        if found is not None:
+        if in_package:
+            st.info(
+                f"**{md_escape(upload.name)}{with_history} is already in this package** as "
+                f"store {md_code_span(found)} ({md_escape(pkg.store(found).display_name)}), "
+                f"read as {fmt} with the {rule} cost rule: it was not imported again. The "
+                "store shown is the package's, with the annotations saved in it.",
+                icon=":material/inventory_2:",
+            )
+        elif found is not None:
             loaded = imports[found]["store"]
             meta = loaded.meta
             n_mem = len(loaded.memories)
             st.success(
-                f"Loaded as store `{found}`: {n_mem} {'memory' if n_mem == 1 else 'memories'} "
-                f"costed by {meta.get('cost_rule')}{history_note(meta)}."
+                f"Loaded as store `{found}` ({md_escape(loaded.display_name)}): {n_mem} "
+                f"{'memory' if n_mem == 1 else 'memories'} "
+                f"costed by {meta.get('cost_rule')}{history_note(loaded)}."
                 f"{imports[found].get('replaced', '')} Annotate its coverage below."
             )
             st.text(f"coverage: {meta.get('coverage', '')}")
@@ -267,7 +308,14 @@ with st.expander("Load a memory-system export next to this package", expanded=Fa
                     + _warning_list(warnings)
                 )
 
-    if not_read is not None:
+    if not_read is not None and stale_history is not None:
+        not_read.warning(
+            f"The Mem0 history {md_escape(stale_history.name)} is **not read** with "
+            f"{md_escape(upload.name)}: it was uploaded with the export "
+            f"{md_escape(stale_export)}, and a history belongs to the export it was written "
+            "with. Remove it, or upload it again to read it with this export."
+        )
+    elif not_read is not None:
         base = (
             f"The Mem0 history {md_escape(history_upload.name)} is **not read**: a history "
             f"applies to mem0 exports only, and the format is {fmt}. "
@@ -337,6 +385,17 @@ else:
             state["ma_store"] = f"store:{sid}"
             state["ma_ann_sidebar_seen"] = f"store:{sid}"
 
+    def _relabel(sid: str) -> None:
+        """The label box's text becomes the loaded export's label (empty: its file's)."""
+        item = imports[sid]
+        store = item["store"]
+        text = " ".join(state[f"w_ext_label_{sid}"].split())
+        if not text:
+            text = item.setdefault("file_label", store.label)
+        else:
+            item.setdefault("file_label", store.label)
+        item["store"] = replace(store, label=text)
+
     st.subheader("Store and scoring options")
     # The store box has a row of its own: in a fifth of the width at 1024 px its options were
     # cut after "Mem0 export + his", hiding which history a store carries (QA s40 defect 1).
@@ -350,8 +409,21 @@ else:
         ),
         on_change=_picked,
     )
-    o2, o3, o4 = st.columns(3)  # filled below; the notice on the store shown comes after them
     store_id = state["w_ext_store"]
+    if store_id in imports:
+        # QA s51: a loaded export is labelled by its file; the researcher may name it (the
+        # legend, the curve table and the saved package show the label).
+        sync_widget(f"w_ext_label_{store_id}", base_stores[store_id].display_name)
+        st.text_input(
+            "Label of this loaded export",
+            key=f"w_ext_label_{store_id}",
+            max_chars=80,
+            on_change=_relabel,
+            args=(store_id,),
+            help="Shown in the store box, the chart's legend, the curve table and the saved "
+            "package. Default: the system and the export's file name. Empty: back to it.",
+        )
+    o2, o3, o4 = st.columns(3)  # filled below; the notice on the store shown comes after them
     session_n = len(logs.get(_log_key(store_id), []))
     decisions = f"{session_n} annotation decision{'' if session_n == 1 else 's'}"
     if store_id in imports:

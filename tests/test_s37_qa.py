@@ -760,7 +760,9 @@ def test_show_prints_the_external_store_line_of_score(tmp_path):
     (tmp_path / "p.json").write_text(saved)
     rc, shown, err = run_cli("show", str(tmp_path / "p.json"))
     assert rc == 0, err
-    assert printed.splitlines()[0].startswith("external store 'mem0' from ")
+    assert printed.splitlines()[0].startswith(
+        "external store 'mem0' (Mem0 · mem0_v2_results.json) from "
+    )
     assert shown == printed
 
 

@@ -41,14 +41,20 @@ H_TWO = json.dumps(
     ]
 ).encode()
 
-BARE = "Loaded as store `mem0`: 1 memory costed by words. Annotate its coverage below."
+BARE = (
+    "Loaded as store `mem0` (Mem0 · e.json): 1 memory costed by words. Annotate its coverage below."
+)
 #: The export's bare store is replaced by its reading with the history (QA s46).
 WITH_DELETE = (
-    "Loaded as store `mem0`: 1 memory costed by words, with history h.json (json history: "
-    "2 row(s)): 1 deleted memory left out (m2), 0 superseded versions. It replaces the store "
-    "loaded before from the same export without a history. Annotate its coverage below."
+    "Loaded as store `mem0` (Mem0 · e.json + history h.json): 1 memory costed by words, with "
+    "history h.json (json history: 2 row(s)): 0 superseded kept, 1 deleted not kept (m2). It "
+    "replaces the store loaded before from the same export without a history. Annotate its "
+    "coverage below."
 )
-WITH_TWO = "Loaded as store `mem0-2`: 1 memory costed by words, with history h2.json"
+WITH_TWO = (
+    "Loaded as store `mem0-2` (Mem0 · e.json + history h2.json): 1 memory costed by words, "
+    "with history h2.json"
+)
 NOT_READ = (
     "The Mem0 history h.json is **not read**: a history applies to mem0 exports only, and the "
     "format is letta. "
@@ -159,19 +165,19 @@ def test_a_pick_in_the_store_box_stays_while_the_uploads_do_not_change() -> None
 def test_each_store_names_the_history_it_carries() -> None:
     at = _two_histories()
     assert at.selectbox(key="w_ext_store").options == [
-        "mem0 · Mem0 export + history h.json (loaded export)",
-        "mem0-2 · Mem0 export + history h2.json (loaded export)",
+        "mem0 · Mem0 · e.json + history h.json (loaded export)",
+        "mem0-2 · Mem0 · e.json + history h2.json (loaded export)",
     ]
     ((_, imports),) = at.session_state["ma_ann_imports"].items()
     labels = {sid: item["store"].label for sid, item in imports.items()}
     assert labels == {
-        "mem0": "Mem0 export + history h.json",
-        "mem0-2": "Mem0 export + history h2.json",
+        "mem0": "Mem0 · e.json + history h.json",
+        "mem0-2": "Mem0 · e.json + history h2.json",
     }
     # The chart's legend takes the label too: one entry per store, each history named.
-    (chart,) = [c for c in at.get("plotly_chart") if "Mem0 export + history" in c.proto.spec]
+    (chart,) = [c for c in at.get("plotly_chart") if "e.json + history" in c.proto.spec]
     legend = {t.get("name") for t in json.loads(chart.proto.spec)["data"]}
-    assert {"Mem0 export + history h.json", "Mem0 export + history h2.json"} <= legend, legend
+    assert {"Mem0 · e.json + history h.json", "Mem0 · e.json + history h2.json"} <= legend, legend
 
 
 # --------------------------------------------------------------------------- defect 2
@@ -206,7 +212,7 @@ def test_history_under_letta_with_a_letta_export_says_it_is_loaded_without_it() 
     _set(at, "w_ext_format", "letta")
     _upload(at, "w_ext_upload", "passages.json", letta)
     assert not at.error, [e.value for e in at.error]
-    assert _success(at).startswith("Loaded as store `letta`: ")
+    assert _success(at).startswith("Loaded as store `letta` (Letta · passages.json): ")
     (warning,) = [w for w in map(_plain, (w.value for w in at.warning)) if "history h.json" in w]
     assert warning == (
         NOT_READ + "The export is loaded without it; choose mem0 to apply it, or remove it."

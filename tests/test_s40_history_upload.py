@@ -63,7 +63,9 @@ COLUMNS = (
 )
 HISTORY = json.dumps([dict(zip(COLUMNS, row, strict=True)) for row in HISTORY_ROWS]).encode()
 #: What the success message says of that history (3 rows, m2 deleted, m1's old text replaced).
-READ = "1 deleted memory left out (m2), 1 superseded version"
+READ = (
+    "0 superseded kept, 1 earlier version replaced by an update (not kept), 1 deleted not kept (m2)"
+)
 
 
 def _plain(text: str) -> str:
@@ -99,8 +101,8 @@ def test_a_json_history_leaves_its_deleted_memory_out_and_the_page_says_so() -> 
     assert not at.error, [e.value for e in at.error]
     (success,) = [_plain(s.value) for s in at.success]
     assert success == (
-        "Loaded as store `mem0`: 1 memory costed by words, with history h.json (json history: "
-        f"3 row(s)): {READ}. Annotate its coverage below."
+        "Loaded as store `mem0` (Mem0 · e.json + history h.json): 1 memory costed by words, "
+        f"with history h.json (json history: 3 row(s)): {READ}. Annotate its coverage below."
     )
     store = _imports(at)["mem0"]["store"]
     assert [m.id for m in store.memories] == ["m1"]
@@ -131,12 +133,15 @@ def test_the_same_export_with_a_history_replaces_its_bare_store() -> None:
     _upload(at, "w_ext_upload", "e.json", EXPORT)
     (bare,) = [_plain(s.value) for s in at.success]
     assert bare == (
-        "Loaded as store `mem0`: 1 memory costed by words. Annotate its coverage below."
+        "Loaded as store `mem0` (Mem0 · e.json): 1 memory costed by words. Annotate its "
+        "coverage below."
     )
     assert _metric(at, "Deleted (left out)") == "0"
     _upload(at, "w_ext_history", "h.json", HISTORY)
     (with_history,) = [_plain(s.value) for s in at.success]
-    assert with_history.startswith("Loaded as store `mem0`: 1 memory costed by words, with")
+    assert with_history.startswith(
+        "Loaded as store `mem0` (Mem0 · e.json + history h.json): 1 memory costed by words, with"
+    )
     assert READ in with_history
     assert with_history.endswith(
         "It replaces the store loaded before from the same export without a history. "
@@ -233,7 +238,7 @@ def test_a_history_under_another_format_is_said_not_read() -> None:
         "The export is loaded without it; choose mem0 to apply it, or remove it."
     )
     (success,) = [_plain(s.value) for s in at.success]
-    assert success.startswith("Loaded as store `letta`: ") and "history" not in success
+    assert success.startswith("Loaded as store `letta` (Letta · ") and "history" not in success
     assert "history_file" not in _imports(at)["letta"]["store"].meta
 
 
@@ -296,7 +301,7 @@ def test_browser_export_and_history_uploaded_together(fresh_server, page, tmp_pa
     wait_idle(page, timeout_ms=120_000)
     text = success.inner_text()
     # The export's bare store is replaced by its reading with the history (QA s46).
-    assert "Loaded as store mem0:" in text, text
+    assert "Loaded as store mem0 (Mem0 · e.json + history h.json):" in text, text
     assert "It replaces the store loaded before from the same export without a history" in text
     assert "with history h.json (json history: 3 row(s))" in text, text
     assert READ in text, text

@@ -418,12 +418,13 @@ def test_cli_scores_a_backup_zip(tmp_path):
     rc, out, err = run_cli(*argv)
     assert rc == 0, err
     assert out.startswith(
-        f"external store 'mem0' from {backup} (mem0 openmemory): 3 memories costed by chars, "
-        "0 superseded kept, 1 deleted not kept; coverage: from provenance links"
+        f"external store 'mem0' (OpenMemory · backup.zip) from {backup} (mem0 openmemory): 3 "
+        "memories costed by chars, 0 superseded kept, 1 deleted not kept (d1); coverage: from "
+        "provenance links"
     )
     # The whole store (17 + 19 + 17 = 53 chars) fits in 60: F = a1's D1:1 (2) + p1's D2:1
     # (1) = 3; the package's candidates (80 chars each) do not fit, so OPT over P+ is 3 too.
-    assert "union metrics for 'OpenMemory backup' (3 memories, 53 chars as written" in out
+    assert "union metrics for 'OpenMemory · backup.zip' (3 memories, 53 chars as written" in out
     assert "union ratio     F(Y') / OPT_P+ = 1.000   (OPT_P+ = 3)" in out
     assert "'p1' (paused)" in err  # the warning, on stderr
     rc, out, err = run_cli(*argv, "--json")

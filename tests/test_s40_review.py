@@ -68,8 +68,8 @@ def test_an_openmemory_backup_says_its_deleted_memory_was_left_out() -> None:
     # m1 (5 words) and m3 (3 words) are kept; m2 is deleted. The demo already has a store
     # "mem0", so the import is "mem0-2".
     assert success == (
-        "Loaded as store `mem0-2`: 2 memories costed by words; 1 deleted memory left out (m2). "
-        "Annotate its coverage below."
+        "Loaded as store `mem0-2` (OpenMemory · backup.zip): 2 memories costed by words; "
+        "0 superseded kept, 1 deleted not kept (m2). Annotate its coverage below."
     )
 
 

@@ -238,10 +238,13 @@ def test_the_history_replaces_the_bare_store_and_keeps_its_annotations() -> None
     assert imports["mem0"]["store"].meta["history_file"] == "h.json"
     # One store for the export in the box (so in Compare and the saved package), not two.
     assert at.selectbox(key="w_ext_store").options == [
-        "mem0 · Mem0 export + history h.json (loaded export)"
+        "mem0 · Mem0 · e.json + history h.json (loaded export)"
     ]
     (success,) = [s.value.replace("\\", "").replace("\u2060", "") for s in at.success]
-    assert success.startswith("Loaded as store `mem0`: 2 memories costed by words, with history")
+    assert success.startswith(
+        "Loaded as store `mem0` (Mem0 · e.json + history h.json): 2 memories costed by words, "
+        "with history"
+    )
     assert success.endswith(
         "It replaces the store loaded before from the same export without a history. "
         "Annotate its coverage below."

@@ -157,7 +157,9 @@ def test_app_shows_importer_warnings_as_a_warning_not_plain_text() -> None:
     doc = [{"id": "m1", "memory": "Ann eats fish", "metadata": {"dia_id": "D9:9"}}]
     at = _upload(doc)
     assert not at.error
-    assert [s.value.split(":")[0] for s in at.success] == ["Loaded as store `mem0`"]
+    assert [s.value.split(":")[0] for s in at.success] == [
+        "Loaded as store `mem0` (Mem0 · m\\.json)"
+    ]
     assert not [t.value for t in at.text if t.value.startswith("warning")]
     (box,) = [w.value.replace("\\", "") for w in at.warning if "importer warning" in w.value]
     assert box.startswith("**1 importer warning(s)** for m.json:\n\n- 1 memory(ies) have ")

@@ -23,6 +23,9 @@ Examples
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
 from ..costs import cost_rule_for_unit, get_cost_rule
@@ -36,6 +39,62 @@ STORE_FORMATS = frozenset({"mem0", "letta", "amem", "zep"})
 #: line (1 MiB).
 _SNIFF_BYTES = 1 << 20
 PACKAGE_FORMATS = frozenset({"artifact", "locomo", "longmemeval"})
+#: Each store format's system, as a store's label names it.
+SYSTEM_NAMES = {"mem0": "Mem0", "letta": "Letta", "amem": "A-Mem", "zep": "Zep"}
+#: At most this many characters of a file name go into a store's label (a legend entry).
+LABEL_FILE_CHARS = 28
+
+
+def short_name(name: str, limit: int = LABEL_FILE_CHARS) -> str:
+    """``name`` cut in the middle to ``limit`` characters (an ellipsis where it was cut), so
+    that both its start and its extension stay: exports of one run often differ only at the
+    end of a long name (``run-2025-04-01-user-17.json``).
+
+    >>> short_name("mem0_v1_list.json")
+    'mem0_v1_list.json'
+    >>> short_name("locomo-conv-26-mem0-platform-export-2025-04-02.json")
+    'locomo-conv-26…25-04-02.json'
+    """
+    if len(name) <= limit:
+        return name
+    tail = (limit - 1) // 2
+    return name[: limit - 1 - tail] + "…" + name[len(name) - tail :]
+
+
+def export_label(
+    fmt: str, file_name: str, history_name: str | None = None, *, system: str | None = None
+) -> str:
+    """A loaded export's store label: its system and file name (cut in the middle when long,
+    :func:`short_name`), and the history read with it, if any.
+
+    QA s51: every import was labelled "Mem0 export" (or "Zep / Graphiti export"), so six loaded
+    exports were told apart in the store box, the chart's legend and the curve table only by
+    ids such as ``mem0-3``, which nothing linked to a file.
+
+    >>> export_label("mem0", "runs/mem0_v2_results.json", "mem0_history.json")
+    'Mem0 · mem0_v2_results.json + history mem0_history.json'
+    >>> export_label("zep", "zep_graphiti.json")
+    'Zep · zep_graphiti.json'
+
+    ``system`` names the system instead of the format's (an OpenMemory backup read as mem0).
+    """
+    system = system or SYSTEM_NAMES.get(fmt, fmt)
+    text = f"{system} · {short_name(PurePosixPath(file_name.replace(chr(92), '/')).name)}"
+    if history_name:
+        text += f" + history {short_name(PurePosixPath(history_name).name, 20)}"
+    return text
+
+
+def file_sha256(path: str | Path) -> str | None:
+    """The SHA-256 (hex) of a file's bytes, None when it cannot be read."""
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+    except OSError:
+        return None
+    return digest.hexdigest()
 
 
 def load_external_store(
@@ -46,6 +105,7 @@ def load_external_store(
     store_id: str | None = None,
     package: Package | None = None,
     history: str | Path | list | None = None,
+    label: str | None = None,
 ) -> Store:
     """Read a memory-system export into an external store.
 
@@ -69,12 +129,18 @@ def load_external_store(
         null there is no link); other unmatched links are warned of.
     history : path or list, optional
         Mem0 only: history rows (JSON) or a ``history.db`` SQLite file.
+    label : str, optional
+        The store's label (legends, tables, the app's store box). Default: the system and the
+        file name, and the history's (:func:`export_label`).
 
     Returns
     -------
     Store
         ``meta`` holds ``format``, ``format_version``, ``cost_rule``, ``coverage`` and
-        format-specific counts (deleted memories, messages, relations...).
+        format-specific counts (deleted memories, messages, relations...), and
+        ``source_sha256``, the SHA-256 of the export's bytes (``history_sha256``: the
+        history file's), by which a package that already holds this export's store is told
+        (the app does not import it again).
 
     Raises
     ------
@@ -95,6 +161,8 @@ def load_external_store(
     >>> s = load_external_store(f, "mem0", cost_rule="chars")
     >>> s.id, s.meta["format_version"], s.meta["cost_rule"], s.memories[0].cost
     ('mem0', '1.0', 'chars', 11.0)
+    >>> s.label
+    'Mem0 · mem0.json'
     """
     if not isinstance(fmt, str) or fmt not in STORE_FORMATS:
         raise UnknownNameError(
@@ -107,6 +175,10 @@ def load_external_store(
         cost_rule = cost_rule_for_unit(package.cost_unit if package is not None else None)
     get_cost_rule(cost_rule)  # fail fast, before reading anything
     check_store_id(store_id, str(path))
+    if label is not None and (not isinstance(label, str) or not label.strip()):
+        raise PackageError(
+            str(path), [Problem("$", "store-label", "the store label must be a non-empty string")]
+        )
     if history is not None and fmt != "mem0":
         raise UnknownNameError(f"history is only read for mem0 exports, not {cut_repr(fmt)}")
     kwargs = {"cost_rule": cost_rule, "store_id": store_id, "package": package}
@@ -169,7 +241,77 @@ def load_external_store(
             # samples as memories ("$[0].id: the memory has no id" for each one).
             raise PackageError(exc.source, [hint]) from None
         raise PackageError(exc.source, [hint, *exc.problems]) from None
-    return store
+    history_name = Path(history).name if isinstance(history, str | Path) else None
+    meta = dict(store.meta)
+    digest = file_sha256(path)
+    if digest is not None:
+        meta["source_sha256"] = digest
+    if history_name is not None and (hdigest := file_sha256(history)) is not None:  # type: ignore[arg-type]
+        meta["history_sha256"] = hdigest
+    return replace(
+        store,
+        label=label.strip()
+        if label is not None
+        else export_label(
+            fmt,
+            str(path),
+            history_name,
+            system="OpenMemory" if meta.get("format_version") == "openmemory" else None,
+        ),
+        meta=meta,
+    )
+
+
+def import_counts(store: Store) -> dict[str, int]:
+    """What an import kept and left out, counted here once for every face: the CLI's header
+    line and ``external_store`` JSON, and the app's success message.
+
+    ``superseded``: memories kept and marked superseded (Graphiti ``expired_at``, Mem0
+    Platform ``replaced_by``: the system still holds them); ``superseded_versions`` (Mem0
+    only): earlier texts an update replaced in place, no longer in the store
+    (``meta["superseded_versions"]``); ``deleted``: memories left out (``meta["deleted"]``).
+    QA s51: the CLI said "0 superseded kept" and the app "1 superseded version" of one import,
+    each counting one of the first two.
+
+    >>> from memaudit_core.package import ExternalMemory
+    >>> m = ExternalMemory(id="m1", text="Tea", cost=1.0, coverage={}, status="superseded")
+    >>> store = Store(id="s", memories=(m,), meta={"superseded_versions": 2, "deleted": []})
+    >>> import_counts(store)
+    {'memories': 1, 'superseded': 1, 'superseded_versions': 2, 'deleted': 0}
+    """
+    meta = store.meta
+    versions = meta.get("superseded_versions", 0)
+    deleted = meta.get("deleted", [])
+    return {
+        "memories": len(store.memories),
+        "superseded": sum(1 for m in store.memories if m.status == "superseded"),
+        "superseded_versions": versions if isinstance(versions, int) else 0,
+        "deleted": len(deleted) if isinstance(deleted, list | tuple) else 0,
+    }
+
+
+def import_counts_text(counts: dict[str, int], deleted_ids: Sequence[str] = ()) -> str:
+    """:func:`import_counts` in words, as the CLI and the app say them (``deleted_ids``: the
+    first few are named).
+
+    >>> counts = {"memories": 8, "superseded": 0, "superseded_versions": 1, "deleted": 1}
+    >>> import_counts_text(counts, ["b9"])
+    '0 superseded kept, 1 earlier version replaced by an update (not kept), 1 deleted not kept (b9)'
+    """
+    parts = [f"{counts['superseded']} superseded kept"]
+    n = counts.get("superseded_versions", 0)
+    if n:
+        parts.append(
+            f"{n} earlier {'version' if n == 1 else 'versions'} replaced by an update (not kept)"
+        )
+    ids = [str(i) for i in deleted_ids]
+    named = (
+        f" ({', '.join(ids[:5])}{', ...' if len(ids) > 5 else ''})"
+        if ids and counts["deleted"]
+        else ""
+    )
+    parts.append(f"{counts['deleted']} deleted not kept{named}")
+    return ", ".join(parts)
 
 
 def guess_store_format(path: str | Path) -> str | None:
@@ -283,6 +425,9 @@ __all__ = [
     "PACKAGE_FORMATS",
     "STORE_FORMATS",
     "coverage_from_links",
+    "export_label",
+    "import_counts",
+    "import_counts_text",
     "import_package",
     "load_external_store",
     "suggest_coverage",

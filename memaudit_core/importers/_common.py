@@ -885,6 +885,7 @@ def build_store(
     label: str = "",
     meta: dict[str, Any] | None = None,
     doc: Any = None,
+    unit_link_keys: Sequence[tuple[str, str]] = (),
 ) -> Store:
     """Check, cost and assemble records into a :class:`Store`.
 
@@ -900,9 +901,11 @@ def build_store(
     A link under a unit key (:data:`UNIT_LINK_KEYS`, given as ``Record.unit_refs``) that
     names nothing in ``package`` is a problem (rule ``known-unit``), as a package's own
     coverage naming an unknown unit is; so is a value there that is no link reference at all
-    (:class:`NotALink`, rule ``type``). Without a package such a value is only warned of, as
-    any unreadable link is (:func:`unreadable_links`): there are no units to check it against,
-    and ``unit`` may be a field of the export's own (a unit of measure).
+    (:class:`NotALink`, rule ``type``); its message says where the importer reads links: the
+    phrase of the first ``(path marker, phrase)`` of ``unit_link_keys`` whose marker is in
+    the link's JSON path, else "under" :data:`UNIT_LINK_KEYS`. Without a package such a value
+    is only warned of, as any unreadable link is (:func:`unreadable_links`): there are no
+    units to check it against, and ``unit`` may be a field of the export's own (a unit of measure).
 
     Said in ``store.meta["warnings"]``, never dropped silently (CLI QA):
 
@@ -927,6 +930,13 @@ def build_store(
     from .coverage import coverage_from_links, link_resolves, unresolved_link_groups
 
     rule = get_cost_rule(cost_rule)
+
+    def where_links(ref_path: str) -> str:
+        for marker, where in unit_link_keys:
+            if marker in ref_path:
+                return where
+        return f"under {', '.join(UNIT_LINK_KEYS)}"
+
     seen: dict[str, str] = {}
     candidate_ids = {c.id for c in package.candidates} if package is not None else set()
     unit_ids = {u.id for u in package.units} if package is not None else set()
@@ -1002,8 +1012,9 @@ def build_store(
                         ref_path,
                         "known-unit",
                         f"names no unit (nor experience or turn) of package {package.id!r}: "
-                        f"a link under {', '.join(UNIT_LINK_KEYS)} must name a unit of the "
-                        "package the store joins (a typo, another package or a truncated one?)",
+                        f"a link {where_links(ref_path)} must name a unit of the package the "
+                        "store "
+                        "joins (a typo, another package or a truncated one?)",
                         ref,
                     )
         if rec.text is None:

@@ -119,7 +119,9 @@ the new text:
   memory's status, count as part of the store, and are listed in ``store.meta["warnings"]``.
 - history that names memories the export does not hold (and that were not deleted) is reported
   in ``store.meta["warnings"]``: the export is probably truncated (``get_all`` defaults to 100
-  items in v1 and 20 in v2; a Qdrant ``scroll`` to 10 points).
+  items in v1 and 20 in v2; a Qdrant ``scroll`` to 10 points); when none of the memories the
+  history names is in the export, the warning says instead that the history does not seem to
+  be this export's.
 
 OpenMemory backups (Mem0's self-hosted server, EXPORT_FORMATS 1.7; read by
 :mod:`memaudit_core.importers.openmemory`), recognised by content and name under the same
@@ -1229,7 +1231,18 @@ def load_mem0_store(
             "status and "
             "counted as part of the store"
         )
-    if missing:
+    if missing and present and not present & set(by_id):
+        # QA s51: another export's history (left in the app's history box) read as this one's
+        # said "the export is probably truncated", sending the user the wrong way.
+        named = list(by_id)
+        warnings.append(
+            f"none of the {len(named)} memory(ies) the history names "
+            f"({', '.join(map(id_text, named[:5]))}{'...' if len(named) > 5 else ''}) is in the "
+            "export: this history does not seem to belong to this export (another user's, "
+            "agent's or run's?); its deletions say nothing about this store. Give the history "
+            "written with this export"
+        )
+    elif missing:
         warnings.append(
             f"history names {len(missing)} memory(ies) that are not deleted but not in the export "
             f"({first_few(missing, 5, show=id_text)}): the "

@@ -51,6 +51,7 @@ from typing import Any
 
 from ..package import Package, Store, json_type
 from ._common import (
+    UNIT_LINK_KEYS,
     Collector,
     NotALink,
     Record,
@@ -70,6 +71,12 @@ from ._common import (
 #: an LLM-extracted domain field would not use (Graphiti's ``attributes`` are the edge type's
 #: extracted fields, so ``unit``, ``units``, ``experience`` or ``session`` there are facts).
 ATTRIBUTE_LINK_KEYS = ("unit_ids", "dia_id", "dia_ids", "evidence_ids")
+#: Where this importer reads unit links, as its ``known-unit`` problems say (QA s51: they
+#: listed Mem0's keys, and following them gave no coverage).
+UNIT_LINK_KEYS_READ = (
+    (".attributes", "in an edge's attributes (read under " + ", ".join(ATTRIBUTE_LINK_KEYS) + ")"),
+    (".episode_metadata", "in an episode's metadata (under " + ", ".join(UNIT_LINK_KEYS) + ")"),
+)
 
 _V4_FIELDS = (
     "episode_uuids",
@@ -211,6 +218,11 @@ def load_zep_store(
         edges, base = doc["edges"], "$.edges"
         if not isinstance(edges, list):
             fail(source, "$.edges", "type", "'edges' must be an array", json_type(edges))
+        # QA s51: episodes or nodes that were no array were skipped without a word, and with
+        # them the episodes' provenance (F = 0), where edges that are no array are refused.
+        for key in ("episodes", "nodes"):
+            if doc.get(key) is not None and not isinstance(doc[key], list):
+                col.add(f"$.{key}", "type", f"{key!r} must be an array", json_type(doc[key]))
         if isinstance(doc.get("episodes"), list):
             episodes, named_by, named_where, episode_unit_refs = _episode_links(
                 doc["episodes"], col
@@ -233,6 +245,8 @@ def load_zep_store(
     records: list[Record] = []
     superseded = 0
     unreadable: list[str] = []
+    unit_ids = {u.id for u in package.units} if package is not None else set()
+    unread_links: list[str] = []
     for i, edge in enumerate(edges):
         epath = f"{base}[{i}]"
         if not isinstance(edge, dict):
@@ -297,6 +311,7 @@ def load_zep_store(
         # fact states, as a Mem0 memory's metadata does, so they alone give its coverage
         # (exact); its episodes' links say only what the episode held (an upper estimate).
         own = {k: attributes[k] for k in ATTRIBUTE_LINK_KEYS if k in (attributes or {})}
+        unread_links.extend(_unread_unit_links(attributes, f"{epath}.attributes", unit_ids))
         links = links_from(own)
         groups: list[list[str]] = [[ref] for ref in links]
         inherited = not links
@@ -356,6 +371,15 @@ def load_zep_store(
             f"{len(unreadable)} time(s) do not parse as ISO-8601 (first: {unreadable[0]}); "
             "kept as text in meta, and an unreadable expired_at still marks the fact superseded"
         )
+    if unread_links:
+        # QA s51: "u:seat" under attributes.unit gave no coverage (F = 0) without a word.
+        warnings.append(
+            f"{len(unread_links)} edge attribute(s) name a unit of the package under a key "
+            f"that is not read as a link (first: {unread_links[0]}): an edge's attributes "
+            f"link only under {', '.join(ATTRIBUTE_LINK_KEYS)} (other keys are the edge "
+            "type's own facts), so these give no coverage; rename the key to unit_ids to "
+            "make them links"
+        )
     dumped = {str(e["uuid"]) for e in edges if isinstance(e, dict) and e.get("uuid") is not None}
     partial = _missing_edges_warning(named_where, dumped)
     if partial:
@@ -373,4 +397,25 @@ def load_zep_store(
         label="Zep / Graphiti export",
         meta=meta,
         doc=doc,
+        unit_link_keys=UNIT_LINK_KEYS_READ,
     )
+
+
+def _unread_unit_links(attributes: Any, path: str, unit_ids: set[str]) -> list[str]:
+    """``PATH = 'value'`` for each value under a Mem0-style link key of ``attributes`` that
+    this importer does not read (:data:`~._common.UNIT_LINK_KEYS` but not
+    :data:`ATTRIBUTE_LINK_KEYS`) and that is exactly a unit id of the package: such a value
+    is most likely a link the writer meant, yet it gives no coverage."""
+    if not isinstance(attributes, dict) or not unit_ids:
+        return []
+    out = []
+    for key in UNIT_LINK_KEYS:
+        if key in ATTRIBUTE_LINK_KEYS or key not in attributes:
+            continue
+        value = attributes[key]
+        values = value if isinstance(value, list) else [value]
+        for j, v in enumerate(values):
+            if isinstance(v, str) and v in unit_ids:
+                here = f"{path}.{key}" + (f"[{j}]" if isinstance(value, list) else "")
+                out.append(f"{here} = {v!r}")
+    return out
