@@ -445,22 +445,24 @@ def test_an_engine_disagreement_exits_1_with_enough_digits(tmp_path, monkeypatch
     # It exited 2 ("bad input"), saying "relative difference 1e-09 > 1e-09". HiGHS takes
     # the store worth 1 and misses the 1e-9 that a second experience adds (its tolerance).
     # Since QA s49 HiGHS sees a scaled objective and finds it; unscaled, as here, it misses
-    # it as it did, which is how an engine disagreement is made to happen.
+    # it as it did, which is how an engine disagreement is made to happen. Costs of 0.01 to
+    # 1000, a factor 1e5: where they span more, HiGHS's proof is no proof and enum's better
+    # store is returned instead (session 51), no disagreement.
     from memaudit_core.solvers import milp
 
     monkeypatch.setattr(milp, "objective_scale", lambda *args, **kwargs: 1.0)
     spec = [  # (experience, type, cost, coverage of u0 or None)
         ("e0", "atomic_fact", 1, None),
         ("e0", "summary", 1, 1.0),
-        ("e0", "tombstone", 1e-06, None),
+        ("e0", "tombstone", 0.01, None),
         ("e1", "tombstone", 1000, None),
         ("e1", "atomic_fact", 1000, None),
         ("e2", "atomic_fact", 1, None),
         ("e3", "atomic_fact", 1, 1e-09),
         ("e3", "tombstone", 1000, None),
         ("e3", "raw_span", 1000, None),
-        ("e4", "atomic_fact", 1e-06, None),
-        ("e4", "atomic_fact", 1e-06, None),
+        ("e4", "atomic_fact", 0.01, None),
+        ("e4", "atomic_fact", 0.01, None),
     ]
     doc = {
         "memaudit": 1,

@@ -131,8 +131,10 @@ def test_one_engine_certificate_cannot_claim_agreement(tmp_path) -> None:
 
 def test_cross_checks_store_returned_is_counted_by_its_own_check(solve_doc) -> None:
     """finish returns the cross-check's store when the engines agree and it is worth more
-    (within their tolerance): that check, not the primary's, counts the selected ids."""
+    (within their tolerance): that check, not the primary's, counts the selected ids. The
+    certificate's ``returned_check`` says so (session 51)."""
     doc = _set(solve_doc, "certificate.checks.0.n_selected", 7)
+    doc = _set(doc, "certificate.returned_check", 1)
     value = doc["value"]
     doc = _set(doc, "certificate.checks.0.recomputed_value", value - 1e-12)
     doc = _set(doc, "certificate.checks.0.value", value - 1e-12)

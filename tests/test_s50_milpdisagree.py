@@ -154,8 +154,9 @@ def test_cli_solve_milp_no_abort_and_reads_back(tmp_path) -> None:
 
 def test_read_back_accepts_cross_check_store_far_above_milp_store(tmp_path) -> None:
     """A MILP store far below its report (HiGHS reporting inf, say) yields to enum's proven
-    store the same way; read back, the result's F is the cross-check's store, which the reason
-    names, and without that reason it is refused."""
+    store the same way; read back, the result's F is the cross-check's store, which
+    ``certificate.returned_check`` names (in a file saved before that field, the reason), and
+    without that record it is refused."""
     pkg = tmp_path / "p932.json"
     pkg.write_text(json.dumps(_package(P932, P932_WEIGHTS, P932_BUDGET)))
     rc, out, err = run_cli("solve", str(pkg), "--solver", "milp", "--json")
@@ -171,9 +172,22 @@ def test_read_back_accepts_cross_check_store_far_above_milp_store(tmp_path) -> N
     assert rc == 0, err
     assert "enum proved" in out
 
-    cert["reason"] = cert["reason"].replace("enum proved", "enum found")
+    assert cert["returned_check"] == 1
+    cert["returned_check"] = 0
     unexplained = tmp_path / "unexplained.json"
     unexplained.write_text(json.dumps(data))
     rc, out, err = run_cli("show", str(unexplained))
+    assert rc == 2
+    assert "$.certificate.recomputed_value" in err
+
+    # Saved before returned_check: the reason's wording says whose store is returned.
+    del cert["returned_check"]
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(data))
+    rc, out, err = run_cli("show", str(old))
+    assert rc == 0, err
+    cert["reason"] = cert["reason"].replace("enum proved", "enum found")
+    old.write_text(json.dumps(data))
+    rc, out, err = run_cli("show", str(old))
     assert rc == 2
     assert "$.certificate.recomputed_value" in err

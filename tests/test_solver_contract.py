@@ -454,6 +454,7 @@ def test_certificate_records_checks_and_serialises():
         "agreement",
         "max_rel_diff",
         "proof",
+        "returned_check",
     }
     assert "cross-checked by" in d["proof"]
     assert set(d["checks"][0]) >= {"engine", "status", "value", "bound", "gap", "time_s", "nodes"}

@@ -344,8 +344,8 @@ class SolveResult:
         every check's store within the budget (an infeasible one raises), and records
         ``agreement: true`` exactly when a second engine proved the optimum too (null when
         none did). The store returned is the primary's, or the cross-check's when the engines
-        agree (its store worth more within their tolerance), so one of those checks counts
-        the candidates selected.
+        agree (its store worth more within their tolerance), so the check
+        ``certificate.returned_check`` names counts the candidates selected.
         """
         from ..errors import ResultError
         from ..results import check_saved_flag
@@ -382,10 +382,9 @@ class SolveResult:
             said + " (a disagreement is never certified)",
             nullable=True,
         )
-        # The cross-check's store is returned only when it is worth more (finish's
-        # ``better``), so it carries the certificate's recomputed F; otherwise the primary's.
-        first = cert.checks[0]
-        k = int(bool(cert.agreement) and cert.checks[1].recomputed_value > first.recomputed_value)
+        # The engine whose store is returned (certificate.returned_check): the primary's, or
+        # the cross-check's where it proved a store worth more.
+        k = cert.returned_check
         check = cert.checks[k]
         if check.n_selected != len(self.selected):
             raise ResultError(
@@ -479,20 +478,36 @@ class SolveResult:
                 "certificate's reason does not say so",
                 first.value,
             )
-        stores = [first.recomputed_value]
-        if len(cert.checks) > 1 and (
-            cert.agreement
-            # A primary whose report was refused yields to a cross-check's proven store.
-            or f"{cert.checks[1].engine} proved {cert.checks[1].recomputed_value!r}; its store"
-            in cert.reason
-        ):
-            stores.append(cert.checks[1].recomputed_value)
-        if not any(near(cert.recomputed_value, v) for v in stores):
+        # The store returned is the one certificate.returned_check names (a cross-check's
+        # proven store where it is worth more; read from the wording in older files).
+        k = cert.returned_check
+        returned = cert.checks[k]
+        if not near(cert.recomputed_value, returned.recomputed_value):
             raise ResultError(
                 f"{at}.recomputed_value",
                 "inconsistent",
-                f"not the F its engine check recomputed ({first.recomputed_value!r})",
+                f"not the F its engine check recomputed ({returned.recomputed_value!r}, "
+                f"certificate.checks[{k}], {returned.engine}'s store, the one returned)",
                 cert.recomputed_value,
+            )
+        if self.status != "limit" and returned.n_selected != len(self.selected):
+            # (A limited run's store may be a reference writer's: lift_with_writers.)
+            raise ResultError(
+                f"{at}.checks[{k}].n_selected",
+                "inconsistent",
+                f"{count(len(self.selected), 'candidate')} selected beside "
+                f"{returned.engine}'s store of {returned.n_selected}: the store returned is the "
+                f"one that engine returned (certificate.returned_check {k})",
+                returned.n_selected,
+            )
+        if k == 1 and not returned.recomputed_value > first.recomputed_value:
+            raise ResultError(
+                f"{at}.returned_check",
+                "inconsistent",
+                f"the cross-check {returned.engine}'s store is returned, yet it is worth "
+                f"{returned.recomputed_value!r}, no more than {first.engine}'s "
+                f"{first.recomputed_value!r}: it is returned only when worth more",
+                k,
             )
         lifted = self.status == "limit"
         if not (

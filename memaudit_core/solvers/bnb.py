@@ -18,11 +18,13 @@ Ingredients, in the order they run:
   tolerance of any store). None of these can be in the tie-break winner.
 * **Zero-gain floor** (:func:`gain_floor`): the search never branches on, and its bounds
   leave out, an item whose marginal gain is at most ``eps = min(1e-12, 1e-10 x LB /
-  n_groups)``, LB the best affordable candidate's F alone (a proven lower bound on OPT). At
-  most one such gain is dropped per group along any path, so the store returned is within
-  ``n_groups x eps <= 1e-10 x OPT`` of the optimum and the bound can be low by as much: far
-  inside the 1e-9 relative tolerance certification compares in. A fixed 1e-12 dropped 2000
-  gains of 1e-12 after a shared unit was covered, 2e-9 of OPT (review s50 #2).
+  (n_groups x k))``, LB the best affordable candidate's F alone (a proven lower bound on OPT),
+  k the group capacity. At most one such gain is dropped per group along any path, so the
+  store returned is within ``n_groups x eps <= 1e-10 x OPT`` of the optimum and the bound can
+  be low by as much; presolve's left-out candidates, at most k per group, add at most as much
+  again to the bound: far inside the 1e-9 relative tolerance certification compares in. A
+  fixed 1e-12 dropped 2000 gains of 1e-12 after a shared unit was covered, 2e-9 of OPT
+  (review s50 #2).
 * **Incumbent**: the better of a cost-benefit greedy and the best singleton — on larger
   instances also a value greedy and add / swap local search — or the caller's
   ``incumbent_idx`` when that is better.
@@ -58,6 +60,10 @@ Ingredients, in the order they run:
   meets the incumbent (zero gap, :func:`~memaudit_core.solvers.relative_gap`) the value is
   proven and the status is ``"optimal"``: only the tie-break among equally good stores was
   cut short, so the store may not be the lowest-cost / lowest-id one a full search returns.
+* **Left-out candidates**: the candidates presolve drops for a value at or below the floor are
+  added to the bound (:func:`_skipped_value`). The floor keeps them within 1e-10 of OPT; were
+  the bound so widened no longer to meet the store within 1e-9 relative, the status would be
+  ``"unproven"`` (``detail["unproven"] = "skipped_value"``), never ``"optimal"``.
 
 Examples
 --------
@@ -115,6 +121,11 @@ MAX_SUFFIX_CELLS = 4_000_000
 #: Share of OPT's proven lower bound that the gains the search drops may add up to, in all
 #: (:func:`gain_floor`): ten times inside certification's 1e-9 relative tolerance.
 DROP_RTOL = 1e-10
+#: How far above its store's F a bound widened by left-out candidates (:func:`_skipped_value`)
+#: may be for the run to stay ``"optimal"``: certification's 1e-9 relative tolerance,
+#: :data:`~memaudit_core.solvers.certify.VALUE_RTOL` (repeated: certify imports milp, which
+#: imports this module).
+SKIPPED_RTOL = 1e-9
 #: Scales tried to make costs integral (costs in halves, tenths, cents, ...).
 _COST_SCALES = (1, 2, 4, 5, 10, 20, 100)
 
@@ -160,11 +171,20 @@ _BASE_CACHE: weakref.WeakKeyDictionary = instance_cache()
 def gain_floor(inst: CompiledInstance, budget: float) -> float:
     """The zero-gain floor of a search at ``budget``: GAIN_EPS (1e-12 in the engines' units),
     lowered to 1e-10 of the best affordable candidate's F alone (a proven lower bound on OPT)
-    per group, so that the gains at or below it, at most one per group on any path, add up to
-    at most 1e-10 of OPT. Packages whose optimum is far above 1e-12 per group keep 1e-12.
+    per group and per candidate a group may hold, so that what the floor lets go adds up to
+    at most 1e-10 of OPT twice over: the gains at or below it the search drops, at most one
+    item per group on any path, and the candidates presolve leaves out
+    (:func:`_skipped_value`), at most ``group_capacity`` per group. Packages whose optimum is
+    far above 1e-12 per group and candidate keep 1e-12.
+
+    A floor per group alone let capacity 20 leave out 20 candidates of a group, 2e-9 of OPT:
+    the store was that much short, the bound widened to cover them, and the run still said
+    "optimal" (session 51).
     """
     lb = inst.best_single_at(budget)
-    return min(GAIN_EPS, DROP_RTOL * lb / max(inst.n_groups, 1)) if lb > 0.0 else GAIN_EPS
+    if not lb > 0.0:
+        return GAIN_EPS
+    return min(GAIN_EPS, DROP_RTOL * lb / (max(inst.n_groups, 1) * inst.group_capacity))
 
 
 def _presolve(inst: CompiledInstance, b_eff: float, order: str, eps: float = GAIN_EPS) -> _Model:
@@ -980,6 +1000,12 @@ def solve_bnb(
         # The search never saw these candidates: the bound must still cover them.
         bound += skipped
         detail["skipped_value"] = skipped
+        if status == "optimal" and bound - value > SKIPPED_RTOL * value:
+            # The widened bound no longer meets the store: what the search left out may be
+            # worth more than certification's tolerance, so nothing is proven. gain_floor
+            # keeps this from happening; a floor that let it happen must not say "optimal".
+            status = "unproven"
+            detail["unproven"] = "skipped_value"
     detail["time_s"] = time.perf_counter() - t0
     return RawSolution(sel, value, bound, status, nodes=search.nodes, detail=detail)
 

@@ -21,9 +21,10 @@ with the budget) is the package's value scale there, but never more than the bes
 candidate's F alone, a proven lower bound on OPT, so the floor is at most 1e-9 of OPT; the
 audit and the Certification report compare in the same unit. Exact engines that disagree raise
 :class:`~memaudit_core.errors.SolverDisagreementError`, except that a primary whose report is
-not its store's F (uncertified for that) claims nothing beyond its store: a cross-check's
-proven, better store is then returned, uncertified. An engine that returns an infeasible
-store raises :class:`~memaudit_core.errors.SolverError`. Neither is ever hidden.
+not its store's F (uncertified for that), or a HiGHS proof on ill-conditioned costs, claims
+nothing beyond its store: a cross-check's proven, better store is then returned, uncertified
+(:attr:`Certificate.returned_check` says whose store is returned). An engine that returns an
+infeasible store raises :class:`~memaudit_core.errors.SolverError`. Neither is ever hidden.
 
 Examples
 --------
@@ -286,6 +287,13 @@ class Certificate:
     proof : str
         Which proof of optimality the primary engine gave (see :data:`PROOFS`), plus
         "; cross-checked by <engine>" when a second engine agreed; "" when nothing was proven.
+    returned_check : int
+        The position in ``checks`` of the engine whose store is returned: 0, the primary's;
+        1, the cross-check's, when it proved a store worth more (the engines agreeing within
+        their tolerance, or the primary's claim refused: then uncertified, the reason says
+        why). A run a limit stopped may then take a reference writer's better store, which
+        the reason names. Results saved before the field (session 51) read it from the
+        wording of their reason or proof (:func:`returned_check_from_wording`).
     """
 
     certified: bool
@@ -295,6 +303,7 @@ class Certificate:
     agreement: bool | None
     max_rel_diff: float
     proof: str = ""
+    returned_check: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -305,14 +314,66 @@ class Certificate:
             "agreement": self.agreement,
             "max_rel_diff": self.max_rel_diff,
             "proof": self.proof,
+            "returned_check": self.returned_check,
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> Certificate:
-        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
-        from ..results import from_fields
+        """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input. A
+        certificate saved without ``returned_check`` takes it from its wording."""
+        from ..errors import ResultError
+        from ..results import child, from_fields
 
-        return from_fields(cls, data, path)
+        cert = from_fields(cls, data, path, optional=("returned_check",))
+        at = child(path, "returned_check")
+        if "returned_check" not in data:
+            return replace(cert, returned_check=returned_check_from_wording(cert))
+        if isinstance(data["returned_check"], bool) or cert.returned_check not in (
+            range(2) if len(cert.checks) > 1 else range(1)
+        ):
+            raise ResultError(
+                at,
+                "wrong value",
+                "the position in checks of the engine whose store is returned: 0 (the "
+                "primary's)" + (" or 1 (the cross-check's)" if len(cert.checks) > 1 else ""),
+                data["returned_check"],
+            )
+        if cert.returned_check == 1:
+            other = cert.checks[1]
+            if other.status != "optimal" or cert.agreement is None:
+                raise ResultError(
+                    at,
+                    "inconsistent",
+                    f"the cross-check's store is returned, yet {other.engine!r} "
+                    + (
+                        f"stopped at a {other.status!r}"
+                        if other.status != "optimal"
+                        else "is not compared with the primary (agreement is null)"
+                    )
+                    + ": only a store a cross-check proved optimal is returned in place of "
+                    "the primary's",
+                    cert.returned_check,
+                )
+        return cert
+
+
+def returned_check_from_wording(cert: Certificate) -> int:
+    """:attr:`Certificate.returned_check` of a certificate saved before the field: 1 where
+    its reason or proof says, in the words :func:`finish` wrote then, that the cross-check's
+    store is the one returned, else 0.
+
+    >>> check = EngineCheck("enum", "optimal", 2.0, 2.0, 0.0, 0.1, 0, 2.0, True, 1)
+    >>> first = replace(check, engine="milp", value=1.5, recomputed_value=1.5)
+    >>> reason = "enum proved 2.0; its store, worth 0.5 more than milp's, is the one returned"
+    >>> returned_check_from_wording(Certificate(False, reason, (first, check), 2.0, False, 0.25))
+    1
+    """
+    if len(cert.checks) < 2:
+        return 0
+    other = cert.checks[1]
+    refused = f"{other.engine} proved {other.recomputed_value!r}; its store, worth "
+    agreed = f"; {other.engine}'s store, worth "
+    return int(refused in cert.reason or (bool(cert.agreement) and agreed in cert.proof))
 
 
 def _expected_picks(inst: CompiledInstance, budget: float) -> tuple[int, float]:
@@ -843,6 +904,12 @@ def finish(
             "presolve off (floating point near the budget's edge); the best known store is kept, "
             "not proven"
         )
+    elif raw.status == "unproven" and raw.detail.get("unproven") == "skipped_value":
+        reasons.append(
+            f"{primary} left out candidates worth at most its zero-gain floor each, which "
+            f"together could add {raw.detail.get('skipped_value', math.nan)!r} to a store, more "
+            "than the certification tolerance: its store is not proven optimal"
+        )
     elif raw.status == "unproven":
         reasons.append(
             f"{primary} kept returning stores a hair over the budget (its floating-point "
@@ -876,6 +943,17 @@ def finish(
         reasons.append(f"{primary} claims optimality with a gap of {gap:.3g}")
 
     agreement: bool | None = None
+    # A HiGHS proof on ill-conditioned costs proves nothing (ill_conditioned_reason): its
+    # report and bound claim nothing a cross-check could contradict, only its store does. A
+    # monotone result rests on a certified proof at another budget; the test belongs where
+    # HiGHS proved (QA s41 defect 1: a proof at B = 30 on costs spanning 3e4, carried to
+    # B = 1100, was blamed on costs spanning 1e7 there and labelled uncertified).
+    doubt = (
+        ill_conditioned_reason(inst, budget)
+        if primary == "milp" and not certified_elsewhere
+        else None
+    )
+    highs_unproven = doubt is not None
     inconclusive = ""
     # Positions in checks of cross-checks whose report was refused: they prove no bound.
     refused_checks: set[int] = set()
@@ -914,30 +992,43 @@ def finish(
                 compared = pair[:2] if diffs[0] <= VALUE_RTOL else pair[1:2]
                 if (
                     max(compared) > VALUE_RTOL
-                    and diffs[0] > VALUE_RTOL
+                    and (diffs[0] > VALUE_RTOL or highs_unproven)
                     and pair[2] <= VALUE_RTOL
-                    and other.recomputed_value > value
+                    # Its store not beaten by the primary's feasible one: a store worth more
+                    # than a proven optimum contradicts that proof, and is raised below.
+                    and other.recomputed_value >= value - tol
                     # Its own proof: a cross-check "optimal" with its bound above its store
                     # proved nothing (review s50 #6), and the disagreement is raised below.
                     and other.bound - other.recomputed_value
                     <= VALUE_RTOL * max(unit, abs(other.recomputed_value))
                 ):
-                    # Not a disagreement: the primary's report already failed its own check
-                    # (a reason above), so only its store is compared, and a feasible store
-                    # worth less than a proven optimum contradicts nothing. The proven store
-                    # is returned, uncertified, since the primary's proof is the one refused
-                    # (exactness QA s50 #5: HiGHS's 1e-9 feasibility tolerance let y_r reach 1
-                    # on coverage 0.999999999, and `solve --solver milp` aborted with "please
-                    # report it" where enum had proved the optimum).
+                    # Not a disagreement: the primary claims nothing beyond its store, so only
+                    # its store is compared, and a feasible store worth less than a proven
+                    # optimum contradicts nothing. Either its report already failed its own
+                    # check (a reason above; exactness QA s50 #5: HiGHS's 1e-9 feasibility
+                    # tolerance let y_r reach 1 on coverage 0.999999999, and `solve --solver
+                    # milp` aborted with "please report it" where enum had proved the
+                    # optimum), or it is a HiGHS proof on ill-conditioned costs, no proof
+                    # (the reason below; session 51: its report within 1e-9 of its store and
+                    # of enum's optimum, but the stores 1.00006e-9 apart, and `solve --solver
+                    # milp` aborted the same way). The proven store is returned when it is
+                    # worth more, uncertified either way, since the primary's proof is refused.
                     agreement = False
-                    reasons.append(
-                        f"{second} proved {other.recomputed_value!r}; its store, worth "
-                        f"{other.recomputed_value - value:.3g} more than {primary}'s, is the "
-                        "one returned"
-                    )
-                    better = (other.recomputed_value, tuple(raw2.selected_idx), second)
+                    if other.recomputed_value > value:
+                        reasons.append(
+                            f"{second} proved {other.recomputed_value!r}; its store, worth "
+                            f"{other.recomputed_value - value:.3g} more than {primary}'s, is "
+                            "the one returned"
+                        )
+                        better = (other.recomputed_value, tuple(raw2.selected_idx), second)
+                    else:
+                        reasons.append(
+                            f"{second} proved {other.recomputed_value!r}; {primary}'s store, "
+                            f"worth {value - other.recomputed_value:.3g} more (within the "
+                            "tolerance), is kept"
+                        )
                     # Its own proven bound alone: the primary's comes from the refused run.
-                    bound = max(other.bound, other.recomputed_value)
+                    bound = max(other.bound, other.recomputed_value, value)
                 elif max(compared) > VALUE_RTOL:
                     _refuse_float_edge(inst, budget, (raw.selected_idx, raw2.selected_idx))
                     raise SolverDisagreementError(
@@ -982,15 +1073,8 @@ def finish(
                     f"(its store worth {other.recomputed_value!r}, its bound {other.bound!r})"
                 )
 
-    # A monotone result rests on a certified proof at another budget; the test belongs where
-    # HiGHS proved (QA s41 defect 1: a proof at B = 30 on costs spanning 3e4, carried to
-    # B = 1100, was blamed on costs spanning 1e7 there and labelled uncertified).
-    doubt = (
-        ill_conditioned_reason(inst, budget)
-        if primary == "milp" and not agreement and not certified_elsewhere
-        else None
-    )
-    if doubt is not None:
+    # An agreeing cross-check proved what HiGHS could not.
+    if doubt is not None and not agreement:
         # HiGHS's bound is no proof here either (QA s48: bound 1e9 beside a store worth
         # 1e9 + 0.5): the result's bound is F of every affordable candidate, valid whatever
         # HiGHS did, or a limited cross-check's own bound where tighter. HiGHS's stays in
@@ -1047,6 +1131,7 @@ def finish(
         # One rule with the read-back check of a saved certificate (SolveResult).
         max_rel_diff=checks_rel_diff(checks, unit),
         proof=proof if raw.status == "optimal" else "",
+        returned_check=int(better is not None),
     )
     sel = tuple(sorted(int(i) for i in selected_idx))
     return SolveResult(
