@@ -218,3 +218,52 @@ def test_audit_rows_record_seed_and_params():
     assert rc == 0, err
     row = json.loads(out)["rows"][0]
     assert (row["seed"], row["params"]) == (1, "n_scopes=3")
+
+
+# --------------------------------------------------------------------------- m2, m5 (app)
+
+GENERATOR = "pages/7_Generator.py"
+
+
+def _press(family: str, **texts: str):
+    from app_utils import open_app
+
+    at = open_app(GENERATOR, package=f"gen:{family}:0")
+    assert not at.exception, [e.value for e in at.exception]
+    for name, text in texts.items():
+        key = f"gen_{family}_{name}"
+        try:
+            at.text_input(key=key).set_value(text)
+        except KeyError:  # a number box (before QA s51): the number the browser reads
+            at.number_input(key=key).set_value(float(text))
+    at.button[0].click().run()  # the form's only button before a preview: Preview
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+@pytest.mark.parametrize("text", ["1e3", "3.0", "1_0"])
+def test_the_form_reads_integer_parameters_by_the_cli_rule(text: str):
+    # QA s51 m2: the form built n_groups=1000 from 1e3 (and 3 from 3.0), which
+    # `memaudit generate --param` and the gen: links refuse.
+    rc, _, err = run_cli("generate", "random_coverage", "--param", f"n_groups={text}")
+    assert rc == 2 and "must be an integer" in err, err
+    at = _press("random_coverage", n_groups=text)
+    errors = [e.value.replace("\\", "") for e in at.error]
+    assert any(
+        "'n_groups' must be an integer (ASCII digits 0-9 with an optional sign" in e
+        and repr(text) in e
+        for e in errors
+    ), errors
+    assert not [h for h in at.subheader if h.value.startswith("Preview")]
+
+
+def test_preview_says_so_under_the_button_and_links_to_the_result():
+    # QA s51 m5: at 1280x800 the preview of random_coverage came below the fold, unsaid.
+    at = _press("random_coverage", n_groups="8")
+    assert [h for h in at.subheader if h.value.startswith("Preview")]
+    done = [s.value for s in at.success]
+    assert any("Previewed" in s and "gen:random_coverage:0:n_groups=8" in s for s in done), done
+    assert any("(#gen-preview)" in s for s in done), done
+    # Said for a press only: the next run (another widget) does not repeat it.
+    at.run()
+    assert not [s for s in at.success if "Previewed" in s.value]
