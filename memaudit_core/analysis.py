@@ -152,6 +152,9 @@ BOOTSTRAP = {
     "resamples": BOOTSTRAP_RESAMPLES,
     "seed": BOOTSTRAP_SEED,
     "min_n": MIN_CI_N,
+    # QA s51 M1: the resample indices are applied to the ratios sorted ascending, so the
+    # interval depends on the set of packages, not on the order they were listed in.
+    "order": "ascending ratios",
 }
 #: The same in words, for captions and legends.
 BOOTSTRAP_TEXT = (
@@ -166,7 +169,8 @@ def check_bootstrap(data: Mapping[str, Any], path: str) -> None:
     QA s49: an edited seed or resample count was dropped and ``show`` printed "1000
     resamples, seed 0" in its place. Shared by every result that writes the record (sweeps,
     sweep suites, family bands). A file without the record (saved before it existed) reads,
-    and so does one without ``min_n`` (saved before QA s46).
+    and so does one without ``min_n`` (saved before QA s46) or ``order`` (saved before QA
+    s51, whose intervals were drawn over the ratios in row order).
 
     >>> check_bootstrap({"bootstrap": dict(BOOTSTRAP)}, "$")
     >>> check_bootstrap({"bootstrap": {**BOOTSTRAP, "seed": 7}}, "$")  # doctest: +ELLIPSIS
@@ -180,7 +184,7 @@ def check_bootstrap(data: Mapping[str, Any], path: str) -> None:
         return
     at = child(path, "bootstrap")
     saved = require_object(data["bootstrap"], at)
-    want = {k: v for k, v in BOOTSTRAP.items() if k != "min_n" or "min_n" in saved}
+    want = {k: v for k, v in BOOTSTRAP.items() if k not in ("min_n", "order") or k in saved}
     check_copy(at, saved, want, "how this MemAudit draws its intervals")
 
 
@@ -996,6 +1000,9 @@ class SweepRow:
     estimated (:func:`estimated_coverage_ids`); the row's ratio rests on that estimate.
     ``cost_unit`` is the package's cost unit, which ``budget`` and ``cost`` are in (None in
     a sweep saved before rows said it).
+    ``params`` is a generated package's parameters as its ``meta`` records them, defaults
+    included (:func:`~memaudit_core.generators.recorded_params`, ``name=value;...``): None
+    for a package that records none, and in a sweep saved before rows said them (QA s51).
     """
 
     package_id: str
@@ -1015,12 +1022,14 @@ class SweepRow:
     store_cut: int = 0
     coverage_estimated: int = 0
     cost_unit: str | None = None
+    params: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "package_id": self.package_id,
             "seed": self.seed,
             "family": self.family,
+            "params": self.params,
             "budget": self.budget,
             "cost_unit": self.cost_unit,
             "method": self.method,
@@ -1042,9 +1051,9 @@ class SweepRow:
         """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
         from .results import from_fields
 
-        # Sweeps saved before QA s43 have no coverage_estimated, before QA s44 no cost_unit:
-        # they read back without them.
-        return from_fields(cls, data, path, optional=("coverage_estimated", "cost_unit"))
+        # Sweeps saved before QA s43 have no coverage_estimated, before QA s44 no cost_unit,
+        # before QA s51 no params: they read back without them.
+        return from_fields(cls, data, path, optional=("coverage_estimated", "cost_unit", "params"))
 
 
 @dataclass(frozen=True)
@@ -2646,6 +2655,17 @@ def _bootstrap_draws(n: int) -> np.ndarray:
     return draws
 
 
+def mean_of(values: Sequence[float]) -> float:
+    """The mean of ``values`` from their correctly rounded sum (``math.fsum``): the same in
+    any order (QA s51 M1: NumPy's pairwise sum moved a sweep's mean in its last digit when the
+    same packages were listed in another order).
+
+    >>> mean_of([0.1] * 10) == mean_of([0.1] * 9 + [0.1])
+    True
+    """
+    return math.fsum(values) / len(values)
+
+
 def _bootstrap_ci(values: np.ndarray) -> tuple[float | None, float | None]:
     n = values.size
     # Too few values for a 95% interval (MIN_CI_N; CLI QA: "[0.662, 0.662]" for n = 1).
@@ -2654,7 +2674,10 @@ def _bootstrap_ci(values: np.ndarray) -> tuple[float | None, float | None]:
     # The same draws for every summary row of n values (a fresh generator per row, so a
     # row's CI does not depend on which rows came first); built once per n.
     draws = _bootstrap_draws(n)
-    means = values[draws].mean(axis=1)
+    # Drawn from the values in ascending order, not in row order (QA s51 M1: the same packages
+    # listed in another order, e.g. a folder's name order or --seeds 9,...,0, got another
+    # CI): the interval is a function of the set of ratios alone.
+    means = np.sort(values)[draws].mean(axis=1)
     low, high = np.percentile(means, [2.5, 97.5])
     return float(low), float(high)
 
@@ -2718,7 +2741,7 @@ def _summary_row(
         budget,
         int(defined.size),
         n_undef,
-        float(defined.mean()),
+        mean_of(defined.tolist()),
         float(defined.min()),
         float(defined.max()),
         low,
@@ -2841,6 +2864,12 @@ def _kept_package_stores(
     return out
 
 
+def _recorded_params(meta: Mapping[str, Any]) -> str | None:
+    from .generators import recorded_params  # the generators import this module's callers
+
+    return recorded_params(meta)
+
+
 def _sweep_row(
     package_id: str,
     seed: int | None,
@@ -2858,6 +2887,7 @@ def _sweep_row(
     store_cut: int = 0,
     coverage_estimated: int = 0,
     cost_unit: str | None = None,
+    params: str | None = None,
 ) -> SweepRow:
     # A certified optimum is its own bound (the engine's bound may sit a rounding error away).
     bound = opt if certified else (opt_bound if math.isfinite(opt_bound) else None)
@@ -2880,6 +2910,7 @@ def _sweep_row(
         store_cut,
         coverage_estimated,
         cost_unit,
+        params,
     )
 
 
@@ -2933,6 +2964,7 @@ def sweep_package(
         family,
         content_hash=package.content_hash(),
         cost_unit=package.cost_unit,
+        params=_recorded_params(package.meta),
     )
     keyed: list[tuple[str, SweepRow]] = []
     failures: list[WriterFailure] = []

@@ -446,6 +446,11 @@ class AuditRow:
     bnb_reported: float | None = None
     milp_reported: float | None = None
     enum_reported: float | None = None
+    #: The source's package seed and generator parameters (``meta``; QA s51 M2: an audit of
+    #: ``scope_shift:0 --param n_scopes=3`` said ``scope_shift:0`` only); None for a package
+    #: that records none, and in records saved before they were kept.
+    seed: int | None = None
+    params: str | None = None
 
     def report_gap(self) -> float | None:
         """The largest gap between an engine's reported value and its store's F that the
@@ -518,6 +523,8 @@ class AuditRow:
             "source": self.source,
             "package_id": self.package_id,
             "family": self.family,
+            "seed": self.seed,
+            "params": self.params,
             "outcome": self.outcome,
             "bnb_value": self.bnb_value,
             "milp_value": self.milp_value,
@@ -573,7 +580,7 @@ class AuditRow:
                 f.name
                 for f in fields(cls)
                 if f.name.startswith("enum_")
-                or f.name in ("value_unit", "bnb_reported", "milp_reported")
+                or f.name in ("value_unit", "bnb_reported", "milp_reported", "seed", "params")
             ],
         )
         row._check_consistent(path)
@@ -1273,6 +1280,8 @@ def _report(
                 package_id=e.package_id,
                 family=e.family,
                 **_check_fields(res),
+                seed=e.seed,
+                params=e.params,
             )
         )
     count = {

@@ -2884,6 +2884,7 @@ def cli_sweep_suite(args: Any) -> int:
         ablations=ablations,
         solver=args.solver,
         time_limit=args.time_limit,
+        command=("memaudit", *getattr(args, "_argv", ())),
         **_suite_run_options(args, "sweep"),
     )
     res = dataclasses.replace(
@@ -3645,6 +3646,8 @@ def _main(argv: Sequence[str] | None) -> int:
     if not getattr(args, "command", None):
         parser.print_help(sys.stderr)
         return EXIT_USER_ERROR
+    # The command line as given: a sweep's --out folder records it in run.json (QA s51 M2).
+    args._argv = tuple(raw)
     _put_cwd_on_path()
     global _STDOUT, _INTERRUPT_REPORTED
     _STDOUT = sys.stdout

@@ -253,8 +253,9 @@ def same_ranking(a: Sequence[float | None], b: Sequence[float | None]) -> bool |
 
 
 def _mean(values: Iterable[float | None]) -> float | None:
-    vals = [v for v in values if v is not None]
-    return float(np.mean(vals)) if vals else None
+    # math.fsum: the same mean in any order of the values (QA s51 M1, as sweep summaries).
+    vals = [float(v) for v in values if v is not None]
+    return math.fsum(vals) / len(vals) if vals else None
 
 
 def _compared_means(
@@ -2788,11 +2789,11 @@ def noise_sensitivity(
             budgets=grid,
             writers=names,
             writer_rows=rows,
-            mean_tau=float(np.mean(defined)) if defined else None,
+            mean_tau=_mean(defined),
             min_tau=float(min(defined)) if defined else None,
-            same_ranking_share=float(np.mean(same)) if same else None,
+            same_ranking_share=_mean(same),
             mean_opt_change=_mean(opt_changes),
-            mean_cells_changed=float(np.mean(cells)) if cells else 0.0,
+            mean_cells_changed=_mean(cells) or 0.0,
             n_cells=int(inst.coverage.nnz),
             taus=tuple(taus),
             n_unproven=n_unproven,

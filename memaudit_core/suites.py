@@ -115,7 +115,10 @@ SUITE_FILES = (
     "rows.parquet",
     "summary.csv",
     "summary.parquet",
+    "run.json",
 )
+#: The sweep's run record in its output folder (:func:`sweep_run_record`).
+RUN_FILE = "run.json"
 JOURNAL_VERSION = 1
 #: Chunks per worker (more balance the load, fewer cut the overhead).
 CHUNKS_PER_WORKER = 4
@@ -458,8 +461,9 @@ def repeated_sources_note(sources: Sequence[PackageSource]) -> str:
     )
 
 
-def _seed_ranges(seeds: Iterable[int]) -> str:
-    """``[0, 1, 2, 5]`` as ``0-2,5``, the way ``--seeds`` is written."""
+def _seed_ranges(seeds: Iterable[int], limit: int | None = 5) -> str:
+    """``[0, 1, 2, 5]`` as ``0-2,5``, the way ``--seeds`` is written (the first ``limit``
+    runs, and how many more; None: all of them)."""
     runs: list[list[int]] = []
     for s in sorted(set(seeds)):
         if runs and s == runs[-1][1] + 1:
@@ -467,7 +471,9 @@ def _seed_ranges(seeds: Iterable[int]) -> str:
         else:
             runs.append([s, s])
     parts = [f"{a}" if a == b else f"{a}-{b}" for a, b in runs]
-    return ",".join(parts[:5]) + (f" and {len(parts) - 5} more" if len(parts) > 5 else "")
+    if limit is None or len(parts) <= limit:
+        return ",".join(parts)
+    return ",".join(parts[:limit]) + f" and {len(parts) - limit} more"
 
 
 def family_seed_notes(sources: Sequence[PackageSource], done: str = "swept") -> list[str]:
@@ -610,6 +616,8 @@ class IndexEntry:
     #: The package's saturation: a registered one puts its concavity caveat on the sweep's
     #: notes, as the in-memory sweep does (QA s48).
     saturation: str = "cap1"
+    #: :func:`~memaudit_core.generators.recorded_params` of the package (QA s51 M2).
+    params: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -627,6 +635,8 @@ class IndexEntry:
 
 
 def _index_one(src: PackageSource, text: str | None) -> IndexEntry:
+    from .generators import recorded_params
+
     pkg = src.load(text)
     seed = pkg.meta.get("seed")
     seed = seed if isinstance(seed, int) and not isinstance(seed, bool) else None
@@ -652,6 +662,7 @@ def _index_one(src: PackageSource, text: str | None) -> IndexEntry:
         total_cost=pkg.total_cost(),
         union_totals=tuple(union_total_costs(pkg).items()),
         saturation=pkg.saturation,
+        params=recorded_params(pkg.meta),
     )
 
 
@@ -1554,7 +1565,7 @@ _ROW_RTOL = 1e-9
 class SuiteRow:
     """One (source, budget, method) row of a sweep suite (see :class:`analysis.SweepRow`, whose
     docstring says what ``opt_bound`` and ``ratio_low`` mean for rows that are not certified,
-    and ``cost_unit`` the unit of the budget)."""
+    ``cost_unit`` the unit of the budget and ``params`` the generator parameters)."""
 
     source: str
     package_id: str
@@ -1574,6 +1585,7 @@ class SuiteRow:
     store_cut: int = 0
     coverage_estimated: int = 0
     cost_unit: str | None = None
+    params: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -1582,6 +1594,7 @@ class SuiteRow:
             "content_hash": self.content_hash,
             "seed": self.seed,
             "family": self.family,
+            "params": self.params,
             "budget": self.budget,
             "cost_unit": self.cost_unit,
             "method": self.method,
@@ -1602,9 +1615,9 @@ class SuiteRow:
         """The inverse of :meth:`to_dict`; a located ``ResultError`` on bad input."""
         from .results import from_fields
 
-        # Sweeps saved before QA s43 have no coverage_estimated, before QA s44 no cost_unit:
-        # they read back without them.
-        return from_fields(cls, data, path, optional=("coverage_estimated", "cost_unit"))
+        # Sweeps saved before QA s43 have no coverage_estimated, before QA s44 no cost_unit,
+        # before QA s51 no params: they read back without them.
+        return from_fields(cls, data, path, optional=("coverage_estimated", "cost_unit", "params"))
 
 
 #: The kinds of a sweep's methods besides the writer kinds: a package's stores and the
@@ -1964,6 +1977,7 @@ def check_sweep_rows(rows: Sequence[Any], path: str, field: str = "rows") -> Non
         return abs(got - want) <= _ROW_RTOL * max(1.0, abs(want))
 
     unit_of: dict[str, tuple[str, int]] = {}
+    origin_of: dict[str, tuple[tuple[Any, ...], int]] = {}
     for k, r in enumerate(rows):
         at = f"{path}.{field}[{k}]"
         for name in ("value", "opt"):
@@ -1976,6 +1990,7 @@ def check_sweep_rows(rows: Sequence[Any], path: str, field: str = "rows") -> Non
                 f"{at}.coverage_estimated", "wrong value", "a count of memories, >= 0", estimated
             )
         _check_row_unit(at, k, r, unit_of)
+        _check_row_origin(at, k, r, origin_of)
         if r.certified:  # a store's F, or a pool's optimum, is at most the proven optimum
             check_not_above_opt(f"{at}.value", r.value, r.opt, "opt")
         want_ratio = _ratio(r.value, r.opt)
@@ -2140,6 +2155,39 @@ def _optima_error(
             f"{upper!r} of {path}.{field}[{high}] at budget {hi.budget:.10g}: {rule}"
         )
     return ResultError(f"{at}.{name}", "inconsistent", why, got)
+
+
+def _check_row_origin(
+    at: str, k: int, row: Any, seen: dict[str, tuple[tuple[Any, ...], int]]
+) -> None:
+    """Refuse row ``k``'s generator ``params`` (QA s51 M2) where its package names no family
+    (parameters are a family's), or where an earlier row of the same package content says
+    another family, seed or params (the content hash covers ``meta``, which records them)."""
+    from .errors import ResultError
+
+    params = getattr(row, "params", None)
+    if params is not None and row.family is None:
+        raise ResultError(
+            f"{at}.params",
+            "inconsistent",
+            "generator parameters belong to a family, and this row's family is null",
+            params,
+        )
+    content = getattr(row, "content_hash", "")
+    if not content or not hasattr(row, "params"):
+        return
+    origin = (row.family, row.seed, params)
+    first = seen.setdefault(content, (origin, k))
+    if first[0] != origin:
+        names = ("family", "seed", "params")
+        i = next(i for i in range(3) if first[0][i] != origin[i])
+        raise ResultError(
+            f"{at}.{names[i]}",
+            "inconsistent",
+            f"row {first[1]} of the same package content (content_hash) says {first[0][i]!r}: "
+            "a package records one family, seed and parameters",
+            origin[i],
+        )
 
 
 def _check_row_unit(at: str, k: int, row: Any, seen: dict[str, tuple[str, int]]) -> None:
@@ -2378,6 +2426,7 @@ def sweep_suite(
     sources: Sequence[PackageSource] | None = None,
     writer_timeout: float | None = None,
     on_warnings: WarningsCallback = None,
+    command: Sequence[str] | None = None,
 ) -> SweepSuiteResult:
     """Ratios of writers, stores and ablations over many packages, in parallel and resumable.
 
@@ -2420,6 +2469,10 @@ def sweep_suite(
     writer_timeout : float, optional
         Seconds per call of a blind plugin writer, on every worker (default
         :data:`memaudit_core.plugins.DEFAULT_TIMEOUT`, which ``--writer-timeout`` sets).
+    command : sequence of str, optional
+        The command line that started the sweep (the CLI passes its own), recorded in the
+        ``out`` folder's ``run.json`` and ``report.md`` with the sources, parameters, budgets,
+        methods, solver settings and MemAudit version (:func:`sweep_run_record`).
 
     Returns
     -------
@@ -2556,6 +2609,7 @@ def sweep_suite(
                             m.removeprefix("store:"),
                             **journal_row_fields(res),
                             cost_unit=entry.cost_unit,
+                            params=entry.params,
                         )
                     )
         rows = _one_denominator(rows)
@@ -2634,8 +2688,18 @@ def sweep_suite(
             method_kinds=sweep_method_kinds(names, store_ids, abl),
         )
         if out is not None and run.complete:
+            record = sweep_run_record(
+                srcs,
+                {e.source: e.params for e in run.entries},
+                budgets=grid,
+                methods=(names, store_ids, abl),
+                settings={"solver": solver, "time_limit": time_limit},
+                command=command,
+            )
             try:
-                files, fig_notes = write_sweep_outputs(result, Path(out), figures=figures)
+                files, fig_notes = write_sweep_outputs(
+                    result, Path(out), figures=figures, run=record
+                )
             except KeyboardInterrupt as exc:  # while rendering figures: every task is saved
                 _attach_saved(exc, run.n_done, len(run.tasks), Path(out) / JOURNAL)
                 raise
@@ -3095,13 +3159,13 @@ def _hidden_ci_text(hidden: Sequence[Any], drawn: Sequence[Any], px_per_ratio: f
 def _family_sizes(result: SweepSuiteResult) -> dict[str, int]:
     """Packages (sources) per family, as :func:`family_summaries` names the families; {} for
     one family."""
-    label = {r.family: r.family or "package files" for r in result.rows}
-    if len(label) < 2:
+    labels = family_group_labels(result.rows)
+    if len(set(labels.values())) < 2:
         return {}
     seen: dict[str, set[str]] = {}
     for r in result.rows:
-        seen.setdefault(label[r.family], set()).add(r.source)
-    return {f: len(seen[f]) for f in sorted(seen, key=lambda f: (f == "package files", f))}
+        seen.setdefault(_group_of(labels, r), set()).add(r.source)
+    return {f: len(seen[f]) for f in sorted(seen, key=lambda f: (f.startswith("package files"), f))}
 
 
 def sweep_figure(result: SweepSuiteResult) -> Any:
@@ -3231,9 +3295,9 @@ def sweep_family_figure(result: SweepSuiteResult) -> Any | None:
     subtitle += _figure_interval_notes([s for _, s in per_family if s.mean_ratio is not None])
     if any(s.n_uncertified for _, s in per_family if s.mean_ratio is not None):
         subtitle.append("open markers: some optima not proven (ratios may be too high)")
+    labels = family_group_labels(result.rows)
     behind = {
-        f: _packages_behind([r for r in result.rows if _family_label(r.family) == f])
-        for f in families
+        f: _packages_behind([r for r in result.rows if _group_of(labels, r) == f]) for f in families
     }
     unjoined = _unjoined_text(
         [
@@ -3364,6 +3428,57 @@ def _family_label(family: str | None) -> str:
     return family or "package files"
 
 
+def family_group_labels(rows: Sequence[Any]) -> dict[tuple[str | None, str | None], str]:
+    """(family, params) -> the name of that group of rows in the outputs by family: the
+    family's name (``package files`` for none) when its rows record one set of generator
+    parameters, else the family followed by the parameters that differ between its sets.
+
+    QA s51 M2: memaudit-small packages built with ``normal_count=8`` and with the defaults
+    were one "family" in the table by family, their mean a mixture no note named.
+
+    >>> from types import SimpleNamespace as R
+    >>> rows = [R(family="m", params="a=1;b=2"), R(family="m", params="a=8;b=2"),
+    ...         R(family="u", params="n=3"), R(family=None, params=None)]
+    >>> sorted(family_group_labels(rows).values())
+    ['m (a=1)', 'm (a=8)', 'package files', 'u']
+    """
+    from .generators import parse_recorded_params
+
+    sets: dict[str | None, list[str | None]] = {}
+    for r in rows:
+        group = sets.setdefault(r.family, [])
+        params = getattr(r, "params", None)
+        if params not in group:
+            group.append(params)
+    labels: dict[tuple[str | None, str | None], str] = {}
+    for family, group in sets.items():
+        if len(group) == 1:
+            labels[(family, group[0])] = _family_label(family)
+            continue
+        parsed = {p: parse_recorded_params(p) if p is not None else None for p in group}
+        names = sorted({n for d in parsed.values() if d for n in d})
+        differ = [n for n in names if len({(d or {}).get(n) for d in parsed.values() if d}) > 1]
+        for p, d in parsed.items():
+            if d is None:
+                shown = "parameters not recorded"
+            else:
+                shown = ", ".join(f"{n}={d.get(n, '?')}" for n in differ) or p
+            labels[(family, p)] = f"{_family_label(family)} ({shown})"
+    return labels
+
+
+def _group_of(labels: Mapping[tuple[str | None, str | None], str], row: Any) -> str:
+    return labels[(row.family, getattr(row, "params", None))]
+
+
+def _several_configurations(rows: Sequence[Any]) -> bool:
+    """Whether some family's rows record more than one set of generator parameters."""
+    seen: dict[str | None, set[str | None]] = {}
+    for r in rows:
+        seen.setdefault(r.family, set()).add(getattr(r, "params", None))
+    return any(len(v) > 1 for v in seen.values())
+
+
 def pooled_families(rows: Sequence[Any]) -> list[str]:
     """The families (package files count as one, as :func:`family_summaries` names them) whose
     packages share a summary line with another family's: a line is a method, budget and cost
@@ -3379,16 +3494,18 @@ def pooled_families(rows: Sequence[Any]) -> list[str]:
     """
     lines = _line_families(rows)
     pooled = {f for families in lines.values() if len(families) > 1 for f in families}
-    ordered = sorted(pooled, key=lambda f: (f is None, f or ""))
-    return [_family_label(f) for f in ordered]
+    return sorted(pooled, key=lambda f: (f.startswith("package files"), f))
 
 
-def _line_families(rows: Sequence[Any]) -> dict[tuple[str, float, str | None], set[str | None]]:
-    """The families of each summary line's rows (a line is a method, budget and cost unit)."""
-    lines: dict[tuple[str, float, str | None], set[str | None]] = {}
+def _line_families(rows: Sequence[Any]) -> dict[tuple[str, float, str | None], set[str]]:
+    """The families of each summary line's rows (a line is a method, budget and cost unit),
+    named as :func:`family_group_labels` names them: a family built with other generator
+    parameters counts as another (QA s51 M2)."""
+    labels = family_group_labels(rows)
+    lines: dict[tuple[str, float, str | None], set[str]] = {}
     for r in rows:
         key = (r.method, r.budget, getattr(r, "cost_unit", None))
-        lines.setdefault(key, set()).add(r.family)
+        lines.setdefault(key, set()).add(_group_of(labels, r))
     return lines
 
 
@@ -3445,7 +3562,11 @@ def _pooling_lead(rows: Sequence[Any], what: str, aside: str = "") -> str:
     pooled = pooled_families(rows)
     if not pooled:
         return ""
-    n_all = len({r.family for r in rows})
+    n_all = len(set(family_group_labels(rows).values()))
+    if _several_configurations(rows):
+        aside = "; ".join(
+            [*([aside] if aside else []), "a family built with other parameters counts as another"]
+        )
     said = [] if len(pooled) == n_all else [", ".join(pooled)]
     inner = "; ".join([*said, *([aside] if aside else [])])
     of = f"{n_all}" if len(pooled) == n_all else f"{len(pooled)} of the {n_all}"
@@ -3544,27 +3665,33 @@ def family_lines(result: Any) -> list[tuple[str, Any, int]]:
     counts it, when its package has none (an old file's family is not known there)."""
     from .analysis import summarize
 
-    placed = {(r.package_id, r.seed): r.family for r in result.rows}
-    failed_in: dict[str | None, list[Any]] = {}
+    labels = family_group_labels(result.rows)
+    placed = {(r.package_id, r.seed): _group_of(labels, r) for r in result.rows}
+    # A family's one group, for a failure of a package without rows (QA s51: a family built
+    # with several parameter sets has a group per set, told apart by the rows only).
+    only: dict[str | None, list[str]] = {}
+    for (family, _), label in labels.items():
+        only.setdefault(family, []).append(label)
+    failed_in: dict[str, list[Any]] = {}
     for e in result.errors:
-        family = getattr(e, "family", None)
-        if family is None:
-            key = (e.package_id, e.seed)
-            if key not in placed:
+        group = placed.get((e.package_id, e.seed))
+        if group is None:
+            family = getattr(e, "family", None)
+            if family is None:
                 continue
-            family = placed[key]
-        failed_in.setdefault(family, []).append(e)
-    families = {r.family for r in result.rows} | set(failed_in)
+            group = only[family][0] if len(only.get(family, ())) == 1 else _family_label(family)
+        failed_in.setdefault(group, []).append(e)
+    families = set(labels.values()) | set(failed_in)
     if len(families) < 2:
         return []
     out = []
-    for family in sorted(families, key=lambda f: (f is None, f or "")):
-        rows = [r for r in result.rows if r.family == family]
+    for family in sorted(families, key=lambda f: (f.startswith("package files"), f)):
+        rows = [r for r in result.rows if _group_of(labels, r) == family]
         failures = failed_in.get(family, [])
         budgets = sorted({r.budget for r in rows} | {e.budget for e in failures})
         lines = summarize(rows, result.methods, budgets, failures)
         out += [
-            (_family_label(family), s, n_failed)
+            (family, s, n_failed)
             for s, n_failed in zip(lines, failures_per_line(failures, lines), strict=True)
             if s.n + s.n_undefined or n_failed
         ]
@@ -3738,15 +3865,123 @@ def rows_with_kinds(result: Any) -> tuple[list[dict[str, Any]], list[str]]:
     """
     kinds = dict(getattr(result, "method_kinds", ()))
     columns = unit_after_budget(SuiteRow.__dataclass_fields__)
+    # The generator parameters beside the family they are of (a field added with a default).
+    columns.remove("params")
+    columns.insert(columns.index("family") + 1, "params")
     columns.insert(columns.index("method") + 1, "method_kind")
     rows = [{**r.to_dict(), "method_kind": kinds.get(r.method, "")} for r in result.rows]
     return rows, columns
 
 
+def sweep_run_record(
+    sources: Sequence[PackageSource],
+    recorded: Mapping[str, str | None],
+    *,
+    budgets: Sequence[float] | None,
+    methods: tuple[Sequence[str], Sequence[str], Sequence[str]],
+    settings: Mapping[str, Any],
+    command: Sequence[str] | None,
+) -> dict[str, Any]:
+    """What a sweep's ``run.json`` records: enough to run it again from its folder (QA s51 M2:
+    report.md named neither the families, seeds and parameters nor the solver, time limits,
+    MemAudit version or command, and no file in the folder did).
+
+    ``recorded`` maps a source's key to the parameters its package records in full
+    (:func:`~memaudit_core.generators.recorded_params`); a family's entry gives the
+    parameters as asked (``--param``) and as built, defaults included.
+    """
+    import platform
+    import shlex
+
+    from . import __version__
+    from .analysis import BOOTSTRAP
+
+    families: dict[tuple[str, tuple[tuple[str, str], ...]], list[PackageSource]] = {}
+    files: list[str] = []
+    for src in sources:
+        if src.kind == "family":
+            families.setdefault((src.ref, src.params), []).append(src)
+        else:
+            files.append(src.label)
+    writers, stores, ablations = methods
+    return {
+        "suite": "sweep",
+        "memaudit_version": __version__,
+        "python": platform.python_version(),
+        "command": None if command is None else shlex.join(command),
+        "cwd": None if command is None else os.getcwd(),
+        "families": [
+            {
+                "family": name,
+                "seeds": _seed_ranges((a for s in group for a in (s.asked or (s.seed,))), None),
+                "params": dict(params),
+                "recorded_params": sorted(
+                    {p for s in group if (p := recorded.get(s.key)) is not None}
+                ),
+            }
+            for (name, params), group in sorted(families.items())
+        ],
+        "files": files,
+        "budgets": None if budgets is None else list(budgets),
+        "writers": list(writers),
+        "stores": list(stores),
+        "ablations": list(ablations),
+        "settings": {**settings, "total_time_limit": None, "cross_check": "sample"},
+        "bootstrap": dict(BOOTSTRAP),
+    }
+
+
+def _run_section(run: Mapping[str, Any]) -> str:
+    """report.md's ``## Run`` section: :func:`sweep_run_record` for a reader."""
+    lines = [
+        f"- command: `{run['command']}`" + (f" (in `{run['cwd']}`)" if run.get("cwd") else "")
+        if run.get("command")
+        else "- command: not recorded (started from Python: `memaudit_core.suites.sweep_suite`)",
+        f"- MemAudit {run['memaudit_version']}, Python {run['python']}",
+    ]
+    for fam in run["families"]:
+        given = ", ".join(f"{k}={v}" for k, v in fam["params"].items()) or "defaults"
+        built = "; ".join(fam["recorded_params"]) or "not recorded"
+        lines.append(
+            f"- family {fam['family']}: seeds {fam['seeds']}; parameters {given} "
+            f"(as built: {built})"
+        )
+    if run["files"]:
+        shown = ", ".join(run["files"][:10])
+        more = len(run["files"]) - 10
+        lines.append(
+            f"- package files ({len(run['files'])}): {shown}"
+            + (f" and {more} more (run.json lists them all)" if more > 0 else "")
+        )
+    budgets = run["budgets"]
+    shown = "each package's grid" if budgets is None else ", ".join(f"{b:.10g}" for b in budgets)
+    lines.append(f"- budgets: {shown}")
+    for name in ("writers", "stores", "ablations"):
+        if run[name]:
+            lines.append(f"- {name}: {', '.join(run[name])}")
+    settings = run["settings"]
+    limit = settings.get("time_limit")
+    lines.append(
+        f"- solver {settings.get('solver')}; time limit "
+        + ("none" if limit is None else f"{limit:g} s per engine run")
+        + f"; cross-checks: {settings.get('cross_check')}"
+    )
+    return (
+        "\n\n## Run\n\n"
+        + "\n".join(lines)
+        + f"\n\n{RUN_FILE} records the same for a program: the report can be rerun from it.\n"
+    )
+
+
 def write_sweep_outputs(
-    result: SweepSuiteResult, out: Path, *, figures: bool = True
+    result: SweepSuiteResult,
+    out: Path,
+    *,
+    figures: bool = True,
+    run: Mapping[str, Any] | None = None,
 ) -> tuple[list[str], list[str]]:
-    """rows / summary as CSV + Parquet, a Markdown report and its figure."""
+    """rows / summary as CSV + Parquet, a Markdown report and its figure, and ``run``
+    (:func:`sweep_run_record`) as ``run.json`` and the report's Run section."""
     out.mkdir(parents=True, exist_ok=True)
     rows, columns = rows_with_kinds(result)
     files = write_table(rows, out / "rows", columns)
@@ -3859,9 +4094,15 @@ def write_sweep_outputs(
         f"the means and counted in column n/a. 95% CI: {ci_text}.\n\n"
         f"{table}{marks}{by_family}{failures}\n\n{fig_line}"
         + "".join(f"\n> Note: {n}\n" for n in [*shown_notes(result.notes, result.rows), *notes])
+        + (_run_section(run) if run is not None else "")
         + "\nFiles: rows.csv / rows.parquet (one row per package, budget and method), "
-        "summary.csv / summary.parquet, journal.jsonl (resume).\n"
+        "summary.csv / summary.parquet, "
+        + (f"{RUN_FILE} (how the sweep ran), " if run is not None else "")
+        + "journal.jsonl (resume).\n"
     )
+    if run is not None:
+        write_report(out / RUN_FILE, json.dumps(run, indent=2) + "\n")
+        files.append(str(out / RUN_FILE))
     write_report(out / "report.md", text)
     files.append(str(out / "report.md"))
     return files, notes

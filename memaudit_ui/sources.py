@@ -28,6 +28,7 @@ from memaudit_core.generators import (
     effective_params,
     generate,
     package_seed,
+    param_text,
     read_seed,
 )
 from memaudit_core.package import Package, load_package, loads_package
@@ -230,12 +231,9 @@ def upload_digest(data: bytes) -> str:
 
 
 def _param_text(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        # repr round-trips exactly; + 0.0 writes -0.0 as 0.0, one key per package (QA s40).
-        return repr(value + 0.0)
-    return str(value)
+    # The core's text (repr round-trips exactly; -0.0 is 0.0, one key per package, QA s40):
+    # sweep rows' params column writes values alike (QA s51 M2).
+    return param_text(value)
 
 
 def generated_key(family: str, seed: int, params: dict[str, object] | None = None) -> str:

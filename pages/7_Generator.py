@@ -10,6 +10,7 @@ import streamlit as st
 from memaudit_core.errors import MemAuditError
 from memaudit_core.generators import FAMILIES, MAX_GENERATED_SIZE, check_seed, estimated_size
 from memaudit_core.package import Package, dumps_package
+from memaudit_core.specs import PLAIN_INT_RULE
 from memaudit_ui import cached, render, sources, state
 from memaudit_ui.frame import (
     LinkSetting,
@@ -27,6 +28,12 @@ SPEC_KEY = "ma_gen_spec"
 #: The largest seed the form holds: a browser's number box is exact up to 2^53 - 1.
 MAX_FORM_SEED = 2**53 - 1
 PAGE = "Generator"
+#: Counts Preview presses; the run a press starts confirms it under the button and scrolls to
+#: the preview (QA s51 m5: at 1280x800 a family with 6+ parameters fills the screen, so the
+#: preview came below the fold and pressing Preview seemed to do nothing).
+PRESSED_KEY = "ma_gen_pressed"
+#: The preview heading's anchor, scrolled to after a press.
+PREVIEW_ANCHOR = "gen-preview"
 #: The link parameter naming the previewed package (its key), when it is not the open package:
 #: a preview lived in the session only, so its link opened a blank form (QA s48).
 PREVIEW = "preview"
@@ -166,6 +173,8 @@ st.caption(
     f"{MAX_GENERATED_SIZE:,}."
 )
 defaults = fam.defaults()
+#: The integer parameters: text boxes read by the core's rule (see _param_input).
+wholes = {n for n, d in defaults.items() if isinstance(d, int) and not isinstance(d, bool)}
 previous = spec if spec and spec["family"] == family else None
 seed_key = f"gen_{family}_seed"
 param_keys = {name: f"gen_{family}_{name}" for name in defaults}
@@ -179,18 +188,20 @@ def _param_input(name: str, default: object) -> None:
     key = param_keys[name]
     linked = linked_params.get(name, default) if family == linked_family else default
     linked = linked if type(linked) is type(default) else default
-    # An integer field is a float box (QA s40, defect 1): Streamlit's int box reads the typed
-    # text with parseInt, so 2.5 became 2 and 1e3 became 1 without a word. The core decides
-    # whether the number is an integer (see _on_preview).
+    # An integer field is a text box whose text goes to the core as typed (QA s51 m2): a
+    # number box sends the browser's number, so 1e3 and 3.0 arrived as 1000 and 3 and were
+    # built, while `memaudit generate --param` and gen: links refuse them by the core's rule
+    # (ASCII digits with an optional sign). QA s40, defect 1: Streamlit's int box read 2.5
+    # as 2 without a word.
     whole = isinstance(default, int) and not isinstance(default, bool)
-    _assign(key, float(linked) if whole else linked)
+    _assign(key, str(linked) if whole else linked)
     help_text = fam.param_help.get(name, "") + f" (default: {default!r})"
     # value=None: an emptied box stays empty (QA s47, defect 1: Streamlit's non-nullable box
     # put its default 0 back, and Preview built update_rate=0.0 without a word).
     if isinstance(default, bool):
         st.checkbox(name, key=key, help=help_text)
     elif whole:
-        st.number_input(name, value=None, step=1.0, format="%g", key=key, help=help_text)
+        st.text_input(name, key=key, help=help_text + f"; a whole number ({PLAIN_INT_RULE})")
     elif isinstance(default, float):
         step = 0.05 if abs(default) <= 1 else 0.5
         st.number_input(name, value=None, step=step, format="%g", key=key, help=help_text)
@@ -230,15 +241,22 @@ def _form_spec() -> dict[str, Any]:
     refuse them without a word)."""
     raw = st.session_state[seed_key] if fam.seeded else 0
     params: dict[str, object] = {}
-    for name, default in defaults.items():
-        value = st.session_state[param_keys[name]]
-        whole = isinstance(default, int) and not isinstance(default, bool)
-        params[name] = _whole(value) if whole else value
+    for name in defaults:
+        # An integer parameter's text as typed: the core reads it (QA s51 m2).
+        params[name] = st.session_state[param_keys[name]]
     spec_now: dict[str, Any] = {"family": family, "seed": _whole(raw), "params": params}
-    empty = [name for name, value in [("Seed", raw), *params.items()] if value is None]
+    # Empty boxes, named at once: a number box the browser left empty (None) or an integer
+    # parameter's blank text box.
+    empty = [
+        name
+        for name, value in [("Seed", raw), *params.items()]
+        if value is None or (name in wholes and isinstance(value, str) and not value.strip())
+    ]
+    whole_only = all(name in wholes for name in empty)
+    rule = f"empty: type a whole number ({PLAIN_INT_RULE})" if whole_only else EMPTY_BOX
     # Only the seed: any seed is valid, so an inexact one would build another package without
     # a word; a parameter that large meets the core's size rule first.
-    problem = f"{', '.join(empty)}: {EMPTY_BOX}" if empty else _form_error("Seed", raw)
+    problem = f"{', '.join(empty)}: {rule}" if empty else _form_error("Seed", raw)
     if problem is None:
         try:
             seed = check_seed(_whole(raw))
@@ -262,6 +280,8 @@ def _on_preview() -> None:
     _remember(seed_key, *param_keys.values())
     spec_now = _form_spec()
     st.session_state[SPEC_KEY] = spec_now
+    # This run shows where its answer is (QA s51 m5, see PRESSED_KEY).
+    st.session_state[PRESSED_KEY] = st.session_state.get(PRESSED_KEY, 0) + 1
     # In the link from this run's frame on, so the sidebar's links carry it too; only a key
     # that loads (QA s49), which the page loads again from the cache below.
     key_now = spec_now.get("key")
@@ -306,6 +326,11 @@ with st.form(f"gen_form_{family}"):
     st.form_submit_button(
         "Preview", type="primary", icon=":material/visibility:", on_click=_on_preview
     )
+# Right under the button: what a press made (filled below, once the preview is known).
+pressed_status = st.empty()
+pressed = st.session_state.get(PRESSED_KEY, 0)
+just_pressed = pressed != st.session_state.get(PRESSED_KEY + "_shown", 0)
+st.session_state[PRESSED_KEY + "_shown"] = pressed
 
 spec = st.session_state.get(SPEC_KEY)
 previous = spec if spec and spec["family"] == family else None
@@ -331,17 +356,38 @@ if previous is None:
     st.info("Set the parameters and press **Preview**.")
     st.stop()
 
+
+def _reveal_refusal() -> None:
+    """After a press that previews nothing, scroll just enough to show the refusal under the
+    button (QA s51 m5: at 1280x800 it came below the fold, unseen)."""
+    if just_pressed:
+        st.html(
+            f"<script>/* {pressed} */ const a = [...document.querySelectorAll("
+            '\'[data-testid="stMain"] [data-testid="stAlert"]\')].pop();'
+            "if (a) a.scrollIntoView({block: 'nearest'});</script>",
+            unsafe_allow_javascript=True,
+        )
+
+
 if "error" in previous:
     st.error(f"No preview: {md_escape(previous['error'])}")
+    _reveal_refusal()
     st.stop()
 if pkg is None:
     st.error(f"These parameters do not make a package: {load_error}")
+    _reveal_refusal()
     st.stop()
 key = previous["key"]
 
 stats = cached.package_stats_by_key(pkg, key)
 
-st.subheader(f"Preview · {md_escape(stats.title)}")
+st.subheader(f"Preview · {md_escape(stats.title)}", anchor=PREVIEW_ANCHOR)
+if just_pressed:
+    pressed_status.success(
+        f"Previewed **{md_escape(stats.title)}** (key `{key}`): [see it below](#{PREVIEW_ANCHOR}).",
+        icon=":material/arrow_downward:",
+    )
+
 st.caption(
     f"Package key `{key}` · id `{stats.package_id}` · content hash `{stats.content_hash[:16]}`"
 )
@@ -449,3 +495,14 @@ for tab, (name, df) in zip(
 ):
     with tab:
         render.table(df, f"gen_sample_{name}", f"{stats.package_id}-{name}-sample")
+
+if just_pressed:
+    # Bring the preview into view, last so that the page below it is there to scroll; the
+    # nonce makes each press's script a new element, which React runs again. scroll-margin
+    # keeps the heading clear of the app's top bar.
+    st.html(
+        f"<script>/* {pressed} */ const h = document.getElementById('{PREVIEW_ANCHOR}');"
+        "if (h) { h.style.scrollMarginTop = '4rem'; h.scrollIntoView({block: 'start'}); }"
+        "</script>",
+        unsafe_allow_javascript=True,
+    )

@@ -817,6 +817,9 @@ def test_a_sweep_records_how_its_intervals_were_drawn():
     res = sweep(packages, [4.0], writers=["density"])
     boot = res.to_dict()["bootstrap"]
     ratios = np.array([r.ratio for r in res.rows if r.method == "density"], dtype=float)
+    # The draws index the ratios in ascending order, not row order (QA s51 M1).
+    assert boot["order"] == "ascending ratios"
+    ratios = np.sort(ratios)
     draws = np.random.default_rng(boot["seed"]).integers(
         0, ratios.size, size=(boot["resamples"], ratios.size)
     )

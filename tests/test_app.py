@@ -186,7 +186,7 @@ def test_the_generator_starts_from_a_generated_package_in_the_link() -> None:
     # Its parameters too, so that Preview builds the package that is open (app QA).
     at = _run("pages/7_Generator.py", "gen:event_graph:5:n_experiences=20")
     _no_errors(at)
-    assert at.number_input(key="gen_event_graph_n_experiences").value == 20
+    assert at.text_input(key="gen_event_graph_n_experiences").value == "20"
 
 
 def test_external_stores_opens_the_demo_sample_in_one_click() -> None:

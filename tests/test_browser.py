@@ -588,7 +588,7 @@ def test_generator_preview_error_and_open(streamlit_server, page, artifacts_dir)
     page.get_by_role("combobox", name="Family", exact=True).click()
     page.get_by_role("option", name=re.compile(r"^event_graph")).click()
     settle(page)
-    field = page.get_by_role("spinbutton", name="n_experiences")
+    field = page.get_by_role("textbox", name="n_experiences")
     field.fill("30")
     # A bad parameter: a clear message, no traceback.
     rate = page.get_by_role("spinbutton", name="distractor_rate")

@@ -32,10 +32,13 @@ def _generator(package: str = "gen:memaudit-small:0") -> AppTest:
     return at
 
 
-def _preview(at: AppTest, **fields: float) -> AppTest:
-    """Set the memaudit-small form's fields (``seed`` or a parameter) and press Preview."""
+def _preview(at: AppTest, **fields: float | str) -> AppTest:
+    """Set the memaudit-small form's fields (``seed``, a number box, or a parameter, a text
+    box since QA s51) and press Preview."""
     for name, value in fields.items():
-        at.number_input(key=f"gen_memaudit-small_{name}").set_value(value)
+        key = f"gen_memaudit-small_{name}"
+        box = at.number_input(key=key) if name == "seed" else at.text_input(key=key)
+        box.set_value(value)
     at.button[0].click().run()  # the form's only button before a preview: Preview
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -53,7 +56,7 @@ def _preview_heads(at: AppTest) -> list[str]:
 
 
 def test_a_fractional_parameter_is_refused_with_the_cli_message():
-    at = _preview(_generator(), update_count=2.5)
+    at = _preview(_generator(), update_count="2.5")
     errors = _errors(at)
     assert any("'update_count' must be an integer" in e and "2.5" in e for e in errors), errors
     assert _preview_heads(at) == []  # no package built from a truncated 2
@@ -67,9 +70,8 @@ def test_a_fractional_seed_is_refused_not_truncated():
 
 
 def test_an_integral_number_is_kept_exactly():
-    """Regression guard in AppTest (the truncation of 1e3 was the browser's, see the browser
-    test below): 1000.0 from the box builds update_count=1000."""
-    at = _preview(_generator(), update_count=1000.0)
+    """Regression guard in AppTest: 1000 typed builds update_count=1000."""
+    at = _preview(_generator(), update_count="1000")
     assert _errors(at) == []
     assert _preview_heads(at) == ["Preview · memaudit-small (seed 0, update_count=1000)"]
 
@@ -80,7 +82,7 @@ def test_an_integral_number_is_kept_exactly():
 def test_a_negative_seed_clears_the_old_preview_and_names_the_rule():
     at = _preview(_generator(), seed=3)
     assert _preview_heads(at) == ["Preview · memaudit-small (seed 3)"]
-    _preview(at, seed=-1, normal_count=5)
+    _preview(at, seed=-1, normal_count="5")
     errors = _errors(at)
     assert any("Seed: seed must be an integer >= 0, got -1" in e for e in errors), errors
     assert _preview_heads(at) == []
@@ -152,7 +154,11 @@ def test_certification_link_and_box_say_the_family_does_not_use_the_seed():
 
 
 def _typed(page: Page, name: str, text: str) -> None:
-    field = page.get_by_test_id("stMain").get_by_role("spinbutton", name=name, exact=True)
+    main = page.get_by_test_id("stMain")
+    # The seed is a number box; an integer parameter a text box (QA s51 m2).
+    field = main.get_by_role("spinbutton", name=name, exact=True).or_(
+        main.get_by_role("textbox", name=name, exact=True)
+    )
     field.fill(text)
     field.press("Tab")
 
@@ -173,12 +179,13 @@ def test_the_browser_form_neither_truncates_nor_silently_refuses(streamlit_serve
     alerts = page.get_by_test_id("stAlert")
     heading = main.locator("h3").filter(has_text=re.compile(r"^Preview"))
 
-    # 1e3 is 1000 (Streamlit's integer box read it as 1).
-    _typed(page, "update_count", "1e3")
+    # 1000 builds (Streamlit's integer box read 1e3 as 1; since QA s51 1e3 is refused by the
+    # CLI's rule, as in `generate --param` and gen: links, see test_s51_repro).
+    _typed(page, "update_count", "1000")
     _press_preview(page)
     expect(heading).to_have_text("Preview · memaudit-small (seed 0, update_count=1000)")
 
-    # 2.5 is refused with the CLI's message (it became 2), and the 1e3 preview is gone.
+    # 2.5 is refused with the CLI's message (it became 2), and the 1000 preview is gone.
     _typed(page, "update_count", "2.5")
     _press_preview(page)
     expect(alerts.filter(has_text="'update_count' must be an integer")).to_be_visible()

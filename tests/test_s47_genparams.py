@@ -23,7 +23,7 @@ from playwright.sync_api import Page, expect
 from streamlit.testing.v1 import AppTest
 
 from memaudit_core.generators import FAMILIES
-from memaudit_core.specs import read_plain_number
+from memaudit_core.specs import PLAIN_INT_RULE, read_plain_number
 from memaudit_ui import sources
 
 GENERATOR = "pages/7_Generator.py"
@@ -68,22 +68,28 @@ def _empty_rule() -> str:
 )
 def test_an_empty_box_is_named_and_refused_not_read_as_zero(family: str, field: str) -> None:
     at = _generator(family)
-    at.number_input(key=f"gen_{family}_{field}").set_value(None)
+    # An integer parameter is a text box (QA s51 m2): its blank text is its empty value.
+    text = field == "normal_count"
+    box = (at.text_input if text else at.number_input)(key=f"gen_{family}_{field}")
+    box.set_value("" if text else None)
     at.button[0].click().run()  # the form's only button before a preview: Preview
     assert not at.exception, [e.value for e in at.exception]
     label = "Seed" if field == "seed" else field
     errors = _errors(at)
-    assert errors == [f"No preview: {label}: empty: {_empty_rule()}"], errors
+    rule = f"type a whole number ({PLAIN_INT_RULE})" if text else _empty_rule()
+    assert errors == [f"No preview: {label}: empty: {rule}"], errors
     assert _preview_heads(at) == []  # no package built from a 0 never typed
     assert not any("0.0" in e for e in errors), errors
     # The box stays empty on the next run, as the user left it (it showed 0).
-    assert at.number_input(key=f"gen_{family}_{field}").value is None
+    box = (at.text_input if text else at.number_input)(key=f"gen_{family}_{field}")
+    assert box.value == ("" if text else None)
 
 
 def test_every_empty_box_is_named_at_once() -> None:
     at = _generator("event_graph")
-    for field in ("seed", "update_rate", "n_experiences"):
+    for field in ("seed", "update_rate"):
         at.number_input(key=f"gen_event_graph_{field}").set_value(None)
+    at.text_input(key="gen_event_graph_n_experiences").set_value("")
     at.button[0].click().run()
     assert _errors(at) == [f"No preview: Seed, n_experiences, update_rate: empty: {_empty_rule()}"]
 
@@ -147,8 +153,10 @@ def test_the_browser_form_refuses_cleared_and_unholdable_boxes(streamlit_server,
     preview.click()
     wait_idle(page, LOAD_TIMEOUT_MS)
     expect(heading).to_have_text("Preview · Event graph (n=50, seed=0)")  # the defaults
+    # n_experiences is a text box since QA s51 (m2): abc stays abc, refused by the core's rule.
     for name, text in [("update_rate", HUGE), ("Seed", ""), ("n_experiences", "abc")]:
-        box = main.get_by_role("spinbutton", name=name, exact=True)
+        role = "textbox" if name == "n_experiences" else "spinbutton"
+        box = main.get_by_role(role, name=name, exact=True)
         expect(box).not_to_have_value("", timeout=LOAD_TIMEOUT_MS)
         box.click()
         box.press("Control+a")
@@ -157,9 +165,15 @@ def test_the_browser_form_refuses_cleared_and_unholdable_boxes(streamlit_server,
         wait_idle(page, LOAD_TIMEOUT_MS)
         preview.click()
         wait_idle(page, LOAD_TIMEOUT_MS)
-        expect(alerts.filter(has_text=f"No preview: {name}: empty")).to_be_visible()
+        said = (
+            "'n_experiences' must be an integer"
+            if role == "textbox"
+            else f"No preview: {name}: empty"
+        )
+        expect(alerts.filter(has_text=said)).to_be_visible()
         expect(heading).to_have_count(0)  # the last press's preview is gone, none built
-        expect(box).to_have_value("")  # it showed 0
+        # A number box is left empty (it showed 0); a text box holds what was typed.
+        expect(box).to_have_value(text if role == "textbox" else "")
         box.fill(restored[name])
         box.press("Tab")
         wait_idle(page, LOAD_TIMEOUT_MS)

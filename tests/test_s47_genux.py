@@ -45,7 +45,7 @@ def _previewed(at: AppTest) -> tuple[list[str], list[str], list[tuple[str, str]]
 def test_a_link_to_a_generated_package_previews_it() -> None:
     at = open_app(GENERATOR, package=LINK)
     assert at.number_input(key="gen_event_graph_seed").value == 7
-    assert at.number_input(key="gen_event_graph_n_experiences").value == 20
+    assert at.text_input(key="gen_event_graph_n_experiences").value == "20"
     assert at.number_input(key="gen_event_graph_update_rate").value == 0.5
     assert "Set the parameters and press **Preview**." not in [i.value for i in at.info]
     heads, keys, metrics = _previewed(at)

@@ -78,7 +78,7 @@ def test_a_linked_preview_fills_the_form_with_its_parameters() -> None:
     assert _preview_keys(at) == [EVENT20]
     assert at.selectbox(key="gen_family").value == "event_graph"
     assert at.number_input(key="gen_event_graph_seed").value == 7
-    assert at.number_input(key="gen_event_graph_n_experiences").value == 20
+    assert at.text_input(key="gen_event_graph_n_experiences").value == "20"
     assert _metric(at, "Experiences") == "20"
     # Pressing Preview on that form builds the same package, and the link stays.
     at.button[0].click().run()

@@ -86,8 +86,8 @@ def test_the_note_says_an_uncertified_opt_is_known_too_low_where_a_value_beats_i
 def test_a_refused_parameter_set_is_not_written_into_the_link():
     at = open_app(GENERATOR, package="gen:memaudit-small:0")
     assert not at.exception, [e.value for e in at.exception]
-    at.number_input(key="gen_memaudit-small_normal_count").set_value(0)
-    at.number_input(key="gen_memaudit-small_update_count").set_value(0)
+    at.text_input(key="gen_memaudit-small_normal_count").set_value("0")
+    at.text_input(key="gen_memaudit-small_update_count").set_value("0")
     at.button[0].click().run()
     assert not at.exception, [e.value for e in at.exception]
     errors = [e.value.replace("\\", "") for e in at.error]

@@ -191,7 +191,7 @@ def test_the_generator_page_shows_the_rule_of_a_refused_parameter():
     at = open_app("pages/7_Generator.py", package="gen:memaudit-small:0")
     assert not at.exception, [e.value for e in at.exception]
     for name in ("normal_count", "update_count"):
-        at.number_input(key=f"gen_memaudit-small_{name}").set_value(0.0)
+        at.text_input(key=f"gen_memaudit-small_{name}").set_value("0")
     at.button[0].click().run()
     assert not at.exception, [e.value for e in at.exception]
     errors = [e.value.replace("\\", "") for e in at.error]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import numbers
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ParamError, UnknownNameError, UsageError, check_names, check_params, cut_repr
@@ -310,6 +311,60 @@ def generate(
             tuple(clean),
         )
     return fam.build(seed=check_seed(seed), **clean)
+
+
+def param_text(value: object) -> str:
+    """A generator parameter's value as package keys, ``gen:`` links and sweep rows write it:
+    ``true`` / ``false``, a float's shortest round-trip digits (-0.0 as 0.0), else ``str``.
+
+    >>> [param_text(v) for v in (True, 0.25, -0.0, 3, "all")]
+    ['true', '0.25', '0.0', '3', 'all']
+    """
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value + 0.0)
+    return str(value)
+
+
+def recorded_params(meta: Mapping[str, Any]) -> str | None:
+    """The parameters a generated package records (``meta["params"]``, its defaults included)
+    as one canonical text, ``name=value;name=value`` sorted by name and percent-encoded as
+    package keys are; None for a package that records no generator parameters (a hand-made
+    file). Two packages of one family built with other parameters have other texts, even when
+    their ids or sources do not say so (QA s51 M2: a sweep row of ``random_coverage:0`` read
+    the same with and without ``--param n_groups=8``).
+
+    >>> from memaudit_core import generate
+    >>> recorded_params(generate("memaudit-small", normal_count=8).meta)
+    'normal_count=8;update_count=2'
+    >>> recorded_params({"generator": "x"}) is None
+    True
+    """
+    from urllib.parse import quote
+
+    params = meta.get("params") if isinstance(meta, Mapping) else None
+    if not isinstance(meta.get("generator"), str) or not isinstance(params, Mapping):
+        return None
+    return ";".join(
+        f"{quote(str(k), safe='')}={quote(param_text(v), safe=',.-_')}"
+        for k, v in sorted(params.items(), key=lambda kv: str(kv[0]))
+    )
+
+
+def parse_recorded_params(text: str) -> dict[str, str]:
+    """:func:`recorded_params`'s text back as ``{name: value text}`` (values decoded).
+
+    >>> parse_recorded_params("candidate_types=atomic_fact%3Bx;n=3")
+    {'candidate_types': 'atomic_fact;x', 'n': '3'}
+    """
+    from urllib.parse import unquote
+
+    out: dict[str, str] = {}
+    for item in filter(None, text.split(";")):
+        name, _, value = item.partition("=")
+        out[unquote(name)] = unquote(value)
+    return out
 
 
 def package_seed(family: str, seed: object) -> tuple[int, str | None]:
