@@ -67,7 +67,7 @@ def test_audit_reports_incumbent_bound_and_gap_of_limited_runs(hard_package, tmp
 def test_audit_row_saved_before_bounds_reads_as_unknown():
     row = AuditRow.from_dict(
         {
-            "instance_hash": "h",
+            "instance_hash": "0" * 64,  # a content hash, as every audit wrote
             "pool": "full",
             "budget": 2.0,
             "n_sources": 1,
