@@ -431,9 +431,21 @@ class CompiledInstance:
         return view, value_scale, cost_scale
 
     @cached_property
+    def _column_sums(self) -> np.ndarray:
+        """Each unit's total coverage over all candidates (read-only).
+
+        One ``bincount`` over the CSR entries: scipy's ``sum(axis=0)`` costs about 0.2 ms on a
+        small package, asked twice per pool instance of a bulk sweep (4% of it, profiled s52).
+        """
+        cov = self.coverage
+        return _frozen(
+            np.bincount(cov.indices, weights=cov.data, minlength=self.n_units).astype(float)
+        )
+
+    @cached_property
     def _covered(self) -> np.ndarray:
         """Whether any candidate covers each unit (a positive column sum)."""
-        return np.asarray(self.coverage.sum(axis=0)).ravel() > 0
+        return self._column_sums > 0
 
     def _scaled_weight(self, scale: float) -> np.ndarray:
         """The weights times ``scale`` (read-only), with those that would reach
@@ -448,8 +460,7 @@ class CompiledInstance:
     @cached_property
     def _unit_basis(self) -> np.ndarray:
         """w_r h(total coverage of r): the most each unit can add (:attr:`scaled_view`)."""
-        column_sums = np.asarray(self.coverage.sum(axis=0)).ravel()
-        return self.weight * get_saturation(self.saturation).h(column_sums)
+        return self.weight * get_saturation(self.saturation).h(self._column_sums)
 
     def _unit_terms(self, start: int, end: int) -> np.ndarray:
         """w_r h(a_rc) of the coverage cells ``start:end`` (CSR order, candidate by candidate)."""
