@@ -37,7 +37,9 @@ from .errors import (
     UnknownNameError,
     UsageError,
     cut_repr,
+    display_width,
     id_text,
+    pad_display,
 )
 from .specs import parse_number_list, parse_params, parse_seeds
 
@@ -665,14 +667,16 @@ def _json_default(o: Any) -> Any:
 def _table(headers: list[str], rows: list[list[str]]) -> str:
     # A newline or tab in an id split the row (validation QA): such cells print as repr.
     rows = [[c if c.isprintable() else repr(c) for c in row] for row in rows]
-    widths = [len(h) for h in headers]
+    # Widths in terminal columns, not characters (QA s51: a CJK id took twice its len(), and
+    # every column after it was shifted). Every text table of the CLI is made here.
+    widths = [display_width(h) for h in headers]
     for row in rows:
         for i, cell in enumerate(row):
-            widths[i] = max(widths[i], len(cell))
-    line = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
+            widths[i] = max(widths[i], display_width(cell))
+    line = "  ".join(pad_display(h, w) for h, w in zip(headers, widths, strict=True))
     out = [line, "  ".join("-" * w for w in widths)]
     for row in rows:
-        out.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)))
+        out.append("  ".join(pad_display(c, w) for c, w in zip(row, widths, strict=True)))
     return "\n".join(out)
 
 

@@ -689,6 +689,41 @@ def id_text(value: str, limit: int = 80) -> str:
     return value if len(value) <= limit and plain else cut_repr(value, limit)
 
 
+def display_width(text: str) -> int:
+    """The columns ``text`` takes on a terminal: 2 for each East Asian Wide or Fullwidth
+    character (CJK ideographs, kana, fullwidth forms, most emoji), 0 for each combining or
+    enclosing mark and format character (drawn over, or not at all), 1 for any other (CLI QA
+    s51: ``len()`` counted ユニット３ as 5 columns where it takes 10, and every column after it
+    was shifted). East Asian Ambiguous characters (①, Greek, Cyrillic) count 1, as terminals
+    outside a CJK locale draw them.
+
+    >>> display_width("u1"), display_width("ユニット３"), display_width("墓石①")
+    (2, 10, 5)
+    >>> display_width("cafe\u0301"), display_width("😀")
+    (4, 2)
+    """
+    if text.isascii():  # ids and numbers nearly always: one column a character
+        return len(text)
+    return sum(
+        0
+        if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf")
+        else 2
+        if unicodedata.east_asian_width(ch) in ("W", "F")
+        else 1
+        for ch in text
+    )
+
+
+def pad_display(text: str, width: int) -> str:
+    """``text`` padded with spaces to ``width`` terminal columns (:func:`display_width`), as
+    ``str.ljust`` pads ASCII; every text table of the CLI pads its cells with this.
+
+    >>> pad_display("ユニット３", 12) + "|", pad_display("v_3", 12) + "|"
+    ('ユニット３  |', 'v_3         |')
+    """
+    return text + " " * (width - display_width(text))
+
+
 def file_name_text(source: str) -> str:
     """``source`` as a message names a file: cut past 200 characters (library QA: a JSON text
     passed where a path was expected was repeated whole as the file name).
