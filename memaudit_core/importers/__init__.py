@@ -148,10 +148,11 @@ def load_external_store(
         Unknown format or cost rule.
     PackageError
         The export cannot be read, or names a unit ``package`` lacks; every problem located by
-        file, JSON path and rule. A file that looks like another format comes first with a
-        ``format-hint`` problem; a MemAudit package, a MemAudit store object (an item of a
-        package's ``stores``) or a benchmark file (LoCoMo, LongMemEval: a package source) gets
-        that hint alone.
+        file, JSON path and rule. A file that looks like another format (another export, a
+        Mem0 history, a MemAudit package, a MemAudit store object (an item of a package's
+        ``stores``) or a benchmark file: LoCoMo, LongMemEval, a package source) gets one
+        ``format-hint`` problem alone: the importer's own problems would only read it as
+        ``fmt`` and advise rewriting it into one.
 
     Examples
     --------
@@ -231,16 +232,17 @@ def load_external_store(
         if looks is None or looks == fmt or any(p.rule == "format-hint" for p in exc.problems):
             # The importer's own hint (Mem0's "these are history rows") says it already.
             raise
+        # Only the hint. QA s48: a package source's samples were
+        # read as memories ("$[0].id: the memory has no id" for each one); QA s51 defect 7:
+        # the same held for another export format, whose items the importer asked to rewrite
+        # into its own (a Zep edge's 'fact': "rename it to 'memory'"), which contradicts the
+        # hint.
         hint = Problem(
             "$",
             "format-hint",
             f"this file looks like {FORMAT_HINTS[looks]}, not an export of format {cut_repr(fmt)}",
         )
-        if looks in PACKAGE_FORMATS:
-            # QA s48: as for a package, the importer's problems only read a package source's
-            # samples as memories ("$[0].id: the memory has no id" for each one).
-            raise PackageError(exc.source, [hint]) from None
-        raise PackageError(exc.source, [hint, *exc.problems]) from None
+        raise PackageError(exc.source, [hint]) from None
     history_name = Path(history).name if isinstance(history, str | Path) else None
     meta = dict(store.meta)
     digest = file_sha256(path)

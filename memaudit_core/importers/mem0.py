@@ -63,13 +63,20 @@ output, which holds only the memories that call touched. Any other ``event`` val
 refused.
 
 Expiration (``expiration_date``, v2 / Platform): the export says nothing of *when* it was
-taken, so its latest readable time (items' ``created_at`` / ``updated_at`` and history rows)
-stands in for "now". A memory whose ``expiration_date`` falls before it (a date-only value
-lasts through that day; naive times are compared as UTC) is marked ``status="expired"`` (an
-active one; a superseded one keeps that status) and
-``meta["expired_before_export"] = True``; it stays in the store and counts like an active one
-(Mem0 v2 hides expired memories from ``get_all`` / ``search`` unless ``show_expired=True``).
-A warning says how many memories carry an ``expiration_date`` and how many of them had expired.
+taken, so its own latest readable time (its items' ``created_at`` / ``updated_at``, those of
+the memories it marks deleted too) stands in for "now": the export was taken no earlier. A
+history's times do not: the history is another file (``history()`` rows or ``history.db``),
+read when it was dumped, and it can run past the export, as an ``UPDATE`` dated after the
+export's time for its memory shows (QA s51: such a history's last time marked a memory
+expired while the same import said the export was older than the history). A memory whose
+``expiration_date`` falls before that time (a date-only value lasts through that day; naive
+times are compared as UTC) is marked ``status="expired"`` (an active one; a superseded one
+keeps that status) and ``meta["expired_before_export"] = True``; it stays in the store and
+counts like an active one (Mem0 v2 hides expired memories from ``get_all`` / ``search``
+unless ``show_expired=True``). A warning says how many memories carry an
+``expiration_date``, how many of them had expired, the time compared with and this rule
+(and, when a history runs later than the export, that its times were not used). An export
+with no readable time of its own marks none expired, and says so.
 
 History (``history=`` a JSON list of rows, a ``{"results": [...]}`` page, or Mem0's SQLite
 ``history.db``; and/or a ``"history"`` key next to ``"results"`` in the export -- when both
@@ -294,6 +301,50 @@ def _refuse_history(items: list[Any], base: str, col: Collector) -> None:
             "memories: give them as the export's history, beside the get_all() export "
             '(CLI --history, library history=, the app\'s "Mem0 history" upload)',
         )
+
+
+def _is_memory_item(item: Any) -> bool:
+    """A memory of an export (get_all item, raw payload or Qdrant point), not a history row:
+    it has the memory's text (or a payload) and no ``memory_id``."""
+    return (
+        isinstance(item, dict)
+        and "memory_id" not in item
+        and bool({"memory", "data", "payload"} & item.keys())
+    )
+
+
+def _refuse_export_as_history(
+    items: list[Any], base: str, col: Collector, *, file: bool, same: bool = False
+) -> None:
+    """Refuse memories given as the history (``file``: a history file, else the export's
+    ``history`` key), with the hint alone: the mirror of :func:`_refuse_history`. QA s51
+    defect 4: an export given as the history got one "history row needs a string
+    'memory_id'" per memory (up to 1,000 lines for a real export). ``same``: the history file
+    holds the export's own bytes."""
+    if not items or not all(_is_memory_item(it) for it in items):
+        return
+    n = f"{len(items)} {'memory' if len(items) == 1 else 'memories'}"
+    if not file:
+        message = (
+            f"the export's 'history' holds {n} ('id' and 'memory'), not history rows "
+            "(memory_id, old_memory, new_memory, event): put its history() rows there, or "
+            "remove the key"
+        )
+    else:
+        message = (
+            f"this file, given as the history, is a Mem0 export ({n} with 'id' and "
+            "'memory'), not history rows "
+            "(memory_id, old_memory, new_memory, event): "
+            + (
+                "it is the export itself, given again as its history; give as the history "
+                "the history() rows or the history.db Mem0 wrote with it, or no history"
+                if same
+                else "give it as the export (CLI --external FILE --format mem0, or memaudit "
+                "import mem0 FILE; in the app, the export upload), and as the history the "
+                "history() rows or the history.db Mem0 wrote with it"
+            )
+        )
+    fail(col.source, base, "format-hint", message)
 
 
 def _is_decision(item: Any) -> bool:
@@ -571,9 +622,10 @@ def _refuse_non_database(path: Path, data: bytes) -> None:
 
 
 def _history_rows(
-    history: Any, col: Collector, warnings: list[str]
+    history: Any, col: Collector, warnings: list[str], export_raw: bytes | None = None
 ) -> tuple[list[dict[str, Any]], str]:
-    """Rows from a path or already-decoded JSON, and a description of where they came from."""
+    """Rows from a path or already-decoded JSON, and a description of where they came from
+    (``export_raw``: the export's bytes, to say so when the history file is the export)."""
     if isinstance(history, str | Path):
         path = Path(history)
         data = read_bytes(path)
@@ -582,9 +634,17 @@ def _history_rows(
             kind = f"sqlite history.db ({_SCHEMA_NAMES[schema]})"
         else:
             _refuse_non_database(path, data)
-            data = load_json_file(path)
+            same = data == export_raw
             hcol = Collector(str(path))
-            rows = _json_history(data, hcol, "$", warnings, f"history file {path}")
+            rows = _json_history(
+                load_json_file(path),
+                hcol,
+                "$",
+                warnings,
+                f"history file {path}",
+                file=True,
+                same=same,
+            )
             hcol.raise_if_any()
             kind = "json history"
         # Warnings are printed under the export's name: a row of another file says which.
@@ -596,7 +656,14 @@ def _history_rows(
 
 
 def _json_history(
-    data: Any, col: Collector, base: str, warnings: list[str], what: str
+    data: Any,
+    col: Collector,
+    base: str,
+    warnings: list[str],
+    what: str,
+    *,
+    file: bool = False,
+    same: bool = False,
 ) -> list[dict[str, Any]]:
     if isinstance(data, dict) and isinstance(data.get("results"), list):
         # QA s25: one page of /v1/memories/events/ was read as the whole history, so the
@@ -613,6 +680,7 @@ def _json_history(
     if not isinstance(data, list):
         col.add(base, "mem0-history", "history must be a list of rows", json_type(data))
         return []
+    _refuse_export_as_history(data, base, col, file=file, same=same)
     rows = []
     for i, row in enumerate(data):
         path = f"{base}[{i}]"
@@ -871,7 +939,7 @@ def load_mem0_store(
         rows, kind = _history_rows(embedded, col, warnings)
         history_parts.append(f"{kind}: {len(rows)} row(s)")
     if history is not None:
-        given, kind = _history_rows(history, col, warnings)
+        given, kind = _history_rows(history, col, warnings, raw)
         history_parts.append(f"{kind}: {len(given)} row(s)")
         if embedded is not None:
             # QA s25: the export's own history was dropped without a word when a history
@@ -950,8 +1018,11 @@ def load_mem0_store(
             f"the export holds exactly {len(items)} memories, get_all's default limit "
             f"({'v1' if len(items) == 100 else 'v2'}): it may be truncated"
         )
-    # The export's times, for the expiration check: it has no "now" of its own.
-    times: list[datetime] = [t for t in (_as_utc(_row_time(r)) for r in rows) if t]
+    # The export's own times, for the expiration check: it has no "now" of its own. Not the
+    # history's (QA s51: a history dumped after the export marked a memory expired by a time
+    # the export never saw, while the same import said the export was older than the history).
+    times: list[datetime] = []
+    history_times = [t for t in (_as_utc(_row_time(r)) for r in rows) if t]
     expiring: list[tuple[Record, Any, str]] = []
     add_events: dict[str, int] = {}
     # QA s40 defect 1: replaced texts of the memories kept (see _replaced_texts); every
@@ -1176,7 +1247,13 @@ def load_mem0_store(
 
     if expiring:
         # QA s25: a memory past its expiration_date was scored as plain active, unsaid.
-        warnings.append(_mark_expired(expiring, max(times) if times else None))
+        warnings.append(
+            _mark_expired(
+                expiring,
+                max(times) if times else None,
+                max(history_times) if history_times else None,
+            )
+        )
     if add_events:
         counts = ", ".join(f"{e} {add_events[e]}" for e in _EVENTS if e in add_events)
         warnings.append(
@@ -1288,11 +1365,17 @@ def load_mem0_store(
     )
 
 
-def _mark_expired(expiring: list[tuple[Record, Any, str]], latest: datetime | None) -> str:
-    """Mark the memories expired before ``latest`` (the export's latest time); the warning.
+def _mark_expired(
+    expiring: list[tuple[Record, Any, str]],
+    latest: datetime | None,
+    history_latest: datetime | None = None,
+) -> str:
+    """Mark the memories expired before ``latest`` (the export's own latest time); the warning.
 
     A date-only ``expiration_date`` (the Platform's ``YYYY-MM-DD``) lasts through that day,
-    so it has expired when ``latest`` falls on a later date.
+    so it has expired when ``latest`` falls on a later date. ``history_latest`` (the history's
+    latest time) is never compared with: the warning names it when it is later than
+    ``latest`` (or ``latest`` is unknown), so the user sees which time was not used, and why.
     """
     expired: list[str] = []
     unreadable: list[str] = []
@@ -1313,17 +1396,27 @@ def _mark_expired(expiring: list[tuple[Record, Any, str]], latest: datetime | No
     text = f"{len(expiring)} memory(ies) carry an expiration_date; "
     if latest is None:
         text += (
-            "the export holds no readable time to compare them with, so none is marked "
-            "expired (each is kept as active)"
+            "the export's memories carry no readable created_at / updated_at to compare them "
+            "with, so none is marked expired (each is kept as active)"
         )
     else:
         text += (
             f"{len(expired)} of them expire before the export's latest time "
             f"({latest.isoformat()})"
-            + (f": {first_few(expired, 10)}" if expired else "")
-            + "; those are marked status 'expired' (a superseded one keeps that status) and "
-            "still counted as part of the store (Mem0 v2 hides expired memories from get_all "
-            "and search unless show_expired=True)"
+            + (
+                f": {first_few(expired, 10)}; those are marked status 'expired' (a superseded "
+                "one keeps that status) and still counted as part of the store (Mem0 v2 hides "
+                "expired memories from get_all and search unless show_expired=True)"
+                if expired
+                else ", so none is marked expired"
+            )
+            + ". Rule: the export does not say when it was taken, so its memories' latest "
+            "created_at / updated_at stands in for 'now' (it was taken no earlier)"
+        )
+    if history_latest is not None and (latest is None or history_latest > latest):
+        text += (
+            f"; the history's later times (up to {history_latest.isoformat()}) are not used: "
+            "a history is read when it is dumped and can run past the export it goes with"
         )
     if unreadable:
         text += (
