@@ -720,7 +720,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
         "warnings": warnings,
     }
     human = (
-        f"{_file_name(args.package)}: valid package {pkg.id!r} — {_package_counts(pkg)}; "
+        # The full content hash (QA s51 m3: only --json gave it, so checking a file against
+        # a published 64-digit hash took Python).
+        f"{_file_name(args.package)}: valid package {pkg.id!r} (content hash "
+        f"{pkg.content_hash()}) — {_package_counts(pkg)}; "
         # Ten digits, as budgets (QA s47: four decimals read 99.9999999 as 100); not
         # amount_text: importing analysis would double validate's start-up time.
         f"total cost {pkg.total_cost():.10g} {pkg.cost_unit}"
@@ -2127,7 +2130,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
     save_package(pkg, args.output)
     print_warnings(args.output, warnings, limit=None)
     print(
-        f"wrote {args.output}: {pkg.id} — {_package_counts(pkg)}",
+        # The full content hash, as validate says it (QA s51 m3).
+        f"wrote {args.output}: {pkg.id} (content hash {pkg.content_hash()}) — "
+        f"{_package_counts(pkg)}",
         file=sys.stderr,
     )
     if args.json:  # as `import -o FILE --json` (CLI QA: stdout was empty)
@@ -2317,9 +2322,13 @@ def _library_result_human(res: Any, path: str) -> str:
 
     notes: tuple[str, ...] = tuple(getattr(res, "notes", ()))
     if isinstance(res, BudgetCurve):
-        about = f"package {res.package_id}; budgets ({res.cost_unit}) " + ", ".join(
+        # Its source and settings when it records them (QA s51 m4: the app's file did not).
+        source = f" from {res.source}" if res.source else ""
+        about = f"package {res.package_id}{source}; budgets ({res.cost_unit}) " + ", ".join(
             f"{b:.10g}" for b in res.budgets
         )
+        if res.settings:
+            about += "\nsettings: " + ", ".join(f"{k}={v}" for k, v in res.settings)
         table = _dict_table(res.opt_rows()) + "\n\n" + _dict_table(res.point_rows())
         notes += res.errors
     elif isinstance(res, AblationCurve):

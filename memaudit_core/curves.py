@@ -61,7 +61,7 @@ from .errors import (
     check_params,
     cut_repr,
 )
-from .generators import FAMILIES, coerce_params, generate
+from .generators import FAMILIES, coerce_params, generate, recorded_params
 from .generators.base import titled, variant_names
 from .package import Package, Store, check_package
 from .plugins import module_found
@@ -278,6 +278,11 @@ def _split(methods: Sequence[Method]) -> tuple[list[str], list[str], list[str]]:
     return writers, stores, ablations
 
 
+#: The cross-checks of a curve's sweeps (:func:`memaudit_core.analysis.sweep`'s default),
+#: recorded in :attr:`BudgetCurve.settings`.
+CURVE_CROSS_CHECK = "sample"
+
+
 def _sweep_rows(
     packages: Sequence[Package],
     grid: Sequence[float],
@@ -301,13 +306,22 @@ def _sweep_rows(
         solver=solver,
         time_limit=time_limit,
         progress=progress,
+        cross_check=CURVE_CROSS_CHECK,
     )
     name_to_key = {
         m.name: m.key for m in methods if not (m.name in clash and m.kind in ("store", "external"))
     }
     keyed = [(name_to_key[r.method], r) for r in main.rows]
     if clash:
-        extra = sweep(packages, grid, [], stores=clash, solver=solver, time_limit=time_limit)
+        extra = sweep(
+            packages,
+            grid,
+            [],
+            stores=clash,
+            solver=solver,
+            time_limit=time_limit,
+            cross_check=CURVE_CROSS_CHECK,
+        )
         keyed += [(f"store:{r.method}", r) for r in extra.rows]
     return keyed, main.errors
 
@@ -457,6 +471,33 @@ class BudgetCurve:
     #: One message per writer that failed (where, and the first reason); kept apart from
     #: ``notes`` so that a page shows them as errors (QA s39, defect 8: shown as information).
     errors: tuple[str, ...] = ()
+    #: Where the package came from, named as its caller names it (the app's package key, such
+    #: as ``gen:memaudit-small:4:normal_count=5``; :meth:`with_source`), or None. QA s51 m4:
+    #: the app's saved curve named no source, generator or settings; these fields are named
+    #: as a CLI sweep file's rows (``source``, ``family``, ``seed``, ``params``) and its
+    #: ``settings``.
+    source: str | None = None
+    #: The generator family, seed and parameters the package's ``meta`` records
+    #: (``params``: :func:`~memaudit_core.generators.recorded_params`), None for a package
+    #: that records none.
+    family: str | None = None
+    seed: int | None = None
+    params: str | None = None
+    #: How the optima were solved, as (name, value) pairs: ``solver``, ``time_limit`` (per
+    #: solve), ``total_time_limit`` (shared by the curve's solves), ``cross_check``.
+    settings: tuple[tuple[str, Any], ...] = ()
+
+    def with_source(self, source: str | None) -> BudgetCurve:
+        """This curve naming ``source`` as where its package came from (the app's package
+        key): a curve is computed (and cached) per package content, which several sources
+        may share.
+
+        >>> from memaudit_core.generators import generate
+        >>> curve = budget_curve(generate("update_chain"), [6], ["gvt"])
+        >>> curve.with_source("gen:update_chain:0").to_dict()["source"]
+        'gen:update_chain:0'
+        """
+        return replace(self, source=source)
 
     @property
     def all_certified(self) -> bool:
@@ -539,6 +580,11 @@ class BudgetCurve:
             "result_kind": self.RESULT_KIND,
             "package_id": self.package_id,
             "content_hash": self.content_hash,
+            "source": self.source,
+            "family": self.family,
+            "seed": self.seed,
+            "params": self.params,
+            "settings": dict(self.settings),
             "cost_unit": self.cost_unit,
             "saturation": self.saturation,
             "budgets": list(self.budgets),
@@ -554,13 +600,39 @@ class BudgetCurve:
     def from_dict(cls, data: Mapping[str, Any], path: str = "$") -> BudgetCurve:
         """The curve whose :meth:`to_dict` is ``data`` (see :func:`memaudit_core.read_result`);
         a located ``ResultError`` on bad input or numbers that contradict each other."""
-        from .results import check_finite, from_fields
+        from .results import check_finite, from_fields, pairs
 
-        # QA s40: a saved budget curve could not be read back at all.
-        res = from_fields(cls, data, path, kind=cls.RESULT_KIND)
+        # QA s40: a saved budget curve could not be read back at all. A curve saved before
+        # QA s51 m4 names no source, generator or settings: it reads back without them.
+        res = from_fields(
+            cls,
+            data,
+            path,
+            kind=cls.RESULT_KIND,
+            convert={"settings": pairs},
+            optional=("source", "family", "seed", "params", "settings"),
+        )
         check_finite(f"{path}.time_s", res.time_s)  # QA s47: "NaN" was read back
+        res._check_origin(path)
         res._check_consistent(path)
         return res
+
+    def _check_origin(self, path: str) -> None:
+        """Refuse a read-back seed below 0, or a seed or parameters without a family (both
+        are a family's), by a sweep row's rules."""
+        from .errors import ResultError
+
+        if self.seed is not None and self.seed < 0:
+            raise ResultError(f"{path}.seed", "wrong value", "a seed is an integer >= 0", self.seed)
+        for name in ("seed", "params"):
+            value = getattr(self, name)
+            if value is not None and self.family is None:
+                raise ResultError(
+                    f"{path}.{name}",
+                    "inconsistent",
+                    f"a generator's {name} belongs to a family, and this curve's family is null",
+                    value,
+                )
 
     def _check_consistent(self, path: str) -> None:
         """Refuse a read-back curve whose points leave its grid or whose ratios are not
@@ -925,6 +997,9 @@ def budget_curve(
         notes.append(saturation_note)
     if progress is not None:
         progress(total, total)
+    meta = package.meta if isinstance(package.meta, Mapping) else {}
+    family, seed = meta.get("generator"), meta.get("seed")
+    family = family if isinstance(family, str) else None
     return BudgetCurve(
         package_id=package.id,
         content_hash=inst.content_hash,
@@ -937,6 +1012,19 @@ def budget_curve(
         notes=tuple(notes),
         time_s=time.perf_counter() - t0,
         errors=tuple(failure_notes(failures)),
+        family=family,
+        # As a sweep row records them (suites._index_one): an int seed, the params' text.
+        seed=seed
+        if family is not None and isinstance(seed, int) and not isinstance(seed, bool)
+        else None,
+        params=recorded_params(meta),
+        settings=(
+            ("solver", solver),
+            ("time_limit", time_limit),
+            ("total_time_limit", total_time_limit),
+            # No method, no sweep: the optima alone are solved, and nothing is cross-checked.
+            ("cross_check", CURVE_CROSS_CHECK if chosen else None),
+        ),
     )
 
 

@@ -246,7 +246,7 @@ def parse_family_spec(
     if items:
         from .generators import generate
 
-        generate(name, seed=family_seeds[0], **dict(items))
+        generate(name, seed=package_seed(name, family_seeds[0])[0], **dict(items))
     # QA s44: a sweep of update_chain:0-3 built four packages differing in meta["seed"] only,
     # labelled by hashes that neither `generate --seed 3` nor gen:update_chain:3 rebuilds.
     return [
@@ -560,8 +560,9 @@ def instance_hash(package: Package) -> str:
     Examples
     --------
     >>> from memaudit_core.generators import generate
-    >>> instance_hash(generate("update_chain", seed=1)) == instance_hash(generate("update_chain"))
-    True
+    >>> a, b = generate("density_trap", seed=0), generate("density_trap", seed=4)
+    >>> a.content_hash() == b.content_hash(), instance_hash(a) == instance_hash(b)  # same draw
+    (False, True)
     """
     weights = package.unit_weights()
     unit_pos = {u.id: i for i, u in enumerate(package.units)}

@@ -477,7 +477,11 @@ if curve.methods:
         },
     )
 
-render.result_json(curve, "sweep_json", f"{pkg.id}-sweep", "Sweep result (JSON)")
+# Naming its package's key (QA s51 m4: the file named neither source nor settings; the curve
+# records the generator and settings, and is cached per content, which several keys share).
+render.result_json(
+    curve.with_source(ctx.package_key), "sweep_json", f"{pkg.id}-sweep", "Sweep result (JSON)"
+)
 
 # ------------------------------------------------------------------ seed band
 # Computed after the package's own curve is drawn: it takes longer, and when it fails the

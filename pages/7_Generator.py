@@ -8,7 +8,14 @@ import pandas as pd
 import streamlit as st
 
 from memaudit_core.errors import MemAuditError
-from memaudit_core.generators import FAMILIES, MAX_GENERATED_SIZE, check_seed, estimated_size
+from memaudit_core.generators import (
+    FAMILIES,
+    MAX_GENERATED_SIZE,
+    check_seed,
+    estimated_size,
+    generate_command,
+    package_file_stem,
+)
 from memaudit_core.package import Package, dumps_package
 from memaudit_core.specs import PLAIN_INT_RULE
 from memaudit_ui import cached, render, sources, state
@@ -388,9 +395,19 @@ if just_pressed:
         icon=":material/arrow_downward:",
     )
 
+# The full hash and the CLI command, each in a code block with a copy button (QA s51 m3: 16
+# hex digits only, so a file could not be checked against a published hash); the file name
+# is the id, which names the seed already (QA s51 m6: "...-s4-...-seed4.json").
+file_name = render.safe_filename(package_file_stem(pkg)) + ".json"
 st.caption(
-    f"Package key `{key}` · id `{stats.package_id}` · content hash `{stats.content_hash[:16]}`"
+    f"Package key `{key}` · id `{stats.package_id}` · content hash (SHA-256 of the canonical "
+    "JSON, as `memaudit validate` prints it):"
 )
+st.code(stats.content_hash, language=None)
+command = generate_command(pkg, file_name)
+if command is not None:
+    st.caption("The same file from the CLI, byte for byte what **Download JSON** gives:")
+    st.code(command, language="bash")
 for warning in stats.warnings:
     st.warning(warning)
 
@@ -421,9 +438,10 @@ open_clicked = b1.button(
 b2.download_button(
     "Download JSON",
     lambda: dumps_package(pkg).encode("utf-8"),
-    file_name=render.safe_filename(f"{stats.package_id}-seed{previous['seed']}") + ".json",
+    file_name=file_name,
     mime="application/json",
     on_click="ignore",
+    key="gen_download",
     icon=":material/download:",
     help="The canonical package JSON (format v1), ready to upload or to diff.",
 )

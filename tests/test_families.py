@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import random
+import warnings
 
 import pytest
 
@@ -87,9 +88,13 @@ def test_seed_changes_content_only_when_seeded(name):
 @pytest.mark.parametrize("name", FAMILY_NAMES)
 @pytest.mark.parametrize("seed", [0, 5])
 def test_meta_records_generator_params_seed(name, seed):
-    pkg = generate(name, seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a seed-invariant family's seed 5 is said unused
+        pkg = generate(name, seed)
     assert pkg.meta["generator"] == name
-    assert pkg.meta["seed"] == seed
+    # A seed-invariant family's one package is seed 0's (QA s51 m1: seed 5 was recorded, so
+    # the library's package had another content hash than the CLI's and the app's).
+    assert pkg.meta["seed"] == (seed if FAMILIES[name].seeded else 0)
     assert pkg.meta["params"] == FAMILIES[name].defaults()
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import numbers
 import sys
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -271,6 +272,12 @@ def generate(
     Parameters given as strings (from the CLI) are converted to the type of the default.
     ``max_size`` caps :func:`estimated_size` (the app passes a smaller cap than the CLI).
 
+    A seed-invariant family (``update_chain``, ``temporal_interval``) has one package, built
+    at seed 0 whatever ``seed`` says, with a :class:`UserWarning` naming the seed unused when
+    it is not 0 (:func:`package_seed`): as ``memaudit generate --seed`` and the app's
+    ``gen:`` links build it. QA s51 m1: ``generate("update_chain", seed=5)`` recorded seed 5,
+    so one id (``update_chain``) had one content hash here and another in the CLI and the app.
+
     Raises
     ------
     UnknownNameError
@@ -290,6 +297,14 @@ def generate(
     [('density_trap-s1', True), ('density_trap-s2', False)]
     >>> [s.n for s in sweep(packages, [6], ["density"]).summary]
     [2]
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as said:  # seed-invariant: seed 0's package
+    ...     warnings.simplefilter("always")
+    ...     same = generate("update_chain", seed=5)
+    >>> same.meta["seed"], same.content_hash() == generate("update_chain").content_hash()
+    (0, True)
+    >>> str(said[0].message).startswith("seed 5: update_chain is seed-invariant")
+    True
     >>> from memaudit_core.errors import UnknownNameError
     >>> try:
     ...     generate("update_chain", lenght=2)
@@ -310,7 +325,11 @@ def generate(
             f"entries, more than the {max_size:,.0f} allowed here [rule: generator-size]",
             tuple(clean),
         )
-    return fam.build(seed=check_seed(seed), **clean)
+    built_seed, note = package_seed(family, seed)
+    if note is not None:
+        # Said the Python way (the library prints nothing): the caller's line is named.
+        warnings.warn(f"seed {check_seed(seed)}: {note}", stacklevel=2)
+    return fam.build(seed=built_seed, **clean)
 
 
 def param_text(value: object) -> str:
@@ -367,6 +386,76 @@ def parse_recorded_params(text: str) -> dict[str, str]:
     return out
 
 
+def package_file_stem(package: Package) -> str:
+    """The name a generated package's file is saved under, without ``.json``: its id, which
+    names the seed of a seeded family (``memaudit-small-s4``) and none of a seed-invariant one
+    (one package, seed 0's); ``-seed{N}`` is added only for an id that does not name it.
+
+    QA s51 m6: the Generator's download was ``memaudit-small-s4-...-seed4.json`` and
+    ``update_chain-length-6-seed0.json``.
+
+    >>> package_file_stem(generate("memaudit-small", seed=4, normal_count=5))
+    'memaudit-small-s4-normal_count=5'
+    >>> package_file_stem(generate("update_chain", length=6))
+    'update_chain-length=6'
+    """
+    meta = package.meta if isinstance(package.meta, Mapping) else {}
+    family, seed = meta.get("generator"), meta.get("seed")
+    fam = FAMILIES.get(family) if isinstance(family, str) else None
+    if fam is None or not fam.seeded or not isinstance(seed, int) or isinstance(seed, bool):
+        return package.id
+    if f"-s{seed}" in {f"-{part}" for part in package.id.split("-")}:
+        return package.id
+    return f"{package.id}-seed{seed}"
+
+
+def generate_command(package: Package, output: str | None = None) -> str | None:
+    """The ``memaudit generate`` command that builds ``package`` from what its ``meta``
+    records (family, seed, parameters), writing ``output`` when given; None for a package
+    whose meta names no registered family or parameters it has.
+
+    The parameters that differ from their defaults are given (one ``--param`` each, in the
+    text :func:`param_text` writes, as the app's package keys hold them), and ``--seed`` for
+    a seeded family. Each argument is quoted for a POSIX shell where it needs it. QA s51 m3:
+    the Generator page named no CLI equivalent of the package it previews.
+
+    >>> generate_command(generate("memaudit-small", seed=4, normal_count=5), "small.json")
+    'memaudit generate memaudit-small --seed 4 --param normal_count=5 -o small.json'
+    >>> generate_command(generate("event_graph", seed=2, candidate_types="tombstone, summary"))
+    'memaudit generate event_graph --seed 2 --param candidate_types=summary,tombstone'
+    >>> generate_command(generate("update_chain"))
+    'memaudit generate update_chain'
+    """
+    import shlex
+
+    meta = package.meta if isinstance(package.meta, Mapping) else {}
+    family, seed, params = meta.get("generator"), meta.get("seed"), meta.get("params", {})
+    fam = FAMILIES.get(family) if isinstance(family, str) else None
+    if fam is None or not isinstance(params, Mapping):
+        return None
+    defaults = fam.defaults()
+    if any(name not in defaults for name in params):
+        return None
+    params = _effective(fam, dict(params))
+    words = ["memaudit", "generate", family]
+    if fam.seeded:
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            return None
+        words += ["--seed", str(seed)]
+    for name, value in sorted(params.items()):
+        default = defaults[name]
+        same = (
+            value is default
+            if isinstance(default, bool)
+            else (type(value) is type(default) and value == default)
+        )
+        if not same:
+            words += ["--param", f"{name}={param_text(value)}"]
+    if output is not None:
+        words += ["-o", output]
+    return " ".join(shlex.quote(word) for word in words)
+
+
 def package_seed(family: str, seed: object) -> tuple[int, str | None]:
     """The seed the one package of ``family`` at ``seed`` is built with, and a note when it
     is not ``seed``: a seed-invariant family has one package, built at seed 0.
@@ -376,9 +465,10 @@ def package_seed(family: str, seed: object) -> tuple[int, str | None]:
     box fixed at 0) could not make, and a link ``gen:update_chain:5`` opened it while Preview
     switched to seed 0. The CLI's ``generate``, the app's links and suite sources
     (:func:`memaudit_core.suites.parse_family_spec`: ``update_chain:0-3`` is one source,
-    ``update_chain:0``, swept once with a note, QA s44) use this. :func:`generate` itself keeps
-    the seed it is given, recorded in ``meta`` (so ``generate("update_chain", 3)`` has another
-    content hash than the canonical package): call this first for the one package.
+    ``update_chain:0``, swept once with a note, QA s44) use this, and so does :func:`generate`
+    (QA s51 m1: it kept the seed it was given, so ``generate("update_chain", 3)`` had another
+    content hash than the CLI's and the app's package of the same id), which warns with the
+    note.
 
     Examples
     --------
