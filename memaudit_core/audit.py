@@ -57,7 +57,7 @@ from .errors import (
 )
 from .package import CANDIDATE_TYPES, Package
 from .shortrepr import short_repr
-from .solvers import _check_limits
+from .solvers import _check_limits, gap_percent
 from .solvers.certify import ENUM_CROSS_MAX
 from .solvers.milp import unsupported_saturation
 from .suites import (
@@ -1575,8 +1575,7 @@ def unproven_lines(report: AuditReport, limit: int | None = None) -> str:
             what = "optimum" if status == "optimal" else "incumbent"
             parts.append(
                 f"{eng} {status} {what} {_g6(getattr(r, f'{eng}_value'))} "
-                f"bound {_g6(getattr(r, f'{eng}_bound'))} gap "
-                + ("n/a" if gap is None else f"{gap:.2%}")
+                f"bound {_g6(getattr(r, f'{eng}_bound'))} gap " + gap_percent(gap)
             )
         why = "".join(f" ({p})" for p in r.problems if "not counted" in p)
         lines.append(

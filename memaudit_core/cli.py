@@ -51,6 +51,14 @@ if TYPE_CHECKING:
     from .suites import PackageSource
 
 EXIT_USER_ERROR = 2
+#: Exit status of an audit whose verdict is FAIL or NOTHING CHECKED (and of a disagreement
+#: between the exact engines in any command).
+EXIT_NOT_PASSED = 1
+#: Exit status of a suite run (``sweep`` or ``audit``) that stopped with tasks left
+#: (``--max-tasks``), and of ``show`` of one: its result is partial, and the same command with
+#: the same ``--out`` resumes it (s52: an INCOMPLETE audit exited 0, which a CI script read as
+#: a pass). Apart from 1 so that a script can tell "run it again" from "it failed".
+EXIT_INCOMPLETE = 3
 #: Exit status after Ctrl-C (128 + SIGINT), as shells report it.
 EXIT_INTERRUPTED = 130
 #: Exit status after SIGTERM (128 + SIGTERM): ``kill``, ``timeout``, a CI runner's cancel.
@@ -2272,8 +2280,12 @@ def cmd_show(args: argparse.Namespace) -> int:
     # file carried (QA s39: show --json dropped it; solve and score write it beside the result).
     if unit is not None and isinstance(res, SolveResult | StoreEvaluation):
         again["cost_unit"] = unit
+    # The saved run's verdict, as the run exited on it (s52: an INCOMPLETE audit and an
+    # incomplete sweep read back with exit 0).
+    args._exit_code, reason = result_exit_status(res, saved_in=str(args.result))
     _emit(again, args.json, human)
-    return 0
+    _say_exit_reason(reason)
+    return args._exit_code
 
 
 def _cell(value: Any, digits: int = 6) -> str:
@@ -2297,11 +2309,34 @@ def _amount_column(header: str) -> bool:
     return bool(re.search(r"\b(budget|cost)\b", header.replace("_", " ")))
 
 
+def _gap_column(header: str) -> bool:
+    """Whether a saved result's column holds a relative gap ("gap", "milp gap", "pool_gap").
+
+    >>> [_gap_column(h) for h in ("gap", "OPT gap", "opt_gap", "gapless", "budget")]
+    [True, True, True, False, False]
+    """
+    return header == "gap" or header.endswith((" gap", "_gap"))
+
+
 def _dict_table(rows: list[dict[str, Any]]) -> str:
+    from .solvers import gap_percent
+
     headers = list(dict.fromkeys(k for row in rows for k in row))
     # Budgets and costs to a budget's ten digits (QA s47: six read 99.9999999 as 100).
     digits = {h: 10 if _amount_column(h) else 6 for h in headers}
-    return _table(headers, [[_cell(row.get(h), digits[h]) for h in headers] for row in rows])
+    # Gaps in percent, as every face prints them (s52: show printed fractions, 0.0353).
+    return _table(
+        headers,
+        [
+            [
+                gap_percent(row.get(h))
+                if _gap_column(h) and isinstance(row.get(h), float | int | type(None))
+                else _cell(row.get(h), digits[h])
+                for h in headers
+            ]
+            for row in rows
+        ],
+    )
 
 
 def _library_result_human(res: Any, path: str) -> str:
@@ -2919,9 +2954,12 @@ def cli_sweep_suite(args: Any) -> int:
         human += (
             f"\n{len(res.errors)} writer run(s) failed; their rows are missing (details on stderr)"
         )
-    args._exit_code = EXIT_USER_ERROR if res.errors else 0  # kept if a closed pipe cuts _emit
+    # Kept if a closed pipe cuts _emit. A failed writer (2) comes before tasks left to run (3).
+    status, reason = result_exit_status(res)
+    args._exit_code = EXIT_USER_ERROR if res.errors else status
     _emit(res.to_dict(), args.json, human)
     _report_writer_failures(res.errors, args.debug)
+    _say_exit_reason(reason)
     return args._exit_code
 
 
@@ -3014,7 +3052,7 @@ def _audit_human(rep: Any, saved_in: str | None = None) -> str:
 
 
 def cli_audit(args: Any) -> int:
-    """``memaudit audit``: exit status 0 when every check agrees, 1 on any disagreement."""
+    """``memaudit audit``: exit status 0 on PASS only (:func:`result_exit_status`)."""
     from .audit import audit
 
     check_suite_arguments(args)
@@ -3025,11 +3063,61 @@ def cli_audit(args: Any) -> int:
         **_suite_run_options(args, "audit"),
     )
     rep = _with_seed_note(rep, args)
-    # Exit 1 on a disagreement, and when no check could be cross-checked at all (set before
-    # the output, which a reader that closes the pipe may cut short).
-    args._exit_code = 1 if rep.n_disagree or rep.verdict == "NOTHING CHECKED" else 0
+    # Every verdict but PASS exits non-zero (s52: INCOMPLETE exited 0); set before the output,
+    # which a reader that closes the pipe may cut short.
+    args._exit_code, reason = result_exit_status(rep)
     _emit(rep.to_dict(), args.json, _audit_human(rep))
+    _say_exit_reason(reason)
     return args._exit_code
+
+
+def result_exit_status(res: Any, saved_in: str | None = None) -> tuple[int, str | None]:
+    """The exit status a suite result gives, and the one line that says why (None for 0).
+
+    One rule for the run and for ``show`` of its saved result (``saved_in``: the file), so a
+    CI script reads a saved result as it read the run: an audit exits 0 only on PASS (1 on
+    FAIL or NOTHING CHECKED, :data:`EXIT_INCOMPLETE` on INCOMPLETE, 1 when an incomplete audit
+    has found a disagreement already), a sweep suite :data:`EXIT_INCOMPLETE` when tasks are
+    left; any other result 0. Writer failures (a sweep's exit 2) are the run's own error, not
+    the result's verdict: ``show`` lists them and exits 0.
+    """
+    from .audit import AuditReport
+    from .suites import SweepSuiteResult
+
+    if not isinstance(res, AuditReport | SweepSuiteResult):
+        return 0, None
+    kind = "audit" if isinstance(res, AuditReport) else "sweep"
+    what = kind if saved_in is None else f"the {kind} saved in {saved_in}"
+    resume = "the same command with the same --out resumes it" + (
+        "" if res.out is None else f" ({res.out})"
+    )
+    if isinstance(res, AuditReport):
+        done = res.n_agree + res.n_disagree + res.n_unproven + res.n_skipped
+        if res.n_disagree:  # found already, whether or not checks are left
+            code = EXIT_NOT_PASSED
+            why = f"{res.n_disagree} of the {done} checks run disagree"
+        elif not res.complete:
+            code, why = EXIT_INCOMPLETE, f"{done} of {res.n_tasks} checks run; {resume}"
+        elif res.verdict == "NOTHING CHECKED":
+            code = EXIT_NOT_PASSED
+            why = (
+                f"none of the {res.n_tasks} checks was cross-checked ({res.n_unproven} "
+                f"unproven, {res.n_skipped} skipped)"
+            )
+        else:
+            return 0, None
+        return code, f"exit {code}: {what}: {res.verdict}, {why}"
+    if not res.complete:
+        why = f"{res.executed + res.reused} of {res.n_tasks} tasks done; {resume}"
+        return EXIT_INCOMPLETE, f"exit {EXIT_INCOMPLETE}: {what}: incomplete, {why}"
+    return 0, None
+
+
+def _say_exit_reason(reason: str | None) -> None:
+    """The one line on stderr that says why the command exits non-zero (stdout keeps the
+    report or the JSON object alone)."""
+    if reason is not None:
+        print(_terminal_safe(f"memaudit: {reason}"), file=sys.stderr)
 
 
 #: ``--plugin-module``'s help (before and after the command).
@@ -3094,18 +3182,43 @@ HELP_EXAMPLES: dict[str | None, tuple[str, ...]] = {
 
 #: What exit status 1 means, by command (None: the top level); a command not listed exits 1
 #: only on an internal error. Checked against :func:`_run` (SolverDisagreementError: 1) and
-#: cmd_audit (``_exit_code = 1`` on a disagreement or when nothing was cross-checked).
+#: :func:`result_exit_status` (an audit's FAIL or NOTHING CHECKED: 1, also under ``show``).
 _EXIT_ONE: dict[str | None, str] = {
     None: "the exact engines disagree (solve, score, sweep, audit; please report it), "
-    "audit found a disagreement or cross-checked nothing, or an internal error",
+    "audit's verdict is FAIL or NOTHING CHECKED (show of a saved audit too), or an internal "
+    "error",
     "solve": "the exact engines disagree (please report it, with the package), or an "
     "internal error",
     "score": "the exact engines disagree (please report it, with the package), or an "
     "internal error",
     "sweep": "the exact engines disagree (please report it, with the package), or an "
     "internal error",
-    "audit": "a disagreement between the engines, or nothing could be cross-checked (every "
-    "check stopped at its limit or was skipped), or an internal error",
+    "audit": "the verdict is FAIL (a disagreement between the engines, also in an audit "
+    "with checks left) or NOTHING CHECKED (nothing could be cross-checked: every check "
+    "stopped at its limit or was skipped), or an internal error",
+    "show": "the saved audit's verdict is FAIL or NOTHING CHECKED, as audit exited, or an "
+    "internal error",
+}
+
+#: What exit status 0 means where it is more than "done".
+_EXIT_ZERO = {
+    "validate": "valid (warnings allowed)",
+    "sweep": "done, every task run",
+    "audit": "the verdict is PASS: every check ran, none disagrees and at least one was "
+    "cross-checked (the headline counts any unproven or skipped, as PASS (1 unproven))",
+    "show": "printed (a saved audit's verdict is PASS; a saved sweep or audit is complete)",
+}
+
+#: What exit status 3 means, by command: a suite run stopped with tasks left (--max-tasks).
+_EXIT_THREE: dict[str | None, str] = {
+    None: "sweep or audit stopped with tasks left (--max-tasks; the audit's verdict "
+    "INCOMPLETE): the same command with the same --out resumes it; show of such a saved "
+    "result too",
+    "sweep": "the sweep stopped with tasks left (--max-tasks): the same command with the same "
+    "--out resumes it",
+    "audit": "the verdict is INCOMPLETE: the audit stopped with checks left (--max-tasks); "
+    "the same command with the same --out resumes it",
+    "show": "the saved sweep or audit is incomplete (stopped with tasks left), as the run exited",
 }
 
 #: What exit status 2 adds to "bad input or arguments", by command.
@@ -3123,9 +3236,10 @@ def help_epilog(command: str | None) -> str:
     if command == "validate":
         two = "the package is invalid (one line per problem), or bad arguments"
     statuses = [
-        ("0", "done" if command != "validate" else "valid (warnings allowed)"),
+        ("0", _EXIT_ZERO.get(command, "done")),
         ("1", one),
         ("2", two),
+        *((("3", _EXIT_THREE[command]),) if command in _EXIT_THREE else ()),
         ("130", "interrupted (Ctrl-C); 143 after SIGTERM, 129 after SIGHUP"),
     ]
     width = 74

@@ -72,6 +72,7 @@ from .solvers import (
     check_bound_and_gap,
     check_budget,
     check_time_limit,
+    gap_percent,
     incumbent_is_zero,
     read_back_gap,
     recompute,
@@ -2422,7 +2423,7 @@ def _run_or_not(
     elif raw.status != "optimal":
         note = "limit reached: incumbent and proven bound reported"
     elif not bound_meets:
-        note = f"claims optimality with a gap of {gap:.3g}"
+        note = f"claims optimality with a gap of {gap_percent(gap)}"
     if not bound_valid or doubt is not None:
         bound = gap = None
     return EngineRun(

@@ -29,7 +29,7 @@ from memaudit_core.robustness import (
     ablation_label,
     cost_rule_ratio_columns,
 )
-from memaudit_core.solvers import value_text
+from memaudit_core.solvers import gap_percent, value_text
 
 if TYPE_CHECKING:
     from memaudit_core.explain import GraphData, HeatmapData, TimelineData
@@ -2990,9 +2990,10 @@ def budget_value_curve(
                 "thickness": 3,
                 "width": 10,
             },
-            customdata=[["", p.budget, p.label, p.bound] for p in uncert],
-            hovertemplate="incumbent %{y:.4f}<br>proven bound %{customdata[3]:.4f}"
-            "<br>B = %{x:~g}<extra></extra>",
+            # The gap as every face prints it (s52: the tables showed fractions).
+            customdata=[["", p.budget, p.label, p.bound, gap_percent(p.gap)] for p in uncert],
+            hovertemplate="incumbent %{y:.4f}<br>proven bound %{customdata[3]:.4f} "
+            "(gap %{customdata[4]})<br>B = %{x:~g}<extra></extra>",
         )
     colors, symbols = _method_colors(curve.methods, order), _method_symbols(curve.methods, order)
     for m in curve.methods:
@@ -3605,7 +3606,7 @@ def _bound_hover(point: Any, which: str) -> str:
     if getattr(point, f"{which}_label") == "OPT":
         return ""
     bound, gap = point.bound_and_gap(which)
-    return "" if bound is None else f"<br>proven bound {bound:.4g} (gap {gap:.2%})"
+    return "" if bound is None else f"<br>proven bound {bound:.4g} (gap {gap_percent(gap)})"
 
 
 def _drop_text(point: Any) -> str:

@@ -13,7 +13,7 @@ import logging
 import re
 import threading
 import warnings
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -24,7 +24,8 @@ import streamlit as st
 from memaudit_core.analysis import CUT_TO_FIT
 from memaudit_core.curves import ENGINE_LABELS
 from memaudit_core.reports import PackageStats
-from memaudit_core.solvers.certify import VALUE_RTOL_TEXT
+from memaudit_core.solvers import gap_percent
+from memaudit_core.solvers.certify import VALUE_RTOL, VALUE_RTOL_TEXT
 
 _LOG = logging.getLogger(__name__)
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -325,10 +326,16 @@ def selection_notice(key: str) -> None:
 #: Longest table shown as a static table (readable font) in presentation mode.
 PRESENT_TABLE_MAX_ROWS = 40
 
-#: A relative gap's format in tables: significant digits, so a gap that is not 0 never reads
-#: 0. QA s43: "percent" showed HiGHS's certified gap of 4.4e-10 as "0%" ("0.00%" on a
-#: projector), the same as branch-and-bound's true 0.
-GAP_FORMAT = "%.3g"
+#: The help of a relative gap's column (:func:`gap_column`), which is also how :func:`table`
+#: knows the column: its cells are shown as :func:`~memaudit_core.solvers.gap_percent` prints
+#: them, in percent as on every face (s52: the tables showed fractions, 0.0123, where the CLI
+#: printed 1.23%); a gap that is not 0 never reads 0 (QA s43: HiGHS's certified 4.4e-10).
+GAP_HELP = (
+    "(bound − value) / value, in percent (the CSV holds the fraction: 0.05 is 5%); n/a: no "
+    "bound. A proven optimum's gap may be above 0 within the certification tolerance "
+    f"{VALUE_RTOL_TEXT} ({gap_percent(VALUE_RTOL)}; HiGHS's bound carries its feasibility "
+    "tolerance)."
+)
 #: Wide enough for a value, bound or reported objective in twelve significant digits
 #: ("1250000000.55"): the grid's own sizing clipped the leading digit of "1250000000" at
 #: 1280 and 1920 px (QA s43).
@@ -351,14 +358,32 @@ def header_width_px(label: str, least: int = VALUE_WIDTH_PX) -> int:
 
 
 def gap_column(label: str | None = None):
-    """The column config of a relative gap (bound − value) / value, shown as a fraction."""
-    return st.column_config.NumberColumn(
-        label,
-        format=GAP_FORMAT,
-        help="(bound − value) / value, as a fraction: 0.05 is 5%. A proven optimum's gap may "
-        f"be above 0 within the certification tolerance {VALUE_RTOL_TEXT} (HiGHS's bound "
-        "carries its feasibility tolerance).",
-    )
+    """The column config of a relative gap (bound − value) / value: :func:`table` shows its
+    cells in percent (:func:`~memaudit_core.solvers.gap_percent`, text on screen only: the
+    CSV keeps the numbers)."""
+    return st.column_config.TextColumn(label, help=GAP_HELP)
+
+
+def _gap_columns(config: Mapping[str, Any]) -> list[str]:
+    """The columns of ``config`` made by :func:`gap_column` (their help starts with
+    :data:`GAP_HELP`; :func:`engine_column_config` adds the engine's id after it)."""
+    return [
+        col
+        for col, cfg in config.items()
+        if isinstance(cfg, dict) and str(cfg.get("help") or "").startswith(GAP_HELP)
+    ]
+
+
+def _gap_cells(df: pd.DataFrame, columns: Iterable[str]) -> pd.DataFrame:
+    """``df`` with each of ``columns`` it has as :func:`~memaudit_core.solvers.gap_percent`
+    text ("1.23%", "0%", "n/a")."""
+    present = [c for c in columns if c in df.columns]
+    if not present:
+        return df
+    out = df.copy()
+    for col in present:
+        out[col] = [gap_percent(None if _is_missing(v) else float(v)) for v in out[col]]
+    return out
 
 
 def engine_column_config(columns: Iterable[str], config: dict[str, Any]) -> dict[str, Any]:
@@ -434,6 +459,11 @@ def table(
     lines after a ``_`` or ``/`` (:data:`ID_BREAK_AFTER`) to fit the screen.
     """
     raw = df  # the CSV's numbers; "n/a" text is for the screen only (QA s41)
+    # Gaps in percent on screen, as every face prints them (s52); the CSV keeps the fractions.
+    gaps = _gap_columns(kwargs.get("column_config") or {})
+    if gaps:
+        df = _gap_cells(df, gaps)
+        present_df = None if present_df is None else _gap_cells(present_df, gaps)
     present = bool(st.session_state.get("ma_present"))
     # Only what the table on screen would have shown (a projector's leaves some to the CSV).
     on_screen = df if present_df is None or not present else present_df

@@ -206,6 +206,8 @@ else:
             "budget": number(f"budget ({unit})", format="%g"),
             **{col: number(format="%.4f") for col in robustness.ABLATION_VALUE_COLUMNS},
             **{col: RATIO for col in robustness.ABLATION_SHARE_COLUMNS},
+            # In percent, as every face prints a gap (s52: fractions here, 1.23% in the CLI).
+            **{col: render.gap_column() for col in ("OPT gap", "pool gap")},
         },
     )
     # One record per curve: a file holds one result for `memaudit show` (QA s46).

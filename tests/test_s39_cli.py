@@ -147,8 +147,8 @@ def test_readme_says_audit_exits_1_when_every_check_was_skipped(tmp_path):
     assert (rep["n_tasks"], rep["n_skipped"], rep["n_agree"], rep["n_unproven"]) == (1, 1, 0, 0)
     readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
     assert (
-        "in `audit` nothing cross-checked (every check stopped at its limit or was skipped"
-        in readme
+        "`audit` verdict of FAIL or NOTHING CHECKED (nothing cross-checked: every check "
+        "stopped at its limit or was skipped" in readme
     )
 
 

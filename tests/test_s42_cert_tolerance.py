@@ -25,7 +25,7 @@ import memaudit_core as ma
 from memaudit_core.cli import main
 from memaudit_core.compiled import compile_package
 from memaudit_core.package import parse_package
-from memaudit_core.solvers import SolveResult, solve
+from memaudit_core.solvers import SolveResult, gap_percent, solve
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -216,7 +216,7 @@ def test_cli_certified_line_shows_recomputed_f_and_names_the_gap(tmp_path, capsy
     code, out, _ = run(capsys, "solve", write(tmp_path, P6_DOC, "p6.json"), "--solver", "milp")
     line = certified_line(out)
     assert line.startswith("certified: milp=1250000000, enum=1250000000 (proven optimal: ")
-    assert f"gap {gap:.2g}, within the certification tolerance 1e-9" in line
+    assert f"gap {gap_percent(gap)}, within the certification tolerance 1e-9 (1e-7%)" in line
     assert "zero gap" not in line
     # HiGHS's own objective stays available, named as its report.
     assert re.search(r"; milp reported 1250000000\.\d+\)$", line), line
@@ -225,7 +225,7 @@ def test_cli_certified_line_shows_recomputed_f_and_names_the_gap(tmp_path, capsy
 
 def test_certified_proof_text_names_the_gap(p6_milp):
     proof = p6_milp.certificate.proof
-    assert f"gap {p6_milp.gap:.2g}, within the certification tolerance 1e-9" in proof
+    assert f"gap {gap_percent(p6_milp.gap)}, within the certification tolerance 1e-9" in proof
     assert f"milp reported {p6_milp.certificate.checks[0].value!r}" in proof
     # HiGHS's "zero gap" is its own (objective against its bound), said as such.
     assert "model status optimal, its own gap 0" in proof
@@ -247,4 +247,4 @@ def test_zero_gap_is_still_said_when_the_gap_is_zero(tmp_path, capsys):
 def test_readme_opt_definition_states_the_certification_tolerance():
     text = " ".join((REPO / "README.md").read_text().split())
     assert "zero gap up to the certification tolerance of 1e-9 relative" in text
-    assert '`gap 3e-10, within the certification tolerance 1e-9`, not "zero gap"' in text
+    assert '`gap 3e-8%, within the certification tolerance 1e-9 (1e-7%)`, not "zero gap"' in text

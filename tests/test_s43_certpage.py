@@ -29,9 +29,10 @@ from memaudit_core.compiled import compile_package
 from memaudit_core.errors import SolverError
 from memaudit_core.generators import generate
 from memaudit_core.package import load_package
-from memaudit_core.solvers import solve
+from memaudit_core.solvers import gap_percent, solve
 from memaudit_core.solvers.certify import VALUE_RTOL, certified_gap_text
 from memaudit_core.suites import instance_hash
+from memaudit_ui.render import GAP_HELP
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -62,17 +63,13 @@ def test_a_certified_nonzero_gap_never_reads_zero(p6_page) -> None:
     _, grid, config = p6_page
     row = grid.value[grid.value["budget"] == 1e9].iloc[0]
     assert row["milp value"] == P6_OPT
-    gap = float(row["milp gap"])
     # Independent: HiGHS's bound over the recomputed F, and not 0.
-    assert gap == pytest.approx((row["milp bound"] - P6_OPT) / P6_OPT, rel=1e-6)
+    gap = (row["milp bound"] - P6_OPT) / P6_OPT
     assert 0 < gap <= VALUE_RTOL
-    for engine in ("bnb", "milp", "enum"):
-        fmt = config[f"{engine} gap"]["type_config"]["format"]
-        shown = _printf(fmt, float(row[f"{engine} gap"]))
-        if engine == "milp":
-            assert float(shown) == pytest.approx(gap, rel=0.05), shown
-        else:
-            assert float(shown) == 0.0, shown
+    # In percent since s52, as every face prints a gap (significant digits, never "0%").
+    assert row["milp gap"] == gap_percent(gap) != "0%"
+    assert row["bnb gap"] == row["enum gap"] == "0%"
+    assert all(config[f"{e} gap"]["help"].startswith(GAP_HELP) for e in ("bnb", "milp", "enum"))
 
 
 def test_the_bound_shows_as_many_digits_as_the_reported_objective(p6_page) -> None:
@@ -88,7 +85,8 @@ def test_the_bound_shows_as_many_digits_as_the_reported_objective(p6_page) -> No
 
 def test_banner_and_rule_state_the_certification_tolerance(p6_page) -> None:
     at, grid, _ = p6_page
-    gap = float(grid.value[grid.value["budget"] == 1e9].iloc[0]["milp gap"])
+    row = grid.value[grid.value["budget"] == 1e9].iloc[0]
+    gap = (row["milp bound"] - P6_OPT) / P6_OPT
     (banner,) = [s.value.replace("\\", "") for s in at.success]  # the page's md_escape
     assert certified_gap_text(gap) in banner, banner
     assert "1e-9" in certified_gap_text(gap)
@@ -110,9 +108,10 @@ def test_budget_sweep_gap_column_shows_a_tiny_gap() -> None:
     at = open_app("pages/1_Budget_sweep.py", 300, package="sample:update_chain")
     assert not at.exception, [e.value for e in at.exception]
     grid = next(d for d in at.dataframe if "gap" in d.value.columns)
-    fmt = json.loads(grid.proto.columns)["gap"]["type_config"]["format"]
-    assert float(_printf(fmt, 4.4e-10)) == pytest.approx(4.4e-10, rel=0.05)
-    assert float(_printf(fmt, 0.0353)) == pytest.approx(0.0353)
+    assert json.loads(grid.proto.columns)["gap"]["help"] == GAP_HELP
+    assert set(grid.value["gap"]) == {"0%"}  # every optimum of update_chain is proven
+    # The column's cells are gap_percent's: significant digits below 0.001%.
+    assert gap_percent(4.4e-10) == "4.4e-8%" and gap_percent(0.0353) == "3.53%"
 
 
 # ------------------------------------------------------------------ 3. capped counts

@@ -42,9 +42,9 @@ def pkg_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _saved(pkg_file: Path, *argv: str) -> dict[str, Any]:
+def _saved(pkg_file: Path, *argv: str, rc_expected: int = 0) -> dict[str, Any]:
     rc, out, err = run_cli(*argv, str(pkg_file), "--json")
-    assert rc == 0, err
+    assert rc == rc_expected, err
     return json.loads(out)
 
 
@@ -86,9 +86,10 @@ def test_sweep_complete_false_beside_every_task_done_is_refused(tmp_path, sweep)
 
 def test_incomplete_sweep_reads_and_is_not_made_complete(tmp_path, pkg_file):
     out = tmp_path / "out"
-    data = _saved(pkg_file, "sweep", "--out", str(out), "--max-tasks", "5")
+    # Tasks left: exit 3, the run's and show's (s52: both 0).
+    data = _saved(pkg_file, "sweep", "--out", str(out), "--max-tasks", "5", rc_expected=3)
     assert not data["complete"] and data["executed"] == 5 < data["n_tasks"]
-    assert _show(tmp_path, data)[0] == 0
+    assert _show(tmp_path, data)[0] == 3
     _refused(tmp_path, {**data, "complete": True}, "$.complete")
 
 

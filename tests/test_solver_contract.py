@@ -1154,7 +1154,7 @@ def test_gap_text():
 
     assert gap_text(58.7, 0.048552, 61.55) == "gap 4.855%"
     assert gap_text(1.0, 0.0, 1.0) == "gap 0%"
-    assert gap_text(1.0, 1e-8, 1.00000001) == "gap < 0.001%"
+    assert gap_text(1.0, 1e-8, 1.00000001) == "gap 1e-6%"  # never 0% (s52: percent digits)
     # 1e-13 below the 1e-12 floor of a package in units of 1: the gap was divided by the floor.
     assert gap_text(0.0, math.inf, 5.0) == gap_text(1e-13, 5e12, 5.0) == "gap n/a (incumbent 0)"
 

@@ -948,8 +948,9 @@ def gap_text(value: float, gap: float, bound: float) -> str:
     """How a limited run's relative gap reads in text: the one rule for the CLI, notes and app.
 
     Over an incumbent of 0 a relative gap is meaningless (a bound of 5 gives 5e14 %), so it is
-    ``n/a``; a positive gap too small to show with 3 decimals reads ``< 0.001%``, never a
-    ``0%`` that would contradict "stopped at a limit".
+    ``n/a``; the gap itself reads as :func:`gap_percent` prints it (a positive gap too small for
+    3 decimals in significant digits, never a ``0%`` that would contradict "stopped at a
+    limit").
 
     "0" is 0 in the package's own units, as in :func:`relative_gap`: the result's ``gap``
     already divides by the value or, for a value below :data:`ZERO_VALUE` of the package's
@@ -959,7 +960,7 @@ def gap_text(value: float, gap: float, bound: float) -> str:
     and the app have no unit to pass, but always have the gap and the bound.
 
     >>> gap_text(58.7, 0.048552, 61.55), gap_text(6.4, 2e-9, 6.4000000128)
-    ('gap 4.855%', 'gap < 0.001%')
+    ('gap 4.855%', 'gap 2e-7%')
     >>> gap_text(0.0, math.inf, 5.0)
     'gap n/a (incumbent 0)'
     >>> gap_text(1.06575e-13, 0.1491, 1.2246e-13), gap_text(1e-20, 5e12, 5.0)
@@ -969,10 +970,34 @@ def gap_text(value: float, gap: float, bound: float) -> str:
         return "gap n/a (incumbent 0)"
     if not math.isfinite(gap):
         return "gap n/a (no finite bound)"
-    pct = gap * 100
-    if 0 < pct < 0.0005:
-        return "gap < 0.001%"
-    return "gap " + f"{pct:.3f}".rstrip("0").rstrip(".") + "%"
+    return "gap " + gap_percent(gap)
+
+
+def gap_percent(gap: float | None) -> str:
+    """A relative gap (bound − value) / value as every face prints it: in percent, the one
+    rule for the CLI, the app's tables, charts and notes, and the reports (s52: the app showed
+    fractions, 0.0123, where the CLI printed 1.23%).
+
+    Up to three decimals, trailing zeros stripped; a gap that is not 0 never reads 0 (QA s43:
+    HiGHS's certified 4.4e-10 read "0%"), so below 0.001% it takes two significant digits
+    (``4.4e-8%``); exactly 0 reads ``0%``; an unknown gap (None, NaN, or infinite: no finite
+    bound) reads ``n/a``.
+
+    >>> gap_percent(0.0123), gap_percent(0.048552), gap_percent(0.0), gap_percent(None)
+    ('1.23%', '4.855%', '0%', 'n/a')
+    >>> gap_percent(4.4e-10), gap_percent(2e-9), gap_percent(6.915), gap_percent(math.inf)
+    ('4.4e-8%', '2e-7%', '691.5%', 'n/a')
+    """
+    if gap is None or not math.isfinite(gap):
+        return "n/a"
+    pct = float(gap) * 100
+    if pct == 0:
+        return "0%"
+    if abs(pct) < 0.0005 or abs(pct) >= 1e9:
+        # Significant digits: three decimals would round it to 0 (or print float noise).
+        text = f"{pct:.2g}".replace("e-0", "e-").replace("e+0", "e+")
+        return text + "%"
+    return f"{pct:.3f}".rstrip("0").rstrip(".") + "%"
 
 
 def value_text(x: float, digits: int = 4, *, strip: bool = True) -> str:
@@ -1219,6 +1244,7 @@ __all__ = [
     "check_bound_and_gap",
     "gap_fits",
     "incumbent_is_zero",
+    "gap_percent",
     "gap_text",
     "value_text",
     "register_engine",

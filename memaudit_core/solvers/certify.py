@@ -111,17 +111,22 @@ def certified_gap_text(gap: float) -> str:
     :data:`VALUE_RTOL`; a read-back result at most
     :data:`~memaudit_core.solvers.CERTIFIED_GAP_MAX`.
 
+    The gap reads in percent (:func:`~memaudit_core.solvers.gap_percent`, as on every face),
+    and the tolerance, a relative one, in both (s52).
+
     >>> certified_gap_text(0.0), certified_gap_text(3e-10)
-    ('zero gap', 'gap 3e-10, within the certification tolerance 1e-9')
+    ('zero gap', 'gap 3e-8%, within the certification tolerance 1e-9 (1e-7%)')
     >>> certified_gap_text(1.5e-9)[:60]
-    'gap 1.5e-9, within the certification tolerances (the bound w'
+    'gap 1.5e-7%, within the certification tolerances (the bound '
     """
+    from . import gap_percent
+
     if gap == 0:
         return "zero gap"
     tol = VALUE_RTOL_TEXT
-    shown = f"{gap:.2g}".replace("e-0", "e-")
+    shown = gap_percent(gap)
     if gap <= VALUE_RTOL:
-        return f"gap {shown}, within the certification tolerance {tol}"
+        return f"gap {shown}, within the certification tolerance {tol} ({gap_percent(VALUE_RTOL)})"
     return (
         f"gap {shown}, within the certification tolerances (the bound within {tol} of the "
         f"engine's reported value, that value within {tol} of the recomputed F, each relative "
