@@ -327,8 +327,10 @@ def generate(
         )
     built_seed, note = package_seed(family, seed)
     if note is not None:
-        # Said the Python way (the library prints nothing): the caller's line is named.
-        warnings.warn(f"seed {check_seed(seed)}: {note}", stacklevel=2)
+        # Said the Python way (the library prints nothing): the caller's line is named. The
+        # text leaves the seed out, so Python's default filter says it once per call site,
+        # not once per seed of a loop over seeds 0-99.
+        warnings.warn(note, stacklevel=2)
     return fam.build(seed=built_seed, **clean)
 
 
