@@ -17,6 +17,7 @@ from memaudit_ui.frame import (
     frame,
     go_to,
     md_escape,
+    package_warning_md,
     set_link_setting,
     switch_package,
 )
@@ -392,7 +393,7 @@ st.caption(
     f"Package key `{key}` · id `{stats.package_id}` · content hash `{stats.content_hash[:16]}`"
 )
 for warning in stats.warnings:
-    st.warning(warning)
+    st.warning(package_warning_md(warning))
 
 # Three a row with the sidebar open, as on the Overview: four cut "Default budget (words)" at
 # 1024 px (demo QA s48).
