@@ -13,7 +13,7 @@ from memaudit_core.saturations import saturation_caption
 from memaudit_core.solvers import gap_text, value_text
 from memaudit_ui import cached, figures, render
 from memaudit_ui.annotations import not_applied_notice
-from memaudit_ui.frame import frame, md_escape
+from memaudit_ui.frame import frame, md_escape, package_warning_md
 from memaudit_ui.state import writers_beyond_reference
 
 ctx = frame("Overview")
@@ -28,7 +28,7 @@ if stats.description:
 # "No candidate fits the default budget" only while the slider is at it (s45: it stayed up at
 # budgets where memories fit).
 for warning in warnings_at_budgets(stats.warnings, pkg.budget, [ctx.budget]):
-    st.warning(warning)
+    st.warning(package_warning_md(warning))
 
 # Three a row in both modes: six cut labels and values ("Evidence u…", "13,…") at 1024 px
 # with the sidebar open (speaker QA).

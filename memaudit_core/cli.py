@@ -726,6 +726,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         "stores": len(pkg.stores),
         "total_cost": pkg.total_cost(),
         "warnings": warnings,
+        "warning_details": _warning_details(warnings),
     }
     human = (
         # The full content hash (QA s51 m3: only --json gave it, so checking a file against
@@ -834,7 +835,19 @@ class PackageWarnings:
             self.unshown = self.unshown_generated = 0
         if self.by_file is None:
             return None
-        return [{"file": f, "warnings": ws} for f, ws in self.by_file.items()]
+        return [
+            {"file": f, "warnings": ws, "warning_details": _warning_details(ws)}
+            for f, ws in self.by_file.items()
+        ]
+
+
+def _warning_details(warnings: Sequence[str]) -> list[dict[str, str | None]]:
+    """``warning_details`` of a ``--json`` object: each warning's ``path``, ``rule`` and
+    ``message``, to filter by rule (QA s51, cli defect 8). A package's warnings all have a path
+    and a rule; an importer's note may have neither (null)."""
+    from .package import warning_details
+
+    return warning_details(warnings)
 
 
 #: The one registry of the running command (reset by :func:`main`).
@@ -1838,8 +1851,13 @@ def cmd_import(args: argparse.Namespace) -> int:
     if is_export:  # the export's warnings were printed as it was read
         warnings = list(export["warnings"])
     else:
-        warnings = list(pkg.meta.get("warnings", [])) + list(pkg.warnings)
-        print_warnings(args.source, warnings)
+        notes = list(pkg.meta.get("warnings", []))
+        warnings = notes + list(pkg.warnings)
+        print_warnings(args.source, notes)
+        # The package's own warnings cite JSON paths of the written package, so they are named
+        # by it, as generate names them (QA s52: "locomo_small.json: $.queries[6].requires").
+        named = args.source if args.output in (None, "-") else args.output
+        print_warnings(named, list(pkg.warnings))
     where = "stdout" if args.output in (None, "-") else args.output
     version = pkg.meta.get("format_version")
     print(
@@ -1866,6 +1884,7 @@ def cmd_import(args: argparse.Namespace) -> int:
                 "queries": len(pkg.queries),
                 "stores": len(pkg.stores),
                 "warnings": warnings,
+                "warning_details": _warning_details(warnings),
             }
         }
         if is_export:
@@ -2157,6 +2176,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
                 "units": len(pkg.units),
                 "queries": len(pkg.queries),
                 "warnings": warnings,  # as `import -o FILE --json` lists its package's
+                "warning_details": _warning_details(warnings),
             }
         }
         _emit(summary, True, "")
@@ -2657,7 +2677,8 @@ def add_suite_arguments(p: Any, workers_help: str) -> None:
         type=COUNT,
         default=None,
         metavar="N",
-        help="run at most N pending tasks now; the rest resumes on the next run (default: all)",
+        help="with --out: run at most N pending tasks now; the rest resumes on the next run "
+        "(default: all)",
     )
     p.add_argument("--no-figures", action="store_true", help="no PNG figures in the report")
 
@@ -2975,7 +2996,9 @@ def add_audit_arguments(p: Any) -> None:
     p.add_argument(
         "--pools",
         default="full",
-        help="comma list of candidate pools: full, no_validity, generic (default: full)",
+        # QA s51 #10: a pool's method name (no_validity_opt) is taken too, as by --ablations.
+        help="comma list of candidate pools: full, no_validity, generic, or a pool's method "
+        "name (no_validity_opt, generic_opt) (default: full)",
     )
     p.add_argument(
         "--time-limit",
@@ -3385,7 +3408,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="stop branch-and-bound / HiGHS after this many nodes (default: no limit; a "
         "limited run: incumbent, bound and gap); the root heuristics before the first node "
-        "are bounded by --time-limit only (seconds on packages of thousands of groups)",
+        "are bounded by --time-limit only (seconds on packages of thousands of groups); not "
+        "with --solver enum or brute, which visit every store",
     )
     solver_opts(p)
     common(p)
@@ -3455,7 +3479,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="e.g. 2,4,8,16 or 2:20:2 (start:stop:step, stop included); default: each "
         "package's budget grid",
     )
-    p.add_argument("--writers", default=None, help="comma list (default: all reference writers)")
+    p.add_argument(
+        "--writers",
+        default=None,
+        help="comma list of reference writers (see `memaudit writers`) and plugin writers "
+        "MODULE:FUNCTION (default: all reference writers)",
+    )
     writer_module_opts(p)
     p.add_argument("--stores", default=None, help="comma list of package store ids (default: none)")
     from .analysis import ABLATIONS
@@ -3480,8 +3509,9 @@ def build_parser() -> argparse.ArgumentParser:
         type=SECONDS,
         default=None,
         metavar="S",
-        help="seconds for all the sweep's solves together (default: no limit; package files, "
-        "one process): each run gets its fair share of the time left, quick budgets leave "
+        help="seconds for all the sweep's solves together (default: no limit; only for package "
+        "files in one process: not with --family, folders, package lists, --out or "
+        "--workers): each run gets its fair share of the time left, quick budgets leave "
         "theirs to the hard ones, and time left at the end goes to the unproven ones",
     )
     common(p)
@@ -3513,7 +3543,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("-o", "--output", default=None, help="file (default: stdout)")
     p.add_argument("--list", action="store_true", help="describe families and parameters")
-    common(p)
+    p.add_argument(
+        "--json",
+        action="store_true",
+        # QA s51 #10: "one JSON object on stdout"; without -o the package is printed.
+        help="with -o: a JSON summary of the generated package on stdout (without -o the "
+        "package is the output; with --list: the families as JSON); errors as the JSON error "
+        "object",
+    )
     p.set_defaults(func=cmd_generate)
 
     p = command(

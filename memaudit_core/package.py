@@ -1046,11 +1046,21 @@ def _id_look_alikes(
         if twin != i:
             said.append(f"looks like {where(twin)} {shown_text(ids[twin] or '')}")
         out.append(
-            f"{where(i)}: {shown_text(item_id)} {' and '.join(said)} (rule: id-lookalike); "
-            "ids match exactly, character for character"
+            package_warning(
+                where(i),
+                f"{shown_text(item_id)} {' and '.join(said)}; ids match exactly, character "
+                "for character",
+                "id-lookalike",
+            )
         )
     if more:
-        out.append(f"... and {more} more {what} id(s) like these under {path} (rule: id-lookalike)")
+        rest = f"... and {more} more {what} id(s) like these"
+        # An importer's ``path`` names the export in words ("the export"), not a JSON path.
+        out.append(
+            package_warning(path, rest, "id-lookalike")
+            if path.startswith("$")
+            else f"{rest} under {path} (rule: id-lookalike)"
+        )
     return out
 
 
@@ -1507,22 +1517,7 @@ def _parse_package(doc: object, source: str, *, suspect: bool | None) -> Package
     _check_sums(checker, package, weights)
     if checker.problems:
         raise PackageError(source, checker.problems)
-    required_by_query = {r for q in package.queries for r in q.requires}
-    for unit in package.units:
-        if unit.weight is None and unit.id not in required_by_query:
-            warnings.append(f"unit {unit.id!r} has no weight and no query requires it: it weighs 0")
-    for query in package.queries:
-        if not query.requires:  # conformance QA: only the orphaned unit was warned about
-            warnings.append(f"query {query.id!r} requires no unit: its weight goes nowhere")
-    if not package.candidates:
-        warnings.append("the package has no candidates: every optimum is 0")
-    if not package.units:  # app QA: said for no candidates and zero weights, not for this
-        warnings.append("the package has no evidence units: every store is worth 0")
-    if weights and all(w == 0 for w in weights.values()):
-        warnings.append("every unit weighs 0: every optimum is 0 and ratios are n/a")
-    for store in package.stores:
-        if not store.select and not store.memories:
-            warnings.append(f"store {store.id!r} selects nothing and has no memories: it scores 0")
+    warnings.extend(_content_warnings(package, weights))
     warnings.extend(_unknown_type_warnings(package.candidates))
     warnings.extend(_precision_warnings(package, weights))
     warnings.extend(budget_warnings)
@@ -1532,10 +1527,113 @@ def _parse_package(doc: object, source: str, *, suspect: bool | None) -> Package
     return package
 
 
+def package_warning(path: str, message: str, rule: str) -> str:
+    """A package warning as every one is worded: ``JSON-PATH: MESSAGE (rule: RULE)``, the rule
+    (kebab-case) last, so that :func:`warning_parts` reads both back from the text alone.
+
+    QA s51 (cli, defect 8): six warnings ("query 'q7' requires no unit", "the package has no
+    candidates", ...) had neither a path nor a rule, so a CI filter keyed on the rule missed
+    them, while the README promised both.
+
+    >>> package_warning("$.stores[0]", "store 's' selects nothing", "store-empty")
+    "$.stores[0]: store 's' selects nothing (rule: store-empty)"
+    """
+    assert path.startswith("$") and _RULE_NAME.fullmatch(rule), (path, rule)
+    return f"{path}: {message} (rule: {rule})"
+
+
+#: A rule's name: kebab-case, lower-case letters and digits.
+_RULE_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+#: :func:`package_warning`'s form. The path is what comes before the first ": " (the paths
+#: warnings cite hold indices, not ids); the rule is the closing parenthesis, whatever an id
+#: quoted in the message holds.
+_WARNING_FORM = re.compile(
+    r"(?P<path>\$[^\s]*?): (?P<message>.*) \(rule: (?P<rule>" + _RULE_NAME.pattern + r")\)",
+    re.DOTALL,
+)
+
+
+def warning_parts(warning: str) -> dict[str, str] | None:
+    """``{"path", "rule", "message"}`` of a warning worded as :func:`package_warning` words it
+    (every warning of :attr:`Package.warnings` is), or None for another text (an importer's
+    note). The CLI's ``--json`` lists these beside the warnings' text, to filter by rule.
+
+    >>> warning_parts("$.units: the package has no evidence units (rule: no-units)")
+    {'path': '$.units', 'rule': 'no-units', 'message': 'the package has no evidence units'}
+    >>> warning_parts("the export holds no memories") is None
+    True
+    """
+    match = _WARNING_FORM.fullmatch(warning) if isinstance(warning, str) else None
+    if match is None:
+        return None
+    return {"path": match["path"], "rule": match["rule"], "message": match["message"]}
+
+
+def warning_details(warnings: Iterable[str]) -> list[dict[str, str | None]]:
+    """:func:`warning_parts` of each warning, in order; a warning not in that form (an
+    importer's note) has path and rule None and its whole text as the message."""
+    return [warning_parts(w) or {"path": None, "rule": None, "message": str(w)} for w in warnings]
+
+
+def _content_warnings(package: Package, weights: dict[str, float]) -> list[str]:
+    """Warnings on what a valid package holds: a unit that weighs 0, a query that requires
+    nothing, no candidates, no units, every weight 0, a store that selects nothing."""
+    warnings = []
+    required_by_query = {r for q in package.queries for r in q.requires}
+    for i, unit in enumerate(package.units):
+        if unit.weight is None and unit.id not in required_by_query:
+            warnings.append(
+                package_warning(
+                    f"$.units[{i}]",
+                    f"unit {unit.id!r} has no weight and no query requires it: it weighs 0",
+                    "unit-weighs-nothing",
+                )
+            )
+    for i, query in enumerate(package.queries):
+        if not query.requires:  # conformance QA: only the orphaned unit was warned about
+            warnings.append(
+                package_warning(
+                    f"$.queries[{i}].requires",
+                    f"query {query.id!r} requires no unit: its weight goes nowhere",
+                    "query-requires-nothing",
+                )
+            )
+    if not package.candidates:
+        warnings.append(
+            package_warning(
+                "$.candidates", "the package has no candidates: every optimum is 0", "no-candidates"
+            )
+        )
+    if not package.units:  # app QA: said for no candidates and zero weights, not for this
+        warnings.append(
+            package_warning(
+                "$.units", "the package has no evidence units: every store is worth 0", "no-units"
+            )
+        )
+    if weights and all(w == 0 for w in weights.values()):
+        warnings.append(
+            package_warning(
+                "$.units",
+                "every unit weighs 0: every optimum is 0 and ratios are n/a",
+                "all-weights-zero",
+            )
+        )
+    for i, store in enumerate(package.stores):
+        if not store.select and not store.memories:
+            warnings.append(
+                package_warning(
+                    f"$.stores[{i}]",
+                    f"store {store.id!r} selects nothing and has no memories: it scores 0",
+                    "store-empty",
+                )
+            )
+    return warnings
+
+
 #: The warning for ``"budgets": []`` (read as "no grid given": the default grid is used).
 EMPTY_BUDGETS_WARNING = (
-    "$.budgets is empty (rule: budgets-grid): read as no grid given, so a sweep uses the "
-    "default grid (1%, 2%, 5%, 10%, 20% and 50% of the total cost)"
+    "$.budgets: the list is empty: read as no grid given, so a sweep uses the default grid "
+    "(1%, 2%, 5%, 10%, 20% and 50% of the total cost) (rule: budgets-grid)"
 )
 
 
@@ -1605,8 +1703,11 @@ def budgets_field_warnings(value: Any) -> list[str]:
             continue  # refused under rule finite; its repeat is not worth a line (nor a crash)
         if b in first:
             warnings.append(
-                f"$.budgets[{i}]: {b:.10g} repeats $.budgets[{first[b]}] (rule: budgets-distinct); "
-                "a sweep runs each budget once"
+                package_warning(
+                    f"$.budgets[{i}]",
+                    f"{b:.10g} repeats $.budgets[{first[b]}]; a sweep runs each budget once",
+                    "budgets-distinct",
+                )
             )
         else:
             first[b] = i
@@ -2240,12 +2341,16 @@ def _precision_warnings(package: Package, weights: dict[str, float]) -> list[str
     # In orders of magnitude: the ratio itself can overflow (1e300 over 1e-300).
     orders = math.log10(float(value[big])) - math.log10(float(value[small]))
     return [
-        f"unit weight x coverage spans {orders:.0f} orders of magnitude (largest "
-        f"{value[big]:.6g} on unit {package.units[big_unit].id!r}, $.units[{big_unit}]; "
-        f"smallest {value[small]:.6g} on unit {package.units[small_unit].id!r}, "
-        f"$.units[{small_unit}]), beyond the {PRECISION_SPAN:.0e} a double resolves: small "
-        "gains may be lost to rounding, so an optimum can be certified without them; "
-        "rescale the weights (or drop the tiny coverage)"
+        package_warning(
+            f"$.units[{small_unit}]",
+            f"unit weight x coverage spans {orders:.0f} orders of magnitude (largest "
+            f"{value[big]:.6g} on unit {package.units[big_unit].id!r}, $.units[{big_unit}]; "
+            f"smallest {value[small]:.6g} on unit {package.units[small_unit].id!r}, "
+            f"$.units[{small_unit}]), beyond the {PRECISION_SPAN:.0e} a double resolves: small "
+            "gains may be lost to rounding, so an optimum can be certified without them; "
+            "rescale the weights (or drop the tiny coverage)",
+            "value-span",
+        )
     ]
 
 
@@ -2256,17 +2361,22 @@ def _unknown_type_warnings(candidates: Sequence[Candidate]) -> list[str]:
     renamed every ``tombstone`` to ``Tombstone``, which validated without a word and moved
     the no_validity optimum from 3.965 to 6.3975.
     """
-    by_type: dict[str, list[str]] = {}
-    for cand in candidates:
+    by_type: dict[str, list[int]] = {}
+    for i, cand in enumerate(candidates):
         if cand.type not in CANDIDATE_TYPES:
-            by_type.setdefault(cand.type, []).append(cand.id)
+            by_type.setdefault(cand.type, []).append(i)
     out = []
-    for name, ids in by_type.items():
+    for name, where in by_type.items():
         close = closest_name(name, CANDIDATE_TYPES)
         out.append(
-            f"candidate type {name!r} ({len(ids)} candidate(s), first {ids[0]!r}) is not a "
-            f"known type ({', '.join(CANDIDATE_TYPES)}): the no_validity pool keeps it and "
-            "the generic pool leaves it out" + (f"; did you mean {close!r}?" if close else "")
+            package_warning(
+                f"$.candidates[{where[0]}].type",
+                f"candidate type {name!r} ({len(where)} candidate(s), first "
+                f"{candidates[where[0]].id!r}) is not a known type ({', '.join(CANDIDATE_TYPES)}): "
+                "the no_validity pool keeps it and the generic pool leaves it out"
+                + (f"; did you mean {close!r}?" if close else ""),
+                "candidate-type",
+            )
         )
     return out
 

@@ -466,7 +466,14 @@ def _package_warnings(data: Mapping[str, Any]) -> list[dict[str, Any]] | None:
         warnings = decode(
             tuple[str, ...], field_value(entry, "warnings", at), child(at, "warnings")
         )
-        written = {"file": file, "warnings": list(warnings)}
+        written: dict[str, Any] = {"file": file, "warnings": list(warnings)}
+        if "warning_details" in entry:  # written since session 52; show recomputes them
+            details = decode(
+                tuple[Any, ...], entry["warning_details"], child(at, "warning_details")
+            )
+            for j, detail in enumerate(details):
+                require_object(detail, child(child(at, "warning_details"), j))
+            written["warning_details"] = list(details)
         check_known_keys(entry, written, at)
         out.append(written)
     return out

@@ -25,7 +25,7 @@ from memaudit_core.errors import (
     cut_repr,
     id_text,
 )
-from memaudit_core.package import Package, cost_total
+from memaudit_core.package import Package, cost_total, warning_parts
 from memaudit_core.writers import WRITERS, all_writers
 
 from . import sources, state
@@ -1086,6 +1086,26 @@ def _md_escape(text: str) -> str:
 
 
 md_escape = _md_escape
+
+
+def package_warning_md(warning: str) -> str:
+    """A package warning for ``st.warning``: its JSON path in a code span and its rule, as the
+    CLI names them (QA s51, cli defect 8), and the message escaped (its ``$`` paths and quoted
+    ids are text: two ``$`` would otherwise open a formula). A text without path and rule is
+    escaped whole.
+
+    >>> print(package_warning_md("$.units[0]: unit 'u' weighs 0 (rule: unit-weighs-nothing)"))
+    `$.units[0]`: unit 'u' weighs 0 (rule: unit-weighs-nothing)
+    """
+    parts = warning_parts(warning)
+    if parts is None:
+        return _md_escape_inline(warning)
+    # The rule is kebab-case (letters, digits, "-"): nothing in it is Markdown.
+    return (
+        f"{md_code_span(parts['path'])}: {_md_escape_inline(parts['message'])} "
+        f"(rule: {parts['rule']})"
+    )
+
 
 _MD_INLINE_SPECIAL = set("\\`*_{}[]()#+!|<>~$")
 #: Streamlit turns ":name:" into an emoji even after a backslash ("sample:memo: ..." showed a

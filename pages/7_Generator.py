@@ -24,6 +24,7 @@ from memaudit_ui.frame import (
     frame,
     go_to,
     md_escape,
+    package_warning_md,
     set_link_setting,
     switch_package,
 )
@@ -409,7 +410,7 @@ if command is not None:
     st.caption("The same file from the CLI, byte for byte what **Download JSON** gives:")
     st.code(command, language="bash")
 for warning in stats.warnings:
-    st.warning(warning)
+    st.warning(package_warning_md(warning))
 
 # Three a row with the sidebar open, as on the Overview: four cut "Default budget (words)" at
 # 1024 px (demo QA s48).

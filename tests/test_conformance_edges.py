@@ -89,4 +89,7 @@ def test_a_query_that_requires_nothing_is_warned_about():
            "queries": [{"id": "q", "requires": []}],
            "candidates": [{"id": "c", "experience": "e", "type": "raw_span", "cost": 1,
                            "coverage": {"u": 1}}]}  # fmt: skip
-    assert "query 'q' requires no unit: its weight goes nowhere" in parse_package(doc).warnings
+    assert (
+        "$.queries[0].requires: query 'q' requires no unit: its weight goes nowhere "
+        "(rule: query-requires-nothing)"
+    ) in parse_package(doc).warnings

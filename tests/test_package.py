@@ -356,7 +356,8 @@ def test_an_empty_store_warns():
     doc["stores"] = [{"id": "blank"}, {"id": "one", "select": [doc["candidates"][0]["id"]]}]
     pkg = parse_package(doc)
     assert [w for w in pkg.warnings if "store" in w] == [
-        "store 'blank' selects nothing and has no memories: it scores 0"
+        "$.stores[0]: store 'blank' selects nothing and has no memories: it scores 0 "
+        "(rule: store-empty)"
     ]
 
 

@@ -29,7 +29,10 @@ def _no_units_doc() -> dict:
 
 def test_a_package_without_evidence_units_is_warned_about():
     package = parse_package(_no_units_doc())
-    assert "the package has no evidence units: every store is worth 0" in package.warnings
+    assert (
+        "$.units: the package has no evidence units: every store is worth 0 (rule: no-units)"
+        in package.warnings
+    )
 
 
 def test_compare_on_a_package_without_evidence_units_has_no_exception():

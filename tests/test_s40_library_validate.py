@@ -128,7 +128,10 @@ def test_a_valid_hand_built_package_solves_and_is_frozen():
     orphan = Unit("r3")  # no weight and no query: the parser warns it weighs 0
     pkg = build(units=[*UNITS, orphan], candidates=cands)
     assert isinstance(pkg.units, tuple) and isinstance(pkg.candidates, tuple)
-    assert pkg.warnings == ("unit 'r3' has no weight and no query requires it: it weighs 0",)
+    assert pkg.warnings == (
+        "$.units[2]: unit 'r3' has no weight and no query requires it: it weighs 0 "
+        "(rule: unit-weighs-nothing)",
+    )
     result = ma.solve(ma.compile_package(pkg), 2)
     assert (result.label, result.value, set(result.selected)) == ("OPT", 3.0, {"c1", "c2"})
     assert result.certificate.certified

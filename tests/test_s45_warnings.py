@@ -12,6 +12,7 @@ import pytest
 from cli_utils import run_cli
 
 from memaudit_core import cli
+from memaudit_core.package import warning_parts
 
 #: The JSON path of the look-alike id in the package below: the second candidate.
 LOOKALIKE_PATH = "$.candidates[1].id"
@@ -82,7 +83,10 @@ def test_json_lists_the_warnings_as_validate_does(bad, command):
     code, out, err = run_cli(head, str(bad), *rest, "--json")
     assert code == 0, err
     obj = json.loads(out)  # one object: the warnings did not break stdout
-    assert obj["package_warnings"] == [{"file": str(bad), "warnings": said}]
+    details = [warning_parts(w) for w in said]
+    assert obj["package_warnings"] == [
+        {"file": str(bad), "warnings": said, "warning_details": details}
+    ]
     assert len(warning_lines(err, bad)) == 1, err
     # The key is the CLI's, as json_output_version: show reads the saved result back.
     saved = bad.with_name(f"{command}.json")

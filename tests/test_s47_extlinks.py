@@ -123,8 +123,8 @@ def test_import_warns_of_an_id_with_edge_whitespace_as_validate_does(tmp_path: P
     rc, _, err = run_cli("import", "mem0", str(export), "--package", str(TRAVEL), "-o", str(out))
     assert rc == 0, err
     said = (
-        "' e3e4-0001 ' has leading and trailing whitespace (rule: id-lookalike); ids match "
-        "exactly, character for character"
+        "' e3e4-0001 ' has leading and trailing whitespace; ids match exactly, character for "
+        "character (rule: id-lookalike)"
     )
     assert f"{export}: warning: $.results[0].id: {said}" in err.splitlines(), err
     # validate says the same of the written store (its fourth, after the sample's three).

@@ -149,8 +149,9 @@ def load_external_store(
     PackageError
         The export cannot be read, or names a unit ``package`` lacks; every problem located by
         file, JSON path and rule. A file that looks like another format (another export, a
-        Mem0 history, a MemAudit package, a MemAudit store object (an item of a package's
-        ``stores``) or a benchmark file: LoCoMo, LongMemEval, a package source) gets one
+        Mem0 history, a MemAudit package, a saved MemAudit result, a MemAudit store object (an
+        item of a package's ``stores``) or a benchmark file: LoCoMo, LongMemEval, a package
+        source) gets one
         ``format-hint`` problem alone: the importer's own problems would only read it as
         ``fmt`` and advise rewriting it into one.
 
@@ -203,19 +204,13 @@ def load_external_store(
     except PackageError as exc:
         # CLI QA: a Zep file read as Mem0 said "the memory has no id" for every item, with
         # no word that the format was the problem.
-        looks = guess_store_format(path)
-        if looks == "package":
+        looks, data = _sniff(path)
+        if own := _memaudit_file_hint(looks, data, f"an export of format {cut_repr(fmt)}"):
             # QA s43 (defect 2): the mirror of package.py's hint for an export given as the
             # package; a package given as the export got only "needs a 'results' array".
-            hint = Problem(
-                "$",
-                "format-hint",
-                f"this is a MemAudit package, not an export of format {cut_repr(fmt)}: give it "
-                "as the PACKAGE argument (in the app: upload it as the package)",
-            )
             # Only the hint: the importer's own problems read the package's keys as notes or
             # edges (QA s43 recheck: 13 lines of "$["id"]: each note must be an object").
-            raise PackageError(exc.source, [hint]) from None
+            raise PackageError(exc.source, [own]) from None
         if looks == "store":
             # QA s50: a store saved as its own file (one item of a package's "stores") read
             # as Mem0 said only "needs a 'results' array"; stores live in their package.
@@ -323,7 +318,8 @@ def guess_store_format(path: str | Path) -> str | None:
     a backup row: ``id``, ``content``, ``state``), ``"letta"``, ``"amem"``, ``"zep"``,
     ``"mem0-history"`` (a SQLite history database), ``"locomo"`` or ``"longmemeval"``
     (benchmark files, which are package sources), ``"package"`` (a MemAudit package),
-    ``"store"`` (one store object of a package's ``stores`` array) or None.
+    ``"result"`` (a saved MemAudit result), ``"store"`` (one store object of a package's
+    ``stores`` array) or None. A UTF-8 byte order mark is read past, as the readers do.
 
     Examples
     --------
@@ -333,6 +329,12 @@ def guess_store_format(path: str | Path) -> str | None:
     >>> guess_store_format(f)
     'zep'
     """
+    return _sniff(path)[0]
+
+
+def _sniff(path: str | Path) -> tuple[str | None, object]:
+    """:func:`guess_store_format`'s guess, and the decoded JSON it read (None when it read
+    none), for a hint to quote from (a saved result's kind)."""
     import gzip
     import json
     import zipfile
@@ -344,12 +346,12 @@ def guess_store_format(path: str | Path) -> str | None:
         with open(path, "rb") as fh:
             head = fh.read(16)
             if head.startswith(b"SQLite format 3"):
-                return "mem0-history"
+                return "mem0-history", None
             if head[:4] == b"PK\x03\x04":
                 fh.seek(0)
                 with zipfile.ZipFile(fh) as zf:  # the member list only, nothing inflated
                     names = {PurePosixPath(n).name for n in zf.namelist()}
-                return "mem0" if {JSON_MEMBER, JSONL_MEMBER} & names else None
+                return ("mem0" if {JSON_MEMBER, JSONL_MEMBER} & names else None), None
             if head[:2] == b"\x1f\x8b":
                 # QA s40 defect 3: an OpenMemory memories.jsonl.gz read as another format
                 # got only "decompress it first". Its first line is looked at, in the first
@@ -357,19 +359,64 @@ def guess_store_format(path: str | Path) -> str | None:
                 fh.seek(0)
                 with gzip.GzipFile(fileobj=fh) as gz:
                     text = gz.read(_SNIFF_BYTES).decode("utf-8", "replace")
-                return "mem0" if looks_like_rows(text) else None
+                return ("mem0" if looks_like_rows(text) else None), None
             raw = head + fh.read(64_000_000)
     except (OSError, EOFError, ValueError, RecursionError, zipfile.BadZipFile, zlib.error):
-        return None
+        return None, None
     try:
-        data = json.loads(raw.decode("utf-8"))
+        # utf-8-sig: a file saved with a byte order mark is read as the readers read it (QA
+        # s51, cli defect 6: a package with a BOM given as the export got no hint).
+        data = json.loads(raw.decode("utf-8-sig"))
     except (ValueError, RecursionError):
         # QA s40 defect 3: OpenMemory JSON Lines (memories.jsonl) got only "wrap the lines
         # in one array": its first line, an OpenMemory row (id, content, state), says it.
-        return "mem0" if looks_like_rows(raw[:_SNIFF_BYTES].decode("utf-8", "replace")) else None
+        rows = looks_like_rows(raw[:_SNIFF_BYTES].decode("utf-8-sig", "replace"))
+        return ("mem0" if rows else None), None
     if looks_like_package(data):
-        return "package"
-    return "store" if looks_like_store(data) else guess_format(data)
+        return "package", data
+    if looks_like_result(data):
+        return "result", data
+    return ("store" if looks_like_store(data) else guess_format(data)), data
+
+
+def looks_like_result(data: object) -> bool:
+    """Whether decoded JSON is a saved MemAudit result (a ``--json`` output of ``solve``,
+    ``score``, ``sweep`` ..., or a library result's ``to_dict()``): its ``result_kind`` or
+    ``result_version``. A hint for messages, as :func:`looks_like_package` is.
+
+    >>> looks_like_result({"result_version": 2, "result_kind": "solve"})
+    True
+    """
+    return (
+        isinstance(data, dict)
+        and not looks_like_package(data)
+        and ("result_kind" in data or "result_version" in data)
+    )
+
+
+def _memaudit_file_hint(looks: str | None, data: object, wanted: str) -> Problem | None:
+    """The ``format-hint`` problem for a MemAudit file (a package or a saved result) given
+    where ``wanted`` (an export, a benchmark file) goes, or None for another file.
+
+    QA s51 (cli, defect 6): a saved result given as a Mem0 export got only "needs a 'results'
+    array", and a package given to ``import locomo`` only "must be an array of samples".
+    """
+    if looks == "package":
+        return Problem(
+            "$",
+            "format-hint",
+            f"this is a MemAudit package, not {wanted}: give it as the PACKAGE argument (in "
+            "the app: upload it as the package)",
+        )
+    if looks == "result":
+        kind = data.get("result_kind") if isinstance(data, dict) else None
+        named = f" ({cut_repr(kind)})" if isinstance(kind, str) else ""
+        return Problem(
+            "$",
+            "format-hint",
+            f"this is a saved MemAudit result{named}, not {wanted}: `memaudit show FILE` prints it",
+        )
+    return None
 
 
 def import_package(
@@ -397,7 +444,8 @@ def import_package(
     UnknownNameError
         Unknown format or cost rule.
     PackageError
-        Located problems.
+        Located problems; a MemAudit package or saved result given as a LoCoMo or LongMemEval
+        file gets only a ``format-hint`` problem saying what it is.
     """
     if fmt not in PACKAGE_FORMATS:
         raise UnknownNameError(
@@ -414,13 +462,22 @@ def import_package(
         from .artifact import load_artifact_package
 
         return load_artifact_package(source)
-    if fmt == "locomo":
-        from .locomo import import_locomo
+    try:
+        if fmt == "locomo":
+            from .locomo import import_locomo
 
-        return import_locomo(source, instance=instance, cost_rule=cost_rule)
-    from .longmemeval import import_longmemeval
+            return import_locomo(source, instance=instance, cost_rule=cost_rule)
+        from .longmemeval import import_longmemeval
 
-    return import_longmemeval(source, instance=instance, cost_rule=cost_rule)
+        return import_longmemeval(source, instance=instance, cost_rule=cost_rule)
+    except PackageError as exc:
+        # QA s51 (cli, defect 6): a package given to `import locomo` got only "a LoCoMo file
+        # must be an array of samples"; it needs no import. Only the hint, as for an export.
+        looks, data = _sniff(source) if isinstance(source, str | Path) else (None, None)
+        wanted = "a LoCoMo file" if fmt == "locomo" else "a LongMemEval file"
+        if own := _memaudit_file_hint(looks, data, wanted):
+            raise PackageError(exc.source, [own]) from None
+        raise
 
 
 __all__ = [
