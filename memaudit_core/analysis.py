@@ -607,7 +607,7 @@ class StoreEvaluation:
 
         if not (math.isfinite(self.value) and self.value >= 0):
             raise ResultError(
-                f"{path}.value", "wrong value", "F is a finite number >= 0", self.value
+                f"{path}.value", "allowed-value", "F is a finite number >= 0", self.value
             )
         expected = {
             "opt_value": self.opt.value,
@@ -744,7 +744,7 @@ class StoreEvaluation:
         for name in ("cost", "store_cost"):
             v = getattr(self, name)
             if not (math.isfinite(v) and v >= 0):
-                raise ResultError(f"{path}.{name}", "wrong value", "a finite number >= 0", v)
+                raise ResultError(f"{path}.{name}", "allowed-value", "a finite number >= 0", v)
         if self.cost > limit:
             raise ResultError(
                 f"{path}.cost",
@@ -960,7 +960,7 @@ class StoreEvaluation:
             for name in ("weight", "store_coverage", "opt_coverage"):
                 v = getattr(u, name)
                 if not (math.isfinite(v) and v >= 0):
-                    raise ResultError(f"{at}.{name}", "wrong value", "a finite number >= 0", v)
+                    raise ResultError(f"{at}.{name}", "allowed-value", "a finite number >= 0", v)
             for side in ("store", "opt"):
                 got = getattr(u, f"{side}_value")
                 want = u.weight * h(getattr(u, f"{side}_coverage"))

@@ -594,7 +594,7 @@ class AuditRow:
 
         if self.outcome not in _OUTCOMES:
             raise ResultError(
-                f"{path}.outcome", "wrong value", f"one of {', '.join(_OUTCOMES)}", self.outcome
+                f"{path}.outcome", "allowed-value", f"one of {', '.join(_OUTCOMES)}", self.outcome
             )
         self._check_values(path)
         from .solvers import check_bound_and_gap
@@ -636,7 +636,7 @@ class AuditRow:
         check_finite(f"{path}.budget", self.budget, "a budget is a finite number >= 0")
         unit = self.value_unit
         if unit is not None and not (math.isfinite(unit) and unit > 0):
-            raise ResultError(f"{path}.value_unit", "wrong value", "a finite number > 0", unit)
+            raise ResultError(f"{path}.value_unit", "allowed-value", "a finite number > 0", unit)
         for eng in ENGINES:
             for name in ("value", "bound", "time_s", "nodes"):
                 number = getattr(self, f"{eng}_{name}")
@@ -646,7 +646,7 @@ class AuditRow:
             # Not >= 0: HiGHS's objective of an empty store may be -1e-16.
             if reported is not None and not math.isfinite(reported):
                 raise ResultError(
-                    f"{path}.{eng}_reported", "wrong value", "a finite number", reported
+                    f"{path}.{eng}_reported", "allowed-value", "a finite number", reported
                 )
 
     def _check_ran(self, path: str) -> None:
@@ -1108,7 +1108,10 @@ class AuditReport:
         for name in counts:
             if getattr(self, name) < 0:
                 raise ResultError(
-                    f"{path}.{name}", "wrong value", "a count of checks, >= 0", getattr(self, name)
+                    f"{path}.{name}",
+                    "allowed-value",
+                    "a count of checks, >= 0",
+                    getattr(self, name),
                 )
         done = sum(getattr(self, name) for name in counts[:-1])
         if done > self.n_tasks:

@@ -2605,9 +2605,11 @@ class _Parser(argparse.ArgumentParser):
                 )
             except BrokenPipeError:
                 # Parsing runs before _main's closed-pipe handler (QA s48: `--solver bogus
-                # --json | head` was a traceback and exit 1); stderr still gets the usage.
+                # --json | head` was a traceback and exit 1); stderr still gets the message.
                 _silence_stdout()
-        super().error(message)
+        # One line, as every other user error prints (QA s51 #11: argparse printed its usage
+        # first, 7 lines for solve, then the message): the help is named instead.
+        self.exit(EXIT_USER_ERROR, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 # ------------------------------------------------------------------- suite and audit options
@@ -4064,7 +4066,7 @@ def _run(args: argparse.Namespace) -> int:
         # disagreements (certification QA s38: it exited 2, "bad input").
         args._exit_code = 1
         Progress.close_line()
-        print(f"memaudit: error: {exc} (please report it, with the package)", file=sys.stderr)
+        print(f"{_error_head(args)} {exc} (please report it, with the package)", file=sys.stderr)
         _json_error(args, exc)
         return 1
     except MemAuditError as exc:
@@ -4074,7 +4076,7 @@ def _run(args: argparse.Namespace) -> int:
         # A saved result's problem names its file, JSON path and rule, as a package's
         # problems do, and is printed as they are (QA s46: `show` alone added the prefix).
         located = isinstance(exc, ResultError) and exc.source is not None
-        print(exc if located else f"memaudit: error: {exc}", file=sys.stderr)
+        print(exc if located else f"{_error_head(args)} {_own_text(args, exc)}", file=sys.stderr)
         _json_error(args, exc)
         plugin_tb = getattr(exc, "plugin_traceback", None)
         if plugin_tb:  # a plugin writer's (or module's) own traceback: only on request
@@ -4116,11 +4118,27 @@ def _run(args: argparse.Namespace) -> int:
         args._exit_code = EXIT_USER_ERROR
         Progress.close_line()
         message = f"{exc.filename}: {exc.strerror or exc}"
-        print(f"memaudit: error: {message}", file=sys.stderr)
+        print(f"{_error_head(args)} {message}", file=sys.stderr)
         _json_error(args, MemAuditError(message))
         return EXIT_USER_ERROR
     except Exception as exc:  # a bug, not a user error: say so, show details only on --debug
         return _internal_error(args, exc)
+
+
+def _error_head(args: argparse.Namespace) -> str:
+    """``memaudit COMMAND: error:``, what an error line starts with: argparse's own form, so
+    that a mistake found while parsing and one found later read alike (QA s51 #11: the later
+    ones said ``memaudit: error:``, without the command)."""
+    return f"memaudit {args.command}: error:"
+
+
+def _own_text(args: argparse.Namespace, exc: Exception) -> str:
+    """``exc``'s message after :func:`_error_head`: without the command's name when it
+    starts with it, as the CLI's own messages did while the head did not name the command
+    (``score: give exactly one of --writer NAME, ...``); named once, not twice."""
+    text = str(exc)
+    own = f"{args.command}: "
+    return text[len(own) :] if text.startswith(own) else text
 
 
 def _drop_made_out(args: argparse.Namespace) -> None:

@@ -656,7 +656,9 @@ class BudgetCurve:
             for name in ("value", "opt"):
                 v = getattr(p, name)
                 if not (math.isfinite(v) and v >= 0):
-                    raise ResultError(f"{at}.{name}", "wrong value", "F is a finite number >= 0", v)
+                    raise ResultError(
+                        f"{at}.{name}", "allowed-value", "F is a finite number >= 0", v
+                    )
             check_quotient(f"{at}.ratio", p.ratio, p.value, p.opt, "value / opt")
             check_ratio_text(f"{at}.ratio_text", p.ratio_text, p.ratio)
         self._check_optima(path)
@@ -691,7 +693,7 @@ class BudgetCurve:
             at_budget[o.budget] = (k, o)
             if not (math.isfinite(o.value) and o.value >= 0):
                 raise ResultError(
-                    f"{at}.value", "wrong value", "F is a finite number >= 0", o.value
+                    f"{at}.value", "allowed-value", "F is a finite number >= 0", o.value
                 )
             if not (o.bound >= o.value or close(o.bound, o.value)):  # NaN fails too
                 raise ResultError(
@@ -778,7 +780,7 @@ def _check_opt_point(o: OptPoint, at: str) -> None:
     from .solvers import CERTIFIED_GAP_MAX, check_bound_and_gap, read_back_gap
 
     if not o.gap >= 0:  # NaN fails too
-        raise ResultError(f"{at}.gap", "wrong value", "a number >= 0 is expected", o.gap)
+        raise ResultError(f"{at}.gap", "allowed-value", "a number >= 0 is expected", o.gap)
     if o.certified and not read_back_gap(o.value, o.bound) <= CERTIFIED_GAP_MAX:
         raise ResultError(
             f"{at}.bound",
@@ -1434,7 +1436,7 @@ class FamilyBand:
             for name in ("n", "n_undefined", "n_unproven"):
                 v = getattr(r, name)
                 if isinstance(v, bool) or not v >= 0:
-                    raise ResultError(f"{at}.{name}", "wrong value", "a count of seeds, >= 0", v)
+                    raise ResultError(f"{at}.{name}", "allowed-value", "a count of seeds, >= 0", v)
             if r.n + r.n_undefined > n_seeds:
                 raise ResultError(
                     f"{at}.n",

@@ -160,6 +160,54 @@ MAX_PROBLEMS = 1000
 PROBLEM_LIMIT_RULE = "problem-limit"
 
 
+#: The rules the two file readers share, by the name each of them gives: the package reader
+#: (:func:`~memaudit_core.package.load_package`, the importers) and the saved-result reader
+#: (:func:`~memaudit_core.results.read_result`, ``memaudit show``). One condition has one
+#: name in both, so that a CI filter keyed on ``rule`` knows one vocabulary (QA s51 #7: a
+#: JSON array was ``type`` to one and ``wrong type`` to the other, a missing field
+#: ``required`` and ``missing field``, a newer version ``format-version`` and ``newer
+#: version``). Names are kebab-case.
+RULE_FILE_EXISTS = "file-exists"
+RULE_READABLE = "readable"
+RULE_FILE_TYPE = "file-type"
+RULE_UTF8 = "utf-8"
+RULE_TYPE = "type"
+RULE_REQUIRED = "required"
+RULE_FORMAT_VERSION = "format-version"
+RULE_KNOWN_FIELD = "known-field"
+RULE_NOT_NULL = "not-null"
+
+#: Every rule a saved result can break, with what it refuses (:class:`ResultError`'s
+#: ``rule`` is one of these): the shared ones above, the JSON reader's (shared too: one
+#: reader decodes packages, exports and results), and the result reader's own. Package rules
+#: beyond the shared ones are named where they are checked (``memaudit validate`` lists them).
+RULES: dict[str, str] = {
+    RULE_FILE_EXISTS: "no such file or folder",
+    RULE_READABLE: "the file cannot be read (permissions, a name the file system refuses)",
+    RULE_FILE_TYPE: "not the kind of file expected: a folder, a zip, a CSV table, an image",
+    RULE_UTF8: "not UTF-8 text (UTF-16, gzip, a SQLite database, other bytes)",
+    "empty": "an empty file",
+    "truncated": "the JSON document ends before it is complete",
+    "json-syntax": "not valid JSON (with line and column)",
+    "json-depth": "JSON nested too deeply to read",
+    "duplicate-key": "a key repeated inside one JSON object",
+    "normal": "a number that underflows to 0 (1e-400)",
+    RULE_TYPE: "a value of the wrong JSON type (an array where an object is expected, ...)",
+    RULE_REQUIRED: "a required field is missing",
+    RULE_FORMAT_VERSION: (
+        "a format version this MemAudit does not read (a package's 'memaudit', a result's "
+        "'result_version' or 'json_output_version'): newer, older, below 1 or not an integer"
+    ),
+    RULE_KNOWN_FIELD: "a key the format does not define at that place",
+    RULE_NOT_NULL: "null where a value is needed",
+    "result-json": "a JSON document that is not a saved result (a package, validate's verdict)",
+    "known-kind": "a 'result_kind' this MemAudit does not know",
+    "allowed-value": "a value of the right type outside what the field takes",
+    "inconsistent": "numbers or fields that contradict each other",
+    "unique-row": "a second row for one store and budget",
+}
+
+
 def problem_limit(limit: int = MAX_PROBLEMS) -> Problem:
     """The line that ends a check stopped after ``limit`` problems: one more was found, and
     nothing after it was checked, so it claims neither a count nor a clean rest."""
@@ -364,9 +412,10 @@ class ResultError(MemAuditError):
     path : str
         Where in the JSON document, e.g. ``$.rows[3].value``.
     rule : str
-        Which rule it breaks: ``missing field``, ``wrong type``, ``unknown kind``,
-        ``newer version``, ``normal`` (a number that underflows to 0), ... or, for a file that
-        is not JSON or repeats a key, the package loader's JSON rules (``json-syntax``,
+        Which rule it breaks, a key of :data:`RULES`: ``required`` (a missing field),
+        ``type``, ``known-kind``, ``format-version``, ``normal`` (a number that underflows to
+        0), ... named as the package loader names the same condition; for a file that is not
+        JSON or repeats a key, the package loader's JSON rules (``json-syntax``,
         ``truncated``, ``json-depth``, ``duplicate-key``).
 
     Examples
@@ -378,7 +427,7 @@ class ResultError(MemAuditError):
     ...     ma.read_result(data)
     ... except ma.ResultError as exc:
     ...     print(exc.path, "|", exc.rule)
-    $.value | missing field
+    $.value | required
     """
 
     def __init__(

@@ -727,7 +727,7 @@ class CompareView:
         if wording is not None and wording < 1:
             raise ResultError(
                 child(path, "explanation_wording"),
-                "wrong value",
+                "allowed-value",
                 f"not a wording version (1 to {EXPLANATION_WORDING}, or absent in a view saved "
                 "before it was written)",
                 wording,
@@ -2097,16 +2097,16 @@ class EvidenceView:
 
 def _check_saved_since_readable(data: Mapping[str, Any], path: str, key: str, model: str) -> None:
     """Refuse a view saved before views read back (session 41) by the key written since."""
-    from .errors import ResultError
+    from .errors import RULE_REQUIRED, ResultError
     from .results import child
 
     if key not in data:
         raise ResultError(
             child(path, key),
-            "missing field",
-            f"missing field: a {model} saved before it could be read back (MemAudit wrote "
-            "it without the fields needed to rebuild it); read it as JSON, or save the view "
-            "again",
+            RULE_REQUIRED,
+            f"missing required field '{key}': a {model} saved before it could be read back "
+            "(MemAudit wrote it without the fields needed to rebuild it); read it as JSON, or "
+            "save the view again",
         )
 
 

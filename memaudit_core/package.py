@@ -41,6 +41,15 @@ from typing import Any
 from .errors import (
     INVISIBLE_PRINTABLE,
     NORMAL_MIN_TEXT,
+    RULE_FILE_EXISTS,
+    RULE_FILE_TYPE,
+    RULE_FORMAT_VERSION,
+    RULE_KNOWN_FIELD,
+    RULE_NOT_NULL,
+    RULE_READABLE,
+    RULE_REQUIRED,
+    RULE_TYPE,
+    RULE_UTF8,
     MemAuditError,
     PackageError,
     Problem,
@@ -61,6 +70,45 @@ from .saturations import SATURATIONS, get_saturation
 from .shortrepr import brief, count, short_repr
 
 FORMAT_VERSION = 1
+
+
+def format_version_problem(version: object, newest: int = FORMAT_VERSION) -> str | None:
+    """Why a package's format version ``version`` (its ``memaudit``) is not the one this
+    MemAudit reads, ``newest``, or None when it is: a later version says it was written by a
+    newer MemAudit, an earlier one by an older, as a saved result's version says (QA s51 #7:
+    "unsupported format version (expected 1)" said neither). A JSON number: an integer, or
+    1.0 as tools that write floats give it (schema QA s38: JSON Schema's const 1 takes 1.0);
+    not ``np.bool_(True)`` nor ``Decimal(1)`` (library QA).
+
+    >>> format_version_problem(1), format_version_problem(1.0)
+    (None, None)
+    >>> print(format_version_problem(2))
+    written by a newer MemAudit (format version 2); this one reads format version 1
+    >>> print(format_version_problem(1, newest=2))
+    written by an older MemAudit (format version 1); this one reads format version 2
+    >>> print(format_version_problem(0)); print(format_version_problem("1"))
+    format versions start at 1; this MemAudit reads format version 1
+    not a format version: a whole number is expected; this MemAudit reads format version 1
+    """
+    reads = f"this MemAudit reads format version {newest}"
+    if (
+        not isinstance(version, numbers.Integral | float)
+        or isinstance(version, bool)
+        or (isinstance(version, float) and not (math.isfinite(version) and version.is_integer()))
+    ):
+        return f"not a format version: a whole number is expected; {reads}"
+    number = int(version)
+    if number == newest:
+        return None
+    if number < 1:
+        return f"format versions start at 1; {reads}"
+    age = "a newer" if number > newest else "an older"
+    return (
+        f"written by {age} MemAudit (format version {number}); this one reads format "
+        f"version {newest}"
+    )
+
+
 VALIDITY_TYPES = frozenset({"tombstone", "compound_update"})
 GENERIC_TYPES = frozenset({"raw_span", "atomic_fact", "summary"})
 UNIT_KINDS = (
@@ -228,7 +276,7 @@ def _freeze_coverage(obj: Any, kind: str) -> None:
             [
                 Problem(
                     path,
-                    "type",
+                    RULE_TYPE,
                     "must be an object mapping unit ids to numbers (or a list of "
                     "(unit id, number) pairs)",
                     coverage,
@@ -758,13 +806,13 @@ class _Checker(Problems):
         empty unit kind became "fact" without a word)."""
         if key not in obj:
             if required:
-                self.add(f"{path}.{key}", "required", f"missing required field '{key}'")
+                self.add(f"{path}.{key}", RULE_REQUIRED, f"missing required field '{key}'")
             return default
         value = obj[key]
         if value is None:  # reported once, by _known_keys (rule not-null)
             return default
         if not isinstance(value, str):
-            self.add(f"{path}.{key}", "type", "must be a string", value)
+            self.add(f"{path}.{key}", RULE_TYPE, "must be a string", value)
             return default
         if required and not value.strip():
             self.add(f"{path}.{key}", "non-empty", "must be a non-empty string", value)
@@ -792,7 +840,7 @@ class _Checker(Problems):
     ) -> float | None:
         if key not in obj:
             if required:
-                self.add(f"{path}.{key}", "required", f"missing required field '{key}'")
+                self.add(f"{path}.{key}", RULE_REQUIRED, f"missing required field '{key}'")
             return None
         if obj[key] is None:  # reported once, by _known_keys (rule not-null)
             return None
@@ -821,7 +869,7 @@ class _Checker(Problems):
         kind = type(value)
         if kind is not float and kind is not int:
             if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                self.add(path, "type", "must be a number", value)
+                self.add(path, RULE_TYPE, "must be a number", value)
                 return None
             if kind is UnderflowFloat:
                 zero_ok = exclusive_minimum is None or exclusive_minimum < 0
@@ -865,11 +913,11 @@ class _Checker(Problems):
         if key not in obj or obj[key] is None:
             # A null is reported once, by _known_keys (rule not-null), not as missing too.
             if required and key not in obj:
-                self.add(f"{path}.{key}", "required", f"missing required array '{key}'")
+                self.add(f"{path}.{key}", RULE_REQUIRED, f"missing required array '{key}'")
             return []
         value = obj[key]
         if not isinstance(value, list):
-            self.add(f"{path}.{key}", "type", "must be an array", json_type(value))
+            self.add(f"{path}.{key}", RULE_TYPE, "must be an array", json_type(value))
             return []
         return value
 
@@ -878,7 +926,7 @@ class _Checker(Problems):
         if value is None:
             return {}
         if not isinstance(value, dict):
-            self.add(f"{path}.{key}", "type", "must be an object", json_type(value))
+            self.add(f"{path}.{key}", RULE_TYPE, "must be an object", json_type(value))
             return {}
         return value
 
@@ -890,7 +938,7 @@ class _Checker(Problems):
         for i, item in enumerate(items):
             item_path = f"{path}[{i}]"
             if not isinstance(item, dict):
-                self.add(item_path, "type", f"each {what} must be an object", json_type(item))
+                self.add(item_path, RULE_TYPE, f"each {what} must be an object", json_type(item))
                 out.append(None)
                 continue
             item_id = self.string(item, "id", item_path, required=True)
@@ -915,10 +963,12 @@ class _Checker(Problems):
         cov_path = f"{path}.coverage"
         raw = obj.get("coverage")
         if raw is None:
-            self.add(cov_path, "required", "missing required object 'coverage' (use {} for none)")
+            self.add(
+                cov_path, RULE_REQUIRED, "missing required object 'coverage' (use {} for none)"
+            )
             return {}
         if not isinstance(raw, dict):
-            self.add(cov_path, "type", "must be an object mapping unit ids to numbers", raw)
+            self.add(cov_path, RULE_TYPE, "must be an object mapping unit ids to numbers", raw)
             return {}
         out: dict[str, float] = {}
         known = unit_ids if unit_ids is not None else ()
@@ -1105,12 +1155,12 @@ def _known_keys(checker: _Checker, obj: dict, path: str, allowed: set[str]) -> N
                 else f"this object takes only {', '.join(map(repr, sorted(allowed)))}; put "
                 "extra data under the package's 'meta'"
             )
-            checker.add(_child_path(path, key), "known-field", f"unknown field ({hint})", key)
+            checker.add(_child_path(path, key), RULE_KNOWN_FIELD, f"unknown field ({hint})", key)
         elif obj[key] is None:
             # JSON null would otherwise read as "absent" and silently take the default.
             checker.add(
                 _child_path(path, key),
-                "not-null",
+                RULE_NOT_NULL,
                 "null is not allowed here: give a value, or leave an optional field out to use "
                 "its default",
             )
@@ -1179,7 +1229,7 @@ def _parse_package(doc: object, source: str, *, suspect: bool | None) -> Package
         scalar = isinstance(doc, str | int | float) and not isinstance(doc, bool)
         checker.add(
             "$",
-            "type",
+            RULE_TYPE,
             f"a package must be a JSON object, not a JSON {json_type(doc)}",
             doc if scalar else None,
         )
@@ -1204,22 +1254,11 @@ def _parse_package(doc: object, source: str, *, suspect: bool | None) -> Package
     version = doc.get("memaudit")
     if "memaudit" not in doc:
         checker.add(
-            "$.memaudit", "required", "missing format version field 'memaudit' (expected 1)"
+            "$.memaudit", RULE_REQUIRED, "missing format version field 'memaudit' (expected 1)"
         )
-    elif version is not None and (
-        # A JSON number: an integer, or 1.0 as tools that write floats give it (schema QA
-        # s38: JSON Schema's const 1 takes 1.0). Not np.bool_(True) nor Decimal(1) (library
-        # QA), and an array raised a bare ValueError from the comparison.
-        not isinstance(version, numbers.Integral | float)
-        or isinstance(version, bool)
-        or version != FORMAT_VERSION
-    ):
-        checker.add(
-            "$.memaudit",
-            "format-version",
-            f"unsupported format version (expected {FORMAT_VERSION})",
-            version,
-        )
+    elif version is not None and (problem := format_version_problem(version)) is not None:
+        # An array raised a bare ValueError from a comparison (library QA): not compared.
+        checker.add("$.memaudit", RULE_FORMAT_VERSION, problem, version)
     package_id = checker.string(doc, "id", "$", required=True)
     checker.string(doc, "$schema", "$", required=False)  # the schema says string (QA)
     title = checker.string(doc, "title", "$", required=False)
@@ -1325,14 +1364,14 @@ def _parse_package(doc: object, source: str, *, suspect: bool | None) -> Package
         elif isinstance(answer_raw, int | float) and not isinstance(answer_raw, bool):
             answer = str(answer_raw)
         elif answer_raw is not None:
-            checker.add(f"{path}.answer", "type", "must be a string or a number", answer_raw)
+            checker.add(f"{path}.answer", RULE_TYPE, "must be a string or a number", answer_raw)
         weight = checker.number(
             item, "weight", path, required=False, minimum=0.0, rule="weight-range"
         )
         requires: list[str] = []
         for j, unit_id in enumerate(checker.array(item, "requires", path, required=True)):
             if not isinstance(unit_id, str):
-                checker.add(f"{path}.requires[{j}]", "type", "must be a unit id string", unit_id)
+                checker.add(f"{path}.requires[{j}]", RULE_TYPE, "must be a unit id string", unit_id)
             elif known_units is not None and unit_id not in known_units:
                 checker.add(
                     f"{path}.requires[{j}]", "known-unit", "requires an unknown unit", unit_id
@@ -1406,7 +1445,7 @@ def _parse_package(doc: object, source: str, *, suspect: bool | None) -> Package
         for j, cand_id in enumerate(checker.array(item, "select", path, required=False)):
             sel_path = f"{path}.select[{j}]"
             if not isinstance(cand_id, str):
-                checker.add(sel_path, "type", "must be a candidate id string", cand_id)
+                checker.add(sel_path, RULE_TYPE, "must be a candidate id string", cand_id)
                 continue
             if cand_id in select:
                 checker.add(
@@ -1911,7 +1950,7 @@ def _non_json_problems(doc: dict) -> Iterator[Problem]:
                     shown = key if isinstance(key, _JSON_SCALARS) else repr(key)
                     yield Problem(
                         f"{path}[{key!r}]",
-                        "type",
+                        RULE_TYPE,
                         "object keys must be strings (JSON has no other keys)",
                         shown,
                     )
@@ -1923,7 +1962,7 @@ def _non_json_problems(doc: dict) -> Iterator[Problem]:
         elif in_meta and not isinstance(node, _JSON_SCALARS):
             yield Problem(
                 path,
-                "type",
+                RULE_TYPE,
                 f"meta must hold JSON values only (objects, arrays, strings, numbers, "
                 f"booleans, null), not a {type(node).__name__}",
             )
@@ -2235,14 +2274,14 @@ def loads_package(data: bytes | str, source: str = "<upload>") -> Package:
         if data[:4] in ZIP_MAGICS:
             # QA s47: a zip upload was refused under rule utf-8; what is wrong is the kind of
             # file, as for a zip given where an artifact's tables are not found (file-type).
-            raise PackageError(source, [Problem("$", "file-type", kind)])
+            raise PackageError(source, [Problem("$", RULE_FILE_TYPE, kind)])
         if kind:
-            raise PackageError(source, [Problem("$", "utf-8", f"file is not UTF-8 text: {kind}")])
+            raise PackageError(source, [Problem("$", RULE_UTF8, f"file is not UTF-8 text: {kind}")])
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise PackageError(
-                source, [Problem("$", "utf-8", f"file is not UTF-8 text (byte {exc.start})")]
+                source, [Problem("$", RULE_UTF8, f"file is not UTF-8 text (byte {exc.start})")]
             ) from None
     else:
         text = data
@@ -2440,9 +2479,9 @@ def load_package(path: str | Path) -> Package:
     source = str(path)
     found, folder, unreadable = probe_path(path)
     if unreadable:  # a name too long for the file system (QA: an internal error)
-        raise PackageError(file_name_text(source), [Problem("$", "readable", unreadable)])
+        raise PackageError(file_name_text(source), [Problem("$", RULE_READABLE, unreadable)])
     if not found:
-        raise PackageError(source, [Problem("$", "file-exists", "no such file or folder")])
+        raise PackageError(source, [Problem("$", RULE_FILE_EXISTS, "no such file or folder")])
     if folder or p.suffix.lower() == ".zip":
         from .importers.artifact import load_artifact_package
 
@@ -2452,7 +2491,7 @@ def load_package(path: str | Path) -> Package:
         data = p.read_bytes()
     except OSError as exc:
         raise PackageError(
-            source, [Problem("$", "readable", f"cannot read file: {exc.strerror}")]
+            source, [Problem("$", RULE_READABLE, f"cannot read file: {exc.strerror}")]
         ) from None
     return loads_package(data, source)
 
@@ -2640,13 +2679,13 @@ def _a(name: str) -> str:
 
 def _items_problems(value: object, path: str, cls: type) -> Iterator[Problem]:
     if not isinstance(value, tuple | list):
-        yield Problem(path, "type", f"must be a tuple of {cls.__name__} objects", value)
+        yield Problem(path, RULE_TYPE, f"must be a tuple of {cls.__name__} objects", value)
         return
     for i, item in enumerate(value):
         if not isinstance(item, cls):
             yield Problem(
                 f"{path}[{i}]",
-                "type",
+                RULE_TYPE,
                 f"must be {_a(cls.__name__)}, not {_a(type(item).__name__)}",
             )
 
@@ -2664,7 +2703,7 @@ def _validation_doc(package: Package, source: str) -> dict[str, Any]:
     for name, cls in _ITEM_CLASSES.items():
         problems.extend(_items_problems(getattr(package, name), f"$.{name}", cls))
     if not isinstance(package.budgets, tuple | list):
-        problems.add("$.budgets", "type", "must be a tuple of numbers", package.budgets)
+        problems.add("$.budgets", RULE_TYPE, "must be a tuple of numbers", package.budgets)
     if not problems.problems:
         for i, store in enumerate(package.stores):
             problems.extend(

@@ -11,18 +11,20 @@ keeps a float's shortest repr; the CLI writes non-finite floats as the strings "
 "-Infinity" and "NaN", which are read back too).
 
 A file that cannot be read raises :class:`~memaudit_core.errors.ResultError`, naming the file,
-the JSON path and the rule (missing field, wrong type, unknown kind, newer version; a file that
-is not JSON, or repeats a key inside one object, gets the package loader's rules, as
+the JSON path and the rule, named as the package loader names the same condition
+(:data:`~memaudit_core.errors.RULES`: ``required`` for a missing field, ``type``,
+``known-kind``, ``format-version`` for a newer version; a file that is not JSON, or repeats a
+key inside one object, gets the package loader's JSON rules, as
 :func:`~memaudit_core.package.parse_json_text` reads both). Sweep and audit files saved before
 ``result_kind`` existed are known by their ``suite`` key. The library's curves, sensitivities,
 certification records, package stats and overviews name their kind too (QA s40) and read back,
 and so do the Compare and Evidence views (session 41: they were refused as "not readable") and
-the union curve (QA s45: refused as "missing field"); a
+the union curve (QA s45: refused as a missing field); a
 file of one of these models saved before it said its kind is told which model its keys are. A
-key the result does not write at its place is refused (``unknown field``, QA s43: a typo and an
+key the result does not write at its place is refused (``known-field``, QA s43: a typo and an
 added key were dropped without a word), besides the CLI's ``json_output_version``,
 ``memaudit_version`` and a solve's or score's ``cost_unit``; a name outside its registry (pool,
-saturation, engine, writer kind) is a ``wrong value``. Summaries such as a solve's ``label``
+saturation, engine, writer kind) breaks ``allowed-value``. Summaries such as a solve's ``label``
 and ``certified`` or a union report's ``union_opt_value`` are recomputed from the fields they
 summarise; a saved ``label`` or ``certified`` flag that differs is refused (``inconsistent``),
 as an audit's ``ok`` is, and so is a union report's summary or a union score's copy of its
@@ -46,7 +48,8 @@ Examples
 >>> ma.read_result(saved)
 Traceback (most recent call last):
 ...
-memaudit_core.errors.ResultError: $.certificate.checks[0].value: missing field [rule: missing field]
+memaudit_core.errors.ResultError: $.certificate.checks[0].value: missing required field 'value' \
+[rule: required]
 """
 
 from __future__ import annotations
@@ -64,6 +67,14 @@ from pathlib import Path
 from typing import Any
 
 from .errors import (
+    RULE_FILE_EXISTS,
+    RULE_FILE_TYPE,
+    RULE_FORMAT_VERSION,
+    RULE_KNOWN_FIELD,
+    RULE_READABLE,
+    RULE_REQUIRED,
+    RULE_TYPE,
+    RULE_UTF8,
     MemAuditError,
     PackageError,
     ResultError,
@@ -71,7 +82,14 @@ from .errors import (
     file_name_text,
     probe_path,
 )
-from .package import OverflowedNumber, looks_like_package, parse_json_text
+from .package import (
+    ZIP_MAGICS,
+    OverflowedNumber,
+    _binary_kind,
+    json_type,
+    looks_like_package,
+    parse_json_text,
+)
 from .versions import JSON_OUTPUT_VERSION, RESULT_VERSION
 
 #: ``result_kind`` -> (module, class): the models :func:`read_result` rebuilds. Each model's
@@ -226,12 +244,13 @@ def read_result(source: str | Path | Mapping[str, Any]) -> Any:
     ------
     ResultError
         The file is missing or unreadable (``file-exists``, ``readable``, ``utf-8``), a folder,
-        a CSV table or a chart image (``result-json``), not JSON,
-        or the document breaks a rule; the message names the file, the JSON path and the rule
-        (``missing field``, ``wrong type``, ``unknown kind``, ``newer version``, ``wrong
-        value``, ``inconsistent``, ``unknown field``), or the JSON reader's rules shared with
-        packages (``empty``, ``truncated``, ``json-syntax``, ``json-depth``,
-        ``duplicate-key``).
+        a zip, a CSV table or a chart image (``file-type``), a package or another JSON
+        document that is no result (``result-json``), not JSON, or the document breaks a rule;
+        the message names the file, the JSON path and the rule (``required``, ``type``,
+        ``known-kind``, ``format-version``, ``allowed-value``, ``inconsistent``,
+        ``known-field``, ...: :data:`~memaudit_core.errors.RULES`, the names the package
+        loader gives the same conditions), or the JSON reader's rules shared with packages
+        (``empty``, ``truncated``, ``json-syntax``, ``json-depth``, ``duplicate-key``).
 
     Examples
     --------
@@ -249,7 +268,7 @@ def read_result(source: str | Path | Mapping[str, Any]) -> Any:
     ...     ma.read_result({"result_version": 99, "result_kind": "solve"})
     ... except ma.ResultError as exc:
     ...     print(exc.path, exc.rule)
-    $.result_version newer version
+    $.result_version format-version
     """
     return read_saved(source)[0]
 
@@ -274,27 +293,23 @@ def read_saved(
     path = Path(source)
     found, folder, unreadable = probe_path(source)
     if unreadable:
-        raise ResultError("$", "readable", unreadable).in_file(name)
+        raise ResultError("$", RULE_READABLE, unreadable).in_file(name)
     if not found:
-        raise ResultError("$", "file-exists", "no such file or folder").in_file(name)
+        raise ResultError("$", RULE_FILE_EXISTS, "no such file or folder").in_file(name)
     if folder:
         from .suites import out_folder_text  # suites imports this module
 
-        # Rule result-json, not file-exists: the folder exists (QA s48).
+        # Not file-exists: the folder exists (QA s48); file-type, as the package loader says
+        # of a folder that is no artifact (QA s51 #7: this said result-json).
         text = out_folder_text(path) or "a folder, not a result file: give a result's JSON file"
-        raise ResultError("$", NOT_A_RESULT, text).in_file(name)
+        raise ResultError("$", RULE_FILE_TYPE, text).in_file(name)
     try:
-        # utf-8-sig: a byte-order mark (Windows editors) is skipped, as load_package does
-        # (QA s42 defect 4: the BOM was refused as "invalid JSON").
-        text = path.read_text(encoding="utf-8-sig")
+        data = path.read_bytes()
     except OSError as exc:
-        raise ResultError("$", "readable", f"cannot read it: {exc.strerror or exc}").in_file(
+        raise ResultError("$", RULE_READABLE, f"cannot read it: {exc.strerror or exc}").in_file(
             name
         ) from None
-    except UnicodeDecodeError as exc:
-        raise _not_a_result(path, name) or ResultError(
-            "$", "utf-8", f"not UTF-8 text (byte {exc.start})"
-        ).in_file(name) from None
+    text = _result_text(data, path, name)
     try:
         data = _parse_json(text, name)
     except ResultError:
@@ -309,11 +324,40 @@ def read_saved(
         raise exc.in_file(name) from None
 
 
+def _result_text(data: bytes, path: Path, name: str) -> str:
+    """The file's bytes ``data`` as text, decoded as the package loader decodes a package
+    (:func:`~memaudit_core.package.loads_package`), or the :class:`ResultError` with its rule
+    and words: ``file-type`` for a zip, ``utf-8`` saying what the bytes look like (QA s51 #7:
+    UTF-16 was "not UTF-8 text (byte 0)" here, "it looks like UTF-16 text; save it as UTF-8"
+    there). A CSV table or chart image, by its suffix, is said to be one first."""
+    try:
+        if data[:4] in ZIP_MAGICS:
+            raise ResultError(
+                "$",
+                RULE_FILE_TYPE,
+                "a zip file, not a saved result: unzip it and give the result's JSON file",
+            )
+        kind = _binary_kind(data)
+        if kind:
+            raise ResultError("$", RULE_UTF8, f"file is not UTF-8 text: {kind}")
+        try:
+            # utf-8-sig: a byte-order mark (Windows editors) is skipped, as load_package does
+            # (QA s42 defect 4: the BOM was refused as "invalid JSON").
+            return data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise ResultError(
+                "$", RULE_UTF8, f"file is not UTF-8 text (byte {exc.start})"
+            ) from None
+    except ResultError as exc:
+        raise _not_a_result(path, name) or exc.in_file(name) from None
+
+
 #: The app's and the CLI's files that are not saved results, by suffix: what each is.
 _NOT_RESULTS = {".csv": "a CSV table", ".png": "a PNG image", ".svg": "an SVG image"}
 
-#: The rule of a table, image, folder or package given where a saved result (a JSON file) is
-#: read.
+#: The rule of a JSON document given where a saved result is read that is none (a package,
+#: ``validate``'s verdict); a folder, zip, table or image is the wrong kind of file
+#: (``file-type``), as for the package loader.
 NOT_A_RESULT = "result-json"
 
 
@@ -325,7 +369,7 @@ def _not_a_result(path: Path, name: str) -> ResultError | None:
         return None
     return ResultError(
         "$",
-        NOT_A_RESULT,
+        RULE_FILE_TYPE,
         f"{what}, not a saved result: memaudit show and read_result read the JSON results "
         "the CLI saves (--json) and the app's JSON downloads (e.g. the Budget sweep's \"Sweep "
         "result (JSON)\"); CSV files (the app's CSV downloads, sweep -o) are tables, for a "
@@ -365,7 +409,13 @@ def _parse_json(text: str, name: str) -> Any:
 
 def _read_document(data: Any) -> tuple[Any, list[dict[str, Any]] | None]:
     if not isinstance(data, Mapping):
-        raise ResultError("$", "wrong type", f"expected a JSON object, got {_json_type(data)}")
+        # In the package loader's words (QA s51 #7: "expected a JSON object, got an array").
+        raise ResultError(
+            "$",
+            RULE_TYPE,
+            f"a saved result must be a JSON object, not a JSON {json_type(data)}",
+            _shown(data),
+        )
     version = data.get("json_output_version")
     if version is not None:
         # Checked as result_version is (library QA: "1", 1.0 and [1] were called newer than 1,
@@ -392,7 +442,7 @@ def _read_document(data: Any) -> tuple[Any, list[dict[str, Any]] | None]:
         if isinstance(data.get("error"), Mapping):  # the CLI's error object, not a result
             raise ResultError(
                 "$.result_kind",
-                "missing field",
+                RULE_REQUIRED,
                 "the file holds the CLI's error object, not a result: "
                 f"{data['error'].get('message')!s}",
             )
@@ -424,20 +474,21 @@ def _read_document(data: Any) -> tuple[Any, list[dict[str, Any]] | None]:
                 then = f'add "result_kind": "{like}" to read it back'
             raise ResultError(
                 "$.result_kind",
-                "missing field",
-                f"missing field: the keys are those of {model} ({like!r}), saved before it "
-                f"said its kind; {then}",
+                RULE_REQUIRED,
+                "missing required field 'result_kind': the keys are those of "
+                f"{model} ({like!r}), saved before it said its kind; {then}",
             )
         raise ResultError(
             "$.result_kind",
-            "missing field",
-            "missing field: not a MemAudit result, or one saved before results said their kind",
+            RULE_REQUIRED,
+            "missing required field 'result_kind': not a MemAudit result, or one saved before "
+            "results said their kind",
         )
     kind = data["result_kind"]
     if not isinstance(kind, str) or kind not in RESULT_KINDS:  # a list is unhashable (CLI QA)
         raise ResultError(
             "$.result_kind",
-            "unknown kind",
+            "known-kind",
             f"unknown result kind (known: {', '.join(RESULT_KINDS)})",
             kind,
         )
@@ -495,7 +546,7 @@ def check_known_keys(
     data: Any, written: Any, path: str, extra: Collection[str] = frozenset()
 ) -> None:
     """Refuse a key of the saved ``data`` that the rebuilt result's ``to_dict()`` (``written``)
-    does not write at the same place, at any depth (rule ``unknown field``). ``extra`` are
+    does not write at the same place, at any depth (rule ``known-field``). ``extra`` are
     keys accepted at ``path`` itself (the CLI's version keys at the top).
 
     >>> check_known_keys({"a": [{"b": 1}]}, {"a": [{"b": 1}]}, "$")
@@ -512,7 +563,7 @@ def check_known_keys(
                 known = ", ".join(str(k) for k in written) or "none"
                 raise ResultError(
                     child(path, str(key)),
-                    "unknown field",
+                    RULE_KNOWN_FIELD,
                     f"not a field of this result (known here: {known}); a misspelt or added "
                     "key is refused rather than ignored",
                     None,
@@ -559,7 +610,7 @@ def _json_type(value: Any) -> str:
 
 def _wrong(path: str, expected: str, value: Any) -> ResultError:
     return ResultError(
-        path, "wrong type", f"expected {expected}, got {_json_type(value)}", _shown(value)
+        path, RULE_TYPE, f"expected {expected}, got {_json_type(value)}", _shown(value)
     )
 
 
@@ -590,7 +641,7 @@ def decode(hint: Any, value: Any, path: str) -> Any:
     ...     decode(int | None, "3", "$.seed")
     ... except ResultError as exc:
     ...     print(exc.path, exc.rule)
-    $.seed wrong type
+    $.seed type
     """
     if hint is Any:
         return value
@@ -603,7 +654,7 @@ def decode(hint: Any, value: Any, path: str) -> Any:
             try:
                 return decode(options[0], value, path)
             except ResultError as exc:
-                if exc.rule != "wrong type" or exc.path != path:
+                if exc.rule != RULE_TYPE or exc.path != path:
                     raise
                 raise _wrong(path, f"{_expected(options[0])} or null", value) from None
         raise TypeError(f"cannot decode {hint!r}")  # a model's type, not the user's input
@@ -612,11 +663,11 @@ def decode(hint: Any, value: Any, path: str) -> Any:
             return _NON_FINITE[value]
         if isinstance(value, int | float) and not isinstance(value, bool):
             if isinstance(value, OverflowedNumber):  # 1e400: infinity is written "Infinity"
-                raise ResultError(path, "wrong type", "a number too large for a float")
+                raise ResultError(path, RULE_TYPE, "a number too large for a float")
             try:
                 return float(value)
             except OverflowError:  # an integer past 1.8e308: no float holds it
-                raise ResultError(path, "wrong type", "a number too large for a float") from None
+                raise ResultError(path, RULE_TYPE, "a number too large for a float") from None
         raise _wrong(path, "a number", value)
     if hint is bool:
         if isinstance(value, bool):
@@ -638,7 +689,7 @@ def decode(hint: Any, value: Any, path: str) -> Any:
             return tuple(decode(args[0], v, child(path, i)) for i, v in enumerate(value))
         if len(value) != len(args):
             raise ResultError(
-                path, "wrong type", f"expected an array of {len(args)}, got {len(value)} items"
+                path, RULE_TYPE, f"expected an array of {len(args)}, got {len(value)} items"
             )
         return tuple(
             decode(a, v, child(path, i)) for i, (a, v) in enumerate(zip(args, value, strict=True))
@@ -670,7 +721,7 @@ def require_object(data: Any, path: str) -> Mapping[str, Any]:
 def field_value(data: Mapping[str, Any], key: str, path: str) -> Any:
     """``data[key]``, or a :class:`ResultError` at ``path.key`` when it is missing."""
     if key not in data:
-        raise ResultError(child(path, key), "missing field", "missing field")
+        raise ResultError(child(path, key), RULE_REQUIRED, f"missing required field '{key}'")
     return data[key]
 
 
@@ -746,18 +797,22 @@ def _later_key(
 
 
 def _checked_version(value: Any, path: str, newest: int, writer: str, kind: str) -> int:
-    """``value`` as a version from 1 to ``newest``, else a located ResultError."""
-    version = decode(int, value, path)
+    """``value`` as a version from 1 to ``newest``, else a located ResultError, rule
+    ``format-version`` whatever is wrong with it, as the package loader's ``memaudit``."""
+    try:
+        version = decode(int, value, path)
+    except ResultError as exc:
+        raise ResultError(path, RULE_FORMAT_VERSION, exc.detail, exc.value) from None
     if version > newest:
         raise ResultError(
             path,
-            "newer version",
+            RULE_FORMAT_VERSION,
             f"written by a newer {writer} ({kind} version {version}); this one reads versions "
             f"up to {newest}",
             version,
         )
     if version < 1:
-        raise ResultError(path, "wrong type", f"{kind} versions start at 1", version)
+        raise ResultError(path, RULE_FORMAT_VERSION, f"{kind} versions start at 1", version)
     return version
 
 
@@ -871,7 +926,7 @@ def check_optima_order(
 
 def check_finite(at: str, value: float, what: str = "a finite number >= 0") -> None:
     """Refuse a saved measurement no run produces, NaN, an infinity or a negative number (a
-    duration, a cost), at ``at`` with rule ``wrong value`` (QA s47: ``time_s: "NaN"`` was read
+    duration, a cost), at ``at`` with rule ``allowed-value`` (QA s47: ``time_s: "NaN"`` was read
     back and written out again by ``show --json``).
 
     >>> check_finite("$.time_s", 0.25)
@@ -881,13 +936,13 @@ def check_finite(at: str, value: float, what: str = "a finite number >= 0") -> N
     memaudit_core.errors.ResultError: $.time_s: a finite number >= 0 ...
     """
     if not (math.isfinite(value) and value >= 0):
-        raise ResultError(at, "wrong value", what, value)
+        raise ResultError(at, "allowed-value", what, value)
 
 
 def check_copy(at: str, saved: Any, want: Any, source: str, hint: Any = None) -> None:
     """Refuse a saved derived key (a copy or summary of other fields, which the model
     recomputes rather than reads) that is not the value the rebuilt result writes there,
-    ``want`` (its ``to_dict()`` value): a wrong JSON type is a ``wrong type``, another value
+    ``want`` (its ``to_dict()`` value): a wrong JSON type breaks ``type``, another value
     ``inconsistent``, at the innermost JSON path that differs (QA s47: a union score's
     ``union_ratio: -7`` and ``upper_pruned: "x"`` were replaced by the recomputed values
     unsaid). ``source`` names what the value is derived from, for the message; ``hint`` is
@@ -1067,7 +1122,9 @@ def check_store_fits(at: str, cost: float, budget: float, store_cut: int, owner:
             cost,
         )
     if isinstance(store_cut, bool) or not store_cut >= 0:
-        raise ResultError(f"{at}.store_cut", "wrong value", "a count of memories, >= 0", store_cut)
+        raise ResultError(
+            f"{at}.store_cut", "allowed-value", "a count of memories, >= 0", store_cut
+        )
 
 
 def check_result_kind(data: Mapping[str, Any], path: str, kind: str) -> None:
@@ -1076,7 +1133,7 @@ def check_result_kind(data: Mapping[str, Any], path: str, kind: str) -> None:
     if found != kind:
         raise ResultError(
             child(path, "result_kind"),
-            "unknown kind",
+            "known-kind",
             f"not a {kind!r} result"
             + (
                 f" but a {found!r} one (read_result picks the model by kind)"
@@ -1150,7 +1207,7 @@ def check_content_hash(
     at: str, value: str, *, unknown_ok: bool = False, what: str = _HASH_KEYS["content_hash"]
 ) -> None:
     """Refuse a saved ``content_hash`` that is not a package's SHA-256 in 64 lowercase hex
-    digits (:func:`~memaudit_core.package.content_hash`), at ``at`` with rule ``wrong value``
+    digits (:func:`~memaudit_core.package.content_hash`), at ``at`` with rule ``allowed-value``
     (QA s50 #7: ``"xyz"`` was read back). ``unknown_ok``: "" (no content named) is accepted.
     :func:`from_fields` checks every model's ``content_hash`` field, and an audit row's
     ``instance_hash`` (``what`` names the hash in the message).
@@ -1166,7 +1223,7 @@ def check_content_hash(
     if len(value) != 64 or any(c not in "0123456789abcdef" for c in value):
         raise ResultError(
             at,
-            "wrong value",
+            "allowed-value",
             f"{what} is a SHA-256 in 64 lowercase hexadecimal digits",
             value,
         )
@@ -1174,7 +1231,7 @@ def check_content_hash(
 
 def check_choice(at: str, value: Any, allowed: Collection[str]) -> None:
     """Refuse a saved name that is not one of ``allowed`` (a registry: pools, saturations,
-    engines, writer kinds), at ``at`` with rule ``wrong value`` (QA s43: ``pool: "weird"``
+    engines, writer kinds), at ``at`` with rule ``allowed-value`` (QA s43: ``pool: "weird"``
     and ``solver: "gurobi"`` were printed as they were).
 
     >>> check_choice("$.pool", "full", ("full", "generic"))
@@ -1184,7 +1241,7 @@ def check_choice(at: str, value: Any, allowed: Collection[str]) -> None:
     memaudit_core.errors.ResultError: $.pool: not one of full, generic ...
     """
     if value not in allowed:
-        raise ResultError(at, "wrong value", "not one of " + ", ".join(allowed), value)
+        raise ResultError(at, "allowed-value", "not one of " + ", ".join(allowed), value)
 
 
 def pairs(value: Any, path: str) -> tuple[tuple[str, Any], ...]:

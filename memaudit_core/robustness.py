@@ -548,7 +548,9 @@ class AblationCurve:
             for name in ("full_opt", "pool_opt"):
                 v = getattr(p, name)
                 if not (math.isfinite(v) and v >= 0):
-                    raise ResultError(f"{at}.{name}", "wrong value", "F is a finite number >= 0", v)
+                    raise ResultError(
+                        f"{at}.{name}", "allowed-value", "F is a finite number >= 0", v
+                    )
             if p.certified and p.pool_opt > p.full_opt * (1 + 1e-9) + 1e-12:
                 raise ResultError(
                     f"{at}.pool_opt",
@@ -632,7 +634,7 @@ def _check_point_bounds(p: AblationPoint, at: str) -> None:
         if bound is None or gap is None:
             continue  # saved before QA s46
         if not gap >= 0:  # NaN fails too
-            raise ResultError(gap_at, "wrong value", "a number >= 0 is expected", gap)
+            raise ResultError(gap_at, "allowed-value", "a number >= 0 is expected", gap)
         if label == "OPT" and not read_back_gap(value, bound) <= CERTIFIED_GAP_MAX:
             raise ResultError(
                 bound_at,
@@ -1475,7 +1477,7 @@ class CostRuleSensitivity:
                     v = getattr(row, name)
                     if not (math.isfinite(v) and v >= 0):
                         raise ResultError(
-                            f"{at}.{name}", "wrong value", "F is a finite number >= 0", v
+                            f"{at}.{name}", "allowed-value", "F is a finite number >= 0", v
                         )
                 if not values_close(row.scaled_budget, row.budget * rule.scale):
                     raise ResultError(
@@ -2053,7 +2055,9 @@ class CapacitySensitivity:
             for name in ("opt_1", "opt_k"):
                 v = getattr(p, name)
                 if not (math.isfinite(v) and v >= 0):
-                    raise ResultError(f"{at}.{name}", "wrong value", "F is a finite number >= 0", v)
+                    raise ResultError(
+                        f"{at}.{name}", "allowed-value", "F is a finite number >= 0", v
+                    )
             if p.opt_k < p.opt_1 and not values_close(p.opt_k, p.opt_1):
                 raise ResultError(
                     f"{at}.opt_k",
@@ -2588,7 +2592,7 @@ class NoiseSensitivity:
         defined = [t for t in self.taus if t is not None]
         for k, t in enumerate(self.taus):
             if t is not None and not -1 - tol <= t <= 1 + tol:
-                raise ResultError(f"{path}.taus[{k}]", "wrong value", "a Kendall tau in -1..1", t)
+                raise ResultError(f"{path}.taus[{k}]", "allowed-value", "a Kendall tau in -1..1", t)
         want = {
             "mean_tau": sum(defined) / len(defined) if defined else None,
             "min_tau": min(defined) if defined else None,
@@ -2608,7 +2612,7 @@ class NoiseSensitivity:
         for name in ("same_ranking_share",):
             v = getattr(self, name)
             if v is not None and not 0 <= v <= 1:
-                raise ResultError(f"{path}.{name}", "wrong value", "a share in 0..1", v)
+                raise ResultError(f"{path}.{name}", "allowed-value", "a share in 0..1", v)
         if [r.writer for r in self.writer_rows] != list(self.writers):
             raise ResultError(
                 f"{path}.writer_rows",

@@ -1762,7 +1762,7 @@ class SweepSuiteResult:
         if min(self.n_tasks, self.executed, self.reused) < 0:
             name = next(n for n in ("n_tasks", "executed", "reused") if getattr(self, n) < 0)
             raise ResultError(
-                child(path, name), "wrong value", "a count of tasks, >= 0", getattr(self, name)
+                child(path, name), "allowed-value", "a count of tasks, >= 0", getattr(self, name)
             )
         if done > self.n_tasks:
             raise ResultError(
@@ -1833,7 +1833,7 @@ class SweepSuiteResult:
         for i, b in enumerate(self.budgets):
             if not (math.isfinite(b) and b >= 0):
                 raise ResultError(
-                    f"{path}.budgets[{i}]", "wrong value", "a budget is a finite number >= 0", b
+                    f"{path}.budgets[{i}]", "allowed-value", "a budget is a finite number >= 0", b
                 )
         for k, r in enumerate(self.rows):
             at = f"{path}.rows[{k}]"
@@ -1947,7 +1947,7 @@ def check_packages_given(
 
     given, _ = sweep_package_counts(rows, errors)
     if isinstance(n_given, bool) or not n_given >= 1:
-        raise ResultError(at, "wrong value", "a sweep runs at least one package", n_given)
+        raise ResultError(at, "allowed-value", "a sweep runs at least one package", n_given)
     if n_given < given or (exact and n_given != given):
         raise ResultError(
             at,
@@ -1984,11 +1984,11 @@ def check_sweep_rows(rows: Sequence[Any], path: str, field: str = "rows") -> Non
         for name in ("value", "opt"):
             v = getattr(r, name)
             if not (math.isfinite(v) and v >= 0):
-                raise ResultError(f"{at}.{name}", "wrong value", "F is a finite number >= 0", v)
+                raise ResultError(f"{at}.{name}", "allowed-value", "F is a finite number >= 0", v)
         estimated = getattr(r, "coverage_estimated", 0)  # a curve's points have none
         if isinstance(estimated, bool) or not estimated >= 0:
             raise ResultError(
-                f"{at}.coverage_estimated", "wrong value", "a count of memories, >= 0", estimated
+                f"{at}.coverage_estimated", "allowed-value", "a count of memories, >= 0", estimated
             )
         _check_row_unit(at, k, r, unit_of)
         _check_row_origin(at, k, r, origin_of)
@@ -2202,7 +2202,7 @@ def _check_row_unit(at: str, k: int, row: Any, seen: dict[str, tuple[str, int]])
         return
     if not unit.strip():
         raise ResultError(
-            f"{at}.cost_unit", "wrong value", "a package's cost unit is a non-empty name", unit
+            f"{at}.cost_unit", "allowed-value", "a package's cost unit is a non-empty name", unit
         )
     content = getattr(row, "content_hash", "")
     if not content:

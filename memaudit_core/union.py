@@ -81,6 +81,7 @@ from .compiled import (
 )
 from .costs import COST_RULES, store_cost_unit
 from .errors import (
+    RULE_NOT_NULL,
     MemAuditError,
     PackageError,
     ResultError,
@@ -480,7 +481,7 @@ class UnionReport:
         for name in ("value", "cost", "store_cost", "full_value"):
             v = getattr(self, name)
             if not (math.isfinite(v) and v >= 0):
-                raise ResultError(f"{path}.{name}", "wrong value", "a finite number >= 0", v)
+                raise ResultError(f"{path}.{name}", "allowed-value", "a finite number >= 0", v)
         union_opt, package_opt, upper = (
             self.union_opt.value,
             self.package_opt.value,
@@ -835,13 +836,13 @@ class UnionCurveRow:
         for name in values:
             v = getattr(self, name)
             if not (math.isfinite(v) and v >= 0):  # NaN fails too
-                raise ResultError(f"{at}.{name}", "wrong value", "F is a finite number >= 0", v)
+                raise ResultError(f"{at}.{name}", "allowed-value", "F is a finite number >= 0", v)
         if not (math.isfinite(self.budget) and self.budget >= 0):
-            raise ResultError(f"{at}.budget", "wrong value", "a finite budget >= 0", self.budget)
+            raise ResultError(f"{at}.budget", "allowed-value", "a finite budget >= 0", self.budget)
         least = self.min_memory_cost
         if least is not None and not (math.isfinite(least) and least >= 0):
             raise ResultError(
-                f"{at}.min_memory_cost", "wrong value", "a finite cost >= 0 or null", least
+                f"{at}.min_memory_cost", "allowed-value", "a finite cost >= 0 or null", least
             )
         fits_none = least is not None and least > budget_with_tolerance(self.budget)
         if self.cost_effect != fits_none:
@@ -1095,7 +1096,7 @@ class UnionCurve(tuple[UnionCurveRow, ...]):
             if data.get(key, "") is None:  # a bare UnionCurve(rows)'s to_dict()
                 raise ResultError(
                     child(path, key),
-                    "missing package",
+                    RULE_NOT_NULL,
                     "null: a curve built from rows alone (UnionCurve(rows)) has no package, "
                     "so it cannot be read back; save the curve union_curve() returns",
                     None,

@@ -441,7 +441,7 @@ def test_generate_random_coverage_checks_its_parameters(param, capsys):
         argv += ["--param", item]
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert "internal error" not in err and err.startswith("memaudit: error:"), err
+    assert "internal error" not in err and err.startswith("memaudit generate: error:"), err
 
 
 def test_sweep_refuses_seed_options_it_would_ignore(capsys):
@@ -636,7 +636,9 @@ def test_a_usage_error_with_json_is_a_json_object_on_stdout(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["solve", str(SAMPLES / "update_chain.json"), "--budget", "abc", "--json"])
     out, err = capsys.readouterr()
-    assert exc.value.code == 2 and "usage:" in err
+    # One line on stderr, naming the help rather than printing the usage (QA s51 #11).
+    assert exc.value.code == 2 and "usage:" not in err and err.count("\n") == 1
+    assert err.endswith(" (see memaudit solve --help)\n")
     error = json.loads(out)["error"]
     assert error["type"] == "UsageError"
     assert "--budget: must be a finite number >= 0 (ASCII digits" in error["message"]

@@ -306,7 +306,7 @@ def test_sweep_dash_o_into_a_missing_folder_fails_before_the_sweep(tmp_path, mon
     ):
         assert main([*argv, "--quiet"]) == 2
         err = capsys.readouterr().err
-        assert err.startswith("memaudit: error: cannot write ") and "internal" not in err
+        assert err.startswith("memaudit sweep: error: cannot write ") and "internal" not in err
     assert not bad.parent.exists()
 
 
@@ -324,7 +324,8 @@ def test_generate_and_import_check_dash_o_before_the_work(tmp_path, monkeypatch,
     assert main(["generate", "memaudit-small", "-o", bad]) == 2
     assert main(["import", "locomo", locomo, "--instance", "conv-a", "-o", bad, "--json"]) == 2
     captured = capsys.readouterr()
-    assert captured.err.count(f"memaudit: error: cannot write {bad}: ") == 2
+    assert captured.err.count(f"memaudit generate: error: cannot write {bad}: ") == 1
+    assert captured.err.count(f"memaudit import: error: cannot write {bad}: ") == 1
     assert json.loads(captured.out)["error"]["message"].startswith(f"cannot write {bad}")
 
 

@@ -312,18 +312,18 @@ def saved(tmp_path_factory) -> dict[str, Path]:
 def test_missing_field_names_file_path_and_rule(saved, tmp_path):
     path = edited(tmp_path, saved["sweep"], lambda d: d["rows"][3].pop("value"))
     exc = refused(path)
-    assert (exc.path, exc.rule, exc.file) == ("$.rows[3].value", "missing field", str(path))
-    assert str(exc) == f"{path}: $.rows[3].value: missing field [rule: missing field]"
+    assert (exc.path, exc.rule, exc.file) == ("$.rows[3].value", "required", str(path))
+    assert str(exc) == f"{path}: $.rows[3].value: missing required field 'value' [rule: required]"
 
 
 def test_wrong_type_names_file_path_and_rule(saved, tmp_path):
     path = edited(tmp_path, saved["sweep"], lambda d: d["rows"][3].update(value="high"))
     exc = refused(path)
     assert str(exc) == (
-        f"{path}: $.rows[3].value: expected a number, got a string (got 'high') [rule: wrong type]"
+        f"{path}: $.rows[3].value: expected a number, got a string (got 'high') [rule: type]"
     )
     path = edited(tmp_path, saved["sweep"], lambda d: d["summary"][0].update(n=None))
-    assert "$.summary[0].n: expected an integer, got null [rule: wrong type]" in str(refused(path))
+    assert "$.summary[0].n: expected an integer, got null [rule: type]" in str(refused(path))
     path = edited(tmp_path, saved["sweep"], lambda d: d.update(budgets="3,6"))
     assert "$.budgets: expected an array, got a string" in str(refused(path))
 
@@ -333,52 +333,52 @@ def test_nested_model_errors_are_located(saved, tmp_path):
         d["certificate"]["checks"][0]["nodes"] = 1.5
 
     exc = refused(edited(tmp_path, saved["solve"], bad_nodes))
-    assert exc.path == "$.certificate.checks[0].nodes" and exc.rule == "wrong type"
+    assert exc.path == "$.certificate.checks[0].nodes" and exc.rule == "type"
     assert "expected an integer, got a number (got 1.5)" in str(exc)
 
     exc = refused(edited(tmp_path, saved["solve"], lambda d: d["certificate"].pop("checks")))
-    assert (exc.path, exc.rule) == ("$.certificate.checks", "missing field")
+    assert (exc.path, exc.rule) == ("$.certificate.checks", "required")
 
 
 def test_union_score_errors_name_the_keys_of_the_file(saved, tmp_path):
     exc = refused(edited(tmp_path, saved["union"], lambda d: d["evaluation_notes"].append(3)))
-    assert exc.rule == "wrong type" and exc.path.startswith("$.evaluation_notes[")
+    assert exc.rule == "type" and exc.path.startswith("$.evaluation_notes[")
     exc = refused(edited(tmp_path, saved["union"], lambda d: d.pop("evaluation_package_ratio")))
-    assert (exc.path, exc.rule) == ("$.evaluation_package_ratio", "missing field")
+    assert (exc.path, exc.rule) == ("$.evaluation_package_ratio", "required")
 
     def bad_memory(d):
         d["union"]["memories"][2]["kept"] = "no"
 
     exc = refused(edited(tmp_path, saved["union"], bad_memory))
-    assert (exc.path, exc.rule) == ("$.union.memories[2].kept", "wrong type")
+    assert (exc.path, exc.rule) == ("$.union.memories[2].kept", "type")
     assert "expected true or false" in str(exc)
 
 
 def test_audit_times_are_located(saved, tmp_path):
     exc = refused(edited(tmp_path, saved["audit"], lambda d: d["bnb_time_s"].pop("mean")))
-    assert (exc.path, exc.rule) == ("$.bnb_time_s.mean", "missing field")
+    assert (exc.path, exc.rule) == ("$.bnb_time_s.mean", "required")
 
 
 def test_unknown_kind_and_newer_versions_are_refused(saved, tmp_path):
     exc = refused(edited(tmp_path, saved["solve"], lambda d: d.update(result_kind="plot")))
-    assert (exc.path, exc.rule) == ("$.result_kind", "unknown kind")
+    assert (exc.path, exc.rule) == ("$.result_kind", "known-kind")
     assert "unknown result kind (known: solve, store_evaluation" in str(exc)
 
     exc = refused(edited(tmp_path, saved["solve"], lambda d: d.update(result_version=3)))
-    assert (exc.path, exc.rule) == ("$.result_version", "newer version")
+    assert (exc.path, exc.rule) == ("$.result_version", "format-version")
     assert "this one reads versions up to 2" in str(exc)
 
     exc = refused(edited(tmp_path, saved["sweep"], lambda d: d.update(json_output_version=2)))
-    assert (exc.path, exc.rule) == ("$.json_output_version", "newer version")
+    assert (exc.path, exc.rule) == ("$.json_output_version", "format-version")
 
     exc = refused(edited(tmp_path, saved["solve"], lambda d: d.pop("result_kind")))
-    assert (exc.path, exc.rule) == ("$.result_kind", "missing field")
+    assert (exc.path, exc.rule) == ("$.result_kind", "required")
     assert "not a MemAudit result, or one saved before results said their kind" in str(exc)
 
     # A model asked to read another model's document says so.
     with pytest.raises(ResultError) as info:
         SolveResult.from_dict(json.loads(saved["sweep"].read_text()))
-    assert info.value.path == "$.result_kind" and info.value.rule == "unknown kind"
+    assert info.value.path == "$.result_kind" and info.value.rule == "known-kind"
     assert "not a 'solve' result but a 'sweep_suite' one (read_result picks" in str(info.value)
 
 
@@ -410,15 +410,15 @@ def test_files_that_are_not_results(tmp_path, capsys):
     listed = tmp_path / "list.json"
     listed.write_text("[1, 2]", encoding="utf-8")
     exc = refused(listed)
-    assert (exc.path, exc.rule) == ("$", "wrong type")
-    assert "expected a JSON object, got an array" in str(exc)
+    assert (exc.path, exc.rule) == ("$", "type")
+    assert "a saved result must be a JSON object, not a JSON array" in str(exc)
 
     # The CLI's error object (a failed command run with --json) is not a result.
     assert main(["solve", str(tmp_path / "nowhere.json"), "--json"]) == 2
     error_file = tmp_path / "error.json"
     error_file.write_text(capsys.readouterr().out, encoding="utf-8")
     exc = refused(error_file)
-    assert exc.rule == "missing field" and "the CLI's error object" in str(exc)
+    assert exc.rule == "required" and "the CLI's error object" in str(exc)
 
     # A missing file is a located ResultError too (its rule for `show --json`), twenty-fifth session.
     exc = refused(tmp_path / "missing.json")
@@ -428,7 +428,7 @@ def test_files_that_are_not_results(tmp_path, capsys):
 def test_numbers_no_float_holds_are_located(saved, tmp_path):
     path = edited(tmp_path, saved["solve"], lambda d: d.update(value=10**400))
     exc = refused(path)
-    assert (exc.path, exc.rule) == ("$.value", "wrong type")
+    assert (exc.path, exc.rule) == ("$.value", "type")
     assert "a number too large for a float" in str(exc)
     # Past Python's 4,300-digit limit json itself refuses the integer (said in our words, QA s44).
     huge = tmp_path / "huge.json"
@@ -504,7 +504,7 @@ def test_show_refuses_what_it_cannot_render_with_the_located_error(capsys, saved
     assert main(["show", str(bad)]) == 2
     err = capsys.readouterr().err
     assert f"{bad}: $.summary[1].mean_ratio: expected a number or null, got an array" in err
-    assert "[rule: wrong type]" in err and "Traceback" not in err
+    assert "[rule: type]" in err and "Traceback" not in err
 
     assert main(["show", str(bad), "--json"]) == 2
     error = json.loads(capsys.readouterr().out)["error"]
@@ -512,7 +512,7 @@ def test_show_refuses_what_it_cannot_render_with_the_located_error(capsys, saved
     assert error["problems"] == [
         {
             "path": "$.summary[1].mean_ratio",
-            "rule": "wrong type",
+            "rule": "type",
             "message": "expected a number or null, got an array",
             "value": None,
         }

@@ -136,7 +136,8 @@ def test_json_output_version_must_be_a_positive_integer(saved_solve, version):
     # Before: "1", 1.0, [1] were said to be newer than 1; -5 and true were read.
     with pytest.raises(ResultError) as info:
         ma.read_result({**saved_solve, "json_output_version": version})
-    assert info.value.rule == "wrong type"
+    # Rule format-version, as the package loader says of any bad "memaudit" (QA s51 #7).
+    assert info.value.rule == "format-version"
     assert info.value.path == "$.json_output_version"
 
 
@@ -145,9 +146,9 @@ def test_json_output_version_must_be_a_positive_integer(saved_solve, version):
     [
         ("cost", 1e9, "inconsistent"),
         ("bound", 1.0, "inconsistent"),
-        ("gap", -1, "wrong value"),
-        ("budget", -3, "wrong value"),
-        ("nodes", -5, "wrong value"),
+        ("gap", -1, "allowed-value"),
+        ("budget", -3, "allowed-value"),
+        ("nodes", -5, "allowed-value"),
         ("selected_idx", [], "inconsistent"),
     ],
 )

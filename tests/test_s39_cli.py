@@ -431,7 +431,7 @@ def test_stdin_is_named_stdin_everywhere(monkeypatch):
     assert [r["source"] for r in json.loads(out)["rows"]] == ["<stdin>"]
     _stdin(monkeypatch, UPDATE_CHAIN)
     rc, _, err = run_cli("sweep", "-", "-", "--budgets", "4", "--writers", "gvt", "--quiet")
-    assert rc == 2 and err.startswith("memaudit: error: <stdin>: stdin holds one package")
+    assert rc == 2 and err.startswith("memaudit sweep: error: <stdin>: stdin holds one package")
     rc, _, err = run_cli("audit", "-", "--budgets", "4", "--quiet")
     assert rc == 2 and "<stdin>: audit reads its packages from files" in err
 

@@ -3,7 +3,7 @@ costs over the budget and a whole store worth less than its part are refused.
 
 Every result here is made by the library and saved with ``to_dict()``; a test edits one field
 and checks that :func:`memaudit_core.read_result` refuses it at the JSON path of the edited
-field, with the rule ``inconsistent`` (``wrong value`` for a negative count). Each test fails
+field, with the rule ``inconsistent`` (``allowed-value`` for a negative count). Each test fails
 on the code before the fix (checked against a worktree of afcad28), except those marked as
 regression guards.
 """
@@ -188,7 +188,7 @@ def test_a_negative_store_cut_is_refused(saved):
         "sweep",
         lambda d: _set(d["rows"][0], "store_cut", -1),
         "$.rows[0].store_cut",
-        rule="wrong value",
+        rule="allowed-value",
     )
 
 

@@ -97,7 +97,7 @@ def test_old_files_without_a_kind_are_told_which_model_they_look_like(made, tmp_
     old = made["budget_curve"].to_dict()
     del old["result_kind"]
     exc = _refused(_save(tmp_path, "budget_curve", old))
-    assert (exc.path, exc.rule) == ("$.result_kind", "missing field")
+    assert (exc.path, exc.rule) == ("$.result_kind", "required")
     assert "curves.BudgetCurve ('budget_curve')" in str(exc)
     assert 'add "result_kind": "budget_curve"' in str(exc)
     assert "not a MemAudit result" not in str(exc)

@@ -198,9 +198,9 @@ def _drop(keys: list[str | int]) -> Callable[[dict], None]:
             "chain_compare",
             _set(["unit_rows", 0, "lost"], "a lot"),
             "$.unit_rows[0].lost",
-            "wrong type",
+            "type",
         ),  # fmt: skip
-        ("chain_compare", _drop(["evaluation"]), "$.evaluation", "missing field"),
+        ("chain_compare", _drop(["evaluation"]), "$.evaluation", "required"),
         # Evidence: the focus is one of the view's units, and its tables match its counts.
         (
             "chain_evidence_focus",
@@ -239,7 +239,7 @@ def _drop(keys: list[str | int]) -> Callable[[dict], None]:
             "chain_evidence",
             _set(["graph", "nodes", 2, "x"], "left"),
             "$.graph.nodes[2].x",
-            "wrong type",
+            "type",
         ),  # fmt: skip
         (
             "chain_evidence",
@@ -247,7 +247,7 @@ def _drop(keys: list[str | int]) -> Callable[[dict], None]:
             "$.timeline.points[0].row",
             "inconsistent",
         ),  # fmt: skip
-        ("chain_evidence", _drop(["score_notes"]), "$.score_notes", "missing field"),
+        ("chain_evidence", _drop(["score_notes"]), "$.score_notes", "required"),
     ],
 )
 def test_tampered_views_are_refused_where_they_break(views, tmp_path, name, edit, json_path, rule):
@@ -269,5 +269,5 @@ def test_view_saved_before_it_read_back_is_told_so(views, tmp_path):
     del doc["score_notes"], doc["heatmap"]["hover"], doc["graph"]["edge_x"]
     with pytest.raises(ResultError) as info:
         ma.read_result(_saved(tmp_path, "old", doc))
-    assert (info.value.path, info.value.rule) == ("$.score_notes", "missing field")
+    assert (info.value.path, info.value.rule) == ("$.score_notes", "required")
     assert "EvidenceView saved before it could be read back" in str(info.value)

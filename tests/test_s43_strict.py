@@ -73,25 +73,25 @@ def _rename(path: tuple[Any, ...], new: str) -> Callable[[dict[str, Any]], None]
 
 # (file, edit, JSON path, rule, words the message must hold: the allowed values where listed)
 CASES = {
-    "pool": ("solve", _set(("pool",), "weird"), "$.pool", "wrong value", "full, no_validity"),
+    "pool": ("solve", _set(("pool",), "weird"), "$.pool", "allowed-value", "full, no_validity"),
     "saturation": (
         "solve",
         _set(("saturation",), "sqrt"),
         "$.saturation",
-        "wrong value",
+        "allowed-value",
         "cap1, linear, log1p",
     ),
-    "solver": ("solve", _set(("solver",), "gurobi"), "$.solver", "wrong value", "milp"),
+    "solver": ("solve", _set(("solver",), "gurobi"), "$.solver", "allowed-value", "milp"),
     "engine": (
         "solve",
         _set(("certificate", "checks", 0, "engine"), "cplex"),
         "$.certificate.checks[0].engine",
-        "wrong value",
+        "allowed-value",
         "bnb",
     ),
     "label": ("solve", _set(("label",), "incumbent"), "$.label", "inconsistent", "'OPT'"),
     "certified": ("solve", _set(("certified",), False), "$.certified", "inconsistent", "True"),
-    "hacked": ("solve", _set(("hacked",), 1), "$.hacked", "unknown field", "budget"),
+    "hacked": ("solve", _set(("hacked",), 1), "$.hacked", "known-field", "budget"),
     "writer_kind_blind": (
         "score",
         _set(("writer_kind",), "blind"),
@@ -103,21 +103,21 @@ CASES = {
         "score",
         _set(("writer_kind",), "psychic"),
         "$.writer_kind",
-        "wrong value",
+        "allowed-value",
         "oracle, blind",
     ),
     "kind_row_typo": (
         "score",
         _set(("kind_rows", 0, "store"), 0.5),
         "$.kind_rows[0].store",
-        "unknown field",
+        "known-field",
         "store_value",
     ),
     "nested_opt_key": (
         "score",
         _set(("opt", "certificate", "extra"), True),
         "$.opt.certificate.extra",
-        "unknown field",
+        "known-field",
         "checks",
     ),
     "method_kind": (
@@ -131,7 +131,7 @@ CASES = {
         "sweep",
         _set(("method_kinds", "gvt"), "robot"),
         "$.method_kinds.gvt",
-        "wrong value",
+        "allowed-value",
         "oracle, blind, store, ablation",
     ),
     "n_tasks": ("sweep", _set(("n_tasks",), 5), "$.n_tasks", "inconsistent", "9 tasks"),
@@ -148,7 +148,7 @@ CASES = {
         "sweep",
         _set(("rows", 2, "hacked"), 1),
         "$.rows[2].hacked",
-        "unknown field",
+        "known-field",
         "store_cut",
     ),
     # writer_kind may be absent (files saved before it): misspelt, it was dropped unsaid.
@@ -156,7 +156,7 @@ CASES = {
         "score",
         _rename(("writer_kind",), "writerkind"),
         "$.writerkind",
-        "unknown field",
+        "known-field",
         "writer_kind",
     ),
 }

@@ -198,7 +198,7 @@ def test_edited_units_are_refused_and_old_files_read(saved: dict) -> None:
     doc["rows"][0]["cost_unit"] = " "
     with pytest.raises(ResultError) as exc:
         read_result(doc)
-    assert (exc.value.path, exc.value.rule) == ("$.rows[0].cost_unit", "wrong value")
+    assert (exc.value.path, exc.value.rule) == ("$.rows[0].cost_unit", "allowed-value")
     # A sweep saved before rows and lines said their unit still reads back.
     words = [r for r in saved["rows"] if r["cost_unit"] == "words"]
     old = copy.deepcopy(saved)

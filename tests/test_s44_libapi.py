@@ -99,7 +99,8 @@ def test_a_suite_with_nothing_to_sweep_is_refused():
 def test_the_cli_keeps_its_message(capsys):
     assert main(["sweep", str(SAMPLE), "--budgets", "3", "--writers", "", "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert "sweep: nothing to sweep (no writers, ablations or stores named)" in err
+    # The command named once, in the error line's head (QA s51 #11).
+    assert "memaudit sweep: error: nothing to sweep (no writers, ablations or stores named)" in err
 
 
 def test_a_string_of_budgets_is_refused_as_not_a_list(pkg):

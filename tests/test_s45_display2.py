@@ -114,7 +114,7 @@ def test_a_malformed_package_warnings_list_is_refused(lookalike, tmp_path):
         ma.read_result(doc)
     assert (caught.value.path, caught.value.rule) == (
         "$.package_warnings[0].warnings",
-        "wrong type",
+        "type",
     )
 
 

@@ -256,7 +256,7 @@ def test_union_curve_from_rows_alone() -> None:
     assert len(data["rows"]) == len(curve.rows)
     with pytest.raises(ResultError) as info:
         read_result(data)
-    assert info.value.path == "$.package_id" and info.value.rule == "missing package"
+    assert info.value.path == "$.package_id" and info.value.rule == "not-null"
     assert "UnionCurve(rows)" in str(info.value)
     # The curve union_curve() returns still reads back equal.
     assert read_result(json.loads(json.dumps(curve.to_dict()))) == curve

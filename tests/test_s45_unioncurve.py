@@ -127,11 +127,11 @@ def _edit_row(key: str, value):
          "$.rows[1].union_opt_bound", "inconsistent"),
         (_edit_row("upper_bound", lambda r: r["upper_value"] - 1), "$.rows[1].upper_bound",
          "inconsistent"),
-        (_edit_row("kept_value", lambda r: -1.0), "$.rows[1].kept_value", "wrong value"),
+        (_edit_row("kept_value", lambda r: -1.0), "$.rows[1].kept_value", "allowed-value"),
         (lambda saved: saved.update(n_unproven=3), "$.n_unproven", "inconsistent"),
-        (lambda saved: saved.update(keep="newest"), "$.keep", "wrong value"),
-        (lambda saved: saved.pop("package_id"), "$.package_id", "missing field"),
-        (lambda saved: saved.update(hacked=1), "$.hacked", "unknown field"),
+        (lambda saved: saved.update(keep="newest"), "$.keep", "allowed-value"),
+        (lambda saved: saved.pop("package_id"), "$.package_id", "required"),
+        (lambda saved: saved.update(hacked=1), "$.hacked", "known-field"),
     ],
 )  # fmt: skip
 def test_an_edited_curve_is_refused_with_its_path_and_rule(
@@ -156,7 +156,7 @@ def test_a_curve_saved_before_it_said_its_kind_is_named(demo_curve):
                                                                "notes", "rows")}  # fmt: skip
     with pytest.raises(ResultError, match=r"union\.UnionCurve \('union_curve'\)") as info:
         read_result(old)
-    assert (info.value.path, info.value.rule) == ("$.result_kind", "missing field")
+    assert (info.value.path, info.value.rule) == ("$.result_kind", "required")
 
 
 # --------------------------------------------------------------------------- chart legend

@@ -213,8 +213,8 @@ def test_show_of_a_folder_names_it_without_the_error_prefix(tmp_path: Path, monk
     (tmp_path / "adir").mkdir()
     code, out, err = run_cli("show", "adir")
     assert (code, out) == (2, "")
-    # Rule result-json since QA s48: the folder exists, so "file-exists" misled.
+    # Not "file-exists" since QA s48: the folder exists; file-type since QA s51 #7, the
+    # package loader's rule for a folder.
     assert (
-        err
-        == "adir: $: a folder, not a result file: give a result's JSON file [rule: result-json]\n"
+        err == "adir: $: a folder, not a result file: give a result's JSON file [rule: file-type]\n"
     )

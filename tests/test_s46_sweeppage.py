@@ -145,7 +145,7 @@ def test_show_of_the_pages_csv_says_it_is_a_table_not_a_result(monkeypatch, tmp_
     rc, out, err = run_cli("show", str(table))
     assert rc == 2
     assert "a CSV table, not a saved result" in err, err
-    assert "JSON results the CLI saves" in err and "[rule: result-json]" in err, err
+    assert "JSON results the CLI saves" in err and "[rule: file-type]" in err, err
 
 
 # -------------------------------------------------------- (d) the band's file names its params

@@ -74,20 +74,20 @@ def _refused(doc: dict[str, Any], path: str, rule: str) -> None:
 
 QA_MUTATIONS = [
     ("union_ratio", -7, "inconsistent"),
-    ("upper_pruned", "x", "wrong type"),
-    ("extraction", {"a": 1}, "wrong type"),
+    ("upper_pruned", "x", "type"),
+    ("extraction", {"a": 1}, "type"),
     ("selection", 99, "inconsistent"),
     ("recency_pruned", None, "inconsistent"),
-    ("union.upper_pruned.value", "zzz", "wrong type"),
-    ("union.upper_pruned.certified", 7, "wrong type"),
+    ("union.upper_pruned.value", "zzz", "type"),
+    ("union.upper_pruned.certified", 7, "type"),
     ("package_ratio", -1, "inconsistent"),
-    ("package_opt_value", -1, "wrong value"),
-    ("package_opt_value", "NaN", "wrong value"),
+    ("package_opt_value", -1, "allowed-value"),
+    ("package_opt_value", "NaN", "allowed-value"),
     ("package_opt_value", 1e300, "inconsistent"),
-    ("opt.time_s", "NaN", "wrong value"),
-    ("opt.certificate.checks.0.time_s", "NaN", "wrong value"),
-    ("union.upper.time_s", "Infinity", "wrong value"),
-    ("union.union_opt.time_s", -1, "wrong value"),
+    ("opt.time_s", "NaN", "allowed-value"),
+    ("opt.certificate.checks.0.time_s", "NaN", "allowed-value"),
+    ("union.upper.time_s", "Infinity", "allowed-value"),
+    ("union.union_opt.time_s", -1, "allowed-value"),
 ]
 
 
@@ -103,9 +103,9 @@ COVERED_MUTATIONS = [
     ("union_ratio", "NaN", "inconsistent"),
     ("extraction", None, "inconsistent"),
     ("selection", 99, "inconsistent"),
-    ("selection", "1", "wrong type"),
+    ("selection", "1", "type"),
     ("notes", [], "inconsistent"),
-    ("notes", "x", "wrong type"),
+    ("notes", "x", "type"),
     ("upper_pruned.value", 1e300, "inconsistent"),
     ("upper_pruned.selected", [], "inconsistent"),
     ("upper_pruned.label", "incumbent", "inconsistent"),
@@ -113,7 +113,7 @@ COVERED_MUTATIONS = [
     ("recency_pruned.value", 99, "inconsistent"),
     ("recency_pruned.kept", [], "inconsistent"),
     ("recency_pruned.union_ratio", None, "inconsistent"),
-    ("salience_pruned.rule", 5, "wrong type"),
+    ("salience_pruned.rule", 5, "type"),
     ("salience_pruned.dropped", [], "inconsistent"),
     ("salience_pruned", None, "inconsistent"),
     ("union.upper_pruned.cost", -1, "inconsistent"),
@@ -121,12 +121,12 @@ COVERED_MUTATIONS = [
     ("union.union_opt_value", 3, "inconsistent"),
     ("union.union_opt_label", "incumbent", "inconsistent"),
     ("union.union_opt_selected", [], "inconsistent"),
-    ("union.package_opt_value", {"a": 1}, "wrong type"),
+    ("union.package_opt_value", {"a": 1}, "type"),
     ("union.package_opt_label", "zz", "inconsistent"),
     ("union.certified", False, "inconsistent"),
     ("evaluation_package_ratio", 5, "inconsistent"),
     ("package_ratio_text", "9.000", "inconsistent"),
-    ("package_opt_value", math.nan, "wrong value"),
+    ("package_opt_value", math.nan, "allowed-value"),
 ]
 
 
@@ -226,4 +226,4 @@ def test_curve_time_s_nan_is_refused() -> None:
     pkg = ma.load_package(str(SAMPLES / "update_chain.json"))
     saved = json.loads(json.dumps(ma.budget_curve(pkg, [3, 6], ["density"]).to_dict()))
     assert ma.read_result(saved).time_s >= 0
-    _refused(_set(saved, "time_s", "NaN"), "time_s", "wrong value")
+    _refused(_set(saved, "time_s", "NaN"), "time_s", "allowed-value")

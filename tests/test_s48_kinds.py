@@ -93,7 +93,7 @@ def test_library_sweep_saved_before_kinds_reads_and_a_wrong_kind_is_refused(tmp_
     assert str(exc.value).startswith("$.method_kinds.gvt:")
     with pytest.raises(ResultError) as exc:
         ma.read_result({**saved, "method_kinds": {"gvt": "weird"}})
-    assert "[rule: wrong value]" in str(exc.value)
+    assert "[rule: allowed-value]" in str(exc.value)
 
 
 # ------------------------------------------------------- 5: a mean over fewer packages, flagged

@@ -126,7 +126,7 @@ def test_unknown_saturation_refusals_name_the_route(tmp_path: Path) -> None:
     result.write_text(json.dumps(saved), encoding="utf-8")
     rc, _, err = run_cli("show", str(result))
     assert rc == 2
-    assert "$.saturation" in err and "[rule: wrong value]" in err
+    assert "$.saturation" in err and "[rule: allowed-value]" in err
     assert "--plugin-module MODULE" in err and "MEMAUDIT_PLUGIN_MODULES" in err
 
 

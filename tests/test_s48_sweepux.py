@@ -130,7 +130,7 @@ def test_show_of_a_sweep_out_folder_points_at_its_files_and_the_json(tmp_path: P
     code, stdout, err = run_cli("show", str(out))
     assert (code, stdout) == (2, "")
     assert err.startswith(f"{out}: $: a sweep's --out folder, not a result file: ")
-    assert err.endswith("[rule: result-json]\n")
+    assert err.endswith("[rule: file-type]\n")
     assert "file-exists" not in err
     for name in ("report.md", "rows.csv", "summary.csv", "journal.jsonl", "--json"):
         assert name in err, name
@@ -151,5 +151,5 @@ def test_show_of_another_folder_names_the_rule_that_fits(tmp_path: Path) -> None
     assert (code, out) == (2, "")
     assert err == (
         f"{tmp_path / 'adir'}: $: a folder, not a result file: give a result's JSON file "
-        "[rule: result-json]\n"
+        "[rule: file-type]\n"
     )

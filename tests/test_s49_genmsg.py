@@ -83,7 +83,7 @@ def test_a_refused_param_names_the_param_option(command, params, prefix, rest):
         argv = ["audit", "--family", "update_chain", *flags, "--budgets", "6", "--quiet"]
     rc, _out, err = run_cli(*argv)
     assert rc == 2
-    assert f"memaudit: error: {prefix}{rest}" in err, err
+    assert f"memaudit {command}: error: {prefix}{rest}" in err, err
 
 
 @pytest.mark.parametrize(
@@ -144,7 +144,7 @@ def test_generate_names_every_param_option_refused(family, params, expected):
     flags = [x for p in params for x in ("--param", p)]
     rc, _out, err = run_cli("generate", family, *flags)
     assert rc == 2
-    assert f"memaudit: error: {expected}" in err, err
+    assert f"memaudit generate: error: {expected}" in err, err
     assert "[rule: " in err, err
 
 

@@ -155,7 +155,7 @@ def test_a_solve_with_a_repeated_position_is_refused():
     assert (exc.path, exc.rule) == ("$.selected_idx[1]", "inconsistent")
     doc["selected_idx"] = [-1, *opt.selected_idx[1:]]
     exc = _refused(doc)
-    assert (exc.path, exc.rule) == ("$.selected_idx[0]", "wrong value")
+    assert (exc.path, exc.rule) == ("$.selected_idx[0]", "allowed-value")
 
 
 # --------------------------------------------------------------------------- 5, 6, 7

@@ -87,7 +87,7 @@ def test_store_given_a_file_says_what_store_takes(tmp_path, monkeypatch) -> None
         rc, out, err = run_cli("score", UPDATE_CHAIN, "--budget", "6", "--store", value)
         assert (rc, out) == (2, ""), value
         assert err.startswith(
-            f"memaudit: error: unknown store '{value}' in package 'update_chain' (known: none); "
+            f"memaudit score: error: unknown store '{value}' in package 'update_chain' (known: none); "
             f"{STORE_ID_HINT}: add the store object"
         ), err
         assert err.rstrip().endswith(
@@ -97,7 +97,7 @@ def test_store_given_a_file_says_what_store_takes(tmp_path, monkeypatch) -> None
     rc, _, err = run_cli("score", UPDATE_CHAIN, "--budget", "6", "--store", "mine")
     assert rc == 2
     assert err.strip() == (
-        "memaudit: error: unknown store 'mine' in package 'update_chain' (known: none)"
+        "memaudit score: error: unknown store 'mine' in package 'update_chain' (known: none)"
     )
 
 
@@ -111,7 +111,7 @@ def test_an_unknown_writer_gets_did_you_mean(name, meant) -> None:
     assert str(info.value).startswith(f"unknown writer '{name}' (known: gvt, density, ")
     assert str(info.value).endswith(f"; did you mean '{meant}'?")
     rc, out, err = run_cli("score", UPDATE_CHAIN, "--budget", "6", "--writer", name)
-    assert (rc, out, err.strip()) == (2, "", f"memaudit: error: {expected}")
+    assert (rc, out, err.strip()) == (2, "", f"memaudit score: error: {expected}")
     # The curves' method keys name writers too.
     with pytest.raises(UnknownNameError) as info:
         resolve_methods(generate("update_chain"), [f"writer:{name}"])
@@ -134,7 +134,9 @@ def test_a_writer_file_says_how_plugin_writers_are_named(name) -> None:
     assert str(info.value) == f"unknown writer '{name}' (known: {_known()}){hint}"
     rc, _, err = run_cli("score", UPDATE_CHAIN, "--writer", name)
     assert rc == 2
-    assert err.strip() == f"memaudit: error: unknown writer '{name}' (known: {_known()}){hint}"
+    assert (
+        err.strip() == f"memaudit score: error: unknown writer '{name}' (known: {_known()}){hint}"
+    )
 
 
 def test_score_given_sweeps_list_options_says_to_use_the_single_ones() -> None:
@@ -142,13 +144,13 @@ def test_score_given_sweeps_list_options_says_to_use_the_single_ones() -> None:
     assert (rc, out) == (2, "")
     assert err.strip().endswith(
         "memaudit score: error: unrecognized arguments: --writers gvt; score scores one "
-        "writer: use --writer NAME (sweep takes --writers)"
+        "writer: use --writer NAME (sweep takes --writers) (see memaudit score --help)"
     ), err
     rc, _, err = run_cli("score", UPDATE_CHAIN, "--stores=mine")
     assert rc == 2
     assert err.strip().endswith(
         "unrecognized arguments: --stores=mine; score scores one store: use --store ID "
-        "(sweep takes --stores)"
+        "(sweep takes --stores) (see memaudit score --help)"
     ), err
 
 

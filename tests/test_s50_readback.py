@@ -263,7 +263,7 @@ def test_score_source_kind_contradicting_its_writer_is_refused(tmp_path, score_d
     err = _refused(tmp_path, doc, "$.source_kind", "inconsistent")
     assert "'writer'" in err
     doc["source_kind"] = "bogus"
-    _refused(tmp_path, doc, "$.source_kind", "wrong value")
+    _refused(tmp_path, doc, "$.source_kind", "allowed-value")
 
 
 def test_store_score_naming_a_writer_is_refused(tmp_path):
@@ -279,13 +279,13 @@ def test_store_score_naming_a_writer_is_refused(tmp_path):
 def test_malformed_content_hash_is_refused(tmp_path, solve_doc, score_doc, sweep_doc):
     doc = json.loads(json.dumps(solve_doc))
     doc["content_hash"] = "xyz"
-    _refused(tmp_path, doc, "$.content_hash", "wrong value")
+    _refused(tmp_path, doc, "$.content_hash", "allowed-value")
     doc = json.loads(json.dumps(score_doc))
     doc["opt"]["content_hash"] = doc["content_hash"] = "E" * 64  # not lowercase hex
-    _refused(tmp_path, doc, "$.content_hash", "wrong value")
+    _refused(tmp_path, doc, "$.content_hash", "allowed-value")
     doc = json.loads(json.dumps(sweep_doc))
     doc["rows"][3]["content_hash"] = "xyz"
-    _refused(tmp_path, doc, "$.rows[3].content_hash", "wrong value")
+    _refused(tmp_path, doc, "$.rows[3].content_hash", "allowed-value")
 
 
 def test_sweep_row_without_content_still_reads(tmp_path):

@@ -62,8 +62,16 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
-from ..errors import PackageError, Problem, Problems, closest_name, id_text
-from ..package import Package, _binary_kind, json_float, json_type, parse_package
+from ..errors import RULE_FORMAT_VERSION, PackageError, Problem, Problems, closest_name, id_text
+from ..package import (
+    FORMAT_VERSION,
+    Package,
+    _binary_kind,
+    format_version_problem,
+    json_float,
+    json_type,
+    parse_package,
+)
 from ._common import duplicate_key_problems, first_few, object_pairs, plain_copy
 from ._zip import NonblankLines, ZipReader
 
@@ -647,14 +655,14 @@ def _read_package(p: Path, source: str, src: _Source) -> Package:
     for other in MANIFESTS:
         if other in src.members and other != manifest_name:
             notes.append(f"{other} is not read: {manifest_name} is this artifact's manifest")
-    if "memaudit" in manifest and (
-        isinstance(manifest["memaudit"], bool) or manifest["memaudit"] != 1
-    ):
+    # Newer or older said, as of a package's (QA s51 #7).
+    version_problem = format_version_problem(manifest.get("memaudit", FORMAT_VERSION))
+    if version_problem is not None:
         problems.append(
             Problem(
                 f"{manifest_name}.memaudit",
-                "format-version",
-                "unsupported format version (expected 1, or leave it out)",
+                RULE_FORMAT_VERSION,
+                f"{version_problem} (or leave the field out)",
                 manifest["memaudit"],
             )
         )

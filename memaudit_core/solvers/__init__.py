@@ -213,7 +213,7 @@ class SolveResult:
 
             raise ResultError(
                 f"{path}.saturation",
-                "wrong value",
+                "allowed-value",
                 f"not one of {', '.join(SATURATIONS)}; {SATURATION_ROUTE}",
                 res.saturation,
             )
@@ -255,13 +255,13 @@ class SolveResult:
         for name, value in (("value", self.value), ("budget", self.budget), ("cost", self.cost)):
             if not (math.isfinite(value) and value >= 0):
                 raise ResultError(
-                    f"{path}.{name}", "wrong value", "a finite number >= 0 is expected", value
+                    f"{path}.{name}", "allowed-value", "a finite number >= 0 is expected", value
                 )
         # QA s47: a time of "NaN" was read back and written out again; a run takes >= 0 s.
         check_finite(f"{path}.time_s", self.time_s)
         if not (self.gap >= 0 and self.nodes >= 0):  # NaN fails too
             name, value = ("gap", self.gap) if not self.gap >= 0 else ("nodes", self.nodes)
-            raise ResultError(f"{path}.{name}", "wrong value", "a number >= 0 is expected", value)
+            raise ResultError(f"{path}.{name}", "allowed-value", "a number >= 0 is expected", value)
         # Library QA: a cost of 1e9 at budget 6, a bound under F and ids that do not match
         # their positions were read back as they were, some labelled OPT.
         if self.cost > self.budget + 1e-9 * max(1.0, self.budget):
@@ -295,7 +295,7 @@ class SolveResult:
         for i, pos in enumerate(self.selected_idx):
             at = f"{path}.selected_idx[{i}]"
             if pos < 0:
-                raise ResultError(at, "wrong value", "a candidate's position, >= 0", pos)
+                raise ResultError(at, "allowed-value", "a candidate's position, >= 0", pos)
             if pos in seen:
                 raise ResultError(
                     at,

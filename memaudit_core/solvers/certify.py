@@ -338,7 +338,7 @@ class Certificate:
         ):
             raise ResultError(
                 at,
-                "wrong value",
+                "allowed-value",
                 "the position in checks of the engine whose store is returned: 0 (the "
                 "primary's)" + (" or 1 (the cross-check's)" if len(cert.checks) > 1 else ""),
                 data["returned_check"],
