@@ -624,7 +624,9 @@ class BudgetCurve:
         from .errors import ResultError
 
         if self.seed is not None and self.seed < 0:
-            raise ResultError(f"{path}.seed", "wrong value", "a seed is an integer >= 0", self.seed)
+            raise ResultError(
+                f"{path}.seed", "allowed-value", "a seed is an integer >= 0", self.seed
+            )
         for name in ("seed", "params"):
             value = getattr(self, name)
             if value is not None and self.family is None:
