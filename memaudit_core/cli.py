@@ -3142,6 +3142,8 @@ def _say_exit_reason(reason: str | None) -> None:
     """The one line on stderr that says why the command exits non-zero (stdout keeps the
     report or the JSON object alone)."""
     if reason is not None:
+        # A run stopped by --max-tasks leaves its bar short of the end, without its newline.
+        Progress.close_line()
         print(_terminal_safe(f"memaudit: {reason}"), file=sys.stderr)
 
 

@@ -171,3 +171,14 @@ def test_app_tables_show_gaps_in_percent_and_the_csv_keeps_fractions() -> None:
     shown = render._gap_cells(df, render._gap_columns({"gap": render.gap_column("gap")}))
     assert shown["gap"].tolist() == ["8.927%", "0%", "n/a"]
     assert df["gap"].tolist()[:2] == [GAP, 0.0]  # the CSV's frame is left as it was
+
+
+def test_the_exit_line_starts_below_a_bar_left_short_of_its_end(tmp_path: Path) -> None:
+    # Lead s52: with the progress bar on, a run stopped by --max-tasks left the bar without its
+    # newline, and the exit line was glued to it ("0/3   0.1smemaudit: exit 3: ...").
+    args = ("audit", PKG, "--budgets", "2,4,6", "--out", str(tmp_path / "a"), "--max-tasks", "1")
+    code, _, err = run_cli(*args)
+    assert code == 3
+    assert "[" in err  # the bar was drawn (not --quiet)
+    lines = err.replace("\r", "\n").splitlines()
+    assert any(ln.startswith("memaudit: exit 3: audit: INCOMPLETE") for ln in lines), err
