@@ -245,6 +245,8 @@ def undercounted_by_words(text: str) -> bool:
     >>> undercounted_by_words("I live in Lisbon")
     False
     """
+    if text.isascii():  # no character of those scripts (most memories: no per-character loop)
+        return False
     letters = sum(1 for ch in text if not ch.isspace())
     return letters > 0 and len(_UNSPACED.findall(text)) * 5 >= letters
 

@@ -1970,12 +1970,41 @@ def _non_json_problems(doc: dict) -> Iterator[Problem]:
 
 def _has_suspect(doc: object) -> bool:
     """Whether :func:`_non_json_problems` or :func:`_report_non_finite` may have anything to
-    report (a path-free first pass; a False is final, a True is checked with paths)."""
+    report (a path-free first pass; a False is final, a True is checked with paths).
+
+    Nodes of the plain JSON types are told apart by their exact type first, and the keys of
+    an object read in one join: the pass is over every value of every memory of a store (a
+    union package of 30,000 memories spent 2.4 s in it). Subclasses (a dict marking repeated
+    keys, a float that underflowed) take the general checks.
+    """
     stack: list[object] = [doc]
     metas: list[object] = []
     while stack:
         node = stack.pop()
-        if isinstance(node, dict):
+        kind = type(node)
+        if kind is str:
+            if not (node.isascii() or _is_text(node)):  # type: ignore[attr-defined]
+                return True
+        elif kind is dict:
+            try:
+                keys = "".join(node)  # type: ignore[arg-type]
+            except TypeError:  # a key that is not text
+                return True
+            if not keys.isascii():
+                for key in node:  # type: ignore[union-attr]
+                    if not (key.isascii() or _is_text(key)):
+                        return True
+            if "meta" in node:  # type: ignore[operator]
+                metas.append(node["meta"])  # type: ignore[index]
+            stack.extend(node.values())  # type: ignore[union-attr]
+        elif kind is list or kind is tuple:
+            stack.extend(node)  # type: ignore[arg-type]
+        elif kind is int or kind is bool or node is None:
+            pass
+        elif kind is float:
+            if not math.isfinite(node):  # type: ignore[arg-type]
+                return True
+        elif isinstance(node, dict):
             if getattr(node, "duplicate_keys", ()):
                 return True
             for key in node:

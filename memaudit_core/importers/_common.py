@@ -35,6 +35,7 @@ from ..package import (  # noqa: F401 (the importers import these two from here)
     Package,
     Store,
     UnderflowFloat,
+    _is_text,
     duplicate_key_problems,
     has_duplicate_keys,
     underflow_message,
@@ -296,7 +297,48 @@ def unusable(value: Any, path: str) -> list[Problem]:
     >>> unusable("plain text", "$.text")
     []
     """
+    if type(value) is str and value.isascii():  # ids and texts: most calls, nothing to find
+        return []
+    if not _may_be_unusable(value):
+        return []
     return capped(_unusable(value, path))
+
+
+def _may_be_unusable(value: Any) -> bool:
+    """Whether :func:`_unusable` may find anything in ``value``: its walk without the paths (a
+    False is final). Building a JSON path for every key of every memory's meta cost more
+    than the rest of a Mem0 import of 30,000 memories."""
+    stack: list[Any] = [value]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is str:
+            if not node.isascii() and not _is_text(node):
+                return True
+        elif kind is int or kind is bool or node is None:
+            pass
+        elif kind is float:
+            if not math.isfinite(node):
+                return True
+        elif isinstance(node, str):
+            if not node.isascii() and not _is_text(node):
+                return True
+        elif isinstance(node, float):
+            if not math.isfinite(node) or type(node) is UnderflowFloat:
+                return True
+        elif isinstance(node, dict):
+            try:
+                ascii_keys = "".join(node).isascii()  # one check for all keys, most often
+            except TypeError:  # a key that is not text: each key is checked
+                ascii_keys = False
+            if not ascii_keys:
+                for key in node:
+                    if isinstance(key, str) and not key.isascii() and not _is_text(key):
+                        return True
+            stack.extend(node.values())
+        elif isinstance(node, list | tuple):
+            stack.extend(node)
+    return False
 
 
 def _unusable(value: Any, path: str) -> Iterator[Problem]:

@@ -217,6 +217,17 @@ def group_options(inst: CompiledInstance, budget_eff: float) -> list[list[tuple[
     """Per group: the empty option and every subset of <= capacity candidates within budget."""
     cost = inst.cost
     cap = inst.group_capacity
+    if cap == 1:
+        # One option per affordable candidate (a one-candidate subset fits exactly when its
+        # cost does), read per group from one mask: a Mem0 export of 30,000 memories is
+        # 30,000 groups, and the loop below spent most of its time on range objects.
+        affordable = np.flatnonzero(cost <= budget_eff)
+        bounds = np.searchsorted(affordable, inst.group_start).tolist()
+        picks = affordable.tolist()
+        return [
+            [(), *((i,) for i in picks[lo:hi])]
+            for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
+        ]
     out = []
     for g in range(inst.n_groups):
         members = [i for i in inst.group_slice(g) if cost[i] <= budget_eff]
@@ -315,19 +326,31 @@ def combination_count_text(count: int) -> str:
     return count_text(count)
 
 
-def _dense_rows(sub: sp.csr_array, options: list[list[int]]) -> np.ndarray:
-    """One dense coverage row per option (the sum of its candidates' rows).
+def _dense_rows(sub: sp.csr_array, options: Sequence[Sequence[int]]) -> np.ndarray:
+    """One dense coverage row per option (the sum of its candidates' rows, added in the
+    option's order).
 
-    Read from the CSR arrays directly: a scipy row slice per group step cost 0.1 ms, most of
-    the enumeration's time on packages of thousands of one-candidate groups.
+    Read from the CSR arrays directly, one scatter per position in the options (one in all
+    when each option is one candidate): a scipy row slice per group step cost 0.1 ms, and a
+    Python loop per option most of the enumeration's time on a Mem0 export of 30,000 memories.
     """
     out = np.zeros((len(options), sub.shape[1]))
     indptr, indices, data = sub.indptr, sub.indices, sub.data
-    for k, option in enumerate(options):
-        for i in option:
-            lo, hi = indptr[i], indptr[i + 1]
-            out[k, indices[lo:hi]] += data[lo:hi]
+    for j in range(max((len(o) for o in options), default=0)):
+        rows = [k for k, o in enumerate(options) if len(o) > j]
+        cands = np.array([options[k][j] for k in rows], dtype=np.int64)
+        lo, hi = indptr[cands], indptr[cands + 1]
+        lens = hi - lo
+        # The entries of every candidate, in row order: lo[r], lo[r] + 1, ..., hi[r] - 1.
+        at = np.repeat(lo - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
+        # Entries of one row have distinct columns (duplicates summed), and each option
+        # appears once per pass, so no (row, column) repeats within one scatter.
+        out[np.repeat(rows, lens), indices[at]] += data[at]
     return out
+
+
+#: Most cells (open rows x options) one batch of enumeration steps compares at once.
+_BATCH_CELLS = 1 << 21
 
 
 class _Enumeration:
@@ -376,39 +399,69 @@ class _Enumeration:
         self._cols: list[np.ndarray] = []
         self._step_opts: list[list[tuple[int, ...]]] = []
         steps = [opts for opts in options if len(opts) > 1]
-        step_costs = [
-            inst.cost[[o[0] for o in opts[1:]]]
+        # The non-empty options of every step, flat: step k's are opt_cost[ptr[k]:ptr[k + 1]].
+        flat_opts = [o for opts in steps for o in opts[1:]]
+        ptr = np.zeros(len(steps) + 1, dtype=np.int64)
+        np.cumsum([len(opts) - 1 for opts in steps], out=ptr[1:])
+        opt_cost = (
+            inst.cost[np.array([o[0] for o in flat_opts], dtype=np.int64)]
             if inst.group_capacity == 1
-            else np.array([float(inst.cost[list(o)].sum()) for o in opts[1:]])
-            for opts in steps
-        ]
+            else np.array([float(inst.cost[list(o)].sum()) for o in flat_opts])
+        )
+        step_min = np.minimum.reduceat(opt_cost, ptr[:-1]) if steps else np.zeros(0)
         # A row that cannot pay the cheapest option of any later group never grows again;
         # only the others are scanned (thousands of steps over rows that are all full made
         # the scans quadratic).
-        cheapest_after = np.append(
-            np.minimum.accumulate([c.min() for c in step_costs][::-1])[::-1], np.inf
-        )
+        cheapest_after = np.append(np.minimum.accumulate(step_min[::-1])[::-1], np.inf)
         open_idx = np.zeros(1, dtype=np.int64)
-        for pos, (opts, o_cost) in enumerate(zip(steps, step_costs, strict=True)):
+        pos, span = 0, 16
+        while pos < len(steps):
             cost_open = cost[open_idx]
             keep = cost_open + cheapest_after[pos] <= budget_eff
             open_idx, cost_open = open_idx[keep], cost_open[keep]
+            if not open_idx.size:
+                break  # nothing left can grow: no later step adds a row
+            # Steps pos..stop-1 run as one batch when no row one of them adds can take an
+            # option of another: then each step's rows come from the open rows alone, as
+            # when run one by one. Rounded sums are monotone, so cheapest open row + cheapest
+            # option + cheapest option over budget rules that out. A Mem0 export of 30,000
+            # memories where any one fills the budget is then a few batches, not 30,000
+            # steps of a dozen NumPy calls each.
+            low = np.minimum.accumulate(step_min[pos : pos + span])
+            apart = (cost_open.min() + low) + low > budget_eff
+            stop = pos + max(1, int(np.argmin(apart)) if not apart.all() else apart.size)
+            # Look further ahead after a batch that filled the window, little otherwise.
+            span = min(2 * span, 1 << 16) if apart.all() else 16
+            width = max(1, _BATCH_CELLS // open_idx.size)
+            stop = max(pos + 1, min(stop, int(np.searchsorted(ptr, ptr[pos] + width, "right")) - 1))
+            o_cost = opt_cost[ptr[pos] : ptr[stop]]
             parent_pos, col = np.nonzero(cost_open[:, None] + o_cost[None, :] <= budget_eff)
             if not parent_pos.size:
+                pos = stop
                 continue
+            # Each step's rows together, in step order; (parent, option) order within a step.
+            step = np.searchsorted(ptr, col + ptr[pos], side="right") - 1
+            order = np.argsort(step, kind="stable")
+            parent_pos, col, step = parent_pos[order], col[order], step[order]
             parent = open_idx[parent_pos]
             end = n_rows + parent.size
             if end > cost.size:  # _count_within bounds the rows; grow rather than trust it
                 cost = np.concatenate([cost, np.zeros(end)])
                 z = np.concatenate([z, np.zeros((end, z.shape[1]))])
+            used_opts = np.unique(col)
+            rows = _dense_rows(sub, [flat_opts[ptr[pos] + k] for k in used_opts.tolist()])
             cost[n_rows:end] = cost[parent] + o_cost[col]
-            z[n_rows:end] = z[parent] + _dense_rows(sub, [list(o) for o in opts[1:]])[col]
-            self._starts.append(n_rows)
-            self._parents.append(parent)
-            self._cols.append(col + 1)  # option 0 is the empty one
-            self._step_opts.append(opts)
+            z[n_rows:end] = z[parent] + rows[np.searchsorted(used_opts, col)]
+            taken, first = np.unique(step, return_index=True)
+            bounds = [*first.tolist(), parent.size]
+            for s, lo, hi in zip(taken.tolist(), bounds[:-1], bounds[1:], strict=True):
+                self._starts.append(n_rows + lo)
+                self._parents.append(parent[lo:hi])
+                self._cols.append(col[lo:hi] + ptr[pos] - ptr[s] + 1)  # 0: the empty option
+                self._step_opts.append(steps[s])
             open_idx = np.concatenate([open_idx, np.arange(n_rows, end)])
             n_rows = end
+            pos = stop
         self.cost = cost[:n_rows]
         z = z[:n_rows]
         h = get_saturation(inst.saturation).h

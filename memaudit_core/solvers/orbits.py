@@ -201,6 +201,27 @@ def _describe(
 ) -> tuple[tuple, tuple[tuple[int, ...], ...], list[float]]:
     """(canonical description, candidates per group in its order, private weights by label)."""
     weight = inst.weight
+    if len(groups) == 1 and len(cand_of_group[groups[0]]) == 1:
+        # One group of one candidate (every memory of a store is one): the steps below with
+        # nothing to order. Sorting (key, unit, cov) is sorting by (key, unit), as below: equal
+        # keys are equal entries.
+        (c,) = cand_of_group[groups[0]]
+        labels: dict[int, int] = {}
+        label_weight: list[float] = []
+        entry_desc = []
+        keyed = sorted(
+            ((0, u, 0.0, a) if hub_mask[u] else (1, 0, float(weight[u]), a), u, a)
+            for u, a in entries[c]
+        )
+        for key, unit, cov in keyed:
+            if key[0] == 0:
+                entry_desc.append(key)
+                continue
+            if unit not in labels:
+                labels[unit] = len(labels)
+                label_weight.append(key[2])
+            entry_desc.append((1, labels[unit], key[2], cov))
+        return (((float(inst.cost[c]), tuple(entry_desc)),),), ((c,),), label_weight
 
     def entry_key(unit: int, cov: float) -> tuple:
         return (0, unit, 0.0, cov) if hub_mask[unit] else (1, 0, float(weight[unit]), cov)
