@@ -408,7 +408,10 @@ def test_sweep_rows_summary_counts_and_order():
 def test_sweep_notes_repeated_instances_and_records_its_settings():
     """Library QA: the CLI warned about copies of one instance, the library did not, and a
     saved sweep did not say under which limits it ran."""
-    copies = [generate("update_chain", s) for s in range(3)]  # the family ignores its seed
+    # Three files of one instance under three ids (the library built update_chain seeds
+    # 0-2 as three files until s52; a seed-invariant family now builds one).
+    base = generate("update_chain")
+    copies = [replace_package(base, id=f"update_chain-copy{s}") for s in range(3)]
     assert len({p.content_hash() for p in copies}) == 3
     res = sweep(copies, [6], ["gvt"], time_limit=5.0)
     repeated = [n for n in res.notes if "distinct optimisation instance" in n]
