@@ -591,6 +591,16 @@ def budgets_filename(budgets: Sequence[float]) -> str:
     return "B" + "_".join(f"{b:.10g}" for b in budgets)
 
 
+def _result_json_text(result: Any) -> Callable[[], str]:
+    """The saved result's text, made when the button is clicked: ``json.dumps`` with an
+    indent runs in pure Python, 10-20 ms for a Compare view on every budget change."""
+
+    def make() -> str:
+        return json.dumps(result.to_dict(), indent=2)
+
+    return make
+
+
 def result_json(
     result: Any,
     key: str,
@@ -607,7 +617,7 @@ def result_json(
     default)."""
     (st if where is None else where).download_button(
         label,
-        json.dumps(result.to_dict(), indent=2),
+        _result_json_text(result),
         file_name=f"{safe_filename(filename)}.json",
         mime="application/json",
         key=key,

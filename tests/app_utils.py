@@ -80,3 +80,11 @@ def capture_downloads(monkeypatch) -> dict[str, dict[str, Any]]:
     monkeypatch.setattr(st, "download_button", fake)
     monkeypatch.setattr(DeltaGenerator, "download_button", fake)
     return offered
+
+
+def offered_text(offer: dict[str, Any]) -> str:
+    """The text an offered download holds: its data, made now when the button defers it (a
+    callable, as the tables' CSVs and the saved results are made on click)."""
+    data = offer["data"]
+    data = data() if callable(data) else data
+    return data.decode("utf-8") if isinstance(data, bytes) else data

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from app_utils import capture_downloads, open_linked
+from app_utils import capture_downloads, offered_text, open_linked
 from cli_utils import run_cli
 
 import memaudit_core as ma
@@ -143,7 +143,7 @@ def test_certification_audit_offers_json_that_show_reads(monkeypatch, tmp_path) 
     assert offer["mime"] == "application/json"
     assert offer["file_name"] == "update_chain-audit.json"
     path = tmp_path / offer["file_name"]
-    path.write_text(offer["data"])
+    path.write_text(offered_text(offer))
     rc, out, err = run_cli("show", str(path))
     assert rc == 0, err
     got = ma.read_result(path)

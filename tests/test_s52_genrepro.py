@@ -25,7 +25,7 @@ import shlex
 import warnings
 
 import pytest
-from app_utils import capture_downloads, open_linked
+from app_utils import capture_downloads, offered_text, open_linked
 from cli_utils import run_cli
 
 import memaudit_core as ma
@@ -170,7 +170,7 @@ def test_the_budget_sweep_json_records_its_source_and_settings(monkeypatch, tmp_
     at = open_linked(SWEEP, SMALL4, "6", store="writer:gvt", methods="writer:gvt", ablation="0")
     assert not at.error, [e.value for e in at.error]
     offer = offered["sweep_json"]
-    data = json.loads(offer["data"])
+    data = json.loads(offered_text(offer))
     # The CLI's sweep of the same package: its rows and settings name the fields alike.
     rc, out, err = run_cli(
         "sweep", "--family", "memaudit-small:4", "--param", "normal_count=5", "--param",
@@ -188,7 +188,7 @@ def test_the_budget_sweep_json_records_its_source_and_settings(monkeypatch, tmp_
     assert data["settings"]["total_time_limit"] == 20  # the page's "Time for the sweep's solves"
     # And it reads back, in memaudit show too, naming its source and settings.
     saved = tmp_path / offer["file_name"]
-    saved.write_text(offer["data"], encoding="utf-8")
+    saved.write_text(offered_text(offer), encoding="utf-8")
     rc, text, err = run_cli("show", str(saved))
     assert rc == 0, err
     assert f"from {SMALL4};" in text.splitlines()[0], text
