@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 import threading
 import warnings
@@ -327,7 +328,7 @@ def selection_notice(key: str) -> None:
 PRESENT_TABLE_MAX_ROWS = 40
 
 #: The help of a relative gap's column (:func:`gap_column`), which is also how :func:`table`
-#: knows the column: its cells are shown as :func:`~memaudit_core.solvers.gap_percent` prints
+#: knows the column: its cells read as :func:`~memaudit_core.solvers.gap_percent` prints
 #: them, in percent as on every face (s52: the tables showed fractions, 0.0123, where the CLI
 #: printed 1.23%); a gap that is not 0 never reads 0 (QA s43: HiGHS's certified 4.4e-10).
 GAP_HELP = (
@@ -357,11 +358,24 @@ def header_width_px(label: str, least: int = VALUE_WIDTH_PX) -> int:
     return max(least, HEADER_PAD_PX + HEADER_CHAR_PX * len(label))
 
 
+#: The printf format of a gap column (:func:`gap_column`). Its cells hold the number
+#: :func:`~memaudit_core.solvers.gap_percent` prints (:func:`_gap_numbers`), and the grid's
+#: printf (sprintf.js) writes "%g" without a precision as the number's shortest decimal, so a
+#: cell reads as the CLI prints the gap: "1.23%", "4.855%", "0%", "4.4e-8%". (Only the
+#: notation of a gap from 1e-6% to 1e-4%, "0.00004%" for the CLI's "4e-5%", and of one of
+#: 1e9% and more, differs: JavaScript writes those numbers so.)
+GAP_FORMAT = "%g%%"
+
+
 def gap_column(label: str | None = None):
     """The column config of a relative gap (bound − value) / value: :func:`table` shows its
-    cells in percent (:func:`~memaudit_core.solvers.gap_percent`, text on screen only: the
-    CSV keeps the numbers)."""
-    return st.column_config.TextColumn(label, help=GAP_HELP)
+    cells in percent as :func:`~memaudit_core.solvers.gap_percent` prints them (the CSV keeps
+    the fractions).
+
+    A number column: a click on its header sorts the gaps by size. As text ("1.23%") they
+    sorted by character, "10%" before "9%" and "n/a" among them (s53); a missing gap reads
+    "n/a" through the grid's placeholder, as in every number column."""
+    return st.column_config.NumberColumn(label, help=GAP_HELP, format=GAP_FORMAT)
 
 
 def _gap_columns(config: Mapping[str, Any]) -> list[str]:
@@ -376,13 +390,37 @@ def _gap_columns(config: Mapping[str, Any]) -> list[str]:
 
 def _gap_cells(df: pd.DataFrame, columns: Iterable[str]) -> pd.DataFrame:
     """``df`` with each of ``columns`` it has as :func:`~memaudit_core.solvers.gap_percent`
-    text ("1.23%", "0%", "n/a")."""
+    text ("1.23%", "0%", "n/a"): presentation mode's static table, which does not sort."""
     present = [c for c in columns if c in df.columns]
     if not present:
         return df
     out = df.copy()
     for col in present:
         out[col] = [gap_percent(None if _is_missing(v) else float(v)) for v in out[col]]
+    return out
+
+
+def _gap_number(gap: object) -> float:
+    """A gap fraction as the number :func:`~memaudit_core.solvers.gap_percent` prints, in
+    percent (NaN for its "n/a"): what :data:`GAP_FORMAT` writes back as the CLI's text.
+
+    >>> [_gap_number(g) for g in (0.048552, 0.0, 4.4000000953674316e-10, 0.1, None, math.inf)]
+    [4.855, 0.0, 4.4e-08, 10.0, nan, nan]
+    """
+    text = gap_percent(None if _is_missing(gap) else float(gap))
+    # The printed number, not the fraction times 100: "%g" would write 4.855200000000001.
+    return math.nan if text == MISSING_TEXT else float(text.removesuffix("%"))
+
+
+def _gap_numbers(df: pd.DataFrame, columns: Iterable[str]) -> pd.DataFrame:
+    """``df`` with each of ``columns`` it has in percent (:func:`_gap_number`): numbers, so
+    that the grid sorts them by size, shown as the CLI prints them by :data:`GAP_FORMAT`."""
+    present = [c for c in columns if c in df.columns]
+    if not present:
+        return df
+    out = df.copy()
+    for col in present:
+        out[col] = np.array([_gap_number(v) for v in out[col]], dtype=float)
     return out
 
 
@@ -459,14 +497,19 @@ def table(
     lines after a ``_`` or ``/`` (:data:`ID_BREAK_AFTER`) to fit the screen.
     """
     raw = df  # the CSV's numbers; "n/a" text is for the screen only (QA s41)
-    # Gaps in percent on screen, as every face prints them (s52); the CSV keeps the fractions.
-    gaps = _gap_columns(kwargs.get("column_config") or {})
-    if gaps:
-        df = _gap_cells(df, gaps)
-        present_df = None if present_df is None else _gap_cells(present_df, gaps)
     present = bool(st.session_state.get("ma_present"))
     # Only what the table on screen would have shown (a projector's leaves some to the CSV).
     on_screen = df if present_df is None or not present else present_df
+    static = present and len(on_screen) <= PRESENT_TABLE_MAX_ROWS
+    # Gaps in percent on screen, as every face prints them (s52); the CSV keeps the fractions.
+    # The grid's stay numbers, which its header sorts by size (as text "10%" came before "9%",
+    # s53); the static table, which does not sort, shows gap_percent's text.
+    gaps = _gap_columns(kwargs.get("column_config") or {})
+    if gaps:
+        cells = _gap_cells if static else _gap_numbers
+        df = cells(df, gaps)
+        present_df = None if present_df is None else cells(present_df, gaps)
+        on_screen = df if present_df is None or not present else present_df
     same = constant_columns(df, [c for c in said_once if c in on_screen.columns])
     if same:
         # Speaker QA s49: the audit's grid repeated "memaudit-small-s0 / memaudit-small:0 /
@@ -488,7 +531,7 @@ def table(
     # missing cells read "n/a" through the grid's placeholder and the static table's formats.
     df = _with_na(df)
     shown = df if present_df is None or not present else _with_na(present_df)
-    if present and len(shown) <= PRESENT_TABLE_MAX_ROWS:
+    if static:
         # The interactive grid draws on a canvas at a fixed 14 px: unreadable on a projector.
         # A static table takes the presentation font size, the column labels the grid would
         # show (with their units) and no index (app QA: a column of leftover row numbers).
@@ -506,7 +549,8 @@ def table(
         for col, cfg in config.items():
             fmt = (cfg.get("type_config") or {}).get("format") if isinstance(cfg, dict) else None
             name = labels.get(col, col)
-            if fmt and name in static.columns:
+            # A gap's cells are gap_percent's text already (its format is the grid's).
+            if fmt and name in static.columns and col not in gaps:
                 styler = styler.format(_number_formatter(fmt), subset=[name])
         # An id has no space to break at: Compare's "update_3_compound_update" held its table
         # 185 px past a 1024 px projector, its type columns cut off (QA s49). The browser

@@ -23,6 +23,7 @@ import pytest
 from app_utils import open_app, upload_file
 from cli_utils import run_cli
 from test_s42_cert_tolerance import P6_DOC
+from test_s53_gapsort import _sprintf_js
 
 from memaudit_core import curves
 from memaudit_core.compiled import compile_package
@@ -32,7 +33,7 @@ from memaudit_core.package import load_package
 from memaudit_core.solvers import gap_percent, solve
 from memaudit_core.solvers.certify import VALUE_RTOL, certified_gap_text
 from memaudit_core.suites import instance_hash
-from memaudit_ui.render import GAP_HELP
+from memaudit_ui.render import GAP_HELP, _gap_number
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -66,9 +67,13 @@ def test_a_certified_nonzero_gap_never_reads_zero(p6_page) -> None:
     # Independent: HiGHS's bound over the recomputed F, and not 0.
     gap = (row["milp bound"] - P6_OPT) / P6_OPT
     assert 0 < gap <= VALUE_RTOL
-    # In percent since s52, as every face prints a gap (significant digits, never "0%").
-    assert row["milp gap"] == gap_percent(gap) != "0%"
-    assert row["bnb gap"] == row["enum gap"] == "0%"
+    # In percent since s52, as every face prints a gap (significant digits, never "0%"); a
+    # number the grid's printf writes so since s53 (as text, a click on the header sorted it
+    # by character).
+    fmt = config["milp gap"]["type_config"]["format"]
+    assert row["milp gap"] == float(gap_percent(gap).removesuffix("%")) > 0
+    assert _sprintf_js(fmt, row["milp gap"]) == gap_percent(gap) != "0%"
+    assert row["bnb gap"] == row["enum gap"] == 0.0 and _sprintf_js(fmt, 0.0) == "0%"
     assert all(config[f"{e} gap"]["help"].startswith(GAP_HELP) for e in ("bnb", "milp", "enum"))
 
 
@@ -108,10 +113,13 @@ def test_budget_sweep_gap_column_shows_a_tiny_gap() -> None:
     at = open_app("pages/1_Budget_sweep.py", 300, package="sample:update_chain")
     assert not at.exception, [e.value for e in at.exception]
     grid = next(d for d in at.dataframe if "gap" in d.value.columns)
-    assert json.loads(grid.proto.columns)["gap"]["help"] == GAP_HELP
-    assert set(grid.value["gap"]) == {"0%"}  # every optimum of update_chain is proven
-    # The column's cells are gap_percent's: significant digits below 0.001%.
-    assert gap_percent(4.4e-10) == "4.4e-8%" and gap_percent(0.0353) == "3.53%"
+    config = json.loads(grid.proto.columns)["gap"]
+    assert config["help"] == GAP_HELP
+    assert set(grid.value["gap"]) == {0.0}  # every optimum of update_chain is proven
+    # The column's cells read as gap_percent prints them: significant digits below 0.001%.
+    fmt = config["type_config"]["format"]
+    for gap, text in ((0.0, "0%"), (4.4e-10, "4.4e-8%"), (0.0353, "3.53%")):
+        assert _sprintf_js(fmt, _gap_number(gap)) == gap_percent(gap) == text
 
 
 # ------------------------------------------------------------------ 3. capped counts
