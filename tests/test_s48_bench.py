@@ -134,7 +134,9 @@ def test_the_report_gives_end_and_peak_load_both_baselines_and_the_cold_run(
     assert t1["writer_stores_checked"] == 2 * 4 * 6
 
 
-@pytest.mark.parametrize("script", ["exp_bnb_nonbinding.py", "exp_limited_start.py"])
+@pytest.mark.parametrize(
+    "script", ["exp_bnb_nonbinding.py", "exp_limited_start.py", "exp_compare_timeline.py"]
+)
 def test_help_prints_help_and_runs_nothing(script, tmp_path):
     # The timeout only stops a script that starts its experiment instead of answering.
     done = subprocess.run(
