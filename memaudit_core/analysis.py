@@ -118,6 +118,14 @@ KIND_ORDER = ("current_truth", "invalidation", "temporal_order", "temporal_inter
 #: Ablation method name -> candidate pool: the optimum over every pool of
 #: :data:`memaudit_core.compiled.POOLS` but the full one.
 ABLATIONS = {f"{pool}_opt": pool for pool in POOLS if pool != "full"}
+#: Every name an audit takes for a candidate pool (``memaudit audit --pools``) -> the pool:
+#: each pool of :data:`memaudit_core.compiled.POOLS`, then its optimum's method name, as
+#: :data:`ABLATIONS` names them (``full_opt`` too). The audit checks against it and its help
+#: lists it (s53: the help left ``full_opt`` out).
+AUDIT_POOL_NAMES = {
+    **{pool: pool for pool in POOLS},
+    **{f"{pool}_opt": pool for pool in POOLS},
+}
 
 
 def ablation_method(name: str) -> str:
@@ -3468,6 +3476,7 @@ def sweep(
 __all__ = [
     "score_selection",
     "ABLATIONS",
+    "AUDIT_POOL_NAMES",
     "MIN_CI_N",
     "no_interval_note",
     "shown_interval",

@@ -943,6 +943,9 @@ class AuditReport:
             "executed": self.executed,
             "reused": self.reused,
             "complete": self.complete,
+            # The text's verdict word(s), for a script that reads --json (s53: only ok and
+            # complete, from which NOTHING CHECKED and INCOMPLETE had to be worked out).
+            "verdict": self.verdict,
             "elapsed_s": self.elapsed_s,
             "backend": self.backend,
             "out": self.out,
@@ -959,7 +962,7 @@ class AuditReport:
         writes it) is ``data`` (see :func:`memaudit_core.read_result`); a located
         ``ResultError`` on bad input."""
         from .errors import ResultError
-        from .results import check_saved_flag, from_fields
+        from .results import check_saved_flag, child, decode, from_fields
 
         report = from_fields(
             cls,
@@ -1016,6 +1019,18 @@ class AuditReport:
                         got,
                     )
         report._check_tasks(path)
+        # s53: as ``ok``, the saved verdict is the one the counts give (a file saved before
+        # s53 has none). Checked last: an edited count is refused where it was edited.
+        if "verdict" in data:
+            got = decode(str, data["verdict"], child(path, "verdict"))
+            if got != report.verdict:
+                raise ResultError(
+                    child(path, "verdict"),
+                    "inconsistent",
+                    "not the verdict the report's counts give (PASS, FAIL, INCOMPLETE or "
+                    f"NOTHING CHECKED; expected {report.verdict!r})",
+                    got,
+                )
         return report
 
     def _check_grid(self, path: str) -> None:
@@ -1165,12 +1180,15 @@ def _times(values: Sequence[float | None]) -> tuple[float, float, float]:
 
 
 def _check_pools(pools: Sequence[str]) -> tuple[str, ...]:
+    # The names memaudit audit --help lists for --pools: one registry for both.
+    from .analysis import AUDIT_POOL_NAMES
+
     out = []
     for p in check_names(pools, "pools"):
-        name = p.removesuffix("_opt")
-        if name not in POOLS:
-            raise UnknownNameError(f"unknown pool {cut_repr(p)} (known: {', '.join(POOLS)})")
-        out.append(name)
+        if p not in AUDIT_POOL_NAMES:
+            known = ", ".join(AUDIT_POOL_NAMES)
+            raise UnknownNameError(f"unknown pool {cut_repr(p)} (known: {known})")
+        out.append(AUDIT_POOL_NAMES[p])
     if not out:
         raise UsageError("no pools given")
     return tuple(dict.fromkeys(out))

@@ -38,6 +38,7 @@ from .errors import (
     UsageError,
     cut_repr,
     display_width,
+    fill_display,
     id_text,
     pad_display,
 )
@@ -1138,26 +1139,37 @@ def _package_counts(pkg: Any) -> str:
     return ", ".join(parts)
 
 
+def _refuse_limits_of_exhaustive_solver(args: argparse.Namespace) -> None:
+    """Refuse ``--solver enum`` or ``brute`` with a limit (``--time-limit``, and solve's
+    ``--node-limit``, sweep's ``--total-time-limit``): those engines visit every store and
+    take none. One rule for solve, score and sweep (s53: score and sweep ran ``--solver enum
+    --time-limit 5`` as if it were limited, where solve refused it); a mistake in the
+    arguments, so it names the command's help, as argparse's errors do."""
+    if args.solver not in ("enum", "brute"):
+        return
+    given = [
+        flag
+        for flag, dest in (
+            ("--node-limit", "node_limit"),
+            ("--time-limit", "time_limit"),
+            ("--total-time-limit", "total_time_limit"),
+        )
+        if getattr(args, dest, None) is not None
+    ]
+    # CLI QA: `solve --solver enum --node-limit 5` printed OPT; those engines take no limits.
+    if given:
+        raise UsageError(
+            f"{args.command}: --solver {args.solver} visits every store and takes no "
+            f"{' or '.join(given)} (it finishes or refuses the package); use bnb, milp or "
+            f"auto for a limited run (see memaudit {args.command} --help)"
+        )
+
+
 def cmd_solve(args: argparse.Namespace) -> int:
     from .analysis import compile_cached
     from .solvers import solve
 
-    if args.solver in ("enum", "brute"):
-        # CLI QA: `--solver enum --node-limit 5` printed OPT; those engines take no limits.
-        given = [
-            flag
-            for flag, value in (
-                ("--node-limit", args.node_limit),
-                ("--time-limit", args.time_limit),
-            )
-            if value is not None
-        ]
-        if given:
-            raise UsageError(
-                f"solve: --solver {args.solver} visits every store and takes no "
-                f"{' or '.join(given)} (it finishes or refuses the package); use bnb, milp or "
-                "auto for a limited run"
-            )
+    _refuse_limits_of_exhaustive_solver(args)
     pkg = _load(args.package, budgets=None if args.budget is None else [args.budget])
     budget = pkg.default_budget() if args.budget is None else args.budget
     inst = compile_cached(pkg).pool_instance(args.pool)
@@ -1485,6 +1497,7 @@ def _refuse_unused_writer_timeout(args: argparse.Namespace, writers: Sequence[st
 def cmd_score(args: argparse.Namespace) -> int:
     from .explain import compare_view
 
+    _refuse_limits_of_exhaustive_solver(args)
     external = args.external is not None or args.format is not None
     mode = "external" if external else "store" if args.writer is None and args.store else "writer"
     _refuse_unused_score_options(args, mode)
@@ -1570,10 +1583,9 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def _why_text(explanation: Sequence[str]) -> str:
-    """The "why this score" section of ``score``'s text: the Compare view's paragraphs."""
-    return "\n\nwhy this score\n" + "\n\n".join(
-        textwrap.fill(p, 100, break_long_words=False, break_on_hyphens=False) for p in explanation
-    )
+    """The "why this score" section of ``score``'s text: the Compare view's paragraphs,
+    wrapped at 100 terminal columns (s53: at 100 characters, a line of CJK ids ran to 160)."""
+    return "\n\nwhy this score\n" + "\n\n".join(fill_display(p, 100) for p in explanation)
 
 
 def _union_human(rep: Any, memory_unit: str | None = None) -> str:
@@ -1905,6 +1917,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     )
     from .writers import WRITERS
 
+    _refuse_limits_of_exhaustive_solver(args)
     plugin_names = _plugin_writers(args)
     # The writer names as a list from here on (QA s39, defect 4: joined with "," and split
     # again, a plugin named "has space, comma" became two unknown writers; since QA s46 such
@@ -2995,12 +3008,15 @@ def add_audit_arguments(p: Any) -> None:
         help="e.g. 1,4,7,15 or 2:20:2 (start:stop:step, stop included); default: each "
         "package's budget grid",
     )
+    from .analysis import AUDIT_POOL_NAMES
+
     p.add_argument(
         "--pools",
         default="full",
-        # QA s51 #10: a pool's method name (no_validity_opt) is taken too, as by --ablations.
-        help="comma list of candidate pools: full, no_validity, generic, or a pool's method "
-        "name (no_validity_opt, generic_opt) (default: full)",
+        # QA s51 #10: a pool's method name (no_validity_opt) is taken too, as by --ablations;
+        # s53: every name the audit takes, from its registry (full_opt was left out).
+        help=f"comma list of candidate pools: {', '.join(AUDIT_POOL_NAMES)}; a pool or its "
+        "optimum's method name (default: full)",
     )
     p.add_argument(
         "--time-limit",

@@ -10,6 +10,7 @@ import itertools
 import json
 import math
 import re
+import textwrap
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -726,16 +727,26 @@ def cut_repr(value: object, limit: int = 200) -> str:
 
 def id_text(value: str, limit: int = 80) -> str:
     """An id (of a memory, unit, store ...) as a list in a note or message names it: as it is
-    when short and printable, else :func:`cut_repr` (QA s45: a 200,000-character memory id was
-    pasted whole into the External stores notes; the CLI's lists already quoted an id with a
-    newline, which would print as a line of its own). 'c2 ' would read as c2 and an id holding
-    ", " as two ids in a list, so those are quoted too.
+    when short and printable, else quoted as :func:`cut_repr` quotes it (QA s45: a
+    200,000-character memory id was pasted whole into the External stores notes; the CLI's
+    lists already quoted an id with a newline, which would print as a line of its own). 'c2 '
+    would read as c2 and an id holding ", " as two ids in a list, so those are quoted too.
+
+    ``limit`` counts terminal columns (:func:`display_width`), and a long id is cut to 72 of
+    them (s53: 80 characters of a CJK id took 160 columns); an ASCII id reads as before.
 
     >>> id_text("m2"), id_text("a\\nb"), id_text("c2 "), id_text("x" * 300)[-20:]
     ('m2', "'a\\\\nb'", "'c2 '", '... (300 characters)')
+    >>> id_text("記憶" * 30)  # 60 characters, 120 columns
+    "'記憶記憶記憶記憶記憶記憶記憶記憶記憶記憶記憶記憶記憶記憶記憶記憶記憶記憶'... (60 characters)"
     """
     plain = value.isprintable() and value == value.strip() != "" and ", " not in value
-    return value if len(value) <= limit and plain else cut_repr(value, limit)
+    if plain and display_width(value) <= limit:
+        return value
+    quoted = repr(value)
+    if display_width(quoted) <= limit:
+        return quoted
+    return f"{cut_display(value, 72)!r}... ({len(value):,} characters)"
 
 
 def display_width(text: str) -> int:
@@ -771,6 +782,71 @@ def pad_display(text: str, width: int) -> str:
     ('ユニット３  |', 'v_3         |')
     """
     return text + " " * (width - display_width(text))
+
+
+def cut_display(text: str, columns: int) -> str:
+    """The longest start of ``text`` that takes at most ``columns`` terminal columns
+    (:func:`display_width`): ``text[:columns]`` for ASCII; a wide character that would
+    straddle the last column is left out whole.
+
+    >>> cut_display("abcdef", 4), cut_display("ユニット３", 5), cut_display("墓石①x", 5)
+    ('abcd', 'ユニ', '墓石①')
+    """
+    if text.isascii():
+        return text[:columns]
+    used = 0
+    for i, ch in enumerate(text):
+        used += display_width(ch)
+        if used > columns:
+            return text[:i]
+    return text
+
+
+def fill_display(text: str, width: int) -> str:
+    """``textwrap.fill(text, width, break_long_words=False, break_on_hyphens=False)``, the
+    width counted in terminal columns (:func:`display_width`; s53: ``score``'s "why this
+    score" lines holding CJK ids ran to 160 columns of 100). ASCII text is wrapped exactly as
+    textwrap wraps it: the same chunks, dropped spaces and long words on lines of their own.
+
+    >>> fill_display("a bb ccc dddd", 6)
+    'a bb\\nccc\\ndddd'
+    >>> print(fill_display("unit ユニット３ and 墓石① lost", 14))
+    unit
+    ユニット３ and
+    墓石① lost
+    """
+    return "\n".join(_DisplayWrapper(width).wrap(text))
+
+
+class _DisplayWrapper(textwrap.TextWrapper):
+    """:class:`textwrap.TextWrapper` (no long-word or hyphen breaks, no indents, no
+    ``max_lines``) whose line width counts terminal columns: its ``_wrap_chunks`` with
+    :func:`display_width` where textwrap counts ``len``. textwrap splits the text into
+    chunks (words and runs of whitespace) as ever."""
+
+    def __init__(self, width: int) -> None:
+        super().__init__(width, break_long_words=False, break_on_hyphens=False)
+
+    def _wrap_chunks(self, chunks: list[str]) -> list[str]:
+        lines: list[str] = []
+        chunks.reverse()  # a stack: the next chunk last
+        while chunks:
+            line: list[str] = []
+            used = 0
+            # Whitespace that would start a line is dropped (not at the very start).
+            if chunks[-1].strip() == "" and lines:
+                del chunks[-1]
+            while chunks and used + display_width(chunks[-1]) <= self.width:
+                used += display_width(chunks[-1])
+                line.append(chunks.pop())
+            # A word wider than any line gets a line of its own, unbroken.
+            if chunks and not line and display_width(chunks[-1]) > self.width:
+                line.append(chunks.pop())
+            if line and line[-1].strip() == "":
+                del line[-1]
+            if line:
+                lines.append("".join(line))
+        return lines
 
 
 def file_name_text(source: str) -> str:

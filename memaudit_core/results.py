@@ -190,7 +190,7 @@ _KIND_KEYS: dict[str, frozenset[str]] = {
 #: the last version-1 commit's ``to_dict()`` and CLI wrote.
 _SINCE_VERSION_2: dict[str, dict[str, frozenset[str]]] = {
     "audit": {
-        "$": frozenset({"enum_time_s"}),
+        "$": frozenset({"enum_time_s", "verdict"}),
         **{
             f"$.{rows}[]": frozenset(
                 "bnb_bound milp_bound bnb_gap milp_gap enum_status enum_value enum_bound "

@@ -21,7 +21,9 @@ JSON_OUTPUT_VERSION = 1
 #: back, a view of this wording must give word for word the explanation its numbers give; an
 #: older one (no ``explanation_wording``) is held to its headline paragraph, whose wording has
 #: not changed since views read back. Raised whenever ``explain._explain`` words a paragraph
-#: differently, so that files saved before are not refused for the new words.
-EXPLANATION_WORDING = 1
+#: differently, so that files saved before are not refused for the new words. 2 (s53): an id
+#: wider than 80 terminal columns is cut by columns (``errors.id_text``), so a CJK id of 41 to
+#: 80 characters, named whole by wording 1, is cut.
+EXPLANATION_WORDING = 2
 
 __all__ = ["EXPLANATION_WORDING", "JSON_OUTPUT_VERSION", "RESULT_VERSION"]

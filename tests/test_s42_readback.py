@@ -246,7 +246,7 @@ def test_audit_row_disagreeing_values_need_their_difference(audit_doc) -> None:
     # A genuine disagreement's difference: the largest minus the smallest of the three values.
     row["enum_value"] = row["enum_bound"] = row["bnb_value"] - 0.5
     row["outcome"] = "disagree"
-    doc["n_agree"], doc["n_disagree"], doc["ok"] = 1, 1, False
+    doc["n_agree"], doc["n_disagree"], doc["ok"], doc["verdict"] = 1, 1, False, "FAIL"
     doc["disagreements"] = [row]
     row["rel_diff"] = 0.5 / row["bnb_value"]
     _refused(doc, "$.rows[1].abs_diff")

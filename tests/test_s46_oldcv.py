@@ -23,6 +23,7 @@ from cli_utils import run_cli
 import memaudit_core as ma
 from memaudit_core.errors import ResultError
 from memaudit_core.explain import compare_view
+from memaudit_core.versions import EXPLANATION_WORDING
 
 REPO = Path(__file__).resolve().parent.parent
 OLD = REPO / "tests" / "fixtures" / "s46_oldcv"
@@ -125,7 +126,7 @@ def new_doc() -> dict:
     cv = compare_view(ma.load_package(REPO / "sample_packages" / "update_chain.json"), 6,
                       writer="density")  # fmt: skip
     doc = json.loads(json.dumps(cv.to_dict()))
-    assert doc["explanation_wording"] == 1
+    assert doc["explanation_wording"] == EXPLANATION_WORDING
     assert ma.read_result(doc) == cv
     return doc
 
