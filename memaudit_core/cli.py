@@ -844,8 +844,9 @@ class PackageWarnings:
 
 def _warning_details(warnings: Sequence[str]) -> list[dict[str, str | None]]:
     """``warning_details`` of a ``--json`` object: each warning's ``path``, ``rule`` and
-    ``message``, to filter by rule (QA s51, cli defect 8). A package's warnings all have a path
-    and a rule; an importer's note may have neither (null)."""
+    ``message``, to filter by rule (QA s51, cli defect 8). A package's warnings and the
+    importers' notes all have a path and a rule; a note an older MemAudit saved in a package
+    may have neither (null)."""
     from .package import warning_details
 
     return warning_details(warnings)

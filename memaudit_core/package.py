@@ -1594,8 +1594,9 @@ _WARNING_FORM = re.compile(
 
 def warning_parts(warning: str) -> dict[str, str] | None:
     """``{"path", "rule", "message"}`` of a warning worded as :func:`package_warning` words it
-    (every warning of :attr:`Package.warnings` is), or None for another text (an importer's
-    note). The CLI's ``--json`` lists these beside the warnings' text, to filter by rule.
+    (every warning of :attr:`Package.warnings` is, and since session 53 every importer's note:
+    ``memaudit_core.importers._common.note``), or None for another text (one saved by an older
+    MemAudit). The CLI's ``--json`` lists these beside the warnings' text, to filter by rule.
 
     >>> warning_parts("$.units: the package has no evidence units (rule: no-units)")
     {'path': '$.units', 'rule': 'no-units', 'message': 'the package has no evidence units'}
@@ -1609,8 +1610,9 @@ def warning_parts(warning: str) -> dict[str, str] | None:
 
 
 def warning_details(warnings: Iterable[str]) -> list[dict[str, str | None]]:
-    """:func:`warning_parts` of each warning, in order; a warning not in that form (an
-    importer's note) has path and rule None and its whole text as the message."""
+    """:func:`warning_parts` of each warning, in order; a warning not in that form (a note an
+    older MemAudit saved in a package) has path and rule None and its whole text as the
+    message."""
     return [warning_parts(w) or {"path": None, "rule": None, "message": str(w)} for w in warnings]
 
 

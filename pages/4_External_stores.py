@@ -14,7 +14,7 @@ from memaudit_core.costs import COST_RULES, cost_rule_for_unit
 from memaudit_core.errors import MemAuditError, PackageError
 from memaudit_core.explain import amount_text
 from memaudit_core.importers import STORE_FORMATS
-from memaudit_core.package import dumps_package
+from memaudit_core.package import dumps_package, warning_parts
 from memaudit_core.union import (
     AnnotationChange,
     apply_annotations,
@@ -36,6 +36,7 @@ from memaudit_ui.frame import (
     md_code_span,
     md_escape,
     package_error_md,
+    package_warning_md,
     set_from_widget,
     store_options,
     switch_package,
@@ -93,9 +94,10 @@ state.setdefault("ma_ann_editor_version", 0)
 
 def _warning_list(warnings: list[str]) -> str:
     """Markdown bullets of the first ten warnings, and the count of the rest (QA s39 defect
-    12a: warnings past the tenth were dropped without a word)."""
+    12a: warnings past the tenth were dropped without a word); each with its JSON path in a
+    code span and its rule, as the package's warnings are shown (QA s52: importer notes)."""
     more = len(warnings) - 10
-    return "".join(f"\n\n- {md_escape(w)}" for w in warnings[:10]) + (
+    return "".join(f"\n\n- {package_warning_md(w)}" for w in warnings[:10]) + (
         f"\n\n... and {more} more warning(s)" if more > 0 else ""
     )
 
@@ -265,7 +267,7 @@ with st.expander("Load a memory-system export next to this package", expanded=Fa
                     why = [
                         w
                         for w in new_store.meta.get("warnings", [])
-                        if not w.startswith("the export holds no memories")
+                        if (warning_parts(w) or {}).get("rule") != "export-empty"
                     ]
                     st.warning(
                         f"**{md_escape(upload.name)}{with_history} holds no memories** as {fmt} "

@@ -11,6 +11,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from note_utils import messages, unruled
 
 from memaudit_core.errors import PackageError
 from memaudit_core.importers import import_package, load_external_store, suggest_coverage
@@ -219,7 +220,7 @@ def test_links_that_match_nothing_are_said_and_not_counted_as_no_links(tmp_path)
         "from provenance links: 1 from unit links (exact); 1 with links that match nothing in "
         "the package (needs annotation); 1 without links (needs annotation)"
     )
-    (warning,) = store.meta["warnings"]
+    (warning,) = messages(store.meta["warnings"])
     assert warning.startswith(
         "2 memory(ies) have provenance links that name no unit or experience of package 'tiny'"
     )
@@ -235,7 +236,7 @@ def test_a_store_whose_links_all_miss_needs_annotation_and_says_why(tmp_path):
     export = [{"id": "m1", "memory": "Ann adopted a cat", "metadata": {"dia_id": "D9:9"}}]
     store = load_external_store(_write(tmp_path, "m.json", export), "mem0", package=_tiny())
     assert store.meta["coverage"] == "needs annotation"
-    (warning,) = store.meta["warnings"]
+    (warning,) = messages(store.meta["warnings"])
     assert warning.startswith("1 memory(ies) have provenance links that name no unit")
     assert warning.endswith("$[0].metadata.dia_id: 'D9:9'")
 
@@ -247,7 +248,7 @@ def test_zep_an_unknown_episode_is_said_by_its_uuid_a_known_one_is_not(tmp_path)
         "episodes": [{"uuid": "ep2", "name": "session_2"}],
     }
     store = load_external_store(_write(tmp_path, "z.json", doc), "zep", package=_tiny())
-    (warning,) = store.meta["warnings"]
+    (warning,) = messages(store.meta["warnings"])
     assert warning.endswith("$.edges[0]: 1 of 2 links ('ep9')")
     assert store.memories[0].meta["unresolved_links"] == ["ep9"]
 
@@ -259,7 +260,7 @@ def test_letta_free_tags_beside_provenance_links_are_not_reported(tmp_path):
     ]
     store = load_external_store(_write(tmp_path, "p.json", passages), "letta", package=_tiny())
     # QA s50: p2's topic tags are no broken links either; said once as labels, not links.
-    (warning,) = store.meta["warnings"]
+    (warning,) = messages(store.meta["warnings"])
     assert "name no unit or experience" not in warning
     assert warning.endswith(": $[1].tags[0]: 'work'; $[1].tags[1]: 'home'")
 
@@ -427,7 +428,7 @@ def test_lme_an_empty_filler_turn_costs_nothing_and_is_said(tmp_path):
     assert (raw.text, raw.cost) == ("user: I live in Lisbon now", 6.0)
     assert any(
         w.startswith("1 turn(s) have empty content (first: $[0].haystack_sessions[0][1].content)")
-        for w in pkg.meta["warnings"]
+        for w in messages(pkg.meta["warnings"])
     )
 
 
@@ -447,7 +448,7 @@ def test_locomo_an_empty_cited_turn_is_refused_an_uncited_one_costs_nothing(tmp_
     assert (raw.text, raw.cost) == ("Ann: I adopted a cat named Miso.", 7.0)
     assert any(
         w.startswith("1 turn(s) have empty text (first: $[0].conversation.session_1[1].text)")
-        for w in pkg.meta["warnings"]
+        for w in messages(pkg.meta["warnings"])
     )
 
 
@@ -507,7 +508,7 @@ def test_duplicate_memories_are_kept_and_listed(tmp_path):
     ]
     store = load_external_store(_write(tmp_path, "m.json", export), "mem0")
     assert [m.id for m in store.memories] == ["m1", "m2", "m3", "m4"]
-    repeat, stale = store.meta["warnings"]
+    repeat, stale = messages(store.meta["warnings"])
     assert repeat.startswith("1 memory(ies) repeat an earlier one: 'm1' = 'm2' (same text).")
     # QA s46: a shared hash over two different texts is a stale hash, not one fact twice.
     assert stale.startswith(
@@ -528,7 +529,7 @@ def test_locomo_repeated_observations_are_listed(tmp_path):
     assert [m.id for m in pkg.store("observations").memories] == ["obs-1-0", "obs-1-1"]
     assert any(
         w.startswith("1 observation(s) repeat an earlier one: 'obs-1-0' = 'obs-1-1' (same text)")
-        for w in pkg.meta["warnings"]
+        for w in messages(pkg.meta["warnings"])
     )
 
 
@@ -541,12 +542,12 @@ def test_locomo_a_list_answer_is_joined_and_said_a_null_one_said(tmp_path):
     pkg = import_package("locomo", _write(tmp_path, "l.json", _locomo(qa)))
     assert [q.answer for q in pkg.queries] == ["cat; dog", ""]
     assert pkg.queries[0].meta["answer_type"] == "array"
-    warnings = pkg.meta["warnings"]
+    warnings = [unruled(w) for w in pkg.meta["warnings"]]
     assert (
-        "q1 ($[0].qa[0].answer): the answer is a JSON array, not text; kept as 'cat; dog' "
+        "$[0].qa[0].answer: q1: the answer is a JSON array, not text; kept as 'cat; dog' "
         "(items joined with '; ')" in warnings
     )
-    assert "q2 ($[0].qa[1].answer): no answer (null); the query has no answer text" in warnings
+    assert "$[0].qa[1].answer: q2: no answer (null); the query has no answer text" in warnings
 
 
 def test_letta_block_ids_naming_no_block_are_said(tmp_path):
@@ -556,7 +557,7 @@ def test_letta_block_ids_naming_no_block_are_said(tmp_path):
         "blocks": [{"id": "block-0", "label": "human", "value": "Name: Sam"}],
     }
     store = load_external_store(_write(tmp_path, "a.af", af), "letta")
-    (warning,) = store.meta["warnings"]
+    (warning,) = messages(store.meta["warnings"])
     assert warning.startswith(
         "1 block id(s) of the agents name no block in 'blocks' ($.agents[0].block_ids[1] 'block-9')"
     )

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from note_utils import messages
 
 import memaudit_core as ma
 from memaudit_core.errors import MemAuditError, PackageError
@@ -254,7 +255,7 @@ def test_duplicate_texts_are_found_across_unicode_normal_forms(tmp_path):
     ]
     store = load_external_store(_write(tmp_path, "m.json", export), "mem0")
     assert [m.text for m in store.memories] == [export[0]["memory"], export[1]["memory"]]
-    (warning,) = store.meta["warnings"]
+    (warning,) = messages(store.meta["warnings"])
     assert warning.startswith("1 memory(ies) repeat an earlier one: 'm1' = 'm2' (same text).")
 
 
@@ -275,7 +276,7 @@ def test_mem0_history_row_without_a_time_keeps_the_file_order_and_is_said(tmp_pa
     ]
     store = load_external_store(export, "mem0", history=history)
     assert [d["id"] for d in store.meta["deleted"]] == ["m9"]
-    warnings = store.meta["warnings"]
+    warnings = messages(store.meta["warnings"])
     assert not any("not in the export" in w for w in warnings)
     assert (
         "history rows without a readable time for 1 memory(ies) ('m9'): their events are "

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from cli_utils import run_cli as _cli
+from note_utils import messages, unruled
 
 from memaudit_core.errors import PackageError
 from memaudit_core.importers import import_package, load_external_store
@@ -149,12 +150,13 @@ def test_locomo_missing_question_and_speaker_are_warnings(tmp_path):
     doc[0]["qa"][1]["question"] = None
     del doc[0]["conversation"]["session_1"][1]["speaker"]
     pkg = import_package("locomo", _write(tmp_path, "locomo.json", doc))
-    warnings = pkg.meta["warnings"]
-    assert "q1 ($[0].qa[0].question): no question (missing); the query has no text" in warnings
-    assert "q2 ($[0].qa[1].question): no question (null); the query has no text" in warnings
+    warnings = [unruled(w) for w in pkg.meta["warnings"]]
+    notes = messages(pkg.meta["warnings"])
+    assert "$[0].qa[0]: q1: no question (missing); the query has no text" in warnings
+    assert "$[0].qa[1].question: q2: no question (null); the query has no text" in warnings
     assert (
         "1 turn(s) have no speaker (first: $[0].conversation.session_1[1].speaker); their "
-        "lines and units read '?: text'" in warnings
+        "lines and units read '?: text'" in notes
     )
     assert pkg.queries[0].text == ""
     assert "?: Lovely! What colour is Miso?" in pkg.experiences[0].text
@@ -165,7 +167,7 @@ def test_locomo_empty_summary_and_null_date_are_warnings(tmp_path):
     doc[0]["session_summary"]["session_1_summary"] = "  "
     doc[0]["conversation"]["session_2_date_time"] = None
     pkg = import_package("locomo", _write(tmp_path, "locomo.json", doc))
-    warnings = pkg.meta["warnings"]
+    warnings = messages(pkg.meta["warnings"])
     assert (
         "1 session summary(ies) are empty (first: $[0].session_summary.session_1_summary): "
         "no summary candidate for those sessions" in warnings
@@ -349,14 +351,14 @@ def test_longmemeval_list_answer_and_missing_role_are_warnings(tmp_path):
     doc[0]["answer"] = ["Lisbon", "Portugal"]
     del doc[0]["haystack_sessions"][0][1]["role"]
     pkg = import_package("longmemeval", _write(tmp_path, "lme.json", doc))
-    warnings = pkg.meta["warnings"]
+    warnings = [unruled(w) for w in pkg.meta["warnings"]]
     assert (
         "$[0].answer: the answer is a JSON array, not text; kept as its JSON text "
         '\'["Lisbon", "Portugal"]\'' in warnings
     )
     assert (
         "1 turn(s) have no role (first: $[0].haystack_sessions[0][1].role); their lines read "
-        "'?: content'" in warnings
+        "'?: content'" in messages(pkg.meta["warnings"])
     )
 
 

@@ -11,6 +11,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from note_utils import message, messages
 from package_utils import refused, write_json
 
 from memaudit_core.cli import main
@@ -61,7 +62,7 @@ def test_add_result_delete_event_is_deleted_not_live(tmp_path):
     assert m1.meta["previous_memory"] == "Ann lives in Berlin"
     assert store.meta["superseded_versions"] == 1  # Berlin is no longer in the store
     assert store.meta["format_version"] == "add"
-    (warning,) = store.meta["warnings"]
+    (warning,) = messages(store.meta["warnings"])
     assert warning.startswith("2 item(s) carry add() result events (UPDATE 1, DELETE 1)")
     assert "looks like add() output" in warning
 
@@ -78,7 +79,7 @@ def test_add_result_delete_counts_in_the_cli_summary(tmp_path, capsys):
     summary = json.loads(cap.out)["external_store"]
     assert summary["memories"] == 1
     assert summary["deleted"] == 1 and summary["deleted_ids"] == ["m2"]
-    assert "warning: 2 item(s) carry add() result events" in cap.err
+    assert "warning: $.results[0].event: 2 item(s) carry add() result events" in cap.err
 
 
 @pytest.mark.parametrize("event", ["MERGE", "", 3])
@@ -128,7 +129,7 @@ def test_invalidated_relations_are_not_live(tmp_path):
     assert store.meta["invalidated_relations"] == [
         {"relation": "ann|lives_in|berlin", "invalidated_at": "2025-01-01T00:00:00+00:00"}
     ]
-    (warning,) = store.meta["warnings"]
+    (warning,) = messages(store.meta["warnings"])
     assert warning.startswith("1 of 2 graph relation(s) are invalidated (valid: false)")
 
 
@@ -181,7 +182,7 @@ def test_memories_past_their_expiration_date_are_marked_and_said(tmp_path):
     assert store.memories[0].meta["expired_before_export"] is True
     assert "expired_before_export" not in store.memories[1].meta
     assert store.memories[0].meta["expiration_date"] == "2024-04-01"
-    (warning,) = store.meta["warnings"]
+    (warning,) = messages(store.meta["warnings"])
     assert warning.startswith(
         "3 memory(ies) carry an expiration_date; 1 of them expire before the export's latest "
         "time (2024-06-01T00:00:00+00:00): 'p1'"
@@ -243,7 +244,7 @@ def test_embedded_history_is_merged_with_a_given_history(tmp_path):
         "counted once"
     )
     assert any(
-        w.startswith("the export carries its own history (3 row(s))")
+        message(w).startswith("the export carries its own history (3 row(s))")
         for w in store.meta["warnings"]
     )
 

@@ -189,9 +189,12 @@ def test_artifact_field_typos_and_dropped_cell_fields_are_said(tmp_path):
     (art / "coverage_matrix.jsonl").write_text("\n".join(cells) + "\n")
 
     warnings = import_package("artifact", art).meta["warnings"]
-    assert any(w.startswith("meta.json.saturaton:") and "'saturation'" in w for w in warnings)
+    # Session 53: the path into the file, which the message names first.
     assert any(
-        w.startswith("candidate_memories.jsonl:1.costt:") and "did you mean 'cost'" in w
+        w.startswith("$.saturaton: in meta.json: ") and "'saturation'" in w for w in warnings
+    )
+    assert any(
+        w.startswith("$.costt: in candidate_memories.jsonl line 1: ") and "did you mean 'cost'" in w
         for w in warnings
     )
     assert any("(first: coverage_matrix.jsonl:2 ('note'))" in w for w in warnings)

@@ -13,6 +13,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from note_utils import message, messages, unruled
 from package_utils import refused, write_json
 
 from memaudit_core.cli import main
@@ -136,11 +137,15 @@ def test_longmemeval_unreadable_or_missing_question_date_is_said(tmp_path):
     data = _lme()[:1]
     data[0]["question_date"] = "bad"
     pkg = import_package("longmemeval", write_json(tmp_path, "qd.json", data))
-    assert any("$[0].question_date 'bad' does not parse" in w for w in pkg.meta["warnings"])
+    assert any(
+        "$[0].question_date: 'bad' does not parse" in unruled(w) for w in pkg.meta["warnings"]
+    )
     data[0]["question_type"] = "temporal-reasoning"
     del data[0]["question_date"]
     pkg = import_package("longmemeval", write_json(tmp_path, "qd2.json", data))
-    assert any("$[0].question_date is missing" in w for w in pkg.meta["warnings"])
+    assert any(
+        unruled(w).startswith("$[0]: question_date is missing") for w in pkg.meta["warnings"]
+    )
 
 
 def test_longmemeval_readable_question_date_gives_no_date_warning(tmp_path):
@@ -284,7 +289,7 @@ def test_letta_empty_block_is_said(tmp_path):
     store = load_external_store(write_json(tmp_path, "a.af", doc), "letta")
     assert any(
         w.startswith("1 block(s) hold no text ($.blocks[0] " + repr(label))
-        for w in store.meta["warnings"]
+        for w in messages(store.meta["warnings"])
     )
 
 
@@ -310,7 +315,7 @@ def test_longmemeval_session_without_text_is_said(tmp_path):
     data[0]["haystack_sessions"][0] = []
     pkg = import_package("longmemeval", write_json(tmp_path, "e.json", data))
     assert any(
-        w.startswith("1 haystack session(s) have no turn with text") and first_id in w
+        message(w).startswith("1 haystack session(s) have no turn with text") and first_id in w
         for w in pkg.meta["warnings"]
     )
     assert f"{first_id}:raw" not in {c.id for c in pkg.candidates}

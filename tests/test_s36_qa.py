@@ -372,7 +372,7 @@ def test_artifact_manifests_say_what_they_do_not_read(tmp_path):
     (folder / "manifest.json").write_text(json.dumps({"id": "other"}))
     rc, _, err = run_cli("validate", str(folder))
     assert rc == 0
-    assert "meta.json.stores: a package field an artifact does not read" in err
+    assert "$.stores: in meta.json: a package field an artifact does not read" in err
     assert "manifest.json is not read: meta.json is this artifact's manifest" in err
 
 

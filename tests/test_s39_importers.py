@@ -315,7 +315,7 @@ def test_cli_import_of_an_empty_export_warns_nothing_to_score(tmp_path, capsys, 
     out = tmp_path / "out.json"
     assert main(["import", fmt, str(f), "--package", str(pkg), "-o", str(out)]) == 0
     err = capsys.readouterr().err
-    assert f"{f}: warning: the export holds no memories (as kept): nothing to score" in err
+    assert f"{f}: warning: $: the export holds no memories (as kept): nothing to score" in err
 
 
 # --------------------------------------------------------------------------- 10. LoCoMo dates

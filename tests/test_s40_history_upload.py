@@ -204,8 +204,9 @@ def test_warnings_cite_history_rows_by_the_uploads_name() -> None:
     assert not at.error
     texts = [_plain(w.value) for w in at.warning] + [t.value for t in at.text]
     assert any(
-        "- $.results[0]: history says memory 'm1' was deleted (h.json: $[0]), but the "
-        "export still holds it; it is kept as the export shows it" in t
+        # The path in a code span (session 53: every importer note has one and a rule).
+        "- `$.results[0]`: history says memory 'm1' was deleted (h.json: $[0]), but the "
+        "export still holds it; it is kept as the export shows it (rule: history-deleted)" in t
         for t in texts
     ), texts
     assert not any("/tmp" in t for t in texts)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from cli_utils import run_cli
+from note_utils import messages
 from package_utils import refused, write_json
 
 from memaudit_core.errors import PackageError
@@ -199,7 +200,7 @@ def test_zep_episode_naming_an_undumped_edge_warns_partial_dump(tmp_path):
     path = write_json(tmp_path, "zep_ee.json", _zep_dump(["e1", "e99"]))
     store = load_external_store(path, "zep")
     assert [m.id for m in store.memories] == ["e1", "e2"]
-    (warning,) = _partial_warnings(store)
+    (warning,) = messages(_partial_warnings(store))
     assert warning.startswith("1 edge id(s) ")
     assert "$.episodes[1].entity_edges: 'e99'" in warning
     assert "partial" in warning
@@ -210,7 +211,7 @@ def test_zep_partial_dump_warning_caps_the_id_list(tmp_path):
     """QA s41 defect 2: the list of missing ids is capped (10 named, the count is all)."""
     missing = [f"x{k:02d}" for k in range(12)]
     store = load_external_store(write_json(tmp_path, "z.json", _zep_dump(missing)), "zep")
-    (warning,) = _partial_warnings(store)
+    (warning,) = messages(_partial_warnings(store))
     assert warning.startswith("12 edge id(s) ")
     assert "'x09'" in warning
     assert "'x10'" not in warning and "'x11'" not in warning
@@ -224,7 +225,7 @@ def test_cli_warns_about_a_partial_zep_dump(tmp_path, package_file):
         "score", str(package_file), "--budget", "30", "--external", str(path), "--format", "zep"
     )
     assert rc == 0, err
-    assert f"{path}: warning: 1 edge id(s) named in episodes' entity_edges" in err
+    assert f"{path}: warning: $.episodes: 1 edge id(s) named in episodes' entity_edges" in err
     assert "$.episodes[1].entity_edges: 'e99'" in err
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from app_utils import open_app
 from cli_utils import run_cli
+from note_utils import messages, unruled
 
 from memaudit_core.errors import PackageError
 from memaudit_core.importers import load_external_store
@@ -110,7 +111,7 @@ def test_an_unreadable_mem0_time_is_kept_where_the_warning_says(tmp_path) -> Non
     assert mem.meta["created_at_raw"] == "soon"
     assert (
         "$.results[0].created_at: unreadable time 'soon' kept as text in meta.created_at_raw"
-        in (store.meta["warnings"])
+        in [unruled(w) for w in store.meta["warnings"]]
     )
 
 
@@ -168,7 +169,7 @@ def test_a_shared_hash_over_different_texts_is_stale_not_a_repeat(tmp_path) -> N
     }
     store = load_external_store(_write(tmp_path, "m.json", export), "mem0")
     assert [m.id for m in store.memories] == ["m1", "m8", "m9"]
-    repeat, stale = store.meta["warnings"]
+    repeat, stale = messages(store.meta["warnings"])
     # The same text (whitespace aside) is still one fact twice...
     assert repeat.startswith("1 memory(ies) repeat an earlier one: 'm1' = 'm9' (same text).")
     # ...a shared hash is not: it names only the memory whose text it is not the md5 of.

@@ -84,7 +84,9 @@ def test_unread_zip_members_are_named_macos_junk_is_not(tmp_path):
     rc, _out, err = run_cli("import", "artifact", str(source), "-o", str(out))
     assert rc == 0, err
     (line,) = [x for x in err.splitlines() if "not read" in x]
-    assert line.startswith(f"{source}: warning: not read: 1 other item(s) in the zip: notes.txt ")
+    assert line.startswith(
+        f"{source}: warning: $: not read: 1 other item(s) in the zip: notes.txt "
+    )
     assert "__MACOSX" not in err and "DS_Store" not in err
     assert len(json.loads(out.read_text())["queries"]) == QUERY_COUNT
 
@@ -94,7 +96,7 @@ def test_unread_folder_entries_are_named(tmp_path):
     out = tmp_path / "out.json"
     rc, _out, err = run_cli("import", "artifact", str(folder), "-o", str(out))
     assert rc == 0, err
-    assert "warning: not read: 2 other item(s) in the folder: README.md, raw/ " in err, err
+    assert "warning: $: not read: 2 other item(s) in the folder: README.md, raw/ " in err, err
     assert len(json.loads(out.read_text())["queries"]) == QUERY_COUNT
 
 

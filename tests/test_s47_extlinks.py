@@ -162,5 +162,7 @@ def test_app_shows_importer_warnings_as_a_warning_not_plain_text() -> None:
     ]
     assert not [t.value for t in at.text if t.value.startswith("warning")]
     (box,) = [w.value.replace("\\", "") for w in at.warning if "importer warning" in w.value]
-    assert box.startswith("**1 importer warning(s)** for m.json:\n\n- 1 memory(ies) have ")
+    # Its path in a code span, as the page shows a package's warnings (session 53).
+    assert box.startswith("**1 importer warning(s)** for m.json:\n\n- `$`: 1 memory(ies) have ")
+    assert box.endswith("(rule: link-unresolved)")
     assert "$[0].metadata.dia_id: 'D9:9'" in box

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from cli_utils import run_cli
+from note_utils import message, messages
 
 from memaudit_core.errors import PackageError
 from memaudit_core.importers import load_external_store
@@ -45,7 +46,7 @@ def test_observations_of_a_session_without_turns_are_warned_of_by_path(tmp_path)
     samples[0]["observation"]["session_5_observation"] = {"Bo": [["Bo fired a vase.", "D2:1"]]}
     package = import_locomo(_write(tmp_path, "locomo.json", samples), instance="conv-a")
     warnings = package.meta["warnings"]
-    said = [w for w in warnings if "$[0].observation.session_5_observation" in w]
+    said = [message(w) for w in warnings if "$[0].observation.session_5_observation" in w]
     assert said == [
         "1 observation key(s) name a session with no turn list: "
         "$[0].observation.session_5_observation; their facts are kept in the observations "
@@ -118,7 +119,7 @@ def test_a_value_under_a_unit_key_that_is_no_link_is_only_warned_of_without_a_pa
     # No units to check it against, and "unit" may be the export's own field (as at 10a9274).
     store = load_external_store(_export(tmp_path, metadata), "mem0")
     assert [m.id for m in store.memories] == ["m1", "m2"]
-    assert store.meta["warnings"] == [
+    assert messages(store.meta["warnings"]) == [
         "1 memory(ies) hold provenance links that are not strings or arrays of strings "
         f"(first: $[0]: {warned}); those links give no coverage"
     ]
@@ -241,7 +242,7 @@ def test_a_summary_of_a_session_without_turns_is_warned_of_by_path(tmp_path):
     # conv-a has sessions 1, 2 and 10 only: session 7's summary belongs to no experience.
     samples[0]["session_summary"]["session_7_summary"] = "Bo fired a vase."
     package = import_locomo(_write(tmp_path, "locomo.json", samples), instance="conv-a")
-    said = [w for w in package.meta["warnings"] if "session_7_summary" in w]
+    said = [message(w) for w in package.meta["warnings"] if "session_7_summary" in w]
     assert said == [
         "1 session summary(ies) name a session with no turn list: "
         "$[0].session_summary.session_7_summary; ignored (a summary is a candidate of its "

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from app_utils import open_app
 from cli_utils import run_cli
+from note_utils import message
 from package_utils import write_json
 
 from memaudit_core.importers import load_external_store
@@ -56,7 +57,7 @@ def test_a_letta_topic_tag_is_no_broken_link(tmp_path):
         "from provenance links: 1 from unit links (exact); 1 with links that match nothing "
         "in the package (needs annotation); 1 without links (needs annotation)"
     )
-    broken = [w for w in store.meta["warnings"] if "name no unit or experience" in w]
+    broken = [message(w) for w in store.meta["warnings"] if "name no unit or experience" in w]
     assert broken == [
         "1 memory(ies) have provenance links that name no unit or experience of package "
         "'tiny', so those links give no coverage (a different package, a typo or a truncated "
@@ -65,7 +66,7 @@ def test_a_letta_topic_tag_is_no_broken_link(tmp_path):
     assert "unresolved_links" not in store.memories[1].meta
     assert store.memories[1].meta["tags"] == ["preferences"]
     # Said once as a label, at its own path.
-    (topic,) = [w for w in store.meta["warnings"] if "topic labels" in w]
+    (topic,) = [message(w) for w in store.meta["warnings"] if "topic labels" in w]
     assert topic.startswith("1 tag(s) of memories without provenance links name no unit")
     assert topic.endswith(": $[1].tags[0]: 'preferences'")
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 from app_utils import capture_downloads, open_app, upload_file
 from cli_utils import run_cli
+from note_utils import message
 from test_s40_history_upload import EXPORT, HISTORY
 from test_s47_cvd import _delta_e
 
@@ -192,7 +193,7 @@ def test_zep_known_unit_names_the_keys_zep_reads_and_an_unread_key_is_warned_of(
         ]
     }
     store = load_external_store(_write(tmp_path, "z.json", doc), "zep", package=pkg)
-    (warning,) = [w for w in store.meta["warnings"] if "not read as a link" in w]
+    (warning,) = [message(w) for w in store.meta["warnings"] if "not read as a link" in w]
     assert warning.startswith("2 edge attribute(s) name a unit of the package"), warning
     assert "$.edges[0].attributes.unit = 'u:seat'" in warning and "unit_ids" in warning
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from cli_utils import run_cli
+from note_utils import message
 from package_utils import write_json
 
 from memaudit_core.errors import PackageError
@@ -26,7 +27,7 @@ def test_empty_letta_blocks_past_ten_are_counted(tmp_path: Path) -> None:
         doc["blocks"].append({"id": f"block-e{k}", "label": f"e{k}", "value": " "})
     doc["agents"][0]["block_ids"] += [f"block-e{k}" for k in range(12)]
     store = load_external_store(write_json(tmp_path, "a.af", doc), "letta")
-    [warning] = [w for w in store.meta["warnings"] if "hold no text" in w]
+    [warning] = [message(w) for w in store.meta["warnings"] if "hold no text" in w]
     assert warning.startswith("12 block(s) hold no text ($.blocks[2] 'e0'; ")
     assert warning.endswith("; ... 2 more): no memories from them"), warning
 

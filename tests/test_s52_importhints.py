@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 from app_utils import open_app
 from cli_utils import run_cli
+from note_utils import message
 
 from memaudit_core.errors import PackageError
 from memaudit_core.importers import load_external_store
@@ -267,7 +268,7 @@ NOT_USED = (
 
 
 def _expiry_warning(warnings: list[str]) -> str:
-    (warning,) = [w for w in warnings if "expiration_date" in w]
+    (warning,) = [message(w) for w in warnings if "expiration_date" in w]
     return warning
 
 
@@ -320,12 +321,16 @@ def test_cli_the_expiry_note_names_the_exports_time_and_the_rule(tmp_path):
                            "--history", str(history))  # fmt: skip
     assert rc == 0, err
     (warning,) = [line for line in err.splitlines() if "expiration_date" in line]
-    assert warning.startswith(f"{export}: warning: 2 memory(ies) carry an expiration_date; ")
+    assert warning.startswith(
+        f"{export}: warning: $.results[2].expiration_date: 2 memory(ies) carry an expiration_date; "
+    )
     assert "before the export's latest time (2025-03-15T17:00:00+00:00): 'p6'" in warning
-    assert warning.endswith(RULE + NOT_USED), warning
+    assert warning.endswith(RULE + NOT_USED + " (rule: expiry)"), warning
     (note,) = [line for line in out.splitlines() if "expiration_date" in line]
-    assert note.startswith(f"note: At the import of {export}: 2 memory(ies)"), note
-    assert note.endswith(RULE + NOT_USED), note
+    assert note.startswith(
+        f"note: At the import of {export}: $.results[2].expiration_date: 2 memory(ies)"
+    ), note
+    assert note.endswith(RULE + NOT_USED + " (rule: expiry)"), note
 
 
 def test_app_the_expiry_warning_names_the_exports_time_and_the_rule():

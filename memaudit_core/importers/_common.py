@@ -38,8 +38,128 @@ from ..package import (  # noqa: F401 (the importers import these two from here)
     _is_text,
     duplicate_key_problems,
     has_duplicate_keys,
+    package_warning,
     underflow_message,
 )
+
+#: The rules of the importers' notes (a note is a warning: the import goes on), each with what
+#: it notes. Every note is worded as a package warning, ``JSON-PATH: message (rule: RULE)``,
+#: the path into the file read (QA s52: the notes were free text, so ``--json``'s
+#: ``warning_details`` gave them no path and no rule, and a CI filter keyed on the rule missed
+#: them). Names are kebab-case; the README lists them.
+IMPORT_NOTE_RULES: dict[str, str] = {
+    # every store importer (build_store)
+    "export-empty": "the export holds no memories (as kept): nothing to score",
+    "unspaced-text": "texts in a script without spaces, which the 'words' rule undercounts",
+    "link-unresolved": "provenance links that name no unit or experience of the package",
+    "topic-tags": "tags of memories without links read as topic labels, not links",
+    "duplicate-memory": "memories (or observations) with the same text as an earlier one",
+    "stale-hash": "a Mem0 hash shared by memories whose texts differ",
+    "format-lookalike": "a file that looks like another format than the one it was read as",
+    "link-unreadable": "provenance links that are not strings or arrays of strings",
+    "time-unreadable": "a time that does not parse (kept as text)",
+    # Mem0 and OpenMemory
+    "paginated": "one page of a paginated history or export",
+    "history-both": "an export's own history and a history file, both read",
+    "history-order": "history rows without a readable time, taken in the file's order",
+    "history-deleted": "a memory the history deletes that the export still holds",
+    "history-newer": "a history UPDATE dated after the export's time for the memory",
+    "history-foreign": "a history none of whose memories is in the export",
+    "history-missing": "memories the history names that the export lacks (truncated export?)",
+    "truncated-export": "an export of exactly a default page size: it may be truncated",
+    "expiry": "memories with an expiration_date, and which of them expired before the export",
+    "add-events": "items carrying add() result events (add() output, not the whole store)",
+    "several-scopes": "memories of several users, agents or runs read as one store",
+    "lifecycle-state": "memories with a lifecycle or state other than active (kept)",
+    "relation-invalidated": "graph relations marked invalid, not listed as live",
+    "backup-other": "a part of an OpenMemory backup that is not read or holds more",
+    # Letta
+    "block-empty": "blocks that hold no text",
+    "block-unknown": "block ids of the agents that name no block of the file",
+    "several-agents": "a file of several agents read as one store",
+    "block-orphan": "blocks no agent holds, counted as memory",
+    # A-Mem
+    "document-differs": "a Chroma document that differs from its metadata's content",
+    "metadata-unreadable": "a note's metadata that is neither an object nor its JSON text",
+    # Zep
+    "link-key-unread": "a unit id under an attribute key that is not read as a link",
+    "edges-missing": "edges that episodes name but the file lacks",
+    # LoCoMo and LongMemEval (benchmark files)
+    "session-no-turns": "session keys (dates, summaries, observations) without a turn list",
+    "session-no-date": "sessions without a date, or whose date does not parse",
+    "session-date-order": "session dates that go against the session numbering",
+    "session-empty": "sessions without turns with text: no raw_span candidate",
+    "dia-id-session": "a dia_id naming another session than the one its turn is in",
+    "dia-id-repeat": "a dia_id repeating an earlier turn's",
+    "turn-no-speaker": "turns without a speaker",
+    "turn-empty": "turns with empty text",
+    "evidence-unreadable": "an evidence reference that cannot be read",
+    "evidence-unknown": "evidence naming no turn or session of the instance",
+    "evidence-none": "a question without evidence",
+    "question-no-category": "a question without a category",
+    "answer-not-text": "an answer that is a JSON array or object, kept as its JSON text",
+    "answer-missing": "a question without an answer",
+    "question-missing": "a question without its text",
+    "summary-ignored": "session summaries not read",
+    "summary-empty": "empty session summaries",
+    "observation-ignored": "observations, or observation keys, not read",
+    "observation-no-unit": "observations linking only to turns no question cites",
+    "session-id": "a haystack session id repeating an earlier one (the copy is renamed)",
+    "question-type": "a question_type that is not one of LongMemEval's",
+    "question-date": "a question_date that does not parse, or a temporal question without one",
+    "turn-no-role": "turns without a role",
+    "known-role": "turns whose role is neither 'user' nor 'assistant' (kept as written)",
+    "answer-sessions": "answer_session_ids not read, or naming sessions not in the haystack",
+    "evidence-one-session": "a knowledge-update question whose evidence is in one session",
+    "evidence-session-level": "no turn flagged has_answer: the answer sessions are the units",
+    # artifacts
+    "artifact-other": "items of an artifact folder or zip that are not read",
+    "field-typo": "an artifact field or manifest key close to a known one, kept in meta",
+    "manifest-field": "a package field in an artifact's manifest, kept in the package meta",
+    "coverage-cell-fields": "coverage rows with fields a coverage cell cannot keep",
+}
+
+
+def note(path: str, message: str, rule: str) -> str:
+    """An importer's note, worded as every package warning is (:func:`package_warning`):
+    ``path`` is the JSON path, in the file read, of what the note is about (``$`` for the
+    whole file; for a note counting several items, the first of them, or the array holding
+    them when the message lists their paths); ``rule`` is a key of :data:`IMPORT_NOTE_RULES`.
+
+    >>> note("$.results[2]", "memory 'm3' repeats an earlier one", "duplicate-memory")
+    "$.results[2]: memory 'm3' repeats an earlier one (rule: duplicate-memory)"
+    """
+    assert rule in IMPORT_NOTE_RULES, rule
+    return package_warning(path, message, rule)
+
+
+_PATH_STEP = re.compile(r"\[[^\]]*\]|\.[^.\[]+")
+
+
+def common_path(paths: Iterable[str]) -> str:
+    """The JSON path holding every one of ``paths`` (the array of the items a note lists,
+    so that the note's path does not repeat the first item's the message names): their
+    longest common ancestor, never one of the paths itself.
+
+    >>> common_path(["$.results[0].memory", "$.results[3].memory"])
+    '$.results'
+    >>> common_path(["$[2]"]), common_path(["$.blocks[0]", "$.passages[1].text"])
+    ('$', '$')
+    """
+    split = [_PATH_STEP.findall(p[1:]) for p in paths if p.startswith("$")]
+    if not split:
+        return "$"
+    common: list[str] = []
+    for steps in zip(*split, strict=False):
+        if any(s != steps[0] for s in steps):
+            break
+        common.append(steps[0])
+    if len(common) == min(map(len, split)):
+        # One item (or all one): the array it is in, not the item the message names.
+        while common and not common.pop().startswith("["):
+            pass
+    return "$" + "".join(common)
+
 
 PICKLE_SUFFIXES = (".pkl", ".pickle", ".pck", ".joblib")
 
@@ -1004,6 +1124,10 @@ def build_store(
     by_hash: dict[str, tuple[str, str]] = {}  # hash -> (first memory's id, its text)
     duplicates: list[str] = []
     stale_hashes: list[str] = []
+    # The JSON paths of what each note lists, for the note's own path (QA s52).
+    listed_at: dict[str, list[str]] = {
+        k: [] for k in ("unresolved", "topic", "duplicate", "stale", "links", "times")
+    }
     for rec in records:
         mem_id = rec.id
         if isinstance(mem_id, int) and not isinstance(mem_id, bool):
@@ -1101,15 +1225,18 @@ def build_store(
             # Kept and said: recency pruning falls back to list order without it (CLI QA).
             mem_meta.setdefault("created_at_raw", clean_meta(rec.time_raw))
             unreadable_times.append(f"{rec.time_path or rec.path}: {rec.time_raw!r}")
+            listed_at["times"].append(rec.time_path or rec.path)
         bad_links = unreadable_links(rec.link_source)
         if bad_links:
             unread_links.append(f"{rec.path}: {', '.join(bad_links)}")
+            listed_at["links"].append(rec.path)
         coverage: dict[str, float] = {}
         links, groups = rec.links, rec.link_groups
         if rec.tag_links and package is not None:
             links = list(rec.links)
             groups = [*(groups if groups is not None else [[x] for x in rec.links])]
             topics = []
+            topic_paths: list[str] = []
             for tag_path, tag in rec.tag_links:
                 if tag in links:
                     continue
@@ -1118,10 +1245,12 @@ def build_store(
                     groups.append([tag])
                 else:
                     topics.append(f"{tag_path}: {tag!r}")
+                    topic_paths.append(tag_path)
             if not links:
                 # Said only where they could have mattered: a memory left without links
                 # (beside a provenance link a topic tag changes nothing, QA s18b).
                 topic_tags += topics
+                listed_at["topic"] += topic_paths
         if links:
             # A-Mem notes have a `links` field of their own (links between notes): provenance
             # must not overwrite it (QA s20d: a note's links were lost without a word).
@@ -1139,14 +1268,15 @@ def build_store(
                 # partly missed one lost its other links without a word.
                 names = [g[0] for g in missed]
                 mem_meta["unresolved_links"] = names
-                where = (
+                listed_at["unresolved"].append(rec.path)
+                at_key = (
                     link_paths(rec.link_source, rec.link_path)
                     if rec.link_path is not None and not rec.links_inherited
                     else {}
                 )
-                if names and all(n in where for n in names):
+                if names and all(n in at_key for n in names):
                     # Each at its own key, as a refused unit link is named (QA s49).
-                    shown = first_few(names, 5, show=lambda n, at=where: f"{at[n]}: {n!r}")
+                    shown = first_few(names, 5, show=lambda n, at=at_key: f"{at[n]}: {n!r}")
                     unresolved.append(
                         shown
                         if len(missed) == len(groups)
@@ -1170,6 +1300,7 @@ def build_store(
         text_key = " ".join(unicodedata.normalize("NFC", rec.text).split())
         if text_key in by_text:
             duplicates.append(f"{by_text[text_key]} = {mem_id!r} (same text)")
+            listed_at["duplicate"].append(rec.path)
         else:
             by_text[text_key] = repr(mem_id)
             if rec.content_hash is not None and rec.content_hash in by_hash:
@@ -1182,6 +1313,7 @@ def build_store(
                     for who, text in ((first_id, first_text), (repr(mem_id), rec.text))
                     if text_md5(text) != rec.content_hash
                 ]
+                listed_at["stale"].append(rec.path)
                 stale_hashes.append(
                     f"{first_id} and {mem_id!r} (hash {rec.content_hash!r} is not the md5 of "
                     f"the text of {' nor '.join(stale)})"
@@ -1246,8 +1378,12 @@ def build_store(
         # QA s39 defect 8: the CLI added an empty store with a mere note while the app
         # refuses it ("nothing to score"); the import itself now warns, in every client.
         store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
-            "the export holds no memories (as kept): nothing to score; the store is kept "
-            "empty, so it scores F = 0 at every budget (the app adds no such store)"
+            note(
+                "$",
+                "the export holds no memories (as kept): nothing to score; the store is kept "
+                "empty, so it scores F = 0 at every budget (the app adds no such store)",
+                "export-empty",
+            )
         ]
     # The check validate runs on the written store, said at import time and at the export's
     # own paths (QA s47: ' e3e4-0001 ' was warned of only by validate).
@@ -1258,54 +1394,87 @@ def build_store(
         store_meta["warnings"] = list(store_meta.get("warnings", [])) + look_alikes
     if unspaced:
         store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
-            unspaced_warning(len(unspaced), len(memories), unspaced[0], "memories")
+            note(
+                common_path(unspaced),
+                unspaced_warning(len(unspaced), len(memories), unspaced[0], "memories"),
+                "unspaced-text",
+            )
         ]
     if unresolved:
         store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
-            f"{len(unresolved)} memory(ies) have provenance links that name no unit or "
-            # Not the package's path: the warning is stored in the package, whose content
-            # hash must not depend on where its file lies (QA s19b).
-            f"experience of package {package.id!r}, so those links give no "
-            "coverage (a different package, a typo or a truncated package?): "
-            + first_few(unresolved, 10, "; ")
+            note(
+                common_path(listed_at["unresolved"]),
+                f"{len(unresolved)} memory(ies) have provenance links that name no unit or "
+                # Not the package's path: the warning is stored in the package, whose content
+                # hash must not depend on where its file lies (QA s19b).
+                f"experience of package {package.id!r}, so those links give no "
+                "coverage (a different package, a typo or a truncated package?): "
+                + first_few(unresolved, 10, "; "),
+                "link-unresolved",
+            )
         ]
     if topic_tags:
         # Said, not warned of as broken: a tag is a label of the system's own, and most name
         # a topic; only one naming the package (a dia_id as a tag) is a link.
         store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
-            f"{len(topic_tags)} tag(s) of memories without provenance links name no unit, "
-            f"experience or turn of package {package.id!r}, so they are read as topic labels, "
-            "not links (those memories count as without links): " + first_few(topic_tags, 10, "; ")
+            note(
+                common_path(listed_at["topic"]),
+                f"{len(topic_tags)} tag(s) of memories without provenance links name no unit, "
+                f"experience or turn of package {package.id!r}, so they are read as topic "
+                "labels, not links (those memories count as without links): "
+                + first_few(topic_tags, 10, "; "),
+                "topic-tags",
+            )
         ]
     if duplicates:
         store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
-            duplicates_warning(duplicates, "memory(ies)")
+            note(
+                listed_at["duplicate"][0],
+                duplicates_warning(duplicates, "memory(ies)"),
+                "duplicate-memory",
+            )
         ]
     if stale_hashes:
         store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
-            f"{len(stale_hashes)} memory(ies) share a hash with an earlier memory whose text "
-            "differs: "
-            + first_few(stale_hashes, 10, "; ")
-            + ". The hash is the md5 of the memory text, so a hash that does not match its "
-            "text is stale (the text changed after hashing) or not Mem0's: these are different "
-            "memories, not repeats, and each is costed as its own fact"
+            note(
+                listed_at["stale"][0],
+                f"{len(stale_hashes)} memory(ies) share a hash with an earlier memory whose "
+                "text differs: "
+                + first_few(stale_hashes, 10, "; ")
+                + ". The hash is the md5 of the memory text, so a hash that does not match its "
+                "text is stale (the text changed after hashing) or not Mem0's: these are "
+                "different memories, not repeats, and each is costed as its own fact",
+                "stale-hash",
+            )
         ]
     looks = guess_format(doc) if doc is not None else None
     if looks is not None and looks not in (system, "mem0-history"):
         store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
-            f"this file looks like {FORMAT_HINTS[looks]}, yet it was read as format "
-            f"{system!r}; check the format"
+            note(
+                "$",
+                f"this file looks like {FORMAT_HINTS[looks]}, yet it was read as format "
+                f"{system!r}; check the format",
+                "format-lookalike",
+            )
         ]
     if unread_links:
         store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
-            f"{len(unread_links)} memory(ies) hold provenance links that are not strings or "
-            f"arrays of strings (first: {unread_links[0]}); those links give no coverage"
+            note(
+                common_path(listed_at["links"]),
+                f"{len(unread_links)} memory(ies) hold provenance links that are not strings or "
+                f"arrays of strings (first: {unread_links[0]}); those links give no coverage",
+                "link-unreadable",
+            )
         ]
     if unreadable_times:
         store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
-            f"{len(unreadable_times)} memory time(s) cannot be read (first: "
-            f"{unreadable_times[0]}); kept as text in meta.created_at_raw, and recency pruning "
-            "falls back to list order"
+            note(
+                common_path(listed_at["times"]),
+                f"{len(unreadable_times)} memory time(s) cannot be read (first: "
+                f"{unreadable_times[0]}); kept as text in meta.created_at_raw, and recency "
+                "pruning falls back to list order",
+                "time-unreadable",
+            )
         ]
     return Store(
         id=store_id or system,
@@ -1360,7 +1529,14 @@ def unspaced_note(candidates: list[dict[str, Any]], rule_name: str) -> list[str]
     flagged = [c["id"] for c in candidates if undercounted_by_words(c["text"])]
     if not flagged:
         return []
-    return [unspaced_warning(len(flagged), len(candidates), repr(flagged[0]), "candidates")]
+    # About texts across the file, named by candidate: the file as a whole.
+    return [
+        note(
+            "$",
+            unspaced_warning(len(flagged), len(candidates), repr(flagged[0]), "candidates"),
+            "unspaced-text",
+        )
+    ]
 
 
 def check_store_id(store_id: str | None, source: str) -> None:

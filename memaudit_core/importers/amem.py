@@ -63,6 +63,7 @@ from ._common import (
     _a_json_type,
     build_store,
     clean_meta,
+    common_path,
     fail,
     finite_number,
     first_few,
@@ -74,6 +75,7 @@ from ._common import (
     unit_refs_from,
     unusable,
 )
+from ._common import note as import_note  # `note` is an A-mem note in this module
 
 _LIST_FIELDS = ("keywords", "tags", "links", "evolution_history")
 _NUMBER_FIELDS = ("retrieval_count", "importance_score")
@@ -462,16 +464,25 @@ def load_amem_store(
     warnings: list[str] = []
     if two_texts:
         warnings.append(
-            f"{len(two_texts)} note(s) have a Chroma document that differs from their "
-            f"metadata's content: {first_few(two_texts, 5, '; ')}"
-            + ". The text, and so the cost, is the document's (what Chroma stores and "
-            "searches), not the content's"
+            import_note(
+                # The documents array: the message names each document and its content.
+                common_path([t.split(" vs ")[0] for t in two_texts]),
+                f"{len(two_texts)} note(s) have a Chroma document that differs from their "
+                f"metadata's content: {first_few(two_texts, 5, '; ')}"
+                + ". The text, and so the cost, is the document's (what Chroma stores and "
+                "searches), not the content's",
+                "document-differs",
+            )
         )
     if odd_metadata:
         warnings.append(
-            f"{len(odd_metadata)} note(s) have a 'metadata' that is neither an object nor "
-            f"the JSON text of one: {first_few(odd_metadata, 5, '; ')}"
-            + ". No provenance links are read from it (the note's own keys still are)"
+            import_note(
+                common_path([m.split(": ", 1)[0] for m in odd_metadata]),
+                f"{len(odd_metadata)} note(s) have a 'metadata' that is neither an object nor "
+                f"the JSON text of one: {first_few(odd_metadata, 5, '; ')}"
+                + ". No provenance links are read from it (the note's own keys still are)",
+                "metadata-unreadable",
+            )
         )
     if warnings:
         meta["warnings"] = warnings

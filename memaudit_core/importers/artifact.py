@@ -67,12 +67,13 @@ from ..package import (
     FORMAT_VERSION,
     Package,
     _binary_kind,
+    _child_path,
     format_version_problem,
     json_float,
     json_type,
     parse_package,
 )
-from ._common import duplicate_key_problems, first_few, object_pairs, plain_copy
+from ._common import duplicate_key_problems, first_few, note, object_pairs, plain_copy
 from ._zip import NonblankLines, ZipReader
 
 REQUIRED_FILES = (
@@ -344,18 +345,22 @@ def _unread_problems(src: _Source) -> tuple[list[Problem], set[str], list[str]]:
 def _unread_note(src: _Source, others: list[str]) -> str | None:
     """One warning naming what the package holds but does not read, if anything."""
     if src.unread is None:
-        return (
+        return note(
+            "$",
             f"the folder cannot be listed: files in it other than {', '.join(KNOWN_FILES)} "
-            "were not checked"
+            "were not checked",
+            "artifact-other",
         )
     if not others:
         return None
     shown = first_few(others, 10, show=id_text)
-    return (
+    return note(
+        "$",  # the folder or zip as a whole
         f"not read: {len(others)} other item(s) in the {'zip' if src.zip else 'folder'}: "
         f"{shown} (an artifact package reads "
         f"{', '.join(REQUIRED_FILES + OPTIONAL_FILES)} and one manifest of "
-        f"{', '.join(MANIFESTS)})"
+        f"{', '.join(MANIFESTS)})",
+        "artifact-other",
     )
 
 
@@ -481,9 +486,14 @@ def _map(
         loc.fields[f"meta.{k}"] = k
         # CLI QA: "costt": 99 went to meta without a word (other fields are kept by design).
         if (typo := closest_name(k, known, cutoff=0.8)) is not None:
+            # The path in the line's record; the message names the file and line.
             notes.append(
-                f"{loc.path('.' + k)}: {k!r} is not a field of {loc.file} and is kept in meta; "
-                f"did you mean {typo!r}?"
+                note(
+                    _child_path("$", k),
+                    f"in {loc.file} line {loc.line}: {k!r} is not a field of {loc.file} and is "
+                    f"kept in meta; did you mean {typo!r}?",
+                    "field-typo",
+                )
             )
     if meta:
         item["meta"] = meta
@@ -648,13 +658,19 @@ def _read_package(p: Path, source: str, src: _Source) -> Package:
 
     locs: dict[str, list[_Loc]] = {"experiences": [], "units": [], "queries": [], "candidates": []}
     notes: list[str] = []
-    if (note := _unread_note(src, others)) is not None:
-        notes.append(note)
+    if (unread := _unread_note(src, others)) is not None:
+        notes.append(unread)
     # Validation QA: a second manifest, package fields and a wrong version in the manifest
     # were all ignored or moved into meta without a word.
     for other in MANIFESTS:
         if other in src.members and other != manifest_name:
-            notes.append(f"{other} is not read: {manifest_name} is this artifact's manifest")
+            notes.append(
+                note(
+                    "$",  # that file as a whole
+                    f"{other} is not read: {manifest_name} is this artifact's manifest",
+                    "artifact-other",
+                )
+            )
     # Newer or older said, as of a package's (QA s51 #7).
     version_problem = format_version_problem(manifest.get("memaudit", FORMAT_VERSION))
     if version_problem is not None:
@@ -669,16 +685,24 @@ def _read_package(p: Path, source: str, src: _Source) -> Package:
     for key in ("experiences", "units", "queries", "candidates", "stores", "objective"):
         if key in manifest:
             notes.append(
-                f"{manifest_name}.{key}: a package field an artifact does not read from its "
-                "manifest (the tables and 'saturation' are read); kept in the package meta"
+                note(
+                    _child_path("$", key),
+                    f"in {manifest_name}: a package field an artifact does not read from its "
+                    "manifest (the tables and 'saturation' are read); kept in the package meta",
+                    "manifest-field",
+                )
             )
     for key in manifest:
         if key not in (*_MANIFEST_KEYS, "saturation", "meta") and (
             typo := closest_name(key, (*_MANIFEST_KEYS, "saturation"), cutoff=0.8)
         ):
             notes.append(
-                f"{manifest_name}.{key}: {key!r} is not a manifest key and is kept in the "
-                f"package meta; did you mean {typo!r}?"
+                note(
+                    _child_path("$", key),
+                    f"in {manifest_name}: {key!r} is not a manifest key and is kept in the "
+                    f"package meta; did you mean {typo!r}?",
+                    "field-typo",
+                )
             )
     doc: dict[str, Any] = {"memaudit": 1}
     doc["id"] = manifest.get("id") or re.sub(r"\s+", "-", p.stem if p.is_file() else p.name)
@@ -782,8 +806,13 @@ def _read_package(p: Path, source: str, src: _Source) -> Package:
     )
     if dropped_cell_fields:
         notes.append(
-            f"{len(dropped_cell_fields)} coverage row(s) have fields besides candidate, unit "
-            f"and value, which a coverage cell cannot keep (first: {dropped_cell_fields[0]})"
+            note(
+                "$",  # rows of coverage_matrix.jsonl, the first named
+                f"{len(dropped_cell_fields)} coverage row(s) have fields besides candidate, "
+                "unit and value, which a coverage cell cannot keep (first: "
+                f"{dropped_cell_fields[0]})",
+                "coverage-cell-fields",
+            )
         )
     if notes:
         earlier = pmeta.get("warnings", [])

@@ -55,11 +55,13 @@ from ._common import (
     Record,
     build_store,
     clean_meta,
+    common_path,
     fail,
     first_few,
     links_from,
     load_json_file,
     normalise_time,
+    note,
     parse_json,
     time_is_text,
     unit_refs_from,
@@ -128,6 +130,7 @@ def _block_records(
 ) -> tuple[list[Record], dict[str, int]]:
     records: list[Record] = []
     empty: list[str] = []
+    empty_at: list[str] = []
     label_seen: dict[str, int] = {}
     # A generated tag must not be another block's real label (CLI QA: labels a, a, a.2 gave
     # the second "a" and "a.2" the same ids).
@@ -164,6 +167,7 @@ def _block_records(
         block_unit_refs = unit_refs_from(meta_src, f"{bpath}.{meta_key}")
         if not value.strip():
             empty.append(f"{bpath} {label!r}")
+            empty_at.append(bpath)
         k = 0
         for n, line in enumerate(value.split("\n")):
             if not line.strip():
@@ -196,8 +200,12 @@ def _block_records(
         # Importer QA: a block of only whitespace gave no memory without a word (an empty
         # Mem0 text is refused; an empty block is normal in Letta, so it is said, not refused).
         warnings.append(
-            f"{len(empty)} block(s) hold no text ({first_few(empty, 10, '; ')}): no memories "
-            "from them"
+            note(
+                common_path(empty_at),
+                f"{len(empty)} block(s) hold no text ({first_few(empty, 10, '; ')}): no "
+                "memories from them",
+                "block-empty",
+            )
         )
     return records, label_seen
 
@@ -383,6 +391,7 @@ def load_letta_store(
             b["id"] for b in blocks if isinstance(b, dict) and isinstance(b.get("id"), str)
         }
         unknown_blocks: list[str] = []
+        unknown_at: list[str] = []
         held: set[str] = set()
         for a, agent in enumerate(agents):
             if not isinstance(agent, dict):
@@ -402,6 +411,7 @@ def load_letta_store(
                 if not isinstance(bid, str) or bid not in block_ids:
                     # The agent's core memory holds a block the file lacks (CLI QA: ignored).
                     unknown_blocks.append(f"$.agents[{a}].block_ids[{j}] {cut_repr(bid)}")
+                    unknown_at.append(f"$.agents[{a}].block_ids[{j}]")
             n, r, e = _count_messages(agent.get("messages"), f"$.agents[{a}].messages", col)
             n_msgs += n
             edits += e
@@ -416,23 +426,41 @@ def load_letta_store(
         )
         if unknown_blocks:
             block_warnings.append(
-                f"{len(unknown_blocks)} block id(s) of the agents name no block in 'blocks' "
-                f"({first_few(unknown_blocks, 10, '; ')}):"
-                " those blocks are not in the file, so their memories are not in the store"
+                note(
+                    common_path(unknown_at),
+                    f"{len(unknown_blocks)} block id(s) of the agents name no block in 'blocks' "
+                    f"({first_few(unknown_blocks, 10, '; ')}):"
+                    " those blocks are not in the file, so their memories are not in the store",
+                    "block-unknown",
+                )
             )
         # Importer QA: several agents, and blocks no agent holds, became one store unsaid.
         named = [str(a.get("name") or a.get("id")) for a in agents if isinstance(a, dict)]
         if len(named) > 1:
             block_warnings.append(
-                f"the file holds {len(named)} agents ({first_few(named, 10, show=id_text)}): "
-                "their blocks are one store here; export one agent to score one agent's memory"
+                note(
+                    "$.agents",
+                    f"the file holds {len(named)} agents ({first_few(named, 10, show=id_text)}): "
+                    "their blocks are one store here; export one agent to score one agent's "
+                    "memory",
+                    "several-agents",
+                )
             )
         if any(isinstance(a, dict) and isinstance(a.get("block_ids"), list) for a in agents):
             orphans = sorted(block_ids - held)
             if orphans:
+                first = next(
+                    i
+                    for i, b in enumerate(blocks)
+                    if isinstance(b, dict) and b.get("id") in orphans
+                )
                 block_warnings.append(
-                    f"{len(orphans)} block(s) of the file belong to no agent's block_ids "
-                    f"({first_few(orphans, 10)}): they are counted as memory"
+                    note(
+                        f"$.blocks[{first}]",
+                        f"{len(orphans)} block(s) of the file belong to no agent's block_ids "
+                        f"({first_few(orphans, 10)}): they are counted as memory",
+                        "block-orphan",
+                    )
                 )
         if block_warnings:
             meta["warnings"] = block_warnings
@@ -476,12 +504,12 @@ def load_letta_store(
                 "required",
                 "a passage needs its 'text' (is this a Letta archival-memory list?)",
             )
-        note = _amem_note_index(items)
-        if note is not None:
-            keys = sorted(_AMEM_ONLY_KEYS & items[note].keys())
+        amem_at = _amem_note_index(items)
+        if amem_at is not None:
+            keys = sorted(_AMEM_ONLY_KEYS & items[amem_at].keys())
             fail(
                 source,
-                f"{base}[{note}]",
+                f"{base}[{amem_at}]",
                 "format-hint",
                 f"this file looks like {FORMAT_HINTS['amem']}, not an export of format 'letta': "
                 f"this item has 'content' but no 'text' and carries A-Mem note keys "

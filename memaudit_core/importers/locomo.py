@@ -97,10 +97,12 @@ from ._common import (
     Collector,
     binary_kind,
     check_answer,
+    common_path,
     decode_text,
     duplicates_warning,
     fail,
     first_few,
+    note,
     parse_json,
     read_bytes,
     unspaced_note,
@@ -383,13 +385,23 @@ def import_locomo(
     extra_dates = [n for n in date_nums if n not in session_nums]
     if extra_dates:
         warnings.append(
-            f"{len(extra_dates)} session date key(s) have no turn list (sessions "
-            f"{extra_dates[0]}..{extra_dates[-1]}); only sessions with turns are experiences"
+            note(
+                f"{conv_base}.session_{extra_dates[0]}_date_time",
+                f"{len(extra_dates)} session date key(s) have no turn list (sessions "
+                f"{extra_dates[0]}..{extra_dates[-1]}); only sessions with turns are experiences",
+                "session-no-turns",
+            )
         )
     # A null date is no date (QA: it was left out of meta without a word).
     undated = [n for n in session_nums if conv.get(f"session_{n}_date_time") is None]
     if undated:
-        warnings.append(f"session(s) {', '.join(map(str, undated))} have no date_time")
+        warnings.append(
+            note(
+                f"{conv_base}.session_{undated[0]}",
+                f"session(s) {', '.join(map(str, undated))} have no date_time",
+                "session-no-date",
+            )
+        )
 
     turns: dict[str, dict[str, Any]] = {}
     empty_turns: list[str] = []
@@ -477,13 +489,21 @@ def import_locomo(
                 # QA s44: D1:9 inside session_2 was kept silently; the turn's list, not its id,
                 # places it (its unit belongs to session_2), so the id's session is only said.
                 warnings.append(
-                    f"{path_k}.dia_id: {dia_raw!r} names session {_dia_key(dia)[0]}, but the "
-                    f"turn is in {key} (rule: dia-id-session); it is read as a turn of {key}"
+                    note(
+                        f"{path_k}.dia_id",
+                        f"{dia_raw!r} names session {_dia_key(dia)[0]}, but the turn is in "
+                        f"{key}; it is read as a turn of {key}",
+                        "dia-id-session",
+                    )
                 )
             if dia in turns:
                 warnings.append(
-                    f"{path_k}: dia_id {dia} repeats an earlier turn; the turn stays in the "
-                    "session's text, and the first turn with that id is the evidence unit"
+                    note(
+                        path_k,
+                        f"dia_id {dia} repeats an earlier turn; the turn stays in the "
+                        "session's text, and the first turn with that id is the evidence unit",
+                        "dia-id-repeat",
+                    )
                 )
                 continue
             turns[dia] = {"session": n, "speaker": speaker, "text": text, "path": path_k}
@@ -504,7 +524,13 @@ def import_locomo(
             if iso:
                 emeta["date"] = iso
             else:
-                warnings.append(f"session_{n}_date_time {date_raw!r} does not parse")
+                warnings.append(
+                    note(
+                        date_path,
+                        f"session_{n}_date_time {date_raw!r} does not parse",
+                        "session-no-date",
+                    )
+                )
         experiences.append(
             {"id": key, "time": n, "session": key, "text": "\n".join(lines), "meta": emeta}
         )
@@ -515,6 +541,7 @@ def import_locomo(
     # QA s39 defect 10: session_2 dated a week before session_1 got no word. LoCoMo's order is
     # its numbering (experience time = N), kept; LongMemEval's importer sorts by date instead.
     against = []
+    against_at: list[str] = []
     prev: dict[str, Any] | None = None
     for exp in experiences:
         if "date" not in exp["meta"]:
@@ -524,18 +551,27 @@ def import_locomo(
                 f"{exp['id']} ({exp['meta']['date_time']!r}) is dated before "
                 f"{prev['id']} ({prev['meta']['date_time']!r})"
             )
+            against_at.append(f"{conv_base}.{exp['id']}_date_time")
         prev = exp
     if against:
         warnings.append(
-            f"{len(against)} session date(s) go against the session numbering: "
-            + first_few(against, 5, "; ")
-            + "; sessions are kept in their numbering order (experience time = session "
-            "number), not sorted by date"
+            note(
+                against_at[0],
+                f"{len(against)} session date(s) go against the session numbering: "
+                + first_few(against, 5, "; ")
+                + "; sessions are kept in their numbering order (experience time = session "
+                "number), not sorted by date",
+                "session-date-order",
+            )
         )
     if unnamed:
         warnings.append(
-            f"{len(unnamed)} turn(s) have no speaker (first: {unnamed[0]}); their lines and "
-            "units read '?: text'"
+            note(
+                common_path(unnamed),
+                f"{len(unnamed)} turn(s) have no speaker (first: {unnamed[0]}); their lines and "
+                "units read '?: text'",
+                "turn-no-speaker",
+            )
         )
 
     # queries and evidence
@@ -588,17 +624,25 @@ def import_locomo(
             ok, bad = normalise_evidence(entry)
             for piece in bad:
                 warnings.append(
-                    f"{qid} ({epath}): unreadable evidence reference {piece!r} in {entry!r}"
+                    note(
+                        epath,
+                        f"{qid}: unreadable evidence reference {piece!r} in {entry!r}",
+                        "evidence-unreadable",
+                    )
                 )
             for dia in ok:
                 if dia not in turns:
                     warnings.append(
-                        f"{qid} ({epath}): evidence {dia} (from {entry!r}) names no turn of {sid}"
+                        note(
+                            epath,
+                            f"{qid}: evidence {dia} (from {entry!r}) names no turn of {sid}",
+                            "evidence-unknown",
+                        )
                     )
                 elif dia not in requires:
                     requires.append(dia)
         if not evidence:
-            warnings.append(f"{qid} ({qpath}): no evidence listed")
+            warnings.append(note(qpath, f"{qid}: no evidence listed", "evidence-none"))
         category = item.get("category")
         cat = category if isinstance(category, int) and not isinstance(category, bool) else None
         if "category" in item and cat not in CATEGORY_LABELS:
@@ -624,7 +668,13 @@ def import_locomo(
         if len(col.problems) > before:
             continue
         if cat is None:
-            warnings.append(f"{qid} ({qpath}): no category; its evidence counts as fact")
+            warnings.append(
+                note(
+                    qpath,
+                    f"{qid}: no category; its evidence counts as fact",
+                    "question-no-category",
+                )
+            )
         for dia in requires:
             unit_cats.setdefault(dia, set()).add(cat if cat is not None else 0)
         qmeta: dict[str, Any] = {
@@ -645,9 +695,13 @@ def import_locomo(
             )
             # QA: ["cat", "dog"] became the Python text "['cat', 'dog']", silently.
             warnings.append(
-                f"{qid} ({qpath}.answer): the answer is a JSON {qmeta['answer_type']}, not text; "
-                f"kept as {answer!r}"
-                + (" (items joined with '; ')" if qmeta["answer_type"] == "array" else "")
+                note(
+                    f"{qpath}.answer",
+                    f"{qid}: the answer is a JSON {qmeta['answer_type']}, not text; "
+                    f"kept as {answer!r}"
+                    + (" (items joined with '; ')" if qmeta["answer_type"] == "array" else ""),
+                    "answer-not-text",
+                )
             )
         elif answer is not None and not isinstance(answer, str):
             # A finite number (the rest is refused above): LoCoMo has int answers.
@@ -655,15 +709,24 @@ def import_locomo(
             answer = str(answer)
         elif answer is None and "adversarial_answer" not in item:
             warnings.append(
-                f"{qid} ({qpath}.answer): no answer ("
-                + ("null" if "answer" in item else "missing")
-                + "); the query has no answer text"
+                note(
+                    # A missing answer is noted at its question (a path must name what is there).
+                    f"{qpath}.answer" if "answer" in item else qpath,
+                    f"{qid}: no answer ("
+                    + ("null" if "answer" in item else "missing")
+                    + "); the query has no answer text",
+                    "answer-missing",
+                )
             )
         if question is None:
             warnings.append(
-                f"{qid} ({qpath}.question): no question ("
-                + ("null" if "question" in item else "missing")
-                + "); the query has no text"
+                note(
+                    f"{qpath}.question" if "question" in item else qpath,
+                    f"{qid}: no question ("
+                    + ("null" if "question" in item else "missing")
+                    + "); the query has no text",
+                    "question-missing",
+                )
             )
         queries.append(
             {
@@ -690,9 +753,13 @@ def import_locomo(
         )
     if empty_turns:
         warnings.append(
-            f"{len(empty_turns)} turn(s) have empty text (first: {empty_turns[0]}); no question "
-            "cites them, and they are left out of their session's text (so their speaker label "
-            "costs nothing)"
+            note(
+                common_path(empty_turns),
+                f"{len(empty_turns)} turn(s) have empty text (first: {empty_turns[0]}); no "
+                "question cites them, and they are left out of their session's text (so their "
+                "speaker label costs nothing)",
+                "turn-empty",
+            )
         )
 
     units = []
@@ -721,7 +788,13 @@ def import_locomo(
     candidates = []
     summaries = sample.get("session_summary") or {}
     if not isinstance(summaries, dict):
-        warnings.append("session_summary is not an object; summaries ignored")
+        warnings.append(
+            note(
+                f"{spath}.session_summary",
+                "session_summary is not an object; summaries ignored",
+                "summary-ignored",
+            )
+        )
         summaries = {}
     empty_summaries: list[str] = []
     for exp in experiences:
@@ -739,7 +812,13 @@ def import_locomo(
                 }
             )
         else:
-            warnings.append(f"{exp['id']} has no turns with text: no raw_span candidate")
+            warnings.append(
+                note(
+                    f"{conv_base}.{exp['id']}",
+                    f"{exp['id']} has no turns with text: no raw_span candidate",
+                    "session-empty",
+                )
+            )
         summary = summaries.get(f"session_{n}_summary")
         sum_path = f"{summary_base}.session_{n}_summary"
         if summary is None:
@@ -772,13 +851,21 @@ def import_locomo(
     if orphan_summaries:
         shown = _first_five(orphan_summaries)
         warnings.append(
-            f"{len(orphan_summaries)} session summary(ies) name a session with no turn list: "
-            f"{shown}; ignored (a summary is a candidate of its session's experience)"
+            note(
+                common_path(orphan_summaries),
+                f"{len(orphan_summaries)} session summary(ies) name a session with no turn "
+                f"list: {shown}; ignored (a summary is a candidate of its session's experience)",
+                "session-no-turns",
+            )
         )
     if empty_summaries:
         warnings.append(
-            f"{len(empty_summaries)} session summary(ies) are empty (first: "
-            f"{empty_summaries[0]}): no summary candidate for those sessions"
+            note(
+                common_path(empty_summaries),
+                f"{len(empty_summaries)} session summary(ies) are empty (first: "
+                f"{empty_summaries[0]}): no summary candidate for those sessions",
+                "summary-empty",
+            )
         )
 
     stores = []
@@ -863,19 +950,33 @@ def _observations(
     """The observation facts as memories; ``sessions`` are the numbers of the sessions that
     are experiences (those with a turn list)."""
     if not isinstance(observations, dict):
-        warnings.append("observation is not an object; no observations store")
+        warnings.append(
+            note(
+                obs_base,
+                "observation is not an object; no observations store",
+                "observation-ignored",
+            )
+        )
         return []
     out = []
     keyed = []
     no_unit: list[str] = []
     first_with_text: dict[str, str] = {}
     repeats: list[str] = []
+    no_unit_at: list[str] = []  # their JSON paths: the notes' paths are the first's
+    repeats_at: list[str] = []
     for key, per_speaker in observations.items():
         m = re.match(r"^session_(\d+)_observation$", key)
         if m and _PADDED.match(key):
             continue  # reported with the other padded session keys
         if not m:
-            warnings.append(f"observation key {key!r} is not session_<N>_observation; skipped")
+            warnings.append(
+                note(
+                    f"{obs_base}.{key}",
+                    f"observation key {key!r} is not session_<N>_observation; skipped",
+                    "observation-ignored",
+                )
+            )
             continue
         keyed.append((int(m.group(1)), key, per_speaker))
     no_session = [f"{obs_base}.{key}" for n, key, _ in sorted(keyed) if n not in sessions]
@@ -885,9 +986,13 @@ def _observations(
         # without a turn list are, and said the same way.
         shown = _first_five(no_session)
         warnings.append(
-            f"{len(no_session)} observation key(s) name a session with no turn list: {shown}; "
-            "their facts are kept in the observations store, undated, and their meta.session "
-            "names no experience"
+            note(
+                common_path(no_session),
+                f"{len(no_session)} observation key(s) name a session with no turn list: "
+                f"{shown}; their facts are kept in the observations store, undated, and their "
+                "meta.session names no experience",
+                "session-no-turns",
+            )
         )
     for n, key, per_speaker in sorted(keyed):
         opath = f"{obs_base}.{key}"
@@ -950,10 +1055,20 @@ def _observations(
                 for _lpath, entry in entries:
                     ok, bad = normalise_evidence(entry)
                     for piece in bad:
-                        warnings.append(f"{fpath}: unreadable evidence link {piece!r}")
+                        warnings.append(
+                            note(
+                                fpath,
+                                f"unreadable evidence link {piece!r}",
+                                "evidence-unreadable",
+                            )
+                        )
                     for dia in ok:
                         if dia not in turns:
-                            warnings.append(f"{fpath}: evidence link {dia} names no turn")
+                            warnings.append(
+                                note(
+                                    fpath, f"evidence link {dia} names no turn", "evidence-unknown"
+                                )
+                            )
                         elif dia not in dias:
                             dias.append(dia)
                 try:
@@ -963,9 +1078,11 @@ def _observations(
                     continue
                 if dias and not any(d in unit_ids for d in dias):
                     no_unit.append(f"obs-{n}-{k}")
+                    no_unit_at.append(fpath)
                 same = " ".join(text.split())
                 if same in first_with_text:
                     repeats.append(f"{first_with_text[same]!r} = {f'obs-{n}-{k}'!r} (same text)")
+                    repeats_at.append(fpath)
                 else:
                     first_with_text[same] = f"obs-{n}-{k}"
                 out.append(
@@ -979,13 +1096,19 @@ def _observations(
                 )
                 k += 1
     if repeats:
-        warnings.append(duplicates_warning(repeats, "observation(s)"))
+        warnings.append(
+            note(repeats_at[0], duplicates_warning(repeats, "observation(s)"), "duplicate-memory")
+        )
     if no_unit:
         # Importer QA: their coverage was {} without a word, under a store whose meta says
         # coverage comes from the evidence links.
         shown = _first_five(no_unit)
         warnings.append(
-            f"{len(no_unit)} of {len(out)} observation(s) link only to turns that no question "
-            f"cites, which are not evidence units, so they cover nothing: {shown}"
+            note(
+                no_unit_at[0],
+                f"{len(no_unit)} of {len(out)} observation(s) link only to turns that no "
+                f"question cites, which are not evidence units, so they cover nothing: {shown}",
+                "observation-no-unit",
+            )
         )
     return out

@@ -77,10 +77,12 @@ from ._common import (
     Collector,
     binary_kind,
     check_answer,
+    common_path,
     duplicate_key_problems,
     fail,
     first_few,
     has_duplicate_keys,
+    note,
     object_pairs,
     read_bytes,
     unspaced_note,
@@ -382,8 +384,12 @@ def _experience_ids(sids: list[Any], base: str, warnings: list[str]) -> dict[int
             k += 1
         if eid != sid:
             warnings.append(
-                f"{base}.haystack_session_ids[{i}]: session id {sid!r} repeats "
-                f"{base}.haystack_session_ids[{first[sid]}]; this copy is {eid!r}"
+                note(
+                    f"{base}.haystack_session_ids[{i}]",
+                    f"session id {sid!r} repeats "
+                    f"{base}.haystack_session_ids[{first[sid]}]; this copy is {eid!r}",
+                    "session-id",
+                )
             )
         first.setdefault(sid, i)
         used.add(eid)
@@ -483,8 +489,12 @@ def import_longmemeval(
     elif col.check(f"{base}.question_type", qtype) and qtype not in QUESTION_TYPES:
         # Read as a fact question, but said (CLI QA: accepted silently).
         warnings.append(
-            f"{base}.question_type {qtype!r} is not a LongMemEval type "
-            f"({', '.join(QUESTION_TYPES)}): its evidence units get kind 'fact'"
+            note(
+                f"{base}.question_type",
+                f"{qtype!r} is not a LongMemEval type "
+                f"({', '.join(QUESTION_TYPES)}): its evidence units get kind 'fact'",
+                "question-type",
+            )
         )
     arrays = {}
     shape_ok = True
@@ -502,9 +512,14 @@ def import_longmemeval(
     question = inst.get("question")
     if question is None:
         warnings.append(
-            f"{base}.question: no question ("
-            + ("null" if "question" in inst else "missing")
-            + "); the query has no text"
+            note(
+                # A missing question is noted at its instance (a path names what is there).
+                f"{base}.question" if "question" in inst else base,
+                "no question ("
+                + ("null" if "question" in inst else "missing")
+                + "); the query has no text",
+                "question-missing",
+            )
         )
     elif not isinstance(question, str):
         col.add(f"{base}.question", "type", "the question must be a string", question)
@@ -525,12 +540,20 @@ def import_longmemeval(
     # Importer QA: "bad" was kept without a word, while unreadable haystack dates are said.
     if isinstance(question_date, str) and parse_lme_date(question_date) is None:
         warnings.append(
-            f"{base}.question_date {question_date!r} does not parse (expected like "
-            "'2023/05/30 (Tue) 23:40'); kept as text in meta"
+            note(
+                f"{base}.question_date",
+                f"{question_date!r} does not parse (expected like "
+                "'2023/05/30 (Tue) 23:40'); kept as text in meta",
+                "question-date",
+            )
         )
     elif question_date is None and inst.get("question_type") == "temporal-reasoning":
         warnings.append(
-            f"{base}.question_date is missing: a temporal-reasoning question is asked at a date"
+            note(
+                f"{base}.question_date" if "question_date" in inst else base,
+                "question_date is missing: a temporal-reasoning question is asked at a date",
+                "question-date",
+            )
         )
     col.check(f"{base}.haystack_dates", arrays["haystack_dates"])  # kept raw in meta
     col.check(f"{base}.answer_session_ids", inst.get("answer_session_ids"))  # kept in meta
@@ -557,9 +580,13 @@ def import_longmemeval(
     bad_dates = [i for i, d in enumerate(parsed) if d is None]
     if bad_dates:
         warnings.append(
-            f"{len(bad_dates)} haystack date(s) do not parse (first: "
-            f"{dates[bad_dates[0]]!r}); those sessions keep their list position and "
-            "the others are sorted by date around them"
+            note(
+                f"{base}.haystack_dates[{bad_dates[0]}]",
+                f"{len(bad_dates)} haystack date(s) do not parse (first: "
+                f"{dates[bad_dates[0]]!r}); those sessions keep their list position and "
+                "the others are sorted by date around them",
+                "session-no-date",
+            )
         )
     # A session without a date keeps its slot; the dated ones are sorted among
     # themselves (QA: one bad date used to leave every session unsorted).
@@ -652,31 +679,55 @@ def import_longmemeval(
     col.raise_if_any()
     if no_role:
         warnings.append(
-            f"{len(no_role)} turn(s) have no role (first: {no_role[0]}); their lines read "
-            "'?: content'"
+            note(
+                common_path(no_role),
+                f"{len(no_role)} turn(s) have no role (first: {no_role[0]}); their lines read "
+                "'?: content'",
+                "turn-no-role",
+            )
         )
     if odd_roles:
         # QA s44: "usr" was accepted without a word. The role only labels the turn's line, so
         # it is kept as written, and said.
         shown = first_few(sorted({r for _p, r in odd_roles}, key=repr), 5)
         warnings.append(
-            f"{len(odd_roles)} turn(s) have a role that is not {' or '.join(map(repr, ROLES))} "
-            f"(rule: known-role; first: {odd_roles[0][0]} {odd_roles[0][1]!r}; roles: {shown}); "
-            "kept as written in their lines"
+            note(
+                common_path([p for p, _r in odd_roles]),
+                f"{len(odd_roles)} turn(s) have a role that is not "
+                f"{' or '.join(map(repr, ROLES))} (first: {odd_roles[0][0]} "
+                f"{odd_roles[0][1]!r}; roles: {shown}); kept as written in their lines",
+                "known-role",
+            )
         )
     if empty_turns:
         warnings.append(
-            f"{len(empty_turns)} turn(s) have empty content (first: {empty_turns[0]}); they "
-            "are left out of their session's text, so their role label costs nothing"
+            note(
+                common_path(empty_turns),
+                f"{len(empty_turns)} turn(s) have empty content (first: {empty_turns[0]}); "
+                "they are left out of their session's text, so their role label costs nothing",
+                "turn-empty",
+            )
         )
 
     answer_sids = inst.get("answer_session_ids") or []
     if not isinstance(answer_sids, list):
-        warnings.append("answer_session_ids is not a list; ignored")
+        warnings.append(
+            note(
+                f"{base}.answer_session_ids",
+                "answer_session_ids is not a list; ignored",
+                "answer-sessions",
+            )
+        )
         answer_sids = []
     missing = [s for s in answer_sids if s not in sids]
     if missing:
-        warnings.append(f"answer session(s) not in the haystack: {', '.join(map(str, missing))}")
+        warnings.append(
+            note(
+                f"{base}.answer_session_ids[{answer_sids.index(missing[0])}]",
+                f"answer session(s) not in the haystack: {', '.join(map(str, missing))}",
+                "answer-sessions",
+            )
+        )
     if answer_sids:
         # QA s44: a flagged turn in a filler session silently became evidence (a required
         # unit; in knowledge-update, a stale or current value). LongMemEval strips has_answer
@@ -765,8 +816,12 @@ def import_longmemeval(
             unit_session[uid] = i
         if qtype == "knowledge-update" and len({r for r, *_ in turn_units}) < 2:
             warnings.append(
-                "knowledge-update question whose evidence sits in one session: no "
-                "older value to mark stale"
+                note(
+                    f"{base}.haystack_sessions[{turn_units[0][1]}]",
+                    "knowledge-update question whose evidence sits in one session: no "
+                    "older value to mark stale",
+                    "evidence-one-session",
+                )
             )
     else:
         for s in answer_sids:
@@ -784,14 +839,22 @@ def import_longmemeval(
                 unit_session[uid] = i
         if units:
             warnings.append(
-                "no turn is flagged has_answer: the answer sessions are the evidence "
-                "units (session level)"
+                note(
+                    f"{base}.answer_session_ids",
+                    "no turn is flagged has_answer: the answer sessions are the evidence "
+                    "units (session level)",
+                    "evidence-session-level",
+                )
             )
         else:
             warnings.append(
-                "no evidence (no has_answer turn, no answer session): OPT is 0 and "
-                "ratios are n/a"
-                + (" — expected for some abstention questions" if abstention else "")
+                note(
+                    base,
+                    "no evidence (no has_answer turn, no answer session): OPT is 0 and "
+                    "ratios are n/a"
+                    + (" — expected for some abstention questions" if abstention else ""),
+                    "evidence-none",
+                )
             )
 
     requires = [u["id"] for u in units if u["kind"] != "stale"]
@@ -808,8 +871,12 @@ def import_longmemeval(
             answer = json.dumps(answer, ensure_ascii=False)
             # Said, as the LoCoMo importer says it (QA: converted without a word).
             warnings.append(
-                f"{base}.answer: the answer is a JSON {qmeta['answer_type']}, not text; kept as "
-                f"its JSON text {answer!r}"
+                note(
+                    f"{base}.answer",
+                    f"the answer is a JSON {qmeta['answer_type']}, not text; kept as "
+                    f"its JSON text {answer!r}",
+                    "answer-not-text",
+                )
             )
         else:
             answer = str(answer)
@@ -827,10 +894,15 @@ def import_longmemeval(
     if textless:
         # Importer QA: an empty haystack session became an experience without a candidate,
         # without a word (LoCoMo says so for its empty sessions).
+        first_i = next(i for i in order if i in exp_ids and exp_ids[i] == textless[0])
         warnings.append(
-            f"{len(textless)} haystack session(s) have no turn with text "
-            f"({first_few(textless, 5)}): kept as "
-            "experiences, without a raw_span candidate"
+            note(
+                f"{base}.haystack_sessions[{first_i}]",
+                f"{len(textless)} haystack session(s) have no turn with text "
+                f"({first_few(textless, 5)}): kept as "
+                "experiences, without a raw_span candidate",
+                "session-empty",
+            )
         )
     for i in order:
         if i not in exp_ids or not session_texts.get(i, "").strip():

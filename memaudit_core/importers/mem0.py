@@ -194,6 +194,7 @@ from ._common import (
     Record,
     build_store,
     clean_meta,
+    common_path,
     decode_text,
     fail,
     finite_number,
@@ -201,6 +202,7 @@ from ._common import (
     links_from,
     load_json_file,
     normalise_time,
+    note,
     parse_json,
     read_bytes,
     time_is_text,
@@ -671,6 +673,7 @@ def _json_history(
         warnings.extend(
             _page_warning(
                 data,
+                base,
                 f"the {what} is one page of a paginated history",
                 "rows",
                 "read the whole history (deletions and updates on other pages are missed)",
@@ -703,18 +706,25 @@ def _json_history(
     return rows
 
 
-def _page_warning(page: dict[str, Any], what: str, items: str, purpose: str) -> list[str]:
-    """``[warning]`` when a ``{"count", "next", "results"}`` page is one of several, else []."""
+def _page_warning(
+    page: dict[str, Any], path: str, what: str, items: str, purpose: str
+) -> list[str]:
+    """``[warning]`` when a ``{"count", "next", "results"}`` page (at ``path``) is one of
+    several, else []."""
     count, next_page = page.get("count"), page.get("next")
     held = len(page["results"])
     more = isinstance(count, int) and not isinstance(count, bool) and count > held
     if not (next_page or more):
         return []
     return [
-        f"{what}: it holds {held} "
-        + (f"of {count} {items}" if more else items)
-        + (f" (next page: {next_page})" if next_page else "")
-        + f"; join every page's 'results' to {purpose}"
+        note(
+            path,
+            f"{what}: it holds {held} "
+            + (f"of {count} {items}" if more else items)
+            + (f" (next page: {next_page})" if next_page else "")
+            + f"; join every page's 'results' to {purpose}",
+            "paginated",
+        )
     ]
 
 
@@ -773,12 +783,14 @@ def _newer_history(
     at, exported = _as_utc(at_iso), _as_utc(export_iso)
     if at is None or exported is None or at <= exported:
         return None
-    return (
-        f"{ipath}: history ({last['_path']}) updates memory {mem_id!r} to "
+    return note(
+        ipath,
+        f"history ({last['_path']}) updates memory {mem_id!r} to "
         f"{cut_repr(new, 80)} at {_said_time(at_iso)}, after the export's time for it "
         f"({_said_time(export_iso or '')}), whose text is {cut_repr(text, 80)}: the export is "
         "older than the history; the export's text is kept (export the store again to score the "
-        "newer one)"
+        "newer one)",
+        "history-newer",
     )
 
 
@@ -949,9 +961,13 @@ def load_mem0_store(
             repeated = len(given) - len(fresh)
             history_parts.append(f"merged, {repeated} identical row(s) counted once")
             warnings.append(
-                f"the export carries its own history ({len(rows)} row(s)) and a history file "
-                f"was given too ({len(given)} row(s)): both are read, {repeated} row(s) found "
-                "in both counted once"
+                note(
+                    "$.history",
+                    f"the export carries its own history ({len(rows)} row(s)) and a history "
+                    f"file was given too ({len(given)} row(s)): both are read, {repeated} "
+                    "row(s) found in both counted once",
+                    "history-both",
+                )
             )
             rows = rows + fresh
         else:
@@ -963,6 +979,7 @@ def load_mem0_store(
     for row in rows:
         by_id.setdefault(str(row.get("memory_id")), []).append(row)
     timeless: list[str] = []
+    timeless_row: str | None = None  # the first such memory's first row, for the note's path
     for mem_id, events in by_id.items():
         # QA s39 round 2 defect 4: Mem0's own delete writes its row with NULL times; such a
         # row is placed last below, so its order is certain and it alone is no cause for
@@ -974,6 +991,7 @@ def load_mem0_store(
             # A row without a time sorted first would put a DELETE before the ADD it ends
             # (QA s20d): the file's own order is the only evidence left, and it is said.
             timeless.append(repr(mem_id))
+            timeless_row = timeless_row or events[0]["_path"]
             if all("_rowid" in row for row in events):
                 # history.db sorts NULL times first: its row order is the order written.
                 events.sort(key=lambda row: row["_rowid"])
@@ -986,17 +1004,26 @@ def load_mem0_store(
     present: set[str] = set()
     deleted: list[dict[str, Any]] = []
     if timeless:
+        # A row of a history file is named "FILE: $[i]" (a history.db's "FILE: row N"): the
+        # note's path is then in that file, which the message names.
+        row_file, _, row_path = str(timeless_row).rpartition(": ")
+        in_file = f" in history file {row_file}" if row_file else ""
         warnings.append(
-            f"history rows without a readable time for {len(timeless)} memory(ies) "
-            f"({first_few(timeless, 10)}): their "
-            "events are taken in the file's order (for a history.db, its row order), except that a "
-            "DELETE (or is_deleted) row is always the memory's last event"
+            note(
+                row_path if row_path.startswith("$") else "$",
+                f"history rows without a readable time for {len(timeless)} "
+                f"memory(ies) ({first_few(timeless, 10)}){in_file}: their "
+                "events are taken in the file's order (for a history.db, its row order), except "
+                "that a DELETE (or is_deleted) row is always the memory's last event",
+                "history-order",
+            )
         )
     if version == "platform":
         # A page scored as the whole store would understate everything it holds.
         warnings.extend(
             _page_warning(
                 doc,
+                "$",
                 "this is one page of a paginated Platform export",
                 "memories",
                 "score the whole store",
@@ -1004,8 +1031,12 @@ def load_mem0_store(
         )
     elif version == "qdrant" and len(items) == _SCROLL_DEFAULT:
         warnings.append(
-            f"the scroll holds exactly {_SCROLL_DEFAULT} points, Qdrant scroll's default "
-            "limit: it may be truncated (scroll on with the returned offset)"
+            note(
+                base,
+                f"the scroll holds exactly {_SCROLL_DEFAULT} points, Qdrant scroll's default "
+                "limit: it may be truncated (scroll on with the returned offset)",
+                "truncated-export",
+            )
         )
     elif (
         version != "add"
@@ -1015,8 +1046,12 @@ def load_mem0_store(
         and len(items) in ((100,) if version == "1.0" else (100, 20))
     ):
         warnings.append(
-            f"the export holds exactly {len(items)} memories, get_all's default limit "
-            f"({'v1' if len(items) == 100 else 'v2'}): it may be truncated"
+            note(
+                base,
+                f"the export holds exactly {len(items)} memories, get_all's default limit "
+                f"({'v1' if len(items) == 100 else 'v2'}): it may be truncated",
+                "truncated-export",
+            )
         )
     # The export's own times, for the expiration check: it has no "now" of its own. Not the
     # history's (QA s51: a history dumped after the export marked a memory expired by a time
@@ -1031,6 +1066,7 @@ def load_mem0_store(
     superseded_versions = 0
     zone_offsets: set[str] = set()
     other_states: list[str] = []
+    first_at: dict[str, str] = {}  # the first item each note names, for its path
     scopes: dict[str, dict[str, None]] = {"user_id": {}, "agent_id": {}}
     for i, item in enumerate(items):
         ipath = f"{base}[{i}]"
@@ -1120,7 +1156,11 @@ def load_mem0_store(
                 continue
             if t.iso is None:
                 warnings.append(
-                    f"{fpath}.{key}: unreadable time {raw!r} kept as text in meta.{key}_raw"
+                    note(
+                        f"{fpath}.{key}",
+                        f"unreadable time {raw!r} kept as text in meta.{key}_raw",
+                        "time-unreadable",
+                    )
                 )
             else:
                 times.append(_as_utc(t.iso))  # type: ignore[arg-type]
@@ -1151,6 +1191,7 @@ def load_mem0_store(
                 continue
             event = event.upper()
             add_events[event] = add_events.get(event, 0) + 1
+            first_at.setdefault("event", f"{ipath}.event")
             if event == "DELETE":
                 if not isinstance(mem_id, str) or not mem_id.strip():
                     col.add(f"{ipath}.id", "required", "the deleted memory has no id", mem_id)
@@ -1178,6 +1219,7 @@ def load_mem0_store(
             status = "superseded"
         if status not in ("active", "superseded", "deleted") and isinstance(mem_id, str):
             other_states.append(f"{mem_id!r} ({status})")
+            first_at.setdefault("state", f"{fpath}.lifecycle_state")
         events = by_id.get(str(mem_id), []) if isinstance(mem_id, str) else []
         if events:
             meta["history"] = [
@@ -1192,8 +1234,12 @@ def load_mem0_store(
             last = events[-1]
             if str(last.get("event", "")).upper() == "DELETE" or bool(last.get("is_deleted")):
                 warnings.append(
-                    f"{ipath}: history says memory {mem_id!r} was deleted ({last['_path']}), "
-                    "but the export still holds it; it is kept as the export shows it"
+                    note(
+                        ipath,
+                        f"history says memory {mem_id!r} was deleted ({last['_path']}), "
+                        "but the export still holds it; it is kept as the export shows it",
+                        "history-deleted",
+                    )
                 )
             else:
                 newer = _newer_history(
@@ -1257,10 +1303,14 @@ def load_mem0_store(
     if add_events:
         counts = ", ".join(f"{e} {add_events[e]}" for e in _EVENTS if e in add_events)
         warnings.append(
-            f"{sum(add_events.values())} item(s) carry add() result events ({counts}): this "
-            "looks like add() output, which lists only the memories that call touched, not "
-            "the whole store; DELETE events are listed as deleted (not kept), ADD, UPDATE and "
-            "NONE ones are kept (an UPDATE's previous_memory in its meta)"
+            note(
+                first_at["event"],
+                f"{sum(add_events.values())} item(s) carry add() result events ({counts}): this "
+                "looks like add() output, which lists only the memories that call touched, not "
+                "the whole store; DELETE events are listed as deleted (not kept), ADD, UPDATE "
+                "and NONE ones are kept (an UPDATE's previous_memory in its meta)",
+                "add-events",
+            )
         )
 
     # History-only memories: deleted (tombstones) or missing from the export.
@@ -1295,42 +1345,65 @@ def load_mem0_store(
             # memories; they became one store unsaid.
             names = first_few(list(seen_values), 10, show=id_text)
             warnings.append(
-                f"the export holds memories of {len(seen_values)} different {key}s ({names}): "
-                f"they are one store here; export one {key.removesuffix('_id')}'s memories "
-                f"(get_all({key}=...) or a filtered scroll) to score that memory alone"
+                note(
+                    base,
+                    f"the export holds memories of {len(seen_values)} different {key}s "
+                    f"({names}): they are one store here; export one "
+                    f"{key.removesuffix('_id')}'s memories (get_all({key}=...) or a filtered "
+                    "scroll) to score that memory alone",
+                    "several-scopes",
+                )
             )
     if other_states:
         # Counted like active ones (the union keeps all but deleted memories): said, since
         # an archived or paused memory may not be served (QA s20d).
         warnings.append(
-            f"{len(other_states)} memory(ies) have a lifecycle_state other than active, "
-            f"superseded or deleted: {first_few(other_states, 10)}; each is kept with that "
-            "status and "
-            "counted as part of the store"
+            note(
+                first_at["state"],
+                f"{len(other_states)} memory(ies) have a lifecycle_state other than active, "
+                f"superseded or deleted: {first_few(other_states, 10)}; each is kept with that "
+                "status and "
+                "counted as part of the store",
+                "lifecycle-state",
+            )
         )
     if missing and present and not present & set(by_id):
         # QA s51: another export's history (left in the app's history box) read as this one's
         # said "the export is probably truncated", sending the user the wrong way.
         named = list(by_id)
         warnings.append(
-            f"none of the {len(named)} memory(ies) the history names "
-            f"({', '.join(map(id_text, named[:5]))}{'...' if len(named) > 5 else ''}) is in the "
-            "export: this history does not seem to belong to this export (another user's, "
-            "agent's or run's?); its deletions say nothing about this store. Give the history "
-            "written with this export"
+            note(
+                # The export's own history, or the export as a whole beside a history file.
+                "$.history" if history is None else "$",
+                f"none of the {len(named)} memory(ies) the history names "
+                f"({', '.join(map(id_text, named[:5]))}{'...' if len(named) > 5 else ''}) is in "
+                "the export: this history does not seem to belong to this export (another "
+                "user's, agent's or run's?); its deletions say nothing about this store. Give "
+                "the history written with this export",
+                "history-foreign",
+            )
         )
     elif missing:
         warnings.append(
-            f"history names {len(missing)} memory(ies) that are not deleted but not in the export "
-            f"({first_few(missing, 5, show=id_text)}): the "
-            "export is probably truncated (get_all defaults to 100 items in v1 and 20 in v2)"
+            note(
+                base,
+                f"history names {len(missing)} memory(ies) that are not deleted but not in the "
+                f"export ({first_few(missing, 5, show=id_text)}): the "
+                "export is probably truncated (get_all defaults to 100 items in v1 and 20 in v2)",
+                "history-missing",
+            )
         )
 
     live, invalidated = _read_relations(relations, col)
     if invalidated:
         warnings.append(
-            f"{len(invalidated)} of {len(live) + len(invalidated)} graph relation(s) are "
-            "invalidated (valid: false): listed in invalidated_relations, not as live relations"
+            note(
+                "$.relations",
+                f"{len(invalidated)} of {len(live) + len(invalidated)} graph relation(s) are "
+                "invalidated (valid: false): listed in invalidated_relations, not as live "
+                "relations",
+                "relation-invalidated",
+            )
         )
 
     meta: dict[str, Any] = {
@@ -1378,6 +1451,7 @@ def _mark_expired(
     ``latest`` (or ``latest`` is unknown), so the user sees which time was not used, and why.
     """
     expired: list[str] = []
+    expired_at: list[str] = []
     unreadable: list[str] = []
     for record, raw, where in expiring:
         t = normalise_time(raw)
@@ -1393,7 +1467,10 @@ def _mark_expired(
             if record.status == "active":
                 record.status = "expired"
             expired.append(repr(record.id))
+            expired_at.append(where)
     text = f"{len(expiring)} memory(ies) carry an expiration_date; "
+    # The first expired memory's date, else the memories' array (the note counts them all).
+    path = expired_at[0] if expired_at else common_path([w for _, _, w in expiring])
     if latest is None:
         text += (
             "the export's memories carry no readable created_at / updated_at to compare them "
@@ -1423,7 +1500,7 @@ def _mark_expired(
             f"; {len(unreadable)} expiration_date(s) cannot be read (first: {unreadable[0]}), "
             "so those memories are kept as active"
         )
-    return text
+    return note(path, text, "expiry")
 
 
 def _read_relations(relations: list[Any], col: Collector) -> tuple[list[str], list[dict[str, Any]]]:

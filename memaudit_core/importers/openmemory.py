@@ -41,6 +41,7 @@ from ._common import (
     first_few,
     links_from,
     normalise_time,
+    note,
     parse_json,
     time_is_text,
     unit_refs_from,
@@ -682,33 +683,47 @@ def load_openmemory_store(
     rows = json_rows if json_rows is not None else jsonl_rows
     assert rows is not None
     meta["openmemory_read"] = json_name if json_rows is not None else jsonl_name
+    # The notes' paths: in the member read (memories.json's array, or the JSONL's lines).
+    listed = "$.memories" if json_rows is not None else "$"
     if json_rows is not None and jsonl_rows is not None:
         said = _disagreement(json_rows, jsonl_rows, json_name, jsonl_name)
         if said:
-            warnings.append(said)
+            warnings.append(note("$", said, "backup-other"))
     if rows.unserved:
         # Kept and counted like Mem0's lifecycle states (the store holds them); said, since
         # OpenMemory serves only active memories: its list and search check state == active
         # (app/utils/permissions.py check_memory_access_permissions).
         warnings.append(
-            f"{len(rows.unserved)} memory(ies) are paused or archived: "
-            f"{first_few(rows.unserved, 10)}; "
-            "OpenMemory keeps them in its database but serves only active memories (list and "
-            "search), so they are kept with that status and counted as part of the store"
+            note(
+                listed,
+                f"{len(rows.unserved)} memory(ies) are paused or archived: "
+                f"{first_few(rows.unserved, 10)}; "
+                "OpenMemory keeps them in its database but serves only active memories (list "
+                "and search), so they are kept with that status and counted as part of the store",
+                "lifecycle-state",
+            )
         )
     if rows.revived:
         warnings.append(
-            f"{len(rows.revived)} memory(ies) are not deleted by state but carry a deleted_at "
-            f"({first_few(rows.revived, 10)}): "
-            "OpenMemory sets a re-added memory's state back to active and leaves deleted_at; "
-            "the state is followed, so they are kept"
+            note(
+                listed,
+                f"{len(rows.revived)} memory(ies) are not deleted by state but carry a "
+                f"deleted_at ({first_few(rows.revived, 10)}): "
+                "OpenMemory sets a re-added memory's state back to active and leaves "
+                "deleted_at; the state is followed, so they are kept",
+                "lifecycle-state",
+            )
         )
     if rows.stateless:
         warnings.append(
-            f"{len(rows.stateless)} memory(ies) have no state "
-            f"({first_few(rows.stateless, 10)}): "
-            "read as active (as OpenMemory's own import does), or as deleted when deleted_at "
-            "is set"
+            note(
+                listed,
+                f"{len(rows.stateless)} memory(ies) have no state "
+                f"({first_few(rows.stateless, 10)}): "
+                "read as active (as OpenMemory's own import does), or as deleted when "
+                "deleted_at is set",
+                "lifecycle-state",
+            )
         )
     filters = meta.get("export_meta") or {}
     narrowed = {
@@ -718,9 +733,13 @@ def load_openmemory_store(
     }
     if narrowed:
         warnings.append(
-            "the backup was filtered when exported ("
-            + ", ".join(f"{k}={v!r}" for k, v in narrowed.items())
-            + "): it holds only part of the user's memories"
+            note(
+                "$.export_meta" if json_rows is not None else "$",
+                "the backup was filtered when exported ("
+                + ", ".join(f"{k}={v!r}" for k, v in narrowed.items())
+                + "): it holds only part of the user's memories",
+                "backup-other",
+            )
         )
     meta.update(
         {

@@ -57,11 +57,13 @@ from ._common import (
     Record,
     build_store,
     clean_meta,
+    common_path,
     fail,
     finite_number,
     links_from,
     load_json_file,
     normalise_time,
+    note,
     split_refs,
     time_is_text,
     unit_refs_from,
@@ -166,10 +168,14 @@ def _missing_edges_warning(where: dict[str, list[str]], dumped: set[str]) -> str
         shown.append(f"{p}: {', '.join(repr(e) for e in ids[:left])}")
         left -= len(ids)
     more = " ..." if left < 0 or len(shown) < len(by_path) else ""
-    return (
+    return note(
+        # The episodes naming them: the message names each place.
+        common_path(by_path),
         f"{len(missing)} edge id(s) named in episodes' entity_edges are not among the "
         f"dumped edges ({'; '.join(shown)}{more}): the "
-        "dump may be partial (a paginated dump cut short?), so those facts are not in the store"
+        "dump may be partial (a paginated dump cut short?), so those facts are not in the "
+        "store",
+        "edges-missing",
     )
 
 
@@ -368,17 +374,26 @@ def load_zep_store(
     warnings: list[str] = []
     if unreadable:
         warnings.append(
-            f"{len(unreadable)} time(s) do not parse as ISO-8601 (first: {unreadable[0]}); "
-            "kept as text in meta, and an unreadable expired_at still marks the fact superseded"
+            note(
+                common_path(unreadable),
+                f"{len(unreadable)} time(s) do not parse as ISO-8601 (first: {unreadable[0]}); "
+                "kept as text in meta, and an unreadable expired_at still marks the fact "
+                "superseded",
+                "time-unreadable",
+            )
         )
     if unread_links:
         # QA s51: "u:seat" under attributes.unit gave no coverage (F = 0) without a word.
         warnings.append(
-            f"{len(unread_links)} edge attribute(s) name a unit of the package under a key "
-            f"that is not read as a link (first: {unread_links[0]}): an edge's attributes "
-            f"link only under {', '.join(ATTRIBUTE_LINK_KEYS)} (other keys are the edge "
-            "type's own facts), so these give no coverage; rename the key to unit_ids to "
-            "make them links"
+            note(
+                common_path([u.split(" = ", 1)[0] for u in unread_links]),
+                f"{len(unread_links)} edge attribute(s) name a unit of the package under a key "
+                f"that is not read as a link (first: {unread_links[0]}): an edge's attributes "
+                f"link only under {', '.join(ATTRIBUTE_LINK_KEYS)} (other keys are the edge "
+                "type's own facts), so these give no coverage; rename the key to unit_ids to "
+                "make them links",
+                "link-key-unread",
+            )
         )
     dumped = {str(e["uuid"]) for e in edges if isinstance(e, dict) and e.get("uuid") is not None}
     partial = _missing_edges_warning(named_where, dumped)
