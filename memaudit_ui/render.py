@@ -500,13 +500,13 @@ def table(
     present = bool(st.session_state.get("ma_present"))
     # Only what the table on screen would have shown (a projector's leaves some to the CSV).
     on_screen = df if present_df is None or not present else present_df
-    static = present and len(on_screen) <= PRESENT_TABLE_MAX_ROWS
+    as_static = present and len(on_screen) <= PRESENT_TABLE_MAX_ROWS
     # Gaps in percent on screen, as every face prints them (s52); the CSV keeps the fractions.
     # The grid's stay numbers, which its header sorts by size (as text "10%" came before "9%",
     # s53); the static table, which does not sort, shows gap_percent's text.
     gaps = _gap_columns(kwargs.get("column_config") or {})
     if gaps:
-        cells = _gap_cells if static else _gap_numbers
+        cells = _gap_cells if as_static else _gap_numbers
         df = cells(df, gaps)
         present_df = None if present_df is None else cells(present_df, gaps)
         on_screen = df if present_df is None or not present else present_df
@@ -531,7 +531,7 @@ def table(
     # missing cells read "n/a" through the grid's placeholder and the static table's formats.
     df = _with_na(df)
     shown = df if present_df is None or not present else _with_na(present_df)
-    if static:
+    if as_static:
         # The interactive grid draws on a canvas at a fixed 14 px: unreadable on a projector.
         # A static table takes the presentation font size, the column labels the grid would
         # show (with their units) and no index (app QA: a column of leftover row numbers).
