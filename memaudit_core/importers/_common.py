@@ -1374,34 +1374,36 @@ def build_store(
         store_meta["coverage"] = "from provenance links: " + "; ".join(parts)
         store_meta["coverage_package"] = package.id
     store_meta.update(meta or {})
+    # The import's notes, after any the caller's meta brought.
+    notes: list[str] = []
     if not memories:
         # QA s39 defect 8: the CLI added an empty store with a mere note while the app
         # refuses it ("nothing to score"); the import itself now warns, in every client.
-        store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
+        notes.append(
             note(
                 "$",
                 "the export holds no memories (as kept): nothing to score; the store is kept "
                 "empty, so it scores F = 0 at every budget (the app adds no such store)",
                 "export-empty",
             )
-        ]
+        )
     # The check validate runs on the written store, said at import time and at the export's
     # own paths (QA s47: ' e3e4-0001 ' was warned of only by validate).
     ids = [m.id for m in memories]
     if look_alikes := _id_look_alikes(
         ids, {mem_id: i for i, mem_id in enumerate(ids)}, "the export", "memory", id_paths
     ):
-        store_meta["warnings"] = list(store_meta.get("warnings", [])) + look_alikes
+        notes += look_alikes
     if unspaced:
-        store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
+        notes.append(
             note(
                 common_path(unspaced),
                 unspaced_warning(len(unspaced), len(memories), unspaced[0], "memories"),
                 "unspaced-text",
             )
-        ]
+        )
     if unresolved:
-        store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
+        notes.append(
             note(
                 common_path(listed_at["unresolved"]),
                 f"{len(unresolved)} memory(ies) have provenance links that name no unit or "
@@ -1412,11 +1414,11 @@ def build_store(
                 + first_few(unresolved, 10, "; "),
                 "link-unresolved",
             )
-        ]
+        )
     if topic_tags:
         # Said, not warned of as broken: a tag is a label of the system's own, and most name
         # a topic; only one naming the package (a dia_id as a tag) is a link.
-        store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
+        notes.append(
             note(
                 common_path(listed_at["topic"]),
                 f"{len(topic_tags)} tag(s) of memories without provenance links name no unit, "
@@ -1425,17 +1427,17 @@ def build_store(
                 + first_few(topic_tags, 10, "; "),
                 "topic-tags",
             )
-        ]
+        )
     if duplicates:
-        store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
+        notes.append(
             note(
                 listed_at["duplicate"][0],
                 duplicates_warning(duplicates, "memory(ies)"),
                 "duplicate-memory",
             )
-        ]
+        )
     if stale_hashes:
-        store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
+        notes.append(
             note(
                 listed_at["stale"][0],
                 f"{len(stale_hashes)} memory(ies) share a hash with an earlier memory whose "
@@ -1446,28 +1448,28 @@ def build_store(
                 "different memories, not repeats, and each is costed as its own fact",
                 "stale-hash",
             )
-        ]
+        )
     looks = guess_format(doc) if doc is not None else None
     if looks is not None and looks not in (system, "mem0-history"):
-        store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
+        notes.append(
             note(
                 "$",
                 f"this file looks like {FORMAT_HINTS[looks]}, yet it was read as format "
                 f"{system!r}; check the format",
                 "format-lookalike",
             )
-        ]
+        )
     if unread_links:
-        store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
+        notes.append(
             note(
                 common_path(listed_at["links"]),
                 f"{len(unread_links)} memory(ies) hold provenance links that are not strings or "
                 f"arrays of strings (first: {unread_links[0]}); those links give no coverage",
                 "link-unreadable",
             )
-        ]
+        )
     if unreadable_times:
-        store_meta["warnings"] = list(store_meta.get("warnings", [])) + [
+        notes.append(
             note(
                 common_path(listed_at["times"]),
                 f"{len(unreadable_times)} memory time(s) cannot be read (first: "
@@ -1475,7 +1477,9 @@ def build_store(
                 "pruning falls back to list order",
                 "time-unreadable",
             )
-        ]
+        )
+    if notes:
+        store_meta["warnings"] = list(store_meta.get("warnings", [])) + notes
     return Store(
         id=store_id or system,
         label=label or f"{system} export",
