@@ -815,6 +815,9 @@ def fill_display(text: str, width: int) -> str:
     ユニット３ and
     墓石① lost
     """
+    if text.isascii():
+        # One column a character: textwrap itself, so ASCII output cannot drift from it.
+        return textwrap.fill(text, width, break_long_words=False, break_on_hyphens=False)
     return "\n".join(_DisplayWrapper(width).wrap(text))
 
 

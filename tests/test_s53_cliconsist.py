@@ -239,7 +239,7 @@ def test_why_this_score_wraps_at_100_columns(tmp_path):
 
 
 def test_fill_display_is_textwrap_fill_on_ascii_and_the_ascii_why_text_is_unchanged():
-    from memaudit_core.errors import fill_display
+    from memaudit_core.errors import _DisplayWrapper, fill_display
 
     rng = random.Random(53)
     words = ["a", "bb", "memory", "x" * 30, "y" * 120, "(ratio", "0.730).", "-", "--", "a-b-c"]
@@ -250,6 +250,9 @@ def test_fill_display_is_textwrap_fill_on_ascii_and_the_ascii_why_text_is_unchan
         for width in (7, 40, 100):
             want = textwrap.fill(text, width, break_long_words=False, break_on_hyphens=False)
             assert fill_display(text, width) == want, (text, width)
+            # The column-counting wrapper, which wraps any non-ASCII text, wraps ASCII as
+            # textwrap does (fill_display hands ASCII to textwrap itself).
+            assert "\n".join(_DisplayWrapper(width).wrap(text)) == want, (text, width)
     # score's paragraphs on the ASCII samples: wrapped as textwrap wrapped them.
     for name, budget, writer in (("update_chain", 6, "density"), ("travel-assistant", 40, "gvt")):
         path = SAMPLES / f"{name}.json"
