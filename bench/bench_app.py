@@ -693,6 +693,13 @@ def main(argv: list[str] | None = None) -> int:
         default=",".join(MEASUREMENTS),
         help=f"comma-separated subset of {', '.join(MEASUREMENTS)} (default: all)",
     )
+    parser.add_argument(
+        "--prefetch",
+        choices=("on", "off"),
+        default="on",
+        help="the app's background views of the budgets one slider step either side (on, as "
+        "shipped; off times every budget change as a cache miss, e.g. a jump by mouse)",
+    )
     args = parser.parse_args(argv)
     only = [m.strip() for m in args.only.split(",") if m.strip()]
     unknown = sorted(set(only) - set(MEASUREMENTS))
@@ -708,7 +715,10 @@ def main(argv: list[str] | None = None) -> int:
         try:
             shared = [m for m in MEASUREMENTS if m in only and m != "memory"]
             if shared:
-                proc, base_url = start_streamlit(REPO / "bench" / "out" / "bench-app-server.log")
+                proc, base_url = start_streamlit(
+                    REPO / "bench" / "out" / "bench-app-server.log",
+                    prefetch=args.prefetch == "on",
+                )
                 try:
                     for name in shared:
                         results[name] = _SHARED_SERVER[name](base_url, browser)
@@ -726,13 +736,14 @@ def main(argv: list[str] | None = None) -> int:
         "loadavg_start": load_start,
         "loadavg_end": os.getloadavg(),
         "measurements": [m for m in MEASUREMENTS if m in only],
+        "prefetch": args.prefetch,
         **results,
     }
     name = (
         "app"
         if set(only) == set(MEASUREMENTS)
         else "app-" + "-".join(m for m in MEASUREMENTS if m in only)
-    )
+    ) + ("-noprefetch" if args.prefetch == "off" else "")
     path = save(name, payload)
     print(f"saved {path}")
     bad = sum(r.get("tracebacks", 0) for r in results.values())

@@ -58,6 +58,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repo", type=Path, default=HERE.parent, help="checkout to serve")
     parser.add_argument("--changes", type=int, default=20, help="budget changes timed")
     parser.add_argument("--out", type=Path, help="save every change's figures as JSON")
+    parser.add_argument(
+        "--prefetch",
+        choices=("on", "off", "default"),
+        default="default",
+        help="the app's prefetch of neighbouring budgets (s54); default: the checkout's own "
+        "default (checkouts from before it have none)",
+    )
     args = parser.parse_args(argv)
     repo = args.repo.resolve()
     sys.path[:0] = [str(repo), str(repo / "tests"), str(HERE)]
@@ -73,7 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["PYTHONPATH"] = os.pathsep.join(
         [str(HERE / "probe_site"), str(repo), os.environ.get("PYTHONPATH", "")]
     )
-    proc, base_url = browser_utils.start_streamlit(work / "server.log")
+    switch = {} if args.prefetch == "default" else {"prefetch": args.prefetch == "on"}
+    proc, base_url = browser_utils.start_streamlit(work / "server.log", **switch)
     rows = []
     try:
         with sync_playwright() as pw:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import threading
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
@@ -18,6 +19,8 @@ from streamlit.delta_generator import DeltaGenerator
 from memaudit_core import reports
 from memaudit_core.errors import MemAuditError, PackageError, SolverDisagreementError
 from memaudit_core.package import Package, Store
+
+from . import prefetch
 
 if TYPE_CHECKING:  # the modules themselves load on first use (a page imports only its own)
     from memaudit_core import audit, curves, explain, robustness, union
@@ -115,6 +118,66 @@ def _writer_stamped(argument: str) -> Callable[[Callable[_P, _R]], Callable[_P, 
     return wrap
 
 
+def _call_key(fn: Callable, signature: inspect.Signature, args: tuple, kwargs: dict) -> tuple:
+    """What names one call of a cached view: the function and every argument Streamlit hashes
+    (those not starting with ``_``), as the cache itself keys it."""
+    bound = signature.bind(*args, **kwargs)
+    bound.apply_defaults()
+    return (fn.__qualname__,) + tuple(
+        (name, value) for name, value in bound.arguments.items() if not name.startswith("_")
+    )
+
+
+def _budget_view(**cache_kwargs: object) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
+    """``st.cache_data(**cache_kwargs)`` for a view of one budget (an argument ``budget``),
+    with the view one slider step either side prefetched after each call
+    (:mod:`memaudit_ui.prefetch`): a cache miss takes the prefetched result when there is one.
+
+    The neighbours are the ones :func:`memaudit_ui.frame.budget_neighbours` recorded for this
+    run's budget; a call at another budget (a page's own) prefetches nothing.
+    """
+
+    def wrap(compute: Callable[_P, _R]) -> Callable[_P, _R]:
+        signature = inspect.signature(compute)
+
+        def timing_key(key: tuple) -> tuple:
+            # The view's cost hardly moves from one budget to the next: keyed without it.
+            return tuple(i for i in key if not (isinstance(i, tuple) and i[0] == "budget"))
+
+        @st.cache_data(**cache_kwargs)
+        @functools.wraps(compute)
+        def cached_view(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            key = _call_key(compute, signature, args, kwargs)
+            return prefetch.PREFETCHER.take_or_run(
+                key, lambda: compute(*args, **kwargs), seconds_key=timing_key(key)
+            )
+
+        @functools.wraps(compute)
+        def view(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            result = cached_view(*args, **kwargs)
+            if not prefetch.enabled():
+                return result
+            from .frame import budget_neighbours
+
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            jobs = []
+            for budget in budget_neighbours(bound.arguments["budget"]):
+                moved = {**bound.arguments, "budget": budget}
+                key = _call_key(compute, signature, (), moved)
+                jobs.append((key, functools.partial(compute, **moved)))
+            if jobs:
+                prefetch.PREFETCHER.schedule(
+                    jobs, seconds_key=timing_key(jobs[0][0]), after=threading.current_thread()
+                )
+            return result
+
+        view.clear = cached_view.clear  # type: ignore[attr-defined]
+        return view
+
+    return wrap
+
+
 #: Per-solve time limit in the app: past it a page shows incumbent, bound and gap, not OPT.
 APP_TIME_LIMIT_S = 20.0
 #: What a sweep-like page (a budget curve, a seed band, an ablation curve) may spend on all
@@ -130,7 +193,7 @@ VIEW_CACHE_MAX_SIZE = "64MB"
 
 @_user_errors
 @_writer_stamped("extra_writers")
-@st.cache_data(
+@_budget_view(
     show_spinner="Solving the optimum and scoring every writer…",
     max_entries=256,
     max_size=VIEW_CACHE_MAX_SIZE,
@@ -168,7 +231,7 @@ def package_stats_by_key(_package: Package, package_key: str) -> reports.Package
 
 @_user_errors
 @_writer_stamped("store_key")
-@st.cache_data(
+@_budget_view(
     show_spinner=f"Solving the optimum (at most {APP_TIME_LIMIT_S:g} s; an unproven result is "
     "labelled incumbent) and explaining the store…",
     max_entries=128,
@@ -191,7 +254,7 @@ def compare_view(
 
 @_user_errors
 @_writer_stamped("store_key")
-@st.cache_data(
+@_budget_view(
     show_spinner=f"Solving the optimum (at most {APP_TIME_LIMIT_S:g} s) and preparing the "
     "evidence views…",
     max_entries=128,

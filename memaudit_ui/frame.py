@@ -767,6 +767,29 @@ def _resolve_budget(pkg: Package) -> float:
     return float(budget)
 
 
+#: Where :func:`budget_neighbours` finds this run's budget and the slider's step either side.
+NEIGHBOURS_KEY = "ma_budget_neighbours"
+
+
+def budget_neighbours(budget: float) -> tuple[float, ...]:
+    """The budgets one slider step below and above ``budget`` (within the slider's range), the
+    one in the direction of the last move first; empty unless ``budget`` is the sidebar's
+    budget of this run. :mod:`memaudit_ui.prefetch` computes their views in the background.
+    """
+    recorded = st.session_state.get(NEIGHBOURS_KEY)
+    if not recorded or recorded[0] != budget:
+        return ()
+    return recorded[1]
+
+
+def _record_neighbours(budget: float, step: float, upper: float) -> None:
+    below, above = state.normalise_budget(budget - step), state.normalise_budget(budget + step)
+    previous = st.session_state.get(NEIGHBOURS_KEY)
+    order = (below, above) if previous and previous[0] > budget else (above, below)
+    neighbours = tuple(b for b in order if 0.0 <= b <= upper and b != budget)
+    st.session_state[NEIGHBOURS_KEY] = (budget, neighbours)
+
+
 def _budget_slider(pkg: Package, budget: float) -> float:
     ceiling = cost_total(pkg, None)
     total = ceiling.total
@@ -786,7 +809,9 @@ def _budget_slider(pkg: Package, budget: float) -> float:
         f"default is "
         f"{pkg.default_budget():g}. Keyboard: focus the slider, then the arrow keys.",
     )
-    return state.normalise_budget(st.session_state["w_budget"])
+    chosen = state.normalise_budget(st.session_state["w_budget"])
+    _record_neighbours(chosen, step, upper)
+    return chosen
 
 
 def _store_picker(pkg: Package, note: DropNote) -> str:

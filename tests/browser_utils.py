@@ -72,8 +72,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_streamlit(log_path: Path, port: int | None = None, timeout_s: float = 60.0):
-    """Start ``streamlit run app.py`` on 127.0.0.1; return (process, base_url) once healthy."""
+def start_streamlit(
+    log_path: Path, port: int | None = None, timeout_s: float = 60.0, *, prefetch: bool = True
+):
+    """Start ``streamlit run app.py`` on 127.0.0.1; return (process, base_url) once healthy.
+    ``prefetch``: the app's background views of neighbouring budgets (on, as shipped)."""
     port = port or free_port()
     cmd = [
         sys.executable,
@@ -94,7 +97,8 @@ def start_streamlit(log_path: Path, port: int | None = None, timeout_s: float = 
     ]
     log_path.parent.mkdir(parents=True, exist_ok=True)
     log = open(log_path, "wb")  # closed by stop_streamlit
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    # The app as shipped: the in-process test default turns the prefetch off (conftest).
+    env = dict(os.environ, PYTHONUNBUFFERED="1", MEMAUDIT_APP_PREFETCH="1" if prefetch else "0")
     proc = subprocess.Popen(
         cmd,
         cwd=REPO_ROOT,

@@ -26,6 +26,11 @@ __all__ = ["wait_idle"]
 # A single solve's progress lines on stderr (memaudit_core.cli.PROGRESS_AFTER_S) only where a
 # test asks for them: a slow machine would otherwise add lines to stderr that tests compare.
 os.environ.setdefault("MEMAUDIT_PROGRESS_AFTER", "off")
+# The app's background prefetch of neighbouring budgets (memaudit_ui.prefetch) off in this
+# process: AppTest runs that clear Streamlit's cache and patch the core must not be handed a
+# view prefetched before the patch. Its own tests turn it on; the browser tests' servers run
+# it as shipped (browser_utils.start_streamlit).
+os.environ.setdefault("MEMAUDIT_APP_PREFETCH", "0")
 
 OUTPUT_DIR = REPO_ROOT / "test-output"
 _BROWSER_FIXTURES = {"streamlit_server", "browser", "page"}

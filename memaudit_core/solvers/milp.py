@@ -50,9 +50,11 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -324,6 +326,23 @@ GUARD_GRACE_S = 2.0
 GUARD_GRACE_FRACTION = 0.25
 
 _BANNER_SHOWN = False
+
+#: Held around every HiGHS solve in this process: two Highs instances solving in two threads
+#: at once can crash the process (ERGO-Code/HiGHS pull request 3141: the global scheduler reset
+#: while another thread is inside HiGHS). A Streamlit server solves in each session's script
+#: thread, the Overview's optimum thread and the app's prefetch thread.
+HIGHS_LOCK = threading.RLock()
+
+
+def _one_highs_at_a_time(fn):
+    @functools.wraps(fn)
+    def locked(*args, **kwargs):
+        with HIGHS_LOCK:
+            return fn(*args, **kwargs)
+
+    return locked
+
+
 #: The process that last built a Highs object (a forked child sees its parent's pid here).
 _HIGHS_PID: int | None = None
 #: HiGHS ``threads`` for every model of this process (None: HiGHS's default). Worker pools set
@@ -714,6 +733,7 @@ def _exact_options(h, model: dict[str, Any]) -> None:
         h.setOptionValue("presolve", "off")
 
 
+@_one_highs_at_a_time
 def neighbourhood_start(
     inst: CompiledInstance,
     model: dict[str, Any],
@@ -793,6 +813,7 @@ def neighbourhood_start(
     return tuple(sorted(int(c) for c in model["cand"][chosen])), detail
 
 
+@_one_highs_at_a_time
 def _run_highs(
     model: dict[str, Any],
     time_limit: float | None,
