@@ -134,7 +134,8 @@ def _budget_view(**cache_kwargs: object) -> Callable[[Callable[_P, _R]], Callabl
     (:mod:`memaudit_ui.prefetch`): a cache miss takes the prefetched result when there is one.
 
     The neighbours are the ones :func:`memaudit_ui.frame.budget_neighbours` recorded for this
-    run's budget; a call at another budget (a page's own) prefetches nothing.
+    run's budget; a call at another budget (a page's own) prefetches nothing, nor does a view
+    that runs a plugin writer (a ``writer_stamp``).
     """
 
     def wrap(compute: Callable[_P, _R]) -> Callable[_P, _R]:
@@ -161,6 +162,10 @@ def _budget_view(**cache_kwargs: object) -> Callable[[Callable[_P, _R]], Callabl
 
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
+            if bound.arguments.get("writer_stamp"):
+                # A plugin writer is the user's code, which may call a paid service: it runs
+                # when its view is asked for, never on speculation.
+                return result
             jobs = []
             for budget in budget_neighbours(bound.arguments["budget"]):
                 moved = {**bound.arguments, "budget": budget}

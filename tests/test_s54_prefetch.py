@@ -251,3 +251,32 @@ def test_two_threads_never_solve_with_highs_at_once(monkeypatch) -> None:
     assert most[0] == 1, f"{most[0]} HiGHS solves ran at once"
     assert set(values) == {8.0, 12.0}
     assert values[8.0] == solve(inst, 8.0, solver="milp").value
+
+
+def test_a_plugin_writers_view_is_never_prefetched(app_prefetch, tmp_path, monkeypatch) -> None:
+    """A plugin writer is the user's code (it may call a paid service): it runs when its view
+    is asked for, not for the budgets either side."""
+    from memaudit_core import plugins, writers
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "pf_s54_plugin.py").write_text(
+        "def keep_nothing(view):\n    return []\n", encoding="utf-8"
+    )
+    spec = "pf_s54_plugin:keep_nothing"
+    plugins.register_module_writer(spec)
+    try:
+        at = open_linked(
+            "pages/2_Compare.py", "sample:event-graph-50", "125", store=f"writer:{spec}"
+        )
+        assert at.session_state["ma_store"] == f"writer:{spec}"
+        assert at.session_state[frame.NEIGHBOURS_KEY] == (125.0, (126.0, 124.0))
+        app_prefetch.wait_idle()
+        queued = [key for key in app_prefetch._jobs if key[0] == "compare_view"]
+        assert queued == []
+        # The same page with a reference writer is prefetched (so the check above can fail).
+        at.sidebar.selectbox(key="w_store").set_value("writer:gvt").run()
+        app_prefetch.wait_idle()
+        queued = [key for key in app_prefetch._jobs if key[0] == "compare_view"]
+        assert {dict(key[1:])["budget"] for key in queued} == {124.0, 126.0}
+    finally:
+        writers.unregister_writer(spec)
