@@ -783,45 +783,81 @@ COUNT_BARS_PLOT_PX = 80
 COUNT_BARS_PRESENT_PLOT_PX = 400
 
 
-#: Widths of the kind-bucket names in em of the app's font (Source Sans; plotly's tick labels
-#: measured in Chromium on the Compare page: 149.7 px for "invalidation / tombstones" at 14 px,
-#: 213.8 px at 20 px). A name not listed is taken at :data:`BUCKET_NAME_EM_PER_CHAR` a character.
-BUCKET_NAME_EM = {
+#: Advance widths (em) of the app's chart font (Source Sans, Streamlit's), by character:
+#: measured in Chromium (canvas ``measureText`` at 100 px in the font plotly's tick labels use
+#: on the Budget sweep page, s54; plotly's own tick boxes agreed, 17.4 px for "0.2" at 14 px).
+#: A character not listed is taken at :data:`TEXT_EM_DEFAULT`; kerning is not counted.
+TEXT_EM = {
+    **dict.fromkeys("0123456789#$+<=>^~", 0.497),
+    **dict.fromkeys(".,:;'", 0.249),
+    **dict.fromkeys("()[]{}", 0.303),
+    **dict.fromkeys("/\\", 0.35),
+    " ": 0.2, "!": 0.289, '"': 0.426, "%": 0.824, "&": 0.609, "*": 0.418, "-": 0.311,
+    "?": 0.425, "@": 0.847, "_": 0.5, "`": 0.542, "|": 0.241,
+    "A": 0.543, "B": 0.588, "C": 0.571, "D": 0.615, "E": 0.527, "F": 0.494, "G": 0.617,
+    "H": 0.652, "I": 0.263, "J": 0.479, "K": 0.579, "L": 0.486, "M": 0.727, "N": 0.647,
+    "O": 0.664, "P": 0.566, "Q": 0.664, "R": 0.569, "S": 0.534, "T": 0.536, "U": 0.645,
+    "V": 0.515, "W": 0.786, "X": 0.513, "Y": 0.476, "Z": 0.539,
+    "a": 0.504, "b": 0.553, "c": 0.456, "d": 0.555, "e": 0.496, "f": 0.292, "g": 0.504,
+    "h": 0.544, "i": 0.246, "j": 0.247, "k": 0.495, "l": 0.255, "m": 0.829, "n": 0.547,
+    "o": 0.542, "p": 0.555, "q": 0.555, "r": 0.347, "s": 0.419, "t": 0.338, "u": 0.544,
+    "v": 0.467, "w": 0.719, "x": 0.446, "y": 0.467, "z": 0.425,
+}  # fmt: skip
+TEXT_EM_DEFAULT = 0.6
+#: Widths (em) of whole labels as plotly drew them in Chromium, where they differ from the sum
+#: of :data:`TEXT_EM` (the kind-bucket names on the Compare page: 149.7 px for "invalidation /
+#: tombstones" at 14 px, 213.8 px at 20 px).
+LABEL_EM = {
     "current truth": 5.38,
     "invalidation / tombstones": 10.69,
     "temporal order": 6.31,
     "stale": 1.97,
     "other": 2.26,
 }
-BUCKET_NAME_EM_PER_CHAR = 0.6
 #: What the kind bars' left margin holds besides the names, at tick font size f: the rotated
 #: axis title, its standoff and the names' (measured 65.3 px at f = 14, 75.2 px at f = 20).
 BUCKET_MARGIN_BASE_PX = 42.2
 BUCKET_MARGIN_PER_FONT_PX = 1.65
 #: Added so that a rounding in the browser never leaves plotly a pixel to push.
-BUCKET_MARGIN_SPARE_PX = 3
+LABEL_MARGIN_SPARE_PX = 3
+
+
+def text_em(text: str) -> float:
+    """Width of a one-line label in em of the app's chart font (:data:`LABEL_EM`, else the sum
+    of :data:`TEXT_EM`).
+
+    >>> text_em("0.2"), text_em("stale")
+    (1.243, 1.97)
+    """
+    if text in LABEL_EM:
+        return LABEL_EM[text]
+    return round(sum(TEXT_EM.get(ch, TEXT_EM_DEFAULT) for ch in text), 3)
+
+
+def label_margin_px(labels: Sequence[str], font: float, room_px: float) -> int:
+    """The margin beside an axis that plotly's ``automargin`` finds for tick ``labels`` drawn
+    at ``font`` px, ``room_px`` being what it holds besides the widest label (the axis title,
+    the standoffs and the pad, measured for each chart).
+
+    A chart whose figure changes on a rerun is a new chart to Streamlit and is drawn from
+    scratch. Asked for a margin too small, plotly drew it, measured the labels, widened the
+    margin and drew it again: 42 ms of the browser's time per change on the Compare page, 20
+    ms when the margin already fits (s53). ``automargin`` stays on, so a wider font still gets
+    its room.
+    """
+    widest = max((text_em(str(label)) for label in labels), default=0.0)
+    return math.ceil(widest * font + room_px + LABEL_MARGIN_SPARE_PX)
 
 
 def bucket_margin_px(buckets: Sequence[str], font: int) -> int:
-    """The kind bars' left margin: what plotly's automargin finds for these names.
-
-    The Compare page redraws this chart on every budget change (a new figure is a new chart
-    to Streamlit). With the default margin, plotly drew it, measured the names, widened the
-    margin and drew it again: 42 ms of the browser's time per change, 20 ms when the margin
-    already fits (s53). ``automargin`` stays on, so a wider font still gets its room.
+    """The kind bars' left margin: what plotly's automargin finds for these names (the Compare
+    page redraws the chart on every budget change; see :func:`label_margin_px`).
 
     >>> bucket_margin_px(["current truth", "invalidation / tombstones"], 14)
     218
     """
-    widest = max(
-        (BUCKET_NAME_EM.get(b, BUCKET_NAME_EM_PER_CHAR * len(b)) for b in buckets), default=0.0
-    )
-    return math.ceil(
-        widest * font
-        + BUCKET_MARGIN_BASE_PX
-        + BUCKET_MARGIN_PER_FONT_PX * font
-        + BUCKET_MARGIN_SPARE_PX
-    )
+    room = BUCKET_MARGIN_BASE_PX + BUCKET_MARGIN_PER_FONT_PX * font
+    return label_margin_px(buckets, font, room)
 
 
 def _label_room_range(
@@ -2977,6 +3013,108 @@ def sweep_click(event: Any) -> SweepClick | None:
     return None
 
 
+#: What a Budget sweep chart's margins hold besides its tick labels, by presentation mode
+#: (:func:`base_layout`'s fonts), measured in Chromium on the page (s54): left of the widest y
+#: tick label, its pad, the rotated y title and its standoff; below the plot, the x tick
+#: labels, the x title and their standoffs (plotly's ``automargin`` pushes).
+SWEEP_AXIS_ROOM_PX = {False: {"l": 57.5, "b": 72.5}, True: {"l": 68.4, "b": 88.4}}
+#: What a one-row legend at the figure's bottom edge (presentation mode, :func:`_legend_fit`)
+#: takes below the axis's room (measured 41 px at 21 px).
+PRESENT_LEGEND_ROW_PX = 41
+#: A presentation chart's width at 1024 px with the sidebar closed, as presentation mode
+#: opens (measured 824 px): a legend of one row there is asked for; more rows, or the sidebar
+#: opened (:data:`LEGEND_DESIGN_PX`), and plotly widens the margin for them as before.
+PRESENT_CHART_PX = 824
+#: What a horizontal legend entry takes besides its text: the symbol and the gaps (px).
+LEGEND_ENTRY_PX = 50
+#: Plotly's autorange of a lines+markers y axis: 5 % of the plot's length past the highest
+#: point, and the marker's radius and line (the OPT curve's 15 px markers).
+AUTORANGE_PAD_SHARE = 0.05
+AUTORANGE_MARKER_PX = 9.5
+
+
+def linear_tick_labels(lo: float, hi: float, length_px: float) -> list[str]:
+    """The tick labels plotly draws on a linear y axis over ``[lo, hi]`` ``length_px`` long
+    with automatic ticks (about one per 40 px, 5 to 10 of them, steps of 1, 2 or 5 times a
+    power of ten), or [] where its labels would take another form (a "k" suffix).
+
+    >>> linear_tick_labels(0, 1.15, 243)
+    ['0', '0.2', '0.4', '0.6', '0.8', '1']
+    >>> linear_tick_labels(0, 81.6, 283)
+    ['0', '20', '40', '60', '80']
+    """
+    span = hi - lo
+    if not span > 0 or max(abs(lo), abs(hi)) >= 1e4:
+        return []
+    rough = span / (min(max(length_px / 40, 4), 9) + 1)
+    base = 10 ** math.floor(math.log10(rough))
+    step = base * next(m for m in (2, 5, 10) if m >= rough / base - 1e-9)
+    decimals = max(0, -math.floor(math.log10(step) + 1e-9))
+    first = math.ceil(lo / step - 1e-9)
+    labels = []
+    k = first
+    while k * step <= hi + 1e-9 * span:
+        text = f"{k * step:.{decimals}f}"
+        labels.append(text.rstrip("0").rstrip(".") if "." in text else text)
+        k += 1
+    return ["0" if t in ("-0", "") else t for t in labels]
+
+
+def _y_data_top(fig: go.Figure) -> float:
+    """The highest y a figure's traces draw, error bars included."""
+    top = 0.0
+    for trace in fig.data:
+        ys = [y for y in (trace.y or ()) if isinstance(y, (int, float))]
+        ups = list(trace.error_y.array or ()) if trace.error_y.visible is not False else []
+        for k, y in enumerate(ys):
+            top = max(top, y + (ups[k] if k < len(ups) and ups[k] is not None else 0.0))
+    return top
+
+
+def _sweep_margins(fig: go.Figure, present: bool) -> None:
+    """Ask for the left and bottom margins plotly's ``automargin`` finds, so a Budget sweep
+    chart is drawn once (see :func:`label_margin_px`).
+
+    Its figure changes with the sidebar's budget (the dotted line), so every budget change drew
+    it from scratch; with the 70 px left margin and a bottom margin a few px short of the x
+    axis's ticks and title, plotly drew each chart twice (s54). The legend is where
+    :func:`_legend_below` put it: below, plotly keeps a container-placed legend clear of the
+    axis by widening the margin, so the margin asked is the legend's room plus the axis's. In
+    presentation mode the legend is along the bottom edge and plotly reserves the rows it takes
+    at the width it draws: the margin asked holds one row where the legend takes one at
+    :data:`PRESENT_CHART_PX`, else plotly widens it as before.
+    """
+    room = SWEEP_AXIS_ROOM_PX[present]
+    legend = fig.layout.legend
+    height = fig.layout.height
+    bottom = fig.layout.margin.b
+    if legend.yref == "container" and legend.yanchor == "top" and legend.y < 0.5:
+        # Normal mode, below the plot: the legend's top stays where it is.
+        bottom = max(bottom, legend.y * height + room["b"])
+    elif legend.yref == "container" and legend.yanchor == "bottom" and legend.y == 0:
+        legend_px = legend.font.size or fig.layout.font.size
+        # Its entries in the app's font, each with its symbol and gaps (plotly's 40 + 10 px);
+        # from the plot's left edge, a horizontal legend may run into the right margin.
+        shown = [t.name for t in fig.data if t.name and t.showlegend is not False]
+        entries = sum(text_em(str(name)) * legend_px + LEGEND_ENTRY_PX for name in shown)
+        # The plot starts after the y tick labels and title (up to about 110 px).
+        if "<br>" not in "".join(map(str, shown)) and entries <= PRESENT_CHART_PX - 110:
+            bottom = max(bottom, room["b"] + PRESENT_LEGEND_ROW_PX)
+    bottom = math.ceil(bottom)
+    length = height - fig.layout.margin.t - bottom
+    axis = fig.layout.yaxis
+    if axis.range is not None:
+        lo, hi = axis.range
+    else:  # rangemode "tozero"
+        pad = AUTORANGE_PAD_SHARE * length + AUTORANGE_MARKER_PX
+        lo, hi = 0.0, _y_data_top(fig) * length / max(1.0, length - pad)
+    labels = linear_tick_labels(lo, hi, length)
+    left = fig.layout.margin.l
+    if labels:
+        left = max(left, label_margin_px(labels, axis.tickfont.size, room["l"]))
+    fig.update_layout(margin={"l": left, "b": bottom})
+
+
 def budget_value_curve(
     curve, title: str, present: bool = False, current_budget=None, order: Sequence[str] = ()
 ):
@@ -3061,6 +3199,7 @@ def budget_value_curve(
     _mark_budget(fig, current_budget, unit, present, swept=_swept(fig, current_budget))
     base_layout(fig, _plain(title), present, height=480)
     _legend_below(fig, present)
+    _sweep_margins(fig, present)
     # Points at 0 (or 1) sit on the plot edge: drawn whole, not halved (app QA).
     fig.update_traces(cliponaxis=False, selector={"type": "scatter"})
     return fig
@@ -3171,6 +3310,7 @@ def budget_ratio_curve(
     _mark_budget(fig, current_budget, unit, present, budget_anchor, swept)
     base_layout(fig, _plain(title), present, height=440)
     _legend_below(fig, present)
+    _sweep_margins(fig, present)
     # Points at 0 (or 1) sit on the plot edge: drawn whole, not halved (app QA).
     fig.update_traces(cliponaxis=False, selector={"type": "scatter"})
     return fig

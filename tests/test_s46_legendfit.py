@@ -143,8 +143,12 @@ def test_bottom_margin_holds_only_the_x_axis(sweeps, entries) -> None:
     # The tick labels, their pad and the title's line until plotly has measured them ...
     axis_px = axis.tickfont.size + 8 + 1.3 * axis.title.font.size
     assert layout.margin.b >= axis_px
-    # ... and not one legend row more: a wider screen's fewer rows give their room back.
-    assert layout.margin.b < X_AXIS_PX + ROW_EM * layout.legend.font.size, layout.margin.b
+    # ... and no legend row more than the one it takes at every width: a wider screen's fewer
+    # rows give their room back. A legend along the bottom edge that fits one row on a 1024 px
+    # projector has that row asked for (s54: else plotly widened the margin for it and drew
+    # the chart twice on every budget change).
+    rows = 2 if layout.legend.yanchor == "bottom" else 1
+    assert layout.margin.b < X_AXIS_PX + rows * ROW_EM * layout.legend.font.size, layout.margin.b
 
 
 @pytest.mark.parametrize("entries", [9, 4])

@@ -1,0 +1,45 @@
+"""The Budget sweep's two charts are drawn once per budget change (s54).
+
+Their figures change with the sidebar's budget (the dotted line), so Streamlit draws them from
+scratch on every budget change. They asked for a 70 px left margin and a bottom margin a few
+px short of the x axis's ticks and title: plotly's automargin widened both and drew each chart
+again. The figures now ask for the margins automargin finds (figures.label_margin_px). Checked
+in Chromium, in the app's font: the margins plotly used are the ones asked for (no push), and
+every y tick label is inside the chart.
+"""
+
+from __future__ import annotations
+
+import pytest
+from browser_utils import wait_idle
+
+MEASURE_JS = """() => [...document.querySelectorAll(
+        '[data-testid="stPlotlyChart"] .js-plotly-plot')].map(g => {
+    const svg = g.querySelector('.main-svg').getBoundingClientRect();
+    const lefts = [...g.querySelectorAll('.ytick text')].map(
+        t => t.getBoundingClientRect().left - svg.left);
+    const m = g.layout.margin, s = g._fullLayout._size;
+    return {title: g.querySelector('.gtitle').textContent, lefts,
+            asked: [m.l, m.b], used: [s.l, Math.round(s.b)]};
+})"""
+
+
+@pytest.mark.parametrize("present", [False, True])
+def test_sweep_charts_need_no_second_draw(streamlit_server, page, present) -> None:
+    query = "package=sample:event-graph-50&budget=130&store=writer:gvt"
+    page.set_viewport_size({"width": 1024, "height": 900})
+    page.goto(f"{streamlit_server}/Budget_sweep?{query}" + ("&present=1" if present else ""))
+    page.locator("[data-testid=stPlotlyChart] .main-svg").first.wait_for(timeout=120_000)
+    wait_idle(page, timeout_ms=120_000)
+    page.wait_for_function(
+        "() => document.querySelectorAll('[data-testid=stPlotlyChart] .ytick text').length > 8",
+        timeout=60_000,
+    )
+    charts = page.evaluate(MEASURE_JS)
+    assert [c["title"].split(" vs ")[0] for c in charts] == ["F and OPT", "Ratio F / OPT"]
+    for chart in charts:
+        # Plotly kept the margins the figure asked for: nothing to push, so one draw.
+        assert chart["used"] == chart["asked"], chart
+        # ... and the tick labels fit in the left one, a little room to spare at most.
+        assert chart["lefts"] and all(left >= 0 for left in chart["lefts"]), chart
+        assert min(chart["lefts"]) <= (80 if present else 65), chart
