@@ -118,14 +118,22 @@ def _writer_stamped(argument: str) -> Callable[[Callable[_P, _R]], Callable[_P, 
     return wrap
 
 
-def _call_key(fn: Callable, signature: inspect.Signature, args: tuple, kwargs: dict) -> tuple:
+def _call_key(
+    fn: Callable, signature: inspect.Signature, args: tuple, kwargs: dict
+) -> tuple | None:
     """What names one call of a cached view: the function and every argument Streamlit hashes
-    (those not starting with ``_``), as the cache itself keys it."""
+    (those not starting with ``_``), as the cache itself keys it; None when an argument is not
+    hashable (Streamlit hashes a list; such a call is neither prefetched nor taken)."""
     bound = signature.bind(*args, **kwargs)
     bound.apply_defaults()
-    return (fn.__qualname__,) + tuple(
+    key = (fn.__qualname__,) + tuple(
         (name, value) for name, value in bound.arguments.items() if not name.startswith("_")
     )
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def _budget_view(**cache_kwargs: object) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
@@ -149,6 +157,8 @@ def _budget_view(**cache_kwargs: object) -> Callable[[Callable[_P, _R]], Callabl
         @functools.wraps(compute)
         def cached_view(*args: _P.args, **kwargs: _P.kwargs) -> _R:
             key = _call_key(compute, signature, args, kwargs)
+            if key is None:
+                return compute(*args, **kwargs)
             return prefetch.PREFETCHER.take_or_run(
                 key, lambda: compute(*args, **kwargs), seconds_key=timing_key(key)
             )
@@ -170,7 +180,8 @@ def _budget_view(**cache_kwargs: object) -> Callable[[Callable[_P, _R]], Callabl
             for budget in budget_neighbours(bound.arguments["budget"]):
                 moved = {**bound.arguments, "budget": budget}
                 key = _call_key(compute, signature, (), moved)
-                jobs.append((key, functools.partial(compute, **moved)))
+                if key is not None:
+                    jobs.append((key, functools.partial(compute, **moved)))
             if jobs:
                 prefetch.PREFETCHER.schedule(
                     jobs, seconds_key=timing_key(jobs[0][0]), after=threading.current_thread()
