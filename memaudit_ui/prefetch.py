@@ -86,6 +86,7 @@ class Prefetcher:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._jobs: OrderedDict[Hashable, Future] = OrderedDict()
+        self._after: dict[Hashable, threading.Thread | None] = {}
         self._seconds: dict[Hashable, float] = {}
         self._executor: ThreadPoolExecutor | None = None
         #: How many results were taken from a job, and how many computed on demand.
@@ -113,6 +114,12 @@ class Prefetcher:
         compute time decides whether their neighbours are prefetched."""
         with self._lock:
             job = self._jobs.pop(key, None)
+            after = self._after.pop(key, None)
+        if job is not None and after is threading.current_thread() and not job.done():
+            # Asked for by the very run it waits for (a page asking for a neighbour's view
+            # itself): waiting would stall that run until the job's wait timed out.
+            job.cancel()
+            job = None
         if job is not None and not job.cancel():  # started (or done): wait for it
             try:
                 value = job.result()
@@ -139,6 +146,7 @@ class Prefetcher:
             for key in [k for k, job in self._jobs.items() if k not in wanted]:
                 if self._jobs[key].cancel():  # not started: the user went elsewhere
                     del self._jobs[key]
+                    self._after.pop(key, None)
             seconds = self._seconds.get(seconds_key)
             if seconds is None or seconds > PREFETCH_MAX_S:
                 return 0
@@ -147,9 +155,12 @@ class Prefetcher:
                 if key in self._jobs:
                     continue
                 self._jobs[key] = self._pool().submit(self._job, after, seconds_key, compute)
+                self._after[key] = after
                 queued += 1
             while len(self._jobs) > MAX_JOBS:
-                self._jobs.popitem(last=False)[1].cancel()
+                old_key, old_job = self._jobs.popitem(last=False)
+                old_job.cancel()
+                self._after.pop(old_key, None)
         return queued
 
     def _job(
@@ -179,15 +190,17 @@ class Prefetcher:
             for job in self._jobs.values():
                 job.cancel()
             self._jobs.clear()
+            self._after.clear()
             self._seconds.clear()
             self.taken = self.computed = 0
 
     def shutdown(self) -> None:
+        """Stop the worker (a job running ends on its own; nothing waits for it)."""
         self.clear()
         with self._lock:
             executor, self._executor = self._executor, None
         if executor is not None:
-            executor.shutdown(wait=True)
+            executor.shutdown(wait=False, cancel_futures=True)
 
 
 #: The app's one prefetcher (one per server process).

@@ -296,3 +296,27 @@ def test_the_overview_and_the_evidence_explorer_are_prefetched_too(app_prefetch,
     at.sidebar.slider[0].set_value(127.0).run()
     assert not at.exception
     assert app_prefetch.taken == taken + 1
+
+
+def test_a_run_asking_for_a_job_that_waits_for_it_computes_at_once(worker, monkeypatch) -> None:
+    """A page asking, in the run that scheduled it, for a neighbour's view: the job waits for
+    that run to end, so the run computes the view itself instead of waiting for the job."""
+    monkeypatch.setattr(prefetch, "AFTER_RUN_WAIT_S", 3600.0)  # a wait would be a hang
+    _timed(worker, "v")
+    got = []
+
+    def page_run() -> None:
+        worker.schedule(
+            [(("v", 1), lambda: "from the job")],
+            seconds_key="v",
+            after=threading.current_thread(),
+        )
+        while not worker._jobs[("v", 1)].running():
+            time.sleep(0.01)  # the worker has started the job: it waits for this thread
+        got.append(worker.take_or_run(("v", 1), lambda: "now", seconds_key="v"))
+
+    run = threading.Thread(target=page_run)
+    run.start()
+    run.join(60)
+    assert not run.is_alive(), "the run waited for a job that waits for the run"
+    assert got == ["now"]
