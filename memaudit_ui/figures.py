@@ -444,7 +444,13 @@ def ratio_bars(
     fig.update_layout(margin={"t": fig.layout.margin.t + math.ceil(1.4 * size)})
     # The legend goes below the axis title so it never collides with the OPT label.
     fig.update_layout(
-        legend={"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0, "xanchor": "left"},
+        legend={
+            "orientation": "h",
+            "yanchor": "top",
+            "y": RATIO_LEGEND_Y,
+            "x": 0,
+            "xanchor": "left",
+        },
         margin={"b": 110},
     )
     # One size for every bar label: plotly shrank a label inside a bar to the bar's height
@@ -452,7 +458,57 @@ def ratio_bars(
     # even where the label is taller than the bar.
     fig.update_traces(textfont={"size": size}, selector={"type": "bar"})
     fig.update_layout(uniformtext={"minsize": size, "mode": "show"})
+    _ratio_bars_margins(fig, labels, present)
     return fig
+
+
+#: What the ratio bars' left margin holds besides the widest name: the tick labels' pad and
+#: plotly's automargin pad (measured in Chromium on the Overview, s54: 22.4 to 23.0 px at 14
+#: and 19 px tick labels; no y title).
+RATIO_BARS_NAME_ROOM_PX = 23.0
+#: The legend below the ratio bars (``y`` = -0.18 of the plot, top-anchored): a row's height
+#: by presentation mode, and what plotly's automargin adds to the rows (the legend's border
+#: and padding, 11 px, and its 12 px pad), measured in Chromium (s54: 32, 53 px for one and two
+#: rows at 14 px; 41, 71 px at 21 px; pushed 12 px more).
+RATIO_LEGEND_ROW_PX = {False: 21, True: 30}
+RATIO_LEGEND_EXTRA_PX = 23
+RATIO_LEGEND_Y = -0.18
+
+
+def _ratio_bars_margins(fig: go.Figure, labels: Sequence[str], present: bool) -> None:
+    """Ask for the left and bottom margins plotly's ``automargin`` finds, so the Overview's
+    ratio bars are drawn once (see :func:`label_margin_px`).
+
+    The chart's title names the budget, so every budget change drew it from scratch; with the
+    70 px left margin the writer names were measured and the margin widened (113 px, 146 px in
+    presentation mode), and the chart drawn again (s54). The bottom margin holds the legend
+    (bars of two kinds or more) below the axis title, where it was: a legend at ``y`` = -0.18
+    of the plot, in a chart ``H`` tall with top margin ``t``, needs the ``b`` with
+    ``b = 0.18 (H - t - b) + legend`` (plotly.js's ``doAutoMargin``). Its rows are counted at
+    the chart's width at 1024 px (:data:`LEGEND_DESIGN_PX`, sidebar open; presentation mode
+    opens with it closed, :data:`PRESENT_CHART_PX`): a chart where it takes more rows gets
+    them from plotly as before, one where it takes fewer keeps the room under it.
+    """
+    if present and (fig.layout.height or 0) > PRESENT_MAX_HEIGHT:
+        fig.update_layout(height=PRESENT_MAX_HEIGHT)  # what render.chart shows anyway
+    # A name and its cut mark on two lines take the longer line's width.
+    lines = [line for label in labels for line in str(label).split("<br>")]
+    font = fig.layout.yaxis.tickfont.size
+    left = max(fig.layout.margin.l, label_margin_px(lines, font, RATIO_BARS_NAME_ROOM_PX))
+    bottom = fig.layout.margin.b
+    shown = [str(t.name) for t in fig.data if t.name and t.showlegend is not False]
+    if len(shown) > 1:  # plotly shows no legend for one trace
+        legend_px = fig.layout.legend.font.size
+        room = (PRESENT_CHART_PX if present else LEGEND_DESIGN_PX["normal"]) - left
+        # Side by side if they all fit, else a grid of the widest entry (plotly.js).
+        entries = [text_em(name) * legend_px + LEGEND_ENTRY_PX for name in shown]
+        per_row = len(entries) if sum(entries) <= room else max(1, int(room // max(entries)))
+        rows = math.ceil(len(entries) / per_row)
+        legend = rows * RATIO_LEGEND_ROW_PX[present] + RATIO_LEGEND_EXTRA_PX
+        share = -RATIO_LEGEND_Y
+        plot_top = fig.layout.height - fig.layout.margin.t
+        bottom = max(bottom, math.ceil((legend + share * plot_top) / (1 + share)))
+    fig.update_layout(margin={"l": left, "b": bottom})
 
 
 #: Longest axis title line (characters) a chart in presentation mode keeps on one line: the
