@@ -33,6 +33,13 @@ def _timed(p: prefetch.Prefetcher, seconds_key: str, value: object = 0) -> None:
     p.take_or_run(("timing", seconds_key), lambda: value, seconds_key=seconds_key)
 
 
+def _spin(cpu_seconds: float) -> None:
+    """Busy for ``cpu_seconds`` of CPU time (the worker times views by CPU, not the clock)."""
+    end = time.process_time() + cpu_seconds
+    while time.process_time() < end:
+        pass
+
+
 def _never() -> object:
     raise AssertionError("computed on demand, though a prefetched result was there")
 
@@ -53,8 +60,8 @@ def test_untimed_or_slow_views_are_not_prefetched(worker, monkeypatch) -> None:
     job = [(("v", 1), lambda: ran.append(1))]
     assert worker.schedule(job, seconds_key="v") == 0  # never computed here: its cost unknown
     monkeypatch.setattr(prefetch, "PREFETCH_MAX_S", 0.05)
-    worker.take_or_run(("v", 0), lambda: time.sleep(0.1), seconds_key="v")
-    assert worker.schedule(job, seconds_key="v") == 0  # took 0.1 s > 0.05 s
+    worker.take_or_run(("v", 0), lambda: _spin(0.1), seconds_key="v")
+    assert worker.schedule(job, seconds_key="v") == 0  # took 0.1 s of CPU > 0.05 s
     worker.take_or_run(("w", 0), lambda: 0, seconds_key="w")
     assert worker.schedule([(("w", 1), lambda: ran.append(2))], seconds_key="w") == 1
     worker.wait_idle()
