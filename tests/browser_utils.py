@@ -150,3 +150,20 @@ def _tail(path: Path, n: int = 60) -> str:
         return "\n".join(path.read_text(errors="replace").splitlines()[-n:])
     except OSError:
         return "<no log>"
+
+
+#: Every plotly chart on the page: its title, the margins its figure asked for and the ones
+#: plotly used ([l, r, t, b]; automargin pushes the used ones wider, which draws the chart
+#: twice, s53-s54), its y tick labels, where each starts right of the chart's left edge (px),
+#: and how many legend entries it shows.
+CHART_MARGINS_JS = """() => [...document.querySelectorAll(
+        '[data-testid="stPlotlyChart"] .js-plotly-plot')].map(g => {
+    const svg = g.querySelector('.main-svg').getBoundingClientRect();
+    const ticks = [...g.querySelectorAll('.ytick text')];
+    const m = g.layout.margin, s = g._fullLayout._size;
+    return {title: g.querySelector('.gtitle').textContent,
+            names: ticks.map(t => t.textContent),
+            lefts: ticks.map(t => t.getBoundingClientRect().left - svg.left),
+            legend: g.querySelectorAll('.legend .traces').length,
+            asked: [m.l, m.r, m.t, m.b], used: [s.l, s.r, s.t, s.b].map(Math.round)};
+})"""

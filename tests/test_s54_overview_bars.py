@@ -12,19 +12,7 @@ every name is inside the chart.
 from __future__ import annotations
 
 import pytest
-from browser_utils import wait_idle
-
-MEASURE_JS = """() => [...document.querySelectorAll(
-        '[data-testid="stPlotlyChart"] .js-plotly-plot')].map(g => {
-    const svg = g.querySelector('.main-svg').getBoundingClientRect();
-    const lefts = [...g.querySelectorAll('.ytick text')].map(
-        t => t.getBoundingClientRect().left - svg.left);
-    const m = g.layout.margin, s = g._fullLayout._size;
-    return {title: g.querySelector('.gtitle').textContent, lefts,
-            names: [...g.querySelectorAll('.ytick text')].map(t => t.textContent),
-            legend: g.querySelectorAll('.legend .traces').length,
-            asked: [m.l, m.r, m.t, m.b], used: [s.l, s.r, s.t, s.b].map(Math.round)};
-})"""
+from browser_utils import CHART_MARGINS_JS, wait_idle
 
 EVENT_GRAPH = "package=sample:event-graph-50&budget=130&store=writer:gvt"
 # External stores cut to fit: the longest names the Overview draws, and a legend of two kinds
@@ -46,7 +34,9 @@ def test_overview_ratio_bars_need_no_second_draw(streamlit_server, page, query, 
         "() => document.querySelectorAll('[data-testid=stPlotlyChart] .ytick text').length > 6",
         timeout=60_000,
     )
-    (chart,) = [c for c in page.evaluate(MEASURE_JS) if c["title"].startswith("Ratio F / OPT")]
+    (chart,) = [
+        c for c in page.evaluate(CHART_MARGINS_JS) if c["title"].startswith("Ratio F / OPT")
+    ]
     if query == EXTERNAL:
         assert any("Letta (core memory + archival)" in n for n in chart["names"]), chart
         assert chart["legend"] == 2, chart
