@@ -4,18 +4,21 @@ once the page's run has ended, so that the slider's next step is answered at onc
 A budget change recomputes the page's view: the certified optimum, the writer's store and the
 explanation (35-45 ms on the Compare page's 50-experience sample, and more beside the browser
 on two cores). The slider moves by one step per key press, so the next view a user asks for
-is most often one step up or down. After each run of a page, :func:`schedule` hands those two
-views to one background thread; the next run's cache miss takes the finished (or running)
-result from :func:`take_or_run` instead of starting over. Everything is computed by the same
-core call with the same arguments as on demand, so a prefetched view is the view.
+is most often one step up or down. After each run of a page, those two views go to one
+background thread (:meth:`Prefetcher.schedule`); the next run's cache miss takes the finished
+(or running) result (:meth:`Prefetcher.take_or_run`) instead of starting over. Everything is
+computed by the same core call with the same arguments as on demand, so a prefetched view is
+the view.
 
 Kept cheap for everyone else:
 
 - The thread waits for the page's script run to end before it starts (it would take the GIL
   from the page being drawn), and runs at a lower CPU priority (nice +10 on Linux), so the
   browser drawing the page keeps its core.
-- Only views that took at most :data:`PREFETCH_MAX_S` to compute are prefetched: a large
-  package's 10 s solve is not done twice on speculation.
+- Only views that took at most :data:`PREFETCH_MAX_S` of CPU to compute are prefetched: a
+  large package's 10 s solve is not done twice on speculation. A view that runs a plugin
+  writer never is (:func:`memaudit_ui.cached._budget_view`): the user's code may call a paid
+  service.
 - One worker; jobs not started are cancelled when the user moves elsewhere; at most
   :data:`MAX_JOBS` results are held, and a result taken is dropped from here (Streamlit's
   cache keeps it).
