@@ -167,3 +167,18 @@ CHART_MARGINS_JS = """() => [...document.querySelectorAll(
             legend: g.querySelectorAll('.legend .traces').length,
             asked: [m.l, m.r, m.t, m.b], used: [s.l, s.r, s.t, s.b].map(Math.round)};
 })"""
+
+
+def chart_margins(page, url: str, min_ticks: int, width: int = 1024) -> list[dict]:
+    """:data:`CHART_MARGINS_JS` of the page at ``url`` (``width`` px wide), once it is idle and
+    its charts show more than ``min_ticks`` y tick labels between them."""
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(url)
+    page.locator("[data-testid=stPlotlyChart] .main-svg").first.wait_for(timeout=120_000)
+    wait_idle(page, timeout_ms=120_000)
+    page.wait_for_function(
+        "n => document.querySelectorAll('[data-testid=stPlotlyChart] .ytick text').length > n",
+        arg=min_ticks,
+        timeout=60_000,
+    )
+    return page.evaluate(CHART_MARGINS_JS)

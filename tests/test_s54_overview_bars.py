@@ -12,7 +12,7 @@ every name is inside the chart.
 from __future__ import annotations
 
 import pytest
-from browser_utils import CHART_MARGINS_JS, wait_idle
+from browser_utils import chart_margins
 
 EVENT_GRAPH = "package=sample:event-graph-50&budget=130&store=writer:gvt"
 # External stores cut to fit: the longest names the Overview draws, and a legend of two kinds
@@ -26,17 +26,10 @@ EXTERNAL = "package=sample:external-stores-demo&budget=12"
     ids=["writers", "writers-present", "external", "external-present"],
 )
 def test_overview_ratio_bars_need_no_second_draw(streamlit_server, page, query, present) -> None:
-    page.set_viewport_size({"width": 1024, "height": 900})
-    page.goto(f"{streamlit_server}/?{query}" + ("&present=1" if present else ""))
-    page.locator("[data-testid=stPlotlyChart] .main-svg").first.wait_for(timeout=120_000)
-    wait_idle(page, timeout_ms=120_000)
-    page.wait_for_function(
-        "() => document.querySelectorAll('[data-testid=stPlotlyChart] .ytick text').length > 6",
-        timeout=60_000,
+    charts = chart_margins(
+        page, f"{streamlit_server}/?{query}" + ("&present=1" if present else ""), 6
     )
-    (chart,) = [
-        c for c in page.evaluate(CHART_MARGINS_JS) if c["title"].startswith("Ratio F / OPT")
-    ]
+    (chart,) = [c for c in charts if c["title"].startswith("Ratio F / OPT")]
     if query == EXTERNAL:
         assert any("Letta (core memory + archival)" in n for n in chart["names"]), chart
         assert chart["legend"] == 2, chart

@@ -11,21 +11,15 @@ every y tick label is inside the chart.
 from __future__ import annotations
 
 import pytest
-from browser_utils import CHART_MARGINS_JS, wait_idle
+from browser_utils import chart_margins
 
 
 @pytest.mark.parametrize("present", [False, True])
 def test_sweep_charts_need_no_second_draw(streamlit_server, page, present) -> None:
     query = "package=sample:event-graph-50&budget=130&store=writer:gvt"
-    page.set_viewport_size({"width": 1024, "height": 900})
-    page.goto(f"{streamlit_server}/Budget_sweep?{query}" + ("&present=1" if present else ""))
-    page.locator("[data-testid=stPlotlyChart] .main-svg").first.wait_for(timeout=120_000)
-    wait_idle(page, timeout_ms=120_000)
-    page.wait_for_function(
-        "() => document.querySelectorAll('[data-testid=stPlotlyChart] .ytick text').length > 8",
-        timeout=60_000,
+    charts = chart_margins(
+        page, f"{streamlit_server}/Budget_sweep?{query}" + ("&present=1" if present else ""), 8
     )
-    charts = page.evaluate(CHART_MARGINS_JS)
     assert [c["title"].split(" vs ")[0] for c in charts] == ["F and OPT", "Ratio F / OPT"]
     for chart in charts:
         # Plotly kept the left and bottom margins the figure asked for: nothing to push, so
