@@ -28,10 +28,11 @@ from __future__ import annotations
 import functools
 import math
 import os
+import pickle
 import threading
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, TypeVar
@@ -76,7 +77,9 @@ from .package import (
 from .parallel import (
     SolverPool,
     check_workers,
+    chunk_spans,
     init_solver_worker,
+    loads_gc_paused,
     pool_context,
     stop_pool,
     worker_died,
@@ -2809,6 +2812,8 @@ apart for a mean per objective
     >>> mixed_saturations_note(rows, dict.fromkeys("abcd", "cap1")) is None
     True
     """
+    if len(set(saturation_of.values())) < 2:
+        return None  # one saturation: no line can mix two (and 16,000 rows need no walk)
     lines: dict[tuple[Any, ...], set[str]] = {}
     packages: dict[str, set[str]] = {}
     for r in rows:
@@ -3156,25 +3161,50 @@ def expected_runs(
     return sum(n * k for n, k in zip(counts, per_budget, strict=True))
 
 
+#: One package's share of a sweep: its keyed rows, its writer failures, and its (content
+#: hash, instance hash), which the sweep's notes count (workers hash their own packages).
+PackageSweep = tuple[list[tuple[str, SweepRow]], list[WriterFailure], tuple[str, str]]
+
+#: Chunks per worker of a sweep's pool: a memaudit-small package takes 5-7 ms, so a chunk of
+#: 500 / 32 is about 0.1 s, what the first worker to run dry may wait for the other
+#: (``bench/RESULTS.md``, issue 7, fifty-fifth session).
+SWEEP_CHUNKS_PER_WORKER = 16
+#: Chunks handed to the pool per worker at a time: one running and one waiting in each.
+SWEEP_CHUNKS_IN_FLIGHT = 2
+
+
+def _sweep_one(
+    package: Package, grid: list[float], writers: list[str], options: dict[str, Any]
+) -> PackageSweep:
+    keyed, failed = sweep_package(package, grid, writers, **options)
+    return keyed, failed, _package_hashes(package)
+
+
+def _package_hashes(package: Package) -> tuple[str, str]:
+    from .suites import instance_hash  # suites imports this module
+
+    return package.content_hash(), instance_hash(package)
+
+
 def _sweep_chunk(
-    packages: list[Package],
+    blob: bytes,
     grids: list[list[float]],
     writers: list[str],
     options: dict[str, Any],
     shipped: dict[str, Any] | None = None,
-) -> list[tuple[list[tuple[str, SweepRow]], list[WriterFailure]]]:
-    """Worker side of :func:`_sweep_in_pool`: :func:`sweep_package` for each package at its
-    budget grid, once the writers the parent ``shipped`` are registered here."""
+) -> list[PackageSweep]:
+    """Worker side of :func:`_sweep_in_pool`: :func:`_sweep_one` for each package of the
+    pickled chunk ``blob`` at its budget grid, once the writers the parent ``shipped`` are
+    registered here."""
     from .plugins import register_shipped, writer_timeout
     from .writers import install_shipped
 
     shipped = shipped or {}
     register_shipped(shipped.get("plugins", ()))
     install_shipped(shipped.get("registered", ()))
+    packages = loads_gc_paused(blob)
     with writer_timeout(shipped.get("writer_timeout")):
-        return [
-            sweep_package(p, g, writers, **options) for p, g in zip(packages, grids, strict=True)
-        ]
+        return [_sweep_one(p, g, writers, options) for p, g in zip(packages, grids, strict=True)]
 
 
 def _sweep_in_pool(
@@ -3184,11 +3214,13 @@ def _sweep_in_pool(
     options: dict[str, Any],
     workers: int,
     progress: Callable[[int, int], None] | None,
-) -> list[tuple[list[tuple[str, SweepRow]], list[WriterFailure]]]:
-    """:func:`sweep_package` of every package on a process pool, in package order.
+) -> list[PackageSweep]:
+    """:func:`_sweep_one` of every package on a process pool, in package order.
 
-    Contiguous chunks, about four per worker, so that a slow package delays little and the
-    per-task overhead (pickling packages out, rows back) stays small.
+    Contiguous chunks, :data:`SWEEP_CHUNKS_PER_WORKER` per worker
+    (:func:`~memaudit_core.parallel.chunk_spans`). Each chunk's packages travel as one pickle
+    that the worker loads with the garbage collector paused
+    (:func:`~memaudit_core.parallel.loads_gc_paused`).
     """
     from .plugins import effective_timeout, shipped_writers
     from .writers import ship_registered
@@ -3201,36 +3233,51 @@ def _sweep_in_pool(
         "registered": ship_registered(writers, "processes"),
         "writer_timeout": effective_timeout(),
     }
-    size = max(1, math.ceil(len(packages) / (4 * workers)))
-    chunks = [list(packages[i : i + size]) for i in range(0, len(packages), size)]
-    chunk_grids = [grids[i : i + size] for i in range(0, len(packages), size)]
+    spans = chunk_spans(len(packages), workers, SWEEP_CHUNKS_PER_WORKER)
     total = sum(len(g) for g in grids)
-    results: dict[int, list[tuple[list[tuple[str, SweepRow]], list[WriterFailure]]]] = {}
+    results: dict[int, list[PackageSweep]] = {}
+    pending: dict[Future, int] = {}  # chunk index by future
     done = 0
-    pool = SolverPool(
-        max_workers=min(workers, len(chunks)),
-        mp_context=pool_context(),
-        initializer=init_solver_worker,
-    )
-    finished = False
-    try:
-        futures = {
-            pool.submit(_sweep_chunk, chunk, chunk_grids[k], writers, options, shipped): k
-            for k, chunk in enumerate(chunks)
-        }
-        for fut in as_completed(futures):
-            k = futures[fut]
+
+    def _collect(finished_now: set[Future]) -> None:
+        nonlocal done
+        for fut in finished_now:
+            k = pending.pop(fut)
             try:
                 results[k] = fut.result()
             except BrokenProcessPool as exc:
                 raise worker_died("sweep", exc) from exc
-            done += sum(len(g) for g in chunk_grids[k])
+            a, b = spans[k]
+            done += sum(len(g) for g in grids[a:b])
             if progress is not None:
                 progress(done, total)
+
+    pool = SolverPool(
+        max_workers=min(workers, len(spans)),
+        mp_context=pool_context(),
+        initializer=init_solver_worker,
+    )
+
+    def submit(k: int) -> Future:
+        a, b = spans[k]
+        blob = pickle.dumps(list(packages[a:b]), protocol=pickle.HIGHEST_PROTOCOL)
+        return pool.submit(_sweep_chunk, blob, grids[a:b], writers, options, shipped)
+
+    finished = False
+    try:
+        # A window of chunks in flight, each pickled as one leaves: pickling all of them
+        # first held the interpreter lock that the pool's threads need to send the first
+        # one, and the workers started 0.15-0.25 s late (fifty-fifth session).
+        for k in range(len(spans)):
+            if len(pending) >= SWEEP_CHUNKS_IN_FLIGHT * workers:
+                _collect(wait(pending, return_when=FIRST_COMPLETED).done)
+            pending[submit(k)] = k
+        while pending:
+            _collect(wait(pending, return_when=FIRST_COMPLETED).done)
         finished = True
     finally:
         stop_pool(pool, abandon=not finished)
-    return [out for k in range(len(chunks)) for out in results[k]]
+    return [out for k in range(len(spans)) for out in results[k]]
 
 
 def check_distinct_methods(
@@ -3406,25 +3453,28 @@ def sweep(
                         progress(base + k, total)
 
                 per_package.append(
-                    sweep_package(
-                        package,
-                        package_grid,
-                        writers,
-                        **options,
-                        workers=workers,
-                        progress=opt_progress,
+                    (
+                        *sweep_package(
+                            package,
+                            package_grid,
+                            writers,
+                            **options,
+                            workers=workers,
+                            progress=opt_progress,
+                        ),
+                        _package_hashes(package),
                     )
                 )
                 done_before += len(package_grid)
-    rows = [row for keyed, _ in per_package for _, row in keyed]
-    overrun = share.overrun_text(writers=bool(writers)) if share is not None else ""
+    rows = [row for keyed, _, _ in per_package for _, row in keyed]
     # suites imports this module
-    from .suites import instance_hash, repeated_instances_note, sweep_method_kinds
+    from .suites import repeated_instances_note, sweep_method_kinds
 
+    overrun = share.overrun_text(writers=bool(writers)) if share is not None else ""
     repeated = repeated_instances_note(
         len(packages),
-        len({instance_hash(p) for p in packages}),
-        len({p.content_hash() for p in packages}),
+        len({instance for _, _, (_, instance) in per_package}),
+        len({content for _, _, (content, _) in per_package}),
     )
     unproven = uncertified_note(
         rows, total_time_limit, overrun, time_limit=time_limit, solver=solver
@@ -3444,7 +3494,13 @@ def sweep(
             cut_note(rows),
             estimated_coverage_note(rows),
             mixed_units_note(rows),
-            mixed_saturations_note(rows, {p.content_hash(): p.saturation for p in packages}),
+            mixed_saturations_note(
+                rows,
+                {
+                    content: p.saturation
+                    for p, (_, _, (content, _)) in zip(packages, per_package, strict=True)
+                },
+            ),
             repeated,
             partial_stores_note(stores, [(p.id, [st.id for st in p.stores]) for p in packages]),
             *grid_notes_capped(grid_notes),
@@ -3453,7 +3509,7 @@ def sweep(
         )
         if n
     )
-    failures = [f for _, failed in per_package for f in failed]
+    failures = [f for _, failed, _ in per_package for f in failed]
     return SweepResult(
         rows=tuple(rows),
         summary=summarize(rows, methods, grid, failures),

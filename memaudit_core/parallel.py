@@ -9,7 +9,9 @@ preloaded once) where the platform has it, else ``spawn``.
 from __future__ import annotations
 
 import contextlib
+import gc
 import io
+import math
 import multiprocessing
 import multiprocessing.context
 import os
@@ -26,7 +28,12 @@ if TYPE_CHECKING:
     from .errors import MemAuditError
 
 #: Modules the forkserver imports once, so that each worker starts without re-importing them.
-PRELOAD = ["memaudit_core.analysis", "memaudit_core.audit", "memaudit_core.suites"]
+PRELOAD = [
+    "memaudit_core.analysis",
+    "memaudit_core.audit",
+    "memaudit_core.generators",
+    "memaudit_core.suites",
+]
 
 
 def pool_context() -> multiprocessing.context.BaseContext:
@@ -441,6 +448,55 @@ def stop_pool(pool: ProcessPoolExecutor, *, abandon: bool) -> None:
     pool.shutdown(wait=True, cancel_futures=True)
 
 
+def chunk_spans(
+    n_items: int, slots: int, per_slot: int, max_size: int | None = None
+) -> list[tuple[int, int]]:
+    """Contiguous chunks of ``n_items`` as ``(start, end)`` spans: about ``per_slot`` chunks
+    per worker slot, at most ``max_size`` items each (``None``: no cap), sizes differing by
+    one at most.
+
+    A pool hands chunks out as workers free up, so the work left when the first worker runs
+    dry is about one chunk: more chunks leave less of the end to one worker, and each costs a
+    task's round trip (its pickles and a queue hop, about a millisecond).
+
+    >>> chunk_spans(10, 2, 2)
+    [(0, 3), (3, 6), (6, 8), (8, 10)]
+    >>> chunk_spans(3, 4, 4), chunk_spans(0, 2, 4)
+    ([(0, 1), (1, 2), (2, 3)], [])
+    >>> chunk_spans(100, 1, 2, max_size=30)
+    [(0, 25), (25, 50), (50, 75), (75, 100)]
+    """
+    if n_items <= 0:
+        return []
+    n_chunks = min(n_items, max(1, slots) * max(1, per_slot))
+    if max_size is not None:
+        n_chunks = max(n_chunks, math.ceil(n_items / max(1, max_size)))
+    size, extra = divmod(n_items, n_chunks)
+    spans, start = [], 0
+    for k in range(n_chunks):
+        end = start + size + (k < extra)
+        spans.append((start, end))
+        start = end
+    return spans
+
+
+def loads_gc_paused(blob: bytes) -> Any:
+    """``pickle.loads(blob)`` with the cyclic garbage collector paused.
+
+    Loading a chunk of packages allocates tens of thousands of objects, none of them garbage,
+    and each 700 allocations set off a collection that walks them: a worker loaded 63
+    memaudit-small packages in 5-7 ms paused and in 50-70 ms when an old-generation
+    collection came (``bench/RESULTS.md``, issue 7, fifty-fifth session).
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return pickle.loads(blob)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def check_workers(workers: object, option: str = "workers") -> int:
     """``workers`` as an int >= 1, or :class:`~memaudit_core.errors.UsageError`."""
     from .errors import UsageError, cut_repr
@@ -471,9 +527,11 @@ __all__ = [
     "PRELOAD",
     "SolverPool",
     "check_workers",
+    "chunk_spans",
     "descendants",
     "dumps_for_workers",
     "kill_descendants",
+    "loads_gc_paused",
     "loads_in_worker",
     "pool_context",
     "watch_parent",

@@ -92,7 +92,14 @@ from .package import (
     warnings_at_budgets,
 )
 from .palette import method_styles, slot_style
-from .parallel import SolverPool, check_workers, init_solver_worker, pool_context, stop_pool
+from .parallel import (
+    SolverPool,
+    check_workers,
+    chunk_spans,
+    init_solver_worker,
+    pool_context,
+    stop_pool,
+)
 from .results import check_not_above_opt, check_store_fits
 from .saturations import assumed_saturation_note
 from .versions import RESULT_VERSION
@@ -1151,10 +1158,7 @@ def _with_saturations(
 def _chunked(items: list[Any], slots: int) -> list[list[Any]]:
     """Contiguous chunks: about :data:`CHUNKS_PER_WORKER` per worker slot, at most
     :data:`MAX_CHUNK` items each (so the journal is written, and progress shown, often)."""
-    if not items:
-        return []
-    size = max(1, min(MAX_CHUNK, math.ceil(len(items) / (max(1, slots) * CHUNKS_PER_WORKER))))
-    return [items[i : i + size] for i in range(0, len(items), size)]
+    return [items[a:b] for a, b in chunk_spans(len(items), slots, CHUNKS_PER_WORKER, MAX_CHUNK)]
 
 
 class _Backend:

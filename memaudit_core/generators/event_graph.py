@@ -61,14 +61,15 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import random
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from .. import costs
 from ..errors import UsageError, cut_repr
 from ..package import Package, parse_package
 from .base import Family, check_count, param_error, titled, variant_names
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 FAMILY = "event_graph"
 #: Candidate types this generator can offer (the ``candidate_types`` parameter picks a subset).
@@ -635,6 +636,10 @@ class _World:
     """Mutable state while the hidden graph is drawn; every draw uses ``self.rng``."""
 
     def __init__(self, seed: int, n_entities: int) -> None:
+        # networkx (0.18 s to import) loads with the first graph, not with the generators:
+        # every pool worker of a script that generates packages imports them again.
+        import networkx as nx
+
         self.rng = random.Random(seed)
         self.g = nx.DiGraph()
         self.entities: list[str] = []

@@ -1,0 +1,154 @@
+"""A sweep's process pool (fifty-fifth session): chunks, the window of chunks in flight, the
+chunk pickle loaded with the collector paused, the hashes the workers compute for the notes,
+and a generators import without networkx (each pool worker of a script imports it again)."""
+
+from __future__ import annotations
+
+import gc
+import pickle
+import subprocess
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+import memaudit_core.analysis as analysis
+from memaudit_core import generate
+from memaudit_core.analysis import sweep
+from memaudit_core.package import replace_package
+from memaudit_core.parallel import chunk_spans, loads_gc_paused
+
+
+@pytest.mark.parametrize(
+    ("n_items", "slots", "per_slot", "max_size"),
+    [(500, 2, 16, None), (10, 2, 2, None), (3, 4, 4, None), (7, 1, 1, None), (101, 3, 4, 5),
+     (1, 2, 16, None), (64, 2, 16, 50), (1000, 2, 4, 50)],
+)  # fmt: skip
+def test_chunk_spans_cover_every_item_once_in_balanced_contiguous_chunks(
+    n_items, slots, per_slot, max_size
+):
+    spans = chunk_spans(n_items, slots, per_slot, max_size)
+    assert spans[0][0] == 0 and spans[-1][1] == n_items
+    assert all(a < b for a, b in spans)
+    assert all(spans[k][1] == spans[k + 1][0] for k in range(len(spans) - 1))
+    sizes = [b - a for a, b in spans]
+    assert max(sizes) - min(sizes) <= 1
+    if max_size is not None:
+        assert max(sizes) <= max_size
+    # As many chunks as asked for, unless the items or the size cap say otherwise.
+    wanted = min(n_items, slots * per_slot)
+    assert len(spans) == (wanted if max_size is None else max(wanted, -(-n_items // max_size)))
+    assert chunk_spans(0, 2, 16) == []
+
+
+class _Probe:
+    """Notes whether the cyclic collector was on while it was unpickled."""
+
+    seen: list[bool] = []
+
+    def __init__(self) -> None:
+        self.tag = "probe"  # a state to set, so that __setstate__ is called
+
+    def __setstate__(self, state: dict) -> None:
+        _Probe.seen.append(gc.isenabled())
+        self.__dict__.update(state)
+
+
+@pytest.mark.parametrize("enabled_before", [True, False])
+def test_loads_gc_paused_loads_with_the_collector_off_and_restores_its_state(enabled_before):
+    blob = pickle.dumps([_Probe(), {"a": [1, 2]}])
+    _Probe.seen = []
+    was = gc.isenabled()
+    try:
+        (gc.enable if enabled_before else gc.disable)()
+        out = loads_gc_paused(blob)
+        assert gc.isenabled() is enabled_before
+    finally:
+        (gc.enable if was else gc.disable)()
+    assert _Probe.seen == [False] and out[0].tag == "probe" and out[1] == {"a": [1, 2]}
+    with pytest.raises(pickle.UnpicklingError):
+        loads_gc_paused(b"not a pickle")
+    assert gc.isenabled() is was
+
+
+class _CountingPool(ThreadPoolExecutor):
+    """The sweep's pool in threads: counts chunks handed out and the most not yet done."""
+
+    lock = threading.Lock()
+    submitted = 0
+    running = 0
+    most = 0
+
+    def __init__(self, max_workers=None, mp_context=None, initializer=None):
+        super().__init__(max_workers)
+
+    def submit(self, fn, /, *args, **kwargs):
+        cls = type(self)
+        with cls.lock:
+            cls.submitted += 1
+            cls.running += 1
+            cls.most = max(cls.most, cls.running)
+
+        def done(_):
+            with cls.lock:
+                cls.running -= 1
+
+        fut = super().submit(fn, *args, **kwargs)
+        fut.add_done_callback(done)
+        return fut
+
+
+def test_sweep_pool_hands_out_a_window_of_chunks_and_keeps_package_order(monkeypatch):
+    """At most SWEEP_CHUNKS_IN_FLIGHT chunks per worker are handed out at once (each pickled
+    as one leaves): the old pool pickled every chunk first, holding the interpreter lock its
+    threads needed to send the first one. Rows come back in package order."""
+    packages = [generate("memaudit-small", seed=s) for s in range(40)]
+    serial = sweep(packages, [2, 6], ["gvt", "density"], ablations=["generic"])
+    monkeypatch.setattr(analysis, "SolverPool", _CountingPool)
+    monkeypatch.setattr(analysis, "pool_context", lambda: None)
+    monkeypatch.setattr(_CountingPool, "submitted", 0)
+    monkeypatch.setattr(_CountingPool, "most", 0)
+    progress = []
+    pooled = sweep(
+        packages,
+        [2, 6],
+        ["gvt", "density"],
+        ablations=["generic"],
+        workers=2,
+        progress=lambda d, n: progress.append((d, n)),
+    )
+    assert _CountingPool.submitted == len(chunk_spans(40, 2, analysis.SWEEP_CHUNKS_PER_WORKER))
+    assert _CountingPool.submitted == 32
+    assert 1 <= _CountingPool.most <= analysis.SWEEP_CHUNKS_IN_FLIGHT * 2
+    assert pooled.rows == serial.rows and pooled.summary == serial.summary
+    assert progress[-1] == (80, 80) and [d for d, _ in progress] == sorted(d for d, _ in progress)
+
+
+def test_pooled_sweep_notes_count_instances_and_saturations_as_the_serial_one_does():
+    """The workers hash their own packages for the notes (repeated instances, mixed
+    saturations): the notes of workers=2 are those of workers=1."""
+    base = generate("update_chain")
+    packages = [replace_package(base, id=f"copy{s}") for s in range(3)]
+    packages += [replace_package(generate("memaudit-small", seed=1), saturation="log1p")]
+    packages += [generate("memaudit-small", seed=s) for s in range(2, 5)]
+    serial = sweep(packages, [3, 6], ["gvt"])
+    pooled = sweep(packages, [3, 6], ["gvt"], workers=2)
+    assert pooled.notes == serial.notes
+    assert any("hold only 5 distinct optimisation instance" in n for n in pooled.notes)
+    assert any("2 saturations (cap1: 6 packages, log1p: 1 package)" in n for n in pooled.notes)
+    assert pooled.rows == serial.rows
+
+
+def test_generators_import_without_networkx():
+    """networkx (0.18 s) loads with the first event graph: a script that generates packages
+    is imported again by each pool worker, and every worker paid for it before its first
+    chunk."""
+    code = (
+        "import sys, memaudit_core.generators as g; print('networkx' in sys.modules); "
+        "g.generate('event_graph', seed=0, n_experiences=20); print('networkx' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert out == ["False", "True"]
