@@ -61,8 +61,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import linear_sum_assignment
-from scipy.sparse.csgraph import connected_components
 
 from ..compiled import CompiledInstance, budget_with_tolerance
 from ..objective import evaluate, get_saturation
@@ -149,6 +147,8 @@ def _block_labels(
     n_groups: int, pair_unit: np.ndarray, pair_group: np.ndarray, hub_mask: np.ndarray
 ) -> np.ndarray:
     """Component of each group, groups joined by non-hub units (unit u is node n_groups + u)."""
+    from scipy.sparse.csgraph import connected_components  # 0.09 s to import: when needed
+
     keep = ~hub_mask[pair_unit]
     n_units = hub_mask.size
     graph = sp.coo_array(
@@ -621,6 +621,10 @@ def _assign(have: list[frozenset], want: list[frozenset]) -> list[int]:
         gain = agree[np.ix_(rows, cols)]
         # Ties keep a block's own configuration: a store changes only where it gains.
         gain[np.arange(m), np.arange(m)] += 0.5 / (m + 1)
+        # scipy.optimize takes 0.4 s to import: loaded here, where it is used, not by every
+        # command and pool worker that imports the solvers (fifty-fifth session).
+        from scipy.optimize import linear_sum_assignment
+
         _, order = linear_sum_assignment(gain, maximize=True)
         return [int(j) for j in order]
     # Too many for the assignment: equal configurations first, then each block keeps its own

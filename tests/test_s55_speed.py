@@ -1,6 +1,8 @@
-"""A sweep's process pool (fifty-fifth session): chunks, the window of chunks in flight, the
-chunk pickle loaded with the collector paused, the hashes the workers compute for the notes,
-and a generators import without networkx (each pool worker of a script imports it again)."""
+"""Speed, fifty-fifth session. A sweep's process pool: chunks, the window of chunks in flight,
+the chunk pickle loaded with the collector paused, the hashes the workers compute for the
+notes. Imports: the core and the generators without scipy.optimize, scipy's graph routines or
+networkx, which load where they are used (every command, app start and pool worker of a
+script paid for them)."""
 
 from __future__ import annotations
 
@@ -140,15 +142,21 @@ def test_pooled_sweep_notes_count_instances_and_saturations_as_the_serial_one_do
     assert pooled.rows == serial.rows
 
 
-def test_generators_import_without_networkx():
-    """networkx (0.18 s) loads with the first event graph: a script that generates packages
-    is imported again by each pool worker, and every worker paid for it before its first
-    chunk."""
+def test_core_imports_leave_scipy_optimize_csgraph_and_networkx_until_used():
+    """scipy.optimize (0.4 s), scipy.sparse.csgraph and networkx (0.18 s) load where they
+    are used: `memaudit --help` took 0.99 s and `memaudit score` 1.31 s, now 0.65 s and
+    0.83 s. A script that generates packages is imported again by each pool worker, and every
+    worker imported networkx before its first chunk."""
+    heavy = ("scipy.optimize", "scipy.sparse.csgraph", "networkx")
     code = (
-        "import sys, memaudit_core.generators as g; print('networkx' in sys.modules); "
-        "g.generate('event_graph', seed=0, n_experiences=20); print('networkx' in sys.modules)"
+        "import sys\n"
+        "import memaudit_core.analysis, memaudit_core.cli, memaudit_core.generators as g\n"
+        f"heavy = {heavy!r}\n"
+        "print(*[m in sys.modules for m in heavy])\n"
+        "g.generate('event_graph', seed=0, n_experiences=20)\n"
+        "print('networkx' in sys.modules)\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.split()
-    assert out == ["False", "True"]
+    assert out == ["False", "False", "False", "True"]
