@@ -160,3 +160,58 @@ def test_core_imports_leave_scipy_optimize_csgraph_and_networkx_until_used():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.split()
     assert out == ["False", "False", "False", "True"]
+
+
+def _counting_generate(monkeypatch):
+    import memaudit_core.generators as generators
+
+    calls = []
+    real = generators.generate
+
+    def counted(*args, **kwargs):
+        calls.append(args[0] if args else kwargs.get("family"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(generators, "generate", counted)
+    return calls
+
+
+def test_a_suite_in_one_process_generates_each_package_once(monkeypatch):
+    """`memaudit sweep --family` (the suites' engine) in one process generated every package
+    twice, to index it and to run its tasks; the run now takes the index's package. The rows
+    are those of a run that generates them again (nothing kept: REUSE_MAX_ENTRIES = 0)."""
+    from memaudit_core import suites
+
+    kw = {"families": ["memaudit-small"], "seeds": range(12), "budgets": [2, 6],
+          "writers": ["gvt", "density"], "ablations": ["generic"], "figures": False}  # fmt: skip
+    calls = _counting_generate(monkeypatch)
+    once = suites.sweep_suite(**kw)
+    assert calls == ["memaudit-small"] * 12
+    calls.clear()
+    monkeypatch.setattr(suites, "REUSE_MAX_ENTRIES", 0)
+    twice = suites.sweep_suite(**kw)
+    assert calls == ["memaudit-small"] * 24
+    assert once.rows == twice.rows and once.summary == twice.summary and len(once.rows) == 72
+    # Under a cap that holds some packages only, the others are generated again.
+    calls.clear()
+    one_size = sum(1 + len(c.coverage) for c in generate("memaudit-small", seed=0).candidates)
+    monkeypatch.setattr(suites, "REUSE_MAX_ENTRIES", 3 * one_size)
+    capped = suites.sweep_suite(**kw)
+    assert 12 + 1 <= len(calls) <= 12 + 10 and capped.rows == once.rows
+
+
+def test_kept_packages_are_generated_ones_taken_once_and_only_for_their_content():
+    from memaudit_core.suites import PackageSource, _Loaded
+
+    family = PackageSource(kind="family", ref="memaudit-small", seed=3)
+    pkg = family.load()
+    kept = _Loaded()
+    kept.keep(family, pkg)
+    assert kept.take(family, "another hash") is None  # dropped: its content was not this
+    kept.keep(family, pkg)
+    assert kept.take(family, pkg.content_hash()) is pkg
+    assert kept.take(family, pkg.content_hash()) is None  # handed out once
+    # A file is read again when its tasks run (it may have changed since the index).
+    file_src = PackageSource(kind="file", ref="sample_packages/update_chain.json")
+    kept.keep(file_src, pkg)
+    assert kept.packages == {}
