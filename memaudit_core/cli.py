@@ -2513,10 +2513,9 @@ def _library_result_human(res: Any, path: str) -> str:
             f"{amount_text(res.budget, res.cost_unit)}: F {res.value:.6g} of {res.opt_name} "
             f"{res.opt_value:.6g}, ratio {res.ratio_text}; {res.n_missed} unit(s) missed"
         )
-        # The loss by kind bucket, then the view's own explanation (its numbers, in words).
-        table = _dict_table(res.bucket_table()) + "".join(
-            "\n\n" + paragraph for paragraph in res.explanation
-        )
+        # The loss by kind bucket, then the view's own explanation (its numbers, in words),
+        # wrapped as `score` wraps it (a paragraph was one line of 200-400 characters).
+        table = _dict_table(res.bucket_table()) + _why_text(res.explanation)
     elif isinstance(res, EvidenceView):
         about = (
             f"package {res.package_id}; {res.store_label} ({res.source_kind}) against "

@@ -739,14 +739,39 @@ def id_text(value: str, limit: int = 80) -> str:
     ('m2', "'a\\\\nb'", "'c2 '", '... (300 characters)')
     >>> id_text("記憶" * 30)  # 60 characters, 120 columns
     "'記憶記憶記憶記憶記憶記憶記憶記憶記憶記憶記憶記憶記憶記憶記憶記憶記憶記憶'... (60 characters)"
+    >>> id_text("\\u0301" * 3), len(id_text("\\u200b" * 100))  # invisible ids, escaped, cut
+    ("'\\\\u0301\\\\u0301\\\\u0301'", 94)
     """
     plain = value.isprintable() and value == value.strip() != "" and ", " not in value
-    if plain and display_width(value) <= limit:
+    # Characters too, not only columns: combining marks take none (s56: an id of one letter
+    # and 10,000 marks read as one column and was pasted whole).
+    if plain and 0 < display_width(value) <= limit and len(value) <= 2 * limit:
         return value
-    quoted = repr(value)
-    if display_width(quoted) <= limit:
+    quoted = _quoted_id(value)
+    if display_width(quoted) <= limit and len(quoted) <= 2 * limit:
         return quoted
-    return f"{cut_display(value, 72)!r}... ({len(value):,} characters)"
+    # Cut by what is printed, the quoted text (s56: an id of 100 zero-width spaces, cut by its
+    # own 0 columns, was printed whole as 600 columns of escapes, "cut" to 100 characters).
+    kept = 0
+    while kept < len(value):
+        start = _quoted_id(value[: kept + 1])
+        if display_width(start) > _ID_CUT_COLUMNS + 2 or len(start) > 2 * _ID_CUT_COLUMNS + 2:
+            break
+        kept += 1
+    if kept == len(value):
+        return quoted
+    return f"{_quoted_id(value[:kept])}... ({len(value):,} characters)"
+
+
+#: Columns of an id that :func:`id_text` cuts (inside its quotes).
+_ID_CUT_COLUMNS = 72
+
+
+def _quoted_id(text: str) -> str:
+    """``repr(text)``, or ``ascii(text)`` when ``text`` takes no column at all: an id of only
+    combining marks or format characters would print as nothing, or as marks over its quotes
+    (s56)."""
+    return repr(text) if display_width(text) > 0 else ascii(text)
 
 
 def display_width(text: str) -> int:

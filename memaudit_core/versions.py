@@ -23,7 +23,9 @@ JSON_OUTPUT_VERSION = 1
 #: not changed since views read back. Raised whenever ``explain._explain`` words a paragraph
 #: differently, so that files saved before are not refused for the new words. 2 (s53): an id
 #: wider than 80 terminal columns is cut by columns (``errors.id_text``), so a CJK id of 41 to
-#: 80 characters, named whole by wording 1, is cut.
-EXPLANATION_WORDING = 2
+#: 80 characters, named whole by wording 1, is cut. 3 (s56): an id is cut by the columns it
+#: prints (escapes count), and an id taking no column is escaped, so an id holding zero-width
+#: characters or only combining marks is named otherwise than by wording 2.
+EXPLANATION_WORDING = 3
 
 __all__ = ["EXPLANATION_WORDING", "JSON_OUTPUT_VERSION", "RESULT_VERSION"]
