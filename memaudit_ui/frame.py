@@ -1012,12 +1012,14 @@ def frame(
         # Below the controls a demo uses on every page: above them, the uploader pushed the
         # writer / store picker off a 1280 x 720 screen (QA s20c).
         st.file_uploader(
-            f"Upload a package (.json, at most {sources.MAX_UPLOAD_MB} MB)",
+            f"Upload a package (.json, or an artifact .zip; at most {sources.MAX_UPLOAD_MB} MB)",
             # Any file is taken and validated, so a wrong one gets the app's located error
             # (Streamlit's own type check only shows a tooltip on the file chip).
             key="w_upload",
             on_change=_handle_upload,
-            help=f"Validated before use; files above {sources.MAX_UPLOAD_MB} MB are refused.",
+            help=f"Validated before use; files above {sources.MAX_UPLOAD_MB} MB are refused. A "
+            ".zip is read as an artifact package (its JSONL tables), as `memaudit import "
+            "artifact` reads it.",
         )
         upload_error = st.session_state.get("ma_upload_error")
         if upload_error and upload_error[-1] != key:

@@ -13,6 +13,7 @@ Every package has a *package key* that goes into the URL:
 from __future__ import annotations
 
 import hashlib
+import tempfile
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -31,7 +32,7 @@ from memaudit_core.generators import (
     param_text,
     read_seed,
 )
-from memaudit_core.package import Package, load_package, loads_package
+from memaudit_core.package import ZIP_MAGICS, Package, load_package, loads_package
 
 from .state import md_value
 
@@ -416,12 +417,29 @@ def register_upload(name: str, data: bytes, max_mb: float = MAX_UPLOAD_MB) -> tu
                 )
             ],
         )
-    pkg = loads_package(data, source=name)
+    # An artifact zip is read as `memaudit validate x.zip` reads it (load_package); any other
+    # file as a JSON package (s56: the app refused the zip with the import command to run).
+    pkg = _load_artifact_upload(name, data) if data[:4] in ZIP_MAGICS else loads_package(data, name)
     digest = upload_digest(data)
     # The same bytes uploaded again (by any session) keep the package stored first: another
     # session's file name must not replace it (QA s20a).
     pkg = _upload_registry().add(digest, pkg, len(data))
     return f"upload:{digest}", pkg
+
+
+def _load_artifact_upload(name: str, data: bytes) -> Package:
+    """An uploaded zip read as an artifact package, under the upload's name: problems name
+    the file as uploaded, and a package without a manifest id is named after it as the CLI
+    names one after its zip (the bytes are read from a temporary copy of that name)."""
+    from memaudit_core.importers.artifact import load_artifact_package
+
+    base = Path(name.replace("\\", "/")).name
+    if base in ("", ".", "..") or "\x00" in base:
+        base = "upload.zip"
+    with tempfile.TemporaryDirectory(prefix="memaudit-upload-") as folder:
+        path = Path(folder) / base
+        path.write_bytes(data)
+        return load_artifact_package(path, source=name)
 
 
 def describe_key(key: str, file_name: str | None = None) -> str:

@@ -124,3 +124,95 @@ def test_a_view_naming_zero_width_ids_reads_back_under_either_wording(tmp_path):
     with pytest.raises(ma.ResultError) as info:
         ma.read_result(before)
     assert info.value.path.startswith("$.explanation[")
+
+
+# --------------------------------------------------------------------------- artifact uploads
+ARTIFACT = Path(__file__).resolve().parent / "fixtures" / "importers" / "artifact_pkg"
+
+
+def _zip_bytes(files: dict[str, bytes]) -> bytes:
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, data in files.items():
+            zf.writestr(name, data)
+    return buf.getvalue()
+
+
+def _artifact_files(**edits: bytes | None) -> dict[str, bytes]:
+    files = {f.name: f.read_bytes() for f in sorted(ARTIFACT.iterdir())}
+    for name, data in edits.items():
+        name = name.replace("_jsonl", ".jsonl").replace("_json", ".json")
+        if data is None:
+            files.pop(name)
+        else:
+            files[name] = data
+    return files
+
+
+def _upload(name: str, data: bytes):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(SAMPLES.parent / "app.py"), default_timeout=120)
+    at.query_params["package"] = "sample:update_chain"
+    at.run()
+    at.file_uploader(key="w_upload").upload(name, data, "application/zip").run()
+    assert not at.exception
+    return at
+
+
+def test_the_sidebar_reads_an_artifact_zip_as_the_cli_does(tmp_path):
+    # Without its manifest the package is named after the zip, as the CLI names it.
+    data = _zip_bytes(_artifact_files(meta_json=None))
+    path = tmp_path / "my artifact.zip"
+    path.write_bytes(data)
+    rc, out, err = run_cli("validate", str(path), "--json")
+    assert rc == 0, err
+    cli = ma.load_package(path)
+    assert cli.id == "my-artifact"
+    at = _upload("my artifact.zip", data)
+    key = at.session_state["ma_package"]
+    assert key.startswith("upload:") and not at.error
+    from memaudit_ui.sources import load_by_key
+
+    opened = load_by_key(key)
+    assert (opened.id, opened.content_hash()) == (cli.id, cli.content_hash())
+    (picker,) = [s for s in at.sidebar.selectbox if s.value == key]
+    assert any(o.startswith("upload · my artifact.zip · ") for o in picker.options), picker.options
+
+
+def test_a_bad_artifact_zip_upload_names_the_file_member_line_and_rule():
+    lines = (ARTIFACT / "coverage_matrix.jsonl").read_text("utf-8").splitlines()
+    row = json.loads(lines[2])
+    row["value"] = 7
+    lines[2] = json.dumps(row)
+    bad = _zip_bytes(_artifact_files(coverage_matrix_jsonl=("\n".join(lines) + "\n").encode()))
+    at = _upload("bad.zip", bad)
+    assert at.session_state["ma_package"] == "sample:update_chain"  # the previous one stays
+    shown = " ".join(e.value.replace("\\", "") for e in at.error)
+    assert "bad.zip was not loaded" in shown, shown
+    assert "bad.zip: coverage_matrix.jsonl:3.value: must be at most 1 (got 7)" in shown, shown
+    assert "[rule: coverage-range]" in shown, shown
+
+
+def test_a_zipped_package_upload_says_to_unzip_it():
+    zipped = _zip_bytes({"update_chain.json": (SAMPLES / "update_chain.json").read_bytes()})
+    at = _upload("packaged.zip", zipped)
+    assert at.session_state["ma_package"] == "sample:update_chain"
+    shown = " ".join(e.value.replace("\\", "") for e in at.error)
+    assert "It holds 1 .json file(s) (update_chain.json): unzip it" in shown, shown
+    assert "[rule: file-type]" in shown, shown
+
+
+@pytest.mark.parametrize("name", ["../../escape.zip", "..", "dir\\sub\\win.zip", ""])
+def test_an_upload_name_never_leaves_the_temporary_folder(tmp_path, monkeypatch, name):
+    import tempfile
+
+    from memaudit_ui import sources
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    key, pkg = sources.register_upload(name, _zip_bytes(_artifact_files()))
+    assert key.startswith("upload:") and pkg.id == "artifact-veg"  # the manifest's id
+    assert list(tmp_path.iterdir()) == []  # the copy read is gone, nothing written beside it

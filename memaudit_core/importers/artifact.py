@@ -137,9 +137,9 @@ class _Source:
     A zip stays open while the package is read (:meth:`close`), its tables read line by line.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, source: str | None = None) -> None:
         self.path = path
-        self.source = str(path)
+        self.source = str(path) if source is None else source
         self.members: dict[str, Path | zipfile.ZipInfo] = {}
         # What the container holds besides the members read, as it names them (a folder's
         # sub-folders with a trailing "/"); None when a folder cannot be listed.
@@ -557,13 +557,16 @@ def _default_name(section: str, name: str) -> str:
     return spec.get(name, (name,))[0]
 
 
-def load_artifact_package(path: str | Path) -> Package:
+def load_artifact_package(path: str | Path, source: str | None = None) -> Package:
     """Load a coverage-package folder or zip as a validated :class:`Package`.
 
     Parameters
     ----------
     path : str or Path
         A folder holding the JSONL files, or a ``.zip`` of it.
+    source : str, optional
+        The name problems are reported under (default: ``path``), e.g. an upload's file name
+        where ``path`` is the temporary copy read.
 
     Returns
     -------
@@ -576,10 +579,10 @@ def load_artifact_package(path: str | Path) -> Package:
         A missing file, a bad line, or any validation problem, located as ``file:line.field``.
     """
     p = Path(path)
-    source = str(path)
+    source = str(path) if source is None else source
     if not p.exists():
         raise PackageError(source, [Problem("$", "file-exists", "no such file or folder")])
-    src = _Source(p)
+    src = _Source(p, source)
     try:
         return _read_package(p, source, src)
     finally:
@@ -594,14 +597,24 @@ def _read_package(p: Path, source: str, src: _Source) -> Package:
     if not meant_table and not any(name in src.members for name in (*REQUIRED_FILES, *MANIFESTS)):
         # CLI QA: `validate sample_packages` listed four "missing" JSONL files of a layout
         # the user never meant. A folder with none of them is not an artifact package.
-        jsons = sorted(x.name for x in p.glob("*.json")) if p.is_dir() else []
-        hint = (
-            f" It holds {len(jsons)} .json file(s) ({first_few(jsons, 3)}): give one of "
-            "them, or sweep / audit the "
-            "folder, which read every package in it."
-            if jsons
-            else ""
-        )
+        if p.is_dir():
+            jsons = sorted(x.name for x in p.glob("*.json"))
+            hint = (
+                f" It holds {len(jsons)} .json file(s) ({first_few(jsons, 3)}): give one of "
+                "them, or sweep / audit the folder, which read every package in it."
+                if jsons
+                else ""
+            )
+        else:
+            # s56: the app reads an uploaded zip as an artifact; a zipped package is the
+            # likelier mistake there, and its fix is to unzip it.
+            jsons = sorted(n for n in src.unread or () if n.lower().endswith(".json"))
+            hint = (
+                f" It holds {len(jsons)} .json file(s) ({first_few(jsons, 3)}): unzip it and "
+                "give a package file itself."
+                if jsons
+                else ""
+            )
         raise PackageError(
             source,
             [
