@@ -1583,11 +1583,16 @@ def package_warning(path: str, message: str, rule: str) -> str:
 
 #: A rule's name: kebab-case, lower-case letters and digits.
 _RULE_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-#: :func:`package_warning`'s form. The path is what comes before the first ": " (the paths
-#: warnings cite hold indices, not ids); the rule is the closing parenthesis, whatever an id
-#: quoted in the message holds.
+#: A warning's JSON path: ``$`` and its steps up to the first ": " after them, a step being
+#: ``[index]``, a bracketed JSON string, which may hold spaces and ": " (s56: ``$["Ann Lee"]``,
+#: a LoCoMo speaker, gave no path or rule), or one character of a ``.key``: one character a
+#: step, so that no text splits into steps in two ways (no backtracking blow-up on a long line
+#: that is not a warning).
+_WARNING_PATH = r'\$(?:\["(?:[^"\\]|\\.)*"\]|\[\d+\]|[^\s\["])*?'
+#: :func:`package_warning`'s form; the rule is the closing parenthesis, whatever an id quoted
+#: in the message holds.
 _WARNING_FORM = re.compile(
-    r"(?P<path>\$[^\s]*?): (?P<message>.*) \(rule: (?P<rule>" + _RULE_NAME.pattern + r")\)",
+    rf"(?P<path>{_WARNING_PATH}): (?P<message>.*) \(rule: (?P<rule>{_RULE_NAME.pattern})\)",
     re.DOTALL,
 )
 

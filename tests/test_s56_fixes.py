@@ -216,3 +216,55 @@ def test_an_upload_name_never_leaves_the_temporary_folder(tmp_path, monkeypatch,
     key, pkg = sources.register_upload(name, _zip_bytes(_artifact_files()))
     assert key.startswith("upload:") and pkg.id == "artifact-veg"  # the manifest's id
     assert list(tmp_path.iterdir()) == []  # the copy read is gone, nothing written beside it
+
+
+# --------------------------------------------------------------------------- warning paths
+@pytest.mark.parametrize(
+    "path",
+    [
+        "$",
+        "$.units[3]",
+        '$["Ann Lee"]',
+        '$[0].observation.session_2_observation["Bo Lee"][2]',
+        '$.meta["a: b"].c',
+        '$.x["q\\" : (rule: y)"]',
+    ],
+)
+def test_warning_parts_reads_back_every_path_a_warning_is_given(path):
+    from memaudit_core.package import package_warning, warning_parts
+
+    text = package_warning(path, 'a message: with "quotes" (and parentheses)', "some-rule")
+    assert warning_parts(text) == {
+        "path": path,
+        "rule": "some-rule",
+        "message": 'a message: with "quotes" (and parentheses)',
+    }
+
+
+def test_warning_parts_refuses_long_non_warnings_at_once():
+    from memaudit_core.package import warning_parts
+
+    # Shapes that would backtrack exponentially under nested quantifiers; each is not a
+    # warning (no ": " after a path, or no rule).
+    for text in ("$" + "a" * 20_000, "$" + '["a' * 5_000, "$" + "[0" * 5_000 + ": x (rule: a"):
+        assert warning_parts(text) is None
+
+
+def test_a_locomo_speaker_with_a_space_gives_a_readable_warning_path(tmp_path):
+    from memaudit_core.importers.locomo import import_locomo
+    from memaudit_core.package import warning_details
+
+    doc = json.loads((ARTIFACT.parent / "locomo_small.json").read_text("utf-8"))
+    observed = doc[0]["observation"]["session_2_observation"]
+    observed["Bo Lee"] = [*observed.pop("Bo"), ["Bo Lee paints.", "D2:99"]]
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps(doc), "utf-8")
+    pkg = import_locomo(path, instance=doc[0]["sample_id"])
+    found = [d for d in warning_details(pkg.meta["warnings"]) if "D2:99" in d["message"]]
+    assert found == [
+        {
+            "path": '$[0].observation.session_2_observation["Bo Lee"][2]',
+            "rule": "evidence-unknown",
+            "message": "evidence link D2:99 names no turn",
+        }
+    ]

@@ -91,7 +91,7 @@ from typing import Any
 
 from ..costs import EmptyTextError, cost_of, get_cost_rule
 from ..errors import cut_repr, id_text
-from ..package import Package, json_type, parse_package
+from ..package import Package, _child_path, json_type, parse_package
 from ._common import (
     INSTANCE_KEYWORD,
     Collector,
@@ -1008,16 +1008,19 @@ def _observations(
         for speaker, facts in per_speaker.items():
             if not col.check(opath, {speaker: None}):  # the key names the memory's speaker
                 continue
+            # The speaker is a name, which may hold a space ("Ann Lee"): a bracketed step
+            # (s56: "$....Ann Lee[0]" was no path warning_parts could read).
+            spath = _child_path(opath, speaker)
             if not isinstance(facts, list):
                 col.add(
-                    f"{opath}.{speaker}",
+                    spath,
                     "type",
                     "must be a list of [fact, evidence]",
                     json_type(facts),
                 )
                 continue
             for j, fact in enumerate(facts):
-                fpath = f"{opath}.{speaker}[{j}]"
+                fpath = f"{spath}[{j}]"
                 # QA: ["text"] became a memory with no coverage, and a third element was
                 # dropped, both without a word.
                 if not (isinstance(fact, list) and len(fact) == 2):

@@ -187,7 +187,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ..errors import PackageError, cut_repr, id_text
-from ..package import Package, Store, json_type
+from ..package import Package, Store, _child_path, json_type
 from . import openmemory
 from ._common import (
     Collector,
@@ -1122,7 +1122,7 @@ def load_mem0_store(
                     continue
                 if key in merged and merged[key] != value:
                     col.add(
-                        f"{fpath}.{key}",
+                        _child_path(fpath, key),  # a user's key, which may hold a space
                         "mem0-metadata",
                         "this payload key is also in 'metadata', with another value",
                         value,
