@@ -3176,6 +3176,8 @@ SWEEP_CHUNKS_IN_FLIGHT = 2
 def _sweep_one(
     package: Package, grid: list[float], writers: list[str], options: dict[str, Any]
 ) -> PackageSweep:
+    """One package's :func:`sweep_package` (``options`` its keywords) with the package's
+    content and instance hashes, in this process or in a pool worker."""
     keyed, failed = sweep_package(package, grid, writers, **options)
     return keyed, failed, _package_hashes(package)
 
@@ -3256,6 +3258,7 @@ def _sweep_in_pool(
         max_workers=min(workers, len(spans)),
         mp_context=pool_context(),
         initializer=init_solver_worker,
+        saturations_used={p.saturation for p in packages},
     )
 
     def submit(k: int) -> Future:
@@ -3453,16 +3456,11 @@ def sweep(
                         progress(base + k, total)
 
                 per_package.append(
-                    (
-                        *sweep_package(
-                            package,
-                            package_grid,
-                            writers,
-                            **options,
-                            workers=workers,
-                            progress=opt_progress,
-                        ),
-                        _package_hashes(package),
+                    _sweep_one(
+                        package,
+                        package_grid,
+                        writers,
+                        {**options, "workers": workers, "progress": opt_progress},
                     )
                 )
                 done_before += len(package_grid)

@@ -66,7 +66,7 @@ from .errors import (
 from .grids import MAX_RANGE_BUDGETS
 from .plugins import SATURATION_ROUTE
 from .readonly import ReadOnlyDict
-from .saturations import SATURATIONS, get_saturation
+from .saturations import SATURATIONS, UNSENDABLE_SATURATIONS, get_saturation
 from .shortrepr import brief, count, short_repr
 
 FORMAT_VERSION = 1
@@ -1274,10 +1274,13 @@ def _parse_package(doc: object, source: str, *, suspect: bool | None) -> Package
         if "saturation" in objective:
             sat = objective["saturation"]
             if not isinstance(sat, str) or sat not in SATURATIONS:
+                # In a worker: the parent's saturation it could not send, and why (s56).
+                unsent = UNSENDABLE_SATURATIONS.get(sat) if isinstance(sat, str) else None
                 checker.add(
                     "$.objective.saturation",
                     "known-saturation",
-                    f"unknown saturation (known: {', '.join(SATURATIONS)}); {SATURATION_ROUTE}",
+                    unsent
+                    or f"unknown saturation (known: {', '.join(SATURATIONS)}); {SATURATION_ROUTE}",
                     sat,
                 )
             else:

@@ -20,7 +20,7 @@ import signal
 import sys
 import time
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import TYPE_CHECKING, Any
 
@@ -173,12 +173,18 @@ class SolverPool(ProcessPoolExecutor):
         mp_context: multiprocessing.context.BaseContext | None = None,
         initializer: Callable[..., Any] | None = None,
         initargs: tuple = (),
+        saturations_used: Collection[str] | None = None,
         **kwargs: Any,
     ) -> None:
-        sats = _sendable_saturations()
-        self._checked = bool(sats)
-        if sats:
-            initargs = (sats, initializer, initargs)
+        sats, unsendable = _sendable_saturations()
+        for name, reason in unsendable:
+            if saturations_used is not None and name in saturations_used:
+                from .errors import MemAuditError
+
+                raise MemAuditError(reason)  # before any worker starts
+        self._checked = bool(sats or unsendable)
+        if sats or unsendable:
+            initargs = (sats, unsendable, initializer, initargs)
             initializer = _init_with_saturations
         super().__init__(max_workers, mp_context, initializer, initargs, **kwargs)
 
@@ -298,19 +304,22 @@ def loads_in_worker(blob: bytes, what: str) -> Any:
         ) from None
 
 
-def _sendable_saturations() -> tuple[tuple[str, bytes], ...]:
+def _sendable_saturations() -> tuple[tuple[tuple[str, bytes], ...], tuple[tuple[str, str], ...]]:
     """The saturations registered in this process, each pickled for the workers (which start
-    from a fresh import and would refuse a package naming one as unknown, QA s46), or a
-    :class:`~memaudit_core.errors.MemAuditError` naming one no worker could load."""
+    from a fresh import and would refuse a package naming one as unknown, QA s46), and (name,
+    reason) of each no worker could load (a notebook's, a lambda): refused where used."""
+    from .errors import MemAuditError
     from .saturations import registered_saturations
 
-    return tuple(
-        (
-            sat.name,
-            dumps_for_workers(sat, f"saturation {sat.name!r}", parts=(sat.h, sat.h_scalar)),
-        )
-        for sat in registered_saturations()
-    )
+    sendable, unsendable = [], []
+    for sat in registered_saturations():
+        try:
+            blob = dumps_for_workers(sat, f"saturation {sat.name!r}", parts=(sat.h, sat.h_scalar))
+        except MemAuditError as exc:
+            unsendable.append((sat.name, str(exc)))
+        else:
+            sendable.append((sat.name, blob))
+    return tuple(sendable), tuple(unsendable)
 
 
 #: Why this pool worker could not load its parent's saturations (None: it could).
@@ -318,18 +327,29 @@ _INIT_PROBLEM: str | None = None
 
 
 def _init_with_saturations(
-    sats: tuple[tuple[str, bytes], ...], initializer: Callable[..., Any] | None, initargs: tuple
+    sats: tuple[tuple[str, bytes], ...],
+    unsendable: tuple[tuple[str, str], ...],
+    initializer: Callable[..., Any] | None,
+    initargs: tuple,
 ) -> None:
     """Install the parent's saturations, then run the pool's own initializer. A saturation
-    that cannot be loaded here is said by every task of this worker (:func:`_checked_call`):
-    an initializer that raises leaves only a broken pool and a traceback."""
+    that cannot be loaded here (a script's, defined under its main guard) joins those the
+    parent could not send: a package naming it is refused with the reason, the others run
+    (s56; before, every task of the worker was refused). Anything else that fails here is said
+    by every task of this worker (:func:`_checked_call`): an initializer that raises leaves
+    only a broken pool and a traceback."""
     global _INIT_PROBLEM
+    from .errors import MemAuditError
     from .saturations import install_saturations
 
     try:
-        install_saturations(
-            tuple(loads_in_worker(blob, f"saturation {name!r}") for name, blob in sats)
-        )
+        loaded, unloaded = [], list(unsendable)
+        for name, blob in sats:
+            try:
+                loaded.append(loads_in_worker(blob, f"saturation {name!r}"))
+            except MemAuditError as exc:
+                unloaded.append((name, str(exc)))
+        install_saturations(tuple(loaded), tuple(unloaded))
     except Exception as exc:  # noqa: BLE001 - said by every task, see above
         _INIT_PROBLEM = str(exc)
         return

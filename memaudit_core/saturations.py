@@ -31,7 +31,7 @@ from typing import NoReturn
 import numpy as np
 
 from . import saturation_caches
-from .errors import SaturationError, UnknownNameError, cut_repr
+from .errors import MemAuditError, SaturationError, UnknownNameError, cut_repr
 from .readonly import ReadOnlyDict
 
 
@@ -721,20 +721,35 @@ def registered_saturations() -> tuple[Saturation, ...]:
     return tuple(s for n, s in SATURATIONS.items() if n not in BUILTIN_SATURATIONS)
 
 
-def install_saturations(sats: tuple[Saturation, ...]) -> None:
+#: In a worker process: the parent's saturations that could not be sent to it (defined in a
+#: notebook's ``__main__``, a lambda, ...), each with the parent's reason. Only a package
+#: naming one is refused, with that reason (s56: one such saturation registered refused
+#: every pool, whatever the packages used).
+UNSENDABLE_SATURATIONS: dict[str, str] = {}
+
+
+def install_saturations(
+    sats: tuple[Saturation, ...], unsendable: tuple[tuple[str, str], ...] = ()
+) -> None:
     """Give a worker process the saturations its parent registered (and checked): workers
-    start from a fresh import, which knows the built-in ones only."""
+    start from a fresh import, which knows the built-in ones only. ``unsendable``: (name,
+    reason) of those the parent could not send (:data:`UNSENDABLE_SATURATIONS`)."""
     for sat in sats:
         if not dict.__contains__(SATURATIONS, sat.name):
             dict.__setitem__(SATURATIONS, sat.name, sat)
             _CHECKED_UP_TO[sat.name] = CHECK_RANGE
+    UNSENDABLE_SATURATIONS.update(unsendable)
 
 
 def get_saturation(name: str) -> Saturation:
-    """The saturation named ``name``, or an :class:`UnknownNameError` listing the known ones."""
+    """The saturation named ``name``, or an :class:`UnknownNameError` listing the known ones
+    (in a worker, for one its parent could not send, the parent's reason)."""
     try:
         return dict.__getitem__(SATURATIONS, name)
     except (KeyError, TypeError):  # TypeError: an unhashable name such as a list
+        reason = UNSENDABLE_SATURATIONS.get(name) if isinstance(name, str) else None
+        if reason is not None:
+            raise MemAuditError(reason) from None
         raise UnknownNameError(
             f"unknown saturation {cut_repr(name)} (known: {', '.join(SATURATIONS)})"
         ) from None
@@ -746,6 +761,7 @@ __all__ = [
     "CHECK_RANGE",
     "SATURATIONS",
     "Saturation",
+    "UNSENDABLE_SATURATIONS",
     "assumed_saturation_note",
     "check_saturation",
     "check_saturation_on_package",

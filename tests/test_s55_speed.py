@@ -82,7 +82,7 @@ class _CountingPool(ThreadPoolExecutor):
     running = 0
     most = 0
 
-    def __init__(self, max_workers=None, mp_context=None, initializer=None):
+    def __init__(self, max_workers=None, mp_context=None, initializer=None, **_ignored):
         super().__init__(max_workers)
 
     def submit(self, fn, /, *args, **kwargs):

@@ -268,3 +268,99 @@ def test_a_locomo_speaker_with_a_space_gives_a_readable_warning_path(tmp_path):
             "message": "evidence link D2:99 names no turn",
         }
     ]
+
+
+# --------------------------------------------------------------------------- notebook saturations
+_NOTEBOOK = """
+import dataclasses, json, math
+import numpy as np
+import memaudit_core as ma
+from memaudit_core.saturations import Saturation, register_saturation
+from memaudit_core.suites import sweep_suite
+
+def h(z):
+    return np.log1p(2 * np.asarray(z, float))
+
+def h1(z):
+    return math.log1p(2 * z)
+
+def attempt(fn):
+    try:
+        return fn()
+    except ma.MemAuditError as exc:
+        return "ERROR " + str(exc)
+
+def table(res):
+    return sorted((r.package_id, r.budget, r.method, r.value, r.opt) for r in res.rows)
+
+register_saturation(Saturation("s56_nb", h, h1, "h(z) = ln(1 + 2z)", math.inf))
+pkgs = [ma.generate("memaudit-small", seed=s) for s in range(3)]
+out = {
+    "sweep": [attempt(lambda w=w: table(ma.sweep(pkgs, [2, 4], ["gvt"], workers=w)))
+              for w in (1, 2)],
+    "suite": [attempt(lambda w=w: table(sweep_suite(families=["memaudit-small:0-2"],
+                                                    budgets=[2, 4], writers=["gvt"],
+                                                    workers=w)))
+              for w in (1, 2)],
+}
+mixed = [*pkgs[:2], dataclasses.replace(pkgs[2], saturation="s56_nb")]
+out["mixed"] = attempt(lambda: table(ma.sweep(mixed, [2], ["gvt"], workers=2)))
+print(json.dumps(out))
+"""
+
+
+def test_a_notebooks_saturation_refuses_only_the_pools_that_use_it(tmp_path):
+    """A saturation registered in a notebook (here ``python -c``) cannot reach worker
+    processes; a sweep or suite that does not use it runs on them (s56: it was refused)."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [sys.executable, "-c", _NOTEBOOK],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    out = json.loads(done.stdout)
+    for key in ("sweep", "suite"):
+        one, two = out[key]
+        assert isinstance(one, list) and len(one) == 6, one
+        assert two == one, (key, two)
+    assert out["mixed"].startswith("ERROR saturation 's56_nb' is defined in __main__"), out
+    assert "workers=1" in out["mixed"]
+
+
+@pytest.fixture
+def unsent_nb():
+    from memaudit_core import saturations
+
+    yield
+    saturations.UNSENDABLE_SATURATIONS.pop("nb", None)
+
+
+def test_a_worker_names_why_a_saturation_was_not_sent(unsent_nb):
+    """In a worker, a package naming a saturation its parent could not send is refused with
+    the parent's reason, where it read "unknown saturation"."""
+    from memaudit_core import saturations
+    from memaudit_core.errors import PackageError, UnknownNameError
+    from memaudit_core.package import package_to_dict, parse_package
+
+    reason = "saturation 'nb' is defined in __main__ (a notebook ...)"
+    saturations.install_saturations((), (("nb", reason),))
+    with pytest.raises(ma.MemAuditError, match=r"defined in __main__") as info:
+        saturations.get_saturation("nb")
+    assert not isinstance(info.value, UnknownNameError)
+    doc = package_to_dict(ma.generate("update_chain"))
+    doc["objective"] = {"saturation": "nb"}
+    with pytest.raises(PackageError) as info:
+        parse_package(doc, "pkg.json")
+    (problem,) = [p for p in info.value.problems if p.path == "$.objective.saturation"]
+    assert (problem.rule, problem.message) == ("known-saturation", reason)
+    with pytest.raises(UnknownNameError, match="unknown saturation 'other'"):
+        saturations.get_saturation("other")

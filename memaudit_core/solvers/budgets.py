@@ -430,6 +430,7 @@ def _solve_in_workers(
         mp_context=pool_context(),
         initializer=_init_worker,
         initargs=(inst,),
+        saturations_used=(inst.saturation,),
     )
     try:
         while pending or running:
