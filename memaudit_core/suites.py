@@ -1579,8 +1579,16 @@ def _read_text(src: PackageSource) -> str | None:
     known already, which loading raises)."""
     if src.kind != "file" or src.problem is not None:
         return None
+    path = Path(src.ref)
+    if path.is_dir() or path.suffix.lower() == ".zip":
+        # An artifact package (a folder or a zip of JSONL tables), which a worker may not be
+        # able to read: read here, sent as its canonical JSON, which loads there to the same
+        # content hash (s56: it was refused on Dask). Its problems raise here, located.
+        from .package import load_package, package_to_dict
+
+        return json.dumps(package_to_dict(load_package(path)), ensure_ascii=False)
     try:
-        return Path(src.ref).read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except OSError as exc:
         why = f"cannot read file: {exc.strerror or exc}"
         raise PackageError(src.label, [Problem("$", "readable", why)]) from None

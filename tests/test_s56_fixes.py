@@ -364,3 +364,47 @@ def test_a_worker_names_why_a_saturation_was_not_sent(unsent_nb):
     assert (problem.rule, problem.message) == ("known-saturation", reason)
     with pytest.raises(UnknownNameError, match="unknown saturation 'other'"):
         saturations.get_saturation("other")
+
+
+# --------------------------------------------------------------------------- Dask and artifacts
+@pytest.fixture(scope="module")
+def dask_scheduler():
+    """A local Dask cluster of one worker process."""
+    from dask.distributed import LocalCluster
+
+    cluster = LocalCluster(
+        n_workers=1,
+        processes=True,
+        threads_per_worker=1,
+        host="127.0.0.1",
+        scheduler_port=0,
+        dashboard_address=":0",
+    )
+    try:
+        yield cluster.scheduler_address
+    finally:
+        cluster.close()
+
+
+def test_a_dask_suite_sweeps_an_artifact_zip_as_one_process_does(tmp_path, dask_scheduler):
+    from memaudit_core.suites import sweep_suite
+
+    zipped = tmp_path / "veg.zip"
+    zipped.write_bytes(_zip_bytes(_artifact_files()))
+    plain = tmp_path / "chain.json"
+    plain.write_bytes((SAMPLES / "update_chain.json").read_bytes())
+    kw = {"paths": [str(zipped), str(plain)], "budgets": [4, 8], "writers": ["gvt", "density"]}
+    alone = sweep_suite(**kw)
+    on_dask = sweep_suite(**kw, scheduler=dask_scheduler)
+
+    def table(res):
+        return sorted((r.package_id, r.budget, r.method, r.value, r.opt) for r in res.rows)
+
+    assert not alone.errors and not on_dask.errors, (alone.errors, on_dask.errors)
+    assert {r.package_id for r in on_dask.rows} == {"artifact-veg", "update_chain"}
+    assert table(on_dask) == table(alone) and len(table(alone)) == 8
+    # A broken zip is still one located problem, listed like any other.
+    bad = tmp_path / "bad.zip"
+    bad.write_bytes(b"PK\x03\x04 not a zip")
+    with pytest.raises(ma.MemAuditError, match=r"bad\.zip"):
+        sweep_suite(paths=[str(bad)], budgets=[4], writers=["gvt"], scheduler=dask_scheduler)
