@@ -39,9 +39,8 @@ import threading
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import networkx as nx
 import numpy as np
 
 from .analysis import (
@@ -65,6 +64,9 @@ from .saturation_caches import forget_on_replace
 from .shortrepr import brief, count, num, short_repr
 from .solvers import check_budget, value_text
 from .versions import EXPLANATION_WORDING, RESULT_VERSION
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 #: Kind buckets of the Compare page's loss chart: (label, kinds). Kinds not listed -> "other".
 KIND_BUCKETS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -2746,6 +2748,10 @@ def _graph(
     def covering(r: int) -> set[int]:
         lo, hi = csc.indptr[r], csc.indptr[r + 1]
         return {int(i) for i, a in zip(csc.indices[lo:hi], csc.data[lo:hi], strict=True) if a > 0}
+
+    # Here, not with the module: 0.2 s that `score`, Compare and every app start paid for the
+    # Evidence explorer's graph alone (s56).
+    import networkx as nx
 
     def build(unit_positions: Sequence[int], only: set[int] | None = None) -> nx.DiGraph:
         g = nx.DiGraph()

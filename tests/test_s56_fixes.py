@@ -408,3 +408,28 @@ def test_a_dask_suite_sweeps_an_artifact_zip_as_one_process_does(tmp_path, dask_
     bad.write_bytes(b"PK\x03\x04 not a zip")
     with pytest.raises(ma.MemAuditError, match=r"bad\.zip"):
         sweep_suite(paths=[str(bad)], budgets=[4], writers=["gvt"], scheduler=dask_scheduler)
+
+
+# --------------------------------------------------------------------------- imports
+def test_compare_score_and_the_apps_modules_import_without_networkx():
+    """networkx (0.2 s) loads with the Evidence explorer's graph, not with explain: `score`,
+    the Compare page and every app start imported it for nothing."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import memaudit_core as ma, memaudit_core.explain, memaudit_core.cli\n"
+        "import memaudit_ui.frame, memaudit_ui.render, memaudit_ui.figures, memaudit_ui.cached\n"
+        "print('networkx' in sys.modules)\n"
+        "pkg = ma.generate('update_chain')\n"
+        "ma.compare_view(pkg, 6, writer='density')\n"
+        "print('networkx' in sys.modules)\n"
+        "view = ma.evidence_view(pkg, 6, writer='density')\n"
+        "print('networkx' in sys.modules, view.graph.n_nodes > 0)\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root
+    ).stdout.split()
+    assert out == ["False", "False", "True", "True"]
