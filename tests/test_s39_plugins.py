@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from cli_utils import run_cli
+from dask_utils import local_cluster
 from streamlit.testing.v1 import AppTest
 
 import memaudit_core as ma
@@ -50,20 +51,8 @@ def _clean(monkeypatch):
 def scheduler():
     """A local Dask cluster started before any test registers a writer or sets a timeout:
     its worker processes know only what a sweep sends them."""
-    from dask.distributed import LocalCluster
-
-    cluster = LocalCluster(
-        n_workers=1,
-        processes=True,
-        threads_per_worker=1,
-        host="127.0.0.1",
-        scheduler_port=0,
-        dashboard_address=":0",
-    )
-    try:
-        yield cluster.scheduler_address
-    finally:
-        cluster.close()
+    with local_cluster() as address:
+        yield address
 
 
 def _sweep_json(*argv: str) -> tuple[int, dict, str]:

@@ -133,28 +133,12 @@ def _brute_sqrt_opt(budget: float) -> float:
 
 
 def test_a_dask_sweep_knows_the_registered_saturations(tmp_path) -> None:
-    from dask.distributed import LocalCluster
+    from dask_utils import local_cluster
 
-    with registered_saturation(SQRT):
+    with registered_saturation(SQRT), local_cluster() as address:
         path = tmp_path / "sq.json"
         path.write_text(dumps_package(_sqrt_package()))
-        cluster = LocalCluster(
-            n_workers=1,
-            processes=True,
-            threads_per_worker=1,
-            host="127.0.0.1",
-            scheduler_port=0,
-            dashboard_address=":0",
-        )
-        try:
-            res = sweep_suite(
-                [str(path)],
-                budgets=[2.0, 3.0],
-                writers=["gvt"],
-                scheduler=cluster.scheduler_address,
-            )
-        finally:
-            cluster.close()
+        res = sweep_suite([str(path)], budgets=[2.0, 3.0], writers=["gvt"], scheduler=address)
     assert not res.errors, res.errors
     assert [(r.budget, r.method) for r in res.rows] == [(2.0, "gvt"), (3.0, "gvt")]
     for row in res.rows:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from cli_utils import run_cli
+from dask_utils import local_cluster
 
 import memaudit_core as ma
 from memaudit_core.errors import MemAuditError
@@ -282,20 +283,8 @@ def test_a_notebooks_writer_and_saturation_are_refused_before_any_worker(tmp_pat
 def scheduler():
     """A local Dask cluster of one worker process, started before any writer is registered:
     it knows only what a sweep sends it."""
-    from dask.distributed import LocalCluster
-
-    cluster = LocalCluster(
-        n_workers=1,
-        processes=True,
-        threads_per_worker=1,
-        host="127.0.0.1",
-        scheduler_port=0,
-        dashboard_address=":0",
-    )
-    try:
-        yield cluster.scheduler_address
-    finally:
-        cluster.close()
+    with local_cluster() as address:
+        yield address
 
 
 def test_dask_workers_run_registered_writers_closures_included(tmp_path, scheduler):

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from cli_utils import run_cli
+from dask_utils import local_cluster
 
 import memaudit_core as ma
 from memaudit_core.errors import display_width, id_text
@@ -370,20 +371,8 @@ def test_a_worker_names_why_a_saturation_was_not_sent(unsent_nb):
 @pytest.fixture(scope="module")
 def dask_scheduler():
     """A local Dask cluster of one worker process."""
-    from dask.distributed import LocalCluster
-
-    cluster = LocalCluster(
-        n_workers=1,
-        processes=True,
-        threads_per_worker=1,
-        host="127.0.0.1",
-        scheduler_port=0,
-        dashboard_address=":0",
-    )
-    try:
-        yield cluster.scheduler_address
-    finally:
-        cluster.close()
+    with local_cluster() as address:
+        yield address
 
 
 def test_a_dask_suite_sweeps_an_artifact_zip_as_one_process_does(tmp_path, dask_scheduler):
