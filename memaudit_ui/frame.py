@@ -1019,7 +1019,7 @@ def frame(
             on_change=_handle_upload,
             help=f"Validated before use; files above {sources.MAX_UPLOAD_MB} MB are refused. A "
             ".zip is read as an artifact package (its JSONL tables), as `memaudit import "
-            "artifact` reads it.",
+            f"artifact` reads it, if they unpack to at most {sources.MAX_UPLOAD_MB} MB.",
         )
         upload_error = st.session_state.get("ma_upload_error")
         if upload_error and upload_error[-1] != key:

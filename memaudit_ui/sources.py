@@ -419,27 +419,55 @@ def register_upload(name: str, data: bytes, max_mb: float = MAX_UPLOAD_MB) -> tu
         )
     # An artifact zip is read as `memaudit validate x.zip` reads it (load_package); any other
     # file as a JSON package (s56: the app refused the zip with the import command to run).
-    pkg = _load_artifact_upload(name, data) if data[:4] in ZIP_MAGICS else loads_package(data, name)
+    if data[:4] in ZIP_MAGICS:
+        pkg, n_bytes = _load_artifact_upload(name, data, max_mb)
+    else:
+        pkg, n_bytes = loads_package(data, name), len(data)
     digest = upload_digest(data)
     # The same bytes uploaded again (by any session) keep the package stored first: another
     # session's file name must not replace it (QA s20a).
-    pkg = _upload_registry().add(digest, pkg, len(data))
+    pkg = _upload_registry().add(digest, pkg, n_bytes)
     return f"upload:{digest}", pkg
 
 
-def _load_artifact_upload(name: str, data: bytes) -> Package:
-    """An uploaded zip read as an artifact package, under the upload's name: problems name
-    the file as uploaded, and a package without a manifest id is named after it as the CLI
-    names one after its zip (the bytes are read from a temporary copy of that name)."""
+def _load_artifact_upload(name: str, data: bytes, max_mb: float) -> tuple[Package, int]:
+    """An uploaded zip read as an artifact package, under the upload's name, and the bytes its
+    files unpack to. Problems name the file as uploaded, and a package without a manifest id
+    is named after it as the CLI names one after its zip (the bytes are read from a temporary
+    copy of that name).
+
+    The upload cap holds for what the zip unpacks to, as for a JSON file: a 50 MB zip of
+    tables unpacks to about 500 MB, a package of gigabytes in the server's memory. The
+    registry counts the unpacked size too."""
+    import io
+    import zipfile
+
     from memaudit_core.importers.artifact import load_artifact_package
 
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            unpacked = sum(i.file_size for i in zf.infolist() if not i.is_dir())
+    except (zipfile.BadZipFile, OSError, ValueError):
+        unpacked = len(data)  # not readable: the artifact reader says why
+    if unpacked > max_mb * 1e6:
+        raise PackageError(
+            name,
+            [
+                Problem(
+                    "$",
+                    "upload-size",
+                    f"the zip unpacks to {unpacked / 1e6:.1f} MB; uploads above {max_mb:g} MB "
+                    "(unpacked) are refused: `memaudit import artifact` reads it",
+                )
+            ],
+        )
     base = Path(name.replace("\\", "/")).name
     if base in ("", ".", "..") or "\x00" in base:
         base = "upload.zip"
     with tempfile.TemporaryDirectory(prefix="memaudit-upload-") as folder:
         path = Path(folder) / base
         path.write_bytes(data)
-        return load_artifact_package(path, source=name)
+        return load_artifact_package(path, source=name), max(unpacked, len(data))
 
 
 def describe_key(key: str, file_name: str | None = None) -> str:

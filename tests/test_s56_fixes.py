@@ -136,7 +136,7 @@ def _zip_bytes(files: dict[str, bytes]) -> bytes:
     import zipfile
 
     buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for name, data in files.items():
             zf.writestr(name, data)
     return buf.getvalue()
@@ -422,3 +422,29 @@ def test_compare_score_and_the_apps_modules_import_without_networkx():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root
     ).stdout.split()
     assert out == ["False", "False", "True", "True"]
+
+
+def test_an_artifact_zip_upload_is_capped_by_what_it_unpacks_to(tmp_path, monkeypatch):
+    """A 50 MB zip of tables unpacks to about 500 MB: the upload cap holds for the unpacked
+    size, and the server's upload registry counts that size."""
+    import tempfile
+
+    from memaudit_core.errors import PackageError
+    from memaudit_ui import sources
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    files = _artifact_files()
+    padded = {**files, "notes.txt": b" " * 200_000}  # compresses to almost nothing
+    data = _zip_bytes(padded)
+    unpacked = sum(len(v) for v in padded.values())
+    assert len(data) < 0.1e6 < unpacked
+    with pytest.raises(PackageError) as info:
+        sources.register_upload("big.zip", data, max_mb=0.1)
+    (problem,) = info.value.problems
+    assert (problem.path, problem.rule) == ("$", "upload-size")
+    assert f"the zip unpacks to {unpacked / 1e6:.1f} MB" in problem.message
+    assert list(tmp_path.iterdir()) == []  # refused before anything was written
+    registry = sources.UploadRegistry()
+    monkeypatch.setattr(sources, "_upload_registry", lambda: registry)
+    key, _pkg = sources.register_upload("big.zip", data, max_mb=1)
+    assert registry._held[key.split(":", 1)[1]][1] == unpacked
