@@ -67,6 +67,8 @@ def test_the_explanation_quotes_the_optimums_odd_candidate_ids(lookalike, tmp_pa
     saved.write_text(json.dumps(view.to_dict()))
     rc, out, err = run_cli("show", str(saved))
     assert rc == 0, err
+    # The explanation is wrapped at 100 columns, as `score` wraps it (s56): read its words.
+    out = " ".join(out.split())
     # 'c2 ' is not the store's own c2, 'a, b' one memory, x\ny one line.
     assert "covered it with 'c2 ' (atomic_fact" in out
     assert "covered it with 'a, b' (tombstone" in out
