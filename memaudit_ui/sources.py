@@ -462,7 +462,8 @@ def _load_artifact_upload(name: str, data: bytes, max_mb: float) -> tuple[Packag
             ],
         )
     base = Path(name.replace("\\", "/")).name
-    if base in ("", ".", "..") or "\x00" in base:
+    # A name no file can have (a file system takes 255 bytes at most): the CLI never sees one.
+    if base in ("", ".", "..") or "\x00" in base or len(base.encode("utf-8", "replace")) > 240:
         base = "upload.zip"
     with tempfile.TemporaryDirectory(prefix="memaudit-upload-") as folder:
         path = Path(folder) / base

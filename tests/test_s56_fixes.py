@@ -207,7 +207,9 @@ def test_a_zipped_package_upload_says_to_unzip_it():
     assert "[rule: file-type]" in shown, shown
 
 
-@pytest.mark.parametrize("name", ["../../escape.zip", "..", "dir\\sub\\win.zip", ""])
+@pytest.mark.parametrize(
+    "name", ["../../escape.zip", "..", "dir\\sub\\win.zip", "", "記" * 100 + ".zip"]
+)
 def test_an_upload_name_never_leaves_the_temporary_folder(tmp_path, monkeypatch, name):
     import tempfile
 
