@@ -7,11 +7,15 @@ from concurrent.futures import ThreadPoolExecutor
 from memaudit_core.compiled import compile_package
 from memaudit_core.generators import generate
 from memaudit_core.solvers import budgets as budgets_module
-from memaudit_core.solvers import solve, solve_budgets
+from memaudit_core.solvers import milp, solve, solve_budgets
 
 
 class _RecordingPool(ThreadPoolExecutor):
-    """The budget sweep's pool in threads: records each budget as it is handed out."""
+    """The budget sweep's pool in threads: records each budget as it is handed out. Its
+    threads run the pool's initializer in this process, so the test replaces the part of it
+    that sets up a worker process (HiGHS's scheduler and threads, signals, the parent watch):
+    left in place, it put every later HiGHS run of the test session on one thread with a
+    reset scheduler, and a later property test failed with HiGHS's "Solve error"."""
 
     handed_out: list[float] = []
 
@@ -32,6 +36,9 @@ def test_pooled_budget_sweep_hands_out_budgets_largest_first(monkeypatch):
     budgets = [6.0, 30.0, 12.0, 24.0, 18.0, 9.0]
     monkeypatch.setattr(budgets_module, "SolverPool", _RecordingPool)
     monkeypatch.setattr(budgets_module, "pool_context", lambda: None)
+    monkeypatch.setattr(budgets_module, "init_solver_worker", lambda: None)
+    monkeypatch.setattr(budgets_module, "_WORKER_INST", None)
+    threads = milp.HIGHS_THREADS
     monkeypatch.setattr(_RecordingPool, "handed_out", [])
     res = solve_budgets(inst, budgets, "bnb", cross_check=False, workers=2)
     order = _RecordingPool.handed_out
@@ -42,3 +49,4 @@ def test_pooled_budget_sweep_hands_out_budgets_largest_first(monkeypatch):
     for b, r in zip(budgets, res, strict=True):
         ref = solve(inst, b, "brute")
         assert r.certified and r.value == ref.value and r.selected_idx == ref.selected_idx
+    assert milp.HIGHS_THREADS == threads  # the test process kept its own HiGHS settings
