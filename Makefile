@@ -20,7 +20,7 @@ INSTALL_DEPS := requirements.txt requirements-dev.txt pyproject.toml $(wildcard 
 help:
 	@echo "make setup     create .venv and install requirements-dev.txt + the package (idempotent)"
 	@echo "make chromium  apt-get install Debian chromium if /usr/bin/chromium is missing"
-	@echo "make run       streamlit app on PORT=$(PORT)"
+	@echo "make run       streamlit app on PORT=$(PORT) (python -m memaudit_ui.serve)"
 	@echo "make test      full pytest suite, browser tests included (PYTEST_ARGS=... to narrow)"
 	@echo "make lint      ruff check + ruff format --check"
 	@echo "make fmt       ruff format + ruff check --fix"
@@ -47,7 +47,7 @@ chromium:
 	@$(CHROMIUM) --version
 
 run: setup
-	$(PY) -m streamlit run app.py --server.headless true --browser.gatherUsageStats false \
+	$(PY) -m memaudit_ui.serve --server.headless true --browser.gatherUsageStats false \
 		--server.port $(PORT)
 
 # Writes pytest's own exit code to test-output/pytest-exit-code so .ci/run can

@@ -73,17 +73,23 @@ def free_port() -> int:
 
 
 def start_streamlit(
-    log_path: Path, port: int | None = None, timeout_s: float = 60.0, *, prefetch: bool = True
+    log_path: Path,
+    port: int | None = None,
+    timeout_s: float = 60.0,
+    *,
+    prefetch: bool = True,
+    warm: bool = True,
 ):
-    """Start ``streamlit run app.py`` on 127.0.0.1; return (process, base_url) once healthy.
-    ``prefetch``: the app's background views of neighbouring budgets (on, as shipped)."""
+    """Start the app on 127.0.0.1; return (process, base_url) once healthy.
+    ``prefetch``: the app's background views of neighbouring budgets (on, as shipped).
+    ``warm``: as ``make run`` starts it (``python -m memaudit_ui.serve``: the app's modules
+    imported before the server starts); False: plain ``streamlit run app.py``."""
     port = port or free_port()
+    entry = ["memaudit_ui.serve"] if warm else ["streamlit", "run", "app.py"]
     cmd = [
         sys.executable,
         "-m",
-        "streamlit",
-        "run",
-        "app.py",
+        *entry,
         "--server.headless",
         "true",
         "--server.port",

@@ -150,8 +150,11 @@ def full_screenshot(page: Page, path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def cold_server():
-    """A server of its own, first hit by test_cold_deep_link (see the module docstring)."""
-    proc, base_url = start_streamlit(REPO_ROOT / "test-output" / "streamlit-cold.log")
+    """A server of its own, first hit by test_cold_deep_link (see the module docstring).
+
+    Plain ``streamlit run app.py``, the coldest start (``make run``'s ``memaudit_ui.serve``
+    imports the pages' modules before the first session; the session's server runs that)."""
+    proc, base_url = start_streamlit(REPO_ROOT / "test-output" / "streamlit-cold.log", warm=False)
     try:
         yield base_url
     finally:

@@ -1,0 +1,138 @@
+"""Fifty-eighth session: ``make run`` starts the app with ``python -m memaudit_ui.serve``, which
+imports the page scripts' modules (and loads HiGHS) before the server starts, so that the first
+page opened does not wait for them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from browser_utils import REPO_ROOT, wait_idle
+
+from memaudit_ui import serve
+
+PAGE_MODULES = [
+    "streamlit",
+    "pandas",
+    "memaudit_ui.cached",
+    "memaudit_ui.figures",
+    "memaudit_ui.frame",
+    "memaudit_ui.render",
+    "memaudit_core.union",
+    "memaudit_core.generators",
+]
+
+
+def _python(code: str) -> subprocess.CompletedProcess:
+    """``code`` in a fresh interpreter (nothing imported yet), from the repository root."""
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_app_imports_lists_top_level_absolute_imports_in_order(tmp_path: Path) -> None:
+    (tmp_path / "pages").mkdir()
+    (tmp_path / "app.py").write_text(
+        "from __future__ import annotations\n"
+        "import math, json as js\n"
+        "from memaudit_ui import cached\n"
+        "from . import sibling\n"
+        "def later():\n"
+        "    import inside_a_function\n"
+    )
+    (tmp_path / "pages" / "2_b.py").write_text("import zlib\nimport math\n")
+    (tmp_path / "pages" / "1_a.py").write_text("from memaudit_core.solvers import solve\n")
+    (tmp_path / "pages" / "notes.txt").write_text("import not_python\n")
+
+    names = serve.app_imports(serve.page_scripts(tmp_path))
+
+    assert names == [
+        "math",
+        "json",
+        "memaudit_ui",
+        "memaudit_ui.cached",
+        "memaudit_core.solvers",
+        "memaudit_core.solvers.solve",
+        "zlib",
+    ]
+
+
+def test_page_scripts_are_the_home_page_then_the_pages() -> None:
+    scripts = serve.page_scripts()
+    assert scripts[0] == REPO_ROOT / "app.py"
+    assert scripts[1:] == sorted((REPO_ROOT / "pages").glob("*.py"))
+    assert len(scripts) == 8
+
+
+def test_import_app_modules_imports_the_pages_modules_quietly() -> None:
+    done = _python(
+        f"""
+        import json, sys
+        from memaudit_ui import serve
+        before = [m in sys.modules for m in {PAGE_MODULES!r}]
+        imported = serve.import_app_modules()
+        print(json.dumps({{
+            "before": before,
+            "after": [m in sys.modules for m in {PAGE_MODULES!r}],
+            "imported": imported,
+        }}))
+        """
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    # serve itself imports none of them; import_app_modules imports every one.
+    assert result["before"] == [False] * len(PAGE_MODULES)
+    assert result["after"] == [True] * len(PAGE_MODULES)
+    assert set(PAGE_MODULES) <= set(result["imported"])
+    # Names of functions and constants (``from memaudit_ui.frame import frame``) are not
+    # modules, and are not reported as imported.
+    assert "memaudit_ui.frame.frame" not in result["imported"]
+    assert "memaudit_core.analysis.CUT_TO_FIT" not in result["imported"]
+    # st.cache_data decorated before Streamlit's runtime exists logs a warning per function.
+    assert "No runtime found" not in done.stderr
+
+
+def test_warm_up_loads_highspy_which_the_pages_import_lazily() -> None:
+    done = _python(
+        """
+        import sys
+        from memaudit_ui import serve
+        serve.import_app_modules()
+        print("highspy" in sys.modules)
+        serve.warm_up()
+        print("highspy" in sys.modules)
+        """
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True"]
+
+
+def test_make_run_starts_the_app_through_serve() -> None:
+    done = subprocess.run(
+        ["make", "-n", "run"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert "-m memaudit_ui.serve" in done.stdout
+    assert "streamlit run" not in done.stdout
+
+
+def test_the_served_app_opens_its_home_page(streamlit_server, browser) -> None:
+    """The session's server is started as ``make run`` starts it; its first page renders."""
+    log = (REPO_ROOT / "test-output" / "streamlit-server.log").read_text()
+    assert "MemAudit: app modules imported in" in log
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        page = context.new_page()
+        page.goto(streamlit_server + "/")
+        wait_idle(page, 120_000)
+        assert page.locator("h1").first.inner_text().startswith("Overview")
+        assert page.locator("[data-testid=stException]").count() == 0
+    finally:
+        context.close()
