@@ -39,7 +39,8 @@ def app_imports(scripts: Sequence[Path] | None = None) -> list[str]:
 
     ``from package import name`` lists ``package.name`` as well when that is a module (the
     pages import ``from memaudit_ui import cached``); relative imports and ``__future__`` are
-    left out.
+    left out. A script that cannot be read or parsed is skipped: its page shows the error
+    when it runs, as it would have without this.
 
     Examples
     --------
@@ -49,7 +50,10 @@ def app_imports(scripts: Sequence[Path] | None = None) -> list[str]:
     """
     names: list[str] = []
     for script in page_scripts() if scripts is None else scripts:
-        tree = ast.parse(Path(script).read_text(encoding="utf-8"), filename=str(script))
+        try:
+            tree = ast.parse(Path(script).read_text(encoding="utf-8"), filename=str(script))
+        except (OSError, SyntaxError, ValueError):
+            continue
         for node in tree.body:
             if isinstance(node, ast.Import):
                 found = [alias.name for alias in node.names]
@@ -119,10 +123,23 @@ def warm_up() -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``streamlit run app.py *argv`` after :func:`warm_up`."""
+    """``streamlit run app.py *argv`` after :func:`warm_up`.
+
+    The server starts whatever the warm-up meets: an error in the app's code is then shown
+    by the page that runs it, as under plain ``streamlit run``.
+    """
     args = list(sys.argv[1:] if argv is None else argv)
-    seconds = warm_up()
-    print(f"MemAudit: app modules imported in {seconds:.1f} s; starting the server", flush=True)
+    try:
+        seconds = warm_up()
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # noqa: BLE001 - reported by the page that meets it
+        print(
+            f"MemAudit: warm-up stopped ({type(exc).__name__}: {exc}); starting the server",
+            flush=True,
+        )
+    else:
+        print(f"MemAudit: app modules imported in {seconds:.1f} s; starting the server", flush=True)
     from streamlit.web import cli
 
     return cli.main(args=["run", str(APP_SCRIPT), *args], prog_name="streamlit")

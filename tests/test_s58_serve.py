@@ -136,3 +136,33 @@ def test_the_served_app_opens_its_home_page(streamlit_server, browser) -> None:
         assert page.locator("[data-testid=stException]").count() == 0
     finally:
         context.close()
+
+
+def test_a_script_that_does_not_parse_is_skipped(tmp_path: Path) -> None:
+    (tmp_path / "pages").mkdir()
+    (tmp_path / "app.py").write_text("import zlib\n")
+    (tmp_path / "pages" / "1_broken.py").write_text("import json\ndef half(:\n")
+    (tmp_path / "pages" / "2_fine.py").write_text("import math\n")
+    assert serve.app_imports(serve.page_scripts(tmp_path)) == ["zlib", "math"]
+
+
+def test_the_server_starts_when_the_warm_up_fails(monkeypatch, capsys) -> None:
+    """An error in the app's code is for its page to show (as under plain ``streamlit run``),
+    not a reason to refuse to start."""
+    from streamlit.web import cli
+
+    started = []
+
+    def broken() -> float:
+        raise ValueError("a bug in a page's module")
+
+    def fake_cli_main(args, prog_name):
+        started.append((args, prog_name))
+        return 0
+
+    monkeypatch.setattr(serve, "warm_up", broken)
+    monkeypatch.setattr(cli, "main", fake_cli_main)
+    assert serve.main(["--server.port", "8999"]) == 0
+    assert started == [(["run", str(REPO_ROOT / "app.py"), "--server.port", "8999"], "streamlit")]
+    out = capsys.readouterr().out
+    assert "warm-up stopped (ValueError: a bug in a page's module); starting the server" in out
