@@ -76,6 +76,9 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -316,24 +319,61 @@ def _finish(
     )
 
 
+_TieTable = tuple[list[list[int]], np.ndarray, np.ndarray]
+#: Per instance, the tables of its last :data:`TIE_TABLES_PER_INSTANCE` budgets: the Overview
+#: explains every writer's store at one budget, and the table does not depend on the store.
+#: Keyed by the budget and the limits in force (they decide whether a table is built).
+_TIE_TABLES: weakref.WeakKeyDictionary[
+    CompiledInstance, OrderedDict[tuple[float, int, int], _TieTable | None]
+]
+_TIE_TABLES = weakref.WeakKeyDictionary()
+_TIE_TABLES_LOCK = threading.Lock()
+TIE_TABLES_PER_INSTANCE = 4
+
+
+def _tie_table(inst: CompiledInstance, budget: float) -> _TieTable | None:
+    """Every store :func:`_fitting_stores` finds at ``budget``, with each one's cost and F
+    (as NumPy sums: :func:`_enumerate_ties` checks its picks exactly); None when there are
+    too many. Kept for the instance's last few budgets."""
+    key = (budget, TIE_ENUM_MAX, TIE_ENUM_CELLS)
+    with _TIE_TABLES_LOCK:
+        tables = _TIE_TABLES.setdefault(inst, OrderedDict())
+        if key in tables:
+            tables.move_to_end(key)
+            return tables[key]
+    table = None
+    combos = _fitting_stores(inst, budget, TIE_ENUM_MAX)
+    # Too many, or few stores of very many units: the search is cheaper.
+    if combos is not None and len(combos) * max(inst.n_units, 1) <= TIE_ENUM_CELLS:
+        rows = np.repeat(np.arange(len(combos)), [len(c) for c in combos])
+        cols = np.fromiter(itertools.chain.from_iterable(combos), dtype=np.int64, count=rows.size)
+        pick = sparse.csr_matrix(
+            (np.ones(rows.size), (rows, cols)), shape=(len(combos), inst.n_candidates)
+        )
+        cost = pick @ np.asarray(inst.cost, dtype=float)
+        z = (pick @ inst.coverage).toarray()
+        h = get_saturation(inst.saturation).h
+        values = h(z) @ np.asarray(inst.weight, dtype=float)
+        cost.setflags(write=False)
+        values.setflags(write=False)
+        table = (combos, cost, values)
+    with _TIE_TABLES_LOCK:
+        tables[key] = table
+        while len(tables) > TIE_TABLES_PER_INSTANCE:
+            tables.popitem(last=False)
+    return table
+
+
 def _enumerate_ties(
     inst: CompiledInstance, budget: float, target: float, tol: float, rank: _TieRank
 ) -> tuple[int, ...] | None:
     """The tie rule's pick among every store with F within ``tol`` of ``target`` that fits
     ``budget``; None when more than :data:`TIE_ENUM_MAX` stores fit (or their coverage cells
     exceed :data:`TIE_ENUM_CELLS`)."""
-    combos = _fitting_stores(inst, budget, TIE_ENUM_MAX)
-    if combos is None or len(combos) * max(inst.n_units, 1) > TIE_ENUM_CELLS:
-        return None  # too many, or few stores of very many units: the search is cheaper
-    rows = np.repeat(np.arange(len(combos)), [len(c) for c in combos])
-    cols = np.fromiter(itertools.chain.from_iterable(combos), dtype=np.int64, count=rows.size)
-    pick = sparse.csr_matrix(
-        (np.ones(rows.size), (rows, cols)), shape=(len(combos), inst.n_candidates)
-    )
-    cost = pick @ np.asarray(inst.cost, dtype=float)
-    z = (pick @ inst.coverage).toarray()
-    h = get_saturation(inst.saturation).h
-    values = h(z) @ np.asarray(inst.weight, dtype=float)
+    table = _tie_table(inst, budget)
+    if table is None:
+        return None
+    combos, cost, values = table
     b_eff = budget_with_tolerance(budget)
     near = np.flatnonzero((cost <= b_eff * (1 + 1e-12)) & (np.abs(values - target) <= 2 * tol))
     found = [
