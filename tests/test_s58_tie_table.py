@@ -108,3 +108,19 @@ def test_the_table_lists_every_fitting_store_with_its_cost_and_value(seed: int) 
         assert c == pytest.approx(inst.selection_cost(combo), rel=1e-12, abs=1e-12)
         assert v == pytest.approx(evaluate(inst, tuple(combo)), rel=1e-9, abs=1e-12)
     assert not cost.flags.writeable and not values.flags.writeable
+
+
+def test_entries_gather_what_scipy_row_indexing_gives() -> None:
+    """The tie search's direct gather of coverage rows, against scipy's ``[rows].tocoo()``
+    (same entries in the same order, so F's changes are summed in the same order)."""
+    import numpy as np
+
+    inst = compile_package(generate("event_graph", seed=3, n_experiences=60))
+    rng = np.random.default_rng(0)
+    for size in [0, 1, 2, 5, 12] * 20:
+        rows = rng.choice(inst.n_candidates, size=size, replace=False).astype(np.int64)
+        expected = inst.coverage[rows].tocoo()
+        row, col, amount = closest._entries(inst, rows)
+        assert np.array_equal(row, expected.row)
+        assert np.array_equal(col, expected.col)
+        assert np.array_equal(amount, expected.data)
