@@ -105,7 +105,8 @@ def _is_submodule(name: str) -> bool:
 
 
 def warm_up() -> float:
-    """Import the app's modules and run one small Overview; returns the seconds it took."""
+    """Import the app's modules, run one small Overview and one HiGHS solve; returns the
+    seconds it took."""
     started = time.perf_counter()
     import_app_modules()
     from memaudit_core import reports
