@@ -93,6 +93,7 @@ from .compiled import (
     search_limit,
 )
 from .objective import coverage_of, evaluate, get_saturation
+from .saturation_caches import instance_cache
 from .solvers import value_unit
 from .solvers.orbits import align
 
@@ -328,11 +329,12 @@ def _finish(
 _TieTable = tuple[list[list[int]], np.ndarray, np.ndarray]
 #: Per instance, the tables of its last :data:`TIE_TABLES_PER_INSTANCE` budgets: the Overview
 #: explains every writer's store at one budget, and the table does not depend on the store.
-#: Keyed by the budget and the limits in force (they decide whether a table is built).
+#: Keyed by the budget and the limits in force (they decide whether a table is built); the
+#: values depend on h, so a replaced saturation drops its instances' tables.
 _TIE_TABLES: weakref.WeakKeyDictionary[
     CompiledInstance, OrderedDict[tuple[float, int, int], _TieTable | None]
 ]
-_TIE_TABLES = weakref.WeakKeyDictionary()
+_TIE_TABLES = instance_cache()
 _TIE_TABLES_LOCK = threading.Lock()
 TIE_TABLES_PER_INSTANCE = 4
 
