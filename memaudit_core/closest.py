@@ -631,6 +631,33 @@ def _entries(inst: CompiledInstance, rows: np.ndarray) -> tuple[np.ndarray, ...]
     return np.repeat(np.arange(rows.size), lens), cov.indices[pos], cov.data[pos]
 
 
+def _shared_entry_pairs(
+    in_col: np.ndarray, out_col: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every (added entry, dropped entry) pair on the same unit: their positions in
+    ``in_col`` / ``out_col`` and the unit, ordered by unit, then added entry, then dropped entry
+    (a per-unit loop over ``np.ix_`` blocks was half of the Overview's tie search).
+
+    >>> _shared_entry_pairs(np.array([4, 7, 4]), np.array([7, 4, 9, 7]))
+    (array([0, 2, 1, 1]), array([1, 1, 0, 3]), array([4, 4, 7, 7]))
+    """
+    shared = np.intersect1d(in_col, out_col)
+    in_sel = np.flatnonzero(np.isin(in_col, shared))
+    out_sel = np.flatnonzero(np.isin(out_col, shared))
+    in_sel = in_sel[np.argsort(in_col[in_sel], kind="stable")]
+    out_sel = out_sel[np.argsort(out_col[out_sel], kind="stable")]
+    n_in = np.bincount(np.searchsorted(shared, in_col[in_sel]), minlength=shared.size)
+    n_out = np.bincount(np.searchsorted(shared, out_col[out_sel]), minlength=shared.size)
+    per_unit = n_in * n_out
+    k = np.repeat(np.arange(shared.size), per_unit)
+    local = np.arange(int(per_unit.sum())) - np.repeat(np.cumsum(per_unit) - per_unit, per_unit)
+    in_first = np.cumsum(n_in) - n_in
+    out_first = np.cumsum(n_out) - n_out
+    in_at = in_sel[in_first[k] + local // n_out[k]]
+    out_at = out_sel[out_first[k] + local % n_out[k]]
+    return in_at, out_at, shared[k]
+
+
 class _Mover:
     """Single moves on ``current`` (changed in place) that keep F within ``tol`` of ``target``."""
 
@@ -699,19 +726,12 @@ class _Mover:
             out_row, w[out_col] * (h(z[out_col]) - h(z[out_col] - out_amt)), outs.size
         )
         pair = gain[:, None] - loss[None, :]
-        shared = np.intersect1d(in_col, out_col)
-        for u in shared.tolist():
-            at_in, at_out = in_col == u, out_col == u
-            s_rows, s_amt = in_row[at_in], in_amt[at_in]
-            o_rows, o_amt = out_row[at_out], out_amt[at_out]
-            both = z[u] - o_amt[None, :] + s_amt[:, None]
-            correction = (
-                h(both)
-                - h(z[u] + s_amt)[:, None]
-                - h(z[u] - o_amt)[None, :]
-                + h(np.array([z[u]]))[0]
-            )
-            pair[np.ix_(s_rows, o_rows)] += w[u] * correction
+        in_at, out_at, unit = _shared_entry_pairs(in_col, out_col)
+        if unit.size:
+            s_amt, o_amt, z_u = in_amt[in_at], out_amt[out_at], z[unit]
+            correction = h(z_u - o_amt + s_amt) - h(z_u + s_amt) - h(z_u - o_amt) + h(z_u)
+            # Pairs come unit by unit, so each cell sums its units' corrections in unit order.
+            np.add.at(pair, (in_row[in_at], out_row[out_at]), w[unit] * correction)
         return gain, -loss, pair
 
     def to_reference_groups(self, reference: set[int]) -> int:
