@@ -13,17 +13,17 @@ indices of its 20), each next to plain HiGHS (``bench_speed.plain_highs``) in th
         F(x) = sum_u w_u min(1, sum_i a_iu x_i)
              <= sum_u (w_u - pi_u)^+ + max_{x in MCKP} sum_i x_i sum_u pi_u a_iu
 
-    (for any pi >= 0 and s >= 0: w min(1, s) <= (w - pi)^+ + pi s). The best pi is found by
-    Dantzig-Wolfe column generation: a master LP over convex combinations of knapsack
-    solutions, priced by a DP over costs rounded **down** to ``--step`` (a relaxation of the
-    knapsack, so every L(pi) stays an upper bound). With exact costs its best value is the
-    coverage LP's optimum over the convex hull of the knapsack's integer points: between OPT
-    and the LP bound. Printed next to the root LP bound and HiGHS's dual bound when it stops
-    after its root node (``mip_max_nodes = 1``: its cuts included), as percent above OPT.
-    Rounding inflates the bound by about the value of ``step`` x (items in a store) of budget;
-    ``--step 0.001`` makes that negligible at 8x the time. (The eleventh session's
-    ``knapsack`` experiment of ``exp_target2.py`` fixed the cut LP's duals instead of
-    optimising them.)
+    (for any pi >= 0 and s >= 0: w min(1, s) <= (w - pi)^+ + pi s). With exact costs its
+    best value (the dual) is the coverage LP's optimum over the convex hull of the knapsack's
+    integer points: between OPT and the LP bound. Found by Dantzig-Wolfe column generation:
+    the master LP combines stores that fit the budget (a DP over costs rounded **up** to
+    ``--step``, so its value is at most the dual), and each pi's L(pi) is computed by a DP
+    over costs rounded **down** (a relaxation, so every L(pi) is an upper bound of the dual).
+    So the dual lies between "master" and "Lagrange" as printed, next to the root LP bound
+    and HiGHS's dual bound when it stops after its root node (``mip_max_nodes = 1``: its cuts
+    included), all as percent above OPT; ``--step 0.001`` narrows the interval at 8x the time
+    of 0.01. (The eleventh session's ``knapsack`` experiment of ``exp_target2.py`` fixed the
+    cut LP's duals instead of optimising them.)
 ``lazy_caps``
     Row generation on the units' caps: the MILP with y_u <= min(1, sum_i a_iu x_i) only for
     the units in a set C (the others count linearly, an upper bound), C grown by the units its
@@ -57,19 +57,17 @@ from memaudit_core.generators import generate  # noqa: E402
 from memaudit_core.solvers.milp import _new_highs  # noqa: E402
 
 
-def coverage_value(inst, x_idx: np.ndarray) -> float:
-    """F of a set of candidates, computed from the arrays (cap-1 saturation)."""
-    reached = np.asarray(inst.coverage[x_idx].sum(axis=0)).ravel()
-    return float(inst.weight @ np.minimum(1.0, reached))
-
-
 class KnapsackDP:
-    """Exact multiple-choice knapsack on costs rounded down to ``step`` (a relaxation)."""
+    """Exact multiple-choice knapsack on costs rounded to ``step``: down, a relaxation (its
+    value bounds the true knapsack's); up, a restriction (its stores fit the true budget)."""
 
-    def __init__(self, inst, budget: float, step: float):
+    def __init__(self, inst, budget: float, step: float, rounding: str):
         self.groups = [np.flatnonzero(inst.group_idx == g) for g in range(inst.n_groups)]
-        self.weight = np.floor(inst.cost / step + 1e-9).astype(np.int64)
-        self.cap = int(np.floor(budget * (1 + 1e-9) / step + 1e-9))
+        if rounding == "down":
+            self.weight = np.floor(inst.cost / step + 1e-9).astype(np.int64)
+        else:
+            self.weight = np.ceil(inst.cost / step - 1e-9).astype(np.int64)
+        self.cap = int(np.floor(budget / step + 1e-9))
 
     def solve(self, profit: np.ndarray) -> tuple[float, np.ndarray]:
         """(best profit, chosen candidate indices)."""
@@ -228,14 +226,21 @@ def highs_root_bound(inst, budget: float) -> tuple[float, float]:
 
 
 def lagrangian_bound(inst, budget: float, step: float, max_iterations: int) -> dict:
-    """Column generation for the best pi; returns the bound, its trace and the time."""
+    """Column generation for the best pi.
+
+    Returns ``bound``, the least L(pi) met (knapsack costs rounded down: an upper bound of the
+    exact Lagrangian dual, hence of OPT), and ``master``, the master LP's value over convex
+    combinations of stores that fit the true budget (costs rounded up: at most the exact dual).
+    The exact dual lies between the two; ``converged`` when no fitting store prices in.
+    """
     import highspy
 
     t0 = time.perf_counter()
     cov_t = sp.csr_array(inst.coverage)  # candidates x units
     w = inst.weight
     n_units = inst.n_units
-    dp = KnapsackDP(inst, budget, step)
+    relaxed = KnapsackDP(inst, budget, step, "down")  # its L(pi) are upper bounds of OPT
+    restricted = KnapsackDP(inst, budget, step, "up")  # its stores are the master's columns
 
     # Master: columns y_u (0..1, objective w_u), then mu_k (>= 0). Rows: y_u - sum_k mu_k c_ku
     # <= 0 per unit, sum_k mu_k <= 1.
@@ -265,34 +270,30 @@ def lagrangian_bound(inst, budget: float, step: float, max_iterations: int) -> d
             np.concatenate([-c[nz], [1.0]]),
         )
 
-    # Seed columns: the knapsack under pi = w (every unit priced at full weight).
+    # The first pi prices every unit at its full weight.
     best = np.inf
-    trace = []
-    pi = w.copy()
-    iterations = 0
-    best_primal = 0.0
+    pi, sigma = w.copy(), -np.inf  # no column yet: any store prices in
+    iterations, converged, master = 0, False, 0.0
     while iterations < max_iterations:
         profit = cov_t @ pi
-        value, x_idx = dp.solve(profit)
-        bound = float(np.maximum(w - pi, 0.0).sum() + value)
-        best = min(best, bound)
-        best_primal = max(best_primal, coverage_value(inst, x_idx))
+        value, _ = relaxed.solve(profit)
+        best = min(best, float(np.maximum(w - pi, 0.0).sum() + value))
+        column_value, x_idx = restricted.solve(profit)
+        if column_value - sigma <= 1e-9 * max(1.0, abs(master)):
+            converged = True  # no fitting store prices in: the master is optimal
+            break
         add_column(x_idx)
         h.run()
         master = h.getInfo().objective_function_value
         dual = np.asarray(h.getSolution().row_dual)
-        pi = np.maximum(dual[:n_units], 0.0)
+        pi, sigma = np.maximum(dual[:n_units], 0.0), max(0.0, float(dual[n_units]))
         iterations += 1
-        trace.append((iterations, bound, master))
-        if best - master <= 1e-7 * max(1.0, abs(best)):
-            break
     return {
         "bound": best,
         "master": master,
+        "converged": converged,
         "iterations": iterations,
         "seconds": time.perf_counter() - t0,
-        "best_column_value": best_primal,
-        "trace_tail": trace[-3:],
     }
 
 
@@ -347,12 +348,14 @@ def main() -> None:
                 "lagrange_master_gap_pct": pct(lag["master"]),
                 "lagrange_s": lag["seconds"],
                 "lagrange_iterations": lag["iterations"],
+                "lagrange_converged": lag["converged"],
             }
             detail = (
                 f"above OPT: LP {row['lp_gap_pct']:.3f}%  HiGHS root "
                 f"{row['highs_root_gap_pct']:.3f}% ({root_wall:.2f} s)  Lagrange "
                 f"{row['lagrange_gap_pct']:.3f}% (master {row['lagrange_master_gap_pct']:.3f}%, "
-                f"{lag['iterations']} it, {lag['seconds']:.2f} s)"
+                f"{lag['iterations']} columns{'' if lag['converged'] else ', not converged'}, "
+                f"{lag['seconds']:.2f} s)"
             )
         else:
             lazy = lazy_caps(inst, b, opt)
