@@ -79,7 +79,7 @@ import itertools
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -631,16 +631,27 @@ def _entries(inst: CompiledInstance, rows: np.ndarray) -> tuple[np.ndarray, ...]
     return np.repeat(np.arange(rows.size), lens), cov.indices[pos], cov.data[pos]
 
 
+#: At most this many (added entry, dropped entry) pairs are corrected in one vectorised pass
+#: of the exchange deltas (a unit's block alone is at most MAX_EXCHANGE_PAIRS): memories that
+#: cover hundreds of shared units would otherwise list millions at once.
+SHARED_PAIRS_PER_PASS = 1_000_000
+
+
 def _shared_entry_pairs(
-    in_col: np.ndarray, out_col: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    in_col: np.ndarray, out_col: np.ndarray, max_pairs: int | None = None
+) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Every (added entry, dropped entry) pair on the same unit: their positions in
     ``in_col`` / ``out_col`` and the unit, ordered by unit, then added entry, then dropped entry
-    (a per-unit loop over ``np.ix_`` blocks was half of the Overview's tie search).
+    (a per-unit loop over ``np.ix_`` blocks was half of the Overview's tie search). Yielded in
+    passes of whole units, at most ``max_pairs`` pairs each unless one unit has more.
 
-    >>> _shared_entry_pairs(np.array([4, 7, 4]), np.array([7, 4, 9, 7]))
-    (array([0, 2, 1, 1]), array([1, 1, 0, 3]), array([4, 4, 7, 7]))
+    >>> [tuple(a.tolist() for a in p)
+    ...  for p in _shared_entry_pairs(np.array([4, 7, 4]), np.array([7, 4, 9, 7]))]
+    [([0, 2, 1, 1], [1, 1, 0, 3], [4, 4, 7, 7])]
+    >>> len(list(_shared_entry_pairs(np.array([4, 7, 4]), np.array([7, 4, 9, 7]), 2)))
+    2
     """
+    max_pairs = SHARED_PAIRS_PER_PASS if max_pairs is None else max_pairs
     shared = np.intersect1d(in_col, out_col)
     in_sel = np.flatnonzero(np.isin(in_col, shared))
     out_sel = np.flatnonzero(np.isin(out_col, shared))
@@ -648,14 +659,21 @@ def _shared_entry_pairs(
     out_sel = out_sel[np.argsort(out_col[out_sel], kind="stable")]
     n_in = np.bincount(np.searchsorted(shared, in_col[in_sel]), minlength=shared.size)
     n_out = np.bincount(np.searchsorted(shared, out_col[out_sel]), minlength=shared.size)
-    per_unit = n_in * n_out
-    k = np.repeat(np.arange(shared.size), per_unit)
-    local = np.arange(int(per_unit.sum())) - np.repeat(np.cumsum(per_unit) - per_unit, per_unit)
     in_first = np.cumsum(n_in) - n_in
     out_first = np.cumsum(n_out) - n_out
-    in_at = in_sel[in_first[k] + local // n_out[k]]
-    out_at = out_sel[out_first[k] + local % n_out[k]]
-    return in_at, out_at, shared[k]
+    per_unit = n_in * n_out
+    done = np.cumsum(per_unit)  # pairs up to and including each unit
+    start = 0
+    while start < shared.size:
+        before = done[start] - per_unit[start]
+        stop = max(start + 1, int(np.searchsorted(done, before + max_pairs, side="right")))
+        per = per_unit[start:stop]
+        k = start + np.repeat(np.arange(per.size), per)
+        local = np.arange(int(per.sum())) - np.repeat(np.cumsum(per) - per, per)
+        in_at = in_sel[in_first[k] + local // n_out[k]]
+        out_at = out_sel[out_first[k] + local % n_out[k]]
+        yield in_at, out_at, shared[k]
+        start = stop
 
 
 class _Mover:
@@ -726,11 +744,10 @@ class _Mover:
             out_row, w[out_col] * (h(z[out_col]) - h(z[out_col] - out_amt)), outs.size
         )
         pair = gain[:, None] - loss[None, :]
-        in_at, out_at, unit = _shared_entry_pairs(in_col, out_col)
-        if unit.size:
+        # Pairs come unit by unit, so each cell sums its units' corrections in unit order.
+        for in_at, out_at, unit in _shared_entry_pairs(in_col, out_col):
             s_amt, o_amt, z_u = in_amt[in_at], out_amt[out_at], z[unit]
             correction = h(z_u - o_amt + s_amt) - h(z_u + s_amt) - h(z_u - o_amt) + h(z_u)
-            # Pairs come unit by unit, so each cell sums its units' corrections in unit order.
             np.add.at(pair, (in_row[in_at], out_row[out_at]), w[unit] * correction)
         return gain, -loss, pair
 

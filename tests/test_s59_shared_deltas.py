@@ -95,20 +95,40 @@ def test_no_shared_unit_and_empty_sides() -> None:
         want = _loop_deltas(mover, ins, outs)
         for g, wv in zip(got, want, strict=True):
             assert g.shape == wv.shape and np.array_equal(g, wv)
-    in_at, out_at, unit = closest._shared_entry_pairs(np.array([1, 2]), np.array([3]))
-    assert in_at.size == out_at.size == unit.size == 0
+    assert list(closest._shared_entry_pairs(np.array([1, 2]), np.array([3]))) == []
 
 
-def test_pairs_match_a_brute_force_listing() -> None:
+@pytest.mark.parametrize("max_pairs", [1, 3, 8, None])
+def test_pairs_match_a_brute_force_listing(max_pairs) -> None:
     rng = np.random.default_rng(5)
     for _ in range(50):
         in_col = rng.integers(0, 8, int(rng.integers(0, 15)))
         out_col = rng.integers(0, 8, int(rng.integers(0, 15)))
-        in_at, out_at, unit = closest._shared_entry_pairs(in_col, out_col)
+        listed = []
+        for in_at, out_at, unit in closest._shared_entry_pairs(in_col, out_col, max_pairs):
+            # A pass holds whole units, and more than max_pairs only as one unit's block.
+            assert max_pairs is None or in_at.size <= max_pairs or np.unique(unit).size == 1
+            listed += zip(unit.tolist(), in_at.tolist(), out_at.tolist(), strict=True)
         brute = sorted(
             (int(u), i, o)
             for i, u in enumerate(in_col.tolist())
             for o, v in enumerate(out_col.tolist())
             if u == v
         )
-        assert list(zip(unit.tolist(), in_at.tolist(), out_at.tolist(), strict=True)) == brute
+        assert listed == brute
+
+
+@pytest.mark.parametrize("per_pass", [1, 7, 50])
+def test_passes_of_any_size_give_the_same_matrices(monkeypatch, per_pass) -> None:
+    """Memory bound: the corrections in several passes equal the loop's bit for bit."""
+    monkeypatch.setattr(closest, "SHARED_PAIRS_PER_PASS", per_pass)
+    inst = compile_package(generate("random_coverage", seed=4))
+    rng = np.random.default_rng(per_pass)
+    for _ in range(5):
+        current = {int(c) for c in rng.choice(inst.n_candidates, 30, replace=False)}
+        mover = closest._Mover(inst, set(current), float(inst.cost.sum()), 0.0, 1e-9)
+        rest = np.setdiff1d(np.arange(inst.n_candidates), sorted(current))
+        ins = np.sort(rng.choice(rest, 25, replace=False)).astype(np.int64)
+        outs = np.array(sorted(current), dtype=np.int64)
+        for g, wv in zip(mover._deltas(ins, outs), _loop_deltas(mover, ins, outs), strict=True):
+            assert np.array_equal(g, wv)
