@@ -206,23 +206,11 @@ def lazy_caps(inst, budget: float, opt: float) -> dict:
 
 def highs_root_bound(inst, budget: float) -> tuple[float, float]:
     """HiGHS's dual bound on the plain model when it stops after the root node; and its time."""
-    from memaudit_core.solvers import milp as milp_mod
-
-    captured = {}
-    original = milp_mod._new_highs
-
-    def stopping_after_root(hs):
-        h = original(hs)
-        h.setOptionValue("mip_max_nodes", 1)
-        captured["h"] = h
-        return h
-
-    milp_mod._new_highs = stopping_after_root
-    try:
-        wall = plain_highs(inst, budget)[0]
-    finally:
-        milp_mod._new_highs = original
-    return captured["h"].getInfo().mip_dual_bound, wall
+    h = capped_model(inst, budget, np.arange(inst.n_units), integer=True)
+    h.setOptionValue("mip_max_nodes", 1)
+    t = time.perf_counter()
+    h.run()
+    return h.getInfo().mip_dual_bound, time.perf_counter() - t
 
 
 def lagrangian_bound(inst, budget: float, step: float, max_iterations: int) -> dict:
