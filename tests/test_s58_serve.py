@@ -166,3 +166,59 @@ def test_the_server_starts_when_the_warm_up_fails(monkeypatch, capsys) -> None:
     assert started == [(["run", str(REPO_ROOT / "app.py"), "--server.port", "8999"], "streamlit")]
     out = capsys.readouterr().out
     assert "warm-up stopped (ValueError: a bug in a page's module); starting the server" in out
+
+
+# Sixtieth session: the warm-up also spares the first page Streamlit's once-per-process check
+# for a script run outside ``streamlit run`` (a walk of the whole call stack, 80-160 ms of the
+# first page after the server starts).
+
+
+def _stack_walks(before_first_element: str) -> dict:
+    """Streamlit's stack walks (``env_util.is_repl`` calls) in a fresh interpreter, during
+    ``before_first_element`` and then in what the first element of a run calls, and whether
+    the check's warning (for a script not run by ``streamlit run``) was printed. Fresh: the
+    check is made once per process, and this test process may have made it already."""
+    done = _python(
+        f"""
+        import json
+        from streamlit import delta_generator, env_util
+        calls = []
+        real = env_util.is_repl
+        env_util.is_repl = lambda: calls.append(1) or real()
+        {before_first_element}
+        before = len(calls)
+        delta_generator._maybe_print_use_warning()
+        print(json.dumps({{"before": before, "first_element": len(calls) - before}}))
+        """
+    )
+    assert done.returncode == 0, done.stderr
+    return {
+        **json.loads(done.stdout.strip().splitlines()[-1]),
+        "warned": "streamlit run" in done.stderr,
+    }
+
+
+def test_after_warm_up_the_first_element_walks_no_stack() -> None:
+    found = _stack_walks("from memaudit_ui import serve; serve.warm_up()")
+    assert found == {"before": 0, "first_element": 0, "warned": False}
+
+
+def test_without_the_warm_up_the_first_element_walks_the_stack() -> None:
+    # The control: the same probe sees the walk without the warm-up, so the test above
+    # measures the skip and not a probe that never fires.
+    # (``python -c`` looks like a REPL to the check, hence its warning.)
+    assert _stack_walks("pass") == {"before": 0, "first_element": 1, "warned": True}
+
+
+def test_the_skip_reports_whether_streamlit_has_the_check() -> None:
+    done = _python(
+        """
+        from memaudit_ui import serve
+        from streamlit import delta_generator
+        print(serve.skip_direct_execution_check(), delta_generator._use_warning_has_been_displayed)
+        del delta_generator._use_warning_has_been_displayed
+        print(serve.skip_direct_execution_check())
+        """
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True", "False"]
