@@ -361,14 +361,32 @@ def target_large(seeds: int) -> dict:
 
 
 # --------------------------------------------------------------------------- target 3
+def sweep_instance(scale: str = "groups", n_budgets: int = 20):
+    """Target 3's package (random_coverage, 100 groups, seed 0), compiled, and its budgets:
+    ``n_budgets`` from 2% to 20% of the total candidate cost (``"total"``, the issue's wording)
+    or of groups x mean cost (``"groups"``, the scale of random_coverage's budget_fraction,
+    easier budgets; the command line's default). Returns (instance, budgets ascending)."""
+    inst = compile_package(generate("random_coverage", seed=0, n_groups=100))
+    base = inst.total_cost if scale == "total" else inst.n_groups * float(inst.cost.mean())
+    return inst, [float(b) for b in np.linspace(0.02, 0.20, n_budgets) * base]
+
+
+def case_instance(case: str):
+    """(compiled instance, budget) of a case name of the experiment scripts: ``t3:K`` is target
+    3's K-th budget (1 the smallest, ``"groups"`` scale), ``FRACTION:SEED`` target 2's package
+    (:func:`large_package`) at its own budget."""
+    head, _, tail = case.partition(":")
+    if head == "t3":
+        inst, budgets = sweep_instance()
+        return inst, budgets[int(tail) - 1]
+    pkg = large_package(float(head), int(tail))
+    return compile_package(pkg), pkg.budget
+
+
 def target_sweep(
     time_limit: float, scale: str = "total", n_budgets: int = 20, workers: tuple[int, ...] = (1,)
 ) -> dict:
-    inst = compile_package(generate("random_coverage", seed=0, n_groups=100))
-    # "total": fractions of the total candidate cost (the issue's wording); "groups": of
-    # groups x mean cost, the scale of random_coverage's budget_fraction (easier budgets).
-    base = inst.total_cost if scale == "total" else inst.n_groups * float(inst.cost.mean())
-    budgets = [float(b) for b in np.linspace(0.02, 0.20, n_budgets) * base]
+    inst, budgets = sweep_instance(scale, n_budgets)
     b_wall, b_cpu, base = clock(
         lambda: [solve(inst, b, "auto", time_limit=time_limit) for b in budgets]
     )

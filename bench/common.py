@@ -6,6 +6,7 @@ import json
 import os
 import platform
 import statistics
+import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -45,6 +46,14 @@ def timed(fn: Callable[[], object]) -> tuple[float, object]:
 
 def median(xs: list[float]) -> float:
     return statistics.median(xs) if xs else float("nan")
+
+
+def run_fresh(argv: list[str]) -> dict:
+    """Run ``argv`` (a Python script's command line) in a fresh process; the JSON object it
+    prints last. For measurements that need a process of their own (HiGHS fixes its thread
+    pool once per process; a first call's costs)."""
+    done = subprocess.run(argv, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def save(name: str, payload: dict) -> Path:

@@ -7,8 +7,8 @@ their store to HiGHS as a MIP start (``milp.solve_milp``). HiGHS's search then t
 path. Each solve runs alone in a fresh process; the two ways alternate per instance. Optima must
 agree.
 
-``--cases t3:1-20`` are target 3's 20 budgets (``bench_speed.target_sweep``'s package, its
-default "groups" scale); ``FRACTION:SEED`` target 2's packages at their budget.
+``--cases t3:1-20`` are target 3's 20 budgets, ``FRACTION:SEED`` target 2's packages at their
+budget (``bench_speed.case_instance``).
 
 Run: ``.venv/bin/python bench/exp_mip_start.py [--cases t3:1-20] [--time-limit 900]
 [--out NAME]`` (``bench/out/NAME.json``).
@@ -18,43 +18,26 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 BENCH = Path(__file__).resolve().parent
 sys.path[:0] = [str(BENCH.parent), str(BENCH)]
 
-from common import machine, save  # noqa: E402
+from common import machine, run_fresh, save  # noqa: E402
 
 WAYS = ("shipped", "no_heuristic_start")
 
 
-def instance(case: str):
-    """(compiled instance, budget) of a case name."""
-    from bench_speed import large_package
-
-    from memaudit_core.compiled import compile_package
-    from memaudit_core.generators import generate
-
-    head, _, tail = case.partition(":")
-    if head == "t3":
-        inst = compile_package(generate("random_coverage", seed=0, n_groups=100))
-        grid = np.linspace(0.02, 0.20, 20) * (inst.n_groups * float(inst.cost.mean()))
-        return inst, float(grid[int(tail) - 1])  # as target_sweep makes it, to the last bit
-    pkg = large_package(float(head), int(tail))
-    return compile_package(pkg), pkg.budget
-
-
 def one(way: str, case: str, time_limit: float) -> dict:
+    from bench_speed import case_instance
+
     from memaudit_core.solvers import milp, solve
 
     if way == "no_heuristic_start":
         milp.HEURISTIC_START_MAX_COLUMNS = 0
-    inst, budget = instance(case)
+    inst, budget = case_instance(case)
     started = time.perf_counter()
     res = solve(inst, budget, "auto", time_limit=time_limit)
     return {
@@ -92,21 +75,8 @@ def main() -> None:
     for k, case in enumerate(cases_of(args.cases)):
         found = {}
         for way in WAYS if k % 2 == 0 else WAYS[::-1]:
-            done = subprocess.run(
-                [
-                    sys.executable,
-                    __file__,
-                    "--one",
-                    way,
-                    case,
-                    "--time-limit",
-                    str(args.time_limit),
-                ],
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            found[way] = json.loads(done.stdout.strip().splitlines()[-1])
+            limit = ["--time-limit", str(args.time_limit)]
+            found[way] = run_fresh([sys.executable, __file__, "--one", way, case, *limit])
         a, b = found["shipped"], found["no_heuristic_start"]
         agree = abs(a["value"] - b["value"]) <= 1e-6 * max(1.0, abs(a["value"]))
         rows.append({"case": case, **found, "agree": agree})

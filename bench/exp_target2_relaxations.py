@@ -49,11 +49,10 @@ import scipy.sparse as sp
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench_speed import large_package, plain_highs  # noqa: E402
+from bench_speed import large_package, plain_highs, sweep_instance  # noqa: E402
 from common import machine  # noqa: E402
 
 from memaudit_core.compiled import compile_package  # noqa: E402
-from memaudit_core.generators import generate  # noqa: E402
 from memaudit_core.solvers.milp import _new_highs  # noqa: E402
 
 
@@ -288,11 +287,9 @@ def lagrangian_bound(inst, budget: float, step: float, max_iterations: int) -> d
 def instances(args):
     """(label, compiled instance, budget) of each instance the arguments ask for."""
     if args.target3:
-        inst = compile_package(generate("random_coverage", seed=0, n_groups=100))
-        base = inst.n_groups * float(inst.cost.mean())
-        budgets = np.linspace(0.02, 0.20, 20) * base
+        inst, budgets = sweep_instance()
         for k in [int(a) for a in args.target3.split(",")]:
-            yield f"target 3, budget {k} ({budgets[k]:.1f})", inst, float(budgets[k])
+            yield f"target 3, budget {k} ({budgets[k]:.1f})", inst, budgets[k]
         return
     for frac in [float(f) for f in args.fractions.split(",")]:
         for seed in range(args.seeds):
