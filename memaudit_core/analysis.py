@@ -41,7 +41,6 @@ import numpy as np
 
 from .closest import closest_equivalent
 from .compiled import (
-    POOLS,
     CompiledInstance,
     budget_excess_note,
     budget_with_tolerance,
@@ -102,6 +101,7 @@ from .solvers.budgets import lift_store, refine_unproven
 from .solvers.certify import VALUE_RTOL
 from .solvers.milp import bound_unproven, replaced_highs_bound
 from .solvers.timeshare import active_share, check_total_time_limit, shared_time, skip_runs
+from .specs import ABLATIONS, AUDIT_POOL_NAMES
 from .versions import RESULT_VERSION
 from .writers import (
     WRITERS,
@@ -117,18 +117,6 @@ _T = TypeVar("_T")
 
 #: Kinds shown first, in this order (the validity story); other kinds follow alphabetically.
 KIND_ORDER = ("current_truth", "invalidation", "temporal_order", "temporal_interval", "stale")
-
-#: Ablation method name -> candidate pool: the optimum over every pool of
-#: :data:`memaudit_core.compiled.POOLS` but the full one.
-ABLATIONS = {f"{pool}_opt": pool for pool in POOLS if pool != "full"}
-#: Every name an audit takes for a candidate pool (``memaudit audit --pools``) -> the pool:
-#: each pool of :data:`memaudit_core.compiled.POOLS`, then its optimum's method name, as
-#: :data:`ABLATIONS` names them (``full_opt`` too). The audit checks against it and its help
-#: lists it (s53: the help left ``full_opt`` out).
-AUDIT_POOL_NAMES = {
-    **{pool: pool for pool in POOLS},
-    **{f"{pool}_opt": pool for pool in POOLS},
-}
 
 
 def ablation_method(name: str) -> str:

@@ -42,7 +42,15 @@ from .errors import (
     id_text,
     pad_display,
 )
-from .specs import parse_number_list, parse_params, parse_seeds
+from .specs import (
+    ABLATIONS,
+    AUDIT_POOL_NAMES,
+    POOL_NAMES,
+    SOLVER_CHOICES,
+    parse_number_list,
+    parse_params,
+    parse_seeds,
+)
 
 # The ``--json`` shapes' version lives with the result version: read_result checks it.
 from .versions import JSON_OUTPUT_VERSION
@@ -3008,8 +3016,6 @@ def add_audit_arguments(p: Any) -> None:
         help="e.g. 1,4,7,15 or 2:20:2 (start:stop:step, stop included); default: each "
         "package's budget grid",
     )
-    from .analysis import AUDIT_POOL_NAMES
-
     p.add_argument(
         "--pools",
         default="full",
@@ -3296,7 +3302,6 @@ def help_epilog(command: str | None) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     from .costs import COST_RULES
-    from .solvers import SOLVER_CHOICES
 
     COST_RULE_NAMES = list(COST_RULES)  # noqa: N806 (a constant of this function)
 
@@ -3418,7 +3423,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--pool",
         default="full",
-        choices=["full", "no_validity", "generic"],
+        choices=list(POOL_NAMES),
         help="candidate pool: full (default); no_validity drops tombstones and compound "
         "updates; generic keeps raw spans, atomic facts and summaries (the ablation optima)",
     )
@@ -3507,8 +3512,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     writer_module_opts(p)
     p.add_argument("--stores", default=None, help="comma list of package store ids (default: none)")
-    from .analysis import ABLATIONS
-
     # QA s51 #10: the help listed the pools' names only; their method names are taken too.
     p.add_argument(
         "--ablations",

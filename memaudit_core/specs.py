@@ -18,6 +18,24 @@ from .grids import MAX_RANGE_BUDGETS, budget_range
 #: in memory; 10,000 budgets is already far beyond any plot).
 MAX_LIST_VALUES = MAX_RANGE_BUDGETS
 
+#: The ``solver`` names :func:`memaudit_core.solve` takes (also ``--solver``'s choices); kept
+#: here, with no solver imported, so that the CLI's parser is built without numpy and scipy.
+SOLVER_CHOICES = ("auto", "bnb", "milp", "enum", "brute")
+
+#: The names of the candidate pools of :data:`memaudit_core.compiled.POOLS`, in its order
+#: (a test holds the two equal), for the same reason.
+POOL_NAMES = ("full", "no_validity", "generic")
+#: Ablation method name -> candidate pool: the optimum over every pool but the full one.
+ABLATIONS = {f"{pool}_opt": pool for pool in POOL_NAMES if pool != "full"}
+#: Every name an audit takes for a candidate pool (``memaudit audit --pools``) -> the pool:
+#: each pool, then its optimum's method name, as :data:`ABLATIONS` names them (``full_opt``
+#: too). The audit checks against it and its help lists it (s53: the help left ``full_opt``
+#: out).
+AUDIT_POOL_NAMES = {
+    **{pool: pool for pool in POOL_NAMES},
+    **{f"{pool}_opt": pool for pool in POOL_NAMES},
+}
+
 
 class TooSmallNumber(ValueError):
     """A nonzero number written too small for a float (it would read as 0)."""

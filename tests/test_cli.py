@@ -799,15 +799,17 @@ def test_an_audit_of_a_family_without_seeds_says_it_ran_seed_0_only(capsys):
 
 
 def test_cli_pool_choices_are_the_pool_registry():
-    """The CLI's --pool choices (written out so that ``--help`` does not load numpy) and the
-    audit's pools are the registry's (:data:`memaudit_core.compiled.POOLS`)."""
+    """The CLI's --pool choices (the names in :mod:`memaudit_core.specs`, so that ``--help``
+    does not load numpy) and the audit's pools are the registry's
+    (:data:`memaudit_core.compiled.POOLS`)."""
     from memaudit_core.audit import POOLS as AUDIT_POOLS
     from memaudit_core.cli import build_parser
     from memaudit_core.compiled import POOLS
+    from memaudit_core.specs import POOL_NAMES
 
     solve_parser = build_parser()._subparsers._group_actions[0].choices["solve"]
     pool_action = next(a for a in solve_parser._actions if a.dest == "pool")
-    assert list(pool_action.choices) == list(POOLS) == list(AUDIT_POOLS)
+    assert list(pool_action.choices) == list(POOLS) == list(AUDIT_POOLS) == list(POOL_NAMES)
 
 
 def test_the_library_never_imports_the_command_line():

@@ -33,6 +33,7 @@ from ..errors import (
 )
 from ..objective import evaluate, value_ceiling
 from ..shortrepr import brief, count, num, short_repr
+from ..specs import SOLVER_CHOICES  # the solver names, kept where the CLI reads them cheaply
 from ..versions import RESULT_VERSION
 
 #: A value at or below this is 0 for relative gaps (:func:`relative_gap` divides by at least it).
@@ -801,9 +802,6 @@ def register_engine(name: str) -> Callable[[Engine], Engine]:
 def _load_engines() -> None:
     # Import for side effects: each module registers its engine (on ENGINES' first read).
     from . import bnb, brute, enum, milp  # noqa: F401
-
-
-SOLVER_CHOICES = ("auto", "bnb", "milp", "enum", "brute")
 
 
 def relative_gap(value: float, bound: float, unit: float = 1.0) -> float:
