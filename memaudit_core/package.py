@@ -1691,7 +1691,7 @@ def _default_budget_warnings(package: Package) -> list[str]:
     there, so OPT = 0 and every ratio is n/a at the budget the app and CLI open at (QA s45:
     small generated packages, e.g. random_coverage with 3 groups, showed scores of 0 unsaid;
     their seeded budget_fraction rule stays as documented)."""
-    from .compiled import budget_with_tolerance, fits_limit
+    from .feasibility import budget_with_tolerance, fits_limit
     from .shortrepr import cost_budget_text
 
     if package.budget is None or not package.candidates:
