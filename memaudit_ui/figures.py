@@ -6,6 +6,7 @@ they never solve or score. Every figure has a title, axis labels with units and 
 
 from __future__ import annotations
 
+import copy
 import functools
 import html
 import math
@@ -261,9 +262,9 @@ def base_layout(
         font={"size": size, "color": TEXT_COLOR},
         height=max(int(height * 1.35), 560) if present else height,
         margin={"l": 70, "r": 30, "t": top, "b": 60, "pad": AXIS_PAD_PX},
-        template=TEMPLATE,
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "right", "x": 1},
     )
+    _set_template(fig)
     if fig.layout.legend.font.size is None:
         fig.update_layout(legend_font={"size": size - 1, "color": TEXT_COLOR})
 
@@ -289,6 +290,39 @@ def _template_json(name: str) -> dict:
     (every trace type's defaults) each time: about 10 ms per figure.
     """
     return pio.templates[name].to_plotly_json()
+
+
+def _set_template(fig: go.Figure) -> None:
+    """The app's template on ``fig``: by name on a validating figure (plotly copies its
+    registered template), as the template's JSON, copied, on a :func:`new_figure` (which takes
+    it as given: 1 ms against 14-22 ms)."""
+    if getattr(fig, "_validate", True):
+        fig.update_layout(template=TEMPLATE)
+    else:
+        # Assigned, not passed to update_layout: an update walks the template's every key
+        # (0.46 s) even when it does not validate them.
+        fig.layout.template = copy.deepcopy(_template_json(TEMPLATE))
+
+
+def new_figure(data: Any = None, **kwargs: Any) -> go.Figure:
+    """``go.Figure(data, **kwargs)`` whose later updates plotly does not validate again.
+
+    Every builder starts its figure here. Its traces are validated where the builder makes
+    them (``go.Scatter(...)``); the figure then takes them, and its layout updates, as given.
+    That validation was 20-35% of a chart-heavy page's rerun (sixty-first session, warm caches,
+    event-graph-500: Evidence explorer 453-548 -> 283-353 ms, Budget sweep 275-361 -> 248 ms).
+    A test rebuilds every chart the pages draw through plotly's validating constructor and
+    compares the JSON (``tests/test_s61_figures_unvalidated.py``), so no builder relies on
+    a coercion that only validation makes (such as a title given as a bare string).
+    ``data`` may be a figure (from ``make_subplots``): its grid comes along.
+
+    Examples
+    --------
+    >>> fig = new_figure(go.Bar(x=["a"], y=[1]))
+    >>> fig.update_layout(title={"text": "t"}).layout.title.text
+    't'
+    """
+    return go.Figure(data, _validate=False, **kwargs)
 
 
 def base_layout_dict(title: str, present: bool = False, height: int = 420) -> dict:
@@ -373,7 +407,7 @@ def ratio_bars(
             (f"{name}<br>{CUT_MARK}" if len(name) > wrap else f"{name} {CUT_MARK}") if c else name
             for name, c in zip(labels, cut, strict=True)
         ]
-    fig = go.Figure()
+    fig = new_figure()
     for kind in dict.fromkeys(kinds):
         idx = [i for i, k in enumerate(kinds) if k == kind]
         fig.add_bar(
@@ -540,7 +574,7 @@ def kind_loss_bars(
     present: bool = False,
 ) -> go.Figure:
     """Grouped bars per unit kind: value kept by the store vs by the optimum."""
-    fig = go.Figure()
+    fig = new_figure()
     fig.add_bar(x=list(kinds), y=list(opt_values), name="optimum", marker_color=COLORS["opt"])
     fig.add_bar(x=list(kinds), y=list(store_values), name="store", marker_color=COLORS["writer"])
     fig.update_layout(barmode="group")
@@ -685,7 +719,7 @@ def cost_histogram(
     over "7" (costs 5 to 9) read as 21 candidates costing 7 words. Whole costs: each bar is
     named by the costs it holds ("5–9"); other costs: ticks at the bin edges.
     """
-    fig = go.Figure()
+    fig = new_figure()
     if len(costs):
         _cost_bars(fig, costs, types, cost_unit)
     fig.update_layout(barmode="stack")
@@ -753,7 +787,7 @@ def count_bars(
     digits = len(str(int(end)))
     max_steps = max(1, min(4, int(plot_px // (0.6 * tick_font * digits + 10))))
     dtick = count_dtick(int(end), max_steps)
-    fig = go.Figure(
+    fig = new_figure(
         go.Bar(
             y=list(labels),
             x=list(counts),
@@ -1337,8 +1371,10 @@ def coverage_heatmap(
     # On a projector only the rows a screen names (the caption says which and how many).
     heatmap_data = heatmap_data.first_rows(geometry.rows_drawn)
     n_rows = len(heatmap_data.row_ids)
-    fig = make_subplots(
-        rows=1, cols=2, shared_yaxes=True, column_widths=[0.06, 0.94], horizontal_spacing=0.006
+    fig = new_figure(
+        make_subplots(
+            rows=1, cols=2, shared_yaxes=True, column_widths=[0.06, 0.94], horizontal_spacing=0.006
+        )
     )
     # 0 neither, 1 written by the store and cut to fit the budget, 2 the store's, 3 the
     # optimum's (QA s49: a cut memory's strip cell was blank, as for one never written).
@@ -1464,16 +1500,18 @@ def coverage_heatmap(
         )
     if shapes:
         fig.update_layout(shapes=[*fig.layout.shapes, *shapes])
+    # On a projector the kinds by their short names, under the legend's own title
+    # (:func:`_heatmap_on_one_screen`); on a screen in a titled group.
+    group = {} if present else {"legendgroup": "kinds", "legendgrouptitle_text": "unit kind"}
     for kind in dict.fromkeys(heatmap_data.col_kinds):  # legend entries for the band colours
         fig.add_trace(
             go.Scatter(
                 x=[None],
                 y=[None],
                 mode="markers",
-                name=kind,
+                name=kind_short_label(kind) if present else kind,
                 marker={"symbol": "square", "size": 14, "color": KIND_COLORS.get(kind, "#555")},
-                legendgroup="kinds",
-                legendgrouptitle_text="unit kind",
+                **group,
             ),
             row=1,
             col=2,
@@ -1617,12 +1655,8 @@ def _heatmap_on_one_screen(fig: go.Figure, geometry: HeatmapGeometry) -> None:
         },
         selector={"type": "heatmap"},
     )
-    # The kinds by their short names, under the legend's own title.
-    fig.update_traces(legendgroup=None, legendgrouptitle_text=None, selector={"type": "scatter"})
-    fig.for_each_trace(
-        lambda trace: trace.update(name=kind_short_label(trace.name)),
-        selector={"type": "scatter"},
-    )
+    # The kinds' legend entries have short names and no group here (coverage_heatmap): the
+    # legend's own title names them.
     fig.update_layout(legend_title={"text": "unit kind", "side": "top"})
 
 
@@ -1965,7 +1999,7 @@ def store_timeline(
     for a chart that wide, such as an export, instead of the design width).
     """
     geo = timeline_geometry(timeline_data, present, width_px)
-    fig = go.Figure()
+    fig = new_figure()
     exp_row = "experiences"
     # Hundreds of experiences on one axis: full-size ticks merge into a solid band, so a dense
     # timeline draws them thinner and lighter (the memory markers follow the spacing).
@@ -2359,7 +2393,7 @@ def evidence_graph(
         return [None if x is None else new_x.get(x, x) for x in xs]
 
     node_x = remap(graph_data.node_x)
-    fig = go.Figure()
+    fig = new_figure()
     fig.add_trace(
         go.Scatter(
             x=remap(graph_data.edge_x),
@@ -3182,7 +3216,7 @@ def budget_value_curve(
     ``ablation:`` key on an ablation's. ``order`` gives stores their styles
     (:func:`style_slots`).
     """
-    fig = go.Figure()
+    fig = new_figure()
     opt = curve.opt
     xs = [p.budget for p in opt]
     fig.add_scatter(
@@ -3268,7 +3302,7 @@ def budget_ratio_curve(
     every ratio is undefined the chart says n/a. ``current_budget`` (the sidebar's) is marked
     only where it lies within the grid. ``order`` gives stores their styles
     (:func:`style_slots`)."""
-    fig = go.Figure()
+    fig = new_figure()
     colors, symbols = _method_colors(curve.methods, order), _method_symbols(curve.methods, order)
     top = 1.0
     # A ratio over an unproven incumbent is drawn hollow with its proven range down to
@@ -3399,7 +3433,7 @@ def family_band_curve(
     against an unproven incumbent. ``order``: see :func:`style_slots`."""
     from memaudit_core.analysis import MIN_CI_N, shown_interval
 
-    fig = go.Figure()
+    fig = new_figure()
     colors, symbols = _method_colors(band.methods, order), _method_symbols(band.methods, order)
     any_unproven = False
     shaded = barred = False
@@ -3540,7 +3574,7 @@ def family_band_curve(
 def engine_time_curve(report, title: str, present: bool = False):
     """Wall time per engine vs budget (log y); crosses = stopped at the time limit (or, in a
     quick look with a shared total, at the run's share of it)."""
-    fig = go.Figure()
+    fig = new_figure()
     shared = getattr(report, "total_time_limit", None)
     stop = f"its share of {shared:g} s" if shared else "the limit"
     for engine in report.engines:
@@ -3688,7 +3722,7 @@ def union_curve_lines(
     lines = tuple(
         (field, names.get(field, what), line, marker) for field, what, line, marker in UNION_LINES
     )
-    fig = go.Figure()
+    fig = new_figure()
     stores = list(dict.fromkeys(r.store_id for r in rows))
     labels = {r.store_id: r.label for r in rows}
     label_count = Counter(labels.values())
@@ -3865,7 +3899,7 @@ def _drop_text(point: Any) -> str:
 
 def ablation_value_chart(curves: Sequence, title: str, cost_unit: str, present: bool = False):
     """Full OPT (solid) and each ablation pool's OPT (dashed) against the budget."""
-    fig = go.Figure()
+    fig = new_figure()
     if curves:
         # The curves of one robustness.ablation_curves call share their full optima (QA s43).
         pts = curves[0].points
@@ -3933,7 +3967,7 @@ def ablation_drop_chart(curves: Sequence, title: str, cost_unit: str, present: b
     were so narrow that plotly shrank their labels to 7 px and ran them together
     ("27.3%27.3%", projector QA s38); lying flat, each label has the value axis to run in.
     """
-    fig = go.Figure()
+    fig = new_figure()
     budgets = list(dict.fromkeys(f"{p.budget:.10g}" for c in curves for p in c.points))
     font = 20 if present else 14
     for k, curve in enumerate(curves):
@@ -4115,7 +4149,7 @@ def cost_rule_ratio_chart(sensitivity: CostRuleSensitivity, title: str, present:
     writers = list(sensitivity.writers)
     if present and columns:
         return _cost_rule_panels(columns, colors, writers, title, axis)
-    fig = go.Figure()
+    fig = new_figure()
     for column in columns:
         # Bar-thick text, not shrunk further by plotly (it drew 7 px labels); 12 px, the
         # smallest a projector shows (QA s20c: 11 px), on bars 15 px thick.
@@ -4262,13 +4296,15 @@ def _cost_rule_panels(
         # 1.35), the panels as tall as the screen leaves them.
         height = max(height, max(int(min(180 + 48 * len(writers), 460) * 1.35), 560))
     plot_px = height - top - bottom
-    fig = make_subplots(
-        rows=n_rows,
-        cols=n_cols,
-        shared_yaxes=True,
-        subplot_titles=titles,
-        horizontal_spacing=0.04,
-        vertical_spacing=gap_px / plot_px,
+    fig = new_figure(
+        make_subplots(
+            rows=n_rows,
+            cols=n_cols,
+            shared_yaxes=True,
+            subplot_titles=titles,
+            horizontal_spacing=0.04,
+            vertical_spacing=gap_px / plot_px,
+        )
     )
     for k, column in enumerate(columns):
         fig.add_bar(
@@ -4349,7 +4385,7 @@ def capacity_chart(
     Hollow markers on the k-curve: no engine proved the value (an incumbent).
     """
     pts = capacity.points
-    fig = go.Figure()
+    fig = new_figure()
     # Each curve says "incumbent" when any of its points is unproven, and those points are
     # hollow (app QA: limited k = 1 solves were drawn and named as OPT).
     open_1 = not all(p.certified_1 for p in pts)
@@ -4413,7 +4449,7 @@ def noise_delta_bars(noise_sensitivity: NoiseSensitivity, title: str, present: b
     means = [r.mean_abs_delta or 0.0 for r in rows]
     tops = [max(r.max_abs_delta or 0.0, m) for r, m in zip(rows, means, strict=True)]
     writers = [r.writer for r in rows]
-    fig = go.Figure(
+    fig = new_figure(
         go.Bar(
             y=writers,
             x=means,
