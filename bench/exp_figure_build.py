@@ -9,7 +9,7 @@ called until the sixty-first session; ``base_layout`` then sets the template by 
 A rerun is the script run a widget change starts when the page's data is cached (a new focus
 unit, a toggle): its time is the charts' construction plus Streamlit's own work.
 
-Run: ``.venv/bin/python bench/exp_figure_build.py [--packages event-graph-50,event-graph-500]
+Run: ``.venv/bin/python bench/exp_figure_build.py [--packages sample:event-graph-50]
 [--rounds 4] [--reruns 3]``; results in ``bench/out/figure-build.json``.
 """
 
@@ -52,14 +52,19 @@ def _open(page: str, package: str) -> AppTest:
     at.run()
     if page != "app.py":
         at.switch_page(page).run()
-    if at.exception:
-        raise SystemExit(f"{page} on {package}: {[e.value for e in at.exception]}")
+    if at.exception or at.error or at.session_state["ma_package"] != package:
+        problems = [e.value for e in [*at.exception, *at.error]]
+        raise SystemExit(f"{page} on {package}: {problems}")
     return at
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--packages", default="event-graph-50,event-graph-500,travel-assistant")
+    ap.add_argument(
+        "--packages",
+        default="sample:event-graph-50,sample:event-graph-500,sample:travel-assistant",
+        help="package keys, as in a link (sample:NAME, gen:...)",
+    )
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--reruns", type=int, default=3, help="reruns per mode and round")
     args = ap.parse_args()

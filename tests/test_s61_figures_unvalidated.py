@@ -67,12 +67,15 @@ def _drawn(
         page_now[0] = page
         (at if page == "app.py" else at.switch_page(page)).run()
         assert not at.exception, (page, [e.value for e in at.exception])
+        assert not at.error, (page, [e.value for e in at.error])
+    assert at.session_state["ma_package"] == package
     return drawn
 
 
 @pytest.mark.parametrize("present", [False, True], ids=["screen", "projector"])
 @pytest.mark.parametrize(
-    ("package", "store"), [("event-graph-50", None), ("external-stores-demo", "store:mem0")]
+    ("package", "store"),
+    [("sample:event-graph-50", None), ("sample:external-stores-demo", "store:mem0")],
 )
 def test_every_drawn_chart_is_what_validation_makes_of_it(monkeypatch, package, store, present):
     drawn = _drawn(monkeypatch, package, present, store)
