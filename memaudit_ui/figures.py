@@ -1428,7 +1428,9 @@ def coverage_heatmap(
     )
     fig.add_trace(
         go.Heatmap(
-            z=[list(r) for r in heatmap_data.z],
+            # Arrays, not lists: plotly validates a list cell by cell (57 of 69 ms for this
+            # trace on event-graph-500's 150 x 120 cells) and serialises z as a typed array.
+            z=np.asarray(heatmap_data.z, dtype=float),
             x=list(heatmap_data.col_ids),
             y=list(heatmap_data.row_labels),
             zmin=0,
@@ -1437,7 +1439,7 @@ def coverage_heatmap(
             xgap=1,
             ygap=1,
             # The core describes covering cells only; an empty one is named by its ids.
-            text=[list(r) for r in heatmap_data.hover],
+            text=np.asarray(heatmap_data.hover, dtype=object),
             hovertemplate="%{y} · unit %{x}<br>a = %{z:.3g}<br>%{text}<extra></extra>",
             colorbar={
                 "title": {"text": "coverage a<sub>ur</sub>", "side": "right"},

@@ -144,3 +144,40 @@ def test_base_layout_gives_a_new_figure_its_own_copy_of_the_template() -> None:
     assert figures.base_layout(figures.new_figure(), "c").layout.template.layout.font.size is None
     validated = figures.base_layout(go.Figure(), "d")  # a validating figure: by name, as before
     assert _json(validated)["layout"]["template"] == _json(b)["layout"]["template"]
+
+
+def _decoded(value):
+    """A JSON value with plotly's typed arrays ({"dtype", "bdata", "shape"}) read back."""
+    if isinstance(value, dict) and {"dtype", "bdata"} <= value.keys():
+        import base64
+
+        import numpy as np
+
+        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        shape = [int(n) for n in str(value.get("shape", len(flat))).split(",")]
+        return flat.reshape(shape).tolist()
+    return value
+
+
+def test_the_heatmap_cells_are_the_views_to_the_last_bit() -> None:
+    """The coverage heatmap hands plotly arrays (a list is validated cell by cell): the JSON
+    the browser gets holds z as a typed array, and it reads back as the view's coverage and
+    hover texts exactly."""
+    from memaudit_core import explain
+
+    package = load_package(SAMPLES / "event-graph-50.json")
+    view = explain.view_for_key(
+        package, package.default_budget(), "writer:gvt", view="evidence", time_limit=20
+    )
+    hm = view.heatmap
+    for present in (False, True):
+        fig = figures.coverage_heatmap(hm, "t", present=present)
+        cells = _json(fig)["data"][1]
+        assert isinstance(cells["z"], dict) and cells["z"]["dtype"] == "f8"  # a typed array
+        # A projector draws the rows a screen holds (HeatmapData.first_rows), a screen all.
+        drawn = hm.first_rows(len(cells["y"]))
+        assert (len(drawn.row_ids) == len(hm.row_ids)) is not present
+        assert cells["y"] == list(drawn.row_labels)
+        assert _decoded(cells["z"]) == [list(r) for r in drawn.z]
+        assert cells["text"] == [list(r) for r in drawn.hover]
+        _assert_as_validated(fig, ("heatmap", present))
