@@ -26,18 +26,12 @@ from pathlib import Path
 ROOT = Path.cwd()
 sys.path[:0] = [str(ROOT)]
 
+from common import CHART_PAGES  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import memaudit_ui  # noqa: E402
 
-PAGES = (
-    "app.py",
-    "pages/1_Budget_sweep.py",
-    "pages/2_Compare.py",
-    "pages/3_Evidence_explorer.py",
-    "pages/5_Ablations_and_sensitivity.py",
-    "pages/6_Certification.py",
-)
+PAGES = CHART_PAGES
 DEFAULT_PACKAGES = "sample:event-graph-50,sample:event-graph-500,sample:travel-assistant"
 
 

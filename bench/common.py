@@ -13,6 +13,16 @@ from pathlib import Path
 
 OUT = Path(__file__).resolve().parent / "out"
 
+#: The app's pages that draw charts on a sample package without a click (``AppTest`` paths).
+CHART_PAGES = (
+    "app.py",
+    "pages/1_Budget_sweep.py",
+    "pages/2_Compare.py",
+    "pages/3_Evidence_explorer.py",
+    "pages/5_Ablations_and_sensitivity.py",
+    "pages/6_Certification.py",
+)
+
 
 def machine() -> str:
     cpu = platform.processor() or platform.machine()

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 import plotly.graph_objects as go
-from common import machine, save
+from common import CHART_PAGES, machine, save
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / "tests"), str(REPO)]
@@ -31,14 +31,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from memaudit_ui import figures  # noqa: E402
 
-PAGES = [
-    "app.py",
-    "pages/1_Budget_sweep.py",
-    "pages/2_Compare.py",
-    "pages/3_Evidence_explorer.py",
-    "pages/5_Ablations_and_sensitivity.py",
-    "pages/6_Certification.py",
-]
+PAGES = CHART_PAGES
 SHIPPED = figures.new_figure
 
 
