@@ -257,7 +257,8 @@ def base_layout(
     of two columns (its title wraps sooner)."""
     size = 22 if present else 15
     title_dict, top = _title_and_margin(title, present, size, half)
-    fig.update_layout(
+    merge_layout(
+        fig,
         title=title_dict,
         font={"size": size, "color": TEXT_COLOR},
         height=max(int(height * 1.35), 560) if present else height,
@@ -266,20 +267,55 @@ def base_layout(
     )
     _set_template(fig)
     if fig.layout.legend.font.size is None:
-        fig.update_layout(legend_font={"size": size - 1, "color": TEXT_COLOR})
+        merge_layout(fig, legend={"font": {"size": size - 1, "color": TEXT_COLOR}})
 
     # Streamlit's chart theme shrinks tick labels (12 px) and axis titles (17.5 px in
     # presentation mode); set them explicitly so charts read from the back of a room,
     # except where a builder already chose a size.
-    def _ticks(axis) -> None:
+    for axis in _axes(fig):
+        update = {}
         if axis.tickfont.size is None:
-            axis.update(tickfont={"size": size - (3 if present else 1), "color": TEXT_COLOR})
+            update["tickfont"] = {"size": size - (3 if present else 1), "color": TEXT_COLOR}
         if axis.title.font.size is None:
-            axis.update(title_font={"size": size, "color": TEXT_COLOR})
-
-    fig.for_each_xaxis(_ticks)
-    fig.for_each_yaxis(_ticks)
+            update["title"] = {"font": {"size": size, "color": TEXT_COLOR}}
+        merge_axis(fig, axis, update)
     return fig
+
+
+def _merged(old: Any, new: Any) -> Any:
+    """``new`` over ``old``, dicts merged key by key, as plotly's ``update`` merges them.
+
+    >>> _merged({"font": {"size": 12, "color": "red"}, "x": 1}, {"font": {"size": 14}})
+    {'font': {'size': 14, 'color': 'red'}, 'x': 1}
+    """
+    if isinstance(old, dict) and isinstance(new, dict):
+        return {**old, **{key: _merged(old.get(key), value) for key, value in new.items()}}
+    return new
+
+
+def merge_layout(fig: go.Figure, **updates: Any) -> go.Figure:
+    """``fig.update_layout(**updates)`` for plain values and nested dicts (no ``a_b`` paths),
+    without plotly's update machinery: each property's current value and its update are
+    merged, then assigned. On a :func:`new_figure` a chart's shared settings take 1.6 ms this
+    way against 6-10 ms through ``update_layout``, which works through every key path even
+    when it validates nothing."""
+    for prop, value in updates.items():
+        current = fig.layout[prop]
+        old = current.to_plotly_json() if hasattr(current, "to_plotly_json") else current
+        fig.layout[prop] = _merged(old, value)
+    return fig
+
+
+def _axes(fig: go.Figure) -> list[Any]:
+    """Every x and y axis of ``fig`` (each subplot's), x axes first."""
+    return [*fig.select_xaxes(), *fig.select_yaxes()]
+
+
+def merge_axis(fig: go.Figure, axis: Any, update: Mapping[str, Any]) -> None:
+    """``axis.update(update)`` (nested dicts) for one axis of ``fig``, as :func:`merge_layout`
+    does it: assigned to the layout, which a :func:`new_figure` takes as given."""
+    if update:
+        fig.layout[axis.plotly_name] = _merged(axis.to_plotly_json(), dict(update))
 
 
 @functools.cache
@@ -3865,10 +3901,9 @@ def _explain_fonts(fig: go.Figure, present: bool = False) -> go.Figure:
     """Explicit tick, axis-title and legend sizes (the app theme would otherwise shrink them)."""
     size = 20 if present else 14
     tick, title = {"size": size, "color": TEXT_COLOR}, {"size": size + 1, "color": TEXT_COLOR}
-    fig.update_xaxes(tickfont=tick, title_font=title)
-    fig.update_yaxes(tickfont=tick, title_font=title)
-    fig.update_layout(legend_font=tick, legend_title_font=tick)
-    return fig
+    for axis in _axes(fig):
+        merge_axis(fig, axis, {"tickfont": tick, "title": {"font": title}})
+    return merge_layout(fig, legend={"font": tick, "title": {"font": tick}})
 
 
 # ---------------------------------------------------------------- Ablations & sensitivity
