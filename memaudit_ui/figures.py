@@ -345,9 +345,9 @@ def new_figure(data: Any = None, **kwargs: Any) -> go.Figure:
 
     Every builder starts its figure here. Its traces are validated where the builder makes
     them (``go.Scatter(...)``); the figure then takes them, and its layout updates, as given.
-    Validating them again made a rerun of the Overview, the Budget sweep and the Ablations
-    page 1.2-1.35x slower on the sample packages (sixty-first session, warm caches,
-    ``bench/exp_figure_build.py``).
+    Validating them again made a rerun of the Overview, the Budget sweep, the Evidence
+    explorer and the Ablations page 1.2-1.7x slower on the sample packages (sixty-first
+    session, warm caches, ``bench/exp_figure_build.py``).
     A test rebuilds every chart the pages draw through plotly's validating constructor and
     compares the JSON (``tests/test_s61_figures_unvalidated.py``), so no builder relies on
     a coercion that only validation makes (such as a title given as a bare string).
