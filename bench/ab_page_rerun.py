@@ -26,8 +26,7 @@ from pathlib import Path
 ROOT = Path.cwd()
 sys.path[:0] = [str(ROOT)]
 
-from common import CHART_PAGES  # noqa: E402
-from streamlit.testing.v1 import AppTest  # noqa: E402
+from common import CHART_PAGES, check_page, open_chart_page  # noqa: E402
 
 import memaudit_ui  # noqa: E402
 
@@ -43,20 +42,14 @@ def main() -> None:
     medians: dict[str, dict[str, float]] = {}
     for package in args.packages.split(","):
         for page in PAGES:
-            at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
-            at.query_params["package"] = package
-            at.run()
-            if page != "app.py":
-                at.switch_page(page).run()
+            at = open_chart_page(ROOT / "app.py", page, package)
             at.run()
             times = []
             for _ in range(args.reruns):
                 t0 = time.perf_counter()
                 at.run()
                 times.append((time.perf_counter() - t0) * 1000)
-            problems = [e.value for e in [*at.exception, *at.error]]
-            if problems or at.session_state["ma_package"] != package:
-                raise SystemExit(f"{page} on {package}: {problems}")
+            check_page(at, page, package)
             medians.setdefault(package, {})[page] = statistics.median(times)
     print(json.dumps({"code": str(Path(memaudit_ui.__file__).parent.parent), "ms": medians}))
 

@@ -24,6 +24,29 @@ CHART_PAGES = (
 )
 
 
+def open_chart_page(app: Path, page: str, package: str, timeout: float = 300):
+    """Streamlit's ``AppTest`` of ``app`` (an ``app.py``) with ``page`` opened by a link naming
+    ``package`` (a link key, ``sample:NAME``), after one run; exits naming the page on an
+    exception, an error, or another package than the one named (a bare name such as
+    ``event-graph-500`` opens travel-assistant with an error)."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(app), default_timeout=timeout)
+    at.query_params["package"] = package
+    at.run()
+    if page != "app.py":
+        at.switch_page(page).run()
+    check_page(at, page, package)
+    return at
+
+
+def check_page(at, page: str, package: str) -> None:
+    """Exit naming ``page`` if ``at``'s last run raised, showed an error or left ``package``."""
+    problems = [e.value for e in [*at.exception, *at.error]]
+    if problems or at.session_state["ma_package"] != package:
+        raise SystemExit(f"{page} on {package}: {problems}")
+
+
 def machine() -> str:
     cpu = platform.processor() or platform.machine()
     try:

@@ -22,12 +22,10 @@ import time
 from pathlib import Path
 
 import plotly.graph_objects as go
-from common import CHART_PAGES, machine, save
+from common import CHART_PAGES, machine, open_chart_page, save
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / "tests"), str(REPO)]
-
-from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from memaudit_ui import figures  # noqa: E402
 
@@ -37,18 +35,6 @@ SHIPPED = figures.new_figure
 
 def _validating(data=None, **kwargs) -> go.Figure:
     return go.Figure(data, **kwargs)
-
-
-def _open(page: str, package: str) -> AppTest:
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=300)
-    at.query_params["package"] = package
-    at.run()
-    if page != "app.py":
-        at.switch_page(page).run()
-    if at.exception or at.error or at.session_state["ma_package"] != package:
-        problems = [e.value for e in [*at.exception, *at.error]]
-        raise SystemExit(f"{page} on {package}: {problems}")
-    return at
 
 
 def main() -> None:
@@ -67,7 +53,7 @@ def main() -> None:
     rows = []
     for package in args.packages.split(","):
         for page in PAGES:
-            at = _open(page, package)
+            at = open_chart_page(REPO / "app.py", page, package)
             times: dict[str, list[float]] = {"validated": [], "shipped": []}
             for r in range(args.rounds):
                 order = ("validated", "shipped") if r % 2 == 0 else ("shipped", "validated")
